@@ -1,0 +1,74 @@
+"""Every file location gpudesk reads or writes.
+
+``GPUDESK_DATA_DIR`` overrides the user data folder (tests and portable installs use it). Bundled,
+read-only files (the catalog, examples, the demo recording, icons, translations) are found next to the
+package in a source checkout and under ``sys._MEIPASS`` in a PyInstaller bundle.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import platformdirs
+
+from gpudesk import APP_NAME
+
+ENV_DATA_DIR = "GPUDESK_DATA_DIR"
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def package_dir() -> Path:
+    """The installed ``gpudesk`` package folder."""
+    return _PACKAGE_DIR
+
+
+def bundle_root() -> Path:
+    """Root of the read-only install: the PyInstaller unpack folder, or the source checkout."""
+    frozen = getattr(sys, "_MEIPASS", None)
+    if frozen:
+        return Path(frozen)
+    return _PACKAGE_DIR.parent
+
+
+def resources_dir() -> Path:
+    """The ``resources/`` folder (icons, examples, demo recording, translations)."""
+    return bundle_root() / "resources"
+
+
+def examples_dir() -> Path:
+    """Bundled example profiles (``resources/examples``)."""
+    return resources_dir() / "examples"
+
+
+def catalog_path() -> Path:
+    """The bundled, read-only GPU catalog (``gpudesk/catalog/catalog.db``)."""
+    override = os.environ.get("GPUDESK_CATALOG")
+    if override:
+        return Path(override)
+    return _PACKAGE_DIR / "catalog" / "catalog.db"
+
+
+def data_dir(create: bool = True) -> Path:
+    """The user's data folder (platformdirs user data dir, or ``$GPUDESK_DATA_DIR``).
+
+    Raises:
+        OSError: when ``create`` is true and the folder cannot be created.
+    """
+    override = os.environ.get(ENV_DATA_DIR)
+    path = Path(override).expanduser() if override else Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    if create:
+        path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def store_path() -> Path:
+    """The user's SQLite database (plans, recordings, diagnoses, price overrides)."""
+    return data_dir() / "gpudesk.db"
+
+
+def settings_path() -> Path:
+    """INI file for window geometry and UI preferences (kept beside the store)."""
+    return data_dir() / "settings.ini"

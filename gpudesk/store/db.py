@@ -1,0 +1,113 @@
+"""Open the user's SQLite database: WAL mode, migrations applied, newer versions refused.
+
+One file in the platformdirs user data folder (``GPUDESK_DATA_DIR`` overrides). A ``Database`` is bound to
+the thread that opened it (sqlite3's ``check_same_thread``): a worker thread opens its own with
+:func:`open_store` and closes it in the same thread.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from sqlite_utils import Database
+
+from gpudesk import paths
+from gpudesk.store.errors import (
+    StoreCorruptError,
+    StoreLockedError,
+    StoreNewerVersionError,
+    StoreUnwritableError,
+)
+from gpudesk.store.migrations import MIGRATION_SETS, known_migrations
+
+MIGRATIONS_TABLE = "_sqlite_migrations"
+
+
+def _import_feature_sets() -> None:
+    """Import the modules that register their migration sets, so every set is known before opening."""
+    import importlib
+
+    for module in ("gpudesk.store.plans", "gpudesk.store.recordings", "gpudesk.store.diagnoses"):
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+
+
+def open_store(path: Path | str | None = None, *, migrate: bool = True) -> Database:
+    """Open (creating if needed) the user database and bring its schema up to date.
+
+    Args:
+        path: database file; defaults to :func:`gpudesk.paths.store_path`.
+        migrate: apply pending migrations (the GUI and CLI do; read-only tools may not).
+
+    Returns:
+        A sqlite-utils ``Database`` in WAL mode, usable from the calling thread only.
+
+    Raises:
+        StoreUnwritableError: the folder or file cannot be created or written.
+        StoreCorruptError: the file is not a SQLite database (it is left as it is).
+        StoreNewerVersionError: it holds migrations this version does not know (it is left as it is).
+        StoreLockedError: another process keeps it locked.
+    """
+    _import_feature_sets()
+    try:
+        target = Path(path) if path is not None else paths.store_path()
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreUnwritableError(
+            f"Cannot create the data folder {exc.filename or ''}: {exc.strerror or exc}. "
+            "Set GPUDESK_DATA_DIR to a writable folder."
+        ) from exc
+    try:
+        conn = sqlite3.connect(str(target), timeout=5.0)
+        db = Database(conn)
+        _check_readable(db, target)
+        _check_not_newer(db, target)
+        if db.journal_mode != "wal":
+            db.enable_wal()
+        if migrate:
+            for migrations in MIGRATION_SETS:
+                migrations.apply(db)
+        return db
+    except sqlite3.DatabaseError as exc:
+        raise _translate(exc, target) from exc
+
+
+def _check_readable(db: Database, target: Path) -> None:
+    try:
+        db.execute("select count(*) from sqlite_master").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise _translate(exc, target) from exc
+
+
+def _check_not_newer(db: Database, target: Path) -> None:
+    if not db[MIGRATIONS_TABLE].exists():
+        return
+    applied = {(r["migration_set"], r["name"]) for r in db[MIGRATIONS_TABLE].rows}
+    unknown = sorted(applied - known_migrations())
+    if unknown:
+        names = ", ".join(f"{s}/{n}" for s, n in unknown[:5])
+        raise StoreNewerVersionError(
+            f"{target} was written by a newer gpudesk (it has schema changes {names} that this version "
+            "does not know). It was not changed. Upgrade gpudesk, or set GPUDESK_DATA_DIR to another folder."
+        )
+
+
+def _translate(exc: sqlite3.DatabaseError, target: Path) -> Exception:
+    text = str(exc).lower()
+    if "locked" in text or "busy" in text:
+        return StoreLockedError(
+            f"{target} is locked by another process (another gpudesk window or a recorder). "
+            "Close it and try again."
+        )
+    if "readonly" in text or "unable to open" in text or "read-only" in text:
+        return StoreUnwritableError(f"Cannot write {target}: {exc}. Check its permissions or set GPUDESK_DATA_DIR.")
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return StoreCorruptError(
+            f"{target} is not a readable gpudesk database ({exc}). It was left untouched; move it aside "
+            "to start a new one, or set GPUDESK_DATA_DIR to another folder."
+        )
+    return StoreCorruptError(f"{target}: {exc}")

@@ -1,0 +1,40 @@
+"""User price overrides for catalog GPUs (USD), kept in the user store."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+
+from sqlite_utils import Database
+
+from gpudesk.store.errors import StoreError
+
+
+def set_price(db: Database, gpu_id: str, price_usd: float, note: str = "") -> None:
+    """Record the user's own price for ``gpu_id`` in US dollars.
+
+    Raises:
+        StoreError: the price is not a finite positive number.
+    """
+    if not isinstance(price_usd, (int, float)) or not math.isfinite(price_usd) or price_usd <= 0:
+        raise StoreError(f"Price for {gpu_id} must be a positive number of US dollars, got {price_usd!r}.")
+    db["price_overrides"].upsert(
+        {
+            "gpu_id": gpu_id,
+            "price_usd": float(price_usd),
+            "note": note,
+            "updated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        },
+        pk="gpu_id",
+    )
+
+
+def clear_price(db: Database, gpu_id: str) -> None:
+    """Remove the user's override, going back to the catalog price."""
+    db.execute("delete from price_overrides where gpu_id = ?", [gpu_id])
+    db.conn.commit()
+
+
+def price_overrides(db: Database) -> dict[str, dict]:
+    """All overrides: gpu_id -> {price_usd, note, updated_at}."""
+    return {row["gpu_id"]: row for row in db["price_overrides"].rows}

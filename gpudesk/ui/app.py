@@ -1,0 +1,44 @@
+"""Start the Qt application and show the main window."""
+
+from __future__ import annotations
+
+import sys
+
+from PySide6.QtCore import QLibraryInfo, QLocale, QTranslator
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication
+
+from gpudesk import APP_NAME, __version__, paths
+
+
+def install_translators(app: QApplication) -> list[QTranslator]:
+    """Load Qt's own and gpudesk's translations for the system locale, where they exist."""
+    translators = []
+    locale = QLocale.system()
+    qt_tr = QTranslator(app)
+    if qt_tr.load(locale, "qtbase", "_", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
+        app.installTranslator(qt_tr)
+        translators.append(qt_tr)
+    own = QTranslator(app)
+    if own.load(locale, "gpudesk", "_", str(paths.resources_dir() / "translations")):
+        app.installTranslator(own)
+        translators.append(own)
+    return translators
+
+
+def run_app(argv: list[str] | None = None) -> int:
+    """Open the main window and run the event loop; returns the exit status."""
+    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
+    app.setApplicationName(APP_NAME)
+    app.setApplicationVersion(__version__)
+    app.setOrganizationName(APP_NAME)
+    app.setDesktopFileName(APP_NAME)
+    icon = paths.resources_dir() / "icons" / "gpudesk.svg"
+    if icon.exists():
+        app.setWindowIcon(QIcon(str(icon)))
+    install_translators(app)
+    from gpudesk.ui.main_window import MainWindow
+
+    window = MainWindow()
+    window.show()
+    return app.exec()

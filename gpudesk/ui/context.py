@@ -1,0 +1,23 @@
+"""What every tab receives: the catalog, the user store and how to show a message. Passed explicitly."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+
+@dataclass
+class AppContext:
+    """Shared services, created once by the main window (GUI thread).
+
+    Attributes:
+        catalog: the opened ``gpudesk.catalog.Catalog``, or None when it could not be opened.
+        store: the user ``sqlite_utils.Database`` (GUI-thread connection), or None when unavailable.
+        problems: messages about what could not be opened, shown once at start-up.
+        notify: ``notify(text, level)`` shows a non-blocking message; level is "info", "warning" or "error".
+    """
+
+    catalog: Any = None
+    store: Any = None
+    problems: list[str] = field(default_factory=list)
+    notify: Callable[[str, str], None] = lambda text, level="info": None

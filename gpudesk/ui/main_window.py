@@ -1,0 +1,103 @@
+"""The main window: a message bar over one tab per part of the app. It only composes tabs."""
+
+from __future__ import annotations
+
+import importlib
+
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMainWindow, QTabWidget, QVBoxLayout, QWidget
+
+from gpudesk import paths
+from gpudesk.ui.context import AppContext
+from gpudesk.ui.message_bar import MessageBar
+from gpudesk.ui.tabs import TAB_CLASSES
+
+
+def open_context() -> AppContext:
+    """Open the catalog and the user store; failures become messages, the window still opens."""
+    ctx = AppContext()
+    try:
+        from gpudesk.catalog import open_catalog
+
+        ctx.catalog = open_catalog()
+    except Exception as exc:  # noqa: BLE001 - any catalog failure is reported, the app keeps going
+        ctx.problems.append(str(exc))
+    try:
+        from gpudesk.store import open_store
+
+        ctx.store = open_store()
+    except Exception as exc:  # noqa: BLE001 - any store failure is reported, the app keeps going
+        ctx.problems.append(str(exc))
+    return ctx
+
+
+class MainWindow(QMainWindow):
+    """Tabs listed in :data:`gpudesk.ui.tabs.TAB_CLASSES`; geometry and last tab are remembered."""
+
+    def __init__(self, ctx: AppContext | None = None, settings: QSettings | None = None):
+        super().__init__()
+        self.setWindowTitle(self.tr("gpudesk"))
+        self.ctx = ctx if ctx is not None else open_context()
+        self.settings = settings or QSettings(str(paths.settings_path()), QSettings.Format.IniFormat)
+        central = QWidget(self)
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.message_bar = MessageBar(central)
+        self.ctx.notify = self.message_bar.show_message
+        self.tabs = QTabWidget(central)
+        self.tabs.setDocumentMode(True)
+        layout.addWidget(self.message_bar)
+        layout.addWidget(self.tabs, 1)
+        self.setCentralWidget(central)
+        for module_name, class_name in TAB_CLASSES:
+            cls = getattr(importlib.import_module(module_name), class_name)
+            tab = cls(self.ctx, self.tabs)
+            self.tabs.addTab(tab, tab.windowTitle())
+        self._build_menu()
+        self._restore()
+        if self.ctx.problems:
+            self.message_bar.show_message("\n".join(self.ctx.problems), "error")
+
+    def _build_menu(self) -> None:
+        file_menu = self.menuBar().addMenu(self.tr("&File"))
+        quit_action = QAction(self.tr("&Quit"), self)
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.close)
+        file_menu.addAction(quit_action)
+        help_menu = self.menuBar().addMenu(self.tr("&Help"))
+        about = QAction(self.tr("&About gpudesk and data sources…"), self)
+        about.triggered.connect(self.show_about)
+        help_menu.addAction(about)
+        for index in range(min(self.tabs.count(), 9)):
+            action = QAction(self)
+            action.setShortcut(QKeySequence(f"Alt+{index + 1}"))
+            action.triggered.connect(lambda _=False, i=index: self.tabs.setCurrentIndex(i))
+            self.addAction(action)
+
+    def show_about(self) -> None:
+        from gpudesk.ui.about import AboutDialog
+
+        AboutDialog(self.ctx, self).exec()
+
+    def _restore(self) -> None:
+        geometry = self.settings.value("main/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1280, 820)
+        last = self.settings.value("main/tab", 0)
+        try:
+            self.tabs.setCurrentIndex(min(int(last), max(self.tabs.count() - 1, 0)))
+        except (TypeError, ValueError):
+            self.tabs.setCurrentIndex(0)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        for index in range(self.tabs.count()):
+            closer = getattr(self.tabs.widget(index), "shutdown", None)
+            if callable(closer):
+                closer()
+        self.settings.setValue("main/geometry", self.saveGeometry())
+        self.settings.setValue("main/tab", self.tabs.currentIndex())
+        self.settings.sync()
+        super().closeEvent(event)

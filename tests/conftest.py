@@ -1,0 +1,37 @@
+"""Shared test setup: offscreen Qt, a fresh user data folder per test, opt-in packaging tests."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def pytest_addoption(parser):
+    parser.addoption("--run-packaging", action="store_true", help="build the bundle and installers, then smoke-test them")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--run-packaging"):
+        return
+    skip = pytest.mark.skip(reason="packaging tests run only with --run-packaging")
+    for item in items:
+        if "packaging" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_data_dir(tmp_path, monkeypatch):
+    """Every test gets its own empty GPUDESK_DATA_DIR so no test reads or writes the user's files."""
+    data = tmp_path / "gpudesk-data"
+    monkeypatch.setenv("GPUDESK_DATA_DIR", str(data))
+    return data
