@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench catalog clean
+.PHONY: run test bench catalog package clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ bench: $(STAMP)
 
 catalog: $(STAMP)
 	$(BIN)/python db/build_catalog.py
+
+# Linux bundle, tarball and .deb in dist/ from a clean build venv (see packaging/README.md).
+package:
+	bash packaging/linux/build.sh
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from gpudesk import __version__
 
 # Command-group modules inside gpudesk.cli, in the order they appear in --help.
-COMMAND_MODULES: list[str] = ["catalog"]
+COMMAND_MODULES: list[str] = ["catalog", "monitor"]
 
 
 class CliError(Exception):
@@ -32,6 +32,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Choose, monitor and debug GPUs for ML work. Without a command, opens the window.",
     )
     parser.add_argument("--version", action="version", version=f"gpudesk {__version__}")
+    parser.add_argument(
+        "--self-test", action="store_true", help="check this installation (catalog, plan, OOM text, dmon "
+        "sample, main window offscreen), print one line per check, exit 0 when all pass"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         module = importlib.import_module(f"gpudesk.cli.{name}")
@@ -43,6 +47,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run a headless command; returns the process exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.self_test:
+        from gpudesk.selftest import run_selftest
+
+        return run_selftest()
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()

@@ -41,4 +41,7 @@ def run_app(argv: list[str] | None = None) -> int:
 
     window = MainWindow()
     window.show()
+    from gpudesk.ui.first_paint import exit_after_first_paint_requested, quit_after_first_paint
+
+    watcher = quit_after_first_paint(app, window) if exit_after_first_paint_requested() else None  # noqa: F841
     return app.exec()

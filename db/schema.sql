@@ -1,0 +1,166 @@
+-- gpudesk bundled catalog, schema version 1 (PRAGMA user_version).
+-- Units: GB and GB/s decimal as printed in datasheets (memory_bytes is the physical capacity in bytes:
+-- GPU memory sizes are binary, so "80 GB" HBM is 80 GiB); TFLOPS/TOPS dense (no 2:4 sparsity); watts.
+-- Booleans are 0/1. Empty CSV cells become NULL ("not supported" or "unknown"; the notes say which).
+PRAGMA user_version = 1;
+
+CREATE TABLE gpus (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    vendor TEXT NOT NULL,
+    architecture TEXT NOT NULL,
+    chip TEXT,
+    compute_capability TEXT,
+    memory_gb REAL NOT NULL,
+    memory_bytes INTEGER NOT NULL,
+    memory_type TEXT NOT NULL,
+    memory_bandwidth_gbps REAL NOT NULL,
+    fp32_tflops REAL NOT NULL,
+    tf32_dense_tflops REAL,
+    fp16_dense_tflops REAL,
+    bf16_dense_tflops REAL,
+    fp8_dense_tflops REAL,
+    int8_dense_tops REAL,
+    fp4_dense_tflops REAL,
+    accumulate_note TEXT NOT NULL,
+    datasheet_headline_is_sparse TEXT,
+    tdp_w REAL NOT NULL,
+    form_factor TEXT NOT NULL CHECK (form_factor IN ('SXM', 'PCIe', 'OAM')),
+    host_interface TEXT NOT NULL,
+    pcie_gen INTEGER NOT NULL,
+    pcie_lanes INTEGER NOT NULL,
+    nvlink_gbps REAL NOT NULL,
+    mig_max_instances INTEGER NOT NULL,
+    ecc INTEGER NOT NULL CHECK (ecc IN (0, 1)),
+    vgpu INTEGER NOT NULL CHECK (vgpu IN (0, 1)),
+    consumer INTEGER NOT NULL CHECK (consumer IN (0, 1)),
+    launch_year INTEGER NOT NULL,
+    price_usd REAL,
+    price_date TEXT,
+    price_source TEXT,
+    source_url TEXT NOT NULL,
+    source_refs TEXT,
+    matmul_efficiency REAL CHECK (matmul_efficiency IS NULL OR (matmul_efficiency > 0 AND matmul_efficiency <= 1)),
+    matmul_efficiency_source TEXT,
+    confidence TEXT NOT NULL,
+    date_checked TEXT NOT NULL,
+    notes TEXT
+);
+
+CREATE VIRTUAL TABLE gpus_fts USING fts5(
+    name, vendor, architecture, chip, notes,
+    content='gpus', content_rowid='rowid'
+);
+
+CREATE TABLE links (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('pcie', 'nvlink', 'network')),
+    generation TEXT NOT NULL,
+    bandwidth_gbps_per_direction REAL NOT NULL,
+    source_url TEXT NOT NULL,
+    date_checked TEXT NOT NULL,
+    notes TEXT
+);
+
+CREATE TABLE servers (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('workstation', 'pcie-2u', 'pcie-4u', 'hgx')),
+    min_gpus INTEGER NOT NULL,
+    max_gpus INTEGER NOT NULL,
+    gpu_form_factor TEXT NOT NULL CHECK (gpu_form_factor IN ('SXM', 'PCIe', 'OAM')),
+    interconnect TEXT NOT NULL REFERENCES links(id),
+    host_link TEXT NOT NULL REFERENCES links(id),
+    architectures TEXT,
+    gpu_ids TEXT,
+    power_w REAL NOT NULL,
+    cooling TEXT NOT NULL CHECK (cooling IN ('air', 'liquid')),
+    slots INTEGER NOT NULL,
+    rack_units INTEGER,
+    host_price_usd REAL,
+    host_price_source TEXT,
+    source_url TEXT NOT NULL,
+    confidence TEXT NOT NULL,
+    date_checked TEXT NOT NULL,
+    notes TEXT
+);
+
+CREATE TABLE models (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    family TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('decoder', 'encoder', 'encoder-decoder', 'vision', 'diffusion', 'cnn')),
+    params INTEGER NOT NULL,
+    layers INTEGER,
+    hidden_size INTEGER,
+    num_attention_heads INTEGER,
+    num_kv_heads INTEGER,
+    head_dim INTEGER,
+    ffn_size INTEGER,
+    vocab_size INTEGER,
+    context_length INTEGER,
+    moe_experts INTEGER,
+    moe_active_experts INTEGER,
+    tied_embeddings INTEGER NOT NULL CHECK (tied_embeddings IN (0, 1)),
+    source_url TEXT NOT NULL,
+    date_checked TEXT NOT NULL,
+    notes TEXT
+);
+
+CREATE TABLE precision_support (
+    architecture TEXT NOT NULL,
+    precision TEXT NOT NULL CHECK (precision IN ('fp16', 'bf16', 'tf32', 'fp8', 'int8', 'int4', 'fp4')),
+    supported INTEGER NOT NULL CHECK (supported IN (0, 1)),
+    min_cuda TEXT,
+    min_driver TEXT,
+    min_pytorch TEXT,
+    source_url TEXT NOT NULL,
+    date_checked TEXT NOT NULL,
+    notes TEXT,
+    PRIMARY KEY (architecture, precision)
+);
+
+CREATE TABLE cuda_arch_support (
+    architecture TEXT NOT NULL,
+    sm TEXT PRIMARY KEY,
+    first_cuda TEXT NOT NULL,
+    dropped_in_cuda TEXT,
+    pytorch_last_wheel_note TEXT,
+    source_url TEXT NOT NULL,
+    date_checked TEXT NOT NULL,
+    notes TEXT
+);
+
+CREATE TABLE scenarios (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    article_memory_gb TEXT NOT NULL,
+    corrected_memory_gb TEXT NOT NULL,
+    article_recommended TEXT NOT NULL,
+    recommended TEXT NOT NULL,
+    article_reason TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    article_alternative TEXT NOT NULL,
+    alternative TEXT NOT NULL,
+    erratum TEXT,
+    profile TEXT,
+    source TEXT NOT NULL,
+    date_checked TEXT NOT NULL
+);
+
+CREATE TABLE sources (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    publisher TEXT NOT NULL,
+    url TEXT,
+    licence TEXT NOT NULL,
+    used_for TEXT NOT NULL,
+    attribution TEXT,
+    date_checked TEXT NOT NULL
+);
+
+CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);

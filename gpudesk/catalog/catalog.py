@@ -1,0 +1,225 @@
+"""Read-only access to the bundled catalog (``gpudesk/catalog/catalog.db``, built by ``db/build_catalog.py``).
+
+The file is opened with SQLite URI ``mode=ro``; all rows (a few hundred) are read into frozen dataclasses
+at open, so lookups are in-memory and the object can be shared between threads. Only the full-text search
+goes back to SQLite (FTS5 index ``gpus_fts`` over name, vendor, architecture, chip and notes), under a lock.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any, TypeVar
+
+from gpudesk import paths
+from gpudesk.catalog.errors import CatalogError, UnknownItemError
+from gpudesk.catalog.matching import find_item
+from gpudesk.catalog.records import (
+    GPU,
+    CudaArchSupport,
+    Link,
+    ModelShape,
+    PrecisionSupport,
+    Scenario,
+    Server,
+)
+
+SCHEMA_VERSION = 1
+REBUILD_HINT = "Reinstall gpudesk, or in a source checkout run `make catalog` (python db/build_catalog.py)."
+
+T = TypeVar("T")
+
+_TABLES: dict[str, type] = {
+    "gpus": GPU,
+    "links": Link,
+    "servers": Server,
+    "models": ModelShape,
+    "precision_support": PrecisionSupport,
+    "cuda_arch_support": CudaArchSupport,
+    "scenarios": Scenario,
+}
+_FTS_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def _to_record(cls: type[T], row: sqlite3.Row) -> T:
+    """Build a dataclass from a row: 0/1 -> bool, ';'-separated text -> tuple, extra columns ignored."""
+    values: dict[str, Any] = {}
+    keys = set(row.keys())
+    for f in dataclasses.fields(cls):
+        if f.name not in keys:
+            continue
+        value = row[f.name]
+        if f.type in ("bool", bool):
+            value = bool(value)
+        elif str(f.type).startswith("tuple"):
+            value = tuple(v for v in (value or "").split(";") if v)
+        values[f.name] = value
+    return cls(**values)
+
+
+class Catalog:
+    """The bundled catalog. Create it with :func:`open_catalog`.
+
+    All list methods return items in catalog order (the CSV order, grouped by generation).
+    """
+
+    def __init__(self, conn: sqlite3.Connection, path: Path):
+        self.path = path
+        self._conn = conn
+        self._lock = threading.Lock()
+        self._data: dict[str, list[Any]] = {}
+        for table, cls in _TABLES.items():
+            rows = conn.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall()  # noqa: S608 - fixed names
+            self._data[table] = [_to_record(cls, r) for r in rows]
+        self._gpu_by_id = {g.id: g for g in self._data["gpus"]}
+        self._meta = {r["key"]: r["value"] for r in conn.execute("SELECT key, value FROM meta")}
+        self._sources = [dict(r) for r in conn.execute("SELECT * FROM sources ORDER BY rowid")]
+
+    # GPUs ---------------------------------------------------------------------------------------------
+    def gpus(self) -> list[GPU]:
+        """Every GPU variant."""
+        return list(self._data["gpus"])
+
+    def gpu(self, gpu_id: str) -> GPU:
+        """The GPU with this exact id. Raises UnknownItemError."""
+        try:
+            return self._gpu_by_id[gpu_id]
+        except KeyError:
+            raise UnknownItemError(
+                f"No GPU with id {gpu_id!r}. Run `gpudesk catalog list` to see the ids."
+            ) from None
+
+    def find_gpu(self, query: str) -> GPU:
+        """A GPU by id or unique case-insensitive name fragment ("a100 80gb sxm", "4090").
+
+        Raises:
+            UnknownItemError: nothing matches.
+            AmbiguousItemError: several match (``.matches`` lists them).
+        """
+        return find_item(self._data["gpus"], query, "GPU", "run `gpudesk catalog list` to see them")
+
+    def search_gpus(self, text: str) -> list[GPU]:
+        """Full-text search over name, vendor, architecture, chip and notes, best match first.
+
+        Every word must match the start of a word in the index ("hop" finds Hopper). Empty text gives all GPUs.
+        """
+        tokens = _FTS_TOKEN.findall(text or "")
+        if not tokens:
+            return self.gpus()
+        query = " ".join(f'"{t}"*' for t in tokens)
+        with self._lock:
+            try:
+                rows = self._conn.execute(
+                    "SELECT g.id FROM gpus_fts JOIN gpus g ON g.rowid = gpus_fts.rowid "
+                    "WHERE gpus_fts MATCH ? ORDER BY rank",
+                    [query],
+                ).fetchall()
+            except sqlite3.DatabaseError as exc:
+                raise CatalogError(f"Full-text search for {text!r} failed: {exc}. {REBUILD_HINT}") from exc
+        return [self._gpu_by_id[r[0]] for r in rows]
+
+    # Other tables ---------------------------------------------------------------------------------------
+    def links(self) -> list[Link]:
+        """PCIe, NVLink/scale-up fabrics and network links."""
+        return list(self._data["links"])
+
+    def link(self, link_id: str) -> Link:
+        """The link with this id ("pcie4-x16", "nvlink4", "ib-ndr"). Raises UnknownItemError."""
+        return self._by_id("links", link_id, "link")
+
+    def servers(self) -> list[Server]:
+        """Workstation, 2U/4U PCIe and 8-GPU baseboard chassis classes."""
+        return list(self._data["servers"])
+
+    def server(self, server_id: str) -> Server:
+        """The server class with this id. Raises UnknownItemError."""
+        return self._by_id("servers", server_id, "server")
+
+    def models(self) -> list[ModelShape]:
+        """Public model shapes."""
+        return list(self._data["models"])
+
+    def model(self, model_id: str) -> ModelShape:
+        """The model with this exact id ("llama-2-7b"). Raises UnknownItemError."""
+        return self._by_id("models", model_id, "model")
+
+    def find_model(self, query: str) -> ModelShape:
+        """A model by id or unique name fragment ("llama 3.1 8b"). Raises UnknownItemError/AmbiguousItemError."""
+        return find_item(self._data["models"], query, "model", "the Catalog lists the model ids")
+
+    def precision_support(self) -> list[PrecisionSupport]:
+        """Hardware precision support per architecture, with minimum CUDA/driver/PyTorch versions."""
+        return list(self._data["precision_support"])
+
+    def cuda_arch_support(self) -> list[CudaArchSupport]:
+        """Which CUDA versions added and dropped which SM versions."""
+        return list(self._data["cuda_arch_support"])
+
+    def scenarios(self) -> list[Scenario]:
+        """The article's quick-reference scenarios, corrected per the errata."""
+        return list(self._data["scenarios"])
+
+    def meta(self) -> dict:
+        """Build facts: ``build_date`` (latest date checked), ``schema_version`` (int), ``sources_sha256``,
+        ``counts`` (table -> rows), ``units``, ``path`` and ``sources`` (list of dicts: id, name, publisher,
+        url, licence, used_for, attribution, date_checked)."""
+        meta: dict[str, Any] = dict(self._meta)
+        meta["schema_version"] = int(meta.get("schema_version", 0))
+        meta["counts"] = json.loads(meta.get("counts", "{}"))
+        meta["sources"] = [dict(s) for s in self._sources]
+        meta["path"] = str(self.path)
+        return meta
+
+    def close(self) -> None:
+        """Close the SQLite connection (search_gpus then fails; the loaded lists stay usable)."""
+        with self._lock:
+            self._conn.close()
+
+    def _by_id(self, table: str, item_id: str, kind: str) -> Any:
+        for item in self._data[table]:
+            if item.id == item_id:
+                return item
+        ids = ", ".join(i.id for i in self._data[table])
+        raise UnknownItemError(f"No {kind} with id {item_id!r}. Known {kind} ids: {ids}.")
+
+
+def open_catalog(path: str | Path | None = None) -> Catalog:
+    """Open the bundled catalog read-only and load it.
+
+    Args:
+        path: the database file; defaults to :func:`gpudesk.paths.catalog_path` (``GPUDESK_CATALOG``
+            overrides it).
+
+    Raises:
+        CatalogError: the file is missing, is not a SQLite database, is damaged, or has another schema
+            version. The message says how to get a good catalog back.
+    """
+    target = Path(path) if path is not None else paths.catalog_path()
+    if not target.is_file():
+        raise CatalogError(f"The GPU catalog {target} is missing. {REBUILD_HINT}")
+    uri = target.resolve().as_uri() + "?mode=ro"
+    try:
+        conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise CatalogError(f"Cannot open the GPU catalog {target}: {exc}. {REBUILD_HINT}") from exc
+    conn.row_factory = sqlite3.Row
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version != SCHEMA_VERSION:
+            raise CatalogError(
+                f"The GPU catalog {target} has schema version {version}, but this gpudesk reads version "
+                f"{SCHEMA_VERSION}. {REBUILD_HINT}"
+            )
+        return Catalog(conn, target)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise CatalogError(f"The GPU catalog {target} is damaged or not a catalog ({exc}). {REBUILD_HINT}") from exc
+    except (CatalogError, TypeError, KeyError, ValueError) as exc:
+        conn.close()
+        if isinstance(exc, CatalogError):
+            raise
+        raise CatalogError(f"The GPU catalog {target} does not match this gpudesk ({exc}). {REBUILD_HINT}") from exc

@@ -1,0 +1,49 @@
+"""CSV export that spreadsheets cannot execute: a cell starting with = + - @ (or tab/CR) gets a leading '.
+
+OWASP "CSV injection": prefixing the cell with a single quote makes Excel/LibreOffice show it as text.
+Numbers are written as numbers (a negative number is data, not a formula, so it is left alone).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+class ExportError(Exception):
+    """The file could not be written; the message names the file and the reason."""
+
+
+def safe_cell(value: object) -> object:
+    """``value`` ready for a CSV cell: None -> "", text that could start a formula -> prefixed with '."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)):
+        return value
+    text = str(value)
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def write_csv(path: str | Path, headers: Sequence[str], rows: Iterable[Sequence[object]]) -> int:
+    """Write ``headers`` and ``rows`` to ``path`` (UTF-8, comma separated); returns the number of rows.
+
+    Raises:
+        ExportError: the folder does not exist or the file cannot be written.
+    """
+    target = Path(path)
+    count = 0
+    try:
+        with target.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow([safe_cell(h) for h in headers])
+            for row in rows:
+                writer.writerow([safe_cell(v) for v in row])
+                count += 1
+    except OSError as exc:
+        raise ExportError(f"Cannot write {target}: {exc.strerror or exc}. Choose another folder.") from exc
+    return count

@@ -1,0 +1,67 @@
+"""Find an item by id or by a case-insensitive fragment of its name.
+
+Every word of the query must match. Three tiers are tried in order, and the first tier with any match
+decides: (1) each query word equals a word of the name or id, (2) each is the start of such a word,
+(3) each occurs anywhere in the name or id. So "a10" finds the A10 rather than every A100, and "h100 sxm"
+finds the H100 SXM5.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from gpudesk.catalog.errors import AmbiguousItemError, UnknownItemError
+
+T = TypeVar("T")
+
+_SPLIT = re.compile(r"[\s\-_/(),]+")
+
+
+def _words(*texts: str) -> list[str]:
+    return [w for t in texts for w in _SPLIT.split(t.lower()) if w]
+
+
+def find_item(items: Sequence[T], query: str, kind: str, list_hint: str) -> T:
+    """Return the single item whose ``id`` or ``name`` matches ``query``.
+
+    Args:
+        items: objects with ``id`` and ``name`` attributes.
+        query: an id or words from the name, any case.
+        kind: what the items are, for messages ("GPU", "model").
+        list_hint: where the user can see the valid ids, for messages.
+
+    Raises:
+        UnknownItemError: nothing matches (the message suggests close ids).
+        AmbiguousItemError: several match; ``.matches`` lists them.
+    """
+    text = (query or "").strip().lower()
+    if not text:
+        raise UnknownItemError(f"No {kind} given. Give an id or part of the name; {list_hint}.")
+    for item in items:
+        if item.id.lower() == text or item.name.lower() == text:
+            return item
+    tokens = _words(text)
+    indexed = [(item, _words(item.name, item.id), f"{item.name} {item.id}".lower()) for item in items]
+    tiers: list[Callable[[str, list[str], str], bool]] = [
+        lambda tok, words, _: tok in words,
+        lambda tok, words, _: any(w.startswith(tok) for w in words),
+        lambda tok, _, blob: tok in blob,
+    ]
+    for test in tiers:
+        matches = [item for item, words, blob in indexed if all(test(tok, words, blob) for tok in tokens)]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            listing = "; ".join(f"{m.id} ({m.name})" for m in matches[:12])
+            more = f" and {len(matches) - 12} more" if len(matches) > 12 else ""
+            raise AmbiguousItemError(
+                f"{query!r} matches {len(matches)} {kind}s: {listing}{more}. Add words to narrow it, or use an id.",
+                matches,
+            )
+    names = [i.id for i in items] + [i.name.lower() for i in items]
+    close = difflib.get_close_matches(text, names, n=3, cutoff=0.5)
+    suggestion = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    raise UnknownItemError(f"No {kind} matches {query!r}.{suggestion} {list_hint[0].upper()}{list_hint[1:]}.")

@@ -1,0 +1,181 @@
+"""Frozen dataclasses for catalog rows (units in the field names; None = not supported or unknown).
+
+Throughput figures are dense (no 2:4 sparsity) from vendor datasheets; GB and GB/s are decimal as printed;
+``GPU.memory_bytes`` is the physical capacity (GPU memory is binary: "80 GB" HBM is 80 GiB).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class GPU:
+    """One GPU variant (SKU). Source: the datasheet in ``source_url``; other references in ``source_refs``."""
+
+    id: str
+    name: str
+    vendor: str
+    architecture: str
+    compute_capability: str | None
+    memory_gb: float
+    memory_bytes: int
+    memory_type: str
+    memory_bandwidth_gbps: float
+    fp32_tflops: float
+    tf32_dense_tflops: float | None
+    fp16_dense_tflops: float | None
+    bf16_dense_tflops: float | None
+    fp8_dense_tflops: float | None
+    int8_dense_tops: float | None
+    fp4_dense_tflops: float | None
+    accumulate_note: str
+    tdp_w: float
+    form_factor: str
+    host_interface: str
+    pcie_gen: int
+    pcie_lanes: int
+    nvlink_gbps: float
+    mig_max_instances: int
+    ecc: bool
+    vgpu: bool
+    consumer: bool
+    launch_year: int
+    price_usd: float | None
+    price_date: str | None
+    price_source: str | None
+    source_url: str
+    matmul_efficiency: float | None
+    notes: str | None
+    confidence: str
+    chip: str | None = None
+    source_refs: str | None = None
+    matmul_efficiency_source: str | None = None
+    datasheet_headline_is_sparse: str | None = None
+    date_checked: str | None = None
+
+    @property
+    def supports_fp8(self) -> bool:
+        """True when the GPU has FP8 tensor/matrix cores (Ada, Hopper, Blackwell, CDNA 3)."""
+        return self.fp8_dense_tflops is not None
+
+
+@dataclass(frozen=True)
+class Link:
+    """A host, GPU-GPU or network link; bandwidth per GPU/port per direction in decimal GB/s."""
+
+    id: str
+    name: str
+    kind: str
+    generation: str
+    bandwidth_gbps_per_direction: float
+    source_url: str
+    notes: str | None
+    date_checked: str | None = None
+
+
+@dataclass(frozen=True)
+class Server:
+    """A chassis class. ``architectures``/``gpu_ids`` empty means any card of ``gpu_form_factor``."""
+
+    id: str
+    name: str
+    kind: str
+    min_gpus: int
+    max_gpus: int
+    gpu_form_factor: str
+    interconnect: str
+    host_link: str
+    architectures: tuple[str, ...]
+    power_w: float
+    cooling: str
+    slots: int
+    rack_units: int | None
+    host_price_usd: float | None
+    source_url: str
+    notes: str | None
+    gpu_ids: tuple[str, ...] = ()
+    host_price_source: str | None = None
+    confidence: str | None = None
+    date_checked: str | None = None
+
+    def accepts(self, gpu: GPU) -> bool:
+        """Whether ``gpu`` fits this chassis (form factor, architecture and listed GPU ids)."""
+        if gpu.form_factor != self.gpu_form_factor:
+            return False
+        if self.gpu_ids:
+            return gpu.id in self.gpu_ids
+        return not self.architectures or gpu.architecture in self.architectures
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    """Architecture shape of a public model, from its config.json or paper (``source_url``)."""
+
+    id: str
+    name: str
+    family: str
+    kind: str
+    params: int
+    layers: int | None
+    hidden_size: int | None
+    num_attention_heads: int | None
+    num_kv_heads: int | None
+    ffn_size: int | None
+    vocab_size: int | None
+    context_length: int | None
+    moe_experts: int | None
+    moe_active_experts: int | None
+    tied_embeddings: bool
+    source_url: str
+    head_dim: int | None = None
+    notes: str | None = None
+    date_checked: str | None = None
+
+
+@dataclass(frozen=True)
+class PrecisionSupport:
+    """Whether an architecture has hardware support for a precision, and the minimum software to use it."""
+
+    architecture: str
+    precision: str
+    supported: bool
+    min_cuda: str | None
+    min_driver: str | None
+    min_pytorch: str | None
+    notes: str | None
+    source_url: str | None = None
+    date_checked: str | None = None
+
+
+@dataclass(frozen=True)
+class CudaArchSupport:
+    """Which CUDA release first supported an SM version and which dropped it."""
+
+    architecture: str
+    sm: str
+    first_cuda: str
+    dropped_in_cuda: str | None
+    pytorch_last_wheel_note: str | None
+    notes: str | None
+    source_url: str | None = None
+    date_checked: str | None = None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A row of the source article's quick-reference table, corrected per the errata (catalog.md §4)."""
+
+    id: str
+    name: str
+    article_memory_gb: str
+    corrected_memory_gb: str
+    recommended: str
+    reason: str
+    alternative: str
+    erratum: str | None
+    profile: str | None
+    article_recommended: str | None = None
+    article_reason: str | None = None
+    article_alternative: str | None = None
+    source: str | None = None

@@ -1,0 +1,135 @@
+"""``gpudesk catalog list|show|compare``: the bundled GPU catalog from the command line.
+
+GPU arguments are an id or a unique, case-insensitive fragment of the name ("a100 80gb sxm"); an
+ambiguous fragment lists the matches and exits with status 2. ``--json`` prints keys with units in their
+names (see :data:`gpudesk.catalog.fields.JSON_KEYS`); unsupported precisions are ``null``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from gpudesk.catalog import AmbiguousItemError, Catalog, CatalogError, UnknownItemError, open_catalog
+from gpudesk.catalog.fields import FIELDS_BY_KEY, SPEC_FIELDS, differing_keys, gpu_json
+from gpudesk.cli import CliError
+
+LIST_COLUMNS = (
+    "id",
+    "vendor",
+    "architecture",
+    "memory_gb",
+    "memory_bandwidth_gbps",
+    "bf16_dense_tflops",
+    "fp8_dense_tflops",
+    "tdp_w",
+    "form_factor",
+    "price_usd",
+)
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser("catalog", help="list, show and compare GPUs in the bundled catalog")
+    sub = parser.add_subparsers(dest="catalog_command", metavar="ACTION", required=True)
+
+    p_list = sub.add_parser("list", help="all GPUs, one per line")
+    p_list.add_argument("--json", action="store_true", help="print a JSON array")
+    p_list.set_defaults(func=cmd_list)
+
+    p_show = sub.add_parser("show", help="every spec of one GPU")
+    p_show.add_argument("gpu", metavar="GPU", help='id or unique part of the name, e.g. "h100 sxm"')
+    p_show.add_argument("--json", action="store_true", help="print a JSON object")
+    p_show.set_defaults(func=cmd_show)
+
+    p_cmp = sub.add_parser("compare", help="GPUs side by side; differing rows are marked with *")
+    p_cmp.add_argument("gpus", metavar="GPU", nargs="+", help="two or more ids or name fragments")
+    p_cmp.add_argument("--json", action="store_true", help="print a JSON array")
+    p_cmp.set_defaults(func=cmd_compare)
+
+
+def _open() -> Catalog:
+    try:
+        return open_catalog()
+    except CatalogError as exc:
+        raise CliError(str(exc), status=1) from exc
+
+
+def _find(catalog: Catalog, query: str):
+    try:
+        return catalog.find_gpu(query)
+    except AmbiguousItemError as exc:
+        lines = [f"{query!r} matches {len(exc.matches)} GPUs; use one of these ids or add words:"]
+        lines += [f"  {g.id:<14} {g.name}" for g in exc.matches]
+        raise CliError("\n".join(lines), status=2) from exc
+    except UnknownItemError as exc:
+        raise CliError(str(exc), status=2) from exc
+
+
+def _table(headers: list[str], rows: list[list[str]], right: set[int]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+
+    def line(cells: list[str]) -> str:
+        out = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))]
+        return "  ".join(out).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def _short(field_key: str, value) -> str:
+    """Table cell: number without unit (the header carries it), '-' for None."""
+    if value is None:
+        return "-"
+    return FIELDS_BY_KEY[field_key].format(value, with_unit=False)
+
+
+def _emit_json(data) -> None:
+    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    catalog = _open()
+    gpus = catalog.gpus()
+    if args.json:
+        _emit_json([gpu_json(g) for g in gpus])
+        return 0
+    fields = [FIELDS_BY_KEY[k] for k in LIST_COLUMNS]
+    headers = [f.header() for f in fields]
+    rows = [[_short(f.key, f.value(g)) for f in fields] for g in gpus]
+    right = {i for i, f in enumerate(fields) if f.kind in ("number", "int", "money")}
+    print(_table(headers, rows, right))
+    print(f"\n{len(gpus)} GPUs. Throughput is dense (no sparsity); '-' = not supported or no dated price.")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    catalog = _open()
+    gpu = _find(catalog, args.gpu)
+    if args.json:
+        _emit_json(gpu_json(gpu, detailed=True))
+        return 0
+    width = max(len(f.label) for f in SPEC_FIELDS)
+    for field in SPEC_FIELDS:
+        print(f"{field.label + ':':<{width + 1}} {field.format(field.value(gpu))}")
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    if len(args.gpus) < 2:
+        raise CliError("compare needs at least two GPUs, e.g. gpudesk catalog compare a100-80-sxm4 h100-sxm5")
+    catalog = _open()
+    gpus = [_find(catalog, q) for q in args.gpus]
+    if args.json:
+        _emit_json([gpu_json(g) for g in gpus])
+        return 0
+    shown = [f for f in SPEC_FIELDS if f.key not in ("name", "id", "notes", "price_source", "source_url", "accumulate_note")]
+    diff = differing_keys(gpus, tuple(f.key for f in shown))
+    headers = ["", "Spec"] + [g.id for g in gpus]
+    rows = []
+    for f in shown:
+        cells = [f.format(f.value(g)) if f.value(g) is not None else "N/A" for g in gpus]
+        rows.append(["*" if f.key in diff else "", f.label] + cells)
+    print(_table(headers, rows, set(range(2, len(headers)))))
+    print("\n* = values differ. Throughput is dense (no sparsity).")
+    return 0

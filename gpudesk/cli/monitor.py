@@ -1,0 +1,286 @@
+"""``gpudesk monitor``: list GPUs, record NVML samples, import and analyze dmon logs and recordings."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import time
+from pathlib import Path
+
+from gpudesk.cli import CliError
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("monitor", help="GPU monitoring: devices, record, import, analyze",
+                              description="Live GPU telemetry through NVML, nvidia-smi dmon logs, recordings.")
+    sub = p.add_subparsers(dest="monitor_command", metavar="SUBCOMMAND")
+    p.set_defaults(func=lambda args: _help(p))
+
+    d = sub.add_parser("devices", help="list the GPUs NVML sees (exits 1 when NVML is unavailable, saying why)")
+    d.add_argument("--json", action="store_true", help="machine-readable output")
+    d.set_defaults(func=cmd_devices)
+
+    r = sub.add_parser("record", help="record NVML samples into the user store (Ctrl+C stops)")
+    r.add_argument("--interval", type=float, default=1.0, metavar="S", help="seconds between samples (default 1)")
+    r.add_argument("--duration", type=str, default=None, metavar="D",
+                   help="stop after D (seconds, or with a unit: 90s, 30m, 72h); default: until Ctrl+C")
+    r.add_argument("--notes", default="", help="notes stored with the session")
+    r.add_argument("--name", default=None, help="session name")
+    r.set_defaults(func=cmd_record)
+
+    i = sub.add_parser("import", help="import an nvidia-smi dmon log as a recording session")
+    i.add_argument("file", type=Path)
+    i.add_argument("--gpu-model", default=None, metavar="NAME",
+                   help="catalog GPU model the log came from (gives the PCIe link and memory capacity)")
+    i.add_argument("--interval", type=float, default=1.0, metavar="S",
+                   help="dmon -d delay, for logs without a time column (default 1)")
+    i.add_argument("--name", default=None)
+    i.add_argument("--notes", default="")
+    i.add_argument("--json", action="store_true")
+    i.set_defaults(func=cmd_import)
+
+    a = sub.add_parser("analyze", help="statistics and bottleneck findings for a dmon log or a recording")
+    a.add_argument("target", nargs="?", help="a dmon log file, or a recording id (see --list)")
+    a.add_argument("--gpu-model", default=None, metavar="NAME", help="catalog GPU model for a dmon log")
+    a.add_argument("--interval", type=float, default=1.0, metavar="S")
+    a.add_argument("--from", dest="t0", type=float, default=None, metavar="T", help="span start (epoch s)")
+    a.add_argument("--to", dest="t1", type=float, default=None, metavar="T", help="span end (epoch s)")
+    a.add_argument("--list", action="store_true", help="list recordings instead")
+    a.add_argument("--json", action="store_true")
+    a.set_defaults(func=cmd_analyze)
+
+    e = sub.add_parser("export", help="export a recording (or a span) as CSV")
+    e.add_argument("session", type=int)
+    e.add_argument("output", type=Path)
+    e.add_argument("--from", dest="t0", type=float, default=None, metavar="T")
+    e.add_argument("--to", dest="t1", type=float, default=None, metavar="T")
+    e.set_defaults(func=cmd_export)
+
+
+def _help(p: argparse.ArgumentParser) -> int:
+    p.print_help()
+    return 2
+
+
+def parse_duration(text: str | None) -> float | None:
+    """"90", "90s", "30m", "72h", "1d" -> seconds. Raises CliError on anything else."""
+    if text is None:
+        return None
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    t = text.strip().lower()
+    scale = 1
+    if t and t[-1] in units:
+        scale = units[t[-1]]
+        t = t[:-1]
+    try:
+        value = float(t) * scale
+    except ValueError:
+        raise CliError(f"--duration {text!r} is not a duration; use seconds or 90s, 30m, 72h, 1d.") from None
+    if value <= 0:
+        raise CliError(f"--duration must be positive, got {text!r}.")
+    return value
+
+
+def _open_session():
+    from gpudesk.telemetry.nvml_session import NvmlSession, NvmlUnavailableError
+
+    try:
+        return NvmlSession().open()
+    except NvmlUnavailableError as exc:
+        raise CliError(f"NVML unavailable ({exc.status.state}): {exc.status.message}", status=1) from exc
+
+
+def cmd_devices(args: argparse.Namespace) -> int:
+    from gpudesk.telemetry.nvml_session import probe_nvml
+    from gpudesk.telemetry.pcie import describe_link
+
+    status = probe_nvml()
+    if not status.available:
+        if args.json:
+            print(json.dumps({"available": False, "state": status.state, "message": status.message,
+                              "error": status.error}, indent=2))
+            return 1
+        raise CliError(f"NVML unavailable ({status.state}): {status.message}", status=1)
+    session = _open_session()
+    try:
+        devices = session.devices()
+        if args.json:
+            print(json.dumps({"available": True, "driver_version": session.status.driver_version,
+                              "nvml_version": session.status.nvml_version,
+                              "gpus": [d.to_dict() for d in devices]}, indent=2))
+            return 0
+        print(session.status.message)
+        for d in devices:
+            mem = f"{d.memory_total_bytes / 2**30:.0f} GiB" if d.memory_total_bytes else "memory N/A"
+            lost = f"  LOST: {d.lost_reason}" if d.lost_reason else ""
+            print(f"  GPU {d.index}: {d.name or 'N/A'}  {d.uuid or 'UUID N/A'}  {mem}  "
+                  f"PCIe {describe_link(d.pcie_gen_max, d.pcie_width_max_lanes, None)}  MIG {d.mig_mode or 'N/A'}{lost}")
+        return 0
+    finally:
+        session.close()
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    from gpudesk.store import StoreError
+    from gpudesk.telemetry.nvml_session import host_name
+    from gpudesk.telemetry.nvml_source import NvmlSource
+    from gpudesk.telemetry.recorder import Recorder
+
+    if args.interval <= 0:
+        raise CliError(f"--interval must be positive, got {args.interval}.")
+    duration = parse_duration(args.duration)
+    session = _open_session()
+    source = NvmlSource(session, interval_s=args.interval)
+    try:
+        recorder = Recorder(flush_interval_s=max(1.0, args.interval))
+    except StoreError as exc:
+        session.close()
+        raise CliError(str(exc)) from exc
+    stop = {"now": False}
+
+    def _stop(signum, frame):  # noqa: ARG001 - signal handler signature
+        stop["now"] = True
+
+    old = signal.signal(signal.SIGINT, _stop)
+    st = session.status
+    sid = recorder.start(source.devices(), source="nvml", interval_s=args.interval, notes=args.notes, name=args.name,
+                         host=host_name(), driver_version=st.driver_version, nvml_version=st.nvml_version)
+    print(f"Recording session {sid} from {session.device_count} GPU(s) every {args.interval:g} s"
+          f"{f' for {duration:g} s' if duration else ''}; Ctrl+C stops.", file=sys.stderr)
+    start = time.monotonic()
+    next_tick = start
+    try:
+        while not stop["now"]:
+            recorder.write(source.read())
+            if duration is not None and time.monotonic() - start >= duration:
+                break
+            next_tick += args.interval
+            delay = next_tick - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            else:
+                next_tick = time.monotonic()
+    finally:
+        signal.signal(signal.SIGINT, old)
+        recorder.stop()
+        rows = recorder.rows_written
+        recorder.close()
+        source.close()
+        session.close()
+    print(f"Session {sid}: {rows} GPU samples written.")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from gpudesk.store import StoreError
+    from gpudesk.telemetry.dmon_import import import_dmon_log
+    from gpudesk.telemetry.model import TelemetryError
+
+    if not args.file.exists():
+        raise CliError(f"{args.file}: no such file.")
+    try:
+        result = import_dmon_log(args.file, gpu_model=args.gpu_model, name=args.name, notes=args.notes,
+                                 interval_s=args.interval)
+    except (TelemetryError, StoreError) as exc:
+        raise CliError(str(exc)) from exc
+    if args.json:
+        print(json.dumps({"session_id": result.session_id, "rows": result.rows, "gpus": result.log.frame.gpus,
+                          "notes": result.log.notes}, indent=2))
+    else:
+        print(f"Imported {result.rows} GPU samples ({len(result.log.frame.gpus)} GPU(s)) as session "
+              f"{result.session_id}.")
+        for note in result.log.notes:
+            print(f"  note: {note}")
+        if not args.gpu_model:
+            print("  note: no --gpu-model given: PCIe shares and the memory safe line cannot be judged.")
+    return 0
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    from gpudesk.store import StoreError, open_store
+    from gpudesk.store.recordings import get_session, list_sessions
+    from gpudesk.telemetry.analysis import analyze
+    from gpudesk.telemetry.dmon_import import frame_and_devices_from_file, resolve_gpu_model
+    from gpudesk.telemetry.model import TelemetryError
+    from gpudesk.telemetry.recorder import load_frame, session_devices
+
+    try:
+        if args.list or not args.target:
+            db = open_store()
+            sessions = list_sessions(db)
+            if args.json:
+                print(json.dumps([{"id": s.id, "name": s.name, "source": s.source, "gpus": s.gpu_count,
+                                   "rows": s.sample_rows, "duration_s": s.duration_s,
+                                   "interrupted": s.interrupted} for s in sessions], indent=2))
+            else:
+                for s in sessions:
+                    print(f"{s.id:5d}  {s.name}  ({s.source}, {s.gpu_count} GPU(s), {s.duration_s / 3600:.2f} h"
+                          f"{', interrupted' if s.interrupted else ''})")
+                if not sessions:
+                    print("No recordings yet: 'gpudesk monitor record' or 'gpudesk monitor import FILE'.")
+            return 0
+        path = Path(args.target)
+        if path.exists():
+            gpu = resolve_gpu_model(args.gpu_model) if args.gpu_model else None
+            frame, devices, log = frame_and_devices_from_file(path, gpu, args.interval)
+            if log.empty:
+                raise CliError(f"{path}: no samples. " + " / ".join(log.errors or log.notes))
+            title = str(path)
+        elif args.target.isdigit():
+            db = open_store()
+            sess = get_session(db, int(args.target))
+            frame = load_frame(db, sess.id)
+            devices = session_devices(db, sess.id)
+            title = f"session {sess.id} ({sess.name})"
+            if sess.link_assumption:
+                frame.notes.append(f"PCIe link {sess.link_assumption}")
+        else:
+            raise CliError(f"{args.target}: neither a file nor a recording id (see 'gpudesk monitor analyze --list').")
+        result = analyze(frame, devices, t0=args.t0, t1=args.t1)
+    except (TelemetryError, StoreError) as exc:
+        raise CliError(str(exc)) from exc
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+        return 0
+    _print_analysis(title, result)
+    return 0
+
+
+def _print_analysis(title: str, result) -> None:
+    from gpudesk.telemetry.model import METRICS
+
+    span = result.span
+    print(f"{title}: {((span[1] - span[0]) / 3600) if span else 0:.2f} h")
+    for g, per in sorted(result.stats.items()):
+        print(f"GPU {g}:")
+        for name, s in per.items():
+            if s.n == 0:
+                continue
+            unit = METRICS[name].unit if name in METRICS else ""
+            print(f"  {name:32s} median {s.median:14.6g}  p5 {s.p5:14.6g}  p95 {s.p95:14.6g}  {unit}")
+    print("Findings:")
+    for f in result.findings:
+        where = "all GPUs" if f.gpu is None else f"GPU {f.gpu}"
+        print(f"  [{f.severity}] {f.rule} ({where}): {f.summary}")
+        if f.advice:
+            print(f"      advice: {f.advice}")
+    for note in result.notes:
+        print(f"note: {note}")
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from gpudesk.store import StoreError, open_store
+    from gpudesk.telemetry.export import export_csv
+    from gpudesk.telemetry.model import TelemetryError
+    from gpudesk.telemetry.recorder import load_frame, session_devices
+
+    try:
+        db = open_store()
+        frame = load_frame(db, args.session, args.t0, args.t1)
+        n = export_csv(frame, args.output, devices=session_devices(db, args.session))
+    except (TelemetryError, StoreError) as exc:
+        raise CliError(str(exc)) from exc
+    print(f"Wrote {n} rows to {args.output}.")
+    return 0

@@ -1,0 +1,210 @@
+"""The cooperative agent: one line in a training script lets gpudesk probe it without injection.
+
+In the script (after ``import torch`` or before, it does not matter)::
+
+    import gpudesk.oom.agent; gpudesk.oom.agent.install()
+
+``install()`` starts a daemon thread that answers on a unix socket ``<agent dir>/<pid>.sock`` (the folder is
+0700, the socket 0600: only the same user and root can connect), and, when SIGUSR1 is not already used by
+the program, a SIGUSR1 handler that writes the probe answer to ``<agent dir>/<pid>.json`` (0600). Both run
+the same probe as every other method (:mod:`gpudesk.oom.probe_script`): it never imports torch, never
+initialises CUDA, and from the socket thread never calls anything that uses the thread's current device.
+
+The agent folder is ``$XDG_RUNTIME_DIR/gpudesk-agents`` when that is set, else
+``<tempdir>/gpudesk-agents-<uid>``; it must be owned by the user and not accessible to others, or the agent
+refuses to start (someone else could otherwise read the answers or plant a socket).
+
+Client side (gpudesk): :func:`agent_available`, :func:`query_agent` (socket), :func:`query_agent_signal`.
+Protocol: the client sends one JSON line ``{"op": "probe", "reset_peak": false}``; the agent answers with the
+probe's JSON document and closes the connection.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import stat
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from gpudesk.oom import probe_script
+from gpudesk.oom.errors import MethodUnavailable, ProbeResultError, ProbeTimeout, TargetNotFound
+
+MAX_REQUEST_BYTES = 4096
+_state: dict = {}
+
+
+def agent_dir(create: bool = False) -> Path:
+    """The per-user agent folder (see the module docstring).
+
+    Raises:
+        PermissionError: the folder exists but is not private to this user.
+    """
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    base = Path(runtime) / "gpudesk-agents" if runtime and os.path.isdir(runtime) else \
+        Path(tempfile.gettempdir()) / f"gpudesk-agents-{os.getuid()}"
+    if create:
+        base.mkdir(mode=0o700, exist_ok=True)
+    if base.exists():
+        st = base.lstat()
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & 0o077:
+            raise PermissionError(f"{base} is not a private folder of this user; the gpudesk agent will not use it.")
+    return base
+
+
+def socket_path(pid: int) -> Path:
+    return agent_dir() / f"{pid}.sock"
+
+
+def _serve(server: socket.socket) -> None:
+    while True:
+        try:
+            conn, _ = server.accept()
+        except OSError:
+            return  # the socket was closed by uninstall()
+        with conn:
+            conn.settimeout(5.0)
+            try:
+                raw = conn.recv(MAX_REQUEST_BYTES)
+                request = json.loads(raw.decode("utf-8") or "{}")
+                reset = bool(request.get("reset_peak", False)) if isinstance(request, dict) else False
+                doc = probe_script.collect(reset_peak=reset)
+                doc["method"] = "agent"
+                conn.sendall(json.dumps(doc).encode("utf-8"))
+            except (OSError, ValueError) as exc:
+                sys.stderr.write(f"gpudesk agent: a request failed: {exc}\n")
+
+
+def _on_signal(signum, frame) -> None:
+    path = str(agent_dir() / f"{os.getpid()}.json")
+    probe_script.run_to_file(path)
+
+
+def install(*, use_socket: bool = True, use_signal: bool = True) -> Path | None:
+    """Start answering gpudesk probes. Idempotent; returns the socket path (None without socket).
+
+    Raises:
+        PermissionError: the agent folder is not private to this user.
+        OSError: the socket cannot be created.
+    """
+    if _state.get("pid") == os.getpid():
+        return _state.get("path")
+    folder = agent_dir(create=True)
+    path = None
+    if use_socket:
+        path = folder / f"{os.getpid()}.sock"
+        if path.exists():
+            path.unlink()
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(str(path))
+        os.chmod(path, 0o600)
+        server.listen(4)
+        thread = threading.Thread(target=_serve, args=(server,), name="gpudesk-oom-agent", daemon=True)
+        thread.start()
+        _state["server"] = server
+    if use_signal and hasattr(signal, "SIGUSR1") and threading.current_thread() is threading.main_thread():
+        if signal.getsignal(signal.SIGUSR1) in (signal.SIG_DFL, None):
+            signal.signal(signal.SIGUSR1, _on_signal)
+            _state["signal"] = True
+        else:
+            sys.stderr.write("gpudesk agent: SIGUSR1 is already used by this program; only the socket answers.\n")
+    _state.update(pid=os.getpid(), path=path)
+    return path
+
+
+def uninstall() -> None:
+    """Stop the agent and remove its socket (tests; a script normally leaves it running until exit)."""
+    server = _state.pop("server", None)
+    if server is not None:
+        server.close()
+    path = _state.pop("path", None)
+    if path is not None and Path(path).exists():
+        Path(path).unlink()
+    if _state.pop("signal", False):
+        signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+    _state.clear()
+
+
+# --- client side --------------------------------------------------------------------------------------------
+
+
+def agent_available(pid: int) -> str | None:
+    """None when an agent socket for ``pid`` is there and private; else the reason it cannot be used."""
+    try:
+        path = socket_path(pid)
+    except PermissionError as exc:
+        return str(exc)
+    if not path.exists():
+        return (f"no gpudesk agent in process {pid} (add `import gpudesk.oom.agent; gpudesk.oom.agent.install()` "
+                "to the script, or the process runs in another container with its own /tmp)")
+    st = path.lstat()
+    if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.getuid():
+        return f"{path} is not an agent socket owned by you"
+    return None
+
+
+def query_agent(pid: int, *, reset_peak: bool = False, timeout_s: float = 10.0) -> bytes:
+    """Ask the agent in ``pid`` for a probe; returns the raw JSON answer.
+
+    Raises:
+        MethodUnavailable: no agent socket for this PID.
+        TargetNotFound: the socket is stale (the process is gone).
+        ProbeTimeout: no answer within ``timeout_s``.
+        ProbeResultError: the answer is empty.
+    """
+    why = agent_available(pid)
+    if why:
+        raise MethodUnavailable("agent", why)
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.settimeout(timeout_s)
+    try:
+        client.connect(str(socket_path(pid)))
+        client.sendall(json.dumps({"op": "probe", "reset_peak": reset_peak}).encode("utf-8"))
+        chunks = []
+        while True:
+            chunk = client.recv(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    except (ConnectionRefusedError, FileNotFoundError) as exc:
+        raise TargetNotFound(f"The agent socket of process {pid} is stale: the process has exited.") from exc
+    except socket.timeout as exc:
+        raise ProbeTimeout(f"The agent in process {pid} did not answer within {timeout_s:.0f} s.") from exc
+    finally:
+        client.close()
+    data = b"".join(chunks)
+    if not data:
+        raise ProbeResultError(f"The agent in process {pid} closed the connection without an answer.")
+    return data
+
+
+def query_agent_signal(pid: int, *, timeout_s: float = 10.0) -> bytes:
+    """Send SIGUSR1 to an agent-equipped process and read the JSON it writes.
+
+    Only for processes whose agent answered on a socket before or that print that they installed the
+    signal handler: SIGUSR1 kills a process that has no handler.
+
+    Raises:
+        MethodUnavailable: no agent socket for this PID (so no proof that a handler is installed).
+        TargetNotFound / ProbeTimeout: as :func:`gpudesk.oom.channel.wait_for_file`.
+    """
+    from gpudesk.oom.channel import wait_for_file
+
+    why = agent_available(pid)
+    if why:
+        raise MethodUnavailable("agent", why)
+    path = agent_dir() / f"{pid}.json"
+    if path.exists():
+        path.unlink()
+    os.kill(pid, signal.SIGUSR1)
+    start = time.monotonic()
+    data = wait_for_file(path, pid, timeout_s, what="the agent's signal handler")
+    path.unlink()
+    if time.monotonic() - start > timeout_s:
+        raise ProbeTimeout(f"Process {pid} answered too late.")
+    return data

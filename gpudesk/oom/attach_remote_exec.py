@@ -1,0 +1,87 @@
+"""Probe a Python >= 3.14 process with ``sys.remote_exec`` (PEP 768), run by the target's own interpreter.
+
+``sys.remote_exec(pid, path)`` makes the target's main thread run the file at ``path`` at its next bytecode
+boundary and returns at once. gpudesk calls it through ``/proc/<pid>/exe`` so the caller's CPython version
+matches the target's by construction (PEP 768 requires the same major.minor). The file is the stub from
+:mod:`gpudesk.oom.injection` in a 0700 folder; the answer comes back as a 0600 file in the same folder.
+
+Refusals say why: Python older than 3.14, remote debugging disabled (``PYTHON_DISABLE_REMOTE_DEBUG`` or
+``-X disable-remote-debug`` in the target), ptrace rules (other user, Yama scope), another container.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+
+from gpudesk.oom.channel import PrivateDir, wait_for_file
+from gpudesk.oom.errors import MethodUnavailable, PermissionDenied, ProbeError, TargetNotFound
+from gpudesk.oom.injection import write_probe_files
+from gpudesk.oom.targets import TargetInfo, ptrace_refusal
+
+METHOD = "remote_exec"
+
+
+def unavailable_reason(info: TargetInfo, allow_other_user: bool = False) -> str | None:
+    """Why ``sys.remote_exec`` cannot be used for this target (None when it can)."""
+    if not info.is_python:
+        return f"process {info.pid} ({info.name}) is not a Python interpreter"
+    if info.python_version is None:
+        return f"the Python version of process {info.pid} cannot be read"
+    if info.python_version < (3, 14):
+        major, minor = info.python_version
+        return f"process {info.pid} runs Python {major}.{minor}; sys.remote_exec needs Python 3.14 or newer"
+    if info.remote_debug_disabled:
+        return (f"remote debugging is disabled in process {info.pid} (PYTHON_DISABLE_REMOTE_DEBUG or "
+                "-X disable-remote-debug)")
+    return ptrace_refusal(info, allow_other_user)
+
+
+def remote_exec_command(info: TargetInfo, script: str) -> list[str]:
+    """The command that runs ``sys.remote_exec`` with the target's own interpreter."""
+    exe = f"/proc/{info.pid}/exe" if os.path.exists(f"/proc/{info.pid}/exe") else (info.exe or "python3")
+    return [exe, "-I", "-S", "-c", f"import sys; sys.remote_exec({int(info.pid)}, {script!r})"]
+
+
+def probe_with_remote_exec(info: TargetInfo, *, reset_peak: bool = False, timeout_s: float = 10.0,
+                           allow_other_user: bool = False,
+                           progress: Callable[[str, float | None], None] | None = None) -> bytes:
+    """Run the probe in ``info.pid`` via ``sys.remote_exec``; returns the raw JSON answer.
+
+    Raises:
+        MethodUnavailable / PermissionDenied: see :func:`unavailable_reason`.
+        TargetNotFound: the process exited.
+        ProbeTimeout: the script was scheduled but did not run in time (busy in native code); left running.
+        ProbeError: ``sys.remote_exec`` itself failed (its message is included).
+    """
+    why = unavailable_reason(info, allow_other_user)
+    if why:
+        if "belongs to" in why or "ptrace" in why or "container" in why or "traced" in why:
+            raise PermissionDenied(f"remote_exec: {why}")
+        raise MethodUnavailable(METHOD, why)
+    with PrivateDir() as folder:
+        _, result, stub = write_probe_files(folder, reset_peak=reset_peak,
+                                            owner_uid=info.uid if not info.same_user else None)
+        script = folder / "remote.py"
+        fd = os.open(script, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(stub)
+        if not info.same_user and info.uid is not None:
+            os.chown(script, info.uid, -1)
+        if progress:
+            progress(f"Scheduling the probe in process {info.pid} with sys.remote_exec…", None)
+        try:
+            proc = subprocess.run(remote_exec_command(info, str(script)), capture_output=True, text=True,
+                                  timeout=30, check=False, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise ProbeError(f"sys.remote_exec could not be run for process {info.pid}: {exc}") from exc
+        if proc.returncode != 0:
+            err = (proc.stderr or proc.stdout).strip().splitlines()
+            last = err[-1] if err else f"exit status {proc.returncode}"
+            if "No such process" in last or "ProcessLookupError" in last:
+                raise TargetNotFound(f"Process {info.pid} exited before sys.remote_exec reached it.")
+            if "PermissionError" in last or "Operation not permitted" in last:
+                raise PermissionDenied(f"remote_exec: the system refused access to process {info.pid}: {last}")
+            raise ProbeError(f"sys.remote_exec failed for process {info.pid}: {last}")
+        return wait_for_file(result, info.pid, timeout_s, progress, what="the remote_exec probe")

@@ -1,0 +1,115 @@
+"""Rank the causes of an OOM: run every rule in :mod:`gpudesk.oom.rules` on a report, best first.
+
+For a genuine shortage with a known model and workload (the Plan tab's ``ModelSpec`` and
+``MemoryWorkload``), the effect of each sizing fix (micro-batch, checkpointing, sharding, precision) is
+computed with :func:`gpudesk.sizing.memory.estimate_memory` and attached to the cause as ``sizing``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+from gpudesk.oom.cause import Cause, Diagnosis, SizingEffect
+from gpudesk.oom.parsers import parse_text
+from gpudesk.oom.rules import RULES, Facts
+from gpudesk.oom.report import MemoryReport
+
+
+def diagnose(report: MemoryReport, *, spec: Any = None, workload: Any = None) -> Diagnosis:
+    """Ranked causes for ``report`` (highest confidence first; ties keep rule order).
+
+    Args:
+        report: from parse_text, a probe, a launch or the evidence collector.
+        spec, workload: optional ``gpudesk.sizing.shapes.ModelSpec`` and ``gpudesk.sizing.memory.MemoryWorkload``
+            of the job; with them a genuine shortage gets computed savings per fix.
+
+    Returns a Diagnosis; a report with nothing to go on gets no causes (text input gets ``unparseable``).
+    """
+    start = time.perf_counter()
+    facts = Facts.of(report)
+    causes: list[Cause] = []
+    for order, rule in enumerate(RULES):
+        cause = rule.check(facts)
+        if cause is not None:
+            causes.append(cause)
+    order = {id(c): i for i, c in enumerate(causes)}
+    causes.sort(key=lambda c: (-c.confidence, order[id(c)]))
+    if report.source == "text" and report.kind != "unknown" and not causes:
+        causes.append(_partial(report))
+    for cause in causes:
+        if cause.id == "genuine_shortage":
+            cause.sizing = sizing_effects(facts, spec, workload)
+    return Diagnosis(report=report, causes=causes, elapsed_s=time.perf_counter() - start)
+
+
+def diagnose_text(text: str | bytes, **kwargs: Any) -> Diagnosis:
+    """``diagnose(parse_text(text))``. Raises OomInputError for empty or binary input."""
+    return diagnose(parse_text(text), **kwargs)
+
+
+def _partial(report: MemoryReport) -> Cause:
+    return Cause(
+        id="unparseable",
+        title="Not enough of the message to tell the cause",
+        confidence=0.3,
+        evidence={"missing": list(report.missing), **{k: v for k, v in report.parsed.items()}},
+        explanation="The message was recognised (" + report.kind + ") but the clauses needed to rank causes are "
+                    "missing: " + ", ".join(report.missing) + ".",
+        fix="Paste the complete message, or probe the running process (gpudesk oom probe PID)",
+    )
+
+
+_FIXES = (
+    ("Halve the micro-batch (gradient accumulation keeps the effective batch)", "micro_batch"),
+    ("Full activation checkpointing", "recompute"),
+    ("Shard weights, gradients and optimizer state (ZeRO-3 / FSDP)", "sharding"),
+    ("bf16 mixed precision instead of fp32", "precision"),
+)
+
+
+def sizing_effects(facts: Facts, spec: Any, workload: Any) -> list[SizingEffect]:
+    """Savings of each sizing fix for this job, bytes per GPU; ``saved_bytes`` None when not computable."""
+    if spec is None or workload is None:
+        return [SizingEffect(fix=name, saved_bytes=None,
+                             note="Give the model and workload (Plan tab) to compute the saving.")
+                for name, _ in _FIXES]
+    from gpudesk.sizing.errors import SizingError
+    from gpudesk.sizing.memory import estimate_memory
+
+    try:
+        base = estimate_memory(spec, workload).total_bytes
+    except SizingError as exc:
+        return [SizingEffect(fix=name, saved_bytes=None, note=f"Sizing failed: {exc}") for name, _ in _FIXES]
+    shortfall = max(0, -(facts.margin or 0))
+    out = []
+    for name, kind in _FIXES:
+        change: dict[str, Any] = {}
+        if kind == "micro_batch":
+            if workload.micro_batch_size <= 1:
+                out.append(SizingEffect(fix=name, saved_bytes=None, note="The micro-batch is already 1."))
+                continue
+            change = {"micro_batch_size": max(1, workload.micro_batch_size // 2)}
+        elif kind == "recompute":
+            change = {"recompute": "full"}
+        elif kind == "sharding":
+            if workload.gpus <= 1:
+                out.append(SizingEffect(fix=name, saved_bytes=None, note="Needs more than one GPU."))
+                continue
+            change = {"sharding": "zero3"}
+        elif kind == "precision":
+            if workload.precision != "fp32":
+                out.append(SizingEffect(fix=name, saved_bytes=None, note=f"Already {workload.precision}."))
+                continue
+            change = {"precision": "bf16"}
+        try:
+            variant = estimate_memory(spec, dataclasses.replace(workload, **change)).total_bytes
+        except SizingError as exc:
+            out.append(SizingEffect(fix=name, saved_bytes=None, note=f"Sizing failed: {exc}"))
+            continue
+        saved = max(0, base - variant)
+        enough = " — enough to cover the shortfall" if shortfall and saved >= shortfall else ""
+        out.append(SizingEffect(fix=name, saved_bytes=saved, note=f"estimate {base} → {variant} bytes per GPU{enough}"))
+    out.sort(key=lambda e: -(e.saved_bytes or -1))
+    return out

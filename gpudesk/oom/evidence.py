@@ -1,0 +1,169 @@
+"""Non-invasive evidence about a process, gathered without running anything inside it (oom.md §5):
+
+* NVML memory per process (``gpudesk.telemetry.nvml_processes.list_gpu_processes``) on every GPU the target
+  uses: the target's own figure (set as ``process_used_bytes``; minus the allocator's reserved memory it is
+  the CUDA context + NCCL + cuBLAS + extensions) and the other processes on the same GPUs;
+* host memory of the process over time (psutil RSS, which includes pinned host buffers);
+* its child processes (DataLoader workers, engine cores): zombie/dead ones, and ones that hold GPU memory.
+
+Nothing here raises for a GPU-less machine: NVML problems become ``notes`` with NVML's own sentence.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from types import ModuleType
+
+import psutil
+
+from gpudesk.oom.errors import TargetNotFound
+from gpudesk.oom.report import DeviceMemory, MemoryReport, ProcessMemory, WorkerState
+
+Progress = Callable[[str, "float | None"], None]
+
+
+def _nvml_listing(nvml: ModuleType | None, notes: list[str]):
+    from gpudesk.telemetry.nvml_processes import list_gpu_processes
+    from gpudesk.telemetry.nvml_session import NvmlUnavailableError, shared_session
+
+    try:
+        session = shared_session(nvml)
+        listing = list_gpu_processes(session)
+    except NvmlUnavailableError as exc:
+        status = getattr(exc, "status", None)
+        notes.append("NVML unavailable: " + (getattr(status, "message", None) or str(exc)))
+        return None, None
+    notes.extend(listing.warnings)
+    for index, why in listing.errors.items():
+        notes.append(f"GPU {index}: processes could not be listed ({why}).")
+    return session, listing
+
+
+def _tree(pid: int) -> tuple[psutil.Process, list[psutil.Process]]:
+    try:
+        proc = psutil.Process(pid)
+        return proc, proc.children(recursive=True)
+    except psutil.NoSuchProcess as exc:
+        raise TargetNotFound(f"No process with PID {pid} exists.") from exc
+
+
+def _rss(proc: psutil.Process) -> int | None:
+    try:
+        return int(proc.memory_info().rss)
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return None
+
+
+def gather_evidence(
+    pid: int,
+    *,
+    report: MemoryReport | None = None,
+    duration_s: float = 0.0,
+    interval_s: float = 0.5,
+    progress: Progress | None = None,
+    nvml: ModuleType | None = None,
+) -> MemoryReport:
+    """Add NVML and psutil evidence about ``pid`` to ``report`` (or a new report of source "evidence").
+
+    Args:
+        duration_s: how long to sample host memory (0 = one sample); samples every ``interval_s``.
+        nvml: the pynvml module to use (tests pass the fake).
+
+    Raises:
+        TargetNotFound: ``pid`` does not exist (or exits before the first sample).
+    """
+    report = report if report is not None else MemoryReport(source="evidence", pid=pid)
+    report.pid = pid
+    proc, children = _tree(pid)
+    if progress:
+        progress("Reading GPU processes from NVML…", 0.0)
+    session, listing = _nvml_listing(nvml, report.notes)
+    child_pids = {c.pid for c in children}
+    on_gpu_children: set[int] = set()
+    if listing is not None:
+        target_gpus = {p.gpu_index for p in listing if p.pid == pid}
+        for p in listing:
+            if p.pid in child_pids:
+                on_gpu_children.add(p.pid)
+                target_gpus.add(p.gpu_index)
+        for p in listing:
+            if p.gpu_index not in target_gpus and not any(d.index == p.gpu_index for d in report.devices):
+                continue
+            dev = report.ensure_device(p.gpu_index)
+            if p.pid == pid:
+                dev.process_used_bytes = p.used_memory_bytes
+                continue
+            if any(o.pid == p.pid for o in dev.other_processes):
+                continue
+            dev.other_processes.append(ProcessMemory(
+                pid=p.pid, used_bytes=p.used_memory_bytes, gpu_index=p.gpu_index, name=p.name, user=p.user,
+                alive=p.visible, is_target=p.pid in child_pids,
+            ))
+        for dev in report.devices:
+            _fill_device_info(session, dev)
+        if not target_gpus:
+            report.notes.append(f"NVML shows no GPU memory for process {pid} or its children.")
+    report.workers = []
+    for child in children:
+        try:
+            status = child.status()
+            name = child.name()
+        except psutil.NoSuchProcess:
+            status, name = "dead", None
+        except psutil.AccessDenied:
+            status, name = "unknown", None
+        report.workers.append(WorkerState(pid=child.pid, status=status, name=name, rss_bytes=_rss(child),
+                                          on_gpu=child.pid in on_gpu_children if listing is not None else None))
+    start = time.monotonic()
+    t0 = report.host_rss_samples[-1][0] if report.host_rss_samples else 0.0
+    while True:
+        rss = _rss(proc)
+        elapsed = time.monotonic() - start
+        if rss is None:
+            if not psutil.pid_exists(pid):
+                if not report.host_rss_samples:
+                    raise TargetNotFound(f"Process {pid} exited while gpudesk was reading it.")
+                report.notes.append(f"Process {pid} exited after {elapsed:.1f} s of sampling.")
+            else:
+                report.notes.append(f"Host memory of process {pid} cannot be read (access denied).")
+            break
+        report.host_rss_samples.append((t0 + elapsed, rss))
+        if elapsed + interval_s > duration_s:
+            break
+        if progress:
+            progress(f"Sampling host memory of process {pid}…", min(1.0, elapsed / duration_s))
+        time.sleep(interval_s)
+    return report
+
+
+def _fill_device_info(session, dev: DeviceMemory) -> None:
+    if session is None or dev.index is None:
+        return
+    try:
+        info = session.device_info(dev.index)
+    except (IndexError, KeyError):
+        return
+    if dev.total_bytes is None:
+        dev.total_bytes = getattr(info, "memory_total_bytes", None)
+    if dev.name is None:
+        dev.name = getattr(info, "name", None)
+
+
+def merge_into(primary: MemoryReport, extra: MemoryReport) -> MemoryReport:
+    """Fill what ``primary`` lacks from ``extra`` (same process): unknown device figures, other processes,
+    host samples, workers, notes. Figures already in ``primary`` win. Returns ``primary``."""
+    for xdev in extra.devices:
+        dev = primary.ensure_device(xdev.index)
+        for name in DeviceMemory.__dataclass_fields__:
+            if name == "other_processes":
+                known = {p.pid for p in dev.other_processes}
+                dev.other_processes.extend(p for p in xdev.other_processes if p.pid not in known)
+            elif getattr(dev, name) is None and getattr(xdev, name) is not None:
+                setattr(dev, name, getattr(xdev, name))
+    primary.host_rss_samples.extend(extra.host_rss_samples)
+    primary.samples.extend(extra.samples)
+    if not primary.workers:
+        primary.workers = list(extra.workers)
+    primary.notes.extend(n for n in extra.notes if n not in primary.notes)
+    return primary

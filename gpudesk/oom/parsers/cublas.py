@@ -1,0 +1,52 @@
+"""OOMs outside the caching allocator (oom.md §3.1 "hidden OOMs"): cuBLAS/cuDNN handle failures,
+``CUDA error: out of memory`` (context creation, extensions), NCCL ``Cuda failure 'out of memory'`` and the
+DataLoader pin-memory thread. None of them carries allocator numbers.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudesk.oom.report import MemoryReport
+
+_CUBLAS = re.compile(r"CUBLAS_STATUS_(ALLOC_FAILED|NOT_INITIALIZED)(?:\s+when calling\s+`?([\w(), ]+?)`?(?:\s|$))?")
+_CUDNN = re.compile(r"CUDNN_STATUS_(ALLOC_FAILED|NOT_INITIALIZED|INTERNAL_ERROR)")
+_CUDA_ERR = re.compile(r"CUDA error:\s*out of memory", re.I)
+_NCCL = re.compile(r"NCCL.*?(?:Cuda failure\s*'?out of memory'?|cudaErrorMemoryAllocation)", re.I | re.S)
+_PIN = re.compile(r"Caught \w+ in pin memory thread(?: for device (\d+))?", re.I)
+
+
+def matches(text: str) -> bool:
+    return bool(_CUBLAS.search(text) or _CUDNN.search(text) or _CUDA_ERR.search(text) or _NCCL.search(text)
+                or _PIN.search(text))
+
+
+def parse(text: str, report: MemoryReport) -> bool:
+    if not matches(text):
+        return False
+    parsed = report.parsed
+    cublas = _CUBLAS.search(text)
+    cudnn = _CUDNN.search(text)
+    pin = _PIN.search(text)
+    if cublas:
+        report.kind = "cublas_alloc_failed"
+        parsed["library_status"] = f"CUBLAS_STATUS_{cublas.group(1)}"
+        if cublas.group(2):
+            parsed["library_call"] = cublas.group(2).strip()
+    elif cudnn:
+        report.kind = "cudnn_alloc_failed"
+        parsed["library_status"] = f"CUDNN_STATUS_{cudnn.group(1)}"
+    elif _NCCL.search(text):
+        report.kind = "nccl_oom"
+    elif pin:
+        report.kind = "pin_memory_thread"
+        if pin.group(1):
+            parsed["device_index"] = int(pin.group(1))
+            report.device_index = int(pin.group(1))
+    else:
+        report.kind = "cuda_error_oom"
+    if report.framework == "unknown":
+        low = text.lower()
+        report.framework = "tensorflow" if "tensorflow" in low else "pytorch" if ("torch" in low or "runtimeerror" in low) else "unknown"
+    report.missing.append("allocator figures (this error happens outside the caching allocator)")
+    return True

@@ -1,0 +1,228 @@
+"""PyTorch caching-allocator OOM messages, every era (oom.md §3.1).
+
+Eras recognised (the tuple/NVML wording is the fingerprint):
+
+1. ``<=1.3``: ``(GPU N; T total capacity; A already allocated; F free; C cached)``
+2. ``1.4-1.9``: ``...; R reserved in total by PyTorch)``, sometimes ``(malloc at .../CUDACachingAllocator.cpp:501)``
+3. ``1.10-2.0``: the same tuple + "If reserved memory is >> allocated memory try setting max_split_size_mb"
+4. ``2.1``: NVML form "GPU N has a total capacty of T of which F is free. Process P has M memory in use.
+   Including non-PyTorch memory, this process has U memory in use. Of the allocated memory A is allocated by
+   PyTorch, and R is reserved by PyTorch but unallocated." (typo "capacty")
+5. ``2.2+``: "capacity", hint ``PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True``
+6. ``2.4+``: ", with Z allocated in private pools (e.g., CUDA Graphs),"
+7. newest: hint ``PYTORCH_ALLOC_CONF=expandable_segments:True``
+
+Every clause is optional: the message may be truncated (pytorch#126766 stops after "GPU"), wrapped over lines,
+prefixed (``[rank2]:``, timestamps, ``OOM: Ran out of memory with exception:``) or carry garbage values
+(WSL2/WDDM). A value larger than the total capacity is treated as unknown and noted; the request itself is
+kept (a bogus request is evidence of a shape bug).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudesk.oom.parsers.units import SIZE, to_bytes
+from gpudesk.oom.report import MemoryReport, ProcessMemory
+
+_START = re.compile(r"(?:CUDA out of memory|Tried to allocate)", re.I)
+_REQ = re.compile(r"Tried to allocate\s+" + SIZE, re.I)
+_DEV_OLD = re.compile(r"\(\s*GPU\s+(\d+)\s*;")
+_DEV_NEW = re.compile(r"GPU\s+(\d+)\s+has\s+a\s+total", re.I)
+_TOTAL_OLD = re.compile(SIZE + r"\s+total\s+capacity", re.I)
+_TOTAL_NEW = re.compile(r"total\s+capaci?ty\s+of\s+" + SIZE, re.I)
+_FREE_OLD = re.compile(r";\s*" + SIZE + r"\s+free\s*;", re.I)
+_FREE_NEW = re.compile(r"of\s+which\s+" + SIZE + r"\s+is\s+free", re.I)
+_PROC = re.compile(r"Process\s+(\d+)\s+has\s+" + SIZE + r"\s+memory\s+in\s+use", re.I)
+_THIS = re.compile(r"this\s+process\s+has\s+" + SIZE + r"\s+memory\s+in\s+use", re.I)
+_ALLOC_OLD = re.compile(SIZE + r"\s+already\s+allocated", re.I)
+_ALLOC_NEW = re.compile(SIZE + r"\s+is\s+allocated\s+by\s+PyTorch", re.I)
+_POOLS = re.compile(r"with\s+" + SIZE + r"\s+allocated\s+in\s+private\s+pools", re.I)
+_UNALLOC = re.compile(SIZE + r"\s+is\s+reserved\s+by\s+PyTorch\s+but\s+unallocated", re.I)
+_RESERVED_OLD = re.compile(SIZE + r"\s+reserved\s+in\s+total\s+by\s+PyTorch", re.I)
+_CACHED_OLD = re.compile(SIZE + r"\s+cached\s*\)", re.I)
+_HINT_ENV = re.compile(r"(PYTORCH_(?:CUDA_)?ALLOC_CONF)=([\w:.,\[\]>]+?)(?=\s|$|\.\s)")
+_HINT_SPLIT = re.compile(r"try\s+setting\s+max_split_size_mb", re.I)
+_RANK = re.compile(r"\[rank\s*(\d+)\]", re.I)
+_CLASS = re.compile(r"((?:torch\.)?(?:cuda\.)?OutOfMemoryError|RuntimeError)\s*:\s*CUDA out of memory", re.I)
+_MALLOC_AT = re.compile(r"\(malloc at [^)]*\)")
+_CONF_LINE = re.compile(r"(PYTORCH_(?:CUDA_)?ALLOC_CONF)\s*[=:]\s*['\"]?([\w:.,]+(?:,[\w:.]+)*)")
+
+
+def matches(text: str) -> bool:
+    """True when ``text`` holds a PyTorch caching-allocator OOM message (any era, even truncated)."""
+    return bool(_REQ.search(text) or re.search(r"CUDA out of memory", text, re.I))
+
+
+def _size(m: re.Match | None, group: int = 1) -> int | None:
+    return None if m is None else to_bytes(m.group(group), m.group(group + 1))
+
+
+def _first_message(flat: str) -> tuple[str, int]:
+    """The first OOM message (up to the next one) and how many messages the text holds."""
+    starts = [m.start() for m in re.finditer(r"CUDA out of memory|(?<!CUDA out of memory\. )Tried to allocate", flat)]
+    # "CUDA out of memory. Tried to allocate" counts once.
+    starts = sorted(set(starts))
+    merged: list[int] = []
+    for s in starts:
+        if merged and s - merged[-1] < 40:
+            continue
+        merged.append(s)
+    if not merged:
+        return flat, 0
+    begin = max(0, merged[0] - 200)
+    end = merged[1] if len(merged) > 1 else len(flat)
+    return flat[begin:end], len(merged)
+
+
+def parse(text: str, report: MemoryReport) -> bool:
+    """Fill ``report`` from the first PyTorch OOM message in ``text``; False when there is none."""
+    if not matches(text):
+        return False
+    flat = re.sub(r"\s+", " ", text)
+    msg, count = _first_message(flat)
+    report.framework = "pytorch"
+    report.kind = "pytorch_oom"
+    parsed = report.parsed
+    if count > 1:
+        parsed["oom_messages"] = count
+        report.notes.append(f"The text holds {count} OOM messages; the first one is diagnosed.")
+
+    requested = _size(_REQ.search(msg))
+    dev_m = _DEV_NEW.search(msg) or _DEV_OLD.search(msg)
+    device_index = int(dev_m.group(1)) if dev_m else None
+    total = _size(_TOTAL_NEW.search(msg)) or _size(_TOTAL_OLD.search(msg))
+    free_m = _FREE_NEW.search(msg) or _FREE_OLD.search(msg)
+    free = _size(free_m)
+    this_proc = _size(_THIS.search(msg))
+    allocated = _size(_ALLOC_NEW.search(msg) or _ALLOC_OLD.search(msg))
+    pools = _size(_POOLS.search(msg))
+    unalloc = _size(_UNALLOC.search(msg))
+    reserved_total = _size(_RESERVED_OLD.search(msg))
+    cached = _size(_CACHED_OLD.search(msg))
+    procs = [(int(m.group(1)), to_bytes(m.group(2), m.group(3))) for m in _PROC.finditer(msg)]
+    nvml_form = bool(_DEV_NEW.search(msg) or _FREE_NEW.search(msg) or _ALLOC_NEW.search(msg) or _UNALLOC.search(msg))
+
+    # Era.
+    hint_env = _HINT_ENV.search(msg)
+    if cached is not None:
+        era = "<=1.3 (cached)"
+    elif reserved_total is not None:
+        era = "1.10-2.0 (reserved + max_split_size_mb hint)" if _HINT_SPLIT.search(msg) else "1.4-1.9 (reserved in total)"
+        if _MALLOC_AT.search(msg):
+            era = "1.5-1.6 (reserved in total, malloc at)"
+    elif re.search(r"total\s+capacty", msg, re.I):
+        era = "2.1 (NVML, 'capacty')"
+    elif pools is not None:
+        era = "2.4+ (NVML, private pools)"
+    elif hint_env and hint_env.group(1) == "PYTORCH_ALLOC_CONF":
+        era = "newest (PYTORCH_ALLOC_CONF hint)"
+    elif nvml_form:
+        era = "2.2+ (NVML)"
+    else:
+        era = None
+    report.era = era
+    cls = _CLASS.search(msg)
+    if cls:
+        parsed["exception_class"] = cls.group(1)
+    rank = _RANK.search(msg)
+    if rank:
+        parsed["rank"] = int(rank.group(1))
+    if hint_env:
+        report.alloc_conf_hint = f"{hint_env.group(1)}={hint_env.group(2)}"
+    elif _HINT_SPLIT.search(msg):
+        report.alloc_conf_hint = "max_split_size_mb"
+    conf = _CONF_LINE.search(re.sub(r"try setting PYTORCH_\w+=\S+", "", flat))
+    if conf:
+        for item in conf.group(2).split(","):
+            if ":" in item:
+                key, _, value = item.partition(":")
+                report.alloc_conf[key.strip()] = value.strip()
+
+    # Garbage values (WSL2/WDDM): anything above the total capacity is unknown.
+    def sane(name: str, value: int | None) -> int | None:
+        if value is not None and total is not None and value > total:
+            report.notes.append(f"{name} ({value} bytes) is larger than the total capacity; treated as unknown.")
+            return None
+        return value
+
+    free = sane("free", free)
+    this_proc = sane("this process's memory", this_proc)
+    allocated = sane("allocated", allocated)
+
+    report.requested_bytes = requested
+    report.device_index = device_index
+    dev = report.ensure_device(device_index)
+    dev.total_bytes = total
+    dev.free_bytes = free
+    dev.allocated_bytes = allocated
+    dev.private_pool_bytes = pools
+    dev.process_used_bytes = this_proc
+    if reserved_total is not None:
+        dev.reserved_bytes = sane("reserved", reserved_total)
+    elif cached is not None:
+        dev.reserved_bytes = sane("cached", (allocated or 0) + cached) if allocated is not None else None
+        parsed["cached_bytes"] = cached
+    elif unalloc is not None and allocated is not None:
+        dev.reserved_bytes = allocated + unalloc
+    for pid, used in procs:
+        used_ok = sane(f"Process {pid}", used)
+        dev.other_processes.append(ProcessMemory(pid=pid, used_bytes=used_ok, gpu_index=device_index))
+    # PID namespaces (SA-ConvLSTM#22, Colab): without the "this process" clause, the Process line whose memory
+    # covers PyTorch's reserved memory (and at most 3 GiB more: context + libraries) is this process under
+    # its host PID.
+    if this_proc is None and dev.reserved_bytes is not None:
+        own = [p for p in dev.other_processes
+               if p.used_bytes is not None and dev.reserved_bytes <= p.used_bytes <= dev.reserved_bytes + 3 * 1024**3]
+        if len(own) == 1:
+            own[0].is_target = True
+            dev.process_used_bytes = own[0].used_bytes
+            report.notes.append(
+                f"Process {own[0].pid} is taken to be this process seen under its host PID (container or other PID "
+                "namespace): its memory covers PyTorch's reserved memory."
+            )
+
+    for name, value in (
+        ("requested_bytes", requested),
+        ("total_capacity_bytes", total),
+        ("free_bytes", free),
+        ("this_process_bytes", this_proc),
+        ("allocated_bytes", allocated),
+        ("private_pools_bytes", pools),
+        ("reserved_unallocated_bytes", unalloc),
+        ("reserved_bytes", dev.reserved_bytes),
+    ):
+        if value is not None:
+            parsed[name] = value
+    if device_index is not None:
+        parsed["device_index"] = device_index
+    if procs:
+        parsed["other_processes_bytes"] = sum(u for _, u in procs)
+        parsed["other_processes_count"] = len(procs)
+        for pid, used in procs:
+            parsed[f"process_{pid}_bytes"] = used
+
+    # What is missing, so a partial result says so.
+    missing = report.missing
+    if requested is None:
+        missing.append("requested size ('Tried to allocate ...')")
+    if device_index is None:
+        missing.append("GPU index")
+    if total is None:
+        missing.append("total capacity")
+    if free_m is None:
+        missing.append("free memory")
+    if allocated is None:
+        missing.append("allocated by PyTorch")
+    if dev.reserved_bytes is None:
+        missing.append("reserved by PyTorch")
+    if nvml_form and this_proc is None and "this process" not in msg:
+        missing.append("this process's memory ('Including non-PyTorch memory, this process has ...')")
+        report.notes.append(
+            "The per-process clause is missing: NVML could not match this process (Windows/WDDM, a container "
+            "with its own PID namespace, or no NVML)."
+            + (" A 'Process P' line may be this process under its host PID." if procs else "")
+        )
+    if total is None and requested is not None and re.search(r"Tried to allocate[^.]*\.\s*GPU\s*$", msg.strip()):
+        report.notes.append("The message is cut off right after 'GPU' (pytorch#126766); only the request is known.")
+    return True

@@ -1,0 +1,80 @@
+"""Sizes as frameworks print them -> bytes.
+
+PyTorch prints ``bytes``/``KiB``/``MiB``/``GiB`` (binary) in OOM messages; old ``memory_summary`` tables print
+``KB``/``MB``/``GB`` but divide by 1024 (``torch/cuda/memory.py`` ``_format_size`` before the KiB rename), and
+TensorFlow prints ``17.79G (19104890880 bytes)``, again binary. So every unit here is binary unless the caller
+asks for decimal: 1 KB = 1 KiB = 1024 B in framework texts. Counts in ``memory_summary`` use ``K``/``M``
+suffixes with base 1000 (``_format_count``).
+"""
+
+from __future__ import annotations
+
+import re
+
+_BINARY = {
+    "": 1,
+    "b": 1,
+    "byte": 1,
+    "bytes": 1,
+    "k": 1024,
+    "kb": 1024,
+    "kib": 1024,
+    "m": 1024**2,
+    "mb": 1024**2,
+    "mib": 1024**2,
+    "g": 1024**3,
+    "gb": 1024**3,
+    "gib": 1024**3,
+    "t": 1024**4,
+    "tb": 1024**4,
+    "tib": 1024**4,
+    "p": 1024**5,
+    "pb": 1024**5,
+    "pib": 1024**5,
+}
+
+# A number with an optional unit, as printed by PyTorch/TF/XLA: "14.48 GiB", "0 bytes", "6.00MiB", "17.79G".
+NUM = r"(\d+(?:[.,]\d+)?)"
+UNIT = r"(bytes?|[KMGTP]i?B|[KMGTP]|B)"
+SIZE = NUM + r"\s*" + UNIT
+SIZE_RE = re.compile(SIZE + r"\b")
+
+
+def to_bytes(number: str, unit: str) -> int:
+    """``to_bytes("14.48", "GiB")`` -> 15547781857. Commas as decimal separators are accepted.
+
+    Raises:
+        ValueError: the unit is not a size unit.
+    """
+    key = unit.strip().lower()
+    if key not in _BINARY:
+        raise ValueError(f"Not a size unit: {unit!r}")
+    return int(round(float(number.replace(",", ".")) * _BINARY[key]))
+
+
+def parse_size(text: str) -> int | None:
+    """The first size in ``text`` in bytes, or None when there is none."""
+    m = SIZE_RE.search(text)
+    if not m:
+        return None
+    return to_bytes(m.group(1), m.group(2))
+
+
+def parse_count(text: str) -> int | None:
+    """A memory_summary count such as ``"12794 K"`` -> 12794000; None when not a count."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KM]?)\s*", text)
+    if not m:
+        return None
+    return int(round(float(m.group(1)) * {"": 1, "K": 1000, "M": 1000_000}[m.group(2)]))
+
+
+def format_bytes(value: int | None) -> str:
+    """Binary display: 1536 -> "1.50 KiB"; None -> "N/A"."""
+    if value is None:
+        return "N/A"
+    size = float(value)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(size) < 1024 or unit == "TiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.2f} {unit}"
+        size /= 1024
+    return f"{size:.2f} TiB"

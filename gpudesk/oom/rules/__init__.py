@@ -1,0 +1,39 @@
+"""Diagnosis rules, one module per cause id. Each has ``check(facts) -> Cause | None`` and documents its
+thresholds and sources. :data:`RULES` is in tie-break order (more specific causes first)."""
+
+from gpudesk.oom.rules import (
+    allocation_outside_allocator,
+    cuda_graph_pools,
+    fragmentation,
+    genuine_shortage,
+    host_memory_growth,
+    kv_cache_budget,
+    leak,
+    multi_gpu_imbalance,
+    other_process,
+    preallocation,
+    single_allocation_exceeds_capacity,
+    sysmem_fallback,
+    unparseable,
+    zombie_workers,
+)
+from gpudesk.oom.rules.base import Facts
+
+RULES = (
+    kv_cache_budget,
+    single_allocation_exceeds_capacity,
+    cuda_graph_pools,
+    other_process,
+    fragmentation,
+    genuine_shortage,
+    preallocation,
+    allocation_outside_allocator,
+    multi_gpu_imbalance,
+    leak,
+    host_memory_growth,
+    zombie_workers,
+    sysmem_fallback,
+    unparseable,
+)
+
+__all__ = ["RULES", "Facts"]

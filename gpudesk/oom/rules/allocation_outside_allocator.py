@@ -1,0 +1,56 @@
+"""``allocation_outside_allocator``: memory PyTorch's allocator does not see (oom.md §5, §3.1 hidden OOMs).
+
+Two signals: (1) the error itself comes from outside the caching allocator: cuBLAS/cuDNN handle creation,
+``CUDA error: out of memory`` (context creation, extensions), NCCL (Qwen3#873) → 0.8; (2) NVML's figure for
+the process exceeds reserved memory by > 1.5 GiB (CUDA context is 0.3-1.2 GiB; more means NCCL buffers,
+cuBLAS workspaces, extensions or a second framework; VGen#104: 2.1 GiB) → 0.3 + 2 × share of the GPU (max
+0.6). Covers the article's "custom extensions leaking device memory" row (growth of this figure over time).
+"""
+
+from __future__ import annotations
+
+from gpudesk.oom.cause import Cause
+from gpudesk.oom.rules.base import GiB, Facts, clamp, evidence
+
+_LIBRARY_KINDS = {"cublas_alloc_failed", "cudnn_alloc_failed", "cuda_error_oom", "nccl_oom", "pin_memory_thread"}
+
+
+def check(f: Facts) -> Cause | None:
+    r = f.report
+    if r.kind in _LIBRARY_KINDS:
+        status = r.parsed.get("library_status")
+        conf = 0.8
+        if r.framework == "tensorflow":
+            conf = 0.5  # TF: usually its own preallocation took the memory first (see preallocation).
+        fix = ("Free GPU memory before the library initialises: run on a GPU with free memory (CUDA_VISIBLE_DEVICES), "
+               "stop other processes on it, or load less onto it first")
+        if r.kind == "pin_memory_thread":
+            fix = "Set the device in the DataLoader pin-memory thread's process (torch.cuda.set_device(local_rank)) or pin_memory=False"
+        return Cause(
+            id="allocation_outside_allocator",
+            title="A CUDA library could not allocate memory",
+            confidence=conf,
+            evidence=evidence(error_kind=r.kind, library_status=status, library_call=r.parsed.get("library_call")),
+            explanation="The failure happened outside PyTorch's caching allocator (cuBLAS/cuDNN handles and "
+                        "workspaces, CUDA context, NCCL, extensions): the GPU was already full when the library "
+                        "asked for memory.",
+            fix=fix,
+            more_fixes=["Run with CUDA_LAUNCH_BLOCKING=1 to see the exact call that failed.",
+                        "Reduce cuBLAS workspaces: CUBLAS_WORKSPACE_CONFIG=:4096:2 (fewer, smaller workspaces)."],
+        )
+    np_bytes = f.non_pytorch
+    if np_bytes is None or np_bytes <= 1.5 * GiB:
+        return None
+    share = f.share(np_bytes) or 0
+    return Cause(
+        id="allocation_outside_allocator",
+        title="Memory used outside PyTorch's allocator",
+        confidence=clamp(0.3 + 2 * share, hi=0.6),
+        evidence=evidence(non_pytorch_bytes=np_bytes, this_process_bytes=f.dev.process_used_bytes,
+                          reserved_bytes=f.reserved, non_pytorch_ratio=round(share, 3)),
+        explanation="NVML counts this process's memory above what the allocator reserved: CUDA context, NCCL "
+                    "buffers, cuBLAS/cuDNN workspaces, extensions calling cudaMalloc or another framework.",
+        fix="Find the non-PyTorch user: NCCL (NCCL_BUFFSIZE, fewer communicators), cuBLAS workspaces "
+            "(torch._C._cuda_clearCublasWorkspaces()), extensions or a second framework (JAX/TF/CuPy pools)",
+        checks=["Extensions leaking device memory: this figure grows over steps while reserved stays flat."],
+    )

@@ -1,0 +1,77 @@
+"""What every diagnosis rule reads: the report plus the derived figures of the failing GPU.
+
+Derived quantities follow oom.md §3.1 ("Derived quantities") and §5 (NVML reconciliation):
+
+* ``unallocated`` = reserved − allocated (cache, fragmented or not);
+* ``frag_ratio`` = unallocated / reserved (oom.md writes R/(A+R) with R the unallocated part);
+* ``margin`` = free + unallocated − requested: what would be left if the cache were perfectly packed and
+  handed to this request; negative means the request cannot fit even without fragmentation;
+* ``other`` = Σ other processes' NVML memory; ``non_pytorch`` = this process (NVML) − reserved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpudesk.oom.report import DeviceMemory, MemoryReport
+
+GiB = 1024**3
+MiB = 1024**2
+
+
+@dataclass
+class Facts:
+    """Numbers of the failing GPU, None where unknown (rules skip what they cannot compute)."""
+
+    report: MemoryReport
+    dev: DeviceMemory | None
+    requested: int | None
+    total: int | None
+    free: int | None
+    allocated: int | None
+    reserved: int | None
+    unallocated: int | None
+    frag_ratio: float | None
+    margin: int | None
+    other: int | None
+    non_pytorch: int | None
+    pools: int | None
+
+    @classmethod
+    def of(cls, report: MemoryReport) -> Facts:
+        dev = report.device
+        g = (lambda name: getattr(dev, name) if dev is not None else None)  # noqa: E731
+        free, unalloc, req = g("free_bytes"), (dev.reserved_unallocated_bytes if dev else None), report.requested_bytes
+        margin = None
+        if req is not None and free is not None:
+            margin = free + (unalloc or 0) - req
+        return cls(
+            report=report,
+            dev=dev,
+            requested=req,
+            total=g("total_bytes"),
+            free=free,
+            allocated=g("allocated_bytes"),
+            reserved=g("reserved_bytes"),
+            unallocated=unalloc,
+            frag_ratio=dev.fragmentation_ratio if dev else None,
+            margin=margin,
+            other=dev.other_processes_bytes if dev else None,
+            non_pytorch=dev.non_pytorch_bytes if dev else None,
+            pools=g("private_pool_bytes"),
+        )
+
+    def share(self, value: int | None) -> float | None:
+        """``value`` as a fraction of the total capacity; None when either is unknown."""
+        if value is None or not self.total:
+            return None
+        return value / self.total
+
+
+def clamp(x: float, lo: float = 0.05, hi: float = 0.97) -> float:
+    return round(max(lo, min(hi, x)), 2)
+
+
+def evidence(**items) -> dict:
+    """Evidence dict without the unknown (None) items."""
+    return {k: v for k, v in items.items() if v is not None}

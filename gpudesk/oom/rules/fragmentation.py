@@ -1,0 +1,83 @@
+"""``fragmentation``: reserved memory the allocator cannot hand to the request (oom.md §3.5 rule 4).
+
+Fires when free + reserved-but-unallocated would cover the request (so the memory exists but not as one
+block) and the cache is a sizeable part of reserved memory (frag_ratio >= 0.15, Vad-R1#11, pytorch#35901),
+or ``inactive_split_bytes`` / cudaMalloc retries / a largest free block smaller than the request say so
+directly. Also when the device reports far more free memory than the request (taggui#188: 2.35 GiB free,
+20 MiB failed): the free memory is not usable as one block (WDDM address space, per-process cap).
+Confidence rises with frag_ratio and retries. This covers the article's "cache not released" row.
+"""
+
+from __future__ import annotations
+
+from gpudesk.oom.cause import Cause
+from gpudesk.oom.rules.base import GiB, MiB, Facts, clamp, evidence
+
+FIX = "Set PYTORCH_ALLOC_CONF=expandable_segments:True (PYTORCH_CUDA_ALLOC_CONF on torch < 2.9) before the process starts"
+
+
+def check(f: Facts) -> Cause | None:
+    dev = f.dev
+    if dev is None:
+        return None
+    conf = 0.0
+    why = []
+    ratio = f.frag_ratio
+    fits = f.margin is not None and f.margin >= 0
+    if ratio is not None and ratio >= 0.15 and (fits or f.requested is None):
+        conf = 0.5 + min(0.4, ratio)
+        why.append(f"{ratio:.0%} of reserved memory is cached but unallocated")
+    elif f.unallocated is not None and f.requested is not None and fits and (
+        f.unallocated >= GiB or f.unallocated >= f.requested
+    ):
+        conf = 0.3 + min(0.15, (ratio or 0))
+        why.append("the unallocated cache alone is as large as the request")
+    if f.free is not None and f.requested is not None and f.free >= max(2 * f.requested, 256 * MiB) and (
+        f.total is None or f.free < f.total
+    ):
+        conf = max(conf, 0.55)
+        why.append("the GPU reports more free memory than the request, yet it failed (no contiguous block, "
+                   "WDDM/driver limit or a per-process memory fraction)")
+    if dev.inactive_split_bytes and dev.reserved_bytes and dev.inactive_split_bytes / dev.reserved_bytes >= 0.15:
+        conf = max(conf, 0.5 + min(0.4, dev.inactive_split_bytes / dev.reserved_bytes))
+        why.append("non-releasable (inactive split) memory is large")
+    if dev.largest_free_block_bytes is not None and f.requested is not None and f.unallocated:
+        if dev.largest_free_block_bytes < f.requested <= f.unallocated:
+            conf = max(conf, 0.8)
+            why.append("the largest free cached block is smaller than the request")
+    if conf == 0:
+        return None
+    if dev.num_alloc_retries:
+        conf += 0.05
+        why.append(f"{dev.num_alloc_retries} cudaMalloc retries (cache flushes) happened")
+    conf_hint = f.report.alloc_conf.get("expandable_segments")
+    more = [
+        "Keep tensor shapes stable between steps (pad or bucket variable-length batches); variable shapes split cached blocks.",
+        "Call torch.cuda.empty_cache() between phases (e.g. after evaluation) — it releases only whole free segments.",
+        "As a last resort set max_split_size_mb:<N> in PYTORCH_ALLOC_CONF (do not combine with expandable_segments, pytorch#119452).",
+    ]
+    fix = FIX
+    if conf_hint and conf_hint.lower() == "true":
+        fix = "expandable_segments is already on: reduce peak memory or stabilise shapes; the hint in the message is generic (pytorch#173049)"
+    return Cause(
+        id="fragmentation",
+        title="Fragmented allocator cache",
+        confidence=clamp(conf),
+        evidence=evidence(
+            requested_bytes=f.requested,
+            free_bytes=f.free,
+            reserved_bytes=f.reserved,
+            allocated_bytes=f.allocated,
+            reserved_unallocated_bytes=f.unallocated,
+            fragmentation_ratio=round(ratio, 3) if ratio is not None else None,
+            inactive_split_bytes=dev.inactive_split_bytes,
+            largest_free_block_bytes=dev.largest_free_block_bytes,
+            num_alloc_retries=dev.num_alloc_retries,
+            fit_margin_bytes=f.margin,
+        ),
+        explanation="; ".join(why) + ". The memory exists but not as one contiguous block, so the allocation fails.",
+        fix=fix,
+        more_fixes=more,
+        checks=["Compare memory_reserved() with memory_allocated() after each step: a growing gap with a flat "
+                "allocated curve is fragmentation, not a leak."],
+    )

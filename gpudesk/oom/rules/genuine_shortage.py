@@ -1,0 +1,94 @@
+"""``genuine_shortage``: the job needs more memory than the GPU has left for it (oom.md §3.5 rule 5).
+
+The margin (free + unallocated cache − request) says whether the request could fit even with a perfectly
+packed cache: below zero it cannot (0.85); within 3 % of the capacity it fits only on paper (0.75; the next
+step OOMs anyway, colabtools#3439, VGen#104, AP-PA#3); within 8 % (0.6); else unlikely (0.35); 0.45 when the request alone exceeds total − allocated (the
+single-allocation rule explains it better). The amount
+missing is ``shortfall_bytes``. For TensorFlow op-level OOMs without a Stats block (models#5527) it is the
+default reading (0.55). Fixes come from the sizing code where a workload is known (see diagnose()).
+"""
+
+from __future__ import annotations
+
+from gpudesk.oom.cause import Cause
+from gpudesk.oom.rules.base import Facts, clamp, evidence
+
+FIX = "Reduce the per-step memory: halve the micro-batch (use gradient accumulation to keep the effective batch)"
+MORE = [
+    "Enable activation checkpointing (model.gradient_checkpointing_enable() / torch.utils.checkpoint).",
+    "Train in bf16 mixed precision (torch.autocast) and keep fp32 master weights only in the optimizer.",
+    "Shard optimizer state, gradients and weights across GPUs (FSDP / DeepSpeed ZeRO-2/3).",
+    "For fine-tuning, use LoRA/QLoRA; for inference, use a smaller sequence length or batch.",
+    "Use a GPU with more memory.",
+]
+CHECKS = [
+    "Evaluation inside torch.no_grad()/torch.inference_mode() and model.eval(): without them activations are kept.",
+    "AMP misuse: a model cast with .half() under autocast keeps cast copies; fp32 weights without autocast double activations.",
+    "Tensors kept across steps (loss history without .item(), outputs stored with their graph).",
+]
+
+
+def check(f: Facts) -> Cause | None:
+    r = f.report
+    if r.kind in ("tf_resource_exhausted",) and f.total is None:
+        return Cause(
+            id="genuine_shortage",
+            title="Not enough GPU memory for this batch",
+            confidence=0.55,
+            evidence=evidence(requested_bytes=f.requested, tensor_shape=r.tensor_shape, dtype=r.dtype,
+                              device_index=r.device_index),
+            explanation="TensorFlow's GPU allocator ran out while allocating an activation tensor; its size "
+                        "scales with the batch (first dimension of the shape).",
+            fix="Reduce the batch size (per replica with multi_gpu_model / MirroredStrategy) or the input size",
+            more_fixes=["Use mixed precision (tf.keras.mixed_precision.set_global_policy('mixed_float16')).",
+                        "Add report_tensor_allocations_upon_oom to RunOptions to list the live tensors."],
+            checks=CHECKS[:1],
+        )
+    if r.kind == "xla_resource_exhausted":
+        if f.requested is not None and f.requested >= 1024**3:
+            return Cause(id="genuine_shortage", title="Not enough GPU memory for this computation", confidence=0.5,
+                         evidence=evidence(requested_bytes=f.requested),
+                         explanation="XLA could not place a buffer of more than 1 GiB.",
+                         fix="Reduce the batch or sequence length, or rematerialise with jax.checkpoint",
+                         more_fixes=MORE[2:])
+        return None
+    if f.margin is None or f.total is None:
+        return None
+    share = f.margin / f.total
+    if f.margin < 0:
+        conf = 0.85
+    elif share < 0.03:
+        conf = 0.75
+    elif share < 0.08:
+        conf = 0.6
+    else:
+        conf = 0.35
+    if f.requested is not None and f.allocated is not None and f.requested > f.total - f.allocated:
+        conf = 0.45  # one request larger than all the GPU could free: single_allocation_exceeds_capacity leads
+    shortfall = max(0, -f.margin)
+    own = f.dev.process_used_bytes if f.dev else None
+    return Cause(
+        id="genuine_shortage",
+        title="Not enough GPU memory for this job",
+        confidence=clamp(conf),
+        evidence=evidence(
+            requested_bytes=f.requested,
+            total_capacity_bytes=f.total,
+            free_bytes=f.free,
+            allocated_bytes=f.allocated,
+            reserved_unallocated_bytes=f.unallocated,
+            this_process_bytes=own,
+            fit_margin_bytes=f.margin,
+            fit_margin_ratio=round(share, 4),
+            shortfall_bytes=shortfall,
+        ),
+        explanation=(
+            f"Even a perfectly packed cache leaves {f.margin / 1024**2:.0f} MiB ({share:.1%} of the GPU) after this "
+            "request: the job's live tensors fill the GPU."
+            if f.margin >= 0
+            else f"The request needs {shortfall / 1024**2:.0f} MiB more than free plus cached memory."
+        ),
+        fix=FIX,
+        more_fixes=list(MORE),
+        checks=list(CHECKS),
+    )

@@ -1,0 +1,57 @@
+"""``leak``: allocated memory grows across steps (oom.md §3.5 rule 6; needs two or more samples in time).
+
+From MemorySample curves (launch, agent sampling): per GPU, allocated memory at the end is >= 256 MiB and
+>= 10 % above the start, with >= 70 % of steps not decreasing. Confidence 0.5 + relative growth (max 0.9).
+Covers the article's rows: tensors kept across steps (loss without .item(), outputs stored with their graph),
+closures captured by checkpointed functions, AMP GradScaler misuse (scaling a loss kept in a list), and
+extensions leaking memory after OOM recovery (MinkowskiEngine#359).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from gpudesk.oom.cause import Cause
+from gpudesk.oom.rules.base import MiB, Facts, clamp, evidence
+
+
+def check(f: Facts) -> Cause | None:
+    series: dict = defaultdict(list)
+    for s in f.report.samples:
+        if s.allocated_bytes is not None:
+            series[(s.pid, s.device_index)].append((s.t_s, s.allocated_bytes))
+    best = None
+    for key, pts in series.items():
+        if len(pts) < 3:
+            continue
+        pts.sort()
+        first, last = pts[0][1], pts[-1][1]
+        growth = last - first
+        ups = sum(1 for a, b in zip(pts, pts[1:]) if b[1] >= a[1])
+        if growth < 256 * MiB or growth < 0.1 * max(first, 1) or ups < 0.7 * (len(pts) - 1):
+            continue
+        rel = growth / max(first, 256 * MiB)
+        if best is None or rel > best[0]:
+            best = (rel, key, pts, growth)
+    if best is None:
+        return None
+    rel, (pid, index), pts, growth = best
+    window = pts[-1][0] - pts[0][0]
+    return Cause(
+        id="leak",
+        title="Allocated memory grows step after step",
+        confidence=clamp(0.5 + min(0.4, rel / 2)),
+        evidence=evidence(device_index=index, pid=pid, allocated_first_bytes=pts[0][1], allocated_last_bytes=pts[-1][1],
+                          allocated_growth_bytes=growth, window_s=round(window, 2), samples=len(pts),
+                          allocated_growth_bytes_per_s=round(growth / window) if window > 0 else None),
+        explanation="Live tensor memory rises steadily between samples taken at comparable points: something keeps "
+                    "references to tensors from earlier steps.",
+        fix="Store scalars, not tensors: total_loss += loss.item() (or loss.detach()); do not keep outputs that carry "
+            "the autograd graph",
+        checks=[
+            "Closures or lists captured by torch.utils.checkpoint functions keep their inputs alive.",
+            "AMP: call scaler.scale(loss).backward() once per step and never keep the scaled loss.",
+            "Evaluation without torch.no_grad() keeps graphs; call model.eval() for dropout/batch-norm mode.",
+            "Custom CUDA extensions that leak after a caught OOM: compare NVML process memory with reserved memory.",
+        ],
+    )

@@ -1,0 +1,38 @@
+"""``multi_gpu_imbalance``: one GPU of a multi-GPU job holds much more than the others (fairseq#2442).
+
+Needs figures of two or more GPUs (probe, NVML evidence, or a log with several ranks' messages): fires when
+the busiest GPU's allocated (else NVML process) memory is >= 1.3 × the least busy one's and >= 1 GiB more;
+0.45 + 0.2 × (ratio − 1), max 0.85. A single-GPU text cannot show it.
+"""
+
+from __future__ import annotations
+
+from gpudesk.oom.cause import Cause
+from gpudesk.oom.rules.base import GiB, Facts, clamp, evidence
+
+
+def _load(dev) -> int | None:
+    return dev.allocated_bytes if dev.allocated_bytes is not None else dev.process_used_bytes
+
+
+def check(f: Facts) -> Cause | None:
+    loads = [(d.index, _load(d)) for d in f.report.devices if _load(d) is not None]
+    if len(loads) < 2:
+        return None
+    hi = max(loads, key=lambda x: x[1])
+    lo = min(loads, key=lambda x: x[1])
+    if lo[1] <= 0 or hi[1] < 1.3 * lo[1] or hi[1] - lo[1] < GiB:
+        return None
+    ratio = hi[1] / lo[1]
+    return Cause(
+        id="multi_gpu_imbalance",
+        title="Uneven memory across GPUs",
+        confidence=clamp(0.45 + 0.2 * (ratio - 1), hi=0.85),
+        evidence=evidence(busiest_gpu_index=hi[0], busiest_gpu_bytes=hi[1], least_gpu_index=lo[0],
+                          least_gpu_bytes=lo[1], imbalance_ratio=round(ratio, 2)),
+        explanation=f"GPU {hi[0]} holds {ratio:.1f}× the memory of GPU {lo[0]}: the job does not spread its "
+                    "load evenly (rank 0 extras, uneven dynamic batches, DataParallel gathering on GPU 0).",
+        fix="Balance the per-rank load: cap tokens per batch (e.g. fairseq --max-tokens), move metric/loss "
+            "gathering off rank 0, and use DistributedDataParallel instead of DataParallel",
+        more_fixes=["Check that no rank creates a context on GPU 0 (torch.cuda.set_device(local_rank) first)."],
+    )

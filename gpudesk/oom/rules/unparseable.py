@@ -1,0 +1,23 @@
+"""``unparseable``: nothing in the input could be read as an OOM message; say what is needed instead."""
+
+from __future__ import annotations
+
+from gpudesk.oom.cause import Cause
+from gpudesk.oom.rules.base import Facts, evidence
+
+
+def check(f: Facts) -> Cause | None:
+    r = f.report
+    if r.kind != "unknown" or r.source != "text":
+        return None
+    return Cause(
+        id="unparseable",
+        title="No out-of-memory message found",
+        confidence=0.9,
+        evidence=evidence(characters=len(r.text or ""), framework_guess=r.framework, missing=list(r.missing)),
+        explanation="The text holds no PyTorch, TensorFlow, JAX, cuBLAS or vLLM out-of-memory message that gpudesk "
+                    "knows. Nothing was lost: the text is kept with the diagnosis.",
+        fix="Paste the whole error (from 'Tried to allocate' / 'Resource exhausted' to the end of the line) and, for "
+            "PyTorch, the output of print(torch.cuda.memory_summary())",
+        more_fixes=["Or probe the running process: gpudesk oom probe PID, or run it with gpudesk oom run -- CMD."],
+    )

@@ -1,0 +1,62 @@
+"""The planner: Requirement (the five questions) -> workload kind -> candidates -> ranked Plan. Qt-free.
+
+API summary (stable; the Plan tab, sheets and saved plans build on it)::
+
+    from gpudesk.planner import (
+        Requirement, DataIO, ModelMemory, WorkloadMix, SoftwareStack, Operations, TcoAssumptions,
+        load_profile, save_profile, dumps_profile, requirement_from_dict, requirement_to_dict,
+        plan, plan_to_dict, resolve_model, memory_workload,
+        Plan, Candidate, Rejected, Tco, WORKLOAD_KINDS,
+        PlannerError, PlanInputError, ProfileError,
+    )
+
+    req = load_profile("resources/examples/article-13b-finetune.toml")   # or Requirement(...) from the wizard
+    req.validate()                     # PlanInputError(field="model.params", ...) on bad input
+    result = plan(req, open_catalog())  # -> Plan
+    result.workload_kind               # "large-model-training", ...
+    result.memory                      # MemoryEstimate of the job on one GPU (total_bytes, breakdown)
+    result.top                         # best Candidate or None
+    for c in result.candidates:        # ranked: fits the safe line, meets deadline/QPS, lowest TCO, fastest
+        c.gpu_id, c.gpu_name, c.count, c.interconnect, c.server_id, c.sharding, c.recompute
+        c.memory.breakdown             # bytes per GPU by component; c.per_gpu_memory_bytes
+        c.usable_memory_bytes, c.safe_line_bytes, c.headroom_bytes, c.fits
+        c.step_time_s, c.comm_share, c.time_to_result_s, c.meets_deadline, c.deadline_miss_s
+        c.qps_capacity, c.meets_qps, c.tco_3y_usd, c.tco_breakdown_usd, c.warnings, c.rationale
+    result.rejected                    # [Rejected(gpu_id, count, server_id, interconnect, reasons)]
+    result.deadline_met_by_any, result.closest   # when nobody meets the deadline
+    plan_to_dict(result)               # the JSON shape of ``gpudesk plan --format json``
+
+The live memory chart: ``spec = resolve_model(req.model, catalog)`` then
+``gpudesk.sizing.estimate_memory(spec, memory_workload(req, gpus=N, sharding="zero3"))``.
+
+Requirement sections and units: see gpudesk.planner.requirement; TCO defaults and their sources:
+``TcoAssumptions.SOURCES``. Errors: PlanInputError (``.field`` = "section.name"), ProfileError (TOML),
+and gpudesk.sizing.SizingError from the formulas (``.field``).
+"""
+
+from gpudesk.planner.classify import WORKLOAD_KINDS, classify
+from gpudesk.planner.errors import PlanInputError, PlannerError, ProfileError
+from gpudesk.planner.export import plan_to_dict
+from gpudesk.planner.plan import memory_workload, plan, resolve_model
+from gpudesk.planner.requirement import (
+    DataIO,
+    ModelMemory,
+    Operations,
+    Requirement,
+    SoftwareStack,
+    WorkloadMix,
+    dumps_profile,
+    load_profile,
+    requirement_from_dict,
+    requirement_to_dict,
+    save_profile,
+)
+from gpudesk.planner.results import Candidate, Plan, Rejected
+from gpudesk.planner.tco import Tco, TcoAssumptions
+
+__all__ = [
+    "Candidate", "DataIO", "ModelMemory", "Operations", "Plan", "PlanInputError", "PlannerError", "ProfileError",
+    "Rejected", "Requirement", "SoftwareStack", "Tco", "TcoAssumptions", "WORKLOAD_KINDS", "WorkloadMix",
+    "classify", "dumps_profile", "load_profile", "memory_workload", "plan", "plan_to_dict", "requirement_from_dict",
+    "requirement_to_dict", "resolve_model", "save_profile",
+]

@@ -1,0 +1,110 @@
+"""Enumerate GPU x count x interconnect x server options from the catalog, with the shared context.
+
+Counts are powers of two up to ``operations.max_gpus`` for training; inference sizes the count from the QPS
+target. One server holds up to ``server.max_gpus``; larger counts use whole servers joined by
+``operations.network_link`` (workstations are not clustered). A PCIe card in a newer-generation slot runs at
+its own generation (catalog.md 4d: the RTX 4090 is a Gen4 card).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from gpudesk.planner.errors import PlanInputError
+from gpudesk.planner.gates import StackIndex
+from gpudesk.planner.requirement import Requirement
+from gpudesk.sizing.estimate import MemoryEstimate
+from gpudesk.sizing.shapes import ModelSpec
+
+GIB = 1024**3
+
+
+@dataclass
+class PlanContext:
+    """Catalog rows and caches for one planning run."""
+
+    req: Requirement
+    spec: ModelSpec
+    gpus: list
+    servers: list
+    links: dict
+    network: object
+    index: StackIndex
+    memory_cache: dict[tuple, MemoryEstimate] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, req: Requirement, spec: ModelSpec, catalog) -> "PlanContext":
+        links = {link.id: link for link in catalog.links()}
+        network = links.get(req.operations.network_link)
+        if network is None:
+            raise PlanInputError("operations.network_link", f"{req.operations.network_link!r} is not a catalog link; "
+                                 f"use one of {', '.join(k for k, v in links.items() if v.kind == 'network')}.")
+        servers = catalog.servers()
+        if req.operations.existing_server and req.operations.existing_server not in {s.id for s in servers}:
+            raise PlanInputError("operations.existing_server", f"{req.operations.existing_server!r} is not a catalog server; "
+                                 f"use one of {', '.join(s.id for s in servers)}.")
+        return cls(req=req, spec=spec, gpus=catalog.gpus(), servers=servers, links=links, network=network,
+                   index=StackIndex.from_catalog(catalog))
+
+
+def accepts(server, gpu) -> bool:
+    """Whether ``gpu`` fits ``server`` (form factor, architectures / listed GPU ids)."""
+    method = getattr(server, "accepts", None)
+    if method is not None:
+        return method(gpu)
+    if gpu.form_factor != server.gpu_form_factor:
+        return False
+    return not server.architectures or gpu.architecture in server.architectures
+
+
+def intra_link(ctx: PlanContext, gpu, server):
+    """The GPU-GPU link inside ``server`` for ``gpu``: NVLink/IF for SXM/OAM, else PCIe at the slower generation."""
+    link = ctx.links.get(server.interconnect)
+    if link is not None and link.kind == "pcie" and gpu.pcie_gen:
+        gen = min(int(gpu.pcie_gen), int("".join(ch for ch in link.id.split("-")[0] if ch.isdigit()) or gpu.pcie_gen))
+        link = ctx.links.get(f"pcie{gen}-x16", link)
+    return link
+
+
+def training_counts(max_gpus: int) -> list[int]:
+    """1, 2, 4, ... up to ``max_gpus`` (and ``max_gpus`` itself)."""
+    counts, n = [], 1
+    while n <= max_gpus:
+        counts.append(n)
+        n *= 2
+    if counts[-1] != max_gpus:
+        counts.append(max_gpus)
+    return counts
+
+
+def placements(server, count: int) -> int | None:
+    """Servers needed for ``count`` GPUs (None when this chassis cannot take that count)."""
+    if count < server.min_gpus:
+        return None
+    if count <= server.max_gpus:
+        return 1
+    if server.kind == "workstation" or count % server.max_gpus:
+        return None
+    return count // server.max_gpus
+
+
+def servers_for(ctx: PlanContext, gpu) -> list:
+    """Catalog servers that take ``gpu``."""
+    return [s for s in ctx.servers if accepts(s, gpu)]
+
+
+def gib(value: float) -> str:
+    """Bytes as a GiB string with two decimals."""
+    return f"{value / GIB:.2f} GiB"
+
+
+def fmt_duration(seconds: float | None) -> str:
+    """Seconds as days/hours text."""
+    if seconds is None or math.isinf(seconds):
+        return "N/A"
+    if seconds >= 86400:
+        return f"{seconds / 86400:.1f} days"
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds:.1f} s"

@@ -1,0 +1,45 @@
+"""Workload kind: the source article's four kinds plus mid-size training (seed/DIGEST.md sections 2 and 4).
+
+Rules, first match wins:
+1. inference mode -> ``high-concurrency-inference`` (the article's serving kind: memory pooling, MIG/vGPU, low
+   power, throughput per watt; it calls QPS > 100 "high concurrency", and smaller services follow the same
+   rules, e.g. the 0.23B risk model at QPS 40).
+2. video or 3D volumes, or sequences >= 32K tokens -> ``multimodal-long-sequence``.
+3. full training of > 7 B parameters -> ``large-model-training`` (article: 13B full fine-tune, >= 40 GB, NVLink).
+4. 1-7 B parameters, or LoRA/QLoRA of a larger model -> ``mid-size-training`` (article 4: "mid-size training
+   (1-7B)").
+5. below 1 B parameters -> ``small-model-iteration`` (Kaggle, teaching, prototypes: 8-12 GB, consumer cards).
+"""
+
+from __future__ import annotations
+
+from gpudesk.planner.requirement import Requirement
+from gpudesk.sizing.shapes import ModelSpec
+
+SMALL = "small-model-iteration"
+MID = "mid-size-training"
+LARGE = "large-model-training"
+INFERENCE = "high-concurrency-inference"
+MULTIMODAL = "multimodal-long-sequence"
+WORKLOAD_KINDS = (SMALL, MID, LARGE, INFERENCE, MULTIMODAL)
+
+_ARTICLE = "source article section 2.2 (four workload kinds) and section 4 (conversion rules)"
+
+
+def classify(req: Requirement, spec: ModelSpec) -> tuple[str, list[tuple[str, str]]]:
+    """Return (workload kind, rationale entries) for a validated requirement and its model shape."""
+    m, d, w = req.model, req.data, req.workload
+    p = spec.params
+    if m.mode == "inference":
+        qps = w.target_qps or 0
+        note = "above" if qps > 100 else "at or below"
+        return INFERENCE, [(f"Inference at QPS {qps:g} ({note} the article's high-concurrency threshold of 100): "
+                            "size for throughput per watt and per dollar", _ARTICLE)]
+    if d.modality in ("video", "3d-volume") or m.seq_len_tokens >= 32768:
+        why = f"modality {d.modality}" if d.modality in ("video", "3d-volume") else f"sequence of {m.seq_len_tokens} tokens"
+        return MULTIMODAL, [(f"Multimodal / long-sequence work ({why}): memory and bandwidth both under pressure", _ARTICLE)]
+    if m.mode == "train" and p > 7.7e9:
+        return LARGE, [(f"Full training of {p / 1e9:.1f} B parameters (> 7 B): large-model kind, multi-GPU with NVLink preferred", _ARTICLE)]
+    if p >= 1e9 or m.mode in ("lora", "qlora"):
+        return MID, [(f"{m.mode} of {p / 1e9:.2f} B parameters: mid-size training (1-7 B or adapter fine-tuning)", _ARTICLE)]
+    return SMALL, [(f"{p / 1e6:.0f} M parameters: small-model fast iteration (8-12 GB, consumer cards acceptable)", _ARTICLE)]

@@ -1,0 +1,93 @@
+"""``plan_to_dict``: the JSON shape of a plan (keys carry units), shared by the CLI and the JSON sheet."""
+
+from __future__ import annotations
+
+import math
+
+from gpudesk import __version__
+from gpudesk.planner.results import Candidate, Plan, Rejected
+
+PLAN_JSON_VERSION = 1
+
+
+def _num(value):
+    if value is None:
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def candidate_to_dict(c: Candidate) -> dict:
+    """One candidate as JSON (bytes, seconds, USD)."""
+    return {
+        "gpu_id": c.gpu_id,
+        "gpu_name": c.gpu_name,
+        "count": c.count,
+        "servers": c.servers,
+        "server_id": c.server_id,
+        "server_name": c.server_name,
+        "interconnect": c.interconnect,
+        "interconnect_name": c.interconnect_name,
+        "network_link": c.network_link,
+        "sharding": c.sharding,
+        "recompute": c.recompute,
+        "per_gpu_memory_bytes": c.per_gpu_memory_bytes,
+        "per_gpu_memory_breakdown_bytes": dict(c.memory.breakdown),
+        "usable_memory_bytes": c.usable_memory_bytes,
+        "safe_line_bytes": c.safe_line_bytes,
+        "headroom_to_safe_line_bytes": c.headroom_bytes,
+        "fits": c.fits,
+        "step_time_s": _num(c.step_time_s),
+        "comm_share": _num(c.comm_share),
+        "time_to_result_s": _num(c.time_to_result_s),
+        "meets_deadline": c.meets_deadline,
+        "deadline_miss_s": _num(c.deadline_miss_s),
+        "qps_capacity": _num(c.qps_capacity),
+        "meets_qps": c.meets_qps,
+        "data_rate_needed_bytes_per_s": _num(c.data_rate_needed_bytes_per_s),
+        "data_rate_available_bytes_per_s": _num(c.data_rate_available_bytes_per_s),
+        "gpu_power_w": c.gpu_power_w,
+        "tco_3y_usd": _num(c.tco_3y_usd),
+        "tco_breakdown_usd": {k: _num(v) for k, v in c.tco_breakdown_usd.items()},
+        "warnings": list(c.warnings),
+        "rationale": [{"decision": d, "source": s} for d, s in c.rationale],
+    }
+
+
+def rejected_to_dict(r: Rejected) -> dict:
+    """One rejected option as JSON."""
+    return {"gpu_id": r.gpu_id, "gpu_name": r.gpu_name, "count": r.count, "server_id": r.server_id,
+            "interconnect": r.interconnect, "reasons": list(r.reasons)}
+
+
+def plan_to_dict(plan: Plan, max_rejected: int | None = None) -> dict:
+    """The plan as a JSON-ready dict.
+
+    Keys: ``version``, ``gpudesk_version``, ``name``, ``workload_kind``, ``model`` (name, params, shape_is_guess,
+    source), ``memory`` (``total_bytes``, ``breakdown_bytes``, ``assumptions``), ``candidates`` (ranked; see
+    :func:`candidate_to_dict`), ``rejected``, ``deadline_met_by_any``, ``closest`` (candidates that miss the
+    deadline by the least), ``warnings``, ``rationale``.
+    """
+    rejected = plan.rejected if max_rejected is None else plan.rejected[:max_rejected]
+    spec = plan.model
+    return {
+        "version": PLAN_JSON_VERSION,
+        "gpudesk_version": __version__,
+        "name": plan.requirement.name,
+        "workload_kind": plan.workload_kind,
+        "model": {"name": spec.name, "params": spec.params, "shape_is_guess": spec.shape_is_guess, "source": spec.source},
+        "memory": {
+            "total_bytes": plan.memory.total_bytes,
+            "breakdown_bytes": dict(plan.memory.breakdown),
+            "assumptions": [{"assumption": a, "source": s} for a, s in plan.memory.assumptions],
+        },
+        "candidates": [candidate_to_dict(c) for c in plan.candidates],
+        "rejected": [rejected_to_dict(r) for r in rejected],
+        "deadline_met_by_any": plan.deadline_met_by_any,
+        "closest": [{"gpu_id": c.gpu_id, "count": c.count, "interconnect": c.interconnect,
+                     "deadline_miss_s": _num(c.deadline_miss_s), "time_to_result_s": _num(c.time_to_result_s)}
+                    for c in plan.closest],
+        "warnings": list(plan.warnings),
+        "rationale": [{"decision": d, "source": s} for d, s in plan.rationale],
+    }

@@ -1,0 +1,142 @@
+"""Hard filters and warnings that depend on the GPU and the software stack, not on the count.
+
+Each rejection reason and warning names the rule or datasheet behind it. Sources: the catalog's
+precision_support and cuda_arch_support tables (catalog.md 1.4: architectures dropped by CUDA 13, Blackwell
+needing CUDA 12.8), the source article's seven limits of consumer cards (section 5.3), NVIDIA's MIG supported-GPU
+list (catalog.md 4f), and the requirement's compliance answers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpudesk.planner.requirement import Requirement, parse_version
+from gpudesk.sizing.dtypes import compute_precision_of
+
+CONSUMER_LIMITS = ("the article's seven limits of consumer cards in production: no ECC (RTX 4090: soft ECC, off by "
+                   "default), PCIe saturation with several cards, no virtualisation, no vGPU, no enterprise support, "
+                   "power spikes, blower/thermal throttling in dense chassis")
+
+
+@dataclass
+class StackIndex:
+    """Catalog lookups built once per plan: precision support and CUDA architecture rows."""
+
+    precision: dict[tuple[str, str], object]
+    arch: dict[tuple[str, str], object]
+    arch_by_name: dict[str, list]
+
+    @classmethod
+    def from_catalog(cls, catalog) -> "StackIndex":
+        precision = {(p.architecture, p.precision): p for p in catalog.precision_support()}
+        arch: dict[tuple[str, str], object] = {}
+        by_name: dict[str, list] = {}
+        for row in catalog.cuda_arch_support():
+            arch[(row.architecture, row.sm)] = row
+            by_name.setdefault(row.architecture, []).append(row)
+        return cls(precision=precision, arch=arch, arch_by_name=by_name)
+
+
+def requested_precision(req: Requirement) -> str:
+    """The tensor-core precision the workload computes in (training precision, or from the weight format)."""
+    if req.model.mode == "inference":
+        return compute_precision_of(req.model.weight_format)
+    return req.model.precision
+
+
+def _older(have: tuple[int, ...] | None, need: str | None) -> bool:
+    want = parse_version(need)
+    return bool(have and want and have < want)
+
+
+def gpu_gates(gpu, req: Requirement, index: StackIndex) -> tuple[list[str], list[str], list[tuple[str, str]]]:
+    """(rejection reasons, warnings, rationale) for ``gpu`` against the stack and compliance answers."""
+    reasons: list[str] = []
+    warnings: list[str] = []
+    why: list[tuple[str, str]] = []
+    s = req.software
+    cuda = parse_version(s.cuda_version)
+    torch = parse_version(s.framework_version) if s.framework.lower() == "pytorch" else None
+    precision = requested_precision(req)
+    amd = gpu.vendor.upper().startswith("AMD")
+
+    if amd and cuda:
+        reasons.append(f"{gpu.name} runs ROCm, not CUDA; the stack pins CUDA {s.cuda_version} (catalog: vendor {gpu.vendor})")
+    support = index.precision.get((gpu.architecture, precision))
+    if support is not None and not support.supported:
+        what = "FP8" if precision == "fp8" else precision.upper()
+        reasons.append(f"{what} requested but {gpu.architecture} has no {what} tensor cores: {support.notes or 'catalog precision_support'}")
+    elif support is not None:
+        if not amd and _older(cuda, support.min_cuda):
+            reasons.append(f"{precision.upper()} on {gpu.architecture} needs CUDA >= {support.min_cuda}; the stack pins {s.cuda_version} (catalog precision_support)")
+        if _older(torch, support.min_pytorch):
+            reasons.append(f"{precision.upper()} on {gpu.architecture} needs PyTorch >= {support.min_pytorch}; the stack pins {s.framework_version} (catalog precision_support)")
+        if precision == "fp8" and support.notes:
+            warnings.append(f"FP8 software risk on {gpu.architecture}: {support.notes}")
+    if not amd and gpu.compute_capability:
+        sm = "sm_" + gpu.compute_capability.replace(".", "")
+        row = index.arch.get((gpu.architecture, sm))
+        if row is not None:
+            if _older(cuda, row.first_cuda):
+                reasons.append(f"{sm} ({gpu.architecture}) needs CUDA >= {row.first_cuda}; the stack pins {s.cuda_version} (catalog cuda_arch_support, {row.source_url})")
+            if row.dropped_in_cuda:
+                if cuda and cuda >= parse_version(row.dropped_in_cuda):
+                    reasons.append(f"{sm} was dropped in CUDA {row.dropped_in_cuda}; the stack pins {s.cuda_version} ({row.source_url})")
+                else:
+                    warnings.append(f"Software support risk: {sm} ({gpu.architecture}) is dropped by CUDA {row.dropped_in_cuda}. "
+                                    f"{row.pytorch_last_wheel_note or ''}".strip())
+    if s.require_ecc and not gpu.ecc:
+        reasons.append(f"ECC required; {gpu.name} has no ECC (datasheet; catalog.md 4k)")
+    elif s.require_ecc and gpu.consumer:
+        warnings.append(f"ECC required: {gpu.name} has only a driver toggle (soft ECC, off by default, costs performance; catalog.md 4k)")
+    if s.require_vgpu and not gpu.vgpu:
+        reasons.append(f"vGPU required; {gpu.name} is not supported by NVIDIA vGPU (consumer card)" if gpu.consumer
+                       else f"vGPU required; {gpu.name} does not support vGPU (catalog)")
+    if s.require_virtualisation and gpu.consumer:
+        reasons.append(f"virtualisation required; consumer cards such as {gpu.name} are not supported by enterprise hypervisors (article 5.3: VMware vSphere 7.0 does not support the 4090)")
+    if s.require_mig and not gpu.mig_max_instances:
+        reasons.append(f"MIG required; {gpu.name} has no MIG (NVIDIA MIG supported-GPU list; catalog.md 4f)")
+    if s.fips:
+        why.append(("FIPS 140 is a property of the OS, driver and library crypto modules, not of the GPU; check the validated builds",
+                    "requirement: software.fips"))
+    if gpu.consumer:
+        warnings.append(f"Consumer card: {CONSUMER_LIMITS}")
+    if gpu.confidence and str(gpu.confidence).lower() not in ("high", "v", "verified"):
+        warnings.append(f"Catalog confidence for {gpu.name} is {gpu.confidence}; re-check the datasheet ({gpu.source_url})")
+    return reasons, warnings, why
+
+
+def server_gates(server, gpu, count: int, servers: int, req: Requirement) -> list[str]:
+    """Reasons an existing-server, power or cooling answer rules this option out (empty: allowed)."""
+    o = req.operations
+    reasons: list[str] = []
+    if o.existing_server:
+        if server.id != o.existing_server:
+            reasons.append(f"the plan reuses server {o.existing_server}")
+        elif servers > 1:
+            reasons.append(f"{count} GPUs need {servers} servers; only the existing {server.id} is available")
+        elif o.free_slots is not None and count > o.free_slots:
+            reasons.append(f"{count} GPUs exceed the {o.free_slots} free slots of {server.id}")
+    if o.power_budget_w is not None and count * gpu.tdp_w > o.power_budget_w:
+        reasons.append(f"{count} x {gpu.tdp_w:.0f} W TDP = {count * gpu.tdp_w:,.0f} W exceeds the power budget of {o.power_budget_w:,.0f} W (datasheet TDP)")
+    if o.cooling == "air" and server.cooling == "liquid":
+        reasons.append(f"{server.name} needs liquid cooling; the site has air cooling only")
+    return reasons
+
+
+def kind_gates(kind: str, gpu) -> list[str]:
+    """Rejections from the article's conversion rules for the workload kind (article 2.2 and 5.3).
+
+    Large-model training and multimodal long-sequence work need >= 40 GB per card, and production training
+    leaves consumer cards to personal development, Kaggle and teaching.
+    """
+    from gpudesk.planner.classify import LARGE, MULTIMODAL
+
+    reasons = []
+    if kind in (LARGE, MULTIMODAL):
+        if gpu.memory_gb < 40:
+            reasons.append(f"{kind} needs >= 40 GB per card; {gpu.name} has {gpu.memory_gb:g} GB (article 2.2)")
+        if gpu.consumer:
+            reasons.append(f"{kind}: consumer cards are for personal development, Kaggle and teaching, not production "
+                           "training (article 5.3)")
+    return reasons

@@ -1,0 +1,140 @@
+"""``plan(req, catalog) -> Plan``: classify the workload, enumerate and evaluate every catalog option, apply
+the stack and operations gates, price each candidate over three years, and rank them."""
+
+from __future__ import annotations
+
+import math
+
+from gpudesk.planner.candidates import PlanContext, gib, placements, servers_for, training_counts
+from gpudesk.planner.classify import LARGE, MULTIMODAL, classify
+from gpudesk.planner.gates import gpu_gates, kind_gates, server_gates
+from gpudesk.planner.rank import closest_to_deadline, hardware_usd, rank
+from gpudesk.planner.requirement import Requirement
+from gpudesk.planner.results import Candidate, Plan, Rejected
+from gpudesk.planner.serve_eval import evaluate_inference
+from gpudesk.planner.tco import compute_tco
+from gpudesk.planner.train_eval import evaluate_training
+from gpudesk.planner.workload import memory_workload, resolve_model
+from gpudesk.sizing.memory import estimate_memory
+
+__all__ = ["plan", "resolve_model", "memory_workload"]
+
+
+def _plan_warnings(req: Requirement, spec) -> list[str]:
+    d = req.data
+    out = []
+    if spec.shape_is_guess:
+        out.append(f"Model shape inferred from {spec.params:,} parameters (a guess): give a config.json for exact memory figures")
+    if d.dataset_bytes and d.sample_count and d.sample_bytes:
+        implied = d.sample_count * d.sample_bytes
+        ratio = d.dataset_bytes / implied
+        if ratio < 0.5 or ratio > 2:
+            out.append(f"Data answers disagree: {d.sample_count:,} samples x {d.sample_bytes / 1e6:g} MB = {implied / 1e12:.1f} TB, "
+                       f"but the dataset is {d.dataset_bytes / 1e12:.1f} TB; data-rate checks use the per-sample size")
+    if req.software.libraries:
+        out.append("Pin and test the listed libraries on the delivered system: " + ", ".join(req.software.libraries))
+    return out
+
+
+def _dedupe_rejections(rejected: list[Rejected]) -> list[Rejected]:
+    """One entry per (GPU, count, reasons): the same memory verdict in six chassis is one rejection."""
+    seen: dict[tuple, Rejected] = {}
+    for r in rejected:
+        key = (r.gpu_id, r.count, tuple(r.reasons))
+        if key not in seen:
+            seen[key] = r
+    return list(seen.values())
+
+
+def _price(c: Candidate, gpu, server, req: Requirement) -> None:
+    delay_days = (c.deadline_miss_s or 0.0) / 86400
+    c.tco = compute_tco(gpu_id=gpu.id, gpu_price_usd=gpu.price_usd, gpu_tdp_w=gpu.tdp_w, count=c.count,
+                        server_id=server.id, server_kind=server.kind, servers=c.servers,
+                        host_price_usd=server.host_price_usd, server_power_w=server.power_w,
+                        server_max_gpus=server.max_gpus, delay_days=delay_days, a=req.tco)
+    for item in c.tco.missing:
+        c.warnings.append(f"TCO unknown: no {item} in the catalog; set one in the price overrides")
+    c.rationale.extend(c.tco.assumptions)
+    if c.tco.total_usd is not None:
+        c.rationale.append((f"{req.tco.years:g}-year TCO ${c.tco.total_usd:,.0f} (electricity ${req.tco.electricity_usd_per_kwh:g}/kWh, "
+                            f"PUE {req.tco.pue:g}, utilisation {req.tco.utilisation:.0%})",
+                            "catalog.md 5.1 TCO model; TcoAssumptions.SOURCES"))
+    hw = hardware_usd(c)
+    if req.operations.budget_usd and hw is not None and hw > req.operations.budget_usd:
+        c.warnings.append(f"Over budget: hardware ${hw:,.0f} > ${req.operations.budget_usd:,.0f}")
+    growth = req.operations.growth_gpus_6_months
+    if growth and c.count + growth > c.servers * server.max_gpus:
+        c.warnings.append(f"No room for the {growth} GPUs planned within 6 months: {server.name} holds {server.max_gpus} per server")
+
+
+def plan(req: Requirement, catalog) -> Plan:
+    """Plan ``req`` against ``catalog`` (a gpudesk.catalog.Catalog).
+
+    Returns:
+        Plan with ranked candidates, rejections, the deadline verdict and rationale.
+
+    Raises:
+        PlanInputError: invalid or contradictory requirement (``.field`` names it).
+        SizingError: a formula input out of range (``.field``).
+    """
+    req.validate()
+    spec = resolve_model(req.model, catalog)
+    kind, why = classify(req, spec)
+    ctx = PlanContext.build(req, spec, catalog)
+    rationale = [(f"model: {spec.name}, {spec.params:,} parameters", spec.source or "requirement")] + why
+    job_memory = estimate_memory(spec, memory_workload(req, gpus=1, sharding="ddp", tensor_parallel=1))
+    candidates: list[Candidate] = []
+    rejected: list[Rejected] = []
+    inference = req.model.mode == "inference"
+    for gpu in ctx.gpus:
+        reasons, warnings, gpu_why = gpu_gates(gpu, req, ctx.index)
+        reasons += kind_gates(kind, gpu)
+        servers = servers_for(ctx, gpu)
+        if not servers:
+            reasons.append(f"no catalog server takes a {gpu.form_factor} {gpu.architecture} card")
+        if reasons:
+            rejected.append(Rejected(gpu.id, gpu.name, 0, None, None, reasons))
+            continue
+        if inference:
+            results = evaluate_inference(ctx, gpu, servers)
+        else:
+            results = []
+            for count in training_counts(req.operations.max_gpus):
+                for server in servers:
+                    n = placements(server, count)
+                    if n is None:
+                        continue
+                    results.append(evaluate_training(ctx, gpu, server, count, n))
+        by_id = {s.id: s for s in servers}
+        for res in results:
+            if isinstance(res, Rejected):
+                rejected.append(res)
+                continue
+            server = by_id[res.server_id]
+            blocked = server_gates(server, gpu, res.count, res.servers, req)
+            if blocked:
+                rejected.append(Rejected(gpu.id, gpu.name, res.count, server.id, res.interconnect, blocked))
+                continue
+            res.warnings.extend(warnings)
+            res.rationale.extend(gpu_why)
+            _price(res, gpu, server, req)
+            candidates.append(res)
+    ranked = rank(candidates, req.operations.budget_usd, prefer_nvlink=kind in (LARGE, MULTIMODAL))
+    rejected = _dedupe_rejections(rejected)
+    result = Plan(requirement=req, model=spec, workload_kind=kind, memory=job_memory, candidates=ranked,
+                  rejected=rejected, warnings=_plan_warnings(req, spec), rationale=rationale)
+    if req.workload.deadline_s and not inference:
+        result.deadline_met_by_any = any(c.meets_deadline and c.fits for c in ranked)
+        if not result.deadline_met_by_any:
+            result.closest = closest_to_deadline(ranked)
+            if result.closest:
+                best = result.closest[0]
+                result.warnings.append(f"No candidate meets the deadline; the closest, {best.label}, misses it by "
+                                       f"{best.deadline_miss_s / 86400:.1f} days")
+            else:
+                result.warnings.append("No candidate fits under the safe line, so none can meet the deadline")
+    if not ranked:
+        result.warnings.append("Nothing in the catalog can run this job under the given constraints; see the rejections")
+    elif not ranked[0].fits:
+        result.warnings.append(f"No candidate stays under the safe line; the best uses {gib(ranked[0].per_gpu_memory_bytes)} per GPU")
+    return result

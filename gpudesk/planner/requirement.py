@@ -1,0 +1,432 @@
+"""The five questions of the method as a :class:`Requirement` (units in field names), its validation, and
+TOML profiles.
+
+Sections (one per question, plus TCO): ``[data]`` data scale and I/O; ``[model]`` model and memory pressure;
+``[workload]`` training vs inference, QPS and deadline; ``[software]`` framework/CUDA/library lock-in and
+compliance; ``[operations]`` existing servers, slots, power/cooling, growth, budget; ``[tco]`` cost assumptions
+(electricity price and PUE live here). Sizes are bytes, rates bytes/s, times seconds, power watts.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from gpudesk.planner.errors import PlanInputError, ProfileError
+from gpudesk.planner.tco import TcoAssumptions
+from gpudesk.sizing.memory import MODES
+from gpudesk.sizing.memory_train import OFFLOAD_MODES, OPTIMIZER_ACCOUNTING, SHARDING_MODES
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+PROFILE_VERSION = 1
+MODALITIES = ("text", "image", "image-text", "video", "3d-volume", "audio", "tabular")
+DECODE_PATHS = ("cpu", "gpu")
+PRECISIONS = ("bf16", "fp16", "fp32", "fp8")
+RECOMPUTE_CHOICES = ("auto", "none", "selective", "full")
+
+
+@dataclass
+class DataIO:
+    """Question 1: data scale and I/O bottleneck.
+
+    dataset_bytes: total size on storage. sample_count: samples (pairs, images, volumes, sequences).
+    sample_bytes: average bytes read per sample. modality: one of MODALITIES. epochs: passes over the data.
+    storage_read_bytes_per_s: what the storage delivers (None: not known). decode_path: ``cpu`` or ``gpu``
+    (DALI/nvJPEG). decode_bytes_per_s: measured decoder throughput (None: the default for the path).
+    """
+
+    dataset_bytes: int | None = None
+    sample_count: int | None = None
+    sample_bytes: int | None = None
+    modality: str = "text"
+    epochs: float = 1.0
+    storage_read_bytes_per_s: float | None = None
+    decode_path: str = "cpu"
+    decode_bytes_per_s: float | None = None
+
+
+@dataclass
+class ModelMemory:
+    """Question 2: model complexity and memory pressure.
+
+    Give one of ``model`` (catalog id or name), ``params`` (count; shape is then guessed) or ``config_path``
+    (local Hugging Face config.json). mode: train/lora/qlora/inference. ``sharding`` and ``recompute`` may be
+    ``auto`` (the planner picks the least costly setting that fits). ``activation_bytes_per_sample`` and
+    ``train_flops_per_sample`` describe non-transformer models (CNN, 3D U-Net).
+    """
+
+    model: str | None = None
+    params: int | None = None
+    config_path: str | None = None
+    mode: str = "train"
+    precision: str = "bf16"
+    optimizer: str = "adam-18"
+    seq_len_tokens: int = 2048
+    micro_batch_size: int = 1
+    global_batch_size: int | None = None
+    recompute: str = "auto"
+    flash_attention: bool = True
+    sharding: str = "auto"
+    offload: str = "none"
+    tensor_parallel: int = 1
+    lora_rank: int = 16
+    lora_targets: list[str] = field(default_factory=lambda: ["all-linear"])
+    weight_format: str = "bf16"
+    kv_precision: str = "bf16"
+    activation_bytes_per_sample: int | None = None
+    train_flops_per_sample: float | None = None
+
+
+@dataclass
+class WorkloadMix:
+    """Question 3: training vs inference and the QPS target.
+
+    training_share: share of GPU time spent training (0-1). deadline_s: time to result wanted (training).
+    tokens_to_train: overrides sample_count x seq_len x epochs. target_qps, prompt_tokens, output_tokens:
+    inference load (output_tokens 0 for classifiers). max_concurrent_sequences: batching cap per GPU.
+    """
+
+    training_share: float = 1.0
+    deadline_s: float | None = None
+    tokens_to_train: float | None = None
+    target_qps: float | None = None
+    prompt_tokens: int = 512
+    output_tokens: int = 128
+    max_concurrent_sequences: int = 64
+
+
+@dataclass
+class SoftwareStack:
+    """Question 4: software-stack lock-in and compliance.
+
+    framework, framework_version (e.g. "2.0.1"), cuda_version (e.g. "12.1"), libraries ("deepspeed==0.8.3").
+    require_ecc / require_vgpu / require_virtualisation / require_mig rule out cards without them; fips flags
+    the FIPS 140 check (a property of OS/driver crypto modules, not the GPU).
+    """
+
+    framework: str = "pytorch"
+    framework_version: str | None = None
+    cuda_version: str | None = None
+    libraries: list[str] = field(default_factory=list)
+    require_ecc: bool = False
+    require_vgpu: bool = False
+    require_virtualisation: bool = False
+    require_mig: bool = False
+    fips: bool = False
+
+
+@dataclass
+class Operations:
+    """Question 5: operations and growth.
+
+    existing_server: catalog server id to reuse (None: buy). free_slots: GPU slots free in it.
+    power_budget_w: power available for the new GPUs (None: no limit). cooling: ``air``/``liquid`` (None: either).
+    growth_gpus_6_months: GPUs to add within six months (room is checked). budget_usd: purchase budget.
+    max_gpus: largest count to consider. network_link: link id between nodes (e.g. ib-ndr).
+    safe_free_fraction: share of usable memory to keep free (the safe line; 0.15-0.20).
+    """
+
+    existing_server: str | None = None
+    free_slots: int | None = None
+    power_budget_w: float | None = None
+    cooling: str | None = None
+    growth_gpus_6_months: int = 0
+    budget_usd: float | None = None
+    max_gpus: int = 64
+    network_link: str = "ib-ndr"
+    safe_free_fraction: float = 0.20
+
+
+SECTIONS: dict[str, type] = {"data": DataIO, "model": ModelMemory, "workload": WorkloadMix,
+                             "software": SoftwareStack, "operations": Operations, "tco": TcoAssumptions}
+
+
+@dataclass
+class Requirement:
+    """Everything the planner needs: the answers to the five questions and the TCO assumptions."""
+
+    name: str = "Untitled plan"
+    notes: str = ""
+    data: DataIO = field(default_factory=DataIO)
+    model: ModelMemory = field(default_factory=ModelMemory)
+    workload: WorkloadMix = field(default_factory=WorkloadMix)
+    software: SoftwareStack = field(default_factory=SoftwareStack)
+    operations: Operations = field(default_factory=Operations)
+    tco: TcoAssumptions = field(default_factory=TcoAssumptions)
+
+    def validate(self) -> "Requirement":
+        """Check ranges and contradictions; returns self.
+
+        Raises:
+            PlanInputError: ``field`` is ``section.name`` of the first bad value.
+        """
+        validate_requirement(self)
+        return self
+
+
+def _num(field_name: str, value, *, minimum: float = 0.0, strict: bool = True, maximum: float | None = None,
+         integer: bool = False) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise PlanInputError(field_name, f"must be a finite number, got {value!r}.")
+    if integer and value != int(value):
+        raise PlanInputError(field_name, f"must be a whole number, got {value!r}.")
+    if value < minimum or (strict and value == minimum):
+        raise PlanInputError(field_name, f"must be {'greater than' if strict else 'at least'} {minimum:g}, got {value:g}.")
+    if maximum is not None and value > maximum:
+        raise PlanInputError(field_name, f"{value:g} is implausibly large (limit {maximum:g}); check the units.")
+
+
+def _choice(field_name: str, value, options) -> None:
+    if value not in options:
+        raise PlanInputError(field_name, f"{value!r} is not one of: {', '.join(options)}.")
+
+
+def validate_requirement(req: Requirement) -> None:
+    """See :meth:`Requirement.validate`."""
+    d, m, w, s, o = req.data, req.model, req.workload, req.software, req.operations
+    _num("data.dataset_bytes", d.dataset_bytes, maximum=1e18, integer=True)
+    _num("data.sample_count", d.sample_count, maximum=1e13, integer=True)
+    _num("data.sample_bytes", d.sample_bytes, maximum=1e12, integer=True)
+    _choice("data.modality", d.modality, MODALITIES)
+    _num("data.epochs", d.epochs, maximum=100000)
+    _num("data.storage_read_bytes_per_s", d.storage_read_bytes_per_s, maximum=1e13)
+    _choice("data.decode_path", d.decode_path, DECODE_PATHS)
+    _num("data.decode_bytes_per_s", d.decode_bytes_per_s, maximum=1e13)
+    _choice("model.mode", m.mode, MODES)
+    given = [k for k in ("model", "params", "config_path") if getattr(m, k) not in (None, "")]
+    if not given:
+        what = "an inference QPS target" if w.target_qps else "a plan"
+        raise PlanInputError("model.model", f"{what} needs a model: give a catalog model, a parameter count or a config.json path.")
+    if len(given) > 1:
+        raise PlanInputError(f"model.{given[1]}", f"give only one of model, params, config_path (got {', '.join(given)}).")
+    _num("model.params", m.params, maximum=100e12, integer=True)
+    _choice("model.precision", m.precision, PRECISIONS)
+    _choice("model.optimizer", m.optimizer, tuple(OPTIMIZER_ACCOUNTING))
+    _num("model.seq_len_tokens", m.seq_len_tokens, maximum=16 * 1024 * 1024, integer=True)
+    _num("model.micro_batch_size", m.micro_batch_size, maximum=1e6, integer=True)
+    _num("model.global_batch_size", m.global_batch_size, maximum=1e8, integer=True)
+    _choice("model.recompute", m.recompute, RECOMPUTE_CHOICES)
+    _choice("model.sharding", m.sharding, ("auto",) + SHARDING_MODES)
+    _choice("model.offload", m.offload, OFFLOAD_MODES)
+    _num("model.tensor_parallel", m.tensor_parallel, maximum=64, integer=True)
+    _num("model.lora_rank", m.lora_rank, maximum=65536, integer=True)
+    _num("model.activation_bytes_per_sample", m.activation_bytes_per_sample, maximum=1e13, integer=True)
+    _num("model.train_flops_per_sample", m.train_flops_per_sample, maximum=1e21)
+    _num("workload.training_share", w.training_share, minimum=0, strict=False, maximum=1)
+    _num("workload.deadline_s", w.deadline_s, maximum=10 * 365 * 86400)
+    _num("workload.tokens_to_train", w.tokens_to_train, maximum=1e16)
+    _num("workload.target_qps", w.target_qps, maximum=1e7)
+    _num("workload.prompt_tokens", w.prompt_tokens, maximum=16 * 1024 * 1024, integer=True)
+    _num("workload.output_tokens", w.output_tokens, minimum=0, strict=False, maximum=1e6, integer=True)
+    _num("workload.max_concurrent_sequences", w.max_concurrent_sequences, maximum=1e5, integer=True)
+    if m.mode == "inference":
+        if not w.target_qps:
+            raise PlanInputError("workload.target_qps", "inference needs a QPS target (requests per second) to size the cards.")
+        if w.training_share > 0.5:
+            raise PlanInputError("workload.training_share", f"mode is inference but training_share is {w.training_share:g}; set it to 0 (or choose a training mode).")
+    else:
+        if w.training_share == 0:
+            raise PlanInputError("workload.training_share", f"mode is {m.mode} but training_share is 0; set mode to inference or raise the share.")
+        if not (w.tokens_to_train or d.sample_count):
+            raise PlanInputError("data.sample_count", "training needs the amount of data: give sample_count (or workload.tokens_to_train).")
+        if m.activation_bytes_per_sample and not m.train_flops_per_sample and not m.model and not m.config_path and not m.params:
+            raise PlanInputError("model.train_flops_per_sample", "a non-transformer model needs training FLOPs per sample.")
+    if m.global_batch_size and m.global_batch_size < m.micro_batch_size:
+        raise PlanInputError("model.global_batch_size", f"{m.global_batch_size} is smaller than the micro-batch {m.micro_batch_size}.")
+    _num("operations.free_slots", o.free_slots, minimum=0, strict=False, maximum=64, integer=True)
+    _num("operations.power_budget_w", o.power_budget_w, maximum=1e8)
+    if o.cooling is not None:
+        _choice("operations.cooling", o.cooling, ("air", "liquid"))
+    _num("operations.growth_gpus_6_months", o.growth_gpus_6_months, minimum=0, strict=False, maximum=1e5, integer=True)
+    _num("operations.budget_usd", o.budget_usd, maximum=1e11)
+    _num("operations.max_gpus", o.max_gpus, maximum=100000, integer=True)
+    _num("operations.safe_free_fraction", o.safe_free_fraction, minimum=0, strict=False, maximum=0.9)
+    if o.free_slots == 0:
+        raise PlanInputError("operations.free_slots", "the existing server has no free slot; free one or plan a new server.")
+    for key in ("framework_version", "cuda_version"):
+        value = getattr(s, key)
+        if value is not None and parse_version(value) is None:
+            raise PlanInputError(f"software.{key}", f"{value!r} is not a version like 12.1 or 2.0.1.")
+    req.tco.validate()
+
+
+def parse_version(text: str | None) -> tuple[int, ...] | None:
+    """``"12.1"`` -> (12, 1); ``"2.0.1+cu118"`` -> (2, 0, 1); None or unparsable -> None."""
+    if not text:
+        return None
+    head = str(text).strip().lstrip("vV").split("+")[0]
+    parts = []
+    for piece in head.split("."):
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        if not digits:
+            break
+        parts.append(int(digits))
+    return tuple(parts) or None
+
+
+# ----- TOML profiles -----------------------------------------------------------------------------------
+
+def _coerce(section: str, key: str, value, template):
+    """Check a TOML value against the dataclass default's type; ints accepted where floats are expected."""
+    where = f"{section}.{key}"
+    if isinstance(template, bool):
+        if not isinstance(value, bool):
+            raise ProfileError(where, f"must be true or false, got {value!r}.")
+        return value
+    if isinstance(template, dict):
+        if not isinstance(value, dict):
+            raise ProfileError(where, "must be a table of id = price.")
+        return dict(value)
+    if isinstance(template, list):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ProfileError(where, "must be a list of strings.")
+        return list(value)
+    if isinstance(value, bool):
+        raise ProfileError(where, f"must be a number or text, not {value!r}.")
+    if isinstance(template, (int, float)) or template is None:
+        if isinstance(value, (int, float)):
+            return value
+        if template is None and isinstance(value, str):
+            return value
+        raise ProfileError(where, f"must be a number, got {value!r}.")
+    if isinstance(template, str):
+        if not isinstance(value, str):
+            raise ProfileError(where, f"must be text, got {value!r}.")
+        return value
+    return value
+
+
+def requirement_from_dict(data: dict) -> Requirement:
+    """Build a Requirement from the TOML-shaped dict (``{"name":..., "data": {...}, ...}``).
+
+    Raises:
+        ProfileError: unknown sections or keys, or values of the wrong type (field named).
+    """
+    if not isinstance(data, dict):
+        raise ProfileError("profile", "must be a table of sections.")
+    version = data.get("version", PROFILE_VERSION)
+    if not isinstance(version, int) or version > PROFILE_VERSION:
+        raise ProfileError("version", f"profile version {version!r} is newer than this gpudesk understands ({PROFILE_VERSION}); update gpudesk.")
+    req = Requirement()
+    for key, value in data.items():
+        if key == "version":
+            continue
+        if key in ("name", "notes"):
+            if not isinstance(value, str):
+                raise ProfileError(key, "must be text.")
+            setattr(req, key, value)
+            continue
+        if key not in SECTIONS:
+            raise ProfileError(key, f"unknown section; use {', '.join(SECTIONS)}.")
+        if not isinstance(value, dict):
+            raise ProfileError(key, "must be a [section] table.")
+        target = getattr(req, key)
+        known = {f.name: f for f in fields(target)}
+        for k, v in value.items():
+            if k not in known:
+                raise ProfileError(f"{key}.{k}", f"unknown key; known keys: {', '.join(known)}.")
+            setattr(target, k, _coerce(key, k, v, getattr(target, k)))
+    return req
+
+
+def load_profile(path: str | Path) -> Requirement:
+    """Read a TOML profile and validate it.
+
+    Raises:
+        ProfileError: unreadable file, invalid TOML (with line/column), unknown keys, wrong types.
+        PlanInputError: values out of range or contradictory.
+    """
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise ProfileError("profile", f"cannot read {p}: {exc.strerror or exc}.") from exc
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ProfileError("profile", f"{p} is not UTF-8 text.") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ProfileError("profile", f"{p} is not valid TOML: {exc}.") from exc
+    req = requirement_from_dict(data)
+    if req.model.config_path and not Path(req.model.config_path).is_absolute():
+        req.model.config_path = str((p.parent / req.model.config_path).resolve())
+    return req.validate()
+
+
+def requirement_to_dict(req: Requirement) -> dict:
+    """The TOML-shaped dict of ``req`` (None values left out)."""
+    out: dict = {"version": PROFILE_VERSION, "name": req.name}
+    if req.notes:
+        out["notes"] = req.notes
+    for section in SECTIONS:
+        obj = getattr(req, section)
+        out[section] = {f.name: getattr(obj, f.name) for f in fields(obj) if getattr(obj, f.name) is not None}
+    return out
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value == int(value) and abs(value) < 1e15:
+            return f"{value:.1f}"
+        return repr(value)
+    if isinstance(value, str):
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+        return f'"{escaped}"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise ProfileError("profile", f"cannot write {value!r} to TOML.")
+
+
+def _toml_key(key: str) -> str:
+    return key if key.replace("_", "").replace("-", "").isalnum() else _toml_value(key)
+
+
+def dumps_profile(req: Requirement) -> str:
+    """The TOML text of ``req`` (a small writer for this fixed shape: scalars, string lists, id->price tables)."""
+    data = requirement_to_dict(req)
+    lines = [f"version = {data['version']}", f"name = {_toml_value(data['name'])}"]
+    if "notes" in data:
+        lines.append(f"notes = {_toml_value(data['notes'])}")
+    for section in SECTIONS:
+        lines.append("")
+        lines.append(f"[{section}]")
+        tables = []
+        for key, value in data[section].items():
+            if isinstance(value, dict):
+                tables.append((key, value))
+            else:
+                lines.append(f"{key} = {_toml_value(value)}")
+        for key, table in tables:
+            if table:
+                lines.append("")
+                lines.append(f"[{section}.{key}]")
+                lines.extend(f"{_toml_key(k)} = {_toml_value(float(v))}" for k, v in table.items())
+    return "\n".join(lines) + "\n"
+
+
+def save_profile(req: Requirement, path: str | Path) -> None:
+    """Write ``req`` as a TOML profile (validated first; written to a temporary file then renamed).
+
+    Raises:
+        PlanInputError: invalid requirement. ProfileError: the file cannot be written.
+    """
+    req.validate()
+    p = Path(path)
+    tmp = p.with_name(p.name + ".tmp")
+    try:
+        tmp.write_text(dumps_profile(req), encoding="utf-8")
+        tmp.replace(p)
+    except OSError as exc:
+        raise ProfileError("profile", f"cannot write {p}: {exc.strerror or exc}.") from exc

@@ -1,0 +1,123 @@
+"""Result types of the planner: :class:`Plan`, its ranked :class:`Candidate` list and :class:`Rejected` ones."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpudesk.planner.requirement import Requirement
+from gpudesk.planner.tco import Tco
+from gpudesk.sizing.estimate import MemoryEstimate
+from gpudesk.sizing.shapes import ModelSpec
+
+Rationale = tuple[str, str]  # (decision, rule or datasheet source)
+
+
+@dataclass
+class Candidate:
+    """One GPU x count x interconnect x server option that can run the job.
+
+    Memory (bytes, per GPU): ``memory`` (estimate with breakdown), ``per_gpu_memory_bytes``,
+    ``usable_memory_bytes`` (reported total), ``safe_line_bytes``, ``headroom_bytes`` (safe line - need;
+    negative = over), ``fits`` (need under the safe line).
+    Time: ``step_time_s`` and ``comm_share`` (exposed collective time / step) for training,
+    ``time_to_result_s`` (None for inference), ``meets_deadline`` (None without a deadline),
+    ``deadline_miss_s`` (how late; 0 when on time). Inference: ``qps_capacity`` (all GPUs), ``meets_qps``.
+    Data: ``data_rate_needed_bytes_per_s`` vs ``data_rate_available_bytes_per_s`` (None when unknown).
+    Cost: ``tco`` (3-year TCO with breakdown in USD; total None when a price is missing).
+    """
+
+    gpu_id: str
+    gpu_name: str
+    count: int
+    servers: int
+    server_id: str
+    server_name: str
+    interconnect: str
+    interconnect_name: str
+    network_link: str | None
+    sharding: str | None
+    recompute: str | None
+    memory: MemoryEstimate
+    usable_memory_bytes: int
+    safe_line_bytes: int
+    headroom_bytes: int
+    fits: bool
+    step_time_s: float | None = None
+    comm_share: float | None = None
+    time_to_result_s: float | None = None
+    meets_deadline: bool | None = None
+    deadline_miss_s: float | None = None
+    qps_capacity: float | None = None
+    meets_qps: bool | None = None
+    data_rate_needed_bytes_per_s: float | None = None
+    data_rate_available_bytes_per_s: float | None = None
+    gpu_power_w: float = 0.0
+    tco: Tco | None = None
+    warnings: list[str] = field(default_factory=list)
+    rationale: list[Rationale] = field(default_factory=list)
+
+    @property
+    def per_gpu_memory_bytes(self) -> int:
+        """Estimated peak memory per GPU (bytes)."""
+        return self.memory.total_bytes
+
+    @property
+    def tco_3y_usd(self) -> float | None:
+        """Total cost over the TCO horizon (USD), None when a price is unknown."""
+        return self.tco.total_usd if self.tco else None
+
+    @property
+    def tco_breakdown_usd(self) -> dict[str, float | None]:
+        """TCO lines in USD (see gpudesk.planner.tco.TCO_LINES)."""
+        return dict(self.tco.breakdown_usd) if self.tco else {}
+
+    @property
+    def label(self) -> str:
+        """Short label, e.g. ``"8 x NVIDIA A100 80GB SXM4 (nvlink3, hgx-a100)"``."""
+        return f"{self.count} x {self.gpu_name} ({self.interconnect}, {self.server_id})"
+
+
+@dataclass
+class Rejected:
+    """A GPU x count x server option ruled out, with every reason (each names its rule or datasheet)."""
+
+    gpu_id: str
+    gpu_name: str
+    count: int
+    server_id: str | None
+    interconnect: str | None
+    reasons: list[str]
+
+
+@dataclass
+class Plan:
+    """The planner's answer for one requirement.
+
+    Attributes:
+        requirement: the validated input.
+        model: the model shape used (``shape_is_guess`` when inferred).
+        workload_kind: see gpudesk.planner.classify.WORKLOAD_KINDS.
+        memory: the job's memory on a single GPU without sharding (the total the job needs).
+        candidates: feasible options, best first (rank.py).
+        rejected: ruled-out options with reasons.
+        deadline_met_by_any: False when a deadline is set and no candidate meets it (None: no deadline).
+        closest: when no candidate meets the deadline, the closest ones (smallest ``deadline_miss_s``).
+        warnings: plan-level warnings (e.g. data size inconsistent with sample size x count).
+        rationale: plan-level decisions (classification, model source, auto choices) with sources.
+    """
+
+    requirement: Requirement
+    model: ModelSpec
+    workload_kind: str
+    memory: MemoryEstimate
+    candidates: list[Candidate]
+    rejected: list[Rejected]
+    deadline_met_by_any: bool | None = None
+    closest: list[Candidate] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    rationale: list[Rationale] = field(default_factory=list)
+
+    @property
+    def top(self) -> Candidate | None:
+        """The best candidate, or None when nothing fits."""
+        return self.candidates[0] if self.candidates else None

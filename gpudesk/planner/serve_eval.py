@@ -1,0 +1,133 @@
+"""Evaluate one inference option: tensor-parallel degree, concurrent sequences, QPS per GPU, GPUs for the target.
+
+Per replica of ``t`` GPUs (smallest t in 1, 2, 4, 8 that leaves room for at least one sequence under the safe
+line): the batch is as many sequences as the KV budget under the safe line holds (capped by
+``workload.max_concurrent_sequences``); decode is bound by memory bandwidth, prefill by compute
+(gpudesk.sizing.time); replicas = ceil(target QPS / QPS per replica).
+"""
+
+from __future__ import annotations
+
+import math
+
+from gpudesk.planner.candidates import PlanContext, gib, intra_link, placements
+from gpudesk.planner.gates import requested_precision
+from gpudesk.planner.results import Candidate, Rejected
+from gpudesk.planner.workload import memory_workload
+from gpudesk.sizing import time as tm
+from gpudesk.sizing.capacity import fit
+from gpudesk.sizing.memory import estimate_memory
+from gpudesk.sizing.memory_inference import kv_bytes_per_token, paged_tokens, weight_bytes
+
+_PEAK_FIELD = {"bf16": "bf16_dense_tflops", "fp16": "fp16_dense_tflops", "fp8": "fp8_dense_tflops",
+               "int8": "int8_dense_tops", "int4": "int8_dense_tops", "fp4": "fp4_dense_tflops", "fp32": "fp32_tflops"}
+COMPUTE_EFFICIENCY = 0.5  # share of dense peak reached by serving kernels (gpudesk default, editable in code)
+
+
+def _peak(gpu, precision: str) -> float | None:
+    value = getattr(gpu, _PEAK_FIELD.get(precision, "bf16_dense_tflops"), None)
+    if value is None and precision == "bf16":
+        value = gpu.fp16_dense_tflops
+    return value
+
+
+def replica_shape(ctx: PlanContext, gpu) -> tuple[int, int, object, object] | None:
+    """(tensor_parallel, batch, memory estimate, fit) of the smallest replica that holds one sequence."""
+    req, spec = ctx.req, ctx.spec
+    w = req.workload
+    transformer = spec.is_transformer and req.model.activation_bytes_per_sample is None
+    for t in (1, 2, 4, 8):
+        if t > 1 and (not transformer or spec.num_attention_heads % t):
+            break
+        key = ("serve", t, 1)
+        est1 = ctx.memory_cache.get(key)
+        if est1 is None:
+            est1 = estimate_memory(spec, memory_workload(req, gpus=t, tensor_parallel=t, concurrent_sequences=1))
+            ctx.memory_cache[key] = est1
+        f1 = fit(est1.total_bytes, gpu.memory_bytes, gpu.memory_type, req.operations.safe_free_fraction)
+        if not f1.under_safe_line:
+            continue
+        if transformer:
+            per_seq = kv_bytes_per_token(spec, req.model.kv_precision) * paged_tokens(w.prompt_tokens + w.output_tokens) / t
+        else:
+            per_seq = req.model.activation_bytes_per_sample / t
+        extra = int(f1.headroom_bytes // (per_seq * 1.05)) if per_seq else w.max_concurrent_sequences
+        batch = max(1, min(w.max_concurrent_sequences, 1 + extra))
+        key = ("serve", t, batch)
+        est = ctx.memory_cache.get(key)
+        if est is None:
+            est = estimate_memory(spec, memory_workload(req, gpus=t, tensor_parallel=t, concurrent_sequences=batch))
+            ctx.memory_cache[key] = est
+        return t, batch, est, fit(est.total_bytes, gpu.memory_bytes, gpu.memory_type, req.operations.safe_free_fraction)
+    return None
+
+
+def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candidate | Rejected]:
+    """Candidates (one per accepting server) sized to the QPS target, or Rejected with the reason."""
+    req, spec = ctx.req, ctx.spec
+    w, o = req.workload, req.operations
+    shape = replica_shape(ctx, gpu)
+    if shape is None:
+        est = ctx.memory_cache.get(("serve", 1, 1))
+        usable = fit(0, gpu.memory_bytes, gpu.memory_type).usable_bytes
+        need = gib(est.total_bytes) if est else "more"
+        return [Rejected(gpu.id, gpu.name, 1, None, None,
+                         [f"does not fit: {need} per GPU for one sequence, over the safe line of {gpu.name} ({gib(usable)} usable) even with 8-way tensor parallelism"])]
+    t, batch, est, f = shape
+    precision = requested_precision(req)
+    peak = _peak(gpu, precision)
+    if not peak:
+        return [Rejected(gpu.id, gpu.name, t, None, None, [f"no dense {precision.upper()} rate for {gpu.name} in the catalog"])]
+    flops_per_token = 2.0 * spec.active_params / t
+    weights = weight_bytes(spec, req.model.weight_format) / t
+    if spec.is_transformer and req.model.activation_bytes_per_sample is None:
+        kv_seq = kv_bytes_per_token(spec, req.model.kv_precision) * (w.prompt_tokens + w.output_tokens / 2) / t
+    else:
+        kv_seq = 0.0
+    pre = tm.prefill_s(w.prompt_tokens, flops_per_token, peak * 1e12, COMPUTE_EFFICIENCY)
+    step = tm.decode_step_s(weights, kv_seq, batch, gpu.memory_bandwidth_gbps, flops_per_token, peak * 1e12,
+                            compute_efficiency=COMPUTE_EFFICIENCY) if w.output_tokens else 0.0
+    if w.output_tokens:
+        qps_replica = tm.qps_per_gpu(pre, step, batch, w.output_tokens)
+    else:
+        qps_replica = batch / (batch * pre) if pre > 0 else math.inf
+    replicas = max(1, math.ceil(w.target_qps / qps_replica))
+    count = replicas * t
+    out: list[Candidate | Rejected] = []
+    if count > o.max_gpus:
+        return [Rejected(gpu.id, gpu.name, count, None, None,
+                         [f"{count} GPUs needed for QPS {w.target_qps:g} ({qps_replica:.1f} QPS per {t}-GPU replica) exceed max_gpus {o.max_gpus}"])]
+    for server in servers_list:
+        n_servers = placements(server, count)
+        if n_servers is None and count > server.max_gpus and server.kind != "workstation":
+            n_servers = math.ceil(count / server.max_gpus)
+        if n_servers is None:
+            out.append(Rejected(gpu.id, gpu.name, count, server.id, server.interconnect,
+                                [f"{server.name} takes {server.min_gpus}-{server.max_gpus} GPUs, not {count}"]))
+            continue
+        link = intra_link(ctx, gpu, server)
+        cand = Candidate(
+            gpu_id=gpu.id, gpu_name=gpu.name, count=count, servers=n_servers, server_id=server.id, server_name=server.name,
+            interconnect=link.id, interconnect_name=link.name, network_link=None, sharding=f"tp{t}" if t > 1 else None,
+            recompute=None, memory=est, usable_memory_bytes=f.usable_bytes, safe_line_bytes=f.safe_line_bytes,
+            headroom_bytes=f.headroom_bytes, fits=f.under_safe_line, qps_capacity=replicas * qps_replica,
+            meets_qps=replicas * qps_replica >= w.target_qps, gpu_power_w=count * gpu.tdp_w,
+        )
+        cand.step_time_s = step or pre
+        why = cand.rationale
+        why.append((f"replica of {t} GPU(s) serving {batch} concurrent sequences: {gib(est.total_bytes)} per GPU under the "
+                    f"{gib(f.safe_line_bytes)} safe line", "article 3.1; PagedAttention KV blocks (arXiv 2309.06180)"))
+        if w.output_tokens:
+            why.append((f"decode step {step * 1e3:.1f} ms for {batch} sequences (weights {gib(weights)} + KV read at "
+                        f"{gpu.memory_bandwidth_gbps:g} GB/s x {tm.DEFAULT_HBM_EFFICIENCY:g}); prefill {pre * 1e3:.1f} ms for "
+                        f"{w.prompt_tokens} tokens at {peak:g} dense {precision.upper()} x {COMPUTE_EFFICIENCY:g}",
+                        f"decode memory-bound, prefill compute-bound (catalog.md 6); {gpu.source_url}"))
+        else:
+            why.append((f"forward pass {pre * 1e3:.2f} ms per request ({w.prompt_tokens} tokens x 2 x params) at "
+                        f"{peak:g} dense {precision.upper()} x {COMPUTE_EFFICIENCY:g}", f"Kaplan et al. 2020; {gpu.source_url}"))
+        why.append((f"{qps_replica:,.1f} QPS per replica -> {replicas} replica(s), {count} GPU(s) for QPS {w.target_qps:g}",
+                    "requirement: workload.target_qps"))
+        if t > 1 and link.kind == "pcie":
+            cand.warnings.append(f"Tensor parallelism over {link.name} without NVLink: every layer exchanges activations on PCIe")
+        out.append(cand)
+    return out

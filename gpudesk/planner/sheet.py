@@ -1,0 +1,371 @@
+"""The configuration sheet: what purchasing, budget and operations sign, built from a plan dictionary.
+
+Input is the JSON shape of a plan (``gpudesk.planner.plan_to_dict``), so a saved plan exports without being
+re-run. :func:`build_sheet` picks one candidate (the top one by default) and gathers the sections the source
+article's worked case lists (seed/DIGEST.md §4): GPUs, server, storage, network, software versions, expected
+memory per GPU against the safe line, expected step time and time to result, the 3-year TCO table
+(catalog.md §5.1), risks, and the checks to run after delivery (a 72-hour burn-in recorded with the Monitor,
+nccl-tests bus bandwidth against the link's datasheet figure). Renderers: :mod:`sheet_markdown`,
+:mod:`sheet_json`, :mod:`sheet_csv`; the PDF is the Markdown laid out by Qt (``gpudesk.ui.plan.sheet_pdf``).
+
+Qt-free. Values stay in bytes, seconds and US dollars; None means "not known" and is printed "N/A".
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from typing import Any
+
+SHEET_FORMAT = "gpudesk-configuration-sheet"
+SHEET_VERSION = 1
+GIB = 1024**3
+
+
+class SheetError(Exception):
+    """A configuration sheet cannot be built or written (empty plan, bad candidate index, unwritable file)."""
+
+
+@dataclass(frozen=True)
+class BomLine:
+    """One line of the bill of materials.
+
+    Attributes:
+        category: "GPU", "Server", "Storage", "Network", "Software", "Support".
+        item: what to buy or install.
+        quantity: how many (None for a line without a count, e.g. a version requirement).
+        unit_price_usd, total_usd: prices in US dollars, None when not known.
+        notes: free text (why, constraints).
+        source: where the price or spec comes from (datasheet URL, catalog row, rule).
+    """
+
+    category: str
+    item: str
+    quantity: float | None = None
+    unit_price_usd: float | None = None
+    total_usd: float | None = None
+    notes: str = ""
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Check:
+    """A check to run after delivery: what, how (a command or procedure), and the pass criterion."""
+
+    name: str
+    how: str
+    passes_when: str
+
+
+@dataclass(frozen=True)
+class ConfigurationSheet:
+    """Everything the exporters print, in printing order. Sizes in bytes, times in seconds, money in USD."""
+
+    title: str
+    generated_at: str
+    workload_kind: str | None
+    requirement: list[tuple[str, str]]
+    candidate: dict[str, Any]
+    bom: list[BomLine]
+    software: list[tuple[str, str]]
+    memory_parts: list[tuple[str, int]]
+    memory_total_bytes: int | None
+    usable_bytes: int | None
+    safe_line_bytes: int | None
+    timing: list[tuple[str, float | None, str]]
+    meets_deadline: bool | None
+    tco: list[tuple[str, float | None]]
+    tco_total_usd: float | None
+    risks: list[str]
+    checks: list[Check]
+    alternatives: list[dict[str, Any]]
+    rationale: list[str]
+    assumptions: list[str] = field(default_factory=list)
+
+    @property
+    def headroom_bytes(self) -> int | None:
+        """Safe line minus the per-GPU need (negative: over the line); None when either is unknown."""
+        if self.safe_line_bytes is None or self.memory_total_bytes is None:
+            return None
+        return self.safe_line_bytes - self.memory_total_bytes
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    return None
+
+
+def _int(value: Any) -> int | None:
+    number = _num(value)
+    return None if number is None else int(number)
+
+
+def _first(mapping: dict[str, Any], *keys: str) -> Any:
+    for key in keys:
+        if mapping.get(key) is not None:
+            return mapping[key]
+    return None
+
+
+def _text(value: Any) -> str:
+    """One line of text from a rationale or warning entry (a string, or a dict with decision/rule)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, str) for v in value):
+        return f"{value[0]} [{value[1]}]" if value[1] else value[0]
+    if isinstance(value, dict):
+        parts = [str(value[k]) for k in ("step", "decision", "message", "text", "detail") if value.get(k)]
+        sources = [str(value[k]) for k in ("rule", "source", "because", "reason") if value.get(k)]
+        line = " — ".join(parts) if parts else ", ".join(f"{k}: {v}" for k, v in value.items())
+        if sources:
+            line += f" [{'; '.join(sources)}]"
+        return line
+    return str(value)
+
+
+def candidates_of(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    """The plan's candidate dictionaries, best first (as the planner ranked them)."""
+    found = plan.get("candidates")
+    if not isinstance(found, list):
+        return []
+    return [c for c in found if isinstance(c, dict)]
+
+
+def pick_candidate(plan: dict[str, Any], index: int = 0) -> dict[str, Any]:
+    """The candidate at ``index`` (0 = top).
+
+    Raises:
+        SheetError: the plan has no candidates, or the index is out of range.
+    """
+    found = candidates_of(plan)
+    if not found:
+        raise SheetError(
+            "The plan has no candidates to put on a sheet: no GPU configuration was found. Relax the "
+            "requirement (budget, deadline, existing servers) and plan again."
+        )
+    if not 0 <= index < len(found):
+        raise SheetError(f"Candidate {index + 1} does not exist; the plan has {len(found)} candidates.")
+    return found[index]
+
+
+def _requirement_rows(plan: dict[str, Any]) -> list[tuple[str, str]]:
+    req = plan.get("requirement")
+    rows: list[tuple[str, str]] = []
+    if not isinstance(req, dict):
+        return rows
+
+    def walk(prefix: str, node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(f"{prefix}.{key}" if prefix else str(key), value)
+        elif isinstance(node, (list, tuple)):
+            rows.append((prefix, ", ".join(str(v) for v in node)))
+        elif node is not None:
+            rows.append((prefix, str(node)))
+
+    walk("", req)
+    return rows
+
+
+# Minimum Linux driver for each CUDA major release under minor-version compatibility (CUDA Toolkit release
+# notes, "CUDA Toolkit and Minimum Required Driver Version for CUDA Minor Version Compatibility").
+MIN_DRIVER_FOR_CUDA = {11: "450.80.02", 12: "525.60.13", 13: "580.65.06"}
+
+
+def _software_rows(profile: dict[str, Any]) -> list[tuple[str, str]]:
+    software = profile.get("software") if isinstance(profile.get("software"), dict) else {}
+    rows: list[tuple[str, str]] = []
+    framework = software.get("framework")
+    if framework:
+        rows.append((str(framework), str(software.get("framework_version") or "any supported version")))
+    cuda = software.get("cuda_version")
+    if cuda:
+        rows.append(("CUDA", str(cuda)))
+        try:
+            major = int(str(cuda).split(".")[0])
+        except ValueError:
+            major = None
+        if major in MIN_DRIVER_FOR_CUDA:
+            rows.append(("NVIDIA driver (Linux)", f">= {MIN_DRIVER_FOR_CUDA[major]} (CUDA {major}.x minor-version compatibility)"))
+    for library in software.get("libraries") or []:
+        name, _, version = str(library).partition("==")
+        rows.append((name, version or "as tested"))
+    if software.get("fips"):
+        rows.append(("FIPS 140", "validated OS and driver crypto modules required"))
+    return rows
+
+
+def _bom(candidate: dict[str, Any], profile: dict[str, Any], software: list[tuple[str, str]]) -> list[BomLine]:
+    """Bill of materials: GPUs and hosts priced from the candidate's TCO lines, then storage, network, software."""
+    tco = candidate.get("tco_breakdown_usd") if isinstance(candidate.get("tco_breakdown_usd"), dict) else {}
+    count = _num(candidate.get("count"))
+    servers = _num(candidate.get("servers")) or 1.0
+    gpus_usd = _num(tco.get("gpus"))
+    hosts_usd = _num(tco.get("hosts"))
+    lines = [
+        BomLine(
+            "GPU",
+            str(candidate.get("gpu_name") or candidate.get("gpu_id") or "GPU"),
+            count,
+            gpus_usd / count if gpus_usd is not None and count else None,
+            gpus_usd,
+            notes=f"catalog id {candidate.get('gpu_id')}; {_int(candidate.get('gpu_power_w')) or 'N/A'} W for all GPUs at TDP",
+            source="gpudesk catalog (price, date and source per GPU row); user price overrides",
+        )
+    ]
+    if candidate.get("server_name") or candidate.get("server_id"):
+        lines.append(
+            BomLine(
+                "Server",
+                str(candidate.get("server_name") or candidate.get("server_id")),
+                servers,
+                hosts_usd / servers if hosts_usd is not None else None,
+                hosts_usd,
+                notes=f"catalog id {candidate.get('server_id')}; chassis, CPUs, RAM and local NVMe",
+                source="gpudesk catalog servers table",
+            )
+        )
+    data = profile.get("data") if isinstance(profile.get("data"), dict) else {}
+    needed = _num(candidate.get("data_rate_needed_bytes_per_s"))
+    available = _num(candidate.get("data_rate_available_bytes_per_s"))
+    dataset = _num(data.get("dataset_bytes"))
+    if dataset or needed:
+        parts = []
+        if dataset:
+            parts.append(f"at least {dataset / 1e12:,.1f} TB usable for the dataset")
+        if needed:
+            parts.append(f"sustained read >= {needed / 1e6:,.0f} MB/s to feed the GPUs")
+        if available:
+            parts.append(f"planned path delivers {available / 1e6:,.0f} MB/s")
+        if data.get("decode_path") == "gpu":
+            parts.append("GPU-side decoding (DALI / nvJPEG)")
+        lines.append(BomLine("Storage", "; ".join(parts), None, notes="data rate from the planner's I/O check",
+                             source="article section 4.3 (DALI + GPUDirect Storage)"))
+    lines.append(BomLine("Network", f"{candidate.get('interconnect_name') or candidate.get('interconnect')} between the GPUs of each server",
+                         servers, notes=f"link id {candidate.get('interconnect')}", source="gpudesk catalog links table"))
+    if servers > 1 and candidate.get("network_link"):
+        lines.append(BomLine("Network", f"{candidate['network_link']} between servers (NICs, cables, switch ports)", servers,
+                             source="requirement operations.network_link"))
+    network_usd = _num(tco.get("network_install"))
+    if network_usd:
+        lines.append(BomLine("Network", "Network, cabling, transceivers and installation", None, None, network_usd,
+                             notes="share of hardware price (TCO assumption tco.network_install_fraction)",
+                             source="catalog.md 5.2: +10-15 % of CapEx"))
+    for component, version in software:
+        lines.append(BomLine("Software", f"{component} {version}".strip(), None, notes="version fixed by the requirement"))
+    return lines
+
+
+def post_delivery_checks(candidate: dict[str, Any]) -> list[Check]:
+    """The acceptance checks for a delivered configuration (article §5: 72-hour stress test recorded by the
+    monitor; catalog.md §1 and errata g: verify NVLink/PCIe with nccl-tests, measured about 80-88 % of spec)."""
+    count = _int(candidate.get("count")) or 1
+    link = str(candidate.get("interconnect") or "the GPU interconnect")
+    link_gbps = _num(_first(candidate, "interconnect_gbps_per_direction", "link_bandwidth_gbps_per_direction"))
+    expected = (f"bus bandwidth at least 80 % of {link}'s {link_gbps:g} GB/s per direction"
+                if link_gbps else f"bus bandwidth at least 80 % of {link}'s datasheet figure per direction")
+    checks = [
+        Check(
+            "72-hour burn-in on real data",
+            "Run the real training or serving job for 72 h while gpudesk's Monitor records (Monitor tab, "
+            "Record); review the utilisation heat map and the event log afterwards.",
+            "no Xid errors, no uncorrectable ECC errors, no thermal or power-brake throttling, utilisation "
+            "steady (median u >= 60 % when p < 85 %, nvidia-smi dmon columns)",
+        ),
+        Check(
+            "Peak memory against the safe line",
+            "Log torch.cuda.max_memory_allocated() and memory_reserved() after the first steps of the real job.",
+            "peak reserved below the safe line on this sheet",
+        ),
+        Check(
+            "Driver, CUDA and framework versions",
+            "nvidia-smi; python -c 'import torch; print(torch.__version__, torch.version.cuda)'",
+            "the versions listed in the software section",
+        ),
+    ]
+    if count > 1:
+        checks.insert(
+            1,
+            Check(
+                "nccl-tests all-reduce bandwidth",
+                f"all_reduce_perf -b 8 -e 4G -f 2 -g {count} (github.com/NVIDIA/nccl-tests); "
+                "nvidia-smi topo -m and nvidia-smi nvlink --status to confirm the links are up",
+                expected,
+            ),
+        )
+    return checks
+
+
+def build_sheet(plan: dict[str, Any], candidate_index: int = 0, title: str | None = None,
+                generated_at: str | None = None, profile: dict[str, Any] | None = None) -> ConfigurationSheet:
+    """Gather the sheet for one candidate of a plan dictionary.
+
+    Args:
+        plan: ``plan_to_dict`` output (or a saved plan's JSON).
+        candidate_index: 0 for the top candidate.
+        title: sheet title; defaults to the plan's name or "Configuration sheet".
+        generated_at: UTC ISO time stamp (default: now).
+        profile: the requirement profile dictionary (``requirement_to_dict`` / TOML shape) for the software
+            versions, storage, deadline and the "requirement as entered" table; None leaves those out.
+
+    Raises:
+        SheetError: not a plan dictionary, no candidates, or a bad index.
+    """
+    if not isinstance(plan, dict):
+        raise SheetError(f"A configuration sheet needs a plan dictionary, got {type(plan).__name__}.")
+    candidate = pick_candidate(plan, candidate_index)
+    profile = profile if isinstance(profile, dict) else {}
+    memory = plan.get("memory") if isinstance(plan.get("memory"), dict) else {}
+    breakdown = candidate.get("per_gpu_memory_breakdown_bytes")
+    if not isinstance(breakdown, dict):
+        breakdown = {}
+    parts = [(str(k), int(v)) for k, v in breakdown.items() if _num(v) is not None]
+    total = _int(candidate.get("per_gpu_memory_bytes"))
+    if total is None and parts:
+        total = sum(v for _, v in parts)
+    workload = profile.get("workload") if isinstance(profile.get("workload"), dict) else {}
+    inference = candidate.get("qps_capacity") is not None
+    timing = [
+        ("Step time", _num(candidate.get("step_time_s")), "s"),
+        ("Exposed communication share of a step", _num(candidate.get("comm_share")), "fraction"),
+        ("Time to result", _num(candidate.get("time_to_result_s")), "s"),
+        ("Deadline", _num(workload.get("deadline_s")), "s"),
+        ("Late by", _num(candidate.get("deadline_miss_s")) or None, "s"),
+        ("QPS the configuration sustains", _num(candidate.get("qps_capacity")), "QPS"),
+        ("Target QPS", _num(workload.get("target_qps")) if inference else None, "QPS"),
+        ("Data rate needed", _num(candidate.get("data_rate_needed_bytes_per_s")), "bytes/s"),
+        ("Data rate available", _num(candidate.get("data_rate_available_bytes_per_s")), "bytes/s"),
+    ]
+    tco_items = candidate.get("tco_breakdown_usd") if isinstance(candidate.get("tco_breakdown_usd"), dict) else {}
+    software = _software_rows(profile)
+    warnings = [w for w in (plan.get("warnings") or []) if w] + [w for w in (candidate.get("warnings") or []) if w]
+    rationale = candidate.get("rationale") if isinstance(candidate.get("rationale"), list) else []
+    plan_rationale = plan.get("rationale") if isinstance(plan.get("rationale"), list) else []
+    assumptions = [_text(a) for a in (memory.get("assumptions") or [])]
+    others = [c for i, c in enumerate(candidates_of(plan)) if i != candidate_index][:5]
+    requirement = _requirement_rows({"requirement": profile}) if profile else []
+    return ConfigurationSheet(
+        title=title or str(plan.get("name") or "Configuration sheet"),
+        generated_at=generated_at or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        workload_kind=plan.get("workload_kind"),
+        requirement=requirement,
+        candidate=candidate,
+        bom=_bom(candidate, profile, software),
+        software=software,
+        memory_parts=parts,
+        memory_total_bytes=total,
+        usable_bytes=_int(candidate.get("usable_memory_bytes")),
+        safe_line_bytes=_int(candidate.get("safe_line_bytes")),
+        timing=[row for row in timing if row[1] is not None or (row[0] == "Time to result" and not inference)],
+        meets_deadline=candidate.get("meets_deadline") if isinstance(candidate.get("meets_deadline"), bool) else None,
+        tco=[(str(k), _num(v)) for k, v in tco_items.items()],
+        tco_total_usd=_num(candidate.get("tco_3y_usd")),
+        risks=[_text(w) for w in warnings],
+        checks=post_delivery_checks(candidate),
+        alternatives=others,
+        rationale=[_text(r) for r in plan_rationale] + [_text(r) for r in rationale],
+        assumptions=assumptions,
+    )

@@ -1,0 +1,85 @@
+"""CSV bill of materials of a configuration sheet, safe to open in a spreadsheet.
+
+Columns: category, item, quantity, unit_price_usd, total_usd, notes, source (units in the names). The file
+starts with a UTF-8 byte-order mark so spreadsheet programs read accents correctly, and every text cell that
+a spreadsheet would take as a formula (first character ``=``, ``+``, ``-``, ``@``, tab or carriage return;
+OWASP "CSV injection") is prefixed with an apostrophe. Numbers are written as plain numbers. Qt-free.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+from gpudesk.planner.sheet import BomLine, ConfigurationSheet, SheetError, build_sheet
+
+BOM_COLUMNS = ("category", "item", "quantity", "unit_price_usd", "total_usd", "notes", "source")
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(value: Any) -> str:
+    """A CSV cell that cannot start a formula: text starting with = + - @ TAB CR gets a leading apostrophe.
+
+    None becomes an empty cell ("not known"); numbers keep their digits (negative numbers are written as text
+    with the apostrophe too, so no cell ever starts with "-").
+    """
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        text = f"{value:.2f}" if abs(value) >= 1 or value == 0 else f"{value:.6g}"
+        if text.endswith(".00"):
+            text = text[:-3]
+    else:
+        text = str(value)
+    text = text.replace("\r\n", " ").replace("\n", " ")
+    if text.startswith(FORMULA_PREFIXES):
+        return "'" + text
+    return text
+
+
+def bom_rows(sheet: ConfigurationSheet) -> list[list[str]]:
+    """Header plus one row per :class:`BomLine`, plus a total row when every line price is known."""
+    rows = [list(BOM_COLUMNS)]
+    for line in sheet.bom:
+        rows.append([safe_cell(getattr(line, name)) for name in BOM_COLUMNS])
+    priced = [line.total_usd for line in sheet.bom if line.quantity is not None]
+    if priced and all(p is not None for p in priced):
+        rows.append([safe_cell(v) for v in ("Total", "hardware", None, None, float(sum(priced)), "", "")])
+    if sheet.tco_total_usd is not None:
+        rows.append([safe_cell(v) for v in ("TCO", "3-year total cost of ownership", None, None, sheet.tco_total_usd, "see the sheet's TCO table", "")])
+    return rows
+
+
+def sheet_to_csv(sheet: ConfigurationSheet) -> str:
+    """The bill of materials as CSV text with a leading BOM (\\ufeff)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerows(bom_rows(sheet))
+    return "\ufeff" + buffer.getvalue()
+
+
+def plan_to_csv(plan: dict[str, Any], candidate_index: int = 0) -> str:
+    """``sheet_to_csv(build_sheet(plan, candidate_index))``."""
+    return sheet_to_csv(build_sheet(plan, candidate_index))
+
+
+def write_csv(plan: dict[str, Any], path: str | Path, candidate_index: int = 0) -> Path:
+    """Write the bill of materials to ``path``.
+
+    Raises:
+        SheetError: no candidates, or the file cannot be written.
+    """
+    text = plan_to_csv(plan, candidate_index)
+    target = Path(path)
+    try:
+        target.write_text(text, encoding="utf-8", newline="")
+    except OSError as exc:
+        raise SheetError(f"Cannot write {target}: {exc.strerror or exc}.") from exc
+    return target
+
+
+__all__ = ["BOM_COLUMNS", "BomLine", "bom_rows", "plan_to_csv", "safe_cell", "sheet_to_csv", "write_csv"]

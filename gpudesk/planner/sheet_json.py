@@ -1,0 +1,86 @@
+"""JSON configuration sheet: the sheet's sections as one versioned document (units in the key names).
+
+``{"format": "gpudesk-configuration-sheet", "version": 1, ...}`` with ``bill_of_materials`` (list of lines),
+``memory_per_gpu`` (bytes), ``timing`` (seconds and rates), ``tco_usd``, ``risks``, ``checks_after_delivery``,
+``rationale``, ``candidate`` (the planner's own candidate dictionary, unchanged) and ``alternatives``. Qt-free.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from gpudesk.planner.sheet import SHEET_FORMAT, SHEET_VERSION, ConfigurationSheet, SheetError, build_sheet
+
+_TIMING_KEYS = {
+    "Step time": "step_time_s",
+    "All-reduce share of a step": "allreduce_share",
+    "Time to result": "time_to_result_s",
+    "Deadline": "deadline_s",
+    "Decode throughput": "decode_tokens_per_s",
+    "QPS one GPU sustains": "qps_per_gpu",
+}
+
+
+def sheet_to_dict(sheet: ConfigurationSheet) -> dict[str, Any]:
+    """The JSON-ready dictionary of a sheet (no NaN; None stays null)."""
+    return {
+        "format": SHEET_FORMAT,
+        "version": SHEET_VERSION,
+        "title": sheet.title,
+        "generated_at": sheet.generated_at,
+        "workload_kind": sheet.workload_kind,
+        "bill_of_materials": [asdict(line) for line in sheet.bom],
+        "software": [{"component": k, "version": v} for k, v in sheet.software],
+        "memory_per_gpu": {
+            "breakdown_bytes": dict(sheet.memory_parts),
+            "total_bytes": sheet.memory_total_bytes,
+            "usable_bytes": sheet.usable_bytes,
+            "safe_line_bytes": sheet.safe_line_bytes,
+            "headroom_bytes": sheet.headroom_bytes,
+        },
+        "timing": {_TIMING_KEYS.get(name, name): value for name, value, _unit in sheet.timing},
+        "meets_deadline": sheet.meets_deadline,
+        "tco_usd": {"breakdown": dict(sheet.tco), "total_3y": sheet.tco_total_usd},
+        "risks": list(sheet.risks),
+        "checks_after_delivery": [asdict(check) for check in sheet.checks],
+        "rationale": list(sheet.rationale),
+        "assumptions": list(sheet.assumptions),
+        "requirement": dict(sheet.requirement),
+        "candidate": sheet.candidate,
+        "alternatives": sheet.alternatives,
+    }
+
+
+def sheet_to_json(sheet: ConfigurationSheet) -> str:
+    """Pretty-printed JSON text.
+
+    Raises:
+        SheetError: a value is not representable in JSON (NaN or infinity in the plan).
+    """
+    try:
+        return json.dumps(sheet_to_dict(sheet), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    except (TypeError, ValueError) as exc:
+        raise SheetError(f"The sheet cannot be written as JSON: {exc}.") from exc
+
+
+def plan_to_json(plan: dict[str, Any], candidate_index: int = 0, title: str | None = None) -> str:
+    """``sheet_to_json(build_sheet(plan, candidate_index, title))``."""
+    return sheet_to_json(build_sheet(plan, candidate_index, title))
+
+
+def write_json(plan: dict[str, Any], path: str | Path, candidate_index: int = 0, title: str | None = None) -> Path:
+    """Write the JSON sheet to ``path``.
+
+    Raises:
+        SheetError: no candidates, a non-JSON value, or the file cannot be written.
+    """
+    target = Path(path)
+    text = plan_to_json(plan, candidate_index, title)
+    try:
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise SheetError(f"Cannot write {target}: {exc.strerror or exc}.") from exc
+    return target

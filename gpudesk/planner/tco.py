@@ -1,0 +1,153 @@
+"""Three-year total cost of ownership of one candidate, with every default visible, editable and sourced.
+
+Model (catalog.md 5.1, consistent with public build-vs-rent models):
+  TCO = GPUs + host share + network/installation - residual
+        + years x (IT energy + cooling/facility overhead + operations labour + support)
+        + opportunity cost of finishing after the deadline.
+IT energy = average IT power (GPU TDP x utilisation + host power) x 8760 h x price. The PUE overhead
+(PUE - 1) x IT energy is shown as "cooling" (catalog.md 5.1: cooling as the (PUE-1) share), plus an optional
+per-GPU cooling charge.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+
+from gpudesk.planner.errors import PlanInputError
+
+HOURS_PER_YEAR = 8760
+
+# Host (chassis + CPUs + RAM + NVMe) price by server kind when the catalog has none (USD).
+DEFAULT_HOST_PRICE_USD: dict[str, float] = {"workstation": 6000.0, "pcie-2u": 20000.0, "pcie-4u": 35000.0, "hgx": 74000.0}
+
+
+@dataclass
+class TcoAssumptions:
+    """Editable TCO inputs. ``SOURCES`` gives the origin of each default.
+
+    Attributes (units in names):
+        years: horizon of the TCO.
+        electricity_usd_per_kwh: energy price.
+        pue: power usage effectiveness of the room (total facility power / IT power).
+        utilisation: average share of TDP drawn over the years (0-1).
+        cooling_usd_per_gpu_year: extra cooling charge per GPU per year on top of PUE (e.g. liquid loop).
+        ops_hours_per_server_month: operations labour (driver upgrades, faults, alerting) per server.
+        ops_usd_per_hour: loaded hourly rate of that labour.
+        support_fraction_per_year: support/maintenance contracts as a share of hardware price per year.
+        network_install_fraction: network, cabling, transceivers, installation as a share of hardware price.
+        residual_fraction: resale value at the end of the horizon as a share of hardware price.
+        delay_cost_usd_per_day: opportunity cost of each day the result arrives after the deadline.
+        gpu_price_overrides_usd: gpu_id -> price, replacing the catalog's price.
+        host_price_overrides_usd: server_id -> host price, replacing the catalog's or the default.
+    """
+
+    years: float = 3.0
+    electricity_usd_per_kwh: float = 0.12
+    pue: float = 1.5
+    utilisation: float = 0.7
+    cooling_usd_per_gpu_year: float = 0.0
+    ops_hours_per_server_month: float = 4.0
+    ops_usd_per_hour: float = 120.0
+    support_fraction_per_year: float = 0.10
+    network_install_fraction: float = 0.10
+    residual_fraction: float = 0.0
+    delay_cost_usd_per_day: float = 5238.0
+    gpu_price_overrides_usd: dict[str, float] = field(default_factory=dict)
+    host_price_overrides_usd: dict[str, float] = field(default_factory=dict)
+
+    SOURCES = {
+        "years": "the method's 3-year TCO; catalog.md 5.2 (3-year life with residual, 5-year sensitivity)",
+        "electricity_usd_per_kwh": "the article's TCO example ($0.12/kWh); EIA 2023 US commercial average 12.7 c/kWh",
+        "pue": "Uptime Institute 2023 industry average 1.58; 1.5 for an enterprise room (catalog.md 5.2)",
+        "utilisation": "catalog.md 5.3 worked example (70 % load); the article assumes 24x7 full load (1.0)",
+        "cooling_usd_per_gpu_year": "0 beyond PUE; the article charges $800/card/year for liquid cooling",
+        "ops_hours_per_server_month": "the article: 0.5 person-day per month (4 h)",
+        "ops_usd_per_hour": "the article: senior engineer at $120/h",
+        "support_fraction_per_year": "about 10 %/yr of hardware (catalog.md 5.2, weak source)",
+        "network_install_fraction": "network, cabling, ToR, installation +10-15 % of CapEx (catalog.md 5.2, weak)",
+        "residual_fraction": "0 (conservative); 25-35 % after 36 months for H100-class is reported (weak)",
+        "delay_cost_usd_per_day": "the article: a 6-week delay cost a $220k renewal, about $5,238/day",
+        "gpu_price_overrides_usd": "user prices (the store's price overrides)",
+        "host_price_overrides_usd": "user prices for hosts",
+    }
+
+    def validate(self) -> "TcoAssumptions":
+        """Check every value; raises PlanInputError naming ``tco.<field>``."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, dict):
+                for key, price in value.items():
+                    if not isinstance(price, (int, float)) or isinstance(price, bool) or not math.isfinite(price) or price <= 0:
+                        raise PlanInputError(f"tco.{f.name}", f"price for {key!r} must be a positive number of USD, got {price!r}.")
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise PlanInputError(f"tco.{f.name}", f"must be a finite number >= 0, got {value!r}.")
+        if self.years <= 0 or self.years > 15:
+            raise PlanInputError("tco.years", f"must be between 0 and 15 years, got {self.years:g}.")
+        if self.pue < 1 or self.pue > 3:
+            raise PlanInputError("tco.pue", f"PUE is total/IT power, between 1.0 and 3.0; got {self.pue:g}.")
+        for name in ("utilisation", "residual_fraction", "support_fraction_per_year", "network_install_fraction"):
+            if getattr(self, name) > 1:
+                raise PlanInputError(f"tco.{name}", f"must be a fraction between 0 and 1, got {getattr(self, name):g}.")
+        if self.electricity_usd_per_kwh > 5:
+            raise PlanInputError("tco.electricity_usd_per_kwh", f"{self.electricity_usd_per_kwh:g} $/kWh is implausible; use dollars, not cents.")
+        return self
+
+
+TCO_LINES = ("gpus", "hosts", "network_install", "residual", "energy", "cooling", "operations", "support", "opportunity")
+
+
+@dataclass(frozen=True)
+class Tco:
+    """A candidate's TCO: ``total_usd`` (None when a price is unknown) and ``breakdown_usd`` per TCO_LINES.
+
+    ``missing`` lists what had no price (e.g. "GPU price of a100-80-sxm4"); ``assumptions`` are
+    (assumption, source) pairs.
+    """
+
+    total_usd: float | None
+    breakdown_usd: dict[str, float | None]
+    missing: tuple[str, ...] = ()
+    assumptions: tuple[tuple[str, str], ...] = ()
+
+
+def compute_tco(*, gpu_id: str, gpu_price_usd: float | None, gpu_tdp_w: float, count: int, server_id: str,
+                server_kind: str, servers: int, host_price_usd: float | None, server_power_w: float | None,
+                server_max_gpus: int, delay_days: float, a: TcoAssumptions) -> Tco:
+    """TCO over ``a.years`` for ``count`` GPUs in ``servers`` hosts (USD, per :data:`TCO_LINES`)."""
+    missing: list[str] = []
+    notes: list[tuple[str, str]] = []
+    price = a.gpu_price_overrides_usd.get(gpu_id, gpu_price_usd)
+    if price is None:
+        missing.append(f"GPU price of {gpu_id}")
+    host = a.host_price_overrides_usd.get(server_id, host_price_usd)
+    if host is None:
+        host = DEFAULT_HOST_PRICE_USD.get(server_kind)
+        if host is not None:
+            notes.append((f"host price of {server_id} assumed ${host:,.0f} (catalog has none)",
+                          "gpudesk default per server kind; hgx from the catalog's HGX H100 host price"))
+        else:
+            missing.append(f"host price of {server_id}")
+    gpus_usd = price * count if price is not None else None
+    hosts_usd = host * servers if host is not None else None
+    hardware = (gpus_usd or 0.0) + (hosts_usd or 0.0)
+    network = hardware * a.network_install_fraction
+    residual = -hardware * a.residual_fraction
+    # Host power: the chassis maximum minus its GPUs' TDP (DGX A100: 6.5 kW - 8 x 400 W); else 0.8 x GPU TDP
+    # (DGX H100 node ~1.8x its GPUs' TDP, catalog.md 5.2).
+    if server_power_w and server_power_w > server_max_gpus * gpu_tdp_w:
+        host_w_each = server_power_w - server_max_gpus * gpu_tdp_w
+    else:
+        host_w_each = 0.8 * gpu_tdp_w * min(count, server_max_gpus)
+    it_kw = (count * gpu_tdp_w + servers * host_w_each) * a.utilisation / 1000
+    energy = it_kw * HOURS_PER_YEAR * a.years * a.electricity_usd_per_kwh
+    cooling = energy * (a.pue - 1) + a.cooling_usd_per_gpu_year * count * a.years
+    operations = a.ops_hours_per_server_month * 12 * a.years * a.ops_usd_per_hour * servers
+    support = hardware * a.support_fraction_per_year * a.years
+    opportunity = max(0.0, delay_days) * a.delay_cost_usd_per_day
+    breakdown = {"gpus": gpus_usd, "hosts": hosts_usd, "network_install": network, "residual": residual,
+                 "energy": energy, "cooling": cooling, "operations": operations, "support": support,
+                 "opportunity": opportunity}
+    total = None if missing else sum(v for v in breakdown.values() if v is not None)
+    return Tco(total_usd=total, breakdown_usd=breakdown, missing=tuple(missing), assumptions=tuple(notes))

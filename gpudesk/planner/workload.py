@@ -1,0 +1,60 @@
+"""From a Requirement to the sizing layer's inputs: the model shape and the memory workload."""
+
+from __future__ import annotations
+
+from gpudesk.planner.errors import PlanInputError
+from gpudesk.planner.requirement import ModelMemory, Requirement
+from gpudesk.sizing.errors import ConfigFileError, ShapeError
+from gpudesk.sizing.memory import MemoryWorkload
+from gpudesk.sizing.overheads import Overheads
+from gpudesk.sizing.shapes import ModelSpec, spec_from_catalog, spec_from_hf_config, spec_from_params
+
+
+def resolve_model(model: ModelMemory, catalog=None) -> ModelSpec:
+    """The ModelSpec for the requirement's model answer (catalog name, parameter count or config.json).
+
+    Raises:
+        PlanInputError: unknown or ambiguous catalog model (``model.model``), bad count (``model.params``),
+            unreadable or incomplete config.json (``model.config_path``).
+    """
+    if model.model:
+        if catalog is None:
+            raise PlanInputError("model.model", "a catalog model needs the catalog; pass open_catalog().")
+        from gpudesk.catalog import AmbiguousItemError, UnknownItemError
+
+        try:
+            return spec_from_catalog(catalog.find_model(model.model))
+        except AmbiguousItemError as exc:
+            names = ", ".join(getattr(m, "id", str(m)) for m in getattr(exc, "matches", [])[:8])
+            raise PlanInputError("model.model", f"{model.model!r} matches several models ({names}); be more specific.") from exc
+        except UnknownItemError as exc:
+            raise PlanInputError("model.model", f"{model.model!r} is not in the catalog; give params or a config.json instead.") from exc
+    if model.config_path:
+        try:
+            return spec_from_hf_config(model.config_path)
+        except ConfigFileError as exc:
+            raise PlanInputError("model.config_path", str(exc).split(": ", 1)[-1]) from exc
+    if model.params is not None:
+        try:
+            return spec_from_params(model.params)
+        except ShapeError as exc:
+            raise PlanInputError("model.params", str(exc).split(": ", 1)[-1]) from exc
+    raise PlanInputError("model.model", "give a catalog model, a parameter count or a config.json path.")
+
+
+def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = None, recompute: str | None = None,
+                    tensor_parallel: int | None = None, concurrent_sequences: int = 1) -> MemoryWorkload:
+    """The sizing MemoryWorkload for ``req`` on ``gpus`` GPUs; ``auto`` choices become ddp / no recompute
+    unless given here."""
+    m, w = req.model, req.workload
+    shard = sharding or (m.sharding if m.sharding != "auto" else "ddp")
+    rec = recompute or (m.recompute if m.recompute != "auto" else "none")
+    return MemoryWorkload(
+        mode=m.mode, precision=m.precision, optimizer=m.optimizer, seq_len_tokens=m.seq_len_tokens,
+        micro_batch_size=m.micro_batch_size, gpus=gpus, sharding=shard, offload=m.offload, recompute=rec,
+        flash_attention=m.flash_attention, tensor_parallel=tensor_parallel or m.tensor_parallel,
+        lora_rank=m.lora_rank, lora_targets=tuple(m.lora_targets), weight_format=m.weight_format,
+        kv_precision=m.kv_precision, context_tokens=w.prompt_tokens + w.output_tokens,
+        concurrent_sequences=concurrent_sequences, activation_bytes_per_sample=m.activation_bytes_per_sample,
+        overheads=Overheads(),
+    )

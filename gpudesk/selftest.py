@@ -1,0 +1,230 @@
+"""``gpudesk --self-test``: a smoke test of an installed or bundled gpudesk, one line per check.
+
+Each check exercises a feature the way the app does, on data that ships with the app (the bundled
+catalog, the bundled examples and sample texts), and prints ``ok   <check>: <what it saw>`` or
+``FAIL <check>: <error>``. The last line is ``gpudesk <version> self-test: N passed, M failed``; the exit status
+is 0 when every check passed, 1 otherwise.
+
+The self-test never touches the user's files: unless ``GPUDESK_DATA_DIR`` is already set it points the user data
+folder at a temporary folder that is removed afterwards. The window check runs on Qt's ``offscreen`` platform
+unless ``QT_QPA_PLATFORM`` is set, so it works over SSH and in CI; it is the only check that imports Qt.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TextIO
+
+from gpudesk import __version__, paths
+
+WINDOW_PAINT_TIMEOUT_S = 20.0
+
+
+class SelfTestError(Exception):
+    """A self-test check saw something wrong; the message says what and where."""
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Outcome of one check: its name, whether it passed, and one line of detail (or the error)."""
+
+    name: str
+    ok: bool
+    detail: str
+
+    def line(self) -> str:
+        return f"{'ok  ' if self.ok else 'FAIL'} {self.name}: {self.detail}"
+
+
+def check_install() -> str:
+    """Bundled files are read from the install folder and user data goes elsewhere (the first-run design)."""
+    root = paths.bundle_root()
+    frozen = getattr(sys, "_MEIPASS", None) is not None
+    catalog = paths.catalog_path()
+    data = paths.data_dir()
+    notices = paths.resources_dir() / "THIRD_PARTY_NOTICES.md"
+    if not notices.is_file():
+        raise SelfTestError(f"third-party notices missing: {notices}")
+    if frozen and not catalog.resolve().is_relative_to(root.resolve()) and "GPUDESK_CATALOG" not in os.environ:
+        raise SelfTestError(f"bundled catalog {catalog} is outside the bundle {root}")
+    if data.resolve().is_relative_to(root.resolve()):
+        raise SelfTestError(f"user data folder {data} is inside the install folder {root}")
+    probe = data / ".selftest-write"
+    probe.write_text("ok", encoding="utf-8")
+    probe.unlink()
+    kind = "frozen bundle" if frozen else "source/pip install"
+    return f"{kind} at {root}; user data folder {data} is writable and outside it; notices present"
+
+
+def check_catalog() -> str:
+    """Open the bundled catalog read-only through gpudesk.catalog and run a full-text search on it."""
+    from gpudesk.catalog import open_catalog
+
+    catalog = open_catalog()
+    try:
+        gpus = catalog.gpus()
+        hits = catalog.search_gpus("H100")
+        meta = catalog.meta()
+    finally:
+        catalog.close()
+    if not gpus:
+        raise SelfTestError(f"catalog {catalog.path} lists no GPUs")
+    if not hits:
+        raise SelfTestError(f"full-text search for 'H100' found nothing in {catalog.path}")
+    return (f"{len(gpus)} GPUs, {meta['counts'].get('servers', 0)} servers, {meta['counts'].get('models', 0)} "
+            f"models (schema {meta['schema_version']}, built {meta.get('build_date')}); search 'H100' -> "
+            f"{len(hits)} hits; read-only from {catalog.path}")
+
+
+def check_plan() -> str:
+    """Plan every bundled example profile (``resources/examples/*.toml``) against the bundled catalog."""
+    from gpudesk.catalog import open_catalog
+    from gpudesk.planner import load_profile, plan
+
+    profiles = sorted(paths.examples_dir().glob("*.toml"))
+    if not profiles:
+        raise SelfTestError(f"no example profiles (*.toml) in {paths.examples_dir()}")
+    catalog = open_catalog()
+    try:
+        summaries = []
+        for profile in profiles:
+            requirement = load_profile(profile)
+            requirement.validate()
+            result = plan(requirement, catalog)
+            if not result.candidates and not result.rejected:
+                raise SelfTestError(f"{profile.name}: the plan evaluated no GPU at all")
+            top = result.top
+            best = f"{top.count} x {top.gpu_id}" if top is not None else "no GPU fits"
+            summaries.append(f"{profile.name} -> {result.workload_kind}, {len(result.candidates)} candidates, "
+                             f"best {best}")
+    finally:
+        catalog.close()
+    return "; ".join(summaries)
+
+
+def selftest_input(name: str) -> Path:
+    """A bundled self-test input from ``resources/selftest`` (real captured texts; see its README.md)."""
+    path = paths.resources_dir() / "selftest" / name
+    if not path.is_file():
+        raise SelfTestError(f"bundled self-test input {path} is missing")
+    return path
+
+
+def check_oom() -> str:
+    """Parse the bundled PyTorch CUDA OOM message and diagnose it through gpudesk.oom.
+
+    Expected values are the message's own: "Tried to allocate 550.00 MiB", "GPU 0".
+    """
+    from gpudesk.oom import diagnose, parse_text
+
+    path = selftest_input("oom-pytorch.txt")
+    report = parse_text(path.read_text(encoding="utf-8"))
+    if report.framework != "pytorch":
+        raise SelfTestError(f"{path.name}: framework read as {report.framework!r}, expected 'pytorch'")
+    if report.requested_bytes != 550 * 1024**2 or report.device_index != 0:
+        raise SelfTestError(f"{path.name}: read request {report.requested_bytes} bytes on GPU "
+                            f"{report.device_index}, expected {550 * 1024**2} bytes on GPU 0")
+    diagnosis = diagnose(report)
+    if diagnosis.top is None:
+        raise SelfTestError(f"{path.name}: the diagnosis names no cause")
+    probe_lines = _probe_source_lines()
+    return (f"{path.name}: PyTorch {report.era} message, 550 MiB requested on GPU 0; top cause "
+            f"'{diagnosis.top.id}' ({diagnosis.top.confidence:.0%} confidence); probe script "
+            f"({probe_lines} lines) compiles")
+
+
+def _probe_source_lines() -> int:
+    """Write the OOM probe the way an attach does (gpudesk.oom.injection) and compile it; returns its lines.
+
+    In a frozen bundle this proves the probe's source text shipped (PyInstaller keeps modules compiled).
+    """
+    from gpudesk.oom.injection import write_probe_files
+
+    with tempfile.TemporaryDirectory(prefix="gpudesk-selftest-probe-") as folder:
+        probe, _result, stub = write_probe_files(Path(folder))
+        source = probe.read_text(encoding="utf-8")
+        compile(source, str(probe), "exec")
+        compile(stub, "<stub>", "exec")
+    return source.count("\n")
+
+
+def check_dmon() -> str:
+    """Parse the bundled ``nvidia-smi dmon -s pucvmet`` capture (4 GPUs) and compare known readings.
+
+    Expected values are the capture's own numbers: GPU 0 at 111 W and 25 % SM, 11651 MiB framebuffer used.
+    """
+    from gpudesk.telemetry import model
+    from gpudesk.telemetry.dmon import read_dmon_file
+
+    path = selftest_input("dmon-pucvmet.txt")
+    log = read_dmon_file(path)
+    frame = log.frame
+    expected = {model.POWER: 111.0, model.GPU_UTIL: 25.0, model.MEM_USED: 11651 * 1024**2}
+    if frame.gpus != [0, 1, 2, 3]:
+        raise SelfTestError(f"{path.name}: expected GPUs 0-3, read {frame.gpus}")
+    for metric, want in expected.items():
+        _, values = frame.series(0, metric)
+        if len(values) != 1 or values[0] != want:
+            raise SelfTestError(f"{path.name}: GPU 0 {metric} expected {want}, read {[float(v) for v in values]}")
+    return f"{path.name}: {len(frame)} rows, GPUs {frame.gpus}, {len(log.columns)} dmon columns; GPU 0 at 111 W"
+
+
+def check_window() -> str:
+    """Open the main window (offscreen unless QT_QPA_PLATFORM says otherwise), wait for its first paint."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from gpudesk.ui.selftest_window import open_and_paint
+
+    return open_and_paint(WINDOW_PAINT_TIMEOUT_S)
+
+
+CHECKS: list[tuple[str, Callable[[], str]]] = [
+    ("install", check_install),
+    ("catalog", check_catalog),
+    ("plan", check_plan),
+    ("oom", check_oom),
+    ("dmon", check_dmon),
+    ("window", check_window),
+]
+
+
+def run_checks(checks: list[tuple[str, Callable[[], str]]] | None = None) -> list[CheckResult]:
+    """Run each check once and collect its result; a failing check never stops the ones after it."""
+    results = []
+    for name, func in checks if checks is not None else CHECKS:
+        try:
+            results.append(CheckResult(name, True, func()))
+        except Exception as exc:  # noqa: BLE001 - every failure of a check is reported on its line
+            results.append(CheckResult(name, False, f"{type(exc).__name__}: {exc}"))
+    return results
+
+
+def run_selftest(out: TextIO | None = None) -> int:
+    """Run all checks with a throw-away user data folder; print one line per check; 0 if all passed."""
+    out = out if out is not None else sys.stdout
+    tmp = None
+    if not os.environ.get(paths.ENV_DATA_DIR):
+        tmp = tempfile.mkdtemp(prefix="gpudesk-selftest-")
+        os.environ[paths.ENV_DATA_DIR] = tmp
+    started = time.perf_counter()
+    try:
+        results = []
+        for name, func in CHECKS:
+            (result,) = run_checks([(name, func)])
+            results.append(result)
+            print(result.line(), file=out, flush=True)
+    finally:
+        if tmp is not None:
+            del os.environ[paths.ENV_DATA_DIR]
+            shutil.rmtree(tmp, ignore_errors=True)
+    failed = sum(not r.ok for r in results)
+    elapsed = time.perf_counter() - started
+    print(f"gpudesk {__version__} self-test: {len(results) - failed} passed, {failed} failed in {elapsed:.1f} s",
+          file=out, flush=True)
+    return 1 if failed else 0

@@ -1,0 +1,121 @@
+"""Activation memory of transformer training, per layer and per model.
+
+Source: Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models"
+(arXiv 2205.05198), Table 2, with 16-bit activations and 1-byte dropout masks:
+
+====================================  ==========================================
+Configuration                         Bytes per layer
+====================================  ==========================================
+no parallelism, no recompute          ``s*b*h*(34 + 5*a*s/h)``
+tensor parallel t                     ``s*b*h*(10 + 24/t + 5*a*s/(h*t))``
+TP + sequence parallel                ``s*b*h*(34/t + 5*a*s/(h*t))``
+selective recompute (attention core)  the ``5*a*s/h`` term disappears
+full recompute                        ``2*s*b*h`` (the layer input) per layer
+====================================  ==========================================
+
+The MLP term is generalised as in Megatron-LM's ``theoretical_memory_usage.py`` (``18 + 4*ffn/h``, = 34 for
+ffn = 4h); a gated (SwiGLU) MLP stores one more ffn-wide tensor, ``18 + 6*ffn/h``. FlashAttention
+(Dao et al. 2022, arXiv 2205.14135) never materialises the ``5*a*s^2*b`` softmax/dropout tensors and keeps
+only softmax statistics, counted as ``4*a*s*b`` bytes as in cli99/llm-analysis.
+Logits: ``b*s*V`` elements at 8 bytes each (fp32 logits + their gradient; furiousteabag/vram-calculator
+counts ``4*b*s*V*2``), divided by t for a vocabulary-parallel output layer.
+"""
+
+from __future__ import annotations
+
+from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, choice, positive_int
+from gpudesk.sizing.errors import SizingError
+
+RECOMPUTE_MODES = ("none", "selective", "full")
+LOGITS_BYTES_PER_ELEMENT = 8
+
+
+def activation_bytes_per_layer(
+    seq_len_tokens: int,
+    micro_batch_size: int,
+    hidden_size: int,
+    num_attention_heads: int,
+    ffn_size: int | None = None,
+    *,
+    gated_mlp: bool = False,
+    recompute: str = "none",
+    flash_attention: bool = True,
+    tensor_parallel: int = 1,
+    sequence_parallel: bool = False,
+) -> float:
+    """Bytes of activations one transformer layer keeps for backward (per GPU).
+
+    Args:
+        seq_len_tokens (s), micro_batch_size (b), hidden_size (h), num_attention_heads (a), ffn_size (default 4h).
+        gated_mlp: SwiGLU-style MLP with three matrices.
+        recompute: ``"none"``, ``"selective"`` (attention core recomputed) or ``"full"`` (only layer inputs kept).
+        flash_attention: fused attention that never stores the s x s scores.
+        tensor_parallel (t), sequence_parallel: Megatron-style partitioning.
+
+    Returns:
+        bytes (float) for one layer on one GPU.
+
+    Raises:
+        SizingError: non-positive sizes, unknown recompute mode, or t not dividing the heads.
+    """
+    s = positive_int("seq_len_tokens", seq_len_tokens, MAX_SEQ_LEN_TOKENS)
+    b = positive_int("micro_batch_size", micro_batch_size, MAX_BATCH)
+    h = positive_int("hidden_size", hidden_size)
+    a = positive_int("num_attention_heads", num_attention_heads)
+    t = positive_int("tensor_parallel", tensor_parallel, 1024)
+    ffn = positive_int("ffn_size", ffn_size) if ffn_size else 4 * h
+    mode = choice("recompute", recompute, RECOMPUTE_MODES)
+    if a % t:
+        raise SizingError("tensor_parallel", f"{t} does not divide the {a} attention heads.")
+    sbh = s * b * h
+    if mode == "full":
+        # Only the layer input is stored (2 bytes/element), sharded by SP when enabled.
+        return 2 * sbh / (t if sequence_parallel else 1)
+    mlp_coeff = (6 if gated_mlp else 4) * ffn / h
+    total_coeff = 18 + mlp_coeff  # 34 for ffn = 4h, non-gated
+    replicated = 10.0  # LayerNorm inputs, dropout masks and outputs not split by TP (Korthikanti Table 2)
+    parallel = total_coeff - replicated
+    if sequence_parallel:
+        per_sbh = total_coeff / t
+    else:
+        per_sbh = replicated + parallel / t
+    body = sbh * per_sbh
+    if flash_attention:
+        attention_core = 4 * a * s * b / t
+    elif mode == "selective":
+        attention_core = 0.0
+    else:
+        attention_core = 5 * a * s * s * b / t
+    return body + attention_core
+
+
+def full_recompute_working_bytes(
+    seq_len_tokens: int, micro_batch_size: int, hidden_size: int, num_attention_heads: int,
+    ffn_size: int | None = None, *, gated_mlp: bool = False, flash_attention: bool = True,
+    tensor_parallel: int = 1, sequence_parallel: bool = False,
+) -> float:
+    """Bytes of the one layer being recomputed during backward under full recompute (its no-recompute set)."""
+    return activation_bytes_per_layer(
+        seq_len_tokens, micro_batch_size, hidden_size, num_attention_heads, ffn_size, gated_mlp=gated_mlp,
+        recompute="none", flash_attention=flash_attention, tensor_parallel=tensor_parallel,
+        sequence_parallel=sequence_parallel,
+    )
+
+
+def logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: int, tensor_parallel: int = 1,
+                 bytes_per_element: float = LOGITS_BYTES_PER_ELEMENT) -> float:
+    """Bytes of output logits and the loss buffers: ``b*s*V*bytes_per_element/t``.
+
+    A frequent hidden OOM source for 128K-256K vocabularies (oom.md 1.2, "Logits / cross-entropy").
+    """
+    s = positive_int("seq_len_tokens", seq_len_tokens, MAX_SEQ_LEN_TOKENS)
+    b = positive_int("micro_batch_size", micro_batch_size, MAX_BATCH)
+    v = positive_int("vocab_size", vocab_size)
+    t = positive_int("tensor_parallel", tensor_parallel, 1024)
+    return s * b * v * bytes_per_element / t
+
+
+def embedding_activation_bytes(seq_len_tokens: int, micro_batch_size: int, hidden_size: int,
+                               tensor_parallel: int = 1, sequence_parallel: bool = False) -> float:
+    """Embedding output + dropout mask kept for backward: ``3*s*b*h`` bytes (Megatron-LM; /t with SP)."""
+    return 3 * seq_len_tokens * micro_batch_size * hidden_size / (tensor_parallel if sequence_parallel else 1)

@@ -1,0 +1,83 @@
+"""Bytes per element of each precision and storage format, including group-wise quantisation overhead.
+
+Sources:
+- Plain formats: IEEE 754 / OCP FP8 sizes (fp32 4 B, bf16/fp16 2 B, fp8/int8 1 B, int4/fp4 0.5 B).
+- NF4 with double quantisation: Dettmers et al. 2023, "QLoRA" (arXiv 2305.14314) section 3: blocksize-64
+  fp32 absmax costs 32/64 = 0.5 bit/param; double quantisation stores 8-bit absmax per 64 plus one fp32
+  per 256 of those, 8/64 + 32/(64*256) = 0.127 bit/param.
+- Group-wise INT4 (GPTQ, Frantar et al. 2022, arXiv 2210.17323; AWQ, Lin et al. 2023, arXiv 2306.00978): one
+  fp16 scale and one zero point per group of ``g`` weights; with a 16-bit zero this is 32/g bits/param
+  (4.25 bits at g = 128, the upper end of the 4.1-4.25 bits observed in practice).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudesk.sizing.errors import SizingError
+
+# Compute / activation / KV precisions: bytes per element.
+PRECISION_BYTES: dict[str, float] = {
+    "fp32": 4.0,
+    "tf32": 4.0,
+    "bf16": 2.0,
+    "fp16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "int4": 0.5,
+    "fp4": 0.5,
+}
+
+# Weight storage formats beyond the plain precisions: bits per parameter.
+_NF4_BITS = 4 + 32 / 64  # 4.5: NF4 with fp32 absmax per 64-block
+_NF4_DQ_BITS = 4 + 8 / 64 + 32 / (64 * 256)  # 4.127: NF4 with double quantisation
+_GROUP_RE = re.compile(r"^int4-g(\d+)$")
+
+WEIGHT_FORMATS: tuple[str, ...] = tuple(PRECISION_BYTES) + ("nf4", "nf4-dq", "int4-g128", "int4-g64", "int4-g32")
+
+
+def precision_bytes(field: str, precision: str) -> float:
+    """Bytes per element of a compute/activation/KV precision (``"bf16"`` -> 2.0).
+
+    Raises:
+        SizingError: unknown precision name.
+    """
+    key = precision.lower() if isinstance(precision, str) else precision
+    if key not in PRECISION_BYTES:
+        raise SizingError(field, f"unknown precision {precision!r}; use one of {', '.join(PRECISION_BYTES)}.")
+    return PRECISION_BYTES[key]
+
+
+def weight_bits_per_param(fmt: str) -> float:
+    """Bits each stored weight costs in ``fmt``, quantisation constants included.
+
+    ``"bf16"`` -> 16, ``"nf4-dq"`` -> 4.127 (QLoRA), ``"int4-g128"`` -> 4.25 (GPTQ/AWQ group 128 with fp16
+    scale and zero), ``"int4"`` -> 4 (no constants counted).
+
+    Raises:
+        SizingError: unknown format, or a group size that is not a positive whole number.
+    """
+    key = fmt.lower() if isinstance(fmt, str) else fmt
+    if key in PRECISION_BYTES:
+        return PRECISION_BYTES[key] * 8
+    if key == "nf4":
+        return _NF4_BITS
+    if key == "nf4-dq":
+        return _NF4_DQ_BITS
+    match = _GROUP_RE.match(key) if isinstance(key, str) else None
+    if match:
+        group = int(match.group(1))
+        if group <= 0:
+            raise SizingError("weight_format", f"group size must be positive in {fmt!r}.")
+        return 4 + 32 / group
+    raise SizingError("weight_format", f"unknown weight format {fmt!r}; use one of {', '.join(WEIGHT_FORMATS)} or int4-gN.")
+
+
+def compute_precision_of(fmt: str) -> str:
+    """The tensor-core precision a weight format computes in: int4-g128/nf4 dequantise to 16-bit -> ``"bf16"``."""
+    key = fmt.lower()
+    if key in ("fp8", "int8", "fp4", "fp32", "tf32", "fp16", "bf16"):
+        return key
+    if key == "int4":
+        return "int4"
+    return "bf16"

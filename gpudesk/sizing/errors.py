@@ -1,0 +1,22 @@
+"""Errors raised by the sizing formulas. Each message names the input that was wrong and what to do."""
+
+from __future__ import annotations
+
+
+class SizingError(ValueError):
+    """An input to a sizing formula is missing, non-finite, zero/negative where it must be positive, or absurd.
+
+    ``field`` names the offending input (e.g. ``"seq_len_tokens"``) so a form can highlight it.
+    """
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+class ShapeError(SizingError):
+    """A model shape could not be built (unknown catalog model, bad parameter count, inconsistent shape)."""
+
+
+class ConfigFileError(ShapeError):
+    """A local Hugging Face ``config.json`` is missing, unreadable, not JSON, or lacks the needed keys."""

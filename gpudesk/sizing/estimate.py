@@ -1,0 +1,76 @@
+"""The result type of every memory formula: a total with a named breakdown in bytes, and its assumptions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Component names used in breakdowns, in display order (PyTorch / ZeRO-paper terms).
+COMPONENT_ORDER: tuple[str, ...] = (
+    "weights",
+    "master_weights",
+    "gradients",
+    "optimizer_states",
+    "lora_adapters",
+    "activations",
+    "logits",
+    "kv_cache",
+    "prefill_workspace",
+    "gathered_layers",
+    "cuda_context",
+    "framework_overhead",
+    "fragmentation",
+)
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """Device memory one GPU needs, in bytes.
+
+    Attributes:
+        breakdown: component name -> bytes (ints >= 0), in :data:`COMPONENT_ORDER` order. Names:
+            ``weights`` (the copy the forward pass reads, e.g. bf16), ``master_weights`` (fp32 copy kept by
+            mixed-precision optimizers), ``gradients``, ``optimizer_states`` (Adam m and v, or momentum),
+            ``lora_adapters`` (adapter weights + their grads and states), ``activations`` (saved for backward),
+            ``logits`` (output logits + loss buffers), ``kv_cache``, ``prefill_workspace`` (transient inference
+            activations), ``gathered_layers`` (ZeRO-3/FSDP all-gathered layer parameters and grads),
+            ``cuda_context``, ``framework_overhead`` (NCCL, cuBLAS/cuDNN workspaces), ``fragmentation``
+            (allocator headroom).
+        gpus: number of GPUs the job is spread over; the breakdown is per GPU.
+        assumptions: (assumption, source) pairs, e.g. ("18 bytes/param mixed-precision Adam",
+            "Megatron-LM theoretical_memory_usage.py").
+    """
+
+    breakdown: dict[str, int]
+    gpus: int = 1
+    assumptions: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+
+    @property
+    def total_bytes(self) -> int:
+        """Sum of the breakdown, bytes per GPU."""
+        return sum(self.breakdown.values())
+
+    def component(self, name: str) -> int:
+        """Bytes of one component (0 when the component does not apply to this estimate)."""
+        return self.breakdown.get(name, 0)
+
+    def to_dict(self) -> dict:
+        """JSON shape: ``{"total_bytes": int, "breakdown_bytes": {name: int}, "gpus": int, "assumptions": [...]}``."""
+        return {
+            "total_bytes": self.total_bytes,
+            "breakdown_bytes": dict(self.breakdown),
+            "gpus": self.gpus,
+            "assumptions": [{"assumption": a, "source": s} for a, s in self.assumptions],
+        }
+
+
+def ordered_breakdown(parts: dict[str, float]) -> dict[str, int]:
+    """Round each part up to whole bytes, drop zero parts, and order by :data:`COMPONENT_ORDER`."""
+    out: dict[str, int] = {}
+    for name in COMPONENT_ORDER:
+        value = parts.get(name)
+        if value:
+            out[name] = int(-(-value // 1))
+    for name, value in parts.items():
+        if name not in out and value:
+            out[name] = int(-(-value // 1))
+    return out

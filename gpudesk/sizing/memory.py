@@ -1,0 +1,100 @@
+"""One entry point for every memory estimate: a :class:`MemoryWorkload` (what the user runs) + a
+:class:`~gpudesk.sizing.shapes.ModelSpec` -> :class:`~gpudesk.sizing.estimate.MemoryEstimate`.
+
+The wizard's live chart and ``gpudesk estimate memory`` call :func:`estimate_memory`; the formulas live in
+memory_train, memory_lora and memory_inference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpudesk.sizing.checks import choice
+from gpudesk.sizing.estimate import MemoryEstimate
+from gpudesk.sizing.memory_inference import inference_memory
+from gpudesk.sizing.memory_lora import lora_memory
+from gpudesk.sizing.memory_train import train_memory
+from gpudesk.sizing.overheads import Overheads
+from gpudesk.sizing.shapes import ModelSpec
+
+MODES = ("train", "lora", "qlora", "inference")
+
+
+@dataclass(frozen=True)
+class MemoryWorkload:
+    """What runs on the GPUs, in the terms the memory formulas use.
+
+    Attributes:
+        mode: ``train`` (full training / fine-tuning), ``lora``, ``qlora`` or ``inference``.
+        precision: compute precision (``bf16``, ``fp16``, ``fp32``, ``fp8``).
+        optimizer: accounting name (``adam-16``, ``adam-18``, ``adam-20``, ``adamw-bf16``, ``adam-8bit``, ``sgd``).
+        seq_len_tokens: training sequence length.
+        micro_batch_size: sequences per GPU per micro-step (training).
+        gpus: GPUs of the job (per-GPU figures are returned).
+        sharding: ``ddp``/``zero1``/``zero2``/``zero3``/``fsdp``/``fsdp-grad-op``.
+        offload: ``none``/``optimizer``/``all``.
+        recompute: ``none``/``selective``/``full``.
+        flash_attention: fused attention (no s x s scores stored).
+        tensor_parallel, sequence_parallel: Megatron-style model parallelism.
+        lora_rank, lora_targets: adapter rank and target modules (``all-linear``, ``attention``, names).
+        weight_format: inference weights (``bf16``, ``fp8``, ``int8``, ``int4-g128``, ``nf4-dq`` ...).
+        kv_precision: KV-cache precision.
+        context_tokens: inference prompt + output tokens per sequence.
+        concurrent_sequences: sequences served at once (inference batch).
+        paged_block_tokens: KV block size (None: contiguous cache).
+        activation_bytes_per_sample: for non-transformer models (CNN, 3D U-Net): measured or derived bytes.
+        overheads: CUDA context, NCCL, runtime and fragmentation assumptions.
+    """
+
+    mode: str = "train"
+    precision: str = "bf16"
+    optimizer: str = "adam-18"
+    seq_len_tokens: int = 2048
+    micro_batch_size: int = 1
+    gpus: int = 1
+    sharding: str = "ddp"
+    offload: str = "none"
+    recompute: str = "none"
+    flash_attention: bool = True
+    tensor_parallel: int = 1
+    sequence_parallel: bool = False
+    lora_rank: int = 16
+    lora_targets: tuple[str, ...] = ("all-linear",)
+    weight_format: str = "bf16"
+    kv_precision: str = "bf16"
+    context_tokens: int = 4096
+    concurrent_sequences: int = 1
+    paged_block_tokens: int | None = 16
+    activation_bytes_per_sample: int | None = None
+    overheads: Overheads = field(default_factory=Overheads)
+
+
+def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate:
+    """Per-GPU memory for ``workload`` on ``spec`` (bytes, with a named breakdown and assumptions).
+
+    Raises:
+        SizingError / ShapeError: an invalid or inconsistent input; ``.field`` names it.
+    """
+    mode = choice("mode", workload.mode, MODES)
+    w = workload
+    if mode == "train":
+        return train_memory(
+            spec, precision=w.precision, optimizer=w.optimizer, seq_len_tokens=w.seq_len_tokens,
+            micro_batch_size=w.micro_batch_size, gpus=w.gpus, sharding=w.sharding, offload=w.offload,
+            recompute=w.recompute, flash_attention=w.flash_attention, tensor_parallel=w.tensor_parallel,
+            sequence_parallel=w.sequence_parallel, activation_bytes_per_sample=w.activation_bytes_per_sample,
+            overheads=w.overheads,
+        )
+    if mode in ("lora", "qlora"):
+        return lora_memory(
+            spec, mode=mode, rank=w.lora_rank, targets=w.lora_targets, precision=w.precision,
+            optimizer="adam-16" if w.optimizer in ("adam-18", "adam-20") else w.optimizer,
+            seq_len_tokens=w.seq_len_tokens, micro_batch_size=w.micro_batch_size, recompute=w.recompute,
+            flash_attention=w.flash_attention, overheads=w.overheads,
+        )
+    return inference_memory(
+        spec, weight_format=w.weight_format, kv_precision=w.kv_precision, context_tokens=w.context_tokens,
+        concurrent_sequences=w.concurrent_sequences, paged_block_tokens=w.paged_block_tokens,
+        flash_attention=w.flash_attention, tensor_parallel=w.tensor_parallel,
+        activation_bytes_per_sample=w.activation_bytes_per_sample, overheads=w.overheads,
+    )

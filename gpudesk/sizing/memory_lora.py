@@ -1,0 +1,132 @@
+"""Device memory of LoRA and QLoRA fine-tuning.
+
+- Trainable parameters per adapted matrix W (d_out x d_in): ``r * (d_in + d_out)`` (Hu et al. 2021, "LoRA",
+  arXiv 2106.09685, section 4.1: W + B A with B d_out x r and A r x d_in).
+- Frozen base weights at their storage format: bf16 for LoRA; NF4 with double quantisation (4.127 bit/param)
+  for QLoRA (Dettmers et al. 2023, arXiv 2305.14314), with embeddings, LM head and norms kept in bf16.
+- Adapters carry weights + gradients + optimizer states: 16 B per trainable parameter by default (fp32 adapter,
+  fp32 grad, Adam m and v), or the chosen accounting.
+- Activations are not reduced by LoRA: backprop still flows through the frozen layers (oom.md 1.2), so the
+  Korthikanti formulas apply unchanged; gradient checkpointing is what cuts them.
+- QLoRA dequantises one weight matrix at a time to bf16 for the matmul: one ``largest matrix x 2 B`` buffer.
+"""
+
+from __future__ import annotations
+
+from gpudesk.sizing.checks import choice, positive_int
+from gpudesk.sizing.dtypes import weight_bits_per_param
+from gpudesk.sizing.errors import ShapeError, SizingError
+from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
+from gpudesk.sizing.memory_train import OPTIMIZER_SOURCES, activation_bytes, model_state_bytes_per_param
+from gpudesk.sizing.overheads import Overheads, add_overheads
+from gpudesk.sizing.shapes import ModelSpec
+
+LLAMA_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+TARGET_ALIASES: dict[str, tuple[str, ...]] = {
+    "all-linear": LLAMA_MODULES,
+    "attention": ("q_proj", "k_proj", "v_proj", "o_proj"),
+    "mlp": ("gate_proj", "up_proj", "down_proj"),
+    "default": ("q_proj", "v_proj"),  # PEFT's default target modules for Llama
+}
+LORA_MODES = ("lora", "qlora")
+
+
+def resolve_targets(targets: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """Expand aliases (``all-linear``, ``attention``, ``mlp``, ``default``) and check module names.
+
+    Raises:
+        SizingError: empty list or an unknown module name.
+    """
+    items = [targets] if isinstance(targets, str) else list(targets)
+    out: list[str] = []
+    for item in items:
+        key = str(item).strip().lower()
+        for name in TARGET_ALIASES.get(key, (key,)):
+            if name not in LLAMA_MODULES:
+                raise SizingError("lora_targets", f"unknown module {item!r}; use {', '.join(LLAMA_MODULES)} or "
+                                  f"{', '.join(TARGET_ALIASES)}.")
+            if name not in out:
+                out.append(name)
+    if not out:
+        raise SizingError("lora_targets", "name at least one module to adapt (e.g. q_proj, v_proj or all-linear).")
+    return tuple(out)
+
+
+def _module_dims(spec: ModelSpec, name: str) -> tuple[int, int]:
+    h = spec.hidden_size
+    q = spec.num_attention_heads * spec.head_dim_resolved
+    kv = spec.kv_heads_resolved * spec.head_dim_resolved
+    ffn = spec.ffn_size or 4 * h
+    return {
+        "q_proj": (h, q), "k_proj": (h, kv), "v_proj": (h, kv), "o_proj": (q, h),
+        "gate_proj": (h, ffn), "up_proj": (h, ffn), "down_proj": (ffn, h),
+    }[name]
+
+
+def lora_trainable_params(spec: ModelSpec, rank: int, targets: str | tuple[str, ...] | list[str] = "default") -> int:
+    """Trainable LoRA parameters: ``layers * sum(r * (d_in + d_out))`` over the target modules.
+
+    Llama-2-7B, r = 8, q_proj + v_proj: 32 * 2 * 8 * (4096 + 4096) = 4,194,304 (PEFT prints the same).
+
+    Raises:
+        ShapeError: the model shape lacks layers/hidden/heads. SizingError: bad rank or module names.
+    """
+    r = positive_int("lora_rank", rank, 65536)
+    if not spec.is_transformer:
+        raise ShapeError("model", f"{spec.name}: LoRA needs a transformer shape (layers, hidden size, heads).")
+    names = resolve_targets(targets)
+    if not spec.gated and any(n in ("gate_proj",) for n in names):
+        names = tuple(n for n in names if n != "gate_proj")
+    per_layer = sum(r * sum(_module_dims(spec, n)) for n in names)
+    return spec.layers * per_layer
+
+
+def lora_memory(
+    spec: ModelSpec,
+    *,
+    mode: str = "lora",
+    rank: int = 16,
+    targets: str | tuple[str, ...] | list[str] = "all-linear",
+    precision: str = "bf16",
+    optimizer: str = "adam-16",
+    seq_len_tokens: int = 2048,
+    micro_batch_size: int = 1,
+    recompute: str = "none",
+    flash_attention: bool = True,
+    overheads: Overheads = Overheads(),
+) -> MemoryEstimate:
+    """Per-GPU memory of LoRA (bf16 base) or QLoRA (NF4 + double-quantised base) fine-tuning on one GPU.
+
+    Breakdown: weights (frozen base), lora_adapters (trainable params x optimizer accounting), activations,
+    logits, prefill_workspace (QLoRA dequantisation buffer), cuda_context, framework_overhead, fragmentation.
+
+    Raises:
+        SizingError / ShapeError: invalid input, named by field.
+    """
+    kind = choice("mode", mode, LORA_MODES)
+    trainable = lora_trainable_params(spec, rank, targets)
+    per_trainable = sum(model_state_bytes_per_param(optimizer, "bf16"))
+    if kind == "qlora":
+        keep = spec.embedding_params
+        base = (spec.params - keep) * weight_bits_per_param("nf4-dq") / 8 + keep * 2
+    else:
+        base = spec.params * (4 if precision == "fp32" else 2)
+    acts, logits = activation_bytes(spec, seq_len_tokens, micro_batch_size, recompute=recompute,
+                                    flash_attention=flash_attention)
+    parts: dict[str, float] = {"weights": base, "lora_adapters": trainable * per_trainable,
+                               "activations": acts, "logits": logits}
+    assumptions = [
+        (f"{trainable:,} trainable parameters (rank {rank}, {', '.join(resolve_targets(targets))})",
+         "Hu et al. 2021, LoRA (arXiv 2106.09685)"),
+        (f"adapters: {per_trainable:g} bytes per trainable parameter", OPTIMIZER_SOURCES[optimizer.lower()]),
+        ("activations are not reduced by LoRA", "oom.md 1.2; Korthikanti et al. 2022 Table 2"),
+    ]
+    if kind == "qlora":
+        largest = max(_module_dims(spec, n)[0] * _module_dims(spec, n)[1] for n in LLAMA_MODULES)
+        parts["prefill_workspace"] = largest * 2
+        assumptions.append(("base in NF4 with double quantisation (4.127 bit/param), embeddings in bf16",
+                            "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"))
+    if spec.shape_is_guess:
+        assumptions.append(("model shape inferred from the parameter count", "a guess; give a config.json for exact figures"))
+    assumptions += add_overheads(parts, overheads.validated(), 1)
+    return MemoryEstimate(breakdown=ordered_breakdown(parts), gpus=1, assumptions=tuple(assumptions))

@@ -1,0 +1,218 @@
+"""Device memory of full training / full fine-tuning: model states, sharding, activations, logits, overheads.
+
+Optimizer accountings (bytes per parameter before sharding; weights + master + gradients + states):
+
+=============  ==============================  ====  ===========================================================
+name           what is stored                  B/p   source
+=============  ==============================  ====  ===========================================================
+adam-16        bf16 w, fp32 master, bf16 g,    16    Rajbhandari et al. 2019, ZeRO (arXiv 1910.02054) section 3.1
+               fp32 m+v
+adam-18        bf16 w, fp32 master, fp32 g,    18    Megatron-LM theoretical_memory_usage.py; NVIDIA/Megatron-LM#654;
+               fp32 m+v                              Stas Bekman, ML Engineering
+adam-20        bf16 w, fp32 master, bf16+fp32  20    Smith et al. 2022, MT-NLG 530B (arXiv 2201.11990); DeepSpeed
+               g, fp32 m+v                           estimate_zero2 ``2P + 18P/N``; Azure/MS-AMP#173
+adamw-bf16     bf16 w, g, m, v (no master)      8    huggingface/transformers PR 21312 (pure-bf16 AdamW)
+adam-8bit      bf16 w, fp32 master, bf16 g,    10    Dettmers et al. 2021, 8-bit optimizers (arXiv 2110.02861);
+               8-bit m+v                             catalog.md 4l
+sgd            bf16 w, fp32 master, bf16 g,    12    EleutherAI Transformer Math 101 (SGD+momentum 8 B/param
+               fp32 momentum                         optimizer state incl. master)
+=============  ==============================  ====  ===========================================================
+
+With ``precision="fp32"`` there is no separate master copy: weights 4, gradients 4, states 8 (Adam), 2 (8-bit),
+4 (SGD) or 8 (adamw-bf16 is then invalid).
+
+Sharding (Rajbhandari et al. 2019 section 5; DeepSpeed memory docs; PyTorch FSDP docs): ``ddp`` replicates
+everything; ``zero1`` divides master weights and optimizer states by N; ``zero2`` (= FSDP SHARD_GRAD_OP) also
+divides gradients; ``zero3`` (= ``fsdp`` FULL_SHARD) also divides weights and gathers the largest layer
+(DeepSpeed estimate_zero3: ``4 * largest_layer_params`` bytes). Offload (ZeRO-Offload, Ren et al. 2021, arXiv
+2101.06840): ``optimizer`` moves master weights, fp32 gradients and states to the host; ``all`` (ZeRO-3 only)
+also the weights. These reproduce DeepSpeed's documented t5-3b per-GPU figures (tests/sizing).
+"""
+
+from __future__ import annotations
+
+from gpudesk.sizing.activations import (
+    activation_bytes_per_layer,
+    embedding_activation_bytes,
+    full_recompute_working_bytes,
+    logits_bytes,
+)
+from gpudesk.sizing.checks import MAX_BATCH, MAX_GPUS, MAX_SEQ_LEN_TOKENS, choice, positive_int
+from gpudesk.sizing.errors import ShapeError, SizingError
+from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
+from gpudesk.sizing.overheads import Overheads, add_overheads
+from gpudesk.sizing.shapes import ModelSpec
+
+# name -> (weights, master_weights, gradients, optimizer_states) bytes/param in mixed precision.
+OPTIMIZER_ACCOUNTING: dict[str, tuple[float, float, float, float]] = {
+    "adam-16": (2, 4, 2, 8),
+    "adam-18": (2, 4, 4, 8),
+    "adam-20": (2, 4, 6, 8),
+    "adamw-bf16": (2, 0, 2, 4),
+    "adam-8bit": (2, 4, 2, 2),
+    "sgd": (2, 4, 2, 4),
+}
+OPTIMIZER_SOURCES: dict[str, str] = {
+    "adam-16": "ZeRO paper (Rajbhandari et al. 2019, arXiv 1910.02054): 2+2+12 = 16 B/param",
+    "adam-18": "Megatron-LM theoretical_memory_usage.py / NVIDIA/Megatron-LM#654: 18 B/param",
+    "adam-20": "MT-NLG 530B (arXiv 2201.11990) and DeepSpeed estimate_zero2 2P+18P/N: 20 B/param",
+    "adamw-bf16": "pure-bf16 AdamW, huggingface/transformers PR 21312: 8 B/param",
+    "adam-8bit": "8-bit optimizers (Dettmers et al. 2021, arXiv 2110.02861) with fp32 master: 10 B/param",
+    "sgd": "EleutherAI Transformer Math 101: SGD+momentum, 12 B/param with fp32 master",
+}
+_FP32_STATES = {"adam-16": 8, "adam-18": 8, "adam-20": 8, "adam-8bit": 2, "sgd": 4}
+SHARDING_MODES = ("none", "ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp-grad-op")
+OFFLOAD_MODES = ("none", "optimizer", "all")
+TRAIN_PRECISIONS = ("bf16", "fp16", "fp32", "fp8")
+
+
+def model_state_bytes_per_param(optimizer: str, precision: str = "bf16") -> tuple[float, float, float, float]:
+    """(weights, master_weights, gradients, optimizer_states) bytes per parameter, before sharding.
+
+    FP8 training (Transformer Engine) keeps bf16 weights and fp32 master, so it uses the mixed accounting.
+
+    Raises:
+        SizingError: unknown optimizer or precision, or ``adamw-bf16`` with ``fp32``.
+    """
+    opt = choice("optimizer", optimizer, tuple(OPTIMIZER_ACCOUNTING))
+    prec = choice("precision", precision, TRAIN_PRECISIONS)
+    if prec != "fp32":
+        return OPTIMIZER_ACCOUNTING[opt]
+    if opt == "adamw-bf16":
+        raise SizingError("optimizer", "adamw-bf16 keeps bf16 states; it does not apply to fp32 training.")
+    return (4.0, 0.0, 4.0, float(_FP32_STATES[opt]))
+
+
+def normalise_sharding(sharding: str) -> str:
+    """Map aliases onto the ZeRO stage names: ``fsdp`` -> ``zero3``, ``fsdp-grad-op`` -> ``zero2``, ``none`` -> ``ddp``."""
+    mode = choice("sharding", sharding, SHARDING_MODES)
+    return {"fsdp": "zero3", "fsdp-grad-op": "zero2", "none": "ddp"}.get(mode, mode)
+
+
+def sharded_model_states(params: int, per_param: tuple[float, float, float, float], data_parallel: int,
+                         sharding: str, offload: str = "none", largest_layer_params: int = 0) -> dict[str, float]:
+    """Per-GPU bytes of weights, master weights, gradients, optimizer states and gathered layers.
+
+    Args:
+        params: parameters held by this model-parallel rank (P / tensor_parallel).
+        per_param: from :func:`model_state_bytes_per_param`.
+        data_parallel: N, the GPUs the states are sharded over.
+        sharding: ``ddp``/``zero1``/``zero2``/``zero3`` (aliases accepted).
+        offload: ``none``, ``optimizer`` or ``all`` (``all`` needs ZeRO-3).
+        largest_layer_params: gathered at once under ZeRO-3 (``4 * LL`` bytes, DeepSpeed estimate_zero3).
+
+    Raises:
+        SizingError: unknown sharding/offload, or ``offload="all"`` without ZeRO-3.
+    """
+    n = positive_int("gpus", data_parallel, MAX_GPUS)
+    stage = normalise_sharding(sharding)
+    off = choice("offload", offload, OFFLOAD_MODES)
+    if off == "all" and stage != "zero3":
+        raise SizingError("offload", "offloading the weights too ('all') needs ZeRO-3 / FSDP full sharding.")
+    w, master, grads, states = (params * x for x in per_param)
+    if stage in ("zero1", "zero2", "zero3"):
+        master, states = master / n, states / n
+    if stage in ("zero2", "zero3"):
+        grads = grads / n
+    gathered = 0.0
+    if stage == "zero3":
+        w = w / n
+        gathered = 4.0 * largest_layer_params
+        grads_on_gpu = 0.0 if off != "none" else grads  # fp16 grads of the live layer are in `gathered`
+    else:
+        grads_on_gpu = grads
+    if off != "none":
+        # Master weights, fp32 gradients and optimizer states live in host memory (ZeRO-Offload).
+        master, states = 0.0, 0.0
+        grads_on_gpu = 0.0 if stage in ("zero2", "zero3") else grads_on_gpu
+    if off == "all":
+        w = 0.0
+    return {"weights": w, "master_weights": master, "gradients": grads_on_gpu, "optimizer_states": states,
+            "gathered_layers": gathered}
+
+
+def activation_bytes(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int, *, recompute: str = "none",
+                     flash_attention: bool = True, tensor_parallel: int = 1, sequence_parallel: bool = False,
+                     activation_bytes_per_sample: int | None = None) -> tuple[float, float]:
+    """(activations, logits) bytes per GPU for one micro-batch of a whole model.
+
+    Transformers use Korthikanti et al. 2022 per layer (see :mod:`gpudesk.sizing.activations`) times the layer
+    count, plus embeddings; with full recompute one layer's working set is added. Non-transformer models (CNN,
+    3D U-Net) need ``activation_bytes_per_sample`` (measured or from the architecture), times the micro-batch.
+
+    Raises:
+        ShapeError: a non-transformer model without ``activation_bytes_per_sample``.
+    """
+    b = positive_int("micro_batch_size", micro_batch_size, MAX_BATCH)
+    if activation_bytes_per_sample is not None:
+        per = positive_int("activation_bytes_per_sample", activation_bytes_per_sample)
+        return float(per * b), 0.0
+    if not spec.is_transformer:
+        raise ShapeError("activation_bytes_per_sample",
+                         f"{spec.name} is not a transformer with a known shape; give activation bytes per sample.")
+    s = positive_int("seq_len_tokens", seq_len_tokens, MAX_SEQ_LEN_TOKENS)
+    common = dict(gated_mlp=spec.gated, flash_attention=flash_attention, tensor_parallel=tensor_parallel,
+                  sequence_parallel=sequence_parallel)
+    per_layer = activation_bytes_per_layer(s, b, spec.hidden_size, spec.num_attention_heads, spec.ffn_size,
+                                           recompute=recompute, **common)
+    acts = spec.layers * per_layer + embedding_activation_bytes(s, b, spec.hidden_size, tensor_parallel, sequence_parallel)
+    if recompute == "full":
+        acts += full_recompute_working_bytes(s, b, spec.hidden_size, spec.num_attention_heads, spec.ffn_size, **common)
+    logits = logits_bytes(s, b, spec.vocab_size, tensor_parallel) if spec.vocab_size else 0.0
+    return acts, logits
+
+
+def train_memory(
+    spec: ModelSpec,
+    *,
+    precision: str = "bf16",
+    optimizer: str = "adam-18",
+    seq_len_tokens: int = 2048,
+    micro_batch_size: int = 1,
+    gpus: int = 1,
+    sharding: str = "ddp",
+    offload: str = "none",
+    recompute: str = "none",
+    flash_attention: bool = True,
+    tensor_parallel: int = 1,
+    sequence_parallel: bool = False,
+    activation_bytes_per_sample: int | None = None,
+    overheads: Overheads = Overheads(),
+) -> MemoryEstimate:
+    """Per-GPU memory of full training or full fine-tuning.
+
+    ``gpus`` counts all GPUs of the job; the data-parallel degree is ``gpus / tensor_parallel``.
+    Returns a :class:`MemoryEstimate` (bytes per GPU) whose breakdown has weights, master_weights, gradients,
+    optimizer_states, gathered_layers, activations, logits, cuda_context, framework_overhead, fragmentation.
+
+    Raises:
+        SizingError / ShapeError: invalid input, named by field.
+    """
+    g = positive_int("gpus", gpus, MAX_GPUS)
+    t = positive_int("tensor_parallel", tensor_parallel, 1024)
+    if g % t:
+        raise SizingError("tensor_parallel", f"{t} does not divide the {g} GPUs.")
+    per_param = model_state_bytes_per_param(optimizer, precision)
+    stage = normalise_sharding(sharding)
+    rank_params = spec.params / t
+    parts = sharded_model_states(int(rank_params), per_param, g // t, stage, offload,
+                                 spec.largest_layer_params // t)
+    acts, logits = activation_bytes(spec, seq_len_tokens, micro_batch_size, recompute=recompute,
+                                    flash_attention=flash_attention, tensor_parallel=t,
+                                    sequence_parallel=sequence_parallel,
+                                    activation_bytes_per_sample=activation_bytes_per_sample)
+    parts["activations"] = acts
+    parts["logits"] = logits
+    assumptions = [
+        (f"{optimizer} accounting, {sum(per_param):g} bytes/param before sharding", OPTIMIZER_SOURCES[optimizer.lower()]),
+        (f"{stage} over {g // t} data-parallel GPUs, offload {offload}", "ZeRO paper section 5; DeepSpeed memory docs"),
+    ]
+    if activation_bytes_per_sample is None:
+        assumptions.append((f"activations: recompute {recompute}, FlashAttention {'on' if flash_attention else 'off'}",
+                            "Korthikanti et al. 2022 (arXiv 2205.05198) Table 2"))
+    else:
+        assumptions.append(("activations from the given bytes per sample x micro-batch", "user input"))
+    if spec.shape_is_guess:
+        assumptions.append(("model shape inferred from the parameter count", "a guess; give a config.json for exact figures"))
+    assumptions += add_overheads(parts, overheads.validated(), g)
+    return MemoryEstimate(breakdown=ordered_breakdown(parts), gpus=g, assumptions=tuple(assumptions))

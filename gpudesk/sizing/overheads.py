@@ -1,0 +1,70 @@
+"""Fixed and proportional overheads on top of the tensors a job allocates, with their sources.
+
+- CUDA context: 300-400 MB (pytorch#20532), ~300 MB with CUDA >= 11.7 lazy loading (pytorch#107667),
+  ~534 MiB per primary context on H100 (torchcomms#777); gpu_poor assumes 650 MB, vram-calculator 1000 MiB.
+  Default 0.5 GiB (oom.md 1.2 recommendation).
+- NCCL communicator buffers: hundreds of MB to > 1 GiB per communicator (oom.md 1.2); default 0.5 GiB per GPU,
+  counted only when the job spans more than one GPU.
+- Inference runtime non-PyTorch memory and CUDA-graph pools: vLLM PR 21489 reports 0.07 GiB non-torch and
+  0.65 GiB CUDA-graph memory for an 8B model; default 0.75 GiB.
+- Fragmentation: 5 % of the working set (vllm-project/compressed-tensors PR 587 replaced a flat 1 GB with 5 %
+  of model memory after the OOM in oom-cases.jsonl line 11).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpudesk.sizing.checks import fraction, positive_float
+
+GIB = 1024**3
+
+
+@dataclass(frozen=True)
+class Overheads:
+    """Editable overhead assumptions (bytes and fractions)."""
+
+    cuda_context_bytes: int = GIB // 2
+    nccl_bytes_per_gpu: int = GIB // 2
+    inference_runtime_bytes: int = 3 * GIB // 4
+    fragmentation_fraction: float = 0.05
+
+    def validated(self) -> "Overheads":
+        """Return self after checking every field.
+
+        Raises:
+            SizingError: a negative size, or a fragmentation fraction outside [0, 1].
+        """
+        positive_float("cuda_context_bytes", self.cuda_context_bytes, allow_zero=True)
+        positive_float("nccl_bytes_per_gpu", self.nccl_bytes_per_gpu, allow_zero=True)
+        positive_float("inference_runtime_bytes", self.inference_runtime_bytes, allow_zero=True)
+        fraction("fragmentation_fraction", self.fragmentation_fraction)
+        return self
+
+
+OVERHEAD_SOURCES: tuple[tuple[str, str], ...] = (
+    ("CUDA context 0.5 GiB per GPU", "pytorch/pytorch#20532, #107667; meta-pytorch/torchcomms#777"),
+    ("NCCL buffers 0.5 GiB per GPU when the job spans GPUs", "oom.md 1.2 (NCCL: hundreds of MB to >1 GiB per communicator)"),
+    ("fragmentation headroom 5 % of the working set", "vllm-project/compressed-tensors PR 587"),
+)
+
+
+def add_overheads(parts: dict[str, float], overheads: Overheads, gpus: int, inference: bool = False) -> list[tuple[str, str]]:
+    """Add ``cuda_context``, ``framework_overhead`` and ``fragmentation`` to ``parts`` in place.
+
+    Fragmentation is taken on the tensors already in ``parts``. Returns the (assumption, source) pairs used.
+    """
+    working = sum(parts.values())
+    parts["cuda_context"] = overheads.cuda_context_bytes
+    framework = 0
+    used = [OVERHEAD_SOURCES[0]]
+    if inference:
+        framework += overheads.inference_runtime_bytes
+        used.append(("inference runtime: non-PyTorch memory + CUDA graphs 0.75 GiB", "vllm-project/vllm PR 21489"))
+    if gpus > 1:
+        framework += overheads.nccl_bytes_per_gpu
+        used.append(OVERHEAD_SOURCES[1])
+    parts["framework_overhead"] = framework
+    parts["fragmentation"] = working * overheads.fragmentation_fraction
+    used.append(OVERHEAD_SOURCES[2])
+    return used

@@ -1,0 +1,75 @@
+"""Analysis of a window of samples: per-GPU statistics (median, p5, p95 of each metric present) and the
+bottleneck rules' findings, as one object with a JSON form (keys carry units through the metric names).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from gpudesk.telemetry.model import METRICS, DeviceInfo, SeriesFrame
+from gpudesk.telemetry.pcie import describe_link
+from gpudesk.telemetry.rules import Finding, run_rules
+from gpudesk.telemetry.stats import SpanStats, span_stats
+
+
+@dataclass
+class Analysis:
+    """Result of :func:`analyze`.
+
+    Attributes:
+        span: (t0, t1) seconds since the epoch analysed, or None for an empty frame.
+        stats: gpu -> metric -> :class:`SpanStats` (only metrics with readable values).
+        findings: rule results, judged ones first (severity "not-judged" says why a rule could not judge).
+        devices: gpu -> DeviceInfo used (PCIe link and memory assumptions).
+        notes: source notes (e.g. dmon parser notes, link assumptions).
+    """
+
+    span: tuple[float, float] | None
+    stats: dict[int, dict[str, SpanStats]]
+    findings: list[Finding]
+    devices: dict[int, DeviceInfo] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        gpus = {}
+        for g, per in sorted(self.stats.items()):
+            dev = self.devices.get(g)
+            entry: dict = {
+                "name": dev.name if dev else None,
+                "uuid": dev.uuid if dev else None,
+                "pcie_link": describe_link(dev.pcie_gen_max, dev.pcie_width_max_lanes, dev.pcie_link_source)
+                if dev else None,
+                "pcie_link_source": dev.pcie_link_source if dev else None,
+                "metrics": {},
+            }
+            for name, s in per.items():
+                if s.n == 0:
+                    continue
+                entry["metrics"][name] = {"unit": METRICS[name].unit if name in METRICS else None,
+                                          "median": s.median, "p5": s.p5, "p95": s.p95, "samples": s.n,
+                                          "missing": s.missing}
+            gpus[str(g)] = entry
+        return {
+            "span_s": list(self.span) if self.span else None,
+            "duration_s": (self.span[1] - self.span[0]) if self.span else 0.0,
+            "gpus": gpus,
+            "findings": [f.to_dict() for f in self.findings],
+            "notes": list(self.notes),
+        }
+
+
+def analyze(
+    frame: SeriesFrame,
+    devices: Iterable[DeviceInfo] | None = None,
+    *,
+    t0: float | None = None,
+    t1: float | None = None,
+    interval_s: float | None = None,
+) -> Analysis:
+    """Statistics and findings over ``t0 <= t <= t1`` (whole frame by default)."""
+    sub = frame.select(t0, t1) if (t0 is not None or t1 is not None) else frame
+    devs = {d.index: d for d in (devices or [])}
+    stats = span_stats(sub)
+    findings = run_rules(sub, devs, interval_s=interval_s)
+    return Analysis(sub.span, stats, findings, devs, list(frame.notes))

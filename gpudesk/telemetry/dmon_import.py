@@ -1,0 +1,137 @@
+"""Import a dmon log as a recording session, with the PCIe link (and memory capacity) taken from the GPU
+model the user picks in the catalog - a dmon log carries neither. That assumption is stored with the session
+(``gpu_model``, ``link_assumption``, and ``pcie_link_source = "catalog:<id>"`` per GPU) so the UI can show it
+next to every PCIe share.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from gpudesk.telemetry.dmon import DmonError, DmonLog, read_dmon_file
+from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
+from gpudesk.telemetry.pcie import describe_link
+from gpudesk.telemetry.recorder import Recorder
+
+
+def resolve_gpu_model(query: str, catalog: Any = None) -> Any:
+    """The catalog GPU for a model name or id (e.g. "a100 80gb pcie").
+
+    Raises:
+        TelemetryError: the catalog cannot be opened, or the name matches none or several GPUs (listed).
+    """
+    from gpudesk.catalog import AmbiguousItemError, CatalogError, UnknownItemError, open_catalog
+
+    try:
+        cat = catalog if catalog is not None else open_catalog()
+        return cat.find_gpu(query)
+    except AmbiguousItemError as exc:
+        names = ", ".join(getattr(g, "name", str(g)) for g in getattr(exc, "matches", [])[:8])
+        raise TelemetryError(f"GPU model {query!r} matches several catalog entries: {names}. Be more specific.") from exc
+    except UnknownItemError as exc:
+        raise TelemetryError(f"No GPU model {query!r} in the catalog. List them with 'gpudesk catalog gpus'.") from exc
+    except CatalogError as exc:
+        raise TelemetryError(f"Cannot open the GPU catalog: {exc}") from exc
+
+
+def devices_for_model(gpu_indices: list[int], gpu: Any | None) -> list[DeviceInfo]:
+    """DeviceInfo per GPU of a dmon log, assuming every GPU is the catalog model ``gpu`` (or unknown)."""
+    out = []
+    for i in gpu_indices:
+        if gpu is None:
+            out.append(DeviceInfo(i, reasons={"pcie_gen_max": "dmon logs carry no PCIe link; pick the GPU model"}))
+            continue
+        out.append(DeviceInfo(
+            index=i, name=gpu.name, memory_total_bytes=gpu.memory_bytes, pcie_gen_max=gpu.pcie_gen,
+            pcie_width_max_lanes=gpu.pcie_lanes, pcie_link_source=f"catalog:{gpu.id}",
+            power_limit_w=float(gpu.tdp_w) if getattr(gpu, "tdp_w", None) else None,
+        ))
+    return out
+
+
+def link_assumption_text(gpu: Any | None) -> str:
+    if gpu is None:
+        return "PCIe link unknown (no GPU model picked): PCIe shares cannot be computed"
+    return f"assumed from the catalog model {gpu.name}: " + describe_link(gpu.pcie_gen, gpu.pcie_lanes, f"catalog:{gpu.id}")
+
+
+@dataclass
+class ImportResult:
+    session_id: int
+    log: DmonLog
+    devices: list[DeviceInfo]
+    rows: int
+
+
+def import_dmon_log(
+    path: str | Path,
+    *,
+    db: Database | None = None,
+    gpu_model: str | None = None,
+    catalog: Any = None,
+    name: str | None = None,
+    notes: str = "",
+    interval_s: float = 1.0,
+    progress: Callable[[int, int], None] | None = None,
+) -> ImportResult:
+    """Parse ``path`` and store it as a session; returns the session id, the parse result and the devices.
+
+    Raises:
+        DmonError: not dmon output, or dmon reported it cannot run on that GPU ("Not supported").
+        TelemetryError: the GPU model is unknown/ambiguous, or the catalog cannot be opened.
+    """
+    gpu = resolve_gpu_model(gpu_model, catalog) if gpu_model else None
+    log = read_dmon_file(path, interval_s=interval_s)
+    if log.empty:
+        if log.unsupported:
+            raise DmonError(f"{Path(path).name}: dmon could not run on that machine: {' / '.join(log.errors)}. "
+                            "Older GeForce drivers do not support dmon; record with NVML (gpudesk monitor record).")
+        raise DmonError(f"{Path(path).name}: no samples could be read. " + " ".join(log.notes))
+    devices = devices_for_model(log.frame.gpus, gpu)
+    recorder = Recorder(db)
+    try:
+        notes_all = "\n".join(filter(None, [notes, *log.notes]))
+        recorder.start(devices, source=f"dmon-file:{Path(path).name}", interval_s=interval_s, notes=notes_all,
+                       name=name or Path(path).name, gpu_model=gpu.id if gpu else None,
+                       link_assumption=link_assumption_text(gpu))
+        rows = recorder.write_frame(log.frame, progress=progress)
+        sid = recorder.stop()
+    finally:
+        if db is None:
+            recorder.close()
+    assert sid is not None
+    return ImportResult(sid, log, devices, rows)
+
+
+def frame_and_devices_from_file(path: str | Path, gpu: Any | None = None,
+                                interval_s: float = 1.0) -> tuple[SeriesFrame, list[DeviceInfo], DmonLog]:
+    """Parse a dmon file for analysis without storing it."""
+    log = read_dmon_file(path, interval_s=interval_s)
+    return log.frame, devices_for_model(log.frame.gpus, gpu), log
+
+
+DEMO_FILE = "deepspeech-178-dmon.txt"
+
+
+def demo_path() -> Path:
+    """The bundled demo capture (a real public dmon log; see resources/demo/SOURCE.md)."""
+    from gpudesk.paths import resources_dir
+
+    return resources_dir() / "demo" / DEMO_FILE
+
+
+def load_demo() -> tuple[SeriesFrame, list[DeviceInfo], DmonLog]:
+    """The demo capture parsed for replay: (frame, devices, log).
+
+    Raises:
+        DmonError: the demo file is missing from this installation.
+    """
+    path = demo_path()
+    if not path.exists():
+        raise DmonError(f"The demo recording is missing ({path}); reinstall gpudesk.")
+    return frame_and_devices_from_file(path)

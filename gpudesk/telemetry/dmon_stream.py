@@ -1,0 +1,112 @@
+"""A live ``nvidia-smi dmon`` stream from a command the user types (e.g. ``ssh lab-node nvidia-smi dmon -s umt
+-o DT``), for GPU servers without a display.
+
+The command is split with shlex (no shell), started with stdout and stderr merged, and read line by line on a
+small reader thread; :meth:`DmonStreamSource.poll` parses what has arrived without blocking. :meth:`close`
+terminates the process (then kills it after a grace period).
+"""
+
+from __future__ import annotations
+
+import queue
+import shlex
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+
+from gpudesk.telemetry.dmon import DmonLineParser
+from gpudesk.telemetry.model import DeviceInfo, SampleBatch, TelemetryError
+
+
+class DmonStreamError(TelemetryError):
+    """The stream command could not be started (empty, not found, not executable)."""
+
+
+class DmonStreamSource:
+    """A :class:`~gpudesk.telemetry.source.SampleSource` over a running dmon command.
+
+    Raises:
+        DmonStreamError: the command is empty, cannot be parsed, or cannot be started.
+    """
+
+    kind = "dmon-stream"
+
+    def __init__(self, command: str | list[str], *, interval_s: float = 1.0, clock: Callable[[], float] = time.time):
+        try:
+            argv = shlex.split(command) if isinstance(command, str) else list(command)
+        except ValueError as exc:
+            raise DmonStreamError(f"Cannot parse the command {command!r}: {exc}.") from exc
+        if not argv:
+            raise DmonStreamError("Type a command that prints dmon output, e.g. "
+                                  "'ssh lab-node nvidia-smi dmon -s umt -o DT'.")
+        self.command = argv
+        self.interval_s = float(interval_s)
+        self.parser = DmonLineParser(clock)
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._gpus: dict[int, DeviceInfo] = {}
+        self._eof = False
+        try:
+            self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                         text=True, encoding="utf-8", errors="replace", bufsize=1)
+        except FileNotFoundError as exc:
+            raise DmonStreamError(f"Command not found: {argv[0]!r}. Check the spelling or give its full path.") from exc
+        except PermissionError as exc:
+            raise DmonStreamError(f"Cannot run {argv[0]!r}: permission denied.") from exc
+        except OSError as exc:
+            raise DmonStreamError(f"Cannot start {argv[0]!r}: {exc.strerror or exc}.") from exc
+        self._reader = threading.Thread(target=self._read, name="dmon-stream-reader", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def poll(self) -> list[SampleBatch]:
+        out: list[SampleBatch] = []
+        while True:
+            try:
+                line = self._lines.get_nowait()
+            except queue.Empty:
+                break
+            if line is None:
+                self._eof = True
+                out.extend(self.parser.flush())
+                break
+            out.extend(self.parser.feed(line))
+        for b in out:
+            b.source = self.kind
+            for s in b.samples:
+                if s.gpu_index not in self._gpus:
+                    self._gpus[s.gpu_index] = DeviceInfo(s.gpu_index)
+        return out
+
+    def devices(self) -> list[DeviceInfo]:
+        return [self._gpus[g] for g in sorted(self._gpus)]
+
+    @property
+    def finished(self) -> bool:
+        return self._eof
+
+    @property
+    def returncode(self) -> int | None:
+        return self.proc.poll()
+
+    def describe(self) -> str:
+        return "dmon stream: " + " ".join(shlex.quote(a) for a in self.command)
+
+    def close(self, grace_s: float = 2.0) -> None:
+        """Terminate the command (SIGTERM, then SIGKILL after ``grace_s``)."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(grace_s)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(grace_s)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        self._reader.join(grace_s)
+        self._eof = True

@@ -1,0 +1,75 @@
+"""Heat map of a metric (default GPU utilization) as GPUs x time bins, for long runs such as a 72-hour burn-in.
+
+Each cell is the mean of the readable values in its bin; a bin with none is NaN (drawn as "no data", never 0).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpudesk.telemetry.model import GPU_UTIL, SeriesFrame, TelemetryError
+
+
+@dataclass
+class Heatmap:
+    """values[i, j]: mean of the metric on GPU ``gpus[i]`` in time bin j, [edges[j], edges[j+1]) seconds."""
+
+    values: np.ndarray
+    edges: np.ndarray
+    gpus: list[int]
+    metric: str
+
+    @property
+    def bin_s(self) -> float:
+        return float(self.edges[1] - self.edges[0]) if self.edges.size > 1 else 0.0
+
+
+def heatmap(
+    frame: SeriesFrame,
+    metric: str = GPU_UTIL,
+    *,
+    bins: int | None = None,
+    bin_s: float | None = None,
+    t0: float | None = None,
+    t1: float | None = None,
+) -> Heatmap:
+    """Bin ``metric`` per GPU over time; give either ``bins`` (count) or ``bin_s`` (width); default 288 bins.
+
+    Raises:
+        TelemetryError: the frame has no rows in the span, or bins/bin_s are not positive.
+    """
+    sub = frame.select(t0, t1) if (t0 is not None or t1 is not None) else frame
+    if not len(sub):
+        raise TelemetryError("No samples in the selected span: nothing to draw.")
+    lo = float(sub.t[0]) if t0 is None else float(t0)
+    hi = float(sub.t[-1]) if t1 is None else float(t1)
+    span = max(hi - lo, 1e-9)
+    if bin_s is not None:
+        if bin_s <= 0:
+            raise TelemetryError(f"Heat-map bin width must be positive, got {bin_s} s.")
+        nbins = max(1, int(np.ceil(span / bin_s)))
+    else:
+        nbins = 288 if bins is None else int(bins)
+        if nbins <= 0:
+            raise TelemetryError(f"Heat-map bin count must be positive, got {nbins}.")
+        bin_s = span / nbins
+    edges = lo + np.arange(nbins + 1) * bin_s
+    gpus = sub.gpus
+    col = sub.metrics.get(metric)
+    values = np.full((len(gpus), nbins), np.nan)
+    if col is None:
+        return Heatmap(values, edges, gpus, metric)
+    lut = np.zeros(max(gpus) + 1, dtype=np.int64)
+    lut[np.array(gpus)] = np.arange(len(gpus))
+    rows = lut[sub.gpu]
+    b = np.minimum(((sub.t - lo) / bin_s).astype(np.int64), nbins - 1)
+    ok = ~np.isnan(col) & (b >= 0)
+    cell = rows[ok] * nbins + b[ok]
+    sums = np.bincount(cell, weights=col[ok], minlength=len(gpus) * nbins)
+    counts = np.bincount(cell, minlength=len(gpus) * nbins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    values[:] = mean.reshape(len(gpus), nbins)
+    return Heatmap(values, edges, gpus, metric)

@@ -1,0 +1,286 @@
+"""Live samples from NVML: one tick reads every GPU; slow fields are polled less often.
+
+Tiers (after nvitop's TTL caches, monitor.md section 5): every tick - utilization, memory (v2 with v1
+fallback), PCIe TX/RX, power, GPU temperature, SM and memory clocks, clock-event reasons, encoder/decoder;
+every ``slow_interval_s`` - current PCIe generation and width, power limit, ECC counters, retired pages, memory
+temperature, NVLink throughput (counter deltas). A call that fails with NotSupported or FunctionNotFound is
+not repeated for that GPU (its reason is reused); NoPermission, NotFound, Unknown are retried next time.
+A GPU that raises GpuIsLost is marked lost and not called again; the others go on.
+
+Units: NVML PCIe throughput is KB/s, taken as KiB/s (x1024, as nvitop and jupyterlab-nvdashboard do); power mW
+-> W; clocks MHz -> Hz; NVLink counters KiB with microsecond timestamps -> bytes/s.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+from gpudesk.telemetry import model as m
+from gpudesk.telemetry.model import DeviceInfo, Sample, SampleBatch
+from gpudesk.telemetry.nvml_session import NvmlSession
+
+_PERMANENT = ("NotSupported", "FunctionNotFound")
+
+
+class _GpuState:
+    __slots__ = ("skip", "slow_values", "slow_reasons", "mem_v1", "nvlink_links", "nvlink_prev")
+
+    def __init__(self) -> None:
+        self.skip: dict[str, str] = {}  # call key -> permanent reason
+        self.slow_values: dict[str, float | None] = {}
+        self.slow_reasons: dict[str, str] = {}
+        self.mem_v1 = False
+        self.nvlink_links: int | None = None
+        self.nvlink_prev: tuple[float, float, float] | None = None  # (timestamp us, tx KiB, rx KiB)
+
+
+class NvmlSource:
+    """A :class:`~gpudesk.telemetry.source.SampleSource` over an :class:`NvmlSession`.
+
+    Args:
+        session: an open session, or None to open one here (closed by :meth:`close`).
+        nvml: module to use when opening the session here (tests inject the fake).
+        interval_s: suggested poll interval in seconds (1 s, like dmon).
+        slow_interval_s: period of the slow tier in seconds.
+        clock: time source returning seconds since the epoch.
+
+    Raises:
+        NvmlUnavailableError: when opening the session fails.
+    """
+
+    kind = "nvml"
+
+    def __init__(
+        self,
+        session: NvmlSession | None = None,
+        *,
+        nvml: ModuleType | None = None,
+        interval_s: float = 1.0,
+        slow_interval_s: float = 5.0,
+        clock: Callable[[], float] = time.time,
+    ):
+        self._own = session is None
+        self.session = session if session is not None else NvmlSession(nvml).open()
+        self.nv = self.session.nvml
+        self.interval_s = float(interval_s)
+        self.slow_interval_s = float(slow_interval_s)
+        self._clock = clock
+        self._state = [_GpuState() for _ in range(self.session.device_count)]
+        self._last_slow = -1e300
+        self._closed = False
+
+    # --- SampleSource -----------------------------------------------------------------------------------------
+    def devices(self) -> list[DeviceInfo]:
+        return self.session.devices()
+
+    @property
+    def finished(self) -> bool:
+        return self._closed
+
+    def describe(self) -> str:
+        st = self.session.status
+        return f"NVML live ({st.message if st else 'not open'})"
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            if self._own:
+                self.session.close()
+
+    def poll(self) -> list[SampleBatch]:
+        return [self.read()]
+
+    # --- one tick ---------------------------------------------------------------------------------------------
+    def read(self) -> SampleBatch:
+        """Read every GPU once; returns one batch with one :class:`Sample` per GPU."""
+        now = self._clock()
+        slow = now - self._last_slow >= self.slow_interval_s
+        if slow:
+            self._last_slow = now
+        samples = [self._read_gpu(i, now, slow) for i in range(self.session.device_count)]
+        return SampleBatch(now, samples, self.kind)
+
+    def _read_gpu(self, index: int, now: float, slow: bool) -> Sample:
+        info = self.session.device_info(index)
+        handle = self.session.handle(index)
+        values: dict[str, float | None] = {}
+        reasons: dict[str, str] = {}
+        if handle is None:
+            why = info.lost_reason or "GPU handle unavailable"
+            for name in _ALL_LIVE_METRICS:
+                values[name] = None
+                reasons[name] = why
+            return Sample(now, index, info.uuid, values, reasons)
+        st = self._state[index]
+        nv = self.nv
+        try:
+            self._fast(nv, handle, st, values, reasons)
+            if slow:
+                self._slow(nv, handle, st, now)
+        except _Lost as lost:
+            self.session.mark_lost(index, lost.reason)
+            for name in _ALL_LIVE_METRICS:
+                values[name] = None
+                reasons[name] = lost.reason
+            return Sample(now, index, info.uuid, values, reasons)
+        values.update(st.slow_values)
+        reasons.update(st.slow_reasons)
+        values[m.PCIE_GEN_MAX] = info.pcie_gen_max
+        values[m.PCIE_WIDTH_MAX] = info.pcie_width_max_lanes
+        if info.pcie_gen_max is None:
+            reasons[m.PCIE_GEN_MAX] = info.reasons.get("pcie_gen_max", "unknown PCIe generation")
+        if info.pcie_width_max_lanes is None:
+            reasons[m.PCIE_WIDTH_MAX] = info.reasons.get("pcie_width_max_lanes", "unknown PCIe width")
+        return Sample(now, index, info.uuid, values, reasons)
+
+    def _get(self, st: _GpuState, key: str, fn: Callable[..., Any], *args: Any, **kw: Any) -> tuple[Any, str | None]:
+        skip = st.skip.get(key)
+        if skip is not None:
+            return None, skip
+        value, why = self.session.call(fn, *args, **kw)
+        if why is not None:
+            if why.startswith("GpuIsLost"):
+                raise _Lost(why)
+            if why.startswith(_PERMANENT):
+                st.skip[key] = why
+        return value, why
+
+    def _fast(self, nv: ModuleType, h: Any, st: _GpuState, values: dict, reasons: dict) -> None:
+        def put(name: str, value: float | None, why: str | None) -> None:
+            values[name] = value
+            if value is None:
+                reasons[name] = why or "not read"
+
+        util, why = self._get(st, "util", nv.nvmlDeviceGetUtilizationRates, h)
+        put(m.GPU_UTIL, float(util.gpu) if util is not None else None, why)
+        put(m.MEM_UTIL, float(util.memory) if util is not None else None, why)
+        self._memory(nv, h, st, put)
+        tx, why = self._get(st, "pcie_tx", nv.nvmlDeviceGetPcieThroughput, h, nv.NVML_PCIE_UTIL_TX_BYTES)
+        put(m.PCIE_TX, float(tx) * 1024.0 if tx is not None else None, why)
+        rx, why = self._get(st, "pcie_rx", nv.nvmlDeviceGetPcieThroughput, h, nv.NVML_PCIE_UTIL_RX_BYTES)
+        put(m.PCIE_RX, float(rx) * 1024.0 if rx is not None else None, why)
+        pw, why = self._get(st, "power", nv.nvmlDeviceGetPowerUsage, h)
+        put(m.POWER, pw / 1000.0 if pw is not None else None, why)
+        temp, why = self._get(st, "temp", nv.nvmlDeviceGetTemperature, h, nv.NVML_TEMPERATURE_GPU)
+        put(m.GPU_TEMP, float(temp) if temp is not None else None, why)
+        sm, why = self._get(st, "sm_clock", nv.nvmlDeviceGetClockInfo, h, nv.NVML_CLOCK_SM)
+        put(m.SM_CLOCK, sm * 1e6 if sm is not None else None, why)
+        mc, why = self._get(st, "mem_clock", nv.nvmlDeviceGetClockInfo, h, nv.NVML_CLOCK_MEM)
+        put(m.MEM_CLOCK, mc * 1e6 if mc is not None else None, why)
+        ev, why = self._get(st, "clock_events", nv.nvmlDeviceGetCurrentClocksEventReasons, h)
+        if ev is None and why and why.startswith("FunctionNotFound"):
+            ev, why = self._get(st, "clock_throttle", nv.nvmlDeviceGetCurrentClocksThrottleReasons, h)
+        put(m.CLOCK_EVENTS, float(ev) if ev is not None else None, why)
+        enc, why = self._get(st, "enc", nv.nvmlDeviceGetEncoderUtilization, h)
+        put(m.ENC_UTIL, float(enc[0]) if enc is not None else None, why)
+        dec, why = self._get(st, "dec", nv.nvmlDeviceGetDecoderUtilization, h)
+        put(m.DEC_UTIL, float(dec[0]) if dec is not None else None, why)
+
+    def _memory(self, nv: ModuleType, h: Any, st: _GpuState, put: Callable[[str, Any, Any], None]) -> None:
+        mem, why = None, None
+        if not st.mem_v1:
+            mem, why = self._get(st, "mem_v2", nv.nvmlDeviceGetMemoryInfo, h, version=nv.nvmlMemory_v2)
+            if mem is None and why and why.startswith(("FunctionNotFound", "NotSupported")):
+                st.mem_v1 = True  # driver older than 510.39: no _v2 symbol (monitor.md 2.3)
+        if st.mem_v1:
+            mem, why = self._get(st, "mem_v1", nv.nvmlDeviceGetMemoryInfo, h)
+        names = (m.MEM_USED, m.MEM_FREE, m.MEM_TOTAL, m.MEM_RESERVED)
+        if mem is not None and int(mem.total) == 0:
+            mem, why = None, "total memory reported as 0 (unified-memory device: memory is shared with the host)"
+        if mem is None:
+            for n in names:
+                put(n, None, why)
+            return
+        put(m.MEM_USED, float(mem.used), None)
+        put(m.MEM_FREE, float(mem.free), None)
+        put(m.MEM_TOTAL, float(mem.total), None)
+        reserved = getattr(mem, "reserved", None)
+        put(m.MEM_RESERVED, float(reserved) if reserved is not None else None,
+            "reserved memory needs nvmlDeviceGetMemoryInfo_v2 (driver older than R510)")
+
+    def _slow(self, nv: ModuleType, h: Any, st: _GpuState, now: float) -> None:
+        vals: dict[str, float | None] = {}
+        why_map: dict[str, str] = {}
+
+        def put(name: str, value: Any, why: str | None) -> None:
+            vals[name] = None if value is None else float(value)
+            if value is None:
+                why_map[name] = why or "not read"
+
+        gen, why = self._get(st, "gen_cur", nv.nvmlDeviceGetCurrPcieLinkGeneration, h)
+        put(m.PCIE_GEN_CUR, gen if gen else None, why or "current PCIe generation reported as 0")
+        width, why = self._get(st, "width_cur", nv.nvmlDeviceGetCurrPcieLinkWidth, h)
+        put(m.PCIE_WIDTH_CUR, width if width else None, why or "current PCIe width reported as 0")
+        lim, why = self._get(st, "power_limit", nv.nvmlDeviceGetEnforcedPowerLimit, h)
+        put(m.POWER_LIMIT, lim / 1000.0 if lim is not None else None, why)
+        sbe, why = self._get(st, "ecc_sbe", nv.nvmlDeviceGetTotalEccErrors, h,
+                             nv.NVML_MEMORY_ERROR_TYPE_CORRECTED, nv.NVML_VOLATILE_ECC)
+        put(m.ECC_SBE, sbe, why)
+        dbe, why = self._get(st, "ecc_dbe", nv.nvmlDeviceGetTotalEccErrors, h,
+                             nv.NVML_MEMORY_ERROR_TYPE_UNCORRECTED, nv.NVML_VOLATILE_ECC)
+        put(m.ECC_DBE, dbe, why)
+        pages, why = self._get(st, "retired_sbe", nv.nvmlDeviceGetRetiredPages, h,
+                               nv.NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS)
+        put(m.RETIRED_SBE, len(pages) if pages is not None else None, why)
+        pages, why = self._get(st, "retired_dbe", nv.nvmlDeviceGetRetiredPages, h,
+                               nv.NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR)
+        put(m.RETIRED_DBE, len(pages) if pages is not None else None, why)
+        pend, why = self._get(st, "retired_pending", nv.nvmlDeviceGetRetiredPagesPendingStatus, h)
+        put(m.RETIRED_PENDING, pend, why)
+        replay, why = self._get(st, "pcie_replay", nv.nvmlDeviceGetPcieReplayCounter, h)
+        put(m.PCIE_REPLAY, replay, why)
+        self._nvlink(nv, h, st, put)
+        st.slow_values = vals
+        st.slow_reasons = why_map
+
+    def _nvlink(self, nv: ModuleType, h: Any, st: _GpuState, put: Callable[[str, Any, Any], None]) -> None:
+        if st.nvlink_links is None:
+            vals, why = self._get(st, "nvlink_count", nv.nvmlDeviceGetFieldValues, h, [nv.NVML_FI_DEV_NVLINK_LINK_COUNT])
+            count = 0
+            if vals is not None and int(vals[0].nvmlReturn) == 0:
+                count = int(vals[0].value.uiVal)
+            st.nvlink_links = count
+            if count == 0:
+                st.skip["nvlink"] = why or "no NVLink on this GPU (link count 0 or not reported)"
+        if st.nvlink_links == 0:
+            put(m.NVLINK_TX, None, st.skip.get("nvlink"))
+            put(m.NVLINK_RX, None, st.skip.get("nvlink"))
+            return
+        fields = [(nv.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX, i) for i in range(st.nvlink_links)]
+        fields += [(nv.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX, i) for i in range(st.nvlink_links)]
+        vals, why = self._get(st, "nvlink", nv.nvmlDeviceGetFieldValues, h, fields)
+        ok = vals is not None and all(int(v.nvmlReturn) == 0 for v in vals)
+        if not ok:
+            reason = why or "NVLink throughput fields returned an error"
+            put(m.NVLINK_TX, None, reason)
+            put(m.NVLINK_RX, None, reason)
+            return
+        n = st.nvlink_links
+        ts = max(int(v.timestamp) for v in vals)
+        tx = float(sum(int(v.value.ullVal) for v in vals[:n]))
+        rx = float(sum(int(v.value.ullVal) for v in vals[n:]))
+        prev = st.nvlink_prev
+        st.nvlink_prev = (ts, tx, rx)
+        if prev is None or ts <= prev[0] or tx < prev[1] or rx < prev[2]:
+            put(m.NVLINK_TX, None, "first NVLink counter reading (a rate needs two)")
+            put(m.NVLINK_RX, None, "first NVLink counter reading (a rate needs two)")
+            return
+        dt = (ts - prev[0]) / 1e6
+        put(m.NVLINK_TX, (tx - prev[1]) * 1024.0 / dt, None)
+        put(m.NVLINK_RX, (rx - prev[2]) * 1024.0 / dt, None)
+
+
+class _Lost(Exception):
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+_ALL_LIVE_METRICS = (
+    m.GPU_UTIL, m.MEM_UTIL, m.MEM_USED, m.MEM_FREE, m.MEM_TOTAL, m.MEM_RESERVED, m.PCIE_TX, m.PCIE_RX,
+    m.POWER, m.GPU_TEMP, m.SM_CLOCK, m.MEM_CLOCK, m.CLOCK_EVENTS, m.ENC_UTIL, m.DEC_UTIL,
+    m.PCIE_GEN_CUR, m.PCIE_WIDTH_CUR, m.PCIE_GEN_MAX, m.PCIE_WIDTH_MAX, m.POWER_LIMIT,
+)

@@ -1,0 +1,164 @@
+"""Record sample batches into the user store, and read recordings back as frames.
+
+The recorder runs in the caller's thread with its own database connection (the UI runs it inside its sampler
+ThreadWorker; the CLI in its main loop). Batches are buffered and committed every ``flush_interval_s`` (1 s by
+default) in one transaction, so a killed process loses at most the last second or two; the store is in WAL mode,
+and a session that was never stopped stays readable (shown as interrupted).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+
+from sqlite_utils import Database
+
+from gpudesk.store import open_store
+from gpudesk.store import recordings as rec
+from gpudesk.telemetry.model import DeviceInfo, SampleBatch, SeriesFrame, TelemetryError
+
+
+class RecorderError(TelemetryError):
+    """The recorder was used out of order (write before start, ...)."""
+
+
+def device_rows(devices: Iterable[DeviceInfo]) -> list[dict]:
+    return [
+        {
+            "gpu_index": d.index, "uuid": d.uuid, "name": d.name, "pci_bus_id": d.pci_bus_id,
+            "memory_total_bytes": d.memory_total_bytes, "pcie_gen_max": d.pcie_gen_max,
+            "pcie_width_max_lanes": d.pcie_width_max_lanes, "pcie_link_source": d.pcie_link_source,
+            "power_limit_w": d.power_limit_w, "mig_mode": d.mig_mode, "lost_reason": d.lost_reason,
+        }
+        for d in devices
+    ]
+
+
+class Recorder:
+    """Buffered, crash-safe writer of one recording session at a time.
+
+    Args:
+        db: a Database opened in this thread; None opens the user store here (closed by :meth:`close`).
+        flush_interval_s: commit period in seconds.
+        clock: monotonic time source (tests).
+    """
+
+    def __init__(self, db: Database | None = None, *, flush_interval_s: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic):
+        self._own = db is None
+        self.db = db if db is not None else open_store()
+        self.flush_interval_s = float(flush_interval_s)
+        self._clock = clock
+        self.session_id: int | None = None
+        self._rows: dict[tuple[str, ...], list[tuple]] = {}
+        self._reasons: dict[tuple[int, str], str] = {}
+        self._last_flush = clock()
+        self._last_t: float | None = None
+        self.rows_written = 0
+
+    def start(
+        self,
+        devices: Iterable[DeviceInfo],
+        *,
+        source: str,
+        interval_s: float | None = None,
+        notes: str = "",
+        name: str | None = None,
+        host: str | None = None,
+        driver_version: str | None = None,
+        nvml_version: str | None = None,
+        gpu_model: str | None = None,
+        link_assumption: str | None = None,
+    ) -> int:
+        """Create the session (host, versions, GPU names and UUIDs, interval, notes); returns its id."""
+        if self.session_id is not None:
+            raise RecorderError("A recording is already running; stop it before starting another.")
+        self.session_id = rec.create_session(
+            self.db, name=name, source=source, interval_s=interval_s, host=host, driver_version=driver_version,
+            nvml_version=nvml_version, notes=notes, gpu_model=gpu_model, link_assumption=link_assumption,
+            started_at=time.time(), gpus=device_rows(devices),
+        )
+        self.rows_written = 0
+        self._last_flush = self._clock()
+        return self.session_id
+
+    def write(self, batch: SampleBatch) -> None:
+        """Buffer one batch; commits when the flush interval has passed."""
+        if self.session_id is None:
+            raise RecorderError("Start a recording before writing samples.")
+        for s in batch.samples:
+            names = tuple(s.values)
+            self._rows.setdefault(names, []).append((s.t, s.gpu_index, *s.values.values()))
+            for metric, why in s.reasons.items():
+                key = (s.gpu_index, metric)
+                if key not in self._reasons:
+                    self._reasons[key] = why
+            self._last_t = s.t
+        if self._clock() - self._last_flush >= self.flush_interval_s:
+            self.flush()
+
+    def write_frame(self, frame: SeriesFrame, progress: Callable[[int, int], None] | None = None) -> int:
+        """Write a whole frame (dmon import) in committed chunks; returns rows written."""
+        if self.session_id is None:
+            raise RecorderError("Start a recording before writing samples.")
+        n = rec.insert_arrays(self.db, self.session_id, frame.t, frame.gpu, frame.metrics, progress=progress)
+        rec.set_reasons(self.db, self.session_id, frame.reasons)
+        self.rows_written += n
+        if len(frame):
+            self._last_t = float(frame.t[-1])
+        return n
+
+    def flush(self) -> None:
+        """Commit what is buffered (one transaction)."""
+        if self.session_id is None:
+            return
+        if self._rows:
+            with self.db.conn:
+                for names, rows in self._rows.items():
+                    rec.insert_rows(self.db, self.session_id, list(names), rows, commit=False)
+                    self.rows_written += len(rows)
+            self._rows = {}
+        if self._reasons:
+            rec.set_reasons(self.db, self.session_id, self._reasons)
+            self._reasons = {}
+        self._last_flush = self._clock()
+
+    def stop(self) -> int | None:
+        """Flush, mark the session ended; returns its id."""
+        sid = self.session_id
+        if sid is None:
+            return None
+        self.flush()
+        rec.finish_session(self.db, sid, self._last_t if self._last_t is not None else time.time())
+        self.session_id = None
+        return sid
+
+    def close(self) -> None:
+        """Stop any running session and close the connection if this recorder opened it."""
+        self.stop()
+        if self._own:
+            self.db.close()
+
+
+def load_frame(db: Database, session_id: int, t0: float | None = None, t1: float | None = None,
+               gpus: list[int] | None = None) -> SeriesFrame:
+    """A recording (or a span of it) as a :class:`SeriesFrame` with its N/A reasons.
+
+    Raises:
+        StoreError: no such session.
+    """
+    t, gpu, metrics = rec.read_arrays(db, session_id, t0, t1, gpus)
+    return SeriesFrame(t, gpu, metrics, rec.session_reasons(db, session_id), sort=False)
+
+
+def session_devices(db: Database, session_id: int) -> list[DeviceInfo]:
+    """DeviceInfo per GPU of a recording (including the PCIe link assumption for dmon imports)."""
+    out = []
+    for r in rec.session_gpus(db, session_id):
+        out.append(DeviceInfo(
+            index=r["gpu_index"], uuid=r["uuid"], name=r["name"], pci_bus_id=r["pci_bus_id"],
+            memory_total_bytes=r["memory_total_bytes"], pcie_gen_max=r["pcie_gen_max"],
+            pcie_width_max_lanes=r["pcie_width_max_lanes"], pcie_link_source=r["pcie_link_source"],
+            power_limit_w=r["power_limit_w"], mig_mode=r["mig_mode"], lost_reason=r["lost_reason"],
+        ))
+    return out

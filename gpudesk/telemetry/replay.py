@@ -1,0 +1,104 @@
+"""Replay a recording (a :class:`SeriesFrame`) as a live source, at real speed or faster.
+
+``poll()`` returns the batches whose recorded time has come: recorded offset <= (now - start) x speed. Changing
+``speed`` keeps the current position. ``seek(t)`` jumps to a recorded time.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+
+import numpy as np
+
+from gpudesk.telemetry.model import DeviceInfo, SampleBatch, SeriesFrame, TelemetryError
+
+
+class ReplaySource:
+    """A :class:`~gpudesk.telemetry.source.SampleSource` over a recorded frame.
+
+    Args:
+        frame: the recording.
+        devices: DeviceInfo per GPU (from the session), or None to derive bare ones from the frame.
+        speed: 1.0 = real time, 60.0 = a minute per second; must be positive.
+        clock: monotonic time source in seconds (tests pass a fake).
+
+    Raises:
+        TelemetryError: empty frame or a speed that is not positive.
+    """
+
+    kind = "replay"
+
+    def __init__(self, frame: SeriesFrame, devices: Iterable[DeviceInfo] | None = None, *, speed: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic, max_batches_per_poll: int = 10_000):
+        if not len(frame):
+            raise TelemetryError("The recording has no samples to replay.")
+        self.frame = frame
+        self._devices = list(devices) if devices is not None else [DeviceInfo(g) for g in frame.gpus]
+        self._clock = clock
+        self._times = np.unique(frame.t)
+        self._bounds = np.searchsorted(frame.t, self._times, side="left")
+        self._pos = 0  # next time index to emit
+        self._speed = 1.0
+        self.speed = speed
+        self._origin_t = float(self._times[0])
+        self._origin_clock = clock()
+        self.max_batches_per_poll = max_batches_per_poll
+        step = np.diff(self._times)
+        self.interval_s = float(np.median(step)) if step.size else 1.0
+
+    @property
+    def speed(self) -> float:
+        return self._speed
+
+    @speed.setter
+    def speed(self, value: float) -> None:
+        if not value or value <= 0:
+            raise TelemetryError(f"Replay speed must be positive, got {value}.")
+        if hasattr(self, "_origin_clock"):
+            self._origin_t = self.position
+            self._origin_clock = self._clock()
+        self._speed = float(value)
+
+    @property
+    def position(self) -> float:
+        """Recorded time (epoch s) the replay has reached."""
+        return self._origin_t + (self._clock() - self._origin_clock) * self._speed
+
+    def seek(self, t: float) -> None:
+        self._origin_t = float(t)
+        self._origin_clock = self._clock()
+        self._pos = int(np.searchsorted(self._times, t, side="left"))
+
+    def devices(self) -> list[DeviceInfo]:
+        return list(self._devices)
+
+    @property
+    def finished(self) -> bool:
+        return self._pos >= self._times.size
+
+    def describe(self) -> str:
+        return f"Replay at {self._speed:g}x"
+
+    def close(self) -> None:
+        self._pos = int(self._times.size)
+
+    def poll(self) -> list[SampleBatch]:
+        if self.finished:
+            return []
+        end = int(np.searchsorted(self._times, self.position, side="right"))
+        end = min(end, self._pos + self.max_batches_per_poll)
+        if end <= self._pos:
+            return []
+        lo = int(self._bounds[self._pos])
+        hi = int(self._bounds[end]) if end < self._bounds.size else len(self.frame)
+        part = SeriesFrame(self.frame.t[lo:hi], self.frame.gpu[lo:hi],
+                           {k: v[lo:hi] for k, v in self.frame.metrics.items()}, self.frame.reasons, sort=False)
+        self._pos = end
+        batches = part.to_batches()
+        uuids = {d.index: d.uuid for d in self._devices}
+        for b in batches:
+            b.source = self.kind
+            for s in b.samples:
+                s.gpu_uuid = uuids.get(s.gpu_index)
+        return batches

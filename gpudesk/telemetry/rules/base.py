@@ -1,0 +1,107 @@
+"""What a rule returns, the context it reads, and small helpers shared by the rules.
+
+A rule is a function ``check(frame, ctx) -> list[Finding]`` over a window of samples. Each finding names the
+rule, the GPU (None for the whole machine), a severity, the evidence (numbers with units in their keys) and the
+span it covers, and advice that cites the method (DIGEST.md). When the metrics a rule needs are N/A, it returns
+one finding with severity "not-judged" that says why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
+
+INFO = "info"
+WARNING = "warning"
+CRITICAL = "critical"
+NOT_JUDGED = "not-judged"
+
+
+@dataclass
+class Finding:
+    """One result of a rule.
+
+    Attributes:
+        rule: rule id ("pipeline-starvation", ...).
+        gpu: GPU index, or None when the finding is about the machine (e.g. imbalance).
+        severity: "info" | "warning" | "critical" | "not-judged".
+        summary: one sentence.
+        evidence: name (unit in the name) -> number or text.
+        span: (t0, t1) seconds since the epoch the evidence covers.
+        advice: what to do, citing the method.
+    """
+
+    rule: str
+    gpu: int | None
+    severity: str
+    summary: str
+    evidence: dict = field(default_factory=dict)
+    span: tuple[float, float] | None = None
+    advice: str = ""
+
+    @property
+    def judged(self) -> bool:
+        return self.severity != NOT_JUDGED
+
+    def to_dict(self) -> dict:
+        return {
+            "rule": self.rule,
+            "gpu": self.gpu,
+            "severity": self.severity,
+            "summary": self.summary,
+            "evidence": self.evidence,
+            "span_s": list(self.span) if self.span else None,
+            "advice": self.advice,
+        }
+
+
+@dataclass
+class RuleContext:
+    """What the rules know besides the samples: static device facts (link, memory total) and thresholds."""
+
+    devices: dict[int, DeviceInfo] = field(default_factory=dict)
+    interval_s: float = 1.0
+    min_sustained_s: float = 30.0
+
+    def device(self, gpu: int) -> DeviceInfo:
+        return self.devices.get(gpu) or DeviceInfo(gpu)
+
+
+def not_judged(rule: str, gpu: int | None, why: str, span: tuple[float, float] | None) -> Finding:
+    return Finding(rule, gpu, NOT_JUDGED, f"Could not judge: {why}", {}, span)
+
+
+def gpu_span(t: np.ndarray) -> tuple[float, float] | None:
+    return (float(t[0]), float(t[-1])) if t.size else None
+
+
+def longest_run(mask: np.ndarray, t: np.ndarray, interval_s: float) -> tuple[float, float, float]:
+    """Longest stretch of consecutive True samples: (duration s, start t, end t); durations count one interval
+    per sample."""
+    if not mask.any():
+        return 0.0, 0.0, 0.0
+    m = mask.astype(np.int8)
+    d = np.diff(np.concatenate(([0], m, [0])))
+    starts = np.flatnonzero(d == 1)
+    ends = np.flatnonzero(d == -1)  # exclusive
+    lengths = ends - starts
+    k = int(np.argmax(lengths))
+    s, e = int(starts[k]), int(ends[k]) - 1
+    return float(lengths[k]) * interval_s, float(t[s]), float(t[e])
+
+
+def readable(values: np.ndarray | None) -> bool:
+    return values is not None and bool(np.any(~np.isnan(values)))
+
+
+def r(x: float | None, nd: int = 1) -> float | None:
+    return None if x is None or (isinstance(x, float) and np.isnan(x)) else round(float(x), nd)
+
+
+def per_gpu(frame: SeriesFrame):
+    """Yield (gpu, row indices) for each GPU in the frame."""
+    for g in frame.gpus:
+        yield g, np.flatnonzero(frame.gpu == g)

@@ -1,0 +1,49 @@
+"""CPU-bound preprocessing: GPU utilization swinging between busy and idle.
+
+From the method's "training does not get faster" list (DIGEST.md section 5): CPU preprocessing shows as
+utilization swinging while the CPU sits at 100 %. Judged on the spread (p95 - p5) of GPU utilization and the
+mean absolute change between consecutive samples, only when the GPU is busy part of the time (p95 >= 70 %).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpudesk.telemetry import model as m
+from gpudesk.telemetry.rules.base import WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, r, readable
+
+RULE = "cpu-bound-preprocessing"
+MIN_SPREAD = 50.0  # percentage points between p5 and p95
+MIN_SWING = 15.0  # mean |change| between consecutive samples, percentage points
+MIN_SAMPLES = 10
+ADVICE = ("Utilization swings between busy and idle: the GPU waits for the CPU between batches. The method's "
+          "'training does not get faster' checklist: check CPU load (top/htop at 100 %), add DataLoader workers, "
+          "enable pin_memory and prefetching, move decoding/augmentation to the GPU, and cache preprocessed data.")
+
+
+def check(frame, ctx: RuleContext) -> list[Finding]:
+    out: list[Finding] = []
+    util = frame.metrics.get(m.GPU_UTIL)
+    for g, idx in per_gpu(frame):
+        span = gpu_span(frame.t[idx])
+        u = util[idx] if util is not None else None
+        if not readable(u):
+            out.append(not_judged(RULE, g, f"GPU utilization is N/A ({frame.reason(g, m.GPU_UTIL) or 'not recorded'}).",
+                                  span))
+            continue
+        v = u[~np.isnan(u)]
+        if v.size < MIN_SAMPLES:
+            out.append(not_judged(RULE, g, f"only {v.size} utilization samples; need at least {MIN_SAMPLES}.", span))
+            continue
+        p5, med, p95 = np.percentile(v, [5, 50, 95])
+        swing = float(np.mean(np.abs(np.diff(v))))
+        idle_share = float(np.mean(v < 30.0))
+        if p95 >= 70.0 and p95 - p5 >= MIN_SPREAD and swing >= MIN_SWING:
+            out.append(Finding(
+                RULE, g, WARNING,
+                f"GPU {g}: utilization swings between {p5:.0f} % and {p95:.0f} % (mean change {swing:.0f} points per "
+                "sample) - preprocessing on the CPU likely cannot keep up.",
+                {"gpu_util_p5_pct": r(p5), "gpu_util_median_pct": r(med), "gpu_util_p95_pct": r(p95),
+                 "mean_abs_change_pct_points": r(swing), "time_below_30pct_share_pct": r(100 * idle_share)},
+                span, ADVICE))
+    return out

@@ -1,0 +1,63 @@
+"""Memory near the safe line.
+
+The method (DIGEST.md section 3): keep 15-20 % of GPU memory free for the CUDA context, temporaries and framework
+overhead - an 80 GB card is safe to about 64 GB, i.e. a safe line at 80 % of capacity. Judged on the 95th
+percentile of memory used against the total (NVML total, or the capacity of the GPU model picked for a dmon log).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpudesk.telemetry import model as m
+from gpudesk.telemetry.rules.base import (
+    CRITICAL, WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, r, readable,
+)
+
+RULE = "memory-safe-line"
+SAFE_FRACTION = 0.80
+CRITICAL_FRACTION = 0.95
+ADVICE = ("Keep 15-20 % of GPU memory free (the method's safe line: about 64 GB on an 80 GB card) for the CUDA "
+          "context, temporaries and fragmentation. Reduce the peak: activation checkpointing at the block that "
+          "peaks, smaller micro-batches with gradient accumulation, BF16, or sharding (FSDP/ZeRO) - or plan a "
+          "larger card.")
+
+
+def check(frame, ctx: RuleContext) -> list[Finding]:
+    out: list[Finding] = []
+    used_col = frame.metrics.get(m.MEM_USED)
+    total_col = frame.metrics.get(m.MEM_TOTAL)
+    for g, idx in per_gpu(frame):
+        span = gpu_span(frame.t[idx])
+        used = used_col[idx] if used_col is not None else None
+        if not readable(used):
+            out.append(not_judged(RULE, g, f"memory used is N/A ({frame.reason(g, m.MEM_USED) or 'not recorded'}).",
+                                  span))
+            continue
+        total = None
+        source = "nvml"
+        if total_col is not None and readable(total_col[idx]):
+            total = float(np.nanmax(total_col[idx]))
+        elif ctx.device(g).memory_total_bytes:
+            total = float(ctx.device(g).memory_total_bytes)
+            source = ctx.device(g).pcie_link_source or "device info"
+        if not total:
+            out.append(not_judged(RULE, g, "memory capacity unknown (a dmon log has no total); pick the GPU model.",
+                                  span))
+            continue
+        v = used[~np.isnan(used)]
+        p95 = float(np.percentile(v, 95))
+        peak = float(v.max())
+        frac = p95 / total
+        evidence = {"mem_used_p95_bytes": p95, "mem_used_max_bytes": peak, "mem_total_bytes": total,
+                    "mem_used_p95_pct": r(100 * frac), "safe_line_pct": SAFE_FRACTION * 100,
+                    "mem_total_source": source}
+        if peak / total >= CRITICAL_FRACTION:
+            out.append(Finding(RULE, g, CRITICAL,
+                               f"GPU {g}: memory peaked at {100 * peak / total:.0f} % of capacity - an OOM is one "
+                               "spike away.", evidence, span, ADVICE))
+        elif frac >= SAFE_FRACTION:
+            out.append(Finding(RULE, g, WARNING,
+                               f"GPU {g}: memory used (p95) is {100 * frac:.0f} % of capacity, above the 80 % safe "
+                               "line.", evidence, span, ADVICE))
+    return out

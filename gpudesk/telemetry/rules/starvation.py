@@ -1,0 +1,91 @@
+"""Data-pipeline starvation: the GPU waits for data while PCIe is saturated.
+
+The method's measurement rule (DIGEST.md section 2): watch utilization (u) and PCIe (p) every second for three
+epochs and take the median; if u < 60 % while p > 85 % of the link, fix the data pipeline, not the card. PCIe
+share = max(RX, TX) / per-direction capacity of the link's maximum generation x width (gpudesk.telemetry.pcie).
+Also flagged: the condition holding for ``min_sustained_s`` consecutive seconds even when the medians do not.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpudesk.telemetry import model as m
+from gpudesk.telemetry.pcie import describe_link, link_bytes_per_s, link_unknown_reason
+from gpudesk.telemetry.rules.base import (
+    CRITICAL, WARNING, Finding, RuleContext, gpu_span, longest_run, not_judged, per_gpu, r, readable,
+)
+
+RULE = "pipeline-starvation"
+UTIL_BELOW = 60.0
+PCIE_ABOVE = 0.85
+ADVICE = ("The method's rule: GPU utilization under 60 % while PCIe is over 85 % of the link means the data "
+          "pipeline, not the card, is the bottleneck. Fix the pipeline first: decode on the GPU (e.g. DALI), keep "
+          "data on the device, use pinned memory and larger batches, compress or cache inputs; do not buy a faster "
+          "GPU for this.")
+
+
+def link_for(frame_cols: dict, idx: np.ndarray, ctx: RuleContext, gpu: int) -> tuple[int | None, int | None, str | None]:
+    """Max generation and width of a GPU's link: from the samples (NVML) or the device info (catalog choice)."""
+    dev = ctx.device(gpu)
+    gen, width, source = dev.pcie_gen_max, dev.pcie_width_max_lanes, dev.pcie_link_source
+    g_col, w_col = frame_cols.get(m.PCIE_GEN_MAX), frame_cols.get(m.PCIE_WIDTH_MAX)
+    if (gen is None or width is None) and readable(g_col[idx] if g_col is not None else None) and readable(
+            w_col[idx] if w_col is not None else None):
+        gen = int(np.nanmax(g_col[idx]))
+        width = int(np.nanmax(w_col[idx]))
+        source = "nvml"
+    return gen, width, source
+
+
+def check(frame, ctx: RuleContext) -> list[Finding]:
+    out: list[Finding] = []
+    for g, idx in per_gpu(frame):
+        t = frame.t[idx]
+        span = gpu_span(t)
+        util = frame.metrics.get(m.GPU_UTIL)
+        rx, tx = frame.metrics.get(m.PCIE_RX), frame.metrics.get(m.PCIE_TX)
+        if not readable(util[idx] if util is not None else None):
+            out.append(not_judged(RULE, g, f"GPU utilization is N/A ({frame.reason(g, m.GPU_UTIL) or 'not recorded'})"
+                                  " - e.g. MIG or WSL2, where NVML does not report it.", span))
+            continue
+        if not (readable(rx[idx] if rx is not None else None) or readable(tx[idx] if tx is not None else None)):
+            out.append(not_judged(RULE, g, f"PCIe throughput is N/A ({frame.reason(g, m.PCIE_RX) or 'not recorded'});"
+                                  " record with 'nvidia-smi dmon -s ut' or NVML.", span))
+            continue
+        gen, width, source = link_for(frame.metrics, idx, ctx, g)
+        cap = link_bytes_per_s(gen, width)
+        if cap is None:
+            out.append(not_judged(RULE, g, f"{link_unknown_reason(gen, width)}; pick the GPU model so the PCIe "
+                                  "link can be assumed.", span))
+            continue
+        u = util[idx]
+        nan = np.full(idx.size, np.nan)
+        pcie = np.fmax(rx[idx] if rx is not None else nan, tx[idx] if tx is not None else nan)
+        share = pcie / cap
+        ok = ~np.isnan(u) & ~np.isnan(share)
+        if not ok.any():
+            out.append(not_judged(RULE, g, "no sample has both GPU utilization and PCIe throughput.", span))
+            continue
+        med_u = float(np.median(u[ok]))
+        med_share = float(np.median(share[ok]))
+        cond = ok & (u < UTIL_BELOW) & (share > PCIE_ABOVE)
+        run_s, run_t0, run_t1 = longest_run(cond, t, ctx.interval_s)
+        evidence = {
+            "gpu_util_median_pct": r(med_u),
+            "pcie_share_median_pct": r(med_share * 100),
+            "pcie_link": describe_link(gen, width, source),
+            "pcie_link_capacity_bytes_per_s": cap,
+            "pcie_link_source": source,
+            "samples_in_condition_pct": r(100.0 * cond.sum() / ok.sum()),
+            "longest_sustained_s": r(run_s),
+        }
+        if med_u < UTIL_BELOW and med_share > PCIE_ABOVE:
+            out.append(Finding(RULE, g, CRITICAL,
+                               f"GPU {g}: median utilization {med_u:.0f} % with PCIe at {med_share * 100:.0f} % of the "
+                               "link - the data pipeline starves the GPU.", evidence, span, ADVICE))
+        elif run_s >= ctx.min_sustained_s:
+            out.append(Finding(RULE, g, WARNING,
+                               f"GPU {g}: utilization under 60 % with PCIe over 85 % of the link for {run_s:.0f} s in a "
+                               "row.", evidence, (run_t0, run_t1), ADVICE))
+    return out

@@ -1,0 +1,77 @@
+"""Median, 5th and 95th percentile of each metric over a span, per GPU.
+
+Percentiles use numpy's default linear interpolation between order statistics (Hyndman & Fan 1996,
+definition 7). Values that could not be read (NaN) are left out and counted in ``missing``; a metric with no
+readable value in the span gets ``median = p5 = p95 = None``. The method (DIGEST section 2): watch u, m and p every
+second for three epochs and take the median.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpudesk.telemetry.model import SeriesFrame
+
+
+@dataclass(frozen=True)
+class SpanStats:
+    """Statistics of one metric on one GPU over a span (values in the metric's unit)."""
+
+    median: float | None
+    p5: float | None
+    p95: float | None
+    n: int
+    missing: int
+    mean: float | None = None
+    min: float | None = None
+    max: float | None = None
+
+    def to_dict(self) -> dict:
+        return {"median": self.median, "p5": self.p5, "p95": self.p95, "mean": self.mean, "min": self.min,
+                "max": self.max, "n": self.n, "missing": self.missing}
+
+
+def summarize(values: np.ndarray) -> SpanStats:
+    """:class:`SpanStats` of one array (NaN = missing)."""
+    ok = values[~np.isnan(values)]
+    missing = int(values.size - ok.size)
+    if not ok.size:
+        return SpanStats(None, None, None, 0, missing)
+    p5, med, p95 = np.percentile(ok, [5.0, 50.0, 95.0])
+    return SpanStats(float(med), float(p5), float(p95), int(ok.size), missing, float(ok.mean()), float(ok.min()),
+                     float(ok.max()))
+
+
+def span_stats(
+    frame: SeriesFrame,
+    t0: float | None = None,
+    t1: float | None = None,
+    *,
+    metrics: list[str] | None = None,
+    gpus: list[int] | None = None,
+) -> dict[int, dict[str, SpanStats]]:
+    """Per GPU, per metric :class:`SpanStats` over ``t0 <= t <= t1`` (whole frame when omitted).
+
+    Metrics with no readable value on a GPU are still listed (all None) so the UI can show N/A with a reason
+    (``frame.reason(gpu, metric)``).
+    """
+    sub = frame.select(t0, t1) if (t0 is not None or t1 is not None) else frame
+    names = metrics if metrics is not None else list(sub.metrics)
+    order = np.argsort(sub.gpu, kind="stable")
+    gsorted = sub.gpu[order]
+    out: dict[int, dict[str, SpanStats]] = {}
+    wanted = set(gpus) if gpus is not None else None
+    uniq, starts = np.unique(gsorted, return_index=True)
+    ends = list(starts[1:]) + [len(gsorted)]
+    for g, s, e in zip(uniq.tolist(), starts.tolist(), ends):
+        if wanted is not None and g not in wanted:
+            continue
+        idx = order[s:e]
+        per: dict[str, SpanStats] = {}
+        for name in names:
+            col = sub.metrics.get(name)
+            per[name] = summarize(col[idx]) if col is not None else SpanStats(None, None, None, 0, len(idx))
+        out[int(g)] = per
+    return out

@@ -1,0 +1,248 @@
+"""The Catalog tab: filterable, sortable GPU table with a detail pane, comparison, chart, user prices and
+CSV export of the current view."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpudesk.catalog.export import ExportError, write_csv
+from gpudesk.catalog.fields import SPEC_FIELDS
+from gpudesk.store.errors import StoreError
+from gpudesk.store.prices import clear_price, price_overrides, set_price
+from gpudesk.ui.catalog.chart_view import ChartView
+from gpudesk.ui.catalog.compare_view import MAX_COMPARE, CompareView
+from gpudesk.ui.catalog.detail_pane import GpuDetailPane
+from gpudesk.ui.catalog.filter_bar import FilterBar
+from gpudesk.ui.catalog.filter_proxy import GpuFilterProxy
+from gpudesk.ui.catalog.table_model import GPU_ROLE, GpuTableModel, field_header
+from gpudesk.ui.context import AppContext
+
+EXPORT_KEYS: tuple[str, ...] = ("id",) + tuple(f.key for f in SPEC_FIELDS if f.key != "id")
+
+
+class CatalogTab(QWidget):
+    """Browse the bundled catalog. Works without a catalog (explains what to do) and without a store."""
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Catalog"))
+        self.ctx = ctx
+        self.catalog = ctx.catalog
+        layout = QVBoxLayout(self)
+        if self.catalog is None:
+            self._build_unavailable(layout)
+            return
+        gpus = self.catalog.gpus()
+        self.model = GpuTableModel(gpus, self)
+        self.proxy = GpuFilterProxy(lambda text: [g.id for g in self.catalog.search_gpus(text)], self)
+        self.proxy.setSourceModel(self.model)
+        self.filters = FilterBar(gpus, self)
+        self.table = QTableView(self)
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.resizeColumnsToContents()
+        self.table.setColumnWidth(0, 250)
+
+        self.detail = GpuDetailPane(self)
+        self.compare = CompareView(self)
+        self.chart = ChartView(self.model.value, self)
+        self.side = QTabWidget(self)
+        self.side.addTab(self.detail, self.tr("Details"))
+        self.side.addTab(self.compare, self.tr("Compare"))
+        self.side.addTab(self.chart, self.tr("Chart"))
+
+        self.count = QLabel(self)
+        self.count.setTextFormat(Qt.TextFormat.PlainText)
+        self.compare_button = QPushButton(self.tr("Co&mpare selected"), self)
+        self.compare_button.setToolTip(self.tr("Put the selected GPUs (up to {0}) side by side (Ctrl+D)").format(MAX_COMPARE))
+        self.compare_button.setShortcut(QKeySequence("Ctrl+D"))
+        self.export_button = QPushButton(self.tr("&Export CSV…"), self)
+        self.export_button.setToolTip(self.tr("Save the GPUs in the current view, in view order, as CSV (Ctrl+E)"))
+        self.export_button.setShortcut(QKeySequence("Ctrl+E"))
+        self.reset_button = QPushButton(self.tr("Reset &filters"), self)
+        self.reset_button.setToolTip(self.tr("Show every GPU again"))
+        actions = QHBoxLayout()
+        actions.addWidget(self.count, 1)
+        for button in (self.reset_button, self.compare_button, self.export_button):
+            actions.addWidget(button)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(self.table)
+        splitter.addWidget(self.side)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        layout.addWidget(self.filters)
+        layout.addLayout(actions)
+        layout.addWidget(splitter, 1)
+        QShortcut(QKeySequence.StandardKey.Find, self, activated=self.filters.search.setFocus)
+
+        self.filters.text_changed.connect(self._on_text)
+        self.filters.changed.connect(self._on_filters)
+        self.reset_button.clicked.connect(self.filters.reset)
+        self.compare_button.clicked.connect(self.compare_selected)
+        self.export_button.clicked.connect(self._export_dialog)
+        self.table.selectionModel().currentRowChanged.connect(self._on_current)
+        self.chart.gpu_clicked.connect(self.select_gpu)
+        self.detail.price_set.connect(self.set_user_price)
+        self.detail.price_cleared.connect(self.clear_user_price)
+        self.proxy.rowsInserted.connect(self._view_changed)
+        self.proxy.rowsRemoved.connect(self._view_changed)
+        self.proxy.layoutChanged.connect(self._view_changed)
+        self.proxy.modelReset.connect(self._view_changed)
+
+        if ctx.store is None:
+            self.detail.set_overrides_available(False, self.tr("the user database could not be opened (see the message above)."))
+        else:
+            self._load_overrides()
+        self._view_changed()
+
+    # No catalog -------------------------------------------------------------------------------------------
+    def _build_unavailable(self, layout: QVBoxLayout) -> None:
+        reasons = [p for p in self.ctx.problems if "catalog" in p.lower()] or self.ctx.problems
+        self.unavailable = QLabel(self)
+        self.unavailable.setTextFormat(Qt.TextFormat.PlainText)
+        self.unavailable.setWordWrap(True)
+        self.unavailable.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.unavailable.setText(
+            self.tr(
+                "The GPU catalog could not be opened, so there is nothing to browse.\n\n{0}\n\n"
+                "Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpudesk."
+            ).format("\n".join(reasons) or self.tr("No catalog was given."))
+        )
+        layout.addWidget(self.unavailable, 1)
+
+    # Selection --------------------------------------------------------------------------------------------
+    def selected_gpus(self) -> list:
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        return [self.proxy.index(r, 0).data(GPU_ROLE) for r in rows]
+
+    def select_gpu(self, gpu_id: str) -> bool:
+        """Select ``gpu_id`` in the table (clearing filters that hide it) and show its details."""
+        source_row = self.model.row_of(gpu_id)
+        if source_row < 0:
+            return False
+        index = self.proxy.mapFromSource(self.model.index(source_row, 0))
+        if not index.isValid():
+            self.filters.reset()
+            index = self.proxy.mapFromSource(self.model.index(source_row, 0))
+        self.table.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+        )
+        self.table.scrollTo(index)
+        return True
+
+    def _on_current(self, current, _previous) -> None:
+        gpu = current.data(GPU_ROLE) if current.isValid() else None
+        self.detail.show_gpu(gpu, self.model.override(gpu.id) if gpu else None)
+        self.chart.set_selected(gpu.id if gpu else None)
+
+    def compare_selected(self) -> None:
+        gpus = self.selected_gpus()
+        if not gpus:
+            self.ctx.notify(self.tr("Select one or more GPUs in the table first (Ctrl+click for several)."), "info")
+            return
+        if len(gpus) > MAX_COMPARE:
+            self.ctx.notify(
+                self.tr("{0} GPUs selected; the comparison takes the first {1}.").format(len(gpus), MAX_COMPARE), "warning"
+            )
+        self.compare.set_gpus(gpus)
+        self.side.setCurrentWidget(self.compare)
+
+    # Filters ----------------------------------------------------------------------------------------------
+    def _on_text(self, text: str) -> None:
+        self.proxy.set_text(text)
+
+    def _on_filters(self) -> None:
+        self.proxy.set_filters(**self.filters.values())
+
+    def _view_changed(self, *_args) -> None:
+        visible = self.proxy.visible_gpus()
+        self.count.setText(self.tr("{0} of {1} GPUs shown").format(len(visible), self.model.rowCount()))
+        self.chart.set_gpus(visible)
+        self.export_button.setEnabled(bool(visible))
+
+    # Prices -----------------------------------------------------------------------------------------------
+    def _load_overrides(self) -> None:
+        try:
+            self.model.set_overrides(price_overrides(self.ctx.store))
+        except (StoreError, sqlite3.Error) as exc:
+            self.ctx.notify(self.tr("Your saved prices could not be read: {0}").format(exc), "error")
+
+    def set_user_price(self, gpu_id: str, price_usd: float) -> bool:
+        if self.ctx.store is None:
+            self.ctx.notify(self.tr("Price overrides are unavailable because the user database is not open."), "warning")
+            return False
+        try:
+            set_price(self.ctx.store, gpu_id, price_usd)
+        except (StoreError, sqlite3.Error) as exc:
+            self.ctx.notify(self.tr("The price was not saved: {0}").format(exc), "error")
+            return False
+        self._after_price_change(gpu_id)
+        self.ctx.notify(self.tr("Saved your price for {0}: {1:,.0f} USD.").format(gpu_id, price_usd), "info")
+        return True
+
+    def clear_user_price(self, gpu_id: str) -> bool:
+        if self.ctx.store is None:
+            return False
+        try:
+            clear_price(self.ctx.store, gpu_id)
+        except (StoreError, sqlite3.Error) as exc:
+            self.ctx.notify(self.tr("Your price was not removed: {0}").format(exc), "error")
+            return False
+        self._after_price_change(gpu_id)
+        self.ctx.notify(self.tr("{0} uses the catalog price again.").format(gpu_id), "info")
+        return True
+
+    def _after_price_change(self, gpu_id: str) -> None:
+        self._load_overrides()
+        gpu = self.detail.gpu()
+        if gpu is not None and gpu.id == gpu_id:
+            self.detail.show_gpu(gpu, self.model.override(gpu_id))
+        self.chart.redraw()
+
+    # Export -----------------------------------------------------------------------------------------------
+    def export_csv(self, path: str | Path) -> int:
+        """Write the current view (filters and sort order applied, user prices in) to ``path``.
+
+        Raises:
+            ExportError: the file cannot be written.
+        """
+        fields = {f.key: f for f in SPEC_FIELDS}
+        headers = [field_header(fields[k]) for k in EXPORT_KEYS]
+        rows = ([self.model.value(g, k) for k in EXPORT_KEYS] for g in self.proxy.visible_gpus())
+        return write_csv(path, headers, rows)
+
+    def _export_dialog(self) -> None:
+        default = str(Path.home() / "gpudesk-catalog.csv")
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export GPUs as CSV"), default, self.tr("CSV files (*.csv)"))
+        if not path:
+            return
+        try:
+            count = self.export_csv(path)
+        except ExportError as exc:
+            self.ctx.notify(str(exc), "error")
+            return
+        self.ctx.notify(self.tr("Exported {0} GPUs to {1}.").format(count, path), "info")

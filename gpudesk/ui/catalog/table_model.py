@@ -1,0 +1,146 @@
+"""Qt model of the catalog's GPUs: one row per GPU, a column per spec, user price overrides applied.
+
+Roles: DisplayRole is the formatted text (units are in the header), SORT_ROLE the raw number or text
+(None sorts after every value in both directions), ToolTipRole explains N/A cells and overridden prices,
+GPU_ROLE the ``GPU`` object.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QFont
+
+from gpudesk.catalog import GPU
+from gpudesk.catalog.fields import FIELDS_BY_KEY, Field
+
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+GPU_ROLE = Qt.ItemDataRole.UserRole + 2
+
+TABLE_COLUMNS: tuple[str, ...] = (
+    "name",
+    "vendor",
+    "architecture",
+    "memory_gb",
+    "memory_bandwidth_gbps",
+    "fp32_tflops",
+    "bf16_dense_tflops",
+    "fp8_dense_tflops",
+    "int8_dense_tops",
+    "tdp_w",
+    "form_factor",
+    "nvlink_gbps",
+    "mig_max_instances",
+    "launch_year",
+    "price_usd",
+)
+
+
+def field_label(field: Field) -> str:
+    """Translated label of a catalog field."""
+    return QCoreApplication.translate("CatalogFields", field.label)
+
+
+def field_header(field: Field) -> str:
+    """Translated label with its unit, for headers."""
+    label = field_label(field)
+    return f"{label} ({field.unit})" if field.unit else label
+
+
+def none_reason(field: Field) -> str:
+    return QCoreApplication.translate("CatalogFields", field.none_text)
+
+
+class GpuTableModel(QAbstractTableModel):
+    """The GPU list; ``set_overrides`` applies the user's prices (gpu_id -> {price_usd, note, updated_at})."""
+
+    def __init__(self, gpus: list[GPU], parent=None):
+        super().__init__(parent)
+        self._gpus = list(gpus)
+        self._fields = [FIELDS_BY_KEY[k] for k in TABLE_COLUMNS]
+        self._overrides: dict[str, dict] = {}
+        self._italic = QFont()
+        self._italic.setItalic(True)
+
+    # Qt model API ---------------------------------------------------------------------------------------
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self._gpus)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self._fields)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self._fields):
+            return None
+        field = self._fields[section]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return field_header(field)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if field.key.endswith(("_tflops", "_tops")):
+                return self.tr("Dense throughput from the datasheet (no 2:4 sparsity).")
+            if field.key == "price_usd":
+                return self.tr("Catalog price with its date, or your own price where you set one (in italics).")
+        return None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        gpu = self._gpus[index.row()]
+        field = self._fields[index.column()]
+        if role == GPU_ROLE:
+            return gpu
+        value = self.value(gpu, field.key)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return "N/A" if value is None else field.format(value, with_unit=False)
+        if role == SORT_ROLE:
+            return value
+        if role == Qt.ItemDataRole.TextAlignmentRole and field.kind in ("number", "int", "money"):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(gpu, field, value)
+        if role == Qt.ItemDataRole.FontRole and field.key == "price_usd" and gpu.id in self._overrides:
+            return self._italic
+        return None
+
+    # gpudesk API -----------------------------------------------------------------------------------------
+    def gpu_at(self, row: int) -> GPU:
+        return self._gpus[row]
+
+    def row_of(self, gpu_id: str) -> int:
+        """Source row of ``gpu_id``, or -1."""
+        for row, gpu in enumerate(self._gpus):
+            if gpu.id == gpu_id:
+                return row
+        return -1
+
+    def fields(self) -> list[Field]:
+        return list(self._fields)
+
+    def value(self, gpu: GPU, key: str):
+        """The shown value: the user's price for ``price_usd`` where set, else the catalog value."""
+        if key == "price_usd" and gpu.id in self._overrides:
+            return self._overrides[gpu.id]["price_usd"]
+        return getattr(gpu, key)
+
+    def override(self, gpu_id: str) -> dict | None:
+        return self._overrides.get(gpu_id)
+
+    def set_overrides(self, overrides: dict[str, dict]) -> None:
+        self._overrides = dict(overrides)
+        column = list(TABLE_COLUMNS).index("price_usd")
+        if self._gpus:
+            self.dataChanged.emit(self.index(0, column), self.index(len(self._gpus) - 1, column))
+
+    def _tooltip(self, gpu: GPU, field: Field, value) -> str | None:
+        if field.key == "price_usd":
+            own = self._overrides.get(gpu.id)
+            if own is not None:
+                return self.tr("Your price, set {0}. Catalog: {1}").format(
+                    own.get("updated_at", ""), field.format(gpu.price_usd)
+                )
+            if gpu.price_usd is not None:
+                return self.tr("{0}; source: {1}").format(gpu.price_date or "", gpu.price_source or "")
+        if value is None:
+            return none_reason(field)
+        if field.key.endswith(("_tflops", "_tops")) and gpu.consumer:
+            return gpu.accumulate_note
+        return None

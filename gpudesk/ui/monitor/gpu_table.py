@@ -1,0 +1,179 @@
+"""The per-GPU list: one row per GPU with its latest values; the check box picks the GPUs drawn in the plots.
+
+Stays usable from 1 to 64 GPUs (a table scrolls; the plots show only the checked GPUs). Every value that
+could not be read shows "N/A" with the reason as its tooltip, never 0. PCIe columns show the share of the
+link per direction, with the link (and whether it is an assumption from the catalog) in the tooltip.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+
+from gpudesk.telemetry import model as m
+from gpudesk.telemetry.model import DeviceInfo
+from gpudesk.ui.monitor.display import fmt, fmt_share, gpu_color, tr
+
+COLUMNS = (
+    ("gpu", "GPU"), (m.GPU_UTIL, "Util %"), (m.MEM_USED, "Memory used / total (GiB)"),
+    (m.PCIE_RX, "PCIe RX (% of link)"), (m.PCIE_TX, "PCIe TX (% of link)"), (m.POWER, "Power (W)"),
+    (m.GPU_TEMP, "Temp (°C)"), (m.SM_CLOCK, "SM clock (MHz)"), ("state", "State"),
+)
+
+
+class GpuTableModel(QAbstractTableModel):
+    """Rows: GPU columns of the history buffer. ``set_latest`` updates values; check state = shown in plots."""
+
+    checkedChanged = Signal(list)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.devices: list[DeviceInfo] = []
+        self.links: dict[int, tuple[float | None, str]] = {}
+        self.latest: dict[int, dict[str, float | None]] = {}
+        self.reasons: dict[tuple[int, str], str] = {}
+        self.checked: set[int] = set()
+
+    def set_devices(self, devices: list[DeviceInfo], links: dict[int, tuple[float | None, str]]) -> None:
+        self.beginResetModel()
+        self.devices = list(devices)
+        self.links = dict(links)
+        self.checked = set(range(min(len(devices), 8)))
+        self.latest = {}
+        self.reasons = {}
+        self.endResetModel()
+
+    def update_devices(self, devices: list[DeviceInfo]) -> None:
+        """Refresh device facts (e.g. a GPU was lost) without losing the check state."""
+        self.devices = list(devices)
+        self._changed()
+
+    def set_latest(self, latest: dict[int, dict[str, float | None]], reasons: dict[tuple[int, str], str]) -> None:
+        self.latest = latest
+        self.reasons = reasons
+        self._changed()
+
+    def _changed(self) -> None:
+        if self.devices:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.devices) - 1, len(COLUMNS) - 1))
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt override
+        return 0 if parent.isValid() else len(self.devices)
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt override
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802 - Qt override
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.tr(COLUMNS[section][1])
+        return None
+
+    def flags(self, index):
+        base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if index.column() == 0:
+            base |= Qt.ItemFlag.ItemIsUserCheckable
+        return base
+
+    def setData(self, index, value, role=Qt.ItemDataRole.EditRole):  # noqa: N802 - Qt override
+        if index.column() == 0 and role == Qt.ItemDataRole.CheckStateRole:
+            row = index.row()
+            if Qt.CheckState(value) == Qt.CheckState.Checked:
+                self.checked.add(row)
+            else:
+                self.checked.discard(row)
+            self.dataChanged.emit(index, index)
+            self.checkedChanged.emit(sorted(self.checked))
+            return True
+        return False
+
+    def set_checked(self, rows: list[int]) -> None:
+        self.checked = set(rows)
+        self._changed()
+        self.checkedChanged.emit(sorted(self.checked))
+
+    def value(self, row: int, metric: str) -> float | None:
+        return self.latest.get(row, {}).get(metric)
+
+    def reason(self, row: int, metric: str) -> str:
+        device = self.devices[row]
+        if device.lost_reason:
+            return device.lost_reason
+        return self.reasons.get((row, metric)) or tr("not reported by this source")
+
+    def share(self, row: int, metric: str) -> float | None:
+        value = self.value(row, metric)
+        cap = self.links.get(row, (None, ""))[0]
+        if value is None or not cap:
+            return None
+        return value / cap
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        row, col = index.row(), index.column()
+        if not index.isValid() or row >= len(self.devices):
+            return None
+        key = COLUMNS[col][0]
+        device = self.devices[row]
+        if role == Qt.ItemDataRole.CheckStateRole and col == 0:
+            return Qt.CheckState.Checked if row in self.checked else Qt.CheckState.Unchecked
+        if role == Qt.ItemDataRole.DecorationRole and col == 0:
+            return QColor(gpu_color(row))
+        if role == Qt.ItemDataRole.ForegroundRole and key == "state" and device.lost_reason:
+            return QBrush(QColor("#b00020"))
+        if role == Qt.ItemDataRole.TextAlignmentRole and col not in (0, len(COLUMNS) - 1):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._text(row, key, device)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(row, key, device)
+        return None
+
+    def _text(self, row: int, key: str, device: DeviceInfo) -> str:
+        if key == "gpu":
+            return f"{device.index}: {device.name or tr('unknown model')}"
+        if key == "state":
+            return tr("lost") if device.lost_reason else tr("ok")
+        if key == m.MEM_USED:
+            total = self.value(row, m.MEM_TOTAL) or device.memory_total_bytes
+            used = fmt(m.MEM_USED, self.value(row, m.MEM_USED), with_unit=False)
+            return f"{used} / {fmt(m.MEM_TOTAL, total, with_unit=False)}"
+        if key in (m.PCIE_RX, m.PCIE_TX):
+            return fmt_share(self.share(row, key)) if self.links.get(row, (None,))[0] else tr("N/A")
+        return fmt(key, self.value(row, key), with_unit=False)
+
+    def _tooltip(self, row: int, key: str, device: DeviceInfo) -> str | None:
+        if key == "gpu":
+            return tr("{name}\nUUID: {uuid}\nPCI bus: {bus}").format(
+                name=device.name or tr("unknown model"), uuid=device.uuid or tr("N/A (not reported by this source)"),
+                bus=device.pci_bus_id or tr("N/A"))
+        if key == "state":
+            return device.lost_reason or tr("Readings arrive normally.")
+        if key in (m.PCIE_RX, m.PCIE_TX):
+            cap, text = self.links.get(row, (None, tr("link unknown")))
+            raw = self.value(row, key)
+            lines = [tr("Link: {t}").format(t=text), tr("Throughput: {v}").format(v=fmt(key, raw))]
+            if raw is None:
+                lines.append(tr("N/A: {r}").format(r=self.reason(row, key)))
+            elif not cap:
+                lines.append(tr("N/A share: the link's generation and width are unknown"))
+            return "\n".join(lines)
+        value = self.value(row, key)
+        if value is None:
+            return tr("N/A: {r}").format(r=self.reason(row, key))
+        return fmt(key, value)
+
+
+class GpuTable(QTableView):
+    """The per-GPU list view; ``model().checkedChanged`` carries the GPUs to draw."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setModel(GpuTableModel(self))
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setAlternatingRowColors(True)
+        self.verticalHeader().setVisible(False)
+        self.verticalHeader().setDefaultSectionSize(22)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.setToolTip(self.tr("Tick a GPU to draw it in the plots; hover a value to see why it is N/A."))

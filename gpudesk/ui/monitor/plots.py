@@ -1,0 +1,293 @@
+"""The monitor's plots: utilization, memory and PCIe RX/TX on one shared time axis, plus a panel for power,
+temperature and clocks. One curve per shown GPU (colours follow the GPU index).
+
+Drawing cost does not grow with the history: on every refresh each curve receives only the samples inside
+the visible time range (clip to view), reduced to about two points per pixel column by min/max (peak)
+decimation from the buffer's pyramid (:meth:`HistoryBuffer.decimated`); the data themselves are kept whole.
+A value that could not be read is NaN and drawn as a gap (``connect="finite"``), never as 0.
+
+PCIe is drawn as a share of the link per direction (throughput / per-direction capacity of the link's
+maximum generation x width, PCIe base specification rates as in ``gpudesk.telemetry.pcie``) when every
+shown GPU's link is known; the plot title names the link and whether it was read from NVML or assumed from
+the catalog GPU model picked for a dmon log. Otherwise the plots fall back to GB/s and say why.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from gpudesk.telemetry import model as m
+from gpudesk.ui.monitor.display import gpu_color, shown, tr
+from gpudesk.ui.monitor.ring_buffer import HistoryBuffer
+
+PCIE_METRICS = (m.PCIE_RX, m.PCIE_TX)
+MAIN_METRICS = (m.GPU_UTIL, m.MEM_USED, m.PCIE_RX, m.PCIE_TX)
+SIDE_METRICS = (m.POWER, m.GPU_TEMP, m.SM_CLOCK)
+PLOTTED = MAIN_METRICS + SIDE_METRICS
+
+WINDOWS_S: tuple[tuple[str, float | None], ...] = (
+    ("1 min", 60.0), ("5 min", 300.0), ("15 min", 900.0), ("1 h", 3600.0), ("6 h", 21600.0),
+    ("24 h", 86400.0), ("72 h", 259200.0), ("Whole run", None),
+)
+
+
+@dataclass
+class LinkInfo:
+    """Per-direction PCIe capacity of one GPU's link and the text that names it (for titles/tooltips)."""
+
+    bytes_per_s: float | None
+    text: str
+    assumed: bool = False
+
+
+class MonitorPlots(QWidget):
+    """Seven linked plots over a :class:`HistoryBuffer`.
+
+    Signals:
+        crosshairMoved(float): time (s since the epoch) under the mouse.
+        spanChanged(float, float): the statistics span (LinearRegionItem) moved.
+        followChanged(bool): following the newest sample was switched on or off (pan/zoom switches it off).
+    """
+
+    crosshairMoved = Signal(float)
+    spanChanged = Signal(float, float)
+    followChanged = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.buffer: HistoryBuffer | None = None
+        self.links: dict[int, LinkInfo] = {}
+        self.gpu_labels: dict[int, str] = {}
+        self.visible_gpus: list[int] = []
+        self.window_s: float | None = 300.0
+        self.follow = True
+        self._curves: dict[tuple[str, int], pg.PlotCurveItem] = {}
+        self._pcie_share = False
+        self._setting_range = False
+        self.last_refresh_points = 0
+
+        self.view = pg.GraphicsLayoutWidget(self)
+        self.view.setBackground("w")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view)
+        self.plots: dict[str, pg.PlotItem] = {}
+        rows = [(MAIN_METRICS[i], SIDE_METRICS[i] if i < len(SIDE_METRICS) else None) for i in range(4)]
+        first: pg.PlotItem | None = None
+        for row, (left, right) in enumerate(rows):
+            for col, metric in enumerate((left, right)):
+                if metric is None:
+                    continue
+                axis = pg.DateAxisItem(orientation="bottom")
+                plot = self.view.addPlot(row=row, col=col, axisItems={"bottom": axis})
+                plot.showGrid(x=True, y=True, alpha=0.2)
+                plot.setMenuEnabled(False)
+                plot.hideButtons()
+                plot.getViewBox().setMouseEnabled(x=True, y=False)
+                plot.getViewBox().sigRangeChangedManually.connect(self._manual_range)
+                if first is None:
+                    first = plot
+                else:
+                    plot.setXLink(first)
+                line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#888888", width=1))
+                line.setVisible(False)
+                plot.addItem(line, ignoreBounds=True)
+                plot._gpudesk_crosshair = line  # type: ignore[attr-defined]
+                self.plots[metric] = plot
+        self.view.ci.layout.setColumnStretchFactor(0, 3)
+        self.view.ci.layout.setColumnStretchFactor(1, 2)
+        self._style_axes()
+        self.region = pg.LinearRegionItem(brush=pg.mkBrush(70, 130, 180, 40))
+        self.region.setZValue(-10)
+        self.region.setVisible(False)
+        self.plots[m.GPU_UTIL].addItem(self.region, ignoreBounds=True)
+        self.region.sigRegionChangeFinished.connect(self._region_moved)
+        self._mouse_proxy = pg.SignalProxy(self.view.scene().sigMouseMoved, rateLimit=30, slot=self._mouse_moved)
+        self._range_timer = QTimer(self)
+        self._range_timer.setSingleShot(True)
+        self._range_timer.setInterval(30)
+        self._range_timer.timeout.connect(self.refresh)
+        first.getViewBox().sigXRangeChanged.connect(self._x_range_changed)
+
+    # ----------------------------------------------------------------- configuration
+    def _style_axes(self) -> None:
+        for metric, plot in self.plots.items():
+            s = shown(metric)
+            if metric == m.SM_CLOCK:
+                title = tr("SM clock (solid) and memory clock (dashed)")
+            else:
+                title = s.label
+            plot.setTitle(title, size="9pt")
+            plot.setLabel("left", s.unit)
+            if metric in (m.GPU_UTIL,):
+                plot.setYRange(0, 100, padding=0.02)
+                plot.getViewBox().enableAutoRange(y=False)
+            else:
+                plot.getViewBox().setAutoVisible(y=True)
+
+    def set_source(self, buffer: HistoryBuffer, gpu_labels: dict[int, str], links: dict[int, LinkInfo]) -> None:
+        """Show ``buffer``; ``gpu_labels[col]`` names each GPU column, ``links[col]`` its PCIe link."""
+        for (key, _gpu), curve in self._curves.items():
+            self.plots[key.split(":")[0]].removeItem(curve)
+        self._curves.clear()
+        self.buffer = buffer
+        self.gpu_labels = dict(gpu_labels)
+        self.links = dict(links)
+        self.visible_gpus = list(range(min(buffer.n_gpus, 8)))
+        self._update_pcie_titles()
+        self.refresh()
+
+    def set_links(self, links: dict[int, LinkInfo]) -> None:
+        self.links = dict(links)
+        self._update_pcie_titles()
+        self.refresh()
+
+    def set_visible_gpus(self, gpus: list[int]) -> None:
+        """Draw only these GPU columns (the others keep recording)."""
+        self.visible_gpus = sorted(set(gpus))
+        for (metric, gpu), curve in self._curves.items():
+            curve.setVisible(gpu in self.visible_gpus)
+        self._update_pcie_titles()
+        self.refresh()
+
+    def set_window(self, seconds: float | None) -> None:
+        """Time window shown while following: seconds, or None for the whole run."""
+        self.window_s = seconds
+        self.set_follow(True)
+
+    def set_follow(self, follow: bool) -> None:
+        if follow != self.follow:
+            self.follow = follow
+            self.followChanged.emit(follow)
+        self.refresh()
+
+    def show_region(self, visible: bool) -> None:
+        """Show the statistics span; placed over the middle third of the view when first shown."""
+        if visible and not self.region.isVisible():
+            x0, x1 = self.plots[m.GPU_UTIL].getViewBox().viewRange()[0]
+            third = (x1 - x0) / 3
+            self.region.setRegion((x0 + third, x1 - third))
+        self.region.setVisible(visible)
+        if visible:
+            self._region_moved()
+
+    def _update_pcie_titles(self) -> None:
+        shown_links = [self.links.get(g) for g in self.visible_gpus]
+        self._pcie_share = bool(shown_links) and all(li is not None and li.bytes_per_s for li in shown_links)
+        texts = sorted({li.text for li in shown_links if li is not None})
+        for metric in PCIE_METRICS:
+            plot = self.plots[metric]
+            direction = tr("PCIe RX (host to GPU)") if metric == m.PCIE_RX else tr("PCIe TX (GPU to host)")
+            if self._pcie_share:
+                link = texts[0] if len(texts) == 1 else tr("each GPU's own link")
+                plot.setTitle(tr("{d}: share of link, {link}").format(d=direction, link=link), size="9pt")
+                plot.setLabel("left", tr("% of link"))
+            else:
+                plot.setTitle(tr("{d}: link unknown, shown in GB/s").format(d=direction), size="9pt")
+                plot.setLabel("left", "GB/s")
+
+    # ----------------------------------------------------------------- drawing
+    def _curve(self, metric: str, gpu: int, dashed: bool = False) -> pg.PlotCurveItem:
+        key = (metric + (":dash" if dashed else ""), gpu)
+        curve = self._curves.get(key)
+        if curve is None:
+            pen = pg.mkPen(gpu_color(gpu), width=1)
+            if dashed:
+                pen.setStyle(pg.QtCore.Qt.PenStyle.DashLine)
+            curve = pg.PlotCurveItem(pen=pen, connect="finite")
+            self.plots[metric].addItem(curve)
+            self._curves[key] = curve
+        return curve
+
+    def visible_range(self) -> tuple[float, float] | None:
+        """The time span to draw: the follow window ending at the newest sample, or the current view."""
+        if self.buffer is None or self.buffer.span() is None:
+            return None
+        first, last = self.buffer.span()
+        if self.follow:
+            start = first if self.window_s is None else max(first, last - self.window_s)
+            if self.window_s is not None and last - first < self.window_s:
+                return last - self.window_s, last
+            return start, max(last, start + 1.0)
+        x0, x1 = self.plots[m.GPU_UTIL].getViewBox().viewRange()[0]
+        return x0, x1
+
+    def refresh(self) -> None:
+        """Recompute every shown curve for the visible range (cost bounded by the plot width)."""
+        rng = self.visible_range()
+        if rng is None or self.buffer is None:
+            return
+        t0, t1 = rng
+        if self.follow:
+            self._setting_range = True
+            self.plots[m.GPU_UTIL].setXRange(t0, t1, padding=0)
+            self._setting_range = False
+        width = max(200, int(self.plots[m.GPU_UTIL].getViewBox().width()))
+        max_points = 2 * width
+        points = 0
+        for metric in PLOTTED:
+            for gpu in self.visible_gpus:
+                x, y = self.buffer.decimated(metric, gpu, t0, t1, max_points)
+                y = self._scale(metric, gpu, y)
+                self._curve(metric, gpu).setData(x, y, connect="finite")
+                points += len(x)
+                if metric == m.SM_CLOCK:
+                    xm, ym = self.buffer.decimated(m.MEM_CLOCK, gpu, t0, t1, max_points)
+                    self._curve(metric, gpu, dashed=True).setData(xm, self._scale(m.MEM_CLOCK, gpu, ym),
+                                                                   connect="finite")
+                    points += len(xm)
+        self.last_refresh_points = points
+
+    def _scale(self, metric: str, gpu: int, y: np.ndarray) -> np.ndarray:
+        if metric in PCIE_METRICS:
+            link = self.links.get(gpu)
+            if self._pcie_share and link is not None and link.bytes_per_s:
+                return y * (100.0 / link.bytes_per_s)
+            return y * 1e-9
+        s = shown(metric)
+        return y if s.scale == 1.0 else y * s.scale
+
+    # ----------------------------------------------------------------- interaction
+    def _x_range_changed(self, *_args) -> None:
+        if not self._setting_range and not self.follow:
+            self._range_timer.start()
+
+    def _manual_range(self, *_args) -> None:
+        if self.follow:
+            self.follow = False
+            self.followChanged.emit(False)
+        self._range_timer.start()
+
+    def _region_moved(self, *_args) -> None:
+        x0, x1 = self.region.getRegion()
+        self.spanChanged.emit(float(x0), float(x1))
+
+    def _mouse_moved(self, event) -> None:
+        pos = event[0]
+        for plot in self.plots.values():
+            if plot.sceneBoundingRect().contains(pos):
+                t = plot.getViewBox().mapSceneToView(pos).x()
+                self.set_crosshair(t)
+                if math.isfinite(t):
+                    self.crosshairMoved.emit(float(t))
+                return
+
+    def set_crosshair(self, t: float | None) -> None:
+        """Show the vertical read-out line at time ``t`` on every plot (None hides it)."""
+        for plot in self.plots.values():
+            line = plot._gpudesk_crosshair  # type: ignore[attr-defined]
+            if t is None:
+                line.setVisible(False)
+            else:
+                line.setPos(t)
+                line.setVisible(True)
+
+    def export_png(self, path: str) -> bool:
+        """Save the plots as a PNG image; returns False when the file could not be written."""
+        return self.view.grab().save(path, "PNG")

@@ -1,0 +1,113 @@
+"""The GPU process table: PID, user, name, command, GPU memory, type, one row per (process, GPU).
+
+Filled from ``gpudesk.telemetry.nvml_processes.ProcessListing`` (listed on the sampler's thread). Names and
+command lines come from other programs and are shown as plain text only. GPU memory that NVML cannot report
+(WDDM / WSL2, MIG without privileges) shows N/A with the reason, and PIDs that do not exist here (a container
+without --pid=host) say so instead of showing empty cells.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+
+from gpudesk.ui.monitor.display import GIB, tr
+
+HEADERS = ("GPU", "PID", "User", "Name", "Command", "GPU memory (GiB)", "Type")
+
+
+class ProcessModel(QAbstractTableModel):
+    """Rows of ``GpuProcess``; ``gpu_names`` maps a GPU index to its label."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.rows: list = []
+
+    def set_processes(self, processes: list) -> None:
+        self.beginResetModel()
+        self.rows = list(processes)
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt override
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt override
+        return 0 if parent.isValid() else len(HEADERS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802 - Qt override
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.tr(HEADERS[section])
+        return None
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        p = self.rows[index.row()]
+        col = index.column()
+        if role == Qt.ItemDataRole.UserRole:  # sort key
+            return [p.gpu_index, p.pid, p.user or "", p.name or "", p.cmdline or "",
+                    -1 if p.used_memory_bytes is None else p.used_memory_bytes, p.type][col]
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 1, 5):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.DisplayRole:
+            host_na = tr("N/A")
+            values = (
+                str(p.gpu_index), str(p.pid), p.user or host_na, p.name or host_na, p.cmdline or host_na,
+                tr("N/A") if p.used_memory_bytes is None else f"{p.used_memory_bytes / GIB:.2f}", p.type,
+            )
+            return values[col]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if col == 5 and p.used_memory_bytes is None:
+                return tr("N/A: {r}").format(r=p.memory_reason or tr("NVML did not report it"))
+            if col in (2, 3, 4) and not getattr(p, ["user", "name", "cmdline"][col - 2]):
+                return tr("N/A: {r}").format(r=p.host_reason or tr("the process could not be looked up"))
+            if col == 4 and p.cmdline:
+                return p.cmdline
+            if col == 1 and not p.visible:
+                return tr("This PID does not exist here (host PID seen from a container?). Run the container "
+                          "with --pid=host to see the process.")
+        return None
+
+
+class ProcessTable(QWidget):
+    """Sortable process table with a line for warnings and per-GPU listing errors."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.model = ProcessModel(self)
+        proxy = QSortFilterProxyModel(self)
+        proxy.setSourceModel(self.model)
+        proxy.setSortRole(Qt.ItemDataRole.UserRole)
+        self.view = QTableView(self)
+        self.view.setModel(proxy)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(5, Qt.SortOrder.DescendingOrder)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setWordWrap(False)
+        self.view.verticalHeader().setVisible(False)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        self.notes = QLabel(self)
+        self.notes.setTextFormat(Qt.TextFormat.PlainText)
+        self.notes.setWordWrap(True)
+        self.notes.setText(self.tr("Processes appear here while NVML monitoring runs (dmon logs and recordings "
+                                   "carry no process list)."))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.notes)
+
+    def set_listing(self, listing) -> None:
+        """Show a ``ProcessListing`` (processes, warnings, errors by GPU)."""
+        self.model.set_processes(list(listing))
+        lines = list(getattr(listing, "warnings", []))
+        for gpu, why in sorted(getattr(listing, "errors", {}).items()):
+            lines.append(self.tr("GPU {g}: processes could not be listed: {w}").format(g=gpu, w=why))
+        if not lines:
+            lines.append(self.tr("{n} GPU processes.").format(n=len(self.model.rows)))
+        self.notes.setText("\n".join(lines))
+
+    def clear(self, reason: str) -> None:
+        self.model.set_processes([])
+        self.notes.setText(reason)

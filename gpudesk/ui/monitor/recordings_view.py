@@ -1,0 +1,242 @@
+"""Saved recordings: list, open, rename, notes, delete, export as CSV, export the plots as PNG.
+
+Listing, renaming and notes are small queries on the GUI thread's store connection (``ctx.store``);
+deleting (many samples), CSV export and PNG rendering run on the thread pool with their own connection.
+Names and notes are user text and are shown as plain text.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpudesk.ui.monitor.display import fmt_duration, tr
+from gpudesk.ui.workers import run_task
+
+HEADERS = ("#", "Name", "Started", "Duration", "GPUs", "Source", "Samples")
+
+
+def _when(t: float | None) -> str:
+    return _dt.datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M") if t else tr("N/A")
+
+
+def session_row(session) -> list[str]:
+    """Display texts for one ``RecordingSession``."""
+    started = getattr(session, "started_at", None)
+    ended = getattr(session, "ended_at", None)
+    duration = fmt_duration(ended - started) if started and ended else tr("N/A (still open or crashed)")
+    gpus = getattr(session, "gpu_names", None) or []
+    return [str(session.id), session.name or "", _when(started), duration,
+            f"{len(gpus)}: {', '.join(sorted(set(g or '?' for g in gpus)))}" if gpus else tr("N/A"),
+            getattr(session, "source", "") or "", str(getattr(session, "sample_count", "") or "")]
+
+
+def delete_recording(session_id: int) -> int:
+    """Delete a recording with its samples (thread pool; own store connection)."""
+    from gpudesk.store import open_store, recordings
+
+    db = open_store()
+    try:
+        recordings.delete_session(db, session_id)
+    finally:
+        db.conn.close()
+    return session_id
+
+
+def export_recording_csv(session_id: int, path: str) -> str:
+    """Write a recording's samples as CSV (thread pool; own store connection)."""
+    from gpudesk.store import open_store, recordings
+    from gpudesk.telemetry.export import export_csv
+
+    db = open_store()
+    try:
+        frame = recordings.read_frame(db, session_id)
+        devices = recordings.session_devices(db, session_id)
+    finally:
+        db.conn.close()
+    with open(path, "w", encoding="utf-8", newline="") as out:
+        export_csv(frame, out, devices=devices)
+    return path
+
+
+class RecordingsView(QWidget):
+    """The list of recordings and what can be done with one. ``openRequested(id)`` shows it in the plots."""
+
+    openRequested = Signal(int)
+
+    def __init__(self, ctx, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctx = ctx
+        self.sessions: list = []
+        self._tasks: list = []
+        self.table = QTableWidget(0, len(HEADERS), self)
+        self.table.setHorizontalHeaderLabels([self.tr(h) for h in HEADERS])
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.itemSelectionChanged.connect(self._selection_changed)
+        self.table.itemDoubleClicked.connect(lambda _item: self._open())
+        self.notes = QPlainTextEdit(self)
+        self.notes.setPlaceholderText(self.tr("Notes for the selected recording"))
+        self.buttons = {}
+        row = QHBoxLayout()
+        for key, text, slot, tip in (
+            ("open", self.tr("&Open"), self._open, self.tr("Show the recording in the plots, statistics and findings")),
+            ("rename", self.tr("Re&name…"), self._rename, ""),
+            ("notes", self.tr("Save &notes"), self._save_notes, ""),
+            ("csv", self.tr("Export &CSV…"), self._export_csv, self.tr("All samples of the recording")),
+            ("png", self.tr("Export plots as P&NG…"), self._export_png, self.tr("Opens the recording and saves its plots")),
+            ("delete", self.tr("&Delete…"), self._delete, self.tr("Delete the recording and its samples")),
+        ):
+            button = QPushButton(text, self)
+            button.clicked.connect(slot)
+            if tip:
+                button.setToolTip(tip)
+            row.addWidget(button)
+            self.buttons[key] = button
+        row.addStretch(1)
+        self.status = QLabel(self)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.addWidget(self.table)
+        split.addWidget(self.notes)
+        split.setSizes([400, 120])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(row)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.status)
+        self.pending_png: tuple[int, str] | None = None
+        self._selection_changed()
+
+    def reload(self) -> None:
+        """Re-read the list from the store."""
+        if self.ctx.store is None:
+            self.status.setText(self.tr("Your gpudesk database could not be opened; no recordings to list."))
+            return
+        from gpudesk.store import recordings
+
+        selected = self.selected_id()
+        self.sessions = recordings.list_sessions(self.ctx.store)
+        self.table.setRowCount(len(self.sessions))
+        for r, session in enumerate(self.sessions):
+            for c, text in enumerate(session_row(session)):
+                item = QTableWidgetItem(text)
+                if c == 1:
+                    item.setToolTip(text)
+                self.table.setItem(r, c, item)
+            if session.id == selected:
+                self.table.selectRow(r)
+        self.status.setText(self.tr("{n} recordings.").format(n=len(self.sessions)))
+
+    def selected_id(self) -> int | None:
+        rows = self.table.selectionModel().selectedRows()
+        if not rows or rows[0].row() >= len(self.sessions):
+            return None
+        return int(self.sessions[rows[0].row()].id)
+
+    def _selected(self):
+        sid = self.selected_id()
+        return next((s for s in self.sessions if s.id == sid), None)
+
+    def _selection_changed(self) -> None:
+        session = self._selected()
+        for button in self.buttons.values():
+            button.setEnabled(session is not None)
+        self.notes.setPlainText(getattr(session, "notes", "") or "" if session else "")
+
+    def _open(self) -> None:
+        sid = self.selected_id()
+        if sid is not None:
+            self.openRequested.emit(sid)
+
+    def _rename(self) -> None:
+        session = self._selected()
+        if session is None:
+            return
+        name, ok = QInputDialog.getText(self, self.tr("Rename recording"), self.tr("New name:"), text=session.name or "")
+        if ok and name.strip():
+            self.rename(session.id, name.strip())
+
+    def rename(self, session_id: int, name: str) -> None:
+        from gpudesk.store import recordings
+
+        recordings.rename_session(self.ctx.store, session_id, name)
+        self.reload()
+
+    def _save_notes(self) -> None:
+        sid = self.selected_id()
+        if sid is None:
+            return
+        from gpudesk.store import recordings
+
+        recordings.set_notes(self.ctx.store, sid, self.notes.toPlainText())
+        self.status.setText(self.tr("Notes saved."))
+        self.reload()
+
+    def _delete(self) -> None:
+        session = self._selected()
+        if session is None:
+            return
+        answer = QMessageBox.question(self, self.tr("Delete recording"), self.tr(
+            "Delete recording #{n} '{name}' and all its samples? This cannot be undone.").format(
+            n=session.id, name=session.name or ""))
+        if answer == QMessageBox.StandardButton.Yes:
+            self.delete(session.id)
+
+    def delete(self, session_id: int) -> None:
+        self.status.setText(self.tr("Deleting recording #{n}…").format(n=session_id))
+        self._start(delete_recording, session_id, done=lambda _sid: self.reload(), what=self.tr("Deleting"))
+
+    def _export_csv(self) -> None:
+        sid = self.selected_id()
+        if sid is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export recording as CSV"), f"recording-{sid}.csv",
+                                              self.tr("CSV files (*.csv)"))
+        if path:
+            self.export_csv(sid, path)
+
+    def export_csv(self, session_id: int, path: str) -> None:
+        self.status.setText(self.tr("Exporting recording #{n}…").format(n=session_id))
+        self._start(export_recording_csv, session_id, path, what=self.tr("CSV export"),
+                    done=lambda p: self.status.setText(self.tr("Exported {p}.").format(p=p)))
+
+    def _export_png(self) -> None:
+        sid = self.selected_id()
+        if sid is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export plots as PNG"), f"recording-{sid}.png",
+                                              self.tr("PNG images (*.png)"))
+        if path:
+            self.pending_png = (sid, path)
+            self.openRequested.emit(sid)
+
+    def _start(self, fn, *args, done, what: str) -> None:
+        def failed(exc: BaseException) -> None:
+            self.status.setText(self.tr("{w} failed: {e}").format(w=what, e=exc))
+            self.ctx.notify(self.tr("{w} failed: {e}").format(w=what, e=exc), "error")
+
+        task = run_task(fn, *args, on_result=done, on_error=failed)
+        self._tasks.append(task)
+        task.signals.finished.connect(lambda: self._tasks.remove(task) if task in self._tasks else None)

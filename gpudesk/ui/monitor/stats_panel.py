@@ -1,0 +1,110 @@
+"""Median, p5 and p95 of each metric per GPU over a chosen span (for example three epochs).
+
+The span comes from the plots' LinearRegionItem (or the whole visible range). The numbers are computed by
+``gpudesk.telemetry.stats.span_stats`` in the background (``run_task``); values that could not be read are
+left out of the statistics and counted as missing, and a metric with no readable value shows N/A.
+Cells read "median (p5 – p95)"; the tooltip gives the sample counts.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpudesk.telemetry import model as m
+from gpudesk.ui.monitor.display import fmt, fmt_duration, shown
+
+STATS_METRICS = (m.GPU_UTIL, m.MEM_UTIL, m.MEM_USED, m.PCIE_RX, m.PCIE_TX, m.POWER, m.GPU_TEMP, m.SM_CLOCK)
+
+
+def compute_stats(frame, t0: float, t1: float) -> dict:
+    """Run ``span_stats`` on the frame (called on the thread pool)."""
+    from gpudesk.telemetry.stats import span_stats
+
+    return span_stats(frame, t0, t1)
+
+
+class StatsPanel(QWidget):
+    """Table of span statistics; ``spanRequested(bool)`` asks the plots to show or hide the span selector."""
+
+    spanRequested = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.span_button = QPushButton(self.tr("&Select span…"), self)
+        self.span_button.setCheckable(True)
+        self.span_button.setToolTip(self.tr(
+            "Show a span on the utilization plot; drag its edges over, for example, three epochs. "
+            "The table then shows the median, p5 and p95 of each metric over that span."))
+        self.span_button.toggled.connect(self.spanRequested)
+        self.label = QLabel(self.tr("Statistics of the visible range."), self)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
+        top = QHBoxLayout()
+        top.addWidget(self.span_button)
+        top.addWidget(self.label, 1)
+        self.table = QTableWidget(0, len(STATS_METRICS), self)
+        headers = []
+        for metric in STATS_METRICS:
+            s = shown(metric)
+            headers.append(f"{s.label} ({s.unit})")
+        self.table.setHorizontalHeaderLabels(headers)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setDefaultSectionSize(120)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setToolTip(self.tr("Each cell: median (p5 – p95) over the span; hover for sample counts."))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addWidget(self.table, 1)
+        self.stats: dict = {}
+
+    def set_busy(self, t0: float, t1: float) -> None:
+        self.label.setText(self.tr("Computing statistics for {span}…").format(span=self._span_text(t0, t1)))
+
+    def show_error(self, message: str) -> None:
+        self.label.setText(self.tr("Statistics could not be computed: {m}").format(m=message))
+
+    def set_stats(self, stats: dict, t0: float, t1: float, gpu_names: dict[int, str]) -> None:
+        """Fill the table: ``stats[gpu][metric] -> SpanStats(median, p5, p95, n, missing)``."""
+        self.stats = stats
+        gpus = sorted(stats)
+        self.label.setText(self.tr("Span {span}: median (p5 – p95) per GPU.").format(span=self._span_text(t0, t1)))
+        self.table.setRowCount(len(gpus))
+        self.table.setVerticalHeaderLabels([gpu_names.get(g, str(g)) for g in gpus])
+        for row, gpu in enumerate(gpus):
+            for col, metric in enumerate(STATS_METRICS):
+                st = stats[gpu].get(metric)
+                item = QTableWidgetItem(self._cell(metric, st))
+                item.setTextAlignment(int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter))
+                item.setToolTip(self._tip(st))
+                self.table.setItem(row, col, item)
+
+    def _cell(self, metric: str, st) -> str:
+        if st is None or st.median is None or not math.isfinite(st.median):
+            return self.tr("N/A")
+        return f"{fmt(metric, st.median, with_unit=False)} ({fmt(metric, st.p5, with_unit=False)} – " \
+               f"{fmt(metric, st.p95, with_unit=False)})"
+
+    def _tip(self, st) -> str:
+        if st is None:
+            return self.tr("N/A: this source does not report the metric.")
+        text = self.tr("{n} readable samples, {k} missing").format(n=st.n, k=st.missing)
+        if st.median is None:
+            text = self.tr("N/A: no readable sample in the span. ") + text
+        return text
+
+    def _span_text(self, t0: float, t1: float) -> str:
+        a = _dt.datetime.fromtimestamp(t0).strftime("%Y-%m-%d %H:%M:%S")
+        b = _dt.datetime.fromtimestamp(t1).strftime("%H:%M:%S")
+        return f"{a} – {b} ({fmt_duration(max(0.0, t1 - t0))})"

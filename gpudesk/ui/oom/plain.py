@@ -1,0 +1,32 @@
+"""Plain-text helpers: outside text (process names, command lines, file contents) is never rich text.
+
+Qt guesses whether a tooltip is rich text (``Qt::mightBeRichText``); :func:`plain_tooltip` escapes the
+text and wraps it so that it is always shown literally.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QWidget
+
+
+def plain_tooltip(text: str) -> str:
+    """A tooltip string that shows ``text`` literally (markup in it is escaped)."""
+    if not text:
+        return ""
+    return "<p style='white-space:pre-wrap'>" + html.escape(text) + "</p>"
+
+
+def plain_label(text: str, parent: QWidget | None = None, *, wrap: bool = False, selectable: bool = False) -> QLabel:
+    """A QLabel fixed to plain text (``Qt.PlainText``), optionally wrapping and selectable by mouse/keyboard."""
+    label = QLabel(parent)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setText(text)
+    label.setWordWrap(wrap)
+    if selectable:
+        label.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+    return label

@@ -1,0 +1,336 @@
+"""The diagnosis: what was read, per-GPU memory bars, and the ranked causes with evidence and fix.
+
+Shows a ``gpudesk.oom.Diagnosis``: a header (framework, message shape, era, source), what the input lacks
+(partial results say which clauses are missing), the bars (:mod:`gpudesk.ui.oom.memory_bars`), then one card
+per cause, best first: title and confidence, explanation, the evidence numbers (units from the key suffix),
+the fix (selectable, with a Copy button), further fixes, checks and sizing effects. All outside text is
+plain text. "Copy report" puts the whole diagnosis on the clipboard as text; "Copy JSON" as the CLI's JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QFont, QGuiApplication
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpudesk.ui.oom.memory_bars import MemoryBarsPanel, bars_from_report
+from gpudesk.ui.oom.plain import plain_label
+from gpudesk.ui.oom.units import format_bytes, format_percent, format_seconds
+
+
+def format_value(key: str, value: Any) -> str:
+    """Display text for an evidence or parsed value; the key's suffix gives the unit (``_bytes``...)."""
+    if value is None:
+        return QCoreApplication.translate("OomResults", "N/A")
+    if isinstance(value, bool):
+        return QCoreApplication.translate("OomResults", "yes") if value else QCoreApplication.translate("OomResults", "no")
+    if isinstance(value, (list, tuple)):
+        if key.endswith("_shape"):
+            return "[" + ", ".join(str(item) for item in value) + "]"
+        return ", ".join(format_value(key, item) for item in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {format_value(str(k), v)}" for k, v in value.items())
+    if isinstance(value, (int, float)):
+        if key.endswith("_bytes"):
+            return f"{format_bytes(value)} ({int(value):,} bytes)"
+        if key.endswith(("_ratio", "_fraction", "_share")):
+            return format_percent(float(value), 1)
+        if key.endswith("_s"):
+            return format_seconds(float(value))
+        if key.endswith("_tokens"):
+            return QCoreApplication.translate("OomResults", "%1 tokens").replace("%1", str(value))
+        if isinstance(value, float):
+            return f"{value:.4g}"
+        return str(value)
+    return str(value)
+
+
+def diagnosis_as_text(diagnosis) -> str:
+    """The diagnosis as plain text (what "Copy report" puts on the clipboard)."""
+    tr = QCoreApplication.translate
+    report = diagnosis.report
+    lines = [
+        tr("OomResults", "OOM diagnosis: framework %1, message shape %2").replace("%1", report.framework).replace(
+            "%2", report.kind
+        )
+    ]
+    if report.era:
+        lines.append(tr("OomResults", "PyTorch message era: %1").replace("%1", report.era))
+    if report.missing:
+        lines.append(tr("OomResults", "Missing from the input: %1").replace("%1", ", ".join(report.missing)))
+    for note in report.notes:
+        lines.append(f"- {note}")
+    if report.parsed:
+        lines.append(tr("OomResults", "Parsed values:"))
+        lines += [f"  {key}: {format_value(key, value)}" for key, value in report.parsed.items()]
+    for rank, cause in enumerate(diagnosis.causes, 1):
+        lines.append("")
+        lines.append(cause_as_text(cause, rank))
+    return "\n".join(lines)
+
+
+def cause_as_text(cause, rank: int | None = None) -> str:
+    """One cause as plain text: title, confidence, explanation, evidence, fix, more fixes, checks."""
+    tr = QCoreApplication.translate
+    head = f"{rank}. " if rank is not None else ""
+    lines = [f"{head}{cause.title} [{cause.id}] — {tr('OomResults', 'confidence')} {format_percent(cause.confidence)}"]
+    if cause.explanation:
+        lines.append(cause.explanation)
+    if cause.evidence:
+        lines.append(tr("OomResults", "Evidence:"))
+        lines += [f"  {key}: {format_value(key, value)}" for key, value in cause.evidence.items()]
+    if cause.fix:
+        lines.append(tr("OomResults", "Fix: %1").replace("%1", cause.fix))
+    for fix in cause.more_fixes:
+        lines.append(f"  + {fix}")
+    for check in cause.checks:
+        lines.append(tr("OomResults", "Check: %1").replace("%1", check))
+    for effect in cause.sizing:
+        saved = format_bytes(effect.saved_bytes) if effect.saved_bytes is not None else effect.note
+        lines.append(f"  {effect.fix}: {saved}")
+    return "\n".join(lines)
+
+
+def _values_table(values: dict[str, Any], parent: QWidget) -> QTableWidget:
+    """A read-only two-column table (name, value); cells are plain text items."""
+    table = QTableWidget(len(values), 2, parent)
+    table.setHorizontalHeaderLabels(
+        [QCoreApplication.translate("OomResults", "Quantity"), QCoreApplication.translate("OomResults", "Value")]
+    )
+    table.verticalHeader().hide()
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
+    table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    table.setWordWrap(True)
+    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+    table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+    table.horizontalHeader().setStretchLastSection(True)
+    for row, (key, value) in enumerate(values.items()):
+        table.setItem(row, 0, QTableWidgetItem(str(key)))
+        table.setItem(row, 1, QTableWidgetItem(format_value(str(key), value)))
+    table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    height = table.horizontalHeader().height() + sum(table.rowHeight(r) for r in range(table.rowCount())) + 4
+    table.setFixedHeight(height)
+    return table
+
+
+class CauseCard(QFrame):
+    """One ranked cause. ``copy_button`` copies the fix; ``copy_all_button`` the whole cause as text."""
+
+    def __init__(self, cause, rank: int, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.cause = cause
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setObjectName(f"cause-{cause.id}")
+        layout = QVBoxLayout(self)
+        head = QHBoxLayout()
+        title = plain_label(f"{rank}. {cause.title}", self, wrap=True, selectable=True)
+        font = title.font()
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.1)
+        title.setFont(font)
+        title.setToolTip(self.tr("Cause id: %1").replace("%1", cause.id))
+        self.title_label = title
+        head.addWidget(title, 1)
+        confidence = QProgressBar(self)
+        confidence.setRange(0, 100)
+        confidence.setValue(int(round(max(0.0, min(1.0, float(cause.confidence))) * 100)))
+        confidence.setFormat(self.tr("confidence %p %"))
+        confidence.setFixedWidth(180)
+        confidence.setToolTip(self.tr("How strongly the evidence supports this cause"))
+        self.confidence_bar = confidence
+        head.addWidget(confidence)
+        layout.addLayout(head)
+        if cause.explanation:
+            layout.addWidget(plain_label(cause.explanation, self, wrap=True, selectable=True))
+        if cause.evidence:
+            layout.addWidget(self._heading(self.tr("Evidence")))
+            self.evidence_table = _values_table(cause.evidence, self)
+            layout.addWidget(self.evidence_table)
+        if cause.fix:
+            fix_row = QHBoxLayout()
+            fix_label = plain_label(self.tr("Fix: %1").replace("%1", cause.fix), self, wrap=True, selectable=True)
+            fix_font = QFont("monospace")
+            fix_font.setStyleHint(QFont.StyleHint.TypeWriter)
+            fix_label.setFont(fix_font)
+            self.fix_label = fix_label
+            fix_row.addWidget(fix_label, 1)
+            self.copy_button = QPushButton(self.tr("Copy fix"), self)
+            self.copy_button.setToolTip(self.tr("Copy the fix to the clipboard"))
+            self.copy_button.clicked.connect(lambda: QGuiApplication.clipboard().setText(cause.fix))
+            fix_row.addWidget(self.copy_button, 0, Qt.AlignmentFlag.AlignTop)
+            layout.addLayout(fix_row)
+        if cause.more_fixes:
+            layout.addWidget(self._heading(self.tr("Further fixes")))
+        for fix in cause.more_fixes:
+            layout.addWidget(plain_label(f"• {fix}", self, wrap=True, selectable=True))
+        if cause.checks:
+            layout.addWidget(self._heading(self.tr("Also check")))
+        for check in cause.checks:
+            layout.addWidget(plain_label(f"• {check}", self, wrap=True, selectable=True))
+        if cause.sizing:
+            layout.addWidget(self._heading(self.tr("Effect of sizing fixes")))
+        for effect in cause.sizing:
+            saved = (
+                self.tr("saves %1").replace("%1", format_bytes(effect.saved_bytes))
+                if effect.saved_bytes is not None
+                else effect.note
+            )
+            layout.addWidget(plain_label(f"• {effect.fix}: {saved}", self, wrap=True, selectable=True))
+        self.copy_all_button = QPushButton(self.tr("Copy cause"), self)
+        self.copy_all_button.setToolTip(self.tr("Copy this cause with its evidence and fix as text"))
+        self.copy_all_button.clicked.connect(lambda: QGuiApplication.clipboard().setText(cause_as_text(cause, rank)))
+        layout.addWidget(self.copy_all_button, 0, Qt.AlignmentFlag.AlignRight)
+
+
+    def _heading(self, text: str):
+        label = plain_label(text, self)
+        font = label.font()
+        font.setBold(True)
+        label.setFont(font)
+        return label
+
+
+class ResultsView(QWidget):
+    """Header, memory bars and ranked causes of one diagnosis; :meth:`show_diagnosis` replaces them."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.diagnosis = None
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.header = plain_label(self.tr("No diagnosis yet."), self, wrap=True, selectable=True)
+        font = self.header.font()
+        font.setBold(True)
+        self.header.setFont(font)
+        outer.addWidget(self.header)
+        self.partial = plain_label("", self, wrap=True, selectable=True)
+        self.partial.setStyleSheet("color:#7a4b00;")
+        self.partial.hide()
+        outer.addWidget(self.partial)
+        buttons = QHBoxLayout()
+        self.copy_report_button = QPushButton(self.tr("Copy report"), self)
+        self.copy_report_button.setToolTip(self.tr("Copy the whole diagnosis as text"))
+        self.copy_report_button.clicked.connect(self.copy_report)
+        self.copy_json_button = QPushButton(self.tr("Copy JSON"), self)
+        self.copy_json_button.setToolTip(self.tr("Copy the diagnosis as JSON (the same as gpudesk oom diagnose --json)"))
+        self.copy_json_button.clicked.connect(self.copy_json)
+        for button in (self.copy_report_button, self.copy_json_button):
+            button.setEnabled(False)
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        outer.addLayout(buttons)
+        self.scroll = QScrollArea(self)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.body = QWidget(self.scroll)
+        self.body_layout = QVBoxLayout(self.body)
+        self.bars = MemoryBarsPanel(self.body)
+        self.body_layout.addWidget(self.bars)
+        self.causes_box = QWidget(self.body)
+        self.causes_layout = QVBoxLayout(self.causes_box)
+        self.causes_layout.setContentsMargins(0, 0, 0, 0)
+        self.body_layout.addWidget(self.causes_box)
+        self.parsed_title = plain_label(self.tr("Values read from the input"), self.body)
+        self.parsed_title.hide()
+        self.body_layout.addWidget(self.parsed_title)
+        self.parsed_box = QWidget(self.body)
+        self.parsed_layout = QVBoxLayout(self.parsed_box)
+        self.parsed_layout.setContentsMargins(0, 0, 0, 0)
+        self.body_layout.addWidget(self.parsed_box)
+        self.body_layout.addStretch(1)
+        self.scroll.setWidget(self.body)
+        outer.addWidget(self.scroll, 1)
+        self.cards: list[CauseCard] = []
+
+    def clear(self) -> None:
+        self.diagnosis = None
+        self.header.setText(self.tr("No diagnosis yet."))
+        self.partial.hide()
+        self.bars.set_bars([])
+        self._clear_layout(self.causes_layout)
+        self._clear_layout(self.parsed_layout)
+        self.parsed_title.hide()
+        self.cards = []
+        self.copy_report_button.setEnabled(False)
+        self.copy_json_button.setEnabled(False)
+
+    def show_unparseable(self, message: str) -> None:
+        """The input could not be used at all (empty, binary): say so and what is missing."""
+        self.clear()
+        self.header.setText(self.tr("Unparseable input: nothing could be diagnosed."))
+        self.partial.setText(message)
+        self.partial.show()
+
+    def show_busy(self, text: str) -> None:
+        """Say what is being collected while a probe or launch runs (the old result stays below)."""
+        self.header.setText(text)
+
+    def show_diagnosis(self, diagnosis, source: str = "") -> None:
+        """Show ``diagnosis`` (a ``gpudesk.oom.Diagnosis``); ``source`` names where the input came from."""
+        self.clear()
+        self.diagnosis = diagnosis
+        report = diagnosis.report
+        head = self.tr("Framework: %1 · message shape: %2").replace("%1", report.framework).replace("%2", report.kind)
+        if report.era:
+            head += self.tr(" · PyTorch era: %1").replace("%1", report.era)
+        if source:
+            head += self.tr(" · from %1").replace("%1", source)
+        self.header.setText(head)
+        partial_lines = []
+        if report.status:
+            partial_lines.append(report.status)
+        if report.missing:
+            partial_lines.append(
+                self.tr("Partial result, the input lacks: %1").replace("%1", ", ".join(report.missing))
+            )
+        partial_lines += [f"• {note}" for note in report.notes]
+        if partial_lines:
+            self.partial.setText("\n".join(partial_lines))
+            self.partial.show()
+        self.bars.set_bars(bars_from_report(report))
+        for rank, cause in enumerate(diagnosis.causes, 1):
+            card = CauseCard(cause, rank, self.causes_box)
+            self.causes_layout.addWidget(card)
+            self.cards.append(card)
+        if report.parsed:
+            self.parsed_title.show()
+            self.parsed_layout.addWidget(_values_table(dict(report.parsed), self.parsed_box))
+        self.copy_report_button.setEnabled(True)
+        self.copy_json_button.setEnabled(True)
+        self.scroll.verticalScrollBar().setValue(0)
+
+    def cause_ids(self) -> list[str]:
+        return [card.cause.id for card in self.cards]
+
+    def copy_report(self) -> None:
+        if self.diagnosis is not None:
+            QGuiApplication.clipboard().setText(diagnosis_as_text(self.diagnosis))
+
+    def copy_json(self) -> None:
+        if self.diagnosis is not None:
+            QGuiApplication.clipboard().setText(json.dumps(self.diagnosis.to_dict(), indent=2, default=str))
+
+    @staticmethod
+    def _clear_layout(layout) -> None:
+        while layout.count():
+            item = layout.takeAt(0)
+            widget = item.widget()
+            if widget is not None:
+                widget.setParent(None)
+                widget.deleteLater()

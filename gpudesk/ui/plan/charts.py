@@ -1,0 +1,164 @@
+"""Results charts (pyqtgraph): the 3-year TCO breakdown per candidate and cost against time to result.
+
+Both take the candidate dictionaries of a plan (``plan_to_dict``): ``tco_breakdown_usd`` (item -> USD),
+``tco_3y_usd``, ``time_to_result_s`` and ``meets_deadline``. Values that are None are left out, never drawn
+as 0; the caption says how many candidates had no figure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from gpudesk.ui.plan.memory_chart import part_color
+
+TCO_COLORS = {
+    "gpus": "#1f5fa8",
+    "hardware": "#1f5fa8",
+    "host": "#6fa3e0",
+    "hosts": "#6fa3e0",
+    "network_install": "#a9c8ee",
+    "server": "#6fa3e0",
+    "network": "#a9c8ee",
+    "energy": "#e08a1e",
+    "power": "#e08a1e",
+    "cooling": "#f2b56b",
+    "facility": "#c9a36b",
+    "operations": "#2e8b57",
+    "ops_labour": "#2e8b57",
+    "support": "#8fc9a3",
+    "opportunity": "#b0413e",
+    "residual": "#9e9e9e",
+}
+SECONDS_PER_DAY = 86400.0
+
+
+def candidate_label(candidate: dict[str, Any]) -> str:
+    """``8× H100 SXM5 80GB`` from a candidate dictionary (short NVIDIA prefix dropped)."""
+    name = str(candidate.get("gpu_name") or candidate.get("gpu_id") or "?")
+    for prefix in ("NVIDIA GeForce ", "NVIDIA Tesla ", "NVIDIA ", "AMD Instinct "):
+        if name.startswith(prefix):
+            name = name[len(prefix):]
+            break
+    return f"{candidate.get('count', '?')}× {name}"
+
+
+def _style(plot: pg.PlotWidget) -> None:
+    plot.setMenuEnabled(False)
+    plot.hideButtons()
+    plot.showGrid(x=True, y=True, alpha=0.25)
+    for axis in ("left", "bottom"):
+        plot.getAxis(axis).setTextPen("#222222")
+        plot.getAxis(axis).setPen("#666666")
+
+
+class TcoChart(QWidget):
+    """Stacked 3-year TCO bars (thousand USD), one per candidate, parts from ``tco_breakdown_usd``."""
+
+    def __init__(self, parent: QWidget | None = None, item_names: dict[str, str] | None = None):
+        super().__init__(parent)
+        self._names = dict(item_names or {})
+        self._order: list[str] = []
+        self.plot = pg.PlotWidget(self, background="w")
+        _style(self.plot)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.setLabel("left", self.tr("3-year TCO (thousand USD)"))
+        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor="#222222", brush=pg.mkBrush(255, 255, 255, 220))
+        self.caption = QLabel(self)
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)
+        self.caption.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.caption)
+        self.bar_count = 0
+
+    def set_candidates(self, candidates: list[dict[str, Any]]) -> None:
+        self.plot.clear()
+        self.legend.clear()
+        shown = [c for c in candidates if isinstance(c.get("tco_breakdown_usd"), dict) and c["tco_breakdown_usd"]]
+        keys: list[str] = []
+        for c in shown:
+            for key in c["tco_breakdown_usd"]:
+                if key not in keys:
+                    keys.append(key)
+        xs = np.arange(len(shown), dtype=float)
+        bottoms = np.zeros(len(shown))
+        negatives = np.zeros(len(shown))
+        for key in keys:
+            values = np.array([float(c["tco_breakdown_usd"].get(key) or 0.0) for c in shown]) / 1000.0
+            pos = np.clip(values, 0, None)
+            neg = np.clip(values, None, 0)
+            color = TCO_COLORS.get(key) or part_color(key, self._order)
+            if pos.any():
+                item = pg.BarGraphItem(x=xs, height=pos, y0=bottoms.copy(), width=0.6, brush=color, pen=pg.mkPen("#ffffff", width=0.5))
+                self.plot.addItem(item)
+                self.legend.addItem(item, self._names.get(key, key.replace("_", " ")))
+            if neg.any():  # a residual value or credit lowers the total: drawn below zero
+                item = pg.BarGraphItem(x=xs, height=neg, y0=negatives.copy(), width=0.6, brush=color, pen=pg.mkPen("#ffffff", width=0.5))
+                self.plot.addItem(item)
+                if not pos.any():
+                    self.legend.addItem(item, self._names.get(key, key.replace("_", " ")))
+            bottoms += pos
+            negatives += neg
+        self.plot.getAxis("bottom").setTicks([[(float(i), candidate_label(c)) for i, c in enumerate(shown)]])
+        self.plot.setXRange(-0.6, max(len(shown) - 0.4, 0.6), padding=0)
+        if len(shown):
+            self.plot.setYRange(float(min(negatives.min(), 0)) * 1.1, float(bottoms.max()) * 1.15 or 1.0, padding=0)
+        missing = len(candidates) - len(shown)
+        self.caption.setText(self.tr("%n candidate(s) without a TCO figure are not drawn.", "", missing) if missing else "")
+        self.bar_count = len(shown)
+
+
+class CostTimeScatter(QWidget):
+    """3-year TCO (thousand USD) against time to result (days); the deadline as a vertical line."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.plot = pg.PlotWidget(self, background="w")
+        _style(self.plot)
+        self.plot.setLabel("bottom", self.tr("Time to result (days)"))
+        self.plot.setLabel("left", self.tr("3-year TCO (thousand USD)"))
+        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor="#222222", brush=pg.mkBrush(255, 255, 255, 220))
+        self.caption = QLabel(self)
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)
+        self.caption.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.caption)
+        self.point_count = 0
+
+    def set_candidates(self, candidates: list[dict[str, Any]], deadline_s: float | None = None) -> None:
+        self.plot.clear()
+        self.legend.clear()
+        points = [c for c in candidates if c.get("time_to_result_s") is not None and c.get("tco_3y_usd") is not None]
+        groups = {
+            True: (self.tr("Meets the deadline"), "#2e8b57", "o"),
+            False: (self.tr("Misses the deadline"), "#c62828", "x"),
+            None: (self.tr("No deadline given"), "#1f5fa8", "o"),
+        }
+        for flag, (name, color, symbol) in groups.items():
+            chosen = [c for c in points if c.get("meets_deadline") is flag]
+            if not chosen:
+                continue
+            xs = np.array([float(c["time_to_result_s"]) / SECONDS_PER_DAY for c in chosen])
+            ys = np.array([float(c["tco_3y_usd"]) / 1000.0 for c in chosen])
+            item = pg.ScatterPlotItem(x=xs, y=ys, size=11, symbol=symbol, brush=pg.mkBrush(color), pen=pg.mkPen(color))
+            self.plot.addItem(item)
+            self.legend.addItem(item, name)
+            for c, x, y in zip(chosen[:12], xs, ys):
+                text = pg.TextItem(candidate_label(c), color="#222222", anchor=(0, 1))
+                text.setPos(float(x), float(y))
+                self.plot.addItem(text)
+        if deadline_s:
+            line = pg.InfiniteLine(pos=deadline_s / SECONDS_PER_DAY, angle=90, pen=pg.mkPen("#c62828", width=1.5, style=Qt.PenStyle.DashLine))
+            self.plot.addItem(line)
+            self.caption.setText(self.tr("Dashed line: the deadline ({0:.1f} days).").format(deadline_s / SECONDS_PER_DAY))
+        else:
+            self.caption.setText("")
+        self.point_count = len(points)

@@ -1,0 +1,243 @@
+"""Declarative wizard fields: one :class:`FieldSpec` per answer, one editor widget per spec.
+
+A spec names where its value lives in the requirement profile (a dotted key such as ``"model.params"``),
+its display unit and the factor from the display unit to the stored unit (e.g. "TB" x 1e12 -> bytes,
+"days" x 86400 -> seconds), its default and its valid range. Editors parse what the user types and report
+problems as text that names the field ("Dataset size (TB): must be a number, got 'abc'").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QWidget
+
+KINDS = ("int", "float", "text", "list", "choice", "bool")
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One wizard answer.
+
+    Attributes:
+        key: dotted path in the profile dictionary ("data.total_bytes").
+        label: translated label without the unit.
+        kind: "int", "float", "text", "list" (comma-separated text <-> list of strings), "choice" or "bool".
+        unit: display unit shown after the label ("TB", "days", "USD/kWh"), or "".
+        scale: stored value = typed value x scale (1e12 for TB -> bytes). Numbers only.
+        default: stored-unit default (None: optional field left empty).
+        minimum, maximum: allowed range in display units (inclusive), or None.
+        exclusive_minimum: the minimum itself is not allowed (sizes that must be > 0).
+        choices: (stored value, translated text) pairs for "choice".
+        tooltip: translated help, including where the default comes from.
+        optional: empty is allowed (stored as None / left out).
+    """
+
+    key: str
+    label: str
+    kind: str = "float"
+    unit: str = ""
+    scale: float = 1.0
+    default: Any = None
+    minimum: float | None = None
+    maximum: float | None = None
+    exclusive_minimum: bool = False
+    choices: tuple[tuple[Any, str], ...] = ()
+    tooltip: str = ""
+    optional: bool = False
+
+    def caption(self) -> str:
+        return f"{self.label} ({self.unit})" if self.unit else self.label
+
+
+@dataclass
+class FieldProblem:
+    """A value the user typed that cannot be used; ``message`` names the field."""
+
+    key: str
+    message: str
+
+
+def format_number(value: float, kind: str) -> str:
+    """Show a display-unit number without noise: ``13``, ``0.75``, ``12``."""
+    if kind == "int":
+        return str(int(round(value)))
+    return f"{value:.6g}"
+
+
+def _t(text: str) -> str:
+    return QCoreApplication.translate("PlanFields", text)
+
+
+def parse_number(spec: FieldSpec, text: str) -> tuple[Any, str | None]:
+    """Parse a typed number in display units -> (stored value or None, problem text naming the field)."""
+    shown = text.strip()
+    stripped = shown.replace(",", "").replace("_", "")
+    if not stripped:
+        if spec.optional:
+            return None, None
+        return None, _t("{0}: a value is required").format(spec.caption())
+    try:
+        number = float(stripped)
+    except ValueError:
+        return None, _t("{0}: must be a number, got \u201c{1}\u201d").format(spec.caption(), shown)
+    if not math.isfinite(number):
+        return None, _t("{0}: must be a finite number, got \u201c{1}\u201d").format(spec.caption(), shown)
+    if spec.kind == "int" and spec.scale == 1 and number != int(number):
+        return None, _t("{0}: must be a whole number, got {1}").format(spec.caption(), shown)
+    if spec.minimum is not None:
+        low = format_number(spec.minimum, spec.kind)
+        if spec.exclusive_minimum and number <= spec.minimum:
+            return None, _t("{0}: must be more than {1}, got {2}").format(spec.caption(), low, shown)
+        if not spec.exclusive_minimum and number < spec.minimum:
+            return None, _t("{0}: must be at least {1}, got {2}").format(spec.caption(), low, shown)
+    if spec.maximum is not None and number > spec.maximum:
+        high = format_number(spec.maximum, spec.kind)
+        return None, _t("{0}: must be at most {1}, got {2}").format(spec.caption(), high, shown)
+    return to_stored(number, spec), None
+
+
+def to_stored(number: float, spec: FieldSpec) -> Any:
+    """Display-unit number -> stored value. Fractional scales divide by their inverse (70 % -> 0.7 exactly)."""
+    if 0 < spec.scale < 1:
+        stored = number / round(1 / spec.scale)
+    else:
+        stored = number * spec.scale
+    if spec.kind == "int":
+        return int(round(stored))
+    if float(stored).is_integer() and abs(stored) < 2**53:
+        return float(stored)
+    return stored
+
+
+class FieldEditor(QObject):
+    """Owns the widget for one :class:`FieldSpec`; emits ``changed`` on every edit (each keystroke)."""
+
+    changed = Signal(str)  # the spec key
+
+    def __init__(self, spec: FieldSpec, parent: QWidget):
+        super().__init__(parent)
+        self.spec = spec
+        self.widget: QWidget
+        if spec.kind == "choice":
+            combo = QComboBox(parent)
+            for value, text in spec.choices:
+                combo.addItem(text, value)
+            combo.currentIndexChanged.connect(lambda _i: self.changed.emit(spec.key))
+            self.widget = combo
+        elif spec.kind == "bool":
+            box = QCheckBox(parent)
+            box.toggled.connect(lambda _b: self.changed.emit(spec.key))
+            self.widget = box
+        else:
+            edit = QLineEdit(parent)
+            edit.setClearButtonEnabled(spec.optional)
+            if spec.kind in ("int", "float"):
+                edit.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                edit.setMaximumWidth(220)
+            edit.textEdited.connect(lambda _t: self.changed.emit(spec.key))
+            self.widget = edit
+        self.widget.setObjectName(f"field:{spec.key}")
+        self.widget.setToolTip(spec.tooltip)
+        self.widget.setAccessibleName(spec.caption())
+        self.set_value(spec.default)
+
+    # -- values -------------------------------------------------------------------------------------------
+    def set_value(self, value: Any) -> None:
+        """Show a stored-unit value (None clears an optional field)."""
+        spec = self.spec
+        was_blocked = self.widget.blockSignals(True)
+        try:
+            if spec.kind == "choice":
+                combo: QComboBox = self.widget  # type: ignore[assignment]
+                index = combo.findData(value)
+                if index < 0 and value is not None:
+                    combo.addItem(str(value), value)
+                    index = combo.count() - 1
+                combo.setCurrentIndex(max(index, 0))
+            elif spec.kind == "bool":
+                self.widget.setChecked(bool(value))  # type: ignore[attr-defined]
+            elif spec.kind == "text":
+                self.widget.setText("" if value is None else str(value))  # type: ignore[attr-defined]
+            elif spec.kind == "list":
+                self.widget.setText(", ".join(value or []))  # type: ignore[attr-defined]
+            else:
+                text = "" if value is None else format_number(float(value) / spec.scale, spec.kind)
+                self.widget.setText(text)  # type: ignore[attr-defined]
+            self.set_problem(None)
+        finally:
+            self.widget.blockSignals(was_blocked)
+
+    def value(self) -> tuple[Any, str | None]:
+        """(stored-unit value, problem text or None)."""
+        spec = self.spec
+        if spec.kind == "choice":
+            return self.widget.currentData(), None  # type: ignore[attr-defined]
+        if spec.kind == "bool":
+            return self.widget.isChecked(), None  # type: ignore[attr-defined]
+        text = self.widget.text()  # type: ignore[attr-defined]
+        if spec.kind == "list":
+            items = [part.strip() for part in text.split(",") if part.strip()]
+            if not items and not spec.optional:
+                return None, _t("{0}: a value is required").format(spec.caption())
+            return (items or None), None
+        if spec.kind == "text":
+            text = text.strip()
+            if not text and not spec.optional:
+                return None, _t("{0}: a value is required").format(spec.caption())
+            return (text or None), None
+        return parse_number(spec, text)
+
+    def type_text(self, text: str) -> None:
+        """Replace the text as if typed (tests and quick mode); emits ``changed``."""
+        self.widget.setText(text)  # type: ignore[attr-defined]
+        self.changed.emit(self.spec.key)
+
+    def set_problem(self, message: str | None) -> None:
+        """Mark the widget (red frame and tooltip) while its value is unusable."""
+        if message:
+            self.widget.setStyleSheet("border: 1px solid #c62828;")
+            self.widget.setToolTip(message + ("\n\n" + self.spec.tooltip if self.spec.tooltip else ""))
+        else:
+            self.widget.setStyleSheet("")
+            self.widget.setToolTip(self.spec.tooltip)
+
+
+def get_path(data: dict[str, Any], key: str) -> Any:
+    """``get_path({"a": {"b": 1}}, "a.b") == 1``; None when a part is missing."""
+    node: Any = data
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def set_path(data: dict[str, Any], key: str, value: Any) -> None:
+    """Set ``data["a"]["b"] = value`` for key "a.b", creating tables on the way; None removes the key."""
+    parts = key.split(".")
+    node = data
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+    if value is None:
+        node.pop(parts[-1], None)
+    else:
+        node[parts[-1]] = value
+
+
+Validator = Callable[[dict[str, Any]], list[FieldProblem]]
+
+
+@dataclass
+class PageSpec:
+    """One wizard page: the question it answers and its fields; ``check`` adds cross-field rules."""
+
+    key: str
+    title: str
+    question: str
+    fields: list[FieldSpec] = field(default_factory=list)
+    check: Validator | None = None

@@ -1,0 +1,183 @@
+"""Stacked memory-breakdown bars (pyqtgraph) drawn against each card's usable capacity and safe line.
+
+One vertical bar per entry (a card, or a candidate on the results page). The parts (weights, gradients,
+optimizer state, activations, KV cache, overhead ...) stack from 0 in GiB. Two short horizontal marks per
+bar: the usable capacity (what the allocator can get, below the marketing size) and the safe line (usable
+minus the free fraction the method keeps for the CUDA context, temporaries and fragmentation; see
+../shared/reference/catalog.md §6 and the source article §3: "an 80 GB card is safe to about 64 GB").
+
+Updating reuses the same plot items (``setOpts``/``setData``) so a redraw per keystroke stays cheap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from gpudesk.ui.plan.units import GIB, format_gib
+
+#: Fixed colours for the usual part names; other names take the fallback cycle in order of appearance.
+PART_COLORS: dict[str, str] = {
+    "weights": "#1f5fa8",
+    "master_weights": "#3d7cc9",
+    "gradients": "#6fa3e0",
+    "optimizer_states": "#a9c8ee",
+    "lora_adapters": "#6a4c93",
+    "activations": "#e08a1e",
+    "logits": "#f2b56b",
+    "kv_cache": "#2e8b57",
+    "prefill_workspace": "#8fc9a3",
+    "gathered_layers": "#17becf",
+    "cuda_context": "#7f7f7f",
+    "framework_overhead": "#a6a6a6",
+    "fragmentation": "#d0d0d0",
+}
+_FALLBACK = ["#b0413e", "#8c564b", "#17becf", "#bcbd22", "#e377c2", "#7f7f7f", "#393b79", "#637939"]
+SAFE_COLOR = "#c62828"
+USABLE_COLOR = "#333333"
+
+
+@dataclass(frozen=True)
+class MemoryBarSpec:
+    """What one bar shows.
+
+    Attributes:
+        label: x-axis label (card name, "8 x H100 SXM" ...).
+        parts: (part name, bytes) in stacking order, bottom first. Bytes per GPU.
+        usable_bytes: memory the card can actually allocate, or None when unknown (no mark drawn).
+        safe_bytes: the safe line in bytes, or None (no mark drawn).
+    """
+
+    label: str
+    parts: list[tuple[str, float]] = field(default_factory=list)
+    usable_bytes: float | None = None
+    safe_bytes: float | None = None
+
+    @property
+    def total_bytes(self) -> float:
+        return float(sum(size for _, size in self.parts))
+
+
+def part_color(name: str, order: list[str]) -> str:
+    """Colour of a part: the fixed one for known names, otherwise the fallback cycle by first appearance."""
+    if name in PART_COLORS:
+        return PART_COLORS[name]
+    if name not in order:
+        order.append(name)
+    return _FALLBACK[order.index(name) % len(_FALLBACK)]
+
+
+class MemoryBreakdownChart(QWidget):
+    """A pyqtgraph plot of stacked per-GPU memory parts (GiB) with usable and safe-line marks.
+
+    ``part_names`` maps part keys to translated display names for the legend; unknown keys are shown as
+    they are with underscores turned into spaces.
+    """
+
+    BAR_WIDTH = 0.6
+
+    def __init__(self, parent: QWidget | None = None, part_names: dict[str, str] | None = None):
+        super().__init__(parent)
+        self._part_names = dict(part_names or {})
+        self._fallback_order: list[str] = []
+        self._items: dict[str, pg.BarGraphItem] = {}
+        self._specs: list[MemoryBarSpec] = []
+        self.plot = pg.PlotWidget(self, background="w")
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        self.plot.showGrid(x=False, y=True, alpha=0.25)
+        self.plot.setLabel("left", self.tr("Memory per GPU (GiB)"))
+        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor="#222222", brush=pg.mkBrush(255, 255, 255, 220))
+        self._safe = pg.PlotDataItem(pen=pg.mkPen(SAFE_COLOR, width=2, style=Qt.PenStyle.DashLine), connect="pairs")
+        self._usable = pg.PlotDataItem(pen=pg.mkPen(USABLE_COLOR, width=2), connect="pairs")
+        self.plot.addItem(self._usable)
+        self.plot.addItem(self._safe)
+        self.legend.addItem(self._usable, self.tr("Usable capacity"))
+        self.legend.addItem(self._safe, self.tr("Safe line"))
+        for axis in ("left", "bottom"):
+            self.plot.getAxis(axis).setTextPen("#222222")
+            self.plot.getAxis(axis).setPen("#666666")
+        self.caption = QLabel(self)
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)
+        self.caption.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.caption)
+        self.update_count = 0
+
+    def part_display_name(self, key: str) -> str:
+        return self._part_names.get(key, key.replace("_", " "))
+
+    def specs(self) -> list[MemoryBarSpec]:
+        return list(self._specs)
+
+    def set_bars(self, specs: list[MemoryBarSpec], caption: str = "") -> None:
+        """Redraw with these bars (reusing plot items). ``caption`` is shown under the plot as plain text."""
+        self._specs = list(specs)
+        keys: list[str] = []
+        for spec in specs:
+            for key, _ in spec.parts:
+                if key not in keys:
+                    keys.append(key)
+        xs = np.arange(len(specs), dtype=float)
+        bottoms = np.zeros(len(specs))
+        for key in keys:
+            heights = np.array([dict(spec.parts).get(key, 0.0) for spec in specs], dtype=float) / GIB
+            item = self._items.get(key)
+            if item is None:
+                color = part_color(key, self._fallback_order)
+                item = pg.BarGraphItem(x=xs, height=heights, y0=bottoms.copy(), width=self.BAR_WIDTH, brush=color, pen=pg.mkPen("#ffffff", width=0.5))
+                self._items[key] = item
+                self.plot.addItem(item)
+                self.legend.addItem(item, self.part_display_name(key))
+            else:
+                item.setOpts(x=xs, height=heights, y0=bottoms.copy(), width=self.BAR_WIDTH)
+                item.setVisible(True)
+            bottoms = bottoms + heights
+        for key, item in list(self._items.items()):
+            if key not in keys:
+                self.plot.removeItem(item)
+                self.legend.removeItem(item)
+                del self._items[key]
+        self._usable.setData(*self._marks(specs, "usable_bytes"))
+        self._safe.setData(*self._marks(specs, "safe_bytes"))
+        axis = self.plot.getAxis("bottom")
+        axis.setTicks([[(float(i), spec.label) for i, spec in enumerate(specs)]])
+        top = max([float(b) for b in bottoms] + [(s.usable_bytes or 0) / GIB for s in specs] + [1.0])
+        self.plot.setXRange(-0.6, max(len(specs) - 0.4, 0.6), padding=0)
+        self.plot.setYRange(0, top * 1.12, padding=0)
+        self.caption.setText(caption or self.default_caption(specs))
+        self.update_count += 1
+
+    def _marks(self, specs: list[MemoryBarSpec], attr: str) -> tuple[np.ndarray, np.ndarray]:
+        xs: list[float] = []
+        ys: list[float] = []
+        half = self.BAR_WIDTH / 2 + 0.08
+        for i, spec in enumerate(specs):
+            value = getattr(spec, attr)
+            if value is None:
+                continue
+            xs += [i - half, i + half]
+            ys += [value / GIB, value / GIB]
+        return np.array(xs, dtype=float), np.array(ys, dtype=float)
+
+    def default_caption(self, specs: list[MemoryBarSpec]) -> str:
+        """One line per bar: total against the safe line, with the headroom or the overshoot."""
+        lines = []
+        for spec in specs:
+            if spec.safe_bytes is None:
+                lines.append(self.tr("{0}: {1} per GPU (no safe line known)").format(spec.label, format_gib(spec.total_bytes)))
+                continue
+            margin = spec.safe_bytes - spec.total_bytes
+            if margin >= 0:
+                text = self.tr("{0}: {1} per GPU, {2} under the safe line of {3}")
+            else:
+                text = self.tr("{0}: {1} per GPU, {2} OVER the safe line of {3}")
+            lines.append(text.format(spec.label, format_gib(spec.total_bytes), format_gib(abs(margin)), format_gib(spec.safe_bytes)))
+        return "\n".join(lines)

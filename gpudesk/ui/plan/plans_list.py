@@ -1,0 +1,262 @@
+"""Saved plans: a table with open, edit, duplicate, rename, compare, delete (with undo) and export.
+
+Rows come from :mod:`gpudesk.store.plans` (GUI-thread connection; each operation is one small row write).
+The list emits signals for the tab to act on; it never runs a plan itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpudesk.store import StoreError
+from gpudesk.store.plans import (
+    SavedPlan,
+    delete_plan,
+    duplicate_plan,
+    get_plan,
+    list_plans,
+    restore_plan,
+    update_plan,
+)
+from gpudesk.ui.plan.export_menu import ExportButton
+from gpudesk.ui.plan.plan_view import top_candidate
+from gpudesk.ui.plan.units import format_duration, format_usd, na_text
+
+
+class PlansList(QWidget):
+    """The user's saved plans, most recent first.
+
+    Signals:
+        open_requested(SavedPlan): show the plan's results.
+        edit_requested(SavedPlan): load its profile into the wizard (saving then updates this plan).
+        compare_requested(SavedPlan, SavedPlan): show two plans side by side.
+    """
+
+    open_requested = Signal(object)
+    edit_requested = Signal(object)
+    compare_requested = Signal(object, object)
+
+    COLUMNS = 6
+
+    def __init__(self, ctx: Any, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctx = ctx
+        self._plans: list[SavedPlan] = []
+        self._last_deleted: int | None = None
+        self.table = QTableWidget(0, self.COLUMNS, self)
+        self.table.setHorizontalHeaderLabels(
+            [
+                self.tr("Name"),
+                self.tr("Workload"),
+                self.tr("Top candidate"),
+                self.tr("Time to result"),
+                self.tr("3-year TCO (USD)"),
+                self.tr("Updated (UTC)"),
+            ]
+        )
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.itemSelectionChanged.connect(self._update_buttons)
+        self.table.doubleClicked.connect(lambda _i: self.open_selected())
+
+        self.open_button = self._button(self.tr("&Open"), self.tr("Show the saved plan's results"), self.open_selected)
+        self.edit_button = self._button(self.tr("&Edit…"), self.tr("Load its answers into the wizard and re-plan"), self.edit_selected)
+        self.duplicate_button = self._button(self.tr("D&uplicate"), self.tr("Save a copy under a new name"), self.duplicate_selected)
+        self.rename_button = self._button(self.tr("&Rename…"), self.tr("Give the plan a new name"), self.rename_selected)
+        self.compare_button = self._button(self.tr("&Compare two"), self.tr("Select two plans (Ctrl+click) to see them side by side"), self.compare_selected)
+        self.delete_button = self._button(self.tr("&Delete"), self.tr("Delete the selected plans (can be undone)"), self.delete_selected)
+        self.undo_button = self._button(self.tr("&Undo delete"), self.tr("Bring back the plan deleted last"), self.undo_delete)
+        self.export_button = ExportButton(ctx, self)
+        self.export_button.setToolTip(self.tr("Export the selected plan's configuration sheet"))
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.table, activated=self.delete_selected)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Undo), self, activated=self.undo_delete)
+
+        self.filter_edit = QLineEdit(self)
+        self.filter_edit.setPlaceholderText(self.tr("Filter by name"))
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.textChanged.connect(lambda _t: self.refresh())
+        self.status = QLabel(self)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+
+        buttons = QHBoxLayout()
+        for button in (self.open_button, self.edit_button, self.duplicate_button, self.rename_button, self.compare_button, self.delete_button, self.undo_button):
+            buttons.addWidget(button)
+        buttons.addWidget(self.export_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.filter_edit)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(buttons)
+        layout.addWidget(self.status)
+        self.refresh()
+
+    def _button(self, text: str, tip: str, slot) -> QPushButton:
+        button = QPushButton(text, self)
+        button.setToolTip(tip)
+        button.clicked.connect(slot)
+        return button
+
+    # -- data ---------------------------------------------------------------------------------------------
+    def refresh(self, select_id: int | None = None) -> None:
+        """Reload the rows from the store (keeps or sets the selection)."""
+        if self.ctx.store is None:
+            self._plans = []
+            self.status.setText(self.tr("The user database is not available; plans cannot be saved."))
+        else:
+            try:
+                needle = self.filter_edit.text().strip().lower()
+                self._plans = [p for p in list_plans(self.ctx.store) if needle in p.name.lower()]
+            except StoreError as exc:
+                self._plans = []
+                self.ctx.notify(str(exc), "error")
+        self.table.setRowCount(len(self._plans))
+        for row, saved in enumerate(self._plans):
+            top = top_candidate(saved.plan)
+            label = na_text()
+            if top is not None:
+                label = f"{top.get('count', '?')} × {top.get('gpu_name', top.get('gpu_id', '?'))}"
+            cells = [
+                saved.name,
+                str(saved.plan.get("workload_kind", na_text())),
+                label,
+                format_duration(top.get("time_to_result_s")) if top else na_text(),
+                format_usd(top.get("tco_3y_usd")) if top else na_text(),
+                saved.updated_at.replace("T", " ").replace("+00:00", ""),
+            ]
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setData(Qt.ItemDataRole.UserRole, saved.id)
+                if column in (3, 4):
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(row, column, item)
+            if saved.id == select_id:
+                self.table.selectRow(row)
+        if not self._plans and self.ctx.store is not None:
+            self.status.setText(self.tr("No saved plans yet: run the wizard and press “Save plan”."))
+        elif self.ctx.store is not None:
+            self.status.setText(self.tr("%n saved plan(s)", "", len(self._plans)))
+        self._update_buttons()
+
+    def plans(self) -> list[SavedPlan]:
+        return list(self._plans)
+
+    def selected(self) -> list[SavedPlan]:
+        rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
+        return [self._plans[r] for r in rows if r < len(self._plans)]
+
+    def select_ids(self, ids: list[int]) -> None:
+        self.table.clearSelection()
+        mode = self.table.selectionMode()
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.MultiSelection)
+        for row, saved in enumerate(self._plans):
+            if saved.id in ids:
+                self.table.selectRow(row)
+        self.table.setSelectionMode(mode)
+
+    def _update_buttons(self) -> None:
+        chosen = self.selected()
+        one = len(chosen) == 1
+        for button in (self.open_button, self.edit_button, self.duplicate_button, self.rename_button):
+            button.setEnabled(one)
+        self.compare_button.setEnabled(len(chosen) == 2)
+        self.delete_button.setEnabled(bool(chosen))
+        self.undo_button.setEnabled(self._last_deleted is not None)
+        self.export_button.set_source(chosen[0].plan if one else None, chosen[0].name if one else "")
+
+    # -- actions ------------------------------------------------------------------------------------------
+    def open_selected(self) -> None:
+        chosen = self.selected()
+        if len(chosen) == 1:
+            self.open_requested.emit(chosen[0])
+
+    def edit_selected(self) -> None:
+        chosen = self.selected()
+        if len(chosen) == 1:
+            self.edit_requested.emit(chosen[0])
+
+    def duplicate_selected(self) -> None:
+        chosen = self.selected()
+        if len(chosen) != 1:
+            return
+        try:
+            new_id = duplicate_plan(self.ctx.store, chosen[0].id)
+        except StoreError as exc:
+            self.ctx.notify(str(exc), "error")
+            return
+        self.refresh(select_id=new_id)
+
+    def rename_selected(self) -> None:
+        chosen = self.selected()
+        if len(chosen) != 1:
+            return
+        name, ok = QInputDialog.getText(self, self.tr("Rename plan"), self.tr("New name:"), text=chosen[0].name)
+        if ok:
+            self.rename(chosen[0].id, name)
+
+    def rename(self, plan_id: int, name: str) -> bool:
+        try:
+            update_plan(self.ctx.store, plan_id, name=name)
+        except StoreError as exc:
+            self.ctx.notify(str(exc), "warning")
+            return False
+        self.refresh(select_id=plan_id)
+        return True
+
+    def compare_selected(self) -> None:
+        chosen = self.selected()
+        if len(chosen) == 2:
+            self.compare_requested.emit(chosen[0], chosen[1])
+
+    def delete_selected(self) -> None:
+        chosen = self.selected()
+        if not chosen:
+            return
+        try:
+            for saved in chosen:
+                delete_plan(self.ctx.store, saved.id)
+        except StoreError as exc:
+            self.ctx.notify(str(exc), "error")
+            return
+        self._deleted_batch = [s.id for s in chosen]
+        self._last_deleted = chosen[-1].id
+        names = ", ".join(s.name for s in chosen)
+        self.refresh()
+        self.ctx.notify(self.tr("Deleted {0}. Press Ctrl+Z or “Undo delete” to bring it back.").format(names), "info")
+
+    def undo_delete(self) -> None:
+        if self._last_deleted is None:
+            return
+        batch = getattr(self, "_deleted_batch", [self._last_deleted])
+        try:
+            for plan_id in batch:
+                restore_plan(self.ctx.store, plan_id)
+        except StoreError as exc:
+            self.ctx.notify(str(exc), "error")
+            return
+        self._last_deleted = None
+        self._deleted_batch = []
+        self.refresh()
+        self.select_ids(batch)
+
+    def reload_plan(self, plan_id: int) -> SavedPlan:
+        return get_plan(self.ctx.store, plan_id)

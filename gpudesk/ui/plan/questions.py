@@ -1,0 +1,230 @@
+"""The five questions of the method as wizard pages (seed/DIGEST.md §4), plus the cost assumptions.
+
+Every field maps one-to-one onto a :class:`gpudesk.planner.Requirement` field (``section.name``; see
+gpudesk/planner/requirement.py for units and meaning). Defaults are the Requirement's own defaults, so an
+untouched wizard produces the same requirement as an empty profile. Display units convert to the stored
+units (bytes, seconds, watts, fractions) through each spec's ``scale``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication
+
+from gpudesk.planner import DataIO, ModelMemory, Operations, SoftwareStack, TcoAssumptions, WorkloadMix
+from gpudesk.planner.requirement import DECODE_PATHS, MODALITIES, PRECISIONS, RECOMPUTE_CHOICES
+from gpudesk.sizing import OPTIMIZER_ACCOUNTING, SHARDING_MODES
+from gpudesk.sizing.dtypes import WEIGHT_FORMATS
+from gpudesk.sizing.memory import MODES
+from gpudesk.sizing.memory_train import OFFLOAD_MODES
+from gpudesk.ui.plan.fields import FieldSpec, PageSpec
+
+TB = 1e12
+GB = 1e9
+MB = 1e6
+DAY = 86400.0
+
+_DEFAULTS = {
+    "data": DataIO(),
+    "model": ModelMemory(),
+    "workload": WorkloadMix(),
+    "software": SoftwareStack(),
+    "operations": Operations(),
+    "tco": TcoAssumptions(),
+}
+
+
+def default(key: str) -> Any:
+    """The Requirement's default for ``section.name``."""
+    section, name = key.split(".", 1)
+    value = getattr(_DEFAULTS[section], name)
+    return list(value) if isinstance(value, list) else value
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("PlanQuestions", text)
+
+
+def _plain(values: tuple[str, ...]) -> tuple[tuple[Any, str], ...]:
+    return tuple((v, v) for v in values)
+
+
+def _f(key: str, label: str, **kw: Any) -> FieldSpec:
+    kw.setdefault("default", default(key))
+    return FieldSpec(key=key, label=label, **kw)
+
+
+def _catalog_choices(catalog: Any, what: str) -> list[tuple[Any, str]]:
+    if catalog is None:
+        return []
+    if what == "models":
+        return [(m.id, f"{m.name} ({m.params / 1e9:.2f} B)") for m in catalog.models()]
+    if what == "servers":
+        return [(s.id, s.name) for s in catalog.servers()]
+    if what == "networks":
+        return [(link.id, link.name) for link in catalog.links() if link.kind == "network"]
+    raise ValueError(what)
+
+
+def data_page() -> PageSpec:
+    return PageSpec(
+        "data",
+        _tr("1. Data and I/O"),
+        _tr("How much data, how big is a sample, and where does loading stall?"),
+        [
+            _f("data.dataset_bytes", _tr("Dataset size"), kind="int", unit="TB", scale=TB, minimum=0, exclusive_minimum=True, optional=True,
+               tooltip=_tr("Total size on storage, decimal terabytes (1 TB = 10^12 bytes).")),
+            _f("data.sample_count", _tr("Samples"), kind="int", unit=_tr("million"), scale=MB, minimum=0, exclusive_minimum=True, optional=True,
+               tooltip=_tr("Training samples (pairs, images, volumes, sequences), in millions. Needed for training.")),
+            _f("data.sample_bytes", _tr("Average sample size"), kind="int", unit="MB", scale=MB, minimum=0, exclusive_minimum=True, optional=True,
+               tooltip=_tr("Bytes read per sample from storage, decimal megabytes.")),
+            _f("data.modality", _tr("Modality"), kind="choice", choices=_plain(MODALITIES),
+               tooltip=_tr("Video and 3D volumes make the workload 'multimodal / long-sequence'.")),
+            _f("data.epochs", _tr("Epochs"), minimum=0, exclusive_minimum=True, tooltip=_tr("Passes over the data.")),
+            _f("data.storage_read_bytes_per_s", _tr("Storage read throughput"), unit="GB/s", scale=GB, minimum=0, exclusive_minimum=True, optional=True,
+               tooltip=_tr("What the storage delivers to this machine (decimal GB/s); empty when not known.")),
+            _f("data.decode_path", _tr("Decoding on"), kind="choice", choices=_plain(DECODE_PATHS),
+               tooltip=_tr("cpu: the DataLoader decodes; gpu: DALI / nvJPEG decoding on the GPU (the article's fix that halved epoch time).")),
+            _f("data.decode_bytes_per_s", _tr("Measured decoder throughput"), unit="GB/s", scale=GB, minimum=0, exclusive_minimum=True, optional=True,
+               tooltip=_tr("Empty: the planner's default for the decode path.")),
+        ],
+    )
+
+
+def model_page(catalog: Any) -> PageSpec:
+    models = ((None, _tr("(none: give a parameter count or a config.json)")),) + tuple(_catalog_choices(catalog, "models"))
+    return PageSpec(
+        "model",
+        _tr("2. Model and memory"),
+        _tr("Which model, trained how, and where does memory peak?"),
+        [
+            _f("model.model", _tr("Catalog model"), kind="choice", choices=models,
+               tooltip=_tr("A model from the catalog (exact shape). Give only one of catalog model, parameter count, config.json.")),
+            _f("model.params", _tr("Parameter count"), kind="int", unit=_tr("billion"), scale=GB, minimum=0, exclusive_minimum=True, optional=True,
+               tooltip=_tr("When the model is not in the catalog: its size; the shape is then inferred (flagged as a guess).")),
+            _f("model.config_path", _tr("Hugging Face config.json"), kind="text", optional=True,
+               tooltip=_tr("Path of a local config.json (read offline; nothing is downloaded).")),
+            _f("model.mode", _tr("Method"), kind="choice", choices=_plain(MODES),
+               tooltip=_tr("train: full training or full fine-tune; lora / qlora: adapters; inference: serving.")),
+            _f("model.precision", _tr("Training precision"), kind="choice", choices=_plain(PRECISIONS),
+               tooltip=_tr("BF16 is the safe default (Ampere and newer).")),
+            _f("model.optimizer", _tr("Optimizer accounting"), kind="choice", choices=_plain(tuple(OPTIMIZER_ACCOUNTING)),
+               tooltip=_tr("adam-16: ZeRO paper mixed-precision Adam (16 B/param); adam-18: Megatron/DeepSpeed; adam-20; adamw-bf16: pure BF16; adam-8bit; sgd.")),
+            _f("model.seq_len_tokens", _tr("Sequence length"), kind="int", unit=_tr("tokens"), minimum=1),
+            _f("model.micro_batch_size", _tr("Micro-batch per GPU"), kind="int", unit=_tr("samples"), minimum=1),
+            _f("model.global_batch_size", _tr("Global batch"), kind="int", unit=_tr("samples"), minimum=1, optional=True,
+               tooltip=_tr("Empty: micro-batch x data-parallel GPUs.")),
+            _f("model.recompute", _tr("Activation recomputation"), kind="choice", choices=_plain(RECOMPUTE_CHOICES),
+               tooltip=_tr("auto: the planner picks the cheapest setting that fits (Korthikanti et al. 2022).")),
+            _f("model.flash_attention", _tr("FlashAttention"), kind="bool"),
+            _f("model.sharding", _tr("Sharding"), kind="choice", choices=_plain(("auto",) + SHARDING_MODES),
+               tooltip=_tr("DDP, ZeRO-1/2/3 or FSDP; auto: the least costly that fits.")),
+            _f("model.offload", _tr("Offload to host"), kind="choice", choices=_plain(OFFLOAD_MODES)),
+            _f("model.tensor_parallel", _tr("Tensor parallel"), kind="int", unit=_tr("GPUs"), minimum=1),
+            _f("model.lora_rank", _tr("LoRA rank"), kind="int", minimum=1),
+            _f("model.lora_targets", _tr("LoRA target modules (comma-separated)"), kind="list", optional=True,
+               tooltip=_tr("all-linear, or module names such as q_proj, v_proj.")),
+            _f("model.weight_format", _tr("Inference weight format"), kind="choice", choices=_plain(WEIGHT_FORMATS)),
+            _f("model.kv_precision", _tr("KV cache precision"), kind="choice", choices=_plain(("bf16", "fp16", "fp8", "int8"))),
+            _f("model.activation_bytes_per_sample", _tr("Activations per sample (non-transformer)"), kind="int", unit="MB", scale=MB,
+               minimum=0, exclusive_minimum=True, optional=True, tooltip=_tr("For CNNs and 3D U-Nets: measured or estimated activation memory per sample.")),
+            _f("model.train_flops_per_sample", _tr("Training FLOPs per sample (non-transformer)"), unit="TFLOP", scale=1e12,
+               minimum=0, exclusive_minimum=True, optional=True),
+        ],
+    )
+
+
+def workload_page() -> PageSpec:
+    return PageSpec(
+        "workload",
+        _tr("3. Training or inference"),
+        _tr("How is GPU time split between training and serving, and what are the deadline and QPS?"),
+        [
+            _f("workload.training_share", _tr("Training share of GPU time"), unit="%", scale=0.01, minimum=0, maximum=100,
+               tooltip=_tr("100 % for a training project, 0 % for a serving cluster.")),
+            _f("workload.deadline_s", _tr("Deadline (time to result)"), unit=_tr("days"), scale=DAY, minimum=0, exclusive_minimum=True, optional=True),
+            _f("workload.tokens_to_train", _tr("Tokens to train"), unit=_tr("billion"), scale=GB, minimum=0, exclusive_minimum=True, optional=True,
+               tooltip=_tr("Empty: samples x sequence length x epochs.")),
+            _f("workload.target_qps", _tr("Target QPS"), unit=_tr("requests/s"), minimum=0, exclusive_minimum=True, optional=True),
+            _f("workload.prompt_tokens", _tr("Prompt length"), kind="int", unit=_tr("tokens"), minimum=1),
+            _f("workload.output_tokens", _tr("Output length"), kind="int", unit=_tr("tokens"), minimum=0,
+               tooltip=_tr("0 for classifiers and scoring models.")),
+            _f("workload.max_concurrent_sequences", _tr("Max concurrent sequences per GPU"), kind="int", minimum=1),
+        ],
+    )
+
+
+def software_page() -> PageSpec:
+    return PageSpec(
+        "software",
+        _tr("4. Software stack"),
+        _tr("Which framework, CUDA and libraries are locked in, and which compliance rules apply?"),
+        [
+            _f("software.framework", _tr("Framework"), kind="choice", choices=_plain(("pytorch", "tensorflow", "jax"))),
+            _f("software.framework_version", _tr("Framework version"), kind="text", optional=True, tooltip=_tr("For example 2.0.1.")),
+            _f("software.cuda_version", _tr("CUDA version"), kind="text", optional=True, tooltip=_tr("For example 12.1.")),
+            _f("software.libraries", _tr("Libraries (comma-separated)"), kind="list", optional=True,
+               tooltip=_tr("For example deepspeed==0.8.3, nccl==2.18.")),
+            _f("software.require_ecc", _tr("Require ECC memory"), kind="bool"),
+            _f("software.require_vgpu", _tr("Require vGPU"), kind="bool"),
+            _f("software.require_virtualisation", _tr("Require virtualisation"), kind="bool"),
+            _f("software.require_mig", _tr("Require MIG"), kind="bool"),
+            _f("software.fips", _tr("FIPS 140 compliance"), kind="bool",
+               tooltip=_tr("A property of the OS and driver crypto modules; the sheet lists it as a check.")),
+        ],
+    )
+
+
+def operations_page(catalog: Any) -> PageSpec:
+    servers = ((None, _tr("(buy new servers)")),) + tuple(_catalog_choices(catalog, "servers"))
+    networks = tuple(_catalog_choices(catalog, "networks")) or _plain(("ib-ndr",))
+    return PageSpec(
+        "operations",
+        _tr("5. Operations and growth"),
+        _tr("What exists already (servers, slots, power, cooling), what is the budget, and what grows in six months?"),
+        [
+            _f("operations.existing_server", _tr("Existing server"), kind="choice", choices=servers),
+            _f("operations.free_slots", _tr("Free GPU slots"), kind="int", minimum=1, optional=True),
+            _f("operations.power_budget_w", _tr("Power budget for new GPUs"), unit="kW", scale=1000.0, minimum=0, exclusive_minimum=True, optional=True),
+            _f("operations.cooling", _tr("Cooling"), kind="choice", choices=((None, _tr("either")), ("air", "air"), ("liquid", "liquid"))),
+            _f("operations.growth_gpus_6_months", _tr("GPUs to add within 6 months"), kind="int", minimum=0),
+            _f("operations.budget_usd", _tr("Purchase budget"), unit="USD", minimum=0, exclusive_minimum=True, optional=True),
+            _f("operations.max_gpus", _tr("Largest GPU count to consider"), kind="int", minimum=1),
+            _f("operations.network_link", _tr("Network between nodes"), kind="choice", choices=networks),
+            _f("operations.safe_free_fraction", _tr("Memory kept free (safe line)"), unit="%", scale=0.01, minimum=0, maximum=90,
+               tooltip=_tr("The method keeps 15-20 % of usable memory free: an 80 GB card is safe to about 64 GB.")),
+            _f("tco.years", _tr("TCO horizon"), unit=_tr("years"), minimum=0, exclusive_minimum=True, maximum=15, tooltip=TcoAssumptions.SOURCES["years"]),
+            _f("tco.electricity_usd_per_kwh", _tr("Electricity price"), unit="USD/kWh", minimum=0, maximum=5, tooltip=TcoAssumptions.SOURCES["electricity_usd_per_kwh"]),
+            _f("tco.pue", _tr("PUE"), minimum=1, maximum=3, tooltip=TcoAssumptions.SOURCES["pue"]),
+            _f("tco.utilisation", _tr("Average utilisation"), unit="%", scale=0.01, minimum=0, maximum=100, tooltip=TcoAssumptions.SOURCES["utilisation"]),
+            _f("tco.cooling_usd_per_gpu_year", _tr("Extra cooling"), unit="USD/GPU/year", minimum=0, tooltip=TcoAssumptions.SOURCES["cooling_usd_per_gpu_year"]),
+            _f("tco.ops_hours_per_server_month", _tr("Operations labour"), unit="h/server/month", minimum=0, tooltip=TcoAssumptions.SOURCES["ops_hours_per_server_month"]),
+            _f("tco.ops_usd_per_hour", _tr("Labour rate"), unit="USD/h", minimum=0, tooltip=TcoAssumptions.SOURCES["ops_usd_per_hour"]),
+            _f("tco.support_fraction_per_year", _tr("Support per year"), unit=_tr("% of hardware"), scale=0.01, minimum=0, maximum=100, tooltip=TcoAssumptions.SOURCES["support_fraction_per_year"]),
+            _f("tco.network_install_fraction", _tr("Network and installation"), unit=_tr("% of hardware"), scale=0.01, minimum=0, maximum=100, tooltip=TcoAssumptions.SOURCES["network_install_fraction"]),
+            _f("tco.residual_fraction", _tr("Residual value"), unit=_tr("% of hardware"), scale=0.01, minimum=0, maximum=100, tooltip=TcoAssumptions.SOURCES["residual_fraction"]),
+            _f("tco.delay_cost_usd_per_day", _tr("Cost of each day late"), unit="USD/day", minimum=0, tooltip=TcoAssumptions.SOURCES["delay_cost_usd_per_day"]),
+        ],
+    )
+
+
+def build_pages(catalog: Any) -> list[PageSpec]:
+    """The five pages in the method's order."""
+    return [data_page(), model_page(catalog), workload_page(), software_page(), operations_page(catalog)]
+
+
+def covered_keys(pages: list[PageSpec]) -> set[str]:
+    """Every ``section.name`` a page edits (tests check that each Requirement field is covered)."""
+    return {spec.key for page in pages for spec in page.fields}
+
+
+def requirement_keys() -> set[str]:
+    """Every scalar ``section.name`` of a Requirement (price-override tables excluded)."""
+    keys = set()
+    for section, obj in _DEFAULTS.items():
+        for f in fields(obj):
+            if not isinstance(getattr(obj, f.name), dict):
+                keys.add(f"{section}.{f.name}")
+    return keys

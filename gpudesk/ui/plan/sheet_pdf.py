@@ -1,0 +1,54 @@
+"""PDF configuration sheet: the Markdown sheet laid out by QTextDocument and printed through QPdfWriter.
+
+No extra dependency: Qt's own Markdown reader (CommonMark + GitHub tables) and PDF writer. The function is
+safe to call from a worker thread (QTextDocument and QPdfWriter are reentrant; QPainter on a PDF device is
+allowed outside the GUI thread), so the UI runs it through ``run_task``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QMarginsF
+from PySide6.QtGui import QFont, QPageLayout, QPageSize, QPdfWriter, QTextDocument
+
+from gpudesk.planner.sheet import SheetError
+
+PDF_RESOLUTION_DPI = 300
+
+
+def markdown_to_pdf(markdown_text: str, path: str | Path, title: str = "", *, page_size: str = "A4") -> Path:
+    """Write ``markdown_text`` as a paginated PDF at ``path`` and return the path.
+
+    Args:
+        markdown_text: the sheet (``gpudesk.planner.sheet_markdown.plan_to_markdown`` output).
+        path: file to write (its folder must exist).
+        title: PDF document title (metadata).
+        page_size: "A4" or "Letter".
+
+    Raises:
+        SheetError: the file could not be written (folder missing, no permission) or the text is empty.
+    """
+    target = Path(path)
+    if not markdown_text.strip():
+        raise SheetError("The configuration sheet is empty; run the plan before exporting.")
+    if not target.parent.is_dir():
+        raise SheetError(f"Cannot write {target}: the folder {target.parent} does not exist.")
+    writer = QPdfWriter(str(target))
+    writer.setTitle(title or QCoreApplication.translate("PlanSheet", "gpudesk configuration sheet"))
+    writer.setCreator("gpudesk")
+    writer.setResolution(PDF_RESOLUTION_DPI)
+    size = QPageSize(QPageSize.PageSizeId.Letter if page_size.lower() == "letter" else QPageSize.PageSizeId.A4)
+    writer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait, QMarginsF(15, 15, 15, 15), QPageLayout.Unit.Millimeter))
+    document = QTextDocument()
+    font = QFont()
+    font.setPointSizeF(9.5)
+    document.setDefaultFont(font)
+    # No raw HTML: names and notes typed by the user stay text even if they look like tags.
+    features = QTextDocument.MarkdownFeature.MarkdownDialectGitHub | QTextDocument.MarkdownFeature.MarkdownNoHTML
+    document.setMarkdown(markdown_text, features)
+    document.print_(writer)
+    del writer  # finishes the file
+    if not target.exists() or target.stat().st_size == 0:
+        raise SheetError(f"Qt could not write the PDF {target}; check that the folder is writable.")
+    return target

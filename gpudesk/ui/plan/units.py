@@ -1,0 +1,55 @@
+"""Display formatting for the Plan tab. Values are bytes, seconds, US dollars and watts everywhere else;
+conversion happens only here. ``None`` (a value that could not be computed) is shown as "N/A", never 0.
+
+GiB are binary (1024**3, as allocators and NVML report memory); GB/s and TFLOPS are decimal (datasheets).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication
+
+GIB = 1024**3
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("PlanUnits", text)
+
+
+def na_text() -> str:
+    """The translated "N/A" shown for a value that could not be computed."""
+    return _tr("N/A")
+
+
+def format_gib(value: float | int | None, digits: int = 1) -> str:
+    """``62.0 GiB`` for 66571993088 bytes; "N/A" for None."""
+    if value is None:
+        return na_text()
+    return _tr("{0} GiB").format(f"{float(value) / GIB:.{digits}f}")
+
+
+def format_usd(value: float | int | None) -> str:
+    """``$1,234,567`` (whole US dollars); "N/A" for None."""
+    if value is None:
+        return na_text()
+    return f"${float(value):,.0f}"
+
+
+def format_duration(seconds: float | int | None) -> str:
+    """``45 s``, ``12.5 min``, ``3.2 h``, ``6.4 days``; "N/A" for None."""
+    if seconds is None:
+        return na_text()
+    value = float(seconds)
+    if value < 120:
+        return _tr("{0} s").format(f"{value:.0f}")
+    if value < 2 * 3600:
+        return _tr("{0} min").format(f"{value / 60:.1f}")
+    if value < 2 * 86400:
+        return _tr("{0} h").format(f"{value / 3600:.1f}")
+    return _tr("{0} days").format(f"{value / 86400:.1f}")
+
+
+def format_percent(fraction: float | None, digits: int = 0) -> str:
+    """``85 %`` for 0.85; "N/A" for None."""
+    if fraction is None:
+        return na_text()
+    return f"{fraction * 100:.{digits}f} %"

@@ -1,0 +1,270 @@
+"""The five-question wizard: one page per question, Back/Next, validation that names the field, and the live
+memory preview beside the pages (debounced; each update is one estimate and one redraw).
+
+The wizard holds a requirement *profile dictionary* (the TOML shape of gpudesk.planner.requirement): the
+fields edit their ``section.name`` keys; keys no field edits (price overrides, notes) are kept from the
+profile that was loaded. :meth:`PlanWizard.requirement` turns it into a validated Requirement.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpudesk.planner import PlanInputError, ProfileError, Requirement, requirement_from_dict
+from gpudesk.sizing import SizingError
+from gpudesk.ui.plan.fields import FieldEditor, PageSpec, get_path, set_path
+from gpudesk.ui.plan.live_preview import LivePreview
+from gpudesk.ui.plan.questions import build_pages
+
+DEBOUNCE_MS = 120
+
+
+class WizardPage(QScrollArea):
+    """One question: a title, the question, a form of fields and a line for the page's problems."""
+
+    def __init__(self, spec: PageSpec, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.spec = spec
+        self.setWidgetResizable(True)
+        body = QWidget(self)
+        layout = QVBoxLayout(body)
+        title = QLabel(spec.title, body)
+        title.setStyleSheet("font-size: 15pt; font-weight: bold;")
+        question = QLabel(spec.question, body)
+        question.setWordWrap(True)
+        layout.addWidget(title)
+        layout.addWidget(question)
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
+        self.editors: dict[str, FieldEditor] = {}
+        for field_spec in spec.fields:
+            editor = FieldEditor(field_spec, body)
+            label = QLabel(field_spec.caption() + ":", body)
+            label.setBuddy(editor.widget)
+            label.setToolTip(field_spec.tooltip)
+            form.addRow(label, editor.widget)
+            self.editors[field_spec.key] = editor
+        layout.addLayout(form)
+        layout.addStretch(1)
+        self.setWidget(body)
+
+
+class PlanWizard(QWidget):
+    """The wizard view.
+
+    Signals:
+        plan_requested(object, dict): a validated Requirement and the profile dictionary it came from.
+        quick_requested(): the user wants the quick mode back.
+    """
+
+    plan_requested = Signal(object, dict)
+    quick_requested = Signal()
+
+    def __init__(self, ctx: Any, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctx = ctx
+        self._base: dict[str, Any] = {}
+        self.editors: dict[str, FieldEditor] = {}
+        self.page_of: dict[str, int] = {}
+        self.pages: list[WizardPage] = []
+        self.name_edit = QLineEdit(self)
+        self.name_edit.setPlaceholderText(self.tr("Plan name"))
+        self.name_edit.setText(self.tr("Untitled plan"))
+        self.name_edit.setToolTip(self.tr("Name under which the plan is saved"))
+        self.steps = QListWidget(self)
+        self.steps.setMaximumWidth(230)
+        self.stack = QStackedWidget(self)
+        for index, spec in enumerate(build_pages(ctx.catalog)):
+            page = WizardPage(spec, self.stack)
+            self.pages.append(page)
+            self.stack.addWidget(page)
+            self.steps.addItem(spec.title)
+            for key, editor in page.editors.items():
+                self.editors[key] = editor
+                self.page_of[key] = index
+                editor.changed.connect(self._edited)
+        self.steps.currentRowChanged.connect(self._go)
+        self.problem = QLabel(self)
+        self.problem.setTextFormat(Qt.TextFormat.PlainText)
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet("color: #7a0c0c; font-weight: bold;")
+        self.back_button = QPushButton(self.tr("< &Back"), self)
+        self.next_button = QPushButton(self.tr("&Next >"), self)
+        self.plan_button = QPushButton(self.tr("&Plan"), self)
+        self.plan_button.setToolTip(self.tr("Check every answer and rank the configurations (runs in the background)"))
+        self.quick_button = QPushButton(self.tr("&Quick mode"), self)
+        self.quick_button.setToolTip(self.tr("Back to the four-field quick mode"))
+        self.back_button.clicked.connect(lambda: self.go_to(self.stack.currentIndex() - 1))
+        self.next_button.clicked.connect(self.next_page)
+        self.plan_button.clicked.connect(self.request_plan)
+        self.quick_button.clicked.connect(self.quick_requested)
+        self.plan_button.setDefault(True)
+        self.preview = LivePreview(ctx.catalog, self)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEBOUNCE_MS)
+        self._timer.timeout.connect(self.update_preview)
+
+        left = QWidget(self)
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        name_row = QHBoxLayout()
+        name_label = QLabel(self.tr("Plan &name:"), left)
+        name_label.setBuddy(self.name_edit)
+        name_row.addWidget(name_label)
+        name_row.addWidget(self.name_edit, 1)
+        left_layout.addLayout(name_row)
+        middle = QHBoxLayout()
+        middle.addWidget(self.steps)
+        middle.addWidget(self.stack, 1)
+        left_layout.addLayout(middle, 1)
+        left_layout.addWidget(self.problem)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.quick_button)
+        buttons.addStretch(1)
+        for button in (self.back_button, self.next_button, self.plan_button):
+            buttons.addWidget(button)
+        left_layout.addLayout(buttons)
+        splitter = QSplitter(self)
+        splitter.addWidget(left)
+        splitter.addWidget(self.preview)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter)
+        self.go_to(0)
+        self.update_preview()
+
+    # -- navigation ---------------------------------------------------------------------------------------
+    def go_to(self, index: int) -> None:
+        index = max(0, min(index, len(self.pages) - 1))
+        self.stack.setCurrentIndex(index)
+        if self.steps.currentRow() != index:
+            self.steps.setCurrentRow(index)
+        self.back_button.setEnabled(index > 0)
+        self.next_button.setEnabled(index < len(self.pages) - 1)
+
+    def _go(self, index: int) -> None:
+        if index >= 0 and index != self.stack.currentIndex():
+            self.go_to(index)
+
+    def current_index(self) -> int:
+        return self.stack.currentIndex()
+
+    def next_page(self) -> bool:
+        """Go on when the current page's fields parse; otherwise show the first problem. Returns success."""
+        problems = self.page_problems(self.stack.currentIndex())
+        if problems:
+            self.show_problem(problems[0][0], problems[0][1])
+            return False
+        self.show_problem(None, "")
+        self.go_to(self.stack.currentIndex() + 1)
+        return True
+
+    # -- values -------------------------------------------------------------------------------------------
+    def page_problems(self, index: int) -> list[tuple[str, str]]:
+        """(key, message) for each field of page ``index`` whose text cannot be used."""
+        out = []
+        for key, editor in self.pages[index].editors.items():
+            _value, problem = editor.value()
+            editor.set_problem(problem)
+            if problem:
+                out.append((key, problem))
+        return out
+
+    def profile(self) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        """(profile dictionary, [(key, problem)]) from the loaded base profile and every field."""
+        data = copy.deepcopy(self._base)
+        data["name"] = self.name_edit.text().strip() or self.tr("Untitled plan")
+        problems = []
+        for key, editor in self.editors.items():
+            value, problem = editor.value()
+            if problem:
+                problems.append((key, problem))
+                continue
+            set_path(data, key, value)
+        return data, problems
+
+    def load_profile(self, data: dict[str, Any]) -> None:
+        """Show a profile dictionary (fields not in it go back to the Requirement defaults)."""
+        self._base = copy.deepcopy(data)
+        self.name_edit.setText(str(data.get("name") or self.tr("Untitled plan")))
+        for key, editor in self.editors.items():
+            value = get_path(data, key)
+            editor.set_value(value if value is not None else editor.spec.default)
+        self.show_problem(None, "")
+        self.go_to(0)
+        self.update_preview()
+
+    def set_field_text(self, key: str, text: str) -> None:
+        """Type ``text`` into a field as a user would (tests, quick mode hand-over)."""
+        self.editors[key].type_text(text)
+
+    def requirement(self) -> tuple[Requirement | None, dict[str, Any]]:
+        """Validate everything; on a problem go to the page of the named field and show it there."""
+        data, problems = self.profile()
+        if problems:
+            key, message = problems[0]
+            self.show_problem(key, message)
+            return None, data
+        try:
+            req = requirement_from_dict(data).validate()
+        except (PlanInputError, ProfileError, SizingError) as exc:
+            self.show_problem(getattr(exc, "field", None), self.describe_error(exc))
+            return None, data
+        self.show_problem(None, "")
+        return req, data
+
+    def describe_error(self, exc: Exception) -> str:
+        """The planner's message with the field's label in front of it (``Samples (million): ...``)."""
+        key = getattr(exc, "field", None)
+        editor = self.editors.get(key) if key else None
+        detail = getattr(exc, "detail", None) or str(exc)
+        if editor is not None:
+            return f"{editor.spec.caption()}: {detail.split(': ', 1)[-1] if detail.startswith(key + ':') else detail}"
+        return str(exc)
+
+    def show_problem(self, key: str | None, message: str) -> None:
+        self.problem.setText(message)
+        for editor_key, editor in self.editors.items():
+            if editor_key == key:
+                editor.set_problem(message)
+            elif key is not None:
+                editor.set_problem(None)
+        if key in self.page_of:
+            self.go_to(self.page_of[key])
+            self.editors[key].widget.setFocus()
+
+    def request_plan(self) -> None:
+        req, data = self.requirement()
+        if req is not None:
+            self.plan_requested.emit(req, data)
+
+    # -- live preview -------------------------------------------------------------------------------------
+    def _edited(self, key: str) -> None:
+        editor = self.editors[key]
+        _value, problem = editor.value()
+        editor.set_problem(problem)
+        self.problem.setText(problem or "")
+        self._timer.start()
+
+    def update_preview(self) -> float:
+        """Recompute the live chart now (the debounce timer calls this); returns seconds taken."""
+        data, _problems = self.profile()
+        return self.preview.update_from_profile(data)

@@ -1,0 +1,171 @@
+"""`gpudesk --self-test`: one line per check, exit status, throw-away data folder, the first-run layout."""
+
+from __future__ import annotations
+
+import io
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpudesk import paths, selftest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _ok() -> str:
+    return "fine"
+
+
+def _broken() -> str:
+    raise ValueError("catalog row 3 has no memory_bytes")
+
+
+def test_one_line_per_check_and_failing_status(monkeypatch):
+    monkeypatch.setattr(selftest, "CHECKS", [("first", _ok), ("second", _broken), ("third", _ok)])
+    out = io.StringIO()
+    status = selftest.run_selftest(out)
+    lines = out.getvalue().splitlines()
+    assert status == 1
+    assert lines[0] == "ok   first: fine"
+    assert lines[1] == "FAIL second: ValueError: catalog row 3 has no memory_bytes"
+    assert lines[2] == "ok   third: fine"  # a failure does not stop the checks after it
+    assert lines[3].startswith("gpudesk ") and " self-test: 2 passed, 1 failed in " in lines[3]
+    assert len(lines) == 4
+
+
+def test_all_passing_gives_status_zero(monkeypatch):
+    monkeypatch.setattr(selftest, "CHECKS", [("only", _ok)])
+    assert selftest.run_selftest(io.StringIO()) == 0
+
+
+def test_uses_a_throwaway_data_folder_when_none_is_set(monkeypatch):
+    monkeypatch.delenv(paths.ENV_DATA_DIR, raising=False)
+    seen: list[Path] = []
+
+    def record() -> str:
+        seen.append(paths.data_dir())
+        (paths.data_dir() / "gpudesk.db").write_bytes(b"x")
+        return "recorded"
+
+    monkeypatch.setattr(selftest, "CHECKS", [("record", record)])
+    assert selftest.run_selftest(io.StringIO()) == 0
+    assert seen and "gpudesk-selftest-" in seen[0].name
+    assert not seen[0].exists()  # removed afterwards
+    assert paths.ENV_DATA_DIR not in os.environ  # and the variable restored
+
+
+def test_install_check_on_a_frozen_layout(tmp_path, monkeypatch):
+    bundle = tmp_path / "opt" / "gpudesk" / "_internal"
+    (bundle / "resources").mkdir(parents=True)
+    (bundle / "resources" / "THIRD_PARTY_NOTICES.md").write_text("# notices\n", encoding="utf-8")
+    (bundle / "gpudesk" / "catalog").mkdir(parents=True)
+    monkeypatch.setattr(sys, "_MEIPASS", str(bundle), raising=False)
+    monkeypatch.setattr(paths, "_PACKAGE_DIR", bundle / "gpudesk")
+    monkeypatch.delenv("GPUDESK_CATALOG", raising=False)
+    monkeypatch.setenv(paths.ENV_DATA_DIR, str(tmp_path / "home" / "data"))
+    detail = selftest.check_install()
+    assert detail.startswith(f"frozen bundle at {bundle}")
+
+    monkeypatch.setenv(paths.ENV_DATA_DIR, str(bundle / "data"))  # user data inside the install: refused
+    with pytest.raises(selftest.SelfTestError, match="inside the install folder"):
+        selftest.check_install()
+
+
+def test_install_check_needs_the_notices(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path), raising=False)
+    with pytest.raises(selftest.SelfTestError, match="third-party notices missing"):
+        selftest.check_install()
+
+
+def test_catalog_check_reads_the_bundled_catalog():
+    detail = selftest.check_catalog()
+    assert "GPUs" in detail and "search 'H100' -> " in detail
+    assert str(paths.catalog_path()) in detail
+
+
+def test_catalog_check_fails_on_a_damaged_catalog(tmp_path, monkeypatch):
+    bad = tmp_path / "catalog.db"
+    conn = sqlite3.connect(bad)
+    conn.execute("CREATE TABLE t (x)")  # a SQLite database, but not a catalog
+    conn.commit()
+    conn.close()
+    monkeypatch.setenv("GPUDESK_CATALOG", str(bad))
+    (result,) = selftest.run_checks([("catalog", selftest.check_catalog)])
+    assert not result.ok
+    assert result.line().startswith("FAIL catalog: CatalogError: ")
+
+
+def test_notices_name_every_bundled_component():
+    text = (REPO / "resources" / "THIRD_PARTY_NOTICES.md").read_text(encoding="utf-8")
+    for needle in ("LGPL-3.0", "PySide6", "pyqtgraph", "nvidia-ml-py", "sqlite-utils", "Apache-2.0", "psutil",
+                   "platformdirs", "numpy", "Epoch AI", "CC BY 4.0", "BSD-3-Clause", "MIT"):
+        assert needle in text, needle
+
+
+@pytest.mark.slow
+def test_cli_self_test_from_source_passes():
+    """The real thing against the source tree: every check, the main window offscreen."""
+    env = {k: v for k, v in os.environ.items() if k != paths.ENV_DATA_DIR}
+    env["QT_QPA_PLATFORM"] = "offscreen"
+    result = subprocess.run([sys.executable, "-m", "gpudesk", "--self-test"], capture_output=True, text=True,
+                            env=env, cwd=REPO, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    names = [line.split(":")[0].split()[-1] for line in lines[:-1]]
+    assert names == [name for name, _ in selftest.CHECKS]
+    assert all(line.startswith("ok   ") for line in lines[:-1])
+
+
+def test_oom_check_reads_the_bundled_message():
+    detail = selftest.check_oom()
+    assert detail.startswith("oom-pytorch.txt: PyTorch ") and "550 MiB requested on GPU 0" in detail
+
+
+def test_dmon_check_reads_the_bundled_capture():
+    assert "GPUs [0, 1, 2, 3]" in selftest.check_dmon()
+
+
+def _resources_copy(tmp_path, monkeypatch) -> Path:
+    folder = tmp_path / "resources" / "selftest"
+    folder.mkdir(parents=True)
+    monkeypatch.setattr(paths, "resources_dir", lambda: tmp_path / "resources")
+    return folder
+
+
+@pytest.mark.parametrize("check", [selftest.check_oom, selftest.check_dmon])
+def test_checks_fail_when_their_input_is_missing(tmp_path, monkeypatch, check):
+    _resources_copy(tmp_path, monkeypatch)
+    with pytest.raises(selftest.SelfTestError, match="bundled self-test input .* is missing"):
+        check()
+
+
+def test_dmon_check_notices_a_wrong_reading(tmp_path, monkeypatch):
+    folder = _resources_copy(tmp_path, monkeypatch)
+    text = (REPO / "resources" / "selftest" / "dmon-pucvmet.txt").read_text(encoding="utf-8")
+    (folder / "dmon-pucvmet.txt").write_text(text.replace("    0   111    83", "    0   112    83"), encoding="utf-8")
+    with pytest.raises(selftest.SelfTestError, match="GPU 0 power_w expected 111.0, read \\[112.0\\]"):
+        selftest.check_dmon()
+
+
+def test_oom_check_notices_a_wrong_reading(tmp_path, monkeypatch):
+    folder = _resources_copy(tmp_path, monkeypatch)
+    text = (REPO / "resources" / "selftest" / "oom-pytorch.txt").read_text(encoding="utf-8")
+    (folder / "oom-pytorch.txt").write_text(text.replace("550.00 MiB", "551.00 MiB"), encoding="utf-8")
+    with pytest.raises(selftest.SelfTestError, match="expected 576716800 bytes on GPU 0"):
+        selftest.check_oom()
+
+
+def test_plan_check_plans_the_bundled_examples():
+    detail = selftest.check_plan()
+    for profile in sorted(paths.examples_dir().glob("*.toml")):
+        assert f"{profile.name} -> " in detail
+
+
+def test_plan_check_needs_an_example(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "examples_dir", lambda: tmp_path)
+    with pytest.raises(selftest.SelfTestError, match="no example profiles"):
+        selftest.check_plan()

@@ -1,0 +1,107 @@
+"""Save screenshots of the OOM doctor tab into docs/screenshots/oom-*.png (about 1280x800).
+
+Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python tests/ui/oom_screenshots.py``. Uses a throw-away data
+folder, real OOM messages from tests/fixtures/oom_ui/cases.jsonl and the fake pynvml for the process list.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE.parent))
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["GPUDESK_DATA_DIR"] = tempfile.mkdtemp(prefix="gpudesk-shots-")
+
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+OUT = REPO / "docs" / "screenshots"
+CASES = {
+    c["case"]: c
+    for c in (json.loads(line) for line in (REPO / "tests/fixtures/oom_ui/cases.jsonl").read_text().splitlines() if line)
+}
+
+
+def wait(app: QApplication, condition, timeout_s: float = 10.0) -> None:
+    end = time.monotonic() + timeout_s
+    while not condition():
+        app.processEvents()
+        if time.monotonic() > end:
+            raise TimeoutError("screenshot state not reached")
+        time.sleep(0.01)
+    for _ in range(5):
+        app.processEvents()
+
+
+def main() -> int:
+    app = QApplication.instance() or QApplication(sys.argv)
+    from helpers.fake_pynvml import GiB, FakeDevice, FakeProcess, make_fake_pynvml
+
+    from gpudesk.store import open_store
+    from gpudesk.ui.context import AppContext
+    from gpudesk.ui.oom.tab import OomTab
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    tab = OomTab(AppContext(store=open_store()))
+    tab.resize(1280, 800)
+    tab.show()
+
+    def diagnose(number: int) -> None:
+        before = tab.results.diagnosis
+        tab.picker.text_input.set_text(CASES[number]["message"])
+        tab.picker.text_input.submit()
+        wait(app, lambda: tab.results.diagnosis is not None and tab.results.diagnosis is not before)
+
+    for number in (2, 26, 12, 6):
+        diagnose(number)
+    diagnose(10)
+    tab.picker.show_text_page()
+    tab.pages.setCurrentWidget(tab.results)
+    wait(app, lambda: True)
+    tab.grab().save(str(OUT / "oom-diagnosis.png"))
+
+    fake = make_fake_pynvml(
+        [
+            FakeDevice(0, name="NVIDIA H100 80GB HBM3", memory_total=80 * GiB,
+                       compute_processes=[FakeProcess(os.getpid(), int(71.4 * GiB)), FakeProcess(4_000_101, int(1.19 * GiB))]),
+            FakeDevice(1, name="NVIDIA H100 80GB HBM3", memory_total=80 * GiB,
+                       compute_processes=[FakeProcess(os.getppid(), int(12.5 * GiB))]),
+        ]
+    )
+    tab.picker.nvml = fake
+    tab.picker.pages.setCurrentIndex(0)
+    tab.picker.refresh()
+    wait(app, lambda: tab.picker.tree.topLevelItemCount() == 2 and tab.picker.refresh_button.isEnabled())
+    tab.picker.tree.setCurrentItem(tab.picker.tree.topLevelItem(0).child(0))
+    wait(app, lambda: bool(tab.picker.methods.statuses) or "cannot" in tab.picker.methods.target_label.text())
+    tab.grab().save(str(OUT / "oom-targets.png"))
+
+    tab.pages.setCurrentWidget(tab.history)
+    tab.history.select_row(0)
+    wait(app, lambda: True)
+    tab.grab().save(str(OUT / "oom-history.png"))
+
+    tab.picker.pages.setCurrentWidget(tab.picker.launch_panel)
+    code = (
+        "import time\n"
+        "for i in range(8):\n"
+        "    print('step', i, flush=True)\n"
+        "    time.sleep(0.25)\n"
+    )
+    tab.picker.launch_panel.command.setText(f"{sys.executable} -c \"{code}\"")
+    tab.launch([sys.executable, "-c", code], "", 0.2)
+    wait(app, lambda: not tab.runner.running, 30)
+    tab.grab().save(str(OUT / "oom-launch.png"))
+    tab.shutdown()
+    print("\n".join(str(p) for p in sorted(OUT.glob("oom-*.png"))))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,83 @@
+"""Memory bars and the live curve of the OOM doctor tab (widgets alone, no core needed)."""
+
+from __future__ import annotations
+
+import math
+
+from gpudesk.ui.oom.live_curve import LiveMemoryCurve
+from gpudesk.ui.oom.memory_bars import GpuBarData, MemoryBarsPanel, bar_segments
+from gpudesk.ui.oom.units import format_bytes
+
+GiB = 1024**3
+MiB = 1024**2
+
+
+def test_format_bytes_binary_units_and_na():
+    assert format_bytes(int(13.39 * GiB)) == "13.39 GiB"
+    assert format_bytes(46 * MiB) == "46.00 MiB"
+    assert format_bytes(0) == "0 bytes"
+    assert format_bytes(None) == "N/A"
+
+
+def test_segments_follow_nvml_reconciliation():
+    # "GPU 0 has a total capacity of 23.64 GiB of which 319.38 MiB is free. Including non-PyTorch memory,
+    # this process has 22.88 GiB memory in use." (VGen#104) with illustrative allocated/reserved.
+    data = GpuBarData(
+        0,
+        total_bytes=int(23.64 * GiB),
+        allocated_bytes=20 * GiB,
+        reserved_bytes=21 * GiB,
+        process_used_bytes=int(22.88 * GiB),
+        free_bytes=int(319.38 * MiB),
+    )
+    segments = dict(bar_segments(data))
+    assert segments["allocated"] == 20 * GiB
+    assert segments["reserved_unallocated"] == 1 * GiB
+    assert segments["non_pytorch"] == int(22.88 * GiB) - 21 * GiB
+    assert segments["free"] == int(319.38 * MiB)
+    # total - free - process = display/driver remainder
+    assert math.isclose(sum(segments.values()), data.total_bytes, rel_tol=1e-9)
+
+
+def test_unknown_values_are_left_out_not_zero():
+    data = GpuBarData(0, total_bytes=4 * GiB, allocated_bytes=None, reserved_bytes=3 * GiB, process_used_bytes=None)
+    keys = [key for key, _ in bar_segments(data)]
+    assert keys == ["reserved_unallocated"]
+    # a per-process figure above the total (WSL2 garbage) is unknown, not drawn
+    bogus = GpuBarData(0, total_bytes=4 * GiB, process_used_bytes=900 * GiB)
+    assert bar_segments(bogus) == []
+
+
+def test_panel_draws_one_bar_per_gpu(qtbot):
+    panel = MemoryBarsPanel()
+    qtbot.addWidget(panel)
+    panel.set_bars(
+        [
+            GpuBarData(0, "Tesla T4", int(14.75 * GiB), int(13.39 * GiB), int(13.44 * GiB), free_bytes=int(46.81 * MiB)),
+            GpuBarData(1, None, 24 * GiB, None, None, notes={"allocated": "not in the input"}),
+        ]
+    )
+    panel.resize(800, 300)
+    panel.show()
+    qtbot.waitExposed(panel)
+    assert len(panel.bars) == 2
+    assert "13.39 GiB" in panel.captions[0].text()
+    assert "N/A" in panel.captions[1].text()
+    assert "not in the input" in panel.bars[1].toolTip()
+    image = panel.bars[0].grab().toImage()
+    # the left part of the first bar is painted in the "allocated" colour
+    color = image.pixelColor(image.width() // 4, image.height() // 2)
+    assert color.name() == "#1f5fa8"
+
+
+def test_live_curve_gaps_for_unknown_values(qtbot):
+    curve = LiveMemoryCurve()
+    qtbot.addWidget(curve)
+    for i in range(5):
+        curve.add_sample(i * 0.5, 0, i * GiB, None if i == 2 else (i + 1) * GiB)
+    assert curve.point_count() == 10
+    assert curve.curve_keys() == [(0, "allocated"), (0, "reserved")]
+    _, reserved = curve._series[(0, "reserved")].data()
+    assert math.isnan(reserved[2]) and reserved[3] == 4.0
+    curve.clear()
+    assert curve.point_count() == 0

@@ -1,0 +1,186 @@
+"""The OOM doctor tab end to end: pasted real messages, dropped files, garbage, history, launch."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+
+from gpudesk.oom import diagnose_text
+from gpudesk.store import open_store
+from gpudesk.ui.context import AppContext
+from gpudesk.ui.oom.tab import OomTab
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "oom_ui"
+CASES = [json.loads(line) for line in (FIXTURES / "cases.jsonl").read_text(encoding="utf-8").splitlines() if line]
+BY_CASE = {case["case"]: case for case in CASES}
+
+
+@pytest.fixture
+def tab(qtbot):
+    messages: list[tuple[str, str]] = []
+    ctx = AppContext(store=open_store(), notify=lambda text, level="info": messages.append((text, level)))
+    widget = OomTab(ctx)
+    widget.messages = messages
+    qtbot.addWidget(widget)
+    widget.resize(1280, 800)
+    return widget
+
+
+def _diagnose(qtbot, tab, text: str):
+    tab.picker.text_input.set_text(text)
+    before = tab.results.diagnosis
+    tab.picker.text_input.diagnose_button.click()
+    qtbot.waitUntil(lambda: tab.results.diagnosis is not None and tab.results.diagnosis is not before, timeout=5000)
+    return tab.results.diagnosis
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"case{c['case']}-{c['category']}" for c in CASES])
+def test_pasted_real_message_shows_ranked_causes(qtbot, tab, case):
+    shown = _diagnose(qtbot, tab, case["message"])
+    expected = diagnose_text(case["message"])
+    assert tab.results.cause_ids() == [cause.id for cause in expected.causes]
+    assert tab.results.cause_ids(), "at least one cause is shown"
+    confidences = [card.cause.confidence for card in tab.results.cards]
+    assert confidences == sorted(confidences, reverse=True)
+    for card in tab.results.cards:
+        assert card.title_label.text().startswith(f"{tab.results.cards.index(card) + 1}. ")
+    assert shown.report.framework == case["framework"] or case["framework"] == "pytorch" and shown.report.framework == "vllm"
+    if case["framework"] == "pytorch" and shown.report.device is not None and shown.report.device.total_bytes:
+        assert tab.results.bars.bars, "a memory bar per GPU with figures"
+        assert tab.results.bars.bars[0].segments()
+
+
+@pytest.mark.parametrize(
+    "number,cause_id",
+    [(2, "genuine_shortage"), (10, "fragmentation"), (12, "cuda_graph_pools"), (26, "kv_cache_budget"), (6, "other_process")],
+)
+def test_top_cause_of_clear_cases(qtbot, tab, number, cause_id):
+    _diagnose(qtbot, tab, BY_CASE[number]["message"])
+    assert tab.results.cause_ids()[0] == cause_id
+    card = tab.results.cards[0]
+    assert card.cause.evidence and card.evidence_table.rowCount() == len(card.cause.evidence)
+    assert card.cause.fix and card.cause.fix in card.fix_label.text()
+
+
+def test_bars_for_new_style_message(qtbot, tab):
+    # VGen#104: "GPU 0 has a total capacity of 23.64 GiB of which 319.38 MiB is free. Including non-PyTorch
+    # memory, this process has 22.88 GiB memory in use."
+    _diagnose(qtbot, tab, BY_CASE[8]["message"])
+    caption = tab.results.bars.captions[0].text()
+    assert "NVML used by process 22.88 GiB" in caption
+    assert "free 319.38 MiB" in caption
+    assert "23.64 GiB total" in tab.results.bars.titles[0].text()
+    keys = [key for key, _ in tab.results.bars.bars[0].segments()]
+    assert keys[0] == "allocated" and "free" in keys
+
+
+def test_copy_fix_and_report(qtbot, tab):
+    from PySide6.QtGui import QGuiApplication
+
+    _diagnose(qtbot, tab, BY_CASE[10]["message"])
+    card = tab.results.cards[0]
+    card.copy_button.click()
+    assert QGuiApplication.clipboard().text() == card.cause.fix
+    tab.results.copy_json_button.click()
+    data = json.loads(QGuiApplication.clipboard().text())
+    assert [c["id"] for c in data["causes"]] == tab.results.cause_ids()
+    tab.results.copy_report_button.click()
+    assert card.cause.title in QGuiApplication.clipboard().text()
+
+
+def test_garbage_text_says_unparseable_and_what_is_missing(qtbot, tab):
+    diagnosis = _diagnose(qtbot, tab, "Bonjour, le modèle ne démarre pas et je ne sais pas pourquoi.")
+    assert tab.results.cause_ids()[0] == "unparseable"
+    assert diagnosis.report.missing
+    assert "lacks" in tab.results.partial.text()
+    for clause in diagnosis.report.missing:
+        assert clause in tab.results.partial.text()
+
+
+def _drop(tab, path: Path) -> None:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    tab.dropEvent(event)
+
+
+def test_dropped_log_file_is_diagnosed(qtbot, tab, tmp_path):
+    log = tmp_path / "train.log"
+    log.write_text("epoch 1 step 10 loss 2.31\n" + BY_CASE[2]["message"] + "\n", encoding="utf-8")
+    _drop(tab, log)
+    qtbot.waitUntil(lambda: tab.results.diagnosis is not None, timeout=5000)
+    assert tab.results.cause_ids()[0] == "genuine_shortage"
+    assert "train.log" in tab.results.header.text()
+    assert tab.picker.pages.currentWidget() is tab.picker.text_input
+
+
+def test_dropped_binary_file_is_unparseable(qtbot, tab, tmp_path):
+    blob = tmp_path / "core.bin"
+    blob.write_bytes(bytes(range(256)) * 64)
+    _drop(tab, blob)
+    qtbot.waitUntil(lambda: "nparseable" in tab.results.header.text() or "unparseable" in tab.results.cause_ids(), timeout=5000)
+    text = tab.results.partial.text()
+    assert text, "says why nothing could be read"
+
+
+def test_missing_file_keeps_the_text(qtbot, tab, tmp_path):
+    tab.picker.text_input.set_text("keep me")
+    with qtbot.waitSignal(tab.picker.text_input.failed, timeout=5000):
+        tab.picker.text_input.load_file(str(tmp_path / "nope.log"))
+    assert tab.picker.text_input.text() == "keep me"
+    assert any("Cannot read the file" in text for text, level in tab.messages if level == "error")
+
+
+def test_history_saved_reopened_deleted(qtbot, tab):
+    _diagnose(qtbot, tab, BY_CASE[2]["message"])
+    _diagnose(qtbot, tab, BY_CASE[10]["message"])
+    history = tab.history
+    assert history.table.rowCount() == 2
+    # newest first
+    history.select_row(0)
+    first_cause = tab.results.cause_ids()[0]
+    tab.results.clear()
+    with qtbot.waitSignal(history.reopen_requested, timeout=2000):
+        history.reopen_button.click()
+    assert tab.results.cause_ids()[0] == first_cause == "fragmentation"
+    assert tab.pages.currentWidget() is tab.results
+    assert history.table.rowCount() == 2, "reopening does not save a copy"
+    history.select_row(1)
+    history.confirm = lambda title, text: False
+    history.delete_button.click()
+    assert history.table.rowCount() == 2
+    history.confirm = lambda title, text: True
+    history.delete_button.click()
+    assert history.table.rowCount() == 1
+    # the history survives a new tab over the same store (reopened from disk)
+    again = OomTab(AppContext(store=open_store()))
+    qtbot.addWidget(again)
+    assert again.history.table.rowCount() == 1
+
+
+def test_launch_cpu_python_reports_torch_state(qtbot, tab):
+    code = "import time\nfor i in range(3):\n    print('step', i, flush=True)\n    time.sleep(0.2)\n"
+    tab.launch([sys.executable, "-c", code], "", 0.1)
+    qtbot.waitUntil(lambda: not tab.runner.running, timeout=20000)
+    status = tab.curve.status.text().lower()
+    assert "exit status 0" in status
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        assert "torch not imported" in status or "not imported" in status
+    else:
+        assert "cuda not initialised" in status or "not initialised" in status or tab.curve.point_count() > 0
+    assert "step 2" in tab.picker.launch_panel.output.toPlainText()
+    assert tab.picker.launch_panel.launch_button.isEnabled()
+
+
+def test_launch_of_missing_command_is_an_error(qtbot, tab):
+    tab.launch(["/nonexistent/definitely-not-here"], "", 0.5)
+    qtbot.waitUntil(lambda: not tab.runner.running, timeout=10000)
+    assert any(level == "error" for _text, level in tab.messages)
+    assert tab.picker.launch_panel.launch_button.isEnabled()
