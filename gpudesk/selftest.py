@@ -17,9 +17,9 @@ import shutil
 import sys
 import tempfile
 import time
-from pathlib import Path
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TextIO
 
 from gpudesk import __version__, paths
@@ -54,13 +54,19 @@ def check_install() -> str:
         raise SelfTestError(f"third-party notices missing: {notices}")
     if frozen and not catalog.resolve().is_relative_to(root.resolve()) and "GPUDESK_CATALOG" not in os.environ:
         raise SelfTestError(f"bundled catalog {catalog} is outside the bundle {root}")
+    leaked = [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p and frozen
+              and Path(p).resolve().is_relative_to(root.resolve())]
+    if leaked:
+        raise SelfTestError(f"programs started by gpudesk would load the bundle's private libraries "
+                            f"(LD_LIBRARY_PATH has {leaked[0]})")
     if data.resolve().is_relative_to(root.resolve()):
         raise SelfTestError(f"user data folder {data} is inside the install folder {root}")
     probe = data / ".selftest-write"
     probe.write_text("ok", encoding="utf-8")
     probe.unlink()
     kind = "frozen bundle" if frozen else "source/pip install"
-    return f"{kind} at {root}; user data folder {data} is writable and outside it; notices present"
+    return (f"{kind} at {root}; user data folder {data} is writable and outside it; notices present; "
+            f"child processes get the user's library path")
 
 
 def check_catalog() -> str:
@@ -101,12 +107,11 @@ def check_plan() -> str:
             if not result.candidates and not result.rejected:
                 raise SelfTestError(f"{profile.name}: the plan evaluated no GPU at all")
             top = result.top
-            best = f"{top.count} x {top.gpu_id}" if top is not None else "no GPU fits"
-            summaries.append(f"{profile.name} -> {result.workload_kind}, {len(result.candidates)} candidates, "
-                             f"best {best}")
+            summaries.append(f"{profile.stem}: {top.count} x {top.gpu_id}" if top is not None
+                             else f"{profile.stem}: no GPU fits")
     finally:
         catalog.close()
-    return "; ".join(summaries)
+    return f"{len(profiles)} example profiles planned, best candidates ({'; '.join(summaries)})"
 
 
 def selftest_input(name: str) -> Path:
@@ -136,23 +141,34 @@ def check_oom() -> str:
         raise SelfTestError(f"{path.name}: the diagnosis names no cause")
     probe_lines = _probe_source_lines()
     return (f"{path.name}: PyTorch {report.era} message, 550 MiB requested on GPU 0; top cause "
-            f"'{diagnosis.top.id}' ({diagnosis.top.confidence:.0%} confidence); probe script "
-            f"({probe_lines} lines) compiles")
+            f"'{diagnosis.top.id}' ({diagnosis.top.confidence:.0%} confidence); probe ({probe_lines} lines) "
+            f"and launch bootstrap sources compile")
 
 
 def _probe_source_lines() -> int:
-    """Write the OOM probe the way an attach does (gpudesk.oom.injection) and compile it; returns its lines.
+    """Compile the sources that the OOM doctor puts into a target process; returns the probe's line count.
 
-    In a frozen bundle this proves the probe's source text shipped (PyInstaller keeps modules compiled).
+    The probe (``probe_script``) and the launch bootstrap are read or copied from their ``__file__``, so in a
+    frozen bundle they must ship as source (PyInstaller otherwise keeps modules compiled). On POSIX the probe
+    is also written the way an attach does it (gpudesk.oom.injection; attaching is Linux-first).
     """
-    from gpudesk.oom.injection import write_probe_files
+    from gpudesk.oom import launch_bootstrap, probe_script
 
-    with tempfile.TemporaryDirectory(prefix="gpudesk-selftest-probe-") as folder:
-        probe, _result, stub = write_probe_files(Path(folder))
-        source = probe.read_text(encoding="utf-8")
-        compile(source, str(probe), "exec")
-        compile(stub, "<stub>", "exec")
-    return source.count("\n")
+    sources = {}
+    for module in (probe_script, launch_bootstrap):
+        path = Path(module.__file__)
+        if path.suffix != ".py" or not path.is_file():
+            raise SelfTestError(f"{module.__name__} ships compiled only ({path}); the OOM doctor cannot inject it")
+        sources[module.__name__] = path.read_text(encoding="utf-8")
+        compile(sources[module.__name__], str(path), "exec")
+    if os.name == "posix":
+        from gpudesk.oom.injection import write_probe_files
+
+        with tempfile.TemporaryDirectory(prefix="gpudesk-selftest-probe-") as folder:
+            probe, _result, stub = write_probe_files(Path(folder))
+            compile(probe.read_text(encoding="utf-8"), str(probe), "exec")
+            compile(stub, "<stub>", "exec")
+    return sources[probe_script.__name__].count("\n")
 
 
 def check_dmon() -> str:
@@ -222,7 +238,10 @@ def run_selftest(out: TextIO | None = None) -> int:
     finally:
         if tmp is not None:
             del os.environ[paths.ENV_DATA_DIR]
-            shutil.rmtree(tmp, ignore_errors=True)
+            try:
+                shutil.rmtree(tmp)
+            except OSError as exc:
+                print(f"gpudesk: could not remove the self-test's temporary folder {tmp}: {exc}", file=sys.stderr)
     failed = sum(not r.ok for r in results)
     elapsed = time.perf_counter() - started
     print(f"gpudesk {__version__} self-test: {len(results) - failed} passed, {failed} failed in {elapsed:.1f} s",

@@ -162,10 +162,35 @@ def test_oom_check_notices_a_wrong_reading(tmp_path, monkeypatch):
 def test_plan_check_plans_the_bundled_examples():
     detail = selftest.check_plan()
     for profile in sorted(paths.examples_dir().glob("*.toml")):
-        assert f"{profile.name} -> " in detail
+        assert f"{profile.stem}: " in detail
 
 
 def test_plan_check_needs_an_example(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "examples_dir", lambda: tmp_path)
     with pytest.raises(selftest.SelfTestError, match="no example profiles"):
         selftest.check_plan()
+
+
+def test_install_check_refuses_a_leaked_library_path(tmp_path, monkeypatch):
+    """A frozen app whose children would inherit the bundle's LD_LIBRARY_PATH (run-time hook missing)."""
+    bundle = tmp_path / "bundle"
+    (bundle / "resources").mkdir(parents=True)
+    (bundle / "resources" / "THIRD_PARTY_NOTICES.md").write_text("# notices\n", encoding="utf-8")
+    monkeypatch.setattr(sys, "_MEIPASS", str(bundle), raising=False)
+    monkeypatch.setattr(paths, "_PACKAGE_DIR", bundle / "gpudesk")
+    monkeypatch.setenv(paths.ENV_DATA_DIR, str(tmp_path / "data"))
+    monkeypatch.setenv("LD_LIBRARY_PATH", f"/usr/local/cuda/lib64{os.pathsep}{bundle}")
+    with pytest.raises(selftest.SelfTestError, match="bundle's private libraries"):
+        selftest.check_install()
+    monkeypatch.setenv("LD_LIBRARY_PATH", "/usr/local/cuda/lib64")
+    assert "child processes get the user's library path" in selftest.check_install()
+
+
+def test_oom_check_notices_a_probe_shipped_compiled_only(tmp_path, monkeypatch):
+    from gpudesk.oom import probe_script
+
+    compiled = tmp_path / "probe_script.pyc"
+    compiled.write_bytes(b"\x00")
+    monkeypatch.setattr(probe_script, "__file__", str(compiled))
+    with pytest.raises(selftest.SelfTestError, match="gpudesk.oom.probe_script ships compiled only"):
+        selftest.check_oom()

@@ -45,20 +45,27 @@ _TABLES: dict[str, type] = {
 _FTS_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 
-def _to_record(cls: type[T], row: sqlite3.Row) -> T:
-    """Build a dataclass from a row: 0/1 -> bool, ';'-separated text -> tuple, extra columns ignored."""
-    values: dict[str, Any] = {}
-    keys = set(row.keys())
+def _loader(cls: type[T], columns: list[str]):
+    """A function row -> ``cls`` record: 0/1 -> bool, ';'-separated text -> tuple, extra columns ignored."""
+    plan = []
     for f in dataclasses.fields(cls):
-        if f.name not in keys:
+        if f.name not in columns:
             continue
-        value = row[f.name]
-        if f.type in ("bool", bool):
-            value = bool(value)
-        elif str(f.type).startswith("tuple"):
-            value = tuple(v for v in (value or "").split(";") if v)
-        values[f.name] = value
-    return cls(**values)
+        kind = "bool" if f.type in ("bool", bool) else "tuple" if str(f.type).startswith("tuple") else ""
+        plan.append((f.name, columns.index(f.name), kind))
+
+    def load(row: tuple) -> T:
+        values: dict[str, Any] = {}
+        for name, position, kind in plan:
+            value = row[position]
+            if kind == "bool":
+                value = bool(value)
+            elif kind == "tuple":
+                value = tuple(v for v in (value or "").split(";") if v)
+            values[name] = value
+        return cls(**values)
+
+    return load
 
 
 class Catalog:
@@ -73,8 +80,9 @@ class Catalog:
         self._lock = threading.Lock()
         self._data: dict[str, list[Any]] = {}
         for table, cls in _TABLES.items():
-            rows = conn.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall()  # noqa: S608 - fixed names
-            self._data[table] = [_to_record(cls, r) for r in rows]
+            cursor = conn.execute(f"SELECT * FROM {table} ORDER BY rowid")  # noqa: S608 - fixed table names
+            load = _loader(cls, [d[0] for d in cursor.description])
+            self._data[table] = [load(tuple(r)) for r in cursor.fetchall()]
         self._gpu_by_id = {g.id: g for g in self._data["gpus"]}
         self._meta = {r["key"]: r["value"] for r in conn.execute("SELECT key, value FROM meta")}
         self._sources = [dict(r) for r in conn.execute("SELECT * FROM sources ORDER BY rowid")]
@@ -118,7 +126,7 @@ class Catalog:
                     "WHERE gpus_fts MATCH ? ORDER BY rank",
                     [query],
                 ).fetchall()
-            except sqlite3.DatabaseError as exc:
+            except sqlite3.Error as exc:
                 raise CatalogError(f"Full-text search for {text!r} failed: {exc}. {REBUILD_HINT}") from exc
         return [self._gpu_by_id[r[0]] for r in rows]
 

@@ -112,6 +112,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     width = max(len(f.label) for f in SPEC_FIELDS)
     for field in SPEC_FIELDS:
         print(f"{field.label + ':':<{width + 1}} {field.format(field.value(gpu))}")
+    if gpu.source_refs and gpu.source_refs != gpu.source_url:
+        print(f"{'All sources:':<{width + 1}} {gpu.source_refs}")
     return 0
 
 

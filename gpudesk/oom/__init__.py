@@ -26,20 +26,27 @@ Text:
     diagnose_text(text) -> Diagnosis                      parse_text + diagnose
 
 Processes (Linux first; every function says plainly why it cannot run by raising the types below):
-    gpudesk.oom.attach.available_methods(pid) -> [MethodStatus(name, usable, reason, invasive, warning)]
-    gpudesk.oom.attach.probe_process(pid, method="auto", *, reset_peak=False, timeout_s=10.0,
-                                     progress=None, allow_other_user=False) -> MemoryReport
+    gpudesk.oom.attach.available_methods(pid, *, allow_other_user=False)
+        -> [MethodStatus(name, usable, reason, invasive, warning)] in the order "auto" tries them
+    gpudesk.oom.attach.probe_process(pid, method="auto", *, reset_peak=False, timeout_s=10.0, progress=None,
+                                     allow_other_user=False, with_evidence=True, nvml=None) -> MemoryReport
         methods: "agent" (gpudesk.oom.agent in the target), "remote_exec" (Python >= 3.14),
-        "gdb" (older CPython; warn first: MethodStatus.warning).
+        "gdb" (older CPython; show MethodStatus.warning and ask first). ``report.status`` says
+        "torch not imported ..." / "CUDA not initialised ..." when there are no allocator figures.
     gpudesk.oom.launch.launch_job(argv, *, interval_s=0.5, on_sample=None, on_output=None, progress=None,
-                                  stop=None, cwd=None, env=None, record_history=False) -> LaunchResult
-        LaunchResult: returncode, report (MemoryReport with samples and the OOM snapshot), oom_events,
-        output_tail, diagnosis. ``stop`` is a threading.Event that ends the job.
+                                  stop=None, cwd=None, env=None, record_history=False, timeout_s=None,
+                                  nvml=None) -> LaunchResult
+        LaunchResult: argv, returncode, report (MemoryReport: samples, host_rss_samples, OOM-moment probe,
+        NVML view), diagnosis, oom_events, output_tail, snapshot_paths, stopped. ``stop``: threading.Event.
+        Callbacks run in the calling thread: on_sample(MemorySample), on_output(line), progress(msg, frac).
     gpudesk.oom.evidence.gather_evidence(pid, *, report=None, duration_s=0.0, interval_s=0.5,
-                                         progress=None) -> MemoryReport   (NVML + psutil, non-invasive)
+                                         progress=None, nvml=None) -> MemoryReport   (NVML + psutil only)
+    gpudesk.oom.evidence.merge_into(primary, extra) -> primary   (fills unknown figures)
     gpudesk.oom.agent.install()   one line in a user's script: answers probes on a 0600 unix socket
-                                  and on SIGUSR1.
+                                  and on SIGUSR1; agent.agent_available(pid) -> None | reason.
+    gpudesk.oom.probe_result.report_from_probe(json) -> MemoryReport   (ProbeResultError when not valid)
     progress callbacks: ``progress(message: str, fraction: float | None)``; called from the calling thread.
+    Display helper: gpudesk.oom.parsers.units.format_bytes(bytes | None) -> "1.50 GiB" / "N/A".
 
 Errors (gpudesk.oom.errors): OomError > OomInputError, ProbeError (MethodUnavailable(method, reason),
 TargetNotFound, PermissionDenied, ProbeTimeout, ProbeResultError), LaunchError, DiagnosisStoreError.

@@ -9,6 +9,9 @@ In the script (after ``import torch`` or before, it does not matter)::
 the program, a SIGUSR1 handler that writes the probe answer to ``<agent dir>/<pid>.json`` (0600). Both run
 the same probe as every other method (:mod:`gpudesk.oom.probe_script`): it never imports torch, never
 initialises CUDA, and from the socket thread never calls anything that uses the thread's current device.
+The socket thread answers while the main thread runs Python code or waits in calls that release the GIL
+(CUDA synchronisation, I/O); a C loop that holds the GIL delays the answer until it returns, and a signal
+waits for the main thread's next bytecode.
 
 The agent folder is ``$XDG_RUNTIME_DIR/gpudesk-agents`` when that is set, else
 ``<tempdir>/gpudesk-agents-<uid>``; it must be owned by the user and not accessible to others, or the agent

@@ -109,7 +109,15 @@ class Diagnosis:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Diagnosis:
-        return cls(
-            report=MemoryReport.from_dict(data.get("report") or {}),
-            causes=[Cause.from_dict(c) for c in data.get("causes") or []],
-        )
+        """Inverse of :meth:`to_dict`.
+
+        Raises:
+            ValueError: the data does not have the shape to_dict() writes.
+        """
+        if not isinstance(data, dict):
+            raise ValueError(f"A diagnosis must be a JSON object, got {type(data).__name__}.")
+        try:
+            causes = [Cause.from_dict(c) for c in data.get("causes") or []]
+        except (AttributeError, TypeError) as exc:
+            raise ValueError(f"A saved cause has the wrong shape: {exc}") from exc
+        return cls(report=MemoryReport.from_dict(data.get("report") or {}), causes=causes)

@@ -30,8 +30,19 @@ class PrivateDir:
         return self.path
 
     def __exit__(self, *exc) -> None:
-        if self.path is not None:
-            shutil.rmtree(self.path, ignore_errors=True)
+        if self.path is None:
+            return
+        for attempt in range(3):
+            try:
+                shutil.rmtree(self.path)
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                # A late probe may be writing its answer while we clean up (after a timeout): retry briefly.
+                if attempt == 2:
+                    raise
+                time.sleep(0.1)
 
 
 def pid_alive(pid: int) -> bool:
@@ -80,7 +91,7 @@ def wait_for_file(path: Path, pid: int, timeout_s: float, progress: Progress | N
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise ProbeTimeout(
-                f"Process {pid} did not run {what} within {timeout_s:.0f} s: its main thread is probably busy in "
+                f"Process {pid} did not run {what} within {timeout_s:.1f} s: its main thread is probably busy in "
                 "native code (a CUDA synchronisation, an NCCL collective, a C extension or a long sleep). It was "
                 "left running and unharmed; try again when it is back in Python code, or use the agent."
             )

@@ -30,10 +30,12 @@ def diagnose(report: MemoryReport, *, spec: Any = None, workload: Any = None) ->
     start = time.perf_counter()
     facts = Facts.of(report)
     causes: list[Cause] = []
-    for order, rule in enumerate(RULES):
+    for rule in RULES:
         cause = rule.check(facts)
         if cause is not None:
             causes.append(cause)
+    if any(c.id != "unparseable" for c in causes):
+        causes = [c for c in causes if c.id != "unparseable"]  # other evidence in the text explains it
     order = {id(c): i for i, c in enumerate(causes)}
     causes.sort(key=lambda c: (-c.confidence, order[id(c)]))
     if report.source == "text" and report.kind != "unknown" and not causes:
@@ -109,7 +111,11 @@ def sizing_effects(facts: Facts, spec: Any, workload: Any) -> list[SizingEffect]
             out.append(SizingEffect(fix=name, saved_bytes=None, note=f"Sizing failed: {exc}"))
             continue
         saved = max(0, base - variant)
-        enough = " — enough to cover the shortfall" if shortfall and saved >= shortfall else ""
-        out.append(SizingEffect(fix=name, saved_bytes=saved, note=f"estimate {base} → {variant} bytes per GPU{enough}"))
+        if variant > base:
+            note = f"does not save memory for this job: the estimate rises from {base} to {variant} bytes per GPU"
+        else:
+            enough = " — enough to cover the shortfall" if shortfall and saved >= shortfall else ""
+            note = f"estimate {base} → {variant} bytes per GPU{enough}"
+        out.append(SizingEffect(fix=name, saved_bytes=saved, note=note))
     out.sort(key=lambda e: -(e.saved_bytes or -1))
     return out

@@ -49,10 +49,12 @@ def _tree(pid: int) -> tuple[psutil.Process, list[psutil.Process]]:
 
 
 def _rss(proc: psutil.Process) -> int | None:
+    """Resident host memory in bytes; None when unreadable or a zombie (which reads as 0)."""
     try:
-        return int(proc.memory_info().rss)
+        rss = int(proc.memory_info().rss)
     except (psutil.NoSuchProcess, psutil.AccessDenied):
         return None
+    return rss or None
 
 
 def gather_evidence(

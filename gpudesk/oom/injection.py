@@ -41,7 +41,7 @@ def write_probe_files(folder: Path, *, reset_peak: bool = False, owner_uid: int 
     p = _safe(probe)
     stub = (
         "try:\n"
-        f"    exec(compile(open({p!r}).read(), {p!r}, 'exec'), {{'__name__': '__gpudesk_probe__'}})\n"
+        f"    exec(compile(__import__('pathlib').Path({p!r}).read_text(), {p!r}, 'exec'), {{'__name__': '__gpudesk_probe__'}})\n"
         "except Exception as _gpudesk_exc:\n"
         "    __import__('sys').stderr.write('gpudesk probe could not run: %r\\n' % (_gpudesk_exc,))\n"
         "    del _gpudesk_exc\n"

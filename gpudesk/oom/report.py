@@ -229,6 +229,13 @@ class MemoryReport:
         """
         if not isinstance(data, dict):
             raise ValueError(f"A memory report must be a JSON object, got {type(data).__name__}.")
+        try:
+            return cls._from_dict(data)
+        except (AttributeError, TypeError) as exc:
+            raise ValueError(f"Memory report has a field of the wrong shape: {exc}") from exc
+
+    @classmethod
+    def _from_dict(cls, data: dict[str, Any]) -> MemoryReport:
         names = {f.name for f in dataclasses.fields(cls)}
         kwargs = {k: v for k, v in data.items() if k in names}
         dev_names = {f.name for f in dataclasses.fields(DeviceMemory)}
@@ -250,7 +257,4 @@ class MemoryReport:
             WorkerState(**{k: v for k, v in w.items() if k in worker_names}) for w in kwargs.get("workers") or []
         ]
         kwargs["host_rss_samples"] = [(float(t), int(b)) for t, b in kwargs.get("host_rss_samples") or []]
-        try:
-            return cls(**kwargs)
-        except TypeError as exc:
-            raise ValueError(f"Memory report has a field of the wrong shape: {exc}") from exc
+        return cls(**kwargs)

@@ -98,14 +98,13 @@ def inspect_target(pid: int) -> TargetInfo:
         info.exe = proc.exe() or None
         info.cmdline = proc.cmdline()
     except (psutil.AccessDenied, psutil.ZombieProcess):
-        pass
+        info.exe = None  # another user's process: its executable and command line stay unknown
     except psutil.NoSuchProcess as exc:
         raise TargetNotFound(f"Process {pid} exited while being inspected.") from exc
-    maps = ""
     try:
         maps = Path(f"/proc/{pid}/maps").read_text()
     except OSError:
-        pass
+        maps = ""  # not Linux, or not readable (another user): the interpreter is judged by its name
     lib = _LIBPYTHON.search(maps)
     exe_v = _EXE_VERSION.search(os.path.basename(info.exe or ""))
     if lib:
@@ -123,13 +122,13 @@ def inspect_target(pid: int) -> TargetInfo:
             if line.startswith("TracerPid:"):
                 info.traced_by = int(line.split()[1])
     except OSError:
-        pass
+        info.traced_by = 0  # no /proc status (not Linux): no tracer known
     info.ptrace_scope = ptrace_scope()
     try:
         env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
         info.remote_debug_disabled = any(e.startswith(b"PYTHON_DISABLE_REMOTE_DEBUG=") for e in env)
     except OSError:
-        pass
+        info.remote_debug_disabled = False  # environment unreadable: only the command line can tell
     argv = " ".join(info.cmdline)
     if re.search(r"-X\s*disable[-_]remote[-_]debug", argv):
         info.remote_debug_disabled = True

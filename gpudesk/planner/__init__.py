@@ -38,19 +38,8 @@ from gpudesk.planner.classify import WORKLOAD_KINDS, classify
 from gpudesk.planner.errors import PlanInputError, PlannerError, ProfileError
 from gpudesk.planner.export import plan_to_dict
 from gpudesk.planner.plan import memory_workload, plan, resolve_model
-from gpudesk.planner.requirement import (
-    DataIO,
-    ModelMemory,
-    Operations,
-    Requirement,
-    SoftwareStack,
-    WorkloadMix,
-    dumps_profile,
-    load_profile,
-    requirement_from_dict,
-    requirement_to_dict,
-    save_profile,
-)
+from gpudesk.planner.profile import dumps_profile, load_profile, requirement_from_dict, requirement_to_dict, save_profile
+from gpudesk.planner.requirement import DataIO, ModelMemory, Operations, Requirement, SoftwareStack, WorkloadMix
 from gpudesk.planner.results import Candidate, Plan, Rejected
 from gpudesk.planner.tco import Tco, TcoAssumptions
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from gpudesk import __version__
+from gpudesk.planner.profile import requirement_to_dict
 from gpudesk.planner.results import Candidate, Plan, Rejected
 
 PLAN_JSON_VERSION = 1
@@ -44,6 +45,7 @@ def candidate_to_dict(c: Candidate) -> dict:
         "meets_deadline": c.meets_deadline,
         "deadline_miss_s": _num(c.deadline_miss_s),
         "qps_capacity": _num(c.qps_capacity),
+        "qps_per_gpu": _num(c.qps_capacity / c.count) if c.qps_capacity is not None and c.count else None,
         "meets_qps": c.meets_qps,
         "data_rate_needed_bytes_per_s": _num(c.data_rate_needed_bytes_per_s),
         "data_rate_available_bytes_per_s": _num(c.data_rate_available_bytes_per_s),
@@ -64,7 +66,7 @@ def rejected_to_dict(r: Rejected) -> dict:
 def plan_to_dict(plan: Plan, max_rejected: int | None = None) -> dict:
     """The plan as a JSON-ready dict.
 
-    Keys: ``version``, ``gpudesk_version``, ``name``, ``workload_kind``, ``model`` (name, params, shape_is_guess,
+    Keys: ``version``, ``gpudesk_version``, ``name``, ``requirement`` (the TOML-shaped profile), ``workload_kind``, ``model`` (name, params, shape_is_guess,
     source), ``memory`` (``total_bytes``, ``breakdown_bytes``, ``assumptions``), ``candidates`` (ranked; see
     :func:`candidate_to_dict`), ``rejected``, ``deadline_met_by_any``, ``closest`` (candidates that miss the
     deadline by the least), ``warnings``, ``rationale``.
@@ -75,6 +77,7 @@ def plan_to_dict(plan: Plan, max_rejected: int | None = None) -> dict:
         "version": PLAN_JSON_VERSION,
         "gpudesk_version": __version__,
         "name": plan.requirement.name,
+        "requirement": requirement_to_dict(plan.requirement),
         "workload_kind": plan.workload_kind,
         "model": {"name": spec.name, "params": spec.params, "shape_is_guess": spec.shape_is_guess, "source": spec.source},
         "memory": {

@@ -124,19 +124,23 @@ def server_gates(server, gpu, count: int, servers: int, req: Requirement) -> lis
     return reasons
 
 
-def kind_gates(kind: str, gpu) -> list[str]:
+def kind_gates(kind: str, gpu, allow_consumer_cards: bool | None = None) -> list[str]:
     """Rejections from the article's conversion rules for the workload kind (article 2.2 and 5.3).
 
-    Large-model training and multimodal long-sequence work need >= 40 GB per card, and production training
-    leaves consumer cards to personal development, Kaggle and teaching.
+    Large-model training and multimodal long-sequence work need >= 40 GB per card. Consumer cards are for
+    personal development, Kaggle and teaching; "once in a CI/CD pipeline or customer delivery, switch to
+    A100/A10" (article 5.3), so by default they are ruled out for every kind but small-model iteration.
+    ``allow_consumer_cards`` (operations) overrides that default either way.
     """
-    from gpudesk.planner.classify import LARGE, MULTIMODAL
+    from gpudesk.planner.classify import LARGE, MULTIMODAL, SMALL
 
     reasons = []
-    if kind in (LARGE, MULTIMODAL):
-        if gpu.memory_gb < 40:
-            reasons.append(f"{kind} needs >= 40 GB per card; {gpu.name} has {gpu.memory_gb:g} GB (article 2.2)")
-        if gpu.consumer:
-            reasons.append(f"{kind}: consumer cards are for personal development, Kaggle and teaching, not production "
-                           "training (article 5.3)")
+    if kind in (LARGE, MULTIMODAL) and gpu.memory_gb < 40:
+        reasons.append(f"{kind} needs >= 40 GB per card; {gpu.name} has {gpu.memory_gb:g} GB (article 2.2)")
+    consumer_ok = (kind == SMALL) if allow_consumer_cards is None else allow_consumer_cards
+    if gpu.consumer and not consumer_ok:
+        why = "operations.allow_consumer_cards is false" if allow_consumer_cards is False else (
+            f"{kind}: consumer cards are for personal development, Kaggle and teaching; production pipelines and "
+            "customer delivery use data-center cards (article 5.3; set operations.allow_consumer_cards to override)")
+        reasons.append(why)
     return reasons

@@ -3,7 +3,6 @@ the stack and operations gates, price each candidate over three years, and rank 
 
 from __future__ import annotations
 
-import math
 
 from gpudesk.planner.candidates import PlanContext, gib, placements, servers_for, training_counts
 from gpudesk.planner.classify import LARGE, MULTIMODAL, classify
@@ -15,6 +14,8 @@ from gpudesk.planner.serve_eval import evaluate_inference
 from gpudesk.planner.tco import compute_tco
 from gpudesk.planner.train_eval import evaluate_training
 from gpudesk.planner.workload import memory_workload, resolve_model
+from gpudesk.planner.errors import PlanInputError
+from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory import estimate_memory
 
 __all__ = ["plan", "resolve_model", "memory_workload"]
@@ -31,6 +32,9 @@ def _plan_warnings(req: Requirement, spec) -> list[str]:
         if ratio < 0.5 or ratio > 2:
             out.append(f"Data answers disagree: {d.sample_count:,} samples x {d.sample_bytes / 1e6:g} MB = {implied / 1e12:.1f} TB, "
                        f"but the dataset is {d.dataset_bytes / 1e12:.1f} TB; data-rate checks use the per-sample size")
+    if req.model.mode != "inference" and d.modality in ("image-text", "video") and not req.model.train_flops_per_sample:
+        out.append(f"Training FLOPs count the language model's {req.model.seq_len_tokens} tokens per sample only; add the "
+                   "vision encoder's work through model.train_flops_per_sample for a tighter time estimate")
     if req.software.libraries:
         out.append("Pin and test the listed libraries on the delivered system: " + ", ".join(req.software.libraries))
     return out
@@ -82,13 +86,22 @@ def plan(req: Requirement, catalog) -> Plan:
     kind, why = classify(req, spec)
     ctx = PlanContext.build(req, spec, catalog)
     rationale = [(f"model: {spec.name}, {spec.params:,} parameters", spec.source or "requirement")] + why
-    job_memory = estimate_memory(spec, memory_workload(req, gpus=1, sharding="ddp", tensor_parallel=1))
+    if req.model.tensor_parallel > 1:
+        rationale.append((f"GPU counts are multiples of the tensor-parallel degree {req.model.tensor_parallel}",
+                          "Megatron-LM tensor parallelism (Shoeybi et al. 2019, arXiv 1909.08053)"))
+    if req.model.mode != "inference" and not spec.is_transformer and not req.model.train_flops_per_sample:
+        raise PlanInputError("model.train_flops_per_sample", f"{spec.name} is not a transformer with a known shape; "
+                             "give its training FLOPs per sample (forward + backward)")
+    try:
+        job_memory = estimate_memory(spec, memory_workload(req, gpus=1, sharding="ddp", tensor_parallel=1))
+    except SizingError as exc:
+        raise PlanInputError(f"model.{exc.field}", str(exc).split(": ", 1)[-1]) from exc
     candidates: list[Candidate] = []
     rejected: list[Rejected] = []
     inference = req.model.mode == "inference"
     for gpu in ctx.gpus:
         reasons, warnings, gpu_why = gpu_gates(gpu, req, ctx.index)
-        reasons += kind_gates(kind, gpu)
+        reasons += kind_gates(kind, gpu, req.operations.allow_consumer_cards)
         servers = servers_for(ctx, gpu)
         if not servers:
             reasons.append(f"no catalog server takes a {gpu.form_factor} {gpu.architecture} card")
@@ -100,6 +113,8 @@ def plan(req: Requirement, catalog) -> Plan:
         else:
             results = []
             for count in training_counts(req.operations.max_gpus):
+                if count % req.model.tensor_parallel:
+                    continue  # a tensor-parallel group needs all its GPUs
                 for server in servers:
                     n = placements(server, count)
                     if n is None:

@@ -28,13 +28,18 @@ def rank_key(c: Candidate, budget_usd: float | None, prefer_nvlink: bool = False
     whose GPUs talk over PCIe after NVLink/Infinity Fabric ones (article 4.3: "PCIe bandwidth cannot carry the
     13B all-reduce -> choose NVLink")."""
     hw = hardware_usd(c)
-    over_budget = bool(budget_usd and hw is not None and hw > budget_usd)
+    if not budget_usd:
+        budget_state = 0
+    elif hw is None:
+        budget_state = 1  # price unknown: after options known to be within budget, before those over it
+    else:
+        budget_state = 2 if hw > budget_usd else 0
     tco = c.tco_3y_usd
     return (
         not c.fits,
         c.meets_deadline is False,
         c.meets_qps is False,
-        over_budget,
+        budget_state,
         prefer_nvlink and c.count > 1 and c.interconnect.startswith("pcie"),
         tco is None,
         tco if tco is not None else 0.0,

@@ -1,5 +1,5 @@
-"""The five questions of the method as a :class:`Requirement` (units in field names), its validation, and
-TOML profiles.
+"""The five questions of the method as a :class:`Requirement` (units in field names) and its validation.
+TOML profiles are read and written by :mod:`gpudesk.planner.profile`.
 
 Sections (one per question, plus TCO): ``[data]`` data scale and I/O; ``[model]`` model and memory pressure;
 ``[workload]`` training vs inference, QPS and deadline; ``[software]`` framework/CUDA/library lock-in and
@@ -10,21 +10,13 @@ compliance; ``[operations]`` existing servers, slots, power/cooling, growth, bud
 from __future__ import annotations
 
 import math
-import sys
-from dataclasses import dataclass, field, fields
-from pathlib import Path
+from dataclasses import dataclass, field
 
-from gpudesk.planner.errors import PlanInputError, ProfileError
+from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.tco import TcoAssumptions
 from gpudesk.sizing.memory import MODES
 from gpudesk.sizing.memory_train import OFFLOAD_MODES, OPTIMIZER_ACCOUNTING, SHARDING_MODES
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
-
-PROFILE_VERSION = 1
 MODALITIES = ("text", "image", "image-text", "video", "3d-volume", "audio", "tabular")
 DECODE_PATHS = ("cpu", "gpu")
 PRECISIONS = ("bf16", "fp16", "fp32", "fp8")
@@ -130,6 +122,7 @@ class Operations:
     growth_gpus_6_months: GPUs to add within six months (room is checked). budget_usd: purchase budget.
     max_gpus: largest count to consider. network_link: link id between nodes (e.g. ib-ndr).
     safe_free_fraction: share of usable memory to keep free (the safe line; 0.15-0.20).
+    allow_consumer_cards: None = by workload kind (only small-model iteration, article 5.3); true/false forces.
     """
 
     existing_server: str | None = None
@@ -141,6 +134,7 @@ class Operations:
     max_gpus: int = 64
     network_link: str = "ib-ndr"
     safe_free_fraction: float = 0.20
+    allow_consumer_cards: bool | None = None
 
 
 SECTIONS: dict[str, type] = {"data": DataIO, "model": ModelMemory, "workload": WorkloadMix,
@@ -270,163 +264,3 @@ def parse_version(text: str | None) -> tuple[int, ...] | None:
             break
         parts.append(int(digits))
     return tuple(parts) or None
-
-
-# ----- TOML profiles -----------------------------------------------------------------------------------
-
-def _coerce(section: str, key: str, value, template):
-    """Check a TOML value against the dataclass default's type; ints accepted where floats are expected."""
-    where = f"{section}.{key}"
-    if isinstance(template, bool):
-        if not isinstance(value, bool):
-            raise ProfileError(where, f"must be true or false, got {value!r}.")
-        return value
-    if isinstance(template, dict):
-        if not isinstance(value, dict):
-            raise ProfileError(where, "must be a table of id = price.")
-        return dict(value)
-    if isinstance(template, list):
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ProfileError(where, "must be a list of strings.")
-        return list(value)
-    if isinstance(value, bool):
-        raise ProfileError(where, f"must be a number or text, not {value!r}.")
-    if isinstance(template, (int, float)) or template is None:
-        if isinstance(value, (int, float)):
-            return value
-        if template is None and isinstance(value, str):
-            return value
-        raise ProfileError(where, f"must be a number, got {value!r}.")
-    if isinstance(template, str):
-        if not isinstance(value, str):
-            raise ProfileError(where, f"must be text, got {value!r}.")
-        return value
-    return value
-
-
-def requirement_from_dict(data: dict) -> Requirement:
-    """Build a Requirement from the TOML-shaped dict (``{"name":..., "data": {...}, ...}``).
-
-    Raises:
-        ProfileError: unknown sections or keys, or values of the wrong type (field named).
-    """
-    if not isinstance(data, dict):
-        raise ProfileError("profile", "must be a table of sections.")
-    version = data.get("version", PROFILE_VERSION)
-    if not isinstance(version, int) or version > PROFILE_VERSION:
-        raise ProfileError("version", f"profile version {version!r} is newer than this gpudesk understands ({PROFILE_VERSION}); update gpudesk.")
-    req = Requirement()
-    for key, value in data.items():
-        if key == "version":
-            continue
-        if key in ("name", "notes"):
-            if not isinstance(value, str):
-                raise ProfileError(key, "must be text.")
-            setattr(req, key, value)
-            continue
-        if key not in SECTIONS:
-            raise ProfileError(key, f"unknown section; use {', '.join(SECTIONS)}.")
-        if not isinstance(value, dict):
-            raise ProfileError(key, "must be a [section] table.")
-        target = getattr(req, key)
-        known = {f.name: f for f in fields(target)}
-        for k, v in value.items():
-            if k not in known:
-                raise ProfileError(f"{key}.{k}", f"unknown key; known keys: {', '.join(known)}.")
-            setattr(target, k, _coerce(key, k, v, getattr(target, k)))
-    return req
-
-
-def load_profile(path: str | Path) -> Requirement:
-    """Read a TOML profile and validate it.
-
-    Raises:
-        ProfileError: unreadable file, invalid TOML (with line/column), unknown keys, wrong types.
-        PlanInputError: values out of range or contradictory.
-    """
-    p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise ProfileError("profile", f"cannot read {p}: {exc.strerror or exc}.") from exc
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ProfileError("profile", f"{p} is not UTF-8 text.") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ProfileError("profile", f"{p} is not valid TOML: {exc}.") from exc
-    req = requirement_from_dict(data)
-    if req.model.config_path and not Path(req.model.config_path).is_absolute():
-        req.model.config_path = str((p.parent / req.model.config_path).resolve())
-    return req.validate()
-
-
-def requirement_to_dict(req: Requirement) -> dict:
-    """The TOML-shaped dict of ``req`` (None values left out)."""
-    out: dict = {"version": PROFILE_VERSION, "name": req.name}
-    if req.notes:
-        out["notes"] = req.notes
-    for section in SECTIONS:
-        obj = getattr(req, section)
-        out[section] = {f.name: getattr(obj, f.name) for f in fields(obj) if getattr(obj, f.name) is not None}
-    return out
-
-
-def _toml_value(value) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if value == int(value) and abs(value) < 1e15:
-            return f"{value:.1f}"
-        return repr(value)
-    if isinstance(value, str):
-        escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
-        return f'"{escaped}"'
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    raise ProfileError("profile", f"cannot write {value!r} to TOML.")
-
-
-def _toml_key(key: str) -> str:
-    return key if key.replace("_", "").replace("-", "").isalnum() else _toml_value(key)
-
-
-def dumps_profile(req: Requirement) -> str:
-    """The TOML text of ``req`` (a small writer for this fixed shape: scalars, string lists, id->price tables)."""
-    data = requirement_to_dict(req)
-    lines = [f"version = {data['version']}", f"name = {_toml_value(data['name'])}"]
-    if "notes" in data:
-        lines.append(f"notes = {_toml_value(data['notes'])}")
-    for section in SECTIONS:
-        lines.append("")
-        lines.append(f"[{section}]")
-        tables = []
-        for key, value in data[section].items():
-            if isinstance(value, dict):
-                tables.append((key, value))
-            else:
-                lines.append(f"{key} = {_toml_value(value)}")
-        for key, table in tables:
-            if table:
-                lines.append("")
-                lines.append(f"[{section}.{key}]")
-                lines.extend(f"{_toml_key(k)} = {_toml_value(float(v))}" for k, v in table.items())
-    return "\n".join(lines) + "\n"
-
-
-def save_profile(req: Requirement, path: str | Path) -> None:
-    """Write ``req`` as a TOML profile (validated first; written to a temporary file then renamed).
-
-    Raises:
-        PlanInputError: invalid requirement. ProfileError: the file cannot be written.
-    """
-    req.validate()
-    p = Path(path)
-    tmp = p.with_name(p.name + ".tmp")
-    try:
-        tmp.write_text(dumps_profile(req), encoding="utf-8")
-        tmp.replace(p)
-    except OSError as exc:
-        raise ProfileError("profile", f"cannot write {p}: {exc.strerror or exc}.") from exc

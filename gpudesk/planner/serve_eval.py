@@ -118,7 +118,8 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
         why.append((f"replica of {t} GPU(s) serving {batch} concurrent sequences: {gib(est.total_bytes)} per GPU under the "
                     f"{gib(f.safe_line_bytes)} safe line", "article 3.1; PagedAttention KV blocks (arXiv 2309.06180)"))
         if w.output_tokens:
-            why.append((f"decode step {step * 1e3:.1f} ms for {batch} sequences (weights {gib(weights)} + KV read at "
+            why.append((f"decode step {step * 1e3:.1f} ms for {batch} sequences = {tm.decode_tokens_per_s(batch, step):,.0f} "
+                        f"tokens/s per replica (weights {gib(weights)} + KV read at "
                         f"{gpu.memory_bandwidth_gbps:g} GB/s x {tm.DEFAULT_HBM_EFFICIENCY:g}); prefill {pre * 1e3:.1f} ms for "
                         f"{w.prompt_tokens} tokens at {peak:g} dense {precision.upper()} x {COMPUTE_EFFICIENCY:g}",
                         f"decode memory-bound, prefill compute-bound (catalog.md 6); {gpu.source_url}"))

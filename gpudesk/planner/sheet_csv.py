@@ -13,7 +13,8 @@ import io
 from pathlib import Path
 from typing import Any
 
-from gpudesk.planner.sheet import BomLine, ConfigurationSheet, SheetError, build_sheet
+from gpudesk import __version__
+from gpudesk.planner.sheet import SHEET_VERSION, BomLine, ConfigurationSheet, SheetError, build_sheet
 
 BOM_COLUMNS = ("category", "item", "quantity", "unit_price_usd", "total_usd", "notes", "source")
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -42,15 +43,18 @@ def safe_cell(value: Any) -> str:
 
 
 def bom_rows(sheet: ConfigurationSheet) -> list[list[str]]:
-    """Header plus one row per :class:`BomLine`, plus a total row when every line price is known."""
+    """Header, one row per :class:`BomLine`, the purchase total of the priced lines, the 3-year TCO, and a
+    last row naming the gpudesk version, sheet format, time stamp and title."""
     rows = [list(BOM_COLUMNS)]
     for line in sheet.bom:
         rows.append([safe_cell(getattr(line, name)) for name in BOM_COLUMNS])
-    priced = [line.total_usd for line in sheet.bom if line.quantity is not None]
-    if priced and all(p is not None for p in priced):
-        rows.append([safe_cell(v) for v in ("Total", "hardware", None, None, float(sum(priced)), "", "")])
+    priced = [line.total_usd for line in sheet.bom if line.total_usd is not None]
+    if priced:
+        rows.append([safe_cell(v) for v in ("Total", "Purchase (priced lines above)", None, None, float(sum(priced)), "", "")])
     if sheet.tco_total_usd is not None:
         rows.append([safe_cell(v) for v in ("TCO", "3-year total cost of ownership", None, None, sheet.tco_total_usd, "see the sheet's TCO table", "")])
+    rows.append([safe_cell(v) for v in ("Generated", f"gpudesk {__version__}, configuration sheet format {SHEET_VERSION}",
+                                        None, None, None, sheet.generated_at, sheet.title)])
     return rows
 
 
@@ -62,18 +66,20 @@ def sheet_to_csv(sheet: ConfigurationSheet) -> str:
     return "\ufeff" + buffer.getvalue()
 
 
-def plan_to_csv(plan: dict[str, Any], candidate_index: int = 0) -> str:
-    """``sheet_to_csv(build_sheet(plan, candidate_index))``."""
-    return sheet_to_csv(build_sheet(plan, candidate_index))
+def plan_to_csv(plan: dict[str, Any], candidate_index: int = 0, title: str | None = None,
+                profile: dict[str, Any] | None = None, catalog: Any = None) -> str:
+    """``sheet_to_csv(build_sheet(...))`` with the same arguments as :func:`build_sheet`."""
+    return sheet_to_csv(build_sheet(plan, candidate_index, title, profile=profile, catalog=catalog))
 
 
-def write_csv(plan: dict[str, Any], path: str | Path, candidate_index: int = 0) -> Path:
+def write_csv(plan: dict[str, Any], path: str | Path, candidate_index: int = 0, title: str | None = None,
+              profile: dict[str, Any] | None = None, catalog: Any = None) -> Path:
     """Write the bill of materials to ``path``.
 
     Raises:
         SheetError: no candidates, or the file cannot be written.
     """
-    text = plan_to_csv(plan, candidate_index)
+    text = plan_to_csv(plan, candidate_index, title, profile, catalog)
     target = Path(path)
     try:
         target.write_text(text, encoding="utf-8", newline="")

@@ -12,15 +12,19 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from gpudesk import __version__
 from gpudesk.planner.sheet import SHEET_FORMAT, SHEET_VERSION, ConfigurationSheet, SheetError, build_sheet
 
 _TIMING_KEYS = {
     "Step time": "step_time_s",
-    "All-reduce share of a step": "allreduce_share",
+    "Exposed communication share of a step": "comm_share",
     "Time to result": "time_to_result_s",
     "Deadline": "deadline_s",
-    "Decode throughput": "decode_tokens_per_s",
-    "QPS one GPU sustains": "qps_per_gpu",
+    "Late by": "deadline_miss_s",
+    "QPS the configuration sustains": "qps_capacity",
+    "Target QPS": "target_qps",
+    "Data rate needed": "data_rate_needed_bytes_per_s",
+    "Data rate available": "data_rate_available_bytes_per_s",
 }
 
 
@@ -29,6 +33,7 @@ def sheet_to_dict(sheet: ConfigurationSheet) -> dict[str, Any]:
     return {
         "format": SHEET_FORMAT,
         "version": SHEET_VERSION,
+        "gpudesk_version": __version__,
         "title": sheet.title,
         "generated_at": sheet.generated_at,
         "workload_kind": sheet.workload_kind,
@@ -66,19 +71,21 @@ def sheet_to_json(sheet: ConfigurationSheet) -> str:
         raise SheetError(f"The sheet cannot be written as JSON: {exc}.") from exc
 
 
-def plan_to_json(plan: dict[str, Any], candidate_index: int = 0, title: str | None = None) -> str:
-    """``sheet_to_json(build_sheet(plan, candidate_index, title))``."""
-    return sheet_to_json(build_sheet(plan, candidate_index, title))
+def plan_to_json(plan: dict[str, Any], candidate_index: int = 0, title: str | None = None,
+                     profile: dict[str, Any] | None = None, catalog: Any = None) -> str:
+    """``sheet_to_json(build_sheet(plan, candidate_index, title, profile=profile, catalog=catalog))``."""
+    return sheet_to_json(build_sheet(plan, candidate_index, title, profile=profile, catalog=catalog))
 
 
-def write_json(plan: dict[str, Any], path: str | Path, candidate_index: int = 0, title: str | None = None) -> Path:
+def write_json(plan: dict[str, Any], path: str | Path, candidate_index: int = 0, title: str | None = None,
+                  profile: dict[str, Any] | None = None, catalog: Any = None) -> Path:
     """Write the JSON sheet to ``path``.
 
     Raises:
         SheetError: no candidates, a non-JSON value, or the file cannot be written.
     """
     target = Path(path)
-    text = plan_to_json(plan, candidate_index, title)
+    text = plan_to_json(plan, candidate_index, title, profile, catalog)
     try:
         target.write_text(text, encoding="utf-8")
     except OSError as exc:

@@ -136,7 +136,7 @@ def compute_tco(*, gpu_id: str, gpu_price_usd: float | None, gpu_tdp_w: float, c
     residual = -hardware * a.residual_fraction
     # Host power: the chassis maximum minus its GPUs' TDP (DGX A100: 6.5 kW - 8 x 400 W); else 0.8 x GPU TDP
     # (DGX H100 node ~1.8x its GPUs' TDP, catalog.md 5.2).
-    if server_power_w and server_power_w > server_max_gpus * gpu_tdp_w:
+    if server_power_w and server_power_w >= server_max_gpus * gpu_tdp_w:
         host_w_each = server_power_w - server_max_gpus * gpu_tdp_w
     else:
         host_w_each = 0.8 * gpu_tdp_w * min(count, server_max_gpus)

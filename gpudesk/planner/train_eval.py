@@ -13,7 +13,7 @@ from gpudesk.planner.candidates import PlanContext, fmt_duration, gib, intra_lin
 from gpudesk.planner.results import Candidate, Rejected
 from gpudesk.planner.workload import memory_workload
 from gpudesk.sizing import time as tm
-from gpudesk.sizing.capacity import fit
+from gpudesk.sizing.capacity import fit, reported_total_bytes
 from gpudesk.sizing.memory import estimate_memory
 from gpudesk.sizing.memory_lora import lora_trainable_params
 
@@ -39,26 +39,35 @@ def _options(ctx: PlanContext, count: int) -> list[tuple[str, str]]:
 
 
 def _memory(ctx: PlanContext, count: int, sharding: str, recompute: str):
+    """(estimate, total bytes) for this count and setting, computed once per plan."""
     key = ("train", count, sharding, recompute)
-    est = ctx.memory_cache.get(key)
-    if est is None:
+    hit = ctx.memory_cache.get(key)
+    if hit is None:
         est = estimate_memory(ctx.spec, memory_workload(ctx.req, gpus=count, sharding=sharding, recompute=recompute))
-        ctx.memory_cache[key] = est
-    return est
+        hit = ctx.memory_cache[key] = (est, est.total_bytes)
+    return hit
 
 
-def work(ctx: PlanContext) -> tuple[float, float, str]:
-    """(total training FLOPs, samples to process, explanation) for the requirement."""
+def work(ctx: PlanContext) -> tuple[float, float, str, float]:
+    """(total training FLOPs, samples to process, explanation, factor for full recompute) for the requirement.
+
+    Full training: 6 FLOPs per parameter per token (2 forward, 2 activation gradients, 2 weight gradients;
+    Kaplan et al. 2020). LoRA/QLoRA skip the frozen weights' gradients: 4 (the adapters add < 1 %). Full
+    recomputation adds one forward: 8/6 or 6/4. Non-transformers use the given FLOPs per sample (already
+    forward + backward); recomputation is not offered for them.
+    """
     req, spec = ctx.req, ctx.spec
     m, d, w = req.model, req.data, req.workload
     epochs = d.epochs or 1.0
     if m.train_flops_per_sample:
         samples = (d.sample_count or 0) * epochs
-        return m.train_flops_per_sample * samples, samples, f"{m.train_flops_per_sample:.3g} FLOPs/sample x {samples:,.0f} samples"
+        return (m.train_flops_per_sample * samples, samples,
+                f"{m.train_flops_per_sample:.3g} FLOPs/sample x {samples:,.0f} samples", 4 / 3)
     tokens = w.tokens_to_train or (d.sample_count or 0) * m.seq_len_tokens * epochs
     samples = tokens / m.seq_len_tokens
     per_token = 4.0 if m.mode in ("lora", "qlora") else 6.0
-    return per_token * spec.active_params * tokens, samples, f"{per_token:g} x {spec.active_params / 1e9:.2f} B params x {tokens:.3g} tokens"
+    return (per_token * spec.active_params * tokens, samples,
+            f"{per_token:g} x {spec.active_params / 1e9:.2f} B params x {tokens:.3g} tokens", (per_token + 2) / per_token)
 
 
 def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -> Candidate | Rejected:
@@ -81,7 +90,7 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
         return Rejected(gpu.id, gpu.name, count, server.id, link.id, [f"no dense {m.precision.upper()} rate for {gpu.name} in the catalog"])
     eff = gpu.matmul_efficiency
     achievable = tm.achievable_flops_per_gpu(peak, eff)
-    total_flops, samples, work_note = work(ctx)
+    total_flops, samples, work_note, recompute_factor = work(ctx)
     accumulation = max(1, math.ceil((m.global_batch_size or m.micro_batch_size * dp) / (m.micro_batch_size * dp)))
     samples_per_step = accumulation * m.micro_batch_size * dp
     steps = max(1.0, samples / samples_per_step)
@@ -89,26 +98,35 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
         sync_params = lora_trainable_params(spec, m.lora_rank, tuple(m.lora_targets))
     else:
         sync_params = spec.params // t
-    fitting, fallback = [], None
-    for sharding, recompute in _options(ctx, count):
-        est = _memory(ctx, count, sharding, recompute)
-        f = fit(est.total_bytes, gpu.memory_bytes, gpu.memory_type, o.safe_free_fraction)
-        flops = total_flops * (8 / 6 if recompute == "full" else 1.0)
-        compute_s = flops / steps / (count * achievable)
+    usable = reported_total_bytes(gpu.memory_bytes, gpu.memory_type)
+    safe = int(usable * (1 - o.safe_free_fraction))
+
+    def timing(sharding: str, recompute: str) -> tm.StepTime:
+        flops = total_flops * (recompute_factor if recompute == "full" else 1.0)
         comm_bytes = tm.gradient_sync_bytes_per_gpu(sync_params, sharding, dp) * (accumulation if sharding == "zero3" else 1)
-        comm_s = tm.collective_time_s(comm_bytes, bottleneck_gbps, dp)
-        st = tm.step_time(compute_s, comm_s)
-        entry = (st.step_s, sharding, recompute, est, f, st)
-        if f.under_safe_line:
-            fitting.append(entry)
-        elif f.fits and (fallback is None or est.total_bytes < fallback[3].total_bytes):
-            fallback = entry
+        return tm.step_time(flops / steps / (count * achievable), tm.collective_time_s(comm_bytes, bottleneck_gbps, dp))
+
+    fitting, fallback, smallest = [], None, None
+    for sharding, recompute in _options(ctx, count):
+        est, total = _memory(ctx, count, sharding, recompute)
+        if smallest is None or total < smallest:
+            smallest = total
+        if total > usable:
+            continue
+        if total > safe:
+            if fallback is None or total < fallback[4]:
+                fallback = (sharding, recompute, est, None, total)
+            continue
+        fitting.append((sharding, recompute, est, timing(sharding, recompute), total))
     if not fitting and fallback is None:
-        smallest = min((_memory(ctx, count, s, r) for s, r in _options(ctx, count)), key=lambda e: e.total_bytes)
-        usable = fit(0, gpu.memory_bytes, gpu.memory_type).usable_bytes
         return Rejected(gpu.id, gpu.name, count, server.id, link.id,
-                        [f"does not fit: at least {gib(smallest.total_bytes)} per GPU needed, {gpu.name} reports {gib(usable)} usable"])
-    step_s, sharding, recompute, est, f, st = min(fitting, key=lambda e: e[0]) if fitting else fallback
+                        [f"does not fit: at least {gib(smallest)} per GPU needed, {gpu.name} reports {gib(usable)} usable"])
+    if fitting:
+        sharding, recompute, est, st, total = min(fitting, key=lambda e: e[3].step_s)
+    else:
+        sharding, recompute, est, _, total = fallback
+        st = timing(sharding, recompute)
+    f = fit(total, gpu.memory_bytes, gpu.memory_type, o.safe_free_fraction)
     cand = Candidate(
         gpu_id=gpu.id, gpu_name=gpu.name, count=count, servers=servers, server_id=server.id, server_name=server.name,
         interconnect=link.id, interconnect_name=link.name, network_link=ctx.network.id if servers > 1 else None,
@@ -126,7 +144,7 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
     eff_src = getattr(gpu, "matmul_efficiency_source", None) or ("Stas Bekman MAMF table" if eff else "gpudesk default 0.75 (no measurement)")
     why.append((f"{achievable / 1e12:.0f} TFLOPS per GPU sustained = {peak:g} dense {m.precision.upper()} x matmul efficiency "
                 f"{eff if eff is not None else tm.DEFAULT_MATMUL_EFFICIENCY:g} x {tm.DEFAULT_MFU_OF_MAMF:g}", f"{gpu.source_url}; {eff_src}"))
-    why.append((f"work: {work_note}" + (" x 8/6 for full recompute" if recompute == "full" else ""),
+    why.append((f"work: {work_note}" + (f" x {recompute_factor:.3g} for full recompute" if recompute == "full" else ""),
                 "Kaplan et al. 2020 (6 FLOPs/param/token); Narayanan et al. 2021 (8 with recompute)"))
     if count > 1:
         why.append((f"{link.name}{' + ' + ctx.network.name if servers > 1 else ''}: {bottleneck_gbps:g} GB/s per direction; "
@@ -169,4 +187,7 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
                              f"{cand.comm_share:.0%} of the step (article 2.1: two PCIe cards ran slower than one until the batch grew)")
     elif cand.comm_share > 0.3:
         cand.warnings.append(f"Communication-bound: {cand.comm_share:.0%} of each step waits for gradient sync over {link.name}")
+    if t > 1 and link.kind == "pcie":
+        cand.warnings.append(f"Tensor parallelism {t} over {link.name}: every layer all-reduces activations on PCIe "
+                             "(not modelled in the step time; Megatron-LM keeps tensor parallelism inside an NVLink domain)")
     return cand

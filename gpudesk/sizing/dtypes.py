@@ -74,7 +74,11 @@ def weight_bits_per_param(fmt: str) -> float:
 
 
 def compute_precision_of(fmt: str) -> str:
-    """The tensor-core precision a weight format computes in: int4-g128/nf4 dequantise to 16-bit -> ``"bf16"``."""
+    """The tensor-core precision a weight format computes in.
+
+    ``int8`` and ``fp8`` are taken as weights-and-activations formats (W8A8, e.g. SmoothQuant / FP8 serving) that
+    run on INT8/FP8 tensor cores; group-wise INT4 and NF4 are weight-only and dequantise to 16-bit -> ``"bf16"``.
+    """
     key = fmt.lower()
     if key in ("fp8", "int8", "fp4", "fp32", "tf32", "fp16", "bf16"):
         return key

@@ -88,7 +88,7 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
     if mode in ("lora", "qlora"):
         return lora_memory(
             spec, mode=mode, rank=w.lora_rank, targets=w.lora_targets, precision=w.precision,
-            optimizer="adam-16" if w.optimizer in ("adam-18", "adam-20") else w.optimizer,
+            optimizer=w.optimizer,
             seq_len_tokens=w.seq_len_tokens, micro_batch_size=w.micro_batch_size, recompute=w.recompute,
             flash_attention=w.flash_attention, overheads=w.overheads,
         )

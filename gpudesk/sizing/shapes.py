@@ -15,13 +15,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gpudesk.sizing.checks import MAX_PARAMS, positive_int
-from gpudesk.sizing.errors import ConfigFileError, ShapeError
+from gpudesk.sizing.errors import ConfigFileError, ShapeError, SizingError
 
 MODEL_KINDS = ("decoder", "encoder", "encoder-decoder", "vision", "diffusion", "cnn")
 
 # (hidden_size, layers) of published dense decoders, used to infer a shape from a parameter count.
 _REFERENCE_SHAPES: tuple[tuple[int, int], ...] = (
-    (768, 12), (1024, 24), (2048, 24), (2560, 32), (4096, 32), (5120, 40), (6656, 60), (8192, 80),
+    (128, 2), (256, 4), (512, 8), (768, 12), (1024, 24), (2048, 24), (2560, 32), (4096, 32), (5120, 40), (6656, 60), (8192, 80),
     (12288, 96), (16384, 126), (20480, 128),
 )
 _GATED_MODEL_TYPES = frozenset({
@@ -118,16 +118,22 @@ class ModelSpec:
 
     @property
     def largest_layer_params(self) -> int:
-        """Parameters of the biggest single module (embedding matrix or one transformer block).
+        """Parameters of the biggest single module: the embedding / LM head or one linear layer.
 
-        DeepSpeed's ZeRO-3 estimator gathers this much at once (``4 * largest_layer_params`` bytes).
+        DeepSpeed's ZeRO-3 estimator gathers this much at once (``4 * largest_layer_params`` bytes); for t5-3b
+        it is the 32128 x 1024 shared embedding, "32M" in DeepSpeed's memory docs.
         """
-        candidates = []
-        if self.vocab_size and self.hidden_size:
-            candidates.append(self.vocab_size * self.hidden_size)
-        if self.layers:
-            candidates.append((self.params - self.embedding_params) // self.layers)
-        return max(candidates) if candidates else self.params
+        sizes = []
+        h = self.hidden_size
+        if self.vocab_size and h:
+            sizes.append(self.vocab_size * h)
+        if h and self.num_attention_heads:
+            sizes.append(h * self.num_attention_heads * self.head_dim_resolved)
+        if h and self.ffn_size:
+            sizes.append(h * self.ffn_size)
+        if not sizes:
+            return self.params
+        return max(sizes)
 
 
 def _decoder_params(h: int, layers: int, ffn: int, vocab: int, heads: int, kv_heads: int, head_dim: int,
@@ -144,7 +150,8 @@ def _decoder_params(h: int, layers: int, ffn: int, vocab: int, heads: int, kv_he
 def spec_from_params(params: int | float, name: str | None = None) -> ModelSpec:
     """A decoder shape inferred from a parameter count, flagged ``shape_is_guess``.
 
-    Picks the published (hidden, layers) pair whose Llama-style size (``12*L*h^2`` + embeddings, vocab 32000,
+    Picks the published (hidden, layers) pair whose Llama-style size (``12*L*h^2`` + embeddings, vocab 32000 or
+    a tenth of the parameters for small models,
     gated MLP ffn = 8h/3, multi-head attention) is nearest, then sets the layer count to match ``params``.
     The KV cache of a guessed shape assumes multi-head attention (the larger, safer figure).
 
@@ -152,21 +159,23 @@ def spec_from_params(params: int | float, name: str | None = None) -> ModelSpec:
         ShapeError: params not a positive number or above 100 T.
     """
     n = parse_param_count(params)
-    vocab = 32000
     best = None
     for h, layers in _REFERENCE_SHAPES:
+        # Small models keep the embedding to about a tenth of the parameters (a 32000-token vocabulary would
+        # otherwise exceed the whole count below ~50 M parameters).
+        vocab = min(32000, max(256, int(0.1 * n / h)))
         per_layer = 12 * h * h
         fitted = max(1, round((n - 2 * vocab * h) / per_layer)) if n > 2 * vocab * h else 1
         size = 2 * vocab * h + fitted * per_layer
         score = abs(math.log(size / n)) + 0.05 * abs(math.log(fitted / layers))
         if best is None or score < best[0]:
-            best = (score, h, fitted)
-    _, h, layers = best
+            best = (score, h, fitted, vocab)
+    _, h, layers, vocab = best
     heads = max(1, h // 128) if h >= 1024 else max(1, h // 64)
     head_dim = h // heads
     ffn = int(round(8 * h / 3 / 256)) * 256 or 4 * h
     return ModelSpec(
-        name=name or f"{_human_count(n)} parameters (shape guessed)",
+        name=name or f"{_human_count(n)}-parameter model",
         params=n, kind="decoder", layers=layers, hidden_size=h, num_attention_heads=heads, num_kv_heads=heads,
         ffn_size=ffn, vocab_size=vocab, context_length=4096, head_dim=head_dim, tied_embeddings=False,
         gated_mlp=True, shape_is_guess=True, source=f"inferred from {n} parameters (Llama-style layout; a guess)",
@@ -179,7 +188,8 @@ def spec_from_catalog(shape) -> ModelSpec:
         name=shape.name, params=int(shape.params), kind=shape.kind or "decoder", layers=shape.layers,
         hidden_size=shape.hidden_size, num_attention_heads=shape.num_attention_heads,
         num_kv_heads=shape.num_kv_heads, ffn_size=shape.ffn_size, vocab_size=shape.vocab_size,
-        context_length=shape.context_length, tied_embeddings=bool(shape.tied_embeddings),
+        context_length=shape.context_length, head_dim=getattr(shape, "head_dim", None),
+        tied_embeddings=bool(shape.tied_embeddings),
         moe_experts=shape.moe_experts, moe_active_experts=shape.moe_active_experts,
         shape_is_guess=False, source=shape.source_url or f"catalog model {shape.id}",
     )
@@ -229,8 +239,8 @@ def spec_from_hf_config(path: str | Path) -> ModelSpec:
         if model_type in ("bert", "roberta", "xlm-roberta", "electra", "deberta", "distilbert") or "type_vocab_size" in cfg:
             return _bert_spec(cfg, name, p)
         return _decoder_spec(cfg, name, p, model_type)
-    except ShapeError as exc:
-        raise ConfigFileError("config", f"{p}: {str(exc).split(': ', 1)[-1]}") from exc
+    except SizingError as exc:
+        raise ConfigFileError("config", f"{p}: {exc}") from exc
 
 
 def _need(cfg: dict, label: str, *keys) -> int:

@@ -140,6 +140,11 @@ def decode_step_s(weights_bytes: float, kv_bytes_per_sequence: float, batch: int
     return max(memory_s, compute_s)
 
 
+def decode_tokens_per_s(batch: int, step_seconds: float) -> float:
+    """Generated tokens per second of a GPU decoding ``batch`` sequences with steps of ``step_seconds``."""
+    return positive_int("batch", batch) / positive_float("decode_step_s", step_seconds)
+
+
 def prefill_s(prompt_tokens: int, flops_per_token: float, peak_flops: float, compute_efficiency: float = 0.5) -> float:
     """Seconds of compute-bound prefill for one prompt: tokens x 2 x params / (peak x efficiency)."""
     n = positive_int("prompt_tokens", prompt_tokens)

@@ -76,6 +76,8 @@ class SavedPlan:
         created_at, updated_at: UTC ISO 8601 timestamps.
         deleted_at: when it was marked deleted, or None.
         format_version: row layout version.
+        problem: why the stored plan JSON could not be read (the plan is then ``{}``; the profile is intact
+            and can be re-planned), or None.
     """
 
     id: int
@@ -88,6 +90,7 @@ class SavedPlan:
     updated_at: str
     deleted_at: str | None
     format_version: int
+    problem: str | None = None
 
 
 def _now() -> str:
@@ -113,19 +116,23 @@ def _encode_plan(plan: dict[str, Any]) -> str:
     if not isinstance(plan, dict):
         raise PlanStoreError(f"The plan to save must be a dictionary (plan_to_dict output), got {type(plan).__name__}.")
     try:
-        return json.dumps(plan, ensure_ascii=False, sort_keys=True, allow_nan=False)
+        return json.dumps(plan, ensure_ascii=False, allow_nan=False)  # key order kept (breakdowns are ordered)
     except (TypeError, ValueError) as exc:
         raise PlanStoreError(f"The plan cannot be saved as JSON: {exc}.") from exc
 
 
-def _row_to_plan(row: dict[str, Any]) -> SavedPlan:
+def _row_to_plan(row: dict[str, Any], *, tolerant: bool = False) -> SavedPlan:
+    problem = None
     try:
         plan = json.loads(row["plan_json"])
+        if not isinstance(plan, dict):
+            raise json.JSONDecodeError("not a JSON object", row["plan_json"], 0)
     except json.JSONDecodeError as exc:
-        raise PlanStoreError(
-            f"Saved plan {row['id']} ({row['name']!r}) holds unreadable plan JSON ({exc}); its profile is intact, "
-            "re-run the plan from it."
-        ) from exc
+        problem = (f"Saved plan {row['id']} ({row['name']!r}) holds unreadable plan JSON ({exc}); its profile is "
+                   "intact: edit it and plan again.")
+        if not tolerant:
+            raise PlanStoreError(problem) from exc
+        plan = {}
     return SavedPlan(
         id=int(row["id"]),
         name=row["name"],
@@ -137,6 +144,7 @@ def _row_to_plan(row: dict[str, Any]) -> SavedPlan:
         updated_at=row["updated_at"],
         deleted_at=row.get("deleted_at"),
         format_version=int(row.get("format_version") or PLAN_ROW_VERSION),
+        problem=problem,
     )
 
 
@@ -187,10 +195,11 @@ def get_plan(db: Database, plan_id: int) -> SavedPlan:
 
 
 def list_plans(db: Database, *, include_deleted: bool = False) -> list[SavedPlan]:
-    """Saved plans, most recently updated first."""
+    """Saved plans, most recently updated first. A row whose plan JSON cannot be read is still listed, with
+    ``plan == {}`` and ``problem`` saying why, so one damaged row never hides the others."""
     where = "" if include_deleted else "where deleted_at is null"
     rows = db.query(f"select * from plans {where} order by updated_at desc, id desc")
-    return [_row_to_plan(r) for r in rows]
+    return [_row_to_plan(r, tolerant=True) for r in rows]
 
 
 def update_plan(

@@ -11,6 +11,7 @@ Tables:
     recording_extra     narrow (session_id, t, gpu_index, metric, value) for metrics without a column, e.g.
                         unknown dmon columns.
     recording_reasons   (session_id, gpu_index, metric) -> why values were N/A (first reason seen).
+    recording_metrics   (session_id, metric): the metrics a session holds (read without a scan).
 
 Crash safety: the store is in WAL mode and the recorder commits every 1-2 s, so a killed process loses at most
 the uncommitted batch; a session without ``ended_at`` is shown as interrupted and is fully readable.
@@ -79,6 +80,12 @@ def m001_recordings(db: Database) -> None:
     )
 
 
+@migrations()
+def m002_recording_metrics(db: Database) -> None:
+    """Which metrics each session holds, so a span read need not scan the whole session to find them."""
+    db["recording_metrics"].create({"session_id": int, "metric": str}, pk=("session_id", "metric"))
+
+
 @dataclass
 class RecordingSession:
     """A recording as listed: ``interrupted`` when it has no end time (the recorder was killed or is running)."""
@@ -143,14 +150,21 @@ def create_session(
     return int(sid)
 
 
-def insert_rows(db: Database, session_id: int, columns: list[str], rows: list[tuple], *, commit: bool = True) -> None:
+def insert_rows(db: Database, session_id: int, columns: list[str], rows: list[tuple], *, commit: bool = True,
+                present: list[str] | None = None) -> None:
     """Insert sample rows: each row is (t, gpu_index, *values in ``columns`` order); None = N/A.
 
-    Columns without a place in recording_samples go to recording_extra (narrow).
+    Columns without a place in recording_samples go to recording_extra (narrow). ``present`` (the columns that
+    have at least one value) is computed when not given.
     """
     wide = [c for c in columns if c in _COLSET]
     extra = [(i, c) for i, c in enumerate(columns) if c not in _COLSET]
     conn = db.conn
+    if present is None:
+        present = [c for i, c in enumerate(columns) if any(r[2 + i] is not None for r in rows)]
+    if present:
+        conn.executemany("insert or ignore into recording_metrics (session_id, metric) values (?, ?)",
+                         [(session_id, c) for c in present])
     pos = [columns.index(c) for c in wide]
     sql = (f"insert into recording_samples (session_id, t, gpu_index{''.join(', ' + c for c in wide)}) "
            f"values (?, ?, ?{', ?' * len(wide)})")
@@ -175,12 +189,18 @@ def insert_arrays(db: Database, session_id: int, t: np.ndarray, gpu: np.ndarray,
     for s in range(0, n, chunk):
         e = min(n, s + chunk)
         cols = [t[s:e].tolist(), gpu[s:e].tolist()]
+        present = []
         for name in names:
             v = metrics[name][s:e]
+            missing = np.isnan(v)
+            if missing.all():
+                cols.append([None] * (e - s))
+                continue
+            present.append(name)
             obj = v.astype(object)
-            obj[np.isnan(v)] = None
+            obj[missing] = None
             cols.append(obj.tolist())
-        insert_rows(db, session_id, names, list(zip(*cols)), commit=True)
+        insert_rows(db, session_id, names, list(zip(*cols)), commit=True, present=present)
         if progress is not None:
             progress(e, n)
     return n
@@ -258,7 +278,8 @@ def delete_session(db: Database, session_id: int) -> None:
     """Delete a session and all its samples (the user asked for it)."""
     _require(db, session_id)
     with db.conn:
-        for table in ("recording_samples", "recording_extra", "recording_reasons", "recording_gpus"):
+        for table in ("recording_samples", "recording_extra", "recording_reasons", "recording_metrics",
+                      "recording_gpus"):
             db.conn.execute(f"delete from {table} where session_id = ?", (session_id,))
         db.conn.execute("delete from recording_sessions where id = ?", (session_id,))
 
@@ -287,16 +308,23 @@ def read_arrays(
     _require(db, session_id)
     lo = -1e300 if t0 is None else float(t0)
     hi = 1e300 if t1 is None else float(t1)
-    present = [c for c in SAMPLE_COLUMNS if db.conn.execute(
-        f"select 1 from recording_samples where session_id = ? and {c} is not null limit 1", (session_id,)
-    ).fetchone()]
+    known = {r[0] for r in db.conn.execute("select metric from recording_metrics where session_id = ?", (session_id,))}
+    if known:
+        present = [c for c in SAMPLE_COLUMNS if c in known]
+    else:  # written before recording_metrics existed: find the columns with values (one scan)
+        counts = db.conn.execute(
+            f"select {', '.join(f'count({c})' for c in SAMPLE_COLUMNS)} from recording_samples where session_id = ?",
+            (session_id,),
+        ).fetchone()
+        present = [c for c, n in zip(SAMPLE_COLUMNS, counts) if n]
     where = "session_id = ? and t >= ? and t <= ?"
     params: list = [session_id, lo, hi]
     if gpus is not None:
         where += f" and gpu_index in ({', '.join('?' * len(gpus))})"
         params.extend(int(g) for g in gpus)
     sel = ", ".join(["t", "gpu_index", *present])
-    rows = db.conn.execute(f"select {sel} from recording_samples where {where} order by t, gpu_index", params).fetchall()
+    # the (session_id, t) index yields rows in time order (ties in insertion order): no sort step in SQLite
+    rows = db.conn.execute(f"select {sel} from recording_samples where {where} order by t", params).fetchall()
     if rows:
         arr = np.array(rows, dtype=np.float64)
     else:

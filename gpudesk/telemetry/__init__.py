@@ -35,14 +35,17 @@ NVML (``gpudesk.telemetry.nvml_session``, ``nvml_source``, ``nvml_processes``)
     "no-permission", "no-devices", "error" - ``message`` is the sentence to show.
     ``NvmlSession(nvml=None).open()`` (raises ``NvmlUnavailableError`` with ``.status``), ``.devices()``,
     ``.close()``; ``shared_session()``.
-    ``NvmlSource(session=None, nvml=None, interval_s=1.0, slow_interval_s=5.0)``; ``.read() -> SampleBatch``.
+    ``NvmlSource(session=None, nvml=None, interval_s=1.0, slow_interval_s=5.0)``; ``.read() -> SampleBatch``;
+    ``.pcie_methods`` (GPU -> "byte counters, averaged over the interval" | "20 ms sample ...").
+    ``NvmlStatus.warnings``: known driver problems (e.g. the 535.43-535.86 process-struct mismatch).
     ``list_gpu_processes(session=None, nvml=None) -> ProcessListing`` (iterable of ``GpuProcess(pid, gpu_index,
     gpu_uuid, type "compute"|"graphics"|"compute+graphics", used_memory_bytes|None, memory_reason, user, name,
     cmdline, visible, host_reason, gpu_instance_id, compute_instance_id)``; ``.warnings``, ``.errors`` by GPU).
 
-dmon (``gpudesk.telemetry.dmon``, ``dmon_stream``)
+dmon (``gpudesk.telemetry.dmon``, ``dmon_format``, ``dmon_lines``, ``dmon_stream``)
     ``parse_dmon(text_or_lines, *, interval_s=1.0, start_time=None) -> DmonLog(frame, columns, notes,
-    unsupported, errors)``; ``read_dmon_file(path)``; ``DmonLineParser`` for live lines;
+    unsupported, errors, has_time)``; ``read_dmon_file(path)``; ``DmonLineParser(clock)`` with ``.feed(line)
+    -> [SampleBatch]``, ``.flush()``, ``.unsupported``, ``.errors`` for live lines (all importable from dmon);
     ``DmonStreamSource(command, interval_s=1.0)`` runs e.g. ``ssh node nvidia-smi dmon -s umt -o DT``
     (``DmonStreamError`` when it cannot start). ``DmonError`` for unreadable input.
     ``gpudesk.telemetry.dmon_import``: ``resolve_gpu_model(query) -> catalog GPU``, ``devices_for_model(gpus,

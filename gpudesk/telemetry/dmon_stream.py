@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from gpudesk.telemetry.dmon import DmonLineParser
+from gpudesk.telemetry.dmon_lines import DmonLineParser
 from gpudesk.telemetry.model import DeviceInfo, SampleBatch, TelemetryError
 
 

@@ -248,9 +248,20 @@ class SeriesFrame:
     def __len__(self) -> int:
         return int(self.t.shape[0])
 
+    def gpu_rows(self) -> dict[int, np.ndarray]:
+        """GPU index -> row indices of that GPU in time order (computed once, cached)."""
+        cached = getattr(self, "_gpu_rows", None)
+        if cached is None:
+            order = np.argsort(self.gpu, kind="stable")
+            uniq, starts = np.unique(self.gpu[order], return_index=True)
+            ends = [*starts[1:].tolist(), len(order)]
+            cached = {int(g): order[s:e] for g, s, e in zip(uniq.tolist(), starts.tolist(), ends)}
+            self._gpu_rows = cached
+        return cached
+
     @property
     def gpus(self) -> list[int]:
-        return sorted(int(g) for g in np.unique(self.gpu))
+        return sorted(self.gpu_rows())
 
     @property
     def span(self) -> tuple[float, float] | None:
@@ -277,10 +288,10 @@ class SeriesFrame:
 
     def series(self, gpu: int, metric: str) -> tuple[np.ndarray, np.ndarray]:
         """(t, values) of one metric for one GPU; values NaN where missing; empty when the metric is absent."""
-        mask = self.gpu == gpu
+        rows = self.gpu_rows().get(int(gpu), np.empty(0, dtype=np.int64))
         if metric not in self.metrics:
-            return self.t[mask], np.full(int(mask.sum()), np.nan)
-        return self.t[mask], self.metrics[metric][mask]
+            return self.t[rows], np.full(rows.size, np.nan)
+        return self.t[rows], self.metrics[metric][rows]
 
     def reason(self, gpu: int, metric: str) -> str | None:
         """Why values of ``metric`` on ``gpu`` are missing, if known."""

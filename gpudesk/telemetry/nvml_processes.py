@@ -107,9 +107,13 @@ def list_gpu_processes(session: NvmlSession | None = None, *, nvml: ModuleType |
             continue
         by_pid: dict[int, GpuProcess] = {}
         errors = []
-        for kind, fn in ((COMPUTE, nv.nvmlDeviceGetComputeRunningProcesses),
-                         (GRAPHICS, nv.nvmlDeviceGetGraphicsRunningProcesses)):
-            items, why = session.call(fn, handle)
+        for kind, name in ((COMPUTE, "nvmlDeviceGetComputeRunningProcesses"),
+                           (GRAPHICS, "nvmlDeviceGetGraphicsRunningProcesses")):
+            items, why = session.call(getattr(nv, name), handle)
+            older = getattr(nv, f"{name}_v2", None)
+            if items is None and why and why.startswith("FunctionNotFound") and older is not None:
+                # the driver predates the _v3 struct (before R510): fall back as nvitop and gpustat do
+                items, why = session.call(older, handle)
             if items is None:
                 errors.append(f"{kind}: {why}")
                 if why and why.startswith("GpuIsLost"):

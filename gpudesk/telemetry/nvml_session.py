@@ -71,6 +71,7 @@ class NvmlStatus:
     driver_version: str | None = None
     nvml_version: str | None = None
     device_count: int = 0
+    warnings: tuple[str, ...] = ()
 
     @property
     def available(self) -> bool:
@@ -183,6 +184,7 @@ class NvmlSession:
             self.status = NvmlStatus(
                 OK, f"NVML {_opt_text(nvml_version)}, driver {_opt_text(driver)}, {len(self._devices)} GPU(s).",
                 None, _opt_text(driver), _opt_text(nvml_version), len(self._devices),
+                tuple(driver_warnings(_opt_text(driver))),
             )
         return self
 
@@ -269,6 +271,11 @@ class NvmlSession:
         info.pcie_width_max_lanes = int(width) if width is not None and int(width) > 0 else None
         if info.pcie_gen_max is not None and info.pcie_width_max_lanes is not None:
             info.pcie_link_source = "nvml"
+        mem = read("memory_total_bytes", nv.nvmlDeviceGetMemoryInfo, handle)
+        if mem is not None and int(mem.total) > 0:
+            info.memory_total_bytes = int(mem.total)
+        elif mem is not None:
+            reasons["memory_total_bytes"] = "total memory reported as 0 (unified-memory device)"
         limit = read("power_limit_w", nv.nvmlDeviceGetEnforcedPowerLimit, handle)
         info.power_limit_w = limit / 1000.0 if limit is not None else None
         mig = read("mig_mode", nv.nvmlDeviceGetMigMode, handle)
@@ -307,6 +314,23 @@ class NvmlSession:
                 }
             )
         return out
+
+
+def driver_warnings(driver: str | None) -> list[str]:
+    """Known driver problems that change what NVML reports (monitor.md section 7, row 8)."""
+    out: list[str] = []
+    if not driver:
+        return out
+    parts = driver.split(".")
+    try:
+        major, minor = int(parts[0]), int(parts[1])
+    except (IndexError, ValueError):
+        return out
+    if major == 535 and 43 <= minor <= 86:
+        out.append(f"Driver {driver} is in the 535.43-535.86 range whose process structs do not match some "
+                   "nvidia-ml-py releases: process lists may miss entries or show bogus PIDs (gpustat #161). "
+                   "Upgrade the driver or match nvidia-ml-py to it.")
+    return out
 
 
 def _opt_text(value: Any) -> str | None:

@@ -2,10 +2,14 @@
 
 Tiers (after nvitop's TTL caches, monitor.md section 5): every tick - utilization, memory (v2 with v1
 fallback), PCIe TX/RX, power, GPU temperature, SM and memory clocks, clock-event reasons, encoder/decoder;
-every ``slow_interval_s`` - current PCIe generation and width, power limit, ECC counters, retired pages, memory
-temperature, NVLink throughput (counter deltas). A call that fails with NotSupported or FunctionNotFound is
+every ``slow_interval_s`` - current PCIe generation and width, power limit, ECC counters, retired pages, PCIe
+replay counter, memory temperature (field NVML_FI_DEV_MEMORY_TEMP), NVLink throughput (counter deltas). A call that fails with NotSupported or FunctionNotFound is
 not repeated for that GPU (its reason is reused); NoPermission, NotFound, Unknown are retried next time.
 A GPU that raises GpuIsLost is marked lost and not called again; the others go on.
+
+PCIe throughput: where the driver supports the cumulative byte counters (NVML_FI_DEV_PCIE_COUNT_TX/RX_BYTES),
+the rate is their delta over the poll interval (an average over the whole second); otherwise the 20 ms sample of
+nvmlDeviceGetPcieThroughput. ``NvmlSource.pcie_methods`` says which, per GPU.
 
 Units: NVML PCIe throughput is KB/s, taken as KiB/s (x1024, as nvitop and jupyterlab-nvdashboard do); power mW
 -> W; clocks MHz -> Hz; NVLink counters KiB with microsecond timestamps -> bytes/s.
@@ -26,7 +30,8 @@ _PERMANENT = ("NotSupported", "FunctionNotFound")
 
 
 class _GpuState:
-    __slots__ = ("skip", "slow_values", "slow_reasons", "mem_v1", "nvlink_links", "nvlink_prev")
+    __slots__ = ("skip", "slow_values", "slow_reasons", "mem_v1", "nvlink_links", "nvlink_prev", "pcie_counters",
+                 "pcie_prev")
 
     def __init__(self) -> None:
         self.skip: dict[str, str] = {}  # call key -> permanent reason
@@ -35,6 +40,8 @@ class _GpuState:
         self.mem_v1 = False
         self.nvlink_links: int | None = None
         self.nvlink_prev: tuple[float, float, float] | None = None  # (timestamp us, tx KiB, rx KiB)
+        self.pcie_counters: bool | None = None  # byte-counter fields usable? None = not tried yet
+        self.pcie_prev: tuple[float, float, float] | None = None  # (timestamp us, tx bytes, rx bytes)
 
 
 class NvmlSource:
@@ -128,8 +135,8 @@ class NvmlSource:
             return Sample(now, index, info.uuid, values, reasons)
         values.update(st.slow_values)
         reasons.update(st.slow_reasons)
-        values[m.PCIE_GEN_MAX] = info.pcie_gen_max
-        values[m.PCIE_WIDTH_MAX] = info.pcie_width_max_lanes
+        values[m.PCIE_GEN_MAX] = float(info.pcie_gen_max) if info.pcie_gen_max is not None else None
+        values[m.PCIE_WIDTH_MAX] = float(info.pcie_width_max_lanes) if info.pcie_width_max_lanes is not None else None
         if info.pcie_gen_max is None:
             reasons[m.PCIE_GEN_MAX] = info.reasons.get("pcie_gen_max", "unknown PCIe generation")
         if info.pcie_width_max_lanes is None:
@@ -158,10 +165,15 @@ class NvmlSource:
         put(m.GPU_UTIL, float(util.gpu) if util is not None else None, why)
         put(m.MEM_UTIL, float(util.memory) if util is not None else None, why)
         self._memory(nv, h, st, put)
-        tx, why = self._get(st, "pcie_tx", nv.nvmlDeviceGetPcieThroughput, h, nv.NVML_PCIE_UTIL_TX_BYTES)
-        put(m.PCIE_TX, float(tx) * 1024.0 if tx is not None else None, why)
-        rx, why = self._get(st, "pcie_rx", nv.nvmlDeviceGetPcieThroughput, h, nv.NVML_PCIE_UTIL_RX_BYTES)
-        put(m.PCIE_RX, float(rx) * 1024.0 if rx is not None else None, why)
+        rates = self._pcie_counter_rates(nv, h, st)
+        if rates is not None:
+            put(m.PCIE_TX, rates[0], None)
+            put(m.PCIE_RX, rates[1], None)
+        else:
+            tx, why = self._get(st, "pcie_tx", nv.nvmlDeviceGetPcieThroughput, h, nv.NVML_PCIE_UTIL_TX_BYTES)
+            put(m.PCIE_TX, float(tx) * 1024.0 if tx is not None else None, why)
+            rx, why = self._get(st, "pcie_rx", nv.nvmlDeviceGetPcieThroughput, h, nv.NVML_PCIE_UTIL_RX_BYTES)
+            put(m.PCIE_RX, float(rx) * 1024.0 if rx is not None else None, why)
         pw, why = self._get(st, "power", nv.nvmlDeviceGetPowerUsage, h)
         put(m.POWER, pw / 1000.0 if pw is not None else None, why)
         temp, why = self._get(st, "temp", nv.nvmlDeviceGetTemperature, h, nv.NVML_TEMPERATURE_GPU)
@@ -178,6 +190,37 @@ class NvmlSource:
         put(m.ENC_UTIL, float(enc[0]) if enc is not None else None, why)
         dec, why = self._get(st, "dec", nv.nvmlDeviceGetDecoderUtilization, h)
         put(m.DEC_UTIL, float(dec[0]) if dec is not None else None, why)
+
+    def _pcie_counter_rates(self, nv: ModuleType, h: Any, st: _GpuState) -> tuple[float, float] | None:
+        """PCIe TX/RX bytes/s averaged over the whole poll interval from the cumulative byte counters
+        (NVML_FI_DEV_PCIE_COUNT_TX/RX_BYTES), instead of nvmlDeviceGetPcieThroughput's 20 ms window, which
+        aliases badly for bursty loaders (monitor.md 2.4). Support is detected at run time; None = use the
+        20 ms sample (first tick, or counters unsupported)."""
+        if st.pcie_counters is False:
+            return None
+        fields = (getattr(nv, "NVML_FI_DEV_PCIE_COUNT_TX_BYTES", None), getattr(nv, "NVML_FI_DEV_PCIE_COUNT_RX_BYTES", None))
+        if None in fields:
+            st.pcie_counters = False
+            return None
+        vals, _why = self._get(st, "pcie_counters", nv.nvmlDeviceGetFieldValues, h, list(fields))
+        if vals is None or any(int(v.nvmlReturn) != 0 for v in vals):
+            st.pcie_counters = False
+            return None
+        st.pcie_counters = True
+        ts = float(max(int(v.timestamp) for v in vals))
+        tx, rx = float(int(vals[0].value.ullVal)), float(int(vals[1].value.ullVal))
+        prev, st.pcie_prev = st.pcie_prev, (ts, tx, rx)
+        if prev is None or ts <= prev[0] or tx < prev[1] or rx < prev[2]:
+            return None
+        dt = (ts - prev[0]) / 1e6
+        return (tx - prev[1]) / dt, (rx - prev[2]) / dt
+
+    @property
+    def pcie_methods(self) -> dict[int, str]:
+        """GPU index -> how PCIe throughput is measured ("byte counters, averaged over the interval" or
+        "20 ms sample (nvmlDeviceGetPcieThroughput)")."""
+        return {i: ("byte counters, averaged over the interval" if st.pcie_counters
+                    else "20 ms sample (nvmlDeviceGetPcieThroughput)") for i, st in enumerate(self._state)}
 
     def _memory(self, nv: ModuleType, h: Any, st: _GpuState, put: Callable[[str, Any, Any], None]) -> None:
         mem, why = None, None
@@ -232,9 +275,28 @@ class NvmlSource:
         put(m.RETIRED_PENDING, pend, why)
         replay, why = self._get(st, "pcie_replay", nv.nvmlDeviceGetPcieReplayCounter, h)
         put(m.PCIE_REPLAY, replay, why)
+        self._memory_temperature(nv, h, st, put)
         self._nvlink(nv, h, st, put)
         st.slow_values = vals
         st.slow_reasons = why_map
+
+    def _memory_temperature(self, nv: ModuleType, h: Any, st: _GpuState, put: Callable[[str, Any, Any], None]) -> None:
+        skip = st.skip.get("mem_temp")
+        if skip is not None:
+            put(m.MEM_TEMP, None, skip)
+            return
+        vals, why = self._get(st, "mem_temp_call", nv.nvmlDeviceGetFieldValues, h, [nv.NVML_FI_DEV_MEMORY_TEMP])
+        if vals is None:
+            put(m.MEM_TEMP, None, why)
+            return
+        ret = int(vals[0].nvmlReturn)
+        if ret != 0:
+            why = _field_error(nv, ret)
+            if why.startswith(_PERMANENT):
+                st.skip["mem_temp"] = why
+            put(m.MEM_TEMP, None, why)
+            return
+        put(m.MEM_TEMP, int(vals[0].value.uiVal), None)
 
     def _nvlink(self, nv: ModuleType, h: Any, st: _GpuState, put: Callable[[str, Any, Any], None]) -> None:
         if st.nvlink_links is None:
@@ -271,6 +333,16 @@ class NvmlSource:
         dt = (ts - prev[0]) / 1e6
         put(m.NVLINK_TX, (tx - prev[1]) * 1024.0 / dt, None)
         put(m.NVLINK_RX, (rx - prev[2]) * 1024.0 / dt, None)
+
+
+def _field_error(nv: ModuleType, code: int) -> str:
+    """Reason text for a per-field nvmlReturn code of nvmlDeviceGetFieldValues."""
+    from gpudesk.telemetry.nvml_session import reason_text
+
+    try:
+        return reason_text(nv.NVMLError(code))
+    except (TypeError, ValueError):
+        return f"NVML error code {code}"
 
 
 class _Lost(Exception):

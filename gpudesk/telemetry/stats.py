@@ -59,16 +59,11 @@ def span_stats(
     """
     sub = frame.select(t0, t1) if (t0 is not None or t1 is not None) else frame
     names = metrics if metrics is not None else list(sub.metrics)
-    order = np.argsort(sub.gpu, kind="stable")
-    gsorted = sub.gpu[order]
     out: dict[int, dict[str, SpanStats]] = {}
     wanted = set(gpus) if gpus is not None else None
-    uniq, starts = np.unique(gsorted, return_index=True)
-    ends = list(starts[1:]) + [len(gsorted)]
-    for g, s, e in zip(uniq.tolist(), starts.tolist(), ends):
+    for g, idx in sub.gpu_rows().items():
         if wanted is not None and g not in wanted:
             continue
-        idx = order[s:e]
         per: dict[str, SpanStats] = {}
         for name in names:
             col = sub.metrics.get(name)

@@ -53,7 +53,8 @@ def _plain(text: str, parent: QWidget) -> QLabel:
     return label
 
 
-def _table(headers: list[str], rows: list[list[str]], parent: QWidget) -> QTableWidget:
+def _table(headers: list[str], rows: list[list[str]], widths: list[int], parent: QWidget) -> QTableWidget:
+    """Read-only table with word-wrapped cells; ``widths`` in pixels (the last column stretches)."""
     table = QTableWidget(len(rows), len(headers), parent)
     table.setHorizontalHeaderLabels(headers)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -65,8 +66,11 @@ def _table(headers: list[str], rows: list[list[str]], parent: QWidget) -> QTable
             item.setToolTip(text)
             table.setItem(r, c, item)
     header = table.horizontalHeader()
-    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     header.setStretchLastSection(True)
+    for column, width in enumerate(widths):
+        table.setColumnWidth(column, width)
+    table.resizeRowsToContents()
     return table
 
 
@@ -138,11 +142,11 @@ class AboutDialog(QDialog):
             )
             layout.addWidget(_plain(summary, page))
             rows = [
-                [s["name"], s["publisher"], s["licence"], s["used_for"], s.get("url") or "", s["date_checked"]]
+                [f"{s['publisher']}: {s['name']}", s["licence"], s["used_for"], s.get("url") or "", s["date_checked"]]
                 for s in meta["sources"]
             ]
-            headers = [self.tr("Source"), self.tr("Publisher"), self.tr("Licence"), self.tr("Used for"), self.tr("Address"), self.tr("Checked")]
-            self.sources_table = _table(headers, rows, page)
+            headers = [self.tr("Source"), self.tr("Licence"), self.tr("Used for"), self.tr("Address"), self.tr("Checked")]
+            self.sources_table = _table(headers, rows, [205, 140, 220, 190], page)
             self.sources_table.cellDoubleClicked.connect(self._open_cell)
             self.sources_table.setToolTip(self.tr("Double-click an address to open it in your browser"))
             layout.addWidget(self.sources_table, 1)
@@ -157,7 +161,7 @@ class AboutDialog(QDialog):
         page = QWidget(self)
         layout = QVBoxLayout(page)
         headers = [self.tr("Component"), self.tr("Licence"), self.tr("Address")]
-        self.notices_table = _table(headers, [list(t) for t in THIRD_PARTY], page)
+        self.notices_table = _table(headers, [list(t) for t in THIRD_PARTY], [300, 140], page)
         self.notices_table.cellDoubleClicked.connect(self._open_cell)
         self.notices_table.setMaximumHeight(260)
         layout.addWidget(self.notices_table)

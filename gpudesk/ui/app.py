@@ -43,5 +43,6 @@ def run_app(argv: list[str] | None = None) -> int:
     window.show()
     from gpudesk.ui.first_paint import exit_after_first_paint_requested, quit_after_first_paint
 
-    watcher = quit_after_first_paint(app, window) if exit_after_first_paint_requested() else None  # noqa: F841
+    if exit_after_first_paint_requested():  # GPUDESK_EXIT_AFTER_PAINT=1: start-up timing, see first_paint.py
+        quit_after_first_paint(app, window)
     return app.exec()

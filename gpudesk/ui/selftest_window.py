@@ -39,6 +39,9 @@ def open_and_paint(timeout_s: float) -> str:
     problems = list(window.ctx.problems)
     plot_detail = _exercise_plot_menus()
     window.close()
+    for resource in (window.ctx.store, window.ctx.catalog):  # release the files before the data folder goes
+        if resource is not None:
+            resource.close()
     window.deleteLater()
     QCoreApplication.sendPostedEvents(None, 0)
     if watcher.painted_at is None:

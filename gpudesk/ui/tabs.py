@@ -4,5 +4,8 @@ A tab is listed here only once it works; there are no empty tabs.
 """
 
 TAB_CLASSES: list[tuple[str, str]] = [
+    ("gpudesk.ui.plan.tab", "PlanTab"),
     ("gpudesk.ui.catalog.tab", "CatalogTab"),
+    ("gpudesk.ui.monitor.tab", "MonitorTab"),
+    ("gpudesk.ui.oom.tab", "OomTab"),
 ]

@@ -113,6 +113,7 @@ tar -C "$DIST" --owner=0 --group=0 --numeric-owner --transform "s,^gpudesk,gpude
   -czf "$TARBALL" gpudesk
 
 # --- .deb --------------------------------------------------------------------------------------------
+DEB=""
 if [ "$MAKE_DEB" -eq 1 ]; then
   STAGE="$BUILD/deb/gpudesk_${VERSION}_$ARCH"
   DEB="$DIST/gpudesk_${VERSION}_$ARCH.deb"
@@ -138,4 +139,6 @@ fi
 END=$(date +%s)
 log "done in $((END - START)) s"
 du -sh "$DIST/gpudesk" | sed 's/^/bundle unpacked: /'
-ls -l "$DIST"/*.tar.gz "$DIST"/*.deb 2>/dev/null | awk '{printf "%s: %.1f MB\n", $9, $5/1e6}'
+for artifact in "$TARBALL" ${DEB:+"$DEB"}; do
+  printf '%s: %.1f MB\n' "$artifact" "$(stat -c %s "$artifact" | awk '{print $1 / 1e6}')"
+done

@@ -11,6 +11,13 @@ from gpudesk import paths
 from gpudesk.catalog import AmbiguousItemError, CatalogError, UnknownItemError, open_catalog
 
 
+@pytest.fixture(scope="module")
+def catalog():
+    cat = open_catalog()
+    yield cat
+    cat.close()
+
+
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
@@ -125,3 +132,11 @@ def test_env_override(tmp_path, monkeypatch):
     monkeypatch.setenv("GPUDESK_CATALOG", str(tmp_path / "elsewhere.db"))
     with pytest.raises(CatalogError, match="elsewhere.db"):
         open_catalog()
+
+
+def test_search_after_close_raises_catalog_error():
+    cat = open_catalog()
+    cat.close()
+    assert cat.gpu("l4").tdp_w == 72  # loaded rows stay usable
+    with pytest.raises(CatalogError, match="Full-text search"):
+        cat.search_gpus("ada")

@@ -59,6 +59,8 @@ class FakeDevice:
     power_mw: int = 250_000
     power_limit_mw: int = 400_000
     temperature_c: int = 60
+    memory_temperature_c: int | None = None  # None -> the field returns NotSupported (GDDR cards)
+    pcie_counters: bool = False  # NVML_FI_DEV_PCIE_COUNT_TX/RX_BYTES supported (cumulative, pcie_*_kb rate)
     sm_clock_mhz: int = 1410
     mem_clock_mhz: int = 1593
     clock_events: int = 0
@@ -313,6 +315,13 @@ def make_fake_pynvml(
             ret, ui, ull = 0, 0, 0
             if fid == _real.NVML_FI_DEV_NVLINK_LINK_COUNT:
                 ui = d.nvlink_links
+            elif fid in (_real.NVML_FI_DEV_PCIE_COUNT_TX_BYTES, _real.NVML_FI_DEV_PCIE_COUNT_RX_BYTES):
+                if not d.pcie_counters:
+                    ret = _real.NVML_ERROR_NOT_SUPPORTED
+                per_s = d.pcie_tx_kb if fid == _real.NVML_FI_DEV_PCIE_COUNT_TX_BYTES else d.pcie_rx_kb
+                ull = per_s * 1024 * ts // 1_000_000
+            elif fid == _real.NVML_FI_DEV_MEMORY_TEMP and d.memory_temperature_c is not None:
+                ui = d.memory_temperature_c
             elif fid in (_real.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX, _real.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX):
                 if d.nvlink_links == 0:
                     ret = _real.NVML_ERROR_NOT_SUPPORTED
@@ -333,6 +342,14 @@ def make_fake_pynvml(
 
     @api
     def nvmlDeviceGetGraphicsRunningProcesses(h: _Handle) -> list[SimpleNamespace]:
+        return _procs(h.device.graphics_processes)
+
+    @api
+    def nvmlDeviceGetComputeRunningProcesses_v2(h: _Handle) -> list[SimpleNamespace]:
+        return _procs(h.device.compute_processes)
+
+    @api
+    def nvmlDeviceGetGraphicsRunningProcesses_v2(h: _Handle) -> list[SimpleNamespace]:
         return _procs(h.device.graphics_processes)
 
     @api

@@ -77,6 +77,25 @@ def test_bundle_self_test(built, tmp_path):
     assert not (tmp_path / "xdg-data" / "gpudesk").exists()  # the self-test used a throw-away data folder
 
 
+def test_bundle_children_get_the_users_library_path(built, tmp_path):
+    """The run-time hook undoes the bootloader's LD_LIBRARY_PATH for programs the app starts."""
+    exe = str(BUNDLE / "gpudesk")
+    job = ["oom", "run", "--", "sh", "-c", "echo LDP=[$LD_LIBRARY_PATH]"]
+    with_user_path = run([exe, *job], env=clean_env(tmp_path, LD_LIBRARY_PATH="/opt/user-lib"))
+    assert "LDP=[/opt/user-lib]" in with_user_path.stdout, with_user_path.stdout + with_user_path.stderr
+    without = run([exe, *job], env=clean_env(tmp_path))
+    assert "LDP=[]" in without.stdout, without.stdout + without.stderr
+
+
+def test_bundle_launches_a_python_job_with_the_probe(built, tmp_path):
+    """`gpudesk oom run` from the bundle: the launch bootstrap (shipped as source) loads in the job."""
+    python = shutil.which("python3", path="/usr/bin:/bin") or sys.executable
+    result = run([str(BUNDLE / "gpudesk"), "oom", "run", "--", python, "-c", "print('job ran')"], env=clean_env(tmp_path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "job ran" in result.stdout
+    assert "The probe did not load" not in result.stdout + result.stderr
+
+
 def test_bundle_ships_data_and_notices(built):
     internal = BUNDLE / "_internal"
     for rel in ("gpudesk/catalog/catalog.db", "resources/THIRD_PARTY_NOTICES.md", "resources/gpudesk.desktop",
@@ -145,6 +164,10 @@ def test_deb_install_upgrade_remove_keeps_user_data(built, tmp_path):
         assert status == f"install ok installed {__version__}"
         assert os.path.realpath("/usr/bin/gpudesk") == "/opt/gpudesk/gpudesk"
         assert_self_test_passes("/usr/bin/gpudesk", env, "/opt/gpudesk/_internal")
+        if shutil.which("xvfb-run"):
+            # A real X server: Qt's xcb platform plugin must load with only the packages in Depends.
+            x11 = run(["xvfb-run", "-a", "/usr/bin/gpudesk", "--self-test"], env=dict(env, QT_QPA_PLATFORM="xcb"))
+            assert x11.returncode == 0 and "painted on 'xcb'" in x11.stdout, x11.stdout + x11.stderr
 
         # First run as a user: the user database appears in the user data folder, not in /opt.
         first = run(["/usr/bin/gpudesk"], env=dict(env, GPUDESK_EXIT_AFTER_PAINT="1"), timeout=180)

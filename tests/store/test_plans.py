@@ -101,10 +101,15 @@ def test_bad_input_is_refused_with_named_field(db, kwargs, message):
 
 
 def test_corrupt_plan_json_is_reported_with_the_plan_name(db):
+    good = save_plan(db, "good", PROFILE, PLAN)
     plan_id = save_plan(db, "broken", PROFILE, PLAN)
     db["plans"].update(plan_id, {"plan_json": "{not json"})
     with pytest.raises(PlanStoreError, match="'broken'.*unreadable plan JSON"):
         get_plan(db, plan_id)
+    listed = {p.id: p for p in list_plans(db)}
+    assert listed[good].problem is None and listed[good].plan == PLAN
+    assert listed[plan_id].plan == {} and "unreadable plan JSON" in listed[plan_id].problem
+    assert listed[plan_id].profile_text == PROFILE  # the answers survive
 
 
 def test_unknown_id(db):

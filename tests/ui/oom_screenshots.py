@@ -80,6 +80,9 @@ def main() -> int:
     wait(app, lambda: tab.picker.tree.topLevelItemCount() == 2 and tab.picker.refresh_button.isEnabled())
     tab.picker.tree.setCurrentItem(tab.picker.tree.topLevelItem(0).child(0))
     wait(app, lambda: bool(tab.picker.methods.statuses) or "cannot" in tab.picker.methods.target_label.text())
+    before = tab.results.diagnosis
+    tab.picker.methods.evidence_button.click()
+    wait(app, lambda: tab.results.diagnosis is not before, 20)
     tab.grab().save(str(OUT / "oom-targets.png"))
 
     tab.pages.setCurrentWidget(tab.history)
@@ -88,15 +91,24 @@ def main() -> int:
     tab.grab().save(str(OUT / "oom-history.png"))
 
     tab.picker.pages.setCurrentWidget(tab.picker.launch_panel)
-    code = (
-        "import time\n"
-        "for i in range(8):\n"
-        "    print('step', i, flush=True)\n"
-        "    time.sleep(0.25)\n"
+    work = Path(tempfile.mkdtemp(prefix="gpudesk-shots-job-"))
+    (work / "train_cpu.py").write_text(
+        "import sys, time\n"
+        "try:\n"
+        "    import torch\n"
+        "except ImportError:\n"
+        "    torch = None\n"
+        "keep = []\n"
+        "for step in range(12):\n"
+        "    keep.append(torch.ones(4_000_000) if torch else bytearray(16_000_000))\n"
+        "    print('step', step, 'holding', len(keep) * 16, 'MB on the CPU', flush=True)\n"
+        "    time.sleep(0.25)\n",
+        encoding="utf-8",
     )
-    tab.picker.launch_panel.command.setText(f"{sys.executable} -c \"{code}\"")
-    tab.launch([sys.executable, "-c", code], "", 0.2)
-    wait(app, lambda: not tab.runner.running, 30)
+    tab.picker.launch_panel.command.setText("python train_cpu.py")
+    tab.picker.launch_panel.folder.setText(str(work))
+    tab.launch([sys.executable, "train_cpu.py"], str(work), 0.25)
+    wait(app, lambda: not tab.runner.running, 60)
     tab.grab().save(str(OUT / "oom-launch.png"))
     tab.shutdown()
     print("\n".join(str(p) for p in sorted(OUT.glob("oom-*.png"))))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from helpers.fake_pynvml import FakeDevice, make_fake_pynvml
+from helpers.fake_pynvml import FakeDevice, FakeProcess, make_fake_pynvml
 
 from gpudesk.telemetry import model as m
 from gpudesk.ui.context import AppContext
@@ -28,7 +28,7 @@ def make_tab(qtbot, nvml, messages, **kw):
 
 
 def wait_ticks(qtbot, tab, n):
-    qtbot.waitUntil(lambda: tab.buffer is not None and tab.buffer.count >= n, timeout=8000)
+    qtbot.waitUntil(lambda: tab.buffer is not None and tab.buffer.count >= n, timeout=20000)
 
 
 def column(key):
@@ -36,9 +36,15 @@ def column(key):
 
 
 def test_live_plots_eight_gpus(qtbot, messages):
-    fake = make_fake_pynvml([FakeDevice(i, util_gpu=10 * i) for i in range(8)])
+    devices = [FakeDevice(i, util_gpu=10 * i) for i in range(8)]
+    devices[2].compute_processes = [FakeProcess(4321, 12 * 1024**3)]
+    fake = make_fake_pynvml(devices)
     tab = make_tab(qtbot, fake, messages)
     wait_ticks(qtbot, tab, 2)
+    qtbot.waitUntil(lambda: tab.processes.model.rowCount() == 1, timeout=20000)
+    procs = tab.processes.model
+    assert procs.data(procs.index(0, 0)) == "2" and procs.data(procs.index(0, 1)) == "4321"
+    assert procs.data(procs.index(0, 5)) == "12.00"
     assert tab.stack.currentIndex() == PAGE_VIEW
     assert tab.buffer.n_gpus == 8
     util = tab.buffer.series(m.GPU_UTIL)
@@ -71,7 +77,7 @@ def test_gpu_lost_mid_run_keeps_the_others(qtbot, messages):
     assert util[-1, 0] == 75.0 and util[-1, 2] == 75.0
     tab._refresh_view()
     model = tab.table.model()
-    qtbot.waitUntil(lambda: model.data(model.index(1, column("state"))) == "lost", timeout=5000)
+    qtbot.waitUntil(lambda: model.data(model.index(1, column("state"))) == "lost", timeout=20000)
     na = model.index(1, column(m.GPU_UTIL))
     assert model.data(na) == "N/A"
     assert "GpuIsLost" in model.data(na, role=3) or "lost" in model.data(na, role=3).lower()
@@ -111,7 +117,7 @@ def test_unreadable_values_show_na_with_reason_never_zero(qtbot, messages):
 def test_nvml_missing_shows_no_gpu_panel(qtbot, messages, error, words):
     fake = make_fake_pynvml([], init_error=error)
     tab = make_tab(qtbot, fake, messages)
-    qtbot.waitUntil(lambda: tab.stack.currentIndex() == PAGE_NO_GPU, timeout=5000)
+    qtbot.waitUntil(lambda: tab.stack.currentIndex() == PAGE_NO_GPU, timeout=20000)
     assert words.lower() in tab.no_gpu.title.text().lower()
     assert tab.no_gpu.message.text() == tab.nvml_status.message
     assert f"NVMLError_{error}" in tab.no_gpu.detail.text()

@@ -77,7 +77,43 @@ def test_live_curve_gaps_for_unknown_values(qtbot):
         curve.add_sample(i * 0.5, 0, i * GiB, None if i == 2 else (i + 1) * GiB)
     assert curve.point_count() == 10
     assert curve.curve_keys() == [(0, "allocated"), (0, "reserved")]
-    _, reserved = curve._series[(0, "reserved")].data()
+    _, reserved = curve.series_data(0, "reserved")
     assert math.isnan(reserved[2]) and reserved[3] == 4.0
     curve.clear()
     assert curve.point_count() == 0
+
+
+def test_process_without_allocator_figures_is_not_called_non_pytorch():
+    # Evidence only (NVML, no probe): the process's 71.4 GiB cannot be split into cache and non-PyTorch memory.
+    data = GpuBarData(0, total_bytes=80 * GiB, process_used_bytes=int(71.4 * GiB), other_processes_bytes=int(1.19 * GiB))
+    segments = dict(bar_segments(data))
+    assert "non_pytorch" not in segments
+    assert segments["process_unsplit"] == int(71.4 * GiB)
+    assert segments["other_processes"] == int(1.19 * GiB)
+
+
+def test_legend_lists_only_drawn_parts(qtbot):
+    panel = MemoryBarsPanel()
+    qtbot.addWidget(panel)
+    panel.set_bars([GpuBarData(0, total_bytes=16 * GiB, allocated_bytes=10 * GiB, reserved_bytes=12 * GiB, free_bytes=GiB)])
+    assert panel.legend_keys() == ["allocated", "reserved_unallocated", "unattributed", "free"]
+    panel.set_bars([])
+    assert panel.legend_keys() == []
+
+
+def test_results_list_child_processes(qtbot):
+    from gpudesk.oom import diagnose
+    from gpudesk.oom.report import MemoryReport, WorkerState
+    from gpudesk.ui.oom.results_view import ResultsView
+
+    report = MemoryReport(source="evidence", pid=4242, workers=[
+        WorkerState(4243, "zombie", "pt_data_worker", None), WorkerState(4244, "sleeping", "pt_data_worker", 2 * GiB),
+    ])
+    view = ResultsView()
+    qtbot.addWidget(view)
+    view.show_diagnosis(diagnose(report), "process 4242 (evidence)")
+    assert view.workers_table.rowCount() == 2
+    assert view.workers_table.item(0, 1).text() == "zombie"
+    assert view.workers_table.item(0, 3).text() == "N/A"
+    assert view.workers_table.item(1, 3).text() == "2.00 GiB"
+    assert "zombie_workers" in view.cause_ids()

@@ -163,19 +163,47 @@ def test_history_saved_reopened_deleted(qtbot, tab):
     assert again.history.table.rowCount() == 1
 
 
-def test_launch_cpu_python_reports_torch_state(qtbot, tab):
-    code = "import time\nfor i in range(3):\n    print('step', i, flush=True)\n    time.sleep(0.2)\n"
+def _launch_and_wait(qtbot, tab, code: str) -> str:
     tab.launch([sys.executable, "-c", code], "", 0.1)
-    qtbot.waitUntil(lambda: not tab.runner.running, timeout=20000)
-    status = tab.curve.status.text().lower()
+    qtbot.waitUntil(lambda: not tab.runner.running, timeout=30000)
+    return tab.curve.status.text()
+
+
+def test_launch_without_torch_says_torch_not_imported(qtbot, tab):
+    code = "import time\nfor i in range(3):\n    print('step', i, flush=True)\n    time.sleep(0.2)\n"
+    status = _launch_and_wait(qtbot, tab, code)
     assert "exit status 0" in status
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        assert "torch not imported" in status or "not imported" in status
-    else:
-        assert "cuda not initialised" in status or "not initialised" in status or tab.curve.point_count() > 0
+    assert "torch not imported" in status
+    assert tab.curve.point_count() == 0, "no allocator curve without torch"
     assert "step 2" in tab.picker.launch_panel.output.toPlainText()
+    assert tab.picker.launch_panel.launch_button.isEnabled()
+    assert tab.history.table.rowCount() == 1, "the launch's diagnosis is kept in the history"
+    # reopening the saved launch draws its host-memory curve again
+    tab.curve.clear()
+    tab.history.select_row(0)
+    tab.history.reopen_button.click()
+    assert tab.curve.has_host_rss()
+    assert "Saved job" in tab.curve.status.text()
+
+
+@pytest.mark.torch
+def test_launch_cpu_torch_says_cuda_not_initialised(qtbot, tab):
+    pytest.importorskip("torch")
+    code = "import torch, time\nx = torch.ones(1000)\nprint('sum', float(x.sum()), flush=True)\ntime.sleep(0.5)\n"
+    status = _launch_and_wait(qtbot, tab, code)
+    assert "exit status 0" in status
+    assert "CUDA not initialised" in status or "CUDA not initialized" in status
+    assert "sum 1000.0" in tab.picker.launch_panel.output.toPlainText()
+
+
+def test_stop_ends_a_running_job(qtbot, tab):
+    code = "import time\nprint('start', flush=True)\ntime.sleep(60)\n"
+    tab.launch([sys.executable, "-c", code], "", 0.1)
+    qtbot.waitUntil(lambda: "start" in tab.picker.launch_panel.output.toPlainText(), timeout=15000)
+    assert tab.picker.launch_panel.stop_button.isEnabled()
+    tab.picker.launch_panel.stop_button.click()
+    qtbot.waitUntil(lambda: not tab.runner.running, timeout=15000)
+    assert "exit status 0" not in tab.curve.status.text()
     assert tab.picker.launch_panel.launch_button.isEnabled()
 
 
@@ -184,3 +212,16 @@ def test_launch_of_missing_command_is_an_error(qtbot, tab):
     qtbot.waitUntil(lambda: not tab.runner.running, timeout=10000)
     assert any(level == "error" for _text, level in tab.messages)
     assert tab.picker.launch_panel.launch_button.isEnabled()
+
+
+def test_large_log_keeps_its_tail(qtbot, tab, tmp_path):
+    from gpudesk.ui.oom.text_input import MAX_FILE_BYTES
+
+    log = tmp_path / "long.log"
+    filler = "epoch 3 step 1200 loss 1.92 lr 3e-4 tokens/s 51234\n" * (2 * MAX_FILE_BYTES // 50)
+    log.write_text(filler + BY_CASE[10]["message"] + "\n", encoding="utf-8")
+    _drop(tab, log)
+    qtbot.waitUntil(lambda: tab.results.diagnosis is not None, timeout=10000)
+    assert "only the last 1.00 MiB" in tab.picker.text_input.info.text()
+    assert len(tab.picker.text_input.text().encode("utf-8")) <= MAX_FILE_BYTES
+    assert tab.results.cause_ids()[0] == "fragmentation"

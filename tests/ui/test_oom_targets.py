@@ -95,7 +95,8 @@ def test_selecting_a_process_checks_the_methods(qtbot):
     first = picker.tree.topLevelItem(0).child(0)
     picker.tree.setCurrentItem(first)
     assert picker.methods.pid == os.getpid()
-    qtbot.waitUntil(lambda: bool(picker.methods.statuses) or "cannot" in picker.methods.target_label.text(), timeout=10000)
+    qtbot.waitUntil(lambda: bool(picker.methods.statuses), timeout=10000)
+    assert set(picker.methods.statuses) == {"agent", "remote_exec", "gdb"}
     for name, radio in picker.methods.radios.items():
         status = picker.methods.statuses.get(name)
         if status is not None:
@@ -108,7 +109,7 @@ def test_gdb_asks_and_warns_before_injecting(qtbot):
     choice = MethodChoice()
     qtbot.addWidget(choice)
     asked = []
-    choice.confirm = lambda title, text, warning: asked.append((title, text, warning)) or False
+    choice.confirm = lambda title, text, warning, details: asked.append((title, text, warning, details)) or False
     choice.pid = 1234
     choice.description = "(train.py, me)"
     from types import SimpleNamespace
@@ -128,8 +129,9 @@ def test_gdb_asks_and_warns_before_injecting(qtbot):
     choice.probe_requested.connect(emitted.append)
     choice.probe_button.click()
     assert asked and asked[0][2] is True and "may crash" in asked[0][1] and "1234" in asked[0][1]
+    assert "def collect" in asked[0][3], "the probe's exact source is shown before it runs"
     assert emitted == []  # the user said no
-    choice.confirm = lambda title, text, warning: True
+    choice.confirm = lambda title, text, warning, details: True
     choice.probe_button.click()
     assert emitted and emitted[0].method == "gdb" and emitted[0].pid == 1234
 
@@ -148,3 +150,18 @@ def test_launch_command_is_split_like_a_shell(qtbot):
     with qtbot.waitSignal(panel.launch_requested) as blocker:
         panel.launch_button.click()
     assert blocker.args == [["python", "-V"], "", 0.5]
+
+
+@pytest.mark.gpu
+def test_process_list_over_real_nvml(qtbot):
+    from gpudesk.telemetry.nvml_session import probe_nvml
+
+    status = probe_nvml()
+    if not status.available:
+        pytest.skip(f"no NVIDIA GPU here: {status.message}")
+    picker = TargetPicker()
+    qtbot.addWidget(picker)
+    picker.refresh()
+    qtbot.waitUntil(lambda: picker.refresh_button.isEnabled() and picker.tree.topLevelItemCount() > 0, timeout=10000)
+    assert picker.tree.topLevelItemCount() == status.device_count
+    assert "GiB total" in picker.tree.topLevelItem(0).text(0)

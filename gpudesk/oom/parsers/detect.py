@@ -27,16 +27,19 @@ def decode_text(data: str | bytes) -> str:
         OomInputError: empty input, binary data (NUL bytes or mostly control characters), too large.
     """
     if isinstance(data, bytes):
-        if b"\x00" in data[:65536]:
-            raise OomInputError("The input is binary data (it contains NUL bytes); paste the error text or a log file.")
-        for encoding in ("utf-8", "utf-16"):
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            # UTF-16 with a byte-order mark (e.g. PowerShell's `>` redirection on Windows).
             try:
-                text = data.decode(encoding)
-                break
-            except UnicodeDecodeError:
-                continue
+                text = data.decode("utf-16")
+            except UnicodeDecodeError as exc:
+                raise OomInputError(f"The input starts like UTF-16 text but does not decode: {exc}.") from exc
+        elif b"\x00" in data[:65536]:
+            raise OomInputError("The input is binary data (it contains NUL bytes); paste the error text or a log file.")
         else:
-            text = data.decode("latin-1")
+            try:
+                text = data.decode("utf-8-sig")
+            except UnicodeDecodeError:
+                text = data.decode("latin-1")
     elif isinstance(data, str):
         text = data
     else:

@@ -49,7 +49,16 @@ def _find_rows(text: str) -> list[tuple[str, list[str]]]:
     rows = []
     current = None
     for line in text.splitlines():
-        m = _ROW.search(line)
+        if "|" not in line:
+            continue
+        m = None
+        # Log prefixes may contain "|" too ("WARNING | fairseq.trainer |"): try each bar until a known row.
+        for pos in (i for i, ch in enumerate(line) if ch == "|"):
+            cand = _ROW.match(line, pos)
+            if cand and (cand.group(1).strip().lower() in _MEMORY_ROWS or cand.group(1).strip().lower() in _COUNT_ROWS
+                         or cand.group(1).strip().lower().startswith("from ")):
+                m = cand
+                break
         if not m:
             continue
         name = m.group(1).strip().lower()

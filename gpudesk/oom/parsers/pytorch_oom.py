@@ -223,6 +223,6 @@ def parse(text: str, report: MemoryReport) -> bool:
             "with its own PID namespace, or no NVML)."
             + (" A 'Process P' line may be this process under its host PID." if procs else "")
         )
-    if total is None and requested is not None and re.search(r"Tried to allocate[^.]*\.\s*GPU\s*$", msg.strip()):
+    if total is None and requested is not None and re.search(r"Tried to allocate\s+\S+\s+\S+?\.\s*GPU\s*$", msg.strip()):
         report.notes.append("The message is cut off right after 'GPU' (pytorch#126766); only the request is known.")
     return True

@@ -35,8 +35,9 @@ _BFC_DEV = re.compile(r"GPU_(\d+)_bfc")
 
 
 def matches(text: str) -> bool:
+    xla = "RESOURCE_EXHAUSTED" in text or "XlaRuntimeError" in text  # JAX texts mention tensorflow/compiler/xla
     return bool(_TENSOR.search(text) or _ALLOCATOR.search(text) or _DRIVER.search(text) or _stats(text)
-                or ("tensorflow" in text.lower() and _EXHAUSTED.search(text)))
+                or ("tensorflow" in text.lower() and _EXHAUSTED.search(text) and not xla))
 
 
 def _stats(text: str) -> dict[str, int]:

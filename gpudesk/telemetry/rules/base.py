@@ -103,5 +103,4 @@ def r(x: float | None, nd: int = 1) -> float | None:
 
 def per_gpu(frame: SeriesFrame):
     """Yield (gpu, row indices) for each GPU in the frame."""
-    for g in frame.gpus:
-        yield g, np.flatnonzero(frame.gpu == g)
+    yield from frame.gpu_rows().items()

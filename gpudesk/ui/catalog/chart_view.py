@@ -29,6 +29,7 @@ DEFAULT_Y = "memory_bandwidth_gbps"
 _VENDOR_BRUSH = {"NVIDIA": pg.mkBrush(118, 185, 0, 200), "AMD": pg.mkBrush(237, 28, 36, 200)}
 _OTHER_BRUSH = pg.mkBrush(80, 80, 200, 200)
 _SELECTED_PEN = pg.mkPen("#0b3d6b", width=3)
+_PLAIN_PEN = pg.mkPen("w", width=1)
 
 
 class ChartView(QWidget):
@@ -48,6 +49,8 @@ class ChartView(QWidget):
         self._x = QComboBox(self)
         self._y = QComboBox(self)
         for combo, default in ((self._x, DEFAULT_X), (self._y, DEFAULT_Y)):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(13)
             for key in AXIS_KEYS:
                 combo.addItem(field_header(FIELDS_BY_KEY[key]), key)
             combo.setCurrentIndex(AXIS_KEYS.index(default))
@@ -70,15 +73,18 @@ class ChartView(QWidget):
         self._caption.setTextFormat(Qt.TextFormat.PlainText)
         self._caption.setWordWrap(True)
 
-        self.plot = pg.PlotWidget(self, background="w")
+        self.plot = pg.PlotWidget(
+            self, background="w", axisItems={"bottom": _SparseLogAxis("bottom"), "left": _SparseLogAxis("left")}
+        )
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.getPlotItem().setMenuEnabled(False)
         for axis in ("left", "bottom"):
             self.plot.getAxis(axis).setTextPen("k")
             self.plot.getAxis(axis).setPen("k")
-        self.scatter = pg.ScatterPlotItem(size=12, hoverable=True, tip=None)
-        self.scatter.sigClicked.connect(self._on_clicked)
-        self.plot.addItem(self.scatter)
+        # A PlotDataItem (symbols, no line) follows the plot's log mode; a bare ScatterPlotItem would not.
+        self.points = pg.PlotDataItem(pen=None, symbol="o")
+        self.points.sigPointsClicked.connect(self._on_clicked)
+        self.plot.addItem(self.points)
         # One label per GPU, added once and then moved/hidden: adding and removing items on every redraw
         # costs a signal disconnect each in pyqtgraph (see _label_for).
         self._labels: dict[str, pg.TextItem] = {}
@@ -104,6 +110,11 @@ class ChartView(QWidget):
         self._selected = gpu_id
         self.redraw()
 
+    @property
+    def scatter(self) -> pg.ScatterPlotItem:
+        """The symbols of the plotted GPUs (``point.data()`` is the GPU id)."""
+        return self.points.scatter
+
     def plotted_ids(self) -> list[str]:
         return [p.data() for p in self.scatter.points()]
 
@@ -122,12 +133,19 @@ class ChartView(QWidget):
                     "pos": (float(x), float(y)),
                     "data": gpu.id,
                     "brush": _VENDOR_BRUSH.get(gpu.vendor, _OTHER_BRUSH),
-                    "pen": _SELECTED_PEN if selected else pg.mkPen("w", width=1),
+                    "pen": _SELECTED_PEN if selected else _PLAIN_PEN,
                     "size": 18 if selected else 12,
                 }
             )
         self.plot.setLogMode(x=log, y=log)
-        self.scatter.setData(spots)
+        self.points.setData(
+            x=[s["pos"][0] for s in spots],
+            y=[s["pos"][1] for s in spots],
+            data=[s["data"] for s in spots],
+            symbolBrush=[s["brush"] for s in spots],
+            symbolPen=[s["pen"] for s in spots],
+            symbolSize=[s["size"] for s in spots],
+        )
         shown = set()
         for spot in spots:
             label = self._label_for(spot["data"])
@@ -153,7 +171,7 @@ class ChartView(QWidget):
         conv = _log10 if log else float
         xs = [conv(s["pos"][0]) for s in spots]
         ys = [conv(s["pos"][1]) for s in spots]
-        self.plot.setXRange(min(xs), max(xs) + (max(xs) - min(xs)) * 0.12 or 1.0, padding=0.06)
+        self.plot.setXRange(min(xs), max(xs) + (max(xs) - min(xs)) * 0.22 or 1.0, padding=0.06)
         self.plot.setYRange(min(ys), max(ys), padding=0.08)
 
     def _label_for(self, gpu_id: str) -> pg.TextItem:
@@ -167,6 +185,20 @@ class ChartView(QWidget):
     def _on_clicked(self, _item, points, _event=None) -> None:
         if len(points):
             self.gpu_clicked.emit(points[0].data())
+
+
+class _SparseLogAxis(pg.AxisItem):
+    """On log axes spanning more than a decade, label only the 1, 2 and 5 ticks (the others would overlap)."""
+
+    def logTickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph override
+        strings = super().logTickStrings(values, scale, spacing)
+        if len(values) <= 8:  # less than about a decade shown: every label fits
+            return strings
+        keep = []
+        for value, text in zip(values, strings):
+            mantissa = round(10 ** (value - math.floor(value)), 3)
+            keep.append(text if mantissa in (1.0, 2.0, 5.0) else "")
+        return keep
 
 
 def _log10(value: float) -> float:

@@ -18,11 +18,11 @@ from PySide6.QtWidgets import (
 
 from gpudesk.catalog import GPU
 from gpudesk.catalog.fields import SPEC_FIELDS, differing_keys
-from gpudesk.ui.catalog.table_model import field_label
+from gpudesk.ui.catalog.table_model import display_value, field_label
 
 MAX_COMPARE = 4
 COMPARE_KEYS: tuple[str, ...] = tuple(
-    f.key for f in SPEC_FIELDS if f.key not in ("name", "notes", "price_source", "source_url", "accumulate_note")
+    f.key for f in SPEC_FIELDS if f.key not in ("name", "id", "notes", "price_source", "source_url", "accumulate_note")
 )
 DIFF_BRUSH = QBrush(QColor("#fff1c2"))
 
@@ -104,7 +104,9 @@ class CompareView(QWidget):
     def _refresh(self) -> None:
         gpus = self._gpus
         self._table.setColumnCount(len(gpus))
-        self._table.setHorizontalHeaderLabels([g.name for g in gpus])
+        self._table.setHorizontalHeaderLabels([g.id for g in gpus])
+        for column, gpu in enumerate(gpus):
+            self._table.horizontalHeaderItem(column).setToolTip(gpu.name)
         diff = set(self.differing_rows())
         bold = QFont()
         bold.setBold(True)
@@ -114,19 +116,22 @@ class CompareView(QWidget):
             if header is not None:
                 header.setFont(bold if key in diff else QFont())
             for column, gpu in enumerate(gpus):
-                item = QTableWidgetItem(field.format(field.value(gpu)))
+                value = field.value(gpu)
+                item = QTableWidgetItem(self.tr("N/A") if value is None else display_value(field, value))
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                if value is None:
+                    item.setToolTip(display_value(field, None))
                 if key in diff:
                     item.setBackground(DIFF_BRUSH)
                     item.setForeground(QBrush(QColor("#1a1a1a")))
-                    item.setToolTip(self.tr("Differs between the compared GPUs"))
+                    differs = self.tr("Differs between the compared GPUs")
+                    item.setToolTip(f"{item.toolTip()}\n{differs}" if item.toolTip() else differs)
                 self._table.setItem(row, column, item)
         self._remove.setEnabled(bool(gpus))
         self._clear.setEnabled(bool(gpus))
         if not gpus:
-            self._hint.setText(
-                self.tr("Select up to {0} GPUs in the table and press Compare (Ctrl+D). Differences are highlighted.").format(MAX_COMPARE)
-            )
+            hint = self.tr("Select up to {0} GPUs in the table and press Compare (Ctrl+D). Differences are highlighted.")
+            self._hint.setText(hint.format(MAX_COMPARE))
         else:
             self._hint.setText(
                 self.tr("{0} of {1} GPUs; {2} specs differ (highlighted).").format(len(gpus), MAX_COMPARE, len(diff))

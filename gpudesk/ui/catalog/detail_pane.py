@@ -14,13 +14,14 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
 
 from gpudesk.catalog import GPU
 from gpudesk.catalog.fields import SPEC_FIELDS
-from gpudesk.ui.catalog.table_model import field_label
+from gpudesk.ui.catalog.table_model import display_value, field_label
 
 _URL = re.compile(r"https?://[^\s;)]+")
 _LINK_KEYS = {"source_url"}
@@ -74,6 +75,8 @@ class GpuDetailPane(QWidget):
         self._form.addRow(self.tr("Sources:"), self._links_box)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)  # wrap width accounts for it
         scroll.setWidget(self._body)
 
         self._price_box = QGroupBox(self.tr("Your price"), self)
@@ -82,6 +85,7 @@ class GpuDetailPane(QWidget):
         self._price.setDecimals(0)
         self._price.setSingleStep(100.0)
         self._price.setSuffix(" USD")
+        self._price.setMinimumWidth(90)
         self._price.setToolTip(self.tr("Your quote for this GPU in US dollars; plans use it instead of the catalog price."))
         self._save = QPushButton(self.tr("&Save price"), self._price_box)
         self._save.setToolTip(self.tr("Keep this price in your gpudesk database"))
@@ -107,6 +111,7 @@ class GpuDetailPane(QWidget):
         layout.addWidget(scroll, 1)
         layout.addWidget(self._price_box)
         self._overrides_available = True
+        self._unavailable_reason = ""
         self.show_gpu(None)
 
     def gpu(self) -> GPU | None:
@@ -137,17 +142,20 @@ class GpuDetailPane(QWidget):
         for field in SPEC_FIELDS:
             label = self._values.get(field.key)
             if label is not None:
-                label.setText(field.format(field.value(gpu)))
+                label.setText(display_value(field, field.value(gpu)))
         while self._links.count():
             item = self._links.takeAt(0)
             if item.widget() is not None:
                 item.widget().deleteLater()
         for url in source_urls(gpu):
-            button = QPushButton(url, self._links_box)
+            shown = self.fontMetrics().elidedText(url, Qt.TextElideMode.ElideMiddle, 300)
+            button = QPushButton(shown, self._links_box)
+            button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+            button.setAccessibleName(url)
             button.setFlat(True)
             button.setCursor(Qt.CursorShape.PointingHandCursor)
             button.setStyleSheet("text-align:left; color:palette(link); text-decoration:underline;")
-            button.setToolTip(self.tr("Open in your web browser"))
+            button.setToolTip(self.tr("Open {0} in your web browser").format(url))
             button.setProperty("url", url)
             button.clicked.connect(self._on_link_clicked)
             self._links.addWidget(button)
@@ -161,7 +169,7 @@ class GpuDetailPane(QWidget):
         if not self._overrides_available:
             self._price_state.setText(
                 self.tr("Price overrides are unavailable: {0}").format(
-                    getattr(self, "_unavailable_reason", "") or self.tr("the user database is not open.")
+                    self._unavailable_reason or self.tr("the user database is not open.")
                 )
             )
             return

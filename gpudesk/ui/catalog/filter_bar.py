@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QSpinBox, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QSpinBox, QVBoxLayout, QWidget
 
 from gpudesk.catalog import GPU
 
@@ -21,11 +21,12 @@ class FilterBar(QWidget):
         self.search = QLineEdit(self)
         self.search.setPlaceholderText(self.tr("Search name, architecture, notes…"))
         self.search.setClearButtonEnabled(True)
+        self.search.setMinimumWidth(90)
         self.search.setToolTip(self.tr("Full-text search; every word must match the start of a word (Ctrl+F)"))
         self.vendor = self._combo(self.tr("All vendors"), sorted({g.vendor for g in gpus}))
         self.architecture = self._combo(self.tr("All architectures"), sorted({g.architecture for g in gpus}))
         self.form_factor = self._combo(self.tr("All form factors"), sorted({g.form_factor for g in gpus}))
-        self.fp8 = QComboBox(self)
+        self.fp8 = _narrow_combo(self)
         self.fp8.addItem(self.tr("FP8: any"), None)
         self.fp8.addItem(self.tr("FP8: yes"), True)
         self.fp8.addItem(self.tr("FP8: no"), False)
@@ -41,16 +42,20 @@ class FilterBar(QWidget):
         search_label.setBuddy(self.search)
         memory_label = QLabel(self.tr("&Memory:"), self)
         memory_label.setBuddy(self.memory_min)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(search_label)
-        layout.addWidget(self.search, 2)
+        top = QHBoxLayout()
+        top.addWidget(search_label)
+        top.addWidget(self.search, 1)
+        top.addWidget(memory_label)
+        top.addWidget(self.memory_min)
+        top.addWidget(QLabel("–", self))
+        top.addWidget(self.memory_max)
+        bottom = QHBoxLayout()
         for widget in (self.vendor, self.architecture, self.form_factor, self.fp8):
-            layout.addWidget(widget)
-        layout.addWidget(memory_label)
-        layout.addWidget(self.memory_min)
-        layout.addWidget(QLabel("–", self))
-        layout.addWidget(self.memory_max)
+            bottom.addWidget(widget, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addLayout(bottom)
         self.search.textChanged.connect(self.text_changed)
         for combo in (self.vendor, self.architecture, self.form_factor, self.fp8):
             combo.currentIndexChanged.connect(self.changed)
@@ -58,7 +63,7 @@ class FilterBar(QWidget):
         self.memory_max.valueChanged.connect(self.changed)
 
     def _combo(self, all_text: str, values: list[str]) -> QComboBox:
-        combo = QComboBox(self)
+        combo = _narrow_combo(self)
         combo.addItem(all_text, None)
         for value in values:
             combo.addItem(value, value)
@@ -82,3 +87,11 @@ class FilterBar(QWidget):
             combo.setCurrentIndex(0)
         self.memory_min.setValue(0)
         self.memory_max.setValue(MEMORY_LIMIT_GB)
+
+
+def _narrow_combo(parent: QWidget) -> QComboBox:
+    """A combo box that may shrink below its longest entry, so the window fits small screens."""
+    combo = QComboBox(parent)
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(8)
+    return combo

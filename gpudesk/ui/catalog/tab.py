@@ -26,7 +26,6 @@ from gpudesk.catalog.export import ExportError, write_csv
 from gpudesk.catalog.fields import SPEC_FIELDS
 from gpudesk.store.errors import StoreError
 from gpudesk.store.prices import clear_price, price_overrides, set_price
-from gpudesk.ui.catalog.chart_view import ChartView
 from gpudesk.ui.catalog.compare_view import MAX_COMPARE, CompareView
 from gpudesk.ui.catalog.detail_pane import GpuDetailPane
 from gpudesk.ui.catalog.filter_bar import FilterBar
@@ -54,30 +53,77 @@ class CatalogTab(QWidget):
         self.proxy = GpuFilterProxy(lambda text: [g.id for g in self.catalog.search_gpus(text)], self)
         self.proxy.setSourceModel(self.model)
         self.filters = FilterBar(gpus, self)
-        self.table = QTableView(self)
-        self.table.setModel(self.proxy)
-        self.table.setSortingEnabled(True)
-        self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.table.setAlternatingRowColors(True)
-        self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.table.resizeColumnsToContents()
-        self.table.setColumnWidth(0, 250)
+        self.table = self._build_table()
+        self.side = self._build_side()
+        actions = self._build_actions()
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.side)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([700, 560])
+        layout.addWidget(self.filters)
+        layout.addLayout(actions)
+        layout.addWidget(self.splitter, 1)
+        QShortcut(QKeySequence.StandardKey.Find, self, activated=self.filters.search.setFocus)
 
+        self.filters.text_changed.connect(self._on_text)
+        self.filters.changed.connect(self._on_filters)
+        self.reset_button.clicked.connect(self.filters.reset)
+        self.compare_button.clicked.connect(self.compare_selected)
+        self.export_button.clicked.connect(self._export_dialog)
+        self.table.selectionModel().currentRowChanged.connect(self._on_current)
+        self.detail.price_set.connect(self.set_user_price)
+        self.detail.price_cleared.connect(self.clear_user_price)
+        self.proxy.rowsInserted.connect(self._view_changed)
+        self.proxy.rowsRemoved.connect(self._view_changed)
+        self.proxy.layoutChanged.connect(self._view_changed)
+        self.proxy.modelReset.connect(self._view_changed)
+
+        if ctx.store is None:
+            reason = self.tr("the user database could not be opened (see the message above).")
+            self.detail.set_overrides_available(False, reason)
+        else:
+            self._load_overrides()
+        self._view_changed()
+
+    # Construction -----------------------------------------------------------------------------------------
+    def _build_table(self) -> QTableView:
+        table = QTableView(self)
+        table.setModel(self.proxy)
+        table.setSortingEnabled(True)
+        table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # catalog order until a header is clicked
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        table.setAlternatingRowColors(True)
+        table.verticalHeader().setVisible(False)
+        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
+        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        table.resizeColumnsToContents()
+        table.setColumnWidth(0, 230)
+        return table
+
+    def _build_side(self) -> QTabWidget:
         self.detail = GpuDetailPane(self)
         self.compare = CompareView(self)
-        self.chart = ChartView(self.model.value, self)
-        self.side = QTabWidget(self)
-        self.side.addTab(self.detail, self.tr("Details"))
-        self.side.addTab(self.compare, self.tr("Compare"))
-        self.side.addTab(self.chart, self.tr("Chart"))
+        # The chart (pyqtgraph, numpy) is built the first time its page is shown: it is not needed to start.
+        self._chart = None
+        self._chart_page = QWidget(self)
+        QVBoxLayout(self._chart_page).setContentsMargins(0, 0, 0, 0)
+        side = QTabWidget(self)
+        side.addTab(self.detail, self.tr("Details"))
+        side.addTab(self.compare, self.tr("Compare"))
+        side.addTab(self._chart_page, self.tr("Chart"))
+        side.currentChanged.connect(self._on_side_page)
+        return side
 
+    def _build_actions(self) -> QHBoxLayout:
         self.count = QLabel(self)
         self.count.setTextFormat(Qt.TextFormat.PlainText)
         self.compare_button = QPushButton(self.tr("Co&mpare selected"), self)
-        self.compare_button.setToolTip(self.tr("Put the selected GPUs (up to {0}) side by side (Ctrl+D)").format(MAX_COMPARE))
+        self.compare_button.setToolTip(
+            self.tr("Put the selected GPUs (up to {0}) side by side (Ctrl+D)").format(MAX_COMPARE)
+        )
         self.compare_button.setShortcut(QKeySequence("Ctrl+D"))
         self.export_button = QPushButton(self.tr("&Export CSV…"), self)
         self.export_button.setToolTip(self.tr("Save the GPUs in the current view, in view order, as CSV (Ctrl+E)"))
@@ -88,36 +134,30 @@ class CatalogTab(QWidget):
         actions.addWidget(self.count, 1)
         for button in (self.reset_button, self.compare_button, self.export_button):
             actions.addWidget(button)
+        return actions
 
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        splitter.addWidget(self.table)
-        splitter.addWidget(self.side)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
-        layout.addWidget(self.filters)
-        layout.addLayout(actions)
-        layout.addWidget(splitter, 1)
-        QShortcut(QKeySequence.StandardKey.Find, self, activated=self.filters.search.setFocus)
+    # Chart ------------------------------------------------------------------------------------------------
+    @property
+    def chart(self):
+        """The :class:`~gpudesk.ui.catalog.chart_view.ChartView`, built on first use."""
+        if self._chart is None:
+            from gpudesk.ui.catalog.chart_view import ChartView
 
-        self.filters.text_changed.connect(self._on_text)
-        self.filters.changed.connect(self._on_filters)
-        self.reset_button.clicked.connect(self.filters.reset)
-        self.compare_button.clicked.connect(self.compare_selected)
-        self.export_button.clicked.connect(self._export_dialog)
-        self.table.selectionModel().currentRowChanged.connect(self._on_current)
-        self.chart.gpu_clicked.connect(self.select_gpu)
-        self.detail.price_set.connect(self.set_user_price)
-        self.detail.price_cleared.connect(self.clear_user_price)
-        self.proxy.rowsInserted.connect(self._view_changed)
-        self.proxy.rowsRemoved.connect(self._view_changed)
-        self.proxy.layoutChanged.connect(self._view_changed)
-        self.proxy.modelReset.connect(self._view_changed)
+            self._chart = ChartView(self.model.value, self._chart_page)
+            self._chart_page.layout().addWidget(self._chart)
+            self._chart.gpu_clicked.connect(self.select_gpu)
+            self._chart.set_gpus(self.proxy.visible_gpus())
+            current = self.detail.gpu()
+            self._chart.set_selected(current.id if current else None)
+        return self._chart
 
-        if ctx.store is None:
-            self.detail.set_overrides_available(False, self.tr("the user database could not be opened (see the message above)."))
-        else:
-            self._load_overrides()
-        self._view_changed()
+    def show_chart(self) -> None:
+        """Switch the side pane to the chart (building it if needed)."""
+        self.side.setCurrentWidget(self._chart_page)
+
+    def _on_side_page(self, index: int) -> None:
+        if self.side.widget(index) is self._chart_page:
+            self.chart  # noqa: B018 - builds the chart on first display
 
     # No catalog -------------------------------------------------------------------------------------------
     def _build_unavailable(self, layout: QVBoxLayout) -> None:
@@ -157,7 +197,8 @@ class CatalogTab(QWidget):
     def _on_current(self, current, _previous) -> None:
         gpu = current.data(GPU_ROLE) if current.isValid() else None
         self.detail.show_gpu(gpu, self.model.override(gpu.id) if gpu else None)
-        self.chart.set_selected(gpu.id if gpu else None)
+        if self._chart is not None:
+            self._chart.set_selected(gpu.id if gpu else None)
 
     def compare_selected(self) -> None:
         gpus = self.selected_gpus()
@@ -181,7 +222,8 @@ class CatalogTab(QWidget):
     def _view_changed(self, *_args) -> None:
         visible = self.proxy.visible_gpus()
         self.count.setText(self.tr("{0} of {1} GPUs shown").format(len(visible), self.model.rowCount()))
-        self.chart.set_gpus(visible)
+        if self._chart is not None:
+            self._chart.set_gpus(visible)
         self.export_button.setEnabled(bool(visible))
 
     # Prices -----------------------------------------------------------------------------------------------
@@ -221,7 +263,8 @@ class CatalogTab(QWidget):
         gpu = self.detail.gpu()
         if gpu is not None and gpu.id == gpu_id:
             self.detail.show_gpu(gpu, self.model.override(gpu_id))
-        self.chart.redraw()
+        if self._chart is not None:
+            self._chart.redraw()
 
     # Export -----------------------------------------------------------------------------------------------
     def export_csv(self, path: str | Path) -> int:

@@ -35,6 +35,21 @@ TABLE_COLUMNS: tuple[str, ...] = (
 )
 
 
+# Shorter column headers for the table (the full label is the header tooltip).
+SHORT_LABELS: dict[str, str] = {
+    "memory_bandwidth_gbps": "Bandwidth",
+    "bf16_dense_tflops": "BF16",
+    "fp8_dense_tflops": "FP8",
+    "int8_dense_tops": "INT8",
+    "fp32_tflops": "FP32",
+    "nvlink_gbps": "NVLink",
+    "mig_max_instances": "MIG",
+    "launch_year": "Year",
+    "architecture": "Arch.",
+    "form_factor": "Form",
+}
+
+
 def field_label(field: Field) -> str:
     """Translated label of a catalog field."""
     return QCoreApplication.translate("CatalogFields", field.label)
@@ -48,6 +63,15 @@ def field_header(field: Field) -> str:
 
 def none_reason(field: Field) -> str:
     return QCoreApplication.translate("CatalogFields", field.none_text)
+
+
+def display_value(field: Field, value, with_unit: bool = True) -> str:
+    """Translated display text: "N/A (reason)" for None, yes/no for flags, else the number with its unit."""
+    if value is None:
+        return QCoreApplication.translate("CatalogFields", "N/A ({0})").format(none_reason(field))
+    if field.kind == "bool":
+        return QCoreApplication.translate("CatalogFields", "yes" if value else "no")
+    return field.format(value, with_unit=with_unit)
 
 
 class GpuTableModel(QAbstractTableModel):
@@ -73,10 +97,16 @@ class GpuTableModel(QAbstractTableModel):
             return None
         field = self._fields[section]
         if role == Qt.ItemDataRole.DisplayRole:
-            return field_header(field)
+            short = SHORT_LABELS.get(field.key)
+            if short is None:
+                return field_header(field)
+            label = QCoreApplication.translate("CatalogFields", short)
+            return f"{label} ({field.unit})" if field.unit else label
         if role == Qt.ItemDataRole.ToolTipRole:
             if field.key.endswith(("_tflops", "_tops")):
-                return self.tr("Dense throughput from the datasheet (no 2:4 sparsity).")
+                return self.tr("{0}: dense throughput from the datasheet (no 2:4 sparsity).").format(field_header(field))
+            if field.key != "price_usd":
+                return field_header(field)
             if field.key == "price_usd":
                 return self.tr("Catalog price with its date, or your own price where you set one (in italics).")
         return None
@@ -90,7 +120,9 @@ class GpuTableModel(QAbstractTableModel):
             return gpu
         value = self.value(gpu, field.key)
         if role == Qt.ItemDataRole.DisplayRole:
-            return "N/A" if value is None else field.format(value, with_unit=False)
+            if value is None:
+                return QCoreApplication.translate("CatalogFields", "N/A")
+            return display_value(field, value, with_unit=False)
         if role == SORT_ROLE:
             return value
         if role == Qt.ItemDataRole.TextAlignmentRole and field.kind in ("number", "int", "money"):
@@ -135,7 +167,7 @@ class GpuTableModel(QAbstractTableModel):
             own = self._overrides.get(gpu.id)
             if own is not None:
                 return self.tr("Your price, set {0}. Catalog: {1}").format(
-                    own.get("updated_at", ""), field.format(gpu.price_usd)
+                    own.get("updated_at", ""), display_value(field, gpu.price_usd)
                 )
             if gpu.price_usd is not None:
                 return self.tr("{0}; source: {1}").format(gpu.price_date or "", gpu.price_source or "")

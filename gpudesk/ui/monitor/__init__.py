@@ -1,0 +1,1 @@
+"""The Monitor tab: live NVML plots, dmon import and streams, recordings, heat map, statistics, findings."""

@@ -40,8 +40,8 @@ def import_dmon(tab: MonitorTab, choice: ImportChoice | None = None) -> None:
         choice = dialog.choice()
     if choice.mode == "file":
         tab.source_label.setText(tr("Reading {p}…").format(p=choice.path))
-        _run(tab, load_dmon_file, choice.path, choice.gpu_model_name, choice.pcie_gen, choice.pcie_width,
-             choice.link_source, choice.interval_s, on_result=tab.show_loaded, what=tr("Importing the dmon log"))
+        _run(tab, load_dmon_file, choice.path, choice.gpu, choice.pcie_gen, choice.pcie_width, choice.interval_s,
+             on_result=tab.show_loaded, what=tr("Importing the dmon log"))
     else:
         start_stream(tab, choice)
 
@@ -53,8 +53,8 @@ def start_stream(tab: MonitorTab, choice: ImportChoice) -> None:
     command, interval = choice.command, choice.interval_s
 
     def factory():
-        return AssumedLinkSource(DmonStreamSource(command, interval_s=interval), choice.gpu_model_name,
-                                 choice.pcie_gen, choice.pcie_width, choice.link_source)
+        return AssumedLinkSource(DmonStreamSource(command, interval_s=interval), choice.gpu, choice.pcie_gen,
+                                 choice.pcie_width)
 
     tab.start_worker(factory, kind="dmon-stream", title=tr("Live dmon stream: {c}").format(c=command))
 
@@ -91,13 +91,14 @@ def compute_stats(tab: MonitorTab, t0: float, t1: float) -> None:
     snap = snapshot(tab.buffer, t0, t1)
     devices = list(tab.devices)
     names = {d.index: f"GPU {d.index}" for d in devices}
+    links = {d.index: d.pcie_link_bytes_per_s for d in devices}
     tab.stats.set_busy(t0, t1)
 
     def work():
         return span_stats(snapshot_to_frame(snap, devices), t0, t1)
 
     def done(stats) -> None:
-        tab.stats.set_stats(stats, t0, t1, names)
+        tab.stats.set_stats(stats, t0, t1, names, links)
 
     def failed(exc: BaseException) -> None:
         tab.stats.show_error(str(exc))
@@ -138,13 +139,18 @@ def save_as_recording(tab: MonitorTab) -> None:
     notes = tab.notes_edit.text()
 
     def work() -> int:
+        from gpudesk.telemetry.dmon_import import link_assumption_text
         from gpudesk.telemetry.recorder import Recorder
 
         recorder = Recorder()
-        session_id = recorder.start(loaded.devices, source=loaded.title, interval_s=1.0, notes=notes)
-        recorder.write_frame(loaded.frame)
-        recorder.stop()
-        return int(session_id)
+        try:
+            recorder.start(loaded.devices, source=loaded.title, interval_s=None, notes="\n".join(
+                filter(None, [notes, *loaded.notes])), name=loaded.title, gpu_model=loaded.gpu.id if loaded.gpu else None,
+                link_assumption=link_assumption_text(loaded.gpu))
+            recorder.write_frame(loaded.frame)
+            return int(recorder.stop())
+        finally:
+            recorder.close()
 
     def done(session_id: int) -> None:
         tab.ctx.notify(tr("Saved as recording #{n}.").format(n=session_id), "info")

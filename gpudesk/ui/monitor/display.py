@@ -7,6 +7,8 @@ share of the link per direction, clocks in MHz.
 
 from __future__ import annotations
 
+import datetime as _dt
+import functools
 import math
 from dataclasses import dataclass
 
@@ -16,6 +18,27 @@ from gpudesk.telemetry import model as m
 
 GIB = 1024**3
 GB = 1e9
+
+# dmon logs print the node's local time without a zone; the telemetry layer stores those stamps as if UTC.
+# While such a history is shown, times are formatted in UTC so they read exactly as the log printed them.
+_times_as_printed = False
+
+
+def set_times_as_printed(flag: bool) -> None:
+    """Format times in UTC (True: dmon logs and streams) or in this computer's local time (False)."""
+    global _times_as_printed
+    _times_as_printed = bool(flag)
+
+
+def times_as_printed() -> bool:
+    return _times_as_printed
+
+
+def when(t: float, pattern: str = "%Y-%m-%d %H:%M:%S") -> str:
+    """A time stamp (s since the epoch) as text, following :func:`set_times_as_printed`."""
+    if _times_as_printed:
+        return _dt.datetime.fromtimestamp(t, _dt.timezone.utc).strftime(pattern)
+    return _dt.datetime.fromtimestamp(t).strftime(pattern)
 
 
 def tr(text: str) -> str:
@@ -33,8 +56,10 @@ class Shown:
     decimals: int
 
 
+@functools.lru_cache(maxsize=None)
 def shown(metric: str) -> Shown:
-    """Display description of a metric (label through Qt translation, unit for the axis)."""
+    """Display description of a metric (label through Qt translation, unit for the axis); cached, since the
+    table and read-out ask for it many times a second."""
     table = {
         m.GPU_UTIL: (tr("GPU utilization"), "%", 1.0, 0),
         m.MEM_UTIL: (tr("Memory-controller utilization"), "%", 1.0, 0),
@@ -72,18 +97,6 @@ def fmt_share(share: float | None) -> str:
     if share is None or not math.isfinite(share):
         return tr("N/A")
     return f"{share * 100:.0f} %"
-
-
-def link_text(gen: int | None, width: int | None, source: str | None) -> str:
-    """"Gen4 x16 (from NVML)" / "Gen4 x16 (assumed: catalog a100-80gb-pcie)" / "link unknown"."""
-    if gen is None or width is None:
-        return tr("link unknown")
-    base = f"Gen{gen} x{width}"
-    if source and source.startswith("catalog:"):
-        return tr("{link}, assumed from {model}").format(link=base, model=source.split(":", 1)[1])
-    if source == "nvml":
-        return tr("{link}, max of this GPU and slot (NVML)").format(link=base)
-    return base
 
 
 def fmt_duration(seconds: float) -> str:

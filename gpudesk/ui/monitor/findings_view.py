@@ -7,8 +7,6 @@ Details are shown as plain text.
 
 from __future__ import annotations
 
-import datetime as _dt
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
@@ -23,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpudesk.ui.monitor.display import fmt_duration, tr
+from gpudesk.ui.monitor.display import fmt_duration, tr, when
 
 SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2, "not-judged": 3}
 SEVERITY_COLOUR = {"critical": "#b00020", "warning": "#8a5a00", "info": "#1f5fa8", "not-judged": "#666666"}
@@ -45,8 +43,8 @@ def finding_details(finding) -> str:
     if finding.span:
         t0, t1 = finding.span
         lines.append(tr("Span: {a} – {b} ({d})").format(
-            a=_dt.datetime.fromtimestamp(t0).strftime("%Y-%m-%d %H:%M:%S"),
-            b=_dt.datetime.fromtimestamp(t1).strftime("%Y-%m-%d %H:%M:%S"), d=fmt_duration(t1 - t0)))
+            a=when(t0),
+            b=when(t1), d=fmt_duration(t1 - t0)))
     lines += ["", tr("Advice:"), finding.advice]
     return "\n".join(lines)
 

@@ -93,3 +93,20 @@ def frame_to_buffer(frame: SeriesFrame, devices: Sequence[DeviceInfo], metrics: 
                 finite = column[np.isfinite(column)]
                 values[metric] = float(finite[-1]) if finite.size else None
     return buffer
+
+
+def widen(buffer: HistoryBuffer, columns: Sequence[int | None]) -> HistoryBuffer:
+    """A new buffer with one column per entry of ``columns``: the old column's history, or NaN for None
+    (a GPU that appeared later, e.g. in a dmon stream)."""
+    bigger = HistoryBuffer(len(columns), buffer.metrics, capacity=buffer.capacity)
+    data = {}
+    for metric in buffer.metrics:
+        arr = np.full((buffer.count, len(columns)), np.nan, dtype=np.float32)
+        for new_col, old_col in enumerate(columns):
+            if old_col is not None:
+                arr[:, new_col] = buffer.series(metric)[:, old_col]
+        data[metric] = arr
+    bigger.load(buffer.times.copy(), data)
+    moved = {old: new for new, old in enumerate(columns) if old is not None}
+    bigger.reasons.update({(moved[c], k): why for (c, k), why in buffer.reasons.items() if c in moved})
+    return bigger

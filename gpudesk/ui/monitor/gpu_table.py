@@ -7,7 +7,7 @@ link per direction, with the link (and whether it is an assumption from the cata
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
@@ -15,10 +15,16 @@ from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import DeviceInfo
 from gpudesk.ui.monitor.display import fmt, fmt_share, gpu_color, tr
 
-COLUMNS = (
-    ("gpu", "GPU"), (m.GPU_UTIL, "Util %"), (m.MEM_USED, "Memory used / total (GiB)"),
-    (m.PCIE_RX, "PCIe RX (% of link)"), (m.PCIE_TX, "PCIe TX (% of link)"), (m.POWER, "Power (W)"),
-    (m.GPU_TEMP, "Temp (°C)"), (m.SM_CLOCK, "SM clock (MHz)"), ("state", "State"),
+COLUMNS = (  # (key, header); headers are translated in GpuTableModel.headerData
+    ("gpu", QT_TRANSLATE_NOOP("GpuTableModel", "GPU")),
+    (m.GPU_UTIL, QT_TRANSLATE_NOOP("GpuTableModel", "Util %")),
+    (m.MEM_USED, QT_TRANSLATE_NOOP("GpuTableModel", "Memory used / total (GiB)")),
+    (m.PCIE_RX, QT_TRANSLATE_NOOP("GpuTableModel", "PCIe RX (% of link)")),
+    (m.PCIE_TX, QT_TRANSLATE_NOOP("GpuTableModel", "PCIe TX (% of link)")),
+    (m.POWER, QT_TRANSLATE_NOOP("GpuTableModel", "Power (W)")),
+    (m.GPU_TEMP, QT_TRANSLATE_NOOP("GpuTableModel", "Temp (°C)")),
+    (m.SM_CLOCK, QT_TRANSLATE_NOOP("GpuTableModel", "SM clock (MHz)")),
+    ("state", QT_TRANSLATE_NOOP("GpuTableModel", "State")),
 )
 
 
@@ -108,7 +114,13 @@ class GpuTableModel(QAbstractTableModel):
             return None
         return value / cap
 
+    _ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.CheckStateRole,
+                        Qt.ItemDataRole.DecorationRole, Qt.ItemDataRole.ForegroundRole,
+                        Qt.ItemDataRole.TextAlignmentRole})
+
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if role not in self._ROLES:
+            return None
         row, col = index.row(), index.column()
         if not index.isValid() or row >= len(self.devices):
             return None
@@ -121,7 +133,7 @@ class GpuTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and key == "state" and device.lost_reason:
             return QBrush(QColor("#b00020"))
         if role == Qt.ItemDataRole.TextAlignmentRole and col not in (0, len(COLUMNS) - 1):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         if role == Qt.ItemDataRole.DisplayRole:
             return self._text(row, key, device)
         if role == Qt.ItemDataRole.ToolTipRole:

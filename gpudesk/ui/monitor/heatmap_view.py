@@ -5,7 +5,6 @@ drawn grey (N/A), never as 0 %. Hovering a cell shows the GPU, the bin's time sp
 
 from __future__ import annotations
 
-import datetime as _dt
 import math
 
 import numpy as np
@@ -14,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gpudesk.telemetry import model as m
-from gpudesk.ui.monitor.display import fmt_duration, shown
+from gpudesk.ui.monitor.display import fmt_duration, shown, times_as_printed, when
 from gpudesk.ui.monitor.ring_buffer import HistoryBuffer
 
 HEAT_METRICS = (m.GPU_UTIL, m.MEM_UTIL, m.POWER, m.GPU_TEMP)
@@ -76,6 +75,9 @@ class HeatmapView(QWidget):
     def set_source(self, buffer: HistoryBuffer, gpu_labels: dict[int, str]) -> None:
         self.buffer = buffer
         self.gpu_labels = dict(gpu_labels)
+        axis = self.plot.getAxis("bottom")
+        axis.utcOffset = 0 if times_as_printed() else None
+        axis.picture = None
         ticks = [(i + 0.5, gpu_labels.get(i, str(i))) for i in range(buffer.n_gpus)]
         step = max(1, buffer.n_gpus // 16)
         self.plot.getAxis("left").setTicks([ticks[::step]])
@@ -130,8 +132,8 @@ class HeatmapView(QWidget):
         if not (0 <= gpu < self.values.shape[0] and 0 <= col < self.values.shape[1]):
             return
         value = self.values[gpu, col]
-        start = _dt.datetime.fromtimestamp(self.edges[col]).strftime("%Y-%m-%d %H:%M")
-        end = _dt.datetime.fromtimestamp(self.edges[col + 1]).strftime("%H:%M")
+        start = when(self.edges[col], "%Y-%m-%d %H:%M")
+        end = when(self.edges[col + 1], "%H:%M")
         s = shown(self.metric)
         text = self.tr("N/A (no readable sample in this bin)") if math.isnan(value) else \
             f"{value * s.scale:.{s.decimals}f} {s.unit}"

@@ -9,6 +9,7 @@ computed from it. Choosing "unknown" keeps PCIe in GB/s without a share.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -40,24 +41,17 @@ class ImportChoice:
     """What the user chose.
 
     mode: "file" or "stream". path: the log (mode "file"). command: the command line (mode "stream").
-    gpu_model_id / gpu_model_name: the catalog GPU picked, or None. pcie_gen / pcie_width: the assumed link,
+    gpu: the catalog GPU picked, or None. pcie_gen / pcie_width: the assumed link,
     or None when unknown. interval_s: dmon's sampling delay (-d), used when the log has no time column.
     """
 
     mode: str
     path: str | None
     command: str | None
-    gpu_model_id: str | None
-    gpu_model_name: str | None
+    gpu: Any  # the catalog GPU (frozen dataclass) or None
     pcie_gen: int | None
     pcie_width: int | None
     interval_s: float
-
-    @property
-    def link_source(self) -> str | None:
-        if self.pcie_gen is None or self.pcie_width is None:
-            return None
-        return f"catalog:{self.gpu_model_id}" if self.gpu_model_id else "user"
 
 
 class ImportDialog(QDialog):
@@ -200,14 +194,11 @@ class ImportDialog(QDialog):
         super().accept()
 
     def choice(self) -> ImportChoice:
-        model = self.model_combo.currentData()
-        gpu = self._gpus.get(model)
         return ImportChoice(
             mode="file" if self.file_radio.isChecked() else "stream",
             path=self.path_edit.text().strip() or None,
             command=self.command_edit.text().strip() or None,
-            gpu_model_id=model,
-            gpu_model_name=gpu.name if gpu else None,
+            gpu=self._gpus.get(self.model_combo.currentData()),
             pcie_gen=self.gen_spin.value() or None,
             pcie_width=self.width_spin.value() or None,
             interval_s=float(self.interval_spin.value()),

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QTimer, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from gpudesk.telemetry import model as m
@@ -28,12 +28,18 @@ from gpudesk.ui.monitor.ring_buffer import HistoryBuffer
 
 PCIE_METRICS = (m.PCIE_RX, m.PCIE_TX)
 MAIN_METRICS = (m.GPU_UTIL, m.MEM_USED, m.PCIE_RX, m.PCIE_TX)
-SIDE_METRICS = (m.POWER, m.GPU_TEMP, m.SM_CLOCK)
+SIDE_METRICS = (m.POWER, m.GPU_TEMP, m.SM_CLOCK, m.MEM_UTIL)
 PLOTTED = MAIN_METRICS + SIDE_METRICS
 
-WINDOWS_S: tuple[tuple[str, float | None], ...] = (
-    ("1 min", 60.0), ("5 min", 300.0), ("15 min", 900.0), ("1 h", 3600.0), ("6 h", 21600.0),
-    ("24 h", 86400.0), ("72 h", 259200.0), ("Whole run", None),
+WINDOWS_S: tuple[tuple[str, float | None], ...] = (  # labels are translated by the tab (context MonitorTab)
+    (QT_TRANSLATE_NOOP("MonitorTab", "1 min"), 60.0),
+    (QT_TRANSLATE_NOOP("MonitorTab", "5 min"), 300.0),
+    (QT_TRANSLATE_NOOP("MonitorTab", "15 min"), 900.0),
+    (QT_TRANSLATE_NOOP("MonitorTab", "1 h"), 3600.0),
+    (QT_TRANSLATE_NOOP("MonitorTab", "6 h"), 21600.0),
+    (QT_TRANSLATE_NOOP("MonitorTab", "24 h"), 86400.0),
+    (QT_TRANSLATE_NOOP("MonitorTab", "72 h"), 259200.0),
+    (QT_TRANSLATE_NOOP("MonitorTab", "Whole run"), None),
 )
 
 
@@ -86,7 +92,11 @@ class MonitorPlots(QWidget):
                     continue
                 axis = pg.DateAxisItem(orientation="bottom")
                 plot = self.view.addPlot(row=row, col=col, axisItems={"bottom": axis})
-                plot.showGrid(x=True, y=True, alpha=0.2)
+                # No grid: pyqtgraph paints grid lines through the axis picture, which cost ~60 ms per repaint of
+                # the eight plots in software rendering (measured), far more than the curves themselves.
+                for side in ("left", "bottom"):
+                    plot.getAxis(side).setPen(pg.mkPen("#d9d9d9"))
+                    plot.getAxis(side).setTextPen(pg.mkPen("#404040"))
                 plot.setMenuEnabled(False)
                 plot.hideButtons()
                 plot.getViewBox().setMouseEnabled(x=True, y=False)
@@ -125,11 +135,9 @@ class MonitorPlots(QWidget):
                 title = s.label
             plot.setTitle(title, size="9pt")
             plot.setLabel("left", s.unit)
-            if metric in (m.GPU_UTIL,):
-                plot.setYRange(0, 100, padding=0.02)
-                plot.getViewBox().enableAutoRange(y=False)
-            else:
-                plot.getViewBox().setAutoVisible(y=True)
+            plot.getViewBox().disableAutoRange()
+            if metric not in (m.PCIE_TX, m.MEM_UTIL):  # one shared time axis: only the bottom row shows it
+                plot.hideAxis("bottom")
 
     def set_source(self, buffer: HistoryBuffer, gpu_labels: dict[int, str], links: dict[int, LinkInfo]) -> None:
         """Show ``buffer``; ``gpu_labels[col]`` names each GPU column, ``links[col]`` its PCIe link."""
@@ -142,6 +150,14 @@ class MonitorPlots(QWidget):
         self.visible_gpus = list(range(min(buffer.n_gpus, 8)))
         self._update_pcie_titles()
         self.refresh()
+
+    def set_times_as_printed(self, flag: bool) -> None:
+        """Label the time axis in UTC (dmon stamps, stored as printed) or in local time."""
+        for plot in self.plots.values():
+            axis = plot.getAxis("bottom")
+            axis.utcOffset = 0 if flag else None
+            axis.picture = None
+            axis.update()
 
     def set_links(self, links: dict[int, LinkInfo]) -> None:
         self.links = dict(links)
@@ -219,7 +235,11 @@ class MonitorPlots(QWidget):
         return x0, x1
 
     def refresh(self) -> None:
-        """Recompute every shown curve for the visible range (cost bounded by the plot width)."""
+        """Recompute every shown curve for the visible range (cost bounded by the plot width).
+
+        Y ranges are set here from the drawn (decimated) points, so pyqtgraph never scans curve data for
+        auto-range; utilization and PCIe shares keep a fixed 0-100 % axis unless a value exceeds it.
+        """
         rng = self.visible_range()
         if rng is None or self.buffer is None:
             return
@@ -229,20 +249,42 @@ class MonitorPlots(QWidget):
             self.plots[m.GPU_UTIL].setXRange(t0, t1, padding=0)
             self._setting_range = False
         width = max(200, int(self.plots[m.GPU_UTIL].getViewBox().width()))
-        max_points = 2 * width
+        max_points = width  # one min/max pair per two pixel columns: peaks stay, painting halves
         points = 0
+        kept = set(self.buffer.metrics)
+        gpus = self.visible_gpus
         for metric in PLOTTED:
-            for gpu in self.visible_gpus:
-                x, y = self.buffer.decimated(metric, gpu, t0, t1, max_points)
-                y = self._scale(metric, gpu, y)
-                self._curve(metric, gpu).setData(x, y, connect="finite")
-                points += len(x)
-                if metric == m.SM_CLOCK:
-                    xm, ym = self.buffer.decimated(m.MEM_CLOCK, gpu, t0, t1, max_points)
-                    self._curve(metric, gpu, dashed=True).setData(xm, self._scale(m.MEM_CLOCK, gpu, ym),
-                                                                   connect="finite")
-                    points += len(xm)
+            if metric not in kept or not self.plots[metric].isVisible():
+                continue
+            series = [(metric, False)]
+            if metric == m.SM_CLOCK and m.MEM_CLOCK in kept:
+                series.append((m.MEM_CLOCK, True))
+            lo, hi = math.inf, -math.inf
+            for name, dashed in series:
+                x, y = self.buffer.decimated_columns(name, gpus, t0, t1, max_points)
+                for j, gpu in enumerate(gpus):
+                    yg = self._scale(name, gpu, y[:, j])
+                    self._curve(metric, gpu, dashed).setData(x, yg, connect="finite")
+                    points += len(x)
+                    if yg.size:
+                        finite = yg[np.isfinite(yg)]
+                        if finite.size:
+                            lo, hi = min(lo, float(finite.min())), max(hi, float(finite.max()))
+            self._set_y_range(metric, lo, hi)
         self.last_refresh_points = points
+        # Settle the view matrices and axes now; otherwise pyqtgraph does it inside the paint and asks for a
+        # second paint of the whole widget.
+        self.view.scene().prepareForPaint()
+
+    def _set_y_range(self, metric: str, lo: float, hi: float) -> None:
+        fixed = metric in (m.GPU_UTIL, m.MEM_UTIL) or (metric in PCIE_METRICS and self._pcie_share)
+        if fixed:
+            lo, hi = 0.0, max(100.0, hi if math.isfinite(hi) else 100.0)
+        elif not math.isfinite(lo):
+            return
+        if hi <= lo:
+            hi = lo + 1.0
+        self.plots[metric].setYRange(lo, hi, padding=0.05)
 
     def _scale(self, metric: str, gpu: int, y: np.ndarray) -> np.ndarray:
         if metric in PCIE_METRICS:

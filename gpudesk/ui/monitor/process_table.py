@@ -8,12 +8,20 @@ without --pid=host) say so instead of showing empty cells.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
 from gpudesk.ui.monitor.display import GIB, tr
 
-HEADERS = ("GPU", "PID", "User", "Name", "Command", "GPU memory (GiB)", "Type")
+HEADERS = (
+    QT_TRANSLATE_NOOP("ProcessModel", "GPU"),
+    QT_TRANSLATE_NOOP("ProcessModel", "PID"),
+    QT_TRANSLATE_NOOP("ProcessModel", "User"),
+    QT_TRANSLATE_NOOP("ProcessModel", "Name"),
+    QT_TRANSLATE_NOOP("ProcessModel", "Command"),
+    QT_TRANSLATE_NOOP("ProcessModel", "GPU memory (GiB)"),
+    QT_TRANSLATE_NOOP("ProcessModel", "Type"),
+)
 
 
 class ProcessModel(QAbstractTableModel):
@@ -48,7 +56,7 @@ class ProcessModel(QAbstractTableModel):
             return [p.gpu_index, p.pid, p.user or "", p.name or "", p.cmdline or "",
                     -1 if p.used_memory_bytes is None else p.used_memory_bytes, p.type][col]
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 1, 5):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         if role == Qt.ItemDataRole.DisplayRole:
             host_na = tr("N/A")
             values = (

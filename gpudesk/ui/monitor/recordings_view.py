@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -30,22 +30,37 @@ from PySide6.QtWidgets import (
 from gpudesk.ui.monitor.display import fmt_duration, tr
 from gpudesk.ui.workers import run_task
 
-HEADERS = ("#", "Name", "Started", "Duration", "GPUs", "Source", "Samples")
+HEADERS = (
+    QT_TRANSLATE_NOOP("RecordingsView", "#"),
+    QT_TRANSLATE_NOOP("RecordingsView", "Name"),
+    QT_TRANSLATE_NOOP("RecordingsView", "Started"),
+    QT_TRANSLATE_NOOP("RecordingsView", "Duration"),
+    QT_TRANSLATE_NOOP("RecordingsView", "GPUs"),
+    QT_TRANSLATE_NOOP("RecordingsView", "Source"),
+    QT_TRANSLATE_NOOP("RecordingsView", "Samples"),
+)
 
 
-def _when(t: float | None) -> str:
-    return _dt.datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M") if t else tr("N/A")
+def _when(t: float | None, as_printed: bool = False) -> str:
+    """Local time, or UTC for dmon imports (their stamps are the node's local time stored as printed)."""
+    if not t:
+        return tr("N/A")
+    zone = _dt.timezone.utc if as_printed else None
+    return _dt.datetime.fromtimestamp(t, zone).strftime("%Y-%m-%d %H:%M")
 
 
 def session_row(session) -> list[str]:
-    """Display texts for one ``RecordingSession``."""
-    started = getattr(session, "started_at", None)
-    ended = getattr(session, "ended_at", None)
-    duration = fmt_duration(ended - started) if started and ended else tr("N/A (still open or crashed)")
-    gpus = getattr(session, "gpu_names", None) or []
-    return [str(session.id), session.name or "", _when(started), duration,
-            f"{len(gpus)}: {', '.join(sorted(set(g or '?' for g in gpus)))}" if gpus else tr("N/A"),
-            getattr(session, "source", "") or "", str(getattr(session, "sample_count", "") or "")]
+    """Display texts for one ``gpudesk.store.recordings.RecordingSession``."""
+    first = session.first_t if session.first_t is not None else session.started_at
+    if session.first_t is not None and session.last_t is not None:
+        duration = fmt_duration(session.last_t - session.first_t)
+    else:
+        duration = tr("N/A (no samples)")
+    if session.interrupted:
+        duration += tr(" (interrupted)")
+    model = f" × {session.gpu_model}" if session.gpu_model else ""
+    return [str(session.id), session.name or "", _when(first, (session.source or "").startswith("dmon")), duration, f"{session.gpu_count}{model}",
+            session.source or "", str(session.sample_rows)]
 
 
 def delete_recording(session_id: int) -> int:
@@ -56,21 +71,22 @@ def delete_recording(session_id: int) -> int:
     try:
         recordings.delete_session(db, session_id)
     finally:
-        db.conn.close()
+        db.close()
     return session_id
 
 
 def export_recording_csv(session_id: int, path: str) -> str:
     """Write a recording's samples as CSV (thread pool; own store connection)."""
-    from gpudesk.store import open_store, recordings
+    from gpudesk.store import open_store
     from gpudesk.telemetry.export import export_csv
+    from gpudesk.telemetry.recorder import load_frame, session_devices
 
     db = open_store()
     try:
-        frame = recordings.read_frame(db, session_id)
-        devices = recordings.session_devices(db, session_id)
+        frame = load_frame(db, session_id)
+        devices = session_devices(db, session_id)
     finally:
-        db.conn.close()
+        db.close()
     with open(path, "w", encoding="utf-8", newline="") as out:
         export_csv(frame, out, devices=devices)
     return path

@@ -222,20 +222,29 @@ class HistoryBuffer:
         return int(np.searchsorted(t, t0, "left")), int(np.searchsorted(t, t1, "right"))
 
     def decimated(self, metric: str, gpu: int, t0: float, t1: float, max_points: int) -> tuple[np.ndarray, np.ndarray]:
-        """(x, y) for drawing ``metric`` of ``gpu`` between t0 and t1 with at most about ``max_points`` points.
+        """(x, y) for drawing ``metric`` of one GPU column; see :meth:`decimated_columns`."""
+        x, y = self.decimated_columns(metric, [gpu], t0, t1, max_points)
+        return x, y[:, 0]
 
-        Raw samples are returned (views) when they fit; otherwise min/max pairs per bucket taken from the
-        pyramid, so the cost depends on ``max_points``, not on the span. Buckets with no readable value are
-        NaN (drawn as a gap). One extra sample on each side keeps lines running to the view's edges.
+    def decimated_columns(self, metric: str, gpus: Sequence[int], t0: float, t1: float, max_points: int
+                          ) -> tuple[np.ndarray, np.ndarray]:
+        """(x (k,), y (k, len(gpus))) for drawing ``metric`` between t0 and t1 with at most about
+        ``max_points`` points per GPU.
+
+        Raw samples are returned when they fit; otherwise min/max pairs per bucket taken from the pyramid, so
+        the cost depends on ``max_points``, not on the span. Buckets with no readable value are NaN (drawn as
+        a gap). One extra sample on each side keeps lines running to the view's edges; the last point is the
+        newest sample in view.
         """
         data = self.series(metric)
+        cols = list(gpus)
         i0, i1 = self.index_range(t0, t1)
         i0, i1 = max(0, i0 - 1), min(self.count, i1 + 1)
         n = i1 - i0
-        if n <= 0:
-            return np.empty(0), np.empty(0, dtype=np.float32)
+        if n <= 0 or not cols:
+            return np.empty(0), np.empty((0, len(cols)), dtype=np.float32)
         if n <= max_points:
-            return self._t[i0:i1], data[i0:i1, gpu]
+            return self._t[i0:i1], data[i0:i1][:, cols]
         buckets = max(1, max_points // 2)
         want = n / buckets  # raw samples per output bucket
         level = -1  # -1 = raw
@@ -250,32 +259,39 @@ class HistoryBuffer:
         maxs_parts: list[np.ndarray] = []
         xs_parts: list[np.ndarray] = []
         if first * step > i0:  # head
-            head = data[i0:min(first * step, i1), gpu]
-            mins_parts.append(np.fmin.reduce(head, keepdims=True))
-            maxs_parts.append(np.fmax.reduce(head, keepdims=True))
+            head = data[i0:min(first * step, i1)][:, cols]
+            mins_parts.append(np.fmin.reduce(head, axis=0, keepdims=True))
+            maxs_parts.append(np.fmax.reduce(head, axis=0, keepdims=True))
             xs_parts.append(self._t[i0:i0 + 1])
         if last > first:
             if level < 0:
-                src_min = src_max = data[:, gpu]
+                src_min = src_max = data
             else:
-                src_min = self._mins[metric][level][:, gpu]
-                src_max = self._maxs[metric][level][:, gpu]
+                src_min, src_max = self._mins[metric][level], self._maxs[metric][level]
             lo, hi = first * r, last * r
-            mins_parts.append(np.fmin.reduce(src_min[lo:hi].reshape(-1, r), axis=1))
-            maxs_parts.append(np.fmax.reduce(src_max[lo:hi].reshape(-1, r), axis=1))
+            shape = (last - first, r, len(cols))
+            mins_parts.append(np.fmin.reduce(src_min[lo:hi][:, cols].reshape(shape), axis=1))
+            maxs_parts.append(np.fmax.reduce(src_max[lo:hi][:, cols].reshape(shape), axis=1))
             xs_parts.append(self._t[first * step:last * step:step])
-        if last >= first and last * step < i1:  # tail
-            tail = data[max(last * step, i0):i1, gpu]
-            mins_parts.append(np.fmin.reduce(tail, keepdims=True))
-            maxs_parts.append(np.fmax.reduce(tail, keepdims=True))
-            xs_parts.append(self._t[max(last * step, i0):max(last * step, i0) + 1])
+        tail_start = max(last * step, i0)
+        if last >= first and tail_start < i1:  # tail
+            tail = data[tail_start:i1][:, cols]
+            mins_parts.append(np.fmin.reduce(tail, axis=0, keepdims=True))
+            maxs_parts.append(np.fmax.reduce(tail, axis=0, keepdims=True))
+            xs_parts.append(self._t[tail_start:tail_start + 1])
         mins = np.concatenate(mins_parts)
         maxs = np.concatenate(maxs_parts)
         xs = np.concatenate(xs_parts)
-        y = np.empty(2 * len(mins), dtype=np.float32)
-        y[0::2] = mins
-        y[1::2] = maxs
-        return np.repeat(xs, 2), y
+        k = len(xs)
+        y = np.empty((2 * k + 1, len(cols)), dtype=np.float32)
+        y[0:-1:2] = mins
+        y[1:-1:2] = maxs
+        y[-1] = data[i1 - 1, cols]  # end exactly at the newest sample in view
+        x = np.empty(2 * k + 1)
+        x[0:-1:2] = xs
+        x[1:-1:2] = xs
+        x[-1] = self._t[i1 - 1]
+        return x, y
 
     def value_at(self, metric: str, gpu: int, t: float) -> tuple[float, float | None] | None:
         """(sample time, value or None) of the sample nearest to ``t``, or None when empty."""

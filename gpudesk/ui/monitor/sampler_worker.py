@@ -23,7 +23,7 @@ def start_sampler(worker: "SamplerWorker", name: str = "gpudesk-monitor") -> QTh
     """Move ``worker`` to a new QThread and run its :meth:`SamplerWorker.begin` there; stop it with
     ``gpudesk.ui.workers.stop_worker`` (which runs ``teardown`` in the thread).
 
-    Why not ``start_worker``: with PySide6 6.12, a slot that overrides a base-class ``@Slot`` (here
+    Why not ``start_worker``: with PySide6 (seen with 6.11 and 6.12), a slot that overrides a base-class ``@Slot`` (here
     ``ThreadWorker.setup``) connected to ``QThread.started`` is called on the GUI thread, so the timer
     and the recorder's connection would live there. ``begin`` is declared only in this class and runs
     in the worker thread as intended (checked by tests/ui/test_monitor_worker.py).
@@ -117,7 +117,7 @@ class SamplerWorker(ThreadWorker):
             self.sourceFailed.emit(str(exc))
             return
         devices = self.source.devices()
-        self._lost = tuple(d.lost_reason for d in devices)
+        self._lost = tuple((d.index, d.lost_reason) for d in devices)
         self.started.emit(devices)
         self._timer = QTimer()
         interval = float(getattr(self.source, "interval_s", 1.0))
@@ -140,6 +140,11 @@ class SamplerWorker(ThreadWorker):
             self._timer.stop()
             self.sourceFailed.emit(str(exc))
             return
+        devices = self.source.devices()
+        state = tuple((d.index, d.lost_reason) for d in devices)
+        if state != self._lost:  # a GPU was lost, or a stream revealed another GPU
+            self._lost = state
+            self.devicesChanged.emit(devices)
         if batches:
             if self.recorder is not None:
                 try:
@@ -148,11 +153,6 @@ class SamplerWorker(ThreadWorker):
                 except (TelemetryError, OSError) as exc:
                     self._abandon_recording(str(exc))
             self.batches.emit(batches)
-        devices = self.source.devices()
-        lost = tuple(d.lost_reason for d in devices)
-        if lost != self._lost:
-            self._lost = lost
-            self.devicesChanged.emit(devices)
         if self._list_processes is not None and time.monotonic() - self._last_processes >= self._process_interval_s:
             self._last_processes = time.monotonic()
             try:

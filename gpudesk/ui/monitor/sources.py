@@ -5,10 +5,10 @@ threads (they may block); they return plain data for the tab.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
-from gpudesk import paths
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
 from gpudesk.ui.monitor.frames import frame_to_buffer
@@ -30,55 +30,60 @@ class Loaded:
     notes: list[str] = field(default_factory=list)
     kind: str = "file"
     session_id: int | None = None
+    gpu: Any = None  # the catalog GPU assumed for a dmon log
 
 
-def assumed_devices(frame: SeriesFrame, gpu_name: str | None, gen: int | None, width: int | None,
-                    link_source: str | None) -> list[DeviceInfo]:
-    """One DeviceInfo per GPU index in a dmon frame, with the PCIe link the user picked (an assumption)."""
-    return [
-        DeviceInfo(index=g, name=gpu_name, pcie_gen_max=gen, pcie_width_max_lanes=width,
-                   pcie_link_source=link_source if gen and width else None)
-        for g in (frame.gpus or [0])
-    ]
+def assumed_devices(gpu_indices: list[int], gpu, gen: int | None, width: int | None) -> list[DeviceInfo]:
+    """DeviceInfo per GPU of a dmon log: the catalog model ``gpu`` (or None) with the link the user confirmed.
+
+    The link is an assumption: ``pcie_link_source`` is "catalog:<id>" when it is the model's datasheet link,
+    "user" when the user typed another generation or width (e.g. a x16 card in a x8 slot).
+    """
+    from gpudesk.telemetry.dmon_import import devices_for_model
+
+    devices = devices_for_model(list(gpu_indices) or [0], gpu)
+    if gen and width and (gpu is None or (gen, width) != (gpu.pcie_gen, gpu.pcie_lanes)):
+        devices = [replace(d, pcie_gen_max=gen, pcie_width_max_lanes=width, pcie_link_source="user") for d in devices]
+    return devices
 
 
-def load_dmon_file(path: str, gpu_name: str | None, gen: int | None, width: int | None,
-                   link_source: str | None, interval_s: float = 1.0) -> Loaded:
+def load_dmon_file(path: str, gpu, gen: int | None, width: int | None, interval_s: float = 1.0) -> Loaded:
     """Parse a dmon log into a buffer (background thread).
 
     Raises:
-        DmonError: unreadable or not dmon output; also when dmon reported it cannot run on that GPU.
+        DmonError: unreadable or not dmon output, no samples, or dmon reported it cannot run on that GPU.
     """
     from gpudesk.telemetry.dmon import DmonError, read_dmon_file
 
     log = read_dmon_file(path, interval_s=interval_s)
-    if log.unsupported:
-        raise DmonError(
-            f"{Path(path).name}: nvidia-smi dmon reported that it cannot run on that GPU or driver "
-            f"({'; '.join(log.errors) or 'Not supported on the device(s)'}). There are no samples to show."
-        )
+    name = Path(path).name
     if log.empty:
-        raise DmonError(f"{Path(path).name} holds no dmon samples. " + " ".join(log.notes))
-    devices = assumed_devices(log.frame, gpu_name, gen, width, link_source)
+        if log.unsupported:
+            raise DmonError(f"{name}: nvidia-smi dmon could not run on that machine "
+                            f"({' / '.join(log.errors) or 'Not supported on the device(s)'}); there are no samples.")
+        raise DmonError(f"{name} holds no dmon samples. " + " ".join(log.notes))
+    devices = assumed_devices(log.frame.gpus, gpu, gen, width)
     buffer = frame_to_buffer(log.frame, devices, HISTORY_METRICS)
     notes = list(log.notes)
     if not log.has_time:
         notes.append(f"The log has no time stamps (-o DT); rows were placed {interval_s:g} s apart.")
-    return Loaded(buffer, devices, f"dmon log {Path(path).name}", log.frame, notes, "dmon-file")
+    loaded = Loaded(buffer, devices, f"dmon log {name}", log.frame, notes, "dmon-file")
+    loaded.gpu = gpu
+    return loaded
 
 
 def load_recording(session_id: int) -> Loaded:
     """Read a saved recording from the user store (opens its own connection in this thread)."""
-    from gpudesk.store import open_store
-    from gpudesk.store import recordings
+    from gpudesk.store import open_store, recordings
+    from gpudesk.telemetry.recorder import load_frame, session_devices
 
     db = open_store()
     try:
         session = recordings.get_session(db, session_id)
-        frame = recordings.read_frame(db, session_id)
-        devices = recordings.session_devices(db, session_id)
+        frame = load_frame(db, session_id)
+        devices = session_devices(db, session_id)
     finally:
-        db.conn.close()
+        db.close()
     if not devices:
         devices = [DeviceInfo(index=g) for g in (frame.gpus or [0])]
     buffer = frame_to_buffer(frame, devices, HISTORY_METRICS)
@@ -87,27 +92,23 @@ def load_recording(session_id: int) -> Loaded:
 
 
 def demo_path() -> Path | None:
-    """The bundled demo capture (``resources/demo/``), or None when this installation has none."""
-    folder = paths.resources_dir() / "demo"
-    if not folder.is_dir():
-        return None
-    for pattern in ("*.dmon", "*.log", "*.txt", "*.csv", "*.jsonl"):
-        for path in sorted(folder.glob(pattern)):
-            if path.name.lower() not in ("readme.txt",):
-                return path
-    return None
+    """The bundled demo capture, or None when this installation has none."""
+    from gpudesk.telemetry.dmon_import import demo_path as core_demo_path
+
+    path = core_demo_path()
+    return path if path.is_file() else None
 
 
 def demo_description() -> str | None:
-    """Where the demo capture came from (its README), or None when there is no demo."""
+    """Where the demo capture came from (``resources/demo/SOURCE.md``), or None when there is no demo."""
     path = demo_path()
     if path is None:
         return None
-    for name in ("README.md", "README.txt", "SOURCE.md"):
-        readme = path.parent / name
-        if readme.is_file():
-            text = readme.read_text(encoding="utf-8", errors="replace").strip()
-            return text[:600]
+    source = path.parent / "SOURCE.md"
+    if source.is_file():
+        lines = [ln.strip() for ln in source.read_text(encoding="utf-8", errors="replace").splitlines()]
+        text = " ".join(ln.lstrip("-# ").replace("`", "") for ln in lines if ln and not ln.startswith("# "))
+        return text[:700]
     return f"Demo capture: {path.name}"
 
 
@@ -115,36 +116,29 @@ def load_demo() -> Loaded:
     """Parse the bundled demo capture (background thread).
 
     Raises:
-        DmonError: when the demo file cannot be read.
-        FileNotFoundError: when no demo is bundled.
+        DmonError: the demo is missing or unreadable.
     """
-    path = demo_path()
-    if path is None:
-        raise FileNotFoundError("No demo capture is bundled (resources/demo/ is missing or empty).")
-    loaded = load_dmon_file(str(path), None, None, None, None)
-    loaded.title = f"demo {path.name}"
-    loaded.kind = "demo"
-    return loaded
+    from gpudesk.telemetry.dmon_import import load_demo as core_load_demo
+
+    frame, devices, log = core_load_demo()
+    buffer = frame_to_buffer(frame, devices, HISTORY_METRICS)
+    return Loaded(buffer, devices, f"demo {demo_path().name}", frame, list(log.notes), "demo")
 
 
 class AssumedLinkSource:
     """Wraps a dmon stream source so its devices carry the PCIe link the user picked (an assumption)."""
 
-    def __init__(self, inner, gpu_name: str | None, gen: int | None, width: int | None, link_source: str | None):
+    def __init__(self, inner, gpu, gen: int | None, width: int | None):
         self.inner = inner
         self.kind = inner.kind
         self.interval_s = inner.interval_s
-        self._name, self._gen, self._width, self._link_source = gpu_name, gen, width, link_source
+        self._gpu, self._gen, self._width = gpu, gen, width
 
     def devices(self) -> list[DeviceInfo]:
-        out = []
-        for d in self.inner.devices():
-            if d.pcie_gen_max is None and self._gen and self._width:
-                d = DeviceInfo(index=d.index, uuid=d.uuid, name=d.name or self._name, pcie_gen_max=self._gen,
-                               pcie_width_max_lanes=self._width, pcie_link_source=self._link_source,
-                               lost_reason=d.lost_reason, reasons=dict(d.reasons))
-            out.append(d)
-        return out
+        found = self.inner.devices()
+        if not found:
+            return []
+        return assumed_devices([d.index for d in found], self._gpu, self._gen, self._width)
 
     def poll(self):
         return self.inner.poll()

@@ -8,12 +8,12 @@ Cells read "median (p5 – p95)"; the tooltip gives the sample counts.
 
 from __future__ import annotations
 
-import datetime as _dt
 import math
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
     QTableWidget,
@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.telemetry import model as m
-from gpudesk.ui.monitor.display import fmt, fmt_duration, shown
+from gpudesk.ui.monitor.display import fmt, fmt_duration, shown, when
 
 STATS_METRICS = (m.GPU_UTIL, m.MEM_UTIL, m.MEM_USED, m.PCIE_RX, m.PCIE_TX, m.POWER, m.GPU_TEMP, m.SM_CLOCK)
 
@@ -54,14 +54,9 @@ class StatsPanel(QWidget):
         top.addWidget(self.span_button)
         top.addWidget(self.label, 1)
         self.table = QTableWidget(0, len(STATS_METRICS), self)
-        headers = []
-        for metric in STATS_METRICS:
-            s = shown(metric)
-            headers.append(f"{s.label} ({s.unit})")
-        self.table.setHorizontalHeaderLabels(headers)
+        self.table.setHorizontalHeaderLabels([self._header(metric, False) for metric in STATS_METRICS])
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setDefaultSectionSize(120)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.setToolTip(self.tr("Each cell: median (p5 – p95) over the span; hover for sample counts."))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -75,24 +70,46 @@ class StatsPanel(QWidget):
     def show_error(self, message: str) -> None:
         self.label.setText(self.tr("Statistics could not be computed: {m}").format(m=message))
 
-    def set_stats(self, stats: dict, t0: float, t1: float, gpu_names: dict[int, str]) -> None:
-        """Fill the table: ``stats[gpu][metric] -> SpanStats(median, p5, p95, n, missing)``."""
+    def _header(self, metric: str, share: bool) -> str:
+        short = {m.GPU_UTIL: self.tr("GPU util"), m.MEM_UTIL: self.tr("Mem-ctrl util"),
+                 m.MEM_USED: self.tr("Memory used"), m.PCIE_RX: self.tr("PCIe RX"), m.PCIE_TX: self.tr("PCIe TX"),
+                 m.POWER: self.tr("Power"), m.GPU_TEMP: self.tr("Temp"), m.SM_CLOCK: self.tr("SM clock")}
+        unit = self.tr("% of link") if share else shown(metric).unit
+        return f"{short.get(metric, metric)} ({unit})"
+
+    def set_stats(self, stats: dict, t0: float, t1: float, gpu_names: dict[int, str],
+                  links: dict[int, float | None] | None = None) -> None:
+        """Fill the table: ``stats[gpu][metric] -> SpanStats(median, p5, p95, n, missing)``.
+
+        ``links[gpu]`` is the PCIe link capacity per direction (bytes/s); when every GPU's link is known the
+        PCIe columns show the share of the link, otherwise GB/s.
+        """
         self.stats = stats
         gpus = sorted(stats)
+        links = links or {}
+        share = bool(gpus) and all(links.get(g) for g in gpus)
+        for col, metric in enumerate(STATS_METRICS):
+            self.table.setHorizontalHeaderItem(col, QTableWidgetItem(
+                self._header(metric, share and metric in (m.PCIE_RX, m.PCIE_TX))))
         self.label.setText(self.tr("Span {span}: median (p5 – p95) per GPU.").format(span=self._span_text(t0, t1)))
         self.table.setRowCount(len(gpus))
         self.table.setVerticalHeaderLabels([gpu_names.get(g, str(g)) for g in gpus])
         for row, gpu in enumerate(gpus):
             for col, metric in enumerate(STATS_METRICS):
                 st = stats[gpu].get(metric)
-                item = QTableWidgetItem(self._cell(metric, st))
-                item.setTextAlignment(int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter))
+                scale = 1.0
+                if share and metric in (m.PCIE_RX, m.PCIE_TX):
+                    scale = 100.0 / links[gpu]
+                item = QTableWidgetItem(self._cell(metric, st, scale))
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 item.setToolTip(self._tip(st))
                 self.table.setItem(row, col, item)
 
-    def _cell(self, metric: str, st) -> str:
+    def _cell(self, metric: str, st, scale: float = 1.0) -> str:
         if st is None or st.median is None or not math.isfinite(st.median):
             return self.tr("N/A")
+        if scale != 1.0:
+            return f"{st.median * scale:.0f} ({st.p5 * scale:.0f} – {st.p95 * scale:.0f})"
         return f"{fmt(metric, st.median, with_unit=False)} ({fmt(metric, st.p5, with_unit=False)} – " \
                f"{fmt(metric, st.p95, with_unit=False)})"
 
@@ -105,6 +122,6 @@ class StatsPanel(QWidget):
         return text
 
     def _span_text(self, t0: float, t1: float) -> str:
-        a = _dt.datetime.fromtimestamp(t0).strftime("%Y-%m-%d %H:%M:%S")
-        b = _dt.datetime.fromtimestamp(t1).strftime("%H:%M:%S")
+        a = when(t0)
+        b = when(t1, "%H:%M:%S")
         return f"{a} – {b} ({fmt_duration(max(0.0, t1 - t0))})"

@@ -9,18 +9,11 @@ and exports run on the thread pool over a copy of the selected span.
 
 from __future__ import annotations
 
-import datetime as _dt
 from types import ModuleType
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
-    QComboBox,
     QFileDialog,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QPlainTextEdit,
-    QPushButton,
     QSplitter,
     QStackedWidget,
     QTabWidget,
@@ -33,13 +26,16 @@ from gpudesk.telemetry.model import DeviceInfo
 from gpudesk.telemetry.pcie import describe_link
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor import actions
-from gpudesk.ui.monitor.display import fmt, tr
+from gpudesk.ui.monitor.display import set_times_as_printed, tr
 from gpudesk.ui.monitor.findings_view import FindingsView
 from gpudesk.ui.monitor.gpu_table import GpuTable
 from gpudesk.ui.monitor.heatmap_view import HeatmapView
 from gpudesk.ui.monitor.no_gpu_panel import NoGpuPanel
-from gpudesk.ui.monitor.plots import PLOTTED, WINDOWS_S, LinkInfo, MonitorPlots
+from gpudesk.ui.monitor.frames import widen
+from gpudesk.ui.monitor.plots import LinkInfo, MonitorPlots
 from gpudesk.ui.monitor.process_table import ProcessTable
+from gpudesk.ui.monitor.readout import Readout
+from gpudesk.ui.monitor.toolbar import MonitorToolbar
 from gpudesk.ui.monitor.recordings_view import RecordingsView
 from gpudesk.ui.monitor.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor.sampler_worker import SamplerWorker, start_sampler
@@ -81,59 +77,14 @@ class MonitorTab(QWidget):
 
     # ================================================================= layout
     def _build(self) -> None:
-        self.source_label = QLabel(self.tr("No source."), self)
-        self.source_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.source_label.setWordWrap(True)
-        self.live_button = QPushButton(self.tr("&Live (NVML)"), self)
-        self.live_button.setToolTip(self.tr("Monitor the GPUs of this machine through NVML, every second."))
-        self.import_button = QPushButton(self.tr("&Import dmon…"), self)
-        self.import_button.setToolTip(self.tr("Import an nvidia-smi dmon log, or watch a live dmon stream."))
-        self.demo_button = QPushButton(self.tr("&Demo"), self)
-        self.demo_button.setToolTip(demo_description() or self.tr("No demo recording is bundled."))
-        self.demo_button.setEnabled(demo_description() is not None)
-        self.window_combo = QComboBox(self)
-        for label, seconds in WINDOWS_S:
-            self.window_combo.addItem(self.tr(label), seconds)
-        self.window_combo.setCurrentIndex(1)
-        self.window_combo.setToolTip(self.tr("Time window shown while following the newest samples"))
-        self.pause_button = QPushButton(self.tr("&Pause"), self)
-        self.pause_button.setCheckable(True)
-        self.pause_button.setToolTip(self.tr("Stop following the newest samples (recording goes on). Panning or "
-                                             "zooming a plot pauses too; press again to follow."))
-        self.notes_edit = QLineEdit(self)
-        self.notes_edit.setPlaceholderText(self.tr("Recording notes (model, batch size, data loader…)"))
-        self.record_button = QPushButton(self.tr("● &Record"), self)
-        self.record_button.setCheckable(True)
-        self.record_button.setToolTip(self.tr("Record the live samples into your gpudesk database."))
-        self.save_button = QPushButton(self.tr("&Save as recording"), self)
-        self.save_button.setToolTip(self.tr("Store the imported dmon log as a recording in your database."))
-        self.png_button = QPushButton(self.tr("Export &PNG…"), self)
-        self.csv_button = QPushButton(self.tr("Export &CSV…"), self)
-        self.csv_button.setToolTip(self.tr("Export the selected span (or everything when no span is shown)."))
-        row1 = QHBoxLayout()
-        row1.addWidget(self.live_button)
-        row1.addWidget(self.import_button)
-        row1.addWidget(self.demo_button)
-        row1.addWidget(self.source_label, 1)
-        row2 = QHBoxLayout()
-        row2.addWidget(QLabel(self.tr("Window:"), self))
-        row2.addWidget(self.window_combo)
-        row2.addWidget(self.pause_button)
-        row2.addSpacing(16)
-        row2.addWidget(self.notes_edit, 1)
-        row2.addWidget(self.record_button)
-        row2.addWidget(self.save_button)
-        row2.addWidget(self.png_button)
-        row2.addWidget(self.csv_button)
-
+        self.toolbar = MonitorToolbar(self)
+        for name in MonitorToolbar.PARTS:
+            setattr(self, name, getattr(self.toolbar, name))
         self.no_gpu = NoGpuPanel(self)
         self.no_gpu.set_demo(demo_description())
         self.table = GpuTable(self)
         self.plots = MonitorPlots(self)
-        self.readout = QPlainTextEdit(self)
-        self.readout.setReadOnly(True)
-        self.readout.setMaximumHeight(70)
-        self.readout.setPlaceholderText(self.tr("Move the mouse over a plot to read the values at that moment."))
+        self.readout = Readout(self)
         plots_page = QWidget(self)
         pl = QVBoxLayout(plots_page)
         pl.setContentsMargins(0, 0, 0, 0)
@@ -161,8 +112,7 @@ class MonitorTab(QWidget):
         self.stack.setCurrentIndex(PAGE_VIEW)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
-        layout.addLayout(row1)
-        layout.addLayout(row2)
+        layout.addWidget(self.toolbar)
         layout.addWidget(self.stack, 1)
 
         self.live_button.clicked.connect(self.start_live)
@@ -264,6 +214,12 @@ class MonitorTab(QWidget):
         self._col = {d.index: col for col, d in enumerate(self.devices)}
         links = {col: self._link(d) for col, d in enumerate(self.devices)}
         labels = {col: f"GPU {d.index}" for col, d in enumerate(self.devices)}
+        # dmon data (files, streams with -o DT, the demo, recordings imported from dmon: no GPU UUIDs) carry the
+        # node's local time as printed; show it as printed.
+        printed = self.source_kind.startswith("dmon") or self.source_kind == "demo" or (
+            self.source_kind in ("replay", "recording") and all(d.uuid is None for d in self.devices))
+        set_times_as_printed(printed)
+        self.plots.set_times_as_printed(printed)
         self.plots.set_source(buffer, labels, {c: LinkInfo(li[0], li[1], li[2]) for c, li in links.items()})
         self.table.model().set_devices(self.devices, {c: (li[0], li[1]) for c, li in links.items()})
         self.table.model().set_latest(buffer.latest, buffer.reasons)
@@ -282,6 +238,11 @@ class MonitorTab(QWidget):
         return device.pcie_link_bytes_per_s, text, assumed
 
     def _devices_changed(self, devices: list[DeviceInfo]) -> None:
+        if self.sender() is not self.worker:
+            return
+        if self.buffer is not None and {d.index for d in devices} - set(self._col):
+            self._grow(devices)
+            return
         self.devices = list(devices)
         self.table.model().update_devices(self.devices)
         for d in devices:
@@ -289,6 +250,11 @@ class MonitorTab(QWidget):
                 self._reported_lost.add(d.index)
                 self.ctx.notify(self.tr("GPU {i} stopped answering: {r}. The other GPUs are still monitored.")
                                 .format(i=d.index, r=d.lost_reason), "warning")
+
+    def _grow(self, devices: list[DeviceInfo]) -> None:
+        """A stream revealed more GPUs: keep the history so far in a wider buffer."""
+        columns = [self._col.get(d.index) for d in devices]
+        self.show_history(widen(self.buffer, columns), devices, self.source_label.text())
 
     def _on_batches(self, batches: list) -> None:
         if self.buffer is None or self.sender() is not self.worker:
@@ -327,7 +293,7 @@ class MonitorTab(QWidget):
         self.nvml_status = status
         self.no_gpu.set_status(status)
         self.stack.setCurrentIndex(PAGE_NO_GPU)
-        self.source_label.setText(status.message)
+        self.source_label.setText(self.tr("Live monitoring is not available here (details below)."))
         if self.worker is not None:
             worker, self.worker = self.worker, None
             stop_worker(worker)
@@ -407,31 +373,8 @@ class MonitorTab(QWidget):
         return self.plots.visible_range()
 
     def _show_readout(self, t: float) -> None:
-        if self.buffer is None:
-            return
-        lines = []
-        stamp = None
-        for col in self.plots.visible_gpus[:8]:
-            parts = []
-            for metric in PLOTTED + (m.MEM_CLOCK,):
-                hit = self.buffer.value_at(metric, col, t)
-                if hit is None:
-                    continue
-                stamp = hit[0]
-                value = hit[1]
-                if metric in (m.PCIE_RX, m.PCIE_TX) and value is not None and self.plots.links.get(col) \
-                        and self.plots.links[col].bytes_per_s:
-                    text = f"{value / self.plots.links[col].bytes_per_s * 100:.0f} % of link"
-                else:
-                    text = fmt(metric, value)
-                if value is None:
-                    why = self.buffer.reasons.get((col, metric))
-                    text += f" ({why})" if why else ""
-                parts.append(f"{m.METRICS[metric].label if metric in m.METRICS else metric}: {text}")
-            lines.append(f"GPU {self.devices[col].index if col < len(self.devices) else col}: " + ", ".join(parts))
-        if stamp is not None:
-            when = _dt.datetime.fromtimestamp(stamp).strftime("%Y-%m-%d %H:%M:%S")
-            self.readout.setPlainText(f"{when}\n" + "\n".join(lines))
+        names = {col: f"GPU {d.index}" for col, d in enumerate(self.devices)}
+        self.readout.show_at(self.buffer, t, self.plots.visible_gpus, names, self.plots.links)
 
     # ================================================================= recording and export
     def _record_toggled(self, on: bool) -> None:

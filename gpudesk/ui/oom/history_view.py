@@ -29,13 +29,6 @@ from gpudesk.ui.oom.units import format_percent
 ID_ROLE = Qt.ItemDataRole.UserRole
 
 
-def _field(row, name: str, default=None):
-    """A column of a history row (the store returns dataclass-like rows or dicts)."""
-    if isinstance(row, dict):
-        return row.get(name, default)
-    return getattr(row, name, default)
-
-
 class HistoryView(QWidget):
     """Table of saved diagnoses (newest first) with Reopen, Delete and Refresh.
 
@@ -112,18 +105,17 @@ class HistoryView(QWidget):
         rows = list(list_diagnoses(self.ctx.store))
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
-            confidence = _field(row, "top_confidence")
             values = [
-                str(_field(row, "created_at", "") or ""),
-                str(_field(row, "target", "") or ""),
-                str(_field(row, "framework", "") or ""),
-                str(_field(row, "top_title") or _field(row, "top_cause") or self.tr("none")),
-                format_percent(confidence) if confidence is not None else self.tr("N/A"),
+                row.created_at.replace("T", " ").removesuffix("+00:00"),
+                row.target or row.source,
+                row.framework or self.tr("N/A"),
+                row.top_cause_id or self.tr("none"),
+                format_percent(row.top_confidence),
             ]
             for c, text in enumerate(values):
                 item = QTableWidgetItem(text)
                 if c == 0:
-                    item.setData(ID_ROLE, _field(row, "id"))
+                    item.setData(ID_ROLE, row.id)
                 self.table.setItem(r, c, item)
         self.info.setText(
             self.tr("%1 saved diagnosis(es).").replace("%1", str(len(rows)))

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
@@ -65,7 +66,9 @@ class LaunchPanel(QWidget):
         browse.clicked.connect(self._browse)
         folder_row.addWidget(self.folder, 1)
         folder_row.addWidget(browse)
-        form.addRow(self.tr("&Working folder:"), folder_row)
+        folder_label = QLabel(self.tr("&Working folder:"), self)
+        folder_label.setBuddy(self.folder)
+        form.addRow(folder_label, folder_row)
         self.interval = QDoubleSpinBox(self)
         self.interval.setRange(0.05, 60.0)
         self.interval.setDecimals(2)

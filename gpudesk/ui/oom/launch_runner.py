@@ -9,6 +9,7 @@ the ``threading.Event`` that ``launch_job`` watches: the job is ended and the re
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
@@ -39,6 +40,7 @@ class LaunchRunner(QObject):
         super().__init__(parent)
         self._stop: threading.Event | None = None
         self.running = False
+        self.start_epoch: float | None = None  # time.time() when the last job was started
         # A job can run for hours: it gets its own pool so it never holds one of the global pool's threads.
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
@@ -58,6 +60,7 @@ class LaunchRunner(QObject):
 
         self._stop = threading.Event()
         self.running = True
+        self.start_epoch = time.time()
         self.started.emit(list(argv))
         stop = self._stop
         relay = self._relay_progress

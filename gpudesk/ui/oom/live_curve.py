@@ -45,7 +45,8 @@ class _Series:
 
 
 class LiveMemoryCurve(QWidget):
-    """Plot of allocated (solid) and reserved (dashed) GiB over seconds since launch, per device.
+    """Plot of allocated (solid) and reserved (dashed) GiB over seconds since launch, per device, and
+    the job's host RSS (dotted) once it has ended.
 
     The status line above the plot says what the job reported ("torch not imported", "CUDA not
     initialised", the OOM moment) as plain text.
@@ -64,6 +65,8 @@ class LiveMemoryCurve(QWidget):
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.plot.setLabel("bottom", self.tr("time since launch"), units="s")
         self.plot.setLabel("left", self.tr("memory (GiB)"))
+        self.plot.getAxis("left").enableAutoSIPrefix(False)
+        self.plot.getAxis("bottom").enableAutoSIPrefix(False)
         self.plot.getPlotItem().getViewBox().setLimits(yMin=0)
         self.plot.addLegend(offset=(10, 10))
         self.plot.setMinimumHeight(180)
@@ -72,6 +75,11 @@ class LiveMemoryCurve(QWidget):
         self._series: dict[tuple[int, str], _Series] = {}
         self._curves: dict[tuple[int, str], pg.PlotDataItem] = {}
         self._markers: list[pg.InfiniteLine] = []
+        self._host_curve: pg.PlotDataItem | None = None
+        self._empty = pg.TextItem("", color="#555555", anchor=(0.5, 0.5))
+        self._empty.setPos(0.5, 0.5)
+        self.plot.addItem(self._empty, ignoreBounds=True)
+        self.set_empty_text(self.tr("Launch a command to see its memory over time."))
 
     def clear(self) -> None:
         """Remove all curves and markers (a new launch starts)."""
@@ -79,10 +87,32 @@ class LiveMemoryCurve(QWidget):
             self.plot.removeItem(curve)
         for marker in self._markers:
             self.plot.removeItem(marker)
+        if self._host_curve is not None:
+            self.plot.removeItem(self._host_curve)
+            self._host_curve = None
         self._series.clear()
         self._curves.clear()
         self._markers.clear()
         self.status.setText(self.tr("No job launched."))
+        self.set_empty_text(self.tr("Waiting for the first memory sample …"))
+
+    def set_empty_text(self, text: str) -> None:
+        """The text shown in the middle of the plot while it has no curve (plain text)."""
+        self._empty.setPlainText(text)
+        self._empty.setVisible(not self._curves and self._host_curve is None)
+
+    def set_host_rss(self, samples: list[tuple[float, int]]) -> None:
+        """Draw the job's host resident memory (psutil RSS, bytes) over time as a dotted grey curve."""
+        if not samples:
+            return
+        t = np.array([s[0] for s in samples], dtype=np.float64)
+        v = np.array([s[1] for s in samples], dtype=np.float64) / GIB
+        if self._host_curve is None:
+            self._host_curve = self.plot.plot(
+                [], [], pen=pg.mkPen("#777777", width=2, style=Qt.PenStyle.DotLine), name=self.tr("host RSS (CPU memory)")
+            )
+        self._host_curve.setData(t, v)
+        self._empty.setVisible(False)
 
     def set_status(self, text: str) -> None:
         """Show a plain-text status line (e.g. "CUDA not initialised in the launched process")."""
@@ -111,6 +141,14 @@ class LiveMemoryCurve(QWidget):
         """Total samples held over all curves (for tests and the status line)."""
         return sum(series.n for series in self._series.values())
 
+    def series_data(self, device: int, kind: str) -> tuple[np.ndarray, np.ndarray]:
+        """(seconds, GiB with NaN for unknown) of one curve; ``kind`` is "allocated" or "reserved"."""
+        return self._series[(device, kind)].data()
+
+    def has_host_rss(self) -> bool:
+        """Whether the host RSS curve is drawn."""
+        return self._host_curve is not None
+
     def curve_keys(self) -> list[tuple[int, str]]:
         return sorted(self._curves)
 
@@ -127,6 +165,7 @@ class LiveMemoryCurve(QWidget):
             self._curves[key] = self.plot.plot(
                 [], [], pen=pg.mkPen(color, width=2, style=style), name=name, connect="finite"
             )
+        self._empty.setVisible(False)
         series.append(t_s, value)
         t, v = series.data()
         self._curves[key].setData(t, v, connect="finite")

@@ -25,6 +25,7 @@ SEGMENT_COLORS: dict[str, str] = {
     "allocated": "#1f5fa8",  # live tensors
     "reserved_unallocated": "#7fb0e6",  # cached by the allocator, not in use (fragmentation candidate)
     "non_pytorch": "#e08a1e",  # CUDA context, NCCL, cuBLAS, other allocators in this process
+    "process_unsplit": "#8e6bb5",  # this process per NVML where the allocator's reserved figure is unknown
     "other_processes": "#b0413e",  # other processes on this GPU
     "unattributed": "#9a9a9a",  # driver, display, hidden PIDs: total - free - the parts above
     "free": "#cfe3c0",
@@ -85,8 +86,12 @@ def bar_segments(data: GpuBarData) -> list[tuple[str, int]]:
     if reserved is not None:
         segments.append(("reserved_unallocated", max(reserved - (allocated or 0), 0)))
     if used is not None:
-        accounted = reserved if reserved is not None else (allocated or 0)
-        segments.append(("non_pytorch", max(used - accounted, 0)))
+        if reserved is not None:
+            segments.append(("non_pytorch", max(used - reserved, 0)))
+        else:
+            # Without the allocator's reserved figure the rest of the process cannot be split into
+            # cache and non-PyTorch memory: draw it as one part.
+            segments.append(("process_unsplit", max(used - (allocated or 0), 0)))
     if others is not None:
         segments.append(("other_processes", others))
     if free is not None:
@@ -157,6 +162,7 @@ class MemoryBarsPanel(QWidget):
         super().__init__(parent)
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
+        self._legend_cells: dict[str, QWidget] = {}
         self._layout.addWidget(self._legend())
         self._rows = QWidget(self)
         self._rows_layout = QVBoxLayout(self._rows)
@@ -174,6 +180,7 @@ class MemoryBarsPanel(QWidget):
             "allocated": self.tr("Allocated (live tensors)"),
             "reserved_unallocated": self.tr("Reserved but unallocated (allocator cache)"),
             "non_pytorch": self.tr("Non-PyTorch in process (CUDA context, NCCL, libraries)"),
+            "process_unsplit": self.tr("This process per NVML (allocator figures unknown)"),
             "other_processes": self.tr("Other processes"),
             "unattributed": self.tr("Unattributed (driver, display, processes not listed)"),
             "free": self.tr("Free"),
@@ -181,9 +188,9 @@ class MemoryBarsPanel(QWidget):
 
     def _legend(self) -> QWidget:
         legend = QWidget(self)
-        grid = QGridLayout(legend)
-        grid.setContentsMargins(0, 0, 0, 0)
-        for column, (key, text) in enumerate(self.segment_names().items()):
+        self._legend_grid = QGridLayout(legend)
+        self._legend_grid.setContentsMargins(0, 0, 0, 0)
+        for key, text in self.segment_names().items():
             cell = QWidget(legend)
             row = QGridLayout(cell)
             row.setContentsMargins(0, 0, 8, 0)
@@ -193,8 +200,23 @@ class MemoryBarsPanel(QWidget):
             label.setWordWrap(True)
             row.addWidget(label, 0, 1)
             row.setColumnStretch(1, 1)
-            grid.addWidget(cell, column // 2, column % 2)
+            self._legend_cells[key] = cell
+        self._place_legend([])
         return legend
+
+    def _place_legend(self, keys: list[str]) -> None:
+        """Show the legend entries for ``keys`` only, two per row, in drawing order."""
+        for cell in self._legend_cells.values():
+            self._legend_grid.removeWidget(cell)
+            cell.hide()
+        for position, key in enumerate(keys):
+            cell = self._legend_cells[key]
+            self._legend_grid.addWidget(cell, position // 2, position % 2)
+            cell.show()
+
+    def legend_keys(self) -> list[str]:
+        """Segment keys whose legend entry is shown (only those drawn in some bar)."""
+        return [key for key, cell in self._legend_cells.items() if not cell.isHidden()]
 
     def clear(self) -> None:
         for index in reversed(range(self._rows_layout.count())):
@@ -213,6 +235,8 @@ class MemoryBarsPanel(QWidget):
         for data in items:
             self._add_row(data)
         self._empty.setVisible(not items)
+        drawn = {key for bar in self.bars for key, size in bar.segments() if size > 0}
+        self._place_legend([key for key in self._legend_cells if key in drawn])
 
     def _add_row(self, data: GpuBarData) -> None:
         row = QWidget(self._rows)

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpudesk.ui.oom.plain import plain_label
 from gpudesk.ui.oom.background import run_in_background
+from gpudesk.ui.oom.plain import plain_label
 
 METHOD_ORDER = ("agent", "remote_exec", "gdb")
 AGENT_LINE = "import gpudesk.oom.agent; gpudesk.oom.agent.install()"
@@ -43,11 +43,11 @@ class ProbeRequest:
     allow_other_user: bool
 
 
-def _available_methods(pid: int) -> list:
+def _available_methods(pid: int, allow_other_user: bool) -> list:
     """``gpudesk.oom.attach.available_methods(pid)`` (worker thread; reads /proc, looks for gdb)."""
     from gpudesk.oom.attach import available_methods
 
-    return available_methods(pid)
+    return available_methods(pid, allow_other_user=allow_other_user)
 
 
 def method_names() -> dict[str, str]:
@@ -59,13 +59,28 @@ def method_names() -> dict[str, str]:
     }
 
 
-def confirm_with_dialog(parent: QWidget, title: str, text: str, warning: bool) -> bool:
-    """Ask yes/no in a modal box (the default asker); "No" is the default button."""
+def probe_source() -> str:
+    """The source of the probe that runs inside the target (``gpudesk.oom.probe_script``), shown before it runs.
+
+    Raises:
+        OSError: the source is not shipped (a frozen build without .py files).
+    """
+    import inspect
+
+    from gpudesk.oom import probe_script
+
+    return inspect.getsource(probe_script)
+
+
+def confirm_with_dialog(parent: QWidget, title: str, text: str, warning: bool, details: str = "") -> bool:
+    """Ask yes/no in a modal box (the default asker); "No" is the default button; ``details`` is expandable."""
     box = QMessageBox(parent)
     box.setIcon(QMessageBox.Icon.Warning if warning else QMessageBox.Icon.Question)
     box.setWindowTitle(title)
     box.setTextFormat(Qt.TextFormat.PlainText)
     box.setText(text)
+    if details:
+        box.setDetailedText(details)
     box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
     box.setDefaultButton(QMessageBox.StandardButton.No)
     return box.exec() == QMessageBox.StandardButton.Yes
@@ -79,7 +94,8 @@ class MethodChoice(QWidget):
         evidence_requested(int): non-invasive evidence for the PID.
         cancel_requested(): stop waiting for the running probe.
 
-    ``confirm(title, text, warning) -> bool`` asks the user; tests replace it.
+    ``confirm(title, text, warning, details) -> bool`` asks the user (``details``: the probe's source);
+    tests replace it.
     """
 
     probe_requested = Signal(object)
@@ -92,8 +108,8 @@ class MethodChoice(QWidget):
         self.description = ""
         self.statuses: dict[str, object] = {}
         self._generation = 0
-        self.confirm: Callable[[str, str, bool], bool] = lambda title, text, warning: confirm_with_dialog(
-            self, title, text, warning
+        self.confirm: Callable[[str, str, bool, str], bool] = lambda title, text, warning, details: (
+            confirm_with_dialog(self, title, text, warning, details)
         )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -112,9 +128,10 @@ class MethodChoice(QWidget):
             reason = plain_label("", self, wrap=True, selectable=True)
             reason.setStyleSheet("color:#555;")
             self.reasons[name] = reason
-            grid.addWidget(radio, row, 0)
-            grid.addWidget(reason, row, 1)
-        grid.setColumnStretch(1, 1)
+            reason.setContentsMargins(24, 0, 0, 4)
+            grid.addWidget(radio, 2 * row, 0)
+            grid.addWidget(reason, 2 * row + 1, 0)
+        grid.setVerticalSpacing(2)
         layout.addLayout(grid)
         agent_row = QHBoxLayout()
         self.agent_hint = plain_label(
@@ -136,6 +153,7 @@ class MethodChoice(QWidget):
             self.tr("Calls torch.cuda.reset_peak_memory_stats on the devices read; changes the process's own metrics")
         )
         self.allow_other_user = QCheckBox(self.tr("Allow a process of another user (needs privileges)"), self)
+        self.allow_other_user.toggled.connect(lambda _on: self.set_target(self.pid, self.description))
         layout.addWidget(self.reset_peak)
         layout.addWidget(self.allow_other_user)
         buttons = QHBoxLayout()
@@ -156,6 +174,7 @@ class MethodChoice(QWidget):
         buttons.addWidget(self.cancel_button)
         buttons.addStretch(1)
         layout.addLayout(buttons)
+        layout.addStretch(1)
         self._update_buttons()
 
     def set_target(self, pid: int | None, description: str = "") -> None:
@@ -180,6 +199,7 @@ class MethodChoice(QWidget):
         run_in_background(
             _available_methods,
             pid,
+            self.allow_other_user.isChecked(),
             on_result=lambda statuses: self._statuses_ready(generation, statuses),
             on_error=lambda exc: self._statuses_failed(generation, exc),
         )
@@ -264,7 +284,11 @@ class MethodChoice(QWidget):
                     getattr(status, "warning", None)
                     or self.tr("gdb stops the process while it injects the probe; a process in a delicate state can crash.")
                 )
-            if not self.confirm(self.tr("Inject the probe?"), text, warning):
+            try:
+                details = self.tr("The probe that will run (gpudesk/oom/probe_script.py):\n\n") + probe_source()
+            except OSError as exc:
+                details = self.tr("The probe's source is not available in this build: %1").replace("%1", str(exc))
+            if not self.confirm(self.tr("Inject the probe?"), text, warning, details):
                 return
         self.probe_requested.emit(
             ProbeRequest(self.pid, method, self.reset_peak.isChecked(), self.allow_other_user.isChecked())

@@ -211,8 +211,9 @@ class ResultsView(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.diagnosis = None
+        self._header_text = ""
         outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setContentsMargins(6, 6, 0, 0)
         self.header = plain_label(self.tr("No diagnosis yet."), self, wrap=True, selectable=True)
         font = self.header.font()
         font.setBold(True)
@@ -260,7 +261,8 @@ class ResultsView(QWidget):
 
     def clear(self) -> None:
         self.diagnosis = None
-        self.header.setText(self.tr("No diagnosis yet."))
+        self._header_text = self.tr("No diagnosis yet.")
+        self.header.setText(self._header_text)
         self.partial.hide()
         self.bars.set_bars([])
         self._clear_layout(self.causes_layout)
@@ -273,7 +275,8 @@ class ResultsView(QWidget):
     def show_unparseable(self, message: str) -> None:
         """The input could not be used at all (empty, binary): say so and what is missing."""
         self.clear()
-        self.header.setText(self.tr("Unparseable input: nothing could be diagnosed."))
+        self._header_text = self.tr("Unparseable input: nothing could be diagnosed.")
+        self.header.setText(self._header_text)
         self.partial.setText(message)
         self.partial.show()
 
@@ -281,17 +284,31 @@ class ResultsView(QWidget):
         """Say what is being collected while a probe or launch runs (the old result stays below)."""
         self.header.setText(text)
 
+    def restore_header(self) -> None:
+        """After a cancelled or failed job: the header describes the result shown below again."""
+        self.header.setText(self._header_text)
+
     def show_diagnosis(self, diagnosis, source: str = "") -> None:
         """Show ``diagnosis`` (a ``gpudesk.oom.Diagnosis``); ``source`` names where the input came from."""
         self.clear()
         self.diagnosis = diagnosis
         report = diagnosis.report
-        head = self.tr("Framework: %1 · message shape: %2").replace("%1", report.framework).replace("%2", report.kind)
+        parts = []
+        if report.framework and report.framework != "unknown":
+            parts.append(self.tr("Framework: %1").replace("%1", report.framework))
+        if report.kind and report.kind != "unknown":
+            parts.append(self.tr("message shape: %1").replace("%1", report.kind))
         if report.era:
-            head += self.tr(" · PyTorch era: %1").replace("%1", report.era)
+            parts.append(self.tr("PyTorch era: %1").replace("%1", report.era))
+        if report.torch_version:
+            parts.append(self.tr("torch %1").replace("%1", report.torch_version))
+        if report.python_version:
+            parts.append(self.tr("Python %1").replace("%1", report.python_version))
         if source:
-            head += self.tr(" · from %1").replace("%1", source)
+            parts.append(self.tr("from %1").replace("%1", source))
+        head = " · ".join(parts) or self.tr("Diagnosis")
         self.header.setText(head)
+        self._header_text = head
         partial_lines = []
         if report.status:
             partial_lines.append(report.status)
@@ -308,12 +325,35 @@ class ResultsView(QWidget):
             card = CauseCard(cause, rank, self.causes_box)
             self.causes_layout.addWidget(card)
             self.cards.append(card)
+        if report.workers:
+            self.parsed_layout.addWidget(self._workers_table(report.workers))
         if report.parsed:
             self.parsed_title.show()
             self.parsed_layout.addWidget(_values_table(dict(report.parsed), self.parsed_box))
         self.copy_report_button.setEnabled(True)
         self.copy_json_button.setEnabled(True)
         self.scroll.verticalScrollBar().setValue(0)
+
+    def _workers_table(self, workers) -> QWidget:
+        """Child processes of the target (DataLoader workers ...): PID, psutil status, name, host RSS."""
+        box = QWidget(self.parsed_box)
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(plain_label(self.tr("Child processes of the target (psutil)"), box))
+        table = QTableWidget(len(workers), 4, box)
+        table.setHorizontalHeaderLabels([self.tr("PID"), self.tr("Status"), self.tr("Name"), self.tr("Host RSS")])
+        table.verticalHeader().hide()
+        table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        table.horizontalHeader().setStretchLastSection(True)
+        for row, worker in enumerate(workers):
+            for column, text in enumerate(
+                (str(worker.pid), worker.status, worker.name or self.tr("N/A"), format_bytes(worker.rss_bytes))
+            ):
+                table.setItem(row, column, QTableWidgetItem(text))
+        table.setFixedHeight(table.horizontalHeader().height() + sum(table.rowHeight(r) for r in range(len(workers))) + 4)
+        layout.addWidget(table)
+        self.workers_table = table
+        return box
 
     def cause_ids(self) -> list[str]:
         return [card.cause.id for card in self.cards]

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.ui.context import AppContext
+from gpudesk.ui.oom.background import run_in_background
 from gpudesk.ui.oom.history_view import HistoryView
 from gpudesk.ui.oom.launch_runner import LaunchRunner
 from gpudesk.ui.oom.live_curve import LiveMemoryCurve
@@ -30,7 +31,6 @@ from gpudesk.ui.oom.plain import plain_label
 from gpudesk.ui.oom.results_view import ResultsView
 from gpudesk.ui.oom.target_picker import TargetPicker
 from gpudesk.ui.oom.text_input import local_files
-from gpudesk.ui.oom.background import run_in_background
 
 PROBE_TIMEOUT_S = 10.0
 EVIDENCE_DURATION_S = 2.0
@@ -67,6 +67,7 @@ class OomTab(QWidget):
         splitter.addWidget(self.pages)
         splitter.setStretchFactor(0, 2)
         splitter.setStretchFactor(1, 3)
+        splitter.setSizes([520, 760])
         splitter.setChildrenCollapsible(False)
         self.busy = QProgressBar(self)
         self.busy.setRange(0, 0)
@@ -132,6 +133,7 @@ class OomTab(QWidget):
         self.picker.methods.set_busy(True)
         job = self._job
         relay = self._progress_relay(job)
+        nvml = self.picker.nvml
 
         def work():
             from gpudesk.oom import diagnose
@@ -144,6 +146,7 @@ class OomTab(QWidget):
                 timeout_s=PROBE_TIMEOUT_S,
                 progress=relay,
                 allow_other_user=request.allow_other_user,
+                nvml=nvml,
             )
             return diagnose(report)
 
@@ -203,10 +206,14 @@ class OomTab(QWidget):
         self.picker.launch_panel.set_running(False)
         self.busy.hide()
         report = result.report
-        for event in getattr(result, "oom_events", None) or []:
-            t_s = getattr(event, "t_s", None) if not isinstance(event, dict) else event.get("t_s")
-            if t_s is not None:
-                self.curve.mark(float(t_s), self.tr("OOM"))
+        for event in result.oom_events:
+            # OOM observer events carry the wall-clock time ("t", seconds since the epoch) of the OOM.
+            if isinstance(event.get("t"), (int, float)) and self.runner.start_epoch is not None:
+                self.curve.mark(float(event["t"]) - self.runner.start_epoch, self.tr("OOM"))
+        if report is not None:
+            self.curve.set_host_rss(report.host_rss_samples)
+        if self.curve.point_count() == 0:
+            self.curve.set_empty_text(self.tr("No allocator samples from this job (see the line above)."))
         summary = self.tr("Job ended with exit status %1.").replace("%1", str(result.returncode))
         if report is not None and report.status:
             summary += " " + report.status
@@ -218,7 +225,10 @@ class OomTab(QWidget):
     def _launch_failed(self, exc: BaseException) -> None:
         self.picker.launch_panel.set_running(False)
         self.busy.hide()
-        message = self.tr("Cannot launch: %1").replace("%1", str(exc))
+        from gpudesk.oom import OomError
+
+        detail = str(exc) if isinstance(exc, OomError) else f"{type(exc).__name__}: {exc}"
+        message = self.tr("Cannot launch: %1").replace("%1", detail)
         self.curve.set_status(message)
         self.status.setText(message)
         self.ctx.notify(message, "error")
@@ -228,6 +238,7 @@ class OomTab(QWidget):
         """Stop waiting for the running text/probe/evidence job (the target is not touched)."""
         self._job += 1
         self._finish(self.tr("Cancelled; the process was left running."))
+        self.results.restore_header()
         self.picker.methods.set_busy(False)
 
     def shutdown(self) -> None:
@@ -274,25 +285,46 @@ class OomTab(QWidget):
         self.results.show_diagnosis(diagnosis, source)
         if switch:
             self.pages.setCurrentWidget(self.results)
-        self.history.save(diagnosis, source)
+        self.history.save(diagnosis, self._history_label(diagnosis, source))
+
+    def _history_label(self, diagnosis, source: str) -> str:
+        """Where a diagnosis came from, for the history; pasted text gets its first line (shortened)."""
+        text = diagnosis.report.text
+        if source != self.tr("pasted text") or not isinstance(text, str):
+            return source
+        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+        if len(first) > 90:
+            first = first[:89] + "…"
+        return f"{source}: {first}" if first else source
 
     def _reopen(self, diagnosis, source: str) -> None:
         self.results.show_diagnosis(diagnosis, source)
         self.pages.setCurrentWidget(self.results)
+        report = diagnosis.report
+        if (report.samples or report.host_rss_samples) and not self.runner.running:
+            # A saved launch keeps its samples: draw its curve again.
+            self.curve.clear()
+            for sample in report.samples:
+                if sample.device_index is not None:
+                    self.curve.add_sample(sample.t_s, sample.device_index, sample.allocated_bytes, sample.reserved_bytes)
+            self.curve.set_host_rss(report.host_rss_samples)
+            self.curve.set_status(self.tr("Saved job: %1").replace("%1", source))
 
     def _failed(self, job: int, exc: BaseException) -> None:
         if job != self._job:
             return
-        from gpudesk.oom import OomInputError, ProbeTimeout
+        from gpudesk.oom import OomError, OomInputError, ProbeTimeout
 
-        self._finish(str(exc))
+        # The core's errors carry sentences meant for the user; anything else is a defect: name its type.
+        message = str(exc) if isinstance(exc, OomError) else f"{type(exc).__name__}: {exc}"
+        self._finish(message)
         if isinstance(exc, OomInputError):
-            self.results.show_unparseable(str(exc))
+            self.results.show_unparseable(message)
             self.pages.setCurrentWidget(self.results)
             return
         level = "warning" if isinstance(exc, ProbeTimeout) else "error"
-        self.results.show_busy(str(exc))
-        self.ctx.notify(str(exc), level)
+        self.results.restore_header()
+        self.ctx.notify(message, level)
 
     # --- drag and drop onto the whole tab -------------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt override

@@ -24,12 +24,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpudesk.ui.oom.background import run_in_background
 from gpudesk.ui.oom.launch_panel import LaunchPanel
 from gpudesk.ui.oom.method_choice import MethodChoice
 from gpudesk.ui.oom.plain import plain_label, plain_tooltip
 from gpudesk.ui.oom.text_input import TextInput
 from gpudesk.ui.oom.units import format_bytes
-from gpudesk.ui.oom.background import run_in_background
 
 PID_ROLE = Qt.ItemDataRole.UserRole
 
@@ -115,8 +115,9 @@ class TargetPicker(QWidget):
         self.methods = MethodChoice(splitter)
         splitter.addWidget(self.tree)
         splitter.addWidget(self.methods)
-        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 2)
+        splitter.setSizes([180, 420])
         process_layout.addWidget(splitter, 1)
         self.warnings = plain_label("", process_page, wrap=True, selectable=True)
         self.warnings.setStyleSheet("color:#5c4300;")

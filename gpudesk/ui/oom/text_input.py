@@ -21,11 +21,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpudesk.ui.oom.background import run_in_background
 from gpudesk.ui.oom.plain import plain_label
 from gpudesk.ui.oom.units import format_bytes
-from gpudesk.ui.oom.background import run_in_background
 
-MAX_FILE_BYTES = 4 * 1024 * 1024
+MAX_FILE_BYTES = 1024 * 1024  # the tail of a log: about 15,000 lines, enough for any OOM report
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from gpudesk.ui.plan.memory_chart import part_color
+from gpudesk.ui.plan.memory_chart import ChartLegend, part_color
 
 TCO_COLORS = {
     "gpus": "#1f5fa8",
@@ -35,6 +35,25 @@ TCO_COLORS = {
     "residual": "#9e9e9e",
 }
 SECONDS_PER_DAY = 86400.0
+
+
+def tco_item_names() -> dict[str, str]:
+    """Translated names of the TCO lines (gpudesk.planner.tco.TCO_LINES)."""
+
+    def t(text: str) -> str:
+        return QCoreApplication.translate("PlanTco", text)
+
+    return {
+        "gpus": t("GPUs"),
+        "hosts": t("Servers (host share)"),
+        "network_install": t("Network and installation"),
+        "residual": t("Residual value"),
+        "energy": t("Energy"),
+        "cooling": t("Cooling (PUE)"),
+        "operations": t("Operations labour"),
+        "support": t("Support"),
+        "opportunity": t("Opportunity cost"),
+    }
 
 
 def candidate_label(candidate: dict[str, Any]) -> str:
@@ -67,19 +86,20 @@ class TcoChart(QWidget):
         _style(self.plot)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.setLabel("left", self.tr("3-year TCO (thousand USD)"))
-        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor="#222222", brush=pg.mkBrush(255, 255, 255, 220))
+        self.legend = ChartLegend(self, columns=5)
         self.caption = QLabel(self)
         self.caption.setTextFormat(Qt.TextFormat.PlainText)
         self.caption.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot, 1)
+        layout.addWidget(self.legend)
         layout.addWidget(self.caption)
         self.bar_count = 0
 
     def set_candidates(self, candidates: list[dict[str, Any]]) -> None:
         self.plot.clear()
-        self.legend.clear()
+        entries: list[tuple[str, str, str]] = []
         shown = [c for c in candidates if isinstance(c.get("tco_breakdown_usd"), dict) and c["tco_breakdown_usd"]]
         keys: list[str] = []
         for c in shown:
@@ -97,20 +117,24 @@ class TcoChart(QWidget):
             if pos.any():
                 item = pg.BarGraphItem(x=xs, height=pos, y0=bottoms.copy(), width=0.6, brush=color, pen=pg.mkPen("#ffffff", width=0.5))
                 self.plot.addItem(item)
-                self.legend.addItem(item, self._names.get(key, key.replace("_", " ")))
             if neg.any():  # a residual value or credit lowers the total: drawn below zero
                 item = pg.BarGraphItem(x=xs, height=neg, y0=negatives.copy(), width=0.6, brush=color, pen=pg.mkPen("#ffffff", width=0.5))
                 self.plot.addItem(item)
-                if not pos.any():
-                    self.legend.addItem(item, self._names.get(key, key.replace("_", " ")))
+            if pos.any() or neg.any():
+                entries.append((self._names.get(key, key.replace("_", " ")), color, "box"))
             bottoms += pos
             negatives += neg
-        self.plot.getAxis("bottom").setTicks([[(float(i), candidate_label(c)) for i, c in enumerate(shown)]])
+        self.legend.set_entries(entries)
+        self.plot.getAxis("bottom").setTicks([[(float(i), f"#{i + 1}" if len(shown) > 2 else candidate_label(c)) for i, c in enumerate(shown)]])
         self.plot.setXRange(-0.6, max(len(shown) - 0.4, 0.6), padding=0)
         if len(shown):
             self.plot.setYRange(float(min(negatives.min(), 0)) * 1.1, float(bottoms.max()) * 1.15 or 1.0, padding=0)
         missing = len(candidates) - len(shown)
-        self.caption.setText(self.tr("%n candidate(s) without a TCO figure are not drawn.", "", missing) if missing else "")
+        lines = [f"#{i + 1} {candidate_label(c)}: {c.get('tco_3y_usd') / 1000:,.0f} k USD" if c.get("tco_3y_usd") is not None
+                 else f"#{i + 1} {candidate_label(c)}: " + self.tr("total N/A (a price is missing)") for i, c in enumerate(shown)]
+        if missing:
+            lines.append(self.tr("%n candidate(s) without a TCO figure are not drawn.", "", missing))
+        self.caption.setText("\n".join(lines))
         self.bar_count = len(shown)
 
 
@@ -123,19 +147,20 @@ class CostTimeScatter(QWidget):
         _style(self.plot)
         self.plot.setLabel("bottom", self.tr("Time to result (days)"))
         self.plot.setLabel("left", self.tr("3-year TCO (thousand USD)"))
-        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor="#222222", brush=pg.mkBrush(255, 255, 255, 220))
+        self.legend = ChartLegend(self, columns=4)
         self.caption = QLabel(self)
         self.caption.setTextFormat(Qt.TextFormat.PlainText)
         self.caption.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot, 1)
+        layout.addWidget(self.legend)
         layout.addWidget(self.caption)
         self.point_count = 0
 
     def set_candidates(self, candidates: list[dict[str, Any]], deadline_s: float | None = None) -> None:
         self.plot.clear()
-        self.legend.clear()
+        entries: list[tuple[str, str, str]] = []
         points = [c for c in candidates if c.get("time_to_result_s") is not None and c.get("tco_3y_usd") is not None]
         groups = {
             True: (self.tr("Meets the deadline"), "#2e8b57", "o"),
@@ -150,15 +175,24 @@ class CostTimeScatter(QWidget):
             ys = np.array([float(c["tco_3y_usd"]) / 1000.0 for c in chosen])
             item = pg.ScatterPlotItem(x=xs, y=ys, size=11, symbol=symbol, brush=pg.mkBrush(color), pen=pg.mkPen(color))
             self.plot.addItem(item)
-            self.legend.addItem(item, name)
-            for c, x, y in zip(chosen[:12], xs, ys):
+            entries.append((name, color, "box"))
+            for c, x, y in zip(chosen[:8], xs, ys):
                 text = pg.TextItem(candidate_label(c), color="#222222", anchor=(0, 1))
                 text.setPos(float(x), float(y))
                 self.plot.addItem(text)
+        self.legend.set_entries(entries + ([(self.tr("Deadline"), "#c62828", "dash")] if deadline_s else []))
+        if points:
+            right = max([float(c["time_to_result_s"]) for c in points] + [float(deadline_s or 0)]) / SECONDS_PER_DAY
+            top = max(float(c["tco_3y_usd"]) for c in points) / 1000.0
+            self.plot.setXRange(0, right * 1.1, padding=0)
+            self.plot.setYRange(0, top * 1.12, padding=0)
         if deadline_s:
             line = pg.InfiniteLine(pos=deadline_s / SECONDS_PER_DAY, angle=90, pen=pg.mkPen("#c62828", width=1.5, style=Qt.PenStyle.DashLine))
             self.plot.addItem(line)
             self.caption.setText(self.tr("Dashed line: the deadline ({0:.1f} days).").format(deadline_s / SECONDS_PER_DAY))
         else:
             self.caption.setText("")
+        if not points:
+            self.caption.setText(self.tr("No candidate has both a time to result and a 3-year TCO (inference plans are "
+                                         "sized by QPS, not by time; a missing price leaves the TCO unknown)."))
         self.point_count = len(points)

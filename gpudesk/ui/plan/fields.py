@@ -16,7 +16,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QWidget
 
-KINDS = ("int", "float", "text", "list", "choice", "bool")
+KINDS = ("int", "float", "text", "list", "choice", "bool")  # FieldSpec.kind values
 
 
 @dataclass(frozen=True)
@@ -49,24 +49,26 @@ class FieldSpec:
     choices: tuple[tuple[Any, str], ...] = ()
     tooltip: str = ""
     optional: bool = False
+    text_parser: Callable[[str], Any] | None = None
+
+    # ``text_parser``: for text that is not a plain number (e.g. "13B" or "350M" for a parameter count); it
+    # returns the stored value or raises ValueError with a message.
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"FieldSpec {self.key}: kind {self.kind!r} is not one of {', '.join(KINDS)}")
 
     def caption(self) -> str:
+        """The label with its unit: ``Dataset size (TB)``."""
         return f"{self.label} ({self.unit})" if self.unit else self.label
 
 
-@dataclass
-class FieldProblem:
-    """A value the user typed that cannot be used; ``message`` names the field."""
-
-    key: str
-    message: str
-
-
 def format_number(value: float, kind: str) -> str:
-    """Show a display-unit number without noise: ``13``, ``0.75``, ``12``."""
-    if kind == "int":
-        return str(int(round(value)))
-    return f"{value:.6g}"
+    """Show a display-unit number without noise (``13``, ``0.75``, ``0.124439808``); 12 significant digits,
+    so that typing back what is shown gives back the stored value."""
+    if kind == "int" and float(value).is_integer():
+        return f"{int(value):,}" if abs(value) >= 100_000 else str(int(value))  # 20,000,000 (commas are accepted back)
+    return f"{value:.12g}"
 
 
 def _t(text: str) -> str:
@@ -84,6 +86,11 @@ def parse_number(spec: FieldSpec, text: str) -> tuple[Any, str | None]:
     try:
         number = float(stripped)
     except ValueError:
+        if spec.text_parser is not None:
+            try:
+                return spec.text_parser(shown), None
+            except ValueError as exc:
+                return None, f"{spec.caption()}: {str(exc).split(': ', 1)[-1]}"
         return None, _t("{0}: must be a number, got \u201c{1}\u201d").format(spec.caption(), shown)
     if not math.isfinite(number):
         return None, _t("{0}: must be a finite number, got \u201c{1}\u201d").format(spec.caption(), shown)
@@ -99,6 +106,13 @@ def parse_number(spec: FieldSpec, text: str) -> tuple[Any, str | None]:
         high = format_number(spec.maximum, spec.kind)
         return None, _t("{0}: must be at most {1}, got {2}").format(spec.caption(), high, shown)
     return to_stored(number, spec), None
+
+
+def to_display(stored: float, spec: FieldSpec) -> float:
+    """Stored value -> display-unit number (0.7 -> 70 %, 604800 s -> 7 days)."""
+    if 0 < spec.scale < 1:
+        return stored * round(1 / spec.scale)
+    return stored / spec.scale
 
 
 def to_stored(number: float, spec: FieldSpec) -> Any:
@@ -127,6 +141,10 @@ class FieldEditor(QObject):
             combo = QComboBox(parent)
             for value, text in spec.choices:
                 combo.addItem(text, value)
+            longest = max((len(text) for _value, text in spec.choices), default=8)
+            if longest > 28:  # long catalog names: keep the form narrow, show the full text in the popup
+                combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+                combo.setMinimumContentsLength(28)
             combo.currentIndexChanged.connect(lambda _i: self.changed.emit(spec.key))
             self.widget = combo
         elif spec.kind == "bool":
@@ -138,9 +156,10 @@ class FieldEditor(QObject):
             edit.setClearButtonEnabled(spec.optional)
             if spec.kind in ("int", "float"):
                 edit.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                edit.setMaximumWidth(220)
+                edit.setFixedWidth(160)
             edit.textEdited.connect(lambda _t: self.changed.emit(spec.key))
             self.widget = edit
+        self.problem: str | None = ""  # "" = unknown, forces the first set_problem(None) to apply
         self.widget.setObjectName(f"field:{spec.key}")
         self.widget.setToolTip(spec.tooltip)
         self.widget.setAccessibleName(spec.caption())
@@ -165,8 +184,10 @@ class FieldEditor(QObject):
                 self.widget.setText("" if value is None else str(value))  # type: ignore[attr-defined]
             elif spec.kind == "list":
                 self.widget.setText(", ".join(value or []))  # type: ignore[attr-defined]
+            elif isinstance(value, str):  # e.g. params = "13B" in a profile: shown as written, parsed on use
+                self.widget.setText(value)  # type: ignore[attr-defined]
             else:
-                text = "" if value is None else format_number(float(value) / spec.scale, spec.kind)
+                text = "" if value is None else format_number(to_display(float(value), spec), spec.kind if spec.scale == 1 else "float")
                 self.widget.setText(text)  # type: ignore[attr-defined]
             self.set_problem(None)
         finally:
@@ -198,7 +219,10 @@ class FieldEditor(QObject):
         self.changed.emit(self.spec.key)
 
     def set_problem(self, message: str | None) -> None:
-        """Mark the widget (red frame and tooltip) while its value is unusable."""
+        """Mark the widget (red frame and tooltip) while its value is unusable (restyled only on a change)."""
+        if message == self.problem:
+            return
+        self.problem = message
         if message:
             self.widget.setStyleSheet("border: 1px solid #c62828;")
             self.widget.setToolTip(message + ("\n\n" + self.spec.tooltip if self.spec.tooltip else ""))
@@ -229,15 +253,12 @@ def set_path(data: dict[str, Any], key: str, value: Any) -> None:
         node[parts[-1]] = value
 
 
-Validator = Callable[[dict[str, Any]], list[FieldProblem]]
-
-
 @dataclass
 class PageSpec:
-    """One wizard page: the question it answers and its fields; ``check`` adds cross-field rules."""
+    """One wizard page: the question it answers and its fields (cross-field rules are the planner's
+    ``Requirement.validate``, whose errors the wizard shows on the named field)."""
 
     key: str
     title: str
     question: str
     fields: list[FieldSpec] = field(default_factory=list)
-    check: Validator | None = None

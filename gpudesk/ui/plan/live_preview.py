@@ -9,6 +9,7 @@ answers are shown in the caption, naming the field; they never raise out of :met
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -17,7 +18,6 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QSpinBox, QVBoxLay
 from gpudesk.planner import PlanInputError, ProfileError, memory_workload, requirement_from_dict, resolve_model
 from gpudesk.sizing import SizingError, estimate_memory, fit
 from gpudesk.ui.plan.memory_chart import MemoryBarSpec, MemoryBreakdownChart
-from gpudesk.ui.plan.units import format_gib
 
 DEFAULT_CARD = "h100-sxm5"
 PREVIEW_COUNTS = (1, 2, 4, 8, 16, 32, 64)
@@ -56,9 +56,10 @@ class LivePreview(QWidget):
 
     updated = Signal(float)
 
-    def __init__(self, catalog: Any, parent: QWidget | None = None):
+    def __init__(self, catalog: Any, parent: QWidget | None = None, describe: Callable[[Exception], str] = str):
         super().__init__(parent)
         self.catalog = catalog
+        self.describe = describe  # turns a PlanInputError into text naming the field by its label
         self._spec_cache: dict[tuple, Any] = {}
         self._profile: dict[str, Any] | None = None
         self.card = QComboBox(self)
@@ -121,36 +122,61 @@ class LivePreview(QWidget):
             self._spec_cache[key] = spec
         return spec
 
+    def options(self, req: Any, spec: Any, gpus: int) -> list[tuple[str | None, str | None]]:
+        """(sharding, recompute) settings to try, cheapest in time first: the answered ones, or for ``auto``
+        the planner's candidates (gpudesk.planner.train_eval) ordered by recompute cost, then sharding."""
+        m = req.model
+        if m.mode == "inference":
+            return [(None, None)]
+        if m.sharding != "auto" or gpus == 1 or m.mode in ("lora", "qlora"):
+            shardings = [m.sharding if m.sharding != "auto" else "ddp"]
+        else:
+            shardings = ["ddp", "zero1", "zero2", "zero3"]
+        transformer = spec.is_transformer and m.activation_bytes_per_sample is None
+        recomputes = (["none", "selective", "full"] if transformer else ["none"]) if m.recompute == "auto" else [m.recompute]
+        return [(sh, rc) for rc in recomputes for sh in shardings]
+
     def update_from_profile(self, profile: dict[str, Any]) -> float:
-        """Recompute and redraw from a profile dictionary; returns the seconds it took."""
+        """Recompute and redraw from a profile dictionary; returns the seconds it took.
+
+        ``auto`` sharding / recomputation: the first setting (least recomputation, then least sharding) whose
+        estimate is under the card's safe line is shown, or the most frugal one when none is; the caption says
+        which. The planner times every setting and may pick a faster one.
+        """
         started = time.perf_counter()
         self._profile = profile
         gpus = int(self.count.currentData() or 1)
+        gpu = self._gpu()
         try:
             req = requirement_from_dict(profile)
             spec = self._spec(req)
-            sharding = None
-            if req.model.sharding == "auto":
-                sharding = "zero3" if gpus > 1 else "ddp"
-            estimate = estimate_memory(spec, memory_workload(req, gpus=gpus, sharding=sharding))
+            chosen = None
+            for sharding, recompute in self.options(req, spec, gpus):
+                workload = memory_workload(req, gpus=gpus, sharding=sharding, recompute=recompute)
+                estimate = estimate_memory(spec, workload)
+                fitted = fit(estimate.total_bytes, gpu.memory_bytes, gpu.memory_type, req.operations.safe_free_fraction) if gpu else None
+                chosen = (estimate, fitted, workload)
+                if fitted is None or fitted.under_safe_line:
+                    break
         except (PlanInputError, ProfileError, SizingError) as exc:
-            self.message.setText(self.tr("Memory preview paused: {0}").format(str(exc)))
+            self.message.setText(self.tr("Memory preview paused: {0}").format(self.describe(exc)))
             self.last_estimate = None
             elapsed = time.perf_counter() - started
             self.updated.emit(elapsed)
             return elapsed
+        estimate, fitted, workload = chosen
         self.message.setText("")
-        self.last_estimate = estimate
+        self.last_estimate, self.last_fit = estimate, fitted
+        usable = fitted.usable_bytes if fitted else None
+        safe = fitted.safe_line_bytes if fitted else None
         label = str(gpus) + " × " + (self.card.currentText() or self.tr("card"))
-        usable = safe = None
-        gpu = self._gpu()
-        if gpu is not None:
-            try:
-                self.last_fit = fit(estimate.total_bytes, gpu.memory_bytes, gpu.memory_type, req.operations.safe_free_fraction)
-                usable, safe = self.last_fit.usable_bytes, self.last_fit.safe_line_bytes
-            except SizingError as exc:
-                self.message.setText(str(exc))
         caption = self.chart.default_caption([MemoryBarSpec(label, list(estimate.breakdown.items()), usable, safe)])
+        if req.model.mode != "inference":
+            caption += "\n" + self.tr("Sharding {0}, recomputation {1}{2}.").format(
+                workload.sharding, workload.recompute,
+                self.tr(" (chosen for 'auto')") if "auto" in (req.model.sharding, req.model.recompute) else "")
+        if fitted is not None and not fitted.under_safe_line:
+            caption += "\n" + self.fitting_hint(req, spec, gpu, gpus)
         if spec.shape_is_guess:
             caption += "\n" + self.tr("The model shape is inferred from the parameter count (a guess).")
         self.chart.set_bars([MemoryBarSpec(self.tr("per GPU"), list(estimate.breakdown.items()), usable, safe)], caption)
@@ -158,11 +184,24 @@ class LivePreview(QWidget):
         self.updated.emit(elapsed)
         return elapsed
 
+    def fitting_hint(self, req: Any, spec: Any, gpu: Any, gpus: int) -> str:
+        """Where the job would fit: the smallest larger GPU count of this card whose estimate, with the most
+        frugal of the allowed settings (the answered ones, or ZeRO-3 and full recomputation for 'auto'), is
+        under the safe line. One estimate per count keeps the hint cheap enough for every keystroke."""
+        for count in (n for n in PREVIEW_COUNTS if n > gpus):
+            sharding, recompute = self.options(req, spec, count)[-1]
+            estimate = estimate_memory(spec, memory_workload(req, gpus=count, sharding=sharding, recompute=recompute))
+            if fit(estimate.total_bytes, gpu.memory_bytes, gpu.memory_type, req.operations.safe_free_fraction).under_safe_line:
+                if req.model.mode == "inference":
+                    return self.tr("Fits under the safe line on {0} of these cards.").format(count)
+                return self.tr("Fits under the safe line on {0} of these cards (with {1}, recomputation {2}).").format(
+                    count, sharding, recompute)
+        if req.model.mode in ("lora", "qlora", "inference"):
+            return self.tr("Does not fit this card at any count here; pick a larger card or a smaller format.")
+        return self.tr("Does not fit up to {0} of these cards; try LoRA/QLoRA, offload or a larger card.").format(PREVIEW_COUNTS[-1])
+
     def _gpu(self) -> Any:
         gpu_id = self.card.currentData()
         if self.catalog is None or gpu_id is None:
             return None
         return self.catalog.gpu(gpu_id)
-
-    def total_text(self) -> str:
-        return format_gib(self.last_estimate.total_bytes) if self.last_estimate else ""

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gpudesk.ui.plan.units import GIB, format_gib
 
@@ -71,6 +71,49 @@ def part_color(name: str, order: list[str]) -> str:
     return _FALLBACK[order.index(name) % len(_FALLBACK)]
 
 
+class ChartLegend(QWidget):
+    """A legend under a plot (swatch + plain-text name per entry, in a grid), so it never hides bars."""
+
+    def __init__(self, parent: QWidget | None = None, columns: int = 4):
+        super().__init__(parent)
+        self._columns = columns
+        self._grid = QGridLayout(self)
+        self._grid.setContentsMargins(4, 0, 4, 0)
+        self._grid.setHorizontalSpacing(12)
+        self._grid.setVerticalSpacing(2)
+        self.entries: list[str] = []
+
+    def set_entries(self, entries: list[tuple[str, str, str]]) -> None:
+        """``entries``: (name, colour, style) with style "box", "line" or "dash"."""
+        while self._grid.count():
+            item = self._grid.takeAt(0)
+            widget = item.widget()
+            if widget is not None:
+                widget.hide()
+                widget.setParent(None)
+                widget.deleteLater()
+        self.entries = [name for name, _, _ in entries]
+        for index, (name, color, style) in enumerate(entries):
+            cell = QWidget(self)
+            row = QHBoxLayout(cell)
+            row.setContentsMargins(0, 0, 0, 0)
+            row.setSpacing(4)
+            swatch = QLabel(cell)
+            if style == "box":
+                swatch.setFixedSize(12, 12)
+                swatch.setStyleSheet(f"background: {color}; border: 1px solid #888;")
+            else:
+                swatch.setFixedSize(18, 3 if style == "line" else 2)
+                border = "dashed" if style == "dash" else "solid"
+                swatch.setStyleSheet(f"border-top: 2px {border} {color};")
+            label = QLabel(name, cell)
+            label.setTextFormat(Qt.TextFormat.PlainText)
+            row.addWidget(swatch)
+            row.addWidget(label)
+            row.addStretch(1)
+            self._grid.addWidget(cell, index // self._columns, index % self._columns)
+
+
 class MemoryBreakdownChart(QWidget):
     """A pyqtgraph plot of stacked per-GPU memory parts (GiB) with usable and safe-line marks.
 
@@ -92,13 +135,11 @@ class MemoryBreakdownChart(QWidget):
         self.plot.hideButtons()
         self.plot.showGrid(x=False, y=True, alpha=0.25)
         self.plot.setLabel("left", self.tr("Memory per GPU (GiB)"))
-        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor="#222222", brush=pg.mkBrush(255, 255, 255, 220))
+        self.legend = ChartLegend(self, columns=3)
         self._safe = pg.PlotDataItem(pen=pg.mkPen(SAFE_COLOR, width=2, style=Qt.PenStyle.DashLine), connect="pairs")
         self._usable = pg.PlotDataItem(pen=pg.mkPen(USABLE_COLOR, width=2), connect="pairs")
         self.plot.addItem(self._usable)
         self.plot.addItem(self._safe)
-        self.legend.addItem(self._usable, self.tr("Usable capacity"))
-        self.legend.addItem(self._safe, self.tr("Safe line"))
         for axis in ("left", "bottom"):
             self.plot.getAxis(axis).setTextPen("#222222")
             self.plot.getAxis(axis).setPen("#666666")
@@ -108,8 +149,12 @@ class MemoryBreakdownChart(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot, 1)
+        layout.addWidget(self.legend)
         layout.addWidget(self.caption)
         self.update_count = 0
+        self._legend_keys: list[str] | None = None
+        self._ticks: list[tuple[float, str]] | None = None
+        self._top: float | None = None
 
     def part_display_name(self, key: str) -> str:
         return self._part_names.get(key, key.replace("_", " "))
@@ -135,7 +180,6 @@ class MemoryBreakdownChart(QWidget):
                 item = pg.BarGraphItem(x=xs, height=heights, y0=bottoms.copy(), width=self.BAR_WIDTH, brush=color, pen=pg.mkPen("#ffffff", width=0.5))
                 self._items[key] = item
                 self.plot.addItem(item)
-                self.legend.addItem(item, self.part_display_name(key))
             else:
                 item.setOpts(x=xs, height=heights, y0=bottoms.copy(), width=self.BAR_WIDTH)
                 item.setVisible(True)
@@ -143,15 +187,26 @@ class MemoryBreakdownChart(QWidget):
         for key, item in list(self._items.items()):
             if key not in keys:
                 self.plot.removeItem(item)
-                self.legend.removeItem(item)
                 del self._items[key]
+        if keys != self._legend_keys:
+            self._legend_keys = list(keys)
+            entries = [(self.part_display_name(k), part_color(k, self._fallback_order), "box") for k in keys]
+            entries += [(self.tr("Usable capacity"), USABLE_COLOR, "line"), (self.tr("Safe line"), SAFE_COLOR, "dash")]
+            self.legend.set_entries(entries)
         self._usable.setData(*self._marks(specs, "usable_bytes"))
         self._safe.setData(*self._marks(specs, "safe_bytes"))
-        axis = self.plot.getAxis("bottom")
-        axis.setTicks([[(float(i), spec.label) for i, spec in enumerate(specs)]])
-        top = max([float(b) for b in bottoms] + [(s.usable_bytes or 0) / GIB for s in specs] + [1.0])
-        self.plot.setXRange(-0.6, max(len(specs) - 0.4, 0.6), padding=0)
-        self.plot.setYRange(0, top * 1.12, padding=0)
+        # Axes are re-rendered only when their ticks or range change: keep both stable while the user types
+        # (the usable-capacity mark usually sets the top), which keeps a keystroke's repaint cheap.
+        short = len(specs) > 2
+        ticks = [(float(i), f"#{i + 1}" if short else spec.label) for i, spec in enumerate(specs)]
+        if ticks != self._ticks:
+            self._ticks = ticks
+            self.plot.getAxis("bottom").setTicks([ticks])
+            self.plot.setXRange(-0.6, max(len(specs) - 0.4, 0.6), padding=0)
+        top = max([float(b) for b in bottoms] + [(s.usable_bytes or 0) / GIB for s in specs] + [1.0]) * 1.12
+        if self._top is None or top > self._top or top < 0.7 * self._top:
+            self._top = top
+            self.plot.setYRange(0, top, padding=0)
         self.caption.setText(caption or self.default_caption(specs))
         self.update_count += 1
 
@@ -170,7 +225,9 @@ class MemoryBreakdownChart(QWidget):
     def default_caption(self, specs: list[MemoryBarSpec]) -> str:
         """One line per bar: total against the safe line, with the headroom or the overshoot."""
         lines = []
-        for spec in specs:
+        for index, spec in enumerate(specs):
+            if len(specs) > 2:
+                spec = MemoryBarSpec(f"#{index + 1} {spec.label}", spec.parts, spec.usable_bytes, spec.safe_bytes)
             if spec.safe_bytes is None:
                 lines.append(self.tr("{0}: {1} per GPU (no safe line known)").format(spec.label, format_gib(spec.total_bytes)))
                 continue

@@ -29,7 +29,6 @@ from gpudesk.store.plans import (
     SavedPlan,
     delete_plan,
     duplicate_plan,
-    get_plan,
     list_plans,
     restore_plan,
     update_plan,
@@ -59,6 +58,7 @@ class PlansList(QWidget):
         self.ctx = ctx
         self._plans: list[SavedPlan] = []
         self._last_deleted: int | None = None
+        self._deleted_batch: list[int] = []
         self.table = QTableWidget(0, self.COLUMNS, self)
         self.table.setHorizontalHeaderLabels(
             [
@@ -137,7 +137,7 @@ class PlansList(QWidget):
                 label = f"{top.get('count', '?')} × {top.get('gpu_name', top.get('gpu_id', '?'))}"
             cells = [
                 saved.name,
-                str(saved.plan.get("workload_kind", na_text())),
+                self.tr("unreadable plan: edit and plan again") if saved.problem else str(saved.plan.get("workload_kind", na_text())),
                 label,
                 format_duration(top.get("time_to_result_s")) if top else na_text(),
                 format_usd(top.get("tco_3y_usd")) if top else na_text(),
@@ -146,6 +146,8 @@ class PlansList(QWidget):
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.ItemDataRole.UserRole, saved.id)
+                if saved.problem:
+                    item.setToolTip(saved.problem)
                 if column in (3, 4):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(row, column, item)
@@ -186,8 +188,12 @@ class PlansList(QWidget):
     # -- actions ------------------------------------------------------------------------------------------
     def open_selected(self) -> None:
         chosen = self.selected()
-        if len(chosen) == 1:
-            self.open_requested.emit(chosen[0])
+        if len(chosen) != 1:
+            return
+        if chosen[0].problem:
+            self.ctx.notify(chosen[0].problem, "error")
+            return
+        self.open_requested.emit(chosen[0])
 
     def edit_selected(self) -> None:
         chosen = self.selected()
@@ -241,12 +247,12 @@ class PlansList(QWidget):
         self._last_deleted = chosen[-1].id
         names = ", ".join(s.name for s in chosen)
         self.refresh()
-        self.ctx.notify(self.tr("Deleted {0}. Press Ctrl+Z or “Undo delete” to bring it back.").format(names), "info")
+        self.ctx.notify(self.tr("Deleted {0}. Press Ctrl+Z or “Undo delete” to bring it back (until gpudesk closes).").format(names), "info")
 
     def undo_delete(self) -> None:
         if self._last_deleted is None:
             return
-        batch = getattr(self, "_deleted_batch", [self._last_deleted])
+        batch = self._deleted_batch or [self._last_deleted]
         try:
             for plan_id in batch:
                 restore_plan(self.ctx.store, plan_id)
@@ -257,6 +263,3 @@ class PlansList(QWidget):
         self._deleted_batch = []
         self.refresh()
         self.select_ids(batch)
-
-    def reload_plan(self, plan_id: int) -> SavedPlan:
-        return get_plan(self.ctx.store, plan_id)

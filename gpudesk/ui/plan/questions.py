@@ -15,7 +15,7 @@ from PySide6.QtCore import QCoreApplication
 
 from gpudesk.planner import DataIO, ModelMemory, Operations, SoftwareStack, TcoAssumptions, WorkloadMix
 from gpudesk.planner.requirement import DECODE_PATHS, MODALITIES, PRECISIONS, RECOMPUTE_CHOICES
-from gpudesk.sizing import OPTIMIZER_ACCOUNTING, SHARDING_MODES
+from gpudesk.sizing import OPTIMIZER_ACCOUNTING, SHARDING_MODES, parse_param_count
 from gpudesk.sizing.dtypes import WEIGHT_FORMATS
 from gpudesk.sizing.memory import MODES
 from gpudesk.sizing.memory_train import OFFLOAD_MODES
@@ -76,8 +76,8 @@ def data_page() -> PageSpec:
         [
             _f("data.dataset_bytes", _tr("Dataset size"), kind="int", unit="TB", scale=TB, minimum=0, exclusive_minimum=True, optional=True,
                tooltip=_tr("Total size on storage, decimal terabytes (1 TB = 10^12 bytes).")),
-            _f("data.sample_count", _tr("Samples"), kind="int", unit=_tr("million"), scale=MB, minimum=0, exclusive_minimum=True, optional=True,
-               tooltip=_tr("Training samples (pairs, images, volumes, sequences), in millions. Needed for training.")),
+            _f("data.sample_count", _tr("Samples"), kind="int", minimum=0, exclusive_minimum=True, optional=True,
+               tooltip=_tr("Training samples (pairs, images, volumes, sequences); 20,000,000 or 20000000. Needed for training.")),
             _f("data.sample_bytes", _tr("Average sample size"), kind="int", unit="MB", scale=MB, minimum=0, exclusive_minimum=True, optional=True,
                tooltip=_tr("Bytes read per sample from storage, decimal megabytes.")),
             _f("data.modality", _tr("Modality"), kind="choice", choices=_plain(MODALITIES),
@@ -103,7 +103,9 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.model", _tr("Catalog model"), kind="choice", choices=models,
                tooltip=_tr("A model from the catalog (exact shape). Give only one of catalog model, parameter count, config.json.")),
             _f("model.params", _tr("Parameter count"), kind="int", unit=_tr("billion"), scale=GB, minimum=0, exclusive_minimum=True, optional=True,
-               tooltip=_tr("When the model is not in the catalog: its size; the shape is then inferred (flagged as a guess).")),
+               text_parser=parse_param_count,
+               tooltip=_tr("When the model is not in the catalog: its size in billions (13), or with a suffix (350M, 1.3B); "
+                           "the shape is then inferred (flagged as a guess).")),
             _f("model.config_path", _tr("Hugging Face config.json"), kind="text", optional=True,
                tooltip=_tr("Path of a local config.json (read offline; nothing is downloaded).")),
             _f("model.mode", _tr("Method"), kind="choice", choices=_plain(MODES),
@@ -192,6 +194,9 @@ def operations_page(catalog: Any) -> PageSpec:
             _f("operations.growth_gpus_6_months", _tr("GPUs to add within 6 months"), kind="int", minimum=0),
             _f("operations.budget_usd", _tr("Purchase budget"), unit="USD", minimum=0, exclusive_minimum=True, optional=True),
             _f("operations.max_gpus", _tr("Largest GPU count to consider"), kind="int", minimum=1),
+            _f("operations.allow_consumer_cards", _tr("Consumer (GeForce) cards"), kind="choice",
+               choices=((None, _tr("by workload kind")), (True, _tr("allowed")), (False, _tr("not allowed"))),
+               tooltip=_tr("By workload kind: only for small-model iteration (article 5.3: the seven limits of consumer cards in production).")),
             _f("operations.network_link", _tr("Network between nodes"), kind="choice", choices=networks),
             _f("operations.safe_free_fraction", _tr("Memory kept free (safe line)"), unit="%", scale=0.01, minimum=0, maximum=90,
                tooltip=_tr("The method keeps 15-20 % of usable memory free: an 80 GB card is safe to about 64 GB.")),

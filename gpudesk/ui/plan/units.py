@@ -31,7 +31,10 @@ def format_usd(value: float | int | None) -> str:
     """``$1,234,567`` (whole US dollars); "N/A" for None."""
     if value is None:
         return na_text()
-    return f"${float(value):,.0f}"
+    number = float(value)
+    if abs(number) < 0.5:
+        return "$0"
+    return f"−${-number:,.0f}" if number < 0 else f"${number:,.0f}"
 
 
 def format_duration(seconds: float | int | None) -> str:

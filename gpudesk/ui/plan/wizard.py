@@ -53,7 +53,13 @@ class WizardPage(QScrollArea):
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         self.editors: dict[str, FieldEditor] = {}
+        section = None
         for field_spec in spec.fields:
+            if field_spec.key.startswith("tco.") and section != "tco":
+                heading = QLabel(self.tr("Cost assumptions (TCO); every default names its source in its tooltip"), body)
+                heading.setStyleSheet("font-weight: bold; margin-top: 8px;")
+                form.addRow(heading)
+            section = field_spec.key.split(".", 1)[0]
             editor = FieldEditor(field_spec, body)
             label = QLabel(field_spec.caption() + ":", body)
             label.setBuddy(editor.widget)
@@ -87,8 +93,11 @@ class PlanWizard(QWidget):
         self.name_edit.setPlaceholderText(self.tr("Plan name"))
         self.name_edit.setText(self.tr("Untitled plan"))
         self.name_edit.setToolTip(self.tr("Name under which the plan is saved"))
+        self.notes_edit = QLineEdit(self)
+        self.notes_edit.setPlaceholderText(self.tr("Notes (optional): context, sources, who asked"))
+        self.notes_edit.setToolTip(self.tr("Free text kept with the requirement and printed on the sheet"))
         self.steps = QListWidget(self)
-        self.steps.setMaximumWidth(230)
+        self.steps.setMaximumWidth(175)
         self.stack = QStackedWidget(self)
         for index, spec in enumerate(build_pages(ctx.catalog)):
             page = WizardPage(spec, self.stack)
@@ -115,7 +124,8 @@ class PlanWizard(QWidget):
         self.plan_button.clicked.connect(self.request_plan)
         self.quick_button.clicked.connect(self.quick_requested)
         self.plan_button.setDefault(True)
-        self.preview = LivePreview(ctx.catalog, self)
+        self.preview = LivePreview(ctx.catalog, self, describe=self.describe_error)
+        self.preview.setMaximumWidth(480)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
@@ -129,6 +139,10 @@ class PlanWizard(QWidget):
         name_label.setBuddy(self.name_edit)
         name_row.addWidget(name_label)
         name_row.addWidget(self.name_edit, 1)
+        notes_label = QLabel(self.tr("N&otes:"), left)
+        notes_label.setBuddy(self.notes_edit)
+        name_row.addWidget(notes_label)
+        name_row.addWidget(self.notes_edit, 2)
         left_layout.addLayout(name_row)
         middle = QHBoxLayout()
         middle.addWidget(self.steps)
@@ -146,6 +160,7 @@ class PlanWizard(QWidget):
         splitter.addWidget(self.preview)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
+        splitter.setSizes([800, 480])
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
         self.go_to(0)
@@ -192,6 +207,11 @@ class PlanWizard(QWidget):
         """(profile dictionary, [(key, problem)]) from the loaded base profile and every field."""
         data = copy.deepcopy(self._base)
         data["name"] = self.name_edit.text().strip() or self.tr("Untitled plan")
+        notes = self.notes_edit.text().strip()
+        if notes:
+            data["notes"] = notes
+        else:
+            data.pop("notes", None)
         problems = []
         for key, editor in self.editors.items():
             value, problem = editor.value()
@@ -205,6 +225,9 @@ class PlanWizard(QWidget):
         """Show a profile dictionary (fields not in it go back to the Requirement defaults)."""
         self._base = copy.deepcopy(data)
         self.name_edit.setText(str(data.get("name") or self.tr("Untitled plan")))
+        self.notes_edit.setText(str(data.get("notes") or ""))
+        self.name_edit.setCursorPosition(0)
+        self.notes_edit.setCursorPosition(0)
         for key, editor in self.editors.items():
             value = get_path(data, key)
             editor.set_value(value if value is not None else editor.spec.default)
@@ -226,19 +249,32 @@ class PlanWizard(QWidget):
         try:
             req = requirement_from_dict(data).validate()
         except (PlanInputError, ProfileError, SizingError) as exc:
-            self.show_problem(getattr(exc, "field", None), self.describe_error(exc))
+            self.show_problem(self.field_key(exc), self.describe_error(exc))
             return None, data
         self.show_problem(None, "")
         return req, data
 
     def describe_error(self, exc: Exception) -> str:
         """The planner's message with the field's label in front of it (``Samples (million): ...``)."""
-        key = getattr(exc, "field", None)
-        editor = self.editors.get(key) if key else None
+        key = self.field_key(exc)
+        if key is None:
+            return str(exc)
         detail = getattr(exc, "detail", None) or str(exc)
-        if editor is not None:
-            return f"{editor.spec.caption()}: {detail.split(': ', 1)[-1] if detail.startswith(key + ':') else detail}"
-        return str(exc)
+        raw = str(getattr(exc, "field", ""))
+        if detail.startswith(raw + ": "):
+            detail = detail[len(raw) + 2:]
+        return f"{self.editors[key].spec.caption()}: {detail}"
+
+    def field_key(self, exc: Exception) -> str | None:
+        """The wizard field an error names: PlanInputError uses ``section.name``; the sizing formulas name
+        model fields without the section (``seq_len_tokens``)."""
+        raw = getattr(exc, "field", None)
+        if not raw:
+            return None
+        for key in (raw, f"model.{raw}", f"workload.{raw}"):
+            if key in self.editors:
+                return key
+        return None
 
     def show_problem(self, key: str | None, message: str) -> None:
         self.problem.setText(message)

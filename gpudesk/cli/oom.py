@@ -1,0 +1,258 @@
+"""``gpudesk oom diagnose|probe|methods|run``: the OOM doctor from the command line.
+
+* ``diagnose FILE|-``: parse an OOM message / memory_summary / log and rank the causes. ``--json`` prints
+  ``{"framework", "kind", "era", "parsed": {name_with_unit: value}, "missing", "notes", "causes": [{"id",
+  "confidence", "evidence", "fix", ...}], "report"}`` with causes best first.
+* ``probe PID``: run the probe inside a running process (agent, sys.remote_exec or gdb; asks before
+  injecting code unless ``--yes``) plus NVML/psutil evidence, then diagnose.
+* ``methods PID``: which probe methods can be used for PID, and why not.
+* ``run -- CMD...``: start CMD with the probe preinstalled, print memory samples live, diagnose at the end;
+  exits with the job's exit status.
+``--save`` stores the diagnosis in the history the OOM doctor tab shows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from pathlib import Path
+
+from gpudesk.cli import CliError
+from gpudesk.oom import Diagnosis, OomError, diagnose, parse_text
+from gpudesk.oom.errors import LaunchError, MethodUnavailable, PermissionDenied, ProbeError, TargetNotFound
+from gpudesk.oom.parsers.units import format_bytes
+
+MAX_INPUT_BYTES = 5_000_000  # same limit as gpudesk.oom.parsers.detect.MAX_TEXT_CHARS
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser("oom", help="diagnose GPU out-of-memory errors (texts, running processes, jobs)")
+    sub = parser.add_subparsers(dest="oom_command", metavar="ACTION", required=True)
+
+    p_diag = sub.add_parser("diagnose", help="rank the causes of an OOM message, memory_summary or log file")
+    p_diag.add_argument("file", metavar="FILE", help="text file with the error, or - for standard input")
+    p_diag.add_argument("--json", action="store_true", help="print the diagnosis as JSON")
+    p_diag.add_argument("--save", action="store_true", help="keep it in the diagnosis history")
+    p_diag.set_defaults(func=cmd_diagnose)
+
+    p_probe = sub.add_parser("probe", help="probe a running Python process's GPU memory and diagnose it")
+    p_probe.add_argument("pid", metavar="PID", type=int)
+    p_probe.add_argument("--method", choices=("auto", "agent", "remote_exec", "gdb"), default="auto",
+                         help="how to run the probe (default: agent, then remote_exec, then gdb)")
+    p_probe.add_argument("--reset-peak", action="store_true", help="reset the peak statistics after reading them")
+    p_probe.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait (default 10)")
+    p_probe.add_argument("--yes", action="store_true", help="do not ask before injecting code into the process")
+    p_probe.add_argument("--elevate", action="store_true", help="allow another user's process (needs root)")
+    p_probe.add_argument("--json", action="store_true", help="print the diagnosis as JSON")
+    p_probe.add_argument("--save", action="store_true", help="keep it in the diagnosis history")
+    p_probe.set_defaults(func=cmd_probe)
+
+    p_meth = sub.add_parser("methods", help="which probe methods can be used for a process, and why not")
+    p_meth.add_argument("pid", metavar="PID", type=int)
+    p_meth.add_argument("--elevate", action="store_true", help="consider another user's process")
+    p_meth.add_argument("--json", action="store_true")
+    p_meth.set_defaults(func=cmd_methods)
+
+    p_run = sub.add_parser("run", help="run a command with the probe preinstalled: gpudesk oom run -- python train.py")
+    p_run.add_argument("--interval", type=float, default=0.5, metavar="S", help="sampling interval (default 0.5 s)")
+    p_run.add_argument("--record-history", action="store_true",
+                       help="record allocation history and keep a snapshot at the OOM (slower)")
+    p_run.add_argument("--quiet", action="store_true", help="do not print memory samples while it runs")
+    p_run.add_argument("--json", action="store_true", help="print the final diagnosis as JSON")
+    p_run.add_argument("--save", action="store_true", help="keep it in the diagnosis history")
+    p_run.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ...")
+    p_run.set_defaults(func=cmd_run)
+
+
+def _read_input(name: str) -> bytes:
+    if name == "-":
+        data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+    else:
+        path = Path(name)
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_INPUT_BYTES + 1)
+        except FileNotFoundError as exc:
+            raise CliError(f"{name}: no such file") from exc
+        except IsADirectoryError as exc:
+            raise CliError(f"{name}: is a folder, not a text file") from exc
+        except PermissionError as exc:
+            raise CliError(f"{name}: permission denied") from exc
+    if len(data) > MAX_INPUT_BYTES:
+        raise CliError(f"{name}: larger than {MAX_INPUT_BYTES // 1_000_000} MB; pass the part around the error, "
+                       "e.g. `tail -n 2000 FILE | gpudesk oom diagnose -`")
+    return data
+
+
+def _save(diagnosis: Diagnosis, target: str) -> int:
+    from gpudesk.store import StoreError, open_store
+    from gpudesk.store.diagnoses import save_diagnosis
+
+    try:
+        return save_diagnosis(open_store(), diagnosis, target=target)
+    except StoreError as exc:
+        raise CliError(f"could not save the diagnosis: {exc}", status=1) from exc
+
+
+def _value(key: str, value) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if key.endswith("_bytes"):
+        return f"{format_bytes(int(value))} ({int(value)} B)"
+    if key.endswith("_ratio"):
+        return f"{value:.1%}"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def print_diagnosis(diagnosis: Diagnosis, out=None) -> None:
+    """Human-readable diagnosis: what was read, what is missing, causes best first."""
+    out = out or sys.stdout
+    r = diagnosis.report
+    head = f"Framework: {r.framework}   message: {r.kind}" + (f"   era: {r.era}" if r.era else "")
+    print(head, file=out)
+    if r.status:
+        print(f"Status: {r.status}", file=out)
+    if r.parsed:
+        print("Read:", file=out)
+        for key, value in r.parsed.items():
+            print(f"  {key:38} {_value(key, value)}", file=out)
+    if r.missing:
+        print("Missing: " + "; ".join(r.missing), file=out)
+    for note in r.notes:
+        print(f"Note: {note}", file=out)
+    if not diagnosis.causes:
+        print("No cause found: the figures look normal.", file=out)
+    for n, cause in enumerate(diagnosis.causes, 1):
+        print(f"\n{n}. {cause.title} [{cause.id}]  confidence {cause.confidence:.2f}", file=out)
+        if cause.explanation:
+            print(f"   {cause.explanation}", file=out)
+        for key, value in cause.evidence.items():
+            print(f"     {key}: {_value(key, value)}", file=out)
+        print(f"   Fix: {cause.fix}", file=out)
+        for extra in cause.more_fixes:
+            print(f"   Also: {extra}", file=out)
+        for check in cause.checks:
+            print(f"   Check: {check}", file=out)
+        for eff in cause.sizing:
+            saved = format_bytes(eff.saved_bytes) if eff.saved_bytes is not None else "N/A"
+            print(f"   Sizing: {eff.fix}: saves {saved}" + (f" ({eff.note})" if eff.note else ""), file=out)
+
+
+def _emit(diagnosis: Diagnosis, as_json: bool) -> None:
+    if as_json:
+        json.dump(diagnosis.to_dict(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print_diagnosis(diagnosis)
+
+
+def cmd_diagnose(args) -> int:
+    data = _read_input(args.file)
+    try:
+        diagnosis = diagnose(parse_text(data))
+    except OomError as exc:
+        raise CliError(f"{args.file}: {exc}") from exc
+    _emit(diagnosis, args.json)
+    if args.save:
+        _save(diagnosis, "standard input" if args.file == "-" else args.file)
+    return 0
+
+
+def _confirm(pid: int, method: str, warning: str | None, assume_yes: bool) -> None:
+    if assume_yes or method == "agent":
+        return
+    text = f"Run the gpudesk probe inside process {pid} using {method}?"
+    if warning:
+        text = f"{warning}\n{text}"
+    if not sys.stdin.isatty():
+        raise CliError(f"{text}\nInjecting code needs confirmation: rerun with --yes to allow it.")
+    answer = input(f"{text} [y/N] ").strip().lower()
+    if answer not in ("y", "yes"):
+        raise CliError("Cancelled; nothing was run in the process.", status=1)
+
+
+def _progress(message: str, fraction) -> None:
+    print(message, file=sys.stderr)
+
+
+def cmd_probe(args) -> int:
+    from gpudesk.oom.attach import available_methods, probe_process
+
+    try:
+        statuses = {s.name: s for s in available_methods(args.pid, allow_other_user=args.elevate)}
+        method = args.method
+        if method == "auto":
+            usable = [s for s in statuses.values() if s.usable]
+            if not usable:
+                reasons = "\n".join(f"  {s.name}: {s.reason}" for s in statuses.values())
+                raise CliError(f"no way to probe process {args.pid}:\n{reasons}", status=1)
+            method = usable[0].name
+        elif not statuses[method].usable:
+            raise CliError(f"{method} cannot be used for process {args.pid}: {statuses[method].reason}", status=1)
+        _confirm(args.pid, method, statuses[method].warning, args.yes)
+        report = probe_process(args.pid, method, reset_peak=args.reset_peak, timeout_s=args.timeout,
+                               allow_other_user=args.elevate, progress=None if args.json else _progress)
+    except (TargetNotFound, PermissionDenied, MethodUnavailable) as exc:
+        raise CliError(str(exc), status=1) from exc
+    except ProbeError as exc:
+        raise CliError(str(exc), status=1) from exc
+    diagnosis = diagnose(report)
+    _emit(diagnosis, args.json)
+    if args.save:
+        _save(diagnosis, f"PID {args.pid}")
+    return 0
+
+
+def cmd_methods(args) -> int:
+    from gpudesk.oom.attach import available_methods
+
+    try:
+        statuses = available_methods(args.pid, allow_other_user=args.elevate)
+    except TargetNotFound as exc:
+        raise CliError(str(exc), status=1) from exc
+    if args.json:
+        json.dump([s.__dict__ for s in statuses], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    for s in statuses:
+        print(f"{s.name:12} {'usable' if s.usable else 'unavailable'}" + (f": {s.reason}" if s.reason else ""))
+    return 0
+
+
+def cmd_run(args) -> int:
+    from gpudesk.oom.launch import launch_job
+
+    cmd = list(args.cmd)
+    if cmd and cmd[0] == "--":
+        cmd = cmd[1:]
+    if not cmd:
+        raise CliError("no command given: gpudesk oom run -- python train.py ...")
+    stop = threading.Event()
+
+    def on_sample(s) -> None:
+        if not args.quiet and not args.json:
+            print(f"[gpudesk] t={s.t_s:7.1f}s pid {s.pid} GPU {s.device_index}: allocated "
+                  f"{format_bytes(s.allocated_bytes)}, reserved {format_bytes(s.reserved_bytes)}", file=sys.stderr)
+
+    def on_output(line: str) -> None:
+        (sys.stderr if args.json else sys.stdout).write(line)
+
+    try:
+        result = launch_job(cmd, interval_s=args.interval, on_sample=on_sample, on_output=on_output,
+                            progress=lambda m, f: print(f"[gpudesk] {m}", file=sys.stderr), stop=stop,
+                            record_history=args.record_history)
+    except LaunchError as exc:
+        raise CliError(str(exc), status=127) from exc
+    except KeyboardInterrupt:
+        stop.set()
+        raise CliError("interrupted", status=130) from None
+    if not args.json:
+        print(f"\n[gpudesk] job exited with status {result.returncode}", file=sys.stderr)
+        for path in result.snapshot_paths:
+            print(f"[gpudesk] snapshot at the OOM: {path} (open it at https://pytorch.org/memory_viz)", file=sys.stderr)
+    _emit(result.diagnosis, args.json)
+    if args.save:
+        _save(result.diagnosis, " ".join(cmd))
+    return result.returncode if result.returncode is not None and result.returncode >= 0 else 1

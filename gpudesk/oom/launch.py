@@ -1,0 +1,424 @@
+"""``gpudesk oom run -- CMD...``: start a job with the probe preinstalled, stream its memory curve, catch
+the OOM moment, and diagnose the result.
+
+The job gets a private 0700 folder: ``boot/`` (``sitecustomize.py`` from :mod:`.launch_bootstrap` and
+``_gpudesk_probe.py``) first on PYTHONPATH, and ``out/`` where each of its Python processes appends JSON
+lines (samples, status, the OOM event, the final probe). gpudesk reads them every tick, adds psutil host
+memory of the job, forwards output lines, and after exit builds one MemoryReport: the OOM text from the job's
+output when there is one, completed with the probe taken at the OOM moment. The folder is removed at the
+end; a memory-history snapshot (``record_history=True``) is moved to ``<data dir>/oom-snapshots/``.
+
+Callbacks run in the calling thread: ``on_sample(MemorySample)``, ``on_output(line)``,
+``progress(message, fraction|None)``. ``stop`` (threading.Event) ends the job: SIGTERM to its process group,
+SIGKILL after 5 s.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psutil
+
+from gpudesk.oom import launch_bootstrap, probe_script
+from gpudesk.oom.cause import Diagnosis
+from gpudesk.oom.channel import PrivateDir
+from gpudesk.oom.diagnose import diagnose
+from gpudesk.oom.errors import LaunchError, OomInputError, ProbeResultError
+from gpudesk.oom.evidence import merge_into
+from gpudesk.oom.parsers import parse_text
+from gpudesk.oom.probe_result import report_from_probe
+from gpudesk.oom.report import MemoryReport, MemorySample, ProcessMemory, WorkerState
+
+OUTPUT_TAIL_LINES = 400
+TICK_S = 0.05
+
+
+@dataclass
+class LaunchResult:
+    """What a launched job left: exit status, the diagnosed report, the OOM events, output tail."""
+
+    argv: list[str]
+    returncode: int | None
+    report: MemoryReport
+    diagnosis: Diagnosis
+    oom_events: list[dict] = field(default_factory=list)
+    output_tail: list[str] = field(default_factory=list)
+    snapshot_paths: list[str] = field(default_factory=list)
+    stopped: bool = False
+
+
+def _resolve(argv: Sequence[str], cwd: str | None) -> list[str]:
+    if not argv:
+        raise LaunchError("No command given; use e.g. `gpudesk oom run -- python train.py`.")
+    first = argv[0]
+    if os.sep in first:
+        path = Path(cwd or os.curdir, first) if not os.path.isabs(first) else Path(first)
+        if not path.exists():
+            raise LaunchError(f"{first}: no such file.")
+        if not os.access(path, os.X_OK):
+            raise LaunchError(f"{first}: not executable.")
+    elif shutil.which(first) is None:
+        raise LaunchError(f"{first}: command not found on PATH.")
+    return list(argv)
+
+
+def _prepare(folder: Path, interval_s: float, record_history: bool, env: dict | None) -> tuple[dict, Path]:
+    boot, out = folder / "boot", folder / "out"
+    boot.mkdir(mode=0o700)
+    out.mkdir(mode=0o700)
+    shutil.copyfile(launch_bootstrap.__file__, boot / "sitecustomize.py")
+    shutil.copyfile(probe_script.__file__, boot / "_gpudesk_probe.py")
+    full = dict(os.environ)
+    full.update(env or {})
+    full["PYTHONPATH"] = str(boot) + (os.pathsep + full["PYTHONPATH"] if full.get("PYTHONPATH") else "")
+    full["GPUDESK_OOM_DIR"] = str(out)
+    full["GPUDESK_OOM_INTERVAL_S"] = repr(float(interval_s))
+    full["GPUDESK_OOM_RECORD_HISTORY"] = "1" if record_history else "0"
+    full.setdefault("PYTHONUNBUFFERED", "1")
+    return full, out
+
+
+class _Channel:
+    """Reads the JSON lines the job's processes append (keeps per-file offsets; partial lines wait)."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.offsets: dict[Path, int] = {}
+        self.partial: dict[Path, bytes] = {}
+        self.bad_lines = 0
+
+    def read(self) -> list[dict]:
+        docs = []
+        for path in sorted(self.folder.glob("*.jsonl")):
+            with open(path, "rb") as fh:
+                fh.seek(self.offsets.get(path, 0))
+                data = self.partial.pop(path, b"") + fh.read()
+                self.offsets[path] = fh.tell()
+            *lines, rest = data.split(b"\n")
+            if rest:
+                self.partial[path] = rest
+            for line in lines:
+                try:
+                    doc = json.loads(line)
+                except ValueError:
+                    self.bad_lines += 1
+                    continue
+                if isinstance(doc, dict):
+                    docs.append(doc)
+                else:
+                    self.bad_lines += 1
+        return docs
+
+
+def _job_rss(proc: psutil.Process) -> int | None:
+    try:
+        procs = [proc] + proc.children(recursive=True)
+    except psutil.NoSuchProcess:
+        return None
+    total, read = 0, 0
+    for p in procs:
+        try:
+            rss = p.memory_info().rss
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue  # this process ended or is not ours: counted as unknown, not as 0
+        if rss > 0:  # a zombie (exited, not yet reaped) reads as 0: unknown, not empty
+            total += rss
+            read += 1
+    return total if read else None
+
+
+def launch_job(
+    argv: Sequence[str],
+    *,
+    interval_s: float = 0.5,
+    on_sample: Callable[[MemorySample], None] | None = None,
+    on_output: Callable[[str], None] | None = None,
+    progress: Callable[[str, float | None], None] | None = None,
+    stop: threading.Event | None = None,
+    cwd: str | None = None,
+    env: dict[str, str] | None = None,
+    record_history: bool = False,
+    timeout_s: float | None = None,
+    nvml=None,
+) -> LaunchResult:
+    """Run ``argv`` to completion (or until ``stop``/``timeout_s``) with the probe preinstalled.
+
+    Every ``interval_s`` it also reads, without touching the job, the job's host memory (psutil, all its
+    processes), its child processes' states, and NVML's per-process GPU memory (``nvml``: the pynvml module
+    to use, tests pass the fake); the last NVML view goes into the report (this process's NVML memory,
+    other processes on the same GPUs).
+
+    Raises:
+        LaunchError: empty command, not found, not executable, or the OS refused to start it.
+    """
+    argv = _resolve(argv, cwd)
+    if interval_s <= 0:
+        raise LaunchError(f"The sampling interval must be positive, got {interval_s} s.")
+    with PrivateDir(prefix="gpudesk-run-") as folder:
+        full_env, out = _prepare(folder, interval_s, record_history, env)
+        try:
+            proc = subprocess.Popen(argv, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
+        except OSError as exc:
+            raise LaunchError(f"{argv[0]}: could not start: {exc.strerror or exc}") from exc
+        if progress:
+            progress(f"Started process {proc.pid}: {' '.join(argv)}", None)
+        lines: queue.Queue = queue.Queue()
+
+        def pump():
+            assert proc.stdout is not None
+            for raw in iter(proc.stdout.readline, b""):
+                lines.put(raw.decode("utf-8", errors="replace"))
+            proc.stdout.close()
+
+        reader = threading.Thread(target=pump, name="gpudesk-run-output", daemon=True)
+        reader.start()
+        state = _Collector(proc.pid, on_sample, progress)
+        channel = _Channel(out)
+        tail: collections.deque[str] = collections.deque(maxlen=OUTPUT_TAIL_LINES)
+        ps_proc = psutil.Process(proc.pid)
+        watcher = _Watcher(proc.pid, nvml)
+        start = time.monotonic()
+        next_rss = start
+        stopped = False
+        while True:
+            running = proc.poll() is None
+            _drain(lines, tail, on_output)
+            state.feed(channel.read(), start_epoch=time.time() - (time.monotonic() - start))
+            now = time.monotonic()
+            if running and now >= next_rss:
+                rss = _job_rss(ps_proc)
+                if rss is not None:
+                    state.report.host_rss_samples.append((now - start, rss))
+                watcher.poll(ps_proc)
+                next_rss = now + interval_s
+            if not running:
+                break
+            if (stop is not None and stop.is_set()) or (timeout_s is not None and now - start > timeout_s):
+                stopped = True
+                _terminate(proc)
+                if progress:
+                    progress(f"Stopped process {proc.pid}.", None)
+            time.sleep(TICK_S)
+        reader.join(timeout=5)
+        _drain(lines, tail, on_output)
+        state.feed(channel.read(), start_epoch=time.time() - (time.monotonic() - start))
+        if channel.bad_lines:
+            state.report.notes.append(f"{channel.bad_lines} probe line(s) from the job were not valid JSON and were skipped.")
+        snapshots = _keep_snapshots(state.oom_events)
+        report = state.finish(tail)
+        watcher.apply(report)
+        if stopped:
+            report.notes.append("The job was stopped before it finished.")
+        return LaunchResult(argv=argv, returncode=proc.returncode, report=report, diagnosis=diagnose(report),
+                            oom_events=state.oom_events, output_tail=list(tail), snapshot_paths=snapshots,
+                            stopped=stopped)
+
+
+def _drain(lines: queue.Queue, tail: collections.deque, on_output) -> None:
+    while True:
+        try:
+            line = lines.get_nowait()
+        except queue.Empty:
+            return
+        tail.append(line)
+        if on_output is not None:
+            on_output(line)
+
+
+def _terminate(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        proc.terminate()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            proc.kill()
+        proc.wait()
+
+
+def _keep_snapshots(events: list[dict]) -> list[str]:
+    from gpudesk.paths import data_dir
+
+    kept = []
+    for ev in events:
+        src = ev.get("snapshot")
+        if src and os.path.exists(src):
+            dest_dir = data_dir() / "oom-snapshots"
+            dest_dir.mkdir(parents=True, exist_ok=True)
+            dest = dest_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-{ev.get('pid')}.pickle"
+            shutil.move(src, dest)
+            ev["snapshot"] = str(dest)
+            kept.append(str(dest))
+    return kept
+
+
+class _Watcher:
+    """Non-invasive evidence while the job runs: NVML per-process memory and child process states."""
+
+    def __init__(self, pid: int, nvml):
+        self.pid = pid
+        self.nvml = nvml
+        self.enabled = True
+        self.notes: list[str] = []
+        self.listing = None
+        self.job_pids: set[int] = {pid}
+        self.workers: dict[int, WorkerState] = {}
+
+    def poll(self, proc: psutil.Process) -> None:
+        try:
+            children = proc.children(recursive=True)
+        except psutil.NoSuchProcess:
+            return
+        for child in children:
+            self.job_pids.add(child.pid)
+            try:
+                status, name = child.status(), child.name()
+            except psutil.NoSuchProcess:
+                status, name = "dead", None
+            except psutil.AccessDenied:
+                status, name = "unknown", None
+            worker = self.workers.get(child.pid) or WorkerState(pid=child.pid, status=status, name=name)
+            if worker.status not in ("zombie", "dead"):
+                worker.status = status
+            self.workers[child.pid] = worker
+        if not self.enabled:
+            return
+        from gpudesk.telemetry.nvml_processes import list_gpu_processes
+        from gpudesk.telemetry.nvml_session import NvmlUnavailableError, shared_session
+
+        try:
+            self.listing = list_gpu_processes(shared_session(self.nvml))
+        except NvmlUnavailableError as exc:
+            self.enabled = False
+            status = getattr(exc, "status", None)
+            self.notes.append("NVML unavailable: " + (getattr(status, "message", None) or str(exc)))
+
+    def apply(self, report: MemoryReport) -> None:
+        report.notes.extend(n for n in self.notes if n not in report.notes)
+        if self.workers and not report.workers:
+            report.workers = [w for pid, w in self.workers.items() if pid != self.pid]
+        if self.listing is None:
+            return
+        used: dict[int, int | None] = {}
+        for p in self.listing:
+            if p.pid in self.job_pids:
+                if p.pid != self.pid:
+                    for w in report.workers:
+                        if w.pid == p.pid:
+                            w.on_gpu = True
+                prev = used.get(p.gpu_index, 0)
+                used[p.gpu_index] = None if prev is None or p.used_memory_bytes is None else prev + p.used_memory_bytes
+        for index, total in used.items():
+            dev = report.ensure_device(index)
+            if dev.process_used_bytes is None:
+                dev.process_used_bytes = total
+            known = {o.pid for o in dev.other_processes}
+            dev.other_processes.extend(
+                ProcessMemory(pid=p.pid, used_bytes=p.used_memory_bytes, gpu_index=index, name=p.name, user=p.user,
+                              alive=p.visible)
+                for p in self.listing
+                if p.gpu_index == index and p.pid not in self.job_pids and p.pid not in known
+            )
+
+
+class _Collector:
+    """Turns the job's JSON lines into MemorySamples, status messages and the final report."""
+
+    def __init__(self, pid: int, on_sample, progress):
+        self.pid = pid
+        self.on_sample = on_sample
+        self.progress = progress
+        self.report = MemoryReport(source="launch", pid=pid)
+        self.oom_events: list[dict] = []
+        self.final: dict[int, dict] = {}
+        self.hello: set[int] = set()
+        self.status: dict[int, str] = {}
+
+    def feed(self, docs: list[dict], start_epoch: float) -> None:
+        for doc in docs:
+            kind, pid = doc.get("type"), doc.get("pid")
+            t = float(doc.get("t", start_epoch)) - start_epoch
+            if kind == "hello":
+                self.hello.add(pid)
+            elif kind == "status":
+                self.status[pid] = doc.get("status")
+                if self.progress and doc.get("status") != "sampling":
+                    self.progress(f"Process {pid}: {doc.get('status')}", None)
+            elif kind == "sample":
+                for d in doc.get("devices") or []:
+                    sample = MemorySample(t_s=t, pid=pid, device_index=d.get("index"),
+                                          allocated_bytes=d.get("allocated_bytes"),
+                                          reserved_bytes=d.get("reserved_bytes"),
+                                          peak_allocated_bytes=d.get("peak_allocated_bytes"))
+                    self.report.samples.append(sample)
+                    if self.on_sample:
+                        self.on_sample(sample)
+            elif kind == "oom":
+                self.oom_events.append(doc)
+                if self.progress:
+                    self.progress(f"Process {pid} ran out of memory on GPU {doc.get('device')}; snapshot taken.", None)
+            elif kind == "final":
+                self.final[pid] = doc.get("probe") or {}
+
+    def finish(self, tail) -> MemoryReport:
+        text = "".join(tail)
+        base: MemoryReport | None = None
+        if text.strip():
+            try:
+                parsed = parse_text(text)
+                if parsed.kind != "unknown":
+                    base = parsed
+            except OomInputError:
+                base = None
+        probe_report = None
+        event = self.oom_events[0] if self.oom_events else None
+        doc = event.get("probe") if event else self.final.get(self.pid) or next(iter(self.final.values()), None)
+        if doc:
+            try:
+                probe_report = report_from_probe(doc, source="launch")
+            except ProbeResultError as exc:
+                self.report.notes.append(f"The job's probe answer could not be read: {exc}")
+        if base is None:
+            base = probe_report or MemoryReport(source="launch")
+        elif probe_report is not None:
+            merge_into(base, probe_report)
+            for attr in ("torch_imported", "cuda_initialized", "torch_version", "python_version", "status"):
+                setattr(base, attr, getattr(probe_report, attr))
+        if event is not None:
+            if base.requested_bytes is None:
+                base.requested_bytes = event.get("alloc_bytes")
+            if base.device_index is None:
+                base.device_index = event.get("device")
+            base.parsed["oom_observer_alloc_bytes"] = event.get("alloc_bytes")
+            base.parsed["oom_observer_device_free_bytes"] = event.get("device_free_bytes")
+        base.source = "launch"
+        base.pid = self.pid
+        base.samples = self.report.samples
+        base.host_rss_samples = self.report.host_rss_samples
+        base.notes.extend(self.report.notes)
+        if base.status is None:
+            base.status = self.status.get(self.pid)
+        if not self.hello:
+            base.notes.append(
+                "The probe did not load in the job: the command is not Python, or it runs Python with -I/-S "
+                "(no sitecustomize), or it clears PYTHONPATH. Output was still captured and parsed."
+            )
+        if text and base.text is None:
+            base.text = text
+        return base

@@ -1,0 +1,99 @@
+"""Two saved plans side by side: their top candidates' figures, row by row, differences in bold."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpudesk.store.plans import SavedPlan
+from gpudesk.ui.plan.charts import candidate_label, tco_item_names
+from gpudesk.ui.plan.plan_view import top_candidate
+from gpudesk.ui.plan.units import format_duration, format_gib, format_usd, na_text
+
+
+class CompareView(QWidget):
+    """Signals: back_requested(): return to the plans list."""
+
+    back_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.title = QLabel(self.tr("Compare two plans"), self)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.title.setStyleSheet("font-size: 13pt; font-weight: bold;")
+        self.table = QTableWidget(0, 3, self)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        back = QPushButton(self.tr("< &Back to saved plans"), self)
+        back.clicked.connect(self.back_requested)
+        row = QHBoxLayout()
+        row.addWidget(back)
+        row.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(row)
+
+    def rows_for(self, saved: SavedPlan) -> list[tuple[str, str]]:
+        """(label, value text) rows of one plan, in display order."""
+        plan = saved.plan
+        top = top_candidate(plan) or {}
+        rows = [
+            (self.tr("Workload kind"), str(plan.get("workload_kind", na_text()))),
+            (self.tr("Model"), str((plan.get("model") or {}).get("name", na_text()))),
+            (self.tr("Top candidate"), candidate_label(top) if top else na_text()),
+            (self.tr("Interconnect"), str(top.get("interconnect_name") or top.get("interconnect") or na_text())),
+            (self.tr("Server"), str(top.get("server_name") or na_text())),
+            (self.tr("Memory per GPU"), format_gib(top.get("per_gpu_memory_bytes"))),
+            (self.tr("Safe line"), format_gib(top.get("safe_line_bytes"))),
+            (self.tr("Headroom to the safe line"), format_gib(top.get("headroom_to_safe_line_bytes"))),
+            (self.tr("Step time"), f"{top['step_time_s']:.2f} s" if isinstance(top.get("step_time_s"), (int, float)) else na_text()),
+            (self.tr("Time to result"), format_duration(top.get("time_to_result_s"))),
+            (self.tr("Meets the deadline"), {True: self.tr("yes"), False: self.tr("no")}.get(top.get("meets_deadline"), na_text())),
+            (self.tr("Sustained QPS"), f"{top['qps_capacity']:.1f}" if isinstance(top.get("qps_capacity"), (int, float)) else na_text()),
+            (self.tr("3-year TCO"), format_usd(top.get("tco_3y_usd"))),
+        ]
+        names = tco_item_names()
+        for key, value in (top.get("tco_breakdown_usd") or {}).items():
+            rows.append((self.tr("  TCO: {0}").format(names.get(key, key.replace("_", " "))), format_usd(value)))
+        rows.append((self.tr("Candidates found"), str(len(plan.get("candidates") or []))))
+        rows.append((self.tr("Warnings on the top candidate"), str(len(top.get("warnings") or []))))
+        rows.append((self.tr("Updated (UTC)"), saved.updated_at.replace("T", " ").replace("+00:00", "")))
+        return rows
+
+    def compare(self, left: SavedPlan, right: SavedPlan) -> None:
+        self.table.setHorizontalHeaderLabels([self.tr("Figure"), left.name, right.name])
+        a, b = self.rows_for(left), dict(self.rows_for(right))
+        labels = [label for label, _ in a] + [label for label in b if label not in dict(a)]
+        left_values = dict(a)
+        self.table.setRowCount(len(labels))
+        bold = QFont()
+        bold.setBold(True)
+        self.differences = 0
+        for row, label in enumerate(labels):
+            va, vb = left_values.get(label, na_text()), b.get(label, na_text())
+            items = [QTableWidgetItem(label), QTableWidgetItem(va), QTableWidgetItem(vb)]
+            if va != vb and not label.startswith(self.tr("Updated")):
+                self.differences += 1
+                items[1].setFont(bold)
+                items[2].setFont(bold)
+            for column, item in enumerate(items):
+                self.table.setItem(row, column, item)
+        self.title.setText(self.tr("Compare: {0} | {1}").format(left.name, right.name))

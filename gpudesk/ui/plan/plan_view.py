@@ -1,0 +1,302 @@
+"""Results page: the ranked candidates, three charts, and the warnings and rationale of the chosen one.
+
+Shows a plan dictionary (``plan_to_dict``), so a fresh plan and a reopened saved plan look the same. Text
+from the planner and the catalog is shown as plain text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpudesk.planner.sheet import candidates_of
+from gpudesk.ui.plan.charts import CostTimeScatter, TcoChart, candidate_label, tco_item_names
+from gpudesk.ui.plan.export_menu import ExportButton
+from gpudesk.ui.plan.live_preview import part_names
+from gpudesk.ui.plan.memory_chart import MemoryBarSpec, MemoryBreakdownChart
+from gpudesk.ui.plan.units import format_duration, format_gib, format_percent, format_usd, na_text
+
+MAX_ROWS = 25
+CHART_CANDIDATES = 6
+
+
+def top_candidate(plan: dict[str, Any]) -> dict[str, Any] | None:
+    """The best candidate of a plan dictionary, or None."""
+    found = candidates_of(plan)
+    return found[0] if found else None
+
+
+def _yes_no(value: Any) -> str:
+    if value is True:
+        return QCoreApplication.translate("PlanView", "yes")
+    if value is False:
+        return QCoreApplication.translate("PlanView", "no")
+    return na_text()
+
+
+class NumericItem(QTableWidgetItem):
+    """A table cell that sorts by a number (None last) while showing formatted text."""
+
+    def __init__(self, text: str, value: float | None):
+        super().__init__(text)
+        self.value = value
+        self.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+    def __lt__(self, other: QTableWidgetItem) -> bool:  # noqa: D105 - Qt sort hook
+        mine = self.value if self.value is not None else float("inf")
+        theirs = getattr(other, "value", None)
+        return mine < (theirs if theirs is not None else float("inf"))
+
+
+class PlanView(QWidget):
+    """The results of one plan.
+
+    Signals:
+        save_requested(): the user wants the shown plan saved (or its saved copy updated).
+        edit_requested(): back to the wizard with the same answers.
+    """
+
+    save_requested = Signal()
+    edit_requested = Signal()
+
+    def __init__(self, ctx: Any, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctx = ctx
+        self.plan: dict[str, Any] | None = None
+        self.profile: dict[str, Any] | None = None
+        self.name = ""
+        self.summary = QLabel(self)
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary.setWordWrap(True)
+        self.summary.setStyleSheet("font-size: 11pt;")
+        self.table = QTableWidget(0, 10, self)
+        self.table.setHorizontalHeaderLabels(
+            [
+                self.tr("Rank"),
+                self.tr("Configuration"),
+                self.tr("Interconnect"),
+                self.tr("Server"),
+                self.tr("Memory per GPU"),
+                self.tr("Safe line"),
+                self.tr("Step time"),
+                self.tr("Time to result"),
+                self.tr("On time / QPS met"),
+                self.tr("3-year TCO (USD)"),
+            ]
+        )
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
+        self.table.itemSelectionChanged.connect(self._selection_changed)
+        self.memory_chart = MemoryBreakdownChart(self, part_names())
+        self.tco_chart = TcoChart(self, tco_item_names())
+        self.scatter = CostTimeScatter(self)
+        self.charts = QTabWidget(self)
+        self.charts.addTab(self.memory_chart, self.tr("Memory breakdown"))
+        self.charts.addTab(self.tco_chart, self.tr("TCO breakdown"))
+        self.charts.addTab(self.scatter, self.tr("Cost vs time to result"))
+        self.rejected = QPlainTextEdit(self)
+        self.rejected.setReadOnly(True)
+        self.charts.addTab(self.rejected, self.tr("Rejected"))
+        self.details = QPlainTextEdit(self)
+        self.details.setReadOnly(True)
+        self.details.setPlaceholderText(self.tr("Select a candidate to see its warnings and rationale."))
+        self.save_button = QPushButton(self.tr("&Save plan"), self)
+        self.save_button.setToolTip(self.tr("Keep this plan in your saved plans"))
+        self.save_button.clicked.connect(self.save_requested)
+        self.edit_button = QPushButton(self.tr("&Change answers"), self)
+        self.edit_button.setToolTip(self.tr("Back to the wizard with these answers"))
+        self.edit_button.clicked.connect(self.edit_requested)
+        self.export_button = ExportButton(ctx, self)
+        self.export_button.setToolTip(self.tr("Export the selected candidate's configuration sheet"))
+
+        lower = QSplitter(Qt.Orientation.Horizontal, self)
+        lower.addWidget(self.charts)
+        details_box = QWidget(lower)
+        details_layout = QVBoxLayout(details_box)
+        details_layout.setContentsMargins(0, 0, 0, 0)
+        details_layout.addWidget(QLabel(self.tr("Warnings and rationale of the selected candidate:"), details_box))
+        details_layout.addWidget(self.details, 1)
+        lower.addWidget(details_box)
+        lower.setStretchFactor(0, 3)
+        lower.setStretchFactor(1, 2)
+        vertical = QSplitter(Qt.Orientation.Vertical, self)
+        vertical.addWidget(self.table)
+        vertical.addWidget(lower)
+        vertical.setStretchFactor(0, 2)
+        vertical.setStretchFactor(1, 3)
+        vertical.setSizes([190, 480])
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.edit_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.save_button)
+        buttons.addWidget(self.export_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(vertical, 1)
+        layout.addLayout(buttons)
+
+    # -- content ------------------------------------------------------------------------------------------
+    def show_plan(self, plan: dict[str, Any], name: str = "", profile: dict[str, Any] | None = None) -> None:
+        """Fill the page from a plan dictionary and the profile it was planned from."""
+        self.plan = plan
+        self.profile = profile
+        self.name = name or str(plan.get("name") or "")
+        candidates = candidates_of(plan)
+        self.summary.setText(self.summary_text(plan, candidates))
+        self.table.setSortingEnabled(False)
+        self.table.setRowCount(min(len(candidates), MAX_ROWS))
+        for row, c in enumerate(candidates[:MAX_ROWS]):
+            meets = c.get("meets_deadline") if c.get("qps_capacity") is None else c.get("meets_qps")
+            cells: list[QTableWidgetItem] = [
+                NumericItem(str(row + 1), row + 1),
+                QTableWidgetItem(candidate_label(c)),
+                QTableWidgetItem(str(c.get("interconnect_name") or c.get("interconnect") or na_text())),
+                QTableWidgetItem(str(c.get("server_name") or c.get("server_id") or na_text())),  # full name in tooltip
+                NumericItem(format_gib(c.get("per_gpu_memory_bytes")), c.get("per_gpu_memory_bytes")),
+                NumericItem(format_gib(c.get("safe_line_bytes")), c.get("safe_line_bytes")),
+                NumericItem(format_duration(c.get("step_time_s")) if c.get("step_time_s") is None or c["step_time_s"] >= 120 else f"{c['step_time_s']:.2f} s", c.get("step_time_s")),
+                NumericItem(format_duration(c.get("time_to_result_s")), c.get("time_to_result_s")),
+                QTableWidgetItem(_yes_no(meets)),
+                NumericItem(format_usd(c.get("tco_3y_usd")), c.get("tco_3y_usd")),
+            ]
+            tip = "\n".join([str(c.get("server_name") or "")] + [str(w) for w in c.get("warnings") or []])
+            for column, item in enumerate(cells):
+                item.setData(Qt.ItemDataRole.UserRole, row)
+                item.setToolTip(tip)
+                self.table.setItem(row, column, item)
+        self.table.setSortingEnabled(True)
+        self.table.sortItems(0, Qt.SortOrder.AscendingOrder)
+        self.table.setColumnWidth(3, 220)
+        shown = candidates[:CHART_CANDIDATES]
+        self.memory_chart.set_bars([self.memory_bar(c) for c in shown])
+        self.tco_chart.set_candidates(shown)
+        deadline = (profile or {}).get("workload", {}).get("deadline_s") if isinstance((profile or {}).get("workload"), dict) else None
+        self.scatter.set_candidates(candidates[:MAX_ROWS], deadline)
+        self.export_button.set_source(plan, self.name, profile, 0)
+        rejected = plan.get("rejected") or []
+        self.charts.setTabText(3, self.tr("Rejected ({0})").format(len(rejected)))
+        self.rejected.setPlainText(self.rejections_text(plan))
+        if candidates:
+            self.table.selectRow(0)
+        else:
+            self.details.setPlainText(self.rejections_text(plan))
+
+    def memory_bar(self, c: dict[str, Any]) -> MemoryBarSpec:
+        breakdown = c.get("per_gpu_memory_breakdown_bytes") or {}
+        return MemoryBarSpec(candidate_label(c), list(breakdown.items()), c.get("usable_memory_bytes"), c.get("safe_line_bytes"))
+
+    def summary_text(self, plan: dict[str, Any], candidates: list[dict[str, Any]]) -> str:
+        model = plan.get("model") or {}
+        memory = plan.get("memory") or {}
+        lines = [
+            self.tr("{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Job memory on one GPU without sharding: {5}.").format(
+                self.name or self.tr("Plan"),
+                plan.get("workload_kind", na_text()),
+                model.get("name", na_text()),
+                f"{model['params'] / 1e9:.2f}" if isinstance(model.get("params"), (int, float)) else na_text(),
+                self.tr(", shape guessed") if model.get("shape_is_guess") else "",
+                format_gib(memory.get("total_bytes")),
+            )
+        ]
+        if not candidates:
+            lines.append(self.tr("No configuration fits this requirement; see the reasons below."))
+        else:
+            top = candidates[0]
+            lines.append(
+                self.tr("Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.").format(
+                    candidate_label(top),
+                    top.get("interconnect_name") or top.get("interconnect"),
+                    format_gib(top.get("per_gpu_memory_bytes")),
+                    format_gib(top.get("safe_line_bytes")),
+                    format_duration(top.get("time_to_result_s")),
+                    format_usd(top.get("tco_3y_usd")),
+                )
+            )
+        if plan.get("deadline_met_by_any") is False:
+            closest = plan.get("closest") or []
+            misses = "; ".join(
+                self.tr("{0} × {1} late by {2}").format(c.get("count"), c.get("gpu_id"), format_duration(c.get("deadline_miss_s")))
+                for c in closest[:3]
+            )
+            lines.append(self.tr("No candidate meets the deadline. Closest: {0}.").format(misses or na_text()))
+        warnings = [str(w) for w in plan.get("warnings") or []]
+        if warnings:
+            lines.append(self.tr("⚠ %n plan warning(s), listed first on the right: ", "", len(warnings)) + warnings[0])
+        self.summary.setToolTip("\n".join(warnings))
+        return "\n".join(lines)
+
+    def rejections_text(self, plan: dict[str, Any]) -> str:
+        rejected = plan.get("rejected") or []
+        if not rejected:
+            return self.tr("No configuration was rejected.")
+        lines = [self.tr("Rejected configurations and why (each reason names its rule or datasheet):")]
+        for r in rejected[:200]:
+            name = str(r.get("gpu_name") or r.get("gpu_id"))
+            what = f"{r['count']} × {name}" if r.get("count") else self.tr("{0} (any count)").format(name)
+            where = f" ({r['server_id']})" if r.get("server_id") else ""
+            lines.append(f"• {what}{where}: " + "; ".join(str(x) for x in r.get("reasons") or []))
+        return "\n".join(lines)
+
+    def selected_index(self) -> int:
+        rows = self.table.selectionModel().selectedRows()
+        if not rows:
+            return 0
+        item = self.table.item(rows[0].row(), 0)
+        return int(item.data(Qt.ItemDataRole.UserRole)) if item is not None else 0
+
+    def _selection_changed(self) -> None:
+        if self.plan is None:
+            return
+        candidates = candidates_of(self.plan)
+        index = self.selected_index()
+        if not 0 <= index < len(candidates):
+            return
+        c = candidates[index]
+        self.export_button.set_source(self.plan, self.name, self.profile, index)
+        lines = []
+        plan_warnings = [str(w) for w in self.plan.get("warnings") or []]
+        if plan_warnings:
+            lines.append(self.tr("Plan warnings:"))
+            lines += [f"  ⚠ {w}" for w in plan_warnings]
+            lines.append("")
+        lines += [candidate_label(c) + f" — {c.get('server_name') or c.get('server_id')}", ""]
+        lines.append(self.tr("Sharding: {0}; recomputation: {1}; exposed communication: {2}").format(
+            c.get("sharding") or na_text(), c.get("recompute") or na_text(), format_percent(c.get("comm_share"), 1)))
+        if c.get("qps_capacity") is not None:
+            lines.append(self.tr("Sustained QPS: {0:.1f}").format(float(c["qps_capacity"])))
+        lines.append("")
+        warnings = c.get("warnings") or []
+        lines.append(self.tr("Warnings:") if warnings else self.tr("Warnings: none"))
+        lines += [f"  ⚠ {w}" for w in warnings]
+        lines.append("")
+        lines.append(self.tr("Rationale:"))
+        for step in c.get("rationale") or []:
+            if isinstance(step, dict):
+                lines.append(f"  • {step.get('decision', '')}")
+                if step.get("source"):
+                    lines.append(f"      ↳ {step['source']}")
+            else:
+                lines.append(f"  • {step}")
+        self.details.setPlainText("\n".join(lines))
+        self.details.verticalScrollBar().setValue(0)

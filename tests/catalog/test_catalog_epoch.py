@@ -1,0 +1,82 @@
+"""Cross-check against Epoch AI's ML Hardware data (tests/fixtures/catalog/epoch_ml_hardware.csv, CC BY 4.0):
+where the catalog's datasheet figure differs from Epoch's by more than 2 %, the GPU's notes must say so."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from gpudesk.catalog import open_catalog
+
+EPOCH = Path(__file__).resolve().parents[1] / "fixtures" / "catalog" / "epoch_ml_hardware.csv"
+with EPOCH.open(encoding="utf-8", newline="") as _handle:
+    EPOCH_ROWS = {row["Hardware name"]: row for row in csv.DictReader(_handle)}
+
+# catalog id -> Epoch "Hardware name"
+PAIRS = {
+    "v100-sxm2-16": "NVIDIA Tesla V100 SXM2",
+    "v100-sxm2-32": "NVIDIA Tesla V100 SXM2 32 GB",
+    "v100-pcie-16": "NVIDIA Tesla V100 PCIe 16 GB",
+    "v100-pcie-32": "NVIDIA Tesla V100 PCIe 32 GB",
+    "t4": "NVIDIA Tesla T4",
+    "a10": "NVIDIA A10 PCIe",
+    "a40": "NVIDIA A40 PCIe",
+    "a100-40-pcie": "NVIDIA A100 PCIe",
+    "a100-40-sxm4": "NVIDIA A100 SXM4 40 GB",
+    "a100-80-sxm4": "NVIDIA A100 SXM4 80 GB",
+    "h100-pcie": "NVIDIA H100 PCIe",
+    "h100-sxm5": "NVIDIA H100 SXM5 80GB",
+    "h100-nvl": "NVIDIA H100 NVL",
+    "h200-sxm": "NVIDIA H200 SXM",
+    "b200": "NVIDIA B200",
+    "l4": "NVIDIA L4",
+    "rtx3090": "NVIDIA GeForce RTX 3090",
+    "rtx4080": "NVIDIA GeForce RTX 4080",
+    "rtx4090": "NVIDIA GeForce RTX 4090",
+    "rtx-a6000": "NVIDIA RTX A6000",
+    "rtx-6000-ada": "NVIDIA RTX 6000 Ada Generation",
+    "mi300x": "AMD Instinct MI300X",
+}
+
+# catalog attribute -> (Epoch column, factor from Epoch units to catalog units)
+COLUMNS = {
+    "memory_bandwidth_gbps": ("Memory bandwidth (byte/s)", 1e-9),
+    "tdp_w": ("TDP (W)", 1.0),
+    "fp32_tflops": ("FP32 (single precision) performance (FLOP/s)", 1e-12),
+}
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    cat = open_catalog()
+    yield cat
+    cat.close()
+
+
+def test_every_pair_exists(catalog):
+    ids = {g.id for g in catalog.gpus()}
+    assert set(PAIRS) <= ids
+    assert set(PAIRS.values()) <= set(EPOCH_ROWS)
+
+
+@pytest.mark.parametrize("gpu_id", sorted(PAIRS))
+def test_disagreements_with_epoch_are_noted(catalog, gpu_id):
+    gpu = catalog.gpu(gpu_id)
+    row = EPOCH_ROWS[PAIRS[gpu_id]]
+    for attr, (column, factor) in COLUMNS.items():
+        if not row[column]:
+            continue
+        theirs = float(row[column]) * factor
+        ours = getattr(gpu, attr)
+        if abs(ours - theirs) > 0.02 * theirs:
+            assert "Epoch" in (gpu.notes or ""), f"{gpu_id}.{attr}: catalog {ours} vs Epoch {theirs:g} not noted"
+
+
+def test_geforce_epoch_tensor_rate_is_the_fp16_accumulate_one(catalog):
+    # Epoch's GeForce tensor figure is the FP16-accumulate rate; the catalog's BF16 is the FP32-accumulate half.
+    gpu = catalog.gpu("rtx4090")
+    epoch = float(EPOCH_ROWS["NVIDIA GeForce RTX 4090"]["Tensor-FP16/BF16 performance (FLOP/s)"]) / 1e12
+    assert gpu.bf16_dense_tflops == pytest.approx(epoch / 2, rel=0.01)
+    assert "330.3" in gpu.accumulate_note

@@ -1,0 +1,125 @@
+"""The one-line agent, end to end on a CPU-only torch process (reports "CUDA not initialised")."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import time
+
+import pytest
+from oom_support import Target, needs_torch, spawn  # noqa: F401  (spawn is a fixture)
+
+from gpudesk.oom import agent
+from gpudesk.oom.attach import available_methods, probe_process
+from gpudesk.oom.errors import MethodUnavailable, ProbeTimeout, TargetNotFound
+from gpudesk.oom.probe_result import report_from_probe
+
+AGENT_TARGET = """
+import time, sys
+{imports}
+import gpudesk.oom.agent as a
+a.install()
+print("READY", flush=True)
+while True:
+    {work}
+    time.sleep(0.01)
+"""
+
+
+@pytest.fixture(scope="module")
+def torch_target():
+    t = Target(AGENT_TARGET.format(imports="import torch", work="pass"))
+    yield t
+    t.close()
+
+
+@needs_torch
+@pytest.mark.torch
+def test_probe_through_agent_socket(torch_target):
+    statuses = {s.name: s for s in available_methods(torch_target.pid)}
+    assert statuses["agent"].usable and not statuses["agent"].invasive
+    assert "3.14" in statuses["remote_exec"].reason
+    report = probe_process(torch_target.pid, progress=lambda m, f: None)
+    assert report.parsed["probe_method"] == "agent"
+    assert report.torch_imported is True and report.cuda_initialized is False
+    assert report.status.startswith("CUDA not initialised")
+    assert report.host_rss_samples and report.host_rss_samples[0][1] > 50 * 1024**2  # evidence merged
+    assert report.parsed["probe_duration_s"] < 0.2
+    # probing again: CUDA is still not initialised, so the first probe did not initialise it
+    assert probe_process(torch_target.pid, with_evidence=False).cuda_initialized is False
+    assert torch_target.alive()
+
+
+@needs_torch
+@pytest.mark.torch
+def test_probe_through_agent_signal(torch_target):
+    report = report_from_probe(agent.query_agent_signal(torch_target.pid, timeout_s=20))
+    assert report.cuda_initialized is False
+    assert torch_target.alive()
+
+
+def test_agent_socket_is_private(spawn):
+    t = spawn(AGENT_TARGET.format(imports="", work="pass"))
+    path = agent.socket_path(t.pid)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    report = report_from_probe(agent.query_agent(t.pid))
+    assert report.torch_imported is False and report.status.startswith("torch not imported")
+
+
+def test_signal_probe_of_target_busy_in_native_code(spawn):
+    # sum(range(...)) runs in C without returning to the eval loop: Python signal handlers wait until it ends.
+    code = ("import time, gpudesk.oom.agent as a\na.install()\nprint('READY', flush=True)\n"
+            "while True:\n    sum(range(150_000_000))\n")
+    t = spawn(code)
+    time.sleep(0.3)  # let the main thread enter sum()
+    with pytest.raises(ProbeTimeout, match="left running and unharmed"):
+        agent.query_agent_signal(t.pid, timeout_s=0.5)
+    assert t.alive()
+
+
+def test_no_agent_and_stale_socket(spawn, tmp_path):
+    t = spawn("print('READY', flush=True)\nimport time\ntime.sleep(60)")
+    with pytest.raises(MethodUnavailable, match="no gpudesk agent"):
+        agent.query_agent(t.pid)
+    with pytest.raises(MethodUnavailable):
+        probe_process(t.pid, method="agent")
+    # a socket left behind by a process that has exited
+    dead = spawn(AGENT_TARGET.format(imports="", work="pass"))
+    dead.proc.send_signal(signal.SIGKILL)
+    dead.proc.wait()
+    with pytest.raises(TargetNotFound, match="stale"):
+        agent.query_agent(dead.pid)
+    os.unlink(agent.socket_path(dead.pid))
+
+
+def test_agent_refuses_a_shared_folder(monkeypatch, tmp_path):
+    shared = tmp_path / "run"
+    shared.mkdir()
+    (shared / "gpudesk-agents").mkdir(mode=0o777)
+    os.chmod(shared / "gpudesk-agents", 0o777)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(shared))
+    with pytest.raises(PermissionError, match="not a private folder"):
+        agent.agent_dir()
+    assert "not a private folder" in agent.agent_available(12345)
+
+
+def test_nonexistent_pid():
+    with pytest.raises(TargetNotFound, match="No process"):
+        probe_process(2**22 + 17)
+    with pytest.raises(TargetNotFound):
+        available_methods(2**22 + 17)
+
+
+def test_install_in_process_and_uninstall():
+    path = agent.install(use_signal=False)
+    try:
+        assert path.exists()
+        t0 = time.perf_counter()
+        doc = report_from_probe(agent.query_agent(os.getpid()))
+        assert doc.pid == os.getpid()
+        assert time.perf_counter() - t0 < 5
+    finally:
+        agent.uninstall()
+    assert not path.exists()

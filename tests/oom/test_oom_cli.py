@@ -1,0 +1,132 @@
+"""``gpudesk oom diagnose|probe|methods|run``."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+import pytest
+from oom_support import FIXTURES, load_cases, spawn  # noqa: F401  (spawn is a fixture)
+
+from gpudesk.cli import CliError, main
+from gpudesk.cli.oom import _confirm
+
+CASES = load_cases()
+
+
+@pytest.fixture
+def case_file(tmp_path):
+    def make(n: int):
+        p = tmp_path / f"case{n}.txt"
+        p.write_text(CASES[n - 1]["message"], encoding="utf-8")
+        return str(p)
+    return make
+
+
+def test_diagnose_json_shape(case_file, capsys):
+    assert main(["oom", "diagnose", case_file(10), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["framework"] == "pytorch"
+    assert doc["parsed"]["requested_bytes"] == round(14.06 * 1024**3)
+    assert all(k.endswith(("_bytes", "_count", "_index", "_ratio", "_class", "rank")) or k == "rank"
+               for k in doc["parsed"])
+    first = doc["causes"][0]
+    assert first["id"] == "fragmentation"
+    assert {"id", "confidence", "evidence", "fix"} <= set(first)
+    assert [c["confidence"] for c in doc["causes"]] == sorted((c["confidence"] for c in doc["causes"]), reverse=True)
+
+
+def test_diagnose_text_output_and_save(case_file, capsys):
+    assert main(["oom", "diagnose", case_file(6), "--save"]) == 0
+    out = capsys.readouterr().out
+    assert "1. Other processes use this GPU [other_process]" in out
+    assert "torch.cuda.set_device(local_rank)" in out
+    from gpudesk.store import open_store
+    from gpudesk.store.diagnoses import list_diagnoses
+
+    rows = list_diagnoses(open_store())
+    assert rows[0].top_cause_id == "other_process" and rows[0].target.endswith("case6.txt")
+
+
+def test_diagnose_stdin(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(CASES[25]["message"].encode())))
+    assert main(["oom", "diagnose", "-", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["causes"][0]["id"] == "kv_cache_budget"
+
+
+@pytest.mark.parametrize("content, message", [(b"", "empty"), (b"\x00\x01\x02binary", "binary")])
+def test_diagnose_bad_files(tmp_path, capsys, content, message):
+    p = tmp_path / "in.txt"
+    p.write_bytes(content)
+    assert main(["oom", "diagnose", str(p)]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_diagnose_missing_file_and_folder(tmp_path, capsys):
+    assert main(["oom", "diagnose", str(tmp_path / "nope.txt")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert main(["oom", "diagnose", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err
+
+
+def test_diagnose_every_format_fixture(capsys):
+    for path in sorted((FIXTURES / "formats").glob("*.txt")):
+        assert main(["oom", "diagnose", str(path), "--json"]) == 0, path
+        doc = json.loads(capsys.readouterr().out)
+        assert doc["kind"] != "unknown", path
+
+
+def test_probe_and_methods_missing_pid(capsys):
+    assert main(["oom", "probe", str(2**22 + 3)]) == 1
+    assert "No process" in capsys.readouterr().err
+    assert main(["oom", "methods", str(2**22 + 3)]) == 1
+
+
+def test_methods_lists_reasons(spawn, capsys):
+    t = spawn("print('READY', flush=True)\nimport time\ntime.sleep(30)")
+    assert main(["oom", "methods", str(t.pid), "--json"]) == 0
+    doc = {m["name"]: m for m in json.loads(capsys.readouterr().out)}
+    assert doc["agent"]["usable"] is False and "no gpudesk agent" in doc["agent"]["reason"]
+    assert "3.14" in doc["remote_exec"]["reason"]
+    assert main(["oom", "probe", str(t.pid), "--method", "agent"]) == 1
+    assert "agent cannot be used" in capsys.readouterr().err
+
+
+def test_probe_with_agent_json(spawn, capsys):
+    t = spawn("import time, gpudesk.oom.agent as a\na.install()\nprint('READY', flush=True)\n"
+              "while True:\n    time.sleep(0.01)\n")
+    assert main(["oom", "probe", str(t.pid), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["report"]["torch_imported"] is False
+    assert doc["report"]["status"].startswith("torch not imported")
+
+
+def test_confirm_before_injecting(monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    with pytest.raises(CliError, match="--yes"):
+        _confirm(1, "gdb", "risky", assume_yes=False)
+    _confirm(1, "gdb", "risky", assume_yes=True)
+    _confirm(1, "agent", None, assume_yes=False)
+
+
+def test_run(tmp_path, capsys):
+    script = tmp_path / "job.py"
+    script.write_text(f"import sys\nprint('hello')\nsys.stderr.write({CASES[1]['message']!r})\nsys.exit(3)\n")
+    assert main(["oom", "run", "--interval", "0.1", "--json", "--", sys.executable, str(script)]) == 3
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["causes"][0]["id"] == "genuine_shortage"
+    assert "hello" in captured.err
+
+
+def test_run_without_command(capsys):
+    assert main(["oom", "run"]) == 2
+    assert "no command given" in capsys.readouterr().err
+    assert main(["oom", "run", "--", "gpudesk-no-such-cmd"]) == 127
+
+
+def test_diagnose_too_large_file(tmp_path, capsys):
+    p = tmp_path / "huge.log"
+    p.write_bytes(b"step ok\n" * 700_000)
+    assert main(["oom", "diagnose", str(p)]) == 2
+    assert "tail -n 2000" in capsys.readouterr().err

@@ -1,0 +1,61 @@
+"""``gpudesk plan`` and ``gpudesk estimate memory`` end to end through gpudesk.cli.main."""
+
+import json
+
+import pytest
+
+from conftest import FIXTURES
+from gpudesk.cli import main
+from gpudesk.paths import examples_dir
+
+ARTICLE = str(examples_dir() / "article-13b-finetune.toml")
+
+
+def test_plan_json_article_case(capsys):
+    assert main(["plan", "--profile", ARTICLE, "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    top = data["candidates"][0]
+    assert top["fits"] is True and top["interconnect"] and isinstance(top["meets_deadline"], bool)
+    assert top["per_gpu_memory_bytes"] < top["usable_memory_bytes"]
+
+
+def test_plan_markdown_and_csv(capsys, tmp_path):
+    assert main(["plan", "--profile", ARTICLE]) == 0
+    md = capsys.readouterr().out
+    assert md.startswith("# ") and "Safe line" in md
+    out = tmp_path / "bom.csv"
+    assert main(["plan", "--profile", ARTICLE, "--format", "csv", "--output", str(out)]) == 0
+    assert "GPU" in out.read_text(encoding="utf-8")
+    assert main(["plan", "--profile", ARTICLE, "--candidate", "9999"]) == 2
+    assert "--candidate" in capsys.readouterr().err
+
+
+def test_plan_bad_profile(capsys, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[model]\nparams = -5\n", encoding="utf-8")
+    assert main(["plan", "--profile", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "model.params" in err
+
+
+def test_estimate_memory_text_and_json(capsys):
+    assert main(["estimate", "memory", "--model", "llama-2-13b", "--seq", "512", "--batch", "8", "--gpus", "8",
+                 "--sharding", "zero3", "--gpu", "a100 80gb sxm"]) == 0
+    text = capsys.readouterr().out
+    assert "optimizer_states" in text and "under the safe line" in text
+    assert main(["estimate", "memory", "--config", str(FIXTURES / "plan" / "meta-llama-3-8b.config.json"),
+                 "--mode", "inference", "--seq", "8192", "--batch", "4", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["per_gpu"]["breakdown_bytes"]["kv_cache"] == 4 * 8192 * 128 * 1024
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--params=-3B"], "--params"),
+    (["--params", "7B", "--seq", "0"], "--seq"),
+    (["--model", "no-such-model-xyz"], "--model"),
+    (["--config", "/nonexistent/config.json"], "--config"),
+    (["--params", "7B", "--mode", "lora", "--lora-targets", "qkv"], "--lora-targets"),
+])
+def test_estimate_memory_bad_input(capsys, argv, needle):
+    assert main(["estimate", "memory", *argv]) == 2
+    assert needle in capsys.readouterr().err

@@ -1,0 +1,84 @@
+"""Model shapes from real Hugging Face config.json files, the catalog, and bare parameter counts."""
+
+import json
+
+import pytest
+
+from conftest import FIXTURES
+from gpudesk.sizing import ConfigFileError, ShapeError, parse_param_count, spec_from_hf_config, spec_from_params
+
+PLAN = FIXTURES / "plan"
+MIB = 1024**2
+
+
+def test_bert_base_cased_matches_accelerate_docs():
+    spec = spec_from_hf_config(PLAN / "bert-base-cased.config.json")
+    assert spec.params == 108_310_272
+    # accelerate counts parameters + buffers (position_ids and token_type_ids, 512 int64 each): 413.18 MB (MiB).
+    assert round((spec.params * 4 + 2 * 512 * 8) / MIB, 2) == 413.18
+    # Largest layer: the 28996 x 768 word embedding, 84.95 MB in fp32.
+    assert round(spec.largest_layer_params * 4 / MIB, 2) == 84.95
+    # "Training using Adam" in fp32: weights + grads + 2 moments = 4 x model size = 1.61 GB (GiB).
+    assert round(4 * (spec.params * 4 + 2 * 512 * 8) / 1024**3, 2) == 1.61
+    assert spec.kind == "encoder" and not spec.shape_is_guess
+
+
+def test_t5_3b_matches_deepspeed_docs():
+    spec = spec_from_hf_config(PLAN / "t5-3b.config.json")
+    assert spec.params == 2_851_598_336  # "2851M total params"
+    assert spec.largest_layer_params == 32_899_072  # "32M largest layer params"
+    assert spec.kind == "encoder-decoder"
+
+
+def test_llama_configs_count_like_the_catalog():
+    l2 = spec_from_hf_config(PLAN / "llama-2-7b-hf.config.json")
+    l3 = spec_from_hf_config(PLAN / "meta-llama-3-8b.config.json")
+    assert l2.params == 6_738_415_616
+    assert l3.params == 8_030_261_248
+    assert l3.kv_heads_resolved == 8 and l3.gated
+
+
+def test_guessed_shape_is_flagged_and_close():
+    spec = spec_from_params("13B")
+    assert spec.shape_is_guess
+    assert spec.params == 13_000_000_000
+    assert spec.hidden_size == 5120 and spec.layers == 40  # Llama-2-13B's published shape
+    assert "guess" in spec.source
+
+
+@pytest.mark.parametrize("text,value", [("13B", 13e9), ("350M", 350e6), ("6.7e9", 6.7e9), ("1_000", 1000), (7e9, 7e9)])
+def test_parse_param_count(text, value):
+    assert parse_param_count(text) == int(value)
+
+
+@pytest.mark.parametrize("text", ["0", "-5B", "abc", "1e20", "nan", True])
+def test_parse_param_count_rejects(text):
+    with pytest.raises(ShapeError) as info:
+        parse_param_count(text)
+    assert info.value.field == "params"
+
+
+def test_malformed_config_files(tmp_path):
+    missing = tmp_path / "none.json"
+    with pytest.raises(ConfigFileError, match="cannot read"):
+        spec_from_hf_config(missing)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"hidden_size": 4096,', encoding="utf-8")
+    with pytest.raises(ConfigFileError, match="not valid JSON"):
+        spec_from_hf_config(bad)
+    arr = tmp_path / "arr.json"
+    arr.write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(ConfigFileError, match="JSON object"):
+        spec_from_hf_config(arr)
+    cfg = json.loads((PLAN / "llama-2-7b-hf.config.json").read_text())
+    del cfg["num_hidden_layers"]
+    partial = tmp_path / "partial.json"
+    partial.write_text(json.dumps(cfg), encoding="utf-8")
+    with pytest.raises(ConfigFileError, match="layer count"):
+        spec_from_hf_config(partial)
+    cfg = json.loads((PLAN / "llama-2-7b-hf.config.json").read_text())
+    cfg["hidden_size"] = -4096
+    neg = tmp_path / "neg.json"
+    neg.write_text(json.dumps(cfg), encoding="utf-8")
+    with pytest.raises(ConfigFileError, match="greater than zero"):
+        spec_from_hf_config(neg)

@@ -1,0 +1,193 @@
+"""dmon parsing on the real public samples (tests/fixtures/monitor, from monitor.md section 3) and on
+variations built from them (repeated headers, blank lines, truncated lines, other output, -o DT)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpudesk.telemetry import model as m
+from gpudesk.telemetry.dmon import DmonError, DmonLineParser, parse_dmon, read_dmon_file
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "monitor"
+MIB = 1024 * 1024
+
+
+def text(name: str) -> str:
+    return (FIX / name).read_text(encoding="utf-8")
+
+
+def test_sample_a_all_groups_mapped_from_header():
+    log = read_dmon_file(FIX / "sample_a_pucvmet.txt")
+    f = log.frame
+    assert len(f) == 4 and f.gpus == [0, 1, 2, 3]
+    t, util = f.series(3, m.GPU_UTIL)
+    assert util.tolist() == [18.0]
+    assert f.series(0, m.POWER)[1].tolist() == [111.0]
+    assert f.series(0, m.MEM_CLOCK)[1].tolist() == [4513e6]
+    assert f.series(0, m.SM_CLOCK)[1].tolist() == [1683e6]
+    assert f.series(3, m.PCIE_RX)[1].tolist() == [62 * MIB]
+    assert f.series(3, m.PCIE_TX)[1].tolist() == [5 * MIB]
+    assert f.series(2, m.MEM_USED)[1].tolist() == [11653 * MIB]
+    assert f.series(0, m.THERMAL_VIOLATION)[1].tolist() == [0.0]
+    # '-' is N/A with a reason, never 0
+    assert math.isnan(f.series(0, m.ECC_SBE)[1][0])
+    assert "'-'" in f.reason(0, m.ECC_SBE)
+    assert not log.has_time and any("no time column" in n for n in log.notes)
+
+
+def test_sample_b_rows_without_time_are_one_interval_apart():
+    log = parse_dmon(text("sample_b_u.txt"), interval_s=2.0, start_time=100.0)
+    assert log.frame.t.tolist() == [100.0, 102.0]
+    assert log.frame.gpu.tolist() == [0, 0]
+    assert set(log.frame.metric_names()) == {m.GPU_UTIL, m.MEM_UTIL, m.ENC_UTIL, m.DEC_UTIL}
+
+
+def test_sample_c():
+    log = parse_dmon(text("sample_c_puc.txt"))
+    assert log.frame.series(0, m.MEM_CLOCK)[1].tolist() == [3505e6]
+    assert log.frame.series(0, m.MEM_UTIL)[1].tolist() == [1.0]
+
+
+def test_sample_f_unsupported_is_typed_not_empty_series():
+    log = parse_dmon(text("sample_f_unsupported.txt"))
+    assert log.unsupported
+    assert log.errors == ["Not supported on the device(s)", "Failed to process command line"]
+    assert log.empty
+
+
+def test_sample_g_pmon_is_rejected_clearly():
+    with pytest.raises(DmonError, match="pmon"):
+        parse_dmon(text("sample_g_pmon.txt"))
+
+
+def test_sample_h_dcgmi_bytes_per_second():
+    log = parse_dmon(text("sample_h_dcgmi.txt"))
+    assert log.frame.series(0, m.PCIE_TX)[1].tolist() == [4712070210.0]
+    assert log.frame.series(1, m.PCIE_RX)[1].tolist() == [637272.0]
+
+
+def test_not_dmon_at_all():
+    with pytest.raises(DmonError, match="does not look like dmon"):
+        parse_dmon("hello\nworld\n")
+
+
+def _dt_log() -> str:
+    """Sample A's values recorded with -o DT -s pucvmet over 3 s, header repeated, a blank line."""
+    rows = text("sample_a_pucvmet.txt").splitlines()
+    names = "#Date       Time        " + rows[0][1:].strip()
+    units = "#YYYYMMDD   HH:MM:SS    " + rows[1][1:].strip()
+    out = [names, units]
+    for s in range(3):
+        for r in rows[2:]:
+            out.append(f"20161111 23:59:{58 + s:02d}" if s < 2 else "20161112 00:00:00")
+            out[-1] += " " + r
+        if s == 1:
+            out += ["", names, units]
+    return "\n".join(out) + "\n"
+
+
+def test_date_time_columns_and_repeated_headers():
+    log = parse_dmon(_dt_log())
+    f = log.frame
+    assert log.has_time and len(f) == 12
+    base = 1478908798.0  # 2016-11-11 23:59:58 UTC
+    assert np.unique(f.t).tolist() == [base, base + 1, base + 2]
+    assert f.series(1, m.SM_CLOCK)[1].tolist() == [1733e6] * 3
+
+
+def test_truncated_lines_other_output_and_blank_lines_are_skipped_with_notes():
+    lines = _dt_log().splitlines()
+    lines.insert(5, "Warning: persistence mode is disabled on device 00000000:01:00.0")
+    lines.insert(8, "")
+    lines.append("20161112 00:00:01    0   111    83    25     7")  # truncated (killed mid-write)
+    log = parse_dmon("\n".join(lines))
+    assert len(log.frame) == 12
+    assert any("1 truncated or malformed" in n for n in log.notes)
+    assert any("other output" in n for n in log.notes)
+
+
+def test_column_order_follows_header_and_unknown_columns_are_kept():
+    log = parse_dmon("# gpu  txpci  sm  foo\n# Idx  MB/s  %  x\n    0  10  50  7\n    1  -  60  8\n")
+    assert log.frame.series(0, m.PCIE_TX)[1].tolist() == [10 * MIB]
+    assert math.isnan(log.frame.series(1, m.PCIE_TX)[1][0])
+    assert log.frame.series(1, m.GPU_UTIL)[1].tolist() == [60.0]
+    assert log.frame.series(1, "dmon_foo")[1].tolist() == [8.0]
+    assert any("unknown column" in n for n in log.notes)
+
+
+def test_newer_tokens_gtemp_mtemp_jpg_ofa():
+    log = parse_dmon("# gpu pwr gtemp mtemp sm mem enc dec jpg ofa\n# Idx W C C % % % % % %\n"
+                     "    0  70  45  50  90  30  0  0  -  -\n")
+    f = log.frame
+    assert f.series(0, m.GPU_TEMP)[1].tolist() == [45.0]
+    assert f.series(0, m.MEM_TEMP)[1].tolist() == [50.0]
+    assert math.isnan(f.series(0, m.JPG_UTIL)[1][0])
+
+
+def test_time_only_wraps_past_midnight():
+    log = parse_dmon("#Time gpu sm\n#HH:MM:SS Idx %\n23:59:59 0 10\n00:00:00 0 20\n")
+    assert log.frame.t.tolist() == [86399.0, 86400.0]
+
+
+def test_header_change_midway_starts_new_layout():
+    txt = text("sample_c_puc.txt") + text("sample_b_u.txt")
+    log = parse_dmon(txt)
+    assert len(log.frame) == 3
+    assert log.frame.t.tolist() == [0.0, 1.0, 2.0]
+    assert math.isnan(log.frame.metrics[m.POWER][1])
+
+
+def test_line_parser_emits_one_batch_per_round():
+    clock = iter([10.0, 10.0, 10.0, 10.0, 11.0, 11.0, 11.0, 11.0]).__next__
+    p = DmonLineParser(clock)
+    batches = []
+    for line in text("sample_a_pucvmet.txt").splitlines() * 2:
+        batches.extend(p.feed(line))
+    batches.extend(p.flush())
+    assert len(batches) == 2
+    assert [s.gpu_index for s in batches[0]] == [0, 1, 2, 3]
+    s = batches[0].samples[2]
+    assert s.values[m.POWER] == 112.0 and s.values[m.ECC_SBE] is None and "'-'" in s.reasons[m.ECC_SBE]
+    assert batches[1].t == 11.0
+
+
+def test_line_parser_with_dt_and_error_text():
+    p = DmonLineParser()
+    out = []
+    for line in _dt_log().splitlines():
+        out.extend(p.feed(line))
+    out.extend(p.flush())
+    assert [len(b) for b in out] == [4, 4, 4]
+    assert out[0].t == 1478908798.0
+    p2 = DmonLineParser()
+    for line in text("sample_f_unsupported.txt").splitlines():
+        p2.feed(line)
+    assert p2.unsupported
+
+
+def test_unreadable_file():
+    with pytest.raises(DmonError, match="Cannot read"):
+        read_dmon_file(FIX / "does-not-exist.txt")
+
+
+def test_fast_path_chunks_match_line_by_line(monkeypatch):
+    from gpudesk.telemetry import dmon
+
+    txt = _dt_log() * 3
+    whole = parse_dmon(txt)
+    monkeypatch.setattr(dmon, "_CHUNK_CHARS", 100)
+    chunked = parse_dmon(txt)
+    slow = parse_dmon(txt.splitlines())  # an iterable of lines takes the line-by-line path
+    for f in (chunked.frame, slow.frame):
+        assert np.array_equal(f.t, whole.frame.t) and np.array_equal(f.gpu, whole.frame.gpu)
+        for name, col in whole.frame.metrics.items():
+            assert np.array_equal(f.metrics[name], col, equal_nan=True), name
+
+
+def test_header_only_log_is_empty_not_an_error():
+    log = parse_dmon("\n".join(text("sample_b_u.txt").splitlines()[:2]) + "\n")
+    assert log.empty and not log.unsupported and log.columns[:2] == ["gpu", "sm"]

@@ -1,0 +1,228 @@
+"""Recorder, recordings store, dmon import, replay and CSV export."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpudesk.store import StoreError, open_store
+from gpudesk.store import recordings as rec
+from gpudesk.telemetry import model as m
+from gpudesk.telemetry.dmon import DmonError
+from gpudesk.telemetry.dmon_import import demo_path, import_dmon_log, load_demo
+from gpudesk.telemetry.export import export_csv, safe_cell
+from gpudesk.telemetry.model import DeviceInfo, TelemetryError
+from gpudesk.telemetry.nvml_source import NvmlSource
+from gpudesk.telemetry.recorder import Recorder, RecorderError, load_frame, session_devices
+from gpudesk.telemetry.replay import ReplaySource
+from helpers.fake_pynvml import FakeDevice, make_fake_pynvml
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "monitor"
+
+
+class FakeClock:
+    def __init__(self, t=1000.0):
+        self.t = t
+
+    def __call__(self):
+        return self.t
+
+
+def test_record_nvml_batches_and_read_back():
+    fake = make_fake_pynvml([FakeDevice(0), FakeDevice(1, faults={"nvmlDeviceGetPowerUsage": "NotSupported"})])
+    wall = FakeClock(1.7e9)
+    src = NvmlSource(nvml=fake, clock=wall)
+    db = open_store()
+    mono = FakeClock()
+    r = Recorder(db, flush_interval_s=1.0, clock=mono)
+    sid = r.start(src.devices(), source="nvml", interval_s=1.0, notes="three epochs", host="node1",
+                  driver_version="550.54.15", nvml_version="12.550")
+    for _ in range(5):
+        r.write(src.read())
+        wall.t += 1.0
+        mono.t += 0.5
+    assert r.rows_written >= 4  # committed on the way, not only at stop
+    r.stop()
+    frame = load_frame(db, sid)
+    assert len(frame) == 10 and frame.gpus == [0, 1]
+    assert frame.series(0, m.POWER)[1].tolist() == [250.0] * 5
+    assert np.all(np.isnan(frame.series(1, m.POWER)[1]))  # stored as NULL, not 0
+    assert frame.reason(1, m.POWER).startswith("NotSupported")
+    sess = rec.get_session(db, sid)
+    assert (sess.host, sess.driver_version, sess.notes, sess.interrupted) == ("node1", "550.54.15", "three epochs", False)
+    devs = session_devices(db, sid)
+    assert devs[0].uuid == fake.devices[0].uuid and devs[0].name == "NVIDIA A100-SXM4-80GB"
+    assert devs[0].pcie_link_source == "nvml"
+    span = load_frame(db, sid, 1.7e9 + 1, 1.7e9 + 2)
+    assert np.unique(span.t).tolist() == [1.7e9 + 1, 1.7e9 + 2]
+
+
+def test_write_before_start_is_an_error():
+    r = Recorder(open_store())
+    with pytest.raises(RecorderError):
+        r.write(m.SampleBatch(0.0, []))
+
+
+def test_killed_recorder_loses_only_the_last_seconds(tmp_path):
+    """A child process records, commits, then dies with os._exit: the session stays readable."""
+    script = textwrap.dedent(f"""
+        import os, sys
+        sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})
+        from helpers.fake_pynvml import make_fake_pynvml
+        from gpudesk.telemetry.nvml_source import NvmlSource
+        from gpudesk.telemetry.recorder import Recorder
+        t = [1.7e9]
+        src = NvmlSource(nvml=make_fake_pynvml(2), clock=lambda: t[0])
+        mono = [0.0]
+        r = Recorder(flush_interval_s=1.0, clock=lambda: mono[0])
+        r.start(src.devices(), source="nvml", interval_s=1.0)
+        for i in range(10):
+            r.write(src.read()); t[0] += 1; mono[0] += 1.0
+        mono[0] -= 1.0
+        r.write(src.read())  # within the flush interval: buffered, never committed
+        os._exit(9)
+    """)
+    env = {"GPUDESK_DATA_DIR": str(tmp_path / "data"), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 9, proc.stderr
+    db = open_store(tmp_path / "data" / "gpudesk.db")
+    (sess,) = rec.list_sessions(db)
+    assert sess.interrupted
+    frame = load_frame(db, sess.id)
+    assert len(frame) == 20  # only the last, uncommitted tick (2 GPUs) is lost
+
+
+def test_rename_notes_delete():
+    db = open_store()
+    sid = rec.create_session(db, source="nvml", name="first")
+    rec.rename_session(db, sid, "  burn-in  ")
+    rec.set_notes(db, sid, "8x H100")
+    s = rec.get_session(db, sid)
+    assert (s.name, s.notes) == ("burn-in", "8x H100")
+    with pytest.raises(StoreError):
+        rec.rename_session(db, sid, " ")
+    rec.delete_session(db, sid)
+    with pytest.raises(StoreError, match="No recording"):
+        rec.get_session(db, sid)
+
+
+def test_import_dmon_with_catalog_model_keeps_assumption():
+    from gpudesk.catalog import open_catalog
+
+    try:
+        cat = open_catalog()
+        gpu = cat.find_gpu("a100 80gb pcie")
+    except Exception as exc:  # noqa: BLE001 - the catalog is another engineer's work in progress
+        pytest.skip(f"catalog not usable here: {exc}")
+    db = open_store()
+    res = import_dmon_log(FIX / "sample_a_pucvmet.txt", db=db, gpu_model="a100 80gb pcie", catalog=cat)
+    assert res.rows == 4
+    sess = rec.get_session(db, res.session_id)
+    assert sess.gpu_model == gpu.id and "catalog model" in sess.link_assumption
+    devs = session_devices(db, res.session_id)
+    assert devs[0].pcie_link_source == f"catalog:{gpu.id}"
+    assert devs[0].pcie_gen_max == gpu.pcie_gen
+    frame = load_frame(db, res.session_id)
+    assert frame.series(3, m.PCIE_RX)[1].tolist() == [62 * 1024 * 1024]
+    assert math.isnan(frame.series(0, m.ECC_SBE)[1][0]) if m.ECC_SBE in frame.metrics else True
+
+
+def test_import_without_model_and_unsupported_log():
+    db = open_store()
+    res = import_dmon_log(FIX / "sample_b_u.txt", db=db)
+    assert rec.get_session(db, res.session_id).gpu_model is None
+    assert session_devices(db, res.session_id)[0].pcie_link_source is None
+    with pytest.raises(DmonError, match="Not supported"):
+        import_dmon_log(FIX / "sample_f_unsupported.txt", db=db)
+
+
+def test_unknown_dmon_columns_survive_the_store(tmp_path):
+    p = tmp_path / "x.txt"
+    p.write_text("# gpu sm foo\n# Idx % x\n 0 10 7\n 0 20 8\n")
+    db = open_store()
+    res = import_dmon_log(p, db=db)
+    frame = load_frame(db, res.session_id)
+    assert frame.series(0, "dmon_foo")[1].tolist() == [7.0, 8.0]
+
+
+def test_replay_real_speed_and_faster():
+    frame, devices, _ = load_demo()
+    clock = FakeClock(0.0)
+    # the demo is one round; stretch it to 3 rounds to see pacing
+    from gpudesk.telemetry.model import concat_frames
+
+    three = concat_frames([m.SeriesFrame(frame.t + k, frame.gpu, frame.metrics, frame.reasons) for k in range(3)])
+    rp = ReplaySource(three, devices, speed=1.0, clock=clock)
+    assert [len(b) for b in rp.poll()] == [4]
+    assert rp.poll() == []
+    clock.t += 1.0
+    assert len(rp.poll()) == 1
+    rp.speed = 10.0
+    clock.t += 0.1
+    out = rp.poll()
+    assert len(out) == 1 and rp.finished
+    with pytest.raises(TelemetryError):
+        rp.speed = 0
+
+
+def test_demo_is_bundled_with_its_source():
+    assert demo_path().exists()
+    assert "github.com/mozilla/DeepSpeech/issues/178" in (demo_path().parent / "SOURCE.md").read_text()
+
+
+def test_export_csv_formula_safe_and_na_empty():
+    frame, _, _ = load_demo()
+    devs = [DeviceInfo(0, name="=HYPERLINK(\"http://x\")", uuid="GPU-1"), DeviceInfo(1, name="@SUM(A1)")]
+    buf = io.StringIO()
+    n = export_csv(frame, buf, devices=devs)
+    rows = list(csv.DictReader(io.StringIO(buf.getvalue())))
+    assert n == 4 and len(rows) == 4
+    assert rows[0]["gpu_name"].startswith("'=") and rows[1]["gpu_name"].startswith("'@")
+    assert rows[0][m.GPU_UTIL] == "25" and rows[0][m.ECC_SBE] == ""
+    assert safe_cell("-1+2") == "'-1+2" and safe_cell("A100") == "A100"
+
+
+def test_export_unwritable_path(tmp_path):
+    frame, _, _ = load_demo()
+    with pytest.raises(TelemetryError, match="Cannot write"):
+        export_csv(frame, tmp_path / "missing-dir" / "x.csv")
+
+
+def test_span_read_finds_metrics_with_and_without_the_metrics_index():
+    db = open_store()
+    res = import_dmon_log(FIX / "sample_a_pucvmet.txt", db=db)
+    first = load_frame(db, res.session_id)
+    assert m.GPU_UTIL in first.metrics and m.ECC_SBE not in first.metrics  # all '-' -> not stored as values
+    db.conn.execute("delete from recording_metrics where session_id = ?", (res.session_id,))
+    db.conn.commit()
+    again = load_frame(db, res.session_id)
+    assert set(again.metrics) == set(first.metrics)
+    assert "'-'" in again.reasons[(0, m.ECC_SBE)]  # the N/A reason survives the store
+
+
+def test_import_header_only_log_says_no_samples(tmp_path):
+    p = tmp_path / "killed.txt"
+    p.write_text("# gpu sm mem\n# Idx % %\n")
+    with pytest.raises(DmonError, match="no samples"):
+        import_dmon_log(p, db=open_store())
+
+
+def test_replay_seek():
+    frame, devices, _ = load_demo()
+    from gpudesk.telemetry.model import concat_frames
+
+    ten = concat_frames([m.SeriesFrame(frame.t + k, frame.gpu, frame.metrics, frame.reasons) for k in range(10)])
+    clock = FakeClock(0.0)
+    rp = ReplaySource(ten, devices, speed=1.0, clock=clock)
+    rp.seek(float(ten.t[0]) + 7)
+    out = rp.poll()
+    assert [b.t for b in out] == [float(ten.t[0]) + 7]
+    assert out[0].samples[0].gpu_uuid is None and out[0].source == "replay"

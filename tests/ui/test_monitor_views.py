@@ -1,0 +1,154 @@
+"""Monitor views on their own: ring buffer, plots decimation, heat map, process table, 1-64 GPU layouts,
+and the sampler worker's thread."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from helpers.fake_pynvml import FakeDevice, FakeProcess, make_fake_pynvml
+from PySide6.QtCore import QThread
+
+from gpudesk.telemetry import model as m
+from gpudesk.ui.context import AppContext
+from gpudesk.ui.monitor.heatmap_view import NA_RGBA, HeatmapView
+from gpudesk.ui.monitor.plots import MonitorPlots
+from gpudesk.ui.monitor.process_table import ProcessTable
+from gpudesk.ui.monitor.ring_buffer import TOP_BLOCK, HistoryBuffer, capacity_for
+from gpudesk.ui.monitor.sampler_worker import SamplerWorker, start_sampler
+from gpudesk.ui.monitor.tab import MonitorTab
+from gpudesk.ui.workers import stop_worker
+
+
+def filled(n: int, gpus: int = 2, seed: int = 0) -> tuple[HistoryBuffer, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    buf = HistoryBuffer(gpus, [m.GPU_UTIL], capacity=n)
+    values = (rng.random((n, gpus)) * 100).astype(np.float32)
+    values[100:400, 1] = np.nan
+    buf.load(1.7e9 + np.arange(n, dtype=float), {m.GPU_UTIL: values})
+    return buf, values
+
+
+def test_decimation_keeps_every_peak_and_bounds_the_points():
+    buf, values = filled(200_000)
+    values[123_457, 0] = 1000.0  # one spike must survive any zoom level
+    buf.load(buf.times.copy(), {m.GPU_UTIL: values})
+    t = buf.times
+    for t0, t1, points in ((t[0], t[-1], 2000), (t[10], t[150_000], 1000), (t[5], t[900], 300)):
+        x, y = buf.decimated(m.GPU_UTIL, 0, t0, t1, points)
+        i0, i1 = buf.index_range(t0, t1)
+        raw = values[max(0, i0 - 1):i1 + 1, 0]
+        assert np.nanmax(y) == np.nanmax(raw) and np.nanmin(y) == np.nanmin(raw)
+        assert len(y) <= points + 4 and np.all(np.diff(x) >= 0)
+    x, y = buf.decimated(m.GPU_UTIL, 1, t[0], t[1000], 2000)  # raw: NaN stays NaN (a gap), never 0
+    assert np.isnan(y[100:400]).all()
+
+
+def test_incremental_pyramid_equals_bulk_and_full_buffer_drops_oldest_block():
+    rng = np.random.default_rng(3)
+    inc = HistoryBuffer(1, [m.GPU_UTIL], capacity=TOP_BLOCK)
+    values = rng.random(TOP_BLOCK + 500).astype(np.float32)
+    for i, v in enumerate(values):
+        inc.append(float(i), {0: {m.GPU_UTIL: None if i % 11 == 0 else float(v)}})
+    assert inc.count == 500 and inc.dropped == TOP_BLOCK
+    assert inc.times[0] == TOP_BLOCK
+    bulk = HistoryBuffer(1, [m.GPU_UTIL], capacity=TOP_BLOCK)
+    kept = values[TOP_BLOCK:].copy()
+    kept[np.arange(TOP_BLOCK, TOP_BLOCK + 500) % 11 == 0] = np.nan
+    bulk.load(np.arange(TOP_BLOCK, TOP_BLOCK + 500, dtype=float), {m.GPU_UTIL: kept[:, None]})
+    np.testing.assert_array_equal(inc.series(m.GPU_UTIL), bulk.series(m.GPU_UTIL))
+    for k in range(len(inc._mins[m.GPU_UTIL])):
+        np.testing.assert_array_equal(inc._mins[m.GPU_UTIL][k], bulk._mins[m.GPU_UTIL][k])
+
+
+def test_72h_of_8_gpus_fits_the_memory_budget():
+    cap = capacity_for(8, 9)
+    assert cap >= 72 * 3600
+    buf = HistoryBuffer(8, [f"m{i}" for i in range(9)])
+    assert buf.capacity >= 72 * 3600 and buf.nbytes < 200e6
+    assert capacity_for(64, 9) * 64 * 9 * 4 < 200e6  # 64 GPUs keep less live history, within the budget
+
+
+def test_binned_mean_ignores_na_and_marks_empty_bins():
+    buf, values = filled(1000)
+    edges, means = buf.binned_mean(m.GPU_UTIL, 10)
+    assert means.shape == (2, 10) and len(edges) == 11
+    assert means[0, 0] == pytest.approx(float(values[:100, 0].mean()), rel=1e-5)
+    assert means[1, 4] == pytest.approx(float(values[400:500, 1].mean()), rel=1e-5)
+    assert all(math.isnan(means[1, b]) for b in (1, 2, 3))  # samples 100..399 of GPU 1 were not readable
+
+
+def test_heatmap_draws_na_grey(qtbot):
+    buf, _ = filled(3600, gpus=4)
+    view = HeatmapView()
+    qtbot.addWidget(view)
+    view.set_source(buf, {i: f"GPU {i}" for i in range(4)})
+    assert view.values.shape == (4, 288)
+    rgba = view.to_rgba(view.values, 0, 100)
+    na = np.isnan(view.values)
+    assert na.any() and (rgba[na] == NA_RGBA).all()
+    assert "N/A (grey)" in view.info.text()
+
+
+def test_plots_show_only_checked_gpus(qtbot):
+    buf, _ = filled(500, gpus=4)
+    plots = MonitorPlots()
+    qtbot.addWidget(plots)
+    plots.set_source(buf, {i: str(i) for i in range(4)}, {})
+    plots.set_visible_gpus([2])
+    assert plots._curves[(m.GPU_UTIL, 2)].isVisible() and not plots._curves[(m.GPU_UTIL, 0)].isVisible()
+    assert "link unknown" in plots.plots[m.PCIE_RX].titleLabel.text
+
+
+@pytest.mark.parametrize("count", [1, 16, 64])
+def test_layout_from_1_to_64_gpus(qtbot, count):
+    fake = make_fake_pynvml([FakeDevice(i) for i in range(count)])
+    tab = MonitorTab(AppContext(), nvml=fake)
+    qtbot.addWidget(tab, before_close_func=lambda w: w.shutdown())
+    tab.resize(1280, 800)
+    tab.show()
+    qtbot.waitUntil(lambda: tab.buffer is not None and tab.buffer.count >= 1, timeout=20000)
+    assert tab.table.model().rowCount() == count
+    assert tab.plots.visible_gpus == list(range(min(count, 8)))  # the plots start with up to 8 GPUs
+    tab.table.model().set_checked([count - 1])
+    assert tab.plots.visible_gpus == [count - 1]
+    assert tab.buffer.nbytes < 200e6
+
+
+def test_process_table_plain_text_and_na(qtbot):
+    from gpudesk.telemetry.nvml_processes import list_gpu_processes
+
+    fake = make_fake_pynvml([FakeDevice(0, compute_processes=[
+        FakeProcess(0, 1 << 30), FakeProcess(4294967295, 1 << 30), FakeProcess(999_999, None),
+    ], graphics_processes=[FakeProcess(999_999, None)])])
+    listing = list_gpu_processes(nvml=fake)
+    table = ProcessTable()
+    qtbot.addWidget(table)
+    table.set_listing(listing)
+    model = table.model
+    pids = [model.data(model.index(r, 1)) for r in range(model.rowCount())]
+    assert pids == ["999999"]  # PIDs 0 and 2^32-1 dropped, the C+G duplicate merged
+    assert model.data(model.index(0, 5)) == "N/A"
+    assert "N/A" in model.data(model.index(0, 5), role=3)
+    assert model.data(model.index(0, 6)) == "compute+graphics"
+    assert listing.warnings and listing.warnings[0] in table.notes.text()
+
+
+def test_sampler_worker_runs_in_its_own_thread(qtbot):
+    fake = make_fake_pynvml([FakeDevice(0)])
+    where = []
+
+    def factory():
+        from gpudesk.telemetry.nvml_source import NvmlSource
+
+        where.append(QThread.currentThread())
+        return NvmlSource(nvml=fake)
+
+    worker = SamplerWorker(factory)
+    with qtbot.waitSignal(worker.batches, timeout=20000):
+        start_sampler(worker)
+    assert where and where[0] is not QThread.currentThread()
+    assert worker._timer.thread() is where[0]
+    assert stop_worker(worker)
+    assert worker.source is None
