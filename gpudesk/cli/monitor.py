@@ -30,6 +30,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--name", default=None, help="session name")
     r.set_defaults(func=cmd_record)
 
+    st = sub.add_parser("stream", help="record a live dmon stream from a command (e.g. over ssh) into the store")
+    st.add_argument("command", help="command printing dmon output, e.g. \"ssh node nvidia-smi dmon -s umt -o DT\"")
+    st.add_argument("--gpu-model", default=None, metavar="NAME", help="catalog GPU model (PCIe link assumption)")
+    st.add_argument("--duration", type=str, default=None, metavar="D", help="stop after D (90s, 30m, 72h)")
+    st.add_argument("--name", default=None)
+    st.add_argument("--notes", default="")
+    st.set_defaults(func=cmd_stream)
+
     i = sub.add_parser("import", help="import an nvidia-smi dmon log as a recording session")
     i.add_argument("file", type=Path)
     i.add_argument("--gpu-model", default=None, metavar="NAME",
@@ -173,6 +181,54 @@ def cmd_record(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_stream(args: argparse.Namespace) -> int:
+    from gpudesk.store import StoreError
+    from gpudesk.telemetry.dmon_import import devices_for_model, link_assumption_text, resolve_gpu_model
+    from gpudesk.telemetry.dmon_stream import DmonStreamSource
+    from gpudesk.telemetry.model import TelemetryError
+    from gpudesk.telemetry.recorder import Recorder
+
+    duration = parse_duration(args.duration)
+    try:
+        gpu = resolve_gpu_model(args.gpu_model) if args.gpu_model else None
+        source = DmonStreamSource(args.command)
+    except TelemetryError as exc:
+        raise CliError(str(exc)) from exc
+    try:
+        recorder = Recorder()
+    except StoreError as exc:
+        source.close()
+        raise CliError(str(exc)) from exc
+    stop = {"now": False}
+    old = signal.signal(signal.SIGINT, lambda signum, frame: stop.update(now=True))
+    sid = None
+    start = time.monotonic()
+    print(f"Streaming from: {source.describe()}; Ctrl+C stops.", file=sys.stderr)
+    try:
+        while not stop["now"] and not source.finished:
+            for batch in source.poll():
+                if sid is None:
+                    devices = devices_for_model([s.gpu_index for s in batch], gpu)
+                    sid = recorder.start(devices, source="dmon-stream", interval_s=source.interval_s,
+                                         notes=args.notes, name=args.name, gpu_model=gpu.id if gpu else None,
+                                         link_assumption=link_assumption_text(gpu))
+                recorder.write(batch)
+            if duration is not None and time.monotonic() - start >= duration:
+                break
+            time.sleep(0.1)
+    finally:
+        signal.signal(signal.SIGINT, old)
+        source.close()
+        recorder.close()
+    if source.parser.unsupported:
+        raise CliError("dmon could not run there: " + " / ".join(source.parser.errors))
+    if sid is None:
+        raise CliError("The command printed no dmon samples"
+                       + (f" (exit status {source.returncode})." if source.returncode else "."))
+    print(f"Session {sid}: {recorder.rows_written} GPU samples written.")
+    return 0
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from gpudesk.store import StoreError
     from gpudesk.telemetry.dmon_import import import_dmon_log
@@ -248,18 +304,32 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     return 0
 
 
+# display units: (divisor, label); GB/s decimal as datasheets, GiB binary as allocators (DESIGN.md)
+_DISPLAY = {"bytes": (2**30, "GiB"), "bytes/s": (1e9, "GB/s"), "Hz": (1e6, "MHz")}
+
+
+def _fmt(value: float, unit: str) -> str:
+    div, label = _DISPLAY.get(unit, (1.0, unit))
+    return f"{value / div:10.2f} {label}"
+
+
 def _print_analysis(title: str, result) -> None:
     from gpudesk.telemetry.model import METRICS
 
     span = result.span
     print(f"{title}: {((span[1] - span[0]) / 3600) if span else 0:.2f} h")
+    from gpudesk.telemetry.pcie import describe_link
+
     for g, per in sorted(result.stats.items()):
-        print(f"GPU {g}:")
+        dev = result.devices.get(g)
+        link = describe_link(dev.pcie_gen_max, dev.pcie_width_max_lanes, dev.pcie_link_source) if dev else "PCIe link unknown"
+        print(f"GPU {g} ({dev.name if dev and dev.name else 'model unknown'}; {link}):")
         for name, s in per.items():
             if s.n == 0:
                 continue
             unit = METRICS[name].unit if name in METRICS else ""
-            print(f"  {name:32s} median {s.median:14.6g}  p5 {s.p5:14.6g}  p95 {s.p95:14.6g}  {unit}")
+            label = METRICS[name].label if name in METRICS else name
+            print(f"  {label:32s} median {_fmt(s.median, unit)}  p5 {_fmt(s.p5, unit)}  p95 {_fmt(s.p95, unit)}")
     print("Findings:")
     for f in result.findings:
         where = "all GPUs" if f.gpu is None else f"GPU {f.gpu}"

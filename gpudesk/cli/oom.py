@@ -103,6 +103,8 @@ def _value(key: str, value) -> str:
         return f"{format_bytes(int(value))} ({int(value)} B)"
     if key.endswith("_ratio"):
         return f"{value:.1%}"
+    if key.endswith("_s"):
+        return f"{value * 1000:.2f} ms" if value < 1 else f"{value:.2f} s"
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
@@ -123,7 +125,10 @@ def print_diagnosis(diagnosis: Diagnosis, out=None) -> None:
     for note in r.notes:
         print(f"Note: {note}", file=out)
     if not diagnosis.causes:
-        print("No cause found: the figures look normal.", file=out)
+        if r.torch_imported is False or r.cuda_initialized is False:
+            print("Nothing to diagnose yet: the process has no allocator figures (see Status).", file=out)
+        else:
+            print("No cause found: the figures look normal.", file=out)
     for n, cause in enumerate(diagnosis.causes, 1):
         print(f"\n{n}. {cause.title} [{cause.id}]  confidence {cause.confidence:.2f}", file=out)
         if cause.explanation:

@@ -43,6 +43,8 @@ def diagnose(report: MemoryReport, *, spec: Any = None, workload: Any = None) ->
     for cause in causes:
         if cause.id == "genuine_shortage":
             cause.sizing = sizing_effects(facts, spec, workload)
+        elif cause.id == "kv_cache_budget" and spec is not None:
+            kv_sizing(cause, report, spec, workload)
     return Diagnosis(report=report, causes=causes, elapsed_s=time.perf_counter() - start)
 
 
@@ -119,3 +121,34 @@ def sizing_effects(facts: Facts, spec: Any, workload: Any) -> list[SizingEffect]
         out.append(SizingEffect(fix=name, saved_bytes=saved, note=note))
     out.sort(key=lambda e: -(e.saved_bytes or -1))
     return out
+
+
+def kv_sizing(cause: Cause, report: MemoryReport, spec: Any, workload: Any) -> None:
+    """Bytes behind a KV-cache budget cause: per token (``2 · layers · kv_heads · head_dim · bytes``,
+    gpudesk.sizing.memory_inference.kv_bytes_per_token), the cache's size, what max_model_len needs, and
+    what an fp8 KV cache would save. Adds to ``cause.evidence`` / ``cause.sizing``; nothing when the model has
+    no transformer shape."""
+    from gpudesk.sizing.errors import SizingError
+    from gpudesk.sizing.memory_inference import kv_bytes_per_token
+
+    precision = getattr(workload, "kv_precision", "bf16") if workload is not None else "bf16"
+    try:
+        per_token = kv_bytes_per_token(spec, precision)
+        per_token_fp8 = kv_bytes_per_token(spec, "fp8")
+    except SizingError as exc:
+        cause.sizing.append(SizingEffect(fix="KV cache sizing", saved_bytes=None, note=f"Sizing failed: {exc}"))
+        return
+    cause.evidence["kv_bytes_per_token"] = int(per_token)
+    need = report.max_model_len_tokens
+    if report.kv_cache_tokens is not None:
+        cause.evidence["kv_cache_bytes"] = int(report.kv_cache_tokens * per_token)
+    if need is not None:
+        cause.evidence["kv_needed_for_max_model_len_bytes"] = int(need * per_token)
+        if report.kv_cache_tokens is not None:
+            cause.evidence["kv_missing_bytes"] = int(max(0, need - report.kv_cache_tokens) * per_token)
+        if per_token_fp8 < per_token:
+            cause.sizing.append(SizingEffect(
+                fix="Store the KV cache in fp8 (--kv-cache-dtype fp8)",
+                saved_bytes=int(need * (per_token - per_token_fp8)),
+                note=f"{int(per_token)} → {int(per_token_fp8)} bytes per token; the same memory holds twice the tokens",
+            ))

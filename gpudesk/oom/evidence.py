@@ -93,6 +93,8 @@ def gather_evidence(
             if p.gpu_index not in target_gpus and not any(d.index == p.gpu_index for d in report.devices):
                 continue
             dev = report.ensure_device(p.gpu_index)
+            if dev.uuid is None:
+                dev.uuid = p.gpu_uuid
             if p.pid == pid:
                 dev.process_used_bytes = p.used_memory_bytes
                 continue
@@ -152,12 +154,49 @@ def _fill_device_info(session, dev: DeviceMemory) -> None:
         dev.name = getattr(info, "name", None)
 
 
+def _norm_uuid(uuid: str | None) -> str | None:
+    return uuid.lower().removeprefix("gpu-") if uuid else None
+
+
+def _visible_devices(report: MemoryReport) -> list[str] | None:
+    value = report.parsed.get("env_CUDA_VISIBLE_DEVICES")
+    return [v.strip() for v in str(value).split(",")] if value is not None else None
+
+
+def _target_device(primary: MemoryReport, xdev: DeviceMemory) -> DeviceMemory | None:
+    """The device of ``primary`` (CUDA indices of the target) that NVML device ``xdev`` is.
+
+    By UUID when both sides know it; else through the target's CUDA_VISIBLE_DEVICES (NVML index i is CUDA
+    index CVD.index(str(i))); else the same index. None when CUDA_VISIBLE_DEVICES hides that GPU.
+    """
+    uuid = _norm_uuid(xdev.uuid)
+    if uuid:
+        for dev in primary.devices:
+            if _norm_uuid(dev.uuid) == uuid:
+                return dev
+    visible = _visible_devices(primary)
+    if visible is not None and xdev.index is not None:
+        if str(xdev.index) in visible:
+            return primary.ensure_device(visible.index(str(xdev.index)))
+        if uuid and any(_norm_uuid(v) == uuid for v in visible):
+            return primary.ensure_device([_norm_uuid(v) for v in visible].index(uuid))
+        return None
+    return primary.ensure_device(xdev.index)
+
+
 def merge_into(primary: MemoryReport, extra: MemoryReport) -> MemoryReport:
     """Fill what ``primary`` lacks from ``extra`` (same process): unknown device figures, other processes,
-    host samples, workers, notes. Figures already in ``primary`` win. Returns ``primary``."""
+    host samples, workers, notes, parsed values. Figures already in ``primary`` win. ``extra``'s devices use
+    NVML indices and are matched to ``primary``'s CUDA indices by UUID or CUDA_VISIBLE_DEVICES. Returns
+    ``primary``."""
     for xdev in extra.devices:
-        dev = primary.ensure_device(xdev.index)
+        dev = _target_device(primary, xdev)
+        if dev is None:
+            primary.notes.append(f"NVML GPU {xdev.index} is not visible to the process (CUDA_VISIBLE_DEVICES).")
+            continue
         for name in DeviceMemory.__dataclass_fields__:
+            if name == "index":
+                continue
             if name == "other_processes":
                 known = {p.pid for p in dev.other_processes}
                 dev.other_processes.extend(p for p in xdev.other_processes if p.pid not in known)
@@ -167,5 +206,7 @@ def merge_into(primary: MemoryReport, extra: MemoryReport) -> MemoryReport:
     primary.samples.extend(extra.samples)
     if not primary.workers:
         primary.workers = list(extra.workers)
+    for key, value in extra.parsed.items():
+        primary.parsed.setdefault(key, value)
     primary.notes.extend(n for n in extra.notes if n not in primary.notes)
     return primary

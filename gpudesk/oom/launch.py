@@ -16,7 +16,6 @@ SIGKILL after 5 s.
 from __future__ import annotations
 
 import collections
-import json
 import os
 import queue
 import shutil
@@ -34,11 +33,9 @@ from gpudesk.oom import launch_bootstrap, probe_script
 from gpudesk.oom.cause import Diagnosis
 from gpudesk.oom.channel import PrivateDir
 from gpudesk.oom.diagnose import diagnose
-from gpudesk.oom.errors import LaunchError, OomInputError, ProbeResultError
-from gpudesk.oom.evidence import merge_into
-from gpudesk.oom.parsers import parse_text
-from gpudesk.oom.probe_result import report_from_probe
-from gpudesk.oom.report import MemoryReport, MemorySample, ProcessMemory, WorkerState
+from gpudesk.oom.errors import LaunchError
+from gpudesk.oom.launch_channel import JobChannel, JobCollector, JobWatcher
+from gpudesk.oom.report import MemoryReport, MemorySample
 
 OUTPUT_TAIL_LINES = 400
 TICK_S = 0.05
@@ -87,38 +84,6 @@ def _prepare(folder: Path, interval_s: float, record_history: bool, env: dict | 
     full["GPUDESK_OOM_RECORD_HISTORY"] = "1" if record_history else "0"
     full.setdefault("PYTHONUNBUFFERED", "1")
     return full, out
-
-
-class _Channel:
-    """Reads the JSON lines the job's processes append (keeps per-file offsets; partial lines wait)."""
-
-    def __init__(self, folder: Path):
-        self.folder = folder
-        self.offsets: dict[Path, int] = {}
-        self.partial: dict[Path, bytes] = {}
-        self.bad_lines = 0
-
-    def read(self) -> list[dict]:
-        docs = []
-        for path in sorted(self.folder.glob("*.jsonl")):
-            with open(path, "rb") as fh:
-                fh.seek(self.offsets.get(path, 0))
-                data = self.partial.pop(path, b"") + fh.read()
-                self.offsets[path] = fh.tell()
-            *lines, rest = data.split(b"\n")
-            if rest:
-                self.partial[path] = rest
-            for line in lines:
-                try:
-                    doc = json.loads(line)
-                except ValueError:
-                    self.bad_lines += 1
-                    continue
-                if isinstance(doc, dict):
-                    docs.append(doc)
-                else:
-                    self.bad_lines += 1
-        return docs
 
 
 def _job_rss(proc: psutil.Process) -> int | None:
@@ -184,11 +149,11 @@ def launch_job(
 
         reader = threading.Thread(target=pump, name="gpudesk-run-output", daemon=True)
         reader.start()
-        state = _Collector(proc.pid, on_sample, progress)
-        channel = _Channel(out)
+        state = JobCollector(proc.pid, on_sample, progress)
+        channel = JobChannel(out)
         tail: collections.deque[str] = collections.deque(maxlen=OUTPUT_TAIL_LINES)
         ps_proc = psutil.Process(proc.pid)
-        watcher = _Watcher(proc.pid, nvml)
+        watcher = JobWatcher(proc.pid, nvml)
         start = time.monotonic()
         next_rss = start
         stopped = False
@@ -266,159 +231,3 @@ def _keep_snapshots(events: list[dict]) -> list[str]:
             ev["snapshot"] = str(dest)
             kept.append(str(dest))
     return kept
-
-
-class _Watcher:
-    """Non-invasive evidence while the job runs: NVML per-process memory and child process states."""
-
-    def __init__(self, pid: int, nvml):
-        self.pid = pid
-        self.nvml = nvml
-        self.enabled = True
-        self.notes: list[str] = []
-        self.listing = None
-        self.job_pids: set[int] = {pid}
-        self.workers: dict[int, WorkerState] = {}
-
-    def poll(self, proc: psutil.Process) -> None:
-        try:
-            children = proc.children(recursive=True)
-        except psutil.NoSuchProcess:
-            return
-        for child in children:
-            self.job_pids.add(child.pid)
-            try:
-                status, name = child.status(), child.name()
-            except psutil.NoSuchProcess:
-                status, name = "dead", None
-            except psutil.AccessDenied:
-                status, name = "unknown", None
-            worker = self.workers.get(child.pid) or WorkerState(pid=child.pid, status=status, name=name)
-            if worker.status not in ("zombie", "dead"):
-                worker.status = status
-            self.workers[child.pid] = worker
-        if not self.enabled:
-            return
-        from gpudesk.telemetry.nvml_processes import list_gpu_processes
-        from gpudesk.telemetry.nvml_session import NvmlUnavailableError, shared_session
-
-        try:
-            self.listing = list_gpu_processes(shared_session(self.nvml))
-        except NvmlUnavailableError as exc:
-            self.enabled = False
-            status = getattr(exc, "status", None)
-            self.notes.append("NVML unavailable: " + (getattr(status, "message", None) or str(exc)))
-
-    def apply(self, report: MemoryReport) -> None:
-        report.notes.extend(n for n in self.notes if n not in report.notes)
-        if self.workers and not report.workers:
-            report.workers = [w for pid, w in self.workers.items() if pid != self.pid]
-        if self.listing is None:
-            return
-        used: dict[int, int | None] = {}
-        for p in self.listing:
-            if p.pid in self.job_pids:
-                if p.pid != self.pid:
-                    for w in report.workers:
-                        if w.pid == p.pid:
-                            w.on_gpu = True
-                prev = used.get(p.gpu_index, 0)
-                used[p.gpu_index] = None if prev is None or p.used_memory_bytes is None else prev + p.used_memory_bytes
-        for index, total in used.items():
-            dev = report.ensure_device(index)
-            if dev.process_used_bytes is None:
-                dev.process_used_bytes = total
-            known = {o.pid for o in dev.other_processes}
-            dev.other_processes.extend(
-                ProcessMemory(pid=p.pid, used_bytes=p.used_memory_bytes, gpu_index=index, name=p.name, user=p.user,
-                              alive=p.visible)
-                for p in self.listing
-                if p.gpu_index == index and p.pid not in self.job_pids and p.pid not in known
-            )
-
-
-class _Collector:
-    """Turns the job's JSON lines into MemorySamples, status messages and the final report."""
-
-    def __init__(self, pid: int, on_sample, progress):
-        self.pid = pid
-        self.on_sample = on_sample
-        self.progress = progress
-        self.report = MemoryReport(source="launch", pid=pid)
-        self.oom_events: list[dict] = []
-        self.final: dict[int, dict] = {}
-        self.hello: set[int] = set()
-        self.status: dict[int, str] = {}
-
-    def feed(self, docs: list[dict], start_epoch: float) -> None:
-        for doc in docs:
-            kind, pid = doc.get("type"), doc.get("pid")
-            t = float(doc.get("t", start_epoch)) - start_epoch
-            if kind == "hello":
-                self.hello.add(pid)
-            elif kind == "status":
-                self.status[pid] = doc.get("status")
-                if self.progress and doc.get("status") != "sampling":
-                    self.progress(f"Process {pid}: {doc.get('status')}", None)
-            elif kind == "sample":
-                for d in doc.get("devices") or []:
-                    sample = MemorySample(t_s=t, pid=pid, device_index=d.get("index"),
-                                          allocated_bytes=d.get("allocated_bytes"),
-                                          reserved_bytes=d.get("reserved_bytes"),
-                                          peak_allocated_bytes=d.get("peak_allocated_bytes"))
-                    self.report.samples.append(sample)
-                    if self.on_sample:
-                        self.on_sample(sample)
-            elif kind == "oom":
-                self.oom_events.append(doc)
-                if self.progress:
-                    self.progress(f"Process {pid} ran out of memory on GPU {doc.get('device')}; snapshot taken.", None)
-            elif kind == "final":
-                self.final[pid] = doc.get("probe") or {}
-
-    def finish(self, tail) -> MemoryReport:
-        text = "".join(tail)
-        base: MemoryReport | None = None
-        if text.strip():
-            try:
-                parsed = parse_text(text)
-                if parsed.kind != "unknown":
-                    base = parsed
-            except OomInputError:
-                base = None
-        probe_report = None
-        event = self.oom_events[0] if self.oom_events else None
-        doc = event.get("probe") if event else self.final.get(self.pid) or next(iter(self.final.values()), None)
-        if doc:
-            try:
-                probe_report = report_from_probe(doc, source="launch")
-            except ProbeResultError as exc:
-                self.report.notes.append(f"The job's probe answer could not be read: {exc}")
-        if base is None:
-            base = probe_report or MemoryReport(source="launch")
-        elif probe_report is not None:
-            merge_into(base, probe_report)
-            for attr in ("torch_imported", "cuda_initialized", "torch_version", "python_version", "status"):
-                setattr(base, attr, getattr(probe_report, attr))
-        if event is not None:
-            if base.requested_bytes is None:
-                base.requested_bytes = event.get("alloc_bytes")
-            if base.device_index is None:
-                base.device_index = event.get("device")
-            base.parsed["oom_observer_alloc_bytes"] = event.get("alloc_bytes")
-            base.parsed["oom_observer_device_free_bytes"] = event.get("device_free_bytes")
-        base.source = "launch"
-        base.pid = self.pid
-        base.samples = self.report.samples
-        base.host_rss_samples = self.report.host_rss_samples
-        base.notes.extend(self.report.notes)
-        if base.status is None:
-            base.status = self.status.get(self.pid)
-        if not self.hello:
-            base.notes.append(
-                "The probe did not load in the job: the command is not Python, or it runs Python with -I/-S "
-                "(no sitecustomize), or it clears PYTHONPATH. Output was still captured and parsed."
-            )
-        if text and base.text is None:
-            base.text = text
-        return base

@@ -9,7 +9,7 @@ from gpudesk.oom.errors import ProbeResultError
 from gpudesk.oom.report import DeviceMemory, MemoryReport
 
 _DEVICE_FIELDS = (
-    "name", "total_bytes", "allocated_bytes", "reserved_bytes", "peak_allocated_bytes", "peak_reserved_bytes",
+    "name", "uuid", "total_bytes", "allocated_bytes", "reserved_bytes", "peak_allocated_bytes", "peak_reserved_bytes",
     "inactive_split_bytes", "num_alloc_retries", "num_ooms", "oversize_allocations", "oversize_segments",
     "largest_free_block_bytes", "private_pool_bytes", "memory_summary",
 )

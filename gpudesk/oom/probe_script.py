@@ -18,7 +18,7 @@ Result (``collect()``; bytes, seconds)::
 
     {"probe_version": 1, "pid", "python_version", "torch_imported", "torch_version", "cuda_initialized",
      "status", "env": {PYTORCH_ALLOC_CONF, PYTORCH_CUDA_ALLOC_CONF, CUDA_VISIBLE_DEVICES, LOCAL_RANK, ...},
-     "devices": [{"index", "name", "total_bytes", "allocated_bytes", "reserved_bytes", "peak_allocated_bytes",
+     "devices": [{"index", "name", "uuid", "total_bytes", "allocated_bytes", "reserved_bytes", "peak_allocated_bytes",
                   "peak_reserved_bytes", "inactive_split_bytes", "requested_bytes", "num_alloc_retries",
                   "num_ooms", "oversize_allocations", "oversize_segments", "largest_free_block_bytes",
                   "private_pool_bytes", "segments", "memory_summary"}],
@@ -112,6 +112,7 @@ def device_figures(torch, index, include_summary, segments, errors):
         "oversize_allocations": _stat(stats, "oversize_allocations.current"),
         "oversize_segments": _stat(stats, "oversize_segments.current"),
         "name": None,
+        "uuid": None,
         "total_bytes": None,
         "largest_free_block_bytes": None,
         "private_pool_bytes": None,
@@ -122,6 +123,8 @@ def device_figures(torch, index, include_summary, segments, errors):
         props = torch.cuda.get_device_properties(index)
         dev["name"] = props.name
         dev["total_bytes"] = int(props.total_memory)
+        uuid = getattr(props, "uuid", None)
+        dev["uuid"] = None if uuid is None else str(uuid)
     except Exception as exc:
         errors.append("device %d properties: %s: %s" % (index, type(exc).__name__, exc))
     if segments is not None:

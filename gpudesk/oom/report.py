@@ -47,10 +47,16 @@ class ProcessMemory:
 
 @dataclass
 class DeviceMemory:
-    """Memory of one GPU as seen by the allocator, NVML and the OOM text (all bytes, None = unknown)."""
+    """Memory of one GPU as seen by the allocator, NVML and the OOM text (all bytes, None = unknown).
+
+    ``index`` is the CUDA index inside the target process (what PyTorch and its OOM message call "GPU N",
+    after CUDA_VISIBLE_DEVICES); for NVML-only evidence it is NVML's index. ``uuid`` ("GPU-..." as NVML writes
+    it) ties the two together when known.
+    """
 
     index: int | None = None
     name: str | None = None
+    uuid: str | None = None
     total_bytes: int | None = None
     free_bytes: int | None = None
     allocated_bytes: int | None = None

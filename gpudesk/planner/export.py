@@ -20,7 +20,13 @@ def _num(value):
 
 
 def candidate_to_dict(c: Candidate) -> dict:
-    """One candidate as JSON (bytes, seconds, USD)."""
+    """One candidate as JSON (bytes, seconds, USD).
+
+    Price keys: ``gpu_price_usd`` (per GPU, null when unknown), ``gpu_price_origin`` ("requirement", "user",
+    "catalog" or null), ``gpu_price_date``, ``gpu_price_source``, ``gpu_price_text`` (the rationale line),
+    ``price_known``, ``break_even_price_usd`` (unknown price: the per-GPU quote below which it would beat the
+    best priced option of its tier), ``rank_reason`` (why it ranks where it does).
+    """
     return {
         "gpu_id": c.gpu_id,
         "gpu_name": c.gpu_name,
@@ -52,6 +58,14 @@ def candidate_to_dict(c: Candidate) -> dict:
         "gpu_power_w": c.gpu_power_w,
         "tco_3y_usd": _num(c.tco_3y_usd),
         "tco_breakdown_usd": {k: _num(v) for k, v in c.tco_breakdown_usd.items()},
+        "gpu_price_usd": c.gpu_price.price_usd if c.gpu_price else None,
+        "gpu_price_origin": c.gpu_price.origin if c.gpu_price else None,
+        "gpu_price_date": c.gpu_price.date if c.gpu_price else None,
+        "gpu_price_source": c.gpu_price.source if c.gpu_price else None,
+        "gpu_price_text": c.gpu_price.describe() if c.gpu_price else None,
+        "price_known": c.price_known,
+        "break_even_price_usd": _num(c.break_even_price_usd),
+        "rank_reason": c.rank_reason,
         "warnings": list(c.warnings),
         "rationale": [{"decision": d, "source": s} for d, s in c.rationale],
     }

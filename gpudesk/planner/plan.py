@@ -7,11 +7,12 @@ from __future__ import annotations
 from gpudesk.planner.candidates import PlanContext, gib, placements, servers_for, training_counts
 from gpudesk.planner.classify import LARGE, MULTIMODAL, classify
 from gpudesk.planner.gates import gpu_gates, kind_gates, server_gates
-from gpudesk.planner.rank import closest_to_deadline, hardware_usd, rank
+from gpudesk.planner.prices import PRICE_UNKNOWN_TEXT, GpuPrice, normalise_user_prices, resolve_gpu_price
+from gpudesk.planner.rank import closest_to_deadline, explain_ranking, hardware_usd, rank
 from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.results import Candidate, Plan, Rejected
 from gpudesk.planner.serve_eval import evaluate_inference
-from gpudesk.planner.tco import compute_tco
+from gpudesk.planner.tco import compute_tco, gpu_dollar_multiplier
 from gpudesk.planner.train_eval import evaluate_training
 from gpudesk.planner.workload import memory_workload, resolve_model
 from gpudesk.planner.errors import PlanInputError
@@ -50,14 +51,23 @@ def _dedupe_rejections(rejected: list[Rejected]) -> list[Rejected]:
     return list(seen.values())
 
 
-def _price(c: Candidate, gpu, server, req: Requirement) -> None:
+def _price(c: Candidate, gpu, server, req: Requirement, price: GpuPrice) -> None:
     delay_days = (c.deadline_miss_s or 0.0) / 86400
-    c.tco = compute_tco(gpu_id=gpu.id, gpu_price_usd=gpu.price_usd, gpu_tdp_w=gpu.tdp_w, count=c.count,
+    c.gpu_price = price
+    c.tco = compute_tco(gpu_id=gpu.id, gpu_price_usd=price.price_usd, gpu_tdp_w=gpu.tdp_w, count=c.count,
                         server_id=server.id, server_kind=server.kind, servers=c.servers,
                         host_price_usd=server.host_price_usd, server_power_w=server.power_w,
                         server_max_gpus=server.max_gpus, delay_days=delay_days, a=req.tco)
+    if not price.known:
+        c.warnings.append(f"TCO unknown: {gpu.name} {PRICE_UNKNOWN_TEXT} (the catalog has no dated price; gpudesk "
+                          "does not guess one)")
     for item in c.tco.missing:
-        c.warnings.append(f"TCO unknown: no {item} in the catalog; set one in the price overrides")
+        if not item.startswith("GPU price"):
+            c.warnings.append(f"TCO unknown: no {item} in the catalog; set tco.host_price_overrides_usd in the profile")
+    c.rationale.append((price.describe(), {"requirement": "requirement: tco.gpu_price_overrides_usd",
+                                           "user": "your prices (Catalog tab, user store)",
+                                           "catalog": "gpudesk catalog: gpus.price_usd, price_date, price_source"}.get(
+                                               price.origin or "", "gpudesk catalog: no price")))
     c.rationale.extend(c.tco.assumptions)
     if c.tco.total_usd is not None:
         c.rationale.append((f"{req.tco.years:g}-year TCO ${c.tco.total_usd:,.0f} (electricity ${req.tco.electricity_usd_per_kwh:g}/kWh, "
@@ -71,8 +81,31 @@ def _price(c: Candidate, gpu, server, req: Requirement) -> None:
         c.warnings.append(f"No room for the {growth} GPUs planned within 6 months: {server.name} holds {server.max_gpus} per server")
 
 
-def plan(req: Requirement, catalog) -> Plan:
+def _unpriced_warning(ranked: list[Candidate]) -> str | None:
+    """A plan warning naming the feasible GPUs without a price, and the best break-even quote among them."""
+    unpriced = [c for c in ranked if not c.price_known]
+    if not unpriced:
+        return None
+    names = list(dict.fromkeys(c.gpu_name for c in unpriced))
+    text = (f"{len(names)} GPU type(s) among the candidates have no price ({', '.join(names[:6])}"
+            f"{', ...' if len(names) > 6 else ''}): {PRICE_UNKNOWN_TEXT}; they rank after the priced options of their tier")
+    top = ranked[0]
+    contenders = [c for c in unpriced if c.break_even_price_usd and c.fits == top.fits
+                  and c.meets_deadline is not False and c.meets_qps is not False]
+    if contenders:
+        best = max(contenders, key=lambda c: c.break_even_price_usd)
+        text += (f". {best.count} x {best.gpu_name} would rank first with a quote below "
+                 f"${best.break_even_price_usd:,.0f} per GPU")
+    return text
+
+
+def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan:
     """Plan ``req`` against ``catalog`` (a gpudesk.catalog.Catalog).
+
+    Args:
+        price_overrides: the user's own GPU prices, as ``gpudesk.store.prices.price_overrides(db)`` returns them
+            (``{gpu_id: {"price_usd", "note", "updated_at"}}``) or ``{gpu_id: usd}``; None uses catalog prices.
+            The profile's ``tco.gpu_price_overrides_usd`` still wins (gpudesk.planner.prices).
 
     Returns:
         Plan with ranked candidates, rejections, the deadline verdict and rationale.
@@ -82,6 +115,7 @@ def plan(req: Requirement, catalog) -> Plan:
         SizingError: a formula input out of range (``.field``).
     """
     req.validate()
+    user_prices = normalise_user_prices(price_overrides)
     spec = resolve_model(req.model, catalog)
     kind, why = classify(req, spec)
     ctx = PlanContext.build(req, spec, catalog)
@@ -132,12 +166,24 @@ def plan(req: Requirement, catalog) -> Plan:
                 continue
             res.warnings.extend(warnings)
             res.rationale.extend(gpu_why)
-            _price(res, gpu, server, req)
+            _price(res, gpu, server, req, resolve_gpu_price(gpu, req.tco.gpu_price_overrides_usd, user_prices))
             candidates.append(res)
-    ranked = rank(candidates, req.operations.budget_usd, prefer_nvlink=kind in (LARGE, MULTIMODAL))
+    prefer_nvlink = kind in (LARGE, MULTIMODAL)
+    ranked = rank(candidates, req.operations.budget_usd, prefer_nvlink=prefer_nvlink)
+    explain_ranking(ranked, req.operations.budget_usd, prefer_nvlink, gpu_dollar_multiplier(req.tco))
+    for c in ranked:
+        c.rationale.insert(0, (f"rank {c.rank_reason}", "gpudesk.planner.rank: fit, deadline/QPS, budget, NVLink for "
+                                                        "large models, known 3-year TCO, TCO, time to result"))
     rejected = _dedupe_rejections(rejected)
     result = Plan(requirement=req, model=spec, workload_kind=kind, memory=job_memory, candidates=ranked,
                   rejected=rejected, warnings=_plan_warnings(req, spec), rationale=rationale)
+    if user_prices:
+        used = sorted({c.gpu_id for c in ranked if c.gpu_price and c.gpu_price.origin == "user"})
+        result.rationale.append((f"your prices used for {', '.join(used) or 'no candidate GPU'} "
+                                 f"({len(user_prices)} entered)", "your prices (Catalog tab, user store)"))
+    unpriced = _unpriced_warning(ranked)
+    if unpriced:
+        result.warnings.append(unpriced)
     if req.workload.deadline_s and not inference:
         result.deadline_met_by_any = any(c.meets_deadline and c.fits for c in ranked)
         if not result.deadline_met_by_any:

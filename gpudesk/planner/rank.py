@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from gpudesk.planner.prices import PRICE_UNKNOWN_TEXT, break_even_price_usd
 from gpudesk.planner.results import Candidate
 
 
@@ -42,7 +43,9 @@ def rank_key(c: Candidate, budget_usd: float | None, prefer_nvlink: bool = False
         budget_state,
         prefer_nvlink and c.count > 1 and c.interconnect.startswith("pcie"),
         tco is None,
-        tco if tco is not None else 0.0,
+        # Unknown GPU price: order by the costs that are known (hosts, power, labour...), a fair proxy
+        # that does not invent a GPU price.
+        tco if tco is not None else (c.tco.known_part_usd if c.tco else math.inf),
         c.time_to_result_s if c.time_to_result_s is not None else math.inf,
         c.count,
     )
@@ -67,3 +70,67 @@ def closest_to_deadline(candidates: list[Candidate], limit: int = 3) -> list[Can
     """When nobody meets the deadline: the fitting candidates that miss it by the least."""
     late = [c for c in candidates if c.fits and c.deadline_miss_s is not None]
     return sorted(late, key=lambda c: (c.deadline_miss_s, c.tco_3y_usd or math.inf))[:limit]
+
+
+def _tier(key: tuple) -> tuple:
+    """The part of a rank key that comes before money: fit, deadline, QPS, NVLink preference."""
+    return key[0], key[1], key[2], key[4]
+
+
+def _why_lower(c: Candidate, top: Candidate, key: tuple, top_key: tuple) -> str:
+    """Why ``c`` ranks below ``top``: the first rule of :func:`rank_key` that separates them."""
+    for i, (mine, theirs) in enumerate(zip(key, top_key)):
+        if mine == theirs:
+            continue
+        if i == 0:
+            return "over the safe line, while #1 fits under it"
+        if i == 1:
+            return "misses the deadline, while #1 meets it"
+        if i == 2:
+            return "does not reach the QPS target, while #1 does"
+        if i == 3:
+            return ("its price is unknown, so it cannot be shown to be within the budget" if mine == 1
+                    else "its hardware is over the budget")
+        if i == 4:
+            return (f"its {c.count} GPUs exchange gradients over {c.interconnect_name}; a large model's sync needs "
+                    "NVLink (article 4.3), so PCIe options rank after NVLink ones")
+        if i == 5:
+            return f"GPU {PRICE_UNKNOWN_TEXT}; options without a 3-year TCO rank after the priced ones of their tier"
+        if i == 6:
+            return f"3-year TCO ${c.tco_3y_usd:,.0f} against ${top.tco_3y_usd:,.0f} for #1"
+        if i == 7:
+            return "same cost, longer time to result than #1"
+        return f"same cost and time with more GPUs ({c.count} against {top.count})"
+    return "ties with #1 on every ranking rule"
+
+
+def explain_ranking(ranked: list[Candidate], budget_usd: float | None = None, prefer_nvlink: bool = False,
+                    dollar_multiplier: float = 1.0) -> None:
+    """Set ``rank_reason`` on every ranked candidate and, for an unknown GPU price, ``break_even_price_usd``:
+    the per-GPU quote below which it would beat the best priced option of its tier (gpudesk.planner.prices).
+    ``dollar_multiplier``: USD of TCO per USD of GPU price (gpudesk.planner.tco.gpu_dollar_multiplier)."""
+    if not ranked:
+        return
+    keys = [rank_key(c, budget_usd, prefer_nvlink) for c in ranked]
+    top, top_key = ranked[0], keys[0]
+    first = ["fits under the safe line" if top.fits else "closest to the safe line (nothing fits)"]
+    if top.meets_deadline is not None:
+        first.append("meets the deadline" if top.meets_deadline else "misses the deadline by the least cost")
+    if top.meets_qps is not None:
+        first.append("reaches the QPS target" if top.meets_qps else "misses the QPS target")
+    first.append(f"lowest 3-year TCO (${top.tco_3y_usd:,.0f})" if top.tco_3y_usd is not None
+                 else f"GPU {PRICE_UNKNOWN_TEXT}")
+    top.rank_reason = "#1: " + ", ".join(first)
+    for position, (c, key) in enumerate(zip(ranked[1:], keys[1:]), start=2):
+        c.rank_reason = f"#{position}: " + _why_lower(c, top, key, top_key)
+    for c, key in zip(ranked, keys):
+        if c.price_known or c.tco is None or not c.tco.gpu_price_missing or len(c.tco.missing) > 1:
+            continue
+        rival = next((r for r, k in zip(ranked, keys) if r.tco_3y_usd is not None and _tier(k) == _tier(key)), None)
+        if rival is None:
+            continue
+        price = break_even_price_usd(c.tco.known_part_usd, c.count, dollar_multiplier, rival.tco_3y_usd)
+        c.break_even_price_usd = price
+        where = f"#{ranked.index(rival) + 1} {rival.label} (${rival.tco_3y_usd:,.0f})"
+        c.rank_reason += (f"; with a quote below ${price:,.0f} per GPU it would rank above {where}" if price is not None
+                          else f"; even at $0 per GPU its other costs exceed {where}")

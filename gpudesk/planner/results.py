@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpudesk.planner.prices import GpuPrice
 from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.tco import Tco
 from gpudesk.sizing.estimate import MemoryEstimate
@@ -23,7 +24,10 @@ class Candidate:
     ``time_to_result_s`` (None for inference), ``meets_deadline`` (None without a deadline),
     ``deadline_miss_s`` (how late; 0 when on time). Inference: ``qps_capacity`` (all GPUs), ``meets_qps``.
     Data: ``data_rate_needed_bytes_per_s`` vs ``data_rate_available_bytes_per_s`` (None when unknown).
-    Cost: ``tco`` (3-year TCO with breakdown in USD; total None when a price is missing).
+    Cost: ``tco`` (3-year TCO with breakdown in USD; total None when a price is missing), ``gpu_price`` (the
+    price per GPU used and its origin: the profile, your price, the catalog, or unknown), and for an unknown
+    price ``break_even_price_usd`` (per-GPU quote below which it would beat the best priced option of its tier).
+    Ranking: ``rank_reason`` says why it sits where it does (gpudesk.planner.rank.explain_ranking).
     """
 
     gpu_id: str
@@ -53,6 +57,9 @@ class Candidate:
     data_rate_available_bytes_per_s: float | None = None
     gpu_power_w: float = 0.0
     tco: Tco | None = None
+    gpu_price: GpuPrice | None = None
+    break_even_price_usd: float | None = None
+    rank_reason: str | None = None
     warnings: list[str] = field(default_factory=list)
     rationale: list[Rationale] = field(default_factory=list)
 
@@ -70,6 +77,11 @@ class Candidate:
     def tco_breakdown_usd(self) -> dict[str, float | None]:
         """TCO lines in USD (see gpudesk.planner.tco.TCO_LINES)."""
         return dict(self.tco.breakdown_usd) if self.tco else {}
+
+    @property
+    def price_known(self) -> bool:
+        """Whether the GPU price is known (from the profile, your prices or the catalog)."""
+        return self.gpu_price is not None and self.gpu_price.known
 
     @property
     def label(self) -> str:

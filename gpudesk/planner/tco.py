@@ -110,12 +110,30 @@ class Tco:
     breakdown_usd: dict[str, float | None]
     missing: tuple[str, ...] = ()
     assumptions: tuple[tuple[str, str], ...] = ()
+    known_part_usd: float = 0.0
+
+    @property
+    def gpu_price_missing(self) -> bool:
+        """True when the GPU price (not only a host price) is what is unknown."""
+        return any(item.startswith("GPU price") for item in self.missing)
+
+
+def gpu_dollar_multiplier(a: TcoAssumptions) -> float:
+    """USD of TCO per USD of GPU purchase price: 1 + network/installation + support over the years - residual
+    (every TCO line proportional to the hardware price; see :func:`compute_tco`)."""
+    return 1.0 + a.network_install_fraction + a.support_fraction_per_year * a.years - a.residual_fraction
 
 
 def compute_tco(*, gpu_id: str, gpu_price_usd: float | None, gpu_tdp_w: float, count: int, server_id: str,
                 server_kind: str, servers: int, host_price_usd: float | None, server_power_w: float | None,
                 server_max_gpus: int, delay_days: float, a: TcoAssumptions) -> Tco:
-    """TCO over ``a.years`` for ``count`` GPUs in ``servers`` hosts (USD, per :data:`TCO_LINES`)."""
+    """TCO over ``a.years`` for ``count`` GPUs in ``servers`` hosts (USD, per :data:`TCO_LINES`).
+
+    ``gpu_price_usd`` is the price per GPU the planner resolved (gpudesk.planner.prices: the profile's override,
+    the user's price, or the catalog's); ``a.gpu_price_overrides_usd`` still wins when it names ``gpu_id``.
+    ``known_part_usd`` of the result is the sum of the lines that could be priced (the total without the GPUs
+    when their price is unknown), so a break-even price can be computed.
+    """
     missing: list[str] = []
     notes: list[tuple[str, str]] = []
     price = a.gpu_price_overrides_usd.get(gpu_id, gpu_price_usd)
@@ -149,5 +167,7 @@ def compute_tco(*, gpu_id: str, gpu_price_usd: float | None, gpu_tdp_w: float, c
     breakdown = {"gpus": gpus_usd, "hosts": hosts_usd, "network_install": network, "residual": residual,
                  "energy": energy, "cooling": cooling, "operations": operations, "support": support,
                  "opportunity": opportunity}
-    total = None if missing else sum(v for v in breakdown.values() if v is not None)
-    return Tco(total_usd=total, breakdown_usd=breakdown, missing=tuple(missing), assumptions=tuple(notes))
+    known = sum(v for v in breakdown.values() if v is not None)
+    total = None if missing else known
+    return Tco(total_usd=total, breakdown_usd=breakdown, missing=tuple(missing), assumptions=tuple(notes),
+               known_part_usd=known)

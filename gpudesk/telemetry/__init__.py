@@ -35,7 +35,8 @@ NVML (``gpudesk.telemetry.nvml_session``, ``nvml_source``, ``nvml_processes``)
     "no-permission", "no-devices", "error" - ``message`` is the sentence to show.
     ``NvmlSession(nvml=None).open()`` (raises ``NvmlUnavailableError`` with ``.status``), ``.devices()``,
     ``.close()``; ``shared_session()``.
-    ``NvmlSource(session=None, nvml=None, interval_s=1.0, slow_interval_s=5.0)``; ``.read() -> SampleBatch``;
+    ``NvmlSource(session=None, nvml=None, interval_s=1.0, slow_interval_s=5.0, pcie_counters=False)``;
+    ``.read() -> SampleBatch``;
     ``.pcie_methods`` (GPU -> "byte counters, averaged over the interval" | "20 ms sample ...").
     ``NvmlStatus.warnings``: known driver problems (e.g. the 535.43-535.86 process-struct mismatch).
     ``list_gpu_processes(session=None, nvml=None) -> ProcessListing`` (iterable of ``GpuProcess(pid, gpu_index,
@@ -63,7 +64,8 @@ Recorder and store (``gpudesk.telemetry.recorder``, ``gpudesk.store.recordings``
     ``stop()``. Open it in the thread that writes (it opens its own connection when ``db`` is None).
     ``gpudesk.store.recordings``: ``list_sessions(db) -> [RecordingSession]``, ``get_session(db, id)``,
     ``rename_session``, ``set_notes``, ``delete_session`` (StoreError for unknown ids / empty names);
-    ``gpudesk.telemetry.recorder.load_frame(db, id, t0=None, t1=None, gpus=None) -> SeriesFrame`` and
+    ``gpudesk.telemetry.recorder.load_frame(db, id, t0=None, t1=None, gpus=None, metrics=None) -> SeriesFrame``
+    (load only the metrics you plot: a 72 h x 8 GPU NVML recording holds ~30 metrics, 16.6 MB each) and
     ``session_devices(db, id) -> [DeviceInfo]``.
 
 Analysis (``gpudesk.telemetry.stats``, ``heatmap``, ``rules``, ``analysis``, ``export``)

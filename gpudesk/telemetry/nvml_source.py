@@ -7,9 +7,9 @@ replay counter, memory temperature (field NVML_FI_DEV_MEMORY_TEMP), NVLink throu
 not repeated for that GPU (its reason is reused); NoPermission, NotFound, Unknown are retried next time.
 A GPU that raises GpuIsLost is marked lost and not called again; the others go on.
 
-PCIe throughput: where the driver supports the cumulative byte counters (NVML_FI_DEV_PCIE_COUNT_TX/RX_BYTES),
-the rate is their delta over the poll interval (an average over the whole second); otherwise the 20 ms sample of
-nvmlDeviceGetPcieThroughput. ``NvmlSource.pcie_methods`` says which, per GPU.
+PCIe throughput: the 20 ms sample of nvmlDeviceGetPcieThroughput; with ``pcie_counters=True`` and where the driver
+supports the cumulative byte counters (NVML_FI_DEV_PCIE_COUNT_TX/RX_BYTES), the counters' delta over the poll
+interval instead (an average over the whole second). ``NvmlSource.pcie_methods`` says which, per GPU.
 
 Units: NVML PCIe throughput is KB/s, taken as KiB/s (x1024, as nvitop and jupyterlab-nvdashboard do); power mW
 -> W; clocks MHz -> Hz; NVLink counters KiB with microsecond timestamps -> bytes/s.
@@ -53,6 +53,9 @@ class NvmlSource:
         interval_s: suggested poll interval in seconds (1 s, like dmon).
         slow_interval_s: period of the slow tier in seconds.
         clock: time source returning seconds since the epoch.
+        pcie_counters: measure PCIe throughput from the cumulative byte counters where the driver supports them
+            (an average over the interval). Off by default until verified on real hardware: a driver that
+            returns success with a frozen counter would read as 0 traffic.
 
     Raises:
         NvmlUnavailableError: when opening the session fails.
@@ -68,6 +71,7 @@ class NvmlSource:
         interval_s: float = 1.0,
         slow_interval_s: float = 5.0,
         clock: Callable[[], float] = time.time,
+        pcie_counters: bool = False,
     ):
         self._own = session is None
         self.session = session if session is not None else NvmlSession(nvml).open()
@@ -76,6 +80,9 @@ class NvmlSource:
         self.slow_interval_s = float(slow_interval_s)
         self._clock = clock
         self._state = [_GpuState() for _ in range(self.session.device_count)]
+        if not pcie_counters:
+            for st in self._state:
+                st.pcie_counters = False
         self._last_slow = -1e300
         self._closed = False
 

@@ -141,14 +141,15 @@ class Recorder:
 
 
 def load_frame(db: Database, session_id: int, t0: float | None = None, t1: float | None = None,
-               gpus: list[int] | None = None) -> SeriesFrame:
-    """A recording (or a span of it) as a :class:`SeriesFrame` with its N/A reasons.
+               gpus: list[int] | None = None, metrics: list[str] | None = None) -> SeriesFrame:
+    """A recording (or a span of it; optionally only some GPUs or metrics) as a :class:`SeriesFrame` with its
+    N/A reasons.
 
     Raises:
         StoreError: no such session.
     """
-    t, gpu, metrics = rec.read_arrays(db, session_id, t0, t1, gpus)
-    return SeriesFrame(t, gpu, metrics, rec.session_reasons(db, session_id), sort=False)
+    t, gpu, cols = rec.read_arrays(db, session_id, t0, t1, gpus, metrics)
+    return SeriesFrame(t, gpu, cols, rec.session_reasons(db, session_id), sort=False)
 
 
 def session_devices(db: Database, session_id: int) -> list[DeviceInfo]:

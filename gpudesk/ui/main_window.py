@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
-
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QCoreApplication, QSettings
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
 from gpudesk import paths
 from gpudesk.ui.context import AppContext
+from gpudesk.ui.lazy_tab import LazyTab
 from gpudesk.ui.message_bar import MessageBar
 from gpudesk.ui.tabs import TAB_CLASSES
 
@@ -50,12 +49,13 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.message_bar)
         layout.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
-        for module_name, class_name in TAB_CLASSES:
-            cls = getattr(importlib.import_module(module_name), class_name)
-            tab = cls(self.ctx, self.tabs)
-            self.tabs.addTab(tab, tab.windowTitle())
+        for module_name, class_name, title in TAB_CLASSES:
+            page = LazyTab(self.ctx, module_name, class_name, self.tabs)
+            self.tabs.addTab(page, QCoreApplication.translate("MainWindow", title))
         self._build_menu()
         self._restore()
+        self.tabs.currentChanged.connect(self._build_tab)
+        self._build_tab(self.tabs.currentIndex())
         if self.ctx.problems:
             self.message_bar.show_message("\n".join(self.ctx.problems), "error")
 
@@ -74,6 +74,16 @@ class MainWindow(QMainWindow):
             action.setShortcut(QKeySequence(f"Alt+{index + 1}"))
             action.triggered.connect(lambda _=False, i=index: self.tabs.setCurrentIndex(i))
             self.addAction(action)
+
+    def _build_tab(self, index: int) -> None:
+        page = self.tabs.widget(index)
+        if isinstance(page, LazyTab):
+            page.ensure_built()
+
+    def tab(self, index: int):
+        """The real widget of tab ``index``, built now if it was not yet (None if it failed to build)."""
+        page = self.tabs.widget(index)
+        return page.ensure_built() if isinstance(page, LazyTab) else page
 
     def show_about(self) -> None:
         from gpudesk.ui.about import AboutDialog
@@ -94,9 +104,9 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         for index in range(self.tabs.count()):
-            closer = getattr(self.tabs.widget(index), "shutdown", None)
-            if callable(closer):
-                closer()
+            page = self.tabs.widget(index)
+            if isinstance(page, LazyTab):
+                page.shutdown()
         self.settings.setValue("main/geometry", self.saveGeometry())
         self.settings.setValue("main/tab", self.tabs.currentIndex())
         self.settings.sync()

@@ -36,6 +36,12 @@ def open_and_paint(timeout_s: float) -> str:
         app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
     painted_s = time.perf_counter() - started
     tabs = [window.tabs.tabText(i) for i in range(window.tabs.count())]
+    blank = []
+    for index in range(window.tabs.count()):  # show and render every tab, not only the one restored
+        window.tabs.setCurrentIndex(index)
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+        if window.grab().isNull():
+            blank.append(tabs[index])
     problems = list(window.ctx.problems)
     plot_detail = _exercise_plot_menus()
     window.close()
@@ -50,8 +56,10 @@ def open_and_paint(timeout_s: float) -> str:
         raise WindowCheckError("; ".join(problems))
     if not tabs:
         raise WindowCheckError("main window has no tabs")
-    return (f"main window painted on '{app.platformName()}' in {painted_s:.2f} s with "
-            f"{len(tabs)} tabs ({', '.join(tabs)}); {plot_detail}")
+    if blank:
+        raise WindowCheckError(f"tabs could not be rendered: {', '.join(blank)}")
+    return (f"main window painted on '{app.platformName()}' in {painted_s:.2f} s; {len(tabs)} tabs rendered "
+            f"({', '.join(tabs)}); {plot_detail}")
 
 
 def _exercise_plot_menus() -> str:

@@ -1,11 +1,15 @@
-"""The tabs of the main window, in order: (module, class). Each class takes ``(ctx, parent)``.
+"""The tabs of the main window, in order: (module, class, title).
 
+Each class takes ``(ctx, parent)``. The title is the tab's English source text, translated in the
+"MainWindow" context when shown (so the tab's module is imported only when the tab is first opened).
 A tab is listed here only once it works; there are no empty tabs.
 """
 
-TAB_CLASSES: list[tuple[str, str]] = [
-    ("gpudesk.ui.plan.tab", "PlanTab"),
-    ("gpudesk.ui.catalog.tab", "CatalogTab"),
-    ("gpudesk.ui.monitor.tab", "MonitorTab"),
-    ("gpudesk.ui.oom.tab", "OomTab"),
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+
+TAB_CLASSES: list[tuple[str, str, str]] = [
+    ("gpudesk.ui.plan.tab", "PlanTab", QT_TRANSLATE_NOOP("MainWindow", "Plan")),
+    ("gpudesk.ui.catalog.tab", "CatalogTab", QT_TRANSLATE_NOOP("MainWindow", "Catalog")),
+    ("gpudesk.ui.monitor.tab", "MonitorTab", QT_TRANSLATE_NOOP("MainWindow", "Monitor")),
+    ("gpudesk.ui.oom.tab", "OomTab", QT_TRANSLATE_NOOP("MainWindow", "OOM doctor")),
 ]

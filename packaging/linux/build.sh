@@ -29,8 +29,8 @@ for arg in "$@"; do
   esac
 done
 
-log() { printf '\n==> %s\n' "$*"; }
 START=$(date +%s)
+log() { printf '\n==> [%4d s] %s\n' "$(( $(date +%s) - START ))" "$*"; }
 
 # --- Debian tools ------------------------------------------------------------------------------------
 need_pkgs=()

@@ -17,8 +17,8 @@ from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor.tab import MonitorTab
 
 
-def test_cpu_while_monitoring_8_gpus_at_1hz(qtbot, request, benchmark):
-    enabled = not request.config.getoption("benchmark_disable")
+def test_cpu_while_monitoring_8_gpus_at_1hz(qtbot, benchmark):
+    enabled = not benchmark.disabled
     seconds = 20.0 if enabled else 3.0
     fake = make_fake_pynvml([FakeDevice(i) for i in range(8)])
     tab = MonitorTab(AppContext(), nvml=fake)

@@ -71,4 +71,15 @@ def test_two_messages_first_is_diagnosed():
     text = CASES[9]["message"] + "\n" + CASES[7]["message"]
     r = parse_text(text)
     assert r.parsed["oom_messages"] == 2
-    assert r.device_index == 2
+    assert r.device_index == 2 and r.requested_bytes == round(14.06 * 1024**3)
+    # the second message (GPU 0) adds its GPU's figures
+    assert [d.index for d in r.devices] == [2, 0]
+    assert r.devices[1].allocated_bytes == round(19.75 * 1024**3)
+
+
+def test_several_ranks_show_imbalance():
+    # fairseq#2442 reported one rank's OOM; here the same message is joined by a lighter rank's (GPU 1).
+    heavy = CASES[15]["message"].split("\n")[0]
+    light = heavy.replace("GPU 0;", "GPU 1;").replace("26.00 GiB already allocated", "14.00 GiB already allocated")
+    d = diagnose_text(heavy + "\n" + light)
+    assert "multi_gpu_imbalance" in [c.id for c in d.causes]

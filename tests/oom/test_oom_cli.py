@@ -130,3 +130,18 @@ def test_diagnose_too_large_file(tmp_path, capsys):
     p.write_bytes(b"step ok\n" * 700_000)
     assert main(["oom", "diagnose", str(p)]) == 2
     assert "tail -n 2000" in capsys.readouterr().err
+
+
+def test_print_diagnosis_without_allocator_figures():
+    from gpudesk.cli.oom import print_diagnosis
+    from gpudesk.oom import diagnose
+    from gpudesk.oom.probe_result import report_from_probe
+
+    report = report_from_probe({"probe_version": 1, "torch_imported": True, "cuda_initialized": False,
+                                "status": "CUDA not initialised in this process", "probe_duration_s": 0.00012,
+                                "devices": []})
+    out = io.StringIO()
+    print_diagnosis(diagnose(report), out)
+    text = out.getvalue()
+    assert "Status: CUDA not initialised" in text and "Nothing to diagnose yet" in text
+    assert "0.12 ms" in text

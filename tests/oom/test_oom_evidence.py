@@ -99,3 +99,23 @@ def test_merge_keeps_primary_figures():
     d.allocated_bytes, d.total_bytes = 99, 100
     merge_into(a, b)
     assert a.device.allocated_bytes == 1 and a.device.total_bytes == 100
+
+
+def test_nvml_devices_map_to_cuda_indices():
+    """NVML GPU 2 is CUDA device 0 in a process started with CUDA_VISIBLE_DEVICES=2 (by UUID, else by CVD)."""
+    fake = make_fake_pynvml([FakeDevice(i, compute_processes=[FakeProcess(ME, 7 * GiB)] if i == 2 else [])
+                             for i in range(3)])
+    evidence = gather_evidence(ME, nvml=fake)
+    assert [d.index for d in evidence.devices] == [2]
+    by_cvd = report_from_probe({"probe_version": 1, "env": {"CUDA_VISIBLE_DEVICES": "2"},
+                                "devices": [{"index": 0, "allocated_bytes": 5 * GiB, "reserved_bytes": 6 * GiB}]})
+    merge_into(by_cvd, evidence)
+    assert [d.index for d in by_cvd.devices] == [0] and by_cvd.device.process_used_bytes == 7 * GiB
+    uuid = evidence.devices[0].uuid
+    by_uuid = report_from_probe({"probe_version": 1, "devices": [
+        {"index": 0, "uuid": uuid.removeprefix("GPU-"), "allocated_bytes": 5 * GiB, "reserved_bytes": 6 * GiB}]})
+    merge_into(by_uuid, evidence)
+    assert [d.index for d in by_uuid.devices] == [0] and by_uuid.device.non_pytorch_bytes == 1 * GiB
+    hidden = report_from_probe({"probe_version": 1, "env": {"CUDA_VISIBLE_DEVICES": "0"}, "devices": []})
+    merge_into(hidden, evidence)
+    assert hidden.devices == [] and any("not visible" in n for n in hidden.notes)

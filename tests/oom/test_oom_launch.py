@@ -13,7 +13,8 @@ import pytest
 from oom_support import load_cases, needs_torch
 
 from gpudesk.oom.errors import LaunchError
-from gpudesk.oom.launch import _Channel, launch_job
+from gpudesk.oom.launch import launch_job
+from gpudesk.oom.launch_channel import JobChannel
 
 CASES = load_cases()
 
@@ -114,7 +115,7 @@ def test_launch_not_executable(tmp_path):
 def test_channel_skips_invalid_lines_and_waits_for_partial_ones(tmp_path):
     path = tmp_path / "1.jsonl"
     path.write_bytes(b'{"type": "hello", "pid": 1}\nnot json\n[1]\n{"type": "sam')
-    ch = _Channel(tmp_path)
+    ch = JobChannel(tmp_path)
     docs = ch.read()
     assert [d["type"] for d in docs] == ["hello"] and ch.bad_lines == 2
     with open(path, "ab") as fh:

@@ -154,3 +154,19 @@ def test_shortage_sizing_effects_with_workload():
     assert effects["bf16 mixed precision"].saved_bytes == 0
     assert "does not save" in effects["bf16 mixed precision"].note
     assert cause.sizing == sorted(cause.sizing, key=lambda e: -e.saved_bytes)
+
+
+def test_kv_budget_bytes_from_sizing():
+    # vllm#2418: a LLaMA-2-7B-shaped fp16 model: ~0.5 MiB per token, so 3664 tokens is about 1.8 GiB
+    import json
+    from pathlib import Path
+
+    from gpudesk.sizing.shapes import spec_from_params
+
+    cases = [json.loads(x) for x in (Path(__file__).parent.parent / "fixtures/oom/cases.jsonl").read_text().splitlines()]
+    cause = diagnose_text(cases[25]["message"], spec=spec_from_params(7e9)).causes[0]
+    assert cause.id == "kv_cache_budget"
+    assert 0.5 * MiB <= cause.evidence["kv_bytes_per_token"] <= 0.55 * MiB
+    assert 1.7 * GiB < cause.evidence["kv_cache_bytes"] < 1.95 * GiB
+    assert cause.evidence["kv_missing_bytes"] == 432 * cause.evidence["kv_bytes_per_token"]
+    assert cause.sizing[0].saved_bytes == 4096 * cause.evidence["kv_bytes_per_token"] // 2

@@ -262,7 +262,8 @@ def test_pcie_byte_counters_average_over_the_interval_when_supported():
     now = [0.0]
     fake = make_fake_pynvml([FakeDevice(0, pcie_counters=True, pcie_tx_kb=500, pcie_rx_kb=1000),
                              FakeDevice(1, pcie_tx_kb=500)], clock=lambda: now[0])
-    src = NvmlSource(nvml=fake, clock=lambda: now[0])
+    assert NvmlSource(nvml=fake).pcie_methods[0].startswith("20 ms")  # opt-in only
+    src = NvmlSource(nvml=fake, clock=lambda: now[0], pcie_counters=True)
     first = src.read()
     assert first.samples[0].values[m.PCIE_RX] == 1000 * 1024.0  # first tick: the 20 ms sample
     now[0] += 2.0

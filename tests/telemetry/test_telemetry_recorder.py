@@ -226,3 +226,11 @@ def test_replay_seek():
     out = rp.poll()
     assert [b.t for b in out] == [float(ten.t[0]) + 7]
     assert out[0].samples[0].gpu_uuid is None and out[0].source == "replay"
+
+
+def test_load_only_some_metrics_and_gpus():
+    db = open_store()
+    res = import_dmon_log(FIX / "sample_a_pucvmet.txt", db=db)
+    f = load_frame(db, res.session_id, metrics=[m.GPU_UTIL, m.PCIE_RX, "not_a_metric"], gpus=[1, 3])
+    assert set(f.metrics) == {m.GPU_UTIL, m.PCIE_RX} and f.gpus == [1, 3]
+    assert f.series(3, m.GPU_UTIL)[1].tolist() == [18.0]

@@ -138,3 +138,23 @@ def test_real_nvml_read_of_all_devices():
                 assert v is not None or s.reasons.get(name), name
     finally:
         src.close()
+
+
+def test_cli_stream_records_a_dmon_command(tmp_path, capsys):
+    script = tmp_path / "fake_dmon.py"
+    script.write_text(f"print(open({str(FIX / 'sample_a_pucvmet.txt')!r}).read(), flush=True)\n")
+    cmd = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+    assert main(["monitor", "stream", cmd, "--duration", "20s"]) == 0
+    assert "Session 1: 4 GPU samples written." in capsys.readouterr().out
+    assert main(["monitor", "analyze", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["gpus"]["3"]["metrics"][m.GPU_UTIL]["median"] == 18.0
+
+
+def test_cli_stream_errors(tmp_path, capsys):
+    assert main(["monitor", "stream", "gpudesk-no-such-command-xyz"]) == 2
+    assert "not found" in capsys.readouterr().err
+    script = tmp_path / "f.py"
+    script.write_text(f"print(open({str(FIX / 'sample_f_unsupported.txt')!r}).read())\n")
+    assert main(["monitor", "stream", f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"]) == 2
+    assert "Not supported on the device(s)" in capsys.readouterr().err

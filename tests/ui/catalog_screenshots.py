@@ -39,7 +39,7 @@ def main() -> int:
     window = MainWindow(settings=settings)
     window.resize(*SIZE)
     window.show()
-    tab = next(window.tabs.widget(i) for i in range(window.tabs.count()) if isinstance(window.tabs.widget(i), CatalogTab))
+    tab = next(window.tab(i) for i in range(window.tabs.count()) if isinstance(window.tab(i), CatalogTab))
     window.tabs.setCurrentWidget(tab)
     tab.set_user_price("rtx4090", 1799.0)
     window.message_bar.hide()

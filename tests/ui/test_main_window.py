@@ -23,7 +23,7 @@ def settings(tmp_path):
 
 def _catalog_tab(window: MainWindow) -> CatalogTab:
     for index in range(window.tabs.count()):
-        widget = window.tabs.widget(index)
+        widget = window.tab(index)
         if isinstance(widget, CatalogTab):
             return widget
     raise AssertionError("no Catalog tab")
@@ -59,7 +59,7 @@ def test_opens_with_a_corrupt_store(qtbot, settings):
 
 def test_geometry_and_last_tab_are_remembered(qtbot, monkeypatch, settings):
     # Two tabs so that "last tab" is observable whatever other tabs are registered.
-    monkeypatch.setattr(main_window_module, "TAB_CLASSES", [("gpudesk.ui.catalog.tab", "CatalogTab")] * 2)
+    monkeypatch.setattr(main_window_module, "TAB_CLASSES", [("gpudesk.ui.catalog.tab", "CatalogTab", "Catalog")] * 2)
     first = MainWindow(settings=settings)
     qtbot.addWidget(first)
     first.show()
@@ -121,3 +121,30 @@ def test_help_menu_opens_about(qtbot, settings, monkeypatch):
     help_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Help")
     next(a for a in help_menu.actions() if "About" in a.text()).trigger()
     assert shown == ["About gpudesk and data sources"]
+
+
+def test_tabs_are_built_when_first_shown(qtbot, settings):
+    window = MainWindow(settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    pages = [window.tabs.widget(i) for i in range(window.tabs.count())]
+    current = window.tabs.currentIndex()
+    assert pages[current].content is not None
+    assert all(not p.built for i, p in enumerate(pages) if i != current)
+    other = (current + 1) % window.tabs.count()
+    window.tabs.setCurrentIndex(other)
+    assert pages[other].content is not None
+
+
+def test_a_broken_tab_reports_and_others_work(qtbot, monkeypatch, settings):
+    monkeypatch.setattr(main_window_module, "TAB_CLASSES", [
+        ("gpudesk.ui.catalog.tab", "CatalogTab", "Catalog"),
+        ("gpudesk.ui.no_such_module", "Nothing", "Broken"),
+    ])
+    window = MainWindow(settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    assert window.tab(1) is None
+    assert "could not be opened" in window.tabs.widget(1).error
+    assert "could not be opened" in window.message_bar.text()
+    assert isinstance(window.tab(0), CatalogTab)

@@ -58,35 +58,54 @@ def _size(m: re.Match | None, group: int = 1) -> int | None:
     return None if m is None else to_bytes(m.group(group), m.group(group + 1))
 
 
-def _first_message(flat: str) -> tuple[str, int]:
-    """The first OOM message (up to the next one) and how many messages the text holds."""
-    starts = [m.start() for m in re.finditer(r"CUDA out of memory|(?<!CUDA out of memory\. )Tried to allocate", flat)]
-    # "CUDA out of memory. Tried to allocate" counts once.
-    starts = sorted(set(starts))
+def _messages(flat: str) -> list[str]:
+    """Every OOM message in the flattened text, each up to the next one (the first with up to 200 characters
+    before it, for prefixes such as ``[rank2]: torch.OutOfMemoryError:``)."""
+    starts = sorted({m.start() for m in re.finditer(r"CUDA out of memory|Tried to allocate", flat)})
     merged: list[int] = []
     for s in starts:
-        if merged and s - merged[-1] < 40:
+        if merged and s - merged[-1] < 40:  # "CUDA out of memory. Tried to allocate" counts once
             continue
         merged.append(s)
     if not merged:
-        return flat, 0
-    begin = max(0, merged[0] - 200)
-    end = merged[1] if len(merged) > 1 else len(flat)
-    return flat[begin:end], len(merged)
+        return [flat]
+    bounds = [max(0, merged[0] - 200)] + merged[1:] + [len(flat)]
+    return [flat[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+def _other_gpus(messages: list[str], report: MemoryReport) -> None:
+    """Figures of further GPUs from later messages (several ranks in one log), for multi_gpu_imbalance."""
+    for msg in messages:
+        dev_m = _DEV_NEW.search(msg) or _DEV_OLD.search(msg)
+        if dev_m is None or any(d.index == int(dev_m.group(1)) for d in report.devices):
+            continue
+        dev = report.ensure_device(int(dev_m.group(1)))
+        dev.total_bytes = _size(_TOTAL_NEW.search(msg)) or _size(_TOTAL_OLD.search(msg))
+        dev.free_bytes = _size(_FREE_NEW.search(msg) or _FREE_OLD.search(msg))
+        dev.allocated_bytes = _size(_ALLOC_NEW.search(msg) or _ALLOC_OLD.search(msg))
+        dev.process_used_bytes = _size(_THIS.search(msg))
+        reserved, unalloc = _size(_RESERVED_OLD.search(msg)), _size(_UNALLOC.search(msg))
+        if reserved is not None:
+            dev.reserved_bytes = reserved
+        elif unalloc is not None and dev.allocated_bytes is not None:
+            dev.reserved_bytes = dev.allocated_bytes + unalloc
 
 
 def parse(text: str, report: MemoryReport) -> bool:
-    """Fill ``report`` from the first PyTorch OOM message in ``text``; False when there is none."""
+    """Fill ``report`` from the first PyTorch OOM message in ``text`` (later messages for other GPUs add those
+    GPUs' figures); False when there is none."""
     if not matches(text):
         return False
     flat = re.sub(r"\s+", " ", text)
-    msg, count = _first_message(flat)
+    messages = _messages(flat)
+    msg, count = messages[0], len(messages)
     report.framework = "pytorch"
     report.kind = "pytorch_oom"
     parsed = report.parsed
     if count > 1:
         parsed["oom_messages"] = count
-        report.notes.append(f"The text holds {count} OOM messages; the first one is diagnosed.")
+        report.notes.append(f"The text holds {count} OOM messages; the first one is diagnosed, the others add "
+                            "their GPUs' figures.")
 
     requested = _size(_REQ.search(msg))
     dev_m = _DEV_NEW.search(msg) or _DEV_OLD.search(msg)
@@ -201,6 +220,8 @@ def parse(text: str, report: MemoryReport) -> bool:
         parsed["other_processes_count"] = len(procs)
         for pid, used in procs:
             parsed[f"process_{pid}_bytes"] = used
+
+    _other_gpus(messages[1:], report)
 
     # What is missing, so a partial result says so.
     missing = report.missing

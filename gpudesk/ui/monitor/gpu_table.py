@@ -32,6 +32,7 @@ class GpuTableModel(QAbstractTableModel):
     """Rows: GPU columns of the history buffer. ``set_latest`` updates values; check state = shown in plots."""
 
     checkedChanged = Signal(list)
+    firstValues = Signal()  # the first values arrived after set_devices (the view sizes its columns then)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -40,6 +41,7 @@ class GpuTableModel(QAbstractTableModel):
         self.latest: dict[int, dict[str, float | None]] = {}
         self.reasons: dict[tuple[int, str], str] = {}
         self.checked: set[int] = set()
+        self._sized = False
 
     def set_devices(self, devices: list[DeviceInfo], links: dict[int, tuple[float | None, str]]) -> None:
         self.beginResetModel()
@@ -48,6 +50,7 @@ class GpuTableModel(QAbstractTableModel):
         self.checked = set(range(min(len(devices), 8)))
         self.latest = {}
         self.reasons = {}
+        self._sized = False
         self.endResetModel()
 
     def update_devices(self, devices: list[DeviceInfo]) -> None:
@@ -56,13 +59,19 @@ class GpuTableModel(QAbstractTableModel):
         self._changed()
 
     def set_latest(self, latest: dict[int, dict[str, float | None]], reasons: dict[tuple[int, str], str]) -> None:
+        first = not self._sized and bool(latest)
         self.latest = latest
         self.reasons = reasons
         self._changed()
+        if first:
+            self._sized = True
+            self.firstValues.emit()
 
     def _changed(self) -> None:
         if self.devices:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(self.devices) - 1, len(COLUMNS) - 1))
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.devices) - 1, len(COLUMNS) - 1),
+                                  [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole,
+                                   Qt.ItemDataRole.ForegroundRole])
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt override
         return 0 if parent.isValid() else len(self.devices)
@@ -186,6 +195,12 @@ class GpuTable(QTableView):
         self.verticalHeader().setVisible(False)
         self.verticalHeader().setDefaultSectionSize(22)
         header = self.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # Interactive, sized once per source: ResizeToContents would measure every cell on every update.
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
+        self.model().modelReset.connect(self._fit_columns)
+        self.model().firstValues.connect(self._fit_columns)
+
+    def _fit_columns(self) -> None:
+        self.resizeColumnsToContents()
         self.setToolTip(self.tr("Tick a GPU to draw it in the plots; hover a value to see why it is N/A."))

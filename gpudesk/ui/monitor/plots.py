@@ -77,6 +77,7 @@ class MonitorPlots(QWidget):
         self._pcie_share = False
         self._setting_range = False
         self.last_refresh_points = 0
+        self._y_ranges: dict[str, tuple[float, float]] = {}
 
         self.view = pg.GraphicsLayoutWidget(self)
         self.view.setBackground("w")
@@ -95,8 +96,9 @@ class MonitorPlots(QWidget):
                 # No grid: pyqtgraph paints grid lines through the axis picture, which cost ~60 ms per repaint of
                 # the eight plots in software rendering (measured), far more than the curves themselves.
                 for side in ("left", "bottom"):
-                    plot.getAxis(side).setPen(pg.mkPen("#d9d9d9"))
+                    plot.getAxis(side).setPen(pg.mkPen("#bbbbbb"))
                     plot.getAxis(side).setTextPen(pg.mkPen("#404040"))
+                plot.getAxis("left").enableAutoSIPrefix(False)  # units are already scaled (GiB, MHz, %)
                 plot.setMenuEnabled(False)
                 plot.hideButtons()
                 plot.getViewBox().setMouseEnabled(x=True, y=False)
@@ -284,7 +286,9 @@ class MonitorPlots(QWidget):
             return
         if hi <= lo:
             hi = lo + 1.0
-        self.plots[metric].setYRange(lo, hi, padding=0.05)
+        if self._y_ranges.get(metric) != (lo, hi):
+            self._y_ranges[metric] = (lo, hi)
+            self.plots[metric].setYRange(lo, hi, padding=0.05)
 
     def _scale(self, metric: str, gpu: int, y: np.ndarray) -> np.ndarray:
         if metric in PCIE_METRICS:

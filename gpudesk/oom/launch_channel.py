@@ -1,0 +1,209 @@
+"""What a launched job reports while it runs, read by :func:`gpudesk.oom.launch.launch_job` in its thread:
+
+* :class:`JobChannel`: the JSON lines the job's processes append to ``<out>/<pid>.jsonl`` (see
+  :mod:`gpudesk.oom.launch_bootstrap` for the line types);
+* :class:`JobWatcher`: non-invasive evidence (NVML per-process GPU memory, child process states);
+* :class:`JobCollector`: turns the lines into MemorySamples, status messages and the final MemoryReport.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import psutil
+
+from gpudesk.oom.errors import OomInputError, ProbeResultError
+from gpudesk.oom.evidence import merge_into
+from gpudesk.oom.parsers import parse_text
+from gpudesk.oom.probe_result import report_from_probe
+from gpudesk.oom.report import MemoryReport, MemorySample, ProcessMemory, WorkerState
+
+
+class JobChannel:
+    """Reads the JSON lines the job's processes append (keeps per-file offsets; partial lines wait)."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.offsets: dict[Path, int] = {}
+        self.partial: dict[Path, bytes] = {}
+        self.bad_lines = 0
+
+    def read(self) -> list[dict]:
+        docs = []
+        for path in sorted(self.folder.glob("*.jsonl")):
+            with open(path, "rb") as fh:
+                fh.seek(self.offsets.get(path, 0))
+                data = self.partial.pop(path, b"") + fh.read()
+                self.offsets[path] = fh.tell()
+            *lines, rest = data.split(b"\n")
+            if rest:
+                self.partial[path] = rest
+            for line in lines:
+                try:
+                    doc = json.loads(line)
+                except ValueError:
+                    self.bad_lines += 1
+                    continue
+                if isinstance(doc, dict):
+                    docs.append(doc)
+                else:
+                    self.bad_lines += 1
+        return docs
+
+
+class JobWatcher:
+    """Non-invasive evidence while the job runs: NVML per-process memory and child process states."""
+
+    def __init__(self, pid: int, nvml):
+        self.pid = pid
+        self.nvml = nvml
+        self.enabled = True
+        self.notes: list[str] = []
+        self.listing = None
+        self.job_pids: set[int] = {pid}
+        self.workers: dict[int, WorkerState] = {}
+
+    def poll(self, proc: psutil.Process) -> None:
+        try:
+            children = proc.children(recursive=True)
+        except psutil.NoSuchProcess:
+            return
+        for child in children:
+            self.job_pids.add(child.pid)
+            try:
+                status, name = child.status(), child.name()
+            except psutil.NoSuchProcess:
+                status, name = "dead", None
+            except psutil.AccessDenied:
+                status, name = "unknown", None
+            worker = self.workers.get(child.pid) or WorkerState(pid=child.pid, status=status, name=name)
+            if worker.status not in ("zombie", "dead"):
+                worker.status = status
+            self.workers[child.pid] = worker
+        if not self.enabled:
+            return
+        from gpudesk.telemetry.nvml_processes import list_gpu_processes
+        from gpudesk.telemetry.nvml_session import NvmlUnavailableError, shared_session
+
+        try:
+            self.listing = list_gpu_processes(shared_session(self.nvml))
+        except NvmlUnavailableError as exc:
+            self.enabled = False
+            status = getattr(exc, "status", None)
+            self.notes.append("NVML unavailable: " + (getattr(status, "message", None) or str(exc)))
+
+    def apply(self, report: MemoryReport) -> None:
+        """Merge the last NVML view and the child states into ``report`` (NVML indices mapped by
+        :func:`gpudesk.oom.evidence.merge_into`)."""
+        report.notes.extend(n for n in self.notes if n not in report.notes)
+        if self.workers and not report.workers:
+            report.workers = [w for pid, w in self.workers.items() if pid != self.pid]
+        if self.listing is None:
+            return
+        evidence = MemoryReport(source="evidence")
+        used: dict[int, list[int | None]] = {}
+        for p in self.listing:
+            if p.pid not in self.job_pids:
+                continue
+            for w in report.workers:
+                if w.pid == p.pid:
+                    w.on_gpu = True
+            used.setdefault(p.gpu_index, []).append(p.used_memory_bytes)
+            evidence.ensure_device(p.gpu_index).uuid = p.gpu_uuid
+        for dev in evidence.devices:
+            values = used[dev.index]
+            dev.process_used_bytes = None if None in values else sum(values)  # the job's processes on this GPU
+            dev.other_processes = [
+                ProcessMemory(pid=p.pid, used_bytes=p.used_memory_bytes, gpu_index=dev.index, name=p.name,
+                              user=p.user, alive=p.visible)
+                for p in self.listing if p.gpu_index == dev.index and p.pid not in self.job_pids
+            ]
+        merge_into(report, evidence)
+
+
+class JobCollector:
+    """Turns the job's JSON lines into MemorySamples, status messages and the final report."""
+
+    def __init__(self, pid: int, on_sample, progress):
+        self.pid = pid
+        self.on_sample = on_sample
+        self.progress = progress
+        self.report = MemoryReport(source="launch", pid=pid)
+        self.oom_events: list[dict] = []
+        self.final: dict[int, dict] = {}
+        self.hello: set[int] = set()
+        self.status: dict[int, str] = {}
+
+    def feed(self, docs: list[dict], start_epoch: float) -> None:
+        for doc in docs:
+            kind, pid = doc.get("type"), doc.get("pid")
+            t = float(doc.get("t", start_epoch)) - start_epoch
+            if kind == "hello":
+                self.hello.add(pid)
+            elif kind == "status":
+                self.status[pid] = doc.get("status")
+                if self.progress and doc.get("status") != "sampling":
+                    self.progress(f"Process {pid}: {doc.get('status')}", None)
+            elif kind == "sample":
+                for d in doc.get("devices") or []:
+                    sample = MemorySample(t_s=t, pid=pid, device_index=d.get("index"),
+                                          allocated_bytes=d.get("allocated_bytes"),
+                                          reserved_bytes=d.get("reserved_bytes"),
+                                          peak_allocated_bytes=d.get("peak_allocated_bytes"))
+                    self.report.samples.append(sample)
+                    if self.on_sample:
+                        self.on_sample(sample)
+            elif kind == "oom":
+                self.oom_events.append(doc)
+                if self.progress:
+                    self.progress(f"Process {pid} ran out of memory on GPU {doc.get('device')}; snapshot taken.", None)
+            elif kind == "final":
+                self.final[pid] = doc.get("probe") or {}
+
+    def finish(self, tail) -> MemoryReport:
+        text = "".join(tail)
+        base: MemoryReport | None = None
+        if text.strip():
+            try:
+                parsed = parse_text(text)
+                if parsed.kind != "unknown":
+                    base = parsed
+            except OomInputError:
+                base = None
+        probe_report = None
+        event = self.oom_events[0] if self.oom_events else None
+        doc = event.get("probe") if event else self.final.get(self.pid) or next(iter(self.final.values()), None)
+        if doc:
+            try:
+                probe_report = report_from_probe(doc, source="launch")
+            except ProbeResultError as exc:
+                self.report.notes.append(f"The job's probe answer could not be read: {exc}")
+        if base is None:
+            base = probe_report or MemoryReport(source="launch")
+        elif probe_report is not None:
+            merge_into(base, probe_report)
+            for attr in ("torch_imported", "cuda_initialized", "torch_version", "python_version", "status"):
+                setattr(base, attr, getattr(probe_report, attr))
+        if event is not None:
+            if base.requested_bytes is None:
+                base.requested_bytes = event.get("alloc_bytes")
+            if base.device_index is None:
+                base.device_index = event.get("device")
+            base.parsed["oom_observer_alloc_bytes"] = event.get("alloc_bytes")
+            base.parsed["oom_observer_device_free_bytes"] = event.get("device_free_bytes")
+        base.source = "launch"
+        base.pid = self.pid
+        base.samples = self.report.samples
+        base.host_rss_samples = self.report.host_rss_samples
+        base.notes.extend(self.report.notes)
+        if base.status is None:
+            base.status = self.status.get(self.pid)
+        if not self.hello:
+            base.notes.append(
+                "The probe did not load in the job: the command is not Python, or it runs Python with -I/-S "
+                "(no sitecustomize), or it clears PYTHONPATH. Output was still captured and parsed."
+            )
+        if text and base.text is None:
+            base.text = text
+        return base

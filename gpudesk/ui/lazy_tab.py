@@ -1,0 +1,58 @@
+"""A tab page that imports and builds its real widget the first time it is shown.
+
+Start-up then pays only for the tab that is open; the others (pyqtgraph, numpy, NVML) load when the user
+first switches to them. A tab that fails to build shows why, as plain text, and the rest of the app works.
+"""
+
+from __future__ import annotations
+
+import importlib
+import traceback
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from gpudesk.ui.context import AppContext
+
+
+class LazyTab(QWidget):
+    """Holds ``module.class_name(ctx, self)`` once :meth:`ensure_built` has run."""
+
+    def __init__(self, ctx: AppContext, module: str, class_name: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._ctx = ctx
+        self._module = module
+        self._class_name = class_name
+        self.content: QWidget | None = None
+        self.error: str | None = None
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+
+    @property
+    def built(self) -> bool:
+        return self.content is not None or self.error is not None
+
+    def ensure_built(self) -> QWidget | None:
+        """Build the real tab if not yet done; returns it, or None when it failed (see :attr:`error`)."""
+        if self.built:
+            return self.content
+        try:
+            cls = getattr(importlib.import_module(self._module), self._class_name)
+            self.content = cls(self._ctx, self)
+        except Exception as exc:  # noqa: BLE001 - a broken tab is reported; the other tabs keep working
+            self.error = self.tr("This tab could not be opened: {0}").format(f"{type(exc).__name__}: {exc}")
+            label = QLabel(self.error + "\n\n" + traceback.format_exc(), self)
+            label.setTextFormat(Qt.TextFormat.PlainText)
+            label.setWordWrap(True)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+            self._layout.addWidget(label)
+            self._ctx.notify(self.error, "error")
+            return None
+        self._layout.addWidget(self.content)
+        return self.content
+
+    def shutdown(self) -> None:
+        closer = getattr(self.content, "shutdown", None)
+        if callable(closer):
+            closer()
