@@ -1,8 +1,9 @@
 """``gpudesk plan`` and ``gpudesk estimate memory``: the planner and the memory estimator from the command line.
 
-``gpudesk plan --profile FILE.toml [--format md|json|csv] [--candidate N] [--output FILE]`` plans a TOML
-profile (see resources/examples) against the bundled catalog: ``json`` prints ``plan_to_dict`` (keys with
-units), ``md`` the configuration sheet of the chosen candidate, ``csv`` its bill of materials.
+``gpudesk plan --profile FILE.toml [--format md|json|csv] [--candidate N] [--output FILE] [--no-my-prices]``
+plans a TOML profile (see resources/examples) against the bundled catalog: ``json`` prints ``plan_to_dict``
+(keys with units), ``md`` the configuration sheet of the chosen candidate, ``csv`` its bill of materials.
+Your own GPU prices (Catalog tab, user store) are used when the user store opens, unless ``--no-my-prices``.
 
 ``gpudesk estimate memory --model NAME | --params N | --config config.json --mode train|lora|qlora|inference``
 prints the per-GPU memory breakdown in GiB and bytes (``--json`` for a JSON object); ``--gpu NAME`` adds the
@@ -27,6 +28,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--format", choices=("md", "json", "csv"), default="md", help="md: configuration sheet; json: the whole plan; csv: bill of materials")
     p.add_argument("--candidate", type=int, default=1, metavar="N", help="which ranked candidate the sheet describes (1 = top)")
     p.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
+    p.add_argument("--no-my-prices", action="store_true",
+                   help="ignore your own GPU prices (entered in the Catalog tab) and use the catalog's only")
     p.set_defaults(func=cmd_plan)
 
     e = subparsers.add_parser("estimate", help="estimate GPU memory for a model and workload")
@@ -42,7 +45,7 @@ def add_parser(subparsers) -> None:
                    help="optimizer accounting (16 ZeRO paper, 18 Megatron/DeepSpeed, 20 MT-NLG)")
     m.add_argument("--seq", type=int, default=2048, metavar="TOKENS", help="sequence length (training) or context (inference)")
     m.add_argument("--batch", type=int, default=1, metavar="N", help="micro-batch (training) or concurrent sequences (inference)")
-    m.add_argument("--gpus", type=int, default=1, metavar="N", help="GPUs the job is spread over")
+    m.add_argument("--gpus", type=int, default=None, metavar="N", help="GPUs the job is spread over (default: the --tp degree, else 1)")
     m.add_argument("--sharding", default="ddp", choices=("ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp-grad-op"))
     m.add_argument("--offload", default="none", choices=("none", "optimizer", "all"))
     m.add_argument("--recompute", default="none", choices=("none", "selective", "full"))
@@ -93,6 +96,42 @@ def _render(fmt: str, data: dict, profile: dict, index: int, catalog) -> str:
         raise CliError(str(exc), status=1) from exc
 
 
+def my_prices() -> dict | None:
+    """The user's own GPU prices from the user store, or None when the store cannot be opened (a note goes to
+    stderr; the plan then uses catalog prices only)."""
+    import sqlite3
+
+    from gpudesk.store import StoreError, open_store
+    from gpudesk.store.prices import price_overrides
+
+    try:
+        db = open_store()
+    except StoreError as exc:
+        print(f"note: your prices are not used, the user database did not open: {exc}", file=sys.stderr)
+        return None
+    try:
+        return price_overrides(db)
+    except (StoreError, sqlite3.Error) as exc:
+        print(f"note: your prices are not used, they could not be read: {exc}", file=sys.stderr)
+        return None
+    finally:
+        db.close()
+
+
+def deciding_reasons(rejected, limit: int = 5) -> str:
+    """The rejections that say the most: one per distinct reason (the same rule over many GPUs is one entry)."""
+    import re
+
+    seen: dict[str, str] = {}
+    for r in rejected:
+        for reason in r.reasons:
+            # Numbers and names differ between GPUs; the rule's wording does not.
+            rule = re.sub(r"[\d.,]+|\b[A-Z][\w-]*\b", "#", reason)[:60]
+            if rule not in seen:
+                seen[rule] = f"{r.gpu_id}: {reason}"
+    return "; ".join(list(seen.values())[:limit])
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     from gpudesk.planner import PlanInputError, load_profile, plan, plan_to_dict, requirement_to_dict
     from gpudesk.sizing import SizingError
@@ -102,17 +141,22 @@ def cmd_plan(args: argparse.Namespace) -> int:
     except PlanInputError as exc:
         raise CliError(f"profile {args.profile}: {exc}") from exc
     catalog = _catalog()
+    prices = None if args.no_my_prices else my_prices()
     try:
-        result = plan(req, catalog)
-    except (PlanInputError, SizingError) as exc:
+        result = plan(req, catalog, price_overrides=prices)
+    except PlanInputError as exc:
+        if exc.field.startswith("price_overrides."):
+            raise CliError(f"your price for {exc.field.split('.', 1)[1]}: {exc.detail} (or use --no-my-prices)") from exc
+        raise CliError(f"profile {args.profile}: {exc}") from exc
+    except SizingError as exc:
         raise CliError(f"profile {args.profile}: {exc}") from exc
     data = plan_to_dict(result)
     if args.format == "json":
         _emit(json.dumps(data, indent=2, ensure_ascii=False), args.output)
     else:
         if not result.candidates:
-            reasons = "; ".join(f"{r.gpu_id}: {r.reasons[0]}" for r in result.rejected[:5])
-            raise CliError(f"no GPU configuration can run this requirement ({reasons}). Use --format json for every rejection.", status=1)
+            raise CliError(f"no GPU configuration can run this requirement ({deciding_reasons(result.rejected)}). "
+                           "Use --format json for every rejection.", status=1)
         if not 1 <= args.candidate <= len(result.candidates):
             raise CliError(f"--candidate must be between 1 and {len(result.candidates)}")
         _emit(_render(args.format, data, requirement_to_dict(req), args.candidate - 1, catalog), args.output)
@@ -143,6 +187,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
 
     spec = _spec(args)
     inference = args.mode == "inference"
+    if args.gpus is None:
+        args.gpus = args.tp if args.tp and args.tp > 0 else 1
     workload = MemoryWorkload(
         mode=args.mode, precision=args.precision, optimizer=args.optimizer, seq_len_tokens=args.seq,
         micro_batch_size=args.batch, gpus=args.gpus, sharding=args.sharding, offload=args.offload,

@@ -42,25 +42,44 @@ MAX_REQUEST_BYTES = 4096
 _state: dict = {}
 
 
+def _candidates() -> list[Path]:
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    tmp = Path(tempfile.gettempdir()) / f"gpudesk-agents-{os.getuid()}"
+    return [Path(runtime) / "gpudesk-agents", tmp] if runtime and os.path.isdir(runtime) else [tmp]
+
+
+def _check_private(base: Path) -> None:
+    st = base.lstat()
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & 0o077:
+        raise PermissionError(f"{base} is not a private folder of this user; the gpudesk agent will not use it.")
+
+
 def agent_dir(create: bool = False) -> Path:
-    """The per-user agent folder (see the module docstring).
+    """The per-user agent folder the agent of this process uses (see the module docstring).
 
     Raises:
         PermissionError: the folder exists but is not private to this user.
     """
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
-    base = Path(runtime) / "gpudesk-agents" if runtime and os.path.isdir(runtime) else \
-        Path(tempfile.gettempdir()) / f"gpudesk-agents-{os.getuid()}"
+    base = _candidates()[0]
     if create:
         base.mkdir(mode=0o700, exist_ok=True)
     if base.exists():
-        st = base.lstat()
-        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & 0o077:
-            raise PermissionError(f"{base} is not a private folder of this user; the gpudesk agent will not use it.")
+        _check_private(base)
     return base
 
 
 def socket_path(pid: int) -> Path:
+    """Where the agent of ``pid`` listens. A job started from another session (SSH, tmux, cron) may have had
+    no XDG_RUNTIME_DIR and used the temp-folder location: both are looked at; the first existing one wins.
+
+    Raises:
+        PermissionError: a folder that holds the socket is not private to this user.
+    """
+    for base in _candidates():
+        path = base / f"{pid}.sock"
+        if path.exists():
+            _check_private(base)
+            return path
     return agent_dir() / f"{pid}.sock"
 
 
@@ -201,7 +220,7 @@ def query_agent_signal(pid: int, *, timeout_s: float = 10.0) -> bytes:
     why = agent_available(pid)
     if why:
         raise MethodUnavailable("agent", why)
-    path = agent_dir() / f"{pid}.json"
+    path = socket_path(pid).with_suffix(".json")
     if path.exists():
         path.unlink()
     os.kill(pid, signal.SIGUSR1)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -19,9 +20,10 @@ Progress = Callable[[str, "float | None"], None]
 class PrivateDir:
     """Context manager: a fresh 0700 folder, removed on exit (with everything in it)."""
 
-    def __init__(self, prefix: str = "gpudesk-oom-", base: str | os.PathLike | None = None):
+    def __init__(self, prefix: str = "gpudesk-oom-", base: str | os.PathLike | None = None, strict: bool = True):
         self.prefix = prefix
         self.base = base
+        self.strict = strict  # False: a folder that cannot be removed is reported on stderr, not raised
         self.path: Path | None = None
 
     def __enter__(self) -> Path:
@@ -38,10 +40,14 @@ class PrivateDir:
                 return
             except FileNotFoundError:
                 return
-            except OSError:
-                # A late probe may be writing its answer while we clean up (after a timeout): retry briefly.
+            except OSError as exc:
+                # A late probe may be writing its answer while we clean up (after a timeout), or a job's
+                # leftover background process its samples: retry briefly.
                 if attempt == 2:
-                    raise
+                    if self.strict:
+                        raise
+                    sys.stderr.write(f"gpudesk: could not remove the private folder {self.path}: {exc}\n")
+                    return
                 time.sleep(0.1)
 
 

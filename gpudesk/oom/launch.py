@@ -86,7 +86,10 @@ def _prepare(folder: Path, interval_s: float, record_history: bool, env: dict | 
     return full, out
 
 
-def _job_rss(proc: psutil.Process) -> int | None:
+def _job_rss(proc: psutil.Process | None) -> int | None:
+    """Resident host memory of the job (all its processes), bytes; None when none could be read."""
+    if proc is None:
+        return None
     try:
         procs = [proc] + proc.children(recursive=True)
     except psutil.NoSuchProcess:
@@ -130,7 +133,7 @@ def launch_job(
     argv = _resolve(argv, cwd)
     if interval_s <= 0:
         raise LaunchError(f"The sampling interval must be positive, got {interval_s} s.")
-    with PrivateDir(prefix="gpudesk-run-") as folder:
+    with PrivateDir(prefix="gpudesk-run-", strict=False) as folder:
         full_env, out = _prepare(folder, interval_s, record_history, env)
         try:
             proc = subprocess.Popen(argv, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -152,30 +155,39 @@ def launch_job(
         state = JobCollector(proc.pid, on_sample, progress)
         channel = JobChannel(out)
         tail: collections.deque[str] = collections.deque(maxlen=OUTPUT_TAIL_LINES)
-        ps_proc = psutil.Process(proc.pid)
+        try:
+            ps_proc = psutil.Process(proc.pid)
+        except psutil.NoSuchProcess:
+            ps_proc = None  # exited at once; output and lines are still read below
         watcher = JobWatcher(proc.pid, nvml)
         start = time.monotonic()
         next_rss = start
         stopped = False
-        while True:
-            running = proc.poll() is None
-            _drain(lines, tail, on_output)
-            state.feed(channel.read(), start_epoch=time.time() - (time.monotonic() - start))
-            now = time.monotonic()
-            if running and now >= next_rss:
-                rss = _job_rss(ps_proc)
-                if rss is not None:
-                    state.report.host_rss_samples.append((now - start, rss))
-                watcher.poll(ps_proc)
-                next_rss = now + interval_s
-            if not running:
-                break
-            if (stop is not None and stop.is_set()) or (timeout_s is not None and now - start > timeout_s):
-                stopped = True
-                _terminate(proc)
-                if progress:
-                    progress(f"Stopped process {proc.pid}.", None)
-            time.sleep(TICK_S)
+        try:
+            while True:
+                running = proc.poll() is None
+                _drain(lines, tail, on_output)
+                state.feed(channel.read(), start_epoch=time.time() - (time.monotonic() - start))
+                now = time.monotonic()
+                if running and now >= next_rss:
+                    rss = _job_rss(ps_proc)
+                    if rss is not None:
+                        state.report.host_rss_samples.append((now - start, rss))
+                    if ps_proc is not None:
+                        watcher.poll(ps_proc)
+                    next_rss = now + interval_s
+                if not running:
+                    break
+                if (stop is not None and stop.is_set()) or (timeout_s is not None and now - start > timeout_s):
+                    stopped = True
+                    _terminate(proc)
+                    if progress:
+                        progress(f"Stopped process {proc.pid}.", None)
+                time.sleep(TICK_S)
+        except BaseException:
+            # A callback raised or the caller was interrupted (Ctrl-C): do not leave the job running.
+            _terminate(proc)
+            raise
         reader.join(timeout=5)
         _drain(lines, tail, on_output)
         state.feed(channel.read(), start_epoch=time.time() - (time.monotonic() - start))

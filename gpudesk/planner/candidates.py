@@ -37,14 +37,21 @@ class PlanContext:
     def build(cls, req: Requirement, spec: ModelSpec, catalog) -> "PlanContext":
         links = {link.id: link for link in catalog.links()}
         network = links.get(req.operations.network_link)
-        if network is None:
+        if network is None or network.kind != "network":
             raise PlanInputError("operations.network_link", f"{req.operations.network_link!r} is not a catalog link; "
                                  f"use one of {', '.join(k for k, v in links.items() if v.kind == 'network')}.")
         servers = catalog.servers()
         if req.operations.existing_server and req.operations.existing_server not in {s.id for s in servers}:
             raise PlanInputError("operations.existing_server", f"{req.operations.existing_server!r} is not a catalog server; "
                                  f"use one of {', '.join(s.id for s in servers)}.")
-        return cls(req=req, spec=spec, gpus=catalog.gpus(), servers=servers, links=links, network=network,
+        gpus = catalog.gpus()
+        known = {g.id for g in gpus}
+        for gpu_id in req.tco.gpu_price_overrides_usd:
+            if gpu_id not in known:
+                close = sorted(k for k in known if k.startswith(str(gpu_id)[:4]))
+                raise PlanInputError("tco.gpu_price_overrides_usd", f"{gpu_id!r} is not a catalog GPU id"
+                                     + (f"; did you mean {', '.join(close)}?" if close else "; see `gpudesk catalog list`."))
+        return cls(req=req, spec=spec, gpus=gpus, servers=servers, links=links, network=network,
                    index=StackIndex.from_catalog(catalog))
 
 

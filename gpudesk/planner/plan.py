@@ -36,6 +36,10 @@ def _plan_warnings(req: Requirement, spec) -> list[str]:
     if req.model.mode != "inference" and d.modality in ("image-text", "video") and not req.model.train_flops_per_sample:
         out.append(f"Training FLOPs count the language model's {req.model.seq_len_tokens} tokens per sample only; add the "
                    "vision encoder's work through model.train_flops_per_sample for a tighter time estimate")
+    if req.model.mode != "inference" and req.workload.target_qps:
+        out.append(f"workload.target_qps {req.workload.target_qps:g} is not sized by this plan: it sizes the {req.model.mode} "
+                   f"job (training share {req.workload.training_share:.0%}); plan the serving side separately with "
+                   'mode = "inference"')
     if req.software.libraries:
         out.append("Pin and test the listed libraries on the delivered system: " + ", ".join(req.software.libraries))
     return out
@@ -89,13 +93,15 @@ def _unpriced_warning(ranked: list[Candidate]) -> str | None:
     names = list(dict.fromkeys(c.gpu_name for c in unpriced))
     text = (f"{len(names)} GPU type(s) among the candidates have no price ({', '.join(names[:6])}"
             f"{', ...' if len(names) > 6 else ''}): {PRICE_UNKNOWN_TEXT}; they rank after the priced options of their tier")
-    top = ranked[0]
-    contenders = [c for c in unpriced if c.break_even_price_usd and c.fits == top.fits
-                  and c.meets_deadline is not False and c.meets_qps is not False]
+    best: dict[str, Candidate] = {}
+    for c in unpriced:
+        if c.break_even_rank == 1 and c.break_even_price_usd:
+            if c.gpu_id not in best or c.break_even_price_usd > best[c.gpu_id].break_even_price_usd:
+                best[c.gpu_id] = c
+    contenders = sorted(best.values(), key=lambda c: -c.break_even_price_usd)[:3]
     if contenders:
-        best = max(contenders, key=lambda c: c.break_even_price_usd)
-        text += (f". {best.count} x {best.gpu_name} would rank first with a quote below "
-                 f"${best.break_even_price_usd:,.0f} per GPU")
+        text += ". Would rank first with a quote per GPU below: " + "; ".join(
+            f"{c.count} x {c.gpu_name} ${c.break_even_price_usd:,.0f}" for c in contenders)
     return text
 
 

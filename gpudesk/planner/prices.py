@@ -59,7 +59,7 @@ class GpuPrice:
     def describe(self) -> str:
         """One line for the rationale, e.g. ``"$33,600 per GPU: catalog price (2023-05; DGX H100 ...)"``."""
         if self.price_usd is None:
-            return f"GPU price: {PRICE_UNKNOWN_TEXT}"
+            return f"GPU {PRICE_UNKNOWN_TEXT}"
         amount = f"${self.price_usd:,.0f} per GPU"
         if self.origin == "user":
             entered = f", entered {self.date[:10]}" if self.date else ""

@@ -97,6 +97,9 @@ def _why_lower(c: Candidate, top: Candidate, key: tuple, top_key: tuple) -> str:
         if i == 5:
             return f"GPU {PRICE_UNKNOWN_TEXT}; options without a 3-year TCO rank after the priced ones of their tier"
         if i == 6:
+            if c.tco_3y_usd is None or top.tco_3y_usd is None:
+                return (f"GPU prices unknown for both; its known costs without the GPUs are ${mine:,.0f} against "
+                        f"${theirs:,.0f} for #1")
             return f"3-year TCO ${c.tco_3y_usd:,.0f} against ${top.tco_3y_usd:,.0f} for #1"
         if i == 7:
             return "same cost, longer time to result than #1"
@@ -131,6 +134,7 @@ def explain_ranking(ranked: list[Candidate], budget_usd: float | None = None, pr
             continue
         price = break_even_price_usd(c.tco.known_part_usd, c.count, dollar_multiplier, rival.tco_3y_usd)
         c.break_even_price_usd = price
-        where = f"#{ranked.index(rival) + 1} {rival.label} (${rival.tco_3y_usd:,.0f})"
+        c.break_even_rank = ranked.index(rival) + 1
+        where = f"#{c.break_even_rank} {rival.label} (${rival.tco_3y_usd:,.0f})"
         c.rank_reason += (f"; with a quote below ${price:,.0f} per GPU it would rank above {where}" if price is not None
                           else f"; even at $0 per GPU its other costs exceed {where}")

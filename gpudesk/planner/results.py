@@ -26,7 +26,7 @@ class Candidate:
     Data: ``data_rate_needed_bytes_per_s`` vs ``data_rate_available_bytes_per_s`` (None when unknown).
     Cost: ``tco`` (3-year TCO with breakdown in USD; total None when a price is missing), ``gpu_price`` (the
     price per GPU used and its origin: the profile, your price, the catalog, or unknown), and for an unknown
-    price ``break_even_price_usd`` (per-GPU quote below which it would beat the best priced option of its tier).
+    price ``break_even_price_usd`` (per-GPU quote below which it would beat the best priced option of its tier, ranked ``break_even_rank``).
     Ranking: ``rank_reason`` says why it sits where it does (gpudesk.planner.rank.explain_ranking).
     """
 
@@ -59,6 +59,7 @@ class Candidate:
     tco: Tco | None = None
     gpu_price: GpuPrice | None = None
     break_even_price_usd: float | None = None
+    break_even_rank: int | None = None
     rank_reason: str | None = None
     warnings: list[str] = field(default_factory=list)
     rationale: list[Rationale] = field(default_factory=list)

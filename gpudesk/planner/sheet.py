@@ -17,6 +17,8 @@ import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpudesk.planner.prices import PRICE_UNKNOWN_TEXT
+
 SHEET_FORMAT = "gpudesk-configuration-sheet"
 SHEET_VERSION = 1
 GIB = 1024**3
@@ -119,6 +121,14 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+def gpu_price_unknown(candidate: dict[str, Any]) -> bool:
+    """Whether the candidate's GPU price is unknown (``price_known`` false; older saved plans: no GPU line)."""
+    if isinstance(candidate.get("price_known"), bool):
+        return not candidate["price_known"]
+    tco = candidate.get("tco_breakdown_usd")
+    return isinstance(tco, dict) and bool(tco) and tco.get("gpus") is None
+
+
 def candidates_of(plan: dict[str, Any]) -> list[dict[str, Any]]:
     """The plan's candidate dictionaries, best first (as the planner ranked them)."""
     found = plan.get("candidates")
@@ -198,6 +208,9 @@ def _bom(candidate: dict[str, Any], profile: dict[str, Any], software: list[tupl
     servers = _num(candidate.get("servers")) or 1.0
     gpus_usd = _num(tco.get("gpus"))
     hosts_usd = _num(tco.get("hosts"))
+    gpu_notes = f"catalog id {candidate.get('gpu_id')}; {_int(candidate.get('gpu_power_w')) or 'N/A'} W for all GPUs at TDP"
+    if gpu_price_unknown(candidate):
+        gpu_notes = f"{PRICE_UNKNOWN_TEXT}; " + gpu_notes
     lines = [
         BomLine(
             "GPU",
@@ -205,8 +218,8 @@ def _bom(candidate: dict[str, Any], profile: dict[str, Any], software: list[tupl
             count,
             gpus_usd / count if gpus_usd is not None and count else None,
             gpus_usd,
-            notes=f"catalog id {candidate.get('gpu_id')}; {_int(candidate.get('gpu_power_w')) or 'N/A'} W for all GPUs at TDP",
-            source="gpudesk catalog (price, date and source per GPU row); user price overrides",
+            notes=gpu_notes,
+            source=str(candidate.get("gpu_price_text") or "gpudesk catalog (price, date and source per GPU row); your prices"),
         )
     ]
     if candidate.get("server_name") or candidate.get("server_id"):
@@ -258,18 +271,35 @@ def _bom(candidate: dict[str, Any], profile: dict[str, Any], software: list[tupl
 
 
 def post_delivery_checks(candidate: dict[str, Any], profile: dict[str, Any] | None = None,
-                         link_gbps_per_direction: float | None = None) -> list[Check]:
+                         link_gbps_per_direction: float | None = None,
+                         network_gbps_per_direction: float | None = None) -> list[Check]:
     """The acceptance checks for a delivered configuration (article §5: 72-hour stress test recorded by the
-    monitor; catalog.md §1 and errata g: verify NVLink/PCIe with nccl-tests, measured about 80-88 % of spec)."""
+    monitor; catalog.md §1 and errata g: verify NVLink/PCIe with nccl-tests, measured about 80-88 % of spec).
+
+    Across several servers nccl-tests runs one process per GPU under MPI (``-g`` is GPUs per process), and the
+    bus bandwidth is bounded by the slower of the GPU link and the network link between servers."""
     profile = profile or {}
     software = profile.get("software") if isinstance(profile.get("software"), dict) else {}
     count = _int(candidate.get("count")) or 1
+    servers = _int(candidate.get("servers")) or 1
     link = str(candidate.get("interconnect_name") or candidate.get("interconnect") or "the GPU interconnect")
+    if servers > 1 and candidate.get("network_link"):
+        network = str(candidate["network_link"])
+        if link_gbps_per_direction and network_gbps_per_direction and network_gbps_per_direction < link_gbps_per_direction:
+            link, link_gbps_per_direction = network, network_gbps_per_direction
+        elif not network_gbps_per_direction:
+            link, link_gbps_per_direction = f"the slower of {link} and {network}", None
     if link_gbps_per_direction:
         expected = (f"all-reduce bus bandwidth at least {0.8 * link_gbps_per_direction:,.0f} GB/s "
                     f"(80 % of {link}'s {link_gbps_per_direction:g} GB/s per direction)")
     else:
         expected = f"all-reduce bus bandwidth at least 80 % of {link}'s datasheet figure per direction"
+    if servers > 1:
+        per_server = -(-count // servers)
+        run = (f"mpirun -np {count} -N {per_server} all_reduce_perf -b 8 -e 4G -f 2 -g 1 (nccl-tests built with "
+               f"MPI=1, one process per GPU over {servers} servers; github.com/NVIDIA/nccl-tests)")
+    else:
+        run = f"all_reduce_perf -b 8 -e 4G -f 2 -g {count} (github.com/NVIDIA/nccl-tests)"
     checks = [
         Check(
             "72-hour burn-in on real data",
@@ -299,8 +329,7 @@ def post_delivery_checks(candidate: dict[str, Any], profile: dict[str, Any] | No
             1,
             Check(
                 "nccl-tests all-reduce bandwidth",
-                f"all_reduce_perf -b 8 -e 4G -f 2 -g {count} (github.com/NVIDIA/nccl-tests); "
-                "nvidia-smi topo -m and nvidia-smi nvlink --status to confirm the links are up",
+                f"{run}; nvidia-smi topo -m and nvidia-smi nvlink --status to confirm the links are up",
                 expected,
             ),
         )
@@ -386,7 +415,8 @@ def build_sheet(plan: dict[str, Any], candidate_index: int = 0, title: str | Non
         tco=[(str(k), _num(v)) for k, v in tco_items.items()],
         tco_total_usd=_num(candidate.get("tco_3y_usd")),
         risks=[_text(w) for w in warnings],
-        checks=post_delivery_checks(candidate, profile, _link_gbps(catalog, candidate.get("interconnect"))),
+        checks=post_delivery_checks(candidate, profile, _link_gbps(catalog, candidate.get("interconnect")),
+                                    _link_gbps(catalog, candidate.get("network_link"))),
         alternatives=others,
         rationale=[_text(r) for r in plan_rationale] + [_text(r) for r in rationale],
         assumptions=assumptions,

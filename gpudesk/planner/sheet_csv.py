@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from gpudesk import __version__
-from gpudesk.planner.sheet import SHEET_VERSION, BomLine, ConfigurationSheet, SheetError, build_sheet
+from gpudesk.planner.prices import PRICE_UNKNOWN_TEXT
+from gpudesk.planner.sheet import SHEET_VERSION, BomLine, ConfigurationSheet, SheetError, build_sheet, gpu_price_unknown
 
 BOM_COLUMNS = ("category", "item", "quantity", "unit_price_usd", "total_usd", "notes", "source")
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -50,9 +51,15 @@ def bom_rows(sheet: ConfigurationSheet) -> list[list[str]]:
         rows.append([safe_cell(getattr(line, name)) for name in BOM_COLUMNS])
     priced = [line.total_usd for line in sheet.bom if line.total_usd is not None]
     if priced:
-        rows.append([safe_cell(v) for v in ("Total", "Purchase (priced lines above)", None, None, float(sum(priced)), "", "")])
+        what = "Purchase (priced lines above)"
+        if gpu_price_unknown(sheet.candidate):
+            what += f"; the GPUs are not included: {PRICE_UNKNOWN_TEXT}"
+        rows.append([safe_cell(v) for v in ("Total", what, None, None, float(sum(priced)), "", "")])
     if sheet.tco_total_usd is not None:
         rows.append([safe_cell(v) for v in ("TCO", "3-year total cost of ownership", None, None, sheet.tco_total_usd, "see the sheet's TCO table", "")])
+    elif gpu_price_unknown(sheet.candidate):
+        rows.append([safe_cell(v) for v in ("TCO", "3-year total cost of ownership", None, None, None,
+                                            f"GPU {PRICE_UNKNOWN_TEXT}", sheet.candidate.get("rank_reason") or "")])
     rows.append([safe_cell(v) for v in ("Generated", f"gpudesk {__version__}, configuration sheet format {SHEET_VERSION}",
                                         None, None, None, sheet.generated_at, sheet.title)])
     return rows

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from gpudesk import __version__
-from gpudesk.planner.sheet import GIB, SHEET_VERSION, ConfigurationSheet, SheetError, build_sheet
+from gpudesk.planner.prices import PRICE_UNKNOWN_TEXT
+from gpudesk.planner.sheet import GIB, SHEET_VERSION, ConfigurationSheet, SheetError, build_sheet, gpu_price_unknown
 
 # Inline-significant characters (GFM): emphasis, code, links/images, tables, HTML, strikethrough, escapes.
 _ESCAPE = re.compile(r"([\\`*_\[\]|<>~])")
@@ -35,6 +36,13 @@ def usd(value: float | int | None) -> str:
         return "N/A"
     sign = "−" if value < 0 else ""
     return f"{sign}${abs(value):,.0f}"
+
+
+def tco_text(value: float | int | None, candidate: dict[str, Any]) -> str:
+    """A TCO in dollars, or the "price unknown — enter your quote" mark when the GPU price is what is missing."""
+    if value is None and gpu_price_unknown(candidate):
+        return PRICE_UNKNOWN_TEXT
+    return usd(value)
 
 
 def duration(seconds: float | int | None) -> str:
@@ -91,7 +99,9 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
             (["Meets the QPS target", {True: "yes", False: "no"}.get(c.get("meets_qps"), "N/A")]
              if c.get("qps_capacity") is not None else
              ["Meets the deadline", {True: "yes", False: "no", None: "N/A"}[sheet.meets_deadline]]),
-            ["3-year TCO", usd(sheet.tco_total_usd)],
+            ["3-year TCO", tco_text(sheet.tco_total_usd, c)],
+            ["Price used", md_escape(c.get("gpu_price_text") or (PRICE_UNKNOWN_TEXT if gpu_price_unknown(c) else "N/A"))],
+            ["Rank", md_escape(c.get("rank_reason") or "N/A")],
         ],
     )
     out += ["## Bill of materials", ""]
@@ -119,7 +129,7 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
     out += _table(["Figure", "Value"], [[md_escape(name), _value(value, unit)] for name, value, unit in sheet.timing])
     out += ["## Total cost of ownership (3 years)", ""]
     tco_rows = [[md_escape(k.replace("_", " ")), usd(v)] for k, v in sheet.tco]
-    tco_rows.append(["**Total**", f"**{usd(sheet.tco_total_usd)}**"])
+    tco_rows.append(["**Total**", f"**{tco_text(sheet.tco_total_usd, c)}**"])
     out += _table(["Item", "USD"], tco_rows)
     out += ["## Risks", ""]
     out += [f"- {md_escape(r)}" for r in sheet.risks] or ["- None found by the planner's rules."]
@@ -128,11 +138,11 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
     if sheet.alternatives:
         out += ["## Alternatives considered", ""]
         out += _table(
-            ["GPU", "GPUs", "Interconnect", "Memory per GPU", "Time to result", "3-year TCO", "Fits"],
+            ["GPU", "GPUs", "Interconnect", "Memory per GPU", "Time to result", "3-year TCO", "Fits", "Ranking"],
             [
                 [md_escape(a.get("gpu_name") or a.get("gpu_id")), md_escape(a.get("count")), md_escape(a.get("interconnect")),
-                 gib(a.get("per_gpu_memory_bytes")), duration(a.get("time_to_result_s")), usd(a.get("tco_3y_usd")),
-                 {True: "yes", False: "no"}.get(a.get("fits"), "N/A")]
+                 gib(a.get("per_gpu_memory_bytes")), duration(a.get("time_to_result_s")), tco_text(a.get("tco_3y_usd"), a),
+                 {True: "yes", False: "no"}.get(a.get("fits"), "N/A"), md_escape(a.get("rank_reason") or "N/A")]
                 for a in sheet.alternatives
             ],
         )

@@ -171,7 +171,11 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
     cand.data_rate_needed_bytes_per_s = rate_needed
     cand.step_time_s = step
     cand.comm_share = st.exposed_comm_s / step if step else 0.0
-    cand.time_to_result_s = steps * step
+    share = w.training_share if w.training_share and w.training_share < 1 else 1.0
+    cand.time_to_result_s = steps * step / share
+    if share < 1:
+        why.append((f"training share {share:.0%} of GPU time: time to result = {fmt_duration(steps * step)} of training "
+                    f"/ {share:g} = {fmt_duration(cand.time_to_result_s)}", "requirement: workload.training_share"))
     if w.deadline_s:
         miss = cand.time_to_result_s - w.deadline_s
         cand.meets_deadline = miss <= 0

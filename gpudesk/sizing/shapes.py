@@ -235,12 +235,17 @@ def spec_from_hf_config(path: str | Path) -> ModelSpec:
     model_type = str(cfg.get("model_type", "")).lower()
     try:
         if model_type in ("t5", "mt5", "umt5", "longt5") or "d_kv" in cfg:
-            return _t5_spec(cfg, name, p)
-        if model_type in ("bert", "roberta", "xlm-roberta", "electra", "deberta", "distilbert") or "type_vocab_size" in cfg:
-            return _bert_spec(cfg, name, p)
-        return _decoder_spec(cfg, name, p, model_type)
+            spec = _t5_spec(cfg, name, p)
+        elif model_type in ("bert", "roberta", "xlm-roberta", "electra", "deberta", "distilbert") or "type_vocab_size" in cfg:
+            spec = _bert_spec(cfg, name, p)
+        else:
+            spec = _decoder_spec(cfg, name, p, model_type)
     except SizingError as exc:
         raise ConfigFileError("config", f"{p}: {exc}") from exc
+    if spec.params > MAX_PARAMS:
+        raise ConfigFileError("config", f"{p} describes more than 100 T parameters; check its sizes "
+                                        "(hidden_size, num_hidden_layers, vocab_size, intermediate_size).")
+    return spec
 
 
 def _need(cfg: dict, label: str, *keys) -> int:
@@ -256,6 +261,10 @@ def _decoder_spec(cfg: dict, name: str, path: Path, model_type: str) -> ModelSpe
     heads = _need(cfg, "attention head count", "num_attention_heads", "n_head", "num_heads")
     vocab = _need(cfg, "vocabulary size", "vocab_size")
     kv_heads = positive_int("num_key_value_heads", _first(cfg, "num_key_value_heads", "num_kv_heads", "multi_query_group_num", default=heads))
+    if kv_heads > heads or heads % kv_heads:
+        # Grouped-query attention: each KV head serves heads / kv_heads query heads (Ainslie et al. 2023).
+        raise ShapeError("num_key_value_heads", f"{kv_heads} does not divide the {heads} attention heads "
+                                                "(grouped-query attention shares each KV head among a whole group).")
     head_dim = positive_int("head_dim", _first(cfg, "head_dim", default=h // heads))
     gated = model_type in _GATED_MODEL_TYPES or "silu" in str(cfg.get("hidden_act", "")).lower()
     ffn = positive_int("intermediate_size", _first(cfg, "intermediate_size", "n_inner", "ffn_dim", "moe_intermediate_size", default=4 * h))

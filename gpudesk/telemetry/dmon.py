@@ -19,6 +19,8 @@ that skips and counts the bad lines. About 2 million lines parse in a few second
 
 from __future__ import annotations
 
+import codecs
+
 import math
 import warnings
 from collections.abc import Iterable
@@ -94,6 +96,7 @@ def parse_dmon(
         DmonError: pmon output, or text with neither a dmon header nor a dmon error message.
     """
     if isinstance(source, str):
+        source = source.removeprefix("\ufeff")  # a byte-order mark left by an editor
         fast = _parse_clean(source, interval_s, start_time)
         if fast is not None:
             return fast
@@ -325,7 +328,30 @@ def read_dmon_file(path: str | Path, *, interval_s: float = 1.0, start_time: flo
     """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8", errors="replace")
+        data = p.read_bytes()
     except OSError as exc:
         raise DmonError(f"Cannot read {p}: {exc.strerror or exc}.") from exc
-    return parse_dmon(text, interval_s=interval_s, start_time=start_time)
+    text = decode_log_bytes(data, p.name)
+    try:
+        return parse_dmon(text, interval_s=interval_s, start_time=start_time)
+    except DmonError as exc:
+        raise DmonError(f"{p.name}: {exc}") from exc
+
+
+def decode_log_bytes(data: bytes, name: str = "the file") -> str:
+    """Text of a saved log: UTF-8, or UTF-16 / UTF-8 with a byte-order mark (PowerShell 5's ``>`` writes UTF-16
+    LE with a BOM; Notepad may add a UTF-8 BOM). Undecodable bytes are replaced.
+
+    Raises:
+        DmonError: the file is empty, or binary (NUL bytes in text that is not UTF-16).
+    """
+    if not data:
+        raise DmonError(f"{name} is empty (0 bytes): no dmon output was saved. Check the command that wrote it.")
+    for bom, codec in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
+                       (codecs.BOM_UTF16_BE, "utf-16-be")):
+        if data.startswith(bom):
+            return data[len(bom):].decode(codec, errors="replace")
+    if b"\x00" in data[:65536]:
+        raise DmonError(f"{name} is a binary file (it holds NUL bytes), not the text output of 'nvidia-smi dmon'. "
+                        "Pick the saved log, e.g. from 'nvidia-smi dmon -s umt -o DT > log.txt'.")
+    return data.decode("utf-8", errors="replace")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from sqlite_utils import Database
 
 from gpudesk.telemetry.dmon import DmonError, DmonLog, read_dmon_file
@@ -134,4 +135,11 @@ def load_demo() -> tuple[SeriesFrame, list[DeviceInfo], DmonLog]:
     path = demo_path()
     if not path.exists():
         raise DmonError(f"The demo recording is missing ({path}); reinstall gpudesk.")
-    return frame_and_devices_from_file(path)
+    frame, devices, log = frame_and_devices_from_file(path)
+    gpus, rounds = len(frame.gpus), len(np.unique(frame.t))
+    note = (f"Demo: a real public nvidia-smi dmon capture (Mozilla DeepSpeech issue 178, 2016), {rounds} sampling "
+            f"round(s) of {gpus} GPU(s); no longer capture with an open licence was found "
+            "(resources/demo/SOURCE.md).")
+    for notes in {id(frame.notes): frame.notes, id(log.notes): log.notes}.values():  # often one list
+        notes.append(note)
+    return frame, devices, log

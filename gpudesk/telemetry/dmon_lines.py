@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import deque
 
 import numpy as np
 
@@ -29,6 +30,9 @@ class DmonLineParser:
         self.errors: list[str] = []
         self.bad_lines = 0
         self.other_lines = 0
+        # the last lines that were neither dmon rows nor headers (e.g. "ssh: Could not resolve hostname ..."):
+        # shown when a stream yields no samples or ends with an error status
+        self.other_output: deque[str] = deque(maxlen=5)
         self._pending: list[Sample] = []
         self._pending_key: float | None = None
         self._last_gpu: int | None = None
@@ -57,6 +61,7 @@ class DmonLineParser:
                 self.errors.append(stripped)
             else:
                 self.other_lines += 1
+                self.other_output.append(stripped[:300])
             return []
         row = parse_data_line(line, self.layout)
         if row is None:

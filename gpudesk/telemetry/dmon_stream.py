@@ -46,6 +46,7 @@ class DmonStreamSource:
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._gpus: dict[int, DeviceInfo] = {}
         self._eof = False
+        self._closed = False
         try:
             self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                          text=True, encoding="utf-8", errors="replace", bufsize=1)
@@ -60,9 +61,13 @@ class DmonStreamSource:
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self._lines.put(line)
-        self._lines.put(None)
+        try:
+            for line in self.proc.stdout:
+                self._lines.put(line)
+        except (OSError, ValueError):  # the pipe was closed under us by close(): end of stream
+            pass
+        finally:
+            self._lines.put(None)
 
     def poll(self) -> list[SampleBatch]:
         out: list[SampleBatch] = []
@@ -88,7 +93,8 @@ class DmonStreamSource:
 
     @property
     def finished(self) -> bool:
-        return self._eof
+        """True at end of stream or after :meth:`close` (a last :meth:`poll` still returns what had arrived)."""
+        return self._eof or self._closed
 
     @property
     def returncode(self) -> int | None:
@@ -98,7 +104,9 @@ class DmonStreamSource:
         return "dmon stream: " + " ".join(shlex.quote(a) for a in self.command)
 
     def close(self, grace_s: float = 2.0) -> None:
-        """Terminate the command (SIGTERM, then SIGKILL after ``grace_s``)."""
+        """Terminate the command (SIGTERM, then SIGKILL after ``grace_s``). Lines it printed before are kept
+        for a last :meth:`poll`."""
+        self._closed = True
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -106,7 +114,11 @@ class DmonStreamSource:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(grace_s)
+        self._reader.join(grace_s)  # the process is gone: the reader sees end of file and queues the rest
         if self.proc.stdout is not None:
             self.proc.stdout.close()
         self._reader.join(grace_s)
-        self._eof = True
+
+    def last_output(self) -> str:
+        """The command's last lines that were not dmon output (error messages), joined with " / "."""
+        return " / ".join(self.parser.other_output)

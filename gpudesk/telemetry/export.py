@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
-from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
+from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError, widen
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -56,7 +56,7 @@ def export_csv(
 def _write(fh: IO[str], sub: SeriesFrame, names: list[str], devs: dict, header: list[str]) -> int:
     w = csv.writer(fh)
     w.writerow(header)
-    cols = [sub.metrics[n].tolist() if n in sub.metrics else [math.nan] * len(sub) for n in names]
+    cols = [widen(sub.metrics[n]).tolist() if n in sub.metrics else [math.nan] * len(sub) for n in names]
     ts = sub.t.tolist()
     gs = sub.gpu.tolist()
     text_cache: dict[int, tuple[str, str]] = {}

@@ -6,8 +6,10 @@ Two shapes of the same data:
   GPU (time in seconds since the epoch, GPU index and UUID, ``metric -> value or None`` and for each None
   the reason it could not be read).
 * :class:`SeriesFrame` - columnar history (numpy) for import, replay, recording reads, statistics, heat
-  maps and rules: ``t`` (float64 seconds), ``gpu`` (int32 index) and one float64 array per metric, where
-  NaN means "could not be read" (it is never 0). ``reasons`` keeps, per (gpu, metric), why it was missing.
+  maps and rules: ``t`` (float64 seconds), ``gpu`` (int32 index) and one array per metric (float32 for
+  percentages, watts, degrees; float64 for bytes, rates, clocks, counters: :func:`column_dtype`), where NaN
+  means "could not be read" (never 0).
+  ``reasons`` keeps, per (gpu, metric), why it was missing.
 
 Metric names carry their unit in the name (bytes, bytes per second, watts, hertz, percent, degrees C), so
 JSON and CSV keys built from them carry units too. The names follow NVML / ``nvidia-smi dmon`` terms.
@@ -111,6 +113,49 @@ METRICS: dict[str, MetricInfo] = {
     )
 }
 
+# Storage precision of history columns (SeriesFrame). float32 (IEEE 754 binary32) keeps a 24-bit significand:
+# every integer up to 2**24 = 16,777,216 exactly, about 7 significant decimal digits otherwise. That holds what
+# the sources report for percentages (integer %), power (mW resolution below 10 kW), temperatures (whole C),
+# PCIe generation/width and flags, so those columns are float32 (half the memory). Metrics whose values pass
+# 2**24 stay float64 (exact integers up to 2**53): bytes (memory used on an 80 GB GPU would move in 8 KiB
+# steps), bytes/s (62 MiB/s is fine, 4513 MHz is not: 4513000000 Hz would read back as 4512999936), Hz,
+# counters and bit masks (must stay exact). A 72 h x 8 GPU x 1 Hz history is 2,073,600 rows: 8.3 MB per
+# float32 column, 16.6 MB per float64 one.
+FLOAT64_UNITS = frozenset({"bytes", "bytes/s", "Hz", "count", "bitmask"})
+
+
+def column_dtype(metric: str) -> np.dtype:
+    """The numpy dtype a history column of ``metric`` is stored in: float64 for bytes, bytes/s, Hz, counters, bit
+    masks and metrics of unknown unit (e.g. unknown dmon columns); float32 for percentages, watts, degrees C,
+    PCIe generation/width and flags (see FLOAT64_UNITS)."""
+    info = METRICS.get(metric)
+    if info is None or info.unit in FLOAT64_UNITS:
+        return np.dtype(np.float64)
+    return np.dtype(np.float32)
+
+
+def widen(values: np.ndarray) -> np.ndarray:
+    """A history column as float64 for output (CSV, JSON): float32 values become the float64 of their shortest
+    decimal form (37.3 W stays 37.3, not 37.29999923706055); float64 columns are returned as they are.
+    Vectorised: per value, the coarsest decimal rounding that still maps back to the same float32 (NaN stays
+    NaN)."""
+    if values.dtype != np.float32:
+        return np.asarray(values, dtype=np.float64)
+    x = values.astype(np.float64)
+    out = np.full(x.shape, np.nan)
+    todo = np.flatnonzero(~np.isnan(x))
+    for decimals in range(-12, 46):  # float32 spans about 1e-45 .. 3.4e38
+        if not todo.size:
+            break
+        cand = np.round(x[todo], decimals)
+        with np.errstate(over="ignore"):
+            ok = cand.astype(np.float32) == values[todo]
+        out[todo[ok]] = cand[ok]
+        todo = todo[~ok]
+    out[todo] = x[todo]
+    return out
+
+
 # Clock event reason bits (nvmlClocksEventReason*, nvml.h) that mean "slowed by power or heat".
 POWER_THROTTLE_BITS = 0x4 | 0x80  # SwPowerCap, HwPowerBrakeSlowdown
 THERMAL_THROTTLE_BITS = 0x20 | 0x40  # SwThermalSlowdown, HwThermalSlowdown
@@ -213,9 +258,14 @@ class SeriesFrame:
     Attributes:
         t: float64 seconds since the epoch, shape (n,), sorted ascending.
         gpu: int32 GPU index, shape (n,).
-        metrics: metric name -> float64 array of shape (n,).
+        metrics: metric name -> array of shape (n,) in :func:`column_dtype` of the metric (float32 for
+            percentages, power, temperatures, link generation/width, flags; float64 for bytes, bytes/s, Hz,
+            counters, bit masks and unknown units).
         reasons: (gpu index, metric) -> reason text for missing values (first reason seen).
         notes: parser / source notes (skipped lines, unknown columns, assumptions).
+
+    Treat a frame as immutable (``select`` and ``concat_frames`` make new ones): the per-GPU row index
+    (:meth:`gpu_rows`) is cached.
     """
 
     def __init__(
@@ -229,7 +279,7 @@ class SeriesFrame:
     ):
         t = np.asarray(t, dtype=np.float64)
         gpu = np.asarray(gpu, dtype=np.int32)
-        cols = {k: np.asarray(v, dtype=np.float64) for k, v in metrics.items()}
+        cols = {k: np.asarray(v, dtype=column_dtype(k)) for k, v in metrics.items()}
         for name, col in cols.items():
             if col.shape != t.shape:
                 raise TelemetryError(f"Metric {name} has {col.shape[0]} values for {t.shape[0]} rows.")
@@ -247,6 +297,11 @@ class SeriesFrame:
 
     def __len__(self) -> int:
         return int(self.t.shape[0])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the time, GPU and metric arrays."""
+        return int(self.t.nbytes + self.gpu.nbytes + sum(v.nbytes for v in self.metrics.values()))
 
     def gpu_rows(self) -> dict[int, np.ndarray]:
         """GPU index -> row indices of that GPU in time order (computed once, cached)."""
@@ -365,7 +420,9 @@ def concat_frames(frames: Iterable[SeriesFrame]) -> SeriesFrame:
     t = np.concatenate([f.t for f in frames])
     gpu = np.concatenate([f.gpu for f in frames])
     cols = {
-        k: np.concatenate([f.metrics[k] if k in f.metrics else np.full(len(f), np.nan) for f in frames]) for k in names
+        k: np.concatenate([f.metrics[k] if k in f.metrics else np.full(len(f), np.nan, dtype=column_dtype(k))
+                           for f in frames])
+        for k in names
     }
     reasons: dict[tuple[int, str], str] = {}
     notes: list[str] = []

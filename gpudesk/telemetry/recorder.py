@@ -15,7 +15,7 @@ from sqlite_utils import Database
 
 from gpudesk.store import open_store
 from gpudesk.store import recordings as rec
-from gpudesk.telemetry.model import DeviceInfo, SampleBatch, SeriesFrame, TelemetryError
+from gpudesk.telemetry.model import DeviceInfo, SampleBatch, SeriesFrame, TelemetryError, column_dtype
 
 
 class RecorderError(TelemetryError):
@@ -148,7 +148,7 @@ def load_frame(db: Database, session_id: int, t0: float | None = None, t1: float
     Raises:
         StoreError: no such session.
     """
-    t, gpu, cols = rec.read_arrays(db, session_id, t0, t1, gpus, metrics)
+    t, gpu, cols = rec.read_arrays(db, session_id, t0, t1, gpus, metrics, dtypes=column_dtype)
     return SeriesFrame(t, gpu, cols, rec.session_reasons(db, session_id), sort=False)
 
 

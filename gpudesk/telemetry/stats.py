@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpudesk.telemetry.model import SeriesFrame
+from gpudesk.telemetry.model import SeriesFrame, widen
 
 
 @dataclass(frozen=True)
@@ -34,14 +34,21 @@ class SpanStats:
 
 
 def summarize(values: np.ndarray) -> SpanStats:
-    """:class:`SpanStats` of one array (NaN = missing)."""
-    ok = values[~np.isnan(values)]
+    """:class:`SpanStats` of one array (NaN = missing), computed in float64.
+
+    For float32 history columns the results are given at float32 precision (shortest decimal form), so a stored
+    37.3 reads back as 37.3, not 37.29999923706055.
+    """
+    ok = values[~np.isnan(values)].astype(np.float64, copy=False)
     missing = int(values.size - ok.size)
     if not ok.size:
         return SpanStats(None, None, None, 0, missing)
     p5, med, p95 = np.percentile(ok, [5.0, 50.0, 95.0])
-    return SpanStats(float(med), float(p5), float(p95), int(ok.size), missing, float(ok.mean()), float(ok.min()),
-                     float(ok.max()))
+    figures = np.array([med, p5, p95, ok.mean(), ok.min(), ok.max()])
+    if values.dtype == np.float32:
+        figures = widen(figures.astype(np.float32))
+    med, p5, p95, mean, lo, hi = figures.tolist()
+    return SpanStats(med, p5, p95, int(ok.size), missing, mean, lo, hi)
 
 
 def span_stats(

@@ -89,10 +89,19 @@ class ThreadWorker(QObject):
     failed = Signal(object)
 
     @Slot()
+    def _run_setup(self) -> None:
+        # Connected to QThread.started. A Python override of a decorated slot in a subclass is not always
+        # dispatched as a queued slot by PySide6, so the base-class slot calls the override from here, which
+        # is guaranteed to run in the worker thread.
+        self.setup()
+
     def setup(self) -> None:
         """Called in the worker thread once it starts. Override to create timers and connections."""
 
     @Slot()
+    def _run_teardown(self) -> None:
+        self.teardown()
+
     def teardown(self) -> None:
         """Called in the worker thread before it quits. Override to stop timers and close connections."""
 
@@ -102,7 +111,7 @@ def start_worker(worker: ThreadWorker, name: str = "gpudesk-worker") -> QThread:
     thread = QThread()
     thread.setObjectName(name)
     worker.moveToThread(thread)
-    thread.started.connect(worker.setup)
+    thread.started.connect(worker._run_setup)
     thread.start()
     worker._gpudesk_thread = thread  # type: ignore[attr-defined]  # keep the thread alive with the worker
     return thread
@@ -115,6 +124,6 @@ def stop_worker(worker: ThreadWorker, timeout_ms: int = 5000) -> bool:
         return True
     from PySide6.QtCore import QMetaObject, Qt
 
-    QMetaObject.invokeMethod(worker, "teardown", Qt.ConnectionType.BlockingQueuedConnection)
+    QMetaObject.invokeMethod(worker, "_run_teardown", Qt.ConnectionType.BlockingQueuedConnection)
     thread.quit()
     return thread.wait(timeout_ms)

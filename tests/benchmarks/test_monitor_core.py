@@ -169,3 +169,38 @@ def test_memory_of_72h_8gpu_history(benchmark, big_log):
     benchmark.extra_info.update({"frame_bytes": held, "traced_current_bytes": current, "traced_peak_bytes": peak,
                                  "hours": hours, "metrics": len(log.frame.metrics)})
     assert held <= current
+
+
+def test_memory_of_72h_8gpu_frame_by_column_dtype(benchmark):
+    """Bytes a SeriesFrame holds for 72 h x 8 GPUs x 1 Hz with the column dtypes of ``model.column_dtype``
+    (float32 for %, W, C, link gen/width, flags; float64 for bytes, bytes/s, Hz, counters), against all-float64.
+
+    Measured on a real frame of the Monitor tab's history metrics (72 h when benchmarks are enabled, 1 h
+    otherwise); the all-metrics figure (every store column, as a whole NVML recording read back) is the measured
+    bytes per row of a 1-hour frame x 72 h of rows."""
+    from gpudesk.store.recordings import SAMPLE_COLUMNS
+
+    hours = 1.0 if benchmark.disabled else 72.0
+    tab_metrics = (m.GPU_UTIL, m.MEM_UTIL, m.MEM_USED, m.PCIE_RX, m.PCIE_TX, m.POWER, m.GPU_TEMP, m.SM_CLOCK,
+                   m.MEM_CLOCK)
+
+    def frame_of(names, secs):
+        n = secs * GPUS
+        t = np.repeat(1.767e9 + np.arange(secs, dtype=np.float64), GPUS)
+        gpu = np.tile(np.arange(GPUS, dtype=np.int32), secs)
+        return m.SeriesFrame(t, gpu, {k: np.full(n, 42.0, dtype=m.column_dtype(k)) for k in names}, sort=False)
+
+    frame = benchmark.pedantic(lambda: frame_of(tab_metrics, int(hours * 3600)), rounds=1, iterations=1)
+    rows_72h = 72 * 3600 * GPUS
+    tab_72h = frame.nbytes * rows_72h // len(frame)
+    tab_f64_72h = rows_72h * (8 + 4 + 8 * len(tab_metrics))
+    hour = frame_of(SAMPLE_COLUMNS, 3600)
+    all_72h = hour.nbytes * rows_72h // len(hour)
+    all_f64_72h = rows_72h * (8 + 4 + 8 * len(SAMPLE_COLUMNS))
+    benchmark.extra_info.update({
+        "hours_measured": hours, "tab_metrics_72h_mb": round(tab_72h / 1e6, 1),
+        "tab_metrics_72h_all_float64_mb": round(tab_f64_72h / 1e6, 1),
+        "all_store_columns_72h_mb": round(all_72h / 1e6, 1),
+        "all_store_columns_72h_all_float64_mb": round(all_f64_72h / 1e6, 1),
+    })
+    assert tab_72h < 200e6 and tab_72h < tab_f64_72h and all_72h < all_f64_72h

@@ -81,8 +81,8 @@ def test_workers_zombie_and_on_gpu():
 
 
 def test_host_samples_over_time():
-    report = gather_evidence(ME, duration_s=0.3, interval_s=0.1, nvml=make_fake_pynvml([]))
-    assert len(report.host_rss_samples) >= 3
+    report = gather_evidence(ME, duration_s=0.5, interval_s=0.1, nvml=make_fake_pynvml([]))
+    assert len(report.host_rss_samples) >= 2  # 5 on an idle machine; fewer when the CPU is busy
     times = [t for t, _ in report.host_rss_samples]
     assert times == sorted(times)
 

@@ -207,3 +207,18 @@ def test_launch_reads_nvml_and_child_states(tmp_path):
     assert [(p.pid, p.alive) for p in dev.other_processes] == [(999_999, False)]
     assert any(w.status == "zombie" for w in result.report.workers)  # the job never reaped its child
     assert "zombie_workers" in [c.id for c in result.diagnosis.causes]
+
+
+def test_a_failing_callback_does_not_leave_the_job_running():
+    import psutil
+
+    seen = []
+
+    def on_output(line: str) -> None:
+        seen.append(int(line.split()[1]))
+        raise RuntimeError("callback failed")
+
+    with pytest.raises(RuntimeError, match="callback failed"):
+        launch_job([sys.executable, "-c", "import os, time; print('PID', os.getpid(), flush=True); time.sleep(60)"],
+                   interval_s=0.1, on_output=on_output)
+    assert seen and not psutil.pid_exists(seen[0])

@@ -256,3 +256,20 @@ def test_jax_text_with_tensorflow_paths_is_jax():
             + case(25))
     r = parse_text(text)
     assert r.framework == "jax" and not any("BFC" in m for m in r.missing)
+
+
+def test_memory_summary_current_layout():
+    from gpudesk.oom import diagnose
+
+    r = parse_text(fixture_text("memory_summary_torch213_format.txt"))
+    dev = r.device
+    assert (dev.allocated_bytes, dev.peak_allocated_bytes) == (20480 * MiB, 30720 * MiB)
+    assert (dev.reserved_bytes, dev.inactive_split_bytes) == (36864 * MiB, 14336 * MiB)
+    assert (dev.num_alloc_retries, dev.num_ooms) == (7, 2)
+    assert dev.oversize_allocations == 0 and dev.oversize_segments == 0
+    assert r.parsed["summary_requested_cur_bytes"] == 19456 * MiB
+    assert r.parsed["summary_allocations_tot_alloc"] == 90_000_000
+    assert r.parsed["summary_allocated_tot_alloc_bytes"] == 900 * GiB
+    assert r.parsed["summary_units"] == "binary (KiB/MiB/GiB)"
+    top = diagnose(r).causes[0]
+    assert top.id == "fragmentation" and top.evidence["inactive_split_bytes"] == 14336 * MiB

@@ -82,3 +82,28 @@ def test_malformed_config_files(tmp_path):
     neg.write_text(json.dumps(cfg), encoding="utf-8")
     with pytest.raises(ConfigFileError, match="greater than zero"):
         spec_from_hf_config(neg)
+
+
+def _llama_config(tmp_path, **changes):
+    cfg = json.loads((FIXTURES / "plan" / "llama-2-7b-hf.config.json").read_text(encoding="utf-8"))
+    cfg.update(changes)
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("kv_heads", [5, 64])
+def test_kv_heads_must_divide_the_attention_heads(tmp_path, kv_heads):
+    # Grouped-query attention shares each KV head among num_attention_heads / num_key_value_heads query heads
+    # (arXiv 2305.13245): 32 heads cannot be split into 5 groups, and there cannot be more KV heads than heads.
+    with pytest.raises(ConfigFileError) as info:
+        spec_from_hf_config(_llama_config(tmp_path, num_key_value_heads=kv_heads))
+    assert "num_key_value_heads" in str(info.value) and "32" in str(info.value)
+
+
+def test_absurd_config_sizes_are_refused_not_crashing(tmp_path):
+    with pytest.raises(ConfigFileError) as info:
+        spec_from_hf_config(_llama_config(tmp_path, hidden_size=1e300))
+    assert "100 T" in str(info.value)
+    with pytest.raises(ConfigFileError):
+        spec_from_hf_config(_llama_config(tmp_path, num_hidden_layers=10**9))

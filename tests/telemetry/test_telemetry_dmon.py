@@ -191,3 +191,33 @@ def test_fast_path_chunks_match_line_by_line(monkeypatch):
 def test_header_only_log_is_empty_not_an_error():
     log = parse_dmon("\n".join(text("sample_b_u.txt").splitlines()[:2]) + "\n")
     assert log.empty and not log.unsupported and log.columns[:2] == ["gpu", "sm"]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-8-sig"])
+def test_windows_encodings_of_a_saved_log(tmp_path, encoding):
+    """PowerShell 5 'nvidia-smi dmon > log.txt' writes UTF-16 LE with a BOM; Notepad and Out-File may add a
+    UTF-8 BOM. The real Sample A saved that way must parse like the original."""
+    p = tmp_path / "dmon.txt"
+    body = text("sample_a_pucvmet.txt").replace("\n", "\r\n")
+    data = body.encode(encoding)
+    if encoding in ("utf-16-le", "utf-16-be"):  # BOM written explicitly, as PowerShell does
+        data = ("\ufeff" + body).encode(encoding)
+    p.write_bytes(data)
+    log = read_dmon_file(p)
+    assert log.frame.gpus == [0, 1, 2, 3] and log.frame.series(3, m.GPU_UTIL)[1].tolist() == [18.0]
+    assert parse_dmon("\ufeff" + text("sample_b_u.txt")).frame.series(0, m.GPU_UTIL)[1].tolist() == [0.0, 0.0]
+
+
+def test_empty_and_binary_files_say_so_and_name_the_file(tmp_path):
+    empty = tmp_path / "empty.log"
+    empty.write_bytes(b"")
+    with pytest.raises(DmonError, match=r"empty\.log is empty"):
+        read_dmon_file(empty)
+    blob = tmp_path / "core.bin"
+    blob.write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4)
+    with pytest.raises(DmonError, match=r"core\.bin is a binary file"):
+        read_dmon_file(blob)
+    other = tmp_path / "notes.txt"
+    other.write_text("hello\nworld\n")
+    with pytest.raises(DmonError, match=r"^notes\.txt: No 'nvidia-smi dmon' header"):
+        read_dmon_file(other)

@@ -234,3 +234,55 @@ def test_load_only_some_metrics_and_gpus():
     f = load_frame(db, res.session_id, metrics=[m.GPU_UTIL, m.PCIE_RX, "not_a_metric"], gpus=[1, 3])
     assert set(f.metrics) == {m.GPU_UTIL, m.PCIE_RX} and f.gpus == [1, 3]
     assert f.series(3, m.GPU_UTIL)[1].tolist() == [18.0]
+
+
+def test_demo_imports_and_analyzes_and_states_its_limits():
+    """The bundled demo (real public capture) parses, stores, reads back and analyses; it says how short it is."""
+    import json
+
+    from gpudesk.telemetry.analysis import analyze
+
+    frame, devices, log = load_demo()
+    assert frame.gpus == [0, 1, 2, 3] and not log.errors and not log.unsupported
+    assert any("Mozilla DeepSpeech issue 178" in n and "1 sampling round" in n for n in log.notes)
+    assert frame.notes.count(log.notes[-1]) == 1
+    res = import_dmon_log(demo_path(), db=open_store())
+    back = load_frame(open_store(), res.session_id)
+    assert back.series(3, m.PCIE_RX)[1].tolist() == [62 * 2**20] and res.rows == 4  # dmon "MB/s" read as MiB/s (dmon_format)
+    doc = json.loads(json.dumps(analyze(back, devices).to_json()))
+    assert doc["gpus"]["0"]["metrics"][m.GPU_UTIL]["median"] == 25.0
+    assert {f["rule"] for f in doc["findings"]}  # every rule reports (judged or not-judged with a reason)
+    source = (demo_path().parent / "SOURCE.md").read_text()
+    assert "no LICENSE file" in source  # the longer captures found were not redistributable
+
+
+def test_history_columns_float32_where_exact_and_float64_for_bytes_rates_clocks():
+    """Percent, W, C in float32 (half the memory); bytes, bytes/s, Hz, counters, bit masks and unknown columns
+    in float64 so 4513 MHz, 62 MiB/s and 80 GB of memory read back exactly, through the store too."""
+    frame, devices, _ = load_demo()
+    assert frame.metrics[m.GPU_UTIL].dtype == np.float32 and frame.metrics[m.POWER].dtype == np.float32
+    for name in (m.MEM_USED, m.PCIE_RX, m.MEM_CLOCK, m.PCIE_REPLAY):
+        assert frame.metrics[name].dtype == np.float64, name
+    assert m.column_dtype("dmon_foo") == np.float64 and m.column_dtype(m.CLOCK_EVENTS) == np.float64
+    assert frame.series(0, m.MEM_CLOCK)[1].tolist() == [4513e6]
+    db = open_store()
+    back = load_frame(db, import_dmon_log(demo_path(), db=db).session_id)
+    assert back.metrics[m.GPU_UTIL].dtype == np.float32 and back.metrics[m.MEM_USED].dtype == np.float64
+    assert back.series(1, m.MEM_USED)[1].tolist() == [11653 * 2**20]
+    mixed = m.concat_frames([back, m.SeriesFrame(back.t + 1, back.gpu, {m.GPU_UTIL: back.metrics[m.GPU_UTIL]})])
+    assert mixed.metrics[m.POWER].dtype == np.float32 and np.isnan(mixed.metrics[m.POWER][4:]).all()
+    assert back.nbytes == 4 * 8 + 4 * 4 + sum(v.nbytes for v in back.metrics.values())
+
+
+def test_float32_values_come_out_in_their_shortest_decimal_form():
+    watts = np.array([37.3, 123.456, 0.0, np.nan, 250.0], dtype=np.float32)
+    assert float(watts[0]) != 37.3  # what a plain float() of a float32 gives
+    assert m.widen(watts)[[0, 1, 2, 4]].tolist() == [37.3, 123.456, 0.0, 250.0] and np.isnan(m.widen(watts)[3])
+    frame = m.SeriesFrame(np.arange(3.0), np.zeros(3), {m.POWER: [37.3, 37.4, 37.5]})
+    from gpudesk.telemetry.stats import span_stats
+
+    st = span_stats(frame)[0][m.POWER]
+    assert (st.median, st.max) == (37.4, 37.5) and st.p5 == pytest.approx(37.31, abs=1e-5)
+    text = io.StringIO()
+    export_csv(frame, text)
+    assert [r[m.POWER] for r in csv.DictReader(io.StringIO(text.getvalue()))] == ["37.3", "37.4", "37.5"]

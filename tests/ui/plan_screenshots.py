@@ -18,6 +18,7 @@ REPO = HERE.parent.parent
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["GPUDESK_DATA_DIR"] = tempfile.mkdtemp(prefix="gpudesk-shots-")
 
+from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 OUT = REPO / "docs" / "screenshots"
@@ -88,6 +89,15 @@ def main() -> int:
     tab.results.charts.setCurrentIndex(2)
     shot("results-cost-time")
     tab.results.charts.setCurrentIndex(0)
+    candidates = tab.results.plan["candidates"]
+    for row in range(tab.results.table.rowCount()):
+        c = candidates[tab.results.table.item(row, 0).data(Qt.ItemDataRole.UserRole)]
+        if (c["gpu_id"], c["count"]) == ("a100-80-sxm4", 8):  # price unknown: the price strip asks for a quote
+            tab.results.table.selectRow(row)
+            tab.results.table.scrollToItem(tab.results.table.item(row, 0))
+            break
+    shot("results-price-unknown")
+    tab.results.table.selectRow(0)
     first = tab.save_current()
 
     tab.load_example(paths.examples_dir() / "startup-mvp-7b.toml")

@@ -223,3 +223,30 @@ def test_live_dmon_stream_from_a_command(qtbot, tmp_path):
     assert all(d.pcie_link_source == "catalog:a100-80-pcie" for d in tab.devices)
     assert "assumed" in tab.plots.plots[m.PCIE_RX].titleLabel.text
     qtbot.waitUntil(lambda: any("ended" in t for _, t in messages), timeout=20000)
+
+
+def test_replay_a_recording_at_speed(qtbot):
+    """A stored recording (the real Sample A rounds, 1 s apart) replays through the live views at 600x."""
+    from gpudesk.store import open_store
+    from gpudesk.telemetry.dmon import read_dmon_file
+    from gpudesk.telemetry.recorder import Recorder
+
+    store = open_store()
+    frame = read_dmon_file(FIXTURES / "sample_a_pucvmet.txt").frame
+    recorder = Recorder(store)
+    sid = recorder.start([], source="test", notes="")
+    recorder.write_frame(frame)
+    recorder.stop()
+    messages = []
+    tab = make_tab(qtbot, messages, store=store)
+    tab.show_recordings()
+    tab.recordings.table.selectRow(0)
+    tab.recordings.speed.setCurrentIndex(3)
+    assert tab.recordings.speed.currentData() == 600.0
+    tab.recordings.buttons["replay"].click()
+    qtbot.waitUntil(lambda: tab.source_kind == "replay" and tab.buffer is not None and tab.buffer.count >= 1,
+                    timeout=20000)
+    assert list(tab.buffer.series(m.GPU_UTIL)[0]) == [25.0, 18.0, 24.0, 18.0]
+    assert tab.window_combo.currentData() is None  # the whole run is shown
+    assert sid == tab.recordings.sessions[0].id
+    store.close()

@@ -225,3 +225,13 @@ def test_large_log_keeps_its_tail(qtbot, tab, tmp_path):
     assert "only the last 1.00 MiB" in tab.picker.text_input.info.text()
     assert len(tab.picker.text_input.text().encode("utf-8")) <= MAX_FILE_BYTES
     assert tab.results.cause_ids()[0] == "fragmentation"
+
+
+def test_damaged_history_entry_is_reported(qtbot, tab):
+    _diagnose(qtbot, tab, BY_CASE[2]["message"])
+    tab.ctx.store.execute("update diagnoses set diagnosis_json = 'not json'")
+    tab.ctx.store.conn.commit()
+    tab.history.select_row(0)
+    with qtbot.assertNotEmitted(tab.history.reopen_requested):
+        tab.history.reopen_button.click()
+    assert any("cannot be read back" in text for text, level in tab.messages if level == "error")

@@ -61,20 +61,28 @@ def start_stream(tab: MonitorTab, choice: ImportChoice) -> None:
 
 def play_demo(tab: MonitorTab, speed: float = 60.0) -> None:
     """Replay the bundled demo capture ``speed`` times faster than real time."""
-    path = demo_path()
-    if path is None:
+    if demo_path() is None:
         tab.ctx.notify(tr("No demo recording is bundled with this installation."), "warning")
         return
+    _run(tab, load_demo, on_result=lambda loaded: start_replay(tab, loaded, speed), what=tr("Opening the demo"))
 
-    def started(loaded) -> None:
-        from gpudesk.telemetry.replay import ReplaySource
 
-        frame, devices = loaded.frame, loaded.devices
-        tab.start_worker(lambda: ReplaySource(frame, devices=devices, speed=speed), kind="replay",
-                         title=tr("Demo replay at {s:g}x: {t}").format(s=speed, t=loaded.title))
-        tab.plots.set_window(None)
+def replay_recording(tab: MonitorTab, session_id: int, speed: float) -> None:
+    """Replay a saved recording ``speed`` times faster than real time (1 = as recorded)."""
+    tab.source_label.setText(tr("Opening recording #{n}…").format(n=session_id))
+    _run(tab, load_recording, session_id, on_result=lambda loaded: start_replay(tab, loaded, speed),
+         what=tr("Opening the recording"))
 
-    _run(tab, load_demo, on_result=started, what=tr("Opening the demo"))
+
+def start_replay(tab: MonitorTab, loaded, speed: float) -> None:
+    """Feed ``loaded.frame`` through a ReplaySource on the sampler thread, showing the whole run so far."""
+    from gpudesk.telemetry.replay import ReplaySource
+
+    frame, devices = loaded.frame, loaded.devices
+    tab.start_worker(lambda: ReplaySource(frame, devices=devices, speed=speed), kind="replay",
+                     title=tr("Replay at {s:g}x: {t}").format(s=speed, t=loaded.title))
+    tab.window_combo.setCurrentIndex(tab.window_combo.count() - 1)  # whole run
+    tab.plots.set_window(None)
 
 
 def open_recording(tab: MonitorTab, session_id: int) -> None:

@@ -164,9 +164,15 @@ class GpuTableModel(QAbstractTableModel):
 
     def _tooltip(self, row: int, key: str, device: DeviceInfo) -> str | None:
         if key == "gpu":
-            return tr("{name}\nUUID: {uuid}\nPCI bus: {bus}").format(
+            text = tr("{name}\nUUID: {uuid}\nPCI bus: {bus}").format(
                 name=device.name or tr("unknown model"), uuid=device.uuid or tr("N/A (not reported by this source)"),
                 bus=device.pci_bus_id or tr("N/A"))
+            if device.mig_mode == "enabled":
+                text += "\n" + tr("MIG enabled: {n} instances (utilization is not reported on MIG)").format(
+                    n=len(device.mig_devices))
+            elif device.mig_mode == "disabled":
+                text += "\n" + tr("MIG capable, disabled")
+            return text
         if key == "state":
             return device.lost_reason or tr("Readings arrive normally.")
         if key in (m.PCIE_RX, m.PCIE_TX):

@@ -12,6 +12,7 @@ import datetime as _dt
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
@@ -96,6 +97,7 @@ class RecordingsView(QWidget):
     """The list of recordings and what can be done with one. ``openRequested(id)`` shows it in the plots."""
 
     openRequested = Signal(int)
+    replayRequested = Signal(int, float)
 
     def __init__(self, ctx, parent: QWidget | None = None):
         super().__init__(parent)
@@ -118,6 +120,7 @@ class RecordingsView(QWidget):
         row = QHBoxLayout()
         for key, text, slot, tip in (
             ("open", self.tr("&Open"), self._open, self.tr("Show the recording in the plots, statistics and findings")),
+            ("replay", self.tr("Re&play"), self._replay, self.tr("Play the recording back through the live views")),
             ("rename", self.tr("Re&name…"), self._rename, ""),
             ("notes", self.tr("Save &notes"), self._save_notes, ""),
             ("csv", self.tr("Export &CSV…"), self._export_csv, self.tr("All samples of the recording")),
@@ -130,6 +133,12 @@ class RecordingsView(QWidget):
                 button.setToolTip(tip)
             row.addWidget(button)
             self.buttons[key] = button
+        self.speed = QComboBox(self)
+        for speed in (1.0, 10.0, 60.0, 600.0, 3600.0):
+            self.speed.addItem(self.tr("{s:g}× speed").format(s=speed), speed)
+        self.speed.setCurrentIndex(2)
+        self.speed.setToolTip(self.tr("Replay speed: 60× plays a minute of recording per second"))
+        row.insertWidget(row.indexOf(self.buttons["replay"]) + 1, self.speed)
         row.addStretch(1)
         self.status = QLabel(self)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
@@ -185,6 +194,11 @@ class RecordingsView(QWidget):
         sid = self.selected_id()
         if sid is not None:
             self.openRequested.emit(sid)
+
+    def _replay(self) -> None:
+        sid = self.selected_id()
+        if sid is not None:
+            self.replayRequested.emit(sid, float(self.speed.currentData()))
 
     def _rename(self) -> None:
         session = self._selected()

@@ -37,7 +37,7 @@ def capacity_for(n_gpus: int, n_metrics: int, *, seconds: float = SECONDS_72H, i
                  budget_bytes: int = DEFAULT_BUDGET_BYTES) -> int:
     """Samples to keep: ``seconds / interval_s`` rounded up to whole top blocks, capped by the byte budget.
 
-    The cap keeps at least one top block; with 64 GPUs the live history then holds about 12 hours at 1 Hz
+    The cap keeps at least one top block; with 64 GPUs the live history then holds about 9 hours at 1 Hz
     (the recording in the store keeps everything).
     """
     want = max(1, math.ceil(seconds / max(interval_s, 1e-3)))

@@ -16,25 +16,14 @@ from typing import Any
 from PySide6.QtCore import QThread, QTimer, Signal, Slot
 
 from gpudesk.telemetry.model import TelemetryError
-from gpudesk.ui.workers import ThreadWorker
+from gpudesk.ui.workers import ThreadWorker, start_worker
 
 
 def start_sampler(worker: "SamplerWorker", name: str = "gpudesk-monitor") -> QThread:
-    """Move ``worker`` to a new QThread and run its :meth:`SamplerWorker.begin` there; stop it with
-    ``gpudesk.ui.workers.stop_worker`` (which runs ``teardown`` in the thread).
+    """Start ``worker`` on its own QThread (``gpudesk.ui.workers.start_worker``; ``setup`` runs
+    :meth:`SamplerWorker.begin` in that thread); stop it with ``gpudesk.ui.workers.stop_worker``."""
+    return start_worker(worker, name)
 
-    Why not ``start_worker``: with PySide6 (seen with 6.11 and 6.12), a slot that overrides a base-class ``@Slot`` (here
-    ``ThreadWorker.setup``) connected to ``QThread.started`` is called on the GUI thread, so the timer
-    and the recorder's connection would live there. ``begin`` is declared only in this class and runs
-    in the worker thread as intended (checked by tests/ui/test_monitor_worker.py).
-    """
-    thread = QThread()
-    thread.setObjectName(name)
-    worker.moveToThread(thread)
-    thread.started.connect(worker.begin)
-    thread.start()
-    worker._gpudesk_thread = thread  # type: ignore[attr-defined]  # stop_worker finds the thread here
-    return thread
 
 POLL_MS_STREAM = 200  # dmon streams and replays: pick up what arrived this often
 
@@ -104,6 +93,9 @@ class SamplerWorker(ThreadWorker):
 
     # ----------------------------------------------------------------- worker thread
     @Slot()
+    def setup(self) -> None:
+        self.begin()
+
     def begin(self) -> None:
         """Open the source and start the timer; runs in the worker thread (see :func:`start_sampler`)."""
         from gpudesk.telemetry.nvml_session import NvmlUnavailableError

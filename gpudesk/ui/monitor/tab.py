@@ -106,6 +106,7 @@ class MonitorTab(QWidget):
         split.addWidget(self.table)
         split.addWidget(self.subtabs)
         split.setSizes([150, 650])
+        self.split = split
         self.stack = QStackedWidget(self)
         self.stack.addWidget(self.no_gpu)
         self.stack.addWidget(split)
@@ -136,6 +137,7 @@ class MonitorTab(QWidget):
         self.png_button.clicked.connect(self._export_png)
         self.csv_button.clicked.connect(lambda: actions.export_csv(self))
         self.recordings.openRequested.connect(lambda sid: actions.open_recording(self, sid))
+        self.recordings.replayRequested.connect(lambda sid, speed: actions.replay_recording(self, sid, speed))
         self.subtabs.currentChanged.connect(self._subtab_changed)
         self._update_buttons()
 
@@ -224,6 +226,10 @@ class MonitorTab(QWidget):
         self.table.model().set_devices(self.devices, {c: (li[0], li[1]) for c, li in links.items()})
         self.table.model().set_latest(buffer.latest, buffer.reasons)
         self.heatmap.set_source(buffer, labels)
+        rows = min(len(self.devices), 8)  # the GPU list shows up to 8 rows at once, then scrolls
+        table_h = self.table.horizontalHeader().height() + rows * self.table.verticalHeader().defaultSectionSize() + 6
+        total = sum(self.split.sizes()) or 800
+        self.split.setSizes([table_h, max(300, total - table_h)])
         self.source_label.setText(title)
         self.stack.setCurrentIndex(PAGE_VIEW)
         self._update_buttons()

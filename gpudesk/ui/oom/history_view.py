@@ -7,6 +7,7 @@ Store calls are single small SQLite statements on the GUI thread's connection (`
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
@@ -87,7 +88,7 @@ class HistoryView(QWidget):
 
         try:
             new_id = save_diagnosis(self.ctx.store, diagnosis, target=source)
-        except StoreError as exc:
+        except (StoreError, sqlite3.Error) as exc:
             self.ctx.notify(self.tr("The diagnosis could not be saved to the history: %1").replace("%1", str(exc)), "error")
             return None
         self.refresh()
@@ -102,7 +103,12 @@ class HistoryView(QWidget):
             return
         from gpudesk.store.diagnoses import list_diagnoses
 
-        rows = list(list_diagnoses(self.ctx.store))
+        try:
+            rows = list(list_diagnoses(self.ctx.store))
+        except sqlite3.Error as exc:
+            self.info.setText(self.tr("The history cannot be read: %1").replace("%1", str(exc)))
+            self._update_buttons()
+            return
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             values = [
@@ -143,7 +149,7 @@ class HistoryView(QWidget):
 
         try:
             loaded = load_diagnosis(self.ctx.store, diagnosis_id)
-        except DiagnosisStoreError as exc:
+        except (DiagnosisStoreError, sqlite3.Error) as exc:
             self.ctx.notify(str(exc), "error")
             return
         row = self.table.selectionModel().selectedRows()[0].row()
@@ -164,7 +170,11 @@ class HistoryView(QWidget):
             return
         from gpudesk.store.diagnoses import delete_diagnosis
 
-        delete_diagnosis(self.ctx.store, diagnosis_id)
+        try:
+            delete_diagnosis(self.ctx.store, diagnosis_id)
+        except sqlite3.Error as exc:
+            self.ctx.notify(self.tr("The diagnosis could not be deleted: %1").replace("%1", str(exc)), "error")
+            return
         self.refresh()
 
     def _update_buttons(self) -> None:

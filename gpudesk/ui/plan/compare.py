@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.store.plans import SavedPlan
+from gpudesk.planner.sheet import gpu_price_unknown
 from gpudesk.ui.plan.charts import candidate_label, tco_item_names
 from gpudesk.ui.plan.plan_view import top_candidate
 from gpudesk.ui.plan.units import format_duration, format_gib, format_usd, na_text
@@ -68,7 +69,9 @@ class CompareView(QWidget):
             (self.tr("Time to result"), format_duration(top.get("time_to_result_s"))),
             (self.tr("Meets the deadline"), {True: self.tr("yes"), False: self.tr("no")}.get(top.get("meets_deadline"), na_text())),
             (self.tr("Sustained QPS"), f"{top['qps_capacity']:.1f}" if isinstance(top.get("qps_capacity"), (int, float)) else na_text()),
-            (self.tr("3-year TCO"), format_usd(top.get("tco_3y_usd"))),
+            (self.tr("3-year TCO"), self.tr("price unknown") if top.get("tco_3y_usd") is None and gpu_price_unknown(top)
+             else format_usd(top.get("tco_3y_usd"))),
+            (self.tr("GPU price used"), str(top.get("gpu_price_text") or na_text())),
         ]
         names = tco_item_names()
         for key, value in (top.get("tco_breakdown_usd") or {}).items():

@@ -24,11 +24,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpudesk.planner.sheet import candidates_of
+from gpudesk.planner.sheet import candidates_of, gpu_price_unknown
 from gpudesk.ui.plan.charts import CostTimeScatter, TcoChart, candidate_label, tco_item_names
 from gpudesk.ui.plan.export_menu import ExportButton
 from gpudesk.ui.plan.live_preview import part_names
 from gpudesk.ui.plan.memory_chart import MemoryBarSpec, MemoryBreakdownChart
+from gpudesk.ui.plan.price_editor import PriceEditor
 from gpudesk.ui.plan.units import format_duration, format_gib, format_percent, format_usd, na_text
 
 MAX_ROWS = 25
@@ -69,10 +70,12 @@ class PlanView(QWidget):
     Signals:
         save_requested(): the user wants the shown plan saved (or its saved copy updated).
         edit_requested(): back to the wizard with the same answers.
+        price_entered(gpu_id, usd): the user typed their own price for a GPU and wants to plan again with it.
     """
 
     save_requested = Signal()
     edit_requested = Signal()
+    price_entered = Signal(str, float)
 
     def __init__(self, ctx: Any, parent: QWidget | None = None):
         super().__init__(parent)
@@ -95,7 +98,7 @@ class PlanView(QWidget):
                 self.tr("Safe line"),
                 self.tr("Step time"),
                 self.tr("Time to result"),
-                self.tr("On time / QPS met"),
+                self.tr("Target met"),
                 self.tr("3-year TCO (USD)"),
             ]
         )
@@ -135,6 +138,10 @@ class PlanView(QWidget):
         details_box = QWidget(lower)
         details_layout = QVBoxLayout(details_box)
         details_layout.setContentsMargins(0, 0, 0, 0)
+        self.price_editor = PriceEditor(details_box)
+        self.price_editor.set_store_available(getattr(ctx, "store", None) is not None)
+        self.price_editor.price_entered.connect(self.price_entered)
+        details_layout.addWidget(self.price_editor)
         details_layout.addWidget(QLabel(self.tr("Warnings and rationale of the selected candidate:"), details_box))
         details_layout.addWidget(self.details, 1)
         lower.addWidget(details_box)
@@ -151,6 +158,11 @@ class PlanView(QWidget):
         buttons.addStretch(1)
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.export_button)
+        # Tab follows the layout: table, charts, price editor, details, then the buttons left to right.
+        chain = [self.table, self.charts, self.price_editor.price, self.price_editor.apply_button, self.details,
+                 self.edit_button, self.save_button, self.export_button]
+        for before, after in zip(chain, chain[1:]):
+            QWidget.setTabOrder(before, after)
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addWidget(vertical, 1)
@@ -178,16 +190,17 @@ class PlanView(QWidget):
                 NumericItem(format_duration(c.get("step_time_s")) if c.get("step_time_s") is None or c["step_time_s"] >= 120 else f"{c['step_time_s']:.2f} s", c.get("step_time_s")),
                 NumericItem(format_duration(c.get("time_to_result_s")), c.get("time_to_result_s")),
                 QTableWidgetItem(_yes_no(meets)),
-                NumericItem(format_usd(c.get("tco_3y_usd")), c.get("tco_3y_usd")),
+                NumericItem(self.tco_text(c), c.get("tco_3y_usd")),
             ]
-            tip = "\n".join([str(c.get("server_name") or "")] + [str(w) for w in c.get("warnings") or []])
+            tip = "\n".join([str(c.get("server_name") or ""), str(c.get("rank_reason") or "")]
+                            + [str(w) for w in c.get("warnings") or []]).strip()
             for column, item in enumerate(cells):
                 item.setData(Qt.ItemDataRole.UserRole, row)
                 item.setToolTip(tip)
                 self.table.setItem(row, column, item)
         self.table.setSortingEnabled(True)
         self.table.sortItems(0, Qt.SortOrder.AscendingOrder)
-        self.table.setColumnWidth(3, 220)
+        self.table.setColumnWidth(3, 150)
         shown = candidates[:CHART_CANDIDATES]
         self.memory_chart.set_bars([self.memory_bar(c) for c in shown])
         self.tco_chart.set_candidates(shown)
@@ -200,7 +213,14 @@ class PlanView(QWidget):
         if candidates:
             self.table.selectRow(0)
         else:
+            self.price_editor.show_candidate(None)
             self.details.setPlainText(self.rejections_text(plan))
+
+    def tco_text(self, c: dict[str, Any]) -> str:
+        """The TCO cell: dollars, or "price unknown" when the GPU has no price (never a made-up figure)."""
+        if c.get("tco_3y_usd") is None and gpu_price_unknown(c):
+            return self.tr("price unknown")
+        return format_usd(c.get("tco_3y_usd"))
 
     def memory_bar(self, c: dict[str, Any]) -> MemoryBarSpec:
         breakdown = c.get("per_gpu_memory_breakdown_bytes") or {}
@@ -230,9 +250,14 @@ class PlanView(QWidget):
                     format_gib(top.get("per_gpu_memory_bytes")),
                     format_gib(top.get("safe_line_bytes")),
                     format_duration(top.get("time_to_result_s")),
-                    format_usd(top.get("tco_3y_usd")),
+                    self.tco_text(top),
                 )
             )
+            unpriced = list(dict.fromkeys(str(c.get("gpu_name") or c.get("gpu_id")) for c in candidates if gpu_price_unknown(c)))
+            if unpriced:
+                lines.append(self.tr("Price unknown for {0} (ranked after priced options): select one and enter your quote "
+                                     "on the right, or in the Catalog tab.").format(", ".join(unpriced[:4])
+                                                                                    + (", …" if len(unpriced) > 4 else "")))
         if plan.get("deadline_met_by_any") is False:
             closest = plan.get("closest") or []
             misses = "; ".join(
@@ -274,7 +299,10 @@ class PlanView(QWidget):
             return
         c = candidates[index]
         self.export_button.set_source(self.plan, self.name, self.profile, index)
+        self.price_editor.show_candidate(c)
         lines = []
+        if c.get("rank_reason"):
+            lines += [self.tr("Ranking: {0}").format(c["rank_reason"]), ""]
         plan_warnings = [str(w) for w in self.plan.get("warnings") or []]
         if plan_warnings:
             lines.append(self.tr("Plan warnings:"))

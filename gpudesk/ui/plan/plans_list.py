@@ -81,7 +81,7 @@ class PlansList(QWidget):
 
         self.open_button = self._button(self.tr("&Open"), self.tr("Show the saved plan's results"), self.open_selected)
         self.edit_button = self._button(self.tr("&Edit…"), self.tr("Load its answers into the wizard and re-plan"), self.edit_selected)
-        self.duplicate_button = self._button(self.tr("D&uplicate"), self.tr("Save a copy under a new name"), self.duplicate_selected)
+        self.duplicate_button = self._button(self.tr("Du&plicate"), self.tr("Save a copy under a new name"), self.duplicate_selected)
         self.rename_button = self._button(self.tr("&Rename…"), self.tr("Give the plan a new name"), self.rename_selected)
         self.compare_button = self._button(self.tr("&Compare two"), self.tr("Select two plans (Ctrl+click) to see them side by side"), self.compare_selected)
         self.delete_button = self._button(self.tr("&Delete"), self.tr("Delete the selected plans (can be undone)"), self.delete_selected)

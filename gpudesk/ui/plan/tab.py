@@ -8,6 +8,7 @@ duplicated, compared, exported.
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from gpudesk.planner import PlanInputError, PlannerError, Requirement, dumps_pro
 from gpudesk.sizing import SizingError
 from gpudesk.store import StoreError
 from gpudesk.store.plans import SavedPlan, purge_deleted, save_plan, update_plan
+from gpudesk.store.prices import price_overrides, set_price
 from gpudesk.ui.plan.compare import CompareView
 from gpudesk.ui.plan.export_menu import safe_file_stem
 from gpudesk.ui.plan.plan_view import PlanView
@@ -47,9 +49,10 @@ else:  # pragma: no cover - Python 3.10
 QUICK, WIZARD, RESULTS, PLANS, COMPARE = range(5)
 
 
-def run_plan(req: Requirement, catalog: Any) -> dict[str, Any]:
-    """Worker-thread job: plan and convert to the JSON-shaped dictionary (no Qt)."""
-    return plan_to_dict(plan(req, catalog))
+def run_plan(req: Requirement, catalog: Any, prices: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Worker-thread job: plan (with the user's prices, read beforehand on the GUI thread) and convert to the
+    JSON-shaped dictionary (no Qt)."""
+    return plan_to_dict(plan(req, catalog, price_overrides=prices))
 
 
 def read_profile_text(text: str, profile_format: str = "toml") -> dict[str, Any]:
@@ -132,10 +135,10 @@ class PlanTab(QWidget):
             self.examples.setItemData(self.examples.count() - 1, path.name, Qt.ItemDataRole.ToolTipRole)
         self.examples.activated.connect(self._example_chosen)
         bar.addWidget(self.examples)
-        self.open_button = QPushButton(self.tr("&Open profile…"), self)
+        self.open_button = QPushButton(self.tr("Open profi&le…"), self)
         self.open_button.setToolTip(self.tr("Load a requirement profile (TOML, as used by gpudesk plan --profile) into the wizard"))
         self.open_button.clicked.connect(self._choose_profile)
-        self.save_profile_button = QPushButton(self.tr("Save profile…"), self)
+        self.save_profile_button = QPushButton(self.tr("Sa&ve profile…"), self)
         self.save_profile_button.setToolTip(self.tr("Write the wizard's answers as a TOML profile (for gpudesk plan --profile)"))
         self.save_profile_button.clicked.connect(self._choose_profile_target)
         bar.addWidget(self.open_button)
@@ -159,6 +162,7 @@ class PlanTab(QWidget):
         self.wizard.plan_requested.connect(self.start_plan)
         self.results.save_requested.connect(self.save_current)
         self.results.edit_requested.connect(lambda: self.show_view(WIZARD))
+        self.results.price_entered.connect(self.use_my_price)
         self.plans.open_requested.connect(self.open_saved)
         self.plans.edit_requested.connect(self.edit_saved)
         self.plans.compare_requested.connect(self.compare_saved)
@@ -256,11 +260,42 @@ class PlanTab(QWidget):
         if self.task is not None:
             return
         self.current_profile = data
+        prices = self.my_prices()
         self.busy.show()
         self.wizard.plan_button.setEnabled(False)
         self.status.setText(self.tr("Planning over the whole catalog…"))
-        self.task = run_task(run_plan, req, self.ctx.catalog, on_result=self._plan_done, on_error=self._plan_failed,
-                             on_finished=self._plan_finished)
+        self.task = run_task(run_plan, req, self.ctx.catalog, prices, on_result=self._plan_done,
+                             on_error=self._plan_failed, on_finished=self._plan_finished)
+
+    def my_prices(self) -> dict[str, Any] | None:
+        """The user's own GPU prices (Catalog tab) from the store; None without a store or when unreadable."""
+        if self.ctx.store is None:
+            return None
+        try:
+            return price_overrides(self.ctx.store)
+        except (StoreError, sqlite3.Error) as exc:
+            self.ctx.notify(self.tr("Your GPU prices could not be read, so catalog prices are used: {0}").format(exc), "warning")
+            return None
+
+    def use_my_price(self, gpu_id: str, price_usd: float) -> bool:
+        """Keep ``price_usd`` as the user's price for ``gpu_id`` (same store as the Catalog tab) and plan again."""
+        if self.ctx.store is None:
+            self.ctx.notify(self.tr("Your price cannot be kept: the user database is not open."), "warning")
+            return False
+        if self.current_profile is None:
+            return False
+        try:
+            from gpudesk.planner import requirement_from_dict
+
+            req = requirement_from_dict(self.current_profile)
+            set_price(self.ctx.store, gpu_id, price_usd, note=self.tr("entered in the Plan tab"))
+        except (StoreError, sqlite3.Error, PlannerError) as exc:
+            self.ctx.notify(self.tr("The price was not saved: {0}").format(exc), "error")
+            return False
+        self.ctx.notify(self.tr("Saved your price for {0}: {1} USD per GPU. Planning again…").format(
+            gpu_id, f"{price_usd:,.0f}"), "info")
+        self.start_plan(req, self.current_profile)
+        return True
 
     def _plan_done(self, result: dict[str, Any]) -> None:
         self.current_plan = result

@@ -116,7 +116,8 @@ class PlanWizard(QWidget):
         self.back_button = QPushButton(self.tr("< &Back"), self)
         self.next_button = QPushButton(self.tr("&Next >"), self)
         self.plan_button = QPushButton(self.tr("&Plan"), self)
-        self.plan_button.setToolTip(self.tr("Check every answer and rank the configurations (runs in the background)"))
+        self.plan_button.setToolTip(self.tr("Check every answer and rank the configurations (runs in the background). "
+                                            "Enter in a field goes to the next page; Ctrl+Enter plans from any page."))
         self.quick_button = QPushButton(self.tr("&Quick mode"), self)
         self.quick_button.setToolTip(self.tr("Back to the four-field quick mode"))
         self.back_button.clicked.connect(lambda: self.go_to(self.stack.currentIndex() - 1))
@@ -135,11 +136,11 @@ class PlanWizard(QWidget):
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         name_row = QHBoxLayout()
-        name_label = QLabel(self.tr("Plan &name:"), left)
+        name_label = QLabel(self.tr("Plan na&me:"), left)
         name_label.setBuddy(self.name_edit)
         name_row.addWidget(name_label)
         name_row.addWidget(self.name_edit, 1)
-        notes_label = QLabel(self.tr("N&otes:"), left)
+        notes_label = QLabel(self.tr("No&tes:"), left)
         notes_label.setBuddy(self.notes_edit)
         name_row.addWidget(notes_label)
         name_row.addWidget(self.notes_edit, 2)
@@ -167,6 +168,18 @@ class PlanWizard(QWidget):
         self.update_preview()
 
     # -- navigation ---------------------------------------------------------------------------------------
+    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        """Enter (from a field: line edits and closed combo boxes pass it up) goes to the next page, or plans on
+        the last page; Ctrl+Enter plans from any page. A page with a bad answer stays and names it."""
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            if event.modifiers() & Qt.KeyboardModifier.ControlModifier or self.stack.currentIndex() == len(self.pages) - 1:
+                self.request_plan()
+            else:
+                self.next_page()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
     def go_to(self, index: int) -> None:
         index = max(0, min(index, len(self.pages) - 1))
         self.stack.setCurrentIndex(index)

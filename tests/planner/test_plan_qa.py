@@ -1,0 +1,95 @@
+"""Regressions found using the Plan part by hand (hands-on QA): each test failed before its fix."""
+
+import json
+
+import pytest
+
+from gpudesk.catalog import open_catalog
+from gpudesk.cli import main
+from gpudesk.paths import examples_dir
+from gpudesk.planner import PlanInputError, load_profile, plan, plan_to_dict
+from gpudesk.planner.sheet import build_sheet
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return open_catalog()
+
+
+def _profile(tmp_path, text, name="p.toml"):
+    path = tmp_path / name
+    path.write_text('name = "qa"\n' + text, encoding="utf-8")
+    return path
+
+
+def test_price_override_for_a_gpu_not_in_the_catalog_is_named(catalog, tmp_path):
+    # A typo in [tco.gpu_price_overrides_usd] used to be ignored silently: the plan ran on catalog prices.
+    req = load_profile(_profile(tmp_path, '[model]\nmodel = "llama-2-7b"\n[data]\nsample_count = 1000\n'
+                                          '[tco.gpu_price_overrides_usd]\n"a100-80-sxm" = 15000\n'))
+    with pytest.raises(PlanInputError) as info:
+        plan(req, catalog)
+    assert info.value.field == "tco.gpu_price_overrides_usd"
+    assert "a100-80-sxm" in info.value.detail and "a100-80-sxm4" in info.value.detail
+
+
+def test_network_link_must_be_a_network(catalog, tmp_path):
+    # PCIe is not a link between servers; it used to be accepted as operations.network_link.
+    req = load_profile(_profile(tmp_path, '[model]\nmodel = "llama-2-7b"\n[data]\nsample_count = 1000\n'
+                                          '[operations]\nnetwork_link = "pcie4-x16"\n'))
+    with pytest.raises(PlanInputError) as info:
+        plan(req, catalog)
+    assert info.value.field == "operations.network_link" and "ib-ndr" in info.value.detail
+
+
+def test_nothing_fits_message_names_the_deciding_reasons(tmp_path, capsys):
+    # A 100 W power budget rules out every card; the message used to list five Volta BF16 rejections only.
+    path = _profile(tmp_path, '[model]\nmodel = "llama-2-7b"\n[data]\nsample_count = 1000\n'
+                              '[operations]\npower_budget_w = 100\n')
+    assert main(["plan", "--profile", str(path), "--no-my-prices"]) == 1
+    err = capsys.readouterr().err
+    assert "power budget" in err and "BF16" in err
+    assert err.count("Volta has no BF16") == 1
+
+
+def test_nccl_check_is_runnable_across_servers(catalog):
+    # 256 GPUs in 32 HGX servers: "all_reduce_perf -g 256" cannot run (-g is GPUs per process on one node).
+    data = plan_to_dict(plan(load_profile(examples_dir() / "pretraining-70b.toml"), catalog))
+    top = data["candidates"][0]
+    assert top["servers"] > 1
+    nccl = next(c for c in build_sheet(data, 0, catalog=catalog).checks if c.name.startswith("nccl-tests"))
+    per_server = top["count"] // top["servers"]
+    assert f"-g {top['count']}" not in nccl.how
+    assert f"mpirun -np {top['count']} -N {per_server}" in nccl.how and "-g 1" in nccl.how
+    assert "ib-ndr" in nccl.passes_when or "InfiniBand" in nccl.passes_when
+
+
+def test_estimate_tensor_parallel_spreads_over_that_many_gpus(capsys):
+    # --tp 2 without --gpus used to fail with "2 does not divide the 1 GPUs".
+    assert main(["estimate", "memory", "--model", "llama-2-13b", "--tp", "2", "--json"]) == 0
+    tp2 = json.loads(capsys.readouterr().out)["per_gpu"]
+    assert main(["estimate", "memory", "--model", "llama-2-13b", "--json"]) == 0
+    tp1 = json.loads(capsys.readouterr().out)["per_gpu"]
+    assert tp2["breakdown_bytes"]["weights"] == pytest.approx(tp1["breakdown_bytes"]["weights"] / 2, rel=0.01)
+    assert main(["estimate", "memory", "--model", "llama-2-13b", "--tp", "3", "--gpus", "4"]) == 2
+    assert "--tp" in capsys.readouterr().err
+
+
+def test_training_share_stretches_the_time_to_result(catalog):
+    # "Training share of GPU time" 0.5 means the cards train half the time: the time to result doubles. It used
+    # to be ignored, so a shared cluster looked twice as fast against the deadline.
+    full = load_profile(examples_dir() / "startup-mvp-7b.toml")
+    half = load_profile(examples_dir() / "startup-mvp-7b.toml")
+    full.workload.training_share, half.workload.training_share = 1.0, 0.5
+    a = {(c.gpu_id, c.count): c for c in plan(full, catalog).candidates}
+    b = {(c.gpu_id, c.count): c for c in plan(half, catalog).candidates}
+    key = ("rtx-a6000", 1)
+    assert b[key].time_to_result_s == pytest.approx(2 * a[key].time_to_result_s, rel=1e-6)
+    assert b[key].step_time_s == pytest.approx(a[key].step_time_s)
+    assert any("training share 50%" in d for d, _ in b[key].rationale)
+
+
+def test_qps_target_of_a_training_plan_is_not_silently_dropped(catalog, tmp_path):
+    req = load_profile(_profile(tmp_path, '[model]\nmodel = "llama-2-7b"\nmode = "lora"\n[data]\nsample_count = 100000\n'
+                                          '[workload]\ntarget_qps = 50\ntraining_share = 0.7\n'))
+    result = plan(req, catalog)
+    assert any("workload.target_qps" in w and "mode = \"inference\"" in w for w in result.warnings)
