@@ -194,3 +194,13 @@ def test_oom_check_notices_a_probe_shipped_compiled_only(tmp_path, monkeypatch):
     monkeypatch.setattr(probe_script, "__file__", str(compiled))
     with pytest.raises(selftest.SelfTestError, match="gpudesk.oom.probe_script ships compiled only"):
         selftest.check_oom()
+
+
+def test_window_check_names_a_tab_that_cannot_be_built(qapp, monkeypatch):
+    from gpudesk.ui import main_window
+
+    broken = [*main_window.TAB_CLASSES[:1], ("gpudesk.ui.no_such_tab", "NoSuchTab", "Broken")]
+    monkeypatch.setattr(main_window, "TAB_CLASSES", broken)
+    (result,) = selftest.run_checks([("window", selftest.check_window)])
+    assert not result.ok
+    assert "broken tabs: Broken (" in result.detail and "No module named 'gpudesk.ui.no_such_tab'" in result.detail

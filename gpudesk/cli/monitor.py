@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 import sys
@@ -91,6 +92,23 @@ def parse_duration(text: str | None) -> float | None:
     return value
 
 
+@contextlib.contextmanager
+def _stop_on_signals(stop: dict):
+    """While recording: Ctrl+C (SIGINT), SIGTERM (kill, systemd, timeout) and SIGHUP (the SSH session closed)
+    end the loop cleanly instead of killing the process, so the last batch is committed, the session is marked
+    ended and a stream's command is stopped. The previous handlers are restored afterwards."""
+    old = {}
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            old[sig] = signal.signal(sig, lambda signum, frame: stop.update(now=True, signal=signum))
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
 def _open_session():
     from gpudesk.telemetry.nvml_session import NvmlSession, NvmlUnavailableError
 
@@ -147,32 +165,29 @@ def cmd_record(args: argparse.Namespace) -> int:
         session.close()
         raise CliError(str(exc)) from exc
     stop = {"now": False}
-
-    def _stop(signum, frame):  # noqa: ARG001 - signal handler signature
-        stop["now"] = True
-
-    old = signal.signal(signal.SIGINT, _stop)
     st = session.status
-    sid = recorder.start(source.devices(), source="nvml", interval_s=args.interval, notes=args.notes, name=args.name,
-                         host=host_name(), driver_version=st.driver_version, nvml_version=st.nvml_version)
-    print(f"Recording session {sid} from {session.device_count} GPU(s) every {args.interval:g} s"
-          f"{f' for {duration:g} s' if duration else ''}; Ctrl+C stops.", file=sys.stderr)
-    start = time.monotonic()
-    next_tick = start
     try:
-        while not stop["now"]:
-            recorder.write(source.read())
-            if duration is not None and time.monotonic() - start >= duration:
-                break
-            next_tick += args.interval
-            delay = next_tick - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-            else:
-                next_tick = time.monotonic()
+        with _stop_on_signals(stop):
+            sid = recorder.start(source.devices(), source="nvml", interval_s=args.interval, notes=args.notes,
+                                 name=args.name, host=host_name(), driver_version=st.driver_version,
+                                 nvml_version=st.nvml_version)
+            print(f"Recording session {sid} from {session.device_count} GPU(s) every {args.interval:g} s"
+                  f"{f' for {duration:g} s' if duration else ''}; Ctrl+C stops.", file=sys.stderr)
+            start = time.monotonic()
+            next_tick = start
+            try:
+                while not stop["now"]:
+                    recorder.write(source.read())
+                    if duration is not None and time.monotonic() - start >= duration:
+                        break
+                    next_tick += args.interval
+                    if next_tick <= time.monotonic():
+                        next_tick = time.monotonic()
+                    while not stop["now"] and (delay := next_tick - time.monotonic()) > 0:
+                        time.sleep(min(delay, 0.2))  # short naps: a stop signal is acted on at once
+            finally:
+                recorder.stop()  # commits the last batch and marks the session ended
     finally:
-        signal.signal(signal.SIGINT, old)
-        recorder.stop()
         rows = recorder.rows_written
         recorder.close()
         source.close()
@@ -200,31 +215,44 @@ def cmd_stream(args: argparse.Namespace) -> int:
         source.close()
         raise CliError(str(exc)) from exc
     stop = {"now": False}
-    old = signal.signal(signal.SIGINT, lambda signum, frame: stop.update(now=True))
     sid = None
+    ended_itself = False
     start = time.monotonic()
+
+    def record(batches) -> None:
+        nonlocal sid
+        for batch in batches:
+            if sid is None:
+                devices = devices_for_model([s.gpu_index for s in batch], gpu)
+                sid = recorder.start(devices, source="dmon-stream", interval_s=source.interval_s,
+                                     notes=args.notes, name=args.name, gpu_model=gpu.id if gpu else None,
+                                     link_assumption=link_assumption_text(gpu))
+            recorder.write(batch)
+
     print(f"Streaming from: {source.describe()}; Ctrl+C stops.", file=sys.stderr)
     try:
-        while not stop["now"] and not source.finished:
-            for batch in source.poll():
-                if sid is None:
-                    devices = devices_for_model([s.gpu_index for s in batch], gpu)
-                    sid = recorder.start(devices, source="dmon-stream", interval_s=source.interval_s,
-                                         notes=args.notes, name=args.name, gpu_model=gpu.id if gpu else None,
-                                         link_assumption=link_assumption_text(gpu))
-                recorder.write(batch)
-            if duration is not None and time.monotonic() - start >= duration:
-                break
-            time.sleep(0.1)
+        with _stop_on_signals(stop):
+            while not stop["now"] and not source.finished:
+                record(source.poll())
+                if duration is not None and time.monotonic() - start >= duration:
+                    break
+                time.sleep(0.1)
+            ended_itself = source.finished  # end of output, not Ctrl+C or --duration
+            source.close()
+            record(source.poll())  # what the command printed before it stopped
     finally:
-        signal.signal(signal.SIGINT, old)
         source.close()
         recorder.close()
+    status = source.returncode
+    said = source.last_output()
     if source.parser.unsupported:
         raise CliError("dmon could not run there: " + " / ".join(source.parser.errors))
     if sid is None:
-        raise CliError("The command printed no dmon samples"
-                       + (f" (exit status {source.returncode})." if source.returncode else "."))
+        raise CliError("The command printed no dmon samples" + (f" (exit status {status})" if ended_itself and status else "")
+                       + (f". Its last output: {said}" if said else ".")
+                       + ("" if said or status else " Check that it runs 'nvidia-smi dmon'."))
+    if ended_itself and status:
+        print(f"note: the command ended with exit status {status}" + (f": {said}" if said else "."), file=sys.stderr)
     print(f"Session {sid}: {recorder.rows_written} GPU samples written.")
     return 0
 
@@ -291,10 +319,17 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             devices = session_devices(db, sess.id)
             title = f"session {sess.id} ({sess.name})"
             if sess.link_assumption:
-                frame.notes.append(f"PCIe link {sess.link_assumption}")
+                text = sess.link_assumption
+                frame.notes.append(text if text.startswith("PCIe link") else f"PCIe link {text}")
         else:
             raise CliError(f"{args.target}: neither a file nor a recording id (see 'gpudesk monitor analyze --list').")
+        if args.t0 is not None and args.t1 is not None and args.t0 > args.t1:
+            raise CliError(f"--from {args.t0:g} is after --to {args.t1:g}.")
         result = analyze(frame, devices, t0=args.t0, t1=args.t1)
+        if result.span is None:
+            span = frame.span
+            raise CliError(f"{title}: no samples between --from {args.t0} and --to {args.t1}"
+                           + (f"; the data spans {span[0]:.0f} to {span[1]:.0f} (epoch s)." if span else "."))
     except (TelemetryError, StoreError) as exc:
         raise CliError(str(exc)) from exc
     if args.json:
@@ -305,11 +340,21 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 
 # display units: (divisor, label); GB/s decimal as datasheets, GiB binary as allocators (DESIGN.md)
-_DISPLAY = {"bytes": (2**30, "GiB"), "bytes/s": (1e9, "GB/s"), "Hz": (1e6, "MHz")}
+# the larger unit when the row's largest figure reaches it, else the smaller (2 MiB of BAR1 is not "0.00 GiB")
+_DISPLAY = {"bytes": ((2**30, "GiB"), (2**20, "MiB")), "bytes/s": ((1e9, "GB/s"), (1e6, "MB/s")),
+            "Hz": ((1e6, "MHz"),)}
 
 
-def _fmt(value: float, unit: str) -> str:
-    div, label = _DISPLAY.get(unit, (1.0, unit))
+def _scale(unit: str, largest: float) -> tuple[float, str]:
+    choices = _DISPLAY.get(unit, ((1.0, unit),))
+    for div, label in choices:
+        if abs(largest) >= div:
+            return div, label
+    return choices[-1]
+
+
+def _fmt(value: float, scale: tuple[float, str]) -> str:
+    div, label = scale
     return f"{value / div:10.2f} {label}"
 
 
@@ -329,7 +374,8 @@ def _print_analysis(title: str, result) -> None:
                 continue
             unit = METRICS[name].unit if name in METRICS else ""
             label = METRICS[name].label if name in METRICS else name
-            print(f"  {label:32s} median {_fmt(s.median, unit)}  p5 {_fmt(s.p5, unit)}  p95 {_fmt(s.p95, unit)}")
+            scale = _scale(unit, max(abs(s.p5), abs(s.p95)))
+            print(f"  {label:32s} median {_fmt(s.median, scale)}  p5 {_fmt(s.p5, scale)}  p95 {_fmt(s.p95, scale)}")
     print("Findings:")
     for f in result.findings:
         where = "all GPUs" if f.gpu is None else f"GPU {f.gpu}"

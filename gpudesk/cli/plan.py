@@ -139,7 +139,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     try:
         req = load_profile(args.profile)
     except PlanInputError as exc:
-        raise CliError(f"profile {args.profile}: {exc}") from exc
+        what = exc.detail if exc.field == "profile" else str(exc)  # no "profile x: profile: ..." stutter
+        raise CliError(f"profile {args.profile}: {what}") from exc
     catalog = _catalog()
     prices = None if args.no_my_prices else my_prices()
     try:

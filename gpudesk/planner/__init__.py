@@ -12,7 +12,8 @@ API summary (stable; the Plan tab, sheets and saved plans build on it)::
 
     req = load_profile("resources/examples/article-13b-finetune.toml")   # or Requirement(...) from the wizard
     req.validate()                     # PlanInputError(field="model.params", ...) on bad input
-    result = plan(req, open_catalog())  # -> Plan
+    result = plan(req, open_catalog())  # -> Plan (catalog prices only)
+    result = plan(req, catalog, price_overrides=gpudesk.store.prices.price_overrides(db))  # + your prices
     result.workload_kind               # "large-model-training", ...
     result.memory                      # MemoryEstimate of the job on one GPU (total_bytes, breakdown)
     result.top                         # best Candidate or None
@@ -22,12 +23,20 @@ API summary (stable; the Plan tab, sheets and saved plans build on it)::
         c.usable_memory_bytes, c.safe_line_bytes, c.headroom_bytes, c.fits
         c.step_time_s, c.comm_share, c.time_to_result_s, c.meets_deadline, c.deadline_miss_s
         c.qps_capacity, c.meets_qps, c.tco_3y_usd, c.tco_breakdown_usd, c.warnings, c.rationale
+        c.gpu_price                    # GpuPrice: price_usd (None = unknown), origin "requirement"|"user"|"catalog"
+        c.price_known, c.break_even_price_usd, c.rank_reason   # why it ranks where it does
     result.rejected                    # [Rejected(gpu_id, count, server_id, interconnect, reasons)]
     result.deadline_met_by_any, result.closest   # when nobody meets the deadline
     plan_to_dict(result)               # the JSON shape of ``gpudesk plan --format json``
 
 The live memory chart: ``spec = resolve_model(req.model, catalog)`` then
 ``gpudesk.sizing.estimate_memory(spec, memory_workload(req, gpus=N, sharding="zero3"))``.
+
+Prices (gpudesk.planner.prices): the profile's ``tco.gpu_price_overrides_usd`` wins, then the user's own prices
+(Catalog tab, user store), then the catalog's dated price; none is ever invented. A candidate whose GPU price is
+unknown has no TCO, ranks after the priced options of its tier (ordered by its known costs), is marked
+``PRICE_UNKNOWN_TEXT`` ("price unknown — enter your quote in the Catalog tab") and carries the break-even quote
+below which it would outrank the best priced option.
 
 Requirement sections and units: see gpudesk.planner.requirement; TCO defaults and their sources:
 ``TcoAssumptions.SOURCES``. Errors: PlanInputError (``.field`` = "section.name"), ProfileError (TOML),

@@ -95,7 +95,7 @@ def _why_lower(c: Candidate, top: Candidate, key: tuple, top_key: tuple) -> str:
             return (f"its {c.count} GPUs exchange gradients over {c.interconnect_name}; a large model's sync needs "
                     "NVLink (article 4.3), so PCIe options rank after NVLink ones")
         if i == 5:
-            return f"GPU {PRICE_UNKNOWN_TEXT}; options without a 3-year TCO rank after the priced ones of their tier"
+            return "GPU price unknown: ranked after the priced options of its tier"
         if i == 6:
             if c.tco_3y_usd is None or top.tco_3y_usd is None:
                 return (f"GPU prices unknown for both; its known costs without the GPUs are ${mine:,.0f} against "
@@ -118,23 +118,30 @@ def explain_ranking(ranked: list[Candidate], budget_usd: float | None = None, pr
     top, top_key = ranked[0], keys[0]
     first = ["fits under the safe line" if top.fits else "closest to the safe line (nothing fits)"]
     if top.meets_deadline is not None:
-        first.append("meets the deadline" if top.meets_deadline else "misses the deadline by the least cost")
+        first.append("meets the deadline" if top.meets_deadline else "misses the deadline, as every option does")
     if top.meets_qps is not None:
         first.append("reaches the QPS target" if top.meets_qps else "misses the QPS target")
+    if budget_usd:
+        first.append({0: "within the budget",
+                      1: "price unknown, so possibly within the budget, which every priced option exceeds",
+                      2: "over the budget, as every option is"}[top_key[3]])
     first.append(f"lowest 3-year TCO (${top.tco_3y_usd:,.0f})" if top.tco_3y_usd is not None
                  else f"GPU {PRICE_UNKNOWN_TEXT}")
     top.rank_reason = "#1: " + ", ".join(first)
     for position, (c, key) in enumerate(zip(ranked[1:], keys[1:]), start=2):
         c.rank_reason = f"#{position}: " + _why_lower(c, top, key, top_key)
-    for c, key in zip(ranked, keys):
+    for position, (c, key) in enumerate(zip(ranked, keys)):
         if c.price_known or c.tco is None or not c.tco.gpu_price_missing or len(c.tco.missing) > 1:
             continue
-        rival = next((r for r, k in zip(ranked, keys) if r.tco_3y_usd is not None and _tier(k) == _tier(key)), None)
+        # The best priced option ranked above it in the same tier (with a budget, over-budget priced options rank
+        # below unpriced ones: there is nothing to overtake then).
+        rival = next((r for r, k in zip(ranked[:position], keys[:position])
+                      if r.tco_3y_usd is not None and _tier(k) == _tier(key)), None)
         if rival is None:
             continue
         price = break_even_price_usd(c.tco.known_part_usd, c.count, dollar_multiplier, rival.tco_3y_usd)
         c.break_even_price_usd = price
         c.break_even_rank = ranked.index(rival) + 1
-        where = f"#{c.break_even_rank} {rival.label} (${rival.tco_3y_usd:,.0f})"
-        c.rank_reason += (f"; with a quote below ${price:,.0f} per GPU it would rank above {where}" if price is not None
+        where = f"#{c.break_even_rank} ({rival.count} x {rival.gpu_name}, ${rival.tco_3y_usd:,.0f})"
+        c.rank_reason += (f"; a quote below ${price:,.0f} per GPU would put it above {where}" if price is not None
                           else f"; even at $0 per GPU its other costs exceed {where}")

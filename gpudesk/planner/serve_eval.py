@@ -84,7 +84,11 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
         kv_seq = kv_bytes_per_token(spec, req.model.kv_precision) * (w.prompt_tokens + w.output_tokens / 2) / t
     else:
         kv_seq = 0.0
-    pre = tm.prefill_s(w.prompt_tokens, flops_per_token, peak * 1e12, COMPUTE_EFFICIENCY)
+    attention = 0.0
+    if spec.is_transformer and req.model.activation_bytes_per_sample is None and spec.layers and spec.num_attention_heads:
+        attention = tm.attention_flops_per_token(spec.layers, spec.num_attention_heads * spec.head_dim_resolved,
+                                                 w.prompt_tokens) / t
+    pre = tm.prefill_s(w.prompt_tokens, flops_per_token + attention, peak * 1e12, COMPUTE_EFFICIENCY)
     step = tm.decode_step_s(weights, kv_seq, batch, gpu.memory_bandwidth_gbps, flops_per_token, peak * 1e12,
                             compute_efficiency=COMPUTE_EFFICIENCY) if w.output_tokens else 0.0
     if w.output_tokens:
@@ -121,8 +125,11 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
             why.append((f"decode step {step * 1e3:.1f} ms for {batch} sequences = {tm.decode_tokens_per_s(batch, step):,.0f} "
                         f"tokens/s per replica (weights {gib(weights)} + KV read at "
                         f"{gpu.memory_bandwidth_gbps:g} GB/s x {tm.DEFAULT_HBM_EFFICIENCY:g}); prefill {pre * 1e3:.1f} ms for "
-                        f"{w.prompt_tokens} tokens at {peak:g} dense {precision.upper()} x {COMPUTE_EFFICIENCY:g}",
-                        f"decode memory-bound, prefill compute-bound (catalog.md 6); {gpu.source_url}"))
+                        f"{w.prompt_tokens} tokens (2 x active params + causal attention "
+                        f"{attention / max(flops_per_token, 1):.0%} more per token) at {peak:g} dense "
+                        f"{precision.upper()} x {COMPUTE_EFFICIENCY:g}",
+                        f"decode memory-bound, prefill compute-bound (catalog.md 6); attention FLOPs: PaLM (arXiv "
+                        f"2204.02311) appendix B; {gpu.source_url}"))
         else:
             why.append((f"forward pass {pre * 1e3:.2f} ms per request ({w.prompt_tokens} tokens x 2 x params) at "
                         f"{peak:g} dense {precision.upper()} x {COMPUTE_EFFICIENCY:g}", f"Kaplan et al. 2020; {gpu.source_url}"))

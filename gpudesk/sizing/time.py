@@ -145,6 +145,19 @@ def decode_tokens_per_s(batch: int, step_seconds: float) -> float:
     return positive_int("batch", batch) / positive_float("decode_step_s", step_seconds)
 
 
+def attention_flops_per_token(layers: int, attention_width: int, context_tokens: int, causal: bool = True) -> float:
+    """Forward FLOPs of the attention score and value products for one token (the part 2 x params leaves out).
+
+    PaLM (Chowdhery et al. 2022, appendix B) counts 12 x L x H x Q x T per token for training, i.e.
+    4 x layers x d_attn x context for the forward pass (QK^T and softmax x V, 2 FLOPs per multiply-add). Over a
+    causal prompt each token sees on average half the context (FlashAttention skips the masked half): 2 x ...
+    ``attention_width`` is heads x head dimension (d_attn); ``context_tokens`` the prompt or sequence length.
+    """
+    flops = 4.0 * positive_int("layers", layers) * positive_int("attention_width", attention_width) * positive_int(
+        "context_tokens", context_tokens)
+    return flops / 2 if causal else flops
+
+
 def prefill_s(prompt_tokens: int, flops_per_token: float, peak_flops: float, compute_efficiency: float = 0.5) -> float:
     """Seconds of compute-bound prefill for one prompt: tokens x 2 x params / (peak x efficiency)."""
     n = positive_int("prompt_tokens", prompt_tokens)

@@ -93,8 +93,11 @@ def parse_dmon(
             time-only logs keep their time of day).
 
     Raises:
-        DmonError: pmon output, or text with neither a dmon header nor a dmon error message.
+        DmonError: pmon output, text with neither a dmon header nor a dmon error message, or an interval that
+            is not a positive number of seconds.
     """
+    if not (isinstance(interval_s, (int, float)) and math.isfinite(interval_s) and interval_s > 0):
+        raise DmonError(f"The dmon interval must be a positive number of seconds (dmon -d), got {interval_s!r}.")
     if isinstance(source, str):
         source = source.removeprefix("\ufeff")  # a byte-order mark left by an editor
         fast = _parse_clean(source, interval_s, start_time)

@@ -36,12 +36,16 @@ def open_and_paint(timeout_s: float) -> str:
         app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
     painted_s = time.perf_counter() - started
     tabs = [window.tabs.tabText(i) for i in range(window.tabs.count())]
-    blank = []
-    for index in range(window.tabs.count()):  # show and render every tab, not only the one restored
+    broken = []
+    for index in range(window.tabs.count()):  # build, show and render every tab, not only the one restored
         window.tabs.setCurrentIndex(index)
+        content = window.tab(index)  # tabs are built on first show; None when the build failed
         app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
-        if window.grab().isNull():
-            blank.append(tabs[index])
+        if content is None:
+            error = getattr(window.tabs.widget(index), "error", None) or "not built"
+            broken.append(f"{tabs[index]} ({error})")
+        elif window.grab().isNull():
+            broken.append(f"{tabs[index]} (could not be rendered)")
     problems = list(window.ctx.problems)
     plot_detail = _exercise_plot_menus()
     window.close()
@@ -56,8 +60,8 @@ def open_and_paint(timeout_s: float) -> str:
         raise WindowCheckError("; ".join(problems))
     if not tabs:
         raise WindowCheckError("main window has no tabs")
-    if blank:
-        raise WindowCheckError(f"tabs could not be rendered: {', '.join(blank)}")
+    if broken:
+        raise WindowCheckError(f"broken tabs: {'; '.join(broken)}")
     return (f"main window painted on '{app.platformName()}' in {painted_s:.2f} s; {len(tabs)} tabs rendered "
             f"({', '.join(tabs)}); {plot_detail}")
 

@@ -93,3 +93,37 @@ def test_qps_target_of_a_training_plan_is_not_silently_dropped(catalog, tmp_path
                                           '[workload]\ntarget_qps = 50\ntraining_share = 0.7\n'))
     result = plan(req, catalog)
     assert any("workload.target_qps" in w and "mode = \"inference\"" in w for w in result.warnings)
+
+
+def test_attention_flops_follow_the_palm_formula():
+    from gpudesk.sizing.time import attention_flops_per_token
+
+    # PaLM (Chowdhery et al. 2022, appendix B): 6N + 12 L H Q T per token for training, i.e. 4 L d_attn T for the
+    # forward pass over a full (non-causal) context; a causal prompt averages half of it.
+    assert attention_flops_per_token(32, 4096, 2048, causal=False) == 4 * 32 * 4096 * 2048
+    assert attention_flops_per_token(32, 4096, 2048) == 2 * 32 * 4096 * 2048
+
+
+def test_long_prompt_prefill_counts_attention(catalog, tmp_path):
+    # A 30,000-token prompt on Mixtral: causal attention adds 2 x 32 x 4096 x 30000 = 7.9 GFLOP per token to the
+    # linear 2 x 12.9 B active params = 25.8 GFLOP (+30 %);
+    # prefill used to count only the linear part, so long-context QPS came out too high.
+    req = load_profile(_profile(tmp_path, '[model]\nmodel = "mixtral"\nmode = "inference"\n[workload]\ntraining_share = 0\n'
+                                          'target_qps = 2\nprompt_tokens = 30000\noutput_tokens = 500\n'))
+    result = plan(req, catalog)
+    top = result.top
+    spec = result.model
+    t = int(top.sharding[2:]) if top.sharding else 1
+    gpu = catalog.gpu(top.gpu_id)
+    linear_only_s = 30000 * 2 * spec.active_params / t / (gpu.bf16_dense_tflops * 1e12 * 0.5)
+    line = next(d for d, _s in top.rationale if d.startswith("decode step"))
+    prefill_ms = float(line.split("prefill ")[1].split(" ms")[0].replace(",", ""))
+    assert prefill_ms / 1e3 == pytest.approx(linear_only_s * (1 + 2 * 32 * 4096 * 30000 / (2 * spec.active_params)), rel=0.01)
+    assert "attention" in line
+
+
+def test_unreadable_profile_message_names_the_file_once(tmp_path, capsys):
+    missing = tmp_path / "nope.toml"
+    assert main(["plan", "--profile", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert f"profile {missing}: cannot read" in err and ": profile:" not in err

@@ -46,7 +46,7 @@ def test_unknown_price_is_marked_and_explained(article):
     # The break-even quote: at that price its TCO equals the top's.
     assert a100.break_even_price_usd == pytest.approx(34694, abs=50)
     assert a100.break_even_rank == 1
-    assert "with a quote below $34,69" in a100.rank_reason
+    assert "a quote below $34,69" in a100.rank_reason and "would put it above #1 (8 x NVIDIA H100 SXM5" in a100.rank_reason
     plan_warning = next(w for w in article.warnings if PRICE_UNKNOWN_TEXT in w)
     assert "8 x NVIDIA A100 80GB SXM4 $34,69" in plan_warning
     assert all(c.rank_reason for c in article.candidates)
@@ -99,7 +99,7 @@ def test_sheets_mark_the_unknown_price(article):
     index = next(i for i, c in enumerate(data["candidates"]) if c["gpu_id"] == "a100-80-sxm4" and c["count"] == 8)
     md = plan_to_markdown(data, index)
     assert f"| 3-year TCO | {PRICE_UNKNOWN_TEXT} |" in md
-    assert "with a quote below $34,69" in md
+    assert "a quote below $34,69" in md
     csv_text = plan_to_csv(data, index)
     gpu_row = next(line for line in csv_text.splitlines() if line.startswith("GPU,"))
     assert PRICE_UNKNOWN_TEXT in gpu_row
@@ -135,3 +135,25 @@ def test_cli_md_marks_unknown_price_of_chosen_candidate(capsys):
     n = next(i for i, c in enumerate(cands, 1) if c["gpu_id"] == "a100-80-sxm4")
     assert main(["plan", "--profile", str(ARTICLE), "--candidate", str(n), "--no-my-prices"]) == 0
     assert PRICE_UNKNOWN_TEXT in capsys.readouterr().out
+
+
+def test_cli_plans_on_catalog_prices_when_the_store_does_not_open(capsys, tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the data folder should be", encoding="utf-8")
+    monkeypatch.setenv("GPUDESK_DATA_DIR", str(blocker / "data"))
+    assert main(["plan", "--profile", str(ARTICLE), "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["candidates"][0]["gpu_price_origin"] == "catalog"
+    assert "your prices are not used" in captured.err
+
+
+def test_break_even_only_names_an_option_ranked_above(catalog):
+    # With a budget that every priced option exceeds, unpriced options rank above the over-budget priced ones;
+    # no "would put it above #k" may then point at a lower-ranked option.
+    req = load_profile(ARTICLE)
+    req.operations.budget_usd = 100_000.0
+    result = plan(req, catalog)
+    for position, c in enumerate(result.candidates, 1):
+        if c.break_even_rank is not None:
+            assert c.break_even_rank < position
+    assert "possibly within the budget, which every priced option exceeds" in result.top.rank_reason

@@ -274,3 +274,22 @@ def test_tab_without_catalog_explains(qtbot):
 
 def test_gpu_role_returns_records(tab):
     assert tab.proxy.index(0, 0).data(GPU_ROLE).id == "v100-sxm2-16"
+
+
+def test_prices_entered_elsewhere_show_when_the_tab_is_shown_again(qtbot):
+    from gpudesk.catalog import open_catalog
+    from gpudesk.store import open_store
+    from gpudesk.store.prices import set_price
+    from gpudesk.ui.catalog.tab import CatalogTab
+    from gpudesk.ui.context import AppContext
+
+    ctx = AppContext(catalog=open_catalog(), store=open_store())
+    tab = CatalogTab(ctx, None)
+    qtbot.addWidget(tab)
+    tab.show()
+    tab.select_gpu("a100-80-sxm4")
+    assert tab.model.override("a100-80-sxm4") is None
+    tab.hide()
+    set_price(ctx.store, "a100-80-sxm4", 17000, "quote entered from the Plan tab")
+    tab.show()
+    assert tab.model.override("a100-80-sxm4")["price_usd"] == 17000

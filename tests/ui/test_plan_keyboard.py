@@ -124,3 +124,23 @@ def test_results_tab_order_follows_the_layout(qtbot, tab):
             seen.add(nxt)
             nxt = nxt.nextInFocusChain()
         assert nxt in (after, after.focusProxy())
+
+
+def test_charts_are_not_tab_stops(qtbot, tab):
+    import pyqtgraph as pg
+
+    tab.show_view(QUICK)
+    start = tab.mode_buttons.button(0)
+    widget, stops = start.nextInFocusChain(), []
+    while widget is not start:
+        if widget.isVisible() and widget.isEnabled() and widget.focusPolicy() & Qt.FocusPolicy.TabFocus:
+            stops.append(widget)
+        widget = widget.nextInFocusChain()
+    def in_plot(w):
+        while w is not None:
+            if isinstance(w, pg.PlotWidget):
+                return True
+            w = w.parentWidget()
+        return False
+
+    assert stops and not [w for w in stops if in_plot(w)]

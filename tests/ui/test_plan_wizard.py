@@ -237,3 +237,34 @@ def test_quick_mode_says_how_many_cards_would_hold_the_job(qtbot, ctx):
     assert found, quick.preview.chart.caption.text()
     quick.preview.set_card("h100-sxm5", int(found.group(1)))
     assert quick.preview.last_fit.under_safe_line
+
+
+@pytest.mark.parametrize("key, typed, limit", [
+    ("model.params", "1e9", "100,000"),            # billion parameters: 100 T
+    ("data.dataset_bytes", "5e6", "1,000,000"),     # TB: 1 EB
+    ("data.sample_bytes", "5e6", "1,000,000"),      # MB: 1 TB per sample
+    ("data.storage_read_bytes_per_s", "1e5", "10000"),
+    ("workload.deadline_s", "5000", "3650"),      # days: 10 years
+    ("workload.tokens_to_train", "1e8", "10000000"),
+    ("operations.power_budget_w", "1e6", "100000"),
+    ("model.train_flops_per_sample", "1e10", "1000000000"),
+])
+def test_absurd_sizes_are_refused_in_the_units_typed(wizard, key, typed, limit):
+    # "1e9" billion parameters used to be refused as "1e+18 is implausibly large (limit 1e+14)": the stored unit,
+    # not the one on the label.
+    wizard.set_field_text(key, typed)
+    req, _data = wizard.requirement()
+    assert req is None
+    caption = wizard.editors[key].spec.caption()
+    assert wizard.problem.text() == f"{caption}: must be at most {limit}, got {typed}"
+
+
+@pytest.mark.parametrize("typed, accepted", [("20,000,000", 20_000_000), ("1,5", None), ("2,50", None), ("1,0000", None)])
+def test_commas_only_group_thousands(wizard, typed, accepted):
+    # "1,5" (a decimal comma) used to be read as 15 without a word.
+    wizard.set_field_text("data.sample_count", typed)
+    value, problem = wizard.editors["data.sample_count"].value()
+    if accepted is None:
+        assert value is None and "comma" in problem
+    else:
+        assert value == accepted and problem is None

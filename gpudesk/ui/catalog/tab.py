@@ -227,6 +227,15 @@ class CatalogTab(QWidget):
         self.export_button.setEnabled(bool(visible))
 
     # Prices -----------------------------------------------------------------------------------------------
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        """Prices may have been entered elsewhere (the Plan tab's price strip): re-read them when shown."""
+        super().showEvent(event)
+        if self.ctx.store is not None:
+            self._load_overrides()
+            gpu = self.detail.gpu()
+            if gpu is not None:
+                self.detail.show_gpu(gpu, self.model.override(gpu.id))
+
     def _load_overrides(self) -> None:
         try:
             self.model.set_overrides(price_overrides(self.ctx.store))

@@ -67,6 +67,8 @@ def candidate_label(candidate: dict[str, Any]) -> str:
 
 
 def _style(plot: pg.PlotWidget) -> None:
+    plot.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # nothing to do with the keys there: the caption says it in text
+    plot.viewport().setFocusPolicy(Qt.FocusPolicy.NoFocus)
     plot.setMenuEnabled(False)
     plot.hideButtons()
     plot.showGrid(x=True, y=True, alpha=0.25)

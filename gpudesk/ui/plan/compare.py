@@ -98,5 +98,6 @@ class CompareView(QWidget):
                 items[1].setFont(bold)
                 items[2].setFont(bold)
             for column, item in enumerate(items):
+                item.setToolTip(item.text())  # long cells (the price source) are elided in the table
                 self.table.setItem(row, column, item)
         self.title.setText(self.tr("Compare: {0} | {1}").format(left.name, right.name))

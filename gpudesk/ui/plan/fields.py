@@ -9,6 +9,7 @@ problems as text that names the field ("Dataset size (TB): must be a number, got
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +72,10 @@ def format_number(value: float, kind: str) -> str:
     return f"{value:.12g}"
 
 
+_NUMBER_WITH_COMMAS = re.compile(r"^[+-]?[\d,]+(\.\d*)?$")  # digits and commas, e.g. "1,5" or "20,000,000"
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d*)?$")
+
+
 def _t(text: str) -> str:
     return QCoreApplication.translate("PlanFields", text)
 
@@ -78,6 +83,9 @@ def _t(text: str) -> str:
 def parse_number(spec: FieldSpec, text: str) -> tuple[Any, str | None]:
     """Parse a typed number in display units -> (stored value or None, problem text naming the field)."""
     shown = text.strip()
+    if "," in shown and _NUMBER_WITH_COMMAS.match(shown) and not _THOUSANDS.match(shown):
+        return None, _t("{0}: a comma only groups thousands (20,000,000); write decimals with a point, got \u201c{1}\u201d").format(
+            spec.caption(), shown)
     stripped = shown.replace(",", "").replace("_", "")
     if not stripped:
         if spec.optional:

@@ -130,6 +130,8 @@ class MemoryBreakdownChart(QWidget):
         self._items: dict[str, pg.BarGraphItem] = {}
         self._specs: list[MemoryBarSpec] = []
         self.plot = pg.PlotWidget(self, background="w")
+        self.plot.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no keyboard action; the caption gives the figures as text
+        self.plot.viewport().setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()

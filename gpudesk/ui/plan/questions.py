@@ -74,20 +74,20 @@ def data_page() -> PageSpec:
         _tr("1. Data and I/O"),
         _tr("How much data, how big is a sample, and where does loading stall?"),
         [
-            _f("data.dataset_bytes", _tr("Dataset size"), kind="int", unit="TB", scale=TB, minimum=0, exclusive_minimum=True, optional=True,
+            _f("data.dataset_bytes", _tr("Dataset size"), kind="int", unit="TB", scale=TB, maximum=1e6, minimum=0, exclusive_minimum=True, optional=True,
                tooltip=_tr("Total size on storage, decimal terabytes (1 TB = 10^12 bytes).")),
             _f("data.sample_count", _tr("Samples"), kind="int", minimum=0, exclusive_minimum=True, optional=True,
                tooltip=_tr("Training samples (pairs, images, volumes, sequences); 20,000,000 or 20000000. Needed for training.")),
-            _f("data.sample_bytes", _tr("Average sample size"), kind="int", unit="MB", scale=MB, minimum=0, exclusive_minimum=True, optional=True,
+            _f("data.sample_bytes", _tr("Average sample size"), kind="int", unit="MB", scale=MB, maximum=1e6, minimum=0, exclusive_minimum=True, optional=True,
                tooltip=_tr("Bytes read per sample from storage, decimal megabytes.")),
             _f("data.modality", _tr("Modality"), kind="choice", choices=_plain(MODALITIES),
                tooltip=_tr("Video and 3D volumes make the workload 'multimodal / long-sequence'.")),
             _f("data.epochs", _tr("Epochs"), minimum=0, exclusive_minimum=True, tooltip=_tr("Passes over the data.")),
-            _f("data.storage_read_bytes_per_s", _tr("Storage read throughput"), unit="GB/s", scale=GB, minimum=0, exclusive_minimum=True, optional=True,
+            _f("data.storage_read_bytes_per_s", _tr("Storage read throughput"), unit="GB/s", scale=GB, maximum=1e4, minimum=0, exclusive_minimum=True, optional=True,
                tooltip=_tr("What the storage delivers to this machine (decimal GB/s); empty when not known.")),
             _f("data.decode_path", _tr("Decoding on"), kind="choice", choices=_plain(DECODE_PATHS),
                tooltip=_tr("cpu: the DataLoader decodes; gpu: DALI / nvJPEG decoding on the GPU (the article's fix that halved epoch time).")),
-            _f("data.decode_bytes_per_s", _tr("Measured decoder throughput"), unit="GB/s", scale=GB, minimum=0, exclusive_minimum=True, optional=True,
+            _f("data.decode_bytes_per_s", _tr("Measured decoder throughput"), unit="GB/s", scale=GB, maximum=1e4, minimum=0, exclusive_minimum=True, optional=True,
                tooltip=_tr("Empty: the planner's default for the decode path.")),
         ],
     )
@@ -102,7 +102,7 @@ def model_page(catalog: Any) -> PageSpec:
         [
             _f("model.model", _tr("Catalog model"), kind="choice", choices=models,
                tooltip=_tr("A model from the catalog (exact shape). Give only one of catalog model, parameter count, config.json.")),
-            _f("model.params", _tr("Parameter count"), kind="int", unit=_tr("billion"), scale=GB, minimum=0, exclusive_minimum=True, optional=True,
+            _f("model.params", _tr("Parameter count"), kind="int", unit=_tr("billion"), scale=GB, maximum=1e5, minimum=0, exclusive_minimum=True, optional=True,
                text_parser=parse_param_count,
                tooltip=_tr("When the model is not in the catalog: its size in billions (13), or with a suffix (350M, 1.3B); "
                            "the shape is then inferred (flagged as a guess).")),
@@ -131,9 +131,9 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.weight_format", _tr("Inference weight format"), kind="choice", choices=_plain(WEIGHT_FORMATS)),
             _f("model.kv_precision", _tr("KV cache precision"), kind="choice", choices=_plain(("bf16", "fp16", "fp8", "int8"))),
             _f("model.activation_bytes_per_sample", _tr("Activations per sample (non-transformer)"), kind="int", unit="MB", scale=MB,
-               minimum=0, exclusive_minimum=True, optional=True, tooltip=_tr("For CNNs and 3D U-Nets: measured or estimated activation memory per sample.")),
+               maximum=1e7, minimum=0, exclusive_minimum=True, optional=True, tooltip=_tr("For CNNs and 3D U-Nets: measured or estimated activation memory per sample.")),
             _f("model.train_flops_per_sample", _tr("Training FLOPs per sample (non-transformer)"), unit="TFLOP", scale=1e12,
-               minimum=0, exclusive_minimum=True, optional=True),
+               maximum=1e9, minimum=0, exclusive_minimum=True, optional=True),
         ],
     )
 
@@ -146,8 +146,8 @@ def workload_page() -> PageSpec:
         [
             _f("workload.training_share", _tr("Training share of GPU time"), unit="%", scale=0.01, minimum=0, maximum=100,
                tooltip=_tr("100 % for a training project, 0 % for a serving cluster.")),
-            _f("workload.deadline_s", _tr("Deadline (time to result)"), unit=_tr("days"), scale=DAY, minimum=0, exclusive_minimum=True, optional=True),
-            _f("workload.tokens_to_train", _tr("Tokens to train"), unit=_tr("billion"), scale=GB, minimum=0, exclusive_minimum=True, optional=True,
+            _f("workload.deadline_s", _tr("Deadline (time to result)"), unit=_tr("days"), scale=DAY, maximum=3650, minimum=0, exclusive_minimum=True, optional=True),
+            _f("workload.tokens_to_train", _tr("Tokens to train"), unit=_tr("billion"), scale=GB, maximum=1e7, minimum=0, exclusive_minimum=True, optional=True,
                tooltip=_tr("Empty: samples x sequence length x epochs.")),
             _f("workload.target_qps", _tr("Target QPS"), unit=_tr("requests/s"), minimum=0, exclusive_minimum=True, optional=True),
             _f("workload.prompt_tokens", _tr("Prompt length"), kind="int", unit=_tr("tokens"), minimum=1),
@@ -189,7 +189,7 @@ def operations_page(catalog: Any) -> PageSpec:
         [
             _f("operations.existing_server", _tr("Existing server"), kind="choice", choices=servers),
             _f("operations.free_slots", _tr("Free GPU slots"), kind="int", minimum=1, optional=True),
-            _f("operations.power_budget_w", _tr("Power budget for new GPUs"), unit="kW", scale=1000.0, minimum=0, exclusive_minimum=True, optional=True),
+            _f("operations.power_budget_w", _tr("Power budget for new GPUs"), unit="kW", scale=1000.0, maximum=1e5, minimum=0, exclusive_minimum=True, optional=True),
             _f("operations.cooling", _tr("Cooling"), kind="choice", choices=((None, _tr("either")), ("air", "air"), ("liquid", "liquid"))),
             _f("operations.growth_gpus_6_months", _tr("GPUs to add within 6 months"), kind="int", minimum=0),
             _f("operations.budget_usd", _tr("Purchase budget"), unit="USD", minimum=0, exclusive_minimum=True, optional=True),

@@ -288,10 +288,14 @@ class PlanTab(QWidget):
             from gpudesk.planner import requirement_from_dict
 
             req = requirement_from_dict(self.current_profile)
-            set_price(self.ctx.store, gpu_id, price_usd, note=self.tr("entered in the Plan tab"))
+            set_price(self.ctx.store, gpu_id, price_usd, note=self.tr("from the Plan tab"))
         except (StoreError, sqlite3.Error, PlannerError) as exc:
             self.ctx.notify(self.tr("The price was not saved: {0}").format(exc), "error")
             return False
+        if self.task is not None:
+            self.ctx.notify(self.tr("Saved your price for {0}: {1} USD per GPU. A plan is already being made; "
+                                    "press Plan again when it is done to use the price.").format(gpu_id, f"{price_usd:,.0f}"), "info")
+            return True
         self.ctx.notify(self.tr("Saved your price for {0}: {1} USD per GPU. Planning again…").format(
             gpu_id, f"{price_usd:,.0f}"), "info")
         self.start_plan(req, self.current_profile)
