@@ -248,7 +248,8 @@ def cmd_stream(args: argparse.Namespace) -> int:
     if source.parser.unsupported:
         raise CliError("dmon could not run there: " + " / ".join(source.parser.errors))
     if sid is None:
-        raise CliError("The command printed no dmon samples" + (f" (exit status {status})" if ended_itself and status else "")
+        raise CliError("The command printed no dmon samples"
+                       + (f" (exit status {status})" if ended_itself and status else "")
                        + (f". Its last output: {said}" if said else ".")
                        + ("" if said or status else " Check that it runs 'nvidia-smi dmon'."))
     if ended_itself and status:

@@ -34,7 +34,7 @@ from gpudesk.telemetry.dmon_format import (
     parse_data_line, parse_header,
 )
 from gpudesk.telemetry.dmon_lines import DmonLineParser
-from gpudesk.telemetry.model import SeriesFrame, concat_frames
+from gpudesk.telemetry.model import SeriesFrame, column_dtype, concat_frames
 
 __all__ = [
     "COLUMN_MAP", "DCGM_COLUMN_MAP", "MIB", "NA_REASON", "UNSUPPORTED_MARKERS", "DmonError", "DmonLayout", "DmonLog",
@@ -290,7 +290,9 @@ def _frame_from_array(data: np.ndarray, lay: DmonLayout, interval_s: float, star
     reasons: dict[tuple[int, str], str] = {}
     for col, metric, scale in lay.metric_cols:
         v = data[:, pos(col)]
-        v = v * scale if scale != 1.0 else v.copy()  # own copy: the parsed block can be freed
+        # own copy in the column's storage dtype (float32 for %, W, C): the parsed block can be freed
+        v = np.multiply(v, scale, dtype=np.float64).astype(column_dtype(metric)) if scale != 1.0 else \
+            v.astype(column_dtype(metric))
         metrics[metric] = v
         missing = np.isnan(v)
         if missing.any():
@@ -335,6 +337,7 @@ def read_dmon_file(path: str | Path, *, interval_s: float = 1.0, start_time: flo
     except OSError as exc:
         raise DmonError(f"Cannot read {p}: {exc.strerror or exc}.") from exc
     text = decode_log_bytes(data, p.name)
+    del data  # a 72-hour log is ~200 MB: do not hold the bytes and the text while parsing
     try:
         return parse_dmon(text, interval_s=interval_s, start_time=start_time)
     except DmonError as exc:

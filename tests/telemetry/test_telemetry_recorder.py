@@ -248,7 +248,8 @@ def test_demo_imports_and_analyzes_and_states_its_limits():
     assert frame.notes.count(log.notes[-1]) == 1
     res = import_dmon_log(demo_path(), db=open_store())
     back = load_frame(open_store(), res.session_id)
-    assert back.series(3, m.PCIE_RX)[1].tolist() == [62 * 2**20] and res.rows == 4  # dmon "MB/s" read as MiB/s (dmon_format)
+    # dmon "MB/s" is read as MiB/s (see dmon_format)
+    assert back.series(3, m.PCIE_RX)[1].tolist() == [62 * 2**20] and res.rows == 4
     doc = json.loads(json.dumps(analyze(back, devices).to_json()))
     assert doc["gpus"]["0"]["metrics"][m.GPU_UTIL]["median"] == 25.0
     assert {f["rule"] for f in doc["findings"]}  # every rule reports (judged or not-judged with a reason)
