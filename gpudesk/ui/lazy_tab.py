@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import traceback
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
@@ -16,11 +17,17 @@ from gpudesk.ui.context import AppContext
 
 
 class LazyTab(QWidget):
-    """Holds ``module.class_name(ctx, self)`` once :meth:`ensure_built` has run."""
+    """Holds ``module.class_name(ctx, self)`` once :meth:`ensure_built` has run.
 
-    def __init__(self, ctx: AppContext, module: str, class_name: str, parent: QWidget | None = None):
+    ``prepare(cls)``, when given, is called with the imported class just before it is built (the main window
+    uses it to open the user store first for tabs that need it at construction).
+    """
+
+    def __init__(self, ctx: AppContext, module: str, class_name: str, parent: QWidget | None = None,
+                 prepare: Callable[[type], None] | None = None):
         super().__init__(parent)
         self._ctx = ctx
+        self._prepare = prepare
         self._module = module
         self._class_name = class_name
         self.content: QWidget | None = None
@@ -38,6 +45,8 @@ class LazyTab(QWidget):
             return self.content
         try:
             cls = getattr(importlib.import_module(self._module), self._class_name)
+            if self._prepare is not None:
+                self._prepare(cls)
             self.content = cls(self._ctx, self)
         except Exception as exc:  # noqa: BLE001 - a broken tab is reported; the other tabs keep working
             self.error = self.tr("This tab could not be opened: {0}").format(f"{type(exc).__name__}: {exc}")

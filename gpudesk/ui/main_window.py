@@ -1,4 +1,10 @@
-"""The main window: a message bar over one tab per part of the app. It only composes tabs."""
+"""The main window: a message bar over one tab per part of the app. It only composes tabs.
+
+Start-up (issue 2): the window opens the catalog, builds the open tab and paints; the user store and the
+chart library load after that first paint (:mod:`gpudesk.ui.startup`). A tab class that can be shown before
+the store is open says so with ``opens_before_store = True`` and gets ``store_opened()`` called once it is;
+any other tab is built only after the store step has run (at once, if the start-up has not reached it yet).
+"""
 
 from __future__ import annotations
 
@@ -8,13 +14,16 @@ from PySide6.QtWidgets import QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
 from gpudesk import paths
 from gpudesk.ui.context import AppContext
+from gpudesk.ui.first_paint import FirstPaintWatcher
 from gpudesk.ui.lazy_tab import LazyTab
 from gpudesk.ui.message_bar import MessageBar
+from gpudesk.ui.startup import STORE_MODULES, Startup
 from gpudesk.ui.tabs import TAB_CLASSES
 
 
-def open_context() -> AppContext:
-    """Open the catalog and the user store; failures become messages, the window still opens."""
+def open_context(store: bool = True) -> AppContext:
+    """Open the catalog and (unless ``store`` is False) the user store; failures become messages, the window
+    still opens."""
     ctx = AppContext()
     try:
         from gpudesk.catalog import open_catalog
@@ -22,13 +31,21 @@ def open_context() -> AppContext:
         ctx.catalog = open_catalog()
     except Exception as exc:  # noqa: BLE001 - any catalog failure is reported, the app keeps going
         ctx.problems.append(str(exc))
+    if store:
+        open_store_into(ctx)
+    return ctx
+
+
+def open_store_into(ctx: AppContext) -> bool:
+    """Open the user store into ``ctx.store``; a failure is added to ``ctx.problems``. Returns success."""
     try:
         from gpudesk.store import open_store
 
         ctx.store = open_store()
     except Exception as exc:  # noqa: BLE001 - any store failure is reported, the app keeps going
         ctx.problems.append(str(exc))
-    return ctx
+        return False
+    return True
 
 
 class MainWindow(QMainWindow):
@@ -37,7 +54,11 @@ class MainWindow(QMainWindow):
     def __init__(self, ctx: AppContext | None = None, settings: QSettings | None = None):
         super().__init__()
         self.setWindowTitle(self.tr("gpudesk"))
-        self.ctx = ctx if ctx is not None else open_context()
+        self.ctx = ctx if ctx is not None else open_context(store=False)
+        self.startup = Startup(lambda text: self.message_bar.show_message(text, "error"), self)
+        if ctx is None:  # a given context comes with its store (or without one) already decided
+            self.startup.add_step("store", STORE_MODULES, self._open_store)
+        self.startup.activate()
         self.settings = settings or QSettings(str(paths.settings_path()), QSettings.Format.IniFormat)
         central = QWidget(self)
         layout = QVBoxLayout(central)
@@ -50,7 +71,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
         for module_name, class_name, title in TAB_CLASSES:
-            page = LazyTab(self.ctx, module_name, class_name, self.tabs)
+            page = LazyTab(self.ctx, module_name, class_name, self.tabs, prepare=self._prepare_tab)
             self.tabs.addTab(page, QCoreApplication.translate("MainWindow", title))
         self._build_menu()
         self._restore()
@@ -58,6 +79,24 @@ class MainWindow(QMainWindow):
         self._build_tab(self.tabs.currentIndex())
         if self.ctx.problems:
             self.message_bar.show_message("\n".join(self.ctx.problems), "error")
+        self._paint_watcher = FirstPaintWatcher(self)
+        self._paint_watcher.painted.connect(lambda _when: self.startup.begin())
+
+    def _prepare_tab(self, tab_class: type) -> None:
+        """Called by a LazyTab before it builds ``tab_class``: a tab that needs the store gets it first."""
+        if not getattr(tab_class, "opens_before_store", False):
+            self.startup.run_now("store")
+
+    def _open_store(self) -> None:
+        """The start-up's store step (after the first paint): open it, report a failure, tell the tabs."""
+        if not open_store_into(self.ctx):
+            self.message_bar.show_message("\n".join(self.ctx.problems), "error")
+            return
+        for index in range(self.tabs.count()):
+            page = self.tabs.widget(index)
+            opened = getattr(page.content, "store_opened", None) if isinstance(page, LazyTab) else None
+            if callable(opened):
+                opened()
 
     def _build_menu(self) -> None:
         file_menu = self.menuBar().addMenu(self.tr("&File"))
@@ -103,6 +142,7 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentIndex(0)
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.startup.stop()
         for index in range(self.tabs.count()):
             page = self.tabs.widget(index)
             if isinstance(page, LazyTab):

@@ -7,18 +7,26 @@ minus the free fraction the method keeps for the CUDA context, temporaries and f
 ../shared/reference/catalog.md §6 and the source article §3: "an 80 GB card is safe to about 64 GB").
 
 Updating reuses the same plot items (``setOpts``/``setData``) so a redraw per keystroke stays cheap.
+
+Start-up: the legend and the caption (the figures as text) are plain Qt and shown at once; the plot itself
+(pyqtgraph, numpy) is built through :func:`gpudesk.ui.startup.when_charts_ready`, i.e. right away normally and
+after the window's first paint when the chart is part of it. Bars set before then are drawn when it is built.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gpudesk.ui.plan.units import GIB, format_gib
+from gpudesk.ui.startup import when_charts_ready
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyqtgraph as pg
 
 #: Fixed colours for the usual part names; other names take the fallback cycle in order of appearance.
 PART_COLORS: dict[str, str] = {
@@ -129,34 +137,56 @@ class MemoryBreakdownChart(QWidget):
         self._fallback_order: list[str] = []
         self._items: dict[str, pg.BarGraphItem] = {}
         self._specs: list[MemoryBarSpec] = []
-        self.plot = pg.PlotWidget(self, background="w")
-        self.plot.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no keyboard action; the caption gives the figures as text
-        self.plot.viewport().setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.plot.setMenuEnabled(False)
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.hideButtons()
-        self.plot.showGrid(x=False, y=True, alpha=0.25)
-        self.plot.setLabel("left", self.tr("Memory per GPU (GiB)"))
+        self.plot: pg.PlotWidget | None = None  # built by _build_plot
+        # Holds the plot's place (same stretch, white like the plot) until the plot is built.
+        self._plot_slot = QWidget(self)
+        self._plot_slot.setStyleSheet("background: white;")
         self.legend = ChartLegend(self, columns=3)
-        self._safe = pg.PlotDataItem(pen=pg.mkPen(SAFE_COLOR, width=2, style=Qt.PenStyle.DashLine), connect="pairs")
-        self._usable = pg.PlotDataItem(pen=pg.mkPen(USABLE_COLOR, width=2), connect="pairs")
-        self.plot.addItem(self._usable)
-        self.plot.addItem(self._safe)
-        for axis in ("left", "bottom"):
-            self.plot.getAxis(axis).setTextPen("#222222")
-            self.plot.getAxis(axis).setPen("#666666")
         self.caption = QLabel(self)
         self.caption.setTextFormat(Qt.TextFormat.PlainText)
         self.caption.setWordWrap(True)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot, 1)
-        layout.addWidget(self.legend)
-        layout.addWidget(self.caption)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.addWidget(self._plot_slot, 1)
+        self._layout.addWidget(self.legend)
+        self._layout.addWidget(self.caption)
         self.update_count = 0
         self._legend_keys: list[str] | None = None
         self._ticks: list[tuple[float, str]] | None = None
         self._top: float | None = None
+        when_charts_ready(self._build_plot, self)
+
+    def _build_plot(self) -> None:
+        """Create the pyqtgraph plot in the placeholder's place and draw the bars set so far."""
+        import pyqtgraph as pg
+
+        if self.plot is not None:
+            return
+        plot = pg.PlotWidget(self, background="w")
+        plot.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no keyboard action; the caption gives the figures as text
+        plot.viewport().setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        plot.setMenuEnabled(False)
+        plot.setMouseEnabled(x=False, y=False)
+        plot.hideButtons()
+        plot.showGrid(x=False, y=True, alpha=0.25)
+        plot.setLabel("left", self.tr("Memory per GPU (GiB)"))
+        self._safe = pg.PlotDataItem(pen=pg.mkPen(SAFE_COLOR, width=2, style=Qt.PenStyle.DashLine), connect="pairs")
+        self._usable = pg.PlotDataItem(pen=pg.mkPen(USABLE_COLOR, width=2), connect="pairs")
+        plot.addItem(self._usable)
+        plot.addItem(self._safe)
+        for axis in ("left", "bottom"):
+            plot.getAxis(axis).setTextPen("#222222")
+            plot.getAxis(axis).setPen("#666666")
+        self._layout.replaceWidget(self._plot_slot, plot)
+        self._plot_slot.hide()
+        self._plot_slot.deleteLater()
+        self.plot = plot
+        self._draw()
+
+    @property
+    def plot_built(self) -> bool:
+        """True once the pyqtgraph plot exists (see the module docstring: it may follow the first paint)."""
+        return self.plot is not None
 
     def part_display_name(self, key: str) -> str:
         return self._part_names.get(key, key.replace("_", " "))
@@ -167,11 +197,32 @@ class MemoryBreakdownChart(QWidget):
     def set_bars(self, specs: list[MemoryBarSpec], caption: str = "") -> None:
         """Redraw with these bars (reusing plot items). ``caption`` is shown under the plot as plain text."""
         self._specs = list(specs)
+        keys = self._keys()
+        if keys != self._legend_keys:
+            self._legend_keys = list(keys)
+            entries = [(self.part_display_name(k), part_color(k, self._fallback_order), "box") for k in keys]
+            entries += [(self.tr("Usable capacity"), USABLE_COLOR, "line"), (self.tr("Safe line"), SAFE_COLOR, "dash")]
+            self.legend.set_entries(entries)
+        self.caption.setText(caption or self.default_caption(specs))
+        self._draw()
+        self.update_count += 1
+
+    def _keys(self) -> list[str]:
         keys: list[str] = []
-        for spec in specs:
+        for spec in self._specs:
             for key, _ in spec.parts:
                 if key not in keys:
                     keys.append(key)
+        return keys
+
+    def _draw(self) -> None:
+        """Draw :attr:`_specs` on the plot, once it is built."""
+        if self.plot is None:
+            return
+        import numpy as np
+        import pyqtgraph as pg
+
+        specs, keys = self._specs, self._keys()
         xs = np.arange(len(specs), dtype=float)
         bottoms = np.zeros(len(specs))
         for key in keys:
@@ -190,11 +241,6 @@ class MemoryBreakdownChart(QWidget):
             if key not in keys:
                 self.plot.removeItem(item)
                 del self._items[key]
-        if keys != self._legend_keys:
-            self._legend_keys = list(keys)
-            entries = [(self.part_display_name(k), part_color(k, self._fallback_order), "box") for k in keys]
-            entries += [(self.tr("Usable capacity"), USABLE_COLOR, "line"), (self.tr("Safe line"), SAFE_COLOR, "dash")]
-            self.legend.set_entries(entries)
         self._usable.setData(*self._marks(specs, "usable_bytes"))
         self._safe.setData(*self._marks(specs, "safe_bytes"))
         # Axes are re-rendered only when their ticks or range change: keep both stable while the user types
@@ -209,10 +255,10 @@ class MemoryBreakdownChart(QWidget):
         if self._top is None or top > self._top or top < 0.7 * self._top:
             self._top = top
             self.plot.setYRange(0, top, padding=0)
-        self.caption.setText(caption or self.default_caption(specs))
-        self.update_count += 1
 
     def _marks(self, specs: list[MemoryBarSpec], attr: str) -> tuple[np.ndarray, np.ndarray]:
+        import numpy as np
+
         xs: list[float] = []
         ys: list[float] = []
         half = self.BAR_WIDTH / 2 + 0.08

@@ -3,6 +3,11 @@
 Flow: quick mode or wizard -> validated Requirement -> ``planner.plan`` on the thread pool (``run_task``) ->
 ``plan_to_dict`` -> results page -> saved in the store (profile TOML + plan JSON) -> reopened, edited,
 duplicated, compared, exported.
+
+Start-up: the tab opens on quick mode, which is all that is built with it; the wizard, results, saved plans and
+comparison pages (and their imports: pyqtgraph charts, the store modules) are built the first time they are
+used. The tab can be shown before the user store is open (``opens_before_store``): whatever needs the store
+first finishes the window's start-up (:func:`gpudesk.ui.startup.finish_startup`).
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ import json
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QStandardPaths, Qt, Signal
 from PySide6.QtWidgets import (
@@ -30,16 +35,16 @@ from PySide6.QtWidgets import (
 from gpudesk import paths
 from gpudesk.planner import PlanInputError, PlannerError, Requirement, dumps_profile, plan, plan_to_dict, save_profile
 from gpudesk.sizing import SizingError
-from gpudesk.store import StoreError
-from gpudesk.store.plans import SavedPlan, purge_deleted, save_plan, update_plan
-from gpudesk.store.prices import price_overrides, set_price
-from gpudesk.ui.plan.compare import CompareView
-from gpudesk.ui.plan.export_menu import safe_file_stem
-from gpudesk.ui.plan.plan_view import PlanView
-from gpudesk.ui.plan.plans_list import PlansList
 from gpudesk.ui.plan.quick import QuickMode
-from gpudesk.ui.plan.wizard import PlanWizard
+from gpudesk.ui.startup import finish_startup
 from gpudesk.ui.workers import run_task
+
+if TYPE_CHECKING:
+    from gpudesk.store.plans import SavedPlan
+    from gpudesk.ui.plan.compare import CompareView
+    from gpudesk.ui.plan.plan_view import PlanView
+    from gpudesk.ui.plan.plans_list import PlansList
+    from gpudesk.ui.plan.wizard import PlanWizard
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -89,6 +94,7 @@ class PlanTab(QWidget):
     """Signals: plan_ready(dict): a plan finished (tests and the main window can wait on it)."""
 
     plan_ready = Signal(dict)
+    opens_before_store = True  # see gpudesk.ui.main_window: store_opened() is called once it is open
 
     def __init__(self, ctx: Any, parent: QWidget | None = None):
         super().__init__(parent)
@@ -100,13 +106,16 @@ class PlanTab(QWidget):
         self.task = None
 
         self.quick = QuickMode(ctx, self)
-        self.wizard = PlanWizard(ctx, self)
-        self.results = PlanView(ctx, self)
-        self.plans = PlansList(ctx, self)
-        self.compare = CompareView(self)
+        # The other pages are built when first used (see the properties below); until then an empty page
+        # holds their place so that the stack's indexes stay QUICK .. COMPARE.
+        self._wizard: PlanWizard | None = None
+        self._results: PlanView | None = None
+        self._plans: PlansList | None = None
+        self._compare: CompareView | None = None
         self.stack = QStackedWidget(self)
-        for view in (self.quick, self.wizard, self.results, self.plans, self.compare):
-            self.stack.addWidget(view)
+        self.stack.addWidget(self.quick)
+        for _index in range(WIZARD, COMPARE + 1):
+            self.stack.addWidget(QWidget(self.stack))
 
         self.mode_buttons = QButtonGroup(self)
         bar = QHBoxLayout()
@@ -158,16 +167,85 @@ class PlanTab(QWidget):
         layout.addWidget(self.status)
 
         self.quick.full_requested.connect(self.open_wizard_with)
-        self.wizard.quick_requested.connect(lambda: self.show_view(QUICK))
-        self.wizard.plan_requested.connect(self.start_plan)
-        self.results.save_requested.connect(self.save_current)
-        self.results.edit_requested.connect(lambda: self.show_view(WIZARD))
-        self.results.price_entered.connect(self.use_my_price)
-        self.plans.open_requested.connect(self.open_saved)
-        self.plans.edit_requested.connect(self.edit_saved)
-        self.plans.compare_requested.connect(self.compare_saved)
-        self.compare.back_requested.connect(lambda: self.show_view(PLANS))
         self.show_view(QUICK)
+
+    # -- pages, built on first use ------------------------------------------------------------------------
+    # Tab order: a page built later is appended to the window's focus chain, after the widgets above the
+    # stack, which is where it sits; only one page is visible at a time, so the visible order is unchanged.
+    def _place(self, index: int, view: QWidget) -> None:
+        placeholder = self.stack.widget(index)
+        current = self.stack.currentIndex()
+        self.stack.insertWidget(index, view)
+        self.stack.removeWidget(placeholder)
+        placeholder.deleteLater()
+        self.stack.setCurrentIndex(current)
+
+    @property
+    def wizard(self) -> PlanWizard:
+        """The five-question wizard page."""
+        if self._wizard is None:
+            from gpudesk.ui.plan.wizard import PlanWizard
+
+            self._wizard = PlanWizard(self.ctx, self)
+            self._place(WIZARD, self._wizard)
+            self._wizard.quick_requested.connect(lambda: self.show_view(QUICK))
+            self._wizard.plan_requested.connect(self.start_plan)
+        return self._wizard
+
+    @property
+    def results(self) -> PlanView:
+        """The results page of the shown plan."""
+        if self._results is None:
+            from gpudesk.ui.plan.plan_view import PlanView
+
+            self._results = PlanView(self.ctx, self)
+            self._place(RESULTS, self._results)
+            self._results.save_requested.connect(self.save_current)
+            self._results.edit_requested.connect(lambda: self.show_view(WIZARD))
+            self._results.price_entered.connect(self.use_my_price)
+        return self._results
+
+    @property
+    def plans(self) -> PlansList:
+        """The saved-plans page (reads the user store, so the start-up's store step runs first)."""
+        if self._plans is None:
+            finish_startup("store")
+            from gpudesk.ui.plan.plans_list import PlansList
+
+            self._plans = PlansList(self.ctx, self)
+            self._place(PLANS, self._plans)
+            self._plans.open_requested.connect(self.open_saved)
+            self._plans.edit_requested.connect(self.edit_saved)
+            self._plans.compare_requested.connect(self.compare_saved)
+        return self._plans
+
+    @property
+    def compare(self) -> CompareView:
+        """The side-by-side comparison of two saved plans."""
+        if self._compare is None:
+            from gpudesk.ui.plan.compare import CompareView
+
+            self._compare = CompareView(self)
+            self._place(COMPARE, self._compare)
+            self._compare.back_requested.connect(lambda: self.show_view(PLANS))
+        return self._compare
+
+    def _view(self, index: int) -> QWidget:
+        """The page at ``index``, built now if it was not yet."""
+        name = ("quick", "wizard", "results", "plans", "compare")[index]
+        return getattr(self, name)
+
+    def _store(self) -> Any:
+        """The user store once the start-up has opened it (at once if it has not yet), or None."""
+        finish_startup("store")
+        return self.ctx.store
+
+    def store_opened(self) -> None:
+        """Called by the main window when the user store has opened after the first paint."""
+        if self._plans is not None:
+            self._plans.refresh()
+        if self._results is not None:
+            self._update_save_button()
 
     # -- navigation ---------------------------------------------------------------------------------------
     def show_view(self, index: int) -> None:
@@ -176,6 +254,7 @@ class PlanTab(QWidget):
             index = WIZARD
         if index == PLANS:
             self.plans.refresh()
+        self._view(index)
         self.stack.setCurrentIndex(index)
         button = self.mode_buttons.button(min(index, PLANS))
         if button is not None:
@@ -207,6 +286,8 @@ class PlanTab(QWidget):
         if req is None:
             self.show_view(WIZARD)
             return
+        from gpudesk.ui.plan.export_menu import safe_file_stem
+
         folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation) or str(Path.home())
         path, _selected = QFileDialog.getSaveFileName(self, self.tr("Save requirement profile"),
                                                       str(Path(folder) / f"{safe_file_stem(req.name)}.toml"),
@@ -269,26 +350,34 @@ class PlanTab(QWidget):
 
     def my_prices(self) -> dict[str, Any] | None:
         """The user's own GPU prices (Catalog tab) from the store; None without a store or when unreadable."""
-        if self.ctx.store is None:
+        store = self._store()
+        if store is None:
             return None
+        from gpudesk.store import StoreError
+        from gpudesk.store.prices import price_overrides
+
         try:
-            return price_overrides(self.ctx.store)
+            return price_overrides(store)
         except (StoreError, sqlite3.Error) as exc:
             self.ctx.notify(self.tr("Your GPU prices could not be read, so catalog prices are used: {0}").format(exc), "warning")
             return None
 
     def use_my_price(self, gpu_id: str, price_usd: float) -> bool:
         """Keep ``price_usd`` as the user's price for ``gpu_id`` (same store as the Catalog tab) and plan again."""
-        if self.ctx.store is None:
+        store = self._store()
+        if store is None:
             self.ctx.notify(self.tr("Your price cannot be kept: the user database is not open."), "warning")
             return False
         if self.current_profile is None:
             return False
+        from gpudesk.store import StoreError
+        from gpudesk.store.prices import set_price
+
         try:
             from gpudesk.planner import requirement_from_dict
 
             req = requirement_from_dict(self.current_profile)
-            set_price(self.ctx.store, gpu_id, price_usd, note=self.tr("from the Plan tab"))
+            set_price(store, gpu_id, price_usd, note=self.tr("from the Plan tab"))
         except (StoreError, sqlite3.Error, PlannerError) as exc:
             self.ctx.notify(self.tr("The price was not saved: {0}").format(exc), "error")
             return False
@@ -332,23 +421,27 @@ class PlanTab(QWidget):
             self.results.save_button.setText(self.tr("&Save changes"))
         else:
             self.results.save_button.setText(self.tr("&Save plan"))
-        self.results.save_button.setEnabled(self.ctx.store is not None and self.current_plan is not None)
+        self.results.save_button.setEnabled(self._store() is not None and self.current_plan is not None)
 
     def save_current(self) -> int | None:
         """Save the shown plan (or update the saved plan it was edited from); returns its id."""
-        if self.ctx.store is None or self.current_plan is None or self.current_profile is None:
+        store = self._store()
+        if store is None or self.current_plan is None or self.current_profile is None:
             self.ctx.notify(self.tr("Nothing to save, or the user database is not available."), "warning")
             return None
+        from gpudesk.store import StoreError
+        from gpudesk.store.plans import save_plan, update_plan
+
         try:
             from gpudesk.planner import requirement_from_dict
 
             text = dumps_profile(requirement_from_dict(self.current_profile))
             name = str(self.current_profile.get("name") or self.tr("Untitled plan"))
             if self.current_saved_id is not None:
-                update_plan(self.ctx.store, self.current_saved_id, name=name, profile_text=text, plan=self.current_plan, profile_format="toml")
+                update_plan(store, self.current_saved_id, name=name, profile_text=text, plan=self.current_plan, profile_format="toml")
                 plan_id = self.current_saved_id
             else:
-                plan_id = save_plan(self.ctx.store, name, text, self.current_plan, profile_format="toml")
+                plan_id = save_plan(store, name, text, self.current_plan, profile_format="toml")
         except (StoreError, PlannerError) as exc:
             self.ctx.notify(str(exc), "error")
             return None
@@ -396,9 +489,13 @@ class PlanTab(QWidget):
     def shutdown(self) -> None:
         """Called on window close: stop the debounce timers (a planning task finishes on its own) and remove
         for good the plans deleted in this session (until now "Undo delete" could bring them back)."""
-        self.wizard._timer.stop()  # noqa: SLF001 - the tab owns both views
+        if self._wizard is not None:
+            self._wizard._timer.stop()  # noqa: SLF001 - the tab owns both views
         self.quick._timer.stop()  # noqa: SLF001
-        if self.ctx.store is not None:
+        if self.ctx.store is not None:  # not opened at all when the window closed during start-up
+            from gpudesk.store import StoreError
+            from gpudesk.store.plans import purge_deleted
+
             try:
                 purge_deleted(self.ctx.store)
             except StoreError as exc:
