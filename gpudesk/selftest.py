@@ -223,7 +223,11 @@ def run_checks(checks: list[tuple[str, Callable[[], str]]] | None = None) -> lis
 
 def run_selftest(out: TextIO | None = None) -> int:
     """Run all checks with a throw-away user data folder; print one line per check; 0 if all passed."""
-    out = out if out is not None else sys.stdout
+    if out is None:
+        out = sys.stdout
+        reconfigure = getattr(out, "reconfigure", None)
+        if callable(reconfigure):  # a console in a legacy code page must not end the run on a non-ASCII name
+            reconfigure(errors="backslashreplace")
     tmp = None
     if not os.environ.get(paths.ENV_DATA_DIR):
         tmp = tempfile.mkdtemp(prefix="gpudesk-selftest-")

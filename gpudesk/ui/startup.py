@@ -85,6 +85,7 @@ class Startup(QObject):
         self.done = False
         self.ran: list[str] = []  # names of the steps run, in order (for tests and the self-test)
         self._running: _Step | None = None
+        self._task = None
         self._idle = threading.Event()
         self._idle.set()
         self._stop = threading.Event()
@@ -124,8 +125,9 @@ class Startup(QObject):
         step = self._steps[0]
         self._running = step
         self._idle.clear()
-        run_task(self._import_job, step.modules, on_result=lambda _names: self._imported(step),
-                 on_error=lambda exc: self._import_failed(step, exc))
+        # Keep the task: its signals object must live until the result has been delivered.
+        self._task = run_task(self._import_job, step.modules, on_result=lambda _names: self._imported(step),
+                              on_error=lambda exc: self._import_failed(step, exc))
 
     def _import_job(self, modules: tuple[str, ...]) -> list[str]:
         try:

@@ -48,6 +48,7 @@ def test_opens_with_a_corrupt_store(qtbot, settings):
     window = MainWindow(settings=settings)
     qtbot.addWidget(window)
     window.show()
+    qtbot.waitUntil(lambda: window.startup.done, timeout=20000)  # the store opens after the first paint
     assert window.ctx.store is None and window.ctx.catalog is not None
     assert "not a readable gpudesk database" in window.message_bar.text()
     assert store.read_bytes().startswith(b"garbage")  # left untouched
