@@ -77,9 +77,9 @@ def _table(headers: list[str], rows: list[list[str]], right: set[int]) -> str:
 
 
 def _short(field_key: str, value) -> str:
-    """Table cell: number without unit (the header carries it), '-' for None."""
+    """Table cell: number without unit (the header carries it), "N/A" for None (the footer says why)."""
     if value is None:
-        return "-"
+        return "N/A"
     return FIELDS_BY_KEY[field_key].format(value, with_unit=False)
 
 
@@ -99,7 +99,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     rows = [[_short(f.key, f.value(g)) for f in fields] for g in gpus]
     right = {i for i, f in enumerate(fields) if f.kind in ("number", "int", "money")}
     print(_table(headers, rows, right))
-    print(f"\n{len(gpus)} GPUs. Throughput is dense (no sparsity); '-' = not supported or no dated price.")
+    print(f"\n{len(gpus)} GPUs. Throughput is dense (no sparsity); N/A = not supported by the GPU, or no dated "
+          "price (`gpudesk catalog show GPU` gives the reason).")
     return 0
 
 
@@ -121,7 +122,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if len(args.gpus) < 2:
         raise CliError("compare needs at least two GPUs, e.g. gpudesk catalog compare a100-80-sxm4 h100-sxm5")
     catalog = _open()
-    gpus = [_find(catalog, q) for q in args.gpus]
+    gpus = []
+    for query in args.gpus:  # the same GPU named twice ("h100-sxm5" and "h100 sxm5") is compared once
+        gpu = _find(catalog, query)
+        if all(g.id != gpu.id for g in gpus):
+            gpus.append(gpu)
+    if len(gpus) < 2:
+        raise CliError(f"{', '.join(repr(q) for q in args.gpus)} all name {gpus[0].id}; compare needs two different GPUs.")
     if args.json:
         _emit_json([gpu_json(g) for g in gpus])
         return 0

@@ -35,36 +35,42 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     st.add_argument("command", help="command printing dmon output, e.g. \"ssh node nvidia-smi dmon -s umt -o DT\"")
     st.add_argument("--gpu-model", default=None, metavar="NAME", help="catalog GPU model (PCIe link assumption)")
     st.add_argument("--duration", type=str, default=None, metavar="D", help="stop after D (90s, 30m, 72h)")
-    st.add_argument("--name", default=None)
-    st.add_argument("--notes", default="")
+    st.add_argument("--name", default=None, help="session name")
+    st.add_argument("--notes", default="", help="notes stored with the session")
     st.set_defaults(func=cmd_stream)
 
     i = sub.add_parser("import", help="import an nvidia-smi dmon log as a recording session")
-    i.add_argument("file", type=Path)
+    i.add_argument("file", type=Path, help="the saved output of 'nvidia-smi dmon' (e.g. dmon -s pucvmet -o DT)")
     i.add_argument("--gpu-model", default=None, metavar="NAME",
                    help="catalog GPU model the log came from (gives the PCIe link and memory capacity)")
     i.add_argument("--interval", type=float, default=1.0, metavar="S",
-                   help="dmon -d delay, for logs without a time column (default 1)")
-    i.add_argument("--name", default=None)
-    i.add_argument("--notes", default="")
-    i.add_argument("--json", action="store_true")
+                   help="seconds between dmon samples (its -d delay), used to place the rows of a log without a "
+                        "time column (-o T / -o DT); default 1")
+    i.add_argument("--name", default=None, help="session name (default: the file name)")
+    i.add_argument("--notes", default="", help="notes stored with the session")
+    i.add_argument("--json", action="store_true", help="print the session id, rows, GPUs and notes as JSON")
     i.set_defaults(func=cmd_import)
 
     a = sub.add_parser("analyze", help="statistics and bottleneck findings for a dmon log or a recording")
-    a.add_argument("target", nargs="?", help="a dmon log file, or a recording id (see --list)")
-    a.add_argument("--gpu-model", default=None, metavar="NAME", help="catalog GPU model for a dmon log")
-    a.add_argument("--interval", type=float, default=1.0, metavar="S")
+    a.add_argument("target", nargs="?",
+                   help="a dmon log file, '-' to read the log from standard input, or a recording id (see --list)")
+    a.add_argument("--gpu-model", default=None, metavar="NAME",
+                   help="catalog GPU model the log came from (gives the PCIe link and memory capacity)")
+    a.add_argument("--interval", type=float, default=1.0, metavar="S",
+                   help="seconds between dmon samples (its -d delay), used to place the rows of a log without a "
+                        "time column (-o T / -o DT); default 1")
     a.add_argument("--from", dest="t0", type=float, default=None, metavar="T", help="span start (epoch s)")
     a.add_argument("--to", dest="t1", type=float, default=None, metavar="T", help="span end (epoch s)")
     a.add_argument("--list", action="store_true", help="list recordings instead")
-    a.add_argument("--json", action="store_true")
+    a.add_argument("--json", action="store_true",
+                   help="print statistics and findings as JSON (keys carry their units)")
     a.set_defaults(func=cmd_analyze)
 
     e = sub.add_parser("export", help="export a recording (or a span) as CSV")
-    e.add_argument("session", type=int)
-    e.add_argument("output", type=Path)
-    e.add_argument("--from", dest="t0", type=float, default=None, metavar="T")
-    e.add_argument("--to", dest="t1", type=float, default=None, metavar="T")
+    e.add_argument("session", type=int, help="recording id (see 'gpudesk monitor analyze --list')")
+    e.add_argument("output", type=Path, help="CSV file to write")
+    e.add_argument("--from", dest="t0", type=float, default=None, metavar="T", help="span start (epoch s)")
+    e.add_argument("--to", dest="t1", type=float, default=None, metavar="T", help="span end (epoch s)")
     e.set_defaults(func=cmd_export)
 
 
@@ -287,7 +293,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     from gpudesk.store import StoreError, open_store
     from gpudesk.store.recordings import get_session, list_sessions
     from gpudesk.telemetry.analysis import analyze
-    from gpudesk.telemetry.dmon_import import frame_and_devices_from_file, resolve_gpu_model
+    from gpudesk.telemetry.dmon_import import (
+        frame_and_devices_from_file, frame_and_devices_from_text, resolve_gpu_model,
+    )
     from gpudesk.telemetry.model import TelemetryError
     from gpudesk.telemetry.recorder import load_frame, session_devices
 
@@ -301,13 +309,22 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                                    "interrupted": s.interrupted} for s in sessions], indent=2))
             else:
                 for s in sessions:
-                    print(f"{s.id:5d}  {s.name}  ({s.source}, {s.gpu_count} GPU(s), {s.duration_s / 3600:.2f} h"
+                    print(f"{s.id:5d}  {s.name}  ({s.source}, {s.gpu_count} GPU(s), {fmt_span(s.duration_s)}"
                           f"{', interrupted' if s.interrupted else ''})")
                 if not sessions:
                     print("No recordings yet: 'gpudesk monitor record' or 'gpudesk monitor import FILE'.")
             return 0
         path = Path(args.target)
-        if path.exists():
+        if args.target == "-":
+            if sys.stdin is None or sys.stdin.isatty():
+                raise CliError("'-' reads a dmon log from standard input; pipe one in, e.g. "
+                               "'nvidia-smi dmon -s pucvmet -o DT -c 60 | gpudesk monitor analyze -'.")
+            gpu = resolve_gpu_model(args.gpu_model) if args.gpu_model else None
+            frame, devices, log = frame_and_devices_from_text(sys.stdin.read(), gpu, args.interval)
+            if log.empty:
+                raise CliError("standard input: no samples. " + " / ".join(log.errors or log.notes))
+            title = "standard input"
+        elif path.exists():
             gpu = resolve_gpu_model(args.gpu_model) if args.gpu_model else None
             frame, devices, log = frame_and_devices_from_file(path, gpu, args.interval)
             if log.empty:
@@ -340,10 +357,27 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     return 0
 
 
-# display units: (divisor, label); GB/s decimal as datasheets, GiB binary as allocators (DESIGN.md)
-# the larger unit when the row's largest figure reaches it, else the smaller (2 MiB of BAR1 is not "0.00 GiB")
+# display units: (divisor, label); GB/s and MB/s decimal as datasheets (and dmon's rxpci/txpci "MB/s"), GiB binary
+# as allocators (DESIGN.md); the larger unit when the row's largest figure reaches it, else the smaller (2 MiB of
+# BAR1 is not "0.00 GiB", 41 MB/s of PCIe is not "0.04 GB/s")
 _DISPLAY = {"bytes": ((2**30, "GiB"), (2**20, "MiB")), "bytes/s": ((1e9, "GB/s"), (1e6, "MB/s")),
             "Hz": ((1e6, "MHz"),)}
+# decimals per display unit: counters are whole numbers, %, W and C are printed by dmon/NVML as integers
+_DECIMALS = {"count": 0, "%": 1, "W": 1, "C": 1, "MHz": 0, "MB/s": 1}
+
+
+def fmt_span(seconds: float | None) -> str:
+    """A duration for people: "0 s", "45 s", "12 min", "3.5 h", "2.1 d" (never "0.00 h" for a short log)."""
+    if seconds is None:
+        return "N/A"
+    seconds = max(0.0, float(seconds))
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 172800:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} d"
 
 
 def _scale(unit: str, largest: float) -> tuple[float, str]:
@@ -356,16 +390,35 @@ def _scale(unit: str, largest: float) -> tuple[float, str]:
 
 def _fmt(value: float, scale: tuple[float, str]) -> str:
     div, label = scale
-    return f"{value / div:10.2f} {label}"
+    decimals = _DECIMALS.get(label, 2)
+    shown = "" if label == "count" else f" {label}"  # the row's label already says what is counted
+    return f"{value / div:10.{decimals}f}{shown}"
+
+
+def _stat_line(label: str, unit: str, s) -> str:
+    """One metric's row: median, p5, p95 (or the one value of a single sample); a bool as a share of samples."""
+    samples = f"{s.n} sample" + ("" if s.n == 1 else "s")
+    if unit == "bool":
+        if s.n == 1:
+            return f"  {label:32s} {'yes' if s.median else 'no'} ({samples})"
+        return f"  {label:32s} yes in {100.0 * (s.mean or 0.0):.0f} % of {samples}"
+    scale = _scale(unit, max(abs(s.p5), abs(s.p95)))
+    if s.n == 1:
+        number, _, shown = _fmt(s.median, scale).strip().partition(" ")
+        if "." in number:  # one reading: as printed, 111 W not 111.0 W, 2 MiB not 2.00 MiB
+            number = number.rstrip("0").rstrip(".")
+        return f"  {label:32s} {number}{' ' + shown if shown else ''} ({samples})"
+    return (f"  {label:32s} median {_fmt(s.median, scale)}  p5 {_fmt(s.p5, scale)}  p95 {_fmt(s.p95, scale)}"
+            f"  ({samples})")
 
 
 def _print_analysis(title: str, result) -> None:
     from gpudesk.telemetry.model import METRICS
-
-    span = result.span
-    print(f"{title}: {((span[1] - span[0]) / 3600) if span else 0:.2f} h")
     from gpudesk.telemetry.pcie import describe_link
 
+    span = result.span
+    extra = f", {result.rounds} sampling round" + ("" if result.rounds == 1 else "s")
+    print(f"{title}: {fmt_span(span[1] - span[0]) if span else 'no samples'}{extra}, {len(result.stats)} GPU(s)")
     for g, per in sorted(result.stats.items()):
         dev = result.devices.get(g)
         link = describe_link(dev.pcie_gen_max, dev.pcie_width_max_lanes, dev.pcie_link_source) if dev else "PCIe link unknown"
@@ -375,8 +428,7 @@ def _print_analysis(title: str, result) -> None:
                 continue
             unit = METRICS[name].unit if name in METRICS else ""
             label = METRICS[name].label if name in METRICS else name
-            scale = _scale(unit, max(abs(s.p5), abs(s.p95)))
-            print(f"  {label:32s} median {_fmt(s.median, scale)}  p5 {_fmt(s.p5, scale)}  p95 {_fmt(s.p95, scale)}")
+            print(_stat_line(label, unit, s))
     print("Findings:")
     for f in result.findings:
         where = "all GPUs" if f.gpu is None else f"GPU {f.gpu}"

@@ -1,8 +1,10 @@
 """``gpudesk oom diagnose|probe|methods|run``: the OOM doctor from the command line.
 
 * ``diagnose FILE|-``: parse an OOM message / memory_summary / log and rank the causes. ``--json`` prints
-  ``{"framework", "kind", "era", "parsed": {name_with_unit: value}, "missing", "notes", "causes": [{"id",
-  "confidence", "evidence", "fix", ...}], "report"}`` with causes best first.
+  ``{"framework", "kind", "era", "parsed": {name_with_unit: value}, "parsed_labels", "oom_message_found", "missing",
+  "notes", "causes": [{"id", "confidence", "evidence", "evidence_labels", "fix", ...}], "report"}`` with
+  causes best first. Exit status 1 (and "No out-of-memory message found") when the input holds no OOM
+  message.
 * ``probe PID``: run the probe inside a running process (agent, sys.remote_exec or gdb; asks before
   injecting code unless ``--yes``) plus NVML/psutil evidence, then diagnose.
 * ``methods PID``: which probe methods can be used for PID, and why not.
@@ -21,6 +23,7 @@ from pathlib import Path
 
 from gpudesk.cli import CliError
 from gpudesk.oom import Diagnosis, OomError, diagnose, parse_text
+from gpudesk.oom.labels import FLAG_KEYS, label_for
 from gpudesk.oom.errors import LaunchError, MethodUnavailable, PermissionDenied, ProbeError, TargetNotFound
 from gpudesk.oom.parsers.units import format_bytes
 
@@ -42,7 +45,8 @@ def add_parser(subparsers) -> None:
     p_probe.add_argument("--method", choices=("auto", "agent", "remote_exec", "gdb"), default="auto",
                          help="how to run the probe (default: agent, then remote_exec, then gdb)")
     p_probe.add_argument("--reset-peak", action="store_true", help="reset the peak statistics after reading them")
-    p_probe.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait (default 10)")
+    p_probe.add_argument("--timeout", type=_positive_seconds, default=10.0, metavar="S",
+                         help="seconds to wait for the answer (default 10 s)")
     p_probe.add_argument("--yes", action="store_true", help="do not ask before injecting code into the process")
     p_probe.add_argument("--elevate", action="store_true", help="allow another user's process (needs root)")
     p_probe.add_argument("--json", action="store_true", help="print the diagnosis as JSON")
@@ -56,7 +60,8 @@ def add_parser(subparsers) -> None:
     p_meth.set_defaults(func=cmd_methods)
 
     p_run = sub.add_parser("run", help="run a command with the probe preinstalled: gpudesk oom run -- python train.py")
-    p_run.add_argument("--interval", type=float, default=0.5, metavar="S", help="sampling interval (default 0.5 s)")
+    p_run.add_argument("--interval", type=_positive_seconds, default=0.5, metavar="S",
+                       help="sampling interval in seconds (default 0.5 s)")
     p_run.add_argument("--record-history", action="store_true",
                        help="record allocation history and keep a snapshot at the OOM (slower)")
     p_run.add_argument("--quiet", action="store_true", help="do not print memory samples while it runs")
@@ -64,6 +69,17 @@ def add_parser(subparsers) -> None:
     p_run.add_argument("--save", action="store_true", help="keep it in the diagnosis history")
     p_run.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ...")
     p_run.set_defaults(func=cmd_run)
+
+
+def _positive_seconds(text: str) -> float:
+    """argparse type: a positive, finite number of seconds (a bad value is a usage error, exit status 2)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not (0 < value < float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
 
 
 def _read_input(name: str) -> bytes:
@@ -97,29 +113,104 @@ def _save(diagnosis: Diagnosis, target: str) -> int:
 
 
 def _value(key: str, value) -> str:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    """Display text of an evidence / parsed value; the key's suffix gives the unit."""
+    if isinstance(value, list):
+        if key.endswith("_shape"):
+            return "[" + ", ".join(str(item) for item in value) + "]"
+        return ", ".join(_value(key, item) for item in value) or "none"
+    if isinstance(value, bool) or (key in FLAG_KEYS and value in (0, 1)):
+        return "yes" if value else "no"
+    if not isinstance(value, (int, float)):
         return str(value)
+    if key.endswith("_bytes_per_s"):
+        return f"{format_bytes(int(value))}/s"
     if key.endswith("_bytes"):
-        return f"{format_bytes(int(value))} ({int(value)} B)"
-    if key.endswith("_ratio"):
+        text = format_bytes(int(value))
+        return text if abs(value) < 1024 else f"{text} ({int(value):,} bytes)"
+    if key.endswith("_ratio") and key not in ("imbalance_ratio", "gpu_memory_utilization_ratio"):
         return f"{value:.1%}"
+    if key.endswith("_ratio"):
+        return f"{value:g}"
     if key.endswith("_s"):
         return f"{value * 1000:.2f} ms" if value < 1 else f"{value:.2f} s"
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    if key.endswith("_tokens"):
+        return f"{int(value):,} tokens"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if key in ("pid", "rank") or key.endswith(("_index", "_pids", "_pid")):
+        return str(value)
+    return f"{value:,}"
+
+
+def _rows(items: list[tuple[str, str]], indent: str, out) -> None:
+    width = min(56, max((len(label) for label, _ in items), default=0))
+    for label, text in items:
+        print(f"{indent}{label:{width}}  {text}", file=out)
+
+
+def _process_line(r) -> str | None:
+    """"Process 123: Python 3.11.7, torch 2.13.0, host memory (RSS) 315.54 MiB, 2 DataLoader workers" for
+    probed / launched / observed processes; None for text."""
+    if r.pid is None:
+        return None
+    parts = []
+    if r.python_version:
+        parts.append(f"Python {r.python_version}")
+    if r.torch_version:
+        parts.append(f"torch {r.torch_version}")
+    elif r.torch_imported is False:
+        parts.append("torch not imported")
+    if r.host_rss_samples:
+        t_last, rss_last = r.host_rss_samples[-1]
+        rss = f"host memory (RSS) {format_bytes(rss_last)}"
+        if len(r.host_rss_samples) > 1:
+            t_first, rss_first = r.host_rss_samples[0]
+            delta = rss_last - rss_first
+            rss += (f" ({'+' if delta >= 0 else '−'}{format_bytes(abs(delta))} over {t_last - t_first:.1f} s, "
+                    f"{len(r.host_rss_samples)} samples)")
+        parts.append(rss)
+    if r.workers:
+        states = sorted({w.status for w in r.workers if w.status})
+        parts.append(f"{len(r.workers)} child process(es)" + (f" ({', '.join(states)})" if states else ""))
+    return f"Process {r.pid}: " + (", ".join(parts) if parts else "no details")
+
+
+def print_no_oom(diagnosis: Diagnosis, source: str, out=None) -> None:
+    """What the CLI prints when the input holds no out-of-memory message: nothing was diagnosed."""
+    out = out or sys.stdout
+    r = diagnosis.report
+    guess = f"; it looks like {r.framework} output" if r.framework != "unknown" else ""
+    print(f"No out-of-memory message found in {source} ({len(r.text or '')} characters{guess}): "
+          "nothing was diagnosed.", file=out)
+    cause = diagnosis.top
+    if cause is not None:
+        print(f"Try: {cause.fix}", file=out)
+        for extra in cause.more_fixes:
+            print(f"Also: {extra.removeprefix('Or ').removeprefix('or ')}", file=out)
 
 
 def print_diagnosis(diagnosis: Diagnosis, out=None) -> None:
-    """Human-readable diagnosis: what was read, what is missing, causes best first."""
+    """Human-readable diagnosis: what was read, what is missing, causes best first (labels, values with units)."""
     out = out or sys.stdout
     r = diagnosis.report
-    head = f"Framework: {r.framework}   message: {r.kind}" + (f"   era: {r.era}" if r.era else "")
+    if r.source == "text":
+        head = f"Framework: {r.framework}   message: {r.kind}" + (f"   era: {r.era}" if r.era else "")
+    else:
+        head = f"Framework: {r.framework}   source: {r.source}"
     print(head, file=out)
     if r.status:
         print(f"Status: {r.status}", file=out)
+    process = _process_line(r)
+    if process:
+        print(process, file=out)
     if r.parsed:
         print("Read:", file=out)
-        for key, value in r.parsed.items():
-            print(f"  {key:38} {_value(key, value)}", file=out)
+        rows = [(label_for(key, r.framework), _value(key, value)) for key, value in r.parsed.items()
+                if not key.startswith("process_")]
+        procs = [(label_for(key), _value(key, value)) for key, value in r.parsed.items() if key.startswith("process_")]
+        if len(procs) > 5:  # sibling ranks (returnn#1469 lists 15): show a few, the rest are in --json
+            procs = procs[:3] + [(f"… and {len(procs) - 3} more processes", "(all in --json)")]
+        _rows(rows + procs, "  ", out)
     if r.missing:
         print("Missing: " + "; ".join(r.missing), file=out)
     for note in r.notes:
@@ -127,42 +218,57 @@ def print_diagnosis(diagnosis: Diagnosis, out=None) -> None:
     if not diagnosis.causes:
         if r.torch_imported is False or r.cuda_initialized is False:
             print("Nothing to diagnose yet: the process has no allocator figures (see Status).", file=out)
+        elif not r.devices and not r.samples:
+            print("Nothing to diagnose: no GPU memory figures were collected (see the notes).", file=out)
         else:
             print("No cause found: the figures look normal.", file=out)
     for n, cause in enumerate(diagnosis.causes, 1):
-        print(f"\n{n}. {cause.title} [{cause.id}]  confidence {cause.confidence:.2f}", file=out)
+        print(f"\n{n}. {cause.title} [{cause.id}]  confidence {cause.confidence:.0%}", file=out)
         if cause.explanation:
             print(f"   {cause.explanation}", file=out)
-        for key, value in cause.evidence.items():
-            print(f"     {key}: {_value(key, value)}", file=out)
+        if cause.evidence:
+            print("   Evidence:", file=out)
+            _rows([(label, _value(key, value)) for key, label, value in cause.evidence_items()], "     ", out)
         print(f"   Fix: {cause.fix}", file=out)
         for extra in cause.more_fixes:
             print(f"   Also: {extra}", file=out)
         for check in cause.checks:
             print(f"   Check: {check}", file=out)
-        for eff in cause.sizing:
-            saved = format_bytes(eff.saved_bytes) if eff.saved_bytes is not None else "N/A"
-            print(f"   Sizing: {eff.fix}: saves {saved}" + (f" ({eff.note})" if eff.note else ""), file=out)
+        computed = [e for e in cause.sizing if e.saved_bytes is not None]
+        for eff in computed:
+            print(f"   Sizing: {eff.fix}: saves {format_bytes(eff.saved_bytes)}" + (f" ({eff.note})" if eff.note else ""),
+                  file=out)
+        unknown = [e for e in cause.sizing if e.saved_bytes is None]
+        notes = {e.note for e in unknown}
+        if unknown and len(notes) == 1 and not computed:
+            print(f"   Sizing: savings of the fixes above not computed. {notes.pop()}", file=out)
+        else:
+            for eff in unknown:
+                print(f"   Sizing: {eff.fix}: saving N/A" + (f" ({eff.note})" if eff.note else ""), file=out)
 
 
-def _emit(diagnosis: Diagnosis, as_json: bool) -> None:
+def _emit(diagnosis: Diagnosis, as_json: bool, source: str = "the input") -> None:
     if as_json:
         json.dump(diagnosis.to_dict(), sys.stdout, indent=2)
         sys.stdout.write("\n")
+    elif not diagnosis.found_oom:
+        print_no_oom(diagnosis, source)
     else:
         print_diagnosis(diagnosis)
 
 
 def cmd_diagnose(args) -> int:
+    """Exit status 0 when an OOM message was read (even partly), 1 when the input holds none."""
     data = _read_input(args.file)
     try:
         diagnosis = diagnose(parse_text(data))
     except OomError as exc:
         raise CliError(f"{args.file}: {exc}") from exc
-    _emit(diagnosis, args.json)
+    source = "standard input" if args.file == "-" else args.file
+    _emit(diagnosis, args.json, source)
     if args.save:
-        _save(diagnosis, "standard input" if args.file == "-" else args.file)
-    return 0
+        _save(diagnosis, source)
+    return 0 if diagnosis.found_oom else 1
 
 
 def _confirm(pid: int, method: str, warning: str | None, assume_yes: bool) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -164,6 +165,18 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def _norm(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9.]+", text.lower()))
+
+
+def _say_how_model_matched(query: str, found) -> None:
+    """Tell the user (on stderr) which catalog model ``--model`` became, unless the text was its id or name."""
+    if _norm(query) in (_norm(found.id), _norm(found.name)):
+        return
+    print(f"--model {query!r} matched catalog model {found.name} (id {found.id}); pass --model {found.id} to "
+          "silence this note", file=sys.stderr)
+
+
 def _spec(args):
     from gpudesk.planner import PlanInputError
     from gpudesk.planner.requirement import ModelMemory
@@ -172,7 +185,9 @@ def _spec(args):
 
     try:
         if args.model:
-            return resolve_model(ModelMemory(model=args.model), _catalog())
+            spec = resolve_model(ModelMemory(model=args.model), _catalog())
+            _say_how_model_matched(args.model, _catalog().find_model(args.model))
+            return spec
         if args.config:
             return resolve_model(ModelMemory(config_path=args.config))
         return resolve_model(ModelMemory(params=parse_param_count(args.params)))

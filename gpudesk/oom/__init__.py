@@ -16,8 +16,15 @@ Data (``gpudesk.oom.report`` / ``gpudesk.oom.cause``):
     MemorySample      t_s, pid, device_index, allocated_bytes, reserved_bytes, peak_allocated_bytes,
                       process_used_bytes, host_rss_bytes, step.
     Cause             id (CAUSE_IDS), title, confidence 0..1, evidence {key_with_unit: value}, explanation,
-                      fix, more_fixes, checks, sizing [SizingEffect(fix, saved_bytes, note)].
-    Diagnosis         report, causes (best first), ``top``, ``to_dict()`` (the CLI JSON).
+                      fix, more_fixes, checks, sizing [SizingEffect(fix, saved_bytes, note)],
+                      evidence_labels {key: human-readable name} (every evidence key; show these, keep the
+                      keys for JSON); ``evidence_items()`` -> [(key, label, value)]; ``label(key)``.
+    Diagnosis         report, causes (best first), ``top``, ``to_dict()`` (the CLI JSON, with
+                      ``parsed_labels`` and ``oom_message_found``), ``found_oom`` (False: the text held no OOM
+                      message, nothing was diagnosed; the only cause is the 0.05 ``unparseable`` placeholder),
+                      ``diagnosed`` (a cause other than ``unparseable`` exists).
+    label_for(key, framework=None) -> str   the human-readable name of any evidence / parsed key
+                      (gpudesk.oom.labels; TensorFlow/JAX get their own terms for allocator figures).
 
 Text:
     parse_text(text: str | bytes) -> MemoryReport        raises OomInputError (empty / binary input)
@@ -71,6 +78,7 @@ from gpudesk.oom.errors import (
     ProbeTimeout,
     TargetNotFound,
 )
+from gpudesk.oom.labels import label_for
 from gpudesk.oom.parsers import detect_framework, parse_text
 from gpudesk.oom.report import DeviceMemory, MemoryReport, MemorySample, ProcessMemory, WorkerState
 
@@ -97,5 +105,6 @@ __all__ = [
     "detect_framework",
     "diagnose",
     "diagnose_text",
+    "label_for",
     "parse_text",
 ]

@@ -196,7 +196,12 @@ def query_agent(pid: int, *, reset_peak: bool = False, timeout_s: float = 10.0) 
     except (ConnectionRefusedError, FileNotFoundError) as exc:
         raise TargetNotFound(f"The agent socket of process {pid} is stale: the process has exited.") from exc
     except socket.timeout as exc:
-        raise ProbeTimeout(f"The agent in process {pid} did not answer within {timeout_s:.0f} s.") from exc
+        raise ProbeTimeout(
+            f"The agent in process {pid} did not answer within {timeout_s:g} s: the process is probably busy in "
+            "native code that holds the GIL (a C extension, a long regular expression), so the agent's thread "
+            "cannot run until that call returns. It was left running and unharmed; try again later or with a "
+            "longer timeout."
+        ) from exc
     finally:
         client.close()
     data = b"".join(chunks)

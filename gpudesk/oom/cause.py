@@ -12,6 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpudesk.oom.labels import label_for
 from gpudesk.oom.report import MemoryReport
 
 CAUSE_IDS = (
@@ -59,6 +60,9 @@ class Cause:
         more_fixes: further fixes, best first.
         checks: things to look at that the evidence cannot settle (the "enough memory but OOM" list).
         sizing: effects of sizing fixes for a genuine shortage.
+        evidence_labels: {evidence key: human-readable name} for every evidence key (see
+            :func:`gpudesk.oom.labels.label_for`); the keys stay the machine names used in JSON. Filled at
+            construction and by :meth:`refresh_labels` after evidence is added.
     """
 
     id: str
@@ -70,6 +74,27 @@ class Cause:
     more_fixes: list[str] = field(default_factory=list)
     checks: list[str] = field(default_factory=list)
     sizing: list[SizingEffect] = field(default_factory=list)
+    evidence_labels: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.refresh_labels()
+
+    def refresh_labels(self, framework: str | None = None) -> None:
+        """Give every evidence key a label (drops labels of removed keys). With ``framework`` every label is
+        recomputed in that framework's terms (diagnose() does this); without it, labels already set stay."""
+        self.evidence_labels = {
+            k: (label_for(k, framework) if framework else self.evidence_labels.get(k) or label_for(k))
+            for k in self.evidence
+        }
+
+    def label(self, key: str) -> str:
+        """The human-readable name of evidence ``key``."""
+        return self.evidence_labels.get(key) or label_for(key)
+
+    def evidence_items(self) -> list[tuple[str, str, Any]]:
+        """``[(key, label, value)]`` in evidence order: what a view shows (label) next to the value (its unit
+        comes from the key's suffix: ``_bytes``, ``_ratio``, ``_s``, ``_tokens``)."""
+        return [(key, self.label(key), value) for key, value in self.evidence.items()]
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -94,13 +119,28 @@ class Diagnosis:
     def top(self) -> Cause | None:
         return self.causes[0] if self.causes else None
 
+    @property
+    def found_oom(self) -> bool:
+        """False when the input held no out-of-memory message at all (text of kind "unknown"): nothing
+        was diagnosed, and the only cause is the ``unparseable`` placeholder."""
+        return not (self.report.source == "text" and self.report.kind == "unknown")
+
+    @property
+    def diagnosed(self) -> bool:
+        """True when at least one cause other than ``unparseable`` was found."""
+        return any(c.id != "unparseable" for c in self.causes)
+
     def to_dict(self) -> dict[str, Any]:
-        """The CLI's JSON shape: framework, kind, parsed, missing, notes, causes, report."""
+        """The CLI's JSON shape: framework, kind, era, parsed, parsed_labels, oom_message_found (text
+        input only; None otherwise), missing, notes, causes
+        (each with ``evidence`` and ``evidence_labels``), report."""
         return {
             "framework": self.report.framework,
             "kind": self.report.kind,
             "era": self.report.era,
             "parsed": dict(self.report.parsed),
+            "parsed_labels": {key: label_for(key, self.report.framework) for key in self.report.parsed},
+            "oom_message_found": self.found_oom if self.report.source == "text" else None,
             "missing": list(self.report.missing),
             "notes": list(self.report.notes),
             "causes": [c.to_dict() for c in self.causes],

@@ -45,6 +45,7 @@ def diagnose(report: MemoryReport, *, spec: Any = None, workload: Any = None) ->
             cause.sizing = sizing_effects(facts, spec, workload)
         elif cause.id == "kv_cache_budget" and spec is not None:
             kv_sizing(cause, report, spec, workload)
+        cause.refresh_labels(report.framework)
     return Diagnosis(report=report, causes=causes, elapsed_s=time.perf_counter() - start)
 
 

@@ -74,6 +74,21 @@ def intra_link(ctx: PlanContext, gpu, server):
     return link
 
 
+def bridge_pair_gbps(gpu, count: int, servers: int = 1) -> float | None:
+    """Per-direction GB/s of the NVLink bridge joining ``gpu`` cards in pairs, or None when there is none.
+
+    A PCIe card with an NVLink connector (catalog ``nvlink_gbps`` > 0, bidirectional: H100 NVL and H100 PCIe
+    600 GB/s, A100 PCIe 600 GB/s) takes a 2-way bridge to one partner only (H100 NVL product brief PB-11773;
+    catalog links.csv nvlink3/nvlink4 notes); traffic between pairs still crosses PCIe. Needs an even number of
+    cards in each server.
+    """
+    if gpu.form_factor != "PCIe" or not getattr(gpu, "nvlink_gbps", None) or gpu.nvlink_gbps <= 0:
+        return None
+    if count < 2 or servers < 1 or count % servers or (count // servers) % 2:
+        return None
+    return float(gpu.nvlink_gbps) / 2
+
+
 def training_counts(max_gpus: int) -> list[int]:
     """1, 2, 4, ... up to ``max_gpus`` (and ``max_gpus`` itself)."""
     counts, n = [], 1

@@ -25,7 +25,8 @@ def candidate_to_dict(c: Candidate) -> dict:
     Price keys: ``gpu_price_usd`` (per GPU, null when unknown), ``gpu_price_origin`` ("requirement", "user",
     "catalog" or null), ``gpu_price_date``, ``gpu_price_source``, ``gpu_price_text`` (the rationale line),
     ``price_known``, ``break_even_price_usd`` (unknown price: the per-GPU quote below which it would beat the
-    best priced option of its tier), ``rank_reason`` (why it ranks where it does).
+    best priced option of its tier), ``rank_reason`` (why it ranks where it does). ``memory_assumptions``: the
+    memory estimate's assumptions for this candidate's GPU count, sharding and recompute.
     """
     return {
         "gpu_id": c.gpu_id,
@@ -41,6 +42,7 @@ def candidate_to_dict(c: Candidate) -> dict:
         "recompute": c.recompute,
         "per_gpu_memory_bytes": c.per_gpu_memory_bytes,
         "per_gpu_memory_breakdown_bytes": dict(c.memory.breakdown),
+        "memory_assumptions": [{"assumption": a, "source": s} for a, s in c.memory.assumptions],
         "usable_memory_bytes": c.usable_memory_bytes,
         "safe_line_bytes": c.safe_line_bytes,
         "headroom_to_safe_line_bytes": c.headroom_bytes,

@@ -1,5 +1,7 @@
-"""Order feasible candidates: fits under the safe line, meets the deadline / QPS, within budget, cheapest
-3-year TCO (which already charges the opportunity cost of lateness), then fastest.
+"""Order feasible candidates: fits under the safe line, meets the deadline / QPS, within budget, for large
+models NVLink before PCIe gradient sync, priced before unpriced, cheapest 3-year TCO (which already charges the
+opportunity cost of lateness), then fastest. #1 is therefore the lowest-TCO option among those that pass every
+earlier rule, and its rank reason says so.
 
 "Cost to meet the deadline" and "time to result" are the two axes of Stas Bekman's ROI (ML Engineering,
 insights/when-to-upgrade-gpus); the article's rule: training values time to result, inference values cost
@@ -24,6 +26,12 @@ def hardware_usd(c: Candidate) -> float | None:
     return gpus + hosts
 
 
+def syncs_over_pcie(c: Candidate) -> bool:
+    """Whether some of ``c``'s gradient sync crosses PCIe: plain PCIe cards, or NVLink-bridged pairs with more
+    than one pair (the pairs talk over PCIe)."""
+    return c.count > 1 and "pcie" in c.interconnect
+
+
 def rank_key(c: Candidate, budget_usd: float | None, prefer_nvlink: bool = False) -> tuple:
     """Sort key: smaller is better. ``prefer_nvlink`` (large-model and long-sequence kinds) puts multi-GPU options
     whose GPUs talk over PCIe after NVLink/Infinity Fabric ones (article 4.3: "PCIe bandwidth cannot carry the
@@ -41,7 +49,7 @@ def rank_key(c: Candidate, budget_usd: float | None, prefer_nvlink: bool = False
         c.meets_deadline is False,
         c.meets_qps is False,
         budget_state,
-        prefer_nvlink and c.count > 1 and c.interconnect.startswith("pcie"),
+        prefer_nvlink and syncs_over_pcie(c),
         tco is None,
         # Unknown GPU price: order by the costs that are known (hosts, power, labour...), a fair proxy
         # that does not invent a GPU price.
@@ -93,7 +101,8 @@ def _why_lower(c: Candidate, top: Candidate, key: tuple, top_key: tuple) -> str:
                     else "its hardware is over the budget")
         if i == 4:
             return (f"its {c.count} GPUs exchange gradients over {c.interconnect_name}; a large model's sync needs "
-                    "NVLink (article 4.3), so PCIe options rank after NVLink ones")
+                    "NVLink (article 4.3), so options whose sync crosses PCIe rank after NVLink ones, even when "
+                    "cheaper")
         if i == 5:
             return "GPU price unknown: ranked after the priced options of its tier"
         if i == 6:
@@ -125,8 +134,13 @@ def explain_ranking(ranked: list[Candidate], budget_usd: float | None = None, pr
         first.append({0: "within the budget",
                       1: "price unknown, so possibly within the budget, which every priced option exceeds",
                       2: "over the budget, as every option is"}[top_key[3]])
-    first.append(f"lowest 3-year TCO (${top.tco_3y_usd:,.0f})" if top.tco_3y_usd is not None
-                 else f"GPU {PRICE_UNKNOWN_TEXT}")
+    if prefer_nvlink and top.count > 1 and not top_key[4]:
+        first.append("NVLink between all its GPUs (large model: options whose gradient sync crosses PCIe rank after "
+                     "NVLink ones)")
+    if top.tco_3y_usd is not None:
+        first.append(f"lowest 3-year TCO (${top.tco_3y_usd:,.0f}) among the priced options that do all of this")
+    else:
+        first.append(f"GPU {PRICE_UNKNOWN_TEXT}")
     top.rank_reason = "#1: " + ", ".join(first)
     for position, (c, key) in enumerate(zip(ranked[1:], keys[1:]), start=2):
         c.rank_reason = f"#{position}: " + _why_lower(c, top, key, top_key)

@@ -200,7 +200,9 @@ def validate_requirement(req: Requirement) -> None:
         what = "an inference QPS target" if w.target_qps else "a plan"
         raise PlanInputError("model.model", f"{what} needs a model: give a catalog model, a parameter count or a config.json path.")
     if len(given) > 1:
-        raise PlanInputError(f"model.{given[1]}", f"give only one of model, params, config_path (got {', '.join(given)}).")
+        words = {"model": "a catalog model", "params": "a parameter count", "config_path": "a config.json path"}
+        raise PlanInputError(f"model.{given[1]}", "give only one of a catalog model, a parameter count or a config.json "
+                             f"path; got {' and '.join(words[k] for k in given)}. Clear the others.")
     _num("model.params", m.params, maximum=100e12, integer=True)
     _choice("model.precision", m.precision, PRECISIONS)
     _choice("model.optimizer", m.optimizer, tuple(OPTIMIZER_ACCOUNTING))

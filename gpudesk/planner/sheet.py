@@ -100,6 +100,12 @@ def _num(value: Any) -> float | None:
     return None
 
 
+def _whole_job_only(assumption: Any) -> bool:
+    """An assumption of the plan's whole-job estimate (one GPU, DDP) that says nothing about a candidate's layout."""
+    text = _text(assumption).lower()
+    return "data-parallel gpus" in text or text.startswith("activations: recompute")
+
+
 def _int(value: Any) -> int | None:
     number = _num(value)
     return None if number is None else int(number)
@@ -232,6 +238,18 @@ def _bom(candidate: dict[str, Any], profile: dict[str, Any], software: list[tupl
                 hosts_usd,
                 notes=f"catalog id {candidate.get('server_id')}; chassis, CPUs, RAM and local NVMe",
                 source="gpudesk catalog servers table",
+            )
+        )
+    if str(candidate.get("interconnect") or "").startswith("nvlink-bridge") and count:
+        lines.append(
+            BomLine(
+                "Network",
+                "2-way NVLink bridge (one per pair of cards)",
+                count // 2,
+                None,
+                None,
+                notes="the step time assumes bridged pairs; no price in the catalog, ask the vendor (not in the TCO)",
+                source="GPU product brief (NVLink bridge connector); gpudesk.planner.candidates.bridge_pair_gbps",
             )
         )
     data = profile.get("data") if isinstance(profile.get("data"), dict) else {}
@@ -395,7 +413,11 @@ def build_sheet(plan: dict[str, Any], candidate_index: int = 0, title: str | Non
     warnings = [w for w in (plan.get("warnings") or []) if w] + [w for w in (candidate.get("warnings") or []) if w]
     rationale = candidate.get("rationale") if isinstance(candidate.get("rationale"), list) else []
     plan_rationale = plan.get("rationale") if isinstance(plan.get("rationale"), list) else []
-    assumptions = [_text(a) for a in (memory.get("assumptions") or [])]
+    # The candidate's own memory assumptions (its GPU count, sharding, recompute); a plan saved before they were
+    # exported only has the whole-job estimate's (one GPU, DDP), which would contradict the recommendation.
+    own = candidate.get("memory_assumptions")
+    assumptions = [_text(a) for a in (own if isinstance(own, list) else memory.get("assumptions") or [])
+                   if own is not None or not _whole_job_only(a)]
     others = [c for i, c in enumerate(candidates_of(plan)) if i != candidate_index][:5]
     requirement = _requirement_rows({"requirement": profile}) if profile else []
     return ConfigurationSheet(

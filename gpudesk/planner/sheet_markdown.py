@@ -48,6 +48,8 @@ def tco_text(value: float | int | None, candidate: dict[str, Any]) -> str:
 def duration(seconds: float | int | None) -> str:
     if seconds is None:
         return "N/A"
+    if seconds < 1:
+        return f"{seconds * 1000:.3g} ms"
     if seconds < 2 * 3600:
         return f"{seconds / 60:.1f} min" if seconds >= 120 else f"{seconds:.2f} s"
     if seconds < 2 * 86400:
@@ -138,10 +140,12 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
     if sheet.alternatives:
         out += ["## Alternatives considered", ""]
         out += _table(
-            ["GPU", "GPUs", "Interconnect", "Memory per GPU", "Time to result", "3-year TCO", "Fits", "Ranking"],
+            ["GPU", "GPUs", "Interconnect", "Sharding / recompute", "Memory per GPU", "Time to result", "3-year TCO",
+             "Fits", "Ranking"],
             [
                 [md_escape(a.get("gpu_name") or a.get("gpu_id")), md_escape(a.get("count")), md_escape(a.get("interconnect")),
-                 gib(a.get("per_gpu_memory_bytes")), duration(a.get("time_to_result_s")), tco_text(a.get("tco_3y_usd"), a),
+                 md_escape(f"{a.get('sharding') or ('single GPU' if a.get('count') == 1 else 'N/A')} / "
+                           f"{a.get('recompute') or 'N/A'}"), gib(a.get("per_gpu_memory_bytes")), duration(a.get("time_to_result_s")), tco_text(a.get("tco_3y_usd"), a),
                  {True: "yes", False: "no"}.get(a.get("fits"), "N/A"), md_escape(a.get("rank_reason") or "N/A")]
                 for a in sheet.alternatives
             ],

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from gpudesk.planner.candidates import PlanContext, fmt_duration, gib, intra_link
+from gpudesk.planner.candidates import PlanContext, bridge_pair_gbps, fmt_duration, gib, intra_link
 from gpudesk.planner.results import Candidate, Rejected
 from gpudesk.planner.workload import memory_workload
 from gpudesk.sizing import time as tm
@@ -82,6 +82,14 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
     if count % t:
         return Rejected(gpu.id, gpu.name, count, server.id, link.id, [f"{count} GPUs are not a multiple of tensor_parallel {t}"])
     dp = count // t
+    # NVLink-bridged pairs of PCIe cards (H100 NVL): hierarchical all-reduce, bridge inside a pair, PCIe (or the
+    # network) between pairs. Not used with tensor parallelism (its groups would span the pairs).
+    bridge = bridge_pair_gbps(gpu, count, servers) if link.kind == "pcie" and t == 1 else None
+    link_id, link_name = link.id, link.name
+    if bridge:
+        pair = f"NVLink bridge pairs ({gpu.nvlink_gbps:g} GB/s bidirectional per pair)"
+        link_id = "nvlink-bridge" if count == 2 else f"nvlink-bridge+{link.id}"
+        link_name = pair if count == 2 else f"{pair} + {link.name} between pairs"
     if m.global_batch_size and m.micro_batch_size * dp > m.global_batch_size:
         return Rejected(gpu.id, gpu.name, count, server.id, link.id,
                         [f"{dp} data-parallel GPUs x micro-batch {m.micro_batch_size} exceed the global batch {m.global_batch_size}"])
@@ -104,7 +112,9 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
     def timing(sharding: str, recompute: str) -> tm.StepTime:
         flops = total_flops * (recompute_factor if recompute == "full" else 1.0)
         comm_bytes = tm.gradient_sync_bytes_per_gpu(sync_params, sharding, dp) * (accumulation if sharding == "zero3" else 1)
-        return tm.step_time(flops / steps / (count * achievable), tm.collective_time_s(comm_bytes, bottleneck_gbps, dp))
+        comm_s = (tm.paired_collective_time_s(comm_bytes, dp, bridge, bottleneck_gbps) if bridge
+                  else tm.collective_time_s(comm_bytes, bottleneck_gbps, dp))
+        return tm.step_time(flops / steps / (count * achievable), comm_s)
 
     fitting, fallback, smallest = [], None, None
     for sharding, recompute in _options(ctx, count):
@@ -129,7 +139,7 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
     f = fit(total, gpu.memory_bytes, gpu.memory_type, o.safe_free_fraction)
     cand = Candidate(
         gpu_id=gpu.id, gpu_name=gpu.name, count=count, servers=servers, server_id=server.id, server_name=server.name,
-        interconnect=link.id, interconnect_name=link.name, network_link=ctx.network.id if servers > 1 else None,
+        interconnect=link_id, interconnect_name=link_name, network_link=ctx.network.id if servers > 1 else None,
         sharding=sharding if count > 1 or sharding != "ddp" else None, recompute=recompute, memory=est,
         usable_memory_bytes=f.usable_bytes, safe_line_bytes=f.safe_line_bytes, headroom_bytes=f.headroom_bytes,
         fits=f.under_safe_line, gpu_power_w=count * gpu.tdp_w,
@@ -146,7 +156,13 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
                 f"{eff if eff is not None else tm.DEFAULT_MATMUL_EFFICIENCY:g} x {tm.DEFAULT_MFU_OF_MAMF:g}", f"{gpu.source_url}; {eff_src}"))
     why.append((f"work: {work_note}" + (f" x {recompute_factor:.3g} for full recompute" if recompute == "full" else ""),
                 "Kaplan et al. 2020 (6 FLOPs/param/token); Narayanan et al. 2021 (8 with recompute)"))
-    if count > 1:
+    if count > 1 and bridge:
+        why.append((f"{link_name}{' + ' + ctx.network.name if servers > 1 else ''}: {bridge:g} GB/s per direction inside "
+                    f"a pair, {bottleneck_gbps:g} GB/s between pairs; gradient sync {st.comm_s:.3f} s per step, "
+                    f"{st.comm_share:.1%} of the step exposed",
+                    "hierarchical all-reduce (reduce-scatter in the pair, ring between pairs, all-gather); NVLink bridge "
+                    "from the GPU's catalog nvlink_gbps (product brief), 80 % achievable (Stas Bekman)"))
+    elif count > 1:
         why.append((f"{link.name}{' + ' + ctx.network.name if servers > 1 else ''}: {bottleneck_gbps:g} GB/s per direction; "
                     f"gradient sync {st.comm_s:.3f} s per step, {st.comm_share:.1%} of the step exposed",
                     "ring all-reduce (Patarasuk & Yuan 2009); link spec from the catalog, 80 % achievable (Stas Bekman)"))
@@ -185,12 +201,16 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
     if not cand.fits:
         cand.warnings.append(f"Over the safe line by {gib(-f.headroom_bytes)}: expect allocator retries and OOMs under load "
                              "(article 3.1: keep 15-20 % free)")
-    if count > 1 and link.kind == "pcie":
+    if count > 2 and bridge:
+        cand.warnings.append(f"PCIe between pairs: NVLink bridges join the {count} GPUs in pairs only; gradient sync "
+                             f"between pairs crosses {link.name} ({link.bandwidth_gbps_per_direction:g} GB/s per direction) "
+                             f"and is {cand.comm_share:.0%} of the step")
+    elif count > 1 and link.kind == "pcie" and not bridge:
         cand.warnings.append(f"PCIe contention: {count} GPUs exchange gradients over {link.name} "
                              f"({link.bandwidth_gbps_per_direction:g} GB/s per direction, no NVLink); gradient sync is "
                              f"{cand.comm_share:.0%} of the step (article 2.1: two PCIe cards ran slower than one until the batch grew)")
     elif cand.comm_share > 0.3:
-        cand.warnings.append(f"Communication-bound: {cand.comm_share:.0%} of each step waits for gradient sync over {link.name}")
+        cand.warnings.append(f"Communication-bound: {cand.comm_share:.0%} of each step waits for gradient sync over {link_name}")
     if t > 1 and link.kind == "pcie":
         cand.warnings.append(f"Tensor parallelism {t} over {link.name}: every layer all-reduces activations on PCIe "
                              "(not modelled in the step time; Megatron-LM keeps tensor parallelism inside an NVLink domain)")

@@ -203,6 +203,19 @@ def _first(cfg: dict, *keys, default=None):
     return default
 
 
+def _config_model_name(cfg: dict, path: Path) -> str:
+    """A display name for a model read from ``path``: the config's ``_name_or_path`` (Hugging Face writes the hub
+    id there), else its first ``architectures`` entry or ``model_type`` with the file it came from, e.g.
+    ``"LlamaForCausalLM (llama-2-7b-hf.config.json)"``. The parent folder alone is not a model name."""
+    named = cfg.get("_name_or_path")
+    if isinstance(named, str) and named.strip():
+        return named.strip()
+    arch = cfg.get("architectures")
+    kind = arch[0] if isinstance(arch, list) and arch and isinstance(arch[0], str) else cfg.get("model_type")
+    where = path.name if path.name != "config.json" or not path.parent.name else f"{path.parent.name}/{path.name}"
+    return f"{kind} ({where})" if isinstance(kind, str) and kind else where
+
+
 def spec_from_hf_config(path: str | Path) -> ModelSpec:
     """Read a local Hugging Face ``config.json`` (no network) and count its parameters.
 
@@ -231,7 +244,7 @@ def spec_from_hf_config(path: str | Path) -> ModelSpec:
         merged = dict(cfg["text_config"])
         merged.setdefault("model_type", cfg["text_config"].get("model_type", cfg.get("model_type")))
         cfg = merged
-    name = str(cfg.get("_name_or_path") or p.parent.name or p.name)
+    name = _config_model_name(cfg, p)
     model_type = str(cfg.get("model_type", "")).lower()
     try:
         if model_type in ("t5", "mt5", "umt5", "longt5") or "d_kv" in cfg:

@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass
 
 from gpudesk.sizing.checks import fraction, positive_float, positive_int
+from gpudesk.sizing.errors import SizingError
 
 DEFAULT_MFU_OF_MAMF = 0.66
 DEFAULT_MATMUL_EFFICIENCY = 0.75
@@ -75,6 +76,32 @@ def collective_time_s(bytes_per_gpu: float, link_gbps_per_direction: float, gpus
         return 0.0
     bw = positive_float("link_gbps_per_direction", link_gbps_per_direction) * 1e9 * fraction("link_efficiency", link_efficiency, allow_zero=False)
     return bytes_per_gpu / bw + 2 * (n - 1) * latency_s
+
+
+def paired_collective_time_s(bytes_per_gpu: float, gpus: int, pair_gbps_per_direction: float,
+                             between_gbps_per_direction: float, link_efficiency: float = DEFAULT_LINK_EFFICIENCY,
+                             latency_s: float = DEFAULT_LINK_LATENCY_S) -> float:
+    """Seconds for the same collective on GPUs joined in bridged pairs (H100 NVL / A100 PCIe NVLink bridges).
+
+    ``bytes_per_gpu`` is what a flat ring over ``gpus`` would move per GPU (2 (n-1)/n x M for an all-reduce of M
+    bytes). Hierarchical all-reduce over P = n/2 pairs: reduce-scatter inside each pair (M/2 over the bridge),
+    ring all-reduce of the half-shards between pairs (2 (P-1)/P x M/2 per GPU over ``between_gbps``, each GPU of a
+    pair on its own PCIe x16 link), all-gather inside the pair (M/2 over the bridge). Time =
+    M / bridge + (P-1)/P x M / between + latency (alpha-beta model; NCCL's tree/ring hierarchy, Sergeev & Del
+    Balso 2018 for the 2-level scheme). With one pair this is the flat ring over the bridge.
+
+    Raises:
+        SizingError: ``gpus`` not an even count >= 2, or a bandwidth that is not positive.
+    """
+    n = positive_int("gpus", gpus)
+    if n < 2 or n % 2:
+        raise SizingError("gpus", f"bridged pairs need an even GPU count >= 2, got {n}.")
+    eff = fraction("link_efficiency", link_efficiency, allow_zero=False)
+    pair_bw = positive_float("pair_gbps_per_direction", pair_gbps_per_direction) * 1e9 * eff
+    between_bw = positive_float("between_gbps_per_direction", between_gbps_per_direction) * 1e9 * eff
+    message = positive_float("bytes_per_gpu", bytes_per_gpu, allow_zero=True) * n / (2 * (n - 1))
+    pairs = n // 2
+    return message / pair_bw + (pairs - 1) / pairs * message / between_bw + 2 * (n - 1) * latency_s
 
 
 def gradient_sync_bytes_per_gpu(params: int, sharding: str, gpus: int, grad_bytes_per_param: float = 2.0) -> float:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from gpudesk.telemetry.model import METRICS, DeviceInfo, SeriesFrame
 from gpudesk.telemetry.pcie import describe_link
 from gpudesk.telemetry.rules import Finding, run_rules
@@ -23,6 +25,7 @@ class Analysis:
         findings: rule results, judged ones first (severity "not-judged" says why a rule could not judge).
         devices: gpu -> DeviceInfo used (PCIe link and memory assumptions).
         notes: source notes (e.g. dmon parser notes, link assumptions).
+        rounds: distinct time stamps (sampling rounds) analysed; 1 for a single ``nvidia-smi dmon`` round.
     """
 
     span: tuple[float, float] | None
@@ -30,6 +33,7 @@ class Analysis:
     findings: list[Finding]
     devices: dict[int, DeviceInfo] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    rounds: int = 0
 
     def to_json(self) -> dict:
         gpus = {}
@@ -53,6 +57,7 @@ class Analysis:
         return {
             "span_s": list(self.span) if self.span else None,
             "duration_s": (self.span[1] - self.span[0]) if self.span else 0.0,
+            "sampling_rounds": self.rounds,
             "gpus": gpus,
             "findings": [f.to_dict() for f in self.findings],
             "notes": list(self.notes),
@@ -72,4 +77,5 @@ def analyze(
     devs = {d.index: d for d in (devices or [])}
     stats = span_stats(sub)
     findings = run_rules(sub, devs, interval_s=interval_s)
-    return Analysis(sub.span, stats, findings, devs, list(frame.notes))
+    rounds = int(np.unique(sub.t).size)
+    return Analysis(sub.span, stats, findings, devs, list(frame.notes), rounds)

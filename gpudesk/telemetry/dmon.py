@@ -9,7 +9,7 @@ blank lines occur; ``-`` means the metric is not supported or could not be read;
 ("Not supported on the device(s)", "Failed to initialize NVML: ...").
 
 Units: pwr W, temperatures C, utilizations %, clocks MHz (-> Hz), fb/bar1/ccpm "MB" (nvidia-smi's memory
-figures are MiB: x 1024^2), rxpci/txpci "MB/s" (NVML's KB/s throughput counter scaled to MiB/s: x 1024^2).
+figures are MiB: x 1024^2), rxpci/txpci "MB/s" as printed (decimal: x 10^6; see dmon_format).
 Date/time columns are the node's local time as printed; they are stored as if UTC (the log has no time zone).
 
 Speed: a file is split into runs of data lines under one header; each run is read in blocks with numpy's C

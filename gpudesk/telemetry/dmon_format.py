@@ -4,7 +4,9 @@ Shared by the file parser (:mod:`gpudesk.telemetry.dmon`) and the live line pars
 (:mod:`gpudesk.telemetry.dmon_lines`). Facts from the dmon help text and public samples (monitor.md section 3).
 
 Units: pwr W, temperatures C, utilizations %, clocks MHz (-> Hz), fb/bar1/ccpm "MB" (nvidia-smi's memory
-figures are MiB: x 1024^2), rxpci/txpci "MB/s" (NVML's KB/s throughput counter scaled to MiB/s: x 1024^2).
+figures are MiB: x 1024^2), rxpci/txpci "MB/s" taken as printed, in decimal megabytes (x 10^6): NVIDIA documents
+the column as MB/s and NVML's throughput as "KB/s" without saying that a KB is 1024 bytes (nvml.h,
+nvmlDeviceGetPcieThroughput; the cuda-python NVML docs), so a 41 in the log is 41 MB/s everywhere gpudesk shows it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import TelemetryError
 
 MIB = 1024.0 * 1024.0
+MB = 1e6  # dmon's rxpci/txpci "MB/s" (decimal, as printed)
 
 # dmon token -> (metric, scale to the metric's unit)
 COLUMN_MAP: dict[str, tuple[str, float]] = {
@@ -42,8 +45,8 @@ COLUMN_MAP: dict[str, tuple[str, float]] = {
     "sbecc": (m.ECC_SBE, 1.0),
     "dbecc": (m.ECC_DBE, 1.0),
     "pci": (m.PCIE_REPLAY, 1.0),
-    "rxpci": (m.PCIE_RX, MIB),
-    "txpci": (m.PCIE_TX, MIB),
+    "rxpci": (m.PCIE_RX, MB),
+    "txpci": (m.PCIE_TX, MB),
 }
 # dcgmi dmon -e 1009,1010 (DCGM fields, bytes/s): "# Entity PCITX PCIRX" / "GPU 0 4712070210 5237742827"
 DCGM_COLUMN_MAP: dict[str, tuple[str, float]] = {"PCITX": (m.PCIE_TX, 1.0), "PCIRX": (m.PCIE_RX, 1.0)}

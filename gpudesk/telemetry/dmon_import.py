@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from sqlite_utils import Database
 
-from gpudesk.telemetry.dmon import DmonError, DmonLog, read_dmon_file
+from gpudesk.telemetry.dmon import DmonError, DmonLog, parse_dmon, read_dmon_file
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
 from gpudesk.telemetry.pcie import describe_link
 from gpudesk.telemetry.recorder import Recorder
@@ -31,11 +31,9 @@ def resolve_gpu_model(query: str, catalog: Any = None) -> Any:
     try:
         cat = catalog if catalog is not None else open_catalog()
         return cat.find_gpu(query)
-    except AmbiguousItemError as exc:
-        names = ", ".join(getattr(g, "name", str(g)) for g in getattr(exc, "matches", [])[:8])
-        raise TelemetryError(f"GPU model {query!r} matches several catalog entries: {names}. Be more specific.") from exc
-    except UnknownItemError as exc:
-        raise TelemetryError(f"No GPU model {query!r} in the catalog. List them with 'gpudesk catalog gpus'.") from exc
+    except (AmbiguousItemError, UnknownItemError) as exc:
+        # the catalog's own message: the matches, or "Did you mean ...?" and how to list the GPUs
+        raise TelemetryError(f"GPU model: {exc}") from exc
     except CatalogError as exc:
         raise TelemetryError(f"Cannot open the GPU catalog: {exc}") from exc
 
@@ -116,7 +114,23 @@ def frame_and_devices_from_file(path: str | Path, gpu: Any | None = None,
     return log.frame, devices_for_model(log.frame.gpus, gpu), log
 
 
+def frame_and_devices_from_text(text: str, gpu: Any | None = None,
+                                interval_s: float = 1.0) -> tuple[SeriesFrame, list[DeviceInfo], DmonLog]:
+    """Parse dmon text (e.g. read from standard input) for analysis without storing it.
+
+    Raises:
+        DmonError: not dmon output.
+    """
+    log = parse_dmon(text, interval_s=interval_s)
+    return log.frame, devices_for_model(log.frame.gpus, gpu), log
+
+
 DEMO_FILE = "deepspeech-178-dmon.txt"
+# Where the bundled demo came from, for the user-facing sentence (details in resources/demo/SOURCE.md).
+DEMO_ORIGIN = "Mozilla DeepSpeech issue #178 (2016)"
+DEMO_URL = "https://github.com/mozilla/DeepSpeech/issues/178"
+DEMO_GPUS = 4  # checked against the file by the tests
+DEMO_ROUNDS = 1
 
 
 def demo_path() -> Path:
@@ -126,8 +140,14 @@ def demo_path() -> Path:
     return resources_dir() / "demo" / DEMO_FILE
 
 
+def rounds_text(rounds: int) -> str:
+    """ "one sampling round" / "12 sampling rounds"."""
+    return "one sampling round" if rounds == 1 else f"{rounds} sampling rounds"
+
+
 def load_demo() -> tuple[SeriesFrame, list[DeviceInfo], DmonLog]:
-    """The demo capture parsed for replay: (frame, devices, log).
+    """The demo capture parsed for showing or replay: (frame, devices, log). Its notes say, in one sentence for
+    users, what the demo is and where it comes from.
 
     Raises:
         DmonError: the demo file is missing from this installation.
@@ -137,9 +157,8 @@ def load_demo() -> tuple[SeriesFrame, list[DeviceInfo], DmonLog]:
         raise DmonError(f"The demo recording is missing ({path}); reinstall gpudesk.")
     frame, devices, log = frame_and_devices_from_file(path)
     gpus, rounds = len(frame.gpus), len(np.unique(frame.t))
-    note = (f"Demo: a real public nvidia-smi dmon capture (Mozilla DeepSpeech issue 178, 2016), {rounds} sampling "
-            f"round(s) of {gpus} GPU(s); no longer capture with an open licence was found "
-            "(resources/demo/SOURCE.md).")
+    note = (f"Demo: {rounds_text(rounds)} of a real {gpus}-GPU nvidia-smi dmon capture, posted publicly in "
+            f"{DEMO_ORIGIN}, {DEMO_URL}; it shows the dmon format and N/A values, not a long run.")
     for notes in {id(frame.notes): frame.notes, id(log.notes): log.notes}.values():  # often one list
         notes.append(note)
     return frame, devices, log

@@ -11,8 +11,11 @@ PCIe throughput: the 20 ms sample of nvmlDeviceGetPcieThroughput; with ``pcie_co
 supports the cumulative byte counters (NVML_FI_DEV_PCIE_COUNT_TX/RX_BYTES), the counters' delta over the poll
 interval instead (an average over the whole second). ``NvmlSource.pcie_methods`` says which, per GPU.
 
-Units: NVML PCIe throughput is KB/s, taken as KiB/s (x1024, as nvitop and jupyterlab-nvdashboard do); power mW
--> W; clocks MHz -> Hz; NVLink counters KiB with microsecond timestamps -> bytes/s.
+Units: NVML PCIe throughput is documented as "KB/s" (nvml.h, nvmlDeviceGetPcieThroughput; NVIDIA's cuda-python
+NVML docs) with no statement that a KB is 1024 bytes; nvitop and jupyterlab-nvdashboard assume KiB, but nothing
+from NVIDIA says so. gpudesk takes the documented unit at face value in SI (x 1000), as it takes dmon's rxpci/txpci
+"MB/s" (x 10^6), so the digits shown are the digits the driver reported. Power mW -> W; clocks MHz -> Hz; NVLink
+counters KiB with microsecond timestamps -> bytes/s.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from gpudesk.telemetry.model import DeviceInfo, Sample, SampleBatch
 from gpudesk.telemetry.nvml_session import NvmlSession
 
 _PERMANENT = ("NotSupported", "FunctionNotFound")
+KB = 1000.0  # nvmlDeviceGetPcieThroughput's documented "KB/s", taken in SI (see the module docstring)
 
 
 class _GpuState:
@@ -178,9 +182,9 @@ class NvmlSource:
             put(m.PCIE_RX, rates[1], None)
         else:
             tx, why = self._get(st, "pcie_tx", nv.nvmlDeviceGetPcieThroughput, h, nv.NVML_PCIE_UTIL_TX_BYTES)
-            put(m.PCIE_TX, float(tx) * 1024.0 if tx is not None else None, why)
+            put(m.PCIE_TX, float(tx) * KB if tx is not None else None, why)
             rx, why = self._get(st, "pcie_rx", nv.nvmlDeviceGetPcieThroughput, h, nv.NVML_PCIE_UTIL_RX_BYTES)
-            put(m.PCIE_RX, float(rx) * 1024.0 if rx is not None else None, why)
+            put(m.PCIE_RX, float(rx) * KB if rx is not None else None, why)
         pw, why = self._get(st, "power", nv.nvmlDeviceGetPowerUsage, h)
         put(m.POWER, pw / 1000.0 if pw is not None else None, why)
         temp, why = self._get(st, "temp", nv.nvmlDeviceGetTemperature, h, nv.NVML_TEMPERATURE_GPU)

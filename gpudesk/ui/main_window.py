@@ -8,7 +8,7 @@ any other tab is built only after the store step has run (at once, if the start-
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QSettings
+from PySide6.QtCore import QCoreApplication, QSettings, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
@@ -19,6 +19,9 @@ from gpudesk.ui.lazy_tab import LazyTab
 from gpudesk.ui.message_bar import MessageBar
 from gpudesk.ui.startup import STORE_MODULES, Startup
 from gpudesk.ui.tabs import TAB_CLASSES
+
+#: Start the deferred start-up this long after the window is shown even when no first paint was seen (ms).
+STARTUP_FALLBACK_MS = 1500
 
 
 def open_context(store: bool = True) -> AppContext:
@@ -81,6 +84,13 @@ class MainWindow(QMainWindow):
             self.message_bar.show_message("\n".join(self.ctx.problems), "error")
         self._paint_watcher = FirstPaintWatcher(self)
         self._paint_watcher.painted.connect(lambda _when: self.startup.begin())
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if not self.startup.started:
+            # Normally the first paint starts the deferred start-up; a window that gets no paint (shown
+            # minimised or on another workspace) must still get its charts and user store.
+            QTimer.singleShot(STARTUP_FALLBACK_MS, self.startup, self.startup.begin)
 
     def _prepare_tab(self, tab_class: type) -> None:
         """Called by a LazyTab before it builds ``tab_class``: a tab that needs the store gets it first."""

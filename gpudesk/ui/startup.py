@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 from shiboken6 import Shiboken
 
 CHART_MODULES: tuple[str, ...] = ("numpy", "pyqtgraph")
@@ -34,6 +34,7 @@ STORE_MODULES: tuple[str, ...] = (
 )
 
 _current: weakref.ref[Startup] | None = None
+_LIVE_TASKS: set = set()  # import tasks not yet finished (see Startup._next)
 
 
 def import_modules(names: Sequence[str], stop: threading.Event | None = None) -> list[str]:
@@ -85,7 +86,8 @@ class Startup(QObject):
         self.done = False
         self.ran: list[str] = []  # names of the steps run, in order (for tests and the self-test)
         self._running: _Step | None = None
-        self._task = None
+        self._pool = QThreadPool(self)  # its own pool: stop() waits for this work only
+        self._pool.setMaxThreadCount(1)
         self._idle = threading.Event()
         self._idle.set()
         self._stop = threading.Event()
@@ -125,9 +127,12 @@ class Startup(QObject):
         step = self._steps[0]
         self._running = step
         self._idle.clear()
-        # Keep the task: its signals object must live until the result has been delivered.
-        self._task = run_task(self._import_job, step.modules, on_result=lambda _names: self._imported(step),
-                              on_error=lambda exc: self._import_failed(step, exc))
+        # Keep the task alive (beyond this window, which may close first) until its last signal has been
+        # delivered: its signals object lives only as long as the Python Task does.
+        task = run_task(self._import_job, step.modules, on_result=lambda _names: self._imported(step),
+                        on_error=lambda exc: self._import_failed(step, exc), pool=self._pool)
+        _LIVE_TASKS.add(task)
+        task.signals.finished.connect(lambda: QTimer.singleShot(0, lambda: _LIVE_TASKS.discard(task)))
 
     def _import_job(self, modules: tuple[str, ...]) -> list[str]:
         try:
@@ -175,7 +180,7 @@ class Startup(QObject):
         self._stop.set()
         self._steps.clear()
         self._chart_callbacks.clear()
-        self._idle.wait(timeout_s)
+        self._pool.waitForDone(int(timeout_s * 1000))  # the task has emitted its last signal when this returns
         self._running = None
         self._finish()
 

@@ -56,6 +56,9 @@ class Task(QRunnable):
             self.signals.finished.emit()
 
 
+_LIVE_TASKS: set[Task] = set()  # started tasks, kept alive until their finished signal reaches the GUI thread
+
+
 def run_task(
     fn: Callable[..., Any],
     *args: Any,
@@ -76,6 +79,10 @@ def run_task(
         task.signals.progress.connect(on_progress)
     if on_finished is not None:
         task.signals.finished.connect(on_finished)
+    # The caller may drop the returned Task; without a reference its signals object could be collected
+    # before the result is delivered. Connected last, so it runs after the caller's own slots.
+    _LIVE_TASKS.add(task)
+    task.signals.finished.connect(lambda: _LIVE_TASKS.discard(task))
     (pool or QThreadPool.globalInstance()).start(task)
     return task
 

@@ -319,7 +319,7 @@ def make_fake_pynvml(
                 if not d.pcie_counters:
                     ret = _real.NVML_ERROR_NOT_SUPPORTED
                 per_s = d.pcie_tx_kb if fid == _real.NVML_FI_DEV_PCIE_COUNT_TX_BYTES else d.pcie_rx_kb
-                ull = per_s * 1024 * ts // 1_000_000
+                ull = per_s * 1000 * ts // 1_000_000  # the same bytes as the "KB/s" figure (SI)
             elif fid == _real.NVML_FI_DEV_MEMORY_TEMP and d.memory_temperature_c is not None:
                 ui = d.memory_temperature_c
             elif fid in (_real.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX, _real.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX):

@@ -141,3 +141,16 @@ def test_client_finds_an_agent_started_without_xdg_runtime_dir(spawn, monkeypatc
     path = agent.socket_path(t.pid)
     assert path.parent.name.startswith("gpudesk-agents-")
     assert report_from_probe(agent.query_agent(t.pid)).pid == t.pid
+
+
+def test_socket_probe_of_target_holding_the_gil_says_why(spawn):
+    # A catastrophic regular expression runs in C with the GIL held: the agent's thread cannot answer.
+    code = ("import gpudesk.oom.agent as a, re\na.install()\nprint('READY', flush=True)\n"
+            "while True:\n    re.match(r'(a+)+$', 'a' * 40 + 'b')\n")
+    t = spawn(code)
+    time.sleep(0.2)
+    with pytest.raises(ProbeTimeout) as info:
+        agent.query_agent(t.pid, timeout_s=0.5)
+    assert "0.5 s" in str(info.value) and "holds the GIL" in str(info.value)
+    assert "left running and unharmed" in str(info.value)
+    assert t.alive()

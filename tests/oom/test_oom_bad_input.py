@@ -83,3 +83,21 @@ def test_several_ranks_show_imbalance():
     light = heavy.replace("GPU 0;", "GPU 1;").replace("26.00 GiB already allocated", "14.00 GiB already allocated")
     d = diagnose_text(heavy + "\n" + light)
     assert "multi_gpu_imbalance" in [c.id for c in d.causes]
+
+
+def test_zero_total_capacity_is_garbage_not_a_crash():
+    # QA: "0 bytes total capacity" (a garbage value) raised ZeroDivisionError in genuine_shortage.
+    d = diagnose_text("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 0 bytes "
+                      "total capacity; 9.50 GiB already allocated; 0 bytes free; 9.80 GiB reserved in total by PyTorch)")
+    assert d.report.device.total_bytes is None and "total capacity" in d.report.missing
+    assert any("reads 0 bytes" in note for note in d.report.notes)
+    assert d.causes and all(c.id != "single_allocation_exceeds_capacity" for c in d.causes)
+
+
+def test_garbage_value_note_has_units():
+    d = diagnose_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+                      "capacity of 23.64 GiB of which 1.2 GiB is free. Including non-PyTorch memory, this process has "
+                      "98.00 GiB memory in use. Of the allocated memory 20.00 GiB is allocated by PyTorch, and 100.00 "
+                      "MiB is reserved by PyTorch but unallocated.")
+    note = next(n for n in d.report.notes if "larger than the total capacity" in n)
+    assert "(98.00 GiB)" in note and "(23.64 GiB)" in note and "bytes" not in note

@@ -145,3 +145,35 @@ def test_print_diagnosis_without_allocator_figures():
     text = out.getvalue()
     assert "Status: CUDA not initialised" in text and "Nothing to diagnose yet" in text
     assert "0.12 ms" in text
+
+
+def test_probe_text_output_names_the_process_and_its_host_memory(spawn, capsys):
+    # QA: a probed process without torch printed "message: probe" and nothing about the process itself.
+    t = spawn("import time, gpudesk.oom.agent as a\nb = bytearray(64 * 1024 * 1024)\na.install()\n"
+              "print('READY', flush=True)\nwhile True:\n    time.sleep(0.01)\n")
+    assert main(["oom", "probe", str(t.pid)]) == 0
+    out = capsys.readouterr().out
+    assert "source: probe" in out and "message: probe" not in out
+    line = next(row for row in out.splitlines() if row.startswith(f"Process {t.pid}: "))
+    assert "torch not imported" in line and "host memory (RSS)" in line and "MiB" in line
+
+
+def test_print_diagnosis_without_any_gpu_figures_does_not_call_them_normal():
+    # QA: `oom run -- sh -c ...` (probe not loaded, no NVML) printed "the figures look normal" with no figures.
+    from gpudesk.cli.oom import print_diagnosis
+    from gpudesk.oom import MemoryReport, diagnose
+
+    out = io.StringIO()
+    print_diagnosis(diagnose(MemoryReport(source="launch", pid=4242)), out)
+    text = out.getvalue()
+    assert "look normal" not in text and "no GPU memory figures were collected" in text
+
+
+@pytest.mark.parametrize("argv", [["run", "--interval", "0", "--", "true"], ["run", "--interval", "-1", "--", "true"],
+                                  ["run", "--interval", "nan", "--", "true"], ["probe", "--timeout", "-1", "1"]])
+def test_bad_interval_or_timeout_is_a_usage_error(argv, capsys):
+    # QA: --interval 0 exited 127 (the "command not found" status) through LaunchError.
+    with pytest.raises(SystemExit) as info:
+        main(["oom", *argv])
+    assert info.value.code == 2
+    assert "positive number of seconds" in capsys.readouterr().err

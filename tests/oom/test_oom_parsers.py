@@ -273,3 +273,14 @@ def test_memory_summary_current_layout():
     assert r.parsed["summary_units"] == "binary (KiB/MiB/GiB)"
     top = diagnose(r).causes[0]
     assert top.id == "fragmentation" and top.evidence["inactive_split_bytes"] == 14336 * MiB
+
+
+def test_all_zero_memory_summary_says_it_was_printed_for_an_unused_gpu():
+    # QA: the avhubert table (every count 0) gave only "clauses missing", not why the figures are empty.
+    from oom_support import fixture_text
+
+    from gpudesk.oom import parse_text as parse
+
+    notes = parse(fixture_text("memory_summary_counts_avhubert.txt")).notes
+    assert any("memory_summary(device=N)" in n for n in notes)
+    assert not any("memory_summary(device=N)" in n for n in parse(fixture_text("memory_summary_35901.txt")).notes)

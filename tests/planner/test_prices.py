@@ -36,7 +36,7 @@ def test_catalog_price_is_named_with_date_and_source(article):
     top = article.top
     assert top.gpu_id == "h100-sxm5" and top.gpu_price.origin == "catalog"
     lines = [d for d, _s in top.rationale]
-    assert any(d.startswith("GPU price $33,600 per GPU: catalog price (2023-05") for d in lines)
+    assert any(d.startswith("GPU price $24,400 per GPU: catalog price (2023-05") for d in lines)
 
 
 def test_unknown_price_is_marked_and_explained(article):
@@ -44,11 +44,11 @@ def test_unknown_price_is_marked_and_explained(article):
     assert a100.tco_3y_usd is None and not a100.price_known
     assert any(PRICE_UNKNOWN_TEXT in w for w in a100.warnings)
     # The break-even quote: at that price its TCO equals the top's.
-    assert a100.break_even_price_usd == pytest.approx(34694, abs=50)
+    assert a100.break_even_price_usd == pytest.approx(25494, abs=50)
     assert a100.break_even_rank == 1
-    assert "a quote below $34,69" in a100.rank_reason and "would put it above #1 (8 x NVIDIA H100 SXM5" in a100.rank_reason
+    assert "a quote below $25,49" in a100.rank_reason and "would put it above #1 (8 x NVIDIA H100 SXM5" in a100.rank_reason
     plan_warning = next(w for w in article.warnings if PRICE_UNKNOWN_TEXT in w)
-    assert "8 x NVIDIA A100 80GB SXM4 $34,69" in plan_warning
+    assert "8 x NVIDIA A100 80GB SXM4 $25,49" in plan_warning
     assert all(c.rank_reason for c in article.candidates)
     assert article.candidates[0].rank_reason.startswith("#1: fits under the safe line, meets the deadline")
     assert article.candidates[1].rank_reason.startswith("#2: 3-year TCO $")
@@ -99,13 +99,13 @@ def test_sheets_mark_the_unknown_price(article):
     index = next(i for i, c in enumerate(data["candidates"]) if c["gpu_id"] == "a100-80-sxm4" and c["count"] == 8)
     md = plan_to_markdown(data, index)
     assert f"| 3-year TCO | {PRICE_UNKNOWN_TEXT} |" in md
-    assert "a quote below $34,69" in md
+    assert "a quote below $25,49" in md
     csv_text = plan_to_csv(data, index)
     gpu_row = next(line for line in csv_text.splitlines() if line.startswith("GPU,"))
     assert PRICE_UNKNOWN_TEXT in gpu_row
     assert "the GPUs are not included" in csv_text
     top_md = plan_to_markdown(data, 0)
-    assert "| Price used | GPU price $33,600 per GPU: catalog price (2023-05" in top_md
+    assert "| Price used | GPU price $24,400 per GPU: catalog price (2023-05" in top_md
 
 
 

@@ -29,8 +29,8 @@ def test_sample_a_all_groups_mapped_from_header():
     assert f.series(0, m.POWER)[1].tolist() == [111.0]
     assert f.series(0, m.MEM_CLOCK)[1].tolist() == [4513e6]
     assert f.series(0, m.SM_CLOCK)[1].tolist() == [1683e6]
-    assert f.series(3, m.PCIE_RX)[1].tolist() == [62 * MIB]
-    assert f.series(3, m.PCIE_TX)[1].tolist() == [5 * MIB]
+    assert f.series(3, m.PCIE_RX)[1].tolist() == [62e6]  # rxpci "MB/s" as printed: 62 MB/s, decimal
+    assert f.series(3, m.PCIE_TX)[1].tolist() == [5e6]
     assert f.series(2, m.MEM_USED)[1].tolist() == [11653 * MIB]
     assert f.series(0, m.THERMAL_VIOLATION)[1].tolist() == [0.0]
     # '-' is N/A with a reason, never 0
@@ -112,7 +112,7 @@ def test_truncated_lines_other_output_and_blank_lines_are_skipped_with_notes():
 
 def test_column_order_follows_header_and_unknown_columns_are_kept():
     log = parse_dmon("# gpu  txpci  sm  foo\n# Idx  MB/s  %  x\n    0  10  50  7\n    1  -  60  8\n")
-    assert log.frame.series(0, m.PCIE_TX)[1].tolist() == [10 * MIB]
+    assert log.frame.series(0, m.PCIE_TX)[1].tolist() == [10e6]
     assert math.isnan(log.frame.series(1, m.PCIE_TX)[1][0])
     assert log.frame.series(1, m.GPU_UTIL)[1].tolist() == [60.0]
     assert log.frame.series(1, "dmon_foo")[1].tolist() == [8.0]

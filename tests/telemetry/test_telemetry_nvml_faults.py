@@ -33,7 +33,7 @@ def test_fake_raises_the_real_pynvml_classes():
 def test_healthy_device_units():
     s = read_one(make_fake_pynvml([FakeDevice(0, pcie_rx_kb=2_000_000, power_mw=250_000, sm_clock_mhz=1410)]))
     assert s.values[m.GPU_UTIL] == 75.0
-    assert s.values[m.PCIE_RX] == 2_000_000 * 1024.0  # KB/s (KiB) -> bytes/s
+    assert s.values[m.PCIE_RX] == 2_000_000 * 1000.0  # documented "KB/s", taken in SI -> bytes/s
     assert s.values[m.POWER] == 250.0  # mW -> W
     assert s.values[m.SM_CLOCK] == 1410e6  # MHz -> Hz
     assert s.values[m.MEM_RESERVED] == 512 * 1024**2  # v2 call used
@@ -133,7 +133,7 @@ def test_idle_link_gen1_keeps_share_against_max():
                                               pcie_rx_kb=1_000)]))
     assert s.values[m.PCIE_GEN_CUR] == 1 and s.values[m.PCIE_GEN_MAX] == 4
     share = pcie_share(s.values[m.PCIE_RX], s.values[m.PCIE_GEN_MAX], s.values[m.PCIE_WIDTH_MAX])
-    assert share == pytest.approx(1_024_000 / (1969e6 * 16))
+    assert share == pytest.approx(1_000_000 / (1969e6 * 16))
 
 
 @pytest.mark.parametrize(
@@ -265,12 +265,12 @@ def test_pcie_byte_counters_average_over_the_interval_when_supported():
     assert NvmlSource(nvml=fake).pcie_methods[0].startswith("20 ms")  # opt-in only
     src = NvmlSource(nvml=fake, clock=lambda: now[0], pcie_counters=True)
     first = src.read()
-    assert first.samples[0].values[m.PCIE_RX] == 1000 * 1024.0  # first tick: the 20 ms sample
+    assert first.samples[0].values[m.PCIE_RX] == 1000 * 1000.0  # first tick: the 20 ms sample
     now[0] += 2.0
     second = src.read()
-    assert second.samples[0].values[m.PCIE_RX] == pytest.approx(1000 * 1024.0)  # counter delta / 2 s
-    assert second.samples[0].values[m.PCIE_TX] == pytest.approx(500 * 1024.0)
-    assert second.samples[1].values[m.PCIE_TX] == 500 * 1024.0  # unsupported: 20 ms sample
+    assert second.samples[0].values[m.PCIE_RX] == pytest.approx(1000 * 1000.0)  # counter delta / 2 s
+    assert second.samples[0].values[m.PCIE_TX] == pytest.approx(500 * 1000.0)
+    assert second.samples[1].values[m.PCIE_TX] == 500 * 1000.0  # unsupported: 20 ms sample
     assert src.pcie_methods == {0: "byte counters, averaged over the interval",
                                 1: "20 ms sample (nvmlDeviceGetPcieThroughput)"}
     calls = fake.call_log.count("nvmlDeviceGetFieldValues")

@@ -17,7 +17,7 @@ from gpudesk.store import StoreError, open_store
 from gpudesk.store import recordings as rec
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.dmon import DmonError
-from gpudesk.telemetry.dmon_import import demo_path, import_dmon_log, load_demo
+from gpudesk.telemetry.dmon_import import DEMO_GPUS, DEMO_ROUNDS, demo_path, import_dmon_log, load_demo
 from gpudesk.telemetry.export import export_csv, safe_cell
 from gpudesk.telemetry.model import DeviceInfo, TelemetryError
 from gpudesk.telemetry.nvml_source import NvmlSource
@@ -131,7 +131,7 @@ def test_import_dmon_with_catalog_model_keeps_assumption():
     assert devs[0].pcie_link_source == f"catalog:{gpu.id}"
     assert devs[0].pcie_gen_max == gpu.pcie_gen
     frame = load_frame(db, res.session_id)
-    assert frame.series(3, m.PCIE_RX)[1].tolist() == [62 * 1024 * 1024]
+    assert frame.series(3, m.PCIE_RX)[1].tolist() == [62e6]
     assert math.isnan(frame.series(0, m.ECC_SBE)[1][0]) if m.ECC_SBE in frame.metrics else True
 
 
@@ -244,12 +244,14 @@ def test_demo_imports_and_analyzes_and_states_its_limits():
 
     frame, devices, log = load_demo()
     assert frame.gpus == [0, 1, 2, 3] and not log.errors and not log.unsupported
-    assert any("Mozilla DeepSpeech issue 178" in n and "1 sampling round" in n for n in log.notes)
+    assert any("Mozilla DeepSpeech issue #178" in n and "one sampling round of a real 4-GPU" in n for n in log.notes)
+    assert not any("SOURCE.md" in n or "resources/" in n for n in log.notes)  # a sentence for users, no dev notes
     assert frame.notes.count(log.notes[-1]) == 1
+    assert (len(frame.gpus), len(np.unique(frame.t))) == (DEMO_GPUS, DEMO_ROUNDS)  # the UI's sentence is true
     res = import_dmon_log(demo_path(), db=open_store())
     back = load_frame(open_store(), res.session_id)
-    # dmon "MB/s" is read as MiB/s (see dmon_format)
-    assert back.series(3, m.PCIE_RX)[1].tolist() == [62 * 2**20] and res.rows == 4
+    # dmon "MB/s" is read as printed, decimal (see dmon_format): 62 MB/s
+    assert back.series(3, m.PCIE_RX)[1].tolist() == [62e6] and res.rows == 4
     doc = json.loads(json.dumps(analyze(back, devices).to_json()))
     assert doc["gpus"]["0"]["metrics"][m.GPU_UTIL]["median"] == 25.0
     assert {f["rule"] for f in doc["findings"]}  # every rule reports (judged or not-judged with a reason)

@@ -39,8 +39,10 @@ def main() -> int:
     window = MainWindow(settings=settings)
     window.resize(*SIZE)
     window.show()
-    tab = next(window.tab(i) for i in range(window.tabs.count()) if isinstance(window.tab(i), CatalogTab))
-    window.tabs.setCurrentWidget(tab)
+    index = next(i for i in range(window.tabs.count()) if isinstance(window.tab(i), CatalogTab))
+    window.tabs.setCurrentIndex(index)  # the page is the LazyTab holding the tab
+    tab = window.tab(index)
+    window.startup.finish_now()  # the deferred start-up (store, charts) done, as a moment after opening
     tab.set_user_price("rtx4090", 1799.0)
     window.message_bar.hide()
 
@@ -57,7 +59,6 @@ def main() -> int:
         index = tab.proxy.mapFromSource(tab.model.index(tab.model.row_of(gpu_id), 0))
         selection.select(index, QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
     tab.compare_selected()
-    tab.splitter.setSizes([520, 760])  # the comparison wants the room; the user drags the splitter alike
     _settle(app)
     window.grab().save(str(OUT / "catalog-compare.png"))
     tab.splitter.setSizes([700, 560])

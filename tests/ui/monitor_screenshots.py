@@ -8,6 +8,8 @@
   real dmon format (``-s pucvmet -o DT`` layout of Sample A) imported with the GPU model picked from the
   catalog; GPU 6 idles half the time and GPU 3 has a stretch of '-' values.
 - monitor-no-gpu.png: NVML init failing with DriverNotLoaded.
+- monitor-demo-plots.png, monitor-demo-findings.png, monitor-demo-heatmap.png: the bundled demo, one real
+  sampling round of 4 GPUs (dmon Sample A, no time column): dots per sample, "t+" times, judged throttling.
 """
 
 from __future__ import annotations
@@ -147,6 +149,31 @@ def main() -> int:
         tab.grab().save(str(OUT / "monitor-dmon-plots.png"))
         tab.shutdown()
         tab.close()
+
+    # --- the demo: one real sampling round --------------------------------------------------------------------
+    tab = MonitorTab(ctx, autostart=False)
+    tab.resize(1280, 800)
+    tab.show()
+    actions.play_demo(tab)
+    wait_until(lambda: tab.loaded is not None)
+    wait_until(lambda: tab.findings.tree.topLevelItemCount() > 0 and bool(tab.stats.stats))
+    QTest.qWait(300)
+    tab.plots.set_crosshair(0.0)
+    tab._show_readout(0.0)
+    QTest.qWait(100)
+    tab.grab().save(str(OUT / "monitor-demo-plots.png"))
+    tab.subtabs.setCurrentWidget(tab.findings)
+    tab.findings.tree.setCurrentItem(tab.findings.tree.topLevelItem(0))
+    QTest.qWait(200)
+    tab.grab().save(str(OUT / "monitor-demo-findings.png"))
+    tab.subtabs.setCurrentWidget(tab.heatmap)
+    QTest.qWait(300)
+    tab.grab().save(str(OUT / "monitor-demo-heatmap.png"))
+    tab.subtabs.setCurrentWidget(tab.stats)
+    QTest.qWait(200)
+    tab.grab().save(str(OUT / "monitor-demo-stats.png"))
+    tab.shutdown()
+    tab.close()
 
     # --- no GPU --------------------------------------------------------------------------------------------
     tab = MonitorTab(ctx, nvml=make_fake_pynvml([], init_error="DriverNotLoaded"))

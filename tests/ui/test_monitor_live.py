@@ -56,12 +56,12 @@ def test_live_plots_eight_gpus(qtbot, messages):
     assert len(x) >= 2 and y[-1] == pytest.approx(70.0)
     # PCIe is drawn as a share of the Gen4 x16 link read from NVML: 2,000,000 KB/s = 2.048e9 B/s of 31.5 GB/s.
     x, y = tab.plots._curves[(m.PCIE_RX, 0)].getData()
-    assert y[-1] == pytest.approx(2_000_000 * 1024 / 31.504e9 * 100, rel=1e-3)
+    assert y[-1] == pytest.approx(2_000_000 * 1000 / 31.504e9 * 100, rel=1e-3)
     assert "Gen4 x16" in tab.plots.plots[m.PCIE_RX].titleLabel.text
     model = tab.table.model()
     assert model.rowCount() == 8
     assert model.data(model.index(3, column(m.GPU_UTIL))) == "30"
-    assert model.data(model.index(0, column(m.PCIE_RX))) == "7 %"
+    assert model.data(model.index(0, column(m.PCIE_RX))) == "6 %"  # 2.0 GB/s of 31.5 GB/s
     tab.shutdown()
 
 

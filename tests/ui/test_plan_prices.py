@@ -73,7 +73,7 @@ def test_unknown_price_is_marked_and_a_typed_quote_replans(qtbot, tab, ctx):
     editor = view.price_editor
     assert editor.gpu_id == "a100-80-sxm4"
     assert "price unknown — enter your quote in the Catalog tab" in editor.state.text()
-    assert "$34,69" in editor.state.text()  # the break-even quote
+    assert "$25,49" in editor.state.text()  # the break-even quote
     assert "Ranking: #" in view.details.toPlainText()
     assert not editor.apply_button.isEnabled()  # nothing typed yet: no price is invented
     editor.price.setFocus()

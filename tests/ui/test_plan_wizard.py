@@ -160,7 +160,7 @@ def test_planner_contradictions_are_shown_on_the_field(wizard):
     wizard.load_profile(profile)
     req, _data = wizard.requirement()
     assert req is None
-    assert "give only one of model, params, config_path" in wizard.problem.text()
+    assert "give only one of a catalog model, a parameter count or a config.json path" in wizard.problem.text()
     assert wizard.current_index() == wizard.page_of["model.params"]
 
 

@@ -171,3 +171,30 @@ def test_first_paint_needs_neither_pyqtgraph_nor_the_store(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     seen = eval(result.stdout.strip().splitlines()[-1])  # noqa: S307 - our own probe's dict literal
     assert seen == {"at paint": [], "after start-up": ["numpy", "pyqtgraph", "sqlite_utils"], "store": True}
+
+
+def test_a_window_that_never_paints_still_starts_up(qtbot, settings, monkeypatch):
+    from gpudesk.ui import main_window as main_window_module
+
+    monkeypatch.setattr(main_window_module, "STARTUP_FALLBACK_MS", 50)
+    window = _open_window(qtbot, settings)
+    window.removeEventFilter(window._paint_watcher)  # noqa: SLF001 - as if no paint ever reached the window
+    chart = window.tab(0).quick.preview.chart
+    window.show()
+    qtbot.waitUntil(lambda: window.startup.done, timeout=20000)
+    assert window._paint_watcher.painted_at is None  # noqa: SLF001 - the fallback started it
+    assert chart.plot_built and window.ctx.store is not None
+
+
+def test_switching_tabs_while_the_charts_load_still_draws_the_plan_chart(qtbot, settings):
+    """Usertest defect 23: the Quick-mode chart stayed blank after Alt+3 during start-up."""
+    window = _open_window(qtbot, settings)
+    chart = window.tab(0).quick.preview.chart
+    window.show()
+    qtbot.waitUntil(lambda: window.startup.started, timeout=20000)
+    window.tabs.setCurrentIndex(2)  # Alt+3: the Monitor tab needs the store, which opens at once
+    assert window.ctx.store is not None
+    qtbot.waitUntil(lambda: window.startup.done, timeout=20000)
+    assert chart.plot_built
+    window.tabs.setCurrentIndex(0)
+    qtbot.waitUntil(chart.plot.isVisible, timeout=2000)

@@ -76,3 +76,14 @@ def test_thread_worker_sets_up_and_tears_down_in_its_thread(qtbot, round_):
     assert worker.setup_thread not in (None, threading.get_ident())
     assert stop_worker(worker)
     assert worker.teardown_thread == worker.setup_thread
+
+
+def test_dropped_tasks_still_deliver_their_results(qtbot):
+    import gc
+
+    results = []
+    for i in range(20):
+        run_task(lambda n=i: n, on_result=results.append)  # the returned Task is dropped at once
+    gc.collect()
+    qtbot.waitUntil(lambda: len(results) == 20, timeout=5000)
+    assert sorted(results) == list(range(20))

@@ -128,6 +128,15 @@ def parse(text: str, report: MemoryReport) -> bool:
             dev.oversize_segments = cur
     if unit_styles:
         parsed["summary_units"] = ", ".join(sorted(unit_styles))
+    summary_values = [v for k, v in parsed.items() if k.startswith("summary_") and isinstance(v, int)
+                      and not k.startswith(("summary_num_", "summary_units"))]
+    if summary_values and not any(summary_values):
+        report.notes.append(
+            "Every figure in the memory_summary table is 0: it was printed for a GPU this process has not used, or "
+            "after everything was freed "
+            "(memory_summary() without device= reports the current device, often GPU 0). Print it for the GPU "
+            "that ran out: torch.cuda.memory_summary(device=N)."
+        )
     if report.kind == "memory_summary":
         if not any(n == "gpu reserved memory" for n, _ in rows):
             report.missing.append("GPU reserved memory row")

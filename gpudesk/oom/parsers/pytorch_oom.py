@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import re
 
-from gpudesk.oom.parsers.units import SIZE, to_bytes
+from gpudesk.oom.parsers.units import SIZE, format_bytes, to_bytes
 from gpudesk.oom.report import MemoryReport, ProcessMemory
 
 _START = re.compile(r"(?:CUDA out of memory|Tried to allocate)", re.I)
 _REQ = re.compile(r"Tried to allocate\s+" + SIZE, re.I)
+_REQ_ANY = re.compile(r"Tried to allocate\s+([^\s(;]+?)\.?(?=[\s(;]|$)", re.I)
 _DEV_OLD = re.compile(r"\(\s*GPU\s+(\d+)\s*;")
 _DEV_NEW = re.compile(r"GPU\s+(\d+)\s+has\s+a\s+total", re.I)
 _TOTAL_OLD = re.compile(SIZE + r"\s+total\s+capacity", re.I)
@@ -159,9 +160,14 @@ def parse(text: str, report: MemoryReport) -> bool:
                 report.alloc_conf[key.strip()] = value.strip()
 
     # Garbage values (WSL2/WDDM): anything above the total capacity is unknown.
+    if total == 0:
+        report.notes.append("The total capacity reads 0 bytes (a garbage value, as under WSL2/WDDM); treated as unknown.")
+        total = None
+
     def sane(name: str, value: int | None) -> int | None:
         if value is not None and total is not None and value > total:
-            report.notes.append(f"{name} ({value} bytes) is larger than the total capacity; treated as unknown.")
+            report.notes.append(f"{name} ({format_bytes(value)}) is larger than the total capacity "
+                                f"({format_bytes(total)}); treated as unknown.")
             return None
         return value
 
@@ -225,8 +231,14 @@ def parse(text: str, report: MemoryReport) -> bool:
 
     # What is missing, so a partial result says so.
     missing = report.missing
+    unreadable = _REQ_ANY.search(msg) if requested is None else None
     if requested is None:
         missing.append("requested size ('Tried to allocate ...')")
+    if unreadable is not None:
+        report.notes.append(
+            f"The requested size reads '{unreadable.group(1)}' (redacted or garbled); the diagnosis uses the "
+            "other clauses (capacity, allocated, free, reserved)."
+        )
     if device_index is None:
         missing.append("GPU index")
     if total is None:

@@ -24,19 +24,28 @@ def check(f: Facts) -> Cause | None:
             conf = 0.5  # TF: usually its own preallocation took the memory first (see preallocation).
         fix = ("Free GPU memory before the library initialises: run on a GPU with free memory (CUDA_VISIBLE_DEVICES), "
                "stop other processes on it, or load less onto it first")
+        title = "A CUDA library could not allocate memory"
+        explanation = ("The failure happened outside PyTorch's caching allocator (cuBLAS/cuDNN handles and "
+                       "workspaces, CUDA context, NCCL, extensions): the GPU was already full when the library "
+                       "asked for memory.")
+        more = ["Run with CUDA_LAUNCH_BLOCKING=1 to see the exact call that failed.",
+                "Reduce cuBLAS workspaces: CUBLAS_WORKSPACE_CONFIG=:4096:2 (fewer, smaller workspaces)."]
         if r.kind == "pin_memory_thread":
             fix = "Set the device in the DataLoader pin-memory thread's process (torch.cuda.set_device(local_rank)) or pin_memory=False"
+            title = "The DataLoader pin-memory thread failed on the GPU"
+            explanation = ("The DataLoader's pin-memory thread copies batches to page-locked memory for the GPU. It "
+                           "uses the current device (GPU 0 unless set), so on other ranks it creates a CUDA context on "
+                           "GPU 0 (pytorch#58626), and it fails when that GPU is already full.")
+            more = ["Run with CUDA_LAUNCH_BLOCKING=1 to see the exact call that failed.",
+                    "Lower prefetch_factor / num_workers: pinned batches in flight grow with both."]
         return Cause(
             id="allocation_outside_allocator",
-            title="A CUDA library could not allocate memory",
+            title=title,
             confidence=conf,
             evidence=evidence(error_kind=r.kind, library_status=status, library_call=r.parsed.get("library_call")),
-            explanation="The failure happened outside PyTorch's caching allocator (cuBLAS/cuDNN handles and "
-                        "workspaces, CUDA context, NCCL, extensions): the GPU was already full when the library "
-                        "asked for memory.",
+            explanation=explanation,
             fix=fix,
-            more_fixes=["Run with CUDA_LAUNCH_BLOCKING=1 to see the exact call that failed.",
-                        "Reduce cuBLAS workspaces: CUBLAS_WORKSPACE_CONFIG=:4096:2 (fewer, smaller workspaces)."],
+            more_fixes=more,
         )
     np_bytes = f.non_pytorch
     if np_bytes is None or np_bytes <= 1.5 * GiB:

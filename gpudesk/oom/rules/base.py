@@ -6,7 +6,9 @@ Derived quantities follow oom.md §3.1 ("Derived quantities") and §5 (NVML reco
 * ``frag_ratio`` = unallocated / reserved (oom.md writes R/(A+R) with R the unallocated part);
 * ``margin`` = free + unallocated − requested: what would be left if the cache were perfectly packed and
   handed to this request; negative means the request cannot fit even without fragmentation;
-* ``other`` = Σ other processes' NVML memory; ``non_pytorch`` = this process (NVML) − reserved.
+* ``other`` = Σ other processes' NVML memory; ``non_pytorch`` = this process (NVML) − reserved;
+* ``headroom`` = free + unallocated: the most any request could get (known even when the requested size
+  is missing, redacted or garbled).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class Facts:
     other: int | None
     non_pytorch: int | None
     pools: int | None
+    headroom: int | None = None
 
     @classmethod
     def of(cls, report: MemoryReport) -> Facts:
@@ -49,7 +52,7 @@ class Facts:
             report=report,
             dev=dev,
             requested=req,
-            total=g("total_bytes"),
+            total=g("total_bytes") or None,  # a capacity of 0 is a garbage value, never a divisor
             free=free,
             allocated=g("allocated_bytes"),
             reserved=g("reserved_bytes"),
@@ -59,6 +62,7 @@ class Facts:
             other=dev.other_processes_bytes if dev else None,
             non_pytorch=dev.non_pytorch_bytes if dev else None,
             pools=g("private_pool_bytes"),
+            headroom=None if free is None else free + (unalloc or 0),
         )
 
     def share(self, value: int | None) -> float | None:

@@ -61,7 +61,8 @@ def check(f: Facts) -> Cause | None:
         fix = "expandable_segments is already on: reduce peak memory or stabilise shapes; the hint in the message is generic (pytorch#173049)"
     return Cause(
         id="fragmentation",
-        title="Fragmented allocator cache",
+        # Below 0.5 the figures only allow it (a small cache that happens to cover the request): say so.
+        title="Fragmented allocator cache" if conf >= 0.5 else "Possibly a fragmented allocator cache",
         confidence=clamp(conf),
         evidence=evidence(
             requested_bytes=f.requested,
@@ -75,9 +76,14 @@ def check(f: Facts) -> Cause | None:
             num_alloc_retries=dev.num_alloc_retries,
             fit_margin_bytes=f.margin,
         ),
-        explanation="; ".join(why) + ". The memory exists but not as one contiguous block, so the allocation fails.",
+        explanation=_sentence("; ".join(why)) + ". The memory exists but not as one contiguous block, so the "
+                    "allocation fails.",
         fix=fix,
         more_fixes=more,
         checks=["Compare memory_reserved() with memory_allocated() after each step: a growing gap with a flat "
                 "allocated curve is fragmentation, not a leak."],
     )
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]

@@ -4,13 +4,17 @@ The margin (free + unallocated cache − request) says whether the request could
 packed cache: below zero it cannot (0.85); within 3 % of the capacity it fits only on paper (0.75; the next
 step OOMs anyway, colabtools#3439, VGen#104, AP-PA#3); within 8 % (0.6); else unlikely (0.35); 0.45 when the request alone exceeds total − allocated (the
 single-allocation rule explains it better). The amount
-missing is ``shortfall_bytes``. For TensorFlow op-level OOMs without a Stats block (models#5527) it is the
+missing is ``shortfall_bytes`` (only when the request cannot fit); when it fits, ``fit_margin_bytes`` says
+what is left and the title says the job needs nearly all of the GPU rather than calling it a shortage. With
+the request missing or redacted, a GPU whose free + cached memory is under 8 % of its capacity still reads as
+full (see ``_without_request``). For TensorFlow op-level OOMs without a Stats block (models#5527) it is the
 default reading (0.55). Fixes come from the sizing code where a workload is known (see diagnose()).
 """
 
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.parsers.units import format_bytes
 from gpudesk.oom.rules.base import Facts, clamp, evidence
 
 FIX = "Reduce the per-step memory: halve the micro-batch (use gradient accumulation to keep the effective batch)"
@@ -52,8 +56,10 @@ def check(f: Facts) -> Cause | None:
                          fix="Reduce the batch or sequence length, or rematerialise with jax.checkpoint",
                          more_fixes=MORE[2:])
         return None
-    if f.margin is None or f.total is None:
+    if f.total is None:
         return None
+    if f.margin is None:
+        return _without_request(f)
     share = f.margin / f.total
     if f.margin < 0:
         conf = 0.85
@@ -67,9 +73,24 @@ def check(f: Facts) -> Cause | None:
         conf = 0.45  # one request larger than all the GPU could free: single_allocation_exceeds_capacity leads
     shortfall = max(0, -f.margin)
     own = f.dev.process_used_bytes if f.dev else None
+    if f.margin < 0:
+        title = "Not enough GPU memory for this job"
+        explanation = (f"The request needs {format_bytes(shortfall)} more than the free plus cached memory "
+                       f"({format_bytes(f.headroom)})"
+                       + (": the job's live tensors fill the GPU." if f.headroom < 0.1 * f.total
+                          else ": the request itself is too large for what the GPU has left."))
+    elif share < 0.08:
+        title = "The job needs nearly all of the GPU's memory"
+        explanation = (f"The request fits only on paper: even a perfectly packed cache leaves "
+                       f"{format_bytes(f.margin)} ({share:.1%} of the GPU) after it. The job's live tensors "
+                       "fill the GPU, so this or the next allocation fails.")
+    else:
+        title = "GPU memory is tight, though this request would fit"
+        explanation = (f"{format_bytes(f.margin)} ({share:.0%} of the GPU) would be left after this request, so "
+                       "a plain shortage is unlikely unless the job's memory keeps growing after it.")
     return Cause(
         id="genuine_shortage",
-        title="Not enough GPU memory for this job",
+        title=title,
         confidence=clamp(conf),
         evidence=evidence(
             requested_bytes=f.requested,
@@ -78,16 +99,47 @@ def check(f: Facts) -> Cause | None:
             allocated_bytes=f.allocated,
             reserved_unallocated_bytes=f.unallocated,
             this_process_bytes=own,
-            fit_margin_bytes=f.margin,
-            fit_margin_ratio=round(share, 4),
-            shortfall_bytes=shortfall,
+            shortfall_bytes=shortfall if f.margin < 0 else None,
+            fit_margin_bytes=f.margin if f.margin >= 0 else None,
+            fit_margin_ratio=round(share, 4) if f.margin >= 0 else None,
         ),
-        explanation=(
-            f"Even a perfectly packed cache leaves {f.margin / 1024**2:.0f} MiB ({share:.1%} of the GPU) after this "
-            "request: the job's live tensors fill the GPU."
-            if f.margin >= 0
-            else f"The request needs {shortfall / 1024**2:.0f} MiB more than free plus cached memory."
+        explanation=explanation,
+        fix=FIX,
+        more_fixes=list(MORE),
+        checks=list(CHECKS),
+    )
+
+
+def _without_request(f: Facts) -> Cause | None:
+    """The requested size is missing, redacted ("Tried to allocate X") or garbled: use the other clauses.
+
+    Free + reserved-unallocated below 3 % of the capacity is a full GPU whatever the request was (0.65;
+    shllln/GenerativeGraph#5: 576 KiB free and 31 MiB cached of 11.17 GiB); below 8 % (0.5). Above that
+    the missing request decides, so no cause.
+    """
+    if f.headroom is None:
+        return None
+    share = f.headroom / f.total
+    if share >= 0.08:
+        return None
+    used = f.allocated if f.allocated is not None else f.reserved
+    return Cause(
+        id="genuine_shortage",
+        title="The job needs nearly all of the GPU's memory",
+        confidence=0.65 if share < 0.03 else 0.5,
+        evidence=evidence(
+            total_capacity_bytes=f.total,
+            free_bytes=f.free,
+            allocated_bytes=f.allocated,
+            reserved_unallocated_bytes=f.unallocated,
+            this_process_bytes=f.dev.process_used_bytes if f.dev else None,
+            headroom_bytes=f.headroom,
+            headroom_ratio=round(share, 4),
         ),
+        explanation=(f"The requested size is not in the message, but only {format_bytes(f.headroom)} "
+                     f"({share:.1%} of the GPU) is free or cached"
+                     + (f" while PyTorch holds {format_bytes(used)} in tensors" if used is not None else "")
+                     + ": the GPU is full, so almost any further allocation fails."),
         fix=FIX,
         more_fixes=list(MORE),
         checks=list(CHECKS),

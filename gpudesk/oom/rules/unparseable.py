@@ -1,4 +1,8 @@
-"""``unparseable``: nothing in the input could be read as an OOM message; say what is needed instead."""
+"""``unparseable``: nothing in the input could be read as an OOM message; say what is needed instead.
+
+This is a placeholder, not a finding: nothing was diagnosed, so its confidence is the lowest a cause has
+(0.05) and ``Diagnosis.found_oom`` is False (the CLI exits with status 1).
+"""
 
 from __future__ import annotations
 
@@ -13,9 +17,9 @@ def check(f: Facts) -> Cause | None:
     return Cause(
         id="unparseable",
         title="No out-of-memory message found",
-        confidence=0.9,
+        confidence=0.05,
         evidence=evidence(characters=len(r.text or ""), framework_guess=r.framework, missing=list(r.missing)),
-        explanation="The text holds no PyTorch, TensorFlow, JAX, cuBLAS or vLLM out-of-memory message that gpudesk "
+        explanation="Nothing was diagnosed: the text holds no PyTorch, TensorFlow, JAX, cuBLAS or vLLM out-of-memory message that gpudesk "
                     "knows. Nothing was lost: the text is kept with the diagnosis.",
         fix="Paste the whole error (from 'Tried to allocate' / 'Resource exhausted' to the end of the line) and, for "
             "PyTorch, the output of print(torch.cuda.memory_summary())",

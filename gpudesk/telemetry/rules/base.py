@@ -97,6 +97,11 @@ def readable(values: np.ndarray | None) -> bool:
     return values is not None and bool(np.any(~np.isnan(values)))
 
 
+def plural(n: int, noun: str) -> str:
+    """ "1 sample", "2 samples"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def r(x: float | None, nd: int = 1) -> float | None:
     return None if x is None or (isinstance(x, float) and np.isnan(x)) else round(float(x), nd)
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.telemetry import model as m
-from gpudesk.telemetry.rules.base import WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, r, readable
+from gpudesk.telemetry.rules.base import (
+    WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, plural, r, readable,
+)
 
 RULE = "cpu-bound-preprocessing"
 MIN_SPREAD = 50.0  # percentage points between p5 and p95
@@ -33,7 +35,8 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
             continue
         v = u[~np.isnan(u)]
         if v.size < MIN_SAMPLES:
-            out.append(not_judged(RULE, g, f"only {v.size} utilization samples; need at least {MIN_SAMPLES}.", span))
+            out.append(not_judged(RULE, g, f"only {plural(int(v.size), 'utilization sample')}; the swing needs at "
+                                  f"least {MIN_SAMPLES}.", span))
             continue
         p5, med, p95 = np.percentile(v, [5, 50, 95])
         swing = float(np.mean(np.abs(np.diff(v))))

@@ -3,8 +3,9 @@
 Evidence, by source: NVML clock-event reasons (nvmlClocksEventReason* bits: SwPowerCap 0x4, HwPowerBrakeSlowdown
 0x80 = power; SwThermalSlowdown 0x20, HwThermalSlowdown 0x40 = thermal; nvml.h), or dmon's ``pviol`` (% of the
 interval under a power violation) and ``tviol`` (thermal violation, bool). Flagged when throttling covers at
-least 5 % of the samples (warning) or 25 % (critical). Power draw alone is not throttling and is only reported
-as evidence.
+least 5 % of the samples (warning) or 25 % (critical); below that the rule still reports what it judged (an
+"info" finding: no throttling, or throttling in too few samples to matter), so a judged rule never goes silent.
+Power draw alone is not throttling and is only reported as evidence.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.rules.base import (
-    CRITICAL, WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, r, readable,
+    CRITICAL, INFO, WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, plural, r, readable,
 )
 
 RULE_POWER = "power-throttling"
@@ -76,9 +77,17 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
             if not hit.size:
                 continue
             share = float(hit.mean())
+            evidence = {f"{what}_throttled_samples_pct": r(100 * share), "samples": int(hit.size), "basis": basis,
+                        **extra}
             if share >= WARN_SHARE:
                 sev = CRITICAL if share >= CRIT_SHARE else WARNING
                 out.append(Finding(rule, g, sev, f"GPU {g}: {what} throttling in {100 * share:.0f} % of the samples.",
-                                   {f"{what}_throttled_samples_pct": r(100 * share), "samples": int(hit.size),
-                                    "basis": basis, **extra}, span, advice))
+                                   evidence, span, advice))
+            elif share > 0:
+                out.append(Finding(rule, g, INFO, f"GPU {g}: {what} throttling in {100 * share:.1f} % of "
+                                   f"{plural(int(hit.size), 'sample')}, under the {100 * WARN_SHARE:.0f} % that "
+                                   "would matter.", evidence, span))
+            else:
+                out.append(Finding(rule, g, INFO, f"GPU {g}: no {what} throttling in "
+                                   f"{plural(int(hit.size), 'sample')} ({basis}).", evidence, span))
     return out

@@ -95,6 +95,10 @@ class ChartView(QWidget):
         layout.addWidget(self.plot, 1)
         layout.addWidget(self._caption)
 
+    def focus_chain(self) -> list[QWidget]:
+        """The view's keyboard stops in layout order (the plot itself is for the mouse)."""
+        return [self._x, self._y, self._log]
+
     def axes(self) -> tuple[str, str]:
         return self._x.currentData(), self._y.currentData()
 

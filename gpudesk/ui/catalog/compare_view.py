@@ -42,7 +42,8 @@ class CompareView(QWidget):
         self._table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self._table.setVerticalHeaderLabels([self._row_label(k) for k in COMPARE_KEYS])
         self._table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self._remove = QPushButton(self.tr("&Remove column"), self)
+        self._table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self._remove = QPushButton(self.tr("Remo&ve column"), self)
         self._remove.setToolTip(self.tr("Remove the GPU whose column is selected"))
         self._remove.clicked.connect(self._remove_current)
         self._clear = QPushButton(self.tr("C&lear comparison"), self)
@@ -61,6 +62,10 @@ class CompareView(QWidget):
     def _row_label(key: str) -> str:
         field = next(f for f in SPEC_FIELDS if f.key == key)
         return field_label(field)
+
+    def focus_chain(self) -> list[QWidget]:
+        """The view's keyboard stops in layout order (for the tab's tab order)."""
+        return [self._remove, self._clear, self._table]
 
     def gpus(self) -> list[GPU]:
         return list(self._gpus)
@@ -96,6 +101,22 @@ class CompareView(QWidget):
         self._gpus = []
         self._refresh()
 
+    def _fit_columns(self) -> None:
+        """Equal columns that fill the width but never get narrower than the widest GPU id or value: a
+        narrow pane scrolls sideways instead of clipping the ids that say which column is which GPU."""
+        header = self._table.horizontalHeader()
+        widest = 0
+        for column in range(self._table.columnCount()):
+            widest = max(widest, header.sectionSizeFromContents(column).width(), self._table.sizeHintForColumn(column))
+        header.setMinimumSectionSize(max(widest + 8, 40))
+
+    def preferred_width(self) -> int:
+        """Width (px) at which every compared column shows without sideways scrolling."""
+        table = self._table
+        columns = table.columnCount() * table.horizontalHeader().minimumSectionSize()
+        chrome = 2 * table.frameWidth() + table.verticalScrollBar().sizeHint().width() + 8 + 4
+        return table.verticalHeader().sizeHint().width() + columns + chrome
+
     def _remove_current(self) -> None:
         column = self._table.currentColumn()
         if 0 <= column < len(self._gpus):
@@ -127,6 +148,7 @@ class CompareView(QWidget):
                     differs = self.tr("Differs between the compared GPUs")
                     item.setToolTip(f"{item.toolTip()}\n{differs}" if item.toolTip() else differs)
                 self._table.setItem(row, column, item)
+        self._fit_columns()
         self._remove.setEnabled(bool(gpus))
         self._clear.setEnabled(bool(gpus))
         if not gpus:

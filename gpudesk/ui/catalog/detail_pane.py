@@ -44,10 +44,12 @@ def source_urls(gpu: GPU) -> list[str]:
 
 
 class GpuDetailPane(QWidget):
-    """Shows one GPU. Emits ``price_set(gpu_id, usd)`` and ``price_cleared(gpu_id)`` for the tab to store."""
+    """Shows one GPU. Emits ``price_set(gpu_id, usd)``, ``price_cleared(gpu_id)`` and ``undo_requested()``
+    (undo the last price change) for the tab to store."""
 
     price_set = Signal(str, float)
     price_cleared = Signal(str)
+    undo_requested = Signal()
     link_opened = Signal(str)
 
     def __init__(self, parent: QWidget | None = None):
@@ -73,7 +75,7 @@ class GpuDetailPane(QWidget):
         self._links = QVBoxLayout(self._links_box)
         self._links.setContentsMargins(0, 0, 0, 0)
         self._form.addRow(self.tr("Sources:"), self._links_box)
-        scroll = QScrollArea(self)
+        scroll = self._scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)  # wrap width accounts for it
@@ -87,10 +89,13 @@ class GpuDetailPane(QWidget):
         self._price.setSuffix(" USD")
         self._price.setMinimumWidth(90)
         self._price.setToolTip(self.tr("Your quote for this GPU in US dollars; plans use it instead of the catalog price."))
-        self._save = QPushButton(self.tr("&Save price"), self._price_box)
+        self._save = QPushButton(self.tr("Save pr&ice"), self._price_box)
         self._save.setToolTip(self.tr("Keep this price in your gpudesk database"))
         self._clear = QPushButton(self.tr("Use &catalog price"), self._price_box)
         self._clear.setToolTip(self.tr("Remove your price for this GPU"))
+        self._undo = QPushButton(self.tr("&Undo"), self._price_box)
+        self._undo.setToolTip(self.tr("Nothing to undo yet"))
+        self._undo.setEnabled(False)
         self._price_state = _plain_label("", self._price_box)
         row = QHBoxLayout()
         price_label = QLabel(self.tr("&Price:"), self._price_box)
@@ -99,11 +104,13 @@ class GpuDetailPane(QWidget):
         row.addWidget(self._price, 1)
         row.addWidget(self._save)
         row.addWidget(self._clear)
+        row.addWidget(self._undo)
         box_layout = QVBoxLayout(self._price_box)
         box_layout.addLayout(row)
         box_layout.addWidget(self._price_state)
         self._save.clicked.connect(self._on_save)
         self._clear.clicked.connect(self._on_clear)
+        self._undo.clicked.connect(self.undo_requested)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -124,10 +131,21 @@ class GpuDetailPane(QWidget):
     def link_buttons(self) -> list[QPushButton]:
         return [self._links.itemAt(i).widget() for i in range(self._links.count())]
 
+    def focus_chain(self) -> list[QWidget]:
+        """The pane's keyboard stops in layout order (for the tab's tab order)."""
+        return [self._scroll, self._price, self._save, self._clear, self._undo]
+
+    def set_undo(self, description: str | None) -> None:
+        """Enable the Undo button for the price change ``description`` (None: nothing to undo)."""
+        self._undo.setEnabled(description is not None and self._overrides_available)
+        self._undo.setToolTip(self.tr("Undo: {0}").format(description) if description else self.tr("Nothing to undo yet"))
+
     def set_overrides_available(self, available: bool, reason: str = "") -> None:
         """Disable the price editor (with ``reason``) when the user database is not open."""
         self._overrides_available = available
         self._unavailable_reason = reason
+        if not available:
+            self._undo.setEnabled(False)
         self._update_price_box(None)
 
     def show_gpu(self, gpu: GPU | None, override: dict | None = None) -> None:

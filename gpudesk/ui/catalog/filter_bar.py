@@ -59,6 +59,9 @@ class FilterBar(QWidget):
         self.search.textChanged.connect(self.text_changed)
         for combo in (self.vendor, self.architecture, self.form_factor, self.fp8):
             combo.currentIndexChanged.connect(self.changed)
+        # The range cannot be inverted: each end bounds the other, so the view is never emptied by a typo.
+        self.memory_min.valueChanged.connect(self.memory_max.setMinimum)
+        self.memory_max.valueChanged.connect(self.memory_min.setMaximum)
         self.memory_min.valueChanged.connect(self.changed)
         self.memory_max.valueChanged.connect(self.changed)
 

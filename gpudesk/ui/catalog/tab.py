@@ -44,6 +44,8 @@ class CatalogTab(QWidget):
         self.setWindowTitle(self.tr("Catalog"))
         self.ctx = ctx
         self.catalog = ctx.catalog
+        # Price changes made here, newest last: (gpu_id, the override before the change or None, description).
+        self._price_undo: list[tuple[str, dict | None, str]] = []
         layout = QVBoxLayout(self)
         if self.catalog is None:
             self._build_unavailable(layout)
@@ -66,6 +68,10 @@ class CatalogTab(QWidget):
         layout.addLayout(actions)
         layout.addWidget(self.splitter, 1)
         QShortcut(QKeySequence.StandardKey.Find, self, activated=self.filters.search.setFocus)
+        # Ctrl+D / Ctrl+E as extra shortcuts: QAbstractButton.setShortcut would replace the Alt mnemonic.
+        QShortcut(QKeySequence("Ctrl+D"), self, activated=self.compare_button.click)
+        QShortcut(QKeySequence("Ctrl+E"), self, activated=self.export_button.click)
+        self._set_tab_order()
 
         self.filters.text_changed.connect(self._on_text)
         self.filters.changed.connect(self._on_filters)
@@ -75,6 +81,7 @@ class CatalogTab(QWidget):
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
         self.detail.price_set.connect(self.set_user_price)
         self.detail.price_cleared.connect(self.clear_user_price)
+        self.detail.undo_requested.connect(self.undo_price_change)
         self.proxy.rowsInserted.connect(self._view_changed)
         self.proxy.rowsRemoved.connect(self._view_changed)
         self.proxy.layoutChanged.connect(self._view_changed)
@@ -120,21 +127,29 @@ class CatalogTab(QWidget):
     def _build_actions(self) -> QHBoxLayout:
         self.count = QLabel(self)
         self.count.setTextFormat(Qt.TextFormat.PlainText)
-        self.compare_button = QPushButton(self.tr("Co&mpare selected"), self)
+        self.compare_button = QPushButton(self.tr("C&ompare selected"), self)
         self.compare_button.setToolTip(
             self.tr("Put the selected GPUs (up to {0}) side by side (Ctrl+D)").format(MAX_COMPARE)
         )
-        self.compare_button.setShortcut(QKeySequence("Ctrl+D"))
         self.export_button = QPushButton(self.tr("&Export CSV…"), self)
         self.export_button.setToolTip(self.tr("Save the GPUs in the current view, in view order, as CSV (Ctrl+E)"))
-        self.export_button.setShortcut(QKeySequence("Ctrl+E"))
-        self.reset_button = QPushButton(self.tr("Reset &filters"), self)
+        self.reset_button = QPushButton(self.tr("&Reset filters"), self)
         self.reset_button.setToolTip(self.tr("Show every GPU again"))
         actions = QHBoxLayout()
         actions.addWidget(self.count, 1)
         for button in (self.reset_button, self.compare_button, self.export_button):
             actions.addWidget(button)
         return actions
+
+    def _set_tab_order(self) -> None:
+        """Tab follows the layout: the filter rows left to right, the action buttons, the table, then the
+        side pane (its page tabs, then the page: details and price editor, comparison, chart)."""
+        f = self.filters
+        chain = [f.search, f.memory_min, f.memory_max, f.vendor, f.architecture, f.form_factor, f.fp8,
+                 self.reset_button, self.compare_button, self.export_button, self.table, self.side.tabBar()]
+        chain += self.detail.focus_chain() + self.compare.focus_chain()
+        for first, second in zip(chain, chain[1:]):
+            QWidget.setTabOrder(first, second)
 
     # Chart ------------------------------------------------------------------------------------------------
     @property
@@ -146,6 +161,9 @@ class CatalogTab(QWidget):
             self._chart = ChartView(self.model.value, self._chart_page)
             self._chart_page.layout().addWidget(self._chart)
             self._chart.gpu_clicked.connect(self.select_gpu)
+            chain = [self.side.tabBar(), *self._chart.focus_chain()]
+            for first, second in zip(chain, chain[1:]):
+                QWidget.setTabOrder(first, second)
             self._chart.set_gpus(self.proxy.visible_gpus())
             current = self.detail.gpu()
             self._chart.set_selected(current.id if current else None)
@@ -211,6 +229,16 @@ class CatalogTab(QWidget):
             )
         self.compare.set_gpus(gpus)
         self.side.setCurrentWidget(self.compare)
+        self._widen_side_for_compare()
+
+    def _widen_side_for_compare(self) -> None:
+        """Give the comparison the width its columns need, up to 72 % of the tab and at least 55 % (the table
+        keeps the rest); never narrows the side pane."""
+        sizes = self.splitter.sizes()
+        total = sum(sizes)
+        wanted = max(int(total * 0.55), min(self.compare.preferred_width(), int(total * 0.72)))
+        if total > 0 and sizes[1] < wanted:
+            self.splitter.setSizes([total - wanted, wanted])
 
     # Filters ----------------------------------------------------------------------------------------------
     def _on_text(self, text: str) -> None:
@@ -246,11 +274,13 @@ class CatalogTab(QWidget):
         if self.ctx.store is None:
             self.ctx.notify(self.tr("Price overrides are unavailable because the user database is not open."), "warning")
             return False
+        before = self.model.override(gpu_id)
         try:
             set_price(self.ctx.store, gpu_id, price_usd)
         except (StoreError, sqlite3.Error) as exc:
             self.ctx.notify(self.tr("The price was not saved: {0}").format(exc), "error")
             return False
+        self._push_undo(gpu_id, before, self.tr("your price {0:,.0f} USD for {1}").format(price_usd, gpu_id))
         self._after_price_change(gpu_id)
         self.ctx.notify(self.tr("Saved your price for {0}: {1:,.0f} USD.").format(gpu_id, price_usd), "info")
         return True
@@ -258,13 +288,45 @@ class CatalogTab(QWidget):
     def clear_user_price(self, gpu_id: str) -> bool:
         if self.ctx.store is None:
             return False
+        before = self.model.override(gpu_id)
         try:
             clear_price(self.ctx.store, gpu_id)
         except (StoreError, sqlite3.Error) as exc:
             self.ctx.notify(self.tr("Your price was not removed: {0}").format(exc), "error")
             return False
+        if before is not None:
+            self._push_undo(gpu_id, before, self.tr("catalog price again for {0}").format(gpu_id))
         self._after_price_change(gpu_id)
         self.ctx.notify(self.tr("{0} uses the catalog price again.").format(gpu_id), "info")
+        return True
+
+    def _push_undo(self, gpu_id: str, before: dict | None, description: str) -> None:
+        self._price_undo.append((gpu_id, dict(before) if before is not None else None, description))
+        self.detail.set_undo(description)
+
+    def undo_price_change(self) -> bool:
+        """Put back the price the last change here replaced (the user's earlier price, or none); returns
+        success. The GPU is selected so that the result is in view."""
+        if not self._price_undo or self.ctx.store is None:
+            return False
+        gpu_id, before, description = self._price_undo[-1]
+        try:
+            if before is None:
+                clear_price(self.ctx.store, gpu_id)
+            else:
+                set_price(self.ctx.store, gpu_id, float(before["price_usd"]), note=str(before.get("note") or ""))
+        except (StoreError, sqlite3.Error) as exc:
+            self.ctx.notify(self.tr("The price change could not be undone: {0}").format(exc), "error")
+            return False
+        self._price_undo.pop()
+        self.detail.set_undo(self._price_undo[-1][2] if self._price_undo else None)
+        self.select_gpu(gpu_id)
+        self._after_price_change(gpu_id)
+        if before is None:
+            self.ctx.notify(self.tr("Undone: {0} uses the catalog price again.").format(gpu_id), "info")
+        else:
+            self.ctx.notify(self.tr("Undone: your price for {0} is {1:,.0f} USD again.").format(
+                gpu_id, float(before["price_usd"])), "info")
         return True
 
     def _after_price_change(self, gpu_id: str) -> None:

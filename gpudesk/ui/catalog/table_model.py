@@ -148,9 +148,19 @@ class GpuTableModel(QAbstractTableModel):
         return list(self._fields)
 
     def value(self, gpu: GPU, key: str):
-        """The shown value: the user's price for ``price_usd`` where set, else the catalog value."""
-        if key == "price_usd" and gpu.id in self._overrides:
-            return self._overrides[gpu.id]["price_usd"]
+        """The shown value: the catalog value, except where the user set a price: then ``price_usd`` is that
+        price and ``price_date`` / ``price_source`` say when and that it is theirs (so an export never pairs
+        the user's figure with the catalog's date and source)."""
+        own = self._overrides.get(gpu.id)
+        if own is not None:
+            if key == "price_usd":
+                return own["price_usd"]
+            if key == "price_date":
+                return str(own.get("updated_at") or "")[:10] or None
+            if key == "price_source":
+                note = str(own.get("note") or "").strip()
+                text = self.tr("Your own price (gpudesk user database)")
+                return f"{text}: {note}" if note else text
         return getattr(gpu, key)
 
     def override(self, gpu_id: str) -> dict | None:

@@ -59,12 +59,14 @@ def start_stream(tab: MonitorTab, choice: ImportChoice) -> None:
     tab.start_worker(factory, kind="dmon-stream", title=tr("Live dmon stream: {c}").format(c=command))
 
 
-def play_demo(tab: MonitorTab, speed: float = 60.0) -> None:
-    """Replay the bundled demo capture ``speed`` times faster than real time."""
+def play_demo(tab: MonitorTab) -> None:
+    """Open the bundled demo capture whole, like an imported log: plots, heat map, statistics and findings at
+    once (it is a single sampling round, so replaying it in time would show nothing more)."""
     if demo_path() is None:
         tab.ctx.notify(tr("No demo recording is bundled with this installation."), "warning")
         return
-    _run(tab, load_demo, on_result=lambda loaded: start_replay(tab, loaded, speed), what=tr("Opening the demo"))
+    tab.source_label.setText(tr("Opening the demo…"))
+    _run(tab, load_demo, on_result=tab.show_loaded, what=tr("Opening the demo"))
 
 
 def replay_recording(tab: MonitorTab, session_id: int, speed: float) -> None:
@@ -80,7 +82,7 @@ def start_replay(tab: MonitorTab, loaded, speed: float) -> None:
 
     frame, devices = loaded.frame, loaded.devices
     tab.start_worker(lambda: ReplaySource(frame, devices=devices, speed=speed), kind="replay",
-                     title=tr("Replay at {s:g}x: {t}").format(s=speed, t=loaded.title))
+                     title=tr("Replay at {s:g}x: {t}").format(s=speed, t=loaded.title), basis=loaded.basis)
     tab.window_combo.setCurrentIndex(tab.window_combo.count() - 1)  # whole run
     tab.plots.set_window(None)
 
@@ -90,12 +92,21 @@ def open_recording(tab: MonitorTab, session_id: int) -> None:
     _run(tab, load_recording, session_id, on_result=tab.show_loaded, what=tr("Opening the recording"))
 
 
+def _clamp(tab: MonitorTab, t0: float, t1: float) -> tuple[float, float]:
+    """The part of [t0, t1] that holds samples (the view is padded beyond the first and last ones)."""
+    span = tab.buffer.span() if tab.buffer is not None else None
+    if span is None or t1 < span[0] or t0 > span[1]:
+        return t0, t1
+    return max(t0, span[0]), min(t1, span[1])
+
+
 def compute_stats(tab: MonitorTab, t0: float, t1: float) -> None:
     """Median, p5, p95 per GPU and metric over [t0, t1] into the statistics panel."""
     if tab.buffer is None:
         return
     from gpudesk.telemetry.stats import span_stats
 
+    t0, t1 = _clamp(tab, t0, t1)
     snap = snapshot(tab.buffer, t0, t1)
     devices = list(tab.devices)
     names = {d.index: f"GPU {d.index}" for d in devices}
@@ -116,18 +127,24 @@ def compute_stats(tab: MonitorTab, t0: float, t1: float) -> None:
 
 
 def analyze(tab: MonitorTab) -> None:
-    """Run the bottleneck rules over the selected span (or visible range) into the findings view."""
+    """Run the bottleneck rules over the selected span (or visible range) into the findings view.
+
+    A loaded file, recording or the demo is analysed from its whole frame (every metric the source recorded, as
+    ``gpudesk monitor analyze`` does); a live or replayed history from a copy of the buffer's span."""
     span = tab.selected_span()
     if tab.buffer is None or span is None:
         return
     from gpudesk.telemetry.rules import run_rules
 
-    snap = snapshot(tab.buffer, *span)
+    span = _clamp(tab, *span)
+    loaded = tab.loaded
+    snap = None if loaded is not None else snapshot(tab.buffer, *span)
     devices = list(tab.devices)
     tab.findings.set_busy()
 
     def work():
-        return run_rules(snapshot_to_frame(snap, devices), devices)
+        frame = loaded.frame.select(*span) if loaded is not None else snapshot_to_frame(snap, devices)
+        return run_rules(frame, devices)
 
     def done(findings) -> None:
         tab.findings.set_findings(findings, tab.stats._span_text(*span))

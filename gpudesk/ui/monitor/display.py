@@ -1,13 +1,12 @@
 """How monitor metrics are shown: labels with units, conversion from the code's units, N/A text.
 
 Code units are bytes, bytes/s, watts, hertz, percent, degrees C (see ``gpudesk.telemetry.model``). Memory is
-shown in GiB (binary, as the allocators count), PCIe throughput in GB/s (decimal, as datasheets count) or as a
-share of the link per direction, clocks in MHz.
+shown in GiB (binary, as the allocators count), PCIe throughput in MB/s (decimal, the unit of dmon's rxpci/txpci
+columns, so a log's 41 reads 41 MB/s) or as a share of the link per direction, clocks in MHz.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import functools
 import math
 from dataclasses import dataclass
@@ -15,30 +14,50 @@ from dataclasses import dataclass
 from PySide6.QtCore import QCoreApplication
 
 from gpudesk.telemetry import model as m
+from gpudesk.telemetry import timebase
 
 GIB = 1024**3
 GB = 1e9
+MB = 1e6
 
-# dmon logs print the node's local time without a zone; the telemetry layer stores those stamps as if UTC.
-# While such a history is shown, times are formatted in UTC so they read exactly as the log printed them.
-_times_as_printed = False
+# How times of the shown history read (gpudesk.telemetry.timebase): this computer's local time (live NVML), as
+# printed by dmon -o DT (stored as if UTC, shown in UTC so they read exactly as the log printed them), time of
+# day (dmon -o T, no date) or seconds from the first row (no time column): never "1970-01-01" for an undated log.
+_basis = timebase.LOCAL
+
+
+def set_time_basis(basis: str) -> None:
+    """Set how :func:`when` formats times (a ``gpudesk.telemetry.timebase`` basis)."""
+    global _basis
+    _basis = basis
+
+
+def time_basis() -> str:
+    return _basis
 
 
 def set_times_as_printed(flag: bool) -> None:
-    """Format times in UTC (True: dmon logs and streams) or in this computer's local time (False)."""
-    global _times_as_printed
-    _times_as_printed = bool(flag)
+    """Format dated times in UTC (True: dmon logs and streams) or in this computer's local time (False)."""
+    set_time_basis(timebase.PRINTED if flag else timebase.LOCAL)
 
 
 def times_as_printed() -> bool:
-    return _times_as_printed
+    return _basis != timebase.LOCAL
 
 
 def when(t: float, pattern: str = "%Y-%m-%d %H:%M:%S") -> str:
-    """A time stamp (s since the epoch) as text, following :func:`set_times_as_printed`."""
-    if _times_as_printed:
-        return _dt.datetime.fromtimestamp(t, _dt.timezone.utc).strftime(pattern)
-    return _dt.datetime.fromtimestamp(t).strftime(pattern)
+    """A time stamp (s) as text, following :func:`set_time_basis`: a date and time, a time of day, or "t+12 s"."""
+    return timebase.format_time(t, _basis, pattern)
+
+
+def fmt_span(t0: float, t1: float) -> str:
+    """A span for labels: "2026-11-30 10:00:00 – 10:30:00 (30 min)"; one moment (one sampling round) reads
+    "one sampling round at …" instead of a zero-length span."""
+    if t1 - t0 <= 0:
+        return tr("one sampling round at {t}").format(t=when(t0))
+    same_day = _basis in (timebase.LOCAL, timebase.PRINTED) and when(t0, "%Y%m%d") == when(t1, "%Y%m%d")
+    end = when(t1, "%H:%M:%S") if same_day else when(t1)
+    return f"{when(t0)} – {end} ({fmt_duration(t1 - t0)})"
 
 
 def tr(text: str) -> str:
@@ -65,8 +84,8 @@ def shown(metric: str) -> Shown:
         m.MEM_UTIL: (tr("Memory-controller utilization"), "%", 1.0, 0),
         m.MEM_USED: (tr("Memory used"), "GiB", 1 / GIB, 2),
         m.MEM_TOTAL: (tr("Memory total"), "GiB", 1 / GIB, 1),
-        m.PCIE_RX: (tr("PCIe RX"), "GB/s", 1 / GB, 2),
-        m.PCIE_TX: (tr("PCIe TX"), "GB/s", 1 / GB, 2),
+        m.PCIE_RX: (tr("PCIe RX"), "MB/s", 1 / MB, 0),  # dmon's own rxpci/txpci unit, decimal
+        m.PCIE_TX: (tr("PCIe TX"), "MB/s", 1 / MB, 0),
         m.POWER: (tr("Power draw"), "W", 1.0, 0),
         m.POWER_LIMIT: (tr("Power limit"), "W", 1.0, 0),
         m.GPU_TEMP: (tr("GPU temperature"), "°C", 1.0, 0),

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpudesk.ui.monitor.display import fmt_duration, tr, when
+from gpudesk.ui.monitor.display import fmt_span, tr
 
 SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2, "not-judged": 3}
 SEVERITY_COLOUR = {"critical": "#b00020", "warning": "#8a5a00", "info": "#1f5fa8", "not-judged": "#666666"}
@@ -41,12 +41,10 @@ def finding_details(finding) -> str:
             shown_value = f"{value:.4g}" if isinstance(value, float) else str(value)
             lines.append(f"  {name} = {shown_value}")
     if finding.span:
-        t0, t1 = finding.span
-        lines.append(tr("Span: {a} – {b} ({d})").format(
-            a=when(t0),
-            b=when(t1), d=fmt_duration(t1 - t0)))
-    lines += ["", tr("Advice:"), finding.advice]
-    return "\n".join(lines)
+        lines.append(tr("Span: {s}").format(s=fmt_span(*finding.span)))
+    if finding.advice:  # an info or not-judged finding has nothing to advise
+        lines += ["", tr("Advice:"), finding.advice]
+    return "\n".join(lines).rstrip()
 
 
 class FindingsView(QWidget):

@@ -19,8 +19,8 @@ COLUMNS = (  # (key, header); headers are translated in GpuTableModel.headerData
     ("gpu", QT_TRANSLATE_NOOP("GpuTableModel", "GPU")),
     (m.GPU_UTIL, QT_TRANSLATE_NOOP("GpuTableModel", "Util %")),
     (m.MEM_USED, QT_TRANSLATE_NOOP("GpuTableModel", "Memory used / total (GiB)")),
-    (m.PCIE_RX, QT_TRANSLATE_NOOP("GpuTableModel", "PCIe RX (% of link)")),
-    (m.PCIE_TX, QT_TRANSLATE_NOOP("GpuTableModel", "PCIe TX (% of link)")),
+    (m.PCIE_RX, QT_TRANSLATE_NOOP("GpuTableModel", "PCIe RX (% of link, or MB/s)")),
+    (m.PCIE_TX, QT_TRANSLATE_NOOP("GpuTableModel", "PCIe TX (% of link, or MB/s)")),
     (m.POWER, QT_TRANSLATE_NOOP("GpuTableModel", "Power (W)")),
     (m.GPU_TEMP, QT_TRANSLATE_NOOP("GpuTableModel", "Temp (°C)")),
     (m.SM_CLOCK, QT_TRANSLATE_NOOP("GpuTableModel", "SM clock (MHz)")),
@@ -159,7 +159,9 @@ class GpuTableModel(QAbstractTableModel):
             used = fmt(m.MEM_USED, self.value(row, m.MEM_USED), with_unit=False)
             return f"{used} / {fmt(m.MEM_TOTAL, total, with_unit=False)}"
         if key in (m.PCIE_RX, m.PCIE_TX):
-            return fmt_share(self.share(row, key)) if self.links.get(row, (None,))[0] else tr("N/A")
+            if self.links.get(row, (None,))[0]:
+                return fmt_share(self.share(row, key))
+            return fmt(key, self.value(row, key))  # link unknown: the throughput itself, with its unit (MB/s)
         return fmt(key, self.value(row, key), with_unit=False)
 
     def _tooltip(self, row: int, key: str, device: DeviceInfo) -> str | None:

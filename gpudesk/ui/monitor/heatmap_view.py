@@ -1,6 +1,9 @@
 """Heat map of GPU utilization: one row per GPU, one column per time bin (for long runs, e.g. a 72-hour
 burn-in). Each cell is the mean of the readable samples in the bin; a bin without any readable value is
 drawn grey (N/A), never as 0 %. Hovering a cell shows the GPU, the bin's time span and the value.
+
+A history with fewer sampling rounds than the chosen number of bins gets one bin per round, each one sampling
+interval wide (a one-round log is one column, not 288 empty bins of 0 s).
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gpudesk.telemetry import model as m
-from gpudesk.ui.monitor.display import fmt_duration, shown, times_as_printed, when
+from gpudesk.ui.monitor.display import fmt_duration, shown, time_basis, when
 from gpudesk.ui.monitor.ring_buffer import HistoryBuffer
+from gpudesk.ui.monitor.time_axis import TimeAxis
 
 HEAT_METRICS = (m.GPU_UTIL, m.MEM_UTIL, m.POWER, m.GPU_TEMP)
 NA_RGBA = (200, 200, 200, 255)
@@ -53,7 +57,7 @@ class HeatmapView(QWidget):
         top.addWidget(self.choice)
         top.addWidget(self.bins)
         top.addWidget(self.info, 1)
-        self.plot = pg.PlotWidget(self, axisItems={"bottom": pg.DateAxisItem(orientation="bottom")})
+        self.plot = pg.PlotWidget(self, axisItems={"bottom": TimeAxis()})
         self.plot.setBackground("w")
         self.plot.setMenuEnabled(False)
         self.plot.getPlotItem().hideButtons()
@@ -75,9 +79,7 @@ class HeatmapView(QWidget):
     def set_source(self, buffer: HistoryBuffer, gpu_labels: dict[int, str]) -> None:
         self.buffer = buffer
         self.gpu_labels = dict(gpu_labels)
-        axis = self.plot.getAxis("bottom")
-        axis.utcOffset = 0 if times_as_printed() else None
-        axis.picture = None
+        self.plot.getAxis("bottom").set_basis(time_basis())
         ticks = [(i + 0.5, gpu_labels.get(i, str(i))) for i in range(buffer.n_gpus)]
         step = max(1, buffer.n_gpus // 16)
         self.plot.getAxis("left").setTicks([ticks[::step]])
@@ -92,8 +94,17 @@ class HeatmapView(QWidget):
         if self.buffer is None or self.buffer.span() is None:
             self.info.setText(self.tr("No samples yet."))
             return
-        bins = int(self.bins.currentData())
-        self.edges, self.values = self.buffer.binned_mean(self.metric, bins)
+        chosen = int(self.bins.currentData())
+        ticks = self.buffer.count
+        per_round = ticks <= chosen
+        if per_round:  # fewer rounds than bins: one bin per sampling round, one interval wide
+            first, last = self.buffer.span()
+            step = self.buffer.typical_interval()
+            bins = max(1, ticks)
+            self.edges, self.values = self.buffer.binned_mean(self.metric, bins, first - step / 2, last + step / 2)
+        else:
+            bins = chosen
+            self.edges, self.values = self.buffer.binned_mean(self.metric, bins)
         t0, t1 = float(self.edges[0]), float(self.edges[-1])
         if self.metric in (m.GPU_UTIL, m.MEM_UTIL):
             lo, hi = 0.0, 100.0
@@ -110,9 +121,15 @@ class HeatmapView(QWidget):
         self.plot.setXRange(t0, t1, padding=0)
         self.plot.setYRange(0, self.buffer.n_gpus, padding=0)
         missing = int(np.isnan(self.values).sum())
-        self.info.setText(self.tr("{gpus} GPUs, {bins} bins of {w} each over {span}; {na} bins N/A (grey).").format(
-            gpus=self.buffer.n_gpus, bins=bins, w=fmt_duration((t1 - t0) / bins), span=fmt_duration(t1 - t0),
-            na=missing))
+        if per_round:
+            rounds = self.tr("1 sampling round: one column") if ticks == 1 else \
+                self.tr("{n} sampling rounds: one column per round").format(n=ticks)
+            self.info.setText(self.tr("{gpus} GPU(s), {rounds}; {na} cell(s) N/A (grey).").format(
+                gpus=self.buffer.n_gpus, rounds=rounds, na=missing))
+        else:
+            self.info.setText(self.tr("{gpus} GPUs, {bins} bins of {w} each over {span}; {na} cells N/A (grey).")
+                              .format(gpus=self.buffer.n_gpus, bins=bins, w=fmt_duration((t1 - t0) / bins),
+                                      span=fmt_duration(t1 - t0), na=missing))
 
     @staticmethod
     def to_rgba(values: np.ndarray, lo: float, hi: float) -> np.ndarray:

@@ -3,7 +3,11 @@
 A dmon log carries no PCIe link facts, so the dialog asks which GPU model produced it: picking a model
 from the catalog fills in its PCIe generation and width (datasheet host interface), which the user may
 correct (a x16 card in a x8 slot). That link is an assumption and is shown next to every PCIe share
-computed from it. Choosing "unknown" keeps PCIe in GB/s without a share.
+computed from it. Choosing "unknown" keeps PCIe in MB/s without a share.
+
+The model box can be typed into: the text is matched like ``gpudesk monitor import --gpu-model`` (catalog id or
+words of the name, e.g. "a100 80gb sxm"); the completer only proposes, it never rewrites what was typed. Text that
+matches no model, or several, keeps the dialog open with the catalog's message (its "Did you mean ...?").
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
+    QCompleter,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -89,9 +94,14 @@ class ImportDialog(QDialog):
             for gpu in catalog.gpus():
                 self._gpus[gpu.id] = gpu
                 self.model_combo.addItem(f"{gpu.name} ({gpu.host_interface})", gpu.id)
-        self.model_combo.completer().setFilterMode(Qt.MatchFlag.MatchContains)
-        self.model_combo.completer().setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer = self.model_combo.completer()
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        # a popup of candidates: inline completion appended the rest of a "contains" match to the typed text
+        # ("a100 80gb sxm" became "a100 80gb sxm0GB SXM4 (PCIe Gen4 x16)")
+        completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
         self.model_combo.currentIndexChanged.connect(self._model_changed)
+        self.model_combo.lineEdit().editingFinished.connect(self._typed_model)
         self.gen_spin = QSpinBox(self)
         self.gen_spin.setRange(0, 6)
         self.gen_spin.setSpecialValueText(self.tr("unknown"))
@@ -137,6 +147,7 @@ class ImportDialog(QDialog):
         self.error = QLabel(self)
         self.error.setStyleSheet("color:#b00020;")
         self.error.setTextFormat(Qt.TextFormat.PlainText)
+        self.error.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.error)
@@ -158,6 +169,36 @@ class ImportDialog(QDialog):
             return False
         self.model_combo.setCurrentIndex(self.model_combo.findData(gpu.id))
         return True
+
+    def _typed_model(self) -> None:
+        """Resolve the model box's text when the user typed it (Enter or focus out); the error line says why a
+        text matched nothing."""
+        if self._resolve_typed() is not False:
+            self.error.clear()
+
+    def _resolve_typed(self):
+        """The catalog GPU for the typed text: a GPU, None for "unknown model", or False (with the reason shown
+        in the error line) when the text matches no model or several."""
+        text = self.model_combo.currentText().strip()
+        index = self.model_combo.currentIndex()
+        if index >= 0 and text == self.model_combo.itemText(index).strip():
+            return self._gpus.get(self.model_combo.currentData())
+        if not text:
+            self.model_combo.setCurrentIndex(0)
+            return None
+        if self.catalog is None:
+            self.error.setText(self.tr("The GPU catalog could not be opened, so {t} cannot be looked up; pick "
+                                       "\"Unknown model\" and enter the PCIe link by hand.").format(t=repr(text)))
+            return False
+        from gpudesk.catalog import CatalogError
+
+        try:
+            gpu = self.catalog.find_gpu(text)
+        except CatalogError as exc:
+            self.error.setText(self.tr("GPU model: {e}").format(e=exc))
+            return False
+        self.model_combo.setCurrentIndex(self.model_combo.findData(gpu.id))
+        return gpu
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Open a dmon log"), self.path_edit.text(),
@@ -185,6 +226,8 @@ class ImportDialog(QDialog):
         self.link_label.setText(describe_link(gen, width, source))
 
     def accept(self) -> None:
+        if self._resolve_typed() is False:
+            return  # typed text that is no catalog model: say so rather than import as "unknown model"
         if self.file_radio.isChecked() and not self.path_edit.text().strip():
             self.error.setText(self.tr("Choose the dmon log file to import."))
             return

@@ -1,6 +1,7 @@
 """Shown instead of live plots when NVML cannot be used: says exactly why (bindings missing, no driver
 library, driver not loaded, driver/library version mismatch, no permission, no GPU) and offers what still
-works here: import a ``nvidia-smi dmon`` log, open a recording, or play the demo recording."""
+works here: import a ``nvidia-smi dmon`` log, open a recording, or open the demo recording (with one sentence on
+what the demo is and where it comes from)."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ class NoGpuPanel(QWidget):
             "GPU server), or watch a live dmon stream from a command such as 'ssh node nvidia-smi dmon -s umt'."))
         self.open_button = QPushButton(self.tr("&Open a recording…"), self)
         self.open_button.setToolTip(self.tr("Pick one of your saved recordings."))
-        self.demo_button = QPushButton(self.tr("Play the &demo recording"), self)
+        self.demo_button = QPushButton(self.tr("Open the &demo recording"), self)
         self.retry_button = QPushButton(self.tr("&Retry NVML"), self)
         self.retry_button.setToolTip(self.tr("Try to open NVML again (after loading the driver or rebooting)."))
         self.demo_note = QLabel(self)

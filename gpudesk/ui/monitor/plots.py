@@ -9,7 +9,11 @@ A value that could not be read is NaN and drawn as a gap (``connect="finite"``),
 PCIe is drawn as a share of the link per direction (throughput / per-direction capacity of the link's
 maximum generation x width, PCIe base specification rates as in ``gpudesk.telemetry.pcie``) when every
 shown GPU's link is known; the plot title names the link and whether it was read from NVML or assumed from
-the catalog GPU model picked for a dmon log. Otherwise the plots fall back to GB/s and say why.
+the catalog GPU model picked for a dmon log. Otherwise the plots fall back to MB/s (decimal, dmon's own unit) and
+say why.
+
+A short history (a few sampling rounds, e.g. the one-round demo) is drawn with a dot per sample, since a line
+needs two points, and the whole-run view is padded so the first and last samples are not on the frame's edge.
 """
 
 from __future__ import annotations
@@ -25,11 +29,13 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from gpudesk.telemetry import model as m
 from gpudesk.ui.monitor.display import gpu_color, shown, tr
 from gpudesk.ui.monitor.ring_buffer import HistoryBuffer
+from gpudesk.ui.monitor.time_axis import TimeAxis
 
 PCIE_METRICS = (m.PCIE_RX, m.PCIE_TX)
 MAIN_METRICS = (m.GPU_UTIL, m.MEM_USED, m.PCIE_RX, m.PCIE_TX)
 SIDE_METRICS = (m.POWER, m.GPU_TEMP, m.SM_CLOCK, m.MEM_UTIL)
 PLOTTED = MAIN_METRICS + SIDE_METRICS
+SPARSE_TICKS = 60  # histories up to this many sampling rounds also get a dot per sample
 
 WINDOWS_S: tuple[tuple[str, float | None], ...] = (  # labels are translated by the tab (context MonitorTab)
     (QT_TRANSLATE_NOOP("MonitorTab", "1 min"), 60.0),
@@ -87,6 +93,7 @@ class MonitorPlots(QWidget):
         self.window_s: float | None = 300.0
         self.follow = True
         self._curves: dict[tuple[str, int], pg.PlotCurveItem] = {}
+        self._dots: dict[tuple[str, int], pg.ScatterPlotItem] = {}
         self._pcie_share = False
         self._setting_range = False
         self.last_refresh_points = 0
@@ -104,7 +111,7 @@ class MonitorPlots(QWidget):
             for col, metric in enumerate((left, right)):
                 if metric is None:
                     continue
-                axis = pg.DateAxisItem(orientation="bottom")
+                axis = TimeAxis()
                 plot = self.view.addPlot(row=row, col=col, axisItems={"bottom": axis})
                 # No grid: pyqtgraph paints grid lines through the axis picture, which cost ~60 ms per repaint of
                 # the eight plots in software rendering (measured), far more than the curves themselves.
@@ -159,6 +166,7 @@ class MonitorPlots(QWidget):
         for (key, _gpu), curve in self._curves.items():
             self.plots[key.split(":")[0]].removeItem(curve)
         self._curves.clear()
+        self._remove_dots()
         self.buffer = buffer
         self.gpu_labels = dict(gpu_labels)
         self.links = dict(links)
@@ -166,13 +174,11 @@ class MonitorPlots(QWidget):
         self._update_pcie_titles()
         self.refresh()
 
-    def set_times_as_printed(self, flag: bool) -> None:
-        """Label the time axis in UTC (dmon stamps, stored as printed) or in local time."""
+    def set_time_basis(self, basis: str) -> None:
+        """Label the time axis for a ``gpudesk.telemetry.timebase`` basis: local time, dmon's printed time (UTC),
+        time of day, or seconds from the first row."""
         for plot in self.plots.values():
-            axis = plot.getAxis("bottom")
-            axis.utcOffset = 0 if flag else None
-            axis.picture = None
-            axis.update()
+            plot.getAxis("bottom").set_basis(basis)
 
     def set_links(self, links: dict[int, LinkInfo]) -> None:
         self.links = dict(links)
@@ -182,7 +188,7 @@ class MonitorPlots(QWidget):
     def set_visible_gpus(self, gpus: list[int]) -> None:
         """Draw only these GPU columns (the others keep recording)."""
         self.visible_gpus = sorted(set(gpus))
-        for (metric, gpu), curve in self._curves.items():
+        for (metric, gpu), curve in [*self._curves.items(), *self._dots.items()]:
             curve.setVisible(gpu in self.visible_gpus)
         self._update_pcie_titles()
         self.refresh()
@@ -220,8 +226,8 @@ class MonitorPlots(QWidget):
                 plot.setTitle(tr("{d}: share of link, {link}").format(d=direction, link=link), size="9pt")
                 plot.setLabel("left", tr("% of link"))
             else:
-                plot.setTitle(tr("{d}: link unknown, shown in GB/s").format(d=direction), size="9pt")
-                plot.setLabel("left", "GB/s")
+                plot.setTitle(tr("{d}: link unknown, shown in MB/s").format(d=direction), size="9pt")
+                plot.setLabel("left", "MB/s")
 
     # ----------------------------------------------------------------- drawing
     def _curve(self, metric: str, gpu: int, dashed: bool = False) -> pg.PlotCurveItem:
@@ -236,11 +242,32 @@ class MonitorPlots(QWidget):
             self._curves[key] = curve
         return curve
 
+    def _remove_dots(self) -> None:
+        for (key, _gpu), dots in self._dots.items():
+            self.plots[key.split(":")[0]].removeItem(dots)
+        self._dots.clear()
+
+    def _dot(self, metric: str, gpu: int, hollow: bool = False) -> pg.ScatterPlotItem:
+        """Dots marking each sample of a short history (a one-round log has no line to draw)."""
+        key = (metric + (":hollow" if hollow else ""), gpu)
+        dots = self._dots.get(key)
+        if dots is None:
+            colour = gpu_color(gpu)
+            dots = pg.ScatterPlotItem(size=7, pen=pg.mkPen(colour), brush=None if hollow else pg.mkBrush(colour))
+            dots.setVisible(gpu in self.visible_gpus)
+            self.plots[metric].addItem(dots)
+            self._dots[key] = dots
+        return dots
+
     def visible_range(self) -> tuple[float, float] | None:
         """The time span to draw: the follow window ending at the newest sample, or the current view."""
         if self.buffer is None or self.buffer.span() is None:
             return None
         first, last = self.buffer.span()
+        if self.follow and self.window_s is None and self.buffer.count <= SPARSE_TICKS:
+            # a short run whole: half a sampling interval (at least 0.5 s) beyond the first and last samples
+            pad = max(0.5, (last - first) / max(1, self.buffer.count - 1) / 2)
+            return first - pad, last + pad
         if self.follow:
             start = first if self.window_s is None else max(first, last - self.window_s)
             if self.window_s is not None and last - first < self.window_s:
@@ -268,6 +295,9 @@ class MonitorPlots(QWidget):
         points = 0
         kept = set(self.buffer.metrics)
         gpus = self.visible_gpus
+        sparse = self.buffer.count <= SPARSE_TICKS
+        if not sparse and self._dots:
+            self._remove_dots()  # the history grew: lines alone from now on
         for metric in PLOTTED:
             if metric not in kept or not self.plots[metric].isVisible():
                 continue
@@ -281,6 +311,9 @@ class MonitorPlots(QWidget):
                     yg = self._scale(name, gpu, y[:, j])
                     self._curve(metric, gpu, dashed).setData(x, yg, connect="finite")
                     points += len(x)
+                    if sparse:
+                        ok = np.isfinite(yg)
+                        self._dot(metric, gpu, dashed).setData(x[ok], yg[ok])
                     if yg.size:
                         finite = yg[np.isfinite(yg)]
                         if finite.size:
@@ -308,7 +341,7 @@ class MonitorPlots(QWidget):
             link = self.links.get(gpu)
             if self._pcie_share and link is not None and link.bytes_per_s:
                 return y * (100.0 / link.bytes_per_s)
-            return y * 1e-9
+            return y * shown(metric).scale
         s = shown(metric)
         return y if s.scale == 1.0 else y * s.scale
 

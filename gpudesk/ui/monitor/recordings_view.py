@@ -44,15 +44,21 @@ HEADERS = (
 
 def _when(t: float | None, as_printed: bool = False) -> str:
     """Local time, or UTC for dmon imports (their stamps are the node's local time stored as printed)."""
-    if not t:
+    if t is None:
         return tr("N/A")
     zone = _dt.timezone.utc if as_printed else None
     return _dt.datetime.fromtimestamp(t, zone).strftime("%Y-%m-%d %H:%M")
 
 
 def session_row(session) -> list[str]:
-    """Display texts for one ``gpudesk.store.recordings.RecordingSession``."""
+    """Display texts for one ``gpudesk.store.recordings.RecordingSession``. A dmon log without dates has no start
+    time of its own (its stamps are seconds from its first row or a time of day): the time it was imported is
+    shown instead, marked so, never 1970-01-01."""
+    from gpudesk.telemetry.timebase import undated
+
     first = session.first_t if session.first_t is not None else session.started_at
+    if undated(first):
+        started = tr("{t} (imported; the log has no dates)").format(t=_when(session.started_at))
     if session.first_t is not None and session.last_t is not None:
         duration = fmt_duration(session.last_t - session.first_t)
     else:
@@ -60,7 +66,9 @@ def session_row(session) -> list[str]:
     if session.interrupted:
         duration += tr(" (interrupted)")
     model = f" × {session.gpu_model}" if session.gpu_model else ""
-    return [str(session.id), session.name or "", _when(first, (session.source or "").startswith("dmon")), duration, f"{session.gpu_count}{model}",
+    if not undated(first):
+        started = _when(first, (session.source or "").startswith("dmon"))
+    return [str(session.id), session.name or "", started, duration, f"{session.gpu_count}{model}",
             session.source or "", str(session.sample_rows)]
 
 

@@ -216,6 +216,13 @@ class HistoryBuffer:
             return None
         return float(self._t[0]), float(self._t[self.count - 1])
 
+    def typical_interval(self) -> float:
+        """Median gap (s) between the last (up to 1000) sampling rounds; 1 s when there are fewer than two."""
+        t = self.times[-1000:]
+        gaps = np.diff(t)
+        gaps = gaps[gaps > 0]
+        return float(np.median(gaps)) if gaps.size else 1.0
+
     def index_range(self, t0: float, t1: float) -> tuple[int, int]:
         """Raw indices [i0, i1) of the samples with t0 <= t <= t1."""
         t = self.times

@@ -11,12 +11,15 @@ from typing import Any
 
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
+from gpudesk.ui.monitor.display import tr
 from gpudesk.ui.monitor.frames import frame_to_buffer
 from gpudesk.ui.monitor.ring_buffer import HistoryBuffer
 
-# Metrics the tab keeps a full history of (plots, span statistics, heat map). Others are kept as latest only.
+# Metrics the tab keeps a full history of (plots, span statistics, heat map, and the rules over a live or
+# replayed span: the throttling rule reads NVML clock-event reasons or dmon pviol/tviol). Others are kept as
+# latest only. A loaded file or recording is analysed from its whole frame, every metric included.
 HISTORY_METRICS = (m.GPU_UTIL, m.MEM_UTIL, m.MEM_USED, m.PCIE_RX, m.PCIE_TX, m.POWER, m.GPU_TEMP, m.SM_CLOCK,
-                   m.MEM_CLOCK)
+                   m.MEM_CLOCK, m.CLOCK_EVENTS, m.POWER_VIOLATION, m.THERMAL_VIOLATION)
 
 
 @dataclass
@@ -31,6 +34,7 @@ class Loaded:
     kind: str = "file"
     session_id: int | None = None
     gpu: Any = None  # the catalog GPU assumed for a dmon log
+    basis: str | None = None  # how its times read (gpudesk.telemetry.timebase); None = from the stamps
 
 
 def assumed_devices(gpu_indices: list[int], gpu, gen: int | None, width: int | None) -> list[DeviceInfo]:
@@ -64,12 +68,18 @@ def load_dmon_file(path: str, gpu, gen: int | None, width: int | None, interval_
         raise DmonError(f"{name} holds no dmon samples. " + " ".join(log.notes))
     devices = assumed_devices(log.frame.gpus, gpu, gen, width)
     buffer = frame_to_buffer(log.frame, devices, HISTORY_METRICS)
-    notes = list(log.notes)
-    if not log.has_time:
-        notes.append(f"The log has no time stamps (-o DT); rows were placed {interval_s:g} s apart.")
-    loaded = Loaded(buffer, devices, f"dmon log {name}", log.frame, notes, "dmon-file")
-    loaded.gpu = gpu
-    return loaded
+    # log.notes already say how rows without time stamps were placed (once)
+    return Loaded(buffer, devices, f"dmon log {name}", log.frame, list(log.notes), "dmon-file", gpu=gpu,
+                  basis=log_basis(log))
+
+
+def log_basis(log) -> str:
+    """How a parsed dmon log's times read: as printed (date and time), time of day (time only), or seconds from
+    the first row (no time column)."""
+    from gpudesk.telemetry import timebase
+
+    span = log.frame.span
+    return timebase.time_basis(*(span or (None, None)), as_printed=True, has_time=log.has_time)
 
 
 def load_recording(session_id: int) -> Loaded:
@@ -100,16 +110,19 @@ def demo_path() -> Path | None:
 
 
 def demo_description() -> str | None:
-    """Where the demo capture came from (``resources/demo/SOURCE.md``), or None when there is no demo."""
-    path = demo_path()
-    if path is None:
+    """One sentence for users: what the bundled demo is and where it comes from; None when there is no demo.
+    (Developer notes about it stay in resources/demo/SOURCE.md.)"""
+    from gpudesk.telemetry.dmon_import import DEMO_GPUS, DEMO_ORIGIN, DEMO_ROUNDS
+
+    if demo_path() is None:
         return None
-    source = path.parent / "SOURCE.md"
-    if source.is_file():
-        lines = [ln.strip() for ln in source.read_text(encoding="utf-8", errors="replace").splitlines()]
-        text = " ".join(ln.lstrip("-# ").replace("`", "") for ln in lines if ln and not ln.startswith("# "))
-        return text[:700]
-    return f"Demo capture: {path.name}"
+    if DEMO_ROUNDS == 1:
+        text = tr("The demo is one sampling round (1 s) of a real {gpus}-GPU nvidia-smi dmon capture, posted "
+                  "publicly in {origin}. It shows the dmon format and N/A values, not a long run.")
+    else:
+        text = tr("The demo is {rounds} sampling rounds of a real {gpus}-GPU nvidia-smi dmon capture, posted "
+                  "publicly in {origin}.")
+    return text.format(gpus=DEMO_GPUS, rounds=DEMO_ROUNDS, origin=DEMO_ORIGIN)
 
 
 def load_demo() -> Loaded:
@@ -122,7 +135,8 @@ def load_demo() -> Loaded:
 
     frame, devices, log = core_load_demo()
     buffer = frame_to_buffer(frame, devices, HISTORY_METRICS)
-    return Loaded(buffer, devices, f"demo {demo_path().name}", frame, list(log.notes), "demo")
+    notes = [n for n in log.notes if not n.startswith("Demo:")]  # the title says what the demo is
+    return Loaded(buffer, devices, demo_description() or tr("Demo"), frame, notes, "demo", basis=log_basis(log))
 
 
 class AssumedLinkSource:

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.telemetry import model as m
-from gpudesk.ui.monitor.display import fmt, fmt_duration, shown, when
+from gpudesk.ui.monitor.display import fmt, fmt_span, shown
 
 STATS_METRICS = (m.GPU_UTIL, m.MEM_UTIL, m.MEM_USED, m.PCIE_RX, m.PCIE_TX, m.POWER, m.GPU_TEMP, m.SM_CLOCK)
 
@@ -82,7 +82,7 @@ class StatsPanel(QWidget):
         """Fill the table: ``stats[gpu][metric] -> SpanStats(median, p5, p95, n, missing)``.
 
         ``links[gpu]`` is the PCIe link capacity per direction (bytes/s); when every GPU's link is known the
-        PCIe columns show the share of the link, otherwise GB/s.
+        PCIe columns show the share of the link, otherwise MB/s.
         """
         self.stats = stats
         gpus = sorted(stats)
@@ -122,6 +122,4 @@ class StatsPanel(QWidget):
         return text
 
     def _span_text(self, t0: float, t1: float) -> str:
-        a = when(t0)
-        b = when(t1, "%H:%M:%S")
-        return f"{a} – {b} ({fmt_duration(max(0.0, t1 - t0))})"
+        return fmt_span(t0, t1)

@@ -26,7 +26,8 @@ from gpudesk.telemetry.model import DeviceInfo
 from gpudesk.telemetry.pcie import describe_link
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor import actions
-from gpudesk.ui.monitor.display import set_times_as_printed, tr
+from gpudesk.telemetry import timebase
+from gpudesk.ui.monitor.display import set_time_basis, tr
 from gpudesk.ui.monitor.findings_view import FindingsView
 from gpudesk.ui.monitor.gpu_table import GpuTable
 from gpudesk.ui.monitor.heatmap_view import HeatmapView
@@ -64,6 +65,8 @@ class MonitorTab(QWidget):
         self.recording_id: int | None = None
         self.nvml_status = None
         self._col: dict[int, int] = {}
+        self._basis_hint: str | None = None
+        self.time_basis = timebase.LOCAL
         self._reported_lost: set[int] = set()
         self._dirty = False
         self._tasks: list = []
@@ -172,10 +175,13 @@ class MonitorTab(QWidget):
             session_meta=meta, kind="nvml",
         )
 
-    def start_worker(self, factory, *, list_processes=None, session_meta=None, kind: str, title: str = "") -> None:
-        """Run ``factory()``'s source on a new :class:`SamplerWorker`."""
+    def start_worker(self, factory, *, list_processes=None, session_meta=None, kind: str, title: str = "",
+                     basis: str | None = None) -> None:
+        """Run ``factory()``'s source on a new :class:`SamplerWorker`; ``basis`` says how its times read (a
+        ``gpudesk.telemetry.timebase`` basis, e.g. for the replay of an undated dmon log), None = from the kind."""
         self.stop_source()
         self.source_kind = kind
+        self._basis_hint = basis
         self.source_label.setText(title or self.tr("Opening the source…"))
         worker = SamplerWorker(factory, list_processes=list_processes, session_meta=session_meta)
         self._title = title
@@ -204,12 +210,15 @@ class MonitorTab(QWidget):
             status = self.worker.source.session.status
             self.nvml_status = status
             title = self.tr("Live NVML: {s}").format(s=status.message if status else "")
-        self.show_history(HistoryBuffer(max(1, len(devices)), HISTORY_METRICS), devices, title)
+        self.show_history(HistoryBuffer(max(1, len(devices)), HISTORY_METRICS), devices, title,
+                          basis=self._basis_hint)
         if self.source_kind != "nvml":
             self.processes.clear(self.tr("This source carries no process list (only live NVML does)."))
 
-    def show_history(self, buffer: HistoryBuffer, devices: list[DeviceInfo], title: str) -> None:
-        """Show ``buffer`` (one column per device) in every view."""
+    def show_history(self, buffer: HistoryBuffer, devices: list[DeviceInfo], title: str,
+                     basis: str | None = None) -> None:
+        """Show ``buffer`` (one column per device) in every view; ``basis`` (``gpudesk.telemetry.timebase``) says
+        how its times read, None = decided from the source kind and the stamps themselves."""
         self.buffer = buffer
         self.devices = list(devices) or [DeviceInfo(index=0)]
         self._reported_lost = {d.index for d in self.devices if d.lost_reason}
@@ -220,8 +229,12 @@ class MonitorTab(QWidget):
         # node's local time as printed; show it as printed.
         printed = self.source_kind.startswith("dmon") or self.source_kind == "demo" or (
             self.source_kind in ("replay", "recording") and all(d.uuid is None for d in self.devices))
-        set_times_as_printed(printed)
-        self.plots.set_times_as_printed(printed)
+        span = buffer.span()
+        if basis is None:
+            basis = timebase.time_basis(*(span or (None, None)), as_printed=printed)
+        self.time_basis = basis
+        set_time_basis(basis)
+        self.plots.set_time_basis(basis)
         self.plots.set_source(buffer, labels, {c: LinkInfo(li[0], li[1], li[2]) for c, li in links.items()})
         self.table.model().set_devices(self.devices, {c: (li[0], li[1]) for c, li in links.items()})
         self.table.model().set_latest(buffer.latest, buffer.reasons)
@@ -313,7 +326,7 @@ class MonitorTab(QWidget):
         title = loaded.title
         if loaded.notes:
             title += " — " + " ".join(loaded.notes[:3])
-        self.show_history(loaded.buffer, loaded.devices, title)
+        self.show_history(loaded.buffer, loaded.devices, title, basis=loaded.basis)
         self.processes.clear(self.tr("A file or a recording carries no process list."))
         self.window_combo.setCurrentIndex(self.window_combo.count() - 1)
         self.plots.set_window(None)

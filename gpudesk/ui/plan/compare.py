@@ -22,7 +22,7 @@ from gpudesk.store.plans import SavedPlan
 from gpudesk.planner.sheet import gpu_price_unknown
 from gpudesk.ui.plan.charts import candidate_label, tco_item_names
 from gpudesk.ui.plan.plan_view import top_candidate
-from gpudesk.ui.plan.units import format_duration, format_gib, format_usd, na_text
+from gpudesk.ui.plan.units import format_duration, format_gib, format_step_time, format_usd, na_text
 
 
 class CompareView(QWidget):
@@ -65,7 +65,7 @@ class CompareView(QWidget):
             (self.tr("Memory per GPU"), format_gib(top.get("per_gpu_memory_bytes"))),
             (self.tr("Safe line"), format_gib(top.get("safe_line_bytes"))),
             (self.tr("Headroom to the safe line"), format_gib(top.get("headroom_to_safe_line_bytes"))),
-            (self.tr("Step time"), f"{top['step_time_s']:.2f} s" if isinstance(top.get("step_time_s"), (int, float)) else na_text()),
+            (self.tr("Step time"), format_step_time(top.get("step_time_s")) if isinstance(top.get("step_time_s"), (int, float)) else na_text()),
             (self.tr("Time to result"), format_duration(top.get("time_to_result_s"))),
             (self.tr("Meets the deadline"), {True: self.tr("yes"), False: self.tr("no")}.get(top.get("meets_deadline"), na_text())),
             (self.tr("Sustained QPS"), f"{top['qps_capacity']:.1f}" if isinstance(top.get("qps_capacity"), (int, float)) else na_text()),

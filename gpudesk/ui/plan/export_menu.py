@@ -113,7 +113,7 @@ class ExportButton(QToolButton):
                     _pdf_job, text, target, self._name,
                     on_result=lambda written: self._done("pdf", written),
                     on_error=self._error,
-                    on_finished=lambda: self.setEnabled(True),
+                    on_finished=self._finished,
                 )
                 return
             else:
@@ -123,13 +123,22 @@ class ExportButton(QToolButton):
             return
         self._done(fmt, target)
 
-    def _done(self, fmt: str, path: str) -> None:
+    def _restore(self) -> None:
+        """Enable the button again when there is a plan to export (after a PDF export, success or failure)."""
+        self.setEnabled(self._plan is not None and bool(self._plan.get("candidates")))
+
+    def _finished(self) -> None:
+        # Drop the task only here: its signals object dies with it, and "finished" comes after "result".
         self.pending = None
+        self._restore()
+
+    def _done(self, fmt: str, path: str) -> None:
+        self._restore()
         self.ctx.notify(self.tr("Configuration sheet written to {0}").format(path), "info")
         self.exported.emit(fmt, path)
 
     def _error(self, exc: BaseException) -> None:
-        self.pending = None
+        self._restore()
         message = self.tr("Export failed: {0}").format(str(exc))
         self.ctx.notify(message, "error")
         self.failed.emit(message)

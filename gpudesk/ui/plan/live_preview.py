@@ -107,6 +107,34 @@ class LivePreview(QWidget):
                 position = self.count.count() - 1
             self.count.setCurrentIndex(position)
 
+    def fit_count_to(self, profile: dict[str, Any]) -> int | None:
+        """Set the GPU count to the smallest preview count (up to ``operations.max_gpus``) at which the job fits
+        under the current card's safe line with the most frugal allowed setting; keep the count when nothing
+        fits or the profile cannot be read. Returns the count chosen, or None. Does not redraw (the caller
+        does), so a loaded example does not open on "1 GPU, far over the safe line" when the plan needs 8."""
+        gpu = self._gpu()
+        if gpu is None:
+            return None
+        try:
+            req = requirement_from_dict(profile)
+            spec = self._spec(req)
+            limit = req.operations.max_gpus or PREVIEW_COUNTS[-1]
+            tp = max(1, req.model.tensor_parallel)
+            for count in (n for n in PREVIEW_COUNTS if n <= limit and n % tp == 0):
+                sharding, recompute = self.options(req, spec, count)[-1]
+                estimate = estimate_memory(spec, memory_workload(req, gpus=count, sharding=sharding, recompute=recompute))
+                if fit(estimate.total_bytes, gpu.memory_bytes, gpu.memory_type,
+                       req.operations.safe_free_fraction).under_safe_line:
+                    blocked = self.count.blockSignals(True)
+                    try:
+                        self.count.setCurrentIndex(self.count.findData(count))
+                    finally:
+                        self.count.blockSignals(blocked)
+                    return count
+        except (PlanInputError, ProfileError, SizingError):
+            return None  # update_from_profile shows the problem
+        return None
+
     def refresh(self) -> None:
         if self._profile is not None:
             self.update_from_profile(self._profile)

@@ -139,8 +139,9 @@ class MemoryBreakdownChart(QWidget):
         self._specs: list[MemoryBarSpec] = []
         self.plot: pg.PlotWidget | None = None  # built by _build_plot
         # Holds the plot's place (same stretch, white like the plot) until the plot is built.
-        self._plot_slot = QWidget(self)
-        self._plot_slot.setStyleSheet("background: white;")
+        self._plot_slot = QLabel(self.tr("Drawing the chart…"), self)
+        self._plot_slot.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._plot_slot.setStyleSheet("background: white; color: #888888;")
         self.legend = ChartLegend(self, columns=3)
         self.caption = QLabel(self)
         self.caption.setTextFormat(Qt.TextFormat.PlainText)

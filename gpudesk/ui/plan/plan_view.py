@@ -30,7 +30,7 @@ from gpudesk.ui.plan.export_menu import ExportButton
 from gpudesk.ui.plan.live_preview import part_names
 from gpudesk.ui.plan.memory_chart import MemoryBarSpec, MemoryBreakdownChart
 from gpudesk.ui.plan.price_editor import PriceEditor
-from gpudesk.ui.plan.units import format_duration, format_gib, format_percent, format_usd, na_text
+from gpudesk.ui.plan.units import format_duration, format_gib, format_percent, format_step_time, format_usd, na_text
 
 MAX_ROWS = 25
 CHART_CANDIDATES = 6
@@ -87,7 +87,7 @@ class PlanView(QWidget):
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setWordWrap(True)
         self.summary.setStyleSheet("font-size: 11pt;")
-        self.table = QTableWidget(0, 10, self)
+        self.table = QTableWidget(0, 11, self)
         self.table.setHorizontalHeaderLabels(
             [
                 self.tr("Rank"),
@@ -100,6 +100,7 @@ class PlanView(QWidget):
                 self.tr("Time to result"),
                 self.tr("Target met"),
                 self.tr("3-year TCO (USD)"),
+                self.tr("Sharding / recompute"),
             ]
         )
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -187,10 +188,11 @@ class PlanView(QWidget):
                 QTableWidgetItem(str(c.get("server_name") or c.get("server_id") or na_text())),  # full name in tooltip
                 NumericItem(format_gib(c.get("per_gpu_memory_bytes")), c.get("per_gpu_memory_bytes")),
                 NumericItem(format_gib(c.get("safe_line_bytes")), c.get("safe_line_bytes")),
-                NumericItem(format_duration(c.get("step_time_s")) if c.get("step_time_s") is None or c["step_time_s"] >= 120 else f"{c['step_time_s']:.2f} s", c.get("step_time_s")),
+                NumericItem(format_step_time(c.get("step_time_s")), c.get("step_time_s")),
                 NumericItem(format_duration(c.get("time_to_result_s")), c.get("time_to_result_s")),
                 QTableWidgetItem(_yes_no(meets)),
                 NumericItem(self.tco_text(c), c.get("tco_3y_usd")),
+                QTableWidgetItem(self.layout_text(c)),
             ]
             tip = "\n".join([str(c.get("server_name") or ""), str(c.get("rank_reason") or "")]
                             + [str(w) for w in c.get("warnings") or []]).strip()
@@ -212,9 +214,17 @@ class PlanView(QWidget):
         self.rejected.setPlainText(self.rejections_text(plan))
         if candidates:
             self.table.selectRow(0)
+            # Row 0 may have been selected before the re-plan: no selection change fires then, and the warnings
+            # and rationale pane would keep the previous plan's text.
+            self._selection_changed()
         else:
             self.price_editor.show_candidate(None)
             self.details.setPlainText(self.rejections_text(plan))
+
+    def layout_text(self, c: dict[str, Any]) -> str:
+        """How the memory is laid out: ``zero3, recompute full``; a single GPU has no sharding."""
+        sharding = c.get("sharding") or (self.tr("single GPU") if c.get("count") == 1 else na_text())
+        return self.tr("{0}, recompute {1}").format(sharding, c.get("recompute") or na_text())
 
     def tco_text(self, c: dict[str, Any]) -> str:
         """The TCO cell: dollars, or "price unknown" when the GPU has no price (never a made-up figure)."""

@@ -93,6 +93,9 @@ def data_page() -> PageSpec:
     )
 
 
+MODEL_SOURCES = ("model.model", "model.params", "model.config_path")  # the model answers: give exactly one
+
+
 def model_page(catalog: Any) -> PageSpec:
     models = ((None, _tr("(none: give a parameter count or a config.json)")),) + tuple(_catalog_choices(catalog, "models"))
     return PageSpec(

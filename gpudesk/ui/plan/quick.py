@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QSp
 
 from gpudesk.ui.plan.fields import FieldEditor, set_path
 from gpudesk.ui.plan.live_preview import LivePreview
-from gpudesk.ui.plan.questions import model_page
+from gpudesk.ui.plan.questions import MODEL_SOURCES, model_page
 
 QUICK_KEYS = ("model.model", "model.params", "model.mode", "model.seq_len_tokens", "model.micro_batch_size")
 DEBOUNCE_MS = 120
@@ -59,7 +59,7 @@ class QuickMode(QWidget):
         row.addStretch(1)
         row.addWidget(self.full_button)
         left_layout.addLayout(row)
-        self.preview = LivePreview(ctx.catalog, self)
+        self.preview = LivePreview(ctx.catalog, self, describe=self.describe_error)
         splitter = QSplitter(self)
         splitter.addWidget(left)
         splitter.addWidget(self.preview)
@@ -86,12 +86,29 @@ class QuickMode(QWidget):
             data.setdefault("workload", {})["training_share"] = 0.0
         return data, problems
 
+    def describe_error(self, exc: Exception) -> str:
+        """The planner's message with the field's label instead of its internal key (``model.model``)."""
+        raw = str(getattr(exc, "field", "") or "")
+        detail = getattr(exc, "detail", None) or str(exc)
+        if detail.startswith(raw + ": "):
+            detail = detail[len(raw) + 2:]
+        for key in (raw, f"model.{raw}"):
+            if key in self.editors:
+                return f"{self.editors[key].spec.caption()}: {detail}"
+        return detail
+
     def set_field_text(self, key: str, text: str) -> None:
         self.editors[key].type_text(text)
 
     def _edited(self, key: str) -> None:
         editor = self.editors[key]
-        _value, problem = editor.value()
+        value, problem = editor.value()
+        if key in MODEL_SOURCES and value not in (None, ""):
+            # A typed parameter count replaces the catalog model (and the other way round): with both, the chart
+            # kept showing the catalog model and the count did nothing.
+            for other in MODEL_SOURCES:
+                if other != key and other in self.editors and self.editors[other].value()[0] not in (None, ""):
+                    self.editors[other].set_value(None)
         editor.set_problem(problem)
         self.problem.setText(problem or "")
         self._timer.start()

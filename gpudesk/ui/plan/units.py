@@ -51,6 +51,19 @@ def format_duration(seconds: float | int | None) -> str:
     return _tr("{0} days").format(f"{value / 86400:.1f}")
 
 
+def format_step_time(seconds: float | int | None) -> str:
+    """A training step or decode step: ``610 ms`` below a second, ``1.50 s`` below two minutes, then as
+    :func:`format_duration`; "N/A" for None."""
+    if seconds is None:
+        return na_text()
+    value = float(seconds)
+    if value < 1:
+        return _tr("{0} ms").format(f"{value * 1000:.3g}")
+    if value < 120:
+        return _tr("{0} s").format(f"{value:.2f}")
+    return format_duration(value)
+
+
 def format_percent(fraction: float | None, digits: int = 0) -> str:
     """``85 %`` for 0.85; "N/A" for None."""
     if fraction is None:

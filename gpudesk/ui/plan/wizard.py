@@ -30,7 +30,7 @@ from gpudesk.planner import PlanInputError, ProfileError, Requirement, requireme
 from gpudesk.sizing import SizingError
 from gpudesk.ui.plan.fields import FieldEditor, PageSpec, get_path, set_path
 from gpudesk.ui.plan.live_preview import LivePreview
-from gpudesk.ui.plan.questions import build_pages
+from gpudesk.ui.plan.questions import MODEL_SOURCES, build_pages
 
 DEBOUNCE_MS = 120
 
@@ -246,6 +246,7 @@ class PlanWizard(QWidget):
             editor.set_value(value if value is not None else editor.spec.default)
         self.show_problem(None, "")
         self.go_to(0)
+        self.preview.fit_count_to(self.profile()[0])
         self.update_preview()
 
     def set_field_text(self, key: str, text: str) -> None:
@@ -256,7 +257,13 @@ class PlanWizard(QWidget):
         """Validate everything; on a problem go to the page of the named field and show it there."""
         data, problems = self.profile()
         if problems:
+            # Every unusable field keeps its red frame; the message names them all, the first gets the focus.
+            for problem_key, problem in problems:
+                self.editors[problem_key].set_problem(problem)
             key, message = problems[0]
+            if len(problems) > 1:
+                others = "; ".join(p for _k, p in problems[1:])
+                message += "\n" + self.tr("%n more field(s) to fix: ", "", len(problems) - 1) + others
             self.show_problem(key, message)
             return None, data
         try:
@@ -295,7 +302,7 @@ class PlanWizard(QWidget):
             if editor_key == key:
                 editor.set_problem(message)
             elif key is not None:
-                editor.set_problem(None)
+                editor.set_problem(editor.value()[1])  # a field that still cannot be read stays marked
         if key in self.page_of:
             self.go_to(self.page_of[key])
             self.editors[key].widget.setFocus()
@@ -308,7 +315,13 @@ class PlanWizard(QWidget):
     # -- live preview -------------------------------------------------------------------------------------
     def _edited(self, key: str) -> None:
         editor = self.editors[key]
-        _value, problem = editor.value()
+        value, problem = editor.value()
+        if key in MODEL_SOURCES and value not in (None, ""):
+            # One model answer at a time: giving a parameter count or a config.json clears the catalog model
+            # (and the other way round), so the config.json field is usable while a catalog model is chosen.
+            for other in MODEL_SOURCES:
+                if other != key and other in self.editors and self.editors[other].value()[0] not in (None, ""):
+                    self.editors[other].set_value(None)
         editor.set_problem(problem)
         self.problem.setText(problem or "")
         self._timer.start()

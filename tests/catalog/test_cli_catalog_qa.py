@@ -1,0 +1,30 @@
+"""``gpudesk catalog`` hands-on QA (issue 2): missing values read N/A as everywhere else; naming the same GPU
+twice compares it once. Each test failed before its fix."""
+
+from __future__ import annotations
+
+import json
+
+from gpudesk.cli import main
+
+
+def test_list_shows_missing_values_as_na(capsys):
+    assert main(["catalog", "list"]) == 0
+    out = capsys.readouterr().out
+    a100 = next(line for line in out.splitlines() if line.startswith("a100-80-sxm4 "))
+    t4 = next(line for line in out.splitlines() if line.startswith("t4 "))
+    assert a100.split()[6] == "N/A"  # FP8 dense: Ampere has no FP8
+    assert t4.split()[-1] == "N/A"  # no dated price
+    assert " - " not in a100 + t4
+    assert "N/A = not supported by the GPU, or no dated price" in out
+
+
+def test_compare_names_each_gpu_once(capsys):
+    assert main(["catalog", "compare", "h100-sxm5", "H100 SXM5", "a100 80gb sxm", "--json"]) == 0
+    assert [g["id"] for g in json.loads(capsys.readouterr().out)] == ["h100-sxm5", "a100-80-sxm4"]
+
+
+def test_compare_of_one_gpu_named_twice_is_refused(capsys):
+    assert main(["catalog", "compare", "h100-sxm5", "h100 sxm5"]) != 0
+    err = capsys.readouterr().err
+    assert "all name h100-sxm5; compare needs two different GPUs" in err
