@@ -22,6 +22,7 @@ class Field:
         kind: "text", "number", "int", "bool", "url" or "money".
         none_text: why the value may be missing, shown after "N/A".
         digits: decimals for numbers (trailing zeros are dropped).
+        zero_text: text shown instead of a 0 that means "has none" (NVLink on a PCIe-only card), or None.
     """
 
     key: str
@@ -30,6 +31,7 @@ class Field:
     kind: str = "text"
     none_text: str = "unknown"
     digits: int = 1
+    zero_text: str | None = None
 
     def value(self, gpu: GPU):
         return getattr(gpu, self.key)
@@ -40,6 +42,8 @@ class Field:
             return f"N/A ({self.none_text})"
         if self.kind == "bool":
             return "yes" if value else "no"
+        if self.zero_text is not None and value == 0:
+            return self.zero_text
         if self.kind in ("number", "int", "money"):
             if self.kind == "money":
                 text = f"{value:,.0f}"
@@ -77,7 +81,7 @@ SPEC_FIELDS: tuple[Field, ...] = (
     Field("tdp_w", "TDP", "W", "number"),
     Field("form_factor", "Form factor"),
     Field("host_interface", "Host interface"),
-    Field("nvlink_gbps", "NVLink / fabric (bidirectional)", "GB/s", "number"),
+    Field("nvlink_gbps", "NVLink / fabric (bidirectional)", "GB/s", "number", zero_text="none (PCIe only)"),
     Field("mig_max_instances", "MIG max instances", kind="int"),
     Field("ecc", "ECC", kind="bool"),
     Field("vgpu", "vGPU / SR-IOV", kind="bool"),

@@ -28,3 +28,15 @@ def test_compare_of_one_gpu_named_twice_is_refused(capsys):
     assert main(["catalog", "compare", "h100-sxm5", "h100 sxm5"]) != 0
     err = capsys.readouterr().err
     assert "all name h100-sxm5; compare needs two different GPUs" in err
+
+
+def test_pcie_only_cards_say_none_for_nvlink_not_zero(capsys):
+    from gpudesk.cli import main
+
+    assert main(["catalog", "compare", "a10", "l4"]) == 0
+    line = next(l for l in capsys.readouterr().out.splitlines() if "NVLink" in l)
+    assert "none (PCIe only)" in line and "0 GB/s" not in line
+    assert main(["catalog", "show", "a10", "--json"]) == 0
+    import json
+
+    assert json.loads(capsys.readouterr().out)["nvlink_gbps"] == 0  # the JSON keeps 0 as the issue specifies

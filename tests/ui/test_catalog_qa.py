@@ -175,3 +175,19 @@ def test_undo_button_undoes_through_the_pane(qtbot, tab, ctx):
     assert tab.set_user_price("l40s", 7000.0)
     qtbot.mouseClick(tab.detail._undo, Qt.MouseButton.LeftButton)  # noqa: SLF001
     assert "l40s" not in price_overrides(ctx.store)
+
+
+def test_a_gpu_without_price_offers_no_zero_price_to_save(qtbot):
+    from gpudesk.catalog import open_catalog
+    from gpudesk.store import open_store
+    from gpudesk.ui.catalog.tab import CatalogTab
+    from gpudesk.ui.context import AppContext
+
+    tab = CatalogTab(AppContext(catalog=open_catalog(), store=open_store()), None)
+    qtbot.addWidget(tab)
+    tab.select_gpu("l4")  # the catalog has no dated price for the L4
+    assert tab.detail._price.value() == 0
+    assert tab.detail._price.text() == "type your quote"
+    assert not tab.detail._save.isEnabled()
+    tab.detail._price.setValue(2500)
+    assert tab.detail._save.isEnabled()

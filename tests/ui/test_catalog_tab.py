@@ -230,7 +230,8 @@ def test_user_price_override_is_stored_and_shown(tab, ctx):
 def test_bad_price_is_refused_with_a_message(tab, ctx):
     tab.select_gpu("a10")
     tab.detail._price.setValue(0)
-    tab.detail._save.click()
+    assert not tab.detail._save.isEnabled()  # 0 means "no price": it cannot be saved from the pane
+    assert tab.set_user_price("a10", 0.0) is False  # and the store refuses it with a message
     assert ctx.notify.items[-1][1] == "error" and "positive" in ctx.notify.items[-1][0]
     assert "a10" not in price_overrides(ctx.store)
 

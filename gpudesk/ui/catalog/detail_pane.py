@@ -87,6 +87,8 @@ class GpuDetailPane(QWidget):
         self._price.setDecimals(0)
         self._price.setSingleStep(100.0)
         self._price.setSuffix(" USD")
+        # 0 is the minimum and means "no price yet": it shows this text instead of "0 USD" and cannot be saved.
+        self._price.setSpecialValueText(self.tr("type your quote"))
         self._price.setMinimumWidth(90)
         self._price.setToolTip(self.tr("Your quote for this GPU in US dollars; plans use it instead of the catalog price."))
         self._save = QPushButton(self.tr("Save pr&ice"), self._price_box)
@@ -109,6 +111,7 @@ class GpuDetailPane(QWidget):
         box_layout.addLayout(row)
         box_layout.addWidget(self._price_state)
         self._save.clicked.connect(self._on_save)
+        self._price.valueChanged.connect(self._update_save_enabled)
         self._clear.clicked.connect(self._on_clear)
         self._undo.clicked.connect(self.undo_requested)
 
@@ -205,6 +208,10 @@ class GpuDetailPane(QWidget):
                 if gpu.price_usd is not None
                 else self.tr("The catalog has no dated price for this GPU; enter your quote.")
             )
+        self._update_save_enabled()
+
+    def _update_save_enabled(self, *_args) -> None:
+        self._save.setEnabled(self._gpu is not None and self._overrides_available and self._price.value() > 0)
 
     def _on_save(self) -> None:
         if self._gpu is not None:  # a 0 price is refused by the store with a message
