@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench catalog package clean
+.PHONY: run test bench catalog translations package clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,17 @@ bench: $(STAMP)
 
 catalog: $(STAMP)
 	$(BIN)/python db/build_catalog.py
+
+# Update the translation sources (.ts) from every .py in gpudesk/ui and build the .qm files the app loads
+# (see resources/translations/README.md). Add a language by adding its locale here.
+TRANSLATION_LOCALES ?= zh_CN
+translations: $(STAMP)
+	for locale in $(TRANSLATION_LOCALES); do \
+		$(BIN)/pyside6-lupdate -no-obsolete -source-language en -target-language $$locale \
+			$$(find gpudesk/ui -name '*.py' | sort) -ts resources/translations/gpudesk_$$locale.ts && \
+		$(BIN)/pyside6-lrelease -nounfinished resources/translations/gpudesk_$$locale.ts -qm resources/translations/gpudesk_$$locale.qm \
+			|| exit 1; \
+	done
 
 # Linux bundle, tarball and .deb in dist/ from a clean build venv (see packaging/README.md).
 package:

@@ -2,7 +2,8 @@
 
 One row per (time, GPU); one column per metric (unit in the column name); empty cell = N/A. Text cells (GPU
 names, UUIDs) are made formula-safe: a cell starting with = + - @ or a tab/carriage return is prefixed with a
-single quote (OWASP "CSV injection" guidance), so spreadsheets show it as text.
+single quote (OWASP "CSV injection" guidance), so spreadsheets show it as text. ``time_utc`` is empty for the
+stamps of a dmon log without dates (``time_s`` then counts from its first row, or is a time of day).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError, widen
+from gpudesk.telemetry.timebase import undated
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -65,7 +67,9 @@ def _write(fh: IO[str], sub: SeriesFrame, names: list[str], devs: dict, header: 
             d = devs.get(g)
             text_cache[g] = (safe_cell(d.uuid if d else ""), safe_cell(d.name if d else ""))
         uuid, name = text_cache[g]
-        stamp = _dt.datetime.fromtimestamp(t, _dt.timezone.utc).isoformat(timespec="seconds")
+        # a dmon log without dates has no calendar time: time_s alone (seconds from its first row or time of
+        # day), never a made-up 1970 stamp
+        stamp = "" if undated(t) else _dt.datetime.fromtimestamp(t, _dt.timezone.utc).isoformat(timespec="seconds")
         row = [repr(t), stamp, g, uuid, name]
         for c in cols:
             v = c[i]

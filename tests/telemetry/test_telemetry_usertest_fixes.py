@@ -118,3 +118,12 @@ def test_undated_stamps_read_as_time_of_day_or_relative_never_1970():
     assert tb.format_time(86401.0, tb.TIME_OF_DAY, "%Y-%m-%d %H:%M") == "00:00 (+1 d)"
     assert tb.format_time(1_767_225_600.0, tb.PRINTED) == "2026-01-01 00:00:00"
     assert tb.axis_label(0.0, 60.0, tb.RELATIVE) == "t+0 s" and tb.axis_label(120.0, 60.0, tb.RELATIVE) == "t+2 min"
+
+
+def test_csv_of_an_undated_log_has_no_1970_stamps():
+    import csv
+
+    from gpudesk.telemetry.export import export_csv_text
+
+    rows = list(csv.DictReader(io.StringIO(export_csv_text(read_dmon_file(SAMPLE_A).frame))))
+    assert [r["time_s"] for r in rows] == ["0.0"] * 4 and all(r["time_utc"] == "" for r in rows)

@@ -199,3 +199,19 @@ def test_recordings_list_never_shows_1970_for_an_undated_import():
 
     row = session_row(Session())
     assert "1970" not in row[2] and "no dates" in row[2] and not math.isnan(Session.started_at)
+
+
+def test_rule_only_columns_are_kept_without_a_drawing_pyramid():
+    """The throttling columns added to the live history (defect 2) cost memory only for their raw values."""
+    import pytest
+
+    from gpudesk.ui.monitor.ring_buffer import UNDRAWN_METRICS, HistoryBuffer, HistoryError
+
+    drawn = [n for n in HISTORY_METRICS if n not in UNDRAWN_METRICS]
+    full, plain = HistoryBuffer(8, HISTORY_METRICS, capacity=4096), HistoryBuffer(8, drawn, capacity=4096)
+    raw = full.capacity * 8 * 4  # one float32 column of 8 GPUs
+    assert full.nbytes - plain.nbytes == len(UNDRAWN_METRICS) * raw
+    full.append(1.0, {0: {m.POWER_VIOLATION: 12.0}})
+    assert full.series(m.POWER_VIOLATION)[0, 0] == 12.0
+    with pytest.raises(HistoryError):
+        full.decimated_columns(m.POWER_VIOLATION, [0], 0.0, 2.0, 100)

@@ -7,7 +7,7 @@ GPU_ROLE the ``GPU`` object.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractTableModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
 from gpudesk.catalog import GPU
@@ -37,17 +37,70 @@ TABLE_COLUMNS: tuple[str, ...] = (
 
 # Shorter column headers for the table (the full label is the header tooltip).
 SHORT_LABELS: dict[str, str] = {
-    "memory_bandwidth_gbps": "Bandwidth",
-    "bf16_dense_tflops": "BF16",
-    "fp8_dense_tflops": "FP8",
-    "int8_dense_tops": "INT8",
-    "fp32_tflops": "FP32",
-    "nvlink_gbps": "NVLink",
-    "mig_max_instances": "MIG",
-    "launch_year": "Year",
-    "architecture": "Arch.",
-    "form_factor": "Form",
+    "memory_bandwidth_gbps": QT_TRANSLATE_NOOP("CatalogFields", "Bandwidth"),
+    "bf16_dense_tflops": QT_TRANSLATE_NOOP("CatalogFields", "BF16"),
+    "fp8_dense_tflops": QT_TRANSLATE_NOOP("CatalogFields", "FP8"),
+    "int8_dense_tops": QT_TRANSLATE_NOOP("CatalogFields", "INT8"),
+    "fp32_tflops": QT_TRANSLATE_NOOP("CatalogFields", "FP32"),
+    "nvlink_gbps": QT_TRANSLATE_NOOP("CatalogFields", "NVLink"),
+    "mig_max_instances": QT_TRANSLATE_NOOP("CatalogFields", "MIG"),
+    "launch_year": QT_TRANSLATE_NOOP("CatalogFields", "Year"),
+    "architecture": QT_TRANSLATE_NOOP("CatalogFields", "Arch."),
+    "form_factor": QT_TRANSLATE_NOOP("CatalogFields", "Form"),
 }
+
+
+# The English labels, N/A reasons and "has none" texts of gpudesk.catalog.fields.SPEC_FIELDS (a Qt-free
+# layer), marked here so that lupdate extracts them; field_label(), none_reason() and display_value()
+# translate them in the "CatalogFields" context. tests/ui/test_translations.py checks the list is complete.
+FIELD_TEXTS: tuple[str, ...] = (
+    QT_TRANSLATE_NOOP("CatalogFields", "Name"),
+    QT_TRANSLATE_NOOP("CatalogFields", "unknown"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Id"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Vendor"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Architecture"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Chip"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Compute capability"),
+    QT_TRANSLATE_NOOP("CatalogFields", "not an NVIDIA GPU"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Memory"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Memory type"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Memory bandwidth"),
+    QT_TRANSLATE_NOOP("CatalogFields", "FP32"),
+    QT_TRANSLATE_NOOP("CatalogFields", "TF32 dense"),
+    QT_TRANSLATE_NOOP("CatalogFields", "no TF32 tensor cores"),
+    QT_TRANSLATE_NOOP("CatalogFields", "FP16 dense"),
+    QT_TRANSLATE_NOOP("CatalogFields", "no FP16 tensor cores"),
+    QT_TRANSLATE_NOOP("CatalogFields", "BF16 dense"),
+    QT_TRANSLATE_NOOP("CatalogFields", "no BF16 support"),
+    QT_TRANSLATE_NOOP("CatalogFields", "FP8 dense"),
+    QT_TRANSLATE_NOOP("CatalogFields", "no FP8 support"),
+    QT_TRANSLATE_NOOP("CatalogFields", "INT8 dense"),
+    QT_TRANSLATE_NOOP("CatalogFields", "no INT8 tensor cores"),
+    QT_TRANSLATE_NOOP("CatalogFields", "FP4 dense"),
+    QT_TRANSLATE_NOOP("CatalogFields", "no FP4 support"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Tensor rate basis"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Measured matmul efficiency"),
+    QT_TRANSLATE_NOOP("CatalogFields", "no public measurement"),
+    QT_TRANSLATE_NOOP("CatalogFields", "TDP"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Form factor"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Host interface"),
+    QT_TRANSLATE_NOOP("CatalogFields", "NVLink / fabric (bidirectional)"),
+    QT_TRANSLATE_NOOP("CatalogFields", "none (PCIe only)"),
+    QT_TRANSLATE_NOOP("CatalogFields", "MIG max instances"),
+    QT_TRANSLATE_NOOP("CatalogFields", "ECC"),
+    QT_TRANSLATE_NOOP("CatalogFields", "vGPU / SR-IOV"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Consumer (GeForce)"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Launch year"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Price"),
+    QT_TRANSLATE_NOOP("CatalogFields", "no dated public price"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Price date"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Price source"),
+    QT_TRANSLATE_NOOP("CatalogFields", "none"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Confidence"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Date checked"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Spec source"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Notes"),
+)
 
 
 def field_label(field: Field) -> str:
@@ -70,7 +123,9 @@ def display_value(field: Field, value, with_unit: bool = True) -> str:
     if value is None:
         return QCoreApplication.translate("CatalogFields", "N/A ({0})").format(none_reason(field))
     if field.kind == "bool":
-        return QCoreApplication.translate("CatalogFields", "yes" if value else "no")
+        return QCoreApplication.translate("CatalogFields", "yes") if value else QCoreApplication.translate("CatalogFields", "no")
+    if field.zero_text is not None and value == 0:
+        return QCoreApplication.translate("CatalogFields", field.zero_text)
     return field.format(value, with_unit=with_unit)
 
 

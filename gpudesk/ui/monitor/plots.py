@@ -35,7 +35,7 @@ PCIE_METRICS = (m.PCIE_RX, m.PCIE_TX)
 MAIN_METRICS = (m.GPU_UTIL, m.MEM_USED, m.PCIE_RX, m.PCIE_TX)
 SIDE_METRICS = (m.POWER, m.GPU_TEMP, m.SM_CLOCK, m.MEM_UTIL)
 PLOTTED = MAIN_METRICS + SIDE_METRICS
-SPARSE_TICKS = 60  # histories up to this many sampling rounds also get a dot per sample
+SPARSE_TICKS = 5  # histories up to this many sampling rounds also get a dot per sample (one round has no line)
 
 WINDOWS_S: tuple[tuple[str, float | None], ...] = (  # labels are translated by the tab (context MonitorTab)
     (QT_TRANSLATE_NOOP("MonitorTab", "1 min"), 60.0),
@@ -94,6 +94,7 @@ class MonitorPlots(QWidget):
         self.follow = True
         self._curves: dict[tuple[str, int], pg.PlotCurveItem] = {}
         self._dots: dict[tuple[str, int], pg.ScatterPlotItem] = {}
+        self._dots_drawn: tuple | None = None
         self._pcie_share = False
         self._setting_range = False
         self.last_refresh_points = 0
@@ -246,6 +247,7 @@ class MonitorPlots(QWidget):
         for (key, _gpu), dots in self._dots.items():
             self.plots[key.split(":")[0]].removeItem(dots)
         self._dots.clear()
+        self._dots_drawn = None
 
     def _dot(self, metric: str, gpu: int, hollow: bool = False) -> pg.ScatterPlotItem:
         """Dots marking each sample of a short history (a one-round log has no line to draw)."""
@@ -298,6 +300,10 @@ class MonitorPlots(QWidget):
         sparse = self.buffer.count <= SPARSE_TICKS
         if not sparse and self._dots:
             self._remove_dots()  # the history grew: lines alone from now on
+        # dots are redrawn only when a round arrived or the view moved (live refreshes run at 4 Hz)
+        dots_key = (self.buffer.count, t0, t1, tuple(gpus))
+        sparse = sparse and dots_key != self._dots_drawn
+        self._dots_drawn = dots_key if sparse else self._dots_drawn
         for metric in PLOTTED:
             if metric not in kept or not self.plots[metric].isVisible():
                 continue

@@ -22,8 +22,13 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from gpudesk.telemetry import model as _m
+
 FACTOR = 8
 LEVELS = 5
+# Metrics kept for the rules only (throttling: NVML clock-event reasons, dmon pviol/tviol), never drawn: no
+# min/max pyramid for them (it would only cost memory and time on every tick).
+UNDRAWN_METRICS = frozenset({_m.CLOCK_EVENTS, _m.POWER_VIOLATION, _m.THERMAL_VIOLATION})
 TOP_BLOCK = FACTOR**LEVELS  # 32768 samples
 DEFAULT_BUDGET_BYTES = 160_000_000
 SECONDS_72H = 72 * 3600
@@ -67,8 +72,9 @@ class HistoryBuffer:
         self.capacity = max(TOP_BLOCK, math.ceil(int(capacity) / TOP_BLOCK) * TOP_BLOCK)
         self._t = np.full(self.capacity, np.nan, dtype=np.float64)
         self._data = {m: np.full((self.capacity, self.n_gpus), np.nan, dtype=np.float32) for m in self.metrics}
-        self._mins = {m: self._new_levels() for m in self.metrics}
-        self._maxs = {m: self._new_levels() for m in self.metrics}
+        self._drawn = tuple(m for m in self.metrics if m not in UNDRAWN_METRICS)
+        self._mins = {m: self._new_levels() for m in self._drawn}
+        self._maxs = {m: self._new_levels() for m in self._drawn}
         self.count = 0
         self.dropped = 0  # samples discarded from the front since creation
         self.clamped = 0  # timestamps raised to the previous one because the clock went backwards
@@ -88,7 +94,7 @@ class HistoryBuffer:
         total = self._t.nbytes
         for m in self.metrics:
             total += self._data[m].nbytes
-            total += sum(a.nbytes for a in self._mins[m]) + sum(a.nbytes for a in self._maxs[m])
+            total += sum(a.nbytes for a in self._mins.get(m, ())) + sum(a.nbytes for a in self._maxs.get(m, ()))
         return total
 
     def append(self, t: float, rows: Mapping[int, Mapping[str, float | None]],
@@ -142,7 +148,7 @@ class HistoryBuffer:
             self._data[metric][:] = np.nan
             if metric in data:
                 self._data[metric][:keep] = np.asarray(data[metric][start:], dtype=np.float32)
-            for level in self._mins[metric] + self._maxs[metric]:
+            for level in self._mins.get(metric, []) + self._maxs.get(metric, []):
                 level[:] = np.nan
         self.count = keep
         self.dropped = start
@@ -168,6 +174,8 @@ class HistoryBuffer:
             arr = self._data[metric]
             arr[:keep] = arr[shift:self.count]
             arr[keep:] = np.nan
+            if metric not in self._mins:
+                continue
             for k in range(LEVELS):
                 b = FACTOR ** (k + 1)
                 for levels in (self._mins[metric], self._maxs[metric]):
@@ -180,7 +188,7 @@ class HistoryBuffer:
 
     def _update_pyramid(self, start: int, stop: int) -> None:
         """Recompute every complete block that covers raw samples [start, stop)."""
-        for metric in self.metrics:
+        for metric in self._drawn:
             below_min = below_max = self._data[metric]
             lo_idx, hi_idx = start, stop
             for k in range(LEVELS):
@@ -244,6 +252,8 @@ class HistoryBuffer:
         newest sample in view.
         """
         data = self.series(metric)
+        if metric not in self._mins:
+            raise HistoryError(f"{metric!r} is kept for the rules, not for drawing.")
         cols = list(gpus)
         i0, i1 = self.index_range(t0, t1)
         i0, i1 = max(0, i0 - 1), min(self.count, i1 + 1)

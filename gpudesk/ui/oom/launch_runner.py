@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
-from gpudesk.ui.oom.background import run_in_background
+from gpudesk.ui.workers import run_task
 
 
 class LaunchRunner(QObject):
@@ -79,7 +79,7 @@ class LaunchRunner(QObject):
                 record_history=record_history,
             )
 
-        run_in_background(job, on_result=self._done, on_error=self._error, pool=self._pool)
+        run_task(job, on_result=self._done, on_error=self._error, pool=self._pool)
         return True
 
     def stop(self) -> None:

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpudesk.ui.oom.background import run_in_background
 from gpudesk.ui.oom.plain import plain_label
+from gpudesk.ui.workers import run_task
 
 METHOD_ORDER = ("agent", "remote_exec", "gdb")
 AGENT_LINE = "import gpudesk.oom.agent; gpudesk.oom.agent.install()"
@@ -196,7 +196,7 @@ class MethodChoice(QWidget):
             )
         )
         generation = self._generation
-        run_in_background(
+        run_task(
             _available_methods,
             pid,
             self.allow_other_user.isChecked(),

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.ui.context import AppContext
-from gpudesk.ui.oom.background import run_in_background
 from gpudesk.ui.oom.history_view import HistoryView
 from gpudesk.ui.oom.launch_runner import LaunchRunner
 from gpudesk.ui.oom.live_curve import LiveMemoryCurve
@@ -31,6 +30,7 @@ from gpudesk.ui.oom.plain import plain_label
 from gpudesk.ui.oom.results_view import ResultsView
 from gpudesk.ui.oom.target_picker import TargetPicker
 from gpudesk.ui.oom.text_input import local_files
+from gpudesk.ui.workers import run_task
 
 PROBE_TIMEOUT_S = 10.0
 EVIDENCE_DURATION_S = 2.0
@@ -54,6 +54,7 @@ class OomTab(QWidget):
         self.setWindowTitle(self.tr("OOM doctor"))
         self.setAcceptDrops(True)
         self._job = 0  # generation of the running text/probe/evidence job; a cancelled one is ignored
+        self._pending = 0  # text/probe/evidence tasks started and not finished (cancelled ones included)
         self.picker = TargetPicker(self)
         self.results = ResultsView(self)
         self.curve = LiveMemoryCurve(self)
@@ -113,11 +114,12 @@ class OomTab(QWidget):
         """Diagnose pasted or loaded text in the background; the result is shown and saved to history."""
         self._start(self.tr("Diagnosing %1 …").replace("%1", source or self.tr("the text")), cancellable=False)
         job = self._job
-        run_in_background(
+        run_task(
             _diagnose_text,
             text,
             on_result=lambda diagnosis: self._show(job, diagnosis, source or self.tr("pasted text")),
             on_error=lambda exc: self._failed(job, exc),
+            on_finished=self._task_done,
         )
 
     # --- process ------------------------------------------------------------------------------------------
@@ -151,11 +153,11 @@ class OomTab(QWidget):
             return diagnose(report)
 
         source = self.tr("process %1 (%2)").replace("%1", str(request.pid)).replace("%2", request.method)
-        run_in_background(
+        run_task(
             work,
             on_result=lambda diagnosis: self._show(job, diagnosis, source),
             on_error=lambda exc: self._failed(job, exc),
-            on_finished=lambda: self.picker.methods.set_busy(False),
+            on_finished=lambda: self._probe_done(job),
         )
 
     def gather_evidence(self, pid: int) -> None:
@@ -177,11 +179,11 @@ class OomTab(QWidget):
 
             return diagnose(gather_evidence(pid, duration_s=EVIDENCE_DURATION_S, progress=relay, nvml=nvml))
 
-        run_in_background(
+        run_task(
             work,
             on_result=lambda diagnosis: self._show(job, diagnosis, self.tr("process %1 (evidence)").replace("%1", str(pid))),
             on_error=lambda exc: self._failed(job, exc),
-            on_finished=lambda: self.picker.methods.set_busy(False),
+            on_finished=lambda: self._probe_done(job),
         )
 
     # --- launch -------------------------------------------------------------------------------------------
@@ -246,6 +248,18 @@ class OomTab(QWidget):
         self._job += 1
         self.runner.stop()
 
+    def pending_jobs(self) -> int:
+        """Text, probe and evidence tasks still running (a cancelled one runs on until its time-out)."""
+        return self._pending
+
+    def _task_done(self) -> None:
+        self._pending -= 1
+
+    def _probe_done(self, job: int) -> None:
+        self._pending -= 1
+        if job == self._job:  # a cancelled probe that ends late must not re-enable a newer one's buttons
+            self.picker.methods.set_busy(False)
+
     def _progress_relay(self, job: int):
         # Called on the worker thread: only hand the text to the GUI thread through a queued signal.
         signal = self._progress
@@ -261,6 +275,7 @@ class OomTab(QWidget):
 
     def _start(self, text: str, *, cancellable: bool) -> None:
         self._job += 1
+        self._pending += 1
         self.status.setText(text)
         self.results.show_busy(text)
         self.busy.show()

@@ -24,12 +24,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpudesk.ui.oom.background import run_in_background
 from gpudesk.ui.oom.launch_panel import LaunchPanel
 from gpudesk.ui.oom.method_choice import MethodChoice
 from gpudesk.ui.oom.plain import plain_label, plain_tooltip
 from gpudesk.ui.oom.text_input import TextInput
 from gpudesk.ui.oom.units import format_bytes
+from gpudesk.ui.workers import run_task
 
 PID_ROLE = Qt.ItemDataRole.UserRole
 
@@ -151,7 +151,7 @@ class TargetPicker(QWidget):
         self._loaded_once = True
         self.refresh_button.setEnabled(False)
         self.summary.setText(self.tr("Reading GPU processes …"))
-        run_in_background(
+        run_task(
             load_gpu_processes,
             self.nvml,
             on_result=self.set_table,

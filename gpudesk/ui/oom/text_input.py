@@ -21,9 +21,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpudesk.ui.oom.background import run_in_background
 from gpudesk.ui.oom.plain import plain_label
 from gpudesk.ui.oom.units import format_bytes
+from gpudesk.ui.workers import run_task
 
 MAX_FILE_BYTES = 1024 * 1024  # the tail of a log: about 15,000 lines, enough for any OOM report
 
@@ -172,7 +172,7 @@ class TextInput(QWidget):
         """Read ``path`` in the background, show it and (by default) submit it for diagnosis."""
         self.info.setText(self.tr("Reading %1 …").replace("%1", path))
         self.open_button.setEnabled(False)
-        run_in_background(
+        run_task(
             read_log_file,
             path,
             on_result=lambda loaded: self._loaded(loaded, diagnose),

@@ -40,19 +40,18 @@ SECONDS_PER_DAY = 86400.0
 def tco_item_names() -> dict[str, str]:
     """Translated names of the TCO lines (gpudesk.planner.tco.TCO_LINES)."""
 
-    def t(text: str) -> str:
-        return QCoreApplication.translate("PlanTco", text)
+    translate = QCoreApplication.translate
 
     return {
-        "gpus": t("GPUs"),
-        "hosts": t("Servers (host share)"),
-        "network_install": t("Network and installation"),
-        "residual": t("Residual value"),
-        "energy": t("Energy"),
-        "cooling": t("Cooling (PUE)"),
-        "operations": t("Operations labour"),
-        "support": t("Support"),
-        "opportunity": t("Opportunity cost"),
+        "gpus": translate("PlanTco", "GPUs"),
+        "hosts": translate("PlanTco", "Servers (host share)"),
+        "network_install": translate("PlanTco", "Network and installation"),
+        "residual": translate("PlanTco", "Residual value"),
+        "energy": translate("PlanTco", "Energy"),
+        "cooling": translate("PlanTco", "Cooling (PUE)"),
+        "operations": translate("PlanTco", "Operations labour"),
+        "support": translate("PlanTco", "Support"),
+        "opportunity": translate("PlanTco", "Opportunity cost"),
     }
 
 

@@ -76,21 +76,20 @@ _NUMBER_WITH_COMMAS = re.compile(r"^[+-]?[\d,]+(\.\d*)?$")  # digits and commas,
 _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d*)?$")
 
 
-def _t(text: str) -> str:
-    return QCoreApplication.translate("PlanFields", text)
+translate = QCoreApplication.translate  # called with literal texts only, so lupdate sees them
 
 
 def parse_number(spec: FieldSpec, text: str) -> tuple[Any, str | None]:
     """Parse a typed number in display units -> (stored value or None, problem text naming the field)."""
     shown = text.strip()
     if "," in shown and _NUMBER_WITH_COMMAS.match(shown) and not _THOUSANDS.match(shown):
-        return None, _t("{0}: a comma only groups thousands (20,000,000); write decimals with a point, got \u201c{1}\u201d").format(
+        return None, translate("PlanFields", "{0}: a comma only groups thousands (20,000,000); write decimals with a point, got \u201c{1}\u201d").format(
             spec.caption(), shown)
     stripped = shown.replace(",", "").replace("_", "")
     if not stripped:
         if spec.optional:
             return None, None
-        return None, _t("{0}: a value is required").format(spec.caption())
+        return None, translate("PlanFields", "{0}: a value is required").format(spec.caption())
     try:
         number = float(stripped)
     except ValueError:
@@ -99,20 +98,20 @@ def parse_number(spec: FieldSpec, text: str) -> tuple[Any, str | None]:
                 return spec.text_parser(shown), None
             except ValueError as exc:
                 return None, f"{spec.caption()}: {str(exc).split(': ', 1)[-1]}"
-        return None, _t("{0}: must be a number, got \u201c{1}\u201d").format(spec.caption(), shown)
+        return None, translate("PlanFields", "{0}: must be a number, got \u201c{1}\u201d").format(spec.caption(), shown)
     if not math.isfinite(number):
-        return None, _t("{0}: must be a finite number, got \u201c{1}\u201d").format(spec.caption(), shown)
+        return None, translate("PlanFields", "{0}: must be a finite number, got \u201c{1}\u201d").format(spec.caption(), shown)
     if spec.kind == "int" and spec.scale == 1 and number != int(number):
-        return None, _t("{0}: must be a whole number, got {1}").format(spec.caption(), shown)
+        return None, translate("PlanFields", "{0}: must be a whole number, got {1}").format(spec.caption(), shown)
     if spec.minimum is not None:
         low = format_number(spec.minimum, spec.kind)
         if spec.exclusive_minimum and number <= spec.minimum:
-            return None, _t("{0}: must be more than {1}, got {2}").format(spec.caption(), low, shown)
+            return None, translate("PlanFields", "{0}: must be more than {1}, got {2}").format(spec.caption(), low, shown)
         if not spec.exclusive_minimum and number < spec.minimum:
-            return None, _t("{0}: must be at least {1}, got {2}").format(spec.caption(), low, shown)
+            return None, translate("PlanFields", "{0}: must be at least {1}, got {2}").format(spec.caption(), low, shown)
     if spec.maximum is not None and number > spec.maximum:
         high = format_number(spec.maximum, spec.kind)
-        return None, _t("{0}: must be at most {1}, got {2}").format(spec.caption(), high, shown)
+        return None, translate("PlanFields", "{0}: must be at most {1}, got {2}").format(spec.caption(), high, shown)
     return to_stored(number, spec), None
 
 
@@ -212,12 +211,12 @@ class FieldEditor(QObject):
         if spec.kind == "list":
             items = [part.strip() for part in text.split(",") if part.strip()]
             if not items and not spec.optional:
-                return None, _t("{0}: a value is required").format(spec.caption())
+                return None, translate("PlanFields", "{0}: a value is required").format(spec.caption())
             return (items or None), None
         if spec.kind == "text":
             text = text.strip()
             if not text and not spec.optional:
-                return None, _t("{0}: a value is required").format(spec.caption())
+                return None, translate("PlanFields", "{0}: a value is required").format(spec.caption())
             return (text or None), None
         return parse_number(spec, text)
 

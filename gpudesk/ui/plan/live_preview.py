@@ -27,23 +27,22 @@ def part_names() -> dict[str, str]:
     """Translated names of the memory components (gpudesk.sizing.estimate.COMPONENT_ORDER)."""
     from PySide6.QtCore import QCoreApplication
 
-    def t(text: str) -> str:
-        return QCoreApplication.translate("PlanMemoryParts", text)
+    translate = QCoreApplication.translate
 
     return {
-        "weights": t("Weights"),
-        "master_weights": t("FP32 master weights"),
-        "gradients": t("Gradients"),
-        "optimizer_states": t("Optimizer states"),
-        "lora_adapters": t("LoRA adapters"),
-        "activations": t("Activations"),
-        "logits": t("Logits and loss"),
-        "kv_cache": t("KV cache"),
-        "prefill_workspace": t("Prefill workspace"),
-        "gathered_layers": t("Gathered layers (ZeRO-3)"),
-        "cuda_context": t("CUDA context"),
-        "framework_overhead": t("NCCL / runtime"),
-        "fragmentation": t("Fragmentation headroom"),
+        "weights": translate("PlanMemoryParts", "Weights"),
+        "master_weights": translate("PlanMemoryParts", "FP32 master weights"),
+        "gradients": translate("PlanMemoryParts", "Gradients"),
+        "optimizer_states": translate("PlanMemoryParts", "Optimizer states"),
+        "lora_adapters": translate("PlanMemoryParts", "LoRA adapters"),
+        "activations": translate("PlanMemoryParts", "Activations"),
+        "logits": translate("PlanMemoryParts", "Logits and loss"),
+        "kv_cache": translate("PlanMemoryParts", "KV cache"),
+        "prefill_workspace": translate("PlanMemoryParts", "Prefill workspace"),
+        "gathered_layers": translate("PlanMemoryParts", "Gathered layers (ZeRO-3)"),
+        "cuda_context": translate("PlanMemoryParts", "CUDA context"),
+        "framework_overhead": translate("PlanMemoryParts", "NCCL / runtime"),
+        "fragmentation": translate("PlanMemoryParts", "Fragmentation headroom"),
     }
 
 

@@ -31,9 +31,10 @@ def markdown_to_pdf(markdown_text: str, path: str | Path, title: str = "", *, pa
     """
     target = Path(path)
     if not markdown_text.strip():
-        raise SheetError("The configuration sheet is empty; run the plan before exporting.")
+        raise SheetError(QCoreApplication.translate("PlanSheet", "The configuration sheet is empty; run the plan before exporting."))
     if not target.parent.is_dir():
-        raise SheetError(f"Cannot write {target}: the folder {target.parent} does not exist.")
+        raise SheetError(QCoreApplication.translate("PlanSheet", "Cannot write {0}: the folder {1} does not exist.").format(
+            target, target.parent))
     writer = QPdfWriter(str(target))
     writer.setTitle(title or QCoreApplication.translate("PlanSheet", "gpudesk configuration sheet"))
     writer.setCreator("gpudesk")
@@ -50,5 +51,6 @@ def markdown_to_pdf(markdown_text: str, path: str | Path, title: str = "", *, pa
     document.print_(writer)
     del writer  # finishes the file
     if not target.exists() or target.stat().st_size == 0:
-        raise SheetError(f"Qt could not write the PDF {target}; check that the folder is writable.")
+        raise SheetError(QCoreApplication.translate(
+            "PlanSheet", "Qt could not write the PDF {0}; check that the folder is writable.").format(target))
     return target

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QStandardPaths, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QStandardPaths, Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -69,9 +69,10 @@ def read_profile_text(text: str, profile_format: str = "toml") -> dict[str, Any]
     try:
         data = json.loads(text) if profile_format == "json" else tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise PlannerError(f"The saved profile is not valid {profile_format.upper()}: {exc}.") from exc
+        raise PlannerError(QCoreApplication.translate("PlanTab", "The saved profile is not valid {0}: {1}.").format(
+            profile_format.upper(), exc)) from exc
     if not isinstance(data, dict):
-        raise PlannerError("The saved profile is not a table of sections.")
+        raise PlannerError(QCoreApplication.translate("PlanTab", "The saved profile is not a table of sections."))
     return data
 
 

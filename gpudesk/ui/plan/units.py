@@ -11,20 +11,19 @@ from PySide6.QtCore import QCoreApplication
 GIB = 1024**3
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("PlanUnits", text)
+translate = QCoreApplication.translate  # called with literal texts only, so lupdate sees them
 
 
 def na_text() -> str:
     """The translated "N/A" shown for a value that could not be computed."""
-    return _tr("N/A")
+    return translate("PlanUnits", "N/A")
 
 
 def format_gib(value: float | int | None, digits: int = 1) -> str:
     """``62.0 GiB`` for 66571993088 bytes; "N/A" for None."""
     if value is None:
         return na_text()
-    return _tr("{0} GiB").format(f"{float(value) / GIB:.{digits}f}")
+    return translate("PlanUnits", "{0} GiB").format(f"{float(value) / GIB:.{digits}f}")
 
 
 def format_usd(value: float | int | None) -> str:
@@ -43,12 +42,12 @@ def format_duration(seconds: float | int | None) -> str:
         return na_text()
     value = float(seconds)
     if value < 120:
-        return _tr("{0} s").format(f"{value:.0f}")
+        return translate("PlanUnits", "{0} s").format(f"{value:.0f}")
     if value < 2 * 3600:
-        return _tr("{0} min").format(f"{value / 60:.1f}")
+        return translate("PlanUnits", "{0} min").format(f"{value / 60:.1f}")
     if value < 2 * 86400:
-        return _tr("{0} h").format(f"{value / 3600:.1f}")
-    return _tr("{0} days").format(f"{value / 86400:.1f}")
+        return translate("PlanUnits", "{0} h").format(f"{value / 3600:.1f}")
+    return translate("PlanUnits", "{0} days").format(f"{value / 86400:.1f}")
 
 
 def format_step_time(seconds: float | int | None) -> str:
@@ -58,9 +57,9 @@ def format_step_time(seconds: float | int | None) -> str:
         return na_text()
     value = float(seconds)
     if value < 1:
-        return _tr("{0} ms").format(f"{value * 1000:.3g}")
+        return translate("PlanUnits", "{0} ms").format(f"{value * 1000:.3g}")
     if value < 120:
-        return _tr("{0} s").format(f"{value:.2f}")
+        return translate("PlanUnits", "{0} s").format(f"{value:.2f}")
     return format_duration(value)
 
 

@@ -1,0 +1,5383 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN" sourcelanguage="en">
+<context>
+    <name></name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="27"/>
+        <source>{what} failed: {e}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="42"/>
+        <source>Reading {p}…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="44"/>
+        <source>Importing the dmon log</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="59"/>
+        <source>Live dmon stream: {c}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="66"/>
+        <source>No demo recording is bundled with this installation.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="68"/>
+        <source>Opening the demo…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="69"/>
+        <source>Opening the demo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="74"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="91"/>
+        <source>Opening recording #{n}…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="76"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="92"/>
+        <source>Opening the recording</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="85"/>
+        <source>Replay at {s:g}x: {t}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="181"/>
+        <source>Saved as recording #{n}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="184"/>
+        <source>Saving the recording</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="192"/>
+        <source>Export samples as CSV</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="193"/>
+        <source>CSV files (*.csv)</source>
+        <translation type="unfinished">CSV 文件 (*.csv)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="207"/>
+        <source>Exported {p}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="208"/>
+        <source>Exporting CSV</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="57"/>
+        <source>one sampling round at {t}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="83"/>
+        <source>GPU utilization</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="84"/>
+        <source>Memory-controller utilization</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="85"/>
+        <source>Memory used</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="86"/>
+        <source>Memory total</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="87"/>
+        <source>PCIe RX</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="88"/>
+        <source>PCIe TX</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="89"/>
+        <source>Power draw</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="90"/>
+        <source>Power limit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="91"/>
+        <source>GPU temperature</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="92"/>
+        <source>Memory temperature</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="93"/>
+        <source>SM clock</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="94"/>
+        <source>Memory clock</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="95"/>
+        <source>Encoder utilization</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="96"/>
+        <source>Decoder utilization</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="108"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="117"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="171"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="61"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="64"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="48"/>
+        <source>N/A</source>
+        <translation type="unfinished">不可用</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="124"/>
+        <source>{n} s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="126"/>
+        <source>{n} min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="128"/>
+        <source>{n} h</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="129"/>
+        <source>{n} d</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="31"/>
+        <source>critical</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="31"/>
+        <source>warning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="31"/>
+        <source>info</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="32"/>
+        <source>not judged</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="39"/>
+        <source>Evidence:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="44"/>
+        <source>Span: {s}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="46"/>
+        <source>Advice:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="105"/>
+        <source>all</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="117"/>
+        <source>not reported by this source</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="156"/>
+        <source>lost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="156"/>
+        <source>ok</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="169"/>
+        <source>{name}
+UUID: {uuid}
+PCI bus: {bus}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="170"/>
+        <source>unknown model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="170"/>
+        <source>N/A (not reported by this source)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="173"/>
+        <source>MIG enabled: {n} instances (utilization is not reported on MIG)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="176"/>
+        <source>MIG capable, disabled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="179"/>
+        <source>Readings arrive normally.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="181"/>
+        <source>link unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="183"/>
+        <source>Link: {t}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="183"/>
+        <source>Throughput: {v}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="185"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="191"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="69"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="71"/>
+        <source>N/A: {r}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="187"/>
+        <source>N/A share: the link&apos;s generation and width are unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="225"/>
+        <source>entered by hand</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="17"/>
+        <source>The NVML Python bindings are not installed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="18"/>
+        <source>No NVIDIA driver found on this machine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="19"/>
+        <source>The NVIDIA driver is not loaded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="20"/>
+        <source>NVIDIA driver/library version mismatch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="21"/>
+        <source>No permission to use NVML</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="22"/>
+        <source>No NVIDIA GPU found</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="23"/>
+        <source>Live GPU monitoring is not available</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="156"/>
+        <source>SM clock (solid) and memory clock (dashed)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="224"/>
+        <source>PCIe RX (host to GPU)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="224"/>
+        <source>PCIe TX (GPU to host)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="226"/>
+        <source>each GPU&apos;s own link</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="227"/>
+        <source>{d}: share of link, {link}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="228"/>
+        <source>% of link</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="230"/>
+        <source>{d}: link unknown, shown in MB/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="69"/>
+        <source>NVML did not report it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="71"/>
+        <source>the process could not be looked up</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="75"/>
+        <source>This PID does not exist here (host PID seen from a container?). Run the container with --pid=host to see the process.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="61"/>
+        <source>{t} (imported; the log has no dates)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="65"/>
+        <source>N/A (no samples)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="67"/>
+        <source> (interrupted)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="120"/>
+        <source>The demo is one sampling round (1 s) of a real {gpus}-GPU nvidia-smi dmon capture, posted publicly in {origin}. It shows the dmon format and N/A values, not a long run.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="123"/>
+        <source>The demo is {rounds} sampling rounds of a real {gpus}-GPU nvidia-smi dmon capture, posted publicly in {origin}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="139"/>
+        <source>Demo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="256"/>
+        <source>assumed {t}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="57"/>
+        <source>OomMethod</source>
+        <comment>sys.remote_exec (Python 3.14 or newer)</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="58"/>
+        <source>OomMethod</source>
+        <comment>gdb injection (older CPython, Linux)</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="67"/>
+        <source>OomResults</source>
+        <comment>OOM diagnosis: framework %1, message shape %2</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="72"/>
+        <source>OomResults</source>
+        <comment>PyTorch message era: %1</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="74"/>
+        <source>OomResults</source>
+        <comment>Missing from the input: %1</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="78"/>
+        <source>OomResults</source>
+        <comment>Parsed values:</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="94"/>
+        <source>OomResults</source>
+        <comment>Evidence:</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="97"/>
+        <source>OomResults</source>
+        <comment>Fix: %1</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="101"/>
+        <source>OomResults</source>
+        <comment>Check: %1</comment>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AboutDialog</name>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="85"/>
+        <source>About gpudesk and data sources</source>
+        <translation>关于 gpudesk 和数据来源</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="89"/>
+        <source>&amp;About</source>
+        <translation>关于(&amp;A)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="90"/>
+        <source>&amp;Data sources</source>
+        <translation>数据来源(&amp;D)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="91"/>
+        <source>&amp;Third-party notices</source>
+        <translation>第三方声明(&amp;T)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="108"/>
+        <source>Choose, monitor and debug GPUs for machine-learning work. Works offline.</source>
+        <translation>为机器学习工作选择、监控和调试 GPU。可离线使用。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="111"/>
+        <source>Licence: MIT License. Copyright (c) 2026 The gpudesk authors.</source>
+        <translation>许可证：MIT 许可证。版权所有 (c) 2026 gpudesk 作者。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="113"/>
+        <source>Python {0} on {1}; PySide6 {2}; Qt {3}</source>
+        <translation>Python {0}（{1}）；PySide6 {2}；Qt {3}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="117"/>
+        <source>User data folder: {0}</source>
+        <translation>用户数据文件夹：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="126"/>
+        <source>The catalog was not opened.</source>
+        <translation>目录未打开。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="127"/>
+        <source>The GPU catalog is not available: {0}</source>
+        <translation>GPU 目录不可用：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="133"/>
+        <source>Catalog data checked up to {0} (schema {1}): {2} GPUs, {3} servers, {4} links, {5} models. Throughput figures are dense (no sparsity) from vendor datasheets; each GPU names its source.</source>
+        <translation>目录数据核对至 {0}（模式版本 {1}）：{2} 款 GPU、{3} 款服务器、{4} 种互连、{5} 个模型。吞吐量数据为厂商数据手册中的稠密值（不含稀疏加速）；每款 GPU 均注明来源。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="148"/>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="148"/>
+        <location filename="../../gpudesk/ui/about.py" line="163"/>
+        <source>Licence</source>
+        <translation>许可证</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="148"/>
+        <source>Used for</source>
+        <translation>用途</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="148"/>
+        <location filename="../../gpudesk/ui/about.py" line="163"/>
+        <source>Address</source>
+        <translation>地址</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="148"/>
+        <source>Checked</source>
+        <translation>核对日期</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="151"/>
+        <source>Double-click an address to open it in your browser</source>
+        <translation>双击地址可在浏览器中打开</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="153"/>
+        <source>Attribution (CC BY 4.0):</source>
+        <translation>署名（CC BY 4.0）：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="163"/>
+        <source>Component</source>
+        <translation>组件</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="174"/>
+        <source>The full notices file {0} could not be read: {1}</source>
+        <translation>无法读取完整声明文件 {0}：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/about.py" line="175"/>
+        <source>Full notices ({0}):</source>
+        <translation>完整声明（{0}）：</translation>
+    </message>
+</context>
+<context>
+    <name>CatalogFields</name>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="40"/>
+        <source>Bandwidth</source>
+        <translation>带宽</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="41"/>
+        <source>BF16</source>
+        <translation>BF16</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="42"/>
+        <source>FP8</source>
+        <translation>FP8</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="43"/>
+        <source>INT8</source>
+        <translation>INT8</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="44"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="68"/>
+        <source>FP32</source>
+        <translation>FP32</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="45"/>
+        <source>NVLink</source>
+        <translation>NVLink</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="46"/>
+        <source>MIG</source>
+        <translation>MIG</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="47"/>
+        <source>Year</source>
+        <translation>年份</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="48"/>
+        <source>Arch.</source>
+        <translation>架构</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="49"/>
+        <source>Form</source>
+        <translation>形态</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="57"/>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="58"/>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="59"/>
+        <source>Id</source>
+        <translation>标识</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="60"/>
+        <source>Vendor</source>
+        <translation>厂商</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="61"/>
+        <source>Architecture</source>
+        <translation>架构</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="62"/>
+        <source>Chip</source>
+        <translation>芯片</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="63"/>
+        <source>Compute capability</source>
+        <translation>计算能力</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="64"/>
+        <source>not an NVIDIA GPU</source>
+        <translation>非 NVIDIA GPU</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="65"/>
+        <source>Memory</source>
+        <translation>显存</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="66"/>
+        <source>Memory type</source>
+        <translation>显存类型</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="67"/>
+        <source>Memory bandwidth</source>
+        <translation>显存带宽</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="69"/>
+        <source>TF32 dense</source>
+        <translation>TF32 稠密</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="70"/>
+        <source>no TF32 tensor cores</source>
+        <translation>无 TF32 张量核心</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="71"/>
+        <source>FP16 dense</source>
+        <translation>FP16 稠密</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="72"/>
+        <source>no FP16 tensor cores</source>
+        <translation>无 FP16 张量核心</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="73"/>
+        <source>BF16 dense</source>
+        <translation>BF16 稠密</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="74"/>
+        <source>no BF16 support</source>
+        <translation>不支持 BF16</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="75"/>
+        <source>FP8 dense</source>
+        <translation>FP8 稠密</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="76"/>
+        <source>no FP8 support</source>
+        <translation>不支持 FP8</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="77"/>
+        <source>INT8 dense</source>
+        <translation>INT8 稠密</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="78"/>
+        <source>no INT8 tensor cores</source>
+        <translation>无 INT8 张量核心</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="79"/>
+        <source>FP4 dense</source>
+        <translation>FP4 稠密</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="80"/>
+        <source>no FP4 support</source>
+        <translation>不支持 FP4</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="81"/>
+        <source>Tensor rate basis</source>
+        <translation>张量算力口径</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="82"/>
+        <source>Measured matmul efficiency</source>
+        <translation>实测矩阵乘效率</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="83"/>
+        <source>no public measurement</source>
+        <translation>无公开测量</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="84"/>
+        <source>TDP</source>
+        <translation>TDP</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="85"/>
+        <source>Form factor</source>
+        <translation>形态</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="86"/>
+        <source>Host interface</source>
+        <translation>主机接口</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="87"/>
+        <source>NVLink / fabric (bidirectional)</source>
+        <translation>NVLink / 互连（双向）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="88"/>
+        <source>none (PCIe only)</source>
+        <translation>无（仅 PCIe）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="89"/>
+        <source>MIG max instances</source>
+        <translation>MIG 最大实例数</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="90"/>
+        <source>ECC</source>
+        <translation>ECC</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="91"/>
+        <source>vGPU / SR-IOV</source>
+        <translation>vGPU / SR-IOV</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="92"/>
+        <source>Consumer (GeForce)</source>
+        <translation>消费级（GeForce）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="93"/>
+        <source>Launch year</source>
+        <translation>发布年份</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="94"/>
+        <source>Price</source>
+        <translation>价格</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="95"/>
+        <source>no dated public price</source>
+        <translation>无注明日期的公开价格</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="96"/>
+        <source>Price date</source>
+        <translation>价格日期</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="97"/>
+        <source>Price source</source>
+        <translation>价格来源</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="98"/>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="99"/>
+        <source>Confidence</source>
+        <translation>可信度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="100"/>
+        <source>Date checked</source>
+        <translation>核对日期</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="101"/>
+        <source>Spec source</source>
+        <translation>规格来源</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="102"/>
+        <source>Notes</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="124"/>
+        <source>N/A ({0})</source>
+        <translation>不可用（{0}）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="126"/>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="126"/>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="179"/>
+        <source>N/A</source>
+        <translation>不可用</translation>
+    </message>
+</context>
+<context>
+    <name>CatalogTab</name>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="44"/>
+        <source>Catalog</source>
+        <translation>目录</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="91"/>
+        <source>the user database could not be opened (see the message above).</source>
+        <translation>无法打开用户数据库（见上方消息）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="121"/>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="122"/>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="123"/>
+        <source>Chart</source>
+        <translation>图表</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="130"/>
+        <source>C&amp;ompare selected</source>
+        <translation>比较所选(&amp;O)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="132"/>
+        <source>Put the selected GPUs (up to {0}) side by side (Ctrl+D)</source>
+        <translation>将所选 GPU（最多 {0} 款）并排比较（Ctrl+D）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="134"/>
+        <source>&amp;Export CSV…</source>
+        <translation>导出 CSV(&amp;E)…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="135"/>
+        <source>Save the GPUs in the current view, in view order, as CSV (Ctrl+E)</source>
+        <translation>按当前视图顺序将视图中的 GPU 保存为 CSV（Ctrl+E）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="136"/>
+        <source>&amp;Reset filters</source>
+        <translation>重置筛选(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="137"/>
+        <source>Show every GPU again</source>
+        <translation>重新显示所有 GPU</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="189"/>
+        <source>The GPU catalog could not be opened, so there is nothing to browse.
+
+{0}
+
+Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpudesk.</source>
+        <translation>无法打开 GPU 目录，因此没有可浏览的内容。
+
+{0}
+
+请重新安装 gpudesk，或在源码目录中运行 `make catalog`，然后重启 gpudesk。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="191"/>
+        <source>No catalog was given.</source>
+        <translation>未提供目录。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="224"/>
+        <source>Select one or more GPUs in the table first (Ctrl+click for several).</source>
+        <translation>请先在表格中选择一款或多款 GPU（按住 Ctrl 单击可多选）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="228"/>
+        <source>{0} GPUs selected; the comparison takes the first {1}.</source>
+        <translation>已选择 {0} 款 GPU；比较取前 {1} 款。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="252"/>
+        <source>{0} of {1} GPUs shown</source>
+        <translation>显示 {0} / {1} 款 GPU</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="271"/>
+        <source>Your saved prices could not be read: {0}</source>
+        <translation>无法读取您保存的价格：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="275"/>
+        <source>Price overrides are unavailable because the user database is not open.</source>
+        <translation>用户数据库未打开，无法使用自定义价格。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="281"/>
+        <source>The price was not saved: {0}</source>
+        <translation>价格未保存：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="283"/>
+        <source>your price {0:,.0f} USD for {1}</source>
+        <translation>您为 {1} 设置的价格 {0:,.0f} USD</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="285"/>
+        <source>Saved your price for {0}: {1:,.0f} USD.</source>
+        <translation>已保存您为 {0} 设置的价格：{1:,.0f} USD。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="295"/>
+        <source>Your price was not removed: {0}</source>
+        <translation>您的价格未删除：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="298"/>
+        <source>catalog price again for {0}</source>
+        <translation>{0} 恢复使用目录价格</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="300"/>
+        <source>{0} uses the catalog price again.</source>
+        <translation>{0} 已恢复使用目录价格。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="319"/>
+        <source>The price change could not be undone: {0}</source>
+        <translation>无法撤销价格更改：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="326"/>
+        <source>Undone: {0} uses the catalog price again.</source>
+        <translation>已撤销：{0} 恢复使用目录价格。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="328"/>
+        <source>Undone: your price for {0} is {1:,.0f} USD again.</source>
+        <translation>已撤销：您为 {0} 设置的价格恢复为 {1:,.0f} USD。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="354"/>
+        <source>Export GPUs as CSV</source>
+        <translation>将 GPU 导出为 CSV</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="354"/>
+        <source>CSV files (*.csv)</source>
+        <translation>CSV 文件 (*.csv)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="362"/>
+        <source>Exported {0} GPUs to {1}.</source>
+        <translation>已将 {0} 款 GPU 导出到 {1}。</translation>
+    </message>
+</context>
+<context>
+    <name>CauseCard</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="146"/>
+        <source>Cause id: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="152"/>
+        <source>confidence %p %</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="154"/>
+        <source>How strongly the evidence supports this cause</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="161"/>
+        <source>Evidence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="166"/>
+        <source>Fix: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="172"/>
+        <source>Copy fix</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="173"/>
+        <source>Copy the fix to the clipboard</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="178"/>
+        <source>Further fixes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="182"/>
+        <source>Also check</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="186"/>
+        <source>Effect of sizing fixes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="189"/>
+        <source>saves %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="194"/>
+        <source>Copy cause</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="195"/>
+        <source>Copy this cause with its evidence and fix as text</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ChartView</name>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="58"/>
+        <source>Value on the horizontal axis</source>
+        <translation>横轴上的数值</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="59"/>
+        <source>Value on the vertical axis</source>
+        <translation>纵轴上的数值</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="60"/>
+        <source>&amp;Logarithmic axes</source>
+        <translation>对数坐标轴(&amp;L)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="61"/>
+        <source>Spread out the smaller GPUs when values span orders of magnitude</source>
+        <translation>数值跨越多个数量级时，展开较小的 GPU</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="64"/>
+        <source>&amp;X axis:</source>
+        <translation>&amp;X 轴：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="66"/>
+        <source>&amp;Y axis:</source>
+        <translation>&amp;Y 轴：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="165"/>
+        <source>{0} GPUs plotted; click a point to select it.</source>
+        <translation>已绘制 {0} 款 GPU；单击某点可选中它。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="167"/>
+        <source>Not plotted (no value on an axis): {0}.</source>
+        <translation>未绘制（某一轴上无数值）：{0}。</translation>
+    </message>
+</context>
+<context>
+    <name>CompareView</name>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="46"/>
+        <source>Remo&amp;ve column</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="47"/>
+        <source>Remove the GPU whose column is selected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="49"/>
+        <source>C&amp;lear comparison</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="141"/>
+        <source>N/A</source>
+        <translation type="unfinished">不可用</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="148"/>
+        <source>Differs between the compared GPUs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="155"/>
+        <source>Select up to {0} GPUs in the table and press Compare (Ctrl+D). Differences are highlighted.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="159"/>
+        <source>{0} of {1} GPUs; {2} specs differ (highlighted).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="35"/>
+        <source>Compare two plans</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="45"/>
+        <source>&lt; &amp;Back to saved plans</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="60"/>
+        <source>Workload kind</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="61"/>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="62"/>
+        <source>Top candidate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="63"/>
+        <source>Interconnect</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="64"/>
+        <source>Server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="65"/>
+        <source>Memory per GPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="66"/>
+        <source>Safe line</source>
+        <translation type="unfinished">安全线</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="67"/>
+        <source>Headroom to the safe line</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="68"/>
+        <source>Step time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="69"/>
+        <source>Time to result</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
+        <source>Meets the deadline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
+        <source>yes</source>
+        <translation type="unfinished">是</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
+        <source>no</source>
+        <translation type="unfinished">否</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="71"/>
+        <source>Sustained QPS</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="72"/>
+        <source>3-year TCO</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="72"/>
+        <source>price unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="74"/>
+        <source>GPU price used</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
+        <source>  TCO: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="79"/>
+        <source>Candidates found</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="80"/>
+        <source>Warnings on the top candidate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="81"/>
+        <source>Updated (UTC)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="85"/>
+        <source>Figure</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="96"/>
+        <source>Updated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="103"/>
+        <source>Compare: {0} | {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>CostTimeScatter</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="149"/>
+        <source>Time to result (days)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="150"/>
+        <source>3-year TCO (thousand USD)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="167"/>
+        <source>Meets the deadline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="168"/>
+        <source>Misses the deadline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="169"/>
+        <source>No deadline given</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="184"/>
+        <source>Deadline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="193"/>
+        <source>Dashed line: the deadline ({0:.1f} days).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="197"/>
+        <source>No candidate has both a time to result and a 3-year TCO (inference plans are sized by QPS, not by time; a missing price leaves the TCO unknown).</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ExportButton</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="56"/>
+        <source>E&amp;xport sheet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="60"/>
+        <source>Markdown (.md)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="61"/>
+        <source>PDF (.pdf)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="62"/>
+        <source>JSON (.json)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="63"/>
+        <source>CSV bill of materials (.csv)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="87"/>
+        <source>Markdown (*.md)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="87"/>
+        <source>PDF (*.pdf)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="87"/>
+        <source>JSON (*.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="88"/>
+        <source>CSV (*.csv)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="89"/>
+        <source>Export configuration sheet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="137"/>
+        <source>Configuration sheet written to {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="142"/>
+        <source>Export failed: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>FilterBar</name>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="22"/>
+        <source>Search name, architecture, notes…</source>
+        <translation>搜索名称、架构、备注…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="25"/>
+        <source>Full-text search; every word must match the start of a word (Ctrl+F)</source>
+        <translation>全文搜索；每个词都须匹配某个词的开头（Ctrl+F）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="26"/>
+        <source>All vendors</source>
+        <translation>所有厂商</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="27"/>
+        <source>All architectures</source>
+        <translation>所有架构</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="28"/>
+        <source>All form factors</source>
+        <translation>所有形态</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="30"/>
+        <source>FP8: any</source>
+        <translation>FP8：不限</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="31"/>
+        <source>FP8: yes</source>
+        <translation>FP8：支持</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="32"/>
+        <source>FP8: no</source>
+        <translation>FP8：不支持</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="33"/>
+        <source>Hardware FP8 tensor/matrix cores (Ada, Hopper, Blackwell, CDNA 3)</source>
+        <translation>硬件 FP8 张量/矩阵核心（Ada、Hopper、Blackwell、CDNA 3）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="40"/>
+        <source>GPU memory range in GB (datasheet figure)</source>
+        <translation>GPU 显存范围，单位 GB（数据手册数值）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="41"/>
+        <source>&amp;Search:</source>
+        <translation>搜索(&amp;S)：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="43"/>
+        <source>&amp;Memory:</source>
+        <translation>显存(&amp;M)：</translation>
+    </message>
+</context>
+<context>
+    <name>FindingsView</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="60"/>
+        <source>&amp;Analyze span</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="62"/>
+        <source>Run the bottleneck rules over the selected span, or over the visible range when no span is shown.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="64"/>
+        <source>No analysis yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="70"/>
+        <source>Severity</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="70"/>
+        <source>Rule</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="70"/>
+        <source>GPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="70"/>
+        <source>Summary</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="79"/>
+        <source>Select a finding to see its evidence and advice. Double-click it to zoom the plots to its span.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="91"/>
+        <source>Analyzing…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="96"/>
+        <source>The analysis failed: {m}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="111"/>
+        <source>{n} findings ({p} warnings or worse, {u} not judged){s}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>GpuDetailPane</name>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="77"/>
+        <source>Sources:</source>
+        <translation>来源：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="84"/>
+        <source>Your price</source>
+        <translation>您的价格</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="91"/>
+        <source>type your quote</source>
+        <translation>输入您的报价</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="93"/>
+        <source>Your quote for this GPU in US dollars; plans use it instead of the catalog price.</source>
+        <translation>您对此 GPU 的报价（美元）；规划将用它代替目录价格。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="94"/>
+        <source>Save pr&amp;ice</source>
+        <translation>保存价格(&amp;I)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="95"/>
+        <source>Keep this price in your gpudesk database</source>
+        <translation>将此价格保存在您的 gpudesk 数据库中</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="96"/>
+        <source>Use &amp;catalog price</source>
+        <translation>使用目录价格(&amp;C)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="97"/>
+        <source>Remove your price for this GPU</source>
+        <translation>删除您为此 GPU 设置的价格</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="98"/>
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="99"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="144"/>
+        <source>Nothing to undo yet</source>
+        <translation>暂无可撤销的操作</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="103"/>
+        <source>&amp;Price:</source>
+        <translation>价格(&amp;P)：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="144"/>
+        <source>Undo: {0}</source>
+        <translation>撤销：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="159"/>
+        <source>Select a GPU in the table or the chart to see every spec.</source>
+        <translation>在表格或图表中选择一款 GPU 以查看全部规格。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="179"/>
+        <source>Open {0} in your web browser</source>
+        <translation>在网页浏览器中打开 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="192"/>
+        <source>Price overrides are unavailable: {0}</source>
+        <translation>无法使用自定义价格：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="193"/>
+        <source>the user database is not open.</source>
+        <translation>用户数据库未打开。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="203"/>
+        <source>Your price since {0}.</source>
+        <translation>您的价格，自 {0} 起。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="207"/>
+        <source>Catalog price: {0} ({1}).</source>
+        <translation>目录价格：{0}（{1}）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="209"/>
+        <source>The catalog has no dated price for this GPU; enter your quote.</source>
+        <translation>目录中没有此 GPU 注明日期的价格；请输入您的报价。</translation>
+    </message>
+</context>
+<context>
+    <name>GpuTable</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="214"/>
+        <source>Tick a GPU to draw it in the plots; hover a value to see why it is N/A.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>GpuTableModel</name>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="162"/>
+        <source>{0}: dense throughput from the datasheet (no 2:4 sparsity).</source>
+        <translation>{0}：数据手册中的稠密吞吐量（不含 2:4 稀疏）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="166"/>
+        <source>Catalog price with its date, or your own price where you set one (in italics).</source>
+        <translation>目录价格及其日期；如您设置了自己的价格则显示该价格（斜体）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="217"/>
+        <source>Your own price (gpudesk user database)</source>
+        <translation>您自己的价格（gpudesk 用户数据库）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="234"/>
+        <source>Your price, set {0}. Catalog: {1}</source>
+        <translation>您的价格，设置于 {0}。目录：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="238"/>
+        <source>{0}; source: {1}</source>
+        <translation>{0}；来源：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="19"/>
+        <source>GPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="20"/>
+        <source>Util %</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="21"/>
+        <source>Memory used / total (GiB)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="22"/>
+        <source>PCIe RX (% of link, or MB/s)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="23"/>
+        <source>PCIe TX (% of link, or MB/s)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="24"/>
+        <source>Power (W)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="25"/>
+        <source>Temp (°C)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="26"/>
+        <source>SM clock (MHz)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="27"/>
+        <source>State</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>HeatmapView</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="47"/>
+        <source>Metric drawn in the heat map</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="50"/>
+        <source>{n} time bins</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="56"/>
+        <source>Metric:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="64"/>
+        <source>GPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="70"/>
+        <source>Hover a cell for its value.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="95"/>
+        <source>No samples yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="125"/>
+        <source>1 sampling round: one column</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="126"/>
+        <source>{n} sampling rounds: one column per round</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="127"/>
+        <source>{gpus} GPU(s), {rounds}; {na} cell(s) N/A (grey).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="130"/>
+        <source>{gpus} GPUs, {bins} bins of {w} each over {span}; {na} cells N/A (grey).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="155"/>
+        <source>N/A (no readable sample in this bin)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>HistoryView</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="54"/>
+        <source>When (UTC)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="54"/>
+        <source>Source</source>
+        <translation type="unfinished">来源</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="54"/>
+        <source>Framework</source>
+        <translation type="unfinished">框架</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="54"/>
+        <source>Top cause</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="54"/>
+        <source>Confidence</source>
+        <translation type="unfinished">可信度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="68"/>
+        <source>&amp;Reopen</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="69"/>
+        <source>Show the selected diagnosis again (double-click works too)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="71"/>
+        <source>De&amp;lete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="72"/>
+        <source>Remove the selected diagnosis from the history</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="74"/>
+        <source>Re&amp;fresh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="92"/>
+        <source>The diagnosis could not be saved to the history: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="101"/>
+        <source>No user database is open, so the history is not available.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="109"/>
+        <source>The history cannot be read: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="117"/>
+        <source>N/A</source>
+        <translation type="unfinished">不可用</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="118"/>
+        <source>none</source>
+        <translation type="unfinished">无</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="127"/>
+        <source>%1 saved diagnosis(es).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="129"/>
+        <source>No saved diagnoses yet: every diagnosis you run is kept here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="158"/>
+        <source>%1, saved %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="167"/>
+        <source>Delete diagnosis?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="168"/>
+        <source>Delete the saved diagnosis %1 from the history? This cannot be undone.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="176"/>
+        <source>The diagnosis could not be deleted: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ImportDialog</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="67"/>
+        <source>Import nvidia-smi dmon data</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="69"/>
+        <source>A dmon &amp;log file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="70"/>
+        <source>A live dmon &amp;stream from a command</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="76"/>
+        <source>Path of a file written by: nvidia-smi dmon -s umt -o DT &gt; run.log</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="77"/>
+        <source>&amp;Browse…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="84"/>
+        <source>Runs this command and reads its output as it arrives, for example &apos;ssh lab-node nvidia-smi dmon -s umt -o DT&apos;. Include &apos;-s t&apos; for PCIe and &apos;-o DT&apos; for time stamps.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="89"/>
+        <source>The GPU model that produced the log; its PCIe link is assumed for the PCIe share. Type to search.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="91"/>
+        <source>Unknown model (no PCIe share)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="107"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="111"/>
+        <source>unknown</source>
+        <translation type="unfinished">未知</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="127"/>
+        <source>dmon&apos;s -d delay; used to place rows in time when the log has no Date/Time columns (-o DT).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="130"/>
+        <source>The GPU catalog could not be opened; enter the PCIe link by hand.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="134"/>
+        <source>Log file:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="136"/>
+        <source>Command:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="137"/>
+        <source>GPU &amp;model:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="140"/>
+        <source>PCIe link (assumed):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="142"/>
+        <source>Sampling &amp;interval:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="190"/>
+        <source>The GPU catalog could not be opened, so {t} cannot be looked up; pick &quot;Unknown model&quot; and enter the PCIe link by hand.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="198"/>
+        <source>GPU model: {e}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="204"/>
+        <source>Open a dmon log</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="205"/>
+        <source>Text logs (*.log *.txt *.dmon);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="232"/>
+        <source>Choose the dmon log file to import.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="235"/>
+        <source>Type the command that prints dmon output.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>LaunchPanel</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="56"/>
+        <source>python train.py --batch-size 32</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="58"/>
+        <source>The command to start, as in a shell (no shell features such as pipes or variables)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="61"/>
+        <source>&amp;Command:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="64"/>
+        <source>current folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="65"/>
+        <source>Browse…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="69"/>
+        <source>&amp;Working folder:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="77"/>
+        <source> s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="78"/>
+        <source>How often the probe samples allocated and reserved memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="79"/>
+        <source>Sample &amp;every:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="82"/>
+        <source>&amp;Launch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="83"/>
+        <source>Start the command with the memory probe preinstalled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="85"/>
+        <source>&amp;Stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="86"/>
+        <source>End the job; what was sampled so far is kept</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="96"/>
+        <source>Output of the job:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="101"/>
+        <source>The job&apos;s standard output and errors appear here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="116"/>
+        <source>Cannot read the command: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="123"/>
+        <source>Working folder for the command</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>LazyTab</name>
+    <message>
+        <location filename="../../gpudesk/ui/lazy_tab.py" line="52"/>
+        <source>This tab could not be opened: {0}</source>
+        <translation>无法打开此标签页：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>LiveMemoryCurve</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/live_curve.py" line="59"/>
+        <location filename="../../gpudesk/ui/oom/live_curve.py" line="96"/>
+        <source>No job launched.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/live_curve.py" line="66"/>
+        <source>time since launch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/live_curve.py" line="67"/>
+        <source>memory (GiB)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/live_curve.py" line="73"/>
+        <source>PyTorch memory_allocated and memory_reserved of the launched job, in GiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/live_curve.py" line="82"/>
+        <source>Launch a command to see its memory over time.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/live_curve.py" line="97"/>
+        <source>Waiting for the first memory sample …</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/live_curve.py" line="112"/>
+        <source>host RSS (CPU memory)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/live_curve.py" line="163"/>
+        <source>GPU %1 allocated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/live_curve.py" line="163"/>
+        <source>GPU %1 reserved</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>LivePreview</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="65"/>
+        <source>The card whose usable memory and safe line the bars are drawn against</source>
+        <translation>柱形图所对照的显卡（其可用显存和安全线）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="74"/>
+        <source>GPUs the job is spread over (sharding as answered; ZeRO-3 when &apos;auto&apos; and more than one GPU)</source>
+        <translation>作业分布的 GPU 数（按所答的分片方式；为 &apos;auto&apos; 且多于一块 GPU 时用 ZeRO-3）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="78"/>
+        <source>Card:</source>
+        <translation>显卡：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="79"/>
+        <source>GPUs:</source>
+        <translation>GPU 数：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="80"/>
+        <source>Memory per GPU (live)</source>
+        <translation>每 GPU 显存（实时）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="189"/>
+        <source>Memory preview paused: {0}</source>
+        <translation>显存预览已暂停：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="199"/>
+        <source>card</source>
+        <translation>显卡</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="202"/>
+        <source>Sharding {0}, recomputation {1}{2}.</source>
+        <translation>分片 {0}，重计算 {1}{2}。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="204"/>
+        <source> (chosen for &apos;auto&apos;)</source>
+        <translation>（&apos;auto&apos; 时自动选择）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="208"/>
+        <source>The model shape is inferred from the parameter count (a guess).</source>
+        <translation>模型结构由参数量推断（估计值）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="209"/>
+        <source>per GPU</source>
+        <translation>每 GPU</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="223"/>
+        <source>Fits under the safe line on {0} of these cards.</source>
+        <translation>使用 {0} 块此卡时低于安全线。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="224"/>
+        <source>Fits under the safe line on {0} of these cards (with {1}, recomputation {2}).</source>
+        <translation>使用 {0} 块此卡时低于安全线（{1}，重计算 {2}）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="227"/>
+        <source>Does not fit this card at any count here; pick a larger card or a smaller format.</source>
+        <translation>此卡在这里的任何数量下都放不下；请选择更大的显卡或更小的格式。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="228"/>
+        <source>Does not fit up to {0} of these cards; try LoRA/QLoRA, offload or a larger card.</source>
+        <translation>最多 {0} 块此卡也放不下；请尝试 LoRA/QLoRA、卸载或更大的显卡。</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <location filename="../../gpudesk/ui/main_window.py" line="59"/>
+        <source>gpudesk</source>
+        <extracomment>Start the deferred start-up this long after the window is shown even when no first paint was seen (ms).</extracomment>
+        <translation>gpudesk</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/main_window.py" line="112"/>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/main_window.py" line="113"/>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/main_window.py" line="117"/>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/main_window.py" line="118"/>
+        <source>&amp;About gpudesk and data sources…</source>
+        <translation>关于 gpudesk 和数据来源(&amp;A)…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/tabs.py" line="11"/>
+        <source>Plan</source>
+        <translation>规划</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/tabs.py" line="12"/>
+        <source>Catalog</source>
+        <translation>目录</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/tabs.py" line="13"/>
+        <source>Monitor</source>
+        <translation>监控</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/tabs.py" line="14"/>
+        <source>OOM doctor</source>
+        <translation>OOM 诊断</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryBars</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="306"/>
+        <source>not in the input (missing: %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="308"/>
+        <source>not reported by the source</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="311"/>
+        <source>total</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="312"/>
+        <source>allocated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="313"/>
+        <source>reserved</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="314"/>
+        <source>NVML used by process</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="315"/>
+        <source>free</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>MemoryBarsPanel</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="171"/>
+        <source>No memory figures yet: paste a message or pick a target.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="180"/>
+        <source>Allocated (live tensors)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="181"/>
+        <source>Reserved but unallocated (allocator cache)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="182"/>
+        <source>Non-PyTorch in process (CUDA context, NCCL, libraries)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="183"/>
+        <source>This process per NVML (allocator figures unknown)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="184"/>
+        <source>Other processes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="185"/>
+        <source>Unattributed (driver, display, processes not listed)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="186"/>
+        <source>Free</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="269"/>
+        <source>GPU %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="269"/>
+        <source>GPU (index not given)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="271"/>
+        <source>%1%2 · %3 total</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="277"/>
+        <source>allocated %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="278"/>
+        <source>reserved %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="279"/>
+        <source>NVML used by process %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="280"/>
+        <source>other processes %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="281"/>
+        <source>free %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="289"/>
+        <source>%1 is N/A: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>MemoryBreakdownChart</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="142"/>
+        <source>Drawing the chart…</source>
+        <extracomment>Fixed colours for the usual part names; other names take the fallback cycle in order of appearance.</extracomment>
+        <translation>正在绘制图表…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="173"/>
+        <source>Memory per GPU (GiB)</source>
+        <translation>每 GPU 显存 (GiB)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="205"/>
+        <source>Usable capacity</source>
+        <translation>可用容量</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="205"/>
+        <source>Safe line</source>
+        <translation>安全线</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="281"/>
+        <source>{0}: {1} per GPU (no safe line known)</source>
+        <translation>{0}：每 GPU {1}（安全线未知）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="285"/>
+        <source>{0}: {1} per GPU, {2} under the safe line of {3}</source>
+        <translation>{0}：每 GPU {1}，比安全线 {3} 低 {2}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="287"/>
+        <source>{0}: {1} per GPU, {2} OVER the safe line of {3}</source>
+        <translation>{0}：每 GPU {1}，超出安全线 {3} 达 {2}</translation>
+    </message>
+</context>
+<context>
+    <name>MessageBar</name>
+    <message>
+        <location filename="../../gpudesk/ui/message_bar.py" line="26"/>
+        <source>Dismiss</source>
+        <translation>关闭此消息</translation>
+    </message>
+</context>
+<context>
+    <name>MethodChoice</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="116"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="190"/>
+        <source>Select a process above to look inside it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="138"/>
+        <source>Agent without injection: add this line to the script, then probe again:
+%1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="145"/>
+        <source>Copy line</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="146"/>
+        <source>Copy the agent line to the clipboard</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="151"/>
+        <source>Reset the peak (max_memory_allocated) after reading it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="153"/>
+        <source>Calls torch.cuda.reset_peak_memory_stats on the devices read; changes the process&apos;s own metrics</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="155"/>
+        <source>Allow a process of another user (needs privileges)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="160"/>
+        <source>&amp;Probe process</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="161"/>
+        <source>Read the PyTorch allocator&apos;s figures inside the process</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="163"/>
+        <source>Gather &amp;evidence only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="165"/>
+        <source>NVML memory per process, other processes, host memory and workers; nothing is injected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="168"/>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="169"/>
+        <source>Stop waiting; the target keeps running unharmed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="194"/>
+        <source>Process %1 %2: checking which methods can be used …</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="230"/>
+        <source>not offered for this process</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="233"/>
+        <source>can be used</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="242"/>
+        <source>Process %1 %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="244"/>
+        <source>Process %1 %2: no way to look inside it here (see the reasons); evidence can still be gathered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="254"/>
+        <source>Process %1: cannot check the methods: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="270"/>
+        <source>gpudesk will run its probe inside process %1 %2 with %3.
+
+The probe reads torch.cuda memory figures for the devices the process already uses; it does not import torch, does not initialise CUDA and writes its answer to a folder only you can read.%4
+
+Run it?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="279"/>
+        <source>
+It also resets the peak counter.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="285"/>
+        <source>gdb stops the process while it injects the probe; a process in a delicate state can crash.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="288"/>
+        <source>The probe that will run (gpudesk/oom/probe_script.py):
+
+</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="290"/>
+        <source>The probe&apos;s source is not available in this build: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="291"/>
+        <source>Inject the probe?</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>MonitorTab</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="41"/>
+        <source>1 min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="42"/>
+        <source>5 min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="43"/>
+        <source>15 min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="44"/>
+        <source>1 h</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="45"/>
+        <source>6 h</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="46"/>
+        <source>24 h</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="47"/>
+        <source>72 h</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="48"/>
+        <source>Whole run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="57"/>
+        <source>Monitor</source>
+        <translation type="unfinished">监控</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="102"/>
+        <source>Plots</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="103"/>
+        <source>Heat map</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="104"/>
+        <source>Statistics</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="105"/>
+        <source>Findings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="106"/>
+        <source>Processes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="107"/>
+        <source>Recordings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="185"/>
+        <source>Opening the source…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="212"/>
+        <source>Live NVML: {s}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="216"/>
+        <source>This source carries no process list (only live NVML does).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="270"/>
+        <source>GPU {i} stopped answering: {r}. The other GPUs are still monitored.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="307"/>
+        <source>The source has ended: {s}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="315"/>
+        <source>Live monitoring is not available here (details below).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="330"/>
+        <source>A file or a recording carries no process list.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="343"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="436"/>
+        <source>Could not write {p}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="402"/>
+        <source>Start live monitoring or a dmon stream first; an imported log is stored with &apos;Save as recording&apos;.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="414"/>
+        <source>■ Stop recording #{n}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="415"/>
+        <source>Recording #{n} started.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="419"/>
+        <source>● &amp;Record</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="420"/>
+        <source>Recording #{n} saved.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="431"/>
+        <source>Export plots as PNG</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="432"/>
+        <source>PNG images (*.png)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>MonitorToolbar</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="21"/>
+        <source>No source.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="24"/>
+        <source>&amp;Live (NVML)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="25"/>
+        <source>Monitor the GPUs of this machine through NVML, every second.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="26"/>
+        <source>&amp;Import dmon…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="27"/>
+        <source>Import an nvidia-smi dmon log, or watch a live dmon stream.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="28"/>
+        <source>&amp;Demo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="29"/>
+        <source>No demo recording is bundled.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="35"/>
+        <source>Time window shown while following the newest samples</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="36"/>
+        <source>&amp;Pause</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="38"/>
+        <source>Stop following the newest samples (recording goes on). Panning or zooming a plot pauses too; press again to follow.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="41"/>
+        <source>Recording notes (model, batch size, data loader…)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="42"/>
+        <source>● &amp;Record</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="44"/>
+        <source>Record the live samples into your gpudesk database.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="45"/>
+        <source>&amp;Save as recording</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="46"/>
+        <source>Store the imported dmon log as a recording in your database.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="47"/>
+        <source>Export &amp;PNG…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="48"/>
+        <source>Export &amp;CSV…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="49"/>
+        <source>Export the selected span (or everything when no span is shown).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="56"/>
+        <source>&amp;Window:</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>NoGpuPanel</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="50"/>
+        <source>The rest of gpudesk works without a GPU. From here you can still:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="52"/>
+        <source>&amp;Import a dmon log…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="54"/>
+        <source>Open a text log of &apos;nvidia-smi dmon&apos; (for example &apos;nvidia-smi dmon -s umt -o DT &gt; run.log&apos; on the GPU server), or watch a live dmon stream from a command such as &apos;ssh node nvidia-smi dmon -s umt&apos;.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="56"/>
+        <source>&amp;Open a recording…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="57"/>
+        <source>Pick one of your saved recordings.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="58"/>
+        <source>Open the &amp;demo recording</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="59"/>
+        <source>&amp;Retry NVML</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="60"/>
+        <source>Try to open NVML again (after loading the driver or rebooting).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="96"/>
+        <source>NVML error: {e}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="98"/>
+        <source>driver {v}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="100"/>
+        <source>NVML {v}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="107"/>
+        <source>No demo recording is bundled with this installation.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>OomResults</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="38"/>
+        <source>N/A</source>
+        <translation type="unfinished">不可用</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="40"/>
+        <source>yes</source>
+        <translation type="unfinished">是</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="40"/>
+        <source>no</source>
+        <translation type="unfinished">否</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="55"/>
+        <source>%1 tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="112"/>
+        <source>Quantity</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="112"/>
+        <source>Value</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>OomTab</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="54"/>
+        <source>OOM doctor</source>
+        <translation type="unfinished">OOM 诊断</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="63"/>
+        <source>Dia&amp;gnosis</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="64"/>
+        <source>Live &amp;memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="65"/>
+        <source>&amp;History</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="78"/>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="79"/>
+        <source>Stop waiting for the running job; a probed process keeps running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="115"/>
+        <source>Diagnosing %1 …</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="115"/>
+        <source>the text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="120"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="307"/>
+        <source>pasted text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="129"/>
+        <source>Probing process %1 with %2 (up to %3 s) …</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="155"/>
+        <source>process %1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="166"/>
+        <source>Gathering evidence about process %1 for %2 s …</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="184"/>
+        <source>process %1 (evidence)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="193"/>
+        <source>A job is already running; stop it first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="197"/>
+        <source>Running: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="201"/>
+        <source>Job running …</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="214"/>
+        <source>OOM</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="218"/>
+        <source>No allocator samples from this job (see the line above).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="219"/>
+        <source>Job ended with exit status %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="225"/>
+        <source>launched job</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="233"/>
+        <source>Cannot launch: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="242"/>
+        <source>Cancelled; the process was left running.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="292"/>
+        <source>Diagnosed in %1 ms.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="325"/>
+        <source>Saved job: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>OomUnits</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/units.py" line="16"/>
+        <source>N/A</source>
+        <translation type="unfinished">不可用</translation>
+    </message>
+</context>
+<context>
+    <name>PlanFields</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="86"/>
+        <source>{0}: a comma only groups thousands (20,000,000); write decimals with a point, got “{1}”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="92"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="214"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="219"/>
+        <source>{0}: a value is required</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="101"/>
+        <source>{0}: must be a number, got “{1}”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="103"/>
+        <source>{0}: must be a finite number, got “{1}”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="105"/>
+        <source>{0}: must be a whole number, got {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="109"/>
+        <source>{0}: must be more than {1}, got {2}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="111"/>
+        <source>{0}: must be at least {1}, got {2}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="114"/>
+        <source>{0}: must be at most {1}, got {2}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>PlanMemoryParts</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="33"/>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="34"/>
+        <source>FP32 master weights</source>
+        <translation>FP32 主权重</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="35"/>
+        <source>Gradients</source>
+        <translation>梯度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="36"/>
+        <source>Optimizer states</source>
+        <translation>优化器状态</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="37"/>
+        <source>LoRA adapters</source>
+        <translation>LoRA 适配器</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="38"/>
+        <source>Activations</source>
+        <translation>激活</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="39"/>
+        <source>Logits and loss</source>
+        <translation>Logits 与损失</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="40"/>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="41"/>
+        <source>Prefill workspace</source>
+        <translation>预填充工作区</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="42"/>
+        <source>Gathered layers (ZeRO-3)</source>
+        <translation>聚合的层（ZeRO-3）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="43"/>
+        <source>CUDA context</source>
+        <translation>CUDA 上下文</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="44"/>
+        <source>NCCL / runtime</source>
+        <translation>NCCL / 运行时</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="45"/>
+        <source>Fragmentation headroom</source>
+        <translation>碎片余量</translation>
+    </message>
+</context>
+<context>
+    <name>PlanQuestions</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="74"/>
+        <source>1. Data and I/O</source>
+        <translation>1. 数据与 I/O</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="75"/>
+        <source>How much data, how big is a sample, and where does loading stall?</source>
+        <translation>数据有多少，单个样本多大，数据加载在哪里卡住？</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="77"/>
+        <source>Dataset size</source>
+        <translation>数据集大小</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="78"/>
+        <source>Total size on storage, decimal terabytes (1 TB = 10^12 bytes).</source>
+        <translation>存储上的总大小，十进制 TB（1 TB = 10^12 字节）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="79"/>
+        <source>Samples</source>
+        <translation>样本数</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="80"/>
+        <source>Training samples (pairs, images, volumes, sequences); 20,000,000 or 20000000. Needed for training.</source>
+        <translation>训练样本数（样本对、图像、体数据、序列）；可写 20,000,000 或 20000000。训练时必填。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="81"/>
+        <source>Average sample size</source>
+        <translation>平均样本大小</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="82"/>
+        <source>Bytes read per sample from storage, decimal megabytes.</source>
+        <translation>每个样本从存储读取的字节数，十进制 MB。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="83"/>
+        <source>Modality</source>
+        <translation>模态</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="84"/>
+        <source>Video and 3D volumes make the workload &apos;multimodal / long-sequence&apos;.</source>
+        <translation>视频和 3D 体数据会使工作负载归为“多模态 / 长序列”。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="85"/>
+        <source>Epochs</source>
+        <translation>轮数（epoch）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="85"/>
+        <source>Passes over the data.</source>
+        <translation>遍历数据的次数。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="86"/>
+        <source>Storage read throughput</source>
+        <translation>存储读取吞吐量</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="87"/>
+        <source>What the storage delivers to this machine (decimal GB/s); empty when not known.</source>
+        <translation>存储向本机提供的吞吐量（十进制 GB/s）；未知时留空。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="88"/>
+        <source>Decoding on</source>
+        <translation>解码位置</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="89"/>
+        <source>cpu: the DataLoader decodes; gpu: DALI / nvJPEG decoding on the GPU (the article&apos;s fix that halved epoch time).</source>
+        <translation>cpu：由 DataLoader 解码；gpu：在 GPU 上用 DALI / nvJPEG 解码（文中使每轮时间减半的改进）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="90"/>
+        <source>Measured decoder throughput</source>
+        <translation>实测解码吞吐量</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="91"/>
+        <source>Empty: the planner&apos;s default for the decode path.</source>
+        <translation>留空：使用规划器对该解码路径的默认值。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="100"/>
+        <source>(none: give a parameter count or a config.json)</source>
+        <translation>（无：请给出参数量或 config.json）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="103"/>
+        <source>2. Model and memory</source>
+        <translation>2. 模型与显存</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="104"/>
+        <source>Which model, trained how, and where does memory peak?</source>
+        <translation>用什么模型，怎样训练，显存峰值出现在哪里？</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="106"/>
+        <source>Catalog model</source>
+        <translation>目录中的模型</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="107"/>
+        <source>A model from the catalog (exact shape). Give only one of catalog model, parameter count, config.json.</source>
+        <translation>目录中的模型（结构精确）。目录模型、参数量、config.json 三者只填其一。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="108"/>
+        <source>Parameter count</source>
+        <translation>参数量</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="108"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="153"/>
+        <source>billion</source>
+        <translation>十亿</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="110"/>
+        <source>When the model is not in the catalog: its size in billions (13), or with a suffix (350M, 1.3B); the shape is then inferred (flagged as a guess).</source>
+        <translation>模型不在目录中时：以十亿为单位填写大小（13），或带后缀（350M、1.3B）；结构将被推断（标记为估计）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="112"/>
+        <source>Hugging Face config.json</source>
+        <translation>Hugging Face config.json</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="113"/>
+        <source>Path of a local config.json (read offline; nothing is downloaded).</source>
+        <translation>本地 config.json 的路径（离线读取，不下载任何内容）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="114"/>
+        <source>Method</source>
+        <translation>方法</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="115"/>
+        <source>train: full training or full fine-tune; lora / qlora: adapters; inference: serving.</source>
+        <translation>train：完整训练或全参数微调；lora / qlora：适配器；inference：推理服务。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="116"/>
+        <source>Training precision</source>
+        <translation>训练精度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="117"/>
+        <source>BF16 is the safe default (Ampere and newer).</source>
+        <translation>BF16 是稳妥的默认值（Ampere 及更新架构）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="118"/>
+        <source>Optimizer accounting</source>
+        <translation>优化器显存计算方式</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="119"/>
+        <source>adam-16: ZeRO paper mixed-precision Adam (16 B/param); adam-18: Megatron/DeepSpeed; adam-20; adamw-bf16: pure BF16; adam-8bit; sgd.</source>
+        <translation>adam-16：ZeRO 论文中的混合精度 Adam（16 B/参数）；adam-18：Megatron/DeepSpeed；adam-20；adamw-bf16：纯 BF16；adam-8bit；sgd。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="120"/>
+        <source>Sequence length</source>
+        <translation>序列长度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="120"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="156"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="157"/>
+        <source>tokens</source>
+        <translation>token</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="121"/>
+        <source>Micro-batch per GPU</source>
+        <translation>每 GPU 微批大小</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="121"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="122"/>
+        <source>samples</source>
+        <translation>样本</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="122"/>
+        <source>Global batch</source>
+        <translation>全局批大小</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="123"/>
+        <source>Empty: micro-batch x data-parallel GPUs.</source>
+        <translation>留空：微批大小 × 数据并行 GPU 数。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="124"/>
+        <source>Activation recomputation</source>
+        <translation>激活重计算</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="125"/>
+        <source>auto: the planner picks the cheapest setting that fits (Korthikanti et al. 2022).</source>
+        <translation>auto：规划器选择放得下且代价最小的设置（Korthikanti 等，2022）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="126"/>
+        <source>FlashAttention</source>
+        <translation>FlashAttention</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="127"/>
+        <source>Sharding</source>
+        <translation>分片</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="128"/>
+        <source>DDP, ZeRO-1/2/3 or FSDP; auto: the least costly that fits.</source>
+        <translation>DDP、ZeRO-1/2/3 或 FSDP；auto：放得下且代价最小的方式。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="129"/>
+        <source>Offload to host</source>
+        <translation>卸载到主机</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="130"/>
+        <source>Tensor parallel</source>
+        <translation>张量并行</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="130"/>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="131"/>
+        <source>LoRA rank</source>
+        <translation>LoRA 秩</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="132"/>
+        <source>LoRA target modules (comma-separated)</source>
+        <translation>LoRA 目标模块（逗号分隔）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="133"/>
+        <source>all-linear, or module names such as q_proj, v_proj.</source>
+        <translation>all-linear，或模块名，如 q_proj、v_proj。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="134"/>
+        <source>Inference weight format</source>
+        <translation>推理权重格式</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="135"/>
+        <source>KV cache precision</source>
+        <translation>KV 缓存精度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="136"/>
+        <source>Activations per sample (non-transformer)</source>
+        <translation>每样本激活显存（非 Transformer）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="137"/>
+        <source>For CNNs and 3D U-Nets: measured or estimated activation memory per sample.</source>
+        <translation>用于 CNN 和 3D U-Net：每个样本实测或估计的激活显存。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="138"/>
+        <source>Training FLOPs per sample (non-transformer)</source>
+        <translation>每样本训练 FLOPs（非 Transformer）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="147"/>
+        <source>3. Training or inference</source>
+        <translation>3. 训练还是推理</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="148"/>
+        <source>How is GPU time split between training and serving, and what are the deadline and QPS?</source>
+        <translation>GPU 时间如何在训练和推理服务之间分配，截止时间和 QPS 是多少？</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="150"/>
+        <source>Training share of GPU time</source>
+        <translation>训练占 GPU 时间的比例</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="151"/>
+        <source>100 % for a training project, 0 % for a serving cluster.</source>
+        <translation>训练项目为 100 %，推理服务集群为 0 %。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="152"/>
+        <source>Deadline (time to result)</source>
+        <translation>截止时间（出结果的时间）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="152"/>
+        <source>days</source>
+        <translation>天</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="153"/>
+        <source>Tokens to train</source>
+        <translation>训练 token 数</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="154"/>
+        <source>Empty: samples x sequence length x epochs.</source>
+        <translation>留空：样本数 × 序列长度 × 轮数。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="155"/>
+        <source>Target QPS</source>
+        <translation>目标 QPS</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="155"/>
+        <source>requests/s</source>
+        <translation>请求/秒</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="156"/>
+        <source>Prompt length</source>
+        <translation>提示长度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="157"/>
+        <source>Output length</source>
+        <translation>输出长度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="158"/>
+        <source>0 for classifiers and scoring models.</source>
+        <translation>分类和打分模型填 0。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="159"/>
+        <source>Max concurrent sequences per GPU</source>
+        <translation>每 GPU 最大并发序列数</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="167"/>
+        <source>4. Software stack</source>
+        <translation>4. 软件栈</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="168"/>
+        <source>Which framework, CUDA and libraries are locked in, and which compliance rules apply?</source>
+        <translation>锁定了哪些框架、CUDA 和库版本，需要满足哪些合规要求？</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="170"/>
+        <source>Framework</source>
+        <translation>框架</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="171"/>
+        <source>Framework version</source>
+        <translation>框架版本</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="171"/>
+        <source>For example 2.0.1.</source>
+        <translation>例如 2.0.1。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="172"/>
+        <source>CUDA version</source>
+        <translation>CUDA 版本</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="172"/>
+        <source>For example 12.1.</source>
+        <translation>例如 12.1。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="173"/>
+        <source>Libraries (comma-separated)</source>
+        <translation>库（逗号分隔）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="174"/>
+        <source>For example deepspeed==0.8.3, nccl==2.18.</source>
+        <translation>例如 deepspeed==0.8.3, nccl==2.18。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="175"/>
+        <source>Require ECC memory</source>
+        <translation>需要 ECC 显存</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="176"/>
+        <source>Require vGPU</source>
+        <translation>需要 vGPU</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="177"/>
+        <source>Require virtualisation</source>
+        <translation>需要虚拟化</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="178"/>
+        <source>Require MIG</source>
+        <translation>需要 MIG</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="179"/>
+        <source>FIPS 140 compliance</source>
+        <translation>FIPS 140 合规</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="180"/>
+        <source>A property of the OS and driver crypto modules; the sheet lists it as a check.</source>
+        <translation>这是操作系统和驱动加密模块的属性；配置单将其列为检查项。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="186"/>
+        <source>(buy new servers)</source>
+        <translation>（购买新服务器）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="190"/>
+        <source>5. Operations and growth</source>
+        <translation>5. 运维与扩展</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="191"/>
+        <source>What exists already (servers, slots, power, cooling), what is the budget, and what grows in six months?</source>
+        <translation>现有什么（服务器、插槽、电力、散热），预算多少，六个月内要扩展什么？</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="193"/>
+        <source>Existing server</source>
+        <translation>现有服务器</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="194"/>
+        <source>Free GPU slots</source>
+        <translation>空闲 GPU 插槽</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="195"/>
+        <source>Power budget for new GPUs</source>
+        <translation>新 GPU 的电力预算</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="196"/>
+        <source>Cooling</source>
+        <translation>散热</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="196"/>
+        <source>either</source>
+        <translation>均可</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="197"/>
+        <source>GPUs to add within 6 months</source>
+        <translation>6 个月内新增 GPU 数</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="198"/>
+        <source>Purchase budget</source>
+        <translation>采购预算</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="199"/>
+        <source>Largest GPU count to consider</source>
+        <translation>考虑的最大 GPU 数</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="200"/>
+        <source>Consumer (GeForce) cards</source>
+        <translation>消费级（GeForce）显卡</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="201"/>
+        <source>by workload kind</source>
+        <translation>按工作负载类型</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="201"/>
+        <source>allowed</source>
+        <translation>允许</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="201"/>
+        <source>not allowed</source>
+        <translation>不允许</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="202"/>
+        <source>By workload kind: only for small-model iteration (article 5.3: the seven limits of consumer cards in production).</source>
+        <translation>按工作负载类型：仅用于小模型迭代（文章 5.3：消费级显卡用于生产的七项限制）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="203"/>
+        <source>Network between nodes</source>
+        <translation>节点间网络</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="204"/>
+        <source>Memory kept free (safe line)</source>
+        <translation>保留的空闲显存（安全线）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="205"/>
+        <source>The method keeps 15-20 % of usable memory free: an 80 GB card is safe to about 64 GB.</source>
+        <translation>该方法保留 15-20 % 的可用显存：80 GB 的卡安全用量约为 64 GB。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="206"/>
+        <source>TCO horizon</source>
+        <translation>TCO 年限</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="206"/>
+        <source>years</source>
+        <translation>年</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="207"/>
+        <source>Electricity price</source>
+        <translation>电价</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="208"/>
+        <source>PUE</source>
+        <translation>PUE</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="209"/>
+        <source>Average utilisation</source>
+        <translation>平均利用率</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="210"/>
+        <source>Extra cooling</source>
+        <translation>额外散热</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="211"/>
+        <source>Operations labour</source>
+        <translation>运维人工</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="212"/>
+        <source>Labour rate</source>
+        <translation>人工费率</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="213"/>
+        <source>Support per year</source>
+        <translation>每年支持费用</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="213"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="214"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="215"/>
+        <source>% of hardware</source>
+        <translation>% 硬件费用</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="214"/>
+        <source>Network and installation</source>
+        <translation>网络与安装</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="215"/>
+        <source>Residual value</source>
+        <translation>残值</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="216"/>
+        <source>Cost of each day late</source>
+        <translation>每延迟一天的成本</translation>
+    </message>
+</context>
+<context>
+    <name>PlanSheet</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="34"/>
+        <source>The configuration sheet is empty; run the plan before exporting.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="36"/>
+        <source>Cannot write {0}: the folder {1} does not exist.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="39"/>
+        <source>gpudesk configuration sheet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="54"/>
+        <source>Qt could not write the PDF {0}; check that the folder is writable.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>PlanTab</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="72"/>
+        <source>The saved profile is not valid {0}: {1}.</source>
+        <translation>保存的配置文件不是有效的 {0}：{1}。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="75"/>
+        <source>The saved profile is not a table of sections.</source>
+        <translation>保存的配置文件不是由各节组成的表。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="102"/>
+        <source>Plan</source>
+        <translation>规划</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="125"/>
+        <source>Quick mode</source>
+        <translation>快速模式</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="125"/>
+        <source>Model, method, sequence length and batch: does it fit?</source>
+        <translation>模型、方法、序列长度和批大小：放得下吗？</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="126"/>
+        <source>Wizard</source>
+        <translation>向导</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="126"/>
+        <source>The five questions, one page each</source>
+        <translation>五个问题，每页一个</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="127"/>
+        <source>Results</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="127"/>
+        <source>The ranked configurations of the last plan</source>
+        <translation>上次规划排序后的配置</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="128"/>
+        <source>Saved plans</source>
+        <translation>已保存的规划</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="128"/>
+        <source>Reopen, duplicate, edit, compare, delete, export</source>
+        <translation>重新打开、复制、编辑、比较、删除、导出</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="139"/>
+        <source>Load a bundled example requirement into the wizard</source>
+        <translation>将自带的示例需求载入向导</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="142"/>
+        <source>Start from example…</source>
+        <translation>从示例开始…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="148"/>
+        <source>Open profi&amp;le…</source>
+        <translation>打开配置文件(&amp;L)…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="149"/>
+        <source>Load a requirement profile (TOML, as used by gpudesk plan --profile) into the wizard</source>
+        <translation>将需求配置文件（TOML，与 gpudesk plan --profile 相同）载入向导</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="151"/>
+        <source>Sa&amp;ve profile…</source>
+        <translation>保存配置文件(&amp;V)…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="152"/>
+        <source>Write the wizard&apos;s answers as a TOML profile (for gpudesk plan --profile)</source>
+        <translation>将向导中的回答写为 TOML 配置文件（用于 gpudesk plan --profile）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="159"/>
+        <source>Planning…</source>
+        <translation>正在规划…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="254"/>
+        <source>No plan yet: answer the wizard&apos;s questions and press Plan.</source>
+        <translation>尚无规划：请回答向导中的问题并按“规划”。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="280"/>
+        <source>Open requirement profile</source>
+        <translation>打开需求配置文件</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="281"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="295"/>
+        <source>TOML profiles (*.toml)</source>
+        <translation>TOML 配置文件 (*.toml)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="293"/>
+        <source>Save requirement profile</source>
+        <translation>保存需求配置文件</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="310"/>
+        <source>Profile written to {0}</source>
+        <translation>配置文件已写入 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="319"/>
+        <source>Cannot load the profile {0}: {1}</source>
+        <translation>无法载入配置文件 {0}：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="327"/>
+        <source>Loaded “{0}” ({1}). Check the answers and press Plan.</source>
+        <translation>已载入“{0}”（{1}）。请检查回答并按“规划”。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="340"/>
+        <source>The GPU catalog is not available, so no plan can be made. See the message at start-up.</source>
+        <translation>GPU 目录不可用，无法进行规划。请查看启动时的消息。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="348"/>
+        <source>Planning over the whole catalog…</source>
+        <translation>正在基于整个目录规划…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="363"/>
+        <source>Your GPU prices could not be read, so catalog prices are used: {0}</source>
+        <translation>无法读取您的 GPU 价格，将使用目录价格：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="370"/>
+        <source>Your price cannot be kept: the user database is not open.</source>
+        <translation>无法保存您的价格：用户数据库未打开。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="381"/>
+        <source>from the Plan tab</source>
+        <translation>来自“规划”标签页</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="383"/>
+        <source>The price was not saved: {0}</source>
+        <translation>价格未保存：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="386"/>
+        <source>Saved your price for {0}: {1} USD per GPU. A plan is already being made; press Plan again when it is done to use the price.</source>
+        <translation>已保存您为 {0} 设置的价格：每 GPU {1} USD。当前正在规划；完成后再按一次“规划”即可使用此价格。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="389"/>
+        <source>Saved your price for {0}: {1} USD per GPU. Planning again…</source>
+        <translation>已保存您为 {0} 设置的价格：每 GPU {1} USD。正在重新规划…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="398"/>
+        <source>{0} configurations ranked, {1} rejected.</source>
+        <translation>已排序 {0} 个配置，排除 {1} 个。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="410"/>
+        <source>Planning failed: {0}</source>
+        <translation>规划失败：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="422"/>
+        <source>&amp;Save changes</source>
+        <translation>保存更改(&amp;S)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="424"/>
+        <source>&amp;Save plan</source>
+        <translation>保存规划(&amp;S)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="431"/>
+        <source>Nothing to save, or the user database is not available.</source>
+        <translation>没有可保存的内容，或用户数据库不可用。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="440"/>
+        <source>Untitled plan</source>
+        <translation>未命名规划</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="452"/>
+        <source>Plan “{0}” saved.</source>
+        <translation>规划“{0}”已保存。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="460"/>
+        <source>{0}: {1}</source>
+        <translation>{0}：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="484"/>
+        <source>Editing “{0}”: change the answers, press Plan, then Save changes.</source>
+        <translation>正在编辑“{0}”：修改回答，按“规划”，然后“保存更改”。</translation>
+    </message>
+</context>
+<context>
+    <name>PlanTco</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="46"/>
+        <source>GPUs</source>
+        <translation type="unfinished">GPU</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="47"/>
+        <source>Servers (host share)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="48"/>
+        <source>Network and installation</source>
+        <translation type="unfinished">网络与安装</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="49"/>
+        <source>Residual value</source>
+        <translation type="unfinished">残值</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="50"/>
+        <source>Energy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="51"/>
+        <source>Cooling (PUE)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="52"/>
+        <source>Operations labour</source>
+        <translation type="unfinished">运维人工</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="53"/>
+        <source>Support</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="54"/>
+        <source>Opportunity cost</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>PlanUnits</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/units.py" line="19"/>
+        <source>N/A</source>
+        <translation>不可用</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/units.py" line="26"/>
+        <source>{0} GiB</source>
+        <translation>{0} GiB</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/units.py" line="45"/>
+        <location filename="../../gpudesk/ui/plan/units.py" line="62"/>
+        <source>{0} s</source>
+        <translation>{0} 秒</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/units.py" line="47"/>
+        <source>{0} min</source>
+        <translation>{0} 分钟</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/units.py" line="49"/>
+        <source>{0} h</source>
+        <translation>{0} 小时</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/units.py" line="50"/>
+        <source>{0} days</source>
+        <translation>{0} 天</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/units.py" line="60"/>
+        <source>{0} ms</source>
+        <translation>{0} 毫秒</translation>
+    </message>
+</context>
+<context>
+    <name>PlanView</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="47"/>
+        <source>yes</source>
+        <translation type="unfinished">是</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="49"/>
+        <source>no</source>
+        <translation type="unfinished">否</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="93"/>
+        <source>Rank</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="94"/>
+        <source>Configuration</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="95"/>
+        <source>Interconnect</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="96"/>
+        <source>Server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="97"/>
+        <source>Memory per GPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="98"/>
+        <source>Safe line</source>
+        <translation type="unfinished">安全线</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="99"/>
+        <source>Step time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="100"/>
+        <source>Time to result</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="101"/>
+        <source>Target met</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="102"/>
+        <source>3-year TCO (USD)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="103"/>
+        <source>Sharding / recompute</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="119"/>
+        <source>Memory breakdown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="120"/>
+        <source>TCO breakdown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="121"/>
+        <source>Cost vs time to result</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="124"/>
+        <source>Rejected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="127"/>
+        <source>Select a candidate to see its warnings and rationale.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="128"/>
+        <source>&amp;Save plan</source>
+        <translation type="unfinished">保存规划(&amp;S)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="129"/>
+        <source>Keep this plan in your saved plans</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="131"/>
+        <source>&amp;Change answers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="132"/>
+        <source>Back to the wizard with these answers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="135"/>
+        <source>Export the selected candidate&apos;s configuration sheet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="146"/>
+        <source>Warnings and rationale of the selected candidate:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="213"/>
+        <source>Rejected ({0})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="226"/>
+        <source>single GPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="227"/>
+        <source>{0}, recompute {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="232"/>
+        <source>price unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="243"/>
+        <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Job memory on one GPU without sharding: {5}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="244"/>
+        <source>Plan</source>
+        <translation type="unfinished">规划</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="248"/>
+        <source>, shape guessed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="253"/>
+        <source>No configuration fits this requirement; see the reasons below.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="257"/>
+        <source>Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="268"/>
+        <source>Price unknown for {0} (ranked after priced options): select one and enter your quote on the right, or in the Catalog tab.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="274"/>
+        <source>{0} × {1} late by {2}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="277"/>
+        <source>No candidate meets the deadline. Closest: {0}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="280"/>
+        <source>⚠ %n plan warning(s), listed first on the right: </source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="287"/>
+        <source>No configuration was rejected.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="288"/>
+        <source>Rejected configurations and why (each reason names its rule or datasheet):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="291"/>
+        <source>{0} (any count)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="315"/>
+        <source>Ranking: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="318"/>
+        <source>Plan warnings:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="322"/>
+        <source>Sharding: {0}; recomputation: {1}; exposed communication: {2}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="325"/>
+        <source>Sustained QPS: {0:.1f}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="328"/>
+        <source>Warnings:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="328"/>
+        <source>Warnings: none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="331"/>
+        <source>Rationale:</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>PlanWizard</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="93"/>
+        <source>Plan name</source>
+        <translation>规划名称</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="94"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="222"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="240"/>
+        <source>Untitled plan</source>
+        <translation>未命名规划</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="95"/>
+        <source>Name under which the plan is saved</source>
+        <translation>保存规划时使用的名称</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="97"/>
+        <source>Notes (optional): context, sources, who asked</source>
+        <translation>备注（可选）：背景、来源、提出人</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="98"/>
+        <source>Free text kept with the requirement and printed on the sheet</source>
+        <translation>随需求保存并打印在配置单上的自由文本</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="116"/>
+        <source>&lt; &amp;Back</source>
+        <translation>&lt; 上一步(&amp;B)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="117"/>
+        <source>&amp;Next &gt;</source>
+        <translation>下一步(&amp;N) &gt;</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="118"/>
+        <source>&amp;Plan</source>
+        <translation>规划(&amp;P)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="119"/>
+        <source>Check every answer and rank the configurations (runs in the background). Enter in a field goes to the next page; Ctrl+Enter plans from any page.</source>
+        <translation>检查所有回答并对配置排序（在后台运行）。在字段中按 Enter 进入下一页；在任意页按 Ctrl+Enter 开始规划。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="121"/>
+        <source>&amp;Quick mode</source>
+        <translation>快速模式(&amp;Q)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="122"/>
+        <source>Back to the four-field quick mode</source>
+        <translation>返回四项快速模式</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="139"/>
+        <source>Plan na&amp;me:</source>
+        <translation>规划名称(&amp;M)：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="143"/>
+        <source>No&amp;tes:</source>
+        <translation>备注(&amp;T)：</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="266"/>
+        <source>%n more field(s) to fix: </source>
+        <translation>
+            <numerusform>还有 %n 个字段需要修正：</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>PlansList</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="65"/>
+        <source>Name</source>
+        <translation type="unfinished">名称</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="66"/>
+        <source>Workload</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="67"/>
+        <source>Top candidate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="68"/>
+        <source>Time to result</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="69"/>
+        <source>3-year TCO (USD)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="70"/>
+        <source>Updated (UTC)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="82"/>
+        <source>&amp;Open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="82"/>
+        <source>Show the saved plan&apos;s results</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="83"/>
+        <source>&amp;Edit…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="83"/>
+        <source>Load its answers into the wizard and re-plan</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="84"/>
+        <source>Du&amp;plicate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="84"/>
+        <source>Save a copy under a new name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
+        <source>&amp;Rename…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
+        <source>Give the plan a new name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
+        <source>&amp;Compare two</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
+        <source>Select two plans (Ctrl+click) to see them side by side</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
+        <source>&amp;Delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
+        <source>Delete the selected plans (can be undone)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
+        <source>&amp;Undo delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
+        <source>Bring back the plan deleted last</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="90"/>
+        <source>Export the selected plan&apos;s configuration sheet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="95"/>
+        <source>Filter by name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="124"/>
+        <source>The user database is not available; plans cannot be saved.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="140"/>
+        <source>unreadable plan: edit and plan again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="157"/>
+        <source>No saved plans yet: run the wizard and press “Save plan”.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="159"/>
+        <source>%n saved plan(s)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="218"/>
+        <source>Rename plan</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="218"/>
+        <source>New name:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="250"/>
+        <source>Deleted {0}. Press Ctrl+Z or “Undo delete” to bring it back (until gpudesk closes).</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>PriceEditor</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="37"/>
+        <source>your quote, e.g. 17,000</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="40"/>
+        <source>Your quote per GPU in US dollars. It is kept with your other prices (the Catalog tab&apos;s price field) and used by every plan until you remove it there.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="42"/>
+        <source>Your &amp;price per GPU (USD):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="44"/>
+        <source>Use it and &amp;re-plan</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="45"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="111"/>
+        <source>Save this price as yours and plan again with it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="71"/>
+        <source>Select a candidate to see the GPU price it used.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="78"/>
+        <source>{0}: price unknown — enter your quote in the Catalog tab or here. Its 3-year TCO cannot be computed, so it ranks after the priced options of its tier.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="82"/>
+        <source>With a quote below {0} per GPU it would rank higher.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="86"/>
+        <source>GPU price: N/A (plan saved by an older gpudesk)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="107"/>
+        <source>Unavailable: the user database is not open, so a price cannot be kept.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="109"/>
+        <source>Type a price above 0 and at most {0} USD.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ProcessModel</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="17"/>
+        <source>GPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="18"/>
+        <source>PID</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="19"/>
+        <source>User</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="20"/>
+        <source>Name</source>
+        <translation type="unfinished">名称</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="21"/>
+        <source>Command</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="22"/>
+        <source>GPU memory (GiB)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="23"/>
+        <source>Type</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ProcessTable</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="102"/>
+        <source>Processes appear here while NVML monitoring runs (dmon logs and recordings carry no process list).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="114"/>
+        <source>GPU {g}: processes could not be listed: {w}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="116"/>
+        <source>{n} GPU processes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>QCoreApplication</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="56"/>
+        <source>OomMethod</source>
+        <comment>Agent already in the process (no injection)</comment>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>QuickMode</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="29"/>
+        <source>Quick check: does it fit?</source>
+        <translation>快速检查：显存放得下吗？</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="31"/>
+        <source>Four answers for the common case. The chart shows memory per GPU against the chosen card&apos;s safe line as you type. For a full plan (time, cost, servers), continue in the wizard.</source>
+        <translation>常见情况只需四个回答。输入时，图表显示每块 GPU 的显存占用与所选显卡安全线的对比。如需完整规划（时间、成本、服务器），请在向导中继续。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="48"/>
+        <source>Continue in the &amp;full wizard &gt;</source>
+        <translation>在完整向导中继续(&amp;F) &gt;</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="49"/>
+        <source>Open the five questions with these answers filled in</source>
+        <translation>打开五个问题，并填入这些回答</translation>
+    </message>
+</context>
+<context>
+    <name>Readout</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/readout.py" line="26"/>
+        <source>Move the mouse over a plot to read the values at that moment.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/readout.py" line="44"/>
+        <source>{v} % of link</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>RecordingsView</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="35"/>
+        <source>#</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="36"/>
+        <source>Name</source>
+        <translation type="unfinished">名称</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="37"/>
+        <source>Started</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="38"/>
+        <source>Duration</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="39"/>
+        <source>GPUs</source>
+        <translation type="unfinished">GPU</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="40"/>
+        <source>Source</source>
+        <translation type="unfinished">来源</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="41"/>
+        <source>Samples</source>
+        <translation type="unfinished">样本数</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="126"/>
+        <source>Notes for the selected recording</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="130"/>
+        <source>&amp;Open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="130"/>
+        <source>Show the recording in the plots, statistics and findings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="131"/>
+        <source>Re&amp;play</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="131"/>
+        <source>Play the recording back through the live views</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="132"/>
+        <source>Re&amp;name…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="133"/>
+        <source>Save &amp;notes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="134"/>
+        <source>Export &amp;CSV…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="134"/>
+        <source>All samples of the recording</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="135"/>
+        <source>Export plots as P&amp;NG…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="135"/>
+        <source>Opens the recording and saves its plots</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="136"/>
+        <source>&amp;Delete…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="136"/>
+        <source>Delete the recording and its samples</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="146"/>
+        <source>{s:g}× speed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="148"/>
+        <source>Replay speed: 60× plays a minute of recording per second</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="168"/>
+        <source>Your gpudesk database could not be opened; no recordings to list.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="183"/>
+        <source>{n} recordings.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="215"/>
+        <source>Rename recording</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="215"/>
+        <source>New name:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="232"/>
+        <source>Notes saved.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="239"/>
+        <source>Delete recording</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="240"/>
+        <source>Delete recording #{n} &apos;{name}&apos; and all its samples? This cannot be undone.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="246"/>
+        <source>Deleting recording #{n}…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="247"/>
+        <source>Deleting</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="253"/>
+        <source>Export recording as CSV</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="254"/>
+        <source>CSV files (*.csv)</source>
+        <translation type="unfinished">CSV 文件 (*.csv)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="259"/>
+        <source>Exporting recording #{n}…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="260"/>
+        <source>CSV export</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="261"/>
+        <source>Exported {p}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="267"/>
+        <source>Export plots as PNG</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="268"/>
+        <source>PNG images (*.png)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="275"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="276"/>
+        <source>{w} failed: {e}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ResultsView</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="217"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="264"/>
+        <source>No diagnosis yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="227"/>
+        <source>Copy report</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="228"/>
+        <source>Copy the whole diagnosis as text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="230"/>
+        <source>Copy JSON</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="231"/>
+        <source>Copy the diagnosis as JSON (the same as gpudesk oom diagnose --json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="250"/>
+        <source>Values read from the input</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="278"/>
+        <source>Unparseable input: nothing could be diagnosed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="298"/>
+        <source>Framework: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="300"/>
+        <source>message shape: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="302"/>
+        <source>PyTorch era: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="304"/>
+        <source>torch %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="306"/>
+        <source>Python %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="308"/>
+        <source>from %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="309"/>
+        <source>Diagnosis</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="317"/>
+        <source>Partial result, the input lacks: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="342"/>
+        <source>Child processes of the target (psutil)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="344"/>
+        <source>PID</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="344"/>
+        <source>Status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="344"/>
+        <source>Name</source>
+        <translation type="unfinished">名称</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="344"/>
+        <source>Host RSS</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="350"/>
+        <source>N/A</source>
+        <translation type="unfinished">不可用</translation>
+    </message>
+</context>
+<context>
+    <name>SamplerWorker</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="162"/>
+        <source>Nothing to record: no source is running.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="165"/>
+        <source>A recording is already running.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="201"/>
+        <source>Recording stopped: {m}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>Startup</name>
+    <message>
+        <location filename="../../gpudesk/ui/startup.py" line="159"/>
+        <source>Start-up step “{0}” failed: {1}</source>
+        <extracomment>``gpudesk.store`` and the modules that register migration sets (see gpudesk.store.db._import_feature_sets).</extracomment>
+        <translation>启动步骤“{0}”失败：{1}</translation>
+    </message>
+</context>
+<context>
+    <name>StatsPanel</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="45"/>
+        <source>&amp;Select span…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="48"/>
+        <source>Show a span on the utilization plot; drag its edges over, for example, three epochs. The table then shows the median, p5 and p95 of each metric over that span.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="51"/>
+        <source>Statistics of the visible range.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="60"/>
+        <source>Each cell: median (p5 – p95) over the span; hover for sample counts.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="68"/>
+        <source>Computing statistics for {span}…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="71"/>
+        <source>Statistics could not be computed: {m}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="74"/>
+        <source>GPU util</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="74"/>
+        <source>Mem-ctrl util</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="75"/>
+        <source>Memory used</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="75"/>
+        <source>PCIe RX</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="75"/>
+        <source>PCIe TX</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="76"/>
+        <source>Power</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="76"/>
+        <source>Temp</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="76"/>
+        <source>SM clock</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="77"/>
+        <source>% of link</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="94"/>
+        <source>Span {span}: median (p5 – p95) per GPU.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="110"/>
+        <source>N/A</source>
+        <translation type="unfinished">不可用</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="118"/>
+        <source>N/A: this source does not report the metric.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="119"/>
+        <source>{n} readable samples, {k} missing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="121"/>
+        <source>N/A: no readable sample in the span. </source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>TargetPicker</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="95"/>
+        <source>&amp;Refresh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="96"/>
+        <source>Read the processes using each GPU again (NVML)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="98"/>
+        <source>Processes not read yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
+        <source>PID</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
+        <source>User</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
+        <source>GPU memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
+        <source>Type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
+        <source>Command line</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="113"/>
+        <source>Processes using each GPU, from NVML; select one to look inside it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="129"/>
+        <source>GPU &amp;processes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="130"/>
+        <source>Launch a &amp;command</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="131"/>
+        <source>Paste or drop &amp;text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="153"/>
+        <source>Reading GPU processes …</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="182"/>
+        <source>processes not readable: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="192"/>
+        <source>%1 GPU(s), %2 process(es).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="213"/>
+        <source>name N/A</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="218"/>
+        <source>GPU %1 · %2 · %3 total · %4 used by %5 process(es)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="229"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="233"/>
+        <source>N/A</source>
+        <translation type="unfinished">不可用</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="237"/>
+        <source>GPU memory: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="263"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="264"/>
+        <source>Cannot list GPU processes: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>TcoChart</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="89"/>
+        <source>3-year TCO (thousand USD)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="135"/>
+        <source>price unknown — the bar shows the known costs only, without the GPUs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gpudesk/ui/plan/charts.py" line="137"/>
+        <source>%n candidate(s) without a TCO figure are not drawn.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>TextInput</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="118"/>
+        <source>Paste an out-of-memory message, a torch.cuda.memory_summary() table, a TensorFlow, JAX or vLLM error here, or drop a log file onto this tab.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="130"/>
+        <source>&amp;Diagnose</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="131"/>
+        <source>Parse the text and rank the likely causes (Ctrl+Return)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="134"/>
+        <source>&amp;Open file…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="136"/>
+        <source>Read a log file (its last %1 are used)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="139"/>
+        <source>C&amp;lear</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="169"/>
+        <source>pasted text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="173"/>
+        <source>Reading %1 …</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="187"/>
+        <source>%1: %2, only the last %3 are shown and diagnosed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="194"/>
+        <source>%1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="200"/>
+        <source>Cannot read the file: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="213"/>
+        <source>Open a log or error file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="213"/>
+        <source>Logs and text (*.log *.txt *.out *.err);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>WizardPage</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="59"/>
+        <source>Cost assumptions (TCO); every default names its source in its tooltip</source>
+        <translation>成本假设（TCO）；每个默认值的来源见其工具提示</translation>
+    </message>
+</context>
+</TS>
