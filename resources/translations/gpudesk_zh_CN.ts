@@ -4,433 +4,6 @@
 <context>
     <name></name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="27"/>
-        <source>{what} failed: {e}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="42"/>
-        <source>Reading {p}…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="44"/>
-        <source>Importing the dmon log</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="59"/>
-        <source>Live dmon stream: {c}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="66"/>
-        <source>No demo recording is bundled with this installation.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="68"/>
-        <source>Opening the demo…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="69"/>
-        <source>Opening the demo</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="74"/>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="91"/>
-        <source>Opening recording #{n}…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="76"/>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="92"/>
-        <source>Opening the recording</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="85"/>
-        <source>Replay at {s:g}x: {t}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="181"/>
-        <source>Saved as recording #{n}.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="184"/>
-        <source>Saving the recording</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="192"/>
-        <source>Export samples as CSV</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="193"/>
-        <source>CSV files (*.csv)</source>
-        <translation type="unfinished">CSV 文件 (*.csv)</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="207"/>
-        <source>Exported {p}.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="208"/>
-        <source>Exporting CSV</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="57"/>
-        <source>one sampling round at {t}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="83"/>
-        <source>GPU utilization</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="84"/>
-        <source>Memory-controller utilization</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="85"/>
-        <source>Memory used</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="86"/>
-        <source>Memory total</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="87"/>
-        <source>PCIe RX</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="88"/>
-        <source>PCIe TX</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="89"/>
-        <source>Power draw</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="90"/>
-        <source>Power limit</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="91"/>
-        <source>GPU temperature</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="92"/>
-        <source>Memory temperature</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="93"/>
-        <source>SM clock</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="94"/>
-        <source>Memory clock</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="95"/>
-        <source>Encoder utilization</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="96"/>
-        <source>Decoder utilization</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="108"/>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="117"/>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="171"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="61"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="64"/>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="48"/>
-        <source>N/A</source>
-        <translation type="unfinished">不可用</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="124"/>
-        <source>{n} s</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="126"/>
-        <source>{n} min</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="128"/>
-        <source>{n} h</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="129"/>
-        <source>{n} d</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="31"/>
-        <source>critical</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="31"/>
-        <source>warning</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="31"/>
-        <source>info</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="32"/>
-        <source>not judged</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="39"/>
-        <source>Evidence:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="44"/>
-        <source>Span: {s}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="46"/>
-        <source>Advice:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="105"/>
-        <source>all</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="117"/>
-        <source>not reported by this source</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="156"/>
-        <source>lost</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="156"/>
-        <source>ok</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="169"/>
-        <source>{name}
-UUID: {uuid}
-PCI bus: {bus}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="170"/>
-        <source>unknown model</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="170"/>
-        <source>N/A (not reported by this source)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="173"/>
-        <source>MIG enabled: {n} instances (utilization is not reported on MIG)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="176"/>
-        <source>MIG capable, disabled</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="179"/>
-        <source>Readings arrive normally.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="181"/>
-        <source>link unknown</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="183"/>
-        <source>Link: {t}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="183"/>
-        <source>Throughput: {v}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="185"/>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="191"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="69"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="71"/>
-        <source>N/A: {r}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="187"/>
-        <source>N/A share: the link&apos;s generation and width are unknown</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="225"/>
-        <source>entered by hand</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="17"/>
-        <source>The NVML Python bindings are not installed</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="18"/>
-        <source>No NVIDIA driver found on this machine</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="19"/>
-        <source>The NVIDIA driver is not loaded</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="20"/>
-        <source>NVIDIA driver/library version mismatch</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="21"/>
-        <source>No permission to use NVML</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="22"/>
-        <source>No NVIDIA GPU found</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="23"/>
-        <source>Live GPU monitoring is not available</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="156"/>
-        <source>SM clock (solid) and memory clock (dashed)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="224"/>
-        <source>PCIe RX (host to GPU)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="224"/>
-        <source>PCIe TX (GPU to host)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="226"/>
-        <source>each GPU&apos;s own link</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="227"/>
-        <source>{d}: share of link, {link}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="228"/>
-        <source>% of link</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="230"/>
-        <source>{d}: link unknown, shown in MB/s</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="69"/>
-        <source>NVML did not report it</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="71"/>
-        <source>the process could not be looked up</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="75"/>
-        <source>This PID does not exist here (host PID seen from a container?). Run the container with --pid=host to see the process.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="61"/>
-        <source>{t} (imported; the log has no dates)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="65"/>
-        <source>N/A (no samples)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="67"/>
-        <source> (interrupted)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/sources.py" line="120"/>
-        <source>The demo is one sampling round (1 s) of a real {gpus}-GPU nvidia-smi dmon capture, posted publicly in {origin}. It shows the dmon format and N/A values, not a long run.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/sources.py" line="123"/>
-        <source>The demo is {rounds} sampling rounds of a real {gpus}-GPU nvidia-smi dmon capture, posted publicly in {origin}.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/sources.py" line="139"/>
-        <source>Demo</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="256"/>
-        <source>assumed {t}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <location filename="../../gpudesk/ui/oom/method_choice.py" line="57"/>
         <source>OomMethod</source>
         <comment>sys.remote_exec (Python 3.14 or newer)</comment>
@@ -1506,59 +1079,59 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>FindingsView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="60"/>
-        <source>&amp;Analyze span</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <location filename="../../gpudesk/ui/monitor/findings_view.py" line="62"/>
-        <source>Run the bottleneck rules over the selected span, or over the visible range when no span is shown.</source>
-        <translation type="unfinished"></translation>
+        <source>&amp;Analyze span</source>
+        <translation>分析区间(&amp;A)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_view.py" line="64"/>
+        <source>Run the bottleneck rules over the selected span, or over the visible range when no span is shown.</source>
+        <translation>对所选区间运行瓶颈规则；未显示区间时，对可见范围运行。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="66"/>
         <source>No analysis yet.</source>
-        <translation type="unfinished"></translation>
+        <translation>尚未分析。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="70"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="72"/>
         <source>Severity</source>
-        <translation type="unfinished"></translation>
+        <translation>严重程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="70"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="72"/>
         <source>Rule</source>
-        <translation type="unfinished"></translation>
+        <translation>规则</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="70"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="72"/>
         <source>GPU</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="70"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="72"/>
         <source>Summary</source>
-        <translation type="unfinished"></translation>
+        <translation>摘要</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="79"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="81"/>
         <source>Select a finding to see its evidence and advice. Double-click it to zoom the plots to its span.</source>
-        <translation type="unfinished"></translation>
+        <translation>选择一条发现以查看其证据和建议。双击可将曲线图缩放到其区间。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="91"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="93"/>
         <source>Analyzing…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在分析…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="96"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="98"/>
         <source>The analysis failed: {m}</source>
-        <translation type="unfinished"></translation>
+        <translation>分析失败：{m}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="111"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="114"/>
         <source>{n} findings ({p} warnings or worse, {u} not judged){s}.</source>
-        <translation type="unfinished"></translation>
+        <translation>{n} 条发现（{p} 条为警告或更严重，{u} 条未判定）{s}。</translation>
     </message>
 </context>
 <context>
@@ -1663,9 +1236,9 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>GpuTable</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="214"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="220"/>
         <source>Tick a GPU to draw it in the plots; hover a value to see why it is N/A.</source>
-        <translation type="unfinished"></translation>
+        <translation>勾选 GPU 即可在曲线图中绘制；将鼠标悬停在数值上可查看其为何不可用。</translation>
     </message>
 </context>
 <context>
@@ -1698,105 +1271,105 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="19"/>
         <source>GPU</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="20"/>
         <source>Util %</source>
-        <translation type="unfinished"></translation>
+        <translation>利用率 %</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="21"/>
         <source>Memory used / total (GiB)</source>
-        <translation type="unfinished"></translation>
+        <translation>已用显存 / 总显存 (GiB)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="22"/>
         <source>PCIe RX (% of link, or MB/s)</source>
-        <translation type="unfinished"></translation>
+        <translation>PCIe RX（占链路 %，或 MB/s）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="23"/>
         <source>PCIe TX (% of link, or MB/s)</source>
-        <translation type="unfinished"></translation>
+        <translation>PCIe TX（占链路 %，或 MB/s）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="24"/>
         <source>Power (W)</source>
-        <translation type="unfinished"></translation>
+        <translation>功耗 (W)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="25"/>
         <source>Temp (°C)</source>
-        <translation type="unfinished"></translation>
+        <translation>温度 (°C)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="26"/>
         <source>SM clock (MHz)</source>
-        <translation type="unfinished"></translation>
+        <translation>SM 时钟 (MHz)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="27"/>
         <source>State</source>
-        <translation type="unfinished"></translation>
+        <translation>状态</translation>
     </message>
 </context>
 <context>
     <name>HeatmapView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="47"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="48"/>
         <source>Metric drawn in the heat map</source>
-        <translation type="unfinished"></translation>
+        <translation>热力图中绘制的指标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="50"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="51"/>
         <source>{n} time bins</source>
-        <translation type="unfinished"></translation>
+        <translation>{n} 个时间区段</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="56"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="57"/>
         <source>Metric:</source>
-        <translation type="unfinished"></translation>
+        <translation>指标：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="64"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="65"/>
         <source>GPU</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="70"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="71"/>
         <source>Hover a cell for its value.</source>
-        <translation type="unfinished"></translation>
+        <translation>将鼠标悬停在单元格上可查看其值。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="95"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="96"/>
         <source>No samples yet.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="125"/>
-        <source>1 sampling round: one column</source>
-        <translation type="unfinished"></translation>
+        <translation>尚无样本。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="126"/>
-        <source>{n} sampling rounds: one column per round</source>
-        <translation type="unfinished"></translation>
+        <source>1 sampling round: one column</source>
+        <translation>1 轮采样：一列</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="127"/>
+        <source>{n} sampling rounds: one column per round</source>
+        <translation>{n} 轮采样：每轮一列</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="128"/>
         <source>{gpus} GPU(s), {rounds}; {na} cell(s) N/A (grey).</source>
-        <translation type="unfinished"></translation>
+        <translation>{gpus} 块 GPU，{rounds}；{na} 个单元格不可用（灰色）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="130"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="131"/>
         <source>{gpus} GPUs, {bins} bins of {w} each over {span}; {na} cells N/A (grey).</source>
-        <translation type="unfinished"></translation>
+        <translation>{gpus} 块 GPU，{bins} 个区段，每段 {w}，覆盖 {span}；{na} 个单元格不可用（灰色）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="155"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="158"/>
         <source>N/A (no readable sample in this bin)</source>
-        <translation type="unfinished"></translation>
+        <translation>不可用（此区段内没有可读样本）</translation>
     </message>
 </context>
 <context>
@@ -1910,115 +1483,125 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>ImportDialog</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="67"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="66"/>
         <source>Import nvidia-smi dmon data</source>
-        <translation type="unfinished"></translation>
+        <translation>导入 nvidia-smi dmon 数据</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="68"/>
+        <source>A dmon &amp;log file</source>
+        <translation>dmon 日志文件(&amp;L)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="69"/>
-        <source>A dmon &amp;log file</source>
-        <translation type="unfinished"></translation>
+        <source>A live dmon &amp;stream from a command</source>
+        <translation>来自命令的实时 dmon 数据流(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="70"/>
-        <source>A live dmon &amp;stream from a command</source>
-        <translation type="unfinished"></translation>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="75"/>
+        <source>Path of a file written by: nvidia-smi dmon -s umt -o DT &gt; run.log</source>
+        <translation>由以下命令写出的文件路径：nvidia-smi dmon -s umt -o DT &gt; run.log</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="76"/>
-        <source>Path of a file written by: nvidia-smi dmon -s umt -o DT &gt; run.log</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="77"/>
         <source>&amp;Browse…</source>
-        <translation type="unfinished"></translation>
+        <translation>浏览(&amp;B)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="84"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="83"/>
         <source>Runs this command and reads its output as it arrives, for example &apos;ssh lab-node nvidia-smi dmon -s umt -o DT&apos;. Include &apos;-s t&apos; for PCIe and &apos;-o DT&apos; for time stamps.</source>
-        <translation type="unfinished"></translation>
+        <translation>运行此命令并在输出到达时读取，例如 &apos;ssh lab-node nvidia-smi dmon -s umt -o DT&apos;。加上 &apos;-s t&apos; 以获得 PCIe 数据，加上 &apos;-o DT&apos; 以获得时间戳。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="89"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="88"/>
         <source>The GPU model that produced the log; its PCIe link is assumed for the PCIe share. Type to search.</source>
-        <translation type="unfinished"></translation>
+        <translation>产生该日志的 GPU 型号；PCIe 占比按其 PCIe 链路估算。输入以搜索。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="91"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="90"/>
         <source>Unknown model (no PCIe share)</source>
-        <translation type="unfinished"></translation>
+        <translation>未知型号（无 PCIe 占比）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="106"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="110"/>
+        <source>unknown</source>
+        <translation>未知</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="107"/>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="111"/>
-        <source>unknown</source>
-        <translation type="unfinished">未知</translation>
+        <source>Gen</source>
+        <translation>Gen</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="127"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="126"/>
         <source>dmon&apos;s -d delay; used to place rows in time when the log has no Date/Time columns (-o DT).</source>
-        <translation type="unfinished"></translation>
+        <translation>dmon 的 -d 间隔；当日志没有 Date/Time 列（-o DT）时，用它确定各行的时间。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="130"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="129"/>
         <source>The GPU catalog could not be opened; enter the PCIe link by hand.</source>
-        <translation type="unfinished"></translation>
+        <translation>无法打开 GPU 目录；请手动输入 PCIe 链路。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="134"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="133"/>
         <source>Log file:</source>
-        <translation type="unfinished"></translation>
+        <translation>日志文件：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="135"/>
+        <source>Command:</source>
+        <translation>命令：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="136"/>
-        <source>Command:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="137"/>
         <source>GPU &amp;model:</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU 型号(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="140"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="139"/>
         <source>PCIe link (assumed):</source>
-        <translation type="unfinished"></translation>
+        <translation>PCIe 链路（假定）：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="142"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="141"/>
         <source>Sampling &amp;interval:</source>
-        <translation type="unfinished"></translation>
+        <translation>采样间隔(&amp;I)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="190"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="189"/>
         <source>The GPU catalog could not be opened, so {t} cannot be looked up; pick &quot;Unknown model&quot; and enter the PCIe link by hand.</source>
-        <translation type="unfinished"></translation>
+        <translation>无法打开 GPU 目录，因此无法查找 {t}；请选择“未知型号”并手动输入 PCIe 链路。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="198"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="200"/>
+        <source>Open the list to pick one.</source>
+        <translation>打开列表选择一个。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="201"/>
         <source>GPU model: {e}</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU 型号：{e}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="204"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="207"/>
         <source>Open a dmon log</source>
-        <translation type="unfinished"></translation>
+        <translation>打开 dmon 日志</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="205"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="208"/>
         <source>Text logs (*.log *.txt *.dmon);;All files (*)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="232"/>
-        <source>Choose the dmon log file to import.</source>
-        <translation type="unfinished"></translation>
+        <translation>文本日志 (*.log *.txt *.dmon);;所有文件 (*)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="235"/>
+        <source>Choose the dmon log file to import.</source>
+        <translation>请选择要导入的 dmon 日志文件。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="238"/>
         <source>Type the command that prints dmon output.</source>
-        <translation type="unfinished"></translation>
+        <translation>请输入输出 dmon 数据的命令。</translation>
     </message>
 </context>
 <context>
@@ -2604,157 +2187,589 @@ It also resets the peak counter.</source>
     </message>
 </context>
 <context>
+    <name>Monitor</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="27"/>
+        <source>{what} failed: {e}</source>
+        <translation>{what}失败：{e}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="42"/>
+        <source>Reading {p}…</source>
+        <translation>正在读取 {p}…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="44"/>
+        <source>Importing the dmon log</source>
+        <translation>导入 dmon 日志</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="59"/>
+        <source>Live dmon stream: {c}</source>
+        <translation>实时 dmon 数据流：{c}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="67"/>
+        <source>No demo recording is bundled with this installation.</source>
+        <translation>此安装未附带演示录制。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="70"/>
+        <source>Opening the demo…</source>
+        <translation>正在打开演示…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="71"/>
+        <source>Opening the demo</source>
+        <translation>打开演示</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="76"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="94"/>
+        <source>Opening recording #{n}…</source>
+        <translation>正在打开录制 #{n}…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="78"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="96"/>
+        <source>Opening the recording</source>
+        <translation>打开录制</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="86"/>
+        <source>Replay at {s:g}x: {t}</source>
+        <translation>以 {s:g} 倍速回放：{t}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="185"/>
+        <source>Saved as recording #{n}.</source>
+        <translation>已保存为录制 #{n}。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="188"/>
+        <source>Saving the recording</source>
+        <translation>保存录制</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="196"/>
+        <source>Export samples as CSV</source>
+        <translation>将样本导出为 CSV</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="198"/>
+        <source>CSV files (*.csv)</source>
+        <translation>CSV 文件 (*.csv)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="214"/>
+        <source>Exported {p}.</source>
+        <translation>已导出 {p}。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="215"/>
+        <source>Exporting CSV</source>
+        <translation>导出 CSV</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="57"/>
+        <source>one sampling round at {t}</source>
+        <translation>{t} 的一轮采样</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="79"/>
+        <source>GPU utilization</source>
+        <translation>GPU 利用率</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="80"/>
+        <source>Memory-controller utilization</source>
+        <translation>显存控制器利用率</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="81"/>
+        <source>Memory used</source>
+        <translation>已用显存</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="82"/>
+        <source>Memory total</source>
+        <translation>显存总量</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="84"/>
+        <source>PCIe RX</source>
+        <translation>PCIe RX</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="85"/>
+        <source>PCIe TX</source>
+        <translation>PCIe TX</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="86"/>
+        <source>Power draw</source>
+        <translation>功耗</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="87"/>
+        <source>Power limit</source>
+        <translation>功耗上限</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="88"/>
+        <source>GPU temperature</source>
+        <translation>GPU 温度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="89"/>
+        <source>Memory temperature</source>
+        <translation>显存温度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="90"/>
+        <source>SM clock</source>
+        <translation>SM 时钟</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="91"/>
+        <source>Memory clock</source>
+        <translation>显存时钟</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="92"/>
+        <source>Encoder utilization</source>
+        <translation>编码器利用率</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="93"/>
+        <source>Decoder utilization</source>
+        <translation>解码器利用率</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="105"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="114"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="174"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="68"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="71"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="48"/>
+        <source>N/A</source>
+        <translation>不可用</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="121"/>
+        <source>{n} s</source>
+        <translation>{n} 秒</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="123"/>
+        <source>{n} min</source>
+        <translation>{n} 分钟</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="125"/>
+        <source>{n} h</source>
+        <translation>{n} 小时</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="126"/>
+        <source>{n} d</source>
+        <translation>{n} 天</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="31"/>
+        <source>critical</source>
+        <translation>严重</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="32"/>
+        <source>warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="33"/>
+        <source>info</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="34"/>
+        <source>not judged</source>
+        <translation>未判定</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="41"/>
+        <source>Evidence:</source>
+        <translation>证据：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="46"/>
+        <source>Span: {s}</source>
+        <translation>区间：{s}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="48"/>
+        <source>Advice:</source>
+        <translation>建议：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="107"/>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="117"/>
+        <source>not reported by this source</source>
+        <translation>此数据源未报告</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="157"/>
+        <source>lost</source>
+        <translation>已丢失</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="158"/>
+        <source>ok</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="171"/>
+        <source>{name}
+UUID: {uuid}
+PCI bus: {bus}</source>
+        <translation>{name}
+UUID：{uuid}
+PCI 总线：{bus}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="172"/>
+        <source>unknown model</source>
+        <translation>未知型号</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="173"/>
+        <source>N/A (not reported by this source)</source>
+        <translation>不可用（此数据源未报告）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="176"/>
+        <source>MIG enabled: {n} instances (utilization is not reported on MIG)</source>
+        <translation>已启用 MIG：{n} 个实例（MIG 下不报告利用率）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="180"/>
+        <source>MIG capable, disabled</source>
+        <translation>支持 MIG，未启用</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="183"/>
+        <source>Readings arrive normally.</source>
+        <translation>读数正常到达。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="185"/>
+        <source>link unknown</source>
+        <translation>链路未知</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="187"/>
+        <source>Link: {t}</source>
+        <translation>链路：{t}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="188"/>
+        <source>Throughput: {v}</source>
+        <translation>吞吐量：{v}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="190"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="197"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="77"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="80"/>
+        <source>N/A: {r}</source>
+        <translation>不可用：{r}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="193"/>
+        <source>N/A share: the link&apos;s generation and width are unknown</source>
+        <translation>占比不可用：链路的代数和宽度未知</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="228"/>
+        <source>entered by hand</source>
+        <translation>手动输入</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="15"/>
+        <source>The NVML Python bindings are not installed</source>
+        <translation>未安装 NVML 的 Python 绑定</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="16"/>
+        <source>No NVIDIA driver found on this machine</source>
+        <translation>此计算机上未找到 NVIDIA 驱动</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="17"/>
+        <source>The NVIDIA driver is not loaded</source>
+        <translation>NVIDIA 驱动未加载</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="18"/>
+        <source>NVIDIA driver/library version mismatch</source>
+        <translation>NVIDIA 驱动与库版本不匹配</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="19"/>
+        <source>No permission to use NVML</source>
+        <translation>没有使用 NVML 的权限</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="20"/>
+        <source>No NVIDIA GPU found</source>
+        <translation>未找到 NVIDIA GPU</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="21"/>
+        <source>Live GPU monitoring is not available</source>
+        <translation>无法进行实时 GPU 监控</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="156"/>
+        <source>SM clock (solid) and memory clock (dashed)</source>
+        <translation>SM 时钟（实线）和显存时钟（虚线）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="225"/>
+        <source>PCIe RX (host to GPU)</source>
+        <translation>PCIe RX（主机到 GPU）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="227"/>
+        <source>PCIe TX (GPU to host)</source>
+        <translation>PCIe TX（GPU 到主机）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="229"/>
+        <source>each GPU&apos;s own link</source>
+        <translation>各 GPU 自身的链路</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="230"/>
+        <source>{d}: share of link, {link}</source>
+        <translation>{d}：占链路比例，{link}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="232"/>
+        <source>% of link</source>
+        <translation>占链路 %</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="234"/>
+        <source>{d}: link unknown, shown in MB/s</source>
+        <translation>{d}：链路未知，以 MB/s 显示</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="78"/>
+        <source>NVML did not report it</source>
+        <translation>NVML 未报告</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="81"/>
+        <source>the process could not be looked up</source>
+        <translation>无法查询该进程</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="85"/>
+        <source>This PID does not exist here (host PID seen from a container?). Run the container with --pid=host to see the process.</source>
+        <translation>此 PID 在这里不存在（是从容器中看到的主机 PID 吗？）。请使用 --pid=host 运行容器以查看该进程。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="61"/>
+        <source>{t} (imported; the log has no dates)</source>
+        <translation>{t}（导入；日志中没有日期）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="66"/>
+        <source>N/A (no samples)</source>
+        <translation>不可用（没有样本）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="68"/>
+        <source> (interrupted)</source>
+        <translation>（已中断）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="121"/>
+        <source>The demo is one sampling round (1 s) of a real {gpus}-GPU nvidia-smi dmon capture, posted publicly in {origin}. It shows the dmon format and N/A values, not a long run.</source>
+        <translation>该演示是一次真实的 {gpus} 块 GPU nvidia-smi dmon 采集中的一轮采样（1 秒），公开发布于 {origin}。它展示 dmon 格式和不可用值，而不是一次长时间运行。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="125"/>
+        <source>The demo is {rounds} sampling rounds of a real {gpus}-GPU nvidia-smi dmon capture, posted publicly in {origin}.</source>
+        <translation>该演示是一次真实的 {gpus} 块 GPU nvidia-smi dmon 采集中的 {rounds} 轮采样，公开发布于 {origin}。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="142"/>
+        <source>Demo</source>
+        <translation>演示</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="256"/>
+        <source>assumed {t}</source>
+        <translation>假定 {t}</translation>
+    </message>
+</context>
+<context>
     <name>MonitorTab</name>
     <message>
         <location filename="../../gpudesk/ui/monitor/plots.py" line="41"/>
         <source>1 min</source>
-        <translation type="unfinished"></translation>
+        <translation>1 分钟</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/plots.py" line="42"/>
         <source>5 min</source>
-        <translation type="unfinished"></translation>
+        <translation>5 分钟</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/plots.py" line="43"/>
         <source>15 min</source>
-        <translation type="unfinished"></translation>
+        <translation>15 分钟</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/plots.py" line="44"/>
         <source>1 h</source>
-        <translation type="unfinished"></translation>
+        <translation>1 小时</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/plots.py" line="45"/>
         <source>6 h</source>
-        <translation type="unfinished"></translation>
+        <translation>6 小时</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/plots.py" line="46"/>
         <source>24 h</source>
-        <translation type="unfinished"></translation>
+        <translation>24 小时</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/plots.py" line="47"/>
         <source>72 h</source>
-        <translation type="unfinished"></translation>
+        <translation>72 小时</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/plots.py" line="48"/>
         <source>Whole run</source>
-        <translation type="unfinished"></translation>
+        <translation>整个运行</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="57"/>
         <source>Monitor</source>
-        <translation type="unfinished">监控</translation>
+        <translation>监控</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="102"/>
         <source>Plots</source>
-        <translation type="unfinished"></translation>
+        <translation>曲线图</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="103"/>
         <source>Heat map</source>
-        <translation type="unfinished"></translation>
+        <translation>热力图</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="104"/>
         <source>Statistics</source>
-        <translation type="unfinished"></translation>
+        <translation>统计</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="105"/>
         <source>Findings</source>
-        <translation type="unfinished"></translation>
+        <translation>发现</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="106"/>
         <source>Processes</source>
-        <translation type="unfinished"></translation>
+        <translation>进程</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="107"/>
         <source>Recordings</source>
-        <translation type="unfinished"></translation>
+        <translation>录制</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="185"/>
         <source>Opening the source…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在打开数据源…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="212"/>
         <source>Live NVML: {s}</source>
-        <translation type="unfinished"></translation>
+        <translation>实时 NVML：{s}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="216"/>
         <source>This source carries no process list (only live NVML does).</source>
-        <translation type="unfinished"></translation>
+        <translation>此数据源不含进程列表（只有实时 NVML 才有）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="270"/>
         <source>GPU {i} stopped answering: {r}. The other GPUs are still monitored.</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU {i} 停止响应：{r}。其他 GPU 仍在监控中。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="307"/>
         <source>The source has ended: {s}</source>
-        <translation type="unfinished"></translation>
+        <translation>数据源已结束：{s}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="315"/>
         <source>Live monitoring is not available here (details below).</source>
-        <translation type="unfinished"></translation>
+        <translation>此处无法进行实时监控（详情见下文）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="330"/>
         <source>A file or a recording carries no process list.</source>
-        <translation type="unfinished"></translation>
+        <translation>文件或录制不含进程列表。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="343"/>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="436"/>
         <source>Could not write {p}.</source>
-        <translation type="unfinished"></translation>
+        <translation>无法写入 {p}。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="402"/>
         <source>Start live monitoring or a dmon stream first; an imported log is stored with &apos;Save as recording&apos;.</source>
-        <translation type="unfinished"></translation>
+        <translation>请先开始实时监控或 dmon 数据流；导入的日志请用“保存为录制”存储。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="414"/>
         <source>■ Stop recording #{n}</source>
-        <translation type="unfinished"></translation>
+        <translation>■ 停止录制 #{n}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="415"/>
         <source>Recording #{n} started.</source>
-        <translation type="unfinished"></translation>
+        <translation>录制 #{n} 已开始。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="419"/>
         <source>● &amp;Record</source>
-        <translation type="unfinished"></translation>
+        <translation>● 录制(&amp;R)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="420"/>
         <source>Recording #{n} saved.</source>
-        <translation type="unfinished"></translation>
+        <translation>录制 #{n} 已保存。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="431"/>
         <source>Export plots as PNG</source>
-        <translation type="unfinished"></translation>
+        <translation>将曲线图导出为 PNG</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="432"/>
         <source>PNG images (*.png)</source>
-        <translation type="unfinished"></translation>
+        <translation>PNG 图像 (*.png)</translation>
     </message>
 </context>
 <context>
@@ -2762,160 +2777,160 @@ It also resets the peak counter.</source>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="21"/>
         <source>No source.</source>
-        <translation type="unfinished"></translation>
+        <translation>无数据源。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="24"/>
         <source>&amp;Live (NVML)</source>
-        <translation type="unfinished"></translation>
+        <translation>实时 (NVML)(&amp;L)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="25"/>
         <source>Monitor the GPUs of this machine through NVML, every second.</source>
-        <translation type="unfinished"></translation>
+        <translation>通过 NVML 每秒监控本机的 GPU。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="26"/>
         <source>&amp;Import dmon…</source>
-        <translation type="unfinished"></translation>
+        <translation>导入 dmon(&amp;I)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="27"/>
         <source>Import an nvidia-smi dmon log, or watch a live dmon stream.</source>
-        <translation type="unfinished"></translation>
+        <translation>导入 nvidia-smi dmon 日志，或查看实时 dmon 数据流。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="28"/>
         <source>&amp;Demo</source>
-        <translation type="unfinished"></translation>
+        <translation>演示(&amp;D)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="29"/>
         <source>No demo recording is bundled.</source>
-        <translation type="unfinished"></translation>
+        <translation>未附带演示录制。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="35"/>
         <source>Time window shown while following the newest samples</source>
-        <translation type="unfinished"></translation>
+        <translation>跟随最新样本时显示的时间窗口</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="36"/>
         <source>&amp;Pause</source>
-        <translation type="unfinished"></translation>
+        <translation>暂停(&amp;P)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="38"/>
         <source>Stop following the newest samples (recording goes on). Panning or zooming a plot pauses too; press again to follow.</source>
-        <translation type="unfinished"></translation>
+        <translation>停止跟随最新样本（录制继续）。平移或缩放曲线图也会暂停；再按一次即恢复跟随。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="41"/>
         <source>Recording notes (model, batch size, data loader…)</source>
-        <translation type="unfinished"></translation>
+        <translation>录制备注（模型、批大小、数据加载器…）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="42"/>
         <source>● &amp;Record</source>
-        <translation type="unfinished"></translation>
+        <translation>● 录制(&amp;R)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="44"/>
         <source>Record the live samples into your gpudesk database.</source>
-        <translation type="unfinished"></translation>
+        <translation>将实时样本录制到你的 gpudesk 数据库中。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="45"/>
         <source>&amp;Save as recording</source>
-        <translation type="unfinished"></translation>
+        <translation>保存为录制(&amp;S)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="46"/>
         <source>Store the imported dmon log as a recording in your database.</source>
-        <translation type="unfinished"></translation>
+        <translation>将导入的 dmon 日志作为录制保存到你的数据库中。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="47"/>
         <source>Export &amp;PNG…</source>
-        <translation type="unfinished"></translation>
+        <translation>导出 PNG(&amp;P)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="48"/>
         <source>Export &amp;CSV…</source>
-        <translation type="unfinished"></translation>
+        <translation>导出 CSV(&amp;C)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="49"/>
         <source>Export the selected span (or everything when no span is shown).</source>
-        <translation type="unfinished"></translation>
+        <translation>导出所选区间（未显示区间时导出全部）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="56"/>
         <source>&amp;Window:</source>
-        <translation type="unfinished"></translation>
+        <translation>时间窗口(&amp;W)：</translation>
     </message>
 </context>
 <context>
     <name>NoGpuPanel</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="50"/>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="48"/>
         <source>The rest of gpudesk works without a GPU. From here you can still:</source>
-        <translation type="unfinished"></translation>
+        <translation>gpudesk 的其余功能无需 GPU 即可使用。在这里你仍然可以：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="50"/>
+        <source>&amp;Import a dmon log…</source>
+        <translation>导入 dmon 日志(&amp;I)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="52"/>
-        <source>&amp;Import a dmon log…</source>
-        <translation type="unfinished"></translation>
+        <source>Open a text log of &apos;nvidia-smi dmon&apos; (for example &apos;nvidia-smi dmon -s umt -o DT &gt; run.log&apos; on the GPU server), or watch a live dmon stream from a command such as &apos;ssh node nvidia-smi dmon -s umt&apos;.</source>
+        <translation>打开 &apos;nvidia-smi dmon&apos; 的文本日志（例如在 GPU 服务器上运行 &apos;nvidia-smi dmon -s umt -o DT &gt; run.log&apos;），或查看来自命令（如 &apos;ssh node nvidia-smi dmon -s umt&apos;）的实时 dmon 数据流。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="54"/>
-        <source>Open a text log of &apos;nvidia-smi dmon&apos; (for example &apos;nvidia-smi dmon -s umt -o DT &gt; run.log&apos; on the GPU server), or watch a live dmon stream from a command such as &apos;ssh node nvidia-smi dmon -s umt&apos;.</source>
-        <translation type="unfinished"></translation>
+        <source>&amp;Open a recording…</source>
+        <translation>打开录制(&amp;O)…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="55"/>
+        <source>Pick one of your saved recordings.</source>
+        <translation>从你保存的录制中选择一个。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="56"/>
-        <source>&amp;Open a recording…</source>
-        <translation type="unfinished"></translation>
+        <source>Open the &amp;demo recording</source>
+        <translation>打开演示录制(&amp;D)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="57"/>
-        <source>Pick one of your saved recordings.</source>
-        <translation type="unfinished"></translation>
+        <source>&amp;Retry NVML</source>
+        <translation>重试 NVML(&amp;R)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="58"/>
-        <source>Open the &amp;demo recording</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="59"/>
-        <source>&amp;Retry NVML</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="60"/>
         <source>Try to open NVML again (after loading the driver or rebooting).</source>
-        <translation type="unfinished"></translation>
+        <translation>再次尝试打开 NVML（在加载驱动或重启之后）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="94"/>
+        <source>NVML error: {e}</source>
+        <translation>NVML 错误：{e}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="96"/>
-        <source>NVML error: {e}</source>
-        <translation type="unfinished"></translation>
+        <source>driver {v}</source>
+        <translation>驱动 {v}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="98"/>
-        <source>driver {v}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="100"/>
         <source>NVML {v}</source>
-        <translation type="unfinished"></translation>
+        <translation>NVML {v}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="107"/>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="105"/>
         <source>No demo recording is bundled with this installation.</source>
-        <translation type="unfinished"></translation>
+        <translation>此安装未附带演示录制。</translation>
     </message>
 </context>
 <context>
@@ -2995,7 +3010,7 @@ It also resets the peak counter.</source>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="120"/>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="307"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="308"/>
         <source>pasted text</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3065,12 +3080,12 @@ It also resets the peak counter.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="292"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="293"/>
         <source>Diagnosed in %1 ms.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="325"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="326"/>
         <source>Saved job: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -4466,7 +4481,7 @@ It also resets the peak counter.</source>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="82"/>
         <source>&amp;Open</source>
-        <translation type="unfinished"></translation>
+        <translation type="unfinished">打开(&amp;O)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="82"/>
@@ -4573,7 +4588,7 @@ It also resets the peak counter.</source>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="218"/>
         <source>New name:</source>
-        <translation type="unfinished"></translation>
+        <translation type="unfinished">新名称：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="250"/>
@@ -4643,57 +4658,57 @@ It also resets the peak counter.</source>
 <context>
     <name>ProcessModel</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="17"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="24"/>
         <source>GPU</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="18"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="25"/>
         <source>PID</source>
-        <translation type="unfinished"></translation>
+        <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="19"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="26"/>
         <source>User</source>
-        <translation type="unfinished"></translation>
+        <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="20"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="27"/>
         <source>Name</source>
-        <translation type="unfinished">名称</translation>
+        <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="21"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="28"/>
         <source>Command</source>
-        <translation type="unfinished"></translation>
+        <translation>命令</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="22"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="29"/>
         <source>GPU memory (GiB)</source>
-        <translation type="unfinished"></translation>
+        <translation>显存 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="23"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="30"/>
         <source>Type</source>
-        <translation type="unfinished"></translation>
+        <translation>类型</translation>
     </message>
 </context>
 <context>
     <name>ProcessTable</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="102"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="113"/>
         <source>Processes appear here while NVML monitoring runs (dmon logs and recordings carry no process list).</source>
-        <translation type="unfinished"></translation>
+        <translation>NVML 监控运行时，进程会显示在这里（dmon 日志和录制不含进程列表）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="114"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="125"/>
         <source>GPU {g}: processes could not be listed: {w}</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU {g}：无法列出进程：{w}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="116"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="127"/>
         <source>{n} GPU processes.</source>
-        <translation type="unfinished"></translation>
+        <translation>{n} 个 GPU 进程。</translation>
     </message>
 </context>
 <context>
@@ -4733,12 +4748,12 @@ It also resets the peak counter.</source>
     <message>
         <location filename="../../gpudesk/ui/monitor/readout.py" line="26"/>
         <source>Move the mouse over a plot to read the values at that moment.</source>
-        <translation type="unfinished"></translation>
+        <translation>将鼠标移到曲线图上可读取该时刻的数值。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/readout.py" line="44"/>
         <source>{v} % of link</source>
-        <translation type="unfinished"></translation>
+        <translation>占链路 {v} %</translation>
     </message>
 </context>
 <context>
@@ -4746,198 +4761,198 @@ It also resets the peak counter.</source>
     <message>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="35"/>
         <source>#</source>
-        <translation type="unfinished"></translation>
+        <translation>#</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="36"/>
         <source>Name</source>
-        <translation type="unfinished">名称</translation>
+        <translation>名称</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="37"/>
         <source>Started</source>
-        <translation type="unfinished"></translation>
+        <translation>开始时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="38"/>
         <source>Duration</source>
-        <translation type="unfinished"></translation>
+        <translation>时长</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="39"/>
         <source>GPUs</source>
-        <translation type="unfinished">GPU</translation>
+        <translation>GPU</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="40"/>
         <source>Source</source>
-        <translation type="unfinished">来源</translation>
+        <translation>来源</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="41"/>
         <source>Samples</source>
-        <translation type="unfinished">样本数</translation>
+        <translation>样本数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="126"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="127"/>
         <source>Notes for the selected recording</source>
-        <translation type="unfinished"></translation>
+        <translation>所选录制的备注</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="130"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="131"/>
         <source>&amp;Open</source>
-        <translation type="unfinished"></translation>
+        <translation>打开(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="130"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="131"/>
         <source>Show the recording in the plots, statistics and findings</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="131"/>
-        <source>Re&amp;play</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="131"/>
-        <source>Play the recording back through the live views</source>
-        <translation type="unfinished"></translation>
+        <translation>在曲线图、统计和发现中显示该录制</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="132"/>
-        <source>Re&amp;name…</source>
-        <translation type="unfinished"></translation>
+        <source>Re&amp;play</source>
+        <translation>回放(&amp;P)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="132"/>
+        <source>Play the recording back through the live views</source>
+        <translation>通过实时视图回放该录制</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="133"/>
+        <source>Re&amp;name…</source>
+        <translation>重命名(&amp;N)…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="134"/>
         <source>Save &amp;notes</source>
-        <translation type="unfinished"></translation>
+        <translation>保存备注(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="134"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="135"/>
         <source>Export &amp;CSV…</source>
-        <translation type="unfinished"></translation>
+        <translation>导出 CSV(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="134"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="135"/>
         <source>All samples of the recording</source>
-        <translation type="unfinished"></translation>
+        <translation>该录制的全部样本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="135"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="136"/>
         <source>Export plots as P&amp;NG…</source>
-        <translation type="unfinished"></translation>
+        <translation>将曲线图导出为 PNG(&amp;N)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="135"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="136"/>
         <source>Opens the recording and saves its plots</source>
-        <translation type="unfinished"></translation>
+        <translation>打开该录制并保存其曲线图</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="136"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="137"/>
         <source>&amp;Delete…</source>
-        <translation type="unfinished"></translation>
+        <translation>删除(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="136"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="137"/>
         <source>Delete the recording and its samples</source>
-        <translation type="unfinished"></translation>
+        <translation>删除该录制及其样本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="146"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="147"/>
         <source>{s:g}× speed</source>
-        <translation type="unfinished"></translation>
+        <translation>{s:g}× 倍速</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="148"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="149"/>
         <source>Replay speed: 60× plays a minute of recording per second</source>
-        <translation type="unfinished"></translation>
+        <translation>回放速度：60× 表示每秒播放一分钟的录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="168"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="169"/>
         <source>Your gpudesk database could not be opened; no recordings to list.</source>
-        <translation type="unfinished"></translation>
+        <translation>无法打开你的 gpudesk 数据库；没有可列出的录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="183"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="184"/>
         <source>{n} recordings.</source>
-        <translation type="unfinished"></translation>
+        <translation>{n} 条录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="215"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="216"/>
         <source>Rename recording</source>
-        <translation type="unfinished"></translation>
+        <translation>重命名录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="215"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="216"/>
         <source>New name:</source>
-        <translation type="unfinished"></translation>
+        <translation>新名称：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="232"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="233"/>
         <source>Notes saved.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="239"/>
-        <source>Delete recording</source>
-        <translation type="unfinished"></translation>
+        <translation>备注已保存。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="240"/>
-        <source>Delete recording #{n} &apos;{name}&apos; and all its samples? This cannot be undone.</source>
-        <translation type="unfinished"></translation>
+        <source>Delete recording</source>
+        <translation>删除录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="246"/>
-        <source>Deleting recording #{n}…</source>
-        <translation type="unfinished"></translation>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="241"/>
+        <source>Delete recording #{n} &apos;{name}&apos; and all its samples? This cannot be undone.</source>
+        <translation>删除录制 #{n}“{name}”及其全部样本？此操作无法撤销。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="247"/>
-        <source>Deleting</source>
-        <translation type="unfinished"></translation>
+        <source>Deleting recording #{n}…</source>
+        <translation>正在删除录制 #{n}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="253"/>
-        <source>Export recording as CSV</source>
-        <translation type="unfinished"></translation>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="248"/>
+        <source>Deleting</source>
+        <translation>删除</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="254"/>
-        <source>CSV files (*.csv)</source>
-        <translation type="unfinished">CSV 文件 (*.csv)</translation>
+        <source>Export recording as CSV</source>
+        <translation>导出录制为 CSV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="259"/>
-        <source>Exporting recording #{n}…</source>
-        <translation type="unfinished"></translation>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="255"/>
+        <source>CSV files (*.csv)</source>
+        <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="260"/>
-        <source>CSV export</source>
-        <translation type="unfinished"></translation>
+        <source>Exporting recording #{n}…</source>
+        <translation>正在导出录制 #{n}…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="261"/>
-        <source>Exported {p}.</source>
-        <translation type="unfinished"></translation>
+        <source>CSV export</source>
+        <translation>CSV 导出</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="267"/>
-        <source>Export plots as PNG</source>
-        <translation type="unfinished"></translation>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="262"/>
+        <source>Exported {p}.</source>
+        <translation>已导出 {p}。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="268"/>
-        <source>PNG images (*.png)</source>
-        <translation type="unfinished"></translation>
+        <source>Export plots as PNG</source>
+        <translation>将曲线图导出为 PNG</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="275"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="269"/>
+        <source>PNG images (*.png)</source>
+        <translation>PNG 图像 (*.png)</translation>
+    </message>
+    <message>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="276"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="277"/>
         <source>{w} failed: {e}</source>
-        <translation type="unfinished"></translation>
+        <translation>{w}失败：{e}</translation>
     </message>
 </context>
 <context>
@@ -5026,7 +5041,7 @@ It also resets the peak counter.</source>
     <message>
         <location filename="../../gpudesk/ui/oom/results_view.py" line="344"/>
         <source>PID</source>
-        <translation type="unfinished"></translation>
+        <translation type="unfinished">PID</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/results_view.py" line="344"/>
@@ -5054,17 +5069,17 @@ It also resets the peak counter.</source>
     <message>
         <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="162"/>
         <source>Nothing to record: no source is running.</source>
-        <translation type="unfinished"></translation>
+        <translation>无可录制内容：没有正在运行的数据源。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="165"/>
         <source>A recording is already running.</source>
-        <translation type="unfinished"></translation>
+        <translation>已有录制正在进行。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="201"/>
         <source>Recording stopped: {m}</source>
-        <translation type="unfinished"></translation>
+        <translation>录制已停止：{m}</translation>
     </message>
 </context>
 <context>
@@ -5081,102 +5096,102 @@ It also resets the peak counter.</source>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="45"/>
         <source>&amp;Select span…</source>
-        <translation type="unfinished"></translation>
+        <translation>选择区间(&amp;S)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="48"/>
         <source>Show a span on the utilization plot; drag its edges over, for example, three epochs. The table then shows the median, p5 and p95 of each metric over that span.</source>
-        <translation type="unfinished"></translation>
+        <translation>在利用率曲线图上显示一个区间；拖动其边缘以覆盖例如三个 epoch。表格随后显示该区间内每个指标的中位数、p5 和 p95。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="51"/>
         <source>Statistics of the visible range.</source>
-        <translation type="unfinished"></translation>
+        <translation>可见范围的统计。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="60"/>
         <source>Each cell: median (p5 – p95) over the span; hover for sample counts.</source>
-        <translation type="unfinished"></translation>
+        <translation>每个单元格：区间内的中位数（p5 – p95）；悬停可查看样本数。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="68"/>
         <source>Computing statistics for {span}…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在计算 {span} 的统计…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="71"/>
         <source>Statistics could not be computed: {m}</source>
-        <translation type="unfinished"></translation>
+        <translation>无法计算统计：{m}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="74"/>
         <source>GPU util</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU 利用率</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="74"/>
         <source>Mem-ctrl util</source>
-        <translation type="unfinished"></translation>
+        <translation>显存控制器利用率</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="75"/>
         <source>Memory used</source>
-        <translation type="unfinished"></translation>
+        <translation>已用显存</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="75"/>
         <source>PCIe RX</source>
-        <translation type="unfinished"></translation>
+        <translation>PCIe RX</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="75"/>
         <source>PCIe TX</source>
-        <translation type="unfinished"></translation>
+        <translation>PCIe TX</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="76"/>
         <source>Power</source>
-        <translation type="unfinished"></translation>
+        <translation>功耗</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="76"/>
         <source>Temp</source>
-        <translation type="unfinished"></translation>
+        <translation>温度</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="76"/>
         <source>SM clock</source>
-        <translation type="unfinished"></translation>
+        <translation>SM 时钟</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="77"/>
         <source>% of link</source>
-        <translation type="unfinished"></translation>
+        <translation>占链路 %</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="94"/>
         <source>Span {span}: median (p5 – p95) per GPU.</source>
-        <translation type="unfinished"></translation>
+        <translation>区间 {span}：每块 GPU 的中位数（p5 – p95）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="110"/>
         <source>N/A</source>
-        <translation type="unfinished">不可用</translation>
+        <translation>不可用</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="118"/>
         <source>N/A: this source does not report the metric.</source>
-        <translation type="unfinished"></translation>
+        <translation>不可用：此数据源不报告该指标。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="119"/>
         <source>{n} readable samples, {k} missing</source>
-        <translation type="unfinished"></translation>
+        <translation>{n} 个可读样本，缺失 {k} 个</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="121"/>
         <source>N/A: no readable sample in the span. </source>
-        <translation type="unfinished"></translation>
+        <translation>不可用：区间内没有可读样本。</translation>
     </message>
 </context>
 <context>
@@ -5199,12 +5214,12 @@ It also resets the peak counter.</source>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
         <source>PID</source>
-        <translation type="unfinished"></translation>
+        <translation type="unfinished">PID</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
         <source>User</source>
-        <translation type="unfinished"></translation>
+        <translation type="unfinished">用户</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
@@ -5214,7 +5229,7 @@ It also resets the peak counter.</source>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
         <source>Type</source>
-        <translation type="unfinished"></translation>
+        <translation type="unfinished">类型</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>

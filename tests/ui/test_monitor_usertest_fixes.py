@@ -140,6 +140,11 @@ def test_demo_is_readable_for_one_sampling_round(qtbot):
     assert tab.heatmap.values.shape == (4, 1) and not np.isnan(tab.heatmap.values).any()
     assert "1 sampling round" in tab.heatmap.info.text() and "0 s" not in tab.heatmap.info.text()
     assert tab.heatmap.edges[-1] - tab.heatmap.edges[0] == 1.0
+    from PySide6.QtCore import QPointF
+
+    view = tab.heatmap.plot.getViewBox()
+    tab.heatmap._mouse_moved((view.mapViewToScene(QPointF(0.1, 0.5)),))
+    assert tab.heatmap.hover.text() == "GPU 0, t+0 s: 25 %"  # was "1970-01-01 00:00 – 00:00"
 
 
 def test_time_only_log_shows_time_of_day_not_1970(qtbot, tmp_path):

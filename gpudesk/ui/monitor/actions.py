@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QDialog, QFileDialog
 
-from gpudesk.ui.monitor.display import tr
 from gpudesk.ui.monitor.frames import snapshot, snapshot_to_frame
 from gpudesk.ui.monitor.import_dialog import ImportChoice, ImportDialog
 from gpudesk.ui.monitor.sources import AssumedLinkSource, demo_path, load_demo, load_dmon_file, load_recording
@@ -24,7 +24,7 @@ def _run(tab: MonitorTab, fn, *args, on_result, what: str, **kwargs) -> None:
     """run_task with the tab's error reporting; keeps a reference until the task finishes."""
 
     def failed(exc: BaseException) -> None:
-        tab.ctx.notify(tr("{what} failed: {e}").format(what=what, e=exc), "error")
+        tab.ctx.notify(QCoreApplication.translate("Monitor", "{what} failed: {e}").format(what=what, e=exc), "error")
 
     task = run_task(fn, *args, on_result=on_result, on_error=failed, **kwargs)
     tab._tasks.append(task)
@@ -39,9 +39,9 @@ def import_dmon(tab: MonitorTab, choice: ImportChoice | None = None) -> None:
             return
         choice = dialog.choice()
     if choice.mode == "file":
-        tab.source_label.setText(tr("Reading {p}…").format(p=choice.path))
+        tab.source_label.setText(QCoreApplication.translate("Monitor", "Reading {p}…").format(p=choice.path))
         _run(tab, load_dmon_file, choice.path, choice.gpu, choice.pcie_gen, choice.pcie_width, choice.interval_s,
-             on_result=tab.show_loaded, what=tr("Importing the dmon log"))
+             on_result=tab.show_loaded, what=QCoreApplication.translate("Monitor", "Importing the dmon log"))
     else:
         start_stream(tab, choice)
 
@@ -56,24 +56,26 @@ def start_stream(tab: MonitorTab, choice: ImportChoice) -> None:
         return AssumedLinkSource(DmonStreamSource(command, interval_s=interval), choice.gpu, choice.pcie_gen,
                                  choice.pcie_width)
 
-    tab.start_worker(factory, kind="dmon-stream", title=tr("Live dmon stream: {c}").format(c=command))
+    title = QCoreApplication.translate("Monitor", "Live dmon stream: {c}").format(c=command)
+    tab.start_worker(factory, kind="dmon-stream", title=title)
 
 
 def play_demo(tab: MonitorTab) -> None:
     """Open the bundled demo capture whole, like an imported log: plots, heat map, statistics and findings at
     once (it is a single sampling round, so replaying it in time would show nothing more)."""
     if demo_path() is None:
-        tab.ctx.notify(tr("No demo recording is bundled with this installation."), "warning")
+        tab.ctx.notify(QCoreApplication.translate("Monitor", "No demo recording is bundled with this installation."),
+                       "warning")
         return
-    tab.source_label.setText(tr("Opening the demo…"))
-    _run(tab, load_demo, on_result=tab.show_loaded, what=tr("Opening the demo"))
+    tab.source_label.setText(QCoreApplication.translate("Monitor", "Opening the demo…"))
+    _run(tab, load_demo, on_result=tab.show_loaded, what=QCoreApplication.translate("Monitor", "Opening the demo"))
 
 
 def replay_recording(tab: MonitorTab, session_id: int, speed: float) -> None:
     """Replay a saved recording ``speed`` times faster than real time (1 = as recorded)."""
-    tab.source_label.setText(tr("Opening recording #{n}…").format(n=session_id))
+    tab.source_label.setText(QCoreApplication.translate("Monitor", "Opening recording #{n}…").format(n=session_id))
     _run(tab, load_recording, session_id, on_result=lambda loaded: start_replay(tab, loaded, speed),
-         what=tr("Opening the recording"))
+         what=QCoreApplication.translate("Monitor", "Opening the recording"))
 
 
 def start_replay(tab: MonitorTab, loaded, speed: float) -> None:
@@ -81,15 +83,17 @@ def start_replay(tab: MonitorTab, loaded, speed: float) -> None:
     from gpudesk.telemetry.replay import ReplaySource
 
     frame, devices = loaded.frame, loaded.devices
-    tab.start_worker(lambda: ReplaySource(frame, devices=devices, speed=speed), kind="replay",
-                     title=tr("Replay at {s:g}x: {t}").format(s=speed, t=loaded.title), basis=loaded.basis)
+    title = QCoreApplication.translate("Monitor", "Replay at {s:g}x: {t}").format(s=speed, t=loaded.title)
+    tab.start_worker(lambda: ReplaySource(frame, devices=devices, speed=speed), kind="replay", title=title,
+                     basis=loaded.basis)
     tab.window_combo.setCurrentIndex(tab.window_combo.count() - 1)  # whole run
     tab.plots.set_window(None)
 
 
 def open_recording(tab: MonitorTab, session_id: int) -> None:
-    tab.source_label.setText(tr("Opening recording #{n}…").format(n=session_id))
-    _run(tab, load_recording, session_id, on_result=tab.show_loaded, what=tr("Opening the recording"))
+    tab.source_label.setText(QCoreApplication.translate("Monitor", "Opening recording #{n}…").format(n=session_id))
+    _run(tab, load_recording, session_id, on_result=tab.show_loaded,
+         what=QCoreApplication.translate("Monitor", "Opening the recording"))
 
 
 def _clamp(tab: MonitorTab, t0: float, t1: float) -> tuple[float, float]:
@@ -178,10 +182,10 @@ def save_as_recording(tab: MonitorTab) -> None:
             recorder.close()
 
     def done(session_id: int) -> None:
-        tab.ctx.notify(tr("Saved as recording #{n}.").format(n=session_id), "info")
+        tab.ctx.notify(QCoreApplication.translate("Monitor", "Saved as recording #{n}.").format(n=session_id), "info")
         tab.recordings.reload()
 
-    _run(tab, work, on_result=done, what=tr("Saving the recording"))
+    _run(tab, work, on_result=done, what=QCoreApplication.translate("Monitor", "Saving the recording"))
 
 
 def export_csv(tab: MonitorTab, path: str | None = None) -> None:
@@ -189,8 +193,9 @@ def export_csv(tab: MonitorTab, path: str | None = None) -> None:
     if tab.buffer is None:
         return
     if path is None:
-        path, _ = QFileDialog.getSaveFileName(tab, tr("Export samples as CSV"), "gpudesk-monitor.csv",
-                                              tr("CSV files (*.csv)"))
+        path, _ = QFileDialog.getSaveFileName(tab, QCoreApplication.translate("Monitor", "Export samples as CSV"),
+                                              "gpudesk-monitor.csv",
+                                              QCoreApplication.translate("Monitor", "CSV files (*.csv)"))
         if not path:
             return
     span = tab.selected_span() if tab.plots.region.isVisible() else None
@@ -204,5 +209,7 @@ def export_csv(tab: MonitorTab, path: str | None = None) -> None:
             write_csv(snapshot_to_frame(snap, devices), out, devices=devices)
         return path
 
-    _run(tab, work, on_result=lambda p: tab.ctx.notify(tr("Exported {p}.").format(p=Path(p).name), "info"),
-         what=tr("Exporting CSV"))
+    _run(tab, work,
+         on_result=lambda p: tab.ctx.notify(
+             QCoreApplication.translate("Monitor", "Exported {p}.").format(p=Path(p).name), "info"),
+         what=QCoreApplication.translate("Monitor", "Exporting CSV"))

@@ -54,14 +54,10 @@ def fmt_span(t0: float, t1: float) -> str:
     """A span for labels: "2026-11-30 10:00:00 – 10:30:00 (30 min)"; one moment (one sampling round) reads
     "one sampling round at …" instead of a zero-length span."""
     if t1 - t0 <= 0:
-        return tr("one sampling round at {t}").format(t=when(t0))
+        return QCoreApplication.translate("Monitor", "one sampling round at {t}").format(t=when(t0))
     same_day = _basis in (timebase.LOCAL, timebase.PRINTED) and when(t0, "%Y%m%d") == when(t1, "%Y%m%d")
     end = when(t1, "%H:%M:%S") if same_day else when(t1)
     return f"{when(t0)} – {end} ({fmt_duration(t1 - t0)})"
-
-
-def tr(text: str) -> str:
-    return QCoreApplication.translate("Monitor", text)
 
 
 @dataclass(frozen=True)
@@ -80,20 +76,21 @@ def shown(metric: str) -> Shown:
     """Display description of a metric (label through Qt translation, unit for the axis); cached, since the
     table and read-out ask for it many times a second."""
     table = {
-        m.GPU_UTIL: (tr("GPU utilization"), "%", 1.0, 0),
-        m.MEM_UTIL: (tr("Memory-controller utilization"), "%", 1.0, 0),
-        m.MEM_USED: (tr("Memory used"), "GiB", 1 / GIB, 2),
-        m.MEM_TOTAL: (tr("Memory total"), "GiB", 1 / GIB, 1),
-        m.PCIE_RX: (tr("PCIe RX"), "MB/s", 1 / MB, 0),  # dmon's own rxpci/txpci unit, decimal
-        m.PCIE_TX: (tr("PCIe TX"), "MB/s", 1 / MB, 0),
-        m.POWER: (tr("Power draw"), "W", 1.0, 0),
-        m.POWER_LIMIT: (tr("Power limit"), "W", 1.0, 0),
-        m.GPU_TEMP: (tr("GPU temperature"), "°C", 1.0, 0),
-        m.MEM_TEMP: (tr("Memory temperature"), "°C", 1.0, 0),
-        m.SM_CLOCK: (tr("SM clock"), "MHz", 1e-6, 0),
-        m.MEM_CLOCK: (tr("Memory clock"), "MHz", 1e-6, 0),
-        m.ENC_UTIL: (tr("Encoder utilization"), "%", 1.0, 0),
-        m.DEC_UTIL: (tr("Decoder utilization"), "%", 1.0, 0),
+        m.GPU_UTIL: (QCoreApplication.translate("Monitor", "GPU utilization"), "%", 1.0, 0),
+        m.MEM_UTIL: (QCoreApplication.translate("Monitor", "Memory-controller utilization"), "%", 1.0, 0),
+        m.MEM_USED: (QCoreApplication.translate("Monitor", "Memory used"), "GiB", 1 / GIB, 2),
+        m.MEM_TOTAL: (QCoreApplication.translate("Monitor", "Memory total"), "GiB", 1 / GIB, 1),
+        # dmon's own rxpci/txpci unit, decimal
+        m.PCIE_RX: (QCoreApplication.translate("Monitor", "PCIe RX"), "MB/s", 1 / MB, 0),
+        m.PCIE_TX: (QCoreApplication.translate("Monitor", "PCIe TX"), "MB/s", 1 / MB, 0),
+        m.POWER: (QCoreApplication.translate("Monitor", "Power draw"), "W", 1.0, 0),
+        m.POWER_LIMIT: (QCoreApplication.translate("Monitor", "Power limit"), "W", 1.0, 0),
+        m.GPU_TEMP: (QCoreApplication.translate("Monitor", "GPU temperature"), "°C", 1.0, 0),
+        m.MEM_TEMP: (QCoreApplication.translate("Monitor", "Memory temperature"), "°C", 1.0, 0),
+        m.SM_CLOCK: (QCoreApplication.translate("Monitor", "SM clock"), "MHz", 1e-6, 0),
+        m.MEM_CLOCK: (QCoreApplication.translate("Monitor", "Memory clock"), "MHz", 1e-6, 0),
+        m.ENC_UTIL: (QCoreApplication.translate("Monitor", "Encoder utilization"), "%", 1.0, 0),
+        m.DEC_UTIL: (QCoreApplication.translate("Monitor", "Decoder utilization"), "%", 1.0, 0),
     }
     if metric in table:
         label, unit, scale, decimals = table[metric]
@@ -105,7 +102,7 @@ def shown(metric: str) -> Shown:
 def fmt(metric: str, value: float | None, *, with_unit: bool = True) -> str:
     """``value`` (code units) as display text, or "N/A" when it is None or not finite."""
     if value is None or not math.isfinite(value):
-        return tr("N/A")
+        return QCoreApplication.translate("Monitor", "N/A")
     s = shown(metric)
     text = f"{value * s.scale:.{s.decimals}f}"
     return f"{text} {s.unit}" if with_unit and s.unit else text
@@ -114,19 +111,19 @@ def fmt(metric: str, value: float | None, *, with_unit: bool = True) -> str:
 def fmt_share(share: float | None) -> str:
     """A PCIe share of the link (0..1) as percent, or N/A."""
     if share is None or not math.isfinite(share):
-        return tr("N/A")
+        return QCoreApplication.translate("Monitor", "N/A")
     return f"{share * 100:.0f} %"
 
 
 def fmt_duration(seconds: float) -> str:
     """Compact duration: 45 s, 12 min, 3.5 h, 2.1 d."""
     if seconds < 120:
-        return tr("{n} s").format(n=f"{seconds:.0f}")
+        return QCoreApplication.translate("Monitor", "{n} s").format(n=f"{seconds:.0f}")
     if seconds < 7200:
-        return tr("{n} min").format(n=f"{seconds / 60:.0f}")
+        return QCoreApplication.translate("Monitor", "{n} min").format(n=f"{seconds / 60:.0f}")
     if seconds < 172800:
-        return tr("{n} h").format(n=f"{seconds / 3600:.1f}")
-    return tr("{n} d").format(n=f"{seconds / 86400:.1f}")
+        return QCoreApplication.translate("Monitor", "{n} h").format(n=f"{seconds / 3600:.1f}")
+    return QCoreApplication.translate("Monitor", "{n} d").format(n=f"{seconds / 86400:.1f}")
 
 
 GPU_COLORS = (

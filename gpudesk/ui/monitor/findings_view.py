@@ -7,7 +7,7 @@ Details are shown as plain text.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -21,29 +21,31 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpudesk.ui.monitor.display import fmt_span, tr
+from gpudesk.ui.monitor.display import fmt_span
 
 SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2, "not-judged": 3}
 SEVERITY_COLOUR = {"critical": "#b00020", "warning": "#8a5a00", "info": "#1f5fa8", "not-judged": "#666666"}
 
 
 def severity_text(severity: str) -> str:
-    return {"critical": tr("critical"), "warning": tr("warning"), "info": tr("info"),
-            "not-judged": tr("not judged")}.get(severity, severity)
+    return {"critical": QCoreApplication.translate("Monitor", "critical"),
+            "warning": QCoreApplication.translate("Monitor", "warning"),
+            "info": QCoreApplication.translate("Monitor", "info"),
+            "not-judged": QCoreApplication.translate("Monitor", "not judged")}.get(severity, severity)
 
 
 def finding_details(finding) -> str:
     """Plain-text description of one finding: summary, evidence, span, advice."""
     lines = [finding.summary, ""]
     if finding.evidence:
-        lines.append(tr("Evidence:"))
+        lines.append(QCoreApplication.translate("Monitor", "Evidence:"))
         for name, value in finding.evidence.items():
             shown_value = f"{value:.4g}" if isinstance(value, float) else str(value)
             lines.append(f"  {name} = {shown_value}")
     if finding.span:
-        lines.append(tr("Span: {s}").format(s=fmt_span(*finding.span)))
+        lines.append(QCoreApplication.translate("Monitor", "Span: {s}").format(s=fmt_span(*finding.span)))
     if finding.advice:  # an info or not-judged finding has nothing to advise
-        lines += ["", tr("Advice:"), finding.advice]
+        lines += ["", QCoreApplication.translate("Monitor", "Advice:"), finding.advice]
     return "\n".join(lines).rstrip()
 
 
@@ -102,7 +104,8 @@ class FindingsView(QWidget):
         self.tree.clear()
         for finding in self.findings:
             item = QTreeWidgetItem([severity_text(finding.severity), finding.rule,
-                                    tr("all") if finding.gpu is None else str(finding.gpu), finding.summary])
+                                    QCoreApplication.translate("Monitor", "all") if finding.gpu is None
+                                    else str(finding.gpu), finding.summary])
             item.setForeground(0, QBrush(QColor(SEVERITY_COLOUR.get(finding.severity, "#000000"))))
             item.setToolTip(3, finding.summary)
             self.tree.addTopLevelItem(item)

@@ -7,13 +7,13 @@ link per direction, with the link (and whether it is an assumption from the cata
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractTableModel, QCoreApplication, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import DeviceInfo
-from gpudesk.ui.monitor.display import fmt, fmt_share, gpu_color, tr
+from gpudesk.ui.monitor.display import fmt, fmt_share, gpu_color
 
 COLUMNS = (  # (key, header); headers are translated in GpuTableModel.headerData
     ("gpu", QT_TRANSLATE_NOOP("GpuTableModel", "GPU")),
@@ -114,7 +114,7 @@ class GpuTableModel(QAbstractTableModel):
         device = self.devices[row]
         if device.lost_reason:
             return device.lost_reason
-        return self.reasons.get((row, metric)) or tr("not reported by this source")
+        return self.reasons.get((row, metric)) or QCoreApplication.translate("Monitor", "not reported by this source")
 
     def share(self, row: int, metric: str) -> float | None:
         value = self.value(row, metric)
@@ -151,9 +151,11 @@ class GpuTableModel(QAbstractTableModel):
 
     def _text(self, row: int, key: str, device: DeviceInfo) -> str:
         if key == "gpu":
-            return f"{device.index}: {device.name or tr('unknown model')}"
+            return f"{device.index}: {device.name or QCoreApplication.translate('Monitor', 'unknown model')}"
         if key == "state":
-            return tr("lost") if device.lost_reason else tr("ok")
+            if device.lost_reason:
+                return QCoreApplication.translate("Monitor", "lost")
+            return QCoreApplication.translate("Monitor", "ok")
         if key == m.MEM_USED:
             total = self.value(row, m.MEM_TOTAL) or device.memory_total_bytes
             used = fmt(m.MEM_USED, self.value(row, m.MEM_USED), with_unit=False)
@@ -166,29 +168,33 @@ class GpuTableModel(QAbstractTableModel):
 
     def _tooltip(self, row: int, key: str, device: DeviceInfo) -> str | None:
         if key == "gpu":
-            text = tr("{name}\nUUID: {uuid}\nPCI bus: {bus}").format(
-                name=device.name or tr("unknown model"), uuid=device.uuid or tr("N/A (not reported by this source)"),
-                bus=device.pci_bus_id or tr("N/A"))
+            text = QCoreApplication.translate("Monitor", "{name}\nUUID: {uuid}\nPCI bus: {bus}").format(
+                name=device.name or QCoreApplication.translate("Monitor", "unknown model"),
+                uuid=device.uuid or QCoreApplication.translate("Monitor", "N/A (not reported by this source)"),
+                bus=device.pci_bus_id or QCoreApplication.translate("Monitor", "N/A"))
             if device.mig_mode == "enabled":
-                text += "\n" + tr("MIG enabled: {n} instances (utilization is not reported on MIG)").format(
+                text += "\n" + QCoreApplication.translate(
+                    "Monitor", "MIG enabled: {n} instances (utilization is not reported on MIG)").format(
                     n=len(device.mig_devices))
             elif device.mig_mode == "disabled":
-                text += "\n" + tr("MIG capable, disabled")
+                text += "\n" + QCoreApplication.translate("Monitor", "MIG capable, disabled")
             return text
         if key == "state":
-            return device.lost_reason or tr("Readings arrive normally.")
+            return device.lost_reason or QCoreApplication.translate("Monitor", "Readings arrive normally.")
         if key in (m.PCIE_RX, m.PCIE_TX):
-            cap, text = self.links.get(row, (None, tr("link unknown")))
+            cap, text = self.links.get(row, (None, QCoreApplication.translate("Monitor", "link unknown")))
             raw = self.value(row, key)
-            lines = [tr("Link: {t}").format(t=text), tr("Throughput: {v}").format(v=fmt(key, raw))]
+            lines = [QCoreApplication.translate("Monitor", "Link: {t}").format(t=text),
+                     QCoreApplication.translate("Monitor", "Throughput: {v}").format(v=fmt(key, raw))]
             if raw is None:
-                lines.append(tr("N/A: {r}").format(r=self.reason(row, key)))
+                lines.append(QCoreApplication.translate("Monitor", "N/A: {r}").format(r=self.reason(row, key)))
             elif not cap:
-                lines.append(tr("N/A share: the link's generation and width are unknown"))
+                lines.append(
+                    QCoreApplication.translate("Monitor", "N/A share: the link's generation and width are unknown"))
             return "\n".join(lines)
         value = self.value(row, key)
         if value is None:
-            return tr("N/A: {r}").format(r=self.reason(row, key))
+            return QCoreApplication.translate("Monitor", "N/A: {r}").format(r=self.reason(row, key))
         return fmt(key, value)
 
 

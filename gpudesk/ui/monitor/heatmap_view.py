@@ -39,6 +39,7 @@ class HeatmapView(QWidget):
         self.edges = np.empty(0)
         self.values = np.empty((0, 0))
         self.metric = m.GPU_UTIL
+        self._per_round = False
         self.choice = QComboBox(self)
         for metric in HEAT_METRICS:
             s = shown(metric)
@@ -96,7 +97,7 @@ class HeatmapView(QWidget):
             return
         chosen = int(self.bins.currentData())
         ticks = self.buffer.count
-        per_round = ticks <= chosen
+        per_round = self._per_round = ticks <= chosen
         if per_round:  # fewer rounds than bins: one bin per sampling round, one interval wide
             first, last = self.buffer.span()
             step = self.buffer.typical_interval()
@@ -149,9 +150,11 @@ class HeatmapView(QWidget):
         if not (0 <= gpu < self.values.shape[0] and 0 <= col < self.values.shape[1]):
             return
         value = self.values[gpu, col]
-        start = when(self.edges[col], "%Y-%m-%d %H:%M")
-        end = when(self.edges[col + 1], "%H:%M")
+        if self._per_round:  # one column per sampling round: name the round's own time
+            stamp = when((self.edges[col] + self.edges[col + 1]) / 2)
+        else:
+            stamp = f"{when(self.edges[col], '%Y-%m-%d %H:%M')} – {when(self.edges[col + 1], '%H:%M')}"
         s = shown(self.metric)
         text = self.tr("N/A (no readable sample in this bin)") if math.isnan(value) else \
             f"{value * s.scale:.{s.decimals}f} {s.unit}"
-        self.hover.setText(f"{self.gpu_labels.get(gpu, str(gpu))}, {start} – {end}: {text}")
+        self.hover.setText(f"{self.gpu_labels.get(gpu, str(gpu))}, {stamp}: {text}")

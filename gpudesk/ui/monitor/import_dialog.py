@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -36,7 +36,6 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.telemetry.pcie import describe_link
-from gpudesk.ui.monitor.display import tr
 
 DEFAULT_COMMAND = "nvidia-smi dmon -s umt -o DT"
 
@@ -105,7 +104,7 @@ class ImportDialog(QDialog):
         self.gen_spin = QSpinBox(self)
         self.gen_spin.setRange(0, 6)
         self.gen_spin.setSpecialValueText(self.tr("unknown"))
-        self.gen_spin.setPrefix("Gen")
+        self.gen_spin.setPrefix(self.tr("Gen"))
         self.width_spin = QSpinBox(self)
         self.width_spin.setRange(0, 32)
         self.width_spin.setSpecialValueText(self.tr("unknown"))
@@ -195,7 +194,11 @@ class ImportDialog(QDialog):
         try:
             gpu = self.catalog.find_gpu(text)
         except CatalogError as exc:
-            self.error.setText(self.tr("GPU model: {e}").format(e=exc))
+            message = str(exc)
+            cut = message.find(" Run `gpudesk catalog")  # the CLI hint; here the list is one click away
+            if cut > 0:
+                message = message[:cut] + " " + self.tr("Open the list to pick one.")
+            self.error.setText(self.tr("GPU model: {e}").format(e=message))
             return False
         self.model_combo.setCurrentIndex(self.model_combo.findData(gpu.id))
         return gpu
@@ -222,7 +225,7 @@ class ImportDialog(QDialog):
     def _update_link(self) -> None:
         gen, width = self.gen_spin.value() or None, self.width_spin.value() or None
         model = self.model_combo.currentData()
-        source = f"catalog:{model}" if model else tr("entered by hand")
+        source = f"catalog:{model}" if model else QCoreApplication.translate("Monitor", "entered by hand")
         self.link_label.setText(describe_link(gen, width, source))
 
     def accept(self) -> None:

@@ -5,22 +5,20 @@ what the demo is and where it comes from)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
-
-from gpudesk.ui.monitor.display import tr
 
 
 def headline(state: str) -> str:
     """A short title for an NVML availability state (``NvmlStatus.state``)."""
     return {
-        "module-missing": tr("The NVML Python bindings are not installed"),
-        "library-not-found": tr("No NVIDIA driver found on this machine"),
-        "driver-not-loaded": tr("The NVIDIA driver is not loaded"),
-        "version-mismatch": tr("NVIDIA driver/library version mismatch"),
-        "no-permission": tr("No permission to use NVML"),
-        "no-devices": tr("No NVIDIA GPU found"),
-    }.get(state, tr("Live GPU monitoring is not available"))
+        "module-missing": QCoreApplication.translate("Monitor", "The NVML Python bindings are not installed"),
+        "library-not-found": QCoreApplication.translate("Monitor", "No NVIDIA driver found on this machine"),
+        "driver-not-loaded": QCoreApplication.translate("Monitor", "The NVIDIA driver is not loaded"),
+        "version-mismatch": QCoreApplication.translate("Monitor", "NVIDIA driver/library version mismatch"),
+        "no-permission": QCoreApplication.translate("Monitor", "No permission to use NVML"),
+        "no-devices": QCoreApplication.translate("Monitor", "No NVIDIA GPU found"),
+    }.get(state, QCoreApplication.translate("Monitor", "Live GPU monitoring is not available"))
 
 
 class NoGpuPanel(QWidget):

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QTimer, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from gpudesk.telemetry import model as m
-from gpudesk.ui.monitor.display import gpu_color, shown, tr
+from gpudesk.ui.monitor.display import gpu_color, shown
 from gpudesk.ui.monitor.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor.time_axis import TimeAxis
 
@@ -153,7 +153,7 @@ class MonitorPlots(QWidget):
         for metric, plot in self.plots.items():
             s = shown(metric)
             if metric == m.SM_CLOCK:
-                title = tr("SM clock (solid) and memory clock (dashed)")
+                title = QCoreApplication.translate("Monitor", "SM clock (solid) and memory clock (dashed)")
             else:
                 title = s.label
             plot.setTitle(title, size="9pt")
@@ -221,13 +221,18 @@ class MonitorPlots(QWidget):
         texts = sorted({li.text for li in shown_links if li is not None})
         for metric in PCIE_METRICS:
             plot = self.plots[metric]
-            direction = tr("PCIe RX (host to GPU)") if metric == m.PCIE_RX else tr("PCIe TX (GPU to host)")
-            if self._pcie_share:
-                link = texts[0] if len(texts) == 1 else tr("each GPU's own link")
-                plot.setTitle(tr("{d}: share of link, {link}").format(d=direction, link=link), size="9pt")
-                plot.setLabel("left", tr("% of link"))
+            if metric == m.PCIE_RX:
+                direction = QCoreApplication.translate("Monitor", "PCIe RX (host to GPU)")
             else:
-                plot.setTitle(tr("{d}: link unknown, shown in MB/s").format(d=direction), size="9pt")
+                direction = QCoreApplication.translate("Monitor", "PCIe TX (GPU to host)")
+            if self._pcie_share:
+                link = texts[0] if len(texts) == 1 else QCoreApplication.translate("Monitor", "each GPU's own link")
+                plot.setTitle(QCoreApplication.translate("Monitor", "{d}: share of link, {link}").format(
+                    d=direction, link=link), size="9pt")
+                plot.setLabel("left", QCoreApplication.translate("Monitor", "% of link"))
+            else:
+                plot.setTitle(QCoreApplication.translate("Monitor", "{d}: link unknown, shown in MB/s").format(
+                    d=direction), size="9pt")
                 plot.setLabel("left", "MB/s")
 
     # ----------------------------------------------------------------- drawing

@@ -8,10 +8,17 @@ without --pid=host) say so instead of showing empty cells.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QAbstractTableModel,
+    QCoreApplication,
+    QModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
-from gpudesk.ui.monitor.display import GIB, tr
+from gpudesk.ui.monitor.display import GIB
 
 HEADERS = (
     QT_TRANSLATE_NOOP("ProcessModel", "GPU"),
@@ -58,22 +65,26 @@ class ProcessModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 1, 5):
             return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         if role == Qt.ItemDataRole.DisplayRole:
-            host_na = tr("N/A")
+            host_na = QCoreApplication.translate("Monitor", "N/A")
             values = (
                 str(p.gpu_index), str(p.pid), p.user or host_na, p.name or host_na, p.cmdline or host_na,
-                tr("N/A") if p.used_memory_bytes is None else f"{p.used_memory_bytes / GIB:.2f}", p.type,
+                QCoreApplication.translate("Monitor", "N/A") if p.used_memory_bytes is None
+                else f"{p.used_memory_bytes / GIB:.2f}", p.type,
             )
             return values[col]
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == 5 and p.used_memory_bytes is None:
-                return tr("N/A: {r}").format(r=p.memory_reason or tr("NVML did not report it"))
+                return QCoreApplication.translate("Monitor", "N/A: {r}").format(
+                    r=p.memory_reason or QCoreApplication.translate("Monitor", "NVML did not report it"))
             if col in (2, 3, 4) and not getattr(p, ["user", "name", "cmdline"][col - 2]):
-                return tr("N/A: {r}").format(r=p.host_reason or tr("the process could not be looked up"))
+                return QCoreApplication.translate("Monitor", "N/A: {r}").format(
+                    r=p.host_reason or QCoreApplication.translate("Monitor", "the process could not be looked up"))
             if col == 4 and p.cmdline:
                 return p.cmdline
             if col == 1 and not p.visible:
-                return tr("This PID does not exist here (host PID seen from a container?). Run the container "
-                          "with --pid=host to see the process.")
+                return QCoreApplication.translate(
+                    "Monitor", "This PID does not exist here (host PID seen from a container?). Run the container "
+                    "with --pid=host to see the process.")
         return None
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpudesk.ui.monitor.display import fmt_duration, tr
+from gpudesk.ui.monitor.display import fmt_duration
 from gpudesk.ui.workers import run_task
 
 HEADERS = (
@@ -45,7 +45,7 @@ HEADERS = (
 def _when(t: float | None, as_printed: bool = False) -> str:
     """Local time, or UTC for dmon imports (their stamps are the node's local time stored as printed)."""
     if t is None:
-        return tr("N/A")
+        return QCoreApplication.translate("Monitor", "N/A")
     zone = _dt.timezone.utc if as_printed else None
     return _dt.datetime.fromtimestamp(t, zone).strftime("%Y-%m-%d %H:%M")
 
@@ -58,13 +58,14 @@ def session_row(session) -> list[str]:
 
     first = session.first_t if session.first_t is not None else session.started_at
     if undated(first):
-        started = tr("{t} (imported; the log has no dates)").format(t=_when(session.started_at))
+        started = QCoreApplication.translate("Monitor", "{t} (imported; the log has no dates)").format(
+            t=_when(session.started_at))
     if session.first_t is not None and session.last_t is not None:
         duration = fmt_duration(session.last_t - session.first_t)
     else:
-        duration = tr("N/A (no samples)")
+        duration = QCoreApplication.translate("Monitor", "N/A (no samples)")
     if session.interrupted:
-        duration += tr(" (interrupted)")
+        duration += QCoreApplication.translate("Monitor", " (interrupted)")
     model = f" × {session.gpu_model}" if session.gpu_model else ""
     if not undated(first):
         started = _when(first, (session.source or "").startswith("dmon"))

@@ -9,9 +9,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QCoreApplication
+
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
-from gpudesk.ui.monitor.display import tr
 from gpudesk.ui.monitor.frames import frame_to_buffer
 from gpudesk.ui.monitor.ring_buffer import HistoryBuffer
 
@@ -117,11 +118,13 @@ def demo_description() -> str | None:
     if demo_path() is None:
         return None
     if DEMO_ROUNDS == 1:
-        text = tr("The demo is one sampling round (1 s) of a real {gpus}-GPU nvidia-smi dmon capture, posted "
-                  "publicly in {origin}. It shows the dmon format and N/A values, not a long run.")
+        text = QCoreApplication.translate(
+            "Monitor", "The demo is one sampling round (1 s) of a real {gpus}-GPU nvidia-smi dmon capture, posted "
+            "publicly in {origin}. It shows the dmon format and N/A values, not a long run.")
     else:
-        text = tr("The demo is {rounds} sampling rounds of a real {gpus}-GPU nvidia-smi dmon capture, posted "
-                  "publicly in {origin}.")
+        text = QCoreApplication.translate(
+            "Monitor", "The demo is {rounds} sampling rounds of a real {gpus}-GPU nvidia-smi dmon capture, posted "
+            "publicly in {origin}.")
     return text.format(gpus=DEMO_GPUS, rounds=DEMO_ROUNDS, origin=DEMO_ORIGIN)
 
 
@@ -136,7 +139,8 @@ def load_demo() -> Loaded:
     frame, devices, log = core_load_demo()
     buffer = frame_to_buffer(frame, devices, HISTORY_METRICS)
     notes = [n for n in log.notes if not n.startswith("Demo:")]  # the title says what the demo is
-    return Loaded(buffer, devices, demo_description() or tr("Demo"), frame, notes, "demo", basis=log_basis(log))
+    return Loaded(buffer, devices, demo_description() or QCoreApplication.translate("Monitor", "Demo"), frame, notes,
+                  "demo", basis=log_basis(log))
 
 
 class AssumedLinkSource:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QCoreApplication, Qt, QTimer
 from PySide6.QtWidgets import (
     QFileDialog,
     QSplitter,
@@ -27,7 +27,7 @@ from gpudesk.telemetry.pcie import describe_link
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor import actions
 from gpudesk.telemetry import timebase
-from gpudesk.ui.monitor.display import set_time_basis, tr
+from gpudesk.ui.monitor.display import set_time_basis
 from gpudesk.ui.monitor.findings_view import FindingsView
 from gpudesk.ui.monitor.gpu_table import GpuTable
 from gpudesk.ui.monitor.heatmap_view import HeatmapView
@@ -253,7 +253,7 @@ class MonitorTab(QWidget):
         assumed = bool(source) and source != "nvml"
         text = describe_link(device.pcie_gen_max, device.pcie_width_max_lanes, source)
         if assumed:
-            text = tr("assumed {t}").format(t=text)
+            text = QCoreApplication.translate("Monitor", "assumed {t}").format(t=text)
         return device.pcie_link_bytes_per_s, text, assumed
 
     def _devices_changed(self, devices: list[DeviceInfo]) -> None:
