@@ -101,6 +101,8 @@ def test_bundle_ships_data_and_notices(built):
     for rel in ("gpudesk/catalog/catalog.db", "resources/THIRD_PARTY_NOTICES.md", "resources/gpudesk.desktop",
                 "resources/icons/gpudesk.svg", "resources/bundled-packages.txt", "LICENSE", "NOTICE"):
         assert (internal / rel).is_file(), rel
+    for qm in (REPO / "resources" / "translations").glob("*.qm"):
+        assert (internal / "resources" / "translations" / qm.name).is_file(), qm.name
     manifest = (internal / "resources" / "bundled-packages.txt").read_text()
     assert "PySide6_Essentials==" in manifest or "pyside6-essentials==" in manifest.lower()
     for other in ("PyQt5", "PyQt6", "PySide2"):
