@@ -2,63 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
-    <name></name>
-    <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="57"/>
-        <source>OomMethod</source>
-        <comment>sys.remote_exec (Python 3.14 or newer)</comment>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="58"/>
-        <source>OomMethod</source>
-        <comment>gdb injection (older CPython, Linux)</comment>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="67"/>
-        <source>OomResults</source>
-        <comment>OOM diagnosis: framework %1, message shape %2</comment>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="72"/>
-        <source>OomResults</source>
-        <comment>PyTorch message era: %1</comment>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="74"/>
-        <source>OomResults</source>
-        <comment>Missing from the input: %1</comment>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="78"/>
-        <source>OomResults</source>
-        <comment>Parsed values:</comment>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="94"/>
-        <source>OomResults</source>
-        <comment>Evidence:</comment>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="97"/>
-        <source>OomResults</source>
-        <comment>Fix: %1</comment>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="101"/>
-        <source>OomResults</source>
-        <comment>Check: %1</comment>
-        <translation type="unfinished"></translation>
-    </message>
-</context>
-<context>
     <name>AboutDialog</name>
     <message>
         <location filename="../../gpudesk/ui/about.py" line="85"/>
@@ -631,69 +574,69 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CauseCard</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="146"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="168"/>
         <source>Cause id: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>原因编号：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="152"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="174"/>
         <source>confidence %p %</source>
-        <translation type="unfinished"></translation>
+        <translation>置信度 %p %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="154"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="177"/>
         <source>How strongly the evidence supports this cause</source>
-        <translation type="unfinished"></translation>
+        <translation>证据对这一原因的支持程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="161"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="183"/>
         <source>Evidence</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="166"/>
-        <source>Fix: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="172"/>
-        <source>Copy fix</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="173"/>
-        <source>Copy the fix to the clipboard</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="178"/>
-        <source>Further fixes</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="182"/>
-        <source>Also check</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="186"/>
-        <source>Effect of sizing fixes</source>
-        <translation type="unfinished"></translation>
+        <translation>证据</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/results_view.py" line="189"/>
-        <source>saves %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="194"/>
-        <source>Copy cause</source>
-        <translation type="unfinished"></translation>
+        <source>Fix: %1</source>
+        <translation>修复：%1</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/results_view.py" line="195"/>
+        <source>Copy fix</source>
+        <translation>复制修复</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="196"/>
+        <source>Copy the fix to the clipboard</source>
+        <translation>将修复方法复制到剪贴板</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="200"/>
+        <source>Further fixes</source>
+        <translation>更多修复</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="204"/>
+        <source>Also check</source>
+        <translation>另请检查</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="208"/>
+        <source>Effect of sizing fixes</source>
+        <translation>尺寸调整的效果</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="211"/>
+        <source>saves %1</source>
+        <translation>节省 %1</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="216"/>
+        <source>Copy cause</source>
+        <translation>复制原因</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="217"/>
         <source>Copy this cause with its evidence and fix as text</source>
-        <translation type="unfinished"></translation>
+        <translation>将此原因连同证据和修复以文本形式复制</translation>
     </message>
 </context>
 <context>
@@ -1375,109 +1318,114 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>HistoryView</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="54"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="75"/>
         <source>When (UTC)</source>
-        <translation type="unfinished"></translation>
+        <translation>时间（UTC）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="54"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="75"/>
         <source>Source</source>
-        <translation type="unfinished">来源</translation>
+        <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="54"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="75"/>
         <source>Framework</source>
-        <translation type="unfinished">框架</translation>
+        <translation>框架</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="54"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="75"/>
         <source>Top cause</source>
-        <translation type="unfinished"></translation>
+        <translation>首要原因</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="54"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="75"/>
         <source>Confidence</source>
-        <translation type="unfinished">可信度</translation>
+        <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="68"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="89"/>
         <source>&amp;Reopen</source>
-        <translation type="unfinished"></translation>
+        <translation>重新打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="69"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="90"/>
         <source>Show the selected diagnosis again (double-click works too)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="71"/>
-        <source>De&amp;lete</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="72"/>
-        <source>Remove the selected diagnosis from the history</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="74"/>
-        <source>Re&amp;fresh</source>
-        <translation type="unfinished"></translation>
+        <translation>再次显示所选诊断（也可双击）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/history_view.py" line="92"/>
+        <source>De&amp;lete</source>
+        <translation>删除(&amp;L)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="93"/>
+        <source>Remove the selected diagnosis from the history</source>
+        <translation>从历史记录中删除所选诊断</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="95"/>
+        <source>Re&amp;fresh</source>
+        <translation>刷新(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="113"/>
         <source>The diagnosis could not be saved to the history: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>诊断无法保存到历史记录：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="101"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="122"/>
         <source>No user database is open, so the history is not available.</source>
-        <translation type="unfinished"></translation>
+        <translation>未打开用户数据库，因此历史记录不可用。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="109"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="130"/>
         <source>The history cannot be read: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>无法读取历史记录：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="117"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="139"/>
         <source>N/A</source>
-        <translation type="unfinished">不可用</translation>
+        <translation>N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="118"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="140"/>
         <source>none</source>
-        <translation type="unfinished">无</translation>
+        <translation>无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="127"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="148"/>
+        <source>Cause id: %1</source>
+        <translation>原因编号：%1</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="151"/>
         <source>%1 saved diagnosis(es).</source>
-        <translation type="unfinished"></translation>
+        <translation>已保存 %1 条诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="129"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="153"/>
         <source>No saved diagnoses yet: every diagnosis you run is kept here.</source>
-        <translation type="unfinished"></translation>
+        <translation>还没有保存的诊断：每次运行的诊断都会保存在这里。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="158"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="182"/>
         <source>%1, saved %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1，保存于 %2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="167"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="191"/>
         <source>Delete diagnosis?</source>
-        <translation type="unfinished"></translation>
+        <translation>删除诊断？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="168"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="192"/>
         <source>Delete the saved diagnosis %1 from the history? This cannot be undone.</source>
-        <translation type="unfinished"></translation>
+        <translation>从历史记录中删除已保存的诊断 %1？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="176"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="200"/>
         <source>The diagnosis could not be deleted: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>无法删除该诊断：%1</translation>
     </message>
 </context>
 <context>
@@ -1609,87 +1557,87 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="56"/>
         <source>python train.py --batch-size 32</source>
-        <translation type="unfinished"></translation>
+        <translation>python train.py --batch-size 32</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="58"/>
         <source>The command to start, as in a shell (no shell features such as pipes or variables)</source>
-        <translation type="unfinished"></translation>
+        <translation>要启动的命令，按 shell 中的写法（不支持管道、变量等 shell 功能）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="61"/>
         <source>&amp;Command:</source>
-        <translation type="unfinished"></translation>
+        <translation>命令(&amp;C)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="64"/>
         <source>current folder</source>
-        <translation type="unfinished"></translation>
+        <translation>当前文件夹</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="65"/>
         <source>Browse…</source>
-        <translation type="unfinished"></translation>
+        <translation>浏览…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="69"/>
         <source>&amp;Working folder:</source>
-        <translation type="unfinished"></translation>
+        <translation>工作文件夹(&amp;W)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="77"/>
         <source> s</source>
-        <translation type="unfinished"></translation>
+        <translation> 秒</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="78"/>
         <source>How often the probe samples allocated and reserved memory</source>
-        <translation type="unfinished"></translation>
+        <translation>探针采样已分配和已保留显存的间隔</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="79"/>
         <source>Sample &amp;every:</source>
-        <translation type="unfinished"></translation>
+        <translation>采样间隔(&amp;E)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="82"/>
         <source>&amp;Launch</source>
-        <translation type="unfinished"></translation>
+        <translation>启动(&amp;L)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="83"/>
         <source>Start the command with the memory probe preinstalled</source>
-        <translation type="unfinished"></translation>
+        <translation>启动命令并预装显存探针</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="85"/>
         <source>&amp;Stop</source>
-        <translation type="unfinished"></translation>
+        <translation>停止(&amp;S)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="86"/>
         <source>End the job; what was sampled so far is kept</source>
-        <translation type="unfinished"></translation>
+        <translation>结束作业；已采样的数据会保留</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="96"/>
         <source>Output of the job:</source>
-        <translation type="unfinished"></translation>
+        <translation>作业输出：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="101"/>
         <source>The job&apos;s standard output and errors appear here.</source>
-        <translation type="unfinished"></translation>
+        <translation>作业的标准输出和错误输出显示在这里。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="116"/>
         <source>Cannot read the command: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>无法解析命令：%1</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="123"/>
         <source>Working folder for the command</source>
-        <translation type="unfinished"></translation>
+        <translation>命令的工作文件夹</translation>
     </message>
 </context>
 <context>
@@ -1706,47 +1654,47 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <location filename="../../gpudesk/ui/oom/live_curve.py" line="59"/>
         <location filename="../../gpudesk/ui/oom/live_curve.py" line="96"/>
         <source>No job launched.</source>
-        <translation type="unfinished"></translation>
+        <translation>尚未启动作业。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/live_curve.py" line="66"/>
         <source>time since launch</source>
-        <translation type="unfinished"></translation>
+        <translation>启动后的时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/live_curve.py" line="67"/>
         <source>memory (GiB)</source>
-        <translation type="unfinished"></translation>
+        <translation>显存 (GiB)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/live_curve.py" line="73"/>
         <source>PyTorch memory_allocated and memory_reserved of the launched job, in GiB</source>
-        <translation type="unfinished"></translation>
+        <translation>所启动作业的 PyTorch memory_allocated 和 memory_reserved，单位 GiB</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/live_curve.py" line="82"/>
         <source>Launch a command to see its memory over time.</source>
-        <translation type="unfinished"></translation>
+        <translation>启动一条命令以查看其显存随时间的变化。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/live_curve.py" line="97"/>
         <source>Waiting for the first memory sample …</source>
-        <translation type="unfinished"></translation>
+        <translation>正在等待第一个显存样本 …</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/live_curve.py" line="112"/>
         <source>host RSS (CPU memory)</source>
-        <translation type="unfinished"></translation>
+        <translation>主机 RSS（CPU 内存）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/live_curve.py" line="163"/>
         <source>GPU %1 allocated</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU %1 已分配</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/live_curve.py" line="163"/>
         <source>GPU %1 reserved</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU %1 已保留</translation>
     </message>
 </context>
 <context>
@@ -1879,39 +1827,39 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MemoryBars</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="306"/>
-        <source>not in the input (missing: %1)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="308"/>
-        <source>not reported by the source</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <location filename="../../gpudesk/ui/oom/memory_bars.py" line="311"/>
-        <source>total</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="312"/>
-        <source>allocated</source>
-        <translation type="unfinished"></translation>
+        <source>not in the input (missing: %1)</source>
+        <translation>输入中没有（缺少：%1）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/memory_bars.py" line="313"/>
+        <source>not reported by the source</source>
+        <translation>来源未报告</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="316"/>
+        <source>total</source>
+        <translation>总量</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="317"/>
+        <source>allocated</source>
+        <translation>已分配</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="318"/>
         <source>reserved</source>
-        <translation type="unfinished"></translation>
+        <translation>已保留</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="314"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="319"/>
         <source>NVML used by process</source>
-        <translation type="unfinished"></translation>
+        <translation>NVML 统计的进程用量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="315"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="320"/>
         <source>free</source>
-        <translation type="unfinished"></translation>
+        <translation>空闲</translation>
     </message>
 </context>
 <context>
@@ -1919,87 +1867,92 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/oom/memory_bars.py" line="171"/>
         <source>No memory figures yet: paste a message or pick a target.</source>
-        <translation type="unfinished"></translation>
+        <translation>还没有显存数据：请粘贴一条消息或选择一个目标。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/memory_bars.py" line="180"/>
         <source>Allocated (live tensors)</source>
-        <translation type="unfinished"></translation>
+        <translation>已分配（活动张量）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/memory_bars.py" line="181"/>
         <source>Reserved but unallocated (allocator cache)</source>
-        <translation type="unfinished"></translation>
+        <translation>已保留但未分配（分配器缓存）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/memory_bars.py" line="182"/>
         <source>Non-PyTorch in process (CUDA context, NCCL, libraries)</source>
-        <translation type="unfinished"></translation>
+        <translation>进程内非 PyTorch 部分（CUDA 上下文、NCCL、库）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/memory_bars.py" line="183"/>
         <source>This process per NVML (allocator figures unknown)</source>
-        <translation type="unfinished"></translation>
+        <translation>NVML 统计的本进程用量（分配器数据未知）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/memory_bars.py" line="184"/>
         <source>Other processes</source>
-        <translation type="unfinished"></translation>
+        <translation>其他进程</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/memory_bars.py" line="185"/>
         <source>Unattributed (driver, display, processes not listed)</source>
-        <translation type="unfinished"></translation>
+        <translation>未归属（驱动、显示、未列出的进程）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/memory_bars.py" line="186"/>
         <source>Free</source>
-        <translation type="unfinished"></translation>
+        <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="269"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="270"/>
         <source>GPU %1</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="269"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="270"/>
         <source>GPU (index not given)</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU（未给出编号）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="271"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="274"/>
+        <source>%1%2 · total memory unknown (not in the input); the bar spans the parts shown</source>
+        <translation>%1%2 · 总显存未知（输入中没有）；条形图按所示各部分绘制</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="276"/>
         <source>%1%2 · %3 total</source>
-        <translation type="unfinished"></translation>
+        <translation>%1%2 · 共 %3</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="277"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="282"/>
         <source>allocated %1</source>
-        <translation type="unfinished"></translation>
+        <translation>已分配 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="278"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="283"/>
         <source>reserved %1</source>
-        <translation type="unfinished"></translation>
+        <translation>已保留 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="279"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="284"/>
         <source>NVML used by process %1</source>
-        <translation type="unfinished"></translation>
+        <translation>NVML 统计的进程用量 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="280"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="285"/>
         <source>other processes %1</source>
-        <translation type="unfinished"></translation>
+        <translation>其他进程 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="281"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="286"/>
         <source>free %1</source>
-        <translation type="unfinished"></translation>
+        <translation>空闲 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="289"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="294"/>
         <source>%1 is N/A: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 为 N/A：%2</translation>
     </message>
 </context>
 <context>
@@ -2052,138 +2005,146 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MethodChoice</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="116"/>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="190"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="115"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="189"/>
         <source>Select a process above to look inside it.</source>
-        <translation type="unfinished"></translation>
+        <translation>在上方选择一个进程以查看其内部。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="138"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="137"/>
         <source>Agent without injection: add this line to the script, then probe again:
 %1</source>
-        <translation type="unfinished"></translation>
+        <translation>无注入的代理：将这一行加入脚本，然后再次探测：
+%1</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="144"/>
+        <source>Copy line</source>
+        <translation>复制该行</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/method_choice.py" line="145"/>
-        <source>Copy line</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="146"/>
         <source>Copy the agent line to the clipboard</source>
-        <translation type="unfinished"></translation>
+        <translation>将代理代码行复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="151"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="150"/>
         <source>Reset the peak (max_memory_allocated) after reading it</source>
-        <translation type="unfinished"></translation>
+        <translation>读取后重置峰值（max_memory_allocated）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="153"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="152"/>
         <source>Calls torch.cuda.reset_peak_memory_stats on the devices read; changes the process&apos;s own metrics</source>
-        <translation type="unfinished"></translation>
+        <translation>对所读取的设备调用 torch.cuda.reset_peak_memory_stats；会改变进程自身的指标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="155"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="154"/>
         <source>Allow a process of another user (needs privileges)</source>
-        <translation type="unfinished"></translation>
+        <translation>允许其他用户的进程（需要权限）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="159"/>
+        <source>&amp;Probe process</source>
+        <translation>探测进程(&amp;P)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/method_choice.py" line="160"/>
-        <source>&amp;Probe process</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="161"/>
         <source>Read the PyTorch allocator&apos;s figures inside the process</source>
-        <translation type="unfinished"></translation>
+        <translation>在进程内部读取 PyTorch 分配器的数据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="163"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="162"/>
         <source>Gather &amp;evidence only</source>
-        <translation type="unfinished"></translation>
+        <translation>仅收集证据(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="165"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="164"/>
         <source>NVML memory per process, other processes, host memory and workers; nothing is injected</source>
-        <translation type="unfinished"></translation>
+        <translation>每进程的 NVML 显存、其他进程、主机内存和工作进程；不注入任何内容</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="167"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/method_choice.py" line="168"/>
-        <source>Cancel</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="169"/>
         <source>Stop waiting; the target keeps running unharmed</source>
-        <translation type="unfinished"></translation>
+        <translation>停止等待；目标进程继续运行，不受影响</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="194"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="193"/>
         <source>Process %1 %2: checking which methods can be used …</source>
-        <translation type="unfinished"></translation>
+        <translation>进程 %1 %2：正在检查可用的方法 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="230"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="229"/>
         <source>not offered for this process</source>
-        <translation type="unfinished"></translation>
+        <translation>此进程不提供</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="233"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="232"/>
         <source>can be used</source>
-        <translation type="unfinished"></translation>
+        <translation>可以使用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="242"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="241"/>
         <source>Process %1 %2</source>
-        <translation type="unfinished"></translation>
+        <translation>进程 %1 %2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="244"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="243"/>
         <source>Process %1 %2: no way to look inside it here (see the reasons); evidence can still be gathered.</source>
-        <translation type="unfinished"></translation>
+        <translation>进程 %1 %2：此处无法查看其内部（见原因）；仍可收集证据。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="254"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="253"/>
         <source>Process %1: cannot check the methods: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>进程 %1：无法检查可用方法：%2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="270"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="269"/>
         <source>gpudesk will run its probe inside process %1 %2 with %3.
 
 The probe reads torch.cuda memory figures for the devices the process already uses; it does not import torch, does not initialise CUDA and writes its answer to a folder only you can read.%4
 
 Run it?</source>
-        <translation type="unfinished"></translation>
+        <translation>gpudesk 将使用 %3 在进程 %1 %2 中运行探针。
+
+探针读取该进程已在使用的设备的 torch.cuda 显存数据；它不导入 torch，不初始化 CUDA，并将结果写入只有您能读取的文件夹。%4
+
+是否运行？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="279"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="278"/>
         <source>
 It also resets the peak counter.</source>
-        <translation type="unfinished"></translation>
+        <translation>
+它还会重置峰值计数器。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="285"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="284"/>
         <source>gdb stops the process while it injects the probe; a process in a delicate state can crash.</source>
-        <translation type="unfinished"></translation>
+        <translation>gdb 在注入探针时会暂停进程；处于不稳定状态的进程可能崩溃。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="288"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="287"/>
         <source>The probe that will run (gpudesk/oom/probe_script.py):
 
 </source>
-        <translation type="unfinished"></translation>
+        <translation>将运行的探针（gpudesk/oom/probe_script.py）：
+
+</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="289"/>
+        <source>The probe&apos;s source is not available in this build: %1</source>
+        <translation>此版本中没有探针的源代码：%1</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/method_choice.py" line="290"/>
-        <source>The probe&apos;s source is not available in this build: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="291"/>
         <source>Inject the probe?</source>
-        <translation type="unfinished"></translation>
+        <translation>注入探针？</translation>
     </message>
 </context>
 <context>
@@ -2934,36 +2895,162 @@ PCI 总线：{bus}</translation>
     </message>
 </context>
 <context>
+    <name>OomCauses</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="37"/>
+        <source>Fragmented allocator cache</source>
+        <translation>分配器缓存碎片化</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="38"/>
+        <source>Not enough GPU memory</source>
+        <translation>GPU 显存不足</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="39"/>
+        <source>Other processes use the GPU</source>
+        <translation>其他进程占用 GPU</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="40"/>
+        <source>One allocation larger than the GPU</source>
+        <translation>单次分配超过 GPU 容量</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="41"/>
+        <source>CUDA graph private pools</source>
+        <translation>CUDA 图私有内存池</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="42"/>
+        <source>KV cache too small</source>
+        <translation>KV 缓存过小</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="43"/>
+        <source>Memory outside PyTorch&apos;s allocator</source>
+        <translation>PyTorch 分配器之外的显存</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="44"/>
+        <source>Uneven memory across GPUs</source>
+        <translation>各 GPU 显存不均衡</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="45"/>
+        <source>Host memory growth</source>
+        <translation>主机内存增长</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="46"/>
+        <source>Zombie or dead workers</source>
+        <translation>僵尸或已退出的工作进程</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="47"/>
+        <source>System memory fallback</source>
+        <translation>回退到系统内存</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="48"/>
+        <source>Memory leak</source>
+        <translation>显存泄漏</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="49"/>
+        <source>Framework preallocation</source>
+        <translation>框架预分配</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="50"/>
+        <source>No OOM message found</source>
+        <translation>未找到 OOM 消息</translation>
+    </message>
+</context>
+<context>
+    <name>OomMethod</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="55"/>
+        <source>Agent already in the process (no injection)</source>
+        <translation>进程中已有代理（无需注入）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="56"/>
+        <source>sys.remote_exec (Python 3.14 or newer)</source>
+        <translation>sys.remote_exec（Python 3.14 或更高版本）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="57"/>
+        <source>gdb injection (older CPython, Linux)</source>
+        <translation>gdb 注入（较旧的 CPython，Linux）</translation>
+    </message>
+</context>
+<context>
     <name>OomResults</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="38"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="40"/>
         <source>N/A</source>
-        <translation type="unfinished">不可用</translation>
+        <translation>N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="40"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="42"/>
         <source>yes</source>
-        <translation type="unfinished">是</translation>
+        <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="40"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="42"/>
         <source>no</source>
-        <translation type="unfinished">否</translation>
+        <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="55"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="57"/>
         <source>%1 tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 个 token</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="112"/>
-        <source>Quantity</source>
-        <translation type="unfinished"></translation>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="68"/>
+        <source>OOM diagnosis: framework %1, message shape %2</source>
+        <translation>OOM 诊断：框架 %1，消息形式 %2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="112"/>
-        <source>Value</source>
-        <translation type="unfinished"></translation>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="73"/>
+        <source>PyTorch message era: %1</source>
+        <translation>PyTorch 消息版本：%1</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="76"/>
+        <source>Missing from the input: %1</source>
+        <translation>输入中缺少：%1</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="81"/>
+        <source>Parsed values:</source>
+        <translation>解析出的数值：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="94"/>
+        <source>confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="99"/>
+        <source>Evidence:</source>
+        <translation>证据：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="102"/>
+        <source>Fix: %1</source>
+        <translation>修复：%1</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="106"/>
+        <source>Check: %1</source>
+        <translation>检查：%1</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="136"/>
+        <source>Key in the JSON report: %1</source>
+        <translation>JSON 报告中的键：%1</translation>
     </message>
 </context>
 <context>
@@ -2971,123 +3058,123 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="54"/>
         <source>OOM doctor</source>
-        <translation type="unfinished">OOM 诊断</translation>
+        <translation>OOM 诊断</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="63"/>
         <source>Dia&amp;gnosis</source>
-        <translation type="unfinished"></translation>
+        <translation>诊断(&amp;G)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="64"/>
         <source>Live &amp;memory</source>
-        <translation type="unfinished"></translation>
+        <translation>实时显存(&amp;M)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="65"/>
         <source>&amp;History</source>
-        <translation type="unfinished"></translation>
+        <translation>历史(&amp;H)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="78"/>
         <source>Cancel</source>
-        <translation type="unfinished"></translation>
+        <translation>取消</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="79"/>
         <source>Stop waiting for the running job; a probed process keeps running</source>
-        <translation type="unfinished"></translation>
+        <translation>停止等待正在运行的作业；被探测的进程继续运行</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="115"/>
         <source>Diagnosing %1 …</source>
-        <translation type="unfinished"></translation>
+        <translation>正在诊断%1 …</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="115"/>
         <source>the text</source>
-        <translation type="unfinished"></translation>
+        <translation>该文本</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="120"/>
         <location filename="../../gpudesk/ui/oom/tab.py" line="308"/>
         <source>pasted text</source>
-        <translation type="unfinished"></translation>
+        <translation>粘贴的文本</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="129"/>
         <source>Probing process %1 with %2 (up to %3 s) …</source>
-        <translation type="unfinished"></translation>
+        <translation>正在用 %2 探测进程 %1（最长 %3 秒）…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="155"/>
         <source>process %1 (%2)</source>
-        <translation type="unfinished"></translation>
+        <translation>进程 %1（%2）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="166"/>
         <source>Gathering evidence about process %1 for %2 s …</source>
-        <translation type="unfinished"></translation>
+        <translation>正在收集进程 %1 的证据，用时 %2 秒 …</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="184"/>
         <source>process %1 (evidence)</source>
-        <translation type="unfinished"></translation>
+        <translation>进程 %1（证据）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="193"/>
         <source>A job is already running; stop it first.</source>
-        <translation type="unfinished"></translation>
+        <translation>已有作业在运行；请先停止它。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="197"/>
         <source>Running: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>运行中：%1</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="201"/>
         <source>Job running …</source>
-        <translation type="unfinished"></translation>
+        <translation>作业运行中 …</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="214"/>
         <source>OOM</source>
-        <translation type="unfinished"></translation>
+        <translation>OOM</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="218"/>
         <source>No allocator samples from this job (see the line above).</source>
-        <translation type="unfinished"></translation>
+        <translation>此作业没有分配器样本（见上一行）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="219"/>
         <source>Job ended with exit status %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>作业结束，退出状态 %1。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="225"/>
         <source>launched job</source>
-        <translation type="unfinished"></translation>
+        <translation>启动的作业</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="233"/>
         <source>Cannot launch: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>无法启动：%1</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="242"/>
         <source>Cancelled; the process was left running.</source>
-        <translation type="unfinished"></translation>
+        <translation>已取消；进程保持运行。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="293"/>
         <source>Diagnosed in %1 ms.</source>
-        <translation type="unfinished"></translation>
+        <translation>诊断用时 %1 毫秒。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="326"/>
         <source>Saved job: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>已保存的作业：%1</translation>
     </message>
 </context>
 <context>
@@ -3095,7 +3182,7 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/oom/units.py" line="16"/>
         <source>N/A</source>
-        <translation type="unfinished">不可用</translation>
+        <translation>N/A</translation>
     </message>
 </context>
 <context>
@@ -4712,15 +4799,6 @@ PCI 总线：{bus}</translation>
     </message>
 </context>
 <context>
-    <name>QCoreApplication</name>
-    <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="56"/>
-        <source>OomMethod</source>
-        <comment>Agent already in the process (no injection)</comment>
-        <translation type="unfinished"></translation>
-    </message>
-</context>
-<context>
     <name>QuickMode</name>
     <message>
         <location filename="../../gpudesk/ui/plan/quick.py" line="29"/>
@@ -4958,110 +5036,110 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ResultsView</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="217"/>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="264"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="240"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="289"/>
         <source>No diagnosis yet.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="227"/>
-        <source>Copy report</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="228"/>
-        <source>Copy the whole diagnosis as text</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="230"/>
-        <source>Copy JSON</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="231"/>
-        <source>Copy the diagnosis as JSON (the same as gpudesk oom diagnose --json)</source>
-        <translation type="unfinished"></translation>
+        <translation>尚无诊断。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/results_view.py" line="250"/>
+        <source>Copy report</source>
+        <translation>复制报告</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="251"/>
+        <source>Copy the whole diagnosis as text</source>
+        <translation>将整个诊断以文本形式复制</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="253"/>
+        <source>Copy JSON</source>
+        <translation>复制 JSON</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="254"/>
+        <source>Copy the diagnosis as JSON (the same as gpudesk oom diagnose --json)</source>
+        <translation>将诊断以 JSON 形式复制（与 gpudesk oom diagnose --json 相同）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="275"/>
         <source>Values read from the input</source>
-        <translation type="unfinished"></translation>
+        <translation>从输入中读取的数值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="278"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="303"/>
         <source>Unparseable input: nothing could be diagnosed.</source>
-        <translation type="unfinished"></translation>
+        <translation>无法解析的输入：无法进行诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="298"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="323"/>
         <source>Framework: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>框架：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="300"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="325"/>
         <source>message shape: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>消息形式：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="302"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="327"/>
         <source>PyTorch era: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>PyTorch 版本：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="304"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="329"/>
         <source>torch %1</source>
-        <translation type="unfinished"></translation>
+        <translation>torch %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="306"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="331"/>
         <source>Python %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Python %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="308"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="333"/>
         <source>from %1</source>
-        <translation type="unfinished"></translation>
+        <translation>来自%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="309"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="334"/>
         <source>Diagnosis</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="317"/>
-        <source>Partial result, the input lacks: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>诊断</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/results_view.py" line="342"/>
+        <source>Partial result, the input lacks: %1</source>
+        <translation>部分结果，输入缺少：%1</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="369"/>
         <source>Child processes of the target (psutil)</source>
-        <translation type="unfinished"></translation>
+        <translation>目标的子进程（psutil）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="344"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="371"/>
         <source>PID</source>
-        <translation type="unfinished">PID</translation>
+        <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="344"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="371"/>
         <source>Status</source>
-        <translation type="unfinished"></translation>
+        <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="344"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="371"/>
         <source>Name</source>
-        <translation type="unfinished">名称</translation>
+        <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="344"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="371"/>
         <source>Host RSS</source>
-        <translation type="unfinished"></translation>
+        <translation>主机 RSS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="350"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="377"/>
         <source>N/A</source>
-        <translation type="unfinished">不可用</translation>
+        <translation>N/A</translation>
     </message>
 </context>
 <context>
@@ -5199,104 +5277,104 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="95"/>
         <source>&amp;Refresh</source>
-        <translation type="unfinished"></translation>
+        <translation>刷新(&amp;R)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="96"/>
         <source>Read the processes using each GPU again (NVML)</source>
-        <translation type="unfinished"></translation>
+        <translation>重新读取每个 GPU 上的进程（NVML）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="98"/>
         <source>Processes not read yet.</source>
-        <translation type="unfinished"></translation>
+        <translation>尚未读取进程。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
         <source>PID</source>
-        <translation type="unfinished">PID</translation>
+        <translation>PID</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
         <source>User</source>
-        <translation type="unfinished">用户</translation>
+        <translation>用户</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
         <source>GPU memory</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU 显存</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
         <source>Type</source>
-        <translation type="unfinished">类型</translation>
+        <translation>类型</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
         <source>Command line</source>
-        <translation type="unfinished"></translation>
+        <translation>命令行</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="113"/>
         <source>Processes using each GPU, from NVML; select one to look inside it</source>
-        <translation type="unfinished"></translation>
+        <translation>来自 NVML 的每个 GPU 上的进程；选择一个以查看其内部</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="129"/>
         <source>GPU &amp;processes</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU 进程(&amp;P)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="130"/>
         <source>Launch a &amp;command</source>
-        <translation type="unfinished"></translation>
+        <translation>启动命令(&amp;C)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="131"/>
         <source>Paste or drop &amp;text</source>
-        <translation type="unfinished"></translation>
+        <translation>粘贴或拖放文本(&amp;T)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="153"/>
         <source>Reading GPU processes …</source>
-        <translation type="unfinished"></translation>
+        <translation>正在读取 GPU 进程 …</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="182"/>
         <source>processes not readable: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>无法读取进程：%1</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="192"/>
         <source>%1 GPU(s), %2 process(es).</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 个 GPU，%2 个进程。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="213"/>
         <source>name N/A</source>
-        <translation type="unfinished"></translation>
+        <translation>名称 N/A</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="218"/>
         <source>GPU %1 · %2 · %3 total · %4 used by %5 process(es)</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU %1 · %2 · 共 %3 · %5 个进程使用 %4</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="229"/>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="233"/>
         <source>N/A</source>
-        <translation type="unfinished">不可用</translation>
+        <translation>N/A</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="237"/>
         <source>GPU memory: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU 显存：%1</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="263"/>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="264"/>
         <source>Cannot list GPU processes: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>无法列出 GPU 进程：%1</translation>
     </message>
 </context>
 <context>
@@ -5324,67 +5402,67 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/oom/text_input.py" line="118"/>
         <source>Paste an out-of-memory message, a torch.cuda.memory_summary() table, a TensorFlow, JAX or vLLM error here, or drop a log file onto this tab.</source>
-        <translation type="unfinished"></translation>
+        <translation>在此粘贴显存不足消息、torch.cuda.memory_summary() 表格、TensorFlow、JAX 或 vLLM 错误，或将日志文件拖放到此标签页。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/text_input.py" line="130"/>
         <source>&amp;Diagnose</source>
-        <translation type="unfinished"></translation>
+        <translation>诊断(&amp;D)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/text_input.py" line="131"/>
         <source>Parse the text and rank the likely causes (Ctrl+Return)</source>
-        <translation type="unfinished"></translation>
+        <translation>解析文本并对可能的原因排序（Ctrl+Return）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/text_input.py" line="134"/>
         <source>&amp;Open file…</source>
-        <translation type="unfinished"></translation>
+        <translation>打开文件(&amp;O)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/text_input.py" line="136"/>
         <source>Read a log file (its last %1 are used)</source>
-        <translation type="unfinished"></translation>
+        <translation>读取日志文件（使用其最后 %1）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/text_input.py" line="139"/>
         <source>C&amp;lear</source>
-        <translation type="unfinished"></translation>
+        <translation>清除(&amp;L)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/text_input.py" line="169"/>
         <source>pasted text</source>
-        <translation type="unfinished"></translation>
+        <translation>粘贴的文本</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/text_input.py" line="173"/>
         <source>Reading %1 …</source>
-        <translation type="unfinished"></translation>
+        <translation>正在读取 %1 …</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/text_input.py" line="187"/>
         <source>%1: %2, only the last %3 are shown and diagnosed.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1：%2，只显示并诊断最后 %3。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/text_input.py" line="194"/>
         <source>%1 (%2)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1（%2）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/text_input.py" line="200"/>
         <source>Cannot read the file: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>无法读取文件：%1</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/text_input.py" line="213"/>
         <source>Open a log or error file</source>
-        <translation type="unfinished"></translation>
+        <translation>打开日志或错误文件</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/text_input.py" line="213"/>
         <source>Logs and text (*.log *.txt *.out *.err);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>日志和文本 (*.log *.txt *.out *.err);;所有文件 (*)</translation>
     </message>
 </context>
 <context>

@@ -66,6 +66,16 @@ def main() -> int:
     wait(app, lambda: True)
     tab.grab().save(str(OUT / "oom-diagnosis.png"))
 
+    # The smallest window the app allows (784x600): the cause cards must wrap, not clip (tester's defect 16).
+    tab.resize(784, 600)
+    diagnose(8)
+    wait(app, lambda: True)
+    tab.grab().save(str(OUT / "oom-diagnosis-784x600.png"))
+    diagnose(1)  # a memory_summary table: a bar without the GPU's total
+    wait(app, lambda: True)
+    tab.grab().save(str(OUT / "oom-memory-summary-784x600.png"))
+    tab.resize(1280, 800)
+
     fake = make_fake_pynvml(
         [
             FakeDevice(0, name="NVIDIA H100 80GB HBM3", memory_total=80 * GiB,

@@ -93,6 +93,52 @@ def test_copy_fix_and_report(qtbot, tab):
     assert card.cause.title in QGuiApplication.clipboard().text()
 
 
+def test_evidence_shows_labels_with_the_key_in_the_tooltip(qtbot, tab):
+    # Tester's defect 16: VGen#104 showed raw keys (requested_bytes, fit_margin_bytes) as evidence names.
+    from PySide6.QtGui import QGuiApplication
+
+    _diagnose(qtbot, tab, BY_CASE[8]["message"])
+    card = tab.results.cards[0]
+    grid = card.evidence_table
+    shown = dict(grid.row_texts(row) for row in range(grid.rowCount()))
+    assert shown["Requested allocation"] == "550.00 MiB (576,716,800 bytes)"
+    assert "Left after the request (free + cache − request)" in shown
+    assert not set(shown) & set(card.cause.evidence), "no raw machine key is shown as a name"
+    row = grid.keys.index("requested_bytes")
+    assert "requested_bytes" in grid.name_labels[row].toolTip()
+    parsed = tab.results.parsed_table
+    assert "Requested allocation" in [parsed.row_texts(r)[0] for r in range(parsed.rowCount())]
+    tab.results.copy_report_button.click()
+    report = QGuiApplication.clipboard().text()
+    assert "  Requested allocation: 550.00 MiB (576,716,800 bytes)" in report
+    assert "requested_bytes:" not in report and "fit_margin_bytes:" not in report
+
+
+def test_cause_cards_fit_a_784x600_window(qtbot, tab):
+    tab.resize(784, 600)
+    tab.show()
+    qtbot.waitExposed(tab)
+    _diagnose(qtbot, tab, BY_CASE[8]["message"])
+    qtbot.wait(50)
+    results = tab.results
+    viewport = results.scroll.viewport().width()
+    assert results.body.minimumSizeHint().width() <= viewport, "cards wrap instead of clipping"
+    for card in results.cards:
+        bar = card.confidence_bar
+        right = bar.mapTo(results.scroll.viewport(), bar.rect().topRight()).x()
+        assert right <= viewport, f"{card.cause.id}: confidence bar is clipped"
+    assert results.scroll.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAsNeeded
+
+
+def test_memory_summary_shows_a_bar_and_says_the_total_is_unknown(qtbot, tab):
+    # pytorch#35901: a memory_summary table gives allocated/reserved but not the GPU's size.
+    _diagnose(qtbot, tab, BY_CASE[1]["message"])
+    bars = tab.results.bars
+    assert [key for key, _ in bars.bars[0].segments()] == ["allocated", "reserved_unallocated"]
+    assert "total memory unknown" in bars.titles[0].text()
+    assert "allocated 1.04 GiB" in bars.captions[0].text()
+
+
 def test_garbage_text_says_unparseable_and_what_is_missing(qtbot, tab):
     diagnosis = _diagnose(qtbot, tab, "Bonjour, le modèle ne démarre pas et je ne sais pas pourquoi.")
     assert tab.results.cause_ids()[0] == "unparseable"
@@ -141,6 +187,9 @@ def test_history_saved_reopened_deleted(qtbot, tab):
     _diagnose(qtbot, tab, BY_CASE[10]["message"])
     history = tab.history
     assert history.table.rowCount() == 2
+    # Readable cause names, the id in the tooltip.
+    assert history.table.item(0, 3).text() == "Fragmented allocator cache"
+    assert "fragmentation" in history.table.item(0, 3).toolTip()
     # newest first
     history.select_row(0)
     first_cause = tab.results.cause_ids()[0]

@@ -33,9 +33,9 @@ MIN_MESSAGES = 950
 REQUIRED_CONTEXTS = {"MainWindow", "PlanTab", "CatalogTab", "MonitorTab", "OomTab", "PlanWizard",
                      "PlanQuestions", "AboutDialog", "MessageBar"}
 
-#: Files whose texts this test holds to the rules (gpudesk/ui/oom is not yet clean).
+#: Files whose texts this test holds to the rules.
 OWNED = sorted([*UI.glob("*.py"), *(UI / "plan").glob("*.py"), *(UI / "catalog").glob("*.py"),
-                *(UI / "monitor").glob("*.py")])
+                *(UI / "monitor").glob("*.py"), *(UI / "oom").glob("*.py")])
 
 #: Calls whose string arguments are shown to the user.
 SINKS = {
@@ -213,6 +213,24 @@ def test_zh_cn_qm_translates_the_monitor_tab(qtbot, zh_cn):
     # Texts of the module-level helpers (context "Monitor") reach the .qm too.
     assert headline("driver-not-loaded") == "NVIDIA 驱动未加载"
     assert fmt_duration(600) == "10 分钟"
+
+
+def test_zh_cn_qm_translates_the_oom_tab(qtbot, zh_cn):
+    from gpudesk.ui.oom.method_choice import method_names
+    from gpudesk.ui.oom.results_view import format_value
+    from gpudesk.ui.oom.tab import OomTab
+
+    tab = OomTab(AppContext())
+    qtbot.addWidget(tab)
+    try:
+        assert [tab.pages.tabText(i) for i in range(tab.pages.count())] == ["诊断(&G)", "实时显存(&M)", "历史(&H)"]
+        assert tab.results.copy_report_button.text() == "复制报告"
+        assert tab.picker.text_input.diagnose_button.text() == "诊断(&D)"
+    finally:
+        tab.shutdown()
+    # Module-level texts (QCoreApplication.translate with a literal context) reach the .qm too.
+    assert method_names()["gdb"] == "gdb 注入（较旧的 CPython，Linux）"
+    assert format_value("tensor_shape", None) == "N/A" and format_value("flag", True) == "是"
 
 
 def test_without_a_translator_the_sources_are_shown():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -28,6 +28,27 @@ from gpudesk.ui.oom.plain import plain_label
 from gpudesk.ui.oom.units import format_percent
 
 ID_ROLE = Qt.ItemDataRole.UserRole
+
+
+def cause_names() -> dict[str, str]:
+    """Short readable names of the cause ids (``gpudesk.oom.cause.CAUSE_IDS``) for the history table; the
+    stored row keeps only the id (shown in the cell's tooltip)."""
+    return {
+        "fragmentation": QCoreApplication.translate("OomCauses", "Fragmented allocator cache"),
+        "genuine_shortage": QCoreApplication.translate("OomCauses", "Not enough GPU memory"),
+        "other_process": QCoreApplication.translate("OomCauses", "Other processes use the GPU"),
+        "single_allocation_exceeds_capacity": QCoreApplication.translate("OomCauses", "One allocation larger than the GPU"),
+        "cuda_graph_pools": QCoreApplication.translate("OomCauses", "CUDA graph private pools"),
+        "kv_cache_budget": QCoreApplication.translate("OomCauses", "KV cache too small"),
+        "allocation_outside_allocator": QCoreApplication.translate("OomCauses", "Memory outside PyTorch's allocator"),
+        "multi_gpu_imbalance": QCoreApplication.translate("OomCauses", "Uneven memory across GPUs"),
+        "host_memory_growth": QCoreApplication.translate("OomCauses", "Host memory growth"),
+        "zombie_workers": QCoreApplication.translate("OomCauses", "Zombie or dead workers"),
+        "sysmem_fallback": QCoreApplication.translate("OomCauses", "System memory fallback"),
+        "leak": QCoreApplication.translate("OomCauses", "Memory leak"),
+        "preallocation": QCoreApplication.translate("OomCauses", "Framework preallocation"),
+        "unparseable": QCoreApplication.translate("OomCauses", "No OOM message found"),
+    }
 
 
 class HistoryView(QWidget):
@@ -110,18 +131,21 @@ class HistoryView(QWidget):
             self._update_buttons()
             return
         self.table.setRowCount(len(rows))
+        names = cause_names()
         for r, row in enumerate(rows):
             values = [
                 row.created_at.replace("T", " ").removesuffix("+00:00"),
                 row.target or row.source,
                 row.framework or self.tr("N/A"),
-                row.top_cause_id or self.tr("none"),
+                names.get(row.top_cause_id or "", row.top_cause_id or "") or self.tr("none"),
                 format_percent(row.top_confidence),
             ]
             for c, text in enumerate(values):
                 item = QTableWidgetItem(text)
                 if c == 0:
                     item.setData(ID_ROLE, row.id)
+                if c == 3 and row.top_cause_id:
+                    item.setToolTip(self.tr("Cause id: %1").replace("%1", row.top_cause_id))
                 self.table.setItem(r, c, item)
         self.info.setText(
             self.tr("%1 saved diagnosis(es).").replace("%1", str(len(rows)))

@@ -244,6 +244,7 @@ class MemoryBarsPanel(QWidget):
         layout.setContentsMargins(0, 4, 0, 4)
         layout.setSpacing(2)
         title = QLabel(self._title(data), row)
+        title.setWordWrap(True)
         title.setTextFormat(Qt.TextFormat.PlainText)
         bar = MemoryBar(row)
         segments = bar_segments(data)
@@ -268,6 +269,10 @@ class MemoryBarsPanel(QWidget):
     def _title(self, data: GpuBarData) -> str:
         gpu = self.tr("GPU %1").replace("%1", str(data.gpu_index)) if data.gpu_index is not None else self.tr("GPU (index not given)")
         name = f" · {data.name}" if data.name else ""
+        if data.total_bytes is None:
+            # memory_summary tables and partial messages give allocator figures but not the GPU's size.
+            return self.tr("%1%2 · total memory unknown (not in the input); the bar spans the parts shown").replace(
+                "%1", gpu).replace("%2", name)
         return self.tr("%1%2 · %3 total").replace("%1", gpu).replace("%2", name).replace(
             "%3", format_bytes(data.total_bytes)
         )

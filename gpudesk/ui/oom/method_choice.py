@@ -51,11 +51,10 @@ def _available_methods(pid: int, allow_other_user: bool) -> list:
 
 
 def method_names() -> dict[str, str]:
-    tr = QCoreApplication.translate
     return {
-        "agent": tr("OomMethod", "Agent already in the process (no injection)"),
-        "remote_exec": tr("OomMethod", "sys.remote_exec (Python 3.14 or newer)"),
-        "gdb": tr("OomMethod", "gdb injection (older CPython, Linux)"),
+        "agent": QCoreApplication.translate("OomMethod", "Agent already in the process (no injection)"),
+        "remote_exec": QCoreApplication.translate("OomMethod", "sys.remote_exec (Python 3.14 or newer)"),
+        "gdb": QCoreApplication.translate("OomMethod", "gdb injection (older CPython, Linux)"),
     }
 
 

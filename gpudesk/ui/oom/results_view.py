@@ -2,7 +2,8 @@
 
 Shows a ``gpudesk.oom.Diagnosis``: a header (framework, message shape, era, source), what the input lacks
 (partial results say which clauses are missing), the bars (:mod:`gpudesk.ui.oom.memory_bars`), then one card
-per cause, best first: title and confidence, explanation, the evidence numbers (units from the key suffix),
+per cause, best first: title and confidence, explanation, the evidence numbers (named by
+``Cause.evidence_items()`` labels, the JSON key in each row's tooltip; units from the key suffix),
 the fix (selectable, with a Copy button), further fixes, checks and sizing effects. All outside text is
 plain text. "Copy report" puts the whole diagnosis on the clipboard as text; "Copy JSON" as the CLI's JSON.
 """
@@ -16,8 +17,9 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QFont, QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
+    QGridLayout,
     QHBoxLayout,
-    QHeaderView,
+    QLabel,
     QProgressBar,
     QPushButton,
     QScrollArea,
@@ -28,7 +30,8 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.ui.oom.memory_bars import MemoryBarsPanel, bars_from_report
-from gpudesk.ui.oom.plain import plain_label
+from gpudesk.oom.labels import label_for
+from gpudesk.ui.oom.plain import plain_label, plain_tooltip
 from gpudesk.ui.oom.units import format_bytes, format_percent, format_seconds
 
 
@@ -61,22 +64,25 @@ def format_value(key: str, value: Any) -> str:
 
 def diagnosis_as_text(diagnosis) -> str:
     """The diagnosis as plain text (what "Copy report" puts on the clipboard)."""
-    tr = QCoreApplication.translate
     report = diagnosis.report
     lines = [
-        tr("OomResults", "OOM diagnosis: framework %1, message shape %2").replace("%1", report.framework).replace(
-            "%2", report.kind
-        )
+        QCoreApplication.translate("OomResults", "OOM diagnosis: framework %1, message shape %2")
+        .replace("%1", report.framework)
+        .replace("%2", report.kind)
     ]
     if report.era:
-        lines.append(tr("OomResults", "PyTorch message era: %1").replace("%1", report.era))
+        lines.append(QCoreApplication.translate("OomResults", "PyTorch message era: %1").replace("%1", report.era))
     if report.missing:
-        lines.append(tr("OomResults", "Missing from the input: %1").replace("%1", ", ".join(report.missing)))
+        lines.append(
+            QCoreApplication.translate("OomResults", "Missing from the input: %1").replace("%1", ", ".join(report.missing))
+        )
     for note in report.notes:
         lines.append(f"- {note}")
     if report.parsed:
-        lines.append(tr("OomResults", "Parsed values:"))
-        lines += [f"  {key}: {format_value(key, value)}" for key, value in report.parsed.items()]
+        lines.append(QCoreApplication.translate("OomResults", "Parsed values:"))
+        lines += [
+            f"  {label_for(key, report.framework)}: {format_value(key, value)}" for key, value in report.parsed.items()
+        ]
     for rank, cause in enumerate(diagnosis.causes, 1):
         lines.append("")
         lines.append(cause_as_text(cause, rank))
@@ -85,47 +91,65 @@ def diagnosis_as_text(diagnosis) -> str:
 
 def cause_as_text(cause, rank: int | None = None) -> str:
     """One cause as plain text: title, confidence, explanation, evidence, fix, more fixes, checks."""
-    tr = QCoreApplication.translate
     head = f"{rank}. " if rank is not None else ""
-    lines = [f"{head}{cause.title} [{cause.id}] — {tr('OomResults', 'confidence')} {format_percent(cause.confidence)}"]
+    confidence = QCoreApplication.translate("OomResults", "confidence")
+    lines = [f"{head}{cause.title} [{cause.id}] — {confidence} {format_percent(cause.confidence)}"]
     if cause.explanation:
         lines.append(cause.explanation)
     if cause.evidence:
-        lines.append(tr("OomResults", "Evidence:"))
-        lines += [f"  {key}: {format_value(key, value)}" for key, value in cause.evidence.items()]
+        lines.append(QCoreApplication.translate("OomResults", "Evidence:"))
+        lines += [f"  {label}: {format_value(key, value)}" for key, label, value in cause.evidence_items()]
     if cause.fix:
-        lines.append(tr("OomResults", "Fix: %1").replace("%1", cause.fix))
+        lines.append(QCoreApplication.translate("OomResults", "Fix: %1").replace("%1", cause.fix))
     for fix in cause.more_fixes:
         lines.append(f"  + {fix}")
     for check in cause.checks:
-        lines.append(tr("OomResults", "Check: %1").replace("%1", check))
+        lines.append(QCoreApplication.translate("OomResults", "Check: %1").replace("%1", check))
     for effect in cause.sizing:
         saved = format_bytes(effect.saved_bytes) if effect.saved_bytes is not None else effect.note
         lines.append(f"  {effect.fix}: {saved}")
     return "\n".join(lines)
 
 
-def _values_table(values: dict[str, Any], parent: QWidget) -> QTableWidget:
-    """A read-only two-column table (name, value); cells are plain text items."""
-    table = QTableWidget(len(values), 2, parent)
-    table.setHorizontalHeaderLabels(
-        [QCoreApplication.translate("OomResults", "Quantity"), QCoreApplication.translate("OomResults", "Value")]
-    )
-    table.verticalHeader().hide()
-    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
-    table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-    table.setWordWrap(True)
-    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-    table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-    table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-    table.horizontalHeader().setStretchLastSection(True)
-    for row, (key, value) in enumerate(values.items()):
-        table.setItem(row, 0, QTableWidgetItem(str(key)))
-        table.setItem(row, 1, QTableWidgetItem(format_value(str(key), value)))
-    table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-    height = table.horizontalHeader().height() + sum(table.rowHeight(r) for r in range(table.rowCount())) + 4
-    table.setFixedHeight(height)
-    return table
+class ValuesGrid(QFrame):
+    """A read-only two-column list (quantity, value) of wrapping, selectable plain-text labels.
+
+    ``items`` are ``(key, label, value)``: the label is shown, the machine key (the JSON name) is the row's
+    tooltip, the value is formatted by :func:`format_value` from the key's unit suffix. Labels wrap, so the
+    grid fits narrow panes (784x600 windows) instead of forcing a horizontal scroll.
+    """
+
+    def __init__(self, items: list[tuple[str, str, Any]], parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        grid = QGridLayout(self)
+        grid.setContentsMargins(6, 4, 6, 4)
+        grid.setHorizontalSpacing(12)
+        grid.setVerticalSpacing(3)
+        grid.setColumnStretch(0, 1)
+        grid.setColumnStretch(1, 1)
+        self.keys: list[str] = []
+        self.name_labels: list[QLabel] = []
+        self.value_labels: list[QLabel] = []
+        for row, (key, label, value) in enumerate(items):
+            name = plain_label(label, self, wrap=True, selectable=True)
+            text = plain_label(format_value(str(key), value), self, wrap=True, selectable=True)
+            tip = QCoreApplication.translate("OomResults", "Key in the JSON report: %1").replace("%1", str(key))
+            for widget in (name, text):
+                widget.setToolTip(plain_tooltip(tip))
+                widget.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+            grid.addWidget(name, row, 0)
+            grid.addWidget(text, row, 1)
+            self.keys.append(str(key))
+            self.name_labels.append(name)
+            self.value_labels.append(text)
+
+    def rowCount(self) -> int:  # noqa: N802 - reads like the table it replaced
+        return len(self.keys)
+
+    def row_texts(self, row: int) -> tuple[str, str]:
+        """(shown name, shown value) of ``row``."""
+        return self.name_labels[row].text(), self.value_labels[row].text()
 
 
 class CauseCard(QFrame):
@@ -137,7 +161,6 @@ class CauseCard(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setObjectName(f"cause-{cause.id}")
         layout = QVBoxLayout(self)
-        head = QHBoxLayout()
         title = plain_label(f"{rank}. {cause.title}", self, wrap=True, selectable=True)
         font = title.font()
         font.setBold(True)
@@ -145,35 +168,35 @@ class CauseCard(QFrame):
         title.setFont(font)
         title.setToolTip(self.tr("Cause id: %1").replace("%1", cause.id))
         self.title_label = title
-        head.addWidget(title, 1)
+        layout.addWidget(title)
         confidence = QProgressBar(self)
         confidence.setRange(0, 100)
         confidence.setValue(int(round(max(0.0, min(1.0, float(cause.confidence))) * 100)))
         confidence.setFormat(self.tr("confidence %p %"))
-        confidence.setFixedWidth(180)
+        confidence.setMinimumWidth(120)
+        confidence.setMaximumWidth(220)
         confidence.setToolTip(self.tr("How strongly the evidence supports this cause"))
         self.confidence_bar = confidence
-        head.addWidget(confidence)
-        layout.addLayout(head)
+        layout.addWidget(confidence)
         if cause.explanation:
             layout.addWidget(plain_label(cause.explanation, self, wrap=True, selectable=True))
         if cause.evidence:
             layout.addWidget(self._heading(self.tr("Evidence")))
-            self.evidence_table = _values_table(cause.evidence, self)
+            self.evidence_table = ValuesGrid(cause.evidence_items(), self)
             layout.addWidget(self.evidence_table)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
         if cause.fix:
-            fix_row = QHBoxLayout()
             fix_label = plain_label(self.tr("Fix: %1").replace("%1", cause.fix), self, wrap=True, selectable=True)
             fix_font = QFont("monospace")
             fix_font.setStyleHint(QFont.StyleHint.TypeWriter)
             fix_label.setFont(fix_font)
             self.fix_label = fix_label
-            fix_row.addWidget(fix_label, 1)
+            layout.addWidget(fix_label)
             self.copy_button = QPushButton(self.tr("Copy fix"), self)
             self.copy_button.setToolTip(self.tr("Copy the fix to the clipboard"))
             self.copy_button.clicked.connect(lambda: QGuiApplication.clipboard().setText(cause.fix))
-            fix_row.addWidget(self.copy_button, 0, Qt.AlignmentFlag.AlignTop)
-            layout.addLayout(fix_row)
+            buttons.addWidget(self.copy_button)
         if cause.more_fixes:
             layout.addWidget(self._heading(self.tr("Further fixes")))
         for fix in cause.more_fixes:
@@ -194,7 +217,8 @@ class CauseCard(QFrame):
         self.copy_all_button = QPushButton(self.tr("Copy cause"), self)
         self.copy_all_button.setToolTip(self.tr("Copy this cause with its evidence and fix as text"))
         self.copy_all_button.clicked.connect(lambda: QGuiApplication.clipboard().setText(cause_as_text(cause, rank)))
-        layout.addWidget(self.copy_all_button, 0, Qt.AlignmentFlag.AlignRight)
+        buttons.addWidget(self.copy_all_button)
+        layout.addLayout(buttons)
 
 
     def _heading(self, text: str):
@@ -238,7 +262,9 @@ class ResultsView(QWidget):
         self.scroll = QScrollArea(self)
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # Cards wrap to the pane's width; a fix with a long unbreakable setting may still be wider than a
+        # narrow pane, so the pane scrolls sideways then instead of clipping it.
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.body = QWidget(self.scroll)
         self.body_layout = QVBoxLayout(self.body)
         self.bars = MemoryBarsPanel(self.body)
@@ -329,7 +355,9 @@ class ResultsView(QWidget):
             self.parsed_layout.addWidget(self._workers_table(report.workers))
         if report.parsed:
             self.parsed_title.show()
-            self.parsed_layout.addWidget(_values_table(dict(report.parsed), self.parsed_box))
+            items = [(key, label_for(key, report.framework), value) for key, value in report.parsed.items()]
+            self.parsed_table = ValuesGrid(items, self.parsed_box)
+            self.parsed_layout.addWidget(self.parsed_table)
         self.copy_report_button.setEnabled(True)
         self.copy_json_button.setEnabled(True)
         self.scroll.verticalScrollBar().setValue(0)
