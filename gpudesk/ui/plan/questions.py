@@ -96,6 +96,19 @@ def data_page() -> PageSpec:
 MODEL_SOURCES = ("model.model", "model.params", "model.config_path")  # the model answers: give exactly one
 
 
+def keep_one_model_source(editors: dict, key: str, value: Any) -> None:
+    """When ``key`` is a model answer that was just given, clear the other model answers.
+
+    One model answer at a time: a parameter count or a config.json clears the catalog model (and the other way
+    round); with two, the preview kept the catalog model and the typed answer did nothing.
+    """
+    if key not in MODEL_SOURCES or value in (None, ""):
+        return
+    for other in MODEL_SOURCES:
+        if other != key and other in editors and editors[other].value()[0] not in (None, ""):
+            editors[other].set_value(None)
+
+
 def model_page(catalog: Any) -> PageSpec:
     models = ((None, translate("PlanQuestions", "(none: give a parameter count or a config.json)")),) + tuple(_catalog_choices(catalog, "models"))
     return PageSpec(

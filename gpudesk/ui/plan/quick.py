@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QSp
 
 from gpudesk.ui.plan.fields import FieldEditor, set_path
 from gpudesk.ui.plan.live_preview import LivePreview
-from gpudesk.ui.plan.questions import MODEL_SOURCES, model_page
+from gpudesk.ui.plan.questions import keep_one_model_source, model_page
 
 QUICK_KEYS = ("model.model", "model.params", "model.mode", "model.seq_len_tokens", "model.micro_batch_size")
 DEBOUNCE_MS = 120
@@ -103,12 +103,7 @@ class QuickMode(QWidget):
     def _edited(self, key: str) -> None:
         editor = self.editors[key]
         value, problem = editor.value()
-        if key in MODEL_SOURCES and value not in (None, ""):
-            # A typed parameter count replaces the catalog model (and the other way round): with both, the chart
-            # kept showing the catalog model and the count did nothing.
-            for other in MODEL_SOURCES:
-                if other != key and other in self.editors and self.editors[other].value()[0] not in (None, ""):
-                    self.editors[other].set_value(None)
+        keep_one_model_source(self.editors, key, value)
         editor.set_problem(problem)
         self.problem.setText(problem or "")
         self._timer.start()

@@ -30,7 +30,7 @@ from gpudesk.planner import PlanInputError, ProfileError, Requirement, requireme
 from gpudesk.sizing import SizingError
 from gpudesk.ui.plan.fields import FieldEditor, PageSpec, get_path, set_path
 from gpudesk.ui.plan.live_preview import LivePreview
-from gpudesk.ui.plan.questions import MODEL_SOURCES, build_pages
+from gpudesk.ui.plan.questions import build_pages, keep_one_model_source
 
 DEBOUNCE_MS = 120
 
@@ -316,12 +316,7 @@ class PlanWizard(QWidget):
     def _edited(self, key: str) -> None:
         editor = self.editors[key]
         value, problem = editor.value()
-        if key in MODEL_SOURCES and value not in (None, ""):
-            # One model answer at a time: giving a parameter count or a config.json clears the catalog model
-            # (and the other way round), so the config.json field is usable while a catalog model is chosen.
-            for other in MODEL_SOURCES:
-                if other != key and other in self.editors and self.editors[other].value()[0] not in (None, ""):
-                    self.editors[other].set_value(None)
+        keep_one_model_source(self.editors, key, value)
         editor.set_problem(problem)
         self.problem.setText(problem or "")
         self._timer.start()
