@@ -21,7 +21,7 @@ Data (``gpudesk.oom.report`` / ``gpudesk.oom.cause``):
                       keys for JSON); ``evidence_items()`` -> [(key, label, value)]; ``label(key)``.
     Diagnosis         report, causes (best first), ``top``, ``to_dict()`` (the CLI JSON, with
                       ``parsed_labels`` and ``oom_message_found``), ``found_oom`` (False: the text held no OOM
-                      message, nothing was diagnosed; the only cause is the 0.05 ``unparseable`` placeholder),
+                      message, nothing was diagnosed; the only cause is the 0.05 ``unparseable`` stand-in cause),
                       ``diagnosed`` (a cause other than ``unparseable`` exists).
     label_for(key, framework=None) -> str   the human-readable name of any evidence / parsed key
                       (gpudesk.oom.labels; TensorFlow/JAX get their own terms for allocator figures).

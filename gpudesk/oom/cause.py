@@ -122,7 +122,7 @@ class Diagnosis:
     @property
     def found_oom(self) -> bool:
         """False when the input held no out-of-memory message at all (text of kind "unknown"): nothing
-        was diagnosed, and the only cause is the ``unparseable`` placeholder."""
+        was diagnosed, and the only cause is the ``unparseable`` stand-in cause."""
         return not (self.report.source == "text" and self.report.kind == "unknown")
 
     @property

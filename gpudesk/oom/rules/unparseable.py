@@ -1,6 +1,6 @@
 """``unparseable``: nothing in the input could be read as an OOM message; say what is needed instead.
 
-This is a placeholder, not a finding: nothing was diagnosed, so its confidence is the lowest a cause has
+This is a stand-in cause, not a finding: nothing was diagnosed, so its confidence is the lowest a cause has
 (0.05) and ``Diagnosis.found_oom`` is False (the CLI exits with status 1).
 """
 

@@ -158,7 +158,7 @@ class MemoryBreakdownChart(QWidget):
         when_charts_ready(self._build_plot, self)
 
     def _build_plot(self) -> None:
-        """Create the pyqtgraph plot in the placeholder's place and draw the bars set so far."""
+        """Create the pyqtgraph plot in place of the "Drawing the chart…" stand-in and draw the bars set so far."""
         import pyqtgraph as pg
 
         if self.plot is not None:

@@ -174,11 +174,11 @@ class PlanTab(QWidget):
     # Tab order: a page built later is appended to the window's focus chain, after the widgets above the
     # stack, which is where it sits; only one page is visible at a time, so the visible order is unchanged.
     def _place(self, index: int, view: QWidget) -> None:
-        placeholder = self.stack.widget(index)
+        stand_in = self.stack.widget(index)
         current = self.stack.currentIndex()
         self.stack.insertWidget(index, view)
-        self.stack.removeWidget(placeholder)
-        placeholder.deleteLater()
+        self.stack.removeWidget(stand_in)
+        stand_in.deleteLater()
         self.stack.setCurrentIndex(current)
 
     @property
