@@ -25,7 +25,7 @@ def pytest_collection_modifyitems(config, items):
         return
     skip = pytest.mark.skip(reason="packaging tests run only with --run-packaging")
     for item in items:
-        if "packaging" in item.keywords:
+        if item.get_closest_marker("packaging") is not None:
             item.add_marker(skip)
 
 

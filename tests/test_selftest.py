@@ -204,3 +204,16 @@ def test_window_check_names_a_tab_that_cannot_be_built(qapp, monkeypatch):
     (result,) = selftest.run_checks([("window", selftest.check_window)])
     assert not result.ok
     assert "broken tabs: Broken (" in result.detail and "No module named 'gpudesk.ui.no_such_tab'" in result.detail
+
+
+@pytest.mark.slow
+def test_self_test_leaves_the_users_window_settings_alone(tmp_path):
+    """A data folder given by GPUDESK_DATA_DIR keeps its settings.ini as it was (usertest defect 9)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "settings.ini").write_text("[main]\ntab=1\n")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", **{paths.ENV_DATA_DIR: str(data)})
+    result = subprocess.run([sys.executable, "-m", "gpudesk", "--self-test"], capture_output=True, text=True,
+                            env=env, cwd=REPO, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (data / "settings.ini").read_text() == "[main]\ntab=1\n"

@@ -6,9 +6,11 @@ binding-specific template modules fails only when those menus are created (pyqtg
 
 from __future__ import annotations
 
+import tempfile
 import time
+from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QEventLoop
+from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings
 from PySide6.QtWidgets import QApplication
 
 from gpudesk.ui.first_paint import FirstPaintWatcher
@@ -28,7 +30,10 @@ def open_and_paint(timeout_s: float) -> str:
     from gpudesk.ui.main_window import MainWindow
 
     started = time.perf_counter()
-    window = MainWindow()
+    # Window geometry and the last tab of the check go to a throw-away file, never to the user's settings.
+    scratch = tempfile.TemporaryDirectory(prefix="gpudesk-selftest-settings-")
+    settings = QSettings(str(Path(scratch.name) / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(settings=settings)
     watcher = FirstPaintWatcher(window)
     window.show()
     deadline = started + timeout_s
