@@ -59,6 +59,7 @@ def open_and_paint(timeout_s: float) -> str:
             resource.close()
     window.deleteLater()
     QCoreApplication.sendPostedEvents(None, 0)
+    scratch.cleanup()
     if watcher.painted_at is None:
         raise WindowCheckError(f"main window not painted within {timeout_s:.0f} s on '{app.platformName()}'")
     if problems:
