@@ -574,67 +574,67 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CauseCard</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="168"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="169"/>
         <source>Cause id: %1</source>
         <translation>原因编号：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="174"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="175"/>
         <source>confidence %p %</source>
         <translation>置信度 %p %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="177"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="178"/>
         <source>How strongly the evidence supports this cause</source>
         <translation>证据对这一原因的支持程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="183"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="184"/>
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="189"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="190"/>
         <source>Fix: %1</source>
         <translation>修复：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="195"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="196"/>
         <source>Copy fix</source>
         <translation>复制修复</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="196"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="197"/>
         <source>Copy the fix to the clipboard</source>
         <translation>将修复方法复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="200"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="201"/>
         <source>Further fixes</source>
         <translation>更多修复</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="204"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="205"/>
         <source>Also check</source>
         <translation>另请检查</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="208"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="209"/>
         <source>Effect of sizing fixes</source>
         <translation>尺寸调整的效果</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="211"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="212"/>
         <source>saves %1</source>
         <translation>节省 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="216"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="217"/>
         <source>Copy cause</source>
         <translation>复制原因</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="217"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="218"/>
         <source>Copy this cause with its evidence and fix as text</source>
         <translation>将此原因连同证据和修复以文本形式复制</translation>
     </message>
@@ -2988,67 +2988,67 @@ PCI 总线：{bus}</translation>
 <context>
     <name>OomResults</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="40"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="41"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="42"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="43"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="42"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="43"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="57"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="58"/>
         <source>%1 tokens</source>
         <translation>%1 个 token</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="68"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="69"/>
         <source>OOM diagnosis: framework %1, message shape %2</source>
         <translation>OOM 诊断：框架 %1，消息形式 %2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="73"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="74"/>
         <source>PyTorch message era: %1</source>
         <translation>PyTorch 消息版本：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="76"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="77"/>
         <source>Missing from the input: %1</source>
         <translation>输入中缺少：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="81"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="82"/>
         <source>Parsed values:</source>
         <translation>解析出的数值：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="94"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="95"/>
         <source>confidence</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="99"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="100"/>
         <source>Evidence:</source>
         <translation>证据：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="102"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="103"/>
         <source>Fix: %1</source>
         <translation>修复：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="106"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="107"/>
         <source>Check: %1</source>
         <translation>检查：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="136"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="137"/>
         <source>Key in the JSON report: %1</source>
         <translation>JSON 报告中的键：%1</translation>
     </message>
@@ -3391,503 +3391,503 @@ PCI 总线：{bus}</translation>
         <translation>留空：使用规划器对该解码路径的默认值。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="100"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="113"/>
         <source>(none: give a parameter count or a config.json)</source>
         <translation>（无：请给出参数量或 config.json）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="103"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="116"/>
         <source>2. Model and memory</source>
         <translation>2. 模型与显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="104"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="117"/>
         <source>Which model, trained how, and where does memory peak?</source>
         <translation>用什么模型，怎样训练，显存峰值出现在哪里？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="106"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="119"/>
         <source>Catalog model</source>
         <translation>目录中的模型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="107"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="120"/>
         <source>A model from the catalog (exact shape). Give only one of catalog model, parameter count, config.json.</source>
         <translation>目录中的模型（结构精确）。目录模型、参数量、config.json 三者只填其一。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="108"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="121"/>
         <source>Parameter count</source>
         <translation>参数量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="108"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="153"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="121"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="166"/>
         <source>billion</source>
         <translation>十亿</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="110"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="123"/>
         <source>When the model is not in the catalog: its size in billions (13), or with a suffix (350M, 1.3B); the shape is then inferred (flagged as a guess).</source>
         <translation>模型不在目录中时：以十亿为单位填写大小（13），或带后缀（350M、1.3B）；结构将被推断（标记为估计）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="112"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="125"/>
         <source>Hugging Face config.json</source>
         <translation>Hugging Face config.json</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="113"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="126"/>
         <source>Path of a local config.json (read offline; nothing is downloaded).</source>
         <translation>本地 config.json 的路径（离线读取，不下载任何内容）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="114"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="127"/>
         <source>Method</source>
         <translation>方法</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="115"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="128"/>
         <source>train: full training or full fine-tune; lora / qlora: adapters; inference: serving.</source>
         <translation>train：完整训练或全参数微调；lora / qlora：适配器；inference：推理服务。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="116"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="129"/>
         <source>Training precision</source>
         <translation>训练精度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="117"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="130"/>
         <source>BF16 is the safe default (Ampere and newer).</source>
         <translation>BF16 是稳妥的默认值（Ampere 及更新架构）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="118"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="131"/>
         <source>Optimizer accounting</source>
         <translation>优化器显存计算方式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="119"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="132"/>
         <source>adam-16: ZeRO paper mixed-precision Adam (16 B/param); adam-18: Megatron/DeepSpeed; adam-20; adamw-bf16: pure BF16; adam-8bit; sgd.</source>
         <translation>adam-16：ZeRO 论文中的混合精度 Adam（16 B/参数）；adam-18：Megatron/DeepSpeed；adam-20；adamw-bf16：纯 BF16；adam-8bit；sgd。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="120"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="133"/>
         <source>Sequence length</source>
         <translation>序列长度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="120"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="156"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="157"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="133"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="169"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="170"/>
         <source>tokens</source>
         <translation>token</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="121"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="134"/>
         <source>Micro-batch per GPU</source>
         <translation>每 GPU 微批大小</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="121"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="122"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="134"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="135"/>
         <source>samples</source>
         <translation>样本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="122"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="135"/>
         <source>Global batch</source>
         <translation>全局批大小</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="123"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="136"/>
         <source>Empty: micro-batch x data-parallel GPUs.</source>
         <translation>留空：微批大小 × 数据并行 GPU 数。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="124"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="137"/>
         <source>Activation recomputation</source>
         <translation>激活重计算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="125"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="138"/>
         <source>auto: the planner picks the cheapest setting that fits (Korthikanti et al. 2022).</source>
         <translation>auto：规划器选择放得下且代价最小的设置（Korthikanti 等，2022）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="126"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="139"/>
         <source>FlashAttention</source>
         <translation>FlashAttention</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="127"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="140"/>
         <source>Sharding</source>
         <translation>分片</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="128"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="141"/>
         <source>DDP, ZeRO-1/2/3 or FSDP; auto: the least costly that fits.</source>
         <translation>DDP、ZeRO-1/2/3 或 FSDP；auto：放得下且代价最小的方式。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="129"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="142"/>
         <source>Offload to host</source>
         <translation>卸载到主机</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="130"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="143"/>
         <source>Tensor parallel</source>
         <translation>张量并行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="130"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="143"/>
         <source>GPUs</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="131"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="144"/>
         <source>LoRA rank</source>
         <translation>LoRA 秩</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="132"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="145"/>
         <source>LoRA target modules (comma-separated)</source>
         <translation>LoRA 目标模块（逗号分隔）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="133"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="146"/>
         <source>all-linear, or module names such as q_proj, v_proj.</source>
         <translation>all-linear，或模块名，如 q_proj、v_proj。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="134"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="147"/>
         <source>Inference weight format</source>
         <translation>推理权重格式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="135"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="148"/>
         <source>KV cache precision</source>
         <translation>KV 缓存精度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="136"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="149"/>
         <source>Activations per sample (non-transformer)</source>
         <translation>每样本激活显存（非 Transformer）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="137"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="150"/>
         <source>For CNNs and 3D U-Nets: measured or estimated activation memory per sample.</source>
         <translation>用于 CNN 和 3D U-Net：每个样本实测或估计的激活显存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="138"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="151"/>
         <source>Training FLOPs per sample (non-transformer)</source>
         <translation>每样本训练 FLOPs（非 Transformer）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="147"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="160"/>
         <source>3. Training or inference</source>
         <translation>3. 训练还是推理</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="148"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="161"/>
         <source>How is GPU time split between training and serving, and what are the deadline and QPS?</source>
         <translation>GPU 时间如何在训练和推理服务之间分配，截止时间和 QPS 是多少？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="150"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="163"/>
         <source>Training share of GPU time</source>
         <translation>训练占 GPU 时间的比例</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="151"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="164"/>
         <source>100 % for a training project, 0 % for a serving cluster.</source>
         <translation>训练项目为 100 %，推理服务集群为 0 %。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="152"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="165"/>
         <source>Deadline (time to result)</source>
         <translation>截止时间（出结果的时间）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="152"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="165"/>
         <source>days</source>
         <translation>天</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="153"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="166"/>
         <source>Tokens to train</source>
         <translation>训练 token 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="154"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="167"/>
         <source>Empty: samples x sequence length x epochs.</source>
         <translation>留空：样本数 × 序列长度 × 轮数。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="155"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="168"/>
         <source>Target QPS</source>
         <translation>目标 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="155"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="168"/>
         <source>requests/s</source>
         <translation>请求/秒</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="156"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="169"/>
         <source>Prompt length</source>
         <translation>提示长度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="157"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="170"/>
         <source>Output length</source>
         <translation>输出长度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="158"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="171"/>
         <source>0 for classifiers and scoring models.</source>
         <translation>分类和打分模型填 0。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="159"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="172"/>
         <source>Max concurrent sequences per GPU</source>
         <translation>每 GPU 最大并发序列数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="167"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="180"/>
         <source>4. Software stack</source>
         <translation>4. 软件栈</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="168"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="181"/>
         <source>Which framework, CUDA and libraries are locked in, and which compliance rules apply?</source>
         <translation>锁定了哪些框架、CUDA 和库版本，需要满足哪些合规要求？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="170"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="183"/>
         <source>Framework</source>
         <translation>框架</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="171"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="184"/>
         <source>Framework version</source>
         <translation>框架版本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="171"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="184"/>
         <source>For example 2.0.1.</source>
         <translation>例如 2.0.1。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="172"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="185"/>
         <source>CUDA version</source>
         <translation>CUDA 版本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="172"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="185"/>
         <source>For example 12.1.</source>
         <translation>例如 12.1。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="173"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="186"/>
         <source>Libraries (comma-separated)</source>
         <translation>库（逗号分隔）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="174"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="187"/>
         <source>For example deepspeed==0.8.3, nccl==2.18.</source>
         <translation>例如 deepspeed==0.8.3, nccl==2.18。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="175"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="188"/>
         <source>Require ECC memory</source>
         <translation>需要 ECC 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="176"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="189"/>
         <source>Require vGPU</source>
         <translation>需要 vGPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="177"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="190"/>
         <source>Require virtualisation</source>
         <translation>需要虚拟化</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="178"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="191"/>
         <source>Require MIG</source>
         <translation>需要 MIG</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="179"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="192"/>
         <source>FIPS 140 compliance</source>
         <translation>FIPS 140 合规</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="180"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="193"/>
         <source>A property of the OS and driver crypto modules; the sheet lists it as a check.</source>
         <translation>这是操作系统和驱动加密模块的属性；配置单将其列为检查项。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="186"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="199"/>
         <source>(buy new servers)</source>
         <translation>（购买新服务器）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="190"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="203"/>
         <source>5. Operations and growth</source>
         <translation>5. 运维与扩展</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="191"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="204"/>
         <source>What exists already (servers, slots, power, cooling), what is the budget, and what grows in six months?</source>
         <translation>现有什么（服务器、插槽、电力、散热），预算多少，六个月内要扩展什么？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="193"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="206"/>
         <source>Existing server</source>
         <translation>现有服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="194"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="207"/>
         <source>Free GPU slots</source>
         <translation>空闲 GPU 插槽</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="195"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="208"/>
         <source>Power budget for new GPUs</source>
         <translation>新 GPU 的电力预算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="196"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="209"/>
         <source>Cooling</source>
         <translation>散热</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="196"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="209"/>
         <source>either</source>
         <translation>均可</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="197"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="210"/>
         <source>GPUs to add within 6 months</source>
         <translation>6 个月内新增 GPU 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="198"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="211"/>
         <source>Purchase budget</source>
         <translation>采购预算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="199"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="212"/>
         <source>Largest GPU count to consider</source>
         <translation>考虑的最大 GPU 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="200"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="213"/>
         <source>Consumer (GeForce) cards</source>
         <translation>消费级（GeForce）显卡</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="201"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="214"/>
         <source>by workload kind</source>
         <translation>按工作负载类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="201"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="214"/>
         <source>allowed</source>
         <translation>允许</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="201"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="214"/>
         <source>not allowed</source>
         <translation>不允许</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="202"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="215"/>
         <source>By workload kind: only for small-model iteration (article 5.3: the seven limits of consumer cards in production).</source>
         <translation>按工作负载类型：仅用于小模型迭代（文章 5.3：消费级显卡用于生产的七项限制）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="203"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="216"/>
         <source>Network between nodes</source>
         <translation>节点间网络</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="204"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="217"/>
         <source>Memory kept free (safe line)</source>
         <translation>保留的空闲显存（安全线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="205"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="218"/>
         <source>The method keeps 15-20 % of usable memory free: an 80 GB card is safe to about 64 GB.</source>
         <translation>该方法保留 15-20 % 的可用显存：80 GB 的卡安全用量约为 64 GB。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="206"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="219"/>
         <source>TCO horizon</source>
         <translation>TCO 年限</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="206"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="219"/>
         <source>years</source>
         <translation>年</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="207"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="220"/>
         <source>Electricity price</source>
         <translation>电价</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="208"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="221"/>
         <source>PUE</source>
         <translation>PUE</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="209"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="222"/>
         <source>Average utilisation</source>
         <translation>平均利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="210"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="223"/>
         <source>Extra cooling</source>
         <translation>额外散热</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="211"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="224"/>
         <source>Operations labour</source>
         <translation>运维人工</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="212"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="225"/>
         <source>Labour rate</source>
         <translation>人工费率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="213"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="226"/>
         <source>Support per year</source>
         <translation>每年支持费用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="213"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="214"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="215"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="226"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="227"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="228"/>
         <source>% of hardware</source>
         <translation>% 硬件费用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="214"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="227"/>
         <source>Network and installation</source>
         <translation>网络与安装</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="215"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="228"/>
         <source>Residual value</source>
         <translation>残值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="216"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="229"/>
         <source>Cost of each day late</source>
         <translation>每延迟一天的成本</translation>
     </message>
@@ -5036,108 +5036,108 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ResultsView</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="240"/>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="289"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="241"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="290"/>
         <source>No diagnosis yet.</source>
         <translation>尚无诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="250"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="251"/>
         <source>Copy report</source>
         <translation>复制报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="251"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="252"/>
         <source>Copy the whole diagnosis as text</source>
         <translation>将整个诊断以文本形式复制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="253"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="254"/>
         <source>Copy JSON</source>
         <translation>复制 JSON</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="254"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="255"/>
         <source>Copy the diagnosis as JSON (the same as gpudesk oom diagnose --json)</source>
         <translation>将诊断以 JSON 形式复制（与 gpudesk oom diagnose --json 相同）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="275"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="276"/>
         <source>Values read from the input</source>
         <translation>从输入中读取的数值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="303"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="304"/>
         <source>Unparseable input: nothing could be diagnosed.</source>
         <translation>无法解析的输入：无法进行诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="323"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="324"/>
         <source>Framework: %1</source>
         <translation>框架：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="325"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="326"/>
         <source>message shape: %1</source>
         <translation>消息形式：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="327"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="328"/>
         <source>PyTorch era: %1</source>
         <translation>PyTorch 版本：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="329"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="330"/>
         <source>torch %1</source>
         <translation>torch %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="331"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="332"/>
         <source>Python %1</source>
         <translation>Python %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="333"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="334"/>
         <source>from %1</source>
         <translation>来自%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="334"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="335"/>
         <source>Diagnosis</source>
         <translation>诊断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="342"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="343"/>
         <source>Partial result, the input lacks: %1</source>
         <translation>部分结果，输入缺少：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="369"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="370"/>
         <source>Child processes of the target (psutil)</source>
         <translation>目标的子进程（psutil）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="371"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="372"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="371"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="372"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="371"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="372"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="371"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="372"/>
         <source>Host RSS</source>
         <translation>主机 RSS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="377"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="378"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
