@@ -170,6 +170,23 @@ def agent_available(pid: int) -> str | None:
     return None
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove_stale_socket(pid: int) -> None:
+    try:
+        os.unlink(socket_path(pid))
+    except OSError:
+        pass  # already gone, or not ours to remove: the caller reports the agent as unavailable either way
+
+
 def query_agent(pid: int, *, reset_peak: bool = False, timeout_s: float = 10.0) -> bytes:
     """Ask the agent in ``pid`` for a probe; returns the raw JSON answer.
 
@@ -194,6 +211,15 @@ def query_agent(pid: int, *, reset_peak: bool = False, timeout_s: float = 10.0) 
                 break
             chunks.append(chunk)
     except (ConnectionRefusedError, FileNotFoundError) as exc:
+        if _pid_alive(pid):
+            # PIDs are reused: the socket was left by an earlier process that had this PID and exited without
+            # removing it. The live process has no agent; the stale file is removed so it cannot mislead again.
+            _remove_stale_socket(pid)
+            raise MethodUnavailable(
+                "agent",
+                f"no gpudesk agent is listening in process {pid} (a stale agent socket left by an earlier "
+                "process with the same PID was removed)",
+            ) from exc
         raise TargetNotFound(f"The agent socket of process {pid} is stale: the process has exited.") from exc
     except socket.timeout as exc:
         raise ProbeTimeout(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import stat
 import time
 
@@ -154,3 +155,19 @@ def test_socket_probe_of_target_holding_the_gil_says_why(spawn):
     assert "0.5 s" in str(info.value) and "holds the GIL" in str(info.value)
     assert "left running and unharmed" in str(info.value)
     assert t.alive()
+
+
+def test_a_stale_socket_of_a_reused_pid_means_no_agent(spawn):
+    """A live process whose PID once belonged to an agent-running process that died: no agent, file removed."""
+    t = spawn("print('READY', flush=True)\nimport time\ntime.sleep(60)")
+    path = agent.agent_dir(create=True) / f"{t.pid}.sock"
+    leftover = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    leftover.bind(str(path))
+    leftover.close()  # the file stays; nobody listens: what a SIGKILLed agent leaves behind
+    try:
+        with pytest.raises(MethodUnavailable, match="stale agent socket"):
+            agent.query_agent(t.pid)
+        assert not path.exists()
+    finally:
+        if path.exists():
+            path.unlink()
