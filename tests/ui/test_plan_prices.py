@@ -3,47 +3,16 @@ typed on the results page is kept in the store (as the Catalog tab keeps it) and
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import Qt
 
-from gpudesk import paths
-from gpudesk.catalog import open_catalog
-from gpudesk.store import open_store
 from gpudesk.store.prices import price_overrides, set_price
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.plan.tab import PlanTab
 
-ARTICLE = paths.examples_dir() / "article-13b-finetune.toml"
+from helpers.plan_tab import ARTICLE, Notes, catalog, ctx, tab  # noqa: F401 - fixtures
 TCO_COLUMN = 9
 
 
-class Notes(list):
-    def __call__(self, text: str, level: str = "info") -> None:
-        self.append((text, level))
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    cat = open_catalog()
-    yield cat
-    cat.close()
-
-
-@pytest.fixture
-def ctx(catalog):
-    store = open_store()
-    context = AppContext(catalog=catalog, store=store, notify=Notes())
-    yield context
-    store.close()
-
-
-@pytest.fixture
-def tab(qtbot, ctx):
-    widget = PlanTab(ctx)
-    qtbot.addWidget(widget)
-    widget.resize(1280, 800)
-    widget.show()
-    return widget
 
 
 def _plan(qtbot, tab):

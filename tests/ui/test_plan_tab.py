@@ -8,46 +8,15 @@ import io
 import json
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import Qt
 
 from gpudesk import paths
-from gpudesk.catalog import open_catalog
-from gpudesk.store import open_store
 from gpudesk.store.plans import get_plan, list_plans
-from gpudesk.ui.context import AppContext
-from gpudesk.ui.plan.tab import COMPARE, PLANS, RESULTS, WIZARD, PlanTab, example_profiles
+from gpudesk.ui.plan.tab import COMPARE, PLANS, RESULTS, WIZARD, example_profiles
 
-ARTICLE = paths.examples_dir() / "article-13b-finetune.toml"
-
-
-class Notes(list):
-    def __call__(self, text: str, level: str = "info") -> None:
-        self.append((text, level))
+from helpers.plan_tab import ARTICLE, Notes, catalog, ctx, tab  # noqa: F401 - fixtures
 
 
-@pytest.fixture(scope="module")
-def catalog():
-    cat = open_catalog()
-    yield cat
-    cat.close()
-
-
-@pytest.fixture
-def ctx(catalog):
-    store = open_store()
-    context = AppContext(catalog=catalog, store=store, notify=Notes())
-    yield context
-    store.close()
-
-
-@pytest.fixture
-def tab(qtbot, ctx):
-    widget = PlanTab(ctx)
-    qtbot.addWidget(widget)
-    widget.resize(1280, 800)
-    widget.show()
-    return widget
 
 
 def plan_example(qtbot, tab, path=ARTICLE):

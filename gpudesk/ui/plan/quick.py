@@ -10,13 +10,14 @@ from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QSp
 
 from gpudesk.ui.plan.fields import FieldEditor, set_path
 from gpudesk.ui.plan.live_preview import LivePreview
-from gpudesk.ui.plan.questions import keep_one_model_source, model_page
+from gpudesk.ui.plan.live_form import LivePreviewForm
+from gpudesk.ui.plan.questions import model_page
 
 QUICK_KEYS = ("model.model", "model.params", "model.mode", "model.seq_len_tokens", "model.micro_batch_size")
 DEBOUNCE_MS = 120
 
 
-class QuickMode(QWidget):
+class QuickMode(LivePreviewForm, QWidget):
     """Signals: full_requested(dict): open the full wizard with these answers (a partial profile)."""
 
     full_requested = Signal(dict)
@@ -100,14 +101,3 @@ class QuickMode(QWidget):
     def set_field_text(self, key: str, text: str) -> None:
         self.editors[key].type_text(text)
 
-    def _edited(self, key: str) -> None:
-        editor = self.editors[key]
-        value, problem = editor.value()
-        keep_one_model_source(self.editors, key, value)
-        editor.set_problem(problem)
-        self.problem.setText(problem or "")
-        self._timer.start()
-
-    def update_preview(self) -> float:
-        data, _problems = self.profile()
-        return self.preview.update_from_profile(data)

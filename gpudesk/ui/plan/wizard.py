@@ -30,7 +30,8 @@ from gpudesk.planner import PlanInputError, ProfileError, Requirement, requireme
 from gpudesk.sizing import SizingError
 from gpudesk.ui.plan.fields import FieldEditor, PageSpec, get_path, set_path
 from gpudesk.ui.plan.live_preview import LivePreview
-from gpudesk.ui.plan.questions import build_pages, keep_one_model_source
+from gpudesk.ui.plan.live_form import LivePreviewForm
+from gpudesk.ui.plan.questions import build_pages
 
 DEBOUNCE_MS = 120
 
@@ -71,7 +72,7 @@ class WizardPage(QScrollArea):
         self.setWidget(body)
 
 
-class PlanWizard(QWidget):
+class PlanWizard(LivePreviewForm, QWidget):
     """The wizard view.
 
     Signals:
@@ -312,16 +313,3 @@ class PlanWizard(QWidget):
         if req is not None:
             self.plan_requested.emit(req, data)
 
-    # -- live preview -------------------------------------------------------------------------------------
-    def _edited(self, key: str) -> None:
-        editor = self.editors[key]
-        value, problem = editor.value()
-        keep_one_model_source(self.editors, key, value)
-        editor.set_problem(problem)
-        self.problem.setText(problem or "")
-        self._timer.start()
-
-    def update_preview(self) -> float:
-        """Recompute the live chart now (the debounce timer calls this); returns seconds taken."""
-        data, _problems = self.profile()
-        return self.preview.update_from_profile(data)
