@@ -167,7 +167,24 @@ def agent_available(pid: int) -> str | None:
     st = path.lstat()
     if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.getuid():
         return f"{path} is not an agent socket owned by you"
+    if _older_than_process(st.st_mtime, pid):
+        # PIDs are reused: an agent process that was killed leaves its socket behind, and a later process may
+        # get the same PID. A socket made before this process started cannot be its agent.
+        _remove_stale_socket(pid)
+        return (f"no gpudesk agent in process {pid} (a stale agent socket left by an earlier process with the "
+                "same PID was removed)")
     return None
+
+
+def _older_than_process(mtime_s: float, pid: int) -> bool:
+    """True when a file modified at ``mtime_s`` (Unix time, seconds) predates the start of process ``pid``."""
+    import psutil
+
+    try:
+        started = psutil.Process(pid).create_time()
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+        return False  # gone or unreadable: the connection attempt tells stale from live
+    return mtime_s < started - 1.0  # create_time has a clock-tick resolution
 
 
 def _pid_alive(pid: int) -> bool:

@@ -157,6 +157,23 @@ def test_socket_probe_of_target_holding_the_gil_says_why(spawn):
     assert t.alive()
 
 
+def test_a_socket_older_than_the_process_is_not_its_agent(spawn):
+    """`oom methods` must not offer the agent for a reused PID whose socket predates the process."""
+    t = spawn("print('READY', flush=True)\nimport time\ntime.sleep(60)")
+    path = agent.agent_dir(create=True) / f"{t.pid}.sock"
+    leftover = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    leftover.bind(str(path))
+    leftover.close()
+    os.utime(path, (time.time() - 3600, time.time() - 3600))  # made an hour before the process started
+    try:
+        reason = agent.agent_available(t.pid)
+        assert reason is not None and "stale agent socket" in reason
+        assert not path.exists()
+    finally:
+        if path.exists():
+            path.unlink()
+
+
 def test_a_stale_socket_of_a_reused_pid_means_no_agent(spawn):
     """A live process whose PID once belonged to an agent-running process that died: no agent, file removed."""
     t = spawn("print('READY', flush=True)\nimport time\ntime.sleep(60)")
