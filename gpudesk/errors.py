@@ -1,0 +1,40 @@
+"""The root of every error gpudesk raises on purpose.
+
+Each layer derives its own few types from :class:`GpudeskError` and converts foreign errors (``sqlite3``,
+``OSError``, HTTP, parse errors) into them at its boundary, so that the UI and the CLI can show any of them the
+same way: what was wrong, which field or input, and what the user can do about it.
+"""
+
+from __future__ import annotations
+
+
+class GpudeskError(Exception):
+    """An error the user can act on.
+
+    ``message`` says what was wrong (a whole sentence, already translated where the caller can);
+    ``field`` names the input, file, setting or server it concerns; ``detail`` carries the underlying reason
+    (the foreign error's text, say); ``remedy`` says what to do about it.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: str | None = None,
+        detail: str | None = None,
+        remedy: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.detail = detail
+        self.remedy = remedy
+
+    def user_text(self) -> str:
+        """The message with its detail and remedy, as one plain-text paragraph for a message bar or a CLI."""
+        parts = [self.message]
+        if self.detail and self.detail not in self.message:
+            parts.append(f"({self.detail})")
+        if self.remedy:
+            parts.append(self.remedy)
+        return " ".join(parts)
