@@ -28,6 +28,16 @@ from gpudesk.sizing.errors import SizingError
 
 RECOMPUTE_MODES = ("none", "selective", "full")
 LOGITS_BYTES_PER_ELEMENT = 8
+LOSS_MODES = ("standard", "chunked", "fused")
+# torchtune CEWithChunkedOutputLoss / LinearCrossEntropyLoss split the output into 8 chunks and upcast one chunk at a
+# time: the 16-bit logits stay (2 B/element) and one eighth is live in fp32 with its gradient (8/8 B/element).
+# https://github.com/pytorch/torchtune/blob/main/torchtune/modules/loss/ce_chunked_output_loss.py
+CHUNKED_LOSS_CHUNKS = 8
+CHUNKED_LOGITS_BYTES_PER_ELEMENT = 2 + LOGITS_BYTES_PER_ELEMENT / CHUNKED_LOSS_CHUNKS
+# Liger fused linear cross-entropy never materialises the logits: it walks the tokens in chunks of about
+# b*s*h/V tokens, so the live logits and their gradient are ~ b*s*h elements in fp32 (+ the bf16 chunk), ~10 B each.
+# https://github.com/linkedin/Liger-Kernel/blob/main/src/liger_kernel/ops/fused_linear_cross_entropy.py
+FUSED_LOSS_BYTES_PER_HIDDEN_ELEMENT = 10
 
 
 def activation_bytes_per_layer(
@@ -42,6 +52,7 @@ def activation_bytes_per_layer(
     flash_attention: bool = True,
     tensor_parallel: int = 1,
     sequence_parallel: bool = False,
+    bytes_per_element: float = 2.0,
 ) -> float:
     """Bytes of activations one transformer layer keeps for backward (per GPU).
 
@@ -51,6 +62,8 @@ def activation_bytes_per_layer(
         recompute: ``"none"``, ``"selective"`` (attention core recomputed) or ``"full"`` (only layer inputs kept).
         flash_attention: fused attention that never stores the s x s scores.
         tensor_parallel (t), sequence_parallel: Megatron-style partitioning.
+        bytes_per_element: activation dtype size; Korthikanti's coefficients are for 2 (16-bit), fp32 training
+            stores 4 (the 1-byte dropout masks are counted at the same scale, a < 3 % overcount).
 
     Returns:
         bytes (float) for one layer on one GPU.
@@ -68,9 +81,10 @@ def activation_bytes_per_layer(
     if a % t:
         raise SizingError("tensor_parallel", f"{t} does not divide the {a} attention heads.")
     sbh = s * b * h
+    scale = bytes_per_element / 2.0
     if mode == "full":
-        # Only the layer input is stored (2 bytes/element), sharded by SP when enabled.
-        return 2 * sbh / (t if sequence_parallel else 1)
+        # Only the layer input is stored, sharded by SP when enabled.
+        return bytes_per_element * sbh / (t if sequence_parallel else 1)
     mlp_coeff = (6 if gated_mlp else 4) * ffn / h
     total_coeff = 18 + mlp_coeff  # 34 for ffn = 4h, non-gated
     replicated = 10.0  # LayerNorm inputs, dropout masks and outputs not split by TP (Korthikanti Table 2)
@@ -79,26 +93,27 @@ def activation_bytes_per_layer(
         per_sbh = total_coeff / t
     else:
         per_sbh = replicated + parallel / t
-    body = sbh * per_sbh
+    body = sbh * per_sbh * scale
     if flash_attention:
         attention_core = 4 * a * s * b / t
     elif mode == "selective":
         attention_core = 0.0
     else:
-        attention_core = 5 * a * s * s * b / t
+        # Scores and softmax output at the activation dtype plus a 1-byte dropout mask: 5 for 16-bit, 9 for fp32.
+        attention_core = (2 * bytes_per_element + 1) * a * s * s * b / t
     return body + attention_core
 
 
 def full_recompute_working_bytes(
     seq_len_tokens: int, micro_batch_size: int, hidden_size: int, num_attention_heads: int,
     ffn_size: int | None = None, *, gated_mlp: bool = False, flash_attention: bool = True,
-    tensor_parallel: int = 1, sequence_parallel: bool = False,
+    tensor_parallel: int = 1, sequence_parallel: bool = False, bytes_per_element: float = 2.0,
 ) -> float:
     """Bytes of the one layer being recomputed during backward under full recompute (its no-recompute set)."""
     return activation_bytes_per_layer(
         seq_len_tokens, micro_batch_size, hidden_size, num_attention_heads, ffn_size, gated_mlp=gated_mlp,
         recompute="none", flash_attention=flash_attention, tensor_parallel=tensor_parallel,
-        sequence_parallel=sequence_parallel,
+        sequence_parallel=sequence_parallel, bytes_per_element=bytes_per_element,
     )
 
 
@@ -113,6 +128,23 @@ def logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: int, te
     v = positive_int("vocab_size", vocab_size)
     t = positive_int("tensor_parallel", tensor_parallel, 1024)
     return s * b * v * bytes_per_element / t
+
+
+def loss_logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: int, hidden_size: int, loss: str = "standard",
+                      tensor_parallel: int = 1) -> float:
+    """Logits + cross-entropy buffers for a loss implementation: ``standard`` (full fp32 logits and gradient,
+    8 B/element), ``chunked`` (torchtune, 3 B/element) or ``fused`` (Liger fused linear CE, ~10*b*s*h bytes).
+
+    Raises:
+        SizingError: unknown loss mode or non-positive sizes.
+    """
+    mode = choice("loss", loss, LOSS_MODES)
+    if mode == "standard":
+        return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel)
+    if mode == "chunked":
+        return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel, CHUNKED_LOGITS_BYTES_PER_ELEMENT)
+    h = positive_int("hidden_size", hidden_size)
+    return float(FUSED_LOSS_BYTES_PER_HIDDEN_ELEMENT * seq_len_tokens * micro_batch_size * h / tensor_parallel)
 
 
 def embedding_activation_bytes(seq_len_tokens: int, micro_batch_size: int, hidden_size: int,

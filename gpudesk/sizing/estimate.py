@@ -22,6 +22,9 @@ COMPONENT_ORDER: tuple[str, ...] = (
 )
 
 
+_NOT_ALLOCATED = frozenset({"cuda_context", "framework_overhead", "fragmentation"})
+
+
 @dataclass(frozen=True)
 class MemoryEstimate:
     """Device memory one GPU needs, in bytes.
@@ -49,6 +52,28 @@ class MemoryEstimate:
         """Sum of the breakdown, bytes per GPU."""
         return sum(self.breakdown.values())
 
+    @property
+    def allocated_bytes(self) -> int:
+        """Tensors alive at the peak (``torch.cuda.max_memory_allocated``): the total less the allocator cache,
+        the CUDA context and the framework's non-PyTorch buffers."""
+        return sum(v for k, v in self.breakdown.items() if k not in _NOT_ALLOCATED)
+
+    @property
+    def reserved_bytes(self) -> int:
+        """What the caching allocator holds (``torch.cuda.max_memory_reserved``): allocated + its cache/fragments
+        (https://pytorch.org/docs/stable/notes/cuda.html#memory-management)."""
+        return self.allocated_bytes + self.breakdown.get("fragmentation", 0)
+
+    @property
+    def device_bytes(self) -> int:
+        """What nvidia-smi / NVML shows for the process: reserved + CUDA context + NCCL/cuBLAS/runtime buffers."""
+        return self.total_bytes
+
+    def statistic_bytes(self, statistic: str) -> int:
+        """Bytes for a named statistic: ``allocated``/``active``, ``reserved``, ``device`` or ``weights``."""
+        return {"allocated": self.allocated_bytes, "active": self.allocated_bytes, "reserved": self.reserved_bytes,
+                "device": self.device_bytes, "weights": self.component("weights")}[statistic]
+
     def component(self, name: str) -> int:
         """Bytes of one component (0 when the component does not apply to this estimate)."""
         return self.breakdown.get(name, 0)
@@ -57,6 +82,9 @@ class MemoryEstimate:
         """JSON shape: ``{"total_bytes": int, "breakdown_bytes": {name: int}, "gpus": int, "assumptions": [...]}``."""
         return {
             "total_bytes": self.total_bytes,
+            "allocated_bytes": self.allocated_bytes,
+            "reserved_bytes": self.reserved_bytes,
+            "device_bytes": self.device_bytes,
             "breakdown_bytes": dict(self.breakdown),
             "gpus": self.gpus,
             "assumptions": [{"assumption": a, "source": s} for a, s in self.assumptions],

@@ -44,6 +44,10 @@ class MemoryWorkload:
         paged_block_tokens: KV block size (None: contiguous cache).
         activation_bytes_per_sample: for non-transformer models (CNN, 3D U-Net): measured or derived bytes.
         overheads: CUDA context, NCCL, runtime and fragmentation assumptions.
+        loss: ``standard`` (full fp32 logits), ``chunked`` (torchtune chunked CE) or ``fused`` (Liger fused linear CE).
+        optimizer_in_backward: step each parameter in backward (no full gradient buffer).
+        activation_offload: saved activations moved to host memory (torchtune).
+        context_parallel: sequence split over this many GPUs (ring attention; torchtitan CP).
     """
 
     mode: str = "train"
@@ -67,6 +71,10 @@ class MemoryWorkload:
     paged_block_tokens: int | None = 16
     activation_bytes_per_sample: int | None = None
     overheads: Overheads = field(default_factory=Overheads)
+    loss: str = "standard"
+    optimizer_in_backward: bool = False
+    activation_offload: bool = False
+    context_parallel: int = 1
 
 
 def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate:
@@ -90,7 +98,8 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
             spec, mode=mode, rank=w.lora_rank, targets=w.lora_targets, precision=w.precision,
             optimizer=w.optimizer,
             seq_len_tokens=w.seq_len_tokens, micro_batch_size=w.micro_batch_size, recompute=w.recompute,
-            flash_attention=w.flash_attention, overheads=w.overheads,
+            flash_attention=w.flash_attention, overheads=w.overheads, gpus=w.gpus, sharding=w.sharding,
+            offload=w.offload, loss=w.loss, activation_offload=w.activation_offload,
         )
     return inference_memory(
         spec, weight_format=w.weight_format, kv_precision=w.kv_precision, context_tokens=w.context_tokens,

@@ -13,11 +13,12 @@
 
 from __future__ import annotations
 
-from gpudesk.sizing.checks import choice, positive_int
+from gpudesk.sizing.checks import MAX_GPUS, choice, positive_int
 from gpudesk.sizing.dtypes import weight_bits_per_param
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
-from gpudesk.sizing.memory_train import OPTIMIZER_SOURCES, activation_bytes, model_state_bytes_per_param
+from gpudesk.sizing.memory_train import OFFLOAD_MODES, activation_bytes, model_state_bytes_per_param, normalise_sharding
+from gpudesk.sizing.optimizers import optimizer_source, precision_family
 from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.shapes import ModelSpec
 
@@ -94,31 +95,56 @@ def lora_memory(
     recompute: str = "none",
     flash_attention: bool = True,
     overheads: Overheads = Overheads(),
+    gpus: int = 1,
+    sharding: str = "ddp",
+    offload: str = "none",
+    loss: str = "standard",
+    activation_offload: bool = False,
 ) -> MemoryEstimate:
-    """Per-GPU memory of LoRA (bf16 base) or QLoRA (NF4 + double-quantised base) fine-tuning on one GPU.
+    """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
+    The frozen base follows ``sharding`` like any parameter: ZeRO-3 / FSDP divide it by ``gpus`` and keep two
+    unsharded blocks gathered (torchtune ``lora_finetune_distributed``; Answer.AI FSDP+QLoRA,
+    https://www.answer.ai/posts/2024-03-06-fsdp-qlora.html); ``offload="all"`` keeps it in host memory.
     Breakdown: weights (frozen base), lora_adapters (trainable params x optimizer accounting), activations,
-    logits, prefill_workspace (QLoRA dequantisation buffer), cuda_context, framework_overhead, fragmentation.
+    logits, gathered_layers, prefill_workspace (QLoRA dequantisation buffer), cuda_context, framework_overhead,
+    fragmentation.
 
     Raises:
         SizingError / ShapeError: invalid input, named by field.
     """
     kind = choice("mode", mode, LORA_MODES)
+    g = positive_int("gpus", gpus, MAX_GPUS)
+    stage = normalise_sharding(sharding)
+    off = choice("offload", offload, OFFLOAD_MODES)
     trainable = lora_trainable_params(spec, rank, targets)
-    per_trainable = sum(model_state_bytes_per_param(optimizer, "bf16"))
+    adapter_precision = "bf16-pure" if precision in ("bf16", "fp16", "fp8") else precision
+    per_trainable = sum(model_state_bytes_per_param(optimizer, adapter_precision))
+    base_bytes_per_param = 4.0 if precision_family(precision) == "fp32" else 2.0
     if kind == "qlora":
         keep = spec.embedding_params
         base = (spec.params - keep) * weight_bits_per_param("nf4-dq") / 8 + keep * 2
     else:
-        base = spec.params * (4 if precision == "fp32" else 2)
+        base = spec.params * base_bytes_per_param
+    gathered = 0.0
+    adapters = trainable * per_trainable
+    if stage == "zero3" and g > 1:
+        base /= g
+        adapters /= g
+        blocks = 2 * (spec.params - spec.embedding_params) / max(1, spec.layers or 1)
+        gathered = blocks * (weight_bits_per_param("nf4-dq") / 8 if kind == "qlora" else base_bytes_per_param)
+    if off == "all":
+        base = 0.0
     acts, logits = activation_bytes(spec, seq_len_tokens, micro_batch_size, recompute=recompute,
-                                    flash_attention=flash_attention)
-    parts: dict[str, float] = {"weights": base, "lora_adapters": trainable * per_trainable,
-                               "activations": acts, "logits": logits}
+                                    flash_attention=flash_attention, precision=precision, loss=loss,
+                                    activation_offload=activation_offload)
+    parts: dict[str, float] = {"weights": base, "lora_adapters": adapters, "activations": acts, "logits": logits,
+                               "gathered_layers": gathered}
     assumptions = [
         (f"{trainable:,} trainable parameters (rank {rank}, {', '.join(resolve_targets(targets))})",
          "Hu et al. 2021, LoRA (arXiv 2106.09685)"),
-        (f"adapters: {per_trainable:g} bytes per trainable parameter", OPTIMIZER_SOURCES[optimizer.lower()]),
+        (f"adapters: {per_trainable:g} bytes per trainable parameter", optimizer_source(optimizer)),
+        (f"frozen base {stage} over {g} GPU(s), offload {off}", "ZeRO paper section 5; PyTorch FSDP2 fully_shard"),
         ("activations are not reduced by LoRA", "oom.md 1.2; Korthikanti et al. 2022 Table 2"),
     ]
     if kind == "qlora":
@@ -128,5 +154,5 @@ def lora_memory(
                             "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"))
     if spec.shape_is_guess:
         assumptions.append(("model shape inferred from the parameter count", "a guess; give a config.json for exact figures"))
-    assumptions += add_overheads(parts, overheads.validated(), 1)
-    return MemoryEstimate(breakdown=ordered_breakdown(parts), gpus=1, assumptions=tuple(assumptions))
+    assumptions += add_overheads(parts, overheads.validated(), g)
+    return MemoryEstimate(breakdown=ordered_breakdown(parts), gpus=g, assumptions=tuple(assumptions))

@@ -35,12 +35,13 @@ from gpudesk.sizing.activations import (
     activation_bytes_per_layer,
     embedding_activation_bytes,
     full_recompute_working_bytes,
-    logits_bytes,
+    loss_logits_bytes,
 )
 from gpudesk.sizing.checks import MAX_BATCH, MAX_GPUS, MAX_SEQ_LEN_TOKENS, choice, positive_int
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.overheads import Overheads, add_overheads
+from gpudesk.sizing.optimizers import PARAM_PRECISIONS, optimizer_bytes_per_param, optimizer_source
 from gpudesk.sizing.shapes import ModelSpec
 
 # name -> (weights, master_weights, gradients, optimizer_states) bytes/param in mixed precision.
@@ -63,24 +64,19 @@ OPTIMIZER_SOURCES: dict[str, str] = {
 _FP32_STATES = {"adam-16": 8, "adam-18": 8, "adam-20": 8, "adam-8bit": 2, "sgd": 4}
 SHARDING_MODES = ("none", "ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp-grad-op")
 OFFLOAD_MODES = ("none", "optimizer", "all")
-TRAIN_PRECISIONS = ("bf16", "fp16", "fp32", "fp8")
+TRAIN_PRECISIONS = PARAM_PRECISIONS
 
 
 def model_state_bytes_per_param(optimizer: str, precision: str = "bf16") -> tuple[float, float, float, float]:
     """(weights, master_weights, gradients, optimizer_states) bytes per parameter, before sharding.
 
-    FP8 training (Transformer Engine) keeps bf16 weights and fp32 master, so it uses the mixed accounting.
+    Accepts the legacy accounting names (``adam-18`` ...) and the names users type (``adamw``, ``adamw_torch``,
+    ``adamw_8bit``, ``paged_adamw_8bit``, ``adafactor``, ``sgd``); see :mod:`gpudesk.sizing.optimizers`.
 
     Raises:
         SizingError: unknown optimizer or precision, or ``adamw-bf16`` with ``fp32``.
     """
-    opt = choice("optimizer", optimizer, tuple(OPTIMIZER_ACCOUNTING))
-    prec = choice("precision", precision, TRAIN_PRECISIONS)
-    if prec != "fp32":
-        return OPTIMIZER_ACCOUNTING[opt]
-    if opt == "adamw-bf16":
-        raise SizingError("optimizer", "adamw-bf16 keeps bf16 states; it does not apply to fp32 training.")
-    return (4.0, 0.0, 4.0, float(_FP32_STATES[opt]))
+    return optimizer_bytes_per_param(optimizer, precision)
 
 
 def normalise_sharding(sharding: str) -> str:
@@ -131,14 +127,32 @@ def sharded_model_states(params: int, per_param: tuple[float, float, float, floa
             "gathered_layers": gathered}
 
 
+def fsdp_gathered_bytes(spec: ModelSpec, per_param: tuple[float, float, float, float], tensor_parallel: int = 1) -> float:
+    """Unsharded parameters and gradients FSDP holds at once: two transformer blocks (the one computing and the
+    one prefetched) at the compute dtype plus one block's unsharded gradient, or the embedding / output layer when
+    that is larger (PyTorch FSDP2 ``fully_shard`` per block, https://pytorch.org/docs/stable/distributed.fsdp.fully_shard.html).
+    """
+    compute = min(per_param[0], 2.0) if per_param[1] else per_param[0]
+    block = spec.params / max(1, spec.layers or 1)
+    if spec.vocab_size and spec.hidden_size:
+        block = (spec.params - spec.embedding_params) / max(1, spec.layers or 1)
+    embed = (spec.vocab_size or 0) * (spec.hidden_size or 0)
+    return max(2 * block * compute + block * per_param[2], embed * (compute + per_param[2])) / tensor_parallel
+
+
 def activation_bytes(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int, *, recompute: str = "none",
                      flash_attention: bool = True, tensor_parallel: int = 1, sequence_parallel: bool = False,
-                     activation_bytes_per_sample: int | None = None) -> tuple[float, float]:
+                     activation_bytes_per_sample: int | None = None, precision: str = "bf16",
+                     loss: str = "standard", activation_offload: bool = False) -> tuple[float, float]:
     """(activations, logits) bytes per GPU for one micro-batch of a whole model.
 
     Transformers use Korthikanti et al. 2022 per layer (see :mod:`gpudesk.sizing.activations`) times the layer
-    count, plus embeddings; with full recompute one layer's working set is added. Non-transformer models (CNN,
-    3D U-Net) need ``activation_bytes_per_sample`` (measured or from the architecture), times the micro-batch.
+    count, plus embeddings; with full recompute one layer's working set is added. Activations are 4 bytes in
+    fp32 training, 2 otherwise (AMP and bf16 store 16-bit activations). Encoder classifiers (BERT) have no
+    vocabulary logits. ``activation_offload`` (torchtune OffloadActivations,
+    https://github.com/pytorch/torchtune/blob/main/torchtune/training/_activation_offloading.py) moves the saved
+    tensors to the host and keeps about two layers' worth on the GPU (the one in use and the one prefetched).
+    Non-transformer models (CNN, 3D U-Net) need ``activation_bytes_per_sample`` times the micro-batch.
 
     Raises:
         ShapeError: a non-transformer model without ``activation_bytes_per_sample``.
@@ -151,14 +165,19 @@ def activation_bytes(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
         raise ShapeError("activation_bytes_per_sample",
                          f"{spec.name} is not a transformer with a known shape; give activation bytes per sample.")
     s = positive_int("seq_len_tokens", seq_len_tokens, MAX_SEQ_LEN_TOKENS)
+    act_bytes = 4.0 if precision == "fp32" else 2.0
     common = dict(gated_mlp=spec.gated, flash_attention=flash_attention, tensor_parallel=tensor_parallel,
-                  sequence_parallel=sequence_parallel)
+                  sequence_parallel=sequence_parallel, bytes_per_element=act_bytes)
     per_layer = activation_bytes_per_layer(s, b, spec.hidden_size, spec.num_attention_heads, spec.ffn_size,
-                                           recompute=recompute, **common)
-    acts = spec.layers * per_layer + embedding_activation_bytes(s, b, spec.hidden_size, tensor_parallel, sequence_parallel)
+                                           recompute=recompute, **common)  # type: ignore[arg-type]
+    kept_layers = min(2, spec.layers) if activation_offload else spec.layers
+    acts = kept_layers * per_layer + embedding_activation_bytes(s, b, spec.hidden_size, tensor_parallel, sequence_parallel)
     if recompute == "full":
-        acts += full_recompute_working_bytes(s, b, spec.hidden_size, spec.num_attention_heads, spec.ffn_size, **common)
-    logits = logits_bytes(s, b, spec.vocab_size, tensor_parallel) if spec.vocab_size else 0.0
+        acts += full_recompute_working_bytes(s, b, spec.hidden_size, spec.num_attention_heads, spec.ffn_size,
+                                             **common)  # type: ignore[arg-type]
+    logits = 0.0
+    if spec.vocab_size and spec.kind != "encoder":
+        logits = loss_logits_bytes(s, b, spec.vocab_size, spec.hidden_size, loss, tensor_parallel)
     return acts, logits
 
 
@@ -178,8 +197,18 @@ def train_memory(
     sequence_parallel: bool = False,
     activation_bytes_per_sample: int | None = None,
     overheads: Overheads = Overheads(),
+    loss: str = "standard",
+    optimizer_in_backward: bool = False,
+    activation_offload: bool = False,
+    context_parallel: int = 1,
 ) -> MemoryEstimate:
     """Per-GPU memory of full training or full fine-tuning.
+
+    ``optimizer_in_backward`` (torchtune ``optimizer_in_bwd``, PyTorch ``register_post_accumulate_grad_hook``,
+    https://pytorch.org/tutorials/intermediate/optimizer_step_in_backward_tutorial.html) steps each parameter as
+    soon as its gradient is ready, so only the largest parameter's gradient is alive at once. ``context_parallel``
+    splits the sequence over that many GPUs (each holds ``seq / cp`` tokens of activations); FSDP shards the model
+    states over data-parallel x context-parallel ranks (torchtitan ``dp_shard_cp`` mesh).
 
     ``gpus`` counts all GPUs of the job; the data-parallel degree is ``gpus / tensor_parallel``.
     Returns a :class:`MemoryEstimate` (bytes per GPU) whose breakdown has weights, master_weights, gradients,
@@ -192,19 +221,31 @@ def train_memory(
     t = positive_int("tensor_parallel", tensor_parallel, 1024)
     if g % t:
         raise SizingError("tensor_parallel", f"{t} does not divide the {g} GPUs.")
+    cp = positive_int("context_parallel", context_parallel, 1024)
+    if (g // t) % cp:
+        raise SizingError("context_parallel", f"{cp} does not divide the {g // t} data-parallel GPUs.")
     per_param = model_state_bytes_per_param(optimizer, precision)
     stage = normalise_sharding(sharding)
     rank_params = spec.params / t
     parts = sharded_model_states(int(rank_params), per_param, g // t, stage, offload,
                                  spec.largest_layer_params // t)
-    acts, logits = activation_bytes(spec, seq_len_tokens, micro_batch_size, recompute=recompute,
+    if choice("sharding", sharding, SHARDING_MODES) == "fsdp":
+        parts["gathered_layers"] = fsdp_gathered_bytes(spec, per_param, t)
+    if optimizer_in_backward:
+        parts["gradients"] = min(parts["gradients"], spec.largest_layer_params / t * per_param[2])
+    if precision in ("fp16-amp", "bf16-amp") and parts["weights"]:
+        # torch.autocast caches the 16-bit cast of every weight used in the forward pass until backward.
+        parts["weights"] += rank_params * 2 / (g // t if stage == "zero3" else 1)
+    seq = positive_int("seq_len_tokens", seq_len_tokens, MAX_SEQ_LEN_TOKENS)
+    acts, logits = activation_bytes(spec, max(1, seq // cp), micro_batch_size, recompute=recompute,
                                     flash_attention=flash_attention, tensor_parallel=t,
                                     sequence_parallel=sequence_parallel,
-                                    activation_bytes_per_sample=activation_bytes_per_sample)
+                                    activation_bytes_per_sample=activation_bytes_per_sample, precision=precision,
+                                    loss=loss, activation_offload=activation_offload)
     parts["activations"] = acts
     parts["logits"] = logits
     assumptions = [
-        (f"{optimizer} accounting, {sum(per_param):g} bytes/param before sharding", OPTIMIZER_SOURCES[optimizer.lower()]),
+        (f"{optimizer} accounting, {sum(per_param):g} bytes/param before sharding", optimizer_source(optimizer)),
         (f"{stage} over {g // t} data-parallel GPUs, offload {offload}", "ZeRO paper section 5; DeepSpeed memory docs"),
     ]
     if activation_bytes_per_sample is None:

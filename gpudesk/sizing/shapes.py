@@ -283,7 +283,7 @@ def _decoder_spec(cfg: dict, name: str, path: Path, model_type: str) -> ModelSpe
     ffn = positive_int("intermediate_size", _first(cfg, "intermediate_size", "n_inner", "ffn_dim", "moe_intermediate_size", default=4 * h))
     experts = _first(cfg, "num_local_experts", "num_experts", "n_routed_experts")
     active = _first(cfg, "num_experts_per_tok", "moe_topk")
-    tied = bool(cfg.get("tie_word_embeddings", model_type in ("gpt2", "gemma", "gemma2")))
+    tied = bool(cfg.get("tie_word_embeddings", model_type in ("gpt2", "gemma", "gemma2", "bloom")))
     params = _decoder_params(h, layers, ffn, vocab, heads, kv_heads, head_dim, gated, tied, experts)
     if model_type == "gpt2" or (not gated and "n_embd" in cfg):
         # GPT-2 style: learned positions, biases on every linear, two LayerNorms with bias per block.

@@ -1,0 +1,101 @@
+"""Optimizer names users type (Hugging Face ``optim=``, torchtune, bitsandbytes) and the bytes each keeps per parameter.
+
+Model states per parameter = weights + master weights + gradients + optimizer states, by parameter precision:
+
+- ``mixed`` (``bf16``/``fp16``/``fp8`` compute with an fp32 master copy; Megatron, DeepSpeed, torchtitan FSDP2
+  ``MixedPrecisionPolicy(param_dtype=bf16)`` over fp32 sharded parameters): 2 + 4 + 2 + states.
+- ``fp32`` and ``fp16-amp`` (torch.cuda.amp over fp32 parameters, Hugging Face Trainer ``fp16=True``): 4 + 0 + 4 +
+  states; AMP adds the fp16 casts of the weights that autocast caches for the backward pass (2 B/param,
+  https://pytorch.org/docs/stable/amp.html "cache_enabled").
+- ``bf16-pure`` (parameters, gradients and optimizer states all in bf16, as torchtune's ``dtype: bf16`` recipes):
+  2 + 0 + 2 + states, the states in the parameter dtype (torch.optim.AdamW allocates ``exp_avg`` with
+  ``torch.zeros_like(p)``, https://github.com/pytorch/pytorch/blob/main/torch/optim/adamw.py).
+
+States per parameter: Adam/AdamW two moments (``2 x state dtype``; Kingma & Ba 2014, arXiv 1412.6980);
+8-bit Adam two 1-byte moments plus 2 fp32 absmax per 2048-block, ~2 B (Dettmers et al. 2021, arXiv 2110.02861;
+bitsandbytes ``PagedAdamW8bit`` pages the same 2 B to host under pressure); Adafactor factored second moment,
+``rows + cols`` values per matrix, ~0 B/param for transformer matrices (Shazeer & Stern 2018, arXiv 1804.04235);
+SGD with momentum one state.
+"""
+
+from __future__ import annotations
+
+from gpudesk.sizing.checks import choice
+from gpudesk.sizing.errors import SizingError
+
+# Accounting names kept from the first version of the estimator (mixed precision; bytes/param).
+LEGACY_ACCOUNTING: dict[str, tuple[float, float, float, float]] = {
+    "adam-16": (2, 4, 2, 8),
+    "adam-18": (2, 4, 4, 8),
+    "adam-20": (2, 4, 6, 8),
+    "adamw-bf16": (2, 0, 2, 4),
+    "adam-8bit": (2, 4, 2, 2),
+    "sgd": (2, 4, 2, 4),
+}
+# User-facing names -> optimizer family.
+OPTIMIZER_ALIASES: dict[str, str] = {
+    "adam": "adam", "adamw": "adam", "adamw_torch": "adam", "adamw_torch_fused": "adam", "adamw_hf": "adam",
+    "adamw_apex_fused": "adam", "fused_adam": "adam",
+    "adamw_8bit": "adam-8bit", "adamw_bnb_8bit": "adam-8bit", "adam8bit": "adam-8bit", "adam_8bit": "adam-8bit",
+    "paged_adamw_8bit": "adam-8bit", "paged_adamw8bit": "adam-8bit", "pagedadamw8bit": "adam-8bit",
+    "adafactor": "adafactor", "sgd": "sgd", "sgd_momentum": "sgd",
+}
+PARAM_PRECISIONS = ("bf16", "fp16", "fp8", "fp32", "fp16-amp", "bf16-amp", "bf16-pure")
+OPTIMIZER_NAMES: tuple[str, ...] = tuple(LEGACY_ACCOUNTING) + tuple(OPTIMIZER_ALIASES)
+# family -> (number of states, bytes of one state per parameter in fp32)
+_STATE_COUNT: dict[str, float] = {"adam": 2, "adam-8bit": 2, "adafactor": 0, "sgd": 1}
+
+
+def precision_family(precision: str) -> str:
+    """``mixed`` (16/8-bit compute over an fp32 master), ``fp32`` (fp32 params, incl. AMP) or ``pure`` (bf16 params)."""
+    prec = choice("precision", precision, PARAM_PRECISIONS)
+    if prec in ("fp32", "fp16-amp", "bf16-amp"):
+        return "fp32"
+    if prec == "bf16-pure":
+        return "pure"
+    return "mixed"
+
+
+def optimizer_bytes_per_param(optimizer: str, precision: str = "bf16") -> tuple[float, float, float, float]:
+    """(weights, master_weights, gradients, optimizer_states) bytes per parameter before sharding.
+
+    Raises:
+        SizingError: unknown optimizer or precision; ``adamw-bf16`` with fp32 parameters.
+    """
+    name = str(optimizer).strip().lower()
+    family = precision_family(precision)
+    if name in LEGACY_ACCOUNTING:
+        if family == "mixed":
+            return LEGACY_ACCOUNTING[name]
+        if name == "adamw-bf16":
+            if family == "fp32":
+                raise SizingError("optimizer", "adamw-bf16 keeps bf16 states; it does not apply to fp32 training.")
+            return LEGACY_ACCOUNTING[name]
+        name = {"adam-8bit": "adam-8bit", "sgd": "sgd"}.get(name, "adam")
+    if name not in OPTIMIZER_ALIASES and name not in _STATE_COUNT:
+        raise SizingError("optimizer", f"unknown optimizer {optimizer!r}; use one of {', '.join(OPTIMIZER_NAMES)}.")
+    fam = OPTIMIZER_ALIASES.get(name, name)
+    states = _STATE_COUNT[fam]
+    if family == "fp32":
+        per_state = 1.0 if fam == "adam-8bit" else 4.0
+        return (4.0, 0.0, 4.0, states * per_state)
+    if family == "pure":
+        per_state = 1.0 if fam == "adam-8bit" else 2.0
+        return (2.0, 0.0, 2.0, states * per_state)
+    per_state = 1.0 if fam == "adam-8bit" else 4.0
+    return (2.0, 4.0, 2.0, states * per_state)
+
+
+def optimizer_source(optimizer: str) -> str:
+    """The citation for an optimizer's state size."""
+    fam = OPTIMIZER_ALIASES.get(str(optimizer).lower(), str(optimizer).lower())
+    return {
+        "adam": "Kingma & Ba 2014 (arXiv 1412.6980); ZeRO paper (arXiv 1910.02054) section 3.1",
+        "adam-8bit": "Dettmers et al. 2021, 8-bit optimizers (arXiv 2110.02861)",
+        "adam-16": "ZeRO paper (arXiv 1910.02054): 2+2+12 = 16 B/param",
+        "adam-18": "Megatron-LM theoretical_memory_usage.py / NVIDIA/Megatron-LM#654: 18 B/param",
+        "adam-20": "MT-NLG 530B (arXiv 2201.11990) and DeepSpeed estimate_zero2 2P+18P/N: 20 B/param",
+        "adamw-bf16": "pure-bf16 AdamW, huggingface/transformers PR 21312: 8 B/param",
+        "adafactor": "Shazeer & Stern 2018, Adafactor (arXiv 1804.04235): factored second moment",
+        "sgd": "EleutherAI Transformer Math 101: SGD with momentum, one state",
+    }.get(fam, "gpudesk.sizing.optimizers")

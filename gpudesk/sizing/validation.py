@@ -1,0 +1,169 @@
+"""The estimator checked against published measured peaks: each case, its estimate, and the summary.
+
+A case (one JSON line of ``tests/fixtures/sizing/measured_peaks.jsonl``) describes a published run: model
+config, method, precision, optimizer, batch x sequence, GPUs and sharding, recompute, loss, which statistic was
+measured (allocated/active, reserved, device, weights) and the value with its unit and source URL. The estimate
+is compared with the same statistic (:meth:`MemoryEstimate.statistic_bytes`).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gpudesk.paths import bundle_root
+from gpudesk.sizing.errors import ConfigFileError, SizingError
+from gpudesk.sizing.memory import MemoryWorkload, estimate_memory
+from gpudesk.sizing.shapes import spec_from_hf_config
+
+UNIT_BYTES: dict[str, float] = {"GiB": 2.0**30, "GB": 1e9, "MiB": 2.0**20, "MB": 1e6}
+MODE_OF_METHOD = {"full": "train", "lora": "lora", "qlora": "qlora", "inference": "inference"}
+# Frameworks whose ``dtype: bf16`` recipes keep parameters, gradients and optimizer states in bf16 (no fp32
+# master): torchtune, https://pytorch.org/torchtune/main/tutorials/memory_optimizations.html#model-precision
+PURE_BF16_FRAMEWORKS = ("torchtune",)
+WITHIN_SHARE = 0.15
+MAX_CASES_FILE_BYTES = 4 * 1024 * 1024
+
+
+def default_cases_path() -> Path:
+    """The bundled validation set (source checkout: ``tests/fixtures/sizing/measured_peaks.jsonl``)."""
+    return bundle_root() / "tests" / "fixtures" / "sizing" / "measured_peaks.jsonl"
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One published measurement and the estimate for the same statistic (bytes)."""
+
+    case_id: str
+    method: str
+    gpus: int
+    statistic: str
+    measured_bytes: float
+    estimated_bytes: float
+    supported: bool
+    source_url: str
+    description: str
+    error: str = ""
+
+    @property
+    def ratio(self) -> float:
+        """estimate / measured (1.0 is exact); 0.0 when the estimate failed."""
+        return self.estimated_bytes / self.measured_bytes if self.measured_bytes else 0.0
+
+    @property
+    def abs_error(self) -> float:
+        """|estimate / measured - 1|."""
+        return abs(self.ratio - 1.0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.case_id, "method": self.method, "gpus": self.gpus, "statistic": self.statistic,
+                "measured_bytes": int(self.measured_bytes), "estimated_bytes": int(self.estimated_bytes),
+                "ratio": round(self.ratio, 4), "supported": self.supported, "source_url": self.source_url,
+                "description": self.description, "error": self.error}
+
+
+def load_cases(path: str | Path | None = None) -> list[dict[str, Any]]:
+    """Read the JSON-lines validation set.
+
+    Raises:
+        ConfigFileError: the file is missing, too large or has a line that is not a JSON object.
+    """
+    p = Path(path) if path else default_cases_path()
+    try:
+        if p.stat().st_size > MAX_CASES_FILE_BYTES:
+            raise ConfigFileError("cases", f"{p} is larger than 4 MiB; it is not a validation set.")
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigFileError("cases", f"cannot read {p}: {exc.strerror or exc}.") from exc
+    cases = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ConfigFileError("cases", f"{p} line {number} is not JSON ({exc.msg}).") from exc
+        if not isinstance(item, dict):
+            raise ConfigFileError("cases", f"{p} line {number} must be a JSON object.")
+        cases.append(item)
+    return cases
+
+
+def case_workload(case: dict[str, Any]) -> MemoryWorkload:
+    """The :class:`MemoryWorkload` a case describes."""
+    precision = str(case.get("precision", "bf16"))
+    if precision == "bf16" and str(case.get("framework", "")).startswith(PURE_BF16_FRAMEWORKS):
+        precision = "bf16-pure"
+    mode = MODE_OF_METHOD[str(case["method"])]
+    targets = tuple(str(case.get("lora_targets") or "all-linear").split(","))
+    return MemoryWorkload(
+        mode=mode, precision=precision, optimizer=str(case.get("optimizer", "adamw")),
+        seq_len_tokens=int(case.get("seq_len_tokens", 2048)), micro_batch_size=int(case.get("micro_batch_size", 1)),
+        gpus=int(case.get("gpus", 1)), sharding=str(case.get("sharding", "ddp")), offload=str(case.get("offload", "none")),
+        recompute=str(case.get("recompute", "none")), flash_attention=bool(case.get("flash_attention", True)),
+        tensor_parallel=int(case.get("tensor_parallel", 1)), sequence_parallel=bool(case.get("sequence_parallel", False)),
+        lora_rank=int(case.get("lora_rank") or 16), lora_targets=targets,
+        weight_format=precision if mode == "inference" else "bf16", context_tokens=16,
+        loss=str(case.get("loss", "standard")), optimizer_in_backward=bool(case.get("optimizer_in_backward", False)),
+        activation_offload=bool(case.get("activation_offload", False)),
+        context_parallel=int(case.get("context_parallel", 1)),
+    )
+
+
+def evaluate_case(case: dict[str, Any], configs_dir: Path) -> CaseResult:
+    """Estimate one case; an estimator error is recorded on the result, not raised."""
+    measured = float(case["value"]) * UNIT_BYTES[str(case["unit"])]
+    statistic = str(case.get("statistic", "allocated"))
+    estimated, error = 0.0, ""
+    try:
+        spec = spec_from_hf_config(configs_dir / f"{case['config']}.config.json")
+        est = estimate_memory(spec, case_workload(case))
+        estimated = float(est.statistic_bytes(statistic))
+    except SizingError as exc:
+        error = str(exc)
+    return CaseResult(case_id=str(case["id"]), method=str(case["method"]), gpus=int(case.get("gpus", 1)),
+                      statistic=statistic, measured_bytes=measured, estimated_bytes=estimated,
+                      supported=bool(case.get("supported", True)), source_url=str(case.get("source_url", "")),
+                      description=str(case.get("description", "")), error=error)
+
+
+def evaluate(path: str | Path | None = None) -> list[CaseResult]:
+    """Every case of the validation set with its estimate."""
+    p = Path(path) if path else default_cases_path()
+    configs = p.parent / "configs"
+    return [evaluate_case(c, configs) for c in load_cases(p)]
+
+
+def gpu_bucket(gpus: int) -> str:
+    """``1``, ``2-8`` or ``>8``."""
+    return "1" if gpus <= 1 else ("2-8" if gpus <= 8 else ">8")
+
+
+def _summary(rows: list[CaseResult]) -> dict[str, Any]:
+    errors = [r.abs_error for r in rows]
+    if not errors:
+        return {"cases": 0, "within_15_share": 0.0, "within_25_share": 0.0, "median_abs_error": 0.0}
+    return {"cases": len(errors), "within_15_share": sum(e <= 0.15 for e in errors) / len(errors),
+            "within_25_share": sum(e <= 0.25 for e in errors) / len(errors),
+            "median_abs_error": statistics.median(errors)}
+
+
+def summarize(results: list[CaseResult]) -> dict[str, Any]:
+    """Share within 15 % / 25 % and median absolute error over the supported cases, overall, by method and
+    by GPU count; unsupported cases are counted separately."""
+    rows = [r for r in results if r.supported and not r.error]
+    out = _summary(rows)
+    out["by_method"] = {m: _summary([r for r in rows if r.method == m]) for m in sorted({r.method for r in rows})}
+    out["by_gpus"] = {b: _summary([r for r in rows if gpu_bucket(r.gpus) == b]) for b in ("1", "2-8", ">8")}
+    out["unsupported_cases"] = sum(not r.supported for r in results)
+    out["failed_cases"] = sum(bool(r.error) for r in results if r.supported)
+    out["sources"] = len({r.source_url.split("#")[0] for r in results})
+    return out
+
+
+def typical_error_for(results: list[CaseResult], method: str) -> dict[str, Any]:
+    """The summary for one kind of job (``full``, ``lora``, ``qlora``, ``inference``), for the Plan's hint."""
+    return _summary([r for r in results if r.supported and not r.error and r.method == method])
