@@ -10,6 +10,7 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "master_weights",
     "gradients",
     "optimizer_states",
+    "paged_optimizer_states",
     "lora_adapters",
     "activations",
     "logits",
@@ -22,7 +23,10 @@ COMPONENT_ORDER: tuple[str, ...] = (
 )
 
 
-_NOT_ALLOCATED = frozenset({"cuda_context", "framework_overhead", "fragmentation"})
+# Not seen by PyTorch's caching allocator: the CUDA context, NCCL/cuBLAS/runtime buffers, the allocator's own cache,
+# and bitsandbytes paged optimizer states (cudaMallocManaged unified memory, evicted to host under pressure;
+# https://github.com/bitsandbytes-foundation/bitsandbytes/blob/main/bitsandbytes/functional.py ``get_paged``).
+_NOT_ALLOCATED = frozenset({"cuda_context", "framework_overhead", "fragmentation", "paged_optimizer_states"})
 
 
 @dataclass(frozen=True)

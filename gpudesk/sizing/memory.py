@@ -91,7 +91,8 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
             micro_batch_size=w.micro_batch_size, gpus=w.gpus, sharding=w.sharding, offload=w.offload,
             recompute=w.recompute, flash_attention=w.flash_attention, tensor_parallel=w.tensor_parallel,
             sequence_parallel=w.sequence_parallel, activation_bytes_per_sample=w.activation_bytes_per_sample,
-            overheads=w.overheads,
+            overheads=w.overheads, loss=w.loss, optimizer_in_backward=w.optimizer_in_backward,
+            activation_offload=w.activation_offload, context_parallel=w.context_parallel,
         )
     if mode in ("lora", "qlora"):
         return lora_memory(

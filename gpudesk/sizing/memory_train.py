@@ -140,6 +140,44 @@ def fsdp_gathered_bytes(spec: ModelSpec, per_param: tuple[float, float, float, f
     return max(2 * block * compute + block * per_param[2], embed * (compute + per_param[2])) / tensor_parallel
 
 
+def selective_ac_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int, tensor_parallel: int = 1,
+                                 sequence_parallel: bool = False, flash_attention: bool = True) -> float:
+    """Bytes one layer keeps under per-op selective activation checkpointing (torchtitan ``ac_config.mode=selective``,
+    ``selective_ac_option=op``): the layer input, the attention output, and every other matmul output; norms,
+    activation functions and the other matmuls are recomputed
+    (https://github.com/pytorch/torchtitan/blob/main/torchtitan/distributed/activation_checkpoint.py ``_save_list``).
+
+    With FlashAttention, Korthikanti's selective recompute (attention core only) stores the same as no recompute,
+    so ``selective`` means this per-op policy.
+    """
+    h = spec.hidden_size or 1
+    q = spec.num_attention_heads * spec.head_dim_resolved / h
+    kv = spec.kv_heads_resolved * spec.head_dim_resolved / h
+    ffn = (spec.ffn_size or 4 * h) / h
+    mm_outputs = q + 2 * kv + 1 + (3 if spec.gated else 2) * ffn - (ffn if spec.gated else 0) + (ffn if spec.gated else 0)
+    t = tensor_parallel
+    sbh = seq_len_tokens * micro_batch_size * h
+    replicated = 2.0 / (t if sequence_parallel else 1)  # layer input (residual stream)
+    attention_out = 2.0 * q / t
+    kept_mm = 0.5 * 2.0 * mm_outputs / t
+    core = 4 * spec.num_attention_heads * seq_len_tokens * micro_batch_size / t if flash_attention else (
+        5 * spec.num_attention_heads * seq_len_tokens * seq_len_tokens * micro_batch_size / t)
+    return sbh * (replicated + attention_out + kept_mm) + core
+
+
+def amp_fp32_extra_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int,
+                                   flash_attention: bool = True) -> float:
+    """Extra bytes per layer under torch.autocast with fp32 parameters: ops on autocast's fp32 list (layer_norm,
+    softmax) save fp32 outputs, and the residual stream stays fp32 (https://pytorch.org/docs/stable/amp.html,
+    "CUDA Ops that can autocast to float32"). Per Korthikanti's itemisation: the two LayerNorm outputs and the
+    two LayerNorm inputs double (+8 sbh), and the softmax output and dropout output become fp32 with a 16-bit cast
+    kept for the next matmul (11 instead of 5 bytes per attention-score element).
+    """
+    sbh = seq_len_tokens * micro_batch_size * (spec.hidden_size or 0)
+    scores = 0.0 if flash_attention else 6.0 * spec.num_attention_heads * seq_len_tokens * seq_len_tokens * micro_batch_size
+    return 8.0 * sbh + scores
+
+
 def activation_bytes(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int, *, recompute: str = "none",
                      flash_attention: bool = True, tensor_parallel: int = 1, sequence_parallel: bool = False,
                      activation_bytes_per_sample: int | None = None, precision: str = "bf16",
@@ -168,8 +206,13 @@ def activation_bytes(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
     act_bytes = 4.0 if precision == "fp32" else 2.0
     common = dict(gated_mlp=spec.gated, flash_attention=flash_attention, tensor_parallel=tensor_parallel,
                   sequence_parallel=sequence_parallel, bytes_per_element=act_bytes)
-    per_layer = activation_bytes_per_layer(s, b, spec.hidden_size, spec.num_attention_heads, spec.ffn_size,
-                                           recompute=recompute, **common)  # type: ignore[arg-type]
+    if recompute == "selective":
+        per_layer = selective_ac_bytes_per_layer(spec, s, b, tensor_parallel, sequence_parallel, flash_attention)
+    else:
+        per_layer = activation_bytes_per_layer(s, b, spec.hidden_size, spec.num_attention_heads, spec.ffn_size,
+                                               recompute=recompute, **common)  # type: ignore[arg-type]
+    if precision in ("fp16-amp", "bf16-amp") and recompute != "full":
+        per_layer += amp_fp32_extra_bytes_per_layer(spec, s, b, flash_attention)
     kept_layers = min(2, spec.layers) if activation_offload else spec.layers
     acts = kept_layers * per_layer + embedding_activation_bytes(s, b, spec.hidden_size, tensor_parallel, sequence_parallel)
     if recompute == "full":
@@ -231,6 +274,8 @@ def train_memory(
                                  spec.largest_layer_params // t)
     if choice("sharding", sharding, SHARDING_MODES) == "fsdp":
         parts["gathered_layers"] = fsdp_gathered_bytes(spec, per_param, t)
+    if str(optimizer).lower().startswith("paged"):
+        parts["paged_optimizer_states"] = parts.pop("optimizer_states")
     if optimizer_in_backward:
         parts["gradients"] = min(parts["gradients"], spec.largest_layer_params / t * per_param[2])
     if precision in ("fp16-amp", "bf16-amp") and parts["weights"]:
