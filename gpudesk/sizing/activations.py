@@ -17,8 +17,10 @@ The MLP term is generalised as in Megatron-LM's ``theoretical_memory_usage.py`` 
 ffn = 4h); a gated (SwiGLU) MLP stores one more ffn-wide tensor, ``18 + 6*ffn/h``. FlashAttention
 (Dao et al. 2022, arXiv 2205.14135) never materialises the ``5*a*s^2*b`` softmax/dropout tensors and keeps
 only softmax statistics, counted as ``4*a*s*b`` bytes as in cli99/llm-analysis.
-Logits: ``b*s*V`` elements at 8 bytes each (fp32 logits + their gradient; furiousteabag/vram-calculator
-counts ``4*b*s*V*2``), divided by t for a vocabulary-parallel output layer.
+Logits: ``b*s*V`` elements at 12 bytes each at the start of backward: the fp32 log-softmax output that
+cross-entropy saves, its incoming gradient and the gradient of the (upcast) logits are alive together
+(PyTorch ``log_softmax_backward_data``, https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/SoftMax.cpp;
+furiousteabag/vram-calculator counts 8), divided by t for a vocabulary-parallel output layer (loss parallel).
 """
 
 from __future__ import annotations
@@ -27,10 +29,10 @@ from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, choice, positiv
 from gpudesk.sizing.errors import SizingError
 
 RECOMPUTE_MODES = ("none", "selective", "full")
-LOGITS_BYTES_PER_ELEMENT = 8
+LOGITS_BYTES_PER_ELEMENT = 12
 LOSS_MODES = ("standard", "chunked", "fused")
 # torchtune CEWithChunkedOutputLoss / LinearCrossEntropyLoss split the output into 8 chunks and upcast one chunk at a
-# time: the 16-bit logits stay (2 B/element) and one eighth is live in fp32 with its gradient (8/8 B/element).
+# time: the 16-bit logits stay (2 B/element) and one eighth is live in fp32 with its gradients (12/8 B/element).
 # https://github.com/pytorch/torchtune/blob/main/torchtune/modules/loss/ce_chunked_output_loss.py
 CHUNKED_LOSS_CHUNKS = 8
 CHUNKED_LOGITS_BYTES_PER_ELEMENT = 2 + LOGITS_BYTES_PER_ELEMENT / CHUNKED_LOSS_CHUNKS

@@ -48,6 +48,8 @@ class MemoryWorkload:
         optimizer_in_backward: step each parameter in backward (no full gradient buffer).
         activation_offload: saved activations moved to host memory (torchtune).
         context_parallel: sequence split over this many GPUs (ring attention; torchtitan CP).
+        compiled: torch.compile / fused kernels (fewer saved activations than eager PyTorch).
+        gradient_accumulation: gradients of earlier micro-batches stay alive during the forward pass.
     """
 
     mode: str = "train"
@@ -75,6 +77,8 @@ class MemoryWorkload:
     optimizer_in_backward: bool = False
     activation_offload: bool = False
     context_parallel: int = 1
+    compiled: bool = False
+    gradient_accumulation: bool = False
 
 
 def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate:
@@ -92,7 +96,8 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
             recompute=w.recompute, flash_attention=w.flash_attention, tensor_parallel=w.tensor_parallel,
             sequence_parallel=w.sequence_parallel, activation_bytes_per_sample=w.activation_bytes_per_sample,
             overheads=w.overheads, loss=w.loss, optimizer_in_backward=w.optimizer_in_backward,
-            activation_offload=w.activation_offload, context_parallel=w.context_parallel,
+            activation_offload=w.activation_offload, context_parallel=w.context_parallel, compiled=w.compiled,
+            gradient_accumulation=w.gradient_accumulation,
         )
     if mode in ("lora", "qlora"):
         return lora_memory(
@@ -100,7 +105,7 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
             optimizer=w.optimizer,
             seq_len_tokens=w.seq_len_tokens, micro_batch_size=w.micro_batch_size, recompute=w.recompute,
             flash_attention=w.flash_attention, overheads=w.overheads, gpus=w.gpus, sharding=w.sharding,
-            offload=w.offload, loss=w.loss, activation_offload=w.activation_offload,
+            offload=w.offload, loss=w.loss, activation_offload=w.activation_offload, compiled=w.compiled,
         )
     return inference_memory(
         spec, weight_format=w.weight_format, kv_precision=w.kv_precision, context_tokens=w.context_tokens,

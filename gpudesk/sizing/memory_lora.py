@@ -100,6 +100,7 @@ def lora_memory(
     offload: str = "none",
     loss: str = "standard",
     activation_offload: bool = False,
+    compiled: bool = False,
 ) -> MemoryEstimate:
     """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
@@ -137,7 +138,7 @@ def lora_memory(
         base = 0.0
     acts, logits = activation_bytes(spec, seq_len_tokens, micro_batch_size, recompute=recompute,
                                     flash_attention=flash_attention, precision=precision, loss=loss,
-                                    activation_offload=activation_offload)
+                                    activation_offload=activation_offload, compiled=compiled)
     parts: dict[str, float] = {"weights": base, "lora_adapters": adapters, "activations": acts, "logits": logits,
                                "gathered_layers": gathered}
     assumptions = [

@@ -165,6 +165,23 @@ def selective_ac_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_bat
     return sbh * (replicated + attention_out + kept_mm) + core
 
 
+def eager_extra_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int,
+                                tensor_parallel: int = 1) -> float:
+    """Extra bytes per layer eager PyTorch saves beyond Megatron's fused kernels (Korthikanti's coefficients), for
+    Llama-style decoders: each of the two Python RMSNorms upcasts to fp32 and saves the fp32 input and the fp32
+    normalised output (+6 sbh bytes each over the 16-bit input Korthikanti counts; torchtune
+    ``torchtune/modules/rms_norm.py``, transformers ``LlamaRMSNorm``), and the unfused SiLU-and-multiply saves the
+    SiLU output as well (+2 ffn bytes per token). torch.compile removes these (its min-cut partitioner
+    recomputes pointwise ops, https://github.com/pytorch/pytorch/blob/main/torch/_functorch/partitioners.py).
+    """
+    if not spec.gated:
+        return 0.0
+    h = spec.hidden_size or 0
+    ffn = spec.ffn_size or 4 * h
+    tokens = seq_len_tokens * micro_batch_size
+    return tokens * (12.0 * h + 2.0 * ffn / tensor_parallel)
+
+
 def amp_fp32_extra_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int,
                                    flash_attention: bool = True) -> float:
     """Extra bytes per layer under torch.autocast with fp32 parameters: ops on autocast's fp32 list (layer_norm,
@@ -181,7 +198,8 @@ def amp_fp32_extra_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_b
 def activation_bytes(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int, *, recompute: str = "none",
                      flash_attention: bool = True, tensor_parallel: int = 1, sequence_parallel: bool = False,
                      activation_bytes_per_sample: int | None = None, precision: str = "bf16",
-                     loss: str = "standard", activation_offload: bool = False) -> tuple[float, float]:
+                     loss: str = "standard", activation_offload: bool = False,
+                     compiled: bool = True) -> tuple[float, float]:
     """(activations, logits) bytes per GPU for one micro-batch of a whole model.
 
     Transformers use Korthikanti et al. 2022 per layer (see :mod:`gpudesk.sizing.activations`) times the layer
@@ -213,11 +231,15 @@ def activation_bytes(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
                                                recompute=recompute, **common)  # type: ignore[arg-type]
     if precision in ("fp16-amp", "bf16-amp") and recompute != "full":
         per_layer += amp_fp32_extra_bytes_per_layer(spec, s, b, flash_attention)
+    if not compiled and recompute == "none":
+        per_layer += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel)
     kept_layers = min(2, spec.layers) if activation_offload else spec.layers
     acts = kept_layers * per_layer + embedding_activation_bytes(s, b, spec.hidden_size, tensor_parallel, sequence_parallel)
     if recompute == "full":
         acts += full_recompute_working_bytes(s, b, spec.hidden_size, spec.num_attention_heads, spec.ffn_size,
                                              **common)  # type: ignore[arg-type]
+        if not compiled:
+            acts += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel)
     logits = 0.0
     if spec.vocab_size and spec.kind != "encoder":
         logits = loss_logits_bytes(s, b, spec.vocab_size, spec.hidden_size, loss, tensor_parallel)
@@ -244,8 +266,17 @@ def train_memory(
     optimizer_in_backward: bool = False,
     activation_offload: bool = False,
     context_parallel: int = 1,
+    compiled: bool = False,
+    gradient_accumulation: bool = False,
 ) -> MemoryEstimate:
-    """Per-GPU memory of full training or full fine-tuning.
+    """Per-GPU memory of full training or full fine-tuning, at the moment of the peak.
+
+    Gradients are created in backward while the saved activations are freed (and ``zero_grad(set_to_none=True)``
+    drops them before the next forward), so the peak is the larger of the start of backward (activations + logits
+    + the output layer's gradient) and the end of backward (all gradients): PyTorch memory snapshot timelines,
+    https://pytorch.org/blog/understanding-gpu-memory-1/. With ``gradient_accumulation`` the gradients of the
+    previous micro-batches stay alive during forward and both are counted. ``compiled`` (torch.compile or fused
+    kernels) drops the eager-mode extra saved tensors (:func:`eager_extra_bytes_per_layer`).
 
     ``optimizer_in_backward`` (torchtune ``optimizer_in_bwd``, PyTorch ``register_post_accumulate_grad_hook``,
     https://pytorch.org/tutorials/intermediate/optimizer_step_in_backward_tutorial.html) steps each parameter as
@@ -286,10 +317,20 @@ def train_memory(
                                     flash_attention=flash_attention, tensor_parallel=t,
                                     sequence_parallel=sequence_parallel,
                                     activation_bytes_per_sample=activation_bytes_per_sample, precision=precision,
-                                    loss=loss, activation_offload=activation_offload)
+                                    loss=loss, activation_offload=activation_offload, compiled=compiled)
+    grads = parts["gradients"]
+    if not gradient_accumulation and grads > 0:
+        head_grad = min(grads, spec.largest_layer_params / t * per_param[2])
+        if acts + logits + head_grad >= grads:
+            parts["gradients"] = head_grad  # peak at the start of backward
+        else:
+            acts, logits = 0.0, 0.0  # peak at the end of backward: activations already freed
     parts["activations"] = acts
     parts["logits"] = logits
     assumptions = [
+        ("the peak is the larger of start of backward (activations) and end of backward (all gradients)"
+         + (", gradients accumulate across micro-batches" if gradient_accumulation else ""),
+         "PyTorch memory snapshot timeline, pytorch.org/blog/understanding-gpu-memory-1"),
         (f"{optimizer} accounting, {sum(per_param):g} bytes/param before sharding", optimizer_source(optimizer)),
         (f"{stage} over {g // t} data-parallel GPUs, offload {offload}", "ZeRO paper section 5; DeepSpeed memory docs"),
     ]

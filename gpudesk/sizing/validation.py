@@ -24,6 +24,10 @@ MODE_OF_METHOD = {"full": "train", "lora": "lora", "qlora": "qlora", "inference"
 # Frameworks whose ``dtype: bf16`` recipes keep parameters, gradients and optimizer states in bf16 (no fp32
 # master): torchtune, https://pytorch.org/torchtune/main/tutorials/memory_optimizations.html#model-precision
 PURE_BF16_FRAMEWORKS = ("torchtune",)
+# Runs made before PyTorch 2.0 with ``zero_grad()`` keep zero-filled gradients between steps (``set_to_none``
+# defaulted to False until https://github.com/pytorch/pytorch/pull/92731), so gradients coexist with activations:
+# the transformers v4.21 guide (2022) and the PEFT README table (early 2023).
+PERSISTENT_GRAD_FRAMEWORKS = ("transformers Trainer", "peft+accelerate")
 WITHIN_SHARE = 0.15
 MAX_CASES_FILE_BYTES = 4 * 1024 * 1024
 
@@ -109,7 +113,9 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         weight_format=precision if mode == "inference" else "bf16", context_tokens=16,
         loss=str(case.get("loss", "standard")), optimizer_in_backward=bool(case.get("optimizer_in_backward", False)),
         activation_offload=bool(case.get("activation_offload", False)),
-        context_parallel=int(case.get("context_parallel", 1)),
+        context_parallel=int(case.get("context_parallel", 1)), compiled=bool(case.get("compile", False)),
+        gradient_accumulation=int(case.get("gradient_accumulation_steps", 1)) > 1
+        or str(case.get("framework", "")) in PERSISTENT_GRAD_FRAMEWORKS,
     )
 
 
