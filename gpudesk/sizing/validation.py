@@ -17,6 +17,7 @@ from typing import Any
 from gpudesk.paths import bundle_root
 from gpudesk.sizing.errors import ConfigFileError, SizingError
 from gpudesk.sizing.memory import MemoryWorkload, estimate_memory
+from gpudesk.sizing.overheads import EAGER_MODULE_LOADING_CONTEXT_BYTES, Overheads
 from gpudesk.sizing.shapes import spec_from_hf_config
 
 UNIT_BYTES: dict[str, float] = {"GiB": 2.0**30, "GB": 1e9, "MiB": 2.0**20, "MB": 1e6}
@@ -28,6 +29,8 @@ PURE_BF16_FRAMEWORKS = ("torchtune",)
 # defaulted to False until https://github.com/pytorch/pytorch/pull/92731), so gradients coexist with activations:
 # the transformers v4.21 guide (2022) and the PEFT README table (early 2023).
 PERSISTENT_GRAD_FRAMEWORKS = ("transformers Trainer", "peft+accelerate")
+# Runs of the CUDA < 11.7 era load every kernel module at start-up (no lazy loading): the transformers v4.21 guide.
+EAGER_MODULE_LOADING_FRAMEWORKS = ("transformers Trainer",)
 WITHIN_SHARE = 0.15
 MAX_CASES_FILE_BYTES = 4 * 1024 * 1024
 
@@ -116,6 +119,8 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         context_parallel=int(case.get("context_parallel", 1)), compiled=bool(case.get("compile", False)),
         gradient_accumulation=int(case.get("gradient_accumulation_steps", 1)) > 1
         or str(case.get("framework", "")) in PERSISTENT_GRAD_FRAMEWORKS,
+        overheads=Overheads(cuda_context_bytes=EAGER_MODULE_LOADING_CONTEXT_BYTES)
+        if str(case.get("framework", "")) in EAGER_MODULE_LOADING_FRAMEWORKS else Overheads(),
     )
 
 
