@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from gpudesk.cli import CliError
+from gpudesk.sizing.optimizers import OPTIMIZER_NAMES, PARAM_PRECISIONS
 
 GIB = 1024**3
 
@@ -41,10 +42,13 @@ def add_parser(subparsers) -> None:
     src.add_argument("--params", metavar="N", help="parameter count, e.g. 13B, 350M, 6.7e9 (shape is guessed)")
     src.add_argument("--config", metavar="config.json", help="local Hugging Face config.json (read offline)")
     m.add_argument("--mode", choices=("train", "lora", "qlora", "inference"), default="train")
-    m.add_argument("--precision", default="bf16", choices=("bf16", "fp16", "fp32", "fp8"), help="training compute precision")
-    m.add_argument("--optimizer", default="adam-18", choices=("adam-16", "adam-18", "adam-20", "adamw-bf16", "adam-8bit", "sgd"),
-                   help="optimizer accounting (16 ZeRO paper, 18 Megatron/DeepSpeed, 20 MT-NLG)")
-    m.add_argument("--seq", type=int, default=2048, metavar="TOKENS", help="sequence length (training) or context (inference)")
+    m.add_argument("--precision", default="bf16", choices=PARAM_PRECISIONS,
+                   help="bf16/fp16/fp8: 16-bit compute over an fp32 master; bf16-pure: all-bf16 (torchtune); "
+                        "fp16-amp: torch.autocast over fp32 params (HF Trainer fp16=True); fp32")
+    m.add_argument("--optimizer", default="adam-18", type=str.lower, choices=OPTIMIZER_NAMES, metavar="NAME",
+                   help="adamw, adamw_torch, adamw_8bit, paged_adamw_8bit, adafactor, sgd, or an accounting "
+                        "(adam-16 ZeRO paper, adam-18 Megatron/DeepSpeed, adam-20 MT-NLG)")
+    m.add_argument("--seq", type=_tokens, default=2048, metavar="TOKENS", help="sequence length (training) or context (inference), e.g. 4096 or 8k")
     m.add_argument("--batch", type=int, default=1, metavar="N", help="micro-batch (training) or concurrent sequences (inference)")
     m.add_argument("--gpus", type=int, default=None, metavar="N", help="GPUs the job is spread over (default: the --tp degree, else 1)")
     m.add_argument("--sharding", default="ddp", choices=("ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp-grad-op"))
@@ -52,6 +56,14 @@ def add_parser(subparsers) -> None:
     m.add_argument("--recompute", default="none", choices=("none", "selective", "full"))
     m.add_argument("--no-flash", action="store_true", help="attention without FlashAttention (stores the s x s scores)")
     m.add_argument("--tp", type=int, default=1, metavar="N", help="tensor-parallel degree")
+    m.add_argument("--sp", action="store_true", help="sequence parallel with tensor parallel (activations split by --tp)")
+    m.add_argument("--cp", type=int, default=1, metavar="N", help="context-parallel degree (sequence split over N GPUs)")
+    m.add_argument("--loss", default="standard", choices=("standard", "chunked", "fused"),
+                   help="cross-entropy: standard (full fp32 logits), chunked (torchtune), fused (Liger fused linear CE)")
+    m.add_argument("--optimizer-in-backward", action="store_true", help="step each parameter in backward (no full gradient buffer)")
+    m.add_argument("--activation-offload", action="store_true", help="saved activations offloaded to host memory")
+    m.add_argument("--compile", action="store_true", help="torch.compile / fused kernels (fewer saved activations than eager)")
+    m.add_argument("--grad-accum", type=int, default=1, metavar="N", help="gradient-accumulation steps (>1 keeps gradients alive in forward)")
     m.add_argument("--lora-rank", type=int, default=16, metavar="R")
     m.add_argument("--lora-targets", default="all-linear", metavar="LIST", help="comma-separated modules or all-linear/attention/mlp")
     m.add_argument("--weight-format", default="bf16", metavar="FMT", help="inference weights: bf16, fp8, int8, int4-g128, nf4-dq ...")
@@ -62,6 +74,11 @@ def add_parser(subparsers) -> None:
     m.add_argument("--safe-free", type=float, default=0.20, metavar="F", help="share of usable memory to keep free (default 0.20)")
     m.add_argument("--json", action="store_true", help="print a JSON object")
     m.set_defaults(func=cmd_estimate_memory)
+    for name in ("validate", "accuracy"):
+        v = esub.add_parser(name, help="compare the estimator with published measured peaks (share within 15 %%, median error)")
+        v.add_argument("--cases", metavar="FILE.jsonl", help="validation set (default: the bundled measured_peaks.jsonl)")
+        v.add_argument("--json", action="store_true", help="print a JSON object: summary and every case")
+        v.set_defaults(func=cmd_estimate_validate)
 
 
 def _catalog():
@@ -198,9 +215,62 @@ def _spec(args):
         raise CliError(f"{flag.get(field, field)}: {detail}") from exc
 
 
+def _tokens(text: str) -> int:
+    """A token count: ``4096``, ``8k`` (8192) or ``32K``; a clear argparse error otherwise."""
+    value = text.strip().lower()
+    mult = 1
+    if value.endswith("k"):
+        value, mult = value[:-1], 1024
+    if not value.isdigit() or len(value) > 9:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a token count; write e.g. 4096 or 8k.")
+    return int(value) * mult
+
+
+def _check_params_text(text: str) -> None:
+    """``--params 8`` would mean eight parameters: ask for a unit instead of guessing."""
+    bare = text.strip().replace("_", "").replace(",", "")
+    try:
+        number = float(bare)
+    except ValueError:
+        return
+    if number < 1e6:
+        raise CliError(f"--params: {text!r} has no unit and would mean {bare} parameters; write e.g. {bare}B or {bare}M.")
+
+
+def cmd_estimate_validate(args: argparse.Namespace) -> int:
+    from gpudesk.sizing import SizingError
+    from gpudesk.sizing.validation import evaluate, summarize
+
+    try:
+        results = evaluate(args.cases)
+    except SizingError as exc:
+        raise CliError(f"--cases: {str(exc).split(': ', 1)[-1]}") from exc
+    summary = summarize(results)
+    if args.json:
+        _emit(json.dumps({"summary": summary, "cases": [r.to_dict() for r in results]}, indent=2), None)
+        return 0
+    lines = [f"{'case':<42}{'stat':<10}{'measured GiB':>13}{'estimate GiB':>13}{'ratio':>8}"]
+    for r in results:
+        mark = "" if r.supported else "  (not scored: " + (r.description.split(": ", 1)[-1][:60]) + ")"
+        lines.append(f"{r.case_id:<42}{r.statistic:<10}{r.measured_bytes / GIB:>13.2f}{r.estimated_bytes / GIB:>13.2f}"
+                     f"{r.ratio:>8.2f}{mark}{'  error: ' + r.error if r.error else ''}")
+    lines += ["", f"scored cases: {summary['cases']} (not scored: {summary['unsupported_cases']}), sources: {summary['sources']}",
+              f"within 15 %: {summary['within_15_share']:.0%}   within 25 %: {summary['within_25_share']:.0%}   "
+              f"median absolute error: {summary['median_abs_error']:.1%}"]
+    for group, label in (("by_method", "method"), ("by_gpus", "GPUs")):
+        for key, sub in summary[group].items():
+            if sub["cases"]:
+                lines.append(f"  {label} {key:<10} {sub['cases']:>3} cases, within 15 %: {sub['within_15_share']:.0%}, "
+                             f"median error {sub['median_abs_error']:.1%}")
+    _emit("\n".join(lines), None)
+    return 0
+
+
 def cmd_estimate_memory(args: argparse.Namespace) -> int:
     from gpudesk.sizing import MemoryWorkload, SizingError, estimate_memory, fit
 
+    if args.params is not None:
+        _check_params_text(args.params)
     spec = _spec(args)
     inference = args.mode == "inference"
     if args.gpus is None:
@@ -212,6 +282,9 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         lora_rank=args.lora_rank, lora_targets=tuple(t.strip() for t in args.lora_targets.split(",") if t.strip()),
         weight_format=args.weight_format, kv_precision=args.kv_precision, context_tokens=args.seq,
         concurrent_sequences=args.batch, activation_bytes_per_sample=args.activation_bytes_per_sample,
+        sequence_parallel=args.sp, context_parallel=args.cp, loss=args.loss,
+        optimizer_in_backward=args.optimizer_in_backward, activation_offload=args.activation_offload,
+        compiled=args.compile, gradient_accumulation=args.grad_accum > 1,
     )
     try:
         est = estimate_memory(spec, workload)
@@ -219,7 +292,9 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         flag = {"seq_len_tokens": "--seq", "context_tokens": "--seq", "micro_batch_size": "--batch",
                 "concurrent_sequences": "--batch", "gpus": "--gpus", "tensor_parallel": "--tp", "lora_rank": "--lora-rank",
                 "lora_targets": "--lora-targets", "weight_format": "--weight-format", "kv_precision": "--kv-precision",
-                "activation_bytes_per_sample": "--activation-bytes-per-sample", "precision": "--precision"}
+                "activation_bytes_per_sample": "--activation-bytes-per-sample", "precision": "--precision",
+                "optimizer": "--optimizer", "context_parallel": "--cp", "loss": "--loss", "sharding": "--sharding",
+                "offload": "--offload"}
         raise CliError(f"{flag.get(exc.field, exc.field)}: {str(exc).split(': ', 1)[-1]}") from exc
     verdict = None
     if args.gpu:
@@ -252,6 +327,9 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
     for name, value in est.breakdown.items():
         lines.append(f"{name:<22}{value / GIB:>10.2f}{value:>18,}")
     lines.append(f"{'total per GPU':<22}{est.total_bytes / GIB:>10.2f}{est.total_bytes:>18,}")
+    lines += ["", f"{'allocated (max_memory_allocated)':<36}{est.allocated_bytes / GIB:>8.2f} GiB",
+              f"{'reserved (max_memory_reserved)':<36}{est.reserved_bytes / GIB:>8.2f} GiB",
+              f"{'device (nvidia-smi)':<36}{est.device_bytes / GIB:>8.2f} GiB"]
     if verdict:
         gpu, f = verdict
         state = "under the safe line" if f.under_safe_line else ("over the safe line" if f.fits else "does NOT fit")

@@ -169,7 +169,7 @@ def eager_extra_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_batc
                                 tensor_parallel: int = 1) -> float:
     """Extra bytes per layer eager PyTorch saves beyond Megatron's fused kernels (Korthikanti's coefficients), for
     Llama-style decoders: each of the two Python RMSNorms upcasts to fp32 and saves the fp32 input and the fp32
-    normalised output (+6 sbh bytes each over the 16-bit input Korthikanti counts; torchtune
+    normalised bf16 output (+4 sbh bytes each over the 16-bit input Korthikanti counts; torchtune
     ``torchtune/modules/rms_norm.py``, transformers ``LlamaRMSNorm``), and the unfused SiLU-and-multiply saves the
     SiLU output as well (+2 ffn bytes per token). torch.compile removes these (its min-cut partitioner
     recomputes pointwise ops, https://github.com/pytorch/pytorch/blob/main/torch/_functorch/partitioners.py).
@@ -179,7 +179,7 @@ def eager_extra_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_batc
     h = spec.hidden_size or 0
     ffn = spec.ffn_size or 4 * h
     tokens = seq_len_tokens * micro_batch_size
-    return tokens * (12.0 * h + 2.0 * ffn / tensor_parallel)
+    return tokens * (8.0 * h + 2.0 * ffn / tensor_parallel)
 
 
 def amp_fp32_extra_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int,

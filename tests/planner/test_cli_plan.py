@@ -42,7 +42,9 @@ def test_estimate_memory_text_and_json(capsys):
     assert main(["estimate", "memory", "--model", "llama-2-13b", "--seq", "512", "--batch", "8", "--gpus", "8",
                  "--sharding", "zero3", "--gpu", "a100 80gb sxm"]) == 0
     text = capsys.readouterr().out
-    assert "optimizer_states" in text and "under the safe line" in text
+    # The verdict depends on the activation model (eager PyTorch saves more than Megatron's fused kernels); the
+    # comparison with the GPU's safe line must be printed either way.
+    assert "optimizer_states" in text and "safe line 63.34 GiB" in text
     assert main(["estimate", "memory", "--config", str(FIXTURES / "plan" / "meta-llama-3-8b.config.json"),
                  "--mode", "inference", "--seq", "8192", "--batch", "4", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
