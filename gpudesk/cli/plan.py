@@ -255,8 +255,8 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
         lines.append(f"{r.case_id:<42}{r.statistic:<10}{r.measured_bytes / GIB:>13.2f}{r.estimated_bytes / GIB:>13.2f}"
                      f"{r.ratio:>8.2f}{mark}{'  error: ' + r.error if r.error else ''}")
     lines += ["", f"scored cases: {summary['cases']} (not scored: {summary['unsupported_cases']}), sources: {summary['sources']}",
-              f"within 15 %: {summary['within_15_share']:.0%}   within 25 %: {summary['within_25_share']:.0%}   "
-              f"median absolute error: {summary['median_abs_error']:.1%}"]
+              (f"within 15 %: {summary['within_15_share']:.0%}   within 25 %: {summary['within_25_share']:.0%}   "
+               f"median absolute error: {summary['median_abs_error']:.1%}")]
     for group, label in (("by_method", "method"), ("by_gpus", "GPUs")):
         for key, sub in summary[group].items():
             if sub["cases"]:

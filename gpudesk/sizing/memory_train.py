@@ -151,17 +151,19 @@ def selective_ac_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_bat
     so ``selective`` means this per-op policy.
     """
     h = spec.hidden_size or 1
-    q = spec.num_attention_heads * spec.head_dim_resolved / h
+    heads = spec.num_attention_heads or 1
+    q = heads * spec.head_dim_resolved / h
     kv = spec.kv_heads_resolved * spec.head_dim_resolved / h
     ffn = (spec.ffn_size or 4 * h) / h
-    mm_outputs = q + 2 * kv + 1 + (3 if spec.gated else 2) * ffn - (ffn if spec.gated else 0) + (ffn if spec.gated else 0)
+    # outputs of q, k, v, o, (gate,) up, down projections, in units of s*b*h elements
+    mm_outputs = q + 2 * kv + 1 + (2 if spec.gated else 1) * ffn + 1
     t = tensor_parallel
     sbh = seq_len_tokens * micro_batch_size * h
     replicated = 2.0 / (t if sequence_parallel else 1)  # layer input (residual stream)
     attention_out = 2.0 * q / t
     kept_mm = 0.5 * 2.0 * mm_outputs / t
-    core = 4 * spec.num_attention_heads * seq_len_tokens * micro_batch_size / t if flash_attention else (
-        5 * spec.num_attention_heads * seq_len_tokens * seq_len_tokens * micro_batch_size / t)
+    core = 4 * heads * seq_len_tokens * micro_batch_size / t if flash_attention else (
+        5 * heads * seq_len_tokens * seq_len_tokens * micro_batch_size / t)
     return sbh * (replicated + attention_out + kept_mm) + core
 
 
@@ -191,7 +193,8 @@ def amp_fp32_extra_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_b
     kept for the next matmul (11 instead of 5 bytes per attention-score element).
     """
     sbh = seq_len_tokens * micro_batch_size * (spec.hidden_size or 0)
-    scores = 0.0 if flash_attention else 6.0 * spec.num_attention_heads * seq_len_tokens * seq_len_tokens * micro_batch_size
+    heads = spec.num_attention_heads or 0
+    scores = 0.0 if flash_attention else 6.0 * heads * seq_len_tokens * seq_len_tokens * micro_batch_size
     return 8.0 * sbh + scores
 
 
@@ -221,28 +224,28 @@ def activation_bytes(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
         raise ShapeError("activation_bytes_per_sample",
                          f"{spec.name} is not a transformer with a known shape; give activation bytes per sample.")
     s = positive_int("seq_len_tokens", seq_len_tokens, MAX_SEQ_LEN_TOKENS)
+    h, heads, layers = spec.hidden_size or 0, spec.num_attention_heads or 0, spec.layers or 0
     act_bytes = 4.0 if precision == "fp32" else 2.0
     common = dict(gated_mlp=spec.gated, flash_attention=flash_attention, tensor_parallel=tensor_parallel,
                   sequence_parallel=sequence_parallel, bytes_per_element=act_bytes)
     if recompute == "selective":
         per_layer = selective_ac_bytes_per_layer(spec, s, b, tensor_parallel, sequence_parallel, flash_attention)
     else:
-        per_layer = activation_bytes_per_layer(s, b, spec.hidden_size, spec.num_attention_heads, spec.ffn_size,
+        per_layer = activation_bytes_per_layer(s, b, h, heads, spec.ffn_size,
                                                recompute=recompute, **common)  # type: ignore[arg-type]
     if precision in ("fp16-amp", "bf16-amp") and recompute != "full":
         per_layer += amp_fp32_extra_bytes_per_layer(spec, s, b, flash_attention)
     if not compiled and recompute == "none":
         per_layer += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel)
-    kept_layers = min(2, spec.layers) if activation_offload else spec.layers
-    acts = kept_layers * per_layer + embedding_activation_bytes(s, b, spec.hidden_size, tensor_parallel, sequence_parallel)
+    kept_layers = min(2, layers) if activation_offload else layers
+    acts = kept_layers * per_layer + embedding_activation_bytes(s, b, h, tensor_parallel, sequence_parallel)
     if recompute == "full":
-        acts += full_recompute_working_bytes(s, b, spec.hidden_size, spec.num_attention_heads, spec.ffn_size,
-                                             **common)  # type: ignore[arg-type]
+        acts += full_recompute_working_bytes(s, b, h, heads, spec.ffn_size, **common)  # type: ignore[arg-type]
         if not compiled:
             acts += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel)
     logits = 0.0
     if spec.vocab_size and spec.kind != "encoder":
-        logits = loss_logits_bytes(s, b, spec.vocab_size, spec.hidden_size, loss, tensor_parallel)
+        logits = loss_logits_bytes(s, b, spec.vocab_size, h, loss, tensor_parallel)
     return acts, logits
 
 
