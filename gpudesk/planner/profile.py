@@ -44,6 +44,12 @@ def _coerce(section: str, key: str, value, annotation: str):
         if not isinstance(value, str):
             raise ProfileError(where, f"must be text, got {value!r}.")
         return value
+    if where in ("model.seq_len_tokens", "workload.prompt_tokens") and isinstance(value, str):
+        text = value.strip().lower()
+        digits, mult = (text[:-1], 1024) if text.endswith("k") else (text, 1)
+        if not digits.isdigit() or len(digits) > 9:
+            raise ProfileError(where, f"{value!r} is not a token count; write e.g. 4096 or \"8k\".")
+        return int(digits) * mult
     if where == "model.params" and isinstance(value, str):
         from gpudesk.sizing.errors import ShapeError
         from gpudesk.sizing.shapes import parse_param_count

@@ -15,11 +15,13 @@ from dataclasses import dataclass, field
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.tco import TcoAssumptions
 from gpudesk.sizing.memory import MODES
-from gpudesk.sizing.memory_train import OFFLOAD_MODES, OPTIMIZER_ACCOUNTING, SHARDING_MODES
+from gpudesk.sizing.activations import LOSS_MODES
+from gpudesk.sizing.memory_train import OFFLOAD_MODES, SHARDING_MODES
+from gpudesk.sizing.optimizers import OPTIMIZER_NAMES, PARAM_PRECISIONS
 
 MODALITIES = ("text", "image", "image-text", "video", "3d-volume", "audio", "tabular")
 DECODE_PATHS = ("cpu", "gpu")
-PRECISIONS = ("bf16", "fp16", "fp32", "fp8")
+PRECISIONS = PARAM_PRECISIONS
 RECOMPUTE_CHOICES = ("auto", "none", "selective", "full")
 
 
@@ -50,7 +52,10 @@ class ModelMemory:
     Give one of ``model`` (catalog id or name), ``params`` (count; shape is then guessed) or ``config_path``
     (local Hugging Face config.json). mode: train/lora/qlora/inference. ``sharding`` and ``recompute`` may be
     ``auto`` (the planner picks the least costly setting that fits). ``activation_bytes_per_sample`` and
-    ``train_flops_per_sample`` describe non-transformer models (CNN, 3D U-Net).
+    ``train_flops_per_sample`` describe non-transformer models (CNN, 3D U-Net). Recipe knobs that change memory
+    most: ``loss`` (standard / chunked / fused cross-entropy), ``optimizer_in_backward``, ``activation_offload``,
+    ``compiled`` (torch.compile or fused kernels), ``sequence_parallel`` (with tensor parallel) and
+    ``context_parallel`` (see :mod:`gpudesk.sizing.memory_train`).
     """
 
     model: str | None = None
@@ -73,6 +78,12 @@ class ModelMemory:
     kv_precision: str = "bf16"
     activation_bytes_per_sample: int | None = None
     train_flops_per_sample: float | None = None
+    loss: str = "standard"
+    optimizer_in_backward: bool = False
+    activation_offload: bool = False
+    compiled: bool = False
+    sequence_parallel: bool = False
+    context_parallel: int = 1
 
 
 @dataclass
@@ -204,8 +215,13 @@ def validate_requirement(req: Requirement) -> None:
         raise PlanInputError(f"model.{given[1]}", "give only one of a catalog model, a parameter count or a config.json "
                              f"path; got {' and '.join(words[k] for k in given)}. Clear the others.")
     _num("model.params", m.params, maximum=100e12, integer=True)
+    if m.params is not None and m.params < 1_000_000:
+        raise PlanInputError("model.params", f"{m.params} parameters is not a model size; write the unit, e.g. "
+                             f"\"{m.params}B\" or \"{m.params}M\".")
     _choice("model.precision", m.precision, PRECISIONS)
-    _choice("model.optimizer", m.optimizer, tuple(OPTIMIZER_ACCOUNTING))
+    _choice("model.optimizer", str(m.optimizer).lower(), OPTIMIZER_NAMES)
+    _choice("model.loss", m.loss, LOSS_MODES)
+    _num("model.context_parallel", m.context_parallel, maximum=1024, integer=True)
     _num("model.seq_len_tokens", m.seq_len_tokens, maximum=16 * 1024 * 1024, integer=True)
     _num("model.micro_batch_size", m.micro_batch_size, maximum=1e6, integer=True)
     _num("model.global_batch_size", m.global_batch_size, maximum=1e8, integer=True)

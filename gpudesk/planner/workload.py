@@ -56,5 +56,8 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
         lora_rank=m.lora_rank, lora_targets=tuple(m.lora_targets), weight_format=m.weight_format,
         kv_precision=m.kv_precision, context_tokens=w.prompt_tokens + w.output_tokens,
         concurrent_sequences=concurrent_sequences, activation_bytes_per_sample=m.activation_bytes_per_sample,
-        overheads=Overheads(),
+        overheads=Overheads(), loss=m.loss, optimizer_in_backward=m.optimizer_in_backward,
+        activation_offload=m.activation_offload, compiled=m.compiled, sequence_parallel=m.sequence_parallel,
+        context_parallel=m.context_parallel,
+        gradient_accumulation=bool(m.global_batch_size and m.global_batch_size > m.micro_batch_size * max(1, gpus)),
     )

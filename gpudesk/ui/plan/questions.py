@@ -15,10 +15,12 @@ from PySide6.QtCore import QCoreApplication
 
 from gpudesk.planner import DataIO, ModelMemory, Operations, SoftwareStack, TcoAssumptions, WorkloadMix
 from gpudesk.planner.requirement import DECODE_PATHS, MODALITIES, PRECISIONS, RECOMPUTE_CHOICES
-from gpudesk.sizing import OPTIMIZER_ACCOUNTING, SHARDING_MODES, parse_param_count
+from gpudesk.sizing import SHARDING_MODES, parse_param_count
+from gpudesk.sizing.activations import LOSS_MODES
 from gpudesk.sizing.dtypes import WEIGHT_FORMATS
 from gpudesk.sizing.memory import MODES
 from gpudesk.sizing.memory_train import OFFLOAD_MODES
+from gpudesk.sizing.optimizers import OPTIMIZER_NAMES
 from gpudesk.ui.plan.fields import FieldSpec, PageSpec
 
 TB = 1e12
@@ -128,8 +130,8 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "train: full training or full fine-tune; lora / qlora: adapters; inference: serving.")),
             _f("model.precision", translate("PlanQuestions", "Training precision"), kind="choice", choices=_plain(PRECISIONS),
                tooltip=translate("PlanQuestions", "BF16 is the safe default (Ampere and newer).")),
-            _f("model.optimizer", translate("PlanQuestions", "Optimizer accounting"), kind="choice", choices=_plain(tuple(OPTIMIZER_ACCOUNTING)),
-               tooltip=translate("PlanQuestions", "adam-16: ZeRO paper mixed-precision Adam (16 B/param); adam-18: Megatron/DeepSpeed; adam-20; adamw-bf16: pure BF16; adam-8bit; sgd.")),
+            _f("model.optimizer", translate("PlanQuestions", "Optimizer"), kind="choice", choices=_plain(OPTIMIZER_NAMES),
+               tooltip=translate("PlanQuestions", "adamw / adamw_torch, adamw_8bit, paged_adamw_8bit (states outside PyTorch's allocator), adafactor, sgd; or an accounting: adam-16 (ZeRO paper), adam-18 (Megatron/DeepSpeed), adam-20, adamw-bf16, adam-8bit.")),
             _f("model.seq_len_tokens", translate("PlanQuestions", "Sequence length"), kind="int", unit=translate("PlanQuestions", "tokens"), minimum=1),
             _f("model.micro_batch_size", translate("PlanQuestions", "Micro-batch per GPU"), kind="int", unit=translate("PlanQuestions", "samples"), minimum=1),
             _f("model.global_batch_size", translate("PlanQuestions", "Global batch"), kind="int", unit=translate("PlanQuestions", "samples"), minimum=1, optional=True,
@@ -141,6 +143,16 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "DDP, ZeRO-1/2/3 or FSDP; auto: the least costly that fits.")),
             _f("model.offload", translate("PlanQuestions", "Offload to host"), kind="choice", choices=_plain(OFFLOAD_MODES)),
             _f("model.tensor_parallel", translate("PlanQuestions", "Tensor parallel"), kind="int", unit=translate("PlanQuestions", "GPUs"), minimum=1),
+            _f("model.sequence_parallel", translate("PlanQuestions", "Sequence parallel (with tensor parallel)"), kind="bool"),
+            _f("model.context_parallel", translate("PlanQuestions", "Context parallel"), kind="int", unit=translate("PlanQuestions", "GPUs"), minimum=1,
+               tooltip=translate("PlanQuestions", "The sequence is split over this many GPUs (ring attention).")),
+            _f("model.loss", translate("PlanQuestions", "Cross-entropy loss"), kind="choice", choices=_plain(LOSS_MODES),
+               tooltip=translate("PlanQuestions", "standard: full fp32 logits; chunked: torchtune chunked CE; fused: Liger fused linear cross-entropy.")),
+            _f("model.optimizer_in_backward", translate("PlanQuestions", "Optimizer step in backward"), kind="bool",
+               tooltip=translate("PlanQuestions", "Each parameter is updated as soon as its gradient is ready: no full gradient buffer.")),
+            _f("model.activation_offload", translate("PlanQuestions", "Offload activations to host"), kind="bool"),
+            _f("model.compiled", translate("PlanQuestions", "torch.compile or fused kernels"), kind="bool",
+               tooltip=translate("PlanQuestions", "Compiled models save fewer activations than eager PyTorch.")),
             _f("model.lora_rank", translate("PlanQuestions", "LoRA rank"), kind="int", minimum=1),
             _f("model.lora_targets", translate("PlanQuestions", "LoRA target modules (comma-separated)"), kind="list", optional=True,
                tooltip=translate("PlanQuestions", "all-linear, or module names such as q_proj, v_proj.")),
