@@ -1,0 +1,161 @@
+"""How accurate is the memory estimate? The estimator's own check against published measured peaks.
+
+:class:`EstimatorAccuracyView` shows the headline ("within 15 % on X of N published measurements"), the typical
+error for the current kind of job, and one row per published case (measured vs estimated, same statistic, and
+its source). :class:`AccuracyLink` is the "How accurate is this?" button placed next to a memory figure; it opens
+the view in a dialog. The data comes from :func:`gpudesk.sizing.validation.load_accuracy`, run off the GUI thread.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpudesk.sizing.validation import AccuracyReport, load_accuracy
+from gpudesk.ui.workers import run_task
+
+GIB = 1024**3
+
+
+class EstimatorAccuracyView(QWidget):
+    """The validation table and its summary; call :meth:`set_report` with an :class:`AccuracyReport`."""
+
+    COLUMNS = 8
+
+    def __init__(self, parent: QWidget | None = None, method: str | None = None):
+        super().__init__(parent)
+        self._method = method
+        self.headline = QLabel(self.tr("Checking the estimator against published measurements…"))
+        self.headline.setTextFormat(Qt.TextFormat.PlainText)
+        self.headline.setWordWrap(True)
+        font = self.headline.font()
+        font.setBold(True)
+        self.headline.setFont(font)
+        self.typical = QLabel("")
+        self.typical.setTextFormat(Qt.TextFormat.PlainText)
+        self.typical.setWordWrap(True)
+        self.breakdown = QLabel("")
+        self.breakdown.setTextFormat(Qt.TextFormat.PlainText)
+        self.breakdown.setWordWrap(True)
+        self.table = QTableWidget(0, self.COLUMNS)
+        self.table.setHorizontalHeaderLabels([
+            self.tr("Published case"), self.tr("Method"), self.tr("GPUs"), self.tr("Statistic"),
+            self.tr("Measured (GiB)"), self.tr("Estimate (GiB)"), self.tr("Estimate / measured"), self.tr("Source"),
+        ])
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setAccessibleName(self.tr("Estimator accuracy by published case"))
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.headline)
+        layout.addWidget(self.typical)
+        layout.addWidget(self.breakdown)
+        layout.addWidget(self.table, 1)
+
+    def set_method(self, method: str | None) -> None:
+        """The kind of job the user is planning (``full``, ``lora``, ``qlora``, ``inference``)."""
+        self._method = method
+
+    def show_error(self, message: str) -> None:
+        """Say why the check could not run (outside text shown as plain text)."""
+        self.headline.setText(self.tr("The accuracy check could not run: %1").replace("%1", message))
+
+    def set_report(self, report: AccuracyReport) -> None:
+        s = report.summary
+        within = round(s["within_15_share"] * s["cases"])
+        self.headline.setText(
+            self.tr("This estimator is within 15 % on %1 of %2 published measurements (median error %3 %).")
+            .replace("%1", str(within)).replace("%2", str(s["cases"]))
+            .replace("%3", f"{100 * s['median_abs_error']:.1f}"))
+        self.typical.setText(self._typical_text(report))
+        self.breakdown.setText(
+            self.tr("%1 sources; %2 more cases are listed but not scored (their setup is not fully published or "
+                    "uses pipeline parallelism, which is not modelled).")
+            .replace("%1", str(s["sources"])).replace("%2", str(s["unsupported_cases"])))
+        self._fill(report)
+
+    def _typical_text(self, report: AccuracyReport) -> str:
+        if not self._method:
+            return ""
+        sub = report.typical_error(self._method)
+        if not sub["cases"]:
+            return self.tr("No published measurement of a %1 job yet: treat the figure as unvalidated.").replace(
+                "%1", self._method)
+        within = round(sub["within_15_share"] * sub["cases"])
+        return (self.tr("For %1 jobs: within 15 % on %2 of %3 cases, median error %4 %.")
+                .replace("%1", self._method).replace("%2", str(within)).replace("%3", str(sub["cases"]))
+                .replace("%4", f"{100 * sub['median_abs_error']:.1f}"))
+
+    def _fill(self, report: AccuracyReport) -> None:
+        rows = report.results
+        self.table.setRowCount(len(rows))
+        grey = QColor(Qt.GlobalColor.gray)
+        for i, r in enumerate(rows):
+            ratio = f"{r.ratio:.2f}" if r.supported else self.tr("%1 (not scored)").replace("%1", f"{r.ratio:.2f}")
+            values = [r.case_id, r.method, str(r.gpus), r.statistic, f"{r.measured_bytes / GIB:.2f}",
+                      f"{r.estimated_bytes / GIB:.2f}", ratio, r.source_url]
+            for col, value in enumerate(values):
+                item = QTableWidgetItem(value)
+                item.setToolTip(r.description)
+                if col in (2, 4, 5, 6):
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if not r.supported:
+                    item.setForeground(grey)
+                self.table.setItem(i, col, item)
+
+
+class AccuracyDialog(QDialog):
+    """The accuracy view in a dialog; loads the report in the background when opened."""
+
+    def __init__(self, parent: QWidget | None = None, method: str | None = None):
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("How accurate is this estimate?"))
+        self.view = EstimatorAccuracyView(self, method)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.view)
+        layout.addWidget(buttons)
+        self.resize(980, 560)
+
+    def load(self) -> None:
+        """Evaluate the validation set off the GUI thread and fill the view."""
+        run_task(load_accuracy, on_result=self.view.set_report, on_error=lambda exc: self.view.show_error(str(exc)))
+
+
+class AccuracyLink(QPushButton):
+    """A flat "How accurate is this?" button for next to a memory figure; opens :class:`AccuracyDialog`."""
+
+    def __init__(self, parent: QWidget | None = None, method: str | None = None):
+        super().__init__(parent)
+        self.setText(self.tr("How accurate is this?"))
+        self.setFlat(True)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setToolTip(self.tr("Compare this estimator with published measured peak memory"))
+        self._method = method
+        self.dialog: AccuracyDialog | None = None
+        self.clicked.connect(self.open_dialog)
+
+    def set_method(self, method: str | None) -> None:
+        self._method = method
+
+    def open_dialog(self) -> None:
+        self.dialog = AccuracyDialog(self.window(), self._method)
+        self.dialog.load()
+        self.dialog.show()
