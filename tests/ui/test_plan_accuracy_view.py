@@ -7,7 +7,11 @@ from pathlib import Path
 import pytest
 
 from gpudesk.sizing.validation import load_accuracy
-from gpudesk.ui.plan.accuracy_view import AccuracyDialog, AccuracyLink, EstimatorAccuracyView
+from gpudesk.ui.plan.accuracy_view import (
+    AccuracyDialog,
+    AccuracyLink,
+    EstimatorAccuracyView,
+)
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "sizing" / "measured_peaks.jsonl"
 SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "plan-estimator-accuracy.png"
