@@ -3,9 +3,15 @@
 import json
 
 import pytest
-
 from conftest import FIXTURES
-from gpudesk.sizing import ConfigFileError, ShapeError, parse_param_count, spec_from_hf_config, spec_from_params
+
+from gpudesk.sizing import (
+    ConfigFileError,
+    ShapeError,
+    parse_param_count,
+    spec_from_hf_config,
+    spec_from_params,
+)
 
 PLAN = FIXTURES / "plan"
 MIB = 1024**2
@@ -107,3 +113,11 @@ def test_absurd_config_sizes_are_refused_not_crashing(tmp_path):
     assert "100 T" in str(info.value)
     with pytest.raises(ConfigFileError):
         spec_from_hf_config(_llama_config(tmp_path, num_hidden_layers=10**9))
+
+
+def test_bloom_ties_its_embeddings_by_default():
+    from pathlib import Path
+
+    cfg = Path(__file__).resolve().parents[1] / "fixtures" / "sizing" / "configs" / "bloomz-7b1.config.json"
+    spec = spec_from_hf_config(cfg)
+    assert spec.tied_embeddings and round(spec.params / 1e9, 2) == 7.07  # bloomz-7b1: 7,069,016,064 parameters
