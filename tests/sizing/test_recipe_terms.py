@@ -58,7 +58,7 @@ def test_loss_modes_order(llama8b):
 
 
 def test_fp32_training_charges_4_byte_activations(llama8b):
-    w = dict(optimizer="adamw", seq_len_tokens=2048, gradient_accumulation=True, compiled=True)
+    w = {"optimizer": "adamw", "seq_len_tokens": 2048, "gradient_accumulation": True, "compiled": True}
     bf16 = estimate_memory(llama8b, MemoryWorkload(precision="bf16", **w))
     fp32 = estimate_memory(llama8b, MemoryWorkload(precision="fp32", **w))
     assert fp32.component("activations") == pytest.approx(2 * bf16.component("activations"), rel=0.05)
@@ -72,8 +72,8 @@ def test_encoder_classifier_has_no_vocabulary_logits():
 
 
 def test_optimizer_in_backward_keeps_one_gradient(llama8b):
-    w = dict(precision="bf16-pure", optimizer="paged_adamw_8bit", seq_len_tokens=2048, micro_batch_size=2,
-             recompute="full", loss="chunked", gradient_accumulation=True)
+    w = {"precision": "bf16-pure", "optimizer": "paged_adamw_8bit", "seq_len_tokens": 2048, "micro_batch_size": 2,
+             "recompute": "full", "loss": "chunked", "gradient_accumulation": True}
     plain = estimate_memory(llama8b, MemoryWorkload(**w))
     fused = estimate_memory(llama8b, MemoryWorkload(**w, optimizer_in_backward=True))
     assert plain.component("gradients") == pytest.approx(2 * llama8b.params, rel=0.01)
@@ -88,14 +88,14 @@ def test_paged_states_are_outside_the_allocator(llama8b):
 
 
 def test_activation_offload_keeps_two_layers(llama8b):
-    w = dict(precision="bf16-pure", optimizer="adamw", seq_len_tokens=4096, micro_batch_size=2, recompute="full")
+    w = {"precision": "bf16-pure", "optimizer": "adamw", "seq_len_tokens": 4096, "micro_batch_size": 2, "recompute": "full"}
     kept = estimate_memory(llama8b, MemoryWorkload(**w)).component("activations")
     offloaded = estimate_memory(llama8b, MemoryWorkload(**w, activation_offload=True)).component("activations")
     assert offloaded < kept / 4
 
 
 def test_context_parallel_splits_the_sequence(llama8b):
-    w = dict(optimizer="adamw", gpus=8, sharding="fsdp", recompute="full", compiled=True)
+    w = {"optimizer": "adamw", "gpus": 8, "sharding": "fsdp", "recompute": "full", "compiled": True}
     cp1 = estimate_memory(llama8b, MemoryWorkload(**w, seq_len_tokens=32768))
     cp2 = estimate_memory(llama8b, MemoryWorkload(**w, seq_len_tokens=65536, context_parallel=2))
     assert cp2.component("activations") == cp1.component("activations")
@@ -104,7 +104,7 @@ def test_context_parallel_splits_the_sequence(llama8b):
 
 
 def test_lora_honours_gpus_sharding_and_offload(llama70b):
-    w = dict(mode="lora", precision="bf16", optimizer="adamw", lora_rank=16, recompute="full", seq_len_tokens=2048)
+    w = {"mode": "lora", "precision": "bf16", "optimizer": "adamw", "lora_rank": 16, "recompute": "full", "seq_len_tokens": 2048}
     one = estimate_memory(llama70b, MemoryWorkload(**w))
     fsdp = estimate_memory(llama70b, MemoryWorkload(**w, gpus=8, sharding="fsdp"))
     assert fsdp.component("weights") == pytest.approx(one.component("weights") / 8, rel=0.001)
@@ -124,7 +124,7 @@ def test_peak_is_start_or_end_of_backward(llama8b):
 
 
 def test_eager_saves_more_than_compiled(llama8b):
-    w = dict(optimizer="adamw", seq_len_tokens=4096, micro_batch_size=2)
+    w = {"optimizer": "adamw", "seq_len_tokens": 4096, "micro_batch_size": 2}
     eager = estimate_memory(llama8b, MemoryWorkload(**w)).component("activations")
     compiled = estimate_memory(llama8b, MemoryWorkload(**w, compiled=True)).component("activations")
     assert 1.2 < eager / compiled < 1.6
