@@ -61,3 +61,33 @@ def test_estimate_memory_text_and_json(capsys):
 def test_estimate_memory_bad_input(capsys, argv, needle):
     assert main(["estimate", "memory", *argv]) == 2
     assert needle in capsys.readouterr().err
+
+
+def test_estimate_validate_prints_summary_and_every_case(capsys):
+    assert main(["estimate", "validate", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["summary"]["cases"] >= 40 and data["summary"]["within_15_share"] >= 0.8
+    assert {"id", "measured_bytes", "estimated_bytes", "ratio", "statistic", "source_url"} <= set(data["cases"][0])
+    assert main(["estimate", "accuracy"]) == 0
+    text = capsys.readouterr().out
+    assert "within 15 %" in text and "median absolute error" in text and "method lora" in text
+
+
+def test_estimate_memory_recipe_flags_and_token_suffix(capsys):
+    config = str(FIXTURES / "sizing" / "configs" / "llama-3.1-8b.config.json")
+    argv = ["estimate", "memory", "--config", config, "--seq", "8k", "--batch", "2", "--precision", "bf16-pure",
+            "--optimizer", "paged_adamw_8bit", "--optimizer-in-backward", "--recompute", "full", "--loss", "chunked",
+            "--compile", "--json"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)["per_gpu"]
+    assert "paged_optimizer_states" in data["breakdown_bytes"]
+    assert data["allocated_bytes"] < data["reserved_bytes"] < data["device_bytes"]
+    assert main(["estimate", "memory", "--config", config, "--optimizer", "AdamW_Torch", "--json"]) == 0
+
+
+def test_unitless_params_and_bad_tokens_are_refused(capsys):
+    assert main(["estimate", "memory", "--params", "8"]) == 2
+    assert "8B" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["estimate", "memory", "--params", "8B", "--seq", "eight"])
+    assert "not a token count" in capsys.readouterr().err
