@@ -18,6 +18,7 @@ from gpudesk.paths import bundle_root
 from gpudesk.sizing.errors import ConfigFileError, SizingError
 from gpudesk.sizing.memory import MemoryWorkload, estimate_memory
 from gpudesk.sizing.overheads import EAGER_MODULE_LOADING_CONTEXT_BYTES, Overheads
+from gpudesk.sizing.peer_formulas import accelerate_training_bytes, deepspeed_model_states_bytes
 from gpudesk.sizing.shapes import spec_from_hf_config
 
 UNIT_BYTES: dict[str, float] = {"GiB": 2.0**30, "GB": 1e9, "MiB": 2.0**20, "MB": 1e6}
@@ -54,6 +55,8 @@ class CaseResult:
     source_url: str
     description: str
     error: str = ""
+    accelerate_bytes: float | None = None
+    deepspeed_bytes: float | None = None
 
     @property
     def ratio(self) -> float:
@@ -69,7 +72,9 @@ class CaseResult:
         return {"id": self.case_id, "method": self.method, "gpus": self.gpus, "statistic": self.statistic,
                 "measured_bytes": int(self.measured_bytes), "estimated_bytes": int(self.estimated_bytes),
                 "ratio": round(self.ratio, 4), "supported": self.supported, "source_url": self.source_url,
-                "description": self.description, "error": self.error}
+                "description": self.description, "error": self.error,
+                "accelerate_bytes": None if self.accelerate_bytes is None else int(self.accelerate_bytes),
+                "deepspeed_bytes": None if self.deepspeed_bytes is None else int(self.deepspeed_bytes)}
 
 
 def load_cases(path: str | Path | None = None) -> list[dict[str, Any]]:
@@ -129,16 +134,25 @@ def evaluate_case(case: dict[str, Any], configs_dir: Path) -> CaseResult:
     measured = float(case["value"]) * UNIT_BYTES[str(case["unit"])]
     statistic = str(case.get("statistic", "allocated"))
     estimated, error = 0.0, ""
+    accelerate: float | None = None
+    deepspeed: float | None = None
     try:
         spec = spec_from_hf_config(configs_dir / f"{case['config']}.config.json")
-        est = estimate_memory(spec, case_workload(case))
+        workload = case_workload(case)
+        est = estimate_memory(spec, workload)
         estimated = float(est.statistic_bytes(statistic))
+        if workload.mode == "train" and workload.tensor_parallel == 1 and statistic != "weights":
+            # Peers size model states of plain data-parallel training; accelerate only for one GPU.
+            if workload.gpus == 1:
+                accelerate = accelerate_training_bytes(spec, workload.precision)
+            deepspeed = deepspeed_model_states_bytes(spec, workload.gpus, workload.sharding, workload.offload)
     except SizingError as exc:
         error = str(exc)
     return CaseResult(case_id=str(case["id"]), method=str(case["method"]), gpus=int(case.get("gpus", 1)),
                       statistic=statistic, measured_bytes=measured, estimated_bytes=estimated,
                       supported=bool(case.get("supported", True)), source_url=str(case.get("source_url", "")),
-                      description=str(case.get("description", "")), error=error)
+                      description=str(case.get("description", "")), error=error,
+                      accelerate_bytes=accelerate, deepspeed_bytes=deepspeed)
 
 
 def evaluate(path: str | Path | None = None) -> list[CaseResult]:
@@ -153,13 +167,20 @@ def gpu_bucket(gpus: int) -> str:
     return "1" if gpus <= 1 else ("2-8" if gpus <= 8 else ">8")
 
 
-def _summary(rows: list[CaseResult]) -> dict[str, Any]:
-    errors = [r.abs_error for r in rows]
+def _error_summary(errors: list[float]) -> dict[str, Any]:
     if not errors:
         return {"cases": 0, "within_15_share": 0.0, "within_25_share": 0.0, "median_abs_error": 0.0}
     return {"cases": len(errors), "within_15_share": sum(e <= 0.15 for e in errors) / len(errors),
             "within_25_share": sum(e <= 0.25 for e in errors) / len(errors),
             "median_abs_error": statistics.median(errors)}
+
+
+def _summary(rows: list[CaseResult]) -> dict[str, Any]:
+    return _error_summary([r.abs_error for r in rows])
+
+
+def _peer_summary(pairs: list[tuple[float | None, float]]) -> dict[str, Any]:
+    return _error_summary([abs((est or 0.0) / measured - 1.0) for est, measured in pairs if measured])
 
 
 def summarize(results: list[CaseResult]) -> dict[str, Any]:
@@ -169,6 +190,11 @@ def summarize(results: list[CaseResult]) -> dict[str, Any]:
     out = _summary(rows)
     out["by_method"] = {m: _summary([r for r in rows if r.method == m]) for m in sorted({r.method for r in rows})}
     out["by_gpus"] = {b: _summary([r for r in rows if gpu_bucket(r.gpus) == b]) for b in ("1", "2-8", ">8")}
+    out["peers"] = {
+        "gpudesk": _summary([r for r in rows if r.deepspeed_bytes is not None]),
+        "accelerate": _peer_summary([(r.accelerate_bytes, r.measured_bytes) for r in rows if r.accelerate_bytes]),
+        "deepspeed": _peer_summary([(r.deepspeed_bytes, r.measured_bytes) for r in rows if r.deepspeed_bytes]),
+    }
     out["unsupported_cases"] = sum(not r.supported for r in results)
     out["failed_cases"] = sum(bool(r.error) for r in results if r.supported)
     out["sources"] = len({r.source_url.split("#")[0] for r in results})

@@ -57,3 +57,11 @@ def test_unsupported_cases_are_kept_and_not_scored(results):
     unsupported = [r for r in results if not r.supported]
     assert len(unsupported) >= 10
     assert summarize(results)["unsupported_cases"] == len(unsupported)
+
+
+def test_peer_formulas_on_the_same_rows(results):
+    peers = summarize(results)["peers"]
+    # accelerate and DeepSpeed size model states only; on the rows where they apply gpudesk is closer.
+    assert peers["deepspeed"]["cases"] == peers["gpudesk"]["cases"] >= 20
+    assert peers["gpudesk"]["median_abs_error"] < peers["accelerate"]["median_abs_error"]
+    assert peers["gpudesk"]["median_abs_error"] < peers["deepspeed"]["median_abs_error"]
