@@ -18,7 +18,10 @@ from gpudesk.paths import bundle_root
 from gpudesk.sizing.errors import ConfigFileError, SizingError
 from gpudesk.sizing.memory import MemoryWorkload, estimate_memory
 from gpudesk.sizing.overheads import EAGER_MODULE_LOADING_CONTEXT_BYTES, Overheads
-from gpudesk.sizing.peer_formulas import accelerate_training_bytes, deepspeed_model_states_bytes
+from gpudesk.sizing.peer_formulas import (
+    accelerate_training_bytes,
+    deepspeed_model_states_bytes,
+)
 from gpudesk.sizing.shapes import spec_from_hf_config
 
 UNIT_BYTES: dict[str, float] = {"GiB": 2.0**30, "GB": 1e9, "MiB": 2.0**20, "MB": 1e6}
