@@ -7,7 +7,7 @@ memory_train, memory_lora and memory_inference.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpudesk.sizing.checks import choice
 from gpudesk.sizing.estimate import MemoryEstimate
@@ -18,6 +18,7 @@ from gpudesk.sizing.overheads import Overheads
 from gpudesk.sizing.shapes import ModelSpec
 
 MODES = ("train", "lora", "qlora", "inference")
+DEEPSPEED_STAGES = ("zero1", "zero2", "zero3")
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,11 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
     """
     mode = choice("mode", workload.mode, MODES)
     w = workload
+    if w.sharding in DEEPSPEED_STAGES and w.precision in ("fp16-amp", "bf16-amp"):
+        # DeepSpeed's fp16/bf16 engine casts the module itself to 16 bits (fp32 master copies live in the
+        # optimizer): https://github.com/deepspeedai/DeepSpeed/blob/master/deepspeed/runtime/engine.py
+        # ``_configure_distributed_model`` (``self.module.half()`` / ``bfloat16()``).
+        w = replace(w, precision=w.precision.split("-", 1)[0])
     if mode == "train":
         return train_memory(
             spec, precision=w.precision, optimizer=w.optimizer, seq_len_tokens=w.seq_len_tokens,

@@ -133,7 +133,9 @@ def lora_memory(
         base /= g
         adapters /= g
         blocks = 2 * (spec.params - spec.embedding_params) / max(1, spec.layers or 1)
-        gathered = blocks * (weight_bits_per_param("nf4-dq") / 8 if kind == "qlora" else base_bytes_per_param)
+        # FSDP MixedPrecision / DeepSpeed gather the compute dtype: 2 bytes unless training in fp32.
+        compute_bytes = 4.0 if precision == "fp32" else 2.0
+        gathered = blocks * (weight_bits_per_param("nf4-dq") / 8 if kind == "qlora" else compute_bytes)
     if off == "all":
         base = 0.0
     acts, logits = activation_bytes(spec, seq_len_tokens, micro_batch_size, recompute=recompute,

@@ -249,6 +249,8 @@ def spec_from_hf_config(path: str | Path) -> ModelSpec:
     try:
         if model_type in ("t5", "mt5", "umt5", "longt5") or "d_kv" in cfg:
             spec = _t5_spec(cfg, name, p)
+        elif "encoder_layers" in cfg and "decoder_layers" in cfg:
+            spec = _bart_spec(cfg, name, p)
         elif model_type in ("bert", "roberta", "xlm-roberta", "electra", "deberta", "distilbert") or "type_vocab_size" in cfg:
             spec = _bert_spec(cfg, name, p)
         else:
@@ -340,6 +342,27 @@ def _t5_spec(cfg: dict, name: str, path: Path) -> ModelSpec:
         num_attention_heads=heads, num_kv_heads=heads, ffn_size=ffn, vocab_size=vocab,
         context_length=_first(cfg, "n_positions", default=512), head_dim=d_kv, tied_embeddings=tied,
         gated_mlp=gated, source=str(path),
+    )
+
+
+def _bart_spec(cfg: dict, name: str, path: Path) -> ModelSpec:
+    """BART-style encoder-decoder (BART, mBART, Marian, Pegasus, M2M-100): biased linears, learned positions,
+    a shared embedding tied to the LM head (transformers ``modeling_bart.py``)."""
+    d = _need(cfg, "d_model", "d_model")
+    enc = _need(cfg, "encoder layer count", "encoder_layers")
+    dec = _need(cfg, "decoder layer count", "decoder_layers")
+    heads = _need(cfg, "attention head count", "encoder_attention_heads", "decoder_attention_heads")
+    ffn = positive_int("encoder_ffn_dim", _first(cfg, "encoder_ffn_dim", "decoder_ffn_dim", default=4 * d))
+    vocab = _need(cfg, "vocabulary size", "vocab_size")
+    positions = int(_first(cfg, "max_position_embeddings", default=1024)) + 2  # BART offsets positions by 2
+    attn = 4 * (d * d + d)
+    mlp = 2 * d * ffn + ffn + d
+    params = (vocab * d + 2 * positions * d + 2 * 2 * d  # shared embedding, positions, embedding LayerNorms
+              + enc * (attn + mlp + 2 * 2 * d) + dec * (2 * attn + mlp + 3 * 2 * d))
+    return ModelSpec(
+        name=name, params=params, kind="encoder-decoder", layers=enc + dec, hidden_size=d, num_attention_heads=heads,
+        num_kv_heads=heads, ffn_size=ffn, vocab_size=vocab, context_length=positions - 2, tied_embeddings=True,
+        gated_mlp=False, source=str(path),
     )
 
 
