@@ -48,6 +48,9 @@ def kv_bytes_per_token(spec: ModelSpec, kv_precision: str = "bf16") -> float:
     """
     if not spec.is_transformer:
         raise ShapeError("model", f"{spec.name}: a KV cache needs layers, hidden size and attention heads.")
+    if spec.kv_latent_dim:
+        # MLA caches one compressed latent (+ the decoupled RoPE key) per layer (DeepSeek-V2, arXiv 2405.04434).
+        return (spec.layers or 0) * spec.kv_latent_dim * precision_bytes("kv_precision", kv_precision)
     return 2 * spec.layers * spec.kv_heads_resolved * spec.head_dim_resolved * precision_bytes("kv_precision", kv_precision)
 
 

@@ -44,6 +44,9 @@ class ModelSpec:
         tied_embeddings: input embedding and LM head share one matrix.
         gated_mlp: SwiGLU-style MLP (gate, up, down); None = unknown (a decoder whose ffn is not 4h counts as gated).
         moe_experts, moe_active_experts: mixture-of-experts routing (None for dense models).
+        kv_latent_dim: multi-head latent attention (DeepSeek-V2/V3 MLA): the per-token KV cache is one latent of
+            ``kv_lora_rank + qk_rope_head_dim`` values per layer instead of K and V per head (DeepSeek-V2,
+            arXiv 2405.04434, section 2.1). None for ordinary attention.
         shape_is_guess: True when the shape was inferred from a parameter count.
         source: where the shape came from (catalog source URL, config path, or "inferred from N params").
     """
@@ -63,6 +66,7 @@ class ModelSpec:
     gated_mlp: bool | None = None
     moe_experts: int | None = None
     moe_active_experts: int | None = None
+    kv_latent_dim: int | None = None
     shape_is_guess: bool = False
     source: str = ""
 
@@ -275,7 +279,8 @@ def _decoder_spec(cfg: dict, name: str, path: Path, model_type: str) -> ModelSpe
     layers = _need(cfg, "layer count", "num_hidden_layers", "n_layer", "num_layers")
     heads = _need(cfg, "attention head count", "num_attention_heads", "n_head", "num_heads")
     vocab = _need(cfg, "vocabulary size", "vocab_size")
-    kv_heads = positive_int("num_key_value_heads", _first(cfg, "num_key_value_heads", "num_kv_heads", "multi_query_group_num", default=heads))
+    kv_default = 1 if cfg.get("multi_query") is True else heads  # GPTBigCode (StarCoder, octocoder): one KV head
+    kv_heads = positive_int("num_key_value_heads", _first(cfg, "num_key_value_heads", "num_kv_heads", "multi_query_group_num", default=kv_default))
     if kv_heads > heads or heads % kv_heads:
         # Grouped-query attention: each KV head serves heads / kv_heads query heads (Ainslie et al. 2023).
         raise ShapeError("num_key_value_heads", f"{kv_heads} does not divide the {heads} attention heads "
@@ -285,19 +290,26 @@ def _decoder_spec(cfg: dict, name: str, path: Path, model_type: str) -> ModelSpe
     ffn = positive_int("intermediate_size", _first(cfg, "intermediate_size", "n_inner", "ffn_dim", "moe_intermediate_size", default=4 * h))
     experts = _first(cfg, "num_local_experts", "num_experts", "n_routed_experts")
     active = _first(cfg, "num_experts_per_tok", "moe_topk")
-    tied = bool(cfg.get("tie_word_embeddings", model_type in ("gpt2", "gemma", "gemma2", "bloom")))
+    tied = bool(cfg.get("tie_word_embeddings", model_type in ("gpt2", "gemma", "gemma2", "bloom", "gpt_bigcode")))
     params = _decoder_params(h, layers, ffn, vocab, heads, kv_heads, head_dim, gated, tied, experts)
+    if cfg.get("kv_lora_rank") or cfg.get("n_routed_experts"):
+        params, ffn = _deepseek_params(cfg, h, layers, vocab, heads, tied), int(cfg.get("moe_intermediate_size") or ffn)
     if model_type == "gpt2" or (not gated and "n_embd" in cfg):
         # GPT-2 style: learned positions, biases on every linear, two LayerNorms with bias per block.
         positions = int(_first(cfg, "n_positions", "max_position_embeddings", default=1024))
-        params = (vocab * h + positions * h + layers * (4 * h * h + 4 * h + 2 * h * ffn + ffn + h + 4 * h) + 2 * h)
+        # Attention: q and out projections h x h, k and v h x (kv_heads * head_dim): 4h^2 for multi-head attention,
+        # 2h^2 + 2h*d for GPTBigCode multi-query attention.
+        attn = 2 * h * h + 2 * h * kv_heads * head_dim + 2 * h + 2 * kv_heads * head_dim
+        params = (vocab * h + positions * h + layers * (attn + 2 * h * ffn + ffn + h + 4 * h) + 2 * h)
         if not tied:
             params += vocab * h
     return ModelSpec(
         name=name, params=params, kind="decoder", layers=layers, hidden_size=h, num_attention_heads=heads,
         num_kv_heads=kv_heads, ffn_size=ffn, vocab_size=vocab,
         context_length=_first(cfg, "max_position_embeddings", "n_positions", "seq_length"), head_dim=head_dim,
-        tied_embeddings=tied, gated_mlp=gated, moe_experts=experts, moe_active_experts=active, source=str(path),
+        tied_embeddings=tied, gated_mlp=gated, moe_experts=experts, moe_active_experts=active,
+        kv_latent_dim=(int(cfg["kv_lora_rank"]) + int(cfg.get("qk_rope_head_dim") or 0)) if cfg.get("kv_lora_rank") else None,
+        source=str(path),
     )
 
 
@@ -343,6 +355,28 @@ def _t5_spec(cfg: dict, name: str, path: Path) -> ModelSpec:
         context_length=_first(cfg, "n_positions", default=512), head_dim=d_kv, tied_embeddings=tied,
         gated_mlp=gated, source=str(path),
     )
+
+
+def _deepseek_params(cfg: dict, h: int, layers: int, vocab: int, heads: int, tied: bool) -> int:
+    """DeepSeek-V2/V3 layout (transformers ``modeling_deepseek_v2.py``): multi-head latent attention (low-rank
+    q and kv projections) and MoE layers of ``n_routed_experts + n_shared_experts`` small SwiGLU experts after
+    ``first_k_dense_replace`` dense layers (DeepSeek-V2, arXiv 2405.04434)."""
+    nope = int(cfg.get("qk_nope_head_dim") or 128)
+    rope = int(cfg.get("qk_rope_head_dim") or 64)
+    v_dim = int(cfg.get("v_head_dim") or 128)
+    kv_rank = int(cfg.get("kv_lora_rank") or 0)
+    q_rank = cfg.get("q_lora_rank")
+    q = h * int(q_rank) + int(q_rank) + int(q_rank) * heads * (nope + rope) if q_rank else h * heads * (nope + rope)
+    attn = q + h * (kv_rank + rope) + kv_rank + kv_rank * heads * (nope + v_dim) + heads * v_dim * h
+    dense_ffn = int(cfg.get("intermediate_size") or 4 * h)
+    moe_ffn = int(cfg.get("moe_intermediate_size") or dense_ffn)
+    routed = int(cfg.get("n_routed_experts") or 0)
+    shared = int(cfg.get("n_shared_experts") or 0)
+    dense_layers = min(layers, int(cfg.get("first_k_dense_replace") or 0)) if routed else layers
+    moe = (routed + shared) * 3 * h * moe_ffn + h * routed
+    per_norms = 2 * h
+    return (vocab * h * (1 if tied else 2) + layers * (attn + per_norms) + dense_layers * 3 * h * dense_ffn
+            + (layers - dense_layers) * moe + h)
 
 
 def _bart_spec(cfg: dict, name: str, path: Path) -> ModelSpec:

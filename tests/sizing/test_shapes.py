@@ -121,3 +121,26 @@ def test_bloom_ties_its_embeddings_by_default():
     cfg = Path(__file__).resolve().parents[1] / "fixtures" / "sizing" / "configs" / "bloomz-7b1.config.json"
     spec = spec_from_hf_config(cfg)
     assert spec.tied_embeddings and round(spec.params / 1e9, 2) == 7.07  # bloomz-7b1: 7,069,016,064 parameters
+
+
+def test_gptbigcode_multi_query_has_one_kv_head():
+    from pathlib import Path
+
+    from gpudesk.sizing import kv_bytes_per_token
+
+    cfg = Path(__file__).resolve().parents[1] / "fixtures" / "sizing" / "configs" / "octocoder.config.json"
+    spec = spec_from_hf_config(cfg)
+    assert spec.kv_heads_resolved == 1
+    assert round(spec.params / 1e9, 1) == 15.5  # StarCoder/octocoder: 15.5 B, not 18.5 B with 48 KV heads
+    assert kv_bytes_per_token(spec) == 2 * 40 * 1 * 128 * 2
+
+
+def test_deepseek_mla_latent_kv_and_moe_parameters():
+    from pathlib import Path
+
+    from gpudesk.sizing import kv_bytes_per_token
+
+    cfg = Path(__file__).resolve().parents[1] / "fixtures" / "sizing" / "configs" / "deepseek-v2-lite.config.json"
+    spec = spec_from_hf_config(cfg)
+    assert round(spec.params / 1e9, 1) == 15.7  # DeepSeek-V2-Lite model card: 15.7 B total
+    assert kv_bytes_per_token(spec) == 27 * (512 + 64) * 2  # one latent + RoPE key per layer, bf16
