@@ -11,7 +11,9 @@ Public API::
         SizingError, ShapeError, ConfigFileError,
     )
 
-Modules: shapes (model shapes), memory_train / memory_lora / memory_inference / activations (memory),
+Modules: shapes (model shapes), memory_train / memory_lora / memory_inference / activations (memory), optimizers
+(optimizer names and bytes per parameter), validation (the estimator against published measured peaks),
+peer_formulas (accelerate and DeepSpeed formulas on the same rows),
 capacity (usable memory and the safe line), time (FLOPs, collectives, throughput), dtypes, overheads.
 Every formula's docstring cites its paper or datasheet.
 """
