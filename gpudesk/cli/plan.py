@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from gpudesk.cli import CliError
+from gpudesk.i18n import _
 from gpudesk.sizing.optimizers import OPTIMIZER_NAMES, PARAM_PRECISIONS
 
 GIB = 1024**3
@@ -222,7 +223,7 @@ def _tokens(text: str) -> int:
     if value.endswith("k"):
         value, mult = value[:-1], 1024
     if not value.isdigit() or len(value) > 9:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a token count; write e.g. 4096 or 8k.")
+        raise argparse.ArgumentTypeError(_("{text!r} is not a token count; write e.g. 4096 or 8k.").format(text=text))
     return int(value) * mult
 
 
@@ -234,7 +235,8 @@ def _check_params_text(text: str) -> None:
     except ValueError:
         return
     if number < 1e6:
-        raise CliError(f"--params: {text!r} has no unit and would mean {bare} parameters; write e.g. {bare}B or {bare}M.")
+        raise CliError(_("--params: {text!r} has no unit and would mean {bare} parameters; write e.g. {bare}B or {bare}M.")
+                       .format(text=text, bare=bare))
 
 
 def cmd_estimate_validate(args: argparse.Namespace) -> int:
@@ -251,17 +253,23 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
         return 0
     lines = [f"{'case':<42}{'stat':<10}{'measured GiB':>13}{'estimate GiB':>13}{'ratio':>8}"]
     for r in results:
-        mark = "" if r.supported else "  (not scored: " + (r.description.split(": ", 1)[-1][:60]) + ")"
+        mark = "" if r.supported else _("  (not scored: {why})").format(why=r.description.split(": ", 1)[-1][:60])
         lines.append(f"{r.case_id:<42}{r.statistic:<10}{r.measured_bytes / GIB:>13.2f}{r.estimated_bytes / GIB:>13.2f}"
                      f"{r.ratio:>8.2f}{mark}{'  error: ' + r.error if r.error else ''}")
-    lines += ["", f"scored cases: {summary['cases']} (not scored: {summary['unsupported_cases']}), sources: {summary['sources']}",
-              (f"within 15 %: {summary['within_15_share']:.0%}   within 25 %: {summary['within_25_share']:.0%}   "
-               f"median absolute error: {summary['median_abs_error']:.1%}")]
-    for group, label in (("by_method", "method"), ("by_gpus", "GPUs")):
+    lines += ["", _("scored cases: {cases} (not scored: {unscored}), sources: {sources}").format(
+                  cases=summary["cases"], unscored=summary["unsupported_cases"], sources=summary["sources"]),
+              _("within 15 %: {w15:.0%}   within 25 %: {w25:.0%}   median absolute error: {median:.1%}").format(
+                  w15=summary["within_15_share"], w25=summary["within_25_share"], median=summary["median_abs_error"])]
+    for group, template in (("by_method", _("  method {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error {median:.1%}")),
+                            ("by_gpus", _("  GPUs {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error {median:.1%}"))):
         for key, sub in summary[group].items():
             if sub["cases"]:
-                lines.append(f"  {label} {key:<10} {sub['cases']:>3} cases, within 15 %: {sub['within_15_share']:.0%}, "
-                             f"median error {sub['median_abs_error']:.1%}")
+                lines.append(template.format(key=key, cases=sub["cases"], w15=sub["within_15_share"],
+                                             median=sub["median_abs_error"]))
+    for peer, sub in summary["peers"].items():
+        if sub["cases"]:
+            lines.append(_("  formula {peer:<10} {cases:>3} model-state rows, within 15 %: {w15:.0%}, median error {median:.1%}")
+                         .format(peer=peer, cases=sub["cases"], w15=sub["within_15_share"], median=sub["median_abs_error"]))
     _emit("\n".join(lines), None)
     return 0
 

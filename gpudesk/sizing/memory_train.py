@@ -31,6 +31,7 @@ also the weights. These reproduce DeepSpeed's documented t5-3b per-GPU figures (
 
 from __future__ import annotations
 
+from gpudesk.i18n import _
 from gpudesk.sizing.activations import (
     activation_bytes_per_layer,
     embedding_activation_bytes,
@@ -300,7 +301,7 @@ def train_memory(
         raise SizingError("tensor_parallel", f"{t} does not divide the {g} GPUs.")
     cp = positive_int("context_parallel", context_parallel, 1024)
     if (g // t) % cp:
-        raise SizingError("context_parallel", f"{cp} does not divide the {g // t} data-parallel GPUs.")
+        raise SizingError("context_parallel", _("{cp} does not divide the {dp} data-parallel GPUs.").format(cp=cp, dp=g // t))
     per_param = model_state_bytes_per_param(optimizer, precision)
     stage = normalise_sharding(sharding)
     rank_params = spec.params / t

@@ -20,6 +20,7 @@ SGD with momentum one state.
 
 from __future__ import annotations
 
+from gpudesk.i18n import _
 from gpudesk.sizing.checks import choice
 from gpudesk.sizing.errors import SizingError
 
@@ -69,11 +70,12 @@ def optimizer_bytes_per_param(optimizer: str, precision: str = "bf16") -> tuple[
             return LEGACY_ACCOUNTING[name]
         if name == "adamw-bf16":
             if family == "fp32":
-                raise SizingError("optimizer", "adamw-bf16 keeps bf16 states; it does not apply to fp32 training.")
+                raise SizingError("optimizer", _("adamw-bf16 keeps bf16 states; it does not apply to fp32 training."))
             return LEGACY_ACCOUNTING[name]
         name = {"adam-8bit": "adam-8bit", "sgd": "sgd"}.get(name, "adam")
     if name not in OPTIMIZER_ALIASES and name not in _STATE_COUNT:
-        raise SizingError("optimizer", f"unknown optimizer {optimizer!r}; use one of {', '.join(OPTIMIZER_NAMES)}.")
+        raise SizingError("optimizer", _("unknown optimizer {name!r}; use one of {names}.").format(
+            name=optimizer, names=", ".join(OPTIMIZER_NAMES)))
     fam = OPTIMIZER_ALIASES.get(name, name)
     states = _STATE_COUNT[fam]
     if family == "fp32":

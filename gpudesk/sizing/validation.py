@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gpudesk.i18n import _
 from gpudesk.paths import bundle_root
 from gpudesk.sizing.errors import ConfigFileError, SizingError
 from gpudesk.sizing.memory import MemoryWorkload, estimate_memory
@@ -89,10 +90,10 @@ def load_cases(path: str | Path | None = None) -> list[dict[str, Any]]:
     p = Path(path) if path else default_cases_path()
     try:
         if p.stat().st_size > MAX_CASES_FILE_BYTES:
-            raise ConfigFileError("cases", f"{p} is larger than 4 MiB; it is not a validation set.")
+            raise ConfigFileError("cases", _("{path} is larger than 4 MiB; it is not a validation set.").format(path=p))
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigFileError("cases", f"cannot read {p}: {exc.strerror or exc}.") from exc
+        raise ConfigFileError("cases", _("cannot read {path}: {reason}.").format(path=p, reason=exc.strerror or exc)) from exc
     cases = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -100,9 +101,10 @@ def load_cases(path: str | Path | None = None) -> list[dict[str, Any]]:
         try:
             item = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise ConfigFileError("cases", f"{p} line {number} is not JSON ({exc.msg}).") from exc
+            raise ConfigFileError("cases", _("{path} line {line} is not JSON ({reason}).").format(
+                path=p, line=number, reason=exc.msg)) from exc
         if not isinstance(item, dict):
-            raise ConfigFileError("cases", f"{p} line {number} must be a JSON object.")
+            raise ConfigFileError("cases", _("{path} line {line} must be a JSON object.").format(path=p, line=number))
         cases.append(item)
     return cases
 
