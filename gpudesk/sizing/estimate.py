@@ -82,7 +82,7 @@ class MemoryEstimate:
         """Bytes of one component (0 when the component does not apply to this estimate)."""
         return self.breakdown.get(name, 0)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         """JSON shape: ``{"total_bytes": int, "breakdown_bytes": {name: int}, "gpus": int, "assumptions": [...]}``."""
         return {
             "total_bytes": self.total_bytes,
