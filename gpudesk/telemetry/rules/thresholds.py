@@ -42,8 +42,15 @@ class Thresholds:
     # Low samples separated by at most this many seconds of higher ones belong to the same span (a stall
     # that flickers up for a second is still one stall).
     merge_gap_s: float = 3.0
-    # The whole job stalls when at least this share of its GPUs is low at the same moment.
-    job_low_share_pct: float = 100.0
+    # The whole job stalls when at least this share of its GPUs is low at the same moment (3 of 4, 6 of 8, both
+    # of 2): a rank that enters or leaves the stall a few seconds late does not split the job's stall.
+    job_low_share_pct: float = 75.0
+    # A GPU that worked (some busy samples) but was busy in less than this share of the run is reported even
+    # when its idle time sits at the start or the end ("the job barely used the GPU").
+    min_busy_share_pct: float = 50.0
+    # Per scope (the job, or one GPU) up to this many spans are listed one by one; more become one finding
+    # that lists them all (the longest first) so that a recurring pattern is one line, not fifty.
+    max_spans_listed: int = 5
     # --- input starvation ---------------------------------------------------------------------------------
     # The method's own rule (DIGEST.md section 2): u < 60 % while PCIe > 85 % of the link.
     method_util_below_pct: float = 60.0
