@@ -90,7 +90,7 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
     if has_cpu:
         what.append(_("host CPU at or above {cpu:.0f} %").format(cpu=th.cpu_saturated_pct))
     return [checked(RULE, _("No starvation found: {n} low-utilization span(s) checked for {what}.").format(
-        n=len(spans), what=_(" or ").join(what)), {"spans_checked": len(spans)}, frame.span)]
+        n=len(seen), what=_(" or ").join(what)), {"spans_checked": len(seen)}, frame.span)]
 
 
 def _judge(span: Span, caps: dict[int, float], busy_rx: float | None, ctx: RuleContext) -> Finding | None:
