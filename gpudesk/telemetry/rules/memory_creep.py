@@ -2,8 +2,8 @@
 pinned-memory growth - DIGEST.md section 5's "memory is enough but OOM" table).
 
 Judged per GPU on recordings of at least ``creep_min_duration_s``: memory used is reduced to the median of each
-of (up to) 48 equal time bins; it creeps when the last bins' median is at least ``creep_min_rise_pct`` of the
-card (or 1 GiB when the capacity is unknown) above the first bins' and the bin medians rise with time (Spearman
+of (up to) 48 equal time bins; it creeps when the least-squares line through the bin medians rises by at least
+``creep_min_rise_pct`` of the card (or 1 GiB when the capacity is unknown) over the run and the medians rise with time (Spearman
 rank correlation at or above ``creep_min_monotonic``). The time to reach the card's capacity at that slope is
 given when the capacity is known.
 """
@@ -64,7 +64,9 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
             filled = np.ones(BINS, dtype=bool)
         order = np.argsort(which, kind="stable")
         groups = np.split(used[order], np.cumsum(counts)[:-1])
+        centres = 0.5 * (edges[:-1] + edges[1:])
         med = np.array([float(np.median(gr)) if gr.size else np.nan for gr in groups])[filled]
+        centres = centres[filled]
         if med.size < 8:
             continue
         judged.append(g)
@@ -73,14 +75,14 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
             total = float(np.nanmax(total_col[idx]))
         elif ctx.device(g).memory_total_bytes:
             total = float(ctx.device(g).memory_total_bytes or 0) or None
-        k = max(2, med.size // 8)
-        rise = float(np.median(med[-k:]) - np.median(med[:k]))
+        # least-squares slope of the bin medians (bytes per second) over the whole run
+        slope_s = float(np.polyfit(centres - centres[0], med, 1)[0])
+        rise = slope_s * float(t[-1] - t[0])
         need = (th.creep_min_rise_pct / 100.0) * total if total else float(GIB)
         rho = _spearman(med)
         if rise < need or rho < th.creep_min_monotonic:
             continue
-        hours = (t[-1] - t[0]) / 3600.0
-        slope = rise / max(hours, 1e-9)  # bytes per hour
+        slope = slope_s * 3600.0  # bytes per hour
         evidence: dict[str, object] = {"mem_rise_bytes": rise, "mem_slope_bytes_per_h": slope,
                                        "rank_correlation": round(rho, 3), "mem_first_bytes": float(med[0]),
                                        "mem_last_bytes": float(med[-1]), "mem_total_bytes": total}
