@@ -26,8 +26,8 @@ from gpudesk.telemetry.analysis import Analysis, analyze
 from gpudesk.telemetry.heatmap import Heatmap, heatmap
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
 from gpudesk.telemetry.rules.base import CRITICAL, WARNING
-from gpudesk.telemetry.rules.thresholds import Thresholds
 from gpudesk.telemetry.rules.text import duration
+from gpudesk.telemetry.rules.thresholds import Thresholds
 
 PASS = "pass"
 FAIL = "fail"

@@ -125,8 +125,8 @@ def heatmap_svg(report: BurnInReport, width: int = 900, row_h: int = 22) -> str:
     cell_w = width / max(n_bins, 1)
     height = top + n_rows * row_h + 30
     t0, t1 = float(hm.edges[0]), float(hm.edges[-1])
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 10}" height="{height}" '
-             f'font-family="sans-serif" font-size="11">']
+    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 10}" height="{height}" '
+              f'font-family="sans-serif" font-size="11">')]
     for i, (g, row) in enumerate(zip(hm.gpus, hm.values)):
         y = top + i * row_h
         parts.append(f'<text x="4" y="{y + row_h * 0.7:.1f}">GPU {g}</text>')
@@ -169,9 +169,9 @@ def to_html(report: BurnInReport, svg: bool = True) -> str:
     a = report.analysis
     esc = html.escape
     out = ["<!DOCTYPE html><html><head><meta charset='utf-8'>", f"<title>{esc(report.title)}</title>",
-           "<style>body{font-family:sans-serif;max-width:1000px;margin:1em auto}table{border-collapse:collapse}"
-           "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}.fail{color:#c0392b}.pass{color:#1e8449}"
-           "</style></head><body>", f"<h1>{esc(report.title)}</h1>"]
+           ("<style>body{font-family:sans-serif;max-width:1000px;margin:1em auto}table{border-collapse:collapse}"
+            "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}.fail{color:#c0392b}.pass{color:#1e8449}"
+            "</style></head><body>"), f"<h1>{esc(report.title)}</h1>"]
     out.append("<p>" + esc(_("Source: {source}. Run: {start} to {end} UTC ({length}). Generated {when}.").format(
         source=report.source, start=_when(report.span[0]), end=_when(report.span[1]),
         length=duration(report.duration_s), when=report.generated_at)) + "</p>")

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from gpudesk.telemetry.burnin import FAIL, INCOMPLETE, NOT_JUDGED, PASS, BurnInError, build_report
+from gpudesk.telemetry.burnin import (
+    FAIL,
+    INCOMPLETE,
+    NOT_JUDGED,
+    PASS,
+    BurnInError,
+    build_report,
+)
 from gpudesk.telemetry.burnin_render import format_for, heatmap_svg, render, to_html
 from gpudesk.telemetry.dmon_import import frame_and_devices_from_file, resolve_gpu_model
 from gpudesk.telemetry.model import TelemetryError

@@ -9,10 +9,10 @@ warnings among the labelled ones.
 from __future__ import annotations
 
 import pytest
+from rules_cases import CASES, Case, Label
 
 from gpudesk.telemetry.dmon_import import frame_and_devices_from_text, resolve_gpu_model
 from gpudesk.telemetry.rules import CRITICAL, WARNING, Finding, run_rules
-from rules_cases import CASES, Case, Label
 
 RECALL_FLOOR = 0.9
 JUDGED = (WARNING, CRITICAL)
@@ -72,5 +72,5 @@ def test_false_warnings_on_labelled_runs_stay_rare(scores):
 
 @pytest.mark.parametrize("name", ["issue13_4gpu_h2d_stall", "issue13_30min_15min_stall"])
 def test_the_issue_logs_are_found_completely(scores, name):
-    found, missed, false = scores[name]
+    _found, missed, false = scores[name]
     assert not missed and not false, (missed, [f.summary for f in false])

@@ -6,7 +6,13 @@ import numpy as np
 
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import SeriesFrame
-from gpudesk.telemetry.rules.spans import build_grid, busy_share, gpu_spans, job_spans, runs
+from gpudesk.telemetry.rules.spans import (
+    build_grid,
+    busy_share,
+    gpu_spans,
+    job_spans,
+    runs,
+)
 from gpudesk.telemetry.rules.thresholds import Thresholds
 
 

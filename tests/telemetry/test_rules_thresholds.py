@@ -5,13 +5,18 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import stall_logs
 
+from gpudesk.telemetry.dmon import parse_dmon
 from gpudesk.telemetry.rules import run_rules
 from gpudesk.telemetry.rules.thresholds import (
-    THRESHOLDS_VERSION, Thresholds, ThresholdsError, load_thresholds, save_thresholds, thresholds_from_dict,
+    THRESHOLDS_VERSION,
+    Thresholds,
+    ThresholdsError,
+    load_thresholds,
+    save_thresholds,
+    thresholds_from_dict,
 )
-from helpers import stall_logs
-from gpudesk.telemetry.dmon import parse_dmon
 
 
 def test_defaults_when_no_file(tmp_path):

@@ -18,11 +18,27 @@ import numpy as np
 from gpudesk.i18n import _
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
 from gpudesk.telemetry.rules import (
-    clocks, cpu_bound, imbalance, input_starvation, low_util, memory, memory_creep, nvlink, pcie_link, periodic,
-    starvation, throttling,
+    clocks,
+    cpu_bound,
+    imbalance,
+    input_starvation,
+    low_util,
+    memory,
+    memory_creep,
+    nvlink,
+    pcie_link,
+    periodic,
+    starvation,
+    throttling,
 )
 from gpudesk.telemetry.rules.base import (
-    CRITICAL, INFO, NOT_JUDGED, WARNING, Finding, RuleContext, checked,
+    CRITICAL,
+    INFO,
+    NOT_JUDGED,
+    WARNING,
+    Finding,
+    RuleContext,
+    checked,
 )
 from gpudesk.telemetry.rules.text import gpu_list
 from gpudesk.telemetry.rules.thresholds import Thresholds
@@ -42,8 +58,19 @@ CHECKED: dict[str, str] = {
     pcie_link.RULE: _("PCIe links held their maximum generation and width under load."),
 }
 
-__all__ = ["RULES", "CHECKED", "Finding", "RuleContext", "Thresholds", "run_rules", "estimate_interval",
-           "CRITICAL", "WARNING", "INFO", "NOT_JUDGED"]
+__all__ = [
+    "CHECKED",
+    "CRITICAL",
+    "INFO",
+    "NOT_JUDGED",
+    "RULES",
+    "WARNING",
+    "Finding",
+    "RuleContext",
+    "Thresholds",
+    "estimate_interval",
+    "run_rules",
+]
 
 
 def estimate_interval(frame: SeriesFrame) -> float:
@@ -69,7 +96,7 @@ def _collapse_not_judged(findings: list[Finding]) -> list[Finding]:
         if f.gpu is not None:
             text = text.replace(f"GPU {f.gpu}", "GPU")
         groups.setdefault((f.rule, text), []).append(f)
-    for (_rule, _text), group in groups.items():
+    for group in groups.values():
         if len(group) == 1 or all(f.gpu is None for f in group):
             out.append(group[0])
             continue

@@ -16,7 +16,15 @@ from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.host_metrics import SM_CLOCK_APP, SM_CLOCK_MAX
 from gpudesk.telemetry.model import SeriesFrame
-from gpudesk.telemetry.rules.base import WARNING, Finding, RuleContext, checked, gpu_span, not_judged, per_gpu
+from gpudesk.telemetry.rules.base import (
+    WARNING,
+    Finding,
+    RuleContext,
+    checked,
+    gpu_span,
+    not_judged,
+    per_gpu,
+)
 from gpudesk.telemetry.rules.text import gpu_list
 
 RULE = "clocks-below-max"

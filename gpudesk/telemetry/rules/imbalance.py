@@ -17,7 +17,15 @@ import numpy as np
 from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import SeriesFrame
-from gpudesk.telemetry.rules.base import WARNING, Finding, RuleContext, checked, not_judged, per_gpu, r
+from gpudesk.telemetry.rules.base import (
+    WARNING,
+    Finding,
+    RuleContext,
+    checked,
+    not_judged,
+    per_gpu,
+    r,
+)
 from gpudesk.telemetry.rules.spans import Grid
 from gpudesk.telemetry.rules.text import duration, gpu_list
 

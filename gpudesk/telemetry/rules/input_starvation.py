@@ -17,7 +17,14 @@ import numpy as np
 from gpudesk.i18n import _
 from gpudesk.telemetry.model import SeriesFrame
 from gpudesk.telemetry.pcie import link_bytes_per_s
-from gpudesk.telemetry.rules.base import CRITICAL, WARNING, Finding, RuleContext, checked, not_judged
+from gpudesk.telemetry.rules.base import (
+    CRITICAL,
+    WARNING,
+    Finding,
+    RuleContext,
+    checked,
+    not_judged,
+)
 from gpudesk.telemetry.rules.spans import Grid, Span, gpu_spans, job_spans
 from gpudesk.telemetry.rules.starvation import link_for
 from gpudesk.telemetry.rules.text import duration, rate
@@ -100,10 +107,9 @@ def _judge(span: Span, caps: dict[int, float], busy_rx: float | None, ctx: RuleC
     share = rx / cap if rx is not None and cap else None
     h2d = False
     if rx is not None:
-        if share is not None and share * 100 >= th.h2d_link_share_pct:
-            h2d = True
-        elif rx >= th.h2d_min_bytes_per_s and (busy_rx is None or rx >= th.h2d_vs_busy_ratio * max(busy_rx, 1.0)):
-            h2d = True
+        over_link = share is not None and share * 100 >= th.h2d_link_share_pct
+        over_busy = busy_rx is None or rx >= th.h2d_vs_busy_ratio * max(busy_rx, 1.0)
+        h2d = over_link or (rx >= th.h2d_min_bytes_per_s and over_busy)
     cpu = span.host_cpu_median_pct
     cpu_hit = cpu is not None and cpu >= th.cpu_saturated_pct
     if not (h2d or cpu_hit):

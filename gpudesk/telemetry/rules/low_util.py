@@ -13,7 +13,15 @@ import numpy as np
 
 from gpudesk.i18n import _
 from gpudesk.telemetry.model import SeriesFrame
-from gpudesk.telemetry.rules.base import CRITICAL, INFO, WARNING, Finding, RuleContext, checked, not_judged
+from gpudesk.telemetry.rules.base import (
+    CRITICAL,
+    INFO,
+    WARNING,
+    Finding,
+    RuleContext,
+    checked,
+    not_judged,
+)
 from gpudesk.telemetry.rules.spans import Span, busy_share, gpu_spans, job_spans
 from gpudesk.telemetry.rules.text import duration, gpu_list, offset, rate
 

@@ -13,7 +13,13 @@ import numpy as np
 
 from gpudesk.i18n import _
 from gpudesk.telemetry.model import SeriesFrame
-from gpudesk.telemetry.rules.base import WARNING, Finding, RuleContext, checked, not_judged
+from gpudesk.telemetry.rules.base import (
+    WARNING,
+    Finding,
+    RuleContext,
+    checked,
+    not_judged,
+)
 from gpudesk.telemetry.rules.spans import Span, gpu_spans, job_spans
 from gpudesk.telemetry.rules.text import duration
 
@@ -73,7 +79,7 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
         scopes.append((gpu_spans(grid, th, th.periodic_min_dip_s), _("GPU {gpu}").format(gpu=grid.gpus[0])))
     counted = 0
     for dips, scope in scopes:
-        dips = [s for s in dips if not (s.first_slot == 0)]  # the start-up span is not a dip
+        dips = [s for s in dips if s.first_slot != 0]  # the start-up span is not a dip
         counted += len(dips)
         if len(dips) < th.periodic_min_dips:
             continue

@@ -119,7 +119,8 @@ def _median(values: np.ndarray) -> float | None:
 
 def _low_mask(util: np.ndarray, th: Thresholds) -> np.ndarray:
     with np.errstate(invalid="ignore"):
-        return ~np.isnan(util) & (util < th.low_util_pct)
+        mask: np.ndarray = ~np.isnan(util) & (util < th.low_util_pct)
+    return mask
 
 
 def _make_span(grid: Grid, gpu: int | None, cols: np.ndarray, first: int, last: int) -> Span:
@@ -146,7 +147,7 @@ def _make_span(grid: Grid, gpu: int | None, cols: np.ndarray, first: int, last: 
 def gpu_spans(grid: Grid, th: Thresholds, min_s: float | None = None) -> list[Span]:
     """Low spans of each GPU, in time order per GPU."""
     need = th.min_span_s if min_s is None else min_s
-    bridge = int(round(th.merge_gap_s / grid.interval_s))
+    bridge = round(th.merge_gap_s / grid.interval_s)
     out: list[Span] = []
     for j, g in enumerate(grid.gpus):
         low = _low_mask(grid.util[:, j], th)
@@ -163,7 +164,8 @@ def job_low_mask(grid: Grid, th: Thresholds) -> np.ndarray:
     n_low = _low_mask(grid.util, th).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(n_read > 0, 100.0 * n_low / np.maximum(n_read, 1), 0.0)
-    return (n_read >= 2) & (share >= th.job_low_share_pct - 1e-9)
+    mask: np.ndarray = (n_read >= 2) & (share >= th.job_low_share_pct - 1e-9)
+    return mask
 
 
 def job_spans(grid: Grid, th: Thresholds, min_s: float | None = None) -> list[Span]:
@@ -171,7 +173,7 @@ def job_spans(grid: Grid, th: Thresholds, min_s: float | None = None) -> list[Sp
     if len(grid.gpus) < 2:
         return []
     need = th.min_span_s if min_s is None else min_s
-    bridge = int(round(th.merge_gap_s / grid.interval_s))
+    bridge = round(th.merge_gap_s / grid.interval_s)
     cols = np.arange(len(grid.gpus))
     return [_make_span(grid, None, cols, first, last)
             for first, last in runs(job_low_mask(grid, th), bridge)

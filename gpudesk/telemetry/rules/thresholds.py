@@ -9,6 +9,7 @@ unknown keys are refused with a message naming them, so a typo never silently fa
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -130,7 +131,7 @@ def thresholds_from_dict(data: Any) -> Thresholds:
         if name == "version":
             continue
         want_int = _FIELDS[name].type in ("int", int)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or value < 0:
             raise ThresholdsError(_("The threshold {name} must be a number of at least 0, not {value!r}.").format(
                 name=name, value=value), field=name)
         values[name] = int(value) if want_int else float(value)
