@@ -5,7 +5,8 @@ of step): the least busy GPU's median utilization is at least ``imbalance_gap_pc
 others, which are busy (at least ``imbalance_busy_pct``).
 
 Straggler: one GPU's utilization pattern leads or lags the others'. The utilization of each GPU (on the shared
-time grid, mean removed) is cross-correlated with the mean of the other GPUs for shifts of up to 30 samples; a
+time grid, mean removed) is cross-correlated (through the FFT) with the mean of the other GPUs for shifts of up
+to 30 samples; a
 GPU whose best correlation (at least ``straggler_min_correlation``) sits at a shift of at least
 ``straggler_min_lag_s``, and is clearly better than at no shift, runs ahead of or behind the others.
 """
@@ -41,13 +42,6 @@ ADVICE_STRAGGLER = _("This GPU's busy and idle phases come earlier or later than
                      "clocks, temperature and PCIe link with the others, and the per-rank step times in the job log.")
 
 
-def _corr(a: np.ndarray, b: np.ndarray) -> float:
-    sa, sb = float(np.std(a)), float(np.std(b))
-    if sa == 0 or sb == 0 or a.size < 10:
-        return 0.0
-    return float(np.mean((a - a.mean()) * (b - b.mean())) / (sa * sb))
-
-
 def stragglers(grid: Grid, min_lag_s: float, min_corr: float) -> list[tuple[int, float, float, float]]:
     """(gpu, lag s (positive = behind the others), best correlation, correlation at no shift) per straggler."""
     n, k = grid.util.shape
@@ -59,18 +53,22 @@ def stragglers(grid: Grid, min_lag_s: float, min_corr: float) -> list[tuple[int,
     if np.any(np.isnan(u)):
         return []
     out = []
+    size = 1 << int(np.ceil(np.log2(2 * n)))
+    shifts = np.arange(-MAX_SHIFT, MAX_SHIFT + 1)
+    overlap = (n - np.abs(shifts)).astype(float)
     for j, g in enumerate(grid.gpus):
-        own = u[:, j]
+        own = u[:, j] - u[:, j].mean()
         others = np.delete(u, j, axis=1).mean(axis=1)
-        if np.std(own) < 5 or np.std(others) < 5:
+        others = others - others.mean()
+        sa, sb = float(np.std(own)), float(np.std(others))
+        if sa < 5 or sb < 5:
             continue
-        best, best_shift = -2.0, 0
-        zero = _corr(own, others)
-        for s in range(-MAX_SHIFT, MAX_SHIFT + 1):
-            c = _corr(own[s:], others[:n - s]) if s >= 0 else _corr(own[:n + s], others[-s:])
-            if c > best:
-                best, best_shift = c, s
-        lag_s = best_shift * grid.interval_s
+        # cross-correlation at every shift at once through the FFT: cc[k] = sum_i own[i + k] * others[i]
+        cc = np.fft.irfft(np.fft.rfft(own, size) * np.conj(np.fft.rfft(others, size)), size)
+        corr = cc[shifts % size] / (overlap * sa * sb)
+        k = int(np.argmax(corr))
+        best, zero = float(corr[k]), float(corr[MAX_SHIFT])
+        lag_s = float(shifts[k]) * grid.interval_s
         if abs(lag_s) >= min_lag_s and best >= min_corr and best - zero >= 0.1:
             out.append((g, lag_s, best, zero))
     # when every GPU looks shifted against the others the pattern has no single straggler
