@@ -25,7 +25,7 @@ from gpudesk.telemetry.rules.base import (
     checked,
     not_judged,
 )
-from gpudesk.telemetry.rules.spans import Grid, Span, gpu_spans, job_spans
+from gpudesk.telemetry.rules.spans import Grid, Span, coverage, gpu_spans, job_spans, touches
 from gpudesk.telemetry.rules.starvation import link_for
 from gpudesk.telemetry.rules.text import duration, rate
 
@@ -67,7 +67,10 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
         return [not_judged(RULE, None, _("GPU utilization was not recorded (or is N/A on every GPU)."), frame.span)]
     has_rx = bool(np.any(~np.isnan(grid.pcie_rx)))
     has_cpu = bool(np.any(~np.isnan(grid.host_cpu)))
-    spans = [s for s in job_spans(grid, th) + gpu_spans(grid, th) if not s.at_edge]
+    jobs = [s for s in job_spans(grid, th) if not s.at_edge]
+    cov = coverage(jobs, grid.t.size)
+    # a GPU span inside a job span is judged with the job's
+    spans = jobs + [s for s in gpu_spans(grid, th) if not s.at_edge and not touches(cov, s)]
     if not has_rx and not has_cpu:
         if not spans:
             return [checked(RULE, _("No stall to explain: no low-utilization span; PCIe and host CPU were not "
@@ -77,13 +80,8 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
                            frame.span)]
     caps = _link_caps(frame, ctx)
     busy_rx = _busy_rx(grid, th.low_util_pct)
-    seen: set[tuple[int, int]] = set()
     out: list[Finding] = []
     for span in spans:
-        key = (span.first_slot, span.last_slot)
-        if span.gpu is not None and any(k[0] <= span.last_slot and span.first_slot <= k[1] for k in seen):
-            continue  # a GPU span inside a job span already judged
-        seen.add(key)
         f = _judge(span, caps, busy_rx, ctx)
         if f is not None:
             out.append(f)
@@ -97,7 +95,7 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
     if has_cpu:
         what.append(_("host CPU at or above {cpu:.0f} %").format(cpu=th.cpu_saturated_pct))
     return [checked(RULE, _("No starvation found: {n} low-utilization span(s) checked for {what}.").format(
-        n=len(seen), what=_(" or ").join(what)), {"spans_checked": len(seen)}, frame.span)]
+        n=len(spans), what=_(" or ").join(what)), {"spans_checked": len(spans)}, frame.span)]
 
 
 def _judge(span: Span, caps: dict[int, float], busy_rx: float | None, ctx: RuleContext) -> Finding | None:

@@ -22,7 +22,7 @@ from gpudesk.telemetry.rules.base import (
     checked,
     not_judged,
 )
-from gpudesk.telemetry.rules.spans import Span, busy_share, gpu_spans, job_spans
+from gpudesk.telemetry.rules.spans import Span, busy_share, coverage, gpu_spans, job_spans, touches
 from gpudesk.telemetry.rules.text import duration, gpu_list, offset, rate
 
 RULE = "low-utilization"
@@ -32,10 +32,6 @@ ADVICE = _("A span where the GPUs do little in the middle of a run is time paid 
 ADVICE_BARELY = _("The GPU worked for only a small part of the run: the job spends most of its time on the CPU, "
                   "on I/O or waiting. Profile one run (torch.profiler or nsys) to see where the time goes before "
                   "adding GPUs.")
-
-
-def overlaps(span: Span, others: list[Span]) -> bool:
-    return any(o.first_slot <= span.last_slot and span.first_slot <= o.last_slot for o in others)
 
 
 def _who(span: Span, n_gpus: int) -> str:
@@ -94,7 +90,8 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
     busy_gpus = [g for g, s in shares.items() if s > 0]
     jobs = job_spans(grid, th)
     # a GPU that never works is not stalling: the imbalance rule reports a GPU left out
-    singles = [s for s in gpu_spans(grid, th) if s.gpu in busy_gpus and not overlaps(s, jobs)]
+    cov = coverage(jobs, grid.t.size)
+    singles = [s for s in gpu_spans(grid, th) if s.gpu in busy_gpus and not touches(cov, s)]
     findings: list[Finding] = []
     for scope in [None, *grid.gpus]:
         spans = [s for s in (jobs if scope is None else singles) if s.gpu == scope]

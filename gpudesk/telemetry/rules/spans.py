@@ -99,17 +99,47 @@ class Span:
 
 
 def runs(mask: np.ndarray, bridge: int) -> list[tuple[int, int]]:
-    """(first, last) index of each run of True, joining runs separated by at most ``bridge`` False entries."""
+    """(first, last) index of each run of True, joining runs separated by at most ``bridge`` False entries.
+
+    Only runs of two samples or more are joined (and a lone True sample never starts or extends a bridged run):
+    a stall that flickers up for a second stays one stall, while noise that dips below the line now and then
+    does not chain into a long "span"."""
     if not mask.size or not mask.any():
         return []
     d = np.diff(np.concatenate(([0], mask.astype(np.int8), [0])))
     starts = np.flatnonzero(d == 1)
     ends = np.flatnonzero(d == -1) - 1
     if bridge > 0 and starts.size > 1:
-        keep = (starts[1:] - ends[:-1] - 1) > bridge
-        starts = np.concatenate((starts[:1], starts[1:][keep]))
-        ends = np.concatenate((ends[:-1][keep], ends[-1:]))
+        solid = (ends - starts) >= 1
+        s_starts, s_ends = starts[solid], ends[solid]
+        lone = [(int(a), int(b)) for a, b in zip(starts[~solid].tolist(), ends[~solid].tolist())]
+        if s_starts.size > 1:
+            keep = (s_starts[1:] - s_ends[:-1] - 1) > bridge
+            s_starts = np.concatenate((s_starts[:1], s_starts[1:][keep]))
+            s_ends = np.concatenate((s_ends[:-1][keep], s_ends[-1:]))
+        merged = list(zip(s_starts.tolist(), s_ends.tolist()))
+        # lone samples inside a bridged run are part of it; the others stay runs of one
+        if lone and merged:
+            firsts = np.array([a for a, _b in merged])
+            lasts = np.array([b for _a, b in merged])
+            pos = np.searchsorted(firsts, [a for a, _b in lone], side="right") - 1
+            lone = [x for x, p in zip(lone, pos.tolist()) if p < 0 or x[0] > lasts[p]]
+        return sorted(merged + lone)
     return list(zip(starts.tolist(), ends.tolist()))
+
+
+def coverage(spans: list[Span], n_slots: int) -> np.ndarray:
+    """Prefix count of slots covered by ``spans``: slots first..last are touched iff c[last + 1] - c[first] > 0."""
+    marks = np.zeros(n_slots + 1, dtype=np.int64)
+    for sp in spans:
+        marks[sp.first_slot] += 1
+        marks[sp.last_slot + 1] -= 1
+    covered = np.cumsum(marks)[:n_slots] > 0
+    return np.concatenate(([0], np.cumsum(covered)))
+
+
+def touches(cov: np.ndarray, span: Span) -> bool:
+    return bool(cov[span.last_slot + 1] - cov[span.first_slot] > 0)
 
 
 def _median(values: np.ndarray) -> float | None:
