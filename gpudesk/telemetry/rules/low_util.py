@@ -35,7 +35,9 @@ ADVICE_BARELY = _("The GPU worked for only a small part of the run: the job spen
 
 
 def _who(span: Span, n_gpus: int) -> str:
-    return _("All {n} GPUs").format(n=n_gpus) if span.gpu is None else _("GPU {gpu}").format(gpu=span.gpu)
+    if span.gpu is not None:
+        return _("GPU {gpu}").format(gpu=span.gpu)
+    return _("Both GPUs") if n_gpus == 2 else _("All {n} GPUs").format(n=n_gpus)
 
 
 def _finding(span: Span, start: float, run_s: float, n_gpus: int) -> Finding:
