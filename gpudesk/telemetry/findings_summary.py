@@ -43,7 +43,9 @@ def summarize(findings: Sequence[Finding]) -> str:
     periodic = next((f for f in findings if f.rule == "periodic-dips" and f.severity in JUDGED), None)
     starving = [f for f in findings if f.rule == "input-starvation" and f.severity in JUDGED]
     head = _("GPUs busy {busy:.0f} % of the run").format(busy=busy) if busy is not None else ""
-    if busy == 0:
+    in_use = next((f.evidence.get("gpus_in_use") for f in findings
+                   if f.rule == "low-utilization" and "gpus_in_use" in f.evidence), None)
+    if in_use == []:
         head = _("The GPUs were idle the whole run (no job ran on them)")
     if lengths:
         span_text = (duration(lengths[0]) if min(lengths) == max(lengths)

@@ -134,6 +134,15 @@ def clocks_capped(seed: int = 8) -> str:
     return render(1200, 2, shape, seed)
 
 
+def starved_whole_run(seed: int = 9) -> str:
+    """2 GPUs, 30 min; the job runs starved the whole time: SM 8-22 %, 30 GB of memory held, never busy."""
+    rng = np.random.default_rng(seed + 100)
+
+    def shape(s: int, g: int) -> dict[str, float]:
+        return {"sm": float(rng.uniform(8, 22)), "fb": 30_000.0, "rx": float(rng.uniform(100, 400))}
+    return render(1800, 2, shape, seed)
+
+
 # --- healthy runs: an expert would say nothing ---------------------------------------------------------------
 
 def healthy_8gpu(seed: int = 11) -> str:

@@ -51,6 +51,9 @@ CASES: tuple[Case, ...] = (
     Case("memory_leak", logs.memory_leak, (("memory-creep", 0, None),), interval_s=10.0),
     Case("one_gpu_idle_others_busy", logs.one_gpu_idle_others_busy, (("low-utilization", 2, (400, 459)),)),
     Case("clocks_capped", logs.clocks_capped, (("clocks-below-max", 1, None),)),
+    # a job that is starved from start to end: no span "in the middle", yet an expert would look here
+    Case("starved_whole_run", logs.starved_whole_run,
+         (("low-utilization", 0, None), ("low-utilization", 1, None))),
     # healthy: nothing to say
     Case("healthy_8gpu", logs.healthy_8gpu, ()),
     Case("healthy_warmup_teardown", logs.healthy_warmup_teardown, ()),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
+from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import SeriesFrame
 from gpudesk.telemetry.rules.base import (
     CRITICAL,
@@ -24,6 +25,7 @@ from gpudesk.telemetry.rules.base import (
 )
 from gpudesk.telemetry.rules.spans import Span, busy_share, coverage, gpu_spans, job_spans, touches
 from gpudesk.telemetry.rules.text import duration, gpu_list, offset, rate
+from gpudesk.telemetry.rules.thresholds import Thresholds
 
 RULE = "low-utilization"
 ADVICE = _("A span where the GPUs do little in the middle of a run is time paid for and lost. Open the span "
@@ -32,6 +34,21 @@ ADVICE = _("A span where the GPUs do little in the middle of a run is time paid 
 ADVICE_BARELY = _("The GPU worked for only a small part of the run: the job spends most of its time on the CPU, "
                   "on I/O or waiting. Profile one run (torch.profiler or nsys) to see where the time goes before "
                   "adding GPUs.")
+
+
+def in_use(frame: SeriesFrame, th: Thresholds) -> dict[int, bool]:
+    """GPU -> whether a job is on it (utilization ever at idle_util_pct, or median memory used of a GiB or more)."""
+    util = frame.metrics.get(m.GPU_UTIL)
+    mem = frame.metrics.get(m.MEM_USED)
+    out: dict[int, bool] = {}
+    for g, idx in frame.gpu_rows().items():
+        used = False
+        if util is not None and np.any(~np.isnan(util[idx])):
+            used = float(np.nanmax(util[idx])) >= th.idle_util_pct
+        if not used and mem is not None and np.any(~np.isnan(mem[idx])):
+            used = float(np.nanmedian(mem[idx])) >= th.idle_mem_bytes
+        out[g] = used
+    return out
 
 
 def _who(span: Span, n_gpus: int) -> str:
@@ -89,9 +106,10 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
     start = float(grid.t[0])
     run_s = float(grid.t.size) * grid.interval_s
     n = len(grid.gpus)
-    busy_gpus = [g for g, s in shares.items() if s > 0]
+    using = in_use(frame, th)
+    busy_gpus = [g for g in shares if using.get(g)]
     jobs = job_spans(grid, th)
-    # a GPU that never works is not stalling: the imbalance rule reports a GPU left out
+    # a GPU without a job is idle, not stalling (the imbalance rule reports a GPU left out of a busy job)
     cov = coverage(jobs, grid.t.size)
     singles = [s for s in gpu_spans(grid, th) if s.gpu in busy_gpus and not touches(cov, s)]
     findings: list[Finding] = []
@@ -118,7 +136,7 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
     evidence = {"busy_share_pct": round(100 * mean_busy, 1),
                 "busy_share_pct_by_gpu": {str(g): round(100 * s, 1) for g, s in sorted(shares.items())},
                 "low_util_pct": th.low_util_pct, "min_span_s": th.min_span_s,
-                "job_spans": len(jobs), "gpu_spans": len(singles)}
+                "job_spans": len(jobs), "gpu_spans": len(singles), "gpus_in_use": sorted(busy_gpus)}
     for f in findings:
         f.evidence.setdefault("busy_share_pct", evidence["busy_share_pct"])
     if not any(f.severity != INFO for f in findings):

@@ -46,7 +46,13 @@ class Thresholds:
     # The whole job stalls when at least this share of its GPUs is low at the same moment (3 of 4, 6 of 8, both
     # of 2): a rank that enters or leaves the stall a few seconds late does not split the job's stall.
     job_low_share_pct: float = 75.0
-    # A GPU that worked (some busy samples) but was busy in less than this share of the run is reported even
+    # A GPU is in use (a job is on it) when its utilization reaches idle_util_pct at least once or its median
+    # memory used is at least idle_mem_bytes (an idle GPU holds a few hundred MB: driver reservations and, with
+    # R510+ drivers and the v1 memory call, about 300 MB counted as used - monitor.md section 2.3). A GPU not in
+    # use is idle, not stalled.
+    idle_util_pct: float = 5.0
+    idle_mem_bytes: float = float(2**30)
+    # A GPU in use but busy in less than this share of the run is reported even
     # when its idle time sits at the start or the end ("the job barely used the GPU").
     min_busy_share_pct: float = 50.0
     # Per scope (the job, or one GPU) up to this many spans are listed one by one; more become one finding
