@@ -25,7 +25,14 @@ from gpudesk.telemetry.rules.base import (
     checked,
     not_judged,
 )
-from gpudesk.telemetry.rules.spans import Grid, Span, coverage, gpu_spans, job_spans, touches
+from gpudesk.telemetry.rules.spans import (
+    Grid,
+    Span,
+    coverage,
+    gpu_spans,
+    job_spans,
+    touches,
+)
 from gpudesk.telemetry.rules.starvation import link_for
 from gpudesk.telemetry.rules.text import duration, rate
 

@@ -23,7 +23,14 @@ from gpudesk.telemetry.rules.base import (
     checked,
     not_judged,
 )
-from gpudesk.telemetry.rules.spans import Span, busy_share, coverage, gpu_spans, job_spans, touches
+from gpudesk.telemetry.rules.spans import (
+    Span,
+    busy_share,
+    coverage,
+    gpu_spans,
+    job_spans,
+    touches,
+)
 from gpudesk.telemetry.rules.text import duration, gpu_list, offset, rate
 from gpudesk.telemetry.rules.thresholds import Thresholds
 
