@@ -58,3 +58,11 @@ def test_a_changed_threshold_changes_the_finding():
     longer = Thresholds(min_span_s=60.0)
     assert not [f for f in run_rules(frame, thresholds=longer)
                 if f.rule == "low-utilization" and f.severity == "warning"]
+
+
+def test_every_threshold_has_a_label_for_the_settings_form():
+    from dataclasses import fields
+
+    from gpudesk.telemetry.rules.threshold_labels import THRESHOLD_LABELS
+
+    assert set(THRESHOLD_LABELS) == {f.name for f in fields(Thresholds)}

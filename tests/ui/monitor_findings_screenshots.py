@@ -6,6 +6,7 @@
 - monitor-findings-15min-stall.png: issue 13's 30-minute log with 15 minutes of stall.
 - monitor-findings-periodic.png: the synthetic checkpoint log (6 dips every 10 min), spans grouped.
 - monitor-burnin-report.png: the burn-in report of the first log against a 4 x A100 plan.
+- monitor-thresholds-editor.png: the rule thresholds settings page (defaults).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from gpudesk.telemetry.dmon_import import (
 from gpudesk.telemetry.heatmap import heatmap
 from gpudesk.ui.monitor.burnin_view import BurnInReportView
 from gpudesk.ui.monitor.findings_list import FindingsListView
+from gpudesk.ui.monitor.thresholds_editor import ThresholdsEditor
 
 OUT = REPO / "docs" / "screenshots"
 FIX = REPO / "tests" / "fixtures" / "monitor_rules"
@@ -67,6 +69,11 @@ def main() -> None:
     view.show()
     app.processEvents()
     view.grab().save(str(OUT / "monitor-burnin-report.png"))
+    editor = ThresholdsEditor(Path(tempfile.mkdtemp()) / "rule-thresholds.json")
+    editor.resize(640, 900)
+    editor.show()
+    app.processEvents()
+    editor.grab().save(str(OUT / "monitor-thresholds-editor.png"))
 
 
 if __name__ == "__main__":

@@ -72,6 +72,13 @@ class Thresholds:
     h2d_vs_busy_ratio: float = 2.0
     # Host CPU saturated (psutil.cpu_percent across all cores, or pmon/host metrics when recorded).
     cpu_saturated_pct: float = 90.0
+    # CPU-bound swing (DIGEST.md section 5: "utilization swinging, CPU at 100 %"): p95 - p5 of utilization at
+    # least swing_spread_pct points with a mean change of swing_change_pct points per sample, on a GPU whose p95
+    # reaches swing_busy_p95_pct, over at least swing_min_samples samples.
+    swing_spread_pct: float = 50.0
+    swing_change_pct: float = 15.0
+    swing_busy_p95_pct: float = 70.0
+    swing_min_samples: int = 10
     # --- periodic dips ------------------------------------------------------------------------------------
     periodic_min_dip_s: float = 3.0
     periodic_min_dips: int = 4
@@ -101,7 +108,10 @@ class Thresholds:
     load_util_pct: float = 80.0
     clock_below_pct: float = 90.0
     clock_low_share_pct: float = 25.0
+    # PCIe link below its maximum in at least this share of the samples at or above link_load_util_pct (an idle
+    # link trains down to Gen1 on purpose: nvidia-smi --help-query-gpu, "may be reduced when the GPU is not in use").
     pcie_degraded_share_pct: float = 50.0
+    link_load_util_pct: float = 50.0
     # NVLink idle: under 100 MB/s per GPU (95th percentile) while two or more GPUs are busy.
     nvlink_idle_bytes_per_s: float = 1e8
 
