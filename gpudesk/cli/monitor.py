@@ -447,10 +447,18 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     try:
         fmt = format_for(args.out)
-        frame, devices, title = _load_target(args)
-        plan, plan_name = _load_plan(args)
-        report = build_report(frame, devices, source=title, title=args.title, plan=plan, plan_name=plan_name,
-                              candidate_index=args.candidate - 1, thresholds=_thresholds(args.thresholds))
+        if not Path(args.target).exists() and args.target.isdigit() and args.plan_file is None:
+            from gpudesk.store import open_store
+            from gpudesk.telemetry.burnin_sources import report_from_store
+
+            report = report_from_store(open_store(), int(args.target), args.plan, candidate_index=args.candidate - 1,
+                                       thresholds=_thresholds(args.thresholds), title=args.title)
+            title = report.source
+        else:
+            frame, devices, title = _load_target(args)
+            plan, plan_name = _load_plan(args)
+            report = build_report(frame, devices, source=title, title=args.title, plan=plan, plan_name=plan_name,
+                                  candidate_index=args.candidate - 1, thresholds=_thresholds(args.thresholds))
         write_report(report, args.out, fmt)
     except (TelemetryError, StoreError, GpudeskError) as exc:
         raise CliError(exc.user_text() if isinstance(exc, GpudeskError) else str(exc)) from exc

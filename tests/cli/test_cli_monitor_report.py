@@ -47,3 +47,17 @@ def test_thresholds_set_show_reset(capsys):
     assert "Unknown rule thresholds: nope" in capsys.readouterr().err
     assert main(["monitor", "thresholds", "--reset", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["min_span_s"] == 10.0
+
+
+def test_report_from_a_recording_in_the_store(tmp_path, capsys):
+    assert main(["monitor", "import", str(FIX / "issue13_30min_15min_stall.txt"), "--gpu-model", "a100-80-pcie"]) == 0
+    plan_id = save_plan(open_store(), "2-GPU plan", "", {"candidates": [{"count": 2, "gpu_name": "NVIDIA A100 80GB PCIe",
+                                                                          "per_gpu_memory_bytes": 55e9,
+                                                                          "safe_line_bytes": 64e9}]})
+    capsys.readouterr()
+    out = tmp_path / "r.json"
+    assert main(["monitor", "report", "1", "--plan", str(plan_id), "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["source"].startswith("recording 1") and data["plan_name"] == "2-GPU plan"
+    assert data["summary"] == "GPUs busy 50 % of the run; 1 stall of 15 min."
+    assert {c["item"]: c["verdict"] for c in data["comparisons"]}["GPU count"] == "pass"
