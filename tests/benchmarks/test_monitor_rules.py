@@ -3,7 +3,7 @@
 Run with: .venv/bin/python -m pytest tests/benchmarks/test_monitor_rules.py --benchmark-enable -q
 With the default --benchmark-disable each runs once on 1 hour instead of 72. The frame is built directly (the
 dmon import is measured with the analysis in test_monitor_core.py) and holds a realistic run: busy GPUs with
-1-sample dips, a checkpoint stall every 30 min, memory creeping, so every rule has work to do.
+1-sample dips, a checkpoint stall every 10 min, memory creeping, so every rule has work to do.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def burn_in_frame(hours: float, seed: int = 0) -> SeriesFrame:
     s = np.repeat(np.arange(secs, dtype=float), GPUS)
     util = np.clip(rng.normal(94, 4, n), 0, 100)
     util[rng.random(n) < 0.02] = 55.0
-    util[(s % 1800) < 25] = 5.0  # checkpoint every 30 min
+    util[(s % 600) < 25] = 5.0  # checkpoint every 10 min
     return SeriesFrame(1.7e9 + s, np.tile(np.arange(GPUS), secs), {
         m.GPU_UTIL: util, m.PCIE_RX: rng.normal(9e8, 2e8, n), m.PCIE_TX: rng.normal(1e8, 2e7, n),
         m.MEM_USED: 40e9 + s * 5e4, m.POWER: 100 + 2.5 * util, m.SM_CLOCK: np.full(n, 1.41e9),
@@ -61,7 +61,7 @@ def test_rules_72h_8gpu(benchmark, run_frame):
     found = benchmark.pedantic(run, rounds=1, iterations=1)
     benchmark.extra_info.update({"rows": len(frame), "hours": hours, **cpu})
     periodic = [f for f in found if f.rule == "periodic-dips" and f.severity == "warning"]
-    assert periodic and periodic[0].evidence["period_s"] == pytest.approx(1800, abs=2)
+    assert periodic and periodic[0].evidence["period_s"] == pytest.approx(600, abs=2)
 
 
 def test_burnin_report_72h_8gpu(benchmark, run_frame):
