@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 
 from gpudesk.cli import CliError
+from gpudesk.errors import GpudeskError
+from gpudesk.telemetry.rules.thresholds import Thresholds, load_thresholds
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -64,7 +66,35 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     a.add_argument("--list", action="store_true", help="list recordings instead")
     a.add_argument("--json", action="store_true",
                    help="print statistics and findings as JSON (keys carry their units)")
+    a.add_argument("--thresholds", type=Path, default=None, metavar="FILE",
+                   help="rule thresholds JSON (default: the user's, see 'gpudesk monitor thresholds')")
     a.set_defaults(func=cmd_analyze)
+
+    rp = sub.add_parser("report", help="burn-in report: a recording or dmon log, its findings and a saved plan")
+    rp.add_argument("target", help="a dmon log file or a recording id (see 'gpudesk monitor analyze --list')")
+    rp.add_argument("--out", type=Path, required=True, metavar="F",
+                    help="file to write; the format follows its ending: .md, .html or .json")
+    rp.add_argument("--plan", type=int, default=None, metavar="ID", help="saved plan id ('gpudesk plan list')")
+    rp.add_argument("--plan-file", type=Path, default=None, metavar="F",
+                    help="a plan exported as JSON ('gpudesk plan ... --json') instead of a saved plan")
+    rp.add_argument("--candidate", type=int, default=1, metavar="N",
+                    help="which of the plan's configurations was bought (1 = the top one, the default)")
+    rp.add_argument("--gpu-model", default=None, metavar="NAME",
+                    help="catalog GPU model a dmon log came from (PCIe link and memory capacity)")
+    rp.add_argument("--interval", type=float, default=1.0, metavar="S",
+                    help="seconds between dmon samples for logs without a time column; default 1")
+    rp.add_argument("--title", default=None, help="report title")
+    rp.add_argument("--thresholds", type=Path, default=None, metavar="FILE",
+                    help="rule thresholds JSON (default: the user's)")
+    rp.set_defaults(func=cmd_report)
+
+    th = sub.add_parser("thresholds", help="show or change the findings' rule thresholds (kept with a version)")
+    th.add_argument("--set", dest="assignments", action="append", default=[], metavar="NAME=VALUE",
+                    help="change one threshold (repeatable), e.g. --set min_span_s=20")
+    th.add_argument("--reset", action="store_true", help="back to the defaults (deletes the file)")
+    th.add_argument("--file", type=Path, default=None, metavar="FILE", help="thresholds file (default: the user's)")
+    th.add_argument("--json", action="store_true", help="print all values as JSON")
+    th.set_defaults(func=cmd_thresholds)
 
     e = sub.add_parser("export", help="export a recording (or a span) as CSV")
     e.add_argument("session", type=int, help="recording id (see 'gpudesk monitor analyze --list')")
@@ -343,17 +373,141 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             raise CliError(f"{args.target}: neither a file nor a recording id (see 'gpudesk monitor analyze --list').")
         if args.t0 is not None and args.t1 is not None and args.t0 > args.t1:
             raise CliError(f"--from {args.t0:g} is after --to {args.t1:g}.")
-        result = analyze(frame, devices, t0=args.t0, t1=args.t1)
+        result = analyze(frame, devices, t0=args.t0, t1=args.t1, thresholds=_thresholds(args.thresholds))
         if result.span is None:
             span = frame.span
             raise CliError(f"{title}: no samples between --from {args.t0} and --to {args.t1}"
                            + (f"; the data spans {span[0]:.0f} to {span[1]:.0f} (epoch s)." if span else "."))
-    except (TelemetryError, StoreError) as exc:
-        raise CliError(str(exc)) from exc
+    except (TelemetryError, StoreError, GpudeskError) as exc:
+        raise CliError(exc.user_text() if isinstance(exc, GpudeskError) else str(exc)) from exc
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
         return 0
     _print_analysis(title, result)
+    return 0
+
+
+def _thresholds(path: Path | None) -> Thresholds:
+    return load_thresholds(path)
+
+
+def _load_target(args: argparse.Namespace) -> tuple:
+    """(frame, devices, title) of a dmon log file or a recording id."""
+    from gpudesk.store import open_store
+    from gpudesk.store.recordings import get_session
+    from gpudesk.telemetry.dmon_import import frame_and_devices_from_file, resolve_gpu_model
+    from gpudesk.telemetry.recorder import load_frame, session_devices
+
+    path = Path(args.target)
+    if path.exists():
+        gpu = resolve_gpu_model(args.gpu_model) if args.gpu_model else None
+        frame, devices, log = frame_and_devices_from_file(path, gpu, args.interval)
+        if log.empty:
+            raise CliError(f"{path}: no samples. " + " / ".join(log.errors or log.notes))
+        return frame, devices, path.name
+    if args.target.isdigit():
+        db = open_store()
+        sess = get_session(db, int(args.target))
+        return load_frame(db, sess.id), session_devices(db, sess.id), f"recording {sess.id} ({sess.name})"
+    raise CliError(f"{args.target}: neither a file nor a recording id (see 'gpudesk monitor analyze --list').")
+
+
+def _load_plan(args: argparse.Namespace) -> tuple[dict | None, str | None]:
+    """The plan dictionary and its name, from --plan ID or --plan-file F (or nothing)."""
+    from gpudesk.store import open_store
+    from gpudesk.store.plans import get_plan
+
+    if args.plan is not None and args.plan_file is not None:
+        raise CliError("Give --plan or --plan-file, not both.")
+    if args.plan is not None:
+        saved = get_plan(open_store(), args.plan)
+        if saved.problem:
+            raise CliError(f"Saved plan {args.plan} cannot be read ({saved.problem}); re-plan it in the Plan tab.")
+        return saved.plan, saved.name
+    if args.plan_file is not None:
+        try:
+            text = args.plan_file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise CliError(f"{args.plan_file}: cannot read the plan ({exc.strerror or exc}).") from exc
+        try:
+            plan = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CliError(f"{args.plan_file}: not a JSON plan ({exc.msg} at line {exc.lineno}).") from exc
+        if not isinstance(plan, dict):
+            raise CliError(f"{args.plan_file}: a plan is a JSON object with 'candidates'.")
+        return plan, str(plan.get("name") or args.plan_file.name)
+    return None, None
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from gpudesk.store import StoreError
+    from gpudesk.telemetry.burnin import build_report
+    from gpudesk.telemetry.burnin_render import format_for, write_report
+    from gpudesk.telemetry.model import TelemetryError
+
+    try:
+        fmt = format_for(args.out)
+        if not Path(args.target).exists() and args.target.isdigit() and args.plan_file is None:
+            from gpudesk.store import open_store
+            from gpudesk.telemetry.burnin_sources import report_from_store
+
+            report = report_from_store(open_store(), int(args.target), args.plan, candidate_index=args.candidate - 1,
+                                       thresholds=_thresholds(args.thresholds), title=args.title)
+            title = report.source
+        else:
+            frame, devices, title = _load_target(args)
+            plan, plan_name = _load_plan(args)
+            report = build_report(frame, devices, source=title, title=args.title, plan=plan, plan_name=plan_name,
+                                  candidate_index=args.candidate - 1, thresholds=_thresholds(args.thresholds))
+        write_report(report, args.out, fmt)
+    except (TelemetryError, StoreError, GpudeskError) as exc:
+        raise CliError(exc.user_text() if isinstance(exc, GpudeskError) else str(exc)) from exc
+    print(f"{args.out}: burn-in report of {title} ({fmt_span(report.duration_s)}, {len(report.gpus)} GPU(s), "
+          f"{len(report.judged_findings)} warning(s)).")
+    print(report.analysis.summary)
+    return 0
+
+
+def cmd_thresholds(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from gpudesk.telemetry.rules.thresholds import (
+        default_thresholds_path, save_thresholds, thresholds_from_dict,
+    )
+
+    target = args.file or default_thresholds_path()
+    try:
+        if args.reset:
+            try:
+                target.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise CliError(f"{target}: cannot delete ({exc.strerror or exc}).") from exc
+        current = load_thresholds(target)
+        if args.assignments:
+            changes: dict[str, float] = {}
+            for item in args.assignments:
+                name, sep, value = item.partition("=")
+                if not sep:
+                    raise CliError(f"--set {item}: write NAME=VALUE, e.g. --set min_span_s=20.")
+                try:
+                    changes[name.strip()] = float(value)
+                except ValueError as exc:
+                    raise CliError(f"--set {item}: {value!r} is not a number.") from exc
+            merged = thresholds_from_dict({**current.changed(), **changes})
+            current = replace(merged)
+            save_thresholds(current, target)
+    except GpudeskError as exc:
+        raise CliError(exc.user_text()) from exc
+    if args.json:
+        print(json.dumps(current.to_dict(), indent=2))
+        return 0
+    changed = current.changed()
+    print(f"Rule thresholds ({target}{'' if target.exists() else ', defaults: no file yet'}):")
+    for name, value in current.to_dict().items():
+        mark = "  (changed)" if name in changed else ""
+        print(f"  {name} = {value}{mark}")
     return 0
 
 
@@ -429,6 +583,8 @@ def _print_analysis(title: str, result) -> None:
             unit = METRICS[name].unit if name in METRICS else ""
             label = METRICS[name].label if name in METRICS else name
             print(_stat_line(label, unit, s))
+    if result.summary:
+        print(f"Summary: {result.summary}")
     print("Findings:")
     for f in result.findings:
         where = "all GPUs" if f.gpu is None else f"GPU {f.gpu}"

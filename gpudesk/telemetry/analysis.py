@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gpudesk.telemetry.findings_summary import summarize
 from gpudesk.telemetry.model import METRICS, DeviceInfo, SeriesFrame
 from gpudesk.telemetry.pcie import describe_link
-from gpudesk.telemetry.rules import Finding, run_rules
+from gpudesk.telemetry.rules import Finding, Thresholds, run_rules
 from gpudesk.telemetry.stats import SpanStats, span_stats
 
 
@@ -26,6 +27,8 @@ class Analysis:
         devices: gpu -> DeviceInfo used (PCIe link and memory assumptions).
         notes: source notes (e.g. dmon parser notes, link assumptions).
         rounds: distinct time stamps (sampling rounds) analysed; 1 for a single ``nvidia-smi dmon`` round.
+        summary: one paragraph over the findings (gpudesk.telemetry.findings_summary).
+        thresholds: the rule thresholds used.
     """
 
     span: tuple[float, float] | None
@@ -34,6 +37,8 @@ class Analysis:
     devices: dict[int, DeviceInfo] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     rounds: int = 0
+    summary: str = ""
+    thresholds: Thresholds = field(default_factory=Thresholds)
 
     def to_json(self) -> dict:
         gpus = {}
@@ -59,7 +64,9 @@ class Analysis:
             "duration_s": (self.span[1] - self.span[0]) if self.span else 0.0,
             "sampling_rounds": self.rounds,
             "gpus": gpus,
+            "summary": self.summary,
             "findings": [f.to_dict() for f in self.findings],
+            "thresholds": self.thresholds.to_dict(),
             "notes": list(self.notes),
         }
 
@@ -71,11 +78,13 @@ def analyze(
     t0: float | None = None,
     t1: float | None = None,
     interval_s: float | None = None,
+    thresholds: Thresholds | None = None,
 ) -> Analysis:
     """Statistics and findings over ``t0 <= t <= t1`` (whole frame by default)."""
     sub = frame.select(t0, t1) if (t0 is not None or t1 is not None) else frame
     devs = {d.index: d for d in (devices or [])}
     stats = span_stats(sub)
-    findings = run_rules(sub, devs, interval_s=interval_s)
+    th = thresholds or Thresholds()
+    findings = run_rules(sub, devs, interval_s=interval_s, thresholds=th)
     rounds = int(np.unique(sub.t).size)
-    return Analysis(sub.span, stats, findings, devs, list(frame.notes), rounds)
+    return Analysis(sub.span, stats, findings, devs, list(frame.notes), rounds, summarize(findings), th)

@@ -1,6 +1,12 @@
 """Bottleneck rules over a window of samples; each module holds one rule (``check(frame, ctx) -> [Finding]``).
 
-``run_rules(frame, devices=None, interval_s=None)`` runs them all and returns the findings, judged ones first.
+``run_rules(frame, devices=None, interval_s=None, thresholds=None)`` runs them all and returns the findings,
+judged ones first. Two promises hold for every rule:
+
+* it says what it checked: a judged rule that found nothing returns an "info" finding saying so (the rules
+  do it themselves where they have something to add; :data:`CHECKED` is the fallback sentence otherwise);
+* a rule that cannot judge says why once: identical "not-judged" findings of several GPUs become one, naming
+  the GPUs.
 """
 
 from __future__ import annotations
@@ -9,16 +15,62 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from gpudesk.i18n import _
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
-from gpudesk.telemetry.rules import cpu_bound, imbalance, memory, pcie_link, starvation, throttling
-from gpudesk.telemetry.rules.base import (
-    CRITICAL, INFO, NOT_JUDGED, WARNING, Finding, RuleContext,
+from gpudesk.telemetry.rules import (
+    clocks,
+    cpu_bound,
+    imbalance,
+    input_starvation,
+    low_util,
+    memory,
+    memory_creep,
+    nvlink,
+    pcie_link,
+    periodic,
+    starvation,
+    throttling,
 )
+from gpudesk.telemetry.rules.base import (
+    CRITICAL,
+    INFO,
+    NOT_JUDGED,
+    WARNING,
+    Finding,
+    RuleContext,
+    checked,
+)
+from gpudesk.telemetry.rules.text import gpu_list
+from gpudesk.telemetry.rules.thresholds import Thresholds
 
-RULES = (starvation.check, cpu_bound.check, imbalance.check, memory.check, throttling.check, pcie_link.check)
+RULES = (low_util.check, input_starvation.check, starvation.check, periodic.check, cpu_bound.check,
+         imbalance.check, memory.check, memory_creep.check, throttling.check, clocks.check, pcie_link.check,
+         nvlink.check)
 _ORDER = {CRITICAL: 0, WARNING: 1, INFO: 2, NOT_JUDGED: 3}
 
-__all__ = ["RULES", "Finding", "RuleContext", "run_rules", "CRITICAL", "WARNING", "INFO", "NOT_JUDGED"]
+# What each rule checks, said when a rule judged and found nothing (rules that say it themselves are absent).
+CHECKED: dict[str, str] = {
+    starvation.RULE: _("The method's starvation test (median utilization under {util:.0f} % while PCIe is over "
+                       "{pcie:.0f} % of the link) did not fire."),
+    cpu_bound.RULE: _("No CPU-bound swing: utilization does not swing between busy and idle from one sample to the "
+                      "next."),
+    memory.RULE: _("Memory stays under the {safe:.0f} % safe line."),
+    pcie_link.RULE: _("PCIe links held their maximum generation and width under load."),
+}
+
+__all__ = [
+    "CHECKED",
+    "CRITICAL",
+    "INFO",
+    "NOT_JUDGED",
+    "RULES",
+    "WARNING",
+    "Finding",
+    "RuleContext",
+    "Thresholds",
+    "estimate_interval",
+    "run_rules",
+]
 
 
 def estimate_interval(frame: SeriesFrame) -> float:
@@ -32,23 +84,57 @@ def estimate_interval(frame: SeriesFrame) -> float:
     return float(np.median(d)) if d.size else 1.0
 
 
+def _collapse_not_judged(findings: list[Finding]) -> list[Finding]:
+    """One not-judged finding per (rule, reason): the same reason on several GPUs is said once, naming them."""
+    groups: dict[tuple[str, str], list[Finding]] = {}
+    out: list[Finding] = []
+    for f in findings:
+        if f.severity != NOT_JUDGED:
+            out.append(f)
+            continue
+        text = f.summary
+        if f.gpu is not None:
+            text = text.replace(f"GPU {f.gpu}", "GPU")
+        groups.setdefault((f.rule, text), []).append(f)
+    for group in groups.values():
+        if len(group) == 1 or all(f.gpu is None for f in group):
+            out.append(group[0])
+            continue
+        gpus = sorted({f.gpu for f in group if f.gpu is not None})
+        spans = [f.span for f in group if f.span]
+        span = (min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None
+        first = group[0]
+        out.append(Finding(first.rule, None, NOT_JUDGED, f"{first.summary} ({gpu_list(gpus)})",
+                           {"gpus": gpus}, span, first.advice))
+    return out
+
+
 def run_rules(
     frame: SeriesFrame,
     devices: Iterable[DeviceInfo] | dict[int, DeviceInfo] | None = None,
     *,
     interval_s: float | None = None,
     min_sustained_s: float = 30.0,
+    thresholds: Thresholds | None = None,
 ) -> list[Finding]:
     """Run every rule over ``frame``; findings sorted by severity (critical first), then GPU."""
     if isinstance(devices, dict):
         devs = dict(devices)
     else:
         devs = {d.index: d for d in (devices or [])}
-    ctx = RuleContext(devs, interval_s or estimate_interval(frame), min_sustained_s)
+    th = thresholds or Thresholds()
+    ctx = RuleContext(devs, interval_s or estimate_interval(frame), min_sustained_s, th)
     findings: list[Finding] = []
     if not len(frame):
         return findings
     for rule in RULES:
         findings.extend(rule(frame, ctx))
+    findings = _collapse_not_judged(findings)
+    said = {f.rule for f in findings}
+    for rule_id, sentence in CHECKED.items():
+        if rule_id not in said:
+            findings.append(checked(rule_id, sentence.format(util=th.method_util_below_pct,
+                                                             pcie=th.method_pcie_above_pct,
+                                                             safe=th.safe_line_pct), {}, frame.span))
     findings.sort(key=lambda f: (_ORDER.get(f.severity, 9), -1 if f.gpu is None else f.gpu, f.rule))
     return findings

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
+from gpudesk.telemetry.rules.spans import Grid, build_grid
+from gpudesk.telemetry.rules.thresholds import Thresholds
 
 INFO = "info"
 WARNING = "warning"
@@ -65,9 +67,25 @@ class RuleContext:
     devices: dict[int, DeviceInfo] = field(default_factory=dict)
     interval_s: float = 1.0
     min_sustained_s: float = 30.0
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    _grids: dict[int, Grid] = field(default_factory=dict, repr=False)
 
     def device(self, gpu: int) -> DeviceInfo:
         return self.devices.get(gpu) or DeviceInfo(gpu)
+
+    def grid(self, frame: SeriesFrame) -> Grid:
+        """The frame on a regular grid of ``interval_s`` slots, built once per frame and shared by the rules."""
+        key = id(frame)
+        cached = self._grids.get(key)
+        if cached is None:
+            cached = self._grids[key] = build_grid(frame, self.interval_s)
+        return cached
+
+
+def checked(rule: str, summary: str, evidence: dict | None = None,
+            span: tuple[float, float] | None = None) -> Finding:
+    """The quiet result of a judged rule: what it checked and that it found nothing (severity "info")."""
+    return Finding(rule, None, INFO, summary, {"checked": True, **(evidence or {})}, span)
 
 
 def not_judged(rule: str, gpu: int | None, why: str, span: tuple[float, float] | None) -> Finding:

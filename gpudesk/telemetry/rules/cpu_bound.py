@@ -2,7 +2,7 @@
 
 From the method's "training does not get faster" list (DIGEST.md section 5): CPU preprocessing shows as
 utilization swinging while the CPU sits at 100 %. Judged on the spread (p95 - p5) of GPU utilization and the
-mean absolute change between consecutive samples, only when the GPU is busy part of the time (p95 >= 70 %).
+mean absolute change between consecutive samples, only when the GPU is busy part of the time (p95 >= 70 %); thresholds in gpudesk.telemetry.rules.thresholds.
 """
 
 from __future__ import annotations
@@ -15,9 +15,6 @@ from gpudesk.telemetry.rules.base import (
 )
 
 RULE = "cpu-bound-preprocessing"
-MIN_SPREAD = 50.0  # percentage points between p5 and p95
-MIN_SWING = 15.0  # mean |change| between consecutive samples, percentage points
-MIN_SAMPLES = 10
 ADVICE = ("Utilization swings between busy and idle: the GPU waits for the CPU between batches. The method's "
           "'training does not get faster' checklist: check CPU load (top/htop at 100 %), add DataLoader workers, "
           "enable pin_memory and prefetching, move decoding/augmentation to the GPU, and cache preprocessed data.")
@@ -26,6 +23,7 @@ ADVICE = ("Utilization swings between busy and idle: the GPU waits for the CPU b
 def check(frame, ctx: RuleContext) -> list[Finding]:
     out: list[Finding] = []
     util = frame.metrics.get(m.GPU_UTIL)
+    th = ctx.thresholds
     for g, idx in per_gpu(frame):
         span = gpu_span(frame.t[idx])
         u = util[idx] if util is not None else None
@@ -34,14 +32,14 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
                                   span))
             continue
         v = u[~np.isnan(u)]
-        if v.size < MIN_SAMPLES:
+        if v.size < th.swing_min_samples:
             out.append(not_judged(RULE, g, f"only {plural(int(v.size), 'utilization sample')}; the swing needs at "
-                                  f"least {MIN_SAMPLES}.", span))
+                                  f"least {th.swing_min_samples}.", span))
             continue
         p5, med, p95 = np.percentile(v, [5, 50, 95])
         swing = float(np.mean(np.abs(np.diff(v))))
-        idle_share = float(np.mean(v < 30.0))
-        if p95 >= 70.0 and p95 - p5 >= MIN_SPREAD and swing >= MIN_SWING:
+        idle_share = float(np.mean(v < th.low_util_pct))
+        if p95 >= th.swing_busy_p95_pct and p95 - p5 >= th.swing_spread_pct and swing >= th.swing_change_pct:
             out.append(Finding(
                 RULE, g, WARNING,
                 f"GPU {g}: utilization swings between {p5:.0f} % and {p95:.0f} % (mean change {swing:.0f} points per "

@@ -1,34 +1,89 @@
-"""Multi-GPU imbalance: one GPU idles while the others work.
+"""Multi-GPU imbalance and stragglers.
 
-The method (DIGEST.md section 5, "training does not get faster"): gradient-synchronisation waits show as cards
-out of step. Judged on per-GPU median utilization over the span: the least busy GPU is at least 30 points below
-the median of the others, which are busy (>= 60 %).
+Imbalance (DIGEST.md section 5, "training does not get faster": gradient-synchronisation waits show as cards out
+of step): the least busy GPU's median utilization is at least ``imbalance_gap_pct`` points below the median of the
+others, which are busy (at least ``imbalance_busy_pct``).
+
+Straggler: one GPU's utilization pattern leads or lags the others'. The utilization of each GPU (on the shared
+time grid, mean removed) is cross-correlated (through the FFT) with the mean of the other GPUs for shifts of up
+to 30 samples; a
+GPU whose best correlation (at least ``straggler_min_correlation``) sits at a shift of at least
+``straggler_min_lag_s``, and is clearly better than at no shift, runs ahead of or behind the others.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
-from gpudesk.telemetry.rules.base import WARNING, Finding, RuleContext, not_judged, per_gpu, r
+from gpudesk.telemetry.model import SeriesFrame
+from gpudesk.telemetry.rules.base import (
+    WARNING,
+    Finding,
+    RuleContext,
+    checked,
+    not_judged,
+    per_gpu,
+    r,
+)
+from gpudesk.telemetry.rules.spans import Grid
+from gpudesk.telemetry.rules.text import duration, gpu_list
 
 RULE = "multi-gpu-imbalance"
-GAP = 30.0
-BUSY = 60.0
-ADVICE = ("One GPU lags the others: in data-parallel training every step waits for the slowest card. The method "
-          "points to synchronisation waits: check uneven batch or sequence lengths, a rank doing extra work "
-          "(logging, evaluation, checkpointing on rank 0), a slower link (nvidia-smi topo -m, nccl-tests), or a "
-          "throttling card.")
+RULE_STRAGGLER = "straggler"
+MAX_SHIFT = 30
+ADVICE = _("One GPU lags the others: in data-parallel training every step waits for the slowest card. The method "
+           "points to synchronisation waits: check uneven batch or sequence lengths, a rank doing extra work "
+           "(logging, evaluation, checkpointing on rank 0), a slower link (nvidia-smi topo -m, nccl-tests), or a "
+           "throttling card.")
+ADVICE_STRAGGLER = _("This GPU's busy and idle phases come earlier or later than the others': it runs out of step "
+                     "(a slower card or link, a rank with more data, or a rank doing extra host work). Compare its "
+                     "clocks, temperature and PCIe link with the others, and the per-rank step times in the job log.")
 
 
-def check(frame, ctx: RuleContext) -> list[Finding]:
+def stragglers(grid: Grid, min_lag_s: float, min_corr: float) -> list[tuple[int, float, float, float]]:
+    """(gpu, lag s (positive = behind the others), best correlation, correlation at no shift) per straggler."""
+    n, k = grid.util.shape
+    if k < 2 or n < 4 * MAX_SHIFT:
+        return []
+    u = grid.util.copy()
+    col_mean = np.nanmean(np.where(np.isnan(u), np.nan, u), axis=0)
+    u = np.where(np.isnan(u), col_mean, u)
+    if np.any(np.isnan(u)):
+        return []
+    out = []
+    size = 1 << int(np.ceil(np.log2(2 * n)))
+    shifts = np.arange(-MAX_SHIFT, MAX_SHIFT + 1)
+    overlap = (n - np.abs(shifts)).astype(float)
+    for j, g in enumerate(grid.gpus):
+        own = u[:, j] - u[:, j].mean()
+        others = np.delete(u, j, axis=1).mean(axis=1)
+        others = others - others.mean()
+        sa, sb = float(np.std(own)), float(np.std(others))
+        if sa < 5 or sb < 5:
+            continue
+        # cross-correlation at every shift at once through the FFT: cc[k] = sum_i own[i + k] * others[i]
+        cc = np.fft.irfft(np.fft.rfft(own, size) * np.conj(np.fft.rfft(others, size)), size)
+        corr = cc[shifts % size] / (overlap * sa * sb)
+        k = int(np.argmax(corr))
+        best, zero = float(corr[k]), float(corr[MAX_SHIFT])
+        lag_s = float(shifts[k]) * grid.interval_s
+        if abs(lag_s) >= min_lag_s and best >= min_corr and best - zero >= 0.1:
+            out.append((g, lag_s, best, zero))
+    # when every GPU looks shifted against the others the pattern has no single straggler
+    return out if len(out) < k else []
+
+
+def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
+    th = ctx.thresholds
     util = frame.metrics.get(m.GPU_UTIL)
     span = frame.span
     gpus = frame.gpus
     if len(gpus) < 2:
         return []
     if util is None:
-        return [not_judged(RULE, None, "GPU utilization was not recorded.", span)]
+        return [not_judged(RULE, None, _("GPU utilization was not recorded."), span)]
     medians: dict[int, float] = {}
     for g, idx in per_gpu(frame):
         v = util[idx]
@@ -36,15 +91,34 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
         if v.size:
             medians[g] = float(np.median(v))
     if len(medians) < 2:
-        return [not_judged(RULE, None, "GPU utilization is N/A on all but one GPU.", span)]
-    low = min(medians, key=medians.get)
-    others = [v for g, v in medians.items() if g != low]
-    others_med = float(np.median(others))
-    if others_med >= BUSY and others_med - medians[low] >= GAP:
-        return [Finding(
+        return [not_judged(RULE, None, _("GPU utilization is N/A on all but one GPU."), span)]
+    out: list[Finding] = []
+    low = min(medians, key=lambda g: medians[g])
+    others_med = float(np.median([v for g, v in medians.items() if g != low]))
+    if others_med >= th.imbalance_busy_pct and others_med - medians[low] >= th.imbalance_gap_pct:
+        out.append(Finding(
             RULE, low, WARNING,
-            f"GPU {low} works at a median {medians[low]:.0f} % while the other GPUs run at {others_med:.0f} %.",
+            _("GPU {gpu} works at a median {low:.0f} % while the other GPUs run at {others:.0f} %.").format(
+                gpu=low, low=medians[low], others=others_med),
             {"gpu_util_median_pct_by_gpu": {str(g): r(v) for g, v in sorted(medians.items())},
              "lagging_gpu_util_median_pct": r(medians[low]), "others_util_median_pct": r(others_med)},
-            span, ADVICE)]
-    return []
+            span, ADVICE))
+    else:
+        out.append(checked(RULE, _("Utilization balanced across {gpus}: medians {low:.0f}-{high:.0f} %.").format(
+            gpus=gpu_list(sorted(medians)), low=min(medians.values()), high=max(medians.values())),
+            {"gpu_util_median_pct_by_gpu": {str(g): r(v) for g, v in sorted(medians.items())}}, span))
+    grid = ctx.grid(frame)
+    found = stragglers(grid, th.straggler_min_lag_s, th.straggler_min_correlation)
+    for g, lag_s, best, zero in found:
+        where = _("behind") if lag_s > 0 else _("ahead of")
+        out.append(Finding(
+            RULE_STRAGGLER, g, WARNING,
+            _("GPU {gpu} runs {lag} {where} the other GPUs (its utilization pattern matches theirs best when shifted, "
+              "correlation {best:.2f} against {zero:.2f} unshifted).").format(
+                gpu=g, lag=duration(abs(lag_s)), where=where, best=best, zero=zero),
+            {"lag_s": lag_s, "correlation_shifted": round(best, 3), "correlation_unshifted": round(zero, 3)},
+            span, ADVICE_STRAGGLER))
+    if not found:
+        out.append(checked(RULE_STRAGGLER, _("No straggler: no GPU's utilization pattern leads or lags the others' by "
+                                             "{lag} or more.").format(lag=duration(th.straggler_min_lag_s)), {}, span))
+    return out

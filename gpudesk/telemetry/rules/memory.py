@@ -15,8 +15,6 @@ from gpudesk.telemetry.rules.base import (
 )
 
 RULE = "memory-safe-line"
-SAFE_FRACTION = 0.80
-CRITICAL_FRACTION = 0.95
 ADVICE = ("Keep 15-20 % of GPU memory free (the method's safe line: about 64 GB on an 80 GB card) for the CUDA "
           "context, temporaries and fragmentation. Reduce the peak: activation checkpointing at the block that "
           "peaks, smaller micro-batches with gradient accumulation, BF16, or sharding (FSDP/ZeRO) - or plan a "
@@ -49,15 +47,17 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
         p95 = float(np.percentile(v, 95))
         peak = float(v.max())
         frac = p95 / total
+        safe = ctx.thresholds.safe_line_pct / 100.0
+        crit = ctx.thresholds.mem_critical_pct / 100.0
         evidence = {"mem_used_p95_bytes": p95, "mem_used_max_bytes": peak, "mem_total_bytes": total,
-                    "mem_used_p95_pct": r(100 * frac), "safe_line_pct": SAFE_FRACTION * 100,
+                    "mem_used_p95_pct": r(100 * frac), "safe_line_pct": safe * 100,
                     "mem_total_source": source}
-        if peak / total >= CRITICAL_FRACTION:
+        if peak / total >= crit:
             out.append(Finding(RULE, g, CRITICAL,
                                f"GPU {g}: memory peaked at {100 * peak / total:.0f} % of capacity - an OOM is one "
                                "spike away.", evidence, span, ADVICE))
-        elif frac >= SAFE_FRACTION:
+        elif frac >= safe:
             out.append(Finding(RULE, g, WARNING,
-                               f"GPU {g}: memory used (p95) is {100 * frac:.0f} % of capacity, above the 80 % safe "
-                               "line.", evidence, span, ADVICE))
+                               f"GPU {g}: memory used (p95) is {100 * frac:.0f} % of capacity, above the {100 * safe:.0f} % "
+                               "safe line.", evidence, span, ADVICE))
     return out

@@ -15,7 +15,6 @@ from gpudesk.telemetry.rules.base import WARNING, Finding, RuleContext, gpu_span
 from gpudesk.telemetry.rules.starvation import link_for
 
 RULE = "pcie-link-degraded"
-LOAD = 50.0
 ADVICE = ("The GPU's PCIe link runs below what card and slot support while the GPU is busy. The method's PCIe "
           "wall: host-device traffic is limited by the link. Reseat the card, check risers and slot wiring "
           "(x16 electrical), BIOS PCIe generation settings and bifurcation; verify with nvidia-smi -q -d PCIE.")
@@ -40,14 +39,14 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
             out.append(not_judged(RULE, g, "GPU utilization is N/A, so 'under load' cannot be told from idle.", span))
             continue
         u = util[idx]
-        loaded = ~np.isnan(u) & (u >= LOAD)
+        loaded = ~np.isnan(u) & (u >= ctx.thresholds.link_load_util_pct)
         if not loaded.any():
             continue
         gc = gen_c[idx][loaded] if gen_c is not None else np.full(int(loaded.sum()), np.nan)
         wc = width_c[idx][loaded] if width_c is not None else np.full(int(loaded.sum()), np.nan)
         low = (~np.isnan(gc) & (gc < gen)) | (~np.isnan(wc) & (wc < width))
         share = float(low.mean())
-        if share >= 0.5:
+        if share * 100 >= ctx.thresholds.pcie_degraded_share_pct:
             out.append(Finding(
                 RULE, g, WARNING,
                 f"GPU {g}: PCIe link below its maximum ({describe_link(gen, width, source)}) in {100 * share:.0f} % "

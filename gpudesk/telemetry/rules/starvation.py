@@ -3,7 +3,7 @@
 The method's measurement rule (DIGEST.md section 2): watch utilization (u) and PCIe (p) every second for three
 epochs and take the median; if u < 60 % while p > 85 % of the link, fix the data pipeline, not the card. PCIe
 share = max(RX, TX) / per-direction capacity of the link's maximum generation x width (gpudesk.telemetry.pcie).
-Also flagged: the condition holding for ``min_sustained_s`` consecutive seconds even when the medians do not.
+Also flagged: the condition holding for ``method_min_sustained_s`` (Thresholds) consecutive seconds even when the medians do not.
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ from gpudesk.telemetry.rules.base import (
 )
 
 RULE = "pipeline-starvation"
-UTIL_BELOW = 60.0
-PCIE_ABOVE = 0.85
 ADVICE = ("The method's rule: GPU utilization under 60 % while PCIe is over 85 % of the link means the data "
           "pipeline, not the card, is the bottleneck. Fix the pipeline first: decode on the GPU (e.g. DALI), keep "
           "data on the device, use pinned memory and larger batches, compress or cache inputs; do not buy a faster "
@@ -67,9 +65,11 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
         if not ok.any():
             out.append(not_judged(RULE, g, "no sample has both GPU utilization and PCIe throughput.", span))
             continue
+        th = ctx.thresholds
+        util_below, pcie_above = th.method_util_below_pct, th.method_pcie_above_pct / 100.0
         med_u = float(np.median(u[ok]))
         med_share = float(np.median(share[ok]))
-        cond = ok & (u < UTIL_BELOW) & (share > PCIE_ABOVE)
+        cond = ok & (u < util_below) & (share > pcie_above)
         run_s, run_t0, run_t1 = longest_run(cond, t, ctx.interval_s)
         evidence = {
             "gpu_util_median_pct": r(med_u),
@@ -80,12 +80,12 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
             "samples_in_condition_pct": r(100.0 * cond.sum() / ok.sum()),
             "longest_sustained_s": r(run_s),
         }
-        if med_u < UTIL_BELOW and med_share > PCIE_ABOVE:
+        if med_u < util_below and med_share > pcie_above:
             out.append(Finding(RULE, g, CRITICAL,
                                f"GPU {g}: median utilization {med_u:.0f} % with PCIe at {med_share * 100:.0f} % of the "
                                "link - the data pipeline starves the GPU.", evidence, span, ADVICE))
-        elif run_s >= ctx.min_sustained_s:
+        elif run_s >= th.method_min_sustained_s:
             out.append(Finding(RULE, g, WARNING,
-                               f"GPU {g}: utilization under 60 % with PCIe over 85 % of the link for {run_s:.0f} s in a "
-                               "row.", evidence, (run_t0, run_t1), ADVICE))
+                               f"GPU {g}: utilization under {util_below:.0f} % with PCIe over {100 * pcie_above:.0f} % of the "
+                               f"link for {run_s:.0f} s in a row.", evidence, (run_t0, run_t1), ADVICE))
     return out

@@ -19,8 +19,6 @@ from gpudesk.telemetry.rules.base import (
 
 RULE_POWER = "power-throttling"
 RULE_THERMAL = "thermal-throttling"
-WARN_SHARE = 0.05
-CRIT_SHARE = 0.25
 ADVICE_POWER = ("Clocks are held down by the power cap. The method counts power spikes among consumer-card limits "
                 "and electricity in the 3-year TCO: check the power limit (nvidia-smi -q -d POWER), the PSU and "
                 "chassis budget, and whether the workload's step time is really compute-bound before buying more.")
@@ -77,15 +75,17 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
             if not hit.size:
                 continue
             share = float(hit.mean())
+            warn_share = ctx.thresholds.throttle_warn_share_pct / 100.0
+            crit_share = ctx.thresholds.throttle_critical_share_pct / 100.0
             evidence = {f"{what}_throttled_samples_pct": r(100 * share), "samples": int(hit.size), "basis": basis,
                         **extra}
-            if share >= WARN_SHARE:
-                sev = CRITICAL if share >= CRIT_SHARE else WARNING
+            if share >= warn_share:
+                sev = CRITICAL if share >= crit_share else WARNING
                 out.append(Finding(rule, g, sev, f"GPU {g}: {what} throttling in {100 * share:.0f} % of the samples.",
                                    evidence, span, advice))
             elif share > 0:
                 out.append(Finding(rule, g, INFO, f"GPU {g}: {what} throttling in {100 * share:.1f} % of "
-                                   f"{plural(int(hit.size), 'sample')}, under the {100 * WARN_SHARE:.0f} % that "
+                                   f"{plural(int(hit.size), 'sample')}, under the {100 * warn_share:.0f} % that "
                                    "would matter.", evidence, span))
             else:
                 out.append(Finding(rule, g, INFO, f"GPU {g}: no {what} throttling in "

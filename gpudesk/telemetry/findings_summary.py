@@ -1,0 +1,86 @@
+"""The one-paragraph summary above the findings: how busy the GPUs were, the stalls (how many, how long, how
+often) and their cause where a rule found one, then the other warnings by name, or what was checked when all is
+quiet. Built from the findings alone, so it reads the same for NVML recordings, dmon logs and fleet data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gpudesk.i18n import _
+from gpudesk.telemetry.rules.base import CRITICAL, INFO, NOT_JUDGED, WARNING, Finding
+from gpudesk.telemetry.rules.text import duration, rate
+
+JUDGED = (WARNING, CRITICAL)
+
+
+def _busy_share(findings: Sequence[Finding]) -> float | None:
+    for f in findings:
+        if f.rule == "low-utilization" and isinstance(f.evidence.get("busy_share_pct"), (int, float)):
+            return float(f.evidence["busy_share_pct"])
+    return None
+
+
+def _stall_lengths(findings: Sequence[Finding]) -> list[float]:
+    out: list[float] = []
+    for f in findings:
+        if f.rule != "low-utilization" or f.severity not in JUDGED:
+            continue
+        spans = f.evidence.get("spans")
+        if isinstance(spans, list):
+            out.extend(float(s["duration_s"]) for s in spans)
+        elif "start_s" in f.evidence:
+            out.append(float(f.evidence["duration_s"]))
+    return out
+
+
+def summarize(findings: Sequence[Finding]) -> str:
+    """One paragraph, e.g. "GPUs busy 62 % of the run; 4 stalls of 20-40 s every 10 min, each with host CPU at
+    100 %: the data loader is the bottleneck."""
+    parts: list[str] = []
+    busy = _busy_share(findings)
+    lengths = _stall_lengths(findings)
+    periodic = next((f for f in findings if f.rule == "periodic-dips" and f.severity in JUDGED), None)
+    starving = [f for f in findings if f.rule == "input-starvation" and f.severity in JUDGED]
+    head = _("GPUs busy {busy:.0f} % of the run").format(busy=busy) if busy is not None else ""
+    in_use = next((f.evidence.get("gpus_in_use") for f in findings
+                   if f.rule == "low-utilization" and "gpus_in_use" in f.evidence), None)
+    if in_use == []:
+        head = _("The GPUs were idle the whole run (no job ran on them)")
+    if lengths:
+        span_text = (duration(lengths[0]) if min(lengths) == max(lengths)
+                     else _("{short} to {long}").format(short=duration(min(lengths)), long=duration(max(lengths))))
+        stalls = (_("1 stall of {length}").format(length=span_text) if len(lengths) == 1
+                  else _("{n} stalls of {length}").format(n=len(lengths), length=span_text))
+        if periodic is not None:
+            stalls += " " + _("every {period}").format(period=duration(float(periodic.evidence["period_s"])))
+        head = f"{head}; {stalls}" if head else stalls
+    if head:
+        parts.append(head)
+    if starving:
+        causes = {str(f.evidence.get("cause")) for f in starving}
+        if "host-cpu" in causes or "host-to-device+host-cpu" in causes:
+            cpu = max(float(f.evidence.get("host_cpu_median_pct") or 0) for f in starving)
+            parts[-1 if parts else 0:] = [(parts[-1] + ", " if parts else "") + _(
+                "each with host CPU at {cpu:.0f} %: the data loader is the bottleneck").format(cpu=cpu)]
+        else:
+            rx = max(float(f.evidence.get("pcie_rx_median_bytes_per_s") or 0) for f in starving)
+            parts[-1 if parts else 0:] = [(parts[-1] + ", " if parts else "") + _(
+                "with PCIe RX at {rx} per GPU meanwhile: the GPUs wait on host-to-device copies").format(rx=rate(rx))]
+    others = sorted({f.rule for f in findings if f.severity in JUDGED}
+                    - {"low-utilization", "periodic-dips", "input-starvation"})
+    text = ". ".join(p[0].upper() + p[1:] for p in parts if p)
+    if text:
+        text += "."
+    barely = [f for f in findings if f.rule == "low-utilization" and f.severity in JUDGED
+              and "start_s" not in f.evidence and "spans" not in f.evidence]
+    for f in barely:
+        text += (" " if text else "") + f.summary
+    if others:
+        text += (" " if text else "") + _("Also flagged: {rules}.").format(rules=", ".join(others))
+    if not lengths and not others and not starving and not barely:
+        judged = len({f.rule for f in findings if f.severity == INFO})
+        blind = len({f.rule for f in findings if f.severity == NOT_JUDGED})
+        text += (" " if text else "") + _("No stall or other problem found: {ok} check(s) passed, {blind} could not "
+                                          "judge (their reasons are listed).").format(ok=judged, blind=blind)
+    return text

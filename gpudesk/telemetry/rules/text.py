@@ -1,0 +1,38 @@
+"""Numbers in finding sentences: durations, rates and offsets into the run, decimal GB/s as datasheets."""
+
+from __future__ import annotations
+
+from gpudesk.i18n import _
+
+
+def duration(seconds: float) -> str:
+    """"35 s", "15 min", "2.5 h"."""
+    if seconds < 120:
+        return _("{n:.0f} s").format(n=seconds)
+    if seconds < 2 * 3600:
+        return _("{n:.0f} min").format(n=seconds / 60)
+    return _("{n:.1f} h").format(n=seconds / 3600)
+
+
+def rate(bytes_per_s: float | None) -> str:
+    """"20.1 GB/s", "350 MB/s", "N/A"."""
+    if bytes_per_s is None:
+        return _("N/A")
+    if bytes_per_s >= 1e9:
+        return _("{n:.1f} GB/s").format(n=bytes_per_s / 1e9)
+    return _("{n:.0f} MB/s").format(n=bytes_per_s / 1e6)
+
+
+def offset(t: float, start: float) -> str:
+    """Where ``t`` lies in a run that began at ``start``: "at 5 min", "at 0 s"."""
+    return _("at {offset}").format(offset=duration(max(0.0, t - start)))
+
+
+def gpu_list(gpus: list[int]) -> str:
+    """"GPUs 0-3", "GPUs 0, 2", "GPU 1"."""
+    if len(gpus) == 1:
+        return _("GPU {gpu}").format(gpu=gpus[0])
+    s = sorted(gpus)
+    if s == list(range(s[0], s[-1] + 1)):
+        return _("GPUs {first}-{last}").format(first=s[0], last=s[-1])
+    return _("GPUs {gpus}").format(gpus=", ".join(str(g) for g in s))
