@@ -1,0 +1,1 @@
+"""Open and explain PyTorch CUDA memory snapshots offline (issue 17)."""
