@@ -70,6 +70,14 @@ def add_parser(subparsers) -> None:
     p_run.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ...")
     p_run.set_defaults(func=cmd_run)
 
+    p_snap = sub.add_parser("snapshot", help="open a PyTorch memory snapshot (_dump_snapshot pickle or JSON) "
+                            "and explain it offline")
+    p_snap.add_argument("file", metavar="FILE", help="snapshot .pickle or .json (gzip-compressed works too)")
+    p_snap.add_argument("--device", type=int, default=None, metavar="N",
+                        help="GPU to explain (default: the one with the OOM, else the first)")
+    p_snap.add_argument("--json", action="store_true", help="print the analysis and diagnosis as JSON")
+    p_snap.set_defaults(func=cmd_snapshot)
+
 
 def _positive_seconds(text: str) -> float:
     """argparse type: a positive, finite number of seconds (a bad value is a usage error, exit status 2)."""
@@ -367,3 +375,47 @@ def cmd_run(args) -> int:
     if args.save:
         _save(result.diagnosis, " ".join(cmd))
     return result.returncode if result.returncode is not None and result.returncode >= 0 else 1
+
+
+def cmd_snapshot(args) -> int:
+    """``gpudesk oom snapshot FILE``: summary, memory account, explanation and ranked causes of a snapshot."""
+    from gpudesk.oom.snapshot.account import diagnose_snapshot
+    from gpudesk.oom.snapshot.analysis import analyse
+    from gpudesk.oom.snapshot.errors import SnapshotError
+    from gpudesk.oom.snapshot.export import analysis_to_dict
+    from gpudesk.oom.snapshot.reader import load_snapshot
+
+    try:
+        analysis = analyse(load_snapshot(args.file))
+    except SnapshotError as exc:
+        raise CliError(exc.user_text(), status=1) from exc
+    dev = analysis.device(args.device)
+    if args.device is not None and dev is None:
+        raise CliError(f"{args.file}: no GPU {args.device} in this snapshot (it has "
+                       f"{', '.join(map(str, analysis.snapshot.devices)) or 'none'})")
+    diagnosis = diagnose_snapshot(analysis, args.device)
+    if args.json:
+        out = analysis_to_dict(analysis, args.device)
+        out["diagnosis"] = diagnosis.to_dict()
+        json.dump(out, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    snap = analysis.snapshot
+    print(f"Snapshot: {snap.source_name} ({format_bytes(snap.file_size_bytes)}), layout {snap.format_version}, "
+          f"GPUs {', '.join(map(str, snap.devices)) or 'none'}, {snap.event_count:,} trace events")
+    if dev is None:
+        print("Nothing to explain: the snapshot holds no segments and no trace events.")
+        return 0
+    print()
+    for line in dev.explanation:
+        print(line)
+    if dev.top_frames:
+        print("\nTop frames by bytes alive at the peak:")
+        _rows([(f"{format_bytes(g.bytes)} in {g.count}", f"{g.label or '(no stack)'} [{g.category}]")
+               for g in dev.top_frames[:10]], "  ", sys.stdout)
+    known = {k: v for k, v in dev.composition_bytes.items() if v}
+    if known:
+        print("Peak composition: " + ", ".join(f"{k.replace('_', ' ')} {format_bytes(v)}" for k, v in known.items()))
+    print()
+    print_diagnosis(diagnosis)
+    return 0
