@@ -14,14 +14,19 @@ from __future__ import annotations
 from gpudesk.i18n import _
 from gpudesk.oom.cause import Cause, Diagnosis
 from gpudesk.oom.diagnose import diagnose
+from gpudesk.oom.parsers.units import format_bytes
 from gpudesk.oom.report import DeviceMemory, MemoryReport, MemorySample
+from gpudesk.oom.rules import genuine_shortage as shortage_rule
 from gpudesk.oom.snapshot.analysis import DeviceAnalysis, SnapshotAnalysis
 
 US_PER_S = 1_000_000
 
 
-def snapshot_report(analysis: SnapshotAnalysis, device: int | None = None) -> MemoryReport:
-    """The memory account of ``device`` (default: the GPU with the OOM, else the first)."""
+def snapshot_report(
+    analysis: SnapshotAnalysis, device: int | None = None, *, total_bytes: int | None = None
+) -> MemoryReport:
+    """The memory account of ``device`` (default: the GPU with the OOM, else the first). A snapshot does not
+    record the GPU's capacity; pass ``total_bytes`` when it is known from elsewhere (NVML during a launch)."""
     dev = analysis.device(device)
     snap = analysis.snapshot
     report = MemoryReport(source="snapshot", framework="pytorch", kind="snapshot")
@@ -37,6 +42,7 @@ def snapshot_report(analysis: SnapshotAnalysis, device: int | None = None) -> Me
     f = dev.fragmentation
     memory = DeviceMemory(
         index=dev.device,
+        total_bytes=total_bytes,
         allocated_bytes=f.allocated_bytes,
         reserved_bytes=f.reserved_bytes,
         private_pool_bytes=f.private_pool_bytes or None,
@@ -76,16 +82,67 @@ def _trough_samples(dev: DeviceAnalysis) -> list[MemorySample]:
     ]
 
 
-def diagnose_snapshot(analysis: SnapshotAnalysis, device: int | None = None) -> Diagnosis:
-    """Ranked causes for a snapshot, as :func:`gpudesk.oom.diagnose` ranks them for any report."""
-    report = snapshot_report(analysis, device)
+def diagnose_snapshot(
+    analysis: SnapshotAnalysis, device: int | None = None, *, total_bytes: int | None = None
+) -> Diagnosis:
+    """Ranked causes for a snapshot, as :func:`gpudesk.oom.diagnose` ranks them for any report, plus what
+    only a snapshot can show:
+
+    * no allocation failed (no ``oom`` event): a fragmentation cause, which says a request failed for want of
+      one contiguous block, is not ranked; the idle cache stays in the account and the notes;
+    * a failed request that even a perfectly packed cache plus the GPU's free memory could not hold, when the
+      GPU's capacity is unknown (the genuine-shortage rule needs it): a ``genuine_shortage`` cause from the
+      snapshot's own numbers, with that rule's confidence for a negative margin (0.85) and its fixes;
+    * leak suspects by stack: a ``leak`` cause when the curve alone did not give one.
+    """
+    report = snapshot_report(analysis, device, total_bytes=total_bytes)
     diagnosis = diagnose(report)
     dev = analysis.device(device)
-    if dev is not None and dev.leak_suspects and not any(c.id == "leak" for c in diagnosis.causes):
-        diagnosis.causes.append(_leak_cause(dev))
-        order = {id(c): i for i, c in enumerate(diagnosis.causes)}
-        diagnosis.causes.sort(key=lambda c: (-c.confidence, order[id(c)]))
+    if dev is None:
+        return diagnosis
+    causes = diagnosis.causes
+    if dev.oom is None and any(c.id == "fragmentation" for c in causes):
+        causes[:] = [c for c in causes if c.id != "fragmentation"]
+        f = dev.fragmentation
+        report.notes.append(_("No allocation failed in this snapshot, so fragmentation is not ranked as a cause; "
+                              "the cache holds {cached} free in {pieces} pieces.").format(
+            cached=format_bytes(f.cached_free_bytes), pieces=f.free_piece_count))
+    if dev.verdict == "genuine_shortage" and not any(c.id == "genuine_shortage" for c in causes):
+        causes.append(_shortage_cause(dev))
+    if dev.leak_suspects and not any(c.id == "leak" for c in causes):
+        causes.append(_leak_cause(dev))
+    order = {id(c): i for i, c in enumerate(causes)}
+    causes.sort(key=lambda c: (-c.confidence, order[id(c)]))
+    for cause in causes:
+        cause.refresh_labels(report.framework)
     return diagnosis
+
+
+def _shortage_cause(dev: DeviceAnalysis) -> Cause:
+    assert dev.oom is not None  # the verdict is only "genuine_shortage" at an OOM event
+    f = dev.fragmentation
+    headroom = (f.usable_free_bytes or 0) + dev.oom.device_free_bytes
+    top = dev.top_frames[0] if dev.top_frames else None
+    return Cause(
+        id="genuine_shortage",
+        title=_("Not enough GPU memory for this step"),
+        confidence=0.85,
+        evidence={
+            "requested_bytes": dev.oom.requested_bytes,
+            "free_bytes": dev.oom.device_free_bytes,
+            "reserved_unallocated_bytes": f.cached_free_bytes,
+            "allocated_bytes": f.allocated_bytes,
+            "shortfall_bytes": dev.oom.requested_bytes - headroom,
+            "largest_holder_frame": top.label if top else None,
+            "largest_holder_bytes": top.bytes if top else None,
+        },
+        explanation=_("Even a perfectly packed cache plus the GPU's free memory ({headroom}) is smaller than the "
+                      "request ({req}): live tensors take the memory.").format(
+            headroom=format_bytes(headroom), req=format_bytes(dev.oom.requested_bytes)),
+        fix=shortage_rule.FIX,
+        more_fixes=list(shortage_rule.MORE),
+        checks=list(shortage_rule.CHECKS),
+    )
 
 
 def _leak_cause(dev: DeviceAnalysis) -> Cause:
