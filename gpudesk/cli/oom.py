@@ -23,8 +23,14 @@ from pathlib import Path
 
 from gpudesk.cli import CliError
 from gpudesk.oom import Diagnosis, OomError, diagnose, parse_text
+from gpudesk.oom.errors import (
+    LaunchError,
+    MethodUnavailable,
+    PermissionDenied,
+    ProbeError,
+    TargetNotFound,
+)
 from gpudesk.oom.labels import FLAG_KEYS, label_for
-from gpudesk.oom.errors import LaunchError, MethodUnavailable, PermissionDenied, ProbeError, TargetNotFound
 from gpudesk.oom.parsers.units import format_bytes
 
 MAX_INPUT_BYTES = 5_000_000  # same limit as gpudesk.oom.parsers.detect.MAX_TEXT_CHARS

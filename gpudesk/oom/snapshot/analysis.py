@@ -24,10 +24,21 @@ from gpudesk.i18n import _
 from gpudesk.oom.parsers.units import format_bytes
 from gpudesk.oom.snapshot.convert import ProgressFn
 from gpudesk.oom.snapshot.errors import SnapshotCancelled
-from gpudesk.oom.snapshot.layout import SMALL_SIZE_BYTES, SegmentState, layout_at, layout_at_end
-from gpudesk.oom.snapshot.model import Snapshot
+from gpudesk.oom.snapshot.layout import (
+    SMALL_SIZE_BYTES,
+    SegmentState,
+    layout_at,
+    layout_at_end,
+)
+from gpudesk.oom.snapshot.model import Segment, Snapshot
 from gpudesk.oom.snapshot.stacks import CATEGORIES, category, stack_label
-from gpudesk.oom.snapshot.timeline import Lifetimes, Timeline, build_lifetimes, build_timeline, troughs
+from gpudesk.oom.snapshot.timeline import (
+    Lifetimes,
+    Timeline,
+    build_lifetimes,
+    build_timeline,
+    troughs,
+)
 
 TOP_N = 20
 ITERATION_PROMINENCE_SHARE = 0.05  # a fall of 5 % of the peak separates two iterations
@@ -213,7 +224,7 @@ def _fragmentation(states: list[SegmentState], oom: OomEvent | None) -> Fragment
     )
 
 
-def _alive(snap: Snapshot, life: Lifetimes, peak: int | None, segments: list) -> list[Allocation]:
+def _alive(snap: Snapshot, life: Lifetimes, peak: int | None, segments: list[Segment]) -> list[Allocation]:
     labels: dict[int, tuple[str, str]] = {}
 
     def described(stack_id: int) -> tuple[str, str]:

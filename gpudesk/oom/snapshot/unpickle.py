@@ -20,10 +20,15 @@ import json
 import pickle
 import threading
 from collections.abc import Callable
-from typing import IO, Any
+from typing import Any, Protocol
 
 from gpudesk.i18n import _
-from gpudesk.oom.snapshot.errors import SnapshotCancelled, SnapshotError, SnapshotFormatError, SnapshotUnsafe
+from gpudesk.oom.snapshot.errors import (
+    SnapshotCancelled,
+    SnapshotError,
+    SnapshotFormatError,
+    SnapshotUnsafe,
+)
 
 ProgressFn = Callable[[int, int, str], None]
 
@@ -31,12 +36,20 @@ PICKLE_PROTO_OPCODE = 0x80
 REPORT_EVERY_BYTES = 8 * 1024 * 1024
 
 
+class BinaryReadable(Protocol):
+    """What the reader needs of a file: ``read`` and ``readline`` (files, gzip streams, BytesIO)."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+    def readline(self, size: int = -1, /) -> bytes: ...
+
+
 class ProgressReader(io.RawIOBase):
     """A read-only file wrapper that reports progress and raises :class:`SnapshotCancelled` when asked to stop."""
 
     def __init__(
         self,
-        raw: IO[bytes],
+        raw: BinaryReadable,
         total_bytes: int,
         progress: ProgressFn | None = None,
         cancel: threading.Event | None = None,
@@ -102,7 +115,7 @@ class PlainUnpickler(pickle.Unpickler):
 
 
 def decode(
-    stream: IO[bytes],
+    stream: BinaryReadable,
     total_bytes: int,
     *,
     name: str,

@@ -1,0 +1,124 @@
+"""What the analysis says: fragmentation vs genuine shortage at the OOM, leaks, peak composition, real files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import snapshot_builder as sb
+
+from gpudesk.oom.snapshot.account import diagnose_snapshot, snapshot_report
+from gpudesk.oom.snapshot.analysis import analyse
+from gpudesk.oom.snapshot.convert import to_snapshot
+from gpudesk.oom.snapshot.reader import load_snapshot
+from gpudesk.oom.snapshot.timeline import decimate_minmax, troughs
+
+MiB = sb.MiB
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "oom" / "snapshots"
+
+
+@pytest.mark.parametrize("version", ["2.0", "2.2", "2.5"])
+def test_fragmentation_oom_is_explained_with_the_pieces(version: str) -> None:
+    dev = analyse(to_snapshot(sb.fragmentation_oom(version))).device()
+    assert dev is not None and dev.oom is not None
+    assert dev.verdict == "fragmentation"
+    f = dev.fragmentation
+    assert dev.oom.requested_bytes == 150 * MiB and dev.oom.device_free_bytes == 100 * MiB
+    assert f.reserved_bytes == 900 * MiB and f.allocated_bytes == 350 * MiB
+    assert f.cached_free_bytes == 550 * MiB
+    assert f.free_piece_count == 10 and f.segments_with_free == 5
+    assert f.largest_usable_free_block_bytes == 100 * MiB
+    assert "fragmentation" in dev.explanation[2]
+    diag = diagnose_snapshot(analyse(to_snapshot(sb.fragmentation_oom(version))))
+    assert diag.top is not None and diag.top.id == "fragmentation"
+    assert diag.top.evidence["largest_free_block_bytes"] == 100 * MiB
+
+
+def test_genuine_shortage_is_not_called_fragmentation() -> None:
+    analysis = analyse(to_snapshot(sb.shortage_oom()))
+    dev = analysis.device()
+    assert dev is not None and dev.verdict == "genuine_shortage"
+    assert dev.fragmentation.cached_free_bytes == 0
+    diag = diagnose_snapshot(analysis)
+    assert [c.id for c in diag.causes][:1] == ["genuine_shortage"]
+    assert diag.top is not None and diag.top.evidence["shortfall_bytes"] == 150 * MiB
+    assert dev.top_frames[0].label == "train.py:20 build_model" and dev.top_frames[0].bytes == 600 * MiB
+    assert dev.composition_bytes["parameters"] == 600 * MiB
+    assert dev.composition_bytes["activations"] == 350 * MiB
+
+
+def test_leak_suspect_found_by_stack_across_iterations() -> None:
+    analysis = analyse(to_snapshot(sb.leak_run(iterations=8)))
+    dev = analysis.device()
+    assert dev is not None and dev.oom is None
+    assert [s.label for s in dev.leak_suspects] == ["train.py:44 train_step"]
+    assert dev.leak_suspects[0].count == 8 and dev.leak_suspects[0].iterations == 8
+    assert len(dev.iteration_troughs) >= 7
+    diag = diagnose_snapshot(analysis)
+    assert diag.top is not None and diag.top.id == "leak"
+    assert all(c.id != "fragmentation" for c in diag.causes)  # nothing failed: no fragmentation cause
+
+
+def test_parameters_and_one_off_state_are_not_leaks() -> None:
+    dev = analyse(to_snapshot(sb.leak_run(iterations=2))).device()
+    assert dev is not None
+    assert dev.leak_suspects == []  # two iterations are not enough to call it a leak
+
+
+def test_account_feeds_the_memory_report() -> None:
+    report = snapshot_report(analyse(to_snapshot(sb.fragmentation_oom())), total_bytes=1024 * MiB)
+    assert report.source == "snapshot"
+    assert report.requested_bytes == 150 * MiB
+    d = report.device
+    assert d is not None
+    assert (d.free_bytes, d.reserved_bytes, d.allocated_bytes) == (100 * MiB, 900 * MiB, 350 * MiB)
+    assert d.total_bytes == 1024 * MiB and d.peak_allocated_bytes == 900 * MiB
+    assert report.alloc_conf == {"expandable_segments": "False"}
+    assert report.to_dict()["devices"][0]["reserved_unallocated_bytes"] == 550 * MiB
+
+
+def test_timeline_is_anchored_on_the_final_state() -> None:
+    snap = to_snapshot(sb.leak_run(iterations=4))
+    dev = analyse(snap).device()
+    assert dev is not None
+    tl = dev.timeline
+    assert tl.allocated_bytes[-1] == 300 * MiB + 4 * 16 * MiB
+    assert tl.reserved_bytes[-1] == sum(s.total_size_bytes for s in snap.segments)
+    assert tl.allocated_bytes.max() == 300 * MiB + 3 * 16 * MiB + 160 * MiB + 16 * MiB
+
+
+def test_trace_cut_by_the_ring_buffer_keeps_earlier_allocations() -> None:
+    raw = sb.leak_run(iterations=6)
+    raw["device_traces"][0] = raw["device_traces"][0][40:]  # max_entries wrapped: the start is lost
+    dev = analyse(to_snapshot(raw)).device()
+    assert dev is not None
+    assert dev.timeline.baseline_allocated_bytes > 0
+    assert dev.timeline.allocated_bytes.min() >= 300 * MiB
+    before = [a for a in dev.top_allocations if a.created_at == -1]
+    assert sum(a.size_bytes for a in before) >= 300 * MiB
+
+
+def test_real_snapshot_eor_nn_explained() -> None:
+    analysis = analyse(load_snapshot(FIXTURES / "eor_nn_counterfactuals.json.gz"))
+    dev = analysis.device()
+    assert dev is not None and dev.oom is None
+    assert dev.fragmentation.reserved_bytes == 128 * MiB
+    assert dev.fragmentation.free_piece_count == 14
+    assert dev.peak_index is not None and dev.peak_allocated_bytes == int(dev.timeline.allocated_bytes.max())
+    assert any(g.label.startswith("/oscar/home/jsolt/FourierNN/counterfactuals.py:") for g in dev.top_frames)
+    assert dev.explanation[0].startswith("The snapshot has no OOM event on GPU 0")
+
+
+def test_minmax_decimation_keeps_every_spike() -> None:
+    values = np.zeros(2_000_000, dtype=np.int64)
+    values[1_234_567] = 10
+    values[7] = -3
+    x, y = decimate_minmax(values, 1000)
+    assert len(x) == len(y) == 2000
+    assert y.max() == 10 and y.min() == -3
+
+
+def test_troughs_mark_iterations() -> None:
+    wave = np.array([0, 5, 10, 2, 9, 1, 8, 0, 10], dtype=np.int64)
+    assert troughs(wave, 4) == [3, 5, 7]
