@@ -24,7 +24,7 @@ from gpudesk.oom.snapshot.analysis import analyse
 from gpudesk.oom.snapshot.reader import load_snapshot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "oom"))
-import snapshot_builder as sb  # noqa: E402
+import snapshot_builder as sb
 
 PEAK_SCRIPT = """
 import json, sys, time
@@ -68,6 +68,6 @@ def test_bench_open_and_analyse(benchmark, files: dict[int, Path], events: int) 
 def test_bench_reference_memory_viz_trace_plot(benchmark, files: dict[int, Path]) -> None:  # type: ignore[no-untyped-def]
     torch_viz = pytest.importorskip("torch.cuda._memory_viz")
     with open(files[1_000_000], "rb") as fh:
-        data = pickle.load(fh)  # noqa: S301 - our own generated file
+        data = pickle.load(fh)
     html = benchmark.pedantic(lambda: torch_viz.trace_plot(data), rounds=1, iterations=1)
     assert "<html>" in html or "<script" in html
