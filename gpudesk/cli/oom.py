@@ -376,7 +376,8 @@ def cmd_run(args) -> int:
     if not args.json:
         print(f"\n[gpudesk] job exited with status {result.returncode}", file=sys.stderr)
         for path in result.snapshot_paths:
-            print(f"[gpudesk] snapshot at the OOM: {path} (open it at https://pytorch.org/memory_viz)", file=sys.stderr)
+            print(f"[gpudesk] snapshot at the OOM: {path} (explain it with: gpudesk oom snapshot {path})",
+                  file=sys.stderr)
     _emit(result.diagnosis, args.json)
     if args.save:
         _save(result.diagnosis, " ".join(cmd))

@@ -12,7 +12,7 @@ from gpudesk.oom.snapshot.account import diagnose_snapshot, snapshot_report
 from gpudesk.oom.snapshot.analysis import analyse
 from gpudesk.oom.snapshot.convert import to_snapshot
 from gpudesk.oom.snapshot.reader import load_snapshot
-from gpudesk.oom.snapshot.timeline import decimate_minmax, troughs
+from gpudesk.oom.snapshot.timeline import Envelope, decimate_minmax, troughs
 
 MiB = sb.MiB
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "oom" / "snapshots"
@@ -122,3 +122,16 @@ def test_minmax_decimation_keeps_every_spike() -> None:
 def test_troughs_mark_iterations() -> None:
     wave = np.array([0, 5, 10, 2, 9, 1, 8, 0, 10], dtype=np.int64)
     assert troughs(wave, 4) == [3, 5, 7]
+
+
+def test_envelope_matches_the_events_at_every_zoom() -> None:
+    rng = np.random.default_rng(3)
+    values = rng.integers(0, 1000, 3_000_000).astype(np.int64)
+    values[2_345_678] = 5000
+    env = Envelope(values)
+    x, y = env.window(0, len(values), 1000)
+    assert len(y) == 2000 and y.max() == 5000 and y.min() == 0
+    assert x[0] >= 0 and x[-1] <= len(values)
+    x, y = env.window(2_345_000, 2_346_000, 300)  # zoomed in: from the events themselves
+    assert y.max() == 5000 and x.min() >= 2_345_000
+    assert env.window(10, 5, 100)[0].size == 0

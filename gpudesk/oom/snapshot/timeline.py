@@ -206,3 +206,44 @@ def troughs(values: I64, prominence_bytes: int) -> list[int]:
                 out.append(lo + int(np.argmin(values[lo:hi])))
                 high, low = maxs[b], None
     return out
+
+
+class Envelope:
+    """Min/max envelope of a long curve with a precomputed level of :data:`BLOCK`-event blocks, so that a
+    window of millions of events is decimated from the block minima and maxima (256 times fewer values)
+    and a short window from the events themselves. Same output as :func:`decimate_minmax` up to bucket edges
+    falling on block boundaries."""
+
+    BLOCK = 256
+
+    def __init__(self, values: I64) -> None:
+        self.values = values
+        n = int(values.shape[0])
+        starts = np.arange(0, n, self.BLOCK)
+        self.block_min = np.minimum.reduceat(values, starts) if n else values[:0]
+        self.block_max = np.maximum.reduceat(values, starts) if n else values[:0]
+
+    def __len__(self) -> int:
+        return int(self.values.shape[0])
+
+    def window(self, lo: int, hi: int, buckets: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """(x, y) of events ``lo..hi`` with at most ``2 * buckets`` points; x in event indices."""
+        lo, hi = max(0, lo), min(len(self), hi)
+        span = hi - lo
+        if span <= 0 or buckets <= 0:
+            return np.zeros(0), np.zeros(0)
+        if span < 2 * self.BLOCK * buckets:
+            x, y = decimate_minmax(self.values[lo:hi], buckets)
+            return x + lo, y
+        b_lo, b_hi = lo // self.BLOCK, -(-hi // self.BLOCK)
+        edges = np.linspace(b_lo, b_hi, buckets + 1).astype(np.int64)
+        starts = edges[:-1]
+        rel = starts - b_lo
+        mins = np.minimum.reduceat(self.block_min[b_lo:b_hi], rel)
+        maxs = np.maximum.reduceat(self.block_max[b_lo:b_hi], rel)
+        mid = ((starts + np.diff(edges) / 2.0) * self.BLOCK).astype(np.float64)
+        x = np.repeat(mid, 2)
+        y = np.empty(2 * buckets, dtype=np.float64)
+        y[0::2] = mins
+        y[1::2] = maxs
+        return x, y
