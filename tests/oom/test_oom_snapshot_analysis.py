@@ -135,3 +135,13 @@ def test_envelope_matches_the_events_at_every_zoom() -> None:
     x, y = env.window(2_345_000, 2_346_000, 300)  # zoomed in: from the events themselves
     assert y.max() == 5000 and x.min() >= 2_345_000
     assert env.window(10, 5, 100)[0].size == 0
+
+
+def test_real_flexgen_snapshot_full_gpu_from_one_call_site() -> None:
+    dev = analyse(load_snapshot(FIXTURES / "flexgen_oom_snapshot.pickle")).device()
+    assert dev is not None and dev.oom is None and dev.peak_index is None  # only a "snapshot" marker
+    f = dev.fragmentation
+    assert f.cached_free_bytes < 5 * MiB and f.free_piece_count == 3
+    assert dev.top_frames[0].label.endswith("flexgen/pytorch_backend.py:190 allocate")
+    assert dev.top_frames[0].bytes == f.allocated_bytes
+    assert dev.explanation[1].startswith("The largest holder is ")

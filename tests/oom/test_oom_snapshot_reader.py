@@ -166,3 +166,14 @@ def test_progress_reaches_the_file_size_and_cancel_stops_reading(tmp_path: Path)
 
     with pytest.raises(SnapshotCancelled):
         load_snapshot(path, progress=stop_early, cancel=cancel)
+
+
+def test_real_pickle_flexgen_oom_snapshot_torch_2_0() -> None:
+    """The real pickle, byte for byte, through the restricted unpickler (no global in it)."""
+    snap = load_snapshot(FIXTURES / "flexgen_oom_snapshot.pickle")
+    assert snap.format_version == "torch 2.0 (block history)"
+    assert snap.devices == [0]
+    assert len(snap.segments) == 176
+    assert [ACTIONS[a] for a in snap.trace_of(0).action.tolist()] == ["snapshot"]
+    reserved = sum(s.total_size_bytes for s in snap.segments)
+    assert 11.0 * 1024**3 < reserved < 11.1 * 1024**3

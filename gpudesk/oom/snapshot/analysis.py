@@ -30,7 +30,17 @@ from gpudesk.oom.snapshot.layout import (
     layout_at,
     layout_at_end,
 )
-from gpudesk.oom.snapshot.model import Segment, Snapshot
+from gpudesk.oom.snapshot.model import (
+    ALLOC,
+    FREE_REQUESTED,
+    OOM,
+    SEGMENT_ALLOC,
+    SEGMENT_FREE,
+    SEGMENT_MAP,
+    SEGMENT_UNMAP,
+    Segment,
+    Snapshot,
+)
 from gpudesk.oom.snapshot.stacks import CATEGORIES, category, stack_label
 from gpudesk.oom.snapshot.timeline import (
     Lifetimes,
@@ -41,6 +51,7 @@ from gpudesk.oom.snapshot.timeline import (
 )
 
 TOP_N = 20
+MEMORY_ACTIONS = (ALLOC, FREE_REQUESTED, SEGMENT_ALLOC, SEGMENT_FREE, SEGMENT_MAP, SEGMENT_UNMAP, OOM)
 ITERATION_PROMINENCE_SHARE = 0.05  # a fall of 5 % of the peak separates two iterations
 LEAK_MIN_ITERATIONS = 3
 
@@ -136,11 +147,15 @@ class SnapshotAnalysis:
     devices: list[DeviceAnalysis]
 
     def device(self, index: int | None = None) -> DeviceAnalysis | None:
-        """The device asked for; by default the one with an OOM, else the first."""
+        """The device asked for; by default the one with an OOM, else the one with the most reserved memory."""
         if index is not None:
             return next((d for d in self.devices if d.device == index), None)
         with_oom = [d for d in self.devices if d.oom is not None]
-        return with_oom[0] if with_oom else (self.devices[0] if self.devices else None)
+        if with_oom:
+            return with_oom[0]
+        if not self.devices:
+            return None
+        return max(self.devices, key=lambda d: (d.fragmentation.reserved_bytes, d.event_count, -d.device))
 
 
 def analyse(
@@ -175,7 +190,9 @@ def analyse_device(snap: Snapshot, device: int) -> DeviceAnalysis:
     else:
         states = layout_at_end(segments)
     frag = _fragmentation(states, oom)
-    peak = timeline.peak_index
+    # A trace of only "snapshot" markers (history recorded with max_entries=1, or switched off) says nothing
+    # about a peak: the analysis is then the snapshot's own blocks.
+    peak = timeline.peak_index if np.isin(trace.action, MEMORY_ACTIONS).any() else None
     if peak is not None and oom_index is not None:
         peak = int(np.argmax(timeline.allocated_bytes[: oom_index + 1]))
     peak_alloc = int(timeline.allocated_bytes[peak]) if peak is not None else frag.allocated_bytes
@@ -327,8 +344,13 @@ def explain(dev: DeviceAnalysis, snap: Snapshot) -> tuple[str, list[str]]:
             events=dev.event_count))
     if dev.top_frames:
         top = dev.top_frames[0]
-        lines.append(_("The largest holder at the peak is {where}: {bytes} in {count} allocations.").format(
-            where=top.label or _("code without a recorded stack"), bytes=fb(top.bytes), count=top.count))
+        where = top.label or _("code without a recorded stack")
+        if dev.peak_index is not None:
+            lines.append(_("The largest holder at the peak is {where}: {bytes} in {count} allocations.").format(
+                where=where, bytes=fb(top.bytes), count=top.count))
+        else:
+            lines.append(_("The largest holder is {where}: {bytes} in {count} allocations.").format(
+                where=where, bytes=fb(top.bytes), count=top.count))
     if dev.leak_suspects:
         s = dev.leak_suspects[0]
         lines.append(_("Possible leak: {count} allocations from {where} ({bytes}) were made in {iters} different "

@@ -3,7 +3,7 @@
 Layouts PyTorch has shipped (read from the writer's history in torch/csrc/cuda/memory_snapshot.cpp and, before
 2.1, torch/csrc/cuda/Module.cpp; https://github.com/pytorch/pytorch):
 
-* **1.x list**: ``torch.cuda.memory_snapshot()`` -- a bare list of segments, blocks without addresses;
+* **segment list**: ``torch.cuda.memory_snapshot()`` (any version) -- a bare list of segments, no trace;
 * **2.0**: ``{"segments", "device_traces"}``; blocks carry ``size``, ``requested_size`` (2.0.1) and
   ``history`` = ``[{"addr", "real_size", "frames"}]`` (newest first), no block address (it is the segment's
   address plus the sizes of the blocks before it);
@@ -158,7 +158,7 @@ def _version(features: list[str]) -> str:
     """A plain label of the layout: the oldest PyTorch that writes every feature seen."""
     seen = set(features)
     if "segment list" in seen:
-        return "torch 1.x segment list"
+        return "segment list (torch.cuda.memory_snapshot())"
     if "block history" in seen:
         return "torch 2.0 (block history)"
     if "user_metadata" in seen or "compile_context" in seen:
