@@ -119,9 +119,15 @@ def test_minmax_decimation_keeps_every_spike() -> None:
     assert y.max() == 10 and y.min() == -3
 
 
-def test_troughs_mark_iterations() -> None:
+def test_troughs_mark_iterations_not_layers() -> None:
     wave = np.array([0, 5, 10, 2, 9, 1, 8, 0, 10], dtype=np.int64)
-    assert troughs(wave, 4) == [3, 5, 7]
+    assert troughs(wave) == [3, 5, 7]
+    # a forward pass: kept activations climb, freed temporaries make small dips; no iteration inside it
+    forward = np.array([0, 30, 30, 40, 35, 50, 45, 60, 55, 70, 65, 80], dtype=np.int64)
+    assert troughs(forward) == []
+    # the empty start before the model is loaded is not an iteration boundary
+    leak = np.array([0, 100, 160, 100, 165, 105, 170, 110, 175], dtype=np.int64)
+    assert troughs(leak) == [3, 5, 7]
 
 
 def test_envelope_matches_the_events_at_every_zoom() -> None:
@@ -145,3 +151,22 @@ def test_real_flexgen_snapshot_full_gpu_from_one_call_site() -> None:
     assert dev.top_frames[0].label.endswith("flexgen/pytorch_backend.py:190 allocate")
     assert dev.top_frames[0].bytes == f.allocated_bytes
     assert dev.explanation[1].startswith("The largest holder is ")
+
+
+def test_real_oom_snapshot_code_location_is_a_genuine_shortage() -> None:
+    """Constructor-Sun/code_location memory_snapshot.pickle (see the .url): the only public snapshot found with
+    an ``oom`` action. Described before computing: GPU 1 of 3, a 4.94 GiB request, 91 MiB free, 78 GiB
+    reserved and nearly all allocated to activations of update_nodes; expandable segments on."""
+    analysis = analyse(load_snapshot(FIXTURES / "code_location_gnn_oom.json.gz"))
+    dev = analysis.device()
+    assert dev is not None and dev.device == 1 and dev.oom is not None
+    assert dev.oom.requested_bytes == 5_308_694_528
+    assert dev.oom.device_free_bytes == 95_682_560
+    assert dev.verdict == "genuine_shortage"
+    assert dev.fragmentation.largest_usable_free_block_bytes == 17_313_792
+    assert dev.top_frames[0].label.endswith("src/train/models.py:174 update_nodes")
+    assert dev.leak_suspects == []  # layers of one forward pass are not iterations
+    assert analysis.snapshot.allocator_settings is not None
+    assert analysis.snapshot.allocator_settings.expandable_segments is True
+    diag = diagnose_snapshot(analysis)
+    assert diag.top is not None and diag.top.id == "genuine_shortage"

@@ -52,7 +52,6 @@ from gpudesk.oom.snapshot.timeline import (
 
 TOP_N = 20
 MEMORY_ACTIONS = (ALLOC, FREE_REQUESTED, SEGMENT_ALLOC, SEGMENT_FREE, SEGMENT_MAP, SEGMENT_UNMAP, OOM)
-ITERATION_PROMINENCE_SHARE = 0.05  # a fall of 5 % of the peak separates two iterations
 LEAK_MIN_ITERATIONS = 3
 
 
@@ -203,9 +202,8 @@ def analyse_device(snap: Snapshot, device: int) -> DeviceAnalysis:
     composition = {c: 0 for c in CATEGORIES}
     for a in alive:
         composition[a.category] += a.size_bytes
-    prominence = int(max(peak_alloc, 1) * ITERATION_PROMINENCE_SHARE)
     limit = oom_index + 1 if oom_index is not None else len(timeline)
-    bounds = troughs(timeline.allocated_bytes[:limit], prominence) if limit else []
+    bounds = troughs(timeline.allocated_bytes[:limit]) if peak is not None else []
     leaks = _leaks(alive, bounds)
     dev = DeviceAnalysis(
         device=device, event_count=len(trace), timeline=timeline, at_index=oom_index,

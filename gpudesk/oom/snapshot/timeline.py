@@ -177,33 +177,45 @@ def decimate_minmax(values: I64, buckets: int) -> tuple[npt.NDArray[np.float64],
     return x, y
 
 
-def troughs(values: I64, prominence_bytes: int) -> list[int]:
-    """Indices of the curve's troughs: minima reached after a fall of at least ``prominence_bytes`` from the
-    previous high and followed by a rise of as much (iteration boundaries of a training loop)."""
+def troughs(values: I64) -> list[int]:
+    """Iteration boundaries of a training loop: the lowest points of the curve's deep dips.
+
+    A dip counts when the curve falls by at least half its range from the high before it and then climbs by
+    as much again (hysteresis). The range is the maximum minus the floor, the floor being the minimum after
+    the curve first reaches halfway up (so the empty start before the model is loaded does not count). A
+    training step frees its activations and falls by most of the range; within a forward pass or an optimizer
+    step the curve climbs with small dips (temporaries freed between layers or parameters), which are not
+    iterations. A leak shifts the dips up slowly but keeps their depth, so they still count.
+    """
     out: list[int] = []
-    if values.size == 0 or prominence_bytes <= 0:
-        return out
-    # Work on a min/max envelope of at most 40k points; minima positions are exact within a bucket.
     n = int(values.shape[0])
-    buckets = min(n, 20_000)
+    if n < 3:
+        return out
+    hi = int(values.max())
+    first_mid = int(np.argmax(values >= (int(values.min()) + hi) / 2))
+    floor = int(values[first_mid:].min())
+    depth = (hi - floor) / 2
+    if depth <= 0:
+        return out
+    buckets = min(n, 20_000)  # envelope of at most 40k points; minima positions are exact within a bucket
     edges = np.linspace(0, n, buckets + 1).astype(np.int64)
     starts = edges[:-1]
     mins = np.minimum.reduceat(values, starts).tolist()
     maxs = np.maximum.reduceat(values, starts).tolist()
     high = maxs[0]
-    low = None
+    low: int | None = None
     low_bucket = 0
     for b in range(buckets):
         if low is None:
             high = max(high, maxs[b])
-            if mins[b] <= high - prominence_bytes:
+            if mins[b] <= high - depth:
                 low, low_bucket = mins[b], b
         else:
             if mins[b] < low:
                 low, low_bucket = mins[b], b
-            if maxs[b] >= low + prominence_bytes:
-                lo, hi = int(edges[low_bucket]), int(edges[low_bucket + 1])
-                out.append(lo + int(np.argmin(values[lo:hi])))
+            if maxs[b] >= low + depth:
+                lo, hi_i = int(edges[low_bucket]), int(edges[low_bucket + 1])
+                out.append(lo + int(np.argmin(values[lo:hi_i])))
                 high, low = maxs[b], None
     return out
 
