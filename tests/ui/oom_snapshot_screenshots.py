@@ -1,7 +1,8 @@
 """Save screenshots of the snapshot viewer into docs/screenshots/oom-snapshot-*.png.
 
 Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python tests/ui/oom_snapshot_screenshots.py``. Uses the built
-fragmentation-OOM snapshot (tests/oom/snapshot_builder.py) and the real public one of EoR_NN.
+fragmentation-OOM snapshot (tests/oom/snapshot_builder.py) and the real public ones of EoR_NN and
+code_location (an OOM).
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ def main() -> None:
     view.set_analysis(analyse(load_snapshot(REPO / "tests/fixtures/oom/snapshots/eor_nn_counterfactuals.json.gz")))
     shoot(view, app, 0, "oom-snapshot-real-eor-timeline.png")
     shoot(view, app, 1, "oom-snapshot-real-eor-segments.png")
+    view.set_analysis(analyse(load_snapshot(REPO / "tests/fixtures/oom/snapshots/code_location_gnn_oom.json.gz")))
+    shoot(view, app, 0, "oom-snapshot-real-oom-timeline.png")
+    shoot(view, app, 1, "oom-snapshot-real-oom-segments.png")
 
 
 if __name__ == "__main__":

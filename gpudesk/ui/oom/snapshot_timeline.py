@@ -62,9 +62,9 @@ class SnapshotTimeline(QWidget):
             self.plot.removeItem(marker)
         self._markers.clear()
         if device.peak_index is not None:
-            self._mark(device.peak_index, "#2e8b57", self.tr("peak"))
+            self._mark(device.peak_index, "#2e8b57", self.tr("peak"), 0.8)
         if device.oom is not None:
-            self._mark(device.oom.index, "#b0413e", self.tr("OOM"))
+            self._mark(device.oom.index, "#b0413e", self.tr("OOM"), 0.95)
         if not len(self._allocated):
             self.caption.setText(self.tr("This snapshot has no trace events on GPU {0}: allocator history was "
                                          "not recorded.").format(device.device))
@@ -77,9 +77,11 @@ class SnapshotTimeline(QWidget):
         self._redraw()
         self.plot.enableAutoRange(axis="y")
 
-    def _mark(self, index: int, color: str, label: str) -> None:
+    def _mark(self, index: int, color: str, label: str, height: float) -> None:
+        """A dotted vertical line at event ``index``, its label at ``height`` (0-1) of the plot so that the
+        peak and the OOM, often neighbours, do not overlap."""
         line = pg.InfiniteLine(pos=index, angle=90, pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DotLine),
-                               label=label, labelOpts={"color": color, "position": 0.9})
+                               label=label, labelOpts={"color": color, "position": height, "anchors": [(1, 0), (1, 0)]})
         self.plot.addItem(line)
         self._markers.append(line)
 
