@@ -177,3 +177,15 @@ def test_real_pickle_flexgen_oom_snapshot_torch_2_0() -> None:
     assert [ACTIONS[a] for a in snap.trace_of(0).action.tolist()] == ["snapshot"]
     reserved = sum(s.total_size_bytes for s in snap.segments)
     assert 11.0 * 1024**3 < reserved < 11.1 * 1024**3
+
+
+def test_fast_columns_and_per_event_loop_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpudesk.oom.snapshot import convert
+
+    raw = sb.fragmentation_oom("2.5")
+    fast = convert.to_snapshot(raw)
+    monkeypatch.setattr(convert, "_trace_columns", lambda *args: None)
+    slow = convert.to_snapshot(raw)
+    assert slow.format_version == fast.format_version
+    for column in ("action", "addr", "size_bytes", "stream", "time_us", "stack_id"):
+        assert (getattr(slow.trace_of(0), column) == getattr(fast.trace_of(0), column)).all(), column

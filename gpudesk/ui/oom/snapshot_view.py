@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -115,10 +116,14 @@ class SnapshotView(QWidget):
         self.open_button.setEnabled(False)
         self.status.setText(self.tr("Opening {0} …").format(Path(path).name))
         run_task(load_and_analyse, str(path), cancel=self._cancel,
-                 on_result=lambda analysis: self._loaded(analysis) if gen == self._generation else None,
-                 on_error=lambda exc: self._failed(exc) if gen == self._generation else None,
-                 on_progress=lambda d, t, text: self._progress(d, t, text) if gen == self._generation else None,
-                 on_finished=lambda: self._finished() if gen == self._generation else None)
+                 on_result=lambda analysis: self._loaded(analysis) if self._current(gen) else None,
+                 on_error=lambda exc: self._failed(exc) if self._current(gen) else None,
+                 on_progress=lambda d, t, text: self._progress(d, t, text) if self._current(gen) else None,
+                 on_finished=lambda: self._finished() if self._current(gen) else None)
+
+    def _current(self, generation: int) -> bool:
+        """Whether a background result still concerns this view: the same open, and the view not deleted."""
+        return shiboken6.isValid(self) and generation == self._generation
 
     def cancel(self) -> None:
         """Stop the reading in progress (it ends at its next read, within milliseconds)."""
