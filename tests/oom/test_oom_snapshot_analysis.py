@@ -170,3 +170,18 @@ def test_real_oom_snapshot_code_location_is_a_genuine_shortage() -> None:
     assert analysis.snapshot.allocator_settings.expandable_segments is True
     diag = diagnose_snapshot(analysis)
     assert diag.top is not None and diag.top.id == "genuine_shortage"
+
+
+def test_cuda_graph_pool_segments_are_not_usable_and_reach_the_pool_rule() -> None:
+    raw = sb.shortage_oom("2.5")
+    for seg in raw["segments"][:6]:  # the parameters' segments belong to a graph's private pool
+        seg["segment_pool_id"] = (1, 7)
+    analysis = analyse(to_snapshot(raw))
+    dev = analysis.device()
+    assert dev is not None
+    assert dev.fragmentation.private_pool_bytes == 600 * MiB
+    assert dev.fragmentation.private_pool_allocated_bytes == 600 * MiB
+    assert any("private pools" in line for line in dev.explanation)
+    report = snapshot_report(analysis)
+    assert report.device is not None and report.device.private_pool_bytes == 600 * MiB
+    assert "cuda_graph_pools" in [c.id for c in diagnose_snapshot(analysis).causes]

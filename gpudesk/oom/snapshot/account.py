@@ -45,7 +45,8 @@ def snapshot_report(
         total_bytes=total_bytes,
         allocated_bytes=f.allocated_bytes,
         reserved_bytes=f.reserved_bytes,
-        private_pool_bytes=f.private_pool_bytes or None,
+        # as the OOM message's "allocated in private pools": tensor bytes in CUDA graph / MemPool segments
+        private_pool_bytes=f.private_pool_allocated_bytes or None,
         peak_allocated_bytes=dev.peak_allocated_bytes,
         peak_reserved_bytes=dev.peak_reserved_bytes,
         largest_free_block_bytes=(f.largest_usable_free_block_bytes if f.largest_usable_free_block_bytes is not None

@@ -102,6 +102,7 @@ class Fragmentation:
     usable_free_bytes: int | None
     largest_usable_free_block_bytes: int | None
     private_pool_bytes: int
+    private_pool_allocated_bytes: int
     expandable: bool
     segments: list[SegmentState] = field(default_factory=list)
 
@@ -234,6 +235,7 @@ def _fragmentation(states: list[SegmentState], oom: OomEvent | None) -> Fragment
         usable_free_bytes=usable,
         largest_usable_free_block_bytes=largest_usable,
         private_pool_bytes=sum(s.total_size_bytes for s in states if s.pool_id != (0, 0)),
+        private_pool_allocated_bytes=sum(s.allocated_bytes for s in states if s.pool_id != (0, 0)),
         expandable=any(s.is_expandable for s in states),
         segments=states,
     )

@@ -52,6 +52,7 @@ def _device(dev: DeviceAnalysis) -> dict[str, Any]:
             "usable_free_bytes": f.usable_free_bytes,
             "largest_usable_free_block_bytes": f.largest_usable_free_block_bytes,
             "private_pool_bytes": f.private_pool_bytes,
+            "private_pool_allocated_bytes": f.private_pool_allocated_bytes,
             "expandable_segments": f.expandable,
         },
         "peak": {
