@@ -185,3 +185,12 @@ def test_cuda_graph_pool_segments_are_not_usable_and_reach_the_pool_rule() -> No
     report = snapshot_report(analysis)
     assert report.device is not None and report.device.private_pool_bytes == 600 * MiB
     assert "cuda_graph_pools" in [c.id for c in diagnose_snapshot(analysis).causes]
+
+
+def test_a_request_that_fits_a_free_block_is_not_called_a_shortage() -> None:
+    raw = sb.fragmentation_oom("2.5")
+    oom = next(e for e in raw["device_traces"][0] if e["action"] == "oom")
+    oom["size"] = 50 * MiB  # smaller than the 100 MiB free blocks: the layout does not explain the failure
+    dev = analyse(to_snapshot(raw)).device()
+    assert dev is not None and dev.verdict == "unexplained"
+    assert "was large enough, yet the allocation failed" in dev.explanation[2]

@@ -302,7 +302,8 @@ def _leaks(alive: list[Allocation], bounds: list[int]) -> list[LeakSuspect]:
 
 
 def explain(dev: DeviceAnalysis, snap: Snapshot) -> tuple[str, list[str]]:
-    """A verdict id ("fragmentation", "genuine_shortage", "leak", "no_oom") and the sentences that explain it."""
+    """A verdict id ("fragmentation", "genuine_shortage", "unexplained", "leak", "no_oom") and the sentences
+    that explain it."""
     f = dev.fragmentation
     lines: list[str] = []
     verdict = "no_oom"
@@ -319,7 +320,13 @@ def explain(dev: DeviceAnalysis, snap: Snapshot) -> tuple[str, list[str]]:
                        "could serve this request ({pool}, same stream) but its largest free block was {largest}.").format(
             cached=fb(f.cached_free_bytes), pieces=f.free_piece_count, segs=f.segments_with_free,
             usable=fb(usable), pool=pool, largest=fb(largest)))
-        if largest < req <= usable + free:
+        if largest >= req:
+            verdict = "unexplained"
+            lines.append(_("A free cached block of {largest} was large enough, yet the allocation failed: the "
+                           "block may be kept for another stream or a private pool, or be larger than "
+                           "max_split_size (such blocks are not split for smaller requests), or the layout rebuilt "
+                           "from the trace differs from the allocator's.").format(largest=fb(largest)))
+        elif largest < req <= usable + free:
             verdict = "fragmentation"
             lines.append(_("So the memory existed but not in one piece: packed together, the free cache plus the "
                            "GPU's free memory ({total}) would have held the request. This is fragmentation.").format(
