@@ -11,8 +11,14 @@ import snapshot_builder as sb
 from gpudesk.oom.snapshot.account import diagnose_snapshot, snapshot_report
 from gpudesk.oom.snapshot.analysis import analyse
 from gpudesk.oom.snapshot.convert import to_snapshot
+from gpudesk.oom.snapshot.layout import layout_at, layout_at_end
 from gpudesk.oom.snapshot.reader import load_snapshot
-from gpudesk.oom.snapshot.timeline import Envelope, decimate_minmax, troughs
+from gpudesk.oom.snapshot.timeline import (
+    Envelope,
+    build_lifetimes,
+    decimate_minmax,
+    troughs,
+)
 
 MiB = sb.MiB
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "oom" / "snapshots"
@@ -194,3 +200,20 @@ def test_a_request_that_fits_a_free_block_is_not_called_a_shortage() -> None:
     dev = analyse(to_snapshot(raw)).device()
     assert dev is not None and dev.verdict == "unexplained"
     assert "was large enough, yet the allocation failed" in dev.explanation[2]
+
+
+@pytest.mark.parametrize("name", ["eor_nn_counterfactuals.json.gz", "code_location_gnn_oom.json.gz"])
+def test_layout_rebuilt_from_the_trace_matches_the_allocators_blocks(name: str) -> None:
+    """The layout the analysis rebuilds at an event (used at the OOM) equals, at the last event, the blocks
+    the allocator itself wrote: the same free bytes, pieces and largest free block on every GPU."""
+    snap = load_snapshot(FIXTURES / name)
+    checked = 0
+    for device in snap.devices:
+        trace, segments = snap.trace_of(device), snap.segments_of(device)
+        if len(trace) < 2:
+            continue
+        rebuilt = layout_at(segments, trace, build_lifetimes(trace, segments), len(trace) - 1)
+        written = layout_at_end(segments)
+        assert [s.free_pieces for s in rebuilt] == [s.free_pieces for s in written]
+        checked += 1
+    assert checked >= 1

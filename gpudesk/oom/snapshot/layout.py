@@ -4,7 +4,8 @@ At the end of the trace the snapshot's own blocks are used as they are. At an ea
 layout is rebuilt: segments that ``segment_alloc``-ed after the event are taken away and those that
 ``segment_free``-d after it are put back; the occupied ranges are the allocations alive at the event,
 each rounded up to the allocator's 512-byte block granularity (``kMinBlockSize`` / ``round_size`` in
-c10/cuda/CUDACachingAllocator.cpp); the gaps between them are the free pieces. A segment of exactly 2 MiB
+c10/cuda/CUDACachingAllocator.cpp); the gaps between them are the free pieces, except a gap of at most 1 MiB
+after an allocation in a large-pool segment, which is the unsplit tail of that allocation's block. A segment of exactly 2 MiB
 belongs to the small pool (``kSmallBuffer``); the allocator serves requests above 1 MiB (``kSmallSize``) only
 from large-pool blocks of the same stream and pool (``get_free_block``).
 """
@@ -114,13 +115,27 @@ def layout_at(segments: list[Segment], trace: DeviceTrace, lifetimes: Lifetimes,
         hi = int(np.searchsorted(a_addr, seg_addr + total, side="left"))
         cursor = seg_addr
         end = seg_addr + total
+        # In a large-pool segment (not expandable) a block is split only when more than 1 MiB would remain
+        # (``should_split``), so every free block there is larger than 1 MiB: a gap of at most 1 MiB right after
+        # an allocation is that allocation's unsplit tail, not a free block.
+        unsplit_tail = SMALL_SIZE_BYTES if seg_type == "large" and not expandable else 0
         for addr, size, stack in zip(a_addr[lo:hi].tolist(), rounded[lo:hi].tolist(), a_stack[lo:hi].tolist()):
             if addr > cursor:
-                state.free_pieces.append((cursor, addr - cursor))
+                _gap(state, cursor, addr - cursor, unsplit_tail)
             size = min(size, end - addr)
             state.occupied.append((addr, size, stack))
             cursor = max(cursor, addr + size)
         if cursor < end:
-            state.free_pieces.append((cursor, end - cursor))
+            _gap(state, cursor, end - cursor, unsplit_tail)
         out.append(state)
     return out
+
+
+def _gap(state: SegmentState, address: int, size: int, unsplit_tail: int) -> None:
+    """Record the gap at ``address`` as a free piece, or as the tail of the allocation just before it."""
+    if state.occupied and size <= unsplit_tail:
+        prev_addr, prev_size, prev_stack = state.occupied[-1]
+        if prev_addr + prev_size == address:
+            state.occupied[-1] = (prev_addr, prev_size + size, prev_stack)
+            return
+    state.free_pieces.append((address, size))
