@@ -22,8 +22,10 @@ from gpudesk.oom.snapshot.reader import load_snapshot
 
 pytestmark = [pytest.mark.gpu, pytest.mark.torch]
 
-# Fragmentation: cap the process at 4 GiB, cut cached segments into 100 MiB holes between live 70 MiB
-# tensors, then ask for 150 MiB. Leak: keep one tensor per iteration in a list.
+# Fragmentation: cap the process at 4 GiB, cut cached 180 MiB segments into 100 MiB holes next to live 70 MiB
+# tensors, fill what is left with 128 MiB tensors (larger than the holes, so they cannot use them), then ask for
+# 150 MiB. Leak: a training loop whose 64 MiB activations are freed each step while an 8 MiB slice of the output
+# is kept in a list.
 FRAGMENT = r"""
 import sys, torch
 torch.cuda.set_per_process_memory_fraction(4 * 1024**3 / torch.cuda.get_device_properties(0).total_memory)
@@ -38,7 +40,7 @@ del pairs
 filler = []
 try:
     while True:
-        filler.append(torch.empty(256 * MiB, dtype=torch.uint8, device="cuda"))
+        filler.append(torch.empty(128 * MiB, dtype=torch.uint8, device="cuda"))
 except torch.OutOfMemoryError:
     pass
 try:
@@ -53,10 +55,12 @@ torch.cuda.memory._record_memory_history(max_entries=100000)
 model = torch.nn.Linear(4096, 4096).cuda()
 kept = []
 for step in range(8):
-    x = torch.randn(256, 4096, device="cuda")
-    loss = model(x).pow(2).mean()
+    x = torch.randn(4096, 4096, device="cuda")
+    h = model(x)
+    loss = h.pow(2).mean()
     loss.backward()
-    kept.append(model(x))  # an output kept with its graph: the leak
+    kept.append(h[:512].detach().clone())  # the leak: 8 MiB per step
+    del x, h, loss
 torch.cuda.memory._dump_snapshot(sys.argv[1])
 """
 
@@ -82,7 +86,9 @@ def _need_cuda() -> None:
 
 def _capture(tmp_path: Path, script: str, name: str) -> Path:
     path = tmp_path / name
-    subprocess.run([sys.executable, "-c", script, str(path)], check=True, timeout=300)
+    job = tmp_path / (Path(name).stem + "_job.py")
+    job.write_text(script)
+    subprocess.run([sys.executable, str(job), str(path)], check=True, timeout=300)
     keep = os.environ.get("GPUDESK_SNAPSHOT_CAPTURE_DIR")
     if keep:
         shutil.copy(path, Path(keep) / name)
@@ -106,4 +112,5 @@ def test_real_leak_snapshot(tmp_path: Path) -> None:
     dev = analysis.device()
     assert dev is not None
     assert dev.leak_suspects, dev.explanation
-    assert any("test_oom_snapshot_gpu" in s.label or "<string>" in s.label for s in dev.leak_suspects)
+    assert dev.leak_suspects[0].label.startswith(str(tmp_path / "leak_job.py") + ":")
+    assert dev.leak_suspects[0].iterations >= 6

@@ -50,7 +50,8 @@ class Frame:
 
     @property
     def is_python(self) -> bool:
-        return self.filename.endswith(".py")
+        """A Python source frame: a .py file, or code without a file (``<string>``, ``<stdin>``) at a line."""
+        return self.filename.endswith(".py") or (self.filename.startswith("<") and self.line > 0)
 
     def label(self) -> str:
         return f"{self.filename}:{self.line} {self.name}" if self.line else f"{self.filename} {self.name}"
