@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import snapshot_builder as sb
+from helpers.real_snapshots import real_snapshot
 
 from gpudesk.oom.snapshot.account import diagnose_snapshot, snapshot_report
 from gpudesk.oom.snapshot.analysis import analyse
@@ -21,7 +20,6 @@ from gpudesk.oom.snapshot.timeline import (
 )
 
 MiB = sb.MiB
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "oom" / "snapshots"
 
 
 @pytest.mark.parametrize("version", ["2.0", "2.2", "2.5"])
@@ -106,7 +104,7 @@ def test_trace_cut_by_the_ring_buffer_keeps_earlier_allocations() -> None:
 
 
 def test_real_snapshot_eor_nn_explained() -> None:
-    analysis = analyse(load_snapshot(FIXTURES / "eor_nn_counterfactuals.json.gz"))
+    analysis = analyse(load_snapshot(real_snapshot("eor_nn_counterfactuals.json.gz")))
     dev = analysis.device()
     assert dev is not None and dev.oom is None
     assert dev.fragmentation.reserved_bytes == 128 * MiB
@@ -150,7 +148,7 @@ def test_envelope_matches_the_events_at_every_zoom() -> None:
 
 
 def test_real_flexgen_snapshot_full_gpu_from_one_call_site() -> None:
-    dev = analyse(load_snapshot(FIXTURES / "flexgen_oom_snapshot.pickle")).device()
+    dev = analyse(load_snapshot(real_snapshot("flexgen_oom_snapshot.pickle"))).device()
     assert dev is not None and dev.oom is None and dev.peak_index is None  # only a "snapshot" marker
     f = dev.fragmentation
     assert f.cached_free_bytes < 5 * MiB and f.free_piece_count == 3
@@ -163,7 +161,7 @@ def test_real_oom_snapshot_code_location_is_a_genuine_shortage() -> None:
     """Constructor-Sun/code_location memory_snapshot.pickle (see the .url): the only public snapshot found with
     an ``oom`` action. Described before computing: GPU 1 of 3, a 4.94 GiB request, 91 MiB free, 78 GiB
     reserved and nearly all allocated to activations of update_nodes; expandable segments on."""
-    analysis = analyse(load_snapshot(FIXTURES / "code_location_gnn_oom.json.gz"))
+    analysis = analyse(load_snapshot(real_snapshot("code_location_gnn_oom.json.gz")))
     dev = analysis.device()
     assert dev is not None and dev.device == 1 and dev.oom is not None
     assert dev.oom.requested_bytes == 5_308_694_528
@@ -206,7 +204,7 @@ def test_a_request_that_fits_a_free_block_is_not_called_a_shortage() -> None:
 def test_layout_rebuilt_from_the_trace_matches_the_allocators_blocks(name: str) -> None:
     """The layout the analysis rebuilds at an event (used at the OOM) equals, at the last event, the blocks
     the allocator itself wrote: the same free bytes, pieces and largest free block on every GPU."""
-    snap = load_snapshot(FIXTURES / name)
+    snap = load_snapshot(real_snapshot(name))
     checked = 0
     for device in snap.devices:
         trace, segments = snap.trace_of(device), snap.segments_of(device)

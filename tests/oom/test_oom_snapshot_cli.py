@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 import snapshot_builder as sb
+from helpers.real_snapshots import real_snapshot
 
 from gpudesk.cli import main
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "oom" / "snapshots"
 
 
 @pytest.fixture
@@ -46,7 +45,7 @@ def test_json_output(frag_file: Path, capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_real_file_and_device_choice(capsys: pytest.CaptureFixture[str]) -> None:
-    path = str(FIXTURES / "select_n_generate.json.gz")
+    path = str(real_snapshot("select_n_generate.json.gz"))
     assert main(["oom", "snapshot", path, "--device", "1"]) == 0
     assert "no OOM event on GPU 1" in capsys.readouterr().out
     assert main(["oom", "snapshot", path, "--device", "0"]) == 2

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import snapshot_builder as sb
+from helpers.real_snapshots import real_snapshot
 
 from gpudesk.errors import GpudeskError
 from gpudesk.oom.snapshot.errors import (
@@ -24,7 +25,6 @@ from gpudesk.oom.snapshot.model import ACTIONS, FREE_REQUESTED, OOM
 from gpudesk.oom.snapshot.reader import load_snapshot
 from gpudesk.oom.snapshot.unpickle import PlainUnpickler
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "oom" / "snapshots"
 VERSIONS = {"2.0": "torch 2.0 (block history)", "2.1": "torch 2.1+ (block frames)", "2.2": "torch 2.2+ (timestamps)",
             "2.4": "torch 2.4+ (allocator_settings)", "2.5": "torch 2.5+ (user_metadata)"}
 
@@ -75,7 +75,7 @@ def test_json_and_gzip_forms_read_like_the_pickle(tmp_path: Path) -> None:
 
 def test_real_public_snapshot_eor_nn() -> None:
     """JasperSolt/EoR_NN snapshot.pickle (see the .url sidecar): 10 segments, 5,803 events, PyTorch 2.2+ layout."""
-    snap = load_snapshot(FIXTURES / "eor_nn_counterfactuals.json.gz")
+    snap = load_snapshot(real_snapshot("eor_nn_counterfactuals.json.gz"))
     assert snap.format_version == "torch 2.2+ (timestamps)"
     assert len(snap.segments) == 10
     assert snap.event_count == 5803
@@ -87,7 +87,7 @@ def test_real_public_snapshot_eor_nn() -> None:
 
 
 def test_real_public_snapshot_without_trace_select_n() -> None:
-    snap = load_snapshot(FIXTURES / "select_n_generate.json.gz")
+    snap = load_snapshot(real_snapshot("select_n_generate.json.gz"))
     assert snap.devices == [1]
     assert snap.event_count == 0
     assert len(snap.segments) == 40
@@ -170,7 +170,7 @@ def test_progress_reaches_the_file_size_and_cancel_stops_reading(tmp_path: Path)
 
 def test_real_pickle_flexgen_oom_snapshot_torch_2_0() -> None:
     """The real pickle, byte for byte, through the restricted unpickler (no global in it)."""
-    snap = load_snapshot(FIXTURES / "flexgen_oom_snapshot.pickle")
+    snap = load_snapshot(real_snapshot("flexgen_oom_snapshot.pickle"))
     assert snap.format_version == "torch 2.0 (block history)"
     assert snap.devices == [0]
     assert len(snap.segments) == 176

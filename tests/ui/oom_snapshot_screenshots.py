@@ -50,10 +50,10 @@ def main() -> None:
     view.tables.allocations.selectRow(0)
     view.tables.tabs.setCurrentIndex(1)
     shoot(view, app, 2, "oom-snapshot-top-allocations.png")
-    view.set_analysis(analyse(load_snapshot(REPO / "tests/fixtures/oom/snapshots/eor_nn_counterfactuals.json.gz")))
+    view.set_analysis(analyse(load_snapshot(Path(os.environ.get("GPUDESK_REAL_SNAPSHOTS", REPO.parent / "shared/data/snapshots")) / "eor_nn_counterfactuals.json.gz")))
     shoot(view, app, 0, "oom-snapshot-real-eor-timeline.png")
     shoot(view, app, 1, "oom-snapshot-real-eor-segments.png")
-    view.set_analysis(analyse(load_snapshot(REPO / "tests/fixtures/oom/snapshots/code_location_gnn_oom.json.gz")))
+    view.set_analysis(analyse(load_snapshot(Path(os.environ.get("GPUDESK_REAL_SNAPSHOTS", REPO.parent / "shared/data/snapshots")) / "code_location_gnn_oom.json.gz")))
     shoot(view, app, 0, "oom-snapshot-real-oom-timeline.png")
     shoot(view, app, 1, "oom-snapshot-real-oom-segments.png")
 

@@ -14,8 +14,7 @@ from gpudesk.ui.oom.snapshot_view import SnapshotView
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "oom"))
 import snapshot_builder as sb
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "oom" / "snapshots"
+from helpers.real_snapshots import real_snapshot
 
 
 @pytest.fixture
@@ -71,7 +70,7 @@ def test_leak_and_real_snapshot_render(view, qtbot) -> None:  # type: ignore[no-
     view.set_analysis(analyse(to_snapshot(sb.leak_run())))
     assert "Possible leak: 8 allocations from train.py:44 train_step" in view.explanation.toPlainText()
     with qtbot.waitSignal(view.loaded, timeout=20_000):
-        view.open_file(FIXTURES / "eor_nn_counterfactuals.json.gz")
+        view.open_file(real_snapshot("eor_nn_counterfactuals.json.gz"))
     assert "no OOM event on GPU 0" in view.explanation.toPlainText()
     assert view.segments.canvas.rows() == 10
 
