@@ -23,8 +23,14 @@ from pathlib import Path
 
 from gpudesk.cli import CliError
 from gpudesk.oom import Diagnosis, OomError, diagnose, parse_text
+from gpudesk.oom.errors import (
+    LaunchError,
+    MethodUnavailable,
+    PermissionDenied,
+    ProbeError,
+    TargetNotFound,
+)
 from gpudesk.oom.labels import FLAG_KEYS, label_for
-from gpudesk.oom.errors import LaunchError, MethodUnavailable, PermissionDenied, ProbeError, TargetNotFound
 from gpudesk.oom.parsers.units import format_bytes
 
 MAX_INPUT_BYTES = 5_000_000  # same limit as gpudesk.oom.parsers.detect.MAX_TEXT_CHARS
@@ -69,6 +75,14 @@ def add_parser(subparsers) -> None:
     p_run.add_argument("--save", action="store_true", help="keep it in the diagnosis history")
     p_run.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ...")
     p_run.set_defaults(func=cmd_run)
+
+    p_snap = sub.add_parser("snapshot", help="open a PyTorch memory snapshot (_dump_snapshot pickle or JSON) "
+                            "and explain it offline")
+    p_snap.add_argument("file", metavar="FILE", help="snapshot .pickle or .json (gzip-compressed works too)")
+    p_snap.add_argument("--device", type=int, default=None, metavar="N",
+                        help="GPU to explain (default: the one with the OOM, else the first)")
+    p_snap.add_argument("--json", action="store_true", help="print the analysis and diagnosis as JSON")
+    p_snap.set_defaults(func=cmd_snapshot)
 
 
 def _positive_seconds(text: str) -> float:
@@ -362,8 +376,53 @@ def cmd_run(args) -> int:
     if not args.json:
         print(f"\n[gpudesk] job exited with status {result.returncode}", file=sys.stderr)
         for path in result.snapshot_paths:
-            print(f"[gpudesk] snapshot at the OOM: {path} (open it at https://pytorch.org/memory_viz)", file=sys.stderr)
+            print(f"[gpudesk] snapshot at the OOM: {path} (explain it with: gpudesk oom snapshot {path})",
+                  file=sys.stderr)
     _emit(result.diagnosis, args.json)
     if args.save:
         _save(result.diagnosis, " ".join(cmd))
     return result.returncode if result.returncode is not None and result.returncode >= 0 else 1
+
+
+def cmd_snapshot(args) -> int:
+    """``gpudesk oom snapshot FILE``: summary, memory account, explanation and ranked causes of a snapshot."""
+    from gpudesk.oom.snapshot.account import diagnose_snapshot
+    from gpudesk.oom.snapshot.analysis import analyse
+    from gpudesk.oom.snapshot.errors import SnapshotError
+    from gpudesk.oom.snapshot.export import analysis_to_dict
+    from gpudesk.oom.snapshot.reader import load_snapshot
+
+    try:
+        analysis = analyse(load_snapshot(args.file))
+    except SnapshotError as exc:
+        raise CliError(exc.user_text(), status=1) from exc
+    dev = analysis.device(args.device)
+    if args.device is not None and dev is None:
+        raise CliError(f"{args.file}: no GPU {args.device} in this snapshot (it has "
+                       f"{', '.join(map(str, analysis.snapshot.devices)) or 'none'})")
+    diagnosis = diagnose_snapshot(analysis, args.device)
+    if args.json:
+        out = analysis_to_dict(analysis, args.device)
+        out["diagnosis"] = diagnosis.to_dict()
+        json.dump(out, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    snap = analysis.snapshot
+    print(f"Snapshot: {snap.source_name} ({format_bytes(snap.file_size_bytes)}), layout {snap.format_version}, "
+          f"GPUs {', '.join(map(str, snap.devices)) or 'none'}, {snap.event_count:,} trace events")
+    if dev is None:
+        print("Nothing to explain: the snapshot holds no segments and no trace events.")
+        return 0
+    print()
+    for line in dev.explanation:
+        print(line)
+    if dev.top_frames:
+        print("\nTop frames by bytes alive at the peak:")
+        _rows([(f"{format_bytes(g.bytes)} in {g.count}", f"{g.label or '(no stack)'} [{g.category}]")
+               for g in dev.top_frames[:10]], "  ", sys.stdout)
+    known = {k: v for k, v in dev.composition_bytes.items() if v}
+    if known:
+        print("Peak composition: " + ", ".join(f"{k.replace('_', ' ')} {format_bytes(v)}" for k, v in known.items()))
+    print()
+    print_diagnosis(diagnosis)
+    return 0

@@ -24,7 +24,7 @@ from typing import Any
 REPORT_VERSION = 1
 
 # Where a report came from.
-SOURCES = ("text", "probe", "launch", "agent", "evidence")
+SOURCES = ("text", "probe", "launch", "agent", "evidence", "snapshot")
 
 
 @dataclass

@@ -1,0 +1,334 @@
+"""Turn the decoded snapshot dict into the typed :class:`~gpudesk.oom.snapshot.model.Snapshot`.
+
+Layouts PyTorch has shipped (read from the writer's history in torch/csrc/cuda/memory_snapshot.cpp and, before
+2.1, torch/csrc/cuda/Module.cpp; https://github.com/pytorch/pytorch):
+
+* **segment list**: ``torch.cuda.memory_snapshot()`` (any version) -- a bare list of segments, no trace;
+* **2.0**: ``{"segments", "device_traces"}``; blocks carry ``size``, ``requested_size`` (2.0.1) and
+  ``history`` = ``[{"addr", "real_size", "frames"}]`` (newest first), no block address (it is the segment's
+  address plus the sizes of the blocks before it);
+* **2.1**: blocks carry ``address``, ``frames``, ``requested_size``; segments ``segment_pool_id``,
+  ``is_expandable``, ``frames``; trace actions gain ``segment_map`` / ``segment_unmap`` (expandable segments);
+* **2.2**: trace entries carry ``time_us``;
+* **2.4**: top-level ``allocator_settings`` (``PYTORCH_CUDA_ALLOC_CONF``, max_split_size, expandable_segments...);
+* **2.5+**: trace entries carry ``compile_context`` and ``user_metadata``; later ``external_annotations`` and
+  ``pool_id``. Keys not listed here are ignored and named in the snapshot's notes.
+
+A block state written as ``active_awaiting_free`` (the name in the Python docstring) is read as
+``active_pending_free`` (the name the C++ writer uses).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from itertools import repeat
+from operator import itemgetter
+from typing import Any
+
+import numpy as np
+
+from gpudesk.i18n import _
+from gpudesk.oom.snapshot.errors import SnapshotCancelled, SnapshotFormatError
+from gpudesk.oom.snapshot.model import (
+    ACTION_CODE,
+    NO_STACK,
+    AllocatorSettings,
+    Block,
+    DeviceTrace,
+    Frame,
+    Segment,
+    Snapshot,
+    Stack,
+)
+
+ProgressFn = Callable[[int, int, str], None]
+
+OOM_CODE = ACTION_CODE["oom"]
+STATE_ALIASES = {"active_awaiting_free": "active_pending_free"}
+KNOWN_TOP_KEYS = {"segments", "device_traces", "allocator_settings", "external_annotations"}
+PROGRESS_EVERY_EVENTS = 200_000
+
+
+class _Stacks:
+    """Interns stacks: the same list object (pickle memo) or the same frames (JSON) get one id."""
+
+    def __init__(self) -> None:
+        self.stacks: list[Stack] = []
+        self._by_id: dict[int, tuple[object, int]] = {}
+        self._by_value: dict[Stack, int] = {}
+        self._frames: dict[int, tuple[object, Frame]] = {}
+
+    def frame(self, raw: Any) -> Frame:
+        hit = self._frames.get(id(raw))
+        if hit is not None and hit[0] is raw:
+            return hit[1]
+        if not isinstance(raw, dict):
+            raise SnapshotFormatError(_("A stack frame in the snapshot is not a dict."))
+        line = raw.get("line", 0)
+        frame = Frame(str(raw.get("filename", "")), int(line) if isinstance(line, int) else 0, str(raw.get("name", "")))
+        self._frames[id(raw)] = (raw, frame)
+        return frame
+
+    def intern(self, raw: Any) -> int:
+        if not raw:
+            return NO_STACK
+        hit = self._by_id.get(id(raw))
+        if hit is not None and hit[0] is raw:
+            return hit[1]
+        if not isinstance(raw, list):
+            raise SnapshotFormatError(_("A stack ('frames') in the snapshot is not a list."))
+        stack = tuple(self.frame(f) for f in raw)
+        sid = self._by_value.get(stack)
+        if sid is None:
+            sid = len(self.stacks)
+            self.stacks.append(stack)
+            self._by_value[stack] = sid
+        self._by_id[id(raw)] = (raw, sid)  # keeps raw alive so its id is not reused
+        return sid
+
+
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        raise SnapshotFormatError(
+            _("The snapshot field {field} should be a whole number, found {value}.").format(
+                field=what, value=repr(value)[:60]),
+            field=what,
+        )
+    return value
+
+
+def to_snapshot(
+    raw: Any,
+    *,
+    source_name: str = "",
+    file_size_bytes: int = 0,
+    progress: ProgressFn | None = None,
+    cancel: threading.Event | None = None,
+) -> Snapshot:
+    """The typed snapshot of a decoded ``_snapshot()`` value. Raises SnapshotFormatError when it is not one."""
+    notes: list[str] = []
+    stacks = _Stacks()
+    if isinstance(raw, list):
+        raw_segments: Any = raw
+        raw_traces: Any = []
+        raw_settings: Any = None
+        features = ["segment list"]
+    elif isinstance(raw, dict) and "segments" in raw:
+        raw_segments = raw.get("segments")
+        raw_traces = raw.get("device_traces", [])
+        raw_settings = raw.get("allocator_settings")
+        features = []
+        extra = sorted(str(k) for k in raw if k not in KNOWN_TOP_KEYS)
+        if extra:
+            notes.append(_("Keys not used: {keys}.").format(keys=", ".join(extra[:10])))
+    else:
+        raise SnapshotFormatError(
+            _("The file {name} holds no 'segments': it is not a PyTorch memory snapshot.").format(name=source_name),
+            field=source_name,
+            remedy=_("Write the snapshot with torch.cuda.memory._dump_snapshot(path) after "
+                     "torch.cuda.memory._record_memory_history()."),
+        )
+    if not isinstance(raw_segments, list) or not isinstance(raw_traces, list):
+        raise SnapshotFormatError(_("The snapshot's 'segments' and 'device_traces' must be lists."), field=source_name)
+    segments = [_segment(s, i, stacks, features) for i, s in enumerate(raw_segments)]
+    total_events = sum(len(t) for t in raw_traces if isinstance(t, list))
+    traces: list[DeviceTrace] = []
+    done = 0
+    for device, entries in enumerate(raw_traces):
+        if not isinstance(entries, list):
+            raise SnapshotFormatError(_("A device trace in the snapshot is not a list."), field="device_traces")
+        traces.append(_trace(device, entries, stacks, features, done, total_events, progress, cancel))
+        done += len(entries)
+    settings = _settings(raw_settings) if isinstance(raw_settings, dict) else None
+    if settings is not None:
+        features.append("allocator_settings")
+    return Snapshot(
+        segments=segments,
+        traces=traces,
+        stacks=stacks.stacks,
+        allocator_settings=settings,
+        format_version=_version(features),
+        source_name=source_name,
+        file_size_bytes=file_size_bytes,
+        notes=notes,
+    )
+
+
+def _version(features: list[str]) -> str:
+    """A plain label of the layout: the oldest PyTorch that writes every feature seen."""
+    seen = set(features)
+    if "segment list" in seen:
+        return "segment list (torch.cuda.memory_snapshot())"
+    if "block history" in seen:
+        return "torch 2.0 (block history)"
+    if "user_metadata" in seen or "compile_context" in seen:
+        return "torch 2.5+ (user_metadata)"
+    if "allocator_settings" in seen:
+        return "torch 2.4+ (allocator_settings)"
+    if "time_us" in seen:
+        return "torch 2.2+ (timestamps)"
+    return "torch 2.1+ (block frames)"
+
+
+def _segment(raw: Any, index: int, stacks: _Stacks, features: list[str]) -> Segment:
+    if not isinstance(raw, dict):
+        raise SnapshotFormatError(_("Segment {index} of the snapshot is not a dict.").format(index=index),
+                                  field="segments")
+    where = f"segments[{index}]"
+    address = _int(raw.get("address", 0), where + ".address")
+    pool = raw.get("segment_pool_id", (0, 0))
+    pool_id = (int(pool[0]), int(pool[1])) if isinstance(pool, (list, tuple)) and len(pool) == 2 else (0, 0)
+    requested = raw.get("requested_size")
+    seg = Segment(
+        device=_int(raw.get("device", 0), where + ".device"),
+        address=address,
+        total_size_bytes=_int(raw.get("total_size", 0), where + ".total_size"),
+        allocated_size_bytes=_int(raw.get("allocated_size", 0), where + ".allocated_size"),
+        active_size_bytes=_int(raw.get("active_size", 0), where + ".active_size"),
+        requested_size_bytes=None if requested is None else _int(requested, where + ".requested_size"),
+        stream=_int(raw.get("stream", 0), where + ".stream"),
+        segment_type=str(raw.get("segment_type", "large")),
+        pool_id=pool_id,
+        is_expandable=bool(raw.get("is_expandable", False)),
+        stack_id=stacks.intern(raw.get("frames")),
+    )
+    blocks = raw.get("blocks", [])
+    if not isinstance(blocks, list):
+        raise SnapshotFormatError(_("The blocks of a segment are not a list."), field=where)
+    cursor = address
+    for j, b in enumerate(blocks):
+        if not isinstance(b, dict):
+            raise SnapshotFormatError(_("A block of the snapshot is not a dict."), field=f"{where}.blocks[{j}]")
+        size = _int(b.get("size", 0), f"{where}.blocks[{j}].size")
+        frames = b.get("frames")
+        requested_b = b.get("requested_size")
+        history = b.get("history")
+        if isinstance(history, list) and history and isinstance(history[0], dict):
+            # 2.0: the newest history entry describes the current allocation of the block.
+            if "block history" not in features:
+                features.append("block history")
+            frames = frames if frames is not None else history[0].get("frames")
+            if requested_b is None:
+                requested_b = history[0].get("real_size")
+        state = str(b.get("state", "inactive"))
+        state = STATE_ALIASES.get(state, state)
+        block_address = b.get("address")
+        seg.blocks.append(Block(
+            address=cursor if block_address is None else _int(block_address, f"{where}.blocks[{j}].address"),
+            size_bytes=size,
+            requested_size_bytes=size if requested_b is None else _int(requested_b, f"{where}.blocks[{j}].requested"),
+            state=state,
+            stack_id=stacks.intern(frames),
+        ))
+        cursor += size
+    return seg
+
+
+def _trace(
+    device: int,
+    entries: list[Any],
+    stacks: _Stacks,
+    features: list[str],
+    done: int,
+    total: int,
+    progress: ProgressFn | None,
+    cancel: threading.Event | None,
+) -> DeviceTrace:
+    if progress is not None and total:
+        progress(done, total, _("Reading trace events"))
+    fast = _trace_columns(device, entries, stacks)
+    if fast is not None:
+        trace, has_time, has_meta = fast
+        if has_time and "time_us" not in features:
+            features.append("time_us")
+        if has_meta and "user_metadata" not in features:
+            features.append("user_metadata")
+        return trace
+    n = len(entries)
+    action = np.empty(n, dtype=np.int8)
+    addr = np.empty(n, dtype=np.int64)
+    size = np.empty(n, dtype=np.int64)
+    stream = np.empty(n, dtype=np.int64)
+    time_us = np.zeros(n, dtype=np.int64)
+    stack_id = np.empty(n, dtype=np.int32)
+    codes = ACTION_CODE
+    intern = stacks.intern
+    has_time = has_meta = False
+    for i, e in enumerate(entries):
+        if i % PROGRESS_EVERY_EVENTS == 0:
+            if cancel is not None and cancel.is_set():
+                raise SnapshotCancelled(_("Opening the snapshot was cancelled."))
+            if progress is not None and total:
+                progress(done + i, total, _("Reading trace events"))
+        try:
+            code = codes[e["action"]]
+            a = e.get("addr")
+            if a is None:
+                a = e.get("device_free", 0)
+            action[i] = code
+            addr[i] = a
+            size[i] = e.get("size", 0)
+            stream[i] = e.get("stream", 0)
+            t = e.get("time_us")
+            if t is not None:
+                time_us[i] = t
+                has_time = True
+            stack_id[i] = intern(e.get("frames"))
+        except (KeyError, TypeError, AttributeError, ValueError, OverflowError) as exc:
+            raise SnapshotFormatError(
+                _("Trace event {index} of device {device} is not a valid allocator action.").format(
+                    index=i, device=device),
+                field=f"device_traces[{device}][{i}]",
+                detail=f"{type(exc).__name__}: {str(exc)[:200]}",
+            ) from exc
+        if not has_meta and ("user_metadata" in e or "compile_context" in e):
+            has_meta = True
+    if has_time and "time_us" not in features:
+        features.append("time_us")
+    if has_meta and "user_metadata" not in features:
+        features.append("user_metadata")
+    return DeviceTrace(device, action, addr, size, stream, time_us, stack_id)
+
+
+def _trace_columns(device: int, entries: list[Any], stacks: _Stacks) -> tuple[DeviceTrace, bool, bool] | None:
+    """The columns of a well-formed trace, built with C-level iteration (``map`` + ``np.fromiter``); None when
+    any entry is malformed, so that the per-event loop can say which one."""
+    n = len(entries)
+    get = dict.get
+    try:
+        action = np.fromiter(map(ACTION_CODE.__getitem__, map(itemgetter("action"), entries)), np.int8, n)
+        addr = np.fromiter(map(get, entries, repeat("addr", n), repeat(0, n)), np.int64, n)
+        size = np.fromiter(map(get, entries, repeat("size", n), repeat(0, n)), np.int64, n)
+        stream = np.fromiter(map(get, entries, repeat("stream", n), repeat(0, n)), np.int64, n)
+        time_us = np.fromiter(map(get, entries, repeat("time_us", n), repeat(0, n)), np.int64, n)
+        stack_id = np.fromiter(map(stacks.intern, map(get, entries, repeat("frames", n))), np.int32, n)
+        for i in np.flatnonzero(action == OOM_CODE).tolist():  # the writer puts device_free in place of addr
+            addr[i] = entries[i].get("device_free", 0)
+    except (KeyError, TypeError, ValueError, OverflowError, AttributeError, SnapshotFormatError):
+        return None
+    has_time = bool(n) and "time_us" in entries[0]
+    has_meta = bool(n) and ("user_metadata" in entries[0] or "compile_context" in entries[0])
+    return DeviceTrace(device, action, addr, size, stream, time_us, stack_id), has_time, has_meta
+
+
+def _settings(raw: dict[str, Any]) -> AllocatorSettings:
+    def opt_int(key: str) -> int | None:
+        v = raw.get(key)
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+    gc = raw.get("garbage_collection_threshold")
+    roundup = raw.get("roundup_power2_divisions")
+    known = {"PYTORCH_CUDA_ALLOC_CONF", "max_split_size", "garbage_collection_threshold", "expandable_segments",
+             "roundup_power2_divisions"}
+    return AllocatorSettings(
+        alloc_conf=str(raw["PYTORCH_CUDA_ALLOC_CONF"]) if raw.get("PYTORCH_CUDA_ALLOC_CONF") else None,
+        max_split_size_bytes=opt_int("max_split_size"),
+        garbage_collection_threshold=float(gc) if isinstance(gc, (int, float)) else None,
+        expandable_segments=bool(raw["expandable_segments"]) if "expandable_segments" in raw else None,
+        roundup_power2_divisions={str(k): int(v) for k, v in roundup.items() if isinstance(v, int)}
+        if isinstance(roundup, dict) else {},
+        other={str(k): str(v)[:200] for k, v in raw.items() if k not in known},
+    )
