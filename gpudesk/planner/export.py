@@ -68,6 +68,10 @@ def candidate_to_dict(c: Candidate) -> dict:
         "price_known": c.price_known,
         "break_even_price_usd": _num(c.break_even_price_usd),
         "rank_reason": c.rank_reason,
+        "micro_batch_size": c.micro_batch_size,
+        "gradient_accumulation": c.gradient_accumulation,
+        "tensor_parallel": c.tensor_parallel,
+        "dominated_by": c.dominated_by,
         "warnings": list(c.warnings),
         "rationale": [{"decision": d, "source": s} for d, s in c.rationale],
     }

@@ -1,5 +1,6 @@
 """Order feasible candidates: fits under the safe line, meets the deadline / QPS, within budget, for large
-models NVLink before PCIe gradient sync, priced before unpriced, cheapest 3-year TCO (which already charges the
+models NVLink before PCIe gradient sync, on the cost / time frontier before dominated options (another option
+of the same tier is both cheaper and faster), priced before unpriced, cheapest 3-year TCO (which already charges the
 opportunity cost of lateness), then fastest. #1 is therefore the lowest-TCO option among those that pass every
 earlier rule, and its rank reason says so.
 
@@ -50,6 +51,7 @@ def rank_key(c: Candidate, budget_usd: float | None, prefer_nvlink: bool = False
         c.meets_qps is False,
         budget_state,
         prefer_nvlink and syncs_over_pcie(c),
+        c.dominated_by is not None,
         tco is None,
         # Unknown GPU price: order by the costs that are known (hosts, power, labour...), a fair proxy
         # that does not invent a GPU price.
@@ -69,9 +71,42 @@ def dedupe_best(candidates: list[Candidate], budget_usd: float | None) -> list[C
     return list(best.values())
 
 
+def _speed(c: Candidate) -> float | None:
+    """Larger is better: 1 / time to result for training, QPS capacity for serving; None when unknown."""
+    if c.time_to_result_s:
+        return 1.0 / c.time_to_result_s
+    return c.qps_capacity
+
+
+def mark_dominated(candidates: list[Candidate], budget_usd: float | None, prefer_nvlink: bool = False) -> None:
+    """Set ``dominated_by`` on every priced option for which another priced option of the same tier (fit,
+    deadline, QPS, budget, NVLink rule) costs no more over the TCO horizon and is at least as fast, one of the
+    two strictly (Pareto dominance on the cost / time-to-result frontier). A dominated option is never the
+    better buy, whatever the user weighs time against money."""
+    for c in candidates:
+        c.dominated_by = None
+    priced = [(c, rank_key(c, budget_usd, prefer_nvlink)[:5], _speed(c)) for c in candidates
+              if c.tco_3y_usd is not None and _speed(c) is not None]
+    for c, tier, speed in priced:
+        best: Candidate | None = None
+        for other, other_tier, other_speed in priced:
+            if other is c or other_tier != tier:
+                continue
+            cheaper_or_same = other.tco_3y_usd <= c.tco_3y_usd
+            faster_or_same = other_speed >= speed
+            strictly = other.tco_3y_usd < c.tco_3y_usd or other_speed > speed
+            if cheaper_or_same and faster_or_same and strictly and (best is None or other.tco_3y_usd < best.tco_3y_usd):
+                best = other
+        if best is not None:
+            c.dominated_by = best.label
+
+
 def rank(candidates: list[Candidate], budget_usd: float | None = None, prefer_nvlink: bool = False) -> list[Candidate]:
-    """Best first, one entry per (GPU, count)."""
-    return sorted(dedupe_best(candidates, budget_usd), key=lambda c: rank_key(c, budget_usd, prefer_nvlink))
+    """Best first, one entry per (GPU, count); options dominated on cost and time rank after the frontier of
+    their tier."""
+    kept = dedupe_best(candidates, budget_usd)
+    mark_dominated(kept, budget_usd, prefer_nvlink)
+    return sorted(kept, key=lambda c: rank_key(c, budget_usd, prefer_nvlink))
 
 
 def closest_to_deadline(candidates: list[Candidate], limit: int = 3) -> list[Candidate]:
@@ -104,13 +139,16 @@ def _why_lower(c: Candidate, top: Candidate, key: tuple, top_key: tuple) -> str:
                     "NVLink (article 4.3), so options whose sync crosses PCIe rank after NVLink ones, even when "
                     "cheaper")
         if i == 5:
-            return "GPU price unknown: ranked after the priced options of its tier"
+            return (f"dominated: {c.dominated_by} costs no more over the TCO horizon and delivers at least as fast, so "
+                    "this option sits off the cost / time frontier")
         if i == 6:
+            return "GPU price unknown: ranked after the priced options of its tier"
+        if i == 7:
             if c.tco_3y_usd is None or top.tco_3y_usd is None:
                 return (f"GPU prices unknown for both; its known costs without the GPUs are ${mine:,.0f} against "
                         f"${theirs:,.0f} for #1")
             return f"3-year TCO ${c.tco_3y_usd:,.0f} against ${top.tco_3y_usd:,.0f} for #1"
-        if i == 7:
+        if i == 8:
             return "same cost, longer time to result than #1"
         return f"same cost and time with more GPUs ({c.count} against {top.count})"
     return "ties with #1 on every ranking rule"

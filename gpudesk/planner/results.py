@@ -27,7 +27,10 @@ class Candidate:
     Cost: ``tco`` (3-year TCO with breakdown in USD; total None when a price is missing), ``gpu_price`` (the
     price per GPU used and its origin: the profile, your price, the catalog, or unknown), and for an unknown
     price ``break_even_price_usd`` (per-GPU quote below which it would beat the best priced option of its tier, ranked ``break_even_rank``).
-    Ranking: ``rank_reason`` says why it sits where it does (gpudesk.planner.rank.explain_ranking).
+    Ranking: ``rank_reason`` says why it sits where it does (gpudesk.planner.rank.explain_ranking);
+    ``dominated_by`` labels an option of the same tier that is both cheaper and faster (None on the frontier).
+    Search: ``micro_batch_size`` and ``gradient_accumulation`` (training: the global batch is kept),
+    ``tensor_parallel`` (the degree chosen for this GPU).
     """
 
     gpu_id: str
@@ -61,6 +64,10 @@ class Candidate:
     break_even_price_usd: float | None = None
     break_even_rank: int | None = None
     rank_reason: str | None = None
+    micro_batch_size: int | None = None
+    gradient_accumulation: int | None = None
+    tensor_parallel: int | None = None
+    dominated_by: str | None = None
     warnings: list[str] = field(default_factory=list)
     rationale: list[Rationale] = field(default_factory=list)
 

@@ -31,12 +31,21 @@ def _peak(gpu, precision: str) -> float | None:
     return value
 
 
-def replica_shape(ctx: PlanContext, gpu) -> tuple[int, int, object, object] | None:
-    """(tensor_parallel, batch, memory estimate, fit) of the smallest replica that holds one sequence."""
+TENSOR_PARALLEL_DEGREES = (1, 2, 4, 8)
+
+
+def replica_shapes(ctx: PlanContext, gpu) -> list[tuple[int, int, object, object]]:
+    """(tensor_parallel, batch, memory estimate, fit) for every degree in 1, 2, 4, 8 that holds one sequence.
+
+    A larger degree splits the weights over more GPUs and leaves more KV cache per GPU, so the batch per replica
+    can grow faster than the GPU count (vLLM ``--tensor-parallel-size``); the caller keeps the degree that needs
+    the fewest GPUs for the target.
+    """
     req, spec = ctx.req, ctx.spec
     w = req.workload
     transformer = spec.is_transformer and req.model.activation_bytes_per_sample is None
-    for t in (1, 2, 4, 8):
+    shapes = []
+    for t in TENSOR_PARALLEL_DEGREES:
         if t > 1 and (not transformer or spec.num_attention_heads % t):
             break
         key = ("serve", t, 1)
@@ -58,34 +67,27 @@ def replica_shape(ctx: PlanContext, gpu) -> tuple[int, int, object, object] | No
         if est is None:
             est = estimate_memory(spec, memory_workload(req, gpus=t, tensor_parallel=t, concurrent_sequences=batch))
             ctx.memory_cache[key] = est
-        return t, batch, est, fit(est.total_bytes, gpu.memory_bytes, gpu.memory_type, req.operations.safe_free_fraction)
-    return None
+        shapes.append((t, batch, est, fit(est.total_bytes, gpu.memory_bytes, gpu.memory_type,
+                                          req.operations.safe_free_fraction)))
+    return shapes
 
 
-def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candidate | Rejected]:
-    """Candidates (one per accepting server) sized to the QPS target, or Rejected with the reason."""
+def replica_shape(ctx: PlanContext, gpu) -> tuple[int, int, object, object] | None:
+    """The smallest replica that holds one sequence (first of :func:`replica_shapes`), or None."""
+    shapes = replica_shapes(ctx, gpu)
+    return shapes[0] if shapes else None
+
+
+def _replica_rate(ctx: PlanContext, gpu, t: int, batch: int, precision: str, peak: float) -> tuple[float, float, float, float, float]:
+    """(prefill s, decode step s, QPS per replica, weights bytes per GPU, attention FLOPs per token per GPU)."""
     req, spec = ctx.req, ctx.spec
-    w, o = req.workload, req.operations
-    shape = replica_shape(ctx, gpu)
-    if shape is None:
-        est = ctx.memory_cache.get(("serve", 1, 1))
-        usable = fit(0, gpu.memory_bytes, gpu.memory_type).usable_bytes
-        need = gib(est.total_bytes) if est else "more"
-        return [Rejected(gpu.id, gpu.name, 1, None, None,
-                         [f"does not fit: {need} per GPU for one sequence, over the safe line of {gpu.name} ({gib(usable)} usable) even with 8-way tensor parallelism"])]
-    t, batch, est, f = shape
-    precision = requested_precision(req)
-    peak = _peak(gpu, precision)
-    if not peak:
-        return [Rejected(gpu.id, gpu.name, t, None, None, [f"no dense {precision.upper()} rate for {gpu.name} in the catalog"])]
+    w = req.workload
     flops_per_token = 2.0 * spec.active_params / t
     weights = weight_bytes(spec, req.model.weight_format) / t
-    if spec.is_transformer and req.model.activation_bytes_per_sample is None:
-        kv_seq = kv_bytes_per_token(spec, req.model.kv_precision) * (w.prompt_tokens + w.output_tokens / 2) / t
-    else:
-        kv_seq = 0.0
+    transformer = spec.is_transformer and req.model.activation_bytes_per_sample is None
+    kv_seq = kv_bytes_per_token(spec, req.model.kv_precision) * (w.prompt_tokens + w.output_tokens / 2) / t if transformer else 0.0
     attention = 0.0
-    if spec.is_transformer and req.model.activation_bytes_per_sample is None and spec.layers and spec.num_attention_heads:
+    if transformer and spec.layers and spec.num_attention_heads:
         attention = tm.attention_flops_per_token(spec.layers, spec.num_attention_heads * spec.head_dim_resolved,
                                                  w.prompt_tokens) / t
     pre = tm.prefill_s(w.prompt_tokens, flops_per_token + attention, peak * 1e12, COMPUTE_EFFICIENCY)
@@ -95,13 +97,49 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
         qps_replica = tm.qps_per_gpu(pre, step, batch, w.output_tokens)
     else:
         qps_replica = batch / (batch * pre) if pre > 0 else math.inf
-    replicas = max(1, math.ceil(w.target_qps / qps_replica))
-    count = replicas * t
+    return pre, step, qps_replica, weights, attention
+
+
+def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candidate | Rejected]:
+    """Candidates (one per accepting server) sized to the QPS target, or Rejected with the reason."""
+    req, spec = ctx.req, ctx.spec
+    w, o = req.workload, req.operations
+    shapes = replica_shapes(ctx, gpu)
+    if not shapes:
+        est = ctx.memory_cache.get(("serve", 1, 1))
+        usable = fit(0, gpu.memory_bytes, gpu.memory_type).usable_bytes
+        need = gib(est.total_bytes) if est else "more"
+        return [Rejected(gpu.id, gpu.name, 1, None, None,
+                         [f"does not fit: {need} per GPU for one sequence, over the safe line of {gpu.name} ({gib(usable)} usable) even with 8-way tensor parallelism"])]
+    precision = requested_precision(req)
+    peak = _peak(gpu, precision)
+    if not peak:
+        return [Rejected(gpu.id, gpu.name, shapes[0][0], None, None, [f"no dense {precision.upper()} rate for {gpu.name} in the catalog"])]
+    # Every degree that fits is sized for the target; the one needing the fewest GPUs wins (ties: the smaller
+    # degree, less all-reduce traffic per layer).
+    sized = []
+    for t, batch, est, f in shapes:
+        pre, step, qps_replica, weights, attention = _replica_rate(ctx, gpu, t, batch, precision, peak)
+        replicas = max(1, math.ceil(w.target_qps / qps_replica))
+        sized.append((replicas * t, t, batch, est, f, pre, step, qps_replica, weights, attention, replicas))
+    best = min(sized, key=lambda e: (e[0], e[1]))
+    tried = ", ".join(f"TP{e[1]}: {e[0]} GPUs" for e in sized)
     out: list[Candidate | Rejected] = []
-    if count > o.max_gpus:
+    if best[0] > o.max_gpus:
+        count, t, qps_replica = best[0], best[1], best[7]
         return [Rejected(gpu.id, gpu.name, count, None, None,
-                         [f"{count} GPUs needed for QPS {w.target_qps:g} ({qps_replica:.1f} QPS per {t}-GPU replica) exceed max_gpus {o.max_gpus}"])]
+                         [f"{count} GPUs needed for QPS {w.target_qps:g} ({qps_replica:.1f} QPS per {t}-GPU replica, the best "
+                          f"tensor-parallel degree of {tried}) exceed the GPU-count limit of {o.max_gpus}"])]
     for server in servers_list:
+        # A tensor-parallel group stays inside one server (Megatron-LM keeps it in the NVLink domain).
+        inside = [e for e in sized if e[1] <= server.max_gpus and e[0] <= o.max_gpus]
+        if not inside:
+            out.append(Rejected(gpu.id, gpu.name, best[0], server.id, server.interconnect,
+                                [f"{server.name} holds {server.max_gpus} GPUs, fewer than the {best[1]}-way tensor-parallel "
+                                 "replica this model needs"]))
+            continue
+        count, t, batch, est, f, pre, step, qps_replica, weights, attention, replicas = min(inside, key=lambda e: (e[0], e[1]))
+        flops_per_token = 2.0 * spec.active_params / t
         n_servers = placements(server, count)
         if n_servers is None and count > server.max_gpus and server.kind != "workstation":
             n_servers = math.ceil(count / server.max_gpus)
@@ -115,7 +153,7 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
             interconnect=link.id, interconnect_name=link.name, network_link=None, sharding=f"tp{t}" if t > 1 else None,
             recompute=None, memory=est, usable_memory_bytes=f.usable_bytes, safe_line_bytes=f.safe_line_bytes,
             headroom_bytes=f.headroom_bytes, fits=f.under_safe_line, qps_capacity=replicas * qps_replica,
-            meets_qps=replicas * qps_replica >= w.target_qps, gpu_power_w=count * gpu.tdp_w,
+            meets_qps=replicas * qps_replica >= w.target_qps, gpu_power_w=count * gpu.tdp_w, tensor_parallel=t,
         )
         cand.step_time_s = step or pre
         why = cand.rationale
@@ -135,6 +173,9 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
                         f"{peak:g} dense {precision.upper()} x {COMPUTE_EFFICIENCY:g}", f"Kaplan et al. 2020; {gpu.source_url}"))
         why.append((f"{qps_replica:,.1f} QPS per replica -> {replicas} replica(s), {count} GPU(s) for QPS {w.target_qps:g}",
                     "requirement: workload.target_qps"))
+        if len(sized) > 1:
+            why.append((f"tensor-parallel degrees tried ({tried}): TP{t} needs the fewest GPUs",
+                        "vLLM --tensor-parallel-size; a larger degree leaves more KV cache per GPU for a larger batch"))
         if t > 1 and link.kind == "pcie":
             cand.warnings.append(f"Tensor parallelism over {link.name} without NVLink: every layer exchanges activations on PCIe")
         out.append(cand)

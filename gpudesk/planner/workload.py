@@ -43,15 +43,16 @@ def resolve_model(model: ModelMemory, catalog=None) -> ModelSpec:
 
 
 def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = None, recompute: str | None = None,
-                    tensor_parallel: int | None = None, concurrent_sequences: int = 1) -> MemoryWorkload:
+                    tensor_parallel: int | None = None, concurrent_sequences: int = 1,
+                    micro_batch_size: int | None = None) -> MemoryWorkload:
     """The sizing MemoryWorkload for ``req`` on ``gpus`` GPUs; ``auto`` choices become ddp / no recompute
-    unless given here."""
+    unless given here; ``micro_batch_size`` replaces the requirement's (the planner's gradient-accumulation search)."""
     m, w = req.model, req.workload
     shard = sharding or (m.sharding if m.sharding != "auto" else "ddp")
     rec = recompute or (m.recompute if m.recompute != "auto" else "none")
     return MemoryWorkload(
         mode=m.mode, precision=m.precision, optimizer=m.optimizer, seq_len_tokens=m.seq_len_tokens,
-        micro_batch_size=m.micro_batch_size, gpus=gpus, sharding=shard, offload=m.offload, recompute=rec,
+        micro_batch_size=micro_batch_size or m.micro_batch_size, gpus=gpus, sharding=shard, offload=m.offload, recompute=rec,
         flash_attention=m.flash_attention, tensor_parallel=tensor_parallel or m.tensor_parallel,
         lora_rank=m.lora_rank, lora_targets=tuple(m.lora_targets), weight_format=m.weight_format,
         kv_precision=m.kv_precision, context_tokens=w.prompt_tokens + w.output_tokens,
