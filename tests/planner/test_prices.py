@@ -76,7 +76,10 @@ def test_user_price_below_break_even_makes_the_article_choice(catalog):
 def test_user_price_above_break_even_keeps_the_h100(catalog):
     result = plan(load_profile(ARTICLE), catalog, price_overrides={"a100-80-sxm4": 40000.0})
     assert result.top.gpu_id == "h100-sxm5"
-    assert _find(result, "a100-80-sxm4", 8).rank_reason.startswith("#2: 3-year TCO $")
+    # At $40k the 8 x A100 costs more and trains slower than the 8 x H100: dominated, so off the frontier.
+    a100 = _find(result, "a100-80-sxm4", 8)
+    assert "dominated: 8 x NVIDIA H100 SXM5 80GB" in a100.rank_reason
+    assert a100.dominated_by.startswith("8 x NVIDIA H100 SXM5")
 
 
 def test_profile_override_wins_over_user_price(catalog):
