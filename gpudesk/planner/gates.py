@@ -58,10 +58,12 @@ def gpu_gates(gpu, req: Requirement, index: StackIndex) -> tuple[list[str], list
     cuda = parse_version(s.cuda_version)
     torch = parse_version(s.framework_version) if s.framework.lower() == "pytorch" else None
     precision = requested_precision(req)
-    amd = gpu.vendor.upper().startswith("AMD")
+    # Only NVIDIA GPUs run CUDA: AMD Instinct runs ROCm, Intel Gaudi its own software (SynapseAI).
+    amd = not gpu.vendor.upper().startswith("NVIDIA")
+    stack = {"AMD": "ROCm", "INTEL": "Intel Gaudi software (SynapseAI)"}.get(gpu.vendor.upper(), f"{gpu.vendor} software")
 
     if amd and cuda:
-        reasons.append(f"{gpu.name} runs ROCm, not CUDA; the stack pins CUDA {s.cuda_version} (catalog: vendor {gpu.vendor})")
+        reasons.append(f"{gpu.name} runs {stack}, not CUDA; the stack pins CUDA {s.cuda_version} (catalog: vendor {gpu.vendor})")
     support = index.precision.get((gpu.architecture, precision))
     if support is not None and not support.supported:
         what = "FP8" if precision == "fp8" else precision.upper()
