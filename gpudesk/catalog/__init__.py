@@ -12,6 +12,7 @@ from gpudesk.catalog.records import (
     Link,
     ModelShape,
     PrecisionSupport,
+    Price,
     Scenario,
     Server,
 )
@@ -29,5 +30,6 @@ __all__ = [
     "PrecisionSupport",
     "CudaArchSupport",
     "Scenario",
+    "Price",
     "SCHEMA_VERSION",
 ]

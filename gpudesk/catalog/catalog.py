@@ -24,6 +24,7 @@ from gpudesk.catalog.records import (
     Link,
     ModelShape,
     PrecisionSupport,
+    Price,
     Scenario,
     Server,
 )
@@ -41,6 +42,7 @@ _TABLES: dict[str, type] = {
     "precision_support": PrecisionSupport,
     "cuda_arch_support": CudaArchSupport,
     "scenarios": Scenario,
+    "prices": Price,
 }
 _FTS_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -166,6 +168,11 @@ class Catalog:
     def cuda_arch_support(self) -> list[CudaArchSupport]:
         """Which CUDA versions added and dropped which SM versions."""
         return list(self._data["cuda_arch_support"])
+
+    def prices(self, item_id: str | None = None) -> list[Price]:
+        """Dated, sourced prices (purchase and cloud), all of them or those of one GPU / server id."""
+        rows = self._data["prices"]
+        return [p for p in rows if item_id is None or p.item_id == item_id]
 
     def scenarios(self) -> list[Scenario]:
         """The article's quick-reference scenarios, corrected per the errata."""

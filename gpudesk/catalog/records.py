@@ -179,3 +179,37 @@ class Scenario:
     article_reason: str | None = None
     article_alternative: str | None = None
     source: str | None = None
+
+
+PURCHASE_KINDS = ("list", "street", "quote", "market-report")
+CLOUD_KINDS = ("cloud-on-demand", "cloud-committed", "cloud-spot")
+
+
+@dataclass(frozen=True)
+class Price:
+    """One dated, sourced price of a GPU or a server (catalog ``prices`` table).
+
+    ``kind``: ``list`` (vendor list price / MSRP), ``street`` (retail), ``quote`` (a published quote),
+    ``market-report`` (analyst or press figure), or a cloud rate ``cloud-on-demand`` / ``cloud-committed`` /
+    ``cloud-spot``. ``unit``: ``per-gpu`` or ``per-system`` for purchases, ``per-gpu-hour`` for cloud rates.
+    A range in the source is ``price_low_usd``..``price_high_usd`` with ``price_usd`` its midpoint.
+    """
+
+    id: str
+    item_kind: str
+    item_id: str
+    kind: str
+    unit: str
+    price_usd: float
+    price_date: str
+    source_url: str
+    price_low_usd: float | None = None
+    price_high_usd: float | None = None
+    provider: str | None = None
+    date_checked: str | None = None
+    notes: str | None = None
+
+    @property
+    def is_cloud(self) -> bool:
+        """True for an hourly cloud rate."""
+        return self.kind in CLOUD_KINDS

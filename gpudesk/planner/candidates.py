@@ -31,6 +31,7 @@ class PlanContext:
     links: dict
     network: object
     index: StackIndex
+    prices: list = field(default_factory=list)
     memory_cache: dict[tuple, MemoryEstimate] = field(default_factory=dict)
 
     @classmethod
@@ -51,8 +52,9 @@ class PlanContext:
                 close = sorted(k for k in known if k.startswith(str(gpu_id)[:4]))
                 raise PlanInputError("tco.gpu_price_overrides_usd", f"{gpu_id!r} is not a catalog GPU id"
                                      + (f"; did you mean {', '.join(close)}?" if close else "; see `gpudesk catalog list`."))
+        prices = catalog.prices() if hasattr(catalog, "prices") else []
         return cls(req=req, spec=spec, gpus=gpus, servers=servers, links=links, network=network,
-                   index=StackIndex.from_catalog(catalog))
+                   index=StackIndex.from_catalog(catalog), prices=prices)
 
 
 def accepts(server, gpu) -> bool:

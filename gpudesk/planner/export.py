@@ -72,6 +72,12 @@ def candidate_to_dict(c: Candidate) -> dict:
         "gradient_accumulation": c.gradient_accumulation,
         "tensor_parallel": c.tensor_parallel,
         "dominated_by": c.dominated_by,
+        "rent": None if c.rent is None else {
+            "usd_per_gpu_hour": c.rent.rate.usd_per_gpu_hour, "kind": c.rent.rate.kind, "provider": c.rent.rate.provider,
+            "date": c.rent.rate.date, "source_url": c.rent.rate.source_url, "job_rent_usd": _num(c.rent.job_rent_usd),
+            "horizon_rent_usd": _num(c.rent.horizon_rent_usd), "owned_usd": _num(c.rent.owned_usd),
+            "break_even_utilisation": _num(c.rent.break_even_utilisation), "verdict": c.rent.verdict,
+            "text": c.rent.describe(c.count)},
         "warnings": list(c.warnings),
         "rationale": [{"decision": d, "source": s} for d, s in c.rationale],
     }

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from gpudesk.planner.prices import GpuPrice
 from gpudesk.planner.requirement import Requirement
-from gpudesk.planner.tco import Tco
+from gpudesk.planner.tco import RentVsBuy, Tco
 from gpudesk.sizing.estimate import MemoryEstimate
 from gpudesk.sizing.shapes import ModelSpec
 
@@ -29,6 +29,7 @@ class Candidate:
     price ``break_even_price_usd`` (per-GPU quote below which it would beat the best priced option of its tier, ranked ``break_even_rank``).
     Ranking: ``rank_reason`` says why it sits where it does (gpudesk.planner.rank.explain_ranking);
     ``dominated_by`` labels an option of the same tier that is both cheaper and faster (None on the frontier).
+    Rent vs buy: ``rent`` (the same GPUs rented at the lowest sourced on-demand rate; None without a rate).
     Search: ``micro_batch_size`` and ``gradient_accumulation`` (training: the global batch is kept),
     ``tensor_parallel`` (the degree chosen for this GPU).
     """
@@ -68,6 +69,7 @@ class Candidate:
     gradient_accumulation: int | None = None
     tensor_parallel: int | None = None
     dominated_by: str | None = None
+    rent: RentVsBuy | None = None
     warnings: list[str] = field(default_factory=list)
     rationale: list[Rationale] = field(default_factory=list)
 
