@@ -105,7 +105,17 @@ CREATE TABLE models (
     tied_embeddings INTEGER NOT NULL CHECK (tied_embeddings IN (0, 1)),
     source_url TEXT NOT NULL,
     date_checked TEXT NOT NULL,
-    notes TEXT
+    notes TEXT,
+    hf_repo TEXT,
+    attention_kind TEXT CHECK (attention_kind IS NULL OR attention_kind IN ('mha', 'gqa', 'mqa', 'mla')),
+    kv_lora_rank INTEGER,
+    q_lora_rank INTEGER,
+    qk_rope_head_dim INTEGER,
+    moe_ffn_size INTEGER,
+    moe_shared_experts INTEGER,
+    moe_layers INTEGER,
+    sliding_window INTEGER,
+    active_params INTEGER
 );
 
 CREATE TABLE precision_support (

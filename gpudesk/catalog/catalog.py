@@ -158,7 +158,12 @@ class Catalog:
         return self._by_id("models", model_id, "model")
 
     def find_model(self, query: str) -> ModelShape:
-        """A model by id or unique name fragment ("llama 3.1 8b"). Raises UnknownItemError/AmbiguousItemError."""
+        """A model by id, Hugging Face repo id ("meta-llama/Llama-3.1-8B") or unique name fragment ("llama 3.1 8b").
+        Raises UnknownItemError/AmbiguousItemError."""
+        wanted = (query or "").strip().lower()
+        for shape in self._data["models"]:
+            if shape.hf_repo and shape.hf_repo.lower() == wanted:
+                return shape
         return find_item(self._data["models"], query, "model", "the Catalog lists the model ids")
 
     def precision_support(self) -> list[PrecisionSupport]:

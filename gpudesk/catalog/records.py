@@ -110,7 +110,13 @@ class Server:
 
 @dataclass(frozen=True)
 class ModelShape:
-    """Architecture shape of a public model, from its config.json or paper (``source_url``)."""
+    """Architecture shape of a public model, from its config.json or paper (``source_url``).
+
+    ``hf_repo`` is the Hugging Face repo id; ``attention_kind`` mha/gqa/mqa/mla with the MLA ranks
+    (``kv_lora_rank``, ``q_lora_rank``, ``qk_rope_head_dim``); MoE: ``moe_experts`` routed experts of width
+    ``moe_ffn_size`` (None: ``ffn_size``), ``moe_shared_experts``, ``moe_layers`` (None: every layer);
+    ``sliding_window`` for local-attention layers; ``active_params`` the model card's published figure.
+    """
 
     id: str
     name: str
@@ -131,6 +137,16 @@ class ModelShape:
     head_dim: int | None = None
     notes: str | None = None
     date_checked: str | None = None
+    hf_repo: str | None = None
+    attention_kind: str | None = None
+    kv_lora_rank: int | None = None
+    q_lora_rank: int | None = None
+    qk_rope_head_dim: int | None = None
+    moe_ffn_size: int | None = None
+    moe_shared_experts: int | None = None
+    moe_layers: int | None = None
+    sliding_window: int | None = None
+    active_params: int | None = None
 
 
 @dataclass(frozen=True)

@@ -7,16 +7,36 @@ from gpudesk.planner.requirement import ModelMemory, Requirement
 from gpudesk.sizing.errors import ConfigFileError, ShapeError
 from gpudesk.sizing.memory import MemoryWorkload
 from gpudesk.sizing.overheads import Overheads
-from gpudesk.sizing.shapes import ModelSpec, spec_from_catalog, spec_from_hf_config, spec_from_params
+from gpudesk.sizing.shapes import (
+    ModelSpec,
+    is_repo_id,
+    spec_from_catalog,
+    spec_from_hf_config,
+    spec_from_hf_repo,
+    spec_from_params,
+)
 
 
 def resolve_model(model: ModelMemory, catalog=None) -> ModelSpec:
-    """The ModelSpec for the requirement's model answer (catalog name, parameter count or config.json).
+    """The ModelSpec for the requirement's model answer (catalog name, Hugging Face repo id, parameter count or
+    config.json).
 
     Raises:
         PlanInputError: unknown or ambiguous catalog model (``model.model``), bad count (``model.params``),
             unreadable or incomplete config.json (``model.config_path``).
     """
+    if model.model and is_repo_id(model.model.strip()):
+        # A Hugging Face repo id: the catalog's shape of that repo, else its config.json in the local HF cache
+        # (offline; never downloaded).
+        repo = model.model.strip()
+        shape = next((m for m in (catalog.models() if catalog is not None else [])
+                      if (getattr(m, "hf_repo", None) or "").lower() == repo.lower()), None)
+        if shape is not None:
+            return spec_from_catalog(shape)
+        try:
+            return spec_from_hf_repo(repo)
+        except ConfigFileError as exc:
+            raise PlanInputError("model.model", str(exc).split(": ", 1)[-1]) from exc
     if model.model:
         if catalog is None:
             raise PlanInputError("model.model", "a catalog model needs the catalog; pass open_catalog().")
