@@ -22,7 +22,7 @@ ARTICLE = examples_dir() / "article-13b-finetune.toml"
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory):
     # The article case with the A100 80GB SXM4 unpriced (the shipped catalog has its refurbished street price).
-    return open_catalog(build_without_prices(tmp_path_factory.mktemp("cat"), {"a100-80-sxm4-street"}))
+    return open_catalog(build_without_prices(tmp_path_factory.mktemp("cat"), {"a100-80-sxm4-street", "a100-80-pcie-market"}))
 
 
 @pytest.fixture(scope="module")

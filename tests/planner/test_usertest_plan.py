@@ -25,7 +25,7 @@ ARTICLE = examples_dir() / "article-13b-finetune.toml"
 def catalog(tmp_path_factory):
     # These cases were written with the A100 80GB SXM4 unpriced; the shipped catalog has its 2026 refurbished
     # street price (tests/helpers/catalog_variants.py).
-    return open_catalog(build_without_prices(tmp_path_factory.mktemp("cat"), {"a100-80-sxm4-street"}))
+    return open_catalog(build_without_prices(tmp_path_factory.mktemp("cat"), {"a100-80-sxm4-street", "a100-80-pcie-market"}))
 
 
 @pytest.fixture(scope="module")
