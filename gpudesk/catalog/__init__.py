@@ -18,18 +18,18 @@ from gpudesk.catalog.records import (
 )
 
 __all__ = [
-    "open_catalog",
+    "GPU",
+    "SCHEMA_VERSION",
+    "AmbiguousItemError",
     "Catalog",
     "CatalogError",
-    "UnknownItemError",
-    "AmbiguousItemError",
-    "GPU",
+    "CudaArchSupport",
     "Link",
-    "Server",
     "ModelShape",
     "PrecisionSupport",
-    "CudaArchSupport",
-    "Scenario",
     "Price",
-    "SCHEMA_VERSION",
+    "Scenario",
+    "Server",
+    "UnknownItemError",
+    "open_catalog",
 ]

@@ -82,7 +82,7 @@ class Catalog:
         self._lock = threading.Lock()
         self._data: dict[str, list[Any]] = {}
         for table, cls in _TABLES.items():
-            cursor = conn.execute(f"SELECT * FROM {table} ORDER BY rowid")  # noqa: S608 - fixed table names
+            cursor = conn.execute(f"SELECT * FROM {table} ORDER BY rowid")
             load = _loader(cls, [d[0] for d in cursor.description])
             self._data[table] = [load(tuple(r)) for r in cursor.fetchall()]
         self._gpu_by_id = {g.id: g for g in self._data["gpus"]}

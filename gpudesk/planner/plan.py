@@ -3,23 +3,39 @@ the stack and operations gates, price each candidate over three years, and rank 
 
 from __future__ import annotations
 
-
-from gpudesk.planner.candidates import PlanContext, gib, placements, servers_for, training_counts
+from gpudesk.planner.candidates import (
+    PlanContext,
+    gib,
+    placements,
+    servers_for,
+    training_counts,
+)
 from gpudesk.planner.classify import LARGE, MULTIMODAL, classify
+from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.gates import gpu_gates, kind_gates, server_gates
-from gpudesk.planner.prices import PRICE_UNKNOWN_TEXT, GpuPrice, cloud_rate, normalise_user_prices, resolve_gpu_price
-from gpudesk.planner.rank import closest_to_deadline, explain_ranking, hardware_usd, rank
+from gpudesk.planner.prices import (
+    PRICE_UNKNOWN_TEXT,
+    GpuPrice,
+    cloud_rate,
+    normalise_user_prices,
+    resolve_gpu_price,
+)
+from gpudesk.planner.rank import (
+    closest_to_deadline,
+    explain_ranking,
+    hardware_usd,
+    rank,
+)
 from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.results import Candidate, Plan, Rejected
 from gpudesk.planner.serve_eval import evaluate_inference
 from gpudesk.planner.tco import compute_tco, gpu_dollar_multiplier, rent_vs_buy
 from gpudesk.planner.train_eval import evaluate_training
 from gpudesk.planner.workload import memory_workload, resolve_model
-from gpudesk.planner.errors import PlanInputError
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory import estimate_memory
 
-__all__ = ["plan", "resolve_model", "memory_workload"]
+__all__ = ["memory_workload", "plan", "resolve_model"]
 
 
 def _plan_warnings(req: Requirement, spec) -> list[str]:

@@ -21,8 +21,9 @@ which it would rank first (see :func:`break_even_price_usd`).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.tco import CloudRate

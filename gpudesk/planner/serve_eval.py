@@ -17,7 +17,11 @@ from gpudesk.planner.workload import memory_workload
 from gpudesk.sizing import time as tm
 from gpudesk.sizing.capacity import fit
 from gpudesk.sizing.memory import estimate_memory
-from gpudesk.sizing.memory_inference import kv_bytes_per_token, paged_tokens, weight_bytes
+from gpudesk.sizing.memory_inference import (
+    kv_bytes_per_token,
+    paged_tokens,
+    weight_bytes,
+)
 
 _PEAK_FIELD = {"bf16": "bf16_dense_tflops", "fp16": "fp16_dense_tflops", "fp8": "fp8_dense_tflops",
                "int8": "int8_dense_tops", "int4": "int8_dense_tops", "fp4": "fp4_dense_tflops", "fp32": "fp32_tflops"}
@@ -128,15 +132,15 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
     if best[0] > o.max_gpus:
         count, t, qps_replica = best[0], best[1], best[7]
         return [Rejected(gpu.id, gpu.name, count, None, None,
-                         [f"{count} GPUs needed for QPS {w.target_qps:g} ({qps_replica:.1f} QPS per {t}-GPU replica, the best "
-                          f"tensor-parallel degree of {tried}) exceed the GPU-count limit of {o.max_gpus}"])]
+                         [(f"{count} GPUs needed for QPS {w.target_qps:g} ({qps_replica:.1f} QPS per {t}-GPU replica, the best "
+                           f"tensor-parallel degree of {tried}) exceed the GPU-count limit of {o.max_gpus}")])]
     for server in servers_list:
         # A tensor-parallel group stays inside one server (Megatron-LM keeps it in the NVLink domain).
         inside = [e for e in sized if e[1] <= server.max_gpus and e[0] <= o.max_gpus]
         if not inside:
             out.append(Rejected(gpu.id, gpu.name, best[0], server.id, server.interconnect,
-                                [f"{server.name} holds {server.max_gpus} GPUs, fewer than the {best[1]}-way tensor-parallel "
-                                 "replica this model needs"]))
+                                [(f"{server.name} holds {server.max_gpus} GPUs, fewer than the {best[1]}-way "
+                                  "tensor-parallel replica this model needs")]))
             continue
         count, t, batch, est, f, pre, step, qps_replica, weights, attention, replicas = min(inside, key=lambda e: (e[0], e[1]))
         flops_per_token = 2.0 * spec.active_params / t

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import math
 
-from gpudesk.planner.candidates import PlanContext, bridge_pair_gbps, fmt_duration, gib, intra_link
+from gpudesk.planner.candidates import (
+    PlanContext,
+    bridge_pair_gbps,
+    fmt_duration,
+    gib,
+    intra_link,
+)
 from gpudesk.planner.results import Candidate, Rejected
 from gpudesk.planner.workload import memory_workload
 from gpudesk.sizing import time as tm
@@ -154,8 +160,8 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
             fitting.append((sharding, recompute, est, timing(sharding, recompute, micro_batch), total, micro_batch))
     if not fitting and fallback is None:
         return Rejected(gpu.id, gpu.name, count, server.id, link.id,
-                        [f"does not fit: at least {gib(smallest)} per GPU needed even at micro-batch 1, "
-                         f"{gpu.name} reports {gib(usable)} usable"])
+                        [(f"does not fit: at least {gib(smallest)} per GPU needed even at micro-batch 1, "
+                          f"{gpu.name} reports {gib(usable)} usable")])
     if fitting:
         # Fastest; on a tie the larger micro-batch (bigger matmuls, fewer optimizer-free passes).
         sharding, recompute, est, st, total, micro_batch = min(fitting, key=lambda e: (round(e[3].step_s, 9), -e[5]))

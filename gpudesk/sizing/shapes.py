@@ -251,7 +251,7 @@ def _decoder_params(h: int, layers: int, ffn: int, vocab: int, heads: int, kv_he
     return vocab * h * (1 if tied else 2) + layers * (attn + 2 * h) + mlp_total + h
 
 
-def spec_from_params(params: int | float, name: str | None = None) -> ModelSpec:
+def spec_from_params(params: float, name: str | None = None) -> ModelSpec:
     """A decoder shape inferred from a parameter count, flagged ``shape_is_guess``.
 
     Picks the published (hidden, layers) pair whose Llama-style size (``12*L*h^2`` + embeddings, vocab 32000 or
@@ -579,7 +579,7 @@ def _human_count(n: int) -> str:
     return str(n)
 
 
-def parse_param_count(text: str | int | float) -> int:
+def parse_param_count(text: str | float) -> int:
     """Parse ``"13B"``, ``"6.7e9"``, ``"350M"``, ``"230m"`` or a number into a parameter count.
 
     Raises:

@@ -10,7 +10,13 @@ from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.requirement import ModelMemory
 from gpudesk.planner.workload import resolve_model
 from gpudesk.sizing.errors import ConfigFileError
-from gpudesk.sizing.shapes import find_cached_config, hf_hub_cache_dirs, spec_from_catalog, spec_from_hf_config, spec_from_hf_repo
+from gpudesk.sizing.shapes import (
+    find_cached_config,
+    hf_hub_cache_dirs,
+    spec_from_catalog,
+    spec_from_hf_config,
+    spec_from_hf_repo,
+)
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "plan"
 
