@@ -103,6 +103,9 @@ def gpu_gates(gpu, req: Requirement, index: StackIndex) -> tuple[list[str], list
                     "requirement: software.fips"))
     if gpu.consumer:
         warnings.append(f"Consumer card: {CONSUMER_LIMITS}")
+    if "china-market" in (gpu.notes or "").lower():
+        warnings.append(f"{gpu.name} is a China-market export-control variant: sold mainly in China, with export "
+                        "licences that changed several times in 2023-2025; check availability and support in your region")
     if gpu.confidence and str(gpu.confidence).lower() not in ("high", "v", "verified"):
         warnings.append(f"Catalog confidence for {gpu.name} is {gpu.confidence}; re-check the datasheet ({gpu.source_url})")
     return reasons, warnings, why
