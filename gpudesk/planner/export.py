@@ -72,6 +72,9 @@ def candidate_to_dict(c: Candidate) -> dict:
         "gradient_accumulation": c.gradient_accumulation,
         "tensor_parallel": c.tensor_parallel,
         "dominated_by": c.dominated_by,
+        "ttft_s": _num(c.ttft_s),
+        "tpot_s": _num(c.tpot_s),
+        "meets_latency": c.meets_latency,
         "rent": None if c.rent is None else {
             "usd_per_gpu_hour": c.rent.rate.usd_per_gpu_hour, "kind": c.rent.rate.kind, "provider": c.rent.rate.provider,
             "date": c.rent.rate.date, "source_url": c.rent.rate.source_url, "job_rent_usd": _num(c.rent.job_rent_usd),

@@ -48,7 +48,7 @@ def rank_key(c: Candidate, budget_usd: float | None, prefer_nvlink: bool = False
     return (
         not c.fits,
         c.meets_deadline is False,
-        c.meets_qps is False,
+        c.meets_qps is False or c.meets_latency is False,
         budget_state,
         prefer_nvlink and syncs_over_pcie(c),
         c.dominated_by is not None,
@@ -130,6 +130,8 @@ def _why_lower(c: Candidate, top: Candidate, key: tuple, top_key: tuple) -> str:
         if i == 1:
             return "misses the deadline, while #1 meets it"
         if i == 2:
+            if c.meets_latency is False:
+                return "misses the latency targets (time to first token / per output token), while #1 meets them"
             return "does not reach the QPS target, while #1 does"
         if i == 3:
             return ("its price is unknown, so it cannot be shown to be within the budget" if mine == 1
@@ -168,6 +170,8 @@ def explain_ranking(ranked: list[Candidate], budget_usd: float | None = None, pr
         first.append("meets the deadline" if top.meets_deadline else "misses the deadline, as every option does")
     if top.meets_qps is not None:
         first.append("reaches the QPS target" if top.meets_qps else "misses the QPS target")
+    if top.meets_latency is not None:
+        first.append("meets the latency targets" if top.meets_latency else "misses the latency targets, as every option does")
     if budget_usd:
         first.append({0: "within the budget",
                       1: "price unknown, so possibly within the budget, which every priced option exceeds",

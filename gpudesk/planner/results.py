@@ -29,6 +29,8 @@ class Candidate:
     price ``break_even_price_usd`` (per-GPU quote below which it would beat the best priced option of its tier, ranked ``break_even_rank``).
     Ranking: ``rank_reason`` says why it sits where it does (gpudesk.planner.rank.explain_ranking);
     ``dominated_by`` labels an option of the same tier that is both cheaper and faster (None on the frontier).
+    Serving latency: ``ttft_s`` (prefill of one prompt, no queueing), ``tpot_s`` (decode step at the chosen batch),
+    ``meets_latency`` (None without targets).
     Rent vs buy: ``rent`` (the same GPUs rented at the lowest sourced on-demand rate; None without a rate).
     Search: ``micro_batch_size`` and ``gradient_accumulation`` (training: the global batch is kept),
     ``tensor_parallel`` (the degree chosen for this GPU).
@@ -70,6 +72,9 @@ class Candidate:
     tensor_parallel: int | None = None
     dominated_by: str | None = None
     rent: RentVsBuy | None = None
+    ttft_s: float | None = None
+    tpot_s: float | None = None
+    meets_latency: bool | None = None
     warnings: list[str] = field(default_factory=list)
     rationale: list[Rationale] = field(default_factory=list)
 

@@ -104,6 +104,40 @@ def _replica_rate(ctx: PlanContext, gpu, t: int, batch: int, precision: str, pea
     return pre, step, qps_replica, weights, attention
 
 
+def whole_boards(server, count: int, t: int) -> int:
+    """GPUs to buy for ``count`` needed in ``server``: a fixed board (HGX, OAM platform: min = max GPUs) is bought
+    whole, so the count rounds up to whole boards; otherwise at least the chassis minimum; always a multiple of
+    the tensor-parallel degree ``t``."""
+    if server.min_gpus == server.max_gpus:
+        count = math.ceil(count / server.max_gpus) * server.max_gpus
+    else:
+        count = max(count, server.min_gpus)
+    return math.ceil(count / t) * t
+
+
+def _ms(seconds: float | None) -> str:
+    return "no target" if not seconds else f"{seconds * 1e3:g} ms"
+
+
+def _batch_for_tpot(ctx: PlanContext, gpu, t: int, batch: int, precision: str, peak: float) -> int:
+    """The largest batch (<= the memory's) whose decode step meets ``workload.tpot_target_s`` (the step time grows
+    with the batch: more KV read and, past the ridge point, more compute); the memory's batch without a target,
+    and 1 when even one sequence misses it."""
+    target = ctx.req.workload.tpot_target_s
+    if not target or not ctx.req.workload.output_tokens:
+        return batch
+    lo, hi = 1, batch
+    if _replica_rate(ctx, gpu, t, hi, precision, peak)[1] <= target:
+        return hi
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _replica_rate(ctx, gpu, t, mid, precision, peak)[1] <= target:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candidate | Rejected]:
     """Candidates (one per accepting server) sized to the QPS target, or Rejected with the reason."""
     req, spec = ctx.req, ctx.spec
@@ -122,11 +156,19 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
     # Every degree that fits is sized for the target; the one needing the fewest GPUs wins (ties: the smaller
     # degree, less all-reduce traffic per layer).
     sized = []
+    latency: dict[int, bool | None] = {}
     for t, batch, est, f in shapes:
+        batch = _batch_for_tpot(ctx, gpu, t, batch, precision, peak)
         pre, step, qps_replica, weights, attention = _replica_rate(ctx, gpu, t, batch, precision, peak)
         replicas = max(1, math.ceil(w.target_qps / qps_replica))
+        ok = None
+        if w.ttft_target_s or w.tpot_target_s:
+            ok = (not w.ttft_target_s or pre <= w.ttft_target_s) and (not w.tpot_target_s or not w.output_tokens
+                                                                          or step <= w.tpot_target_s)
+        latency[t] = ok
         sized.append((replicas * t, t, batch, est, f, pre, step, qps_replica, weights, attention, replicas))
-    best = min(sized, key=lambda e: (e[0], e[1]))
+    # Degrees that meet the latency targets first, then the fewest GPUs, then the smaller degree.
+    best = min(sized, key=lambda e: (latency[e[1]] is False, e[0], e[1]))
     tried = ", ".join(f"TP{e[1]}: {e[0]} GPUs" for e in sized)
     out: list[Candidate | Rejected] = []
     if best[0] > o.max_gpus:
@@ -142,8 +184,17 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
                                 [(f"{server.name} holds {server.max_gpus} GPUs, fewer than the {best[1]}-way "
                                   "tensor-parallel replica this model needs")]))
             continue
-        count, t, batch, est, f, pre, step, qps_replica, weights, attention, replicas = min(inside, key=lambda e: (e[0], e[1]))
+        count, t, batch, est, f, pre, step, qps_replica, weights, attention, replicas = min(
+            inside, key=lambda e: (latency[e[1]] is False, e[0], e[1]))
         flops_per_token = 2.0 * spec.active_params / t
+        needed = count
+        count = whole_boards(server, count, t)
+        if count > o.max_gpus:
+            out.append(Rejected(gpu.id, gpu.name, count, server.id, server.interconnect,
+                                [(f"{server.name} comes with {server.max_gpus} GPUs per board: {needed} needed round up to "
+                                  f"{count}, over the GPU-count limit of {o.max_gpus}")]))
+            continue
+        replicas = count // t
         n_servers = placements(server, count)
         if n_servers is None and count > server.max_gpus and server.kind != "workstation":
             n_servers = math.ceil(count / server.max_gpus)
@@ -160,6 +211,18 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
             meets_qps=replicas * qps_replica >= w.target_qps, gpu_power_w=count * gpu.tdp_w, tensor_parallel=t,
         )
         cand.step_time_s = step or pre
+        if count != needed:
+            cand.rationale.append((f"{needed} GPUs needed, {count} bought: {server.name} takes "
+                                   f"{server.min_gpus}-{server.max_gpus} GPUs per server; the extra replicas add capacity",
+                                   "catalog servers.min_gpus / max_gpus (an HGX or OAM baseboard is sold with all its GPUs)"))
+        cand.ttft_s, cand.tpot_s, cand.meets_latency = pre, (step or None), latency[t]
+        if latency[t] is not None:
+            cand.rationale.append((
+                f"latency: time to first token {pre * 1e3:.0f} ms (prefill of one {w.prompt_tokens}-token prompt, no "
+                f"queueing) against {_ms(w.ttft_target_s)}; time per output token {step * 1e3:.1f} ms at batch {batch} "
+                f"against {_ms(w.tpot_target_s)}: " + ("met" if latency[t] else "missed"),
+                "prefill compute-bound, decode bandwidth-bound (catalog.md 6); batch cut until the decode step meets "
+                "the time-per-output-token target"))
         why = cand.rationale
         why.append((f"replica of {t} GPU(s) serving {batch} concurrent sequences: {gib(est.total_bytes)} per GPU under the "
                     f"{gib(f.safe_line_bytes)} safe line", "article 3.1; PagedAttention KV blocks (arXiv 2309.06180)"))

@@ -107,3 +107,44 @@ def test_dominated_16_gpu_article_option_leaves_the_top_ranks(catalog):
     for a in frontier:
         for b in frontier:
             assert not (a.tco_3y_usd > b.tco_3y_usd and a.time_to_result_s > b.time_to_result_s)
+
+
+SERVE_70B_LATENCY = """version = 1
+name = "Llama 3.1 70B at 50 req/s with latency targets, FP8 weights and KV"
+[model]
+model = "llama-3.1-70b"
+mode = "inference"
+precision = "fp8"
+weight_format = "fp8"
+kv_precision = "fp8"
+[workload]
+target_qps = 50
+training_share = 0.0
+prompt_tokens = 1024
+output_tokens = 256
+ttft_target_s = 0.5
+tpot_target_s = 0.05
+"""
+
+
+def test_service_meets_latency_targets_and_buys_whole_boards(tmp_path, catalog):
+    result = _plan(tmp_path, SERVE_70B_LATENCY, catalog)
+    top = result.top
+    assert top.meets_qps and top.meets_latency
+    assert top.ttft_s <= 0.5 and top.tpot_s <= 0.05
+    assert "meets the latency targets" in top.rank_reason
+    assert any(d.startswith("latency: time to first token") for d, _ in top.rationale)
+    # An 8-GPU baseboard is bought whole: no HGX / OAM option has a count that is not a multiple of 8.
+    boards = {s.id: s for s in catalog.servers() if s.min_gpus == s.max_gpus}
+    for c in result.candidates:
+        if c.server_id in boards:
+            assert c.count % boards[c.server_id].max_gpus == 0, c.label
+
+
+def test_tight_tpot_cuts_the_batch(tmp_path, catalog):
+    loose = _plan(tmp_path, SERVE_70B_LATENCY, catalog)
+    tight = _plan(tmp_path, SERVE_70B_LATENCY.replace("tpot_target_s = 0.05", "tpot_target_s = 0.012"), catalog)
+    a = next(c for c in loose.candidates if c.gpu_id == "h100-sxm5")
+    b = next(c for c in tight.candidates if c.gpu_id == "h100-sxm5")
+    assert b.tpot_s <= 0.012 or b.meets_latency is False
+    assert b.count >= a.count  # a smaller batch per replica needs at least as many GPUs for 50 QPS
