@@ -286,13 +286,31 @@ def spec_from_params(params: float, name: str | None = None) -> ModelSpec:
     )
 
 
+def mla_kv_view(kv_lora_rank: int, qk_rope_head_dim: int) -> tuple[int, int]:
+    """(KV heads, head width) under which the key/value formulas see MLA's cache exactly.
+
+    At inference MLA is computed in its "absorbed" form: every query head attends to one shared latent of
+    ``kv_lora_rank`` values plus one shared RoPE key of ``qk_rope_head_dim`` (DeepSeek-V2 paper, arXiv
+    2405.04434, section 2.1.3 and appendix C), i.e. multi-query attention over a 576-wide cache entry for
+    DeepSeek-V3. One KV head of width (512 + 64) / 2 = 288 gives ``2 x kv_heads x head_dim`` = 576 cached
+    values per token and layer, the figure vLLM/SGLang allocate for MLA.
+    """
+    return 1, (kv_lora_rank + qk_rope_head_dim) // 2
+
+
 def spec_from_catalog(shape) -> ModelSpec:
-    """Convert a catalog ``ModelShape`` (gpudesk.catalog) to a ModelSpec (fields per the catalog contract)."""
+    """Convert a catalog ``ModelShape`` (gpudesk.catalog) to a ModelSpec (fields per the catalog contract).
+
+    MLA rows keep their config's heads in the catalog; the spec takes the absorbed-MLA view (:func:`mla_kv_view`).
+    """
+    kv_heads, head_dim = shape.num_kv_heads, getattr(shape, "head_dim", None)
+    if getattr(shape, "attention_kind", None) == "mla" and getattr(shape, "kv_lora_rank", None):
+        kv_heads, head_dim = mla_kv_view(shape.kv_lora_rank, shape.qk_rope_head_dim or 0)
     return ModelSpec(
         name=shape.name, params=int(shape.params), kind=shape.kind or "decoder", layers=shape.layers,
         hidden_size=shape.hidden_size, num_attention_heads=shape.num_attention_heads,
-        num_kv_heads=shape.num_kv_heads, ffn_size=shape.ffn_size, vocab_size=shape.vocab_size,
-        context_length=shape.context_length, head_dim=getattr(shape, "head_dim", None),
+        num_kv_heads=kv_heads, ffn_size=shape.ffn_size, vocab_size=shape.vocab_size,
+        context_length=shape.context_length, head_dim=head_dim,
         tied_embeddings=bool(shape.tied_embeddings),
         moe_experts=shape.moe_experts, moe_active_experts=shape.moe_active_experts,
         shape_is_guess=False, source=shape.source_url or f"catalog model {shape.id}",
@@ -457,7 +475,7 @@ def _decoder_spec(cfg: dict, name: str, path: Path, model_type: str) -> ModelSpe
     params = _decoder_params(h, layers, ffn, vocab, heads, kv_heads, head_dim, gated, tied,
                              None if moe else experts, moe=moe, mla=mla)
     if mla:
-        head_dim = mla.qk_nope_head_dim + mla.qk_rope_head_dim
+        kv_heads, head_dim = mla_kv_view(mla.kv_lora_rank, mla.qk_rope_head_dim)
     if model_type == "gpt2" or (not gated and "n_embd" in cfg):
         # GPT-2 style: learned positions, biases on every linear, two LayerNorms with bias per block.
         positions = int(_first(cfg, "n_positions", "max_position_embeddings", default=1024))

@@ -148,3 +148,31 @@ def test_tight_tpot_cuts_the_batch(tmp_path, catalog):
     b = next(c for c in tight.candidates if c.gpu_id == "h100-sxm5")
     assert b.tpot_s <= 0.012 or b.meets_latency is False
     assert b.count >= a.count  # a smaller batch per replica needs at least as many GPUs for 50 QPS
+
+
+DEEPSEEK_V3_8_H200 = """version = 1
+name = "DeepSeek-V3 on 8 x H200, FP8 weights and KV"
+[model]
+model = "deepseek-ai/DeepSeek-V3"
+mode = "inference"
+precision = "fp8"
+weight_format = "fp8"
+kv_precision = "fp8"
+[workload]
+target_qps = 2
+training_share = 0.0
+prompt_tokens = 2048
+output_tokens = 512
+tpot_target_s = 0.1
+[operations]
+max_gpus = 8
+"""
+
+
+def test_deepseek_v3_serves_on_one_8_gpu_h200_board(tmp_path, catalog):
+    # 671 B parameters in FP8 = 625 GiB of weights over 8 x 141 GB; the MLA cache is 61 x 576 bytes per token in
+    # FP8 (34 KiB), so a 64-sequence batch of 2.5k tokens adds about 0.7 GiB per GPU. With an MHA-sized cache
+    # (61 x 2 x 128 x 192 bytes = 2.9 MB per token) the replica held a handful of sequences and needed 16 GPUs.
+    result = _plan(tmp_path, DEEPSEEK_V3_8_H200, catalog)
+    h200 = next(c for c in result.candidates if c.gpu_id == "h200-sxm")
+    assert h200.count == 8 and h200.tensor_parallel == 8 and h200.fits and h200.meets_qps and h200.meets_latency

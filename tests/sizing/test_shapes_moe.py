@@ -29,6 +29,10 @@ def test_deepseek_v3_total_active_and_mla_kv():
     # MLA caches the 512-wide latent + the 64-wide RoPE key per layer: 61 x 576 values per token,
     # 70 KB in BF16 against 61 x 2 x 128 x 192 = 2.9 M values for multi-head attention of the same heads.
     assert spec.kv_cache_elements_per_token == 61 * 576
+    # The memory formulas (2 x layers x kv_heads x head_dim) see the same cache: absorbed MLA is multi-query
+    # attention over one 576-wide entry (DeepSeek-V2 paper appendix C).
+    assert (spec.kv_heads_resolved, spec.head_dim_resolved) == (1, 288)
+    assert 2 * spec.layers * spec.kv_heads_resolved * spec.head_dim_resolved == spec.kv_cache_elements_per_token
 
 
 def test_qwen3_moe_total_and_active():
@@ -56,6 +60,8 @@ def test_catalog_moe_rows_keep_their_shape():
         spec = spec_from_catalog(catalog.model(model_id))
         assert spec.params == pytest.approx(total, rel=0.01), model_id
         assert spec.active_params == pytest.approx(active, rel=0.03), model_id
+    v3 = spec_from_catalog(catalog.model("deepseek-v3"))
+    assert (v3.kv_heads_resolved, v3.head_dim_resolved, v3.kv_cache_elements_per_token) == (1, 288, 61 * 576)
     dense = spec_from_catalog(catalog.model("qwen3-32b"))
     assert dense.active_params == dense.params
 
