@@ -173,6 +173,8 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
     out: list[Candidate | Rejected] = []
     if best[0] > o.max_gpus:
         count, t, qps_replica = best[0], best[1], best[7]
+        boards = [whole_boards(sv, count, t) for sv in servers_list if t <= sv.max_gpus]
+        count = min(boards) if boards else count
         return [Rejected(gpu.id, gpu.name, count, None, None,
                          [(f"{count} GPUs needed for QPS {w.target_qps:g} ({qps_replica:.1f} QPS per {t}-GPU replica, the best "
                            f"tensor-parallel degree of {tried}) exceed the GPU-count limit of {o.max_gpus}")])]

@@ -176,3 +176,17 @@ def test_deepseek_v3_serves_on_one_8_gpu_h200_board(tmp_path, catalog):
     result = _plan(tmp_path, DEEPSEEK_V3_8_H200, catalog)
     h200 = next(c for c in result.candidates if c.gpu_id == "h200-sxm")
     assert h200.count == 8 and h200.tensor_parallel == 8 and h200.fits and h200.meets_qps and h200.meets_latency
+
+
+def test_the_gpu_count_limit_is_named_when_it_binds(tmp_path, catalog):
+    # The headline "No configuration fits this requirement" hid that the GPU-count cap was the limit.
+    text = DEEPSEEK_V3_8_H200.replace("max_gpus = 8", "max_gpus = 4").replace("target_qps = 2", "target_qps = 20")
+    result = _plan(tmp_path, text, catalog)
+    assert not result.candidates
+    warning = result.warnings[-1]
+    assert warning.startswith('The GPU-count limit binds: "Largest GPU count to consider" is 4')
+    needed = int(warning.split("Raise it to ")[1].split(" ")[0])
+    assert needed > 4
+    # ... and that change is enough: with the limit raised to it there is an answer.
+    again = _plan(tmp_path, text.replace("max_gpus = 4", f"max_gpus = {needed}"), catalog)
+    assert again.candidates and again.top.count <= needed
