@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from gpudesk.catalog.records import Price
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.gates import StackIndex
 from gpudesk.planner.requirement import Requirement
@@ -31,7 +32,7 @@ class PlanContext:
     links: dict
     network: object
     index: StackIndex
-    prices: list = field(default_factory=list)
+    prices: list[Price] = field(default_factory=list)
     memory_cache: dict[tuple, MemoryEstimate] = field(default_factory=dict)
 
     @classmethod

@@ -83,22 +83,22 @@ def mark_dominated(candidates: list[Candidate], budget_usd: float | None, prefer
     deadline, QPS, budget, NVLink rule) costs no more over the TCO horizon and is at least as fast, one of the
     two strictly (Pareto dominance on the cost / time-to-result frontier). A dominated option is never the
     better buy, whatever the user weighs time against money."""
+    priced: list[tuple[Candidate, tuple[object, ...], float, float]] = []
     for c in candidates:
         c.dominated_by = None
-    priced = [(c, rank_key(c, budget_usd, prefer_nvlink)[:5], _speed(c)) for c in candidates
-              if c.tco_3y_usd is not None and _speed(c) is not None]
-    for c, tier, speed in priced:
-        best: Candidate | None = None
-        for other, other_tier, other_speed in priced:
+        cost, speed = c.tco_3y_usd, _speed(c)
+        if cost is not None and speed is not None:
+            priced.append((c, tuple(rank_key(c, budget_usd, prefer_nvlink)[:5]), cost, speed))
+    for c, tier, cost, speed in priced:
+        best: tuple[float, Candidate] | None = None
+        for other, other_tier, other_cost, other_speed in priced:
             if other is c or other_tier != tier:
                 continue
-            cheaper_or_same = other.tco_3y_usd <= c.tco_3y_usd
-            faster_or_same = other_speed >= speed
-            strictly = other.tco_3y_usd < c.tco_3y_usd or other_speed > speed
-            if cheaper_or_same and faster_or_same and strictly and (best is None or other.tco_3y_usd < best.tco_3y_usd):
-                best = other
+            dominates = (other_cost <= cost and other_speed >= speed and (other_cost < cost or other_speed > speed))
+            if dominates and (best is None or other_cost < best[0]):
+                best = (other_cost, other)
         if best is not None:
-            c.dominated_by = best.label
+            c.dominated_by = best[1].label
 
 
 def rank(candidates: list[Candidate], budget_usd: float | None = None, prefer_nvlink: bool = False) -> list[Candidate]:
