@@ -40,6 +40,7 @@ TABLES: list[tuple[str, str]] = [
     ("cuda_arch.csv", "cuda_arch_support"),
     ("scenarios.csv", "scenarios"),
     ("sources.csv", "sources"),
+    ("prices.csv", "prices"),
 ]
 
 # Columns computed here rather than read from the CSV.
@@ -189,6 +190,13 @@ def build(out: Path = DEFAULT_OUT, src_dir: Path = DB_DIR) -> Path:
 def _check_references(conn: sqlite3.Connection) -> None:
     links = {r[0] for r in conn.execute("SELECT id FROM links")}
     gpus = {r[0] for r in conn.execute("SELECT id FROM gpus")}
+    servers = {r[0] for r in conn.execute("SELECT id FROM servers")}
+    for pid, item_kind, item_id, kind, unit in conn.execute("SELECT id, item_kind, item_id, kind, unit FROM prices"):
+        known = gpus if item_kind == "gpu" else servers
+        if item_id not in known:
+            raise BuildError(f"prices.csv row {pid}: {item_kind} id {item_id!r} is not in {item_kind}s.csv.")
+        if kind.startswith("cloud-") != (unit == "per-gpu-hour"):
+            raise BuildError(f"prices.csv row {pid}: a cloud rate is per-gpu-hour and a purchase price is not (kind {kind}, unit {unit}).")
     for sid, inter, host, gpu_ids in conn.execute("SELECT id, interconnect, host_link, gpu_ids FROM servers"):
         for link in (inter, host):
             if link not in links:

@@ -105,7 +105,17 @@ CREATE TABLE models (
     tied_embeddings INTEGER NOT NULL CHECK (tied_embeddings IN (0, 1)),
     source_url TEXT NOT NULL,
     date_checked TEXT NOT NULL,
-    notes TEXT
+    notes TEXT,
+    hf_repo TEXT,
+    attention_kind TEXT CHECK (attention_kind IS NULL OR attention_kind IN ('mha', 'gqa', 'mqa', 'mla')),
+    kv_lora_rank INTEGER,
+    q_lora_rank INTEGER,
+    qk_rope_head_dim INTEGER,
+    moe_ffn_size INTEGER,
+    moe_shared_experts INTEGER,
+    moe_layers INTEGER,
+    sliding_window INTEGER,
+    active_params INTEGER
 );
 
 CREATE TABLE precision_support (
@@ -163,4 +173,25 @@ CREATE TABLE sources (
 CREATE TABLE meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
+);
+
+-- Dated, sourced prices (issue 12). Purchase prices are per GPU (or per system for a rack/server); cloud rates
+-- are per GPU-hour. kind says what the figure is: a vendor list price, a street price seen at retailers, a
+-- published quote, a dated market report (analyst or press), or a cloud rate (on-demand, committed, spot).
+-- A range in the source is kept as price_low_usd..price_high_usd with price_usd its midpoint (notes say so).
+CREATE TABLE prices (
+    id TEXT PRIMARY KEY,
+    item_kind TEXT NOT NULL CHECK (item_kind IN ('gpu', 'server')),
+    item_id TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('list', 'street', 'quote', 'market-report', 'cloud-on-demand',
+                                       'cloud-committed', 'cloud-spot')),
+    unit TEXT NOT NULL CHECK (unit IN ('per-gpu', 'per-system', 'per-gpu-hour')),
+    price_usd REAL NOT NULL CHECK (price_usd > 0),
+    price_low_usd REAL,
+    price_high_usd REAL,
+    provider TEXT,
+    price_date TEXT NOT NULL,
+    source_url TEXT NOT NULL,
+    date_checked TEXT NOT NULL,
+    notes TEXT
 );

@@ -24,6 +24,7 @@ from gpudesk.catalog.records import (
     Link,
     ModelShape,
     PrecisionSupport,
+    Price,
     Scenario,
     Server,
 )
@@ -41,6 +42,7 @@ _TABLES: dict[str, type] = {
     "precision_support": PrecisionSupport,
     "cuda_arch_support": CudaArchSupport,
     "scenarios": Scenario,
+    "prices": Price,
 }
 _FTS_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -80,7 +82,7 @@ class Catalog:
         self._lock = threading.Lock()
         self._data: dict[str, list[Any]] = {}
         for table, cls in _TABLES.items():
-            cursor = conn.execute(f"SELECT * FROM {table} ORDER BY rowid")  # noqa: S608 - fixed table names
+            cursor = conn.execute(f"SELECT * FROM {table} ORDER BY rowid")
             load = _loader(cls, [d[0] for d in cursor.description])
             self._data[table] = [load(tuple(r)) for r in cursor.fetchall()]
         self._gpu_by_id = {g.id: g for g in self._data["gpus"]}
@@ -156,7 +158,12 @@ class Catalog:
         return self._by_id("models", model_id, "model")
 
     def find_model(self, query: str) -> ModelShape:
-        """A model by id or unique name fragment ("llama 3.1 8b"). Raises UnknownItemError/AmbiguousItemError."""
+        """A model by id, Hugging Face repo id ("meta-llama/Llama-3.1-8B") or unique name fragment ("llama 3.1 8b").
+        Raises UnknownItemError/AmbiguousItemError."""
+        wanted = (query or "").strip().lower()
+        for shape in self._data["models"]:
+            if shape.hf_repo and shape.hf_repo.lower() == wanted:
+                return shape
         return find_item(self._data["models"], query, "model", "the Catalog lists the model ids")
 
     def precision_support(self) -> list[PrecisionSupport]:
@@ -166,6 +173,11 @@ class Catalog:
     def cuda_arch_support(self) -> list[CudaArchSupport]:
         """Which CUDA versions added and dropped which SM versions."""
         return list(self._data["cuda_arch_support"])
+
+    def prices(self, item_id: str | None = None) -> list[Price]:
+        """Dated, sourced prices (purchase and cloud), all of them or those of one GPU / server id."""
+        rows = self._data["prices"]
+        return [p for p in rows if item_id is None or p.item_id == item_id]
 
     def scenarios(self) -> list[Scenario]:
         """The article's quick-reference scenarios, corrected per the errata."""

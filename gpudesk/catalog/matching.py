@@ -1,8 +1,9 @@
 """Find an item by id or by a case-insensitive fragment of its name.
 
 Every word of the query must match. Three tiers are tried in order, and the first tier with any match
-decides: (1) each query word equals a word of the name or id, (2) each is the start of such a word,
-(3) each occurs anywhere in the name or id. So "a10" finds the A10 rather than every A100, and "h100 sxm"
+decides: (1) each query word equals a word of the name or id, (2) each is the start of such a word, (3) each
+occurs anywhere in the name or id. Several matches in a tier: the one with the fewest other words, when it is
+the only one. So "a10" finds the A10 rather than every A100, and "h100 sxm"
 finds the H100 SXM5.
 """
 
@@ -51,9 +52,18 @@ def find_item(items: Sequence[T], query: str, kind: str, list_hint: str) -> T:
         lambda tok, _, blob: tok in blob,
     ]
     for test in tiers:
-        matches = [item for item, words, blob in indexed if all(test(tok, words, blob) for tok in tokens)]
+        matched = [(item, words) for item, words, blob in indexed if all(test(tok, words, blob) for tok in tokens)]
+        matches = [item for item, _ in matched]
         if len(matches) == 1:
             return matches[0]
+        if matches:
+            # The name with the fewest words beyond the query wins when it is the only one, so "4090" is the RTX
+            # 4090 and not the RTX 4090 D (a variant adds a word), "lama 2 7b" is Llama 2 7B and not Llama 4
+            # Maverick 17B-128E; ties stay ambiguous.
+            extra = [len(set(words) - set(tokens)) for _, words in matched]
+            fewest = min(extra)
+            if extra.count(fewest) == 1:
+                return matches[extra.index(fewest)]
         if matches:
             listing = "; ".join(f"{m.id} ({m.name})" for m in matches[:12])
             more = f" and {len(matches) - 12} more" if len(matches) > 12 else ""

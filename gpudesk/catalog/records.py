@@ -110,7 +110,13 @@ class Server:
 
 @dataclass(frozen=True)
 class ModelShape:
-    """Architecture shape of a public model, from its config.json or paper (``source_url``)."""
+    """Architecture shape of a public model, from its config.json or paper (``source_url``).
+
+    ``hf_repo`` is the Hugging Face repo id; ``attention_kind`` mha/gqa/mqa/mla with the MLA ranks
+    (``kv_lora_rank``, ``q_lora_rank``, ``qk_rope_head_dim``); MoE: ``moe_experts`` routed experts of width
+    ``moe_ffn_size`` (None: ``ffn_size``), ``moe_shared_experts``, ``moe_layers`` (None: every layer);
+    ``sliding_window`` for local-attention layers; ``active_params`` the model card's published figure.
+    """
 
     id: str
     name: str
@@ -131,6 +137,16 @@ class ModelShape:
     head_dim: int | None = None
     notes: str | None = None
     date_checked: str | None = None
+    hf_repo: str | None = None
+    attention_kind: str | None = None
+    kv_lora_rank: int | None = None
+    q_lora_rank: int | None = None
+    qk_rope_head_dim: int | None = None
+    moe_ffn_size: int | None = None
+    moe_shared_experts: int | None = None
+    moe_layers: int | None = None
+    sliding_window: int | None = None
+    active_params: int | None = None
 
 
 @dataclass(frozen=True)
@@ -179,3 +195,37 @@ class Scenario:
     article_reason: str | None = None
     article_alternative: str | None = None
     source: str | None = None
+
+
+PURCHASE_KINDS = ("list", "street", "quote", "market-report")
+CLOUD_KINDS = ("cloud-on-demand", "cloud-committed", "cloud-spot")
+
+
+@dataclass(frozen=True)
+class Price:
+    """One dated, sourced price of a GPU or a server (catalog ``prices`` table).
+
+    ``kind``: ``list`` (vendor list price / MSRP), ``street`` (retail), ``quote`` (a published quote),
+    ``market-report`` (analyst or press figure), or a cloud rate ``cloud-on-demand`` / ``cloud-committed`` /
+    ``cloud-spot``. ``unit``: ``per-gpu`` or ``per-system`` for purchases, ``per-gpu-hour`` for cloud rates.
+    A range in the source is ``price_low_usd``..``price_high_usd`` with ``price_usd`` its midpoint.
+    """
+
+    id: str
+    item_kind: str
+    item_id: str
+    kind: str
+    unit: str
+    price_usd: float
+    price_date: str
+    source_url: str
+    price_low_usd: float | None = None
+    price_high_usd: float | None = None
+    provider: str | None = None
+    date_checked: str | None = None
+    notes: str | None = None
+
+    @property
+    def is_cloud(self) -> bool:
+        """True for an hourly cloud rate."""
+        return self.kind in CLOUD_KINDS

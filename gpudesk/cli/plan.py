@@ -200,11 +200,13 @@ def _spec(args):
     from gpudesk.planner.requirement import ModelMemory
     from gpudesk.planner.workload import resolve_model
     from gpudesk.sizing import ShapeError, parse_param_count
+    from gpudesk.sizing.shapes import is_repo_id
 
     try:
         if args.model:
             spec = resolve_model(ModelMemory(model=args.model), _catalog())
-            _say_how_model_matched(args.model, _catalog().find_model(args.model))
+            if not is_repo_id(args.model.strip()):  # a repo id is exact (catalog row or the local HF cache)
+                _say_how_model_matched(args.model, _catalog().find_model(args.model))
             return spec
         if args.config:
             return resolve_model(ModelMemory(config_path=args.config))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from gpudesk.catalog.records import Price
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.gates import StackIndex
 from gpudesk.planner.requirement import Requirement
@@ -31,10 +32,11 @@ class PlanContext:
     links: dict
     network: object
     index: StackIndex
+    prices: list[Price] = field(default_factory=list)
     memory_cache: dict[tuple, MemoryEstimate] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, req: Requirement, spec: ModelSpec, catalog) -> "PlanContext":
+    def build(cls, req: Requirement, spec: ModelSpec, catalog) -> PlanContext:
         links = {link.id: link for link in catalog.links()}
         network = links.get(req.operations.network_link)
         if network is None or network.kind != "network":
@@ -51,8 +53,9 @@ class PlanContext:
                 close = sorted(k for k in known if k.startswith(str(gpu_id)[:4]))
                 raise PlanInputError("tco.gpu_price_overrides_usd", f"{gpu_id!r} is not a catalog GPU id"
                                      + (f"; did you mean {', '.join(close)}?" if close else "; see `gpudesk catalog list`."))
+        prices = catalog.prices() if hasattr(catalog, "prices") else []
         return cls(req=req, spec=spec, gpus=gpus, servers=servers, links=links, network=network,
-                   index=StackIndex.from_catalog(catalog))
+                   index=StackIndex.from_catalog(catalog), prices=prices)
 
 
 def accepts(server, gpu) -> bool:

@@ -58,10 +58,12 @@ def gpu_gates(gpu, req: Requirement, index: StackIndex) -> tuple[list[str], list
     cuda = parse_version(s.cuda_version)
     torch = parse_version(s.framework_version) if s.framework.lower() == "pytorch" else None
     precision = requested_precision(req)
-    amd = gpu.vendor.upper().startswith("AMD")
+    # Only NVIDIA GPUs run CUDA: AMD Instinct runs ROCm, Intel Gaudi its own software (SynapseAI).
+    amd = not gpu.vendor.upper().startswith("NVIDIA")
+    stack = {"AMD": "ROCm", "INTEL": "Intel Gaudi software (SynapseAI)"}.get(gpu.vendor.upper(), f"{gpu.vendor} software")
 
     if amd and cuda:
-        reasons.append(f"{gpu.name} runs ROCm, not CUDA; the stack pins CUDA {s.cuda_version} (catalog: vendor {gpu.vendor})")
+        reasons.append(f"{gpu.name} runs {stack}, not CUDA; the stack pins CUDA {s.cuda_version} (catalog: vendor {gpu.vendor})")
     support = index.precision.get((gpu.architecture, precision))
     if support is not None and not support.supported:
         what = "FP8" if precision == "fp8" else precision.upper()
@@ -101,6 +103,9 @@ def gpu_gates(gpu, req: Requirement, index: StackIndex) -> tuple[list[str], list
                     "requirement: software.fips"))
     if gpu.consumer:
         warnings.append(f"Consumer card: {CONSUMER_LIMITS}")
+    if "china-market" in (gpu.notes or "").lower():
+        warnings.append(f"{gpu.name} is a China-market export-control variant: sold mainly in China, with export "
+                        "licences that changed several times in 2023-2025; check availability and support in your region")
     if gpu.confidence and str(gpu.confidence).lower() not in ("high", "v", "verified"):
         warnings.append(f"Catalog confidence for {gpu.name} is {gpu.confidence}; re-check the datasheet ({gpu.source_url})")
     return reasons, warnings, why

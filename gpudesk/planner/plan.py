@@ -3,23 +3,39 @@ the stack and operations gates, price each candidate over three years, and rank 
 
 from __future__ import annotations
 
-
-from gpudesk.planner.candidates import PlanContext, gib, placements, servers_for, training_counts
+from gpudesk.planner.candidates import (
+    PlanContext,
+    gib,
+    placements,
+    servers_for,
+    training_counts,
+)
 from gpudesk.planner.classify import LARGE, MULTIMODAL, classify
+from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.gates import gpu_gates, kind_gates, server_gates
-from gpudesk.planner.prices import PRICE_UNKNOWN_TEXT, GpuPrice, normalise_user_prices, resolve_gpu_price
-from gpudesk.planner.rank import closest_to_deadline, explain_ranking, hardware_usd, rank
+from gpudesk.planner.prices import (
+    PRICE_UNKNOWN_TEXT,
+    GpuPrice,
+    cloud_rate,
+    normalise_user_prices,
+    resolve_gpu_price,
+)
+from gpudesk.planner.rank import (
+    closest_to_deadline,
+    explain_ranking,
+    hardware_usd,
+    rank,
+)
 from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.results import Candidate, Plan, Rejected
 from gpudesk.planner.serve_eval import evaluate_inference
-from gpudesk.planner.tco import compute_tco, gpu_dollar_multiplier
+from gpudesk.planner.tco import compute_tco, gpu_dollar_multiplier, rent_vs_buy
 from gpudesk.planner.train_eval import evaluate_training
 from gpudesk.planner.workload import memory_workload, resolve_model
-from gpudesk.planner.errors import PlanInputError
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory import estimate_memory
 
-__all__ = ["plan", "resolve_model", "memory_workload"]
+__all__ = ["memory_workload", "plan", "resolve_model"]
 
 
 def _plan_warnings(req: Requirement, spec) -> list[str]:
@@ -55,13 +71,19 @@ def _dedupe_rejections(rejected: list[Rejected]) -> list[Rejected]:
     return list(seen.values())
 
 
-def _price(c: Candidate, gpu, server, req: Requirement, price: GpuPrice) -> None:
+def _price(c: Candidate, gpu, server, req: Requirement, price: GpuPrice, prices: list | None = None) -> None:
     delay_days = (c.deadline_miss_s or 0.0) / 86400
     c.gpu_price = price
     c.tco = compute_tco(gpu_id=gpu.id, gpu_price_usd=price.price_usd, gpu_tdp_w=gpu.tdp_w, count=c.count,
                         server_id=server.id, server_kind=server.kind, servers=c.servers,
                         host_price_usd=server.host_price_usd, server_power_w=server.power_w,
-                        server_max_gpus=server.max_gpus, delay_days=delay_days, a=req.tco)
+                        server_max_gpus=server.max_gpus, delay_days=delay_days, a=req.tco,
+                        existing_host=bool(req.operations.existing_server) and server.id == req.operations.existing_server)
+    rate = cloud_rate(gpu.id, prices or [])
+    if rate is not None:
+        job_hours = c.time_to_result_s / 3600 if c.time_to_result_s is not None else None
+        c.rent = rent_vs_buy(rate, count=c.count, job_hours=job_hours, tco_total_usd=c.tco.total_usd, a=req.tco)
+        c.rationale.append((c.rent.describe(c.count), f"gpudesk catalog prices: {rate.source_url}"))
     if not price.known:
         c.warnings.append(f"TCO unknown: {gpu.name} {PRICE_UNKNOWN_TEXT} (the catalog has no dated price; gpudesk "
                           "does not guess one)")
@@ -103,6 +125,22 @@ def _unpriced_warning(ranked: list[Candidate]) -> str | None:
         text += ". Would rank first with a quote per GPU below: " + "; ".join(
             f"{c.count} x {c.gpu_name} ${c.break_even_price_usd:,.0f}" for c in contenders)
     return text
+
+
+#: The control that sets operations.max_gpus, in the words of the Plan wizard (ui/plan/questions.py).
+MAX_GPUS_LABEL = "Largest GPU count to consider"
+
+
+def _binding_gpu_limit(rejected: list[Rejected], max_gpus: int) -> str | None:
+    """When the GPU-count limit is what rules the options out: the sentence naming the control and the smallest
+    change that gives an answer (the fewest GPUs any rejected option needs)."""
+    over = [r for r in rejected if r.count > max_gpus and any("GPU-count limit" in x for x in r.reasons)]
+    if not over:
+        return None
+    smallest = min(over, key=lambda r: r.count)
+    return (f"The GPU-count limit binds: \"{MAX_GPUS_LABEL}\" is {max_gpus} (operations.max_gpus), and the smallest "
+            f"option needs {smallest.count} x {smallest.gpu_name}. Raise it to {smallest.count} for an answer, or "
+            "lower the QPS target / relax the latency targets.")
 
 
 def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan:
@@ -172,7 +210,8 @@ def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan
                 continue
             res.warnings.extend(warnings)
             res.rationale.extend(gpu_why)
-            _price(res, gpu, server, req, resolve_gpu_price(gpu, req.tco.gpu_price_overrides_usd, user_prices))
+            _price(res, gpu, server, req,
+                   resolve_gpu_price(gpu, req.tco.gpu_price_overrides_usd, user_prices, ctx.prices), ctx.prices)
             candidates.append(res)
     prefer_nvlink = kind in (LARGE, MULTIMODAL)
     ranked = rank(candidates, req.operations.budget_usd, prefer_nvlink=prefer_nvlink)
@@ -201,7 +240,8 @@ def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan
             else:
                 result.warnings.append("No candidate fits under the safe line, so none can meet the deadline")
     if not ranked:
-        result.warnings.append("Nothing in the catalog can run this job under the given constraints; see the rejections")
+        binding = _binding_gpu_limit(rejected, req.operations.max_gpus)
+        result.warnings.append(binding or "Nothing in the catalog can run this job under the given constraints; see the rejections")
     elif not ranked[0].fits:
         result.warnings.append(f"No candidate stays under the safe line; the best uses {gib(ranked[0].per_gpu_memory_bytes)} per GPU")
     return result

@@ -6,7 +6,12 @@ Three origins, highest priority first:
 2. ``user`` — the user's own prices entered in the Catalog tab and kept in the user store
    (``gpudesk.store.prices.price_overrides(db)`` -> ``{gpu_id: {price_usd, note, updated_at}}``), passed to
    ``plan(req, catalog, price_overrides=...)`` explicitly;
-3. ``catalog`` — the bundled catalog's ``price_usd`` with its ``price_date`` and ``price_source``.
+3. ``catalog`` — the bundled catalog's ``price_usd`` with its ``price_date`` and ``price_source``, else the
+   catalog ``prices`` table's purchase price for the GPU (a vendor list price first, then a street price, a
+   published quote, a dated market report), with its kind, date and source URL.
+
+Cloud rates (``prices`` rows of kind ``cloud-*``, per GPU-hour) price the rent-vs-buy comparison
+(:func:`cloud_rate`, gpudesk.planner.tco.rent_vs_buy).
 
 When none of them has a price the GPU's price is *unknown*: gpudesk never invents one. The TCO of such a
 candidate is then None, it ranks after priced ones, and the planner tells the user the break-even price at
@@ -16,10 +21,15 @@ which it would rank first (see :func:`break_even_price_usd`).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from gpudesk.planner.errors import PlanInputError
+from gpudesk.planner.tco import CloudRate
+
+#: Purchase-price kinds in the order the planner prefers them when the GPU row has no price.
+PURCHASE_PREFERENCE = ("list", "street", "quote", "market-report")
 
 ORIGINS = ("requirement", "user", "catalog")
 
@@ -90,8 +100,43 @@ def normalise_user_prices(overrides: Mapping[str, Any] | None) -> dict[str, User
     return out
 
 
-def resolve_gpu_price(gpu, requirement_overrides: Mapping[str, float], user: Mapping[str, UserPrice]) -> GpuPrice:
-    """The price used for ``gpu`` (a catalog GPU): requirement override, then the user's, then the catalog's."""
+def catalog_purchase_price(gpu_id: str, prices: Sequence[Any]) -> GpuPrice | None:
+    """The catalog ``prices`` table's purchase price for ``gpu_id`` (per GPU), preferring a list price, then a
+    street price, a quote, a market report; the most recent of a kind. None when the table has none."""
+    rows = [p for p in prices if p.item_kind == "gpu" and p.item_id == gpu_id and p.unit == "per-gpu"
+            and p.kind in PURCHASE_PREFERENCE]
+    if not rows:
+        return None
+    best = min(rows, key=lambda p: (PURCHASE_PREFERENCE.index(p.kind), _neg_date(p.price_date)))
+    span = (f", range ${best.price_low_usd:,.0f}-${best.price_high_usd:,.0f}"
+            if best.price_low_usd and best.price_high_usd else "")
+    who = f"{best.provider}; " if best.provider else ""
+    return GpuPrice(float(best.price_usd), "catalog", best.price_date,
+                    f"{best.kind}{span}: {who}{best.source_url}")
+
+
+def _neg_date(date: str) -> tuple[int, ...]:
+    """Sort key for "most recent first" on ISO-like dates ("2026-04", "2026"); undated text sorts last."""
+    digits = [int(part) for part in date.replace("/", "-").split("-") if part.isdigit()]
+    return tuple(-d for d in digits) if digits else (1,)
+
+
+def cloud_rate(gpu_id: str, prices: Sequence[Any], kind: str = "cloud-on-demand") -> CloudRate | None:
+    """The lowest sourced rate of ``kind`` for ``gpu_id`` (USD per GPU-hour), None when the catalog has none.
+
+    On-demand is the default: what anyone can rent today without a commitment or the risk of eviction.
+    """
+    rows = [p for p in prices if p.item_kind == "gpu" and p.item_id == gpu_id and p.kind == kind]
+    if not rows:
+        return None
+    best = min(rows, key=lambda p: (p.price_usd, _neg_date(p.price_date)))
+    return CloudRate(float(best.price_usd), best.kind, best.provider, best.price_date, best.source_url)
+
+
+def resolve_gpu_price(gpu, requirement_overrides: Mapping[str, float], user: Mapping[str, UserPrice],
+                      catalog_prices: Sequence[Any] = ()) -> GpuPrice:
+    """The price used for ``gpu`` (a catalog GPU): requirement override, then the user's, then the catalog's
+    (the GPU row, else the ``prices`` table)."""
     if gpu.id in requirement_overrides:
         return GpuPrice(float(requirement_overrides[gpu.id]), "requirement")
     if gpu.id in user:
@@ -100,7 +145,8 @@ def resolve_gpu_price(gpu, requirement_overrides: Mapping[str, float], user: Map
     if gpu.price_usd is not None:
         return GpuPrice(float(gpu.price_usd), "catalog", getattr(gpu, "price_date", None) or None,
                         getattr(gpu, "price_source", None) or None)
-    return GpuPrice(None, None)
+    listed = catalog_purchase_price(gpu.id, catalog_prices)
+    return listed if listed is not None else GpuPrice(None, None)
 
 
 def break_even_price_usd(known_part_usd: float, count: int, dollar_multiplier: float, target_usd: float) -> float | None:

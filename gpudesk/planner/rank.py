@@ -1,5 +1,6 @@
 """Order feasible candidates: fits under the safe line, meets the deadline / QPS, within budget, for large
-models NVLink before PCIe gradient sync, priced before unpriced, cheapest 3-year TCO (which already charges the
+models NVLink before PCIe gradient sync, on the cost / time frontier before dominated options (another option
+of the same tier is both cheaper and faster), priced before unpriced, cheapest 3-year TCO (which already charges the
 opportunity cost of lateness), then fastest. #1 is therefore the lowest-TCO option among those that pass every
 earlier rule, and its rank reason says so.
 
@@ -47,9 +48,10 @@ def rank_key(c: Candidate, budget_usd: float | None, prefer_nvlink: bool = False
     return (
         not c.fits,
         c.meets_deadline is False,
-        c.meets_qps is False,
+        c.meets_qps is False or c.meets_latency is False,
         budget_state,
         prefer_nvlink and syncs_over_pcie(c),
+        c.dominated_by is not None,
         tco is None,
         # Unknown GPU price: order by the costs that are known (hosts, power, labour...), a fair proxy
         # that does not invent a GPU price.
@@ -69,9 +71,42 @@ def dedupe_best(candidates: list[Candidate], budget_usd: float | None) -> list[C
     return list(best.values())
 
 
+def _speed(c: Candidate) -> float | None:
+    """Larger is better: 1 / time to result for training, QPS capacity for serving; None when unknown."""
+    if c.time_to_result_s:
+        return 1.0 / c.time_to_result_s
+    return c.qps_capacity
+
+
+def mark_dominated(candidates: list[Candidate], budget_usd: float | None, prefer_nvlink: bool = False) -> None:
+    """Set ``dominated_by`` on every priced option for which another priced option of the same tier (fit,
+    deadline, QPS, budget, NVLink rule) costs no more over the TCO horizon and is at least as fast, one of the
+    two strictly (Pareto dominance on the cost / time-to-result frontier). A dominated option is never the
+    better buy, whatever the user weighs time against money."""
+    priced: list[tuple[Candidate, tuple[object, ...], float, float]] = []
+    for c in candidates:
+        c.dominated_by = None
+        cost, speed = c.tco_3y_usd, _speed(c)
+        if cost is not None and speed is not None:
+            priced.append((c, tuple(rank_key(c, budget_usd, prefer_nvlink)[:5]), cost, speed))
+    for c, tier, cost, speed in priced:
+        best: tuple[float, Candidate] | None = None
+        for other, other_tier, other_cost, other_speed in priced:
+            if other is c or other_tier != tier:
+                continue
+            dominates = (other_cost <= cost and other_speed >= speed and (other_cost < cost or other_speed > speed))
+            if dominates and (best is None or other_cost < best[0]):
+                best = (other_cost, other)
+        if best is not None:
+            c.dominated_by = best[1].label
+
+
 def rank(candidates: list[Candidate], budget_usd: float | None = None, prefer_nvlink: bool = False) -> list[Candidate]:
-    """Best first, one entry per (GPU, count)."""
-    return sorted(dedupe_best(candidates, budget_usd), key=lambda c: rank_key(c, budget_usd, prefer_nvlink))
+    """Best first, one entry per (GPU, count); options dominated on cost and time rank after the frontier of
+    their tier."""
+    kept = dedupe_best(candidates, budget_usd)
+    mark_dominated(kept, budget_usd, prefer_nvlink)
+    return sorted(kept, key=lambda c: rank_key(c, budget_usd, prefer_nvlink))
 
 
 def closest_to_deadline(candidates: list[Candidate], limit: int = 3) -> list[Candidate]:
@@ -95,6 +130,8 @@ def _why_lower(c: Candidate, top: Candidate, key: tuple, top_key: tuple) -> str:
         if i == 1:
             return "misses the deadline, while #1 meets it"
         if i == 2:
+            if c.meets_latency is False:
+                return "misses the latency targets (time to first token / per output token), while #1 meets them"
             return "does not reach the QPS target, while #1 does"
         if i == 3:
             return ("its price is unknown, so it cannot be shown to be within the budget" if mine == 1
@@ -104,13 +141,16 @@ def _why_lower(c: Candidate, top: Candidate, key: tuple, top_key: tuple) -> str:
                     "NVLink (article 4.3), so options whose sync crosses PCIe rank after NVLink ones, even when "
                     "cheaper")
         if i == 5:
-            return "GPU price unknown: ranked after the priced options of its tier"
+            return (f"dominated: {c.dominated_by} costs no more over the TCO horizon and delivers at least as fast, so "
+                    "this option sits off the cost / time frontier")
         if i == 6:
+            return "GPU price unknown: ranked after the priced options of its tier"
+        if i == 7:
             if c.tco_3y_usd is None or top.tco_3y_usd is None:
                 return (f"GPU prices unknown for both; its known costs without the GPUs are ${mine:,.0f} against "
                         f"${theirs:,.0f} for #1")
             return f"3-year TCO ${c.tco_3y_usd:,.0f} against ${top.tco_3y_usd:,.0f} for #1"
-        if i == 7:
+        if i == 8:
             return "same cost, longer time to result than #1"
         return f"same cost and time with more GPUs ({c.count} against {top.count})"
     return "ties with #1 on every ranking rule"
@@ -130,6 +170,8 @@ def explain_ranking(ranked: list[Candidate], budget_usd: float | None = None, pr
         first.append("meets the deadline" if top.meets_deadline else "misses the deadline, as every option does")
     if top.meets_qps is not None:
         first.append("reaches the QPS target" if top.meets_qps else "misses the QPS target")
+    if top.meets_latency is not None:
+        first.append("meets the latency targets" if top.meets_latency else "misses the latency targets, as every option does")
     if budget_usd:
         first.append({0: "within the budget",
                       1: "price unknown, so possibly within the budget, which every priced option exceeds",

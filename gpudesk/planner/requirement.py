@@ -93,6 +93,8 @@ class WorkloadMix:
     training_share: share of GPU time spent training (0-1). deadline_s: time to result wanted (training).
     tokens_to_train: overrides sample_count x seq_len x epochs. target_qps, prompt_tokens, output_tokens:
     inference load (output_tokens 0 for classifiers). max_concurrent_sequences: batching cap per GPU.
+    ttft_target_s, tpot_target_s: latency targets of a service (time to first token, time per output token),
+    None when only the QPS matters.
     """
 
     training_share: float = 1.0
@@ -102,6 +104,8 @@ class WorkloadMix:
     prompt_tokens: int = 512
     output_tokens: int = 128
     max_concurrent_sequences: int = 64
+    ttft_target_s: float | None = None
+    tpot_target_s: float | None = None
 
 
 @dataclass
@@ -239,6 +243,8 @@ def validate_requirement(req: Requirement) -> None:
     _num("workload.prompt_tokens", w.prompt_tokens, maximum=16 * 1024 * 1024, integer=True)
     _num("workload.output_tokens", w.output_tokens, minimum=0, strict=False, maximum=1e6, integer=True)
     _num("workload.max_concurrent_sequences", w.max_concurrent_sequences, maximum=1e5, integer=True)
+    _num("workload.ttft_target_s", w.ttft_target_s, maximum=3600)
+    _num("workload.tpot_target_s", w.tpot_target_s, maximum=60)
     if m.mode == "inference":
         if not w.target_qps:
             raise PlanInputError("workload.target_qps", "inference needs a QPS target (requests per second) to size the cards.")

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from gpudesk.planner.prices import GpuPrice
 from gpudesk.planner.requirement import Requirement
-from gpudesk.planner.tco import Tco
+from gpudesk.planner.tco import RentVsBuy, Tco
 from gpudesk.sizing.estimate import MemoryEstimate
 from gpudesk.sizing.shapes import ModelSpec
 
@@ -27,7 +27,13 @@ class Candidate:
     Cost: ``tco`` (3-year TCO with breakdown in USD; total None when a price is missing), ``gpu_price`` (the
     price per GPU used and its origin: the profile, your price, the catalog, or unknown), and for an unknown
     price ``break_even_price_usd`` (per-GPU quote below which it would beat the best priced option of its tier, ranked ``break_even_rank``).
-    Ranking: ``rank_reason`` says why it sits where it does (gpudesk.planner.rank.explain_ranking).
+    Ranking: ``rank_reason`` says why it sits where it does (gpudesk.planner.rank.explain_ranking);
+    ``dominated_by`` labels an option of the same tier that is both cheaper and faster (None on the frontier).
+    Serving latency: ``ttft_s`` (prefill of one prompt, no queueing), ``tpot_s`` (decode step at the chosen batch),
+    ``meets_latency`` (None without targets).
+    Rent vs buy: ``rent`` (the same GPUs rented at the lowest sourced on-demand rate; None without a rate).
+    Search: ``micro_batch_size`` and ``gradient_accumulation`` (training: the global batch is kept),
+    ``tensor_parallel`` (the degree chosen for this GPU).
     """
 
     gpu_id: str
@@ -61,6 +67,14 @@ class Candidate:
     break_even_price_usd: float | None = None
     break_even_rank: int | None = None
     rank_reason: str | None = None
+    micro_batch_size: int | None = None
+    gradient_accumulation: int | None = None
+    tensor_parallel: int | None = None
+    dominated_by: str | None = None
+    rent: RentVsBuy | None = None
+    ttft_s: float | None = None
+    tpot_s: float | None = None
+    meets_latency: bool | None = None
     warnings: list[str] = field(default_factory=list)
     rationale: list[Rationale] = field(default_factory=list)
 

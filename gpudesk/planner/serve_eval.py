@@ -17,7 +17,11 @@ from gpudesk.planner.workload import memory_workload
 from gpudesk.sizing import time as tm
 from gpudesk.sizing.capacity import fit
 from gpudesk.sizing.memory import estimate_memory
-from gpudesk.sizing.memory_inference import kv_bytes_per_token, paged_tokens, weight_bytes
+from gpudesk.sizing.memory_inference import (
+    kv_bytes_per_token,
+    paged_tokens,
+    weight_bytes,
+)
 
 _PEAK_FIELD = {"bf16": "bf16_dense_tflops", "fp16": "fp16_dense_tflops", "fp8": "fp8_dense_tflops",
                "int8": "int8_dense_tops", "int4": "int8_dense_tops", "fp4": "fp4_dense_tflops", "fp32": "fp32_tflops"}
@@ -31,12 +35,21 @@ def _peak(gpu, precision: str) -> float | None:
     return value
 
 
-def replica_shape(ctx: PlanContext, gpu) -> tuple[int, int, object, object] | None:
-    """(tensor_parallel, batch, memory estimate, fit) of the smallest replica that holds one sequence."""
+TENSOR_PARALLEL_DEGREES = (1, 2, 4, 8)
+
+
+def replica_shapes(ctx: PlanContext, gpu) -> list[tuple[int, int, object, object]]:
+    """(tensor_parallel, batch, memory estimate, fit) for every degree in 1, 2, 4, 8 that holds one sequence.
+
+    A larger degree splits the weights over more GPUs and leaves more KV cache per GPU, so the batch per replica
+    can grow faster than the GPU count (vLLM ``--tensor-parallel-size``); the caller keeps the degree that needs
+    the fewest GPUs for the target.
+    """
     req, spec = ctx.req, ctx.spec
     w = req.workload
     transformer = spec.is_transformer and req.model.activation_bytes_per_sample is None
-    for t in (1, 2, 4, 8):
+    shapes = []
+    for t in TENSOR_PARALLEL_DEGREES:
         if t > 1 and (not transformer or spec.num_attention_heads % t):
             break
         key = ("serve", t, 1)
@@ -58,34 +71,27 @@ def replica_shape(ctx: PlanContext, gpu) -> tuple[int, int, object, object] | No
         if est is None:
             est = estimate_memory(spec, memory_workload(req, gpus=t, tensor_parallel=t, concurrent_sequences=batch))
             ctx.memory_cache[key] = est
-        return t, batch, est, fit(est.total_bytes, gpu.memory_bytes, gpu.memory_type, req.operations.safe_free_fraction)
-    return None
+        shapes.append((t, batch, est, fit(est.total_bytes, gpu.memory_bytes, gpu.memory_type,
+                                          req.operations.safe_free_fraction)))
+    return shapes
 
 
-def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candidate | Rejected]:
-    """Candidates (one per accepting server) sized to the QPS target, or Rejected with the reason."""
+def replica_shape(ctx: PlanContext, gpu) -> tuple[int, int, object, object] | None:
+    """The smallest replica that holds one sequence (first of :func:`replica_shapes`), or None."""
+    shapes = replica_shapes(ctx, gpu)
+    return shapes[0] if shapes else None
+
+
+def _replica_rate(ctx: PlanContext, gpu, t: int, batch: int, precision: str, peak: float) -> tuple[float, float, float, float, float]:
+    """(prefill s, decode step s, QPS per replica, weights bytes per GPU, attention FLOPs per token per GPU)."""
     req, spec = ctx.req, ctx.spec
-    w, o = req.workload, req.operations
-    shape = replica_shape(ctx, gpu)
-    if shape is None:
-        est = ctx.memory_cache.get(("serve", 1, 1))
-        usable = fit(0, gpu.memory_bytes, gpu.memory_type).usable_bytes
-        need = gib(est.total_bytes) if est else "more"
-        return [Rejected(gpu.id, gpu.name, 1, None, None,
-                         [f"does not fit: {need} per GPU for one sequence, over the safe line of {gpu.name} ({gib(usable)} usable) even with 8-way tensor parallelism"])]
-    t, batch, est, f = shape
-    precision = requested_precision(req)
-    peak = _peak(gpu, precision)
-    if not peak:
-        return [Rejected(gpu.id, gpu.name, t, None, None, [f"no dense {precision.upper()} rate for {gpu.name} in the catalog"])]
+    w = req.workload
     flops_per_token = 2.0 * spec.active_params / t
     weights = weight_bytes(spec, req.model.weight_format) / t
-    if spec.is_transformer and req.model.activation_bytes_per_sample is None:
-        kv_seq = kv_bytes_per_token(spec, req.model.kv_precision) * (w.prompt_tokens + w.output_tokens / 2) / t
-    else:
-        kv_seq = 0.0
+    transformer = spec.is_transformer and req.model.activation_bytes_per_sample is None
+    kv_seq = kv_bytes_per_token(spec, req.model.kv_precision) * (w.prompt_tokens + w.output_tokens / 2) / t if transformer else 0.0
     attention = 0.0
-    if spec.is_transformer and req.model.activation_bytes_per_sample is None and spec.layers and spec.num_attention_heads:
+    if transformer and spec.layers and spec.num_attention_heads:
         attention = tm.attention_flops_per_token(spec.layers, spec.num_attention_heads * spec.head_dim_resolved,
                                                  w.prompt_tokens) / t
     pre = tm.prefill_s(w.prompt_tokens, flops_per_token + attention, peak * 1e12, COMPUTE_EFFICIENCY)
@@ -95,13 +101,102 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
         qps_replica = tm.qps_per_gpu(pre, step, batch, w.output_tokens)
     else:
         qps_replica = batch / (batch * pre) if pre > 0 else math.inf
-    replicas = max(1, math.ceil(w.target_qps / qps_replica))
-    count = replicas * t
+    return pre, step, qps_replica, weights, attention
+
+
+def whole_boards(server, count: int, t: int) -> int:
+    """GPUs to buy for ``count`` needed in ``server``: a fixed board (HGX, OAM platform: min = max GPUs) is bought
+    whole, so the count rounds up to whole boards; otherwise at least the chassis minimum; always a multiple of
+    the tensor-parallel degree ``t``."""
+    if server.min_gpus == server.max_gpus:
+        count = math.ceil(count / server.max_gpus) * server.max_gpus
+    else:
+        count = max(count, server.min_gpus)
+    return math.ceil(count / t) * t
+
+
+def _ms(seconds: float | None) -> str:
+    return "no target" if not seconds else f"{seconds * 1e3:g} ms"
+
+
+def _batch_for_tpot(ctx: PlanContext, gpu, t: int, batch: int, precision: str, peak: float) -> int:
+    """The largest batch (<= the memory's) whose decode step meets ``workload.tpot_target_s`` (the step time grows
+    with the batch: more KV read and, past the ridge point, more compute); the memory's batch without a target,
+    and 1 when even one sequence misses it."""
+    target = ctx.req.workload.tpot_target_s
+    if not target or not ctx.req.workload.output_tokens:
+        return batch
+    lo, hi = 1, batch
+    if _replica_rate(ctx, gpu, t, hi, precision, peak)[1] <= target:
+        return hi
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _replica_rate(ctx, gpu, t, mid, precision, peak)[1] <= target:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candidate | Rejected]:
+    """Candidates (one per accepting server) sized to the QPS target, or Rejected with the reason."""
+    req, spec = ctx.req, ctx.spec
+    w, o = req.workload, req.operations
+    shapes = replica_shapes(ctx, gpu)
+    if not shapes:
+        est = ctx.memory_cache.get(("serve", 1, 1))
+        usable = fit(0, gpu.memory_bytes, gpu.memory_type).usable_bytes
+        need = gib(est.total_bytes) if est else "more"
+        return [Rejected(gpu.id, gpu.name, 1, None, None,
+                         [f"does not fit: {need} per GPU for one sequence, over the safe line of {gpu.name} ({gib(usable)} usable) even with 8-way tensor parallelism"])]
+    precision = requested_precision(req)
+    peak = _peak(gpu, precision)
+    if not peak:
+        return [Rejected(gpu.id, gpu.name, shapes[0][0], None, None, [f"no dense {precision.upper()} rate for {gpu.name} in the catalog"])]
+    # Every degree that fits is sized for the target; the one needing the fewest GPUs wins (ties: the smaller
+    # degree, less all-reduce traffic per layer).
+    sized = []
+    latency: dict[int, bool | None] = {}
+    for t, batch, est, f in shapes:
+        batch = _batch_for_tpot(ctx, gpu, t, batch, precision, peak)
+        pre, step, qps_replica, weights, attention = _replica_rate(ctx, gpu, t, batch, precision, peak)
+        replicas = max(1, math.ceil(w.target_qps / qps_replica))
+        ok = None
+        if w.ttft_target_s or w.tpot_target_s:
+            ok = (not w.ttft_target_s or pre <= w.ttft_target_s) and (not w.tpot_target_s or not w.output_tokens
+                                                                          or step <= w.tpot_target_s)
+        latency[t] = ok
+        sized.append((replicas * t, t, batch, est, f, pre, step, qps_replica, weights, attention, replicas))
+    # Degrees that meet the latency targets first, then the fewest GPUs, then the smaller degree.
+    best = min(sized, key=lambda e: (latency[e[1]] is False, e[0], e[1]))
+    tried = ", ".join(f"TP{e[1]}: {e[0]} GPUs" for e in sized)
     out: list[Candidate | Rejected] = []
-    if count > o.max_gpus:
+    if best[0] > o.max_gpus:
+        count, t, qps_replica = best[0], best[1], best[7]
+        boards = [whole_boards(sv, count, t) for sv in servers_list if t <= sv.max_gpus]
+        count = min(boards) if boards else count
         return [Rejected(gpu.id, gpu.name, count, None, None,
-                         [f"{count} GPUs needed for QPS {w.target_qps:g} ({qps_replica:.1f} QPS per {t}-GPU replica) exceed max_gpus {o.max_gpus}"])]
+                         [(f"{count} GPUs needed for QPS {w.target_qps:g} ({qps_replica:.1f} QPS per {t}-GPU replica, the best "
+                           f"tensor-parallel degree of {tried}) exceed the GPU-count limit of {o.max_gpus}")])]
     for server in servers_list:
+        # A tensor-parallel group stays inside one server (Megatron-LM keeps it in the NVLink domain).
+        inside = [e for e in sized if e[1] <= server.max_gpus and e[0] <= o.max_gpus]
+        if not inside:
+            out.append(Rejected(gpu.id, gpu.name, best[0], server.id, server.interconnect,
+                                [(f"{server.name} holds {server.max_gpus} GPUs, fewer than the {best[1]}-way "
+                                  "tensor-parallel replica this model needs")]))
+            continue
+        count, t, batch, est, f, pre, step, qps_replica, weights, attention, replicas = min(
+            inside, key=lambda e: (latency[e[1]] is False, e[0], e[1]))
+        flops_per_token = 2.0 * spec.active_params / t
+        needed = count
+        count = whole_boards(server, count, t)
+        if count > o.max_gpus:
+            out.append(Rejected(gpu.id, gpu.name, count, server.id, server.interconnect,
+                                [(f"{server.name} comes with {server.max_gpus} GPUs per board: {needed} needed round up to "
+                                  f"{count}, over the GPU-count limit of {o.max_gpus}")]))
+            continue
+        replicas = count // t
         n_servers = placements(server, count)
         if n_servers is None and count > server.max_gpus and server.kind != "workstation":
             n_servers = math.ceil(count / server.max_gpus)
@@ -115,9 +210,21 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
             interconnect=link.id, interconnect_name=link.name, network_link=None, sharding=f"tp{t}" if t > 1 else None,
             recompute=None, memory=est, usable_memory_bytes=f.usable_bytes, safe_line_bytes=f.safe_line_bytes,
             headroom_bytes=f.headroom_bytes, fits=f.under_safe_line, qps_capacity=replicas * qps_replica,
-            meets_qps=replicas * qps_replica >= w.target_qps, gpu_power_w=count * gpu.tdp_w,
+            meets_qps=replicas * qps_replica >= w.target_qps, gpu_power_w=count * gpu.tdp_w, tensor_parallel=t,
         )
         cand.step_time_s = step or pre
+        if count != needed:
+            cand.rationale.append((f"{needed} GPUs needed, {count} bought: {server.name} takes "
+                                   f"{server.min_gpus}-{server.max_gpus} GPUs per server; the extra replicas add capacity",
+                                   "catalog servers.min_gpus / max_gpus (an HGX or OAM baseboard is sold with all its GPUs)"))
+        cand.ttft_s, cand.tpot_s, cand.meets_latency = pre, (step or None), latency[t]
+        if latency[t] is not None:
+            cand.rationale.append((
+                f"latency: time to first token {pre * 1e3:.0f} ms (prefill of one {w.prompt_tokens}-token prompt, no "
+                f"queueing) against {_ms(w.ttft_target_s)}; time per output token {step * 1e3:.1f} ms at batch {batch} "
+                f"against {_ms(w.tpot_target_s)}: " + ("met" if latency[t] else "missed"),
+                "prefill compute-bound, decode bandwidth-bound (catalog.md 6); batch cut until the decode step meets "
+                "the time-per-output-token target"))
         why = cand.rationale
         why.append((f"replica of {t} GPU(s) serving {batch} concurrent sequences: {gib(est.total_bytes)} per GPU under the "
                     f"{gib(f.safe_line_bytes)} safe line", "article 3.1; PagedAttention KV blocks (arXiv 2309.06180)"))
@@ -135,6 +242,9 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
                         f"{peak:g} dense {precision.upper()} x {COMPUTE_EFFICIENCY:g}", f"Kaplan et al. 2020; {gpu.source_url}"))
         why.append((f"{qps_replica:,.1f} QPS per replica -> {replicas} replica(s), {count} GPU(s) for QPS {w.target_qps:g}",
                     "requirement: workload.target_qps"))
+        if len(sized) > 1:
+            why.append((f"tensor-parallel degrees tried ({tried}): TP{t} needs the fewest GPUs",
+                        "vLLM --tensor-parallel-size; a larger degree leaves more KV cache per GPU for a larger batch"))
         if t > 1 and link.kind == "pcie":
             cand.warnings.append(f"Tensor parallelism over {link.name} without NVLink: every layer exchanges activations on PCIe")
         out.append(cand)

@@ -72,7 +72,7 @@ class TcoAssumptions:
         "host_price_overrides_usd": "user prices for hosts",
     }
 
-    def validate(self) -> "TcoAssumptions":
+    def validate(self) -> TcoAssumptions:
         """Check every value; raises PlanInputError naming ``tco.<field>``."""
         for f in fields(self):
             value = getattr(self, f.name)
@@ -126,11 +126,12 @@ def gpu_dollar_multiplier(a: TcoAssumptions) -> float:
 
 def compute_tco(*, gpu_id: str, gpu_price_usd: float | None, gpu_tdp_w: float, count: int, server_id: str,
                 server_kind: str, servers: int, host_price_usd: float | None, server_power_w: float | None,
-                server_max_gpus: int, delay_days: float, a: TcoAssumptions) -> Tco:
+                server_max_gpus: int, delay_days: float, a: TcoAssumptions, existing_host: bool = False) -> Tco:
     """TCO over ``a.years`` for ``count`` GPUs in ``servers`` hosts (USD, per :data:`TCO_LINES`).
 
     ``gpu_price_usd`` is the price per GPU the planner resolved (gpudesk.planner.prices: the profile's override,
     the user's price, or the catalog's); ``a.gpu_price_overrides_usd`` still wins when it names ``gpu_id``.
+    ``existing_host``: the user's own server, so no host is bought (its power and labour still count).
     ``known_part_usd`` of the result is the sum of the lines that could be priced (the total without the GPUs
     when their price is unknown), so a break-even price can be computed.
     """
@@ -140,7 +141,11 @@ def compute_tco(*, gpu_id: str, gpu_price_usd: float | None, gpu_tdp_w: float, c
     if price is None:
         missing.append(f"GPU price of {gpu_id}")
     host = a.host_price_overrides_usd.get(server_id, host_price_usd)
-    if host is None:
+    if existing_host:
+        # The user's own server: nothing to buy for the chassis (issue 12: the TCO used to charge a new host).
+        host = 0.0
+        notes.append((f"host {server_id} is the existing server: no host purchase", "requirement: operations.existing_server"))
+    elif host is None:
         host = DEFAULT_HOST_PRICE_USD.get(server_kind)
         if host is not None:
             notes.append((f"host price of {server_id} assumed ${host:,.0f} (catalog has none)",
@@ -171,3 +176,62 @@ def compute_tco(*, gpu_id: str, gpu_price_usd: float | None, gpu_tdp_w: float, c
     total = None if missing else known
     return Tco(total_usd=total, breakdown_usd=breakdown, missing=tuple(missing), assumptions=tuple(notes),
                known_part_usd=known)
+
+
+@dataclass(frozen=True)
+class CloudRate:
+    """A sourced cloud rate for one GPU type (USD per GPU-hour), from the catalog's ``prices`` table."""
+
+    usd_per_gpu_hour: float
+    kind: str
+    provider: str | None
+    date: str
+    source_url: str
+
+
+@dataclass(frozen=True)
+class RentVsBuy:
+    """Renting the same GPUs instead of buying them.
+
+    ``job_rent_usd``: the rate x GPUs x the job's time to result (training; None for a service).
+    ``horizon_rent_usd``: the rate x GPUs x hours over the TCO horizon at the expected utilisation (renting only
+    the hours the GPUs would be busy). ``break_even_utilisation``: the utilisation above which owning costs less
+    than renting at this rate (catalog.md 5.1: u* = annual owned cost / (N x 8760 x rate)); None when the TCO is
+    unknown. ``verdict``: "buy", "rent" or None when it cannot be decided.
+    """
+
+    rate: CloudRate
+    job_rent_usd: float | None
+    horizon_rent_usd: float
+    owned_usd: float | None
+    break_even_utilisation: float | None
+    verdict: str | None
+
+    def describe(self, count: int) -> str:
+        """One sentence for the rationale and the sheet."""
+        rate = self.rate
+        head = (f"renting {count} GPU(s) at ${rate.usd_per_gpu_hour:.2f}/GPU-hour ({rate.kind.replace('cloud-', '')}, "
+                f"{rate.provider or 'provider not named'}, {rate.date})")
+        parts = [head]
+        if self.job_rent_usd is not None:
+            parts.append(f"costs ${self.job_rent_usd:,.0f} for this job")
+        parts.append(f"${self.horizon_rent_usd:,.0f} over the horizon at the expected utilisation")
+        if self.owned_usd is not None and self.break_even_utilisation is not None:
+            parts.append(f"against ${self.owned_usd:,.0f} to own; owning wins above "
+                         f"{self.break_even_utilisation:.0%} utilisation, so {self.verdict}")
+        return ", ".join(parts)
+
+
+def rent_vs_buy(rate: CloudRate, *, count: int, job_hours: float | None, tco_total_usd: float | None,
+                a: TcoAssumptions) -> RentVsBuy:
+    """Compare renting ``count`` GPUs at ``rate`` with the candidate's TCO (catalog.md 5.1 break-even)."""
+    hourly = rate.usd_per_gpu_hour * count
+    job = hourly * job_hours if job_hours is not None else None
+    horizon = hourly * HOURS_PER_YEAR * a.years * a.utilisation
+    break_even = None
+    verdict = None
+    if tco_total_usd is not None and hourly > 0:
+        break_even = tco_total_usd / (hourly * HOURS_PER_YEAR * a.years)
+        verdict = "buy" if a.utilisation > break_even else "rent"
+    return RentVsBuy(rate=rate, job_rent_usd=job, horizon_rent_usd=horizon, owned_usd=tco_total_usd,
+                     break_even_utilisation=break_even, verdict=verdict)

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import math
 
-from gpudesk.planner.candidates import PlanContext, bridge_pair_gbps, fmt_duration, gib, intra_link
+from gpudesk.planner.candidates import (
+    PlanContext,
+    bridge_pair_gbps,
+    fmt_duration,
+    gib,
+    intra_link,
+)
 from gpudesk.planner.results import Candidate, Rejected
 from gpudesk.planner.workload import memory_workload
 from gpudesk.sizing import time as tm
@@ -38,12 +44,28 @@ def _options(ctx: PlanContext, count: int) -> list[tuple[str, str]]:
     return [(s, r) for s in shardings for r in recomputes]
 
 
-def _memory(ctx: PlanContext, count: int, sharding: str, recompute: str):
-    """(estimate, total bytes) for this count and setting, computed once per plan."""
-    key = ("train", count, sharding, recompute)
+def micro_batches(requested: int) -> list[int]:
+    """Micro-batch sizes to try, largest first: the requested one, then halvings down to 1.
+
+    A smaller micro-batch with more gradient-accumulation steps keeps the global batch (and so the optimisation)
+    unchanged while cutting activation memory in proportion (Megatron-LM / DeepSpeed ``gradient_accumulation_steps``;
+    Korthikanti et al. 2022, arXiv 2205.05198, activations scale with the micro-batch).
+    """
+    sizes, mb = [], max(1, requested)
+    while mb > 1:
+        sizes.append(mb)
+        mb //= 2
+    sizes.append(1)
+    return sizes
+
+
+def _memory(ctx: PlanContext, count: int, sharding: str, recompute: str, micro_batch: int):
+    """(estimate, total bytes) for this count, setting and micro-batch, computed once per plan."""
+    key = ("train", count, sharding, recompute, micro_batch)
     hit = ctx.memory_cache.get(key)
     if hit is None:
-        est = estimate_memory(ctx.spec, memory_workload(ctx.req, gpus=count, sharding=sharding, recompute=recompute))
+        est = estimate_memory(ctx.spec, memory_workload(ctx.req, gpus=count, sharding=sharding, recompute=recompute,
+                                                        micro_batch_size=micro_batch))
         hit = ctx.memory_cache[key] = (est, est.total_bytes)
     return hit
 
@@ -90,18 +112,23 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
         pair = f"NVLink bridge pairs ({gpu.nvlink_gbps:g} GB/s bidirectional per pair)"
         link_id = "nvlink-bridge" if count == 2 else f"nvlink-bridge+{link.id}"
         link_name = pair if count == 2 else f"{pair} + {link.name} between pairs"
-    if m.global_batch_size and m.micro_batch_size * dp > m.global_batch_size:
+    if m.global_batch_size and dp > m.global_batch_size:
         return Rejected(gpu.id, gpu.name, count, server.id, link.id,
-                        [f"{dp} data-parallel GPUs x micro-batch {m.micro_batch_size} exceed the global batch {m.global_batch_size}"])
+                        [f"{dp} data-parallel GPUs exceed the global batch {m.global_batch_size} even at micro-batch 1"])
     peak = peak_tflops(gpu, m.precision)
     if not peak:
         return Rejected(gpu.id, gpu.name, count, server.id, link.id, [f"no dense {m.precision.upper()} rate for {gpu.name} in the catalog"])
     eff = gpu.matmul_efficiency
     achievable = tm.achievable_flops_per_gpu(peak, eff)
     total_flops, samples, work_note, recompute_factor = work(ctx)
-    accumulation = max(1, math.ceil((m.global_batch_size or m.micro_batch_size * dp) / (m.micro_batch_size * dp)))
-    samples_per_step = accumulation * m.micro_batch_size * dp
-    steps = max(1.0, samples / samples_per_step)
+    # The global batch the user's answers imply is kept whatever micro-batch the search picks.
+    global_batch = m.global_batch_size or m.micro_batch_size * dp
+
+    def accumulation_for(micro_batch: int) -> int:
+        return max(1, math.ceil(global_batch / (micro_batch * dp)))
+
+    def steps_for(micro_batch: int) -> float:
+        return max(1.0, samples / (accumulation_for(micro_batch) * micro_batch * dp))
     if m.mode in ("lora", "qlora"):
         sync_params = lora_trainable_params(spec, m.lora_rank, tuple(m.lora_targets))
     else:
@@ -109,42 +136,57 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
     usable = reported_total_bytes(gpu.memory_bytes, gpu.memory_type)
     safe = int(usable * (1 - o.safe_free_fraction))
 
-    def timing(sharding: str, recompute: str) -> tm.StepTime:
+    def timing(sharding: str, recompute: str, micro_batch: int) -> tm.StepTime:
         flops = total_flops * (recompute_factor if recompute == "full" else 1.0)
-        comm_bytes = tm.gradient_sync_bytes_per_gpu(sync_params, sharding, dp) * (accumulation if sharding == "zero3" else 1)
+        # ZeRO-3 gathers the weights again for every micro-batch (ZeRO paper section 7.2.2).
+        comm_bytes = (tm.gradient_sync_bytes_per_gpu(sync_params, sharding, dp)
+                      * (accumulation_for(micro_batch) if sharding == "zero3" else 1))
         comm_s = (tm.paired_collective_time_s(comm_bytes, dp, bridge, bottleneck_gbps) if bridge
                   else tm.collective_time_s(comm_bytes, bottleneck_gbps, dp))
-        return tm.step_time(flops / steps / (count * achievable), comm_s)
+        return tm.step_time(flops / steps_for(micro_batch) / (count * achievable), comm_s)
 
     fitting, fallback, smallest = [], None, None
-    for sharding, recompute in _options(ctx, count):
-        est, total = _memory(ctx, count, sharding, recompute)
-        if smallest is None or total < smallest:
-            smallest = total
-        if total > usable:
-            continue
-        if total > safe:
-            if fallback is None or total < fallback[4]:
-                fallback = (sharding, recompute, est, None, total)
-            continue
-        fitting.append((sharding, recompute, est, timing(sharding, recompute), total))
+    for micro_batch in micro_batches(min(m.micro_batch_size, global_batch // dp or 1)):
+        for sharding, recompute in _options(ctx, count):
+            est, total = _memory(ctx, count, sharding, recompute, micro_batch)
+            if smallest is None or total < smallest:
+                smallest = total
+            if total > usable:
+                continue
+            if total > safe:
+                if fallback is None or total < fallback[4]:
+                    fallback = (sharding, recompute, est, None, total, micro_batch)
+                continue
+            fitting.append((sharding, recompute, est, timing(sharding, recompute, micro_batch), total, micro_batch))
     if not fitting and fallback is None:
         return Rejected(gpu.id, gpu.name, count, server.id, link.id,
-                        [f"does not fit: at least {gib(smallest)} per GPU needed, {gpu.name} reports {gib(usable)} usable"])
+                        [(f"does not fit: at least {gib(smallest)} per GPU needed even at micro-batch 1, "
+                          f"{gpu.name} reports {gib(usable)} usable")])
     if fitting:
-        sharding, recompute, est, st, total = min(fitting, key=lambda e: e[3].step_s)
+        # Fastest; on a tie the larger micro-batch (bigger matmuls, fewer optimizer-free passes).
+        sharding, recompute, est, st, total, micro_batch = min(fitting, key=lambda e: (round(e[3].step_s, 9), -e[5]))
     else:
-        sharding, recompute, est, _, total = fallback
-        st = timing(sharding, recompute)
+        sharding, recompute, est, _, total, micro_batch = fallback
+        st = timing(sharding, recompute, micro_batch)
+    accumulation = accumulation_for(micro_batch)
+    samples_per_step = accumulation * micro_batch * dp
+    steps = steps_for(micro_batch)
     f = fit(total, gpu.memory_bytes, gpu.memory_type, o.safe_free_fraction)
     cand = Candidate(
         gpu_id=gpu.id, gpu_name=gpu.name, count=count, servers=servers, server_id=server.id, server_name=server.name,
         interconnect=link_id, interconnect_name=link_name, network_link=ctx.network.id if servers > 1 else None,
         sharding=sharding if count > 1 or sharding != "ddp" else None, recompute=recompute, memory=est,
         usable_memory_bytes=f.usable_bytes, safe_line_bytes=f.safe_line_bytes, headroom_bytes=f.headroom_bytes,
-        fits=f.under_safe_line, gpu_power_w=count * gpu.tdp_w,
+        fits=f.under_safe_line, gpu_power_w=count * gpu.tdp_w, micro_batch_size=micro_batch,
+        gradient_accumulation=accumulation, tensor_parallel=t,
     )
     why = cand.rationale
+    why.append((f"micro-batch {micro_batch} x {accumulation} gradient-accumulation step(s) x {dp} data-parallel GPU(s) = "
+                f"global batch {samples_per_step}"
+                + (f" (micro-batch {m.micro_batch_size} asked: the smaller one fits or is faster, the global batch is kept)"
+                   if micro_batch != m.micro_batch_size else ""),
+                "gradient accumulation keeps the optimisation unchanged (Megatron-LM / DeepSpeed gradient_accumulation_steps); "
+                "activations scale with the micro-batch (Korthikanti et al. 2022, arXiv 2205.05198)"))
     why.append((f"{sharding if count > 1 else 'single GPU'}, recompute {recompute}: "
                 + ("the fastest setting under the safe line" if cand.fits else "the smallest footprint; still over the safe line"),
                 "ZeRO paper (arXiv 1910.02054) sections 5 and 7; Korthikanti et al. 2022 Table 2"))

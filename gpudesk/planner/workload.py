@@ -7,16 +7,36 @@ from gpudesk.planner.requirement import ModelMemory, Requirement
 from gpudesk.sizing.errors import ConfigFileError, ShapeError
 from gpudesk.sizing.memory import MemoryWorkload
 from gpudesk.sizing.overheads import Overheads
-from gpudesk.sizing.shapes import ModelSpec, spec_from_catalog, spec_from_hf_config, spec_from_params
+from gpudesk.sizing.shapes import (
+    ModelSpec,
+    is_repo_id,
+    spec_from_catalog,
+    spec_from_hf_config,
+    spec_from_hf_repo,
+    spec_from_params,
+)
 
 
 def resolve_model(model: ModelMemory, catalog=None) -> ModelSpec:
-    """The ModelSpec for the requirement's model answer (catalog name, parameter count or config.json).
+    """The ModelSpec for the requirement's model answer (catalog name, Hugging Face repo id, parameter count or
+    config.json).
 
     Raises:
         PlanInputError: unknown or ambiguous catalog model (``model.model``), bad count (``model.params``),
             unreadable or incomplete config.json (``model.config_path``).
     """
+    if model.model and is_repo_id(model.model.strip()):
+        # A Hugging Face repo id: the catalog's shape of that repo, else its config.json in the local HF cache
+        # (offline; never downloaded).
+        repo = model.model.strip()
+        shape = next((m for m in (catalog.models() if catalog is not None else [])
+                      if (getattr(m, "hf_repo", None) or "").lower() == repo.lower()), None)
+        if shape is not None:
+            return spec_from_catalog(shape)
+        try:
+            return spec_from_hf_repo(repo)
+        except ConfigFileError as exc:
+            raise PlanInputError("model.model", str(exc).split(": ", 1)[-1]) from exc
     if model.model:
         if catalog is None:
             raise PlanInputError("model.model", "a catalog model needs the catalog; pass open_catalog().")
@@ -43,15 +63,16 @@ def resolve_model(model: ModelMemory, catalog=None) -> ModelSpec:
 
 
 def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = None, recompute: str | None = None,
-                    tensor_parallel: int | None = None, concurrent_sequences: int = 1) -> MemoryWorkload:
+                    tensor_parallel: int | None = None, concurrent_sequences: int = 1,
+                    micro_batch_size: int | None = None) -> MemoryWorkload:
     """The sizing MemoryWorkload for ``req`` on ``gpus`` GPUs; ``auto`` choices become ddp / no recompute
-    unless given here."""
+    unless given here; ``micro_batch_size`` replaces the requirement's (the planner's gradient-accumulation search)."""
     m, w = req.model, req.workload
     shard = sharding or (m.sharding if m.sharding != "auto" else "ddp")
     rec = recompute or (m.recompute if m.recompute != "auto" else "none")
     return MemoryWorkload(
         mode=m.mode, precision=m.precision, optimizer=m.optimizer, seq_len_tokens=m.seq_len_tokens,
-        micro_batch_size=m.micro_batch_size, gpus=gpus, sharding=shard, offload=m.offload, recompute=rec,
+        micro_batch_size=micro_batch_size or m.micro_batch_size, gpus=gpus, sharding=shard, offload=m.offload, recompute=rec,
         flash_attention=m.flash_attention, tensor_parallel=tensor_parallel or m.tensor_parallel,
         lora_rank=m.lora_rank, lora_targets=tuple(m.lora_targets), weight_format=m.weight_format,
         kv_precision=m.kv_precision, context_tokens=w.prompt_tokens + w.output_tokens,

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gpudesk.sizing.checks import MAX_PARAMS, positive_int
 from gpudesk.sizing.errors import ConfigFileError, ShapeError, SizingError
+
+_REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}")
 
 MODEL_KINDS = ("decoder", "encoder", "encoder-decoder", "vision", "diffusion", "cnn")
 
@@ -27,6 +31,7 @@ _REFERENCE_SHAPES: tuple[tuple[int, int], ...] = (
 _GATED_MODEL_TYPES = frozenset({
     "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3_text",
     "phi3", "deepseek_v2", "deepseek_v3", "olmo", "olmo2", "internlm2", "yi", "baichuan", "cohere", "granite",
+    "llama4", "llama4_text", "gpt_oss", "mistral3", "qwen3_vl", "qwen3_vl_moe", "qwen2_5_vl", "gemma3", "phi",
 })
 
 
@@ -43,12 +48,24 @@ class ModelSpec:
         head_dim: attention head width; defaults to hidden_size / num_attention_heads.
         tied_embeddings: input embedding and LM head share one matrix.
         gated_mlp: SwiGLU-style MLP (gate, up, down); None = unknown (a decoder whose ffn is not 4h counts as gated).
-        moe_experts, moe_active_experts: mixture-of-experts routing (None for dense models).
+        moe_experts, moe_active_experts: mixture-of-experts routing (None for dense models): routed experts per
+            MoE layer and how many of them each token uses.
         kv_latent_dim: multi-head latent attention (DeepSeek-V2/V3 MLA): the per-token KV cache is one latent of
             ``kv_lora_rank + qk_rope_head_dim`` values per layer instead of K and V per head (DeepSeek-V2,
             arXiv 2405.04434, section 2.1). None for ordinary attention.
         shape_is_guess: True when the shape was inferred from a parameter count.
         source: where the shape came from (catalog source URL, config path, or "inferred from N params").
+        moe_ffn_size: width of one routed expert (``moe_intermediate_size``; None: ``ffn_size``, as in Mixtral).
+        moe_shared_experts: always-active shared experts per MoE layer (DeepSeek ``n_shared_experts``, Llama 4: 1).
+        moe_layers: how many layers are MoE (DeepSeek-V3: 58 of 61 after ``first_k_dense_replace`` 3; Llama 4
+            Maverick: every second layer); None: all of them.
+        attention_kind: "mha", "gqa", "mqa" or "mla" (multi-head latent attention, DeepSeek-V2/V3).
+        kv_lora_rank, q_lora_rank, qk_rope_head_dim: MLA ranks (DeepSeek-V2 paper, arXiv 2405.04434 section 2.1):
+            the KV cache holds ``kv_lora_rank + qk_rope_head_dim`` values per token per layer.
+        sliding_window: tokens a sliding-window layer attends to (gpt-oss 128, Gemma 3 1024), None when global.
+        published_active_params: the model card's active-parameter count where one is published (information;
+            :attr:`active_params` is counted from the shape).
+        hf_repo: the Hugging Face repository id (``meta-llama/Llama-3.1-8B``) of the config the shape comes from.
     """
 
     name: str
@@ -69,6 +86,16 @@ class ModelSpec:
     kv_latent_dim: int | None = None
     shape_is_guess: bool = False
     source: str = ""
+    moe_ffn_size: int | None = None
+    moe_shared_experts: int = 0
+    moe_layers: int | None = None
+    attention_kind: str | None = None
+    kv_lora_rank: int | None = None
+    q_lora_rank: int | None = None
+    qk_rope_head_dim: int | None = None
+    sliding_window: int | None = None
+    published_active_params: int | None = None
+    hf_repo: str | None = None
 
     @property
     def is_transformer(self) -> bool:
@@ -105,13 +132,40 @@ class ModelSpec:
         return self.num_attention_heads
 
     @property
+    def expert_params(self) -> int:
+        """Parameters of one routed expert (gate, up, down of width ``moe_ffn_size``, else ``ffn_size``); 0 for
+        dense models or an unknown shape."""
+        width = self.moe_ffn_size or self.ffn_size
+        if not (self.moe_experts and self.hidden_size and width):
+            return 0
+        return (3 if self.gated or self.moe_ffn_size else 2) * self.hidden_size * width
+
+    @property
     def active_params(self) -> int:
-        """Parameters touched per token: all of them for dense models; for MoE, shared + active experts."""
-        if not (self.moe_experts and self.moe_active_experts and self.layers and self.hidden_size and self.ffn_size):
+        """Parameters touched per token: all of them for dense models; for MoE, everything but the routed experts
+        a token skips: ``params - moe_layers x (experts - active) x expert_params`` (shared experts, attention,
+        dense layers, embeddings and LM head all count). DeepSeek-V3: 671.0 B total -> 37.6 B active (the model
+        card's 37 B); Qwen3-30B-A3B: 30.5 B -> 3.35 B."""
+        if not (self.moe_experts and self.moe_active_experts and self.layers):
             return self.params
-        expert = 3 * self.hidden_size * self.ffn_size
-        inactive = self.layers * (self.moe_experts - self.moe_active_experts) * expert
-        return max(1, self.params - inactive)
+        skipped = self.moe_experts - self.moe_active_experts
+        moe_layers = self.moe_layers if self.moe_layers is not None else self.layers
+        return max(1, self.params - moe_layers * skipped * self.expert_params)
+
+    @property
+    def kv_cache_elements_per_token(self) -> int:
+        """Values cached per token over all layers: ``layers x (kv_lora_rank + qk_rope_head_dim)`` for MLA (one
+        compressed latent shared by all heads, DeepSeek-V2 paper section 2.1.3), else ``2 x layers x kv_heads x
+        head_dim`` (keys and values). Sliding-window layers are not capped here.
+
+        Raises:
+            ShapeError: layers or heads unknown.
+        """
+        if not self.layers:
+            raise ShapeError("model", f"{self.name}: the layer count is unknown.")
+        if self.attention_kind == "mla" and self.kv_lora_rank:
+            return self.layers * (self.kv_lora_rank + (self.qk_rope_head_dim or 0))
+        return 2 * self.layers * self.kv_heads_resolved * self.head_dim_resolved
 
     @property
     def embedding_params(self) -> int:
@@ -140,18 +194,68 @@ class ModelSpec:
         return max(sizes)
 
 
+@dataclass(frozen=True)
+class _Mla:
+    """Multi-head latent attention sizes (DeepSeek-V2/V3 config keys)."""
+
+    kv_lora_rank: int
+    q_lora_rank: int | None
+    qk_rope_head_dim: int
+    qk_nope_head_dim: int
+    v_head_dim: int
+
+
+@dataclass(frozen=True)
+class _Moe:
+    """Mixture-of-experts layout: routed experts of width ``ffn``, shared experts, how many layers are MoE."""
+
+    experts: int
+    ffn: int
+    shared: int = 0
+    shared_ffn: int | None = None
+    moe_layers: int | None = None
+
+
+def _mla_params(h: int, heads: int, mla: _Mla) -> int:
+    """MLA projections (DeepSeek-V2 paper, arXiv 2405.04434, section 2.1; HF ``DeepseekV3Attention``): queries
+    through an optional low-rank ``q_lora_rank`` (with its RMSNorm), keys/values through the ``kv_lora_rank``
+    latent plus the shared RoPE key, then up-projections and the output projection."""
+    qk_head = mla.qk_nope_head_dim + mla.qk_rope_head_dim
+    if mla.q_lora_rank:
+        q = h * mla.q_lora_rank + mla.q_lora_rank + mla.q_lora_rank * heads * qk_head
+    else:
+        q = h * heads * qk_head
+    kv = h * (mla.kv_lora_rank + mla.qk_rope_head_dim) + mla.kv_lora_rank
+    kv += mla.kv_lora_rank * heads * (mla.qk_nope_head_dim + mla.v_head_dim)
+    return q + kv + heads * mla.v_head_dim * h
+
+
 def _decoder_params(h: int, layers: int, ffn: int, vocab: int, heads: int, kv_heads: int, head_dim: int,
-                    gated: bool, tied: bool, experts: int | None = None) -> int:
-    """Parameter count of a pre-norm decoder without biases (Llama layout)."""
-    attn = h * heads * head_dim + 2 * h * kv_heads * head_dim + heads * head_dim * h
-    mlp = (3 if gated else 2) * h * ffn
-    if experts:
-        mlp = experts * mlp + h * experts  # experts + router
-    per_layer = attn + mlp + 2 * h
-    return vocab * h * (1 if tied else 2) + layers * per_layer + h
+                    gated: bool, tied: bool, experts: int | None = None, *, moe: _Moe | None = None,
+                    mla: _Mla | None = None) -> int:
+    """Parameter count of a pre-norm decoder without biases (Llama layout).
+
+    ``experts`` alone: every layer's MLP (width ``ffn``) is replicated per expert (Mixtral). ``moe``: routed
+    experts of width ``moe.ffn`` plus shared experts and a router on ``moe.moe_layers`` layers, the other layers
+    dense with width ``ffn`` (DeepSeek-V3 ``first_k_dense_replace``, Llama 4 interleaving). ``mla``: latent
+    attention instead of grouped-query attention.
+    """
+    attn = _mla_params(h, heads, mla) if mla else h * heads * head_dim + 2 * h * kv_heads * head_dim + heads * head_dim * h
+    per_matrix = 3 if gated else 2
+    dense_mlp = per_matrix * h * ffn
+    if moe is None and experts:
+        moe = _Moe(experts=experts, ffn=ffn)
+    if moe is None:
+        mlp_total = layers * dense_mlp
+    else:
+        n_moe = layers if moe.moe_layers is None else moe.moe_layers
+        moe_mlp = (moe.experts * per_matrix * h * moe.ffn + moe.shared * per_matrix * h * (moe.shared_ffn or moe.ffn)
+                   + h * moe.experts)  # routed experts + shared experts + router
+        mlp_total = n_moe * moe_mlp + (layers - n_moe) * dense_mlp
+    return vocab * h * (1 if tied else 2) + layers * (attn + 2 * h) + mlp_total + h
 
 
-def spec_from_params(params: int | float, name: str | None = None) -> ModelSpec:
+def spec_from_params(params: float, name: str | None = None) -> ModelSpec:
     """A decoder shape inferred from a parameter count, flagged ``shape_is_guess``.
 
     Picks the published (hidden, layers) pair whose Llama-style size (``12*L*h^2`` + embeddings, vocab 32000 or
@@ -186,16 +290,39 @@ def spec_from_params(params: int | float, name: str | None = None) -> ModelSpec:
     )
 
 
+def mla_kv_view(kv_lora_rank: int, qk_rope_head_dim: int) -> tuple[int, int]:
+    """(KV heads, head width) under which the key/value formulas see MLA's cache exactly.
+
+    At inference MLA is computed in its "absorbed" form: every query head attends to one shared latent of
+    ``kv_lora_rank`` values plus one shared RoPE key of ``qk_rope_head_dim`` (DeepSeek-V2 paper, arXiv
+    2405.04434, section 2.1.3 and appendix C), i.e. multi-query attention over a 576-wide cache entry for
+    DeepSeek-V3. One KV head of width (512 + 64) / 2 = 288 gives ``2 x kv_heads x head_dim`` = 576 cached
+    values per token and layer, the figure vLLM/SGLang allocate for MLA.
+    """
+    return 1, (kv_lora_rank + qk_rope_head_dim) // 2
+
+
 def spec_from_catalog(shape) -> ModelSpec:
-    """Convert a catalog ``ModelShape`` (gpudesk.catalog) to a ModelSpec (fields per the catalog contract)."""
+    """Convert a catalog ``ModelShape`` (gpudesk.catalog) to a ModelSpec (fields per the catalog contract).
+
+    MLA rows keep their config's heads in the catalog; the spec takes the absorbed-MLA view (:func:`mla_kv_view`).
+    """
+    kv_heads, head_dim = shape.num_kv_heads, getattr(shape, "head_dim", None)
+    if getattr(shape, "attention_kind", None) == "mla" and getattr(shape, "kv_lora_rank", None):
+        kv_heads, head_dim = mla_kv_view(shape.kv_lora_rank, shape.qk_rope_head_dim or 0)
     return ModelSpec(
         name=shape.name, params=int(shape.params), kind=shape.kind or "decoder", layers=shape.layers,
         hidden_size=shape.hidden_size, num_attention_heads=shape.num_attention_heads,
-        num_kv_heads=shape.num_kv_heads, ffn_size=shape.ffn_size, vocab_size=shape.vocab_size,
-        context_length=shape.context_length, head_dim=getattr(shape, "head_dim", None),
+        num_kv_heads=kv_heads, ffn_size=shape.ffn_size, vocab_size=shape.vocab_size,
+        context_length=shape.context_length, head_dim=head_dim,
         tied_embeddings=bool(shape.tied_embeddings),
         moe_experts=shape.moe_experts, moe_active_experts=shape.moe_active_experts,
         shape_is_guess=False, source=shape.source_url or f"catalog model {shape.id}",
+        moe_ffn_size=getattr(shape, "moe_ffn_size", None), moe_shared_experts=getattr(shape, "moe_shared_experts", None) or 0,
+        moe_layers=getattr(shape, "moe_layers", None), attention_kind=getattr(shape, "attention_kind", None),
+        kv_lora_rank=getattr(shape, "kv_lora_rank", None), q_lora_rank=getattr(shape, "q_lora_rank", None),
+        qk_rope_head_dim=getattr(shape, "qk_rope_head_dim", None), sliding_window=getattr(shape, "sliding_window", None),
+        published_active_params=getattr(shape, "active_params", None), hf_repo=getattr(shape, "hf_repo", None),
     )
 
 
@@ -267,6 +394,62 @@ def spec_from_hf_config(path: str | Path) -> ModelSpec:
     return spec
 
 
+def hf_hub_cache_dirs(env: dict[str, str] | None = None) -> list[Path]:
+    """Where the Hugging Face hub keeps downloaded models, in huggingface_hub's order: ``HF_HUB_CACHE``, else
+    ``HF_HOME``/hub, else ``XDG_CACHE_HOME``/huggingface/hub, else ~/.cache/huggingface/hub (huggingface_hub
+    ``constants.py``; https://huggingface.co/docs/huggingface_hub/guides/manage-cache)."""
+    env = dict(os.environ) if env is None else env
+    if env.get("HF_HUB_CACHE"):
+        return [Path(env["HF_HUB_CACHE"]).expanduser()]
+    if env.get("HF_HOME"):
+        return [Path(env["HF_HOME"]).expanduser() / "hub"]
+    base = Path(env["XDG_CACHE_HOME"]).expanduser() if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
+    return [base / "huggingface" / "hub"]
+
+
+def find_cached_config(repo_id: str, env: dict[str, str] | None = None) -> Path:
+    """The ``config.json`` of ``repo_id`` in the local Hugging Face cache (offline: no network, ever).
+
+    The cache layout is ``models--{owner}--{name}/snapshots/{revision}/config.json`` with ``refs/main`` naming
+    the revision last downloaded; without that ref the newest snapshot holding a config.json is used.
+
+    Raises:
+        ConfigFileError: not a repo id, or not in the cache (the message names the folders looked in).
+    """
+    if not is_repo_id(repo_id):
+        raise ConfigFileError("model", f"{repo_id!r} is not a Hugging Face repo id (owner/name, e.g. meta-llama/Llama-3.1-8B).")
+    owner, name = repo_id.split("/")
+    looked = []
+    for root in hf_hub_cache_dirs(env):
+        folder = root / f"models--{owner}--{name}"
+        looked.append(str(folder))
+        try:
+            ref = (folder / "refs" / "main").read_text(encoding="utf-8").strip()
+        except OSError:
+            ref = ""
+        if ref and (folder / "snapshots" / ref / "config.json").is_file():
+            return folder / "snapshots" / ref / "config.json"
+        try:
+            found = [p for p in (folder / "snapshots").glob("*/config.json") if p.is_file()]
+        except OSError:
+            found = []
+        if found:
+            return max(found, key=lambda p: p.stat().st_mtime)
+    raise ConfigFileError("model", f"{repo_id} is not in the local Hugging Face cache (looked in {', '.join(looked)}); "
+                                   f"download its config once (huggingface-cli download {repo_id} config.json) or "
+                                   "give the path of its config.json.")
+
+
+def spec_from_hf_repo(repo_id: str, env: dict[str, str] | None = None) -> ModelSpec:
+    """The shape of ``repo_id`` from its config.json in the local Hugging Face cache (see :func:`find_cached_config`).
+
+    Raises:
+        ConfigFileError: not cached, unreadable or incomplete config.
+    """
+    spec = spec_from_hf_config(find_cached_config(repo_id, env))
+    return replace(spec, name=repo_id, hf_repo=repo_id)
+
+
 def _need(cfg: dict, label: str, *keys) -> int:
     value = _first(cfg, *keys)
     if value is None:
@@ -287,13 +470,19 @@ def _decoder_spec(cfg: dict, name: str, path: Path, model_type: str) -> ModelSpe
                                                 "(grouped-query attention shares each KV head among a whole group).")
     head_dim = positive_int("head_dim", _first(cfg, "head_dim", default=h // heads))
     gated = model_type in _GATED_MODEL_TYPES or "silu" in str(cfg.get("hidden_act", "")).lower()
-    ffn = positive_int("intermediate_size", _first(cfg, "intermediate_size", "n_inner", "ffn_dim", "moe_intermediate_size", default=4 * h))
+    # Llama 4 names its dense-layer width intermediate_size_mlp and its expert width intermediate_size.
+    dense_ffn = _first(cfg, "intermediate_size_mlp", "intermediate_size", "n_inner", "ffn_dim", "moe_intermediate_size",
+                       default=4 * h)
+    ffn = positive_int("intermediate_size", dense_ffn)
     experts = _first(cfg, "num_local_experts", "num_experts", "n_routed_experts")
-    active = _first(cfg, "num_experts_per_tok", "moe_topk")
-    tied = bool(cfg.get("tie_word_embeddings", model_type in ("gpt2", "gemma", "gemma2", "bloom", "gpt_bigcode")))
-    params = _decoder_params(h, layers, ffn, vocab, heads, kv_heads, head_dim, gated, tied, experts)
-    if cfg.get("kv_lora_rank") or cfg.get("n_routed_experts"):
-        params, ffn = _deepseek_params(cfg, h, layers, vocab, heads, tied), int(cfg.get("moe_intermediate_size") or ffn)
+    active = _first(cfg, "num_experts_per_tok", "moe_topk", "experts_per_token")
+    tied = bool(cfg.get("tie_word_embeddings", model_type in ("gpt2", "gemma", "gemma2", "gemma3_text", "bloom", "gpt_bigcode")))
+    moe = _moe_layout(cfg, model_type, layers, ffn) if experts else None
+    mla = _mla_layout(cfg)
+    params = _decoder_params(h, layers, ffn, vocab, heads, kv_heads, head_dim, gated, tied,
+                             None if moe else experts, moe=moe, mla=mla)
+    if mla:
+        kv_heads, head_dim = mla_kv_view(mla.kv_lora_rank, mla.qk_rope_head_dim)
     if model_type == "gpt2" or (not gated and "n_embd" in cfg):
         # GPT-2 style: learned positions, biases on every linear, two LayerNorms with bias per block.
         positions = int(_first(cfg, "n_positions", "max_position_embeddings", default=1024))
@@ -303,14 +492,64 @@ def _decoder_spec(cfg: dict, name: str, path: Path, model_type: str) -> ModelSpe
         params = (vocab * h + positions * h + layers * (attn + 2 * h * ffn + ffn + h + 4 * h) + 2 * h)
         if not tied:
             params += vocab * h
+    window = cfg.get("sliding_window") if isinstance(cfg.get("sliding_window"), int) else None
     return ModelSpec(
         name=name, params=params, kind="decoder", layers=layers, hidden_size=h, num_attention_heads=heads,
         num_kv_heads=kv_heads, ffn_size=ffn, vocab_size=vocab,
         context_length=_first(cfg, "max_position_embeddings", "n_positions", "seq_length"), head_dim=head_dim,
-        tied_embeddings=tied, gated_mlp=gated, moe_experts=experts, moe_active_experts=active,
-        kv_latent_dim=(int(cfg["kv_lora_rank"]) + int(cfg.get("qk_rope_head_dim") or 0)) if cfg.get("kv_lora_rank") else None,
-        source=str(path),
+        tied_embeddings=tied, gated_mlp=gated, moe_experts=experts, moe_active_experts=active, source=str(path),
+        moe_ffn_size=moe.ffn if moe and moe.ffn != ffn else None, moe_shared_experts=moe.shared if moe else 0,
+        moe_layers=moe.moe_layers if moe else None,
+        attention_kind="mla" if mla else ("mha" if kv_heads == heads else "mqa" if kv_heads == 1 else "gqa"),
+        kv_lora_rank=mla.kv_lora_rank if mla else None, q_lora_rank=mla.q_lora_rank if mla else None,
+        qk_rope_head_dim=mla.qk_rope_head_dim if mla else None, sliding_window=window,
+        hf_repo=name if is_repo_id(name) else None,
+        kv_latent_dim=(mla.kv_lora_rank + mla.qk_rope_head_dim) if mla else None,
     )
+
+
+def _moe_layout(cfg: dict, model_type: str, layers: int, dense_ffn: int) -> _Moe:
+    """Where the experts are and how wide (config keys of the HF implementations).
+
+    DeepSeek-V2/V3: ``moe_intermediate_size``, ``n_shared_experts``, the first ``first_k_dense_replace`` layers
+    dense. Qwen2/3-MoE: ``moe_intermediate_size``, ``decoder_sparse_step``, ``mlp_only_layers``, Qwen2-MoE's
+    ``shared_expert_intermediate_size``. Llama 4: experts of width ``intermediate_size`` plus one shared expert,
+    MoE every ``interleave_moe_layer_step`` layers. Mixtral / gpt-oss: every layer, experts of ``intermediate_size``.
+    """
+    experts = positive_int("num_experts", _first(cfg, "num_local_experts", "num_experts", "n_routed_experts"))
+    width = positive_int("moe_intermediate_size", _first(cfg, "moe_intermediate_size", "intermediate_size", default=dense_ffn))
+    shared = int(_first(cfg, "n_shared_experts", "num_shared_experts", default=0) or 0)
+    shared_ffn = _first(cfg, "shared_expert_intermediate_size")
+    if shared_ffn and not shared:
+        shared = 1
+    if model_type.startswith("llama4"):
+        shared = 1
+    moe_layers = layers
+    first_dense = int(cfg.get("first_k_dense_replace") or 0)
+    step = int(_first(cfg, "interleave_moe_layer_step", "decoder_sparse_step", "moe_layer_freq", default=1) or 1)
+    if first_dense or step > 1 or cfg.get("mlp_only_layers"):
+        dense_only = set(cfg.get("mlp_only_layers") or [])
+        moe_layers = sum(1 for i in range(layers)
+                         if i >= first_dense and (i + 1) % step == 0 and i not in dense_only)
+    return _Moe(experts=experts, ffn=width, shared=shared, shared_ffn=int(shared_ffn) if shared_ffn else None,
+                moe_layers=moe_layers)
+
+
+def _mla_layout(cfg: dict) -> _Mla | None:
+    """MLA sizes when the config has ``kv_lora_rank`` (DeepSeek-V2/V3, Kimi K2), else None."""
+    rank = cfg.get("kv_lora_rank")
+    if not rank:
+        return None
+    return _Mla(kv_lora_rank=positive_int("kv_lora_rank", rank),
+                q_lora_rank=int(cfg["q_lora_rank"]) if cfg.get("q_lora_rank") else None,
+                qk_rope_head_dim=positive_int("qk_rope_head_dim", cfg.get("qk_rope_head_dim", 64)),
+                qk_nope_head_dim=positive_int("qk_nope_head_dim", cfg.get("qk_nope_head_dim", 128)),
+                v_head_dim=positive_int("v_head_dim", cfg.get("v_head_dim", 128)))
+
+
+def is_repo_id(text: str) -> bool:
+    """``owner/name`` with the characters Hugging Face allows (no spaces, one slash)."""
+    return bool(_REPO_ID.fullmatch(text or ""))
 
 
 def _bert_spec(cfg: dict, name: str, path: Path) -> ModelSpec:
@@ -357,28 +596,6 @@ def _t5_spec(cfg: dict, name: str, path: Path) -> ModelSpec:
     )
 
 
-def _deepseek_params(cfg: dict, h: int, layers: int, vocab: int, heads: int, tied: bool) -> int:
-    """DeepSeek-V2/V3 layout (transformers ``modeling_deepseek_v2.py``): multi-head latent attention (low-rank
-    q and kv projections) and MoE layers of ``n_routed_experts + n_shared_experts`` small SwiGLU experts after
-    ``first_k_dense_replace`` dense layers (DeepSeek-V2, arXiv 2405.04434)."""
-    nope = int(cfg.get("qk_nope_head_dim") or 128)
-    rope = int(cfg.get("qk_rope_head_dim") or 64)
-    v_dim = int(cfg.get("v_head_dim") or 128)
-    kv_rank = int(cfg.get("kv_lora_rank") or 0)
-    q_rank = cfg.get("q_lora_rank")
-    q = h * int(q_rank) + int(q_rank) + int(q_rank) * heads * (nope + rope) if q_rank else h * heads * (nope + rope)
-    attn = q + h * (kv_rank + rope) + kv_rank + kv_rank * heads * (nope + v_dim) + heads * v_dim * h
-    dense_ffn = int(cfg.get("intermediate_size") or 4 * h)
-    moe_ffn = int(cfg.get("moe_intermediate_size") or dense_ffn)
-    routed = int(cfg.get("n_routed_experts") or 0)
-    shared = int(cfg.get("n_shared_experts") or 0)
-    dense_layers = min(layers, int(cfg.get("first_k_dense_replace") or 0)) if routed else layers
-    moe = (routed + shared) * 3 * h * moe_ffn + h * routed
-    per_norms = 2 * h
-    return (vocab * h * (1 if tied else 2) + layers * (attn + per_norms) + dense_layers * 3 * h * dense_ffn
-            + (layers - dense_layers) * moe + h)
-
-
 def _bart_spec(cfg: dict, name: str, path: Path) -> ModelSpec:
     """BART-style encoder-decoder (BART, mBART, Marian, Pegasus, M2M-100): biased linears, learned positions,
     a shared embedding tied to the LM head (transformers ``modeling_bart.py``)."""
@@ -412,7 +629,7 @@ def _human_count(n: int) -> str:
     return str(n)
 
 
-def parse_param_count(text: str | int | float) -> int:
+def parse_param_count(text: str | float) -> int:
     """Parse ``"13B"``, ``"6.7e9"``, ``"350M"``, ``"230m"`` or a number into a parameter count.
 
     Raises:

@@ -38,6 +38,17 @@ PAIRS = {
     "rtx-a6000": "NVIDIA RTX A6000",
     "rtx-6000-ada": "NVIDIA RTX 6000 Ada Generation",
     "mi300x": "AMD Instinct MI300X",
+    # Added for issue 12 (late-2026 catalog)
+    "b300": "NVIDIA B300",
+    "gb200": "NVIDIA GB200",
+    "gb300": "NVIDIA GB300",
+    "h800-sxm5": "NVIDIA H800 SXM5",
+    "h20": "NVIDIA HGX H20",
+    "l20": "NVIDIA L20 PCle",
+    "a800-80-pcie": "NVIDIA A800 PCIe 80 GB",
+    "a800-80-sxm4": "NVIDIA A800 SXM",
+    "mi325x": "AMD Instinct MI325X",
+    "mi355x": "AMD Instinct MI355X",
 }
 
 # catalog attribute -> (Epoch column, factor from Epoch units to catalog units)

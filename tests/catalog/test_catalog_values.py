@@ -131,7 +131,8 @@ def test_links_servers_and_their_references(catalog):
     assert kinds == {"workstation", "pcie-2u", "pcie-4u", "hgx"}
     for server in catalog.servers():
         assert server.interconnect in links and server.host_link in links
-        assert server.min_gpus <= server.max_gpus <= 8
+        # 8-GPU boards, except the rack-scale NVLink domains (GB200/GB300 NVL72: 72 GPUs in one NVLink 5 domain).
+        assert server.min_gpus <= server.max_gpus <= (72 if server.id.endswith("-nvl72") else 8)
         assert server.cooling in ("air", "liquid") and server.power_w > 0
     hgx = catalog.server("hgx-h100")
     assert hgx.accepts(catalog.gpu("h100-sxm5"))

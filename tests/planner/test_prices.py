@@ -14,12 +14,19 @@ from gpudesk.planner.sheet_csv import plan_to_csv
 from gpudesk.planner.sheet_markdown import plan_to_markdown
 from gpudesk.store import open_store
 from gpudesk.store.prices import price_overrides, set_price
+from helpers.catalog_variants import build_without_prices
 
 ARTICLE = examples_dir() / "article-13b-finetune.toml"
 
 
 @pytest.fixture(scope="module")
-def catalog():
+def catalog(tmp_path_factory):
+    # The article case with the A100 80GB SXM4 unpriced (the shipped catalog has its refurbished street price).
+    return open_catalog(build_without_prices(tmp_path_factory.mktemp("cat"), {"a100-80-sxm4-street", "a100-80-pcie-market"}))
+
+
+@pytest.fixture(scope="module")
+def shipped():
     return open_catalog()
 
 
@@ -76,7 +83,10 @@ def test_user_price_below_break_even_makes_the_article_choice(catalog):
 def test_user_price_above_break_even_keeps_the_h100(catalog):
     result = plan(load_profile(ARTICLE), catalog, price_overrides={"a100-80-sxm4": 40000.0})
     assert result.top.gpu_id == "h100-sxm5"
-    assert _find(result, "a100-80-sxm4", 8).rank_reason.startswith("#2: 3-year TCO $")
+    # At $40k the 8 x A100 costs more and trains slower than the 8 x H100: dominated, so off the frontier.
+    a100 = _find(result, "a100-80-sxm4", 8)
+    assert "dominated: 8 x NVIDIA H100 SXM5 80GB" in a100.rank_reason
+    assert a100.dominated_by.startswith("8 x NVIDIA H100 SXM5")
 
 
 def test_profile_override_wins_over_user_price(catalog):
@@ -126,7 +136,9 @@ def test_cli_uses_my_prices_unless_told_not_to(capsys):
     assert (top["gpu_id"], top["gpu_price_origin"], top["gpu_price_usd"]) == ("a100-80-sxm4", "user", 17000.0)
     assert main(["plan", "--profile", str(ARTICLE), "--format", "json", "--no-my-prices"]) == 0
     top = json.loads(capsys.readouterr().out)["candidates"][0]
-    assert (top["gpu_id"], top["gpu_price_origin"]) == ("h100-sxm5", "catalog")
+    # The shipped catalog's own price: the dated refurbished street price of the A100 80GB SXM4 (db/prices.csv).
+    assert (top["gpu_id"], top["gpu_price_origin"], top["gpu_price_usd"]) == ("a100-80-sxm4", "catalog", 11500.0)
+    assert top["gpu_price_source"].startswith("street, range $8,000-$15,000: refurbished / used market; https://")
 
 
 def test_cli_md_marks_unknown_price_of_chosen_candidate(capsys):

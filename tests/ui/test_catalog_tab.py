@@ -60,8 +60,8 @@ def select_rows(tab, ids: list[str]) -> None:
 
 def test_title_and_all_gpus_shown(tab):
     assert tab.windowTitle() == "Catalog"
-    assert len(shown_ids(tab)) == 26
-    assert tab.count.text() == "26 of 26 GPUs shown"
+    assert len(shown_ids(tab)) == 43
+    assert tab.count.text() == "43 of 43 GPUs shown"
     headers = [tab.proxy.headerData(c, Qt.Orientation.Horizontal) for c in range(tab.proxy.columnCount())]
     assert "Bandwidth (GB/s)" in headers and "BF16 (TFLOPS)" in headers and "Price (USD)" in headers
     tips = [tab.proxy.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole) for c in range(len(headers))]
@@ -70,10 +70,10 @@ def test_title_and_all_gpus_shown(tab):
 
 def test_text_search_uses_full_text_index(tab, qtbot):
     qtbot.keyClicks(tab.filters.search, "hopper")
-    assert set(shown_ids(tab)) == {"h100-pcie", "h100-sxm5", "h100-nvl", "h200-sxm"}
-    assert tab.count.text() == "4 of 26 GPUs shown"
+    assert set(shown_ids(tab)) == {"h100-pcie", "h100-sxm5", "h100-nvl", "h200-sxm", "h200-nvl", "h800-sxm5", "h20"}
+    assert tab.count.text() == "7 of 43 GPUs shown"
     tab.filters.search.clear()
-    assert len(shown_ids(tab)) == 26
+    assert len(shown_ids(tab)) == 43
 
 
 def test_ctrl_f_focuses_the_search(tab):
@@ -90,13 +90,13 @@ def test_combined_filters(tab):
     f.vendor.setCurrentIndex(f.vendor.findData("NVIDIA"))
     f.form_factor.setCurrentIndex(f.form_factor.findData("SXM"))
     f.fp8.setCurrentIndex(f.fp8.findData(True))
-    assert set(shown_ids(tab)) == {"h100-sxm5", "h200-sxm", "b200"}
+    assert set(shown_ids(tab)) == {"h100-sxm5", "h200-sxm", "b200", "b300", "gb200", "gb300", "h800-sxm5", "h20"}
     f.memory_min.setValue(100)
-    assert set(shown_ids(tab)) == {"h200-sxm", "b200"}
+    assert set(shown_ids(tab)) == {"h200-sxm", "b200", "b300", "gb200", "gb300"}
     f.memory_max.setValue(150)
     assert shown_ids(tab) == ["h200-sxm"]
     tab.reset_button.click()
-    assert len(shown_ids(tab)) == 26
+    assert len(shown_ids(tab)) == 43
     f.architecture.setCurrentIndex(f.architecture.findData("Ada Lovelace"))
     f.fp8.setCurrentIndex(f.fp8.findData(False))
     assert shown_ids(tab) == []
@@ -106,7 +106,8 @@ def test_combined_filters(tab):
 def test_sort_by_bandwidth_and_missing_values_last(tab):
     column = TABLE_COLUMNS.index("memory_bandwidth_gbps")
     tab.table.sortByColumn(column, Qt.SortOrder.DescendingOrder)
-    assert shown_ids(tab)[:3] == ["b200", "mi300x", "h200-sxm"]
+    # 8 TB/s: B200, B300, GB200, GB300, MI355X; then the MI325X at 6 TB/s.
+    assert set(shown_ids(tab)[:5]) == {"b200", "b300", "gb200", "gb300", "mi355x"} and shown_ids(tab)[5] == "mi325x"
     fp8 = TABLE_COLUMNS.index("fp8_dense_tflops")
     for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
         tab.table.sortByColumn(fp8, order)
@@ -252,11 +253,11 @@ def test_export_current_view(tab, ctx, tmp_path):
     tab.filters.search.setText("geforce")
     tab.table.sortByColumn(TABLE_COLUMNS.index("memory_gb"), Qt.SortOrder.DescendingOrder)
     path = tmp_path / "view.csv"
-    assert tab.export_csv(path) == 4
+    assert tab.export_csv(path) == 5
     with path.open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert [r["Id"] for r in rows][0] == "rtx5090"
-    assert {r["Id"] for r in rows} == {"rtx3090", "rtx4080", "rtx4090", "rtx5090"}
+    assert {r["Id"] for r in rows} == {"rtx3090", "rtx4080", "rtx4090", "rtx4090d", "rtx5090"}
     by_id = {r["Id"]: r for r in rows}
     assert by_id["rtx4090"]["Price (USD)"] == "1799.0"
     assert by_id["rtx4090"]["Memory bandwidth (GB/s)"] == "1008.0"

@@ -3,14 +3,26 @@ typed on the results page is kept in the store (as the Catalog tab keeps it) and
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
+
+from gpudesk.catalog import open_catalog
 
 from gpudesk.store.prices import price_overrides, set_price
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.plan.tab import PlanTab
 
-from helpers.plan_tab import ARTICLE, Notes, catalog, ctx, tab  # noqa: F401 - fixtures
+from helpers.catalog_variants import build_without_prices
+from helpers.plan_tab import ARTICLE, Notes, ctx, tab  # noqa: F401 - fixtures
 TCO_COLUMN = 9
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory):
+    # The article case with the A100 80GB unpriced (the shipped catalog has its 2026 street / market prices).
+    cat = open_catalog(build_without_prices(tmp_path_factory.mktemp("cat"), {"a100-80-sxm4-street", "a100-80-pcie-market"}))
+    yield cat
+    cat.close()
 
 
 
@@ -19,6 +31,8 @@ def _plan(qtbot, tab):
     tab.load_example(ARTICLE)
     with qtbot.waitSignal(tab.plan_ready, timeout=20000) as signal:
         qtbot.mouseClick(tab.wizard.plan_button, Qt.MouseButton.LeftButton)
+    # The worker's "finished" (which re-enables the button) is queued after its result (plan_ready).
+    qtbot.waitUntil(tab.wizard.plan_button.isEnabled, timeout=5000)
     return signal.args[0]
 
 

@@ -24,6 +24,8 @@ def plan_example(qtbot, tab, path=ARTICLE):
     assert tab.stack.currentIndex() == WIZARD
     with qtbot.waitSignal(tab.plan_ready, timeout=20000) as signal:
         qtbot.mouseClick(tab.wizard.plan_button, Qt.MouseButton.LeftButton)
+    # The worker's "finished" (which re-enables the button) is queued after its result (plan_ready).
+    qtbot.waitUntil(tab.wizard.plan_button.isEnabled, timeout=5000)
     return signal.args[0]
 
 

@@ -182,6 +182,10 @@ def workload_page() -> PageSpec:
             _f("workload.output_tokens", translate("PlanQuestions", "Output length"), kind="int", unit=translate("PlanQuestions", "tokens"), minimum=0,
                tooltip=translate("PlanQuestions", "0 for classifiers and scoring models.")),
             _f("workload.max_concurrent_sequences", translate("PlanQuestions", "Max concurrent sequences per GPU"), kind="int", minimum=1),
+            _f("workload.ttft_target_s", translate("PlanQuestions", "Time to first token target"), unit=translate("PlanQuestions", "ms"), scale=1e-3, minimum=0, exclusive_minimum=True, maximum=3.6e6, optional=True,
+               tooltip=translate("PlanQuestions", "Empty: no latency target. Prefill of one prompt, without queueing.")),
+            _f("workload.tpot_target_s", translate("PlanQuestions", "Time per output token target"), unit=translate("PlanQuestions", "ms"), scale=1e-3, minimum=0, exclusive_minimum=True, maximum=6e4, optional=True,
+               tooltip=translate("PlanQuestions", "Empty: no latency target. The batch per replica is cut until a decode step meets it.")),
         ],
     )
 
