@@ -35,7 +35,7 @@ _AVERAGED_UNITS = frozenset({"%", "W", "C", "bytes", "bytes/s", "Hz"})
 
 DEFAULT_FLEET_METRICS = (
     m.GPU_UTIL, df.GR_ENGINE_ACTIVE, df.SM_ACTIVE, df.TENSOR_ACTIVE, df.DRAM_ACTIVE, m.MEM_USED, m.MEM_FREE,
-    m.POWER, m.GPU_TEMP, m.SM_CLOCK, m.CLOCK_EVENTS, m.PCIE_RX, m.PCIE_TX, m.NVLINK_RX, m.NVLINK_TX, df.XID_LAST,
+    m.MEM_UTIL, m.POWER, m.POWER_LIMIT, m.GPU_TEMP, m.MEM_TEMP, m.SM_CLOCK, m.CLOCK_EVENTS, m.PCIE_RX, m.PCIE_TX, m.NVLINK_RX, m.NVLINK_TX, df.XID_LAST,
 )
 
 _NAME_RE = re.compile(r"[A-Za-z_:][A-Za-z0-9_:]{0,200}")
@@ -95,6 +95,7 @@ class PrometheusSource:
         self.names = MetricNames(metric_names)
         self.scrape_interval_s = scrape_interval_s
         self.queries = 0  # HTTP API calls made, for tests and the status line
+        self._present: set[str] | None = None
 
     # --- the HTTP API ------------------------------------------------------------------------------------
     def _api(self, path: str, params: dict[str, str] | list[tuple[str, str]] | None = None) -> Any:
@@ -141,9 +142,15 @@ class PrometheusSource:
     def _selector(self, name: str) -> str:
         return f"{name}{{{self.selector}}}" if self.selector else name
 
+    def present_names(self, refresh: bool = False) -> set[str]:
+        """The metric names the server holds (read once, then cached; ``refresh`` reads them again)."""
+        if self._present is None or refresh:
+            self._present = set(self.metric_names_present())
+        return self._present
+
     def discover(self) -> list[str]:
         """The gpudesk metrics this server holds; FleetNoData when it holds no DCGM (or all-smi) metric."""
-        present = set(self.metric_names_present())
+        present = self.present_names(refresh=True)
         found = [metric for metric, fms in self.names.by_metric.items() if any(f.dcgm_name in present for f in fms)]
         if not found:
             raise FleetNoData(
@@ -188,9 +195,11 @@ class PrometheusSource:
 
     def range_expr(self, fm: df.FieldMap, step_s: float) -> str:
         sel = self._selector(fm.dcgm_name)
-        if df.metric_unit(fm.metric) in _AVERAGED_UNITS and step_s > self.scrape_interval_s:
-            return f"avg_over_time({sel}[{int(step_s)}s])"
-        return sel
+        if df.metric_unit(fm.metric) in _AVERAGED_UNITS:
+            # every sample of the step is averaged in; the range is never shorter than one scrape interval
+            rng = int(math.ceil(max(step_s, self.scrape_interval_s)))
+            return f"avg_over_time({sel}[{rng}s])"
+        return f"last_over_time({sel}[{int(math.ceil(max(step_s, self.scrape_interval_s)))}s])"
 
     def history(self, window_s: float, *, end: float | None = None, metrics: Iterable[str] | None = None,
                 step_s: float | None = None) -> FleetHistory:
@@ -205,8 +214,11 @@ class PrometheusSource:
         parts: dict[str, list[tuple[int, np.ndarray, np.ndarray]]] = {}
         reasons: dict[tuple[int, str], str] = {}
         wanted = list(metrics) if metrics is not None else list(DEFAULT_FLEET_METRICS)
+        present = self.present_names()
         for metric in wanted:
             for fm in self.names.by_metric.get(metric, []):
+                if fm.dcgm_name not in present:
+                    continue
                 for series in self.query_range(self.range_expr(fm, step), start_t, end_t, step):
                     key = key_from_labels(series.get("metric") or {})
                     values = series.get("values") or []
