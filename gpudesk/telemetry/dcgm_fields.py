@@ -141,8 +141,8 @@ _SENTINEL_KINDS = ("blank", "not found", "not supported", "no permission")
 SENTINELS: dict[float, str] = {}
 for _i, _kind in enumerate(_SENTINEL_KINDS):
     SENTINELS[float(_INT32_BLANK + _i)] = f"DCGM {_kind}"
-    SENTINELS[float(_INT64_BLANK + _i)] = f"DCGM {_kind}"
     SENTINELS[_FP64_BLANK + _i] = f"DCGM {_kind}"
+# The four INT64 sentinels are one and the same number as a float64 (2**63), so they read as "DCGM blank".
 
 
 def blank_reason(value: float) -> str | None:

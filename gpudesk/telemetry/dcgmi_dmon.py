@@ -50,6 +50,7 @@ class DcgmiDmonParser:
     tick: int = 0
     lines_skipped: int = 0
     _current: dict[int, Sample] = field(default_factory=dict)
+    _over_one: set[str] = field(default_factory=set)
 
     def _key(self, kind: str, entity_id: int) -> GpuKey:
         if kind == "GPU":
@@ -107,6 +108,11 @@ class DcgmiDmonParser:
                 sample.reasons[metric] = why or "infinite"
             else:
                 sample.values[metric] = v * scale
+                if scale == 100.0 and v > 1.0 and tag not in self._over_one:
+                    # a ratio above 1 is a DCGM fault (https://github.com/NVIDIA/DCGM/issues/152); kept as read
+                    self._over_one.add(tag)
+                    self.notes.append(_("dcgmi reported {tag} = {value:g}, a ratio above 1.0; kept as read.").format(
+                        tag=tag, value=v))
         if len(tokens) - 2 < len(self.columns):
             self.notes.append(_("A {entity} row has {got} of {want} values.").format(
                 entity=f"{tokens[0]} {tokens[1]}", got=len(tokens) - 2, want=len(self.columns)))
