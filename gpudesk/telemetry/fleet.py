@@ -101,7 +101,8 @@ def key_from_labels(labels: Mapping[str, str]) -> GpuKey | None:
     """The :class:`GpuKey` of a series' labels (DCGM exporter or all-smi layout), or None when the labels name
     neither a GPU index nor a UUID (NVSwitch, CPU or exporter-internal series)."""
     host = next((labels[k] for k in df.HOST_LABELS if labels.get(k)), "")
-    index = next((_int_or_none(labels.get(k)) for k in df.GPU_INDEX_LABELS if labels.get(k)), None)
+    # all-smi's "gpu" label is the model name, so the first label that reads as a number is the index
+    index = next((i for i in (_int_or_none(labels.get(k)) for k in df.GPU_INDEX_LABELS) if i is not None), None)
     uuid = next((labels[k] for k in df.UUID_LABELS if labels.get(k)), None)
     if index is None and uuid is None:
         return None
