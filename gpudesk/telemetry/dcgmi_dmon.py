@@ -56,7 +56,7 @@ class DcgmiDmonParser:
         if kind == "GPU":
             return GpuKey(self.host, entity_id)
         profile = "compute instance" if kind == "GPU-CI" else None
-        return GpuKey(self.host, None, uuid=f"{kind} {entity_id}", mig_instance=entity_id, mig_profile=profile)
+        return GpuKey(self.host, None, mig_instance=entity_id, mig_profile=profile)
 
     def _close_tick(self) -> SampleBatch | None:
         if not self._current:

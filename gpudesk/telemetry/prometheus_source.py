@@ -206,9 +206,10 @@ class PrometheusSource:
         """The fleet over ``window_s`` seconds up to ``end`` (now): one range query per Prometheus metric name."""
         end_t = time.time() if end is None else float(end)
         step = float(step_s) if step_s else choose_step(window_s, self.scrape_interval_s)
-        start_t = end_t - float(window_s)
-        start_t = math.floor(start_t / step) * step  # aligned steps: the same cells on every refresh
-        n_t = int(math.floor((end_t - start_t) / step)) + 1
+        # aligned steps (the same cells on every refresh); the last cell is the one holding "now"
+        end_t = math.ceil(end_t / step) * step
+        n_t = int(math.ceil(float(window_s) / step)) + 1
+        start_t = end_t - (n_t - 1) * step
         grid = start_t + step * np.arange(n_t, dtype=np.float64)
         index = KeyIndex()
         parts: dict[str, list[tuple[int, np.ndarray, np.ndarray]]] = {}

@@ -6,6 +6,7 @@ varied over time by the test. History for a 24 h window is backfilled with promt
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from pathlib import Path
@@ -234,3 +235,25 @@ def test_basic_auth_from_the_keyring_and_no_dcgm_metrics(tmp_path):
         assert "no DCGM exporter metrics" in err.value.message
     finally:
         server.stop()
+
+
+def test_cli_monitor_fleet_against_the_real_prometheus(live, capsys):
+    from gpudesk.cli import main
+
+    server, exporter, _ = live
+    assert main(["monitor", "fleet", "--prometheus", server.url, "--window", "20s", "--step", "1",
+                 "--interval", "1", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["gpus"]) == 8
+    v100 = next(g for g in doc["gpus"] if g["host"] == "r6i3n0" and g["gpu_index"] == 2)
+    assert v100["uuid"] == "GPU-a9079f15-493e-6c1c-c78c-73ec2b840cba" and v100["mem_used_bytes_max"] == 30000 * 2**20
+    assert main(["monitor", "fleet", "--prometheus", server.url, "--window", "20s", "--interval", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "8 GPU(s) from" in text and "r6i3n0 GPU 0 | GPU-a6158b59-2c1e-1e63-0068-9178c4298abd" in text
+    assert "job default/triton-server-f7cb5d77-95xcf" in text
+    assert main(["monitor", "fleet", "--scrape", exporter.url("r6i3n0"), "--scrape",
+                 exporter.url("dcgm-exporter-wwwjh"), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["gpus"]) == 8 and doc["notes"]
+    assert main(["monitor", "fleet", "--prometheus", f"http://127.0.0.1:{free_port()}", "--timeout", "2"]) == 1
+    assert "Could not reach" in capsys.readouterr().err

@@ -1,0 +1,37 @@
+"""``gpudesk monitor fleet --dcgmi``: a real dcgmi dmon output (URL in the fixture) imported from the CLI.
+The --prometheus and --scrape paths are tested against a real Prometheus in tests/telemetry/test_prometheus_source.py."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from gpudesk.cli import main
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fleet"
+
+
+def test_dcgmi_file_json(capsys):
+    assert main(["monitor", "fleet", "--dcgmi", str(FIXTURES / "dcgmi_dmon_8gpu_na_issue244.txt"), "--host", "n1",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [g["gpu_index"] for g in doc["gpus"]] == list(range(8))
+    assert doc["gpus"][0]["gr_engine_active_pct_mean"] == 88.8
+    assert doc["gpus"][2]["gr_engine_active_pct_mean"] is None
+
+
+def test_dcgmi_stdin_with_mig(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO((FIXTURES / "dcgmi_dmon_mig_issue152.txt").read_text()))
+    assert main(["monitor", "fleet", "--dcgmi", "-", "--host", "h100"]) == 0
+    out = capsys.readouterr().out
+    assert "h100 GPU ? | MIG 21 (?) | no UUID | util 129.4 %" in out
+    assert "ratio above 1.0" in out
+
+
+def test_missing_file_and_not_dcgmi_text(capsys, tmp_path):
+    assert main(["monitor", "fleet", "--dcgmi", str(tmp_path / "nope.log")]) == 2
+    bad = tmp_path / "bad.log"
+    bad.write_text("hello\n")
+    assert main(["monitor", "fleet", "--dcgmi", str(bad)]) == 1
+    assert "No dcgmi dmon rows" in capsys.readouterr().err
