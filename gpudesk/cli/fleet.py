@@ -129,7 +129,10 @@ def cmd_fleet(args: argparse.Namespace) -> int:
 
 
 def _from_prometheus(args: argparse.Namespace) -> Any:
-    from gpudesk.telemetry.prometheus_source import DEFAULT_SCRAPE_INTERVAL_S, PrometheusSource
+    from gpudesk.telemetry.prometheus_source import (
+        DEFAULT_SCRAPE_INTERVAL_S,
+        PrometheusSource,
+    )
 
     src = PrometheusSource(args.prometheus, auth=_auth(args, args.prometheus), timeout_s=args.timeout,
                            ca_file=args.ca_file, selector=args.selector,
@@ -156,8 +159,8 @@ def _from_scrape(args: argparse.Namespace) -> Any:
         if time.monotonic() + interval > end:
             break
         time.sleep(interval)
-    notes = [] if len(batches) > 1 else ["One scrape: findings that need a sustained window are not judged; "
-                                         "give --window to scrape repeatedly."]
+    notes = [] if len(batches) > 1 else [("One scrape: findings that need a sustained window are not judged; "
+                                          "give --window to scrape repeatedly.")]
     return FleetHistory(index.keys, SeriesFrame.from_batches(batches), interval, notes)
 
 

@@ -18,6 +18,7 @@ Sources (read, not copied):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from gpudesk.telemetry import model as m
@@ -148,7 +149,7 @@ for _i, _kind in enumerate(_SENTINEL_KINDS):
 def blank_reason(value: float) -> str | None:
     """The reason when ``value`` is one of DCGM's blank sentinels (as the exporter or dcgmi may pass them on),
     else None. INT64 sentinels lose precision as floats, so anything at or above the INT64 blank counts."""
-    if value != value:  # NaN
+    if math.isnan(value):
         return "not a number"
     why = SENTINELS.get(value)
     if why is not None:

@@ -12,7 +12,13 @@ from prometheus_client.parser import text_string_to_metric_families
 from gpudesk.i18n import _
 from gpudesk.telemetry import dcgm_fields as df
 from gpudesk.telemetry.fleet import FleetSnapshot, KeyIndex, key_from_labels
-from gpudesk.telemetry.fleet_http import DEFAULT_TIMEOUT_S, Auth, FleetBadResponse, FleetNoData, HttpClient
+from gpudesk.telemetry.fleet_http import (
+    DEFAULT_TIMEOUT_S,
+    Auth,
+    FleetBadResponse,
+    FleetNoData,
+    HttpClient,
+)
 from gpudesk.telemetry.model import Sample, SampleBatch
 
 MAX_TEXT_BYTES = 64 * 1024 * 1024

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import json
-import socket
 import ssl
 import urllib.error
 import urllib.parse
@@ -108,7 +107,7 @@ class HttpClient:
             raise self._http_error(exc) from exc
         except urllib.error.URLError as exc:
             raise self._unreachable(str(exc.reason)) from exc
-        except (TimeoutError, socket.timeout) as exc:
+        except TimeoutError as exc:
             raise self._unreachable(_("no answer within {timeout_s:g} s").format(timeout_s=self.timeout_s)) from exc
         except (OSError, ssl.SSLError) as exc:
             raise self._unreachable(str(exc)) from exc

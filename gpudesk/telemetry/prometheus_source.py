@@ -20,8 +20,20 @@ import numpy as np
 from gpudesk.i18n import _
 from gpudesk.telemetry import dcgm_fields as df
 from gpudesk.telemetry import model as m
-from gpudesk.telemetry.fleet import FleetHistory, FleetSnapshot, KeyIndex, frame_from_matrix, key_from_labels
-from gpudesk.telemetry.fleet_http import DEFAULT_TIMEOUT_S, Auth, FleetBadResponse, FleetNoData, HttpClient
+from gpudesk.telemetry.fleet import (
+    FleetHistory,
+    FleetSnapshot,
+    KeyIndex,
+    frame_from_matrix,
+    key_from_labels,
+)
+from gpudesk.telemetry.fleet_http import (
+    DEFAULT_TIMEOUT_S,
+    Auth,
+    FleetBadResponse,
+    FleetNoData,
+    HttpClient,
+)
 from gpudesk.telemetry.model import Sample, SampleBatch
 
 # Prometheus refuses range answers above 11,000 points per series; a heat-map column per pixel needs far fewer.
@@ -197,9 +209,9 @@ class PrometheusSource:
         sel = self._selector(fm.dcgm_name)
         if df.metric_unit(fm.metric) in _AVERAGED_UNITS:
             # every sample of the step is averaged in; the range is never shorter than one scrape interval
-            rng = int(math.ceil(max(step_s, self.scrape_interval_s)))
+            rng = math.ceil(max(step_s, self.scrape_interval_s))
             return f"avg_over_time({sel}[{rng}s])"
-        return f"last_over_time({sel}[{int(math.ceil(max(step_s, self.scrape_interval_s)))}s])"
+        return f"last_over_time({sel}[{math.ceil(max(step_s, self.scrape_interval_s))}s])"
 
     def history(self, window_s: float, *, end: float | None = None, metrics: Iterable[str] | None = None,
                 step_s: float | None = None) -> FleetHistory:
@@ -208,7 +220,7 @@ class PrometheusSource:
         step = float(step_s) if step_s else choose_step(window_s, self.scrape_interval_s)
         # aligned steps (the same cells on every refresh); the last cell is the one holding "now"
         end_t = math.ceil(end_t / step) * step
-        n_t = int(math.ceil(float(window_s) / step)) + 1
+        n_t = math.ceil(float(window_s) / step) + 1
         start_t = end_t - (n_t - 1) * step
         grid = start_t + step * np.arange(n_t, dtype=np.float64)
         index = KeyIndex()

@@ -48,7 +48,7 @@ class Exporter:
         exporter = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            def do_GET(self) -> None:
                 parts = self.path.strip("/").split("/")
                 if len(parts) != 3 or parts[0] != "node" or parts[2] != "metrics":
                     self.send_error(404)

@@ -10,7 +10,12 @@ import numpy as np
 import pytest
 
 from gpudesk.telemetry import dcgm_fields as df
-from gpudesk.telemetry.dcgmi_dmon import DcgmiDmonParser, DcgmiParseError, parse_dcgmi_dmon, read_dcgmi_dmon
+from gpudesk.telemetry.dcgmi_dmon import (
+    DcgmiDmonParser,
+    DcgmiParseError,
+    parse_dcgmi_dmon,
+    read_dcgmi_dmon,
+)
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fleet"
 
@@ -27,7 +32,7 @@ def test_mig_instances_as_gpu_i_entities_issue_152():
     assert [(k.host, k.gpu_index, k.mig_instance) for k in hist.keys] == [("h100-node", None, 21),
                                                                           ("h100-node", None, 22)]
     assert [k.label for k in hist.keys] == ["h100-node GPU ? / MIG 21", "h100-node GPU ? / MIG 22"]
-    t, sm = hist.frame.series(0, df.SM_ACTIVE)
+    _, sm = hist.frame.series(0, df.SM_ACTIVE)
     assert sm.tolist() == pytest.approx([129.4])
     assert hist.frame.series(1, df.SM_OCCUPANCY)[1].tolist() == pytest.approx([12.2])
     assert any("SMACT" in n and "above 1.0" in n for n in hist.notes)
@@ -39,7 +44,7 @@ def test_eight_gpus_with_na_issue_244():
     assert [k.gpu_index for k in hist.keys] == list(range(8))
     f = hist.frame
     assert len(f) == 10 and sorted(set(f.t.tolist())) == [0.0, 1.0]
-    t, gract = f.series(0, df.GR_ENGINE_ACTIVE)
+    _, gract = f.series(0, df.GR_ENGINE_ACTIVE)
     assert math.isnan(gract[0]) and gract[1] == pytest.approx(88.8)
     assert f.series(1, df.FP32_ACTIVE)[1][1] == pytest.approx(4.6)
     assert f.reason(0, df.GR_ENGINE_ACTIVE) == "dcgmi N/A"

@@ -5,14 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.prometheus_server import Exporter, free_port
 
 from gpudesk.telemetry import dcgm_fields as df
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.exporter_scrape import parse_exposition, scrape
 from gpudesk.telemetry.fleet import KeyIndex
-from gpudesk.telemetry.fleet_http import FleetBadResponse, FleetError, FleetNoData, FleetUnreachable
+from gpudesk.telemetry.fleet_http import (
+    FleetBadResponse,
+    FleetError,
+    FleetNoData,
+    FleetUnreachable,
+)
 from gpudesk.telemetry.model import Sample
-from helpers.prometheus_server import Exporter, free_port
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fleet"
 

@@ -13,20 +13,32 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import memory_keyring
+from helpers.prometheus_server import (
+    PROMETHEUS,
+    PROMTOOL,
+    SKIP_REASON,
+    TEST_PASSWORD,
+    TEST_USER,
+    Exporter,
+    PrometheusServer,
+    backfill,
+    free_port,
+)
 from prometheus_client.parser import text_string_to_metric_families
 
 from gpudesk.telemetry import dcgm_fields as df
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.fleet import GROUP_BY_JOB, fleet_findings, group_keys
 from gpudesk.telemetry.fleet_http import (
-    Auth, FleetBadResponse, FleetNoData, FleetUnauthorized, FleetUnreachable,
+    Auth,
+    FleetBadResponse,
+    FleetNoData,
+    FleetUnauthorized,
+    FleetUnreachable,
 )
 from gpudesk.telemetry.fleet_secrets import ConnectionSettings, auth_for, store_secret
 from gpudesk.telemetry.prometheus_source import PrometheusSource, choose_step
-from helpers import memory_keyring
-from helpers.prometheus_server import (
-    PROMETHEUS, PROMTOOL, SKIP_REASON, TEST_PASSWORD, TEST_USER, Exporter, PrometheusServer, backfill, free_port,
-)
 
 pytestmark = pytest.mark.skipif(PROMETHEUS is None or PROMTOOL is None, reason=SKIP_REASON)
 
