@@ -71,11 +71,11 @@ class FleetView(QWidget):
         group_label.setBuddy(self.group_box)
         self.summary = QLabel()
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary.setWordWrap(True)
         top = QHBoxLayout()
         for w in (metric_label, self.metric_box, group_label, self.group_box):
             top.addWidget(w)
         top.addStretch(1)
-        top.addWidget(self.summary)
         self.grid = FleetGrid()
         self.table = QTableWidget(0, 5)
         self.table.setHorizontalHeaderLabels([self.tr("Severity"), self.tr("GPU"), self.tr("UUID"), self.tr("Job"),
@@ -91,6 +91,7 @@ class FleetView(QWidget):
         split.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addWidget(self.summary)
         layout.addWidget(split, 1)
         self.metric_box.currentIndexChanged.connect(self._redraw)
         self.group_box.currentIndexChanged.connect(self._redraw)
