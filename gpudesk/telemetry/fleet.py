@@ -291,7 +291,13 @@ def fleet_findings(history: FleetHistory, by: str = GROUP_BY_JOB, min_sustained_
     :func:`allocated_idle`. Each finding names its GPU's key."""
     out = allocated_idle(history)
     interval = history.step_s or None
-    for name, positions in group_keys(history.keys, by).items():
+    groups = group_keys(history.keys, by)
+    if by == GROUP_BY_JOB and NO_JOB in groups:
+        # GPUs that no job holds are not one job: judge them node by node
+        loose = groups.pop(NO_JOB)
+        for host, positions in group_keys([history.keys[p] for p in loose], GROUP_BY_HOST).items():
+            groups[f"{NO_JOB} {host}"] = [loose[i] for i in positions]
+    for name, positions in groups.items():
         sub = history.sub(positions)
         if not len(sub):
             continue

@@ -269,3 +269,17 @@ def test_cli_monitor_fleet_against_the_real_prometheus(live, capsys):
     assert len(doc["gpus"]) == 8 and doc["notes"]
     assert main(["monitor", "fleet", "--prometheus", f"http://127.0.0.1:{free_port()}", "--timeout", "2"]) == 1
     assert "Could not reach" in capsys.readouterr().err
+
+
+def test_gpus_without_a_job_are_judged_node_by_node():
+    from gpudesk.telemetry.fleet import FleetHistory, GpuKey, frame_from_matrix
+
+    keys = [GpuKey(f"n{h}", g, f"GPU-{h}{g}") for h in range(2) for g in range(2)]
+    util = np.tile(np.array([[90.0, 90.0, 10.0, 10.0]]), (120, 1))  # each node even; the nodes differ
+    frame = frame_from_matrix(np.arange(120) * 15.0, {m.GPU_UTIL: util})
+    loose = FleetHistory(keys, frame, 15.0)
+    assert not [f for f in fleet_findings(loose) if f.finding.rule == "multi-gpu-imbalance"]
+    job = (("namespace", "ml"), ("pod", "ddp-0"))
+    one_job = FleetHistory([GpuKey(k.host, k.gpu_index, k.uuid, job=job) for k in keys], frame, 15.0)
+    found = [f for f in fleet_findings(one_job) if f.finding.rule == "multi-gpu-imbalance"]
+    assert found and all(f.group == "ml/ddp-0" for f in found)
