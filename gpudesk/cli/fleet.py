@@ -18,7 +18,7 @@ from gpudesk.cli import CliError
 SECRET_ENV = "GPUDESK_FLEET_SECRET"
 
 
-def add_fleet_parser(sub: argparse._SubParsersAction) -> None:
+def add_fleet_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     f = sub.add_parser(
         "fleet", help="GPUs across nodes: Prometheus + DCGM exporter, exporter /metrics, or a dcgmi dmon log",
         description="Read a fleet's GPUs and print each GPU and the bottleneck findings. Network use: only the "

@@ -13,13 +13,19 @@ import time
 
 import numpy as np
 import pytest
+from helpers.prometheus_server import (
+    PROMETHEUS,
+    PROMTOOL,
+    SKIP_REASON,
+    PrometheusServer,
+    backfill,
+)
 from PySide6.QtGui import QImage
 
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.fleet import fleet_findings
 from gpudesk.telemetry.prometheus_source import PrometheusSource
 from gpudesk.ui.monitor.fleet_view import FleetView
-from helpers.prometheus_server import PROMETHEUS, PROMTOOL, SKIP_REASON, PrometheusServer, backfill
 
 pytestmark = [pytest.mark.skipif(PROMETHEUS is None or PROMTOOL is None, reason=SKIP_REASON), pytest.mark.slow]
 

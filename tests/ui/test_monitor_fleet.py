@@ -7,18 +7,23 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import memory_keyring
+from helpers.prometheus_server import PROMETHEUS, PrometheusServer
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QImage
 
 from gpudesk.telemetry import model as m
-from gpudesk.telemetry.fleet import FleetHistory, GpuKey, fleet_findings, frame_from_matrix
+from gpudesk.telemetry.fleet import (
+    FleetHistory,
+    GpuKey,
+    fleet_findings,
+    frame_from_matrix,
+)
 from gpudesk.telemetry.fleet_http import Auth, FleetUnreachable
 from gpudesk.telemetry.fleet_secrets import SERVICE
 from gpudesk.ui.monitor.fleet_connection_dialog import FleetConnectionDialog
 from gpudesk.ui.monitor.fleet_grid import CELL_H, CELL_W, GAP
 from gpudesk.ui.monitor.fleet_view import FleetView
-from helpers import memory_keyring
-from helpers.prometheus_server import PROMETHEUS, PrometheusServer
 
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 

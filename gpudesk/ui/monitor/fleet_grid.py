@@ -156,7 +156,7 @@ class FleetGrid(QWidget):
             super().keyPressEvent(event)
             return
         row, col = self._sel or (0, 0)
-        key = event.key()
+        key = Qt.Key(event.key())
         if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space) and self._sel is not None:
             self.gpuActivated.emit(self._groups[row][1][col].position)
             return
