@@ -160,10 +160,21 @@ class PrometheusSource:
             self._present = set(self.metric_names_present())
         return self._present
 
+    def resolve(self, fm: df.FieldMap) -> str | None:
+        """The name the server uses for this field: exact, or the same name in other letter case (some deployments
+        lower-case DCGM names); None when absent."""
+        present = self.present_names()
+        if fm.dcgm_name in present:
+            return fm.dcgm_name
+        lower = fm.dcgm_name.lower()
+        return next((p for p in present if p.lower() == lower), None)
+
     def discover(self) -> list[str]:
         """The gpudesk metrics this server holds; FleetNoData when it holds no DCGM (or all-smi) metric."""
         present = self.present_names(refresh=True)
-        found = [metric for metric, fms in self.names.by_metric.items() if any(f.dcgm_name in present for f in fms)]
+        lowered = {p.lower() for p in present}
+        found = [metric for metric, fms in self.names.by_metric.items()
+                 if any(f.dcgm_name.lower() in lowered for f in fms)]
         if not found:
             raise FleetNoData(
                 _("{url} holds no DCGM exporter metrics.").format(url=self.http.base_url), field="url",
@@ -174,7 +185,7 @@ class PrometheusSource:
     def snapshot(self, metrics: Iterable[str] | None = None, at: float | None = None) -> FleetSnapshot:
         """Every GPU's latest values in one instant query."""
         names = self.names.names(metrics if metrics is not None else DEFAULT_FLEET_METRICS)
-        expr = "{__name__=~\"" + "|".join(names) + "\"" + (f",{self.selector}" if self.selector else "") + "}"
+        expr = "{__name__=~\"(?i)" + "|".join(names) + "\"" + (f",{self.selector}" if self.selector else "") + "}"
         t = time.time() if at is None else at
         result = self.query(expr, at=t)
         index = KeyIndex()
@@ -182,7 +193,8 @@ class PrometheusSource:
         skipped = 0
         for series in result:
             labels = series.get("metric") or {}
-            fm = self.names.by_name.get(labels.get("__name__", ""))
+            name = labels.get("__name__", "")
+            fm = self.names.by_name.get(name) or self.names.by_name.get(name.upper())
             key = key_from_labels(labels)
             if fm is None or key is None:
                 skipped += 1
@@ -227,12 +239,13 @@ class PrometheusSource:
         parts: dict[str, list[tuple[int, np.ndarray, np.ndarray]]] = {}
         reasons: dict[tuple[int, str], str] = {}
         wanted = list(metrics) if metrics is not None else list(DEFAULT_FLEET_METRICS)
-        present = self.present_names()
         for metric in wanted:
             for fm in self.names.by_metric.get(metric, []):
-                if fm.dcgm_name not in present:
+                name = self.resolve(fm)
+                if name is None:
                     continue
-                for series in self.query_range(self.range_expr(fm, step), start_t, end_t, step):
+                expr = self.range_expr(df.FieldMap(name, fm.dmon_tag, fm.metric, fm.scale), step)
+                for series in self.query_range(expr, start_t, end_t, step):
                     key = key_from_labels(series.get("metric") or {})
                     values = series.get("values") or []
                     if key is None or not values:

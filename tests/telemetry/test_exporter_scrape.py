@@ -126,3 +126,12 @@ def test_scrape_over_http_and_errors():
             scrape([empty.url("x")], timeout_s=5)
     finally:
         empty.close()
+
+
+def test_lowercased_names_and_old_k8s_labels_issue_272():
+    # Case: lower-cased DCGM names, "uuid" label, pod_name/pod_namespace/container_name left empty under MIG.
+    keys, samples, _ = parse("dcgm_exporter_a100_mig_lowercase_issue272.prom")
+    assert [(k.gpu_index, k.mig_instance, k.mig_profile) for k in keys] == [
+        (0, 1, "3g.40gb"), (0, 2, "4g.40gb"), (1, 1, "3g.40gb"), (1, 2, "4g.40gb")]
+    assert keys[2].uuid == "GPU-6043e4b2-feaa-8010-34c7-61d1a01576bb" and keys[0].job_name is None
+    assert all(s.values == {df.GR_ENGINE_ACTIVE: 0.0} for s in samples.values())

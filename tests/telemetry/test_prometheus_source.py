@@ -283,3 +283,22 @@ def test_gpus_without_a_job_are_judged_node_by_node():
     one_job = FleetHistory([GpuKey(k.host, k.gpu_index, k.uuid, job=job) for k in keys], frame, 15.0)
     found = [f for f in fleet_findings(one_job) if f.finding.rule == "multi-gpu-imbalance"]
     assert found and all(f.group == "ml/ddp-0" for f in found)
+
+
+def test_lowercased_metric_names_through_prometheus_issue_272(tmp_path):
+    text = (FIXTURES / "dcgm_exporter_a100_mig_lowercase_issue272.prom").read_text()
+    exporter = Exporter(lambda host: text.replace("} 0.000000", "} 0.420000"))
+    server = PrometheusServer(tmp_path, {"a100": exporter.url("a100")}, scrape_interval_s=1)
+    try:
+        server.wait_ready(60)
+        time.sleep(1.5)
+        src = PrometheusSource(server.url, scrape_interval_s=1)
+        assert df.GR_ENGINE_ACTIVE in src.discover()
+        snap = src.snapshot()
+        assert len(snap.keys) == 4 and {s.values[df.GR_ENGINE_ACTIVE] for s in snap.batch.samples} == {42.0}
+        assert snap.keys[0].host.startswith("127.0.0.1:")  # no Hostname label: Prometheus' instance label
+        hist = src.history(10, metrics=[df.GR_ENGINE_ACTIVE], step_s=1)
+        assert np.nanmax(hist.values(df.GR_ENGINE_ACTIVE)) == pytest.approx(42.0)
+    finally:
+        server.stop()
+        exporter.close()
