@@ -15,6 +15,7 @@ import base64
 import json
 import shutil
 import socket
+import ssl
 import subprocess
 import threading
 import time
@@ -77,6 +78,15 @@ class Exporter:
         self.server.server_close()
 
 
+def self_signed_cert(folder: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 (``openssl req -x509``), usable as its own CA file."""
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True, timeout=60)
+    return cert, key
+
+
 def backfill(openmetrics_text: str, data_dir: Path) -> None:
     """Turn OpenMetrics text (with time stamps, ending in ``# EOF``) into TSDB blocks under ``data_dir``."""
     assert PROMTOOL, SKIP_REASON
@@ -92,10 +102,12 @@ class PrometheusServer:
     """One Prometheus process on 127.0.0.1 scraping the given targets (job per host)."""
 
     def __init__(self, workdir: Path, targets: dict[str, str], *, scrape_interval_s: int = 1,
-                 basic_auth: bool = False, data_dir: Path | None = None) -> None:
+                 basic_auth: bool = False, data_dir: Path | None = None,
+                 tls: tuple[Path, Path] | None = None) -> None:
         assert PROMETHEUS, SKIP_REASON
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
+        self._ssl = ssl.create_default_context(cafile=str(tls[0])) if tls else None
         self.data_dir = data_dir or workdir / "tsdb"
         self.data_dir.mkdir(parents=True, exist_ok=True)
         jobs = []
@@ -111,9 +123,14 @@ class PrometheusServer:
                 f"--web.listen-address=127.0.0.1:{self.port}", "--storage.tsdb.retention.time=30d",
                 "--log.level=warn"]
         self.basic_auth = basic_auth
+        web_config = ""
         if basic_auth:
+            web_config += f"basic_auth_users:\n  {TEST_USER}: '{TEST_PASSWORD_BCRYPT}'\n"
+        if tls:
+            web_config += f"tls_server_config:\n  cert_file: '{tls[0]}'\n  key_file: '{tls[1]}'\n"
+        if web_config:
             web = workdir / "web.yml"
-            web.write_text(f"basic_auth_users:\n  {TEST_USER}: '{TEST_PASSWORD_BCRYPT}'\n")
+            web.write_text(web_config)
             args.append(f"--web.config.file={web}")
         self.log = (workdir / "prometheus.log").open("w")
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, cwd=workdir)
@@ -124,7 +141,7 @@ class PrometheusServer:
         if self.basic_auth:
             token = base64.b64encode(f"{TEST_USER}:{TEST_PASSWORD}".encode()).decode()
             req.add_header("Authorization", f"Basic {token}")
-        with urllib.request.urlopen(req, timeout=5) as resp:
+        with urllib.request.urlopen(req, timeout=5, context=self._ssl) as resp:
             return json.loads(resp.read())
 
     def wait_ready(self, timeout_s: float = 60.0, targets_up: bool = True) -> None:

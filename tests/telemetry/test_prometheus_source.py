@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import time
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from helpers.prometheus_server import (
     PrometheusServer,
     backfill,
     free_port,
+    self_signed_cert,
 )
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -33,6 +35,7 @@ from gpudesk.telemetry.fleet import GROUP_BY_JOB, fleet_findings, group_keys
 from gpudesk.telemetry.fleet_http import (
     Auth,
     FleetBadResponse,
+    FleetError,
     FleetNoData,
     FleetUnauthorized,
     FleetUnreachable,
@@ -302,3 +305,20 @@ def test_lowercased_metric_names_through_prometheus_issue_272(tmp_path):
     finally:
         server.stop()
         exporter.close()
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed (needed to make a test cert)")
+def test_tls_with_a_given_ca_file(tmp_path):
+    cert, key = self_signed_cert(tmp_path)
+    server = PrometheusServer(tmp_path, {}, tls=(cert, key))
+    try:
+        server.wait_ready(60, targets_up=False)
+        assert server.url.startswith("https://")
+        with pytest.raises(FleetUnreachable) as err:  # not in the system CA store
+            PrometheusSource(server.url, timeout_s=5).labels()
+        assert "CERTIFICATE_VERIFY_FAILED" in (err.value.detail or "")
+        assert PrometheusSource(server.url, ca_file=str(cert), timeout_s=5).labels() == []
+        with pytest.raises(FleetError):
+            PrometheusSource(server.url, ca_file=str(tmp_path / "missing.pem"))
+    finally:
+        server.stop()
