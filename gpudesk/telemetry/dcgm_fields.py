@@ -12,6 +12,7 @@ Sources (read, not copied):
 * Blank sentinels: ``dcgmlib/dcgm_structs.h`` of https://github.com/NVIDIA/DCGM (``DCGM_INT32_BLANK`` 0x7ffffff0,
   ``DCGM_INT64_BLANK`` 0x7ffffffffffffff0, ``DCGM_FP64_BLANK`` 2**47, each followed by NOT_FOUND, NOT_SUPPORTED,
   NOT_PERMISSIONED at +1, +2, +3).
+* nvitop-exporter names: ``nvitop-exporter/nvitop_exporter/exporter.py`` of https://github.com/XuehaiPan/nvitop.
 * all-smi exporter names: README of https://github.com/lablup/all-smi (``all_smi_gpu_utilization`` ...,
   labels ``instance``, ``uuid``, ``index``, ``gpu`` = model name).
 """
@@ -125,11 +126,32 @@ ALL_SMI_FIELDS: tuple[FieldMap, ...] = (
 )
 BY_ALL_SMI_NAME: dict[str, FieldMap] = {f.dcgm_name: f for f in ALL_SMI_FIELDS}
 
+# nvitop-exporter (nvitop-exporter/nvitop_exporter/exporter.py of https://github.com/XuehaiPan/nvitop): gauges made
+# with prometheus_client's ``unit=``, which appends the unit to the name; labels hostname, index, devicename, uuid.
+MIB_PER_S = float(MIB)
+NVITOP_FIELDS: tuple[FieldMap, ...] = (
+    FieldMap("gpu_utilization_Percentage", None, m.GPU_UTIL),
+    FieldMap("gpu_memory_utilization_Percentage", None, m.MEM_UTIL),
+    FieldMap("gpu_memory_used_MiB", None, m.MEM_USED, MIB),
+    FieldMap("gpu_memory_free_MiB", None, m.MEM_FREE, MIB),
+    FieldMap("gpu_memory_total_MiB", None, m.MEM_TOTAL, MIB),
+    FieldMap("gpu_clock_sm_MHz", None, m.SM_CLOCK, MHZ),
+    FieldMap("gpu_clock_memory_MHz", None, m.MEM_CLOCK, MHZ),
+    FieldMap("gpu_power_usage_W", None, m.POWER),
+    FieldMap("gpu_power_limit_W", None, m.POWER_LIMIT),
+    FieldMap("gpu_temperature_C", None, m.GPU_TEMP),
+    FieldMap("gpu_pcie_tx_throughput_MiBps", None, m.PCIE_TX, MIB_PER_S),
+    FieldMap("gpu_pcie_rx_throughput_MiBps", None, m.PCIE_RX, MIB_PER_S),
+    FieldMap("gpu_nvlink_total_tx_throughput_MiBps", None, m.NVLINK_TX, MIB_PER_S),
+    FieldMap("gpu_nvlink_total_rx_throughput_MiBps", None, m.NVLINK_RX, MIB_PER_S),
+)
+BY_NVITOP_NAME: dict[str, FieldMap] = {f.dcgm_name: f for f in NVITOP_FIELDS}
+
 # Label names, in the order they are tried.
 HOST_LABELS = ("Hostname", "hostname", "instance")  # "instance" is Prometheus' scrape target (host:port)
 GPU_INDEX_LABELS = ("gpu", "index")
 UUID_LABELS = ("UUID", "uuid", "gpu_uuid")
-MODEL_LABELS = ("modelName", "model_name")
+MODEL_LABELS = ("modelName", "model_name", "devicename")
 MIG_INSTANCE_LABEL = "GPU_I_ID"
 MIG_PROFILE_LABEL = "GPU_I_PROFILE"
 JOB_LABELS = ("namespace", "pod", "container", "hpc_job", "pod_namespace", "pod_name", "container_name")

@@ -39,7 +39,8 @@ def parse_exposition(text: str, index: KeyIndex, samples: dict[int, Sample], t: 
     for family in families:
         for s in family.samples:
             # some deployments lower-case the DCGM names (dcgm_fi_dev_gpu_util)
-            fm = df.BY_DCGM_NAME.get(s.name.upper()) or df.BY_ALL_SMI_NAME.get(s.name)
+            fm = (df.BY_DCGM_NAME.get(s.name.upper()) or df.BY_ALL_SMI_NAME.get(s.name)
+                  or df.BY_NVITOP_NAME.get(s.name))
             if fm is None:
                 continue
             labels = dict(s.labels)

@@ -70,7 +70,7 @@ class MetricNames:
 
     def __init__(self, overrides: Mapping[str, str] | None = None) -> None:
         self.by_metric: dict[str, list[df.FieldMap]] = {}
-        for fm in (*df.FIELDS, *df.ALL_SMI_FIELDS):
+        for fm in (*df.FIELDS, *df.ALL_SMI_FIELDS, *df.NVITOP_FIELDS):
             self.by_metric.setdefault(fm.metric, []).append(fm)
         for metric, name in (overrides or {}).items():
             if not _NAME_RE.fullmatch(name):

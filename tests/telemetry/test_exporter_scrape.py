@@ -135,3 +135,21 @@ def test_lowercased_names_and_old_k8s_labels_issue_272():
         (0, 1, "3g.40gb"), (0, 2, "4g.40gb"), (1, 1, "3g.40gb"), (1, 2, "4g.40gb")]
     assert keys[2].uuid == "GPU-6043e4b2-feaa-8010-34c7-61d1a01576bb" and keys[0].job_name is None
     assert all(s.values == {df.GR_ENGINE_ACTIVE: 0.0} for s in samples.values())
+
+
+def test_nvitop_exporter_metrics_are_recognised():
+    # Names and labels as nvitop-exporter's prometheus_client gauges render them (unit appended to the name;
+    # nvitop-exporter/nvitop_exporter/exporter.py of https://github.com/XuehaiPan/nvitop).
+    text = ('# TYPE gpu_utilization_Percentage gauge\n'
+            'gpu_utilization_Percentage{devicename="NVIDIA A100-SXM4-80GB",hostname="dgx1",index="3",'
+            'uuid="GPU-aaaa"} 97.0\n'
+            '# TYPE gpu_memory_used_MiB gauge\n'
+            'gpu_memory_used_MiB{devicename="NVIDIA A100-SXM4-80GB",hostname="dgx1",index="3",uuid="GPU-aaaa"} 1024.0\n'
+            '# TYPE gpu_pcie_rx_throughput_MiBps gauge\n'
+            'gpu_pcie_rx_throughput_MiBps{devicename="NVIDIA A100-SXM4-80GB",hostname="dgx1",index="3",'
+            'uuid="GPU-aaaa"} 2.0\n')
+    index, samples = KeyIndex(), {}
+    parse_exposition(text, index, samples, 0.0, "h:8000", "t")
+    key = index.keys[0]
+    assert (key.host, key.gpu_index, key.uuid, key.model_name) == ("dgx1", 3, "GPU-aaaa", "NVIDIA A100-SXM4-80GB")
+    assert samples[0].values == {m.GPU_UTIL: 97.0, m.MEM_USED: 2.0**30, m.PCIE_RX: 2.0 * 2**20}
