@@ -44,6 +44,8 @@ def add_fleet_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
                    help="ask for the password / token and keep it in the system keyring for this URL")
     f.add_argument("--ca-file", default=None, metavar="PEM", help="CA certificate for https (default: system store)")
     f.add_argument("--timeout", type=float, default=10.0, metavar="S", help="HTTP timeout (default 10 s)")
+    f.add_argument("--record", default=None, metavar="NAME",
+                   help="also save the window as a recording (export, replay and reports work on it)")
     f.add_argument("--json", action="store_true", help="machine-readable output (keys carry units)")
     f.set_defaults(func=cmd_fleet)
 
@@ -88,6 +90,16 @@ def cmd_fleet(args: argparse.Namespace) -> int:
         else:
             history, source = _from_dcgmi(args), args.dcgmi
         findings = fleet_findings(history, by=args.group) if len(history.frame) else []
+        session = None
+        if args.record is not None:
+            from gpudesk.store import StoreError  # store only when asked (start-up speed)
+            from gpudesk.telemetry.fleet_record import record_history
+            from gpudesk.telemetry.model import TelemetryError
+
+            try:
+                session, _rows = record_history(history, source=f"fleet {source}"[:200], name=args.record)
+            except (StoreError, TelemetryError) as exc:
+                raise CliError(f"The window could not be saved as a recording: {exc}", status=1) from exc
     except GpudeskError as exc:
         raise CliError(exc.user_text(), status=1) from exc
     util_metric = m.GPU_UTIL
@@ -99,7 +111,7 @@ def cmd_fleet(args: argparse.Namespace) -> int:
         row[f"{m.MEM_USED}_max"] = _num(history.values(m.MEM_USED, "max")[pos])
         rows.append(row)
     if args.json:
-        print(json.dumps({"source": source, "step_s": history.step_s, "gpus": rows,
+        print(json.dumps({"source": source, "step_s": history.step_s, "recording_id": session, "gpus": rows,
                           "findings": [f.to_dict() for f in findings], "notes": history.notes}, indent=2))
         return 0
     print(f"{len(rows)} GPU(s) from {source} (step {history.step_s:g} s)")
@@ -125,6 +137,8 @@ def cmd_fleet(args: argparse.Namespace) -> int:
         print(f"  [{f.finding.severity}] {f.finding.rule}: {who}{job}: {f.finding.summary}")
     for note in history.notes:
         print(f"  note: {note}")
+    if session is not None:
+        print(f"Saved as recording {session}.")
     return 0
 
 

@@ -35,3 +35,20 @@ def test_missing_file_and_not_dcgmi_text(capsys, tmp_path):
     bad.write_text("hello\n")
     assert main(["monitor", "fleet", "--dcgmi", str(bad)]) == 1
     assert "No dcgmi dmon rows" in capsys.readouterr().err
+
+
+def test_record_a_dcgmi_window_as_a_recording(capsys):
+    from gpudesk.store import open_store
+    from gpudesk.telemetry.recorder import load_frame, session_devices
+
+    assert main(["monitor", "fleet", "--dcgmi", str(FIXTURES / "dcgmi_dmon_mig_issue152.txt"), "--host", "h100",
+                 "--record", "mig burn-in", "--json"]) == 0
+    sid = json.loads(capsys.readouterr().out)["recording_id"]
+    db = open_store()
+    try:
+        frame = load_frame(db, sid)
+        names = [d.name for d in session_devices(db, sid)]
+    finally:
+        db.close()
+    assert names == ["h100 GPU ? / MIG 21", "h100 GPU ? / MIG 22"]
+    assert frame.series(0, "sm_active_pct")[1].tolist() == [129.4]
