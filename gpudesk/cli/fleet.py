@@ -92,7 +92,9 @@ def cmd_fleet(args: argparse.Namespace) -> int:
         findings = fleet_findings(history, by=args.group) if len(history.frame) else []
         session = None
         if args.record is not None:
-            from gpudesk.store import StoreError  # store only when asked (start-up speed)
+            from gpudesk.store import (
+                StoreError,  # store only when asked (start-up speed)
+            )
             from gpudesk.telemetry.fleet_record import record_history
             from gpudesk.telemetry.model import TelemetryError
 
