@@ -91,10 +91,8 @@ def cmd_fleet(args: argparse.Namespace) -> int:
             history, source = _from_dcgmi(args), args.dcgmi
         findings = fleet_findings(history, by=args.group) if len(history.frame) else []
         session = None
-        if args.record is not None:
-            from gpudesk.store import (
-                StoreError,  # store only when asked (start-up speed)
-            )
+        if args.record is not None:  # the store is imported only when asked (start-up speed)
+            from gpudesk.store import StoreError
             from gpudesk.telemetry.fleet_record import record_history
             from gpudesk.telemetry.model import TelemetryError
 
