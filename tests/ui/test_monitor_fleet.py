@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers import memory_keyring
-from helpers.prometheus_server import PROMETHEUS, PrometheusServer
+from helpers.prometheus_server import PROMETHEUS, Exporter, PrometheusServer, free_port
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QImage
 
@@ -21,8 +21,10 @@ from gpudesk.telemetry.fleet import (
 )
 from gpudesk.telemetry.fleet_http import Auth, FleetUnreachable
 from gpudesk.telemetry.fleet_secrets import SERVICE
+from gpudesk.telemetry.prometheus_source import PrometheusSource
 from gpudesk.ui.monitor.fleet_connection_dialog import FleetConnectionDialog
 from gpudesk.ui.monitor.fleet_grid import CELL_H, CELL_W, GAP
+from gpudesk.ui.monitor.fleet_refresh import FleetRefresher
 from gpudesk.ui.monitor.fleet_view import FleetView
 
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
@@ -172,3 +174,28 @@ def test_connection_dialog_against_a_real_prometheus_without_dcgm(qtbot, tmp_pat
         assert "no DCGM exporter metrics" in dialog.status.text()
     finally:
         server.stop()
+
+
+@pytest.mark.skipif(PROMETHEUS is None, reason="the prometheus binary is not installed (apt-get install prometheus)")
+def test_background_refresh_from_a_real_prometheus_feeds_the_view(qtbot, tmp_path):
+    text = (Path(__file__).resolve().parents[1] / "fixtures" / "fleet" / "dcgm_exporter_v100_issue250.prom").read_text()
+    exporter = Exporter(lambda host: text)
+    server = PrometheusServer(tmp_path, {"r6i3n0": exporter.url("r6i3n0")}, scrape_interval_s=1)
+    try:
+        server.wait_ready(60)
+        src = PrometheusSource(server.url, scrape_interval_s=1)
+        view = FleetView()
+        qtbot.addWidget(view)
+        refresher = FleetRefresher(lambda: src.history(30, step_s=1), interval_s=0.5)
+        refresher.updated.connect(view.set_history)
+        with qtbot.waitSignal(refresher.updated, timeout=15000):
+            refresher.start()
+        refresher.stop()
+        assert view.grid.cell_count() == 3  # GPUs 0, 2, 3 of r6i3n0 in the capture
+        bad = FleetRefresher(lambda: PrometheusSource(f"http://127.0.0.1:{free_port()}", timeout_s=2).history(60))
+        with qtbot.waitSignal(bad.failed, timeout=15000) as sig:
+            bad.refresh()
+        assert "Could not reach" in sig.args[0]
+    finally:
+        server.stop()
+        exporter.close()
