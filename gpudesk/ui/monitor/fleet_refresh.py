@@ -56,8 +56,8 @@ class FleetRefresher(QObject):
     def _done(self, result: object) -> None:
         self.pending = False
         self.refreshes += 1
-        history, findings = result  # type: ignore[misc]
-        self.updated.emit(history, findings)
+        assert isinstance(result, tuple) and len(result) == 2
+        self.updated.emit(result[0], result[1])
 
     def _error(self, exc: BaseException) -> None:
         self.pending = False
