@@ -27,6 +27,8 @@ def add_fleet_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     src.add_argument("--prometheus", metavar="URL", help="Prometheus server scraping the DCGM exporter")
     src.add_argument("--scrape", metavar="URL", action="append", help="exporter /metrics URL (repeatable)")
     src.add_argument("--dcgmi", metavar="FILE", help="saved 'dcgmi dmon' output ('-' reads standard input)")
+    src.add_argument("--dcgmi-command", metavar="CMD",
+                     help="live dcgmi dmon from a command, e.g. \"ssh node dcgmi dmon -e 203,1001\"; read for --window")
     f.add_argument("--window", default="1h", metavar="D",
                    help="history window for --prometheus (90s, 30m, 24h, 7d; default 1h); for --scrape, scrape "
                         "repeatedly over this window (default: once)")
@@ -87,6 +89,8 @@ def cmd_fleet(args: argparse.Namespace) -> int:
             history, source = _from_prometheus(args), args.prometheus
         elif args.scrape:
             history, source = _from_scrape(args), ", ".join(args.scrape)
+        elif args.dcgmi_command:
+            history, source = _from_dcgmi_command(args), args.dcgmi_command
         else:
             history, source = _from_dcgmi(args), args.dcgmi
         findings = fleet_findings(history, by=args.group) if len(history.frame) else []
@@ -188,3 +192,25 @@ def _from_dcgmi(args: argparse.Namespace) -> Any:
     if not path.exists():
         raise CliError(f"{path}: no such file.")
     return read_dcgmi_dmon(path, host=args.host, delay_s=delay)
+
+
+def _from_dcgmi_command(args: argparse.Namespace) -> Any:
+    from gpudesk.telemetry.dcgmi_stream import DcgmiStreamSource
+    from gpudesk.telemetry.fleet import FleetHistory
+    from gpudesk.telemetry.model import SeriesFrame
+
+    window = _duration(args.window)
+    stream = DcgmiStreamSource(args.dcgmi_command, host=args.host)
+    batches = []
+    end = time.monotonic() + window
+    try:
+        while time.monotonic() < end and not stream.finished:
+            batches.extend(stream.poll())
+            time.sleep(0.05)
+    finally:
+        stream.close()
+        batches.extend(stream.poll())
+    notes = list(stream.parser.notes)
+    if not batches:
+        raise CliError(f"No dcgmi dmon rows came from the command within {window:g} s.", status=1)
+    return FleetHistory(stream.keys, SeriesFrame.from_batches(batches, notes), args.interval or 1.0, notes)

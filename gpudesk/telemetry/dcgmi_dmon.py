@@ -16,6 +16,7 @@ are grouped into ticks (a tick ends when an entity repeats) spaced ``delay_s`` a
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,7 +50,9 @@ class DcgmiDmonParser:
     columns: list[str] = field(default_factory=list)
     tick: int = 0
     lines_skipped: int = 0
+    clock: Callable[[], float] | None = None  # live streams: a tick's time is when its first row arrived
     _current: dict[int, Sample] = field(default_factory=dict)
+    _tick_t: float | None = None
     _over_one: set[str] = field(default_factory=set)
 
     def _key(self, kind: str, entity_id: int) -> GpuKey:
@@ -61,11 +64,17 @@ class DcgmiDmonParser:
     def _close_tick(self) -> SampleBatch | None:
         if not self._current:
             return None
-        t = self.t0 + self.tick * self.delay_s
+        t = self._tick_time()
         batch = SampleBatch(t, [self._current[p] for p in sorted(self._current)], source="dcgmi dmon")
         self._current = {}
+        self._tick_t = None
         self.tick += 1
         return batch
+
+    def _tick_time(self) -> float:
+        if self._tick_t is None:
+            self._tick_t = self.clock() if self.clock is not None else self.t0 + self.tick * self.delay_s
+        return self._tick_t
 
     def feed(self, line: str) -> SampleBatch | None:
         text = line[:MAX_LINE_CHARS].strip()
@@ -86,7 +95,7 @@ class DcgmiDmonParser:
         key = self._key(tokens[0], int(tokens[1]))
         pos = self.index.position(key)
         closed = self._close_tick() if pos in self._current else None
-        t = self.t0 + self.tick * self.delay_s
+        t = self._tick_time()
         sample = Sample(t, pos, key.uuid if tokens[0] == "GPU" else None, {})
         for tag, raw in zip(self.columns, tokens[2:]):
             fm = df.BY_DMON_TAG.get(tag)

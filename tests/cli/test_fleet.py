@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 from pathlib import Path
 
 from gpudesk.cli import main
@@ -52,3 +53,20 @@ def test_record_a_dcgmi_window_as_a_recording(capsys):
         db.close()
     assert names == ["h100 GPU ? / MIG 21", "h100 GPU ? / MIG 22"]
     assert frame.series(0, "sm_active_pct")[1].tolist() == [129.4]
+
+
+def test_live_dcgmi_command(capsys, tmp_path):
+    # A real process printing the issue 244 output one row at a time, as "ssh node dcgmi dmon" would.
+    script = tmp_path / "fake_remote.py"
+    script.write_text(
+        "import sys, time\n"
+        f"for line in open({str(FIXTURES / 'dcgmi_dmon_8gpu_na_issue244.txt')!r}):\n"
+        "    print(line, end='', flush=True)\n"
+        "    time.sleep(0.01)\n")
+    assert main(["monitor", "fleet", "--dcgmi-command", f"{sys.executable} {script}", "--host", "n9",
+                 "--window", "20s", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [g["gpu_index"] for g in doc["gpus"]] == list(range(8)) and doc["gpus"][0]["host"] == "n9"
+    assert doc["gpus"][1]["sm_active_pct_mean"] == 77.7
+    assert main(["monitor", "fleet", "--dcgmi-command", "no-such-program-xyz", "--window", "2s"]) == 1
+    assert "Could not start" in capsys.readouterr().err
