@@ -38,6 +38,8 @@ def add_fleet_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
                    help="scrape interval of the data (s): Prometheus' (default 15), the --scrape repeat "
                         "(default 5), or dcgmi's -d delay (default 1)")
     f.add_argument("--selector", default="", metavar="LABELS", help="extra label matchers, e.g. cluster=\"a\"")
+    f.add_argument("--metric-name", action="append", default=[], metavar="METRIC=NAME",
+                   help="a renamed deployment's metric, e.g. gpu_util_pct=my_gpu_util (repeatable)")
     f.add_argument("--group", choices=("job", "host"), default="job", help="judge imbalance within a job or a host")
     f.add_argument("--host", default="", help="host name for a dcgmi log")
     f.add_argument("--auth", choices=("none", "basic", "bearer"), default="none", help="credentials kind")
@@ -153,7 +155,7 @@ def _from_prometheus(args: argparse.Namespace) -> Any:
     )
 
     src = PrometheusSource(args.prometheus, auth=_auth(args, args.prometheus), timeout_s=args.timeout,
-                           ca_file=args.ca_file, selector=args.selector,
+                           ca_file=args.ca_file, selector=args.selector, metric_names=_renames(args.metric_name),
                            scrape_interval_s=args.interval or DEFAULT_SCRAPE_INTERVAL_S)
     src.discover()
     return src.history(_duration(args.window), step_s=args.step)
@@ -214,3 +216,13 @@ def _from_dcgmi_command(args: argparse.Namespace) -> Any:
     if not batches:
         raise CliError(f"No dcgmi dmon rows came from the command within {window:g} s.", status=1)
     return FleetHistory(stream.keys, SeriesFrame.from_batches(batches, notes), args.interval or 1.0, notes)
+
+
+def _renames(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        metric, sep, name = pair.partition("=")
+        if not sep or not metric.strip() or not name.strip():
+            raise CliError(f"--metric-name {pair!r}: write METRIC=NAME, e.g. gpu_util_pct=my_gpu_util.")
+        out[metric.strip()] = name.strip()
+    return out

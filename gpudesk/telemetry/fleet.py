@@ -24,7 +24,7 @@ from gpudesk.telemetry import dcgm_fields as df
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import SampleBatch, SeriesFrame
 from gpudesk.telemetry.rules import Finding, run_rules
-from gpudesk.telemetry.rules.base import WARNING
+from gpudesk.telemetry.rules.base import CRITICAL, WARNING
 
 GROUP_BY_HOST = "host"
 GROUP_BY_JOB = "job"
@@ -286,10 +286,41 @@ def allocated_idle(history: FleetHistory) -> list[FleetFinding]:
     return found
 
 
+# XID codes that mean the GPU or its memory failed, from NVIDIA's XID catalog
+# (https://docs.nvidia.com/deploy/xid-errors/index.html): 48 double-bit ECC error, 79 GPU has fallen off the bus,
+# 95 uncontained ECC error. Other codes (13 graphics engine exception, 31 MMU fault, 43 application stopped, ...)
+# are usually the application's and are reported as warnings.
+XID_CRITICAL = frozenset({48, 79, 95})
+
+
+def xid_errors(history: FleetHistory) -> list[FleetFinding]:
+    """GPUs whose last XID error (DCGM_FI_DEV_XID_ERRORS) was non-zero in the window, naming the codes seen."""
+    found: list[FleetFinding] = []
+    col = history.frame.metrics.get(df.XID_LAST)
+    if col is None:
+        return found
+    for pos, rows in history.frame.gpu_rows().items():
+        vals = np.asarray(col[rows], dtype=np.float64)
+        ok = ~np.isnan(vals) & (vals > 0)
+        if not ok.any():
+            continue
+        codes = sorted({int(v) for v in vals[ok]})
+        key = history.keys[pos]
+        t = history.frame.t[rows][ok]
+        severity = CRITICAL if XID_CRITICAL & set(codes) else WARNING
+        summary = _("{gpu} reported XID {codes}.").format(gpu=key.label, codes=", ".join(map(str, codes)))
+        finding = Finding("xid-error", pos, severity, summary, {"xid_codes": codes},
+                          (float(t[0]), float(t[-1])),
+                          _("Look the code up in NVIDIA's XID catalog; 48, 79 and 95 mean a hardware fault: drain the "
+                            "node and reset or replace the GPU."))
+        found.append(FleetFinding(finding, key, key.job_name or key.host))
+    return found
+
+
 def fleet_findings(history: FleetHistory, by: str = GROUP_BY_JOB, min_sustained_s: float = 30.0) -> list[FleetFinding]:
     """The bottleneck rules run per group (by job: imbalance within a job; by host: within a node), plus
-    :func:`allocated_idle`. Each finding names its GPU's key."""
-    out = allocated_idle(history)
+    :func:`allocated_idle` and :func:`xid_errors`. Each finding names its GPU's key."""
+    out = allocated_idle(history) + xid_errors(history)
     interval = history.step_s or None
     groups = group_keys(history.keys, by)
     if by == GROUP_BY_JOB and NO_JOB in groups:
@@ -306,6 +337,9 @@ def fleet_findings(history: FleetHistory, by: str = GROUP_BY_JOB, min_sustained_
                 continue
             key = history.keys[positions[f.gpu]] if f.gpu is not None and f.gpu < len(positions) else None
             if key is not None and f.gpu is not None:
+                local = f"GPU {f.gpu}"
+                if f.summary.startswith(local):  # the rules name GPUs by their index in the group's frame
+                    f.summary = key.label + f.summary[len(local):]
                 f.gpu = positions[f.gpu]  # the fleet position, as in FleetHistory.frame
             out.append(FleetFinding(f, key, name))
     return out

@@ -31,6 +31,7 @@ from gpudesk.telemetry.fleet_http import (
     DEFAULT_TIMEOUT_S,
     Auth,
     FleetBadResponse,
+    FleetError,
     FleetNoData,
     HttpClient,
 )
@@ -74,11 +75,14 @@ class MetricNames:
             self.by_metric.setdefault(fm.metric, []).append(fm)
         for metric, name in (overrides or {}).items():
             if not _NAME_RE.fullmatch(name):
-                raise FleetBadResponse(_("{name} is not a valid Prometheus metric name.").format(name=name),
-                                       field="metric_names")
+                raise FleetError(_("{name} is not a valid Prometheus metric name.").format(name=name),
+                                 field="metric_names")
             base = self.by_metric.get(metric, [df.FieldMap(name, None, metric)])[0]
             self.by_metric[metric] = [df.FieldMap(name, None, metric, base.scale)]
         self.by_name: dict[str, df.FieldMap] = {fm.dcgm_name: fm for fms in self.by_metric.values() for fm in fms}
+        for metric in overrides or {}:  # a renamed metric wins over a default that uses the same name
+            fm = self.by_metric[metric][0]
+            self.by_name[fm.dcgm_name] = fm
 
     def names(self, metrics: Iterable[str] | None = None) -> list[str]:
         wanted = list(metrics) if metrics is not None else list(self.by_metric)

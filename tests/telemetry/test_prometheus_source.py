@@ -85,6 +85,7 @@ def render_node(sets: list[dict[str, str]]) -> str:
         ("DCGM_FI_DEV_SM_CLOCK", "gauge", lambda lb: 1530.0),
         ("DCGM_FI_DEV_CLOCKS_EVENT_REASONS", "gauge", lambda lb: 0.0),
         ("DCGM_FI_DEV_MEMORY_TEMP", "gauge", lambda lb: float(INT32_BLANK)),  # a blank passed through
+        ("DCGM_FI_DEV_XID_ERRORS", "gauge", lambda lb: 79.0 if lb.get("gpu") == "3" else 0.0),  # fell off the bus
     ):
         lines.append(f"# HELP {name} test\n# TYPE {name} {kind}")
         for lb in sets:
@@ -322,3 +323,18 @@ def test_tls_with_a_given_ca_file(tmp_path):
             PrometheusSource(server.url, ca_file=str(tmp_path / "missing.pem"))
     finally:
         server.stop()
+
+
+def test_xid_and_renamed_metrics_in_the_live_fleet(live):
+    server, _, _ = live
+    src = PrometheusSource(server.url, scrape_interval_s=1)
+    hist = src.history(20, step_s=1)
+    xid = [f for f in fleet_findings(hist) if f.finding.rule == "xid-error"]
+    assert [f.key.label for f in xid] == ["r6i3n0 GPU 3"]
+    assert xid[0].finding.severity == "critical" and xid[0].finding.evidence["xid_codes"] == [79]
+    # a deployment that exports power under another name: the override is what gets queried
+    renamed = PrometheusSource(server.url, scrape_interval_s=1, metric_names={m.POWER: "DCGM_FI_DEV_GPU_TEMP"})
+    snap = renamed.snapshot([m.POWER])
+    assert {s.values[m.POWER] for s in snap.batch.samples} == {61.0}
+    with pytest.raises(FleetError):
+        PrometheusSource(server.url, metric_names={m.POWER: "bad name{}"})
