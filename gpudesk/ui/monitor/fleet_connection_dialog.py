@@ -49,7 +49,7 @@ class FleetConnectionDialog(QDialog):
         self._probe = probe_fn
         s = settings or ConnectionSettings("")
         self.url = QLineEdit(s.url)
-        self.url.setPlaceholderText("http://prometheus.example:9090")
+        self.url.setPlaceholderText(self.tr("http://prometheus.example:9090"))
         self.auth_kind = QComboBox()
         for kind, label in (("none", self.tr("None")), ("basic", self.tr("User and password")),
                             ("bearer", self.tr("Bearer token"))):
