@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -40,6 +42,9 @@ from gpudesk.telemetry.model import Sample, SampleBatch
 # Prometheus refuses range answers above 11,000 points per series; a heat-map column per pixel needs far fewer.
 MAX_POINTS = 720
 NICE_STEPS_S = (15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400)
+# Range queries in flight at once (one per metric). The work is the server's: with Prometheus on its own machine
+# they overlap; on a small shared machine running both, 1 can be faster (see tests/benchmarks/test_fleet_figures.py).
+MAX_PARALLEL_QUERIES = 4
 DEFAULT_SCRAPE_INTERVAL_S = 15.0  # dcgm-exporter's -c default is 30000 ms; Prometheus' default scrape is 15 s
 
 # Units whose values are rates or levels (averaged over a step); the others (bit masks, codes, counters) are read
@@ -105,17 +110,21 @@ class PrometheusSource:
 
     def __init__(self, url: str, *, auth: Auth | None = None, timeout_s: float = DEFAULT_TIMEOUT_S,
                  ca_file: str | None = None, selector: str = "", metric_names: Mapping[str, str] | None = None,
-                 scrape_interval_s: float = DEFAULT_SCRAPE_INTERVAL_S) -> None:
+                 scrape_interval_s: float = DEFAULT_SCRAPE_INTERVAL_S,
+                 parallel_queries: int = MAX_PARALLEL_QUERIES) -> None:
+        self.parallel_queries = max(1, int(parallel_queries))
         self.http = HttpClient(url, auth=auth, timeout_s=timeout_s, ca_file=ca_file)
         self.selector = selector.strip()
         self.names = MetricNames(metric_names)
         self.scrape_interval_s = scrape_interval_s
         self.queries = 0  # HTTP API calls made, for tests and the status line
         self._present: set[str] | None = None
+        self._count_lock = threading.Lock()
 
     # --- the HTTP API ------------------------------------------------------------------------------------
     def _api(self, path: str, params: dict[str, str] | list[tuple[str, str]] | None = None) -> Any:
-        self.queries += 1
+        with self._count_lock:
+            self.queries += 1
         doc = self.http.get_json(path, params)
         if not isinstance(doc, dict) or doc.get("status") != "success":
             err = doc.get("error") if isinstance(doc, dict) else None
@@ -243,27 +252,33 @@ class PrometheusSource:
         parts: dict[str, list[tuple[int, np.ndarray, np.ndarray]]] = {}
         reasons: dict[tuple[int, str], str] = {}
         wanted = list(metrics) if metrics is not None else list(DEFAULT_FLEET_METRICS)
+        jobs: list[tuple[str, df.FieldMap, str]] = []
         for metric in wanted:
             for fm in self.names.by_metric.get(metric, []):
                 name = self.resolve(fm)
-                if name is None:
+                if name is not None:
+                    expr = self.range_expr(df.FieldMap(name, fm.dmon_tag, fm.metric, fm.scale), step)
+                    jobs.append((metric, fm, expr))
+        # the range queries run side by side (Prometheus evaluates them in parallel); results are placed in
+        # query order, so positions do not depend on which answer came first
+        with ThreadPoolExecutor(max_workers=max(1, min(self.parallel_queries, len(jobs)))) as pool:
+            answers = list(pool.map(lambda job: self.query_range(job[2], start_t, end_t, step), jobs))
+        for (metric, fm, _expr), result in zip(jobs, answers):
+            for series in result:
+                key = key_from_labels(series.get("metric") or {})
+                values = series.get("values") or []
+                if key is None or not values:
                     continue
-                expr = self.range_expr(df.FieldMap(name, fm.dmon_tag, fm.metric, fm.scale), step)
-                for series in self.query_range(expr, start_t, end_t, step):
-                    key = key_from_labels(series.get("metric") or {})
-                    values = series.get("values") or []
-                    if key is None or not values:
-                        continue
-                    pos = index.position(key)
-                    arr = np.array([(float(a), float(b)) for a, b in values], dtype=np.float64)
-                    idx = np.rint((arr[:, 0] - start_t) / step).astype(np.int64)
-                    vals = arr[:, 1] * fm.scale
-                    blank = np.isin(arr[:, 1], list(df.SENTINELS)) | (arr[:, 1] >= 2.0**63 - 16)
-                    if blank.any():
-                        vals[blank] = np.nan
-                        reasons.setdefault((pos, metric), "DCGM blank")
-                    keep = (idx >= 0) & (idx < n_t)
-                    parts.setdefault(metric, []).append((pos, idx[keep], vals[keep]))
+                pos = index.position(key)
+                arr = np.array(values, dtype=np.float64)  # [[t, "value"], ...]; numpy parses the strings
+                idx = np.rint((arr[:, 0] - start_t) / step).astype(np.int64)
+                vals = arr[:, 1] * fm.scale
+                blank = np.isin(arr[:, 1], list(df.SENTINELS)) | (arr[:, 1] >= 2.0**63 - 16)
+                if blank.any():
+                    vals[blank] = np.nan
+                    reasons.setdefault((pos, metric), "DCGM blank")
+                keep = (idx >= 0) & (idx < n_t)
+                parts.setdefault(metric, []).append((pos, idx[keep], vals[keep]))
         n_gpu = len(index.keys)
         columns: dict[str, np.ndarray] = {}
         for metric, chunks in parts.items():
