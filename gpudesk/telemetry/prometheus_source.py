@@ -238,6 +238,35 @@ class PrometheusSource:
             return f"avg_over_time({sel}[{rng}s])"
         return f"last_over_time({sel}[{math.ceil(max(step_s, self.scrape_interval_s))}s])"
 
+    def window_means(self, window_s: float, *, end: float | None = None,
+                     metrics: Iterable[str] | None = None) -> FleetHistory:
+        """Each GPU's mean over the window, one instant query per metric (``avg_over_time(m[window])``): the heat
+        map's first picture, a few kilobytes instead of the whole range. One row per GPU at ``end``; ``step_s`` is
+        the window."""
+        end_t = time.time() if end is None else float(end)
+        index = KeyIndex()
+        values: dict[str, dict[int, float]] = {}
+        wanted = list(metrics) if metrics is not None else [m.GPU_UTIL]
+        rng = math.ceil(max(window_s, self.scrape_interval_s))
+        for metric in wanted:
+            for fm in self.names.by_metric.get(metric, []):
+                name = self.resolve(fm)
+                if name is None:
+                    continue
+                for series in self.query(f"avg_over_time({self._selector(name)}[{rng}s])", at=end_t):
+                    key = key_from_labels(series.get("metric") or {})
+                    if key is None:
+                        continue
+                    val, _why = _value((series.get("value") or [end_t, "NaN"])[1], fm.scale)
+                    if val is not None:
+                        values.setdefault(metric, {})[index.position(key)] = val
+        n_gpu = len(index.keys)
+        columns = {metric: np.array([[per.get(p, np.nan) for p in range(n_gpu)]]) for metric, per in values.items()}
+        reasons = {(p, metric): "not exported" for metric in wanted for p in range(n_gpu)
+                   if p not in values.get(metric, {})}
+        frame = frame_from_matrix(np.array([end_t]), columns, reasons)
+        return FleetHistory(index.keys, frame, float(window_s), [])
+
     def history(self, window_s: float, *, end: float | None = None, metrics: Iterable[str] | None = None,
                 step_s: float | None = None) -> FleetHistory:
         """The fleet over ``window_s`` seconds up to ``end`` (now): one range query per Prometheus metric name."""

@@ -338,3 +338,15 @@ def test_xid_and_renamed_metrics_in_the_live_fleet(live):
     assert {s.values[m.POWER] for s in snap.batch.samples} == {61.0}
     with pytest.raises(FleetError):
         PrometheusSource(server.url, metric_names={m.POWER: "bad name{}"})
+
+
+def test_window_means_match_the_range_and_take_one_query(backfilled):
+    server, end = backfilled
+    src = PrometheusSource(server.url, scrape_interval_s=60)
+    means = src.window_means(24 * 3600, end=end, metrics=[m.GPU_UTIL, m.POWER])
+    assert src.queries == 1 + 2  # names once, then one instant query per metric
+    assert len(means.keys) == 8 and len(means.frame) == 8 and means.step_s == 24 * 3600
+    util = means.values(m.GPU_UTIL)
+    assert util[0] == 0.0 and np.allclose(util[1:], 85.0)
+    full = src.history(24 * 3600, end=end, metrics=[m.GPU_UTIL])
+    assert np.allclose(full.values(m.GPU_UTIL), util)

@@ -133,7 +133,8 @@ class FleetView(QWidget):
             groups.append((name, cells))
         self.grid.set_cells(groups, lo, hi, unit)
         span = (hist.frame.span or (0.0, 0.0))
-        hours = (span[1] - span[0]) / 3600
+        # a window-means frame (one row per GPU) spans one step: the whole window
+        hours = (span[1] - span[0]) / 3600 if span[1] > span[0] else hist.step_s / 3600
         self.summary.setText(self.tr("{n} GPUs, {hours} h, step {step} s; colour = window mean, {lo} (dark) to "
                                      "{hi} (bright), grey = N/A")
                              .replace("{n}", str(len(hist.keys))).replace("{hours}", f"{hours:.1f}")
