@@ -187,11 +187,16 @@ def test_background_refresh_from_a_real_prometheus_feeds_the_view(qtbot, tmp_pat
         src = PrometheusSource(server.url, scrape_interval_s=1)
         view = FleetView()
         qtbot.addWidget(view)
-        refresher = FleetRefresher(lambda: src.history(30, step_s=1), interval_s=0.5)
+        refresher = FleetRefresher(lambda: src.history(30, step_s=1), interval_s=0.5,
+                                   first=lambda: src.window_means(30))
+        seen = []
         refresher.updated.connect(view.set_history)
-        with qtbot.waitSignal(refresher.updated, timeout=15000):
-            refresher.start()
+        refresher.updated.connect(lambda hist, findings: seen.append(len(hist.frame)))
+        refresher.start()
+        qtbot.waitUntil(lambda: refresher.refreshes >= 1, timeout=15000)
         refresher.stop()
+        # the capture has DCGM_FI_DEV_GPU_UTIL for GPU 0 only: the window means are one row; a full range is more
+        assert max(seen) > 3 and all(n == 1 or n > 3 for n in seen)
         assert view.grid.cell_count() == 3  # GPUs 0, 2, 3 of r6i3n0 in the capture
         bad = FleetRefresher(lambda: PrometheusSource(f"http://127.0.0.1:{free_port()}", timeout_s=2).history(60))
         with qtbot.waitSignal(bad.failed, timeout=15000) as sig:

@@ -1,6 +1,7 @@
 """Refreshes a fleet window in the background every ``interval_s`` (15 s by default): the fetch (HTTP to
 Prometheus) and the rules run on the thread pool, results come back as signals; a refresh still running when
-the timer fires is not doubled."""
+the timer fires is not doubled. An optional ``first`` fetch (e.g. ``PrometheusSource.window_means``) paints the
+heat map before the first full range arrives."""
 
 from __future__ import annotations
 
@@ -30,9 +31,10 @@ class FleetRefresher(QObject):
     failed = Signal(str)
 
     def __init__(self, fetch: Callable[[], FleetHistory], *, interval_s: float = 15.0, group_by: str = GROUP_BY_JOB,
-                 parent: QObject | None = None) -> None:
+                 first: Callable[[], FleetHistory] | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._fetch = fetch
+        self._first = first
         self.group_by = group_by
         self.pending = False
         self.refreshes = 0
@@ -42,7 +44,13 @@ class FleetRefresher(QObject):
 
     def start(self) -> None:
         self._timer.start()
+        if self._first is not None:
+            run_task(self._first, on_result=self._first_done, on_error=self._error)
         self.refresh()
+
+    def _first_done(self, history: object) -> None:
+        if self.refreshes == 0:  # a full answer that came back sooner is not painted over
+            self.updated.emit(history, [])
 
     def stop(self) -> None:
         self._timer.stop()
