@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from gpudesk.cli import CliError
+from gpudesk.cli.fleet import add_fleet_parser
 from gpudesk.errors import GpudeskError
 from gpudesk.telemetry.rules.thresholds import Thresholds, load_thresholds
 
@@ -102,6 +103,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     e.add_argument("--from", dest="t0", type=float, default=None, metavar="T", help="span start (epoch s)")
     e.add_argument("--to", dest="t1", type=float, default=None, metavar="T", help="span end (epoch s)")
     e.set_defaults(func=cmd_export)
+
+    add_fleet_parser(sub)
 
 
 def _help(p: argparse.ArgumentParser) -> int:

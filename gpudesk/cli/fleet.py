@@ -1,0 +1,228 @@
+"""``gpudesk monitor fleet``: GPUs of many nodes through Prometheus (DCGM exporter), exporter scrapes, or a
+``dcgmi dmon`` log; prints every GPU read and the findings, each naming host, GPU index, UUID and job."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from gpudesk.cli import CliError
+
+SECRET_ENV = "GPUDESK_FLEET_SECRET"
+
+
+def add_fleet_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    f = sub.add_parser(
+        "fleet", help="GPUs across nodes: Prometheus + DCGM exporter, exporter /metrics, or a dcgmi dmon log",
+        description="Read a fleet's GPUs and print each GPU and the bottleneck findings. Network use: only the "
+                    "URLs given here.")
+    src = f.add_mutually_exclusive_group(required=True)
+    src.add_argument("--prometheus", metavar="URL", help="Prometheus server scraping the DCGM exporter")
+    src.add_argument("--scrape", metavar="URL", action="append", help="exporter /metrics URL (repeatable)")
+    src.add_argument("--dcgmi", metavar="FILE", help="saved 'dcgmi dmon' output ('-' reads standard input)")
+    src.add_argument("--dcgmi-command", metavar="CMD",
+                     help="live dcgmi dmon from a command, e.g. \"ssh node dcgmi dmon -e 203,1001\"; read for --window")
+    f.add_argument("--window", default="1h", metavar="D",
+                   help="history window for --prometheus (90s, 30m, 24h, 7d; default 1h); for --scrape, scrape "
+                        "repeatedly over this window (default: once)")
+    f.add_argument("--step", type=float, default=None, metavar="S", help="range step in seconds (default: fits "
+                   "the window, at most 720 points)")
+    f.add_argument("--interval", type=float, default=None, metavar="S",
+                   help="scrape interval of the data (s): Prometheus' (default 15), the --scrape repeat "
+                        "(default 5), or dcgmi's -d delay (default 1)")
+    f.add_argument("--selector", default="", metavar="LABELS", help="extra label matchers, e.g. cluster=\"a\"")
+    f.add_argument("--metric-name", action="append", default=[], metavar="METRIC=NAME",
+                   help="a renamed deployment's metric, e.g. gpu_util_pct=my_gpu_util (repeatable)")
+    f.add_argument("--group", choices=("job", "host"), default="job", help="judge imbalance within a job or a host")
+    f.add_argument("--host", default="", help="host name for a dcgmi log")
+    f.add_argument("--auth", choices=("none", "basic", "bearer"), default="none", help="credentials kind")
+    f.add_argument("--user", default="", help="user name for --auth basic")
+    f.add_argument("--save-secret", action="store_true",
+                   help="ask for the password / token and keep it in the system keyring for this URL")
+    f.add_argument("--ca-file", default=None, metavar="PEM", help="CA certificate for https (default: system store)")
+    f.add_argument("--timeout", type=float, default=10.0, metavar="S", help="HTTP timeout (default 10 s)")
+    f.add_argument("--record", default=None, metavar="NAME",
+                   help="also save the window as a recording (export, replay and reports work on it)")
+    f.add_argument("--json", action="store_true", help="machine-readable output (keys carry units)")
+    f.set_defaults(func=cmd_fleet)
+
+
+def _duration(text: str) -> float:
+    from gpudesk.cli.monitor import parse_duration  # the monitor CLI's duration syntax
+
+    value = parse_duration(text)
+    return 0.0 if value is None else value
+
+
+def _num(v: float) -> float | None:
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else round(float(v), 3)
+
+
+def _auth(args: argparse.Namespace, url: str) -> Any:
+    # Imported here, not at module level: ``gpudesk --help`` must not load the telemetry stack (start-up speed).
+    from gpudesk.telemetry.fleet_http import Auth
+    from gpudesk.telemetry.fleet_secrets import load_secret, store_secret
+
+    if args.auth == "none":
+        return Auth()
+    if args.save_secret:
+        store_secret(url, getpass.getpass("Password or token (kept in the system keyring): "))
+    secret = os.environ.get(SECRET_ENV) or load_secret(url)
+    if not secret:
+        raise CliError(f"No secret stored for {url}: run once with --save-secret (or set {SECRET_ENV}).")
+    return Auth(args.auth, args.user, secret)
+
+
+def cmd_fleet(args: argparse.Namespace) -> int:
+    # Imported here for start-up speed of the other commands.
+    from gpudesk.errors import GpudeskError
+    from gpudesk.telemetry import model as m
+    from gpudesk.telemetry.fleet import fleet_findings
+
+    try:
+        if args.prometheus:
+            history, source = _from_prometheus(args), args.prometheus
+        elif args.scrape:
+            history, source = _from_scrape(args), ", ".join(args.scrape)
+        elif args.dcgmi_command:
+            history, source = _from_dcgmi_command(args), args.dcgmi_command
+        else:
+            history, source = _from_dcgmi(args), args.dcgmi
+        findings = fleet_findings(history, by=args.group) if len(history.frame) else []
+        session = None
+        if args.record is not None:  # the store is imported only when asked (start-up speed)
+            from gpudesk.store import StoreError
+            from gpudesk.telemetry.fleet_record import record_history
+            from gpudesk.telemetry.model import TelemetryError
+
+            try:
+                session, _rows = record_history(history, source=f"fleet {source}"[:200], name=args.record)
+            except (StoreError, TelemetryError) as exc:
+                raise CliError(f"The window could not be saved as a recording: {exc}", status=1) from exc
+    except GpudeskError as exc:
+        raise CliError(exc.user_text(), status=1) from exc
+    util_metric = m.GPU_UTIL
+    rows = []
+    for pos, key in enumerate(history.keys):
+        row = key.to_dict()
+        for metric in (m.GPU_UTIL, "gr_engine_active_pct", "sm_active_pct", m.POWER, m.GPU_TEMP):
+            row[f"{metric}_mean"] = _num(history.values(metric)[pos])
+        row[f"{m.MEM_USED}_max"] = _num(history.values(m.MEM_USED, "max")[pos])
+        rows.append(row)
+    if args.json:
+        print(json.dumps({"source": source, "step_s": history.step_s, "recording_id": session, "gpus": rows,
+                          "findings": [f.to_dict() for f in findings], "notes": history.notes}, indent=2))
+        return 0
+    print(f"{len(rows)} GPU(s) from {source} (step {history.step_s:g} s)")
+    for row in rows:
+        util = next((row[f"{k}_mean"] for k in (util_metric, "gr_engine_active_pct", "sm_active_pct")
+                     if row[f"{k}_mean"] is not None), None)
+        mem = row[f"{m.MEM_USED}_max"]
+        parts = [f"{row['host']} GPU {row['gpu_index'] if row['gpu_index'] is not None else '?'}"]
+        if row["mig_instance"] is not None:
+            parts.append(f"MIG {row['mig_instance']} ({row['mig_profile'] or '?'})")
+        parts.append(row["uuid"] or "no UUID")
+        parts.append(f"util {util:.1f} %" if util is not None else "util N/A")
+        parts.append(f"mem {mem / 2**30:.1f} GiB" if mem is not None else "mem N/A")
+        power = row[f"{m.POWER}_mean"]
+        parts.append(f"power {power:.0f} W" if power is not None else "power N/A")
+        if row["job"]:
+            parts.append(f"job {row['job']}")
+        print("  " + " | ".join(parts))
+    print(f"{len(findings)} finding(s)")
+    for f in findings:
+        who = f.key.label + f" ({f.key.uuid or 'no UUID'})" if f.key else f"group {f.group}"
+        job = f" job {f.key.job_name}" if f.key and f.key.job_name else ""
+        print(f"  [{f.finding.severity}] {f.finding.rule}: {who}{job}: {f.finding.summary}")
+    for note in history.notes:
+        print(f"  note: {note}")
+    if session is not None:
+        print(f"Saved as recording {session}.")
+    return 0
+
+
+def _from_prometheus(args: argparse.Namespace) -> Any:
+    from gpudesk.telemetry.prometheus_source import (
+        DEFAULT_SCRAPE_INTERVAL_S,
+        PrometheusSource,
+    )
+
+    src = PrometheusSource(args.prometheus, auth=_auth(args, args.prometheus), timeout_s=args.timeout,
+                           ca_file=args.ca_file, selector=args.selector, metric_names=_renames(args.metric_name),
+                           scrape_interval_s=args.interval or DEFAULT_SCRAPE_INTERVAL_S)
+    src.discover()
+    return src.history(_duration(args.window), step_s=args.step)
+
+
+def _from_scrape(args: argparse.Namespace) -> Any:
+    from gpudesk.telemetry.exporter_scrape import scrape
+    from gpudesk.telemetry.fleet import FleetHistory, KeyIndex
+    from gpudesk.telemetry.model import SampleBatch, SeriesFrame
+
+    window = _duration(args.window) if args.window != "1h" else 0.0
+    interval = args.interval or 5.0
+    index = KeyIndex()
+    batches: list[SampleBatch] = []
+    end = time.monotonic() + window
+    while True:
+        snap = scrape(args.scrape, auth=_auth(args, args.scrape[0]), timeout_s=args.timeout, ca_file=args.ca_file)
+        for s in snap.batch.samples:  # positions of this scrape -> positions over all scrapes
+            s.gpu_index = index.position(snap.keys[s.gpu_index])
+        batches.append(snap.batch)
+        if time.monotonic() + interval > end:
+            break
+        time.sleep(interval)
+    notes = [] if len(batches) > 1 else [("One scrape: findings that need a sustained window are not judged; "
+                                          "give --window to scrape repeatedly.")]
+    return FleetHistory(index.keys, SeriesFrame.from_batches(batches), interval, notes)
+
+
+def _from_dcgmi(args: argparse.Namespace) -> Any:
+    from gpudesk.telemetry.dcgmi_dmon import parse_dcgmi_dmon, read_dcgmi_dmon
+
+    delay = args.interval or 1.0
+    if args.dcgmi == "-":
+        return parse_dcgmi_dmon(sys.stdin.read(), host=args.host, t0=time.time(), delay_s=delay)
+    path = Path(args.dcgmi)
+    if not path.exists():
+        raise CliError(f"{path}: no such file.")
+    return read_dcgmi_dmon(path, host=args.host, delay_s=delay)
+
+
+def _from_dcgmi_command(args: argparse.Namespace) -> Any:
+    from gpudesk.telemetry.dcgmi_stream import DcgmiStreamSource
+    from gpudesk.telemetry.fleet import FleetHistory
+    from gpudesk.telemetry.model import SeriesFrame
+
+    window = _duration(args.window)
+    stream = DcgmiStreamSource(args.dcgmi_command, host=args.host)
+    batches = []
+    end = time.monotonic() + window
+    try:
+        while time.monotonic() < end and not stream.finished:
+            batches.extend(stream.poll())
+            time.sleep(0.05)
+    finally:
+        stream.close()
+        batches.extend(stream.poll())
+    notes = list(stream.parser.notes)
+    if not batches:
+        raise CliError(f"No dcgmi dmon rows came from the command within {window:g} s.", status=1)
+    return FleetHistory(stream.keys, SeriesFrame.from_batches(batches, notes), args.interval or 1.0, notes)
+
+
+def _renames(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        metric, sep, name = pair.partition("=")
+        if not sep or not metric.strip() or not name.strip():
+            raise CliError(f"--metric-name {pair!r}: write METRIC=NAME, e.g. gpu_util_pct=my_gpu_util.")
+        out[metric.strip()] = name.strip()
+    return out

@@ -1,0 +1,99 @@
+"""A live ``dcgmi dmon`` stream from a command the user types (e.g. ``ssh node dcgmi dmon -e 203,1001,1002``):
+the command is split with shlex (no shell), read line by line on a reader thread, parsed as it arrives; each tick
+is stamped with the time its first row arrived. :meth:`close` terminates the command."""
+
+from __future__ import annotations
+
+import queue
+import shlex
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+
+from gpudesk.i18n import _
+from gpudesk.telemetry.dcgmi_dmon import DcgmiDmonParser
+from gpudesk.telemetry.fleet import GpuKey
+from gpudesk.telemetry.fleet_http import FleetError
+from gpudesk.telemetry.model import SampleBatch
+
+
+class DcgmiStreamError(FleetError):
+    """The stream command could not be started."""
+
+
+class DcgmiStreamSource:
+    kind = "dcgmi-stream"
+
+    def __init__(self, command: str, *, host: str = "", clock: Callable[[], float] = time.time) -> None:
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            raise DcgmiStreamError(_("The command could not be read: {why}.").format(why=exc), field="command") \
+                from exc
+        if not argv:
+            raise DcgmiStreamError(_("Type a command that prints dcgmi dmon output, e.g. 'ssh node dcgmi dmon -e "
+                                     "203,1001'."), field="command")
+        self.command = argv
+        self.parser = DcgmiDmonParser(host=host, clock=clock)
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._eof = False
+        try:
+            self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL, text=True, encoding="utf-8", errors="replace",
+                                         bufsize=1)
+        except OSError as exc:
+            raise DcgmiStreamError(_("Could not start {cmd}.").format(cmd=argv[0]), field="command",
+                                   detail=exc.strerror or str(exc),
+                                   remedy=_("Check the spelling or give the program's full path.")) from exc
+        self._reader = threading.Thread(target=self._read, name="dcgmi-stream-reader", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        try:
+            for line in self.proc.stdout:
+                self._lines.put(line)
+        except (OSError, ValueError):  # the pipe was closed by close(): end of stream
+            pass
+        finally:
+            self._lines.put(None)
+
+    def poll(self) -> list[SampleBatch]:
+        """The ticks finished since the last call (the last, open tick is returned at end of stream)."""
+        out: list[SampleBatch] = []
+        while True:
+            try:
+                line = self._lines.get_nowait()
+            except queue.Empty:
+                break
+            if line is None:
+                self._eof = True
+                last = self.parser.finish()
+                if last is not None:
+                    out.append(last)
+                break
+            batch = self.parser.feed(line)
+            if batch is not None:
+                out.append(batch)
+        return out
+
+    @property
+    def keys(self) -> list[GpuKey]:
+        return self.parser.index.keys
+
+    @property
+    def finished(self) -> bool:
+        return self._eof
+
+    def close(self, grace_s: float = 2.0) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(grace_s)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(grace_s)
+        self._reader.join(grace_s)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()

@@ -1,0 +1,326 @@
+"""Fleet telemetry read from a Prometheus server that scrapes NVIDIA's DCGM exporter (or all-smi).
+
+Uses the Prometheus HTTP API (https://prometheus.io/docs/prometheus/latest/querying/api/): ``/api/v1/query``,
+``/api/v1/query_range``, ``/api/v1/series``, ``/api/v1/labels`` and ``/api/v1/label/__name__/values``.
+One instant query reads the whole fleet now; history is one range query per metric (never per GPU), with a step
+that fits the window (:func:`choose_step`) and ``avg_over_time`` over each step so short bursts are averaged in,
+not skipped. Values become gpudesk units (dcgm_fields); DCGM blank sentinels and NaN become None with a reason.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from gpudesk.i18n import _
+from gpudesk.telemetry import dcgm_fields as df
+from gpudesk.telemetry import model as m
+from gpudesk.telemetry.fleet import (
+    FleetHistory,
+    FleetSnapshot,
+    KeyIndex,
+    frame_from_matrix,
+    key_from_labels,
+)
+from gpudesk.telemetry.fleet_http import (
+    DEFAULT_TIMEOUT_S,
+    Auth,
+    FleetBadResponse,
+    FleetError,
+    FleetNoData,
+    HttpClient,
+)
+from gpudesk.telemetry.model import Sample, SampleBatch
+
+# Prometheus refuses range answers above 11,000 points per series; a heat-map column per pixel needs far fewer.
+MAX_POINTS = 720
+NICE_STEPS_S = (15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400)
+# Range queries in flight at once (one per metric). The work is the server's: with Prometheus on its own machine
+# they overlap; on a small shared machine running both, 1 can be faster (see tests/benchmarks/test_fleet_figures.py).
+MAX_PARALLEL_QUERIES = 4
+DEFAULT_SCRAPE_INTERVAL_S = 15.0  # dcgm-exporter's -c default is 30000 ms; Prometheus' default scrape is 15 s
+
+# Units whose values are rates or levels (averaged over a step); the others (bit masks, codes, counters) are read
+# as the last value in each step.
+_AVERAGED_UNITS = frozenset({"%", "W", "C", "bytes", "bytes/s", "Hz"})
+
+DEFAULT_FLEET_METRICS = (
+    m.GPU_UTIL, df.GR_ENGINE_ACTIVE, df.SM_ACTIVE, df.TENSOR_ACTIVE, df.DRAM_ACTIVE, m.MEM_USED, m.MEM_FREE,
+    m.MEM_UTIL, m.POWER, m.POWER_LIMIT, m.GPU_TEMP, m.MEM_TEMP, m.SM_CLOCK, m.CLOCK_EVENTS, m.PCIE_RX, m.PCIE_TX, m.NVLINK_RX, m.NVLINK_TX, df.XID_LAST,
+)
+
+_NAME_RE = re.compile(r"[A-Za-z_:][A-Za-z0-9_:]{0,200}")
+
+
+def choose_step(window_s: float, scrape_interval_s: float = DEFAULT_SCRAPE_INTERVAL_S,
+                max_points: int = MAX_POINTS) -> float:
+    """The smallest "nice" step (s) giving at most ``max_points`` points over the window, and never finer than
+    the scrape interval (a week at 15 s would be 40,320 points per GPU)."""
+    need = max(float(scrape_interval_s), float(window_s) / max(1, max_points))
+    for step in NICE_STEPS_S:
+        if step >= need:
+            return float(step)
+    return float(math.ceil(need))
+
+
+class MetricNames:
+    """gpudesk metric -> the Prometheus metric names that carry it (DCGM exporter, then all-smi), with overrides
+    for deployments that renamed metrics (``{"gpu_util_pct": "my_gpu_util"}``; the unit factor stays)."""
+
+    def __init__(self, overrides: Mapping[str, str] | None = None) -> None:
+        self.by_metric: dict[str, list[df.FieldMap]] = {}
+        for fm in (*df.FIELDS, *df.ALL_SMI_FIELDS, *df.NVITOP_FIELDS):
+            self.by_metric.setdefault(fm.metric, []).append(fm)
+        for metric, name in (overrides or {}).items():
+            if not _NAME_RE.fullmatch(name):
+                raise FleetError(_("{name} is not a valid Prometheus metric name.").format(name=name),
+                                 field="metric_names")
+            base = self.by_metric.get(metric, [df.FieldMap(name, None, metric)])[0]
+            self.by_metric[metric] = [df.FieldMap(name, None, metric, base.scale)]
+        self.by_name: dict[str, df.FieldMap] = {fm.dcgm_name: fm for fms in self.by_metric.values() for fm in fms}
+        for metric in overrides or {}:  # a renamed metric wins over a default that uses the same name
+            fm = self.by_metric[metric][0]
+            self.by_name[fm.dcgm_name] = fm
+
+    def names(self, metrics: Iterable[str] | None = None) -> list[str]:
+        wanted = list(metrics) if metrics is not None else list(self.by_metric)
+        return [fm.dcgm_name for metric in wanted for fm in self.by_metric.get(metric, [])]
+
+
+def _value(raw: Any, scale: float) -> tuple[float | None, str | None]:
+    try:
+        v = float(raw)
+    except (TypeError, ValueError):
+        return None, "not a number"
+    why = df.blank_reason(v)
+    if why is not None or math.isinf(v):
+        return None, why or "infinite"
+    return v * scale, None
+
+
+class PrometheusSource:
+    """Reads DCGM exporter metrics of many nodes from one Prometheus server."""
+
+    def __init__(self, url: str, *, auth: Auth | None = None, timeout_s: float = DEFAULT_TIMEOUT_S,
+                 ca_file: str | None = None, selector: str = "", metric_names: Mapping[str, str] | None = None,
+                 scrape_interval_s: float = DEFAULT_SCRAPE_INTERVAL_S,
+                 parallel_queries: int = MAX_PARALLEL_QUERIES) -> None:
+        self.parallel_queries = max(1, int(parallel_queries))
+        self.http = HttpClient(url, auth=auth, timeout_s=timeout_s, ca_file=ca_file)
+        self.selector = selector.strip()
+        self.names = MetricNames(metric_names)
+        self.scrape_interval_s = scrape_interval_s
+        self.queries = 0  # HTTP API calls made, for tests and the status line
+        self._present: set[str] | None = None
+        self._count_lock = threading.Lock()
+
+    # --- the HTTP API ------------------------------------------------------------------------------------
+    def _api(self, path: str, params: dict[str, str] | list[tuple[str, str]] | None = None) -> Any:
+        with self._count_lock:
+            self.queries += 1
+        doc = self.http.get_json(path, params)
+        if not isinstance(doc, dict) or doc.get("status") != "success":
+            err = doc.get("error") if isinstance(doc, dict) else None
+            raise FleetBadResponse(_("{url} did not return a Prometheus API answer.").format(url=self.http.base_url),
+                                   field="url", detail=str(err or doc)[:300],
+                                   remedy=_("Check that the address is a Prometheus server (or compatible)."))
+        return doc.get("data")
+
+    def query(self, expr: str, at: float | None = None) -> list[dict[str, Any]]:
+        params = {"query": expr}
+        if at is not None:
+            params["time"] = f"{at:.3f}"
+        data = self._api("/api/v1/query", params)
+        return list(data.get("result") or []) if isinstance(data, dict) else []
+
+    def query_range(self, expr: str, start: float, end: float, step_s: float) -> list[dict[str, Any]]:
+        data = self._api("/api/v1/query_range", {"query": expr, "start": f"{start:.3f}", "end": f"{end:.3f}",
+                                                 "step": f"{step_s:g}"})
+        return list(data.get("result") or []) if isinstance(data, dict) else []
+
+    def series(self, match: Sequence[str], start: float | None = None, end: float | None = None
+               ) -> list[dict[str, str]]:
+        params: list[tuple[str, str]] = [("match[]", x) for x in match]
+        if start is not None:
+            params.append(("start", f"{start:.3f}"))
+        if end is not None:
+            params.append(("end", f"{end:.3f}"))
+        data = self._api("/api/v1/series", params)
+        return [dict(x) for x in data] if isinstance(data, list) else []
+
+    def labels(self) -> list[str]:
+        data = self._api("/api/v1/labels")
+        return [str(x) for x in data] if isinstance(data, list) else []
+
+    def metric_names_present(self) -> list[str]:
+        data = self._api("/api/v1/label/__name__/values")
+        return [str(x) for x in data] if isinstance(data, list) else []
+
+    # --- fleet reads ----------------------------------------------------------------------------------------
+    def _selector(self, name: str) -> str:
+        return f"{name}{{{self.selector}}}" if self.selector else name
+
+    def present_names(self, refresh: bool = False) -> set[str]:
+        """The metric names the server holds (read once, then cached; ``refresh`` reads them again)."""
+        if self._present is None or refresh:
+            self._present = set(self.metric_names_present())
+        return self._present
+
+    def resolve(self, fm: df.FieldMap) -> str | None:
+        """The name the server uses for this field: exact, or the same name in other letter case (some deployments
+        lower-case DCGM names); None when absent."""
+        present = self.present_names()
+        if fm.dcgm_name in present:
+            return fm.dcgm_name
+        lower = fm.dcgm_name.lower()
+        return next((p for p in present if p.lower() == lower), None)
+
+    def discover(self) -> list[str]:
+        """The gpudesk metrics this server holds; FleetNoData when it holds no DCGM (or all-smi) metric."""
+        present = self.present_names(refresh=True)
+        lowered = {p.lower() for p in present}
+        found = [metric for metric, fms in self.names.by_metric.items()
+                 if any(f.dcgm_name.lower() in lowered for f in fms)]
+        if not found:
+            raise FleetNoData(
+                _("{url} holds no DCGM exporter metrics.").format(url=self.http.base_url), field="url",
+                remedy=_("Check that Prometheus scrapes the DCGM exporter (port 9400) and that the metric names are "
+                         "not renamed; renamed metrics can be mapped in the fleet settings."))
+        return found
+
+    def snapshot(self, metrics: Iterable[str] | None = None, at: float | None = None) -> FleetSnapshot:
+        """Every GPU's latest values in one instant query."""
+        names = self.names.names(metrics if metrics is not None else DEFAULT_FLEET_METRICS)
+        expr = "{__name__=~\"(?i)" + "|".join(names) + "\"" + (f",{self.selector}" if self.selector else "") + "}"
+        t = time.time() if at is None else at
+        result = self.query(expr, at=t)
+        index = KeyIndex()
+        per_pos: dict[int, Sample] = {}
+        skipped = 0
+        for series in result:
+            labels = series.get("metric") or {}
+            name = labels.get("__name__", "")
+            fm = self.names.by_name.get(name) or self.names.by_name.get(name.upper())
+            key = key_from_labels(labels)
+            if fm is None or key is None:
+                skipped += 1
+                continue
+            pos = index.position(key)
+            ts, raw = (series.get("value") or [t, "NaN"])[:2]
+            sample = per_pos.setdefault(pos, Sample(float(ts), pos, key.uuid, {}))
+            val, why = _value(raw, fm.scale)
+            if val is None and sample.values.get(fm.metric) is not None:
+                continue
+            sample.values[fm.metric] = val
+            if why:
+                sample.reasons[fm.metric] = why
+        if result and not per_pos:
+            raise FleetNoData(_("The GPU metrics at {url} carry no gpu, UUID or index label.").format(
+                url=self.http.base_url), field="labels",
+                remedy=_("gpudesk maps the DCGM exporter's labels (gpu, UUID, Hostname, GPU_I_ID); check relabelling "
+                         "rules that drop them."))
+        batch = SampleBatch(t, [per_pos[p] for p in sorted(per_pos)], source="prometheus")
+        notes = [_("{n} series without GPU labels were skipped.").format(n=skipped)] if skipped else []
+        return FleetSnapshot(index.keys, batch, notes)
+
+    def range_expr(self, fm: df.FieldMap, step_s: float) -> str:
+        sel = self._selector(fm.dcgm_name)
+        if df.metric_unit(fm.metric) in _AVERAGED_UNITS:
+            # every sample of the step is averaged in; the range is never shorter than one scrape interval
+            rng = math.ceil(max(step_s, self.scrape_interval_s))
+            return f"avg_over_time({sel}[{rng}s])"
+        return f"last_over_time({sel}[{math.ceil(max(step_s, self.scrape_interval_s))}s])"
+
+    def window_means(self, window_s: float, *, end: float | None = None,
+                     metrics: Iterable[str] | None = None) -> FleetHistory:
+        """Each GPU's mean over the window, one instant query per metric (``avg_over_time(m[window])``): the heat
+        map's first picture, a few kilobytes instead of the whole range. One row per GPU at ``end``; ``step_s`` is
+        the window."""
+        end_t = time.time() if end is None else float(end)
+        index = KeyIndex()
+        values: dict[str, dict[int, float]] = {}
+        wanted = list(metrics) if metrics is not None else [m.GPU_UTIL]
+        rng = math.ceil(max(window_s, self.scrape_interval_s))
+        for metric in wanted:
+            for fm in self.names.by_metric.get(metric, []):
+                name = self.resolve(fm)
+                if name is None:
+                    continue
+                for series in self.query(f"avg_over_time({self._selector(name)}[{rng}s])", at=end_t):
+                    key = key_from_labels(series.get("metric") or {})
+                    if key is None:
+                        continue
+                    val, _why = _value((series.get("value") or [end_t, "NaN"])[1], fm.scale)
+                    if val is not None:
+                        values.setdefault(metric, {})[index.position(key)] = val
+        n_gpu = len(index.keys)
+        columns = {metric: np.array([[per.get(p, np.nan) for p in range(n_gpu)]]) for metric, per in values.items()}
+        reasons = {(p, metric): "not exported" for metric in wanted for p in range(n_gpu)
+                   if p not in values.get(metric, {})}
+        frame = frame_from_matrix(np.array([end_t]), columns, reasons)
+        return FleetHistory(index.keys, frame, float(window_s), [])
+
+    def history(self, window_s: float, *, end: float | None = None, metrics: Iterable[str] | None = None,
+                step_s: float | None = None) -> FleetHistory:
+        """The fleet over ``window_s`` seconds up to ``end`` (now): one range query per Prometheus metric name."""
+        end_t = time.time() if end is None else float(end)
+        step = float(step_s) if step_s else choose_step(window_s, self.scrape_interval_s)
+        # aligned steps (the same cells on every refresh); the last cell is the one holding "now"
+        end_t = math.ceil(end_t / step) * step
+        n_t = math.ceil(float(window_s) / step) + 1
+        start_t = end_t - (n_t - 1) * step
+        grid = start_t + step * np.arange(n_t, dtype=np.float64)
+        index = KeyIndex()
+        parts: dict[str, list[tuple[int, np.ndarray, np.ndarray]]] = {}
+        reasons: dict[tuple[int, str], str] = {}
+        wanted = list(metrics) if metrics is not None else list(DEFAULT_FLEET_METRICS)
+        jobs: list[tuple[str, df.FieldMap, str]] = []
+        for metric in wanted:
+            for fm in self.names.by_metric.get(metric, []):
+                name = self.resolve(fm)
+                if name is not None:
+                    expr = self.range_expr(df.FieldMap(name, fm.dmon_tag, fm.metric, fm.scale), step)
+                    jobs.append((metric, fm, expr))
+        # the range queries run side by side (Prometheus evaluates them in parallel); results are placed in
+        # query order, so positions do not depend on which answer came first
+        with ThreadPoolExecutor(max_workers=max(1, min(self.parallel_queries, len(jobs)))) as pool:
+            answers = list(pool.map(lambda job: self.query_range(job[2], start_t, end_t, step), jobs))
+        for (metric, fm, _expr), result in zip(jobs, answers):
+            for series in result:
+                key = key_from_labels(series.get("metric") or {})
+                values = series.get("values") or []
+                if key is None or not values:
+                    continue
+                pos = index.position(key)
+                arr = np.array(values, dtype=np.float64)  # [[t, "value"], ...]; numpy parses the strings
+                idx = np.rint((arr[:, 0] - start_t) / step).astype(np.int64)
+                vals = arr[:, 1] * fm.scale
+                blank = np.isin(arr[:, 1], list(df.SENTINELS)) | (arr[:, 1] >= 2.0**63 - 16)
+                if blank.any():
+                    vals[blank] = np.nan
+                    reasons.setdefault((pos, metric), "DCGM blank")
+                keep = (idx >= 0) & (idx < n_t)
+                parts.setdefault(metric, []).append((pos, idx[keep], vals[keep]))
+        n_gpu = len(index.keys)
+        columns: dict[str, np.ndarray] = {}
+        for metric, chunks in parts.items():
+            mat = np.full((n_t, n_gpu), np.nan)
+            for pos, idx, vals in chunks:
+                mat[idx, pos] = vals
+            columns[metric] = mat
+        for metric in wanted:
+            if metric not in columns and self.names.by_metric.get(metric):
+                for pos in range(n_gpu):
+                    reasons.setdefault((pos, metric), "not exported")
+        if n_gpu == 0:
+            return FleetHistory([], frame_from_matrix(grid[:0], {}), step)
+        frame = frame_from_matrix(grid, columns, reasons)
+        return FleetHistory(index.keys, frame, step, [])
+

@@ -1,0 +1,72 @@
+"""``gpudesk monitor fleet --dcgmi``: a real dcgmi dmon output (URL in the fixture) imported from the CLI.
+The --prometheus and --scrape paths are tested against a real Prometheus in tests/telemetry/test_prometheus_source.py."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+from gpudesk.cli import main
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fleet"
+
+
+def test_dcgmi_file_json(capsys):
+    assert main(["monitor", "fleet", "--dcgmi", str(FIXTURES / "dcgmi_dmon_8gpu_na_issue244.txt"), "--host", "n1",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [g["gpu_index"] for g in doc["gpus"]] == list(range(8))
+    assert doc["gpus"][0]["gr_engine_active_pct_mean"] == 88.8
+    assert doc["gpus"][2]["gr_engine_active_pct_mean"] is None
+
+
+def test_dcgmi_stdin_with_mig(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO((FIXTURES / "dcgmi_dmon_mig_issue152.txt").read_text()))
+    assert main(["monitor", "fleet", "--dcgmi", "-", "--host", "h100"]) == 0
+    out = capsys.readouterr().out
+    assert "h100 GPU ? | MIG 21 (?) | no UUID | util 129.4 %" in out
+    assert "ratio above 1.0" in out
+
+
+def test_missing_file_and_not_dcgmi_text(capsys, tmp_path):
+    assert main(["monitor", "fleet", "--dcgmi", str(tmp_path / "nope.log")]) == 2
+    bad = tmp_path / "bad.log"
+    bad.write_text("hello\n")
+    assert main(["monitor", "fleet", "--dcgmi", str(bad)]) == 1
+    assert "No dcgmi dmon rows" in capsys.readouterr().err
+
+
+def test_record_a_dcgmi_window_as_a_recording(capsys):
+    from gpudesk.store import open_store
+    from gpudesk.telemetry.recorder import load_frame, session_devices
+
+    assert main(["monitor", "fleet", "--dcgmi", str(FIXTURES / "dcgmi_dmon_mig_issue152.txt"), "--host", "h100",
+                 "--record", "mig burn-in", "--json"]) == 0
+    sid = json.loads(capsys.readouterr().out)["recording_id"]
+    db = open_store()
+    try:
+        frame = load_frame(db, sid)
+        names = [d.name for d in session_devices(db, sid)]
+    finally:
+        db.close()
+    assert names == ["h100 GPU ? / MIG 21", "h100 GPU ? / MIG 22"]
+    assert frame.series(0, "sm_active_pct")[1].tolist() == [129.4]
+
+
+def test_live_dcgmi_command(capsys, tmp_path):
+    # A real process printing the issue 244 output one row at a time, as "ssh node dcgmi dmon" would.
+    script = tmp_path / "fake_remote.py"
+    script.write_text(
+        "import sys, time\n"
+        f"for line in open({str(FIXTURES / 'dcgmi_dmon_8gpu_na_issue244.txt')!r}):\n"
+        "    print(line, end='', flush=True)\n"
+        "    time.sleep(0.01)\n")
+    assert main(["monitor", "fleet", "--dcgmi-command", f"{sys.executable} {script}", "--host", "n9",
+                 "--window", "20s", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [g["gpu_index"] for g in doc["gpus"]] == list(range(8)) and doc["gpus"][0]["host"] == "n9"
+    assert doc["gpus"][1]["sm_active_pct_mean"] == 77.7
+    assert main(["monitor", "fleet", "--dcgmi-command", "no-such-program-xyz", "--window", "2s"]) == 1
+    assert "Could not start" in capsys.readouterr().err
