@@ -7,8 +7,6 @@ full recompute costs 8 instead of 6 FLOPs per parameter per token).
 
 from __future__ import annotations
 
-import math
-
 from gpudesk.planner.candidates import (
     PlanContext,
     bridge_pair_gbps,
@@ -17,7 +15,7 @@ from gpudesk.planner.candidates import (
     intra_link,
 )
 from gpudesk.planner.results import Candidate, Rejected
-from gpudesk.planner.workload import memory_workload
+from gpudesk.planner.workload import accumulation_steps, memory_workload
 from gpudesk.sizing import time as tm
 from gpudesk.sizing.capacity import fit, reported_total_bytes
 from gpudesk.sizing.memory import estimate_memory
@@ -59,13 +57,18 @@ def micro_batches(requested: int) -> list[int]:
     return sizes
 
 
-def _memory(ctx: PlanContext, count: int, sharding: str, recompute: str, micro_batch: int):
-    """(estimate, total bytes) for this count, setting and micro-batch, computed once per plan."""
-    key = ("train", count, sharding, recompute, micro_batch)
+def _memory(ctx: PlanContext, count: int, sharding: str, recompute: str, micro_batch: int, accumulation: int):
+    """(estimate, total bytes) for this count, setting, micro-batch and accumulation steps, computed once per plan.
+
+    With more than one accumulation step the earlier micro-batches' gradients are alive during the later ones'
+    forward and backward, and the sizing layer counts them (:func:`gpudesk.sizing.memory_train.train_memory`).
+    """
+    key = ("train", count, sharding, recompute, micro_batch, accumulation)
     hit = ctx.memory_cache.get(key)
     if hit is None:
         est = estimate_memory(ctx.spec, memory_workload(ctx.req, gpus=count, sharding=sharding, recompute=recompute,
-                                                        micro_batch_size=micro_batch))
+                                                        micro_batch_size=micro_batch,
+                                                        gradient_accumulation_steps=accumulation))
         hit = ctx.memory_cache[key] = (est, est.total_bytes)
     return hit
 
@@ -125,7 +128,7 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
     global_batch = m.global_batch_size or m.micro_batch_size * dp
 
     def accumulation_for(micro_batch: int) -> int:
-        return max(1, math.ceil(global_batch / (micro_batch * dp)))
+        return accumulation_steps(req, micro_batch, dp)
 
     def steps_for(micro_batch: int) -> float:
         return max(1.0, samples / (accumulation_for(micro_batch) * micro_batch * dp))
@@ -148,7 +151,7 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
     fitting, fallback, smallest = [], None, None
     for micro_batch in micro_batches(min(m.micro_batch_size, global_batch // dp or 1)):
         for sharding, recompute in _options(ctx, count):
-            est, total = _memory(ctx, count, sharding, recompute, micro_batch)
+            est, total = _memory(ctx, count, sharding, recompute, micro_batch, accumulation_for(micro_batch))
             if smallest is None or total < smallest:
                 smallest = total
             if total > usable:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.requirement import ModelMemory, Requirement
 from gpudesk.sizing.errors import ConfigFileError, ShapeError
@@ -62,23 +64,45 @@ def resolve_model(model: ModelMemory, catalog=None) -> ModelSpec:
     raise PlanInputError("model.model", "give a catalog model, a parameter count or a config.json path.")
 
 
+def accumulation_steps(req: Requirement, micro_batch_size: int, data_parallel: int) -> int:
+    """Gradient-accumulation steps that keep the requirement's global batch at ``micro_batch_size`` per GPU over
+    ``data_parallel`` replicas: ``ceil(global / (micro-batch x replicas))``; the global batch is
+    ``model.global_batch_size`` or, when not given, the requested micro-batch on every replica (Megatron-LM /
+    DeepSpeed ``gradient_accumulation_steps``, https://www.deepspeed.ai/docs/config-json/#batch-size-related-parameters).
+    """
+    m = req.model
+    dp = max(1, data_parallel)
+    global_batch = m.global_batch_size or m.micro_batch_size * dp
+    return max(1, math.ceil(global_batch / (max(1, micro_batch_size) * dp)))
+
+
 def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = None, recompute: str | None = None,
                     tensor_parallel: int | None = None, concurrent_sequences: int = 1,
-                    micro_batch_size: int | None = None) -> MemoryWorkload:
+                    micro_batch_size: int | None = None, gradient_accumulation_steps: int | None = None) -> MemoryWorkload:
     """The sizing MemoryWorkload for ``req`` on ``gpus`` GPUs; ``auto`` choices become ddp / no recompute
-    unless given here; ``micro_batch_size`` replaces the requirement's (the planner's gradient-accumulation search)."""
+    unless given here; ``micro_batch_size`` replaces the requirement's (the planner's gradient-accumulation search).
+
+    The gradients of earlier micro-batches stay alive while later ones run forward whenever more than one
+    accumulation step is needed, so the sizing layer must know it for the micro-batch actually used:
+    ``gradient_accumulation_steps`` when the caller planned them, else :func:`accumulation_steps` over the
+    ``gpus / (tensor_parallel x context_parallel)`` data-parallel replicas.
+    """
     m, w = req.model, req.workload
+    mb = micro_batch_size or m.micro_batch_size
+    tp = tensor_parallel or m.tensor_parallel
+    steps = gradient_accumulation_steps or accumulation_steps(
+        req, mb, max(1, gpus) // max(1, tp * max(1, m.context_parallel)))
     shard = sharding or (m.sharding if m.sharding != "auto" else "ddp")
     rec = recompute or (m.recompute if m.recompute != "auto" else "none")
     return MemoryWorkload(
         mode=m.mode, precision=m.precision, optimizer=m.optimizer, seq_len_tokens=m.seq_len_tokens,
-        micro_batch_size=micro_batch_size or m.micro_batch_size, gpus=gpus, sharding=shard, offload=m.offload, recompute=rec,
-        flash_attention=m.flash_attention, tensor_parallel=tensor_parallel or m.tensor_parallel,
+        micro_batch_size=mb, gpus=gpus, sharding=shard, offload=m.offload, recompute=rec,
+        flash_attention=m.flash_attention, tensor_parallel=tp,
         lora_rank=m.lora_rank, lora_targets=tuple(m.lora_targets), weight_format=m.weight_format,
         kv_precision=m.kv_precision, context_tokens=w.prompt_tokens + w.output_tokens,
         concurrent_sequences=concurrent_sequences, activation_bytes_per_sample=m.activation_bytes_per_sample,
         overheads=Overheads(), loss=m.loss, optimizer_in_backward=m.optimizer_in_backward,
         activation_offload=m.activation_offload, compiled=m.compiled, sequence_parallel=m.sequence_parallel,
         context_parallel=m.context_parallel,
-        gradient_accumulation=bool(m.global_batch_size and m.global_batch_size > m.micro_batch_size * max(1, gpus)),
+        gradient_accumulation=steps > 1,
     )

@@ -10,15 +10,22 @@ Cases, described before computing the answer:
 - The source article's 13B full fine-tune: 16 x H100 over two servers costs twice the 8 x H100 and takes 2.3x
   longer; it used to rank second. With the A100 80GB's sourced street price the article's own choice,
   8 x A100 80GB SXM4, is #1.
+- The same article case on 8 x A100 40GB SXM4: micro-batch 4 x 2 accumulation steps under ZeRO-3 and per-op selective
+  recompute was sized as if there were no accumulation (31.3 of 31.5 GiB safe line, "fits, 6.5 days") and ranked
+  first whenever the A100 80GB had no price. Accumulation keeps the first micro-batch's fp32 gradient partition
+  (13.0 B x 4 B / 8 = 6.1 GiB) alive through the second one, so the option is over the safe line; only full
+  recompute fits, and that takes 8 instead of 6 FLOPs per parameter per token: 8.6 days, past the 7-day deadline.
 """
 
 import pytest
 
 from gpudesk.catalog import open_catalog
 from gpudesk.paths import examples_dir
-from gpudesk.planner import load_profile, plan
+from gpudesk.planner import load_profile, plan, resolve_model
 from gpudesk.planner.rank import rank_key
 from gpudesk.planner.train_eval import micro_batches
+from gpudesk.planner.workload import accumulation_steps, memory_workload
+from gpudesk.sizing.memory import estimate_memory
 
 LORA_14B = """version = 1
 name = "LoRA Qwen2.5-14B on one workstation, budget 60k"
@@ -190,3 +197,37 @@ def test_the_gpu_count_limit_is_named_when_it_binds(tmp_path, catalog):
     # ... and that change is enough: with the limit raised to it there is an answer.
     again = _plan(tmp_path, text.replace("max_gpus = 4", f"max_gpus = {needed}"), catalog)
     assert again.candidates and again.top.count <= needed
+
+
+def test_accumulation_steps_follow_the_micro_batch_used():
+    req = load_profile(examples_dir() / "article-13b-finetune.toml")  # micro-batch 8, no global batch given
+    assert accumulation_steps(req, 8, 8) == 1
+    assert accumulation_steps(req, 4, 8) == 2 and accumulation_steps(req, 1, 8) == 8
+    assert memory_workload(req, gpus=8, micro_batch_size=4).gradient_accumulation
+    assert not memory_workload(req, gpus=8).gradient_accumulation
+    # Tensor parallel GPUs hold the same samples: 8 GPUs at TP 2 are 4 replicas of micro-batch 8 = global batch 32.
+    req.model.global_batch_size = 32
+    assert not memory_workload(req, gpus=8, tensor_parallel=2).gradient_accumulation
+    assert memory_workload(req, gpus=8, tensor_parallel=1).gradient_accumulation is False  # 8 x 8 >= 32
+    assert memory_workload(req, gpus=2, tensor_parallel=2).gradient_accumulation  # one replica: 4 steps of 8
+
+
+def test_planner_sizes_accumulated_gradients_at_the_smaller_micro_batch(catalog):
+    req = load_profile(examples_dir() / "article-13b-finetune.toml")
+    result = plan(req, catalog)
+    accumulating = [c for c in result.candidates if (c.gradient_accumulation or 1) > 1 and c.sharding in ("zero2", "zero3")]
+    assert accumulating
+    for c in accumulating:
+        # The whole sharded gradient partition is held, not one layer's: 13.0 B params x 4 B (adam-18) / N GPUs.
+        assert c.memory.breakdown["gradients"] == pytest.approx(13_015_864_320 * 4 / c.count, rel=0.01)
+        assert any("gradients accumulate across micro-batches" in a for a, _ in c.memory.assumptions)
+    eight = next(c for c in result.candidates if c.gpu_id == "a100-40-sxm4" and c.count == 8)
+    # Only full recompute at micro-batch 8 (no accumulation; the gradients peak at the end of backward) stays under
+    # the 31.5 GiB safe line, and it misses the 7-day deadline.
+    assert eight.fits and (eight.recompute, eight.micro_batch_size, eight.gradient_accumulation) == ("full", 8, 1)
+    assert not eight.meets_deadline and eight.time_to_result_s > 8 * 86400
+    # The option it used to pick: micro-batch 4 x 2 steps, ZeRO-3, selective recompute, now over the safe line.
+    spec = resolve_model(req.model, catalog)
+    before = estimate_memory(spec, memory_workload(req, gpus=8, sharding="zero3", recompute="selective", micro_batch_size=4))
+    assert before.breakdown["gradients"] == pytest.approx(13_015_864_320 * 4 / 8, rel=0.01)
+    assert before.total_bytes > eight.safe_line_bytes
