@@ -12,6 +12,8 @@ unless ``QT_QPA_PLATFORM`` is set, so it works over SSH and in CI; it is the onl
 
 from __future__ import annotations
 
+from gpudesk.errors import GpudeskError
+
 import os
 import shutil
 import sys
@@ -27,7 +29,7 @@ from gpudesk import __version__, paths
 WINDOW_PAINT_TIMEOUT_S = 20.0
 
 
-class SelfTestError(Exception):
+class SelfTestError(GpudeskError):
     """A self-test check saw something wrong; the message says what and where."""
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from gpudesk.errors import GpudeskError
+
 from typing import Any
 
 
-class CatalogError(Exception):
+class CatalogError(GpudeskError):
     """The bundled catalog is missing, unreadable or from another schema version, or a query failed."""
 
 

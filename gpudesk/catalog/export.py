@@ -6,6 +6,8 @@ Numbers are written as numbers (a negative number is data, not a formula, so it 
 
 from __future__ import annotations
 
+from gpudesk.errors import GpudeskError
+
 import csv
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -13,7 +15,7 @@ from pathlib import Path
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-class ExportError(Exception):
+class ExportError(GpudeskError):
     """The file could not be written; the message names the file and the reason."""
 
 

@@ -7,6 +7,8 @@ a non-zero status. JSON output keys carry their units in their names.
 
 from __future__ import annotations
 
+from gpudesk.errors import GpudeskError
+
 import argparse
 import importlib
 import sys
@@ -18,7 +20,7 @@ from gpudesk import __version__
 COMMAND_MODULES: list[str] = ["catalog", "monitor", "plan", "oom"]
 
 
-class CliError(Exception):
+class CliError(GpudeskError):
     """A user-facing error: printed to stderr, exit status 2 unless ``status`` says otherwise."""
 
     def __init__(self, message: str, status: int = 2):

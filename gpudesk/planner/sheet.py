@@ -13,6 +13,8 @@ Qt-free. Values stay in bytes, seconds and US dollars; None means "not known" an
 
 from __future__ import annotations
 
+from gpudesk.errors import GpudeskError
+
 import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +26,7 @@ SHEET_VERSION = 1
 GIB = 1024**3
 
 
-class SheetError(Exception):
+class SheetError(GpudeskError):
     """A configuration sheet cannot be built or written (empty plan, bad candidate index, unwritable file)."""
 
 

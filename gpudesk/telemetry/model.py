@@ -17,6 +17,8 @@ JSON and CSV keys built from them carry units too. The names follow NVML / ``nvi
 
 from __future__ import annotations
 
+from gpudesk.errors import GpudeskError
+
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -162,7 +164,7 @@ THERMAL_THROTTLE_BITS = 0x20 | 0x40  # SwThermalSlowdown, HwThermalSlowdown
 HW_SLOWDOWN_BIT = 0x8
 
 
-class TelemetryError(Exception):
+class TelemetryError(GpudeskError):
     """Base class of the telemetry layer's errors; messages say what went wrong and what to do."""
 
 

@@ -6,6 +6,8 @@ binding-specific template modules fails only when those menus are created (pyqtg
 
 from __future__ import annotations
 
+from gpudesk.errors import GpudeskError
+
 import tempfile
 import time
 from pathlib import Path
@@ -16,7 +18,7 @@ from PySide6.QtWidgets import QApplication
 from gpudesk.ui.first_paint import FirstPaintWatcher
 
 
-class WindowCheckError(Exception):
+class WindowCheckError(GpudeskError):
     """The main window did not open, paint or start cleanly."""
 
 

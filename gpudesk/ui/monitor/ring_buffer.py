@@ -17,6 +17,8 @@ stays visible however far out the view is zoomed, and no sample is dropped from 
 
 from __future__ import annotations
 
+from gpudesk.errors import GpudeskError
+
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -34,7 +36,7 @@ DEFAULT_BUDGET_BYTES = 160_000_000
 SECONDS_72H = 72 * 3600
 
 
-class HistoryError(ValueError):
+class HistoryError(GpudeskError, ValueError):
     """Bad input for the history buffer (unknown GPU index, wrong array shape)."""
 
 
