@@ -9,6 +9,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from gpudesk import APP_NAME, __version__, paths
+from gpudesk.ui.error_report import install_excepthook
 
 
 def install_translators(app: QApplication) -> list[QTranslator]:
@@ -40,6 +41,7 @@ def run_app(argv: list[str] | None = None) -> int:
     from gpudesk.ui.main_window import MainWindow
 
     window = MainWindow()
+    install_excepthook(window.message_bar.show_message)
     window.show()
     from gpudesk.ui.first_paint import exit_after_first_paint_requested, quit_after_first_paint
 

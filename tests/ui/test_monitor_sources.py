@@ -250,3 +250,21 @@ def test_replay_a_recording_at_speed(qtbot):
     assert tab.window_combo.currentData() is None  # the whole run is shown
     assert sid == tab.recordings.sessions[0].id
     store.close()
+
+
+def test_recording_into_an_unwritable_data_folder_shows_a_message(qtbot, tmp_path, monkeypatch):
+    # Issue 9: Recorder() raised StoreUnwritableError in the worker, the slot died silently and the Record
+    # button stayed disabled with no message. A data folder below a regular file cannot be created, even as root.
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the data folder's parent should be")
+    monkeypatch.setenv("GPUDESK_DATA_DIR", str(blocker / "data"))
+    messages = []
+    fake = make_fake_pynvml([FakeDevice(0, util_gpu=40)])
+    tab = make_tab(qtbot, messages, nvml=fake, autostart=True)
+    qtbot.waitUntil(lambda: tab.buffer is not None and tab.record_button.isEnabled(), timeout=20000)
+    tab.record_button.click()
+    qtbot.waitUntil(lambda: any(level == "error" for level, _ in messages), timeout=20000)
+    text = next(t for level, t in messages if level == "error")
+    assert "data folder" in text and "GPUDESK_DATA_DIR" in text
+    qtbot.waitUntil(lambda: tab.record_button.isEnabled(), timeout=5000)
+    assert not tab.record_button.isChecked() and tab.recording_id is None
