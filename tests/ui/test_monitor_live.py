@@ -28,7 +28,7 @@ def make_tab(qtbot, nvml, messages, **kw):
 
 
 def wait_ticks(qtbot, tab, n):
-    qtbot.waitUntil(lambda: tab.buffer is not None and tab.buffer.count >= n, timeout=20000)
+    qtbot.waitUntil(lambda: tab.ctl.buffer is not None and tab.ctl.buffer.count >= n, timeout=20000)
 
 
 def column(key):
@@ -46,8 +46,8 @@ def test_live_plots_eight_gpus(qtbot, messages):
     assert procs.data(procs.index(0, 0)) == "2" and procs.data(procs.index(0, 1)) == "4321"
     assert procs.data(procs.index(0, 5)) == "12.00"
     assert tab.stack.currentIndex() == PAGE_VIEW
-    assert tab.buffer.n_gpus == 8
-    util = tab.buffer.series(m.GPU_UTIL)
+    assert tab.ctl.buffer.n_gpus == 8
+    util = tab.ctl.buffer.series(m.GPU_UTIL)
     assert list(util[-1]) == [10.0 * i for i in range(8)]
     tab._refresh_view()
     tab.plots.refresh()
@@ -70,9 +70,9 @@ def test_gpu_lost_mid_run_keeps_the_others(qtbot, messages):
     tab = make_tab(qtbot, fake, messages)
     wait_ticks(qtbot, tab, 1)
     fake.devices[1].lose()
-    start = tab.buffer.count
+    start = tab.ctl.buffer.count
     wait_ticks(qtbot, tab, start + 2)
-    util = tab.buffer.series(m.GPU_UTIL)
+    util = tab.ctl.buffer.series(m.GPU_UTIL)
     assert math.isnan(util[-1, 1])
     assert util[-1, 0] == 75.0 and util[-1, 2] == 75.0
     tab._refresh_view()
@@ -101,9 +101,9 @@ def test_unreadable_values_show_na_with_reason_never_zero(qtbot, messages):
     assert "NotSupported" in model.data(power, role=3) or "not supported" in model.data(power, role=3).lower()
     assert "permission" in model.data(util, role=3).lower()
     assert model.data(model.index(1, column(m.POWER))) == "250"
-    assert math.isnan(tab.buffer.series(m.POWER)[-1, 0])
-    tab.plots.set_crosshair(tab.buffer.times[-1])
-    tab._show_readout(float(tab.buffer.times[-1]))
+    assert math.isnan(tab.ctl.buffer.series(m.POWER)[-1, 0])
+    tab.plots.set_crosshair(tab.ctl.buffer.times[-1])
+    tab._show_readout(float(tab.ctl.buffer.times[-1]))
     text = tab.readout.toPlainText()
     assert "Power draw: N/A" in text
     tab.shutdown()
@@ -119,11 +119,11 @@ def test_nvml_missing_shows_no_gpu_panel(qtbot, messages, error, words):
     tab = make_tab(qtbot, fake, messages)
     qtbot.waitUntil(lambda: tab.stack.currentIndex() == PAGE_NO_GPU, timeout=20000)
     assert words.lower() in tab.no_gpu.title.text().lower()
-    assert tab.no_gpu.message.text() == tab.nvml_status.message
+    assert tab.no_gpu.message.text() == tab.ctl.nvml_status.message
     assert f"NVMLError_{error}" in tab.no_gpu.detail.text()
     assert tab.no_gpu.import_button.isEnabled() and tab.no_gpu.open_button.isEnabled()
     assert tab.no_gpu.demo_button.isEnabled() and "DeepSpeech" in tab.no_gpu.demo_note.text()
-    assert tab.worker is None
+    assert tab.ctl.worker is None
     tab.no_gpu.open_button.click()  # "open a recording" leads to the recordings list
     assert tab.stack.currentIndex() == PAGE_VIEW and tab.subtabs.currentWidget() is tab.recordings
     tab.shutdown()

@@ -64,12 +64,12 @@ def test_dmon_import_with_assumed_link(qtbot, tmp_path):
     path = long_log(tmp_path, 600)
     choice = ImportChoice("file", str(path), None, FakeGpu(), 4, 16, 1.0)
     actions.import_dmon(tab, choice)
-    qtbot.waitUntil(lambda: tab.loaded is not None, timeout=20000)
+    qtbot.waitUntil(lambda: tab.ctl.loaded is not None, timeout=20000)
     assert tab.stack.currentIndex() == PAGE_VIEW
-    assert tab.buffer.n_gpus == 4 and tab.buffer.count == 600
-    util = tab.buffer.series(m.GPU_UTIL)
+    assert tab.ctl.buffer.n_gpus == 4 and tab.ctl.buffer.count == 600
+    util = tab.ctl.buffer.series(m.GPU_UTIL)
     assert util[1, 0] == 7.0 and util[0, 1] == 18.0
-    rx = tab.buffer.series(m.PCIE_RX)
+    rx = tab.ctl.buffer.series(m.PCIE_RX)
     assert rx[0, 3] == pytest.approx(62e6)
     assert math.isnan(rx[-1, 3])  # '-' stays N/A, never 0
     # The PCIe share uses the assumed Gen4 x16 link and says it is assumed.
@@ -102,8 +102,8 @@ def test_dmon_import_with_assumed_link(qtbot, tmp_path):
     # and store the import as a recording
     from gpudesk.store import open_store, recordings
 
-    assert tab.save_button.isVisible()
-    tab.save_button.click()
+    assert tab.toolbar.save_button.isVisible()
+    tab.toolbar.save_button.click()
     qtbot.waitUntil(lambda: any("Saved as recording" in t for _, t in messages), timeout=20000)
     db = open_store()
     session = recordings.list_sessions(db)[0]
@@ -120,7 +120,7 @@ def test_dmon_unsupported_log_is_reported(qtbot):
     qtbot.waitUntil(lambda: any(level == "error" for level, _ in messages), timeout=20000)
     text = [t for level, t in messages if level == "error"][0]
     assert "Not supported on the device" in text
-    assert tab.loaded is None
+    assert tab.ctl.loaded is None
 
 
 def test_import_dialog_model_picker_fills_the_link(qtbot):
@@ -144,12 +144,12 @@ def test_demo_opens_whole(qtbot):
     """The demo (one real sampling round) opens like an imported log; replaying it in time showed nothing more."""
     messages = []
     tab = make_tab(qtbot, messages)
-    assert tab.demo_button.isEnabled()
-    assert "DeepSpeech" in tab.demo_button.toolTip()
+    assert tab.toolbar.demo_button.isEnabled()
+    assert "DeepSpeech" in tab.toolbar.demo_button.toolTip()
     actions.play_demo(tab)
-    qtbot.waitUntil(lambda: tab.loaded is not None, timeout=20000)
-    assert tab.source_kind == "demo"
-    util = tab.buffer.series(m.GPU_UTIL)
+    qtbot.waitUntil(lambda: tab.ctl.loaded is not None, timeout=20000)
+    assert tab.ctl.source_kind == "demo"
+    util = tab.ctl.buffer.series(m.GPU_UTIL)
     assert list(util[0]) == [25.0, 18.0, 24.0, 18.0]  # the real capture's sm% column
 
 
@@ -161,15 +161,15 @@ def test_recording_start_stop_and_recordings_view(qtbot, tmp_path):
     store = open_store()
     fake = make_fake_pynvml([FakeDevice(i, util_gpu=50 + i) for i in range(2)])
     tab = make_tab(qtbot, messages, nvml=fake, store=store, autostart=True)
-    qtbot.waitUntil(lambda: tab.buffer is not None and tab.record_button.isEnabled(), timeout=20000)
-    tab.notes_edit.setText("batch 64, 8 workers")
-    tab.record_button.click()
-    qtbot.waitUntil(lambda: tab.recording_id is not None, timeout=20000)
-    sid = tab.recording_id
-    start = tab.buffer.count
-    qtbot.waitUntil(lambda: tab.buffer.count >= start + 2, timeout=20000)
-    tab.record_button.click()
-    qtbot.waitUntil(lambda: tab.recording_id is None, timeout=20000)
+    qtbot.waitUntil(lambda: tab.ctl.buffer is not None and tab.toolbar.record_button.isEnabled(), timeout=20000)
+    tab.toolbar.notes_edit.setText("batch 64, 8 workers")
+    tab.toolbar.record_button.click()
+    qtbot.waitUntil(lambda: tab.ctl.recording_id is not None, timeout=20000)
+    sid = tab.ctl.recording_id
+    start = tab.ctl.buffer.count
+    qtbot.waitUntil(lambda: tab.ctl.buffer.count >= start + 2, timeout=20000)
+    tab.toolbar.record_button.click()
+    qtbot.waitUntil(lambda: tab.ctl.recording_id is None, timeout=20000)
     assert any(f"#{sid} saved" in t for _, t in messages)
     session = recordings.get_session(store, sid)
     assert session.notes == "batch 64, 8 workers" and session.gpu_count == 2 and session.ended_at
@@ -193,8 +193,8 @@ def test_recording_start_stop_and_recordings_view(qtbot, tmp_path):
     view.pending_png = (sid, str(png))
     view.table.selectRow(0)
     view.buttons["open"].click()
-    qtbot.waitUntil(lambda: tab.loaded is not None and tab.loaded.session_id == sid, timeout=20000)
-    assert tab.buffer.n_gpus == 2 and tab.buffer.count >= 2
+    qtbot.waitUntil(lambda: tab.ctl.loaded is not None and tab.ctl.loaded.session_id == sid, timeout=20000)
+    assert tab.ctl.buffer.n_gpus == 2 and tab.ctl.buffer.count >= 2
     assert png.exists() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     view.delete(sid)
     qtbot.waitUntil(lambda: view.table.rowCount() == 0, timeout=20000)
@@ -216,11 +216,11 @@ def test_live_dmon_stream_from_a_command(qtbot, tmp_path):
               "    sys.stdout.write(line); sys.stdout.flush(); time.sleep(0.01)\n")
     command = f"{shlex.quote(sys.executable)} -c {shlex.quote(script)}"
     actions.import_dmon(tab, ImportChoice("stream", None, command, FakeGpu(), 4, 16, 1.0))
-    qtbot.waitUntil(lambda: tab.buffer is not None and tab.buffer.n_gpus == 4 and tab.buffer.count >= 2,
+    qtbot.waitUntil(lambda: tab.ctl.buffer is not None and tab.ctl.buffer.n_gpus == 4 and tab.ctl.buffer.count >= 2,
                     timeout=20000)
-    assert tab.source_kind == "dmon-stream"
-    assert tab.buffer.series(m.GPU_UTIL)[0, 3] == 18.0
-    assert all(d.pcie_link_source == "catalog:a100-80-pcie" for d in tab.devices)
+    assert tab.ctl.source_kind == "dmon-stream"
+    assert tab.ctl.buffer.series(m.GPU_UTIL)[0, 3] == 18.0
+    assert all(d.pcie_link_source == "catalog:a100-80-pcie" for d in tab.ctl.devices)
     assert "assumed" in tab.plots.plots[m.PCIE_RX].titleLabel.text
     qtbot.waitUntil(lambda: any("ended" in t for _, t in messages), timeout=20000)
 
@@ -244,10 +244,10 @@ def test_replay_a_recording_at_speed(qtbot):
     tab.recordings.speed.setCurrentIndex(3)
     assert tab.recordings.speed.currentData() == 600.0
     tab.recordings.buttons["replay"].click()
-    qtbot.waitUntil(lambda: tab.source_kind == "replay" and tab.buffer is not None and tab.buffer.count >= 1,
+    qtbot.waitUntil(lambda: tab.ctl.source_kind == "replay" and tab.ctl.buffer is not None and tab.ctl.buffer.count >= 1,
                     timeout=20000)
-    assert list(tab.buffer.series(m.GPU_UTIL)[0]) == [25.0, 18.0, 24.0, 18.0]
-    assert tab.window_combo.currentData() is None  # the whole run is shown
+    assert list(tab.ctl.buffer.series(m.GPU_UTIL)[0]) == [25.0, 18.0, 24.0, 18.0]
+    assert tab.toolbar.window_combo.currentData() is None  # the whole run is shown
     assert sid == tab.recordings.sessions[0].id
     store.close()
 
@@ -261,10 +261,10 @@ def test_recording_into_an_unwritable_data_folder_shows_a_message(qtbot, tmp_pat
     messages = []
     fake = make_fake_pynvml([FakeDevice(0, util_gpu=40)])
     tab = make_tab(qtbot, messages, nvml=fake, autostart=True)
-    qtbot.waitUntil(lambda: tab.buffer is not None and tab.record_button.isEnabled(), timeout=20000)
-    tab.record_button.click()
+    qtbot.waitUntil(lambda: tab.ctl.buffer is not None and tab.toolbar.record_button.isEnabled(), timeout=20000)
+    tab.toolbar.record_button.click()
     qtbot.waitUntil(lambda: any(level == "error" for level, _ in messages), timeout=20000)
     text = next(t for level, t in messages if level == "error")
     assert "data folder" in text and "GPUDESK_DATA_DIR" in text
-    qtbot.waitUntil(lambda: tab.record_button.isEnabled(), timeout=5000)
-    assert not tab.record_button.isChecked() and tab.recording_id is None
+    qtbot.waitUntil(lambda: tab.toolbar.record_button.isEnabled(), timeout=5000)
+    assert not tab.toolbar.record_button.isChecked() and tab.ctl.recording_id is None

@@ -45,7 +45,7 @@ def wait_analysis(qtbot, tab):
 
 def import_file(qtbot, tab, path, gpu=None):
     actions.import_dmon(tab, ImportChoice("file", str(path), None, gpu, None, None, 1.0))
-    qtbot.waitUntil(lambda: tab.loaded is not None, timeout=20000)
+    qtbot.waitUntil(lambda: tab.ctl.loaded is not None, timeout=20000)
     wait_analysis(qtbot, tab)
 
 
@@ -109,11 +109,11 @@ def test_demo_is_readable_for_one_sampling_round(qtbot):
     """Defect 10: one sampling round used to give empty plots, 288 bins of 0 s, 1970 dates, an empty Advice."""
     tab = make_tab(qtbot, [])
     actions.play_demo(tab)
-    qtbot.waitUntil(lambda: tab.loaded is not None, timeout=20000)
+    qtbot.waitUntil(lambda: tab.ctl.loaded is not None, timeout=20000)
     wait_analysis(qtbot, tab)
-    assert tab.source_kind == "demo" and tab.time_basis == timebase.RELATIVE
-    assert tab.buffer.series(m.GPU_UTIL)[0].tolist() == [25.0, 18.0, 24.0, 18.0]  # the real capture's sm%
-    title = tab.source_label.text()
+    assert tab.ctl.source_kind == "demo" and tab.ctl.time_basis == timebase.RELATIVE
+    assert tab.ctl.buffer.series(m.GPU_UTIL)[0].tolist() == [25.0, 18.0, 24.0, 18.0]  # the real capture's sm%
+    title = tab.toolbar.source_label.text()
     assert "one sampling round" in title and "4-GPU" in title and "DeepSpeech issue #178" in title
     # statistics and findings: time reads "t+0 s", never 1970; no zero-length "(0 s)" span; no empty advice
     assert "1970" not in tab.stats.label.text() and "t+0 s" in tab.stats.label.text()
@@ -157,8 +157,8 @@ def test_time_only_log_shows_time_of_day_not_1970(qtbot, tmp_path):
     path.write_text("\n".join(lines) + "\n")
     tab = make_tab(qtbot, [])
     import_file(qtbot, tab, path)
-    assert tab.time_basis == timebase.TIME_OF_DAY
-    t0, t1 = tab.buffer.span()
+    assert tab.ctl.time_basis == timebase.TIME_OF_DAY
+    t0, t1 = tab.ctl.buffer.span()
     assert when(t0) == "23:59:58" and when(t1) == "00:00:00 (+1 d)"
     assert "1970" not in tab.stats.label.text() and "23:59:58" in tab.stats.label.text()
 
@@ -179,8 +179,8 @@ def test_import_status_says_the_time_assumption_once(qtbot):
     """Defect 12: "no time column ... 1 s apart" was said twice in the status line."""
     tab = make_tab(qtbot, [])
     import_file(qtbot, tab, SAMPLE_A)
-    assert tab.source_label.text().count("1 s apart") == 1
-    assert sum("1 s apart" in n for n in tab.loaded.notes) == 1
+    assert tab.toolbar.source_label.text().count("1 s apart") == 1
+    assert sum("1 s apart" in n for n in tab.ctl.loaded.notes) == 1
 
 
 def test_pcie_reads_as_the_log_printed_it(qtbot):
@@ -194,7 +194,7 @@ def test_pcie_reads_as_the_log_printed_it(qtbot):
     col = 3  # STATS_METRICS: util, mem util, memory, PCIe RX, ...
     assert tab.stats.table.horizontalHeaderItem(col).text() == "PCIe RX (MB/s)"
     assert tab.stats.table.item(0, col).text() == "41 (41 – 41)"
-    assert tab.buffer.series(m.PCIE_RX)[0, 0] == 41e6
+    assert tab.ctl.buffer.series(m.PCIE_RX)[0, 0] == 41e6
 
 
 def test_recordings_list_never_shows_1970_for_an_undated_import():

@@ -108,12 +108,12 @@ def test_layout_from_1_to_64_gpus(qtbot, count):
     qtbot.addWidget(tab, before_close_func=lambda w: w.shutdown())
     tab.resize(1280, 800)
     tab.show()
-    qtbot.waitUntil(lambda: tab.buffer is not None and tab.buffer.count >= 1, timeout=20000)
+    qtbot.waitUntil(lambda: tab.ctl.buffer is not None and tab.ctl.buffer.count >= 1, timeout=20000)
     assert tab.table.model().rowCount() == count
     assert tab.plots.visible_gpus == list(range(min(count, 8)))  # the plots start with up to 8 GPUs
     tab.table.model().set_checked([count - 1])
     assert tab.plots.visible_gpus == [count - 1]
-    assert tab.buffer.nbytes < 200e6
+    assert tab.ctl.buffer.nbytes < 200e6
 
 
 def test_process_table_plain_text_and_na(qtbot):
