@@ -67,12 +67,12 @@ def test_no_mnemonic_is_shared_on_any_view(qtbot, tab):
     tab.show_view(QUICK)
     assert clashes(tab) == {}
     tab.load_example(ARTICLE)
-    for page in range(len(tab.wizard.pages)):
-        tab.wizard.go_to(page)
+    for page in range(len(tab.pages.wizard.pages)):
+        tab.pages.wizard.go_to(page)
         assert clashes(tab) == {}, f"wizard page {page + 1}"
     with qtbot.waitSignal(tab.plan_ready, timeout=20000):
-        tab.wizard.request_plan()
-    assert tab.stack.currentIndex() == RESULTS
+        tab.pages.wizard.request_plan()
+    assert tab.pages.currentIndex() == RESULTS
     assert clashes(tab) == {}
     tab.save_current()
     tab.show_view(PLANS)
@@ -81,7 +81,7 @@ def test_no_mnemonic_is_shared_on_any_view(qtbot, tab):
 
 def test_enter_advances_the_wizard_and_plans_on_the_last_page(qtbot, tab):
     tab.load_example(ARTICLE)
-    wizard = tab.wizard
+    wizard = tab.pages.wizard
     wizard.go_to(0)
     field = wizard.pages[0].editors[next(iter(wizard.pages[0].editors))].widget
     field.setFocus()
@@ -94,12 +94,12 @@ def test_enter_advances_the_wizard_and_plans_on_the_last_page(qtbot, tab):
     last = next(e.widget for e in wizard.pages[-1].editors.values() if e.widget.isVisible())
     with qtbot.waitSignal(tab.plan_ready, timeout=20000):
         qtbot.keyClick(last, Qt.Key.Key_Return)
-    assert tab.stack.currentIndex() == RESULTS
+    assert tab.pages.currentIndex() == RESULTS
 
 
 def test_enter_on_a_bad_answer_stays_and_names_it(qtbot, tab):
     tab.show_view(WIZARD)
-    wizard = tab.wizard
+    wizard = tab.pages.wizard
     wizard.go_to(0)
     wizard.set_field_text("data.sample_count", "twenty")
     qtbot.keyClick(wizard.editors["data.sample_count"].widget, Qt.Key.Key_Return)
@@ -110,8 +110,8 @@ def test_enter_on_a_bad_answer_stays_and_names_it(qtbot, tab):
 def test_results_tab_order_follows_the_layout(qtbot, tab):
     tab.load_example(ARTICLE)
     with qtbot.waitSignal(tab.plan_ready, timeout=20000):
-        tab.wizard.request_plan()
-    view = tab.results
+        tab.pages.wizard.request_plan()
+    view = tab.pages.results
     editor = view.price_editor
     chain = [view.table, view.charts, editor.price, view.details, view.edit_button, view.save_button, view.export_button]
     for before, after in zip(chain, chain[1:]):
@@ -130,7 +130,7 @@ def test_charts_are_not_tab_stops(qtbot, tab):
     import pyqtgraph as pg
 
     tab.show_view(QUICK)
-    start = tab.mode_buttons.button(0)
+    start = tab.bar.mode_buttons.button(0)
     widget, stops = start.nextInFocusChain(), []
     while widget is not start:
         if widget.isVisible() and widget.isEnabled() and widget.focusPolicy() & Qt.FocusPolicy.TabFocus:

@@ -18,14 +18,14 @@ TCO_COLUMN = 9
 def _plan(qtbot, tab):
     tab.load_example(ARTICLE)
     with qtbot.waitSignal(tab.plan_ready, timeout=20000) as signal:
-        qtbot.mouseClick(tab.wizard.plan_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(tab.pages.wizard.plan_button, Qt.MouseButton.LeftButton)
     return signal.args[0]
 
 
 def _row_of(tab, gpu_id, count):
-    candidates = tab.results.plan["candidates"]
-    for row in range(tab.results.table.rowCount()):
-        c = candidates[tab.results.table.item(row, 0).data(Qt.ItemDataRole.UserRole)]
+    candidates = tab.pages.results.plan["candidates"]
+    for row in range(tab.pages.results.table.rowCount()):
+        c = candidates[tab.pages.results.table.item(row, 0).data(Qt.ItemDataRole.UserRole)]
         if (c["gpu_id"], c["count"]) == (gpu_id, count):
             return row
     raise AssertionError(f"{count} x {gpu_id} not in the table")
@@ -34,7 +34,7 @@ def _row_of(tab, gpu_id, count):
 def test_unknown_price_is_marked_and_a_typed_quote_replans(qtbot, tab, ctx):
     result = _plan(qtbot, tab)
     assert result["candidates"][0]["gpu_id"] == "h100-sxm5"
-    view = tab.results
+    view = tab.pages.results
     assert "Price unknown for" in view.summary.text() and "NVIDIA A100 80GB SXM4" in view.summary.text()
     row = _row_of(tab, "a100-80-sxm4", 8)
     assert view.table.item(row, TCO_COLUMN).text() == "price unknown"
@@ -62,7 +62,7 @@ def test_prices_from_the_catalog_tab_are_used(qtbot, tab, ctx):
     set_price(ctx.store, "a100-80-sxm4", 17000.0)
     result = _plan(qtbot, tab)
     assert result["candidates"][0]["gpu_id"] == "a100-80-sxm4"
-    assert tab.results.table.item(0, TCO_COLUMN).text().startswith("$")
+    assert tab.pages.results.table.item(0, TCO_COLUMN).text().startswith("$")
 
 
 def test_price_editor_refuses_what_is_not_a_price(qtbot):
@@ -93,8 +93,8 @@ def test_without_a_store_the_editor_is_disabled(qtbot, catalog):
     qtbot.addWidget(widget)
     result = _plan(qtbot, widget)
     assert result["candidates"]
-    assert not widget.results.price_editor.price.isEnabled()
-    assert not widget.results.price_editor.apply_button.isEnabled()
+    assert not widget.pages.results.price_editor.price.isEnabled()
+    assert not widget.pages.results.price_editor.apply_button.isEnabled()
 
 
 def test_compare_names_the_price_used(qtbot):

@@ -20,7 +20,7 @@ SHARDING_COLUMN = 10
 
 def plan_now(qtbot, tab):
     with qtbot.waitSignal(tab.plan_ready, timeout=20000) as signal:
-        qtbot.mouseClick(tab.wizard.plan_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(tab.pages.wizard.plan_button, Qt.MouseButton.LeftButton)
     return signal.args[0]
 
 
@@ -28,7 +28,7 @@ def test_export_button_comes_back_after_a_pdf_export(qtbot, tab, tmp_path):
     # Defect 1: the button stayed grey after a PDF export until another row was clicked.
     tab.load_example(ARTICLE)
     plan_now(qtbot, tab)
-    button = tab.results.export_button
+    button = tab.pages.results.export_button
     with qtbot.waitSignal(button.exported, timeout=20000):
         button.export_to("pdf", tmp_path / "sheet.pdf")
     qtbot.waitUntil(button.isEnabled, timeout=5000)
@@ -40,20 +40,20 @@ def test_rationale_pane_follows_a_replan(qtbot, tab, ctx):
     # Defect 4: after entering a price and planning again, the pane kept the previous plan's warnings.
     tab.load_example(ARTICLE)
     plan_now(qtbot, tab)
-    assert "NVIDIA H100 NVL 94GB" in tab.results.details.toPlainText()
+    assert "NVIDIA H100 NVL 94GB" in tab.pages.results.details.toPlainText()
     set_price(ctx.store, "h100-nvl", 25000.0)
     tab.show_view(0)
     result = plan_now(qtbot, tab)
     unpriced = next(w for w in result["warnings"] if "have no price" in w)
     assert "H100 NVL" not in unpriced
-    details = tab.results.details.toPlainText()
+    details = tab.pages.results.details.toPlainText()
     assert unpriced in details and "NVIDIA H100 NVL 94GB" not in details.split("Plan warnings:", 1)[1].split("\n\n", 1)[0]
 
 
 def test_loaded_example_opens_the_live_chart_at_a_count_that_fits(tab):
     # Defect 14: the Article example opened at 1 GPU, 169.7 GiB over the safe line.
     tab.load_example(ARTICLE)
-    preview = tab.wizard.preview
+    preview = tab.pages.wizard.preview
     assert preview.count.currentData() > 1
     assert preview.last_fit is not None and preview.last_fit.under_safe_line
     # Tensor parallelism 8: the preview starts at a multiple of 8 instead of pausing on "8 does not divide 1".
@@ -70,7 +70,7 @@ def test_example_title_does_not_promise_a_gpu_count():
 def test_every_bad_field_is_named_and_stays_marked(tab):
     # Defect 15: one error at a time, and the red frames of the other bad fields vanished.
     tab.load_example(ARTICLE)
-    wizard = tab.wizard
+    wizard = tab.pages.wizard
     wizard.set_field_text("model.seq_len_tokens", "abc")
     wizard.set_field_text("model.micro_batch_size", "-5")
     req, _data = wizard.requirement()
@@ -88,7 +88,7 @@ def test_a_config_json_replaces_the_catalog_model(tab, tmp_path):
     # Defect 15: the catalog model box always had a value, so a config.json could not be used.
     config = Path(__file__).resolve().parents[1] / "fixtures" / "plan" / "llama-2-7b-hf.config.json"
     tab.load_example(ARTICLE)
-    wizard = tab.wizard
+    wizard = tab.pages.wizard
     assert wizard.editors["model.model"].value()[0] == "llama-2-13b"
     wizard.set_field_text("model.config_path", str(config))
     assert wizard.editors["model.model"].value()[0] is None
@@ -110,10 +110,10 @@ def test_step_time_units_and_sharding_column(qtbot, tab):
     tab.load_example(paths.examples_dir() / "risk-model-qps40.toml")
     result = plan_now(qtbot, tab)
     step = result["candidates"][0]["step_time_s"]
-    assert step < 1 and tab.results.table.item(0, 6).text() == format_step_time(step) != "0.00 s"
+    assert step < 1 and tab.pages.results.table.item(0, 6).text() == format_step_time(step) != "0.00 s"
     tab.load_example(ARTICLE)
     result = plan_now(qtbot, tab)
-    table = tab.results.table
+    table = tab.pages.results.table
     assert table.horizontalHeaderItem(SHARDING_COLUMN).text() == "Sharding / recompute"
     top = result["candidates"][0]
     assert table.item(0, SHARDING_COLUMN).text() == f"{top['sharding']}, recompute {top['recompute']}"
@@ -121,7 +121,7 @@ def test_step_time_units_and_sharding_column(qtbot, tab):
 
 def test_quick_mode_parameter_count_replaces_the_catalog_model(tab):
     # Typing a parameter count in Quick mode used to leave "Llama 2 7B" selected, so the chart ignored it.
-    quick = tab.quick
+    quick = tab.pages.quick
     before = quick.preview.last_estimate.total_bytes
     quick.set_field_text("model.params", "70")
     quick.update_preview()

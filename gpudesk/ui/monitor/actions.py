@@ -50,10 +50,6 @@ class MonitorViews(Protocol):
     subtabs: QTabWidget
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("Monitor", text)
-
-
 def import_dmon(tab: MonitorViews, choice: ImportChoice | None = None) -> None:
     """Ask for a dmon log or command (unless ``choice`` is given), then load or start it."""
     if choice is None:
@@ -62,9 +58,9 @@ def import_dmon(tab: MonitorViews, choice: ImportChoice | None = None) -> None:
             return
         choice = dialog.choice()
     if choice.mode == "file":
-        tab.toolbar.source_label.setText(_tr("Reading {p}…").format(p=choice.path))
+        tab.toolbar.source_label.setText(QCoreApplication.translate("Monitor", "Reading {p}…").format(p=choice.path))
         tab.ctl.run(load_dmon_file, choice.path, choice.gpu, choice.pcie_gen, choice.pcie_width, choice.interval_s,
-                    on_result=tab.ctl.show_loaded, what=_tr("Importing the dmon log"))
+                    on_result=tab.ctl.show_loaded, what=QCoreApplication.translate("Monitor", "Importing the dmon log"))
     else:
         start_stream(tab, choice)
 
@@ -77,30 +73,30 @@ def start_stream(tab: MonitorViews, choice: ImportChoice) -> None:
         return AssumedLinkSource(DmonStreamSource(command, interval_s=interval), choice.gpu, choice.pcie_gen,
                                  choice.pcie_width)
 
-    tab.ctl.start_worker(factory, kind="dmon-stream", title=_tr("Live dmon stream: {c}").format(c=command))
+    tab.ctl.start_worker(factory, kind="dmon-stream", title=QCoreApplication.translate("Monitor", "Live dmon stream: {c}").format(c=command))
 
 
 def play_demo(tab: MonitorViews) -> None:
     """Open the bundled demo capture whole, like an imported log: plots, heat map, statistics and findings at
     once (it is a single sampling round, so replaying it in time would show nothing more)."""
     if demo_path() is None:
-        tab.ctx.notify(_tr("No demo recording is bundled with this installation."), "warning")
+        tab.ctx.notify(QCoreApplication.translate("Monitor", "No demo recording is bundled with this installation."), "warning")
         return
-    tab.toolbar.source_label.setText(_tr("Opening the demo…"))
-    tab.ctl.run(load_demo, on_result=tab.ctl.show_loaded, what=_tr("Opening the demo"))
+    tab.toolbar.source_label.setText(QCoreApplication.translate("Monitor", "Opening the demo…"))
+    tab.ctl.run(load_demo, on_result=tab.ctl.show_loaded, what=QCoreApplication.translate("Monitor", "Opening the demo"))
 
 
 def replay_recording(tab: MonitorViews, session_id: int, speed: float) -> None:
     """Replay a saved recording ``speed`` times faster than real time (1 = as recorded)."""
-    tab.toolbar.source_label.setText(_tr("Opening recording #{n}…").format(n=session_id))
+    tab.toolbar.source_label.setText(QCoreApplication.translate("Monitor", "Opening recording #{n}…").format(n=session_id))
     tab.ctl.run(load_recording, session_id, on_result=lambda loaded: start_replay(tab, loaded, speed),
-                what=_tr("Opening the recording"))
+                what=QCoreApplication.translate("Monitor", "Opening the recording"))
 
 
 def start_replay(tab: MonitorViews, loaded: Loaded, speed: float) -> None:
     """Feed ``loaded.frame`` through a ReplaySource on the sampler thread, showing the whole run so far."""
     frame, devices = loaded.frame, loaded.devices
-    title = _tr("Replay at {s:g}x: {t}").format(s=speed, t=loaded.title)
+    title = QCoreApplication.translate("Monitor", "Replay at {s:g}x: {t}").format(s=speed, t=loaded.title)
     tab.ctl.start_worker(lambda: ReplaySource(frame, devices=devices, speed=speed), kind="replay", title=title,
                          basis=loaded.basis)
     tab.toolbar.show_whole_run()
@@ -108,8 +104,8 @@ def start_replay(tab: MonitorViews, loaded: Loaded, speed: float) -> None:
 
 
 def open_recording(tab: MonitorViews, session_id: int) -> None:
-    tab.toolbar.source_label.setText(_tr("Opening recording #{n}…").format(n=session_id))
-    tab.ctl.run(load_recording, session_id, on_result=tab.ctl.show_loaded, what=_tr("Opening the recording"))
+    tab.toolbar.source_label.setText(QCoreApplication.translate("Monitor", "Opening recording #{n}…").format(n=session_id))
+    tab.ctl.run(load_recording, session_id, on_result=tab.ctl.show_loaded, what=QCoreApplication.translate("Monitor", "Opening the recording"))
 
 
 def _clamp(ctl: MonitorController, t0: float, t1: float) -> tuple[float, float]:
@@ -223,10 +219,10 @@ def save_as_recording(tab: MonitorViews) -> None:
             recorder.close()
 
     def done(session_id: int) -> None:
-        tab.ctx.notify(_tr("Saved as recording #{n}.").format(n=session_id), "info")
+        tab.ctx.notify(QCoreApplication.translate("Monitor", "Saved as recording #{n}.").format(n=session_id), "info")
         tab.recordings.reload()
 
-    tab.ctl.run(work, on_result=done, what=_tr("Saving the recording"))
+    tab.ctl.run(work, on_result=done, what=QCoreApplication.translate("Monitor", "Saving the recording"))
 
 
 def export_csv(tab: MonitorViews, path: str | None = None) -> None:
@@ -236,8 +232,8 @@ def export_csv(tab: MonitorViews, path: str | None = None) -> None:
         return
     if path is None:
         path, _ = QFileDialog.getSaveFileName(tab if isinstance(tab, QWidget) else None,
-                                              _tr("Export samples as CSV"), "gpudesk-monitor.csv",
-                                              _tr("CSV files (*.csv)"))
+                                              QCoreApplication.translate("Monitor", "Export samples as CSV"), "gpudesk-monitor.csv",
+                                              QCoreApplication.translate("Monitor", "CSV files (*.csv)"))
         if not path:
             return
     span = selected_span(tab) if tab.plots.region.isVisible() else None
@@ -250,5 +246,5 @@ def export_csv(tab: MonitorViews, path: str | None = None) -> None:
             write_csv(snapshot_to_frame(snap, devices), out, devices=devices)
         return target
 
-    tab.ctl.run(work, on_result=lambda p: tab.ctx.notify(_tr("Exported {p}.").format(p=Path(p).name), "info"),
-                what=_tr("Exporting CSV"))
+    tab.ctl.run(work, on_result=lambda p: tab.ctx.notify(QCoreApplication.translate("Monitor", "Exported {p}.").format(p=Path(p).name), "info"),
+                what=QCoreApplication.translate("Monitor", "Exporting CSV"))

@@ -102,9 +102,9 @@ class MonitorToolbar(QWidget):
         self.record_button.blockSignals(False)
         self.record_button.setEnabled(True)
         if session_id is None:
-            self.record_button.setText(self.tr("● &Record"))
+            self.record_button.setText(QCoreApplication.translate("MonitorTab", "● &Record"))
         else:
-            self.record_button.setText(self.tr("■ Stop recording #{n}").format(n=session_id))
+            self.record_button.setText(QCoreApplication.translate("MonitorTab", "■ Stop recording #{n}").format(n=session_id))
 
     def update_buttons(self, *, live: bool, has_data: bool, kind: str) -> None:
         """Enable what the current source allows: recording a live source, saving an imported file, exports."""
