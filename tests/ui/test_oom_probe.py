@@ -94,11 +94,11 @@ def test_probe_of_vanished_process_is_reported(qtbot, tab):
 
 def test_cancel_ignores_the_late_result(qtbot, tab, agent_process):
     tab.picker.nvml = make_fake_pynvml([FakeDevice(0, compute_processes=[FakeProcess(agent_process.pid, 2 * GiB)])])
-    tab.gather_evidence(agent_process.pid)  # samples for EVIDENCE_DURATION_S
+    tab.picker.evidenceRequested.emit(agent_process.pid)  # samples for EVIDENCE_DURATION_S
     assert not tab.cancel_button.isHidden()
     tab.cancel_button.click()
     assert "Cancelled" in tab.status.text()
-    qtbot.waitUntil(lambda: tab.pending_jobs() == 0, timeout=20000)
+    qtbot.waitUntil(lambda: tab.ctl.pending_jobs() == 0, timeout=20000)
     qtbot.wait(50)
     assert tab.results.diagnosis is None, "a cancelled job's result is not shown"
     assert tab.history.table.rowCount() == 0

@@ -152,7 +152,7 @@ def _drop(tab, path: Path) -> None:
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(path))])
     event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
-    tab.dropEvent(event)
+    assert tab.drops.handle(event)
 
 
 def test_dropped_log_file_is_diagnosed(qtbot, tab, tmp_path):
