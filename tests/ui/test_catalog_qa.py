@@ -137,7 +137,7 @@ def test_compare_of_four_in_a_1024_wide_window_keeps_every_gpu_id_readable(qtbot
 
 
 def test_export_says_a_user_price_is_the_users(tab, tmp_path):
-    tab.set_user_price("rtx4090", 1799.0)
+    tab.prices.set_user_price("rtx4090", 1799.0)
     path = tmp_path / "view.csv"
     tab.export_csv(path)
     with path.open(newline="", encoding="utf-8") as handle:
@@ -152,27 +152,27 @@ def test_export_says_a_user_price_is_the_users(tab, tmp_path):
 def test_price_changes_can_be_undone(tab, ctx):
     tab.select_gpu("h100-sxm5")
     assert not tab.detail._undo.isEnabled()  # noqa: SLF001
-    assert tab.set_user_price("h100-sxm5", 21000.0)
-    assert tab.set_user_price("h100-sxm5", 23000.0)
-    assert tab.clear_user_price("h100-sxm5")
+    assert tab.prices.set_user_price("h100-sxm5", 21000.0)
+    assert tab.prices.set_user_price("h100-sxm5", 23000.0)
+    assert tab.prices.clear_user_price("h100-sxm5")
     assert "h100-sxm5" not in price_overrides(ctx.store)
     assert tab.detail._undo.isEnabled()  # noqa: SLF001
-    assert tab.undo_price_change()  # the clear: 23000 is back
+    assert tab.prices.undo_price_change()  # the clear: 23000 is back
     assert price_overrides(ctx.store)["h100-sxm5"]["price_usd"] == 23000.0
-    assert tab.undo_price_change()  # the second price: 21000 is back
+    assert tab.prices.undo_price_change()  # the second price: 21000 is back
     assert price_overrides(ctx.store)["h100-sxm5"]["price_usd"] == 21000.0
     tab.select_gpu("a100-80-sxm4")
-    assert tab.undo_price_change()  # the first price: none again, and the GPU it concerns is shown
+    assert tab.prices.undo_price_change()  # the first price: none again, and the GPU it concerns is shown
     assert "h100-sxm5" not in price_overrides(ctx.store)
     assert tab.detail.gpu().id == "h100-sxm5"
     assert tab.model.override("h100-sxm5") is None
-    assert not tab.detail._undo.isEnabled() and not tab.undo_price_change()  # noqa: SLF001
+    assert not tab.detail._undo.isEnabled() and not tab.prices.undo_price_change()  # noqa: SLF001
     assert ctx.notify[-1] == ("Undone: h100-sxm5 uses the catalog price again.", "info")
 
 
 def test_undo_button_undoes_through_the_pane(qtbot, tab, ctx):
     tab.select_gpu("l40s")
-    assert tab.set_user_price("l40s", 7000.0)
+    assert tab.prices.set_user_price("l40s", 7000.0)
     qtbot.mouseClick(tab.detail._undo, Qt.MouseButton.LeftButton)  # noqa: SLF001
     assert "l40s" not in price_overrides(ctx.store)
 

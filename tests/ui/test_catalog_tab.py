@@ -231,7 +231,7 @@ def test_bad_price_is_refused_with_a_message(tab, ctx):
     tab.select_gpu("a10")
     tab.detail._price.setValue(0)
     assert not tab.detail._save.isEnabled()  # 0 means "no price": it cannot be saved from the pane
-    assert tab.set_user_price("a10", 0.0) is False  # and the store refuses it with a message
+    assert tab.prices.set_user_price("a10", 0.0) is False  # and the store refuses it with a message
     assert ctx.notify.items[-1][1] == "error" and "positive" in ctx.notify.items[-1][0]
     assert "a10" not in price_overrides(ctx.store)
 
@@ -243,12 +243,12 @@ def test_without_store_overrides_are_unavailable(qtbot):
     widget.select_gpu("a10")
     assert not widget.detail._save.isEnabled()
     assert "unavailable" in widget.detail._price_state.text()
-    assert widget.set_user_price("a10", 1000.0) is False
+    assert widget.prices.set_user_price("a10", 1000.0) is False
     assert ctx.notify.levels() == ["warning"]
 
 
 def test_export_current_view(tab, ctx, tmp_path):
-    tab.set_user_price("rtx4090", 1799.0)
+    tab.prices.set_user_price("rtx4090", 1799.0)
     tab.filters.search.setText("geforce")
     tab.table.sortByColumn(TABLE_COLUMNS.index("memory_gb"), Qt.SortOrder.DescendingOrder)
     path = tmp_path / "view.csv"
