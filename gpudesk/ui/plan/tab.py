@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QStandardPaths, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QStandardPaths, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QLabel, QVBoxLayout, QWidget
 
 from gpudesk.planner import PlanInputError, PlannerError
@@ -44,7 +44,7 @@ class PlanTab(QWidget):
         super().__init__(parent)
         self.setWindowTitle(self.tr("Plan"))
         self.ctx = ctx
-        self.ctl = PlanController(ctx, self._store)
+        self.ctl = PlanController(ctx, lambda: store_now(ctx))
         self.bar = PlanBar(self)
         self.pages = PlanPages(ctx, self._wire, self)
         self.status = QLabel(self)
@@ -55,7 +55,7 @@ class PlanTab(QWidget):
         layout.addWidget(self.status)
         self.bar.viewRequested.connect(self.show_view)
         self.bar.profileChosen.connect(self.load_example)
-        self.bar.saveProfileRequested.connect(self._choose_profile_target)
+        self.bar.saveProfileRequested.connect(self.save_profile_to)
         self.pages.quick.full_requested.connect(self.open_wizard_with)
         self.ctl.planStarted.connect(self._plan_started)
         self.ctl.planReady.connect(self._plan_done)
@@ -80,11 +80,6 @@ class PlanTab(QWidget):
                 lambda left, right: (self.pages.compare.compare(left, right), self.show_view(COMPARE)))
         elif index == COMPARE:
             page.back_requested.connect(lambda: self.show_view(PLANS))
-
-    def _store(self) -> Any:
-        """The user store once the start-up has opened it (at once if it has not yet), or None."""
-        finish_startup("store")
-        return self.ctx.store
 
     def store_opened(self) -> None:
         """Called by the main window when the user store has opened after the first paint."""
@@ -120,27 +115,15 @@ class PlanTab(QWidget):
         wizard.go_to(1)
         self.show_view(WIZARD)
 
-    def _choose_profile_target(self) -> None:
-        req, _data = self.pages.wizard.requirement()
-        if req is None:
-            self.show_view(WIZARD)
-            return
-        from gpudesk.ui.plan.export_menu import safe_file_stem  # only when saving (start-up speed)
-
-        folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation) or str(Path.home())
-        path, _selected = QFileDialog.getSaveFileName(self, self.tr("Save requirement profile"),
-                                                      str(Path(folder) / f"{safe_file_stem(req.name)}.toml"),
-                                                      self.tr("TOML profiles (*.toml)"))
-        if path:
-            self.save_profile_to(path)
-
-    def save_profile_to(self, path: str | Path) -> bool:
-        """Write the wizard's answers as a TOML profile; problems are shown on their field. Returns success."""
+    def save_profile_to(self, path: str | Path | None = None) -> bool:
+        """Write the wizard's answers as a TOML profile (``path`` None: ask where); problems are shown on their
+        field. Returns success."""
         req, _data = self.pages.wizard.requirement()
         if req is None:
             self.show_view(WIZARD)
             return False
-        return self.ctl.save_profile_to(req, path)
+        target = path if path is not None else ask_profile_path(self, req.name)
+        return bool(target) and self.ctl.save_profile_to(req, target)
 
     def load_example(self, path: str | Path) -> None:
         """Fill the wizard from an example or user profile (relative config.json paths resolved beside it)."""
@@ -187,7 +170,7 @@ class PlanTab(QWidget):
     def _update_save_button(self) -> None:
         button = self.pages.results.save_button
         button.setText(self.tr("&Save changes") if self.ctl.current_saved_id is not None else self.tr("&Save plan"))
-        button.setEnabled(self._store() is not None and self.ctl.current_plan is not None)
+        button.setEnabled(store_now(self.ctx) is not None and self.ctl.current_plan is not None)
 
     def save_current(self) -> int | None:
         """Save the shown plan (or update the saved plan it was edited from); returns its id."""
@@ -223,3 +206,20 @@ class PlanTab(QWidget):
             wizard.stop_timers()  # type: ignore[attr-defined]
         self.pages.quick.stop_timers()
         self.ctl.purge()
+
+
+def store_now(ctx: Any) -> Any:
+    """The user store once the start-up has opened it (at once if it has not yet), or None."""
+    finish_startup("store")
+    return ctx.store
+
+
+def ask_profile_path(parent: QWidget, name: str) -> str | None:
+    """Ask where to save a requirement profile (in Documents, named after ``name``); None when cancelled."""
+    from gpudesk.ui.plan.export_menu import safe_file_stem  # only when saving (start-up speed)
+
+    folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation) or str(Path.home())
+    path, _selected = QFileDialog.getSaveFileName(parent, QCoreApplication.translate("PlanTab", "Save requirement profile"),
+                                                  str(Path(folder) / f"{safe_file_stem(name)}.toml"),
+                                                  QCoreApplication.translate("PlanTab", "TOML profiles (*.toml)"))
+    return path or None
