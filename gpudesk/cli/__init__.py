@@ -49,10 +49,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run a headless command; returns the process exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.self_test:
-        from gpudesk.selftest import run_selftest
-
-        return run_selftest()
+    if args.self_test:  # `gpudesk --self-test` alone is handled by gpudesk.__main__ (it opens the window too)
+        print("gpudesk: --self-test takes no other arguments", file=sys.stderr)
+        return 2
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()

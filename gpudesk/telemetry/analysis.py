@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpudesk.telemetry.model import METRICS, DeviceInfo, SeriesFrame
-from gpudesk.telemetry.pcie import describe_link
+from gpudesk.nvml.pcie import describe_link
 from gpudesk.telemetry.rules import Finding, run_rules
 from gpudesk.telemetry.stats import SpanStats, span_stats
 

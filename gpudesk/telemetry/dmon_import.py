@@ -16,7 +16,7 @@ from sqlite_utils import Database
 
 from gpudesk.telemetry.dmon import DmonError, DmonLog, parse_dmon, read_dmon_file
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
-from gpudesk.telemetry.pcie import describe_link
+from gpudesk.nvml.pcie import describe_link
 from gpudesk.telemetry.recorder import Recorder
 
 

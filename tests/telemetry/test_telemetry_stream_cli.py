@@ -121,7 +121,7 @@ def test_cli_user_errors(capsys):
 
 @pytest.mark.gpu
 def test_real_nvml_read_of_all_devices():
-    from gpudesk.telemetry.nvml_session import probe_nvml
+    from gpudesk.nvml.nvml_session import probe_nvml
     from gpudesk.telemetry.nvml_source import NvmlSource
 
     status = probe_nvml()

@@ -210,7 +210,7 @@ def test_rule_only_columns_are_kept_without_a_drawing_pyramid():
     """The throttling columns added to the live history (defect 2) cost memory only for their raw values."""
     import pytest
 
-    from gpudesk.ui.monitor.ring_buffer import UNDRAWN_METRICS, HistoryBuffer, HistoryError
+    from gpudesk.telemetry.ring_buffer import UNDRAWN_METRICS, HistoryBuffer, HistoryError
 
     drawn = [n for n in HISTORY_METRICS if n not in UNDRAWN_METRICS]
     full, plain = HistoryBuffer(8, HISTORY_METRICS, capacity=4096), HistoryBuffer(8, drawn, capacity=4096)

@@ -15,7 +15,7 @@ from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor.heatmap_view import NA_RGBA, HeatmapView
 from gpudesk.ui.monitor.plots import MonitorPlots
 from gpudesk.ui.monitor.process_table import ProcessTable
-from gpudesk.ui.monitor.ring_buffer import TOP_BLOCK, HistoryBuffer, capacity_for
+from gpudesk.telemetry.ring_buffer import TOP_BLOCK, HistoryBuffer, capacity_for
 from gpudesk.ui.monitor.sampler_worker import SamplerWorker, start_sampler
 from gpudesk.ui.monitor.tab import MonitorTab
 from gpudesk.ui.workers import stop_worker
@@ -117,7 +117,7 @@ def test_layout_from_1_to_64_gpus(qtbot, count):
 
 
 def test_process_table_plain_text_and_na(qtbot):
-    from gpudesk.telemetry.nvml_processes import list_gpu_processes
+    from gpudesk.nvml.nvml_processes import list_gpu_processes
 
     fake = make_fake_pynvml([FakeDevice(0, compute_processes=[
         FakeProcess(0, 1 << 30), FakeProcess(4294967295, 1 << 30), FakeProcess(999_999, None),

@@ -11,7 +11,7 @@ from helpers.fake_pynvml import GiB, FakeDevice, FakeProcess, make_fake_pynvml
 
 from gpudesk.oom.agent import agent_available
 from gpudesk.store import open_store
-from gpudesk.telemetry.nvml_session import reset_shared_sessions
+from gpudesk.nvml.nvml_session import reset_shared_sessions
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.oom.tab import OomTab
 

@@ -8,7 +8,7 @@ import os
 import pytest
 from helpers.fake_pynvml import GiB, FakeDevice, FakeProcess, make_fake_pynvml
 
-from gpudesk.telemetry.nvml_session import reset_shared_sessions
+from gpudesk.nvml.nvml_session import reset_shared_sessions
 from gpudesk.ui.oom.launch_panel import LaunchPanel, split_command
 from gpudesk.ui.oom.method_choice import MethodChoice
 from gpudesk.ui.oom.target_picker import TargetPicker
@@ -154,7 +154,7 @@ def test_launch_command_is_split_like_a_shell(qtbot):
 
 @pytest.mark.gpu
 def test_process_list_over_real_nvml(qtbot):
-    from gpudesk.telemetry.nvml_session import probe_nvml
+    from gpudesk.nvml.nvml_session import probe_nvml
 
     status = probe_nvml()
     if not status.available:

@@ -26,7 +26,7 @@ from gpudesk.telemetry.stats import span_stats
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor.controller import MonitorController
 from gpudesk.ui.monitor.findings_view import FindingsView
-from gpudesk.ui.monitor.frames import snapshot, snapshot_to_frame
+from gpudesk.telemetry.frames import snapshot, snapshot_to_frame
 from gpudesk.ui.monitor.heatmap_view import HeatmapView
 from gpudesk.ui.monitor.import_dialog import ImportChoice, ImportDialog
 from gpudesk.ui.monitor.plots import MonitorPlots

@@ -96,7 +96,7 @@ class SamplerWorker(ThreadWorker):
 
     def begin(self) -> None:
         """Open the source and start the timer; runs in the worker thread (see :func:`start_sampler`)."""
-        from gpudesk.telemetry.nvml_session import NvmlUnavailableError
+        from gpudesk.nvml.nvml_session import NvmlUnavailableError
 
         try:
             self.source = self._factory()

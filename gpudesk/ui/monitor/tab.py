@@ -14,7 +14,7 @@ from types import ModuleType
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFileDialog, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
-from gpudesk.telemetry.nvml_session import NvmlStatus
+from gpudesk.nvml.nvml_session import NvmlStatus
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor import actions
 from gpudesk.ui.monitor.controller import HistoryView, MonitorController

@@ -1,7 +1,7 @@
 """Pick what to diagnose: a process using a GPU, a command to launch, or pasted / dropped text.
 
 The process page lists, per GPU (NVML), the processes using it with PID, user, GPU memory and command line
-(``gpudesk.telemetry.nvml_processes.list_gpu_processes``, read on a worker thread; psutil supplies user and
+(``gpudesk.nvml.nvml_processes.list_gpu_processes``, read on a worker thread; psutil supplies user and
 command line). Selecting a visible process hands it to the method choice below the list. Process names and
 command lines are outside text: they are shown as plain-text items, never as rich text.
 """
@@ -49,10 +49,10 @@ def load_gpu_processes(nvml: ModuleType | None = None) -> GpuProcessTable:
     """Read the GPUs and their processes from NVML (worker thread).
 
     Raises:
-        gpudesk.telemetry.nvml_session.NvmlUnavailableError: NVML cannot be used here (its status says why).
+        gpudesk.nvml.nvml_session.NvmlUnavailableError: NVML cannot be used here (its status says why).
     """
-    from gpudesk.telemetry.nvml_processes import list_gpu_processes
-    from gpudesk.telemetry.nvml_session import shared_session
+    from gpudesk.nvml.nvml_processes import list_gpu_processes
+    from gpudesk.nvml.nvml_session import shared_session
 
     session = shared_session(nvml)
     listing = list_gpu_processes(session)

@@ -14,7 +14,7 @@ import numpy as np
 
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
-from gpudesk.ui.monitor.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.ring_buffer import HistoryBuffer
 
 # Slowly changing metrics whose last value the GPU list shows even though the plots do not keep them.
 LATEST_EXTRA = (m.MEM_TOTAL, m.POWER_LIMIT, m.PCIE_GEN_MAX, m.PCIE_WIDTH_MAX, m.PCIE_GEN_CUR, m.PCIE_WIDTH_CUR)
@@ -66,7 +66,7 @@ def frame_to_buffer(frame: SeriesFrame, devices: Sequence[DeviceInfo], metrics: 
     order = {d.index: col for col, d in enumerate(devices)}
     n_gpus = max(1, len(devices))
     if capacity is None:
-        from gpudesk.ui.monitor.ring_buffer import capacity_for
+        from gpudesk.telemetry.ring_buffer import capacity_for
 
         ticks = len(np.unique(frame.t)) if len(frame) else 1
         capacity = max(ticks, min(capacity_for(n_gpus, len(metrics)), ticks))

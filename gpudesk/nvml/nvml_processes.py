@@ -15,7 +15,7 @@ from typing import Any
 
 import psutil
 
-from gpudesk.telemetry.nvml_session import NvmlSession, environment_note, shared_session
+from gpudesk.nvml.nvml_session import NvmlSession, environment_note, shared_session
 
 # Linux pid_max can be at most 2^22 (PID_MAX_LIMIT); Windows PIDs are multiples of 4 below 2^32.
 _PID_LIMIT = 1 << 22

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable
 
-from gpudesk.telemetry.model import DeviceInfo, TelemetryError
+from gpudesk.nvml.device import DeviceInfo
+from gpudesk.nvml.errors import NvmlError
 
 # Availability states (NvmlStatus.state).
 OK = "ok"
@@ -48,7 +49,7 @@ _STATUS_TEXT = {
 }
 
 
-class NvmlUnavailableError(TelemetryError):
+class NvmlUnavailableError(NvmlError):
     """NVML cannot be used; ``status`` says why (see :class:`NvmlStatus`)."""
 
     def __init__(self, status: "NvmlStatus"):
