@@ -18,7 +18,8 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from gpudesk.nvml.device import DeviceInfo
 from gpudesk.nvml.errors import NvmlError
@@ -52,7 +53,7 @@ _STATUS_TEXT = {
 class NvmlUnavailableError(NvmlError):
     """NVML cannot be used; ``status`` says why (see :class:`NvmlStatus`)."""
 
-    def __init__(self, status: "NvmlStatus"):
+    def __init__(self, status: NvmlStatus):
         super().__init__(status.message)
         self.status = status
 
@@ -160,7 +161,7 @@ class NvmlSession:
         self.missing_functions: set[str] = set()
 
     # --- life cycle -------------------------------------------------------------------------------------------
-    def open(self) -> "NvmlSession":
+    def open(self) -> NvmlSession:
         if self._open:
             return self
         nv = self._nvml_arg if self._nvml_arg is not None else import_pynvml()
@@ -198,7 +199,7 @@ class NvmlSession:
                 pass  # shutting down a session whose driver went away: nothing left to release
         self._devices = []
 
-    def __enter__(self) -> "NvmlSession":
+    def __enter__(self) -> NvmlSession:
         return self.open()
 
     def __exit__(self, *exc: object) -> None:

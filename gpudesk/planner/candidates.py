@@ -34,7 +34,7 @@ class PlanContext:
     memory_cache: dict[tuple, MemoryEstimate] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, req: Requirement, spec: ModelSpec, catalog) -> "PlanContext":
+    def build(cls, req: Requirement, spec: ModelSpec, catalog) -> PlanContext:
         links = {link.id: link for link in catalog.links()}
         network = links.get(req.operations.network_link)
         if network is None or network.kind != "network":

@@ -154,7 +154,7 @@ class Requirement:
     operations: Operations = field(default_factory=Operations)
     tco: TcoAssumptions = field(default_factory=TcoAssumptions)
 
-    def validate(self) -> "Requirement":
+    def validate(self) -> Requirement:
         """Check ranges and contradictions; returns self.
 
         Raises:

@@ -72,7 +72,7 @@ class TcoAssumptions:
         "host_price_overrides_usd": "user prices for hosts",
     }
 
-    def validate(self) -> "TcoAssumptions":
+    def validate(self) -> TcoAssumptions:
         """Check every value; raises PlanInputError naming ``tco.<field>``."""
         for f in fields(self):
             value = getattr(self, f.name)

@@ -151,7 +151,7 @@ def test_time_only_log_shows_time_of_day_not_1970(qtbot, tmp_path):
     """Defect 10: dmon -o T (no date) shows the log's time of day."""
     rows = SAMPLE_A.read_text().splitlines()
     lines = ["#Time      " + rows[0].lstrip("#"), "#HH:MM:SS  " + rows[1].lstrip("#")]
-    for k, stamp in enumerate(("23:59:58", "23:59:59", "00:00:00")):
+    for stamp in "23:59:58", "23:59:59", "00:00:00":
         lines += [f"{stamp}  {row}" for row in rows[2:]]
     path = tmp_path / "time-only.log"
     path.write_text("\n".join(lines) + "\n")

@@ -47,9 +47,7 @@ def visible_mnemonics(root: QWidget) -> dict[str, list[str]]:
     for w in root.findChildren(QWidget):
         if not w.isVisible():
             continue
-        if isinstance(w, QAbstractButton):
-            add(w.text())
-        elif isinstance(w, QLabel) and w.buddy() is not None:
+        if isinstance(w, QAbstractButton) or isinstance(w, QLabel) and w.buddy() is not None:
             add(w.text())
         elif isinstance(w, QGroupBox):
             add(w.title())

@@ -189,7 +189,7 @@ class MonitorPlots(QWidget):
     def set_visible_gpus(self, gpus: list[int]) -> None:
         """Draw only these GPU columns (the others keep recording)."""
         self.visible_gpus = sorted(set(gpus))
-        for (metric, gpu), curve in [*self._curves.items(), *self._dots.items()]:
+        for (_metric, gpu), curve in [*self._curves.items(), *self._dots.items()]:
             curve.setVisible(gpu in self.visible_gpus)
         self._update_pcie_titles()
         self.refresh()

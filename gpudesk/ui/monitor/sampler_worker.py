@@ -18,7 +18,7 @@ from PySide6.QtCore import QThread, QTimer, Signal, Slot
 from gpudesk.ui.workers import ThreadWorker, failure_text, start_worker
 
 
-def start_sampler(worker: "SamplerWorker", name: str = "gpudesk-monitor") -> QThread:
+def start_sampler(worker: SamplerWorker, name: str = "gpudesk-monitor") -> QThread:
     """Start ``worker`` on its own QThread (``gpudesk.ui.workers.start_worker``; ``setup`` runs
     :meth:`SamplerWorker.begin` in that thread); stop it with ``gpudesk.ui.workers.stop_worker``."""
     return start_worker(worker, name)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
