@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from gpudesk.nvml.pcie import link_bytes_per_s
 
@@ -26,7 +27,7 @@ class DeviceInfo:
     pcie_link_source: str | None = None
     power_limit_w: float | None = None
     mig_mode: str | None = None  # "enabled", "disabled", or None (N/A: not MIG-capable / unreadable)
-    mig_devices: list[dict] = field(default_factory=list)
+    mig_devices: list[dict[str, Any]] = field(default_factory=list)
     lost_reason: str | None = None
     reasons: dict[str, str] = field(default_factory=dict)
 
@@ -35,7 +36,7 @@ class DeviceInfo:
         """Per-direction link capacity from the max generation and width, or None when unknown."""
         return link_bytes_per_s(self.pcie_gen_max, self.pcie_width_max_lanes)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "index": self.index,
             "uuid": self.uuid,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import cast
 
 from PySide6.QtCore import QLibraryInfo, QLocale, QTranslator
 from PySide6.QtGui import QIcon
@@ -29,7 +30,7 @@ def install_translators(app: QApplication) -> list[QTranslator]:
 
 def run_app(argv: list[str] | None = None) -> int:
     """Open the main window and run the event loop; returns the exit status."""
-    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
+    app = cast(QApplication, QApplication.instance() or QApplication(argv if argv is not None else sys.argv))
     app.setApplicationName(APP_NAME)
     app.setApplicationVersion(__version__)
     app.setOrganizationName(APP_NAME)

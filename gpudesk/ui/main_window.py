@@ -153,7 +153,7 @@ class MainWindow(QMainWindow):
             self.resize(1280, 820)
         last = self.settings.value("main/tab", 0)
         try:
-            self.tabs.setCurrentIndex(min(int(last), max(self.tabs.count() - 1, 0)))
+            self.tabs.setCurrentIndex(min(int(str(last)), max(self.tabs.count() - 1, 0)))
         except (TypeError, ValueError):
             self.tabs.setCurrentIndex(0)
 

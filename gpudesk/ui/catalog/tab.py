@@ -65,10 +65,11 @@ class CatalogTab(QWidget):
         layout.addWidget(self.filters)
         layout.addLayout(actions)
         layout.addWidget(self.splitter, 1)
-        QShortcut(QKeySequence.StandardKey.Find, self, activated=self.filters.search.setFocus)
         # Ctrl+D / Ctrl+E as extra shortcuts: QAbstractButton.setShortcut would replace the Alt mnemonic.
-        QShortcut(QKeySequence("Ctrl+D"), self, activated=self.compare_button.click)
-        QShortcut(QKeySequence("Ctrl+E"), self, activated=self.export_button.click)
+        for keys, slot in ((QKeySequence(QKeySequence.StandardKey.Find), self.filters.search.setFocus),
+                           (QKeySequence("Ctrl+D"), self.compare_button.click),
+                           (QKeySequence("Ctrl+E"), self.export_button.click)):
+            QShortcut(keys, self).activated.connect(slot)
         self._set_tab_order()
 
         self.filters.text_changed.connect(self.proxy.set_text)

@@ -68,6 +68,8 @@ def import_dmon(tab: MonitorViews, choice: ImportChoice | None = None) -> None:
 def start_stream(tab: MonitorViews, choice: ImportChoice) -> None:
     """Watch ``choice.command``'s dmon output live, with the assumed PCIe link."""
     command, interval = choice.command, choice.interval_s
+    if not command:
+        return
 
     def factory() -> AssumedLinkSource:
         return AssumedLinkSource(DmonStreamSource(command, interval_s=interval), choice.gpu, choice.pcie_gen,
@@ -161,8 +163,10 @@ def analyze(tab: MonitorViews) -> None:
     tab.findings.set_busy()
 
     def work() -> Any:
-        frame = loaded.frame.select(*span) if loaded is not None else snapshot_to_frame(snap, devices)
-        return run_rules(frame, devices)
+        if loaded is not None:
+            return run_rules(loaded.frame.select(*span), devices)
+        assert snap is not None  # taken above whenever nothing was loaded
+        return run_rules(snapshot_to_frame(snap, devices), devices)
 
     def done(findings: Any) -> None:
         tab.findings.set_findings(findings, tab.stats.span_text(*span))
@@ -214,7 +218,9 @@ def save_as_recording(tab: MonitorViews) -> None:
                 filter(None, [notes, *loaded.notes])), name=loaded.title, gpu_model=loaded.gpu.id if loaded.gpu else None,
                 link_assumption=link_assumption_text(loaded.gpu))
             recorder.write_frame(loaded.frame)
-            return int(recorder.stop())
+            session_id = recorder.stop()
+            assert session_id is not None  # a started recorder returns its session
+            return int(session_id)
         finally:
             recorder.close()
 

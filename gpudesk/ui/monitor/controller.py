@@ -98,6 +98,7 @@ class RecordingControl(QObject):
             self._notify(QCoreApplication.translate(
                 "MonitorTab", "Start live monitoring or a dmon stream first; an imported log is stored "
                 "with 'Save as recording'."), "warning")
+            self.changed.emit(None)
             return False
         if on:
             self.worker.request_start_recording(notes)

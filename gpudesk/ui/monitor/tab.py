@@ -10,6 +10,7 @@ records; batches go into the controller's :class:`HistoryBuffer` (numpy); this v
 from __future__ import annotations
 
 from types import ModuleType
+from typing import cast
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFileDialog, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
@@ -20,7 +21,7 @@ from gpudesk.ui.monitor import actions
 from gpudesk.ui.monitor.controller import HistoryView, MonitorController
 from gpudesk.ui.monitor.display import set_time_basis
 from gpudesk.ui.monitor.findings_view import FindingsView
-from gpudesk.ui.monitor.gpu_table import GpuTable
+from gpudesk.ui.monitor.gpu_table import GpuTable, GpuTableModel
 from gpudesk.ui.monitor.heatmap_view import HeatmapView
 from gpudesk.ui.monitor.no_gpu_panel import NoGpuPanel
 from gpudesk.ui.monitor.plots import LinkInfo, MonitorPlots
@@ -60,6 +61,7 @@ class MonitorTab(QWidget):
         self.no_gpu = NoGpuPanel(self)
         self.no_gpu.set_demo(demo_description())
         self.table = GpuTable(self)
+        self.gpu_model = cast(GpuTableModel, self.table.model())
         self.plots = MonitorPlots(self)
         self.readout = Readout(self)
         plots_page = QWidget(self)
@@ -96,7 +98,7 @@ class MonitorTab(QWidget):
         ctl, bar = self.ctl, self.toolbar
         ctl.historyChanged.connect(self._show_history)
         ctl.loadedShown.connect(self._loaded_shown)
-        ctl.devicesUpdated.connect(self.table.model().update_devices)
+        ctl.devicesUpdated.connect(self.gpu_model.update_devices)
         ctl.batchesArrived.connect(self._mark_dirty)
         ctl.sourceFinished.connect(self._source_finished)
         ctl.titleChanged.connect(bar.source_label.setText)
@@ -110,7 +112,7 @@ class MonitorTab(QWidget):
         bar.demo_button.clicked.connect(lambda: actions.play_demo(self))
         bar.windowChanged.connect(self.plots.set_window)
         bar.pause_button.toggled.connect(lambda paused: self.plots.set_follow(not paused))
-        bar.recordToggled.connect(lambda on: ctl.recording.request(on, bar.notes_edit.text()) or bar.show_recording(None))
+        bar.recordToggled.connect(lambda on: ctl.recording.request(on, bar.notes_edit.text()))
         bar.save_button.clicked.connect(lambda: actions.save_as_recording(self))
         bar.png_button.clicked.connect(self._export_png)
         bar.csv_button.clicked.connect(lambda: actions.export_csv(self))
@@ -124,7 +126,7 @@ class MonitorTab(QWidget):
         self.stats.spanRequested.connect(lambda visible: actions.span_requested(self, visible))
         self.findings.analyzeRequested.connect(lambda: actions.analyze(self))
         self.findings.spanSelected.connect(lambda t0, t1: actions.zoom_to(self, t0, t1))
-        self.table.model().checkedChanged.connect(self.plots.set_visible_gpus)
+        self.gpu_model.checkedChanged.connect(self.plots.set_visible_gpus)
         self.recordings.openRequested.connect(lambda sid: actions.open_recording(self, sid))
         self.recordings.replayRequested.connect(lambda sid, speed: actions.replay_recording(self, sid, speed))
         self.subtabs.currentChanged.connect(lambda _i: actions.subtab_changed(self))
@@ -138,8 +140,8 @@ class MonitorTab(QWidget):
         self.plots.set_time_basis(history.basis)
         self.plots.set_source(buffer, history.labels,
                               {c: LinkInfo(li.bytes_per_s, li.text, li.assumed) for c, li in links.items()})
-        self.table.model().set_devices(devices, {c: (li.bytes_per_s, li.text) for c, li in links.items()})
-        self.table.model().set_latest(buffer.latest, buffer.reasons)
+        self.gpu_model.set_devices(devices, {c: (li.bytes_per_s, li.text) for c, li in links.items()})
+        self.gpu_model.set_latest(buffer.latest, buffer.reasons)
         self.heatmap.set_source(buffer, history.labels)
         rows = min(len(devices), 8)  # the GPU list shows up to 8 rows at once, then scrolls
         table_h = self.table.horizontalHeader().height() + rows * self.table.verticalHeader().defaultSectionSize() + 6
@@ -159,7 +161,7 @@ class MonitorTab(QWidget):
         if not self._dirty or buffer is None:
             return
         self._dirty = False
-        self.table.model().set_latest(buffer.latest, buffer.reasons)
+        self.gpu_model.set_latest(buffer.latest, buffer.reasons)
         if self.plots.follow and self.plots.isVisible():
             self.plots.refresh()
         elif self.subtabs.currentWidget() is self.heatmap and self.heatmap.isVisible():

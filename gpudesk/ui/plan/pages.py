@@ -47,8 +47,9 @@ class PlanPages(QStackedWidget):
         stand_in = self.widget(index)
         current = self.currentIndex()
         self.insertWidget(index, view)
-        self.removeWidget(stand_in)
-        stand_in.deleteLater()
+        if stand_in is not None:
+            self.removeWidget(stand_in)
+            stand_in.deleteLater()
         self.setCurrentIndex(current)
         self._on_built(index, view)
 

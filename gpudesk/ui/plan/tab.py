@@ -60,7 +60,8 @@ class PlanTab(QWidget):
         self.ctl.planStarted.connect(self._plan_started)
         self.ctl.planReady.connect(self._plan_done)
         self.ctl.planFailed.connect(self._plan_failed)
-        self.ctl.planFinished.connect(lambda: (self.bar.busy.hide(), self.pages.wizard.plan_button.setEnabled(True)))
+        self.ctl.planFinished.connect(self.bar.busy.hide)
+        self.ctl.planFinished.connect(lambda: self.pages.wizard.plan_button.setEnabled(True))
         self.ctl.savedChanged.connect(lambda _id: self._update_save_button())
         self.show_view(QUICK)
 
@@ -76,8 +77,8 @@ class PlanTab(QWidget):
         elif index == PLANS:
             page.open_requested.connect(self.open_saved)
             page.edit_requested.connect(self.edit_saved)
-            page.compare_requested.connect(
-                lambda left, right: (self.pages.compare.compare(left, right), self.show_view(COMPARE)))
+            page.compare_requested.connect(lambda left, right: self.pages.compare.compare(left, right))
+            page.compare_requested.connect(lambda _left, _right: self.show_view(COMPARE))
         elif index == COMPARE:
             page.back_requested.connect(lambda: self.show_view(PLANS))
 
@@ -123,7 +124,7 @@ class PlanTab(QWidget):
             self.show_view(WIZARD)
             return False
         target = path if path is not None else ask_profile_path(self, req.name)
-        return bool(target) and self.ctl.save_profile_to(req, target)
+        return target is not None and self.ctl.save_profile_to(req, target)
 
     def load_example(self, path: str | Path) -> None:
         """Fill the wizard from an example or user profile (relative config.json paths resolved beside it)."""
