@@ -146,8 +146,11 @@ def test_sampler_worker_runs_in_its_own_thread(qtbot):
         return NvmlSource(nvml=fake)
 
     worker = SamplerWorker(factory)
-    with qtbot.waitSignal(worker.batches, timeout=20000):
-        start_sampler(worker)
+    batches = []
+    # Not qtbot.waitSignal: its time-out timer would be stopped from the worker thread that emits (a Qt warning).
+    worker.batches.connect(batches.append)
+    start_sampler(worker)
+    qtbot.waitUntil(lambda: bool(batches), timeout=20000)
     assert where and where[0] is not QThread.currentThread()
     assert worker._timer.thread() is where[0]
     assert stop_worker(worker)

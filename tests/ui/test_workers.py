@@ -164,7 +164,9 @@ class _BrokenSetup(ThreadWorker):
 
 def test_a_thread_worker_setup_failure_is_emitted(qtbot):
     worker = _BrokenSetup()
-    with qtbot.waitSignal(worker.failed, timeout=5000) as blocker:
-        start_worker(worker)
-    assert isinstance(blocker.args[0], OSError)
+    failures = []
+    worker.failed.connect(failures.append)  # emitted in the worker thread (no qtbot.waitSignal timer there)
+    start_worker(worker)
+    qtbot.waitUntil(lambda: bool(failures), timeout=5000)
+    assert isinstance(failures[0], OSError)
     assert stop_worker(worker)
