@@ -86,7 +86,7 @@ def test_every_bad_field_is_named_and_stays_marked(tab):
 
 def test_a_config_json_replaces_the_catalog_model(tab, tmp_path):
     # Defect 15: the catalog model box always had a value, so a config.json could not be used.
-    config = Path(__file__).resolve().parents[1] / "fixtures" / "plan" / "llama-2-7b-hf.config.json"
+    config = Path(__file__).resolve().parents[2] / "fixtures" / "plan" / "llama-2-7b-hf.config.json"
     tab.load_example(ARTICLE)
     wizard = tab.pages.wizard
     assert wizard.editors["model.model"].value()[0] == "llama-2-13b"

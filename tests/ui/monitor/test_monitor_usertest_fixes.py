@@ -25,7 +25,7 @@ from gpudesk.ui.monitor.recordings_view import session_row
 from gpudesk.ui.monitor.sources import HISTORY_METRICS, demo_description, load_dmon_file
 from gpudesk.ui.monitor.tab import MonitorTab
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "monitor_ui"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "monitor_ui"
 SAMPLE_A = FIXTURES / "sample_a_pucvmet.txt"
 
 

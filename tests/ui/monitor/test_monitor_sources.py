@@ -16,7 +16,7 @@ from gpudesk.ui.monitor.gpu_table import COLUMNS
 from gpudesk.ui.monitor.import_dialog import ImportChoice, ImportDialog
 from gpudesk.ui.monitor.tab import PAGE_VIEW, MonitorTab
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "monitor_ui"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "monitor_ui"
 
 
 class FakeGpu:

@@ -15,7 +15,7 @@ from gpudesk.store import open_store
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.oom.tab import OomTab
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "oom_ui"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "oom_ui"
 CASES = [json.loads(line) for line in (FIXTURES / "cases.jsonl").read_text(encoding="utf-8").splitlines() if line]
 BY_CASE = {case["case"]: case for case in CASES}
 
