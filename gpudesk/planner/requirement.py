@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.tco import TcoAssumptions
+from gpudesk.sizing.capacity import DEFAULT_SAFE_FREE_FRACTION
 from gpudesk.sizing.memory import MODES
 from gpudesk.sizing.memory_train import OFFLOAD_MODES, OPTIMIZER_ACCOUNTING, SHARDING_MODES
 
@@ -133,7 +134,7 @@ class Operations:
     budget_usd: float | None = None
     max_gpus: int = 64
     network_link: str = "ib-ndr"
-    safe_free_fraction: float = 0.20
+    safe_free_fraction: float = DEFAULT_SAFE_FREE_FRACTION
     allow_consumer_cards: bool | None = None
 
 
