@@ -2,7 +2,7 @@
 
 A job that can report progress takes ``progress: Progress | None``; it calls ``progress(message, fraction)``
 from the thread it runs in, with a whole translated sentence and the share done (0..1) or ``None`` when the
-share is unknown. The UI relays the call to the GUI thread (:func:`gpudesk.ui.workers.run_task`).
+share is unknown. Used by the OOM doctor (probe, evidence, launch), the store's bulk writes and dmon imports. The UI relays the call to the GUI thread (:func:`gpudesk.ui.workers.run_task`).
 """
 
 from __future__ import annotations
@@ -11,6 +11,6 @@ from typing import Protocol
 
 
 class Progress(Protocol):
-    """``progress(message, fraction=None)``: what is happening now and, where known, the share done (0..1)."""
+    """``progress(message, fraction)``: what is happening now and, where known, the share done (0..1)."""
 
-    def __call__(self, message: str, fraction: float | None = None, /) -> None: ...
+    def __call__(self, message: str, fraction: float | None, /) -> None: ...

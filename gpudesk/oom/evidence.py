@@ -12,15 +12,14 @@ Nothing here raises for a GPU-less machine: NVML problems become ``notes`` with 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from types import ModuleType
 
 import psutil
 
+from gpudesk.progress import Progress
 from gpudesk.oom.errors import TargetNotFound
 from gpudesk.oom.report import DeviceMemory, MemoryReport, ProcessMemory, WorkerState
 
-Progress = Callable[[str, "float | None"], None]
 
 
 def _nvml_listing(nvml: ModuleType | None, notes: list[str]):

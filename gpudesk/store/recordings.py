@@ -27,6 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 from sqlite_utils import Database, Migrations
 
+from gpudesk.i18n import _
+from gpudesk.progress import Progress
 from gpudesk.store.errors import StoreError, converts_sqlite_errors
 from gpudesk.store.migrations import register
 
@@ -187,7 +189,7 @@ def insert_rows(db: Database, session_id: int, columns: list[str], rows: list[tu
 
 @converts_sqlite_errors
 def insert_arrays(db: Database, session_id: int, t: np.ndarray, gpu: np.ndarray, metrics: dict[str, np.ndarray],
-                  *, chunk: int = 50_000, progress=None) -> int:
+                  *, chunk: int = 50_000, progress: Progress | None = None) -> int:
     """Bulk insert columnar data (NaN -> NULL), committing every ``chunk`` rows; returns rows written."""
     names = list(metrics)
     n = int(t.shape[0])
@@ -207,7 +209,7 @@ def insert_arrays(db: Database, session_id: int, t: np.ndarray, gpu: np.ndarray,
             cols.append(obj.tolist())
         insert_rows(db, session_id, names, list(zip(*cols)), commit=True, present=present)
         if progress is not None:
-            progress(e, n)
+            progress(_("Saved {done} of {total} samples.").format(done=e, total=n), e / n if n else 1.0)
     return n
 
 

@@ -2,8 +2,9 @@
 
 ``run_task(fn, *args, on_result=..., on_error=..., on_progress=...)`` runs ``fn`` on Qt's global thread
 pool and delivers its result, exception or progress to slots on the GUI thread through queued signals.
-``fn`` may accept a ``progress`` keyword (a callable taking ``(done, total, text)``, the
-:class:`gpudesk.progress.TaskProgress` protocol) to report progress.
+``fn`` may accept a ``progress`` keyword (:class:`gpudesk.progress.Progress`: ``progress(message, fraction)``,
+the same protocol as the core's long jobs) to report progress; ``on_progress(message, fraction)`` gets it on the
+GUI thread.
 
 Every exception a task raises (``BaseException`` included) reaches the GUI thread: to ``on_error`` when the
 caller gave one, otherwise to :attr:`WorkTracker.unhandled`, which the main window shows in its message bar.
@@ -40,7 +41,7 @@ def failure_text(exc: BaseException) -> str:
 class _TaskSignals(QObject):
     result = Signal(object)
     error = Signal(object)  # the exception instance; its traceback text is in .__gpudesk_traceback__
-    progress = Signal(int, int, str)
+    progress = Signal(str, object)  # message, fraction done (0..1) or None
     finished = Signal()
 
 
@@ -70,7 +71,7 @@ class Task(QRunnable):
                 raise RuntimeError("a gpudesk task was run twice")
             if self._wants_progress:
                 signals = self.signals
-                kwargs["progress"] = lambda done, total, text="": signals.progress.emit(int(done), int(total), str(text))
+                kwargs["progress"] = lambda message, fraction: signals.progress.emit(str(message), fraction)
             value = fn(*args, **kwargs)
         except BaseException as exc:  # noqa: BLE001 - every error is handed to the GUI, never swallowed
             exc.__gpudesk_traceback__ = traceback.format_exc()  # type: ignore[attr-defined]
@@ -131,7 +132,7 @@ def run_task(
     *args: Any,
     on_result: Callable[[Any], None] | None = None,
     on_error: Callable[[BaseException], None] | None = None,
-    on_progress: Callable[[int, int, str], None] | None = None,
+    on_progress: Callable[[str, float | None], None] | None = None,
     on_finished: Callable[[], None] | None = None,
     pool: QThreadPool | None = None,
     **kwargs: Any,

@@ -21,7 +21,7 @@ def test_run_task_delivers_result_and_progress_on_gui_thread(qtbot):
     def work(n, progress):
         seen["thread"] = threading.get_ident()
         for i in range(n):
-            progress(i + 1, n, f"step {i + 1}")
+            progress(f"step {i + 1}", (i + 1) / n)
         return n * 2
 
     progress = []
@@ -29,11 +29,11 @@ def test_run_task_delivers_result_and_progress_on_gui_thread(qtbot):
     # Wait on the delivered result itself: a waitSignal connected after run_task() started could miss a
     # finished signal emitted before it connected (the old version of this test was flaky for that reason).
     run_task(work, 3, on_result=result.append,
-             on_progress=lambda d, t, s: progress.append((d, t, s, threading.get_ident())))
+             on_progress=lambda message, fraction: progress.append((message, fraction, threading.get_ident())))
     qtbot.waitUntil(lambda: result == [6] and len(progress) == 3, timeout=5000)
     assert seen["thread"] != gui
-    assert [p[:3] for p in progress] == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
-    assert all(p[3] == gui for p in progress)
+    assert [p[:2] for p in progress] == [("step 1", 1 / 3), ("step 2", 2 / 3), ("step 3", 1.0)]
+    assert all(p[2] == gui for p in progress)
 
 
 def test_run_task_hands_errors_to_the_gui(qtbot):
