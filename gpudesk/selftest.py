@@ -12,8 +12,6 @@ unless ``QT_QPA_PLATFORM`` is set, so it works over SSH and in CI; it is the onl
 
 from __future__ import annotations
 
-from gpudesk.errors import GpudeskError
-
 import os
 import shutil
 import sys
@@ -25,6 +23,7 @@ from pathlib import Path
 from typing import TextIO
 
 from gpudesk import __version__, paths
+from gpudesk.errors import GpudeskError
 
 WINDOW_PAINT_TIMEOUT_S = 20.0
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from gpudesk.errors import GpudeskError
-
 from typing import Any
+
+from gpudesk.errors import GpudeskError
 
 
 class CatalogError(GpudeskError):

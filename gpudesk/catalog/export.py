@@ -6,13 +6,12 @@ Numbers are written as numbers (a negative number is data, not a formula, so it 
 
 from __future__ import annotations
 
-from gpudesk.csv_cells import csv_cell
-from gpudesk.errors import GpudeskError
-
 import csv
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from gpudesk.csv_cells import csv_cell
+from gpudesk.errors import GpudeskError
 
 
 class ExportError(GpudeskError):

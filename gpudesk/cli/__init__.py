@@ -7,14 +7,13 @@ a non-zero status. JSON output keys carry their units in their names.
 
 from __future__ import annotations
 
-from gpudesk.errors import GpudeskError
-
 import argparse
 import importlib
 import sys
 from collections.abc import Sequence
 
 from gpudesk import __version__
+from gpudesk.errors import GpudeskError
 
 # Command-group modules inside gpudesk.cli, in the order they appear in --help.
 COMMAND_MODULES: list[str] = ["catalog", "monitor", "plan", "oom"]

@@ -13,12 +13,11 @@ Qt-free. Values stay in bytes, seconds and US dollars; None means "not known" an
 
 from __future__ import annotations
 
-from gpudesk.errors import GpudeskError
-
 import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpudesk.errors import GpudeskError
 from gpudesk.planner.prices import PRICE_UNKNOWN_TEXT
 
 SHEET_FORMAT = "gpudesk-configuration-sheet"

@@ -18,7 +18,6 @@ from typing import Any
 from sqlite_utils import Database, Migrations
 
 from gpudesk.store.errors import DiagnosisStoreError, converts_sqlite_errors
-
 from gpudesk.store.migrations import register
 
 DIAGNOSIS_ROW_VERSION = 1

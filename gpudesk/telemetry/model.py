@@ -17,14 +17,14 @@ JSON and CSV keys built from them carry units too. The names follow NVML / ``nvi
 
 from __future__ import annotations
 
-from gpudesk.errors import GpudeskError
-from gpudesk.nvml.device import DeviceInfo as DeviceInfo  # re-exported: part of the telemetry model
-
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from gpudesk.errors import GpudeskError
+from gpudesk.nvml.device import DeviceInfo as DeviceInfo  # re-exported: part of the telemetry model
 
 # --- metric names (units in the name) ---------------------------------------------------------------------
 GPU_UTIL = "gpu_util_pct"  # nvmlDeviceGetUtilizationRates .gpu; dmon "sm"

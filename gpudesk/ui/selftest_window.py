@@ -6,8 +6,6 @@ binding-specific template modules fails only when those menus are created (pyqtg
 
 from __future__ import annotations
 
-from gpudesk.errors import GpudeskError
-
 import tempfile
 import time
 from pathlib import Path
@@ -15,6 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings
 from PySide6.QtWidgets import QApplication
 
+from gpudesk.errors import GpudeskError
 from gpudesk.ui.first_paint import FirstPaintWatcher
 
 

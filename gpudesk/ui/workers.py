@@ -25,7 +25,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QMetaObject, QObject, QRunnable, QThread, QThreadPool, Qt, Signal, Slot
+from PySide6.QtCore import QMetaObject, QObject, QRunnable, Qt, QThread, QThreadPool, Signal, Slot
 
 from gpudesk.errors import GpudeskError
 

@@ -19,6 +19,7 @@ from gpudesk.telemetry import model as m
 from gpudesk.telemetry.dmon_import import link_assumption_text
 from gpudesk.telemetry.dmon_stream import DmonStreamSource
 from gpudesk.telemetry.export import export_csv as write_csv
+from gpudesk.telemetry.frames import snapshot, snapshot_to_frame
 from gpudesk.telemetry.recorder import Recorder
 from gpudesk.telemetry.replay import ReplaySource
 from gpudesk.telemetry.rules import run_rules
@@ -26,7 +27,6 @@ from gpudesk.telemetry.stats import span_stats
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor.controller import MonitorController
 from gpudesk.ui.monitor.findings_view import FindingsView
-from gpudesk.telemetry.frames import snapshot, snapshot_to_frame
 from gpudesk.ui.monitor.heatmap_view import HeatmapView
 from gpudesk.ui.monitor.import_dialog import ImportChoice, ImportDialog
 from gpudesk.ui.monitor.plots import MonitorPlots

@@ -15,15 +15,15 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
-from gpudesk.telemetry import timebase
-from gpudesk.telemetry.model import DeviceInfo
 from gpudesk.nvml.nvml_processes import list_gpu_processes
 from gpudesk.nvml.nvml_session import NvmlSession, NvmlStatus, host_name
-from gpudesk.telemetry.nvml_source import NvmlSource
 from gpudesk.nvml.pcie import describe_link
-from gpudesk.ui.context import AppContext
+from gpudesk.telemetry import timebase
 from gpudesk.telemetry.frames import widen
+from gpudesk.telemetry.model import DeviceInfo
+from gpudesk.telemetry.nvml_source import NvmlSource
 from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor.sampler_worker import SamplerWorker, start_sampler
 from gpudesk.ui.monitor.sources import HISTORY_METRICS, Loaded
 from gpudesk.ui.workers import Task, failure_text, run_task, stop_worker

@@ -27,8 +27,8 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QTimer, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from gpudesk.telemetry import model as m
-from gpudesk.ui.monitor.display import gpu_color, shown
 from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.ui.monitor.display import gpu_color, shown
 from gpudesk.ui.monitor.time_axis import TimeAxis
 
 PCIE_METRICS = (m.PCIE_RX, m.PCIE_TX)

@@ -12,8 +12,8 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication
 
 from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
 from gpudesk.telemetry.frames import frame_to_buffer
+from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
 from gpudesk.telemetry.ring_buffer import HistoryBuffer
 
 # Metrics the tab keeps a full history of (plots, span statistics, heat map, and the rules over a live or

@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
-from gpudesk.planner import PlannerError, Requirement, dumps_profile, plan, plan_to_dict, requirement_from_dict, save_profile
+from gpudesk.planner import (
+    PlannerError,
+    Requirement,
+    dumps_profile,
+    plan,
+    plan_to_dict,
+    requirement_from_dict,
+    save_profile,
+)
 from gpudesk.ui.workers import Task, run_task
 
 if TYPE_CHECKING:
