@@ -1,7 +1,8 @@
 """The OOM doctor tab's controller: the running diagnosis job (text, probe, evidence) and its outcome.
 
 It owns the job generation (a cancelled job's late result is ignored) and runs each job on the thread pool
-(:func:`gpudesk.ui.workers.run_task`, which also counts pending work for the whole application). No widgets:
+(:func:`gpudesk.ui.workers.run_task`; :func:`gpudesk.ui.workers.tracker` counts the work still running, a
+cancelled probe included until it times out). No widgets:
 the tab's views subscribe to its signals.
 
 Signals:
@@ -45,16 +46,10 @@ class OomController(QObject):
         super().__init__()
         self._nvml = nvml
         self._job = 0  # generation of the running job; a cancelled one is ignored
-        self._pending = 0  # jobs started and not finished (cancelled ones included)
         self._relay.connect(self._on_progress)
-
-    def pending_jobs(self) -> int:
-        """Text, probe and evidence jobs still running (a cancelled one runs on until its time-out)."""
-        return self._pending
 
     def _begin(self, text: str, cancellable: bool) -> tuple[int, Callable[[str, float | None], None]]:
         self._job += 1
-        self._pending += 1
         job, signal = self._job, self._relay
 
         def relay(message: str, fraction: float | None = None) -> None:  # called on the worker thread
@@ -73,7 +68,6 @@ class OomController(QObject):
                 self.failed.emit(exc)
 
         def finished() -> None:
-            self._pending -= 1
             if probe and job == self._job:  # a cancelled probe that ends late must not re-enable a newer one
                 self.probeEnded.emit()
 

@@ -7,13 +7,14 @@ import sys
 import time
 
 import pytest
-from helpers.fake_pynvml import GiB, FakeDevice, FakeProcess, make_fake_pynvml
+from helpers.fake_pynvml import FakeDevice, FakeProcess, GiB, make_fake_pynvml
 
+from gpudesk.nvml.nvml_session import reset_shared_sessions
 from gpudesk.oom.agent import agent_available
 from gpudesk.store import open_store
-from gpudesk.nvml.nvml_session import reset_shared_sessions
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.oom.tab import OomTab
+from gpudesk.ui.workers import tracker
 
 AGENT_SCRIPT = "import gpudesk.oom.agent; gpudesk.oom.agent.install()\nimport time\nprint('ready', flush=True)\ntime.sleep(60)\n"
 
@@ -98,7 +99,7 @@ def test_cancel_ignores_the_late_result(qtbot, tab, agent_process):
     assert not tab.cancel_button.isHidden()
     tab.cancel_button.click()
     assert "Cancelled" in tab.status.text()
-    qtbot.waitUntil(lambda: tab.ctl.pending_jobs() == 0, timeout=20000)
+    qtbot.waitUntil(lambda: tracker().pending() == 0, timeout=20000)
     qtbot.wait(50)
     assert tab.results.diagnosis is None, "a cancelled job's result is not shown"
     assert tab.history.table.rowCount() == 0
