@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench catalog translations package clean
+.PHONY: run check test bench catalog translations package clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,7 +15,13 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/gpudesk
 
-test: $(STAMP)
+# Layers (import-linter contracts in pyproject.toml), lint (ruff) and types (mypy: strict on the core).
+check: $(STAMP)
+	$(BIN)/lint-imports
+	$(BIN)/ruff check gpudesk tests
+	$(BIN)/mypy
+
+test: $(STAMP) check
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(STAMP)

@@ -12,6 +12,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gpudesk.ui.app import run_app  # Qt is imported only when the window is wanted
 
         return run_app()
+    if args == ["--self-test"]:
+        # The self-test also opens the window, so it sits above both the CLI and the UI in the layers.
+        from gpudesk.selftest import run_selftest
+
+        return run_selftest()
     from gpudesk.cli import main as cli_main
 
     return cli_main(args)

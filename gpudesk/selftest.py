@@ -23,11 +23,12 @@ from pathlib import Path
 from typing import TextIO
 
 from gpudesk import __version__, paths
+from gpudesk.errors import GpudeskError
 
 WINDOW_PAINT_TIMEOUT_S = 20.0
 
 
-class SelfTestError(Exception):
+class SelfTestError(GpudeskError):
     """A self-test check saw something wrong; the message says what and where."""
 
 

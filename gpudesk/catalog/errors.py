@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpudesk.errors import GpudeskError
 
-class CatalogError(Exception):
+
+class CatalogError(GpudeskError):
     """The bundled catalog is missing, unreadable or from another schema version, or a query failed."""
 
 

@@ -10,23 +10,17 @@ import csv
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+from gpudesk.csv_cells import csv_cell
+from gpudesk.errors import GpudeskError
 
 
-class ExportError(Exception):
+class ExportError(GpudeskError):
     """The file could not be written; the message names the file and the reason."""
 
 
 def safe_cell(value: object) -> object:
-    """``value`` ready for a CSV cell: None -> "", text that could start a formula -> prefixed with '."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, (int, float)):
-        return value
-    text = str(value)
-    return "'" + text if text.startswith(_FORMULA_START) else text
+    """``value`` ready for a CSV cell (:func:`gpudesk.csv_cells.csv_cell`)."""
+    return csv_cell(value)
 
 
 def write_csv(path: str | Path, headers: Sequence[str], rows: Iterable[Sequence[object]]) -> int:

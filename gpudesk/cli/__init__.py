@@ -13,12 +13,13 @@ import sys
 from collections.abc import Sequence
 
 from gpudesk import __version__
+from gpudesk.errors import GpudeskError
 
 # Command-group modules inside gpudesk.cli, in the order they appear in --help.
 COMMAND_MODULES: list[str] = ["catalog", "monitor", "plan", "oom"]
 
 
-class CliError(Exception):
+class CliError(GpudeskError):
     """A user-facing error: printed to stderr, exit status 2 unless ``status`` says otherwise."""
 
     def __init__(self, message: str, status: int = 2):
@@ -47,10 +48,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run a headless command; returns the process exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.self_test:
-        from gpudesk.selftest import run_selftest
-
-        return run_selftest()
+    if args.self_test:  # `gpudesk --self-test` alone is handled by gpudesk.__main__ (it opens the window too)
+        print("gpudesk: --self-test takes no other arguments", file=sys.stderr)
+        return 2
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()

@@ -149,7 +149,7 @@ def _stop_on_signals(stop: dict):
 
 
 def _open_session():
-    from gpudesk.telemetry.nvml_session import NvmlSession, NvmlUnavailableError
+    from gpudesk.nvml.nvml_session import NvmlSession, NvmlUnavailableError
 
     try:
         return NvmlSession().open()
@@ -158,8 +158,8 @@ def _open_session():
 
 
 def cmd_devices(args: argparse.Namespace) -> int:
-    from gpudesk.telemetry.nvml_session import probe_nvml
-    from gpudesk.telemetry.pcie import describe_link
+    from gpudesk.nvml.nvml_session import probe_nvml
+    from gpudesk.nvml.pcie import describe_link
 
     status = probe_nvml()
     if not status.available:
@@ -189,7 +189,7 @@ def cmd_devices(args: argparse.Namespace) -> int:
 
 def cmd_record(args: argparse.Namespace) -> int:
     from gpudesk.store import StoreError
-    from gpudesk.telemetry.nvml_session import host_name
+    from gpudesk.nvml.nvml_session import host_name
     from gpudesk.telemetry.nvml_source import NvmlSource
     from gpudesk.telemetry.recorder import Recorder
 
@@ -571,7 +571,7 @@ def _stat_line(label: str, unit: str, s) -> str:
 
 def _print_analysis(title: str, result) -> None:
     from gpudesk.telemetry.model import METRICS
-    from gpudesk.telemetry.pcie import describe_link
+    from gpudesk.nvml.pcie import describe_link
 
     span = result.span
     extra = f", {result.rounds} sampling round" + ("" if result.rounds == 1 else "s")

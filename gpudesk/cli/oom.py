@@ -118,7 +118,7 @@ def _read_input(name: str) -> bytes:
 
 def _save(diagnosis: Diagnosis, target: str) -> int:
     from gpudesk.store import StoreError, open_store
-    from gpudesk.store.diagnoses import save_diagnosis
+    from gpudesk.oom.history import save_diagnosis
 
     try:
         return save_diagnosis(open_store(), diagnosis, target=target)

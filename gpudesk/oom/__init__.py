@@ -56,10 +56,11 @@ Processes (Linux first; every function says plainly why it cannot run by raising
     Display helper: gpudesk.oom.parsers.units.format_bytes(bytes | None) -> "1.50 GiB" / "N/A".
 
 Errors (gpudesk.oom.errors): OomError > OomInputError, ProbeError (MethodUnavailable(method, reason),
-TargetNotFound, PermissionDenied, ProbeTimeout, ProbeResultError), LaunchError, DiagnosisStoreError.
+TargetNotFound, PermissionDenied, ProbeTimeout, ProbeResultError), LaunchError; all derive from
+gpudesk.errors.GpudeskError. DiagnosisStoreError (gpudesk.store.errors) is re-exported here.
 
-Store: gpudesk.store.diagnoses.save_diagnosis(db, diagnosis, target=...) -> id, list_diagnoses(db),
-load_diagnosis(db, id), delete_diagnosis(db, id).
+Store: gpudesk.oom.history.save_diagnosis(db, diagnosis, target=...) -> id, load_diagnosis(db, id);
+gpudesk.store.diagnoses.list_diagnoses(db), delete_diagnosis(db, id) (plain rows).
 """
 
 from __future__ import annotations
@@ -67,7 +68,6 @@ from __future__ import annotations
 from gpudesk.oom.cause import CAUSE_IDS, Cause, Diagnosis, SizingEffect
 from gpudesk.oom.diagnose import diagnose, diagnose_text
 from gpudesk.oom.errors import (
-    DiagnosisStoreError,
     LaunchError,
     MethodUnavailable,
     OomError,
@@ -81,6 +81,7 @@ from gpudesk.oom.errors import (
 from gpudesk.oom.labels import label_for
 from gpudesk.oom.parsers import detect_framework, parse_text
 from gpudesk.oom.report import DeviceMemory, MemoryReport, MemorySample, ProcessMemory, WorkerState
+from gpudesk.store.errors import DiagnosisStoreError
 
 __all__ = [
     "CAUSE_IDS",

@@ -238,7 +238,7 @@ def query_agent(pid: int, *, reset_peak: bool = False, timeout_s: float = 10.0) 
                 "process with the same PID was removed)",
             ) from exc
         raise TargetNotFound(f"The agent socket of process {pid} is stale: the process has exited.") from exc
-    except socket.timeout as exc:
+    except TimeoutError as exc:
         raise ProbeTimeout(
             f"The agent in process {pid} did not answer within {timeout_s:g} s: the process is probably busy in "
             "native code that holds the GIL (a C extension, a long regular expression), so the agent's thread "

@@ -82,6 +82,17 @@ def gdb_preflight(timeout_s: float = 20.0) -> str | None:
 
 def unavailable_reason(info: TargetInfo, allow_other_user: bool = False, preflight: bool = True) -> str | None:
     """Why gdb injection cannot be used for this target (None when it can)."""
+    missing = _tool_reason(info)
+    if missing:
+        return missing
+    refusal = ptrace_refusal(info, allow_other_user)
+    if refusal:
+        return refusal
+    return gdb_preflight() if preflight else None
+
+
+def _tool_reason(info: TargetInfo) -> str | None:
+    """Why gdb or the target's interpreter rule gdb injection out, before any permission question."""
     if not os.path.exists("/proc/self"):
         return "gdb injection works on Linux only"
     if shutil.which("gdb") is None:
@@ -90,10 +101,7 @@ def unavailable_reason(info: TargetInfo, allow_other_user: bool = False, preflig
         return f"process {info.pid} ({info.name}) is not a CPython interpreter"
     if info.python_version is not None and info.python_version < (3, 7):
         return f"process {info.pid} runs Python {info.python_version[0]}.{info.python_version[1]}; gpudesk needs 3.7 or newer"
-    refusal = ptrace_refusal(info, allow_other_user)
-    if refusal:
-        return refusal
-    return gdb_preflight() if preflight else None
+    return None
 
 
 def gdb_command(pid: int, stub: str) -> list[str]:
@@ -121,11 +129,15 @@ def probe_with_gdb(info: TargetInfo, *, reset_peak: bool = False, timeout_s: flo
         ProbeTimeout: queued but not run in time (the target is busy in native code); left running.
         ProbeError: gdb failed to queue the call (its message is included).
     """
-    why = unavailable_reason(info, allow_other_user)
-    if why:
-        if "belongs to" in why or "ptrace" in why or "container" in why or "traced" in why:
-            raise PermissionDenied(f"gdb: {why}")
-        raise MethodUnavailable(METHOD, why)
+    missing = _tool_reason(info)
+    if missing:
+        raise MethodUnavailable(METHOD, missing)
+    refusal = ptrace_refusal(info, allow_other_user)
+    if refusal:
+        raise PermissionDenied(f"gdb: {refusal}", field=METHOD, detail=refusal)
+    broken = gdb_preflight()
+    if broken:
+        raise MethodUnavailable(METHOD, broken)
     with PrivateDir() as folder:
         _, result, stub = write_probe_files(folder, reset_peak=reset_peak,
                                             owner_uid=info.uid if not info.same_user else None)

@@ -25,6 +25,11 @@ METHOD = "remote_exec"
 
 def unavailable_reason(info: TargetInfo, allow_other_user: bool = False) -> str | None:
     """Why ``sys.remote_exec`` cannot be used for this target (None when it can)."""
+    return _interpreter_reason(info) or ptrace_refusal(info, allow_other_user)
+
+
+def _interpreter_reason(info: TargetInfo) -> str | None:
+    """Why the target's interpreter cannot run ``sys.remote_exec`` (None when it can)."""
     if not info.is_python:
         return f"process {info.pid} ({info.name}) is not a Python interpreter"
     if info.python_version is None:
@@ -35,7 +40,7 @@ def unavailable_reason(info: TargetInfo, allow_other_user: bool = False) -> str 
     if info.remote_debug_disabled:
         return (f"remote debugging is disabled in process {info.pid} (PYTHON_DISABLE_REMOTE_DEBUG or "
                 "-X disable-remote-debug)")
-    return ptrace_refusal(info, allow_other_user)
+    return None
 
 
 def remote_exec_command(info: TargetInfo, script: str) -> list[str]:
@@ -55,11 +60,12 @@ def probe_with_remote_exec(info: TargetInfo, *, reset_peak: bool = False, timeou
         ProbeTimeout: the script was scheduled but did not run in time (busy in native code); left running.
         ProbeError: ``sys.remote_exec`` itself failed (its message is included).
     """
-    why = unavailable_reason(info, allow_other_user)
-    if why:
-        if "belongs to" in why or "ptrace" in why or "container" in why or "traced" in why:
-            raise PermissionDenied(f"remote_exec: {why}")
-        raise MethodUnavailable(METHOD, why)
+    missing = _interpreter_reason(info)
+    if missing:
+        raise MethodUnavailable(METHOD, missing)
+    refusal = ptrace_refusal(info, allow_other_user)
+    if refusal:
+        raise PermissionDenied(f"remote_exec: {refusal}", field=METHOD, detail=refusal)
     with PrivateDir() as folder:
         _, result, stub = write_probe_files(folder, reset_peak=reset_peak,
                                             owner_uid=info.uid if not info.same_user else None)

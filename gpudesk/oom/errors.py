@@ -10,14 +10,17 @@ Hierarchy::
     │   ├── PermissionDenied   the target belongs to another user, or ptrace is not allowed
     │   ├── ProbeTimeout       the target did not run the probe in time (busy in native code); left running
     │   └── ProbeResultError   the probe's answer was not valid JSON / not the expected shape
-    ├── LaunchError            a command given to ``gpudesk oom run`` could not be started
-    └── DiagnosisStoreError    a saved diagnosis cannot be read back
+    └── LaunchError            a command given to ``gpudesk oom run`` could not be started
+
+A saved diagnosis that cannot be read back raises ``gpudesk.store.errors.DiagnosisStoreError``.
 """
 
 from __future__ import annotations
 
+from gpudesk.errors import GpudeskError
 
-class OomError(Exception):
+
+class OomError(GpudeskError):
     """Base class for OOM doctor problems."""
 
 
@@ -33,7 +36,7 @@ class MethodUnavailable(ProbeError):
     """A way of running the probe cannot be used for this target; ``reason`` says why in plain words."""
 
     def __init__(self, method: str, reason: str):
-        super().__init__(f"{method}: {reason}")
+        super().__init__(f"{method}: {reason}", field=method, detail=reason)
         self.method = method
         self.reason = reason
 
@@ -61,6 +64,3 @@ class ProbeResultError(ProbeError):
 class LaunchError(OomError):
     """A command for ``gpudesk oom run`` could not be started (not found, not executable, empty)."""
 
-
-class DiagnosisStoreError(OomError):
-    """A diagnosis saved in the user store cannot be read back (written by a newer gpudesk, or damaged)."""

@@ -1,6 +1,6 @@
 """Non-invasive evidence about a process, gathered without running anything inside it (oom.md §5):
 
-* NVML memory per process (``gpudesk.telemetry.nvml_processes.list_gpu_processes``) on every GPU the target
+* NVML memory per process (``gpudesk.nvml.nvml_processes.list_gpu_processes``) on every GPU the target
   uses: the target's own figure (set as ``process_used_bytes``; minus the allocator's reserved memory it is
   the CUDA context + NCCL + cuBLAS + extensions) and the other processes on the same GPUs;
 * host memory of the process over time (psutil RSS, which includes pinned host buffers);
@@ -12,20 +12,19 @@ Nothing here raises for a GPU-less machine: NVML problems become ``notes`` with 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from types import ModuleType
 
 import psutil
 
+from gpudesk.progress import Progress
 from gpudesk.oom.errors import TargetNotFound
 from gpudesk.oom.report import DeviceMemory, MemoryReport, ProcessMemory, WorkerState
 
-Progress = Callable[[str, "float | None"], None]
 
 
 def _nvml_listing(nvml: ModuleType | None, notes: list[str]):
-    from gpudesk.telemetry.nvml_processes import list_gpu_processes
-    from gpudesk.telemetry.nvml_session import NvmlUnavailableError, shared_session
+    from gpudesk.nvml.nvml_processes import list_gpu_processes
+    from gpudesk.nvml.nvml_session import NvmlUnavailableError, shared_session
 
     try:
         session = shared_session(nvml)

@@ -83,8 +83,8 @@ class JobWatcher:
             self.workers[child.pid] = worker
         if not self.enabled:
             return
-        from gpudesk.telemetry.nvml_processes import list_gpu_processes
-        from gpudesk.telemetry.nvml_session import NvmlUnavailableError, shared_session
+        from gpudesk.nvml.nvml_processes import list_gpu_processes
+        from gpudesk.nvml.nvml_session import NvmlUnavailableError, shared_session
 
         try:
             self.listing = list_gpu_processes(shared_session(self.nvml))

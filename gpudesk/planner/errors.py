@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from gpudesk.errors import GpudeskError
 
-class PlannerError(Exception):
+
+class PlannerError(GpudeskError):
     """Base class for planning problems."""
 
 
@@ -11,9 +13,7 @@ class PlanInputError(PlannerError, ValueError):
     """A requirement value is missing, out of range or contradicts another; ``field`` is ``"section.name"``."""
 
     def __init__(self, field: str, message: str):
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.detail = message
+        super().__init__(f"{field}: {message}", field=field, detail=message)
 
 
 class ProfileError(PlanInputError):

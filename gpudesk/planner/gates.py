@@ -27,7 +27,7 @@ class StackIndex:
     arch_by_name: dict[str, list]
 
     @classmethod
-    def from_catalog(cls, catalog) -> "StackIndex":
+    def from_catalog(cls, catalog) -> StackIndex:
         precision = {(p.architecture, p.precision): p for p in catalog.precision_support()}
         arch: dict[tuple[str, str], object] = {}
         by_name: dict[str, list] = {}

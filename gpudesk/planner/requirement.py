@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.tco import TcoAssumptions
+from gpudesk.sizing.capacity import DEFAULT_SAFE_FREE_FRACTION
 from gpudesk.sizing.memory import MODES
 from gpudesk.sizing.activations import LOSS_MODES
 from gpudesk.sizing.memory_train import OFFLOAD_MODES, SHARDING_MODES
@@ -148,7 +149,7 @@ class Operations:
     budget_usd: float | None = None
     max_gpus: int = 64
     network_link: str = "ib-ndr"
-    safe_free_fraction: float = 0.20
+    safe_free_fraction: float = DEFAULT_SAFE_FREE_FRACTION
     allow_consumer_cards: bool | None = None
 
 
@@ -169,7 +170,7 @@ class Requirement:
     operations: Operations = field(default_factory=Operations)
     tco: TcoAssumptions = field(default_factory=TcoAssumptions)
 
-    def validate(self) -> "Requirement":
+    def validate(self) -> Requirement:
         """Check ranges and contradictions; returns self.
 
         Raises:

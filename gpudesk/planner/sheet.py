@@ -17,6 +17,7 @@ import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpudesk.errors import GpudeskError
 from gpudesk.planner.prices import PRICE_UNKNOWN_TEXT
 
 SHEET_FORMAT = "gpudesk-configuration-sheet"
@@ -24,7 +25,7 @@ SHEET_VERSION = 1
 GIB = 1024**3
 
 
-class SheetError(Exception):
+class SheetError(GpudeskError):
     """A configuration sheet cannot be built or written (empty plan, bad candidate index, unwritable file)."""
 
 

@@ -10,22 +10,25 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from pathlib import Path
 from typing import Any
 
 from gpudesk import __version__
+from gpudesk.csv_cells import FORMULA_START, formula_safe
 from gpudesk.planner.prices import PRICE_UNKNOWN_TEXT
 from gpudesk.planner.sheet import SHEET_VERSION, BomLine, ConfigurationSheet, SheetError, build_sheet, gpu_price_unknown
 
 BOM_COLUMNS = ("category", "item", "quantity", "unit_price_usd", "total_usd", "notes", "source")
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+FORMULA_PREFIXES = FORMULA_START
 
 
 def safe_cell(value: Any) -> str:
-    """A CSV cell that cannot start a formula: text starting with = + - @ TAB CR gets a leading apostrophe.
+    """A CSV cell that cannot start a formula: text starting with = + - @ TAB CR gets a leading apostrophe
+    (:mod:`gpudesk.csv_cells`, the one rule for every export).
 
-    None becomes an empty cell ("not known"); numbers keep their digits (negative numbers are written as text
-    with the apostrophe too, so no cell ever starts with "-").
+    None becomes an empty cell ("not known"); numbers keep their digits and stay numbers (a negative number is
+    data, not a formula).
     """
     if value is None:
         return ""
@@ -38,9 +41,9 @@ def safe_cell(value: Any) -> str:
     else:
         text = str(value)
     text = text.replace("\r\n", " ").replace("\n", " ")
-    if text.startswith(FORMULA_PREFIXES):
-        return "'" + text
-    return text
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return text  # a number is data, not a formula (gpudesk.csv_cells)
+    return formula_safe(text)
 
 
 def bom_rows(sheet: ConfigurationSheet) -> list[list[str]]:

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from gpudesk.errors import GpudeskError
 
-class SizingError(ValueError):
+
+class SizingError(GpudeskError, ValueError):
     """An input to a sizing formula is missing, non-finite, zero/negative where it must be positive, or absurd.
 
     ``field`` names the offending input (e.g. ``"seq_len_tokens"``) so a form can highlight it.
     """
 
     def __init__(self, field: str, message: str):
-        super().__init__(f"{field}: {message}")
-        self.field = field
+        super().__init__(f"{field}: {message}", field=field, detail=message)
 
 
 class ShapeError(SizingError):

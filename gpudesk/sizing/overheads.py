@@ -35,7 +35,7 @@ class Overheads:
     inference_runtime_bytes: int = 3 * GIB // 4
     fragmentation_fraction: float = 0.05
 
-    def validated(self) -> "Overheads":
+    def validated(self) -> Overheads:
         """Return self after checking every field.
 
         Raises:

@@ -14,10 +14,10 @@ from sqlite_utils import Database
 
 from gpudesk import paths
 from gpudesk.store.errors import (
-    StoreCorruptError,
-    StoreLockedError,
+    StoreError,
     StoreNewerVersionError,
     StoreUnwritableError,
+    translate_sqlite_error,
 )
 from gpudesk.store.migrations import MIGRATION_SETS, known_migrations
 
@@ -59,7 +59,8 @@ def open_store(path: Path | str | None = None, *, migrate: bool = True) -> Datab
     except OSError as exc:
         raise StoreUnwritableError(
             f"Cannot create the data folder {exc.filename or ''}: {exc.strerror or exc}. "
-            "Set GPUDESK_DATA_DIR to a writable folder."
+            "Set GPUDESK_DATA_DIR to a writable folder.",
+            field=str(exc.filename or ""), detail=str(exc),
         ) from exc
     try:
         conn = sqlite3.connect(str(target), timeout=5.0)
@@ -72,14 +73,14 @@ def open_store(path: Path | str | None = None, *, migrate: bool = True) -> Datab
             for migrations in MIGRATION_SETS:
                 migrations.apply(db)
         return db
-    except sqlite3.DatabaseError as exc:
+    except sqlite3.Error as exc:
         raise _translate(exc, target) from exc
 
 
 def _check_readable(db: Database, target: Path) -> None:
     try:
         db.execute("select count(*) from sqlite_master").fetchone()
-    except sqlite3.DatabaseError as exc:
+    except sqlite3.Error as exc:
         raise _translate(exc, target) from exc
 
 
@@ -96,18 +97,5 @@ def _check_not_newer(db: Database, target: Path) -> None:
         )
 
 
-def _translate(exc: sqlite3.DatabaseError, target: Path) -> Exception:
-    text = str(exc).lower()
-    if "locked" in text or "busy" in text:
-        return StoreLockedError(
-            f"{target} is locked by another process (another gpudesk window or a recorder). "
-            "Close it and try again."
-        )
-    if "readonly" in text or "unable to open" in text or "read-only" in text:
-        return StoreUnwritableError(f"Cannot write {target}: {exc}. Check its permissions or set GPUDESK_DATA_DIR.")
-    if "not a database" in text or "malformed" in text or "corrupt" in text:
-        return StoreCorruptError(
-            f"{target} is not a readable gpudesk database ({exc}). It was left untouched; move it aside "
-            "to start a new one, or set GPUDESK_DATA_DIR to another folder."
-        )
-    return StoreCorruptError(f"{target}: {exc}")
+def _translate(exc: sqlite3.Error, target: Path) -> StoreError:
+    return translate_sqlite_error(exc, target)

@@ -3,9 +3,9 @@
 One row per diagnosis: when (``created_at``, UTC ISO 8601), what was diagnosed (``source``: text / probe /
 launch / agent / evidence, ``target``: a file name, "PID 1234 (python)", or the command line), the result
 (``framework``, ``kind``, ``top_cause_id``, ``top_confidence``), the whole diagnosis as JSON
-(``diagnosis_json``: :meth:`gpudesk.oom.Diagnosis.to_dict`, which keeps the input text), and
+(``diagnosis_json``: the plain dict the OOM doctor gives, which keeps the input text), and
 ``format_version`` of that JSON. Rows are only ever added or deleted on request; nothing is dropped by a
-migration. Qt-free.
+migration. Plain data in and out: :mod:`gpudesk.oom.history` converts to and from OOM types. Qt-free.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from sqlite_utils import Database, Migrations
 
-from gpudesk.oom.cause import Diagnosis
-from gpudesk.oom.errors import DiagnosisStoreError
+from gpudesk.store.errors import DiagnosisStoreError, converts_sqlite_errors
 from gpudesk.store.migrations import register
 
 DIAGNOSIS_ROW_VERSION = 1
@@ -63,23 +63,37 @@ class DiagnosisRow:
     top_confidence: float | None
 
 
-def save_diagnosis(db: Database, diagnosis: Diagnosis, *, target: str = "") -> int:
-    """Store ``diagnosis``; returns its row id. ``target`` is shortened to 500 characters."""
-    top = diagnosis.top
+@dataclass
+class DiagnosisEntry:
+    """A diagnosis to save: its summary columns and the whole diagnosis as a JSON-ready dict."""
+
+    source: str
+    target: str
+    framework: str | None
+    kind: str | None
+    top_cause_id: str | None
+    top_confidence: float | None
+    diagnosis: dict[str, Any]
+
+
+@converts_sqlite_errors
+def save_diagnosis(db: Database, entry: DiagnosisEntry) -> int:
+    """Store ``entry``; returns its row id. ``target`` is shortened to 500 characters."""
     row = {
         "created_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "source": diagnosis.report.source,
-        "target": (target or "")[:MAX_TARGET_LENGTH],
-        "framework": diagnosis.report.framework,
-        "kind": diagnosis.report.kind,
-        "top_cause_id": top.id if top else None,
-        "top_confidence": top.confidence if top else None,
-        "diagnosis_json": json.dumps(diagnosis.to_dict()),
+        "source": entry.source,
+        "target": (entry.target or "")[:MAX_TARGET_LENGTH],
+        "framework": entry.framework,
+        "kind": entry.kind,
+        "top_cause_id": entry.top_cause_id,
+        "top_confidence": entry.top_confidence,
+        "diagnosis_json": json.dumps(entry.diagnosis),
         "format_version": DIAGNOSIS_ROW_VERSION,
     }
     return int(db["diagnoses"].insert(row).last_pk)
 
 
+@converts_sqlite_errors
 def list_diagnoses(db: Database, limit: int = 200) -> list[DiagnosisRow]:
     """Most recent first."""
     rows = db.query(
@@ -90,8 +104,9 @@ def list_diagnoses(db: Database, limit: int = 200) -> list[DiagnosisRow]:
     return [DiagnosisRow(**r) for r in rows]
 
 
-def load_diagnosis(db: Database, diagnosis_id: int) -> Diagnosis:
-    """The saved :class:`Diagnosis`.
+@converts_sqlite_errors
+def load_diagnosis_dict(db: Database, diagnosis_id: int) -> dict[str, Any]:
+    """The saved diagnosis as the dict it was saved from.
 
     Raises:
         DiagnosisStoreError: no such row, a newer row format, or JSON that does not read back.
@@ -105,11 +120,15 @@ def load_diagnosis(db: Database, diagnosis_id: int) -> Diagnosis:
             f"Diagnosis {diagnosis_id} was saved by a newer gpudesk (format {version}); update gpudesk to open it."
         )
     try:
-        return Diagnosis.from_dict(json.loads(rows[0]["diagnosis_json"]))
-    except (ValueError, TypeError, KeyError) as exc:
+        body = json.loads(rows[0]["diagnosis_json"])
+    except (ValueError, TypeError) as exc:
         raise DiagnosisStoreError(f"Diagnosis {diagnosis_id} cannot be read back: {exc}") from exc
+    if not isinstance(body, dict):
+        raise DiagnosisStoreError(f"Diagnosis {diagnosis_id} cannot be read back: it is not a JSON object.")
+    return body
 
 
+@converts_sqlite_errors
 def delete_diagnosis(db: Database, diagnosis_id: int) -> None:
     """Remove one saved diagnosis (on the user's request)."""
     db.execute("delete from diagnoses where id = ?", [int(diagnosis_id)])

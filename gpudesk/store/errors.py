@@ -1,7 +1,21 @@
-"""Errors raised by the user store. Each message says what is wrong and what to do."""
+"""Errors raised by the user store, and the one place that turns ``sqlite3`` errors into them.
+
+Every public function of ``gpudesk.store`` raises only these types (:func:`converts_sqlite_errors`), decided by
+SQLite's result code (https://www.sqlite.org/rescode.html), never by the text of the message.
+"""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import ParamSpec, TypeVar
+
+from gpudesk.errors import GpudeskError
 
 
-class StoreError(Exception):
+class StoreError(GpudeskError):
     """Base class for user-database problems."""
 
 
@@ -19,3 +33,54 @@ class StoreLockedError(StoreError):
 
 class StoreUnwritableError(StoreError):
     """The data folder or the database file cannot be written."""
+
+
+class DiagnosisStoreError(StoreError):
+    """A diagnosis saved in the user store cannot be read back (written by a newer gpudesk, or damaged)."""
+
+
+_LOCKED_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+_UNWRITABLE_CODES = frozenset({sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM,
+                               sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR})
+_CORRUPT_CODES = frozenset({sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT})
+
+
+def translate_sqlite_error(exc: sqlite3.Error, target: Path | str | None = None) -> StoreError:
+    """The store error for ``exc``, chosen by its primary SQLite result code (extended codes masked to 8 bits)."""
+    where = str(target) if target is not None else "The gpudesk database"
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary in _LOCKED_CODES:
+        return StoreLockedError(
+            f"{where} is locked by another process (another gpudesk window or a recorder). Close it and try again.",
+            field=str(target) if target is not None else None, detail=str(exc),
+        )
+    if primary in _UNWRITABLE_CODES:
+        return StoreUnwritableError(
+            f"Cannot write {where}: {exc}. Check its permissions or set GPUDESK_DATA_DIR.",
+            field=str(target) if target is not None else None, detail=str(exc),
+        )
+    if primary in _CORRUPT_CODES:
+        return StoreCorruptError(
+            f"{where} is not a readable gpudesk database ({exc}). It was left untouched; move it aside "
+            "to start a new one, or set GPUDESK_DATA_DIR to another folder.",
+            field=str(target) if target is not None else None, detail=str(exc),
+        )
+    return StoreError(f"{where}: {exc}", field=str(target) if target is not None else None, detail=str(exc))
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def converts_sqlite_errors(func: Callable[P, R]) -> Callable[P, R]:
+    """Let ``func`` raise store errors only: any ``sqlite3.Error`` becomes the matching :class:`StoreError`."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except sqlite3.Error as exc:
+            raise translate_sqlite_error(exc) from exc
+
+    return wrapper

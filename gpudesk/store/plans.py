@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlite_utils import Database, Migrations
 
-from gpudesk.store.errors import StoreError
+from gpudesk.store.errors import StoreError, converts_sqlite_errors
 from gpudesk.store.migrations import register
 
 #: Version of the row layout written by this module (stored per row).
@@ -148,6 +148,7 @@ def _row_to_plan(row: dict[str, Any], *, tolerant: bool = False) -> SavedPlan:
     )
 
 
+@converts_sqlite_errors
 def save_plan(
     db: Database,
     name: str,
@@ -184,6 +185,7 @@ def _row(db: Database, plan_id: int) -> dict[str, Any]:
     return rows[0]
 
 
+@converts_sqlite_errors
 def get_plan(db: Database, plan_id: int) -> SavedPlan:
     """Reopen a saved plan (also one marked deleted, so that undo can show it).
 
@@ -194,6 +196,7 @@ def get_plan(db: Database, plan_id: int) -> SavedPlan:
     return _row_to_plan(_row(db, plan_id))
 
 
+@converts_sqlite_errors
 def list_plans(db: Database, *, include_deleted: bool = False) -> list[SavedPlan]:
     """Saved plans, most recently updated first. A row whose plan JSON cannot be read is still listed, with
     ``plan == {}`` and ``problem`` saying why, so one damaged row never hides the others."""
@@ -202,6 +205,7 @@ def list_plans(db: Database, *, include_deleted: bool = False) -> list[SavedPlan
     return [_row_to_plan(r, tolerant=True) for r in rows]
 
 
+@converts_sqlite_errors
 def update_plan(
     db: Database,
     plan_id: int,
@@ -233,6 +237,7 @@ def update_plan(
     return get_plan(db, plan_id)
 
 
+@converts_sqlite_errors
 def duplicate_plan(db: Database, plan_id: int, name: str | None = None) -> int:
     """Copy a saved plan under a new name (default: "<name> (copy)") and return the new id."""
     source = get_plan(db, plan_id)
@@ -252,6 +257,7 @@ def _copy_name(name: str) -> str:
     return (name[: MAX_NAME_LENGTH - len(suffix)] + suffix).strip()
 
 
+@converts_sqlite_errors
 def delete_plan(db: Database, plan_id: int) -> SavedPlan:
     """Mark a plan deleted (hidden from :func:`list_plans`); :func:`restore_plan` undoes it."""
     _row(db, plan_id)
@@ -259,6 +265,7 @@ def delete_plan(db: Database, plan_id: int) -> SavedPlan:
     return get_plan(db, plan_id)
 
 
+@converts_sqlite_errors
 def restore_plan(db: Database, plan_id: int) -> SavedPlan:
     """Undo :func:`delete_plan`."""
     _row(db, plan_id)
@@ -266,6 +273,7 @@ def restore_plan(db: Database, plan_id: int) -> SavedPlan:
     return get_plan(db, plan_id)
 
 
+@converts_sqlite_errors
 def purge_deleted(db: Database) -> int:
     """Remove the plans marked deleted for good; returns how many rows went."""
     count = db.execute("select count(*) from plans where deleted_at is not null").fetchone()[0]

@@ -7,9 +7,10 @@ import math
 
 from sqlite_utils import Database
 
-from gpudesk.store.errors import StoreError
+from gpudesk.store.errors import StoreError, converts_sqlite_errors
 
 
+@converts_sqlite_errors
 def set_price(db: Database, gpu_id: str, price_usd: float, note: str = "") -> None:
     """Record the user's own price for ``gpu_id`` in US dollars.
 
@@ -29,12 +30,14 @@ def set_price(db: Database, gpu_id: str, price_usd: float, note: str = "") -> No
     )
 
 
+@converts_sqlite_errors
 def clear_price(db: Database, gpu_id: str) -> None:
     """Remove the user's override, going back to the catalog price."""
     db.execute("delete from price_overrides where gpu_id = ?", [gpu_id])
     db.conn.commit()
 
 
+@converts_sqlite_errors
 def price_overrides(db: Database) -> dict[str, dict]:
     """All overrides: gpu_id -> {price_usd, note, updated_at}."""
     return {row["gpu_id"]: row for row in db["price_overrides"].rows}

@@ -23,7 +23,7 @@ Model (``gpudesk.telemetry.model``)
     pcie_link_source ("nvml" | "catalog:<id>" | None), power_limit_w, mig_mode, mig_devices, lost_reason,
     reasons)`` with ``.pcie_link_bytes_per_s``. ``TelemetryError``: base of this layer's errors.
 
-PCIe (``gpudesk.telemetry.pcie``)
+PCIe (``gpudesk.nvml.pcie``)
     ``link_bytes_per_s(gen, width)`` (per direction, None when unknown), ``pcie_share(bytes_per_s, gen, width)``
     -> fraction or None, ``describe_link(gen, width, source)`` -> "Gen4 x16 (31.5 GB/s per direction, from ...)".
 
@@ -32,7 +32,7 @@ Source interface (``gpudesk.telemetry.source.SampleSource``)
     ``finished``, ``describe()``, ``close()``. Implementations: ``NvmlSource``, ``DmonStreamSource``,
     ``ReplaySource`` (a dmon file is parsed, then replayed: ``ReplaySource(read_dmon_file(p).frame)``).
 
-NVML (``gpudesk.telemetry.nvml_session``, ``nvml_source``, ``nvml_processes``)
+NVML (``gpudesk.nvml.nvml_session``, ``nvml_source``, ``nvml_processes``)
     ``probe_nvml(nvml=None) -> NvmlStatus(state, message, error, driver_version, nvml_version, device_count)``;
     ``.available``; states "ok", "module-missing", "library-not-found", "driver-not-loaded", "version-mismatch",
     "no-permission", "no-devices", "error" - ``message`` is the sentence to show.

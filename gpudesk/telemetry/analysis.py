@@ -11,7 +11,7 @@ import numpy as np
 
 from gpudesk.telemetry.findings_summary import summarize
 from gpudesk.telemetry.model import METRICS, DeviceInfo, SeriesFrame
-from gpudesk.telemetry.pcie import describe_link
+from gpudesk.nvml.pcie import describe_link
 from gpudesk.telemetry.rules import Finding, Thresholds, run_rules
 from gpudesk.telemetry.stats import SpanStats, span_stats
 

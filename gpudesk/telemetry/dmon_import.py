@@ -6,7 +6,6 @@ next to every PCIe share.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,9 +13,10 @@ from typing import Any
 import numpy as np
 from sqlite_utils import Database
 
+from gpudesk.progress import Progress
 from gpudesk.telemetry.dmon import DmonError, DmonLog, parse_dmon, read_dmon_file
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
-from gpudesk.telemetry.pcie import describe_link
+from gpudesk.nvml.pcie import describe_link
 from gpudesk.telemetry.recorder import Recorder
 
 
@@ -76,7 +76,7 @@ def import_dmon_log(
     name: str | None = None,
     notes: str = "",
     interval_s: float = 1.0,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> ImportResult:
     """Parse ``path`` and store it as a session; returns the session id, the parse result and the devices.
 

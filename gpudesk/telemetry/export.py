@@ -16,16 +16,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
+from gpudesk.csv_cells import formula_safe
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError, widen
 from gpudesk.telemetry.timebase import undated
 
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
 def safe_cell(text: object) -> str:
-    """Text for a CSV cell that a spreadsheet will not evaluate as a formula."""
-    s = "" if text is None else str(text)
-    return "'" + s if s.startswith(_FORMULA_START) else s
+    """Text for a CSV cell that a spreadsheet will not evaluate as a formula (:mod:`gpudesk.csv_cells`)."""
+    return formula_safe("" if text is None else str(text))
 
 
 def export_csv(

@@ -27,7 +27,7 @@ from typing import Any
 
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import DeviceInfo, Sample, SampleBatch
-from gpudesk.telemetry.nvml_session import NvmlSession
+from gpudesk.nvml.nvml_session import NvmlSession
 
 _PERMANENT = ("NotSupported", "FunctionNotFound")
 KB = 1000.0  # nvmlDeviceGetPcieThroughput's documented "KB/s", taken in SI (see the module docstring)
@@ -348,7 +348,7 @@ class NvmlSource:
 
 def _field_error(nv: ModuleType, code: int) -> str:
     """Reason text for a per-field nvmlReturn code of nvmlDeviceGetFieldValues."""
-    from gpudesk.telemetry.nvml_session import reason_text
+    from gpudesk.nvml.nvml_session import reason_text
 
     try:
         return reason_text(nv.NVMLError(code))

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 
 from sqlite_utils import Database
 
+from gpudesk.progress import Progress
 from gpudesk.store import open_store
 from gpudesk.store import recordings as rec
 from gpudesk.telemetry.model import DeviceInfo, SampleBatch, SeriesFrame, TelemetryError, column_dtype
@@ -97,7 +98,7 @@ class Recorder:
         if self._clock() - self._last_flush >= self.flush_interval_s:
             self.flush()
 
-    def write_frame(self, frame: SeriesFrame, progress: Callable[[int, int], None] | None = None) -> int:
+    def write_frame(self, frame: SeriesFrame, progress: Progress | None = None) -> int:
         """Write a whole frame (dmon import) in committed chunks; returns rows written."""
         if self.session_id is None:
             raise RecorderError("Start a recording before writing samples.")

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sys
+from typing import cast
 
 from PySide6.QtCore import QLibraryInfo, QLocale, QTranslator
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from gpudesk import APP_NAME, __version__, paths
+from gpudesk.ui.error_report import install_excepthook
 
 
 def install_translators(app: QApplication) -> list[QTranslator]:
@@ -28,7 +30,7 @@ def install_translators(app: QApplication) -> list[QTranslator]:
 
 def run_app(argv: list[str] | None = None) -> int:
     """Open the main window and run the event loop; returns the exit status."""
-    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
+    app = cast(QApplication, QApplication.instance() or QApplication(argv if argv is not None else sys.argv))
     app.setApplicationName(APP_NAME)
     app.setApplicationVersion(__version__)
     app.setOrganizationName(APP_NAME)
@@ -40,6 +42,7 @@ def run_app(argv: list[str] | None = None) -> int:
     from gpudesk.ui.main_window import MainWindow
 
     window = MainWindow()
+    install_excepthook(window.message_bar.show_message)
     window.show()
     from gpudesk.ui.first_paint import exit_after_first_paint_requested, quit_after_first_paint
 

@@ -19,6 +19,7 @@ from gpudesk.ui.lazy_tab import LazyTab
 from gpudesk.ui.message_bar import MessageBar
 from gpudesk.ui.startup import STORE_MODULES, Startup
 from gpudesk.ui.tabs import TAB_CLASSES
+from gpudesk.ui.workers import failure_text, tracker
 
 #: Start the deferred start-up this long after the window is shown even when no first paint was seen (ms).
 STARTUP_FALLBACK_MS = 1500
@@ -68,6 +69,7 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(0, 0, 0, 0)
         self.message_bar = MessageBar(central)
         self.ctx.notify = self.message_bar.show_message
+        tracker().unhandled.connect(self._task_failed)
         self.tabs = QTabWidget(central)
         self.tabs.setDocumentMode(True)
         layout.addWidget(self.message_bar)
@@ -91,6 +93,10 @@ class MainWindow(QMainWindow):
             # Normally the first paint starts the deferred start-up; a window that gets no paint (shown
             # minimised or on another workspace) must still get its charts and user store.
             QTimer.singleShot(STARTUP_FALLBACK_MS, self.startup, self.startup.begin)
+
+    def _task_failed(self, exc: BaseException) -> None:
+        """A background task failed and nobody handled it: say so in the message bar."""
+        self.message_bar.show_message(self.tr("A background task failed: {0}").format(failure_text(exc)), "error")
 
     def _prepare_tab(self, tab_class: type) -> None:
         """Called by a LazyTab before it builds ``tab_class``: a tab that needs the store gets it first."""
@@ -147,7 +153,7 @@ class MainWindow(QMainWindow):
             self.resize(1280, 820)
         last = self.settings.value("main/tab", 0)
         try:
-            self.tabs.setCurrentIndex(min(int(last), max(self.tabs.count() - 1, 0)))
+            self.tabs.setCurrentIndex(min(int(str(last)), max(self.tabs.count() - 1, 0)))
         except (TypeError, ValueError):
             self.tabs.setCurrentIndex(0)
 

@@ -13,10 +13,11 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings
 from PySide6.QtWidgets import QApplication
 
+from gpudesk.errors import GpudeskError
 from gpudesk.ui.first_paint import FirstPaintWatcher
 
 
-class WindowCheckError(Exception):
+class WindowCheckError(GpudeskError):
     """The main window did not open, paint or start cleanly."""
 
 

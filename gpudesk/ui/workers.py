@@ -2,25 +2,46 @@
 
 ``run_task(fn, *args, on_result=..., on_error=..., on_progress=...)`` runs ``fn`` on Qt's global thread
 pool and delivers its result, exception or progress to slots on the GUI thread through queued signals.
-``fn`` may accept a ``progress`` keyword (a callable taking ``(done, total, text)``) to report progress.
+``fn`` may accept a ``progress`` keyword (:class:`gpudesk.progress.Progress`: ``progress(message, fraction)``,
+the same protocol as the core's long jobs) to report progress; ``on_progress(message, fraction)`` gets it on the
+GUI thread.
+
+Every exception a task raises (``BaseException`` included) reaches the GUI thread: to ``on_error`` when the
+caller gave one, otherwise to :attr:`WorkTracker.unhandled`, which the main window shows in its message bar.
+:func:`tracker` counts the work in flight for the whole application (``pendingChanged``), so no tab keeps
+its own counter. A finished task drops its function, arguments and result, so they are freed as soon as the
+caller's slots are done with them.
+
 Workers never touch widgets. Long-lived workers with their own timer (monitor sampling, recording) are
-QObjects moved to a QThread; see :class:`ThreadWorker`.
+QObjects moved to a QThread; see :class:`ThreadWorker`, whose ``setup``/``teardown`` failures are emitted as
+``failed`` as well.
 """
 
 from __future__ import annotations
 
 import inspect
+import itertools
 import traceback
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThread, QThreadPool, Signal, Slot
+from PySide6.QtCore import QMetaObject, QObject, QRunnable, Qt, QThread, QThreadPool, Signal, Slot
+
+from gpudesk.errors import GpudeskError
+
+
+def failure_text(exc: BaseException) -> str:
+    """A one-paragraph plain-text description of ``exc`` for a message bar."""
+    if isinstance(exc, GpudeskError):
+        return exc.user_text()
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 class _TaskSignals(QObject):
     result = Signal(object)
     error = Signal(object)  # the exception instance; its traceback text is in .__gpudesk_traceback__
-    progress = Signal(int, int, str)
+    progress = Signal(str, object)  # message, fraction done (0..1) or None
     finished = Signal()
 
 
@@ -29,9 +50,9 @@ class Task(QRunnable):
 
     def __init__(self, fn: Callable[..., Any], *args: Any, **kwargs: Any):
         super().__init__()
-        self.fn = fn
-        self.args = args
-        self.kwargs = kwargs
+        self.fn: Callable[..., Any] | None = fn
+        self.args: tuple[Any, ...] = args
+        self.kwargs: dict[str, Any] = kwargs
         self.signals = _TaskSignals()
         self.setAutoDelete(True)
         try:
@@ -41,22 +62,69 @@ class Task(QRunnable):
 
     @Slot()
     def run(self) -> None:
+        # Take the call out of the task first: a task object may outlive its run (Qt and the caller can hold
+        # it), but what it was given must not (issue 14: ten tasks given 50 MB arrays kept 500 MB alive).
+        fn, args, kwargs = self.fn, self.args, self.kwargs
+        self.fn, self.args, self.kwargs = None, (), {}
         try:
+            if fn is None:
+                raise RuntimeError("a gpudesk task was run twice")
             if self._wants_progress:
-                self.kwargs["progress"] = lambda done, total, text="": self.signals.progress.emit(
-                    int(done), int(total), str(text)
-                )
-            value = self.fn(*self.args, **self.kwargs)
-        except Exception as exc:  # noqa: BLE001 - every error is handed to the GUI, never swallowed
+                signals = self.signals
+                kwargs["progress"] = lambda message, fraction: signals.progress.emit(str(message), fraction)
+            value = fn(*args, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - every error is handed to the GUI, never swallowed
             exc.__gpudesk_traceback__ = traceback.format_exc()  # type: ignore[attr-defined]
+            exc.__traceback__ = None  # the frames would keep the arguments alive
+            del fn, args, kwargs
             self.signals.error.emit(exc)
         else:
+            del fn, args, kwargs
             self.signals.result.emit(value)
+            del value
         finally:
             self.signals.finished.emit()
 
 
-_LIVE_TASKS: set[Task] = set()  # started tasks, kept alive until their finished signal reaches the GUI thread
+class WorkTracker(QObject):
+    """The application's count of background tasks in flight, and where unhandled task failures go.
+
+    Signals:
+        pendingChanged(int): the number of tasks started and not yet finished.
+        unhandled(object): a task failed and its caller gave no ``on_error``; the main window shows it.
+    """
+
+    pendingChanged = Signal(int)
+    unhandled = Signal(object)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._pending = 0
+
+    def pending(self) -> int:
+        """Tasks started through :func:`run_task` and not yet finished."""
+        return self._pending
+
+    def _started(self) -> None:
+        self._pending += 1
+        self.pendingChanged.emit(self._pending)
+
+    def _finished(self) -> None:
+        self._pending = max(0, self._pending - 1)
+        self.pendingChanged.emit(self._pending)
+
+
+_TRACKER: WorkTracker | None = None
+_LIVE_TASKS: dict[int, Task] = {}  # started tasks, kept alive until their finished signal reaches the GUI thread
+_TASK_KEYS = itertools.count()
+
+
+def tracker() -> WorkTracker:
+    """The one :class:`WorkTracker` (created on first use, from the GUI thread)."""
+    global _TRACKER
+    if _TRACKER is None:
+        _TRACKER = WorkTracker()
+    return _TRACKER
 
 
 def run_task(
@@ -64,33 +132,45 @@ def run_task(
     *args: Any,
     on_result: Callable[[Any], None] | None = None,
     on_error: Callable[[BaseException], None] | None = None,
-    on_progress: Callable[[int, int, str], None] | None = None,
+    on_progress: Callable[[str, float | None], None] | None = None,
     on_finished: Callable[[], None] | None = None,
     pool: QThreadPool | None = None,
     **kwargs: Any,
 ) -> Task:
-    """Start ``fn(*args, **kwargs)`` in the background; callbacks run on the GUI thread."""
+    """Start ``fn(*args, **kwargs)`` in the background; callbacks run on the GUI thread.
+
+    A failure goes to ``on_error``, or, without one, to :attr:`WorkTracker.unhandled` (a visible message).
+    """
+    work = tracker()
     task = Task(fn, *args, **kwargs)
     if on_result is not None:
         task.signals.result.connect(on_result)
-    if on_error is not None:
-        task.signals.error.connect(on_error)
+    task.signals.error.connect(on_error if on_error is not None else work.unhandled.emit)
     if on_progress is not None:
         task.signals.progress.connect(on_progress)
     if on_finished is not None:
         task.signals.finished.connect(on_finished)
     # The caller may drop the returned Task; without a reference its signals object could be collected
-    # before the result is delivered. Connected last, so it runs after the caller's own slots.
-    _LIVE_TASKS.add(task)
-    task.signals.finished.connect(lambda: _LIVE_TASKS.discard(task))
+    # before the result is delivered. The slot holds a key, not the task, so no reference cycle through
+    # Qt's connection keeps a finished task alive. Connected last, so it runs after the caller's own slots.
+    key = next(_TASK_KEYS)
+    _LIVE_TASKS[key] = task
+    task.signals.finished.connect(lambda: _task_done(key))
+    work._started()
     (pool or QThreadPool.globalInstance()).start(task)
     return task
+
+
+def _task_done(key: int) -> None:
+    _LIVE_TASKS.pop(key, None)
+    tracker()._finished()
 
 
 class ThreadWorker(QObject):
     """Base for long-lived workers: create timers and connections in :meth:`setup`, in the worker thread.
 
     Usage: ``worker = MyWorker(); thread = start_worker(worker)``; stop with :func:`stop_worker`.
+    An exception from ``setup`` or ``teardown`` is emitted as ``failed`` (the exception), never lost.
     """
 
     failed = Signal(object)
@@ -100,14 +180,20 @@ class ThreadWorker(QObject):
         # Connected to QThread.started. A Python override of a decorated slot in a subclass is not always
         # dispatched as a queued slot by PySide6, so the base-class slot calls the override from here, which
         # is guaranteed to run in the worker thread.
-        self.setup()
+        try:
+            self.setup()
+        except Exception as exc:  # noqa: BLE001 - reported to the GUI through `failed`
+            self.failed.emit(exc)
 
     def setup(self) -> None:
         """Called in the worker thread once it starts. Override to create timers and connections."""
 
     @Slot()
     def _run_teardown(self) -> None:
-        self.teardown()
+        try:
+            self.teardown()
+        except Exception as exc:  # noqa: BLE001 - reported to the GUI through `failed`
+            self.failed.emit(exc)
 
     def teardown(self) -> None:
         """Called in the worker thread before it quits. Override to stop timers and close connections."""
@@ -129,8 +215,6 @@ def stop_worker(worker: ThreadWorker, timeout_ms: int = 5000) -> bool:
     thread: QThread | None = getattr(worker, "_gpudesk_thread", None)
     if thread is None or not thread.isRunning():
         return True
-    from PySide6.QtCore import QMetaObject, Qt
-
     QMetaObject.invokeMethod(worker, "_run_teardown", Qt.ConnectionType.BlockingQueuedConnection)
     thread.quit()
     return thread.wait(timeout_ms)

@@ -14,7 +14,7 @@ import pytest
 
 from gpudesk.telemetry import model as m
 from gpudesk.ui.monitor.plots import MAIN_METRICS, PLOTTED, LinkInfo, MonitorPlots
-from gpudesk.ui.monitor.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor.sources import HISTORY_METRICS
 
 GPUS = 8

@@ -9,7 +9,6 @@ from __future__ import annotations
 import sys
 
 import pytest
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from gpudesk import paths

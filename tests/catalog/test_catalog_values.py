@@ -121,7 +121,7 @@ def test_matmul_efficiency_only_where_measured(catalog):
 
 
 def test_links_servers_and_their_references(catalog):
-    links = {l.id: l for l in catalog.links()}
+    links = {link.id: link for link in catalog.links()}
     assert {"pcie3-x16", "pcie4-x16", "pcie5-x16", "pcie6-x16", "nvlink2", "nvlink3", "nvlink4", "nvlink5",
             "ib-hdr", "ib-ndr", "roce-100", "roce-200", "roce-400"} <= set(links)
     assert links["pcie4-x16"].bandwidth_gbps_per_direction == 31.5

@@ -34,7 +34,7 @@ def test_pcie_only_cards_say_none_for_nvlink_not_zero(capsys):
     from gpudesk.cli import main
 
     assert main(["catalog", "compare", "a10", "l4"]) == 0
-    line = next(l for l in capsys.readouterr().out.splitlines() if "NVLink" in l)
+    line = next(text for text in capsys.readouterr().out.splitlines() if "NVLink" in text)
     assert "none (PCIe only)" in line and "0 GB/s" not in line
     assert main(["catalog", "show", "a10", "--json"]) == 0
     import json

@@ -14,7 +14,7 @@ from gpudesk.oom import MemoryReport, diagnose
 from gpudesk.oom.errors import TargetNotFound
 from gpudesk.oom.evidence import gather_evidence, merge_into
 from gpudesk.oom.probe_result import report_from_probe
-from gpudesk.telemetry.nvml_session import reset_shared_sessions
+from gpudesk.nvml.nvml_session import reset_shared_sessions
 
 GiB = 1024**3
 ME = os.getpid()

@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.gpu, pytest.mark.torch]
 
 
 def _cuda_ready() -> str | None:
-    from gpudesk.telemetry.nvml_session import probe_nvml
+    from gpudesk.nvml.nvml_session import probe_nvml
 
     if not probe_nvml().available:
         return "no NVIDIA GPU / NVML here"
@@ -121,7 +121,7 @@ def test_probe_by_agent_on_cuda_process(spawn):
 
 def test_probe_creates_no_cuda_context(spawn):
     from gpudesk.oom.attach import probe_process
-    from gpudesk.telemetry.nvml_processes import list_gpu_processes
+    from gpudesk.nvml.nvml_processes import list_gpu_processes
 
     t = spawn("import time, torch, gpudesk.oom.agent as a\na.install()\nprint('READY', flush=True)\n"
               "while True:\n    time.sleep(0.01)\n")
@@ -137,7 +137,7 @@ def test_probe_touches_only_used_devices(spawn):
     if torch.cuda.device_count() < 2:
         pytest.skip("needs two GPUs")
     from gpudesk.oom.attach import probe_process
-    from gpudesk.telemetry.nvml_processes import list_gpu_processes
+    from gpudesk.nvml.nvml_processes import list_gpu_processes
 
     t = spawn("import time, torch, gpudesk.oom.agent as a\nx = torch.ones(1, device='cuda:1')\na.install()\n"
               "print('READY', flush=True)\nwhile True:\n    time.sleep(0.01)\n")

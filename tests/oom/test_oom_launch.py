@@ -186,7 +186,7 @@ def test_bootstrap_sampling_protocol(tmp_path):
 def test_launch_reads_nvml_and_child_states(tmp_path):
     from helpers.fake_pynvml import FakeDevice, FakeProcess, make_fake_pynvml
 
-    from gpudesk.telemetry.nvml_session import reset_shared_sessions
+    from gpudesk.nvml.nvml_session import reset_shared_sessions
 
     gpu = FakeDevice(0, memory_total=80 * 1024**3, compute_processes=[FakeProcess(999_999, 5 * 1024**3)])
     fake = make_fake_pynvml([gpu])

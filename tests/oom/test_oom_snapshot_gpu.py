@@ -66,7 +66,7 @@ torch.cuda.memory._dump_snapshot(sys.argv[1])
 
 
 def _cuda_ready() -> str | None:
-    from gpudesk.telemetry.nvml_session import probe_nvml
+    from gpudesk.nvml.nvml_session import probe_nvml
 
     if not probe_nvml().available:
         return "no NVIDIA GPU / NVML here"

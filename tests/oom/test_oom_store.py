@@ -9,7 +9,8 @@ from oom_support import load_cases
 
 from gpudesk.oom import DiagnosisStoreError, diagnose_text
 from gpudesk.store import open_store
-from gpudesk.store.diagnoses import delete_diagnosis, list_diagnoses, load_diagnosis, save_diagnosis
+from gpudesk.oom.history import load_diagnosis, save_diagnosis
+from gpudesk.store.diagnoses import delete_diagnosis, list_diagnoses
 
 CASES = load_cases()
 

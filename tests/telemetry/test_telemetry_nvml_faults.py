@@ -8,7 +8,7 @@ import pynvml
 import pytest
 
 from gpudesk.telemetry import model as m
-from gpudesk.telemetry.nvml_session import NvmlSession, NvmlUnavailableError, probe_nvml, reason_text
+from gpudesk.nvml.nvml_session import NvmlSession, NvmlUnavailableError, probe_nvml, reason_text
 from gpudesk.telemetry.nvml_source import NvmlSource
 from helpers.fake_pynvml import FakeDevice, make_fake_pynvml, nvml_error
 
@@ -127,7 +127,7 @@ def test_unknown_pcie_generation_and_max_not_supported():
 
 
 def test_idle_link_gen1_keeps_share_against_max():
-    from gpudesk.telemetry.pcie import pcie_share
+    from gpudesk.nvml.pcie import pcie_share
 
     s = read_one(make_fake_pynvml([FakeDevice(0, pcie_gen_cur=1, pcie_width_cur=16, pcie_gen_max=4,
                                               pcie_rx_kb=1_000)]))

@@ -9,9 +9,9 @@ import sys
 import psutil
 import pytest
 
-from gpudesk.telemetry import nvml_processes
-from gpudesk.telemetry.nvml_processes import list_gpu_processes
-from gpudesk.telemetry.nvml_session import NvmlSession, reset_shared_sessions
+from gpudesk.nvml import nvml_processes
+from gpudesk.nvml.nvml_processes import list_gpu_processes
+from gpudesk.nvml.nvml_session import NvmlSession, reset_shared_sessions
 from helpers.fake_pynvml import FakeDevice, FakeProcess, make_fake_pynvml
 
 ME = os.getpid()
@@ -125,7 +125,7 @@ def test_shared_session_with_injected_module():
 
 @pytest.mark.gpu
 def test_real_nvml_processes():
-    from gpudesk.telemetry.nvml_session import probe_nvml
+    from gpudesk.nvml.nvml_session import probe_nvml
 
     if not probe_nvml().available:
         pytest.skip("no NVIDIA GPU / NVML here")

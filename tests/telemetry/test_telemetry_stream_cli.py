@@ -121,7 +121,7 @@ def test_cli_user_errors(capsys):
 
 @pytest.mark.gpu
 def test_real_nvml_read_of_all_devices():
-    from gpudesk.telemetry.nvml_session import probe_nvml
+    from gpudesk.nvml.nvml_session import probe_nvml
     from gpudesk.telemetry.nvml_source import NvmlSource
 
     status = probe_nvml()
@@ -224,7 +224,6 @@ def _sessions():
 def test_stop_signals_end_a_stream_cleanly_and_stop_its_command(tmp_path, sig):
     """kill, a closed SSH session and Ctrl+C sent to gpudesk alone: the data is committed, the session is marked
     ended (not interrupted) and the dmon command does not run on as an orphan."""
-    import os
     import signal
     import subprocess
 

@@ -43,7 +43,7 @@ def main() -> int:
     window.tabs.setCurrentIndex(index)  # the page is the LazyTab holding the tab
     tab = window.tab(index)
     window.startup.finish_now()  # the deferred start-up (store, charts) done, as a moment after opening
-    tab.set_user_price("rtx4090", 1799.0)
+    tab.prices.set_user_price("rtx4090", 1799.0)
     window.message_bar.hide()
 
     tab.table.sortByColumn(tab.model.fields().index(next(f for f in tab.model.fields() if f.key == "memory_bandwidth_gbps")),

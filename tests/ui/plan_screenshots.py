@@ -53,7 +53,7 @@ def main() -> int:
         print(path)
 
     tab.show_view(QUICK)
-    quick = tab.quick
+    quick = tab.pages.quick
     quick.editors["model.model"].set_value("llama-3-8b")
     quick.editors["model.mode"].set_value("qlora")
     quick.set_field_text("model.seq_len_tokens", "4096")
@@ -63,19 +63,19 @@ def main() -> int:
     shot("quick")
 
     tab.load_example(paths.examples_dir() / "article-13b-finetune.toml")
-    tab.wizard.preview.set_card("a100-80-sxm4", 8)
+    tab.pages.wizard.preview.set_card("a100-80-sxm4", 8)
     for index, name in enumerate(["1-data", "2-model", "3-workload", "4-software", "5-operations"]):
-        tab.wizard.go_to(index)
+        tab.pages.wizard.go_to(index)
         shot(f"wizard-{name}")
-    tab.wizard.go_to(0)
-    tab.wizard.set_field_text("data.sample_count", "twenty")
-    tab.wizard.next_page()
+    tab.pages.wizard.go_to(0)
+    tab.pages.wizard.set_field_text("data.sample_count", "twenty")
+    tab.pages.wizard.next_page()
     shot("wizard-validation")
-    tab.wizard.set_field_text("data.sample_count", "20000000")
+    tab.pages.wizard.set_field_text("data.sample_count", "20000000")
 
     done = []
     tab.plan_ready.connect(done.append)
-    tab.wizard.request_plan()
+    tab.pages.wizard.request_plan()
     end = time.monotonic() + 60
     while not done and time.monotonic() < end:
         app.processEvents()
@@ -84,33 +84,33 @@ def main() -> int:
         print("planning did not finish", file=sys.stderr)
         return 1
     shot("results")
-    tab.results.charts.setCurrentIndex(1)
+    tab.pages.results.charts.setCurrentIndex(1)
     shot("results-tco")
-    tab.results.charts.setCurrentIndex(2)
+    tab.pages.results.charts.setCurrentIndex(2)
     shot("results-cost-time")
-    tab.results.charts.setCurrentIndex(0)
-    candidates = tab.results.plan["candidates"]
-    for row in range(tab.results.table.rowCount()):
-        c = candidates[tab.results.table.item(row, 0).data(Qt.ItemDataRole.UserRole)]
+    tab.pages.results.charts.setCurrentIndex(0)
+    candidates = tab.pages.results.plan["candidates"]
+    for row in range(tab.pages.results.table.rowCount()):
+        c = candidates[tab.pages.results.table.item(row, 0).data(Qt.ItemDataRole.UserRole)]
         if (c["gpu_id"], c["count"]) == ("a100-80-sxm4", 8):  # price unknown: the price strip asks for a quote
-            tab.results.table.selectRow(row)
-            tab.results.table.scrollToItem(tab.results.table.item(row, 0))
+            tab.pages.results.table.selectRow(row)
+            tab.pages.results.table.scrollToItem(tab.pages.results.table.item(row, 0))
             break
     shot("results-price-unknown")
-    tab.results.table.selectRow(0)
+    tab.pages.results.table.selectRow(0)
     first = tab.save_current()
 
     tab.load_example(paths.examples_dir() / "startup-mvp-7b.toml")
     done.clear()
-    tab.wizard.request_plan()
+    tab.pages.wizard.request_plan()
     while not done and time.monotonic() < end + 60:
         app.processEvents()
         time.sleep(0.01)
     second = tab.save_current()
     tab.show_view(PLANS)
-    tab.plans.select_ids([first, second])
+    tab.pages.plans.select_ids([first, second])
     shot("saved-plans")
-    tab.plans.compare_selected()
+    tab.pages.plans.compare_selected()
     tab.show_view(COMPARE)
     shot("compare")
     return 0

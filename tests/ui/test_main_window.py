@@ -149,3 +149,20 @@ def test_a_broken_tab_reports_and_others_work(qtbot, monkeypatch, settings):
     assert "could not be opened" in window.tabs.widget(1).error
     assert "could not be opened" in window.message_bar.text()
     assert isinstance(window.tab(0), CatalogTab)
+
+
+def test_a_background_task_failure_nobody_handles_shows_in_the_message_bar(qtbot, settings):
+    from gpudesk.store.errors import StoreUnwritableError
+    from gpudesk.ui.workers import run_task
+
+    window = MainWindow(AppContext(catalog=open_catalog()), settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+
+    def save():
+        raise StoreUnwritableError("Cannot write /nowhere/gpudesk.db.", remedy="Set GPUDESK_DATA_DIR to a writable folder.")
+
+    run_task(save)
+    qtbot.waitUntil(lambda: "Cannot write /nowhere/gpudesk.db." in window.message_bar.text(), timeout=5000)
+    assert window.message_bar.isVisible()
+    assert "GPUDESK_DATA_DIR" in window.message_bar.text()

@@ -45,7 +45,7 @@ def test_plan_chart_is_drawn_once_the_deferred_start_up_has_run(qtbot, settings)
     window = _open_window(qtbot, settings)
     tab = window.tab(0)
     assert isinstance(tab, PlanTab)
-    chart = tab.quick.preview.chart
+    chart = tab.pages.quick.preview.chart
     # Built with the window but before its first paint: the figures are there as text, the plot is not yet.
     assert not window.startup.done and not chart.plot_built
     assert "per GPU" in chart.caption.text() and chart.legend.entries
@@ -72,7 +72,7 @@ def test_store_opened_after_the_first_paint_is_used_by_the_plan_tab(qtbot, setti
     assert window.ctx.store is not None and paths.store_path().is_file()
     tab = window.tab(0)
     tab.show_view(PLANS)
-    assert [tab.plans.table.item(r, 0).text() for r in range(tab.plans.table.rowCount())] == ["Earlier plan"]
+    assert [tab.pages.plans.table.item(r, 0).text() for r in range(tab.pages.plans.table.rowCount())] == ["Earlier plan"]
 
 
 def test_saved_plans_asked_for_before_the_store_step_open_the_store_at_once(qtbot, settings):
@@ -81,21 +81,21 @@ def test_saved_plans_asked_for_before_the_store_step_open_the_store_at_once(qtbo
     db.close()
     window = _open_window(qtbot, settings)  # never shown: the start-up has not begun
     tab = window.tab(0)
-    assert tab.stack.currentIndex() == QUICK
+    assert tab.pages.currentIndex() == QUICK
     tab.show_view(PLANS)
     assert window.ctx.store is not None
-    assert tab.plans.table.rowCount() == 1
+    assert tab.pages.plans.table.rowCount() == 1
     assert "store" in window.startup.ran
 
 
 def test_plan_tab_builds_only_quick_mode_until_a_page_is_used(qtbot, settings):
     window = _open_window(qtbot, settings)
     tab = window.tab(0)
-    assert tab._wizard is None and tab._results is None and tab._plans is None  # noqa: SLF001
-    wizard = tab.wizard
-    assert tab.stack.widget(WIZARD) is wizard and tab.stack.count() == 5
+    assert tab.pages._wizard is None and tab.pages._results is None and tab.pages._plans is None  # noqa: SLF001
+    wizard = tab.pages.wizard
+    assert tab.pages.widget(WIZARD) is wizard and tab.pages.count() == 5
     tab.show_view(WIZARD)
-    assert tab.stack.currentWidget() is wizard
+    assert tab.pages.currentWidget() is wizard
 
 
 def test_a_catalog_tab_opened_first_gets_the_store_before_it_is_built(qtbot, settings):
@@ -179,7 +179,7 @@ def test_a_window_that_never_paints_still_starts_up(qtbot, settings, monkeypatch
     monkeypatch.setattr(main_window_module, "STARTUP_FALLBACK_MS", 50)
     window = _open_window(qtbot, settings)
     window.removeEventFilter(window._paint_watcher)  # noqa: SLF001 - as if no paint ever reached the window
-    chart = window.tab(0).quick.preview.chart
+    chart = window.tab(0).pages.quick.preview.chart
     window.show()
     qtbot.waitUntil(lambda: window.startup.done, timeout=20000)
     assert window._paint_watcher.painted_at is None  # noqa: SLF001 - the fallback started it
@@ -189,7 +189,7 @@ def test_a_window_that_never_paints_still_starts_up(qtbot, settings, monkeypatch
 def test_switching_tabs_while_the_charts_load_still_draws_the_plan_chart(qtbot, settings):
     """Usertest defect 23: the Quick-mode chart stayed blank after Alt+3 during start-up."""
     window = _open_window(qtbot, settings)
-    chart = window.tab(0).quick.preview.chart
+    chart = window.tab(0).pages.quick.preview.chart
     window.show()
     qtbot.waitUntil(lambda: window.startup.started, timeout=20000)
     window.tabs.setCurrentIndex(2)  # Alt+3: the Monitor tab needs the store, which opens at once

@@ -3,12 +3,15 @@ setup() and teardown() run in its own thread."""
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 
 import pytest
 from PySide6.QtCore import QTimer
 
-from gpudesk.ui.workers import ThreadWorker, run_task, start_worker, stop_worker
+from gpudesk.errors import GpudeskError
+from gpudesk.ui.workers import ThreadWorker, failure_text, run_task, start_worker, stop_worker, tracker
 
 
 def test_run_task_delivers_result_and_progress_on_gui_thread(qtbot):
@@ -18,19 +21,19 @@ def test_run_task_delivers_result_and_progress_on_gui_thread(qtbot):
     def work(n, progress):
         seen["thread"] = threading.get_ident()
         for i in range(n):
-            progress(i + 1, n, f"step {i + 1}")
+            progress(f"step {i + 1}", (i + 1) / n)
         return n * 2
 
     progress = []
     result = []
-    with qtbot.waitSignal(run_task(work, 3, on_result=result.append,
-                                   on_progress=lambda d, t, s: progress.append((d, t, s, threading.get_ident()))
-                                   ).signals.finished, timeout=5000):
-        pass
-    qtbot.waitUntil(lambda: result == [6], timeout=2000)
+    # Wait on the delivered result itself: a waitSignal connected after run_task() started could miss a
+    # finished signal emitted before it connected (the old version of this test was flaky for that reason).
+    run_task(work, 3, on_result=result.append,
+             on_progress=lambda message, fraction: progress.append((message, fraction, threading.get_ident())))
+    qtbot.waitUntil(lambda: result == [6] and len(progress) == 3, timeout=5000)
     assert seen["thread"] != gui
-    assert [p[:3] for p in progress] == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
-    assert all(p[3] == gui for p in progress)
+    assert [p[:2] for p in progress] == [("step 1", 1 / 3), ("step 2", 2 / 3), ("step 3", 1.0)]
+    assert all(p[2] == gui for p in progress)
 
 
 def test_run_task_hands_errors_to_the_gui(qtbot):
@@ -87,3 +90,83 @@ def test_dropped_tasks_still_deliver_their_results(qtbot):
     gc.collect()
     qtbot.waitUntil(lambda: len(results) == 20, timeout=5000)
     assert sorted(results) == list(range(20))
+
+
+class _Payload:
+    """Stands for a large array handed to a task (weak-referenceable)."""
+
+    def __init__(self) -> None:
+        self.data = bytearray(1_000_000)
+
+
+def test_finished_tasks_do_not_keep_their_arguments_or_results_alive(qtbot):
+    # Issue 14: ten tasks given 50 MB arrays kept 500 MB alive after they finished.
+    arguments, results, tasks = [], [], []
+    done = []
+    for _ in range(10):
+        payload = _Payload()
+        arguments.append(weakref.ref(payload))
+        tasks.append(run_task(lambda p: _Payload(), payload, on_result=lambda r: (results.append(weakref.ref(r)), done.append(1))))
+        del payload
+    qtbot.waitUntil(lambda: len(done) == 10, timeout=5000)
+    qtbot.wait(50)  # let the finished signals reach the GUI thread
+    gc.collect()
+    assert all(ref() is None for ref in arguments)
+    assert all(ref() is None for ref in results)
+
+
+def test_a_failed_task_without_on_error_reaches_the_tracker(qtbot):
+    def boom():
+        raise KeyError("gpu_index")
+
+    with qtbot.waitSignal(tracker().unhandled, timeout=5000) as blocker:
+        run_task(boom)
+    assert isinstance(blocker.args[0], KeyError)
+    assert failure_text(blocker.args[0]) == "KeyError: 'gpu_index'"
+
+
+def test_base_exceptions_are_reported_too(qtbot):
+    errors = []
+
+    def leaves():
+        raise SystemExit(3)
+
+    run_task(leaves, on_error=errors.append)
+    qtbot.waitUntil(lambda: len(errors) == 1, timeout=5000)
+    assert isinstance(errors[0], SystemExit)
+
+
+def test_pending_work_is_counted_in_one_place(qtbot):
+    release = threading.Event()
+    counts = []
+    tracker().pendingChanged.connect(counts.append)
+    try:
+        before = tracker().pending()
+        run_task(lambda: release.wait(5))
+        run_task(lambda: release.wait(5))
+        assert tracker().pending() == before + 2
+        release.set()
+        qtbot.waitUntil(lambda: tracker().pending() == before, timeout=5000)
+    finally:
+        tracker().pendingChanged.disconnect(counts.append)
+    assert counts[:2] == [before + 1, before + 2]
+
+
+def test_failure_text_uses_the_user_text_of_gpudesk_errors():
+    exc = GpudeskError("Cannot write the data folder.", detail="Permission denied", remedy="Set GPUDESK_DATA_DIR.")
+    assert failure_text(exc) == "Cannot write the data folder. (Permission denied) Set GPUDESK_DATA_DIR."
+
+
+class _BrokenSetup(ThreadWorker):
+    def setup(self) -> None:
+        raise OSError(13, "Permission denied")
+
+
+def test_a_thread_worker_setup_failure_is_emitted(qtbot):
+    worker = _BrokenSetup()
+    failures = []
+    worker.failed.connect(failures.append)  # emitted in the worker thread (no qtbot.waitSignal timer there)
+    start_worker(worker)
+    qtbot.waitUntil(lambda: bool(failures), timeout=5000)
+    assert isinstance(failures[0], OSError)
+    assert stop_worker(worker)

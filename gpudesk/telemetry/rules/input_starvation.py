@@ -16,7 +16,7 @@ import numpy as np
 
 from gpudesk.i18n import _
 from gpudesk.telemetry.model import SeriesFrame
-from gpudesk.telemetry.pcie import link_bytes_per_s
+from gpudesk.nvml.pcie import link_bytes_per_s
 from gpudesk.telemetry.rules.base import (
     CRITICAL,
     WARNING,

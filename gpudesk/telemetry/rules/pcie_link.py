@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.telemetry import model as m
-from gpudesk.telemetry.pcie import describe_link
+from gpudesk.nvml.pcie import describe_link
 from gpudesk.telemetry.rules.base import WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, r, readable
 from gpudesk.telemetry.rules.starvation import link_for
 

@@ -2,7 +2,7 @@
 
 The method's measurement rule (DIGEST.md section 2): watch utilization (u) and PCIe (p) every second for three
 epochs and take the median; if u < 60 % while p > 85 % of the link, fix the data pipeline, not the card. PCIe
-share = max(RX, TX) / per-direction capacity of the link's maximum generation x width (gpudesk.telemetry.pcie).
+share = max(RX, TX) / per-direction capacity of the link's maximum generation x width (gpudesk.nvml.pcie).
 Also flagged: the condition holding for ``method_min_sustained_s`` (Thresholds) consecutive seconds even when the medians do not.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.telemetry import model as m
-from gpudesk.telemetry.pcie import describe_link, link_bytes_per_s, link_unknown_reason
+from gpudesk.nvml.pcie import describe_link, link_bytes_per_s, link_unknown_reason
 from gpudesk.telemetry.rules.base import (
     CRITICAL, WARNING, Finding, RuleContext, gpu_span, longest_run, not_judged, per_gpu, r, readable,
 )

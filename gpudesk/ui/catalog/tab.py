@@ -3,10 +3,9 @@ CSV export of the current view."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
-from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtCore import QCoreApplication, QItemSelectionModel, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,9 +23,8 @@ from PySide6.QtWidgets import (
 
 from gpudesk.catalog.export import ExportError, write_csv
 from gpudesk.catalog.fields import SPEC_FIELDS
-from gpudesk.store.errors import StoreError
-from gpudesk.store.prices import clear_price, price_overrides, set_price
 from gpudesk.ui.catalog.compare_view import MAX_COMPARE, CompareView
+from gpudesk.ui.catalog.controller import CatalogPrices
 from gpudesk.ui.catalog.detail_pane import GpuDetailPane
 from gpudesk.ui.catalog.filter_bar import FilterBar
 from gpudesk.ui.catalog.filter_proxy import GpuFilterProxy
@@ -44,18 +42,18 @@ class CatalogTab(QWidget):
         self.setWindowTitle(self.tr("Catalog"))
         self.ctx = ctx
         self.catalog = ctx.catalog
-        # Price changes made here, newest last: (gpu_id, the override before the change or None, description).
-        self._price_undo: list[tuple[str, dict | None, str]] = []
+        self.prices = CatalogPrices(ctx)
         layout = QVBoxLayout(self)
         if self.catalog is None:
-            self._build_unavailable(layout)
+            self.unavailable = unavailable_label(ctx, self)
+            layout.addWidget(self.unavailable, 1)
             return
         gpus = self.catalog.gpus()
         self.model = GpuTableModel(gpus, self)
         self.proxy = GpuFilterProxy(lambda text: [g.id for g in self.catalog.search_gpus(text)], self)
         self.proxy.setSourceModel(self.model)
         self.filters = FilterBar(gpus, self)
-        self.table = self._build_table()
+        self.table = build_table(self.proxy, self)
         self.side = self._build_side()
         actions = self._build_actions()
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -67,21 +65,26 @@ class CatalogTab(QWidget):
         layout.addWidget(self.filters)
         layout.addLayout(actions)
         layout.addWidget(self.splitter, 1)
-        QShortcut(QKeySequence.StandardKey.Find, self, activated=self.filters.search.setFocus)
         # Ctrl+D / Ctrl+E as extra shortcuts: QAbstractButton.setShortcut would replace the Alt mnemonic.
-        QShortcut(QKeySequence("Ctrl+D"), self, activated=self.compare_button.click)
-        QShortcut(QKeySequence("Ctrl+E"), self, activated=self.export_button.click)
+        for keys, slot in ((QKeySequence(QKeySequence.StandardKey.Find), self.filters.search.setFocus),
+                           (QKeySequence("Ctrl+D"), self.compare_button.click),
+                           (QKeySequence("Ctrl+E"), self.export_button.click)):
+            QShortcut(keys, self).activated.connect(slot)
         self._set_tab_order()
 
-        self.filters.text_changed.connect(self._on_text)
-        self.filters.changed.connect(self._on_filters)
+        self.filters.text_changed.connect(self.proxy.set_text)
+        self.filters.changed.connect(lambda: self.proxy.set_filters(**self.filters.values()))
         self.reset_button.clicked.connect(self.filters.reset)
         self.compare_button.clicked.connect(self.compare_selected)
         self.export_button.clicked.connect(self._export_dialog)
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
-        self.detail.price_set.connect(self.set_user_price)
-        self.detail.price_cleared.connect(self.clear_user_price)
-        self.detail.undo_requested.connect(self.undo_price_change)
+        self.detail.price_set.connect(self.prices.set_user_price)
+        self.detail.price_cleared.connect(self.prices.clear_user_price)
+        self.detail.undo_requested.connect(self.prices.undo_price_change)
+        self.prices.overridesChanged.connect(self.model.set_overrides)
+        self.prices.priceChanged.connect(self._after_price_change)
+        self.prices.undoChanged.connect(self.detail.set_undo)
+        self.prices.undone.connect(self.select_gpu)
         self.proxy.rowsInserted.connect(self._view_changed)
         self.proxy.rowsRemoved.connect(self._view_changed)
         self.proxy.layoutChanged.connect(self._view_changed)
@@ -91,25 +94,10 @@ class CatalogTab(QWidget):
             reason = self.tr("the user database could not be opened (see the message above).")
             self.detail.set_overrides_available(False, reason)
         else:
-            self._load_overrides()
+            self.prices.load()
         self._view_changed()
 
     # Construction -----------------------------------------------------------------------------------------
-    def _build_table(self) -> QTableView:
-        table = QTableView(self)
-        table.setModel(self.proxy)
-        table.setSortingEnabled(True)
-        table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # catalog order until a header is clicked
-        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        table.setAlternatingRowColors(True)
-        table.verticalHeader().setVisible(False)
-        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
-        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        table.resizeColumnsToContents()
-        table.setColumnWidth(0, 230)
-        return table
-
     def _build_side(self) -> QTabWidget:
         self.detail = GpuDetailPane(self)
         self.compare = CompareView(self)
@@ -121,7 +109,8 @@ class CatalogTab(QWidget):
         side.addTab(self.detail, self.tr("Details"))
         side.addTab(self.compare, self.tr("Compare"))
         side.addTab(self._chart_page, self.tr("Chart"))
-        side.currentChanged.connect(self._on_side_page)
+        # Builds the chart on first display of its page.
+        side.currentChanged.connect(lambda index: self.chart if side.widget(index) is self._chart_page else None)
         return side
 
     def _build_actions(self) -> QHBoxLayout:
@@ -173,26 +162,6 @@ class CatalogTab(QWidget):
         """Switch the side pane to the chart (building it if needed)."""
         self.side.setCurrentWidget(self._chart_page)
 
-    def _on_side_page(self, index: int) -> None:
-        if self.side.widget(index) is self._chart_page:
-            self.chart  # noqa: B018 - builds the chart on first display
-
-    # No catalog -------------------------------------------------------------------------------------------
-    def _build_unavailable(self, layout: QVBoxLayout) -> None:
-        reasons = [p for p in self.ctx.problems if "catalog" in p.lower()] or self.ctx.problems
-        self.unavailable = QLabel(self)
-        self.unavailable.setTextFormat(Qt.TextFormat.PlainText)
-        self.unavailable.setWordWrap(True)
-        self.unavailable.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.unavailable.setText(
-            self.tr(
-                "The GPU catalog could not be opened, so there is nothing to browse.\n\n{0}\n\n"
-                "Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpudesk."
-            ).format("\n".join(reasons) or self.tr("No catalog was given."))
-        )
-        layout.addWidget(self.unavailable, 1)
-
-    # Selection --------------------------------------------------------------------------------------------
     def selected_gpus(self) -> list:
         rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
         return [self.proxy.index(r, 0).data(GPU_ROLE) for r in rows]
@@ -229,24 +198,9 @@ class CatalogTab(QWidget):
             )
         self.compare.set_gpus(gpus)
         self.side.setCurrentWidget(self.compare)
-        self._widen_side_for_compare()
-
-    def _widen_side_for_compare(self) -> None:
-        """Give the comparison the width its columns need, up to 72 % of the tab and at least 55 % (the table
-        keeps the rest); never narrows the side pane."""
-        sizes = self.splitter.sizes()
-        total = sum(sizes)
-        wanted = max(int(total * 0.55), min(self.compare.preferred_width(), int(total * 0.72)))
-        if total > 0 and sizes[1] < wanted:
-            self.splitter.setSizes([total - wanted, wanted])
+        widen_side(self.splitter, self.compare.preferred_width())
 
     # Filters ----------------------------------------------------------------------------------------------
-    def _on_text(self, text: str) -> None:
-        self.proxy.set_text(text)
-
-    def _on_filters(self) -> None:
-        self.proxy.set_filters(**self.filters.values())
-
     def _view_changed(self, *_args) -> None:
         visible = self.proxy.visible_gpus()
         self.count.setText(self.tr("{0} of {1} GPUs shown").format(len(visible), self.model.rowCount()))
@@ -259,78 +213,12 @@ class CatalogTab(QWidget):
         """Prices may have been entered elsewhere (the Plan tab's price strip): re-read them when shown."""
         super().showEvent(event)
         if self.ctx.store is not None:
-            self._load_overrides()
+            self.prices.load()
             gpu = self.detail.gpu()
             if gpu is not None:
                 self.detail.show_gpu(gpu, self.model.override(gpu.id))
 
-    def _load_overrides(self) -> None:
-        try:
-            self.model.set_overrides(price_overrides(self.ctx.store))
-        except (StoreError, sqlite3.Error) as exc:
-            self.ctx.notify(self.tr("Your saved prices could not be read: {0}").format(exc), "error")
-
-    def set_user_price(self, gpu_id: str, price_usd: float) -> bool:
-        if self.ctx.store is None:
-            self.ctx.notify(self.tr("Price overrides are unavailable because the user database is not open."), "warning")
-            return False
-        before = self.model.override(gpu_id)
-        try:
-            set_price(self.ctx.store, gpu_id, price_usd)
-        except (StoreError, sqlite3.Error) as exc:
-            self.ctx.notify(self.tr("The price was not saved: {0}").format(exc), "error")
-            return False
-        self._push_undo(gpu_id, before, self.tr("your price {0:,.0f} USD for {1}").format(price_usd, gpu_id))
-        self._after_price_change(gpu_id)
-        self.ctx.notify(self.tr("Saved your price for {0}: {1:,.0f} USD.").format(gpu_id, price_usd), "info")
-        return True
-
-    def clear_user_price(self, gpu_id: str) -> bool:
-        if self.ctx.store is None:
-            return False
-        before = self.model.override(gpu_id)
-        try:
-            clear_price(self.ctx.store, gpu_id)
-        except (StoreError, sqlite3.Error) as exc:
-            self.ctx.notify(self.tr("Your price was not removed: {0}").format(exc), "error")
-            return False
-        if before is not None:
-            self._push_undo(gpu_id, before, self.tr("catalog price again for {0}").format(gpu_id))
-        self._after_price_change(gpu_id)
-        self.ctx.notify(self.tr("{0} uses the catalog price again.").format(gpu_id), "info")
-        return True
-
-    def _push_undo(self, gpu_id: str, before: dict | None, description: str) -> None:
-        self._price_undo.append((gpu_id, dict(before) if before is not None else None, description))
-        self.detail.set_undo(description)
-
-    def undo_price_change(self) -> bool:
-        """Put back the price the last change here replaced (the user's earlier price, or none); returns
-        success. The GPU is selected so that the result is in view."""
-        if not self._price_undo or self.ctx.store is None:
-            return False
-        gpu_id, before, description = self._price_undo[-1]
-        try:
-            if before is None:
-                clear_price(self.ctx.store, gpu_id)
-            else:
-                set_price(self.ctx.store, gpu_id, float(before["price_usd"]), note=str(before.get("note") or ""))
-        except (StoreError, sqlite3.Error) as exc:
-            self.ctx.notify(self.tr("The price change could not be undone: {0}").format(exc), "error")
-            return False
-        self._price_undo.pop()
-        self.detail.set_undo(self._price_undo[-1][2] if self._price_undo else None)
-        self.select_gpu(gpu_id)
-        self._after_price_change(gpu_id)
-        if before is None:
-            self.ctx.notify(self.tr("Undone: {0} uses the catalog price again.").format(gpu_id), "info")
-        else:
-            self.ctx.notify(self.tr("Undone: your price for {0} is {1:,.0f} USD again.").format(
-                gpu_id, float(before["price_usd"])), "info")
-        return True
-
     def _after_price_change(self, gpu_id: str) -> None:
-        self._load_overrides()
         gpu = self.detail.gpu()
         if gpu is not None and gpu.id == gpu_id:
             self.detail.show_gpu(gpu, self.model.override(gpu_id))
@@ -360,3 +248,47 @@ class CatalogTab(QWidget):
             self.ctx.notify(str(exc), "error")
             return
         self.ctx.notify(self.tr("Exported {0} GPUs to {1}.").format(count, path), "info")
+
+
+def build_table(proxy: GpuFilterProxy, parent: QWidget) -> QTableView:
+    """The GPU table over ``proxy``: sortable (catalog order until a header is clicked), whole-row selection."""
+    table = QTableView(parent)
+    table.setModel(proxy)
+    table.setSortingEnabled(True)
+    table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # catalog order until a header is clicked
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+    table.setAlternatingRowColors(True)
+    table.verticalHeader().setVisible(False)
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    table.resizeColumnsToContents()
+    table.setColumnWidth(0, 230)
+    return table
+
+
+def unavailable_label(ctx: AppContext, parent: QWidget) -> QLabel:
+    """What the tab shows when no catalog could be opened: why, and what to do."""
+    reasons = [p for p in ctx.problems if "catalog" in p.lower()] or ctx.problems
+    label = QLabel(parent)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(True)
+    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    label.setText(
+        QCoreApplication.translate(
+            "CatalogTab",
+            "The GPU catalog could not be opened, so there is nothing to browse.\n\n{0}\n\n"
+            "Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpudesk."
+        ).format("\n".join(reasons) or QCoreApplication.translate("CatalogTab", "No catalog was given."))
+    )
+    return label
+
+
+def widen_side(splitter: QSplitter, preferred_width: int) -> None:
+    """Give the comparison the width its columns need, up to 72 % of the tab and at least 55 % (the table
+    keeps the rest); never narrows the side pane."""
+    sizes = splitter.sizes()
+    total = sum(sizes)
+    wanted = max(int(total * 0.55), min(preferred_width, int(total * 0.72)))
+    if total > 0 and sizes[1] < wanted:
+        splitter.setSizes([total - wanted, wanted])

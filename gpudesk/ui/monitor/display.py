@@ -71,7 +71,7 @@ class Shown:
     decimals: int
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def shown(metric: str) -> Shown:
     """Display description of a metric (label through Qt translation, unit for the axis); cached, since the
     table and read-out ask for it many times a second."""

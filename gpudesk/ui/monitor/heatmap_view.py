@@ -16,8 +16,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gpudesk.telemetry import model as m
+from gpudesk.telemetry.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor.display import fmt_duration, shown, time_basis, when
-from gpudesk.ui.monitor.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor.time_axis import TimeAxis
 
 HEAT_METRICS = (m.GPU_UTIL, m.MEM_UTIL, m.POWER, m.GPU_TEMP)

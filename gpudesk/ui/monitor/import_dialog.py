@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpudesk.telemetry.pcie import describe_link
+from gpudesk.nvml.pcie import describe_link
 
 DEFAULT_COMMAND = "nvidia-smi dmon -s umt -o DT"
 

@@ -7,7 +7,7 @@ decimation from the buffer's pyramid (:meth:`HistoryBuffer.decimated`); the data
 A value that could not be read is NaN and drawn as a gap (``connect="finite"``), never as 0.
 
 PCIe is drawn as a share of the link per direction (throughput / per-direction capacity of the link's
-maximum generation x width, PCIe base specification rates as in ``gpudesk.telemetry.pcie``) when every
+maximum generation x width, PCIe base specification rates as in ``gpudesk.nvml.pcie``) when every
 shown GPU's link is known; the plot title names the link and whether it was read from NVML or assumed from
 the catalog GPU model picked for a dmon log. Otherwise the plots fall back to MB/s (decimal, dmon's own unit) and
 say why.
@@ -27,8 +27,8 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QTimer, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from gpudesk.telemetry import model as m
+from gpudesk.telemetry.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor.display import gpu_color, shown
-from gpudesk.ui.monitor.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor.time_axis import TimeAxis
 
 PCIE_METRICS = (m.PCIE_RX, m.PCIE_TX)
@@ -189,7 +189,7 @@ class MonitorPlots(QWidget):
     def set_visible_gpus(self, gpus: list[int]) -> None:
         """Draw only these GPU columns (the others keep recording)."""
         self.visible_gpus = sorted(set(gpus))
-        for (metric, gpu), curve in [*self._curves.items(), *self._dots.items()]:
+        for (_metric, gpu), curve in [*self._curves.items(), *self._dots.items()]:
             curve.setVisible(gpu in self.visible_gpus)
         self._update_pcie_titles()
         self.refresh()

@@ -1,6 +1,6 @@
 """The GPU process table: PID, user, name, command, GPU memory, type, one row per (process, GPU).
 
-Filled from ``gpudesk.telemetry.nvml_processes.ProcessListing`` (listed on the sampler's thread). Names and
+Filled from ``gpudesk.nvml.nvml_processes.ProcessListing`` (listed on the sampler's thread). Names and
 command lines come from other programs and are shown as plain text only. GPU memory that NVML cannot report
 (WDDM / WSL2, MIG without privileges) shows N/A with the reason, and PIDs that do not exist here (a container
 without --pid=host) say so instead of showing empty cells.

@@ -15,11 +15,10 @@ from typing import Any
 
 from PySide6.QtCore import QThread, QTimer, Signal, Slot
 
-from gpudesk.telemetry.model import TelemetryError
-from gpudesk.ui.workers import ThreadWorker, start_worker
+from gpudesk.ui.workers import ThreadWorker, failure_text, start_worker
 
 
-def start_sampler(worker: "SamplerWorker", name: str = "gpudesk-monitor") -> QThread:
+def start_sampler(worker: SamplerWorker, name: str = "gpudesk-monitor") -> QThread:
     """Start ``worker`` on its own QThread (``gpudesk.ui.workers.start_worker``; ``setup`` runs
     :meth:`SamplerWorker.begin` in that thread); stop it with ``gpudesk.ui.workers.stop_worker``."""
     return start_worker(worker, name)
@@ -33,8 +32,7 @@ class SamplerWorker(ThreadWorker):
 
     Args:
         source_factory: called once in the worker thread; returns a ``SampleSource`` (may raise
-            ``NvmlUnavailableError`` -> :attr:`unavailable`, or another ``TelemetryError`` / ``OSError``
-            -> :attr:`sourceFailed`).
+            ``NvmlUnavailableError`` -> :attr:`unavailable`; any other exception -> :attr:`sourceFailed`).
         list_processes: optional ``fn(source) -> ProcessListing`` called every ``process_interval_s``.
         recorder_factory: ``fn() -> Recorder``; defaults to ``gpudesk.telemetry.recorder.Recorder()`` (which
             opens its own connection to the user store in this thread).
@@ -98,15 +96,15 @@ class SamplerWorker(ThreadWorker):
 
     def begin(self) -> None:
         """Open the source and start the timer; runs in the worker thread (see :func:`start_sampler`)."""
-        from gpudesk.telemetry.nvml_session import NvmlUnavailableError
+        from gpudesk.nvml.nvml_session import NvmlUnavailableError
 
         try:
             self.source = self._factory()
         except NvmlUnavailableError as exc:
             self.unavailable.emit(exc.status)
             return
-        except (TelemetryError, OSError, ValueError) as exc:
-            self.sourceFailed.emit(str(exc))
+        except Exception as exc:  # noqa: BLE001 - every failure is reported through a signal
+            self.sourceFailed.emit(failure_text(exc))
             return
         devices = self.source.devices()
         self._lost = tuple((d.index, d.lost_reason) for d in devices)
@@ -128,9 +126,9 @@ class SamplerWorker(ThreadWorker):
         started = time.perf_counter()
         try:
             batches = self.source.poll()
-        except (TelemetryError, OSError) as exc:
+        except Exception as exc:  # noqa: BLE001 - every failure is reported through a signal
             self._timer.stop()
-            self.sourceFailed.emit(str(exc))
+            self.sourceFailed.emit(failure_text(exc))
             return
         devices = self.source.devices()
         state = tuple((d.index, d.lost_reason) for d in devices)
@@ -142,15 +140,15 @@ class SamplerWorker(ThreadWorker):
                 try:
                     for batch in batches:
                         self.recorder.write(batch)
-                except (TelemetryError, OSError) as exc:
-                    self._abandon_recording(str(exc))
+                except Exception as exc:  # noqa: BLE001 - every failure is reported through a signal
+                    self._abandon_recording(failure_text(exc))
             self.batches.emit(batches)
         if self._list_processes is not None and time.monotonic() - self._last_processes >= self._process_interval_s:
             self._last_processes = time.monotonic()
             try:
                 self.processes.emit(self._list_processes(self.source))
-            except (TelemetryError, OSError) as exc:
-                self.sourceFailed.emit(str(exc))
+            except Exception as exc:  # noqa: BLE001 - every failure is reported through a signal
+                self.sourceFailed.emit(failure_text(exc))
         self.tickCost.emit(time.perf_counter() - started)
         if self.source.finished:
             self._timer.stop()
@@ -176,8 +174,8 @@ class SamplerWorker(ThreadWorker):
                 self.source.devices(), source=self.source.describe(),
                 interval_s=float(getattr(self.source, "interval_s", 1.0)), notes=notes, **meta,
             ))
-        except (TelemetryError, OSError) as exc:
-            self.recordingFailed.emit(str(exc))
+        except Exception as exc:  # noqa: BLE001 - every failure is reported through a signal
+            self.recordingFailed.emit(failure_text(exc))
             return
         self.recorder = recorder
         self.recordingStarted.emit(self.session_id)
@@ -189,8 +187,8 @@ class SamplerWorker(ThreadWorker):
         sid = self.session_id or 0
         try:
             self.recorder.stop()
-        except (TelemetryError, OSError) as exc:
-            self.recordingFailed.emit(str(exc))
+        except Exception as exc:  # noqa: BLE001 - every failure is reported through a signal
+            self.recordingFailed.emit(failure_text(exc))
         self.recorder = None
         self.session_id = None
         self.recordingStopped.emit(sid)
@@ -209,6 +207,6 @@ class SamplerWorker(ThreadWorker):
         if self.source is not None:
             try:
                 self.source.close()
-            except (TelemetryError, OSError) as exc:
-                self.sourceFailed.emit(str(exc))
+            except Exception as exc:  # noqa: BLE001 - every failure is reported through a signal
+                self.sourceFailed.emit(failure_text(exc))
             self.source = None

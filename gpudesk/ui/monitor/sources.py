@@ -12,9 +12,9 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication
 
 from gpudesk.telemetry import model as m
+from gpudesk.telemetry.frames import frame_to_buffer
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
-from gpudesk.ui.monitor.frames import frame_to_buffer
-from gpudesk.ui.monitor.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.ring_buffer import HistoryBuffer
 
 # Metrics the tab keeps a full history of (plots, span statistics, heat map, and the rules over a live or
 # replayed span: the throttling rule reads NVML clock-event reasons or dmon pviol/tviol). Others are kept as

@@ -65,7 +65,7 @@ class StatsPanel(QWidget):
         self.stats: dict = {}
 
     def set_busy(self, t0: float, t1: float) -> None:
-        self.label.setText(self.tr("Computing statistics for {span}…").format(span=self._span_text(t0, t1)))
+        self.label.setText(self.tr("Computing statistics for {span}…").format(span=self.span_text(t0, t1)))
 
     def show_error(self, message: str) -> None:
         self.label.setText(self.tr("Statistics could not be computed: {m}").format(m=message))
@@ -91,7 +91,7 @@ class StatsPanel(QWidget):
         for col, metric in enumerate(STATS_METRICS):
             self.table.setHorizontalHeaderItem(col, QTableWidgetItem(
                 self._header(metric, share and metric in (m.PCIE_RX, m.PCIE_TX))))
-        self.label.setText(self.tr("Span {span}: median (p5 – p95) per GPU.").format(span=self._span_text(t0, t1)))
+        self.label.setText(self.tr("Span {span}: median (p5 – p95) per GPU.").format(span=self.span_text(t0, t1)))
         self.table.setRowCount(len(gpus))
         self.table.setVerticalHeaderLabels([gpu_names.get(g, str(g)) for g in gpus])
         for row, gpu in enumerate(gpus):
@@ -121,5 +121,5 @@ class StatsPanel(QWidget):
             text = self.tr("N/A: no readable sample in the span. ") + text
         return text
 
-    def _span_text(self, t0: float, t1: float) -> str:
+    def span_text(self, t0: float, t1: float) -> str:
         return fmt_span(t0, t1)

@@ -1,9 +1,10 @@
 """The Monitor tab's two tool rows: source buttons and label; time window, pause, recording notes and
-buttons, exports. The tab connects the signals; this module only lays the controls out."""
+buttons, exports. It lays the controls out, keeps the window/pause and record buttons consistent, and emits
+``windowChanged`` and ``recordToggled``; the tab connects the rest to its controller."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from gpudesk.ui.monitor.plots import WINDOWS_S
@@ -11,10 +12,14 @@ from gpudesk.ui.monitor.sources import demo_description
 
 
 class MonitorToolbar(QWidget):
-    """Controls above the monitor views; :data:`PARTS` names the attributes the tab uses."""
+    """Controls above the monitor views.
 
-    PARTS = ("source_label", "live_button", "import_button", "demo_button", "window_combo", "pause_button",
-             "notes_edit", "record_button", "save_button", "png_button", "csv_button")
+    Signals: windowChanged(object): the time window in seconds (None = the whole run); recordToggled(bool): the
+    user pressed Record (True) or Stop (False).
+    """
+
+    windowChanged = Signal(object)
+    recordToggled = Signal(bool)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -68,3 +73,42 @@ class MonitorToolbar(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(row1)
         layout.addLayout(row2)
+        self.window_combo.currentIndexChanged.connect(self._window_changed)
+        self.record_button.toggled.connect(self._record_toggled)
+
+    def _window_changed(self) -> None:
+        self.pause_button.setChecked(False)
+        self.windowChanged.emit(self.window_combo.currentData())
+
+    def _record_toggled(self, on: bool) -> None:
+        if on:
+            self.record_button.setEnabled(False)  # until the worker answers
+        self.recordToggled.emit(on)
+
+    def show_whole_run(self) -> None:
+        """Select the last window choice, the whole run."""
+        self.window_combo.setCurrentIndex(self.window_combo.count() - 1)
+
+    def show_following(self, follow: bool) -> None:
+        """The plots follow the newest samples (or were paused by panning): the Pause button says so."""
+        self.pause_button.blockSignals(True)
+        self.pause_button.setChecked(not follow)
+        self.pause_button.blockSignals(False)
+
+    def show_recording(self, session_id: int | None) -> None:
+        """The Record button for recording ``session_id`` (None: not recording)."""
+        self.record_button.blockSignals(True)
+        self.record_button.setChecked(session_id is not None)
+        self.record_button.blockSignals(False)
+        self.record_button.setEnabled(True)
+        if session_id is None:
+            self.record_button.setText(QCoreApplication.translate("MonitorTab", "● &Record"))
+        else:
+            self.record_button.setText(QCoreApplication.translate("MonitorTab", "■ Stop recording #{n}").format(n=session_id))
+
+    def update_buttons(self, *, live: bool, has_data: bool, kind: str) -> None:
+        """Enable what the current source allows: recording a live source, saving an imported file, exports."""
+        self.record_button.setEnabled(live)
+        self.save_button.setVisible(kind == "dmon-file")
+        self.png_button.setEnabled(has_data)
+        self.csv_button.setEnabled(has_data)

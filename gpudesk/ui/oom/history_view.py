@@ -7,7 +7,6 @@ Store calls are single small SQLite statements on the GUI thread's connection (`
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
@@ -23,6 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpudesk.oom.history import load_diagnosis, save_diagnosis
+from gpudesk.store.diagnoses import delete_diagnosis, list_diagnoses
+from gpudesk.store.errors import StoreError
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.oom.plain import plain_label
 from gpudesk.ui.oom.units import format_percent
@@ -104,12 +106,9 @@ class HistoryView(QWidget):
         """Store ``diagnosis`` (from ``source``) and show it at the top; None when there is no store."""
         if self.ctx.store is None:
             return None
-        from gpudesk.store.diagnoses import save_diagnosis
-        from gpudesk.store.errors import StoreError
-
         try:
             new_id = save_diagnosis(self.ctx.store, diagnosis, target=source)
-        except (StoreError, sqlite3.Error) as exc:
+        except StoreError as exc:
             self.ctx.notify(self.tr("The diagnosis could not be saved to the history: %1").replace("%1", str(exc)), "error")
             return None
         self.refresh()
@@ -122,11 +121,9 @@ class HistoryView(QWidget):
             self.info.setText(self.tr("No user database is open, so the history is not available."))
             self._update_buttons()
             return
-        from gpudesk.store.diagnoses import list_diagnoses
-
         try:
             rows = list(list_diagnoses(self.ctx.store))
-        except sqlite3.Error as exc:
+        except StoreError as exc:
             self.info.setText(self.tr("The history cannot be read: %1").replace("%1", str(exc)))
             self._update_buttons()
             return
@@ -168,12 +165,9 @@ class HistoryView(QWidget):
         diagnosis_id = self.selected_id()
         if diagnosis_id is None or self.ctx.store is None:
             return
-        from gpudesk.oom.errors import DiagnosisStoreError
-        from gpudesk.store.diagnoses import load_diagnosis
-
         try:
             loaded = load_diagnosis(self.ctx.store, diagnosis_id)
-        except (DiagnosisStoreError, sqlite3.Error) as exc:
+        except StoreError as exc:
             self.ctx.notify(str(exc), "error")
             return
         row = self.table.selectionModel().selectedRows()[0].row()
@@ -192,11 +186,9 @@ class HistoryView(QWidget):
             self.tr("Delete the saved diagnosis %1 from the history? This cannot be undone.").replace("%1", what),
         ):
             return
-        from gpudesk.store.diagnoses import delete_diagnosis
-
         try:
             delete_diagnosis(self.ctx.store, diagnosis_id)
-        except sqlite3.Error as exc:
+        except StoreError as exc:
             self.ctx.notify(self.tr("The diagnosis could not be deleted: %1").replace("%1", str(exc)), "error")
             return
         self.refresh()

@@ -66,8 +66,7 @@ class LaunchRunner(QObject):
         relay = self._relay_progress
 
         def job():
-            # Wrapped so that run_task does not replace launch_job's own progress(message, fraction)
-            # callback with its (done, total, text) one.
+            # Wrapped so that launch_job's progress goes to this runner's own signal (it also carries samples).
             return launch_job(
                 list(argv),
                 interval_s=interval_s,

@@ -7,6 +7,8 @@ value is None (not readable) leaves a gap; it is never drawn as 0.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
@@ -124,6 +126,11 @@ class LiveMemoryCurve(QWidget):
         """Append one sample for ``device``; ``None`` values leave a gap in the curve."""
         self._append(device, "allocated", t_s, allocated_bytes)
         self._append(device, "reserved", t_s, reserved_bytes)
+
+    def add_launch_sample(self, sample: Any) -> None:
+        """Append a launched job's ``MemorySample`` (one without a device index is not drawn)."""
+        if sample.device_index is not None:
+            self.add_sample(sample.t_s, sample.device_index, sample.allocated_bytes, sample.reserved_bytes)
 
     def mark(self, t_s: float, text: str) -> None:
         """A vertical line at ``t_s`` labelled ``text`` (e.g. the OOM moment)."""

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -191,6 +192,11 @@ class CauseCard(QFrame):
             fix_font = QFont("monospace")
             fix_font.setStyleHint(QFont.StyleHint.TypeWriter)
             fix_label.setFont(fix_font)
+            # A fix is often one long token (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) that cannot wrap:
+            # it must not widen the card past a narrow window (784 px) and force a horizontal scroll; the whole
+            # text is in the tooltip and on the "Copy fix" button.
+            fix_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            fix_label.setToolTip(cause.fix)
             self.fix_label = fix_label
             layout.addWidget(fix_label)
             self.copy_button = QPushButton(self.tr("Copy fix"), self)

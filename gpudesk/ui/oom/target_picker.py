@@ -1,7 +1,7 @@
 """Pick what to diagnose: a process using a GPU, a command to launch, or pasted / dropped text.
 
 The process page lists, per GPU (NVML), the processes using it with PID, user, GPU memory and command line
-(``gpudesk.telemetry.nvml_processes.list_gpu_processes``, read on a worker thread; psutil supplies user and
+(``gpudesk.nvml.nvml_processes.list_gpu_processes``, read on a worker thread; psutil supplies user and
 command line). Selecting a visible process hands it to the method choice below the list. Process names and
 command lines are outside text: they are shown as plain-text items, never as rich text.
 """
@@ -49,10 +49,10 @@ def load_gpu_processes(nvml: ModuleType | None = None) -> GpuProcessTable:
     """Read the GPUs and their processes from NVML (worker thread).
 
     Raises:
-        gpudesk.telemetry.nvml_session.NvmlUnavailableError: NVML cannot be used here (its status says why).
+        gpudesk.nvml.nvml_session.NvmlUnavailableError: NVML cannot be used here (its status says why).
     """
-    from gpudesk.telemetry.nvml_processes import list_gpu_processes
-    from gpudesk.telemetry.nvml_session import shared_session
+    from gpudesk.nvml.nvml_processes import list_gpu_processes
+    from gpudesk.nvml.nvml_session import shared_session
 
     session = shared_session(nvml)
     listing = list_gpu_processes(session)
@@ -72,11 +72,21 @@ class TargetPicker(QWidget):
 
     Signals:
         failed(str): the process list could not be read (the message says why, e.g. no NVIDIA driver).
+        textSubmitted(object, str), textFailed(str): from the text page. probeRequested(ProbeRequest),
+        evidenceRequested(int), cancelRequested(): from the method choice. launchRequested(list, str, float),
+        stopRequested(): from the launch page. The tab connects to these, never to the pages inside.
 
     ``nvml`` (a module with pynvml's API) is passed to the telemetry layer; None uses the real pynvml.
     """
 
     failed = Signal(str)
+    textSubmitted = Signal(object, str)
+    textFailed = Signal(str)
+    probeRequested = Signal(object)
+    evidenceRequested = Signal(int)
+    cancelRequested = Signal()
+    launchRequested = Signal(list, str, float)
+    stopRequested = Signal()
 
     COLUMNS = ("PID", "User", "GPU memory", "Type", "Command line")
 
@@ -135,6 +145,36 @@ class TargetPicker(QWidget):
         self._process_page = process_page
         # NVML is read only when the process page is first shown, never at start-up.
         self.pages.currentChanged.connect(self._page_changed)
+        self.text_input.submitted.connect(self.textSubmitted.emit)
+        self.text_input.failed.connect(self.textFailed.emit)
+        self.methods.probe_requested.connect(self.probeRequested.emit)
+        self.methods.evidence_requested.connect(self.evidenceRequested.emit)
+        self.methods.cancel_requested.connect(self.cancelRequested.emit)
+        self.launch_panel.launch_requested.connect(self.launchRequested.emit)
+        self.launch_panel.stop_requested.connect(self.stopRequested.emit)
+
+    def set_probe_busy(self, busy: bool) -> None:
+        """A probe or evidence job runs (the method buttons wait) or ended."""
+        self.methods.set_busy(busy)
+
+    def set_launch_running(self, running: bool) -> None:
+        """A launched job runs (Stop enabled) or ended."""
+        self.launch_panel.set_running(running)
+
+    def append_output(self, line: str) -> None:
+        """A line of the launched job's output."""
+        self.launch_panel.append_output(line)
+
+    def diagnose_file(self, path: str) -> None:
+        """Show the text page, load ``path`` and diagnose it."""
+        self.show_text_page()
+        self.text_input.load_file(path)
+
+    def diagnose_pasted(self, text: str) -> None:
+        """Show the text page with ``text`` and diagnose it."""
+        self.show_text_page()
+        self.text_input.set_text(text)
+        self.text_input.submit()
 
     def _page_changed(self, index: int) -> None:
         if self.pages.widget(index) is self._process_page and not self._loaded_once:

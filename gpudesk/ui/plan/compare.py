@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
@@ -18,8 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpudesk.store.plans import SavedPlan
 from gpudesk.planner.sheet import gpu_price_unknown
+from gpudesk.store.plans import SavedPlan
 from gpudesk.ui.plan.charts import candidate_label, tco_item_names
 from gpudesk.ui.plan.plan_view import top_candidate
 from gpudesk.ui.plan.units import format_duration, format_gib, format_step_time, format_usd, na_text

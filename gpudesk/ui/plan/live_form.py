@@ -25,3 +25,7 @@ class LivePreviewForm:
         """Recompute the live chart now (the debounce timer calls this); returns seconds taken."""
         data, _problems = self.profile()
         return self.preview.update_from_profile(data)
+
+    def stop_timers(self) -> None:
+        """Stop the debounce timer (on window close)."""
+        self._timer.stop()

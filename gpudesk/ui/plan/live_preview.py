@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from gpudesk.planner import PlanInputError, ProfileError, memory_workload, requirement_from_dict, resolve_model
 from gpudesk.sizing import SizingError, estimate_memory, fit

@@ -1,0 +1,64 @@
+"""gpudesk.store.errors: sqlite3 errors become store errors by SQLite result code, in every public function."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from sqlite_utils import Database
+
+from gpudesk.errors import GpudeskError
+from gpudesk.store import open_store
+from gpudesk.store.errors import (
+    StoreCorruptError,
+    StoreError,
+    StoreLockedError,
+    StoreUnwritableError,
+    translate_sqlite_error,
+)
+from gpudesk.store.prices import price_overrides, set_price
+from gpudesk.store.recordings import list_sessions
+
+
+def test_every_store_error_is_a_gpudesk_error():
+    assert issubclass(StoreError, GpudeskError)
+
+
+def test_a_write_while_another_connection_holds_the_lock_is_store_locked(tmp_path):
+    path = tmp_path / "gpudesk.db"
+    holder = open_store(path)
+    waiter = Database(sqlite3.connect(str(path), timeout=0.05))
+    holder.conn.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(StoreLockedError) as caught:
+            set_price(waiter, "a100-80gb-sxm", 15000.0)
+    finally:
+        holder.conn.rollback()
+    assert isinstance(caught.value.__cause__, sqlite3.OperationalError)
+    assert caught.value.__cause__.sqlite_errorcode & 0xFF == sqlite3.SQLITE_BUSY
+
+
+def test_a_write_through_a_read_only_connection_is_store_unwritable(tmp_path):
+    path = tmp_path / "gpudesk.db"
+    open_store(path).conn.close()
+    read_only = Database(sqlite3.connect(f"file:{path}?mode=ro", uri=True))
+    with pytest.raises(StoreUnwritableError, match="GPUDESK_DATA_DIR"):
+        set_price(read_only, "a100-80gb-sxm", 15000.0)
+    assert price_overrides(read_only) == {}  # reading still works
+
+
+def test_reading_a_file_that_is_not_a_database_is_store_corrupt(tmp_path):
+    path = tmp_path / "notes.db"
+    path.write_bytes(b"these are my notes, not a database" * 100)
+    damaged = Database(sqlite3.connect(str(path)))
+    with pytest.raises(StoreCorruptError):
+        list_sessions(damaged)
+
+
+def test_translation_uses_the_result_code_not_the_message():
+    # A message that mentions "locked" but carries SQLITE_CORRUPT is corrupt, not locked.
+    exc = sqlite3.DatabaseError("row locked by the application layer")
+    exc.sqlite_errorcode = sqlite3.SQLITE_CORRUPT
+    assert isinstance(translate_sqlite_error(exc), StoreCorruptError)
+    plain = sqlite3.ProgrammingError("Cannot operate on a closed database.")
+    assert type(translate_sqlite_error(plain)) is StoreError
