@@ -24,7 +24,6 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-from collections.abc import Mapping
 
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.tco import CloudRate
