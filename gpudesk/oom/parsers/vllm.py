@@ -17,14 +17,14 @@ import re
 from gpudesk.oom.parsers.units import SIZE, to_bytes
 from gpudesk.oom.report import MemoryReport
 
-_OLD = re.compile(r"max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV\s*cache \((\d+)\)", re.I)
-_NEW = re.compile(r"max seq len \((\d+)\),?\s*\(?" + SIZE + r" KV cache is needed, which is larger than the available KV cache memory \(" + SIZE + r"\)", re.I)
-_EST = re.compile(r"estimated maximum model length is (\d+)", re.I)
+_OLD = re.compile(r"max seq len \((\d{1,12})\) is larger than the maximum number of tokens that can be stored in KV\s*cache \((\d{1,12})\)", re.I)
+_NEW = re.compile(r"max seq len \((\d{1,12})\),?\s*\(?" + SIZE + r" KV cache is needed, which is larger than the available KV cache memory \(" + SIZE + r"\)", re.I)
+_EST = re.compile(r"estimated maximum model length is (\d{1,12})", re.I)
 _NO_MEM = re.compile(r"No available memory for the cache blocks", re.I)
-_BLOCKS = re.compile(r"# GPU blocks:\s*(\d+)")
+_BLOCKS = re.compile(r"# GPU blocks:\s*(\d{1,12})")
 _KV_TOKENS = re.compile(r"GPU KV cache size:\s*([\d,]+)\s*tokens", re.I)
 _UTIL = re.compile(r"gpu_memory_utilization\s*[=:]\s*(0?\.\d+|1(?:\.0+)?)")
-_BLOCK_SIZE = re.compile(r"block_size\s*[=:]\s*(\d+)")
+_BLOCK_SIZE = re.compile(r"block_size\s*[=:]\s*(\d{1,12})")
 
 
 def matches(text: str) -> bool:
