@@ -10,14 +10,48 @@ from __future__ import annotations
 import re
 
 from gpudesk.oom.errors import OomInputError
-from gpudesk.oom.parsers import cublas, jax, memory_summary, pytorch_oom, tensorflow, vllm
+from gpudesk.oom.parsers import (
+    allowed_memory,
+    cublas,
+    jax,
+    llamacpp,
+    memory_summary,
+    mps,
+    pytorch_oom,
+    sglang,
+    tensorflow,
+    tgi,
+    trtllm,
+    vllm,
+)
 from gpudesk.oom.report import MemoryReport
 
 MAX_TEXT_CHARS = 5_000_000
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
 # Order matters: the first parser that recognises the text sets framework/kind; later ones add figures.
-PARSERS = (vllm, pytorch_oom, tensorflow, jax, memory_summary, cublas)
+# Engines first (their start-up errors are the first cause; a PyTorch OOM in the same log adds figures), then
+# the platform-specific shapes, then the generic allocator messages.
+PARSERS = (vllm, sglang, trtllm, tgi, llamacpp, mps, allowed_memory, pytorch_oom, tensorflow, jax, memory_summary,
+           cublas)
+_ENGINE_KINDS = ("vllm_", "sglang_", "trtllm_", "tensorrt_", "tgi_", "ggml_")
+
+# Words that name a serving engine or a platform in a log (each searched once: linear in the text).
+_ENGINES = (
+    ("vllm", re.compile(r"\bvllm\b|EngineCore|LLMEngine|gpu_memory_utilization", re.I)),
+    ("sglang", re.compile(r"\bsglang\b|mem[-_]fraction[-_]static", re.I)),
+    ("trtllm", re.compile(r"TensorRT-LLM|TRT-LLM|tensorrt_llm|trtllm", re.I)),
+    ("tgi", re.compile(r"text[-_]generation[-_](?:inference|launcher|server|client)|text_generation\b", re.I)),
+    ("ollama", re.compile(r"\bollama\b|llama runner process", re.I)),
+    ("llamacpp", re.compile(r"\bggml_|\bllama_(?:model|context|kv|new_context|init)|llama\.cpp|llama-server", re.I)),
+)
+_PLATFORMS = (
+    ("mps", re.compile(r"\bMPS backend\b|PYTORCH_MPS_", re.I)),
+    ("rocm", re.compile(r"\bHIP out of memory|PYTORCH_HIP_ALLOC_CONF|HIP Graphs|hipMalloc|\bROCm\d|\brocm\b|amdgpu|hipError", re.I)),
+    ("xpu", re.compile(r"\bXPU out of memory|\bxpu\b|Level Zero|\bIntel\(R\) Arc", re.I)),
+    ("tpu", re.compile(r"\bTPU\b|\btpu_inference\b|libtpu", re.I)),
+    ("cuda", re.compile(r"\bCUDA\b|cudaMalloc|\bNVIDIA\b|nvidia-smi", re.I)),
+)
 
 
 def decode_text(data: str | bytes) -> str:
@@ -71,6 +105,22 @@ def detect_framework(text: str) -> str:
     return "unknown"
 
 
+def detect_engine(text: str) -> str | None:
+    """The serving engine a log comes from ("vllm", "sglang", "trtllm", "tgi", "ollama", "llamacpp"), or None."""
+    for name, pattern in _ENGINES:
+        if pattern.search(text):
+            return name
+    return None
+
+
+def detect_platform(text: str) -> str | None:
+    """The accelerator platform a text names ("mps", "rocm", "xpu", "tpu", "cuda"), or None when it names none."""
+    for name, pattern in _PLATFORMS:
+        if pattern.search(text):
+            return name
+    return None
+
+
 def parse_text(data: str | bytes) -> MemoryReport:
     """Parse every OOM shape found in ``data`` into one report (source "text").
 
@@ -88,6 +138,8 @@ def parse_text(data: str | bytes) -> MemoryReport:
             continue
         if parser.parse(text, report):
             matched = True
+    report.engine = report.engine or detect_engine(text)
+    report.platform = report.platform or detect_platform(text)
     if not matched:
         report.framework = detect_framework(text)
         report.missing.append("an out-of-memory message (no known PyTorch, TensorFlow, JAX, cuBLAS or vLLM shape)")
