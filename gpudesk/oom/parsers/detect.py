@@ -41,7 +41,8 @@ _ENGINES = (
     ("vllm", re.compile(r"\bvllm\b|EngineCore|LLMEngine|gpu_memory_utilization", re.I)),
     ("sglang", re.compile(r"\bsglang\b|mem[-_]fraction[-_]static", re.I)),
     ("trtllm", re.compile(r"TensorRT-LLM|TRT-LLM|tensorrt_llm|trtllm", re.I)),
-    ("tgi", re.compile(r"text[-_]generation[-_](?:inference|launcher|server|client)|text_generation\b", re.I)),
+    ("tgi", re.compile(r"text[-_]generation[-_](?:inference|launcher|server|client)|text_generation\b|"
+                       r"Unable to warmup model|Method Warmup encountered", re.I)),
     ("ollama", re.compile(r"\bollama\b|llama runner process", re.I)),
     ("llamacpp", re.compile(r"\bggml_|\bllama_(?:model|context|kv|new_context|init)|llama\.cpp|llama-server", re.I)),
 )

@@ -5,7 +5,7 @@ f × total and adds "N GiB allowed;" to the OOM message (c10/cuda/CUDACachingAll
 https://github.com/pytorch/pytorch); TGI's ``--cuda-memory-fraction`` and older PyTorch print "PyTorch limit
 (set by user-supplied memory fraction)". Fires when the cap is below 97 % of the total (TheRock#2118: 1.05 of
 255.98 GiB allowed) — 0.9 when the process's memory plus the request exceed the cap. The fix names the
-fraction that fits: (reserved + request) / total, rounded up to the next hundredth.
+fraction that fits: (reserved + request) / total, rounded up to the next hundredth above the cap.
 """
 
 from __future__ import annotations
@@ -23,8 +23,15 @@ def check(f: Facts) -> Cause | None:
         return None
     own = f.reserved if f.reserved is not None else f.allocated
     need = (own or 0) + (f.requested or 0)
-    binding = own is not None and f.requested is not None and need > cap
-    fraction = min(1.0, math.ceil(need / total * 100) / 100) if binding else None
+    # The figures are printed rounded to 0.01 GiB and segments round requests up (2 MiB / 20 MiB), so a need
+    # within 2 % of the cap is at the cap.
+    binding = own is not None and f.requested is not None and need > 0.98 * cap
+    fraction = None
+    if binding:
+        fraction = math.ceil(max(need, cap) / total * 100) / 100
+        if fraction * total <= cap:
+            fraction += 0.01
+        fraction = min(1.0, round(fraction, 2))
     fix = (f"Raise the per-process cap to at least {fraction:.2f}: torch.cuda.set_per_process_memory_fraction({fraction:.2f}) "
            f"(it allows {format_bytes(cap)} of {format_bytes(total)}), or remove the call"
            if fraction is not None else
