@@ -17,12 +17,12 @@ import re
 from gpudesk.oom.parsers.units import SIZE, to_bytes
 from gpudesk.oom.report import MemoryReport
 
-_HEAD = re.compile(r"Allocation on device\s+(\d{1,4})\s+would exceed allowed memory", re.I)
-_ALLOC = re.compile(r"Currently allocated\s*:\s*" + SIZE, re.I)
-_REQ = re.compile(r"Requested\s*:\s*" + SIZE, re.I)
-_LIMIT = re.compile(r"Device limit\s*:\s*" + SIZE, re.I)
-_FREE = re.compile(r"Free \(according to CUDA\)\s*:\s*" + SIZE, re.I)
-_CAP = re.compile(r"memory fraction\)\s*:\s*" + SIZE, re.I)
+_HEAD = re.compile(r"Allocation on device\s+(\d{1,4})\s+would exceed allowed memory")
+_ALLOC = re.compile(r"Currently allocated\s*:\s*" + SIZE)
+_REQ = re.compile(r"Requested\s*:\s*" + SIZE)
+_LIMIT = re.compile(r"Device limit\s*:\s*" + SIZE)
+_FREE = re.compile(r"Free \(according to CUDA\)\s*:\s*" + SIZE)
+_CAP = re.compile(r"memory fraction\)\s*:\s*" + SIZE)
 
 
 def matches(text: str) -> bool:

@@ -17,15 +17,15 @@ import re
 from gpudesk.oom.parsers.units import to_bytes
 from gpudesk.oom.report import MemoryReport
 
-_ALLOC = re.compile(r"allocating\s+(\d{1,12}(?:\.\d{1,4})?)\s*MiB on device\s+(\d{1,4}):\s*(?:cuda|hip)Malloc failed:\s*out of memory", re.I)
+_ALLOC = re.compile(r"allocating\s+(\d{1,12}(?:\.\d{1,4})?)\s*MiB on device\s+(\d{1,4}):\s*(?:cuda|hip)Malloc failed:\s*out of memory")
 _FAILED = re.compile(r"(alloc_tensor_range|ggml_gallocr_reserve_n\w*|llama_kv_cache_init|ggml_backend_alloc_ctx_tensors\w*)"
-                     r":\s*failed to allocate\s+(CUDA|ROCm|Vulkan|Metal|SYCL)(\d{1,4})\s+buffer(?: of size (\d{1,15}))?", re.I)
-_GENERIC = re.compile(r"(?:cudaMalloc|hipMalloc) failed:\s*out of memory", re.I)
-_OLLAMA = re.compile(r"llama runner process has terminated", re.I)
-_KV = re.compile(r"KV self size\s*=\s*(\d{1,9}(?:\.\d{1,4})?)\s*MiB", re.I)
-_MODEL_BUF = re.compile(r"(CUDA|ROCm)(\d{1,4}) model buffer size\s*=\s*(\d{1,9}(?:\.\d{1,4})?)\s*MiB", re.I)
-_OFFLOADED = re.compile(r"offloaded\s+(\d{1,5})/(\d{1,5})\s+layers to GPU", re.I)
-_FREE = re.compile(r"using device (?:CUDA|ROCm)(\d{1,4})\s*\([^)\n]{0,120}\)[^\n]{0,40}?-\s*(\d{1,9})\s*MiB free", re.I)
+                     r":\s*failed to allocate\s+(CUDA|ROCm|Vulkan|Metal|SYCL)(\d{1,4})\s+buffer(?: of size (\d{1,15}))?")
+_GENERIC = re.compile(r"(?:cudaMalloc|hipMalloc) failed:\s*out of memory")
+_OLLAMA = re.compile(r"llama runner process has terminated")
+_KV = re.compile(r"KV self size\s*=\s*(\d{1,9}(?:\.\d{1,4})?)\s*MiB")
+_MODEL_BUF = re.compile(r"(CUDA|ROCm)(\d{1,4}) model buffer size\s*=\s*(\d{1,9}(?:\.\d{1,4})?)\s*MiB")
+_OFFLOADED = re.compile(r"offloaded\s+(\d{1,5})/(\d{1,5})\s+layers to GPU")
+_FREE = re.compile(r"using device (?:CUDA|ROCm)(\d{1,4})\s*\([^)\n]{0,120}\)[^\n]{0,40}?-\s*(\d{1,9})\s*MiB free")
 _CTX = re.compile(r"(?:n_ctx|n_ctx_slot)\s*=\s*(\d{1,9})")
 
 

@@ -25,8 +25,8 @@ _MSG = re.compile(
     + r",\s*max allowed:\s*" + SIZE + r"\s*\)",
     re.I,
 )
-_WORDS = re.compile(r"MPS backend out of memory", re.I)
-_REQ = re.compile(r"Tried to allocate\s+" + SIZE + r"(?:\s+on\s+(private|shared)\s+pool)?", re.I)
+_WORDS = re.compile(r"MPS backend out of memory")
+_REQ = re.compile(r"Tried to allocate\s+" + SIZE + r"(?:\s+on\s+(private|shared)\s+pool)?")
 _RATIO = re.compile(r"PYTORCH_MPS_HIGH_WATERMARK_RATIO\s*[=:]\s*['\"]?(\d{1,3}(?:\.\d{1,6})?)")
 
 

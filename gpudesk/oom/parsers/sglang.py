@@ -21,12 +21,12 @@ import re
 from gpudesk.oom.parsers.units import to_bytes
 from gpudesk.oom.report import MemoryReport
 
-_NOT_ENOUGH = re.compile(r"Not enough memory\.?\s+Please try to increase\s+--mem-fraction-static", re.I)
-_PROFILED = re.compile(r"larger than the profiled value\s+(-?\d{1,15})", re.I)
-_BEGIN = re.compile(r"Load weight begin\.\s+avail mem=(\d{1,9}(?:\.\d{1,6})?)\s*GB", re.I)
-_END = re.compile(r"Load weight end\..{0,200}?avail mem=(\d{1,9}(?:\.\d{1,6})?)\s*GB,\s*mem usage=(\d{1,9}(?:\.\d{1,6})?)\s*GB", re.I)
+_NOT_ENOUGH = re.compile(r"Not enough memory\.?\s+Please try to increase\s+--mem-fraction-static")
+_PROFILED = re.compile(r"larger than the profiled value\s+(-?\d{1,15})")
+_BEGIN = re.compile(r"Load weight begin\.\s+avail mem=(\d{1,9}(?:\.\d{1,6})?)\s*GB")
+_END = re.compile(r"Load weight end\..{0,200}?avail mem=(\d{1,9}(?:\.\d{1,6})?)\s*GB,\s*mem usage=(\d{1,9}(?:\.\d{1,6})?)\s*GB")
 _FRACTION = re.compile(r"mem[_-]fraction[_-]static[= ]\s*(0?\.\d{1,4}|1(?:\.0{1,4})?)")
-_KV_ALLOC = re.compile(r"KV Cache is allocated\.\s*#tokens:\s*(\d{1,12})", re.I)
+_KV_ALLOC = re.compile(r"KV Cache is allocated\.\s*#tokens:\s*(\d{1,12})")
 
 
 def matches(text: str) -> bool:

@@ -10,7 +10,7 @@ import re
 
 from gpudesk.oom.report import MemoryReport
 
-_PREFILL = re.compile(r"Not enough memory to handle\s+(\d{1,9})\s+prefill tokens", re.I)
+_PREFILL = re.compile(r"Not enough memory to handle\s+(\d{1,9})\s+prefill tokens")
 _TOTAL = re.compile(r"max_batch_total_tokens\D{0,12}?(\d{1,9})")
 
 

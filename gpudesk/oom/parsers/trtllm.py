@@ -17,13 +17,13 @@ import re
 from gpudesk.oom.parsers.units import to_bytes
 from gpudesk.oom.report import MemoryReport
 
-_EXEC = re.compile(r"Executor creation failed due to insufficient GPU memory", re.I)
-_COMPONENT = re.compile(r"The following component could not be created:\s*([^\n]{1,80})", re.I)
-_TOTAL = re.compile(r"Total GPU memory \(GiB\):\s*(\d{1,7}(?:\.\d{1,4})?)", re.I)
-_FREE = re.compile(r"Free GPU memory before component creation attempt \(GiB\):\s*(\d{1,7}(?:\.\d{1,4})?)", re.I)
+_EXEC = re.compile(r"Executor creation failed due to insufficient GPU memory")
+_COMPONENT = re.compile(r"The following component could not be created:\s*([^\n]{1,80})")
+_TOTAL = re.compile(r"Total GPU memory \(GiB\):\s*(\d{1,7}(?:\.\d{1,4})?)")
+_FREE = re.compile(r"Free GPU memory before component creation attempt \(GiB\):\s*(\d{1,7}(?:\.\d{1,4})?)")
 _STEP = re.compile(r"^\s*([\w ()\-,.]{1,80}?):\s*(\d{1,7}(?:\.\d{1,4})?)\s*/\s*(\d{1,7}(?:\.\d{1,4})?)\s*$", re.M)
-_RUNTIME = re.compile(r"CUDA runtime error in\s+::?(cudaMalloc\w*)\([^\n]{0,160}?\):\s*out of memory", re.I)
-_BUILD = re.compile(r"Requested amount of GPU memory \((\d{1,15}) bytes\) could not be allocated", re.I)
+_RUNTIME = re.compile(r"CUDA runtime error in\s+::?(cudaMalloc\w*)\([^\n]{0,160}?\):\s*out of memory")
+_BUILD = re.compile(r"Requested amount of GPU memory \((\d{1,15}) bytes\) could not be allocated")
 _FRACTION = re.compile(r"(?:kv_cache_free_gpu_mem_fraction|free_gpu_memory_fraction)\D{0,40}?(0?\.\d{1,4})")
 
 

@@ -17,24 +17,25 @@ import re
 from gpudesk.oom.parsers.units import SIZE, to_bytes
 from gpudesk.oom.report import MemoryReport
 
-_OLD = re.compile(r"max seq len \((\d{1,12})\) is larger than the maximum number of tokens that can be stored in KV\s*cache \((\d{1,12})\)", re.I)
+_OLD = re.compile(r"max seq len \((\d{1,12})\) is larger than the maximum number of tokens that can be stored in KV\s*cache \((\d{1,12})\)")
 # "cach e": terminals wrap the V1 message mid-word (intel-arc-pro-b70-inference-cookbook#4).
 _NEW = re.compile(r"max seq len \((\d{1,12})\),?\s*\(?" + SIZE + r" KV cach\s?e is needed, which is larger than the "
-                  r"available KV cach\s?e memory \(" + SIZE + r"\)", re.I)
-_MAMBA = re.compile(r"max_num_seqs \((\d{1,12})\) exceeds available Mamba cache blocks \((\d{1,12})\)", re.I)
+                  r"available KV cach\s?e memory \(" + SIZE + r"\)")
+_MAMBA = re.compile(r"max_num_seqs \((\d{1,12})\) exceeds available Mamba cache blocks \((\d{1,12})\)")
 # The V0 worker's profiling lines (vllm/worker/worker.py determine_num_available_blocks, 0.6-0.8), one-line
 # and tabular forms, and the V1 worker's (vllm/v1/worker/gpu_worker.py).
-_PROF_TOTAL = re.compile(r"total_gpu_memory\s*\(?\s*" + SIZE, re.I)
-_PROF_UTIL = re.compile(r"gpu_memory_utilization\s*\(?\s*(0?\.\d{1,4}|1(?:\.0{1,4})?)\b", re.I)
-_PROF_WEIGHTS = re.compile(r"(?:model weights take|Model loading took|Loading model weights took)\s+" + SIZE, re.I)
-_PROF_NON_TORCH = re.compile(r"non_torch_memory(?:\s+takes)?\s+" + SIZE, re.I)
-_PROF_ACT = re.compile(r"activation peak memory(?:\s+takes)?\s+" + SIZE, re.I)
-_PROF_KV = re.compile(r"(?:reserved for KV Cache is|available_kv_cache_memory|Available KV cache memory:)\s*(-?)\s*" + SIZE, re.I)
+_PROF_TOTAL = re.compile(r"total_gpu_memory\s*\(?\s*" + SIZE)
+_PROF_UTIL = re.compile(r"gpu_memory_utilization\s*\(?\s*(0?\.\d{1,4}|1(?:\.0{1,4})?)\b")
+_PROF_WEIGHTS = re.compile(r"(?:model weights take|Model loading took|Loading model weights took)\s+" + SIZE)
+_PROF_NON_TORCH = re.compile(r"non_torch_memory(?:\s+takes)?\s+" + SIZE)
+_PROF_ACT = re.compile(r"activation peak memory(?:\s+takes)?\s+" + SIZE)
+_PROF_KV = re.compile(r"(?:reserved for KV Cache is|available_kv_cache_memory|Available KV cache memory:)\s*(-?)\s*" + SIZE)
+_PROFILE_WORDS = re.compile(r"memory|took|weights|max_num_seqs|max-num-seqs|utilization")
 _MAX_NUM_SEQS = re.compile(r"max[_-]num[_-]seqs[= ]\s*(\d{1,7})\b")
-_EST = re.compile(r"estimated maximum model length is (\d{1,12})", re.I)
-_NO_MEM = re.compile(r"No available memory for the cache blocks", re.I)
+_EST = re.compile(r"estimated maximum model length is (\d{1,12})")
+_NO_MEM = re.compile(r"No available memory for the cache blocks")
 _BLOCKS = re.compile(r"# GPU blocks:\s*(\d{1,12})")
-_KV_TOKENS = re.compile(r"GPU KV cache size:\s*([\d,]+)\s*tokens", re.I)
+_KV_TOKENS = re.compile(r"GPU KV cache size:\s*([\d,]+)\s*tokens")
 _UTIL = re.compile(r"gpu_memory_utilization\s*[=:]\s*(0?\.\d+|1(?:\.0+)?)")
 _BLOCK_SIZE = re.compile(r"block_size\s*[=:]\s*(\d{1,12})")
 
@@ -51,7 +52,8 @@ def parse(text: str, report: MemoryReport) -> bool:
     report.engine = "vllm"
     report.kind = "vllm_kv_cache"
     parsed = report.parsed
-    _profile(flat, report)
+    # The profiling figures sit on lines that name memory or the engine's knobs: search only those lines.
+    _profile(" ".join(line for line in text.splitlines() if _PROFILE_WORDS.search(line)), report)
     mamba = _MAMBA.search(flat)
     if mamba:
         report.kind = "vllm_mamba_cache"
