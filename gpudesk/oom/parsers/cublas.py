@@ -11,12 +11,12 @@ from gpudesk.oom.report import MemoryReport
 
 _CUBLAS = re.compile(r"CUBLAS_STATUS_(ALLOC_FAILED|NOT_INITIALIZED)(?:\s+when calling\s+`?([\w(), ]+?)`?(?:\s|$))?")
 _CUDNN = re.compile(r"CUDNN_STATUS_(ALLOC_FAILED|NOT_INITIALIZED|INTERNAL_ERROR)")
-_CUDA_ERR = re.compile(r"CUDA error:\s*out of memory", re.I)
+_CUDA_ERR = re.compile(r"CUDA error:\s*out of memory", re.IGNORECASE)
 # Two independent searches (linear): "NCCL" somewhere and NCCL's CUDA failure text somewhere. A single
 # "NCCL.*?failure" pattern rescans the rest of the text from every "NCCL" (quadratic on "NCCL " * 20000).
 _NCCL_WORD = re.compile(r"NCCL")
-_NCCL_FAIL = re.compile(r"Cuda failure\s{0,4}'?out of memory'?|cudaErrorMemoryAllocation", re.I)
-_PIN = re.compile(r"Caught \w+ in pin memory thread(?: for device (\d{1,12}))?", re.I)
+_NCCL_FAIL = re.compile(r"Cuda failure\s{0,4}'?out of memory'?|cudaErrorMemoryAllocation", re.IGNORECASE)
+_PIN = re.compile(r"Caught \w+ in pin memory thread(?: for device (\d{1,12}))?", re.IGNORECASE)
 
 
 def _nccl(text: str) -> bool:

@@ -23,7 +23,7 @@ from gpudesk.oom.report import MemoryReport
 _MSG = re.compile(
     r"MPS backend out of memory\s*\(\s*MPS allocated:\s*" + SIZE + r",\s*other allocations:\s*" + SIZE
     + r",\s*max allowed:\s*" + SIZE + r"\s*\)",
-    re.I,
+    re.IGNORECASE,
 )
 _WORDS = re.compile(r"MPS backend out of memory")
 _REQ = re.compile(r"Tried to allocate\s+" + SIZE + r"(?:\s+on\s+(private|shared)\s+pool)?")

@@ -21,7 +21,7 @@ _EXEC = re.compile(r"Executor creation failed due to insufficient GPU memory")
 _COMPONENT = re.compile(r"The following component could not be created:\s*([^\n]{1,80})")
 _TOTAL = re.compile(r"Total GPU memory \(GiB\):\s*(\d{1,7}(?:\.\d{1,4})?)")
 _FREE = re.compile(r"Free GPU memory before component creation attempt \(GiB\):\s*(\d{1,7}(?:\.\d{1,4})?)")
-_STEP = re.compile(r"^\s*([\w ()\-,.]{1,80}?):\s*(\d{1,7}(?:\.\d{1,4})?)\s*/\s*(\d{1,7}(?:\.\d{1,4})?)\s*$", re.M)
+_STEP = re.compile(r"^\s*([\w ()\-,.]{1,80}?):\s*(\d{1,7}(?:\.\d{1,4})?)\s*/\s*(\d{1,7}(?:\.\d{1,4})?)\s*$", re.MULTILINE)
 _RUNTIME = re.compile(r"CUDA runtime error in\s+::?(cudaMalloc\w*)\([^\n]{0,160}?\):\s*out of memory")
 _BUILD = re.compile(r"Requested amount of GPU memory \((\d{1,15}) bytes\) could not be allocated")
 _FRACTION = re.compile(r"(?:kv_cache_free_gpu_mem_fraction|free_gpu_memory_fraction)\D{0,40}?(0?\.\d{1,4})")
@@ -53,12 +53,10 @@ def parse(text: str, report: MemoryReport) -> bool:
         if free:
             dev.free_bytes = to_bytes(free.group(1), "GiB")
             parsed["free_bytes"] = dev.free_bytes
-        steps = 0
-        for m in _STEP.finditer(text):
+        for steps, m in enumerate(_STEP.finditer(text), 1):
             before, after = to_bytes(m.group(2), "GiB"), to_bytes(m.group(3), "GiB")
             name = re.sub(r"\W+", "_", m.group(1).strip().lower()).strip("_")[:40]
             parsed[f"trtllm_{name}_used_bytes"] = before - after
-            steps += 1
             if steps >= 32:
                 break
         return True

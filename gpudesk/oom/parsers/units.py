@@ -56,7 +56,7 @@ def to_bytes(number: str, unit: str) -> int:
     if key not in _BINARY:
         raise ValueError(f"Not a size unit: {unit!r}")
     value = _finite(number)
-    return int(round(value * _BINARY[key]))
+    return round(value * _BINARY[key])
 
 
 def _finite(number: str) -> float:
@@ -89,7 +89,7 @@ def parse_count(text: str) -> int | None:
     m = re.fullmatch(r"\s*(\d{1,20}(?:\.\d{1,20})?)\s*([KM]?)\s*", text)
     if not m:
         return None
-    return int(round(float(m.group(1)) * {"": 1, "K": 1000, "M": 1000_000}[m.group(2)]))
+    return round(float(m.group(1)) * {"": 1, "K": 1000, "M": 1000_000}[m.group(2)])
 
 
 def format_bytes(value: int | None) -> str:

@@ -33,8 +33,8 @@ def check(f: Facts) -> Cause | None:
                          "its activations." if n else "TGI's warm-up prefill does not fit next to the weights."),
             fix=(f"Start TGI with --max-batch-prefill-tokens below {n} (try {max(1, n // 2)}) and --max-input-tokens "
                  "no larger than it" if n > 1 else "Lower --max-batch-prefill-tokens and --max-input-tokens"),
-            more_fixes=["Quantise the weights (--quantize awq/gptq/eetq/bitsandbytes) or shard over more GPUs "
-                        "(--num-shard) to leave room.",
+            more_fixes=[("Quantise the weights (--quantize awq/gptq/eetq/bitsandbytes) or shard over more GPUs "
+                        "(--num-shard) to leave room."),
                         "If this happens even at a few hundred tokens, the weights alone fill the GPU."],
         )
     if r.kind == "ggml_alloc_failed":
@@ -102,8 +102,8 @@ def _ggml(f: Facts) -> Cause:
         explanation=why + (f" It asked for {format_bytes(f.requested)} on device {r.device_index}."
                            if f.requested is not None else ""),
         fix=fix,
-        more_fixes=["With several GPUs, shift layers away from the full one: --tensor-split (e.g. 3,1) or "
-                    "CUDA_VISIBLE_DEVICES to exclude a small card.",
-                    "A buffer far larger than the GPU (hundreds of GiB) points to a sizing bug: try without "
-                    "pipeline parallelism or a smaller --ubatch-size."],
+        more_fixes=[("With several GPUs, shift layers away from the full one: --tensor-split (e.g. 3,1) or "
+                    "CUDA_VISIBLE_DEVICES to exclude a small card."),
+                    ("A buffer far larger than the GPU (hundreds of GiB) points to a sizing bug: try without "
+                    "pipeline parallelism or a smaller --ubatch-size.")],
     )

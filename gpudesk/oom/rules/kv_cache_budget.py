@@ -140,7 +140,9 @@ def _sglang(f: Facts) -> Cause:
     avail, total = p.get("sglang_avail_after_load_bytes"), p.get("sglang_total_before_load_bytes")
     current = p.get("mem_fraction_static_ratio")
     minimum: float | None = None
-    if isinstance(avail, int) and isinstance(total, int) and total > 0:
+    if not isinstance(avail, int) or not isinstance(total, int) or total <= 0:
+        avail = total = None
+    else:
         minimum = math.ceil((1 - avail / total) * 100) / 100
     if minimum is not None and (not isinstance(current, float) or current < minimum):
         fix = (f"Start SGLang with --mem-fraction-static above {minimum:.2f} (e.g. {min(0.95, minimum + 0.05):.2f}): "
@@ -164,8 +166,8 @@ def _sglang(f: Facts) -> Cause:
         explanation="SGLang sizes the KV pool as (free after load) − total × (1 − mem_fraction_static); with these "
                     "weights that is not positive, so no token fits.",
         fix=fix,
-        more_fixes=["Raising the fraction shrinks the activation reserve: if serving then OOMs, lower "
-                    "--chunked-prefill-size and --cuda-graph-max-bs as well.",
+        more_fixes=[("Raising the fraction shrinks the activation reserve: if serving then OOMs, lower "
+                    "--chunked-prefill-size and --cuda-graph-max-bs as well."),
                     "Use a quantised model or tensor parallelism (--tp 2) to shrink the weights per GPU."],
     )
 
@@ -189,6 +191,6 @@ def _trtllm(f: Facts) -> Cause | None:
              + (f" below {frac}" if isinstance(frac, float) else " below the default 0.9, e.g. 0.8")
              + ", or cap it in bytes with KvCacheConfig.max_gpu_total_bytes"),
         more_fixes=["Lower max_batch_size / max_num_tokens: the runtime buffers created after the KV cache scale with them.",
-                    "If a fraction of 0.1 still fails with most memory free, the refusal is not about capacity: "
-                    "check the driver and the other ranks."],
+                    ("If a fraction of 0.1 still fails with most memory free, the refusal is not about capacity: "
+                    "check the driver and the other ranks.")],
     )

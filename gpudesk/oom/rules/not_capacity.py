@@ -42,8 +42,8 @@ def check(f: Facts) -> Cause | None:
                      "refusal is not about capacity, so freeing memory or shrinking the batch will not fix it."),
         fix=fix,
         more_fixes=["Run with CUDA_LAUNCH_BLOCKING=1 (HIP_LAUNCH_BLOCKING=1 on ROCm) to see the exact call that failed.",
-                    "Compare the total capacity in the message with the device's real memory: a smaller total "
-                    "means the driver exposes only part of it."],
+                    ("Compare the total capacity in the message with the device's real memory: a smaller total "
+                    "means the driver exposes only part of it.")],
         checks=["A per-process memory fraction set by a framework or test harness.",
                 "Windows: the WDDM / WSL2 driver's own limits; the figures under WSL can be wrong."],
     )
