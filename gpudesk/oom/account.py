@@ -140,6 +140,7 @@ def account_of(dev: DeviceMemory, report: MemoryReport | None = None) -> MemoryA
             for t in terms:
                 if t.name in ("unattributed", "outside_allocator"):
                     t.value_bytes, t.status = None, UNKNOWN
+    terms.sort(key=lambda t: TERMS.index(t.name))  # the stacked bar's order: this process, others, free last
     if dev.allowed_bytes is not None and total is not None and dev.allowed_bytes < total:
         flags.append(_("A per-process cap allows this process {allowed} bytes of the {total}.")
                      .format(allowed=dev.allowed_bytes, total=total))

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpudesk.ui.oom.account_view import AccountView
 from gpudesk.ui.oom.memory_bars import MemoryBarsPanel, bars_from_report
 from gpudesk.oom.labels import label_for
 from gpudesk.ui.oom.plain import plain_label, plain_tooltip
@@ -269,6 +270,8 @@ class ResultsView(QWidget):
         self.body_layout = QVBoxLayout(self.body)
         self.bars = MemoryBarsPanel(self.body)
         self.body_layout.addWidget(self.bars)
+        self.account = AccountView(self.body)
+        self.body_layout.addWidget(self.account)
         self.causes_box = QWidget(self.body)
         self.causes_layout = QVBoxLayout(self.causes_box)
         self.causes_layout.setContentsMargins(0, 0, 0, 0)
@@ -291,6 +294,7 @@ class ResultsView(QWidget):
         self.header.setText(self._header_text)
         self.partial.hide()
         self.bars.set_bars([])
+        self.account.clear()
         self._clear_layout(self.causes_layout)
         self._clear_layout(self.parsed_layout)
         self.parsed_title.hide()
@@ -347,6 +351,7 @@ class ResultsView(QWidget):
             self.partial.setText("\n".join(partial_lines))
             self.partial.show()
         self.bars.set_bars(bars_from_report(report))
+        self.account.set_diagnosis(diagnosis)
         for rank, cause in enumerate(diagnosis.causes, 1):
             card = CauseCard(cause, rank, self.causes_box)
             self.causes_layout.addWidget(card)
