@@ -141,34 +141,26 @@ class AccountView(QWidget):
         title.setFont(font)
         lay.addWidget(title)
         lay.addWidget(AccountBar(account, names, box))
+        # One wrapping line per term (swatch, "name: size (share), how known — what it holds"), so the
+        # account fits a narrow results pane without clipping.
         grid = QGridLayout()
-        grid.setHorizontalSpacing(12)
-        for col, head in enumerate((self.tr("Term"), self.tr("Size"), self.tr("Share"), self.tr("How known"),
-                                    self.tr("What it holds"))):
-            label = plain_label(head, box)
-            f = label.font()
-            f.setBold(True)
-            label.setFont(f)
-            grid.addWidget(label, 0, col)
+        grid.setHorizontalSpacing(6)
         total = account.total_bytes
-        for row, term in enumerate(account.terms, 1):
+        self.term_labels: dict[str, QLabel] = {}
+        for row, term in enumerate(account.terms):
             swatch = QLabel(box)
             swatch.setFixedSize(12, 12)
             swatch.setStyleSheet(f"background:{TERM_COLORS.get(term.name, '#ffffff')}; border:1px solid #666;")
-            name = plain_label(names.get(term.name, term.name), box)
-            cell = QWidget(box)
-            cell_lay = QGridLayout(cell)
-            cell_lay.setContentsMargins(0, 0, 0, 0)
-            cell_lay.addWidget(swatch, 0, 0)
-            cell_lay.addWidget(name, 0, 1)
-            grid.addWidget(cell, row, 0)
-            grid.addWidget(plain_label(format_bytes(term.value_bytes), box, selectable=True), row, 1,
-                           Qt.AlignmentFlag.AlignRight)
-            share = format_percent(term.value_bytes / total, 1) if total and term.value_bytes is not None else "N/A"
-            grid.addWidget(plain_label(share, box), row, 2, Qt.AlignmentFlag.AlignRight)
-            grid.addWidget(plain_label(statuses.get(term.status, term.status), box), row, 3)
-            grid.addWidget(plain_label(term.note, box, wrap=True), row, 4)
-        grid.setColumnStretch(4, 1)
+            share = (" (" + format_percent(term.value_bytes / total, 1) + ")"
+                     if total and term.value_bytes is not None else "")
+            text = (self.tr("%1: %2%3, %4 — %5").replace("%1", names.get(term.name, term.name))
+                    .replace("%2", format_bytes(term.value_bytes)).replace("%3", share)
+                    .replace("%4", statuses.get(term.status, term.status)).replace("%5", term.note))
+            label = plain_label(text, box, wrap=True, selectable=True)
+            self.term_labels[term.name] = label
+            grid.addWidget(swatch, row, 0, Qt.AlignmentFlag.AlignTop)
+            grid.addWidget(label, row, 1)
+        grid.setColumnStretch(1, 1)
         lay.addLayout(grid)
         for flag in account.flags:
             warn = plain_label("⚠ " + flag, box, wrap=True, selectable=True)

@@ -268,6 +268,9 @@ class ResultsView(QWidget):
         self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.body = QWidget(self.scroll)
         self.body_layout = QVBoxLayout(self.body)
+        # Narrow side margins: with the memory account the body usually scrolls, and the vertical scroll bar
+        # must not push the cards past a 784-px window's pane.
+        self.body_layout.setContentsMargins(4, 6, 4, 6)
         self.bars = MemoryBarsPanel(self.body)
         self.body_layout.addWidget(self.bars)
         self.account = AccountView(self.body)
