@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QLabel,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from gpudesk.oom.account import MemoryAccount, accounts_of
 from gpudesk.ui.oom.plain import plain_label, plain_tooltip
@@ -48,10 +55,10 @@ class AccountBar(QWidget):
         self.setAccessibleName(self.tr("Memory account bar"))
         self.setAccessibleDescription("; ".join(tip))
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+    def sizeHint(self) -> QSize:
         return QSize(420, 26)
 
-    def paintEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def paintEvent(self, event) -> None:
         painter = QPainter(self)
         rect = QRectF(self.rect()).adjusted(0.5, 3.5, -0.5, -3.5)
         total = self.account.total_bytes or sum(v for _, v in self.segments) or 1
