@@ -29,9 +29,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpudesk.oom.labels import label_for
 from gpudesk.ui.oom.account_view import AccountView
 from gpudesk.ui.oom.memory_bars import MemoryBarsPanel, bars_from_report
-from gpudesk.oom.labels import label_for
 from gpudesk.ui.oom.plain import plain_label, plain_tooltip
 from gpudesk.ui.oom.units import format_bytes, format_percent, format_seconds
 
