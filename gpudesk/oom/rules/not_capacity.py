@@ -5,7 +5,8 @@ Fires when the device reports at least twice the request free and at least a qua
 taggui#188: 20 MiB with 2.35 of 4 GiB free) and no per-process cap explains it. More memory, a smaller batch or
 allocator settings cannot help: the refusal comes from a limit below the device's capacity (Windows WDDM / WSL
 address-space limits, an APU's GTT/UMA carve-out, a MIG slice, a container's memory limit, a cap set in the
-process) or a broken driver state. Confidence 0.8.
+process) or a broken driver state. Confidence 0.92: it outranks fragmentation, which cannot explain a
+refusal that a new segment from free memory would satisfy.
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ def check(f: Facts) -> Cause | None:
     return Cause(
         id="not_capacity",
         title="The allocation was refused although the GPU had the memory free",
-        confidence=0.8,
+        # Above fragmentation's ceiling: a request that free memory covers many times needs no cached block
+        # (the allocator would cudaMalloc a new segment), so a fragmented cache cannot explain the refusal.
+        confidence=0.92,
         evidence=evidence(requested_bytes=f.requested, free_bytes=f.free, total_capacity_bytes=f.total,
                           free_to_request_ratio=round(f.free / max(1, f.requested), 1),
                           free_ratio=round(f.free / f.total, 3)),
