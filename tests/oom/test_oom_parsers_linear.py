@@ -30,6 +30,9 @@ CRAFTED = {
     "vLLM KV lines repeated": lambda n: "max seq len (1) is larger than the maximum number of tokens " * (n // 60),
     "MPS prefix repeated": lambda n: "MPS backend out of memory (MPS allocated: " * (n // 42),
     "ggml prefix repeated": lambda n: "allocating 1" + "1" * n + " MiB on device 0: cudaMalloc failed: out of memory",
+    # Runs of blank lines: a "^\s*" line pattern restarted at every line rescans the run (quadratic).
+    "TRT-LLM header, blank lines": lambda n: "Executor creation failed due to insufficient GPU memory." + "\n" * n,
+    "TF/XLA stats, blank lines": lambda n: "Resource exhausted: OOM when allocating RESOURCE_EXHAUSTED" + "\n" * n,
     "TRT-LLM table rows": lambda n: "Executor creation failed due to insufficient GPU memory.\n" + "a: 1.0 / 2.0\n" * (n // 13),
 }
 
@@ -69,7 +72,8 @@ def _cost(make, n: int) -> float:
 
 
 @pytest.mark.parametrize("name", ["digits after the message", "digits as capacity", "NCCL repeated",
-                                  "capacity clauses repeated", "vLLM KV lines repeated"])
+                                  "capacity clauses repeated", "vLLM KV lines repeated",
+                                  "TRT-LLM header, blank lines", "TF/XLA stats, blank lines"])
 def test_ten_times_the_input_is_not_a_hundred_times_the_work(name):
     # Linear work grows 10x; the quadratic scans this replaced grew 100x (66 s for 10 kB). 30x leaves room for
     # a shared, noisy CPU without letting a quadratic pattern through.
