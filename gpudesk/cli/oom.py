@@ -1,8 +1,9 @@
 """``gpudesk oom diagnose|probe|methods|run``: the OOM doctor from the command line.
 
 * ``diagnose FILE|-``: parse an OOM message / memory_summary / log and rank the causes. ``--json`` prints
-  ``{"framework", "kind", "era", "parsed": {name_with_unit: value}, "parsed_labels", "oom_message_found", "missing",
-  "notes", "causes": [{"id", "confidence", "evidence", "evidence_labels", "fix", ...}], "report"}`` with
+  ``{"framework", "engine", "platform", "kind", "era", "parsed": {name_with_unit: value}, "parsed_labels", "oom_message_found", "missing",
+  "notes", "causes": [{"id", "confidence", "evidence", "evidence_labels", "fix", ...}], "accounts": [{"gpu_index",
+  "total_bytes", "terms": [{"name", "value_bytes", "status", "note"}], "flags"}], "report"}`` with
   causes best first. Exit status 1 (and "No out-of-memory message found") when the input holds no OOM
   message.
 * ``probe PID``: run the probe inside a running process (agent, sys.remote_exec or gdb; asks before
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from gpudesk.cli import CliError
 from gpudesk.oom import Diagnosis, OomError, diagnose, parse_text
+from gpudesk.oom.account import accounts_of
 from gpudesk.oom.errors import (
     LaunchError,
     MethodUnavailable,
@@ -156,6 +158,37 @@ def _value(key: str, value) -> str:
     return f"{value:,}"
 
 
+_ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "tgi": "Text Generation Inference",
+                 "llamacpp": "llama.cpp", "ollama": "Ollama"}
+_PLATFORM_NAMES = {"cuda": "NVIDIA CUDA", "rocm": "AMD ROCm (HIP)", "mps": "Apple MPS", "xpu": "Intel XPU",
+                   "tpu": "Google TPU"}
+
+
+def _recognised(r) -> str | None:
+    """"Recognised: vLLM on AMD ROCm (HIP)" — the engine and platform the text names; None when neither."""
+    parts = []
+    if r.engine:
+        parts.append(_ENGINE_NAMES.get(r.engine, r.engine))
+    if r.platform:
+        parts.append(("on " if parts else "") + _PLATFORM_NAMES.get(r.platform, r.platform))
+    return "Recognised: " + " ".join(parts) if parts else None
+
+
+def _print_accounts(r, out) -> None:
+    """The memory account of each GPU: total = the terms below, each measured / derived / unknown."""
+    for acc in accounts_of(r):
+        known = [t for t in acc.terms if t.value_bytes is not None]
+        if acc.total_bytes is None and not known:
+            continue
+        where = f"GPU {acc.gpu_index}" if acc.gpu_index is not None else "the GPU"
+        print(f"Memory account of {where}: {acc.limit_name} {format_bytes(acc.total_bytes)}"
+              f" ({acc.total_status})", file=out)
+        _rows([(t.name.replace("_", " "), f"{format_bytes(t.value_bytes)}  [{t.status}] {t.note}") for t in acc.terms],
+              "  ", out)
+        for flag in acc.flags:
+            print(f"  Flag: {flag}", file=out)
+
+
 def _rows(items: list[tuple[str, str]], indent: str, out) -> None:
     width = min(56, max((len(label) for label, _ in items), default=0))
     for label, text in items:
@@ -196,6 +229,9 @@ def print_no_oom(diagnosis: Diagnosis, source: str, out=None) -> None:
     guess = f"; it looks like {r.framework} output" if r.framework != "unknown" else ""
     print(f"No out-of-memory message found in {source} ({len(r.text or '')} characters{guess}): "
           "nothing was diagnosed.", file=out)
+    recognised = _recognised(r)
+    if recognised:
+        print(recognised, file=out)
     cause = diagnosis.top
     if cause is not None:
         print(f"Try: {cause.fix}", file=out)
@@ -212,6 +248,9 @@ def print_diagnosis(diagnosis: Diagnosis, out=None) -> None:
     else:
         head = f"Framework: {r.framework}   source: {r.source}"
     print(head, file=out)
+    recognised = _recognised(r)
+    if recognised:
+        print(recognised, file=out)
     if r.status:
         print(f"Status: {r.status}", file=out)
     process = _process_line(r)
@@ -225,6 +264,7 @@ def print_diagnosis(diagnosis: Diagnosis, out=None) -> None:
         if len(procs) > 5:  # sibling ranks (returnn#1469 lists 15): show a few, the rest are in --json
             procs = procs[:3] + [(f"… and {len(procs) - 3} more processes", "(all in --json)")]
         _rows(rows + procs, "  ", out)
+    _print_accounts(r, out)
     if r.missing:
         print("Missing: " + "; ".join(r.missing), file=out)
     for note in r.notes:

@@ -3,7 +3,9 @@
 Cause ids (issue 5): ``fragmentation``, ``genuine_shortage``, ``other_process``,
 ``single_allocation_exceeds_capacity``, ``cuda_graph_pools``, ``kv_cache_budget``,
 ``allocation_outside_allocator``, ``multi_gpu_imbalance``, ``host_memory_growth``, ``zombie_workers``,
-``sysmem_fallback``, ``leak``, ``preallocation``, ``unparseable``.
+``sysmem_fallback``, ``leak``, ``preallocation``, ``unparseable``; issue 11 adds ``not_capacity`` (the runtime
+refused an allocation the free memory would allow) and ``per_process_cap`` (a memory-fraction cap set in the
+process).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpudesk.oom.account import accounts_of
 from gpudesk.oom.labels import label_for
 from gpudesk.oom.report import MemoryReport
 
@@ -29,6 +32,8 @@ CAUSE_IDS = (
     "sysmem_fallback",
     "leak",
     "preallocation",
+    "not_capacity",
+    "per_process_cap",
     "unparseable",
 )
 
@@ -136,6 +141,8 @@ class Diagnosis:
         (each with ``evidence`` and ``evidence_labels``), report."""
         return {
             "framework": self.report.framework,
+            "engine": self.report.engine,
+            "platform": self.report.platform,
             "kind": self.report.kind,
             "era": self.report.era,
             "parsed": dict(self.report.parsed),
@@ -144,6 +151,7 @@ class Diagnosis:
             "missing": list(self.report.missing),
             "notes": list(self.report.notes),
             "causes": [c.to_dict() for c in self.causes],
+            "accounts": [a.to_dict() for a in accounts_of(self.report)],
             "report": self.report.to_dict(),
         }
 

@@ -11,6 +11,7 @@ import dataclasses
 import time
 from typing import Any
 
+from gpudesk.oom import engine_advice
 from gpudesk.oom.cause import Cause, Diagnosis, SizingEffect
 from gpudesk.oom.parsers import parse_text
 from gpudesk.oom.rules import RULES, Facts
@@ -40,6 +41,7 @@ def diagnose(report: MemoryReport, *, spec: Any = None, workload: Any = None) ->
     causes.sort(key=lambda c: (-c.confidence, order[id(c)]))
     if report.source == "text" and report.kind != "unknown" and not causes:
         causes.append(_partial(report))
+    engine_advice.apply(report, causes)
     for cause in causes:
         if cause.id == "genuine_shortage":
             cause.sizing = sizing_effects(facts, spec, workload)

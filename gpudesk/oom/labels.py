@@ -134,6 +134,52 @@ LABELS: dict[str, str] = {
 # memory_summary rows and columns (torch/cuda/memory.py memory_summary).
 # TensorFlow's BFC allocator and XLA have no "PyTorch" figures: the same keys name their own terms
 # (BFC ``Stats:`` block: Limit, InUse; oom.md §3.2).
+# Issue 11: serving engines, other platforms and the memory account.
+LABELS.update({
+    "allowed_bytes": "Allowed to this process (per-process cap)",
+    "allowed_ratio": "Share of the GPU allowed to this process",
+    "fraction_that_fits_ratio": "Per-process memory fraction that fits",
+    "free_ratio": "Share of the GPU free",
+    "free_to_request_ratio": "Free memory / request",
+    "outside_allocator_bytes": "Held outside this process's allocator",
+    "outside_allocator_ratio": "Share of the GPU held outside this process's allocator",
+    "cuda_call": "CUDA call that failed",
+    "ggml_buffer": "ggml buffer that failed (model, KV cache or compute)",
+    "model_buffer_bytes": "Model buffer on this GPU",
+    "offloaded_layers": "Layers offloaded to the GPU",
+    "total_layers": "Layers in the model",
+    "layers_that_fit": "Layers that fit (-ngl)",
+    "n_ctx_tokens": "Context size",
+    "kv_cache_bytes": "KV cache",
+    "high_watermark_ratio_that_fits": "PYTORCH_MPS_HIGH_WATERMARK_RATIO that fits",
+    "mps_allocated_bytes": "MPS allocated (live tensors)",
+    "mps_other_allocations_bytes": "MPS other allocations",
+    "mps_max_allowed_bytes": "MPS limit (high watermark)",
+    "mps_pool": "MPS pool",
+    "mps_high_watermark_ratio": "PYTORCH_MPS_HIGH_WATERMARK_RATIO in force",
+    "mamba_cache_blocks": "Mamba cache blocks available",
+    "max_num_seqs": "max_num_seqs",
+    "max_batch_prefill_tokens": "TGI --max-batch-prefill-tokens",
+    "max_batch_total_tokens": "TGI max batch total tokens",
+    "max_model_len_that_fits_tokens": "max_model_len that fits",
+    "estimated_max_model_len_tokens": "Estimated maximum model length (vLLM)",
+    "gpu_memory_utilization_that_fits_ratio": "gpu_memory_utilization that fits",
+    "vllm_total_gpu_memory_bytes": "Total GPU memory (vLLM profiling)",
+    "vllm_weights_bytes": "Model weights (vLLM profiling)",
+    "vllm_non_torch_bytes": "Non-torch memory (vLLM profiling)",
+    "vllm_activation_peak_bytes": "Activation peak (vLLM profiling)",
+    "vllm_kv_cache_memory_bytes": "Memory for the KV cache (vLLM profiling)",
+    "mem_fraction_static_ratio": "SGLang --mem-fraction-static",
+    "mem_fraction_static_minimum_ratio": "Smallest --mem-fraction-static that leaves a KV pool",
+    "sglang_avail_after_load_bytes": "Free after loading the weights (SGLang)",
+    "sglang_total_before_load_bytes": "Free before loading the weights (SGLang)",
+    "sglang_weights_bytes": "Weights (SGLang 'mem usage')",
+    "sglang_profiled_max_tokens": "KV tokens SGLang profiled",
+    "trtllm_component": "TensorRT-LLM component that failed",
+    "kv_cache_free_gpu_mem_fraction_ratio": "kv_cache_free_gpu_mem_fraction",
+    "sentinel_total": "Total capacity is NVML's 'not available' value",
+})
+
 FRAMEWORK_LABELS: dict[str, dict[str, str]] = {
     "tensorflow": {
         "total_capacity_bytes": "Allocator memory limit (BFC Limit)",
@@ -220,6 +266,9 @@ def label_for(key: str, framework: str | None = None) -> str:
     m = re.fullmatch(r"xla_(\w+)_allocation_bytes", key)
     if m:
         return f"XLA {m.group(1).replace('_', ' ')} allocation"
+    m = re.fullmatch(r"trtllm_(\w+?)_used_bytes", key)
+    if m:
+        return f"TensorRT-LLM {m.group(1).replace('_', ' ')}: memory used"
     m = re.fullmatch(r"env_(\w+)", key)
     if m:
         return f"Environment {m.group(1)}"
@@ -228,7 +277,7 @@ def label_for(key: str, framework: str | None = None) -> str:
 
 def has_label(key: str) -> bool:
     """True when ``key`` has a written name (in :data:`LABELS` or one of the dynamic key shapes)."""
-    if key in LABELS or re.fullmatch(r"process_\d+_bytes|bfc_\w+|env_\w+|xla_\w+_allocation_bytes", key):
+    if key in LABELS or re.fullmatch(r"process_\d+_bytes|bfc_\w+|env_\w+|xla_\w+_allocation_bytes|trtllm_\w+_used_bytes", key):
         return True
     m = re.fullmatch(r"summary_(.+?)(?:_bytes)?", key)
     return bool(m and _summary_label(m.group(1)))

@@ -9,7 +9,12 @@ see ``torch/cuda/memory.py``) and NVML's (``nvmlProcessInfo_t.usedGpuMemory``):
 * reserved but unallocated = reserved − allocated (the cache; where it cannot be released it is
   ``inactive_split_bytes``, "Non-releasable memory" in ``memory_summary``);
 * ``process_used_bytes``: NVML's per-process figure (the "Including non-PyTorch memory, this process has"
-  clause), which also counts the CUDA context, NCCL, cuBLAS and other libraries.
+  clause), which also counts the CUDA context, NCCL, cuBLAS and other libraries;
+* ``allowed_bytes``: a per-process cap (``torch.cuda.set_per_process_memory_fraction``: "N GiB allowed;", or
+  the "PyTorch limit (set by user-supplied memory fraction)" line); Apple MPS's high-watermark limit is the
+  ``total_bytes`` of an MPS report;
+* ``other_allocations_bytes``: Apple MPS's "other allocations" (driver memory of this process that is not a
+  live MPS tensor: the MPS heap cache, Metal buffers of other libraries).
 
 A report comes from pasted text (:func:`gpudesk.oom.parse_text`), a probe inside the process, a launched
 job, or the non-invasive evidence (NVML, psutil). ``to_dict()`` gives the JSON form (keys carry units).
@@ -73,6 +78,8 @@ class DeviceMemory:
     process_used_bytes: int | None = None
     other_processes: list[ProcessMemory] = field(default_factory=list)
     memory_summary: str | None = None
+    allowed_bytes: int | None = None
+    other_allocations_bytes: int | None = None
 
     @property
     def reserved_unallocated_bytes(self) -> int | None:
@@ -157,6 +164,8 @@ class MemoryReport:
             option -> value, when known (probe, launch, or a log line that printed them).
         alloc_conf_hint: the setting the message itself recommends, verbatim.
         tensor_shape / dtype / allocator_name: TensorFlow's failing tensor and BFC allocator.
+        platform: the accelerator platform the text names ("cuda", "rocm", "mps", "xpu", "tpu"), None if unsaid.
+        engine: the serving engine that printed it ("vllm", "sglang", "trtllm", "tgi", "llamacpp", "ollama").
         max_model_len_tokens / kv_cache_tokens: vLLM's start-up check (tokens).
         samples: memory curve (launch / agent sampling over time).
         host_rss_samples: (t_s, rss_bytes) of the target process over time (pinned host memory growth).
@@ -194,6 +203,8 @@ class MemoryReport:
     python_version: str | None = None
     status: str | None = None
     text: str | None = None
+    platform: str | None = None
+    engine: str | None = None
 
     @property
     def device(self) -> DeviceMemory | None:

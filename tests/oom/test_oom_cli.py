@@ -177,3 +177,34 @@ def test_bad_interval_or_timeout_is_a_usage_error(argv, capsys):
         main(["oom", *argv])
     assert info.value.code == 2
     assert "positive number of seconds" in capsys.readouterr().err
+
+
+def _engine_case(url_tail: str) -> str:
+    for line in (FIXTURES / "engine_cases.jsonl").read_text(encoding="utf-8").splitlines():
+        case = json.loads(line)
+        if case["url"].endswith(url_tail):
+            return case["message"]
+    raise KeyError(url_tail)
+
+
+def test_diagnose_names_engine_platform_and_prints_the_account(tmp_path, capsys):
+    p = tmp_path / "mps.txt"
+    p.write_text(_engine_case("pytorch/issues/96814"), encoding="utf-8")
+    assert main(["oom", "diagnose", str(p)]) == 0
+    out = capsys.readouterr().out
+    assert "Recognised: Apple MPS" in out
+    assert "Memory account of GPU 0: MPS high-watermark limit 32.00 GiB (measured)" in out
+    p.write_text(_engine_case("vllm/issues/34076"), encoding="utf-8")
+    assert main(["oom", "diagnose", str(p), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["engine"] == "vllm" and data["causes"][0]["id"] == "kv_cache_budget"
+    assert "--max-model-len 34736" in data["causes"][0]["fix"]
+
+
+def test_engine_log_without_oom_exits_1_and_says_what_it_recognised(tmp_path, capsys):
+    p = tmp_path / "log.txt"
+    p.write_text("INFO 04-24 16:33:13 [kv_cache_utils.py:634] GPU KV cache size: 158,656 tokens\n"
+                 "INFO vllm serving on http://0.0.0.0:8000\n", encoding="utf-8")
+    assert main(["oom", "diagnose", str(p)]) == 1
+    out = capsys.readouterr().out
+    assert "No out-of-memory message found" in out and "Recognised: vLLM" in out

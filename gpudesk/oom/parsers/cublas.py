@@ -11,13 +11,20 @@ from gpudesk.oom.report import MemoryReport
 
 _CUBLAS = re.compile(r"CUBLAS_STATUS_(ALLOC_FAILED|NOT_INITIALIZED)(?:\s+when calling\s+`?([\w(), ]+?)`?(?:\s|$))?")
 _CUDNN = re.compile(r"CUDNN_STATUS_(ALLOC_FAILED|NOT_INITIALIZED|INTERNAL_ERROR)")
-_CUDA_ERR = re.compile(r"CUDA error:\s*out of memory", re.I)
-_NCCL = re.compile(r"NCCL.*?(?:Cuda failure\s*'?out of memory'?|cudaErrorMemoryAllocation)", re.I | re.S)
-_PIN = re.compile(r"Caught \w+ in pin memory thread(?: for device (\d+))?", re.I)
+_CUDA_ERR = re.compile(r"CUDA error:\s*out of memory", re.IGNORECASE)
+# Two independent searches (linear): "NCCL" somewhere and NCCL's CUDA failure text somewhere. A single
+# "NCCL.*?failure" pattern rescans the rest of the text from every "NCCL" (quadratic on "NCCL " * 20000).
+_NCCL_WORD = re.compile(r"NCCL")
+_NCCL_FAIL = re.compile(r"Cuda failure\s{0,4}'?out of memory'?|cudaErrorMemoryAllocation", re.IGNORECASE)
+_PIN = re.compile(r"Caught \w+ in pin memory thread(?: for device (\d{1,12}))?", re.IGNORECASE)
+
+
+def _nccl(text: str) -> bool:
+    return bool(_NCCL_WORD.search(text) and _NCCL_FAIL.search(text))
 
 
 def matches(text: str) -> bool:
-    return bool(_CUBLAS.search(text) or _CUDNN.search(text) or _CUDA_ERR.search(text) or _NCCL.search(text)
+    return bool(_CUBLAS.search(text) or _CUDNN.search(text) or _CUDA_ERR.search(text) or _nccl(text)
                 or _PIN.search(text))
 
 
@@ -36,7 +43,7 @@ def parse(text: str, report: MemoryReport) -> bool:
     elif cudnn:
         report.kind = "cudnn_alloc_failed"
         parsed["library_status"] = f"CUDNN_STATUS_{cudnn.group(1)}"
-    elif _NCCL.search(text):
+    elif _nccl(text):
         report.kind = "nccl_oom"
     elif pin:
         report.kind = "pin_memory_thread"

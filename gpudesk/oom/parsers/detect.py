@@ -10,15 +10,66 @@ from __future__ import annotations
 import re
 
 from gpudesk.oom.errors import OomInputError
-from gpudesk.oom.parsers import cublas, jax, memory_summary, pytorch_oom, tensorflow, vllm
+from gpudesk.oom.parsers import (
+    allowed_memory,
+    cublas,
+    jax,
+    llamacpp,
+    memory_summary,
+    mps,
+    pytorch_oom,
+    sglang,
+    tensorflow,
+    tgi,
+    trtllm,
+    vllm,
+)
 from gpudesk.oom.report import MemoryReport
 
 MAX_TEXT_CHARS = 5_000_000
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\r]")  # control characters other than \t \n \v \f
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
 # Order matters: the first parser that recognises the text sets framework/kind; later ones add figures.
-PARSERS = (vllm, pytorch_oom, tensorflow, jax, memory_summary, cublas)
+# Engines first (their start-up errors are the first cause; a PyTorch OOM in the same log adds figures), then
+# the platform-specific shapes, then the generic allocator messages.
+PARSERS = (vllm, sglang, trtllm, tgi, llamacpp, mps, allowed_memory, pytorch_oom, tensorflow, jax, memory_summary,
+           cublas)
+# Lower-case words every message of a parser contains; the parser's regexes run only when one is present.
+_GATES = {
+    "vllm": ("max seq len", "no available memory for the cache blocks", "mamba cache blocks"),
+    "sglang": ("not enough memory", "profiled value"),
+    "trtllm": ("executor creation failed", "cuda runtime error in", "requested amount of gpu memory"),
+    "tgi": ("prefill tokens",),
+    "llamacpp": ("failed to allocate", "malloc failed"),
+    "mps": ("mps backend out of memory",),
+    "allowed_memory": ("would exceed allowed memory",),
+    "pytorch_oom": ("out of memory", "tried to allocate"),
+}
 
+# Words that name a serving engine or a platform in a log: lower-case substrings found with ``in`` on the
+# lower-cased text, plus case-sensitive word patterns with a literal start (both linear and fast: no
+# case-insensitive alternation is run over a long log).
+# A pattern runs only when its gate word (lower case) is in the text.
+_Table = tuple[tuple[str, tuple[str, ...], tuple[str, re.Pattern[str]] | None], ...]
+_ENGINES: _Table = (
+    ("vllm", ("vllm", "enginecore", "llmengine", "gpu_memory_utilization"), None),
+    ("sglang", ("sglang", "mem_fraction_static", "mem-fraction-static"), None),
+    ("trtllm", ("tensorrt-llm", "trt-llm", "tensorrt_llm", "trtllm"), None),
+    ("tgi", ("text-generation-inference", "text_generation_launcher", "text_generation_server",
+             "text_generation_client", "text_generation.", "unable to warmup model", "method warmup encountered"), None),
+    ("ollama", ("ollama", "llama runner process"), None),
+    ("llamacpp", ("ggml_", "llama_model", "llama_context", "llama_kv", "llama_new_context", "llama.cpp",
+                  "llama-server"), None),
+)
+_PLATFORMS: _Table = (
+    ("mps", ("mps backend", "pytorch_mps_"), None),
+    ("rocm", ("hip out of memory", "pytorch_hip_alloc_conf", "hip graphs", "hipmalloc", "amdgpu", "hiperror"),
+     ("rocm", re.compile(r"ROCm\d|\bROCm\b|\brocm\b"))),
+    ("xpu", ("xpu out of memory", "level zero", "intel(r) arc"), ("xpu", re.compile(r"\bxpu\b|\bXPU\b"))),
+    ("tpu", ("tpu_inference", "libtpu"), ("tpu", re.compile(r"\bTPU\b"))),
+    ("cuda", ("cuda", "nvidia"), None),
+)
 
 def decode_text(data: str | bytes) -> str:
     """Decoded, cleaned text (ANSI colours removed, CRLF -> LF).
@@ -52,7 +103,7 @@ def decode_text(data: str | bytes) -> str:
     if not text.strip():
         raise OomInputError("The input is empty; paste the out-of-memory message or a memory_summary() table.")
     sample = text[:65536]
-    control = sum(1 for ch in sample if ord(ch) < 32 and ch not in "\n\t\f\v") + sample.count("\ufffd")
+    control = len(_CONTROL.findall(sample)) + sample.count("\ufffd")
     if control > max(8, len(sample) // 10):
         raise OomInputError("The input looks like binary data, not text; paste the error text or a log file.")
     return text
@@ -71,6 +122,25 @@ def detect_framework(text: str) -> str:
     return "unknown"
 
 
+def detect_engine(text: str) -> str | None:
+    """The serving engine a log comes from ("vllm", "sglang", "trtllm", "tgi", "ollama", "llamacpp"), or None."""
+    return _first(text.lower(), text, _ENGINES)
+
+
+def detect_platform(text: str) -> str | None:
+    """The accelerator platform a text names ("mps", "rocm", "xpu", "tpu", "cuda"), or None when it names none."""
+    return _first(text.lower(), text, _PLATFORMS)
+
+
+def _first(low: str, text: str, table: _Table) -> str | None:
+    for name, words, gated in table:
+        if any(w in low for w in words):
+            return name
+        if gated is not None and gated[0] in low and gated[1].search(text):
+            return name
+    return None
+
+
 def parse_text(data: str | bytes) -> MemoryReport:
     """Parse every OOM shape found in ``data`` into one report (source "text").
 
@@ -80,7 +150,11 @@ def parse_text(data: str | bytes) -> MemoryReport:
     text = decode_text(data)
     report = MemoryReport(source="text", text=text)
     matched = False
+    low = text.lower()
     for parser in PARSERS:
+        gate = _GATES.get(parser.__name__.rsplit(".", 1)[-1])
+        if gate is not None and not any(word in low for word in gate):
+            continue  # none of the words this parser's messages always contain (a fast pre-check on long logs)
         if parser is cublas and matched:
             # A library failure next to an allocator message is a secondary symptom.
             if cublas.matches(text):
@@ -88,6 +162,8 @@ def parse_text(data: str | bytes) -> MemoryReport:
             continue
         if parser.parse(text, report):
             matched = True
+    report.engine = report.engine or detect_engine(text)
+    report.platform = report.platform or detect_platform(text)
     if not matched:
         report.framework = detect_framework(text)
         report.missing.append("an out-of-memory message (no known PyTorch, TensorFlow, JAX, cuBLAS or vLLM shape)")

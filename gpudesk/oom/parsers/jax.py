@@ -15,10 +15,10 @@ from gpudesk.oom.report import MemoryReport
 
 _EXHAUSTED = re.compile(r"RESOURCE_EXHAUSTED|Resource exhausted:\s*Out of memory|XlaRuntimeError", re.I)
 _REQUEST = re.compile(r"Out of memory (?:while )?trying to allocate\s+" + SIZE, re.I)
-_DEVICE = re.compile(r"\b(?:gpu|cuda)[:_ ](\d+)\b", re.I)
-_STAT = re.compile(r"^\s*(parameter|constant|maybe_live_out|preallocated temp|total) allocation:\s*" + SIZE, re.M | re.I)
-_FRAG = re.compile(r"total fragmentation:\s*" + SIZE + r"\s*\((\d+(?:\.\d+)?)%\)", re.I)
-_BUFFER = re.compile(r"Buffer\s+(\d+):\s*\n?\s*Size:\s*" + SIZE, re.I)
+_DEVICE = re.compile(r"\b(?:gpu|cuda)[:_ ](\d{1,12})\b", re.I)
+_STAT = re.compile(r"^[ \t]*(parameter|constant|maybe_live_out|preallocated temp|total) allocation:\s*" + SIZE, re.M | re.I)
+_FRAG = re.compile(r"total fragmentation:\s*" + SIZE + r"\s*\((\d{1,20}(?:\.\d{1,20})?)%\)", re.I)
+_BUFFER = re.compile(r"Buffer\s+(\d{1,12}):\s*\n?\s*Size:\s*" + SIZE, re.I)
 _SHAPE = re.compile(r"Shape:\s*(\w+\[[\d,]*\])")
 
 

@@ -34,10 +34,10 @@ _COUNT_ROWS = {
 }
 _COLUMNS = ("cur", "peak", "tot_alloc", "tot_freed")
 _ROW = re.compile(r"\|\s*(from large pool|from small pool|[A-Za-z][A-Za-z \-]+?)\s*\|((?:[^|]*\|){4})")
-_OOMS = re.compile(r"CUDA OOMs:\s*(\d+)")
-_RETRIES = re.compile(r"cudaMalloc retries:\s*(\d+)")
-_DEVICE = re.compile(r"memory summary, device ID (\d+)", re.I)
-_SIZE_CELL = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB|PiB|PB)\s*$")
+_OOMS = re.compile(r"CUDA OOMs:\s*(\d{1,12})")
+_RETRIES = re.compile(r"cudaMalloc retries:\s*(\d{1,12})")
+_DEVICE = re.compile(r"memory summary, device ID (\d{1,12})", re.I)
+_SIZE_CELL = re.compile(r"^\s*(\d{1,20}(?:\.\d{1,20})?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB|PiB|PB)\s*$")
 
 
 def matches(text: str) -> bool:

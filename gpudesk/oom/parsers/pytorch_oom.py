@@ -25,26 +25,32 @@ import re
 from gpudesk.oom.parsers.units import SIZE, format_bytes, to_bytes
 from gpudesk.oom.report import MemoryReport, ProcessMemory
 
-_START = re.compile(r"(?:CUDA out of memory|Tried to allocate)", re.I)
+_START = re.compile(r"(?:(?:CUDA|HIP|XPU) out of memory|Tried to allocate)", re.I)
+_OOM_WORDS = re.compile(r"(?:CUDA|HIP|XPU) out of memory", re.I)
+# set_per_process_memory_fraction adds "N GiB allowed;" after the free clause (c10/cuda/CUDACachingAllocator.cpp).
+_ALLOWED = re.compile(SIZE + r"\s+allowed\s*;", re.I)
+# NVML's "not available" (2**64 - 1) printed as a size, or any capacity beyond a PiB: not a measurement.
+SENTINEL_BYTES = 1024**5
 _REQ = re.compile(r"Tried to allocate\s+" + SIZE, re.I)
 _REQ_ANY = re.compile(r"Tried to allocate\s+([^\s(;]+?)\.?(?=[\s(;]|$)", re.I)
-_DEV_OLD = re.compile(r"\(\s*GPU\s+(\d+)\s*;")
-_DEV_NEW = re.compile(r"GPU\s+(\d+)\s+has\s+a\s+total", re.I)
+_DEV_OLD = re.compile(r"\(\s*GPU\s+(\d{1,12})\s*;")
+_DEV_NEW = re.compile(r"GPU\s+(\d{1,12})\s+has\s+a\s+total", re.I)
 _TOTAL_OLD = re.compile(SIZE + r"\s+total\s+capacity", re.I)
 _TOTAL_NEW = re.compile(r"total\s+capaci?ty\s+of\s+" + SIZE, re.I)
 _FREE_OLD = re.compile(r";\s*" + SIZE + r"\s+free\s*;", re.I)
 _FREE_NEW = re.compile(r"of\s+which\s+" + SIZE + r"\s+is\s+free", re.I)
-_PROC = re.compile(r"Process\s+(\d+)\s+has\s+" + SIZE + r"\s+memory\s+in\s+use", re.I)
+_PROC = re.compile(r"Process\s+(\d{1,12})\s+has\s+" + SIZE + r"\s+memory\s+in\s+use", re.I)
 _THIS = re.compile(r"this\s+process\s+has\s+" + SIZE + r"\s+memory\s+in\s+use", re.I)
 _ALLOC_OLD = re.compile(SIZE + r"\s+already\s+allocated", re.I)
 _ALLOC_NEW = re.compile(SIZE + r"\s+is\s+allocated\s+by\s+PyTorch", re.I)
+_ALLOC_CUT = re.compile(r"allocated\s+memory\s+" + SIZE + r"\s+is\s+allo", re.I)  # message cut mid-clause
 _POOLS = re.compile(r"with\s+" + SIZE + r"\s+allocated\s+in\s+private\s+pools", re.I)
 _UNALLOC = re.compile(SIZE + r"\s+is\s+reserved\s+by\s+PyTorch\s+but\s+unallocated", re.I)
 _RESERVED_OLD = re.compile(SIZE + r"\s+reserved\s+in\s+total\s+by\s+PyTorch", re.I)
 _CACHED_OLD = re.compile(SIZE + r"\s+cached\s*\)", re.I)
 _HINT_ENV = re.compile(r"(PYTORCH_(?:CUDA_)?ALLOC_CONF)=([\w:.,\[\]>]+?)(?=\s|$|\.\s)")
 _HINT_SPLIT = re.compile(r"try\s+setting\s+max_split_size_mb", re.I)
-_RANK = re.compile(r"\[rank\s*(\d+)\]", re.I)
+_RANK = re.compile(r"\[rank\s*(\d{1,12})\]", re.I)
 _CLASS = re.compile(r"((?:torch\.)?(?:cuda\.)?OutOfMemoryError|RuntimeError)\s*:\s*CUDA out of memory", re.I)
 _MALLOC_AT = re.compile(r"\(malloc at [^)]*\)")
 _CONF_LINE = re.compile(r"(PYTORCH_(?:CUDA_)?ALLOC_CONF)\s*[=:]\s*['\"]?([\w:.,]+(?:,[\w:.]+)*)")
@@ -52,7 +58,7 @@ _CONF_LINE = re.compile(r"(PYTORCH_(?:CUDA_)?ALLOC_CONF)\s*[=:]\s*['\"]?([\w:.,]
 
 def matches(text: str) -> bool:
     """True when ``text`` holds a PyTorch caching-allocator OOM message (any era, even truncated)."""
-    return bool(_REQ.search(text) or re.search(r"CUDA out of memory", text, re.I))
+    return bool(_REQ.search(text) or _OOM_WORDS.search(text))
 
 
 def _size(m: re.Match | None, group: int = 1) -> int | None:
@@ -62,7 +68,7 @@ def _size(m: re.Match | None, group: int = 1) -> int | None:
 def _messages(flat: str) -> list[str]:
     """Every OOM message in the flattened text, each up to the next one (the first with up to 200 characters
     before it, for prefixes such as ``[rank2]: torch.OutOfMemoryError:``)."""
-    starts = sorted({m.start() for m in re.finditer(r"CUDA out of memory|Tried to allocate", flat)})
+    starts = sorted({m.start() for m in re.finditer(r"(?:CUDA|HIP|XPU) out of memory|Tried to allocate", flat)})
     merged: list[int] = []
     for s in starts:
         if merged and s - merged[-1] < 40:  # "CUDA out of memory. Tried to allocate" counts once
@@ -95,13 +101,20 @@ def _other_gpus(messages: list[str], report: MemoryReport) -> None:
 def parse(text: str, report: MemoryReport) -> bool:
     """Fill ``report`` from the first PyTorch OOM message in ``text`` (later messages for other GPUs add those
     GPUs' figures); False when there is none."""
-    if not matches(text):
-        return False
+    if report.kind in ("mps_oom", "pytorch_allowed_memory") or not matches(text):
+        return False  # a platform-specific parser already read this message
     flat = re.sub(r"\s+", " ", text)
     messages = _messages(flat)
     msg, count = messages[0], len(messages)
     report.framework = "pytorch"
-    report.kind = "pytorch_oom"
+    if report.kind == "unknown" or not report.kind.startswith(("vllm_", "sglang_", "trtllm_", "tgi_", "ggml_")):
+        report.kind = "pytorch_oom"
+    if re.search(r"\bHIP out of memory|PYTORCH_HIP_ALLOC_CONF|HIP Graphs", msg):
+        report.platform = "rocm"
+    elif re.search(r"\bXPU out of memory", msg):
+        report.platform = "xpu"
+    elif re.search(r"\bCUDA out of memory", msg):
+        report.platform = "cuda"
     parsed = report.parsed
     if count > 1:
         parsed["oom_messages"] = count
@@ -115,12 +128,13 @@ def parse(text: str, report: MemoryReport) -> bool:
     free_m = _FREE_NEW.search(msg) or _FREE_OLD.search(msg)
     free = _size(free_m)
     this_proc = _size(_THIS.search(msg))
-    allocated = _size(_ALLOC_NEW.search(msg) or _ALLOC_OLD.search(msg))
+    allocated = _size(_ALLOC_NEW.search(msg) or _ALLOC_OLD.search(msg) or _ALLOC_CUT.search(msg))
     pools = _size(_POOLS.search(msg))
     unalloc = _size(_UNALLOC.search(msg))
     reserved_total = _size(_RESERVED_OLD.search(msg))
     cached = _size(_CACHED_OLD.search(msg))
     procs = [(int(m.group(1)), to_bytes(m.group(2), m.group(3))) for m in _PROC.finditer(msg)]
+    allowed = _size(_ALLOWED.search(msg))
     nvml_form = bool(_DEV_NEW.search(msg) or _FREE_NEW.search(msg) or _ALLOC_NEW.search(msg) or _UNALLOC.search(msg))
 
     # Era.
@@ -160,6 +174,15 @@ def parse(text: str, report: MemoryReport) -> bool:
                 report.alloc_conf[key.strip()] = value.strip()
 
     # Garbage values (WSL2/WDDM): anything above the total capacity is unknown.
+    if total is not None and total >= SENTINEL_BYTES:
+        report.notes.append(f"The total capacity reads {format_bytes(total)}: NVML's 'not available' value "
+                            "(2^64 bytes, WSL/WDDM), not a measurement; treated as unknown.")
+        parsed["sentinel_total"] = 1
+        total = None
+    if free is not None and free >= SENTINEL_BYTES:
+        report.notes.append(f"The free memory reads {format_bytes(free)}: NVML's 'not available' value; treated "
+                            "as unknown.")
+        free = None
     if total == 0:
         report.notes.append("The total capacity reads 0 bytes (a garbage value, as under WSL2/WDDM); treated as unknown.")
         total = None
@@ -183,6 +206,9 @@ def parse(text: str, report: MemoryReport) -> bool:
     dev.allocated_bytes = allocated
     dev.private_pool_bytes = pools
     dev.process_used_bytes = this_proc
+    dev.allowed_bytes = allowed
+    if allowed is not None:
+        parsed["allowed_bytes"] = allowed
     if reserved_total is not None:
         dev.reserved_bytes = sane("reserved", reserved_total)
     elif cached is not None:
@@ -196,9 +222,11 @@ def parse(text: str, report: MemoryReport) -> bool:
     # PID namespaces (SA-ConvLSTM#22, Colab): without the "this process" clause, the Process line whose memory
     # covers PyTorch's reserved memory (and at most 3 GiB more: context + libraries) is this process under
     # its host PID.
-    if this_proc is None and dev.reserved_bytes is not None:
+    # Without the reserved figure (a message cut after "allocated by PyTorch"), the allocated memory is the floor.
+    own_floor = dev.reserved_bytes if dev.reserved_bytes is not None else dev.allocated_bytes
+    if this_proc is None and own_floor is not None:
         own = [p for p in dev.other_processes
-               if p.used_bytes is not None and dev.reserved_bytes <= p.used_bytes <= dev.reserved_bytes + 3 * 1024**3]
+               if p.used_bytes is not None and own_floor <= p.used_bytes <= own_floor + 3 * 1024**3]
         if len(own) == 1:
             own[0].is_target = True
             dev.process_used_bytes = own[0].used_bytes

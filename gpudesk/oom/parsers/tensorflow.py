@@ -24,14 +24,14 @@ DTYPE_BYTES = {
 }
 _TENSOR = re.compile(
     r"OOM when allocating tensor (?:with shape\s*\[([\d,\s]*)\])?\s*(?:and type (\w+))?"
-    r"(?:\s+on\s+\S*?device:GPU:(\d+))?(?:\s+by allocator (\S+))?",
+    r"(?:\s+on\s+\S*?device:GPU:(\d{1,12}))?(?:\s+by allocator (\S+))?",
     re.I,
 )
 _ALLOCATOR = re.compile(r"Allocator \((\S+?)\) ran out of memory trying to allocate\s+" + SIZE, re.I)
-_STAT = re.compile(r"^\s*(Limit|InUse|MaxInUse|NumAllocs|MaxAllocSize|Reserved|PeakReserved|LargestFreeBlock):\s+(\d+)\s*$", re.M)
-_DRIVER = re.compile(r"failed to allocate\s+" + SIZE + r"\s*(?:\((\d+) bytes\))?\s*from device:\s*CUDA_ERROR_OUT_OF_MEMORY", re.I)
+_STAT = re.compile(r"^[ \t]*(Limit|InUse|MaxInUse|NumAllocs|MaxAllocSize|Reserved|PeakReserved|LargestFreeBlock):\s+(\d{1,12})\s*$", re.M)
+_DRIVER = re.compile(r"failed to allocate\s+" + SIZE + r"\s*(?:\((\d{1,12}) bytes\))?\s*from device:\s*CUDA_ERROR_OUT_OF_MEMORY", re.I)
 _EXHAUSTED = re.compile(r"ResourceExhaustedError|Resource exhausted", re.I)
-_BFC_DEV = re.compile(r"GPU_(\d+)_bfc")
+_BFC_DEV = re.compile(r"GPU_(\d{1,12})_bfc")
 
 
 def matches(text: str) -> bool:

@@ -9,6 +9,7 @@ suffixes with base 1000 (``_format_count``).
 
 from __future__ import annotations
 
+import math
 import re
 
 _BINARY = {
@@ -34,7 +35,12 @@ _BINARY = {
 }
 
 # A number with an optional unit, as printed by PyTorch/TF/XLA: "14.48 GiB", "0 bytes", "6.00MiB", "17.79G".
-NUM = r"(\d+(?:[.,]\d+)?)"
+# Bounded and anchored at the start of a digit run (issue 14): a number starts only where no digit, point or
+# comma precedes it, and has at most 20 digits before and after the separator. A regex search therefore tries
+# each digit run once with at most 20 steps of backtracking, so pasted text of any length is scanned in linear
+# time, and a 309-digit "size" is not a size at all (it would overflow a float).
+MAX_DIGITS = 20
+NUM = r"(?<![\d.,])(\d{1,20}(?:[.,]\d{1,20})?)(?![\d])"
 UNIT = r"(bytes?|[KMGTP]i?B|[KMGTP]|B)"
 SIZE = NUM + r"\s*" + UNIT
 SIZE_RE = re.compile(SIZE + r"\b")
@@ -49,7 +55,23 @@ def to_bytes(number: str, unit: str) -> int:
     key = unit.strip().lower()
     if key not in _BINARY:
         raise ValueError(f"Not a size unit: {unit!r}")
-    return int(round(float(number.replace(",", ".")) * _BINARY[key]))
+    value = _finite(number)
+    return round(value * _BINARY[key])
+
+
+def _finite(number: str) -> float:
+    """``number`` as a float; ValueError naming the value when it is too long, not a number, or not finite."""
+    digits = number.strip()
+    if len(digits) > 2 * MAX_DIGITS + 1:
+        raise ValueError(f"The number '{digits[:24]}…' has {len(digits)} characters; sizes have at most "
+                         f"{MAX_DIGITS} digits.")
+    try:
+        value = float(digits.replace(",", "."))
+    except ValueError:
+        raise ValueError(f"Not a number: {digits!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"Not a size: {digits!r}")
+    return value
 
 
 def parse_size(text: str) -> int | None:
@@ -62,10 +84,12 @@ def parse_size(text: str) -> int | None:
 
 def parse_count(text: str) -> int | None:
     """A memory_summary count such as ``"12794 K"`` -> 12794000; None when not a count."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KM]?)\s*", text)
+    if len(text) > 64:
+        return None
+    m = re.fullmatch(r"\s*(\d{1,20}(?:\.\d{1,20})?)\s*([KM]?)\s*", text)
     if not m:
         return None
-    return int(round(float(m.group(1)) * {"": 1, "K": 1000, "M": 1000_000}[m.group(2)]))
+    return round(float(m.group(1)) * {"": 1, "K": 1000, "M": 1000_000}[m.group(2)])
 
 
 def format_bytes(value: int | None) -> str:

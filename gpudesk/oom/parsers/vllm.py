@@ -17,18 +17,31 @@ import re
 from gpudesk.oom.parsers.units import SIZE, to_bytes
 from gpudesk.oom.report import MemoryReport
 
-_OLD = re.compile(r"max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV\s*cache \((\d+)\)", re.I)
-_NEW = re.compile(r"max seq len \((\d+)\),?\s*\(?" + SIZE + r" KV cache is needed, which is larger than the available KV cache memory \(" + SIZE + r"\)", re.I)
-_EST = re.compile(r"estimated maximum model length is (\d+)", re.I)
-_NO_MEM = re.compile(r"No available memory for the cache blocks", re.I)
-_BLOCKS = re.compile(r"# GPU blocks:\s*(\d+)")
-_KV_TOKENS = re.compile(r"GPU KV cache size:\s*([\d,]+)\s*tokens", re.I)
+_OLD = re.compile(r"max seq len \((\d{1,12})\) is larger than the maximum number of tokens that can be stored in KV\s*cache \((\d{1,12})\)")
+# "cach e": terminals wrap the V1 message mid-word (intel-arc-pro-b70-inference-cookbook#4).
+_NEW = re.compile(r"max seq len \((\d{1,12})\),?\s*\(?" + SIZE + r" KV cach\s?e is needed, which is larger than the "
+                  r"available KV cach\s?e memory \(" + SIZE + r"\)")
+_MAMBA = re.compile(r"max_num_seqs \((\d{1,12})\) exceeds available Mamba cache blocks \((\d{1,12})\)")
+# The V0 worker's profiling lines (vllm/worker/worker.py determine_num_available_blocks, 0.6-0.8), one-line
+# and tabular forms, and the V1 worker's (vllm/v1/worker/gpu_worker.py).
+_PROF_TOTAL = re.compile(r"total_gpu_memory\s*\(?\s*" + SIZE)
+_PROF_UTIL = re.compile(r"gpu_memory_utilization\s*\(?\s*(0?\.\d{1,4}|1(?:\.0{1,4})?)\b")
+_PROF_WEIGHTS = re.compile(r"(?:model weights take|Model loading took|Loading model weights took)\s+" + SIZE)
+_PROF_NON_TORCH = re.compile(r"non_torch_memory(?:\s+takes)?\s+" + SIZE)
+_PROF_ACT = re.compile(r"activation peak memory(?:\s+takes)?\s+" + SIZE)
+_PROF_KV = re.compile(r"(?:reserved for KV Cache is|available_kv_cache_memory|Available KV cache memory:)\s*(-?)\s*" + SIZE)
+_PROFILE_WORDS = re.compile(r"memory|took|weights|max_num_seqs|max-num-seqs|utilization")
+_MAX_NUM_SEQS = re.compile(r"max[_-]num[_-]seqs[= ]\s*(\d{1,7})\b")
+_EST = re.compile(r"estimated maximum model length is (\d{1,12})")
+_NO_MEM = re.compile(r"No available memory for the cache blocks")
+_BLOCKS = re.compile(r"# GPU blocks:\s*(\d{1,12})")
+_KV_TOKENS = re.compile(r"GPU KV cache size:\s*([\d,]+)\s*tokens")
 _UTIL = re.compile(r"gpu_memory_utilization\s*[=:]\s*(0?\.\d+|1(?:\.0+)?)")
-_BLOCK_SIZE = re.compile(r"block_size\s*[=:]\s*(\d+)")
+_BLOCK_SIZE = re.compile(r"block_size\s*[=:]\s*(\d{1,12})")
 
 
 def matches(text: str) -> bool:
-    return bool(_OLD.search(text) or _NEW.search(text) or _NO_MEM.search(text))
+    return bool(_OLD.search(text) or _NEW.search(text) or _NO_MEM.search(text) or _MAMBA.search(text))
 
 
 def parse(text: str, report: MemoryReport) -> bool:
@@ -36,8 +49,17 @@ def parse(text: str, report: MemoryReport) -> bool:
         return False
     flat = re.sub(r"\s+", " ", text)
     report.framework = "vllm"
+    report.engine = "vllm"
     report.kind = "vllm_kv_cache"
     parsed = report.parsed
+    # The profiling figures sit on lines that name memory or the engine's knobs: search only those lines.
+    _profile(" ".join(line for line in text.splitlines() if _PROFILE_WORDS.search(line)), report)
+    mamba = _MAMBA.search(flat)
+    if mamba:
+        report.kind = "vllm_mamba_cache"
+        parsed["max_num_seqs"] = int(mamba.group(1))
+        parsed["mamba_cache_blocks"] = int(mamba.group(2))
+        return True
     old, new = _OLD.search(flat), _NEW.search(flat)
     if old:
         report.max_model_len_tokens = int(old.group(1))
@@ -76,3 +98,30 @@ def parse(text: str, report: MemoryReport) -> bool:
     else:
         report.missing.append("KV cache capacity (tokens)")
     return True
+
+
+def _profile(flat: str, report: MemoryReport) -> None:
+    """The memory budget vLLM printed while profiling: total × gpu_memory_utilization = weights + non-torch
+    + activation peak + KV cache (the KV figure may be negative)."""
+    parsed = report.parsed
+    for key, pattern in (("vllm_total_gpu_memory_bytes", _PROF_TOTAL), ("vllm_weights_bytes", _PROF_WEIGHTS),
+                         ("vllm_non_torch_bytes", _PROF_NON_TORCH), ("vllm_activation_peak_bytes", _PROF_ACT)):
+        m = pattern.search(flat)
+        if m:
+            parsed[key] = to_bytes(m.group(1), m.group(2))
+    kv = _PROF_KV.search(flat)
+    if kv:
+        value = to_bytes(kv.group(2), kv.group(3))
+        parsed["vllm_kv_cache_memory_bytes"] = -value if kv.group(1) else value
+    util = _PROF_UTIL.search(flat)
+    if util and "gpu_memory_utilization_ratio" not in parsed:
+        parsed["gpu_memory_utilization_ratio"] = float(util.group(1))
+    flag = re.search(r"--gpu[-_]memory[-_]utilization[= ]\s*(0?\.\d{1,4}|1(?:\.0{1,4})?)\b", flat)
+    if flag and "gpu_memory_utilization_ratio" not in parsed:
+        parsed["gpu_memory_utilization_ratio"] = float(flag.group(1))
+    seqs = _MAX_NUM_SEQS.search(flat)
+    if seqs:
+        parsed["max_num_seqs"] = int(seqs.group(1))
+    total = parsed.get("vllm_total_gpu_memory_bytes")
+    if isinstance(total, int):
+        report.ensure_device(None).total_bytes = total

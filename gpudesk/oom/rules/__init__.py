@@ -4,13 +4,17 @@ thresholds and sources. :data:`RULES` is in tie-break order (more specific cause
 from gpudesk.oom.rules import (
     allocation_outside_allocator,
     cuda_graph_pools,
+    engine_budget,
     fragmentation,
     genuine_shortage,
     host_memory_growth,
     kv_cache_budget,
     leak,
+    mps_limit,
     multi_gpu_imbalance,
+    not_capacity,
     other_process,
+    per_process_cap,
     preallocation,
     single_allocation_exceeds_capacity,
     sysmem_fallback,
@@ -21,6 +25,10 @@ from gpudesk.oom.rules.base import Facts
 
 RULES = (
     kv_cache_budget,
+    per_process_cap,
+    not_capacity,
+    mps_limit,
+    engine_budget,
     single_allocation_exceeds_capacity,
     cuda_graph_pools,
     other_process,

@@ -10,7 +10,7 @@ cuBLAS workspaces, extensions or a second framework; VGen#104: 2.1 GiB) → 0.3 
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.rules.base import GiB, Facts, clamp, evidence
+from gpudesk.oom.rules.base import Facts, GiB, clamp, evidence
 
 _LIBRARY_KINDS = {"cublas_alloc_failed", "cudnn_alloc_failed", "cuda_error_oom", "nccl_oom", "pin_memory_thread"}
 
@@ -47,6 +47,9 @@ def check(f: Facts) -> Cause | None:
             fix=fix,
             more_fixes=more,
         )
+    outside = _outside(f)
+    if outside is not None:
+        return outside
     np_bytes = f.non_pytorch
     if np_bytes is None or np_bytes <= 1.5 * GiB:
         return None
@@ -62,4 +65,31 @@ def check(f: Facts) -> Cause | None:
         fix="Find the non-PyTorch user: NCCL (NCCL_BUFFSIZE, fewer communicators), cuBLAS workspaces "
             "(torch._C._cuda_clearCublasWorkspaces()), extensions or a second framework (JAX/TF/CuPy pools)",
         checks=["Extensions leaking device memory: this figure grows over steps while reserved stays flat."],
+    )
+
+
+def _outside(f: Facts) -> Cause | None:
+    """The account's remainder: total − free − this process's allocator − listed processes, when the message
+    names neither this process's NVML figure nor the other processes. At least 2 GiB and a quarter of the GPU
+    (kyuz0/amd-strix-halo#3: 69 of 128 GiB) is held outside this process's allocator: another process (a
+    container hides its PID), a zombie, or this process's own non-PyTorch memory (0.9; it outranks "the live
+    tensors fill the GPU", which they do not)."""
+    if f.mps or f.outside is None or f.total is None or f.dev is None:
+        return None
+    if f.outside < max(2 * GiB, f.total / 4) or f.dev.other_processes:
+        return None
+    share = f.outside / f.total
+    return Cause(
+        id="allocation_outside_allocator",
+        title="Memory held outside this process's allocator fills the GPU",
+        confidence=0.9,
+        evidence=evidence(outside_allocator_bytes=f.outside, outside_allocator_ratio=round(share, 3),
+                          total_capacity_bytes=f.total, free_bytes=f.free, reserved_bytes=f.reserved,
+                          allocated_bytes=f.allocated, requested_bytes=f.requested),
+        explanation=(f"{share:.0%} of the GPU is neither free nor held by this process's allocator: another process "
+                     "(hidden from the message, e.g. in another container), a zombie, or this process's own memory "
+                     "outside PyTorch (CUDA context, NCCL, other frameworks)."),
+        fix=("Find the holder: nvidia-smi / rocm-smi --showpids on the host (containers hide other PIDs); stop it or "
+             "move this job to a free GPU. On an APU, other programs share this memory: close them or raise the GPU carve-out"),
+        more_fixes=["If the holder is this process: look for a second framework (JAX/TF/CuPy pools) or NCCL buffers."],
     )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpudesk.oom.account import MemoryAccount, account_of
 from gpudesk.oom.report import DeviceMemory, MemoryReport
 
 GiB = 1024**3
@@ -39,6 +40,14 @@ class Facts:
     non_pytorch: int | None
     pools: int | None
     headroom: int | None = None
+    account: MemoryAccount | None = None
+    outside: int | None = None
+    allowed: int | None = None
+
+    @property
+    def mps(self) -> bool:
+        """An Apple MPS report: CUDA allocator rules do not apply (its own rule, ``mps_limit``, does)."""
+        return self.report.platform == "mps" or self.report.kind == "mps_oom"
 
     @classmethod
     def of(cls, report: MemoryReport) -> Facts:
@@ -48,11 +57,16 @@ class Facts:
         margin = None
         if req is not None and free is not None:
             margin = free + (unalloc or 0) - req
+        account = account_of(dev, report) if dev is not None else None
         return cls(
+            account=account,
+            outside=account.value("outside_allocator") if account is not None else None,
+            allowed=dev.allowed_bytes if dev is not None else None,
             report=report,
             dev=dev,
             requested=req,
-            total=g("total_bytes") or None,  # a capacity of 0 is a garbage value, never a divisor
+            # A capacity of 0 is a garbage value, never a divisor; NVML's sentinel is not a capacity either.
+            total=(account.total_bytes if account is not None else None) or None,
             free=free,
             allocated=g("allocated_bytes"),
             reserved=g("reserved_bytes"),

@@ -17,6 +17,8 @@ FIX = "Set PYTORCH_ALLOC_CONF=expandable_segments:True (PYTORCH_CUDA_ALLOC_CONF 
 
 
 def check(f: Facts) -> Cause | None:
+    if f.mps:
+        return None  # Apple MPS: see mps_limit
     dev = f.dev
     if dev is None:
         return None

@@ -33,6 +33,8 @@ CHECKS = [
 
 
 def check(f: Facts) -> Cause | None:
+    if f.mps:
+        return None  # Apple MPS: see mps_limit
     r = f.report
     if r.kind in ("tf_resource_exhausted",) and f.total is None:
         return Cause(

@@ -1,48 +1,196 @@
-"""``kv_cache_budget``: the KV cache left after weights and activations cannot hold max_model_len tokens.
+"""``kv_cache_budget``: the serving engine's KV-cache budget cannot hold what it was asked to serve.
 
-vLLM's start-up check (vllm#2418: 229 blocks × 16 = 3664 tokens < 4096). Evidence: max_model_len, KV
-capacity in tokens, the shortfall; the fix names the exact flag value. KV bytes per token =
-2 · layers · kv_heads · head_dim · bytes (oom.md §1.2) when the sizing code knows the model.
+Each engine sizes its KV cache from a memory budget after loading the weights and profiling activations:
+
+* vLLM: KV memory = total GPU memory × ``gpu_memory_utilization`` − weights − non-torch memory − activation
+  peak (``vllm/worker/worker.py`` determine_num_available_blocks in V0, ``vllm/v1/worker/gpu_worker.py`` in V1,
+  https://github.com/vllm-project/vllm). The start-up checks: one request at ``max_model_len`` must fit (V0:
+  tokens = blocks × block size, vllm#2418: 229 × 16 = 3664 < 4096; V1 ``kv_cache_utils.py``: bytes needed vs
+  available, with the estimated maximum model length), there must be at least one block ("No available
+  memory for the cache blocks"), and hybrid models need one Mamba cache block per sequence
+  (``max_num_seqs`` ≤ blocks). Fix values: the largest ``max_model_len`` that fits (the estimate vLLM printed,
+  or the KV capacity in tokens rounded down to the 16-token block; from the V1 byte figures, max_model_len ×
+  available / needed, KV memory being linear in length for full attention), the ``max_num_seqs`` equal to the
+  Mamba blocks, and the ``gpu_memory_utilization`` that covers weights + non-torch + activations
+  ((W + N + A) / total, from the profiling lines when present).
+* SGLang: rest = available after load − total before load × (1 − ``mem_fraction_static``) must be positive
+  (``model_runner_kv_cache_mixin.py`` profile_max_num_token, https://github.com/sgl-project/sglang); the
+  smallest fraction that leaves any KV pool is 1 − available/total.
+* TensorRT-LLM: the KV cache takes ``kv_cache_free_gpu_mem_fraction`` (default 0.9) of the memory free after
+  the other components; failing to create it means that share plus what follows does not fit.
+
+KV bytes per token = 2 · layers · kv_heads · head_dim · bytes (oom.md §1.2) when the sizing code knows the
+model (see diagnose.kv_sizing).
 """
 
 from __future__ import annotations
 
+import math
+
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.parsers.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
+
+BLOCK_TOKENS = 16  # vLLM's default block size
 
 
 def check(f: Facts) -> Cause | None:
     r = f.report
+    if r.kind == "vllm_mamba_cache":
+        return _mamba(f)
+    if r.kind == "sglang_kv_pool":
+        return _sglang(f)
+    if r.kind == "trtllm_executor":
+        return _trtllm(f)
     if r.kind != "vllm_kv_cache":
         return None
     cap, need = r.kv_cache_tokens, r.max_model_len_tokens
-    block = int(r.parsed.get("kv_block_size_tokens", 16))
+    block = int(r.parsed.get("kv_block_size_tokens", BLOCK_TOKENS))
     util = r.parsed.get("gpu_memory_utilization_ratio")
-    if cap is not None and cap > 0:
+    est = r.parsed.get("estimated_max_model_len_tokens")
+    needed_b, avail_b = r.parsed.get("kv_cache_needed_bytes"), r.parsed.get("kv_cache_available_bytes")
+    fit: int | None = None
+    derived = False
+    if isinstance(est, int) and est > 0:
+        fit = est
+    elif cap is not None and cap > 0:
         fit = (cap // block) * block or cap
-        fix = f"Start vLLM with --max-model-len {fit} (the KV cache holds {cap} tokens)"
+    elif (isinstance(needed_b, int) and isinstance(avail_b, int) and needed_b > 0 and avail_b > 0
+          and need is not None):
+        fit = (need * avail_b // needed_b) // block * block
+        derived = True
+    util_fit = _vllm_util_that_fits(r.parsed)
+    if fit:
+        fix = (f"Start vLLM with --max-model-len {fit}"
+               + (f" (from {need} × {format_bytes(avail_b)} / {format_bytes(needed_b)}: the KV cache grows linearly "
+                  "with the length)" if derived and isinstance(avail_b, int) and isinstance(needed_b, int)
+                  else f" (the KV cache holds {cap} tokens)" if cap and not est else ""))
+    elif util_fit is not None:
+        fix = (f"Raise --gpu-memory-utilization to at least {util_fit:.2f}: weights, non-torch memory and the "
+               "activation peak alone take that share of the GPU, and the KV cache needs more on top")
+    elif isinstance(util, float) and util >= 0.9:
+        fix = (f"The weights leave no room for the KV cache even at --gpu-memory-utilization {util}: use a quantised "
+               "model (AWQ/GPTQ/FP8), shard it (--tensor-parallel-size 2) or a GPU with more memory")
     else:
-        fix = "Free memory for the KV cache: raise --gpu-memory-utilization (e.g. 0.95) or use a smaller model"
+        fix = ("Raise --gpu-memory-utilization" + (f" above {util}" if util else " (default 0.9)")
+               + ": vLLM's budget is that share of the GPU's total memory, and it must hold the weights, the "
+               "activation peak and at least one KV block")
     more = [
         "Raise --gpu-memory-utilization" + (f" above {util}" if util else " (default 0.9)") + " if nothing else uses the GPU.",
         "Store the KV cache in fp8: --kv-cache-dtype fp8.",
         "Shard the model over more GPUs (--tensor-parallel-size) or quantise the weights to leave room for KV.",
     ]
+    if not fit:
+        more[0] = "Lower --max-model-len and --max-num-seqs: the activation peak is profiled at these sizes."
     return Cause(
         id="kv_cache_budget",
-        title="KV cache too small for the maximum sequence length",
+        title="KV cache too small for the maximum sequence length" if need else "No memory left for the KV cache",
         confidence=0.9,
         evidence=evidence(
             max_model_len_tokens=need,
             kv_cache_tokens=cap,
             shortfall_tokens=(need - cap) if need is not None and cap is not None else None,
             kv_cache_blocks=r.parsed.get("kv_cache_blocks"),
-            kv_cache_needed_bytes=r.parsed.get("kv_cache_needed_bytes"),
-            kv_cache_available_bytes=r.parsed.get("kv_cache_available_bytes"),
+            kv_cache_needed_bytes=needed_b,
+            kv_cache_available_bytes=avail_b,
+            estimated_max_model_len_tokens=est,
+            max_model_len_that_fits_tokens=fit,
             gpu_memory_utilization_ratio=util,
+            gpu_memory_utilization_that_fits_ratio=util_fit,
+            vllm_weights_bytes=r.parsed.get("vllm_weights_bytes"),
+            vllm_kv_cache_memory_bytes=r.parsed.get("vllm_kv_cache_memory_bytes"),
         ),
         explanation="After loading the weights and profiling activations, the memory left under "
-                    "gpu_memory_utilization holds fewer KV-cache tokens than one max-length request needs.",
+                    "gpu_memory_utilization holds fewer KV-cache tokens than one max-length request needs."
+                    if need else
+                    "After the weights, the non-torch memory and the activation peak, nothing of vLLM's budget "
+                    "(gpu_memory_utilization × total GPU memory) is left for the KV cache.",
         fix=fix,
         more_fixes=more,
+    )
+
+
+def _vllm_util_that_fits(parsed: dict[str, int | float | str]) -> float | None:
+    total = parsed.get("vllm_total_gpu_memory_bytes")
+    parts = [parsed.get(k) for k in ("vllm_weights_bytes", "vllm_non_torch_bytes", "vllm_activation_peak_bytes")]
+    if not isinstance(total, int) or total <= 0 or not all(isinstance(p, int) for p in parts):
+        return None
+    used = sum(int(p) for p in parts if isinstance(p, int))
+    return math.ceil(used / total * 100) / 100 + 0.01
+
+
+def _mamba(f: Facts) -> Cause:
+    p = f.report.parsed
+    seqs, blocks = p.get("max_num_seqs"), p.get("mamba_cache_blocks")
+    return Cause(
+        id="kv_cache_budget",
+        title="Too many concurrent sequences for the Mamba cache",
+        confidence=0.9,
+        evidence=evidence(max_num_seqs=seqs, mamba_cache_blocks=blocks),
+        explanation="A hybrid (Mamba / linear-attention) model needs one Mamba cache block per running sequence; the "
+                    "memory left after the weights and the KV cache holds fewer blocks than --max-num-seqs.",
+        fix=f"Start vLLM with --max-num-seqs {blocks}" if blocks else "Lower --max-num-seqs",
+        more_fixes=["Lower --max-model-len: a smaller KV pool leaves more memory for Mamba blocks.",
+                    "Raise --gpu-memory-utilization if nothing else uses the GPU."],
+    )
+
+
+def _sglang(f: Facts) -> Cause:
+    p = f.report.parsed
+    avail, total = p.get("sglang_avail_after_load_bytes"), p.get("sglang_total_before_load_bytes")
+    current = p.get("mem_fraction_static_ratio")
+    minimum: float | None = None
+    if not isinstance(avail, int) or not isinstance(total, int) or total <= 0:
+        avail = total = None
+    else:
+        minimum = math.ceil((1 - avail / total) * 100) / 100
+    if minimum is not None and (not isinstance(current, float) or current < minimum):
+        fix = (f"Start SGLang with --mem-fraction-static above {minimum:.2f} (e.g. {min(0.95, minimum + 0.05):.2f}): "
+               f"after the weights {format_bytes(avail)} of {format_bytes(total)} is free, and SGLang keeps "
+               "total × (1 − fraction) for activations before sizing the KV pool")
+    elif minimum is not None:
+        fix = (f"The weights leave {format_bytes(avail)} of {format_bytes(total)}: even --mem-fraction-static "
+               f"{current} leaves no KV pool after CUDA graphs and activations; use a quantised model, more GPUs "
+               "(--tp) or smaller --cuda-graph-max-bs / --chunked-prefill-size")
+    else:
+        fix = ("Raise --mem-fraction-static" + (f" above {current}" if isinstance(current, float) else "")
+               + ": it is the share of the GPU for weights + KV pool, and the weights leave no KV pool at this value")
+    return Cause(
+        id="kv_cache_budget",
+        title="SGLang's static memory leaves no room for the KV pool",
+        confidence=0.9,
+        evidence=evidence(sglang_avail_after_load_bytes=avail, sglang_total_before_load_bytes=total,
+                          sglang_weights_bytes=p.get("sglang_weights_bytes"), mem_fraction_static_ratio=current,
+                          mem_fraction_static_minimum_ratio=minimum,
+                          sglang_profiled_max_tokens=p.get("sglang_profiled_max_tokens")),
+        explanation="SGLang sizes the KV pool as (free after load) − total × (1 − mem_fraction_static); with these "
+                    "weights that is not positive, so no token fits.",
+        fix=fix,
+        more_fixes=[("Raising the fraction shrinks the activation reserve: if serving then OOMs, lower "
+                    "--chunked-prefill-size and --cuda-graph-max-bs as well."),
+                    "Use a quantised model or tensor parallelism (--tp 2) to shrink the weights per GPU."],
+    )
+
+
+def _trtllm(f: Facts) -> Cause | None:
+    p = f.report.parsed
+    comp = str(p.get("trtllm_component", ""))
+    if comp and "kv" not in comp.lower():
+        return None
+    frac = p.get("kv_cache_free_gpu_mem_fraction_ratio")
+    return Cause(
+        id="kv_cache_budget",
+        title="TensorRT-LLM could not create its KV cache",
+        confidence=0.75,
+        evidence=evidence(trtllm_component=comp or None, total_capacity_bytes=f.total, free_bytes=f.free,
+                          kv_cache_free_gpu_mem_fraction_ratio=frac),
+        explanation=("The KV cache takes kv_cache_free_gpu_mem_fraction of the memory free after the model and the "
+                     "other components" + (f" ({format_bytes(f.free)} free here)" if f.free is not None else "")
+                     + "; that share plus the buffers created after it did not fit."),
+        fix=("Lower kv_cache_free_gpu_mem_fraction (KvCacheConfig.free_gpu_memory_fraction)"
+             + (f" below {frac}" if isinstance(frac, float) else " below the default 0.9, e.g. 0.8")
+             + ", or cap it in bytes with KvCacheConfig.max_gpu_total_bytes"),
+        more_fixes=["Lower max_batch_size / max_num_tokens: the runtime buffers created after the KV cache scale with them.",
+                    ("If a fraction of 0.1 still fails with most memory free, the refusal is not about capacity: "
+                    "check the driver and the other ranks.")],
     )

@@ -14,6 +14,8 @@ from gpudesk.oom.rules.base import GiB, Facts, clamp, evidence
 
 
 def check(f: Facts) -> Cause | None:
+    if f.mps:
+        return None  # Apple MPS: see mps_limit
     dev = f.dev
     if dev is None:
         return None

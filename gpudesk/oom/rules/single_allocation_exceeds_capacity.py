@@ -15,6 +15,8 @@ TiB = 1024 * GiB
 
 
 def check(f: Facts) -> Cause | None:
+    if f.mps:
+        return None  # Apple MPS: see mps_limit
     req = f.requested
     if req is None:
         return None

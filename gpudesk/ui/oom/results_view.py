@@ -30,8 +30,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpudesk.ui.oom.memory_bars import MemoryBarsPanel, bars_from_report
 from gpudesk.oom.labels import label_for
+from gpudesk.ui.oom.account_view import AccountView
+from gpudesk.ui.oom.memory_bars import MemoryBarsPanel, bars_from_report
 from gpudesk.ui.oom.plain import plain_label, plain_tooltip
 from gpudesk.ui.oom.units import format_bytes, format_percent, format_seconds
 
@@ -273,8 +274,13 @@ class ResultsView(QWidget):
         self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.body = QWidget(self.scroll)
         self.body_layout = QVBoxLayout(self.body)
+        # Narrow side margins: with the memory account the body usually scrolls, and the vertical scroll bar
+        # must not push the cards past a 784-px window's pane.
+        self.body_layout.setContentsMargins(4, 6, 4, 6)
         self.bars = MemoryBarsPanel(self.body)
         self.body_layout.addWidget(self.bars)
+        self.account = AccountView(self.body)
+        self.body_layout.addWidget(self.account)
         self.causes_box = QWidget(self.body)
         self.causes_layout = QVBoxLayout(self.causes_box)
         self.causes_layout.setContentsMargins(0, 0, 0, 0)
@@ -297,6 +303,7 @@ class ResultsView(QWidget):
         self.header.setText(self._header_text)
         self.partial.hide()
         self.bars.set_bars([])
+        self.account.clear()
         self._clear_layout(self.causes_layout)
         self._clear_layout(self.parsed_layout)
         self.parsed_title.hide()
@@ -353,6 +360,7 @@ class ResultsView(QWidget):
             self.partial.setText("\n".join(partial_lines))
             self.partial.show()
         self.bars.set_bars(bars_from_report(report))
+        self.account.set_diagnosis(diagnosis)
         for rank, cause in enumerate(diagnosis.causes, 1):
             card = CauseCard(cause, rank, self.causes_box)
             self.causes_layout.addWidget(card)

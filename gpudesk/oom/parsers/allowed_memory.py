@@ -1,0 +1,58 @@
+"""PyTorch's per-process-cap message (CUDACachingAllocator with ``set_per_process_memory_fraction``, torch
+1.x-2.0), as TGI's warm-up prints it inside a Rust panic (literal ``\\n`` escapes; TGI#563):
+
+``Allocation on device 0 would exceed allowed memory. (out of memory)
+Currently allocated     : 16.08 GiB
+Requested               : 4.83 GiB
+Device limit            : 22.20 GiB
+Free (according to CUDA): 11.12 MiB
+PyTorch limit (set by user-supplied memory fraction)
+                        : 22.20 GiB``
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudesk.oom.parsers.units import SIZE, to_bytes
+from gpudesk.oom.report import MemoryReport
+
+_HEAD = re.compile(r"Allocation on device\s+(\d{1,4})\s+would exceed allowed memory")
+_ALLOC = re.compile(r"Currently allocated\s*:\s*" + SIZE)
+_REQ = re.compile(r"Requested\s*:\s*" + SIZE)
+_LIMIT = re.compile(r"Device limit\s*:\s*" + SIZE)
+_FREE = re.compile(r"Free \(according to CUDA\)\s*:\s*" + SIZE)
+_CAP = re.compile(r"memory fraction\)\s*:\s*" + SIZE)
+
+
+def matches(text: str) -> bool:
+    return bool(_HEAD.search(text))
+
+
+def _size(m: re.Match[str] | None) -> int | None:
+    return None if m is None else to_bytes(m.group(1), m.group(2))
+
+
+def parse(text: str, report: MemoryReport) -> bool:
+    head = _HEAD.search(text)
+    if head is None:
+        return False
+    flat = text.replace("\\n", "\n")
+    report.framework = "pytorch"
+    report.kind = "pytorch_allowed_memory"
+    index = int(head.group(1))
+    report.device_index = index
+    dev = report.ensure_device(index)
+    dev.allocated_bytes = _size(_ALLOC.search(flat))
+    dev.total_bytes = _size(_LIMIT.search(flat))
+    dev.free_bytes = _size(_FREE.search(flat))
+    dev.allowed_bytes = _size(_CAP.search(flat))
+    report.requested_bytes = _size(_REQ.search(flat))
+    for key, value in (("allocated_bytes", dev.allocated_bytes), ("total_capacity_bytes", dev.total_bytes),
+                       ("free_bytes", dev.free_bytes), ("allowed_bytes", dev.allowed_bytes),
+                       ("requested_bytes", report.requested_bytes)):
+        if value is not None:
+            report.parsed[key] = value
+    if report.requested_bytes is None:
+        report.missing.append("requested size ('Requested : ...')")
+    return True

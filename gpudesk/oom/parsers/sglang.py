@@ -1,0 +1,66 @@
+"""SGLang start-up memory errors and the log lines around them.
+
+The KV pool is what is left of the static budget after the weights (``profile_max_num_token`` in
+``python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py``,
+https://github.com/sgl-project/sglang):
+
+    rest_memory = available_after_load − total_before_load × (1 − mem_fraction_static)
+    max_num_tokens = rest_memory / cell_size
+
+``total_before_load`` is the free memory measured before the weights load (the "Load weight begin. avail
+mem=" figure, or "avail mem" + "mem usage" of the "Load weight end" line). When the result is not positive
+SGLang raises ``RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.`` or logs
+"max_total_tokens=N is larger than the profiled value -M". SGLang prints these figures in "GB" computed as
+bytes / 2**30 (``get_available_gpu_memory``), so they are read as GiB.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudesk.oom.parsers.units import to_bytes
+from gpudesk.oom.report import MemoryReport
+
+_NOT_ENOUGH = re.compile(r"Not enough memory\.?\s+Please try to increase\s+--mem-fraction-static")
+_PROFILED = re.compile(r"larger than the profiled value\s+(-?\d{1,15})")
+_BEGIN = re.compile(r"Load weight begin\.\s+avail mem=(\d{1,9}(?:\.\d{1,6})?)\s*GB")
+_END = re.compile(r"Load weight end\..{0,200}?avail mem=(\d{1,9}(?:\.\d{1,6})?)\s*GB,\s*mem usage=(\d{1,9}(?:\.\d{1,6})?)\s*GB")
+_FRACTION = re.compile(r"mem[_-]fraction[_-]static[= ]\s*(0?\.\d{1,4}|1(?:\.0{1,4})?)")
+_KV_ALLOC = re.compile(r"KV Cache is allocated\.\s*#tokens:\s*(\d{1,12})")
+
+
+def matches(text: str) -> bool:
+    if _NOT_ENOUGH.search(text):
+        return True
+    m = _PROFILED.search(text)
+    return bool(m and int(m.group(1)) <= 0)
+
+
+def parse(text: str, report: MemoryReport) -> bool:
+    if not matches(text):
+        return False
+    report.framework = "pytorch"
+    report.engine = "sglang"
+    report.kind = "sglang_kv_pool"
+    parsed = report.parsed
+    prof = _PROFILED.search(text)
+    if prof:
+        parsed["sglang_profiled_max_tokens"] = int(prof.group(1))
+    end = _END.search(text)
+    begin = _BEGIN.search(text)
+    if end:
+        avail = to_bytes(end.group(1), "GiB")
+        usage = to_bytes(end.group(2), "GiB")
+        parsed["sglang_avail_after_load_bytes"] = avail
+        parsed["sglang_weights_bytes"] = usage
+        parsed["sglang_total_before_load_bytes"] = to_bytes(begin.group(1), "GiB") if begin else avail + usage
+    frac = _FRACTION.search(text)
+    if frac:
+        parsed["mem_fraction_static_ratio"] = float(frac.group(1))
+    kv = _KV_ALLOC.search(text)
+    if kv:
+        report.kv_cache_tokens = int(kv.group(1))
+        parsed["kv_cache_tokens"] = report.kv_cache_tokens
+    if not end:
+        report.missing.append("the 'Load weight end. ... avail mem=..., mem usage=...' log line")
+    return True

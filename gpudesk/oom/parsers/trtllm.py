@@ -1,0 +1,75 @@
+"""TensorRT-LLM memory failures.
+
+* Executor creation (PyTorch backend): ``Executor creation failed due to insufficient GPU memory.`` with the
+  component that could not be created, the total and free memory, and each earlier component's free memory
+  before / after it was created (GiB).
+* Runtime buffers: ``CUDA runtime error in ::cudaMallocAsync(ptr, n, ...): out of memory (.../tllmBuffers.h)``.
+* Engine build (TensorRT): ``Requested amount of GPU memory (N bytes) could not be allocated``.
+
+The KV cache takes ``free_gpu_memory_fraction`` (``kv_cache_free_gpu_mem_fraction``, default 0.9) of the
+memory free after the model and the other components (https://nvidia.github.io/TensorRT-LLM/features/kvcache.html).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudesk.oom.parsers.units import to_bytes
+from gpudesk.oom.report import MemoryReport
+
+_EXEC = re.compile(r"Executor creation failed due to insufficient GPU memory")
+_COMPONENT = re.compile(r"The following component could not be created:\s*([^\n]{1,80})")
+_TOTAL = re.compile(r"Total GPU memory \(GiB\):\s*(\d{1,7}(?:\.\d{1,4})?)")
+_FREE = re.compile(r"Free GPU memory before component creation attempt \(GiB\):\s*(\d{1,7}(?:\.\d{1,4})?)")
+_STEP = re.compile(r"^[ \t]*([\w ()\-,.]{1,80}?):\s*(\d{1,7}(?:\.\d{1,4})?)\s*/\s*(\d{1,7}(?:\.\d{1,4})?)\s*$", re.MULTILINE)
+_RUNTIME = re.compile(r"CUDA runtime error in\s+::?(cudaMalloc\w*)\([^\n]{0,160}?\):\s*out of memory")
+_BUILD = re.compile(r"Requested amount of GPU memory \((\d{1,15}) bytes\) could not be allocated")
+_FRACTION = re.compile(r"(?:kv_cache_free_gpu_mem_fraction|free_gpu_memory_fraction)\D{0,40}?(0?\.\d{1,4})")
+
+
+def matches(text: str) -> bool:
+    return bool(_EXEC.search(text) or _RUNTIME.search(text) or _BUILD.search(text))
+
+
+def parse(text: str, report: MemoryReport) -> bool:
+    if not matches(text):
+        return False
+    report.framework = "pytorch"
+    report.engine = "trtllm"
+    parsed = report.parsed
+    frac = _FRACTION.search(text)
+    if frac:
+        parsed["kv_cache_free_gpu_mem_fraction_ratio"] = float(frac.group(1))
+    if _EXEC.search(text):
+        report.kind = "trtllm_executor"
+        comp = _COMPONENT.search(text)
+        if comp:
+            parsed["trtllm_component"] = comp.group(1).strip()
+        dev = report.ensure_device(None)
+        total, free = _TOTAL.search(text), _FREE.search(text)
+        if total:
+            dev.total_bytes = to_bytes(total.group(1), "GiB")
+            parsed["total_capacity_bytes"] = dev.total_bytes
+        if free:
+            dev.free_bytes = to_bytes(free.group(1), "GiB")
+            parsed["free_bytes"] = dev.free_bytes
+        for steps, m in enumerate(_STEP.finditer(text), 1):
+            before, after = to_bytes(m.group(2), "GiB"), to_bytes(m.group(3), "GiB")
+            name = re.sub(r"\W+", "_", m.group(1).strip().lower()).strip("_")[:40]
+            parsed[f"trtllm_{name}_used_bytes"] = before - after
+            if steps >= 32:
+                break
+        return True
+    runtime = _RUNTIME.search(text)
+    if runtime:
+        report.kind = "trtllm_runtime_alloc"
+        parsed["cuda_call"] = runtime.group(1)
+        report.missing.append("memory figures (TensorRT-LLM's runtime buffer error prints none)")
+        return True
+    build = _BUILD.search(text)
+    if build:
+        report.kind = "tensorrt_build_alloc"
+        report.requested_bytes = int(build.group(1))
+        parsed["requested_bytes"] = report.requested_bytes
+        report.missing.append("total capacity (TensorRT's builder message prints only the request)")
+    return True

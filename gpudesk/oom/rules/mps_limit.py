@@ -1,0 +1,71 @@
+"""Apple MPS: the allocation would exceed the MPS high-watermark limit (PyTorch's MPS allocator).
+
+The limit is ``PYTORCH_MPS_HIGH_WATERMARK_RATIO`` (default 1.7) × the device's recommended working set
+(``aten/src/ATen/mps/MPSAllocator.h``, https://github.com/pytorch/pytorch). The message gives this process's
+live MPS tensors ("MPS allocated") and the rest of its Metal memory ("other allocations": the MPS heap cache
+and other libraries' buffers). Whichever is larger is the first cause:
+
+* live tensors → ``genuine_shortage`` (smaller batch / resolution / model; 0.8);
+* other allocations → ``allocation_outside_allocator`` (torch.mps.empty_cache() between steps, close other
+  GPU users; pytorch#105839: works after emptying the cache; 0.75).
+
+The ratio that would admit the request is (allocated + other + request) / limit × the ratio in force; the
+advice says so but never recommends 0.0 (no limit: the system may hang). No CUDA allocator advice applies.
+"""
+
+from __future__ import annotations
+
+import math
+
+from gpudesk.oom.cause import Cause
+from gpudesk.oom.parsers.units import format_bytes
+from gpudesk.oom.rules.base import Facts, evidence
+
+DEFAULT_HIGH_WATERMARK_RATIO = 1.7
+
+
+def check(f: Facts) -> Cause | None:
+    if f.report.kind != "mps_oom" or f.dev is None:
+        return None
+    allocated, other, limit = f.allocated, f.dev.other_allocations_bytes, f.total
+    if allocated is None or other is None or limit is None:
+        return Cause(id="genuine_shortage", title="Apple GPU memory limit reached", confidence=0.5,
+                     evidence=evidence(requested_bytes=f.requested),
+                     explanation="PyTorch's MPS allocator refused the allocation at its high-watermark limit.",
+                     fix="Reduce the batch, the resolution or the model size; call torch.mps.empty_cache() between steps")
+    req = f.requested or 0
+    need = allocated + other + req
+    ratio_in_force = float(f.report.parsed.get("mps_high_watermark_ratio", DEFAULT_HIGH_WATERMARK_RATIO))
+    ratio_fit = math.ceil(need / limit * ratio_in_force * 100) / 100 if limit else None
+    ratio_note = (f"PYTORCH_MPS_HIGH_WATERMARK_RATIO={ratio_fit:.2f} (now {ratio_in_force:g}) would admit it, at the risk "
+                  "of swapping or a system stall; 0.0 removes the limit entirely and is not advised."
+                  if ratio_fit is not None else "")
+    ev = evidence(mps_allocated_bytes=allocated, mps_other_allocations_bytes=other, mps_max_allowed_bytes=limit,
+                  requested_bytes=f.requested, shortfall_bytes=max(0, need - limit),
+                  high_watermark_ratio_that_fits=ratio_fit)
+    if other > allocated:
+        return Cause(
+            id="allocation_outside_allocator",
+            title="Memory outside PyTorch's live MPS tensors fills the limit",
+            confidence=0.75,
+            evidence=ev,
+            explanation=(f"'Other allocations' ({format_bytes(other)}) exceed the live MPS tensors "
+                         f"({format_bytes(allocated)}): the MPS heap cache and other Metal users hold most of the "
+                         f"{format_bytes(limit)} limit."),
+            fix="Release the MPS cache between steps with torch.mps.empty_cache() and close other GPU-heavy apps; "
+                "load fewer models at once",
+            more_fixes=[ratio_note] if ratio_note else [],
+            checks=["Memory grows over steps: a tensor kept across iterations (torch.mps.current_allocated_memory())."],
+        )
+    return Cause(
+        id="genuine_shortage",
+        title="Live MPS tensors fill the Apple GPU's memory limit",
+        confidence=0.8,
+        evidence=ev,
+        explanation=(f"Live MPS tensors ({format_bytes(allocated)}) plus other allocations ({format_bytes(other)}) and "
+                     f"the request ({format_bytes(req)}) exceed the {format_bytes(limit)} limit by "
+                     f"{format_bytes(max(0, need - limit))}."),
+        fix="Reduce the memory per step on the Apple GPU: a smaller batch, resolution or sequence length, or a smaller "
+            "/ lower-precision model (float16)",
+        more_fixes=([ratio_note] if ratio_note else []) + ["Call torch.mps.empty_cache() between phases."],
+    )
