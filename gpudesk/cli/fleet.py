@@ -106,6 +106,8 @@ def cmd_fleet(args: argparse.Namespace) -> int:
                 session, _rows = record_history(history, source=f"fleet {source}"[:200], name=args.record)
             except (StoreError, TelemetryError) as exc:
                 raise CliError(f"The window could not be saved as a recording: {exc}", status=1) from exc
+    except CliError:
+        raise  # already a user-facing error with its own exit status
     except GpudeskError as exc:
         raise CliError(exc.user_text(), status=1) from exc
     util_metric = m.GPU_UTIL

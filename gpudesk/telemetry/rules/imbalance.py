@@ -48,7 +48,10 @@ def stragglers(grid: Grid, min_lag_s: float, min_corr: float) -> list[tuple[int,
     if k < 2 or n < 4 * MAX_SHIFT:
         return []
     u = grid.util.copy()
-    col_mean = np.nanmean(np.where(np.isnan(u), np.nan, u), axis=0)
+    present = ~np.isnan(u)
+    counts = present.sum(axis=0)
+    # A GPU with no reading in the window has no mean (NaN, which ends the check below), not a warning.
+    col_mean = np.where(counts > 0, np.where(present, u, 0.0).sum(axis=0) / np.maximum(counts, 1), np.nan)
     u = np.where(np.isnan(u), col_mean, u)
     if np.any(np.isnan(u)):
         return []
