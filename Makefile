@@ -6,14 +6,16 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test bench catalog translations package clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-run: $(STAMP)
-	$(BIN)/gpudesk
+# Checks the system packages the window needs (installs them as root, else prints the apt-get line), makes a
+# runtime-only venv and opens the window: see packaging/linux/quickstart.sh.
+run:
+	PYTHON=$(PYTHON) VENV=$(VENV) sh packaging/linux/quickstart.sh
 
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS)
