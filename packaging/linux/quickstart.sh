@@ -25,9 +25,13 @@ fi
 fresh() { [ -f "$1" ] && [ "$1" -nt pyproject.toml ] && [ "$1" -nt setup.py ]; }
 if ! fresh "$STAMP" && ! fresh "$TEST_STAMP"; then
   echo "gpudesk: installing gpudesk and its runtime dependencies into $VENV"
+  log="$VENV/pip-install.log"
   "$PYTHON" -m venv "$VENV"
-  "$VENV/bin/python" -m pip install --quiet --upgrade pip
-  "$VENV/bin/python" -m pip install --quiet -e .
+  if ! { "$VENV/bin/python" -m pip install --upgrade pip && "$VENV/bin/python" -m pip install -e .; } >"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    echo "gpudesk: installing into $VENV failed; the whole pip output is in $log" >&2
+    exit 1
+  fi
   touch "$STAMP"
 fi
 exec "$VENV/bin/gpudesk" "$@"
