@@ -53,9 +53,9 @@ def xcb_env(display: str) -> dict[str, str]:
 
 def main_window(display: str) -> tuple[str, int, int] | None:
     for window_id, title, width, height in xvfb.top_level_windows(display):
-        if title == "gpudesk" and width >= MAIN_WINDOW_MIN_SIZE[0] and height >= MAIN_WINDOW_MIN_SIZE[1]:
-            if xvfb.is_viewable(display, window_id):
-                return window_id, width, height
+        big_enough = width >= MAIN_WINDOW_MIN_SIZE[0] and height >= MAIN_WINDOW_MIN_SIZE[1]
+        if title == "gpudesk" and big_enough and xvfb.is_viewable(display, window_id):
+            return window_id, width, height
     return None
 
 
@@ -104,7 +104,7 @@ def test_main_window_opens_and_paints_on_a_real_xcb_display(display, tmp_path):
 
 def test_self_test_passes_on_the_xcb_platform(display):
     result = subprocess.run([sys.executable, "-m", "gpudesk", "--self-test"], env=xcb_env(display),
-                            capture_output=True, text=True, timeout=180)
+                            capture_output=True, text=True, timeout=180, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert len(lines) == len(selftest.CHECKS) + 1
