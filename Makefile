@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench catalog translations package clean
+.PHONY: run test bench catalog translations package rpm clean
 
 $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,10 @@ translations: $(STAMP)
 # Linux bundle, tarball and .deb in dist/ from a clean build venv (see packaging/README.md).
 package:
 	bash packaging/linux/build.sh
+
+# RPM for Fedora/RHEL from the same bundle (builds it when dist/gpudesk is missing; see packaging/README.md).
+rpm:
+	bash packaging/linux/build_rpm.sh
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
