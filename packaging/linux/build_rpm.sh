@@ -11,7 +11,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
-PYTHON="${PYTHON:-python3}"
+PYTHON="${PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}"
 BUILD="$ROOT/build"
 DIST="$ROOT/dist"
 GENERATED="$BUILD/generated"
@@ -36,7 +36,7 @@ rm -rf "$WORK"
 mkdir -p "$STAGE/opt" "$STAGE/usr/bin" "$STAGE/usr/share/applications" "$STAGE/usr/share/doc/gpudesk" \
          "$STAGE/usr/share/licenses/gpudesk" "$STAGE/usr/share/icons" "$WORK/top"
 cp -a "$BUNDLE" "$STAGE/opt/gpudesk"
-ln -s /opt/gpudesk/gpudesk "$STAGE/usr/bin/gpudesk"
+ln -s ../../opt/gpudesk/gpudesk "$STAGE/usr/bin/gpudesk"
 install -m 0644 resources/gpudesk.desktop "$STAGE/usr/share/applications/gpudesk.desktop"
 cp -r "$GENERATED/icons/hicolor" "$STAGE/usr/share/icons/hicolor"
 install -m 0644 LICENSE "$STAGE/usr/share/licenses/gpudesk/LICENSE"
