@@ -37,7 +37,7 @@ log() { printf '\n==> [%4d s] %s\n' "$(( $(date +%s) - START ))" "$*"; }
 # --- Debian tools ------------------------------------------------------------------------------------
 need_pkgs=()
 command -v objdump >/dev/null || need_pkgs+=(binutils)
-command -v dpkg-deb >/dev/null || need_pkgs+=(dpkg-dev)
+[ "$MAKE_DEB" -eq 0 ] || command -v dpkg-deb >/dev/null || need_pkgs+=(dpkg-dev)
 "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null || need_pkgs+=(python3-venv)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
