@@ -42,6 +42,11 @@ cp -r "$GENERATED/icons/hicolor" "$STAGE/usr/share/icons/hicolor"
 install -m 0644 LICENSE "$STAGE/usr/share/licenses/gpudesk/LICENSE"
 install -m 0644 resources/THIRD_PARTY_NOTICES.md "$STAGE/usr/share/doc/gpudesk/THIRD_PARTY_NOTICES.md"
 chmod -R u+rwX,go+rX,go-w "$STAGE"
+# Identical files in the bundle (Qt's English translations, wheel metadata, pyqtgraph's icons) become hard links,
+# as Fedora's %fdupes does (rpmlint: files-duplicated-waste). util-linux's hardlink; skipped where it is missing.
+if command -v hardlink >/dev/null; then
+  hardlink --quiet "$STAGE/opt/gpudesk"
+fi
 
 # The spec, with the bundle's own shared objects as one regular expression for __requires_exclude (each "."
 # and "+" escaped with the double backslash an RPM macro needs).

@@ -13,20 +13,24 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from gpudesk import __version__, selftest
 
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "packaging" / "linux"))
+
+import check_depends
+
 pytestmark = [pytest.mark.packaging, pytest.mark.slow,
               pytest.mark.skipif(shutil.which("rpmbuild") is None, reason="needs rpmbuild (Debian: apt-get install rpm)")]
 
-REPO = Path(__file__).resolve().parents[2]
 DIST = REPO / "dist"
 RPM = DIST / f"gpudesk-{__version__}-1.x86_64.rpm"
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256)
-XCB_SONAMES = ("libxcb-cursor.so.0", "libxcb-icccm.so.4", "libxcb-keysyms.so.1", "libxkbcommon-x11.so.0")
 
 
 def run(cmd: list[str], timeout: float = 600, **kwargs) -> subprocess.CompletedProcess:
@@ -62,14 +66,24 @@ def test_the_rpm_holds_the_bundle_command_menu_entry_and_icons(built):
     assert query("--queryformat", "%{NAME} %{VERSION} %{ARCH}\\n") == [f"gpudesk {__version__} x86_64"]
 
 
-def test_the_rpm_requires_system_libraries_by_soname_and_provides_none_of_its_own(built):
+def elf_needed(path: Path) -> list[str]:
+    out = run(["objdump", "-p", str(path)]).stdout
+    return re.findall(r"^\s+NEEDED\s+(\S+)$", out, flags=re.MULTILINE)
+
+
+def test_the_rpm_requires_what_the_bundle_does_not_carry_and_provides_none_of_it(built):
     requires = query("--requires")
-    sonames = {re.sub(r"\(.*$", "", r) for r in requires if ".so" in r and not r.startswith("rpmlib(")}
-    assert set(XCB_SONAMES) <= sonames
+    required = {re.sub(r"\(.*$", "", r) for r in requires if ".so" in r and not r.startswith("rpmlib(")}
+    bundle = DIST / "gpudesk"
+    bundled = {p.name for p in bundle.rglob("*.so*")}
+    assert not required & bundled, sorted(required & bundled)[:5]
     assert any(r.startswith("libc.so.6(GLIBC_2.") for r in requires)
-    bundled = {p.name for p in (DIST / "gpudesk").rglob("*.so*")}
-    assert not sonames & bundled, sorted(sonames & bundled)[:5]
     assert not [p for p in query("--provides") if ".so" in p]
+    # Qt's xcb platform (the window on X11) gets every library it loads from the bundle or from a requirement.
+    xcb = [bundle / "_internal/PySide6/Qt/plugins/platforms/libqxcb.so", bundle / "_internal/libQt6XcbQpa.so.6"]
+    uncovered = {lib for path in xcb for lib in elf_needed(path) if lib not in bundled and lib not in required}
+    assert uncovered == set()
+    assert "libqgtk3" not in " ".join(requires) and "libgtk-3.so.0()(64bit)" not in requires  # optional theme
 
 
 def test_every_required_library_comes_from_a_package_the_deb_depends_on(built):
@@ -83,8 +97,7 @@ def test_every_required_library_comes_from_a_package_the_deb_depends_on(built):
             continue
         path = re.search(rf"^\s+{re.escape(match.group(1))} \(libc6,x86-64[^)]*\) => (\S+)$", ldconfig, re.MULTILINE)
         assert path, f"{match.group(1)} is not on this host"
-        owner = run(["dpkg", "-S", str(Path(path.group(1)).resolve())]).stdout.split(":", 1)[0]
-        owners[match.group(1)] = owner
+        owners[match.group(1)] = check_depends.owner_package(path.group(1))
     assert {lib: pkg for lib, pkg in owners.items() if pkg not in depends} == {}
 
 
