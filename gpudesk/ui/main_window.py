@@ -8,8 +8,8 @@ any other tab is built only after the store step has run (at once, if the start-
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QSettings, QTimer, QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtCore import QCoreApplication, QSettings, QTimer
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
 from gpudesk import paths
@@ -118,10 +118,6 @@ class MainWindow(QMainWindow):
         about = QAction(self.tr("&About gpudesk and data sources…"), self)
         about.triggered.connect(self.show_about)
         help_menu.addAction(about)
-        data_folder = QAction(self.tr("Open the user &data folder"), self)
-        data_folder.setToolTip(self.tr("Plans, recordings, diagnoses and settings.ini live here; upgrades keep them"))
-        data_folder.triggered.connect(self.open_data_folder)
-        help_menu.addAction(data_folder)
         for index in range(min(self.tabs.count(), 9)):
             action = QAction(self)
             action.setShortcut(QKeySequence(f"Alt+{index + 1}"))
@@ -137,14 +133,6 @@ class MainWindow(QMainWindow):
         """The real widget of tab ``index``, built now if it was not yet (None if it failed to build)."""
         page = self.tabs.widget(index)
         return page.ensure_built() if isinstance(page, LazyTab) else page
-
-    def open_data_folder(self) -> bool:
-        """Show the user data folder in the desktop's file manager; False when the desktop cannot open it."""
-        opened = QDesktopServices.openUrl(QUrl.fromLocalFile(str(paths.data_dir())))
-        if not opened:
-            self.message_bar.show_message(
-                self.tr("No file manager could open {0}").format(paths.data_dir(create=False)), "error")
-        return opened
 
     def show_about(self) -> None:
         from gpudesk.ui.about import AboutDialog
