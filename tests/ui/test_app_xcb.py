@@ -73,33 +73,53 @@ def save_png(pixels: np.ndarray, path: Path) -> None:
     QImage(data.data, width, height, width * 3, QImage.Format.Format_RGB888).copy().save(str(path))
 
 
-def test_main_window_opens_and_paints_on_a_real_xcb_display(display, tmp_path):
+def open_window(env: dict[str, str], display: str, tmp_path: Path) -> tuple[np.ndarray | None, str]:
+    """Start ``python -m gpudesk`` and wait for its painted main window: (screenshot of it, "") while the app
+    keeps running, or (None, why not) with the app's own output when it exits or shows nothing in time."""
     log = tmp_path / "gpudesk.log"
     with log.open("wb") as out:
-        app = subprocess.Popen([sys.executable, "-m", "gpudesk"], env=xcb_env(display), stdout=out,
-                               stderr=subprocess.STDOUT)
+        app = subprocess.Popen([sys.executable, "-m", "gpudesk"], env=env, stdout=out, stderr=subprocess.STDOUT)
         try:
             deadline = time.monotonic() + WINDOW_TIMEOUT_S
             shot = None
             while time.monotonic() < deadline:
                 if app.poll() is not None:
-                    pytest.fail(f"gpudesk exited with status {app.returncode} on the xcb platform:\n"
-                                f"{log.read_text(errors='replace')[-4000:]}")
+                    return None, (f"gpudesk exited with status {app.returncode} on the xcb platform:\n"
+                                  f"{log.read_text(errors='replace')[-4000:]}")
                 found = main_window(display)
                 if found is not None:
                     _window_id, width, height = found
                     screen = xvfb.screenshot(display, tmp_path / "screen.xwd")
                     shot = screen[:height, :width]  # no window manager: the window sits at +0+0
                     if painted(shot):
-                        break
+                        return shot, ""
                 time.sleep(0.5)
-            assert shot is not None, f"no mapped main window within {WINDOW_TIMEOUT_S} s:\n{log.read_text()[-4000:]}"
+            if shot is None:
+                return None, f"no mapped main window within {WINDOW_TIMEOUT_S} s:\n{log.read_text()[-4000:]}"
             save_png(shot, tmp_path / "main-window-xcb.png")
-            assert painted(shot), f"main window mapped but not painted; screenshot {tmp_path / 'main-window-xcb.png'}"
-            assert app.poll() is None  # still running: the window stays open until the user closes it
+            return None, f"main window mapped but not painted; screenshot {tmp_path / 'main-window-xcb.png'}"
         finally:
             app.terminate()
             app.wait(timeout=20)
+
+
+def test_main_window_opens_and_paints_on_a_real_xcb_display(display, tmp_path):
+    shot, failure = open_window(xcb_env(display), display, tmp_path)
+    assert shot is not None, failure
+    save_png(shot, tmp_path / "main-window-xcb.png")
+    height, width = shot.shape[:2]
+    assert (width, height) >= MAIN_WINDOW_MIN_SIZE
+
+
+def test_a_missing_xcb_library_fails_with_qts_message(display, tmp_path):
+    """The issue's case: libxcb-icccm4 missing. An empty file of that name first on the library path makes the
+    loader fail on it; Qt names xcb-cursor0 in its message whichever xcb helper is missing."""
+    broken = tmp_path / "lib"
+    broken.mkdir()
+    (broken / "libxcb-icccm.so.4").write_bytes(b"")
+    shot, failure = open_window(dict(xcb_env(display), LD_LIBRARY_PATH=str(broken)), display, tmp_path)
+    assert shot is None
+    assert "is needed to load the Qt xcb platform plugin" in failure
 
 
 def test_self_test_passes_on_the_xcb_platform(display):
