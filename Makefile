@@ -4,16 +4,18 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run check test bench catalog translations package clean
+.PHONY: run check test bench catalog translations package rpm clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-run: $(STAMP)
-	$(BIN)/gpudesk
+# Checks the system packages the window needs (installs them as root, else prints the apt-get line), makes a
+# runtime-only venv and opens the window: see packaging/linux/quickstart.sh.
+run:
+	PYTHON=$(PYTHON) VENV=$(VENV) sh packaging/linux/quickstart.sh
 
 # Layers (import-linter contracts in pyproject.toml), lint (ruff) and types (mypy: strict on the core).
 check: $(STAMP)
@@ -44,6 +46,10 @@ translations: $(STAMP)
 # Linux bundle, tarball and .deb in dist/ from a clean build venv (see packaging/README.md).
 package:
 	bash packaging/linux/build.sh
+
+# RPM for Fedora/RHEL from the same bundle (builds it when dist/gpudesk is missing; see packaging/README.md).
+rpm:
+	bash packaging/linux/build_rpm.sh
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

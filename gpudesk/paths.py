@@ -1,8 +1,10 @@
 """Every file location gpudesk reads or writes.
 
 ``GPUDESK_DATA_DIR`` overrides the user data folder (tests and portable installs use it). Bundled,
-read-only files (the catalog, examples, the demo recording, icons, translations) are found next to the
-package in a source checkout and under ``sys._MEIPASS`` in a PyInstaller bundle.
+read-only files (the catalog, examples, the demo recording, icons, translations) live in the repository's
+``resources/`` folder, which is found in three places: ``gpudesk/resources`` in an installed wheel (setup.py maps
+``resources/`` there), ``sys._MEIPASS/resources`` in a PyInstaller bundle, and beside the package in a source
+checkout or an editable install.
 """
 
 from __future__ import annotations
@@ -34,7 +36,10 @@ def bundle_root() -> Path:
 
 
 def resources_dir() -> Path:
-    """The ``resources/`` folder (icons, examples, demo recording, translations)."""
+    """The ``resources/`` folder (icons, examples, demo recording, translations, notices, self-test inputs)."""
+    installed = _PACKAGE_DIR / "resources"  # pip/pipx install of the wheel
+    if getattr(sys, "_MEIPASS", None) is None and installed.is_dir():
+        return installed
     return bundle_root() / "resources"
 
 

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from gpudesk import __version__
+from gpudesk.cli.reset_settings import reset_settings
 from gpudesk.errors import GpudeskError
 
 # Command-group modules inside gpudesk.cli, in the order they appear in --help.
@@ -37,6 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--self-test", action="store_true", help="check this installation (catalog, plan, OOM text, dmon "
         "sample, main window offscreen), print one line per check, exit 0 when all pass"
     )
+    parser.add_argument(
+        "--reset-settings", action="store_true", help="move settings.ini (window geometry, last tab, UI "
+        "preferences) aside to settings.ini.bak; plans and recordings are kept"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         module = importlib.import_module(f"gpudesk.cli.{name}")
@@ -51,6 +56,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.self_test:  # `gpudesk --self-test` alone is handled by gpudesk.__main__ (it opens the window too)
         print("gpudesk: --self-test takes no other arguments", file=sys.stderr)
         return 2
+    if args.reset_settings:
+        try:
+            print(reset_settings())
+        except GpudeskError as exc:
+            print(f"gpudesk: {exc.user_text()}", file=sys.stderr)
+            return 1
+        return 0
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()

@@ -9,12 +9,14 @@
 # dpkg-dev; when run as root it installs the missing Debian packages itself. Python packages come from PyPI into
 # a private virtual environment build/venv that holds PySide6 as its only Qt binding.
 # Options:  --clean  recreate build/venv;   --no-deb  stop after the tarball.
-# Environment: PYTHON (default python3), GPUDESK_SKIP_SELFTEST=1 skips the smoke test of the bundle.
+# Environment: PYTHON (default /usr/bin/python3), GPUDESK_SKIP_SELFTEST=1 skips the smoke test of the bundle.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
-PYTHON="${PYTHON:-python3}"
+# Debian's own python3 by default: an interpreter built elsewhere (pyenv, conda) leaves its build folder as the
+# RUNPATH of every bundled extension module (rpmlint: binary-or-shlib-defines-rpath).
+PYTHON="${PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}"
 BUILD="$ROOT/build"
 DIST="$ROOT/dist"
 VENV="$BUILD/venv"
@@ -35,7 +37,7 @@ log() { printf '\n==> [%4d s] %s\n' "$(( $(date +%s) - START ))" "$*"; }
 # --- Debian tools ------------------------------------------------------------------------------------
 need_pkgs=()
 command -v objdump >/dev/null || need_pkgs+=(binutils)
-command -v dpkg-deb >/dev/null || need_pkgs+=(dpkg-dev)
+[ "$MAKE_DEB" -eq 0 ] || command -v dpkg-deb >/dev/null || need_pkgs+=(dpkg-dev)
 "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null || need_pkgs+=(python3-venv)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then

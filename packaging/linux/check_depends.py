@@ -46,12 +46,12 @@ def host_libraries() -> dict[str, str]:
     return libs
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def owner_package(path: str) -> str | None:
-    result = subprocess.run(["dpkg", "-S", path], capture_output=True, text=True)
+    result = subprocess.run(["dpkg", "-S", path], capture_output=True, text=True, check=False)
     if result.returncode != 0:
         resolved = str(Path(path).resolve())
-        result = subprocess.run(["dpkg", "-S", resolved], capture_output=True, text=True)
+        result = subprocess.run(["dpkg", "-S", resolved], capture_output=True, text=True, check=False)
     if result.returncode != 0:
         return None
     return result.stdout.split(":", 1)[0].strip()

@@ -1,0 +1,149 @@
+"""The wheel and sdist carry resources/ (examples, demo, icons, translations, notices, self-test inputs).
+
+The build tests run setuptools' PEP 517 hooks on a copy of the project files (no network, a few seconds) and are
+part of ``make test``. The install tests (``--run-packaging``) put the wheel into a fresh venv outside the
+repository, with runtime dependencies only, and into pipx, then run ``gpudesk --self-test`` there and check what
+a user of that install sees: the example profiles, the demo recording and the Chinese translation.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from gpudesk import __version__, selftest
+
+REPO = Path(__file__).resolve().parents[2]
+RESOURCES = REPO / "resources"
+PROJECT_FILES = ("gpudesk", "resources", "setup.py", "pyproject.toml", "README.md", "LICENSE", "NOTICE")
+IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+
+
+def shipped_resources() -> list[str]:
+    """Every file of resources/ the app may read, as its path inside the installed package."""
+    return sorted(f"gpudesk/resources/{p.relative_to(RESOURCES).as_posix()}" for p in RESOURCES.rglob("*")
+                  if p.is_file() and p.suffix != ".ts" and "__pycache__" not in p.parts)
+
+
+def run_hook(source: Path, hook: str, out: Path) -> Path:
+    """Run setuptools' PEP 517 ``hook`` (build_wheel / build_sdist) in ``source``; the built file's path."""
+    code = f"import sys; from setuptools import build_meta; print(build_meta.{hook}(sys.argv[1]))"
+    result = subprocess.run([sys.executable, "-c", code, str(out)], cwd=source, capture_output=True, text=True,
+                            timeout=300, check=False)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return out / result.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="module")
+def project_copy(tmp_path_factory) -> Path:
+    """The files a source checkout needs to build, copied away from the repository (and its resources/)."""
+    copy = tmp_path_factory.mktemp("project") / "gpudesk-src"
+    copy.mkdir()
+    for name in PROJECT_FILES:
+        source = REPO / name
+        if source.is_dir():
+            shutil.copytree(source, copy / name, ignore=IGNORE)
+        else:
+            shutil.copy2(source, copy / name)
+    return copy
+
+
+@pytest.fixture(scope="module")
+def wheel(project_copy, tmp_path_factory) -> Path:
+    return run_hook(project_copy, "build_wheel", tmp_path_factory.mktemp("wheel"))
+
+
+@pytest.fixture(scope="module")
+def sdist(project_copy, tmp_path_factory) -> Path:
+    return run_hook(project_copy, "build_sdist", tmp_path_factory.mktemp("sdist"))
+
+
+def test_the_wheel_carries_every_resource_inside_the_package(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    missing = [name for name in shipped_resources() if name not in names]
+    assert not missing
+    assert "gpudesk/catalog/catalog.db" in names
+    assert "gpudesk/resources/translations/gpudesk_zh_CN.qm" in names
+    assert not [n for n in names if n.startswith(("resources/", "tests/", "packaging/")) or n.endswith(".ts")]
+    assert {f"gpudesk-{__version__}.dist-info/licenses/{name}" for name in ("LICENSE", "NOTICE")} <= names
+
+
+def test_a_wheel_built_from_the_sdist_is_the_same(sdist, tmp_path):
+    with tarfile.open(sdist) as archive:
+        members = archive.getnames()
+        archive.extractall(tmp_path, filter="data")
+    top = f"gpudesk-{__version__}"
+    assert f"{top}/resources/examples/article-13b-finetune.toml" in members and f"{top}/setup.py" in members
+    rebuilt = run_hook(tmp_path / top, "build_wheel", tmp_path / "out")
+    assert set(zipfile.ZipFile(rebuilt).namelist()) >= set(shipped_resources())
+
+
+# --- installed, outside the repository (--run-packaging: pip resolves the runtime dependencies) ---------------
+
+CHECK_INSTALL = """
+import importlib.util, os, sys
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QApplication
+from gpudesk import paths
+from gpudesk.telemetry import dmon_import
+from gpudesk.ui.app import install_translators
+app = QApplication([])
+loaded = install_translators(app)
+print("resources", paths.resources_dir())
+print("examples", len(list(paths.examples_dir().glob("*.toml"))))
+print("demo", dmon_import.demo_path().is_file())
+print("translated", QCoreApplication.translate("MainWindow", "Plan") == "\u89c4\u5212")  # 规划
+print("test-extra", [m for m in ("pytest", "torch") if importlib.util.find_spec(m)])
+"""
+
+
+def user_env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUDESK_") and k != "PYTHONPATH"}
+    env.update(HOME=str(tmp_path / "home"), XDG_DATA_HOME=str(tmp_path / "xdg-data"), QT_QPA_PLATFORM="offscreen")
+    return env
+
+
+def assert_self_test_passes(gpudesk: Path, env: dict[str, str], cwd: Path) -> None:
+    result = subprocess.run([str(gpudesk), "--self-test"], env=env, cwd=cwd, capture_output=True, text=True,
+                            timeout=300, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"self-test: {len(selftest.CHECKS)} passed, 0 failed" in result.stdout
+    assert "source/pip install at" in result.stdout and str(REPO) not in result.stdout
+
+
+@pytest.mark.packaging
+def test_the_wheel_in_a_fresh_venv_passes_the_self_test_and_is_complete(wheel, tmp_path):
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    env = user_env(tmp_path)
+    install = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheel)],
+                             env=env, cwd=tmp_path, capture_output=True, text=True, timeout=900, check=False)
+    assert install.returncode == 0, install.stderr[-3000:]
+    assert_self_test_passes(venv / "bin" / "gpudesk", env, tmp_path)
+    env_zh = dict(env, LANG="zh_CN.UTF-8", LC_ALL="zh_CN.UTF-8", LANGUAGE="zh_CN")  # Qt reads the system locale
+    result = subprocess.run([str(venv / "bin" / "python"), "-c", CHECK_INSTALL], env=env_zh, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    seen = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+    assert seen["resources"].endswith("site-packages/gpudesk/resources")
+    assert seen["examples"] == str(len(list((RESOURCES / "examples").glob("*.toml"))))
+    assert seen["demo"] == "True" and seen["translated"] == "True"
+    assert seen["test-extra"] == "[]"
+
+
+@pytest.mark.packaging
+@pytest.mark.skipif(shutil.which("pipx") is None, reason="needs pipx (Debian: apt-get install pipx)")
+def test_pipx_install_of_the_wheel_passes_the_self_test(wheel, tmp_path):
+    env = user_env(tmp_path)
+    env.update(PIPX_HOME=str(tmp_path / "pipx"), PIPX_BIN_DIR=str(tmp_path / "bin"))
+    install = subprocess.run(["pipx", "install", str(wheel)], env=env, cwd=tmp_path, capture_output=True,
+                             text=True, timeout=900, check=False)
+    assert install.returncode == 0, install.stdout[-2000:] + install.stderr[-3000:]
+    assert_self_test_passes(tmp_path / "bin" / "gpudesk", env, tmp_path)
