@@ -25,7 +25,7 @@ def test_every_case_is_described_with_its_source():
     for line in CASES.read_text(encoding="utf-8").splitlines():
         case = json.loads(line)
         assert case["source_url"].startswith("https://"), case["id"]
-        assert case["statistic"] in ("allocated", "active", "reserved", "device", "weights"), case["id"]
+        assert case["statistic"] in ("allocated", "active", "reserved", "device", "weights", "kv_cache"), case["id"]
         assert case["description"] and case["quality"], case["id"]
         assert (CASES.parent / "configs" / f"{case['config']}.config.json").is_file(), case["id"]
 
