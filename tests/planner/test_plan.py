@@ -194,3 +194,17 @@ def test_serving_replica_kv_is_per_gpu_with_replicated_heads(catalog):
     assert per_seq == 48 * 2 * 1 * 128 * 2 * 32768
     assert est.component("kv_cache") == batch * per_seq
     assert f.under_safe_line  # the batch was chosen from the true per-GPU figure
+
+
+def test_inference_plan_uses_the_checkpoint_weight_format(catalog):
+    # gpt-oss ships MXFP4 experts (config quantization_config): about 61 GiB of weights, not 217 GiB of bf16.
+    from gpudesk.planner.profile import requirement_from_dict
+
+    req = requirement_from_dict({"version": 1, "name": "gpt-oss-120b chat",
+                                 "model": {"model": "gpt-oss-120b", "mode": "inference"},
+                                 "workload": {"training_share": 0.0, "target_qps": 2.0, "prompt_tokens": 2048,
+                                              "output_tokens": 512, "max_concurrent_sequences": 16}})
+    result = plan(req, catalog)
+    assert result.requirement.model.weight_format == "mxfp4"
+    assert 58 * 2**30 < result.memory.component("weights") < 63 * 2**30
+    assert any(c.gpu_id.startswith("h100") and c.tensor_parallel == 1 for c in result.candidates)
