@@ -115,7 +115,9 @@ CREATE TABLE models (
     moe_shared_experts INTEGER,
     moe_layers INTEGER,
     sliding_window INTEGER,
-    active_params INTEGER
+    active_params INTEGER,
+    sliding_window_layers INTEGER,
+    checkpoint_weight_format TEXT
 );
 
 CREATE TABLE precision_support (

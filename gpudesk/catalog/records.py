@@ -115,7 +115,9 @@ class ModelShape:
     ``hf_repo`` is the Hugging Face repo id; ``attention_kind`` mha/gqa/mqa/mla with the MLA ranks
     (``kv_lora_rank``, ``q_lora_rank``, ``qk_rope_head_dim``); MoE: ``moe_experts`` routed experts of width
     ``moe_ffn_size`` (None: ``ffn_size``), ``moe_shared_experts``, ``moe_layers`` (None: every layer);
-    ``sliding_window`` for local-attention layers; ``active_params`` the model card's published figure.
+    ``sliding_window`` for local-attention layers and ``sliding_window_layers`` how many layers use it (empty:
+    all); ``active_params`` the model card's published figure; ``checkpoint_weight_format`` the published
+    checkpoint's storage format (``mxfp4``, ``fp8``; empty: 16-bit).
     """
 
     id: str
@@ -147,6 +149,8 @@ class ModelShape:
     moe_layers: int | None = None
     sliding_window: int | None = None
     active_params: int | None = None
+    sliding_window_layers: int | None = None
+    checkpoint_weight_format: str | None = None
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,9 @@ def add_parser(subparsers) -> None:
     m.add_argument("--gpus", type=int, default=None, metavar="N", help="GPUs the job is spread over (default: the --tp degree, else 1)")
     m.add_argument("--sharding", default="ddp", choices=("ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp-grad-op"))
     m.add_argument("--offload", default="none", choices=("none", "optimizer", "all"))
-    m.add_argument("--recompute", default="none", choices=("none", "selective", "full"))
+    m.add_argument("--recompute", default=None, choices=("none", "selective", "full"),
+                   help="activation recompute (default: full for qlora, as PEFT prepare_model_for_kbit_training "
+                        "enables gradient checkpointing; none otherwise)")
     m.add_argument("--no-flash", action="store_true", help="attention without FlashAttention (stores the s x s scores)")
     m.add_argument("--tp", type=int, default=1, metavar="N", help="tensor-parallel degree")
     m.add_argument("--sp", action="store_true", help="sequence parallel with tensor parallel (activations split by --tp)")
@@ -67,7 +69,9 @@ def add_parser(subparsers) -> None:
     m.add_argument("--grad-accum", type=int, default=1, metavar="N", help="gradient-accumulation steps (>1 keeps gradients alive in forward)")
     m.add_argument("--lora-rank", type=int, default=16, metavar="R")
     m.add_argument("--lora-targets", default="all-linear", metavar="LIST", help="comma-separated modules or all-linear/attention/mlp")
-    m.add_argument("--weight-format", default="bf16", metavar="FMT", help="inference weights: bf16, fp8, int8, int4-g128, nf4-dq ...")
+    m.add_argument("--weight-format", default=None, metavar="FMT",
+                   help="inference weights: checkpoint (default: as the model's checkpoint ships, e.g. mxfp4 for "
+                        "gpt-oss), bf16, fp8, int8, int4-g128, nf4-dq, mxfp4 ...")
     m.add_argument("--kv-precision", default="bf16", metavar="P", help="KV-cache precision (bf16, fp16, fp8)")
     m.add_argument("--activation-bytes-per-sample", type=int, metavar="BYTES",
                    help="activations per sample for non-transformer models (CNN, 3D U-Net), measured or derived")
@@ -285,12 +289,18 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
     inference = args.mode == "inference"
     if args.gpus is None:
         args.gpus = args.tp if args.tp and args.tp > 0 else 1
+    if args.weight_format is not None and not inference:
+        raise CliError(_("--weight-format applies to --mode inference; {mode} keeps the weights at --precision "
+                         "(for a 4-bit frozen base use --mode qlora).").format(mode=args.mode))
+    if args.recompute is None:
+        # PEFT prepare_model_for_kbit_training defaults to use_gradient_checkpointing=True (peft utils/other.py).
+        args.recompute = "full" if args.mode == "qlora" else "none"
     workload = MemoryWorkload(
         mode=args.mode, precision=args.precision, optimizer=args.optimizer, seq_len_tokens=args.seq,
         micro_batch_size=args.batch, gpus=args.gpus, sharding=args.sharding, offload=args.offload,
         recompute=args.recompute, flash_attention=not args.no_flash, tensor_parallel=args.tp,
         lora_rank=args.lora_rank, lora_targets=tuple(t.strip() for t in args.lora_targets.split(",") if t.strip()),
-        weight_format=args.weight_format, kv_precision=args.kv_precision, context_tokens=args.seq,
+        weight_format=args.weight_format or "checkpoint", kv_precision=args.kv_precision, context_tokens=args.seq,
         concurrent_sequences=args.batch, activation_bytes_per_sample=args.activation_bytes_per_sample,
         sequence_parallel=args.sp, context_parallel=args.cp, loss=args.loss,
         optimizer_in_backward=args.optimizer_in_backward, activation_offload=args.activation_offload,

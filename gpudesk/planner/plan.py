@@ -3,6 +3,8 @@ the stack and operations gates, price each candidate over three years, and rank 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from gpudesk.planner.candidates import (
     PlanContext,
     gib,
@@ -34,6 +36,7 @@ from gpudesk.planner.train_eval import evaluate_training
 from gpudesk.planner.workload import memory_workload, resolve_model
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory import estimate_memory
+from gpudesk.sizing.memory_inference import resolve_weight_format
 
 __all__ = ["memory_workload", "plan", "resolve_model"]
 
@@ -161,6 +164,10 @@ def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan
     req.validate()
     user_prices = normalise_user_prices(price_overrides)
     spec = resolve_model(req.model, catalog)
+    if req.model.mode == "inference":
+        # "checkpoint": the format the published checkpoint ships in (gpt-oss MXFP4, DeepSeek-V3 FP8), so the
+        # precision gates and compute rates see the real format.
+        req = replace(req, model=replace(req.model, weight_format=resolve_weight_format(spec, req.model.weight_format)))
     kind, why = classify(req, spec)
     ctx = PlanContext.build(req, spec, catalog)
     rationale = [(f"model: {spec.name}, {spec.params:,} parameters", spec.source or "requirement")] + why

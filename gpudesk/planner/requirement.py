@@ -75,7 +75,7 @@ class ModelMemory:
     tensor_parallel: int = 1
     lora_rank: int = 16
     lora_targets: list[str] = field(default_factory=lambda: ["all-linear"])
-    weight_format: str = "bf16"
+    weight_format: str = "checkpoint"
     kv_precision: str = "bf16"
     activation_bytes_per_sample: int | None = None
     train_flops_per_sample: float | None = None

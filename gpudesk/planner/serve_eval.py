@@ -17,11 +17,7 @@ from gpudesk.planner.workload import memory_workload
 from gpudesk.sizing import time as tm
 from gpudesk.sizing.capacity import fit
 from gpudesk.sizing.memory import estimate_memory
-from gpudesk.sizing.memory_inference import (
-    kv_bytes_per_token,
-    paged_tokens,
-    weight_bytes,
-)
+from gpudesk.sizing.memory_inference import kv_sequence_bytes, weight_bytes
 
 _PEAK_FIELD = {"bf16": "bf16_dense_tflops", "fp16": "fp16_dense_tflops", "fp8": "fp8_dense_tflops",
                "int8": "int8_dense_tops", "int4": "int8_dense_tops", "fp4": "fp4_dense_tflops", "fp32": "fp32_tflops"}
@@ -61,7 +57,9 @@ def replica_shapes(ctx: PlanContext, gpu) -> list[tuple[int, int, object, object
         if not f1.under_safe_line:
             continue
         if transformer:
-            per_seq = kv_bytes_per_token(spec, req.model.kv_precision) * paged_tokens(w.prompt_tokens + w.output_tokens) / t
+            # Per GPU: KV heads split by t but never below one head, MLA latent whole on every rank, sliding-window
+            # layers capped (gpudesk.sizing.memory_inference.kv_sequence_bytes).
+            per_seq = kv_sequence_bytes(spec, w.prompt_tokens + w.output_tokens, req.model.kv_precision, t)
         else:
             per_seq = req.model.activation_bytes_per_sample / t
         extra = int(f1.headroom_bytes // (per_seq * 1.05)) if per_seq else w.max_concurrent_sequences
@@ -89,7 +87,9 @@ def _replica_rate(ctx: PlanContext, gpu, t: int, batch: int, precision: str, pea
     flops_per_token = 2.0 * spec.active_params / t
     weights = weight_bytes(spec, req.model.weight_format) / t
     transformer = spec.is_transformer and req.model.activation_bytes_per_sample is None
-    kv_seq = kv_bytes_per_token(spec, req.model.kv_precision) * (w.prompt_tokens + w.output_tokens / 2) / t if transformer else 0.0
+    # Bytes of KV one decode step reads per sequence on one GPU, at the mean context (prompt + half the output).
+    mean_context = max(1, int(w.prompt_tokens + w.output_tokens / 2))
+    kv_seq = kv_sequence_bytes(spec, mean_context, req.model.kv_precision, t, block_tokens=None) if transformer else 0.0
     attention = 0.0
     if transformer and spec.layers and spec.num_attention_heads:
         attention = tm.attention_flops_per_token(spec.layers, spec.num_attention_heads * spec.head_dim_resolved,

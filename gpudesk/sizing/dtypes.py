@@ -8,6 +8,10 @@ Sources:
 - Group-wise INT4 (GPTQ, Frantar et al. 2022, arXiv 2210.17323; AWQ, Lin et al. 2023, arXiv 2306.00978): one
   fp16 scale and one zero point per group of ``g`` weights; with a 16-bit zero this is 32/g bits/param
   (4.25 bits at g = 128, the upper end of the 4.1-4.25 bits observed in practice).
+- MXFP4: OCP Microscaling Formats (MX) Specification v1.0 (2023), section 5: blocks of 32 FP4 (E2M1) elements
+  share one 8-bit E8M0 scale: 4 + 8/32 = 4.25 bits/param
+  (https://www.opencompute.org/documents/ocp-microscaling-formats-mx-v1-0-spec-final-pdf). gpt-oss stores its
+  MoE weights this way.
 """
 
 from __future__ import annotations
@@ -31,9 +35,13 @@ PRECISION_BYTES: dict[str, float] = {
 # Weight storage formats beyond the plain precisions: bits per parameter.
 _NF4_BITS = 4 + 32 / 64  # 4.5: NF4 with fp32 absmax per 64-block
 _NF4_DQ_BITS = 4 + 8 / 64 + 32 / (64 * 256)  # 4.127: NF4 with double quantisation
+_MXFP4_BITS = 4 + 8 / 32  # 4.25: FP4 E2M1 with one E8M0 scale per 32-element block
 _GROUP_RE = re.compile(r"^int4-g(\d+)$")
 
-WEIGHT_FORMATS: tuple[str, ...] = tuple(PRECISION_BYTES) + ("nf4", "nf4-dq", "int4-g128", "int4-g64", "int4-g32")
+WEIGHT_FORMATS: tuple[str, ...] = tuple(PRECISION_BYTES) + ("nf4", "nf4-dq", "mxfp4", "int4-g128", "int4-g64", "int4-g32")
+# "as the published checkpoint stores it" (its config's quantization_config; 16-bit when it has none).
+CHECKPOINT_WEIGHT_FORMAT = "checkpoint"
+WEIGHT_FORMAT_CHOICES: tuple[str, ...] = (CHECKPOINT_WEIGHT_FORMAT,) + WEIGHT_FORMATS
 
 
 def precision_bytes(field: str, precision: str) -> float:
@@ -64,6 +72,8 @@ def weight_bits_per_param(fmt: str) -> float:
         return _NF4_BITS
     if key == "nf4-dq":
         return _NF4_DQ_BITS
+    if key == "mxfp4":
+        return _MXFP4_BITS
     match = _GROUP_RE.match(key) if isinstance(key, str) else None
     if match:
         group = int(match.group(1))
@@ -85,3 +95,17 @@ def compute_precision_of(fmt: str) -> str:
     if key == "int4":
         return "int4"
     return "bf16"
+
+
+def weight_format_source(fmt: str) -> str:
+    """The publication that fixes the size of weight format ``fmt`` (shown next to the weights assumption)."""
+    key = fmt.lower()
+    if key in ("nf4", "nf4-dq"):
+        return "QLoRA paper (NF4, double quantisation; arXiv 2305.14314)"
+    if key == "mxfp4":
+        return "OCP Microscaling (MX) spec v1.0: FP4 + one E8M0 scale per 32 values"
+    if key.startswith("int4-g"):
+        return "GPTQ (arXiv 2210.17323) / AWQ (arXiv 2306.00978): one fp16 scale and zero per group"
+    if key in ("fp8", "fp4"):
+        return "OCP 8-bit floating point spec (FP8 E4M3/E5M2)" if key == "fp8" else "one 4-bit value per weight"
+    return f"{key}: {PRECISION_BYTES.get(key, 2.0):g} bytes per weight"

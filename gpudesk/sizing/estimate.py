@@ -74,9 +74,12 @@ class MemoryEstimate:
         return self.total_bytes
 
     def statistic_bytes(self, statistic: str) -> int:
-        """Bytes for a named statistic: ``allocated``/``active``, ``reserved``, ``device`` or ``weights``."""
+        """Bytes for a named statistic: ``allocated``/``active``, ``reserved``, ``device``, or one component that
+        serving engines log on its own: ``weights`` (vLLM "Model loading took"), ``kv_cache`` (vLLM "Available KV
+        cache memory", SGLang "KV Cache is allocated")."""
         return {"allocated": self.allocated_bytes, "active": self.allocated_bytes, "reserved": self.reserved_bytes,
-                "device": self.device_bytes, "weights": self.component("weights")}[statistic]
+                "device": self.device_bytes, "weights": self.component("weights"),
+                "kv_cache": self.component("kv_cache")}[statistic]
 
     def component(self, name: str) -> int:
         """Bytes of one component (0 when the component does not apply to this estimate)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from gpudesk.sizing.checks import choice
+from gpudesk.sizing.dtypes import CHECKPOINT_WEIGHT_FORMAT
 from gpudesk.sizing.estimate import MemoryEstimate
 from gpudesk.sizing.memory_inference import inference_memory
 from gpudesk.sizing.memory_lora import lora_memory
@@ -18,6 +19,8 @@ from gpudesk.sizing.overheads import Overheads
 from gpudesk.sizing.shapes import ModelSpec
 
 MODES = ("train", "lora", "qlora", "inference")
+# Weight formats that say nothing a training precision does not (no quantisation to ignore).
+_FULL_WIDTH_FORMATS = frozenset({CHECKPOINT_WEIGHT_FORMAT, "bf16", "fp16", "fp32", "tf32"})
 DEEPSPEED_STAGES = ("zero1", "zero2", "zero3")
 
 
@@ -38,7 +41,9 @@ class MemoryWorkload:
         flash_attention: fused attention (no s x s scores stored).
         tensor_parallel, sequence_parallel: Megatron-style model parallelism.
         lora_rank, lora_targets: adapter rank and target modules (``all-linear``, ``attention``, names).
-        weight_format: inference weights (``bf16``, ``fp8``, ``int8``, ``int4-g128``, ``nf4-dq`` ...).
+        weight_format: inference weights (``bf16``, ``fp8``, ``int8``, ``int4-g128``, ``nf4-dq``, ``mxfp4`` ...;
+            ``checkpoint``: as the published checkpoint stores them). Inference only: training keeps its weights
+            at ``precision`` (a 4-bit base is ``mode="qlora"``).
         kv_precision: KV-cache precision.
         context_tokens: inference prompt + output tokens per sequence.
         concurrent_sequences: sequences served at once (inference batch).
@@ -67,7 +72,7 @@ class MemoryWorkload:
     sequence_parallel: bool = False
     lora_rank: int = 16
     lora_targets: tuple[str, ...] = ("all-linear",)
-    weight_format: str = "bf16"
+    weight_format: str = CHECKPOINT_WEIGHT_FORMAT
     kv_precision: str = "bf16"
     context_tokens: int = 4096
     concurrent_sequences: int = 1
@@ -95,6 +100,26 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         # optimizer): https://github.com/deepspeedai/DeepSpeed/blob/master/deepspeed/runtime/engine.py
         # ``_configure_distributed_model`` (``self.module.half()`` / ``bfloat16()``).
         w = replace(w, precision=w.precision.split("-", 1)[0])
+    if mode != "inference" and (w.weight_format or CHECKPOINT_WEIGHT_FORMAT).lower() not in _FULL_WIDTH_FORMATS:
+        return _with_note(_estimate_training(spec, mode, w), (
+            f"weight format {w.weight_format} ignored: it applies to inference; {mode} keeps the weights at "
+            f"{w.precision}" + ("" if mode == "qlora" else " (a 4-bit frozen base is mode qlora)"),
+            "gpudesk.sizing.memory"))
+    if mode != "inference":
+        return _estimate_training(spec, mode, w)
+    return inference_memory(
+        spec, weight_format=w.weight_format, kv_precision=w.kv_precision, context_tokens=w.context_tokens,
+        concurrent_sequences=w.concurrent_sequences, paged_block_tokens=w.paged_block_tokens,
+        flash_attention=w.flash_attention, tensor_parallel=w.tensor_parallel,
+        activation_bytes_per_sample=w.activation_bytes_per_sample, overheads=w.overheads,
+    )
+
+
+def _with_note(est: MemoryEstimate, note: tuple[str, str]) -> MemoryEstimate:
+    return replace(est, assumptions=(note,) + est.assumptions)
+
+
+def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryEstimate:
     if mode == "train":
         return train_memory(
             spec, precision=w.precision, optimizer=w.optimizer, seq_len_tokens=w.seq_len_tokens,
@@ -105,17 +130,10 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
             activation_offload=w.activation_offload, context_parallel=w.context_parallel, compiled=w.compiled,
             gradient_accumulation=w.gradient_accumulation,
         )
-    if mode in ("lora", "qlora"):
-        return lora_memory(
-            spec, mode=mode, rank=w.lora_rank, targets=w.lora_targets, precision=w.precision,
-            optimizer=w.optimizer,
-            seq_len_tokens=w.seq_len_tokens, micro_batch_size=w.micro_batch_size, recompute=w.recompute,
-            flash_attention=w.flash_attention, overheads=w.overheads, gpus=w.gpus, sharding=w.sharding,
-            offload=w.offload, loss=w.loss, activation_offload=w.activation_offload, compiled=w.compiled,
-        )
-    return inference_memory(
-        spec, weight_format=w.weight_format, kv_precision=w.kv_precision, context_tokens=w.context_tokens,
-        concurrent_sequences=w.concurrent_sequences, paged_block_tokens=w.paged_block_tokens,
-        flash_attention=w.flash_attention, tensor_parallel=w.tensor_parallel,
-        activation_bytes_per_sample=w.activation_bytes_per_sample, overheads=w.overheads,
+    return lora_memory(
+        spec, mode=mode, rank=w.lora_rank, targets=w.lora_targets, precision=w.precision,
+        optimizer=w.optimizer,
+        seq_len_tokens=w.seq_len_tokens, micro_batch_size=w.micro_batch_size, recompute=w.recompute,
+        flash_attention=w.flash_attention, overheads=w.overheads, gpus=w.gpus, sharding=w.sharding,
+        offload=w.offload, loss=w.loss, activation_offload=w.activation_offload, compiled=w.compiled,
     )

@@ -9,6 +9,18 @@ blocks, prefill working memory.
   2309.06180): the cache is allocated in blocks of 16 tokens; each sequence rounds up to whole blocks; the
   capacity is ``floor(budget / (16 * bytes_per_token))`` blocks. vllm-project/vllm#2418 logged 229 GPU blocks
   = 3664 tokens < max_model_len 4096 and refused to start.
+- Tensor parallelism splits KV heads, never below one per GPU: each rank keeps ``max(1, kv_heads // tp)``
+  heads (KV heads are replicated when tp > kv_heads), and MLA's single latent is cached whole on every rank
+  (vLLM ``vllm/config/model.py`` ModelConfig.get_num_kv_heads: "When using MLA during decode it becomes MQA",
+  returns 1). Qwen3-30B-A3B (4 KV heads) at tp 8 keeps 1 head per GPU, not 0.5; DeepSeek-V3 keeps all 576
+  latent values per token and layer on each of the 8 GPUs.
+- Sliding-window layers hold at most the window: vLLM's hybrid KV-cache manager (v1, default since 0.10) gives
+  them a ``SlidingWindowSpec`` whose per-request reservation is ``ceil(min(window - 1 + max_num_batched_tokens,
+  max_model_len) / block) + 1`` blocks (``vllm/v1/kv_cache_interface.py`` SlidingWindowSpec.
+  max_memory_usage_bytes), against ``ceil(max_model_len / block)`` for full attention. With
+  ``--disable-hybrid-kv-cache-manager`` (or a KV connector that forces it off) sliding layers are regarded as
+  full attention and get blocks for every token (FullAttentionSpec docstring, same file): pass
+  ``hybrid_kv_cache=False`` for that.
 - Prefill working memory is transient: one layer's ``b*s*(h + ffn)`` 16-bit activations, the ``a*s^2`` scores
   when attention is not fused, and fp32 logits of the last position (oom.md 1.2).
 """
@@ -18,22 +30,42 @@ from __future__ import annotations
 import math
 
 from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, positive_float, positive_int
-from gpudesk.sizing.dtypes import precision_bytes, weight_bits_per_param
+from gpudesk.sizing.dtypes import CHECKPOINT_WEIGHT_FORMAT, precision_bytes, weight_bits_per_param, weight_format_source
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.shapes import ModelSpec
 
 PAGED_BLOCK_TOKENS = 16  # vLLM default --block-size
+# vLLM ``vllm serve`` default max_num_batched_tokens (one chunked-prefill step) on GPUs under 70 GiB or A100;
+# 8192 on H100/H200/MI300 (vllm/engine/arg_utils.py EngineArgs.get_batch_defaults).
+PREFILL_CHUNK_TOKENS = 2048
 
 
-def weight_bytes(spec: ModelSpec, weight_format: str = "bf16") -> float:
-    """Bytes of the stored weights in ``weight_format`` (see :mod:`gpudesk.sizing.dtypes`).
+def resolve_weight_format(spec: ModelSpec, weight_format: str | None = CHECKPOINT_WEIGHT_FORMAT) -> str:
+    """``weight_format``, or for ``"checkpoint"`` / None the published checkpoint's format (gpt-oss ``mxfp4``,
+    DeepSeek-V3 ``fp8``; ``bf16`` for a 16-bit checkpoint)."""
+    if weight_format is None or weight_format.lower() == CHECKPOINT_WEIGHT_FORMAT:
+        return spec.checkpoint_weight_format or "bf16"
+    return weight_format
+
+
+def weight_bytes(spec: ModelSpec, weight_format: str = CHECKPOINT_WEIGHT_FORMAT) -> float:
+    """Bytes of the stored weights in ``weight_format`` (see :mod:`gpudesk.sizing.dtypes`; ``"checkpoint"``:
+    the published checkpoint's format, :func:`resolve_weight_format`).
 
     Below 8 bits the embeddings and LM head stay in bf16 (bitsandbytes, GPTQ and AWQ keep them unquantised);
     for a 128K vocabulary that alone is ~1 GB (oom.md 1.2).
     """
+    weight_format = resolve_weight_format(spec, weight_format)
     bits = weight_bits_per_param(weight_format)
+    if weight_format.lower() == "mxfp4" and spec.moe_experts and spec.expert_params:
+        # gpt-oss quantises only the routed-expert weights to MXFP4; attention, router, embeddings and the LM
+        # head stay bf16 (its config's quantization_config.modules_to_not_convert; OpenAI gpt-oss model card,
+        # arXiv 2508.10925 section 2). 120b: 114.7 B expert params -> 60.9 GB + 2.2 B x 2 B = 65.2 GB (60.7 GiB).
+        moe_layers = spec.moe_layers if spec.moe_layers is not None else (spec.layers or 0)
+        experts = min(spec.params, moe_layers * spec.moe_experts * spec.expert_params)
+        return experts * bits / 8 + (spec.params - experts) * 2
     if bits >= 8:
         return spec.params * bits / 8
     keep = spec.embedding_params
@@ -41,7 +73,8 @@ def weight_bytes(spec: ModelSpec, weight_format: str = "bf16") -> float:
 
 
 def kv_bytes_per_token(spec: ModelSpec, kv_precision: str = "bf16") -> float:
-    """KV-cache bytes per token: ``2 * layers * n_kv_heads * head_dim * bytes(kv_precision)``.
+    """KV-cache bytes per token over all GPUs, every layer full attention: ``2 * layers * n_kv_heads * head_dim *
+    bytes(kv_precision)``. Per GPU and with sliding windows: :func:`kv_sequence_bytes`.
 
     Raises:
         ShapeError: the model has no transformer shape.
@@ -54,6 +87,54 @@ def kv_bytes_per_token(spec: ModelSpec, kv_precision: str = "bf16") -> float:
     return 2 * spec.layers * spec.kv_heads_resolved * spec.head_dim_resolved * precision_bytes("kv_precision", kv_precision)
 
 
+def kv_heads_per_gpu(spec: ModelSpec, tensor_parallel: int = 1) -> int:
+    """KV heads each tensor-parallel rank caches: ``max(1, kv_heads // tp)``; MLA's one latent on every rank."""
+    t = positive_int("tensor_parallel", tensor_parallel, 1024)
+    if spec.kv_latent_dim or spec.attention_kind == "mla":
+        return 1
+    return max(1, spec.kv_heads_resolved // t)
+
+
+def kv_layer_bytes_per_token(spec: ModelSpec, kv_precision: str = "bf16", tensor_parallel: int = 1) -> float:
+    """Bytes one layer caches per token on one GPU (K and V of its heads, or the MLA latent).
+
+    Raises:
+        ShapeError: the model has no transformer shape.
+    """
+    if not spec.is_transformer:
+        raise ShapeError("model", f"{spec.name}: a KV cache needs layers, hidden size and attention heads.")
+    width = precision_bytes("kv_precision", kv_precision)
+    if spec.kv_latent_dim:
+        return spec.kv_latent_dim * width
+    return 2 * kv_heads_per_gpu(spec, tensor_parallel) * spec.head_dim_resolved * width
+
+
+def kv_sequence_bytes(spec: ModelSpec, context_tokens: int, kv_precision: str = "bf16", tensor_parallel: int = 1,
+                      block_tokens: int | None = PAGED_BLOCK_TOKENS, hybrid_kv_cache: bool = True,
+                      prefill_chunk_tokens: int = PREFILL_CHUNK_TOKENS) -> float:
+    """KV bytes one sequence of ``context_tokens`` holds on one tensor-parallel GPU.
+
+    Full-attention layers hold every token (rounded up to whole blocks); sliding-window layers hold what vLLM
+    reserves for them (module docstring): ``min(window - 1 + prefill_chunk_tokens, context)`` tokens plus one
+    block when paged, ``min(window, context)`` for a contiguous cache. Gemma 3 27B at 128K tokens: 10 global
+    layers x 131072 + 52 local x 3088 tokens -> 11.2 GiB in bf16 instead of 62 GiB.
+    """
+    n = positive_int("context_tokens", context_tokens, MAX_SEQ_LEN_TOKENS)
+    per_layer = kv_layer_bytes_per_token(spec, kv_precision, tensor_parallel)
+    full_tokens = paged_tokens(n, block_tokens) if block_tokens else n
+    local_layers = spec.local_attention_layers if hybrid_kv_cache else 0
+    local_tokens = 0
+    if local_layers:
+        window = int(spec.sliding_window or 0)
+        if block_tokens:
+            chunk = positive_int("prefill_chunk_tokens", prefill_chunk_tokens, MAX_SEQ_LEN_TOKENS)
+            local_tokens = min(paged_tokens(min(window - 1 + chunk, n), block_tokens) + block_tokens, full_tokens)
+        else:
+            local_tokens = min(window, n)
+    full_layers = (spec.layers or 0) - local_layers
+    return per_layer * (full_layers * full_tokens + local_layers * local_tokens)
+
+
 def paged_tokens(tokens_per_sequence: int, block_tokens: int = PAGED_BLOCK_TOKENS) -> int:
     """Tokens a sequence occupies once rounded up to whole KV blocks (``ceil(n / block) * block``)."""
     n = positive_int("context_tokens", tokens_per_sequence, MAX_SEQ_LEN_TOKENS)
@@ -62,14 +143,15 @@ def paged_tokens(tokens_per_sequence: int, block_tokens: int = PAGED_BLOCK_TOKEN
 
 
 def kv_cache_bytes(spec: ModelSpec, context_tokens: int, concurrent_sequences: int = 1, kv_precision: str = "bf16",
-                   block_tokens: int | None = PAGED_BLOCK_TOKENS) -> float:
-    """KV cache for ``concurrent_sequences`` sequences of ``context_tokens`` (prompt + output) each.
+                   block_tokens: int | None = PAGED_BLOCK_TOKENS, tensor_parallel: int = 1,
+                   hybrid_kv_cache: bool = True) -> float:
+    """KV cache on one of ``tensor_parallel`` GPUs for ``concurrent_sequences`` sequences of ``context_tokens``
+    (prompt + output) each (:func:`kv_sequence_bytes` x sequences).
 
     ``block_tokens=None`` disables paged rounding (contiguous cache, as in Hugging Face generate()).
     """
     b = positive_int("concurrent_sequences", concurrent_sequences, MAX_BATCH)
-    tokens = paged_tokens(context_tokens, block_tokens) if block_tokens else positive_int("context_tokens", context_tokens, MAX_SEQ_LEN_TOKENS)
-    return kv_bytes_per_token(spec, kv_precision) * tokens * b
+    return kv_sequence_bytes(spec, context_tokens, kv_precision, tensor_parallel, block_tokens, hybrid_kv_cache) * b
 
 
 def kv_cache_blocks(budget_bytes: float, bytes_per_token: float, block_tokens: int = PAGED_BLOCK_TOKENS) -> int:
@@ -125,7 +207,7 @@ def prefill_workspace_bytes(spec: ModelSpec, prefill_tokens: int, flash_attentio
 def inference_memory(
     spec: ModelSpec,
     *,
-    weight_format: str = "bf16",
+    weight_format: str = CHECKPOINT_WEIGHT_FORMAT,
     kv_precision: str = "bf16",
     context_tokens: int = 4096,
     concurrent_sequences: int = 1,
@@ -135,26 +217,39 @@ def inference_memory(
     tensor_parallel: int = 1,
     activation_bytes_per_sample: int | None = None,
     overheads: Overheads = Overheads(),
+    hybrid_kv_cache: bool = True,
 ) -> MemoryEstimate:
     """Per-GPU memory of serving ``concurrent_sequences`` requests of ``context_tokens`` each.
 
     Non-transformer models (CNN, tabular) skip the KV cache and use ``activation_bytes_per_sample`` x batch as
-    the working memory. Weights and KV are split over ``tensor_parallel`` GPUs.
+    the working memory. Weights are split over ``tensor_parallel`` GPUs; the KV cache by KV heads, at least one
+    per GPU (:func:`kv_heads_per_gpu`).
 
     Raises:
         SizingError / ShapeError: invalid input, named by field.
     """
     t = positive_int("tensor_parallel", tensor_parallel, 1024)
+    weight_format = resolve_weight_format(spec, weight_format)
     parts: dict[str, float] = {"weights": weight_bytes(spec, weight_format) / t}
     assumptions = [(f"weights stored as {weight_format} ({weight_bits_per_param(weight_format):.3g} bit/param)",
-                    "QLoRA paper (NF4), GPTQ/AWQ (group-wise scales); gpudesk.sizing.dtypes")]
+                    weight_format_source(weight_format))]
     if spec.is_transformer and activation_bytes_per_sample is None:
-        parts["kv_cache"] = kv_cache_bytes(spec, context_tokens, concurrent_sequences, kv_precision, paged_block_tokens) / t
+        parts["kv_cache"] = kv_cache_bytes(spec, context_tokens, concurrent_sequences, kv_precision, paged_block_tokens,
+                                           t, hybrid_kv_cache)
         parts["prefill_workspace"] = prefill_workspace_bytes(spec, prefill_tokens or context_tokens, flash_attention) / t
-        assumptions.append((f"KV cache {kv_bytes_per_token(spec, kv_precision) / 1024:.0f} KiB/token "
-                            f"({spec.kv_heads_resolved} KV heads), {concurrent_sequences} x {context_tokens} tokens"
-                            + (f" in {paged_block_tokens}-token blocks" if paged_block_tokens else ""),
-                            "PagedAttention (arXiv 2309.06180); GQA (arXiv 2305.13245)"))
+        heads = kv_heads_per_gpu(spec, t)
+        per_gpu = (f"{heads} KV head(s) per GPU" if not spec.kv_latent_dim
+                   else "the whole MLA latent on every GPU")
+        assumptions.append((f"KV cache {kv_layer_bytes_per_token(spec, kv_precision, t) * (spec.layers or 0) / 1024:.0f} "
+                            f"KiB/token per GPU for full attention ({per_gpu}), {concurrent_sequences} x "
+                            f"{context_tokens} tokens" + (f" in {paged_block_tokens}-token blocks" if paged_block_tokens else ""),
+                            "PagedAttention (arXiv 2309.06180); GQA (arXiv 2305.13245); vllm/config/model.py "
+                            "get_num_kv_heads"))
+        if spec.local_attention_layers:
+            assumptions.append((f"{spec.local_attention_layers} of {spec.layers} layers use a {spec.sliding_window}-token "
+                                "sliding window" + (" and keep only that window's blocks" if hybrid_kv_cache
+                                                    else ", cached in full (hybrid KV-cache manager off)"),
+                                "vllm/v1/kv_cache_interface.py SlidingWindowSpec.max_memory_usage_bytes"))
     elif activation_bytes_per_sample is not None:
         b = positive_int("concurrent_sequences", concurrent_sequences, MAX_BATCH)
         parts["prefill_workspace"] = positive_int("activation_bytes_per_sample", activation_bytes_per_sample) * b / t
@@ -174,5 +269,5 @@ def max_concurrent_sequences(spec: ModelSpec, free_bytes: float, context_tokens:
     """How many sequences of ``context_tokens`` fit in ``free_bytes`` of KV budget (0 when none)."""
     if free_bytes <= 0:
         return 0
-    per_seq = kv_bytes_per_token(spec, kv_precision) * paged_tokens(context_tokens, block_tokens)
+    per_seq = kv_sequence_bytes(spec, context_tokens, kv_precision, block_tokens=block_tokens)
     return int(math.floor(free_bytes / per_seq))

@@ -155,6 +155,13 @@ def lora_memory(
         parts["prefill_workspace"] = largest * 2
         assumptions.append(("base in NF4 with double quantisation (4.127 bit/param), embeddings in bf16",
                             "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"))
+    if recompute == "none":
+        # PEFT's prepare_model_for_kbit_training defaults to use_gradient_checkpointing=True
+        # (https://github.com/huggingface/peft/blob/main/src/peft/utils/other.py), and the QLoRA reference script
+        # runs with --gradient_checkpointing True (https://github.com/artidoro/qlora/blob/main/qlora.py).
+        assumptions.append(("no activation recompute: every layer's activations are kept; most LoRA/QLoRA recipes "
+                            "turn gradient checkpointing on (recompute full), which needs far less",
+                            "PEFT prepare_model_for_kbit_training (use_gradient_checkpointing=True); QLoRA qlora.py"))
     if spec.shape_is_guess:
         assumptions.append(("model shape inferred from the parameter count", "a guess; give a config.json for exact figures"))
     assumptions += add_overheads(parts, overheads.validated(), g)

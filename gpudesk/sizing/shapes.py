@@ -63,6 +63,12 @@ class ModelSpec:
         kv_lora_rank, q_lora_rank, qk_rope_head_dim: MLA ranks (DeepSeek-V2 paper, arXiv 2405.04434 section 2.1):
             the KV cache holds ``kv_lora_rank + qk_rope_head_dim`` values per token per layer.
         sliding_window: tokens a sliding-window layer attends to (gpt-oss 128, Gemma 3 1024), None when global.
+        sliding_window_layers: how many of the layers use that window (Gemma 3: 52 of 62, five local per global
+            layer; gpt-oss and Gemma 2: every second layer); None with a window set: every layer (Mistral 7B
+            v0.1). From the config's ``layer_types`` or ``sliding_window_pattern`` (transformers
+            ``configuration_gemma3.py`` / ``configuration_gpt_oss.py``).
+        checkpoint_weight_format: the storage format of the published checkpoint (gpt-oss ``mxfp4`` from its
+            ``quantization_config``; DeepSeek-V3 ``fp8``), the default for inference; None: 16-bit.
         published_active_params: the model card's active-parameter count where one is published (information;
             :attr:`active_params` is counted from the shape).
         hf_repo: the Hugging Face repository id (``meta-llama/Llama-3.1-8B``) of the config the shape comes from.
@@ -96,6 +102,8 @@ class ModelSpec:
     sliding_window: int | None = None
     published_active_params: int | None = None
     hf_repo: str | None = None
+    sliding_window_layers: int | None = None
+    checkpoint_weight_format: str | None = None
 
     @property
     def is_transformer(self) -> bool:
@@ -166,6 +174,15 @@ class ModelSpec:
         if self.attention_kind == "mla" and self.kv_lora_rank:
             return self.layers * (self.kv_lora_rank + (self.qk_rope_head_dim or 0))
         return 2 * self.layers * self.kv_heads_resolved * self.head_dim_resolved
+
+    @property
+    def local_attention_layers(self) -> int:
+        """Layers whose KV cache is capped by ``sliding_window`` (0 without a window)."""
+        if not (self.sliding_window and self.layers):
+            return 0
+        if self.sliding_window_layers is None:
+            return self.layers
+        return min(self.layers, self.sliding_window_layers)
 
     @property
     def embedding_params(self) -> int:
@@ -323,6 +340,8 @@ def spec_from_catalog(shape) -> ModelSpec:
         kv_lora_rank=getattr(shape, "kv_lora_rank", None), q_lora_rank=getattr(shape, "q_lora_rank", None),
         qk_rope_head_dim=getattr(shape, "qk_rope_head_dim", None), sliding_window=getattr(shape, "sliding_window", None),
         published_active_params=getattr(shape, "active_params", None), hf_repo=getattr(shape, "hf_repo", None),
+        sliding_window_layers=getattr(shape, "sliding_window_layers", None),
+        checkpoint_weight_format=getattr(shape, "checkpoint_weight_format", None),
     )
 
 
@@ -371,6 +390,7 @@ def spec_from_hf_config(path: str | Path) -> ModelSpec:
         raise ConfigFileError("config", f"{p} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}).") from exc
     if not isinstance(cfg, dict):
         raise ConfigFileError("config", f"{p} must hold a JSON object, not {type(cfg).__name__}.")
+    checkpoint_format = checkpoint_weight_format(cfg)
     if isinstance(cfg.get("text_config"), dict) and "hidden_size" not in cfg:
         merged = dict(cfg["text_config"])
         merged.setdefault("model_type", cfg["text_config"].get("model_type", cfg.get("model_type")))
@@ -391,7 +411,51 @@ def spec_from_hf_config(path: str | Path) -> ModelSpec:
     if spec.params > MAX_PARAMS:
         raise ConfigFileError("config", f"{p} describes more than 100 T parameters; check its sizes "
                                         "(hidden_size, num_hidden_layers, vocab_size, intermediate_size).")
-    return spec
+    return replace(spec, checkpoint_weight_format=checkpoint_format) if checkpoint_format else spec
+
+
+# quantization_config.quant_method -> gpudesk weight format (transformers ``utils/quantization_config.py``
+# QuantizationMethod names; gpt-oss ships "mxfp4", DeepSeek-V3 and Qwen3-FP8 ship "fp8").
+_QUANT_METHOD_FORMATS = {"mxfp4": "mxfp4", "fp8": "fp8", "fbgemm_fp8": "fp8"}
+
+
+def checkpoint_weight_format(cfg: dict) -> str | None:
+    """The weight format a config's ``quantization_config`` declares (``mxfp4``, ``fp8``, ``int4-gN`` for GPTQ /
+    AWQ 4-bit with its ``group_size``), or None for a 16-bit checkpoint or a method gpudesk does not size."""
+    quant = cfg.get("quantization_config")
+    if not isinstance(quant, dict):
+        return None
+    method = str(quant.get("quant_method", "")).lower()
+    if method in _QUANT_METHOD_FORMATS:
+        return _QUANT_METHOD_FORMATS[method]
+    if method in ("gptq", "awq") and quant.get("bits") == 4:
+        group = quant.get("group_size")
+        return f"int4-g{group}" if isinstance(group, int) and group > 0 else "int4-g128"
+    return None
+
+
+def sliding_window_layout(cfg: dict, model_type: str, layers: int) -> tuple[int | None, int | None]:
+    """(window tokens, layers that use it) from a decoder config; (None, None) when attention is global.
+
+    Sources, in order: ``layer_types`` (transformers >= 4.53 writes it for Gemma 2/3, gpt-oss, Qwen 2/3: the
+    count of "sliding_attention"); ``sliding_window_pattern`` (Gemma 3: every N-th layer global, the rest local;
+    ``configuration_gemma3.py``); Gemma 2 alternates local and global (``configuration_gemma2.py``); otherwise a
+    window applies to every layer (Mistral 7B v0.1) unless ``use_sliding_window`` is false (Qwen2 ships a
+    ``sliding_window`` it does not use).
+    """
+    window = cfg.get("sliding_window")
+    if not isinstance(window, int) or isinstance(window, bool) or window <= 0 or cfg.get("use_sliding_window") is False:
+        return None, None
+    types = cfg.get("layer_types")
+    if isinstance(types, list) and types:
+        local = sum(1 for t in types[:layers] if t == "sliding_attention")
+        return (window, local) if local else (None, None)
+    pattern = cfg.get("sliding_window_pattern")
+    if isinstance(pattern, int) and not isinstance(pattern, bool) and pattern > 0:
+        return window, layers - layers // pattern
+    if model_type == "gemma2":
+        return window, layers - layers // 2
+    return window, None
 
 
 def hf_hub_cache_dirs(env: dict[str, str] | None = None) -> list[Path]:
@@ -492,7 +556,7 @@ def _decoder_spec(cfg: dict, name: str, path: Path, model_type: str) -> ModelSpe
         params = (vocab * h + positions * h + layers * (attn + 2 * h * ffn + ffn + h + 4 * h) + 2 * h)
         if not tied:
             params += vocab * h
-    window = cfg.get("sliding_window") if isinstance(cfg.get("sliding_window"), int) else None
+    window, local_layers = sliding_window_layout(cfg, model_type, layers)
     return ModelSpec(
         name=name, params=params, kind="decoder", layers=layers, hidden_size=h, num_attention_heads=heads,
         num_kv_heads=kv_heads, ffn_size=ffn, vocab_size=vocab,
@@ -503,6 +567,7 @@ def _decoder_spec(cfg: dict, name: str, path: Path, model_type: str) -> ModelSpe
         attention_kind="mla" if mla else ("mha" if kv_heads == heads else "mqa" if kv_heads == 1 else "gqa"),
         kv_lora_rank=mla.kv_lora_rank if mla else None, q_lora_rank=mla.q_lora_rank if mla else None,
         qk_rope_head_dim=mla.qk_rope_head_dim if mla else None, sliding_window=window,
+        sliding_window_layers=local_layers,
         hf_repo=name if is_repo_id(name) else None,
         kv_latent_dim=(mla.kv_lora_rank + mla.qk_rope_head_dim) if mla else None,
     )

@@ -2,7 +2,7 @@
 
 A case (one JSON line of ``tests/fixtures/sizing/measured_peaks.jsonl``) describes a published run: model
 config, method, precision, optimizer, batch x sequence, GPUs and sharding, recompute, loss, which statistic was
-measured (allocated/active, reserved, device, weights) and the value with its unit and source URL. The estimate
+measured (allocated/active, reserved, device, weights, kv_cache) and the value with its unit and source URL. The estimate
 is compared with the same statistic (:meth:`MemoryEstimate.statistic_bytes`).
 """
 
@@ -123,7 +123,11 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         recompute=str(case.get("recompute", "none")), flash_attention=bool(case.get("flash_attention", True)),
         tensor_parallel=int(case.get("tensor_parallel", 1)), sequence_parallel=bool(case.get("sequence_parallel", False)),
         lora_rank=int(case.get("lora_rank") or 16), lora_targets=targets,
-        weight_format=precision if mode == "inference" else "bf16", context_tokens=16,
+        weight_format=str(case.get("weight_format") or precision) if mode == "inference" else "bf16",
+        # Inference rows: "weights" rows need no context; "kv_cache" rows give the tokens the measured cache holds
+        # per GPU and the engine's block granularity (vLLM 16 tokens, SGLang 1).
+        context_tokens=int(case.get("context_tokens", 16)), kv_precision=str(case.get("kv_precision", "bf16")),
+        paged_block_tokens=int(case.get("paged_block_tokens", 16)),
         loss=str(case.get("loss", "standard")), optimizer_in_backward=bool(case.get("optimizer_in_backward", False)),
         activation_offload=bool(case.get("activation_offload", False)),
         context_parallel=int(case.get("context_parallel", 1)), compiled=bool(case.get("compile", False)),

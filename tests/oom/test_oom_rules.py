@@ -170,3 +170,19 @@ def test_kv_budget_bytes_from_sizing():
     assert 1.7 * GiB < cause.evidence["kv_cache_bytes"] < 1.95 * GiB
     assert cause.evidence["kv_missing_bytes"] == 432 * cause.evidence["kv_bytes_per_token"]
     assert cause.sizing[0].saved_bytes == 4096 * cause.evidence["kv_bytes_per_token"] // 2
+
+
+def test_kv_budget_bytes_are_per_tensor_parallel_rank():
+    # vLLM's token capacity is per rank; each rank keeps max(1, kv_heads // tp) heads (vllm ModelConfig.get_num_kv_heads).
+    import json
+    from pathlib import Path
+
+    from gpudesk.sizing import MemoryWorkload
+    from gpudesk.sizing.shapes import spec_from_params
+
+    cases = [json.loads(x) for x in (Path(__file__).parent.parent / "fixtures/oom/cases.jsonl").read_text().splitlines()]
+    spec = spec_from_params(7e9)
+    one = diagnose_text(cases[25]["message"], spec=spec, workload=MemoryWorkload(mode="inference", kv_precision="fp16"))
+    two = diagnose_text(cases[25]["message"], spec=spec,
+                        workload=MemoryWorkload(mode="inference", kv_precision="fp16", tensor_parallel=2))
+    assert two.causes[0].evidence["kv_bytes_per_token"] * 2 == one.causes[0].evidence["kv_bytes_per_token"]

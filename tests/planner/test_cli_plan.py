@@ -91,3 +91,27 @@ def test_unitless_params_and_bad_tokens_are_refused(capsys):
     with pytest.raises(SystemExit):
         main(["estimate", "memory", "--params", "8B", "--seq", "eight"])
     assert "not a token count" in capsys.readouterr().err
+
+
+def test_estimate_memory_weight_format_only_for_inference(capsys):
+    assert main(["estimate", "memory", "--model", "llama-3-8b", "--mode", "train", "--weight-format", "int4-g128"]) == 2
+    assert "--weight-format applies to --mode inference" in capsys.readouterr().err
+
+
+def test_estimate_memory_follows_the_checkpoint_and_tp(capsys):
+    assert main(["estimate", "memory", "--model", "gpt-oss-120b", "--mode", "inference", "--seq", "8k", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert 58 * 2**30 < data["per_gpu"]["breakdown_bytes"]["weights"] < 63 * 2**30  # MXFP4 checkpoint, not 217 GiB
+    assert main(["estimate", "memory", "--model", "deepseek-ai/DeepSeek-V3", "--mode", "inference", "--seq", "32k",
+                 "--batch", "16", "--tp", "8", "--weight-format", "fp8", "--json"]) == 0
+    kv = json.loads(capsys.readouterr().out)["per_gpu"]["breakdown_bytes"]["kv_cache"]
+    assert 34.2 * 2**30 < kv < 34.4 * 2**30  # the MLA latent on every rank, not divided by 8
+
+
+def test_estimate_memory_qlora_defaults_to_gradient_checkpointing(capsys):
+    assert main(["estimate", "memory", "--model", "llama-3-8b", "--mode", "qlora", "--seq", "4k", "--json"]) == 0
+    qlora = json.loads(capsys.readouterr().out)
+    assert main(["estimate", "memory", "--model", "llama-3-8b", "--mode", "qlora", "--seq", "4k", "--recompute", "none",
+                 "--json"]) == 0
+    kept = json.loads(capsys.readouterr().out)
+    assert qlora["per_gpu"]["breakdown_bytes"]["activations"] < kept["per_gpu"]["breakdown_bytes"]["activations"] / 4

@@ -170,3 +170,41 @@ def test_article_measurements_reproduced(catalog):
     assert a100.per_gpu_memory_bytes / 1e9 == pytest.approx(62, rel=0.10)
     assert a100.comm_share < 0.10
     assert a100.meets_deadline and a100.time_to_result_s < 7 * 86400
+
+
+def test_serving_replica_kv_is_per_gpu_with_replicated_heads(catalog):
+    # Qwen3-30B-A3B has 4 KV heads: at tensor parallel 8 each GPU keeps one whole head (vLLM get_num_kv_heads),
+    # so the planner's batch must be sized with 24 KiB/token per GPU, not 12.
+    from gpudesk.planner.candidates import PlanContext
+    from gpudesk.planner.profile import requirement_from_dict
+    from gpudesk.planner.serve_eval import replica_shapes
+    from gpudesk.sizing.memory_inference import kv_sequence_bytes
+    from gpudesk.sizing.shapes import spec_from_catalog
+
+    req = requirement_from_dict({"version": 1, "name": "Qwen3 MoE long-context chat",
+                                 "model": {"model": "qwen3-30b-a3b", "mode": "inference"},
+                                 "workload": {"training_share": 0.0, "target_qps": 5.0, "prompt_tokens": 32000,
+                                              "output_tokens": 768, "max_concurrent_sequences": 256}})
+    spec = spec_from_catalog(catalog.model("qwen3-30b-a3b"))
+    gpu = next(g for g in catalog.gpus() if g.id.startswith("h100"))
+    shapes = {t: (batch, est, f) for t, batch, est, f in replica_shapes(PlanContext.build(req, spec, catalog), gpu)}
+    assert 8 in shapes
+    batch, est, f = shapes[8]
+    per_seq = kv_sequence_bytes(spec, 32768, "bf16", 8)
+    assert per_seq == 48 * 2 * 1 * 128 * 2 * 32768
+    assert est.component("kv_cache") == batch * per_seq
+    assert f.under_safe_line  # the batch was chosen from the true per-GPU figure
+
+
+def test_inference_plan_uses_the_checkpoint_weight_format(catalog):
+    # gpt-oss ships MXFP4 experts (config quantization_config): about 61 GiB of weights, not 217 GiB of bf16.
+    from gpudesk.planner.profile import requirement_from_dict
+
+    req = requirement_from_dict({"version": 1, "name": "gpt-oss-120b chat",
+                                 "model": {"model": "gpt-oss-120b", "mode": "inference"},
+                                 "workload": {"training_share": 0.0, "target_qps": 2.0, "prompt_tokens": 2048,
+                                              "output_tokens": 512, "max_concurrent_sequences": 16}})
+    result = plan(req, catalog)
+    assert result.requirement.model.weight_format == "mxfp4"
+    assert 58 * 2**30 < result.memory.component("weights") < 63 * 2**30
+    assert any(c.gpu_id.startswith("h100") and c.tensor_parallel == 1 for c in result.candidates)

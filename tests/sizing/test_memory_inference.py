@@ -73,3 +73,101 @@ def test_catalog_shapes_kv_per_token():
     l2 = spec_from_catalog(catalog.model("llama-2-7b"))
     assert kv_cache_bytes(l2, 1000, 1, "fp16", block_tokens=None) == 1000 * 512 * 1024  # 500 MiB
     assert round(kv_cache_bytes(l2, 1000, 1, "fp16", block_tokens=16) / 1024**2) == 504  # 63 blocks of 16 tokens
+
+
+# --- Per-GPU KV under tensor parallelism, sliding windows, checkpoint weight formats (issue 10 tryout) ---
+
+from gpudesk.catalog import open_catalog  # noqa: E402
+from gpudesk.sizing import MemoryWorkload, estimate_memory  # noqa: E402
+from gpudesk.sizing.dtypes import weight_format_source  # noqa: E402
+from gpudesk.sizing.memory_inference import kv_heads_per_gpu, kv_sequence_bytes  # noqa: E402
+from gpudesk.sizing.shapes import spec_from_catalog  # noqa: E402
+
+GIB = 2**30
+SIZING_CONFIGS = FIXTURES / "sizing" / "configs"
+
+
+def _catalog_spec(model_id):
+    return spec_from_catalog(open_catalog().model(model_id))
+
+
+def test_kv_heads_replicated_when_tp_exceeds_kv_heads():
+    # vLLM ModelConfig.get_num_kv_heads: max(1, kv_heads // tp). Qwen3-30B-A3B has 4 KV heads: at tp 8 each GPU
+    # still caches one whole head (48 layers x 2 x 128 x 2 B = 24 KiB/token), so 8 x 32k tokens are 6.00 GiB.
+    spec = _catalog_spec("qwen3-30b-a3b")
+    assert kv_heads_per_gpu(spec, 8) == 1 and kv_heads_per_gpu(spec, 2) == 2
+    est = inference_memory(spec, context_tokens=32768, concurrent_sequences=8, tensor_parallel=8)
+    assert est.component("kv_cache") == 6 * GIB
+    # Up to tp = kv_heads the cache still splits evenly.
+    assert inference_memory(spec, context_tokens=32768, concurrent_sequences=8, tensor_parallel=4).component("kv_cache") == 6 * GIB
+    assert inference_memory(spec, context_tokens=32768, concurrent_sequences=8, tensor_parallel=2).component("kv_cache") == 12 * GIB
+
+
+def test_mla_latent_cached_whole_on_every_rank():
+    # DeepSeek-V3: 61 layers x (512 + 64) latent values x 2 B = 70,272 B/token on every one of the 8 GPUs.
+    spec = _catalog_spec("deepseek-v3")
+    est = inference_memory(spec, weight_format="fp8", context_tokens=32768, concurrent_sequences=16, tensor_parallel=8)
+    assert est.component("kv_cache") == 61 * 576 * 2 * 32768 * 16
+    assert 34.2 * GIB < est.component("kv_cache") < 34.4 * GIB
+
+
+def test_sliding_window_layers_hold_only_the_window():
+    # Gemma 3 27B: 52 of 62 layers use a 1024-token window; vLLM's hybrid manager reserves window - 1 + one
+    # prefill chunk (2048) + one block for them (vllm/v1/kv_cache_interface.py SlidingWindowSpec).
+    spec = _catalog_spec("gemma-3-27b")
+    assert spec.local_attention_layers == 52
+    per_layer = 2 * 16 * 128 * 2
+    expected = per_layer * (10 * 131072 + 52 * (3072 + 16))
+    assert kv_sequence_bytes(spec, 131072) == expected
+    est = inference_memory(spec, context_tokens=131072)
+    assert 10.5 * GIB < est.component("kv_cache") < 12 * GIB
+    # With the hybrid manager off, every layer holds every token (62 GiB).
+    full = inference_memory(spec, context_tokens=131072, hybrid_kv_cache=False).component("kv_cache")
+    assert full == per_layer * 62 * 131072
+    # Short contexts are not capped below themselves.
+    assert kv_sequence_bytes(spec, 512) == per_layer * 62 * 512
+
+
+def test_gpt_oss_config_layers_window_and_checkpoint_format():
+    spec = spec_from_hf_config(SIZING_CONFIGS / "gpt-oss-120b.config.json")
+    assert spec.sliding_window == 128 and spec.local_attention_layers == 18
+    assert spec.checkpoint_weight_format == "mxfp4"
+    # Checkpoint default: MXFP4 experts (4.25 bit) + bf16 rest = about 61 GiB, not 217 GiB of bf16.
+    assert 58 * GIB < weight_bytes(spec) < 63 * GIB
+    assert weight_bytes(spec, "bf16") > 200 * GIB
+    est = inference_memory(spec, context_tokens=8192)
+    assert any("mxfp4" in a and "OCP" in s for a, s in est.assumptions)
+
+
+def test_sliding_window_pattern_and_unused_window(tmp_path):
+    base = {"model_type": "gemma3_text", "hidden_size": 5376, "num_hidden_layers": 62, "num_attention_heads": 32,
+            "num_key_value_heads": 16, "head_dim": 128, "intermediate_size": 21504, "vocab_size": 262208,
+            "sliding_window": 1024}
+    cfg = tmp_path / "gemma3.config.json"
+    cfg.write_text(json.dumps({**base, "sliding_window_pattern": 6}), encoding="utf-8")
+    assert spec_from_hf_config(cfg).local_attention_layers == 52
+    # Qwen2 ships a sliding_window it does not use (use_sliding_window false): every layer is global.
+    cfg.write_text(json.dumps({**base, "model_type": "qwen2", "use_sliding_window": False}), encoding="utf-8")
+    assert spec_from_hf_config(cfg).local_attention_layers == 0
+
+
+def test_mxfp4_is_ocp_mx_size_and_sources_match_the_format():
+    assert weight_bits_per_param("mxfp4") == 4.25  # 4-bit E2M1 + one 8-bit E8M0 scale per 32 values
+    assert "QLoRA" not in weight_format_source("fp8") and "QLoRA" in weight_format_source("nf4-dq")
+    est = inference_memory(L3, weight_format="fp8")
+    assert not any("QLoRA" in source for _, source in est.assumptions)
+
+
+def test_training_says_a_weight_format_does_not_apply():
+    est = estimate_memory(L3, MemoryWorkload(mode="train", weight_format="int4-g128"))
+    assert any("int4-g128 ignored" in a for a, _ in est.assumptions)
+    plain = estimate_memory(L3, MemoryWorkload(mode="train"))
+    assert est.total_bytes == plain.total_bytes
+    assert not any("ignored" in a for a, _ in plain.assumptions)
+
+
+def test_lora_without_recompute_names_the_common_recipe():
+    est = estimate_memory(L3, MemoryWorkload(mode="qlora"))
+    assert any("gradient checkpointing" in a for a, _ in est.assumptions)
+    est = estimate_memory(L3, MemoryWorkload(mode="qlora", recompute="full"))
+    assert not any("gradient checkpointing" in a for a, _ in est.assumptions)

@@ -17,7 +17,7 @@ from gpudesk.planner import DataIO, ModelMemory, Operations, SoftwareStack, TcoA
 from gpudesk.planner.requirement import DECODE_PATHS, MODALITIES, PRECISIONS, RECOMPUTE_CHOICES
 from gpudesk.sizing import SHARDING_MODES, parse_param_count
 from gpudesk.sizing.activations import LOSS_MODES
-from gpudesk.sizing.dtypes import WEIGHT_FORMATS
+from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
 from gpudesk.sizing.memory import MODES
 from gpudesk.sizing.memory_train import OFFLOAD_MODES
 from gpudesk.sizing.optimizers import OPTIMIZER_NAMES
@@ -156,7 +156,7 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.lora_rank", translate("PlanQuestions", "LoRA rank"), kind="int", minimum=1),
             _f("model.lora_targets", translate("PlanQuestions", "LoRA target modules (comma-separated)"), kind="list", optional=True,
                tooltip=translate("PlanQuestions", "all-linear, or module names such as q_proj, v_proj.")),
-            _f("model.weight_format", translate("PlanQuestions", "Inference weight format"), kind="choice", choices=_plain(WEIGHT_FORMATS)),
+            _f("model.weight_format", translate("PlanQuestions", "Inference weight format"), kind="choice", choices=_plain(WEIGHT_FORMAT_CHOICES)),
             _f("model.kv_precision", translate("PlanQuestions", "KV cache precision"), kind="choice", choices=_plain(("bf16", "fp16", "fp8", "int8"))),
             _f("model.activation_bytes_per_sample", translate("PlanQuestions", "Activations per sample (non-transformer)"), kind="int", unit="MB", scale=MB,
                maximum=1e7, minimum=0, exclusive_minimum=True, optional=True, tooltip=translate("PlanQuestions", "For CNNs and 3D U-Nets: measured or estimated activation memory per sample.")),
