@@ -89,7 +89,8 @@ def _price(c: Candidate, gpu, server, req: Requirement, price: GpuPrice, prices:
                           "does not guess one)")
     for item in c.tco.missing:
         if not item.startswith("GPU price"):
-            c.warnings.append(f"TCO unknown: no {item} in the catalog; set tco.host_price_overrides_usd in the profile")
+            c.warnings.append(f"TCO unknown: no sourced {item} in the catalog ({server.name}: {PRICE_UNKNOWN_TEXT}; "
+                              "gpudesk does not guess one); set tco.host_price_overrides_usd in the profile")
     c.rationale.append((price.describe(), {"requirement": "requirement: tco.gpu_price_overrides_usd",
                                            "user": "your prices (Catalog tab, user store)",
                                            "catalog": "gpudesk catalog: gpus.price_usd, price_date, price_source"}.get(
@@ -108,19 +109,20 @@ def _price(c: Candidate, gpu, server, req: Requirement, price: GpuPrice, prices:
 
 
 def _unpriced_warning(ranked: list[Candidate]) -> str | None:
-    """A plan warning naming the feasible GPUs without a price, and the best break-even quote among them."""
-    unpriced = [c for c in ranked if not c.price_known]
+    """A plan warning naming the feasible options without a price (GPU or host), and the best break-even quote
+    among them."""
+    unpriced = [c for c in ranked if c.tco_3y_usd is None]
     if not unpriced:
         return None
-    names = list(dict.fromkeys(c.gpu_name for c in unpriced))
-    text = (f"{len(names)} GPU type(s) among the candidates have no price ({', '.join(names[:6])}"
+    names = list(dict.fromkeys(c.gpu_name if not c.price_known else f"{c.server_name} (host)" for c in unpriced))
+    text = (f"{len(names)} option type(s) among the candidates have no price ({', '.join(names[:6])}"
             f"{', ...' if len(names) > 6 else ''}): {PRICE_UNKNOWN_TEXT}; they rank after the priced options of their tier")
     best: dict[str, Candidate] = {}
     for c in unpriced:
         if c.break_even_rank == 1 and c.break_even_price_usd:
-            if c.gpu_id not in best or c.break_even_price_usd > best[c.gpu_id].break_even_price_usd:
+            if c.gpu_id not in best or c.break_even_price_usd > (best[c.gpu_id].break_even_price_usd or 0.0):
                 best[c.gpu_id] = c
-    contenders = sorted(best.values(), key=lambda c: -c.break_even_price_usd)[:3]
+    contenders = sorted(best.values(), key=lambda c: -(c.break_even_price_usd or 0.0))[:3]
     if contenders:
         text += ". Would rank first with a quote per GPU below: " + "; ".join(
             f"{c.count} x {c.gpu_name} ${c.break_even_price_usd:,.0f}" for c in contenders)

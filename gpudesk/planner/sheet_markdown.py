@@ -40,7 +40,7 @@ def usd(value: float | int | None) -> str:
 
 def tco_text(value: float | int | None, candidate: dict[str, Any]) -> str:
     """A TCO in dollars, or the "price unknown — enter your quote" mark when the GPU price is what is missing."""
-    if value is None and gpu_price_unknown(candidate):
+    if value is None and (gpu_price_unknown(candidate) or candidate.get("host_price_known") is False):
         return PRICE_UNKNOWN_TEXT
     return usd(value)
 

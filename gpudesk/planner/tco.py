@@ -18,8 +18,11 @@ from gpudesk.planner.errors import PlanInputError
 
 HOURS_PER_YEAR = 8760
 
-# Host (chassis + CPUs + RAM + NVMe) price by server kind when the catalog has none (USD).
-DEFAULT_HOST_PRICE_USD: dict[str, float] = {"workstation": 6000.0, "pcie-2u": 20000.0, "pcie-4u": 35000.0, "hgx": 74000.0}
+# Host (chassis + CPUs + RAM + NVMe) price by server kind when the catalog has none (USD), for commodity PCIe
+# hosts only. An 8-GPU baseboard system (HGX / OAM UBB / NVL72 rack) has no class price: its host is bought with
+# its GPUs and differs by platform, so without a sourced ``host_price_usd`` it is "price unknown" (issue 12:
+# never invent a price) rather than the HGX H100 figure copied onto A100, MI300X or NVL72 systems.
+DEFAULT_HOST_PRICE_USD: dict[str, float] = {"workstation": 6000.0, "pcie-2u": 20000.0, "pcie-4u": 35000.0}
 
 
 @dataclass
@@ -149,7 +152,7 @@ def compute_tco(*, gpu_id: str, gpu_price_usd: float | None, gpu_tdp_w: float, c
         host = DEFAULT_HOST_PRICE_USD.get(server_kind)
         if host is not None:
             notes.append((f"host price of {server_id} assumed ${host:,.0f} (catalog has none)",
-                          "gpudesk default per server kind; hgx from the catalog's HGX H100 host price"))
+                          "gpudesk default per commodity PCIe server kind (class estimate, not a quote)"))
         else:
             missing.append(f"host price of {server_id}")
     gpus_usd = price * count if price is not None else None
