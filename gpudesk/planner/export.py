@@ -100,7 +100,9 @@ def plan_to_dict(plan: Plan, max_rejected: int | None = None) -> dict:
     Keys: ``version``, ``gpudesk_version``, ``name``, ``requirement`` (the TOML-shaped profile), ``workload_kind``, ``model`` (name, params, shape_is_guess,
     source), ``memory`` (``total_bytes``, ``breakdown_bytes``, ``assumptions``), ``candidates`` (ranked; see
     :func:`candidate_to_dict`), ``rejected``, ``deadline_met_by_any``, ``closest`` (candidates that miss the
-    deadline by the least), ``warnings``, ``rationale``.
+    deadline by the least), ``binding`` (null, or what rules every option out: ``field``, ``label``, ``text`` and
+    ``changes``, the smallest change of each control, each ``field``, ``label``, ``current``, ``value``, ``text``),
+    ``warnings``, ``rationale``.
     """
     rejected = plan.rejected if max_rejected is None else plan.rejected[:max_rejected]
     spec = plan.model
@@ -122,6 +124,10 @@ def plan_to_dict(plan: Plan, max_rejected: int | None = None) -> dict:
         "closest": [{"gpu_id": c.gpu_id, "count": c.count, "interconnect": c.interconnect,
                      "deadline_miss_s": _num(c.deadline_miss_s), "time_to_result_s": _num(c.time_to_result_s)}
                     for c in plan.closest],
+        "binding": None if plan.binding is None else {
+            "field": plan.binding.field, "label": plan.binding.label, "text": plan.binding.text,
+            "changes": [{"field": c.field, "label": c.label, "current": _num(c.current), "value": _num(c.value),
+                         "text": c.text} for c in plan.binding.changes]},
         "warnings": list(plan.warnings),
         "rationale": [{"decision": d, "source": s} for d, s in plan.rationale],
     }

@@ -3,6 +3,7 @@ the stack and operations gates, price each candidate over three years, and rank 
 
 from __future__ import annotations
 
+from gpudesk.planner.binding import deadline_binding, gpu_limit_binding
 from gpudesk.planner.candidates import (
     PlanContext,
     gib,
@@ -129,22 +130,6 @@ def _unpriced_warning(ranked: list[Candidate]) -> str | None:
     return text
 
 
-#: The control that sets operations.max_gpus, in the words of the Plan wizard (ui/plan/questions.py).
-MAX_GPUS_LABEL = "Largest GPU count to consider"
-
-
-def _binding_gpu_limit(rejected: list[Rejected], max_gpus: int) -> str | None:
-    """When the GPU-count limit is what rules the options out: the sentence naming the control and the smallest
-    change that gives an answer (the fewest GPUs any rejected option needs)."""
-    over = [r for r in rejected if r.count > max_gpus and any("GPU-count limit" in x for x in r.reasons)]
-    if not over:
-        return None
-    smallest = min(over, key=lambda r: r.count)
-    return (f"The GPU-count limit binds: \"{MAX_GPUS_LABEL}\" is {max_gpus} (operations.max_gpus), and the smallest "
-            f"option needs {smallest.count} x {smallest.gpu_name}. Raise it to {smallest.count} for an answer, or "
-            "lower the QPS target / relax the latency targets.")
-
-
 def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan:
     """Plan ``req`` against ``catalog`` (a gpudesk.catalog.Catalog).
 
@@ -238,12 +223,19 @@ def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan
             if result.closest:
                 best = result.closest[0]
                 result.warnings.append(f"No candidate meets the deadline; the closest, {best.label}, misses it by "
-                                       f"{best.deadline_miss_s / 86400:.1f} days")
+                                       f"{(best.deadline_miss_s or 0.0) / 86400:.1f} days")
+                result.binding = deadline_binding(ctx, req, result.closest)
             else:
                 result.warnings.append("No candidate fits under the safe line, so none can meet the deadline")
     if not ranked:
-        binding = _binding_gpu_limit(rejected, req.operations.max_gpus)
-        result.warnings.append(binding or "Nothing in the catalog can run this job under the given constraints; see the rejections")
+        result.binding = gpu_limit_binding(rejected, req.operations.max_gpus)
+        if result.binding is None:
+            result.warnings.append("Nothing in the catalog can run this job under the given constraints; see the rejections")
     elif not ranked[0].fits:
         result.warnings.append(f"No candidate stays under the safe line; the best uses {gib(ranked[0].per_gpu_memory_bytes)} per GPU")
+    if result.binding is not None:
+        result.warnings.append(result.binding.sentence())
+        result.rationale.append((result.binding.text, "gpudesk.planner.binding: the control that rules every option out"))
+        for change in result.binding.changes:
+            result.rationale.append((change.text, f"gpudesk.planner.binding: smallest change of {change.field}"))
     return result

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpudesk.planner.binding_types import BindingConstraint
 from gpudesk.planner.prices import GpuPrice
 from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.tco import RentVsBuy, Tco
@@ -145,6 +146,8 @@ class Plan:
         closest: when no candidate meets the deadline, the closest ones (smallest ``deadline_miss_s``).
         warnings: plan-level warnings (e.g. data size inconsistent with sample size x count).
         rationale: plan-level decisions (classification, model source, auto choices) with sources.
+        binding: when nothing meets the requirement, the constraint that binds (named by its control) and the
+            smallest change of each control that gives an answer (gpudesk.planner.binding); None otherwise.
     """
 
     requirement: Requirement
@@ -157,6 +160,7 @@ class Plan:
     closest: list[Candidate] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     rationale: list[Rationale] = field(default_factory=list)
+    binding: BindingConstraint | None = None
 
     @property
     def top(self) -> Candidate | None:
