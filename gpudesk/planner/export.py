@@ -82,6 +82,8 @@ def candidate_to_dict(c: Candidate) -> dict:
             "date": c.rent.rate.date, "source_url": c.rent.rate.source_url, "job_rent_usd": _num(c.rent.job_rent_usd),
             "horizon_rent_usd": _num(c.rent.horizon_rent_usd), "owned_usd": _num(c.rent.owned_usd),
             "break_even_utilisation": _num(c.rent.break_even_utilisation), "verdict": c.rent.verdict,
+            "break_even_gpu_hours_per_year": _num(c.rent.break_even_gpu_hours_per_year),
+            "job_gpu_hours": _num(c.rent.job_gpu_hours), "basis": c.rent.basis,
             "text": c.rent.describe(c.count)},
         "warnings": list(c.warnings),
         "rationale": [{"decision": d, "source": s} for d, s in c.rationale],

@@ -83,7 +83,11 @@ def _price(c: Candidate, gpu, server, req: Requirement, price: GpuPrice, prices:
     rate = cloud_rate(gpu.id, prices or [])
     if rate is not None:
         job_hours = c.time_to_result_s / 3600 if c.time_to_result_s is not None else None
-        c.rent = rent_vs_buy(rate, count=c.count, job_hours=job_hours, tco_total_usd=c.tco.total_usd, a=req.tco)
+        # A service, or GPUs that also serve (training share < 1), are busy all the time; a training job's known
+        # work is the job itself.
+        ongoing = req.model.mode == "inference" or req.workload.training_share < 1
+        c.rent = rent_vs_buy(rate, count=c.count, job_hours=job_hours, tco_total_usd=c.tco.total_usd, a=req.tco,
+                             ongoing=ongoing)
         c.rationale.append((c.rent.describe(c.count), f"gpudesk catalog prices: {rate.source_url}"))
     if not price.known:
         c.warnings.append(f"TCO unknown: {gpu.name} {PRICE_UNKNOWN_TEXT} (the catalog has no dated price; gpudesk "
