@@ -27,12 +27,12 @@ from gpudesk.planner.rank import (
     hardware_usd,
     rank,
 )
-from gpudesk.planner.requirement import Requirement
+from gpudesk.planner.requirement import Requirement, raise_problems
 from gpudesk.planner.results import Candidate, Plan, Rejected
 from gpudesk.planner.serve_eval import evaluate_inference
 from gpudesk.planner.tco import compute_tco, gpu_dollar_multiplier, rent_vs_buy
 from gpudesk.planner.train_eval import evaluate_training
-from gpudesk.planner.workload import memory_workload, resolve_model
+from gpudesk.planner.workload import memory_workload, profile_problems, resolve_model
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory import estimate_memory
 
@@ -149,7 +149,7 @@ def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan
         PlanInputError: invalid or contradictory requirement (``.field`` names it).
         SizingError: a formula input out of range (``.field``).
     """
-    req.validate()
+    raise_problems(profile_problems(req, catalog))
     user_prices = normalise_user_prices(price_overrides)
     spec = resolve_model(req.model, catalog)
     kind, why = classify(req, spec)
