@@ -10,6 +10,7 @@ with it (time to result is linear in the samples: steps = samples x epochs / glo
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from gpudesk.planner.binding_types import BindingConstraint, PlanChange
 from gpudesk.planner.candidates import PlanContext, fmt_duration, placements
@@ -28,7 +29,7 @@ TOKENS_LABEL = "Tokens to train"
 MAX_SEARCH_GPUS = 100_000
 
 
-def _valid_count(server, count: int, tensor_parallel: int) -> int | None:
+def _valid_count(server: Any, count: int, tensor_parallel: int) -> int | None:
     """The smallest count >= ``count`` that ``server`` chassis can hold (whole servers beyond one) and that is a
     multiple of the tensor-parallel degree; None when the chassis cannot hold it."""
     step = server.max_gpus if count > server.max_gpus else 1
@@ -38,14 +39,14 @@ def _valid_count(server, count: int, tensor_parallel: int) -> int | None:
     return n if placements(server, n) is not None else None
 
 
-def _meets(ctx: PlanContext, gpu, server, count: int) -> Candidate | None:
+def _meets(ctx: PlanContext, gpu: Any, server: Any, count: int) -> Candidate | None:
     res = evaluate_training(ctx, gpu, server, count, placements(server, count) or 1)
     if isinstance(res, Rejected) or not res.fits or not res.meets_deadline:
         return None
     return res
 
 
-def smallest_count_meeting_deadline(ctx: PlanContext, gpu, server, start: int) -> Candidate | None:
+def smallest_count_meeting_deadline(ctx: PlanContext, gpu: Any, server: Any, start: int) -> Candidate | None:
     """The fewest GPUs of ``gpu`` in ``server`` chassis, above ``start``, that fit and meet the deadline (doubling,
     then bisection on the counts the chassis can hold); None when no count up to MAX_SEARCH_GPUS does."""
     tp = max(1, ctx.req.model.tensor_parallel)
@@ -77,10 +78,10 @@ def smallest_count_meeting_deadline(ctx: PlanContext, gpu, server, start: int) -
 def deadline_binding(ctx: PlanContext, req: Requirement, closest: list[Candidate]) -> BindingConstraint | None:
     """When no candidate meets the training deadline: what binds and the smallest changes that give an answer."""
     deadline = req.workload.deadline_s
-    if not deadline or not closest or closest[0].time_to_result_s is None:
+    best = closest[0] if closest else None
+    time_s = best.time_to_result_s if best is not None else None
+    if not deadline or best is None or time_s is None:
         return None
-    best = closest[0]
-    time_s = best.time_to_result_s
     max_gpus = req.operations.max_gpus
     text = (f"The deadline binds with the GPU-count limit: within \"{MAX_GPUS_LABEL}\" = {max_gpus} "
             f"(operations.max_gpus), the fastest option that fits, {best.label}, needs {fmt_duration(time_s)} against "

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class BindingConstraint:
     field: str
     label: str
     text: str
-    changes: list[PlanChange] = field(default_factory=list)
+    changes: list[PlanChange] = dataclasses.field(default_factory=list)
 
     def sentence(self) -> str:
         """The binding constraint and its changes as one paragraph (plan warning)."""

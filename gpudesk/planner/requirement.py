@@ -244,7 +244,7 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
         problems.append(PlanInputError(f"model.{given[1]}", "give only one of a catalog model, a parameter count or a config.json "
                              f"path; got {' and '.join(words[k] for k in given)}. Clear the others."))
     check(_num, "model.params", m.params, maximum=100e12, integer=True)
-    if number(m.params) and m.params < 1_000_000:
+    if m.params is not None and number(m.params) and m.params < 1_000_000:
         problems.append(PlanInputError("model.params", f"{m.params} parameters is not a model size; write the unit, e.g. "
                              f"\"{m.params}B\" or \"{m.params}M\"."))
     # 2. The mode and what it needs.
@@ -293,7 +293,8 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_num, "workload.max_concurrent_sequences", w.max_concurrent_sequences, maximum=1e5, integer=True)
     check(_num, "workload.ttft_target_s", w.ttft_target_s, maximum=3600)
     check(_num, "workload.tpot_target_s", w.tpot_target_s, maximum=60)
-    if number(m.global_batch_size) and number(m.micro_batch_size) and m.global_batch_size < m.micro_batch_size:
+    if (m.global_batch_size is not None and number(m.global_batch_size) and number(m.micro_batch_size)
+            and m.global_batch_size < m.micro_batch_size):
         problems.append(PlanInputError("model.global_batch_size", f"{m.global_batch_size} is smaller than the micro-batch {m.micro_batch_size}."))
     check(_num, "operations.free_slots", o.free_slots, minimum=0, strict=False, maximum=64, integer=True)
     check(_num, "operations.power_budget_w", o.power_budget_w, maximum=1e8)
