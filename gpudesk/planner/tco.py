@@ -233,7 +233,7 @@ class RentVsBuy:
         text = ", ".join(parts)
         if self.owned_usd is None or self.break_even_utilisation is None or self.break_even_gpu_hours_per_year is None:
             return text
-        text += (f", against ${self.owned_usd:,.0f} to own; owning pays only above {self.break_even_utilisation:.0%} "
+        text += (f", against ${self.owned_usd:,.0f} to own; owning wins above {self.break_even_utilisation:.0%} "
                  f"utilisation, that is {self.break_even_gpu_hours_per_year:,.0f} GPU-hours of work a year")
         if self.basis == "job" and self.job_gpu_hours is not None:
             if self.verdict == "rent":
