@@ -3,6 +3,8 @@ the stack and operations gates, price each candidate over three years, and rank 
 
 from __future__ import annotations
 
+from typing import Any
+
 from gpudesk.planner.binding import deadline_binding, gpu_limit_binding
 from gpudesk.planner.candidates import (
     PlanContext,
@@ -101,6 +103,10 @@ def _price(c: Candidate, gpu, server, req: Requirement, price: GpuPrice, prices:
                                            "catalog": "gpudesk catalog: gpus.price_usd, price_date, price_source"}.get(
                                                price.origin or "", "gpudesk catalog: no price")))
     c.rationale.extend(c.tco.assumptions)
+    host_text = _host_price_text(server, req, existing=bool(req.operations.existing_server)
+                                 and server.id == req.operations.existing_server)
+    if host_text:
+        c.rationale.append(host_text)
     if c.tco.total_usd is not None:
         c.rationale.append((f"{req.tco.years:g}-year TCO ${c.tco.total_usd:,.0f} (electricity ${req.tco.electricity_usd_per_kwh:g}/kWh, "
                             f"PUE {req.tco.pue:g}, utilisation {req.tco.utilisation:.0%})",
@@ -111,6 +117,20 @@ def _price(c: Candidate, gpu, server, req: Requirement, price: GpuPrice, prices:
     growth = req.operations.growth_gpus_6_months
     if growth and c.count + growth > c.servers * server.max_gpus:
         c.warnings.append(f"No room for the {growth} GPUs planned within 6 months: {server.name} holds {server.max_gpus} per server")
+
+
+def _host_price_text(server: Any, req: Requirement, existing: bool) -> tuple[str, str] | None:
+    """The host price used and where it comes from (rationale line; the sheet's server row shows it)."""
+    if existing:
+        return None  # compute_tco's own note says so
+    override = req.tco.host_price_overrides_usd.get(server.id)
+    if override is not None:
+        return (f"host price ${override:,.0f} per {server.name}: your quote", "requirement: tco.host_price_overrides_usd")
+    if server.host_price_usd is None:
+        return None  # a class estimate (compute_tco's note) or unknown (a warning)
+    source = server.host_price_source or "no source given"
+    return (f"host price ${server.host_price_usd:,.0f} per {server.name}: {source}",
+            "gpudesk catalog: servers.host_price_usd, host_price_source")
 
 
 def _unpriced_warning(ranked: list[Candidate]) -> str | None:

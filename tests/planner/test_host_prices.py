@@ -78,3 +78,18 @@ def test_tight_70b_plan_prices_nvl72_without_a_host_and_unpriced_gb300(catalog):
     # 8 x the all-in USD 43,056 (rack / 72) and no host on top: the rack is not counted twice.
     assert gb200.tco_breakdown_usd["hosts"] == 0.0 and gb200.tco_breakdown_usd["gpus"] == pytest.approx(8 * 43056)
     assert gb200.tco_3y_usd is not None
+
+
+def test_sheet_server_row_says_where_the_host_price_comes_from(catalog, article):
+    from gpudesk.planner import plan_to_dict
+    from gpudesk.planner.prices import PRICE_UNKNOWN_TEXT
+    from gpudesk.planner.sheet_markdown import plan_to_markdown
+
+    tight = plan_to_dict(plan(_tight_70b(), catalog))
+    gb300 = next(i for i, c in enumerate(tight["candidates"]) if c["gpu_id"] == "gb300")
+    row = next(line for line in plan_to_markdown(tight, gb300).splitlines() if line.startswith("| Server | GB300") and "catalog id" in line)
+    assert "| $0 | $0 |" in row and "Included in the per-GPU price" in row
+    data = plan_to_dict(article)
+    a100 = next(i for i, c in enumerate(data["candidates"]) if c["gpu_id"] == "a100-80-sxm4" and c["count"] == 8)
+    row = next(line for line in plan_to_markdown(data, a100).splitlines() if line.startswith("| Server | HGX A100") and "catalog id" in line)
+    assert f"host {PRICE_UNKNOWN_TEXT}" in row
