@@ -91,6 +91,11 @@ def _price(c: Candidate, gpu, server, req: Requirement, price: GpuPrice, prices:
         c.rent = rent_vs_buy(rate, count=c.count, job_hours=job_hours, tco_total_usd=c.tco.total_usd, a=req.tco,
                              ongoing=ongoing)
         c.rationale.append((c.rent.describe(c.count), f"gpudesk catalog prices: {rate.source_url}"))
+        growth = req.operations.growth_gpus_6_months
+        if c.rent.basis == "job" and growth and c.rent.break_even_gpu_hours_per_year is not None:
+            c.rationale.append((f"you plan {growth} more GPUs within 6 months: if that means ongoing work of at least "
+                                f"{c.rent.break_even_gpu_hours_per_year:,.0f} GPU-hours a year on these GPUs, buying "
+                                "wins; for this job alone, renting does", "requirement: operations.growth_gpus_6_months"))
     if not price.known:
         c.warnings.append(f"TCO unknown: {gpu.name} {PRICE_UNKNOWN_TEXT} (the catalog has no dated price; gpudesk "
                           "does not guess one)")

@@ -112,3 +112,14 @@ def test_article_plan_says_rent_for_its_one_off_job(catalog):
         assert any("buy only if you have" in d for d, _ in c.rationale)
     data = plan_to_dict(result)["candidates"][0]["rent"]
     assert data["basis"] == "job" and data["break_even_gpu_hours_per_year"] > data["job_gpu_hours"]
+
+
+def test_stated_growth_is_weighed_against_the_break_even(catalog):
+    from gpudesk.paths import examples_dir
+
+    req = load_profile(examples_dir() / "article-13b-finetune.toml")
+    req.operations.growth_gpus_6_months = 8
+    result = plan(req, catalog)
+    c = next(c for c in result.candidates if c.rent is not None and c.rent.basis == "job" and c.rent.verdict)
+    line = next(d for d, s in c.rationale if s == "requirement: operations.growth_gpus_6_months")
+    assert line.startswith("you plan 8 more GPUs within 6 months") and f"{c.rent.break_even_gpu_hours_per_year:,.0f}" in line
