@@ -75,9 +75,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     rp.add_argument("target", help="a dmon log file or a recording id (see 'gpudesk monitor analyze --list')")
     rp.add_argument("--out", type=Path, required=True, metavar="F",
                     help="file to write; the format follows its ending: .md, .html or .json")
-    rp.add_argument("--plan", type=int, default=None, metavar="ID", help="saved plan id ('gpudesk plan list')")
+    rp.add_argument("--plan", type=int, default=None, metavar="ID",
+                    help="id of a plan saved in the Plan tab (the store's saved plans)")
     rp.add_argument("--plan-file", type=Path, default=None, metavar="F",
-                    help="a plan exported as JSON ('gpudesk plan ... --json') instead of a saved plan")
+                    help="a plan exported as JSON ('gpudesk plan --profile FILE.toml --format json --output F') "
+                         "instead of a saved plan")
     rp.add_argument("--candidate", type=int, default=1, metavar="N",
                     help="which of the plan's configurations was bought (1 = the top one, the default)")
     rp.add_argument("--gpu-model", default=None, metavar="NAME",

@@ -159,12 +159,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from gpudesk.planner import PlanInputError, load_profile, plan, plan_to_dict, requirement_to_dict
     from gpudesk.sizing import SizingError
 
+    catalog = _catalog()
     try:
-        req = load_profile(args.profile)
+        # With the catalog, an unknown model is reported first, with every other problem of the profile.
+        req = load_profile(args.profile, catalog)
     except PlanInputError as exc:
         what = exc.detail if exc.field == "profile" else str(exc)  # no "profile x: profile: ..." stutter
         raise CliError(f"profile {args.profile}: {what}") from exc
-    catalog = _catalog()
     prices = None if args.no_my_prices else my_prices()
     try:
         result = plan(req, catalog, price_overrides=prices)

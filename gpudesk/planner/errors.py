@@ -16,5 +16,18 @@ class PlanInputError(PlannerError, ValueError):
         super().__init__(f"{field}: {message}", field=field, detail=message)
 
 
+class PlanInputErrors(PlanInputError):
+    """Several problems in one requirement, reported at once; ``problems`` lists them most fundamental first
+    (model, mode, then sizes) and ``field`` is the first one's."""
+
+    def __init__(self, problems: list[PlanInputError]):
+        self.problems = list(problems)
+        first = self.problems[0]
+        listed = "; ".join(f"({i}) {str(p).rstrip('.')}" for i, p in enumerate(self.problems, 1)) + "."
+        super().__init__(first.field or "profile", f"{len(self.problems)} problems: {listed}")
+        self.message = f"{len(self.problems)} problems: {listed}"
+        self.args = (self.message,)
+
+
 class ProfileError(PlanInputError):
     """A TOML profile cannot be read, is not valid TOML, or holds unknown sections/keys or wrong types."""

@@ -66,7 +66,9 @@ def candidate_to_dict(c: Candidate) -> dict:
         "gpu_price_source": c.gpu_price.source if c.gpu_price else None,
         "gpu_price_text": c.gpu_price.describe() if c.gpu_price else None,
         "price_known": c.price_known,
+        "host_price_known": c.host_price_known,
         "break_even_price_usd": _num(c.break_even_price_usd),
+        "break_even_host_price_usd": _num(c.break_even_host_price_usd),
         "rank_reason": c.rank_reason,
         "micro_batch_size": c.micro_batch_size,
         "gradient_accumulation": c.gradient_accumulation,
@@ -80,6 +82,8 @@ def candidate_to_dict(c: Candidate) -> dict:
             "date": c.rent.rate.date, "source_url": c.rent.rate.source_url, "job_rent_usd": _num(c.rent.job_rent_usd),
             "horizon_rent_usd": _num(c.rent.horizon_rent_usd), "owned_usd": _num(c.rent.owned_usd),
             "break_even_utilisation": _num(c.rent.break_even_utilisation), "verdict": c.rent.verdict,
+            "break_even_gpu_hours_per_year": _num(c.rent.break_even_gpu_hours_per_year),
+            "job_gpu_hours": _num(c.rent.job_gpu_hours), "basis": c.rent.basis,
             "text": c.rent.describe(c.count)},
         "warnings": list(c.warnings),
         "rationale": [{"decision": d, "source": s} for d, s in c.rationale],
@@ -98,7 +102,9 @@ def plan_to_dict(plan: Plan, max_rejected: int | None = None) -> dict:
     Keys: ``version``, ``gpudesk_version``, ``name``, ``requirement`` (the TOML-shaped profile), ``workload_kind``, ``model`` (name, params, shape_is_guess,
     source), ``memory`` (``total_bytes``, ``breakdown_bytes``, ``assumptions``), ``candidates`` (ranked; see
     :func:`candidate_to_dict`), ``rejected``, ``deadline_met_by_any``, ``closest`` (candidates that miss the
-    deadline by the least), ``warnings``, ``rationale``.
+    deadline by the least), ``binding`` (null, or what rules every option out: ``field``, ``label``, ``text`` and
+    ``changes``, the smallest change of each control, each ``field``, ``label``, ``current``, ``value``, ``text``),
+    ``warnings``, ``rationale``.
     """
     rejected = plan.rejected if max_rejected is None else plan.rejected[:max_rejected]
     spec = plan.model
@@ -120,6 +126,10 @@ def plan_to_dict(plan: Plan, max_rejected: int | None = None) -> dict:
         "closest": [{"gpu_id": c.gpu_id, "count": c.count, "interconnect": c.interconnect,
                      "deadline_miss_s": _num(c.deadline_miss_s), "time_to_result_s": _num(c.time_to_result_s)}
                     for c in plan.closest],
+        "binding": None if plan.binding is None else {
+            "field": plan.binding.field, "label": plan.binding.label, "text": plan.binding.text,
+            "changes": [{"field": c.field, "label": c.label, "current": _num(c.current), "value": _num(c.value),
+                         "text": c.text} for c in plan.binding.changes]},
         "warnings": list(plan.warnings),
         "rationale": [{"decision": d, "source": s} for d, s in plan.rationale],
     }

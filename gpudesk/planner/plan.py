@@ -4,7 +4,9 @@ the stack and operations gates, price each candidate over three years, and rank 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
+from gpudesk.planner.binding import deadline_binding, gpu_limit_binding
 from gpudesk.planner.candidates import (
     PlanContext,
     gib,
@@ -28,12 +30,12 @@ from gpudesk.planner.rank import (
     hardware_usd,
     rank,
 )
-from gpudesk.planner.requirement import Requirement
+from gpudesk.planner.requirement import Requirement, raise_problems
 from gpudesk.planner.results import Candidate, Plan, Rejected
 from gpudesk.planner.serve_eval import evaluate_inference
 from gpudesk.planner.tco import compute_tco, gpu_dollar_multiplier, rent_vs_buy
 from gpudesk.planner.train_eval import evaluate_training
-from gpudesk.planner.workload import memory_workload, resolve_model
+from gpudesk.planner.workload import memory_workload, profile_problems, resolve_model
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory import estimate_memory
 from gpudesk.sizing.memory_inference import resolve_weight_format
@@ -85,19 +87,33 @@ def _price(c: Candidate, gpu, server, req: Requirement, price: GpuPrice, prices:
     rate = cloud_rate(gpu.id, prices or [])
     if rate is not None:
         job_hours = c.time_to_result_s / 3600 if c.time_to_result_s is not None else None
-        c.rent = rent_vs_buy(rate, count=c.count, job_hours=job_hours, tco_total_usd=c.tco.total_usd, a=req.tco)
+        # A service, or GPUs that also serve (training share < 1), are busy all the time; a training job's known
+        # work is the job itself.
+        ongoing = req.model.mode == "inference" or req.workload.training_share < 1
+        c.rent = rent_vs_buy(rate, count=c.count, job_hours=job_hours, tco_total_usd=c.tco.total_usd, a=req.tco,
+                             ongoing=ongoing)
         c.rationale.append((c.rent.describe(c.count), f"gpudesk catalog prices: {rate.source_url}"))
+        growth = req.operations.growth_gpus_6_months
+        if c.rent.basis == "job" and growth and c.rent.break_even_gpu_hours_per_year is not None:
+            c.rationale.append((f"you plan {growth} more GPUs within 6 months: if that means ongoing work of at least "
+                                f"{c.rent.break_even_gpu_hours_per_year:,.0f} GPU-hours a year on these GPUs, buying "
+                                "wins; for this job alone, renting does", "requirement: operations.growth_gpus_6_months"))
     if not price.known:
         c.warnings.append(f"TCO unknown: {gpu.name} {PRICE_UNKNOWN_TEXT} (the catalog has no dated price; gpudesk "
                           "does not guess one)")
     for item in c.tco.missing:
         if not item.startswith("GPU price"):
-            c.warnings.append(f"TCO unknown: no {item} in the catalog; set tco.host_price_overrides_usd in the profile")
+            c.warnings.append(f"TCO unknown: no sourced {item} in the catalog ({server.name}: {PRICE_UNKNOWN_TEXT}; "
+                              "gpudesk does not guess one); set tco.host_price_overrides_usd in the profile")
     c.rationale.append((price.describe(), {"requirement": "requirement: tco.gpu_price_overrides_usd",
                                            "user": "your prices (Catalog tab, user store)",
                                            "catalog": "gpudesk catalog: gpus.price_usd, price_date, price_source"}.get(
                                                price.origin or "", "gpudesk catalog: no price")))
     c.rationale.extend(c.tco.assumptions)
+    host_text = _host_price_text(server, req, existing=bool(req.operations.existing_server)
+                                 and server.id == req.operations.existing_server)
+    if host_text:
+        c.rationale.append(host_text)
     if c.tco.total_usd is not None:
         c.rationale.append((f"{req.tco.years:g}-year TCO ${c.tco.total_usd:,.0f} (electricity ${req.tco.electricity_usd_per_kwh:g}/kWh, "
                             f"PUE {req.tco.pue:g}, utilisation {req.tco.utilisation:.0%})",
@@ -110,40 +126,39 @@ def _price(c: Candidate, gpu, server, req: Requirement, price: GpuPrice, prices:
         c.warnings.append(f"No room for the {growth} GPUs planned within 6 months: {server.name} holds {server.max_gpus} per server")
 
 
+def _host_price_text(server: Any, req: Requirement, existing: bool) -> tuple[str, str] | None:
+    """The host price used and where it comes from (rationale line; the sheet's server row shows it)."""
+    if existing:
+        return None  # compute_tco's own note says so
+    override = req.tco.host_price_overrides_usd.get(server.id)
+    if override is not None:
+        return (f"host price ${override:,.0f} per {server.name}: your quote", "requirement: tco.host_price_overrides_usd")
+    if server.host_price_usd is None:
+        return None  # a class estimate (compute_tco's note) or unknown (a warning)
+    source = server.host_price_source or "no source given"
+    return (f"host price ${server.host_price_usd:,.0f} per {server.name}: {source}",
+            "gpudesk catalog: servers.host_price_usd, host_price_source")
+
+
 def _unpriced_warning(ranked: list[Candidate]) -> str | None:
-    """A plan warning naming the feasible GPUs without a price, and the best break-even quote among them."""
-    unpriced = [c for c in ranked if not c.price_known]
+    """A plan warning naming the feasible options without a price (GPU or host), and the best break-even quote
+    among them."""
+    unpriced = [c for c in ranked if c.tco_3y_usd is None]
     if not unpriced:
         return None
-    names = list(dict.fromkeys(c.gpu_name for c in unpriced))
-    text = (f"{len(names)} GPU type(s) among the candidates have no price ({', '.join(names[:6])}"
+    names = list(dict.fromkeys(c.gpu_name if not c.price_known else f"{c.server_name} (host)" for c in unpriced))
+    text = (f"{len(names)} option type(s) among the candidates have no price ({', '.join(names[:6])}"
             f"{', ...' if len(names) > 6 else ''}): {PRICE_UNKNOWN_TEXT}; they rank after the priced options of their tier")
     best: dict[str, Candidate] = {}
     for c in unpriced:
         if c.break_even_rank == 1 and c.break_even_price_usd:
-            if c.gpu_id not in best or c.break_even_price_usd > best[c.gpu_id].break_even_price_usd:
+            if c.gpu_id not in best or c.break_even_price_usd > (best[c.gpu_id].break_even_price_usd or 0.0):
                 best[c.gpu_id] = c
-    contenders = sorted(best.values(), key=lambda c: -c.break_even_price_usd)[:3]
+    contenders = sorted(best.values(), key=lambda c: -(c.break_even_price_usd or 0.0))[:3]
     if contenders:
         text += ". Would rank first with a quote per GPU below: " + "; ".join(
             f"{c.count} x {c.gpu_name} ${c.break_even_price_usd:,.0f}" for c in contenders)
     return text
-
-
-#: The control that sets operations.max_gpus, in the words of the Plan wizard (ui/plan/questions.py).
-MAX_GPUS_LABEL = "Largest GPU count to consider"
-
-
-def _binding_gpu_limit(rejected: list[Rejected], max_gpus: int) -> str | None:
-    """When the GPU-count limit is what rules the options out: the sentence naming the control and the smallest
-    change that gives an answer (the fewest GPUs any rejected option needs)."""
-    over = [r for r in rejected if r.count > max_gpus and any("GPU-count limit" in x for x in r.reasons)]
-    if not over:
-        return None
-    smallest = min(over, key=lambda r: r.count)
-    return (f"The GPU-count limit binds: \"{MAX_GPUS_LABEL}\" is {max_gpus} (operations.max_gpus), and the smallest "
-            f"option needs {smallest.count} x {smallest.gpu_name}. Raise it to {smallest.count} for an answer, or "
-            "lower the QPS target / relax the latency targets.")
 
 
 def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan:
@@ -161,7 +176,7 @@ def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan
         PlanInputError: invalid or contradictory requirement (``.field`` names it).
         SizingError: a formula input out of range (``.field``).
     """
-    req.validate()
+    raise_problems(profile_problems(req, catalog))
     user_prices = normalise_user_prices(price_overrides)
     spec = resolve_model(req.model, catalog)
     if req.model.mode == "inference":
@@ -243,12 +258,19 @@ def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan
             if result.closest:
                 best = result.closest[0]
                 result.warnings.append(f"No candidate meets the deadline; the closest, {best.label}, misses it by "
-                                       f"{best.deadline_miss_s / 86400:.1f} days")
+                                       f"{(best.deadline_miss_s or 0.0) / 86400:.1f} days")
+                result.binding = deadline_binding(ctx, req, result.closest)
             else:
                 result.warnings.append("No candidate fits under the safe line, so none can meet the deadline")
     if not ranked:
-        binding = _binding_gpu_limit(rejected, req.operations.max_gpus)
-        result.warnings.append(binding or "Nothing in the catalog can run this job under the given constraints; see the rejections")
+        result.binding = gpu_limit_binding(rejected, req.operations.max_gpus)
+        if result.binding is None:
+            result.warnings.append("Nothing in the catalog can run this job under the given constraints; see the rejections")
     elif not ranked[0].fits:
         result.warnings.append(f"No candidate stays under the safe line; the best uses {gib(ranked[0].per_gpu_memory_bytes)} per GPU")
+    if result.binding is not None:
+        result.warnings.append(result.binding.sentence())
+        result.rationale.append((result.binding.text, "gpudesk.planner.binding: the control that rules every option out"))
+        for change in result.binding.changes:
+            result.rationale.append((change.text, f"gpudesk.planner.binding: smallest change of {change.field}"))
     return result

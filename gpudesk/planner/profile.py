@@ -11,8 +11,11 @@ import sys
 from dataclasses import fields
 from pathlib import Path
 
+from typing import Any
+
 from gpudesk.planner.errors import ProfileError
-from gpudesk.planner.requirement import SECTIONS, Requirement
+from gpudesk.planner.requirement import SECTIONS, Requirement, raise_problems
+from gpudesk.planner.workload import profile_problems
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -93,15 +96,24 @@ def requirement_from_dict(data: dict) -> Requirement:
             if k not in known:
                 raise ProfileError(f"{key}.{k}", f"unknown key; known keys: {', '.join(known)}.")
             setattr(target, k, _coerce(key, k, v, known[k].type))
+    workload = data.get("workload")
+    if req.model.mode == "inference" and not (isinstance(workload, dict) and "training_share" in workload):
+        # The training share follows the mode unless the profile gives it: a service spends no GPU time training.
+        req.workload.training_share = 0.0
     return req
 
 
-def load_profile(path: str | Path) -> Requirement:
+def load_profile(path: str | Path, catalog: Any = None) -> Requirement:
     """Read a TOML profile and validate it.
+
+    Args:
+        catalog: a gpudesk.catalog.Catalog; when given, the model answer is checked against it too, and an unknown
+            model is reported first, with the close catalog names ("did you mean").
 
     Raises:
         ProfileError: unreadable file, invalid TOML (with line/column), unknown keys, wrong types.
-        PlanInputError: values out of range or contradictory.
+        PlanInputError: values out of range or contradictory; PlanInputErrors (a PlanInputError) lists every
+            problem at once, most fundamental first (model, mode, then sizes).
     """
     p = Path(path)
     try:
@@ -117,7 +129,8 @@ def load_profile(path: str | Path) -> Requirement:
     req = requirement_from_dict(data)
     if req.model.config_path and not Path(req.model.config_path).is_absolute():
         req.model.config_path = str((p.parent / req.model.config_path).resolve())
-    return req.validate()
+    raise_problems(profile_problems(req, catalog))
+    return req
 
 
 def requirement_to_dict(req: Requirement) -> dict:

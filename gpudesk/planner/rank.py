@@ -52,7 +52,8 @@ def rank_key(c: Candidate, budget_usd: float | None, prefer_nvlink: bool = False
         budget_state,
         prefer_nvlink and syncs_over_pcie(c),
         c.dominated_by is not None,
-        tco is None,
+        # Unknown prices: 0 when priced, else how many prices (GPU, host) are unknown, fewer first.
+        len(c.tco.missing) if c.tco and tco is None else (0 if tco is not None else 2),
         # Unknown GPU price: order by the costs that are known (hosts, power, labour...), a fair proxy
         # that does not invent a GPU price.
         tco if tco is not None else (c.tco.known_part_usd if c.tco else math.inf),
@@ -144,7 +145,8 @@ def _why_lower(c: Candidate, top: Candidate, key: tuple, top_key: tuple) -> str:
             return (f"dominated: {c.dominated_by} costs no more over the TCO horizon and delivers at least as fast, so "
                     "this option sits off the cost / time frontier")
         if i == 6:
-            return "GPU price unknown: ranked after the priced options of its tier"
+            what = " and ".join(c.unpriced_items) or "GPU"
+            return f"{what} price unknown: ranked after the priced options of its tier"
         if i == 7:
             if c.tco_3y_usd is None or top.tco_3y_usd is None:
                 return (f"GPU prices unknown for both; its known costs without the GPUs are ${mine:,.0f} against "
@@ -182,22 +184,30 @@ def explain_ranking(ranked: list[Candidate], budget_usd: float | None = None, pr
     if top.tco_3y_usd is not None:
         first.append(f"lowest 3-year TCO (${top.tco_3y_usd:,.0f}) among the priced options that do all of this")
     else:
-        first.append(f"GPU {PRICE_UNKNOWN_TEXT}")
+        first.append(f"{' and '.join(top.unpriced_items) or 'GPU'} {PRICE_UNKNOWN_TEXT}")
     top.rank_reason = "#1: " + ", ".join(first)
     for position, (c, key) in enumerate(zip(ranked[1:], keys[1:]), start=2):
         c.rank_reason = f"#{position}: " + _why_lower(c, top, key, top_key)
     for position, (c, key) in enumerate(zip(ranked, keys)):
-        if c.price_known or c.tco is None or not c.tco.gpu_price_missing or len(c.tco.missing) > 1:
-            continue
+        if c.tco is None or c.tco_3y_usd is not None or len(c.unpriced_items) != 1:
+            continue  # priced, or two prices unknown (one break-even quote cannot be solved for)
         # The best priced option ranked above it in the same tier (with a budget, over-budget priced options rank
         # below unpriced ones: there is nothing to overtake then).
         rival = next((r for r, k in zip(ranked[:position], keys[:position])
                       if r.tco_3y_usd is not None and _tier(k) == _tier(key)), None)
-        if rival is None:
+        if rival is None or rival.tco_3y_usd is None:
             continue
-        price = break_even_price_usd(c.tco.known_part_usd, c.count, dollar_multiplier, rival.tco_3y_usd)
-        c.break_even_price_usd = price
+        where = f"#{ranked.index(rival) + 1} ({rival.count} x {rival.gpu_name}, ${rival.tco_3y_usd:,.0f})"
+        if c.unpriced_items == ["GPU"]:
+            price = break_even_price_usd(c.tco.known_part_usd, c.count, dollar_multiplier, rival.tco_3y_usd)
+            c.break_even_price_usd = price
+            unit = "per GPU"
+        else:
+            # Host price unknown, GPU price known: the same linear TCO, solved for the host quote per server.
+            price = break_even_price_usd(c.tco.known_part_usd, c.servers, dollar_multiplier, rival.tco_3y_usd)
+            c.break_even_host_price_usd = price
+            unit = f"per {c.server_name} host"
         c.break_even_rank = ranked.index(rival) + 1
-        where = f"#{c.break_even_rank} ({rival.count} x {rival.gpu_name}, ${rival.tco_3y_usd:,.0f})"
-        c.rank_reason += (f"; a quote below ${price:,.0f} per GPU would put it above {where}" if price is not None
-                          else f"; even at $0 per GPU its other costs exceed {where}")
+        c.rank_reason = (c.rank_reason or "") + (
+            f"; a quote below ${price:,.0f} {unit} would put it above {where}" if price is not None
+            else f"; even at $0 {unit} its other costs exceed {where}")

@@ -10,9 +10,11 @@ compliance; ``[operations]`` existing servers, slots, power/cooling, growth, bud
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from gpudesk.planner.errors import PlanInputError
+from gpudesk.planner.errors import PlanInputError, PlanInputErrors
 from gpudesk.planner.tco import TcoAssumptions
 from gpudesk.sizing.capacity import DEFAULT_SAFE_FREE_FRACTION
 from gpudesk.sizing.memory import MODES
@@ -174,10 +176,23 @@ class Requirement:
         """Check ranges and contradictions; returns self.
 
         Raises:
-            PlanInputError: ``field`` is ``section.name`` of the first bad value.
+            PlanInputError: ``field`` is ``section.name`` of the most fundamental bad value (model, then mode,
+                then sizes); with several problems a :class:`PlanInputErrors` listing every one.
         """
-        validate_requirement(self)
+        raise_problems(self.problems())
         return self
+
+    def problems(self) -> list[PlanInputError]:
+        """Every problem of the requirement, most fundamental first (model, mode, then sizes); [] when valid."""
+        return requirement_problems(self)
+
+
+def raise_problems(problems: list[PlanInputError]) -> None:
+    """Raise nothing for [], the problem itself for one, a :class:`PlanInputErrors` for several."""
+    if len(problems) == 1:
+        raise problems[0]
+    if problems:
+        raise PlanInputErrors(problems)
 
 
 def _num(field_name: str, value, *, minimum: float = 0.0, strict: bool = True, maximum: float | None = None,
@@ -200,82 +215,103 @@ def _choice(field_name: str, value, options) -> None:
 
 
 def validate_requirement(req: Requirement) -> None:
-    """See :meth:`Requirement.validate`."""
+    """See :meth:`Requirement.validate` (raises the problems of :func:`requirement_problems`)."""
+    raise_problems(requirement_problems(req))
+
+
+def requirement_problems(req: Requirement) -> list[PlanInputError]:
+    """Every problem of ``req``, most fundamental first: the model, the mode and what it needs (QPS target,
+    amount of data, training share), then sizes and ranges section by section."""
     d, m, w, s, o = req.data, req.model, req.workload, req.software, req.operations
-    _num("data.dataset_bytes", d.dataset_bytes, maximum=1e18, integer=True)
-    _num("data.sample_count", d.sample_count, maximum=1e13, integer=True)
-    _num("data.sample_bytes", d.sample_bytes, maximum=1e12, integer=True)
-    _choice("data.modality", d.modality, MODALITIES)
-    _num("data.epochs", d.epochs, maximum=100000)
-    _num("data.storage_read_bytes_per_s", d.storage_read_bytes_per_s, maximum=1e13)
-    _choice("data.decode_path", d.decode_path, DECODE_PATHS)
-    _num("data.decode_bytes_per_s", d.decode_bytes_per_s, maximum=1e13)
-    _choice("model.mode", m.mode, MODES)
+    problems: list[PlanInputError] = []
+
+    def check(fn: Callable[..., object], *args: Any, **kwargs: Any) -> None:
+        try:
+            fn(*args, **kwargs)
+        except PlanInputError as exc:
+            problems.append(exc)
+
+    def number(value: object) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+    # 1. The model.
     given = [k for k in ("model", "params", "config_path") if getattr(m, k) not in (None, "")]
     if not given:
         what = "an inference QPS target" if w.target_qps else "a plan"
-        raise PlanInputError("model.model", f"{what} needs a model: give a catalog model, a parameter count or a config.json path.")
+        problems.append(PlanInputError("model.model", f"{what} needs a model: give a catalog model, a parameter count or a config.json path."))
     if len(given) > 1:
         words = {"model": "a catalog model", "params": "a parameter count", "config_path": "a config.json path"}
-        raise PlanInputError(f"model.{given[1]}", "give only one of a catalog model, a parameter count or a config.json "
-                             f"path; got {' and '.join(words[k] for k in given)}. Clear the others.")
-    _num("model.params", m.params, maximum=100e12, integer=True)
-    if m.params is not None and m.params < 1_000_000:
-        raise PlanInputError("model.params", f"{m.params} parameters is not a model size; write the unit, e.g. "
-                             f"\"{m.params}B\" or \"{m.params}M\".")
-    _choice("model.precision", m.precision, PRECISIONS)
-    _choice("model.optimizer", str(m.optimizer).lower(), OPTIMIZER_NAMES)
-    _choice("model.loss", m.loss, LOSS_MODES)
-    _num("model.context_parallel", m.context_parallel, maximum=1024, integer=True)
-    _num("model.seq_len_tokens", m.seq_len_tokens, maximum=16 * 1024 * 1024, integer=True)
-    _num("model.micro_batch_size", m.micro_batch_size, maximum=1e6, integer=True)
-    _num("model.global_batch_size", m.global_batch_size, maximum=1e8, integer=True)
-    _choice("model.recompute", m.recompute, RECOMPUTE_CHOICES)
-    _choice("model.sharding", m.sharding, ("auto",) + SHARDING_MODES)
-    _choice("model.offload", m.offload, OFFLOAD_MODES)
-    _num("model.tensor_parallel", m.tensor_parallel, maximum=64, integer=True)
-    _num("model.lora_rank", m.lora_rank, maximum=65536, integer=True)
-    _num("model.activation_bytes_per_sample", m.activation_bytes_per_sample, maximum=1e13, integer=True)
-    _num("model.train_flops_per_sample", m.train_flops_per_sample, maximum=1e21)
-    _num("workload.training_share", w.training_share, minimum=0, strict=False, maximum=1)
-    _num("workload.deadline_s", w.deadline_s, maximum=10 * 365 * 86400)
-    _num("workload.tokens_to_train", w.tokens_to_train, maximum=1e16)
-    _num("workload.target_qps", w.target_qps, maximum=1e7)
-    _num("workload.prompt_tokens", w.prompt_tokens, maximum=16 * 1024 * 1024, integer=True)
-    _num("workload.output_tokens", w.output_tokens, minimum=0, strict=False, maximum=1e6, integer=True)
-    _num("workload.max_concurrent_sequences", w.max_concurrent_sequences, maximum=1e5, integer=True)
-    _num("workload.ttft_target_s", w.ttft_target_s, maximum=3600)
-    _num("workload.tpot_target_s", w.tpot_target_s, maximum=60)
+        problems.append(PlanInputError(f"model.{given[1]}", "give only one of a catalog model, a parameter count or a config.json "
+                             f"path; got {' and '.join(words[k] for k in given)}. Clear the others."))
+    check(_num, "model.params", m.params, maximum=100e12, integer=True)
+    if m.params is not None and number(m.params) and m.params < 1_000_000:
+        problems.append(PlanInputError("model.params", f"{m.params} parameters is not a model size; write the unit, e.g. "
+                             f"\"{m.params}B\" or \"{m.params}M\"."))
+    # 2. The mode and what it needs.
+    check(_choice, "model.mode", m.mode, MODES)
     if m.mode == "inference":
         if not w.target_qps:
-            raise PlanInputError("workload.target_qps", "inference needs a QPS target (requests per second) to size the cards.")
-        if w.training_share > 0.5:
-            raise PlanInputError("workload.training_share", f"mode is inference but training_share is {w.training_share:g}; set it to 0 (or choose a training mode).")
-    else:
+            problems.append(PlanInputError("workload.target_qps", "inference needs a QPS target (requests per second) to size the cards."))
+        if number(w.training_share) and w.training_share > 0.5:
+            problems.append(PlanInputError("workload.training_share", f"mode is inference but training_share is {w.training_share:g}; set it to 0 (or choose a training mode)."))
+    elif m.mode in MODES:
         if w.training_share == 0:
-            raise PlanInputError("workload.training_share", f"mode is {m.mode} but training_share is 0; set mode to inference or raise the share.")
+            problems.append(PlanInputError("workload.training_share", f"mode is {m.mode} but training_share is 0; set mode to inference or raise the share."))
         if not (w.tokens_to_train or d.sample_count):
-            raise PlanInputError("data.sample_count", "training needs the amount of data: give sample_count (or workload.tokens_to_train).")
+            problems.append(PlanInputError("data.sample_count", "training needs the amount of data: give sample_count (or workload.tokens_to_train)."))
         if m.activation_bytes_per_sample and not m.train_flops_per_sample and not m.model and not m.config_path and not m.params:
-            raise PlanInputError("model.train_flops_per_sample", "a non-transformer model needs training FLOPs per sample.")
-    if m.global_batch_size and m.global_batch_size < m.micro_batch_size:
-        raise PlanInputError("model.global_batch_size", f"{m.global_batch_size} is smaller than the micro-batch {m.micro_batch_size}.")
-    _num("operations.free_slots", o.free_slots, minimum=0, strict=False, maximum=64, integer=True)
-    _num("operations.power_budget_w", o.power_budget_w, maximum=1e8)
+            problems.append(PlanInputError("model.train_flops_per_sample", "a non-transformer model needs training FLOPs per sample."))
+    # 3. Sizes and ranges.
+    check(_num, "data.dataset_bytes", d.dataset_bytes, maximum=1e18, integer=True)
+    check(_num, "data.sample_count", d.sample_count, maximum=1e13, integer=True)
+    check(_num, "data.sample_bytes", d.sample_bytes, maximum=1e12, integer=True)
+    check(_choice, "data.modality", d.modality, MODALITIES)
+    check(_num, "data.epochs", d.epochs, maximum=100000)
+    check(_num, "data.storage_read_bytes_per_s", d.storage_read_bytes_per_s, maximum=1e13)
+    check(_choice, "data.decode_path", d.decode_path, DECODE_PATHS)
+    check(_num, "data.decode_bytes_per_s", d.decode_bytes_per_s, maximum=1e13)
+    check(_choice, "model.precision", m.precision, PRECISIONS)
+    check(_choice, "model.optimizer", str(m.optimizer).lower(), OPTIMIZER_NAMES)
+    check(_choice, "model.loss", m.loss, LOSS_MODES)
+    check(_num, "model.context_parallel", m.context_parallel, maximum=1024, integer=True)
+    check(_num, "model.seq_len_tokens", m.seq_len_tokens, maximum=16 * 1024 * 1024, integer=True)
+    check(_num, "model.micro_batch_size", m.micro_batch_size, maximum=1e6, integer=True)
+    check(_num, "model.global_batch_size", m.global_batch_size, maximum=1e8, integer=True)
+    check(_choice, "model.recompute", m.recompute, RECOMPUTE_CHOICES)
+    check(_choice, "model.sharding", m.sharding, ("auto",) + SHARDING_MODES)
+    check(_choice, "model.offload", m.offload, OFFLOAD_MODES)
+    check(_num, "model.tensor_parallel", m.tensor_parallel, maximum=64, integer=True)
+    check(_num, "model.lora_rank", m.lora_rank, maximum=65536, integer=True)
+    check(_num, "model.activation_bytes_per_sample", m.activation_bytes_per_sample, maximum=1e13, integer=True)
+    check(_num, "model.train_flops_per_sample", m.train_flops_per_sample, maximum=1e21)
+    check(_num, "workload.training_share", w.training_share, minimum=0, strict=False, maximum=1)
+    check(_num, "workload.deadline_s", w.deadline_s, maximum=10 * 365 * 86400)
+    check(_num, "workload.tokens_to_train", w.tokens_to_train, maximum=1e16)
+    check(_num, "workload.target_qps", w.target_qps, maximum=1e7)
+    check(_num, "workload.prompt_tokens", w.prompt_tokens, maximum=16 * 1024 * 1024, integer=True)
+    check(_num, "workload.output_tokens", w.output_tokens, minimum=0, strict=False, maximum=1e6, integer=True)
+    check(_num, "workload.max_concurrent_sequences", w.max_concurrent_sequences, maximum=1e5, integer=True)
+    check(_num, "workload.ttft_target_s", w.ttft_target_s, maximum=3600)
+    check(_num, "workload.tpot_target_s", w.tpot_target_s, maximum=60)
+    if (m.global_batch_size is not None and number(m.global_batch_size) and number(m.micro_batch_size)
+            and m.global_batch_size < m.micro_batch_size):
+        problems.append(PlanInputError("model.global_batch_size", f"{m.global_batch_size} is smaller than the micro-batch {m.micro_batch_size}."))
+    check(_num, "operations.free_slots", o.free_slots, minimum=0, strict=False, maximum=64, integer=True)
+    check(_num, "operations.power_budget_w", o.power_budget_w, maximum=1e8)
     if o.cooling is not None:
-        _choice("operations.cooling", o.cooling, ("air", "liquid"))
-    _num("operations.growth_gpus_6_months", o.growth_gpus_6_months, minimum=0, strict=False, maximum=1e5, integer=True)
-    _num("operations.budget_usd", o.budget_usd, maximum=1e11)
-    _num("operations.max_gpus", o.max_gpus, maximum=100000, integer=True)
-    _num("operations.safe_free_fraction", o.safe_free_fraction, minimum=0, strict=False, maximum=0.9)
+        check(_choice, "operations.cooling", o.cooling, ("air", "liquid"))
+    check(_num, "operations.growth_gpus_6_months", o.growth_gpus_6_months, minimum=0, strict=False, maximum=1e5, integer=True)
+    check(_num, "operations.budget_usd", o.budget_usd, maximum=1e11)
+    check(_num, "operations.max_gpus", o.max_gpus, maximum=100000, integer=True)
+    check(_num, "operations.safe_free_fraction", o.safe_free_fraction, minimum=0, strict=False, maximum=0.9)
     if o.free_slots == 0:
-        raise PlanInputError("operations.free_slots", "the existing server has no free slot; free one or plan a new server.")
+        problems.append(PlanInputError("operations.free_slots", "the existing server has no free slot; free one or plan a new server."))
     for key in ("framework_version", "cuda_version"):
         value = getattr(s, key)
         if value is not None and parse_version(value) is None:
-            raise PlanInputError(f"software.{key}", f"{value!r} is not a version like 12.1 or 2.0.1.")
-    req.tco.validate()
-
+            problems.append(PlanInputError(f"software.{key}", f"{value!r} is not a version like 12.1 or 2.0.1."))
+    check(req.tco.validate)
+    return problems
 
 def parse_version(text: str | None) -> tuple[int, ...] | None:
     """``"12.1"`` -> (12, 1); ``"2.0.1+cu118"`` -> (2, 0, 1); None or unparsable -> None."""

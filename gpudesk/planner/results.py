@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpudesk.planner.binding_types import BindingConstraint
 from gpudesk.planner.prices import GpuPrice
 from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.tco import RentVsBuy, Tco
@@ -26,7 +27,8 @@ class Candidate:
     Data: ``data_rate_needed_bytes_per_s`` vs ``data_rate_available_bytes_per_s`` (None when unknown).
     Cost: ``tco`` (3-year TCO with breakdown in USD; total None when a price is missing), ``gpu_price`` (the
     price per GPU used and its origin: the profile, your price, the catalog, or unknown), and for an unknown
-    price ``break_even_price_usd`` (per-GPU quote below which it would beat the best priced option of its tier, ranked ``break_even_rank``).
+    price ``break_even_price_usd`` (per-GPU quote below which it would beat the best priced option of its tier, ranked ``break_even_rank``);
+    for an unknown host price with a known GPU price ``break_even_host_price_usd`` (the quote per host, same rule).
     Ranking: ``rank_reason`` says why it sits where it does (gpudesk.planner.rank.explain_ranking);
     ``dominated_by`` labels an option of the same tier that is both cheaper and faster (None on the frontier).
     Serving latency: ``ttft_s`` (prefill of one prompt, no queueing), ``tpot_s`` (decode step at the chosen batch),
@@ -66,6 +68,7 @@ class Candidate:
     gpu_price: GpuPrice | None = None
     break_even_price_usd: float | None = None
     break_even_rank: int | None = None
+    break_even_host_price_usd: float | None = None
     rank_reason: str | None = None
     micro_batch_size: int | None = None
     gradient_accumulation: int | None = None
@@ -97,6 +100,18 @@ class Candidate:
     def price_known(self) -> bool:
         """Whether the GPU price is known (from the profile, your prices or the catalog)."""
         return self.gpu_price is not None and self.gpu_price.known
+
+    @property
+    def host_price_known(self) -> bool:
+        """Whether the host (server) price is known: sourced in the catalog, included in an all-in GPU price, the
+        profile's ``tco.host_price_overrides_usd``, a commodity PCIe class estimate, or an existing server."""
+        return self.tco is not None and not any(item.startswith("host price") for item in self.tco.missing)
+
+    @property
+    def unpriced_items(self) -> list[str]:
+        """What has no price (``"GPU"``, ``"host"``): the reasons the TCO is unknown."""
+        out = [] if self.price_known else ["GPU"]
+        return out + ([] if self.host_price_known else ["host"])
 
     @property
     def label(self) -> str:
@@ -131,6 +146,8 @@ class Plan:
         closest: when no candidate meets the deadline, the closest ones (smallest ``deadline_miss_s``).
         warnings: plan-level warnings (e.g. data size inconsistent with sample size x count).
         rationale: plan-level decisions (classification, model source, auto choices) with sources.
+        binding: when nothing meets the requirement, the constraint that binds (named by its control) and the
+            smallest change of each control that gives an answer (gpudesk.planner.binding); None otherwise.
     """
 
     requirement: Requirement
@@ -143,6 +160,7 @@ class Plan:
     closest: list[Candidate] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     rationale: list[Rationale] = field(default_factory=list)
+    binding: BindingConstraint | None = None
 
     @property
     def top(self) -> Candidate | None:

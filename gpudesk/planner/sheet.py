@@ -208,6 +208,18 @@ def _software_rows(profile: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def _host_note(candidate: dict[str, Any]) -> str:
+    """Where the host price comes from: the candidate's "host price ..." rationale line (catalog source, your quote,
+    an all-in rack price, a class estimate, or the existing server); "price unknown" when there is none."""
+    if candidate.get("host_price_known") is False:
+        return f"; host {PRICE_UNKNOWN_TEXT} (no sourced price; set tco.host_price_overrides_usd)"
+    for item in candidate.get("rationale") or []:
+        text = item.get("decision") if isinstance(item, dict) else (item[0] if isinstance(item, (list, tuple)) and item else None)
+        if isinstance(text, str) and (text.startswith("host price") or text.startswith("host ")):
+            return f"; {text}"
+    return ""
+
+
 def _bom(candidate: dict[str, Any], profile: dict[str, Any], software: list[tuple[str, str]]) -> list[BomLine]:
     """Bill of materials: GPUs and hosts priced from the candidate's TCO lines, then storage, network, software."""
     tco = candidate.get("tco_breakdown_usd") if isinstance(candidate.get("tco_breakdown_usd"), dict) else {}
@@ -237,7 +249,8 @@ def _bom(candidate: dict[str, Any], profile: dict[str, Any], software: list[tupl
                 servers,
                 hosts_usd / servers if hosts_usd is not None else None,
                 hosts_usd,
-                notes=f"catalog id {candidate.get('server_id')}; chassis, CPUs, RAM and local NVMe",
+                notes=f"catalog id {candidate.get('server_id')}; chassis, CPUs, RAM and local NVMe"
+                + _host_note(candidate),
                 source="gpudesk catalog servers table",
             )
         )

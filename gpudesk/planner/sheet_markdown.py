@@ -40,7 +40,7 @@ def usd(value: float | int | None) -> str:
 
 def tco_text(value: float | int | None, candidate: dict[str, Any]) -> str:
     """A TCO in dollars, or the "price unknown — enter your quote" mark when the GPU price is what is missing."""
-    if value is None and gpu_price_unknown(candidate):
+    if value is None and (gpu_price_unknown(candidate) or candidate.get("host_price_known") is False):
         return PRICE_UNKNOWN_TEXT
     return usd(value)
 
@@ -75,6 +75,39 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
     lines += ["| " + " | ".join(cell if cell.strip() else "—" for cell in row) + " |" for row in rows]
     return lines + [""]
+
+
+def parallelism_text(a: dict[str, Any]) -> str:
+    """How an alternative splits the model: a service's tensor-parallel degree (``tp1`` when the model fits one GPU,
+    whatever ``sharding`` says), a training job's sharding and recompute."""
+    if a.get("qps_capacity") is not None:
+        return f"tp{a.get('tensor_parallel') or 1}"
+    sharding = a.get("sharding") or ("single GPU" if a.get("count") == 1 else "data parallel")
+    return f"{sharding} / {a.get('recompute') or 'no recompute'}"
+
+
+def _alternatives_table(alternatives: list[dict[str, Any]]) -> list[str]:
+    """Alternatives, comparable on what the plan is judged by: latency (TTFT, TPOT) and QPS for a service, time
+    to result for a training job."""
+    serving = any(a.get("qps_capacity") is not None for a in alternatives)
+    fits = {True: "yes", False: "no"}
+    if serving:
+        return _table(
+            ["GPU", "GPUs", "Interconnect", "Parallelism", "Memory per GPU", "QPS capacity", "TTFT", "TPOT",
+             "3-year TCO", "Fits", "Ranking"],
+            [[md_escape(a.get("gpu_name") or a.get("gpu_id")), md_escape(a.get("count")), md_escape(a.get("interconnect")),
+              md_escape(parallelism_text(a)), gib(a.get("per_gpu_memory_bytes")),
+              "N/A" if a.get("qps_capacity") is None else f"{a['qps_capacity']:.3g} req/s",
+              duration(a.get("ttft_s")), duration(a.get("tpot_s")), tco_text(a.get("tco_3y_usd"), a),
+              fits.get(a.get("fits"), "N/A"), md_escape(a.get("rank_reason") or "N/A")]
+             for a in alternatives])
+    return _table(
+        ["GPU", "GPUs", "Interconnect", "Sharding / recompute", "Memory per GPU", "Time to result", "3-year TCO",
+         "Fits", "Ranking"],
+        [[md_escape(a.get("gpu_name") or a.get("gpu_id")), md_escape(a.get("count")), md_escape(a.get("interconnect")),
+          md_escape(parallelism_text(a)), gib(a.get("per_gpu_memory_bytes")), duration(a.get("time_to_result_s")),
+          tco_text(a.get("tco_3y_usd"), a), fits.get(a.get("fits"), "N/A"), md_escape(a.get("rank_reason") or "N/A")]
+         for a in alternatives])
 
 
 def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
@@ -139,17 +172,7 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
     out += _table(["Check", "How", "Passes when"], [[md_escape(k.name), md_escape(k.how), md_escape(k.passes_when)] for k in sheet.checks])
     if sheet.alternatives:
         out += ["## Alternatives considered", ""]
-        out += _table(
-            ["GPU", "GPUs", "Interconnect", "Sharding / recompute", "Memory per GPU", "Time to result", "3-year TCO",
-             "Fits", "Ranking"],
-            [
-                [md_escape(a.get("gpu_name") or a.get("gpu_id")), md_escape(a.get("count")), md_escape(a.get("interconnect")),
-                 md_escape(f"{a.get('sharding') or ('single GPU' if a.get('count') == 1 else 'N/A')} / "
-                           f"{a.get('recompute') or 'N/A'}"), gib(a.get("per_gpu_memory_bytes")), duration(a.get("time_to_result_s")), tco_text(a.get("tco_3y_usd"), a),
-                 {True: "yes", False: "no"}.get(a.get("fits"), "N/A"), md_escape(a.get("rank_reason") or "N/A")]
-                for a in sheet.alternatives
-            ],
-        )
+        out += _alternatives_table(sheet.alternatives)
     if sheet.rationale:
         out += ["## Rationale", ""]
         out += [f"{i}. {md_escape(r)}" for i, r in enumerate(sheet.rationale, 1)] + [""]

@@ -18,8 +18,11 @@ from gpudesk.planner.errors import PlanInputError
 
 HOURS_PER_YEAR = 8760
 
-# Host (chassis + CPUs + RAM + NVMe) price by server kind when the catalog has none (USD).
-DEFAULT_HOST_PRICE_USD: dict[str, float] = {"workstation": 6000.0, "pcie-2u": 20000.0, "pcie-4u": 35000.0, "hgx": 74000.0}
+# Host (chassis + CPUs + RAM + NVMe) price by server kind when the catalog has none (USD), for commodity PCIe
+# hosts only. An 8-GPU baseboard system (HGX / OAM UBB / NVL72 rack) has no class price: its host is bought with
+# its GPUs and differs by platform, so without a sourced ``host_price_usd`` it is "price unknown" (issue 12:
+# never invent a price) rather than the HGX H100 figure copied onto A100, MI300X or NVL72 systems.
+DEFAULT_HOST_PRICE_USD: dict[str, float] = {"workstation": 6000.0, "pcie-2u": 20000.0, "pcie-4u": 35000.0}
 
 
 @dataclass
@@ -149,7 +152,7 @@ def compute_tco(*, gpu_id: str, gpu_price_usd: float | None, gpu_tdp_w: float, c
         host = DEFAULT_HOST_PRICE_USD.get(server_kind)
         if host is not None:
             notes.append((f"host price of {server_id} assumed ${host:,.0f} (catalog has none)",
-                          "gpudesk default per server kind; hgx from the catalog's HGX H100 host price"))
+                          "gpudesk default per commodity PCIe server kind (class estimate, not a quote)"))
         else:
             missing.append(f"host price of {server_id}")
     gpus_usd = price * count if price is not None else None
@@ -197,7 +200,12 @@ class RentVsBuy:
     ``horizon_rent_usd``: the rate x GPUs x hours over the TCO horizon at the expected utilisation (renting only
     the hours the GPUs would be busy). ``break_even_utilisation``: the utilisation above which owning costs less
     than renting at this rate (catalog.md 5.1: u* = annual owned cost / (N x 8760 x rate)); None when the TCO is
-    unknown. ``verdict``: "buy", "rent" or None when it cannot be decided.
+    unknown. ``break_even_gpu_hours_per_year``: the same threshold as work, u* x N x 8760 GPU-hours a year.
+    ``job_gpu_hours``: this job's GPU-hours (N x time to result; None for a service).
+    ``basis``: the work the verdict weighs: "job" (a training job: the GPUs' known work is this job, once, over the
+    horizon; the TCO's utilisation is an assumption, not work the user has) or "service" (a service or a mixed
+    share runs all the time, so the expected utilisation is the work).
+    ``verdict``: "buy", "rent" or None when it cannot be decided.
     """
 
     rate: CloudRate
@@ -206,6 +214,11 @@ class RentVsBuy:
     owned_usd: float | None
     break_even_utilisation: float | None
     verdict: str | None
+    break_even_gpu_hours_per_year: float | None = None
+    job_gpu_hours: float | None = None
+    basis: str = "service"
+    years: float = 3.0
+    utilisation: float = 0.7
 
     def describe(self, count: int) -> str:
         """One sentence for the rationale and the sheet."""
@@ -214,24 +227,45 @@ class RentVsBuy:
                 f"{rate.provider or 'provider not named'}, {rate.date})")
         parts = [head]
         if self.job_rent_usd is not None:
-            parts.append(f"costs ${self.job_rent_usd:,.0f} for this job")
-        parts.append(f"${self.horizon_rent_usd:,.0f} over the horizon at the expected utilisation")
-        if self.owned_usd is not None and self.break_even_utilisation is not None:
-            parts.append(f"against ${self.owned_usd:,.0f} to own; owning wins above "
-                         f"{self.break_even_utilisation:.0%} utilisation, so {self.verdict}")
-        return ", ".join(parts)
+            hours = f" ({self.job_gpu_hours:,.0f} GPU-hours)" if self.job_gpu_hours is not None else ""
+            parts.append(f"costs ${self.job_rent_usd:,.0f} for this job{hours}")
+        parts.append(f"${self.horizon_rent_usd:,.0f} over {self.years:g} years at {self.utilisation:.0%} utilisation")
+        text = ", ".join(parts)
+        if self.owned_usd is None or self.break_even_utilisation is None or self.break_even_gpu_hours_per_year is None:
+            return text
+        text += (f", against ${self.owned_usd:,.0f} to own; owning wins above {self.break_even_utilisation:.0%} "
+                 f"utilisation, that is {self.break_even_gpu_hours_per_year:,.0f} GPU-hours of work a year")
+        if self.basis == "job" and self.job_gpu_hours is not None:
+            if self.verdict == "rent":
+                return (text + f". This job is {self.job_gpu_hours:,.0f} GPU-hours once, so rent: buy only if you have "
+                        f"{self.break_even_gpu_hours_per_year:,.0f} GPU-hours of work a year for {self.years:g} years")
+            return text + f". This job alone keeps the GPUs busy enough ({self.job_gpu_hours:,.0f} GPU-hours), so buy"
+        return text + f"; a service at {self.utilisation:.0%} utilisation, so {self.verdict}"
 
 
 def rent_vs_buy(rate: CloudRate, *, count: int, job_hours: float | None, tco_total_usd: float | None,
-                a: TcoAssumptions) -> RentVsBuy:
-    """Compare renting ``count`` GPUs at ``rate`` with the candidate's TCO (catalog.md 5.1 break-even)."""
+                a: TcoAssumptions, ongoing: bool = False) -> RentVsBuy:
+    """Compare renting ``count`` GPUs at ``rate`` with the candidate's TCO (catalog.md 5.1 break-even).
+
+    The verdict weighs the work the user has: for a training job (``job_hours`` given, not ``ongoing``) that is the
+    job, so owning wins only when renting this job costs more than owning (the job's utilisation over the horizon
+    reaches u*); for a service or a mixed share (``ongoing``, or no job length) it is the expected utilisation.
+    """
     hourly = rate.usd_per_gpu_hour * count
     job = hourly * job_hours if job_hours is not None else None
     horizon = hourly * HOURS_PER_YEAR * a.years * a.utilisation
     break_even = None
+    hours_per_year = None
     verdict = None
+    basis = "job" if job_hours is not None and not ongoing else "service"
     if tco_total_usd is not None and hourly > 0:
         break_even = tco_total_usd / (hourly * HOURS_PER_YEAR * a.years)
-        verdict = "buy" if a.utilisation > break_even else "rent"
+        hours_per_year = break_even * count * HOURS_PER_YEAR
+        if basis == "job" and job is not None:
+            verdict = "buy" if job >= tco_total_usd else "rent"
+        else:
+            verdict = "buy" if a.utilisation > break_even else "rent"
     return RentVsBuy(rate=rate, job_rent_usd=job, horizon_rent_usd=horizon, owned_usd=tco_total_usd,
-                     break_even_utilisation=break_even, verdict=verdict)
+                     break_even_utilisation=break_even, verdict=verdict, break_even_gpu_hours_per_year=hours_per_year,
+                     job_gpu_hours=count * job_hours if job_hours is not None else None, basis=basis, years=a.years,
+                     utilisation=a.utilisation)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import math
+from typing import Any
 
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.requirement import ModelMemory, Requirement
@@ -17,6 +19,38 @@ from gpudesk.sizing.shapes import (
     spec_from_hf_repo,
     spec_from_params,
 )
+
+
+#: Model answers whose problems make checking the model against the catalog pointless.
+_MODEL_FIELDS = ("model.model", "model.params", "model.config_path")
+
+
+def profile_problems(req: Requirement, catalog: Any = None) -> list[PlanInputError]:
+    """Every problem of ``req`` (Requirement.problems), and with a catalog whether its model resolves: an unknown
+    model comes first, as the most fundamental problem, with the close catalog names."""
+    problems = req.problems()
+    if catalog is not None and not any(p.field in _MODEL_FIELDS for p in problems):
+        try:
+            resolve_model(req.model, catalog)
+        except PlanInputError as exc:
+            problems.insert(0, exc)
+    return problems
+
+
+def _did_you_mean(query: str, catalog: Any) -> str:
+    """" Did you mean: a, b?" with the catalog models whose id, name or Hugging Face repo is close to ``query``;
+    "" when none is (difflib ratio >= 0.6, on at most a few hundred short names: bounded work)."""
+    names: dict[str, str] = {}
+    for m in catalog.models():
+        for text in (m.id, m.name, getattr(m, "hf_repo", None)):
+            if text:
+                names[str(text).lower()[:200]] = m.id
+    close = difflib.get_close_matches(query.lower()[:200], list(names), n=6, cutoff=0.6)
+    ids = list(dict.fromkeys(names[c] for c in close))[:3]
+    if ids:
+        return f" Did you mean: {', '.join(ids)}?"
+    examples = sorted({m.id for m in catalog.models()})[:6]
+    return f" Nothing in the catalog is close; its models include {', '.join(examples)}." if examples else ""
 
 
 def resolve_model(model: ModelMemory, catalog=None) -> ModelSpec:
@@ -38,7 +72,8 @@ def resolve_model(model: ModelMemory, catalog=None) -> ModelSpec:
         try:
             return spec_from_hf_repo(repo)
         except ConfigFileError as exc:
-            raise PlanInputError("model.model", str(exc).split(": ", 1)[-1]) from exc
+            hint = _did_you_mean(repo, catalog) if catalog is not None else ""
+            raise PlanInputError("model.model", str(exc).split(": ", 1)[-1] + hint) from exc
     if model.model:
         if catalog is None:
             raise PlanInputError("model.model", "a catalog model needs the catalog; pass open_catalog().")
@@ -50,7 +85,9 @@ def resolve_model(model: ModelMemory, catalog=None) -> ModelSpec:
             names = ", ".join(getattr(m, "id", str(m)) for m in getattr(exc, "matches", [])[:8])
             raise PlanInputError("model.model", f"{model.model!r} matches several models ({names}); be more specific.") from exc
         except UnknownItemError as exc:
-            raise PlanInputError("model.model", f"{model.model!r} is not in the catalog; give params or a config.json instead.") from exc
+            raise PlanInputError("model.model", f"{model.model!r} is not in the catalog.{_did_you_mean(model.model, catalog)} "
+                                 "Give a catalog model id, a Hugging Face repo id in your local cache, a parameter "
+                                 "count (model.params) or a config.json (model.config_path) instead.") from exc
     if model.config_path:
         try:
             return spec_from_hf_config(model.config_path)

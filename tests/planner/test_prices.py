@@ -17,6 +17,23 @@ from gpudesk.store.prices import price_overrides, set_price
 from helpers.catalog_variants import build_without_prices
 
 ARTICLE = examples_dir() / "article-13b-finetune.toml"
+# The shipped catalog has no sourced HGX A100 host price (an unknown host is "price unknown", issue 12), so these
+# GPU-price tests give the host as a user's quote: the HGX H100 host figure the planner used to copy onto every
+# 8-GPU board.
+HOST_QUOTE = {"hgx-a100": 74000.0}
+
+
+def _article():
+    req = load_profile(ARTICLE)
+    req.tco.host_price_overrides_usd = dict(HOST_QUOTE)
+    return req
+
+
+@pytest.fixture
+def article_profile(tmp_path):
+    path = tmp_path / "article.toml"
+    path.write_text(ARTICLE.read_text() + '\nhost_price_overrides_usd = { "hgx-a100" = 74000.0 }\n')
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +49,7 @@ def shipped():
 
 @pytest.fixture(scope="module")
 def article(catalog):
-    return plan(load_profile(ARTICLE), catalog)
+    return plan(_article(), catalog)
 
 
 def _find(result, gpu_id, count):
@@ -68,7 +85,7 @@ def test_unpriced_options_are_ordered_by_their_known_costs(article):
 
 def test_user_price_below_break_even_makes_the_article_choice(catalog):
     mine = {"a100-80-sxm4": {"price_usd": 17000.0, "note": "vendor quote", "updated_at": "2026-11-02T10:00:00+00:00"}}
-    result = plan(load_profile(ARTICLE), catalog, price_overrides=mine)
+    result = plan(_article(), catalog, price_overrides=mine)
     top = result.top
     assert (top.gpu_id, top.count, top.interconnect) == ("a100-80-sxm4", 8, "nvlink3")
     assert top.meets_deadline and top.fits
@@ -81,7 +98,7 @@ def test_user_price_below_break_even_makes_the_article_choice(catalog):
 
 
 def test_user_price_above_break_even_keeps_the_h100(catalog):
-    result = plan(load_profile(ARTICLE), catalog, price_overrides={"a100-80-sxm4": 40000.0})
+    result = plan(_article(), catalog, price_overrides={"a100-80-sxm4": 40000.0})
     assert result.top.gpu_id == "h100-sxm5"
     # At $40k the 8 x A100 costs more and trains slower than the 8 x H100: dominated, so off the frontier.
     a100 = _find(result, "a100-80-sxm4", 8)
@@ -126,15 +143,15 @@ def test_alternatives_table_marks_unknown_prices(catalog):
     assert f"| {PRICE_UNKNOWN_TEXT} | yes | #" in md
 
 
-def test_cli_uses_my_prices_unless_told_not_to(capsys):
+def test_cli_uses_my_prices_unless_told_not_to(capsys, article_profile):
     db = open_store()
     set_price(db, "a100-80-sxm4", 17000.0, note="quote")
     assert "a100-80-sxm4" in price_overrides(db)
     db.close()
-    assert main(["plan", "--profile", str(ARTICLE), "--format", "json"]) == 0
+    assert main(["plan", "--profile", str(article_profile), "--format", "json"]) == 0
     top = json.loads(capsys.readouterr().out)["candidates"][0]
     assert (top["gpu_id"], top["gpu_price_origin"], top["gpu_price_usd"]) == ("a100-80-sxm4", "user", 17000.0)
-    assert main(["plan", "--profile", str(ARTICLE), "--format", "json", "--no-my-prices"]) == 0
+    assert main(["plan", "--profile", str(article_profile), "--format", "json", "--no-my-prices"]) == 0
     top = json.loads(capsys.readouterr().out)["candidates"][0]
     # The shipped catalog's own price: the dated refurbished street price of the A100 80GB SXM4 (db/prices.csv).
     assert (top["gpu_id"], top["gpu_price_origin"], top["gpu_price_usd"]) == ("a100-80-sxm4", "catalog", 11500.0)

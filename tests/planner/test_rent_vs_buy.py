@@ -79,3 +79,47 @@ def test_existing_server_costs_no_host(tmp_path, catalog):
     result = plan(load_profile(path), catalog)
     assert result.candidates and all(c.server_id == "workstation-pcie5" for c in result.candidates)
     assert all(c.tco_breakdown_usd["hosts"] == 0 for c in result.candidates)
+
+
+def test_one_off_job_verdict_weighs_the_job_not_the_assumed_utilisation():
+    # The tryout's article plan: 8 x A100 80GB for a 6.5-day job, $1.89/GPU-hour, $271,203 to own over 3 years.
+    a = TcoAssumptions()  # utilisation 0.7, an assumption, not work the user has
+    rate = CloudRate(1.89, "cloud-on-demand", None, "2025-09", "https://example.com/rates")
+    r = rent_vs_buy(rate, count=8, job_hours=558619 / 3600, tco_total_usd=271_203.0, a=a)
+    assert r.basis == "job" and r.verdict == "rent"
+    assert r.job_gpu_hours == pytest.approx(8 * 558619 / 3600)
+    assert r.break_even_utilisation == pytest.approx(271_203 / (8 * 1.89 * HOURS_PER_YEAR * 3))
+    assert r.break_even_gpu_hours_per_year == pytest.approx(r.break_even_utilisation * 8 * HOURS_PER_YEAR)
+    text = r.describe(8)
+    assert "so rent: buy only if you have 47,831 GPU-hours of work a year" in text
+    assert "so buy" not in text
+    # A job long enough to cost more rented than owned is a buy on its own.
+    long_job = rent_vs_buy(rate, count=8, job_hours=3 * HOURS_PER_YEAR * 0.9, tco_total_usd=271_203.0, a=a)
+    assert long_job.verdict == "buy" and long_job.describe(8).endswith("so buy")
+    # A service (or GPUs that also serve) runs all the time: the expected utilisation is the work.
+    service = rent_vs_buy(rate, count=8, job_hours=558619 / 3600, tco_total_usd=271_203.0, a=a, ongoing=True)
+    assert service.basis == "service" and service.verdict == "buy"
+
+
+def test_article_plan_says_rent_for_its_one_off_job(catalog):
+    from gpudesk.paths import examples_dir
+
+    result = plan(load_profile(examples_dir() / "article-13b-finetune.toml"), catalog)
+    rented = [c for c in result.candidates[:5] if c.rent is not None and c.rent.verdict is not None]
+    assert rented
+    for c in rented:
+        assert c.rent.basis == "job" and c.rent.verdict == "rent"
+        assert any("buy only if you have" in d for d, _ in c.rationale)
+    data = plan_to_dict(result)["candidates"][0]["rent"]
+    assert data["basis"] == "job" and data["break_even_gpu_hours_per_year"] > data["job_gpu_hours"]
+
+
+def test_stated_growth_is_weighed_against_the_break_even(catalog):
+    from gpudesk.paths import examples_dir
+
+    req = load_profile(examples_dir() / "article-13b-finetune.toml")
+    req.operations.growth_gpus_6_months = 8
+    result = plan(req, catalog)
+    c = next(c for c in result.candidates if c.rent is not None and c.rent.basis == "job" and c.rent.verdict)
+    line = next(d for d, s in c.rationale if s == "requirement: operations.growth_gpus_6_months")
+    assert line.startswith("you plan 8 more GPUs within 6 months") and f"{c.rent.break_even_gpu_hours_per_year:,.0f}" in line

@@ -172,3 +172,39 @@ def test_bad_input_is_refused_with_a_clear_message(article, tmp_path):
         build_sheet(["not", "a", "plan"])  # type: ignore[arg-type]
     with pytest.raises(SheetError, match="Cannot write"):
         write_markdown(plan_dict, tmp_path / "missing-folder" / "x.md")
+
+
+# The tryout's /tmp/try/llama70-serve.toml: Llama 3.1 70B at 50 req/s with TTFT / TPOT targets, FP8 weights and KV.
+LLAMA70_SERVE = """version = 1
+name = "Llama 3.1 70B chat at 50 req/s, TTFT 1 s"
+[model]
+model = "meta-llama/Llama-3.1-70B"
+mode = "inference"
+weight_format = "fp8"
+kv_precision = "fp8"
+[workload]
+training_share = 0.0
+target_qps = 50.0
+prompt_tokens = 2000
+output_tokens = 300
+max_concurrent_sequences = 256
+ttft_target_s = 1.0
+tpot_target_s = 0.05
+[operations]
+max_gpus = 64
+"""
+
+
+def test_serving_alternatives_show_tensor_parallel_and_latency(catalog, tmp_path):
+    path = tmp_path / "serve.toml"
+    path.write_text(LLAMA70_SERVE, encoding="utf-8")
+    data = plan_to_dict(plan(load_profile(path), catalog))
+    md = plan_to_markdown(data, 0)
+    section = md.split("## Alternatives considered", 1)[1].split("\n## ", 1)[0]
+    assert "| Parallelism | Memory per GPU | QPS capacity | TTFT | TPOT |" in section
+    assert "N/A / N/A" not in section
+    tp1 = [c for c in data["candidates"][1:] if c["tensor_parallel"] == 1 and c["sharding"] is None]
+    assert tp1, "a GPU that holds the 70B FP8 model alone is among the alternatives"
+    row = next(line for line in section.splitlines() if line.startswith(f"| {tp1[0]['gpu_name']} | {tp1[0]['count']} |"))
+    cells = [x.strip() for x in row.split("|")[1:-1]]
+    assert cells[3] == "tp1" and cells[6].endswith("ms") and cells[7].endswith("ms")

@@ -12,7 +12,7 @@ from gpudesk.store.prices import price_overrides, set_price
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.plan.tab import PlanTab
 
-from helpers.catalog_variants import build_without_prices
+from helpers.catalog_variants import ARTICLE_HOST_PRICES_USD, build_without_prices
 from helpers.plan_tab import ARTICLE, Notes, ctx, tab  # noqa: F401 - fixtures
 TCO_COLUMN = 9
 
@@ -20,7 +20,8 @@ TCO_COLUMN = 9
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory):
     # The article case with the A100 80GB unpriced (the shipped catalog has its 2026 street / market prices).
-    cat = open_catalog(build_without_prices(tmp_path_factory.mktemp("cat"), {"a100-80-sxm4-street", "a100-80-pcie-market"}))
+    cat = open_catalog(build_without_prices(tmp_path_factory.mktemp("cat"), {"a100-80-sxm4-street", "a100-80-pcie-market"},
+                                            ARTICLE_HOST_PRICES_USD))
     yield cat
     cat.close()
 

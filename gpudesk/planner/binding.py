@@ -1,0 +1,141 @@
+"""What binds when a plan has no answer (issue 12 item 5): the constraint, named by the control that sets it, and
+the smallest change to each control that gives an answer.
+
+Training with a deadline nobody meets: the fastest fitting options are re-evaluated at larger GPU counts (the same
+memory and step-time models as the plan, gpudesk.planner.train_eval) to find the smallest count that meets the
+deadline; the deadline those options can meet is their time to result; the data that fits in the deadline scales
+with it (time to result is linear in the samples: steps = samples x epochs / global batch).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from gpudesk.planner.binding_types import BindingConstraint, PlanChange
+from gpudesk.planner.candidates import PlanContext, fmt_duration, placements
+from gpudesk.planner.requirement import Requirement
+from gpudesk.planner.results import Candidate, Rejected
+from gpudesk.planner.train_eval import evaluate_training
+
+#: Labels of the Plan wizard's controls (gpudesk/ui/plan/questions.py), so the answer uses the words a user sees.
+MAX_GPUS_LABEL = "Largest GPU count to consider"
+DEADLINE_LABEL = "Deadline (time to result)"
+SAMPLES_LABEL = "Samples"
+TOKENS_LABEL = "Tokens to train"
+
+#: Largest GPU count searched for the smallest count that meets a deadline (the upper limit of operations.max_gpus
+#: in gpudesk.planner.requirement).
+MAX_SEARCH_GPUS = 100_000
+
+
+def _valid_count(server: Any, count: int, tensor_parallel: int) -> int | None:
+    """The smallest count >= ``count`` that ``server`` chassis can hold (whole servers beyond one) and that is a
+    multiple of the tensor-parallel degree; None when the chassis cannot hold it."""
+    step = server.max_gpus if count > server.max_gpus else 1
+    n = math.ceil(count / step) * step
+    while n % tensor_parallel:
+        n += step
+    return n if placements(server, n) is not None else None
+
+
+def _meets(ctx: PlanContext, gpu: Any, server: Any, count: int) -> Candidate | None:
+    res = evaluate_training(ctx, gpu, server, count, placements(server, count) or 1)
+    if isinstance(res, Rejected) or not res.fits or not res.meets_deadline:
+        return None
+    return res
+
+
+def smallest_count_meeting_deadline(ctx: PlanContext, gpu: Any, server: Any, start: int) -> Candidate | None:
+    """The fewest GPUs of ``gpu`` in ``server`` chassis, above ``start``, that fit and meet the deadline (doubling,
+    then bisection on the counts the chassis can hold); None when no count up to MAX_SEARCH_GPUS does."""
+    tp = max(1, ctx.req.model.tensor_parallel)
+    low, found = start, None
+    n = start
+    while n < MAX_SEARCH_GPUS:
+        n = min(MAX_SEARCH_GPUS, n * 2)
+        count = _valid_count(server, n, tp)
+        if count is None or count > MAX_SEARCH_GPUS:
+            break
+        found = _meets(ctx, gpu, server, count)
+        if found is not None:
+            break
+        low = count
+    if found is None:
+        return None
+    high = found.count
+    while True:
+        mid = _valid_count(server, (low + high) // 2 + 1, tp)
+        if mid is None or mid >= high:
+            return found
+        hit = _meets(ctx, gpu, server, mid)
+        if hit is not None:
+            found, high = hit, mid
+        else:
+            low = mid
+
+
+def deadline_binding(ctx: PlanContext, req: Requirement, closest: list[Candidate]) -> BindingConstraint | None:
+    """When no candidate meets the training deadline: what binds and the smallest changes that give an answer."""
+    deadline = req.workload.deadline_s
+    best = closest[0] if closest else None
+    time_s = best.time_to_result_s if best is not None else None
+    if not deadline or best is None or time_s is None:
+        return None
+    max_gpus = req.operations.max_gpus
+    text = (f"The deadline binds with the GPU-count limit: within \"{MAX_GPUS_LABEL}\" = {max_gpus} "
+            f"(operations.max_gpus), the fastest option that fits, {best.label}, needs {fmt_duration(time_s)} against "
+            f"the \"{DEADLINE_LABEL}\" of {fmt_duration(deadline)} (workload.deadline_s).")
+    changes: list[PlanChange] = []
+    gpus = {g.id: g for g in ctx.gpus}
+    servers = {s.id: s for s in ctx.servers}
+    scaled: Candidate | None = None
+    for c in closest:
+        gpu, server = gpus.get(c.gpu_id), servers.get(c.server_id)
+        if gpu is None or server is None:
+            continue
+        hit = smallest_count_meeting_deadline(ctx, gpu, server, c.count)
+        if hit is not None and (scaled is None or hit.count < scaled.count):
+            scaled = hit
+    if scaled is not None and scaled.time_to_result_s is not None:
+        changes.append(PlanChange(
+            "operations.max_gpus", MAX_GPUS_LABEL, float(max_gpus), float(scaled.count),
+            f"Smallest change of GPUs: raise \"{MAX_GPUS_LABEL}\" to {scaled.count:,}: {scaled.label} would finish in "
+            f"{fmt_duration(scaled.time_to_result_s)} (same memory and step-time models)."))
+    else:
+        changes.append(PlanChange(
+            "operations.max_gpus", MAX_GPUS_LABEL, float(max_gpus), float(MAX_SEARCH_GPUS),
+            f"No GPU count up to {MAX_SEARCH_GPUS:,} of the closest options meets the deadline: communication or the "
+            "data path caps the speed-up, so change the deadline or the data instead."))
+    changes.append(PlanChange(
+        "workload.deadline_s", DEADLINE_LABEL, float(deadline), math.ceil(time_s / 3600) * 3600.0,
+        f"Smallest change of deadline with {max_gpus} GPUs: set \"{DEADLINE_LABEL}\" to "
+        f"{fmt_duration(math.ceil(time_s / 3600) * 3600.0)} ({best.label})."))
+    share = deadline / time_s
+    tokens = req.workload.tokens_to_train
+    samples = req.data.sample_count
+    if tokens:
+        changes.append(PlanChange(
+            "workload.tokens_to_train", TOKENS_LABEL, float(tokens), math.floor(tokens * share),
+            f"Smallest change of data with {max_gpus} GPUs: train on at most {tokens * share:.3g} tokens "
+            f"(\"{TOKENS_LABEL}\", {share:.2%} of {tokens:.3g})."))
+    elif samples:
+        changes.append(PlanChange(
+            "data.sample_count", SAMPLES_LABEL, float(samples), float(math.floor(samples * share)),
+            f"Smallest change of data with {max_gpus} GPUs: train on at most {math.floor(samples * share):,} samples "
+            f"(\"{SAMPLES_LABEL}\", {share:.2%} of {samples:,})."))
+    return BindingConstraint("workload.deadline_s", DEADLINE_LABEL, text, changes)
+
+
+def gpu_limit_binding(rejected: list[Rejected], max_gpus: int) -> BindingConstraint | None:
+    """When the GPU-count limit is what rules every option out: the control and the fewest GPUs any rejected
+    option needs."""
+    over = [r for r in rejected if r.count > max_gpus and any("GPU-count limit" in x for x in r.reasons)]
+    if not over:
+        return None
+    smallest = min(over, key=lambda r: r.count)
+    text = (f"The GPU-count limit binds: \"{MAX_GPUS_LABEL}\" is {max_gpus} (operations.max_gpus), and the smallest "
+            f"option needs {smallest.count} x {smallest.gpu_name}.")
+    change = PlanChange("operations.max_gpus", MAX_GPUS_LABEL, float(max_gpus), float(smallest.count),
+                        f"Raise it to {smallest.count} for an answer, or lower the QPS target / relax the latency targets.")
+    return BindingConstraint("operations.max_gpus", MAX_GPUS_LABEL, text, [change])

@@ -1,0 +1,69 @@
+"""What binds when nothing meets the requirement (issue 12 item 5): the tryout's 70B training with 8.2e12 tokens
+and at most 8 GPUs used to say only "misses by 4053 days"."""
+
+import json
+
+import pytest
+
+from gpudesk.catalog import open_catalog
+from gpudesk.planner import plan, plan_to_dict
+from gpudesk.planner.binding import DEADLINE_LABEL, MAX_GPUS_LABEL
+from gpudesk.planner.requirement import Requirement
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return open_catalog()
+
+
+def _tight_70b(deadline_days: float) -> Requirement:
+    # /tmp/try/p_tight2.toml of the tryout: Llama 3.1 70B full training, 1e9 samples x 8192 tokens, max 8 GPUs.
+    req = Requirement()
+    req.model.model = "meta-llama/Llama-3.1-70B"
+    req.model.seq_len_tokens = 8192
+    req.data.sample_count = 1_000_000_000
+    req.operations.max_gpus = 8
+    req.workload.deadline_s = deadline_days * 86400
+    return req
+
+
+def test_missed_deadline_names_the_binding_controls_and_the_gpu_count_that_meets_it(catalog):
+    result = plan(_tight_70b(30), catalog)
+    assert result.deadline_met_by_any is False
+    b = result.binding
+    assert b is not None and b.field == "workload.deadline_s" and b.label == DEADLINE_LABEL
+    assert MAX_GPUS_LABEL in b.text and "= 8" in b.text
+    by_field = {c.field: c for c in b.changes}
+    gpus = by_field["operations.max_gpus"]
+    assert gpus.current == 8 and 8 < gpus.value < 100_000
+    # The count found does meet the deadline under the plan's own models; the deadline change is what 8 GPUs reach.
+    assert f"{int(gpus.value):,}" in gpus.text and "would finish in" in gpus.text
+    deadline = by_field["workload.deadline_s"]
+    best = result.closest[0]
+    assert deadline.value >= best.time_to_result_s > deadline.value - 3600
+    samples = by_field["data.sample_count"]
+    assert samples.value == pytest.approx(1e9 * 30 * 86400 / best.time_to_result_s, rel=1e-6)
+    # In the warnings and the rationale, and typed in the JSON for the UI.
+    assert any(MAX_GPUS_LABEL in w and "Smallest change of deadline" in w for w in result.warnings)
+    assert any(d == b.text for d, _ in result.rationale)
+    data = json.loads(json.dumps(plan_to_dict(result)))
+    assert data["binding"]["changes"][0]["field"] == "operations.max_gpus"
+    assert data["binding"]["changes"][0]["value"] == gpus.value
+
+
+def test_one_day_deadline_says_no_count_meets_it_and_gives_the_deadline_8_gpus_meet(catalog):
+    result = plan(_tight_70b(1), catalog)
+    b = result.binding
+    assert b is not None
+    texts = [c.text for c in b.changes]
+    assert any(t.startswith("No GPU count up to 100,000") for t in texts)
+    assert any("Smallest change of deadline with 8 GPUs" in t for t in texts)
+
+
+def test_met_deadline_has_no_binding(catalog):
+    req = _tight_70b(1)
+    req.data.sample_count = 1_000_000  # a thousandth of the data: 8 x GB300 in about 4 days
+    req.workload.deadline_s = 10 * 86400
+    result = plan(req, catalog)
+    assert result.deadline_met_by_any is True and result.binding is None
+    assert plan_to_dict(result)["binding"] is None
