@@ -236,6 +236,7 @@ def save_thresholds(thresholds: Thresholds, path: Path | None = None) -> Path:
     """Write the values that differ from the defaults, with the version; returns the path written."""
     target = path or default_thresholds_path()
     payload = {"version": THRESHOLDS_VERSION, **thresholds.changed()}
+    thresholds_from_dict(payload)  # never write a file that would be refused when read back (ranges, types)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_suffix(".tmp")
