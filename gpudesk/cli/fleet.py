@@ -115,6 +115,8 @@ def cmd_fleet(args: argparse.Namespace) -> int:
                 session, _rows = record_history(history, source=f"fleet {source}"[:200], name=args.record)
             except (StoreError, TelemetryError) as exc:
                 raise CliError(f"The window could not be saved as a recording: {exc}", status=1) from exc
+    except CliError:
+        raise  # already says what to do, with its own exit status (2: a bad argument or a missing file)
     except GpudeskError as exc:
         raise CliError(exc.user_text(), status=1) from exc
     util_metric = m.GPU_UTIL
@@ -128,7 +130,8 @@ def cmd_fleet(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"source": source, "step_s": history.step_s, "recording_id": session, "gpus": rows,
                           "findings": [f.to_dict() for f in findings if f.finding.judged],
-                          "not_judged": [f.to_dict() for f in findings if not f.finding.judged], "notes": history.notes}, indent=2))
+                          "not_judged": [f.to_dict() for f in findings if not f.finding.judged],
+                          "notes": history.notes}, indent=2))
         return 0
     print(f"{len(rows)} GPU(s) from {source} (step {history.step_s:g} s)")
     for row in rows:

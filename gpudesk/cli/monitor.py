@@ -379,7 +379,11 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         result = analyze(frame, devices, t0=args.t0, t1=args.t1, thresholds=_thresholds(args.thresholds))
         if result.span is None:
             span = frame.span
-            raise CliError(f"{title}: no samples between --from {args.t0} and --to {args.t1}"
+            bounds = " and ".join(f"{flag} {value:.0f}" for flag, value in (("--from", args.t0), ("--to", args.t1))
+                                  if value is not None)
+            where = "between " + bounds if args.t0 is not None and args.t1 is not None else (
+                "after " + bounds if args.t0 is not None else "before " + bounds)
+            raise CliError(f"{title}: no samples {where}"
                            + (f"; the data spans {span[0]:.0f} to {span[1]:.0f} (epoch s)." if span else "."))
     except (TelemetryError, StoreError, GpudeskError) as exc:
         raise CliError(exc.user_text() if isinstance(exc, GpudeskError) else str(exc)) from exc
@@ -571,7 +575,14 @@ def _stat_line(label: str, unit: str, s) -> str:
     if unit == "bool":
         if s.n == 1:
             return f"  {label:32s} {'yes' if s.median else 'no'} ({samples})"
-        return f"  {label:32s} yes in {100.0 * (s.mean or 0.0):.0f} % of {samples}"
+        share = float(s.mean or 0.0)
+        yes = round(share * s.n)
+        if yes == 0:
+            return f"  {label:32s} no (0 of {samples})"
+        if yes == s.n:
+            return f"  {label:32s} yes ({s.n} of {samples})"
+        shown = f"{100.0 * share:.0f}" if 1.0 <= 100.0 * share <= 99.0 else f"{100.0 * share:.2g}"
+        return f"  {label:32s} yes in {yes} of {samples} ({shown} %)"
     scale = _scale(unit, max(abs(s.p5), abs(s.p95)))
     if s.n == 1:
         number, _, shown = _fmt(s.median, scale).strip().partition(" ")

@@ -27,6 +27,7 @@ from gpudesk.telemetry import timebase
 from gpudesk.telemetry.analysis import Analysis, analyze
 from gpudesk.telemetry.heatmap import Heatmap, heatmap
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
+from gpudesk.telemetry.plausibility import screen
 from gpudesk.telemetry.rules.base import CRITICAL, WARNING
 from gpudesk.telemetry.rules.text import duration
 from gpudesk.telemetry.rules.thresholds import Thresholds
@@ -368,6 +369,7 @@ def build_report(
     if not len(frame):
         raise BurnInError(_("The recording has no samples: nothing to report."))
     devs = {d.index: d for d in (devices or [])}
+    frame = screen(frame, devs)  # impossible readings are N/A in the tables as in the findings
     th = thresholds or Thresholds()
     analysis = analyze(frame, devs.values(), thresholds=th)
     span = frame.span or (0.0, 0.0)

@@ -135,8 +135,11 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
              "others_util_median_pct": r(others_med), "others_util_mad_pct": r(mad)},
             span, ADVICE))
     if not out:
-        out.append(checked(RULE, _("Utilization balanced across {gpus}: medians {low:.0f}-{high:.0f} %.").format(
-            gpus=gpu_list(sorted(medians)), low=min(medians.values()), high=max(medians.values())),
+        low, high = min(medians.values()), max(medians.values())
+        spread = (_("{low:.0f} %").format(low=low) if round(low) == round(high)
+                  else _("{low:.0f}-{high:.0f} %").format(low=low, high=high))
+        out.append(checked(RULE, _("Utilization balanced across {gpus}: medians {spread}.").format(
+            gpus=gpu_list(sorted(medians)), spread=spread),
             {"gpu_util_median_pct_by_gpu": by_gpu}, span))
     grid = ctx.grid(frame)
     if grid.util.shape[0] < 4 * MAX_SHIFT:
