@@ -379,8 +379,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         result = analyze(frame, devices, t0=args.t0, t1=args.t1, thresholds=_thresholds(args.thresholds))
         if result.span is None:
             span = frame.span
-            bounds = " and ".join(f"{flag} {value:.0f}" for flag, value in (("--from", args.t0), ("--to", args.t1))
-                                  if value is not None)
+            bounds = " and ".join(f"{flag} {value:.0f}" if value == int(value) else f"{flag} {value:.3f}"
+                                  for flag, value in (("--from", args.t0), ("--to", args.t1)) if value is not None)
             where = "between " + bounds if args.t0 is not None and args.t1 is not None else (
                 "after " + bounds if args.t0 is not None else "before " + bounds)
             raise CliError(f"{title}: no samples {where}"
