@@ -45,19 +45,19 @@ ADVICE_STRAGGLER = _("This GPU's busy and idle phases come earlier or later than
 
 def stragglers(grid: Grid, min_lag_s: float, min_corr: float) -> list[tuple[int, float, float, float]]:
     """(gpu, lag s (positive = behind the others), best correlation, correlation at no shift) per straggler."""
-    n, k = grid.util.shape
+    readable_cols = ~np.all(np.isnan(grid.util), axis=0)  # a GPU without any utilization reading is left out
+    u = grid.util[:, readable_cols]
+    gpus = [g for g, ok in zip(grid.gpus, readable_cols.tolist()) if ok]
+    n, k = u.shape
     if k < 2 or n < 4 * MAX_SHIFT:
         return []
-    u = grid.util.copy()
-    col_mean = np.nanmean(np.where(np.isnan(u), np.nan, u), axis=0)
+    col_mean = np.nanmean(u, axis=0)
     u = np.where(np.isnan(u), col_mean, u)
-    if np.any(np.isnan(u)):
-        return []
     out = []
     size = 1 << int(np.ceil(np.log2(2 * n)))
     shifts = np.arange(-MAX_SHIFT, MAX_SHIFT + 1)
     overlap = (n - np.abs(shifts)).astype(float)
-    for j, g in enumerate(grid.gpus):
+    for j, g in enumerate(gpus):
         own = u[:, j] - u[:, j].mean()
         others = np.delete(u, j, axis=1).mean(axis=1)
         others = others - others.mean()
