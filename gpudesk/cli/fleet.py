@@ -57,8 +57,16 @@ def add_fleet_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 def _duration(text: str) -> float:
     from gpudesk.cli.monitor import parse_duration  # the monitor CLI's duration syntax
 
-    value = parse_duration(text)
+    value = parse_duration(text, "--window")
     return 0.0 if value is None else value
+
+
+def _check_numbers(args: argparse.Namespace) -> None:
+    """Refuse impossible numbers before any network or file access."""
+    for flag, value in (("--timeout", args.timeout), ("--step", args.step), ("--interval", args.interval)):
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise CliError(f"{flag} must be a positive number of seconds, got {value:g}.")
+    _duration(args.window)
 
 
 def _num(v: float) -> float | None:
@@ -86,6 +94,7 @@ def cmd_fleet(args: argparse.Namespace) -> int:
     from gpudesk.telemetry import model as m
     from gpudesk.telemetry.fleet import fleet_findings
 
+    _check_numbers(args)
     try:
         if args.prometheus:
             history, source = _from_prometheus(args), args.prometheus
@@ -95,7 +104,7 @@ def cmd_fleet(args: argparse.Namespace) -> int:
             history, source = _from_dcgmi_command(args), args.dcgmi_command
         else:
             history, source = _from_dcgmi(args), args.dcgmi
-        findings = fleet_findings(history, by=args.group) if len(history.frame) else []
+        findings = fleet_findings(history, by=args.group, include_not_judged=True) if len(history.frame) else []
         session = None
         if args.record is not None:  # the store is imported only when asked (start-up speed)
             from gpudesk.store import StoreError
@@ -107,7 +116,7 @@ def cmd_fleet(args: argparse.Namespace) -> int:
             except (StoreError, TelemetryError) as exc:
                 raise CliError(f"The window could not be saved as a recording: {exc}", status=1) from exc
     except CliError:
-        raise  # already a user-facing error with its own exit status
+        raise  # already says what to do, with its own exit status (2: a bad argument or a missing file)
     except GpudeskError as exc:
         raise CliError(exc.user_text(), status=1) from exc
     util_metric = m.GPU_UTIL
@@ -120,7 +129,9 @@ def cmd_fleet(args: argparse.Namespace) -> int:
         rows.append(row)
     if args.json:
         print(json.dumps({"source": source, "step_s": history.step_s, "recording_id": session, "gpus": rows,
-                          "findings": [f.to_dict() for f in findings], "notes": history.notes}, indent=2))
+                          "findings": [f.to_dict() for f in findings if f.finding.judged],
+                          "not_judged": [f.to_dict() for f in findings if not f.finding.judged],
+                          "notes": history.notes}, indent=2))
         return 0
     print(f"{len(rows)} GPU(s) from {source} (step {history.step_s:g} s)")
     for row in rows:
@@ -138,11 +149,20 @@ def cmd_fleet(args: argparse.Namespace) -> int:
         if row["job"]:
             parts.append(f"job {row['job']}")
         print("  " + " | ".join(parts))
-    print(f"{len(findings)} finding(s)")
-    for f in findings:
+    judged = [f for f in findings if f.finding.judged]
+    warnings = [f for f in judged if f.finding.severity in ("warning", "critical")]
+    skipped = [f for f in findings if not f.finding.judged]
+    print(f"{len(warnings)} warning(s); {len(judged) - len(warnings)} check(s) found nothing; "
+          f"{len(skipped)} not judged")
+    if not len(history.frame):
+        print("  not judged: no samples were read, so no rule ran.")
+    for f in judged:
         who = f.key.label + f" ({f.key.uuid or 'no UUID'})" if f.key else f"group {f.group}"
         job = f" job {f.key.job_name}" if f.key and f.key.job_name else ""
         print(f"  [{f.finding.severity}] {f.finding.rule}: {who}{job}: {f.finding.summary}")
+    for f in skipped:
+        who = f.key.label if f.key else f"group {f.group}"
+        print(f"  [not judged] {f.finding.rule}: {who}: {f.finding.summary}")
     for note in history.notes:
         print(f"  note: {note}")
     if session is not None:

@@ -114,8 +114,8 @@ def _help(p: argparse.ArgumentParser) -> int:
     return 2
 
 
-def parse_duration(text: str | None) -> float | None:
-    """"90", "90s", "30m", "72h", "1d" -> seconds. Raises CliError on anything else."""
+def parse_duration(text: str | None, flag: str = "--duration") -> float | None:
+    """"90", "90s", "30m", "72h", "1d" -> seconds. Raises CliError naming ``flag`` on anything else."""
     if text is None:
         return None
     units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -127,9 +127,9 @@ def parse_duration(text: str | None) -> float | None:
     try:
         value = float(t) * scale
     except ValueError:
-        raise CliError(f"--duration {text!r} is not a duration; use seconds or 90s, 30m, 72h, 1d.") from None
-    if value <= 0:
-        raise CliError(f"--duration must be positive, got {text!r}.")
+        raise CliError(f"{flag} {text!r} is not a duration; use seconds or 90s, 30m, 72h, 1d.") from None
+    if not value > 0 or value == float("inf"):
+        raise CliError(f"{flag} must be a positive duration, got {text!r}.")
     return value
 
 
@@ -381,7 +381,11 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         result = analyze(frame, devices, t0=args.t0, t1=args.t1, thresholds=_thresholds(args.thresholds))
         if result.span is None:
             span = frame.span
-            raise CliError(f"{title}: no samples between --from {args.t0} and --to {args.t1}"
+            bounds = " and ".join(f"{flag} {value:.0f}" if value == int(value) else f"{flag} {value:.3f}"
+                                  for flag, value in (("--from", args.t0), ("--to", args.t1)) if value is not None)
+            where = "between " + bounds if args.t0 is not None and args.t1 is not None else (
+                "after " + bounds if args.t0 is not None else "before " + bounds)
+            raise CliError(f"{title}: no samples {where}"
                            + (f"; the data spans {span[0]:.0f} to {span[1]:.0f} (epoch s)." if span else "."))
     except (TelemetryError, StoreError, GpudeskError) as exc:
         raise CliError(exc.user_text() if isinstance(exc, GpudeskError) else str(exc)) from exc
@@ -417,6 +421,10 @@ def _load_target(args: argparse.Namespace) -> tuple:
     raise CliError(f"{args.target}: neither a file nor a recording id (see 'gpudesk monitor analyze --list').")
 
 
+# A plan exported as JSON is a few kB to a few hundred kB (its candidates and their memory accounts).
+_MAX_PLAN_BYTES = 20_000_000
+
+
 def _load_plan(args: argparse.Namespace) -> tuple[dict | None, str | None]:
     """The plan dictionary and its name, from --plan ID or --plan-file F (or nothing)."""
     from gpudesk.store import open_store
@@ -430,14 +438,23 @@ def _load_plan(args: argparse.Namespace) -> tuple[dict | None, str | None]:
             raise CliError(f"Saved plan {args.plan} cannot be read ({saved.problem}); re-plan it in the Plan tab.")
         return saved.plan, saved.name
     if args.plan_file is not None:
+        fix = "Give the JSON a plan command wrote, e.g. 'gpudesk plan ... --json > plan.json'."
         try:
-            text = args.plan_file.read_text(encoding="utf-8")
+            with args.plan_file.open("rb") as fh:
+                raw = fh.read(_MAX_PLAN_BYTES + 1)
         except OSError as exc:
             raise CliError(f"{args.plan_file}: cannot read the plan ({exc.strerror or exc}).") from exc
+        if len(raw) > _MAX_PLAN_BYTES:
+            raise CliError(f"{args.plan_file}: over {_MAX_PLAN_BYTES // 10**6} MB, too large to be a plan. {fix}")
         try:
-            plan = json.loads(text)
+            plan = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise CliError(f"{args.plan_file}: not a JSON plan (it is not UTF-8 text: byte {exc.start} cannot be "
+                           f"read). {fix}") from exc
         except json.JSONDecodeError as exc:
-            raise CliError(f"{args.plan_file}: not a JSON plan ({exc.msg} at line {exc.lineno}).") from exc
+            raise CliError(f"{args.plan_file}: not a JSON plan ({exc.msg} at line {exc.lineno}). {fix}") from exc
+        except RecursionError as exc:
+            raise CliError(f"{args.plan_file}: not a JSON plan (nested too deeply). {fix}") from exc
         if not isinstance(plan, dict):
             raise CliError(f"{args.plan_file}: a plan is a JSON object with 'candidates'.")
         return plan, str(plan.get("name") or args.plan_file.name)
@@ -560,7 +577,14 @@ def _stat_line(label: str, unit: str, s) -> str:
     if unit == "bool":
         if s.n == 1:
             return f"  {label:32s} {'yes' if s.median else 'no'} ({samples})"
-        return f"  {label:32s} yes in {100.0 * (s.mean or 0.0):.0f} % of {samples}"
+        share = float(s.mean or 0.0)
+        yes = round(share * s.n)
+        if yes == 0:
+            return f"  {label:32s} no (0 of {samples})"
+        if yes == s.n:
+            return f"  {label:32s} yes ({s.n} of {samples})"
+        shown = f"{100.0 * share:.0f}" if 1.0 <= 100.0 * share <= 99.0 else f"{100.0 * share:.2g}"
+        return f"  {label:32s} yes in {yes} of {samples} ({shown} %)"
     scale = _scale(unit, max(abs(s.p5), abs(s.p95)))
     if s.n == 1:
         number, _, shown = _fmt(s.median, scale).strip().partition(" ")

@@ -448,8 +448,10 @@ def cmd_snapshot(args) -> int:
         sys.stdout.write("\n")
         return 0
     snap = analysis.snapshot
-    print(f"Snapshot: {snap.source_name} ({format_bytes(snap.file_size_bytes)}), layout {snap.format_version}, "
-          f"GPUs {', '.join(map(str, snap.devices)) or 'none'}, {snap.event_count:,} trace events")
+    # "; " between the parts: a comma-separated GPU list followed by "7,923 trace events" would run together
+    gpus = ", ".join(map(str, snap.devices)) or "none"
+    print(f"Snapshot: {snap.source_name} ({format_bytes(snap.file_size_bytes)}); layout {snap.format_version}; "
+          f"{'GPU' if len(snap.devices) == 1 else 'GPUs'} {gpus}; {snap.event_count:,} trace events")
     if dev is None:
         print("Nothing to explain: the snapshot holds no segments and no trace events.")
         return 0

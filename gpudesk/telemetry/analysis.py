@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpudesk.telemetry.findings_summary import summarize
+from gpudesk.telemetry.plausibility import screen
 from gpudesk.telemetry.model import METRICS, DeviceInfo, SeriesFrame
 from gpudesk.nvml.pcie import describe_link
 from gpudesk.telemetry.rules import Finding, Thresholds, run_rules
@@ -83,8 +84,9 @@ def analyze(
     """Statistics and findings over ``t0 <= t <= t1`` (whole frame by default)."""
     sub = frame.select(t0, t1) if (t0 is not None or t1 is not None) else frame
     devs = {d.index: d for d in (devices or [])}
+    sub = screen(sub, devs)  # impossible readings (1e32 MB of memory) become N/A with a note
     stats = span_stats(sub)
     th = thresholds or Thresholds()
     findings = run_rules(sub, devs, interval_s=interval_s, thresholds=th)
     rounds = int(np.unique(sub.t).size)
-    return Analysis(sub.span, stats, findings, devs, list(frame.notes), rounds, summarize(findings), th)
+    return Analysis(sub.span, stats, findings, devs, list(sub.notes), rounds, summarize(findings), th)

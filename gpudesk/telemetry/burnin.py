@@ -20,11 +20,14 @@ from typing import Any
 
 import numpy as np
 
+from gpudesk.catalog import CatalogError, open_catalog
 from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
+from gpudesk.telemetry import timebase
 from gpudesk.telemetry.analysis import Analysis, analyze
 from gpudesk.telemetry.heatmap import Heatmap, heatmap
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
+from gpudesk.telemetry.plausibility import screen
 from gpudesk.telemetry.rules.base import CRITICAL, WARNING
 from gpudesk.telemetry.rules.text import duration
 from gpudesk.telemetry.rules.thresholds import Thresholds
@@ -92,6 +95,9 @@ class BurnInReport:
     candidate_label: str | None = None
     comparisons: list[Comparison] = field(default_factory=list)
     checks: list[CheckVerdict] = field(default_factory=list)
+    # how the times read (gpudesk.telemetry.timebase): real epoch times (LOCAL, shown in UTC), a dmon log's
+    # node-local time as printed with no zone (PRINTED), a time of day or seconds from the first row
+    time_basis: str = timebase.LOCAL
 
     @property
     def judged_findings(self) -> list[Any]:
@@ -101,7 +107,7 @@ class BurnInReport:
         return {
             "version": REPORT_VERSION,
             "title": self.title, "source": self.source, "generated_at": self.generated_at,
-            "span_s": list(self.span), "duration_s": self.duration_s,
+            "span_s": list(self.span), "duration_s": self.duration_s, "time_basis": self.time_basis,
             "summary": self.analysis.summary,
             "gpus": [vars(g) for g in self.gpus],
             "plan_name": self.plan_name, "candidate": self.candidate_label,
@@ -154,7 +160,8 @@ def _num(d: dict[str, Any], key: str) -> float | None:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
-def compare_plan(candidate: dict[str, Any], rows: list[GpuRow], analysis: Analysis) -> list[Comparison]:
+def compare_plan(candidate: dict[str, Any], rows: list[GpuRow], analysis: Analysis,
+                 tdp_w: float | None = None) -> list[Comparison]:
     """The plan's expectations side by side with the recording's measurements."""
     out: list[Comparison] = []
     count = candidate.get("count")
@@ -200,18 +207,58 @@ def compare_plan(candidate: dict[str, Any], rows: list[GpuRow], analysis: Analys
         out.append(Comparison(_("Throughput (requests/s, all GPUs)"), _("{q:.3g}").format(q=qps),
                               _("busy {pct:.0f} % of the run").format(pct=float(np.mean(busy))) if busy else _("N/A"),
                               NOT_JUDGED, _("telemetry cannot count requests: compare with the server's metrics.")))
-    power = _num(candidate, "gpu_power_w")
-    watts = [r.power_median_w for r in rows if r.power_median_w is not None]
-    if power:
-        if watts:
-            top = max(watts)
-            out.append(Comparison(_("Power per GPU (median)"), _("{w:.0f} W").format(w=power),
-                                  _("{w:.0f} W").format(w=top), PASS if top <= 1.05 * power else FAIL,
-                                  _("the plan's power figure feeds the TCO's electricity line")))
-        else:
-            out.append(Comparison(_("Power per GPU (median)"), _("{w:.0f} W").format(w=power), _("not recorded"),
-                                  NOT_JUDGED))
+    out.extend(compare_power(candidate, rows, tdp_w))
     return out
+
+
+# A GPU's board power stays at or under its power limit (the TDP unless raised); NVML's power reading is averaged
+# over about a second and can pass the limit briefly, so a median more than 10 % above the TDP is not a reading of
+# that GPU (nvidia-smi --help-query-gpu, "power.draw" and "power.limit").
+POWER_OVER_TDP_TOLERANCE = 1.10
+
+
+def compare_power(candidate: dict[str, Any], rows: list[GpuRow], tdp_w: float | None) -> list[Comparison]:
+    """Per-GPU median power against the plan's per-GPU figure (the plan's ``gpu_power_w`` is the TDP of all its
+    GPUs together: gpudesk/planner/train_eval.py) and against the GPU's TDP from the catalog."""
+    total = _num(candidate, "gpu_power_w")
+    count = candidate.get("count")
+    watts = [(r.gpu, r.power_median_w) for r in rows if r.power_median_w is not None]
+    if not total and not tdp_w:
+        return []
+    per_gpu = total / count if total and isinstance(count, int) and count > 0 else None
+    limit = per_gpu or tdp_w
+    expected = _("{w:.0f} W").format(w=limit) if limit else _("N/A")
+    if per_gpu and isinstance(count, int):
+        expected = _("{w:.0f} W ({total:.0f} W for {count} GPUs)").format(w=per_gpu, total=total, count=count)
+    item = _("Power per GPU (median)")
+    if not watts:
+        return [Comparison(item, expected, _("not recorded"), NOT_JUDGED)]
+    gpu, top = max(watts, key=lambda w: w[1] or 0.0)
+    measured = _("{w:.0f} W (GPU {gpu}, the highest)").format(w=top, gpu=gpu)
+    if tdp_w and top > POWER_OVER_TDP_TOLERANCE * tdp_w:
+        return [Comparison(item, expected, measured, FAIL, _(
+            "{w:.0f} W is above this GPU's {tdp:.0f} W TDP (catalog): impossible for the planned GPU. The recording "
+            "is from another GPU model, or its power column was misread.").format(w=top, tdp=tdp_w))]
+    if per_gpu is None:  # no power figure in the plan: only an impossible reading is worth a row
+        return []
+    return [Comparison(item, expected, measured, PASS if top <= 1.05 * per_gpu else FAIL,
+                       _("the plan's power figure feeds the TCO's electricity line"))]
+
+
+def planned_tdp_w(candidate: dict[str, Any] | None, devices: Iterable[DeviceInfo]) -> float | None:
+    """The TDP of the GPUs: the devices' power limit from the catalog model picked for a log, else the plan's
+    catalog GPU (``gpu_id``); None when neither is known."""
+    limits = [d.power_limit_w for d in devices if d.power_limit_w]
+    if limits:
+        return float(max(limits))
+    gpu_id = candidate.get("gpu_id") if candidate else None
+    if not isinstance(gpu_id, str) or not gpu_id:
+        return None
+    try:
+        tdp = open_catalog().gpu(gpu_id).tdp_w
+    except CatalogError:
+        return None
+    return float(tdp) if tdp else None
 
 
 def judge_checks(candidate: dict[str, Any] | None, rows: list[GpuRow], analysis: Analysis, frame: SeriesFrame,
@@ -316,11 +363,13 @@ def build_report(
     thresholds: Thresholds | None = None,
     generated_at: str | None = None,
     heatmap_bins: int = 288,
+    as_printed: bool | None = None,
 ) -> BurnInReport:
     """Join a recording (``frame``), its findings and an optional saved plan into one report."""
     if not len(frame):
         raise BurnInError(_("The recording has no samples: nothing to report."))
     devs = {d.index: d for d in (devices or [])}
+    frame = screen(frame, devs)  # impossible readings are N/A in the tables as in the findings
     th = thresholds or Thresholds()
     analysis = analyze(frame, devs.values(), thresholds=th)
     span = frame.span or (0.0, 0.0)
@@ -334,8 +383,13 @@ def build_report(
         label = _("{count} x {gpu} ({link})").format(count=candidate.get("count"), gpu=candidate.get("gpu_name"),
                                                    link=candidate.get("interconnect_name") or candidate.get(
                                                        "interconnect") or _("no interconnect"))
-        comparisons = compare_plan(candidate, rows, analysis)
+        comparisons = compare_plan(candidate, rows, analysis, planned_tdp_w(candidate, devs.values()))
     checks = judge_checks(candidate, rows, analysis, frame, duration_s)
     stamp = generated_at or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    if as_printed is None:
+        # as the Monitor tab decides (gpudesk/ui/monitor/controller.py): GPUs without a UUID came from a dmon log,
+        # whose stamps are the node's local time as printed, with no zone
+        as_printed = not any(d.uuid for d in devs.values())
+    basis = timebase.time_basis(span[0], span[1], as_printed=as_printed)
     return BurnInReport(title or _("Burn-in report"), source, stamp, span, duration_s, rows, analysis, hm,
-                        plan_name, label, comparisons, checks)
+                        plan_name, label, comparisons, checks, basis)

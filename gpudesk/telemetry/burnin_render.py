@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from gpudesk.i18n import _
+from gpudesk.telemetry import timebase
 from gpudesk.telemetry.burnin import BurnInReport
 from gpudesk.telemetry.model import TelemetryError
 from gpudesk.telemetry.rules.base import CRITICAL, NOT_JUDGED, WARNING
@@ -33,8 +34,30 @@ def _fmt(value: float | None, scale: float = 1.0, unit: str = "", digits: int = 
     return f"{value / scale:.{digits}f}{(' ' + unit) if unit else ''}"
 
 
-def _when(t: float) -> str:
-    return _dt.datetime.fromtimestamp(t, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+def _when(t: float, basis: str = timebase.LOCAL) -> str:
+    """A time of the report: real epoch times in UTC, a dmon log's printed times as printed, undated ones as a
+    time of day or "t+..." (gpudesk.telemetry.timebase)."""
+    if basis == timebase.LOCAL:
+        return _dt.datetime.fromtimestamp(t, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    return timebase.format_time(t, basis)
+
+
+def _zone(basis: str) -> str:
+    """What the report's times are, said once after them."""
+    if basis == timebase.LOCAL:
+        return _("UTC")
+    if basis == timebase.PRINTED:
+        return _("node-local time as printed, no zone in the log")
+    if basis == timebase.TIME_OF_DAY:
+        return _("node-local time of day, no date or zone in the log")
+    return _("from the first row; the log has no time column")
+
+
+def _run_line(report: BurnInReport) -> str:
+    b = report.time_basis
+    return _("Source: {source}. Run: {start} to {end} ({zone}; {length}). Generated {when}.").format(
+        source=report.source, start=_when(report.span[0], b), end=_when(report.span[1], b), zone=_zone(b),
+        length=duration(report.duration_s), when=report.generated_at)
 
 
 def _gpu_table_rows(report: BurnInReport) -> list[list[str]]:
@@ -69,9 +92,7 @@ def _text_heatmap(report: BurnInReport, width: int = 72) -> list[str]:
 def to_markdown(report: BurnInReport) -> str:
     a = report.analysis
     out = [f"# {_md(report.title)}", ""]
-    out.append(_("Source: {source}. Run: {start} to {end} UTC ({length}). Generated {when}.").format(
-        source=_md(report.source), start=_when(report.span[0]), end=_when(report.span[1]),
-        length=duration(report.duration_s), when=report.generated_at))
+    out.append(_md(_run_line(report)))
     if report.plan_name:
         out.append("")
         out.append(_("Plan: {plan}, configuration {label}.").format(plan=_md(report.plan_name),
@@ -105,7 +126,9 @@ def to_markdown(report: BurnInReport) -> str:
         scope = _("job") if f.gpu is None else _("GPU {gpu}").format(gpu=f.gpu)
         when = ""
         if f.span and f.severity in (WARNING, CRITICAL):
-            when = " " + _("({start} to {end} UTC)").format(start=_when(f.span[0]), end=_when(f.span[1]))
+            b = report.time_basis
+            when = " " + _("({start} to {end}, {zone})").format(start=_when(f.span[0], b), end=_when(f.span[1], b),
+                                                               zone=_zone(b))
         out.append(f"- **{f.severity}** `{f.rule}` ({scope}){when}: {_md(f.summary)}")
     out += ["", _("Thresholds (version {v}): {values}").format(
         v=a.thresholds.to_dict()["version"],
@@ -151,7 +174,8 @@ def heatmap_svg(report: BurnInReport, width: int = 900, row_h: int = 22) -> str:
                          f'height="{row_h - 2}" fill="none" stroke="{_COLOURS[f.severity]}" stroke-width="2">'
                          f'<title>{html.escape(f.summary)}</title></rect>')
     y_axis = top + n_rows * row_h + 14
-    parts.append(f'<text x="{left}" y="{y_axis}">{html.escape(_when(t0))} UTC</text>')
+    start = f"{_when(t0, report.time_basis)} ({_zone(report.time_basis)})"
+    parts.append(f'<text x="{left}" y="{y_axis}">{html.escape(start)}</text>')
     parts.append(f'<text x="{left + width}" y="{y_axis}" text-anchor="end">{html.escape(duration(t1 - t0))}</text>')
     parts.append("</svg>")
     return "".join(parts)
@@ -172,9 +196,7 @@ def to_html(report: BurnInReport, svg: bool = True) -> str:
            ("<style>body{font-family:sans-serif;max-width:1000px;margin:1em auto}table{border-collapse:collapse}"
             "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}.fail{color:#c0392b}.pass{color:#1e8449}"
             "</style></head><body>"), f"<h1>{esc(report.title)}</h1>"]
-    out.append("<p>" + esc(_("Source: {source}. Run: {start} to {end} UTC ({length}). Generated {when}.").format(
-        source=report.source, start=_when(report.span[0]), end=_when(report.span[1]),
-        length=duration(report.duration_s), when=report.generated_at)) + "</p>")
+    out.append("<p>" + esc(_run_line(report)) + "</p>")
     if report.plan_name:
         out.append("<p>" + esc(_("Plan: {plan}, configuration {label}.").format(
             plan=report.plan_name, label=report.candidate_label or "")) + "</p>")

@@ -81,6 +81,14 @@ def summarize(findings: Sequence[Finding]) -> str:
     if not lengths and not others and not starving and not barely:
         judged = len({f.rule for f in findings if f.severity == INFO})
         blind = len({f.rule for f in findings if f.severity == NOT_JUDGED})
-        text += (" " if text else "") + _("No stall or other problem found: {ok} check(s) passed, {blind} could not "
-                                          "judge (their reasons are listed).").format(ok=judged, blind=blind)
+        unjudged_stalls = next((f for f in findings if f.rule == "low-utilization" and f.severity == NOT_JUDGED),
+                               None)
+        if unjudged_stalls is not None:
+            why = unjudged_stalls.summary.removeprefix("Could not judge: ")
+            text += (" " if text else "") + _("Stalls not judged: {why} {ok} check(s) passed, {blind} could not "
+                                              "judge (their reasons are listed).").format(why=why, ok=judged,
+                                                                                         blind=blind)
+        else:
+            text += (" " if text else "") + _("No stall or other problem found: {ok} check(s) passed, {blind} could "
+                                              "not judge (their reasons are listed).").format(ok=judged, blind=blind)
     return text

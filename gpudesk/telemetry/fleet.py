@@ -317,9 +317,11 @@ def xid_errors(history: FleetHistory) -> list[FleetFinding]:
     return found
 
 
-def fleet_findings(history: FleetHistory, by: str = GROUP_BY_JOB, min_sustained_s: float = 30.0) -> list[FleetFinding]:
+def fleet_findings(history: FleetHistory, by: str = GROUP_BY_JOB, min_sustained_s: float = 30.0, *,
+                   include_not_judged: bool = False) -> list[FleetFinding]:
     """The bottleneck rules run per group (by job: imbalance within a job; by host: within a node), plus
-    :func:`allocated_idle` and :func:`xid_errors`. Each finding names its GPU's key."""
+    :func:`allocated_idle` and :func:`xid_errors`. Each finding names its GPU's key. The rules' "not judged"
+    results (and why) are left out unless ``include_not_judged``."""
     out = allocated_idle(history) + xid_errors(history)
     interval = history.step_s or None
     groups = group_keys(history.keys, by)
@@ -333,7 +335,7 @@ def fleet_findings(history: FleetHistory, by: str = GROUP_BY_JOB, min_sustained_
         if not len(sub):
             continue
         for f in run_rules(sub, interval_s=interval, min_sustained_s=min_sustained_s):
-            if not f.judged:
+            if not f.judged and not include_not_judged:
                 continue
             key = history.keys[positions[f.gpu]] if f.gpu is not None and f.gpu < len(positions) else None
             if key is not None and f.gpu is not None:

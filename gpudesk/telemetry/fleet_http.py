@@ -7,7 +7,10 @@ Only the URL given is contacted. Foreign errors (``urllib``, ``ssl``, ``OSError`
 from __future__ import annotations
 
 import base64
+import html
 import json
+import math
+import re
 import ssl
 import urllib.error
 import urllib.parse
@@ -62,12 +65,31 @@ class Auth:
 def check_url(url: str) -> str:
     """The URL without a trailing slash; FleetError when it is not http(s)://host[:port][/path]."""
     text = (url or "").strip()
-    parts = urllib.parse.urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    try:
+        parts = urllib.parse.urlsplit(text)
+        parts.port  # noqa: B018 - reading it checks the port ("host:abc" or "host:99999" raises ValueError)
+    except ValueError as exc:
+        raise FleetError(
+            _("{url} is not a valid address ({reason}).").format(url=text, reason=exc), field="url",
+            remedy=_("Type the server address, for example http://prometheus.example:9090 or http://[::1]:9090."),
+        ) from exc
+    if parts.scheme not in ("http", "https") or not parts.netloc or not parts.hostname:
         raise FleetError(
             _("{url} is not an http:// or https:// address.").format(url=text or "''"), field="url",
             remedy=_("Type the server address, for example http://prometheus.example:9090."))
     return text.rstrip("/")
+
+
+_TAG = re.compile(r"<[^<>]{0,2000}>")  # one tag, bounded: no backtracking over long pasted pages
+MAX_DETAIL_CHARS = 200
+
+
+def plain_text(body: str, limit: int = MAX_DETAIL_CHARS) -> str:
+    """A server's error page as one short line: tags removed, entities decoded, spaces collapsed, cut to ``limit``
+    characters (a 404 page's HTML is not a message)."""
+    text = html.unescape(_TAG.sub(" ", body[:65536]))
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
 class HttpClient:
@@ -78,6 +100,9 @@ class HttpClient:
         self.base_url = check_url(base_url)
         self.auth = auth or Auth()
         self.timeout_s = float(timeout_s)
+        if not (self.timeout_s > 0 and math.isfinite(self.timeout_s)):
+            raise FleetError(_("The timeout must be a positive number of seconds, not {timeout}.").format(
+                timeout=timeout_s), field="timeout", remedy=_("Give for example 10 (seconds)."))
         if ca_file:
             try:
                 self._ssl = ssl.create_default_context(cafile=ca_file)
@@ -122,7 +147,7 @@ class HttpClient:
         body = self.get_bytes(path, params)
         try:
             return json.loads(body)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             raise FleetBadResponse(
                 _("{url} did not answer with JSON.").format(url=self.base_url), field="url", detail=str(exc)[:200],
                 remedy=_("Check that the address is the Prometheus server itself (port 9090 by default), not a "
@@ -141,13 +166,14 @@ class HttpClient:
         detail = raw
         try:
             detail = str(json.loads(raw).get("error") or raw)
-        except (ValueError, AttributeError):
-            pass
+        except (ValueError, AttributeError, RecursionError):
+            detail = plain_text(raw)
         if exc.code in (401, 403):
             return FleetUnauthorized(
                 _("{url} refused the credentials (HTTP {code}).").format(url=self.base_url, code=exc.code),
-                field="auth", detail=detail[:300],
+                field="auth", detail=plain_text(detail),
                 remedy=_("Check the user name and password or the bearer token."))
         return FleetBadResponse(
             _("{url} answered HTTP {code}.").format(url=self.base_url, code=exc.code), field="url",
-            detail=detail[:300], remedy=_("Check the address and the query; the server's message is in the detail."))
+            detail=plain_text(detail) or None,
+            remedy=_("Check the address and the query; the server's message is in the detail."))

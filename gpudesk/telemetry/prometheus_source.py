@@ -78,6 +78,13 @@ class MetricNames:
         self.by_metric: dict[str, list[df.FieldMap]] = {}
         for fm in (*df.FIELDS, *df.ALL_SMI_FIELDS, *df.NVITOP_FIELDS):
             self.by_metric.setdefault(fm.metric, []).append(fm)
+        unknown = sorted(set(overrides or {}) - set(self.by_metric))
+        if unknown:
+            raise FleetError(
+                _("{names}: not a gpudesk metric that can be renamed.").format(names=", ".join(unknown)),
+                field="metric_names",
+                remedy=_("Use one of: {known}.").format(known=", ".join(sorted(self.by_metric))))
+        self.overrides = dict(overrides or {})
         for metric, name in (overrides or {}).items():
             if not _NAME_RE.fullmatch(name):
                 raise FleetError(_("{name} is not a valid Prometheus metric name.").format(name=name),
@@ -271,7 +278,13 @@ class PrometheusSource:
                 step_s: float | None = None) -> FleetHistory:
         """The fleet over ``window_s`` seconds up to ``end`` (now): one range query per Prometheus metric name."""
         end_t = time.time() if end is None else float(end)
-        step = float(step_s) if step_s else choose_step(window_s, self.scrape_interval_s)
+        if not (math.isfinite(window_s) and window_s > 0):
+            raise FleetError(_("The window must be a positive number of seconds, not {window}.").format(
+                window=window_s), field="window")
+        if step_s is not None and not (math.isfinite(step_s) and step_s > 0):
+            raise FleetError(_("The step must be a positive number of seconds, not {step}.").format(step=step_s),
+                             field="step", remedy=_("Leave it out to fit the window, or give e.g. 15."))
+        step = float(step_s) if step_s is not None else choose_step(window_s, self.scrape_interval_s)
         # aligned steps (the same cells on every refresh); the last cell is the one holding "now"
         end_t = math.ceil(end_t / step) * step
         n_t = math.ceil(float(window_s) / step) + 1
@@ -288,6 +301,11 @@ class PrometheusSource:
                 if name is not None:
                     expr = self.range_expr(df.FieldMap(name, fm.dmon_tag, fm.metric, fm.scale), step)
                     jobs.append((metric, fm, expr))
+        notes = [_("The metric {name} given for {metric} is not on {url}: {metric} is N/A and the findings that "
+                   "need it are not judged.").format(name=self.names.overrides[metric], metric=metric,
+                                                     url=self.http.base_url)
+                 for metric in wanted if metric in self.names.overrides
+                 and not any(job[0] == metric for job in jobs)]
         # the range queries run side by side (Prometheus evaluates them in parallel); results are placed in
         # query order, so positions do not depend on which answer came first
         with ThreadPoolExecutor(max_workers=max(1, min(self.parallel_queries, len(jobs)))) as pool:
@@ -320,7 +338,7 @@ class PrometheusSource:
                 for pos in range(n_gpu):
                     reasons.setdefault((pos, metric), "not exported")
         if n_gpu == 0:
-            return FleetHistory([], frame_from_matrix(grid[:0], {}), step)
+            return FleetHistory([], frame_from_matrix(grid[:0], {}), step, notes)
         frame = frame_from_matrix(grid, columns, reasons)
-        return FleetHistory(index.keys, frame, step, [])
+        return FleetHistory(index.keys, frame, step, notes)
 

@@ -61,3 +61,17 @@ def test_report_from_a_recording_in_the_store(tmp_path, capsys):
     assert data["source"].startswith("recording 1") and data["plan_name"] == "2-GPU plan"
     assert data["summary"] == "GPUs busy 50 % of the run; 1 stall of 15 min."
     assert {c["item"]: c["verdict"] for c in data["comparisons"]}["GPU count"] == "pass"
+
+
+def test_binary_plan_file_and_thresholds_are_errors_not_tracebacks(tmp_path, capsys):
+    garbage = tmp_path / "garbage.bin"
+    garbage.write_bytes(bytes(range(256)) * 8)
+    assert main(["monitor", "report", str(LOG), "--plan-file", str(garbage), "--out", str(tmp_path / "r.md")]) == 2
+    err = capsys.readouterr().err
+    assert str(garbage) in err and "not UTF-8" in err and "gpudesk plan" in err
+    bad = tmp_path / "t.json"
+    bad.write_bytes(b"\xff\xfe\x00\x01")
+    assert main(["monitor", "analyze", str(LOG), "--thresholds", str(bad)]) == 2
+    assert main(["monitor", "report", str(LOG), "--thresholds", str(bad), "--out", str(tmp_path / "r.md")]) == 2
+    err = capsys.readouterr().err
+    assert err.count(f"The rule thresholds file {bad} is not text") == 2 and "Traceback" not in err

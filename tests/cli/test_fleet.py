@@ -70,3 +70,24 @@ def test_live_dcgmi_command(capsys, tmp_path):
     assert doc["gpus"][1]["sm_active_pct_mean"] == 77.7
     assert main(["monitor", "fleet", "--dcgmi-command", "no-such-program-xyz", "--window", "2s"]) == 1
     assert "Could not start" in capsys.readouterr().err
+
+
+def test_impossible_flags_are_refused_before_any_network(capsys):
+    # port 1 is never contacted: each error comes from the flag check, not "Could not reach"
+    for extra, said in ((["--timeout", "-1"], "--timeout must be a positive"),
+                        (["--window", "0s"], "--window must be a positive"),
+                        (["--step", "0"], "--step must be a positive"),
+                        (["--metric-name", "foo=bar"], "foo: not a gpudesk metric")):
+        assert main(["monitor", "fleet", "--prometheus", "http://127.0.0.1:1", *extra]) != 0
+        err = capsys.readouterr().err
+        assert said in err and "Traceback" not in err and "--duration" not in err
+    assert main(["monitor", "fleet", "--prometheus", "http://[::1"]) != 0
+    assert "not a valid address" in capsys.readouterr().err
+
+
+def test_dcgmi_output_says_what_was_not_judged(capsys):
+    assert main(["monitor", "fleet", "--dcgmi", str(FIXTURES / "dcgmi_dmon_8gpu_na_issue244.txt"),
+                 "--host", "n1"]) == 0
+    out = capsys.readouterr().out
+    assert "0 finding(s)" not in out
+    assert "not judged" in out and "[not judged] multi-gpu-imbalance" in out

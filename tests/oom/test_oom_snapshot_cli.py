@@ -65,3 +65,15 @@ def test_unsafe_and_missing_files_fail_cleanly(tmp_path: Path, capsys: pytest.Ca
     assert "Traceback" not in err
     assert main(["oom", "snapshot", str(tmp_path / "nope.pickle")]) == 1
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_header_parts_are_separated_and_an_empty_cache_is_said_plainly(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "short.pickle"
+    path.write_bytes(pickle.dumps(sb.shortage_oom("2.5")))
+    assert main(["oom", "snapshot", str(path)]) == 0
+    out = capsys.readouterr().out
+    head = out.splitlines()[0]
+    assert "; GPU 0; " in head and head.endswith(" trace events")
+    assert "0 B free in 0 pieces" not in out and "largest free block was 0 B" not in out
+    assert "held no free block" in out

@@ -189,3 +189,37 @@ def test_fast_columns_and_per_event_loop_agree(monkeypatch: pytest.MonkeyPatch) 
     assert slow.format_version == fast.format_version
     for column in ("action", "addr", "size_bytes", "stream", "time_us", "stack_id"):
         assert (getattr(slow.trace_of(0), column) == getattr(fast.trace_of(0), column)).all(), column
+
+
+def test_gzip_bomb_stops_at_the_stated_cap(tmp_path: Path) -> None:
+    """The tryout's bomb: 815 KB of gzip that inflates to 800 MiB took 17 s and 1.9 GB before "damaged"."""
+    from gpudesk.oom.snapshot.errors import SnapshotTooLarge
+    from gpudesk.oom.snapshot.reader import GZIP_MAX_RATIO, gzip_cap_bytes
+
+    spaces = tmp_path / "bomb.json.gz"
+    spaces.write_bytes(gzip.compress(b" " * (800 * 2**20), 9))
+    with pytest.raises(SnapshotFormatError, match="64 KiB of blank space"):
+        load_snapshot(spaces)
+    # a bomb whose content looks like a snapshot: caught by the size cap while inflating, not after
+    body = gzip.compress(b'{"segments": [' + b"{}," * 100_000_000 + b"{}]}", 9)
+    bomb = tmp_path / "segments.json.gz"
+    bomb.write_bytes(body)
+    seen: list[int] = []
+    with pytest.raises(SnapshotTooLarge) as err:
+        load_snapshot(bomb, progress=lambda done, total, text: seen.append(done))
+    cap = gzip_cap_bytes(len(body))
+    assert f"{GZIP_MAX_RATIO} times" in err.value.message and "MiB" in err.value.message
+    assert max(seen) <= cap + 2 * 2**20  # stopped while inflating, within a read of the cap
+    # a real-sized snapshot well inside the cap still opens
+    ok = tmp_path / "ok.json.gz"
+    ok.write_bytes(gzip.compress(json.dumps(sb.many_events(20_000)).encode()))
+    assert load_snapshot(ok).event_count > 0
+
+
+def test_a_json_list_that_is_not_segments_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "empty_list.json").write_text("[]")
+    (tmp_path / "numbers.json").write_text("[1, 2]")
+    with pytest.raises(SnapshotFormatError, match="empty list: it is not a PyTorch memory snapshot"):
+        load_snapshot(tmp_path / "empty_list.json")
+    with pytest.raises(SnapshotFormatError, match="not a PyTorch memory snapshot"):
+        load_snapshot(tmp_path / "numbers.json")

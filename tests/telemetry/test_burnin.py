@@ -20,9 +20,11 @@ from gpudesk.telemetry.dmon_import import frame_and_devices_from_file, resolve_g
 from gpudesk.telemetry.model import TelemetryError
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "monitor_rules"
+# gpu_power_w is the TDP of all the candidate's GPUs together, as the planner writes it (count x tdp_w,
+# gpudesk/planner/train_eval.py): 4 x 300 W for the A100 80GB PCIe
 PLAN = {"name": "13B fine-tune", "candidates": [
     {"count": 4, "gpu_name": "NVIDIA A100 80GB PCIe", "interconnect": "pcie4", "per_gpu_memory_bytes": 55e9,
-     "safe_line_bytes": 64e9, "step_time_s": 0.42, "gpu_power_w": 300.0},
+     "safe_line_bytes": 64e9, "step_time_s": 0.42, "gpu_power_w": 1200.0},
     {"count": 8, "gpu_name": "NVIDIA H100 80GB SXM5", "per_gpu_memory_bytes": 30e9, "safe_line_bytes": 20e9}]}
 
 
@@ -76,3 +78,26 @@ def test_renderings_escape_outside_text_and_mark_spans(stall):
     assert format_for(Path("r.HTML")) == "html"
     with pytest.raises(TelemetryError, match=".md, .html or .json"):
         format_for(Path("r.pdf"))
+
+
+def test_power_is_judged_per_gpu_and_against_the_tdp(tmp_path):
+    # the tryout: a planner export for 8 x A100 SXM4 (gpu_power_w 3200 W = 8 x 400 W) against a dmon log whose
+    # GPUs draw a median 600-690 W (an H100's power, not an A100's): the old report compared 643 W with 3200 W
+    lines = ["#Date       Time        gpu    pwr  gtemp  mtemp     sm    mem",
+             "#YYYYMMDD   HH:MM:SS    Idx      W      C      C      %      %"]
+    for s in range(60):
+        for g in range(8):
+            lines.append(f" 20261130   10:00:{s:02d}  {g:5d}    643     70     65     97     50")
+    log = tmp_path / "h100_power.log"
+    log.write_text("\n".join(lines) + "\n")
+    frame, devs, _ = frame_and_devices_from_file(log, None)
+    plan = {"candidates": [{"count": 8, "gpu_id": "a100-80-sxm4", "gpu_name": "NVIDIA A100 80GB SXM4",
+                            "gpu_power_w": 3200.0}]}
+    rep = build_report(frame, devs, source="log", plan=plan)
+    (power,) = [c for c in rep.comparisons if c.item == "Power per GPU (median)"]
+    assert power.verdict == FAIL and power.expected.startswith("400 W") and "643 W" in power.measured
+    assert "TDP" in power.note and "impossible" in power.note
+    # the log's -o DT stamps are the node's local time with no zone: never labelled UTC
+    md = render(rep, "md")
+    assert "UTC" not in md and "node-local time as printed, no zone" in md and "2026-11-30 10:00:00" in md
+    assert rep.to_json()["time_basis"] == "printed"

@@ -353,3 +353,23 @@ def test_window_means_match_the_range_and_take_one_query(backfilled):
     assert util[0] == 0.0 and np.allclose(util[1:], 85.0)
     full = src.history(24 * 3600, end=end, metrics=[m.GPU_UTIL])
     assert np.allclose(full.values(m.GPU_UTIL), util)
+
+
+def test_a_renamed_metric_that_matches_nothing_is_said_and_not_judged(live):
+    server, _, _ = live
+    src = PrometheusSource(server.url, scrape_interval_s=1, metric_names={m.GPU_UTIL: "my_gpu_util_renamed"})
+    hist = src.history(20, metrics=[m.GPU_UTIL, m.POWER], step_s=1)
+    assert any("my_gpu_util_renamed" in n and "not judged" in n for n in hist.notes)
+    quiet = fleet_findings(hist, include_not_judged=True)
+    assert any(f.finding.rule == "multi-gpu-imbalance" and not f.finding.judged for f in quiet)
+
+
+def test_unknown_metric_key_and_bad_step_window_are_refused(live):
+    server, _, _ = live
+    with pytest.raises(FleetError, match="foo: not a gpudesk metric"):
+        PrometheusSource(server.url, metric_names={"foo": "bar"})
+    src = PrometheusSource(server.url, scrape_interval_s=1)
+    with pytest.raises(FleetError, match="step must be a positive"):
+        src.history(60, step_s=0)
+    with pytest.raises(FleetError, match="window must be a positive"):
+        src.history(0)

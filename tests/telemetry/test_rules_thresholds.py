@@ -66,3 +66,35 @@ def test_every_threshold_has_a_label_for_the_settings_form():
     from gpudesk.telemetry.rules.threshold_labels import THRESHOLD_LABELS
 
     assert set(THRESHOLD_LABELS) == {f.name for f in fields(Thresholds)}
+
+
+@pytest.mark.parametrize("name, value", [("low_util_pct", 200), ("min_span_s", 1e308), ("min_span_s", float("inf")),
+                                         ("straggler_min_correlation", 2), ("periodic_min_dips", 2.5)])
+def test_values_outside_their_range_are_refused_with_the_range(name, value):
+    with pytest.raises(ThresholdsError) as err:
+        thresholds_from_dict({name: value})
+    assert err.value.field == name
+    assert "from" in err.value.message or "whole number" in err.value.message
+
+
+def test_binary_thresholds_file_is_a_clear_error_naming_the_file(tmp_path, monkeypatch, capsys):
+    from gpudesk.cli import main
+
+    bad = tmp_path / "rule-thresholds.json"
+    bad.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe\x00binary")
+    with pytest.raises(ThresholdsError) as err:
+        load_thresholds(bad)
+    assert str(bad) in err.value.message and "--reset" in (err.value.remedy or "")
+    assert main(["monitor", "thresholds", "--file", str(bad)]) == 2
+    out = capsys.readouterr().err
+    assert "not text" in out and str(bad) in out and "Traceback" not in out
+    assert main(["monitor", "thresholds", "--file", str(bad), "--set", "low_util_pct=200"]) == 2
+    assert main(["monitor", "thresholds", "--file", str(tmp_path / "t.json"), "--set", "low_util_pct=200"]) == 2
+    assert "from 0 to 100" in capsys.readouterr().err
+
+
+def test_saving_an_out_of_range_value_is_refused_and_writes_nothing(tmp_path):
+    target = tmp_path / "t.json"
+    with pytest.raises(ThresholdsError, match="from 0 to 100"):
+        save_thresholds(Thresholds(low_util_pct=200.0), target)
+    assert not target.exists()

@@ -179,3 +179,19 @@ def test_analyze_sample_a_json_shape():
     for f in j["findings"]:
         assert {"rule", "gpu", "severity", "evidence", "advice"} <= set(f)
     assert j["gpus"]["0"]["pcie_link_source"] == "catalog:a100-80-pcie"
+
+
+def test_one_idle_gpu_does_not_hide_a_second_weak_one():
+    # the tryout's job: 2 nodes x 4 H100, one GPU idle at 0 %, one at 38 %, six at about 97 %
+    u = np.vstack([np.full(300, v) for v in (97.0, 38.0, 97.0, 96.0, 97.0, 98.0, 97.0, 0.0)])
+    hits = by_rule(run_rules(frame(gpus=8, **{m.GPU_UTIL: u})), "multi-gpu-imbalance")
+    assert sorted(h.gpu for h in hits) == [1, 7]
+    assert all(h.evidence["others_util_median_pct"] == 97.0 for h in hits)
+
+
+def test_imbalance_and_straggler_need_enough_samples():
+    u = np.array([[95.0], [20.0]])
+    found = [f for f in run_rules(frame(n=1, gpus=2, **{m.GPU_UTIL: u}))
+             if f.rule in ("multi-gpu-imbalance", "straggler")]
+    assert {f.rule for f in found} == {"multi-gpu-imbalance", "straggler"}
+    assert all(f.severity == "not-judged" and "1 sample per GPU" in f.summary for f in found)

@@ -127,3 +127,47 @@ def test_csv_of_an_undated_log_has_no_1970_stamps():
 
     rows = list(csv.DictReader(io.StringIO(export_csv_text(read_dmon_file(SAMPLE_A).frame))))
     assert [r["time_s"] for r in rows] == ["0.0"] * 4 and all(r["time_utc"] == "" for r in rows)
+
+
+# --- second tryout (issue 13): wording and validation ----------------------------------------------------------
+
+def _first_round(tmp_path: Path) -> Path:
+    """Sample A's header and its first sampling round: one sample per GPU."""
+    lines = SAMPLE_A.read_text().splitlines()
+    one = tmp_path / "one_round.txt"
+    one.write_text("\n".join(lines[:6]) + "\n")
+    return one
+
+
+def test_one_sample_is_not_judged_for_busy_time_imbalance_or_stragglers(tmp_path, capsys):
+    assert main(["monitor", "analyze", str(_first_round(tmp_path))]) == 0
+    out = capsys.readouterr().out
+    assert "busy 0 %" not in out and "GPUs busy" not in out
+    assert "Stalls not judged: 1 sample (1 s)" in out
+    for rule in ("low-utilization", "multi-gpu-imbalance", "straggler"):
+        assert f"[not-judged] {rule} (all GPUs): Could not judge: 1 sample" in out, rule
+
+
+def test_equal_dip_lengths_read_once_and_a_never_set_flag_reads_no():
+    t = np.arange(900, dtype=float)
+    util = np.where(t % 60 >= 54, 5.0, 97.0)  # a 6 s dip every 60 s
+    frame = m.SeriesFrame(t + 1.7e9, np.zeros(900, dtype=np.int32), {m.GPU_UTIL: util})
+    (dips,) = [f for f in run_rules(frame) if f.rule == "periodic-dips"]
+    assert "15 dips of 6 s every 60 s" in dips.summary and "6 s-6 s" not in dips.summary
+    from gpudesk.cli.monitor import _stat_line
+    from gpudesk.telemetry.stats import span_stats
+
+    never = np.zeros(900)
+    sometimes = (t % 100 == 0).astype(float)  # 9 of 900 samples
+    flags = m.SeriesFrame(np.repeat(t, 2) + 1.7e9, np.tile(np.arange(2, dtype=np.int32), 900),
+                          {m.THERMAL_VIOLATION: np.column_stack([never, sometimes]).reshape(-1)})
+    stats = span_stats(flags)
+    assert _stat_line("Thermal violation", "bool", stats[0][m.THERMAL_VIOLATION]).endswith("no (0 of 900 samples)")
+    assert _stat_line("Thermal violation", "bool", stats[1][m.THERMAL_VIOLATION]).endswith(
+        "yes in 9 of 900 samples (1 %)")
+
+
+def test_to_alone_names_only_the_bound_given(capsys):
+    assert main(["monitor", "analyze", str(SAMPLE_A), "--to", "-5"]) == 2
+    err = capsys.readouterr().err
+    assert "None" not in err and "before --to -5" in err

@@ -316,10 +316,18 @@ def explain(dev: DeviceAnalysis, snap: Snapshot) -> tuple[str, list[str]]:
                        "held {reserved} of which {alloc} was in use by tensors.").format(
             req=fb(req), device=dev.device, free=fb(free), reserved=fb(f.reserved_bytes), alloc=fb(f.allocated_bytes)))
         pool = _("large-pool") if req > SMALL_SIZE_BYTES else _("small-pool")
-        lines.append(_("The cache had {cached} free in {pieces} pieces spread over {segs} segments; {usable} of it "
-                       "could serve this request ({pool}, same stream) but its largest free block was {largest}.").format(
-            cached=fb(f.cached_free_bytes), pieces=f.free_piece_count, segs=f.segments_with_free,
-            usable=fb(usable), pool=pool, largest=fb(largest)))
+        if not f.free_piece_count:
+            lines.append(_("The allocator's cache held no free block: every cached byte was in use by tensors."))
+        elif not usable:
+            lines.append(_("The cache had {cached} free in {pieces} pieces spread over {segs} segments, but none of "
+                           "it could serve this request ({pool}, same stream).").format(
+                cached=fb(f.cached_free_bytes), pieces=f.free_piece_count, segs=f.segments_with_free, pool=pool))
+        else:
+            lines.append(_("The cache had {cached} free in {pieces} pieces spread over {segs} segments; {usable} of "
+                           "it could serve this request ({pool}, same stream) but its largest free block was "
+                           "{largest}.").format(
+                cached=fb(f.cached_free_bytes), pieces=f.free_piece_count, segs=f.segments_with_free,
+                usable=fb(usable), pool=pool, largest=fb(largest)))
         if largest >= req:
             verdict = "unexplained"
             lines.append(_("A free cached block of {largest} was large enough, yet the allocation failed: the "
@@ -340,11 +348,16 @@ def explain(dev: DeviceAnalysis, snap: Snapshot) -> tuple[str, list[str]]:
             lines.append(_("The trace holds {count} OOM events; this analysis is at the last one.").format(
                 count=dev.ooms_total))
     else:
-        lines.append(_("The snapshot has no OOM event on GPU {device}: figures are at the end of the trace "
-                       "({reserved} reserved, {alloc} allocated, {cached} cached free in {pieces} pieces, largest "
-                       "{largest}).").format(
-            device=dev.device, reserved=fb(f.reserved_bytes), alloc=fb(f.allocated_bytes),
-            cached=fb(f.cached_free_bytes), pieces=f.free_piece_count, largest=fb(f.largest_free_block_bytes)))
+        if f.free_piece_count:
+            lines.append(_("The snapshot has no OOM event on GPU {device}: figures are at the end of the trace "
+                           "({reserved} reserved, {alloc} allocated, {cached} cached free in {pieces} pieces, largest "
+                           "{largest}).").format(
+                device=dev.device, reserved=fb(f.reserved_bytes), alloc=fb(f.allocated_bytes),
+                cached=fb(f.cached_free_bytes), pieces=f.free_piece_count, largest=fb(f.largest_free_block_bytes)))
+        else:
+            lines.append(_("The snapshot has no OOM event on GPU {device}: figures are at the end of the trace "
+                           "({reserved} reserved, {alloc} allocated, no free block in the cache).").format(
+                device=dev.device, reserved=fb(f.reserved_bytes), alloc=fb(f.allocated_bytes)))
     if dev.peak_index is not None:
         lines.append(_("Allocated memory peaked at {peak} (reserved {reserved}) at event {index} of {events}.").format(
             peak=fb(dev.peak_allocated_bytes), reserved=fb(dev.peak_reserved_bytes), index=dev.peak_index,

@@ -111,6 +111,18 @@ def to_snapshot(
     """The typed snapshot of a decoded ``_snapshot()`` value. Raises SnapshotFormatError when it is not one."""
     notes: list[str] = []
     stacks = _Stacks()
+    if isinstance(raw, list) and not (raw and all(isinstance(x, dict) and ("blocks" in x or "total_size" in x)
+                                                  for x in raw)):
+        # torch.cuda.memory_snapshot() returns a list of segment dicts, each with its "blocks"; an empty list or
+        # a list of anything else is some other JSON
+        raise SnapshotFormatError(
+            _("The file {name} holds a JSON list that is not a list of memory segments: it is not a PyTorch "
+              "memory snapshot.").format(name=source_name) if raw else
+            _("The file {name} holds an empty list: it is not a PyTorch memory snapshot.").format(name=source_name),
+            field=source_name,
+            remedy=_("Write the snapshot with torch.cuda.memory._dump_snapshot(path) after "
+                     "torch.cuda.memory._record_memory_history()."),
+        )
     if isinstance(raw, list):
         raw_segments: Any = raw
         raw_traces: Any = []

@@ -5,6 +5,7 @@ Hierarchy (all :class:`gpudesk.errors.GpudeskError`)::
     SnapshotError          the file cannot be read as a snapshot (missing, unreadable, damaged)
     ├── SnapshotUnsafe     the pickle asks to import or call something: refused, nothing was run
     ├── SnapshotFormatError the content is not a memory snapshot (wrong keys or shapes)
+    ├── SnapshotTooLarge   a compressed file inflates past the cap (a decompression bomb)
     └── SnapshotCancelled  the user cancelled the reading
 """
 
@@ -27,3 +28,7 @@ class SnapshotFormatError(SnapshotError):
 
 class SnapshotCancelled(SnapshotError):
     """Reading was cancelled before it finished."""
+
+
+class SnapshotTooLarge(SnapshotError):
+    """A compressed snapshot decompresses to more than the cap allows: reading stopped there."""

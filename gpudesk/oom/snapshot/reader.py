@@ -16,11 +16,23 @@ from pathlib import Path
 
 from gpudesk.i18n import _
 from gpudesk.oom.snapshot.convert import ProgressFn, to_snapshot
-from gpudesk.oom.snapshot.errors import SnapshotError
+from gpudesk.oom.snapshot.errors import SnapshotError, SnapshotTooLarge
 from gpudesk.oom.snapshot.model import Snapshot
 from gpudesk.oom.snapshot.unpickle import decode
+from gpudesk.units import format_bytes
 
 GZIP_MAGIC = b"\x1f\x8b"
+# The most a gzip snapshot may inflate to: GZIP_MAX_RATIO times its compressed size, and never less than
+# GZIP_MIN_CAP_BYTES. A snapshot pickle compresses 5-10 times and its JSON form 20-50 times (the repeated stack
+# frames; measured on snapshots of the test builder); DEFLATE itself reaches about 1032:1 (RFC 1951's longest
+# match of 258 bytes per 2-bit code, https://www.zlib.net/zlib_tech.html), which is what a bomb uses.
+GZIP_MAX_RATIO = 100
+GZIP_MIN_CAP_BYTES = 64 * 2**20
+
+
+def gzip_cap_bytes(compressed_bytes: int) -> int:
+    """The decompressed size a gzip snapshot of ``compressed_bytes`` may reach before reading stops."""
+    return max(GZIP_MIN_CAP_BYTES, GZIP_MAX_RATIO * int(compressed_bytes))
 
 
 @contextmanager
@@ -57,8 +69,17 @@ def _load(path: Path, progress: ProgressFn | None, cancel: threading.Event | Non
             gz = fh.read(2) == GZIP_MAGIC
             fh.seek(0)
             if gz:
+                cap = gzip_cap_bytes(size)
+                too_large = SnapshotTooLarge(
+                    _("The compressed file {name} inflates to more than {cap} ({ratio} times its {size}): reading "
+                      "stopped there. A real snapshot compresses about 5 to 50 times; this looks like a "
+                      "decompression bomb.").format(name=name, cap=format_bytes(cap), ratio=GZIP_MAX_RATIO,
+                                                    size=format_bytes(size)),
+                    field=str(path),
+                    remedy=_("Open the uncompressed snapshot, or decompress it yourself (gunzip) if you trust it."))
                 with gzip.open(fh, "rb") as inner:
-                    raw = decode(inner, size * 4, name=name, progress=progress, cancel=cancel)
+                    raw = decode(inner, size * 4, name=name, progress=progress, cancel=cancel, limit_bytes=cap,
+                                 limit_error=too_large)
             else:
                 raw = decode(fh, size, name=name, progress=progress, cancel=cancel)
     except FileNotFoundError as exc:

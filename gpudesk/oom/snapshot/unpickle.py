@@ -27,6 +27,7 @@ from gpudesk.oom.snapshot.errors import (
     SnapshotCancelled,
     SnapshotError,
     SnapshotFormatError,
+    SnapshotTooLarge,
     SnapshotUnsafe,
 )
 
@@ -34,6 +35,10 @@ ProgressFn = Callable[[int, int, str], None]
 
 PICKLE_PROTO_OPCODE = 0x80
 REPORT_EVERY_BYTES = 8 * 1024 * 1024
+JSON_SPACE = (b" ", b"\n", b"\r", b"\t")
+# json.dump writes no leading space and a pretty-printed snapshot indents by a few bytes; 64 KiB of nothing but
+# blanks before the first value is padding (or a decompression bomb of spaces), not a snapshot.
+MAX_LEADING_SPACE_BYTES = 64 * 1024
 
 
 class BinaryReadable(Protocol):
@@ -53,11 +58,15 @@ class ProgressReader(io.RawIOBase):
         total_bytes: int,
         progress: ProgressFn | None = None,
         cancel: threading.Event | None = None,
+        limit_bytes: int | None = None,
+        limit_error: SnapshotTooLarge | None = None,
     ) -> None:
         super().__init__()
         self._raw = raw
         self.total_bytes = total_bytes
         self.done_bytes = 0
+        self._limit = limit_bytes
+        self._limit_error = limit_error
         self._progress = progress
         self._cancel = cancel
         self._next_report = 0
@@ -69,6 +78,8 @@ class ProgressReader(io.RawIOBase):
         if self._cancel is not None and self._cancel.is_set():
             raise SnapshotCancelled(_("Opening the snapshot was cancelled."))
         self.done_bytes += n
+        if self._limit is not None and self.done_bytes > self._limit:
+            raise self._limit_error or SnapshotTooLarge(_("The snapshot is larger than the reading cap."))
         if self._progress is not None and (self.done_bytes >= self._next_report or n == 0):
             self._next_report = self.done_bytes + REPORT_EVERY_BYTES
             self._progress(self.done_bytes, self.total_bytes, _("Reading the snapshot"))
@@ -121,20 +132,31 @@ def decode(
     name: str,
     progress: ProgressFn | None = None,
     cancel: threading.Event | None = None,
+    limit_bytes: int | None = None,
+    limit_error: SnapshotTooLarge | None = None,
 ) -> Any:
     """The plain Python value held by a snapshot pickle or JSON file, read from ``stream``.
 
-    Raises SnapshotUnsafe (a global in the pickle), SnapshotCancelled, SnapshotError (damaged file).
+    ``limit_bytes`` stops the reading with ``limit_error`` once more bytes than that came out of ``stream``
+    (a compressed file's cap). Raises SnapshotUnsafe (a global in the pickle), SnapshotCancelled,
+    SnapshotTooLarge, SnapshotError (damaged file).
     """
-    reader = ProgressReader(stream, total_bytes, progress, cancel)
+    reader = ProgressReader(stream, total_bytes, progress, cancel, limit_bytes, limit_error)
     buffered = io.BufferedReader(reader, buffer_size=1024 * 1024)
     first = buffered.peek(1)[:1]
     if not first:
         raise SnapshotFormatError(_("The file {name} is empty.").format(name=name), field=name)
+    if first in JSON_SPACE:
+        head = buffered.peek(MAX_LEADING_SPACE_BYTES)
+        if len(head) >= MAX_LEADING_SPACE_BYTES and not head[:MAX_LEADING_SPACE_BYTES].strip():
+            raise SnapshotFormatError(
+                _("The file {name} starts with more than {limit} KiB of blank space, so it is not a memory "
+                  "snapshot.").format(name=name, limit=MAX_LEADING_SPACE_BYTES // 1024),
+                field=name, remedy=_("Write the snapshot with torch.cuda.memory._dump_snapshot(path)."))
     try:
         if first[0] == PICKLE_PROTO_OPCODE:
             value = PlainUnpickler(buffered).load()
-        elif first in (b"{", b"[", b" ", b"\n", b"\r", b"\t"):
+        elif first in (b"{", b"[", *JSON_SPACE):
             value = json.load(io.TextIOWrapper(buffered, encoding="utf-8"))
         else:
             raise SnapshotFormatError(

@@ -25,6 +25,7 @@ from gpudesk.telemetry.rules.base import (
     checked,
     not_judged,
     per_gpu,
+    plural,
     r,
 )
 from gpudesk.telemetry.rules.spans import Grid
@@ -44,22 +45,19 @@ ADVICE_STRAGGLER = _("This GPU's busy and idle phases come earlier or later than
 
 def stragglers(grid: Grid, min_lag_s: float, min_corr: float) -> list[tuple[int, float, float, float]]:
     """(gpu, lag s (positive = behind the others), best correlation, correlation at no shift) per straggler."""
-    n, k = grid.util.shape
+    readable_cols = ~np.all(np.isnan(grid.util), axis=0)  # a GPU without any utilization reading is left out
+    u = grid.util[:, readable_cols]
+    gpus = [g for g, ok in zip(grid.gpus, readable_cols.tolist()) if ok]
+    n, k = u.shape
     if k < 2 or n < 4 * MAX_SHIFT:
         return []
-    u = grid.util.copy()
-    present = ~np.isnan(u)
-    counts = present.sum(axis=0)
-    # A GPU with no reading in the window has no mean (NaN, which ends the check below), not a warning.
-    col_mean = np.where(counts > 0, np.where(present, u, 0.0).sum(axis=0) / np.maximum(counts, 1), np.nan)
+    col_mean = np.nanmean(u, axis=0)
     u = np.where(np.isnan(u), col_mean, u)
-    if np.any(np.isnan(u)):
-        return []
     out = []
     size = 1 << int(np.ceil(np.log2(2 * n)))
     shifts = np.arange(-MAX_SHIFT, MAX_SHIFT + 1)
     overlap = (n - np.abs(shifts)).astype(float)
-    for j, g in enumerate(grid.gpus):
+    for j, g in enumerate(gpus):
         own = u[:, j] - u[:, j].mean()
         others = np.delete(u, j, axis=1).mean(axis=1)
         others = others - others.mean()
@@ -78,6 +76,30 @@ def stragglers(grid: Grid, min_lag_s: float, min_corr: float) -> list[tuple[int,
     return out if len(out) < k else []
 
 
+# 1.4826 x MAD estimates the standard deviation of normally distributed values (the consistency constant of the
+# median absolute deviation: Rousseeuw & Croux, "Alternatives to the Median Absolute Deviation", JASA 88 (1993),
+# https://doi.org/10.1080/01621459.1993.10476408). A GPU is an outlier when its median sits at least ROBUST_Z
+# such deviations (and imbalance_gap_pct points) below the median of the others.
+MAD_TO_SIGMA = 1.4826
+ROBUST_Z = 3.0
+
+
+def lagging_gpus(medians: dict[int, float], gap_pct: float, busy_pct: float) -> list[tuple[int, float, float, float]]:
+    """Every GPU whose median utilization lies at least ``gap_pct`` points (and 3 robust deviations) below the
+    median of the other GPUs, those being busy (at least ``busy_pct``): (gpu, its median, the others' median,
+    the others' MAD). The others' median and MAD do not move when one of them idles, unlike a mean, so one idle
+    GPU does not hide a second weak one."""
+    out = []
+    for g, own in medians.items():
+        others = np.array([v for h, v in medians.items() if h != g])
+        ref = float(np.median(others))
+        mad = float(np.median(np.abs(others - ref)))
+        gap = ref - own
+        if ref >= busy_pct and gap >= gap_pct and gap >= ROBUST_Z * MAD_TO_SIGMA * mad:
+            out.append((g, own, ref, mad))
+    return sorted(out, key=lambda item: item[1])
+
+
 def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
     th = ctx.thresholds
     util = frame.metrics.get(m.GPU_UTIL)
@@ -88,29 +110,43 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
     if util is None:
         return [not_judged(RULE, None, _("GPU utilization was not recorded."), span)]
     medians: dict[int, float] = {}
+    counts: dict[int, int] = {}
     for g, idx in per_gpu(frame):
         v = util[idx]
         v = v[~np.isnan(v)]
-        if v.size:
+        counts[g] = int(v.size)
+        if v.size >= th.multi_gpu_min_samples:
             medians[g] = float(np.median(v))
     if len(medians) < 2:
+        if any(counts.values()):
+            few = min(counts.values())
+            why = _("{samples} per GPU; comparing GPUs needs at least {need} utilization samples on two or "
+                    "more of them.").format(samples=plural(few, "sample"), need=th.multi_gpu_min_samples)
+            return [not_judged(RULE, None, why, span), not_judged(RULE_STRAGGLER, None, why, span)]
         return [not_judged(RULE, None, _("GPU utilization is N/A on all but one GPU."), span)]
     out: list[Finding] = []
-    low = min(medians, key=lambda g: medians[g])
-    others_med = float(np.median([v for g, v in medians.items() if g != low]))
-    if others_med >= th.imbalance_busy_pct and others_med - medians[low] >= th.imbalance_gap_pct:
+    by_gpu = {str(g): r(v) for g, v in sorted(medians.items())}
+    for low, own, others_med, mad in lagging_gpus(medians, th.imbalance_gap_pct, th.imbalance_busy_pct):
         out.append(Finding(
             RULE, low, WARNING,
             _("GPU {gpu} works at a median {low:.0f} % while the other GPUs run at {others:.0f} %.").format(
-                gpu=low, low=medians[low], others=others_med),
-            {"gpu_util_median_pct_by_gpu": {str(g): r(v) for g, v in sorted(medians.items())},
-             "lagging_gpu_util_median_pct": r(medians[low]), "others_util_median_pct": r(others_med)},
+                gpu=low, low=own, others=others_med),
+            {"gpu_util_median_pct_by_gpu": by_gpu, "lagging_gpu_util_median_pct": r(own),
+             "others_util_median_pct": r(others_med), "others_util_mad_pct": r(mad)},
             span, ADVICE))
-    else:
-        out.append(checked(RULE, _("Utilization balanced across {gpus}: medians {low:.0f}-{high:.0f} %.").format(
-            gpus=gpu_list(sorted(medians)), low=min(medians.values()), high=max(medians.values())),
-            {"gpu_util_median_pct_by_gpu": {str(g): r(v) for g, v in sorted(medians.items())}}, span))
+    if not out:
+        low, high = min(medians.values()), max(medians.values())
+        spread = (_("{low:.0f} %").format(low=low) if round(low) == round(high)
+                  else _("{low:.0f}-{high:.0f} %").format(low=low, high=high))
+        out.append(checked(RULE, _("Utilization balanced across {gpus}: medians {spread}.").format(
+            gpus=gpu_list(sorted(medians)), spread=spread),
+            {"gpu_util_median_pct_by_gpu": by_gpu}, span))
     grid = ctx.grid(frame)
+    if grid.util.shape[0] < 4 * MAX_SHIFT:
+        out.append(not_judged(RULE_STRAGGLER, None, _(
+            "{samples} per GPU; telling a GPU that runs ahead or behind needs at least {need}.").format(
+                samples=plural(int(grid.util.shape[0]), "sample"), need=4 * MAX_SHIFT), span))
+        return out
     found = stragglers(grid, th.straggler_min_lag_s, th.straggler_min_correlation)
     for g, lag_s, best, zero in found:
         where = _("behind") if lag_s > 0 else _("ahead of")

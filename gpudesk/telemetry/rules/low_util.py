@@ -22,6 +22,7 @@ from gpudesk.telemetry.rules.base import (
     RuleContext,
     checked,
     not_judged,
+    plural,
 )
 from gpudesk.telemetry.rules.spans import (
     Span,
@@ -31,7 +32,7 @@ from gpudesk.telemetry.rules.spans import (
     job_spans,
     touches,
 )
-from gpudesk.telemetry.rules.text import duration, gpu_list, offset, rate
+from gpudesk.telemetry.rules.text import duration, duration_range, gpu_list, offset, rate
 from gpudesk.telemetry.rules.thresholds import Thresholds
 
 RULE = "low-utilization"
@@ -90,9 +91,9 @@ def _grouped(spans: list[Span], start: float, run_s: float, n_gpus: int) -> Find
     total = sum(s.duration_s for s in spans)
     lengths = [s.duration_s for s in spans]
     longest = spans[0]
-    summary = _("{who}: {n} low-utilization spans of {short}-{long} ({total} in all, {share:.0f} % of the run); "
-                "the longest {where}.").format(who=_who(longest, n_gpus), n=len(spans), short=duration(min(lengths)),
-                                             long=duration(max(lengths)), total=duration(total),
+    summary = _("{who}: {n} low-utilization spans of {lengths} ({total} in all, {share:.0f} % of the run); "
+                "the longest {where}.").format(who=_who(longest, n_gpus), n=len(spans),
+                                             lengths=duration_range(min(lengths), max(lengths)), total=duration(total),
                                              share=100 * total / run_s if run_s else 0.0,
                                              where=offset(longest.t0, start))
     severity = CRITICAL if run_s and total >= 0.25 * run_s else WARNING
@@ -112,6 +113,12 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
         return [not_judged(RULE, None, _("GPU utilization was not recorded (or is N/A on every GPU)."), frame.span)]
     start = float(grid.t[0])
     run_s = float(grid.t.size) * grid.interval_s
+    if run_s < th.min_span_s:
+        # a share of "busy" samples and a stall both need a run at least as long as the shortest stall counted
+        return [not_judged(RULE, None, _("{samples} ({length}); judging busy time and stalls needs a run of at least "
+                                         "{min}.").format(samples=plural(int(grid.t.size), "sample"),
+                                                          length=duration(run_s), min=duration(th.min_span_s)),
+                           frame.span)]
     n = len(grid.gpus)
     using = in_use(frame, th)
     busy_gpus = [g for g in shares if using.get(g)]

@@ -21,7 +21,7 @@ from gpudesk.telemetry.rules.base import (
     not_judged,
 )
 from gpudesk.telemetry.rules.spans import Span, gpu_spans, job_spans
-from gpudesk.telemetry.rules.text import duration
+from gpudesk.telemetry.rules.text import duration, duration_range
 
 RULE = "periodic-dips"
 ADVICE = _("Stalls at a steady period point to something the job does on a schedule: checkpoint saving (make it "
@@ -53,8 +53,8 @@ def periodicity(starts: np.ndarray, max_cv: float) -> tuple[float, float] | None
 def _describe(dips: list[Span], period: float, cv: float, scope: str) -> Finding:
     lengths = [s.duration_s for s in dips]
     cpu = [s.host_cpu_median_pct for s in dips if s.host_cpu_median_pct is not None]
-    summary = _("{n} dips of {short}-{long} every {period} ({scope}).").format(
-        n=len(dips), short=duration(min(lengths)), long=duration(max(lengths)), period=duration(period), scope=scope)
+    summary = _("{n} dips of {lengths} every {period} ({scope}).").format(
+        n=len(dips), lengths=duration_range(min(lengths), max(lengths)), period=duration(period), scope=scope)
     if cpu and min(cpu) >= 90:
         summary += " " + _("Each with the host CPU at {cpu:.0f} % or more.").format(cpu=min(cpu))
     evidence = {"period_s": round(period, 1), "period_cv": round(cv, 3), "dips": len(dips),

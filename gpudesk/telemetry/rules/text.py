@@ -14,6 +14,12 @@ def duration(seconds: float) -> str:
     return _("{n:.1f} h").format(n=seconds / 3600)
 
 
+def duration_range(shortest: float, longest: float) -> str:
+    """"6 s" when both ends read the same, else "20 s to 40 s" (never "6 s-6 s")."""
+    short, long = duration(shortest), duration(longest)
+    return short if short == long else _("{short} to {long}").format(short=short, long=long)
+
+
 def rate(bytes_per_s: float | None) -> str:
     """"20.1 GB/s", "350 MB/s", "N/A"."""
     if bytes_per_s is None:

@@ -31,6 +31,7 @@ THRESHOLD_LABELS: dict[str, tuple[str, str, str]] = {
     "periodic_max_cv": (_("Largest spread of the intervals (CV)"), "", _("Periodic dips")),
     "imbalance_gap_pct": (_("Imbalance: gap to the others"), "points", _("Multi-GPU")),
     "imbalance_busy_pct": (_("Imbalance: the others busy at"), "%", _("Multi-GPU")),
+    "multi_gpu_min_samples": (_("Imbalance and straggler: samples needed per GPU"), "", _("Multi-GPU")),
     "straggler_min_lag_s": (_("Straggler: shortest lag"), "s", _("Multi-GPU")),
     "straggler_min_correlation": (_("Straggler: correlation at least"), "", _("Multi-GPU")),
     "nvlink_idle_bytes_per_s": (_("NVLink idle under"), "bytes/s", _("Multi-GPU")),

@@ -20,6 +20,8 @@ from gpudesk.i18n import _
 
 THRESHOLDS_VERSION = 1
 THRESHOLDS_FILE = "rule-thresholds.json"
+# A thresholds file holds a few dozen numbers (under 2 kB); anything over 1 MB is not one.
+_MAX_FILE_BYTES = 1_000_000
 
 
 class ThresholdsError(GpudeskError):
@@ -87,6 +89,9 @@ class Thresholds:
     # --- multi-GPU ------------------------------------------------------------------------------------------
     imbalance_gap_pct: float = 30.0
     imbalance_busy_pct: float = 60.0
+    # A GPU is compared with the others only when it has at least this many readable utilization samples: a
+    # median of one or two readings is a moment, not a working level (ten samples = min_span_s at 1 s).
+    multi_gpu_min_samples: int = 10
     # A GPU whose dips start this many seconds before or after the others', consistently, leads or lags them.
     straggler_min_lag_s: float = 2.0
     straggler_min_correlation: float = 0.5
@@ -127,6 +132,38 @@ class Thresholds:
 
 _FIELDS = {f.name: f for f in fields(Thresholds)}
 
+# The range each threshold may take. A share is 0-100 %; a time is at most 30 days (the longest recording the
+# rules are meant for is days, and a threshold longer than any run silently switches its rule off); a byte
+# amount at most 16 TiB (more than any GPU holds); a rate at most 10 TB/s (beyond any GPU link or memory:
+# NVLink 5 is 1.8 TB/s per GPU). Correlations and monotonicity are 0-1; counts are whole numbers from 1 or 2.
+_MAX_SECONDS = 30 * 86400.0
+_SUFFIX_RANGES: tuple[tuple[str, float, float], ...] = (
+    ("_pct", 0.0, 100.0),
+    ("_bytes_per_s", 0.0, 1e13),
+    ("_bytes", 0.0, float(2**44)),
+    ("_s", 0.0, _MAX_SECONDS),
+)
+_RANGES: dict[str, tuple[float, float]] = {
+    "max_spans_listed": (1, 1000),
+    "swing_min_samples": (2, 1_000_000),
+    "multi_gpu_min_samples": (2, 1_000_000),
+    "periodic_min_dips": (2, 1_000_000),
+    "periodic_max_cv": (0.0, 10.0),
+    "h2d_vs_busy_ratio": (1.0, 1000.0),
+    "straggler_min_correlation": (0.0, 1.0),
+    "creep_min_monotonic": (0.0, 1.0),
+}
+
+
+def threshold_range(name: str) -> tuple[float, float]:
+    """The smallest and largest value the threshold ``name`` accepts."""
+    if name in _RANGES:
+        return _RANGES[name]
+    for suffix, low, high in _SUFFIX_RANGES:
+        if name.endswith(suffix):
+            return low, high
+    return 0.0, 1e6
+
 
 def thresholds_from_dict(data: Any) -> Thresholds:
     """Defaults overridden by ``data`` (a dict as written by :func:`save_thresholds`); checks names and types."""
@@ -147,9 +184,14 @@ def thresholds_from_dict(data: Any) -> Thresholds:
         if name == "version":
             continue
         want_int = _FIELDS[name].type in ("int", int)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or value < 0:
-            raise ThresholdsError(_("The threshold {name} must be a number of at least 0, not {value!r}.").format(
-                name=name, value=value), field=name)
+        low, high = threshold_range(name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or not low <= value <= high:
+            raise ThresholdsError(_("The threshold {name} must be a number from {low:g} to {high:g}, not {value!r}.")
+                                  .format(name=name, low=low, high=high, value=value), field=name)
+        if want_int and value != int(value):
+            raise ThresholdsError(_("The threshold {name} counts, so it must be a whole number, not {value!r}.")
+                                  .format(name=name, value=value), field=name)
         values[name] = int(value) if want_int else float(value)
     return replace(Thresholds(), **values)
 
@@ -162,27 +204,39 @@ def default_thresholds_path() -> Path:
 def load_thresholds(path: Path | None = None) -> Thresholds:
     """The user's thresholds, or the defaults when no file exists."""
     target = path or default_thresholds_path()
+    remedy = _("Fix or delete the file {path} to use the defaults ('gpudesk monitor thresholds --reset' deletes "
+               "it).").format(path=target)
     try:
-        text = target.read_text(encoding="utf-8")
+        with target.open("rb") as fh:
+            raw = fh.read(_MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         return Thresholds()
     except OSError as exc:
-        raise ThresholdsError(_("Could not read the rule thresholds file."), field=str(target),
-                              detail=str(exc)) from exc
-    if len(text) > 1_000_000:
-        raise ThresholdsError(_("The rule thresholds file is too large to be one."), field=str(target))
+        raise ThresholdsError(_("Could not read the rule thresholds file {path}.").format(path=target),
+                              field=str(target), detail=exc.strerror or str(exc), remedy=remedy) from exc
+    if len(raw) > _MAX_FILE_BYTES:
+        raise ThresholdsError(_("The rule thresholds file {path} is too large to be one.").format(path=target),
+                              field=str(target), remedy=remedy)
     try:
-        data = json.loads(text)
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ThresholdsError(_("The rule thresholds file {path} is not text (it holds bytes that are not UTF-8).")
+                              .format(path=target), field=str(target), detail=str(exc), remedy=remedy) from exc
     except json.JSONDecodeError as exc:
-        raise ThresholdsError(_("The rule thresholds file is not valid JSON."), field=str(target), detail=str(exc),
-                              remedy=_("Fix or delete the file to use the defaults.")) from exc
-    return thresholds_from_dict(data)
+        raise ThresholdsError(_("The rule thresholds file {path} is not valid JSON.").format(path=target),
+                              field=str(target), detail=f"{exc.msg} at line {exc.lineno}", remedy=remedy) from exc
+    try:
+        return thresholds_from_dict(data)
+    except ThresholdsError as exc:
+        raise ThresholdsError(_("{path}: {problem}").format(path=target, problem=exc.message), field=exc.field,
+                              detail=exc.detail, remedy=exc.remedy or remedy) from exc
 
 
 def save_thresholds(thresholds: Thresholds, path: Path | None = None) -> Path:
     """Write the values that differ from the defaults, with the version; returns the path written."""
     target = path or default_thresholds_path()
     payload = {"version": THRESHOLDS_VERSION, **thresholds.changed()}
+    thresholds_from_dict(payload)  # never write a file that would be refused when read back (ranges, types)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_suffix(".tmp")

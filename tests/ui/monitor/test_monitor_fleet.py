@@ -81,9 +81,10 @@ def test_grid_shows_every_gpu_grouped_and_clicks_through(qtbot):
     with qtbot.waitSignal(view.gpuActivated) as sig:
         qtbot.keyClick(view.grid, Qt.Key.Key_Return)
     assert hist.keys[sig.args[0]].label == "node01 GPU 1"
+    rules = {view.table.item(r, 1).text(): view.table.item(r, 4).text() for r in range(view.table.rowCount())}
+    assert any(k == "node01 GPU 0" and "idle" in v for k, v in rules.items())
     rows = [(view.table.item(r, 1).text(), view.table.item(r, 4).text()) for r in range(view.table.rowCount())]
-    assert any(k == "node01 GPU 0" and "idle" in v for k, v in rows)
-    # Named by host, not by group index (the low GPU has several findings: imbalance and its low span).
+    # named by host, not group index (the GPU has several rows: the imbalance and its low-utilization span)
     assert any(k == "node00 GPU 3" and v.startswith("node00 GPU 3 works at a median 20 %") for k, v in rows)
 
 
