@@ -112,6 +112,307 @@
     </message>
 </context>
 <context>
+    <name>AccountBar</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="55"/>
+        <source>Memory account bar</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AccountView</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="92"/>
+        <source>Allocated (live tensors)</source>
+        <translation type="unfinished">已分配（活动张量）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="93"/>
+        <source>Cached by the allocator</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="94"/>
+        <source>This process outside PyTorch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="95"/>
+        <source>Outside this process&apos;s allocator</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="96"/>
+        <source>Other processes</source>
+        <translation type="unfinished">其他进程</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="97"/>
+        <source>Unattributed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="98"/>
+        <source>Free</source>
+        <translation type="unfinished">空闲</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="102"/>
+        <source>measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="102"/>
+        <source>derived</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="102"/>
+        <source>unknown</source>
+        <translation type="unfinished">未知</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="121"/>
+        <source>engine %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="123"/>
+        <source>platform %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="124"/>
+        <source>Recognised: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="139"/>
+        <source>GPU %1</source>
+        <translation type="unfinished">GPU %1</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="140"/>
+        <source>GPU</source>
+        <translation type="unfinished">GPU</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="141"/>
+        <source>MPS high-watermark limit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="141"/>
+        <source>total capacity</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="142"/>
+        <source>Memory account of %1: %2 %3 (%4)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="163"/>
+        <source>%1: %2%3, %4 — %5</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AccuracyDialog</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="128"/>
+        <source>How accurate is this estimate?</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AccuracyLink</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="147"/>
+        <source>How accurate is this?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="150"/>
+        <source>Compare this estimator with published measured peak memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>BurnInReportView</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="119"/>
+        <source>Export &amp;PDF…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="119"/>
+        <source>Export &amp;HTML…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="120"/>
+        <source>Export &amp;Markdown…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="140"/>
+        <source>Per-GPU statistics</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="141"/>
+        <source>Plan against measurement</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="142"/>
+        <source>Post-delivery checks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="158"/>
+        <source>Plan: {plan}, configuration {label}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="160"/>
+        <source>No plan attached: the report judges the recording alone.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="161"/>
+        <source>Source: {source}. {plan}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="164"/>
+        <source>N/A</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="171"/>
+        <source>GPU</source>
+        <translation type="unfinished">GPU</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="171"/>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="171"/>
+        <source>Utilization (median, %)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="171"/>
+        <source>Busy share (%)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="172"/>
+        <source>Memory used, peak (GiB)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="172"/>
+        <source>Memory total (GiB)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="172"/>
+        <source>Power, median (W)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="173"/>
+        <source>Temperature, max (°C)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="173"/>
+        <source>SM clock, median (MHz)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="174"/>
+        <source>unknown</source>
+        <translation type="unfinished">未知</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="179"/>
+        <source>Item</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="179"/>
+        <source>Expected (plan)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="179"/>
+        <source>Measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="179"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="184"/>
+        <source>Verdict</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="179"/>
+        <source>Note</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="184"/>
+        <source>Check</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="184"/>
+        <source>Expected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="184"/>
+        <source>Evidence</source>
+        <translation type="unfinished">证据</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="197"/>
+        <source>PDF (*.pdf)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="197"/>
+        <source>HTML (*.html)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="197"/>
+        <source>Markdown (*.md)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="198"/>
+        <source>Export the burn-in report</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="209"/>
+        <source>Exporting {name}…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="215"/>
+        <source>Saved {name}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>CatalogFields</name>
     <message>
         <location filename="../../gpudesk/ui/catalog/table_model.py" line="40"/>
@@ -413,62 +714,62 @@
 <context>
     <name>CatalogTab</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="44"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="42"/>
         <source>Catalog</source>
         <translation>目录</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="91"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="94"/>
         <source>the user database could not be opened (see the message above).</source>
         <translation>无法打开用户数据库（见上方消息）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="121"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="109"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="122"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="110"/>
         <source>Compare</source>
         <translation>比较</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="123"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="111"/>
         <source>Chart</source>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="130"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="119"/>
         <source>C&amp;ompare selected</source>
         <translation>比较所选(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="132"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="121"/>
         <source>Put the selected GPUs (up to {0}) side by side (Ctrl+D)</source>
         <translation>将所选 GPU（最多 {0} 款）并排比较（Ctrl+D）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="134"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="123"/>
         <source>&amp;Export CSV…</source>
         <translation>导出 CSV(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="135"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="124"/>
         <source>Save the GPUs in the current view, in view order, as CSV (Ctrl+E)</source>
         <translation>按当前视图顺序将视图中的 GPU 保存为 CSV（Ctrl+E）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="136"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="125"/>
         <source>&amp;Reset filters</source>
         <translation>重置筛选(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="137"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="126"/>
         <source>Show every GPU again</source>
         <translation>重新显示所有 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="189"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="278"/>
         <source>The GPU catalog could not be opened, so there is nothing to browse.
 
 {0}
@@ -481,92 +782,92 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 请重新安装 gpudesk，或在源码目录中运行 `make catalog`，然后重启 gpudesk。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="191"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="282"/>
         <source>No catalog was given.</source>
         <translation>未提供目录。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="224"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="193"/>
         <source>Select one or more GPUs in the table first (Ctrl+click for several).</source>
         <translation>请先在表格中选择一款或多款 GPU（按住 Ctrl 单击可多选）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="228"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="197"/>
         <source>{0} GPUs selected; the comparison takes the first {1}.</source>
         <translation>已选择 {0} 款 GPU；比较取前 {1} 款。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="252"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="206"/>
         <source>{0} of {1} GPUs shown</source>
         <translation>显示 {0} / {1} 款 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="271"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="43"/>
         <source>Your saved prices could not be read: {0}</source>
         <translation>无法读取您保存的价格：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="275"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="58"/>
         <source>Price overrides are unavailable because the user database is not open.</source>
         <translation>用户数据库未打开，无法使用自定义价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="281"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="64"/>
         <source>The price was not saved: {0}</source>
         <translation>价格未保存：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="283"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="66"/>
         <source>your price {0:,.0f} USD for {1}</source>
         <translation>您为 {1} 设置的价格 {0:,.0f} USD</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="285"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="68"/>
         <source>Saved your price for {0}: {1:,.0f} USD.</source>
         <translation>已保存您为 {0} 设置的价格：{1:,.0f} USD。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="295"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="79"/>
         <source>Your price was not removed: {0}</source>
         <translation>您的价格未删除：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="298"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="82"/>
         <source>catalog price again for {0}</source>
         <translation>{0} 恢复使用目录价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="300"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="84"/>
         <source>{0} uses the catalog price again.</source>
         <translation>{0} 已恢复使用目录价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="319"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="98"/>
         <source>The price change could not be undone: {0}</source>
         <translation>无法撤销价格更改：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="326"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="105"/>
         <source>Undone: {0} uses the catalog price again.</source>
         <translation>已撤销：{0} 恢复使用目录价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="328"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="107"/>
         <source>Undone: your price for {0} is {1:,.0f} USD again.</source>
         <translation>已撤销：您为 {0} 设置的价格恢复为 {1:,.0f} USD。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="354"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="242"/>
         <source>Export GPUs as CSV</source>
         <translation>将 GPU 导出为 CSV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="354"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="242"/>
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="362"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="250"/>
         <source>Exported {0} GPUs to {1}.</source>
         <translation>已将 {0} 款 GPU 导出到 {1}。</translation>
     </message>
@@ -574,67 +875,67 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CauseCard</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="169"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="171"/>
         <source>Cause id: %1</source>
         <translation>原因编号：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="175"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="177"/>
         <source>confidence %p %</source>
         <translation>置信度 %p %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="178"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="180"/>
         <source>How strongly the evidence supports this cause</source>
         <translation>证据对这一原因的支持程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="184"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="186"/>
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="190"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="192"/>
         <source>Fix: %1</source>
         <translation>修复：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="196"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="203"/>
         <source>Copy fix</source>
         <translation>复制修复</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="197"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="204"/>
         <source>Copy the fix to the clipboard</source>
         <translation>将修复方法复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="201"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="208"/>
         <source>Further fixes</source>
         <translation>更多修复</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="205"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="212"/>
         <source>Also check</source>
         <translation>另请检查</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="209"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="216"/>
         <source>Effect of sizing fixes</source>
         <translation>尺寸调整的效果</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="212"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="219"/>
         <source>saves %1</source>
         <translation>节省 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="217"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="224"/>
         <source>Copy cause</source>
         <translation>复制原因</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="218"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="225"/>
         <source>Copy this cause with its evidence and fix as text</source>
         <translation>将此原因连同证据和修复以文本形式复制</translation>
     </message>
@@ -720,132 +1021,132 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="35"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="33"/>
         <source>Compare two plans</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="45"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="43"/>
         <source>&lt; &amp;Back to saved plans</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="60"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="58"/>
         <source>Workload kind</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="61"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="59"/>
         <source>Model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="62"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="60"/>
         <source>Top candidate</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="63"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="61"/>
         <source>Interconnect</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="64"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="62"/>
         <source>Server</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="65"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="63"/>
         <source>Memory per GPU</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="64"/>
         <source>Safe line</source>
         <translation type="unfinished">安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="67"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="65"/>
         <source>Headroom to the safe line</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="68"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="66"/>
         <source>Step time</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="69"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="67"/>
         <source>Time to result</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="68"/>
         <source>Meets the deadline</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="68"/>
         <source>yes</source>
         <translation type="unfinished">是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="68"/>
         <source>no</source>
         <translation type="unfinished">否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="71"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="69"/>
         <source>Sustained QPS</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="72"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
         <source>3-year TCO</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="72"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
         <source>price unknown</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="74"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="72"/>
         <source>GPU price used</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="76"/>
         <source>  TCO: {0}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="79"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="77"/>
         <source>Candidates found</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="80"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
         <source>Warnings on the top candidate</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="81"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="79"/>
         <source>Updated (UTC)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="83"/>
         <source>Figure</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="96"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="94"/>
         <source>Updated</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="103"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="101"/>
         <source>Compare: {0} | {1}</source>
         <translation type="unfinished"></translation>
     </message>
@@ -890,6 +1191,97 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="197"/>
         <source>No candidate has both a time to result and a 3-year TCO (inference plans are sized by QPS, not by time; a missing price leaves the TCO unknown).</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ErrorReport</name>
+    <message>
+        <location filename="../../gpudesk/ui/error_report.py" line="36"/>
+        <source>Something went wrong and the last action stopped: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>EstimatorAccuracyView</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="40"/>
+        <source>Checking the estimator against published measurements…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="54"/>
+        <source>Published case</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="54"/>
+        <source>Method</source>
+        <translation type="unfinished">方法</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="54"/>
+        <source>GPUs</source>
+        <translation type="unfinished">GPU</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="54"/>
+        <source>Statistic</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="55"/>
+        <source>Measured (GiB)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="55"/>
+        <source>Estimate (GiB)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="55"/>
+        <source>Estimate / measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="55"/>
+        <source>Source</source>
+        <translation type="unfinished">来源</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="64"/>
+        <source>Estimator accuracy by published case</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="77"/>
+        <source>The accuracy check could not run: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="83"/>
+        <source>This estimator is within 15 % on %1 of %2 published measurements (median error %3 %).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="88"/>
+        <source>%1 sources; %2 more cases are listed but not scored (their setup is not fully published or uses pipeline parallelism, which is not modelled).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="98"/>
+        <source>No published measurement of a %1 job yet: treat the figure as unvalidated.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="101"/>
+        <source>For %1 jobs: within 15 % on %2 of %3 cases, median error %4 %.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="110"/>
+        <source>%1 (not scored)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1020,6 +1412,74 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     </message>
 </context>
 <context>
+    <name>FindingsListView</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="78"/>
+        <source>Finding</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="78"/>
+        <source>Scope</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="78"/>
+        <source>Length</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="78"/>
+        <source>Severity</source>
+        <translation type="unfinished">严重程度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="79"/>
+        <source>Findings grouped by rule</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="86"/>
+        <source>Evidence and advice of the selected finding</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="106"/>
+        <source>No findings yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="119"/>
+        <source>{rule} ({n})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="129"/>
+        <source>job</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="129"/>
+        <source>GPU {gpu}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="154"/>
+        <source>Rule</source>
+        <translation type="unfinished">规则</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="154"/>
+        <source>Evidence</source>
+        <translation type="unfinished">证据</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="155"/>
+        <source>What to do</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>FindingsView</name>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_view.py" line="62"/>
@@ -1075,6 +1535,175 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <location filename="../../gpudesk/ui/monitor/findings_view.py" line="114"/>
         <source>{n} findings ({p} warnings or worse, {u} not judged){s}.</source>
         <translation>{n} 条发现（{p} 条为警告或更严重，{u} 条未判定）{s}。</translation>
+    </message>
+</context>
+<context>
+    <name>FleetConnectionDialog</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="48"/>
+        <source>Connect to a GPU fleet (Prometheus)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="52"/>
+        <source>http://prometheus.example:9090</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="54"/>
+        <source>None</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="54"/>
+        <source>User and password</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="55"/>
+        <source>Bearer token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="62"/>
+        <source>system CA store</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="63"/>
+        <source>&amp;Browse…</source>
+        <translation type="unfinished">浏览(&amp;B)…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="73"/>
+        <source>Server &amp;URL:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="74"/>
+        <source>&amp;Authentication:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="75"/>
+        <source>U&amp;ser:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="76"/>
+        <source>&amp;Password or token (kept in the system keyring):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="77"/>
+        <source>&amp;CA file:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="80"/>
+        <source>&amp;Timeout:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="81"/>
+        <source>&amp;Test connection</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="83"/>
+        <source>Only the address above is contacted.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="105"/>
+        <source>CA certificate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="105"/>
+        <source>PEM files (*.pem *.crt)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="118"/>
+        <source>Connecting…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="124"/>
+        <source>Connected: {what}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="129"/>
+        <source>Failed: {why}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>FleetGrid</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_grid.py" line="68"/>
+        <source>GPU fleet heat map</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>FleetView</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="63"/>
+        <source>{label} ({unit})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="66"/>
+        <source>By host</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="67"/>
+        <source>By job (pod / Slurm)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="68"/>
+        <source>&amp;Metric:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="70"/>
+        <source>&amp;Group:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="81"/>
+        <source>Severity</source>
+        <translation type="unfinished">严重程度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="81"/>
+        <source>GPU</source>
+        <translation type="unfinished">GPU</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="81"/>
+        <source>UUID</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="81"/>
+        <source>Job</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="82"/>
+        <source>Finding</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="138"/>
+        <source>{n} GPUs, {hours} h, step {step} s; colour = window mean, {lo} (dark) to {hi} (bright), grey = N/A</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1318,112 +1947,112 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>HistoryView</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="75"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="77"/>
         <source>When (UTC)</source>
         <translation>时间（UTC）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="75"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="77"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="75"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="77"/>
         <source>Framework</source>
         <translation>框架</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="75"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="77"/>
         <source>Top cause</source>
         <translation>首要原因</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="75"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="77"/>
         <source>Confidence</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="89"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="91"/>
         <source>&amp;Reopen</source>
         <translation>重新打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="90"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="92"/>
         <source>Show the selected diagnosis again (double-click works too)</source>
         <translation>再次显示所选诊断（也可双击）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="92"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="94"/>
         <source>De&amp;lete</source>
         <translation>删除(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="93"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="95"/>
         <source>Remove the selected diagnosis from the history</source>
         <translation>从历史记录中删除所选诊断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="95"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="97"/>
         <source>Re&amp;fresh</source>
         <translation>刷新(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="113"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="112"/>
         <source>The diagnosis could not be saved to the history: %1</source>
         <translation>诊断无法保存到历史记录：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="122"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="121"/>
         <source>No user database is open, so the history is not available.</source>
         <translation>未打开用户数据库，因此历史记录不可用。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="130"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="127"/>
         <source>The history cannot be read: %1</source>
         <translation>无法读取历史记录：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="139"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="136"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="140"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="137"/>
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="148"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="145"/>
         <source>Cause id: %1</source>
         <translation>原因编号：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="151"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="148"/>
         <source>%1 saved diagnosis(es).</source>
         <translation>已保存 %1 条诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="153"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="150"/>
         <source>No saved diagnoses yet: every diagnosis you run is kept here.</source>
         <translation>还没有保存的诊断：每次运行的诊断都会保存在这里。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="182"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="176"/>
         <source>%1, saved %2</source>
         <translation>%1，保存于 %2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="191"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="185"/>
         <source>Delete diagnosis?</source>
         <translation>删除诊断？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="192"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="186"/>
         <source>Delete the saved diagnosis %1 from the history? This cannot be undone.</source>
         <translation>从历史记录中删除已保存的诊断 %1？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="200"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="192"/>
         <source>The diagnosis could not be deleted: %1</source>
         <translation>无法删除该诊断：%1</translation>
     </message>
@@ -1651,48 +2280,48 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>LiveMemoryCurve</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/live_curve.py" line="59"/>
-        <location filename="../../gpudesk/ui/oom/live_curve.py" line="96"/>
+        <location filename="../../gpudesk/ui/oom/live_curve.py" line="61"/>
+        <location filename="../../gpudesk/ui/oom/live_curve.py" line="98"/>
         <source>No job launched.</source>
         <translation>尚未启动作业。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/live_curve.py" line="66"/>
+        <location filename="../../gpudesk/ui/oom/live_curve.py" line="68"/>
         <source>time since launch</source>
         <translation>启动后的时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/live_curve.py" line="67"/>
+        <location filename="../../gpudesk/ui/oom/live_curve.py" line="69"/>
         <source>memory (GiB)</source>
         <translation>显存 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/live_curve.py" line="73"/>
+        <location filename="../../gpudesk/ui/oom/live_curve.py" line="75"/>
         <source>PyTorch memory_allocated and memory_reserved of the launched job, in GiB</source>
         <translation>所启动作业的 PyTorch memory_allocated 和 memory_reserved，单位 GiB</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/live_curve.py" line="82"/>
+        <location filename="../../gpudesk/ui/oom/live_curve.py" line="84"/>
         <source>Launch a command to see its memory over time.</source>
         <translation>启动一条命令以查看其显存随时间的变化。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/live_curve.py" line="97"/>
+        <location filename="../../gpudesk/ui/oom/live_curve.py" line="99"/>
         <source>Waiting for the first memory sample …</source>
         <translation>正在等待第一个显存样本 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/live_curve.py" line="112"/>
+        <location filename="../../gpudesk/ui/oom/live_curve.py" line="114"/>
         <source>host RSS (CPU memory)</source>
         <translation>主机 RSS（CPU 内存）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/live_curve.py" line="163"/>
+        <location filename="../../gpudesk/ui/oom/live_curve.py" line="170"/>
         <source>GPU %1 allocated</source>
         <translation>GPU %1 已分配</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/live_curve.py" line="163"/>
+        <location filename="../../gpudesk/ui/oom/live_curve.py" line="170"/>
         <source>GPU %1 reserved</source>
         <translation>GPU %1 已保留</translation>
     </message>
@@ -1778,28 +2407,33 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="59"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="60"/>
         <source>gpudesk</source>
         <extracomment>Start the deferred start-up this long after the window is shown even when no first paint was seen (ms).</extracomment>
         <translation>gpudesk</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="112"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="99"/>
+        <source>A background task failed: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/main_window.py" line="118"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="113"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="119"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="117"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="123"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="118"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="124"/>
         <source>&amp;About gpudesk and data sources…</source>
         <translation>关于 gpudesk 和数据来源(&amp;A)…</translation>
     </message>
@@ -2150,84 +2784,84 @@ It also resets the peak counter.</source>
 <context>
     <name>Monitor</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="27"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="314"/>
         <source>{what} failed: {e}</source>
         <translation>{what}失败：{e}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="42"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="61"/>
         <source>Reading {p}…</source>
         <translation>正在读取 {p}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="44"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="63"/>
         <source>Importing the dmon log</source>
         <translation>导入 dmon 日志</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="59"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="78"/>
         <source>Live dmon stream: {c}</source>
         <translation>实时 dmon 数据流：{c}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="67"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="85"/>
         <source>No demo recording is bundled with this installation.</source>
         <translation>此安装未附带演示录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="70"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="87"/>
         <source>Opening the demo…</source>
         <translation>正在打开演示…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="71"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="88"/>
         <source>Opening the demo</source>
         <translation>打开演示</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="76"/>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="94"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="93"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="109"/>
         <source>Opening recording #{n}…</source>
         <translation>正在打开录制 #{n}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="78"/>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="96"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="95"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="110"/>
         <source>Opening the recording</source>
         <translation>打开录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="86"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="101"/>
         <source>Replay at {s:g}x: {t}</source>
         <translation>以 {s:g} 倍速回放：{t}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="185"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="228"/>
         <source>Saved as recording #{n}.</source>
         <translation>已保存为录制 #{n}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="188"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="231"/>
         <source>Saving the recording</source>
         <translation>保存录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="196"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="241"/>
         <source>Export samples as CSV</source>
         <translation>将样本导出为 CSV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="198"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="242"/>
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="214"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="255"/>
         <source>Exported {p}.</source>
         <translation>已导出 {p}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="215"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="256"/>
         <source>Exporting CSV</source>
         <translation>导出 CSV</translation>
     </message>
@@ -2574,7 +3208,7 @@ PCI 总线：{bus}</translation>
         <translation>演示</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="256"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="47"/>
         <source>assumed {t}</source>
         <translation>假定 {t}</translation>
     </message>
@@ -2622,113 +3256,113 @@ PCI 总线：{bus}</translation>
         <translation>整个运行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="57"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="46"/>
         <source>Monitor</source>
         <translation>监控</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="102"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="78"/>
         <source>Plots</source>
         <translation>曲线图</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="103"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="79"/>
         <source>Heat map</source>
         <translation>热力图</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="104"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="80"/>
         <source>Statistics</source>
         <translation>统计</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="105"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="81"/>
         <source>Findings</source>
         <translation>发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="106"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="82"/>
         <source>Processes</source>
         <translation>进程</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="107"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="83"/>
         <source>Recordings</source>
         <translation>录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="185"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="203"/>
         <source>Opening the source…</source>
         <translation>正在打开数据源…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="212"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="225"/>
         <source>Live NVML: {s}</source>
         <translation>实时 NVML：{s}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="216"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="153"/>
         <source>This source carries no process list (only live NVML does).</source>
         <translation>此数据源不含进程列表（只有实时 NVML 才有）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="270"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="259"/>
         <source>GPU {i} stopped answering: {r}. The other GPUs are still monitored.</source>
         <translation>GPU {i} 停止响应：{r}。其他 GPU 仍在监控中。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="307"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="285"/>
         <source>The source has ended: {s}</source>
         <translation>数据源已结束：{s}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="315"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="177"/>
         <source>Live monitoring is not available here (details below).</source>
         <translation>此处无法进行实时监控（详情见下文）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="330"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="181"/>
         <source>A file or a recording carries no process list.</source>
         <translation>文件或录制不含进程列表。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="343"/>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="436"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="194"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="211"/>
         <source>Could not write {p}.</source>
         <translation>无法写入 {p}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="402"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="98"/>
         <source>Start live monitoring or a dmon stream first; an imported log is stored with &apos;Save as recording&apos;.</source>
         <translation>请先开始实时监控或 dmon 数据流；导入的日志请用“保存为录制”存储。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="414"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="107"/>
         <source>■ Stop recording #{n}</source>
         <translation>■ 停止录制 #{n}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="415"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="112"/>
         <source>Recording #{n} started.</source>
         <translation>录制 #{n} 已开始。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="419"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="105"/>
         <source>● &amp;Record</source>
         <translation>● 录制(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="420"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="117"/>
         <source>Recording #{n} saved.</source>
         <translation>录制 #{n} 已保存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="431"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="206"/>
         <source>Export plots as PNG</source>
         <translation>将曲线图导出为 PNG</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="432"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="207"/>
         <source>PNG images (*.png)</source>
         <translation>PNG 图像 (*.png)</translation>
     </message>
@@ -2736,97 +3370,97 @@ PCI 总线：{bus}</translation>
 <context>
     <name>MonitorToolbar</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="21"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="26"/>
         <source>No source.</source>
         <translation>无数据源。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="24"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="29"/>
         <source>&amp;Live (NVML)</source>
         <translation>实时 (NVML)(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="25"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="30"/>
         <source>Monitor the GPUs of this machine through NVML, every second.</source>
         <translation>通过 NVML 每秒监控本机的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="26"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="31"/>
         <source>&amp;Import dmon…</source>
         <translation>导入 dmon(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="27"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="32"/>
         <source>Import an nvidia-smi dmon log, or watch a live dmon stream.</source>
         <translation>导入 nvidia-smi dmon 日志，或查看实时 dmon 数据流。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="28"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="33"/>
         <source>&amp;Demo</source>
         <translation>演示(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="29"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="34"/>
         <source>No demo recording is bundled.</source>
         <translation>未附带演示录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="35"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="40"/>
         <source>Time window shown while following the newest samples</source>
         <translation>跟随最新样本时显示的时间窗口</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="36"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="41"/>
         <source>&amp;Pause</source>
         <translation>暂停(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="38"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="43"/>
         <source>Stop following the newest samples (recording goes on). Panning or zooming a plot pauses too; press again to follow.</source>
         <translation>停止跟随最新样本（录制继续）。平移或缩放曲线图也会暂停；再按一次即恢复跟随。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="41"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="46"/>
         <source>Recording notes (model, batch size, data loader…)</source>
         <translation>录制备注（模型、批大小、数据加载器…）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="42"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="47"/>
         <source>● &amp;Record</source>
         <translation>● 录制(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="44"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="49"/>
         <source>Record the live samples into your gpudesk database.</source>
         <translation>将实时样本录制到你的 gpudesk 数据库中。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="45"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="50"/>
         <source>&amp;Save as recording</source>
         <translation>保存为录制(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="46"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="51"/>
         <source>Store the imported dmon log as a recording in your database.</source>
         <translation>将导入的 dmon 日志作为录制保存到你的数据库中。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="47"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="52"/>
         <source>Export &amp;PNG…</source>
         <translation>导出 PNG(&amp;P)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="48"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="53"/>
         <source>Export &amp;CSV…</source>
         <translation>导出 CSV(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="49"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="54"/>
         <source>Export the selected span (or everything when no span is shown).</source>
         <translation>导出所选区间（未显示区间时导出全部）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="56"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="61"/>
         <source>&amp;Window:</source>
         <translation>时间窗口(&amp;W)：</translation>
     </message>
@@ -2897,72 +3531,72 @@ PCI 总线：{bus}</translation>
 <context>
     <name>OomCauses</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="37"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="39"/>
         <source>Fragmented allocator cache</source>
         <translation>分配器缓存碎片化</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="38"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="40"/>
         <source>Not enough GPU memory</source>
         <translation>GPU 显存不足</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="39"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="41"/>
         <source>Other processes use the GPU</source>
         <translation>其他进程占用 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="40"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="42"/>
         <source>One allocation larger than the GPU</source>
         <translation>单次分配超过 GPU 容量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="41"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="43"/>
         <source>CUDA graph private pools</source>
         <translation>CUDA 图私有内存池</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="42"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="44"/>
         <source>KV cache too small</source>
         <translation>KV 缓存过小</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="43"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="45"/>
         <source>Memory outside PyTorch&apos;s allocator</source>
         <translation>PyTorch 分配器之外的显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="44"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="46"/>
         <source>Uneven memory across GPUs</source>
         <translation>各 GPU 显存不均衡</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="45"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="47"/>
         <source>Host memory growth</source>
         <translation>主机内存增长</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="46"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="48"/>
         <source>Zombie or dead workers</source>
         <translation>僵尸或已退出的工作进程</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="47"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="49"/>
         <source>System memory fallback</source>
         <translation>回退到系统内存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="48"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="50"/>
         <source>Memory leak</source>
         <translation>显存泄漏</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="49"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="51"/>
         <source>Framework preallocation</source>
         <translation>框架预分配</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="50"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="52"/>
         <source>No OOM message found</source>
         <translation>未找到 OOM 消息</translation>
     </message>
@@ -2988,67 +3622,67 @@ PCI 总线：{bus}</translation>
 <context>
     <name>OomResults</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="41"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="43"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="43"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="45"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="43"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="45"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="58"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="60"/>
         <source>%1 tokens</source>
         <translation>%1 个 token</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="69"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="71"/>
         <source>OOM diagnosis: framework %1, message shape %2</source>
         <translation>OOM 诊断：框架 %1，消息形式 %2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="74"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="76"/>
         <source>PyTorch message era: %1</source>
         <translation>PyTorch 消息版本：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="77"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="79"/>
         <source>Missing from the input: %1</source>
         <translation>输入中缺少：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="82"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="84"/>
         <source>Parsed values:</source>
         <translation>解析出的数值：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="95"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="97"/>
         <source>confidence</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="100"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="102"/>
         <source>Evidence:</source>
         <translation>证据：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="103"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="105"/>
         <source>Fix: %1</source>
         <translation>修复：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="107"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="109"/>
         <source>Check: %1</source>
         <translation>检查：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="137"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="139"/>
         <source>Key in the JSON report: %1</source>
         <translation>JSON 报告中的键：%1</translation>
     </message>
@@ -3056,123 +3690,123 @@ PCI 总线：{bus}</translation>
 <context>
     <name>OomTab</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="54"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="38"/>
         <source>OOM doctor</source>
         <translation>OOM 诊断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="63"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="46"/>
         <source>Dia&amp;gnosis</source>
         <translation>诊断(&amp;G)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="64"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="47"/>
         <source>Live &amp;memory</source>
         <translation>实时显存(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="65"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="48"/>
         <source>&amp;History</source>
         <translation>历史(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="78"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="61"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="79"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="62"/>
         <source>Stop waiting for the running job; a probed process keeps running</source>
         <translation>停止等待正在运行的作业；被探测的进程继续运行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="115"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="78"/>
         <source>Diagnosing %1 …</source>
         <translation>正在诊断%1 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="115"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="78"/>
         <source>the text</source>
         <translation>该文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="120"/>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="308"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="79"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="125"/>
         <source>pasted text</source>
         <translation>粘贴的文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="129"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="84"/>
         <source>Probing process %1 with %2 (up to %3 s) …</source>
         <translation>正在用 %2 探测进程 %1（最长 %3 秒）…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="155"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="93"/>
         <source>process %1 (%2)</source>
         <translation>进程 %1（%2）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="166"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="99"/>
         <source>Gathering evidence about process %1 for %2 s …</source>
         <translation>正在收集进程 %1 的证据，用时 %2 秒 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="184"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="106"/>
         <source>process %1 (evidence)</source>
         <translation>进程 %1（证据）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="193"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="113"/>
         <source>A job is already running; stop it first.</source>
         <translation>已有作业在运行；请先停止它。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="197"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="117"/>
         <source>Running: %1</source>
         <translation>运行中：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="201"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="121"/>
         <source>Job running …</source>
         <translation>作业运行中 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="214"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="130"/>
         <source>OOM</source>
         <translation>OOM</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="218"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="134"/>
         <source>No allocator samples from this job (see the line above).</source>
         <translation>此作业没有分配器样本（见上一行）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="219"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="135"/>
         <source>Job ended with exit status %1.</source>
         <translation>作业结束，退出状态 %1。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="225"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="141"/>
         <source>launched job</source>
         <translation>启动的作业</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="233"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="147"/>
         <source>Cannot launch: %1</source>
         <translation>无法启动：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="242"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="164"/>
         <source>Cancelled; the process was left running.</source>
         <translation>已取消；进程保持运行。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="293"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="169"/>
         <source>Diagnosed in %1 ms.</source>
         <translation>诊断用时 %1 毫秒。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="326"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="189"/>
         <source>Saved job: %1</source>
         <translation>已保存的作业：%1</translation>
     </message>
@@ -3301,593 +3935,670 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanQuestions</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="74"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="76"/>
         <source>1. Data and I/O</source>
         <translation>1. 数据与 I/O</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="75"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="77"/>
         <source>How much data, how big is a sample, and where does loading stall?</source>
         <translation>数据有多少，单个样本多大，数据加载在哪里卡住？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="77"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="79"/>
         <source>Dataset size</source>
         <translation>数据集大小</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="78"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="80"/>
         <source>Total size on storage, decimal terabytes (1 TB = 10^12 bytes).</source>
         <translation>存储上的总大小，十进制 TB（1 TB = 10^12 字节）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="79"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="81"/>
         <source>Samples</source>
         <translation>样本数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="80"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="82"/>
         <source>Training samples (pairs, images, volumes, sequences); 20,000,000 or 20000000. Needed for training.</source>
         <translation>训练样本数（样本对、图像、体数据、序列）；可写 20,000,000 或 20000000。训练时必填。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="81"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="83"/>
         <source>Average sample size</source>
         <translation>平均样本大小</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="82"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="84"/>
         <source>Bytes read per sample from storage, decimal megabytes.</source>
         <translation>每个样本从存储读取的字节数，十进制 MB。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="83"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="85"/>
         <source>Modality</source>
         <translation>模态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="84"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="86"/>
         <source>Video and 3D volumes make the workload &apos;multimodal / long-sequence&apos;.</source>
         <translation>视频和 3D 体数据会使工作负载归为“多模态 / 长序列”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="87"/>
         <source>Epochs</source>
         <translation>轮数（epoch）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="87"/>
         <source>Passes over the data.</source>
         <translation>遍历数据的次数。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="88"/>
         <source>Storage read throughput</source>
         <translation>存储读取吞吐量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="89"/>
         <source>What the storage delivers to this machine (decimal GB/s); empty when not known.</source>
         <translation>存储向本机提供的吞吐量（十进制 GB/s）；未知时留空。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="88"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="90"/>
         <source>Decoding on</source>
         <translation>解码位置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="89"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="91"/>
         <source>cpu: the DataLoader decodes; gpu: DALI / nvJPEG decoding on the GPU (the article&apos;s fix that halved epoch time).</source>
         <translation>cpu：由 DataLoader 解码；gpu：在 GPU 上用 DALI / nvJPEG 解码（文中使每轮时间减半的改进）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="90"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="92"/>
         <source>Measured decoder throughput</source>
         <translation>实测解码吞吐量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="91"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="93"/>
         <source>Empty: the planner&apos;s default for the decode path.</source>
         <translation>留空：使用规划器对该解码路径的默认值。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="113"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="115"/>
         <source>(none: give a parameter count or a config.json)</source>
         <translation>（无：请给出参数量或 config.json）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="116"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="118"/>
         <source>2. Model and memory</source>
         <translation>2. 模型与显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="117"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="119"/>
         <source>Which model, trained how, and where does memory peak?</source>
         <translation>用什么模型，怎样训练，显存峰值出现在哪里？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="119"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="121"/>
         <source>Catalog model</source>
         <translation>目录中的模型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="120"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="122"/>
         <source>A model from the catalog (exact shape). Give only one of catalog model, parameter count, config.json.</source>
         <translation>目录中的模型（结构精确）。目录模型、参数量、config.json 三者只填其一。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="121"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="123"/>
         <source>Parameter count</source>
         <translation>参数量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="121"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="166"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="123"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="178"/>
         <source>billion</source>
         <translation>十亿</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="123"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="125"/>
         <source>When the model is not in the catalog: its size in billions (13), or with a suffix (350M, 1.3B); the shape is then inferred (flagged as a guess).</source>
         <translation>模型不在目录中时：以十亿为单位填写大小（13），或带后缀（350M、1.3B）；结构将被推断（标记为估计）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="125"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="127"/>
         <source>Hugging Face config.json</source>
         <translation>Hugging Face config.json</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="126"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="128"/>
         <source>Path of a local config.json (read offline; nothing is downloaded).</source>
         <translation>本地 config.json 的路径（离线读取，不下载任何内容）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="127"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="129"/>
         <source>Method</source>
         <translation>方法</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="128"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="130"/>
         <source>train: full training or full fine-tune; lora / qlora: adapters; inference: serving.</source>
         <translation>train：完整训练或全参数微调；lora / qlora：适配器；inference：推理服务。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="129"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="131"/>
         <source>Training precision</source>
         <translation>训练精度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="130"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="132"/>
         <source>BF16 is the safe default (Ampere and newer).</source>
         <translation>BF16 是稳妥的默认值（Ampere 及更新架构）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="131"/>
-        <source>Optimizer accounting</source>
-        <translation>优化器显存计算方式</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="132"/>
-        <source>adam-16: ZeRO paper mixed-precision Adam (16 B/param); adam-18: Megatron/DeepSpeed; adam-20; adamw-bf16: pure BF16; adam-8bit; sgd.</source>
-        <translation>adam-16：ZeRO 论文中的混合精度 Adam（16 B/参数）；adam-18：Megatron/DeepSpeed；adam-20；adamw-bf16：纯 BF16；adam-8bit；sgd。</translation>
-    </message>
-    <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="133"/>
+        <source>Optimizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="134"/>
+        <source>adamw / adamw_torch, adamw_8bit, paged_adamw_8bit (states outside PyTorch&apos;s allocator), adafactor, sgd; or an accounting: adam-16 (ZeRO paper), adam-18 (Megatron/DeepSpeed), adam-20, adamw-bf16, adam-8bit.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="135"/>
         <source>Sequence length</source>
         <translation>序列长度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="133"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="169"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="170"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="135"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="181"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="182"/>
         <source>tokens</source>
         <translation>token</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="134"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="136"/>
         <source>Micro-batch per GPU</source>
         <translation>每 GPU 微批大小</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="134"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="135"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="136"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="137"/>
         <source>samples</source>
         <translation>样本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="135"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="137"/>
         <source>Global batch</source>
         <translation>全局批大小</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="136"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="138"/>
         <source>Empty: micro-batch x data-parallel GPUs.</source>
         <translation>留空：微批大小 × 数据并行 GPU 数。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="137"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="139"/>
         <source>Activation recomputation</source>
         <translation>激活重计算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="138"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="140"/>
         <source>auto: the planner picks the cheapest setting that fits (Korthikanti et al. 2022).</source>
         <translation>auto：规划器选择放得下且代价最小的设置（Korthikanti 等，2022）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="139"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="141"/>
         <source>FlashAttention</source>
         <translation>FlashAttention</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="140"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="142"/>
         <source>Sharding</source>
         <translation>分片</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="141"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="143"/>
         <source>DDP, ZeRO-1/2/3 or FSDP; auto: the least costly that fits.</source>
         <translation>DDP、ZeRO-1/2/3 或 FSDP；auto：放得下且代价最小的方式。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="142"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="144"/>
         <source>Offload to host</source>
         <translation>卸载到主机</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="143"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="145"/>
         <source>Tensor parallel</source>
         <translation>张量并行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="143"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="145"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="147"/>
         <source>GPUs</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="144"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="146"/>
+        <source>Sequence parallel (with tensor parallel)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="147"/>
+        <source>Context parallel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="148"/>
+        <source>The sequence is split over this many GPUs (ring attention).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="149"/>
+        <source>Cross-entropy loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="150"/>
+        <source>standard: full fp32 logits; chunked: torchtune chunked CE; fused: Liger fused linear cross-entropy.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="151"/>
+        <source>Optimizer step in backward</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="152"/>
+        <source>Each parameter is updated as soon as its gradient is ready: no full gradient buffer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="153"/>
+        <source>Offload activations to host</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="154"/>
+        <source>torch.compile or fused kernels</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="155"/>
+        <source>Compiled models save fewer activations than eager PyTorch.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="156"/>
         <source>LoRA rank</source>
         <translation>LoRA 秩</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="145"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="157"/>
         <source>LoRA target modules (comma-separated)</source>
         <translation>LoRA 目标模块（逗号分隔）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="146"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="158"/>
         <source>all-linear, or module names such as q_proj, v_proj.</source>
         <translation>all-linear，或模块名，如 q_proj、v_proj。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="147"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="159"/>
         <source>Inference weight format</source>
         <translation>推理权重格式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="148"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="160"/>
         <source>KV cache precision</source>
         <translation>KV 缓存精度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="149"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="161"/>
         <source>Activations per sample (non-transformer)</source>
         <translation>每样本激活显存（非 Transformer）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="150"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="162"/>
         <source>For CNNs and 3D U-Nets: measured or estimated activation memory per sample.</source>
         <translation>用于 CNN 和 3D U-Net：每个样本实测或估计的激活显存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="151"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="163"/>
         <source>Training FLOPs per sample (non-transformer)</source>
         <translation>每样本训练 FLOPs（非 Transformer）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="160"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="172"/>
         <source>3. Training or inference</source>
         <translation>3. 训练还是推理</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="161"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="173"/>
         <source>How is GPU time split between training and serving, and what are the deadline and QPS?</source>
         <translation>GPU 时间如何在训练和推理服务之间分配，截止时间和 QPS 是多少？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="163"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="175"/>
         <source>Training share of GPU time</source>
         <translation>训练占 GPU 时间的比例</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="164"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="176"/>
         <source>100 % for a training project, 0 % for a serving cluster.</source>
         <translation>训练项目为 100 %，推理服务集群为 0 %。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="165"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="177"/>
         <source>Deadline (time to result)</source>
         <translation>截止时间（出结果的时间）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="165"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="177"/>
         <source>days</source>
         <translation>天</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="166"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="178"/>
         <source>Tokens to train</source>
         <translation>训练 token 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="167"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="179"/>
         <source>Empty: samples x sequence length x epochs.</source>
         <translation>留空：样本数 × 序列长度 × 轮数。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="168"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="180"/>
         <source>Target QPS</source>
         <translation>目标 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="168"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="180"/>
         <source>requests/s</source>
         <translation>请求/秒</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="169"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="181"/>
         <source>Prompt length</source>
         <translation>提示长度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="170"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="182"/>
         <source>Output length</source>
         <translation>输出长度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="171"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="183"/>
         <source>0 for classifiers and scoring models.</source>
         <translation>分类和打分模型填 0。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="172"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="184"/>
         <source>Max concurrent sequences per GPU</source>
         <translation>每 GPU 最大并发序列数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="180"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="185"/>
+        <source>Time to first token target</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="185"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="187"/>
+        <source>ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="186"/>
+        <source>Empty: no latency target. Prefill of one prompt, without queueing.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="187"/>
+        <source>Time per output token target</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="188"/>
+        <source>Empty: no latency target. The batch per replica is cut until a decode step meets it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="196"/>
         <source>4. Software stack</source>
         <translation>4. 软件栈</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="181"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="197"/>
         <source>Which framework, CUDA and libraries are locked in, and which compliance rules apply?</source>
         <translation>锁定了哪些框架、CUDA 和库版本，需要满足哪些合规要求？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="183"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="199"/>
         <source>Framework</source>
         <translation>框架</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="184"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="200"/>
         <source>Framework version</source>
         <translation>框架版本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="184"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="200"/>
         <source>For example 2.0.1.</source>
         <translation>例如 2.0.1。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="185"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="201"/>
         <source>CUDA version</source>
         <translation>CUDA 版本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="185"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="201"/>
         <source>For example 12.1.</source>
         <translation>例如 12.1。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="186"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="202"/>
         <source>Libraries (comma-separated)</source>
         <translation>库（逗号分隔）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="187"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="203"/>
         <source>For example deepspeed==0.8.3, nccl==2.18.</source>
         <translation>例如 deepspeed==0.8.3, nccl==2.18。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="188"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="204"/>
         <source>Require ECC memory</source>
         <translation>需要 ECC 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="189"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="205"/>
         <source>Require vGPU</source>
         <translation>需要 vGPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="190"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="206"/>
         <source>Require virtualisation</source>
         <translation>需要虚拟化</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="191"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="207"/>
         <source>Require MIG</source>
         <translation>需要 MIG</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="192"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="208"/>
         <source>FIPS 140 compliance</source>
         <translation>FIPS 140 合规</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="193"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="209"/>
         <source>A property of the OS and driver crypto modules; the sheet lists it as a check.</source>
         <translation>这是操作系统和驱动加密模块的属性；配置单将其列为检查项。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="199"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="215"/>
         <source>(buy new servers)</source>
         <translation>（购买新服务器）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="203"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="219"/>
         <source>5. Operations and growth</source>
         <translation>5. 运维与扩展</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="204"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="220"/>
         <source>What exists already (servers, slots, power, cooling), what is the budget, and what grows in six months?</source>
         <translation>现有什么（服务器、插槽、电力、散热），预算多少，六个月内要扩展什么？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="206"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="222"/>
         <source>Existing server</source>
         <translation>现有服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="207"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="223"/>
         <source>Free GPU slots</source>
         <translation>空闲 GPU 插槽</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="208"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="224"/>
         <source>Power budget for new GPUs</source>
         <translation>新 GPU 的电力预算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="209"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="225"/>
         <source>Cooling</source>
         <translation>散热</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="209"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="225"/>
         <source>either</source>
         <translation>均可</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="210"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="226"/>
         <source>GPUs to add within 6 months</source>
         <translation>6 个月内新增 GPU 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="211"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="227"/>
         <source>Purchase budget</source>
         <translation>采购预算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="212"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="228"/>
         <source>Largest GPU count to consider</source>
         <translation>考虑的最大 GPU 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="213"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="229"/>
         <source>Consumer (GeForce) cards</source>
         <translation>消费级（GeForce）显卡</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="214"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="230"/>
         <source>by workload kind</source>
         <translation>按工作负载类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="214"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="230"/>
         <source>allowed</source>
         <translation>允许</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="214"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="230"/>
         <source>not allowed</source>
         <translation>不允许</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="215"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="231"/>
         <source>By workload kind: only for small-model iteration (article 5.3: the seven limits of consumer cards in production).</source>
         <translation>按工作负载类型：仅用于小模型迭代（文章 5.3：消费级显卡用于生产的七项限制）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="216"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="232"/>
         <source>Network between nodes</source>
         <translation>节点间网络</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="217"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="233"/>
         <source>Memory kept free (safe line)</source>
         <translation>保留的空闲显存（安全线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="218"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="234"/>
         <source>The method keeps 15-20 % of usable memory free: an 80 GB card is safe to about 64 GB.</source>
         <translation>该方法保留 15-20 % 的可用显存：80 GB 的卡安全用量约为 64 GB。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="219"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="235"/>
         <source>TCO horizon</source>
         <translation>TCO 年限</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="219"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="235"/>
         <source>years</source>
         <translation>年</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="220"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="236"/>
         <source>Electricity price</source>
         <translation>电价</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="221"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="237"/>
         <source>PUE</source>
         <translation>PUE</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="222"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="238"/>
         <source>Average utilisation</source>
         <translation>平均利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="223"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="239"/>
         <source>Extra cooling</source>
         <translation>额外散热</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="224"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="240"/>
         <source>Operations labour</source>
         <translation>运维人工</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="225"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="241"/>
         <source>Labour rate</source>
         <translation>人工费率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="226"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="242"/>
         <source>Support per year</source>
         <translation>每年支持费用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="226"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="227"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="228"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="242"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="243"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="244"/>
         <source>% of hardware</source>
         <translation>% 硬件费用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="227"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="243"/>
         <source>Network and installation</source>
         <translation>网络与安装</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="228"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="244"/>
         <source>Residual value</source>
         <translation>残值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="229"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="245"/>
         <source>Cost of each day late</source>
         <translation>每延迟一天的成本</translation>
     </message>
@@ -3918,213 +4629,213 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanTab</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="72"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="55"/>
         <source>The saved profile is not valid {0}: {1}.</source>
         <translation>保存的配置文件不是有效的 {0}：{1}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="75"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="57"/>
         <source>The saved profile is not a table of sections.</source>
         <translation>保存的配置文件不是由各节组成的表。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="102"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="45"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="125"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="49"/>
         <source>Quick mode</source>
         <translation>快速模式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="125"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="49"/>
         <source>Model, method, sequence length and batch: does it fit?</source>
         <translation>模型、方法、序列长度和批大小：放得下吗？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="126"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="50"/>
         <source>Wizard</source>
         <translation>向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="126"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="50"/>
         <source>The five questions, one page each</source>
         <translation>五个问题，每页一个</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="127"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="51"/>
         <source>Results</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="127"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="51"/>
         <source>The ranked configurations of the last plan</source>
         <translation>上次规划排序后的配置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="128"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="52"/>
         <source>Saved plans</source>
         <translation>已保存的规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="128"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="52"/>
         <source>Reopen, duplicate, edit, compare, delete, export</source>
         <translation>重新打开、复制、编辑、比较、删除、导出</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="139"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="63"/>
         <source>Load a bundled example requirement into the wizard</source>
         <translation>将自带的示例需求载入向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="142"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="66"/>
         <source>Start from example…</source>
         <translation>从示例开始…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="148"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="72"/>
         <source>Open profi&amp;le…</source>
         <translation>打开配置文件(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="149"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="73"/>
         <source>Load a requirement profile (TOML, as used by gpudesk plan --profile) into the wizard</source>
         <translation>将需求配置文件（TOML，与 gpudesk plan --profile 相同）载入向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="151"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="75"/>
         <source>Sa&amp;ve profile…</source>
         <translation>保存配置文件(&amp;V)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="152"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="76"/>
         <source>Write the wizard&apos;s answers as a TOML profile (for gpudesk plan --profile)</source>
         <translation>将向导中的回答写为 TOML 配置文件（用于 gpudesk plan --profile）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="159"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="83"/>
         <source>Planning…</source>
         <translation>正在规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="254"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="95"/>
         <source>No plan yet: answer the wizard&apos;s questions and press Plan.</source>
         <translation>尚无规划：请回答向导中的问题并按“规划”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="280"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="95"/>
         <source>Open requirement profile</source>
         <translation>打开需求配置文件</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="281"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="295"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="96"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="225"/>
         <source>TOML profiles (*.toml)</source>
         <translation>TOML 配置文件 (*.toml)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="293"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="223"/>
         <source>Save requirement profile</source>
         <translation>保存需求配置文件</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="310"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="198"/>
         <source>Profile written to {0}</source>
         <translation>配置文件已写入 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="319"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="135"/>
         <source>Cannot load the profile {0}: {1}</source>
         <translation>无法载入配置文件 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="327"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="143"/>
         <source>Loaded “{0}” ({1}). Check the answers and press Plan.</source>
         <translation>已载入“{0}”（{1}）。请检查回答并按“规划”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="340"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="87"/>
         <source>The GPU catalog is not available, so no plan can be made. See the message at start-up.</source>
         <translation>GPU 目录不可用，无法进行规划。请查看启动时的消息。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="348"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="149"/>
         <source>Planning over the whole catalog…</source>
         <translation>正在基于整个目录规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="363"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="119"/>
         <source>Your GPU prices could not be read, so catalog prices are used: {0}</source>
         <translation>无法读取您的 GPU 价格，将使用目录价格：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="370"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="127"/>
         <source>Your price cannot be kept: the user database is not open.</source>
         <translation>无法保存您的价格：用户数据库未打开。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="381"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="136"/>
         <source>from the Plan tab</source>
         <translation>来自“规划”标签页</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="383"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="138"/>
         <source>The price was not saved: {0}</source>
         <translation>价格未保存：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="386"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="141"/>
         <source>Saved your price for {0}: {1} USD per GPU. A plan is already being made; press Plan again when it is done to use the price.</source>
         <translation>已保存您为 {0} 设置的价格：每 GPU {1} USD。当前正在规划；完成后再按一次“规划”即可使用此价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="389"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="145"/>
         <source>Saved your price for {0}: {1} USD per GPU. Planning again…</source>
         <translation>已保存您为 {0} 设置的价格：每 GPU {1} USD。正在重新规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="398"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="154"/>
         <source>{0} configurations ranked, {1} rejected.</source>
         <translation>已排序 {0} 个配置，排除 {1} 个。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="410"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="167"/>
         <source>Planning failed: {0}</source>
         <translation>规划失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="422"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="173"/>
         <source>&amp;Save changes</source>
         <translation>保存更改(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="424"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="173"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="431"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="154"/>
         <source>Nothing to save, or the user database is not available.</source>
         <translation>没有可保存的内容，或用户数据库不可用。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="440"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="161"/>
         <source>Untitled plan</source>
         <translation>未命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="452"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="172"/>
         <source>Plan “{0}” saved.</source>
         <translation>规划“{0}”已保存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="460"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="180"/>
         <source>{0}: {1}</source>
         <translation>{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="484"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="200"/>
         <source>Editing “{0}”: change the answers, press Plan, then Save changes.</source>
         <translation>正在编辑“{0}”：修改回答，按“规划”，然后“保存更改”。</translation>
     </message>
@@ -4459,74 +5170,74 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanWizard</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="93"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="94"/>
         <source>Plan name</source>
         <translation>规划名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="94"/>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="222"/>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="240"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="95"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="223"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="241"/>
         <source>Untitled plan</source>
         <translation>未命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="95"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="96"/>
         <source>Name under which the plan is saved</source>
         <translation>保存规划时使用的名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="97"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="98"/>
         <source>Notes (optional): context, sources, who asked</source>
         <translation>备注（可选）：背景、来源、提出人</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="98"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="99"/>
         <source>Free text kept with the requirement and printed on the sheet</source>
         <translation>随需求保存并打印在配置单上的自由文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="116"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="117"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; 上一步(&amp;B)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="117"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="118"/>
         <source>&amp;Next &gt;</source>
         <translation>下一步(&amp;N) &gt;</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="118"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="119"/>
         <source>&amp;Plan</source>
         <translation>规划(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="119"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="120"/>
         <source>Check every answer and rank the configurations (runs in the background). Enter in a field goes to the next page; Ctrl+Enter plans from any page.</source>
         <translation>检查所有回答并对配置排序（在后台运行）。在字段中按 Enter 进入下一页；在任意页按 Ctrl+Enter 开始规划。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="121"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="122"/>
         <source>&amp;Quick mode</source>
         <translation>快速模式(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="122"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="123"/>
         <source>Back to the four-field quick mode</source>
         <translation>返回四项快速模式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="139"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="140"/>
         <source>Plan na&amp;me:</source>
         <translation>规划名称(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="143"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="144"/>
         <source>No&amp;tes:</source>
         <translation>备注(&amp;T)：</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="266"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="267"/>
         <source>%n more field(s) to fix: </source>
         <translation>
             <numerusform>还有 %n 个字段需要修正：</numerusform>
@@ -4743,6 +5454,114 @@ PCI 总线：{bus}</translation>
     </message>
 </context>
 <context>
+    <name>PriceSourcesView</name>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="55"/>
+        <source>Kind</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="55"/>
+        <source>Price (USD)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="55"/>
+        <source>Date</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="56"/>
+        <source>Provider / seller</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="56"/>
+        <source>Source</source>
+        <translation type="unfinished">来源</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="79"/>
+        <source>List price</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="79"/>
+        <source>Street price</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="79"/>
+        <source>Published quote</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="80"/>
+        <source>Market report</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="80"/>
+        <source>Cloud, on demand</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="81"/>
+        <source>Cloud, committed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="81"/>
+        <source>Cloud, spot</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="82"/>
+        <source>Catalog price</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="88"/>
+        <source>${amount} per GPU-hour</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="90"/>
+        <source>${amount} per system</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="92"/>
+        <source>${amount} per GPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="94"/>
+        <source> (range ${low}-${high})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="102"/>
+        <source>Prices of {gpu}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="121"/>
+        <source>No public price or cloud rate found: enter your quote in the Catalog tab.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="123"/>
+        <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="125"/>
+        <source>Rent vs buy: {text}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>ProcessModel</name>
     <message>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="24"/>
@@ -4801,22 +5620,22 @@ PCI 总线：{bus}</translation>
 <context>
     <name>QuickMode</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="29"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="30"/>
         <source>Quick check: does it fit?</source>
         <translation>快速检查：显存放得下吗？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="31"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="32"/>
         <source>Four answers for the common case. The chart shows memory per GPU against the chosen card&apos;s safe line as you type. For a full plan (time, cost, servers), continue in the wizard.</source>
         <translation>常见情况只需四个回答。输入时，图表显示每块 GPU 的显存占用与所选显卡安全线的对比。如需完整规划（时间、成本、服务器），请在向导中继续。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="48"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="49"/>
         <source>Continue in the &amp;full wizard &gt;</source>
         <translation>在完整向导中继续(&amp;F) &gt;</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="49"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="50"/>
         <source>Open the five questions with these answers filled in</source>
         <translation>打开五个问题，并填入这些回答</translation>
     </message>
@@ -5036,108 +5855,108 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ResultsView</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="241"/>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="290"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="248"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="302"/>
         <source>No diagnosis yet.</source>
         <translation>尚无诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="251"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="258"/>
         <source>Copy report</source>
         <translation>复制报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="252"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="259"/>
         <source>Copy the whole diagnosis as text</source>
         <translation>将整个诊断以文本形式复制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="254"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="261"/>
         <source>Copy JSON</source>
         <translation>复制 JSON</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="255"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="262"/>
         <source>Copy the diagnosis as JSON (the same as gpudesk oom diagnose --json)</source>
         <translation>将诊断以 JSON 形式复制（与 gpudesk oom diagnose --json 相同）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="276"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="288"/>
         <source>Values read from the input</source>
         <translation>从输入中读取的数值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="304"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="317"/>
         <source>Unparseable input: nothing could be diagnosed.</source>
         <translation>无法解析的输入：无法进行诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="324"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="337"/>
         <source>Framework: %1</source>
         <translation>框架：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="326"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="339"/>
         <source>message shape: %1</source>
         <translation>消息形式：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="328"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="341"/>
         <source>PyTorch era: %1</source>
         <translation>PyTorch 版本：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="330"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="343"/>
         <source>torch %1</source>
         <translation>torch %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="332"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="345"/>
         <source>Python %1</source>
         <translation>Python %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="334"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="347"/>
         <source>from %1</source>
         <translation>来自%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="335"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="348"/>
         <source>Diagnosis</source>
         <translation>诊断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="343"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="356"/>
         <source>Partial result, the input lacks: %1</source>
         <translation>部分结果，输入缺少：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="370"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="384"/>
         <source>Child processes of the target (psutil)</source>
         <translation>目标的子进程（psutil）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="372"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="386"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="372"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="386"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="372"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="386"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="372"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="386"/>
         <source>Host RSS</source>
         <translation>主机 RSS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="378"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="392"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
@@ -5145,19 +5964,314 @@ PCI 总线：{bus}</translation>
 <context>
     <name>SamplerWorker</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="162"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="160"/>
         <source>Nothing to record: no source is running.</source>
         <translation>无可录制内容：没有正在运行的数据源。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="165"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="163"/>
         <source>A recording is already running.</source>
         <translation>已有录制正在进行。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="201"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="199"/>
         <source>Recording stopped: {m}</source>
         <translation>录制已停止：{m}</translation>
+    </message>
+</context>
+<context>
+    <name>SegmentMap</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_segments.py" line="140"/>
+        <source>Segments to scale: blue allocated, grey free, orange the largest usable free block, red the failed request</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SegmentMapCanvas</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_segments.py" line="83"/>
+        <source>No segments in this snapshot.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_segments.py" line="88"/>
+        <source>failed request {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_segments.py" line="95"/>
+        <source>{0} {1}, {2} free</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_segments.py" line="111"/>
+        <source>… and {0} smaller segments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_segments.py" line="122"/>
+        <source>Segment at {0}: {1} ({2} pool, stream {3}); {4} allocated, {5} free in {6} pieces, largest {7}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SnapshotTables</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="60"/>
+        <source>Bytes alive</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="60"/>
+        <source>Allocations</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="60"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="61"/>
+        <source>Kind</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="60"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="61"/>
+        <source>Frame</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="61"/>
+        <source>Size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="61"/>
+        <source>Created at event</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="62"/>
+        <source>Top frames</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="63"/>
+        <source>Top allocations</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="66"/>
+        <source>Select a row to see where the allocation was made.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="77"/>
+        <source>before the trace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="91"/>
+        <source>(no stack recorded)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="107"/>
+        <source>No stack was recorded for this allocation (it was made before the history started, or with context=None).</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SnapshotTimeline</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="30"/>
+        <source>No snapshot opened.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="37"/>
+        <source>trace event (index)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="38"/>
+        <source>memory (GiB)</source>
+        <translation type="unfinished">显存 (GiB)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="44"/>
+        <source>Allocated and reserved memory after each allocator event, in GiB; drag to pan, wheel to zoom</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="48"/>
+        <source>allocated (GiB)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="50"/>
+        <source>reserved (GiB)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="65"/>
+        <source>peak</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="67"/>
+        <source>OOM</source>
+        <translation type="unfinished">OOM</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="69"/>
+        <source>This snapshot has no trace events on GPU {0}: allocator history was not recorded.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="72"/>
+        <source>{0} events on GPU {1}; peak allocated {2}, peak reserved {3}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SnapshotView</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="55"/>
+        <source>&amp;Open snapshot…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="56"/>
+        <source>A .pickle from torch.cuda.memory._dump_snapshot() or the _snapshot() dict saved as JSON</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="60"/>
+        <source>&amp;GPU:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="71"/>
+        <source>&amp;Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="77"/>
+        <source>Open a memory snapshot to see what it shows.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="84"/>
+        <source>The explanation and the ranked causes appear here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="89"/>
+        <source>&amp;Timeline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="90"/>
+        <source>&amp;Segments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="91"/>
+        <source>Top &amp;allocations</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="100"/>
+        <source>Open memory snapshot</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="101"/>
+        <source>Memory snapshots (*.pickle *.pkl *.json *.gz);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="113"/>
+        <source>Opening %p%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="117"/>
+        <source>Opening {0} …</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="150"/>
+        <source>Opening the snapshot was cancelled.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="154"/>
+        <source>The snapshot could not be opened: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="167"/>
+        <source>{0}: {1}, layout {2}, {3} trace events.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="170"/>
+        <source>{0}: layout {1}, {2} trace events.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="175"/>
+        <source>GPU {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="175"/>
+        <source> (OOM)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="189"/>
+        <source>This snapshot holds no segments and no trace events.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="195"/>
+        <source>Causes, most likely first:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="200"/>
+        <source>Fix: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SpanChart</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="60"/>
+        <source>Timeline of the findings&apos; spans</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="80"/>
+        <source>GPU {gpu}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="81"/>
+        <source>Run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="123"/>
+        <source>start</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="125"/>
+        <source>+{length}</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -5275,104 +6389,104 @@ PCI 总线：{bus}</translation>
 <context>
     <name>TargetPicker</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="95"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="105"/>
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="96"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
         <source>Read the processes using each GPU again (NVML)</source>
         <translation>重新读取每个 GPU 上的进程（NVML）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="98"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="108"/>
         <source>Processes not read yet.</source>
         <translation>尚未读取进程。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="116"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="116"/>
         <source>User</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="116"/>
         <source>GPU memory</source>
         <translation>GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="116"/>
         <source>Type</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="116"/>
         <source>Command line</source>
         <translation>命令行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="113"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="123"/>
         <source>Processes using each GPU, from NVML; select one to look inside it</source>
         <translation>来自 NVML 的每个 GPU 上的进程；选择一个以查看其内部</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="129"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="139"/>
         <source>GPU &amp;processes</source>
         <translation>GPU 进程(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="130"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="140"/>
         <source>Launch a &amp;command</source>
         <translation>启动命令(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="131"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="141"/>
         <source>Paste or drop &amp;text</source>
         <translation>粘贴或拖放文本(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="153"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="193"/>
         <source>Reading GPU processes …</source>
         <translation>正在读取 GPU 进程 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="182"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="222"/>
         <source>processes not readable: %1</source>
         <translation>无法读取进程：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="192"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="232"/>
         <source>%1 GPU(s), %2 process(es).</source>
         <translation>%1 个 GPU，%2 个进程。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="213"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="253"/>
         <source>name N/A</source>
         <translation>名称 N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="218"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="258"/>
         <source>GPU %1 · %2 · %3 total · %4 used by %5 process(es)</source>
         <translation>GPU %1 · %2 · 共 %3 · %5 个进程使用 %4</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="229"/>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="233"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="269"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="273"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="237"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="277"/>
         <source>GPU memory: %1</source>
         <translation>GPU 显存：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="263"/>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="264"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="303"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="304"/>
         <source>Cannot list GPU processes: %1</source>
         <translation>无法列出 GPU 进程：%1</translation>
     </message>
@@ -5466,9 +6580,27 @@ PCI 总线：{bus}</translation>
     </message>
 </context>
 <context>
+    <name>ThresholdsEditor</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="82"/>
+        <source>&amp;Save</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="83"/>
+        <source>&amp;Defaults</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="122"/>
+        <source>Saved {n} changed threshold(s) to {file}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>WizardPage</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="59"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="60"/>
         <source>Cost assumptions (TCO); every default names its source in its tooltip</source>
         <translation>成本假设（TCO）；每个默认值的来源见其工具提示</translation>
     </message>
