@@ -40,6 +40,12 @@ translations: $(STAMP)
 		$(BIN)/pyside6-lrelease -nounfinished resources/translations/gpudesk_$$locale.ts -qm resources/translations/gpudesk_$$locale.qm \
 			|| exit 1; \
 	done
+	# Core (Qt-free) messages: gpudesk/locale/gpudesk.pot from everything outside gpudesk/ui (babel.cfg), the
+	# per-package parts/<package>.po brought up to date, merged into gpudesk.po and compiled to gpudesk.mo
+	# (docs/translating.md).
+	for locale in $(TRANSLATION_LOCALES); do \
+		$(BIN)/python tools/i18n_catalog.py all --language $$locale || exit 1; \
+	done
 
 # Linux bundle, tarball and .deb in dist/ from a clean build venv (see packaging/README.md).
 package:

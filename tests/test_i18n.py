@@ -161,7 +161,8 @@ def test_the_cli_part_is_complete(template):
 
 def test_shipped_mo_has_every_finished_translation_of_the_parts():
     """gpudesk.mo is rebuilt after a part changes (`python tools/i18n_catalog.py merge`)."""
-    shipped = gettext.GNUTranslations(tool.mo_path("zh_CN").open("rb"))
+    with tool.mo_path("zh_CN").open("rb") as handle:
+        shipped = gettext.GNUTranslations(handle)
     stale = []
     for part in tool.read_parts("zh_CN").values():
         for message in part:
@@ -272,7 +273,7 @@ def test_glued_sentence_check_flags_pieces_and_accepts_whole_sentences():
     assert glued_sentences('_("{gpu} has {n} GiB").format(gpu=g, n=n)\nout = "## " + _("Summary")') == []
     assert glued_sentences('N_("Memory")\nngettext("one GPU", "{n} GPUs", n)') == []
     for bad in ('_(f"{gpu} has memory")', '_("GPU " + name)', "_(text)", '_("a %s" % x)',
-                '_("GPU") + " has memory"', '_("Free:") + _("{n} GiB").format(n=n)', 'f"{_("GPU")} has {n} GiB"',
+                '_("GPU") + " has memory"', '_("Free:") + _("{n} GiB").format(n=n)', "f'{_(\"GPU\")} has {n} GiB'",
                 'ngettext("one GPU", f"{n} GPUs", n)'):
         assert glued_sentences(bad), bad
 

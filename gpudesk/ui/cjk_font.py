@@ -34,7 +34,8 @@ def cjk_font_family(families: Iterable[str] | None = None) -> str | None:
         if family in available:
             return family
     proportional = [f for f in available if "Mono" not in f and "Serif" not in f]
-    return (proportional or available or [None])[0]
+    fallback = proportional or available
+    return fallback[0] if fallback else None
 
 
 def missing_cjk_font_text() -> str:
