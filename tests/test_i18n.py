@@ -51,9 +51,10 @@ def template() -> Catalog:
 
 
 @pytest.fixture
-def language_restored() -> Iterator[None]:
+def language_restored(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     before = i18n.current_language()
     yield
+    monkeypatch.undo()  # the environment first: set_language(None) reads it
     i18n.set_language(before)
 
 
