@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QMarginsF
-from PySide6.QtGui import QFont, QPageLayout, QPageSize, QPdfWriter, QTextDocument
+from PySide6.QtGui import QFont, QFontInfo, QPageLayout, QPageSize, QPdfWriter, QTextDocument
 
 from gpudesk.planner.sheet import SheetError
 from gpudesk.ui.cjk_font import cjk_font_family, has_cjk, missing_cjk_font_text
@@ -49,7 +49,7 @@ def markdown_to_pdf(markdown_text: str, path: str | Path, title: str = "", *, pa
     document = QTextDocument()
     font = QFont()
     if cjk_family is not None:  # Latin text keeps the default face; the CJK family takes every Chinese glyph
-        font.setFamilies([font.family(), cjk_family])
+        font.setFamilies([QFontInfo(font).family(), cjk_family])
     font.setPointSizeF(9.5)
     document.setDefaultFont(font)
     # No raw HTML: names and notes typed by the user stay text even if they look like tags.
