@@ -11,7 +11,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from gpudesk import APP_NAME, __version__, i18n, paths
-from gpudesk.ui.cjk_font import cjk_font_family, missing_cjk_font_text
+from gpudesk.ui.cjk_font import startup_font_warning
 from gpudesk.ui.error_report import install_excepthook
 from gpudesk.ui.language_menu import saved_language
 
@@ -68,8 +68,9 @@ def run_app(argv: list[str] | None = None, language: str | None = None) -> int:
 
     window = MainWindow(settings=settings)
     install_excepthook(window.message_bar.show_message)
-    if name.startswith("zh") and cjk_font_family() is None:
-        window.message_bar.show_message(missing_cjk_font_text(), "warning")
+    font_warning = startup_font_warning(name)
+    if font_warning is not None:
+        window.message_bar.show_message(font_warning, "warning")
     window.show()
     from gpudesk.ui.first_paint import exit_after_first_paint_requested, quit_after_first_paint
 

@@ -43,3 +43,10 @@ def missing_cjk_font_text() -> str:
     return QCoreApplication.translate(
         "CjkFont", "No font with Chinese characters is installed, so Chinese text shows as empty boxes. Install "
         "one (Debian/Ubuntu: sudo apt install fonts-noto-cjk; Fedora: google-noto-sans-cjk-fonts) and restart gpudesk.")
+
+
+def startup_font_warning(language: str, families: Iterable[str] | None = None) -> str | None:
+    """The message to show at start-up when ``language`` is written in Chinese and no font has its glyphs."""
+    if language.split("_")[0] != "zh" or cjk_font_family(families) is not None:
+        return None
+    return missing_cjk_font_text()

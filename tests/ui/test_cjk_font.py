@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpudesk.ui.cjk_font import cjk_font_family, has_cjk, missing_cjk_font_text
+from gpudesk.ui.cjk_font import cjk_font_family, has_cjk, missing_cjk_font_text, startup_font_warning
 
 
 def test_prefers_noto_sans_cjk_sc_and_falls_back_to_any_sans_family():
@@ -20,3 +20,9 @@ def test_installed_fonts_have_chinese_glyphs(qapp):
 def test_detects_chinese_text():
     assert has_cjk("显存带宽") and has_cjk("GPU，") and not has_cjk("GPU memory 80 GiB — 3.35 TB/s")
     assert "fonts-noto-cjk" in missing_cjk_font_text()
+
+
+def test_startup_warns_only_for_chinese_without_a_cjk_font():
+    assert startup_font_warning("zh_CN", []) == missing_cjk_font_text()
+    assert startup_font_warning("zh_CN", ["Noto Sans CJK SC"]) is None
+    assert startup_font_warning("en_US", []) is None
