@@ -34,6 +34,9 @@ catalog: $(STAMP)
 
 # Update the translation sources (.ts) from every .py in gpudesk/ui and build the .qm files the app loads
 # (see resources/translations/README.md). Add a language by adding its locale here.
+# Then the core (Qt-free) catalog: gpudesk/locale/gpudesk.pot from everything outside gpudesk/ui (babel.cfg), the
+# per-package parts/<package>.po brought up to date, merged into gpudesk.po, compiled to gpudesk.mo
+# (docs/translating.md).
 TRANSLATION_LOCALES ?= zh_CN
 translations: $(STAMP)
 	for locale in $(TRANSLATION_LOCALES); do \
@@ -41,6 +44,9 @@ translations: $(STAMP)
 			$$(find gpudesk/ui -name '*.py' | sort) -ts resources/translations/gpudesk_$$locale.ts && \
 		$(BIN)/pyside6-lrelease -nounfinished resources/translations/gpudesk_$$locale.ts -qm resources/translations/gpudesk_$$locale.qm \
 			|| exit 1; \
+	done
+	for locale in $(TRANSLATION_LOCALES); do \
+		$(BIN)/python tools/i18n_catalog.py all --language $$locale || exit 1; \
 	done
 
 # Linux bundle, tarball and .deb in dist/ from a clean build venv (see packaging/README.md).

@@ -17,7 +17,7 @@ setup(
     packages=find_packages(include=["gpudesk", "gpudesk.*"]) + RESOURCE_PACKAGES,
     package_dir={RESOURCES_PACKAGE: RESOURCES_DIR},
     package_data={
-        "": ["*.db", "*.json", "*.py.txt", "*.qm"],
+        "": ["*.db", "*.json", "*.py.txt", "*.qm", "*.mo"],
         **{name: ["*"] for name in RESOURCE_PACKAGES},
     },
     exclude_package_data={name: ["*.ts"] for name in RESOURCE_PACKAGES},

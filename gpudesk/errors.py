@@ -7,6 +7,8 @@ same way: what was wrong, which field or input, and what the user can do about i
 
 from __future__ import annotations
 
+from gpudesk.i18n import _
+
 
 class GpudeskError(Exception):
     """An error the user can act on.
@@ -32,9 +34,12 @@ class GpudeskError(Exception):
 
     def user_text(self) -> str:
         """The message with its detail and remedy, as one plain-text paragraph for a message bar or a CLI."""
-        parts = [self.message]
-        if self.detail and self.detail not in self.message:
-            parts.append(f"({self.detail})")
+        detail = self.detail if self.detail and self.detail not in self.message else None
+        # One template per combination, so a language can place the parts and its own punctuation.
+        if detail and self.remedy:
+            return _("{message} ({detail}) {remedy}").format(message=self.message, detail=detail, remedy=self.remedy)
+        if detail:
+            return _("{message} ({detail})").format(message=self.message, detail=detail)
         if self.remedy:
-            parts.append(self.remedy)
-        return " ".join(parts)
+            return _("{message} {remedy}").format(message=self.message, remedy=self.remedy)
+        return self.message

@@ -17,6 +17,8 @@ from pathlib import Path
 
 DOMAIN = "gpudesk"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+#: Languages the app can be switched to (``--lang``, the Language menu): the source language and each catalog.
+LANGUAGES = ("en", "zh_CN")
 
 _translation: _gettext.NullTranslations = _gettext.NullTranslations()
 _language: str | None = None

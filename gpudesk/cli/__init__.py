@@ -12,9 +12,11 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from gpudesk import __version__
+from gpudesk import __version__, i18n
+from gpudesk.cli import argparse_text
 from gpudesk.cli.reset_settings import reset_settings
 from gpudesk.errors import GpudeskError
+from gpudesk.i18n import _
 
 # Command-group modules inside gpudesk.cli, in the order they appear in --help.
 COMMAND_MODULES: list[str] = ["catalog", "monitor", "plan", "oom"]
@@ -28,21 +30,39 @@ class CliError(GpudeskError):
         self.status = status
 
 
+def language_option(argv: Sequence[str]) -> str | None:
+    """The value of a ``--lang`` option in ``argv`` (read before the parser is built, whose help it translates)."""
+    pre = argparse.ArgumentParser(prog="gpudesk", add_help=False, exit_on_error=False)
+    pre.add_argument("--lang")
+    try:
+        known, _rest = pre.parse_known_args(list(argv))
+    except argparse.ArgumentError:  # `--lang` without a value: the real parser says so
+        return None
+    return known.lang if known.lang in i18n.LANGUAGES else None  # another value: the real parser refuses it
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gpudesk",
-        description="Choose, monitor and debug GPUs for ML work. Without a command, opens the window.",
+        description=_("Choose, monitor and debug GPUs for ML work. Without a command, opens the window."),
     )
-    parser.add_argument("--version", action="version", version=f"gpudesk {__version__}")
+    parser.add_argument("--version", action="version", version=f"gpudesk {__version__}",
+                        help=_("show the version number and exit"))
     parser.add_argument(
-        "--self-test", action="store_true", help="check this installation (catalog, plan, OOM text, dmon "
-        "sample, main window offscreen), print one line per check, exit 0 when all pass"
+        "--lang", choices=i18n.LANGUAGES, metavar="{" + ",".join(i18n.LANGUAGES) + "}",
+        help=_("language of the messages (default: GPUDESK_LANG, then the system locale)"),
     )
     parser.add_argument(
-        "--reset-settings", action="store_true", help="move settings.ini (window geometry, last tab, UI "
-        "preferences) aside to settings.ini.bak; plans and recordings are kept"
+        "--self-test", action="store_true", help=_("check this installation (catalog, plan, OOM text, dmon sample, "
+                                                   "main window offscreen), print one line per check, exit 0 when "
+                                                   "all pass")
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.add_argument(
+        "--reset-settings", action="store_true", help=_("move settings.ini (window geometry, last tab, UI "
+                                                        "preferences) aside to settings.ini.bak; plans and "
+                                                        "recordings are kept")
+    )
+    sub = parser.add_subparsers(dest="command", metavar=_("COMMAND"))
     for name in COMMAND_MODULES:
         module = importlib.import_module(f"gpudesk.cli.{name}")
         module.add_parser(sub)
@@ -51,10 +71,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a headless command; returns the process exit status."""
-    parser = build_parser()
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    argparse_text.install()
+    language = language_option(args_list)
+    previous = i18n.current_language()
+    if language is not None:
+        i18n.set_language(language)
+    try:
+        return _run(build_parser(), args_list)
+    finally:
+        if language is not None:  # in-process callers (tests, the self-test) keep their own language
+            i18n.set_language(previous)
+
+
+def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.self_test:  # `gpudesk --self-test` alone is handled by gpudesk.__main__ (it opens the window too)
-        print("gpudesk: --self-test takes no other arguments", file=sys.stderr)
+        print(_("gpudesk: --self-test takes no other arguments"), file=sys.stderr)
         return 2
     if args.reset_settings:
         try:
@@ -70,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(func(args) or 0)
     except CliError as exc:
-        print(f"gpudesk: {exc}", file=sys.stderr)
+        print(_("gpudesk: {error}").format(error=exc.user_text()), file=sys.stderr)
         return exc.status
     except BrokenPipeError:
         return 0

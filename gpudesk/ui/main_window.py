@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QMainWindow, QTabWidget, QVBoxLayout, QWidget
 from gpudesk import paths
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.first_paint import FirstPaintWatcher
+from gpudesk.ui.language_menu import LanguageMenu
 from gpudesk.ui.lazy_tab import LazyTab
 from gpudesk.ui.message_bar import MessageBar
 from gpudesk.ui.startup import STORE_MODULES, Startup
@@ -120,6 +121,8 @@ class MainWindow(QMainWindow):
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         quit_action.triggered.connect(self.close)
         file_menu.addAction(quit_action)
+        self.language_menu = LanguageMenu(self.settings, self.message_bar.show_message, self)
+        self.menuBar().addMenu(self.language_menu)
         help_menu = self.menuBar().addMenu(self.tr("&Help"))
         about = QAction(self.tr("&About gpudesk and data sources…"), self)
         about.triggered.connect(self.show_about)

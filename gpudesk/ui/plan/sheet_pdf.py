@@ -10,9 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QMarginsF
-from PySide6.QtGui import QFont, QPageLayout, QPageSize, QPdfWriter, QTextDocument
+from PySide6.QtGui import QFont, QFontInfo, QPageLayout, QPageSize, QPdfWriter, QTextDocument
 
 from gpudesk.planner.sheet import SheetError
+from gpudesk.ui.cjk_font import cjk_font_family, has_cjk, missing_cjk_font_text
 
 PDF_RESOLUTION_DPI = 300
 
@@ -27,7 +28,8 @@ def markdown_to_pdf(markdown_text: str, path: str | Path, title: str = "", *, pa
         page_size: "A4" or "Letter".
 
     Raises:
-        SheetError: the file could not be written (folder missing, no permission) or the text is empty.
+        SheetError: the file could not be written (folder missing, no permission), the text is empty, or it has
+            Chinese text and no font with Chinese glyphs is installed (the PDF would show empty boxes).
     """
     target = Path(path)
     if not markdown_text.strip():
@@ -35,6 +37,9 @@ def markdown_to_pdf(markdown_text: str, path: str | Path, title: str = "", *, pa
     if not target.parent.is_dir():
         raise SheetError(QCoreApplication.translate("PlanSheet", "Cannot write {0}: the folder {1} does not exist.").format(
             target, target.parent))
+    cjk_family = cjk_font_family() if has_cjk(markdown_text + title) else None
+    if has_cjk(markdown_text + title) and cjk_family is None:
+        raise SheetError(missing_cjk_font_text())
     writer = QPdfWriter(str(target))
     writer.setTitle(title or QCoreApplication.translate("PlanSheet", "gpudesk configuration sheet"))
     writer.setCreator("gpudesk")
@@ -43,6 +48,8 @@ def markdown_to_pdf(markdown_text: str, path: str | Path, title: str = "", *, pa
     writer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait, QMarginsF(15, 15, 15, 15), QPageLayout.Unit.Millimeter))
     document = QTextDocument()
     font = QFont()
+    if cjk_family is not None:  # Latin text keeps the default face; the CJK family takes every Chinese glyph
+        font.setFamilies([QFontInfo(font).family(), cjk_family])
     font.setPointSizeF(9.5)
     document.setDefaultFont(font)
     # No raw HTML: names and notes typed by the user stay text even if they look like tags.
