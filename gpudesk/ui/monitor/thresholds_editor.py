@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import fields, replace
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -105,7 +106,7 @@ class ThresholdsEditor(QWidget):
                 editor.setValue(value)
 
     def values(self) -> Thresholds:
-        values = {}
+        values: dict[str, Any] = {}
         for name, editor in self.fields.items():
             scale = self.scales[name]
             values[name] = editor.value() if scale == 1.0 else float(round(editor.value() * scale))

@@ -8,6 +8,7 @@ wires the "Open snapshot" entry points (``gpudesk oom run`` results, the history
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import shiboken6
@@ -115,10 +116,23 @@ class SnapshotView(QWidget):
         self.cancel_button.setVisible(True)
         self.open_button.setEnabled(False)
         self.status.setText(self.tr("Opening {0} …").format(Path(path).name))
-        run_task(load_and_analyse, str(path), cancel=self._cancel,
+        cancel = self._cancel
+
+        def work(progress: Callable[[str, float | None], None]) -> SnapshotAnalysis:
+            # the core reports (done, total, text); the workers' progress signal carries (message, fraction)
+            def report(done: int, total: int, text: str) -> None:
+                progress(text, min(done, total) / total if total > 0 else None)
+
+            return load_and_analyse(str(path), progress=report, cancel=cancel)
+
+        def on_progress(message: str, fraction: float | None) -> None:
+            if self._current(gen):
+                self._progress(message, fraction)
+
+        run_task(work,
                  on_result=lambda analysis: self._loaded(analysis) if self._current(gen) else None,
                  on_error=lambda exc: self._failed(exc) if self._current(gen) else None,
-                 on_progress=lambda d, t, text: self._progress(d, t, text) if self._current(gen) else None,
+                 on_progress=on_progress,
                  on_finished=lambda: self._finished() if self._current(gen) else None)
 
     def _current(self, generation: int) -> bool:
@@ -133,9 +147,9 @@ class SnapshotView(QWidget):
     def is_loading(self) -> bool:
         return self._loading
 
-    def _progress(self, done: int, total: int, text: str) -> None:
-        if total > 0:
-            self.progress.setValue(int(PROGRESS_STEPS * min(done, total) / total))
+    def _progress(self, text: str, fraction: float | None) -> None:
+        if fraction is not None:
+            self.progress.setValue(int(PROGRESS_STEPS * fraction))
         self.progress.setFormat(text + " %p%")
 
     def _finished(self) -> None:
