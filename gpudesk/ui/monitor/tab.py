@@ -126,6 +126,8 @@ class MonitorTab(QWidget):
         self.stats.spanRequested.connect(lambda visible: actions.span_requested(self, visible))
         self.findings.analyzeRequested.connect(lambda: actions.analyze(self))
         self.findings.spanSelected.connect(lambda t0, t1: actions.zoom_to(self, t0, t1))
+        self.findings.thresholdsRequested.connect(lambda: actions.edit_thresholds(self))
+        self.findings.burninRequested.connect(lambda: actions.burnin_report(self))
         self.gpu_model.checkedChanged.connect(self.plots.set_visible_gpus)
         self.recordings.openRequested.connect(lambda sid: actions.open_recording(self, sid))
         self.recordings.replayRequested.connect(lambda sid, speed: actions.replay_recording(self, sid, speed))

@@ -14,6 +14,8 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
+    QDialog,
+    QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
@@ -122,3 +124,18 @@ class ThresholdsEditor(QWidget):
         changed = len(th.changed())
         self.status.setText(self.tr("Saved {n} changed threshold(s) to {file}.").format(n=changed, file=where.name))
         self.saved.emit(th)
+
+
+class ThresholdsDialog(QDialog):
+    """The editor in a window of its own (Monitor tab, Findings: "Rule thresholds…"); Close leaves it."""
+
+    def __init__(self, parent: QWidget | None = None, path: Path | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Rule thresholds"))
+        self.editor = ThresholdsEditor(path, self)
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        close.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.editor, 1)
+        layout.addWidget(close)
+        self.resize(640, 720)
