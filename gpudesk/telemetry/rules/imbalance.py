@@ -48,7 +48,9 @@ def stragglers(grid: Grid, min_lag_s: float, min_corr: float) -> list[tuple[int,
     if k < 2 or n < 4 * MAX_SHIFT:
         return []
     u = grid.util.copy()
-    col_mean = np.nanmean(np.where(np.isnan(u), np.nan, u), axis=0)
+    counts = np.sum(~np.isnan(u), axis=0)
+    # a GPU with no readable sample (a MIG instance's utilization is not exported) keeps NaN: no straggler check
+    col_mean = np.where(counts > 0, np.nansum(u, axis=0) / np.maximum(counts, 1), np.nan)
     u = np.where(np.isnan(u), col_mean, u)
     if np.any(np.isnan(u)):
         return []
