@@ -33,6 +33,7 @@ from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor.burnin_window import BurnInDialog, BurnInWindow
 from gpudesk.ui.monitor.controller import MonitorController
 from gpudesk.ui.monitor.findings_view import FindingsView
+from gpudesk.ui.monitor.fleet_connection_dialog import FleetConnectionDialog
 from gpudesk.ui.monitor.heatmap_view import HeatmapView
 from gpudesk.ui.monitor.import_dialog import ImportChoice, ImportDialog
 from gpudesk.ui.monitor.plots import MonitorPlots
@@ -70,6 +71,19 @@ def import_dmon(tab: MonitorViews, choice: ImportChoice | None = None) -> None:
                     on_result=tab.ctl.show_loaded, what=QCoreApplication.translate("Monitor", "Importing the dmon log"))
     else:
         start_stream(tab, choice)
+
+
+def connect_fleet(tab: MonitorViews) -> None:
+    """Ask for the fleet's Prometheus (the last connection filled in), then watch it."""
+    dialog = FleetConnectionDialog(tab.ctl.fleet.saved_settings(), tab if isinstance(tab, QWidget) else None)
+    if dialog.exec() != QDialog.DialogCode.Accepted:
+        return
+    settings = dialog.settings()
+    if not settings.url:
+        tab.ctx.notify(QCoreApplication.translate("Monitor", "Give the Prometheus server's URL to watch a fleet."),
+                       "warning")
+        return
+    tab.ctl.start_fleet(settings)
 
 
 def start_stream(tab: MonitorViews, choice: ImportChoice) -> None:

@@ -27,6 +27,7 @@ from gpudesk.telemetry.nvml_source import NvmlSource
 from gpudesk.telemetry.ring_buffer import HistoryBuffer
 from gpudesk.telemetry.rules.thresholds import Thresholds, load_thresholds
 from gpudesk.ui.context import AppContext
+from gpudesk.ui.monitor.fleet_control import FleetControl
 from gpudesk.ui.monitor.sampler_worker import SamplerWorker, start_sampler
 from gpudesk.ui.monitor.sources import HISTORY_METRICS, Loaded
 from gpudesk.ui.workers import Task, failure_text, run_task, stop_worker
@@ -159,6 +160,8 @@ class MonitorController(QObject):
         self.nvml_status: NvmlStatus | None = None
         self.time_basis = timebase.LOCAL
         self.recording = RecordingControl(lambda text, level: self.ctx.notify(text, level))
+        self.fleet = FleetControl(lambda text, level: self.ctx.notify(text, level))
+        self.fleet.started.connect(self._fleet_started)
         self._col: dict[int, int] = {}
         self._basis_hint: str | None = None
         self._reported_lost: set[int] = set()
@@ -185,7 +188,8 @@ class MonitorController(QObject):
 
     # ----------------------------------------------------------------- sources
     def stop_source(self) -> None:
-        """Stop the running worker (and its recording) and forget the loaded history."""
+        """Stop the running worker (and its recording) or the fleet refresh, and forget the loaded history."""
+        self.fleet.stop()
         if self.worker is not None:
             worker, self.worker = self.worker, None
             stop_worker(worker)
@@ -330,6 +334,26 @@ class MonitorController(QObject):
         self.show_history(loaded.buffer, loaded.devices, title, basis=loaded.basis)
         self.loadedShown.emit(loaded)
         self.sourceChanged.emit()
+
+    def start_fleet(self, settings: Any) -> bool:
+        """Watch a fleet through Prometheus (``ConnectionSettings``): the grid refreshes in the background."""
+        self.stop_source()
+        return self.fleet.start(settings)
+
+    def _fleet_started(self, title: str) -> None:
+        self.source_kind = "fleet"
+        self.title = title
+        self.titleChanged.emit(title)
+        self.sourceChanged.emit()
+
+    def open_fleet_gpu(self, position: int) -> None:
+        """Show the plots, statistics and findings of the fleet GPU at ``position`` (the fleet keeps refreshing)."""
+        loaded = self.fleet.gpu_history(position)
+        if loaded is None:
+            return
+        self.loaded = loaded
+        self.show_history(loaded.buffer, loaded.devices, loaded.title, basis=timebase.LOCAL)
+        self.loadedShown.emit(loaded)
 
     def run(self, fn: Callable[..., Any], *args: Any, on_result: Callable[[Any], None], what: str) -> Task:
         """``run_task`` whose failure is shown as "<what> failed: <reason>"."""
