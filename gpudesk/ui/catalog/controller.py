@@ -5,6 +5,8 @@ Signals:
     priceChanged(str): the price of this GPU changed (set, cleared or undone).
     undoChanged(object): the description of the change Undo would revert, or None.
     undone(str): the last change to this GPU's price was undone (the view selects the GPU).
+    sourcesChanged(str, list, object, object): a GPU's name, its sourced catalog prices, renting it (a planner
+        ``RentVsBuy`` at the lowest on-demand rate, or None) and the GPU record, for the price-sources view.
 """
 
 from __future__ import annotations
@@ -13,6 +15,10 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
+from gpudesk.catalog import GPU
+from gpudesk.catalog.errors import CatalogError
+from gpudesk.planner.prices import cloud_rate
+from gpudesk.planner.tco import TcoAssumptions, rent_vs_buy
 from gpudesk.store.errors import StoreError
 from gpudesk.store.prices import clear_price, price_overrides, set_price
 from gpudesk.ui.context import AppContext
@@ -25,6 +31,7 @@ class CatalogPrices(QObject):
     priceChanged = Signal(str)
     undoChanged = Signal(object)
     undone = Signal(str)
+    sourcesChanged = Signal(str, list, object, object)
 
     def __init__(self, ctx: AppContext):
         super().__init__()
@@ -43,6 +50,23 @@ class CatalogPrices(QObject):
             self.ctx.notify(QCoreApplication.translate("CatalogTab", "Your saved prices could not be read: {0}").format(exc), "error")
             return
         self.overridesChanged.emit(self.overrides)
+
+    def show_sources(self, gpu: GPU | None) -> None:
+        """The sourced prices of ``gpu`` and renting one of it over the default TCO horizon (no owned cost is
+        assumed here: the Plan results compare it with a configuration's TCO)."""
+        catalog = self.ctx.catalog
+        if gpu is None or catalog is None:
+            return
+        try:
+            prices = catalog.prices(gpu.id)
+        except CatalogError as exc:
+            self.ctx.notify(QCoreApplication.translate("CatalogTab", "The prices of {0} could not be read: {1}").format(
+                gpu.name, exc), "error")
+            prices = []
+        rate = cloud_rate(gpu.id, prices)
+        rent = None if rate is None else rent_vs_buy(rate, count=1, job_hours=None, tco_total_usd=None,
+                                                     a=TcoAssumptions())
+        self.sourcesChanged.emit(gpu.name, list(prices), rent, gpu)
 
     def _changed(self, gpu_id: str) -> None:
         self.load()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QItemSelectionModel, Qt
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtCore import QCoreApplication, QItemSelectionModel, Qt, QUrl
+from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -28,6 +28,7 @@ from gpudesk.ui.catalog.controller import CatalogPrices
 from gpudesk.ui.catalog.detail_pane import GpuDetailPane
 from gpudesk.ui.catalog.filter_bar import FilterBar
 from gpudesk.ui.catalog.filter_proxy import GpuFilterProxy
+from gpudesk.ui.catalog.price_sources import PriceSourcesView
 from gpudesk.ui.catalog.table_model import GPU_ROLE, GpuTableModel, field_header
 from gpudesk.ui.context import AppContext
 
@@ -85,6 +86,9 @@ class CatalogTab(QWidget):
         self.prices.priceChanged.connect(self._after_price_change)
         self.prices.undoChanged.connect(self.detail.set_undo)
         self.prices.undone.connect(self.select_gpu)
+        self.prices.sourcesChanged.connect(
+            lambda name, prices, rent, gpu: self.price_sources.set_prices(name, prices, rent, 1, gpu))
+        self.price_sources.link_opened.connect(lambda url: QDesktopServices.openUrl(QUrl(url)))
         self.proxy.rowsInserted.connect(self._view_changed)
         self.proxy.rowsRemoved.connect(self._view_changed)
         self.proxy.layoutChanged.connect(self._view_changed)
@@ -101,12 +105,14 @@ class CatalogTab(QWidget):
     def _build_side(self) -> QTabWidget:
         self.detail = GpuDetailPane(self)
         self.compare = CompareView(self)
+        self.price_sources = PriceSourcesView(self)
         # The chart (pyqtgraph, numpy) is built the first time its page is shown: it is not needed to start.
         self._chart = None
         self._chart_page = QWidget(self)
         QVBoxLayout(self._chart_page).setContentsMargins(0, 0, 0, 0)
         side = QTabWidget(self)
         side.addTab(self.detail, self.tr("Details"))
+        side.addTab(self.price_sources, self.tr("Prices, rent vs buy"))
         side.addTab(self.compare, self.tr("Compare"))
         side.addTab(self._chart_page, self.tr("Chart"))
         # Builds the chart on first display of its page.
@@ -132,11 +138,11 @@ class CatalogTab(QWidget):
 
     def _set_tab_order(self) -> None:
         """Tab follows the layout: the filter rows left to right, the action buttons, the table, then the
-        side pane (its page tabs, then the page: details and price editor, comparison, chart)."""
+        side pane (its page tabs, then the page: details and price editor, price sources, comparison, chart)."""
         f = self.filters
         chain = [f.search, f.memory_min, f.memory_max, f.vendor, f.architecture, f.form_factor, f.fp8,
                  self.reset_button, self.compare_button, self.export_button, self.table, self.side.tabBar()]
-        chain += self.detail.focus_chain() + self.compare.focus_chain()
+        chain += self.detail.focus_chain() + [self.price_sources.table] + self.compare.focus_chain()
         for first, second in zip(chain, chain[1:]):
             QWidget.setTabOrder(first, second)
 
@@ -184,6 +190,7 @@ class CatalogTab(QWidget):
     def _on_current(self, current, _previous) -> None:
         gpu = current.data(GPU_ROLE) if current.isValid() else None
         self.detail.show_gpu(gpu, self.model.override(gpu.id) if gpu else None)
+        self.prices.show_sources(gpu)
         if self._chart is not None:
             self._chart.set_selected(gpu.id if gpu else None)
 

@@ -22,17 +22,25 @@ from gpudesk.telemetry.export import export_csv as write_csv
 from gpudesk.telemetry.frames import snapshot, snapshot_to_frame
 from gpudesk.telemetry.recorder import Recorder
 from gpudesk.telemetry.replay import ReplaySource
+from gpudesk.telemetry.burnin_sources import report_from_store
+from gpudesk.telemetry.findings_summary import summarize
+from gpudesk.telemetry.heatmap import Heatmap, heatmap
+from gpudesk.telemetry.model import TelemetryError
 from gpudesk.telemetry.rules import run_rules
 from gpudesk.telemetry.stats import span_stats
+from gpudesk.store import open_store
 from gpudesk.ui.context import AppContext
+from gpudesk.ui.monitor.burnin_window import BurnInDialog, BurnInWindow
 from gpudesk.ui.monitor.controller import MonitorController
 from gpudesk.ui.monitor.findings_view import FindingsView
+from gpudesk.ui.monitor.fleet_connection_dialog import FleetConnectionDialog
 from gpudesk.ui.monitor.heatmap_view import HeatmapView
 from gpudesk.ui.monitor.import_dialog import ImportChoice, ImportDialog
 from gpudesk.ui.monitor.plots import MonitorPlots
 from gpudesk.ui.monitor.recordings_view import RecordingsView
 from gpudesk.ui.monitor.sources import AssumedLinkSource, Loaded, demo_path, load_demo, load_dmon_file, load_recording
 from gpudesk.ui.monitor.stats_panel import StatsPanel
+from gpudesk.ui.monitor.thresholds_editor import ThresholdsDialog
 from gpudesk.ui.monitor.toolbar import MonitorToolbar
 
 
@@ -63,6 +71,19 @@ def import_dmon(tab: MonitorViews, choice: ImportChoice | None = None) -> None:
                     on_result=tab.ctl.show_loaded, what=QCoreApplication.translate("Monitor", "Importing the dmon log"))
     else:
         start_stream(tab, choice)
+
+
+def connect_fleet(tab: MonitorViews) -> None:
+    """Ask for the fleet's Prometheus (the last connection filled in), then watch it."""
+    dialog = FleetConnectionDialog(tab.ctl.fleet.saved_settings(), tab if isinstance(tab, QWidget) else None)
+    if dialog.exec() != QDialog.DialogCode.Accepted:
+        return
+    settings = dialog.settings()
+    if not settings.url:
+        tab.ctx.notify(QCoreApplication.translate("Monitor", "Give the Prometheus server's URL to watch a fleet."),
+                       "warning")
+        return
+    tab.ctl.start_fleet(settings)
 
 
 def start_stream(tab: MonitorViews, choice: ImportChoice) -> None:
@@ -148,7 +169,8 @@ def compute_stats(tab: MonitorViews, t0: float, t1: float) -> None:
 
 
 def analyze(tab: MonitorViews) -> None:
-    """Run the bottleneck rules over the selected span (or visible range) into the findings view.
+    """Run the bottleneck rules over the selected span (or visible range) into the findings view, with the
+    user's rule thresholds; the findings' summary and a utilization heat map of the span come with them.
 
     A loaded file, recording or the demo is analysed from its whole frame (every metric the source recorded, as
     ``gpudesk monitor analyze`` does); a live or replayed history from a copy of the buffer's span."""
@@ -160,18 +182,67 @@ def analyze(tab: MonitorViews) -> None:
     loaded = tab.ctl.loaded
     snap = None if loaded is not None else snapshot(buffer, *span)
     devices = list(tab.ctl.devices)
+    thresholds = tab.ctl.rule_thresholds()
     tab.findings.set_busy()
 
     def work() -> Any:
         if loaded is not None:
-            return run_rules(loaded.frame.select(*span), devices)
-        assert snap is not None  # taken above whenever nothing was loaded
-        return run_rules(snapshot_to_frame(snap, devices), devices)
+            frame = loaded.frame.select(*span)
+        else:
+            assert snap is not None  # taken above whenever nothing was loaded
+            frame = snapshot_to_frame(snap, devices)
+        findings = run_rules(frame, devices, thresholds=thresholds)
+        try:
+            heat: Heatmap | None = heatmap(frame)
+        except TelemetryError:  # no samples in the span: the timeline shows the spans alone
+            heat = None
+        return findings, summarize(findings), heat
 
-    def done(findings: Any) -> None:
-        tab.findings.set_findings(findings, tab.stats.span_text(*span))
+    def done(result: Any) -> None:
+        findings, summary, heat = result
+        tab.findings.set_findings(findings, tab.stats.span_text(*span), summary, span, heat)
 
     tab.ctl.run_quiet(work, on_result=done, on_error=lambda exc: tab.findings.show_error(str(exc)))
+
+
+def edit_thresholds(tab: MonitorViews) -> None:
+    """Open the rule thresholds editor; saving re-runs the rules over the span in view."""
+    dialog = ThresholdsDialog(tab if isinstance(tab, QWidget) else None)
+    dialog.editor.saved.connect(tab.ctl.set_rule_thresholds)
+    dialog.editor.saved.connect(lambda _th: analyze(tab))
+    dialog.open()
+
+
+def burnin_report(tab: MonitorViews) -> None:
+    """The burn-in report of the recording in view, against a saved plan the user picks (or none)."""
+    loaded = tab.ctl.loaded
+    if loaded is None or loaded.session_id is None:
+        tab.ctx.notify(QCoreApplication.translate(
+            "Monitor", "Open a saved recording first (Recordings sub-tab): a burn-in report reads a recording "
+            "from your database. An imported dmon log can be stored with 'Save as recording'."), "warning")
+        return
+    parent = tab if isinstance(tab, QWidget) else None
+    choice = BurnInDialog(tab.ctx.store, loaded.session_id, loaded.title, parent)
+    if choice.exec() != QDialog.DialogCode.Accepted:
+        return
+    session_id, plan_id, thresholds = loaded.session_id, choice.plan_id(), tab.ctl.rule_thresholds()
+    tab.toolbar.source_label.setText(QCoreApplication.translate("Monitor", "Making the burn-in report…"))
+
+    def work() -> Any:
+        db = open_store()  # this thread's own connection
+        try:
+            return report_from_store(db, session_id, plan_id, thresholds=thresholds)
+        finally:
+            db.close()
+
+    def done(report: Any) -> None:
+        tab.toolbar.source_label.setText(tab.ctl.title)
+        window = BurnInWindow(report, parent)
+        window.view.zoom_requested.connect(lambda t0, t1: zoom_to(tab, t0, t1))
+        window.view.export_failed.connect(lambda message: tab.ctx.notify(message, "error"))
+        window.show()
+
+    tab.ctl.run(work, on_result=done, what=QCoreApplication.translate("Monitor", "The burn-in report"))
 
 
 def span_requested(tab: MonitorViews, visible: bool) -> None:

@@ -140,9 +140,9 @@ class BurnInReportView(QWidget):
         self.gpu_label = QLabel(self.tr("Per-GPU statistics"))
         self.plan_label = QLabel(self.tr("Plan against measurement"))
         self.check_label = QLabel(self.tr("Post-delivery checks"))
-        for label, table in ((self.gpu_label, self.gpus), (self.plan_label, self.comparisons),
-                             (self.check_label, self.checks)):
-            self.layout_.addWidget(label)
+        for heading, table in ((self.gpu_label, self.gpus), (self.plan_label, self.comparisons),
+                               (self.check_label, self.checks)):
+            self.layout_.addWidget(heading)
             self.layout_.addWidget(table)
         self.layout_.addStretch(1)
 

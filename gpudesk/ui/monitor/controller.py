@@ -19,11 +19,15 @@ from gpudesk.nvml.nvml_processes import list_gpu_processes
 from gpudesk.nvml.nvml_session import NvmlSession, NvmlStatus, host_name
 from gpudesk.nvml.pcie import describe_link
 from gpudesk.telemetry import timebase
+from gpudesk.errors import GpudeskError
 from gpudesk.telemetry.frames import widen
+from gpudesk.telemetry.host_source import WithHostCpu
 from gpudesk.telemetry.model import DeviceInfo
 from gpudesk.telemetry.nvml_source import NvmlSource
 from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.rules.thresholds import Thresholds, load_thresholds
 from gpudesk.ui.context import AppContext
+from gpudesk.ui.monitor.fleet_control import FleetControl
 from gpudesk.ui.monitor.sampler_worker import SamplerWorker, start_sampler
 from gpudesk.ui.monitor.sources import HISTORY_METRICS, Loaded
 from gpudesk.ui.workers import Task, failure_text, run_task, stop_worker
@@ -156,9 +160,26 @@ class MonitorController(QObject):
         self.nvml_status: NvmlStatus | None = None
         self.time_basis = timebase.LOCAL
         self.recording = RecordingControl(lambda text, level: self.ctx.notify(text, level))
+        self.fleet = FleetControl(lambda text, level: self.ctx.notify(text, level))
+        self.fleet.started.connect(self._fleet_started)
         self._col: dict[int, int] = {}
         self._basis_hint: str | None = None
         self._reported_lost: set[int] = set()
+        self._thresholds: Thresholds | None = None
+
+    def rule_thresholds(self) -> Thresholds:
+        """The user's rule thresholds (read once; an unreadable file is reported and the defaults used)."""
+        if self._thresholds is None:
+            try:
+                self._thresholds = load_thresholds()
+            except GpudeskError as exc:
+                self.ctx.notify(exc.user_text(), "warning")
+                self._thresholds = Thresholds()
+        return self._thresholds
+
+    def set_rule_thresholds(self, thresholds: Thresholds) -> None:
+        """The user saved new thresholds: the next analysis uses them."""
+        self._thresholds = thresholds
 
     @property
     def recording_id(self) -> int | None:
@@ -167,7 +188,8 @@ class MonitorController(QObject):
 
     # ----------------------------------------------------------------- sources
     def stop_source(self) -> None:
-        """Stop the running worker (and its recording) and forget the loaded history."""
+        """Stop the running worker (and its recording) or the fleet refresh, and forget the loaded history."""
+        self.fleet.stop()
         if self.worker is not None:
             worker, self.worker = self.worker, None
             stop_worker(worker)
@@ -176,19 +198,24 @@ class MonitorController(QObject):
         self.sourceChanged.emit()
 
     def start_live(self) -> None:
-        """Open NVML on a worker thread and monitor every GPU at 1 Hz."""
+        """Open NVML on a worker thread and monitor every GPU at 1 Hz, with this host's CPU load on each sample
+        (the starvation rules tell a saturated CPU by it)."""
         nvml = self.nvml
 
-        def meta(source: NvmlSource) -> dict[str, Any]:
-            st = source.session.status
+        def session(source: WithHostCpu) -> NvmlSession:
+            inner = source.inner
+            assert isinstance(inner, NvmlSource)  # start_live wraps only an NvmlSource
+            return inner.session
+
+        def meta(source: WithHostCpu) -> dict[str, Any]:
+            st = session(source).status
             return {"host": host_name(), "driver_version": st.driver_version if st else None,
                     "nvml_version": st.nvml_version if st else None}
 
-        def processes(source: NvmlSource) -> Any:
-            session: NvmlSession = source.session
-            return list_gpu_processes(session)
+        def processes(source: WithHostCpu) -> Any:
+            return list_gpu_processes(session(source))
 
-        self.start_worker(lambda: NvmlSource(nvml=nvml, interval_s=1.0), list_processes=processes,
+        self.start_worker(lambda: WithHostCpu(NvmlSource(nvml=nvml, interval_s=1.0)), list_processes=processes,
                           session_meta=meta, kind="nvml")
 
     def start_worker(self, factory: Callable[[], Any], *, list_processes: Callable[[Any], Any] | None = None,
@@ -219,8 +246,9 @@ class MonitorController(QObject):
         if self.sender() is not self.worker or self.worker is None:
             return
         title = self.title
-        if self.source_kind == "nvml" and self.worker.source is not None:
-            status = self.worker.source.session.status
+        source = self.worker.source
+        if self.source_kind == "nvml" and isinstance(source, WithHostCpu) and isinstance(source.inner, NvmlSource):
+            status = source.inner.session.status
             self.nvml_status = status
             title = QCoreApplication.translate("MonitorTab", "Live NVML: {s}").format(s=status.message if status else "")
         self.show_history(HistoryBuffer(max(1, len(devices)), HISTORY_METRICS), devices, title, basis=self._basis_hint)
@@ -306,6 +334,26 @@ class MonitorController(QObject):
         self.show_history(loaded.buffer, loaded.devices, title, basis=loaded.basis)
         self.loadedShown.emit(loaded)
         self.sourceChanged.emit()
+
+    def start_fleet(self, settings: Any) -> bool:
+        """Watch a fleet through Prometheus (``ConnectionSettings``): the grid refreshes in the background."""
+        self.stop_source()
+        return self.fleet.start(settings)
+
+    def _fleet_started(self, title: str) -> None:
+        self.source_kind = "fleet"
+        self.title = title
+        self.titleChanged.emit(title)
+        self.sourceChanged.emit()
+
+    def open_fleet_gpu(self, position: int) -> None:
+        """Show the plots, statistics and findings of the fleet GPU at ``position`` (the fleet keeps refreshing)."""
+        loaded = self.fleet.gpu_history(position)
+        if loaded is None:
+            return
+        self.loaded = loaded
+        self.show_history(loaded.buffer, loaded.devices, loaded.title, basis=timebase.LOCAL)
+        self.loadedShown.emit(loaded)
 
     def run(self, fn: Callable[..., Any], *args: Any, on_result: Callable[[Any], None], what: str) -> Task:
         """``run_task`` whose failure is shown as "<what> failed: <reason>"."""

@@ -138,16 +138,18 @@ class FindingsListView(QWidget):
                 self._by_item.append(f)
                 head.addChild(child)
             head.setExpanded(worst.severity in (CRITICAL, WARNING))
-        if self.tree.topLevelItemCount():
-            self.tree.setCurrentItem(self.tree.topLevelItem(0))
+        first = self.tree.topLevelItem(0)
+        if first is not None:
+            self.tree.setCurrentItem(first)
 
     def _show_details(self, item: QTreeWidgetItem | None, _previous: QTreeWidgetItem | None = None) -> None:
         if item is None:
             self.details.clear()
             return
         index = item.data(0, FINDING_ROLE)
-        if index is None and item.childCount():
-            index = item.child(0).data(0, FINDING_ROLE)
+        first_child = item.child(0) if item.childCount() else None
+        if index is None and first_child is not None:
+            index = first_child.data(0, FINDING_ROLE)
         if index is None:
             self.details.clear()
             return
@@ -164,8 +166,12 @@ class FindingsListView(QWidget):
     def _chart_clicked(self, t0: float, t1: float) -> None:
         for i in range(self.tree.topLevelItemCount()):
             head = self.tree.topLevelItem(i)
+            if head is None:
+                continue
             for j in range(head.childCount()):
                 child = head.child(j)
+                if child is None:
+                    continue
                 span = child.data(0, SPAN_ROLE)
                 if span and (float(span[0]), float(span[1])) == (t0, t1):
                     self.tree.setCurrentItem(child)

@@ -1,93 +1,65 @@
-"""Bottleneck findings: what each rule concluded, with its evidence (numbers and span) and advice.
+"""The Findings sub-tab: Analyze span, the rule thresholds and the burn-in report as buttons, and the findings
+themselves in a :class:`~gpudesk.ui.monitor.findings_list.FindingsListView` (summary, timeline of the spans,
+findings grouped by rule, worst first; activating one zooms the plots to its span).
 
-Findings come from ``gpudesk.telemetry.rules.run_rules`` (computed in the background). A rule that could
-not judge (its metrics were N/A) is listed as "not judged" with the reason, never silently dropped.
-Details are shown as plain text.
+Findings come from ``gpudesk.telemetry.rules.run_rules`` (computed in the background by the tab's actions). A
+rule that could not judge (its metrics were N/A) is listed as "not judged" with the reason, never dropped.
+Everything shown is plain text.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLabel,
-    QPlainTextEdit,
-    QPushButton,
-    QSplitter,
-    QTreeWidget,
-    QTreeWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from collections.abc import Sequence
 
-from gpudesk.ui.monitor.display import fmt_span
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2, "not-judged": 3}
-SEVERITY_COLOUR = {"critical": "#b00020", "warning": "#8a5a00", "info": "#1f5fa8", "not-judged": "#666666"}
-
-
-def severity_text(severity: str) -> str:
-    return {"critical": QCoreApplication.translate("Monitor", "critical"),
-            "warning": QCoreApplication.translate("Monitor", "warning"),
-            "info": QCoreApplication.translate("Monitor", "info"),
-            "not-judged": QCoreApplication.translate("Monitor", "not judged")}.get(severity, severity)
-
-
-def finding_details(finding) -> str:
-    """Plain-text description of one finding: summary, evidence, span, advice."""
-    lines = [finding.summary, ""]
-    if finding.evidence:
-        lines.append(QCoreApplication.translate("Monitor", "Evidence:"))
-        for name, value in finding.evidence.items():
-            shown_value = f"{value:.4g}" if isinstance(value, float) else str(value)
-            lines.append(f"  {name} = {shown_value}")
-    if finding.span:
-        lines.append(QCoreApplication.translate("Monitor", "Span: {s}").format(s=fmt_span(*finding.span)))
-    if finding.advice:  # an info or not-judged finding has nothing to advise
-        lines += ["", QCoreApplication.translate("Monitor", "Advice:"), finding.advice]
-    return "\n".join(lines).rstrip()
+from gpudesk.telemetry.heatmap import Heatmap
+from gpudesk.telemetry.rules.base import CRITICAL, NOT_JUDGED, WARNING, Finding
+from gpudesk.ui.monitor.findings_list import FindingsListView, worst_first
 
 
 class FindingsView(QWidget):
-    """List of findings (most severe first) and the selected one's details; ``analyzeRequested`` asks the
-    tab to run the rules over the selected span (or the visible range)."""
+    """The findings page. Signals: analyzeRequested(): run the rules over the selected span (or the visible
+    range); spanSelected(t0, t1): a finding's span was activated; thresholdsRequested(): edit the rule
+    thresholds; burninRequested(): make the burn-in report of the recording in view."""
 
     analyzeRequested = Signal()
     spanSelected = Signal(float, float)
+    thresholdsRequested = Signal()
+    burninRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.findings: list = []
+        self.findings: list[Finding] = []
         self.analyze_button = QPushButton(self.tr("&Analyze span"), self)
         self.analyze_button.setToolTip(self.tr(
             "Run the bottleneck rules over the selected span, or over the visible range when no span is shown."))
         self.analyze_button.clicked.connect(self.analyzeRequested)
         self.status = QLabel(self.tr("No analysis yet."), self)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.status.setWordWrap(True)
+        self.thresholds_button = QPushButton(self.tr("Rule &thresholds…"), self)
+        self.thresholds_button.setToolTip(self.tr("Change the limits the rules judge by; the findings are "
+                                                  "computed again when you save."))
+        self.thresholds_button.clicked.connect(self.thresholdsRequested)
+        self.burnin_button = QPushButton(self.tr("&Burn-in report…"), self)
+        self.burnin_button.setToolTip(self.tr("The burn-in report of the recording in view, optionally against "
+                                              "a saved plan; exports PDF, HTML and Markdown."))
+        self.burnin_button.clicked.connect(self.burninRequested)
         top = QHBoxLayout()
         top.addWidget(self.analyze_button)
         top.addWidget(self.status, 1)
-        self.tree = QTreeWidget(self)
-        self.tree.setHeaderLabels([self.tr("Severity"), self.tr("Rule"), self.tr("GPU"), self.tr("Summary")])
-        self.tree.setRootIsDecorated(False)
-        self.tree.setColumnWidth(0, 90)
-        self.tree.setColumnWidth(1, 170)
-        self.tree.setColumnWidth(2, 50)
-        self.tree.currentItemChanged.connect(self._show_current)
-        self.tree.itemDoubleClicked.connect(self._zoom_to)
-        self.details = QPlainTextEdit(self)
-        self.details.setReadOnly(True)
-        self.details.setPlaceholderText(self.tr("Select a finding to see its evidence and advice. "
-                                                "Double-click it to zoom the plots to its span."))
-        split = QSplitter(Qt.Orientation.Vertical, self)
-        split.addWidget(self.tree)
-        split.addWidget(self.details)
-        split.setSizes([260, 160])
+        top.addWidget(self.thresholds_button)
+        top.addWidget(self.burnin_button)
+        self.list = FindingsListView(self)
+        self.list.zoom_requested.connect(self.spanSelected)
+        self.tree = self.list.tree
+        self.details = self.list.details
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
-        layout.addWidget(split, 1)
+        layout.addWidget(self.list, 1)
 
     def set_busy(self) -> None:
         self.status.setText(self.tr("Analyzing…"))
@@ -97,32 +69,13 @@ class FindingsView(QWidget):
         self.analyze_button.setEnabled(True)
         self.status.setText(self.tr("The analysis failed: {m}").format(m=message))
 
-    def set_findings(self, findings: list, span_text: str = "") -> None:
+    def set_findings(self, findings: Sequence[Finding], span_text: str = "", summary: str = "",
+                     run_span: tuple[float, float] | None = None, heatmap: Heatmap | None = None) -> None:
+        """Show ``findings`` (worst first) with ``summary``; ``span_text`` names the span analysed."""
         self.analyze_button.setEnabled(True)
-        self.findings = sorted(findings, key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), f.rule,
-                                                        -1 if f.gpu is None else f.gpu))
-        self.tree.clear()
-        for finding in self.findings:
-            item = QTreeWidgetItem([severity_text(finding.severity), finding.rule,
-                                    QCoreApplication.translate("Monitor", "all") if finding.gpu is None
-                                    else str(finding.gpu), finding.summary])
-            item.setForeground(0, QBrush(QColor(SEVERITY_COLOUR.get(finding.severity, "#000000"))))
-            item.setToolTip(3, finding.summary)
-            self.tree.addTopLevelItem(item)
-        problems = sum(1 for f in self.findings if f.severity in ("warning", "critical"))
-        unjudged = sum(1 for f in self.findings if f.severity == "not-judged")
+        self.findings = worst_first(findings)
+        self.list.set_findings(self.findings, summary, run_span, heatmap)
+        problems = sum(1 for f in self.findings if f.severity in (WARNING, CRITICAL))
+        unjudged = sum(1 for f in self.findings if f.severity == NOT_JUDGED)
         self.status.setText(self.tr("{n} findings ({p} warnings or worse, {u} not judged){s}.").format(
             n=len(self.findings), p=problems, u=unjudged, s=f" — {span_text}" if span_text else ""))
-        if self.findings:
-            self.tree.setCurrentItem(self.tree.topLevelItem(0))
-
-    def _show_current(self, current, _previous) -> None:
-        if current is None:
-            self.details.clear()
-            return
-        self.details.setPlainText(finding_details(self.findings[self.tree.indexOfTopLevelItem(current)]))
-
-    def _zoom_to(self, item) -> None:
-        finding = self.findings[self.tree.indexOfTopLevelItem(item)]
-        if finding.span:
-            self.spanSelected.emit(float(finding.span[0]), float(finding.span[1]))

@@ -13,6 +13,7 @@ from PySide6.QtCore import QCoreApplication
 
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.frames import frame_to_buffer
+from gpudesk.telemetry.host_metrics import HOST_CPU_UTIL
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
 from gpudesk.telemetry.ring_buffer import HistoryBuffer
 
@@ -20,7 +21,7 @@ from gpudesk.telemetry.ring_buffer import HistoryBuffer
 # replayed span: the throttling rule reads NVML clock-event reasons or dmon pviol/tviol). Others are kept as
 # latest only. A loaded file or recording is analysed from its whole frame, every metric included.
 HISTORY_METRICS = (m.GPU_UTIL, m.MEM_UTIL, m.MEM_USED, m.PCIE_RX, m.PCIE_TX, m.POWER, m.GPU_TEMP, m.SM_CLOCK,
-                   m.MEM_CLOCK, m.CLOCK_EVENTS, m.POWER_VIOLATION, m.THERMAL_VIOLATION)
+                   m.MEM_CLOCK, m.CLOCK_EVENTS, m.POWER_VIOLATION, m.THERMAL_VIOLATION, HOST_CPU_UTIL)
 
 
 @dataclass

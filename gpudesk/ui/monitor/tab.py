@@ -21,6 +21,7 @@ from gpudesk.ui.monitor import actions
 from gpudesk.ui.monitor.controller import HistoryView, MonitorController
 from gpudesk.ui.monitor.display import set_time_basis
 from gpudesk.ui.monitor.findings_view import FindingsView
+from gpudesk.ui.monitor.fleet_view import FleetView
 from gpudesk.ui.monitor.gpu_table import GpuTable, GpuTableModel
 from gpudesk.ui.monitor.heatmap_view import HeatmapView
 from gpudesk.ui.monitor.no_gpu_panel import NoGpuPanel
@@ -74,6 +75,7 @@ class MonitorTab(QWidget):
         self.findings = FindingsView(self)
         self.processes = ProcessTable(self)
         self.recordings = RecordingsView(self.ctx, self)
+        self.fleet = FleetView(self)
         self.subtabs = QTabWidget(self)
         self.subtabs.addTab(plots_page, self.tr("Plots"))
         self.subtabs.addTab(self.heatmap, self.tr("Heat map"))
@@ -81,6 +83,7 @@ class MonitorTab(QWidget):
         self.subtabs.addTab(self.findings, self.tr("Findings"))
         self.subtabs.addTab(self.processes, self.tr("Processes"))
         self.subtabs.addTab(self.recordings, self.tr("Recordings"))
+        self.subtabs.addTab(self.fleet, self.tr("Fleet"))
         self.split = QSplitter(Qt.Orientation.Vertical, self)
         self.split.addWidget(self.table)
         self.split.addWidget(self.subtabs)
@@ -110,6 +113,11 @@ class MonitorTab(QWidget):
         bar.live_button.clicked.connect(ctl.start_live)
         bar.import_button.clicked.connect(lambda: actions.import_dmon(self))
         bar.demo_button.clicked.connect(lambda: actions.play_demo(self))
+        bar.fleet_button.clicked.connect(lambda: actions.connect_fleet(self))
+        ctl.fleet.started.connect(lambda _title: self.subtabs.setCurrentWidget(self.fleet))
+        ctl.fleet.updated.connect(self.fleet.set_history)
+        self.fleet.gpuActivated.connect(ctl.open_fleet_gpu)
+        self.fleet.gpuActivated.connect(lambda _pos: self.subtabs.setCurrentIndex(0))
         bar.windowChanged.connect(self.plots.set_window)
         bar.pause_button.toggled.connect(lambda paused: self.plots.set_follow(not paused))
         bar.recordToggled.connect(lambda on: ctl.recording.request(on, bar.notes_edit.text()))
@@ -126,6 +134,8 @@ class MonitorTab(QWidget):
         self.stats.spanRequested.connect(lambda visible: actions.span_requested(self, visible))
         self.findings.analyzeRequested.connect(lambda: actions.analyze(self))
         self.findings.spanSelected.connect(lambda t0, t1: actions.zoom_to(self, t0, t1))
+        self.findings.thresholdsRequested.connect(lambda: actions.edit_thresholds(self))
+        self.findings.burninRequested.connect(lambda: actions.burnin_report(self))
         self.gpu_model.checkedChanged.connect(self.plots.set_visible_gpus)
         self.recordings.openRequested.connect(lambda sid: actions.open_recording(self, sid))
         self.recordings.replayRequested.connect(lambda sid, speed: actions.replay_recording(self, sid, speed))

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from dataclasses import fields, replace
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
+    QDialog,
+    QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
@@ -105,7 +108,7 @@ class ThresholdsEditor(QWidget):
                 editor.setValue(value)
 
     def values(self) -> Thresholds:
-        values = {}
+        values: dict[str, Any] = {}
         for name, editor in self.fields.items():
             scale = self.scales[name]
             values[name] = editor.value() if scale == 1.0 else float(round(editor.value() * scale))
@@ -121,3 +124,18 @@ class ThresholdsEditor(QWidget):
         changed = len(th.changed())
         self.status.setText(self.tr("Saved {n} changed threshold(s) to {file}.").format(n=changed, file=where.name))
         self.saved.emit(th)
+
+
+class ThresholdsDialog(QDialog):
+    """The editor in a window of its own (Monitor tab, Findings: "Rule thresholds…"); Close leaves it."""
+
+    def __init__(self, parent: QWidget | None = None, path: Path | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Rule thresholds"))
+        self.editor = ThresholdsEditor(path, self)
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        close.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.editor, 1)
+        layout.addWidget(close)
+        self.resize(640, 720)

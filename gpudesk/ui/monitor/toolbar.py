@@ -30,6 +30,9 @@ class MonitorToolbar(QWidget):
         self.live_button.setToolTip(self.tr("Monitor the GPUs of this machine through NVML, every second."))
         self.import_button = QPushButton(self.tr("&Import dmon…"), self)
         self.import_button.setToolTip(self.tr("Import an nvidia-smi dmon log, or watch a live dmon stream."))
+        self.fleet_button = QPushButton(self.tr("Fleet (Pr&ometheus)…"), self)
+        self.fleet_button.setToolTip(self.tr("Watch the GPUs of many nodes through a Prometheus server that scrapes "
+                                             "NVIDIA's DCGM exporter (refreshed every 15 s)."))
         self.demo_button = QPushButton(self.tr("&Demo"), self)
         self.demo_button.setToolTip(demo_description() or self.tr("No demo recording is bundled."))
         self.demo_button.setEnabled(demo_description() is not None)
@@ -55,6 +58,7 @@ class MonitorToolbar(QWidget):
         row1 = QHBoxLayout()
         row1.addWidget(self.live_button)
         row1.addWidget(self.import_button)
+        row1.addWidget(self.fleet_button)
         row1.addWidget(self.demo_button)
         row1.addWidget(self.source_label, 1)
         row2 = QHBoxLayout()

@@ -10,11 +10,14 @@ Signals:
     diagnosed(object, str): the :class:`gpudesk.oom.Diagnosis` and where it came from.
     failed(object): the job's exception. probeEnded(): a probe or evidence job of the current generation ended.
     cancelled(): the user stopped waiting.
+    snapshotRequested(str): a memory snapshot file to open (chosen, dropped, or kept by a launched job).
+    textFileRequested(str): a dropped file to read as text and diagnose.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -28,7 +31,14 @@ from gpudesk.ui.workers import run_task
 
 PROBE_TIMEOUT_S = 10.0
 EVIDENCE_DURATION_S = 2.0
+# Endings of the memory snapshots the OOM doctor opens: the pickle of torch.cuda.memory._dump_snapshot() and the
+# _snapshot() dict saved as JSON, either gzipped (gpudesk.oom.snapshot.reader reads both).
+SNAPSHOT_SUFFIXES = (".pickle", ".pkl", ".json", ".pickle.gz", ".pkl.gz", ".json.gz")
 
+
+def is_snapshot_file(path: str) -> bool:
+    """Whether ``path`` names a memory snapshot (by its ending) rather than a log to read as text."""
+    return Path(path).name.lower().endswith(SNAPSHOT_SUFFIXES)
 
 
 class OomController(QObject):
@@ -40,6 +50,8 @@ class OomController(QObject):
     failed = Signal(object)
     probeEnded = Signal()
     cancelled = Signal()
+    snapshotRequested = Signal(str)
+    textFileRequested = Signal(str)
     _relay = Signal(int, str)  # (job, message) from a worker thread, delivered queued on the GUI thread
 
     def __init__(self, nvml: Callable[[], ModuleType | None]):
@@ -109,6 +121,20 @@ class OomController(QObject):
         """Stop waiting for the running job (the target is not touched)."""
         self._job += 1
         self.cancelled.emit()
+
+    def open_file(self, path: str) -> None:
+        """A file was dropped or chosen: a memory snapshot opens in the snapshot view, anything else is read as
+        text and diagnosed."""
+        if is_snapshot_file(path):
+            self.snapshotRequested.emit(path)
+        else:
+            self.textFileRequested.emit(path)
+
+    def launch_ended(self, result: Any) -> None:
+        """A launched job ended; the snapshot it kept at its last OOM (``record_history``) is opened."""
+        paths = getattr(result, "snapshot_paths", None) or []
+        if paths:
+            self.snapshotRequested.emit(str(paths[-1]))
 
     def forget(self) -> None:
         """Ignore every pending result (the window is closing)."""

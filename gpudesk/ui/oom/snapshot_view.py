@@ -8,6 +8,7 @@ wires the "Open snapshot" entry points (``gpudesk oom run`` results, the history
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import shiboken6
@@ -52,12 +53,12 @@ class SnapshotView(QWidget):
         self._loading = False
         layout = QVBoxLayout(self)
         bar = QHBoxLayout()
-        self.open_button = QPushButton(self.tr("&Open snapshot…"), self)
+        self.open_button = QPushButton(self.tr("Op&en snapshot…"), self)
         self.open_button.setToolTip(self.tr("A .pickle from torch.cuda.memory._dump_snapshot() or the "
                                             "_snapshot() dict saved as JSON"))
         self.open_button.clicked.connect(self._choose_file)
         bar.addWidget(self.open_button)
-        self.device_label = QLabel(self.tr("&GPU:"), self)
+        self.device_label = QLabel(self.tr("GP&U:"), self)
         self.device_combo = QComboBox(self)
         self.device_label.setBuddy(self.device_combo)
         self.device_combo.currentIndexChanged.connect(self._show_device)
@@ -68,7 +69,7 @@ class SnapshotView(QWidget):
         self.progress.setTextVisible(True)
         self.progress.setVisible(False)
         bar.addWidget(self.progress, 1)
-        self.cancel_button = QPushButton(self.tr("&Cancel"), self)
+        self.cancel_button = QPushButton(self.tr("Cancel &reading"), self)
         self.cancel_button.setVisible(False)
         self.cancel_button.clicked.connect(self.cancel)
         bar.addWidget(self.cancel_button)
@@ -86,7 +87,7 @@ class SnapshotView(QWidget):
         self.timeline = SnapshotTimeline()
         self.segments = SegmentMap()
         self.tables = SnapshotTables()
-        self.tabs.addTab(self.timeline, self.tr("&Timeline"))
+        self.tabs.addTab(self.timeline, self.tr("T&imeline"))
         self.tabs.addTab(self.segments, self.tr("&Segments"))
         self.tabs.addTab(self.tables, self.tr("Top &allocations"))
         split.addWidget(self.explanation)
@@ -115,10 +116,23 @@ class SnapshotView(QWidget):
         self.cancel_button.setVisible(True)
         self.open_button.setEnabled(False)
         self.status.setText(self.tr("Opening {0} …").format(Path(path).name))
-        run_task(load_and_analyse, str(path), cancel=self._cancel,
+        cancel = self._cancel
+
+        def work(progress: Callable[[str, float | None], None]) -> SnapshotAnalysis:
+            # the core reports (done, total, text); the workers' progress signal carries (message, fraction)
+            def report(done: int, total: int, text: str) -> None:
+                progress(text, min(done, total) / total if total > 0 else None)
+
+            return load_and_analyse(str(path), progress=report, cancel=cancel)
+
+        def on_progress(message: str, fraction: float | None) -> None:
+            if self._current(gen):
+                self._progress(message, fraction)
+
+        run_task(work,
                  on_result=lambda analysis: self._loaded(analysis) if self._current(gen) else None,
                  on_error=lambda exc: self._failed(exc) if self._current(gen) else None,
-                 on_progress=lambda d, t, text: self._progress(d, t, text) if self._current(gen) else None,
+                 on_progress=on_progress,
                  on_finished=lambda: self._finished() if self._current(gen) else None)
 
     def _current(self, generation: int) -> bool:
@@ -133,9 +147,9 @@ class SnapshotView(QWidget):
     def is_loading(self) -> bool:
         return self._loading
 
-    def _progress(self, done: int, total: int, text: str) -> None:
-        if total > 0:
-            self.progress.setValue(int(PROGRESS_STEPS * min(done, total) / total))
+    def _progress(self, text: str, fraction: float | None) -> None:
+        if fraction is not None:
+            self.progress.setValue(int(PROGRESS_STEPS * fraction))
         self.progress.setFormat(text + " %p%")
 
     def _finished(self) -> None:

@@ -24,6 +24,7 @@ from gpudesk.ui.oom.launch_runner import LaunchRunner
 from gpudesk.ui.oom.live_curve import LiveMemoryCurve
 from gpudesk.ui.oom.plain import plain_label
 from gpudesk.ui.oom.results_view import ResultsView
+from gpudesk.ui.oom.snapshot_view import SnapshotView
 from gpudesk.ui.oom.target_picker import TargetPicker
 
 __all__ = ["EVIDENCE_DURATION_S", "PROBE_TIMEOUT_S", "OomTab"]
@@ -42,9 +43,11 @@ class OomTab(QWidget):
         self.results = ResultsView(self)
         self.curve = LiveMemoryCurve(self)
         self.history = HistoryView(ctx, self)
+        self.snapshot = SnapshotView(self)
         self.pages = QTabWidget(self)
         self.pages.addTab(self.results, self.tr("Dia&gnosis"))
         self.pages.addTab(self.curve, self.tr("Live &memory"))
+        self.pages.addTab(self.snapshot, self.tr("Memory s&napshot"))
         self.pages.addTab(self.history, self.tr("&History"))
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.picker)
@@ -98,7 +101,12 @@ class OomTab(QWidget):
         runner.finished.connect(self._launch_finished)
         runner.failed.connect(self._launch_failed)
         self.history.reopen_requested.connect(self._reopen)
-        self.drops.fileDropped.connect(picker.diagnose_file)
+        self.drops.fileDropped.connect(ctl.open_file)
+        ctl.textFileRequested.connect(picker.diagnose_file)
+        picker.snapshotRequested.connect(ctl.open_file)
+        runner.finished.connect(ctl.launch_ended)
+        ctl.snapshotRequested.connect(self.snapshot.open_file)
+        ctl.snapshotRequested.connect(lambda _path: self.pages.setCurrentWidget(self.snapshot))
         self.drops.textDropped.connect(picker.diagnose_pasted)
 
     # Kept as tab methods: tests and the CLI-like callers start jobs on the tab.

@@ -74,7 +74,8 @@ class TargetPicker(QWidget):
         failed(str): the process list could not be read (the message says why, e.g. no NVIDIA driver).
         textSubmitted(object, str), textFailed(str): from the text page. probeRequested(ProbeRequest),
         evidenceRequested(int), cancelRequested(): from the method choice. launchRequested(list, str, float),
-        stopRequested(): from the launch page. The tab connects to these, never to the pages inside.
+        stopRequested(): from the launch page. snapshotRequested(str): a memory snapshot chosen or dropped on
+        the text page. The tab connects to these, never to the pages inside.
 
     ``nvml`` (a module with pynvml's API) is passed to the telemetry layer; None uses the real pynvml.
     """
@@ -87,6 +88,7 @@ class TargetPicker(QWidget):
     cancelRequested = Signal()
     launchRequested = Signal(list, str, float)
     stopRequested = Signal()
+    snapshotRequested = Signal(str)
 
     COLUMNS = ("PID", "User", "GPU memory", "Type", "Command line")
 
@@ -147,6 +149,7 @@ class TargetPicker(QWidget):
         self.pages.currentChanged.connect(self._page_changed)
         self.text_input.submitted.connect(self.textSubmitted.emit)
         self.text_input.failed.connect(self.textFailed.emit)
+        self.text_input.snapshotChosen.connect(self.snapshotRequested.emit)
         self.methods.probe_requested.connect(self.probeRequested.emit)
         self.methods.evidence_requested.connect(self.evidenceRequested.emit)
         self.methods.cancel_requested.connect(self.cancelRequested.emit)

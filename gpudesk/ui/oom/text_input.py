@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpudesk.ui.oom.controller import is_snapshot_file
 from gpudesk.ui.oom.plain import plain_label
 from gpudesk.ui.oom.units import format_bytes
 from gpudesk.ui.workers import run_task
@@ -101,10 +102,12 @@ class TextInput(QWidget):
             while a loaded file is unedited, so binary input is recognised as such); ``source`` is a file
             path or "pasted text".
         failed(message): a file could not be read (the text already in the editor is kept).
+        snapshotChosen(path): the file chosen or dropped is a memory snapshot (opened by the snapshot view).
     """
 
     submitted = Signal(object, str)
     failed = Signal(str)
+    snapshotChosen = Signal(str)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -202,7 +205,14 @@ class TextInput(QWidget):
         self.failed.emit(message)
 
     def _on_files(self, files: list[str]) -> None:
-        self.load_file(files[0])
+        self.open_path(files[0])
+
+    def open_path(self, path: str) -> None:
+        """A memory snapshot goes to ``snapshotChosen``; any other file is read and diagnosed."""
+        if is_snapshot_file(path):
+            self.snapshotChosen.emit(path)
+        else:
+            self.load_file(path)
 
     def _on_edited(self) -> None:
         self._source = ""
@@ -210,7 +220,9 @@ class TextInput(QWidget):
 
     def _choose_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, self.tr("Open a log or error file"), "", self.tr("Logs and text (*.log *.txt *.out *.err);;All files (*)")
+            self, self.tr("Open a log, an error file or a memory snapshot"), "",
+            self.tr("Logs and text (*.log *.txt *.out *.err);;Memory snapshots (*.pickle *.pkl *.json *.gz);;"
+                    "All files (*)"),
         )
         if path:
-            self.load_file(path)
+            self.open_path(path)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.planner.sheet import candidates_of, gpu_price_unknown
+from gpudesk.ui.plan.accuracy_view import AccuracyLink
 from gpudesk.ui.plan.charts import CostTimeScatter, TcoChart, candidate_label, tco_item_names
 from gpudesk.ui.plan.export_menu import ExportButton
 from gpudesk.ui.plan.live_preview import part_names
@@ -34,6 +35,8 @@ from gpudesk.ui.plan.units import format_duration, format_gib, format_percent, f
 
 MAX_ROWS = 25
 CHART_CANDIDATES = 6
+# the profile's model.mode -> the validation set's method (gpudesk.sizing.validation.MODE_OF_METHOD, inverted)
+METHOD_OF_MODE = {"train": "full", "lora": "lora", "qlora": "qlora", "inference": "inference"}
 
 
 def top_candidate(plan: dict[str, Any]) -> dict[str, Any] | None:
@@ -122,6 +125,10 @@ class PlanView(QWidget):
         self.rejected = QPlainTextEdit(self)
         self.rejected.setReadOnly(True)
         self.charts.addTab(self.rejected, self.tr("Rejected"))
+        self.accuracy = AccuracyLink(self.charts)
+        self.accuracy.setText(self.tr("How &accurate is this?"))
+        self.accuracy.setToolTip(self.tr("How close the memory figures come to published measured peaks"))
+        self.charts.setCornerWidget(self.accuracy, Qt.Corner.TopRightCorner)
         self.details = QPlainTextEdit(self)
         self.details.setReadOnly(True)
         self.details.setPlaceholderText(self.tr("Select a candidate to see its warnings and rationale."))
@@ -143,6 +150,11 @@ class PlanView(QWidget):
         self.price_editor.set_store_available(getattr(ctx, "store", None) is not None)
         self.price_editor.price_entered.connect(self.price_entered)
         details_layout.addWidget(self.price_editor)
+        self.rent_label = QLabel(details_box)
+        self.rent_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.rent_label.setWordWrap(True)
+        self.rent_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        details_layout.addWidget(self.rent_label)
         details_layout.addWidget(QLabel(self.tr("Warnings and rationale of the selected candidate:"), details_box))
         details_layout.addWidget(self.details, 1)
         lower.addWidget(details_box)
@@ -160,7 +172,7 @@ class PlanView(QWidget):
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.export_button)
         # Tab follows the layout: table, charts, price editor, details, then the buttons left to right.
-        chain = [self.table, self.charts, self.price_editor.price, self.price_editor.apply_button, self.details,
+        chain = [self.table, self.charts, self.accuracy, self.price_editor.price, self.price_editor.apply_button, self.details,
                  self.edit_button, self.save_button, self.export_button]
         for before, after in zip(chain, chain[1:]):
             QWidget.setTabOrder(before, after)
@@ -175,6 +187,9 @@ class PlanView(QWidget):
         self.plan = plan
         self.profile = profile
         self.name = name or str(plan.get("name") or "")
+        model = (profile or {}).get("model")
+        self.accuracy.set_method(METHOD_OF_MODE.get(str(model.get("mode") or "train")) if isinstance(model, dict)
+                                 else None)
         candidates = candidates_of(plan)
         self.summary.setText(self.summary_text(plan, candidates))
         self.table.setSortingEnabled(False)
@@ -219,7 +234,9 @@ class PlanView(QWidget):
             self._selection_changed()
         else:
             self.price_editor.show_candidate(None)
-            self.details.setPlainText(self.rejections_text(plan))
+            self.rent_label.clear()
+            plan_warnings = [f"⚠ {w}" for w in plan.get("warnings") or []]
+            self.details.setPlainText("\n\n".join([*plan_warnings, self.rejections_text(plan)]))
 
     def layout_text(self, c: dict[str, Any]) -> str:
         """How the memory is laid out: ``zero3, recompute full``; a single GPU has no sharding."""
@@ -249,9 +266,16 @@ class PlanView(QWidget):
                 format_gib(memory.get("total_bytes")),
             )
         ]
-        if not candidates:
+        warnings = [str(w) for w in plan.get("warnings") or []]
+        if not candidates and warnings:
+            # the planner's first warning names what binds (e.g. the "Largest GPU count to consider" control)
+            lines.append(self.tr("No configuration fits this requirement: {0}").format(warnings[0]))
+            warnings_left = warnings[1:]
+        elif not candidates:
             lines.append(self.tr("No configuration fits this requirement; see the reasons below."))
+            warnings_left = warnings
         else:
+            warnings_left = warnings
             top = candidates[0]
             lines.append(
                 self.tr("Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.").format(
@@ -275,9 +299,9 @@ class PlanView(QWidget):
                 for c in closest[:3]
             )
             lines.append(self.tr("No candidate meets the deadline. Closest: {0}.").format(misses or na_text()))
-        warnings = [str(w) for w in plan.get("warnings") or []]
-        if warnings:
-            lines.append(self.tr("⚠ %n plan warning(s), listed first on the right: ", "", len(warnings)) + warnings[0])
+        if warnings_left:
+            lines.append(self.tr("⚠ %n plan warning(s), listed first on the right: ", "", len(warnings_left))
+                         + warnings_left[0])
         self.summary.setToolTip("\n".join(warnings))
         return "\n".join(lines)
 
@@ -292,6 +316,13 @@ class PlanView(QWidget):
             where = f" ({r['server_id']})" if r.get("server_id") else ""
             lines.append(f"• {what}{where}: " + "; ".join(str(x) for x in r.get("reasons") or []))
         return "\n".join(lines)
+
+    def rent_text(self, c: dict[str, Any]) -> str:
+        """Rent vs buy of a candidate: the same GPUs rented at the lowest sourced on-demand rate."""
+        rent = c.get("rent")
+        if not isinstance(rent, dict) or not rent.get("text"):
+            return self.tr("Rent vs buy: no public on-demand cloud rate for this GPU.")
+        return self.tr("Rent vs buy: {0}.").format(rent["text"])
 
     def selected_index(self) -> int:
         rows = self.table.selectionModel().selectedRows()
@@ -310,6 +341,7 @@ class PlanView(QWidget):
         c = candidates[index]
         self.export_button.set_source(self.plan, self.name, self.profile, index)
         self.price_editor.show_candidate(c)
+        self.rent_label.setText(self.rent_text(c))
         lines = []
         if c.get("rank_reason"):
             lines += [self.tr("Ranking: {0}").format(c["rank_reason"]), ""]

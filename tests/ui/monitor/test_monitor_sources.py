@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers.fake_pynvml import FakeDevice, make_fake_pynvml
+from helpers.monitor_findings import finding_items
 
 from gpudesk.telemetry import model as m
 from gpudesk.ui.context import AppContext
@@ -88,9 +89,11 @@ def test_dmon_import_with_assumed_link(qtbot, tmp_path):
                     timeout=20000)
     rules = {f.rule for f in tab.findings.findings}
     assert rules, "the rules returned findings for the imported log"
-    # double-clicking a finding with a span zooms the plots to it
+    # activating a finding with a span zooms the plots to it
     finding = next(f for f in tab.findings.findings if f.span)
-    tab.findings._zoom_to(tab.findings.tree.topLevelItem(tab.findings.findings.index(finding)))
+    item = next(i for i, f in finding_items(tab.findings) if f is finding)
+    tab.findings.tree.setCurrentItem(item)
+    tab.findings.tree.itemActivated.emit(item, 0)  # Enter on the item
     x0, x1 = tab.plots.plots[m.GPU_UTIL].getViewBox().viewRange()[0]
     assert x0 <= finding.span[0] and x1 >= finding.span[1] and not tab.plots.follow
     # export the span as CSV (formula-safe cells, units in the header)

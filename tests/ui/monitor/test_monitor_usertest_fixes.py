@@ -9,6 +9,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+from helpers.monitor_findings import finding_items
 from PySide6.QtTest import QTest
 
 from gpudesk.telemetry import model as m
@@ -118,11 +119,11 @@ def test_demo_is_readable_for_one_sampling_round(qtbot):
     # statistics and findings: time reads "t+0 s", never 1970; no zero-length "(0 s)" span; no empty advice
     assert "1970" not in tab.stats.label.text() and "t+0 s" in tab.stats.label.text()
     assert "(0 s)" not in tab.stats.label.text()
-    for index, finding in enumerate(tab.findings.findings):
-        tab.findings.tree.setCurrentItem(tab.findings.tree.topLevelItem(index))
+    for item, finding in finding_items(tab.findings):
+        tab.findings.tree.setCurrentItem(item)
         details = tab.findings.details.toPlainText()
         assert "1970" not in details and "(0 s)" not in details
-        assert ("Advice:" in details) == bool(finding.advice)
+        assert ("What to do:" in details) == bool(finding.advice)
     judged = [f for f in tab.findings.findings if f.judged and f.rule.endswith("-throttling")]
     assert len(judged) == 8  # power and thermal throttling on 4 GPUs, from the log's pviol/tviol
     # plots: a dot per sample (a line needs two points), the sample inside the view, "t+" on the time axis
