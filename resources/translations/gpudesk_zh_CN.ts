@@ -239,6 +239,44 @@
     </message>
 </context>
 <context>
+    <name>BurnInDialog</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="22"/>
+        <source>Burn-in report</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="23"/>
+        <source>Recording #{n}: {t}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="27"/>
+        <source>No plan (judge the recording alone)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="33"/>
+        <source>Plan #{n}: {name}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="34"/>
+        <source>The saved plan whose expectations (memory, throughput, power) the measurements are compared with</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="37"/>
+        <source>Recording:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="38"/>
+        <source>Saved &amp;plan:</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>BurnInReportView</name>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="119"/>
@@ -409,6 +447,14 @@
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="215"/>
         <source>Saved {name}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>BurnInWindow</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="60"/>
+        <source>Burn-in report: {t}</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -714,62 +760,67 @@
 <context>
     <name>CatalogTab</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="42"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="43"/>
         <source>Catalog</source>
         <translation>目录</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="94"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="98"/>
         <source>the user database could not be opened (see the message above).</source>
         <translation>无法打开用户数据库（见上方消息）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="109"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="114"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="110"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="115"/>
+        <source>Prices, rent vs buy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="116"/>
         <source>Compare</source>
         <translation>比较</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="111"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="117"/>
         <source>Chart</source>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="119"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="125"/>
         <source>C&amp;ompare selected</source>
         <translation>比较所选(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="121"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="127"/>
         <source>Put the selected GPUs (up to {0}) side by side (Ctrl+D)</source>
         <translation>将所选 GPU（最多 {0} 款）并排比较（Ctrl+D）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="123"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="129"/>
         <source>&amp;Export CSV…</source>
         <translation>导出 CSV(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="124"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="130"/>
         <source>Save the GPUs in the current view, in view order, as CSV (Ctrl+E)</source>
         <translation>按当前视图顺序将视图中的 GPU 保存为 CSV（Ctrl+E）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="125"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="131"/>
         <source>&amp;Reset filters</source>
         <translation>重置筛选(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="126"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="132"/>
         <source>Show every GPU again</source>
         <translation>重新显示所有 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="278"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="285"/>
         <source>The GPU catalog could not be opened, so there is nothing to browse.
 
 {0}
@@ -782,92 +833,97 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 请重新安装 gpudesk，或在源码目录中运行 `make catalog`，然后重启 gpudesk。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="282"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="289"/>
         <source>No catalog was given.</source>
         <translation>未提供目录。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="193"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="200"/>
         <source>Select one or more GPUs in the table first (Ctrl+click for several).</source>
         <translation>请先在表格中选择一款或多款 GPU（按住 Ctrl 单击可多选）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="197"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="204"/>
         <source>{0} GPUs selected; the comparison takes the first {1}.</source>
         <translation>已选择 {0} 款 GPU；比较取前 {1} 款。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="206"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="213"/>
         <source>{0} of {1} GPUs shown</source>
         <translation>显示 {0} / {1} 款 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="43"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="50"/>
         <source>Your saved prices could not be read: {0}</source>
         <translation>无法读取您保存的价格：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="58"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="63"/>
+        <source>The prices of {0} could not be read: {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="82"/>
         <source>Price overrides are unavailable because the user database is not open.</source>
         <translation>用户数据库未打开，无法使用自定义价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="64"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="88"/>
         <source>The price was not saved: {0}</source>
         <translation>价格未保存：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="66"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="90"/>
         <source>your price {0:,.0f} USD for {1}</source>
         <translation>您为 {1} 设置的价格 {0:,.0f} USD</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="68"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="92"/>
         <source>Saved your price for {0}: {1:,.0f} USD.</source>
         <translation>已保存您为 {0} 设置的价格：{1:,.0f} USD。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="79"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="103"/>
         <source>Your price was not removed: {0}</source>
         <translation>您的价格未删除：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="82"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="106"/>
         <source>catalog price again for {0}</source>
         <translation>{0} 恢复使用目录价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="84"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="108"/>
         <source>{0} uses the catalog price again.</source>
         <translation>{0} 已恢复使用目录价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="98"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="122"/>
         <source>The price change could not be undone: {0}</source>
         <translation>无法撤销价格更改：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="105"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="129"/>
         <source>Undone: {0} uses the catalog price again.</source>
         <translation>已撤销：{0} 恢复使用目录价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="107"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="131"/>
         <source>Undone: your price for {0} is {1:,.0f} USD again.</source>
         <translation>已撤销：您为 {0} 设置的价格恢复为 {1:,.0f} USD。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="242"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="249"/>
         <source>Export GPUs as CSV</source>
         <translation>将 GPU 导出为 CSV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="242"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="249"/>
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="250"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="257"/>
         <source>Exported {0} GPUs to {1}.</source>
         <translation>已将 {0} 款 GPU 导出到 {1}。</translation>
     </message>
@@ -981,6 +1037,15 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <location filename="../../gpudesk/ui/catalog/chart_view.py" line="167"/>
         <source>Not plotted (no value on an axis): {0}.</source>
         <translation>未绘制（某一轴上无数值）：{0}。</translation>
+    </message>
+</context>
+<context>
+    <name>CjkFont</name>
+    <message>
+        <location filename="../../gpudesk/ui/cjk_font.py" line="43"/>
+        <source>No font with Chinese characters is installed, so Chinese text shows as empty boxes. Install one (Debian/Ubuntu: sudo apt install fonts-noto-cjk; Fedora: google-noto-sans-cjk-fonts) and restart gpudesk.</source>
+        <extracomment>Preferred families, best first (sans-serif faces designed for Simplified Chinese screens and print). CJK Unified Ideographs (and Extension A), CJK punctuation and full-width forms.</extracomment>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1464,17 +1529,17 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="154"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="156"/>
         <source>Rule</source>
         <translation type="unfinished">规则</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="154"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="156"/>
         <source>Evidence</source>
         <translation type="unfinished">证据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="155"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="157"/>
         <source>What to do</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1482,57 +1547,52 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>FindingsView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="62"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="35"/>
         <source>&amp;Analyze span</source>
         <translation>分析区间(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="64"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="37"/>
         <source>Run the bottleneck rules over the selected span, or over the visible range when no span is shown.</source>
         <translation>对所选区间运行瓶颈规则；未显示区间时，对可见范围运行。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="66"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="39"/>
         <source>No analysis yet.</source>
         <translation>尚未分析。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="72"/>
-        <source>Severity</source>
-        <translation>严重程度</translation>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="42"/>
+        <source>Rule &amp;thresholds…</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="72"/>
-        <source>Rule</source>
-        <translation>规则</translation>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="43"/>
+        <source>Change the limits the rules judge by; the findings are computed again when you save.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="72"/>
-        <source>GPU</source>
-        <translation>GPU</translation>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="46"/>
+        <source>&amp;Burn-in report…</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="72"/>
-        <source>Summary</source>
-        <translation>摘要</translation>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="47"/>
+        <source>The burn-in report of the recording in view, optionally against a saved plan; exports PDF, HTML and Markdown.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="81"/>
-        <source>Select a finding to see its evidence and advice. Double-click it to zoom the plots to its span.</source>
-        <translation>选择一条发现以查看其证据和建议。双击可将曲线图缩放到其区间。</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="93"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="65"/>
         <source>Analyzing…</source>
         <translation>正在分析…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="98"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="70"/>
         <source>The analysis failed: {m}</source>
         <translation>分析失败：{m}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="114"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="80"/>
         <source>{n} findings ({p} warnings or worse, {u} not judged){s}.</source>
         <translation>{n} 条发现（{p} 条为警告或更严重，{u} 条未判定）{s}。</translation>
     </message>
@@ -2182,6 +2242,25 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     </message>
 </context>
 <context>
+    <name>LanguageMenu</name>
+    <message>
+        <location filename="../../gpudesk/ui/language_menu.py" line="35"/>
+        <source>&amp;Language</source>
+        <extracomment>QSettings key of the chosen language: one of LANGUAGES, or &quot;&quot; to follow the system locale. Each language is named in itself, so a user can find theirs whatever the current language is.</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/language_menu.py" line="41"/>
+        <source>System language</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/language_menu.py" line="59"/>
+        <source>The language changes the next time gpudesk starts.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>LaunchPanel</name>
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="56"/>
@@ -2407,33 +2486,33 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="60"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="61"/>
         <source>gpudesk</source>
         <extracomment>Start the deferred start-up this long after the window is shown even when no first paint was seen (ms).</extracomment>
         <translation>gpudesk</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="99"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="100"/>
         <source>A background task failed: {0}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="118"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="119"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="119"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="120"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="123"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="126"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="124"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="127"/>
         <source>&amp;About gpudesk and data sources…</source>
         <translation>关于 gpudesk 和数据来源(&amp;A)…</translation>
     </message>
@@ -2784,84 +2863,104 @@ It also resets the peak counter.</source>
 <context>
     <name>Monitor</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="314"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="362"/>
         <source>{what} failed: {e}</source>
         <translation>{what}失败：{e}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="61"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="69"/>
         <source>Reading {p}…</source>
         <translation>正在读取 {p}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="63"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="71"/>
         <source>Importing the dmon log</source>
         <translation>导入 dmon 日志</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="78"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="83"/>
+        <source>Give the Prometheus server&apos;s URL to watch a fleet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="99"/>
         <source>Live dmon stream: {c}</source>
         <translation>实时 dmon 数据流：{c}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="85"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="106"/>
         <source>No demo recording is bundled with this installation.</source>
         <translation>此安装未附带演示录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="87"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="108"/>
         <source>Opening the demo…</source>
         <translation>正在打开演示…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="88"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="109"/>
         <source>Opening the demo</source>
         <translation>打开演示</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="93"/>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="109"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="114"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="130"/>
         <source>Opening recording #{n}…</source>
         <translation>正在打开录制 #{n}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="95"/>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="110"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="116"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="131"/>
         <source>Opening the recording</source>
         <translation>打开录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="101"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="122"/>
         <source>Replay at {s:g}x: {t}</source>
         <translation>以 {s:g} 倍速回放：{t}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="228"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="220"/>
+        <source>Open a saved recording first (Recordings sub-tab): a burn-in report reads a recording from your database. An imported dmon log can be stored with &apos;Save as recording&apos;.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="229"/>
+        <source>Making the burn-in report…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="245"/>
+        <source>The burn-in report</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="299"/>
         <source>Saved as recording #{n}.</source>
         <translation>已保存为录制 #{n}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="231"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="302"/>
         <source>Saving the recording</source>
         <translation>保存录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="241"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="312"/>
         <source>Export samples as CSV</source>
         <translation>将样本导出为 CSV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="242"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="313"/>
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="255"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="326"/>
         <source>Exported {p}.</source>
         <translation>已导出 {p}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="256"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="327"/>
         <source>Exporting CSV</source>
         <translation>导出 CSV</translation>
     </message>
@@ -2969,46 +3068,6 @@ It also resets the peak counter.</source>
         <location filename="../../gpudesk/ui/monitor/display.py" line="126"/>
         <source>{n} d</source>
         <translation>{n} 天</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="31"/>
-        <source>critical</source>
-        <translation>严重</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="32"/>
-        <source>warning</source>
-        <translation>警告</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="33"/>
-        <source>info</source>
-        <translation>提示</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="34"/>
-        <source>not judged</source>
-        <translation>未判定</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="41"/>
-        <source>Evidence:</source>
-        <translation>证据：</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="46"/>
-        <source>Span: {s}</source>
-        <translation>区间：{s}</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="48"/>
-        <source>Advice:</source>
-        <translation>建议：</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="107"/>
-        <source>all</source>
-        <translation>全部</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="117"/>
@@ -3193,24 +3252,39 @@ PCI 总线：{bus}</translation>
         <translation>（已中断）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sources.py" line="121"/>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="122"/>
         <source>The demo is one sampling round (1 s) of a real {gpus}-GPU nvidia-smi dmon capture, posted publicly in {origin}. It shows the dmon format and N/A values, not a long run.</source>
         <translation>该演示是一次真实的 {gpus} 块 GPU nvidia-smi dmon 采集中的一轮采样（1 秒），公开发布于 {origin}。它展示 dmon 格式和不可用值，而不是一次长时间运行。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sources.py" line="125"/>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="126"/>
         <source>The demo is {rounds} sampling rounds of a real {gpus}-GPU nvidia-smi dmon capture, posted publicly in {origin}.</source>
         <translation>该演示是一次真实的 {gpus} 块 GPU nvidia-smi dmon 采集中的 {rounds} 轮采样，公开发布于 {origin}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sources.py" line="142"/>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="143"/>
         <source>Demo</source>
         <translation>演示</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="47"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="51"/>
         <source>assumed {t}</source>
         <translation>假定 {t}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="97"/>
+        <source>Fleet (Prometheus) {url}, last {h:g} h</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="125"/>
+        <source>Fleet refresh failed: {m}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="138"/>
+        <source>{gpu} from {fleet}</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -3256,113 +3330,118 @@ PCI 总线：{bus}</translation>
         <translation>整个运行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="46"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="47"/>
         <source>Monitor</source>
         <translation>监控</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="78"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="80"/>
         <source>Plots</source>
         <translation>曲线图</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="79"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="81"/>
         <source>Heat map</source>
         <translation>热力图</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="80"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="82"/>
         <source>Statistics</source>
         <translation>统计</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="83"/>
         <source>Findings</source>
         <translation>发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="82"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="84"/>
         <source>Processes</source>
         <translation>进程</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="83"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="85"/>
         <source>Recordings</source>
         <translation>录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="203"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="86"/>
+        <source>Fleet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="230"/>
         <source>Opening the source…</source>
         <translation>正在打开数据源…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="225"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="253"/>
         <source>Live NVML: {s}</source>
         <translation>实时 NVML：{s}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="153"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="163"/>
         <source>This source carries no process list (only live NVML does).</source>
         <translation>此数据源不含进程列表（只有实时 NVML 才有）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="259"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="287"/>
         <source>GPU {i} stopped answering: {r}. The other GPUs are still monitored.</source>
         <translation>GPU {i} 停止响应：{r}。其他 GPU 仍在监控中。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="285"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="313"/>
         <source>The source has ended: {s}</source>
         <translation>数据源已结束：{s}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="177"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="187"/>
         <source>Live monitoring is not available here (details below).</source>
         <translation>此处无法进行实时监控（详情见下文）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="181"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="191"/>
         <source>A file or a recording carries no process list.</source>
         <translation>文件或录制不含进程列表。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="194"/>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="211"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="204"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="221"/>
         <source>Could not write {p}.</source>
         <translation>无法写入 {p}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="98"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="102"/>
         <source>Start live monitoring or a dmon stream first; an imported log is stored with &apos;Save as recording&apos;.</source>
         <translation>请先开始实时监控或 dmon 数据流；导入的日志请用“保存为录制”存储。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="107"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="111"/>
         <source>■ Stop recording #{n}</source>
         <translation>■ 停止录制 #{n}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="112"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="116"/>
         <source>Recording #{n} started.</source>
         <translation>录制 #{n} 已开始。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="105"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="109"/>
         <source>● &amp;Record</source>
         <translation>● 录制(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="117"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="121"/>
         <source>Recording #{n} saved.</source>
         <translation>录制 #{n} 已保存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="206"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="216"/>
         <source>Export plots as PNG</source>
         <translation>将曲线图导出为 PNG</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="207"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="217"/>
         <source>PNG images (*.png)</source>
         <translation>PNG 图像 (*.png)</translation>
     </message>
@@ -3396,71 +3475,81 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="33"/>
+        <source>Fleet (Pr&amp;ometheus)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="34"/>
+        <source>Watch the GPUs of many nodes through a Prometheus server that scrapes NVIDIA&apos;s DCGM exporter (refreshed every 15 s).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="36"/>
         <source>&amp;Demo</source>
         <translation>演示(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="34"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="37"/>
         <source>No demo recording is bundled.</source>
         <translation>未附带演示录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="40"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="43"/>
         <source>Time window shown while following the newest samples</source>
         <translation>跟随最新样本时显示的时间窗口</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="41"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="44"/>
         <source>&amp;Pause</source>
         <translation>暂停(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="43"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="46"/>
         <source>Stop following the newest samples (recording goes on). Panning or zooming a plot pauses too; press again to follow.</source>
         <translation>停止跟随最新样本（录制继续）。平移或缩放曲线图也会暂停；再按一次即恢复跟随。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="46"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="49"/>
         <source>Recording notes (model, batch size, data loader…)</source>
         <translation>录制备注（模型、批大小、数据加载器…）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="47"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="50"/>
         <source>● &amp;Record</source>
         <translation>● 录制(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="49"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="52"/>
         <source>Record the live samples into your gpudesk database.</source>
         <translation>将实时样本录制到你的 gpudesk 数据库中。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="50"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="53"/>
         <source>&amp;Save as recording</source>
         <translation>保存为录制(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="51"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="54"/>
         <source>Store the imported dmon log as a recording in your database.</source>
         <translation>将导入的 dmon 日志作为录制保存到你的数据库中。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="52"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="55"/>
         <source>Export &amp;PNG…</source>
         <translation>导出 PNG(&amp;P)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="53"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="56"/>
         <source>Export &amp;CSV…</source>
         <translation>导出 CSV(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="54"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="57"/>
         <source>Export the selected span (or everything when no span is shown).</source>
         <translation>导出所选区间（未显示区间时导出全部）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="61"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="65"/>
         <source>&amp;Window:</source>
         <translation>时间窗口(&amp;W)：</translation>
     </message>
@@ -3690,123 +3779,128 @@ PCI 总线：{bus}</translation>
 <context>
     <name>OomTab</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="38"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="39"/>
         <source>OOM doctor</source>
         <translation>OOM 诊断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="46"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="48"/>
         <source>Dia&amp;gnosis</source>
         <translation>诊断(&amp;G)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="47"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="49"/>
         <source>Live &amp;memory</source>
         <translation>实时显存(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="48"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="50"/>
+        <source>Memory s&amp;napshot</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="51"/>
         <source>&amp;History</source>
         <translation>历史(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="61"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="64"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="62"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="65"/>
         <source>Stop waiting for the running job; a probed process keeps running</source>
         <translation>停止等待正在运行的作业；被探测的进程继续运行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="78"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="90"/>
         <source>Diagnosing %1 …</source>
         <translation>正在诊断%1 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="78"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="90"/>
         <source>the text</source>
         <translation>该文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="79"/>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="125"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="91"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="151"/>
         <source>pasted text</source>
         <translation>粘贴的文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="84"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="96"/>
         <source>Probing process %1 with %2 (up to %3 s) …</source>
         <translation>正在用 %2 探测进程 %1（最长 %3 秒）…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="93"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="105"/>
         <source>process %1 (%2)</source>
         <translation>进程 %1（%2）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="99"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="111"/>
         <source>Gathering evidence about process %1 for %2 s …</source>
         <translation>正在收集进程 %1 的证据，用时 %2 秒 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="106"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="118"/>
         <source>process %1 (evidence)</source>
         <translation>进程 %1（证据）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="113"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="121"/>
         <source>A job is already running; stop it first.</source>
         <translation>已有作业在运行；请先停止它。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="117"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="125"/>
         <source>Running: %1</source>
         <translation>运行中：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="121"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="129"/>
         <source>Job running …</source>
         <translation>作业运行中 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="130"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="138"/>
         <source>OOM</source>
         <translation>OOM</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="134"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="142"/>
         <source>No allocator samples from this job (see the line above).</source>
         <translation>此作业没有分配器样本（见上一行）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="135"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="143"/>
         <source>Job ended with exit status %1.</source>
         <translation>作业结束，退出状态 %1。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="141"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="149"/>
         <source>launched job</source>
         <translation>启动的作业</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="147"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="155"/>
         <source>Cannot launch: %1</source>
         <translation>无法启动：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="164"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="172"/>
         <source>Cancelled; the process was left running.</source>
         <translation>已取消；进程保持运行。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="169"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="177"/>
         <source>Diagnosed in %1 ms.</source>
         <translation>诊断用时 %1 毫秒。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="189"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="197"/>
         <source>Saved job: %1</source>
         <translation>已保存的作业：%1</translation>
     </message>
@@ -4606,22 +4700,22 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanSheet</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="34"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="36"/>
         <source>The configuration sheet is empty; run the plan before exporting.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="36"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="38"/>
         <source>Cannot write {0}: the folder {1} does not exist.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="39"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="44"/>
         <source>gpudesk configuration sheet</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="54"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="61"/>
         <source>Qt could not write the PDF {0}; check that the folder is writable.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -4930,239 +5024,264 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanView</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="47"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="50"/>
         <source>yes</source>
         <translation type="unfinished">是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="49"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="52"/>
         <source>no</source>
         <translation type="unfinished">否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="93"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="96"/>
         <source>Rank</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="94"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="97"/>
         <source>Configuration</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="95"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="98"/>
         <source>Interconnect</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="96"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="99"/>
         <source>Server</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="97"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="100"/>
         <source>Memory per GPU</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="98"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="101"/>
         <source>Safe line</source>
         <translation type="unfinished">安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="99"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="102"/>
         <source>Step time</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="100"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="103"/>
         <source>Time to result</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="101"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="104"/>
         <source>Target met</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="102"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="105"/>
         <source>3-year TCO (USD)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="103"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="106"/>
         <source>Sharding / recompute</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="119"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="122"/>
         <source>Memory breakdown</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="120"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="123"/>
         <source>TCO breakdown</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="121"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="124"/>
         <source>Cost vs time to result</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="124"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="127"/>
         <source>Rejected</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="127"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="129"/>
+        <source>How &amp;accurate is this?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="130"/>
+        <source>How close the memory figures come to published measured peaks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="134"/>
         <source>Select a candidate to see its warnings and rationale.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="128"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="135"/>
         <source>&amp;Save plan</source>
         <translation type="unfinished">保存规划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="129"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="136"/>
         <source>Keep this plan in your saved plans</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="131"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="138"/>
         <source>&amp;Change answers</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="132"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="139"/>
         <source>Back to the wizard with these answers</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="135"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="142"/>
         <source>Export the selected candidate&apos;s configuration sheet</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="146"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="158"/>
         <source>Warnings and rationale of the selected candidate:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="213"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="228"/>
         <source>Rejected ({0})</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="226"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="243"/>
         <source>single GPU</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="227"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="244"/>
         <source>{0}, recompute {1}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="232"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="249"/>
         <source>price unknown</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="243"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="260"/>
         <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Job memory on one GPU without sharding: {5}.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="244"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="261"/>
         <source>Plan</source>
         <translation type="unfinished">规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="248"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="265"/>
         <source>, shape guessed</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="253"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="272"/>
+        <source>No configuration fits this requirement: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="275"/>
         <source>No configuration fits this requirement; see the reasons below.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="257"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="281"/>
         <source>Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="268"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="292"/>
         <source>Price unknown for {0} (ranked after priced options): select one and enter your quote on the right, or in the Catalog tab.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="274"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="298"/>
         <source>{0} × {1} late by {2}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="277"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="301"/>
         <source>No candidate meets the deadline. Closest: {0}.</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="280"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="303"/>
         <source>⚠ %n plan warning(s), listed first on the right: </source>
         <translation type="unfinished">
             <numerusform></numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="287"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="311"/>
         <source>No configuration was rejected.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="288"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="312"/>
         <source>Rejected configurations and why (each reason names its rule or datasheet):</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="291"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="315"/>
         <source>{0} (any count)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="315"/>
-        <source>Ranking: {0}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="318"/>
-        <source>Plan warnings:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="322"/>
-        <source>Sharding: {0}; recomputation: {1}; exposed communication: {2}</source>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="324"/>
+        <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="325"/>
+        <source>Rent vs buy: {0}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="347"/>
+        <source>Ranking: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="350"/>
+        <source>Plan warnings:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="354"/>
+        <source>Sharding: {0}; recomputation: {1}; exposed communication: {2}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="357"/>
         <source>Sustained QPS: {0:.1f}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="328"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="360"/>
         <source>Warnings:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="328"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="360"/>
         <source>Warnings: none</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="331"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="363"/>
         <source>Rationale:</source>
         <translation type="unfinished"></translation>
     </message>
@@ -6136,112 +6255,112 @@ PCI 总线：{bus}</translation>
 <context>
     <name>SnapshotView</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="55"/>
-        <source>&amp;Open snapshot…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="56"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="57"/>
         <source>A .pickle from torch.cuda.memory._dump_snapshot() or the _snapshot() dict saved as JSON</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="60"/>
-        <source>&amp;GPU:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="71"/>
-        <source>&amp;Cancel</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="77"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="78"/>
         <source>Open a memory snapshot to see what it shows.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="84"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="85"/>
         <source>The explanation and the ranked causes appear here.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="89"/>
-        <source>&amp;Timeline</source>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="56"/>
+        <source>Op&amp;en snapshot…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="61"/>
+        <source>GP&amp;U:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="72"/>
+        <source>Cancel &amp;reading</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="90"/>
-        <source>&amp;Segments</source>
+        <source>T&amp;imeline</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="91"/>
+        <source>&amp;Segments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="92"/>
         <source>Top &amp;allocations</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="100"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="101"/>
         <source>Open memory snapshot</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="101"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="102"/>
         <source>Memory snapshots (*.pickle *.pkl *.json *.gz);;All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="113"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="114"/>
         <source>Opening %p%</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="117"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="118"/>
         <source>Opening {0} …</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="150"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="164"/>
         <source>Opening the snapshot was cancelled.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="154"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="168"/>
         <source>The snapshot could not be opened: {0}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="167"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="181"/>
         <source>{0}: {1}, layout {2}, {3} trace events.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="170"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="184"/>
         <source>{0}: layout {1}, {2} trace events.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="175"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="189"/>
         <source>GPU {0}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="175"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="189"/>
         <source> (OOM)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="189"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="203"/>
         <source>This snapshot holds no segments and no trace events.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="195"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="209"/>
         <source>Causes, most likely first:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="200"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="214"/>
         <source>Fix: {0}</source>
         <translation type="unfinished"></translation>
     </message>
@@ -6389,104 +6508,104 @@ PCI 总线：{bus}</translation>
 <context>
     <name>TargetPicker</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="105"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="107"/>
         <source>&amp;Refresh</source>
         <translation>刷新(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="106"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="108"/>
         <source>Read the processes using each GPU again (NVML)</source>
         <translation>重新读取每个 GPU 上的进程（NVML）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="108"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="110"/>
         <source>Processes not read yet.</source>
         <translation>尚未读取进程。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="116"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="118"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="116"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="118"/>
         <source>User</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="116"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="118"/>
         <source>GPU memory</source>
         <translation>GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="116"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="118"/>
         <source>Type</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="116"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="118"/>
         <source>Command line</source>
         <translation>命令行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="123"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="125"/>
         <source>Processes using each GPU, from NVML; select one to look inside it</source>
         <translation>来自 NVML 的每个 GPU 上的进程；选择一个以查看其内部</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="139"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="141"/>
         <source>GPU &amp;processes</source>
         <translation>GPU 进程(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="140"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="142"/>
         <source>Launch a &amp;command</source>
         <translation>启动命令(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="141"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="143"/>
         <source>Paste or drop &amp;text</source>
         <translation>粘贴或拖放文本(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="193"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="196"/>
         <source>Reading GPU processes …</source>
         <translation>正在读取 GPU 进程 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="222"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="225"/>
         <source>processes not readable: %1</source>
         <translation>无法读取进程：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="232"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="235"/>
         <source>%1 GPU(s), %2 process(es).</source>
         <translation>%1 个 GPU，%2 个进程。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="253"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="256"/>
         <source>name N/A</source>
         <translation>名称 N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="258"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="261"/>
         <source>GPU %1 · %2 · %3 total · %4 used by %5 process(es)</source>
         <translation>GPU %1 · %2 · 共 %3 · %5 个进程使用 %4</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="269"/>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="273"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="272"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="276"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="277"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="280"/>
         <source>GPU memory: %1</source>
         <translation>GPU 显存：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="303"/>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="304"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="306"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="307"/>
         <source>Cannot list GPU processes: %1</source>
         <translation>无法列出 GPU 进程：%1</translation>
     </message>
@@ -6514,85 +6633,93 @@ PCI 总线：{bus}</translation>
 <context>
     <name>TextInput</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="118"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="121"/>
         <source>Paste an out-of-memory message, a torch.cuda.memory_summary() table, a TensorFlow, JAX or vLLM error here, or drop a log file onto this tab.</source>
         <translation>在此粘贴显存不足消息、torch.cuda.memory_summary() 表格、TensorFlow、JAX 或 vLLM 错误，或将日志文件拖放到此标签页。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="130"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="133"/>
         <source>&amp;Diagnose</source>
         <translation>诊断(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="131"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="134"/>
         <source>Parse the text and rank the likely causes (Ctrl+Return)</source>
         <translation>解析文本并对可能的原因排序（Ctrl+Return）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="134"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="137"/>
         <source>&amp;Open file…</source>
         <translation>打开文件(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="136"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="139"/>
         <source>Read a log file (its last %1 are used)</source>
         <translation>读取日志文件（使用其最后 %1）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="139"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="142"/>
         <source>C&amp;lear</source>
         <translation>清除(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="169"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="172"/>
         <source>pasted text</source>
         <translation>粘贴的文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="173"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="176"/>
         <source>Reading %1 …</source>
         <translation>正在读取 %1 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="187"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="190"/>
         <source>%1: %2, only the last %3 are shown and diagnosed.</source>
         <translation>%1：%2，只显示并诊断最后 %3。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="194"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="197"/>
         <source>%1 (%2)</source>
         <translation>%1（%2）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="200"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="203"/>
         <source>Cannot read the file: %1</source>
         <translation>无法读取文件：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="213"/>
-        <source>Open a log or error file</source>
-        <translation>打开日志或错误文件</translation>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="223"/>
+        <source>Open a log, an error file or a memory snapshot</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="213"/>
-        <source>Logs and text (*.log *.txt *.out *.err);;All files (*)</source>
-        <translation>日志和文本 (*.log *.txt *.out *.err);;所有文件 (*)</translation>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="224"/>
+        <source>Logs and text (*.log *.txt *.out *.err);;Memory snapshots (*.pickle *.pkl *.json *.gz);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ThresholdsDialog</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="134"/>
+        <source>Rule thresholds</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>ThresholdsEditor</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="82"/>
+        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="85"/>
         <source>&amp;Save</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="83"/>
+        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="86"/>
         <source>&amp;Defaults</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="122"/>
+        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="125"/>
         <source>Saved {n} changed threshold(s) to {file}.</source>
         <translation type="unfinished"></translation>
     </message>
