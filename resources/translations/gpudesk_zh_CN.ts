@@ -116,7 +116,7 @@
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="55"/>
         <source>Memory account bar</source>
-        <translation type="unfinished"></translation>
+        <translation>显存账目条形图</translation>
     </message>
 </context>
 <context>
@@ -124,97 +124,97 @@
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="92"/>
         <source>Allocated (live tensors)</source>
-        <translation type="unfinished">已分配（活动张量）</translation>
+        <translation>已分配（活动张量）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="93"/>
         <source>Cached by the allocator</source>
-        <translation type="unfinished"></translation>
+        <translation>分配器缓存</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="94"/>
         <source>This process outside PyTorch</source>
-        <translation type="unfinished"></translation>
+        <translation>本进程在 PyTorch 之外的占用</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="95"/>
         <source>Outside this process&apos;s allocator</source>
-        <translation type="unfinished"></translation>
+        <translation>本进程分配器之外的占用</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="96"/>
         <source>Other processes</source>
-        <translation type="unfinished">其他进程</translation>
+        <translation>其他进程</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="97"/>
         <source>Unattributed</source>
-        <translation type="unfinished"></translation>
+        <translation>未归属</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="98"/>
         <source>Free</source>
-        <translation type="unfinished">空闲</translation>
+        <translation>空闲</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="102"/>
         <source>measured</source>
-        <translation type="unfinished"></translation>
+        <translation>实测</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="102"/>
         <source>derived</source>
-        <translation type="unfinished"></translation>
+        <translation>推导</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="102"/>
         <source>unknown</source>
-        <translation type="unfinished">未知</translation>
+        <translation>未知</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="121"/>
         <source>engine %1</source>
-        <translation type="unfinished"></translation>
+        <translation>引擎 %1</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="123"/>
         <source>platform %1</source>
-        <translation type="unfinished"></translation>
+        <translation>平台 %1</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="124"/>
         <source>Recognised: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>已识别：%1</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="139"/>
         <source>GPU %1</source>
-        <translation type="unfinished">GPU %1</translation>
+        <translation>GPU %1</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="140"/>
         <source>GPU</source>
-        <translation type="unfinished">GPU</translation>
+        <translation>GPU</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="141"/>
         <source>MPS high-watermark limit</source>
-        <translation type="unfinished"></translation>
+        <translation>MPS 高水位限制</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="141"/>
         <source>total capacity</source>
-        <translation type="unfinished"></translation>
+        <translation>总容量</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="142"/>
         <source>Memory account of %1: %2 %3 (%4)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 的显存账目：%2 %3（%4）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="163"/>
         <source>%1: %2%3, %4 — %5</source>
-        <translation type="unfinished"></translation>
+        <translation>%1：%2%3，%4 — %5</translation>
     </message>
 </context>
 <context>
@@ -222,7 +222,7 @@
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="128"/>
         <source>How accurate is this estimate?</source>
-        <translation type="unfinished"></translation>
+        <translation>这个估算有多准确？</translation>
     </message>
 </context>
 <context>
@@ -230,12 +230,12 @@
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="147"/>
         <source>How accurate is this?</source>
-        <translation type="unfinished"></translation>
+        <translation>准确度如何？</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="150"/>
         <source>Compare this estimator with published measured peak memory</source>
-        <translation type="unfinished"></translation>
+        <translation>将此估算器与公开发表的实测峰值显存进行比较</translation>
     </message>
 </context>
 <context>
@@ -243,173 +243,173 @@
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="119"/>
         <source>Export &amp;PDF…</source>
-        <translation type="unfinished"></translation>
+        <translation>导出 PDF(&amp;P)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="119"/>
         <source>Export &amp;HTML…</source>
-        <translation type="unfinished"></translation>
+        <translation>导出 HTML(&amp;H)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="120"/>
         <source>Export &amp;Markdown…</source>
-        <translation type="unfinished"></translation>
+        <translation>导出 Markdown(&amp;M)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="140"/>
         <source>Per-GPU statistics</source>
-        <translation type="unfinished"></translation>
+        <translation>各 GPU 统计</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="141"/>
         <source>Plan against measurement</source>
-        <translation type="unfinished"></translation>
+        <translation>规划与实测对照</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="142"/>
         <source>Post-delivery checks</source>
-        <translation type="unfinished"></translation>
+        <translation>交付后检查</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="158"/>
         <source>Plan: {plan}, configuration {label}.</source>
-        <translation type="unfinished"></translation>
+        <translation>规划：{plan}，配置 {label}。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="160"/>
         <source>No plan attached: the report judges the recording alone.</source>
-        <translation type="unfinished"></translation>
+        <translation>未关联规划：报告仅依据录制数据作出判断。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="161"/>
         <source>Source: {source}. {plan}</source>
-        <translation type="unfinished"></translation>
+        <translation>来源：{source}。{plan}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="164"/>
         <source>N/A</source>
-        <translation type="unfinished"></translation>
+        <translation>不可用</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="171"/>
         <source>GPU</source>
-        <translation type="unfinished">GPU</translation>
+        <translation>GPU</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="171"/>
         <source>Model</source>
-        <translation type="unfinished"></translation>
+        <translation>型号</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="171"/>
         <source>Utilization (median, %)</source>
-        <translation type="unfinished"></translation>
+        <translation>利用率（中位数，%）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="171"/>
         <source>Busy share (%)</source>
-        <translation type="unfinished"></translation>
+        <translation>忙碌占比（%）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="172"/>
         <source>Memory used, peak (GiB)</source>
-        <translation type="unfinished"></translation>
+        <translation>显存使用峰值（GiB）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="172"/>
         <source>Memory total (GiB)</source>
-        <translation type="unfinished"></translation>
+        <translation>显存总量（GiB）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="172"/>
         <source>Power, median (W)</source>
-        <translation type="unfinished"></translation>
+        <translation>功耗，中位数（W）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="173"/>
         <source>Temperature, max (°C)</source>
-        <translation type="unfinished"></translation>
+        <translation>温度，最高（°C）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="173"/>
         <source>SM clock, median (MHz)</source>
-        <translation type="unfinished"></translation>
+        <translation>SM 时钟频率，中位数（MHz）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="174"/>
         <source>unknown</source>
-        <translation type="unfinished">未知</translation>
+        <translation>未知</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="179"/>
         <source>Item</source>
-        <translation type="unfinished"></translation>
+        <translation>项目</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="179"/>
         <source>Expected (plan)</source>
-        <translation type="unfinished"></translation>
+        <translation>预期（规划）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="179"/>
         <source>Measured</source>
-        <translation type="unfinished"></translation>
+        <translation>实测</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="179"/>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="184"/>
         <source>Verdict</source>
-        <translation type="unfinished"></translation>
+        <translation>结论</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="179"/>
         <source>Note</source>
-        <translation type="unfinished"></translation>
+        <translation>备注</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="184"/>
         <source>Check</source>
-        <translation type="unfinished"></translation>
+        <translation>检查项</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="184"/>
         <source>Expected</source>
-        <translation type="unfinished"></translation>
+        <translation>预期</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="184"/>
         <source>Evidence</source>
-        <translation type="unfinished">证据</translation>
+        <translation>证据</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="197"/>
         <source>PDF (*.pdf)</source>
-        <translation type="unfinished"></translation>
+        <translation>PDF (*.pdf)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="197"/>
         <source>HTML (*.html)</source>
-        <translation type="unfinished"></translation>
+        <translation>HTML (*.html)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="197"/>
         <source>Markdown (*.md)</source>
-        <translation type="unfinished"></translation>
+        <translation>Markdown (*.md)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="198"/>
         <source>Export the burn-in report</source>
-        <translation type="unfinished"></translation>
+        <translation>导出拷机测试（burn-in）报告</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="209"/>
         <source>Exporting {name}…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在导出 {name}…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="215"/>
         <source>Saved {name}.</source>
-        <translation type="unfinished"></translation>
+        <translation>已保存 {name}。</translation>
     </message>
 </context>
 <context>
@@ -988,167 +988,167 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/catalog/compare_view.py" line="46"/>
         <source>Remo&amp;ve column</source>
-        <translation type="unfinished"></translation>
+        <translation>移除列(&amp;V)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/compare_view.py" line="47"/>
         <source>Remove the GPU whose column is selected</source>
-        <translation type="unfinished"></translation>
+        <translation>移除所选列对应的 GPU</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/compare_view.py" line="49"/>
         <source>C&amp;lear comparison</source>
-        <translation type="unfinished"></translation>
+        <translation>清除比较(&amp;L)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/compare_view.py" line="141"/>
         <source>N/A</source>
-        <translation type="unfinished">不可用</translation>
+        <translation>不可用</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/compare_view.py" line="148"/>
         <source>Differs between the compared GPUs</source>
-        <translation type="unfinished"></translation>
+        <translation>所比较的 GPU 之间存在差异</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/compare_view.py" line="155"/>
         <source>Select up to {0} GPUs in the table and press Compare (Ctrl+D). Differences are highlighted.</source>
-        <translation type="unfinished"></translation>
+        <translation>在表格中选择最多 {0} 款 GPU，然后按“比较”（Ctrl+D）。差异项会高亮显示。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/compare_view.py" line="159"/>
         <source>{0} of {1} GPUs; {2} specs differ (highlighted).</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}/{1} 款 GPU；{2} 项规格不同（已高亮）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="33"/>
         <source>Compare two plans</source>
-        <translation type="unfinished"></translation>
+        <translation>比较两个规划</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="43"/>
         <source>&lt; &amp;Back to saved plans</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt; 返回已保存的规划(&amp;B)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="58"/>
         <source>Workload kind</source>
-        <translation type="unfinished"></translation>
+        <translation>工作负载类型</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="59"/>
         <source>Model</source>
-        <translation type="unfinished"></translation>
+        <translation>模型</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="60"/>
         <source>Top candidate</source>
-        <translation type="unfinished"></translation>
+        <translation>首选候选方案</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="61"/>
         <source>Interconnect</source>
-        <translation type="unfinished"></translation>
+        <translation>互连</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="62"/>
         <source>Server</source>
-        <translation type="unfinished"></translation>
+        <translation>服务器</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="63"/>
         <source>Memory per GPU</source>
-        <translation type="unfinished"></translation>
+        <translation>每 GPU 显存</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="64"/>
         <source>Safe line</source>
-        <translation type="unfinished">安全线</translation>
+        <translation>安全线</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="65"/>
         <source>Headroom to the safe line</source>
-        <translation type="unfinished"></translation>
+        <translation>距安全线的余量</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="66"/>
         <source>Step time</source>
-        <translation type="unfinished"></translation>
+        <translation>单步时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="67"/>
         <source>Time to result</source>
-        <translation type="unfinished"></translation>
+        <translation>出结果时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="68"/>
         <source>Meets the deadline</source>
-        <translation type="unfinished"></translation>
+        <translation>满足截止时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="68"/>
         <source>yes</source>
-        <translation type="unfinished">是</translation>
+        <translation>是</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="68"/>
         <source>no</source>
-        <translation type="unfinished">否</translation>
+        <translation>否</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="69"/>
         <source>Sustained QPS</source>
-        <translation type="unfinished"></translation>
+        <translation>可持续 QPS</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
         <source>3-year TCO</source>
-        <translation type="unfinished"></translation>
+        <translation>3 年 TCO</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
         <source>price unknown</source>
-        <translation type="unfinished"></translation>
+        <translation>价格未知</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="72"/>
         <source>GPU price used</source>
-        <translation type="unfinished"></translation>
+        <translation>所用 GPU 价格</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="76"/>
         <source>  TCO: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>  TCO：{0}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="77"/>
         <source>Candidates found</source>
-        <translation type="unfinished"></translation>
+        <translation>找到的候选方案</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
         <source>Warnings on the top candidate</source>
-        <translation type="unfinished"></translation>
+        <translation>首选候选方案的警告</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="79"/>
         <source>Updated (UTC)</source>
-        <translation type="unfinished"></translation>
+        <translation>更新时间（UTC）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="83"/>
         <source>Figure</source>
-        <translation type="unfinished"></translation>
+        <translation>指标</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="94"/>
         <source>Updated</source>
-        <translation type="unfinished"></translation>
+        <translation>更新时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="101"/>
         <source>Compare: {0} | {1}</source>
-        <translation type="unfinished"></translation>
+        <translation>比较：{0} | {1}</translation>
     </message>
 </context>
 <context>
@@ -1156,42 +1156,42 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="149"/>
         <source>Time to result (days)</source>
-        <translation type="unfinished"></translation>
+        <translation>出结果时间（天）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="150"/>
         <source>3-year TCO (thousand USD)</source>
-        <translation type="unfinished"></translation>
+        <translation>3 年 TCO（千美元）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="167"/>
         <source>Meets the deadline</source>
-        <translation type="unfinished"></translation>
+        <translation>满足截止时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="168"/>
         <source>Misses the deadline</source>
-        <translation type="unfinished"></translation>
+        <translation>未满足截止时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="169"/>
         <source>No deadline given</source>
-        <translation type="unfinished"></translation>
+        <translation>未设截止时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="184"/>
         <source>Deadline</source>
-        <translation type="unfinished"></translation>
+        <translation>截止时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="193"/>
         <source>Dashed line: the deadline ({0:.1f} days).</source>
-        <translation type="unfinished"></translation>
+        <translation>虚线：截止时间（{0:.1f} 天）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="197"/>
         <source>No candidate has both a time to result and a 3-year TCO (inference plans are sized by QPS, not by time; a missing price leaves the TCO unknown).</source>
-        <translation type="unfinished"></translation>
+        <translation>没有候选方案同时具备出结果时间和 3 年 TCO（推理规划按 QPS 而非时间确定规模；缺少价格时 TCO 未知）。</translation>
     </message>
 </context>
 <context>
@@ -1199,7 +1199,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/error_report.py" line="36"/>
         <source>Something went wrong and the last action stopped: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>出现错误，上一个操作已停止：{0}</translation>
     </message>
 </context>
 <context>
@@ -1207,82 +1207,82 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="40"/>
         <source>Checking the estimator against published measurements…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在用公开发表的实测数据检验估算器…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="54"/>
         <source>Published case</source>
-        <translation type="unfinished"></translation>
+        <translation>公开案例</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="54"/>
         <source>Method</source>
-        <translation type="unfinished">方法</translation>
+        <translation>方法</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="54"/>
         <source>GPUs</source>
-        <translation type="unfinished">GPU</translation>
+        <translation>GPU 数</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="54"/>
         <source>Statistic</source>
-        <translation type="unfinished"></translation>
+        <translation>统计量</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="55"/>
         <source>Measured (GiB)</source>
-        <translation type="unfinished"></translation>
+        <translation>实测（GiB）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="55"/>
         <source>Estimate (GiB)</source>
-        <translation type="unfinished"></translation>
+        <translation>估算（GiB）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="55"/>
         <source>Estimate / measured</source>
-        <translation type="unfinished"></translation>
+        <translation>估算 / 实测</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="55"/>
         <source>Source</source>
-        <translation type="unfinished">来源</translation>
+        <translation>来源</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="64"/>
         <source>Estimator accuracy by published case</source>
-        <translation type="unfinished"></translation>
+        <translation>按公开案例列出的估算器准确度</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="77"/>
         <source>The accuracy check could not run: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>无法运行准确度检查：%1</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="83"/>
         <source>This estimator is within 15 % on %1 of %2 published measurements (median error %3 %).</source>
-        <translation type="unfinished"></translation>
+        <translation>在 %2 个公开实测中，此估算器有 %1 个误差在 15 % 以内（误差中位数 %3 %）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="88"/>
         <source>%1 sources; %2 more cases are listed but not scored (their setup is not fully published or uses pipeline parallelism, which is not modelled).</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 个来源；另有 %2 个案例已列出但未计分（其配置未完整公开，或使用了未建模的流水线并行）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="98"/>
         <source>No published measurement of a %1 job yet: treat the figure as unvalidated.</source>
-        <translation type="unfinished"></translation>
+        <translation>尚无 %1 作业的公开实测数据：请将该数值视为未经验证。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="101"/>
         <source>For %1 jobs: within 15 % on %2 of %3 cases, median error %4 %.</source>
-        <translation type="unfinished"></translation>
+        <translation>对于 %1 作业：%3 个案例中有 %2 个误差在 15 % 以内，误差中位数 %4 %。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="110"/>
         <source>%1 (not scored)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1（未计分）</translation>
     </message>
 </context>
 <context>
@@ -1290,62 +1290,62 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="56"/>
         <source>E&amp;xport sheet</source>
-        <translation type="unfinished"></translation>
+        <translation>导出配置单(&amp;X)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="60"/>
         <source>Markdown (.md)…</source>
-        <translation type="unfinished"></translation>
+        <translation>Markdown (.md)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="61"/>
         <source>PDF (.pdf)…</source>
-        <translation type="unfinished"></translation>
+        <translation>PDF (.pdf)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="62"/>
         <source>JSON (.json)…</source>
-        <translation type="unfinished"></translation>
+        <translation>JSON (.json)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="63"/>
         <source>CSV bill of materials (.csv)…</source>
-        <translation type="unfinished"></translation>
+        <translation>CSV 物料清单 (.csv)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="87"/>
         <source>Markdown (*.md)</source>
-        <translation type="unfinished"></translation>
+        <translation>Markdown (*.md)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="87"/>
         <source>PDF (*.pdf)</source>
-        <translation type="unfinished"></translation>
+        <translation>PDF (*.pdf)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="87"/>
         <source>JSON (*.json)</source>
-        <translation type="unfinished"></translation>
+        <translation>JSON (*.json)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="88"/>
         <source>CSV (*.csv)</source>
-        <translation type="unfinished"></translation>
+        <translation>CSV (*.csv)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="89"/>
         <source>Export configuration sheet</source>
-        <translation type="unfinished"></translation>
+        <translation>导出配置单</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="137"/>
         <source>Configuration sheet written to {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>配置单已写入 {0}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="142"/>
         <source>Export failed: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>导出失败：{0}</translation>
     </message>
 </context>
 <context>
@@ -1416,67 +1416,67 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="78"/>
         <source>Finding</source>
-        <translation type="unfinished"></translation>
+        <translation>发现</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="78"/>
         <source>Scope</source>
-        <translation type="unfinished"></translation>
+        <translation>范围</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="78"/>
         <source>Length</source>
-        <translation type="unfinished"></translation>
+        <translation>时长</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="78"/>
         <source>Severity</source>
-        <translation type="unfinished">严重程度</translation>
+        <translation>严重程度</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="79"/>
         <source>Findings grouped by rule</source>
-        <translation type="unfinished"></translation>
+        <translation>按规则分组的发现</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="86"/>
         <source>Evidence and advice of the selected finding</source>
-        <translation type="unfinished"></translation>
+        <translation>所选发现的证据和建议</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="106"/>
         <source>No findings yet.</source>
-        <translation type="unfinished"></translation>
+        <translation>暂无发现。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="119"/>
         <source>{rule} ({n})</source>
-        <translation type="unfinished"></translation>
+        <translation>{rule}（{n}）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="129"/>
         <source>job</source>
-        <translation type="unfinished"></translation>
+        <translation>作业</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="129"/>
         <source>GPU {gpu}</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU {gpu}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="154"/>
         <source>Rule</source>
-        <translation type="unfinished">规则</translation>
+        <translation>规则</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="154"/>
         <source>Evidence</source>
-        <translation type="unfinished">证据</translation>
+        <translation>证据</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="155"/>
         <source>What to do</source>
-        <translation type="unfinished"></translation>
+        <translation>处理建议</translation>
     </message>
 </context>
 <context>
@@ -1542,102 +1542,102 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="48"/>
         <source>Connect to a GPU fleet (Prometheus)</source>
-        <translation type="unfinished"></translation>
+        <translation>连接到 GPU 集群（Prometheus）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="52"/>
         <source>http://prometheus.example:9090</source>
-        <translation type="unfinished"></translation>
+        <translation>http://prometheus.example:9090</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="54"/>
         <source>None</source>
-        <translation type="unfinished"></translation>
+        <translation>无</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="54"/>
         <source>User and password</source>
-        <translation type="unfinished"></translation>
+        <translation>用户名和密码</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="55"/>
         <source>Bearer token</source>
-        <translation type="unfinished"></translation>
+        <translation>Bearer 令牌</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="62"/>
         <source>system CA store</source>
-        <translation type="unfinished"></translation>
+        <translation>系统 CA 证书库</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="63"/>
         <source>&amp;Browse…</source>
-        <translation type="unfinished">浏览(&amp;B)…</translation>
+        <translation>浏览(&amp;B)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="73"/>
         <source>Server &amp;URL:</source>
-        <translation type="unfinished"></translation>
+        <translation>服务器 URL(&amp;U)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="74"/>
         <source>&amp;Authentication:</source>
-        <translation type="unfinished"></translation>
+        <translation>认证方式(&amp;A)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="75"/>
         <source>U&amp;ser:</source>
-        <translation type="unfinished"></translation>
+        <translation>用户名(&amp;S)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="76"/>
         <source>&amp;Password or token (kept in the system keyring):</source>
-        <translation type="unfinished"></translation>
+        <translation>密码或令牌（保存在系统密钥环中）(&amp;P)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="77"/>
         <source>&amp;CA file:</source>
-        <translation type="unfinished"></translation>
+        <translation>CA 文件(&amp;C)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="80"/>
         <source>&amp;Timeout:</source>
-        <translation type="unfinished"></translation>
+        <translation>超时(&amp;T)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="81"/>
         <source>&amp;Test connection</source>
-        <translation type="unfinished"></translation>
+        <translation>测试连接(&amp;T)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="83"/>
         <source>Only the address above is contacted.</source>
-        <translation type="unfinished"></translation>
+        <translation>只会连接上面填写的地址。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="105"/>
         <source>CA certificate</source>
-        <translation type="unfinished"></translation>
+        <translation>CA 证书</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="105"/>
         <source>PEM files (*.pem *.crt)</source>
-        <translation type="unfinished"></translation>
+        <translation>PEM 文件 (*.pem *.crt)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="118"/>
         <source>Connecting…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在连接…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="124"/>
         <source>Connected: {what}.</source>
-        <translation type="unfinished"></translation>
+        <translation>已连接：{what}。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="129"/>
         <source>Failed: {why}</source>
-        <translation type="unfinished"></translation>
+        <translation>失败：{why}</translation>
     </message>
 </context>
 <context>
@@ -1645,7 +1645,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_grid.py" line="68"/>
         <source>GPU fleet heat map</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU 集群热力图</translation>
     </message>
 </context>
 <context>
@@ -1653,57 +1653,57 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="63"/>
         <source>{label} ({unit})</source>
-        <translation type="unfinished"></translation>
+        <translation>{label}（{unit}）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="66"/>
         <source>By host</source>
-        <translation type="unfinished"></translation>
+        <translation>按主机</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="67"/>
         <source>By job (pod / Slurm)</source>
-        <translation type="unfinished"></translation>
+        <translation>按作业（pod / Slurm）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="68"/>
         <source>&amp;Metric:</source>
-        <translation type="unfinished"></translation>
+        <translation>指标(&amp;M)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="70"/>
         <source>&amp;Group:</source>
-        <translation type="unfinished"></translation>
+        <translation>分组(&amp;G)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="81"/>
         <source>Severity</source>
-        <translation type="unfinished">严重程度</translation>
+        <translation>严重程度</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="81"/>
         <source>GPU</source>
-        <translation type="unfinished">GPU</translation>
+        <translation>GPU</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="81"/>
         <source>UUID</source>
-        <translation type="unfinished"></translation>
+        <translation>UUID</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="81"/>
         <source>Job</source>
-        <translation type="unfinished"></translation>
+        <translation>作业</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="82"/>
         <source>Finding</source>
-        <translation type="unfinished"></translation>
+        <translation>发现</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="138"/>
         <source>{n} GPUs, {hours} h, step {step} s; colour = window mean, {lo} (dark) to {hi} (bright), grey = N/A</source>
-        <translation type="unfinished"></translation>
+        <translation>{n} 块 GPU，{hours} 小时，步长 {step} 秒；颜色 = 窗口均值，{lo}（暗）到 {hi}（亮），灰色 = 不可用</translation>
     </message>
 </context>
 <context>
@@ -2415,7 +2415,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/main_window.py" line="99"/>
         <source>A background task failed: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>后台任务失败：{0}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/main_window.py" line="118"/>
@@ -3824,44 +3824,44 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="86"/>
         <source>{0}: a comma only groups thousands (20,000,000); write decimals with a point, got “{1}”</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：逗号只用于千位分隔（20,000,000）；小数请用小数点，收到的是“{1}”</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="92"/>
         <location filename="../../gpudesk/ui/plan/fields.py" line="214"/>
         <location filename="../../gpudesk/ui/plan/fields.py" line="219"/>
         <source>{0}: a value is required</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：必须填写一个值</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="101"/>
         <source>{0}: must be a number, got “{1}”</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：必须是数字，收到的是“{1}”</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="103"/>
         <source>{0}: must be a finite number, got “{1}”</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：必须是有限数值，收到的是“{1}”</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="105"/>
         <source>{0}: must be a whole number, got {1}</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：必须是整数，收到的是 {1}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="109"/>
         <source>{0}: must be more than {1}, got {2}</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：必须大于 {1}，收到的是 {2}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="111"/>
         <source>{0}: must be at least {1}, got {2}</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：必须至少为 {1}，收到的是 {2}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="114"/>
         <source>{0}: must be at most {1}, got {2}</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：必须至多为 {1}，收到的是 {2}</translation>
     </message>
 </context>
 <context>
@@ -4098,12 +4098,12 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="133"/>
         <source>Optimizer</source>
-        <translation type="unfinished"></translation>
+        <translation>优化器</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="134"/>
         <source>adamw / adamw_torch, adamw_8bit, paged_adamw_8bit (states outside PyTorch&apos;s allocator), adafactor, sgd; or an accounting: adam-16 (ZeRO paper), adam-18 (Megatron/DeepSpeed), adam-20, adamw-bf16, adam-8bit.</source>
-        <translation type="unfinished"></translation>
+        <translation>adamw / adamw_torch、adamw_8bit、paged_adamw_8bit（优化器状态位于 PyTorch 分配器之外）、adafactor、sgd；或按字节核算：adam-16（ZeRO 论文）、adam-18（Megatron/DeepSpeed）、adam-20、adamw-bf16、adam-8bit。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="135"/>
@@ -4182,52 +4182,52 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="146"/>
         <source>Sequence parallel (with tensor parallel)</source>
-        <translation type="unfinished"></translation>
+        <translation>序列并行（配合张量并行）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="147"/>
         <source>Context parallel</source>
-        <translation type="unfinished"></translation>
+        <translation>上下文并行</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="148"/>
         <source>The sequence is split over this many GPUs (ring attention).</source>
-        <translation type="unfinished"></translation>
+        <translation>序列被切分到这么多块 GPU 上（ring attention）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="149"/>
         <source>Cross-entropy loss</source>
-        <translation type="unfinished"></translation>
+        <translation>交叉熵损失</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="150"/>
         <source>standard: full fp32 logits; chunked: torchtune chunked CE; fused: Liger fused linear cross-entropy.</source>
-        <translation type="unfinished"></translation>
+        <translation>standard：完整的 fp32 logits；chunked：torchtune 分块交叉熵；fused：Liger 融合线性交叉熵。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="151"/>
         <source>Optimizer step in backward</source>
-        <translation type="unfinished"></translation>
+        <translation>在反向传播中执行优化器步</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="152"/>
         <source>Each parameter is updated as soon as its gradient is ready: no full gradient buffer.</source>
-        <translation type="unfinished"></translation>
+        <translation>每个参数在其梯度就绪后立即更新：无需完整的梯度缓冲区。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="153"/>
         <source>Offload activations to host</source>
-        <translation type="unfinished"></translation>
+        <translation>将激活值卸载到主机内存</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="154"/>
         <source>torch.compile or fused kernels</source>
-        <translation type="unfinished"></translation>
+        <translation>torch.compile 或融合算子</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="155"/>
         <source>Compiled models save fewer activations than eager PyTorch.</source>
-        <translation type="unfinished"></translation>
+        <translation>编译后的模型比 eager 模式的 PyTorch 保存更少的激活值。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="156"/>
@@ -4342,28 +4342,28 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="185"/>
         <source>Time to first token target</source>
-        <translation type="unfinished"></translation>
+        <translation>首字延迟（TTFT）目标</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="185"/>
         <location filename="../../gpudesk/ui/plan/questions.py" line="187"/>
         <source>ms</source>
-        <translation type="unfinished"></translation>
+        <translation>ms</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="186"/>
         <source>Empty: no latency target. Prefill of one prompt, without queueing.</source>
-        <translation type="unfinished"></translation>
+        <translation>留空：无延迟目标。指单个提示词的预填充时间，不含排队。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="187"/>
         <source>Time per output token target</source>
-        <translation type="unfinished"></translation>
+        <translation>每token输出时间（TPOT）目标</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="188"/>
         <source>Empty: no latency target. The batch per replica is cut until a decode step meets it.</source>
-        <translation type="unfinished"></translation>
+        <translation>留空：无延迟目标。会逐步减小每个副本的批大小，直到一个解码步满足该目标。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="196"/>
@@ -4608,12 +4608,12 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="34"/>
         <source>The configuration sheet is empty; run the plan before exporting.</source>
-        <translation type="unfinished"></translation>
+        <translation>配置单为空；请先运行规划再导出。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="36"/>
         <source>Cannot write {0}: the folder {1} does not exist.</source>
-        <translation type="unfinished"></translation>
+        <translation>无法写入 {0}：文件夹 {1} 不存在。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="39"/>
