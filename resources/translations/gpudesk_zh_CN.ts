@@ -4618,12 +4618,12 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="39"/>
         <source>gpudesk configuration sheet</source>
-        <translation type="unfinished"></translation>
+        <translation>gpudesk 配置单</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="54"/>
         <source>Qt could not write the PDF {0}; check that the folder is writable.</source>
-        <translation type="unfinished"></translation>
+        <translation>Qt 无法写入 PDF {0}；请检查该文件夹是否可写。</translation>
     </message>
 </context>
 <context>
@@ -4845,47 +4845,47 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="46"/>
         <source>GPUs</source>
-        <translation type="unfinished">GPU</translation>
+        <translation>GPU</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="47"/>
         <source>Servers (host share)</source>
-        <translation type="unfinished"></translation>
+        <translation>服务器（主机分摊）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="48"/>
         <source>Network and installation</source>
-        <translation type="unfinished">网络与安装</translation>
+        <translation>网络与安装</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="49"/>
         <source>Residual value</source>
-        <translation type="unfinished">残值</translation>
+        <translation>残值</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="50"/>
         <source>Energy</source>
-        <translation type="unfinished"></translation>
+        <translation>电费</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="51"/>
         <source>Cooling (PUE)</source>
-        <translation type="unfinished"></translation>
+        <translation>制冷（PUE）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="52"/>
         <source>Operations labour</source>
-        <translation type="unfinished">运维人工</translation>
+        <translation>运维人工</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="53"/>
         <source>Support</source>
-        <translation type="unfinished"></translation>
+        <translation>技术支持</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="54"/>
         <source>Opportunity cost</source>
-        <translation type="unfinished"></translation>
+        <translation>机会成本</translation>
     </message>
 </context>
 <context>
@@ -4932,239 +4932,239 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="47"/>
         <source>yes</source>
-        <translation type="unfinished">是</translation>
+        <translation>是</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="49"/>
         <source>no</source>
-        <translation type="unfinished">否</translation>
+        <translation>否</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="93"/>
         <source>Rank</source>
-        <translation type="unfinished"></translation>
+        <translation>排名</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="94"/>
         <source>Configuration</source>
-        <translation type="unfinished"></translation>
+        <translation>配置</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="95"/>
         <source>Interconnect</source>
-        <translation type="unfinished"></translation>
+        <translation>互连</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="96"/>
         <source>Server</source>
-        <translation type="unfinished"></translation>
+        <translation>服务器</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="97"/>
         <source>Memory per GPU</source>
-        <translation type="unfinished"></translation>
+        <translation>每 GPU 显存</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="98"/>
         <source>Safe line</source>
-        <translation type="unfinished">安全线</translation>
+        <translation>安全线</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="99"/>
         <source>Step time</source>
-        <translation type="unfinished"></translation>
+        <translation>单步时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="100"/>
         <source>Time to result</source>
-        <translation type="unfinished"></translation>
+        <translation>出结果时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="101"/>
         <source>Target met</source>
-        <translation type="unfinished"></translation>
+        <translation>达到目标</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="102"/>
         <source>3-year TCO (USD)</source>
-        <translation type="unfinished"></translation>
+        <translation>3 年 TCO（美元）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="103"/>
         <source>Sharding / recompute</source>
-        <translation type="unfinished"></translation>
+        <translation>分片 / 重计算</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="119"/>
         <source>Memory breakdown</source>
-        <translation type="unfinished"></translation>
+        <translation>显存构成</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="120"/>
         <source>TCO breakdown</source>
-        <translation type="unfinished"></translation>
+        <translation>TCO 构成</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="121"/>
         <source>Cost vs time to result</source>
-        <translation type="unfinished"></translation>
+        <translation>成本与出结果时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="124"/>
         <source>Rejected</source>
-        <translation type="unfinished"></translation>
+        <translation>已排除</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="127"/>
         <source>Select a candidate to see its warnings and rationale.</source>
-        <translation type="unfinished"></translation>
+        <translation>选择一个候选方案以查看其警告和依据。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="128"/>
         <source>&amp;Save plan</source>
-        <translation type="unfinished">保存规划(&amp;S)</translation>
+        <translation>保存规划(&amp;S)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="129"/>
         <source>Keep this plan in your saved plans</source>
-        <translation type="unfinished"></translation>
+        <translation>将此规划保存到已保存的规划中</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="131"/>
         <source>&amp;Change answers</source>
-        <translation type="unfinished"></translation>
+        <translation>修改回答(&amp;C)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="132"/>
         <source>Back to the wizard with these answers</source>
-        <translation type="unfinished"></translation>
+        <translation>带着这些回答返回向导</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="135"/>
         <source>Export the selected candidate&apos;s configuration sheet</source>
-        <translation type="unfinished"></translation>
+        <translation>导出所选候选方案的配置单</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="146"/>
         <source>Warnings and rationale of the selected candidate:</source>
-        <translation type="unfinished"></translation>
+        <translation>所选候选方案的警告和依据：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="213"/>
         <source>Rejected ({0})</source>
-        <translation type="unfinished"></translation>
+        <translation>已排除（{0}）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="226"/>
         <source>single GPU</source>
-        <translation type="unfinished"></translation>
+        <translation>单 GPU</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="227"/>
         <source>{0}, recompute {1}</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}，重计算 {1}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="232"/>
         <source>price unknown</source>
-        <translation type="unfinished"></translation>
+        <translation>价格未知</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="243"/>
         <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Job memory on one GPU without sharding: {5}.</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} — 工作负载类型：{1}。模型：{2}（{3} B 参数{4}）。不分片时单块 GPU 上的作业显存：{5}。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="244"/>
         <source>Plan</source>
-        <translation type="unfinished">规划</translation>
+        <translation>规划</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="248"/>
         <source>, shape guessed</source>
-        <translation type="unfinished"></translation>
+        <translation>，模型结构为推测</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="253"/>
         <source>No configuration fits this requirement; see the reasons below.</source>
-        <translation type="unfinished"></translation>
+        <translation>没有配置能满足此需求；原因见下文。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="257"/>
         <source>Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.</source>
-        <translation type="unfinished"></translation>
+        <translation>首选候选方案：{0}，经由 {1}，每 GPU {2}，安全线 {3}，出结果时间 {4}，3 年 TCO {5}。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="268"/>
         <source>Price unknown for {0} (ranked after priced options): select one and enter your quote on the right, or in the Catalog tab.</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} 价格未知（排在有价格的选项之后）：选中它并在右侧或“目录”标签页中输入您的报价。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="274"/>
         <source>{0} × {1} late by {2}</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} × {1} 超出截止时间 {2}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="277"/>
         <source>No candidate meets the deadline. Closest: {0}.</source>
-        <translation type="unfinished"></translation>
+        <translation>没有候选方案能满足截止时间。最接近的：{0}。</translation>
     </message>
     <message numerus="yes">
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="280"/>
         <source>⚠ %n plan warning(s), listed first on the right: </source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>⚠ %n 条规划警告，列在右侧最前面： </numerusform>
         </translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="287"/>
         <source>No configuration was rejected.</source>
-        <translation type="unfinished"></translation>
+        <translation>没有配置被排除。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="288"/>
         <source>Rejected configurations and why (each reason names its rule or datasheet):</source>
-        <translation type="unfinished"></translation>
+        <translation>被排除的配置及原因（每条原因都注明其规则或数据手册）：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="291"/>
         <source>{0} (any count)</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}（任意数量）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="315"/>
         <source>Ranking: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>排序依据：{0}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="318"/>
         <source>Plan warnings:</source>
-        <translation type="unfinished"></translation>
+        <translation>规划警告：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="322"/>
         <source>Sharding: {0}; recomputation: {1}; exposed communication: {2}</source>
-        <translation type="unfinished"></translation>
+        <translation>分片：{0}；重计算：{1}；未被掩盖的通信：{2}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="325"/>
         <source>Sustained QPS: {0:.1f}</source>
-        <translation type="unfinished"></translation>
+        <translation>可持续 QPS：{0:.1f}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="328"/>
         <source>Warnings:</source>
-        <translation type="unfinished"></translation>
+        <translation>警告：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="328"/>
         <source>Warnings: none</source>
-        <translation type="unfinished"></translation>
+        <translation>警告：无</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="331"/>
         <source>Rationale:</source>
-        <translation type="unfinished"></translation>
+        <translation>依据：</translation>
     </message>
 </context>
 <context>
@@ -5249,149 +5249,149 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="65"/>
         <source>Name</source>
-        <translation type="unfinished">名称</translation>
+        <translation>名称</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="66"/>
         <source>Workload</source>
-        <translation type="unfinished"></translation>
+        <translation>工作负载</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="67"/>
         <source>Top candidate</source>
-        <translation type="unfinished"></translation>
+        <translation>首选候选方案</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="68"/>
         <source>Time to result</source>
-        <translation type="unfinished"></translation>
+        <translation>出结果时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="69"/>
         <source>3-year TCO (USD)</source>
-        <translation type="unfinished"></translation>
+        <translation>3 年 TCO（美元）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="70"/>
         <source>Updated (UTC)</source>
-        <translation type="unfinished"></translation>
+        <translation>更新时间（UTC）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="82"/>
         <source>&amp;Open</source>
-        <translation type="unfinished">打开(&amp;O)</translation>
+        <translation>打开(&amp;O)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="82"/>
         <source>Show the saved plan&apos;s results</source>
-        <translation type="unfinished"></translation>
+        <translation>显示已保存规划的结果</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="83"/>
         <source>&amp;Edit…</source>
-        <translation type="unfinished"></translation>
+        <translation>编辑(&amp;E)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="83"/>
         <source>Load its answers into the wizard and re-plan</source>
-        <translation type="unfinished"></translation>
+        <translation>将其回答载入向导并重新规划</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="84"/>
         <source>Du&amp;plicate</source>
-        <translation type="unfinished"></translation>
+        <translation>复制(&amp;P)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="84"/>
         <source>Save a copy under a new name</source>
-        <translation type="unfinished"></translation>
+        <translation>以新名称保存一份副本</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
         <source>&amp;Rename…</source>
-        <translation type="unfinished"></translation>
+        <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
         <source>Give the plan a new name</source>
-        <translation type="unfinished"></translation>
+        <translation>为规划取一个新名称</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
         <source>&amp;Compare two</source>
-        <translation type="unfinished"></translation>
+        <translation>比较两个(&amp;C)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
         <source>Select two plans (Ctrl+click) to see them side by side</source>
-        <translation type="unfinished"></translation>
+        <translation>选择两个规划（按住 Ctrl 单击）以并排查看</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
         <source>&amp;Delete</source>
-        <translation type="unfinished"></translation>
+        <translation>删除(&amp;D)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
         <source>Delete the selected plans (can be undone)</source>
-        <translation type="unfinished"></translation>
+        <translation>删除所选规划（可撤销）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
         <source>&amp;Undo delete</source>
-        <translation type="unfinished"></translation>
+        <translation>撤销删除(&amp;U)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
         <source>Bring back the plan deleted last</source>
-        <translation type="unfinished"></translation>
+        <translation>恢复最近删除的规划</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="90"/>
         <source>Export the selected plan&apos;s configuration sheet</source>
-        <translation type="unfinished"></translation>
+        <translation>导出所选规划的配置单</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="95"/>
         <source>Filter by name</source>
-        <translation type="unfinished"></translation>
+        <translation>按名称筛选</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="124"/>
         <source>The user database is not available; plans cannot be saved.</source>
-        <translation type="unfinished"></translation>
+        <translation>用户数据库不可用；无法保存规划。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="140"/>
         <source>unreadable plan: edit and plan again</source>
-        <translation type="unfinished"></translation>
+        <translation>规划无法读取：请编辑后重新规划</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="157"/>
         <source>No saved plans yet: run the wizard and press “Save plan”.</source>
-        <translation type="unfinished"></translation>
+        <translation>尚无已保存的规划：运行向导后按“保存规划”。</translation>
     </message>
     <message numerus="yes">
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="159"/>
         <source>%n saved plan(s)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n 个已保存的规划</numerusform>
         </translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="218"/>
         <source>Rename plan</source>
-        <translation type="unfinished"></translation>
+        <translation>重命名规划</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="218"/>
         <source>New name:</source>
-        <translation type="unfinished">新名称：</translation>
+        <translation>新名称：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="250"/>
         <source>Deleted {0}. Press Ctrl+Z or “Undo delete” to bring it back (until gpudesk closes).</source>
-        <translation type="unfinished"></translation>
+        <translation>已删除 {0}。按 Ctrl+Z 或“撤销删除”可恢复（在 gpudesk 关闭之前有效）。</translation>
     </message>
 </context>
 <context>
@@ -5399,58 +5399,58 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="37"/>
         <source>your quote, e.g. 17,000</source>
-        <translation type="unfinished"></translation>
+        <translation>您的报价，例如 17,000</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="40"/>
         <source>Your quote per GPU in US dollars. It is kept with your other prices (the Catalog tab&apos;s price field) and used by every plan until you remove it there.</source>
-        <translation type="unfinished"></translation>
+        <translation>您的每 GPU 报价（美元）。它与您的其他价格一起保存（即“目录”标签页中的价格字段），所有规划都会使用它，直到您在那里将其删除。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="42"/>
         <source>Your &amp;price per GPU (USD):</source>
-        <translation type="unfinished"></translation>
+        <translation>您的每 GPU 价格（美元）(&amp;P)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="44"/>
         <source>Use it and &amp;re-plan</source>
-        <translation type="unfinished"></translation>
+        <translation>使用并重新规划(&amp;R)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="45"/>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="111"/>
         <source>Save this price as yours and plan again with it</source>
-        <translation type="unfinished"></translation>
+        <translation>将此价格保存为您的价格，并用它重新规划</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="71"/>
         <source>Select a candidate to see the GPU price it used.</source>
-        <translation type="unfinished"></translation>
+        <translation>选择一个候选方案以查看其所用的 GPU 价格。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="78"/>
         <source>{0}: price unknown — enter your quote in the Catalog tab or here. Its 3-year TCO cannot be computed, so it ranks after the priced options of its tier.</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：价格未知 — 请在“目录”标签页或此处输入您的报价。其 3 年 TCO 无法计算，因此排在同档次有价格的选项之后。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="82"/>
         <source>With a quote below {0} per GPU it would rank higher.</source>
-        <translation type="unfinished"></translation>
+        <translation>如果每 GPU 报价低于 {0}，它的排名会更靠前。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="86"/>
         <source>GPU price: N/A (plan saved by an older gpudesk)</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU 价格：不可用（规划由旧版 gpudesk 保存）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="107"/>
         <source>Unavailable: the user database is not open, so a price cannot be kept.</source>
-        <translation type="unfinished"></translation>
+        <translation>不可用：用户数据库未打开，无法保存价格。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="109"/>
         <source>Type a price above 0 and at most {0} USD.</source>
-        <translation type="unfinished"></translation>
+        <translation>请输入大于 0 且不超过 {0} 美元的价格。</translation>
     </message>
 </context>
 <context>
@@ -5458,107 +5458,107 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="55"/>
         <source>Kind</source>
-        <translation type="unfinished"></translation>
+        <translation>类型</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="55"/>
         <source>Price (USD)</source>
-        <translation type="unfinished"></translation>
+        <translation>价格（美元）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="55"/>
         <source>Date</source>
-        <translation type="unfinished"></translation>
+        <translation>日期</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="56"/>
         <source>Provider / seller</source>
-        <translation type="unfinished"></translation>
+        <translation>供应商 / 卖家</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="56"/>
         <source>Source</source>
-        <translation type="unfinished">来源</translation>
+        <translation>来源</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="79"/>
         <source>List price</source>
-        <translation type="unfinished"></translation>
+        <translation>标价</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="79"/>
         <source>Street price</source>
-        <translation type="unfinished"></translation>
+        <translation>市场价</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="79"/>
         <source>Published quote</source>
-        <translation type="unfinished"></translation>
+        <translation>公开报价</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="80"/>
         <source>Market report</source>
-        <translation type="unfinished"></translation>
+        <translation>市场报告</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="80"/>
         <source>Cloud, on demand</source>
-        <translation type="unfinished"></translation>
+        <translation>云，按需</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="81"/>
         <source>Cloud, committed</source>
-        <translation type="unfinished"></translation>
+        <translation>云，承诺使用</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="81"/>
         <source>Cloud, spot</source>
-        <translation type="unfinished"></translation>
+        <translation>云，竞价（spot）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="82"/>
         <source>Catalog price</source>
-        <translation type="unfinished"></translation>
+        <translation>目录价格</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="88"/>
         <source>${amount} per GPU-hour</source>
-        <translation type="unfinished"></translation>
+        <translation>每 GPU 小时 ${amount}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="90"/>
         <source>${amount} per system</source>
-        <translation type="unfinished"></translation>
+        <translation>每套系统 ${amount}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="92"/>
         <source>${amount} per GPU</source>
-        <translation type="unfinished"></translation>
+        <translation>每 GPU ${amount}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="94"/>
         <source> (range ${low}-${high})</source>
-        <translation type="unfinished"></translation>
+        <translation> （区间 ${low}-${high}）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="102"/>
         <source>Prices of {gpu}</source>
-        <translation type="unfinished"></translation>
+        <translation>{gpu} 的价格</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="121"/>
         <source>No public price or cloud rate found: enter your quote in the Catalog tab.</source>
-        <translation type="unfinished"></translation>
+        <translation>未找到公开价格或云租用价：请在“目录”标签页中输入您的报价。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="123"/>
         <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
-        <translation type="unfinished"></translation>
+        <translation>租用 vs 购买：此 GPU 没有公开的按需云租用价。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="125"/>
         <source>Rent vs buy: {text}.</source>
-        <translation type="unfinished"></translation>
+        <translation>租用 vs 购买：{text}。</translation>
     </message>
 </context>
 <context>
@@ -5984,7 +5984,7 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_segments.py" line="140"/>
         <source>Segments to scale: blue allocated, grey free, orange the largest usable free block, red the failed request</source>
-        <translation type="unfinished"></translation>
+        <translation>按比例绘制的段：蓝色为已分配，灰色为空闲，橙色为最大的可用空闲块，红色为失败的请求</translation>
     </message>
 </context>
 <context>
@@ -5992,27 +5992,27 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_segments.py" line="83"/>
         <source>No segments in this snapshot.</source>
-        <translation type="unfinished"></translation>
+        <translation>此快照中没有段。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_segments.py" line="88"/>
         <source>failed request {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>失败的请求 {0}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_segments.py" line="95"/>
         <source>{0} {1}, {2} free</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} {1}，空闲 {2}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_segments.py" line="111"/>
         <source>… and {0} smaller segments</source>
-        <translation type="unfinished"></translation>
+        <translation>… 以及 {0} 个更小的段</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_segments.py" line="122"/>
         <source>Segment at {0}: {1} ({2} pool, stream {3}); {4} allocated, {5} free in {6} pieces, largest {7}</source>
-        <translation type="unfinished"></translation>
+        <translation>位于 {0} 的段：{1}（{2} 池，流 {3}）；已分配 {4}，空闲 {5}，分为 {6} 块，最大 {7}</translation>
     </message>
 </context>
 <context>
@@ -6020,64 +6020,64 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="60"/>
         <source>Bytes alive</source>
-        <translation type="unfinished"></translation>
+        <translation>存活字节数</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="60"/>
         <source>Allocations</source>
-        <translation type="unfinished"></translation>
+        <translation>分配次数</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="60"/>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="61"/>
         <source>Kind</source>
-        <translation type="unfinished"></translation>
+        <translation>类型</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="60"/>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="61"/>
         <source>Frame</source>
-        <translation type="unfinished"></translation>
+        <translation>栈帧</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="61"/>
         <source>Size</source>
-        <translation type="unfinished"></translation>
+        <translation>大小</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="61"/>
         <source>Created at event</source>
-        <translation type="unfinished"></translation>
+        <translation>创建于事件</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="62"/>
         <source>Top frames</source>
-        <translation type="unfinished"></translation>
+        <translation>占用最多的栈帧</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="63"/>
         <source>Top allocations</source>
-        <translation type="unfinished"></translation>
+        <translation>最大的分配</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="66"/>
         <source>Select a row to see where the allocation was made.</source>
-        <translation type="unfinished"></translation>
+        <translation>选择一行以查看该分配发生的位置。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="77"/>
         <source>before the trace</source>
-        <translation type="unfinished"></translation>
+        <translation>在跟踪开始之前</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="91"/>
         <source>(no stack recorded)</source>
-        <translation type="unfinished"></translation>
+        <translation>（未记录调用栈）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="107"/>
         <source>No stack was recorded for this allocation (it was made before the history started, or with context=None).</source>
-        <translation type="unfinished"></translation>
+        <translation>此分配没有记录调用栈（它发生在历史记录开始之前，或使用了 context=None）。</translation>
     </message>
 </context>
 <context>
@@ -6085,52 +6085,52 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="30"/>
         <source>No snapshot opened.</source>
-        <translation type="unfinished"></translation>
+        <translation>未打开快照。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="37"/>
         <source>trace event (index)</source>
-        <translation type="unfinished"></translation>
+        <translation>跟踪事件（序号）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="38"/>
         <source>memory (GiB)</source>
-        <translation type="unfinished">显存 (GiB)</translation>
+        <translation>显存 (GiB)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="44"/>
         <source>Allocated and reserved memory after each allocator event, in GiB; drag to pan, wheel to zoom</source>
-        <translation type="unfinished"></translation>
+        <translation>每次分配器事件后的已分配和已保留显存，单位 GiB；拖动可平移，滚轮可缩放</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="48"/>
         <source>allocated (GiB)</source>
-        <translation type="unfinished"></translation>
+        <translation>已分配 (GiB)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="50"/>
         <source>reserved (GiB)</source>
-        <translation type="unfinished"></translation>
+        <translation>已保留 (GiB)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="65"/>
         <source>peak</source>
-        <translation type="unfinished"></translation>
+        <translation>峰值</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="67"/>
         <source>OOM</source>
-        <translation type="unfinished">OOM</translation>
+        <translation>OOM</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="69"/>
         <source>This snapshot has no trace events on GPU {0}: allocator history was not recorded.</source>
-        <translation type="unfinished"></translation>
+        <translation>此快照在 GPU {0} 上没有跟踪事件：未记录分配器历史。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="72"/>
         <source>{0} events on GPU {1}; peak allocated {2}, peak reserved {3}.</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU {1} 上有 {0} 个事件；已分配峰值 {2}，已保留峰值 {3}。</translation>
     </message>
 </context>
 <context>
@@ -6138,112 +6138,112 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="55"/>
         <source>&amp;Open snapshot…</source>
-        <translation type="unfinished"></translation>
+        <translation>打开快照(&amp;O)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="56"/>
         <source>A .pickle from torch.cuda.memory._dump_snapshot() or the _snapshot() dict saved as JSON</source>
-        <translation type="unfinished"></translation>
+        <translation>由 torch.cuda.memory._dump_snapshot() 生成的 .pickle，或保存为 JSON 的 _snapshot() 字典</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="60"/>
         <source>&amp;GPU:</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU(&amp;G)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="71"/>
         <source>&amp;Cancel</source>
-        <translation type="unfinished"></translation>
+        <translation>取消(&amp;C)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="77"/>
         <source>Open a memory snapshot to see what it shows.</source>
-        <translation type="unfinished"></translation>
+        <translation>打开一个显存快照以查看其内容。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="84"/>
         <source>The explanation and the ranked causes appear here.</source>
-        <translation type="unfinished"></translation>
+        <translation>解释和按可能性排序的原因显示在这里。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="89"/>
         <source>&amp;Timeline</source>
-        <translation type="unfinished"></translation>
+        <translation>时间线(&amp;T)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="90"/>
         <source>&amp;Segments</source>
-        <translation type="unfinished"></translation>
+        <translation>段(&amp;S)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="91"/>
         <source>Top &amp;allocations</source>
-        <translation type="unfinished"></translation>
+        <translation>最大的分配(&amp;A)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="100"/>
         <source>Open memory snapshot</source>
-        <translation type="unfinished"></translation>
+        <translation>打开显存快照</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="101"/>
         <source>Memory snapshots (*.pickle *.pkl *.json *.gz);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>显存快照 (*.pickle *.pkl *.json *.gz);;所有文件 (*)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="113"/>
         <source>Opening %p%</source>
-        <translation type="unfinished"></translation>
+        <translation>正在打开 %p%</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="117"/>
         <source>Opening {0} …</source>
-        <translation type="unfinished"></translation>
+        <translation>正在打开 {0} …</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="150"/>
         <source>Opening the snapshot was cancelled.</source>
-        <translation type="unfinished"></translation>
+        <translation>已取消打开快照。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="154"/>
         <source>The snapshot could not be opened: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>无法打开快照：{0}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="167"/>
         <source>{0}: {1}, layout {2}, {3} trace events.</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：{1}，格式版本 {2}，{3} 个跟踪事件。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="170"/>
         <source>{0}: layout {1}, {2} trace events.</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：格式版本 {1}，{2} 个跟踪事件。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="175"/>
         <source>GPU {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU {0}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="175"/>
         <source> (OOM)</source>
-        <translation type="unfinished"></translation>
+        <translation> (OOM)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="189"/>
         <source>This snapshot holds no segments and no trace events.</source>
-        <translation type="unfinished"></translation>
+        <translation>此快照中既没有段也没有跟踪事件。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="195"/>
         <source>Causes, most likely first:</source>
-        <translation type="unfinished"></translation>
+        <translation>原因（最可能的在前）：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="200"/>
         <source>Fix: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>修复：{0}</translation>
     </message>
 </context>
 <context>
@@ -6251,27 +6251,27 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/monitor/span_chart.py" line="60"/>
         <source>Timeline of the findings&apos; spans</source>
-        <translation type="unfinished"></translation>
+        <translation>各发现区间的时间线</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/span_chart.py" line="80"/>
         <source>GPU {gpu}</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU {gpu}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/span_chart.py" line="81"/>
         <source>Run</source>
-        <translation type="unfinished"></translation>
+        <translation>运行</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/span_chart.py" line="123"/>
         <source>start</source>
-        <translation type="unfinished"></translation>
+        <translation>开始</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/span_chart.py" line="125"/>
         <source>+{length}</source>
-        <translation type="unfinished"></translation>
+        <translation>+{length}</translation>
     </message>
 </context>
 <context>
@@ -6496,18 +6496,18 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="89"/>
         <source>3-year TCO (thousand USD)</source>
-        <translation type="unfinished"></translation>
+        <translation>3 年 TCO（千美元）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="135"/>
         <source>price unknown — the bar shows the known costs only, without the GPUs</source>
-        <translation type="unfinished"></translation>
+        <translation>价格未知 — 柱形仅显示已知成本，不含 GPU</translation>
     </message>
     <message numerus="yes">
         <location filename="../../gpudesk/ui/plan/charts.py" line="137"/>
         <source>%n candidate(s) without a TCO figure are not drawn.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n 个没有 TCO 数值的候选方案未绘制。</numerusform>
         </translation>
     </message>
 </context>
@@ -6584,17 +6584,17 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="82"/>
         <source>&amp;Save</source>
-        <translation type="unfinished"></translation>
+        <translation>保存(&amp;S)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="83"/>
         <source>&amp;Defaults</source>
-        <translation type="unfinished"></translation>
+        <translation>默认值(&amp;D)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="122"/>
         <source>Saved {n} changed threshold(s) to {file}.</source>
-        <translation type="unfinished"></translation>
+        <translation>已将 {n} 个修改过的阈值保存到 {file}。</translation>
     </message>
 </context>
 <context>
