@@ -922,7 +922,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/oom/results_view.py" line="216"/>
         <source>Effect of sizing fixes</source>
-        <translation>尺寸调整的效果</translation>
+        <translation>调整规模类修复的效果</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/results_view.py" line="219"/>
@@ -3894,7 +3894,7 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/live_preview.py" line="38"/>
         <source>Activations</source>
-        <translation>激活</translation>
+        <translation>激活值</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/live_preview.py" line="39"/>
@@ -4870,7 +4870,7 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="51"/>
         <source>Cooling (PUE)</source>
-        <translation>制冷（PUE）</translation>
+        <translation>散热（PUE）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="52"/>
@@ -5240,7 +5240,7 @@ PCI 总线：{bus}</translation>
         <location filename="../../gpudesk/ui/plan/wizard.py" line="267"/>
         <source>%n more field(s) to fix: </source>
         <translation>
-            <numerusform>还有 %n 个字段需要修正：</numerusform>
+            <numerusform>还有 %n 个字段需要修正： </numerusform>
         </translation>
     </message>
 </context>
@@ -6383,7 +6383,7 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="121"/>
         <source>N/A: no readable sample in the span. </source>
-        <translation>不可用：区间内没有可读样本。</translation>
+        <translation>不可用：区间内没有可读样本。 </translation>
     </message>
 </context>
 <context>
