@@ -116,7 +116,7 @@
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="55"/>
         <source>Memory account bar</source>
-        <translation type="unfinished"></translation>
+        <translation>显存账目条形图</translation>
     </message>
 </context>
 <context>
@@ -124,97 +124,97 @@
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="92"/>
         <source>Allocated (live tensors)</source>
-        <translation type="unfinished">已分配（活动张量）</translation>
+        <translation>已分配（活动张量）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="93"/>
         <source>Cached by the allocator</source>
-        <translation type="unfinished"></translation>
+        <translation>分配器缓存</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="94"/>
         <source>This process outside PyTorch</source>
-        <translation type="unfinished"></translation>
+        <translation>本进程在 PyTorch 之外的占用</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="95"/>
         <source>Outside this process&apos;s allocator</source>
-        <translation type="unfinished"></translation>
+        <translation>本进程分配器之外的占用</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="96"/>
         <source>Other processes</source>
-        <translation type="unfinished">其他进程</translation>
+        <translation>其他进程</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="97"/>
         <source>Unattributed</source>
-        <translation type="unfinished"></translation>
+        <translation>未归属</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="98"/>
         <source>Free</source>
-        <translation type="unfinished">空闲</translation>
+        <translation>空闲</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="102"/>
         <source>measured</source>
-        <translation type="unfinished"></translation>
+        <translation>实测</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="102"/>
         <source>derived</source>
-        <translation type="unfinished"></translation>
+        <translation>推导</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="102"/>
         <source>unknown</source>
-        <translation type="unfinished">未知</translation>
+        <translation>未知</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="121"/>
         <source>engine %1</source>
-        <translation type="unfinished"></translation>
+        <translation>引擎 %1</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="123"/>
         <source>platform %1</source>
-        <translation type="unfinished"></translation>
+        <translation>平台 %1</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="124"/>
         <source>Recognised: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>已识别：%1</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="139"/>
         <source>GPU %1</source>
-        <translation type="unfinished">GPU %1</translation>
+        <translation>GPU %1</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="140"/>
         <source>GPU</source>
-        <translation type="unfinished">GPU</translation>
+        <translation>GPU</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="141"/>
         <source>MPS high-watermark limit</source>
-        <translation type="unfinished"></translation>
+        <translation>MPS 高水位限制</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="141"/>
         <source>total capacity</source>
-        <translation type="unfinished"></translation>
+        <translation>总容量</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="142"/>
         <source>Memory account of %1: %2 %3 (%4)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 的显存账目：%2 %3（%4）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="163"/>
         <source>%1: %2%3, %4 — %5</source>
-        <translation type="unfinished"></translation>
+        <translation>%1：%2%3，%4 — %5</translation>
     </message>
 </context>
 <context>
@@ -222,7 +222,7 @@
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="128"/>
         <source>How accurate is this estimate?</source>
-        <translation type="unfinished"></translation>
+        <translation>这个估算有多准确？</translation>
     </message>
 </context>
 <context>
@@ -230,12 +230,12 @@
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="147"/>
         <source>How accurate is this?</source>
-        <translation type="unfinished"></translation>
+        <translation>准确度如何？</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="150"/>
         <source>Compare this estimator with published measured peak memory</source>
-        <translation type="unfinished"></translation>
+        <translation>将此估算器与公开发表的实测峰值显存进行比较</translation>
     </message>
 </context>
 <context>
@@ -281,173 +281,173 @@
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="119"/>
         <source>Export &amp;PDF…</source>
-        <translation type="unfinished"></translation>
+        <translation>导出 PDF(&amp;P)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="119"/>
         <source>Export &amp;HTML…</source>
-        <translation type="unfinished"></translation>
+        <translation>导出 HTML(&amp;H)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="120"/>
         <source>Export &amp;Markdown…</source>
-        <translation type="unfinished"></translation>
+        <translation>导出 Markdown(&amp;M)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="140"/>
         <source>Per-GPU statistics</source>
-        <translation type="unfinished"></translation>
+        <translation>各 GPU 统计</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="141"/>
         <source>Plan against measurement</source>
-        <translation type="unfinished"></translation>
+        <translation>规划与实测对照</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="142"/>
         <source>Post-delivery checks</source>
-        <translation type="unfinished"></translation>
+        <translation>交付后检查</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="158"/>
         <source>Plan: {plan}, configuration {label}.</source>
-        <translation type="unfinished"></translation>
+        <translation>规划：{plan}，配置 {label}。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="160"/>
         <source>No plan attached: the report judges the recording alone.</source>
-        <translation type="unfinished"></translation>
+        <translation>未关联规划：报告仅依据录制数据作出判断。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="161"/>
         <source>Source: {source}. {plan}</source>
-        <translation type="unfinished"></translation>
+        <translation>来源：{source}。{plan}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="164"/>
         <source>N/A</source>
-        <translation type="unfinished"></translation>
+        <translation>不可用</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="171"/>
         <source>GPU</source>
-        <translation type="unfinished">GPU</translation>
+        <translation>GPU</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="171"/>
         <source>Model</source>
-        <translation type="unfinished"></translation>
+        <translation>型号</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="171"/>
         <source>Utilization (median, %)</source>
-        <translation type="unfinished"></translation>
+        <translation>利用率（中位数，%）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="171"/>
         <source>Busy share (%)</source>
-        <translation type="unfinished"></translation>
+        <translation>忙碌占比（%）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="172"/>
         <source>Memory used, peak (GiB)</source>
-        <translation type="unfinished"></translation>
+        <translation>显存使用峰值（GiB）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="172"/>
         <source>Memory total (GiB)</source>
-        <translation type="unfinished"></translation>
+        <translation>显存总量（GiB）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="172"/>
         <source>Power, median (W)</source>
-        <translation type="unfinished"></translation>
+        <translation>功耗，中位数（W）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="173"/>
         <source>Temperature, max (°C)</source>
-        <translation type="unfinished"></translation>
+        <translation>温度，最高（°C）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="173"/>
         <source>SM clock, median (MHz)</source>
-        <translation type="unfinished"></translation>
+        <translation>SM 时钟频率，中位数（MHz）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="174"/>
         <source>unknown</source>
-        <translation type="unfinished">未知</translation>
+        <translation>未知</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="179"/>
         <source>Item</source>
-        <translation type="unfinished"></translation>
+        <translation>项目</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="179"/>
         <source>Expected (plan)</source>
-        <translation type="unfinished"></translation>
+        <translation>预期（规划）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="179"/>
         <source>Measured</source>
-        <translation type="unfinished"></translation>
+        <translation>实测</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="179"/>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="184"/>
         <source>Verdict</source>
-        <translation type="unfinished"></translation>
+        <translation>结论</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="179"/>
         <source>Note</source>
-        <translation type="unfinished"></translation>
+        <translation>备注</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="184"/>
         <source>Check</source>
-        <translation type="unfinished"></translation>
+        <translation>检查项</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="184"/>
         <source>Expected</source>
-        <translation type="unfinished"></translation>
+        <translation>预期</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="184"/>
         <source>Evidence</source>
-        <translation type="unfinished">证据</translation>
+        <translation>证据</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="197"/>
         <source>PDF (*.pdf)</source>
-        <translation type="unfinished"></translation>
+        <translation>PDF (*.pdf)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="197"/>
         <source>HTML (*.html)</source>
-        <translation type="unfinished"></translation>
+        <translation>HTML (*.html)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="197"/>
         <source>Markdown (*.md)</source>
-        <translation type="unfinished"></translation>
+        <translation>Markdown (*.md)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="198"/>
         <source>Export the burn-in report</source>
-        <translation type="unfinished"></translation>
+        <translation>导出拷机测试（burn-in）报告</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="209"/>
         <source>Exporting {name}…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在导出 {name}…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="215"/>
         <source>Saved {name}.</source>
-        <translation type="unfinished"></translation>
+        <translation>已保存 {name}。</translation>
     </message>
 </context>
 <context>
@@ -978,7 +978,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/oom/results_view.py" line="216"/>
         <source>Effect of sizing fixes</source>
-        <translation>尺寸调整的效果</translation>
+        <translation>调整规模类修复的效果</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/results_view.py" line="219"/>
@@ -1053,167 +1053,167 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/catalog/compare_view.py" line="46"/>
         <source>Remo&amp;ve column</source>
-        <translation type="unfinished"></translation>
+        <translation>移除列(&amp;V)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/compare_view.py" line="47"/>
         <source>Remove the GPU whose column is selected</source>
-        <translation type="unfinished"></translation>
+        <translation>移除所选列对应的 GPU</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/compare_view.py" line="49"/>
         <source>C&amp;lear comparison</source>
-        <translation type="unfinished"></translation>
+        <translation>清除比较(&amp;L)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/compare_view.py" line="141"/>
         <source>N/A</source>
-        <translation type="unfinished">不可用</translation>
+        <translation>不可用</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/compare_view.py" line="148"/>
         <source>Differs between the compared GPUs</source>
-        <translation type="unfinished"></translation>
+        <translation>所比较的 GPU 之间存在差异</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/compare_view.py" line="155"/>
         <source>Select up to {0} GPUs in the table and press Compare (Ctrl+D). Differences are highlighted.</source>
-        <translation type="unfinished"></translation>
+        <translation>在表格中选择最多 {0} 款 GPU，然后按“比较”（Ctrl+D）。差异项会高亮显示。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/compare_view.py" line="159"/>
         <source>{0} of {1} GPUs; {2} specs differ (highlighted).</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}/{1} 款 GPU；{2} 项规格不同（已高亮）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="33"/>
         <source>Compare two plans</source>
-        <translation type="unfinished"></translation>
+        <translation>比较两个规划</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="43"/>
         <source>&lt; &amp;Back to saved plans</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt; 返回已保存的规划(&amp;B)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="58"/>
         <source>Workload kind</source>
-        <translation type="unfinished"></translation>
+        <translation>工作负载类型</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="59"/>
         <source>Model</source>
-        <translation type="unfinished"></translation>
+        <translation>模型</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="60"/>
         <source>Top candidate</source>
-        <translation type="unfinished"></translation>
+        <translation>首选候选方案</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="61"/>
         <source>Interconnect</source>
-        <translation type="unfinished"></translation>
+        <translation>互连</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="62"/>
         <source>Server</source>
-        <translation type="unfinished"></translation>
+        <translation>服务器</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="63"/>
         <source>Memory per GPU</source>
-        <translation type="unfinished"></translation>
+        <translation>每 GPU 显存</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="64"/>
         <source>Safe line</source>
-        <translation type="unfinished">安全线</translation>
+        <translation>安全线</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="65"/>
         <source>Headroom to the safe line</source>
-        <translation type="unfinished"></translation>
+        <translation>距安全线的余量</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="66"/>
         <source>Step time</source>
-        <translation type="unfinished"></translation>
+        <translation>单步时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="67"/>
         <source>Time to result</source>
-        <translation type="unfinished"></translation>
+        <translation>出结果时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="68"/>
         <source>Meets the deadline</source>
-        <translation type="unfinished"></translation>
+        <translation>满足截止时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="68"/>
         <source>yes</source>
-        <translation type="unfinished">是</translation>
+        <translation>是</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="68"/>
         <source>no</source>
-        <translation type="unfinished">否</translation>
+        <translation>否</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="69"/>
         <source>Sustained QPS</source>
-        <translation type="unfinished"></translation>
+        <translation>可持续 QPS</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
         <source>3-year TCO</source>
-        <translation type="unfinished"></translation>
+        <translation>3 年 TCO</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
         <source>price unknown</source>
-        <translation type="unfinished"></translation>
+        <translation>价格未知</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="72"/>
         <source>GPU price used</source>
-        <translation type="unfinished"></translation>
+        <translation>所用 GPU 价格</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="76"/>
         <source>  TCO: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>  TCO：{0}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="77"/>
         <source>Candidates found</source>
-        <translation type="unfinished"></translation>
+        <translation>找到的候选方案</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
         <source>Warnings on the top candidate</source>
-        <translation type="unfinished"></translation>
+        <translation>首选候选方案的警告</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="79"/>
         <source>Updated (UTC)</source>
-        <translation type="unfinished"></translation>
+        <translation>更新时间（UTC）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="83"/>
         <source>Figure</source>
-        <translation type="unfinished"></translation>
+        <translation>指标</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="94"/>
         <source>Updated</source>
-        <translation type="unfinished"></translation>
+        <translation>更新时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="101"/>
         <source>Compare: {0} | {1}</source>
-        <translation type="unfinished"></translation>
+        <translation>比较：{0} | {1}</translation>
     </message>
 </context>
 <context>
@@ -1221,42 +1221,42 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="149"/>
         <source>Time to result (days)</source>
-        <translation type="unfinished"></translation>
+        <translation>出结果时间（天）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="150"/>
         <source>3-year TCO (thousand USD)</source>
-        <translation type="unfinished"></translation>
+        <translation>3 年 TCO（千美元）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="167"/>
         <source>Meets the deadline</source>
-        <translation type="unfinished"></translation>
+        <translation>满足截止时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="168"/>
         <source>Misses the deadline</source>
-        <translation type="unfinished"></translation>
+        <translation>未满足截止时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="169"/>
         <source>No deadline given</source>
-        <translation type="unfinished"></translation>
+        <translation>未设截止时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="184"/>
         <source>Deadline</source>
-        <translation type="unfinished"></translation>
+        <translation>截止时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="193"/>
         <source>Dashed line: the deadline ({0:.1f} days).</source>
-        <translation type="unfinished"></translation>
+        <translation>虚线：截止时间（{0:.1f} 天）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="197"/>
         <source>No candidate has both a time to result and a 3-year TCO (inference plans are sized by QPS, not by time; a missing price leaves the TCO unknown).</source>
-        <translation type="unfinished"></translation>
+        <translation>没有候选方案同时具备出结果时间和 3 年 TCO（推理规划按 QPS 而非时间确定规模；缺少价格时 TCO 未知）。</translation>
     </message>
 </context>
 <context>
@@ -1264,7 +1264,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/error_report.py" line="36"/>
         <source>Something went wrong and the last action stopped: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>出现错误，上一个操作已停止：{0}</translation>
     </message>
 </context>
 <context>
@@ -1272,82 +1272,82 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="40"/>
         <source>Checking the estimator against published measurements…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在用公开发表的实测数据检验估算器…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="54"/>
         <source>Published case</source>
-        <translation type="unfinished"></translation>
+        <translation>公开案例</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="54"/>
         <source>Method</source>
-        <translation type="unfinished">方法</translation>
+        <translation>方法</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="54"/>
         <source>GPUs</source>
-        <translation type="unfinished">GPU</translation>
+        <translation>GPU 数</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="54"/>
         <source>Statistic</source>
-        <translation type="unfinished"></translation>
+        <translation>统计量</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="55"/>
         <source>Measured (GiB)</source>
-        <translation type="unfinished"></translation>
+        <translation>实测（GiB）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="55"/>
         <source>Estimate (GiB)</source>
-        <translation type="unfinished"></translation>
+        <translation>估算（GiB）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="55"/>
         <source>Estimate / measured</source>
-        <translation type="unfinished"></translation>
+        <translation>估算 / 实测</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="55"/>
         <source>Source</source>
-        <translation type="unfinished">来源</translation>
+        <translation>来源</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="64"/>
         <source>Estimator accuracy by published case</source>
-        <translation type="unfinished"></translation>
+        <translation>按公开案例列出的估算器准确度</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="77"/>
         <source>The accuracy check could not run: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>无法运行准确度检查：%1</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="83"/>
         <source>This estimator is within 15 % on %1 of %2 published measurements (median error %3 %).</source>
-        <translation type="unfinished"></translation>
+        <translation>在 %2 个公开实测中，此估算器有 %1 个误差在 15 % 以内（误差中位数 %3 %）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="88"/>
         <source>%1 sources; %2 more cases are listed but not scored (their setup is not fully published or uses pipeline parallelism, which is not modelled).</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 个来源；另有 %2 个案例已列出但未计分（其配置未完整公开，或使用了未建模的流水线并行）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="98"/>
         <source>No published measurement of a %1 job yet: treat the figure as unvalidated.</source>
-        <translation type="unfinished"></translation>
+        <translation>尚无 %1 作业的公开实测数据：请将该数值视为未经验证。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="101"/>
         <source>For %1 jobs: within 15 % on %2 of %3 cases, median error %4 %.</source>
-        <translation type="unfinished"></translation>
+        <translation>对于 %1 作业：%3 个案例中有 %2 个误差在 15 % 以内，误差中位数 %4 %。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="110"/>
         <source>%1 (not scored)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1（未计分）</translation>
     </message>
 </context>
 <context>
@@ -1355,62 +1355,62 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="56"/>
         <source>E&amp;xport sheet</source>
-        <translation type="unfinished"></translation>
+        <translation>导出配置单(&amp;X)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="60"/>
         <source>Markdown (.md)…</source>
-        <translation type="unfinished"></translation>
+        <translation>Markdown (.md)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="61"/>
         <source>PDF (.pdf)…</source>
-        <translation type="unfinished"></translation>
+        <translation>PDF (.pdf)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="62"/>
         <source>JSON (.json)…</source>
-        <translation type="unfinished"></translation>
+        <translation>JSON (.json)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="63"/>
         <source>CSV bill of materials (.csv)…</source>
-        <translation type="unfinished"></translation>
+        <translation>CSV 物料清单 (.csv)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="87"/>
         <source>Markdown (*.md)</source>
-        <translation type="unfinished"></translation>
+        <translation>Markdown (*.md)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="87"/>
         <source>PDF (*.pdf)</source>
-        <translation type="unfinished"></translation>
+        <translation>PDF (*.pdf)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="87"/>
         <source>JSON (*.json)</source>
-        <translation type="unfinished"></translation>
+        <translation>JSON (*.json)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="88"/>
         <source>CSV (*.csv)</source>
-        <translation type="unfinished"></translation>
+        <translation>CSV (*.csv)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="89"/>
         <source>Export configuration sheet</source>
-        <translation type="unfinished"></translation>
+        <translation>导出配置单</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="137"/>
         <source>Configuration sheet written to {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>配置单已写入 {0}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/export_menu.py" line="142"/>
         <source>Export failed: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>导出失败：{0}</translation>
     </message>
 </context>
 <context>
@@ -1481,67 +1481,67 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="78"/>
         <source>Finding</source>
-        <translation type="unfinished"></translation>
+        <translation>发现</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="78"/>
         <source>Scope</source>
-        <translation type="unfinished"></translation>
+        <translation>范围</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="78"/>
         <source>Length</source>
-        <translation type="unfinished"></translation>
+        <translation>时长</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="78"/>
         <source>Severity</source>
-        <translation type="unfinished">严重程度</translation>
+        <translation>严重程度</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="79"/>
         <source>Findings grouped by rule</source>
-        <translation type="unfinished"></translation>
+        <translation>按规则分组的发现</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="86"/>
         <source>Evidence and advice of the selected finding</source>
-        <translation type="unfinished"></translation>
+        <translation>所选发现的证据和建议</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="106"/>
         <source>No findings yet.</source>
-        <translation type="unfinished"></translation>
+        <translation>暂无发现。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="119"/>
         <source>{rule} ({n})</source>
-        <translation type="unfinished"></translation>
+        <translation>{rule}（{n}）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="129"/>
         <source>job</source>
-        <translation type="unfinished"></translation>
+        <translation>作业</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="129"/>
         <source>GPU {gpu}</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU {gpu}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="156"/>
         <source>Rule</source>
-        <translation type="unfinished">规则</translation>
+        <translation>规则</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="156"/>
         <source>Evidence</source>
-        <translation type="unfinished">证据</translation>
+        <translation>证据</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="157"/>
         <source>What to do</source>
-        <translation type="unfinished"></translation>
+        <translation>处理建议</translation>
     </message>
 </context>
 <context>
@@ -1602,102 +1602,102 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="48"/>
         <source>Connect to a GPU fleet (Prometheus)</source>
-        <translation type="unfinished"></translation>
+        <translation>连接到 GPU 集群（Prometheus）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="52"/>
         <source>http://prometheus.example:9090</source>
-        <translation type="unfinished"></translation>
+        <translation>http://prometheus.example:9090</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="54"/>
         <source>None</source>
-        <translation type="unfinished"></translation>
+        <translation>无</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="54"/>
         <source>User and password</source>
-        <translation type="unfinished"></translation>
+        <translation>用户名和密码</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="55"/>
         <source>Bearer token</source>
-        <translation type="unfinished"></translation>
+        <translation>Bearer 令牌</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="62"/>
         <source>system CA store</source>
-        <translation type="unfinished"></translation>
+        <translation>系统 CA 证书库</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="63"/>
         <source>&amp;Browse…</source>
-        <translation type="unfinished">浏览(&amp;B)…</translation>
+        <translation>浏览(&amp;B)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="73"/>
         <source>Server &amp;URL:</source>
-        <translation type="unfinished"></translation>
+        <translation>服务器 URL(&amp;U)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="74"/>
         <source>&amp;Authentication:</source>
-        <translation type="unfinished"></translation>
+        <translation>认证方式(&amp;A)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="75"/>
         <source>U&amp;ser:</source>
-        <translation type="unfinished"></translation>
+        <translation>用户名(&amp;S)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="76"/>
         <source>&amp;Password or token (kept in the system keyring):</source>
-        <translation type="unfinished"></translation>
+        <translation>密码或令牌（保存在系统密钥环中）(&amp;P)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="77"/>
         <source>&amp;CA file:</source>
-        <translation type="unfinished"></translation>
+        <translation>CA 文件(&amp;C)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="80"/>
         <source>&amp;Timeout:</source>
-        <translation type="unfinished"></translation>
+        <translation>超时(&amp;T)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="81"/>
         <source>&amp;Test connection</source>
-        <translation type="unfinished"></translation>
+        <translation>测试连接(&amp;T)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="83"/>
         <source>Only the address above is contacted.</source>
-        <translation type="unfinished"></translation>
+        <translation>只会连接上面填写的地址。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="105"/>
         <source>CA certificate</source>
-        <translation type="unfinished"></translation>
+        <translation>CA 证书</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="105"/>
         <source>PEM files (*.pem *.crt)</source>
-        <translation type="unfinished"></translation>
+        <translation>PEM 文件 (*.pem *.crt)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="118"/>
         <source>Connecting…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在连接…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="124"/>
         <source>Connected: {what}.</source>
-        <translation type="unfinished"></translation>
+        <translation>已连接：{what}。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="129"/>
         <source>Failed: {why}</source>
-        <translation type="unfinished"></translation>
+        <translation>失败：{why}</translation>
     </message>
 </context>
 <context>
@@ -1705,7 +1705,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_grid.py" line="68"/>
         <source>GPU fleet heat map</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU 集群热力图</translation>
     </message>
 </context>
 <context>
@@ -1713,57 +1713,57 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="63"/>
         <source>{label} ({unit})</source>
-        <translation type="unfinished"></translation>
+        <translation>{label}（{unit}）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="66"/>
         <source>By host</source>
-        <translation type="unfinished"></translation>
+        <translation>按主机</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="67"/>
         <source>By job (pod / Slurm)</source>
-        <translation type="unfinished"></translation>
+        <translation>按作业（pod / Slurm）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="68"/>
         <source>&amp;Metric:</source>
-        <translation type="unfinished"></translation>
+        <translation>指标(&amp;M)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="70"/>
         <source>&amp;Group:</source>
-        <translation type="unfinished"></translation>
+        <translation>分组(&amp;G)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="81"/>
         <source>Severity</source>
-        <translation type="unfinished">严重程度</translation>
+        <translation>严重程度</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="81"/>
         <source>GPU</source>
-        <translation type="unfinished">GPU</translation>
+        <translation>GPU</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="81"/>
         <source>UUID</source>
-        <translation type="unfinished"></translation>
+        <translation>UUID</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="81"/>
         <source>Job</source>
-        <translation type="unfinished"></translation>
+        <translation>作业</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="82"/>
         <source>Finding</source>
-        <translation type="unfinished"></translation>
+        <translation>发现</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="138"/>
         <source>{n} GPUs, {hours} h, step {step} s; colour = window mean, {lo} (dark) to {hi} (bright), grey = N/A</source>
-        <translation type="unfinished"></translation>
+        <translation>{n} 块 GPU，{hours} 小时，步长 {step} 秒；颜色 = 窗口均值，{lo}（暗）到 {hi}（亮），灰色 = 不可用</translation>
     </message>
 </context>
 <context>
@@ -2494,7 +2494,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/main_window.py" line="100"/>
         <source>A background task failed: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>后台任务失败：{0}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/main_window.py" line="119"/>
@@ -3918,44 +3918,44 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="86"/>
         <source>{0}: a comma only groups thousands (20,000,000); write decimals with a point, got “{1}”</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：逗号只用于千位分隔（20,000,000）；小数请用小数点，收到的是“{1}”</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="92"/>
         <location filename="../../gpudesk/ui/plan/fields.py" line="214"/>
         <location filename="../../gpudesk/ui/plan/fields.py" line="219"/>
         <source>{0}: a value is required</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：必须填写一个值</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="101"/>
         <source>{0}: must be a number, got “{1}”</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：必须是数字，收到的是“{1}”</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="103"/>
         <source>{0}: must be a finite number, got “{1}”</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：必须是有限数值，收到的是“{1}”</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="105"/>
         <source>{0}: must be a whole number, got {1}</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：必须是整数，收到的是 {1}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="109"/>
         <source>{0}: must be more than {1}, got {2}</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：必须大于 {1}，收到的是 {2}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="111"/>
         <source>{0}: must be at least {1}, got {2}</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：必须至少为 {1}，收到的是 {2}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="114"/>
         <source>{0}: must be at most {1}, got {2}</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：必须至多为 {1}，收到的是 {2}</translation>
     </message>
 </context>
 <context>
@@ -3988,7 +3988,7 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/live_preview.py" line="38"/>
         <source>Activations</source>
-        <translation>激活</translation>
+        <translation>激活值</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/live_preview.py" line="39"/>
@@ -4192,12 +4192,12 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="133"/>
         <source>Optimizer</source>
-        <translation type="unfinished"></translation>
+        <translation>优化器</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="134"/>
         <source>adamw / adamw_torch, adamw_8bit, paged_adamw_8bit (states outside PyTorch&apos;s allocator), adafactor, sgd; or an accounting: adam-16 (ZeRO paper), adam-18 (Megatron/DeepSpeed), adam-20, adamw-bf16, adam-8bit.</source>
-        <translation type="unfinished"></translation>
+        <translation>adamw / adamw_torch、adamw_8bit、paged_adamw_8bit（优化器状态位于 PyTorch 分配器之外）、adafactor、sgd；或按字节核算：adam-16（ZeRO 论文）、adam-18（Megatron/DeepSpeed）、adam-20、adamw-bf16、adam-8bit。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="135"/>
@@ -4276,52 +4276,52 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="146"/>
         <source>Sequence parallel (with tensor parallel)</source>
-        <translation type="unfinished"></translation>
+        <translation>序列并行（配合张量并行）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="147"/>
         <source>Context parallel</source>
-        <translation type="unfinished"></translation>
+        <translation>上下文并行</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="148"/>
         <source>The sequence is split over this many GPUs (ring attention).</source>
-        <translation type="unfinished"></translation>
+        <translation>序列被切分到这么多块 GPU 上（ring attention）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="149"/>
         <source>Cross-entropy loss</source>
-        <translation type="unfinished"></translation>
+        <translation>交叉熵损失</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="150"/>
         <source>standard: full fp32 logits; chunked: torchtune chunked CE; fused: Liger fused linear cross-entropy.</source>
-        <translation type="unfinished"></translation>
+        <translation>standard：完整的 fp32 logits；chunked：torchtune 分块交叉熵；fused：Liger 融合线性交叉熵。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="151"/>
         <source>Optimizer step in backward</source>
-        <translation type="unfinished"></translation>
+        <translation>在反向传播中执行优化器步</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="152"/>
         <source>Each parameter is updated as soon as its gradient is ready: no full gradient buffer.</source>
-        <translation type="unfinished"></translation>
+        <translation>每个参数在其梯度就绪后立即更新：无需完整的梯度缓冲区。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="153"/>
         <source>Offload activations to host</source>
-        <translation type="unfinished"></translation>
+        <translation>将激活值卸载到主机内存</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="154"/>
         <source>torch.compile or fused kernels</source>
-        <translation type="unfinished"></translation>
+        <translation>torch.compile 或融合算子</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="155"/>
         <source>Compiled models save fewer activations than eager PyTorch.</source>
-        <translation type="unfinished"></translation>
+        <translation>编译后的模型比 eager 模式的 PyTorch 保存更少的激活值。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="156"/>
@@ -4436,28 +4436,28 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="185"/>
         <source>Time to first token target</source>
-        <translation type="unfinished"></translation>
+        <translation>首字延迟（TTFT）目标</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="185"/>
         <location filename="../../gpudesk/ui/plan/questions.py" line="187"/>
         <source>ms</source>
-        <translation type="unfinished"></translation>
+        <translation>ms</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="186"/>
         <source>Empty: no latency target. Prefill of one prompt, without queueing.</source>
-        <translation type="unfinished"></translation>
+        <translation>留空：无延迟目标。指单个提示词的预填充时间，不含排队。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="187"/>
         <source>Time per output token target</source>
-        <translation type="unfinished"></translation>
+        <translation>每token输出时间（TPOT）目标</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="188"/>
         <source>Empty: no latency target. The batch per replica is cut until a decode step meets it.</source>
-        <translation type="unfinished"></translation>
+        <translation>留空：无延迟目标。会逐步减小每个副本的批大小，直到一个解码步满足该目标。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="196"/>
@@ -4702,22 +4702,22 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="36"/>
         <source>The configuration sheet is empty; run the plan before exporting.</source>
-        <translation type="unfinished"></translation>
+        <translation>配置单为空；请先运行规划再导出。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="38"/>
         <source>Cannot write {0}: the folder {1} does not exist.</source>
-        <translation type="unfinished"></translation>
+        <translation>无法写入 {0}：文件夹 {1} 不存在。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="44"/>
         <source>gpudesk configuration sheet</source>
-        <translation type="unfinished"></translation>
+        <translation>gpudesk 配置单</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="61"/>
         <source>Qt could not write the PDF {0}; check that the folder is writable.</source>
-        <translation type="unfinished"></translation>
+        <translation>Qt 无法写入 PDF {0}；请检查该文件夹是否可写。</translation>
     </message>
 </context>
 <context>
@@ -4939,47 +4939,47 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="46"/>
         <source>GPUs</source>
-        <translation type="unfinished">GPU</translation>
+        <translation>GPU</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="47"/>
         <source>Servers (host share)</source>
-        <translation type="unfinished"></translation>
+        <translation>服务器（主机分摊）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="48"/>
         <source>Network and installation</source>
-        <translation type="unfinished">网络与安装</translation>
+        <translation>网络与安装</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="49"/>
         <source>Residual value</source>
-        <translation type="unfinished">残值</translation>
+        <translation>残值</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="50"/>
         <source>Energy</source>
-        <translation type="unfinished"></translation>
+        <translation>电费</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="51"/>
         <source>Cooling (PUE)</source>
-        <translation type="unfinished"></translation>
+        <translation>散热（PUE）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="52"/>
         <source>Operations labour</source>
-        <translation type="unfinished">运维人工</translation>
+        <translation>运维人工</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="53"/>
         <source>Support</source>
-        <translation type="unfinished"></translation>
+        <translation>技术支持</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="54"/>
         <source>Opportunity cost</source>
-        <translation type="unfinished"></translation>
+        <translation>机会成本</translation>
     </message>
 </context>
 <context>
@@ -5026,87 +5026,87 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="50"/>
         <source>yes</source>
-        <translation type="unfinished">是</translation>
+        <translation>是</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="52"/>
         <source>no</source>
-        <translation type="unfinished">否</translation>
+        <translation>否</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="96"/>
         <source>Rank</source>
-        <translation type="unfinished"></translation>
+        <translation>排名</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="97"/>
         <source>Configuration</source>
-        <translation type="unfinished"></translation>
+        <translation>配置</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="98"/>
         <source>Interconnect</source>
-        <translation type="unfinished"></translation>
+        <translation>互连</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="99"/>
         <source>Server</source>
-        <translation type="unfinished"></translation>
+        <translation>服务器</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="100"/>
         <source>Memory per GPU</source>
-        <translation type="unfinished"></translation>
+        <translation>每 GPU 显存</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="101"/>
         <source>Safe line</source>
-        <translation type="unfinished">安全线</translation>
+        <translation>安全线</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="102"/>
         <source>Step time</source>
-        <translation type="unfinished"></translation>
+        <translation>单步时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="103"/>
         <source>Time to result</source>
-        <translation type="unfinished"></translation>
+        <translation>出结果时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="104"/>
         <source>Target met</source>
-        <translation type="unfinished"></translation>
+        <translation>达到目标</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="105"/>
         <source>3-year TCO (USD)</source>
-        <translation type="unfinished"></translation>
+        <translation>3 年 TCO（美元）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="106"/>
         <source>Sharding / recompute</source>
-        <translation type="unfinished"></translation>
+        <translation>分片 / 重计算</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="122"/>
         <source>Memory breakdown</source>
-        <translation type="unfinished"></translation>
+        <translation>显存构成</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="123"/>
         <source>TCO breakdown</source>
-        <translation type="unfinished"></translation>
+        <translation>TCO 构成</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="124"/>
         <source>Cost vs time to result</source>
-        <translation type="unfinished"></translation>
+        <translation>成本与出结果时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="127"/>
         <source>Rejected</source>
-        <translation type="unfinished"></translation>
+        <translation>已排除</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="129"/>
@@ -5121,72 +5121,72 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="134"/>
         <source>Select a candidate to see its warnings and rationale.</source>
-        <translation type="unfinished"></translation>
+        <translation>选择一个候选方案以查看其警告和依据。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="135"/>
         <source>&amp;Save plan</source>
-        <translation type="unfinished">保存规划(&amp;S)</translation>
+        <translation>保存规划(&amp;S)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="136"/>
         <source>Keep this plan in your saved plans</source>
-        <translation type="unfinished"></translation>
+        <translation>将此规划保存到已保存的规划中</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="138"/>
         <source>&amp;Change answers</source>
-        <translation type="unfinished"></translation>
+        <translation>修改回答(&amp;C)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="139"/>
         <source>Back to the wizard with these answers</source>
-        <translation type="unfinished"></translation>
+        <translation>带着这些回答返回向导</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="142"/>
         <source>Export the selected candidate&apos;s configuration sheet</source>
-        <translation type="unfinished"></translation>
+        <translation>导出所选候选方案的配置单</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="158"/>
         <source>Warnings and rationale of the selected candidate:</source>
-        <translation type="unfinished"></translation>
+        <translation>所选候选方案的警告和依据：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="228"/>
         <source>Rejected ({0})</source>
-        <translation type="unfinished"></translation>
+        <translation>已排除（{0}）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="243"/>
         <source>single GPU</source>
-        <translation type="unfinished"></translation>
+        <translation>单 GPU</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="244"/>
         <source>{0}, recompute {1}</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}，重计算 {1}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="249"/>
         <source>price unknown</source>
-        <translation type="unfinished"></translation>
+        <translation>价格未知</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="260"/>
         <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Job memory on one GPU without sharding: {5}.</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} — 工作负载类型：{1}。模型：{2}（{3} B 参数{4}）。不分片时单块 GPU 上的作业显存：{5}。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="261"/>
         <source>Plan</source>
-        <translation type="unfinished">规划</translation>
+        <translation>规划</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="265"/>
         <source>, shape guessed</source>
-        <translation type="unfinished"></translation>
+        <translation>，模型结构为推测</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="272"/>
@@ -5196,54 +5196,54 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="275"/>
         <source>No configuration fits this requirement; see the reasons below.</source>
-        <translation type="unfinished"></translation>
+        <translation>没有配置能满足此需求；原因见下文。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="281"/>
         <source>Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.</source>
-        <translation type="unfinished"></translation>
+        <translation>首选候选方案：{0}，经由 {1}，每 GPU {2}，安全线 {3}，出结果时间 {4}，3 年 TCO {5}。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="292"/>
         <source>Price unknown for {0} (ranked after priced options): select one and enter your quote on the right, or in the Catalog tab.</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} 价格未知（排在有价格的选项之后）：选中它并在右侧或“目录”标签页中输入您的报价。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="298"/>
         <source>{0} × {1} late by {2}</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} × {1} 超出截止时间 {2}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="301"/>
         <source>No candidate meets the deadline. Closest: {0}.</source>
-        <translation type="unfinished"></translation>
+        <translation>没有候选方案能满足截止时间。最接近的：{0}。</translation>
     </message>
     <message numerus="yes">
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="303"/>
         <source>⚠ %n plan warning(s), listed first on the right: </source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>⚠ %n 条规划警告，列在右侧最前面： </numerusform>
         </translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="311"/>
         <source>No configuration was rejected.</source>
-        <translation type="unfinished"></translation>
+        <translation>没有配置被排除。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="312"/>
         <source>Rejected configurations and why (each reason names its rule or datasheet):</source>
-        <translation type="unfinished"></translation>
+        <translation>被排除的配置及原因（每条原因都注明其规则或数据手册）：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="315"/>
         <source>{0} (any count)</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}（任意数量）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="324"/>
         <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
-        <translation type="unfinished"></translation>
+        <translation type="unfinished">租用 vs 购买：此 GPU 没有公开的按需云租用价。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="325"/>
@@ -5253,37 +5253,37 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="347"/>
         <source>Ranking: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>排序依据：{0}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="350"/>
         <source>Plan warnings:</source>
-        <translation type="unfinished"></translation>
+        <translation>规划警告：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="354"/>
         <source>Sharding: {0}; recomputation: {1}; exposed communication: {2}</source>
-        <translation type="unfinished"></translation>
+        <translation>分片：{0}；重计算：{1}；未被掩盖的通信：{2}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="357"/>
         <source>Sustained QPS: {0:.1f}</source>
-        <translation type="unfinished"></translation>
+        <translation>可持续 QPS：{0:.1f}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="360"/>
         <source>Warnings:</source>
-        <translation type="unfinished"></translation>
+        <translation>警告：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="360"/>
         <source>Warnings: none</source>
-        <translation type="unfinished"></translation>
+        <translation>警告：无</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="363"/>
         <source>Rationale:</source>
-        <translation type="unfinished"></translation>
+        <translation>依据：</translation>
     </message>
 </context>
 <context>
@@ -5359,7 +5359,7 @@ PCI 总线：{bus}</translation>
         <location filename="../../gpudesk/ui/plan/wizard.py" line="267"/>
         <source>%n more field(s) to fix: </source>
         <translation>
-            <numerusform>还有 %n 个字段需要修正：</numerusform>
+            <numerusform>还有 %n 个字段需要修正： </numerusform>
         </translation>
     </message>
 </context>
@@ -5368,149 +5368,149 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="65"/>
         <source>Name</source>
-        <translation type="unfinished">名称</translation>
+        <translation>名称</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="66"/>
         <source>Workload</source>
-        <translation type="unfinished"></translation>
+        <translation>工作负载</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="67"/>
         <source>Top candidate</source>
-        <translation type="unfinished"></translation>
+        <translation>首选候选方案</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="68"/>
         <source>Time to result</source>
-        <translation type="unfinished"></translation>
+        <translation>出结果时间</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="69"/>
         <source>3-year TCO (USD)</source>
-        <translation type="unfinished"></translation>
+        <translation>3 年 TCO（美元）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="70"/>
         <source>Updated (UTC)</source>
-        <translation type="unfinished"></translation>
+        <translation>更新时间（UTC）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="82"/>
         <source>&amp;Open</source>
-        <translation type="unfinished">打开(&amp;O)</translation>
+        <translation>打开(&amp;O)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="82"/>
         <source>Show the saved plan&apos;s results</source>
-        <translation type="unfinished"></translation>
+        <translation>显示已保存规划的结果</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="83"/>
         <source>&amp;Edit…</source>
-        <translation type="unfinished"></translation>
+        <translation>编辑(&amp;E)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="83"/>
         <source>Load its answers into the wizard and re-plan</source>
-        <translation type="unfinished"></translation>
+        <translation>将其回答载入向导并重新规划</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="84"/>
         <source>Du&amp;plicate</source>
-        <translation type="unfinished"></translation>
+        <translation>复制(&amp;P)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="84"/>
         <source>Save a copy under a new name</source>
-        <translation type="unfinished"></translation>
+        <translation>以新名称保存一份副本</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
         <source>&amp;Rename…</source>
-        <translation type="unfinished"></translation>
+        <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
         <source>Give the plan a new name</source>
-        <translation type="unfinished"></translation>
+        <translation>为规划取一个新名称</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
         <source>&amp;Compare two</source>
-        <translation type="unfinished"></translation>
+        <translation>比较两个(&amp;C)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
         <source>Select two plans (Ctrl+click) to see them side by side</source>
-        <translation type="unfinished"></translation>
+        <translation>选择两个规划（按住 Ctrl 单击）以并排查看</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
         <source>&amp;Delete</source>
-        <translation type="unfinished"></translation>
+        <translation>删除(&amp;D)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
         <source>Delete the selected plans (can be undone)</source>
-        <translation type="unfinished"></translation>
+        <translation>删除所选规划（可撤销）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
         <source>&amp;Undo delete</source>
-        <translation type="unfinished"></translation>
+        <translation>撤销删除(&amp;U)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
         <source>Bring back the plan deleted last</source>
-        <translation type="unfinished"></translation>
+        <translation>恢复最近删除的规划</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="90"/>
         <source>Export the selected plan&apos;s configuration sheet</source>
-        <translation type="unfinished"></translation>
+        <translation>导出所选规划的配置单</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="95"/>
         <source>Filter by name</source>
-        <translation type="unfinished"></translation>
+        <translation>按名称筛选</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="124"/>
         <source>The user database is not available; plans cannot be saved.</source>
-        <translation type="unfinished"></translation>
+        <translation>用户数据库不可用；无法保存规划。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="140"/>
         <source>unreadable plan: edit and plan again</source>
-        <translation type="unfinished"></translation>
+        <translation>规划无法读取：请编辑后重新规划</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="157"/>
         <source>No saved plans yet: run the wizard and press “Save plan”.</source>
-        <translation type="unfinished"></translation>
+        <translation>尚无已保存的规划：运行向导后按“保存规划”。</translation>
     </message>
     <message numerus="yes">
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="159"/>
         <source>%n saved plan(s)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n 个已保存的规划</numerusform>
         </translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="218"/>
         <source>Rename plan</source>
-        <translation type="unfinished"></translation>
+        <translation>重命名规划</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="218"/>
         <source>New name:</source>
-        <translation type="unfinished">新名称：</translation>
+        <translation>新名称：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="250"/>
         <source>Deleted {0}. Press Ctrl+Z or “Undo delete” to bring it back (until gpudesk closes).</source>
-        <translation type="unfinished"></translation>
+        <translation>已删除 {0}。按 Ctrl+Z 或“撤销删除”可恢复（在 gpudesk 关闭之前有效）。</translation>
     </message>
 </context>
 <context>
@@ -5518,58 +5518,58 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="37"/>
         <source>your quote, e.g. 17,000</source>
-        <translation type="unfinished"></translation>
+        <translation>您的报价，例如 17,000</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="40"/>
         <source>Your quote per GPU in US dollars. It is kept with your other prices (the Catalog tab&apos;s price field) and used by every plan until you remove it there.</source>
-        <translation type="unfinished"></translation>
+        <translation>您的每 GPU 报价（美元）。它与您的其他价格一起保存（即“目录”标签页中的价格字段），所有规划都会使用它，直到您在那里将其删除。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="42"/>
         <source>Your &amp;price per GPU (USD):</source>
-        <translation type="unfinished"></translation>
+        <translation>您的每 GPU 价格（美元）(&amp;P)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="44"/>
         <source>Use it and &amp;re-plan</source>
-        <translation type="unfinished"></translation>
+        <translation>使用并重新规划(&amp;R)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="45"/>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="111"/>
         <source>Save this price as yours and plan again with it</source>
-        <translation type="unfinished"></translation>
+        <translation>将此价格保存为您的价格，并用它重新规划</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="71"/>
         <source>Select a candidate to see the GPU price it used.</source>
-        <translation type="unfinished"></translation>
+        <translation>选择一个候选方案以查看其所用的 GPU 价格。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="78"/>
         <source>{0}: price unknown — enter your quote in the Catalog tab or here. Its 3-year TCO cannot be computed, so it ranks after the priced options of its tier.</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：价格未知 — 请在“目录”标签页或此处输入您的报价。其 3 年 TCO 无法计算，因此排在同档次有价格的选项之后。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="82"/>
         <source>With a quote below {0} per GPU it would rank higher.</source>
-        <translation type="unfinished"></translation>
+        <translation>如果每 GPU 报价低于 {0}，它的排名会更靠前。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="86"/>
         <source>GPU price: N/A (plan saved by an older gpudesk)</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU 价格：不可用（规划由旧版 gpudesk 保存）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="107"/>
         <source>Unavailable: the user database is not open, so a price cannot be kept.</source>
-        <translation type="unfinished"></translation>
+        <translation>不可用：用户数据库未打开，无法保存价格。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/price_editor.py" line="109"/>
         <source>Type a price above 0 and at most {0} USD.</source>
-        <translation type="unfinished"></translation>
+        <translation>请输入大于 0 且不超过 {0} 美元的价格。</translation>
     </message>
 </context>
 <context>
@@ -5577,107 +5577,107 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="55"/>
         <source>Kind</source>
-        <translation type="unfinished"></translation>
+        <translation>类型</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="55"/>
         <source>Price (USD)</source>
-        <translation type="unfinished"></translation>
+        <translation>价格（美元）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="55"/>
         <source>Date</source>
-        <translation type="unfinished"></translation>
+        <translation>日期</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="56"/>
         <source>Provider / seller</source>
-        <translation type="unfinished"></translation>
+        <translation>供应商 / 卖家</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="56"/>
         <source>Source</source>
-        <translation type="unfinished">来源</translation>
+        <translation>来源</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="79"/>
         <source>List price</source>
-        <translation type="unfinished"></translation>
+        <translation>标价</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="79"/>
         <source>Street price</source>
-        <translation type="unfinished"></translation>
+        <translation>市场价</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="79"/>
         <source>Published quote</source>
-        <translation type="unfinished"></translation>
+        <translation>公开报价</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="80"/>
         <source>Market report</source>
-        <translation type="unfinished"></translation>
+        <translation>市场报告</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="80"/>
         <source>Cloud, on demand</source>
-        <translation type="unfinished"></translation>
+        <translation>云，按需</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="81"/>
         <source>Cloud, committed</source>
-        <translation type="unfinished"></translation>
+        <translation>云，承诺使用</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="81"/>
         <source>Cloud, spot</source>
-        <translation type="unfinished"></translation>
+        <translation>云，竞价（spot）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="82"/>
         <source>Catalog price</source>
-        <translation type="unfinished"></translation>
+        <translation>目录价格</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="88"/>
         <source>${amount} per GPU-hour</source>
-        <translation type="unfinished"></translation>
+        <translation>每 GPU 小时 ${amount}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="90"/>
         <source>${amount} per system</source>
-        <translation type="unfinished"></translation>
+        <translation>每套系统 ${amount}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="92"/>
         <source>${amount} per GPU</source>
-        <translation type="unfinished"></translation>
+        <translation>每 GPU ${amount}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="94"/>
         <source> (range ${low}-${high})</source>
-        <translation type="unfinished"></translation>
+        <translation> （区间 ${low}-${high}）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="102"/>
         <source>Prices of {gpu}</source>
-        <translation type="unfinished"></translation>
+        <translation>{gpu} 的价格</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="121"/>
         <source>No public price or cloud rate found: enter your quote in the Catalog tab.</source>
-        <translation type="unfinished"></translation>
+        <translation>未找到公开价格或云租用价：请在“目录”标签页中输入您的报价。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="123"/>
         <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
-        <translation type="unfinished"></translation>
+        <translation>租用 vs 购买：此 GPU 没有公开的按需云租用价。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="125"/>
         <source>Rent vs buy: {text}.</source>
-        <translation type="unfinished"></translation>
+        <translation>租用 vs 购买：{text}。</translation>
     </message>
 </context>
 <context>
@@ -6103,7 +6103,7 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_segments.py" line="140"/>
         <source>Segments to scale: blue allocated, grey free, orange the largest usable free block, red the failed request</source>
-        <translation type="unfinished"></translation>
+        <translation>按比例绘制的段：蓝色为已分配，灰色为空闲，橙色为最大的可用空闲块，红色为失败的请求</translation>
     </message>
 </context>
 <context>
@@ -6111,27 +6111,27 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_segments.py" line="83"/>
         <source>No segments in this snapshot.</source>
-        <translation type="unfinished"></translation>
+        <translation>此快照中没有段。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_segments.py" line="88"/>
         <source>failed request {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>失败的请求 {0}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_segments.py" line="95"/>
         <source>{0} {1}, {2} free</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} {1}，空闲 {2}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_segments.py" line="111"/>
         <source>… and {0} smaller segments</source>
-        <translation type="unfinished"></translation>
+        <translation>… 以及 {0} 个更小的段</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_segments.py" line="122"/>
         <source>Segment at {0}: {1} ({2} pool, stream {3}); {4} allocated, {5} free in {6} pieces, largest {7}</source>
-        <translation type="unfinished"></translation>
+        <translation>位于 {0} 的段：{1}（{2} 池，流 {3}）；已分配 {4}，空闲 {5}，分为 {6} 块，最大 {7}</translation>
     </message>
 </context>
 <context>
@@ -6139,64 +6139,64 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="60"/>
         <source>Bytes alive</source>
-        <translation type="unfinished"></translation>
+        <translation>存活字节数</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="60"/>
         <source>Allocations</source>
-        <translation type="unfinished"></translation>
+        <translation>分配次数</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="60"/>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="61"/>
         <source>Kind</source>
-        <translation type="unfinished"></translation>
+        <translation>类型</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="60"/>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="61"/>
         <source>Frame</source>
-        <translation type="unfinished"></translation>
+        <translation>栈帧</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="61"/>
         <source>Size</source>
-        <translation type="unfinished"></translation>
+        <translation>大小</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="61"/>
         <source>Created at event</source>
-        <translation type="unfinished"></translation>
+        <translation>创建于事件</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="62"/>
         <source>Top frames</source>
-        <translation type="unfinished"></translation>
+        <translation>占用最多的栈帧</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="63"/>
         <source>Top allocations</source>
-        <translation type="unfinished"></translation>
+        <translation>最大的分配</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="66"/>
         <source>Select a row to see where the allocation was made.</source>
-        <translation type="unfinished"></translation>
+        <translation>选择一行以查看该分配发生的位置。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="77"/>
         <source>before the trace</source>
-        <translation type="unfinished"></translation>
+        <translation>在跟踪开始之前</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="91"/>
         <source>(no stack recorded)</source>
-        <translation type="unfinished"></translation>
+        <translation>（未记录调用栈）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="107"/>
         <source>No stack was recorded for this allocation (it was made before the history started, or with context=None).</source>
-        <translation type="unfinished"></translation>
+        <translation>此分配没有记录调用栈（它发生在历史记录开始之前，或使用了 context=None）。</translation>
     </message>
 </context>
 <context>
@@ -6204,52 +6204,52 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="30"/>
         <source>No snapshot opened.</source>
-        <translation type="unfinished"></translation>
+        <translation>未打开快照。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="37"/>
         <source>trace event (index)</source>
-        <translation type="unfinished"></translation>
+        <translation>跟踪事件（序号）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="38"/>
         <source>memory (GiB)</source>
-        <translation type="unfinished">显存 (GiB)</translation>
+        <translation>显存 (GiB)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="44"/>
         <source>Allocated and reserved memory after each allocator event, in GiB; drag to pan, wheel to zoom</source>
-        <translation type="unfinished"></translation>
+        <translation>每次分配器事件后的已分配和已保留显存，单位 GiB；拖动可平移，滚轮可缩放</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="48"/>
         <source>allocated (GiB)</source>
-        <translation type="unfinished"></translation>
+        <translation>已分配 (GiB)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="50"/>
         <source>reserved (GiB)</source>
-        <translation type="unfinished"></translation>
+        <translation>已保留 (GiB)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="65"/>
         <source>peak</source>
-        <translation type="unfinished"></translation>
+        <translation>峰值</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="67"/>
         <source>OOM</source>
-        <translation type="unfinished">OOM</translation>
+        <translation>OOM</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="69"/>
         <source>This snapshot has no trace events on GPU {0}: allocator history was not recorded.</source>
-        <translation type="unfinished"></translation>
+        <translation>此快照在 GPU {0} 上没有跟踪事件：未记录分配器历史。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="72"/>
         <source>{0} events on GPU {1}; peak allocated {2}, peak reserved {3}.</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU {1} 上有 {0} 个事件；已分配峰值 {2}，已保留峰值 {3}。</translation>
     </message>
 </context>
 <context>
@@ -6257,17 +6257,17 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="57"/>
         <source>A .pickle from torch.cuda.memory._dump_snapshot() or the _snapshot() dict saved as JSON</source>
-        <translation type="unfinished"></translation>
+        <translation>由 torch.cuda.memory._dump_snapshot() 生成的 .pickle，或保存为 JSON 的 _snapshot() 字典</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="78"/>
         <source>Open a memory snapshot to see what it shows.</source>
-        <translation type="unfinished"></translation>
+        <translation>打开一个显存快照以查看其内容。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="85"/>
         <source>The explanation and the ranked causes appear here.</source>
-        <translation type="unfinished"></translation>
+        <translation>解释和按可能性排序的原因显示在这里。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="56"/>
@@ -6292,77 +6292,77 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="91"/>
         <source>&amp;Segments</source>
-        <translation type="unfinished"></translation>
+        <translation>段(&amp;S)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="92"/>
         <source>Top &amp;allocations</source>
-        <translation type="unfinished"></translation>
+        <translation>最大的分配(&amp;A)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="101"/>
         <source>Open memory snapshot</source>
-        <translation type="unfinished"></translation>
+        <translation>打开显存快照</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="102"/>
         <source>Memory snapshots (*.pickle *.pkl *.json *.gz);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>显存快照 (*.pickle *.pkl *.json *.gz);;所有文件 (*)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="114"/>
         <source>Opening %p%</source>
-        <translation type="unfinished"></translation>
+        <translation>正在打开 %p%</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="118"/>
         <source>Opening {0} …</source>
-        <translation type="unfinished"></translation>
+        <translation>正在打开 {0} …</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="164"/>
         <source>Opening the snapshot was cancelled.</source>
-        <translation type="unfinished"></translation>
+        <translation>已取消打开快照。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="168"/>
         <source>The snapshot could not be opened: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>无法打开快照：{0}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="181"/>
         <source>{0}: {1}, layout {2}, {3} trace events.</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：{1}，格式版本 {2}，{3} 个跟踪事件。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="184"/>
         <source>{0}: layout {1}, {2} trace events.</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}：格式版本 {1}，{2} 个跟踪事件。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="189"/>
         <source>GPU {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU {0}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="189"/>
         <source> (OOM)</source>
-        <translation type="unfinished"></translation>
+        <translation> (OOM)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="203"/>
         <source>This snapshot holds no segments and no trace events.</source>
-        <translation type="unfinished"></translation>
+        <translation>此快照中既没有段也没有跟踪事件。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="209"/>
         <source>Causes, most likely first:</source>
-        <translation type="unfinished"></translation>
+        <translation>原因（最可能的在前）：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="214"/>
         <source>Fix: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>修复：{0}</translation>
     </message>
 </context>
 <context>
@@ -6370,27 +6370,27 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/monitor/span_chart.py" line="60"/>
         <source>Timeline of the findings&apos; spans</source>
-        <translation type="unfinished"></translation>
+        <translation>各发现区间的时间线</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/span_chart.py" line="80"/>
         <source>GPU {gpu}</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU {gpu}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/span_chart.py" line="81"/>
         <source>Run</source>
-        <translation type="unfinished"></translation>
+        <translation>运行</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/span_chart.py" line="123"/>
         <source>start</source>
-        <translation type="unfinished"></translation>
+        <translation>开始</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/span_chart.py" line="125"/>
         <source>+{length}</source>
-        <translation type="unfinished"></translation>
+        <translation>+{length}</translation>
     </message>
 </context>
 <context>
@@ -6502,7 +6502,7 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="121"/>
         <source>N/A: no readable sample in the span. </source>
-        <translation>不可用：区间内没有可读样本。</translation>
+        <translation>不可用：区间内没有可读样本。 </translation>
     </message>
 </context>
 <context>
@@ -6615,18 +6615,18 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="89"/>
         <source>3-year TCO (thousand USD)</source>
-        <translation type="unfinished"></translation>
+        <translation>3 年 TCO（千美元）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/charts.py" line="135"/>
         <source>price unknown — the bar shows the known costs only, without the GPUs</source>
-        <translation type="unfinished"></translation>
+        <translation>价格未知 — 柱形仅显示已知成本，不含 GPU</translation>
     </message>
     <message numerus="yes">
         <location filename="../../gpudesk/ui/plan/charts.py" line="137"/>
         <source>%n candidate(s) without a TCO figure are not drawn.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n 个没有 TCO 数值的候选方案未绘制。</numerusform>
         </translation>
     </message>
 </context>
@@ -6711,17 +6711,17 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="85"/>
         <source>&amp;Save</source>
-        <translation type="unfinished"></translation>
+        <translation>保存(&amp;S)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="86"/>
         <source>&amp;Defaults</source>
-        <translation type="unfinished"></translation>
+        <translation>默认值(&amp;D)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="125"/>
         <source>Saved {n} changed threshold(s) to {file}.</source>
-        <translation type="unfinished"></translation>
+        <translation>已将 {n} 个修改过的阈值保存到 {file}。</translation>
     </message>
 </context>
 <context>
