@@ -1,7 +1,9 @@
 """Errors raised by the user store. Each message says what is wrong and what to do."""
 
+from gpudesk.errors import GpudeskError
 
-class StoreError(Exception):
+
+class StoreError(GpudeskError):
     """Base class for user-database problems."""
 
 

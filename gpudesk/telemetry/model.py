@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gpudesk.errors import GpudeskError
+
 # --- metric names (units in the name) ---------------------------------------------------------------------
 GPU_UTIL = "gpu_util_pct"  # nvmlDeviceGetUtilizationRates .gpu; dmon "sm"
 MEM_UTIL = "mem_util_pct"  # nvmlDeviceGetUtilizationRates .memory; dmon "mem"
@@ -162,7 +164,7 @@ THERMAL_THROTTLE_BITS = 0x20 | 0x40  # SwThermalSlowdown, HwThermalSlowdown
 HW_SLOWDOWN_BIT = 0x8
 
 
-class TelemetryError(Exception):
+class TelemetryError(GpudeskError):
     """Base class of the telemetry layer's errors; messages say what went wrong and what to do."""
 
 

@@ -174,15 +174,19 @@ def test_unreadable_file():
         read_dmon_file(FIX / "does-not-exist.txt")
 
 
-def test_fast_path_chunks_match_line_by_line(monkeypatch):
+def test_blocks_of_any_size_match_the_whole_text(monkeypatch, tmp_path):
     from gpudesk.telemetry import dmon
 
     txt = _dt_log() * 3
     whole = parse_dmon(txt)
-    monkeypatch.setattr(dmon, "_CHUNK_CHARS", 100)
+    monkeypatch.setattr(dmon, "BLOCK_BYTES", 100)
     chunked = parse_dmon(txt)
-    slow = parse_dmon(txt.splitlines())  # an iterable of lines takes the line-by-line path
-    for f in (chunked.frame, slow.frame):
+    lines = parse_dmon(txt.splitlines())
+    path = tmp_path / "log.txt"
+    path.write_text(txt, encoding="utf-8")
+    from_file = read_dmon_file(path)
+    assert len(whole.frame) > 0
+    for f in (chunked.frame, lines.frame, from_file.frame):
         assert np.array_equal(f.t, whole.frame.t) and np.array_equal(f.gpu, whole.frame.gpu)
         for name, col in whole.frame.metrics.items():
             assert np.array_equal(f.metrics[name], col, equal_nan=True), name
