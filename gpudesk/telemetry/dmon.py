@@ -37,7 +37,7 @@ from gpudesk.telemetry.dmon_format import (
 )
 from gpudesk.i18n import _
 from gpudesk.telemetry.dmon_lines import DmonLineParser
-from gpudesk.telemetry.dmon_tokens import BlockTokens, parse_clock_times, parse_numbers, tokenize
+from gpudesk.telemetry.dmon_tokens import BlockTokens, padded_block, parse_clock_times, parse_numbers, tokenize
 from gpudesk.telemetry.model import SeriesFrame, column_dtype, concat_frames
 
 __all__ = [
@@ -217,16 +217,17 @@ class _Parser:
         ok = np.zeros(n, dtype=bool)
         if not lay.dcgm:
             full = np.flatnonzero(tk.token_count[lines] == ncols)
-            tokens = tk.first_token[lines[full]][:, None] + np.arange(ncols)
-            starts, ends = tk.token_start[tokens], tk.token_end[tokens]
+            first_tokens = tk.first_token[lines[full]]
+            number_cols = np.asarray([j for j in range(ncols) if j != lay.time_col])
+            tokens = (first_tokens[:, None] + number_cols).ravel()
+            nums, parsed = parse_numbers(block, tk.token_start[tokens], tk.token_end[tokens])
             del tokens
-            number_cols = [j for j in range(ncols) if j != lay.time_col]
-            nums, parsed = parse_numbers(block, starts[:, number_cols].ravel(), ends[:, number_cols].ravel())
-            row_ok = parsed.reshape(full.shape[0], len(number_cols)).all(axis=1)
+            row_ok = parsed.reshape(full.shape[0], number_cols.shape[0]).all(axis=1)
             filled = np.empty((full.shape[0], ncols))
-            filled[:, number_cols] = nums.reshape(full.shape[0], len(number_cols))
+            filled[:, number_cols] = nums.reshape(full.shape[0], number_cols.shape[0])
             if lay.time_col is not None:
-                secs, time_ok = parse_clock_times(block, starts[:, lay.time_col], ends[:, lay.time_col])
+                time_tokens = first_tokens + lay.time_col
+                secs, time_ok = parse_clock_times(block, tk.token_start[time_tokens], tk.token_end[time_tokens])
                 filled[:, lay.time_col] = secs
                 row_ok &= time_ok
             values[full] = filled
@@ -259,7 +260,7 @@ def _byte_blocks(data: bytes | bytearray) -> Iterator[np.ndarray]:
     while pos < size:
         end = data.find(b"\n", pos + BLOCK_BYTES)
         end = size if end == -1 else end + 1
-        yield whole[pos:end]
+        yield padded_block(whole[pos:end])
         pos = end
 
 
@@ -270,15 +271,17 @@ def _file_blocks(fh: BinaryIO, head: bytes) -> Iterator[np.ndarray]:
         chunk = fh.read(BLOCK_BYTES)
         if not chunk:
             if carry:
-                yield np.frombuffer(bytes(carry), dtype=np.uint8)
+                yield padded_block(np.frombuffer(bytes(carry), dtype=np.uint8))
             return
         carry += chunk
         cut = carry.rfind(b"\n")
         if cut == -1 or len(carry) < BLOCK_BYTES // 2:
             continue
-        block = bytes(carry[:cut + 1])
+        view = np.frombuffer(carry, dtype=np.uint8, count=cut + 1)
+        block = padded_block(view)
+        del view  # the bytearray cannot shrink while a view exports it
         del carry[:cut + 1]
-        yield np.frombuffer(block, dtype=np.uint8)
+        yield block
 
 
 def parse_dmon(

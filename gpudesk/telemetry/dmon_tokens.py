@@ -20,6 +20,7 @@ I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
 
+PAD = 8  # bytes of spaces before a block: every token ends at least 8 bytes in, so its last 8 bytes are one word
 _SEPARATOR_MAX = 0x20
 _NEWLINE = 0x0A
 _MAX_DIGITS = 15  # below 2**53: the mantissa is an exact double
@@ -56,12 +57,12 @@ class BlockTokens:
 
 
 def tokenize(block: U8) -> BlockTokens:
-    """Split ``block`` into lines and whitespace-separated tokens (all vectorised; memory about 3 bytes per byte
-    of the block for the moment it runs)."""
+    """Split ``block`` (laid out by :func:`padded_block`) into lines and whitespace-separated tokens (all
+    vectorised; memory about 3 bytes per byte of the block for the moment it runs)."""
     size = int(block.shape[0])
     newlines = np.flatnonzero(block == _NEWLINE)
     starts = np.empty(newlines.shape[0] + 1, dtype=np.int64)
-    starts[0] = 0
+    starts[0] = PAD
     starts[1:] = newlines + 1
     ends = np.empty_like(starts)
     ends[:-1] = newlines
@@ -74,18 +75,16 @@ def tokenize(block: U8) -> BlockTokens:
     token_start = np.flatnonzero(edges == 1)
     token_end = np.flatnonzero(edges == -1)
     del edges
-    token_line = np.searchsorted(newlines, token_start)
-    count = np.bincount(token_line, minlength=starts.shape[0]).astype(np.int64)[: starts.shape[0]]
-    first_token = np.zeros(starts.shape[0], dtype=np.int64)
-    if starts.shape[0] > 1:
-        np.cumsum(count[:-1], out=first_token[1:])
+    # tokens between the starts of two lines belong to the first one (a search per line, not per token)
+    first_token = np.searchsorted(token_start, starts).astype(np.int64)
+    count = np.diff(first_token, append=np.int64(token_start.shape[0]))
     first = np.zeros(starts.shape[0], dtype=np.uint8)
     nonempty = ends > starts
     first[nonempty] = block[starts[nonempty]]
     return BlockTokens(starts, ends, first, count, first_token, token_start, token_end)
 
 
-def parse_numbers(block: U8, start: I64, end: I64) -> tuple[F64, B]:
+def _parse_general(block: U8, start: I64, end: I64) -> tuple[F64, B]:
     """Numbers of the tokens ``block[start:end]``: (values, parsed). NaN for ``-`` and ``N/A``; ``parsed`` is
     False where the token is not a plain decimal number of at most 15 digits (read those with ``float()``)."""
     n = int(start.shape[0])
@@ -127,18 +126,87 @@ def parse_numbers(block: U8, start: I64, end: I64) -> tuple[F64, B]:
     return values, parsed | blank
 
 
-def parse_clock_times(block: U8, start: I64, end: I64) -> tuple[F64, B]:
-    """Seconds of the day of ``HH:MM:SS`` tokens: (seconds, parsed); other shapes are not parsed."""
+_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+_ZEROS = np.uint64(0x3030303030303030)  # "00000000"
+_HIGH_NIBBLES = np.uint64(0xF0F0F0F0F0F0F0F0)
+_SIXES = np.uint64(0x0606060606060606)
+
+
+def padded_block(data: U8) -> U8:
+    """``data`` after PAD spaces (the layout :func:`tokenize` and the number readers expect)."""
+    out = np.empty(data.shape[0] + PAD, dtype=np.uint8)
+    out[:PAD] = 0x20
+    out[PAD:] = data
+    return out
+
+
+def _last_words(block: U8, end: I64) -> npt.NDArray[np.uint64]:
+    """The 8 bytes before each ``end`` as a little-endian uint64 (first byte lowest), read through a
+    byte-strided view of the block (no index matrix)."""
+    words = np.ndarray(shape=(block.shape[0] - 7,), dtype="<u8", buffer=block, strides=(1,))
+    return words[end - 8]
+
+
+def _eight_digits(word: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.uint64], B]:
+    """Value of 8 ASCII digits packed in a little-endian word, and whether all 8 bytes are digits (SWAR: three
+    multiply-add steps combine digit pairs, quads, then the two halves; D. Lemire, "Fast conversion of
+    8-digit strings", https://lemire.me/blog/2022/01/21/swar-explained-parsing-eight-digits/)."""
+    ok = ((word & _HIGH_NIBBLES) == _ZEROS) & (((word + _SIXES) & _HIGH_NIBBLES) == _ZEROS)
+    x = word - _ZEROS
+    x = (x * np.uint64(10) + (x >> np.uint64(8))) & np.uint64(0x00FF00FF00FF00FF)
+    x = (x * np.uint64(100) + (x >> np.uint64(16))) & np.uint64(0x0000FFFF0000FFFF)
+    x = (x * np.uint64(10000) + (x >> np.uint64(32))) & np.uint64(0xFFFFFFFF)
+    return x, ok
+
+
+def _masks(longest: int) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+    """Per token length: the mask keeping a token's bytes of its last word, and the '0' bytes filling the rest."""
+    keep = np.full(max(longest, 8) + 1, _ONES, dtype=np.uint64)
+    for n in range(1, 9):
+        keep[n] = _ONES << np.uint64(8 * (8 - n)) if n < 8 else _ONES
+    keep[0] = np.uint64(0)
+    return keep, _ZEROS & ~keep
+
+
+def parse_numbers(block: U8, start: I64, end: I64) -> tuple[F64, B]:
+    """Numbers of the tokens ``block[start:end]`` (``block`` laid out by :func:`padded_block`): (values,
+    parsed). NaN for ``-`` and ``N/A``; ``parsed`` is False where the token is not a plain decimal number of at
+    most 15 digits (read those with ``float()``).
+
+    Whole numbers of up to 8 digits (nearly every dmon field) are read 8 bytes at a time; the others by digit
+    position (:func:`_parse_general`)."""
     n = int(start.shape[0])
     if n == 0:
         return np.empty(0), np.ones(0, dtype=bool)
-    index = np.minimum(start[:, None] + np.arange(8), block.shape[0] - 1)
-    chars = block[index].astype(np.int64)
-    digit = chars - _DIGIT_0
-    digit_cols = [0, 1, 3, 4, 6, 7]
-    parsed = ((end - start) == 8) & (chars[:, 2] == _COLON) & (chars[:, 5] == _COLON)
-    parsed &= ((digit[:, digit_cols] >= 0) & (digit[:, digit_cols] <= 9)).all(axis=1)
-    hours = digit[:, 0] * 10 + digit[:, 1]
-    minutes = digit[:, 3] * 10 + digit[:, 4]
-    seconds = digit[:, 6] * 10 + digit[:, 7]
-    return (hours * 3600 + minutes * 60 + seconds).astype(np.float64), parsed
+    length = end - start
+    word = _last_words(block, end)
+    keep, fill = _masks(int(length.max()))
+    word &= keep[length]
+    word |= fill[length]  # the bytes before the token read as leading zeros
+    value, digits = _eight_digits(word)
+    if length.max() > 8:
+        digits &= length <= 8
+    values = value.astype(np.float64)
+    parsed = digits.copy()
+    rest = np.flatnonzero(~digits)
+    if rest.size:
+        v, p = _parse_general(block, start[rest], end[rest])
+        values[rest] = v
+        parsed[rest] = p
+    return values, parsed
+
+
+def parse_clock_times(block: U8, start: I64, end: I64) -> tuple[F64, B]:
+    """Seconds of the day of ``HH:MM:SS`` tokens (``block`` laid out by :func:`padded_block`): (seconds,
+    parsed); other shapes are not parsed."""
+    n = int(start.shape[0])
+    if n == 0:
+        return np.empty(0), np.ones(0, dtype=bool)
+    word = _last_words(block, end)
+    colons = np.uint64(0x0000_3A00_003A_0000)  # ':' at bytes 2 and 5
+    colon_mask = np.uint64(0x0000_FF00_00FF_0000)
+    shaped = ((end - start) == 8) & ((word & colon_mask) == colons)
+    value, digits = _eight_digits((word & ~colon_mask) | (_ZEROS & colon_mask))  # "HH0MM0SS"
+    v = value.astype(np.int64)
+    seconds = (v // 1_000_000) * 3600 + (v // 1000 % 1000) * 60 + v % 1000
+    return seconds.astype(np.float64), shaped & digits
