@@ -29,7 +29,7 @@ import numpy as np
 from sqlite_utils import Database, Migrations
 
 from gpudesk.store import chunks
-from gpudesk.store.errors import StoreError
+from gpudesk.store.errors import StoreError, converts_sqlite_errors
 from gpudesk.store.migrations import register
 
 FORMAT_VERSION = 1
@@ -193,6 +193,7 @@ class RecordingSession:
         return self.last_t - self.first_t
 
 
+@converts_sqlite_errors
 def create_session(
     db: Database,
     *,
@@ -224,6 +225,7 @@ def create_session(
     return int(sid)
 
 
+@converts_sqlite_errors
 def insert_rows(db: Database, session_id: int, columns: list[str], rows: list[tuple[Any, ...]], *,
                 commit: bool = True, present: list[str] | None = None) -> None:
     """Insert sample rows: each row is (t, gpu_index, *values in ``columns`` order); None = N/A. Stored as new
@@ -237,6 +239,7 @@ def insert_rows(db: Database, session_id: int, columns: list[str], rows: list[tu
                   present=present)
 
 
+@converts_sqlite_errors
 def insert_arrays(db: Database, session_id: int, t: np.ndarray, gpu: np.ndarray, metrics: dict[str, np.ndarray],
                   *, chunk: int = chunks.CHUNK_SAMPLES, progress: Callable[[int, int], None] | None = None,
                   commit: bool = True, present: list[str] | None = None) -> int:
@@ -263,6 +266,7 @@ def insert_arrays(db: Database, session_id: int, t: np.ndarray, gpu: np.ndarray,
     return n
 
 
+@converts_sqlite_errors
 def set_reasons(db: Database, session_id: int, reasons: dict[tuple[int, str], str]) -> None:
     """Keep why values were N/A (existing reasons are kept: the first one seen wins)."""
     if not reasons:
@@ -274,6 +278,7 @@ def set_reasons(db: Database, session_id: int, reasons: dict[tuple[int, str], st
     db.conn.commit()
 
 
+@converts_sqlite_errors
 def finish_session(db: Database, session_id: int, ended_at: float) -> None:
     with db.conn:
         db.conn.execute("update recording_sessions set ended_at = ? where id = ?", (ended_at, session_id))
@@ -286,6 +291,7 @@ def _require(db: Database, session_id: int) -> dict:
     return rows[0]
 
 
+@converts_sqlite_errors
 def get_session(db: Database, session_id: int) -> RecordingSession:
     """One session with its row count and time range.
 
@@ -296,6 +302,7 @@ def get_session(db: Database, session_id: int) -> RecordingSession:
     return _to_session(db, row)
 
 
+@converts_sqlite_errors
 def list_sessions(db: Database) -> list[RecordingSession]:
     """All sessions, newest first."""
     return [_to_session(db, r) for r in db["recording_sessions"].rows_where(order_by="id desc")]
@@ -314,6 +321,7 @@ def _to_session(db: Database, row: dict) -> RecordingSession:
     )
 
 
+@converts_sqlite_errors
 def rename_session(db: Database, session_id: int, name: str) -> None:
     """Raises StoreError for an empty name or an unknown session."""
     if not name or not name.strip():
@@ -323,12 +331,14 @@ def rename_session(db: Database, session_id: int, name: str) -> None:
         db.conn.execute("update recording_sessions set name = ? where id = ?", (name.strip(), session_id))
 
 
+@converts_sqlite_errors
 def set_notes(db: Database, session_id: int, notes: str) -> None:
     _require(db, session_id)
     with db.conn:
         db.conn.execute("update recording_sessions set notes = ? where id = ?", (notes or "", session_id))
 
 
+@converts_sqlite_errors
 def delete_session(db: Database, session_id: int) -> None:
     """Delete a session and all its samples (the user asked for it)."""
     _require(db, session_id)
@@ -339,15 +349,18 @@ def delete_session(db: Database, session_id: int) -> None:
         db.conn.execute("delete from recording_sessions where id = ?", (session_id,))
 
 
+@converts_sqlite_errors
 def session_gpus(db: Database, session_id: int) -> list[dict]:
     return list(db["recording_gpus"].rows_where("session_id = ?", [session_id], order_by="gpu_index"))
 
 
+@converts_sqlite_errors
 def session_reasons(db: Database, session_id: int) -> dict[tuple[int, str], str]:
     return {(r["gpu_index"], r["metric"]): r["reason"]
             for r in db["recording_reasons"].rows_where("session_id = ?", [session_id])}
 
 
+@converts_sqlite_errors
 def read_arrays(
     db: Database,
     session_id: int,

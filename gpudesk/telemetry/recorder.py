@@ -18,6 +18,7 @@ import numpy as np
 from sqlite_utils import Database
 
 from gpudesk.store import chunks, open_store
+from gpudesk.store.errors import converts_sqlite_errors
 from gpudesk.store import recordings as rec
 from gpudesk.telemetry.model import DeviceInfo, SampleBatch, SeriesFrame, TelemetryError, column_dtype
 
@@ -158,6 +159,7 @@ class Recorder:
             self._last_t = float(frame.t[-1])
         return n
 
+    @converts_sqlite_errors
     def flush(self) -> None:
         """Commit what is buffered (one transaction)."""
         if self.session_id is None:

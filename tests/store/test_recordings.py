@@ -138,3 +138,21 @@ def test_recorder_killed_with_sigkill_loses_at_most_the_uncommitted_seconds(tmp_
     assert np.array_equal(np.unique(frame.t), 1.7e9 + np.arange(rounds))  # no hole, no torn round
     assert rounds >= ticks - 2  # lost at most the last 2 s (commits every 1 s of recorder time)
     assert db.conn.execute("pragma integrity_check").fetchone()[0] == "ok"
+
+
+def test_sqlite_errors_come_out_as_store_errors(tmp_path):
+    from gpudesk.errors import GpudeskError
+    from gpudesk.store import StoreError
+    from gpudesk.store.errors import StoreCorruptError, StoreFullError, from_sqlite
+
+    db = open_store(tmp_path / "x.db")
+    sid = rec.create_session(db, source="test")
+    db.conn.execute("drop table recording_chunks")  # a damaged schema
+    try:
+        rec.read_arrays(db, sid)
+    except StoreCorruptError as exc:
+        assert isinstance(exc, GpudeskError) and "no such table" in (exc.detail or "")
+    else:
+        raise AssertionError("no StoreError")
+    full = from_sqlite(sqlite3.OperationalError("database or disk is full"))
+    assert isinstance(full, StoreFullError) and isinstance(full, StoreError) and full.remedy
