@@ -16,6 +16,10 @@ from gpudesk import __version__
 
 # Command-group modules inside gpudesk.cli, in the order they appear in --help.
 COMMAND_MODULES: list[str] = ["catalog", "monitor", "plan", "oom"]
+# Command -> the module that adds it: a command line naming one imports only that module (start-up time); help
+# and unknown commands import them all.
+COMMAND_OWNERS: dict[str, str] = {"catalog": "catalog", "monitor": "monitor", "plan": "plan", "estimate": "plan",
+                                  "oom": "oom"}
 
 
 class CliError(Exception):
@@ -26,7 +30,20 @@ class CliError(Exception):
         self.status = status
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _modules_for(argv: Sequence[str] | None) -> list[str]:
+    """The command modules a command line needs: the one owning its command, none for ``--version``, or all
+    (help, no command)."""
+    for arg in argv or ():
+        if arg == "--version":
+            return []
+        if arg.startswith("-"):
+            continue
+        owner = COMMAND_OWNERS.get(arg)
+        return [owner] if owner else COMMAND_MODULES
+    return COMMAND_MODULES
+
+
+def build_parser(modules: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gpudesk",
         description="Choose, monitor and debug GPUs for ML work. Without a command, opens the window.",
@@ -37,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         "sample, main window offscreen), print one line per check, exit 0 when all pass"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in COMMAND_MODULES if modules is None else modules:
         module = importlib.import_module(f"gpudesk.cli.{name}")
         module.add_parser(sub)
     return parser
@@ -45,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a headless command; returns the process exit status."""
-    parser = build_parser()
+    parser = build_parser(_modules_for(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     if args.self_test:
         from gpudesk.selftest import run_selftest
