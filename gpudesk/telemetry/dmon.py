@@ -32,7 +32,7 @@ from typing import BinaryIO
 import numpy as np
 
 from gpudesk.telemetry.dmon_format import (
-    COLUMN_MAP, DCGM_COLUMN_MAP, MIB, NA_REASON, UNSUPPORTED_MARKERS, DmonError, DmonLayout, _dates_to_epoch,
+    COLUMN_MAP, DCGM_COLUMN_MAP, MAX_GPU_INDEX, MIB, NA_REASON, UNSUPPORTED_MARKERS, DmonError, DmonLayout, _dates_to_epoch,
     parse_data_line, parse_header,
 )
 from gpudesk.i18n import _
@@ -46,7 +46,6 @@ __all__ = [
 ]
 
 BLOCK_BYTES = 8 * 1024 * 1024  # bytes tokenized at a time: bounds the tokenizer's transient memory
-MAX_GPU_INDEX = 1023  # NVML and dmon count GPUs of one node from 0; anything above is not a GPU index
 _HASH = ord("#")
 _SPACE = ord(" ")
 _TIME_COLUMN = "__seconds_of_day"

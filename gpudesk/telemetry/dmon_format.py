@@ -50,6 +50,7 @@ COLUMN_MAP: dict[str, tuple[str, float]] = {
 # dcgmi dmon -e 1009,1010 (DCGM fields, bytes/s): "# Entity PCITX PCIRX" / "GPU 0 4712070210 5237742827"
 DCGM_COLUMN_MAP: dict[str, tuple[str, float]] = {"PCITX": (m.PCIE_TX, 1.0), "PCIRX": (m.PCIE_RX, 1.0)}
 
+MAX_GPU_INDEX = 1023  # NVML and dmon count the GPUs of one node from 0; anything above is not a GPU index
 UNSUPPORTED_MARKERS = ("not supported on the device", "failed to process command line", "failed to initialize nvml")
 NA_REASON = "dmon printed '-' (not supported on this GPU, or it could not be read)"
 
