@@ -125,7 +125,13 @@ def deciding_reasons(rejected, limit: int = 5) -> str:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from gpudesk.planner import PlanInputError, load_profile, plan, plan_to_dict, requirement_to_dict
+    from gpudesk.planner import (
+        PlanInputError,
+        load_profile,
+        plan,
+        plan_to_dict,
+        requirement_to_dict,
+    )
     from gpudesk.sizing import SizingError
 
     try:

@@ -17,12 +17,12 @@ from gpudesk.store.errors import (
 )
 
 __all__ = [
-    "open_store",
-    "StoreError",
     "StoreCorruptError",
+    "StoreError",
     "StoreLockedError",
     "StoreNewerVersionError",
     "StoreUnwritableError",
+    "open_store",
 ]
 
 if TYPE_CHECKING:
@@ -31,7 +31,9 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> Any:
     if name == "open_store":
-        from gpudesk.store.db import open_store as opener  # lazily: sqlite-utils only when a store is opened
+        from gpudesk.store.db import (
+            open_store as opener,  # lazily: sqlite-utils only when a store is opened
+        )
 
         return opener
     raise AttributeError(f"module 'gpudesk.store' has no attribute {name!r}")

@@ -128,11 +128,12 @@ def read_chunks(
         f"select gpu_index, seq, n, t_blob from recording_chunks where {where} order by gpu_index, seq",
         params).fetchall()
     key_of = {(int(r[0]), int(r[1])): i for i, r in enumerate(chunk_rows)}
-    t_parts = [decode(r[3], "<f8", int(r[2])) for r in chunk_rows]
+    t_parts = [decode(r[3], "<f8", int(r[2])).view(np.float64) for r in chunk_rows]
     sizes = np.array([int(r[2]) for r in chunk_rows], dtype=np.int64)
     offsets = np.concatenate(([0], np.cumsum(sizes))) if sizes.size else np.zeros(1, dtype=np.int64)
     total = int(offsets[-1])
-    t_all = np.concatenate(t_parts) if t_parts else np.empty(0)
+    t_all: npt.NDArray[np.float64] = np.concatenate(t_parts).astype(np.float64, copy=False) if t_parts else \
+        np.empty(0, dtype=np.float64)
     del t_parts
     gpu_all = np.repeat(np.array([int(r[0]) for r in chunk_rows], dtype=np.int32), sizes)
     columns: dict[str, Array] = {}

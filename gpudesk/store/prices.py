@@ -6,7 +6,7 @@ import datetime as _dt
 import math
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gpudesk import paths
 from gpudesk.i18n import _
@@ -46,7 +46,7 @@ def price_overrides(db: Database) -> dict[str, dict]:
     return {row["gpu_id"]: row for row in db["price_overrides"].rows}
 
 
-def read_price_overrides(path: Path | str | None = None) -> dict[str, dict]:
+def read_price_overrides(path: Path | str | None = None) -> dict[str, dict[str, Any]]:
     """The overrides read straight from the database file, read-only, without opening the store (no migrations,
     no sqlite-utils): ``{}`` when there is no database or no override yet. For start-up-sensitive readers such as
     ``gpudesk plan``.

@@ -95,13 +95,13 @@ def m003_columnar_chunks(db: Database) -> None:
     """Samples as compressed columnar chunks; the rows of recording_samples / recording_extra are converted
     session by session (values checked equal, NaN for NULL) and then deleted. Nothing is lost: a session whose
     conversion does not read back equal stops the migration, which is rolled back."""
-    db["recording_chunks"].create(
+    db.table("recording_chunks").create(
         {"session_id": int, "gpu_index": int, "seq": int, "t_first": float, "t_last": float, "n": int,
          "t_blob": bytes},
         pk=("session_id", "gpu_index", "seq"),
     )
-    db["recording_chunks"].create_index(["session_id", "t_first"], index_name="idx_recording_chunks_session_t")
-    db["recording_chunk_values"].create(
+    db.table("recording_chunks").create_index(["session_id", "t_first"], index_name="idx_recording_chunks_session_t")
+    db.table("recording_chunk_values").create(
         {"session_id": int, "gpu_index": int, "seq": int, "metric": str, "dtype": str, "v_blob": bytes},
         pk=("session_id", "gpu_index", "seq", "metric"),
     )

@@ -31,18 +31,44 @@ from typing import BinaryIO
 
 import numpy as np
 
-from gpudesk.telemetry.dmon_format import (
-    COLUMN_MAP, DCGM_COLUMN_MAP, MAX_GPU_INDEX, MIB, NA_REASON, UNSUPPORTED_MARKERS, DmonError, DmonLayout, _dates_to_epoch,
-    parse_data_line, parse_header,
-)
 from gpudesk.i18n import _
+from gpudesk.telemetry.dmon_format import (
+    COLUMN_MAP,
+    DCGM_COLUMN_MAP,
+    MAX_GPU_INDEX,
+    MIB,
+    NA_REASON,
+    UNSUPPORTED_MARKERS,
+    DmonError,
+    DmonLayout,
+    _dates_to_epoch,
+    parse_data_line,
+    parse_header,
+)
 from gpudesk.telemetry.dmon_lines import DmonLineParser
-from gpudesk.telemetry.dmon_tokens import BlockTokens, padded_block, parse_clock_times, parse_numbers, tokenize
+from gpudesk.telemetry.dmon_tokens import (
+    BlockTokens,
+    padded_block,
+    parse_clock_times,
+    parse_numbers,
+    tokenize,
+)
 from gpudesk.telemetry.model import SeriesFrame, column_dtype, concat_frames
 
 __all__ = [
-    "COLUMN_MAP", "DCGM_COLUMN_MAP", "MIB", "NA_REASON", "UNSUPPORTED_MARKERS", "DmonError", "DmonLayout", "DmonLog",
-    "DmonLineParser", "parse_data_line", "parse_dmon", "parse_header", "read_dmon_file",
+    "COLUMN_MAP",
+    "DCGM_COLUMN_MAP",
+    "MIB",
+    "NA_REASON",
+    "UNSUPPORTED_MARKERS",
+    "DmonError",
+    "DmonLayout",
+    "DmonLineParser",
+    "DmonLog",
+    "parse_data_line",
+    "parse_dmon",
+    "parse_header",
+    "read_dmon_file",
 ]
 
 BLOCK_BYTES = 8 * 1024 * 1024  # bytes tokenized at a time: bounds the tokenizer's transient memory

@@ -11,7 +11,14 @@ from collections import deque
 import numpy as np
 
 from gpudesk.telemetry.dmon_format import (
-    MAX_GPU_INDEX, NA_REASON, UNSUPPORTED_MARKERS, DmonError, DmonLayout, _dates_to_epoch, parse_data_line, parse_header,
+    MAX_GPU_INDEX,
+    NA_REASON,
+    UNSUPPORTED_MARKERS,
+    DmonError,
+    DmonLayout,
+    _dates_to_epoch,
+    parse_data_line,
+    parse_header,
 )
 from gpudesk.telemetry.model import Sample, SampleBatch
 

@@ -18,9 +18,15 @@ import numpy as np
 from sqlite_utils import Database
 
 from gpudesk.store import chunks, open_store
-from gpudesk.store.errors import converts_sqlite_errors
 from gpudesk.store import recordings as rec
-from gpudesk.telemetry.model import DeviceInfo, SampleBatch, SeriesFrame, TelemetryError, column_dtype
+from gpudesk.store.errors import converts_sqlite_errors
+from gpudesk.telemetry.model import (
+    DeviceInfo,
+    SampleBatch,
+    SeriesFrame,
+    TelemetryError,
+    column_dtype,
+)
 
 
 class RecorderError(TelemetryError):
@@ -58,7 +64,7 @@ class _OpenChunk:
                             {k: np.array(v, dtype=column_dtype(k)) for k, v in self.values.items()})
 
     def present(self) -> list[str]:
-        return [k for k, v in self.values.items() if any(x == x for x in v)]
+        return [k for k, v in self.values.items() if any(not math.isnan(x) for x in v)]
 
 
 def device_rows(devices: Iterable[DeviceInfo]) -> list[dict]:

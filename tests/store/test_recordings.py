@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -12,7 +13,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import sqlite3
 from sqlite_utils import Database
 
 from gpudesk.store import open_store
