@@ -238,7 +238,7 @@ class _Parser:
         lay = run.layout
         ncols = lay.ncols
         n = int(lines.shape[0])
-        values = np.full((n, ncols), np.nan)
+        values = np.full((n, ncols), np.nan) if lay.dcgm else np.empty((0, 0))
         ok = np.zeros(n, dtype=bool)
         if not lay.dcgm:
             full = np.flatnonzero(tk.token_count[lines] == ncols)
@@ -255,8 +255,16 @@ class _Parser:
                 secs, time_ok = parse_clock_times(block, tk.token_start[time_tokens], tk.token_end[time_tokens])
                 filled[:, lay.time_col] = secs
                 row_ok &= time_ok
-            values[full] = filled
-            ok[full] = row_ok
+            if full.shape[0] == n:  # every line has the header's token count (the usual case): no copy
+                values = filled
+                ok = row_ok
+            else:
+                values = np.full((n, ncols), np.nan)
+                values[full] = filled
+                ok[full] = row_ok
+        if ok.all():
+            self.bad += run.add(values, self.line_base + lines + 1)
+            return
         keep = ok.copy()
         for i in np.flatnonzero(~ok).tolist():
             row = parse_data_line(_line_text(block, tk, int(lines[i])), lay)

@@ -188,7 +188,11 @@ def parse_numbers(block: U8, start: I64, end: I64) -> tuple[F64, B]:
         digits &= length <= 8
     values = value.astype(np.float64)
     parsed = digits.copy()
-    rest = np.flatnonzero(~digits)
+    # '-' (dmon's "could not be read", whole columns of it for jpg/ofa on older GPUs): NaN without the slow path
+    dash = (length == 1) & ((word >> np.uint64(56)) == np.uint64(_MINUS))
+    values[dash] = np.nan
+    parsed |= dash
+    rest = np.flatnonzero(~parsed)
     if rest.size:
         v, p = _parse_general(block, start[rest], end[rest])
         values[rest] = v
