@@ -71,7 +71,7 @@ __all__ = [
     "read_dmon_file",
 ]
 
-BLOCK_BYTES = 8 * 1024 * 1024  # bytes tokenized at a time: bounds the tokenizer's transient memory
+BLOCK_BYTES = 2 * 1024 * 1024  # bytes tokenized at a time: bounds the tokenizer's transient memory (~12x)
 _HASH = ord("#")
 _SPACE = ord(" ")
 _TIME_COLUMN = "__seconds_of_day"
