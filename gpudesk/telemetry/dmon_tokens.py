@@ -69,12 +69,14 @@ def tokenize(block: U8) -> BlockTokens:
     ends[-1] = size
     if starts[-1] >= size:  # the block ends with a newline: no last, empty line
         starts, ends = starts[:-1], ends[:-1]
-    word = (block > _SEPARATOR_MAX).view(np.int8)
-    edges = np.diff(word, prepend=np.int8(0), append=np.int8(0))
+    word = block > _SEPARATOR_MAX  # the PAD spaces make word[0] False: every token has a start edge
+    token_start = np.flatnonzero(word[1:] > word[:-1])
+    token_start += 1
+    token_end = np.flatnonzero(word[:-1] > word[1:])
+    token_end += 1
+    if word[-1]:  # the block ends inside a token (no final newline)
+        token_end = np.append(token_end, size)
     del word
-    token_start = np.flatnonzero(edges == 1)
-    token_end = np.flatnonzero(edges == -1)
-    del edges
     # tokens between the starts of two lines belong to the first one (a search per line, not per token)
     first_token = np.searchsorted(token_start, starts).astype(np.int64)
     count = np.diff(first_token, append=np.int64(token_start.shape[0]))
@@ -150,22 +152,33 @@ def _last_words(block: U8, end: I64) -> npt.NDArray[np.uint64]:
 def _eight_digits(word: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.uint64], B]:
     """Value of 8 ASCII digits packed in a little-endian word, and whether all 8 bytes are digits (SWAR: three
     multiply-add steps combine digit pairs, quads, then the two halves; D. Lemire, "Fast conversion of
-    8-digit strings", https://lemire.me/blog/2022/01/21/swar-explained-parsing-eight-digits/)."""
-    ok = ((word & _HIGH_NIBBLES) == _ZEROS) & (((word + _SIXES) & _HIGH_NIBBLES) == _ZEROS)
-    x = word - _ZEROS
-    x = (x * np.uint64(10) + (x >> np.uint64(8))) & np.uint64(0x00FF00FF00FF00FF)
-    x = (x * np.uint64(100) + (x >> np.uint64(16))) & np.uint64(0x0000FFFF0000FFFF)
-    x = (x * np.uint64(10000) + (x >> np.uint64(32))) & np.uint64(0xFFFFFFFF)
+    8-digit strings", https://lemire.me/blog/2022/01/21/swar-explained-parsing-eight-digits/).
+
+    ``word`` is overwritten with the value (in place: a block's temporaries stay few, so freed memory is reused
+    instead of mapped afresh)."""
+    scratch = np.bitwise_and(word, _HIGH_NIBBLES)
+    ok = scratch == _ZEROS
+    np.add(word, _SIXES, out=scratch)
+    scratch &= _HIGH_NIBBLES
+    ok &= scratch == _ZEROS
+    x = word
+    x -= _ZEROS
+    for shift, factor, mask in ((8, 10, 0x00FF00FF00FF00FF), (16, 100, 0x0000FFFF0000FFFF),
+                                (32, 10000, 0xFFFFFFFF)):
+        np.right_shift(x, np.uint64(shift), out=scratch)
+        x *= np.uint64(factor)
+        x += scratch
+        x &= np.uint64(mask)
     return x, ok
 
 
-def _masks(longest: int) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
-    """Per token length: the mask keeping a token's bytes of its last word, and the '0' bytes filling the rest."""
+def _masks(longest: int) -> npt.NDArray[np.uint64]:
+    """Per token length: the mask keeping a token's bytes of its last word."""
     keep = np.full(max(longest, 8) + 1, _ONES, dtype=np.uint64)
     for n in range(1, 9):
         keep[n] = _ONES << np.uint64(8 * (8 - n)) if n < 8 else _ONES
     keep[0] = np.uint64(0)
-    return keep, _ZEROS & ~keep
+    return keep
 
 
 def parse_numbers(block: U8, start: I64, end: I64) -> tuple[F64, B]:
@@ -180,16 +193,18 @@ def parse_numbers(block: U8, start: I64, end: I64) -> tuple[F64, B]:
         return np.empty(0), np.ones(0, dtype=bool)
     length = end - start
     word = _last_words(block, end)
-    keep, fill = _masks(int(length.max()))
+    keep = _masks(int(length.max()))
+    # the bytes before the token read as leading zeros: (word & keep) | ("0"s & ~keep), as xor-and-xor in place
+    word ^= _ZEROS
     word &= keep[length]
-    word |= fill[length]  # the bytes before the token read as leading zeros
+    word ^= _ZEROS
+    dash = (length == 1) & ((word >> np.uint64(56)) == np.uint64(_MINUS))
     value, digits = _eight_digits(word)
     if length.max() > 8:
         digits &= length <= 8
     values = value.astype(np.float64)
     parsed = digits.copy()
     # '-' (dmon's "could not be read", whole columns of it for jpg/ofa on older GPUs): NaN without the slow path
-    dash = (length == 1) & ((word >> np.uint64(56)) == np.uint64(_MINUS))
     values[dash] = np.nan
     parsed |= dash
     rest = np.flatnonzero(~parsed)
@@ -210,7 +225,9 @@ def parse_clock_times(block: U8, start: I64, end: I64) -> tuple[F64, B]:
     colons = np.uint64(0x0000_3A00_003A_0000)  # ':' at bytes 2 and 5
     colon_mask = np.uint64(0x0000_FF00_00FF_0000)
     shaped = ((end - start) == 8) & ((word & colon_mask) == colons)
-    value, digits = _eight_digits((word & ~colon_mask) | (_ZEROS & colon_mask))  # "HH0MM0SS"
+    word &= ~colon_mask
+    word |= _ZEROS & colon_mask  # "HH0MM0SS"
+    value, digits = _eight_digits(word)
     v = value.astype(np.int64)
     seconds = (v // 1_000_000) * 3600 + (v // 1000 % 1000) * 60 + v % 1000
     return seconds.astype(np.float64), shaped & digits
