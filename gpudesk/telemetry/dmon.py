@@ -48,6 +48,7 @@ from gpudesk.telemetry.dmon_format import (
 from gpudesk.telemetry.dmon_lines import DmonLineParser
 from gpudesk.telemetry.dmon_tokens import (
     BlockTokens,
+    Workspace,
     padded_block,
     parse_clock_times,
     parse_numbers,
@@ -183,6 +184,7 @@ class _Parser:
         self.other = 0
         self.before_header = 0
         self.line_base = 0
+        self.workspace = Workspace()
 
     @property
     def current(self) -> _Run | None:
@@ -242,17 +244,22 @@ class _Parser:
         ok = np.zeros(n, dtype=bool)
         if not lay.dcgm:
             full = np.flatnonzero(tk.token_count[lines] == ncols)
+            ws = self.workspace
+            rows = full.shape[0]
             first_tokens = tk.first_token[lines[full]]
             number_cols = np.asarray([j for j in range(ncols) if j != lay.time_col])
-            tokens = (first_tokens[:, None] + number_cols).ravel()
-            nums, parsed = parse_numbers(block, tk.token_start[tokens], tk.token_end[tokens])
-            del tokens
-            row_ok = parsed.reshape(full.shape[0], number_cols.shape[0]).all(axis=1)
-            filled = np.empty((full.shape[0], ncols))
-            filled[:, number_cols] = nums.reshape(full.shape[0], number_cols.shape[0])
+            k = number_cols.shape[0]
+            tokens = np.add(first_tokens[:, None], number_cols, out=ws.get("tokens", rows * k, np.int64).reshape(rows, k))
+            flat = tokens.reshape(rows * k)
+            starts = np.take(tk.token_start, flat, out=ws.get("starts", rows * k, np.int64))
+            ends = np.take(tk.token_end, flat, out=ws.get("ends", rows * k, np.int64))
+            nums, parsed = parse_numbers(block, starts, ends, ws)
+            row_ok = parsed.reshape(rows, k).all(axis=1)
+            filled = ws.get("filled", rows * ncols, np.float64).reshape(rows, ncols)
+            filled[:, number_cols] = nums.reshape(rows, k)
             if lay.time_col is not None:
                 time_tokens = first_tokens + lay.time_col
-                secs, time_ok = parse_clock_times(block, tk.token_start[time_tokens], tk.token_end[time_tokens])
+                secs, time_ok = parse_clock_times(block, tk.token_start[time_tokens], tk.token_end[time_tokens], ws)
                 filled[:, lay.time_col] = secs
                 row_ok &= time_ok
             if full.shape[0] == n:  # every line has the header's token count (the usual case): no copy
