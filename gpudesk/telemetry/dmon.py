@@ -254,7 +254,7 @@ class _Parser:
             starts = np.take(tk.token_start, flat, out=ws.get("starts", rows * k, np.int64))
             ends = np.take(tk.token_end, flat, out=ws.get("ends", rows * k, np.int64))
             nums, parsed = parse_numbers(block, starts, ends, ws)
-            row_ok = parsed.reshape(rows, k).all(axis=1)
+            row_ok: np.ndarray = np.asarray(parsed.reshape(rows, k).all(axis=1))
             filled = ws.get("filled", rows * ncols, np.float64).reshape(rows, ncols)
             filled[:, number_cols] = nums.reshape(rows, k)
             if lay.time_col is not None:
