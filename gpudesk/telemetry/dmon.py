@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import codecs
 import math
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +48,7 @@ from gpudesk.telemetry.dmon_format import (
 )
 from gpudesk.telemetry.dmon_lines import DmonLineParser
 from gpudesk.telemetry.dmon_tokens import (
+    PAD,
     BlockTokens,
     Workspace,
     padded_block,
@@ -106,14 +108,38 @@ class DmonLog:
 
 
 class _Run:
-    """Columns of the data lines under one header layout, gathered block by block in their storage dtype."""
+    """Columns of the data lines under one header layout, filled block by block in their storage dtype.
+
+    Columns are allocated once for the rows the rest of the input is expected to hold (from the bytes per line
+    seen so far) and grown by half when that was short, so a 2-million-line log is not gathered in parts and
+    joined (a second copy of every column)."""
 
     def __init__(self, layout: DmonLayout):
         self.layout = layout
-        self.parts: dict[str, list[np.ndarray]] = {}
+        self.columns: dict[str, np.ndarray] = {}
         self.rows = 0
 
-    def add(self, values: np.ndarray, line_numbers: np.ndarray) -> int:
+    def _store(self, columns: dict[str, np.ndarray], expected_rows: int) -> None:
+        n = next(iter(columns.values())).shape[0]
+        end = self.rows + n
+        for name, arr in columns.items():
+            target = self.columns.get(name)
+            if target is None or target.shape[0] < end:
+                size = max(end, expected_rows, int(1.5 * target.shape[0]) if target is not None else 0)
+                grown = np.empty(size, dtype=arr.dtype)
+                if target is not None:
+                    grown[:self.rows] = target[:self.rows]
+                target = self.columns[name] = grown
+            target[self.rows:end] = arr
+        self.rows = end
+
+    def finish(self) -> None:
+        """Give back the room reserved beyond the rows read (a copy only when it is more than a quarter)."""
+        for name, arr in self.columns.items():
+            if arr.shape[0] > 1.25 * self.rows:
+                self.columns[name] = arr[:self.rows].copy()
+
+    def add(self, values: np.ndarray, line_numbers: np.ndarray, expected_rows: int = 0) -> int:
         """Check and keep parsed rows (columns in header order, the time column as seconds of the day);
         returns the rows dropped because their GPU index was '-'.
 
@@ -157,17 +183,13 @@ class _Run:
         for col, metric, scale in lay.metric_cols:
             v = values[:, col]
             columns[metric] = (v * scale if scale != 1.0 else v).astype(column_dtype(metric))
-        for name, arr in columns.items():
-            self.parts.setdefault(name, []).append(arr)
-        self.rows += int(values.shape[0])
+        self._store(columns, expected_rows)
         return dropped
 
     def column(self, name: str) -> np.ndarray:
-        """One column of the whole run (its parts are released as it is joined)."""
-        parts = self.parts.pop(name, [])
-        if len(parts) == 1:
-            return parts[0]
-        return np.concatenate(parts) if parts else np.empty(0)
+        """One column of the whole run (released from the run)."""
+        arr = self.columns.pop(name, None)
+        return np.empty(0) if arr is None else arr[:self.rows]
 
 
 def _number_text(value: float) -> str:
@@ -177,7 +199,10 @@ def _number_text(value: float) -> str:
 class _Parser:
     """State carried from block to block: the runs, the current one, counts for the notes."""
 
-    def __init__(self) -> None:
+    def __init__(self, total_bytes: int = 0) -> None:
+        self.total_bytes = total_bytes  # of the whole input, when known: sizes the run's columns up front
+        self.consumed_bytes = 0
+        self.block_bytes = 1
         self.runs: list[_Run] = []
         self.errors: list[str] = []
         self.bad = 0
@@ -190,7 +215,15 @@ class _Parser:
     def current(self) -> _Run | None:
         return self.runs[-1] if self.runs else None
 
+    def expected_rows(self, rows_in_block: int) -> int:
+        """Rows the rest of the input may hold, at this block's bytes per row (0 when the size is unknown)."""
+        if not self.total_bytes:
+            return 0
+        remaining = max(self.total_bytes - self.consumed_bytes, self.block_bytes)
+        return int(rows_in_block * remaining / self.block_bytes * 1.02) + 64
+
     def feed(self, block: np.ndarray) -> None:
+        self.block_bytes = max(1, int(block.shape[0]) - PAD)
         tk = tokenize(block)
         first = tk.first_byte
         blank = tk.token_count == 0
@@ -205,6 +238,8 @@ class _Parser:
                 layout = parse_header(text)
                 current = self.current
                 if layout is not None and (current is None or layout.names != current.layout.names):
+                    if current is not None:
+                        current.finish()
                     self.runs.append(_Run(layout))
                     event_lines.append(i)
                     event_runs.append(len(self.runs) - 1)
@@ -235,6 +270,7 @@ class _Parser:
             for lines in np.split(data, bounds):
                 self._add_lines(self.runs[int(run_of_line[lines[0]])], block, tk, lines)
         self.line_base += tk.lines
+        self.consumed_bytes += self.block_bytes
 
     def _add_lines(self, run: _Run, block: np.ndarray, tk: BlockTokens, lines: np.ndarray) -> None:
         lay = run.layout
@@ -251,8 +287,8 @@ class _Parser:
             k = number_cols.shape[0]
             tokens = np.add(first_tokens[:, None], number_cols, out=ws.get("tokens", rows * k, np.int64).reshape(rows, k))
             flat = tokens.reshape(rows * k)
-            starts = np.take(tk.token_start, flat, out=ws.get("starts", rows * k, np.int64))
-            ends = np.take(tk.token_end, flat, out=ws.get("ends", rows * k, np.int64))
+            starts = np.take(tk.token_start, flat, out=ws.get("starts", rows * k, np.int64), mode="clip")
+            ends = np.take(tk.token_end, flat, out=ws.get("ends", rows * k, np.int64), mode="clip")
             nums, parsed = parse_numbers(block, starts, ends, ws)
             row_ok: np.ndarray = np.asarray(parsed.reshape(rows, k).all(axis=1))
             filled = ws.get("filled", rows * ncols, np.float64).reshape(rows, ncols)
@@ -270,7 +306,7 @@ class _Parser:
                 values[full] = filled
                 ok[full] = row_ok
         if ok.all():
-            self.bad += run.add(values, self.line_base + lines + 1)
+            self.bad += run.add(values, self.line_base + lines + 1, self.expected_rows(n))
             return
         keep = ok.copy()
         for i in np.flatnonzero(~ok).tolist():
@@ -285,7 +321,7 @@ class _Parser:
             keep[i] = True
         if not keep.all():
             values, lines = values[keep], lines[keep]
-        self.bad += run.add(values, self.line_base + lines + 1)
+        self.bad += run.add(values, self.line_base + lines + 1, self.expected_rows(n))
 
 
 def _line_text(block: np.ndarray, tk: BlockTokens, i: int) -> str:
@@ -347,7 +383,8 @@ def parse_dmon(
         text = source.removeprefix("\ufeff")  # a byte-order mark left by an editor
     else:
         text = "\n".join(ln.rstrip("\r\n") for ln in source)
-    return _parse_blocks(_byte_blocks(text.encode("utf-8", errors="replace")), interval_s, start_time)
+    data = text.encode("utf-8", errors="replace")
+    return _parse_blocks(_byte_blocks(data), interval_s, start_time, len(data))
 
 
 def _check_interval(interval_s: float) -> None:
@@ -355,11 +392,14 @@ def _check_interval(interval_s: float) -> None:
         raise DmonError(f"The dmon interval must be a positive number of seconds (dmon -d), got {interval_s!r}.")
 
 
-def _parse_blocks(blocks: Iterable[np.ndarray], interval_s: float, start_time: float | None) -> DmonLog:
-    parser = _Parser()
+def _parse_blocks(blocks: Iterable[np.ndarray], interval_s: float, start_time: float | None,
+                  total_bytes: int = 0) -> DmonLog:
+    parser = _Parser(total_bytes)
     for block in blocks:
         parser.feed(block)
     runs = parser.runs
+    if runs:
+        runs[-1].finish()
     errors = parser.errors
     notes: list[str] = []
     unsupported = any(k in e.lower() for e in errors for k in UNSUPPORTED_MARKERS[:2])
@@ -450,14 +490,15 @@ def read_dmon_file(path: str | Path, *, interval_s: float = 1.0, start_time: flo
         with p.open("rb") as fh:
             head = fh.read(65536)
             if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-                text = decode_log_bytes(head + fh.read(), p.name)  # rare (PowerShell 5): decoded whole
-                blocks: Iterable[np.ndarray] = _byte_blocks(text.encode("utf-8"))
-                del text
+                data = decode_log_bytes(head + fh.read(), p.name).encode("utf-8")  # rare (PowerShell 5)
+                total = len(data)
+                blocks: Iterable[np.ndarray] = _byte_blocks(data)
             else:
                 decode_log_bytes(head, p.name)  # empty or binary: a clear error
+                total = os.fstat(fh.fileno()).st_size
                 blocks = _file_blocks(fh, head.removeprefix(codecs.BOM_UTF8))
             try:
-                return _parse_blocks(blocks, interval_s, start_time)
+                return _parse_blocks(blocks, interval_s, start_time, total)
             except DmonError as exc:
                 raise DmonError(f"{p.name}: {exc}", field=exc.field) from exc
     except OSError as exc:

@@ -166,7 +166,8 @@ def _last_words(block: U8, end: I64, ws: Workspace) -> npt.NDArray[np.uint64]:
     byte-strided view of the block (no index matrix)."""
     words = np.ndarray(shape=(block.shape[0] - 7,), dtype="<u8", buffer=block, strides=(1,))
     index = np.subtract(end, 8, out=ws.get("index", end.shape[0], np.int64))
-    return np.take(words, index, out=ws.get("word", end.shape[0], np.uint64))
+    # indices are in range by construction; mode="clip" writes straight into ``out`` ("raise" buffers it)
+    return np.take(words, index, out=ws.get("word", end.shape[0], np.uint64), mode="clip")
 
 
 def _eight_digits(word: npt.NDArray[np.uint64], ws: Workspace) -> tuple[npt.NDArray[np.uint64], B]:
@@ -216,7 +217,7 @@ def parse_numbers(block: U8, start: I64, end: I64, ws: Workspace | None = None) 
     length = np.subtract(end, start, out=ws.get("length", n, np.int64))
     longest = int(length.max())
     word = _last_words(block, end, ws)
-    keep = np.take(_masks(longest), length, out=ws.get("keep", n, np.uint64))
+    keep = np.take(_masks(longest), length, out=ws.get("keep", n, np.uint64), mode="clip")
     # the bytes before the token read as leading zeros: (word & keep) | ("0"s & ~keep), as xor-and-xor in place
     word ^= _ZEROS
     word &= keep
