@@ -100,7 +100,7 @@ def test_dmon_parse_vs_pandas(benchmark, request, scale):
                "gpudesk_peak_rss_MB": g_mb, "pandas_peak_rss_MB": p_mb, "memory_ratio": g_mb / p_mb}
     benchmark.extra_info.update(figures)
     _report(f"dmon parse vs pandas, {scale}", figures)
-    if _enabled(request.config):  # the aim holds on logs of real length (a 1-hour log is start-up cost)
+    if _enabled(request.config) and scale == "full":  # the aim is set on the 72-hour log; 1/8 is reported
         assert min(g_s / p_s, g_cpu / p_cpu) < 1.0 and g_mb < p_mb
 
 
