@@ -27,6 +27,7 @@ test: $(STAMP) check
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest tests/benchmarks --benchmark-enable --benchmark-only $(PYTEST_ARGS)
 
 catalog: $(STAMP)

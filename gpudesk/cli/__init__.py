@@ -14,12 +14,15 @@ from collections.abc import Sequence
 
 from gpudesk import __version__, i18n
 from gpudesk.cli import argparse_text
-from gpudesk.cli.reset_settings import reset_settings
 from gpudesk.errors import GpudeskError
 from gpudesk.i18n import _
 
 # Command-group modules inside gpudesk.cli, in the order they appear in --help.
 COMMAND_MODULES: list[str] = ["catalog", "monitor", "plan", "oom"]
+# Command -> the module that adds it: a command line naming one imports only that module (start-up time); help
+# and unknown commands import them all.
+COMMAND_OWNERS: dict[str, str] = {"catalog": "catalog", "monitor": "monitor", "plan": "plan", "estimate": "plan",
+                                  "oom": "oom"}
 
 
 class CliError(GpudeskError):
@@ -28,6 +31,10 @@ class CliError(GpudeskError):
     def __init__(self, message: str, status: int = 2):
         super().__init__(message)
         self.status = status
+
+
+# Options before the command that take a value (skipped when looking for the command's name).
+_VALUE_OPTIONS = frozenset({"--lang"})
 
 
 def language_option(argv: Sequence[str]) -> str | None:
@@ -41,7 +48,28 @@ def language_option(argv: Sequence[str]) -> str | None:
     return known.lang if known.lang in i18n.LANGUAGES else None  # another value: the real parser refuses it
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _modules_for(argv: Sequence[str]) -> list[str]:
+    """The command modules a command line needs: the one owning its command, none for ``--version``, or all
+    (help before a command, no command, an unknown command: the help then lists every command)."""
+    skip_value = False
+    for arg in argv:
+        if skip_value:
+            skip_value = False
+            continue
+        if arg == "--version":
+            return []
+        if arg in ("-h", "--help"):
+            return COMMAND_MODULES
+        if arg.startswith("-"):
+            skip_value = arg in _VALUE_OPTIONS
+            continue
+        owner = COMMAND_OWNERS.get(arg)
+        return [owner] if owner else COMMAND_MODULES
+    return COMMAND_MODULES
+
+
+def build_parser(modules: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole parser, with the command modules ``modules`` (all when None) imported and added."""
     parser = argparse.ArgumentParser(
         prog="gpudesk",
         description=_("Choose, monitor and debug GPUs for ML work. Without a command, opens the window."),
@@ -63,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                         "recordings are kept")
     )
     sub = parser.add_subparsers(dest="command", metavar=_("COMMAND"))
-    for name in COMMAND_MODULES:
+    for name in COMMAND_MODULES if modules is None else modules:
         module = importlib.import_module(f"gpudesk.cli.{name}")
         module.add_parser(sub)
     return parser
@@ -78,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if language is not None:
         i18n.set_language(language)
     try:
-        return _run(build_parser(), args_list)
+        return _run(build_parser(_modules_for(args_list)), args_list)
     finally:
         if language is not None:  # in-process callers (tests, the self-test) keep their own language
             i18n.set_language(previous)
@@ -90,6 +118,8 @@ def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
         print(_("gpudesk: --self-test takes no other arguments"), file=sys.stderr)
         return 2
     if args.reset_settings:
+        from gpudesk.cli.reset_settings import reset_settings  # here: it brings platformdirs (start-up time)
+
         try:
             print(reset_settings())
         except GpudeskError as exc:

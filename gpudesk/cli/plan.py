@@ -120,25 +120,16 @@ def _render(fmt: str, data: dict, profile: dict, index: int, catalog) -> str:
 
 
 def my_prices() -> dict | None:
-    """The user's own GPU prices from the user store, or None when the store cannot be opened (a note goes to
-    stderr; the plan then uses catalog prices only)."""
-    import sqlite3
-
-    from gpudesk.store import StoreError, open_store
-    from gpudesk.store.prices import price_overrides
+    """The user's own GPU prices from the user store, or None when they cannot be read (a note goes to stderr;
+    the plan then uses catalog prices only). Read-only and without sqlite-utils: planning starts fast."""
+    from gpudesk.store.errors import StoreError
+    from gpudesk.store.prices import read_price_overrides
 
     try:
-        db = open_store()
+        return read_price_overrides()
     except StoreError as exc:
-        print(f"note: your prices are not used, the user database did not open: {exc}", file=sys.stderr)
-        return None
-    try:
-        return price_overrides(db)
-    except (StoreError, sqlite3.Error) as exc:
         print(f"note: your prices are not used, they could not be read: {exc}", file=sys.stderr)
         return None
-    finally:
-        db.close()
 
 
 def deciding_reasons(rejected, limit: int = 5) -> str:
@@ -156,7 +147,13 @@ def deciding_reasons(rejected, limit: int = 5) -> str:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from gpudesk.planner import PlanInputError, load_profile, plan, plan_to_dict, requirement_to_dict
+    from gpudesk.planner import (
+        PlanInputError,
+        load_profile,
+        plan,
+        plan_to_dict,
+        requirement_to_dict,
+    )
     from gpudesk.sizing import SizingError
 
     catalog = _catalog()

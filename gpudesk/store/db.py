@@ -8,6 +8,7 @@ the thread that opened it (sqlite3's ``check_same_thread``): a worker thread ope
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 from sqlite_utils import Database
@@ -70,11 +71,30 @@ def open_store(path: Path | str | None = None, *, migrate: bool = True) -> Datab
         if db.journal_mode != "wal":
             db.enable_wal()
         if migrate:
-            for migrations in MIGRATION_SETS:
-                migrations.apply(db)
+            _apply_migrations(db)
         return db
     except sqlite3.Error as exc:
         raise _translate(exc, target) from exc
+
+
+def _apply_migrations(db: Database, attempts: int = 50, pause_s: float = 0.1) -> None:
+    """Apply pending migrations. Two processes opening a new database at once (a recorder and a reader) both
+    read the schema, then write it: SQLite answers the second writer "database is locked" at once, without
+    waiting (a read transaction cannot wait for a writer that may wait for it). The loser rolls back and tries
+    again; the migrations the winner applied are then no longer pending."""
+    for attempt in range(attempts):
+        try:
+            for migrations in MIGRATION_SETS:
+                migrations.apply(db)
+            return
+        except sqlite3.OperationalError as exc:
+            code = getattr(exc, "sqlite_errorcode", None)
+            primary = code & 0xFF if isinstance(code, int) else None  # by result code, never by message text
+            if primary not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or attempt == attempts - 1:
+                raise
+            if db.conn.in_transaction:
+                db.conn.rollback()
+            time.sleep(pause_s)
 
 
 def _check_readable(db: Database, target: Path) -> None:

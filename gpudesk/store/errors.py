@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from gpudesk.errors import GpudeskError
+from gpudesk.i18n import _
 
 
 class StoreError(GpudeskError):
@@ -35,38 +36,50 @@ class StoreUnwritableError(StoreError):
     """The data folder or the database file cannot be written."""
 
 
+class StoreFullError(StoreUnwritableError):
+    """The disk (or the file system's quota) is full: nothing more can be written (SQLITE_FULL)."""
+
+
 class DiagnosisStoreError(StoreError):
     """A diagnosis saved in the user store cannot be read back (written by a newer gpudesk, or damaged)."""
 
 
 _LOCKED_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 _UNWRITABLE_CODES = frozenset({sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM,
-                               sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR})
+                               sqlite3.SQLITE_IOERR})
 _CORRUPT_CODES = frozenset({sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT})
 
 
 def translate_sqlite_error(exc: sqlite3.Error, target: Path | str | None = None) -> StoreError:
     """The store error for ``exc``, chosen by its primary SQLite result code (extended codes masked to 8 bits)."""
-    where = str(target) if target is not None else "The gpudesk database"
+    where = str(target) if target is not None else _("The gpudesk database")
     code = getattr(exc, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
     if primary in _LOCKED_CODES:
         return StoreLockedError(
-            f"{where} is locked by another process (another gpudesk window or a recorder). Close it and try again.",
+            _("{where} is locked by another process (another gpudesk window or a recorder). Close it and try again."
+              ).format(where=where),
             field=str(target) if target is not None else None, detail=str(exc),
+        )
+    if primary == sqlite3.SQLITE_FULL:
+        return StoreFullError(
+            _("{where} cannot grow: the disk (or the quota) is full; nothing more could be saved.").format(where=where),
+            field=str(target) if target is not None else None, detail=str(exc),
+            remedy=_("Free some disk space; what was saved before stays readable."),
         )
     if primary in _UNWRITABLE_CODES:
         return StoreUnwritableError(
-            f"Cannot write {where}: {exc}. Check its permissions or set GPUDESK_DATA_DIR.",
+            _("Cannot write {where}: {reason}. Check its permissions or set GPUDESK_DATA_DIR.").format(
+                where=where, reason=exc),
             field=str(target) if target is not None else None, detail=str(exc),
         )
     if primary in _CORRUPT_CODES:
         return StoreCorruptError(
-            f"{where} is not a readable gpudesk database ({exc}). It was left untouched; move it aside "
-            "to start a new one, or set GPUDESK_DATA_DIR to another folder.",
+            _("{where} is not a readable gpudesk database ({reason}). It was left untouched; move it aside "
+              "to start a new one, or set GPUDESK_DATA_DIR to another folder.").format(where=where, reason=exc),
             field=str(target) if target is not None else None, detail=str(exc),
         )
-    return StoreError(f"{where}: {exc}", field=str(target) if target is not None else None, detail=str(exc))
+    return StoreError(_("{where}: {reason}").format(where=where, reason=exc), field=str(target) if target is not None else None, detail=str(exc))
 
 
 P = ParamSpec("P")

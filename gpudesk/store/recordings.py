@@ -5,30 +5,32 @@ Tables:
                         GPU-model assumption for dmon imports, start/end (epoch s), format version.
     recording_gpus      one row per GPU of a session: index, UUID, name, PCI bus id, memory total, PCIe max
                         generation/width and where that link came from ("nvml" or "catalog:<id>").
-    recording_samples   wide: (session_id, t, gpu_index) plus one REAL column per known metric (NULL = N/A).
-                        Wide rows keep batched inserts fast (one row per GPU per tick instead of one per
-                        metric) and a span read is one indexed range scan on (session_id, t).
-    recording_extra     narrow (session_id, t, gpu_index, metric, value) for metrics without a column, e.g.
-                        unknown dmon columns.
+    recording_chunks,   the samples, as compressed columnar chunks per GPU (time base) and metric (values):
+    recording_chunk_values  see :mod:`gpudesk.store.chunks`. Written by migration m003 from the row tables of
+                        m001 (recording_samples wide rows, recording_extra narrow rows), which it empties
+                        after checking that every value was carried over; they stay (empty) for old readers.
     recording_reasons   (session_id, gpu_index, metric) -> why values were N/A (first reason seen).
     recording_metrics   (session_id, metric): the metrics a session holds (read without a scan).
 
-Crash safety: the store is in WAL mode and the recorder commits every 1-2 s, so a killed process loses at most
-the uncommitted batch; a session without ``ended_at`` is shown as interrupted and is fully readable.
+Crash safety: the store is in WAL mode and the recorder commits its open chunk every 1-2 s, so a killed process
+loses at most the uncommitted part of that chunk; a session without ``ended_at`` is shown as interrupted and is fully readable.
 Functions take a sqlite-utils ``Database`` opened in the calling thread (``gpudesk.store.open_store``).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from sqlite_utils import Database, Migrations
 
 from gpudesk.i18n import _
 from gpudesk.progress import Progress
+from gpudesk.store import chunks
 from gpudesk.store.errors import StoreError, converts_sqlite_errors
 from gpudesk.store.migrations import register
 
@@ -88,6 +90,76 @@ def m001_recordings(db: Database) -> None:
 def m002_recording_metrics(db: Database) -> None:
     """Which metrics each session holds, so a span read need not scan the whole session to find them."""
     db["recording_metrics"].create({"session_id": int, "metric": str}, pk=("session_id", "metric"))
+
+
+@migrations()
+def m003_columnar_chunks(db: Database) -> None:
+    """Samples as compressed columnar chunks; the rows of recording_samples / recording_extra are converted
+    session by session (values checked equal, NaN for NULL) and then deleted. Nothing is lost: a session whose
+    conversion does not read back equal stops the migration, which is rolled back."""
+    db.table("recording_chunks").create(
+        {"session_id": int, "gpu_index": int, "seq": int, "t_first": float, "t_last": float, "n": int,
+         "t_blob": bytes},
+        pk=("session_id", "gpu_index", "seq"),
+    )
+    db.table("recording_chunks").create_index(["session_id", "t_first"], index_name="idx_recording_chunks_session_t")
+    db.table("recording_chunk_values").create(
+        {"session_id": int, "gpu_index": int, "seq": int, "metric": str, "dtype": str, "v_blob": bytes},
+        pk=("session_id", "gpu_index", "seq", "metric"),
+    )
+    sessions = [int(r[0]) for r in db.conn.execute("select id from recording_sessions order by id")]
+    for sid in sessions:
+        _convert_rows(db, sid)
+    db.conn.execute("delete from recording_samples")
+    db.conn.execute("delete from recording_extra")
+
+
+def _convert_rows(db: Database, session_id: int) -> None:
+    """One session's wide and narrow rows -> chunks (all in float64, so nothing is rounded)."""
+    conn = db.conn
+    counts = conn.execute(
+        f"select count(*), {', '.join(f'count({c})' for c in SAMPLE_COLUMNS)} from recording_samples "
+        "where session_id = ?", (session_id,)).fetchone()
+    n = int(counts[0])
+    present = [c for c, k in zip(SAMPLE_COLUMNS, counts[1:]) if k]
+    t = np.empty(n)
+    gpu = np.empty(n, dtype=np.int32)
+    cols = {c: np.empty(n) for c in present}
+    cur = conn.execute(f"select {', '.join(['t', 'gpu_index', *present])} from recording_samples "
+                       "where session_id = ? order by t, rowid", (session_id,))
+    filled = 0
+    while True:
+        rows = cur.fetchmany(_READ_CHUNK)
+        if not rows:
+            break
+        block = np.array(rows, dtype=np.float64).reshape(len(rows), 2 + len(present))
+        t[filled:filled + len(rows)] = block[:, 0]
+        gpu[filled:filled + len(rows)] = block[:, 1]
+        for j, c in enumerate(present):
+            cols[c][filled:filled + len(rows)] = block[:, 2 + j]
+        filled += len(rows)
+    extra = conn.execute("select t, gpu_index, metric, value from recording_extra where session_id = ?",
+                         (session_id,)).fetchall()
+    if extra:
+        index = {(tt, gg): i for i, (tt, gg) in enumerate(zip(t.tolist(), gpu.tolist()))}
+        for tt, gg, metric, value in extra:
+            i = index.get((tt, gg))
+            if i is None or value is None:
+                continue
+            col = cols.get(metric)
+            if col is None:
+                col = cols[metric] = np.full(n, np.nan)
+            col[i] = value
+    chunks.write_chunks(db, session_id, chunks.split_columns(0, gpu, t, cols))
+    conn.executemany("insert or ignore into recording_metrics (session_id, metric) values (?, ?)",
+                     [(session_id, c) for c in cols])
+    back_t, back_gpu, back = chunks.read_chunks(db, session_id, -math.inf, math.inf, None, None,
+                                                lambda _m: np.dtype(np.float64))
+    same = np.array_equal(back_t, t) and np.array_equal(back_gpu, gpu) and all(
+        np.array_equal(back[c], v, equal_nan=True) for c, v in cols.items())
+    if not same:
+        raise StoreError(_("Recording {session_id} did not read back equal after conversion to chunks; the "
+                           "database was left as it was. Report this with the file.").format(session_id=session_id))
 
 
 @dataclass
@@ -156,61 +228,54 @@ def create_session(
 
 
 @converts_sqlite_errors
-def insert_rows(db: Database, session_id: int, columns: list[str], rows: list[tuple], *, commit: bool = True,
-                present: list[str] | None = None) -> None:
-    """Insert sample rows: each row is (t, gpu_index, *values in ``columns`` order); None = N/A.
-
-    Columns without a place in recording_samples go to recording_extra (narrow). ``present`` (the columns that
-    have at least one value) is computed when not given.
-    """
-    wide = [c for c in columns if c in _COLSET]
-    extra = [(i, c) for i, c in enumerate(columns) if c not in _COLSET]
-    conn = db.conn
-    if present is None:
-        present = [c for i, c in enumerate(columns) if any(r[2 + i] is not None for r in rows)]
-    if present:
-        conn.executemany("insert or ignore into recording_metrics (session_id, metric) values (?, ?)",
-                         [(session_id, c) for c in present])
-    pos = [columns.index(c) for c in wide]
-    sql = (f"insert into recording_samples (session_id, t, gpu_index{''.join(', ' + c for c in wide)}) "
-           f"values (?, ?, ?{', ?' * len(wide)})")
-    if len(pos) == len(columns):
-        conn.executemany(sql, [(session_id, *r) for r in rows])
-    else:
-        conn.executemany(sql, [(session_id, r[0], r[1], *[r[2 + p] for p in pos]) for r in rows])
-    if extra:
-        conn.executemany(
-            "insert into recording_extra (session_id, t, gpu_index, metric, value) values (?, ?, ?, ?, ?)",
-            [(session_id, r[0], r[1], c, r[2 + i]) for r in rows for i, c in extra if r[2 + i] is not None],
-        )
-    if commit:
-        conn.commit()
+def insert_rows(db: Database, session_id: int, columns: list[str], rows: list[tuple[Any, ...]], *,
+                commit: bool = True, present: list[str] | None = None) -> None:
+    """Insert sample rows: each row is (t, gpu_index, *values in ``columns`` order); None = N/A. Stored as new
+    chunks (use :func:`insert_arrays` for columnar data). ``present`` (the columns that have at least one value)
+    is computed when not given."""
+    if not rows:
+        return
+    data = np.array([[math.nan if v is None else v for v in r] for r in rows], dtype=np.float64)
+    metrics = {c: data[:, 2 + i] for i, c in enumerate(columns)}
+    insert_arrays(db, session_id, data[:, 0].copy(), data[:, 1].astype(np.int32), metrics, commit=commit,
+                  present=present)
 
 
 @converts_sqlite_errors
 def insert_arrays(db: Database, session_id: int, t: np.ndarray, gpu: np.ndarray, metrics: dict[str, np.ndarray],
-                  *, chunk: int = 50_000, progress: Progress | None = None) -> int:
-    """Bulk insert columnar data (NaN -> NULL), committing every ``chunk`` rows; returns rows written."""
-    names = list(metrics)
+                  *, chunk: int = chunks.CHUNK_SAMPLES, progress: Progress | None = None,
+                  commit: bool = True, present: list[str] | None = None) -> int:
+    """Store columnar data (NaN = N/A) as chunks of at most ``chunk`` samples per GPU; returns rows written.
+    Each array keeps its dtype (float32 columns stay float32)."""
     n = int(t.shape[0])
-    for s in range(0, n, chunk):
-        e = min(n, s + chunk)
-        cols = [t[s:e].tolist(), gpu[s:e].tolist()]
-        present = []
-        for name in names:
-            v = metrics[name][s:e]
-            missing = np.isnan(v)
-            if missing.all():
-                cols.append([None] * (e - s))
-                continue
-            present.append(name)
-            obj = v.astype(object)
-            obj[missing] = None
-            cols.append(obj.tolist())
-        insert_rows(db, session_id, names, list(zip(*cols)), commit=True, present=present)
+    if not n:
+        return 0
+    if present is None:
+        present = [c for c, v in metrics.items() if not np.all(np.isnan(v))]
+    conn = db.conn
+    conn.executemany("insert or ignore into recording_metrics (session_id, metric) values (?, ?)",
+                     [(session_id, c) for c in present])
+    kept = {c: metrics[c] for c in present}
+    written = 0
+    parts = chunks.split_columns(chunks.next_seq(db, session_id), np.asarray(gpu, dtype=np.int32),
+                                 np.asarray(t, dtype=np.float64), kept, chunk)
+    for part in parts:
+        written += chunks.write_chunks(db, session_id, [part])
         if progress is not None:
-            progress(_("Saved {done} of {total} samples.").format(done=e, total=n), e / n if n else 1.0)
+            progress(_("Saved {done} of {total} samples.").format(done=written, total=n), written / n)
+    if commit:
+        conn.commit()
     return n
+
+
+@converts_sqlite_errors
+def write_live_chunks(db: Database, session_id: int, parts: list[chunks.Chunk], present: list[str]) -> int:
+    """Write (or rewrite, for a recorder's open chunks) ``parts`` and note the metrics that have values, in one
+    committed transaction; returns the samples written."""
+    with db.conn:
+        db.conn.executemany("insert or ignore into recording_metrics (session_id, metric) values (?, ?)",
+                            [(session_id, name) for name in present])
+        return chunks.write_chunks(db, session_id, parts)
 
 
 @converts_sqlite_errors
@@ -257,9 +322,7 @@ def list_sessions(db: Database) -> list[RecordingSession]:
 
 def _to_session(db: Database, row: dict) -> RecordingSession:
     sid = row["id"]
-    n, first, last = db.conn.execute(
-        "select count(*), min(t), max(t) from recording_samples where session_id = ?", (sid,)
-    ).fetchone()
+    n, first, last = chunks.session_totals(db, sid)
     gpus = db.conn.execute("select count(*) from recording_gpus where session_id = ?", (sid,)).fetchone()[0]
     return RecordingSession(
         id=sid, name=row["name"], created_at=row["created_at"], started_at=row["started_at"],
@@ -292,8 +355,8 @@ def delete_session(db: Database, session_id: int) -> None:
     """Delete a session and all its samples (the user asked for it)."""
     _require(db, session_id)
     with db.conn:
-        for table in ("recording_samples", "recording_extra", "recording_reasons", "recording_metrics",
-                      "recording_gpus"):
+        for table in ("recording_chunk_values", "recording_chunks", "recording_samples", "recording_extra",
+                      "recording_reasons", "recording_metrics", "recording_gpus"):
             db.conn.execute(f"delete from {table} where session_id = ?", (session_id,))
         db.conn.execute("delete from recording_sessions where id = ?", (session_id,))
 
@@ -320,71 +383,27 @@ def read_arrays(
     dtypes: Mapping[str, np.dtype] | Callable[[str], np.dtype] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
     """Samples of a session in ``t0 <= t <= t1`` as (t float64, gpu int32, {metric: array, NaN = N/A}), sorted
-    by t.
+    by t (ties in GPU order).
 
-    Only metric columns with at least one value in the session are returned (and, when ``metrics`` is given,
-    only those: a 72-hour, 8-GPU NVML recording holds about 30 metrics, 16.6 MB each as float64, 8.3 MB as
-    float32); extra (narrow) metrics are merged in by (t, gpu). ``dtypes`` gives each metric's column dtype (a
-    mapping or a function of the name; float64 otherwise): columns are allocated in that dtype and filled chunk
-    by chunk, so the peak is the result plus one chunk.
+    Only metrics with at least one value in the session are returned (and, when ``metrics`` is given, only
+    those). ``dtypes`` gives each metric's column dtype (a mapping or a function of the name; float64
+    otherwise). Only the chunks that overlap the span are decompressed, straight into the result columns.
     """
     _require(db, session_id)
-    lo = -1e300 if t0 is None else float(t0)
-    hi = 1e300 if t1 is None else float(t1)
-    known = {r[0] for r in db.conn.execute("select metric from recording_metrics where session_id = ?", (session_id,))}
-    if known:
-        present = [c for c in SAMPLE_COLUMNS if c in known]
-    else:  # written before recording_metrics existed: find the columns with values (one scan)
-        counts = db.conn.execute(
-            f"select {', '.join(f'count({c})' for c in SAMPLE_COLUMNS)} from recording_samples where session_id = ?",
-            (session_id,),
-        ).fetchone()
-        present = [c for c, n in zip(SAMPLE_COLUMNS, counts) if n]
-    if metrics is not None:
-        wanted = set(metrics)
-        present = [c for c in present if c in wanted]
-    where = "session_id = ? and t >= ? and t <= ?"
-    params: list = [session_id, lo, hi]
-    if gpus is not None:
-        where += f" and gpu_index in ({', '.join('?' * len(gpus))})"
-        params.extend(int(g) for g in gpus)
-    sel = ", ".join(["t", "gpu_index", *present])
-    n = db.conn.execute(f"select count(*) from recording_samples where {where}", params).fetchone()[0]
+    lo = -math.inf if t0 is None else float(t0)
+    hi = math.inf if t1 is None else float(t1)
+    known = [r[0] for r in db.conn.execute("select metric from recording_metrics where session_id = ?",
+                                           (session_id,))]
+    wanted: list[str] | None = known if metrics is None else [c for c in known if c in set(metrics)]
+    if not known:  # the metrics index was lost: read every stored metric, keep those with values
+        wanted = None if metrics is None else list(metrics)
+
     def dtype_of(name: str) -> np.dtype:
         if dtypes is None:
             return np.dtype(np.float64)
         return np.dtype(dtypes(name) if callable(dtypes) else dtypes.get(name, np.float64))
 
-    # filled chunk by chunk: never the whole span as Python tuples (2 million wide rows would take gigabytes)
-    t = np.empty(n, dtype=np.float64)
-    gpu = np.empty(n, dtype=np.int32)
-    cols = {c: np.empty(n, dtype=dtype_of(c)) for c in present}
-    targets = [t, gpu, *cols.values()]
-    # the (session_id, t) index yields rows in time order (ties in insertion order): no sort step in SQLite
-    cur = db.conn.execute(f"select {sel} from recording_samples where {where} order by t", params)
-    filled = 0
-    while filled < n:
-        chunk = cur.fetchmany(_READ_CHUNK)[: n - filled]  # rows a running recorder adds meanwhile are left out
-        if not chunk:
-            break
-        block = np.array(chunk, dtype=np.float64).reshape(len(chunk), 2 + len(present))
-        for j, target in enumerate(targets):
-            target[filled:filled + len(chunk)] = block[:, j]
-        filled += len(chunk)
-    if filled < n:
-        t, gpu = t[:filled], gpu[:filled]
-        cols = {c: v[:filled] for c, v in cols.items()}
-    extra = db.conn.execute(
-        f"select t, gpu_index, metric, value from recording_extra where {where}", params).fetchall()
-    if metrics is not None:
-        extra = [row for row in extra if row[2] in wanted]
-    if extra and len(t):
-        index = {(tt, gg): i for i, (tt, gg) in enumerate(zip(t.tolist(), gpu.tolist()))}
-        for tt, gg, metric, value in extra:
-            col = cols.get(metric)
-            if col is None:
-                col = cols[metric] = np.full(len(t), np.nan, dtype=dtype_of(metric))
-            i = index.get((tt, gg))
-            if i is not None and value is not None:
-                col[i] = value
+    t, gpu, cols = chunks.read_chunks(db, session_id, lo, hi, gpus, wanted, dtype_of)
+    if not known:
+        cols = {k: v for k, v in cols.items() if not np.all(np.isnan(v))}
     return t, gpu, cols

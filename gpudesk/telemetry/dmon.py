@@ -12,37 +12,74 @@ Units: pwr W, temperatures C, utilizations %, clocks MHz (-> Hz), fb/bar1/ccpm "
 figures are MiB: x 1024^2), rxpci/txpci "MB/s" as printed (decimal: x 10^6; see dmon_format).
 Date/time columns are the node's local time as printed; they are stored as if UTC (the log has no time zone).
 
-Speed: a file is split into runs of data lines under one header; each run is read in blocks with numpy's C
-parser (``np.loadtxt``); a block that contains a truncated or foreign line falls back to a line-by-line parse
-that skips and counts the bad lines. About 2 million lines parse in a few seconds.
+Speed and memory: a file is read in blocks of bytes (never decoded as a whole, never held twice); each block is
+split into lines and tokens and its numbers read by the vectorised tokenizer of
+:mod:`gpudesk.telemetry.dmon_tokens`. Headers, foreign output and lines the tokenizer cannot read (other token
+counts, unusual number forms) go through the line parser, so a bad line is skipped and counted, never fatal.
+Numbers are checked at this boundary: a GPU index that is not a small whole number, a date that is not a calendar
+date or a time of day out of range stops the parse with a :class:`DmonError` naming the line and the field.
 """
 
 from __future__ import annotations
 
 import codecs
-
 import math
-import warnings
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
+from gpudesk.i18n import _
 from gpudesk.telemetry.dmon_format import (
-    COLUMN_MAP, DCGM_COLUMN_MAP, MIB, NA_REASON, UNSUPPORTED_MARKERS, DmonError, DmonLayout, _dates_to_epoch,
-    parse_data_line, parse_header,
+    COLUMN_MAP,
+    DCGM_COLUMN_MAP,
+    MAX_GPU_INDEX,
+    MIB,
+    NA_REASON,
+    UNSUPPORTED_MARKERS,
+    DmonError,
+    DmonLayout,
+    _dates_to_epoch,
+    parse_data_line,
+    parse_header,
 )
 from gpudesk.telemetry.dmon_lines import DmonLineParser
+from gpudesk.telemetry.dmon_tokens import (
+    PAD,
+    BlockTokens,
+    Workspace,
+    padded_block,
+    parse_clock_times,
+    parse_numbers,
+    tokenize,
+)
 from gpudesk.telemetry.model import SeriesFrame, column_dtype, concat_frames
 
 __all__ = [
-    "COLUMN_MAP", "DCGM_COLUMN_MAP", "MIB", "NA_REASON", "UNSUPPORTED_MARKERS", "DmonError", "DmonLayout", "DmonLog",
-    "DmonLineParser", "parse_data_line", "parse_dmon", "parse_header", "read_dmon_file",
+    "COLUMN_MAP",
+    "DCGM_COLUMN_MAP",
+    "MIB",
+    "NA_REASON",
+    "UNSUPPORTED_MARKERS",
+    "DmonError",
+    "DmonLayout",
+    "DmonLineParser",
+    "DmonLog",
+    "parse_data_line",
+    "parse_dmon",
+    "parse_header",
+    "read_dmon_file",
 ]
 
-_BLOCK = 100_000
-_CHUNK_CHARS = 8_000_000  # fast-path chunk: bounds the parser's transient memory
+BLOCK_BYTES = 2 * 1024 * 1024  # bytes tokenized at a time: bounds the tokenizer's transient memory (~12x)
+_HASH = ord("#")
+_SPACE = ord(" ")
+_TIME_COLUMN = "__seconds_of_day"
+_DATE_COLUMN = "__date_epoch"
+_GPU_COLUMN = "__gpu"
 
 
 @dataclass
@@ -71,11 +108,256 @@ class DmonLog:
 
 
 class _Run:
-    """Data lines under one layout."""
+    """Columns of the data lines under one header layout, filled block by block in their storage dtype.
+
+    Columns are allocated once for the rows the rest of the input is expected to hold (from the bytes per line
+    seen so far) and grown by half when that was short, so a 2-million-line log is not gathered in parts and
+    joined (a second copy of every column)."""
 
     def __init__(self, layout: DmonLayout):
         self.layout = layout
-        self.lines: list[str] = []
+        self.columns: dict[str, np.ndarray] = {}
+        self.rows = 0
+
+    def _store(self, columns: dict[str, np.ndarray], expected_rows: int) -> None:
+        n = next(iter(columns.values())).shape[0]
+        end = self.rows + n
+        for name, arr in columns.items():
+            target = self.columns.get(name)
+            if target is None or target.shape[0] < end:
+                size = max(end, expected_rows, int(1.5 * target.shape[0]) if target is not None else 0)
+                grown = np.empty(size, dtype=arr.dtype)
+                if target is not None:
+                    grown[:self.rows] = target[:self.rows]
+                target = self.columns[name] = grown
+            target[self.rows:end] = arr
+        self.rows = end
+
+    def finish(self) -> None:
+        """Give back the room reserved beyond the rows read (a copy only when it is more than a quarter)."""
+        for name, arr in self.columns.items():
+            if arr.shape[0] > 1.25 * self.rows:
+                self.columns[name] = arr[:self.rows].copy()
+
+    def add(self, values: np.ndarray, line_numbers: np.ndarray, expected_rows: int = 0) -> int:
+        """Check and keep parsed rows (columns in header order, the time column as seconds of the day);
+        returns the rows dropped because their GPU index was '-'.
+
+        Raises:
+            DmonError: a GPU index, date or time of day that cannot be one, naming the first such line.
+        """
+        lay = self.layout
+        gpu = values[:, lay.gpu_col]
+        blank = np.isnan(gpu)
+        dropped = int(blank.sum())
+        if dropped:
+            values, line_numbers, gpu = values[~blank], line_numbers[~blank], gpu[~blank]
+        if not values.shape[0]:
+            return dropped
+        wrong = ~((gpu >= 0) & (gpu <= MAX_GPU_INDEX) & (gpu == np.floor(gpu)))
+        if wrong.any():
+            i = int(np.argmax(wrong))
+            raise DmonError(_("Line {line}: the GPU index {value} is not a GPU index (a whole number from 0 to "
+                              "{max}); the file is damaged or is not dmon output.").format(
+                line=int(line_numbers[i]), value=_number_text(gpu[i]), max=MAX_GPU_INDEX), field="gpu")
+        columns: dict[str, np.ndarray] = {_GPU_COLUMN: gpu.astype(np.int32)}
+        if lay.time_col is not None:
+            secs = values[:, lay.time_col]
+            wrong = ~((secs >= 0) & (secs <= 86400))
+            if wrong.any():
+                i = int(np.argmax(wrong))
+                raise DmonError(_("Line {line}: the time of day is out of range (HH:MM:SS from 00:00:00 to "
+                                  "23:59:60); the file is damaged.").format(line=int(line_numbers[i])), field="time")
+            if lay.date_col is not None:
+                day = _dates_to_epoch(values[:, lay.date_col])
+                wrong = np.isnan(day)
+                if wrong.any():
+                    i = int(np.argmax(wrong))
+                    raise DmonError(_("Line {line}: the date {value} is not a calendar date (YYYYMMDD); the file "
+                                      "is damaged.").format(line=int(line_numbers[i]),
+                                                            value=_number_text(values[i, lay.date_col])),
+                                    field="date")
+                columns[_DATE_COLUMN] = day + secs
+            else:
+                columns[_TIME_COLUMN] = secs
+        for col, metric, scale in lay.metric_cols:
+            v = values[:, col]
+            columns[metric] = (v * scale if scale != 1.0 else v).astype(column_dtype(metric))
+        self._store(columns, expected_rows)
+        return dropped
+
+    def column(self, name: str) -> np.ndarray:
+        """One column of the whole run (released from the run)."""
+        arr = self.columns.pop(name, None)
+        return np.empty(0) if arr is None else arr[:self.rows]
+
+
+def _number_text(value: float) -> str:
+    return str(int(value)) if np.isfinite(value) and value == np.floor(value) else repr(float(value))
+
+
+class _Parser:
+    """State carried from block to block: the runs, the current one, counts for the notes."""
+
+    def __init__(self, total_bytes: int = 0) -> None:
+        self.total_bytes = total_bytes  # of the whole input, when known: sizes the run's columns up front
+        self.consumed_bytes = 0
+        self.block_bytes = 1
+        self.runs: list[_Run] = []
+        self.errors: list[str] = []
+        self.bad = 0
+        self.other = 0
+        self.before_header = 0
+        self.line_base = 0
+        self.workspace = Workspace()
+
+    @property
+    def current(self) -> _Run | None:
+        return self.runs[-1] if self.runs else None
+
+    def expected_rows(self, rows_in_block: int) -> int:
+        """Rows the rest of the input may hold, at this block's bytes per row (0 when the size is unknown)."""
+        if not self.total_bytes:
+            return 0
+        remaining = max(self.total_bytes - self.consumed_bytes, self.block_bytes)
+        return int(rows_in_block * remaining / self.block_bytes * 1.02) + 64
+
+    def feed(self, block: np.ndarray) -> None:
+        self.block_bytes = max(1, int(block.shape[0]) - PAD)
+        tk = tokenize(block)
+        first = tk.first_byte
+        blank = tk.token_count == 0
+        candidate = ((first == _SPACE) | ((first >= ord("0")) & (first <= ord("9")))) & ~blank
+        special = np.flatnonzero((first == _HASH) | (~candidate & ~blank))
+        event_lines = [-1]
+        event_runs = [len(self.runs) - 1]
+        extra: list[int] = []
+        for i in special.tolist():
+            text = _line_text(block, tk, i)
+            if text[:1] == "#":
+                layout = parse_header(text)
+                current = self.current
+                if layout is not None and (current is None or layout.names != current.layout.names):
+                    if current is not None:
+                        current.finish()
+                    self.runs.append(_Run(layout))
+                    event_lines.append(i)
+                    event_runs.append(len(self.runs) - 1)
+                continue
+            current = self.current
+            if current is not None and current.layout.dcgm and text[:1] == "G":
+                extra.append(i)
+                continue
+            stripped = text.strip()
+            if stripped == "Id":
+                continue  # units line of dcgmi dmon
+            if any(k in stripped.lower() for k in UNSUPPORTED_MARKERS):
+                self.errors.append(stripped)
+            elif current is None:
+                self.before_header += 1
+            else:
+                self.other += 1
+        run_of_line = np.asarray(event_runs)[
+            np.searchsorted(np.asarray(event_lines), np.arange(tk.lines), side="right") - 1]
+        data_mask = candidate & (run_of_line >= 0)
+        self.before_header += int((candidate & (run_of_line < 0)).sum())
+        if extra:
+            data_mask[np.asarray(extra)] = True
+        data = np.flatnonzero(data_mask)
+        runs = run_of_line[data]
+        if data.size:
+            bounds = np.flatnonzero(np.diff(runs)) + 1
+            for lines in np.split(data, bounds):
+                self._add_lines(self.runs[int(run_of_line[lines[0]])], block, tk, lines)
+        self.line_base += tk.lines
+        self.consumed_bytes += self.block_bytes
+
+    def _add_lines(self, run: _Run, block: np.ndarray, tk: BlockTokens, lines: np.ndarray) -> None:
+        lay = run.layout
+        ncols = lay.ncols
+        n = int(lines.shape[0])
+        values = np.full((n, ncols), np.nan) if lay.dcgm else np.empty((0, 0))
+        ok = np.zeros(n, dtype=bool)
+        if not lay.dcgm:
+            full = np.flatnonzero(tk.token_count[lines] == ncols)
+            ws = self.workspace
+            rows = full.shape[0]
+            first_tokens = tk.first_token[lines[full]]
+            number_cols = np.asarray([j for j in range(ncols) if j != lay.time_col])
+            k = number_cols.shape[0]
+            tokens = np.add(first_tokens[:, None], number_cols, out=ws.get("tokens", rows * k, np.int64).reshape(rows, k))
+            flat = tokens.reshape(rows * k)
+            starts = np.take(tk.token_start, flat, out=ws.get("starts", rows * k, np.int64), mode="clip")
+            ends = np.take(tk.token_end, flat, out=ws.get("ends", rows * k, np.int64), mode="clip")
+            nums, parsed = parse_numbers(block, starts, ends, ws)
+            row_ok: np.ndarray = np.asarray(parsed.reshape(rows, k).all(axis=1))
+            filled = ws.get("filled", rows * ncols, np.float64).reshape(rows, ncols)
+            filled[:, number_cols] = nums.reshape(rows, k)
+            if lay.time_col is not None:
+                time_tokens = first_tokens + lay.time_col
+                secs, time_ok = parse_clock_times(block, tk.token_start[time_tokens], tk.token_end[time_tokens], ws)
+                filled[:, lay.time_col] = secs
+                row_ok &= time_ok
+            if full.shape[0] == n:  # every line has the header's token count (the usual case): no copy
+                values = filled
+                ok = row_ok
+            else:
+                values = np.full((n, ncols), np.nan)
+                values[full] = filled
+                ok[full] = row_ok
+        if ok.all():
+            self.bad += run.add(values, self.line_base + lines + 1, self.expected_rows(n))
+            return
+        keep = ok.copy()
+        for i in np.flatnonzero(~ok).tolist():
+            row = parse_data_line(_line_text(block, tk, int(lines[i])), lay)
+            if row is None:
+                self.bad += 1
+                continue
+            if lay.time_col is not None:
+                tc = lay.time_col
+                row[tc:tc + 3] = [row[tc] * 3600 + row[tc + 1] * 60 + row[tc + 2]]
+            values[i] = row
+            keep[i] = True
+        if not keep.all():
+            values, lines = values[keep], lines[keep]
+        self.bad += run.add(values, self.line_base + lines + 1, self.expected_rows(n))
+
+
+def _line_text(block: np.ndarray, tk: BlockTokens, i: int) -> str:
+    return block[tk.line_start[i]:tk.line_end[i]].tobytes().decode("utf-8", errors="replace").rstrip("\r")
+
+
+def _byte_blocks(data: bytes | bytearray) -> Iterator[np.ndarray]:
+    """Views of ``data`` of about BLOCK_BYTES each, cut after a newline (no copy)."""
+    whole = np.frombuffer(data, dtype=np.uint8)
+    pos = 0
+    size = len(data)
+    while pos < size:
+        end = data.find(b"\n", pos + BLOCK_BYTES)
+        end = size if end == -1 else end + 1
+        yield padded_block(whole[pos:end])
+        pos = end
+
+
+def _file_blocks(fh: BinaryIO, head: bytes) -> Iterator[np.ndarray]:
+    """Blocks of a file read BLOCK_BYTES at a time (``head``: bytes already read), cut after a newline."""
+    carry = bytearray(head)
+    while True:
+        chunk = fh.read(BLOCK_BYTES)
+        if not chunk:
+            if carry:
+                yield padded_block(np.frombuffer(bytes(carry), dtype=np.uint8))
+            return
+        carry += chunk
+        cut = carry.rfind(b"\n")
+        if cut == -1 or len(carry) < BLOCK_BYTES // 2:
+            continue
+        view = np.frombuffer(carry, dtype=np.uint8, count=cut + 1)
+        block = padded_block(view)
+        del view  # the bytearray cannot shrink while a view exports it
+        del carry[:cut + 1]
+        yield block
 
 
 def parse_dmon(
@@ -93,46 +375,33 @@ def parse_dmon(
             time-only logs keep their time of day).
 
     Raises:
-        DmonError: pmon output, text with neither a dmon header nor a dmon error message, or an interval that
-            is not a positive number of seconds.
+        DmonError: pmon output, text with neither a dmon header nor a dmon error message, an interval that
+            is not a positive number of seconds, or a GPU index, date or time that cannot be one (naming the line).
     """
+    _check_interval(interval_s)
+    if isinstance(source, str):
+        text = source.removeprefix("\ufeff")  # a byte-order mark left by an editor
+    else:
+        text = "\n".join(ln.rstrip("\r\n") for ln in source)
+    data = text.encode("utf-8", errors="replace")
+    return _parse_blocks(_byte_blocks(data), interval_s, start_time, len(data))
+
+
+def _check_interval(interval_s: float) -> None:
     if not (isinstance(interval_s, (int, float)) and math.isfinite(interval_s) and interval_s > 0):
         raise DmonError(f"The dmon interval must be a positive number of seconds (dmon -d), got {interval_s!r}.")
-    if isinstance(source, str):
-        source = source.removeprefix("\ufeff")  # a byte-order mark left by an editor
-        fast = _parse_clean(source, interval_s, start_time)
-        if fast is not None:
-            return fast
-    lines = source.splitlines() if isinstance(source, str) else [ln.rstrip("\r\n") for ln in source]
-    runs: list[_Run] = []
-    current: _Run | None = None
+
+
+def _parse_blocks(blocks: Iterable[np.ndarray], interval_s: float, start_time: float | None,
+                  total_bytes: int = 0) -> DmonLog:
+    parser = _Parser(total_bytes)
+    for block in blocks:
+        parser.feed(block)
+    runs = parser.runs
+    if runs:
+        runs[-1].finish()
+    errors = parser.errors
     notes: list[str] = []
-    errors: list[str] = []
-    other = 0
-    before_header = 0
-    for line in lines:
-        c = line[:1]
-        if c == "#":
-            layout = parse_header(line)
-            if layout is not None:
-                if current is None or layout.names != current.layout.names:
-                    current = _Run(layout)
-                    runs.append(current)
-            continue
-        if not line or line.isspace():
-            continue
-        if current is not None and (c == " " or c.isdigit() or (current.layout.dcgm and c == "G")):
-            current.lines.append(line)
-            continue
-        stripped = line.strip()
-        if stripped == "Id":
-            continue  # units line of dcgmi dmon
-        if any(k in stripped.lower() for k in UNSUPPORTED_MARKERS):
-            errors.append(stripped)
-        elif current is None:
-            before_header += 1
-        else:
-            other += 1
     unsupported = any(k in e.lower() for e in errors for k in UNSUPPORTED_MARKERS[:2])
     if not runs:
         if errors:
@@ -140,16 +409,13 @@ def parse_dmon(
         raise DmonError("No 'nvidia-smi dmon' header ('# gpu ...' or '#Date Time gpu ...') found: this does not look "
                         "like dmon output. Record with 'nvidia-smi dmon -s umt -o DT > log.txt'.")
     frames: list[SeriesFrame] = []
-    bad = 0
     has_time = False
     unknown: list[str] = []
     for run in runs:
-        frame, run_bad = _parse_run(run, interval_s, start_time)
-        bad += run_bad
         has_time = has_time or run.layout.time_col is not None
         unknown.extend(u for u in run.layout.unknown if u not in unknown)
-        if len(frame):
-            frames.append(frame)
+        if run.rows:
+            frames.append(_run_frame(run, interval_s, start_time))
     if not has_time and frames:
         # consecutive runs of a log without time stamps continue one another
         offset = 0.0
@@ -158,85 +424,22 @@ def parse_dmon(
             shifted.append(SeriesFrame(f.t + offset, f.gpu, f.metrics, f.reasons, sort=False))
             offset = float(shifted[-1].t[-1]) + interval_s - (start_time or 0.0)
         frames = shifted
-    frame = concat_frames(frames) if frames else SeriesFrame(np.empty(0), np.empty(0), {})
-    if bad:
-        notes.append(f"Skipped {bad} truncated or malformed data line(s).")
-    if other:
-        notes.append(f"Ignored {other} line(s) of other output mixed into the log.")
-    if before_header:
-        notes.append(f"Ignored {before_header} line(s) before the first dmon header.")
+    if len(frames) == 1:
+        frame = frames[0]
+    else:
+        frame = concat_frames(frames) if frames else SeriesFrame(np.empty(0), np.empty(0), {})
+    del frames
+    if parser.bad:
+        notes.append(f"Skipped {parser.bad} truncated or malformed data line(s).")
+    if parser.other:
+        notes.append(f"Ignored {parser.other} line(s) of other output mixed into the log.")
+    if parser.before_header:
+        notes.append(f"Ignored {parser.before_header} line(s) before the first dmon header.")
     if unknown:
         notes.append(f"Kept unknown column(s) {', '.join(unknown)} as dmon_<name> metrics (no unit known).")
     notes.extend(_time_notes(has_time, interval_s))
     frame.notes = notes
     return DmonLog(frame, list(runs[-1].layout.names), notes, unsupported, errors, has_time)
-
-
-def _header_lines(text: str) -> set[str]:
-    """Distinct lines starting with '#' (found with str.find: a few hundred headers in 200 MB cost nothing)."""
-    out: set[str] = set()
-    pos = 0 if text.startswith("#") else text.find("\n#")
-    while pos != -1:
-        start = pos if text[pos] == "#" else pos + 1
-        end = text.find("\n", start)
-        out.add(text[start:] if end == -1 else text[start:end])
-        if end == -1:
-            break
-        pos = text.find("\n#", end)
-    return out
-
-
-def _parse_clean(text: str, interval_s: float, start_time: float | None) -> DmonLog | None:
-    """Fast path for a clean log (one header layout): one pass of numpy's C parser. Foreign or truncated lines
-    make the parser fail, and then the line-by-line path takes over.
-
-    Returns None when the text needs the line-by-line path (several layouts, other output, bad lines).
-    """
-    layouts: dict[tuple[str, ...], DmonLayout] = {}
-    for h in _header_lines(text):
-        lay = parse_header(h)
-        if lay is not None:
-            layouts.setdefault(tuple(lay.names), lay)
-    if len(layouts) != 1:
-        return None
-    (lay,) = layouts.values()
-    if lay.dcgm:
-        return None
-    width = lay.ncols + (2 if lay.time_col is not None else 0)
-    parts: list[np.ndarray] = []
-    pos = 0
-    while pos < len(text):
-        end = text.find("\n", pos + _CHUNK_CHARS)
-        end = len(text) if end == -1 else end + 1
-        body = text[pos:end].replace("-", "nan")
-        if lay.time_col is not None:
-            body = body.replace(":", " ")
-        pos = end
-        try:
-            arr = _loadtxt(body.splitlines())
-        except ValueError:
-            return None
-        if arr.shape[0] and arr.shape[1] != width:
-            return None
-        if arr.shape[0]:
-            parts.append(arr)
-    if not parts:
-        return None
-    arr = np.concatenate(parts) if len(parts) > 1 else parts[0]
-    del parts
-    frame = _frame_from_array(arr, lay, interval_s, start_time)
-    notes = _time_notes(lay.time_col is not None, interval_s)
-    if lay.unknown:
-        notes.insert(0, f"Kept unknown column(s) {', '.join(lay.unknown)} as dmon_<name> metrics (no unit known).")
-    frame.notes = notes
-    return DmonLog(frame, list(lay.names), notes, False, [], lay.time_col is not None)
-
-
-def _loadtxt(lines: list[str]) -> np.ndarray:
-    """numpy's C parser over lines ('#' lines skipped); a chunk holding only headers gives an empty array."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="loadtxt: input contained no data", category=UserWarning)
-        return np.loadtxt(lines, dtype=np.float64, ndmin=2, comments="#")
 
 
 def _time_notes(has_time: bool, interval_s: float) -> list[str]:
@@ -245,41 +448,17 @@ def _time_notes(has_time: bool, interval_s: float) -> list[str]:
     return ["Times are the node's local time as printed by dmon (no time zone in the log)."]
 
 
-def _parse_run(run: _Run, interval_s: float, start_time: float | None) -> tuple[SeriesFrame, int]:
+def _run_frame(run: _Run, interval_s: float, start_time: float | None) -> SeriesFrame:
     lay = run.layout
-    parts: list[np.ndarray] = []
-    bad = 0
-    for s in range(0, len(run.lines), _BLOCK):
-        block = run.lines[s : s + _BLOCK]
-        arr, nbad = _parse_block(block, lay)
-        bad += nbad
-        if arr.shape[0]:
-            parts.append(arr)
-    width = lay.ncols + (2 if lay.time_col is not None else 0)
-    data = np.concatenate(parts) if parts else np.empty((0, width))
-    return _frame_from_array(data, lay, interval_s, start_time), bad
-
-
-def _frame_from_array(data: np.ndarray, lay: DmonLayout, interval_s: float, start_time: float | None) -> SeriesFrame:
-    # column positions shift by 2 after the time column (HH:MM:SS became three numbers)
-    def pos(col: int) -> int:
-        return col + 2 if lay.time_col is not None and col > lay.time_col else col
-
-    gpu = data[:, pos(lay.gpu_col)]
-    keep = ~np.isnan(gpu)
-    if not keep.all():
-        data, gpu = data[keep], gpu[keep]
-    gpu = gpu.astype(np.int32)
-    n = data.shape[0]
-    if lay.time_col is not None:
-        tc = lay.time_col
-        secs = data[:, tc] * 3600 + data[:, tc + 1] * 60 + data[:, tc + 2]
-        if lay.date_col is not None:
-            t = _dates_to_epoch(data[:, pos(lay.date_col)]) + secs
-        else:
-            base = 0.0 if start_time is None else math.floor(start_time / 86400.0) * 86400.0
-            wraps = np.concatenate(([0.0], np.cumsum(np.diff(secs) < -43200.0) * 86400.0)) if n else np.empty(0)
-            t = base + secs + wraps
+    gpu = run.column(_GPU_COLUMN)
+    n = int(gpu.shape[0])
+    if lay.time_col is not None and lay.date_col is not None:
+        t = run.column(_DATE_COLUMN)
+    elif lay.time_col is not None:
+        secs = run.column(_TIME_COLUMN)
+        base = 0.0 if start_time is None else math.floor(start_time / 86400.0) * 86400.0
+        wraps = np.concatenate(([0.0], np.cumsum(np.diff(secs) < -43200.0) * 86400.0)) if n else np.empty(0)
+        t = base + secs + wraps
     else:
         new_round = np.ones(n, dtype=bool)
         if n > 1:
@@ -288,11 +467,8 @@ def _frame_from_array(data: np.ndarray, lay: DmonLayout, interval_s: float, star
         t = (start_time or 0.0) + rounds * float(interval_s)
     metrics: dict[str, np.ndarray] = {}
     reasons: dict[tuple[int, str], str] = {}
-    for col, metric, scale in lay.metric_cols:
-        v = data[:, pos(col)]
-        # own copy in the column's storage dtype (float32 for %, W, C): the parsed block can be freed
-        v = np.multiply(v, scale, dtype=np.float64).astype(column_dtype(metric)) if scale != 1.0 else \
-            v.astype(column_dtype(metric))
+    for _col, metric, _scale in lay.metric_cols:
+        v = run.column(metric)
         metrics[metric] = v
         missing = np.isnan(v)
         if missing.any():
@@ -301,47 +477,32 @@ def _frame_from_array(data: np.ndarray, lay: DmonLayout, interval_s: float, star
     return SeriesFrame(t, gpu, metrics, reasons)
 
 
-def _parse_block(block: list[str], lay: DmonLayout) -> tuple[np.ndarray, int]:
-    """Fast path through numpy's C parser; a block with a bad line is parsed line by line."""
-    width = lay.ncols + (2 if lay.time_col is not None else 0)
-    if not lay.dcgm:
-        text = "\n".join(block).replace("-", "nan")
-        if lay.time_col is not None:
-            text = text.replace(":", " ")
-        try:
-            arr = _loadtxt(text.splitlines())
-        except ValueError:
-            arr = None
-        if arr is not None and arr.shape[1] == width:
-            return arr, 0
-    rows: list[list[float]] = []
-    bad = 0
-    for line in block:
-        row = parse_data_line(line, lay)
-        if row is None:
-            bad += 1
-        else:
-            rows.append(row)
-    return (np.array(rows, dtype=np.float64).reshape(len(rows), width), bad)
-
-
 def read_dmon_file(path: str | Path, *, interval_s: float = 1.0, start_time: float | None = None) -> DmonLog:
-    """Parse a dmon log file (UTF-8; undecodable bytes replaced).
+    """Parse a dmon log file (UTF-8, or UTF-16 / UTF-8 with a byte-order mark; undecodable bytes replaced),
+    reading it in blocks: the whole text is never held in memory.
 
     Raises:
         DmonError: unreadable file, or not dmon output.
     """
+    _check_interval(interval_s)
     p = Path(path)
     try:
-        data = p.read_bytes()
+        with p.open("rb") as fh:
+            head = fh.read(65536)
+            if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+                data = decode_log_bytes(head + fh.read(), p.name).encode("utf-8")  # rare (PowerShell 5)
+                total = len(data)
+                blocks: Iterable[np.ndarray] = _byte_blocks(data)
+            else:
+                decode_log_bytes(head, p.name)  # empty or binary: a clear error
+                total = os.fstat(fh.fileno()).st_size
+                blocks = _file_blocks(fh, head.removeprefix(codecs.BOM_UTF8))
+            try:
+                return _parse_blocks(blocks, interval_s, start_time, total)
+            except DmonError as exc:
+                raise DmonError(f"{p.name}: {exc}", field=exc.field) from exc
     except OSError as exc:
-        raise DmonError(f"Cannot read {p}: {exc.strerror or exc}.") from exc
-    text = decode_log_bytes(data, p.name)
-    del data  # a 72-hour log is ~200 MB: do not hold the bytes and the text while parsing
-    try:
-        return parse_dmon(text, interval_s=interval_s, start_time=start_time)
-    except DmonError as exc:
-        raise DmonError(f"{p.name}: {exc}") from exc
+        raise DmonError(f"Cannot read {p}: {exc.strerror or exc}.", field=str(p)) from exc
 
 
 def decode_log_bytes(data: bytes, name: str = "the file") -> str:

@@ -11,7 +11,6 @@ nvmlDeviceGetPcieThroughput; the cuda-python NVML docs), so a 41 in the log is 4
 
 from __future__ import annotations
 
-import calendar
 import math
 from dataclasses import dataclass
 
@@ -51,6 +50,7 @@ COLUMN_MAP: dict[str, tuple[str, float]] = {
 # dcgmi dmon -e 1009,1010 (DCGM fields, bytes/s): "# Entity PCITX PCIRX" / "GPU 0 4712070210 5237742827"
 DCGM_COLUMN_MAP: dict[str, tuple[str, float]] = {"PCITX": (m.PCIE_TX, 1.0), "PCIRX": (m.PCIE_RX, 1.0)}
 
+MAX_GPU_INDEX = 1023  # NVML and dmon count the GPUs of one node from 0; anything above is not a GPU index
 UNSUPPORTED_MARKERS = ("not supported on the device", "failed to process command line", "failed to initialize nvml")
 NA_REASON = "dmon printed '-' (not supported on this GPU, or it could not be read)"
 
@@ -143,15 +143,29 @@ def parse_data_line(line: str, lay: DmonLayout) -> list[float] | None:
 
 
 def _dates_to_epoch(dates: np.ndarray) -> np.ndarray:
-    out = np.empty_like(dates)
-    for d in np.unique(dates).tolist():
-        if math.isnan(d):
-            out[dates != dates] = math.nan
-            continue
-        di = int(d)
-        try:
-            epoch = calendar.timegm((di // 10000, (di // 100) % 100, di % 100, 0, 0, 0, 0, 0, 0))
-        except (ValueError, OverflowError):
-            epoch = math.nan
-        out[dates == d] = epoch
+    """Epoch seconds (00:00 UTC) of ``YYYYMMDD`` numbers, NaN where the number is not a calendar date
+    (NaN, inf, fractions, month 13, 31 February, years outside 1900-9999). Vectorised, linear in the rows.
+
+    Days from the civil date: Howard Hinnant's ``days_from_civil``, http://howardhinnant.github.io/date_algorithms.html
+    """
+    d = np.asarray(dates, dtype=np.float64)
+    ok = np.isfinite(d) & (d >= 19000101) & (d <= 99991231)
+    whole = np.where(ok, d, 19700101.0)
+    ok &= whole == np.floor(whole)
+    n = whole.astype(np.int64)
+    year, month, day = n // 10000, (n // 100) % 100, n % 100
+    leap = ((year % 4 == 0) & (year % 100 != 0)) | (year % 400 == 0)
+    month_days = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], dtype=np.int64)
+    ok &= (month >= 1) & (month <= 12)
+    last = month_days[np.clip(month, 0, 12)] + ((month == 2) & leap)
+    ok &= (day >= 1) & (day <= last)
+    y = year - (month <= 2)
+    era = y // 400
+    yoe = y - era * 400
+    mp = (month + 9) % 12
+    doy = (153 * mp + 2) // 5 + day - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    days = era * 146097 + doe - 719468
+    out = days.astype(np.float64) * 86400.0
+    out[~ok] = np.nan
     return out

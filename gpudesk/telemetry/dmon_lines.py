@@ -11,7 +11,14 @@ from collections import deque
 import numpy as np
 
 from gpudesk.telemetry.dmon_format import (
-    NA_REASON, UNSUPPORTED_MARKERS, DmonLayout, _dates_to_epoch, parse_data_line, parse_header,
+    MAX_GPU_INDEX,
+    NA_REASON,
+    UNSUPPORTED_MARKERS,
+    DmonError,
+    DmonLayout,
+    _dates_to_epoch,
+    parse_data_line,
+    parse_header,
 )
 from gpudesk.telemetry.model import Sample, SampleBatch
 
@@ -42,10 +49,16 @@ class DmonLineParser:
         return any(k in e.lower() for e in self.errors for k in UNSUPPORTED_MARKERS[:2])
 
     def feed(self, line: str) -> list[SampleBatch]:
-        """Consume one line; returns the batches it completed (usually none or one)."""
+        """Consume one line; returns the batches it completed (usually none or one). A pmon header (per-process
+        output) is counted as other output, not raised: a live stream goes on."""
         line = line.rstrip("\r\n")
         if line.startswith("#"):
-            layout = parse_header(line)
+            try:
+                layout = parse_header(line)
+            except DmonError as exc:
+                self.other_lines += 1
+                self.other_output.append(str(exc)[:300])
+                return []
             if layout is not None:
                 if self.layout is not None and layout.names != self.layout.names:
                     out = self.flush()
@@ -76,12 +89,23 @@ class DmonLineParser:
         def pos(col: int) -> int:
             return col + 2 if lay.time_col is not None and col > lay.time_col else col
 
-        gpu = int(row[pos(lay.gpu_col)])
+        gpu_value = row[pos(lay.gpu_col)]
+        if not (math.isfinite(gpu_value) and 0 <= gpu_value <= MAX_GPU_INDEX and gpu_value == int(gpu_value)):
+            self.bad_lines += 1  # '-', nan, -1, 2e9: not a GPU index; the stream goes on
+            return []
+        gpu = int(gpu_value)
         if lay.time_col is not None:
             tc = lay.time_col
             secs = row[tc] * 3600 + row[tc + 1] * 60 + row[tc + 2]
+            if not 0 <= secs <= 86400:
+                self.bad_lines += 1
+                return []
             if lay.date_col is not None:
-                t = float(_dates_to_epoch(np.array([row[pos(lay.date_col)]]))[0]) + secs
+                day = float(_dates_to_epoch(np.array([row[pos(lay.date_col)]]))[0])
+                if math.isnan(day):  # inf, nan or not a calendar date
+                    self.bad_lines += 1
+                    return []
+                t = day + secs
             else:
                 now = self.clock()
                 t = math.floor(now / 86400.0) * 86400.0 + secs

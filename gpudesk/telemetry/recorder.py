@@ -1,26 +1,70 @@
 """Record sample batches into the user store, and read recordings back as frames.
 
 The recorder runs in the caller's thread with its own database connection (the UI runs it inside its sampler
-ThreadWorker; the CLI in its main loop). Batches are buffered and committed every ``flush_interval_s`` (1 s by
-default) in one transaction, so a killed process loses at most the last second or two; the store is in WAL mode,
-and a session that was never stopped stays readable (shown as interrupted).
+ThreadWorker; the CLI in its main loop). Samples go into an open columnar chunk per GPU
+(:mod:`gpudesk.store.chunks`), rewritten and committed every ``flush_interval_s`` (1 s by default) in one
+transaction until it holds :data:`LIVE_CHUNK_SAMPLES`; so a killed process loses at most what it gathered since
+the last commit (1-2 s). The store is in WAL mode, and a session that was never stopped stays readable (shown as
+interrupted).
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterable
 
+import numpy as np
 from sqlite_utils import Database
 
 from gpudesk.progress import Progress
-from gpudesk.store import open_store
+from gpudesk.store import chunks, open_store
 from gpudesk.store import recordings as rec
-from gpudesk.telemetry.model import DeviceInfo, SampleBatch, SeriesFrame, TelemetryError, column_dtype
+from gpudesk.telemetry.model import (
+    DeviceInfo,
+    SampleBatch,
+    SeriesFrame,
+    TelemetryError,
+    column_dtype,
+)
 
 
 class RecorderError(TelemetryError):
     """The recorder was used out of order (write before start, ...)."""
+
+
+# Samples per GPU in a live chunk (20 min at 1 Hz): each commit rewrites the open chunk, so this bounds the work
+# per commit; a 72-hour recording is 216 chunks per GPU.
+LIVE_CHUNK_SAMPLES = 1200
+
+
+class _OpenChunk:
+    """Samples of one GPU not yet sealed in a full chunk."""
+
+    def __init__(self, gpu_index: int, seq: int):
+        self.gpu_index = gpu_index
+        self.seq = seq
+        self.t: list[float] = []
+        self.values: dict[str, list[float]] = {}
+
+    def add(self, t: float, values: dict[str, float | None]) -> None:
+        n = len(self.t)
+        self.t.append(t)
+        for name, v in values.items():
+            col = self.values.get(name)
+            if col is None:
+                col = self.values[name] = [math.nan] * n
+            col.append(math.nan if v is None else float(v))
+        for col in self.values.values():
+            if len(col) <= n:
+                col.append(math.nan)
+
+    def chunk(self) -> chunks.Chunk:
+        return chunks.Chunk(self.gpu_index, self.seq, np.array(self.t, dtype=np.float64),
+                            {k: np.array(v, dtype=column_dtype(k)) for k, v in self.values.items()})
+
+    def present(self) -> list[str]:
+        return [k for k, v in self.values.items() if any(not math.isnan(x) for x in v)]
 
 
 def device_rows(devices: Iterable[DeviceInfo]) -> list[dict]:
@@ -51,7 +95,10 @@ class Recorder:
         self.flush_interval_s = float(flush_interval_s)
         self._clock = clock
         self.session_id: int | None = None
-        self._rows: dict[tuple[str, ...], list[tuple]] = {}
+        self._open: dict[int, _OpenChunk] = {}
+        self._dirty: set[int] = set()
+        self._next_seq = 0
+        self._pending_rows = 0
         self._reasons: dict[tuple[int, str], str] = {}
         self._last_flush = clock()
         self._last_t: float | None = None
@@ -80,6 +127,7 @@ class Recorder:
             started_at=time.time(), gpus=device_rows(devices),
         )
         self.rows_written = 0
+        self._open, self._dirty, self._next_seq, self._pending_rows = {}, set(), 0, 0
         self._last_flush = self._clock()
         return self.session_id
 
@@ -88,8 +136,13 @@ class Recorder:
         if self.session_id is None:
             raise RecorderError("Start a recording before writing samples.")
         for s in batch.samples:
-            names = tuple(s.values)
-            self._rows.setdefault(names, []).append((s.t, s.gpu_index, *s.values.values()))
+            open_chunk = self._open.get(s.gpu_index)
+            if open_chunk is None:
+                open_chunk = self._open[s.gpu_index] = _OpenChunk(s.gpu_index, self._next_seq)
+                self._next_seq += 1
+            open_chunk.add(s.t, s.values)
+            self._dirty.add(s.gpu_index)
+            self._pending_rows += 1
             for metric, why in s.reasons.items():
                 key = (s.gpu_index, metric)
                 if key not in self._reasons:
@@ -102,7 +155,10 @@ class Recorder:
         """Write a whole frame (dmon import) in committed chunks; returns rows written."""
         if self.session_id is None:
             raise RecorderError("Start a recording before writing samples.")
+        self.flush()
         n = rec.insert_arrays(self.db, self.session_id, frame.t, frame.gpu, frame.metrics, progress=progress)
+        self._next_seq = chunks.next_seq(self.db, self.session_id)
+        self._open = {}
         rec.set_reasons(self.db, self.session_id, frame.reasons)
         self.rows_written += n
         if len(frame):
@@ -113,12 +169,17 @@ class Recorder:
         """Commit what is buffered (one transaction)."""
         if self.session_id is None:
             return
-        if self._rows:
-            with self.db.conn:
-                for names, rows in self._rows.items():
-                    rec.insert_rows(self.db, self.session_id, list(names), rows, commit=False)
-                    self.rows_written += len(rows)
-            self._rows = {}
+        if self._dirty:
+            sid = self.session_id
+            dirty = [self._open[g] for g in sorted(self._dirty)]
+            present = {name for c in dirty for name in c.present()}
+            rec.write_live_chunks(self.db, sid, [c.chunk() for c in dirty], sorted(present))
+            self.rows_written += self._pending_rows
+            self._pending_rows = 0
+            self._dirty = set()
+            for c in dirty:
+                if len(c.t) >= LIVE_CHUNK_SAMPLES:
+                    del self._open[c.gpu_index]  # sealed: the next sample of this GPU opens a new chunk
         if self._reasons:
             rec.set_reasons(self.db, self.session_id, self._reasons)
             self._reasons = {}

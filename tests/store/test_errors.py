@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
+import numpy as np
 import pytest
 from sqlite_utils import Database
 
@@ -12,12 +13,13 @@ from gpudesk.store import open_store
 from gpudesk.store.errors import (
     StoreCorruptError,
     StoreError,
+    StoreFullError,
     StoreLockedError,
     StoreUnwritableError,
     translate_sqlite_error,
 )
 from gpudesk.store.prices import price_overrides, set_price
-from gpudesk.store.recordings import list_sessions
+from gpudesk.store.recordings import create_session, insert_arrays, list_sessions
 
 
 def test_every_store_error_is_a_gpudesk_error():
@@ -62,3 +64,25 @@ def test_translation_uses_the_result_code_not_the_message():
     assert isinstance(translate_sqlite_error(exc), StoreCorruptError)
     plain = sqlite3.ProgrammingError("Cannot operate on a closed database.")
     assert type(translate_sqlite_error(plain)) is StoreError
+
+
+def test_a_full_disk_is_store_full_by_its_result_code():
+    # SQLITE_FULL (13), as sqlite3 raises it when a write needs a page the disk or quota cannot give.
+    full = sqlite3.OperationalError("database or disk is full")
+    full.sqlite_errorcode = sqlite3.SQLITE_FULL
+    error = translate_sqlite_error(full, "/data/gpudesk.db")
+    assert isinstance(error, StoreFullError) and isinstance(error, StoreUnwritableError)
+    assert error.remedy and "/data/gpudesk.db" in error.message
+    # The same text without the code is not classified by its words.
+    assert type(translate_sqlite_error(sqlite3.OperationalError("database or disk is full"))) is StoreError
+
+
+def test_a_write_past_the_page_limit_is_store_full(tmp_path):
+    db = open_store(tmp_path / "gpudesk.db")
+    sid = create_session(db, source="test")
+    pages = db.conn.execute("pragma page_count").fetchone()[0]
+    db.conn.execute(f"pragma max_page_count = {pages}")  # the file may not grow: SQLITE_FULL on the next page
+    noise = np.random.default_rng(0).random(20_000)  # incompressible: needs many new pages
+    with pytest.raises(StoreFullError) as caught:
+        insert_arrays(db, sid, 1.7e9 + np.arange(20_000.0), np.zeros(20_000, dtype=np.int32), {"power_w": noise})
+    assert caught.value.__cause__.sqlite_errorcode & 0xFF == sqlite3.SQLITE_FULL

@@ -1,0 +1,182 @@
+"""Columnar sample chunks of a recording: per GPU, a run of samples' time stamps, and per metric its values, each a
+numpy array stored as one compressed blob.
+
+Tables (migration ``m003_columnar_chunks`` of the "gpudesk-recordings" set):
+    recording_chunks        (session_id, gpu_index, seq) -> t_first, t_last, n, t_blob: the time base (float64 s)
+    recording_chunk_values  (session_id, gpu_index, seq, metric) -> dtype ("<f4" / "<f8"), v_blob: the values,
+                            NaN = could not be read
+
+Encoding of a blob: the array's bytes regrouped by byte position ("byte shuffle": all first bytes, then all second
+bytes, ...; slowly changing numbers then give long runs of equal bytes) and compressed with zlib (RFC 1950) at
+level 1. Lossless: ``decode(encode(a))`` gives ``a`` bit for bit, NaN included.
+
+A chunk holds at most :data:`CHUNK_SAMPLES` samples of one GPU. The live recorder rewrites its open chunk at each
+commit (every 1-2 s) until it is full, so a killed recorder loses only what it had not committed.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from sqlite_utils import Database
+
+from gpudesk.i18n import _
+from gpudesk.store.errors import StoreCorruptError, converts_sqlite_errors
+
+CHUNK_SAMPLES = 3600  # per GPU: one hour at 1 Hz; 72 h x 8 GPUs = 576 chunks
+_LEVEL = 1  # zlib: the fastest level; the byte shuffle does most of the work
+
+Array = npt.NDArray[np.generic]
+
+
+def encode(values: Array) -> bytes:
+    """Byte-shuffled, zlib-compressed bytes of a 1-D array."""
+    raw = np.ascontiguousarray(values)
+    shuffled = raw.view(np.uint8).reshape(raw.shape[0], raw.itemsize).T.tobytes()
+    return zlib.compress(shuffled, _LEVEL)
+
+
+def decode(blob: bytes, dtype: str | np.dtype, n: int) -> Array:
+    """The array :func:`encode` stored (``n`` values of ``dtype``)."""
+    dt = np.dtype(dtype)
+    raw = np.frombuffer(zlib.decompress(blob), dtype=np.uint8)
+    if raw.shape[0] != n * dt.itemsize:
+        raise ValueError(f"chunk holds {raw.shape[0]} bytes, expected {n} x {dt.itemsize}")
+    return raw.reshape(dt.itemsize, n).T.copy().view(dt).reshape(n)
+
+
+def _decode_stored(session_id: int, blob: bytes, dtype: str | np.dtype, n: int) -> Array:
+    """:func:`decode` of a blob read from the database; a damaged blob is a :class:`StoreCorruptError`."""
+    try:
+        return decode(blob, dtype, n)
+    except (ValueError, TypeError, zlib.error) as exc:
+        raise StoreCorruptError(
+            _("A chunk of recording {session_id} is damaged and cannot be read.").format(session_id=session_id),
+            detail=str(exc), remedy=_("Export what you can and move the database file aside."),
+        ) from exc
+
+
+@dataclass
+class Chunk:
+    """Samples of one GPU: time stamps (float64 s) and metric columns of the same length (NaN = N/A)."""
+
+    gpu_index: int
+    seq: int
+    t: npt.NDArray[np.float64]
+    values: dict[str, Array]
+
+
+@converts_sqlite_errors
+def write_chunks(db: Database, session_id: int, chunks: Iterable[Chunk]) -> int:
+    """Insert (or replace, for the recorder's open chunk) chunks; returns the samples written. No commit."""
+    conn = db.conn
+    times: list[tuple[object, ...]] = []
+    values: list[tuple[object, ...]] = []
+    count = 0
+    for c in chunks:
+        n = int(c.t.shape[0])
+        if not n:
+            continue
+        count += n
+        times.append((session_id, c.gpu_index, c.seq, float(c.t[0]), float(c.t[-1]), n, encode(c.t)))
+        for metric, v in c.values.items():
+            values.append((session_id, c.gpu_index, c.seq, metric, v.dtype.str, encode(v)))
+    conn.executemany("insert or replace into recording_chunks (session_id, gpu_index, seq, t_first, t_last, n, "
+                     "t_blob) values (?, ?, ?, ?, ?, ?, ?)", times)
+    conn.executemany("insert or replace into recording_chunk_values (session_id, gpu_index, seq, metric, dtype, "
+                     "v_blob) values (?, ?, ?, ?, ?, ?)", values)
+    return count
+
+
+@converts_sqlite_errors
+def next_seq(db: Database, session_id: int) -> int:
+    """The first free chunk number of a session (chunk numbers are shared by its GPUs)."""
+    row = db.conn.execute("select max(seq) from recording_chunks where session_id = ?", (session_id,)).fetchone()
+    return 0 if row is None or row[0] is None else int(row[0]) + 1
+
+
+def split_columns(session_seq: int, gpu: npt.NDArray[np.int32], t: npt.NDArray[np.float64],
+                  metrics: Mapping[str, Array], size: int = CHUNK_SAMPLES) -> Iterator[Chunk]:
+    """Columnar rows (any GPU order) cut into chunks of at most ``size`` samples per GPU, numbered from
+    ``session_seq``; rows keep their order within a GPU."""
+    order = np.argsort(gpu, kind="stable")
+    sorted_gpu = gpu[order]
+    gpus, starts = np.unique(sorted_gpu, return_index=True)
+    ends = [*starts[1:].tolist(), int(order.shape[0])]
+    seq = session_seq
+    for g, s, e in zip(gpus.tolist(), starts.tolist(), ends):
+        rows = order[s:e]
+        for a in range(0, rows.shape[0], size):
+            part = rows[a:a + size]
+            yield Chunk(int(g), seq, t[part], {k: v[part] for k, v in metrics.items()})
+            seq += 1
+
+
+@converts_sqlite_errors
+def session_totals(db: Database, session_id: int) -> tuple[int, float | None, float | None]:
+    """(samples, first t, last t) of a session's chunks."""
+    row = db.conn.execute("select coalesce(sum(n), 0), min(t_first), max(t_last) from recording_chunks "
+                          "where session_id = ?", (session_id,)).fetchone()
+    return int(row[0]), row[1], row[2]
+
+
+@converts_sqlite_errors
+def read_chunks(
+    db: Database,
+    session_id: int,
+    t0: float,
+    t1: float,
+    gpus: Sequence[int] | None,
+    metrics: Sequence[str] | None,
+    dtype_of: Callable[[str], np.dtype],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int32], dict[str, Array]]:
+    """Samples with ``t0 <= t <= t1`` as (t, gpu, {metric: column}), sorted by t (ties in GPU order).
+
+    ``dtype_of(metric)`` gives each column's dtype. Only chunks overlapping the span are read and decoded."""
+    where = "session_id = ? and t_last >= ? and t_first <= ?"
+    params: list[object] = [session_id, t0, t1]
+    if gpus is not None:
+        where += f" and gpu_index in ({', '.join('?' * len(gpus))})"
+        params.extend(int(g) for g in gpus)
+    chunk_rows = db.conn.execute(
+        f"select gpu_index, seq, n, t_blob from recording_chunks where {where} order by gpu_index, seq",
+        params).fetchall()
+    key_of = {(int(r[0]), int(r[1])): i for i, r in enumerate(chunk_rows)}
+    t_parts = [_decode_stored(session_id, r[3], "<f8", int(r[2])).view(np.float64) for r in chunk_rows]
+    sizes = np.array([int(r[2]) for r in chunk_rows], dtype=np.int64)
+    offsets = np.concatenate(([0], np.cumsum(sizes))) if sizes.size else np.zeros(1, dtype=np.int64)
+    total = int(offsets[-1])
+    t_all: npt.NDArray[np.float64] = np.concatenate(t_parts).astype(np.float64, copy=False) if t_parts else \
+        np.empty(0, dtype=np.float64)
+    del t_parts
+    gpu_all = np.repeat(np.array([int(r[0]) for r in chunk_rows], dtype=np.int32), sizes)
+    columns: dict[str, Array] = {}
+    wanted = set(metrics) if metrics is not None else None
+    cursor = db.conn.execute(
+        "select v.gpu_index, v.seq, v.metric, v.dtype, v.v_blob from recording_chunk_values v join recording_chunks c "
+        "using (session_id, gpu_index, seq) where "
+        + " and ".join(f"c.{part}" for part in where.split(" and ")), params)
+    for gpu_index, seq, metric, dtype, blob in cursor:
+        if wanted is not None and metric not in wanted:
+            continue
+        i = key_of.get((int(gpu_index), int(seq)))
+        if i is None:
+            continue
+        col = columns.get(metric)
+        if col is None:
+            col = columns[metric] = np.full(total, np.nan, dtype=dtype_of(metric))
+        col[offsets[i]:offsets[i + 1]] = _decode_stored(session_id, blob, dtype, int(sizes[i]))
+    keep = (t_all >= t0) & (t_all <= t1)
+    if not keep.all():
+        t_all, gpu_all = t_all[keep], gpu_all[keep]
+        columns = {k: v[keep] for k, v in columns.items()}
+    if t_all.size > 1 and np.any(np.diff(t_all) < 0):
+        order = np.argsort(t_all, kind="stable")
+        t_all, gpu_all = t_all[order], gpu_all[order]
+        for k in list(columns):
+            columns[k] = columns[k][order]
+    return t_all, gpu_all, columns
