@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from gpudesk.catalog.errors import AmbiguousItemError, UnknownItemError
+from gpudesk.i18n import _
 
 T = TypeVar("T")
 
@@ -39,8 +40,10 @@ def find_item(items: Sequence[T], query: str, kind: str, list_hint: str) -> T:
         AmbiguousItemError: several match; ``.matches`` lists them.
     """
     text = (query or "").strip().lower()
+    noun, nouns = kind_names(kind)
     if not text:
-        raise UnknownItemError(f"No {kind} given. Give an id or part of the name; {list_hint}.")
+        raise UnknownItemError(_("No {kind} given. Give an id or part of the name; {hint}.").format(kind=noun,
+                                                                                                 hint=list_hint))
     for item in items:
         if item.id.lower() == text or item.name.lower() == text:
             return item
@@ -66,12 +69,26 @@ def find_item(items: Sequence[T], query: str, kind: str, list_hint: str) -> T:
                 return matches[extra.index(fewest)]
         if matches:
             listing = "; ".join(f"{m.id} ({m.name})" for m in matches[:12])
-            more = f" and {len(matches) - 12} more" if len(matches) > 12 else ""
-            raise AmbiguousItemError(
-                f"{query!r} matches {len(matches)} {kind}s: {listing}{more}. Add words to narrow it, or use an id.",
-                matches,
-            )
+            if len(matches) > 12:
+                message = _("{query!r} matches {n} {kinds}: {listing} and {more} more. Add words to narrow it, or use an "
+                            "id.").format(query=query, n=len(matches), kinds=nouns, listing=listing,
+                                          more=len(matches) - 12)
+            else:
+                message = _("{query!r} matches {n} {kinds}: {listing}. Add words to narrow it, or use an id.").format(
+                    query=query, n=len(matches), kinds=nouns, listing=listing)
+            raise AmbiguousItemError(message, matches)
     names = [i.id for i in items] + [i.name.lower() for i in items]
     close = difflib.get_close_matches(text, names, n=3, cutoff=0.5)
-    suggestion = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-    raise UnknownItemError(f"No {kind} matches {query!r}.{suggestion} {list_hint[0].upper()}{list_hint[1:]}.")
+    hint = f"{list_hint[0].upper()}{list_hint[1:]}"
+    if close:
+        raise UnknownItemError(_("No {kind} matches {query!r}. Did you mean {close}? {hint}.").format(
+            kind=noun, query=query, close=", ".join(repr(c) for c in close), hint=hint))
+    raise UnknownItemError(_("No {kind} matches {query!r}. {hint}.").format(kind=noun, query=query, hint=hint))
+
+
+def kind_names(kind: str) -> tuple[str, str]:
+    """The singular and plural noun of a catalog item kind ("GPU", "model", "server", "link") in the current
+    language, for messages; an unknown kind as it is."""
+    names = {"GPU": (_("GPU"), _("GPUs")), "model": (_("model"), _("models")), "server": (_("server"), _("servers")),
+             "link": (_("link"), _("links"))}
+    return names.get(kind, (kind, kind))

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from gpudesk.errors import GpudeskError
+from gpudesk.i18n import _
 
 
 class StoreError(GpudeskError):
@@ -47,23 +48,25 @@ _CORRUPT_CODES = frozenset({sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT})
 
 def translate_sqlite_error(exc: sqlite3.Error, target: Path | str | None = None) -> StoreError:
     """The store error for ``exc``, chosen by its primary SQLite result code (extended codes masked to 8 bits)."""
-    where = str(target) if target is not None else "The gpudesk database"
+    where = str(target) if target is not None else _("The gpudesk database")
     code = getattr(exc, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
     if primary in _LOCKED_CODES:
         return StoreLockedError(
-            f"{where} is locked by another process (another gpudesk window or a recorder). Close it and try again.",
+            _("{where} is locked by another process (another gpudesk window or a recorder). Close it and try "
+              "again.").format(where=where),
             field=str(target) if target is not None else None, detail=str(exc),
         )
     if primary in _UNWRITABLE_CODES:
         return StoreUnwritableError(
-            f"Cannot write {where}: {exc}. Check its permissions or set GPUDESK_DATA_DIR.",
+            _("Cannot write {where}: {reason}. Check its permissions or set GPUDESK_DATA_DIR.").format(
+                where=where, reason=exc),
             field=str(target) if target is not None else None, detail=str(exc),
         )
     if primary in _CORRUPT_CODES:
         return StoreCorruptError(
-            f"{where} is not a readable gpudesk database ({exc}). It was left untouched; move it aside "
-            "to start a new one, or set GPUDESK_DATA_DIR to another folder.",
+            _("{where} is not a readable gpudesk database ({reason}). It was left untouched; move it aside to start a "
+              "new one, or set GPUDESK_DATA_DIR to another folder.").format(where=where, reason=exc),
             field=str(target) if target is not None else None, detail=str(exc),
         )
     return StoreError(f"{where}: {exc}", field=str(target) if target is not None else None, detail=str(exc))
