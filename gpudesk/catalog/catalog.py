@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from gpudesk import paths
 from gpudesk.catalog.errors import CatalogError, UnknownItemError
-from gpudesk.catalog.matching import find_item, kind_names
+from gpudesk.catalog.matching import find_item, kind_name
 from gpudesk.i18n import N_, _
 from gpudesk.catalog.records import (
     GPU,
@@ -212,7 +212,7 @@ class Catalog:
                 return item
         ids = ", ".join(i.id for i in self._data[table])
         raise UnknownItemError(_("No {kind} with id {item_id!r}. Known {kind} ids: {ids}.").format(
-            kind=kind_names(kind)[0], item_id=item_id, ids=ids))
+            kind=kind_name(kind), item_id=item_id, ids=ids))
 
 
 def open_catalog(path: str | Path | None = None) -> Catalog:

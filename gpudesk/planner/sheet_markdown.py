@@ -55,9 +55,9 @@ def memory_part_label(name: str) -> str:
     labels = {
         "weights": _("weights"), "master_weights": _("master weights"), "gradients": _("gradients"),
         "optimizer_states": _("optimizer states"), "paged_optimizer_states": _("paged optimizer states"),
-        "lora_adapters": _("LoRA adapters"), "activations": _("activations"), "logits": _("logits"),
-        "kv_cache": _("KV cache"), "prefill_workspace": _("prefill workspace"), "gathered_layers": _("gathered layers"),
-        "cuda_context": _("CUDA context"), "framework_overhead": _("framework overhead"),
+        "lora_adapters": _("lora adapters"), "activations": _("activations"), "logits": _("logits"),
+        "kv_cache": _("kv cache"), "prefill_workspace": _("prefill workspace"), "gathered_layers": _("gathered layers"),
+        "cuda_context": _("cuda context"), "framework_overhead": _("framework overhead"),
         "fragmentation": _("fragmentation"),
     }
     return labels.get(name, name.replace("_", " "))
@@ -66,7 +66,7 @@ def memory_part_label(name: str) -> str:
 def tco_line_label(name: str) -> str:
     """A TCO line (gpudesk.planner.tco.TCO_LINES) as the sheet prints it."""
     labels = {
-        "gpus": _("GPUs"), "hosts": _("hosts"), "network_install": _("network install"), "residual": _("residual"),
+        "gpus": _("gpus"), "hosts": _("hosts"), "network_install": _("network install"), "residual": _("residual"),
         "energy": _("energy"), "cooling": _("cooling"), "operations": _("operations"), "support": _("support"),
         "opportunity": _("opportunity"),
     }
