@@ -175,7 +175,7 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
         sized.append((replicas * t, t, batch, est, f, pre, step, qps_replica, weights, attention, replicas))
     # Degrees that meet the latency targets first, then the fewest GPUs, then the smaller degree.
     best = min(sized, key=lambda e: (latency[e[1]] is False, e[0], e[1]))
-    tried = ", ".join(f"TP{e[1]}: {e[0]} GPUs" for e in sized)
+    tried = ", ".join(_("TP{t}: {count} GPUs").format(t=e[1], count=e[0]) for e in sized)
     out: list[Candidate | Rejected] = []
     if best[0] > o.max_gpus:
         count, t, qps_replica = best[0], best[1], best[7]
