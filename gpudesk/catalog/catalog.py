@@ -17,7 +17,8 @@ from typing import Any, TypeVar
 
 from gpudesk import paths
 from gpudesk.catalog.errors import CatalogError, UnknownItemError
-from gpudesk.catalog.matching import find_item
+from gpudesk.catalog.matching import find_item, kind_name
+from gpudesk.i18n import N_, _
 from gpudesk.catalog.records import (
     GPU,
     CudaArchSupport,
@@ -30,7 +31,12 @@ from gpudesk.catalog.records import (
 )
 
 SCHEMA_VERSION = 1
-REBUILD_HINT = "Reinstall gpudesk, or in a source checkout run `make catalog` (python db/build_catalog.py)."
+REBUILD_HINT = N_("Reinstall gpudesk, or in a source checkout run `make catalog` (python db/build_catalog.py).")
+
+
+def _rebuild_hint() -> str:
+    """:data:`REBUILD_HINT` in the current language."""
+    return _("Reinstall gpudesk, or in a source checkout run `make catalog` (python db/build_catalog.py).")
 
 T = TypeVar("T")
 
@@ -100,7 +106,7 @@ class Catalog:
             return self._gpu_by_id[gpu_id]
         except KeyError:
             raise UnknownItemError(
-                f"No GPU with id {gpu_id!r}. Run `gpudesk catalog list` to see the ids."
+                _("No GPU with id {gpu_id!r}. Run `gpudesk catalog list` to see the ids.").format(gpu_id=gpu_id)
             ) from None
 
     def find_gpu(self, query: str) -> GPU:
@@ -110,7 +116,7 @@ class Catalog:
             UnknownItemError: nothing matches.
             AmbiguousItemError: several match (``.matches`` lists them).
         """
-        return find_item(self._data["gpus"], query, "GPU", "run `gpudesk catalog list` to see them")
+        return find_item(self._data["gpus"], query, "GPU", _("run `gpudesk catalog list` to see them"))
 
     def search_gpus(self, text: str) -> list[GPU]:
         """Full-text search over name, vendor, architecture, chip and notes, best match first.
@@ -129,7 +135,8 @@ class Catalog:
                     [query],
                 ).fetchall()
             except sqlite3.Error as exc:
-                raise CatalogError(f"Full-text search for {text!r} failed: {exc}. {REBUILD_HINT}") from exc
+                raise CatalogError(_("Full-text search for {text!r} failed: {reason}. {hint}").format(
+                    text=text, reason=exc, hint=_rebuild_hint())) from exc
         return [self._gpu_by_id[r[0]] for r in rows]
 
     # Other tables ---------------------------------------------------------------------------------------
@@ -164,7 +171,7 @@ class Catalog:
         for shape in self._data["models"]:
             if shape.hf_repo and shape.hf_repo.lower() == wanted:
                 return shape
-        return find_item(self._data["models"], query, "model", "the Catalog lists the model ids")
+        return find_item(self._data["models"], query, "model", _("the Catalog lists the model ids"))
 
     def precision_support(self) -> list[PrecisionSupport]:
         """Hardware precision support per architecture, with minimum CUDA/driver/PyTorch versions."""
@@ -204,7 +211,8 @@ class Catalog:
             if item.id == item_id:
                 return item
         ids = ", ".join(i.id for i in self._data[table])
-        raise UnknownItemError(f"No {kind} with id {item_id!r}. Known {kind} ids: {ids}.")
+        raise UnknownItemError(_("No {kind} with id {item_id!r}. Known {kind} ids: {ids}.").format(
+            kind=kind_name(kind), item_id=item_id, ids=ids))
 
 
 def open_catalog(path: str | Path | None = None) -> Catalog:
@@ -220,26 +228,28 @@ def open_catalog(path: str | Path | None = None) -> Catalog:
     """
     target = Path(path) if path is not None else paths.catalog_path()
     if not target.is_file():
-        raise CatalogError(f"The GPU catalog {target} is missing. {REBUILD_HINT}")
+        raise CatalogError(_("The GPU catalog {path} is missing. {hint}").format(path=target, hint=_rebuild_hint()))
     uri = target.resolve().as_uri() + "?mode=ro"
     try:
         conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
     except sqlite3.Error as exc:
-        raise CatalogError(f"Cannot open the GPU catalog {target}: {exc}. {REBUILD_HINT}") from exc
+        raise CatalogError(_("Cannot open the GPU catalog {path}: {reason}. {hint}").format(
+            path=target, reason=exc, hint=_rebuild_hint())) from exc
     conn.row_factory = sqlite3.Row
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:
-            raise CatalogError(
-                f"The GPU catalog {target} has schema version {version}, but this gpudesk reads version "
-                f"{SCHEMA_VERSION}. {REBUILD_HINT}"
-            )
+            raise CatalogError(_(
+                "The GPU catalog {path} has schema version {version}, but this gpudesk reads version {expected}. "
+                "{hint}").format(path=target, version=version, expected=SCHEMA_VERSION, hint=_rebuild_hint()))
         return Catalog(conn, target)
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise CatalogError(f"The GPU catalog {target} is damaged or not a catalog ({exc}). {REBUILD_HINT}") from exc
+        raise CatalogError(_("The GPU catalog {path} is damaged or not a catalog ({reason}). {hint}").format(
+            path=target, reason=exc, hint=_rebuild_hint())) from exc
     except (CatalogError, TypeError, KeyError, ValueError) as exc:
         conn.close()
         if isinstance(exc, CatalogError):
             raise
-        raise CatalogError(f"The GPU catalog {target} does not match this gpudesk ({exc}). {REBUILD_HINT}") from exc
+        raise CatalogError(_("The GPU catalog {path} does not match this gpudesk ({reason}). {hint}").format(
+            path=target, reason=exc, hint=_rebuild_hint())) from exc

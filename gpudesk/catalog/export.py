@@ -12,6 +12,7 @@ from pathlib import Path
 
 from gpudesk.csv_cells import csv_cell
 from gpudesk.errors import GpudeskError
+from gpudesk.i18n import _
 
 
 class ExportError(GpudeskError):
@@ -39,5 +40,6 @@ def write_csv(path: str | Path, headers: Sequence[str], rows: Iterable[Sequence[
                 writer.writerow([safe_cell(v) for v in row])
                 count += 1
     except OSError as exc:
-        raise ExportError(f"Cannot write {target}: {exc.strerror or exc}. Choose another folder.") from exc
+        raise ExportError(_("Cannot write {path}: {reason}. Choose another folder.").format(
+            path=target, reason=exc.strerror or exc)) from exc
     return count

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from gpudesk.catalog.errors import AmbiguousItemError, UnknownItemError
+from gpudesk.i18n import _
 
 T = TypeVar("T")
 
@@ -39,8 +40,10 @@ def find_item(items: Sequence[T], query: str, kind: str, list_hint: str) -> T:
         AmbiguousItemError: several match; ``.matches`` lists them.
     """
     text = (query or "").strip().lower()
+    noun = kind_name(kind)
     if not text:
-        raise UnknownItemError(f"No {kind} given. Give an id or part of the name; {list_hint}.")
+        raise UnknownItemError(_("No {kind} given. Give an id or part of the name; {hint}.").format(kind=noun,
+                                                                                                 hint=list_hint))
     for item in items:
         if item.id.lower() == text or item.name.lower() == text:
             return item
@@ -65,13 +68,39 @@ def find_item(items: Sequence[T], query: str, kind: str, list_hint: str) -> T:
             if extra.count(fewest) == 1:
                 return matches[extra.index(fewest)]
         if matches:
-            listing = "; ".join(f"{m.id} ({m.name})" for m in matches[:12])
-            more = f" and {len(matches) - 12} more" if len(matches) > 12 else ""
-            raise AmbiguousItemError(
-                f"{query!r} matches {len(matches)} {kind}s: {listing}{more}. Add words to narrow it, or use an id.",
-                matches,
-            )
+            raise AmbiguousItemError(_ambiguous_text(query, kind, matches), matches)
     names = [i.id for i in items] + [i.name.lower() for i in items]
     close = difflib.get_close_matches(text, names, n=3, cutoff=0.5)
-    suggestion = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-    raise UnknownItemError(f"No {kind} matches {query!r}.{suggestion} {list_hint[0].upper()}{list_hint[1:]}.")
+    hint = f"{list_hint[0].upper()}{list_hint[1:]}"
+    if close:
+        raise UnknownItemError(_("No {kind} matches {query!r}. Did you mean {close}? {hint}.").format(
+            kind=noun, query=query, close=", ".join(repr(c) for c in close), hint=hint))
+    raise UnknownItemError(_("No {kind} matches {query!r}. {hint}.").format(kind=noun, query=query, hint=hint))
+
+
+def kind_name(kind: str) -> str:
+    """A catalog item kind ("GPU", "model", "server", "link") as a noun in the current language, for messages; an
+    unknown kind as it is."""
+    names = {"GPU": _("GPU"), "model": _("model"), "server": _("server"), "link": _("link")}
+    return names.get(kind, kind)
+
+
+def _ambiguous_text(query: str, kind: str, matches: Sequence[object]) -> str:
+    """Several items match ``query``: the first 12 (id and name) and how many more."""
+    listing = "; ".join(f"{getattr(m, 'id', m)} ({getattr(m, 'name', m)})" for m in matches[:12])
+    values = {"query": query, "n": len(matches), "listing": listing, "more": len(matches) - 12, "kind": kind}
+    if len(matches) > 12:
+        if kind == "GPU":
+            return _("{query!r} matches {n} GPUs: {listing} and {more} more. Add words to narrow it, or use an "
+                     "id.").format(**values)
+        if kind == "model":
+            return _("{query!r} matches {n} models: {listing} and {more} more. Add words to narrow it, or use an "
+                     "id.").format(**values)
+        return _("{query!r} matches {n} items of kind {kind}: {listing} and {more} more. Add words to narrow it, or "
+                 "use an id.").format(**values)
+    if kind == "GPU":
+        return _("{query!r} matches {n} GPUs: {listing}. Add words to narrow it, or use an id.").format(**values)
+    if kind == "model":
+        return _("{query!r} matches {n} models: {listing}. Add words to narrow it, or use an id.").format(**values)
+    return _("{query!r} matches {n} items of kind {kind}: {listing}. Add words to narrow it, or use an id.").format(
+        **values)

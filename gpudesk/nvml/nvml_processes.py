@@ -15,6 +15,7 @@ from typing import Any
 
 import psutil
 
+from gpudesk.i18n import _, ngettext
 from gpudesk.nvml.nvml_session import NvmlSession, environment_note, shared_session
 
 # Linux pid_max can be at most 2^22 (PID_MAX_LIMIT); Windows PIDs are multiples of 4 below 2^32.
@@ -103,7 +104,7 @@ def list_gpu_processes(session: NvmlSession | None = None, *, nvml: ModuleType |
         info = session.device_info(index)
         handle = session.handle(index)
         if handle is None:
-            listing.errors[index] = info.lost_reason or "GPU handle unavailable"
+            listing.errors[index] = info.lost_reason or _("GPU handle unavailable")
             continue
         by_pid: dict[int, GpuProcess] = {}
         errors = []
@@ -142,22 +143,21 @@ def list_gpu_processes(session: NvmlSession | None = None, *, nvml: ModuleType |
             listing.errors[index] = "; ".join(errors)
         listing.processes.extend(by_pid.values())
     if bad_pids:
-        listing.warnings.append(
-            f"Dropped {bad_pids} process entr{'y' if bad_pids == 1 else 'ies'} with an invalid PID (0 or 2^32-1): "
-            "the driver and nvidia-ml-py disagree on the process struct (e.g. drivers 535.43-535.86). "
-            "Upgrade nvidia-ml-py to match the driver."
-        )
+        listing.warnings.append(ngettext(
+            "Dropped {n} process entry with an invalid PID (0 or 2^32-1): the driver and nvidia-ml-py disagree on the "
+            "process struct (e.g. drivers 535.43-535.86). Upgrade nvidia-ml-py to match the driver.",
+            "Dropped {n} process entries with an invalid PID (0 or 2^32-1): the driver and nvidia-ml-py disagree on the "
+            "process struct (e.g. drivers 535.43-535.86). Upgrade nvidia-ml-py to match the driver.", bad_pids).format(
+            n=bad_pids))
     missing = 0
     for proc in listing.processes:
         if not _fill_host_info(proc):
             missing += 1
     if missing:
         note = environment_note()
-        listing.warnings.append(
-            f"{missing} GPU process(es) have no local /proc entry: NVML reports host PIDs, so inside a container "
-            "without --pid=host they are not visible (their GPU memory is still shown)."
-            + (f" {note}" if note else "")
-        )
+        text = _("{n} GPU process(es) have no local /proc entry: NVML reports host PIDs, so inside a container without "
+                 "--pid=host they are not visible (their GPU memory is still shown).").format(n=missing)
+        listing.warnings.append(f"{text} {note}" if note else text)
     if any(p.used_memory_bytes is None for p in listing.processes):
         listing.warnings.append(
             "Per-process GPU memory is not available for some processes (NVML_VALUE_NOT_AVAILABLE: Windows WDDM, "
@@ -195,17 +195,17 @@ def _fill_host_info(proc: GpuProcess) -> bool:
         return True
     except (psutil.NoSuchProcess, FileNotFoundError, ProcessLookupError):
         proc.visible = False
-        proc.host_reason = (
+        proc.host_reason = _(
             "process not found locally: it ended after NVML listed it, or it is a host PID seen from inside a "
             "container (run with --pid=host)"
         )
         return False
     except psutil.AccessDenied:
-        proc.host_reason = "access denied reading the process (owned by another user)"
+        proc.host_reason = _("access denied reading the process (owned by another user)")
         return True
     except (OverflowError, ValueError) as exc:
         proc.visible = False
-        proc.host_reason = f"invalid PID for this system ({exc})"
+        proc.host_reason = _("invalid PID for this system ({reason})").format(reason=exc)
         return False
 
 

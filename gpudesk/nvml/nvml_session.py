@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Any
 from collections.abc import Callable
 
+from gpudesk.i18n import _
 from gpudesk.nvml.device import DeviceInfo
 from gpudesk.nvml.errors import NvmlError
 
@@ -34,20 +35,24 @@ NO_PERMISSION = "no-permission"
 NO_DEVICES = "no-devices"
 ERROR = "error"
 
-_STATUS_TEXT = {
-    MODULE_MISSING: "The NVML Python bindings (package nvidia-ml-py, module pynvml) are not installed. "
-    "Install them with: pip install nvidia-ml-py",
-    LIBRARY_NOT_FOUND: "The NVIDIA driver library (NVML: libnvidia-ml.so.1 on Linux, nvml.dll on Windows) was not "
-    "found: no NVIDIA driver is installed on this machine. Install the driver, or import a dmon log / open a "
-    "recording instead.",
-    DRIVER_NOT_LOADED: "The NVIDIA driver is installed but not loaded (NVML: Driver Not Loaded). Load the kernel "
-    "module (sudo modprobe nvidia) or check that an NVIDIA GPU is present, then retry.",
-    VERSION_MISMATCH: "Driver/library version mismatch (NVML: LibRmVersionMismatch): the NVIDIA driver was upgraded "
-    "but the old kernel module is still loaded. Reboot, or reload the nvidia kernel modules, then retry.",
-    NO_PERMISSION: "No permission to use NVML (NVML: No Permission). Check access to /dev/nvidia* (group "
-    "'video' or 'render'), or run with the needed rights.",
-    NO_DEVICES: "NVML works but reports no NVIDIA GPU on this machine.",
-}
+def _status_text(state: str) -> str | None:
+    """What a user reads for an NVML state (and what to do), in the current language; None for OK / ERROR."""
+    texts = {
+        MODULE_MISSING: _("The NVML Python bindings (package nvidia-ml-py, module pynvml) are not installed. "
+                          "Install them with: pip install nvidia-ml-py"),
+        LIBRARY_NOT_FOUND: _("The NVIDIA driver library (NVML: libnvidia-ml.so.1 on Linux, nvml.dll on Windows) was "
+                             "not found: no NVIDIA driver is installed on this machine. Install the driver, or import a "
+                             "dmon log / open a recording instead."),
+        DRIVER_NOT_LOADED: _("The NVIDIA driver is installed but not loaded (NVML: Driver Not Loaded). Load the kernel "
+                             "module (sudo modprobe nvidia) or check that an NVIDIA GPU is present, then retry."),
+        VERSION_MISMATCH: _("Driver/library version mismatch (NVML: LibRmVersionMismatch): the NVIDIA driver was "
+                            "upgraded but the old kernel module is still loaded. Reboot, or reload the nvidia kernel "
+                            "modules, then retry."),
+        NO_PERMISSION: _("No permission to use NVML (NVML: No Permission). Check access to /dev/nvidia* (group "
+                         "'video' or 'render'), or run with the needed rights."),
+        NO_DEVICES: _("NVML works but reports no NVIDIA GPU on this machine."),
+    }
+    return texts.get(state)
 
 
 class NvmlUnavailableError(NvmlError):
@@ -86,22 +91,24 @@ def error_name(exc: BaseException) -> str:
     return name[len("NVMLError_"):] if name.startswith("NVMLError_") else name
 
 
-_REASON_HINTS = {
-    "NotSupported": "NotSupported (this GPU or driver does not provide it)",
-    "NoPermission": "NoPermission (needs more rights)",
-    "FunctionNotFound": "FunctionNotFound (nvidia-ml-py is newer than the driver; the driver lacks this call)",
-    "GpuIsLost": "GpuIsLost (the GPU fell off the bus; check dmesg for Xid 79, reset or reboot)",
-    "NotFound": "NotFound",
-    "Unknown": "Unknown (NVML returned an unknown error)",
-}
+def _reason_hints() -> dict[str, str]:
+    """NVML error name -> the name and a short hint (the name stays first: callers test ``startswith``)."""
+    return {
+        "NotSupported": _("NotSupported (this GPU or driver does not provide it)"),
+        "NoPermission": _("NoPermission (needs more rights)"),
+        "FunctionNotFound": _("FunctionNotFound (nvidia-ml-py is newer than the driver; the driver lacks this call)"),
+        "GpuIsLost": _("GpuIsLost (the GPU fell off the bus; check dmesg for Xid 79, reset or reboot)"),
+        "NotFound": "NotFound",
+        "Unknown": _("Unknown (NVML returned an unknown error)"),
+    }
 
 
 def reason_text(exc: BaseException) -> str:
     """Reason kept next to a None value: the NVML error name and a short hint."""
     if isinstance(exc, UnicodeDecodeError):
-        return "Unknown (the driver returned text that is not valid UTF-8)"
+        return _("Unknown (the driver returned text that is not valid UTF-8)")
     name = error_name(exc)
-    return _REASON_HINTS.get(name, name)
+    return _reason_hints().get(name, name)
 
 
 def classify_init_error(exc: BaseException) -> NvmlStatus:
@@ -113,7 +120,7 @@ def classify_init_error(exc: BaseException) -> NvmlStatus:
         "LibRmVersionMismatch": VERSION_MISMATCH,
         "NoPermission": NO_PERMISSION,
     }.get(name, ERROR)
-    message = _STATUS_TEXT.get(state) or f"NVML failed to initialise: {name} ({exc})."
+    message = _status_text(state) or _("NVML failed to initialise: {name} ({reason}).").format(name=name, reason=exc)
     return NvmlStatus(state, message, type(exc).__name__)
 
 
@@ -126,7 +133,7 @@ def import_pynvml() -> ModuleType:
     try:
         return importlib.import_module("pynvml")
     except ImportError as exc:
-        raise NvmlUnavailableError(NvmlStatus(MODULE_MISSING, _STATUS_TEXT[MODULE_MISSING], type(exc).__name__)) from exc
+        raise NvmlUnavailableError(NvmlStatus(MODULE_MISSING, _status_text(MODULE_MISSING) or "", type(exc).__name__)) from exc
 
 
 def _text(value: Any) -> str:
@@ -172,19 +179,20 @@ class NvmlSession:
             self.status = classify_init_error(exc)
             raise NvmlUnavailableError(self.status) from exc
         self._open = True
-        driver, _ = self.call(nv.nvmlSystemGetDriverVersion)
-        nvml_version, _ = self.call(nv.nvmlSystemGetNVMLVersion)
+        driver, _why = self.call(nv.nvmlSystemGetDriverVersion)
+        nvml_version, _why = self.call(nv.nvmlSystemGetNVMLVersion)
         count, why = self.call(nv.nvmlDeviceGetCount)
         if count is None:
             self.close()
-            self.status = NvmlStatus(ERROR, f"NVML could not count the GPUs: {why}.", why)
+            self.status = NvmlStatus(ERROR, _("NVML could not count the GPUs: {reason}.").format(reason=why), why)
             raise NvmlUnavailableError(self.status)
         self._devices = [self._open_device(i) for i in range(int(count))]
         if not self._devices:
-            self.status = NvmlStatus(NO_DEVICES, _STATUS_TEXT[NO_DEVICES], None, _opt_text(driver), _opt_text(nvml_version), 0)
+            self.status = NvmlStatus(NO_DEVICES, _status_text(NO_DEVICES) or "", None, _opt_text(driver), _opt_text(nvml_version), 0)
         else:
             self.status = NvmlStatus(
-                OK, f"NVML {_opt_text(nvml_version)}, driver {_opt_text(driver)}, {len(self._devices)} GPU(s).",
+                OK, _("NVML {nvml_version}, driver {driver}, {count} GPU(s).").format(
+                    nvml_version=_opt_text(nvml_version), driver=_opt_text(driver), count=len(self._devices)),
                 None, _opt_text(driver), _opt_text(nvml_version), len(self._devices),
                 tuple(driver_warnings(_opt_text(driver))),
             )
@@ -250,7 +258,7 @@ class NvmlSession:
         info = DeviceInfo(index=index)
         dev = _Device(index, handle, info)
         if handle is None:
-            dev.lost_reason = info.lost_reason = f"no handle: {why}"
+            dev.lost_reason = info.lost_reason = _("no handle: {reason}").format(reason=why)
             return dev
         reasons: dict[str, str] = {}
 
@@ -277,7 +285,7 @@ class NvmlSession:
         if mem is not None and int(mem.total) > 0:
             info.memory_total_bytes = int(mem.total)
         elif mem is not None:
-            reasons["memory_total_bytes"] = "total memory reported as 0 (unified-memory device)"
+            reasons["memory_total_bytes"] = _("total memory reported as 0 (unified-memory device)")
         limit = read("power_limit_w", nv.nvmlDeviceGetEnforcedPowerLimit, handle)
         info.power_limit_w = limit / 1000.0 if limit is not None else None
         mig = read("mig_mode", nv.nvmlDeviceGetMigMode, handle)
@@ -329,9 +337,9 @@ def driver_warnings(driver: str | None) -> list[str]:
     except (IndexError, ValueError):
         return out
     if major == 535 and 43 <= minor <= 86:
-        out.append(f"Driver {driver} is in the 535.43-535.86 range whose process structs do not match some "
-                   "nvidia-ml-py releases: process lists may miss entries or show bogus PIDs (gpustat #161). "
-                   "Upgrade the driver or match nvidia-ml-py to it.")
+        out.append(_("Driver {driver} is in the 535.43-535.86 range whose process structs do not match some "
+                     "nvidia-ml-py releases: process lists may miss entries or show bogus PIDs (gpustat #161). Upgrade "
+                     "the driver or match nvidia-ml-py to it.").format(driver=driver))
     return out
 
 
@@ -388,9 +396,9 @@ def environment_note() -> str | None:
     try:
         with open("/proc/version", encoding="utf-8") as fh:
             if "microsoft" in fh.read().lower():
-                return "WSL2: per-process GPU memory is not available (WDDM driver model)."
+                return _("WSL2: per-process GPU memory is not available (WDDM driver model).")
     except OSError:
         pass
     if os.path.exists("/.dockerenv"):
-        return "Container: NVML reports host PIDs; run the container with --pid=host to see process details."
+        return _("Container: NVML reports host PIDs; run the container with --pid=host to see process details.")
     return None

@@ -14,6 +14,8 @@ GPU wakes up. A link whose current generation or width under load is below the m
 
 from __future__ import annotations
 
+from gpudesk.i18n import _
+
 PER_LANE_BYTES_PER_S: dict[int, float] = {
     1: 250e6,
     2: 500e6,
@@ -46,13 +48,13 @@ def link_bytes_per_s(generation: int | float | None, width_lanes: int | float | 
 def link_unknown_reason(generation: int | float | None, width_lanes: int | float | None) -> str | None:
     """Why :func:`link_bytes_per_s` is None for these inputs, or None when it is known."""
     if generation is None:
-        return "PCIe max generation unknown"
+        return _("PCIe max generation unknown")
     if width_lanes is None:
-        return "PCIe max link width unknown"
+        return _("PCIe max link width unknown")
     if int(generation) not in PER_LANE_BYTES_PER_S:
-        return f"unknown PCIe generation {generation} (no per-lane bandwidth known)"
+        return _("unknown PCIe generation {generation} (no per-lane bandwidth known)").format(generation=generation)
     if int(width_lanes) <= 0:
-        return f"invalid PCIe link width {width_lanes}"
+        return _("invalid PCIe link width {width}").format(width=width_lanes)
     return None
 
 
@@ -68,6 +70,9 @@ def describe_link(generation: int | None, width_lanes: int | None, source: str |
     """Short text such as "Gen4 x16 (31.5 GB/s per direction, from catalog:a100-80gb-pcie)"."""
     cap = link_bytes_per_s(generation, width_lanes)
     if cap is None:
-        return f"PCIe link unknown ({link_unknown_reason(generation, width_lanes)})"
-    origin = f", from {source}" if source else ""
-    return f"Gen{generation} x{width_lanes} ({cap / 1e9:.1f} GB/s per direction{origin})"
+        return _("PCIe link unknown ({reason})").format(reason=link_unknown_reason(generation, width_lanes))
+    if source:
+        return _("Gen{generation} x{width} ({gbps:.1f} GB/s per direction, from {source})").format(
+            generation=generation, width=width_lanes, gbps=cap / 1e9, source=source)
+    return _("Gen{generation} x{width} ({gbps:.1f} GB/s per direction)").format(
+        generation=generation, width=width_lanes, gbps=cap / 1e9)

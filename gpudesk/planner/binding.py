@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from gpudesk.i18n import N_, _
 from gpudesk.planner.binding_types import BindingConstraint, PlanChange
 from gpudesk.planner.candidates import PlanContext, fmt_duration, placements
 from gpudesk.planner.requirement import Requirement
@@ -19,10 +20,20 @@ from gpudesk.planner.results import Candidate, Rejected
 from gpudesk.planner.train_eval import evaluate_training
 
 #: Labels of the Plan wizard's controls (gpudesk/ui/plan/questions.py), so the answer uses the words a user sees.
-MAX_GPUS_LABEL = "Largest GPU count to consider"
-DEADLINE_LABEL = "Deadline (time to result)"
-SAMPLES_LABEL = "Samples"
-TOKENS_LABEL = "Tokens to train"
+#: The ``label`` fields of the JSON keep these English texts; the sentences name the controls in the current
+#: language (the same words as the window's translation).
+MAX_GPUS_LABEL = N_("Largest GPU count to consider")
+DEADLINE_LABEL = N_("Deadline (time to result)")
+SAMPLES_LABEL = N_("Samples")
+TOKENS_LABEL = N_("Tokens to train")
+
+
+def _max_gpus_label() -> str:
+    return _("Largest GPU count to consider")
+
+
+def _deadline_label() -> str:
+    return _("Deadline (time to result)")
 
 #: Largest GPU count searched for the smallest count that meets a deadline (the upper limit of operations.max_gpus
 #: in gpudesk.planner.requirement).
@@ -83,9 +94,11 @@ def deadline_binding(ctx: PlanContext, req: Requirement, closest: list[Candidate
     if not deadline or best is None or time_s is None:
         return None
     max_gpus = req.operations.max_gpus
-    text = (f"The deadline binds with the GPU-count limit: within \"{MAX_GPUS_LABEL}\" = {max_gpus} "
-            f"(operations.max_gpus), the fastest option that fits, {best.label}, needs {fmt_duration(time_s)} against "
-            f"the \"{DEADLINE_LABEL}\" of {fmt_duration(deadline)} (workload.deadline_s).")
+    text = _('The deadline binds with the GPU-count limit: within "{max_gpus_label}" = {max_gpus} (operations.max_gpus), '
+             'the fastest option that fits, {label}, needs {time} against the "{deadline_label}" of {deadline} '
+             '(workload.deadline_s).').format(max_gpus_label=_max_gpus_label(), max_gpus=max_gpus, label=best.label,
+                                               time=fmt_duration(time_s), deadline_label=_deadline_label(),
+                                               deadline=fmt_duration(deadline))
     changes: list[PlanChange] = []
     gpus = {g.id: g for g in ctx.gpus}
     servers = {s.id: s for s in ctx.servers}
@@ -100,42 +113,48 @@ def deadline_binding(ctx: PlanContext, req: Requirement, closest: list[Candidate
     if scaled is not None and scaled.time_to_result_s is not None:
         changes.append(PlanChange(
             "operations.max_gpus", MAX_GPUS_LABEL, float(max_gpus), float(scaled.count),
-            f"Smallest change of GPUs: raise \"{MAX_GPUS_LABEL}\" to {scaled.count:,}: {scaled.label} would finish in "
-            f"{fmt_duration(scaled.time_to_result_s)} (same memory and step-time models)."))
+            _('Smallest change of GPUs: raise "{max_gpus_label}" to {count:,}: {label} would finish in {time} (same '
+              'memory and step-time models).').format(max_gpus_label=_max_gpus_label(), count=scaled.count,
+                                                      label=scaled.label, time=fmt_duration(scaled.time_to_result_s))))
     else:
         changes.append(PlanChange(
             "operations.max_gpus", MAX_GPUS_LABEL, float(max_gpus), float(MAX_SEARCH_GPUS),
-            f"No GPU count up to {MAX_SEARCH_GPUS:,} of the closest options meets the deadline: communication or the "
-            "data path caps the speed-up, so change the deadline or the data instead."))
+            _("No GPU count up to {max_search:,} of the closest options meets the deadline: communication or the data "
+              "path caps the speed-up, so change the deadline or the data instead.").format(max_search=MAX_SEARCH_GPUS)))
     changes.append(PlanChange(
         "workload.deadline_s", DEADLINE_LABEL, float(deadline), math.ceil(time_s / 3600) * 3600.0,
-        f"Smallest change of deadline with {max_gpus} GPUs: set \"{DEADLINE_LABEL}\" to "
-        f"{fmt_duration(math.ceil(time_s / 3600) * 3600.0)} ({best.label})."))
+        _('Smallest change of deadline with {max_gpus} GPUs: set "{deadline_label}" to {deadline} ({label}).').format(
+            max_gpus=max_gpus, deadline_label=_deadline_label(), deadline=fmt_duration(math.ceil(time_s / 3600) * 3600.0),
+            label=best.label)))
     share = deadline / time_s
     tokens = req.workload.tokens_to_train
     samples = req.data.sample_count
     if tokens:
         changes.append(PlanChange(
             "workload.tokens_to_train", TOKENS_LABEL, float(tokens), math.floor(tokens * share),
-            f"Smallest change of data with {max_gpus} GPUs: train on at most {tokens * share:.3g} tokens "
-            f"(\"{TOKENS_LABEL}\", {share:.2%} of {tokens:.3g})."))
+            _('Smallest change of data with {max_gpus} GPUs: train on at most {at_most:.3g} tokens ("{tokens_label}", '
+              '{share:.2%} of {tokens:.3g}).').format(max_gpus=max_gpus, at_most=tokens * share,
+                                                      tokens_label=_("Tokens to train"), share=share, tokens=tokens)))
     elif samples:
         changes.append(PlanChange(
             "data.sample_count", SAMPLES_LABEL, float(samples), float(math.floor(samples * share)),
-            f"Smallest change of data with {max_gpus} GPUs: train on at most {math.floor(samples * share):,} samples "
-            f"(\"{SAMPLES_LABEL}\", {share:.2%} of {samples:,})."))
+            _('Smallest change of data with {max_gpus} GPUs: train on at most {at_most:,} samples ("{samples_label}", '
+              '{share:.2%} of {samples:,}).').format(max_gpus=max_gpus, at_most=math.floor(samples * share),
+                                                     samples_label=_("Samples"), share=share, samples=samples)))
     return BindingConstraint("workload.deadline_s", DEADLINE_LABEL, text, changes)
 
 
 def gpu_limit_binding(rejected: list[Rejected], max_gpus: int) -> BindingConstraint | None:
     """When the GPU-count limit is what rules every option out: the control and the fewest GPUs any rejected
     option needs."""
-    over = [r for r in rejected if r.count > max_gpus and any("GPU-count limit" in x for x in r.reasons)]
+    over = [r for r in rejected if r.count > max_gpus and r.over_gpu_limit]
     if not over:
         return None
     smallest = min(over, key=lambda r: r.count)
-    text = (f"The GPU-count limit binds: \"{MAX_GPUS_LABEL}\" is {max_gpus} (operations.max_gpus), and the smallest "
-            f"option needs {smallest.count} x {smallest.gpu_name}.")
+    text = _('The GPU-count limit binds: "{max_gpus_label}" is {max_gpus} (operations.max_gpus), and the smallest option '
+             'needs {count} x {gpu}.').format(max_gpus_label=_max_gpus_label(), max_gpus=max_gpus, count=smallest.count,
+                                              gpu=smallest.gpu_name)
     change = PlanChange("operations.max_gpus", MAX_GPUS_LABEL, float(max_gpus), float(smallest.count),
-                        f"Raise it to {smallest.count} for an answer, or lower the QPS target / relax the latency targets.")
+                        _("Raise it to {count} for an answer, or lower the QPS target / relax the latency "
+                          "targets.").format(count=smallest.count))
     return BindingConstraint("operations.max_gpus", MAX_GPUS_LABEL, text, [change])

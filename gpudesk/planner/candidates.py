@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 
 from gpudesk.catalog.records import Price
+from gpudesk.i18n import _
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.gates import StackIndex
 from gpudesk.planner.requirement import Requirement
@@ -40,19 +41,24 @@ class PlanContext:
         links = {link.id: link for link in catalog.links()}
         network = links.get(req.operations.network_link)
         if network is None or network.kind != "network":
-            raise PlanInputError("operations.network_link", f"{req.operations.network_link!r} is not a catalog link; "
-                                 f"use one of {', '.join(k for k, v in links.items() if v.kind == 'network')}.")
+            raise PlanInputError("operations.network_link", _("{link!r} is not a catalog link; use one of {links}.").format(
+                link=req.operations.network_link, links=", ".join(k for k, v in links.items() if v.kind == "network")))
         servers = catalog.servers()
         if req.operations.existing_server and req.operations.existing_server not in {s.id for s in servers}:
-            raise PlanInputError("operations.existing_server", f"{req.operations.existing_server!r} is not a catalog server; "
-                                 f"use one of {', '.join(s.id for s in servers)}.")
+            raise PlanInputError("operations.existing_server", _("{server!r} is not a catalog server; use one of "
+                                                                 "{servers}.").format(
+                server=req.operations.existing_server, servers=", ".join(s.id for s in servers)))
         gpus = catalog.gpus()
         known = {g.id for g in gpus}
         for gpu_id in req.tco.gpu_price_overrides_usd:
             if gpu_id not in known:
                 close = sorted(k for k in known if k.startswith(str(gpu_id)[:4]))
-                raise PlanInputError("tco.gpu_price_overrides_usd", f"{gpu_id!r} is not a catalog GPU id"
-                                     + (f"; did you mean {', '.join(close)}?" if close else "; see `gpudesk catalog list`."))
+                if close:
+                    message = _("{gpu_id!r} is not a catalog GPU id; did you mean {close}?").format(
+                        gpu_id=gpu_id, close=", ".join(close))
+                else:
+                    message = _("{gpu_id!r} is not a catalog GPU id; see `gpudesk catalog list`.").format(gpu_id=gpu_id)
+                raise PlanInputError("tco.gpu_price_overrides_usd", message)
         prices = catalog.prices() if hasattr(catalog, "prices") else []
         return cls(req=req, spec=spec, gpus=gpus, servers=servers, links=links, network=network,
                    index=StackIndex.from_catalog(catalog), prices=prices)
@@ -129,7 +135,7 @@ def fmt_duration(seconds: float | None) -> str:
     if seconds is None or math.isinf(seconds):
         return "N/A"
     if seconds >= 86400:
-        return f"{seconds / 86400:.1f} days"
+        return _("{days:.1f} days").format(days=seconds / 86400)
     if seconds >= 3600:
         return f"{seconds / 3600:.1f} h"
     return f"{seconds:.1f} s"

@@ -13,6 +13,7 @@ Rules, first match wins:
 
 from __future__ import annotations
 
+from gpudesk.i18n import _
 from gpudesk.planner.requirement import Requirement
 from gpudesk.sizing.shapes import ModelSpec
 
@@ -32,14 +33,26 @@ def classify(req: Requirement, spec: ModelSpec) -> tuple[str, list[tuple[str, st
     p = spec.params
     if m.mode == "inference":
         qps = w.target_qps or 0
-        note = "above" if qps > 100 else "at or below"
-        return INFERENCE, [(f"Inference at QPS {qps:g} ({note} the article's high-concurrency threshold of 100): "
-                            "size for throughput per watt and per dollar", _ARTICLE)]
+        if qps > 100:
+            text = _("Inference at QPS {qps:g} (above the article's high-concurrency threshold of 100): size for "
+                     "throughput per watt and per dollar").format(qps=qps)
+        else:
+            text = _("Inference at QPS {qps:g} (at or below the article's high-concurrency threshold of 100): size for "
+                     "throughput per watt and per dollar").format(qps=qps)
+        return INFERENCE, [(text, _ARTICLE)]
     if d.modality in ("video", "3d-volume") or m.seq_len_tokens >= 32768:
-        why = f"modality {d.modality}" if d.modality in ("video", "3d-volume") else f"sequence of {m.seq_len_tokens} tokens"
-        return MULTIMODAL, [(f"Multimodal / long-sequence work ({why}): memory and bandwidth both under pressure", _ARTICLE)]
+        if d.modality in ("video", "3d-volume"):
+            text = _("Multimodal / long-sequence work (modality {modality}): memory and bandwidth both under "
+                     "pressure").format(modality=d.modality)
+        else:
+            text = _("Multimodal / long-sequence work (sequence of {tokens} tokens): memory and bandwidth both under "
+                     "pressure").format(tokens=m.seq_len_tokens)
+        return MULTIMODAL, [(text, _ARTICLE)]
     if m.mode == "train" and p > 7.7e9:
-        return LARGE, [(f"Full training of {p / 1e9:.1f} B parameters (> 7 B): large-model kind, multi-GPU with NVLink preferred", _ARTICLE)]
+        return LARGE, [(_("Full training of {params_b:.1f} B parameters (> 7 B): large-model kind, multi-GPU with NVLink "
+                          "preferred").format(params_b=p / 1e9), _ARTICLE)]
     if p >= 1e9 or m.mode in ("lora", "qlora"):
-        return MID, [(f"{m.mode} of {p / 1e9:.2f} B parameters: mid-size training (1-7 B or adapter fine-tuning)", _ARTICLE)]
-    return SMALL, [(f"{p / 1e6:.0f} M parameters: small-model fast iteration (8-12 GB, consumer cards acceptable)", _ARTICLE)]
+        return MID, [(_("{mode} of {params_b:.2f} B parameters: mid-size training (1-7 B or adapter "
+                        "fine-tuning)").format(mode=m.mode, params_b=p / 1e9), _ARTICLE)]
+    return SMALL, [(_("{params_m:.0f} M parameters: small-model fast iteration (8-12 GB, consumer cards "
+                      "acceptable)").format(params_m=p / 1e6), _ARTICLE)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpudesk.errors import GpudeskError
+from gpudesk.i18n import ngettext
 
 
 class PlannerError(GpudeskError):
@@ -24,8 +25,10 @@ class PlanInputErrors(PlanInputError):
         self.problems = list(problems)
         first = self.problems[0]
         listed = "; ".join(f"({i}) {str(p).rstrip('.')}" for i, p in enumerate(self.problems, 1)) + "."
-        super().__init__(first.field or "profile", f"{len(self.problems)} problems: {listed}")
-        self.message = f"{len(self.problems)} problems: {listed}"
+        text = ngettext("{n} problem: {listed}", "{n} problems: {listed}", len(self.problems)).format(
+            n=len(self.problems), listed=listed)
+        super().__init__(first.field or "profile", text)
+        self.message = text
         self.args = (self.message,)
 
 

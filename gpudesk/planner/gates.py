@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpudesk.i18n import _
 from gpudesk.planner.requirement import Requirement, parse_version
 from gpudesk.sizing.dtypes import compute_precision_of
 
-CONSUMER_LIMITS = ("the article's seven limits of consumer cards in production: no ECC (RTX 4090: soft ECC, off by "
-                   "default), PCIe saturation with several cards, no virtualisation, no vGPU, no enterprise support, "
-                   "power spikes, blower/thermal throttling in dense chassis")
+def consumer_card_warning() -> str:
+    """The warning on every consumer card: the source article's seven limits in production (section 5.3)."""
+    return _("Consumer card: the article's seven limits of consumer cards in production: no ECC (RTX 4090: soft ECC, "
+             "off by default), PCIe saturation with several cards, no virtualisation, no vGPU, no enterprise support, "
+             "power spikes, blower/thermal throttling in dense chassis")
 
 
 @dataclass
@@ -60,54 +63,76 @@ def gpu_gates(gpu, req: Requirement, index: StackIndex) -> tuple[list[str], list
     precision = requested_precision(req)
     # Only NVIDIA GPUs run CUDA: AMD Instinct runs ROCm, Intel Gaudi its own software (SynapseAI).
     amd = not gpu.vendor.upper().startswith("NVIDIA")
-    stack = {"AMD": "ROCm", "INTEL": "Intel Gaudi software (SynapseAI)"}.get(gpu.vendor.upper(), f"{gpu.vendor} software")
+    stack = {"AMD": "ROCm", "INTEL": "Intel Gaudi software (SynapseAI)"}.get(
+        gpu.vendor.upper(), _("{vendor} software").format(vendor=gpu.vendor))
 
     if amd and cuda:
-        reasons.append(f"{gpu.name} runs {stack}, not CUDA; the stack pins CUDA {s.cuda_version} (catalog: vendor {gpu.vendor})")
+        reasons.append(_("{gpu} runs {stack}, not CUDA; the stack pins CUDA {cuda} (catalog: vendor {vendor})").format(
+            gpu=gpu.name, stack=stack, cuda=s.cuda_version, vendor=gpu.vendor))
     support = index.precision.get((gpu.architecture, precision))
     if support is not None and not support.supported:
         what = "FP8" if precision == "fp8" else precision.upper()
-        reasons.append(f"{what} requested but {gpu.architecture} has no {what} tensor cores: {support.notes or 'catalog precision_support'}")
+        reasons.append(_("{precision} requested but {architecture} has no {precision} tensor cores: {notes}").format(
+            precision=what, architecture=gpu.architecture, notes=support.notes or "catalog precision_support"))
     elif support is not None:
         if not amd and _older(cuda, support.min_cuda):
-            reasons.append(f"{precision.upper()} on {gpu.architecture} needs CUDA >= {support.min_cuda}; the stack pins {s.cuda_version} (catalog precision_support)")
+            reasons.append(_("{precision} on {architecture} needs CUDA >= {min_cuda}; the stack pins {cuda} (catalog "
+                             "precision_support)").format(precision=precision.upper(), architecture=gpu.architecture,
+                                                          min_cuda=support.min_cuda, cuda=s.cuda_version))
         if _older(torch, support.min_pytorch):
-            reasons.append(f"{precision.upper()} on {gpu.architecture} needs PyTorch >= {support.min_pytorch}; the stack pins {s.framework_version} (catalog precision_support)")
+            reasons.append(_("{precision} on {architecture} needs PyTorch >= {min_pytorch}; the stack pins {version} "
+                             "(catalog precision_support)").format(precision=precision.upper(),
+                                                                   architecture=gpu.architecture,
+                                                                   min_pytorch=support.min_pytorch,
+                                                                   version=s.framework_version))
         if precision == "fp8" and support.notes:
-            warnings.append(f"FP8 software risk on {gpu.architecture}: {support.notes}")
+            warnings.append(_("FP8 software risk on {architecture}: {notes}").format(architecture=gpu.architecture,
+                                                                                    notes=support.notes))
     if not amd and gpu.compute_capability:
         sm = "sm_" + gpu.compute_capability.replace(".", "")
         row = index.arch.get((gpu.architecture, sm))
         if row is not None:
             if _older(cuda, row.first_cuda):
-                reasons.append(f"{sm} ({gpu.architecture}) needs CUDA >= {row.first_cuda}; the stack pins {s.cuda_version} (catalog cuda_arch_support, {row.source_url})")
+                reasons.append(_("{sm} ({architecture}) needs CUDA >= {first_cuda}; the stack pins {cuda} (catalog "
+                                 "cuda_arch_support, {url})").format(sm=sm, architecture=gpu.architecture,
+                                                                     first_cuda=row.first_cuda, cuda=s.cuda_version,
+                                                                     url=row.source_url))
             if row.dropped_in_cuda:
                 if cuda and cuda >= parse_version(row.dropped_in_cuda):
-                    reasons.append(f"{sm} was dropped in CUDA {row.dropped_in_cuda}; the stack pins {s.cuda_version} ({row.source_url})")
+                    reasons.append(_("{sm} was dropped in CUDA {dropped}; the stack pins {cuda} ({url})").format(
+                        sm=sm, dropped=row.dropped_in_cuda, cuda=s.cuda_version, url=row.source_url))
                 else:
-                    warnings.append(f"Software support risk: {sm} ({gpu.architecture}) is dropped by CUDA {row.dropped_in_cuda}. "
-                                    f"{row.pytorch_last_wheel_note or ''}".strip())
+                    risk = _("Software support risk: {sm} ({architecture}) is dropped by CUDA {dropped}.").format(
+                        sm=sm, architecture=gpu.architecture, dropped=row.dropped_in_cuda)
+                    # The catalog's note on PyTorch's last wheel is data (English), appended as it is.
+                    warnings.append(f"{risk} {row.pytorch_last_wheel_note or ''}".strip())
     if s.require_ecc and not gpu.ecc:
-        reasons.append(f"ECC required; {gpu.name} has no ECC (datasheet; catalog.md 4k)")
+        reasons.append(_("ECC required; {gpu} has no ECC (datasheet; catalog.md 4k)").format(gpu=gpu.name))
     elif s.require_ecc and gpu.consumer:
-        warnings.append(f"ECC required: {gpu.name} has only a driver toggle (soft ECC, off by default, costs performance; catalog.md 4k)")
+        warnings.append(_("ECC required: {gpu} has only a driver toggle (soft ECC, off by default, costs performance; "
+                          "catalog.md 4k)").format(gpu=gpu.name))
     if s.require_vgpu and not gpu.vgpu:
-        reasons.append(f"vGPU required; {gpu.name} is not supported by NVIDIA vGPU (consumer card)" if gpu.consumer
-                       else f"vGPU required; {gpu.name} does not support vGPU (catalog)")
+        reasons.append(_("vGPU required; {gpu} is not supported by NVIDIA vGPU (consumer card)").format(gpu=gpu.name)
+                       if gpu.consumer else _("vGPU required; {gpu} does not support vGPU (catalog)").format(gpu=gpu.name))
     if s.require_virtualisation and gpu.consumer:
-        reasons.append(f"virtualisation required; consumer cards such as {gpu.name} are not supported by enterprise hypervisors (article 5.3: VMware vSphere 7.0 does not support the 4090)")
+        reasons.append(_("virtualisation required; consumer cards such as {gpu} are not supported by enterprise "
+                         "hypervisors (article 5.3: VMware vSphere 7.0 does not support the 4090)").format(gpu=gpu.name))
     if s.require_mig and not gpu.mig_max_instances:
-        reasons.append(f"MIG required; {gpu.name} has no MIG (NVIDIA MIG supported-GPU list; catalog.md 4f)")
+        reasons.append(_("MIG required; {gpu} has no MIG (NVIDIA MIG supported-GPU list; catalog.md 4f)").format(
+            gpu=gpu.name))
     if s.fips:
-        why.append(("FIPS 140 is a property of the OS, driver and library crypto modules, not of the GPU; check the validated builds",
+        why.append((_("FIPS 140 is a property of the OS, driver and library crypto modules, not of the GPU; check the "
+                      "validated builds"),
                     "requirement: software.fips"))
     if gpu.consumer:
-        warnings.append(f"Consumer card: {CONSUMER_LIMITS}")
+        warnings.append(consumer_card_warning())
     if "china-market" in (gpu.notes or "").lower():
-        warnings.append(f"{gpu.name} is a China-market export-control variant: sold mainly in China, with export "
-                        "licences that changed several times in 2023-2025; check availability and support in your region")
+        warnings.append(_("{gpu} is a China-market export-control variant: sold mainly in China, with export licences "
+                          "that changed several times in 2023-2025; check availability and support in your "
+                          "region").format(gpu=gpu.name))
     if gpu.confidence and str(gpu.confidence).lower() not in ("high", "v", "verified"):
-        warnings.append(f"Catalog confidence for {gpu.name} is {gpu.confidence}; re-check the datasheet ({gpu.source_url})")
+        warnings.append(_("Catalog confidence for {gpu} is {confidence}; re-check the datasheet ({url})").format(
+            gpu=gpu.name, confidence=gpu.confidence, url=gpu.source_url))
     return reasons, warnings, why
 
 
@@ -117,15 +142,19 @@ def server_gates(server, gpu, count: int, servers: int, req: Requirement) -> lis
     reasons: list[str] = []
     if o.existing_server:
         if server.id != o.existing_server:
-            reasons.append(f"the plan reuses server {o.existing_server}")
+            reasons.append(_("the plan reuses server {server}").format(server=o.existing_server))
         elif servers > 1:
-            reasons.append(f"{count} GPUs need {servers} servers; only the existing {server.id} is available")
+            reasons.append(_("{count} GPUs need {servers} servers; only the existing {server} is available").format(
+                count=count, servers=servers, server=server.id))
         elif o.free_slots is not None and count > o.free_slots:
-            reasons.append(f"{count} GPUs exceed the {o.free_slots} free slots of {server.id}")
+            reasons.append(_("{count} GPUs exceed the {free_slots} free slots of {server}").format(
+                count=count, free_slots=o.free_slots, server=server.id))
     if o.power_budget_w is not None and count * gpu.tdp_w > o.power_budget_w:
-        reasons.append(f"{count} x {gpu.tdp_w:.0f} W TDP = {count * gpu.tdp_w:,.0f} W exceeds the power budget of {o.power_budget_w:,.0f} W (datasheet TDP)")
+        reasons.append(_("{count} x {tdp_w:.0f} W TDP = {total_w:,.0f} W exceeds the power budget of {budget_w:,.0f} W "
+                         "(datasheet TDP)").format(count=count, tdp_w=gpu.tdp_w, total_w=count * gpu.tdp_w,
+                                                   budget_w=o.power_budget_w))
     if o.cooling == "air" and server.cooling == "liquid":
-        reasons.append(f"{server.name} needs liquid cooling; the site has air cooling only")
+        reasons.append(_("{server} needs liquid cooling; the site has air cooling only").format(server=server.name))
     return reasons
 
 
@@ -141,11 +170,13 @@ def kind_gates(kind: str, gpu, allow_consumer_cards: bool | None = None) -> list
 
     reasons = []
     if kind in (LARGE, MULTIMODAL) and gpu.memory_gb < 40:
-        reasons.append(f"{kind} needs >= 40 GB per card; {gpu.name} has {gpu.memory_gb:g} GB (article 2.2)")
+        reasons.append(_("{kind} needs >= 40 GB per card; {gpu} has {memory_gb:g} GB (article 2.2)").format(
+            kind=kind, gpu=gpu.name, memory_gb=gpu.memory_gb))
     consumer_ok = (kind == SMALL) if allow_consumer_cards is None else allow_consumer_cards
     if gpu.consumer and not consumer_ok:
-        why = "operations.allow_consumer_cards is false" if allow_consumer_cards is False else (
-            f"{kind}: consumer cards are for personal development, Kaggle and teaching; production pipelines and "
-            "customer delivery use data-center cards (article 5.3; set operations.allow_consumer_cards to override)")
+        why = _("operations.allow_consumer_cards is false") if allow_consumer_cards is False else _(
+            "{kind}: consumer cards are for personal development, Kaggle and teaching; production pipelines and "
+            "customer delivery use data-center cards (article 5.3; set operations.allow_consumer_cards to "
+            "override)").format(kind=kind)
         reasons.append(why)
     return reasons

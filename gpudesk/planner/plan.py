@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from gpudesk.i18n import _, ngettext
 from gpudesk.planner.binding import deadline_binding, gpu_limit_binding
 from gpudesk.planner.candidates import (
     PlanContext,
@@ -18,10 +19,10 @@ from gpudesk.planner.classify import LARGE, MULTIMODAL, classify
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.gates import gpu_gates, kind_gates, server_gates
 from gpudesk.planner.prices import (
-    PRICE_UNKNOWN_TEXT,
     GpuPrice,
     cloud_rate,
     normalise_user_prices,
+    price_unknown_text,
     resolve_gpu_price,
 )
 from gpudesk.planner.rank import (
@@ -47,22 +48,27 @@ def _plan_warnings(req: Requirement, spec) -> list[str]:
     d = req.data
     out = []
     if spec.shape_is_guess:
-        out.append(f"Model shape inferred from {spec.params:,} parameters (a guess): give a config.json for exact memory figures")
+        out.append(_("Model shape inferred from {params:,} parameters (a guess): give a config.json for exact memory "
+                     "figures").format(params=spec.params))
     if d.dataset_bytes and d.sample_count and d.sample_bytes:
         implied = d.sample_count * d.sample_bytes
         ratio = d.dataset_bytes / implied
         if ratio < 0.5 or ratio > 2:
-            out.append(f"Data answers disagree: {d.sample_count:,} samples x {d.sample_bytes / 1e6:g} MB = {implied / 1e12:.1f} TB, "
-                       f"but the dataset is {d.dataset_bytes / 1e12:.1f} TB; data-rate checks use the per-sample size")
+            out.append(_("Data answers disagree: {samples:,} samples x {sample_mb:g} MB = {implied_tb:.1f} TB, but the "
+                         "dataset is {dataset_tb:.1f} TB; data-rate checks use the per-sample size").format(
+                samples=d.sample_count, sample_mb=d.sample_bytes / 1e6, implied_tb=implied / 1e12,
+                dataset_tb=d.dataset_bytes / 1e12))
     if req.model.mode != "inference" and d.modality in ("image-text", "video") and not req.model.train_flops_per_sample:
-        out.append(f"Training FLOPs count the language model's {req.model.seq_len_tokens} tokens per sample only; add the "
-                   "vision encoder's work through model.train_flops_per_sample for a tighter time estimate")
+        out.append(_("Training FLOPs count the language model's {tokens} tokens per sample only; add the vision "
+                     "encoder's work through model.train_flops_per_sample for a tighter time estimate").format(
+            tokens=req.model.seq_len_tokens))
     if req.model.mode != "inference" and req.workload.target_qps:
-        out.append(f"workload.target_qps {req.workload.target_qps:g} is not sized by this plan: it sizes the {req.model.mode} "
-                   f"job (training share {req.workload.training_share:.0%}); plan the serving side separately with "
-                   'mode = "inference"')
+        out.append(_('workload.target_qps {qps:g} is not sized by this plan: it sizes the {mode} job (training share '
+                     '{share:.0%}); plan the serving side separately with mode = "inference"').format(
+            qps=req.workload.target_qps, mode=req.model.mode, share=req.workload.training_share))
     if req.software.libraries:
-        out.append("Pin and test the listed libraries on the delivered system: " + ", ".join(req.software.libraries))
+        out.append(_("Pin and test the listed libraries on the delivered system: {libraries}").format(
+            libraries=", ".join(req.software.libraries)))
     return out
 
 
@@ -92,21 +98,24 @@ def _price(c: Candidate, gpu, server, req: Requirement, price: GpuPrice, prices:
         ongoing = req.model.mode == "inference" or req.workload.training_share < 1
         c.rent = rent_vs_buy(rate, count=c.count, job_hours=job_hours, tco_total_usd=c.tco.total_usd, a=req.tco,
                              ongoing=ongoing)
-        c.rationale.append((c.rent.describe(c.count), f"gpudesk catalog prices: {rate.source_url}"))
+        c.rationale.append((c.rent.describe(c.count), _("gpudesk catalog prices: {url}").format(url=rate.source_url)))
         growth = req.operations.growth_gpus_6_months
         if c.rent.basis == "job" and growth and c.rent.break_even_gpu_hours_per_year is not None:
-            c.rationale.append((f"you plan {growth} more GPUs within 6 months: if that means ongoing work of at least "
-                                f"{c.rent.break_even_gpu_hours_per_year:,.0f} GPU-hours a year on these GPUs, buying "
-                                "wins; for this job alone, renting does", "requirement: operations.growth_gpus_6_months"))
+            c.rationale.append((_("you plan {growth} more GPUs within 6 months: if that means ongoing work of at least "
+                                  "{hours:,.0f} GPU-hours a year on these GPUs, buying wins; for this job alone, renting "
+                                  "does").format(growth=growth, hours=c.rent.break_even_gpu_hours_per_year),
+                                "requirement: operations.growth_gpus_6_months"))
     if not price.known:
-        c.warnings.append(f"TCO unknown: {gpu.name} {PRICE_UNKNOWN_TEXT} (the catalog has no dated price; gpudesk "
-                          "does not guess one)")
+        c.warnings.append(_("TCO unknown: {gpu} {price_unknown} (the catalog has no dated price; gpudesk does not "
+                            "guess one)").format(gpu=gpu.name, price_unknown=price_unknown_text()))
     for item in c.tco.missing:
-        if not item.startswith("GPU price"):
-            c.warnings.append(f"TCO unknown: no sourced {item} in the catalog ({server.name}: {PRICE_UNKNOWN_TEXT}; "
-                              "gpudesk does not guess one); set tco.host_price_overrides_usd in the profile")
+        if not item.startswith("GPU price"):  # Tco.missing: "host price of <server id>"
+            c.warnings.append(_("TCO unknown: no sourced host price of {server_id} in the catalog ({server}: "
+                                "{price_unknown}; gpudesk does not guess one); set tco.host_price_overrides_usd in the "
+                                "profile").format(server_id=server.id, server=server.name,
+                                                  price_unknown=price_unknown_text()))
     c.rationale.append((price.describe(), {"requirement": "requirement: tco.gpu_price_overrides_usd",
-                                           "user": "your prices (Catalog tab, user store)",
+                                           "user": _("your prices (Catalog tab, user store)"),
                                            "catalog": "gpudesk catalog: gpus.price_usd, price_date, price_source"}.get(
                                                price.origin or "", "gpudesk catalog: no price")))
     c.rationale.extend(c.tco.assumptions)
@@ -115,15 +124,19 @@ def _price(c: Candidate, gpu, server, req: Requirement, price: GpuPrice, prices:
     if host_text:
         c.rationale.append(host_text)
     if c.tco.total_usd is not None:
-        c.rationale.append((f"{req.tco.years:g}-year TCO ${c.tco.total_usd:,.0f} (electricity ${req.tco.electricity_usd_per_kwh:g}/kWh, "
-                            f"PUE {req.tco.pue:g}, utilisation {req.tco.utilisation:.0%})",
+        c.rationale.append((_("{years:g}-year TCO ${total_usd:,.0f} (electricity ${usd_per_kwh:g}/kWh, PUE {pue:g}, "
+                              "utilisation {utilisation:.0%})").format(
+                                years=req.tco.years, total_usd=c.tco.total_usd, usd_per_kwh=req.tco.electricity_usd_per_kwh,
+                                pue=req.tco.pue, utilisation=req.tco.utilisation),
                             "catalog.md 5.1 TCO model; TcoAssumptions.SOURCES"))
     hw = hardware_usd(c)
     if req.operations.budget_usd and hw is not None and hw > req.operations.budget_usd:
-        c.warnings.append(f"Over budget: hardware ${hw:,.0f} > ${req.operations.budget_usd:,.0f}")
+        c.warnings.append(_("Over budget: hardware ${hardware_usd:,.0f} > ${budget_usd:,.0f}").format(
+            hardware_usd=hw, budget_usd=req.operations.budget_usd))
     growth = req.operations.growth_gpus_6_months
     if growth and c.count + growth > c.servers * server.max_gpus:
-        c.warnings.append(f"No room for the {growth} GPUs planned within 6 months: {server.name} holds {server.max_gpus} per server")
+        c.warnings.append(_("No room for the {growth} GPUs planned within 6 months: {server} holds {max_gpus} per "
+                            "server").format(growth=growth, server=server.name, max_gpus=server.max_gpus))
 
 
 def _host_price_text(server: Any, req: Requirement, existing: bool) -> tuple[str, str] | None:
@@ -132,11 +145,13 @@ def _host_price_text(server: Any, req: Requirement, existing: bool) -> tuple[str
         return None  # compute_tco's own note says so
     override = req.tco.host_price_overrides_usd.get(server.id)
     if override is not None:
-        return (f"host price ${override:,.0f} per {server.name}: your quote", "requirement: tco.host_price_overrides_usd")
+        return (_("host price ${price_usd:,.0f} per {server}: your quote").format(price_usd=override, server=server.name),
+                "requirement: tco.host_price_overrides_usd")
     if server.host_price_usd is None:
         return None  # a class estimate (compute_tco's note) or unknown (a warning)
-    source = server.host_price_source or "no source given"
-    return (f"host price ${server.host_price_usd:,.0f} per {server.name}: {source}",
+    source = server.host_price_source or _("no source given")
+    return (_("host price ${price_usd:,.0f} per {server}: {source}").format(
+                price_usd=server.host_price_usd, server=server.name, source=source),
             "gpudesk catalog: servers.host_price_usd, host_price_source")
 
 
@@ -146,9 +161,14 @@ def _unpriced_warning(ranked: list[Candidate]) -> str | None:
     unpriced = [c for c in ranked if c.tco_3y_usd is None]
     if not unpriced:
         return None
-    names = list(dict.fromkeys(c.gpu_name if not c.price_known else f"{c.server_name} (host)" for c in unpriced))
-    text = (f"{len(names)} option type(s) among the candidates have no price ({', '.join(names[:6])}"
-            f"{', ...' if len(names) > 6 else ''}): {PRICE_UNKNOWN_TEXT}; they rank after the priced options of their tier")
+    names = list(dict.fromkeys(c.gpu_name if not c.price_known else _("{server} (host)").format(server=c.server_name)
+                               for c in unpriced))
+    listed = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+    text = ngettext("{n} option type among the candidates has no price ({names}): {price_unknown}; it ranks after the "
+                    "priced options of its tier",
+                    "{n} option types among the candidates have no price ({names}): {price_unknown}; they rank after "
+                    "the priced options of their tier", len(names)).format(
+        n=len(names), names=listed, price_unknown=price_unknown_text())
     best: dict[str, Candidate] = {}
     for c in unpriced:
         if c.break_even_rank == 1 and c.break_even_price_usd:
@@ -156,8 +176,8 @@ def _unpriced_warning(ranked: list[Candidate]) -> str | None:
                 best[c.gpu_id] = c
     contenders = sorted(best.values(), key=lambda c: -(c.break_even_price_usd or 0.0))[:3]
     if contenders:
-        text += ". Would rank first with a quote per GPU below: " + "; ".join(
-            f"{c.count} x {c.gpu_name} ${c.break_even_price_usd:,.0f}" for c in contenders)
+        text = _("{text}. Would rank first with a quote per GPU below: {quotes}").format(text=text, quotes="; ".join(
+            f"{c.count} x {c.gpu_name} ${c.break_even_price_usd:,.0f}" for c in contenders))
     return text
 
 
@@ -185,13 +205,15 @@ def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan
         req = replace(req, model=replace(req.model, weight_format=resolve_weight_format(spec, req.model.weight_format)))
     kind, why = classify(req, spec)
     ctx = PlanContext.build(req, spec, catalog)
-    rationale = [(f"model: {spec.name}, {spec.params:,} parameters", spec.source or "requirement")] + why
+    rationale = [(_("model: {model}, {params:,} parameters").format(model=spec.name, params=spec.params),
+                  spec.source or "requirement")] + why
     if req.model.tensor_parallel > 1:
-        rationale.append((f"GPU counts are multiples of the tensor-parallel degree {req.model.tensor_parallel}",
+        rationale.append((_("GPU counts are multiples of the tensor-parallel degree {tp}").format(tp=req.model.tensor_parallel),
                           "Megatron-LM tensor parallelism (Shoeybi et al. 2019, arXiv 1909.08053)"))
     if req.model.mode != "inference" and not spec.is_transformer and not req.model.train_flops_per_sample:
-        raise PlanInputError("model.train_flops_per_sample", f"{spec.name} is not a transformer with a known shape; "
-                             "give its training FLOPs per sample (forward + backward)")
+        raise PlanInputError("model.train_flops_per_sample", _("{model} is not a transformer with a known shape; give its "
+                                                               "training FLOPs per sample (forward + backward)").format(
+            model=spec.name))
     try:
         job_memory = estimate_memory(spec, memory_workload(req, gpus=1, sharding="ddp", tensor_parallel=1))
     except SizingError as exc:
@@ -204,7 +226,8 @@ def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan
         reasons += kind_gates(kind, gpu, req.operations.allow_consumer_cards)
         servers = servers_for(ctx, gpu)
         if not servers:
-            reasons.append(f"no catalog server takes a {gpu.form_factor} {gpu.architecture} card")
+            reasons.append(_("no catalog server takes a {form_factor} {architecture} card").format(
+                form_factor=gpu.form_factor, architecture=gpu.architecture))
         if reasons:
             rejected.append(Rejected(gpu.id, gpu.name, 0, None, None, reasons))
             continue
@@ -239,15 +262,16 @@ def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan
     ranked = rank(candidates, req.operations.budget_usd, prefer_nvlink=prefer_nvlink)
     explain_ranking(ranked, req.operations.budget_usd, prefer_nvlink, gpu_dollar_multiplier(req.tco))
     for c in ranked:
-        c.rationale.insert(0, (f"rank {c.rank_reason}", "gpudesk.planner.rank: fit, deadline/QPS, budget, NVLink for "
+        c.rationale.insert(0, (_("rank {reason}").format(reason=c.rank_reason), "gpudesk.planner.rank: fit, deadline/QPS, budget, NVLink for "
                                                         "large models, known 3-year TCO, TCO, time to result"))
     rejected = _dedupe_rejections(rejected)
     result = Plan(requirement=req, model=spec, workload_kind=kind, memory=job_memory, candidates=ranked,
                   rejected=rejected, warnings=_plan_warnings(req, spec), rationale=rationale)
     if user_prices:
         used = sorted({c.gpu_id for c in ranked if c.gpu_price and c.gpu_price.origin == "user"})
-        result.rationale.append((f"your prices used for {', '.join(used) or 'no candidate GPU'} "
-                                 f"({len(user_prices)} entered)", "your prices (Catalog tab, user store)"))
+        result.rationale.append((ngettext("your prices used for {gpus} ({n} entered)",
+                                          "your prices used for {gpus} ({n} entered)", len(user_prices)).format(
+            gpus=", ".join(used) or _("no candidate GPU"), n=len(user_prices)), _("your prices (Catalog tab, user store)")))
     unpriced = _unpriced_warning(ranked)
     if unpriced:
         result.warnings.append(unpriced)
@@ -257,17 +281,20 @@ def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan
             result.closest = closest_to_deadline(ranked)
             if result.closest:
                 best = result.closest[0]
-                result.warnings.append(f"No candidate meets the deadline; the closest, {best.label}, misses it by "
-                                       f"{(best.deadline_miss_s or 0.0) / 86400:.1f} days")
+                result.warnings.append(_("No candidate meets the deadline; the closest, {label}, misses it by "
+                                         "{days:.1f} days").format(label=best.label,
+                                                                   days=(best.deadline_miss_s or 0.0) / 86400))
                 result.binding = deadline_binding(ctx, req, result.closest)
             else:
-                result.warnings.append("No candidate fits under the safe line, so none can meet the deadline")
+                result.warnings.append(_("No candidate fits under the safe line, so none can meet the deadline"))
     if not ranked:
         result.binding = gpu_limit_binding(rejected, req.operations.max_gpus)
         if result.binding is None:
-            result.warnings.append("Nothing in the catalog can run this job under the given constraints; see the rejections")
+            result.warnings.append(_("Nothing in the catalog can run this job under the given constraints; see the "
+                                     "rejections"))
     elif not ranked[0].fits:
-        result.warnings.append(f"No candidate stays under the safe line; the best uses {gib(ranked[0].per_gpu_memory_bytes)} per GPU")
+        result.warnings.append(_("No candidate stays under the safe line; the best uses {memory} per GPU").format(
+            memory=gib(ranked[0].per_gpu_memory_bytes)))
     if result.binding is not None:
         result.warnings.append(result.binding.sentence())
         result.rationale.append((result.binding.text, "gpudesk.planner.binding: the control that rules every option out"))

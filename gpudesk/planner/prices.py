@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gpudesk.i18n import N_, _
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.tco import CloudRate
 
@@ -34,7 +35,12 @@ PURCHASE_PREFERENCE = ("list", "street", "quote", "market-report")
 ORIGINS = ("requirement", "user", "catalog")
 
 #: Shown wherever a candidate's GPU price is unknown (CLI, sheets, Plan tab).
-PRICE_UNKNOWN_TEXT = "price unknown — enter your quote in the Catalog tab"
+PRICE_UNKNOWN_TEXT = N_("price unknown — enter your quote in the Catalog tab")
+
+
+def price_unknown_text() -> str:
+    """:data:`PRICE_UNKNOWN_TEXT` in the current language."""
+    return _("price unknown — enter your quote in the Catalog tab")
 
 
 @dataclass(frozen=True)
@@ -69,16 +75,20 @@ class GpuPrice:
     def describe(self) -> str:
         """One line for the rationale, e.g. ``"$33,600 per GPU: catalog price (2023-05; DGX H100 ...)"``."""
         if self.price_usd is None:
-            return f"GPU {PRICE_UNKNOWN_TEXT}"
-        amount = f"${self.price_usd:,.0f} per GPU"
+            return _("GPU {price_unknown}").format(price_unknown=price_unknown_text())
+        price = self.price_usd
         if self.origin == "user":
-            entered = f", entered {self.date[:10]}" if self.date else ""
             note = f" ({self.source})" if self.source else ""
-            return f"GPU price {amount}: your price{entered}{note}"
+            if self.date:
+                return _("GPU price ${price_usd:,.0f} per GPU: your price, entered {date}{note}").format(
+                    price_usd=price, date=self.date[:10], note=note)
+            return _("GPU price ${price_usd:,.0f} per GPU: your price{note}").format(price_usd=price, note=note)
         if self.origin == "requirement":
-            return f"GPU price {amount}: the profile's tco.gpu_price_overrides_usd"
+            return _("GPU price ${price_usd:,.0f} per GPU: the profile's tco.gpu_price_overrides_usd").format(price_usd=price)
         detail = "; ".join(p for p in (self.date, self.source) if p)
-        return f"GPU price {amount}: catalog price" + (f" ({detail})" if detail else " (no date or source in the catalog)")
+        if detail:
+            return _("GPU price ${price_usd:,.0f} per GPU: catalog price ({detail})").format(price_usd=price, detail=detail)
+        return _("GPU price ${price_usd:,.0f} per GPU: catalog price (no date or source in the catalog)").format(price_usd=price)
 
 
 def normalise_user_prices(overrides: Mapping[str, Any] | None) -> dict[str, UserPrice]:
@@ -95,7 +105,8 @@ def normalise_user_prices(overrides: Mapping[str, Any] | None) -> dict[str, User
             price, updated, note = entry, None, ""
         if isinstance(price, bool) or not isinstance(price, (int, float)) or not math.isfinite(price) or price <= 0:
             raise PlanInputError(f"price_overrides.{gpu_id}",
-                                 f"your price must be a positive number of US dollars, got {price!r}; fix it in the Catalog tab.")
+                                 _("your price must be a positive number of US dollars, got {price!r}; fix it in the "
+                                   "Catalog tab.").format(price=price))
         out[str(gpu_id)] = UserPrice(float(price), str(updated) if updated else None, str(note))
     return out
 

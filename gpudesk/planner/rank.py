@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 
-from gpudesk.planner.prices import PRICE_UNKNOWN_TEXT, break_even_price_usd
+from gpudesk.i18n import _
+from gpudesk.planner.prices import break_even_price_usd, price_unknown_text
 from gpudesk.planner.results import Candidate
 
 
@@ -127,35 +128,45 @@ def _why_lower(c: Candidate, top: Candidate, key: tuple, top_key: tuple) -> str:
         if mine == theirs:
             continue
         if i == 0:
-            return "over the safe line, while #1 fits under it"
+            return _("over the safe line, while #1 fits under it")
         if i == 1:
-            return "misses the deadline, while #1 meets it"
+            return _("misses the deadline, while #1 meets it")
         if i == 2:
             if c.meets_latency is False:
-                return "misses the latency targets (time to first token / per output token), while #1 meets them"
-            return "does not reach the QPS target, while #1 does"
+                return _("misses the latency targets (time to first token / per output token), while #1 meets them")
+            return _("does not reach the QPS target, while #1 does")
         if i == 3:
-            return ("its price is unknown, so it cannot be shown to be within the budget" if mine == 1
-                    else "its hardware is over the budget")
+            return (_("its price is unknown, so it cannot be shown to be within the budget") if mine == 1
+                    else _("its hardware is over the budget"))
         if i == 4:
-            return (f"its {c.count} GPUs exchange gradients over {c.interconnect_name}; a large model's sync needs "
-                    "NVLink (article 4.3), so options whose sync crosses PCIe rank after NVLink ones, even when "
-                    "cheaper")
+            return _("its {count} GPUs exchange gradients over {link}; a large model's sync needs NVLink (article 4.3), "
+                     "so options whose sync crosses PCIe rank after NVLink ones, even when cheaper").format(
+                count=c.count, link=c.interconnect_name)
         if i == 5:
-            return (f"dominated: {c.dominated_by} costs no more over the TCO horizon and delivers at least as fast, so "
-                    "this option sits off the cost / time frontier")
+            return _("dominated: {other} costs no more over the TCO horizon and delivers at least as fast, so this "
+                     "option sits off the cost / time frontier").format(other=c.dominated_by)
         if i == 6:
-            what = " and ".join(c.unpriced_items) or "GPU"
-            return f"{what} price unknown: ranked after the priced options of its tier"
+            return _("{what} price unknown: ranked after the priced options of its tier").format(
+                what=_unpriced_text(c.unpriced_items))
         if i == 7:
             if c.tco_3y_usd is None or top.tco_3y_usd is None:
-                return (f"GPU prices unknown for both; its known costs without the GPUs are ${mine:,.0f} against "
-                        f"${theirs:,.0f} for #1")
-            return f"3-year TCO ${c.tco_3y_usd:,.0f} against ${top.tco_3y_usd:,.0f} for #1"
+                return _("GPU prices unknown for both; its known costs without the GPUs are ${mine:,.0f} against "
+                         "${theirs:,.0f} for #1").format(mine=mine, theirs=theirs)
+            return _("3-year TCO ${tco_usd:,.0f} against ${top_usd:,.0f} for #1").format(tco_usd=c.tco_3y_usd,
+                                                                                      top_usd=top.tco_3y_usd)
         if i == 8:
-            return "same cost, longer time to result than #1"
-        return f"same cost and time with more GPUs ({c.count} against {top.count})"
-    return "ties with #1 on every ranking rule"
+            return _("same cost, longer time to result than #1")
+        return _("same cost and time with more GPUs ({count} against {top_count})").format(count=c.count,
+                                                                                           top_count=top.count)
+    return _("ties with #1 on every ranking rule")
+
+
+def _unpriced_text(items: list[str]) -> str:
+    """The unknown prices of a candidate ("GPU", "host" or both) in the current language."""
+    names = {"GPU": _("GPU"), "host": _("host")}
+    if len(items) == 2:
+        return _("{first} and {second}").format(first=names.get(items[0], items[0]), second=names.get(items[1], items[1]))
+    return names.get(items[0], items[0]) if items else _("GPU")
 
 
 def explain_ranking(ranked: list[Candidate], budget_usd: float | None = None, prefer_nvlink: bool = False,
@@ -167,25 +178,29 @@ def explain_ranking(ranked: list[Candidate], budget_usd: float | None = None, pr
         return
     keys = [rank_key(c, budget_usd, prefer_nvlink) for c in ranked]
     top, top_key = ranked[0], keys[0]
-    first = ["fits under the safe line" if top.fits else "closest to the safe line (nothing fits)"]
+    first = [_("fits under the safe line") if top.fits else _("closest to the safe line (nothing fits)")]
     if top.meets_deadline is not None:
-        first.append("meets the deadline" if top.meets_deadline else "misses the deadline, as every option does")
+        first.append(_("meets the deadline") if top.meets_deadline else _("misses the deadline, as every option does"))
     if top.meets_qps is not None:
-        first.append("reaches the QPS target" if top.meets_qps else "misses the QPS target")
+        first.append(_("reaches the QPS target") if top.meets_qps else _("misses the QPS target"))
     if top.meets_latency is not None:
-        first.append("meets the latency targets" if top.meets_latency else "misses the latency targets, as every option does")
+        first.append(_("meets the latency targets") if top.meets_latency
+                     else _("misses the latency targets, as every option does"))
     if budget_usd:
-        first.append({0: "within the budget",
-                      1: "price unknown, so possibly within the budget, which every priced option exceeds",
-                      2: "over the budget, as every option is"}[top_key[3]])
+        first.append({0: _("within the budget"),
+                      1: _("price unknown, so possibly within the budget, which every priced option exceeds"),
+                      2: _("over the budget, as every option is")}[top_key[3]])
     if prefer_nvlink and top.count > 1 and not top_key[4]:
-        first.append("NVLink between all its GPUs (large model: options whose gradient sync crosses PCIe rank after "
-                     "NVLink ones)")
+        first.append(_("NVLink between all its GPUs (large model: options whose gradient sync crosses PCIe rank after "
+                       "NVLink ones)"))
     if top.tco_3y_usd is not None:
-        first.append(f"lowest 3-year TCO (${top.tco_3y_usd:,.0f}) among the priced options that do all of this")
+        first.append(_("lowest 3-year TCO (${tco_usd:,.0f}) among the priced options that do all of this").format(
+            tco_usd=top.tco_3y_usd))
     else:
-        first.append(f"{' and '.join(top.unpriced_items) or 'GPU'} {PRICE_UNKNOWN_TEXT}")
-    top.rank_reason = "#1: " + ", ".join(first)
+        first.append(_("{what} {price_unknown}").format(what=_unpriced_text(top.unpriced_items),
+                                                       price_unknown=price_unknown_text()))
+    # Translators: the separator between the reasons of the #1 option (a list of clauses).
+    top.rank_reason = "#1: " + _(", ").join(first)
     for position, (c, key) in enumerate(zip(ranked[1:], keys[1:]), start=2):
         c.rank_reason = f"#{position}: " + _why_lower(c, top, key, top_key)
     for position, (c, key) in enumerate(zip(ranked, keys)):
@@ -198,16 +213,21 @@ def explain_ranking(ranked: list[Candidate], budget_usd: float | None = None, pr
         if rival is None or rival.tco_3y_usd is None:
             continue
         where = f"#{ranked.index(rival) + 1} ({rival.count} x {rival.gpu_name}, ${rival.tco_3y_usd:,.0f})"
+        reason = c.rank_reason or ""
         if c.unpriced_items == ["GPU"]:
             price = break_even_price_usd(c.tco.known_part_usd, c.count, dollar_multiplier, rival.tco_3y_usd)
             c.break_even_price_usd = price
-            unit = "per GPU"
+            c.rank_reason = (
+                _("{reason}; a quote below ${price_usd:,.0f} per GPU would put it above {where}").format(
+                    reason=reason, price_usd=price, where=where) if price is not None
+                else _("{reason}; even at $0 per GPU its other costs exceed {where}").format(reason=reason, where=where))
         else:
             # Host price unknown, GPU price known: the same linear TCO, solved for the host quote per server.
             price = break_even_price_usd(c.tco.known_part_usd, c.servers, dollar_multiplier, rival.tco_3y_usd)
             c.break_even_host_price_usd = price
-            unit = f"per {c.server_name} host"
+            c.rank_reason = (
+                _("{reason}; a quote below ${price_usd:,.0f} per {server} host would put it above {where}").format(
+                    reason=reason, price_usd=price, server=c.server_name, where=where) if price is not None
+                else _("{reason}; even at $0 per {server} host its other costs exceed {where}").format(
+                    reason=reason, server=c.server_name, where=where))
         c.break_even_rank = ranked.index(rival) + 1
-        c.rank_reason = (c.rank_reason or "") + (
-            f"; a quote below ${price:,.0f} {unit} would put it above {where}" if price is not None
-            else f"; even at $0 {unit} its other costs exceed {where}")

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpudesk.i18n import _
 from gpudesk.planner.errors import PlanInputError, PlanInputErrors
 from gpudesk.planner.tco import TcoAssumptions
 from gpudesk.sizing.capacity import DEFAULT_SAFE_FREE_FRACTION
@@ -200,18 +201,23 @@ def _num(field_name: str, value, *, minimum: float = 0.0, strict: bool = True, m
     if value is None:
         return
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise PlanInputError(field_name, f"must be a finite number, got {value!r}.")
+        raise PlanInputError(field_name, _("must be a finite number, got {value!r}.").format(value=value))
     if integer and value != int(value):
-        raise PlanInputError(field_name, f"must be a whole number, got {value!r}.")
+        raise PlanInputError(field_name, _("must be a whole number, got {value!r}.").format(value=value))
     if value < minimum or (strict and value == minimum):
-        raise PlanInputError(field_name, f"must be {'greater than' if strict else 'at least'} {minimum:g}, got {value:g}.")
+        if strict:
+            raise PlanInputError(field_name, _("must be greater than {minimum:g}, got {value:g}.").format(
+                minimum=minimum, value=value))
+        raise PlanInputError(field_name, _("must be at least {minimum:g}, got {value:g}.").format(minimum=minimum, value=value))
     if maximum is not None and value > maximum:
-        raise PlanInputError(field_name, f"{value:g} is implausibly large (limit {maximum:g}); check the units.")
+        raise PlanInputError(field_name, _("{value:g} is implausibly large (limit {maximum:g}); check the units.").format(
+            value=value, maximum=maximum))
 
 
 def _choice(field_name: str, value, options) -> None:
     if value not in options:
-        raise PlanInputError(field_name, f"{value!r} is not one of: {', '.join(options)}.")
+        raise PlanInputError(field_name, _("{value!r} is not one of: {options}.").format(value=value,
+                                                                                          options=", ".join(options)))
 
 
 def validate_requirement(req: Requirement) -> None:
@@ -237,30 +243,41 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     # 1. The model.
     given = [k for k in ("model", "params", "config_path") if getattr(m, k) not in (None, "")]
     if not given:
-        what = "an inference QPS target" if w.target_qps else "a plan"
-        problems.append(PlanInputError("model.model", f"{what} needs a model: give a catalog model, a parameter count or a config.json path."))
+        problems.append(PlanInputError("model.model", _(
+            "an inference QPS target needs a model: give a catalog model, a parameter count or a config.json path.")
+            if w.target_qps else _("a plan needs a model: give a catalog model, a parameter count or a config.json path.")))
     if len(given) > 1:
-        words = {"model": "a catalog model", "params": "a parameter count", "config_path": "a config.json path"}
-        problems.append(PlanInputError(f"model.{given[1]}", "give only one of a catalog model, a parameter count or a config.json "
-                             f"path; got {' and '.join(words[k] for k in given)}. Clear the others."))
+        words = {"model": _("a catalog model"), "params": _("a parameter count"), "config_path": _("a config.json path")}
+        got = words[given[0]]
+        for k in given[1:]:
+            got = _("{first} and {second}").format(first=got, second=words[k])
+        problems.append(PlanInputError(f"model.{given[1]}", _(
+            "give only one of a catalog model, a parameter count or a config.json path; got {given}. Clear the "
+            "others.").format(given=got)))
     check(_num, "model.params", m.params, maximum=100e12, integer=True)
     if m.params is not None and number(m.params) and m.params < 1_000_000:
-        problems.append(PlanInputError("model.params", f"{m.params} parameters is not a model size; write the unit, e.g. "
-                             f"\"{m.params}B\" or \"{m.params}M\"."))
+        problems.append(PlanInputError("model.params", _('{params} parameters is not a model size; write the unit, e.g. '
+                                                         '"{params}B" or "{params}M".').format(params=m.params)))
     # 2. The mode and what it needs.
     check(_choice, "model.mode", m.mode, MODES)
     if m.mode == "inference":
         if not w.target_qps:
-            problems.append(PlanInputError("workload.target_qps", "inference needs a QPS target (requests per second) to size the cards."))
+            problems.append(PlanInputError("workload.target_qps", _("inference needs a QPS target (requests per second) to "
+                                                                    "size the cards.")))
         if number(w.training_share) and w.training_share > 0.5:
-            problems.append(PlanInputError("workload.training_share", f"mode is inference but training_share is {w.training_share:g}; set it to 0 (or choose a training mode)."))
+            problems.append(PlanInputError("workload.training_share", _(
+                "mode is inference but training_share is {share:g}; set it to 0 (or choose a training mode).").format(
+                share=w.training_share)))
     elif m.mode in MODES:
         if w.training_share == 0:
-            problems.append(PlanInputError("workload.training_share", f"mode is {m.mode} but training_share is 0; set mode to inference or raise the share."))
+            problems.append(PlanInputError("workload.training_share", _(
+                "mode is {mode} but training_share is 0; set mode to inference or raise the share.").format(mode=m.mode)))
         if not (w.tokens_to_train or d.sample_count):
-            problems.append(PlanInputError("data.sample_count", "training needs the amount of data: give sample_count (or workload.tokens_to_train)."))
+            problems.append(PlanInputError("data.sample_count", _("training needs the amount of data: give sample_count "
+                                                                  "(or workload.tokens_to_train).")))
         if m.activation_bytes_per_sample and not m.train_flops_per_sample and not m.model and not m.config_path and not m.params:
-            problems.append(PlanInputError("model.train_flops_per_sample", "a non-transformer model needs training FLOPs per sample."))
+            problems.append(PlanInputError("model.train_flops_per_sample", _("a non-transformer model needs training FLOPs "
+                                                                             "per sample.")))
     # 3. Sizes and ranges.
     check(_num, "data.dataset_bytes", d.dataset_bytes, maximum=1e18, integer=True)
     check(_num, "data.sample_count", d.sample_count, maximum=1e13, integer=True)
@@ -295,7 +312,9 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_num, "workload.tpot_target_s", w.tpot_target_s, maximum=60)
     if (m.global_batch_size is not None and number(m.global_batch_size) and number(m.micro_batch_size)
             and m.global_batch_size < m.micro_batch_size):
-        problems.append(PlanInputError("model.global_batch_size", f"{m.global_batch_size} is smaller than the micro-batch {m.micro_batch_size}."))
+        problems.append(PlanInputError("model.global_batch_size", _(
+            "{global_batch} is smaller than the micro-batch {micro_batch}.").format(global_batch=m.global_batch_size,
+                                                                                  micro_batch=m.micro_batch_size)))
     check(_num, "operations.free_slots", o.free_slots, minimum=0, strict=False, maximum=64, integer=True)
     check(_num, "operations.power_budget_w", o.power_budget_w, maximum=1e8)
     if o.cooling is not None:
@@ -305,11 +324,13 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_num, "operations.max_gpus", o.max_gpus, maximum=100000, integer=True)
     check(_num, "operations.safe_free_fraction", o.safe_free_fraction, minimum=0, strict=False, maximum=0.9)
     if o.free_slots == 0:
-        problems.append(PlanInputError("operations.free_slots", "the existing server has no free slot; free one or plan a new server."))
+        problems.append(PlanInputError("operations.free_slots", _("the existing server has no free slot; free one or "
+                                                                  "plan a new server.")))
     for key in ("framework_version", "cuda_version"):
         value = getattr(s, key)
         if value is not None and parse_version(value) is None:
-            problems.append(PlanInputError(f"software.{key}", f"{value!r} is not a version like 12.1 or 2.0.1."))
+            problems.append(PlanInputError(f"software.{key}", _("{value!r} is not a version like 12.1 or 2.0.1.").format(
+                value=value)))
     check(req.tco.validate)
     return problems
 

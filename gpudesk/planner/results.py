@@ -129,6 +129,8 @@ class Rejected:
     server_id: str | None
     interconnect: str | None
     reasons: list[str]
+    #: Ruled out by the GPU-count limit (operations.max_gpus) alone: what gpudesk.planner.binding looks for.
+    over_gpu_limit: bool = False
 
 
 @dataclass

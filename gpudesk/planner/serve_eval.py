@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from gpudesk.i18n import _, ngettext
 from gpudesk.planner.candidates import PlanContext, gib, intra_link, placements
 from gpudesk.planner.gates import requested_precision
 from gpudesk.planner.results import Candidate, Rejected
@@ -116,7 +117,7 @@ def whole_boards(server, count: int, t: int) -> int:
 
 
 def _ms(seconds: float | None) -> str:
-    return "no target" if not seconds else f"{seconds * 1e3:g} ms"
+    return _("no target") if not seconds else f"{seconds * 1e3:g} ms"
 
 
 def _batch_for_tpot(ctx: PlanContext, gpu, t: int, batch: int, precision: str, peak: float) -> int:
@@ -146,13 +147,18 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
     if not shapes:
         est = ctx.memory_cache.get(("serve", 1, 1))
         usable = fit(0, gpu.memory_bytes, gpu.memory_type).usable_bytes
-        need = gib(est.total_bytes) if est else "more"
-        return [Rejected(gpu.id, gpu.name, 1, None, None,
-                         [f"does not fit: {need} per GPU for one sequence, over the safe line of {gpu.name} ({gib(usable)} usable) even with 8-way tensor parallelism"])]
+        if est:
+            reason = _("does not fit: {need} per GPU for one sequence, over the safe line of {gpu} ({usable} usable) even "
+                       "with 8-way tensor parallelism").format(need=gib(est.total_bytes), gpu=gpu.name, usable=gib(usable))
+        else:
+            reason = _("does not fit: one sequence needs more than the safe line of {gpu} ({usable} usable) even with "
+                       "8-way tensor parallelism").format(gpu=gpu.name, usable=gib(usable))
+        return [Rejected(gpu.id, gpu.name, 1, None, None, [reason])]
     precision = requested_precision(req)
     peak = _peak(gpu, precision)
     if not peak:
-        return [Rejected(gpu.id, gpu.name, shapes[0][0], None, None, [f"no dense {precision.upper()} rate for {gpu.name} in the catalog"])]
+        return [Rejected(gpu.id, gpu.name, shapes[0][0], None, None, [_("no dense {precision} rate for {gpu} in the catalog").format(
+            precision=precision.upper(), gpu=gpu.name)])]
     # Every degree that fits is sized for the target; the one needing the fewest GPUs wins (ties: the smaller
     # degree, less all-reduce traffic per layer).
     sized = []
@@ -169,22 +175,25 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
         sized.append((replicas * t, t, batch, est, f, pre, step, qps_replica, weights, attention, replicas))
     # Degrees that meet the latency targets first, then the fewest GPUs, then the smaller degree.
     best = min(sized, key=lambda e: (latency[e[1]] is False, e[0], e[1]))
-    tried = ", ".join(f"TP{e[1]}: {e[0]} GPUs" for e in sized)
+    tried = ", ".join(_("TP{t}: {count} GPUs").format(t=e[1], count=e[0]) for e in sized)
     out: list[Candidate | Rejected] = []
     if best[0] > o.max_gpus:
         count, t, qps_replica = best[0], best[1], best[7]
         boards = [whole_boards(sv, count, t) for sv in servers_list if t <= sv.max_gpus]
         count = min(boards) if boards else count
         return [Rejected(gpu.id, gpu.name, count, None, None,
-                         [(f"{count} GPUs needed for QPS {w.target_qps:g} ({qps_replica:.1f} QPS per {t}-GPU replica, the best "
-                           f"tensor-parallel degree of {tried}) exceed the GPU-count limit of {o.max_gpus}")])]
+                         [_("{count} GPUs needed for QPS {qps:g} ({qps_replica:.1f} QPS per {t}-GPU replica, the best "
+                            "tensor-parallel degree of {tried}) exceed the GPU-count limit of {max_gpus}").format(
+                             count=count, qps=w.target_qps, qps_replica=qps_replica, t=t, tried=tried,
+                             max_gpus=o.max_gpus)],
+                         over_gpu_limit=True)]
     for server in servers_list:
         # A tensor-parallel group stays inside one server (Megatron-LM keeps it in the NVLink domain).
         inside = [e for e in sized if e[1] <= server.max_gpus and e[0] <= o.max_gpus]
         if not inside:
             out.append(Rejected(gpu.id, gpu.name, best[0], server.id, server.interconnect,
-                                [(f"{server.name} holds {server.max_gpus} GPUs, fewer than the {best[1]}-way "
-                                  "tensor-parallel replica this model needs")]))
+                                [_("{server} holds {max_gpus} GPUs, fewer than the {t}-way tensor-parallel replica "
+                                   "this model needs").format(server=server.name, max_gpus=server.max_gpus, t=best[1])]))
             continue
         count, t, batch, est, f, pre, step, qps_replica, weights, attention, replicas = min(
             inside, key=lambda e: (latency[e[1]] is False, e[0], e[1]))
@@ -193,8 +202,10 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
         count = whole_boards(server, count, t)
         if count > o.max_gpus:
             out.append(Rejected(gpu.id, gpu.name, count, server.id, server.interconnect,
-                                [(f"{server.name} comes with {server.max_gpus} GPUs per board: {needed} needed round up to "
-                                  f"{count}, over the GPU-count limit of {o.max_gpus}")]))
+                                [_("{server} comes with {max_gpus} GPUs per board: {needed} needed round up to "
+                                   "{count}, over the GPU-count limit of {limit}").format(
+                                    server=server.name, max_gpus=server.max_gpus, needed=needed, count=count,
+                                    limit=o.max_gpus)], over_gpu_limit=True))
             continue
         replicas = count // t
         n_servers = placements(server, count)
@@ -202,7 +213,9 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
             n_servers = math.ceil(count / server.max_gpus)
         if n_servers is None:
             out.append(Rejected(gpu.id, gpu.name, count, server.id, server.interconnect,
-                                [f"{server.name} takes {server.min_gpus}-{server.max_gpus} GPUs, not {count}"]))
+                                [_("{server} takes {min_gpus}-{max_gpus} GPUs, not {count}").format(
+                                    server=server.name, min_gpus=server.min_gpus, max_gpus=server.max_gpus,
+                                    count=count)]))
             continue
         link = intra_link(ctx, gpu, server)
         cand = Candidate(
@@ -214,38 +227,59 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
         )
         cand.step_time_s = step or pre
         if count != needed:
-            cand.rationale.append((f"{needed} GPUs needed, {count} bought: {server.name} takes "
-                                   f"{server.min_gpus}-{server.max_gpus} GPUs per server; the extra replicas add capacity",
+            cand.rationale.append((_("{needed} GPUs needed, {count} bought: {server} takes {min_gpus}-{max_gpus} GPUs per "
+                                     "server; the extra replicas add capacity").format(
+                                       needed=needed, count=count, server=server.name, min_gpus=server.min_gpus,
+                                       max_gpus=server.max_gpus),
                                    "catalog servers.min_gpus / max_gpus (an HGX or OAM baseboard is sold with all its GPUs)"))
         cand.ttft_s, cand.tpot_s, cand.meets_latency = pre, (step or None), latency[t]
         if latency[t] is not None:
+            values = dict(ttft_ms=pre * 1e3, prompt_tokens=w.prompt_tokens, ttft_target=_ms(w.ttft_target_s),
+                          tpot_ms=step * 1e3, batch=batch, tpot_target=_ms(w.tpot_target_s))
+            if latency[t]:
+                latency_text = _("latency: time to first token {ttft_ms:.0f} ms (prefill of one {prompt_tokens}-token "
+                                 "prompt, no queueing) against {ttft_target}; time per output token {tpot_ms:.1f} ms at "
+                                 "batch {batch} against {tpot_target}: met").format(**values)
+            else:
+                latency_text = _("latency: time to first token {ttft_ms:.0f} ms (prefill of one {prompt_tokens}-token "
+                                 "prompt, no queueing) against {ttft_target}; time per output token {tpot_ms:.1f} ms at "
+                                 "batch {batch} against {tpot_target}: missed").format(**values)
             cand.rationale.append((
-                f"latency: time to first token {pre * 1e3:.0f} ms (prefill of one {w.prompt_tokens}-token prompt, no "
-                f"queueing) against {_ms(w.ttft_target_s)}; time per output token {step * 1e3:.1f} ms at batch {batch} "
-                f"against {_ms(w.tpot_target_s)}: " + ("met" if latency[t] else "missed"),
+                latency_text,
                 "prefill compute-bound, decode bandwidth-bound (catalog.md 6); batch cut until the decode step meets "
                 "the time-per-output-token target"))
         why = cand.rationale
-        why.append((f"replica of {t} GPU(s) serving {batch} concurrent sequences: {gib(est.total_bytes)} per GPU under the "
-                    f"{gib(f.safe_line_bytes)} safe line", "article 3.1; PagedAttention KV blocks (arXiv 2309.06180)"))
+        why.append((ngettext("replica of {t} GPU serving {batch} concurrent sequences: {memory} per GPU under the "
+                             "{safe_line} safe line",
+                             "replica of {t} GPUs serving {batch} concurrent sequences: {memory} per GPU under the "
+                             "{safe_line} safe line", t).format(
+                        t=t, batch=batch, memory=gib(est.total_bytes), safe_line=gib(f.safe_line_bytes)), "article 3.1; PagedAttention KV blocks (arXiv 2309.06180)"))
         if w.output_tokens:
-            why.append((f"decode step {step * 1e3:.1f} ms for {batch} sequences = {tm.decode_tokens_per_s(batch, step):,.0f} "
-                        f"tokens/s per replica (weights {gib(weights)} + KV read at "
-                        f"{gpu.memory_bandwidth_gbps:g} GB/s x {tm.DEFAULT_HBM_EFFICIENCY:g}); prefill {pre * 1e3:.1f} ms for "
-                        f"{w.prompt_tokens} tokens (2 x active params + causal attention "
-                        f"{attention / max(flops_per_token, 1):.0%} more per token) at {peak:g} dense "
-                        f"{precision.upper()} x {COMPUTE_EFFICIENCY:g}",
+            why.append((_("decode step {step_ms:.1f} ms for {batch} sequences = {tokens_per_s:,.0f} tokens/s per replica "
+                          "(weights {weights} + KV read at {bandwidth_gbps:g} GB/s x {hbm_efficiency:g}); prefill "
+                          "{prefill_ms:.1f} ms for {prompt_tokens} tokens (2 x active params + causal attention "
+                          "{attention_share:.0%} more per token) at {peak:g} dense {precision} x "
+                          "{compute_efficiency:g}").format(
+                            step_ms=step * 1e3, batch=batch, tokens_per_s=tm.decode_tokens_per_s(batch, step),
+                            weights=gib(weights), bandwidth_gbps=gpu.memory_bandwidth_gbps,
+                            hbm_efficiency=tm.DEFAULT_HBM_EFFICIENCY, prefill_ms=pre * 1e3,
+                            prompt_tokens=w.prompt_tokens, attention_share=attention / max(flops_per_token, 1),
+                            peak=peak, precision=precision.upper(), compute_efficiency=COMPUTE_EFFICIENCY),
                         f"decode memory-bound, prefill compute-bound (catalog.md 6); attention FLOPs: PaLM (arXiv "
                         f"2204.02311) appendix B; {gpu.source_url}"))
         else:
-            why.append((f"forward pass {pre * 1e3:.2f} ms per request ({w.prompt_tokens} tokens x 2 x params) at "
-                        f"{peak:g} dense {precision.upper()} x {COMPUTE_EFFICIENCY:g}", f"Kaplan et al. 2020; {gpu.source_url}"))
-        why.append((f"{qps_replica:,.1f} QPS per replica -> {replicas} replica(s), {count} GPU(s) for QPS {w.target_qps:g}",
+            why.append((_("forward pass {forward_ms:.2f} ms per request ({prompt_tokens} tokens x 2 x params) at {peak:g} "
+                          "dense {precision} x {compute_efficiency:g}").format(
+                            forward_ms=pre * 1e3, prompt_tokens=w.prompt_tokens, peak=peak, precision=precision.upper(),
+                            compute_efficiency=COMPUTE_EFFICIENCY), f"Kaplan et al. 2020; {gpu.source_url}"))
+        why.append((_("{qps_replica:,.1f} QPS per replica -> {replicas} replica(s), {count} GPU(s) for QPS "
+                      "{qps:g}").format(qps_replica=qps_replica, replicas=replicas, count=count, qps=w.target_qps),
                     "requirement: workload.target_qps"))
         if len(sized) > 1:
-            why.append((f"tensor-parallel degrees tried ({tried}): TP{t} needs the fewest GPUs",
+            why.append((_("tensor-parallel degrees tried ({tried}): TP{t} needs the fewest GPUs").format(tried=tried, t=t),
                         "vLLM --tensor-parallel-size; a larger degree leaves more KV cache per GPU for a larger batch"))
         if t > 1 and link.kind == "pcie":
-            cand.warnings.append(f"Tensor parallelism over {link.name} without NVLink: every layer exchanges activations on PCIe")
+            cand.warnings.append(_("Tensor parallelism over {link} without NVLink: every layer exchanges activations on "
+                                   "PCIe").format(link=link.name))
         out.append(cand)
     return out

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpudesk.errors import GpudeskError
-from gpudesk.planner.prices import PRICE_UNKNOWN_TEXT
+from gpudesk.i18n import _
+from gpudesk.planner.prices import price_unknown_text
 
 SHEET_FORMAT = "gpudesk-configuration-sheet"
 SHEET_VERSION = 1
@@ -152,12 +153,13 @@ def pick_candidate(plan: dict[str, Any], index: int = 0) -> dict[str, Any]:
     """
     found = candidates_of(plan)
     if not found:
-        raise SheetError(
+        raise SheetError(_(
             "The plan has no candidates to put on a sheet: no GPU configuration was found. Relax the "
             "requirement (budget, deadline, existing servers) and plan again."
-        )
+        ))
     if not 0 <= index < len(found):
-        raise SheetError(f"Candidate {index + 1} does not exist; the plan has {len(found)} candidates.")
+        raise SheetError(_("Candidate {number} does not exist; the plan has {count} candidates.").format(
+            number=index + 1, count=len(found)))
     return found[index]
 
 
@@ -190,7 +192,7 @@ def _software_rows(profile: dict[str, Any]) -> list[tuple[str, str]]:
     rows: list[tuple[str, str]] = []
     framework = software.get("framework")
     if framework:
-        rows.append((str(framework), str(software.get("framework_version") or "any supported version")))
+        rows.append((str(framework), str(software.get("framework_version") or _("any supported version"))))
     cuda = software.get("cuda_version")
     if cuda:
         rows.append(("CUDA", str(cuda)))
@@ -199,12 +201,13 @@ def _software_rows(profile: dict[str, Any]) -> list[tuple[str, str]]:
         except ValueError:
             major = None
         if major in MIN_DRIVER_FOR_CUDA:
-            rows.append(("NVIDIA driver (Linux)", f">= {MIN_DRIVER_FOR_CUDA[major]} (CUDA {major}.x minor-version compatibility)"))
+            rows.append((_("NVIDIA driver (Linux)"), _(">= {driver} (CUDA {major}.x minor-version compatibility)").format(
+                driver=MIN_DRIVER_FOR_CUDA[major], major=major)))
     for library in software.get("libraries") or []:
-        name, _, version = str(library).partition("==")
-        rows.append((name, version or "as tested"))
+        name, _sep, version = str(library).partition("==")
+        rows.append((name, version or _("as tested")))
     if software.get("fips"):
-        rows.append(("FIPS 140", "validated OS and driver crypto modules required"))
+        rows.append(("FIPS 140", _("validated OS and driver crypto modules required")))
     return rows
 
 
@@ -212,10 +215,14 @@ def _host_note(candidate: dict[str, Any]) -> str:
     """Where the host price comes from: the candidate's "host price ..." rationale line (catalog source, your quote,
     an all-in rack price, a class estimate, or the existing server); "price unknown" when there is none."""
     if candidate.get("host_price_known") is False:
-        return f"; host {PRICE_UNKNOWN_TEXT} (no sourced price; set tco.host_price_overrides_usd)"
+        return "; " + _("host {price_unknown} (no sourced price; set tco.host_price_overrides_usd)").format(
+            price_unknown=price_unknown_text())
+    # The host price lines of the rationale (gpudesk.planner.plan._host_price_text, gpudesk.planner.tco) start with
+    # "host" in English and "主机" in Chinese.
+    starts = ("host price", "host ", _("host price"), _("host") + " ")
     for item in candidate.get("rationale") or []:
         text = item.get("decision") if isinstance(item, dict) else (item[0] if isinstance(item, (list, tuple)) and item else None)
-        if isinstance(text, str) and (text.startswith("host price") or text.startswith("host ")):
+        if isinstance(text, str) and text.startswith(starts):
             return f"; {text}"
     return ""
 
@@ -227,9 +234,10 @@ def _bom(candidate: dict[str, Any], profile: dict[str, Any], software: list[tupl
     servers = _num(candidate.get("servers")) or 1.0
     gpus_usd = _num(tco.get("gpus"))
     hosts_usd = _num(tco.get("hosts"))
-    gpu_notes = f"catalog id {candidate.get('gpu_id')}; {_int(candidate.get('gpu_power_w')) or 'N/A'} W for all GPUs at TDP"
+    gpu_notes = _("catalog id {gpu_id}; {power_w} W for all GPUs at TDP").format(
+        gpu_id=candidate.get("gpu_id"), power_w=_int(candidate.get("gpu_power_w")) or "N/A")
     if gpu_price_unknown(candidate):
-        gpu_notes = f"{PRICE_UNKNOWN_TEXT}; " + gpu_notes
+        gpu_notes = f"{price_unknown_text()}; {gpu_notes}"
     lines = [
         BomLine(
             "GPU",
@@ -238,7 +246,8 @@ def _bom(candidate: dict[str, Any], profile: dict[str, Any], software: list[tupl
             gpus_usd / count if gpus_usd is not None and count else None,
             gpus_usd,
             notes=gpu_notes,
-            source=str(candidate.get("gpu_price_text") or "gpudesk catalog (price, date and source per GPU row); your prices"),
+            source=str(candidate.get("gpu_price_text") or _("gpudesk catalog (price, date and source per GPU row); your "
+                                                             "prices")),
         )
     ]
     if candidate.get("server_name") or candidate.get("server_id"):
@@ -249,20 +258,20 @@ def _bom(candidate: dict[str, Any], profile: dict[str, Any], software: list[tupl
                 servers,
                 hosts_usd / servers if hosts_usd is not None else None,
                 hosts_usd,
-                notes=f"catalog id {candidate.get('server_id')}; chassis, CPUs, RAM and local NVMe"
-                + _host_note(candidate),
-                source="gpudesk catalog servers table",
+                notes=_("catalog id {server_id}; chassis, CPUs, RAM and local NVMe").format(
+                    server_id=candidate.get("server_id")) + _host_note(candidate),
+                source=_("gpudesk catalog servers table"),
             )
         )
     if str(candidate.get("interconnect") or "").startswith("nvlink-bridge") and count:
         lines.append(
             BomLine(
                 "Network",
-                "2-way NVLink bridge (one per pair of cards)",
+                _("2-way NVLink bridge (one per pair of cards)"),
                 count // 2,
                 None,
                 None,
-                notes="the step time assumes bridged pairs; no price in the catalog, ask the vendor (not in the TCO)",
+                notes=_("the step time assumes bridged pairs; no price in the catalog, ask the vendor (not in the TCO)"),
                 source="GPU product brief (NVLink bridge connector); gpudesk.planner.candidates.bridge_pair_gbps",
             )
         )
@@ -273,32 +282,34 @@ def _bom(candidate: dict[str, Any], profile: dict[str, Any], software: list[tupl
     if dataset or needed:
         parts = []
         if dataset:
-            parts.append(f"at least {dataset / 1e12:,.1f} TB usable for the dataset")
+            parts.append(_("at least {dataset_tb:,.1f} TB usable for the dataset").format(dataset_tb=dataset / 1e12))
         if needed:
-            parts.append(f"sustained read >= {needed / 1e6:,.0f} MB/s to feed the GPUs")
+            parts.append(_("sustained read >= {needed_mbps:,.0f} MB/s to feed the GPUs").format(needed_mbps=needed / 1e6))
         if available:
-            parts.append(f"planned path delivers {available / 1e6:,.0f} MB/s")
+            parts.append(_("planned path delivers {available_mbps:,.0f} MB/s").format(available_mbps=available / 1e6))
         if data.get("decode_path") == "gpu":
-            parts.append("GPU-side decoding (DALI / nvJPEG)")
-        lines.append(BomLine("Storage", "; ".join(parts), None, notes="data rate from the planner's I/O check",
+            parts.append(_("GPU-side decoding (DALI / nvJPEG)"))
+        lines.append(BomLine("Storage", "; ".join(parts), None, notes=_("data rate from the planner's I/O check"),
                              source="article section 4.3 (DALI + GPUDirect Storage)"))
     link_name = candidate.get("interconnect_name") or candidate.get("interconnect")
     if (count or 1) > 1:
-        lines.append(BomLine("Network", f"{link_name} between the GPUs of each server", servers,
-                             notes=f"link id {candidate.get('interconnect')}", source="gpudesk catalog links table"))
+        lines.append(BomLine("Network", _("{link} between the GPUs of each server").format(link=link_name), servers,
+                             notes=_("link id {link_id}").format(link_id=candidate.get("interconnect")),
+                             source=_("gpudesk catalog links table")))
     else:
-        lines.append(BomLine("Network", f"{link_name} host link (one GPU: no GPU-to-GPU traffic)", None,
-                             notes=f"link id {candidate.get('interconnect')}", source="gpudesk catalog links table"))
+        lines.append(BomLine("Network", _("{link} host link (one GPU: no GPU-to-GPU traffic)").format(link=link_name),
+                             None, notes=_("link id {link_id}").format(link_id=candidate.get("interconnect")),
+                             source=_("gpudesk catalog links table")))
     if servers > 1 and candidate.get("network_link"):
-        lines.append(BomLine("Network", f"{candidate['network_link']} between servers (NICs, cables, switch ports)", servers,
-                             source="requirement operations.network_link"))
+        lines.append(BomLine("Network", _("{link} between servers (NICs, cables, switch ports)").format(
+            link=candidate["network_link"]), servers, source="requirement operations.network_link"))
     network_usd = _num(tco.get("network_install"))
     if network_usd:
-        lines.append(BomLine("Network", "Network, cabling, transceivers and installation", None, None, network_usd,
-                             notes="share of hardware price (TCO assumption tco.network_install_fraction)",
+        lines.append(BomLine("Network", _("Network, cabling, transceivers and installation"), None, None, network_usd,
+                             notes=_("share of hardware price (TCO assumption tco.network_install_fraction)"),
                              source="catalog.md 5.2: +10-15 % of CapEx"))
     for component, version in software:
-        lines.append(BomLine("Software", f"{component} {version}".strip(), None, notes="version fixed by the requirement"))
+        lines.append(BomLine("Software", f"{component} {version}".strip(), None, notes=_("version fixed by the requirement")))
     return lines
 
 
@@ -314,54 +325,57 @@ def post_delivery_checks(candidate: dict[str, Any], profile: dict[str, Any] | No
     software = profile.get("software") if isinstance(profile.get("software"), dict) else {}
     count = _int(candidate.get("count")) or 1
     servers = _int(candidate.get("servers")) or 1
-    link = str(candidate.get("interconnect_name") or candidate.get("interconnect") or "the GPU interconnect")
+    link = str(candidate.get("interconnect_name") or candidate.get("interconnect") or _("the GPU interconnect"))
     if servers > 1 and candidate.get("network_link"):
         network = str(candidate["network_link"])
         if link_gbps_per_direction and network_gbps_per_direction and network_gbps_per_direction < link_gbps_per_direction:
             link, link_gbps_per_direction = network, network_gbps_per_direction
         elif not network_gbps_per_direction:
-            link, link_gbps_per_direction = f"the slower of {link} and {network}", None
+            link, link_gbps_per_direction = _("the slower of {link} and {network}").format(link=link, network=network), None
     if link_gbps_per_direction:
-        expected = (f"all-reduce bus bandwidth at least {0.8 * link_gbps_per_direction:,.0f} GB/s "
-                    f"(80 % of {link}'s {link_gbps_per_direction:g} GB/s per direction)")
+        expected = _("all-reduce bus bandwidth at least {expected_gbps:,.0f} GB/s (80 % of {link}'s {gbps:g} GB/s per "
+                     "direction)").format(expected_gbps=0.8 * link_gbps_per_direction, link=link,
+                                          gbps=link_gbps_per_direction)
     else:
-        expected = f"all-reduce bus bandwidth at least 80 % of {link}'s datasheet figure per direction"
+        expected = _("all-reduce bus bandwidth at least 80 % of {link}'s datasheet figure per direction").format(link=link)
     if servers > 1:
         per_server = -(-count // servers)
-        run = (f"mpirun -np {count} -N {per_server} all_reduce_perf -b 8 -e 4G -f 2 -g 1 (nccl-tests built with "
-               f"MPI=1, one process per GPU over {servers} servers; github.com/NVIDIA/nccl-tests)")
+        run = _("mpirun -np {count} -N {per_server} all_reduce_perf -b 8 -e 4G -f 2 -g 1 (nccl-tests built with MPI=1, "
+                "one process per GPU over {servers} servers; github.com/NVIDIA/nccl-tests)").format(
+            count=count, per_server=per_server, servers=servers)
     else:
         run = f"all_reduce_perf -b 8 -e 4G -f 2 -g {count} (github.com/NVIDIA/nccl-tests)"
     checks = [
         Check(
-            "72-hour burn-in on real data",
-            "Run the real training or serving job for 72 h while gpudesk's Monitor records (Monitor tab, "
-            "Record); review the utilisation heat map and the event log afterwards.",
-            "no Xid errors, no uncorrectable ECC errors, no thermal or power-brake throttling, utilisation "
-            "steady (median u >= 60 % when p < 85 %, nvidia-smi dmon columns)",
+            _("72-hour burn-in on real data"),
+            _("Run the real training or serving job for 72 h while gpudesk's Monitor records (Monitor tab, "
+              "Record); review the utilisation heat map and the event log afterwards."),
+            _("no Xid errors, no uncorrectable ECC errors, no thermal or power-brake throttling, utilisation "
+              "steady (median u >= 60 % when p < 85 %, nvidia-smi dmon columns)"),
         ),
         Check(
-            "Peak memory against the safe line",
-            "Log torch.cuda.max_memory_allocated() and memory_reserved() after the first steps of the real job.",
-            "peak reserved below the safe line on this sheet",
+            _("Peak memory against the safe line"),
+            _("Log torch.cuda.max_memory_allocated() and memory_reserved() after the first steps of the real job."),
+            _("peak reserved below the safe line on this sheet"),
         ),
         Check(
-            "Driver, CUDA and framework versions",
+            _("Driver, CUDA and framework versions"),
             "nvidia-smi; python -c 'import torch; print(torch.__version__, torch.version.cuda)'",
-            "the versions listed in the software section",
+            _("the versions listed in the software section"),
         ),
     ]
     if software.get("require_ecc"):
-        checks.append(Check("ECC enabled", "nvidia-smi -q -d ECC", "Current ECC mode: Enabled on every GPU, no volatile uncorrectable errors"))
+        checks.append(Check(_("ECC enabled"), "nvidia-smi -q -d ECC",
+                            _("Current ECC mode: Enabled on every GPU, no volatile uncorrectable errors")))
     if software.get("fips"):
-        checks.append(Check("FIPS 140 mode", "Check the OS crypto policy and the driver's FIPS documentation",
-                            "the host runs validated crypto modules (a property of the OS and driver, not the GPU)"))
+        checks.append(Check(_("FIPS 140 mode"), _("Check the OS crypto policy and the driver's FIPS documentation"),
+                            _("the host runs validated crypto modules (a property of the OS and driver, not the GPU)")))
     if count > 1:
         checks.insert(
             1,
             Check(
-                "nccl-tests all-reduce bandwidth",
-                f"{run}; nvidia-smi topo -m and nvidia-smi nvlink --status to confirm the links are up",
+                _("nccl-tests all-reduce bandwidth"),
+                _("{run}; nvidia-smi topo -m and nvidia-smi nvlink --status to confirm the links are up").format(run=run),
                 expected,
             ),
         )
@@ -397,7 +411,7 @@ def build_sheet(plan: dict[str, Any], candidate_index: int = 0, title: str | Non
         SheetError: not a plan dictionary, no candidates, or a bad index.
     """
     if not isinstance(plan, dict):
-        raise SheetError(f"A configuration sheet needs a plan dictionary, got {type(plan).__name__}.")
+        raise SheetError(_("A configuration sheet needs a plan dictionary, got {type}.").format(type=type(plan).__name__))
     candidate = pick_candidate(plan, candidate_index)
     if not isinstance(profile, dict):
         profile = plan.get("requirement") if isinstance(plan.get("requirement"), dict) else {}
@@ -435,7 +449,7 @@ def build_sheet(plan: dict[str, Any], candidate_index: int = 0, title: str | Non
     others = [c for i, c in enumerate(candidates_of(plan)) if i != candidate_index][:5]
     requirement = _requirement_rows({"requirement": profile}) if profile else []
     return ConfigurationSheet(
-        title=title or str(plan.get("name") or "Configuration sheet"),
+        title=title or str(plan.get("name") or _("Configuration sheet")),
         generated_at=generated_at or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         workload_kind=plan.get("workload_kind"),
         requirement=requirement,

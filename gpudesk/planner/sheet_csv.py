@@ -16,7 +16,8 @@ from typing import Any
 
 from gpudesk import __version__
 from gpudesk.csv_cells import FORMULA_START, formula_safe
-from gpudesk.planner.prices import PRICE_UNKNOWN_TEXT
+from gpudesk.i18n import _
+from gpudesk.planner.prices import price_unknown_text
 from gpudesk.planner.sheet import SHEET_VERSION, BomLine, ConfigurationSheet, SheetError, build_sheet, gpu_price_unknown
 
 BOM_COLUMNS = ("category", "item", "quantity", "unit_price_usd", "total_usd", "notes", "source")
@@ -54,16 +55,20 @@ def bom_rows(sheet: ConfigurationSheet) -> list[list[str]]:
         rows.append([safe_cell(getattr(line, name)) for name in BOM_COLUMNS])
     priced = [line.total_usd for line in sheet.bom if line.total_usd is not None]
     if priced:
-        what = "Purchase (priced lines above)"
+        what = _("Purchase (priced lines above)")
         if gpu_price_unknown(sheet.candidate):
-            what += f"; the GPUs are not included: {PRICE_UNKNOWN_TEXT}"
+            what = _("Purchase (priced lines above); the GPUs are not included: {price_unknown}").format(
+                price_unknown=price_unknown_text())
         rows.append([safe_cell(v) for v in ("Total", what, None, None, float(sum(priced)), "", "")])
     if sheet.tco_total_usd is not None:
-        rows.append([safe_cell(v) for v in ("TCO", "3-year total cost of ownership", None, None, sheet.tco_total_usd, "see the sheet's TCO table", "")])
+        rows.append([safe_cell(v) for v in ("TCO", _("3-year total cost of ownership"), None, None, sheet.tco_total_usd,
+                                            _("see the sheet's TCO table"), "")])
     elif gpu_price_unknown(sheet.candidate):
-        rows.append([safe_cell(v) for v in ("TCO", "3-year total cost of ownership", None, None, None,
-                                            f"GPU {PRICE_UNKNOWN_TEXT}", sheet.candidate.get("rank_reason") or "")])
-    rows.append([safe_cell(v) for v in ("Generated", f"gpudesk {__version__}, configuration sheet format {SHEET_VERSION}",
+        rows.append([safe_cell(v) for v in ("TCO", _("3-year total cost of ownership"), None, None, None,
+                                            _("GPU {price_unknown}").format(price_unknown=price_unknown_text()),
+                                            sheet.candidate.get("rank_reason") or "")])
+    rows.append([safe_cell(v) for v in ("Generated", _("gpudesk {version}, configuration sheet format {sheet_version}").format(
+                                            version=__version__, sheet_version=SHEET_VERSION),
                                         None, None, None, sheet.generated_at, sheet.title)])
     return rows
 
@@ -94,7 +99,7 @@ def write_csv(plan: dict[str, Any], path: str | Path, candidate_index: int = 0, 
     try:
         target.write_text(text, encoding="utf-8", newline="")
     except OSError as exc:
-        raise SheetError(f"Cannot write {target}: {exc.strerror or exc}.") from exc
+        raise SheetError(_("Cannot write {path}: {reason}.").format(path=target, reason=exc.strerror or exc)) from exc
     return target
 
 

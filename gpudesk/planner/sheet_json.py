@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gpudesk import __version__
+from gpudesk.i18n import _
 from gpudesk.planner.sheet import SHEET_FORMAT, SHEET_VERSION, ConfigurationSheet, SheetError, build_sheet
 
 _TIMING_KEYS = {
@@ -68,7 +69,7 @@ def sheet_to_json(sheet: ConfigurationSheet) -> str:
     try:
         return json.dumps(sheet_to_dict(sheet), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     except (TypeError, ValueError) as exc:
-        raise SheetError(f"The sheet cannot be written as JSON: {exc}.") from exc
+        raise SheetError(_("The sheet cannot be written as JSON: {reason}.").format(reason=exc)) from exc
 
 
 def plan_to_json(plan: dict[str, Any], candidate_index: int = 0, title: str | None = None,
@@ -89,5 +90,5 @@ def write_json(plan: dict[str, Any], path: str | Path, candidate_index: int = 0,
     try:
         target.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise SheetError(f"Cannot write {target}: {exc.strerror or exc}.") from exc
+        raise SheetError(_("Cannot write {path}: {reason}.").format(path=target, reason=exc.strerror or exc)) from exc
     return target

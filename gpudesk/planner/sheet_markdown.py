@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from gpudesk import __version__
-from gpudesk.planner.prices import PRICE_UNKNOWN_TEXT
+from gpudesk.i18n import _
+from gpudesk.planner.prices import price_unknown_text
 from gpudesk.planner.sheet import GIB, SHEET_VERSION, ConfigurationSheet, SheetError, build_sheet, gpu_price_unknown
 
 # Inline-significant characters (GFM): emphasis, code, links/images, tables, HTML, strikethrough, escapes.
@@ -41,8 +42,53 @@ def usd(value: float | int | None) -> str:
 def tco_text(value: float | int | None, candidate: dict[str, Any]) -> str:
     """A TCO in dollars, or the "price unknown — enter your quote" mark when the GPU price is what is missing."""
     if value is None and (gpu_price_unknown(candidate) or candidate.get("host_price_known") is False):
-        return PRICE_UNKNOWN_TEXT
+        return price_unknown_text()
     return usd(value)
+
+
+def _yes_no(value: Any) -> str:
+    return {True: _("yes"), False: _("no")}.get(value, "N/A") if isinstance(value, bool) else "N/A"
+
+
+def memory_part_label(name: str) -> str:
+    """A memory breakdown component (gpudesk.sizing.estimate.COMPONENT_ORDER) as the sheet prints it."""
+    labels = {
+        "weights": _("weights"), "master_weights": _("master weights"), "gradients": _("gradients"),
+        "optimizer_states": _("optimizer states"), "paged_optimizer_states": _("paged optimizer states"),
+        "lora_adapters": _("lora adapters"), "activations": _("activations"), "logits": _("logits"),
+        "kv_cache": _("kv cache"), "prefill_workspace": _("prefill workspace"), "gathered_layers": _("gathered layers"),
+        "cuda_context": _("cuda context"), "framework_overhead": _("framework overhead"),
+        "fragmentation": _("fragmentation"),
+    }
+    return labels.get(name, name.replace("_", " "))
+
+
+def tco_line_label(name: str) -> str:
+    """A TCO line (gpudesk.planner.tco.TCO_LINES) as the sheet prints it."""
+    labels = {
+        "gpus": _("gpus"), "hosts": _("hosts"), "network_install": _("network install"), "residual": _("residual"),
+        "energy": _("energy"), "cooling": _("cooling"), "operations": _("operations"), "support": _("support"),
+        "opportunity": _("opportunity"),
+    }
+    return labels.get(name, name.replace("_", " "))
+
+
+def timing_label(name: str) -> str:
+    """A timing row of the sheet (its English name is the JSON key's source, gpudesk.planner.sheet_json)."""
+    labels = {
+        "Step time": _("Step time"), "Exposed communication share of a step": _("Exposed communication share of a step"),
+        "Time to result": _("Time to result"), "Deadline": _("Deadline"), "Late by": _("Late by"),
+        "QPS the configuration sustains": _("QPS the configuration sustains"), "Target QPS": _("Target QPS"),
+        "Data rate needed": _("Data rate needed"), "Data rate available": _("Data rate available"),
+    }
+    return labels.get(name, name)
+
+
+def bom_category_label(category: str) -> str:
+    """A bill-of-materials category (kept in English in the CSV and JSON) as the Markdown sheet prints it."""
+    labels = {"GPU": "GPU", "Server": _("Server"), "Storage": _("Storage"), "Network": _("Network"),
+              "Software": _("Software"), "Support": _("Support")}
+    return labels.get(category, category)
 
 
 def duration(seconds: float | int | None) -> str:
@@ -54,7 +100,7 @@ def duration(seconds: float | int | None) -> str:
         return f"{seconds / 60:.1f} min" if seconds >= 120 else f"{seconds:.2f} s"
     if seconds < 2 * 86400:
         return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.2f} days"
+    return _("{days:.2f} days").format(days=seconds / 86400)
 
 
 def _value(value: float | None, unit: str) -> str:
@@ -82,31 +128,30 @@ def parallelism_text(a: dict[str, Any]) -> str:
     whatever ``sharding`` says), a training job's sharding and recompute."""
     if a.get("qps_capacity") is not None:
         return f"tp{a.get('tensor_parallel') or 1}"
-    sharding = a.get("sharding") or ("single GPU" if a.get("count") == 1 else "data parallel")
-    return f"{sharding} / {a.get('recompute') or 'no recompute'}"
+    sharding = a.get("sharding") or (_("single GPU") if a.get("count") == 1 else _("data parallel"))
+    return f"{sharding} / {a.get('recompute') or _('no recompute')}"
 
 
 def _alternatives_table(alternatives: list[dict[str, Any]]) -> list[str]:
     """Alternatives, comparable on what the plan is judged by: latency (TTFT, TPOT) and QPS for a service, time
     to result for a training job."""
     serving = any(a.get("qps_capacity") is not None for a in alternatives)
-    fits = {True: "yes", False: "no"}
     if serving:
         return _table(
-            ["GPU", "GPUs", "Interconnect", "Parallelism", "Memory per GPU", "QPS capacity", "TTFT", "TPOT",
-             "3-year TCO", "Fits", "Ranking"],
+            ["GPU", _("GPUs"), _("Interconnect"), _("Parallelism"), _("Memory per GPU"), _("QPS capacity"), "TTFT", "TPOT",
+             _("3-year TCO"), _("Fits"), _("Ranking")],
             [[md_escape(a.get("gpu_name") or a.get("gpu_id")), md_escape(a.get("count")), md_escape(a.get("interconnect")),
               md_escape(parallelism_text(a)), gib(a.get("per_gpu_memory_bytes")),
               "N/A" if a.get("qps_capacity") is None else f"{a['qps_capacity']:.3g} req/s",
               duration(a.get("ttft_s")), duration(a.get("tpot_s")), tco_text(a.get("tco_3y_usd"), a),
-              fits.get(a.get("fits"), "N/A"), md_escape(a.get("rank_reason") or "N/A")]
+              _yes_no(a.get("fits")), md_escape(a.get("rank_reason") or "N/A")]
              for a in alternatives])
     return _table(
-        ["GPU", "GPUs", "Interconnect", "Sharding / recompute", "Memory per GPU", "Time to result", "3-year TCO",
-         "Fits", "Ranking"],
+        ["GPU", _("GPUs"), _("Interconnect"), _("Sharding / recompute"), _("Memory per GPU"), _("Time to result"),
+         _("3-year TCO"), _("Fits"), _("Ranking")],
         [[md_escape(a.get("gpu_name") or a.get("gpu_id")), md_escape(a.get("count")), md_escape(a.get("interconnect")),
           md_escape(parallelism_text(a)), gib(a.get("per_gpu_memory_bytes")), duration(a.get("time_to_result_s")),
-          tco_text(a.get("tco_3y_usd"), a), fits.get(a.get("fits"), "N/A"), md_escape(a.get("rank_reason") or "N/A")]
+          tco_text(a.get("tco_3y_usd"), a), _yes_no(a.get("fits")), md_escape(a.get("rank_reason") or "N/A")]
          for a in alternatives])
 
 
@@ -116,72 +161,75 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
     c = sheet.candidate
     out: list[str] = [f"# {md_escape(sheet.title)}", ""]
     out += [
-        f"Generated by gpudesk {__version__} on {md_escape(sheet.generated_at)} (UTC), sheet format "
-        f"{SHEET_VERSION}. Workload kind: "
-        f"**{md_escape(sheet.workload_kind or 'N/A')}**.",
+        _("Generated by gpudesk {version} on {generated_at} (UTC), sheet format {sheet_version}. Workload kind: "
+          "**{workload_kind}**.").format(version=__version__, generated_at=md_escape(sheet.generated_at),
+                                         sheet_version=SHEET_VERSION, workload_kind=md_escape(sheet.workload_kind or "N/A")),
         "",
-        "## Recommended configuration",
+        "## " + _("Recommended configuration"),
         "",
     ]
     out += _table(
-        ["Item", "Value"],
+        [_("Item"), _("Value")],
         [
             ["GPU", md_escape(c.get("gpu_name") or c.get("gpu_id"))],
-            ["GPUs", md_escape(c.get("count"))],
-            ["Interconnect", md_escape(c.get("interconnect_name") or c.get("interconnect"))],
-            ["Server", md_escape(c.get("server_name") or c.get("server") or c.get("server_id"))],
-            ["Fits under the safe line", {True: "yes", False: "no"}.get(c.get("fits"), "N/A")],
-            (["Meets the QPS target", {True: "yes", False: "no"}.get(c.get("meets_qps"), "N/A")]
+            [_("GPUs"), md_escape(c.get("count"))],
+            [_("Interconnect"), md_escape(c.get("interconnect_name") or c.get("interconnect"))],
+            [_("Server"), md_escape(c.get("server_name") or c.get("server") or c.get("server_id"))],
+            [_("Fits under the safe line"), _yes_no(c.get("fits"))],
+            ([_("Meets the QPS target"), _yes_no(c.get("meets_qps"))]
              if c.get("qps_capacity") is not None else
-             ["Meets the deadline", {True: "yes", False: "no", None: "N/A"}[sheet.meets_deadline]]),
-            ["3-year TCO", tco_text(sheet.tco_total_usd, c)],
-            ["Price used", md_escape(c.get("gpu_price_text") or (PRICE_UNKNOWN_TEXT if gpu_price_unknown(c) else "N/A"))],
-            ["Rank", md_escape(c.get("rank_reason") or "N/A")],
+             [_("Meets the deadline"), _yes_no(sheet.meets_deadline)]),
+            [_("3-year TCO"), tco_text(sheet.tco_total_usd, c)],
+            [_("Price used"), md_escape(c.get("gpu_price_text") or (price_unknown_text() if gpu_price_unknown(c) else "N/A"))],
+            [_("Rank"), md_escape(c.get("rank_reason") or "N/A")],
         ],
     )
-    out += ["## Bill of materials", ""]
+    out += ["## " + _("Bill of materials"), ""]
     out += _table(
-        ["Category", "Item", "Quantity", "Unit price", "Total", "Notes"],
+        [_("Category"), _("Item"), _("Quantity"), _("Unit price"), _("Total"), _("Notes")],
         [
-            [md_escape(b.category), md_escape(b.item), "" if b.quantity is None else f"{b.quantity:g}",
+            [md_escape(bom_category_label(b.category)), md_escape(b.item), "" if b.quantity is None else f"{b.quantity:g}",
              usd(b.unit_price_usd) if b.unit_price_usd is not None else "", usd(b.total_usd) if b.total_usd is not None else "",
              md_escape(b.notes)]
             for b in sheet.bom
         ],
     )
     if sheet.software:
-        out += ["## Software versions", ""]
-        out += _table(["Component", "Version"], [[md_escape(k), md_escape(v)] for k, v in sheet.software])
-    out += ["## Expected memory per GPU", ""]
-    rows = [[md_escape(name.replace("_", " ")), gib(size)] for name, size in sheet.memory_parts]
-    rows.append(["**Total per GPU**", f"**{gib(sheet.memory_total_bytes)}**"])
-    rows.append(["Usable capacity (reported by the driver)", gib(sheet.usable_bytes)])
-    rows.append(["Safe line", gib(sheet.safe_line_bytes)])
+        out += ["## " + _("Software versions"), ""]
+        out += _table([_("Component"), _("Version")], [[md_escape(k), md_escape(v)] for k, v in sheet.software])
+    out += ["## " + _("Expected memory per GPU"), ""]
+    rows = [[md_escape(memory_part_label(name)), gib(size)] for name, size in sheet.memory_parts]
+    rows.append(["**" + _("Total per GPU") + "**", f"**{gib(sheet.memory_total_bytes)}**"])
+    rows.append([_("Usable capacity (reported by the driver)"), gib(sheet.usable_bytes)])
+    rows.append([_("Safe line"), gib(sheet.safe_line_bytes)])
     headroom = sheet.headroom_bytes
-    rows.append(["Headroom to the safe line", "N/A" if headroom is None else (gib(headroom) if headroom >= 0 else f"over by {gib(-headroom)}")])
-    out += _table(["Part", "Size"], rows)
-    out += ["## Expected time", ""]
-    out += _table(["Figure", "Value"], [[md_escape(name), _value(value, unit)] for name, value, unit in sheet.timing])
-    out += ["## Total cost of ownership (3 years)", ""]
-    tco_rows = [[md_escape(k.replace("_", " ")), usd(v)] for k, v in sheet.tco]
-    tco_rows.append(["**Total**", f"**{tco_text(sheet.tco_total_usd, c)}**"])
-    out += _table(["Item", "USD"], tco_rows)
-    out += ["## Risks", ""]
-    out += [f"- {md_escape(r)}" for r in sheet.risks] or ["- None found by the planner's rules."]
-    out += ["", "## Checks after delivery", ""]
-    out += _table(["Check", "How", "Passes when"], [[md_escape(k.name), md_escape(k.how), md_escape(k.passes_when)] for k in sheet.checks])
+    rows.append([_("Headroom to the safe line"), "N/A" if headroom is None else (
+        gib(headroom) if headroom >= 0 else _("over by {size}").format(size=gib(-headroom)))])
+    out += _table([_("Part"), _("Size")], rows)
+    out += ["## " + _("Expected time"), ""]
+    out += _table([_("Figure"), _("Value")],
+                  [[md_escape(timing_label(name)), _value(value, unit)] for name, value, unit in sheet.timing])
+    out += ["## " + _("Total cost of ownership (3 years)"), ""]
+    tco_rows = [[md_escape(tco_line_label(k)), usd(v)] for k, v in sheet.tco]
+    tco_rows.append(["**" + _("Total") + "**", f"**{tco_text(sheet.tco_total_usd, c)}**"])
+    out += _table([_("Item"), "USD"], tco_rows)
+    out += ["## " + _("Risks"), ""]
+    out += [f"- {md_escape(r)}" for r in sheet.risks] or ["- " + _("None found by the planner's rules.")]
+    out += ["", "## " + _("Checks after delivery"), ""]
+    out += _table([_("Check"), _("How"), _("Passes when")],
+                  [[md_escape(k.name), md_escape(k.how), md_escape(k.passes_when)] for k in sheet.checks])
     if sheet.alternatives:
-        out += ["## Alternatives considered", ""]
+        out += ["## " + _("Alternatives considered"), ""]
         out += _alternatives_table(sheet.alternatives)
     if sheet.rationale:
-        out += ["## Rationale", ""]
+        out += ["## " + _("Rationale"), ""]
         out += [f"{i}. {md_escape(r)}" for i, r in enumerate(sheet.rationale, 1)] + [""]
     if sheet.assumptions:
-        out += ["## Assumptions", ""]
+        out += ["## " + _("Assumptions"), ""]
         out += [f"- {md_escape(a)}" for a in sheet.assumptions] + [""]
     if sheet.requirement:
-        out += ["## Requirement (as entered)", ""]
-        out += _table(["Answer", "Value"], [[md_escape(k), md_escape(v)] for k, v in sheet.requirement])
+        out += ["## " + _("Requirement (as entered)"), ""]
+        out += _table([_("Answer"), _("Value")], [[md_escape(k), md_escape(v)] for k, v in sheet.requirement])
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -203,5 +251,5 @@ def write_markdown(plan: dict[str, Any], path: str | Path, candidate_index: int 
     try:
         target.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise SheetError(f"Cannot write {target}: {exc.strerror or exc}.") from exc
+        raise SheetError(_("Cannot write {path}: {reason}.").format(path=target, reason=exc.strerror or exc)) from exc
     return target

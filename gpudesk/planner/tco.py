@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields
 
+from gpudesk.i18n import _
 from gpudesk.planner.errors import PlanInputError
 
 HOURS_PER_YEAR = 8760
@@ -82,19 +83,22 @@ class TcoAssumptions:
             if isinstance(value, dict):
                 for key, price in value.items():
                     if not isinstance(price, (int, float)) or isinstance(price, bool) or not math.isfinite(price) or price <= 0:
-                        raise PlanInputError(f"tco.{f.name}", f"price for {key!r} must be a positive number of USD, got {price!r}.")
+                        raise PlanInputError(f"tco.{f.name}", _("price for {key!r} must be a positive number of USD, got {price!r}.").format(
+                            key=key, price=price))
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-                raise PlanInputError(f"tco.{f.name}", f"must be a finite number >= 0, got {value!r}.")
+                raise PlanInputError(f"tco.{f.name}", _("must be a finite number >= 0, got {value!r}.").format(value=value))
         if self.years <= 0 or self.years > 15:
-            raise PlanInputError("tco.years", f"must be between 0 and 15 years, got {self.years:g}.")
+            raise PlanInputError("tco.years", _("must be between 0 and 15 years, got {years:g}.").format(years=self.years))
         if self.pue < 1 or self.pue > 3:
-            raise PlanInputError("tco.pue", f"PUE is total/IT power, between 1.0 and 3.0; got {self.pue:g}.")
+            raise PlanInputError("tco.pue", _("PUE is total/IT power, between 1.0 and 3.0; got {pue:g}.").format(pue=self.pue))
         for name in ("utilisation", "residual_fraction", "support_fraction_per_year", "network_install_fraction"):
             if getattr(self, name) > 1:
-                raise PlanInputError(f"tco.{name}", f"must be a fraction between 0 and 1, got {getattr(self, name):g}.")
+                raise PlanInputError(f"tco.{name}", _("must be a fraction between 0 and 1, got {value:g}.").format(
+                    value=getattr(self, name)))
         if self.electricity_usd_per_kwh > 5:
-            raise PlanInputError("tco.electricity_usd_per_kwh", f"{self.electricity_usd_per_kwh:g} $/kWh is implausible; use dollars, not cents.")
+            raise PlanInputError("tco.electricity_usd_per_kwh", _("{usd_per_kwh:g} $/kWh is implausible; use dollars, not "
+                                                                  "cents.").format(usd_per_kwh=self.electricity_usd_per_kwh))
         return self
 
 
@@ -147,11 +151,13 @@ def compute_tco(*, gpu_id: str, gpu_price_usd: float | None, gpu_tdp_w: float, c
     if existing_host:
         # The user's own server: nothing to buy for the chassis (issue 12: the TCO used to charge a new host).
         host = 0.0
-        notes.append((f"host {server_id} is the existing server: no host purchase", "requirement: operations.existing_server"))
+        notes.append((_("host {server} is the existing server: no host purchase").format(server=server_id),
+                      "requirement: operations.existing_server"))
     elif host is None:
         host = DEFAULT_HOST_PRICE_USD.get(server_kind)
         if host is not None:
-            notes.append((f"host price of {server_id} assumed ${host:,.0f} (catalog has none)",
+            notes.append((_("host price of {server} assumed ${price_usd:,.0f} (catalog has none)").format(
+                server=server_id, price_usd=host),
                           "gpudesk default per commodity PCIe server kind (class estimate, not a quote)"))
         else:
             missing.append(f"host price of {server_id}")
@@ -223,24 +229,36 @@ class RentVsBuy:
     def describe(self, count: int) -> str:
         """One sentence for the rationale and the sheet."""
         rate = self.rate
-        head = (f"renting {count} GPU(s) at ${rate.usd_per_gpu_hour:.2f}/GPU-hour ({rate.kind.replace('cloud-', '')}, "
-                f"{rate.provider or 'provider not named'}, {rate.date})")
-        parts = [head]
-        if self.job_rent_usd is not None:
-            hours = f" ({self.job_gpu_hours:,.0f} GPU-hours)" if self.job_gpu_hours is not None else ""
-            parts.append(f"costs ${self.job_rent_usd:,.0f} for this job{hours}")
-        parts.append(f"${self.horizon_rent_usd:,.0f} over {self.years:g} years at {self.utilisation:.0%} utilisation")
-        text = ", ".join(parts)
+        values = dict(count=count, rate_usd=rate.usd_per_gpu_hour, kind=rate.kind.replace("cloud-", ""),
+                      provider=rate.provider or _("provider not named"), date=rate.date, job_usd=self.job_rent_usd,
+                      job_hours=self.job_gpu_hours, horizon_usd=self.horizon_rent_usd, years=self.years,
+                      utilisation=self.utilisation)
+        if self.job_rent_usd is not None and self.job_gpu_hours is not None:
+            text = _("renting {count} GPU(s) at ${rate_usd:.2f}/GPU-hour ({kind}, {provider}, {date}), costs "
+                     "${job_usd:,.0f} for this job ({job_hours:,.0f} GPU-hours), ${horizon_usd:,.0f} over {years:g} "
+                     "years at {utilisation:.0%} utilisation").format(**values)
+        elif self.job_rent_usd is not None:
+            text = _("renting {count} GPU(s) at ${rate_usd:.2f}/GPU-hour ({kind}, {provider}, {date}), costs "
+                     "${job_usd:,.0f} for this job, ${horizon_usd:,.0f} over {years:g} years at {utilisation:.0%} "
+                     "utilisation").format(**values)
+        else:
+            text = _("renting {count} GPU(s) at ${rate_usd:.2f}/GPU-hour ({kind}, {provider}, {date}), "
+                     "${horizon_usd:,.0f} over {years:g} years at {utilisation:.0%} utilisation").format(**values)
         if self.owned_usd is None or self.break_even_utilisation is None or self.break_even_gpu_hours_per_year is None:
             return text
-        text += (f", against ${self.owned_usd:,.0f} to own; owning wins above {self.break_even_utilisation:.0%} "
-                 f"utilisation, that is {self.break_even_gpu_hours_per_year:,.0f} GPU-hours of work a year")
+        values.update(owned_usd=self.owned_usd, break_even=self.break_even_utilisation,
+                      break_even_hours=self.break_even_gpu_hours_per_year)
+        text = _("{text}, against ${owned_usd:,.0f} to own; owning wins above {break_even:.0%} utilisation, that is "
+                 "{break_even_hours:,.0f} GPU-hours of work a year").format(text=text, **values)
         if self.basis == "job" and self.job_gpu_hours is not None:
             if self.verdict == "rent":
-                return (text + f". This job is {self.job_gpu_hours:,.0f} GPU-hours once, so rent: buy only if you have "
-                        f"{self.break_even_gpu_hours_per_year:,.0f} GPU-hours of work a year for {self.years:g} years")
-            return text + f". This job alone keeps the GPUs busy enough ({self.job_gpu_hours:,.0f} GPU-hours), so buy"
-        return text + f"; a service at {self.utilisation:.0%} utilisation, so {self.verdict}"
+                return _("{text}. This job is {job_hours:,.0f} GPU-hours once, so rent: buy only if you have "
+                         "{break_even_hours:,.0f} GPU-hours of work a year for {years:g} years").format(text=text, **values)
+            return _("{text}. This job alone keeps the GPUs busy enough ({job_hours:,.0f} GPU-hours), so buy").format(
+                text=text, **values)
+        if self.verdict == "buy":
+            return _("{text}; a service at {utilisation:.0%} utilisation, so buy").format(text=text, **values)
+        return _("{text}; a service at {utilisation:.0%} utilisation, so rent").format(text=text, **values)
 
 
 def rent_vs_buy(rate: CloudRate, *, count: int, job_hours: float | None, tco_total_usd: float | None,

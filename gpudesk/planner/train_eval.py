@@ -7,6 +7,7 @@ full recompute costs 8 instead of 6 FLOPs per parameter per token).
 
 from __future__ import annotations
 
+from gpudesk.i18n import _
 from gpudesk.planner.candidates import (
     PlanContext,
     bridge_pair_gbps,
@@ -87,12 +88,14 @@ def work(ctx: PlanContext) -> tuple[float, float, str, float]:
     if m.train_flops_per_sample:
         samples = (d.sample_count or 0) * epochs
         return (m.train_flops_per_sample * samples, samples,
-                f"{m.train_flops_per_sample:.3g} FLOPs/sample x {samples:,.0f} samples", 4 / 3)
+                _("{flops:.3g} FLOPs/sample x {samples:,.0f} samples").format(flops=m.train_flops_per_sample,
+                                                                                samples=samples), 4 / 3)
     tokens = w.tokens_to_train or (d.sample_count or 0) * m.seq_len_tokens * epochs
     samples = tokens / m.seq_len_tokens
     per_token = 4.0 if m.mode in ("lora", "qlora") else 6.0
     return (per_token * spec.active_params * tokens, samples,
-            f"{per_token:g} x {spec.active_params / 1e9:.2f} B params x {tokens:.3g} tokens", (per_token + 2) / per_token)
+            _("{per_token:g} x {params_b:.2f} B params x {tokens:.3g} tokens").format(
+                per_token=per_token, params_b=spec.active_params / 1e9, tokens=tokens), (per_token + 2) / per_token)
 
 
 def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -> Candidate | Rejected:
@@ -105,22 +108,24 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
         bottleneck_gbps = min(bottleneck_gbps, ctx.network.bandwidth_gbps_per_direction)
     t = m.tensor_parallel
     if count % t:
-        return Rejected(gpu.id, gpu.name, count, server.id, link.id, [f"{count} GPUs are not a multiple of tensor_parallel {t}"])
+        return Rejected(gpu.id, gpu.name, count, server.id, link.id, [_("{count} GPUs are not a multiple of tensor_parallel {t}").format(count=count, t=t)])
     dp = count // t
     # NVLink-bridged pairs of PCIe cards (H100 NVL): hierarchical all-reduce, bridge inside a pair, PCIe (or the
     # network) between pairs. Not used with tensor parallelism (its groups would span the pairs).
     bridge = bridge_pair_gbps(gpu, count, servers) if link.kind == "pcie" and t == 1 else None
     link_id, link_name = link.id, link.name
     if bridge:
-        pair = f"NVLink bridge pairs ({gpu.nvlink_gbps:g} GB/s bidirectional per pair)"
+        pair = _("NVLink bridge pairs ({gbps:g} GB/s bidirectional per pair)").format(gbps=gpu.nvlink_gbps)
         link_id = "nvlink-bridge" if count == 2 else f"nvlink-bridge+{link.id}"
-        link_name = pair if count == 2 else f"{pair} + {link.name} between pairs"
+        link_name = pair if count == 2 else _("{pair} + {link} between pairs").format(pair=pair, link=link.name)
     if m.global_batch_size and dp > m.global_batch_size:
         return Rejected(gpu.id, gpu.name, count, server.id, link.id,
-                        [f"{dp} data-parallel GPUs exceed the global batch {m.global_batch_size} even at micro-batch 1"])
+                        [_("{dp} data-parallel GPUs exceed the global batch {global_batch} even at micro-batch 1").format(
+                            dp=dp, global_batch=m.global_batch_size)])
     peak = peak_tflops(gpu, m.precision)
     if not peak:
-        return Rejected(gpu.id, gpu.name, count, server.id, link.id, [f"no dense {m.precision.upper()} rate for {gpu.name} in the catalog"])
+        return Rejected(gpu.id, gpu.name, count, server.id, link.id, [_("no dense {precision} rate for {gpu} in the catalog").format(
+            precision=m.precision.upper(), gpu=gpu.name)])
     eff = gpu.matmul_efficiency
     achievable = tm.achievable_flops_per_gpu(peak, eff)
     total_flops, samples, work_note, recompute_factor = work(ctx)
@@ -163,13 +168,13 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
             fitting.append((sharding, recompute, est, timing(sharding, recompute, micro_batch), total, micro_batch))
     if not fitting and fallback is None:
         return Rejected(gpu.id, gpu.name, count, server.id, link.id,
-                        [(f"does not fit: at least {gib(smallest)} per GPU needed even at micro-batch 1, "
-                          f"{gpu.name} reports {gib(usable)} usable")])
+                        [_("does not fit: at least {need} per GPU needed even at micro-batch 1, {gpu} reports {usable} "
+                           "usable").format(need=gib(smallest), gpu=gpu.name, usable=gib(usable))])
     if fitting:
         # Fastest; on a tie the larger micro-batch (bigger matmuls, fewer optimizer-free passes).
         sharding, recompute, est, st, total, micro_batch = min(fitting, key=lambda e: (round(e[3].step_s, 9), -e[5]))
     else:
-        sharding, recompute, est, _, total, micro_batch = fallback
+        sharding, recompute, est, _timing, total, micro_batch = fallback
         st = timing(sharding, recompute, micro_batch)
     accumulation = accumulation_for(micro_batch)
     samples_per_step = accumulation * micro_batch * dp
@@ -184,32 +189,55 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
         gradient_accumulation=accumulation, tensor_parallel=t,
     )
     why = cand.rationale
-    why.append((f"micro-batch {micro_batch} x {accumulation} gradient-accumulation step(s) x {dp} data-parallel GPU(s) = "
-                f"global batch {samples_per_step}"
-                + (f" (micro-batch {m.micro_batch_size} asked: the smaller one fits or is faster, the global batch is kept)"
-                   if micro_batch != m.micro_batch_size else ""),
+    batch_values = dict(micro_batch=micro_batch, accumulation=accumulation, dp=dp, global_batch=samples_per_step,
+                        asked=m.micro_batch_size)
+    if micro_batch != m.micro_batch_size:
+        batch_text = _("micro-batch {micro_batch} x {accumulation} gradient-accumulation step(s) x {dp} data-parallel "
+                       "GPU(s) = global batch {global_batch} (micro-batch {asked} asked: the smaller one fits or is "
+                       "faster, the global batch is kept)").format(**batch_values)
+    else:
+        batch_text = _("micro-batch {micro_batch} x {accumulation} gradient-accumulation step(s) x {dp} data-parallel "
+                       "GPU(s) = global batch {global_batch}").format(**batch_values)
+    why.append((batch_text,
                 "gradient accumulation keeps the optimisation unchanged (Megatron-LM / DeepSpeed gradient_accumulation_steps); "
                 "activations scale with the micro-batch (Korthikanti et al. 2022, arXiv 2205.05198)"))
-    why.append((f"{sharding if count > 1 else 'single GPU'}, recompute {recompute}: "
-                + ("the fastest setting under the safe line" if cand.fits else "the smallest footprint; still over the safe line"),
+    layout = sharding if count > 1 else _("single GPU")
+    if cand.fits:
+        layout_text = _("{layout}, recompute {recompute}: the fastest setting under the safe line").format(
+            layout=layout, recompute=recompute)
+    else:
+        layout_text = _("{layout}, recompute {recompute}: the smallest footprint; still over the safe line").format(
+            layout=layout, recompute=recompute)
+    why.append((layout_text,
                 "ZeRO paper (arXiv 1910.02054) sections 5 and 7; Korthikanti et al. 2022 Table 2"))
-    why.append((f"{gib(est.total_bytes)} per GPU against {gib(f.safe_line_bytes)} safe line "
-                f"({1 - o.safe_free_fraction:.0%} of {gib(f.usable_bytes)} usable)",
+    why.append((_("{memory} per GPU against {safe_line} safe line ({share:.0%} of {usable} usable)").format(
+                    memory=gib(est.total_bytes), safe_line=gib(f.safe_line_bytes), share=1 - o.safe_free_fraction,
+                    usable=gib(f.usable_bytes)),
                 "article 3.1 (keep 15-20 % free); reported totals from public OOM messages (oom.md 3.4)"))
     eff_src = getattr(gpu, "matmul_efficiency_source", None) or ("Stas Bekman MAMF table" if eff else "gpudesk default 0.75 (no measurement)")
-    why.append((f"{achievable / 1e12:.0f} TFLOPS per GPU sustained = {peak:g} dense {m.precision.upper()} x matmul efficiency "
-                f"{eff if eff is not None else tm.DEFAULT_MATMUL_EFFICIENCY:g} x {tm.DEFAULT_MFU_OF_MAMF:g}", f"{gpu.source_url}; {eff_src}"))
-    why.append((f"work: {work_note}" + (f" x {recompute_factor:.3g} for full recompute" if recompute == "full" else ""),
+    why.append((_("{tflops:.0f} TFLOPS per GPU sustained = {peak:g} dense {precision} x matmul efficiency {efficiency:g} x "
+                  "{mfu_of_mamf:g}").format(tflops=achievable / 1e12, peak=peak, precision=m.precision.upper(),
+                                            efficiency=eff if eff is not None else tm.DEFAULT_MATMUL_EFFICIENCY,
+                                            mfu_of_mamf=tm.DEFAULT_MFU_OF_MAMF), f"{gpu.source_url}; {eff_src}"))
+    if recompute == "full":
+        work_text = _("work: {work} x {factor:.3g} for full recompute").format(work=work_note, factor=recompute_factor)
+    else:
+        work_text = _("work: {work}").format(work=work_note)
+    why.append((work_text,
                 "Kaplan et al. 2020 (6 FLOPs/param/token); Narayanan et al. 2021 (8 with recompute)"))
     if count > 1 and bridge:
-        why.append((f"{link_name}{' + ' + ctx.network.name if servers > 1 else ''}: {bridge:g} GB/s per direction inside "
-                    f"a pair, {bottleneck_gbps:g} GB/s between pairs; gradient sync {st.comm_s:.3f} s per step, "
-                    f"{st.comm_share:.1%} of the step exposed",
+        links = f"{link_name} + {ctx.network.name}" if servers > 1 else link_name
+        why.append((_("{links}: {bridge_gbps:g} GB/s per direction inside a pair, {between_gbps:g} GB/s between pairs; "
+                      "gradient sync {comm_s:.3f} s per step, {comm_share:.1%} of the step exposed").format(
+                        links=links, bridge_gbps=bridge, between_gbps=bottleneck_gbps, comm_s=st.comm_s,
+                        comm_share=st.comm_share),
                     "hierarchical all-reduce (reduce-scatter in the pair, ring between pairs, all-gather); NVLink bridge "
                     "from the GPU's catalog nvlink_gbps (product brief), 80 % achievable (Stas Bekman)"))
     elif count > 1:
-        why.append((f"{link.name}{' + ' + ctx.network.name if servers > 1 else ''}: {bottleneck_gbps:g} GB/s per direction; "
-                    f"gradient sync {st.comm_s:.3f} s per step, {st.comm_share:.1%} of the step exposed",
+        links = f"{link.name} + {ctx.network.name}" if servers > 1 else link.name
+        why.append((_("{links}: {gbps:g} GB/s per direction; gradient sync {comm_s:.3f} s per step, {comm_share:.1%} of "
+                      "the step exposed").format(links=links, gbps=bottleneck_gbps, comm_s=st.comm_s,
+                                                 comm_share=st.comm_share),
                     "ring all-reduce (Patarasuk & Yuan 2009); link spec from the catalog, 80 % achievable (Stas Bekman)"))
     step = st.step_s
     rate_needed = None
@@ -222,12 +250,19 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
         cand.data_rate_available_bytes_per_s = available
         if rate_needed > available:
             step = samples_per_step * d.sample_bytes / available
-            cand.warnings.append(f"Data-bound: the GPUs need {rate_needed / 1e9:.2f} GB/s of decoded samples but storage and the "
-                                 f"{d.decode_path} decode path deliver {available / 1e9:.2f} GB/s; fix the data pipeline "
-                                 "(GPU decoding, direct storage), not the card (article 2.1)")
+            cand.warnings.append(_("Data-bound: the GPUs need {needed_gbps:.2f} GB/s of decoded samples but storage and "
+                                   "the {decode_path} decode path deliver {available_gbps:.2f} GB/s; fix the data pipeline "
+                                   "(GPU decoding, direct storage), not the card (article 2.1)").format(
+                needed_gbps=rate_needed / 1e9, decode_path=d.decode_path, available_gbps=available / 1e9))
             rate_needed = samples_per_step * d.sample_bytes / step if step else rate_needed
-        why.append((f"data rate needed {rate_needed / 1e6:,.0f} MB/s vs {available / 1e6:,.0f} MB/s available "
-                    f"({d.decode_path} decode{', storage' if d.storage_read_bytes_per_s else ''})",
+        rates = dict(needed_mbps=rate_needed / 1e6, available_mbps=available / 1e6, decode_path=d.decode_path)
+        if d.storage_read_bytes_per_s:
+            rate_text = _("data rate needed {needed_mbps:,.0f} MB/s vs {available_mbps:,.0f} MB/s available "
+                          "({decode_path} decode, storage)").format(**rates)
+        else:
+            rate_text = _("data rate needed {needed_mbps:,.0f} MB/s vs {available_mbps:,.0f} MB/s available "
+                          "({decode_path} decode)").format(**rates)
+        why.append((rate_text,
                     "article 4.3: DALI + GPUDirect Storage raised I/O from 850 MB/s to 2.1 GB/s"))
     cand.data_rate_needed_bytes_per_s = rate_needed
     cand.step_time_s = step
@@ -235,28 +270,38 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
     share = w.training_share if w.training_share and w.training_share < 1 else 1.0
     cand.time_to_result_s = steps * step / share
     if share < 1:
-        why.append((f"training share {share:.0%} of GPU time: time to result = {fmt_duration(steps * step)} of training "
-                    f"/ {share:g} = {fmt_duration(cand.time_to_result_s)}", "requirement: workload.training_share"))
+        why.append((_("training share {share:.0%} of GPU time: time to result = {training} of training / {share:g} = "
+                      "{time}").format(share=share, training=fmt_duration(steps * step),
+                                       time=fmt_duration(cand.time_to_result_s)), "requirement: workload.training_share"))
     if w.deadline_s:
         miss = cand.time_to_result_s - w.deadline_s
         cand.meets_deadline = miss <= 0
         cand.deadline_miss_s = max(0.0, miss)
-        why.append((f"time to result {fmt_duration(cand.time_to_result_s)} vs deadline {fmt_duration(w.deadline_s)}"
-                    + ("" if cand.meets_deadline else f": misses by {fmt_duration(miss)}"), "requirement: workload.deadline_s"))
+        times = dict(time=fmt_duration(cand.time_to_result_s), deadline=fmt_duration(w.deadline_s),
+                     miss=fmt_duration(miss))
+        if cand.meets_deadline:
+            deadline_text = _("time to result {time} vs deadline {deadline}").format(**times)
+        else:
+            deadline_text = _("time to result {time} vs deadline {deadline}: misses by {miss}").format(**times)
+        why.append((deadline_text, "requirement: workload.deadline_s"))
     if not cand.fits:
-        cand.warnings.append(f"Over the safe line by {gib(-f.headroom_bytes)}: expect allocator retries and OOMs under load "
-                             "(article 3.1: keep 15-20 % free)")
+        cand.warnings.append(_("Over the safe line by {over}: expect allocator retries and OOMs under load (article 3.1: "
+                               "keep 15-20 % free)").format(over=gib(-f.headroom_bytes)))
     if count > 2 and bridge:
-        cand.warnings.append(f"PCIe between pairs: NVLink bridges join the {count} GPUs in pairs only; gradient sync "
-                             f"between pairs crosses {link.name} ({link.bandwidth_gbps_per_direction:g} GB/s per direction) "
-                             f"and is {cand.comm_share:.0%} of the step")
+        cand.warnings.append(_("PCIe between pairs: NVLink bridges join the {count} GPUs in pairs only; gradient sync "
+                               "between pairs crosses {link} ({gbps:g} GB/s per direction) and is {comm_share:.0%} of the "
+                               "step").format(count=count, link=link.name, gbps=link.bandwidth_gbps_per_direction,
+                                              comm_share=cand.comm_share))
     elif count > 1 and link.kind == "pcie" and not bridge:
-        cand.warnings.append(f"PCIe contention: {count} GPUs exchange gradients over {link.name} "
-                             f"({link.bandwidth_gbps_per_direction:g} GB/s per direction, no NVLink); gradient sync is "
-                             f"{cand.comm_share:.0%} of the step (article 2.1: two PCIe cards ran slower than one until the batch grew)")
+        cand.warnings.append(_("PCIe contention: {count} GPUs exchange gradients over {link} ({gbps:g} GB/s per "
+                               "direction, no NVLink); gradient sync is {comm_share:.0%} of the step (article 2.1: two "
+                               "PCIe cards ran slower than one until the batch grew)").format(
+            count=count, link=link.name, gbps=link.bandwidth_gbps_per_direction, comm_share=cand.comm_share))
     elif cand.comm_share > 0.3:
-        cand.warnings.append(f"Communication-bound: {cand.comm_share:.0%} of each step waits for gradient sync over {link_name}")
+        cand.warnings.append(_("Communication-bound: {comm_share:.0%} of each step waits for gradient sync over "
+                               "{link}").format(comm_share=cand.comm_share, link=link_name))
     if t > 1 and link.kind == "pcie":
-        cand.warnings.append(f"Tensor parallelism {t} over {link.name}: every layer all-reduces activations on PCIe "
-                             "(not modelled in the step time; Megatron-LM keeps tensor parallelism inside an NVLink domain)")
+        cand.warnings.append(_("Tensor parallelism {t} over {link}: every layer all-reduces activations on PCIe (not "
+                               "modelled in the step time; Megatron-LM keeps tensor parallelism inside an NVLink "
+                               "domain)").format(t=t, link=link.name))
     return cand

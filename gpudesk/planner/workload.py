@@ -6,6 +6,7 @@ import difflib
 import math
 from typing import Any
 
+from gpudesk.i18n import _
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.requirement import ModelMemory, Requirement
 from gpudesk.sizing.errors import ConfigFileError, ShapeError
@@ -48,9 +49,11 @@ def _did_you_mean(query: str, catalog: Any) -> str:
     close = difflib.get_close_matches(query.lower()[:200], list(names), n=6, cutoff=0.6)
     ids = list(dict.fromkeys(names[c] for c in close))[:3]
     if ids:
-        return f" Did you mean: {', '.join(ids)}?"
+        return " " + _("Did you mean: {names}?").format(names=", ".join(ids))
     examples = sorted({m.id for m in catalog.models()})[:6]
-    return f" Nothing in the catalog is close; its models include {', '.join(examples)}." if examples else ""
+    if not examples:
+        return ""
+    return " " + _("Nothing in the catalog is close; its models include {names}.").format(names=", ".join(examples))
 
 
 def resolve_model(model: ModelMemory, catalog=None) -> ModelSpec:
@@ -76,18 +79,21 @@ def resolve_model(model: ModelMemory, catalog=None) -> ModelSpec:
             raise PlanInputError("model.model", str(exc).split(": ", 1)[-1] + hint) from exc
     if model.model:
         if catalog is None:
-            raise PlanInputError("model.model", "a catalog model needs the catalog; pass open_catalog().")
+            raise PlanInputError("model.model", _("a catalog model needs the catalog; pass open_catalog()."))
         from gpudesk.catalog import AmbiguousItemError, UnknownItemError
 
         try:
             return spec_from_catalog(catalog.find_model(model.model))
         except AmbiguousItemError as exc:
             names = ", ".join(getattr(m, "id", str(m)) for m in getattr(exc, "matches", [])[:8])
-            raise PlanInputError("model.model", f"{model.model!r} matches several models ({names}); be more specific.") from exc
+            raise PlanInputError("model.model", _("{model!r} matches several models ({names}); be more specific.").format(
+                model=model.model, names=names)) from exc
         except UnknownItemError as exc:
-            raise PlanInputError("model.model", f"{model.model!r} is not in the catalog.{_did_you_mean(model.model, catalog)} "
-                                 "Give a catalog model id, a Hugging Face repo id in your local cache, a parameter "
-                                 "count (model.params) or a config.json (model.config_path) instead.") from exc
+            message = " ".join([
+                _("{model!r} is not in the catalog.").format(model=model.model) + _did_you_mean(model.model, catalog),
+                _("Give a catalog model id, a Hugging Face repo id in your local cache, a parameter count (model.params) "
+                  "or a config.json (model.config_path) instead.")])
+            raise PlanInputError("model.model", message) from exc
     if model.config_path:
         try:
             return spec_from_hf_config(model.config_path)
@@ -98,7 +104,7 @@ def resolve_model(model: ModelMemory, catalog=None) -> ModelSpec:
             return spec_from_params(model.params)
         except ShapeError as exc:
             raise PlanInputError("model.params", str(exc).split(": ", 1)[-1]) from exc
-    raise PlanInputError("model.model", "give a catalog model, a parameter count or a config.json path.")
+    raise PlanInputError("model.model", _("give a catalog model, a parameter count or a config.json path."))
 
 
 def accumulation_steps(req: Requirement, micro_batch_size: int, data_parallel: int) -> int:

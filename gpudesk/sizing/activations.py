@@ -25,6 +25,7 @@ furiousteabag/vram-calculator counts 8), divided by t for a vocabulary-parallel 
 
 from __future__ import annotations
 
+from gpudesk.i18n import _
 from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, choice, positive_int
 from gpudesk.sizing.errors import SizingError
 
@@ -81,7 +82,7 @@ def activation_bytes_per_layer(
     ffn = positive_int("ffn_size", ffn_size) if ffn_size else 4 * h
     mode = choice("recompute", recompute, RECOMPUTE_MODES)
     if a % t:
-        raise SizingError("tensor_parallel", f"{t} does not divide the {a} attention heads.")
+        raise SizingError("tensor_parallel", _("{tp} does not divide the {heads} attention heads.").format(tp=t, heads=a))
     sbh = s * b * h
     scale = bytes_per_element / 2.0
     if mode == "full":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
 
 # Ceilings above which an input is treated as a typo rather than a plan (units in the names).
@@ -20,29 +21,31 @@ MAX_GPUS = 1_000_000
 def positive_int(field: str, value: object, maximum: float | None = None) -> int:
     """Return ``value`` as an int > 0 (and <= ``maximum``), else raise SizingError naming ``field``."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SizingError(field, f"must be a whole number, got {value!r}.")
+        raise SizingError(field, _("must be a whole number, got {value!r}.").format(value=value))
     if isinstance(value, float):
         if not math.isfinite(value) or value != int(value):
-            raise SizingError(field, f"must be a whole number, got {value!r}.")
+            raise SizingError(field, _("must be a whole number, got {value!r}.").format(value=value))
         value = int(value)
     if value <= 0:
-        raise SizingError(field, f"must be greater than zero, got {value}.")
+        raise SizingError(field, _("must be greater than zero, got {value}.").format(value=value))
     if maximum is not None and value > maximum:
-        raise SizingError(field, f"{value:g} is implausibly large (limit {maximum:g}); check the units.")
+        raise SizingError(field, _("{value:g} is implausibly large (limit {maximum:g}); check the units.").format(
+            value=value, maximum=maximum))
     return value
 
 
 def positive_float(field: str, value: object, maximum: float | None = None, allow_zero: bool = False) -> float:
     """Return ``value`` as a finite float > 0 (>= 0 with ``allow_zero``), else raise SizingError."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SizingError(field, f"must be a number, got {value!r}.")
+        raise SizingError(field, _("must be a number, got {value!r}.").format(value=value))
     value = float(value)
     if not math.isfinite(value):
-        raise SizingError(field, f"must be a finite number, got {value!r}.")
+        raise SizingError(field, _("must be a finite number, got {value!r}.").format(value=value))
     if value < 0 or (value == 0 and not allow_zero):
-        raise SizingError(field, f"must be greater than zero, got {value:g}.")
+        raise SizingError(field, _("must be greater than zero, got {value:g}.").format(value=value))
     if maximum is not None and value > maximum:
-        raise SizingError(field, f"{value:g} is implausibly large (limit {maximum:g}); check the units.")
+        raise SizingError(field, _("{value:g} is implausibly large (limit {maximum:g}); check the units.").format(
+            value=value, maximum=maximum))
     return value
 
 
@@ -50,14 +53,16 @@ def fraction(field: str, value: object, allow_zero: bool = True, allow_one: bool
     """Return ``value`` as a float in [0, 1] (bounds optional), else raise SizingError."""
     v = positive_float(field, value, allow_zero=True)
     if v > 1 or (v == 0 and not allow_zero) or (v == 1 and not allow_one):
-        lo = "0" if allow_zero else "just above 0"
-        hi = "1" if allow_one else "just below 1"
-        raise SizingError(field, f"must be a fraction between {lo} and {hi}, got {v:g}.")
+        lo = "0" if allow_zero else _("just above 0")
+        hi = "1" if allow_one else _("just below 1")
+        raise SizingError(field, _("must be a fraction between {low} and {high}, got {value:g}.").format(
+            low=lo, high=hi, value=v))
     return v
 
 
 def choice(field: str, value: object, options: tuple[str, ...] | frozenset[str]) -> str:
     """Return ``value`` if it is one of ``options`` (case-insensitive), else raise SizingError listing them."""
     if not isinstance(value, str) or value.lower() not in options:
-        raise SizingError(field, f"{value!r} is not one of: {', '.join(sorted(options))}.")
+        raise SizingError(field, _("{value!r} is not one of: {options}.").format(value=value,
+                                                                                options=", ".join(sorted(options))))
     return value.lower()

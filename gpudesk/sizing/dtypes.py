@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
 
 # Compute / activation / KV precisions: bytes per element.
@@ -52,7 +53,8 @@ def precision_bytes(field: str, precision: str) -> float:
     """
     key = precision.lower() if isinstance(precision, str) else precision
     if key not in PRECISION_BYTES:
-        raise SizingError(field, f"unknown precision {precision!r}; use one of {', '.join(PRECISION_BYTES)}.")
+        raise SizingError(field, _("unknown precision {precision!r}; use one of {names}.").format(
+            precision=precision, names=", ".join(PRECISION_BYTES)))
     return PRECISION_BYTES[key]
 
 
@@ -78,9 +80,10 @@ def weight_bits_per_param(fmt: str) -> float:
     if match:
         group = int(match.group(1))
         if group <= 0:
-            raise SizingError("weight_format", f"group size must be positive in {fmt!r}.")
+            raise SizingError("weight_format", _("group size must be positive in {format!r}.").format(format=fmt))
         return 4 + 32 / group
-    raise SizingError("weight_format", f"unknown weight format {fmt!r}; use one of {', '.join(WEIGHT_FORMATS)} or int4-gN.")
+    raise SizingError("weight_format", _("unknown weight format {format!r}; use one of {names} or int4-gN.").format(
+        format=fmt, names=", ".join(WEIGHT_FORMATS)))
 
 
 def compute_precision_of(fmt: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from gpudesk.i18n import _
 from gpudesk.sizing.checks import choice
 from gpudesk.sizing.dtypes import CHECKPOINT_WEIGHT_FORMAT
 from gpudesk.sizing.estimate import MemoryEstimate
@@ -101,10 +102,14 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         # ``_configure_distributed_model`` (``self.module.half()`` / ``bfloat16()``).
         w = replace(w, precision=w.precision.split("-", 1)[0])
     if mode != "inference" and (w.weight_format or CHECKPOINT_WEIGHT_FORMAT).lower() not in _FULL_WIDTH_FORMATS:
-        return _with_note(_estimate_training(spec, mode, w), (
-            f"weight format {w.weight_format} ignored: it applies to inference; {mode} keeps the weights at "
-            f"{w.precision}" + ("" if mode == "qlora" else " (a 4-bit frozen base is mode qlora)"),
-            "gpudesk.sizing.memory"))
+        if mode == "qlora":
+            note = _("weight format {weight_format} ignored: it applies to inference; {mode} keeps the weights at "
+                     "{precision}").format(weight_format=w.weight_format, mode=mode, precision=w.precision)
+        else:
+            note = _("weight format {weight_format} ignored: it applies to inference; {mode} keeps the weights at "
+                     "{precision} (a 4-bit frozen base is mode qlora)").format(weight_format=w.weight_format, mode=mode,
+                                                                               precision=w.precision)
+        return _with_note(_estimate_training(spec, mode, w), (note, "gpudesk.sizing.memory"))
     if mode != "inference":
         return _estimate_training(spec, mode, w)
     return inference_memory(

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 
+from gpudesk.i18n import _, ngettext
 from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, positive_float, positive_int
 from gpudesk.sizing.dtypes import CHECKPOINT_WEIGHT_FORMAT, precision_bytes, weight_bits_per_param, weight_format_source
 from gpudesk.sizing.errors import ShapeError, SizingError
@@ -80,7 +81,8 @@ def kv_bytes_per_token(spec: ModelSpec, kv_precision: str = "bf16") -> float:
         ShapeError: the model has no transformer shape.
     """
     if not spec.is_transformer:
-        raise ShapeError("model", f"{spec.name}: a KV cache needs layers, hidden size and attention heads.")
+        raise ShapeError("model", _("{model}: a KV cache needs layers, hidden size and attention heads.").format(
+            model=spec.name))
     if spec.kv_latent_dim:
         # MLA caches one compressed latent (+ the decoupled RoPE key) per layer (DeepSeek-V2, arXiv 2405.04434).
         return (spec.layers or 0) * spec.kv_latent_dim * precision_bytes("kv_precision", kv_precision)
@@ -102,7 +104,8 @@ def kv_layer_bytes_per_token(spec: ModelSpec, kv_precision: str = "bf16", tensor
         ShapeError: the model has no transformer shape.
     """
     if not spec.is_transformer:
-        raise ShapeError("model", f"{spec.name}: a KV cache needs layers, hidden size and attention heads.")
+        raise ShapeError("model", _("{model}: a KV cache needs layers, hidden size and attention heads.").format(
+            model=spec.name))
     width = precision_bytes("kv_precision", kv_precision)
     if spec.kv_latent_dim:
         return spec.kv_latent_dim * width
@@ -174,9 +177,10 @@ def check_max_model_len(blocks: int, max_model_len: int, block_tokens: int = PAG
     """
     capacity = blocks * block_tokens
     if max_model_len > capacity:
-        raise SizingError("max_model_len", f"the model's max seq len ({max_model_len}) is larger than the maximum "
-                          f"number of tokens that can be stored in KV cache ({capacity}); raise the memory "
-                          "budget (gpu_memory_utilization) or lower max_model_len.")
+        raise SizingError("max_model_len", _("the model's max seq len ({max_model_len}) is larger than the maximum "
+                                             "number of tokens that can be stored in KV cache ({capacity}); raise the "
+                                             "memory budget (gpu_memory_utilization) or lower max_model_len.").format(
+            max_model_len=max_model_len, capacity=capacity))
 
 
 def kv_budget_bytes(capacity_bytes: float, weights_bytes: float, peak_activation_bytes: float,
@@ -188,7 +192,7 @@ def kv_budget_bytes(capacity_bytes: float, weights_bytes: float, peak_activation
     """
     util = positive_float("gpu_memory_utilization", gpu_memory_utilization)
     if util > 1:
-        raise SizingError("gpu_memory_utilization", f"must be at most 1, got {util:g}.")
+        raise SizingError("gpu_memory_utilization", _("must be at most 1, got {value:g}.").format(value=util))
     return capacity_bytes * util - weights_bytes - peak_activation_bytes - non_torch_bytes
 
 
@@ -196,7 +200,7 @@ def prefill_workspace_bytes(spec: ModelSpec, prefill_tokens: int, flash_attentio
     """Transient bytes of one prefill chunk: one layer's activations, attention scores if unfused, last logits."""
     s = positive_int("prefill_tokens", prefill_tokens, MAX_SEQ_LEN_TOKENS)
     if not spec.is_transformer:
-        raise ShapeError("model", f"{spec.name}: prefill working memory needs a transformer shape.")
+        raise ShapeError("model", _("{model}: prefill working memory needs a transformer shape.").format(model=spec.name))
     ffn = spec.ffn_size or 4 * spec.hidden_size
     layer = 2 * s * (spec.hidden_size + ffn)
     scores = 0 if flash_attention else 2 * spec.num_attention_heads * s * s
@@ -231,35 +235,44 @@ def inference_memory(
     t = positive_int("tensor_parallel", tensor_parallel, 1024)
     weight_format = resolve_weight_format(spec, weight_format)
     parts: dict[str, float] = {"weights": weight_bytes(spec, weight_format) / t}
-    assumptions = [(f"weights stored as {weight_format} ({weight_bits_per_param(weight_format):.3g} bit/param)",
+    assumptions = [(_("weights stored as {weight_format} ({bits:.3g} bit/param)").format(
+                        weight_format=weight_format, bits=weight_bits_per_param(weight_format)),
                     weight_format_source(weight_format))]
     if spec.is_transformer and activation_bytes_per_sample is None:
         parts["kv_cache"] = kv_cache_bytes(spec, context_tokens, concurrent_sequences, kv_precision, paged_block_tokens,
                                            t, hybrid_kv_cache)
         parts["prefill_workspace"] = prefill_workspace_bytes(spec, prefill_tokens or context_tokens, flash_attention) / t
         heads = kv_heads_per_gpu(spec, t)
-        per_gpu = (f"{heads} KV head(s) per GPU" if not spec.kv_latent_dim
-                   else "the whole MLA latent on every GPU")
-        assumptions.append((f"KV cache {kv_layer_bytes_per_token(spec, kv_precision, t) * (spec.layers or 0) / 1024:.0f} "
-                            f"KiB/token per GPU for full attention ({per_gpu}), {concurrent_sequences} x "
-                            f"{context_tokens} tokens" + (f" in {paged_block_tokens}-token blocks" if paged_block_tokens else ""),
+        per_gpu = (ngettext("{n} KV head per GPU", "{n} KV heads per GPU", heads).format(n=heads)
+                   if not spec.kv_latent_dim else _("the whole MLA latent on every GPU"))
+        kv = dict(kib=kv_layer_bytes_per_token(spec, kv_precision, t) * (spec.layers or 0) / 1024, per_gpu=per_gpu,
+                  sequences=concurrent_sequences, tokens=context_tokens, block_tokens=paged_block_tokens)
+        if paged_block_tokens:
+            kv_text = _("KV cache {kib:.0f} KiB/token per GPU for full attention ({per_gpu}), {sequences} x {tokens} "
+                        "tokens in {block_tokens}-token blocks").format(**kv)
+        else:
+            kv_text = _("KV cache {kib:.0f} KiB/token per GPU for full attention ({per_gpu}), {sequences} x {tokens} "
+                        "tokens").format(**kv)
+        assumptions.append((kv_text,
                             "PagedAttention (arXiv 2309.06180); GQA (arXiv 2305.13245); vllm/config/model.py "
                             "get_num_kv_heads"))
         if spec.local_attention_layers:
-            assumptions.append((f"{spec.local_attention_layers} of {spec.layers} layers use a {spec.sliding_window}-token "
-                                "sliding window" + (" and keep only that window's blocks" if hybrid_kv_cache
-                                                    else ", cached in full (hybrid KV-cache manager off)"),
+            window = dict(local=spec.local_attention_layers, layers=spec.layers, window=spec.sliding_window)
+            assumptions.append((_("{local} of {layers} layers use a {window}-token sliding window and keep only that "
+                                  "window's blocks").format(**window) if hybrid_kv_cache else
+                                _("{local} of {layers} layers use a {window}-token sliding window, cached in full (hybrid "
+                                  "KV-cache manager off)").format(**window),
                                 "vllm/v1/kv_cache_interface.py SlidingWindowSpec.max_memory_usage_bytes"))
     elif activation_bytes_per_sample is not None:
         b = positive_int("concurrent_sequences", concurrent_sequences, MAX_BATCH)
         parts["prefill_workspace"] = positive_int("activation_bytes_per_sample", activation_bytes_per_sample) * b / t
-        assumptions.append(("working memory from the given activation bytes per sample x batch", "user input"))
+        assumptions.append((_("working memory from the given activation bytes per sample x batch"), _("user input")))
     else:
         raise ShapeError("activation_bytes_per_sample",
-                         f"{spec.name} has no transformer shape; give activation bytes per sample.")
+                         _("{model} has no transformer shape; give activation bytes per sample.").format(model=spec.name))
     if spec.shape_is_guess:
-        assumptions.append(("model shape inferred from the parameter count; KV assumes multi-head attention",
-                            "a guess; give a config.json for exact figures"))
+        assumptions.append((_("model shape inferred from the parameter count; KV assumes multi-head attention"),
+                            _("a guess; give a config.json for exact figures")))
     assumptions += add_overheads(parts, overheads.validated(), t, inference=True)
     return MemoryEstimate(breakdown=ordered_breakdown(parts), gpus=t, assumptions=tuple(assumptions))
 

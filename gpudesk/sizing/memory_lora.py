@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from gpudesk.i18n import _
 from gpudesk.sizing.checks import MAX_GPUS, choice, positive_int
 from gpudesk.sizing.dtypes import weight_bits_per_param
 from gpudesk.sizing.errors import ShapeError, SizingError
@@ -44,12 +45,12 @@ def resolve_targets(targets: str | tuple[str, ...] | list[str]) -> tuple[str, ..
         key = str(item).strip().lower()
         for name in TARGET_ALIASES.get(key, (key,)):
             if name not in LLAMA_MODULES:
-                raise SizingError("lora_targets", f"unknown module {item!r}; use {', '.join(LLAMA_MODULES)} or "
-                                  f"{', '.join(TARGET_ALIASES)}.")
+                raise SizingError("lora_targets", _("unknown module {module!r}; use {modules} or {aliases}.").format(
+                    module=item, modules=", ".join(LLAMA_MODULES), aliases=", ".join(TARGET_ALIASES)))
             if name not in out:
                 out.append(name)
     if not out:
-        raise SizingError("lora_targets", "name at least one module to adapt (e.g. q_proj, v_proj or all-linear).")
+        raise SizingError("lora_targets", _("name at least one module to adapt (e.g. q_proj, v_proj or all-linear)."))
     return tuple(out)
 
 
@@ -74,7 +75,8 @@ def lora_trainable_params(spec: ModelSpec, rank: int, targets: str | tuple[str, 
     """
     r = positive_int("lora_rank", rank, 65536)
     if not spec.is_transformer:
-        raise ShapeError("model", f"{spec.name}: LoRA needs a transformer shape (layers, hidden size, heads).")
+        raise ShapeError("model", _("{model}: LoRA needs a transformer shape (layers, hidden size, heads).").format(
+            model=spec.name))
     names = resolve_targets(targets)
     if not spec.gated and any(n in ("gate_proj",) for n in names):
         names = tuple(n for n in names if n != "gate_proj")
@@ -144,25 +146,28 @@ def lora_memory(
     parts: dict[str, float] = {"weights": base, "lora_adapters": adapters, "activations": acts, "logits": logits,
                                "gathered_layers": gathered}
     assumptions = [
-        (f"{trainable:,} trainable parameters (rank {rank}, {', '.join(resolve_targets(targets))})",
+        (_("{trainable:,} trainable parameters (rank {rank}, {targets})").format(
+            trainable=trainable, rank=rank, targets=", ".join(resolve_targets(targets))),
          "Hu et al. 2021, LoRA (arXiv 2106.09685)"),
-        (f"adapters: {per_trainable:g} bytes per trainable parameter", optimizer_source(optimizer)),
-        (f"frozen base {stage} over {g} GPU(s), offload {off}", "ZeRO paper section 5; PyTorch FSDP2 fully_shard"),
-        ("activations are not reduced by LoRA", "oom.md 1.2; Korthikanti et al. 2022 Table 2"),
+        (_("adapters: {bytes:g} bytes per trainable parameter").format(bytes=per_trainable), optimizer_source(optimizer)),
+        (_("frozen base {stage} over {gpus} GPU(s), offload {offload}").format(stage=stage, gpus=g, offload=off),
+         "ZeRO paper section 5; PyTorch FSDP2 fully_shard"),
+        (_("activations are not reduced by LoRA"), "oom.md 1.2; Korthikanti et al. 2022 Table 2"),
     ]
     if kind == "qlora":
         largest = max(_module_dims(spec, n)[0] * _module_dims(spec, n)[1] for n in LLAMA_MODULES)
         parts["prefill_workspace"] = largest * 2
-        assumptions.append(("base in NF4 with double quantisation (4.127 bit/param), embeddings in bf16",
+        assumptions.append((_("base in NF4 with double quantisation (4.127 bit/param), embeddings in bf16"),
                             "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"))
     if recompute == "none":
         # PEFT's prepare_model_for_kbit_training defaults to use_gradient_checkpointing=True
         # (https://github.com/huggingface/peft/blob/main/src/peft/utils/other.py), and the QLoRA reference script
         # runs with --gradient_checkpointing True (https://github.com/artidoro/qlora/blob/main/qlora.py).
-        assumptions.append(("no activation recompute: every layer's activations are kept; most LoRA/QLoRA recipes "
-                            "turn gradient checkpointing on (recompute full), which needs far less",
+        assumptions.append((_("no activation recompute: every layer's activations are kept; most LoRA/QLoRA recipes "
+                              "turn gradient checkpointing on (recompute full), which needs far less"),
                             "PEFT prepare_model_for_kbit_training (use_gradient_checkpointing=True); QLoRA qlora.py"))
     if spec.shape_is_guess:
-        assumptions.append(("model shape inferred from the parameter count", "a guess; give a config.json for exact figures"))
+        assumptions.append((_("model shape inferred from the parameter count"),
+                            _("a guess; give a config.json for exact figures")))
     assumptions += add_overheads(parts, overheads.validated(), g)
     return MemoryEstimate(breakdown=ordered_breakdown(parts), gpus=g, assumptions=tuple(assumptions))

@@ -105,7 +105,7 @@ def sharded_model_states(params: int, per_param: tuple[float, float, float, floa
     stage = normalise_sharding(sharding)
     off = choice("offload", offload, OFFLOAD_MODES)
     if off == "all" and stage != "zero3":
-        raise SizingError("offload", "offloading the weights too ('all') needs ZeRO-3 / FSDP full sharding.")
+        raise SizingError("offload", _("offloading the weights too ('all') needs ZeRO-3 / FSDP full sharding."))
     w, master, grads, states = (params * x for x in per_param)
     if stage in ("zero1", "zero2", "zero3"):
         master, states = master / n, states / n
@@ -223,7 +223,8 @@ def activation_bytes(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
         return float(per * b), 0.0
     if not spec.is_transformer:
         raise ShapeError("activation_bytes_per_sample",
-                         f"{spec.name} is not a transformer with a known shape; give activation bytes per sample.")
+                         _("{model} is not a transformer with a known shape; give activation bytes per sample.").format(
+                             model=spec.name))
     s = positive_int("seq_len_tokens", seq_len_tokens, MAX_SEQ_LEN_TOKENS)
     h, heads, layers = spec.hidden_size or 0, spec.num_attention_heads or 0, spec.layers or 0
     act_bytes = 4.0 if precision == "fp32" else 2.0
@@ -298,7 +299,7 @@ def train_memory(
     g = positive_int("gpus", gpus, MAX_GPUS)
     t = positive_int("tensor_parallel", tensor_parallel, 1024)
     if g % t:
-        raise SizingError("tensor_parallel", f"{t} does not divide the {g} GPUs.")
+        raise SizingError("tensor_parallel", _("{tp} does not divide the {gpus} GPUs.").format(tp=t, gpus=g))
     cp = positive_int("context_parallel", context_parallel, 1024)
     if (g // t) % cp:
         raise SizingError("context_parallel", _("{cp} does not divide the {dp} data-parallel GPUs.").format(cp=cp, dp=g // t))
@@ -332,18 +333,25 @@ def train_memory(
     parts["activations"] = acts
     parts["logits"] = logits
     assumptions = [
-        ("the peak is the larger of start of backward (activations) and end of backward (all gradients)"
-         + (", gradients accumulate across micro-batches" if gradient_accumulation else ""),
+        (_("the peak is the larger of start of backward (activations) and end of backward (all gradients), gradients "
+           "accumulate across micro-batches") if gradient_accumulation else
+         _("the peak is the larger of start of backward (activations) and end of backward (all gradients)"),
          "PyTorch memory snapshot timeline, pytorch.org/blog/understanding-gpu-memory-1"),
-        (f"{optimizer} accounting, {sum(per_param):g} bytes/param before sharding", optimizer_source(optimizer)),
-        (f"{stage} over {g // t} data-parallel GPUs, offload {offload}", "ZeRO paper section 5; DeepSpeed memory docs"),
+        (_("{optimizer} accounting, {bytes:g} bytes/param before sharding").format(optimizer=optimizer,
+                                                                                    bytes=sum(per_param)),
+         optimizer_source(optimizer)),
+        (_("{stage} over {dp} data-parallel GPUs, offload {offload}").format(stage=stage, dp=g // t, offload=offload),
+         "ZeRO paper section 5; DeepSpeed memory docs"),
     ]
     if activation_bytes_per_sample is None:
-        assumptions.append((f"activations: recompute {recompute}, FlashAttention {'on' if flash_attention else 'off'}",
+        assumptions.append((_("activations: recompute {recompute}, FlashAttention on").format(recompute=recompute)
+                            if flash_attention else
+                            _("activations: recompute {recompute}, FlashAttention off").format(recompute=recompute),
                             "Korthikanti et al. 2022 (arXiv 2205.05198) Table 2"))
     else:
-        assumptions.append(("activations from the given bytes per sample x micro-batch", "user input"))
+        assumptions.append((_("activations from the given bytes per sample x micro-batch"), _("user input")))
     if spec.shape_is_guess:
-        assumptions.append(("model shape inferred from the parameter count", "a guess; give a config.json for exact figures"))
+        assumptions.append((_("model shape inferred from the parameter count"),
+                            _("a guess; give a config.json for exact figures")))
     assumptions += add_overheads(parts, overheads.validated(), g)
     return MemoryEstimate(breakdown=ordered_breakdown(parts), gpus=g, assumptions=tuple(assumptions))

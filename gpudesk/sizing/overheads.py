@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpudesk.i18n import _
 from gpudesk.sizing.checks import fraction, positive_float
 
 GIB = 1024**3
@@ -63,14 +64,17 @@ def add_overheads(parts: dict[str, float], overheads: Overheads, gpus: int, infe
     working = sum(parts.values())
     parts["cuda_context"] = overheads.cuda_context_bytes
     framework = 0
-    used = [OVERHEAD_SOURCES[0]]
+    # OVERHEAD_SOURCES in the current language.
+    notes = (_("CUDA context 0.5 GiB per GPU"), _("NCCL buffers 0.5 GiB per GPU when the job spans GPUs"),
+             _("fragmentation headroom 5 % of the working set"))
+    used = [(notes[0], OVERHEAD_SOURCES[0][1])]
     if inference:
         framework += overheads.inference_runtime_bytes
-        used.append(("inference runtime: non-PyTorch memory + CUDA graphs 0.75 GiB", "vllm-project/vllm PR 21489"))
+        used.append((_("inference runtime: non-PyTorch memory + CUDA graphs 0.75 GiB"), "vllm-project/vllm PR 21489"))
     if gpus > 1:
         framework += overheads.nccl_bytes_per_gpu
-        used.append(OVERHEAD_SOURCES[1])
+        used.append((notes[1], OVERHEAD_SOURCES[1][1]))
     parts["framework_overhead"] = framework
     parts["fragmentation"] = working * overheads.fragmentation_fraction
-    used.append(OVERHEAD_SOURCES[2])
+    used.append((notes[2], OVERHEAD_SOURCES[2][1]))
     return used

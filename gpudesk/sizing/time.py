@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from gpudesk.i18n import _
 from gpudesk.sizing.checks import fraction, positive_float, positive_int
 from gpudesk.sizing.errors import SizingError
 
@@ -95,7 +96,7 @@ def paired_collective_time_s(bytes_per_gpu: float, gpus: int, pair_gbps_per_dire
     """
     n = positive_int("gpus", gpus)
     if n < 2 or n % 2:
-        raise SizingError("gpus", f"bridged pairs need an even GPU count >= 2, got {n}.")
+        raise SizingError("gpus", _("bridged pairs need an even GPU count >= 2, got {n}.").format(n=n))
     eff = fraction("link_efficiency", link_efficiency, allow_zero=False)
     pair_bw = positive_float("pair_gbps_per_direction", pair_gbps_per_direction) * 1e9 * eff
     between_bw = positive_float("between_gbps_per_direction", between_gbps_per_direction) * 1e9 * eff

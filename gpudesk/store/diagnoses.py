@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlite_utils import Database, Migrations
 
+from gpudesk.i18n import _
 from gpudesk.store.errors import DiagnosisStoreError, converts_sqlite_errors
 from gpudesk.store.migrations import register
 
@@ -113,18 +114,21 @@ def load_diagnosis_dict(db: Database, diagnosis_id: int) -> dict[str, Any]:
     """
     rows = list(db.query("select diagnosis_json, format_version from diagnoses where id = ?", [int(diagnosis_id)]))
     if not rows:
-        raise DiagnosisStoreError(f"No saved diagnosis with id {diagnosis_id}.")
+        raise DiagnosisStoreError(_("No saved diagnosis with id {diagnosis_id}.").format(diagnosis_id=diagnosis_id))
     version = rows[0]["format_version"] or 1
     if version > DIAGNOSIS_ROW_VERSION:
         raise DiagnosisStoreError(
-            f"Diagnosis {diagnosis_id} was saved by a newer gpudesk (format {version}); update gpudesk to open it."
+            _("Diagnosis {diagnosis_id} was saved by a newer gpudesk (format {version}); update gpudesk to open "
+              "it.").format(diagnosis_id=diagnosis_id, version=version)
         )
     try:
         body = json.loads(rows[0]["diagnosis_json"])
     except (ValueError, TypeError) as exc:
-        raise DiagnosisStoreError(f"Diagnosis {diagnosis_id} cannot be read back: {exc}") from exc
+        raise DiagnosisStoreError(_("Diagnosis {diagnosis_id} cannot be read back: {reason}").format(
+            diagnosis_id=diagnosis_id, reason=exc)) from exc
     if not isinstance(body, dict):
-        raise DiagnosisStoreError(f"Diagnosis {diagnosis_id} cannot be read back: it is not a JSON object.")
+        raise DiagnosisStoreError(_("Diagnosis {diagnosis_id} cannot be read back: it is not a JSON object.").format(
+            diagnosis_id=diagnosis_id))
     return body
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlite_utils import Database, Migrations
 
+from gpudesk.i18n import _
 from gpudesk.store.errors import StoreError, converts_sqlite_errors
 from gpudesk.store.migrations import register
 
@@ -99,26 +100,29 @@ def _now() -> str:
 
 def _clean_name(name: Any) -> str:
     if not isinstance(name, str) or not name.strip():
-        raise PlanStoreError("Plan name must not be empty; type a name for the plan.")
+        raise PlanStoreError(_("Plan name must not be empty; type a name for the plan."))
     name = name.strip()
     if len(name) > MAX_NAME_LENGTH:
-        raise PlanStoreError(f"Plan name is {len(name)} characters long; keep it under {MAX_NAME_LENGTH}.")
+        raise PlanStoreError(_("Plan name is {length} characters long; keep it under {limit}.").format(
+            length=len(name), limit=MAX_NAME_LENGTH))
     return name
 
 
 def _check_format(profile_format: str) -> str:
     if profile_format not in PROFILE_FORMATS:
-        raise PlanStoreError(f"Profile format must be one of {', '.join(PROFILE_FORMATS)}, got {profile_format!r}.")
+        raise PlanStoreError(_("Profile format must be one of {formats}, got {format!r}.").format(
+            formats=", ".join(PROFILE_FORMATS), format=profile_format))
     return profile_format
 
 
 def _encode_plan(plan: dict[str, Any]) -> str:
     if not isinstance(plan, dict):
-        raise PlanStoreError(f"The plan to save must be a dictionary (plan_to_dict output), got {type(plan).__name__}.")
+        raise PlanStoreError(_("The plan to save must be a dictionary (plan_to_dict output), got {type}.").format(
+            type=type(plan).__name__))
     try:
         return json.dumps(plan, ensure_ascii=False, allow_nan=False)  # key order kept (breakdowns are ordered)
     except (TypeError, ValueError) as exc:
-        raise PlanStoreError(f"The plan cannot be saved as JSON: {exc}.") from exc
+        raise PlanStoreError(_("The plan cannot be saved as JSON: {reason}.").format(reason=exc)) from exc
 
 
 def _row_to_plan(row: dict[str, Any], *, tolerant: bool = False) -> SavedPlan:
@@ -128,8 +132,8 @@ def _row_to_plan(row: dict[str, Any], *, tolerant: bool = False) -> SavedPlan:
         if not isinstance(plan, dict):
             raise json.JSONDecodeError("not a JSON object", row["plan_json"], 0)
     except json.JSONDecodeError as exc:
-        problem = (f"Saved plan {row['id']} ({row['name']!r}) holds unreadable plan JSON ({exc}); its profile is "
-                   "intact: edit it and plan again.")
+        problem = _("Saved plan {plan_id} ({name!r}) holds unreadable plan JSON ({reason}); its profile is intact: edit "
+                    "it and plan again.").format(plan_id=row["id"], name=row["name"], reason=exc)
         if not tolerant:
             raise PlanStoreError(problem) from exc
         plan = {}
@@ -181,7 +185,8 @@ def save_plan(
 def _row(db: Database, plan_id: int) -> dict[str, Any]:
     rows = list(db.query("select * from plans where id = ?", [int(plan_id)]))
     if not rows:
-        raise PlanNotFoundError(f"No saved plan with id {plan_id}; it may have been deleted for good.")
+        raise PlanNotFoundError(_("No saved plan with id {plan_id}; it may have been deleted for good.").format(
+            plan_id=plan_id))
     return rows[0]
 
 

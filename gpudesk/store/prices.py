@@ -29,7 +29,8 @@ def set_price(db: Database, gpu_id: str, price_usd: float, note: str = "") -> No
         StoreError: the price is not a finite positive number.
     """
     if not isinstance(price_usd, (int, float)) or not math.isfinite(price_usd) or price_usd <= 0:
-        raise StoreError(f"Price for {gpu_id} must be a positive number of US dollars, got {price_usd!r}.")
+        raise StoreError(_("Price for {gpu_id} must be a positive number of US dollars, got {price_usd!r}.").format(
+            gpu_id=gpu_id, price_usd=price_usd))
     db["price_overrides"].upsert(
         {
             "gpu_id": gpu_id,
