@@ -12,16 +12,22 @@ from pathlib import Path
 
 import numpy as np
 
-from gpudesk.i18n import _
+from gpudesk.i18n import N_, _
 from gpudesk.telemetry import timebase
 from gpudesk.telemetry.burnin import BurnInReport
 from gpudesk.telemetry.model import TelemetryError
-from gpudesk.telemetry.rules.base import CRITICAL, NOT_JUDGED, WARNING
+from gpudesk.telemetry.rules.base import CRITICAL, INFO, NOT_JUDGED, WARNING
 from gpudesk.telemetry.rules.text import duration
 
 FORMATS = ("md", "html", "json")
 SHADES = " .:-=+*#%@"  # 10 levels of utilization for the text heat map, 0-100 %
 GIB = 2**30
+# A finding's severity as the report says it (the JSON keeps the English id).
+_SEVERITY = {INFO: N_("info"), WARNING: N_("warning"), CRITICAL: N_("critical"), NOT_JUDGED: N_("not judged")}
+
+
+def _severity(severity: str) -> str:
+    return _(_SEVERITY[severity]) if severity in _SEVERITY else severity
 
 
 def _md(text: object) -> str:
@@ -129,7 +135,7 @@ def to_markdown(report: BurnInReport) -> str:
             b = report.time_basis
             when = " " + _("({start} to {end}, {zone})").format(start=_when(f.span[0], b), end=_when(f.span[1], b),
                                                                zone=_zone(b))
-        out.append(f"- **{f.severity}** `{f.rule}` ({scope}){when}: {_md(f.summary)}")
+        out.append(f"- **{_severity(f.severity)}** `{f.rule}` ({scope}){when}: {_md(f.summary)}")
     out += ["", _("Thresholds (version {v}): {values}").format(
         v=a.thresholds.to_dict()["version"],
         values=", ".join(f"{k}={v}" for k, v in a.thresholds.changed().items()) or _("defaults")), ""]
@@ -221,7 +227,7 @@ def to_html(report: BurnInReport, svg: bool = True) -> str:
         else:
             cls = " class='fail'" if f.severity in (WARNING, CRITICAL) else " class='pass'"
         scope = _("job") if f.gpu is None else _("GPU {gpu}").format(gpu=f.gpu)
-        out.append(f"<li{cls}><b>{esc(f.severity)}</b> <code>{esc(f.rule)}</code> ({esc(scope)}): "
+        out.append(f"<li{cls}><b>{esc(_severity(f.severity))}</b> <code>{esc(f.rule)}</code> ({esc(scope)}): "
                    f"{esc(f.summary)}</li>")
     out.append("</ul></body></html>")
     return "\n".join(out)

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from gpudesk.i18n import _
+from gpudesk.i18n import N_, _
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
 from gpudesk.telemetry.rules import (
     clocks,
@@ -50,12 +50,12 @@ _ORDER = {CRITICAL: 0, WARNING: 1, INFO: 2, NOT_JUDGED: 3}
 
 # What each rule checks, said when a rule judged and found nothing (rules that say it themselves are absent).
 CHECKED: dict[str, str] = {
-    starvation.RULE: _("The method's starvation test (median utilization under {util:.0f} % while PCIe is over "
+    starvation.RULE: N_("The method's starvation test (median utilization under {util:.0f} % while PCIe is over "
                        "{pcie:.0f} % of the link) did not fire."),
-    cpu_bound.RULE: _("No CPU-bound swing: utilization does not swing between busy and idle from one sample to the "
+    cpu_bound.RULE: N_("No CPU-bound swing: utilization does not swing between busy and idle from one sample to the "
                       "next."),
-    memory.RULE: _("Memory stays under the {safe:.0f} % safe line."),
-    pcie_link.RULE: _("PCIe links held their maximum generation and width under load."),
+    memory.RULE: N_("Memory stays under the {safe:.0f} % safe line."),
+    pcie_link.RULE: N_("PCIe links held their maximum generation and width under load."),
 }
 
 __all__ = [
@@ -104,7 +104,9 @@ def _collapse_not_judged(findings: list[Finding]) -> list[Finding]:
         spans = [f.span for f in group if f.span]
         span = (min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None
         first = group[0]
-        out.append(Finding(first.rule, None, NOT_JUDGED, f"{first.summary} ({gpu_list(gpus)})",
+        # Translators: {summary} is a whole "Could not judge: ..." sentence, {gpus} e.g. "GPUs 0-3"
+        summary = _("{summary} ({gpus})").format(summary=first.summary, gpus=gpu_list(gpus))
+        out.append(Finding(first.rule, None, NOT_JUDGED, summary,
                            {"gpus": gpus}, span, first.advice))
     return out
 
@@ -133,7 +135,7 @@ def run_rules(
     said = {f.rule for f in findings}
     for rule_id, sentence in CHECKED.items():
         if rule_id not in said:
-            findings.append(checked(rule_id, sentence.format(util=th.method_util_below_pct,
+            findings.append(checked(rule_id, _(sentence).format(util=th.method_util_below_pct,
                                                              pcie=th.method_pcie_above_pct,
                                                              safe=th.safe_line_pct), {}, frame.span))
     findings.sort(key=lambda f: (_ORDER.get(f.severity, 9), -1 if f.gpu is None else f.gpu, f.rule))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpudesk.i18n import _
+from gpudesk.i18n import N_, _
 from gpudesk.telemetry.model import SeriesFrame
 from gpudesk.nvml.pcie import link_bytes_per_s
 from gpudesk.telemetry.rules.base import (
@@ -37,11 +37,11 @@ from gpudesk.telemetry.rules.starvation import link_for
 from gpudesk.telemetry.rules.text import duration, rate
 
 RULE = "input-starvation"
-ADVICE_H2D = _("The GPUs wait while data crosses PCIe from the host: the input pipeline, not the GPU, sets the "
+ADVICE_H2D = N_("The GPUs wait while data crosses PCIe from the host: the input pipeline, not the GPU, sets the "
                "pace. Keep batches on the device (cache the dataset in GPU memory when it fits), use pinned memory "
                "with non_blocking copies and prefetching (DataLoader pin_memory=True, prefetch_factor), decode on "
                "the GPU (DALI, nvJPEG), and send compact inputs (uint8 images, not float32).")
-ADVICE_CPU = _("The GPUs wait while the host CPU is saturated: data loading and augmentation on the CPU cannot "
+ADVICE_CPU = N_("The GPUs wait while the host CPU is saturated: data loading and augmentation on the CPU cannot "
                "keep up. Add DataLoader workers (num_workers up to the free cores), move decoding and augmentation "
                "to the GPU, cache preprocessed samples, and check that no other process competes for the CPU.")
 
@@ -133,4 +133,5 @@ def _judge(span: Span, caps: dict[int, float], busy_rx: float | None, ctx: RuleC
                      "pcie_rx_busy_median_bytes_per_s": busy_rx, "cause": "host-cpu" if cpu_hit and not h2d
                      else "host-to-device" if h2d and not cpu_hit else "host-to-device+host-cpu"})
     severity = CRITICAL if span.gpu is None else WARNING
-    return Finding(RULE, span.gpu, severity, summary, evidence, (span.t0, span.t1), ADVICE_H2D if h2d else ADVICE_CPU)
+    return Finding(RULE, span.gpu, severity, summary, evidence, (span.t0, span.t1),
+                   _(ADVICE_H2D if h2d else ADVICE_CPU))
