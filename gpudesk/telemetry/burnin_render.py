@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gpudesk.i18n import N_, _
+from gpudesk.i18n import _
 from gpudesk.telemetry import timebase
 from gpudesk.telemetry.burnin import BurnInReport
 from gpudesk.telemetry.model import TelemetryError
@@ -22,12 +22,12 @@ from gpudesk.telemetry.rules.text import duration
 FORMATS = ("md", "html", "json")
 SHADES = " .:-=+*#%@"  # 10 levels of utilization for the text heat map, 0-100 %
 GIB = 2**30
-# A finding's severity as the report says it (the JSON keeps the English id).
-_SEVERITY = {INFO: N_("info"), WARNING: N_("warning"), CRITICAL: N_("critical"), NOT_JUDGED: N_("not judged")}
 
 
 def _severity(severity: str) -> str:
-    return _(_SEVERITY[severity]) if severity in _SEVERITY else severity
+    """A finding's severity as the report says it (the JSON keeps the English id)."""
+    names = {INFO: _("info"), WARNING: _("warning"), CRITICAL: _("critical"), NOT_JUDGED: _("not judged")}
+    return names.get(severity, severity)
 
 
 def _md(text: object) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpudesk.i18n import N_, _
+from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.host_metrics import SM_CLOCK_APP, SM_CLOCK_MAX
 from gpudesk.telemetry.model import SeriesFrame
@@ -29,12 +29,23 @@ from gpudesk.telemetry.rules.text import gpu_list
 
 RULE = "clocks-below-max"
 # The reference clock, as the evidence names it (English, a stable value) and as the summary says it (translated).
-HIGHEST_HELD = N_("highest clock held in this recording")
-APPLICATION_CLOCK = N_("application clock")
-MAXIMUM_CLOCK = N_("maximum clock")
-ADVICE = N_("Under load the SM clock sits well below what this GPU reaches: power capping, heat, a locked or "
-           "lowered application clock (nvidia-smi -q -d CLOCK,PERFORMANCE shows the clock-event reasons), or a power "
-           "limit set below the default (nvidia-smi -q -d POWER).")
+HIGHEST_HELD = "highest clock held in this recording"
+APPLICATION_CLOCK = "application clock"
+MAXIMUM_CLOCK = "maximum clock"
+
+
+def _reference_text(basis: str) -> str:
+    if basis == APPLICATION_CLOCK:
+        return _("application clock")
+    if basis == MAXIMUM_CLOCK:
+        return _("maximum clock")
+    return _("highest clock held in this recording")
+
+
+def advice() -> str:
+    return _("Under load the SM clock sits well below what this GPU reaches: power capping, heat, a locked or "
+             "lowered application clock (nvidia-smi -q -d CLOCK,PERFORMANCE shows the clock-event reasons), or "
+             "a power limit set below the default (nvidia-smi -q -d POWER).")
 
 
 def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
@@ -71,10 +82,10 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
                 RULE, g, WARNING,
                 _("GPU {gpu}: under load the SM clock is below {pct:.0f} % of its {basis} ({ref:.0f} MHz) in "
                   "{share:.0f} % of the samples (median {med:.0f} MHz).").format(
-                    gpu=g, pct=th.clock_below_pct, basis=_(basis), ref=ref / 1e6, share=100 * share, med=med / 1e6),
+                    gpu=g, pct=th.clock_below_pct, basis=_reference_text(basis), ref=ref / 1e6, share=100 * share, med=med / 1e6),
                 {"sm_clock_loaded_median_hz": med, "sm_clock_reference_hz": ref, "reference": basis,
                  "loaded_samples_low_pct": round(100 * share, 1), "loaded_samples": int(loaded.sum())},
-                gpu_span(frame.t[idx]), _(ADVICE)))
+                gpu_span(frame.t[idx]), advice()))
     if out:
         return out
     if not judged:

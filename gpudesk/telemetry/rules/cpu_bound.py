@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpudesk.i18n import N_, _, ngettext
+from gpudesk.i18n import _, ngettext
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.rules.base import (
     WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, r, readable,
 )
 
 RULE = "cpu-bound-preprocessing"
-ADVICE = N_("Utilization swings between busy and idle: the GPU waits for the CPU between batches. The method's "
-          "'training does not get faster' checklist: check CPU load (top/htop at 100 %), add DataLoader workers, "
-          "enable pin_memory and prefetching, move decoding/augmentation to the GPU, and cache preprocessed data.")
+
+
+def advice() -> str:
+    return _("Utilization swings between busy and idle: the GPU waits for the CPU between batches. The method's "
+             "'training does not get faster' checklist: check CPU load (top/htop at 100 %), add DataLoader "
+             'workers, enable pin_memory and prefetching, move decoding/augmentation to the GPU, and cache '
+             'preprocessed data.')
 
 
 def check(frame, ctx: RuleContext) -> list[Finding]:
@@ -50,5 +54,5 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
                                                                                       swing=swing),
                 {"gpu_util_p5_pct": r(p5), "gpu_util_median_pct": r(med), "gpu_util_p95_pct": r(p95),
                  "mean_abs_change_pct_points": r(swing), "time_below_30pct_share_pct": r(100 * idle_share)},
-                span, _(ADVICE)))
+                span, advice()))
     return out

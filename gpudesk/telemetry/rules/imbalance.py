@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpudesk.i18n import N_, _
+from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import SeriesFrame
 from gpudesk.telemetry.rules.base import (
@@ -34,13 +34,19 @@ from gpudesk.telemetry.rules.text import duration, gpu_list
 RULE = "multi-gpu-imbalance"
 RULE_STRAGGLER = "straggler"
 MAX_SHIFT = 30
-ADVICE = N_("One GPU lags the others: in data-parallel training every step waits for the slowest card. The method "
-           "points to synchronisation waits: check uneven batch or sequence lengths, a rank doing extra work "
-           "(logging, evaluation, checkpointing on rank 0), a slower link (nvidia-smi topo -m, nccl-tests), or a "
-           "throttling card.")
-ADVICE_STRAGGLER = N_("This GPU's busy and idle phases come earlier or later than the others': it runs out of step "
-                     "(a slower card or link, a rank with more data, or a rank doing extra host work). Compare its "
-                     "clocks, temperature and PCIe link with the others, and the per-rank step times in the job log.")
+
+
+def advice() -> str:
+    return _("One GPU lags the others: in data-parallel training every step waits for the slowest card. The "
+             "method points to synchronisation waits: check uneven batch or sequence lengths, a rank doing "
+             "extra work (logging, evaluation, checkpointing on rank 0), a slower link (nvidia-smi topo -m, "
+             "nccl-tests), or a throttling card.")
+
+
+def advice_straggler() -> str:
+    return _("This GPU's busy and idle phases come earlier or later than the others': it runs out of step (a "
+             'slower card or link, a rank with more data, or a rank doing extra host work). Compare its clocks, '
+             'temperature and PCIe link with the others, and the per-rank step times in the job log.')
 
 
 def stragglers(grid: Grid, min_lag_s: float, min_corr: float) -> list[tuple[int, float, float, float]]:
@@ -133,7 +139,7 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
                 gpu=low, low=own, others=others_med),
             {"gpu_util_median_pct_by_gpu": by_gpu, "lagging_gpu_util_median_pct": r(own),
              "others_util_median_pct": r(others_med), "others_util_mad_pct": r(mad)},
-            span, _(ADVICE)))
+            span, advice()))
     if not out:
         low, high = min(medians.values()), max(medians.values())
         spread = (_("{low:.0f} %").format(low=low) if round(low) == round(high)
@@ -156,7 +162,7 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
               "correlation {best:.2f} against {zero:.2f} unshifted).").format(
                 gpu=g, lag=duration(abs(lag_s)), where=where, best=best, zero=zero),
             {"lag_s": lag_s, "correlation_shifted": round(best, 3), "correlation_unshifted": round(zero, 3)},
-            span, _(ADVICE_STRAGGLER)))
+            span, advice_straggler()))
     if not found:
         out.append(checked(RULE_STRAGGLER, _("No straggler: no GPU's utilization pattern leads or lags the others' by "
                                              "{lag} or more.").format(lag=duration(th.straggler_min_lag_s)), {}, span))

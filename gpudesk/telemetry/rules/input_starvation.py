@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpudesk.i18n import N_, _
+from gpudesk.i18n import _
 from gpudesk.telemetry.model import SeriesFrame
 from gpudesk.nvml.pcie import link_bytes_per_s
 from gpudesk.telemetry.rules.base import (
@@ -37,13 +37,20 @@ from gpudesk.telemetry.rules.starvation import link_for
 from gpudesk.telemetry.rules.text import duration, rate
 
 RULE = "input-starvation"
-ADVICE_H2D = N_("The GPUs wait while data crosses PCIe from the host: the input pipeline, not the GPU, sets the "
-               "pace. Keep batches on the device (cache the dataset in GPU memory when it fits), use pinned memory "
-               "with non_blocking copies and prefetching (DataLoader pin_memory=True, prefetch_factor), decode on "
-               "the GPU (DALI, nvJPEG), and send compact inputs (uint8 images, not float32).")
-ADVICE_CPU = N_("The GPUs wait while the host CPU is saturated: data loading and augmentation on the CPU cannot "
-               "keep up. Add DataLoader workers (num_workers up to the free cores), move decoding and augmentation "
-               "to the GPU, cache preprocessed samples, and check that no other process competes for the CPU.")
+
+
+def advice_h2d() -> str:
+    return _("The GPUs wait while data crosses PCIe from the host: the input pipeline, not the GPU, sets the "
+             "pace. Keep batches on the device (cache the dataset in GPU memory when it fits), use pinned "
+             "memory with non_blocking copies and prefetching (DataLoader pin_memory=True, prefetch_factor), "
+             "decode on the GPU (DALI, nvJPEG), and send compact inputs (uint8 images, not float32).")
+
+
+def advice_cpu() -> str:
+    return _("The GPUs wait while the host CPU is saturated: data loading and augmentation on the CPU cannot "
+             "keep up. Add DataLoader workers (num_workers up to the free cores), move decoding and "
+             "augmentation to the GPU, cache preprocessed samples, and check that no other process competes for "
+             "the CPU.")
 
 
 def _link_caps(frame: SeriesFrame, ctx: RuleContext) -> dict[int, float]:
@@ -134,4 +141,4 @@ def _judge(span: Span, caps: dict[int, float], busy_rx: float | None, ctx: RuleC
                      else "host-to-device" if h2d and not cpu_hit else "host-to-device+host-cpu"})
     severity = CRITICAL if span.gpu is None else WARNING
     return Finding(RULE, span.gpu, severity, summary, evidence, (span.t0, span.t1),
-                   _(ADVICE_H2D if h2d else ADVICE_CPU))
+                   advice_h2d() if h2d else advice_cpu())

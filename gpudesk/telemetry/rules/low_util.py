@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpudesk.i18n import N_, _
+from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import SeriesFrame
 from gpudesk.telemetry.rules.base import (
@@ -36,12 +36,19 @@ from gpudesk.telemetry.rules.text import duration, duration_range, gpu_list, off
 from gpudesk.telemetry.rules.thresholds import Thresholds
 
 RULE = "low-utilization"
-ADVICE = N_("A span where the GPUs do little in the middle of a run is time paid for and lost. Open the span "
-           "(click it) and compare with the job's log at that time: data loading, checkpoint saving, evaluation, "
-           "or one rank holding the others at a collective. The other findings of this span say which.")
-ADVICE_BARELY = N_("The GPU worked for only a small part of the run: the job spends most of its time on the CPU, "
-                  "on I/O or waiting. Profile one run (torch.profiler or nsys) to see where the time goes before "
-                  "adding GPUs.")
+
+
+def advice() -> str:
+    return _('A span where the GPUs do little in the middle of a run is time paid for and lost. Open the span '
+             "(click it) and compare with the job's log at that time: data loading, checkpoint saving, "
+             'evaluation, or one rank holding the others at a collective. The other findings of this span say '
+             'which.')
+
+
+def advice_barely() -> str:
+    return _("The GPU worked for only a small part of the run: the job spends most of its time on the CPU, on "
+             "I/O or waiting. Profile one run (torch.profiler or nsys) to see where the time goes before adding "
+             "GPUs.")
 
 
 def in_use(frame: SeriesFrame, th: Thresholds) -> dict[int, bool]:
@@ -82,7 +89,7 @@ def _finding(span: Span, start: float, run_s: float, n_gpus: int) -> Finding:
         severity = CRITICAL if run_s and span.duration_s >= 0.25 * run_s else WARNING
     evidence = span.to_dict()
     evidence["offset_s"] = round(span.t0 - start, 1)
-    return Finding(RULE, span.gpu, severity, summary, evidence, (span.t0, span.t1), "" if span.at_edge else _(ADVICE))
+    return Finding(RULE, span.gpu, severity, summary, evidence, (span.t0, span.t1), "" if span.at_edge else advice())
 
 
 def _grouped(spans: list[Span], start: float, run_s: float, n_gpus: int) -> Finding:
@@ -100,7 +107,7 @@ def _grouped(spans: list[Span], start: float, run_s: float, n_gpus: int) -> Find
     evidence: dict[str, object] = {"spans": [dict(s.to_dict(), offset_s=round(s.t0 - start, 1)) for s in spans[:200]],
                                    "span_count": len(spans), "low_total_s": total,
                                    "duration_s": longest.duration_s}
-    return Finding(RULE, longest.gpu, severity, summary, evidence, (longest.t0, longest.t1), _(ADVICE))
+    return Finding(RULE, longest.gpu, severity, summary, evidence, (longest.t0, longest.t1), advice())
 
 
 def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
@@ -144,7 +151,7 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
                     gpu=g, low=th.low_util_pct, share=100 * shares[g]),
                 {"busy_share_pct": round(100 * shares[g], 1), "min_busy_share_pct": th.min_busy_share_pct,
                  "duration_s": run_s},
-                frame.span, _(ADVICE_BARELY)))
+                frame.span, advice_barely()))
     findings.sort(key=lambda f: (f.severity == INFO, -float(f.evidence.get("duration_s") or 0)))
     mean_busy = float(np.mean(list(shares.values())))
     evidence = {"busy_share_pct": round(100 * mean_busy, 1),

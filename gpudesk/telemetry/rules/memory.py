@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpudesk.i18n import N_, _
+from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.rules.base import (
     CRITICAL, WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, r, readable,
 )
 
 RULE = "memory-safe-line"
-ADVICE = N_("Keep 15-20 % of GPU memory free (the method's safe line: about 64 GB on an 80 GB card) for the CUDA "
-          "context, temporaries and fragmentation. Reduce the peak: activation checkpointing at the block that "
-          "peaks, smaller micro-batches with gradient accumulation, BF16, or sharding (FSDP/ZeRO) - or plan a "
-          "larger card.")
+
+
+def advice() -> str:
+    return _("Keep 15-20 % of GPU memory free (the method's safe line: about 64 GB on an 80 GB card) for the "
+             'CUDA context, temporaries and fragmentation. Reduce the peak: activation checkpointing at the '
+             'block that peaks, smaller micro-batches with gradient accumulation, BF16, or sharding (FSDP/ZeRO) '
+             '- or plan a larger card.')
 
 
 def check(frame, ctx: RuleContext) -> list[Finding]:
@@ -56,10 +59,10 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
         if peak / total >= crit:
             out.append(Finding(RULE, g, CRITICAL,
                                _("GPU {gpu}: memory peaked at {peak_pct:.0f} % of capacity - an OOM is one spike "
-                                 "away.").format(gpu=g, peak_pct=100 * peak / total), evidence, span, _(ADVICE)))
+                                 "away.").format(gpu=g, peak_pct=100 * peak / total), evidence, span, advice()))
         elif frac >= safe:
             out.append(Finding(RULE, g, WARNING,
                                _("GPU {gpu}: memory used (p95) is {used_pct:.0f} % of capacity, above the "
                                  "{safe_pct:.0f} % safe line.").format(gpu=g, used_pct=100 * frac, safe_pct=100 * safe),
-                               evidence, span, _(ADVICE)))
+                               evidence, span, advice()))
     return out

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpudesk.i18n import N_, _
+from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import SeriesFrame
 from gpudesk.telemetry.rules.base import (
@@ -28,10 +28,13 @@ from gpudesk.telemetry.rules.text import duration, gpu_list
 RULE = "memory-creep"
 BINS = 48
 GIB = 2**30
-ADVICE = N_("Memory used grows steadily over hours: suspect a leak before the job ends in an out-of-memory error. "
-           "Log torch.cuda.memory_allocated() and memory_reserved() per step: allocated growing means tensors kept "
-           "alive (losses kept with their graph, lists of outputs, caches); reserved growing with allocated flat "
-           "means fragmentation. gpudesk's OOM doctor reads a memory snapshot.")
+
+
+def advice() -> str:
+    return _('Memory used grows steadily over hours: suspect a leak before the job ends in an out-of-memory '
+             'error. Log torch.cuda.memory_allocated() and memory_reserved() per step: allocated growing means '
+             'tensors kept alive (losses kept with their graph, lists of outputs, caches); reserved growing '
+             "with allocated flat means fragmentation. gpudesk's OOM doctor reads a memory snapshot.")
 
 
 def _spearman(y: np.ndarray) -> float:
@@ -100,7 +103,7 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
             evidence["time_to_full_s"] = left
             if left is not None:
                 summary += " " + _("At this rate the card is full in about {left}.").format(left=duration(left))
-        out.append(Finding(RULE, g, WARNING, summary, evidence, (float(t[0]), float(t[-1])), _(ADVICE)))
+        out.append(Finding(RULE, g, WARNING, summary, evidence, (float(t[0]), float(t[-1])), advice()))
     if out:
         return out
     if not judged:

@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpudesk.i18n import N_, _
+from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
 from gpudesk.nvml.pcie import describe_link
 from gpudesk.telemetry.rules.base import WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, r, readable
 from gpudesk.telemetry.rules.starvation import link_for
 
 RULE = "pcie-link-degraded"
-ADVICE = N_("The GPU's PCIe link runs below what card and slot support while the GPU is busy. The method's PCIe "
-          "wall: host-device traffic is limited by the link. Reseat the card, check risers and slot wiring "
-          "(x16 electrical), BIOS PCIe generation settings and bifurcation; verify with nvidia-smi -q -d PCIE.")
+
+
+def advice() -> str:
+    return _("The GPU's PCIe link runs below what card and slot support while the GPU is busy. The method's "
+             'PCIe wall: host-device traffic is limited by the link. Reseat the card, check risers and slot '
+             'wiring (x16 electrical), BIOS PCIe generation settings and bifurcation; verify with nvidia-smi -q '
+             '-d PCIE.')
 
 
 def check(frame, ctx: RuleContext) -> list[Finding]:
@@ -56,5 +60,5 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
                 {"pcie_gen_current_median": r(float(np.nanmedian(gc))) if readable(gc) else None,
                  "pcie_width_current_median_lanes": r(float(np.nanmedian(wc))) if readable(wc) else None,
                  "pcie_gen_max": gen, "pcie_width_max_lanes": width, "busy_samples_degraded_pct": r(100 * share)},
-                span, _(ADVICE)))
+                span, advice()))
     return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpudesk.i18n import N_, _
+from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
 from gpudesk.nvml.pcie import describe_link, link_bytes_per_s, link_unknown_reason
 from gpudesk.telemetry.rules.base import (
@@ -18,10 +18,13 @@ from gpudesk.telemetry.rules.base import (
 )
 
 RULE = "pipeline-starvation"
-ADVICE = N_("The method's rule: GPU utilization under 60 % while PCIe is over 85 % of the link means the data "
-          "pipeline, not the card, is the bottleneck. Fix the pipeline first: decode on the GPU (e.g. DALI), keep "
-          "data on the device, use pinned memory and larger batches, compress or cache inputs; do not buy a faster "
-          "GPU for this.")
+
+
+def advice() -> str:
+    return _("The method's rule: GPU utilization under 60 % while PCIe is over 85 % of the link means the data "
+             'pipeline, not the card, is the bottleneck. Fix the pipeline first: decode on the GPU (e.g. DALI), '
+             'keep data on the device, use pinned memory and larger batches, compress or cache inputs; do not '
+             'buy a faster GPU for this.')
 
 
 def link_for(frame_cols: dict, idx: np.ndarray, ctx: RuleContext, gpu: int) -> tuple[int | None, int | None, str | None]:
@@ -87,11 +90,11 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
             out.append(Finding(RULE, g, CRITICAL,
                                _("GPU {gpu}: median utilization {util:.0f} % with PCIe at {pcie:.0f} % of the link - "
                                  "the data pipeline starves the GPU.").format(gpu=g, util=med_u, pcie=med_share * 100),
-                               evidence, span, _(ADVICE)))
+                               evidence, span, advice()))
         elif run_s >= th.method_min_sustained_s:
             out.append(Finding(RULE, g, WARNING,
                                _("GPU {gpu}: utilization under {util:.0f} % with PCIe over {pcie:.0f} % of the link "
                                  "for {run_s:.0f} s in a row.").format(gpu=g, util=util_below, pcie=100 * pcie_above,
                                                                       run_s=run_s),
-                               evidence, (run_t0, run_t1), _(ADVICE)))
+                               evidence, (run_t0, run_t1), advice()))
     return out

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpudesk.i18n import N_, _, ngettext
+from gpudesk.i18n import _, ngettext
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.rules.base import (
     CRITICAL, INFO, WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, r, readable,
@@ -20,17 +20,27 @@ from gpudesk.telemetry.rules.base import (
 
 RULE_POWER = "power-throttling"
 RULE_THERMAL = "thermal-throttling"
-ADVICE_POWER = N_("Clocks are held down by the power cap. The method counts power spikes among consumer-card limits "
-                "and electricity in the 3-year TCO: check the power limit (nvidia-smi -q -d POWER), the PSU and "
-                "chassis budget, and whether the workload's step time is really compute-bound before buying more.")
-ADVICE_THERMAL = N_("Clocks are held down by temperature. The method warns about blower/thermal issues in dense "
-                  "chassis: check airflow, fan curves, inlet temperature and card spacing; a 72-hour burn-in on real "
-                  "data shows whether it recurs.")
+
+
+def advice_power() -> str:
+    return _('Clocks are held down by the power cap. The method counts power spikes among consumer-card limits '
+             'and electricity in the 3-year TCO: check the power limit (nvidia-smi -q -d POWER), the PSU and '
+             "chassis budget, and whether the workload's step time is really compute-bound before buying more.")
+
+
+def advice_thermal() -> str:
+    return _("Clocks are held down by temperature. The method warns about blower/thermal issues in dense "
+             "chassis: check airflow, fan curves, inlet temperature and card spacing; a 72-hour burn-in on real "
+             "data shows whether it recurs.")
 
 
 # Where the throttling samples came from: a stable value in the evidence, translated in the summary.
-BASIS_NVML = N_("NVML clock-event reasons")
-BASIS_DMON = N_("dmon pviol/tviol")
+BASIS_NVML = "NVML clock-event reasons"
+BASIS_DMON = "dmon pviol/tviol"
+
+
+def _basis_text(basis: str) -> str:
+    return _("NVML clock-event reasons") if basis == BASIS_NVML else _("dmon pviol/tviol")
 
 
 def _no_data(what: str) -> str:
@@ -68,7 +78,7 @@ def _not_throttled(what: str, gpu: int, n: int, basis: str) -> str:
     else:
         text = ngettext("GPU {gpu}: no thermal throttling in {n} sample ({basis}).",
                         "GPU {gpu}: no thermal throttling in {n} samples ({basis}).", n)
-    return text.format(gpu=gpu, n=n, basis=_(basis))
+    return text.format(gpu=gpu, n=n, basis=_basis_text(basis))
 
 
 def _share(bits: np.ndarray, mask: int) -> np.ndarray:
@@ -111,8 +121,8 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
             extra["gpu_temp_max_c"] = r(float(np.nanmax(temp[idx])))
         if power is not None and readable(power[idx]):
             extra["power_median_w"] = r(float(np.nanmedian(power[idx])))
-        for rule, hit, advice, what in ((RULE_POWER, power_hit, ADVICE_POWER, "power"),
-                                        (RULE_THERMAL, thermal_hit, ADVICE_THERMAL, "thermal")):
+        for rule, hit, advice, what in ((RULE_POWER, power_hit, advice_power(), "power"),
+                                        (RULE_THERMAL, thermal_hit, advice_thermal(), "thermal")):
             if hit is None:
                 out.append(not_judged(rule, g, _no_data(what), span))
                 continue
@@ -125,7 +135,7 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
                         **extra}
             if share >= warn_share:
                 sev = CRITICAL if share >= crit_share else WARNING
-                out.append(Finding(rule, g, sev, _throttled(what, g, 100 * share), evidence, span, _(advice)))
+                out.append(Finding(rule, g, sev, _throttled(what, g, 100 * share), evidence, span, advice))
             elif share > 0:
                 out.append(Finding(rule, g, INFO, _barely_throttled(what, g, 100 * share, int(hit.size),
                                                                     100 * warn_share), evidence, span))
