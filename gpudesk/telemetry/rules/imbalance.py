@@ -155,12 +155,15 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
         return out
     found = stragglers(grid, th.straggler_min_lag_s, th.straggler_min_correlation)
     for g, lag_s, best, zero in found:
-        where = _("behind") if lag_s > 0 else _("ahead of")
+        if lag_s > 0:
+            summary = _("GPU {gpu} runs {lag} behind the other GPUs (its utilization pattern matches theirs best when "
+                        "shifted, correlation {best:.2f} against {zero:.2f} unshifted).")
+        else:
+            summary = _("GPU {gpu} runs {lag} ahead of the other GPUs (its utilization pattern matches theirs best "
+                        "when shifted, correlation {best:.2f} against {zero:.2f} unshifted).")
         out.append(Finding(
             RULE_STRAGGLER, g, WARNING,
-            _("GPU {gpu} runs {lag} {where} the other GPUs (its utilization pattern matches theirs best when shifted, "
-              "correlation {best:.2f} against {zero:.2f} unshifted).").format(
-                gpu=g, lag=duration(abs(lag_s)), where=where, best=best, zero=zero),
+            summary.format(gpu=g, lag=duration(abs(lag_s)), best=best, zero=zero),
             {"lag_s": lag_s, "correlation_shifted": round(best, 3), "correlation_unshifted": round(zero, 3)},
             span, advice_straggler()))
     if not found:
