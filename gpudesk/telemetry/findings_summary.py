@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from gpudesk.i18n import _, ngettext
 from gpudesk.telemetry.rules.base import CRITICAL, INFO, NOT_JUDGED, WARNING, Finding, not_judged_reason
 from gpudesk.telemetry.rules.text import duration, rate
+from gpudesk.telemetry.rules.text import sentences as join_sentences
 
 JUDGED = (WARNING, CRITICAL)
 
@@ -31,15 +32,6 @@ def _stall_lengths(findings: Sequence[Finding]) -> list[float]:
             out.extend(float(s["duration_s"]) for s in spans)
         elif "start_s" in f.evidence:
             out.append(float(f.evidence["duration_s"]))
-    return out
-
-
-def _sentences(texts: Sequence[str]) -> str:
-    """Whole sentences one after the other, as the language writes them (a space in English, none in Chinese)."""
-    out = ""
-    for text in texts:
-        # Translators: two sentences in a row; Chinese writes them without a space between.
-        out = _("{first} {second}").format(first=out, second=text) if out else text
     return out
 
 
@@ -114,4 +106,4 @@ def summarize(findings: Sequence[Finding]) -> str:
         else:
             sentences.append(_("No stall or other problem found: {ok} check(s) passed, {blind} could not judge (their "
                                "reasons are listed).").format(ok=judged, blind=blind))
-    return _sentences(sentences)
+    return join_sentences(sentences)
