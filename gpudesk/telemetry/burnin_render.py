@@ -136,14 +136,18 @@ def to_markdown(report: BurnInReport) -> str:
     out += ["", "## " + _("Findings"), ""]
     for f in a.findings:
         scope = _("job") if f.gpu is None else _("GPU {gpu}").format(gpu=f.gpu)
-        when = ""
+        severity = _severity(f.severity)
         if f.span and f.severity in (WARNING, CRITICAL):
             b = report.time_basis
-            when = " " + _("({start} to {end}, {zone})").format(start=_when(f.span[0], b), end=_when(f.span[1], b),
-                                                               zone=_zone(b))
-        # Translators: one Markdown list item; keep the ** and ` marks. {rule} is a rule id (stays English).
-        out.append(_("- **{severity}** `{rule}` ({scope}){when}: {summary}").format(
-            severity=_severity(f.severity), rule=f.rule, scope=scope, when=when, summary=_md(f.summary)))
+            # Translators: one Markdown list item; keep the ** and ` marks. {rule} is a rule id (stays English).
+            line = _("- **{severity}** `{rule}` ({scope}) ({start} to {end}, {zone}): {summary}").format(
+                severity=severity, rule=f.rule, scope=scope, start=_when(f.span[0], b), end=_when(f.span[1], b),
+                zone=_zone(b), summary=_md(f.summary))
+        else:
+            # Translators: one Markdown list item; keep the ** and ` marks. {rule} is a rule id (stays English).
+            line = _("- **{severity}** `{rule}` ({scope}): {summary}").format(
+                severity=severity, rule=f.rule, scope=scope, summary=_md(f.summary))
+        out.append(line)
     out += ["", _("Thresholds (version {v}): {values}").format(
         v=a.thresholds.to_dict()["version"],
         values=", ".join(f"{k}={v}" for k, v in a.thresholds.changed().items()) or _("defaults")), ""]
