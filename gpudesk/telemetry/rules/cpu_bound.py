@@ -21,8 +21,8 @@ RULE = "cpu-bound-preprocessing"
 def advice() -> str:
     return _("Utilization swings between busy and idle: the GPU waits for the CPU between batches. The method's "
              "'training does not get faster' checklist: check CPU load (top/htop at 100 %), add DataLoader "
-             'workers, enable pin_memory and prefetching, move decoding/augmentation to the GPU, and cache '
-             'preprocessed data.')
+             "workers, enable pin_memory and prefetching, move decoding/augmentation to the GPU, and cache "
+             "preprocessed data.")
 
 
 def check(frame, ctx: RuleContext) -> list[Finding]:

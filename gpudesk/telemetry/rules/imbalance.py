@@ -45,8 +45,8 @@ def advice() -> str:
 
 def advice_straggler() -> str:
     return _("This GPU's busy and idle phases come earlier or later than the others': it runs out of step (a "
-             'slower card or link, a rank with more data, or a rank doing extra host work). Compare its clocks, '
-             'temperature and PCIe link with the others, and the per-rank step times in the job log.')
+             "slower card or link, a rank with more data, or a rank doing extra host work). Compare its clocks, "
+             "temperature and PCIe link with the others, and the per-rank step times in the job log.")
 
 
 def stragglers(grid: Grid, min_lag_s: float, min_corr: float) -> list[tuple[int, float, float, float]]:

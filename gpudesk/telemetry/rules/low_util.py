@@ -39,10 +39,10 @@ RULE = "low-utilization"
 
 
 def advice() -> str:
-    return _('A span where the GPUs do little in the middle of a run is time paid for and lost. Open the span '
+    return _("A span where the GPUs do little in the middle of a run is time paid for and lost. Open the span "
              "(click it) and compare with the job's log at that time: data loading, checkpoint saving, "
-             'evaluation, or one rank holding the others at a collective. The other findings of this span say '
-             'which.')
+             "evaluation, or one rank holding the others at a collective. The other findings of this span say "
+             "which.")
 
 
 def advice_barely() -> str:

@@ -20,9 +20,9 @@ RULE = "memory-safe-line"
 
 def advice() -> str:
     return _("Keep 15-20 % of GPU memory free (the method's safe line: about 64 GB on an 80 GB card) for the "
-             'CUDA context, temporaries and fragmentation. Reduce the peak: activation checkpointing at the '
-             'block that peaks, smaller micro-batches with gradient accumulation, BF16, or sharding (FSDP/ZeRO) '
-             '- or plan a larger card.')
+             "CUDA context, temporaries and fragmentation. Reduce the peak: activation checkpointing at the "
+             "block that peaks, smaller micro-batches with gradient accumulation, BF16, or sharding (FSDP/ZeRO) "
+             "- or plan a larger card.")
 
 
 def check(frame, ctx: RuleContext) -> list[Finding]:

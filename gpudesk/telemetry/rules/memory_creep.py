@@ -31,9 +31,9 @@ GIB = 2**30
 
 
 def advice() -> str:
-    return _('Memory used grows steadily over hours: suspect a leak before the job ends in an out-of-memory '
-             'error. Log torch.cuda.memory_allocated() and memory_reserved() per step: allocated growing means '
-             'tensors kept alive (losses kept with their graph, lists of outputs, caches); reserved growing '
+    return _("Memory used grows steadily over hours: suspect a leak before the job ends in an out-of-memory "
+             "error. Log torch.cuda.memory_allocated() and memory_reserved() per step: allocated growing means "
+             "tensors kept alive (losses kept with their graph, lists of outputs, caches); reserved growing "
              "with allocated flat means fragmentation. gpudesk's OOM doctor reads a memory snapshot.")
 
 

@@ -28,8 +28,8 @@ RULE = "nvlink-idle"
 
 
 def advice() -> str:
-    return _('The GPUs work together but NVLink carries nothing: collectives go through PCIe or host memory. '
-             'Check nvidia-smi topo -m and nvidia-smi nvlink --status, that NCCL_P2P_DISABLE is not set, and '
+    return _("The GPUs work together but NVLink carries nothing: collectives go through PCIe or host memory. "
+             "Check nvidia-smi topo -m and nvidia-smi nvlink --status, that NCCL_P2P_DISABLE is not set, and "
              "run nccl-tests all_reduce_perf to compare the bus bandwidth with the link's datasheet figure.")
 
 

@@ -20,9 +20,9 @@ RULE = "pcie-link-degraded"
 
 def advice() -> str:
     return _("The GPU's PCIe link runs below what card and slot support while the GPU is busy. The method's "
-             'PCIe wall: host-device traffic is limited by the link. Reseat the card, check risers and slot '
-             'wiring (x16 electrical), BIOS PCIe generation settings and bifurcation; verify with nvidia-smi -q '
-             '-d PCIE.')
+             "PCIe wall: host-device traffic is limited by the link. Reseat the card, check risers and slot "
+             "wiring (x16 electrical), BIOS PCIe generation settings and bifurcation; verify with nvidia-smi -q "
+             "-d PCIE.")
 
 
 def check(frame, ctx: RuleContext) -> list[Finding]:

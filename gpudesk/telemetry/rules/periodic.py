@@ -27,9 +27,9 @@ RULE = "periodic-dips"
 
 
 def advice() -> str:
-    return _('Stalls at a steady period point to something the job does on a schedule: checkpoint saving (make '
-             'it asynchronous or less frequent), evaluation passes, data-loader epoch or shard boundaries '
-             '(persistent workers, prefetch across the boundary), or logging that synchronises the GPUs. Match '
+    return _("Stalls at a steady period point to something the job does on a schedule: checkpoint saving (make "
+             "it asynchronous or less frequent), evaluation passes, data-loader epoch or shard boundaries "
+             "(persistent workers, prefetch across the boundary), or logging that synchronises the GPUs. Match "
              "the period with the job's checkpoint/eval interval.")
 
 

@@ -22,9 +22,9 @@ RULE = "pipeline-starvation"
 
 def advice() -> str:
     return _("The method's rule: GPU utilization under 60 % while PCIe is over 85 % of the link means the data "
-             'pipeline, not the card, is the bottleneck. Fix the pipeline first: decode on the GPU (e.g. DALI), '
-             'keep data on the device, use pinned memory and larger batches, compress or cache inputs; do not '
-             'buy a faster GPU for this.')
+             "pipeline, not the card, is the bottleneck. Fix the pipeline first: decode on the GPU (e.g. DALI), "
+             "keep data on the device, use pinned memory and larger batches, compress or cache inputs; do not "
+             "buy a faster GPU for this.")
 
 
 def link_for(frame_cols: dict, idx: np.ndarray, ctx: RuleContext, gpu: int) -> tuple[int | None, int | None, str | None]:

@@ -23,8 +23,8 @@ RULE_THERMAL = "thermal-throttling"
 
 
 def advice_power() -> str:
-    return _('Clocks are held down by the power cap. The method counts power spikes among consumer-card limits '
-             'and electricity in the 3-year TCO: check the power limit (nvidia-smi -q -d POWER), the PSU and '
+    return _("Clocks are held down by the power cap. The method counts power spikes among consumer-card limits "
+             "and electricity in the 3-year TCO: check the power limit (nvidia-smi -q -d POWER), the PSU and "
              "chassis budget, and whether the workload's step time is really compute-bound before buying more.")
 
 
