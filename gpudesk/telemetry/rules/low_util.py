@@ -32,7 +32,7 @@ from gpudesk.telemetry.rules.spans import (
     job_spans,
     touches,
 )
-from gpudesk.telemetry.rules.text import duration, duration_range, gpu_list, offset, rate
+from gpudesk.telemetry.rules.text import duration, duration_range, gpu_list, offset, rate, sentences
 from gpudesk.telemetry.rules.thresholds import Thresholds
 
 RULE = "low-utilization"
@@ -85,7 +85,7 @@ def _finding(span: Span, start: float, run_s: float, n_gpus: int) -> Finding:
                                               length=duration(span.duration_s), where=offset(span.t0, start),
                                               rx=rate(span.pcie_rx_median_bytes_per_s))
         if span.host_cpu_median_pct is not None:
-            summary += " " + _("Host CPU at {cpu:.0f} %.").format(cpu=span.host_cpu_median_pct)
+            summary = sentences([summary, _("Host CPU at {cpu:.0f} %.").format(cpu=span.host_cpu_median_pct)])
         severity = CRITICAL if run_s and span.duration_s >= 0.25 * run_s else WARNING
     evidence = span.to_dict()
     evidence["offset_s"] = round(span.t0 - start, 1)

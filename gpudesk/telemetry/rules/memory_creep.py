@@ -23,7 +23,7 @@ from gpudesk.telemetry.rules.base import (
     not_judged,
     per_gpu,
 )
-from gpudesk.telemetry.rules.text import duration, gpu_list
+from gpudesk.telemetry.rules.text import duration, gpu_list, sentences
 
 RULE = "memory-creep"
 BINS = 48
@@ -102,7 +102,8 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
             left = (total - float(med[-1])) / slope * 3600.0 if slope > 0 else None
             evidence["time_to_full_s"] = left
             if left is not None:
-                summary += " " + _("At this rate the card is full in about {left}.").format(left=duration(left))
+                summary = sentences([summary, _("At this rate the card is full in about {left}.").format(
+                    left=duration(left))])
         out.append(Finding(RULE, g, WARNING, summary, evidence, (float(t[0]), float(t[-1])), advice()))
     if out:
         return out

@@ -21,7 +21,7 @@ from gpudesk.telemetry.rules.base import (
     not_judged,
 )
 from gpudesk.telemetry.rules.spans import Span, gpu_spans, job_spans
-from gpudesk.telemetry.rules.text import duration, duration_range
+from gpudesk.telemetry.rules.text import duration, duration_range, sentences
 
 RULE = "periodic-dips"
 
@@ -59,7 +59,7 @@ def _describe(dips: list[Span], period: float, cv: float, scope: str) -> Finding
     summary = _("{n} dips of {lengths} every {period} ({scope}).").format(
         n=len(dips), lengths=duration_range(min(lengths), max(lengths)), period=duration(period), scope=scope)
     if cpu and min(cpu) >= 90:
-        summary += " " + _("Each with the host CPU at {cpu:.0f} % or more.").format(cpu=min(cpu))
+        summary = sentences([summary, _("Each with the host CPU at {cpu:.0f} % or more.").format(cpu=min(cpu))])
     evidence = {"period_s": round(period, 1), "period_cv": round(cv, 3), "dips": len(dips),
                 "dip_length_min_s": min(lengths), "dip_length_max_s": max(lengths),
                 "dip_starts_s": [round(s.t0, 1) for s in dips[:50]]}
