@@ -29,7 +29,7 @@ from gpudesk.telemetry.heatmap import Heatmap, heatmap
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
 from gpudesk.telemetry.plausibility import screen
 from gpudesk.telemetry.rules.base import CRITICAL, WARNING
-from gpudesk.telemetry.rules.text import duration
+from gpudesk.telemetry.rules.text import clauses, duration, sentences
 from gpudesk.telemetry.rules.thresholds import Thresholds
 
 PASS = "pass"
@@ -296,12 +296,13 @@ def judge_checks(candidate: dict[str, Any] | None, rows: list[GpuRow], analysis:
         verdict = INCOMPLETE
     else:
         verdict = PASS
-    evidence = _("Recorded {length} of {need}.").format(length=duration(duration_s), need=duration(BURN_IN_S))
+    said = [_("Recorded {length} of {need}.").format(length=duration(duration_s), need=duration(BURN_IN_S))]
     if parts_fail:
-        evidence += " " + _("Failed: {what}.").format(what="; ".join(parts_fail))
+        said.append(_("Failed: {what}.").format(what=clauses(parts_fail)))
     if parts_ok:
-        evidence += " " + _("Held: {what}.").format(what="; ".join(parts_ok))
-    evidence += " " + _("Not judged: {what}.").format(what="; ".join(unknown))
+        said.append(_("Held: {what}.").format(what=clauses(parts_ok)))
+    said.append(_("Not judged: {what}.").format(what=clauses(unknown)))
+    evidence = sentences(said)
     checks = [CheckVerdict(
         _("72-hour burn-in on real data"),
         _("no Xid errors, no uncorrectable ECC errors, no thermal or power-brake throttling, utilisation steady "

@@ -14,14 +14,26 @@ import numpy as np
 
 from gpudesk.i18n import _
 from gpudesk.telemetry import timebase
-from gpudesk.telemetry.burnin import BurnInReport
+from gpudesk.telemetry.burnin import FAIL, INCOMPLETE, PASS, BurnInReport
 from gpudesk.telemetry.model import TelemetryError
-from gpudesk.telemetry.rules.base import CRITICAL, NOT_JUDGED, WARNING
+from gpudesk.telemetry.rules.base import CRITICAL, INFO, NOT_JUDGED, WARNING
 from gpudesk.telemetry.rules.text import duration
 
 FORMATS = ("md", "html", "json")
 SHADES = " .:-=+*#%@"  # 10 levels of utilization for the text heat map, 0-100 %
 GIB = 2**30
+
+
+def _verdict(verdict: str) -> str:
+    """A comparison's or check's verdict as the report says it (the JSON keeps the English id)."""
+    names = {PASS: _("pass"), FAIL: _("fail"), INCOMPLETE: _("incomplete"), NOT_JUDGED: _("not judged")}
+    return names.get(verdict, verdict)
+
+
+def _severity(severity: str) -> str:
+    """A finding's severity as the report says it (the JSON keeps the English id)."""
+    names = {INFO: _("info"), WARNING: _("warning"), CRITICAL: _("critical"), NOT_JUDGED: _("not judged")}
+    return names.get(severity, severity)
 
 
 def _md(text: object) -> str:
@@ -115,21 +127,27 @@ def to_markdown(report: BurnInReport) -> str:
                 "| " + " | ".join([_("Item"), _("Expected (plan)"), _("Measured"), _("Verdict"), _("Note")]) + " |",
                 "|---|---|---|---|---|"]
         for c in report.comparisons:
-            out.append("| " + " | ".join(_md(x) for x in (c.item, c.expected, c.measured, c.verdict, c.note)) + " |")
+            out.append("| " + " | ".join(_md(x) for x in (c.item, c.expected, c.measured, _verdict(c.verdict), c.note)) + " |")
         out.append("")
     out += ["## " + _("Post-delivery checks"), "",
             "| " + " | ".join([_("Check"), _("Expected"), _("Verdict"), _("Evidence")]) + " |", "|---|---|---|---|"]
     for ch in report.checks:
-        out.append("| " + " | ".join(_md(x) for x in (ch.name, ch.expected, ch.verdict, ch.evidence)) + " |")
+        out.append("| " + " | ".join(_md(x) for x in (ch.name, ch.expected, _verdict(ch.verdict), ch.evidence)) + " |")
     out += ["", "## " + _("Findings"), ""]
     for f in a.findings:
         scope = _("job") if f.gpu is None else _("GPU {gpu}").format(gpu=f.gpu)
-        when = ""
+        severity = _severity(f.severity)
         if f.span and f.severity in (WARNING, CRITICAL):
             b = report.time_basis
-            when = " " + _("({start} to {end}, {zone})").format(start=_when(f.span[0], b), end=_when(f.span[1], b),
-                                                               zone=_zone(b))
-        out.append(f"- **{f.severity}** `{f.rule}` ({scope}){when}: {_md(f.summary)}")
+            # Translators: one Markdown list item; keep the ** and ` marks. {rule} is a rule id (stays English).
+            line = _("- **{severity}** `{rule}` ({scope}) ({start} to {end}, {zone}): {summary}").format(
+                severity=severity, rule=f.rule, scope=scope, start=_when(f.span[0], b), end=_when(f.span[1], b),
+                zone=_zone(b), summary=_md(f.summary))
+        else:
+            # Translators: one Markdown list item; keep the ** and ` marks. {rule} is a rule id (stays English).
+            line = _("- **{severity}** `{rule}` ({scope}): {summary}").format(
+                severity=severity, rule=f.rule, scope=scope, summary=_md(f.summary))
+        out.append(line)
     out += ["", _("Thresholds (version {v}): {values}").format(
         v=a.thresholds.to_dict()["version"],
         values=", ".join(f"{k}={v}" for k, v in a.thresholds.changed().items()) or _("defaults")), ""]
@@ -210,10 +228,10 @@ def to_html(report: BurnInReport, svg: bool = True) -> str:
     if report.comparisons:
         out.append(f"<h2>{esc(_('Plan against measurement'))}</h2>" + _table(
             [_("Item"), _("Expected (plan)"), _("Measured"), _("Verdict"), _("Note")],
-            [[c.item, c.expected, c.measured, c.verdict, c.note] for c in report.comparisons]))
+            [[c.item, c.expected, c.measured, _verdict(c.verdict), c.note] for c in report.comparisons]))
     out.append(f"<h2>{esc(_('Post-delivery checks'))}</h2>" + _table(
         [_("Check"), _("Expected"), _("Verdict"), _("Evidence")],
-        [[c.name, c.expected, c.verdict, c.evidence] for c in report.checks]))
+        [[c.name, c.expected, _verdict(c.verdict), c.evidence] for c in report.checks]))
     out.append(f"<h2>{esc(_('Findings'))}</h2><ul>")
     for f in a.findings:
         if f.severity == NOT_JUDGED:
@@ -221,7 +239,7 @@ def to_html(report: BurnInReport, svg: bool = True) -> str:
         else:
             cls = " class='fail'" if f.severity in (WARNING, CRITICAL) else " class='pass'"
         scope = _("job") if f.gpu is None else _("GPU {gpu}").format(gpu=f.gpu)
-        out.append(f"<li{cls}><b>{esc(f.severity)}</b> <code>{esc(f.rule)}</code> ({esc(scope)}): "
+        out.append(f"<li{cls}><b>{esc(_severity(f.severity))}</b> <code>{esc(f.rule)}</code> ({esc(scope)}): "
                    f"{esc(f.summary)}</li>")
     out.append("</ul></body></html>")
     return "\n".join(out)

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
+from gpudesk.i18n import _
 from gpudesk.csv_cells import formula_safe
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError, widen
 from gpudesk.telemetry.timebase import undated
@@ -48,7 +49,7 @@ def export_csv(
             with open(out, "w", newline="", encoding="utf-8") as fh:
                 return _write(fh, sub, names, devs, header)
         except OSError as exc:
-            raise TelemetryError(f"Cannot write {out}: {exc.strerror or exc}.") from exc
+            raise TelemetryError(_("Cannot write {path}: {error}.").format(path=out, error=exc.strerror or exc)) from exc
     return _write(out, sub, names, devs, header)
 
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpudesk.i18n import _
-from gpudesk.telemetry.rules.base import CRITICAL, INFO, NOT_JUDGED, WARNING, Finding
+from gpudesk.i18n import _, ngettext
+from gpudesk.telemetry.rules.base import CRITICAL, INFO, NOT_JUDGED, WARNING, Finding, not_judged_reason
 from gpudesk.telemetry.rules.text import duration, rate
+from gpudesk.telemetry.rules.text import sentences as join_sentences
 
 JUDGED = (WARNING, CRITICAL)
 
@@ -34,10 +35,42 @@ def _stall_lengths(findings: Sequence[Finding]) -> list[float]:
     return out
 
 
+def _sentence(clause: str) -> str:
+    """A clause made a sentence: capitalized, with the language's full stop."""
+    # Translators: {clause} is a whole clause; the full stop of the language ends it.
+    return _("{clause}.").format(clause=clause[:1].upper() + clause[1:])
+
+
+def _stalls(lengths: list[float], period_s: float | None) -> str:
+    length = (duration(lengths[0]) if min(lengths) == max(lengths)
+              else _("{short} to {long}").format(short=duration(min(lengths)), long=duration(max(lengths))))
+    n = len(lengths)
+    if period_s is None:
+        return ngettext("{n} stall of {length}", "{n} stalls of {length}", n).format(n=n, length=length)
+    return ngettext("{n} stall of {length} every {period}", "{n} stalls of {length} every {period}", n).format(
+        n=n, length=length, period=duration(period_s))
+
+
+def _with_cause(before: str | None, starving: Sequence[Finding]) -> str:
+    """The stall clause ``before`` (or nothing) followed by the cause the input-starvation findings name."""
+    causes = {str(f.evidence.get("cause")) for f in starving}
+    if "host-cpu" in causes or "host-to-device+host-cpu" in causes:
+        cpu = max(float(f.evidence.get("host_cpu_median_pct") or 0) for f in starving)
+        if before is None:
+            return _("each with host CPU at {cpu:.0f} %: the data loader is the bottleneck").format(cpu=cpu)
+        # Translators: {before} is the clause about busy time and stalls ("GPUs busy 62 % of the run; 4 stalls ...")
+        return _("{before}, each with host CPU at {cpu:.0f} %: the data loader is the bottleneck").format(
+            before=before, cpu=cpu)
+    rx = rate(max(float(f.evidence.get("pcie_rx_median_bytes_per_s") or 0) for f in starving))
+    if before is None:
+        return _("with PCIe RX at {rx} per GPU meanwhile: the GPUs wait on host-to-device copies").format(rx=rx)
+    return _("{before}, with PCIe RX at {rx} per GPU meanwhile: the GPUs wait on host-to-device copies").format(
+        before=before, rx=rx)
+
+
 def summarize(findings: Sequence[Finding]) -> str:
     """One paragraph, e.g. "GPUs busy 62 % of the run; 4 stalls of 20-40 s every 10 min, each with host CPU at
     100 %: the data loader is the bottleneck."""
-    parts: list[str] = []
     busy = _busy_share(findings)
     lengths = _stall_lengths(findings)
     periodic = next((f for f in findings if f.rule == "periodic-dips" and f.severity in JUDGED), None)
@@ -48,47 +81,29 @@ def summarize(findings: Sequence[Finding]) -> str:
     if in_use == []:
         head = _("The GPUs were idle the whole run (no job ran on them)")
     if lengths:
-        span_text = (duration(lengths[0]) if min(lengths) == max(lengths)
-                     else _("{short} to {long}").format(short=duration(min(lengths)), long=duration(max(lengths))))
-        stalls = (_("1 stall of {length}").format(length=span_text) if len(lengths) == 1
-                  else _("{n} stalls of {length}").format(n=len(lengths), length=span_text))
-        if periodic is not None:
-            stalls += " " + _("every {period}").format(period=duration(float(periodic.evidence["period_s"])))
-        head = f"{head}; {stalls}" if head else stalls
-    if head:
-        parts.append(head)
+        stalls = _stalls(lengths, float(periodic.evidence["period_s"]) if periodic is not None else None)
+        # Translators: {busy} is "GPUs busy 62 % of the run", {stalls} e.g. "4 stalls of 20 s to 40 s every 10 min"
+        head = _("{busy}; {stalls}").format(busy=head, stalls=stalls) if head else stalls
     if starving:
-        causes = {str(f.evidence.get("cause")) for f in starving}
-        if "host-cpu" in causes or "host-to-device+host-cpu" in causes:
-            cpu = max(float(f.evidence.get("host_cpu_median_pct") or 0) for f in starving)
-            parts[-1 if parts else 0:] = [(parts[-1] + ", " if parts else "") + _(
-                "each with host CPU at {cpu:.0f} %: the data loader is the bottleneck").format(cpu=cpu)]
-        else:
-            rx = max(float(f.evidence.get("pcie_rx_median_bytes_per_s") or 0) for f in starving)
-            parts[-1 if parts else 0:] = [(parts[-1] + ", " if parts else "") + _(
-                "with PCIe RX at {rx} per GPU meanwhile: the GPUs wait on host-to-device copies").format(rx=rate(rx))]
+        head = _with_cause(head or None, starving)
+    sentences = [_sentence(head)] if head else []
     others = sorted({f.rule for f in findings if f.severity in JUDGED}
                     - {"low-utilization", "periodic-dips", "input-starvation"})
-    text = ". ".join(p[0].upper() + p[1:] for p in parts if p)
-    if text:
-        text += "."
     barely = [f for f in findings if f.rule == "low-utilization" and f.severity in JUDGED
               and "start_s" not in f.evidence and "spans" not in f.evidence]
-    for f in barely:
-        text += (" " if text else "") + f.summary
+    sentences += [f.summary for f in barely]
     if others:
-        text += (" " if text else "") + _("Also flagged: {rules}.").format(rules=", ".join(others))
+        sentences.append(_("Also flagged: {rules}.").format(rules=", ".join(others)))
     if not lengths and not others and not starving and not barely:
         judged = len({f.rule for f in findings if f.severity == INFO})
         blind = len({f.rule for f in findings if f.severity == NOT_JUDGED})
         unjudged_stalls = next((f for f in findings if f.rule == "low-utilization" and f.severity == NOT_JUDGED),
                                None)
         if unjudged_stalls is not None:
-            why = unjudged_stalls.summary.removeprefix("Could not judge: ")
-            text += (" " if text else "") + _("Stalls not judged: {why} {ok} check(s) passed, {blind} could not "
-                                              "judge (their reasons are listed).").format(why=why, ok=judged,
-                                                                                         blind=blind)
+            why = not_judged_reason(unjudged_stalls.summary)
+            sentences.append(_("Stalls not judged: {why} {ok} check(s) passed, {blind} could not judge (their reasons "
+                               "are listed).").format(why=why, ok=judged, blind=blind))
         else:
-            text += (" " if text else "") + _("No stall or other problem found: {ok} check(s) passed, {blind} could "
-                                              "not judge (their reasons are listed).").format(ok=judged, blind=blind)
-    return text
+            sentences.append(_("No stall or other problem found: {ok} check(s) passed, {blind} could not judge (their "
+                               "reasons are listed).").format(ok=judged, blind=blind))
+    return join_sentences(sentences)

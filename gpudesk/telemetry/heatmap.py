@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpudesk.i18n import _
 from gpudesk.telemetry.model import GPU_UTIL, SeriesFrame, TelemetryError
 
 
@@ -42,18 +43,18 @@ def heatmap(
     """
     sub = frame.select(t0, t1) if (t0 is not None or t1 is not None) else frame
     if not len(sub):
-        raise TelemetryError("No samples in the selected span: nothing to draw.")
+        raise TelemetryError(_("No samples in the selected span: nothing to draw."))
     lo = float(sub.t[0]) if t0 is None else float(t0)
     hi = float(sub.t[-1]) if t1 is None else float(t1)
     span = max(hi - lo, 1e-9)
     if bin_s is not None:
         if bin_s <= 0:
-            raise TelemetryError(f"Heat-map bin width must be positive, got {bin_s} s.")
+            raise TelemetryError(_("Heat-map bin width must be positive, got {bin_s} s.").format(bin_s=bin_s))
         nbins = max(1, int(np.ceil(span / bin_s)))
     else:
         nbins = 288 if bins is None else int(bins)
         if nbins <= 0:
-            raise TelemetryError(f"Heat-map bin count must be positive, got {nbins}.")
+            raise TelemetryError(_("Heat-map bin count must be positive, got {nbins}.").format(nbins=nbins))
         bin_s = span / nbins
     edges = lo + np.arange(nbins + 1) * bin_s
     gpus = sub.gpus

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import psutil
 
+from gpudesk.i18n import _
 from gpudesk.telemetry.host_metrics import HOST_CPU_UTIL
 from gpudesk.telemetry.model import DeviceInfo, SampleBatch
 from gpudesk.telemetry.source import SampleSource
@@ -55,7 +56,7 @@ class WithHostCpu:
         return self.inner.finished
 
     def describe(self) -> str:
-        return self.inner.describe() + " + host CPU (psutil)"
+        return _("{source} + host CPU (psutil)").format(source=self.inner.describe())
 
     def close(self) -> None:
         self.inner.close()

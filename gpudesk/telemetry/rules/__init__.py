@@ -49,14 +49,21 @@ RULES = (low_util.check, input_starvation.check, starvation.check, periodic.chec
 _ORDER = {CRITICAL: 0, WARNING: 1, INFO: 2, NOT_JUDGED: 3}
 
 # What each rule checks, said when a rule judged and found nothing (rules that say it themselves are absent).
-CHECKED: dict[str, str] = {
-    starvation.RULE: _("The method's starvation test (median utilization under {util:.0f} % while PCIe is over "
-                       "{pcie:.0f} % of the link) did not fire."),
-    cpu_bound.RULE: _("No CPU-bound swing: utilization does not swing between busy and idle from one sample to the "
-                      "next."),
-    memory.RULE: _("Memory stays under the {safe:.0f} % safe line."),
-    pcie_link.RULE: _("PCIe links held their maximum generation and width under load."),
-}
+CHECKED = (starvation.RULE, cpu_bound.RULE, memory.RULE, pcie_link.RULE)
+
+
+def checked_sentence(rule_id: str, th: Thresholds) -> str:
+    """The fallback "checked" sentence of a rule in :data:`CHECKED`, in the current language."""
+    sentences = {
+        starvation.RULE: _("The method's starvation test (median utilization under {util:.0f} % while PCIe is over "
+                           "{pcie:.0f} % of the link) did not fire."),
+        cpu_bound.RULE: _("No CPU-bound swing: utilization does not swing between busy and idle from one sample to "
+                          "the next."),
+        memory.RULE: _("Memory stays under the {safe:.0f} % safe line."),
+        pcie_link.RULE: _("PCIe links held their maximum generation and width under load."),
+    }
+    return sentences[rule_id].format(util=th.method_util_below_pct, pcie=th.method_pcie_above_pct,
+                                     safe=th.safe_line_pct)
 
 __all__ = [
     "CHECKED",
@@ -104,7 +111,9 @@ def _collapse_not_judged(findings: list[Finding]) -> list[Finding]:
         spans = [f.span for f in group if f.span]
         span = (min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None
         first = group[0]
-        out.append(Finding(first.rule, None, NOT_JUDGED, f"{first.summary} ({gpu_list(gpus)})",
+        # Translators: {summary} is a whole "Could not judge: ..." sentence, {gpus} e.g. "GPUs 0-3"
+        summary = _("{summary} ({gpus})").format(summary=first.summary, gpus=gpu_list(gpus))
+        out.append(Finding(first.rule, None, NOT_JUDGED, summary,
                            {"gpus": gpus}, span, first.advice))
     return out
 
@@ -131,10 +140,8 @@ def run_rules(
         findings.extend(rule(frame, ctx))
     findings = _collapse_not_judged(findings)
     said = {f.rule for f in findings}
-    for rule_id, sentence in CHECKED.items():
+    for rule_id in CHECKED:
         if rule_id not in said:
-            findings.append(checked(rule_id, sentence.format(util=th.method_util_below_pct,
-                                                             pcie=th.method_pcie_above_pct,
-                                                             safe=th.safe_line_pct), {}, frame.span))
+            findings.append(checked(rule_id, checked_sentence(rule_id, th), {}, frame.span))
     findings.sort(key=lambda f: (_ORDER.get(f.severity, 9), -1 if f.gpu is None else f.gpu, f.rule))
     return findings

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gpudesk.i18n import _, ngettext
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
 from gpudesk.telemetry.rules.spans import Grid, build_grid
 from gpudesk.telemetry.rules.thresholds import Thresholds
@@ -88,8 +89,22 @@ def checked(rule: str, summary: str, evidence: dict | None = None,
     return Finding(rule, None, INFO, summary, {"checked": True, **(evidence or {})}, span)
 
 
+def _not_judged_sentence() -> str:
+    # Translators: {why} is a whole reason sentence, e.g. "the SM clock was not recorded (dmon -s c, or NVML)."
+    return _("Could not judge: {why}")
+
+
 def not_judged(rule: str, gpu: int | None, why: str, span: tuple[float, float] | None) -> Finding:
-    return Finding(rule, gpu, NOT_JUDGED, f"Could not judge: {why}", {}, span)
+    return Finding(rule, gpu, NOT_JUDGED, _not_judged_sentence().format(why=why), {}, span)
+
+
+def not_judged_reason(summary: str) -> str:
+    """The reason of a not-judged finding's summary (the sentence without "Could not judge: "), in the language
+    the summary was written in; the whole summary when it does not have that form."""
+    head, _field, tail = _not_judged_sentence().partition("{why}")
+    if summary.startswith(head) and summary.endswith(tail) and len(summary) >= len(head) + len(tail):
+        return summary[len(head):len(summary) - len(tail)]
+    return summary
 
 
 def gpu_span(t: np.ndarray) -> tuple[float, float] | None:
@@ -115,9 +130,9 @@ def readable(values: np.ndarray | None) -> bool:
     return values is not None and bool(np.any(~np.isnan(values)))
 
 
-def plural(n: int, noun: str) -> str:
+def n_samples(n: int) -> str:
     """ "1 sample", "2 samples"."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+    return ngettext("{n} sample", "{n} samples", n).format(n=n)
 
 
 def r(x: float | None, nd: int = 1) -> float | None:

@@ -28,9 +28,24 @@ from gpudesk.telemetry.rules.base import (
 from gpudesk.telemetry.rules.text import gpu_list
 
 RULE = "clocks-below-max"
-ADVICE = _("Under load the SM clock sits well below what this GPU reaches: power capping, heat, a locked or "
-           "lowered application clock (nvidia-smi -q -d CLOCK,PERFORMANCE shows the clock-event reasons), or a power "
-           "limit set below the default (nvidia-smi -q -d POWER).")
+# The reference clock, as the evidence names it (English, a stable value) and as the summary says it (translated).
+HIGHEST_HELD = "highest clock held in this recording"
+APPLICATION_CLOCK = "application clock"
+MAXIMUM_CLOCK = "maximum clock"
+
+
+def _reference_text(basis: str) -> str:
+    if basis == APPLICATION_CLOCK:
+        return _("application clock")
+    if basis == MAXIMUM_CLOCK:
+        return _("maximum clock")
+    return _("highest clock held in this recording")
+
+
+def advice() -> str:
+    return _("Under load the SM clock sits well below what this GPU reaches: power capping, heat, a locked or "
+             "lowered application clock (nvidia-smi -q -d CLOCK,PERFORMANCE shows the clock-event reasons), or "
+             "a power limit set below the default (nvidia-smi -q -d POWER).")
 
 
 def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
@@ -51,8 +66,8 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
         if loaded.sum() < 10:
             continue
         judged.append(g)
-        ref, basis = None, "highest clock held in this recording"
-        for name, label in ((SM_CLOCK_APP, "application clock"), (SM_CLOCK_MAX, "maximum clock")):
+        ref, basis = None, HIGHEST_HELD
+        for name, label in ((SM_CLOCK_APP, APPLICATION_CLOCK), (SM_CLOCK_MAX, MAXIMUM_CLOCK)):
             col = frame.metrics.get(name)
             if col is not None and np.any(~np.isnan(col[idx])):
                 ref, basis = float(np.nanmax(col[idx])), label
@@ -67,10 +82,10 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
                 RULE, g, WARNING,
                 _("GPU {gpu}: under load the SM clock is below {pct:.0f} % of its {basis} ({ref:.0f} MHz) in "
                   "{share:.0f} % of the samples (median {med:.0f} MHz).").format(
-                    gpu=g, pct=th.clock_below_pct, basis=basis, ref=ref / 1e6, share=100 * share, med=med / 1e6),
+                    gpu=g, pct=th.clock_below_pct, basis=_reference_text(basis), ref=ref / 1e6, share=100 * share, med=med / 1e6),
                 {"sm_clock_loaded_median_hz": med, "sm_clock_reference_hz": ref, "reference": basis,
                  "loaded_samples_low_pct": round(100 * share, 1), "loaded_samples": int(loaded.sum())},
-                gpu_span(frame.t[idx]), ADVICE))
+                gpu_span(frame.t[idx]), advice()))
     if out:
         return out
     if not judged:

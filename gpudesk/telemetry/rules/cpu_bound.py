@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpudesk.i18n import _, ngettext
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.rules.base import (
-    WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, plural, r, readable,
+    WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, r, readable,
 )
 
 RULE = "cpu-bound-preprocessing"
-ADVICE = ("Utilization swings between busy and idle: the GPU waits for the CPU between batches. The method's "
-          "'training does not get faster' checklist: check CPU load (top/htop at 100 %), add DataLoader workers, "
-          "enable pin_memory and prefetching, move decoding/augmentation to the GPU, and cache preprocessed data.")
+
+
+def advice() -> str:
+    return _("Utilization swings between busy and idle: the GPU waits for the CPU between batches. The method's "
+             "'training does not get faster' checklist: check CPU load (top/htop at 100 %), add DataLoader "
+             "workers, enable pin_memory and prefetching, move decoding/augmentation to the GPU, and cache "
+             "preprocessed data.")
 
 
 def check(frame, ctx: RuleContext) -> list[Finding]:
@@ -28,13 +33,15 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
         span = gpu_span(frame.t[idx])
         u = util[idx] if util is not None else None
         if not readable(u):
-            out.append(not_judged(RULE, g, f"GPU utilization is N/A ({frame.reason(g, m.GPU_UTIL) or 'not recorded'}).",
-                                  span))
+            out.append(not_judged(RULE, g, _("GPU utilization is N/A ({reason}).").format(
+                reason=frame.reason(g, m.GPU_UTIL) or _("not recorded")), span))
             continue
         v = u[~np.isnan(u)]
         if v.size < th.swing_min_samples:
-            out.append(not_judged(RULE, g, f"only {plural(int(v.size), 'utilization sample')}; the swing needs at "
-                                  f"least {th.swing_min_samples}.", span))
+            out.append(not_judged(RULE, g, ngettext(
+                "only {n} utilization sample; the swing needs at least {need}.",
+                "only {n} utilization samples; the swing needs at least {need}.", int(v.size)).format(
+                    n=int(v.size), need=th.swing_min_samples), span))
             continue
         p5, med, p95 = np.percentile(v, [5, 50, 95])
         swing = float(np.mean(np.abs(np.diff(v))))
@@ -42,9 +49,10 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
         if p95 >= th.swing_busy_p95_pct and p95 - p5 >= th.swing_spread_pct and swing >= th.swing_change_pct:
             out.append(Finding(
                 RULE, g, WARNING,
-                f"GPU {g}: utilization swings between {p5:.0f} % and {p95:.0f} % (mean change {swing:.0f} points per "
-                "sample) - preprocessing on the CPU likely cannot keep up.",
+                _("GPU {gpu}: utilization swings between {p5:.0f} % and {p95:.0f} % (mean change {swing:.0f} points per "
+                  "sample) - preprocessing on the CPU likely cannot keep up.").format(gpu=g, p5=p5, p95=p95,
+                                                                                      swing=swing),
                 {"gpu_util_p5_pct": r(p5), "gpu_util_median_pct": r(med), "gpu_util_p95_pct": r(p95),
                  "mean_abs_change_pct_points": r(swing), "time_below_30pct_share_pct": r(100 * idle_share)},
-                span, ADVICE))
+                span, advice()))
     return out

@@ -23,9 +23,9 @@ from gpudesk.telemetry.rules.base import (
     Finding,
     RuleContext,
     checked,
+    n_samples,
     not_judged,
     per_gpu,
-    plural,
     r,
 )
 from gpudesk.telemetry.rules.spans import Grid
@@ -34,13 +34,19 @@ from gpudesk.telemetry.rules.text import duration, gpu_list
 RULE = "multi-gpu-imbalance"
 RULE_STRAGGLER = "straggler"
 MAX_SHIFT = 30
-ADVICE = _("One GPU lags the others: in data-parallel training every step waits for the slowest card. The method "
-           "points to synchronisation waits: check uneven batch or sequence lengths, a rank doing extra work "
-           "(logging, evaluation, checkpointing on rank 0), a slower link (nvidia-smi topo -m, nccl-tests), or a "
-           "throttling card.")
-ADVICE_STRAGGLER = _("This GPU's busy and idle phases come earlier or later than the others': it runs out of step "
-                     "(a slower card or link, a rank with more data, or a rank doing extra host work). Compare its "
-                     "clocks, temperature and PCIe link with the others, and the per-rank step times in the job log.")
+
+
+def advice() -> str:
+    return _("One GPU lags the others: in data-parallel training every step waits for the slowest card. The "
+             "method points to synchronisation waits: check uneven batch or sequence lengths, a rank doing "
+             "extra work (logging, evaluation, checkpointing on rank 0), a slower link (nvidia-smi topo -m, "
+             "nccl-tests), or a throttling card.")
+
+
+def advice_straggler() -> str:
+    return _("This GPU's busy and idle phases come earlier or later than the others': it runs out of step (a "
+             "slower card or link, a rank with more data, or a rank doing extra host work). Compare its clocks, "
+             "temperature and PCIe link with the others, and the per-rank step times in the job log.")
 
 
 def stragglers(grid: Grid, min_lag_s: float, min_corr: float) -> list[tuple[int, float, float, float]]:
@@ -121,7 +127,7 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
         if any(counts.values()):
             few = min(counts.values())
             why = _("{samples} per GPU; comparing GPUs needs at least {need} utilization samples on two or "
-                    "more of them.").format(samples=plural(few, "sample"), need=th.multi_gpu_min_samples)
+                    "more of them.").format(samples=n_samples(few), need=th.multi_gpu_min_samples)
             return [not_judged(RULE, None, why, span), not_judged(RULE_STRAGGLER, None, why, span)]
         return [not_judged(RULE, None, _("GPU utilization is N/A on all but one GPU."), span)]
     out: list[Finding] = []
@@ -133,7 +139,7 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
                 gpu=low, low=own, others=others_med),
             {"gpu_util_median_pct_by_gpu": by_gpu, "lagging_gpu_util_median_pct": r(own),
              "others_util_median_pct": r(others_med), "others_util_mad_pct": r(mad)},
-            span, ADVICE))
+            span, advice()))
     if not out:
         low, high = min(medians.values()), max(medians.values())
         spread = (_("{low:.0f} %").format(low=low) if round(low) == round(high)
@@ -145,18 +151,21 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
     if grid.util.shape[0] < 4 * MAX_SHIFT:
         out.append(not_judged(RULE_STRAGGLER, None, _(
             "{samples} per GPU; telling a GPU that runs ahead or behind needs at least {need}.").format(
-                samples=plural(int(grid.util.shape[0]), "sample"), need=4 * MAX_SHIFT), span))
+                samples=n_samples(int(grid.util.shape[0])), need=4 * MAX_SHIFT), span))
         return out
     found = stragglers(grid, th.straggler_min_lag_s, th.straggler_min_correlation)
     for g, lag_s, best, zero in found:
-        where = _("behind") if lag_s > 0 else _("ahead of")
+        if lag_s > 0:
+            summary = _("GPU {gpu} runs {lag} behind the other GPUs (its utilization pattern matches theirs best when "
+                        "shifted, correlation {best:.2f} against {zero:.2f} unshifted).")
+        else:
+            summary = _("GPU {gpu} runs {lag} ahead of the other GPUs (its utilization pattern matches theirs best "
+                        "when shifted, correlation {best:.2f} against {zero:.2f} unshifted).")
         out.append(Finding(
             RULE_STRAGGLER, g, WARNING,
-            _("GPU {gpu} runs {lag} {where} the other GPUs (its utilization pattern matches theirs best when shifted, "
-              "correlation {best:.2f} against {zero:.2f} unshifted).").format(
-                gpu=g, lag=duration(abs(lag_s)), where=where, best=best, zero=zero),
+            summary.format(gpu=g, lag=duration(abs(lag_s)), best=best, zero=zero),
             {"lag_s": lag_s, "correlation_shifted": round(best, 3), "correlation_unshifted": round(zero, 3)},
-            span, ADVICE_STRAGGLER))
+            span, advice_straggler()))
     if not found:
         out.append(checked(RULE_STRAGGLER, _("No straggler: no GPU's utilization pattern leads or lags the others' by "
                                              "{lag} or more.").format(lag=duration(th.straggler_min_lag_s)), {}, span))

@@ -37,13 +37,20 @@ from gpudesk.telemetry.rules.starvation import link_for
 from gpudesk.telemetry.rules.text import duration, rate
 
 RULE = "input-starvation"
-ADVICE_H2D = _("The GPUs wait while data crosses PCIe from the host: the input pipeline, not the GPU, sets the "
-               "pace. Keep batches on the device (cache the dataset in GPU memory when it fits), use pinned memory "
-               "with non_blocking copies and prefetching (DataLoader pin_memory=True, prefetch_factor), decode on "
-               "the GPU (DALI, nvJPEG), and send compact inputs (uint8 images, not float32).")
-ADVICE_CPU = _("The GPUs wait while the host CPU is saturated: data loading and augmentation on the CPU cannot "
-               "keep up. Add DataLoader workers (num_workers up to the free cores), move decoding and augmentation "
-               "to the GPU, cache preprocessed samples, and check that no other process competes for the CPU.")
+
+
+def advice_h2d() -> str:
+    return _("The GPUs wait while data crosses PCIe from the host: the input pipeline, not the GPU, sets the "
+             "pace. Keep batches on the device (cache the dataset in GPU memory when it fits), use pinned "
+             "memory with non_blocking copies and prefetching (DataLoader pin_memory=True, prefetch_factor), "
+             "decode on the GPU (DALI, nvJPEG), and send compact inputs (uint8 images, not float32).")
+
+
+def advice_cpu() -> str:
+    return _("The GPUs wait while the host CPU is saturated: data loading and augmentation on the CPU cannot "
+             "keep up. Add DataLoader workers (num_workers up to the free cores), move decoding and "
+             "augmentation to the GPU, cache preprocessed samples, and check that no other process competes for "
+             "the CPU.")
 
 
 def _link_caps(frame: SeriesFrame, ctx: RuleContext) -> dict[int, float]:
@@ -95,14 +102,31 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
     if out:
         out.sort(key=lambda f: -float(f.evidence["duration_s"]))
         return out
-    what = []
-    if has_rx:
-        what.append(_("host-to-device traffic at or above {floor} (or {share:.0f} % of the link)").format(
-            floor=rate(th.h2d_min_bytes_per_s), share=th.h2d_link_share_pct))
-    if has_cpu:
-        what.append(_("host CPU at or above {cpu:.0f} %").format(cpu=th.cpu_saturated_pct))
+    if has_rx and has_cpu:
+        what = _("host-to-device traffic at or above {floor} (or {share:.0f} % of the link) or host CPU at or above "
+                 "{cpu:.0f} %")
+    elif has_rx:
+        what = _("host-to-device traffic at or above {floor} (or {share:.0f} % of the link)")
+    else:
+        what = _("host CPU at or above {cpu:.0f} %")
+    what = what.format(floor=rate(th.h2d_min_bytes_per_s), share=th.h2d_link_share_pct, cpu=th.cpu_saturated_pct)
     return [checked(RULE, _("No starvation found: {n} low-utilization span(s) checked for {what}.").format(
-        n=len(spans), what=_(" or ").join(what)), {"spans_checked": len(spans)}, frame.span)]
+        n=len(spans), what=what), {"spans_checked": len(spans)}, frame.span)]
+
+
+def _cause(rx: float | None, share: float | None, cpu: float | None, h2d: bool, cpu_hit: bool) -> str:
+    """What the GPUs waited on during a span, as one clause."""
+    if h2d and cpu_hit:
+        if share is None:
+            text = _("PCIe RX at {rx} per GPU and host CPU at {cpu:.0f} %")
+        else:
+            text = _("PCIe RX at {rx} per GPU ({pct:.0f} % of the link) and host CPU at {cpu:.0f} %")
+    elif h2d:
+        text = _("PCIe RX at {rx} per GPU") if share is None else _("PCIe RX at {rx} per GPU ({pct:.0f} % of the "
+                                                                     "link)")
+    else:
+        text = _("host CPU at {cpu:.0f} %")
+    return text.format(rx=rate(rx), pct=100 * (share or 0.0), cpu=cpu or 0.0)
 
 
 def _judge(span: Span, caps: dict[int, float], busy_rx: float | None, ctx: RuleContext) -> Finding | None:
@@ -120,17 +144,12 @@ def _judge(span: Span, caps: dict[int, float], busy_rx: float | None, ctx: RuleC
     if not (h2d or cpu_hit):
         return None
     who = _("all GPUs") if span.gpu is None else _("GPU {gpu}").format(gpu=span.gpu)
-    parts = []
-    if h2d:
-        parts.append(_("PCIe RX at {rx} per GPU{share}").format(
-            rx=rate(rx), share="" if share is None else _(" ({pct:.0f} % of the link)").format(pct=100 * share)))
-    if cpu_hit:
-        parts.append(_("host CPU at {cpu:.0f} %").format(cpu=cpu))
     summary = _("Input starvation: {who} at {util:.0f} % for {length} while {what}.").format(
-        who=who, util=span.util_median_pct, length=duration(span.duration_s), what=_(" and ").join(parts))
+        who=who, util=span.util_median_pct, length=duration(span.duration_s), what=_cause(rx, share, cpu, h2d, cpu_hit))
     evidence = span.to_dict()
     evidence.update({"pcie_rx_link_share_pct": None if share is None else round(100 * share, 1),
                      "pcie_rx_busy_median_bytes_per_s": busy_rx, "cause": "host-cpu" if cpu_hit and not h2d
                      else "host-to-device" if h2d and not cpu_hit else "host-to-device+host-cpu"})
     severity = CRITICAL if span.gpu is None else WARNING
-    return Finding(RULE, span.gpu, severity, summary, evidence, (span.t0, span.t1), ADVICE_H2D if h2d else ADVICE_CPU)
+    return Finding(RULE, span.gpu, severity, summary, evidence, (span.t0, span.t1),
+                   advice_h2d() if h2d else advice_cpu())

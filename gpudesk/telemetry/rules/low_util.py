@@ -21,8 +21,8 @@ from gpudesk.telemetry.rules.base import (
     Finding,
     RuleContext,
     checked,
+    n_samples,
     not_judged,
-    plural,
 )
 from gpudesk.telemetry.rules.spans import (
     Span,
@@ -32,16 +32,23 @@ from gpudesk.telemetry.rules.spans import (
     job_spans,
     touches,
 )
-from gpudesk.telemetry.rules.text import duration, duration_range, gpu_list, offset, rate
+from gpudesk.telemetry.rules.text import duration, duration_range, gpu_list, offset, rate, sentences
 from gpudesk.telemetry.rules.thresholds import Thresholds
 
 RULE = "low-utilization"
-ADVICE = _("A span where the GPUs do little in the middle of a run is time paid for and lost. Open the span "
-           "(click it) and compare with the job's log at that time: data loading, checkpoint saving, evaluation, "
-           "or one rank holding the others at a collective. The other findings of this span say which.")
-ADVICE_BARELY = _("The GPU worked for only a small part of the run: the job spends most of its time on the CPU, "
-                  "on I/O or waiting. Profile one run (torch.profiler or nsys) to see where the time goes before "
-                  "adding GPUs.")
+
+
+def advice() -> str:
+    return _("A span where the GPUs do little in the middle of a run is time paid for and lost. Open the span "
+             "(click it) and compare with the job's log at that time: data loading, checkpoint saving, "
+             "evaluation, or one rank holding the others at a collective. The other findings of this span say "
+             "which.")
+
+
+def advice_barely() -> str:
+    return _("The GPU worked for only a small part of the run: the job spends most of its time on the CPU, on "
+             "I/O or waiting. Profile one run (torch.profiler or nsys) to see where the time goes before adding "
+             "GPUs.")
 
 
 def in_use(frame: SeriesFrame, th: Thresholds) -> dict[int, bool]:
@@ -78,11 +85,11 @@ def _finding(span: Span, start: float, run_s: float, n_gpus: int) -> Finding:
                                               length=duration(span.duration_s), where=offset(span.t0, start),
                                               rx=rate(span.pcie_rx_median_bytes_per_s))
         if span.host_cpu_median_pct is not None:
-            summary += " " + _("Host CPU at {cpu:.0f} %.").format(cpu=span.host_cpu_median_pct)
+            summary = sentences([summary, _("Host CPU at {cpu:.0f} %.").format(cpu=span.host_cpu_median_pct)])
         severity = CRITICAL if run_s and span.duration_s >= 0.25 * run_s else WARNING
     evidence = span.to_dict()
     evidence["offset_s"] = round(span.t0 - start, 1)
-    return Finding(RULE, span.gpu, severity, summary, evidence, (span.t0, span.t1), "" if span.at_edge else ADVICE)
+    return Finding(RULE, span.gpu, severity, summary, evidence, (span.t0, span.t1), "" if span.at_edge else advice())
 
 
 def _grouped(spans: list[Span], start: float, run_s: float, n_gpus: int) -> Finding:
@@ -100,7 +107,7 @@ def _grouped(spans: list[Span], start: float, run_s: float, n_gpus: int) -> Find
     evidence: dict[str, object] = {"spans": [dict(s.to_dict(), offset_s=round(s.t0 - start, 1)) for s in spans[:200]],
                                    "span_count": len(spans), "low_total_s": total,
                                    "duration_s": longest.duration_s}
-    return Finding(RULE, longest.gpu, severity, summary, evidence, (longest.t0, longest.t1), ADVICE)
+    return Finding(RULE, longest.gpu, severity, summary, evidence, (longest.t0, longest.t1), advice())
 
 
 def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
@@ -116,7 +123,7 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
     if run_s < th.min_span_s:
         # a share of "busy" samples and a stall both need a run at least as long as the shortest stall counted
         return [not_judged(RULE, None, _("{samples} ({length}); judging busy time and stalls needs a run of at least "
-                                         "{min}.").format(samples=plural(int(grid.t.size), "sample"),
+                                         "{min}.").format(samples=n_samples(int(grid.t.size)),
                                                           length=duration(run_s), min=duration(th.min_span_s)),
                            frame.span)]
     n = len(grid.gpus)
@@ -144,7 +151,7 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
                     gpu=g, low=th.low_util_pct, share=100 * shares[g]),
                 {"busy_share_pct": round(100 * shares[g], 1), "min_busy_share_pct": th.min_busy_share_pct,
                  "duration_s": run_s},
-                frame.span, ADVICE_BARELY))
+                frame.span, advice_barely()))
     findings.sort(key=lambda f: (f.severity == INFO, -float(f.evidence.get("duration_s") or 0)))
     mean_busy = float(np.mean(list(shares.values())))
     evidence = {"busy_share_pct": round(100 * mean_busy, 1),

@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.rules.base import (
     CRITICAL, WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, r, readable,
 )
 
 RULE = "memory-safe-line"
-ADVICE = ("Keep 15-20 % of GPU memory free (the method's safe line: about 64 GB on an 80 GB card) for the CUDA "
-          "context, temporaries and fragmentation. Reduce the peak: activation checkpointing at the block that "
-          "peaks, smaller micro-batches with gradient accumulation, BF16, or sharding (FSDP/ZeRO) - or plan a "
-          "larger card.")
+
+
+def advice() -> str:
+    return _("Keep 15-20 % of GPU memory free (the method's safe line: about 64 GB on an 80 GB card) for the "
+             "CUDA context, temporaries and fragmentation. Reduce the peak: activation checkpointing at the "
+             "block that peaks, smaller micro-batches with gradient accumulation, BF16, or sharding (FSDP/ZeRO) "
+             "- or plan a larger card.")
 
 
 def check(frame, ctx: RuleContext) -> list[Finding]:
@@ -29,8 +33,8 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
         span = gpu_span(frame.t[idx])
         used = used_col[idx] if used_col is not None else None
         if not readable(used):
-            out.append(not_judged(RULE, g, f"memory used is N/A ({frame.reason(g, m.MEM_USED) or 'not recorded'}).",
-                                  span))
+            out.append(not_judged(RULE, g, _("memory used is N/A ({reason}).").format(
+                reason=frame.reason(g, m.MEM_USED) or _("not recorded")), span))
             continue
         total = None
         source = "nvml"
@@ -40,7 +44,7 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
             total = float(ctx.device(g).memory_total_bytes)
             source = ctx.device(g).pcie_link_source or "device info"
         if not total:
-            out.append(not_judged(RULE, g, "memory capacity unknown (a dmon log has no total); pick the GPU model.",
+            out.append(not_judged(RULE, g, _("memory capacity unknown (a dmon log has no total); pick the GPU model."),
                                   span))
             continue
         v = used[~np.isnan(used)]
@@ -54,10 +58,11 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
                     "mem_total_source": source}
         if peak / total >= crit:
             out.append(Finding(RULE, g, CRITICAL,
-                               f"GPU {g}: memory peaked at {100 * peak / total:.0f} % of capacity - an OOM is one "
-                               "spike away.", evidence, span, ADVICE))
+                               _("GPU {gpu}: memory peaked at {peak_pct:.0f} % of capacity - an OOM is one spike "
+                                 "away.").format(gpu=g, peak_pct=100 * peak / total), evidence, span, advice()))
         elif frac >= safe:
             out.append(Finding(RULE, g, WARNING,
-                               f"GPU {g}: memory used (p95) is {100 * frac:.0f} % of capacity, above the {100 * safe:.0f} % "
-                               "safe line.", evidence, span, ADVICE))
+                               _("GPU {gpu}: memory used (p95) is {used_pct:.0f} % of capacity, above the "
+                                 "{safe_pct:.0f} % safe line.").format(gpu=g, used_pct=100 * frac, safe_pct=100 * safe),
+                               evidence, span, advice()))
     return out

@@ -23,15 +23,18 @@ from gpudesk.telemetry.rules.base import (
     not_judged,
     per_gpu,
 )
-from gpudesk.telemetry.rules.text import duration, gpu_list
+from gpudesk.telemetry.rules.text import duration, gpu_list, sentences
 
 RULE = "memory-creep"
 BINS = 48
 GIB = 2**30
-ADVICE = _("Memory used grows steadily over hours: suspect a leak before the job ends in an out-of-memory error. "
-           "Log torch.cuda.memory_allocated() and memory_reserved() per step: allocated growing means tensors kept "
-           "alive (losses kept with their graph, lists of outputs, caches); reserved growing with allocated flat "
-           "means fragmentation. gpudesk's OOM doctor reads a memory snapshot.")
+
+
+def advice() -> str:
+    return _("Memory used grows steadily over hours: suspect a leak before the job ends in an out-of-memory "
+             "error. Log torch.cuda.memory_allocated() and memory_reserved() per step: allocated growing means "
+             "tensors kept alive (losses kept with their graph, lists of outputs, caches); reserved growing "
+             "with allocated flat means fragmentation. gpudesk's OOM doctor reads a memory snapshot.")
 
 
 def _spearman(y: np.ndarray) -> float:
@@ -99,8 +102,9 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
             left = (total - float(med[-1])) / slope * 3600.0 if slope > 0 else None
             evidence["time_to_full_s"] = left
             if left is not None:
-                summary += " " + _("At this rate the card is full in about {left}.").format(left=duration(left))
-        out.append(Finding(RULE, g, WARNING, summary, evidence, (float(t[0]), float(t[-1])), ADVICE))
+                summary = sentences([summary, _("At this rate the card is full in about {left}.").format(
+                    left=duration(left))])
+        out.append(Finding(RULE, g, WARNING, summary, evidence, (float(t[0]), float(t[-1])), advice()))
     if out:
         return out
     if not judged:

@@ -25,9 +25,12 @@ from gpudesk.telemetry.rules.base import (
 from gpudesk.telemetry.rules.text import gpu_list, rate
 
 RULE = "nvlink-idle"
-ADVICE = _("The GPUs work together but NVLink carries nothing: collectives go through PCIe or host memory. "
-           "Check nvidia-smi topo -m and nvidia-smi nvlink --status, that NCCL_P2P_DISABLE is not set, and run "
-           "nccl-tests all_reduce_perf to compare the bus bandwidth with the link's datasheet figure.")
+
+
+def advice() -> str:
+    return _("The GPUs work together but NVLink carries nothing: collectives go through PCIe or host memory. "
+             "Check nvidia-smi topo -m and nvidia-smi nvlink --status, that NCCL_P2P_DISABLE is not set, and "
+             "run nccl-tests all_reduce_perf to compare the bus bandwidth with the link's datasheet figure.")
 
 
 def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
@@ -57,6 +60,6 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
                         _("NVLink idle while {gpus} are busy (95th percentile under {limit} on every GPU).").format(
                             gpus=gpu_list(busy), limit=rate(th.nvlink_idle_bytes_per_s)),
                         {"nvlink_p95_bytes_per_s_by_gpu": {str(g): v for g, v in sorted(p95.items())}},
-                        frame.span, ADVICE)]
+                        frame.span, advice())]
     return [checked(RULE, _("NVLink carries traffic while {gpus} are busy.").format(gpus=gpu_list(busy)),
                     {"nvlink_p95_bytes_per_s_by_gpu": {str(g): v for g, v in sorted(p95.items())}}, frame.span)]

@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
 from gpudesk.nvml.pcie import describe_link
 from gpudesk.telemetry.rules.base import WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, r, readable
 from gpudesk.telemetry.rules.starvation import link_for
 
 RULE = "pcie-link-degraded"
-ADVICE = ("The GPU's PCIe link runs below what card and slot support while the GPU is busy. The method's PCIe "
-          "wall: host-device traffic is limited by the link. Reseat the card, check risers and slot wiring "
-          "(x16 electrical), BIOS PCIe generation settings and bifurcation; verify with nvidia-smi -q -d PCIE.")
+
+
+def advice() -> str:
+    return _("The GPU's PCIe link runs below what card and slot support while the GPU is busy. The method's "
+             "PCIe wall: host-device traffic is limited by the link. Reseat the card, check risers and slot "
+             "wiring (x16 electrical), BIOS PCIe generation settings and bifurcation; verify with nvidia-smi -q "
+             "-d PCIE.")
 
 
 def check(frame, ctx: RuleContext) -> list[Finding]:
@@ -28,15 +33,16 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
         span = gpu_span(frame.t[idx])
         if not (readable(gen_c[idx] if gen_c is not None else None)
                 or readable(width_c[idx] if width_c is not None else None)):
-            out.append(not_judged(RULE, g, "the current PCIe generation/width was not recorded (dmon logs do not "
-                                  "carry it; NVML does).", span))
+            out.append(not_judged(RULE, g, _("the current PCIe generation/width was not recorded (dmon logs do "
+                                                    "not carry it; NVML does)."), span))
             continue
         gen, width, source = link_for(frame.metrics, idx, ctx, g)
         if gen is None or width is None:
-            out.append(not_judged(RULE, g, "the maximum PCIe generation/width is unknown.", span))
+            out.append(not_judged(RULE, g, _("the maximum PCIe generation/width is unknown."), span))
             continue
         if not readable(util[idx] if util is not None else None):
-            out.append(not_judged(RULE, g, "GPU utilization is N/A, so 'under load' cannot be told from idle.", span))
+            out.append(not_judged(RULE, g, _("GPU utilization is N/A, so 'under load' cannot be told from idle."),
+                                  span))
             continue
         u = util[idx]
         loaded = ~np.isnan(u) & (u >= ctx.thresholds.link_load_util_pct)
@@ -49,10 +55,10 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
         if share * 100 >= ctx.thresholds.pcie_degraded_share_pct:
             out.append(Finding(
                 RULE, g, WARNING,
-                f"GPU {g}: PCIe link below its maximum ({describe_link(gen, width, source)}) in {100 * share:.0f} % "
-                "of the busy samples.",
+                _("GPU {gpu}: PCIe link below its maximum ({link}) in {share_pct:.0f} % of the busy samples.").format(
+                    gpu=g, link=describe_link(gen, width, source), share_pct=100 * share),
                 {"pcie_gen_current_median": r(float(np.nanmedian(gc))) if readable(gc) else None,
                  "pcie_width_current_median_lanes": r(float(np.nanmedian(wc))) if readable(wc) else None,
                  "pcie_gen_max": gen, "pcie_width_max_lanes": width, "busy_samples_degraded_pct": r(100 * share)},
-                span, ADVICE))
+                span, advice()))
     return out

@@ -21,13 +21,16 @@ from gpudesk.telemetry.rules.base import (
     not_judged,
 )
 from gpudesk.telemetry.rules.spans import Span, gpu_spans, job_spans
-from gpudesk.telemetry.rules.text import duration, duration_range
+from gpudesk.telemetry.rules.text import duration, duration_range, sentences
 
 RULE = "periodic-dips"
-ADVICE = _("Stalls at a steady period point to something the job does on a schedule: checkpoint saving (make it "
-           "asynchronous or less frequent), evaluation passes, data-loader epoch or shard boundaries (persistent "
-           "workers, prefetch across the boundary), or logging that synchronises the GPUs. Match the period with the "
-           "job's checkpoint/eval interval.")
+
+
+def advice() -> str:
+    return _("Stalls at a steady period point to something the job does on a schedule: checkpoint saving (make "
+             "it asynchronous or less frequent), evaluation passes, data-loader epoch or shard boundaries "
+             "(persistent workers, prefetch across the boundary), or logging that synchronises the GPUs. Match "
+             "the period with the job's checkpoint/eval interval.")
 
 
 def periodicity(starts: np.ndarray, max_cv: float) -> tuple[float, float] | None:
@@ -56,11 +59,11 @@ def _describe(dips: list[Span], period: float, cv: float, scope: str) -> Finding
     summary = _("{n} dips of {lengths} every {period} ({scope}).").format(
         n=len(dips), lengths=duration_range(min(lengths), max(lengths)), period=duration(period), scope=scope)
     if cpu and min(cpu) >= 90:
-        summary += " " + _("Each with the host CPU at {cpu:.0f} % or more.").format(cpu=min(cpu))
+        summary = sentences([summary, _("Each with the host CPU at {cpu:.0f} % or more.").format(cpu=min(cpu))])
     evidence = {"period_s": round(period, 1), "period_cv": round(cv, 3), "dips": len(dips),
                 "dip_length_min_s": min(lengths), "dip_length_max_s": max(lengths),
                 "dip_starts_s": [round(s.t0, 1) for s in dips[:50]]}
-    return Finding(RULE, dips[0].gpu, WARNING, summary, evidence, (dips[0].t0, dips[-1].t1), ADVICE)
+    return Finding(RULE, dips[0].gpu, WARNING, summary, evidence, (dips[0].t0, dips[-1].t1), advice())
 
 
 def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:

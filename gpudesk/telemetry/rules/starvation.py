@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
 from gpudesk.nvml.pcie import describe_link, link_bytes_per_s, link_unknown_reason
 from gpudesk.telemetry.rules.base import (
@@ -17,10 +18,13 @@ from gpudesk.telemetry.rules.base import (
 )
 
 RULE = "pipeline-starvation"
-ADVICE = ("The method's rule: GPU utilization under 60 % while PCIe is over 85 % of the link means the data "
-          "pipeline, not the card, is the bottleneck. Fix the pipeline first: decode on the GPU (e.g. DALI), keep "
-          "data on the device, use pinned memory and larger batches, compress or cache inputs; do not buy a faster "
-          "GPU for this.")
+
+
+def advice() -> str:
+    return _("The method's rule: GPU utilization under 60 % while PCIe is over 85 % of the link means the data "
+             "pipeline, not the card, is the bottleneck. Fix the pipeline first: decode on the GPU (e.g. DALI), "
+             "keep data on the device, use pinned memory and larger batches, compress or cache inputs; do not "
+             "buy a faster GPU for this.")
 
 
 def link_for(frame_cols: dict, idx: np.ndarray, ctx: RuleContext, gpu: int) -> tuple[int | None, int | None, str | None]:
@@ -44,18 +48,20 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
         util = frame.metrics.get(m.GPU_UTIL)
         rx, tx = frame.metrics.get(m.PCIE_RX), frame.metrics.get(m.PCIE_TX)
         if not readable(util[idx] if util is not None else None):
-            out.append(not_judged(RULE, g, f"GPU utilization is N/A ({frame.reason(g, m.GPU_UTIL) or 'not recorded'})"
-                                  " - e.g. MIG or WSL2, where NVML does not report it.", span))
+            out.append(not_judged(RULE, g, _("GPU utilization is N/A ({reason}) - e.g. MIG or WSL2, where NVML does "
+                                             "not report it.").format(
+                reason=frame.reason(g, m.GPU_UTIL) or _("not recorded")), span))
             continue
         if not (readable(rx[idx] if rx is not None else None) or readable(tx[idx] if tx is not None else None)):
-            out.append(not_judged(RULE, g, f"PCIe throughput is N/A ({frame.reason(g, m.PCIE_RX) or 'not recorded'});"
-                                  " record with 'nvidia-smi dmon -s ut' or NVML.", span))
+            out.append(not_judged(RULE, g, _("PCIe throughput is N/A ({reason}); record with 'nvidia-smi dmon -s ut' "
+                                             "or NVML.").format(
+                reason=frame.reason(g, m.PCIE_RX) or _("not recorded")), span))
             continue
         gen, width, source = link_for(frame.metrics, idx, ctx, g)
         cap = link_bytes_per_s(gen, width)
         if cap is None:
-            out.append(not_judged(RULE, g, f"{link_unknown_reason(gen, width)}; pick the GPU model so the PCIe "
-                                  "link can be assumed.", span))
+            out.append(not_judged(RULE, g, _("{reason}; pick the GPU model so the PCIe link can be assumed.").format(
+                reason=link_unknown_reason(gen, width)), span))
             continue
         u = util[idx]
         nan = np.full(idx.size, np.nan)
@@ -63,7 +69,7 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
         share = pcie / cap
         ok = ~np.isnan(u) & ~np.isnan(share)
         if not ok.any():
-            out.append(not_judged(RULE, g, "no sample has both GPU utilization and PCIe throughput.", span))
+            out.append(not_judged(RULE, g, _("no sample has both GPU utilization and PCIe throughput."), span))
             continue
         th = ctx.thresholds
         util_below, pcie_above = th.method_util_below_pct, th.method_pcie_above_pct / 100.0
@@ -82,10 +88,13 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
         }
         if med_u < util_below and med_share > pcie_above:
             out.append(Finding(RULE, g, CRITICAL,
-                               f"GPU {g}: median utilization {med_u:.0f} % with PCIe at {med_share * 100:.0f} % of the "
-                               "link - the data pipeline starves the GPU.", evidence, span, ADVICE))
+                               _("GPU {gpu}: median utilization {util:.0f} % with PCIe at {pcie:.0f} % of the link - "
+                                 "the data pipeline starves the GPU.").format(gpu=g, util=med_u, pcie=med_share * 100),
+                               evidence, span, advice()))
         elif run_s >= th.method_min_sustained_s:
             out.append(Finding(RULE, g, WARNING,
-                               f"GPU {g}: utilization under {util_below:.0f} % with PCIe over {100 * pcie_above:.0f} % of the "
-                               f"link for {run_s:.0f} s in a row.", evidence, (run_t0, run_t1), ADVICE))
+                               _("GPU {gpu}: utilization under {util:.0f} % with PCIe over {pcie:.0f} % of the link "
+                                 "for {run_s:.0f} s in a row.").format(gpu=g, util=util_below, pcie=100 * pcie_above,
+                                                                      run_s=run_s),
+                               evidence, (run_t0, run_t1), advice()))
     return out

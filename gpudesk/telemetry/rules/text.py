@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gpudesk.i18n import _
 
 
@@ -32,6 +34,24 @@ def rate(bytes_per_s: float | None) -> str:
 def offset(t: float, start: float) -> str:
     """Where ``t`` lies in a run that began at ``start``: "at 5 min", "at 0 s"."""
     return _("at {offset}").format(offset=duration(max(0.0, t - start)))
+
+
+def sentences(texts: Sequence[str]) -> str:
+    """Whole sentences one after the other, as the language writes them (a space in English, none in Chinese)."""
+    out = ""
+    for text in texts:
+        # Translators: two sentences in a row; Chinese writes them without a space between.
+        out = _("{first} {second}").format(first=out, second=text) if out else text
+    return out
+
+
+def clauses(texts: Sequence[str]) -> str:
+    """Clauses of one list joined as the language joins them ("a; b; c")."""
+    out = ""
+    for text in texts:
+        # Translators: two items of a list of clauses, e.g. "no power or thermal throttling; median utilization 94 %"
+        out = _("{first}; {second}").format(first=out, second=text) if out else text
+    return out
 
 
 def gpu_list(gpus: list[int]) -> str:

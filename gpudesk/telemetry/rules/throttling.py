@@ -12,19 +12,73 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpudesk.i18n import _, ngettext
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.rules.base import (
-    CRITICAL, INFO, WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, plural, r, readable,
+    CRITICAL, INFO, WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, r, readable,
 )
 
 RULE_POWER = "power-throttling"
 RULE_THERMAL = "thermal-throttling"
-ADVICE_POWER = ("Clocks are held down by the power cap. The method counts power spikes among consumer-card limits "
-                "and electricity in the 3-year TCO: check the power limit (nvidia-smi -q -d POWER), the PSU and "
-                "chassis budget, and whether the workload's step time is really compute-bound before buying more.")
-ADVICE_THERMAL = ("Clocks are held down by temperature. The method warns about blower/thermal issues in dense "
-                  "chassis: check airflow, fan curves, inlet temperature and card spacing; a 72-hour burn-in on real "
-                  "data shows whether it recurs.")
+
+
+def advice_power() -> str:
+    return _("Clocks are held down by the power cap. The method counts power spikes among consumer-card limits "
+             "and electricity in the 3-year TCO: check the power limit (nvidia-smi -q -d POWER), the PSU and "
+             "chassis budget, and whether the workload's step time is really compute-bound before buying more.")
+
+
+def advice_thermal() -> str:
+    return _("Clocks are held down by temperature. The method warns about blower/thermal issues in dense "
+             "chassis: check airflow, fan curves, inlet temperature and card spacing; a 72-hour burn-in on real "
+             "data shows whether it recurs.")
+
+
+# Where the throttling samples came from: a stable value in the evidence, translated in the summary.
+BASIS_NVML = "NVML clock-event reasons"
+BASIS_DMON = "dmon pviol/tviol"
+
+
+def _basis_text(basis: str) -> str:
+    return _("NVML clock-event reasons") if basis == BASIS_NVML else _("dmon pviol/tviol")
+
+
+def _no_data(what: str) -> str:
+    if what == "power":
+        return _("no power-violation data in this recording.")
+    return _("no thermal-violation data in this recording.")
+
+
+def _throttled(what: str, gpu: int, share_pct: float) -> str:
+    if what == "power":
+        return _("GPU {gpu}: power throttling in {share_pct:.0f} % of the samples.").format(gpu=gpu,
+                                                                                            share_pct=share_pct)
+    return _("GPU {gpu}: thermal throttling in {share_pct:.0f} % of the samples.").format(gpu=gpu,
+                                                                                          share_pct=share_pct)
+
+
+def _barely_throttled(what: str, gpu: int, share_pct: float, n: int, warn_pct: float) -> str:
+    if what == "power":
+        text = ngettext("GPU {gpu}: power throttling in {share_pct:.1f} % of {n} sample, under the {warn_pct:.0f} % "
+                        "that would matter.",
+                        "GPU {gpu}: power throttling in {share_pct:.1f} % of {n} samples, under the {warn_pct:.0f} % "
+                        "that would matter.", n)
+    else:
+        text = ngettext("GPU {gpu}: thermal throttling in {share_pct:.1f} % of {n} sample, under the {warn_pct:.0f} "
+                        "% that would matter.",
+                        "GPU {gpu}: thermal throttling in {share_pct:.1f} % of {n} samples, under the {warn_pct:.0f} "
+                        "% that would matter.", n)
+    return text.format(gpu=gpu, share_pct=share_pct, n=n, warn_pct=warn_pct)
+
+
+def _not_throttled(what: str, gpu: int, n: int, basis: str) -> str:
+    if what == "power":
+        text = ngettext("GPU {gpu}: no power throttling in {n} sample ({basis}).",
+                        "GPU {gpu}: no power throttling in {n} samples ({basis}).", n)
+    else:
+        text = ngettext("GPU {gpu}: no thermal throttling in {n} sample ({basis}).",
+                        "GPU {gpu}: no thermal throttling in {n} samples ({basis}).", n)
+    return text.format(gpu=gpu, n=n, basis=_basis_text(basis))
 
 
 def _share(bits: np.ndarray, mask: int) -> np.ndarray:
@@ -49,9 +103,9 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
             ok = ~np.isnan(e)
             power_hit = _share(e, m.POWER_THROTTLE_BITS)[ok]
             thermal_hit = _share(e, m.THERMAL_THROTTLE_BITS)[ok]
-            basis = "NVML clock-event reasons"
+            basis = BASIS_NVML
         else:
-            basis = "dmon pviol/tviol"
+            basis = BASIS_DMON
             if pviol is not None and readable(pviol[idx]):
                 p = pviol[idx][~np.isnan(pviol[idx])]
                 power_hit = p > 0
@@ -59,18 +113,18 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
                 tv = tviol[idx][~np.isnan(tviol[idx])]
                 thermal_hit = tv > 0
         if power_hit is None and thermal_hit is None:
-            out.append(not_judged("throttling", g, "neither NVML clock-event reasons nor dmon pviol/tviol were "
-                                  "recorded (record with NVML, or dmon -s v).", span))
+            out.append(not_judged("throttling", g, _("neither NVML clock-event reasons nor dmon pviol/tviol were "
+                                                     "recorded (record with NVML, or dmon -s v)."), span))
             continue
         extra = {}
         if temp is not None and readable(temp[idx]):
             extra["gpu_temp_max_c"] = r(float(np.nanmax(temp[idx])))
         if power is not None and readable(power[idx]):
             extra["power_median_w"] = r(float(np.nanmedian(power[idx])))
-        for rule, hit, advice, what in ((RULE_POWER, power_hit, ADVICE_POWER, "power"),
-                                        (RULE_THERMAL, thermal_hit, ADVICE_THERMAL, "thermal")):
+        for rule, hit, advice, what in ((RULE_POWER, power_hit, advice_power(), "power"),
+                                        (RULE_THERMAL, thermal_hit, advice_thermal(), "thermal")):
             if hit is None:
-                out.append(not_judged(rule, g, f"no {what}-violation data in this recording.", span))
+                out.append(not_judged(rule, g, _no_data(what), span))
                 continue
             if not hit.size:
                 continue
@@ -81,13 +135,10 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
                         **extra}
             if share >= warn_share:
                 sev = CRITICAL if share >= crit_share else WARNING
-                out.append(Finding(rule, g, sev, f"GPU {g}: {what} throttling in {100 * share:.0f} % of the samples.",
-                                   evidence, span, advice))
+                out.append(Finding(rule, g, sev, _throttled(what, g, 100 * share), evidence, span, advice))
             elif share > 0:
-                out.append(Finding(rule, g, INFO, f"GPU {g}: {what} throttling in {100 * share:.1f} % of "
-                                   f"{plural(int(hit.size), 'sample')}, under the {100 * warn_share:.0f} % that "
-                                   "would matter.", evidence, span))
+                out.append(Finding(rule, g, INFO, _barely_throttled(what, g, 100 * share, int(hit.size),
+                                                                    100 * warn_share), evidence, span))
             else:
-                out.append(Finding(rule, g, INFO, f"GPU {g}: no {what} throttling in "
-                                   f"{plural(int(hit.size), 'sample')} ({basis}).", evidence, span))
+                out.append(Finding(rule, g, INFO, _not_throttled(what, g, int(hit.size), basis), evidence, span))
     return out
