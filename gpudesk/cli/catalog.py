@@ -14,6 +14,7 @@ import sys
 from gpudesk.catalog import AmbiguousItemError, Catalog, CatalogError, UnknownItemError, open_catalog
 from gpudesk.catalog.fields import FIELDS_BY_KEY, SPEC_FIELDS, differing_keys, gpu_json
 from gpudesk.cli import CliError
+from gpudesk.i18n import _
 
 LIST_COLUMNS = (
     "id",
@@ -30,21 +31,21 @@ LIST_COLUMNS = (
 
 
 def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("catalog", help="list, show and compare GPUs in the bundled catalog")
+    parser = subparsers.add_parser("catalog", help=_("list, show and compare GPUs in the bundled catalog"))
     sub = parser.add_subparsers(dest="catalog_command", metavar="ACTION", required=True)
 
-    p_list = sub.add_parser("list", help="all GPUs, one per line")
-    p_list.add_argument("--json", action="store_true", help="print a JSON array")
+    p_list = sub.add_parser("list", help=_("all GPUs, one per line"))
+    p_list.add_argument("--json", action="store_true", help=_("print a JSON array"))
     p_list.set_defaults(func=cmd_list)
 
-    p_show = sub.add_parser("show", help="every spec of one GPU")
-    p_show.add_argument("gpu", metavar="GPU", help='id or unique part of the name, e.g. "h100 sxm"')
-    p_show.add_argument("--json", action="store_true", help="print a JSON object")
+    p_show = sub.add_parser("show", help=_("every spec of one GPU"))
+    p_show.add_argument("gpu", metavar="GPU", help=_('id or unique part of the name, e.g. "h100 sxm"'))
+    p_show.add_argument("--json", action="store_true", help=_("print a JSON object"))
     p_show.set_defaults(func=cmd_show)
 
-    p_cmp = sub.add_parser("compare", help="GPUs side by side; differing rows are marked with *")
-    p_cmp.add_argument("gpus", metavar="GPU", nargs="+", help="two or more ids or name fragments")
-    p_cmp.add_argument("--json", action="store_true", help="print a JSON array")
+    p_cmp = sub.add_parser("compare", help=_("GPUs side by side; differing rows are marked with *"))
+    p_cmp.add_argument("gpus", metavar="GPU", nargs="+", help=_("two or more ids or name fragments"))
+    p_cmp.add_argument("--json", action="store_true", help=_("print a JSON array"))
     p_cmp.set_defaults(func=cmd_compare)
 
 
@@ -120,7 +121,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     if len(args.gpus) < 2:
-        raise CliError("compare needs at least two GPUs, e.g. gpudesk catalog compare a100-80-sxm4 h100-sxm5")
+        raise CliError(_("compare needs at least two GPUs, e.g. gpudesk catalog compare a100-80-sxm4 h100-sxm5"))
     catalog = _open()
     gpus = []
     for query in args.gpus:  # the same GPU named twice ("h100-sxm5" and "h100 sxm5") is compared once
@@ -140,5 +141,5 @@ def cmd_compare(args: argparse.Namespace) -> int:
         cells = [f.format(f.value(g)) if f.value(g) is not None else "N/A" for g in gpus]
         rows.append(["*" if f.key in diff else "", f.label] + cells)
     print(_table(headers, rows, set(range(2, len(headers)))))
-    print("\n* = values differ. Throughput is dense (no sparsity).")
+    print(_("\n* = values differ. Throughput is dense (no sparsity)."))
     return 0

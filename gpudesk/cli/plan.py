@@ -26,63 +26,63 @@ GIB = 1024**3
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("plan", help="plan GPUs for a requirement profile (TOML)")
-    p.add_argument("--profile", required=True, metavar="FILE.toml", help="requirement profile, e.g. resources/examples/article-13b-finetune.toml")
-    p.add_argument("--format", choices=("md", "json", "csv"), default="md", help="md: configuration sheet; json: the whole plan; csv: bill of materials")
-    p.add_argument("--candidate", type=int, default=1, metavar="N", help="which ranked candidate the sheet describes (1 = top)")
-    p.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
+    p = subparsers.add_parser("plan", help=_("plan GPUs for a requirement profile (TOML)"))
+    p.add_argument("--profile", required=True, metavar="FILE.toml", help=_("requirement profile, e.g. resources/examples/article-13b-finetune.toml"))
+    p.add_argument("--format", choices=("md", "json", "csv"), default="md", help=_("md: configuration sheet; json: the whole plan; csv: bill of materials"))
+    p.add_argument("--candidate", type=int, default=1, metavar="N", help=_("which ranked candidate the sheet describes (1 = top)"))
+    p.add_argument("--output", metavar="FILE", help=_("write to FILE instead of standard output"))
     p.add_argument("--no-my-prices", action="store_true",
-                   help="ignore your own GPU prices (entered in the Catalog tab) and use the catalog's only")
+                   help=_("ignore your own GPU prices (entered in the Catalog tab) and use the catalog's only"))
     p.set_defaults(func=cmd_plan)
 
-    e = subparsers.add_parser("estimate", help="estimate GPU memory for a model and workload")
+    e = subparsers.add_parser("estimate", help=_("estimate GPU memory for a model and workload"))
     esub = e.add_subparsers(dest="estimate_command", metavar="WHAT", required=True)
-    m = esub.add_parser("memory", help="per-GPU memory breakdown (weights, gradients, optimizer, activations, KV ...)")
+    m = esub.add_parser("memory", help=_("per-GPU memory breakdown (weights, gradients, optimizer, activations, KV ...)"))
     src = m.add_mutually_exclusive_group(required=True)
-    src.add_argument("--model", metavar="NAME", help="catalog model id or name fragment, e.g. llama-3-8b")
-    src.add_argument("--params", metavar="N", help="parameter count, e.g. 13B, 350M, 6.7e9 (shape is guessed)")
-    src.add_argument("--config", metavar="config.json", help="local Hugging Face config.json (read offline)")
+    src.add_argument("--model", metavar="NAME", help=_("catalog model id or name fragment, e.g. llama-3-8b"))
+    src.add_argument("--params", metavar="N", help=_("parameter count, e.g. 13B, 350M, 6.7e9 (shape is guessed)"))
+    src.add_argument("--config", metavar="config.json", help=_("local Hugging Face config.json (read offline)"))
     m.add_argument("--mode", choices=("train", "lora", "qlora", "inference"), default="train")
     m.add_argument("--precision", default="bf16", choices=PARAM_PRECISIONS,
-                   help="bf16/fp16/fp8: 16-bit compute over an fp32 master; bf16-pure: all-bf16 (torchtune); "
-                        "fp16-amp: torch.autocast over fp32 params (HF Trainer fp16=True); fp32")
+                   help=_("bf16/fp16/fp8: 16-bit compute over an fp32 master; bf16-pure: all-bf16 (torchtune); "
+                        "fp16-amp: torch.autocast over fp32 params (HF Trainer fp16=True); fp32"))
     m.add_argument("--optimizer", default="adam-18", type=str.lower, choices=OPTIMIZER_NAMES, metavar="NAME",
-                   help="adamw, adamw_torch, adamw_8bit, paged_adamw_8bit, adafactor, sgd, or an accounting "
-                        "(adam-16 ZeRO paper, adam-18 Megatron/DeepSpeed, adam-20 MT-NLG)")
-    m.add_argument("--seq", type=_tokens, default=2048, metavar="TOKENS", help="sequence length (training) or context (inference), e.g. 4096 or 8k")
-    m.add_argument("--batch", type=int, default=1, metavar="N", help="micro-batch (training) or concurrent sequences (inference)")
-    m.add_argument("--gpus", type=int, default=None, metavar="N", help="GPUs the job is spread over (default: the --tp degree, else 1)")
+                   help=_("adamw, adamw_torch, adamw_8bit, paged_adamw_8bit, adafactor, sgd, or an accounting "
+                        "(adam-16 ZeRO paper, adam-18 Megatron/DeepSpeed, adam-20 MT-NLG)"))
+    m.add_argument("--seq", type=_tokens, default=2048, metavar="TOKENS", help=_("sequence length (training) or context (inference), e.g. 4096 or 8k"))
+    m.add_argument("--batch", type=int, default=1, metavar="N", help=_("micro-batch (training) or concurrent sequences (inference)"))
+    m.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs the job is spread over (default: the --tp degree, else 1)"))
     m.add_argument("--sharding", default="ddp", choices=("ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp-grad-op"))
     m.add_argument("--offload", default="none", choices=("none", "optimizer", "all"))
     m.add_argument("--recompute", default=None, choices=("none", "selective", "full"),
-                   help="activation recompute (default: full for qlora, as PEFT prepare_model_for_kbit_training "
-                        "enables gradient checkpointing; none otherwise)")
-    m.add_argument("--no-flash", action="store_true", help="attention without FlashAttention (stores the s x s scores)")
-    m.add_argument("--tp", type=int, default=1, metavar="N", help="tensor-parallel degree")
-    m.add_argument("--sp", action="store_true", help="sequence parallel with tensor parallel (activations split by --tp)")
-    m.add_argument("--cp", type=int, default=1, metavar="N", help="context-parallel degree (sequence split over N GPUs)")
+                   help=_("activation recompute (default: full for qlora, as PEFT prepare_model_for_kbit_training "
+                        "enables gradient checkpointing; none otherwise)"))
+    m.add_argument("--no-flash", action="store_true", help=_("attention without FlashAttention (stores the s x s scores)"))
+    m.add_argument("--tp", type=int, default=1, metavar="N", help=_("tensor-parallel degree"))
+    m.add_argument("--sp", action="store_true", help=_("sequence parallel with tensor parallel (activations split by --tp)"))
+    m.add_argument("--cp", type=int, default=1, metavar="N", help=_("context-parallel degree (sequence split over N GPUs)"))
     m.add_argument("--loss", default="standard", choices=("standard", "chunked", "fused"),
-                   help="cross-entropy: standard (full fp32 logits), chunked (torchtune), fused (Liger fused linear CE)")
-    m.add_argument("--optimizer-in-backward", action="store_true", help="step each parameter in backward (no full gradient buffer)")
-    m.add_argument("--activation-offload", action="store_true", help="saved activations offloaded to host memory")
-    m.add_argument("--compile", action="store_true", help="torch.compile / fused kernels (fewer saved activations than eager)")
-    m.add_argument("--grad-accum", type=int, default=1, metavar="N", help="gradient-accumulation steps (>1 keeps gradients alive in forward)")
+                   help=_("cross-entropy: standard (full fp32 logits), chunked (torchtune), fused (Liger fused linear CE)"))
+    m.add_argument("--optimizer-in-backward", action="store_true", help=_("step each parameter in backward (no full gradient buffer)"))
+    m.add_argument("--activation-offload", action="store_true", help=_("saved activations offloaded to host memory"))
+    m.add_argument("--compile", action="store_true", help=_("torch.compile / fused kernels (fewer saved activations than eager)"))
+    m.add_argument("--grad-accum", type=int, default=1, metavar="N", help=_("gradient-accumulation steps (>1 keeps gradients alive in forward)"))
     m.add_argument("--lora-rank", type=int, default=16, metavar="R")
-    m.add_argument("--lora-targets", default="all-linear", metavar="LIST", help="comma-separated modules or all-linear/attention/mlp")
+    m.add_argument("--lora-targets", default="all-linear", metavar="LIST", help=_("comma-separated modules or all-linear/attention/mlp"))
     m.add_argument("--weight-format", default=None, metavar="FMT",
-                   help="inference weights: checkpoint (default: as the model's checkpoint ships, e.g. mxfp4 for "
-                        "gpt-oss), bf16, fp8, int8, int4-g128, nf4-dq, mxfp4 ...")
-    m.add_argument("--kv-precision", default="bf16", metavar="P", help="KV-cache precision (bf16, fp16, fp8)")
+                   help=_("inference weights: checkpoint (default: as the model's checkpoint ships, e.g. mxfp4 for "
+                        "gpt-oss), bf16, fp8, int8, int4-g128, nf4-dq, mxfp4 ..."))
+    m.add_argument("--kv-precision", default="bf16", metavar="P", help=_("KV-cache precision (bf16, fp16, fp8)"))
     m.add_argument("--activation-bytes-per-sample", type=int, metavar="BYTES",
-                   help="activations per sample for non-transformer models (CNN, 3D U-Net), measured or derived")
-    m.add_argument("--gpu", metavar="NAME", help="compare with this catalog GPU's usable memory and safe line")
-    m.add_argument("--safe-free", type=float, default=0.20, metavar="F", help="share of usable memory to keep free (default 0.20)")
-    m.add_argument("--json", action="store_true", help="print a JSON object")
+                   help=_("activations per sample for non-transformer models (CNN, 3D U-Net), measured or derived"))
+    m.add_argument("--gpu", metavar="NAME", help=_("compare with this catalog GPU's usable memory and safe line"))
+    m.add_argument("--safe-free", type=float, default=0.20, metavar="F", help=_("share of usable memory to keep free (default 0.20)"))
+    m.add_argument("--json", action="store_true", help=_("print a JSON object"))
     m.set_defaults(func=cmd_estimate_memory)
     for name in ("validate", "accuracy"):
-        v = esub.add_parser(name, help="compare the estimator with published measured peaks (share within 15 %%, median error)")
-        v.add_argument("--cases", metavar="FILE.jsonl", help="validation set (default: the bundled measured_peaks.jsonl)")
-        v.add_argument("--json", action="store_true", help="print a JSON object: summary and every case")
+        v = esub.add_parser(name, help=_("compare the estimator with published measured peaks (share within 15 %%, median error)"))
+        v.add_argument("--cases", metavar="FILE.jsonl", help=_("validation set (default: the bundled measured_peaks.jsonl)"))
+        v.add_argument("--json", action="store_true", help=_("print a JSON object: summary and every case"))
         v.set_defaults(func=cmd_estimate_validate)
 
 
@@ -130,12 +130,12 @@ def my_prices() -> dict | None:
     try:
         db = open_store()
     except StoreError as exc:
-        print(f"note: your prices are not used, the user database did not open: {exc}", file=sys.stderr)
+        print(_('note: your prices are not used, the user database did not open: {exc}').format(exc=exc), file=sys.stderr)
         return None
     try:
         return price_overrides(db)
     except (StoreError, sqlite3.Error) as exc:
-        print(f"note: your prices are not used, they could not be read: {exc}", file=sys.stderr)
+        print(_('note: your prices are not used, they could not be read: {exc}').format(exc=exc), file=sys.stderr)
         return None
     finally:
         db.close()
@@ -196,8 +196,7 @@ def _say_how_model_matched(query: str, found) -> None:
     """Tell the user (on stderr) which catalog model ``--model`` became, unless the text was its id or name."""
     if _norm(query) in (_norm(found.id), _norm(found.name)):
         return
-    print(f"--model {query!r} matched catalog model {found.name} (id {found.id}); pass --model {found.id} to "
-          "silence this note", file=sys.stderr)
+    print(_('--model {query!r} matched catalog model {name} (id {id}); pass --model {id} to silence this note').format(query=query, name=found.name, id=found.id), file=sys.stderr)
 
 
 def _spec(args):
