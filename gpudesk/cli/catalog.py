@@ -14,7 +14,7 @@ import sys
 from gpudesk.catalog import AmbiguousItemError, Catalog, CatalogError, UnknownItemError, open_catalog
 from gpudesk.catalog.fields import FIELDS_BY_KEY, SPEC_FIELDS, differing_keys, gpu_json
 from gpudesk.cli import CliError
-from gpudesk.i18n import _
+from gpudesk.i18n import _, ngettext
 
 LIST_COLUMNS = (
     "id",
@@ -60,7 +60,8 @@ def _find(catalog: Catalog, query: str):
     try:
         return catalog.find_gpu(query)
     except AmbiguousItemError as exc:
-        lines = [f"{query!r} matches {len(exc.matches)} GPUs; use one of these ids or add words:"]
+        lines = [_("{query!r} matches {n} GPUs; use one of these ids or add words:").format(query=query,
+                                                                                            n=len(exc.matches))]
         lines += [f"  {g.id:<14} {g.name}" for g in exc.matches]
         raise CliError("\n".join(lines), status=2) from exc
     except UnknownItemError as exc:
@@ -100,8 +101,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     rows = [[_short(f.key, f.value(g)) for f in fields] for g in gpus]
     right = {i for i, f in enumerate(fields) if f.kind in ("number", "int", "money")}
     print(_table(headers, rows, right))
-    print(f"\n{len(gpus)} GPUs. Throughput is dense (no sparsity); N/A = not supported by the GPU, or no dated "
-          "price (`gpudesk catalog show GPU` gives the reason).")
+    print()
+    print(ngettext("{n} GPU. Throughput is dense (no sparsity); N/A = not supported by the GPU, or no dated price "
+                   "(`gpudesk catalog show GPU` gives the reason).",
+                   "{n} GPUs. Throughput is dense (no sparsity); N/A = not supported by the GPU, or no dated price "
+                   "(`gpudesk catalog show GPU` gives the reason).", len(gpus)).format(n=len(gpus)))
     return 0
 
 
@@ -115,7 +119,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     for field in SPEC_FIELDS:
         print(f"{field.label + ':':<{width + 1}} {field.format(field.value(gpu))}")
     if gpu.source_refs and gpu.source_refs != gpu.source_url:
-        print(f"{'All sources:':<{width + 1}} {gpu.source_refs}")
+        print(f"{_('All sources:'):<{width + 1}} {gpu.source_refs}")
     return 0
 
 
@@ -129,7 +133,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if all(g.id != gpu.id for g in gpus):
             gpus.append(gpu)
     if len(gpus) < 2:
-        raise CliError(f"{', '.join(repr(q) for q in args.gpus)} all name {gpus[0].id}; compare needs two different GPUs.")
+        raise CliError(_("{queries} all name {gpu}; compare needs two different GPUs.").format(
+            queries=", ".join(repr(q) for q in args.gpus), gpu=gpus[0].id))
     if args.json:
         _emit_json([gpu_json(g) for g in gpus])
         return 0
@@ -141,5 +146,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
         cells = [f.format(f.value(g)) if f.value(g) is not None else "N/A" for g in gpus]
         rows.append(["*" if f.key in diff else "", f.label] + cells)
     print(_table(headers, rows, set(range(2, len(headers)))))
-    print(_("\n* = values differ. Throughput is dense (no sparsity)."))
+    print()
+    print(_("* = values differ. Throughput is dense (no sparsity)."))
     return 0

@@ -82,10 +82,10 @@ def _auth(args: argparse.Namespace, url: str) -> Any:
     if args.auth == "none":
         return Auth()
     if args.save_secret:
-        store_secret(url, getpass.getpass("Password or token (kept in the system keyring): "))
+        store_secret(url, getpass.getpass(_("Password or token (kept in the system keyring):") + " "))
     secret = os.environ.get(SECRET_ENV) or load_secret(url)
     if not secret:
-        raise CliError(_('No secret stored for {url}: run once with --save-secret (or set {SECRET_ENV}).').format(url=url, SECRET_ENV=SECRET_ENV))
+        raise CliError(_('No secret stored for {url}: run once with --save-secret (or set {env}).').format(url=url, env=SECRET_ENV))
     return Auth(args.auth, args.user, secret)
 
 
@@ -134,7 +134,7 @@ def cmd_fleet(args: argparse.Namespace) -> int:
                           "not_judged": [f.to_dict() for f in findings if not f.finding.judged],
                           "notes": history.notes}, indent=2))
         return 0
-    print(f"{len(rows)} GPU(s) from {source} (step {history.step_s:g} s)")
+    print(_("{n} GPU(s) from {source} (step {step_s:g} s)").format(n=len(rows), source=source, step_s=history.step_s))
     for row in rows:
         util = next((row[f"{k}_mean"] for k in (util_metric, "gr_engine_active_pct", "sm_active_pct")
                      if row[f"{k}_mean"] is not None), None)
@@ -142,30 +142,31 @@ def cmd_fleet(args: argparse.Namespace) -> int:
         parts = [f"{row['host']} GPU {row['gpu_index'] if row['gpu_index'] is not None else '?'}"]
         if row["mig_instance"] is not None:
             parts.append(f"MIG {row['mig_instance']} ({row['mig_profile'] or '?'})")
-        parts.append(row["uuid"] or "no UUID")
-        parts.append(f"util {util:.1f} %" if util is not None else "util N/A")
-        parts.append(f"mem {mem / 2**30:.1f} GiB" if mem is not None else "mem N/A")
+        parts.append(row["uuid"] or _("no UUID"))
+        parts.append(_("util {util:.1f} %").format(util=util) if util is not None else _("util N/A"))
+        parts.append(_("mem {mem_gib:.1f} GiB").format(mem_gib=mem / 2**30) if mem is not None else _("mem N/A"))
         power = row[f"{m.POWER}_mean"]
-        parts.append(f"power {power:.0f} W" if power is not None else "power N/A")
+        parts.append(_("power {power_w:.0f} W").format(power_w=power) if power is not None else _("power N/A"))
         if row["job"]:
-            parts.append(f"job {row['job']}")
+            parts.append(_("job {job}").format(job=row["job"]))
         print("  " + " | ".join(parts))
     judged = [f for f in findings if f.finding.judged]
     warnings = [f for f in judged if f.finding.severity in ("warning", "critical")]
     skipped = [f for f in findings if not f.finding.judged]
-    print(f"{len(warnings)} warning(s); {len(judged) - len(warnings)} check(s) found nothing; "
-          f"{len(skipped)} not judged")
+    print(_("{warnings} warning(s); {quiet} check(s) found nothing; {skipped} not judged").format(
+        warnings=len(warnings), quiet=len(judged) - len(warnings), skipped=len(skipped)))
     if not len(history.frame):
-        print(_("  not judged: no samples were read, so no rule ran."))
+        print("  " + _("not judged: no samples were read, so no rule ran."))
     for f in judged:
-        who = f.key.label + f" ({f.key.uuid or 'no UUID'})" if f.key else f"group {f.group}"
-        job = f" job {f.key.job_name}" if f.key and f.key.job_name else ""
+        who = f"{f.key.label} ({f.key.uuid or _('no UUID')})" if f.key else _("group {group}").format(group=f.group)
+        job = " " + _("job {job}").format(job=f.key.job_name) if f.key and f.key.job_name else ""
         print(f"  [{f.finding.severity}] {f.finding.rule}: {who}{job}: {f.finding.summary}")
     for f in skipped:
-        who = f.key.label if f.key else f"group {f.group}"
-        print(_('  [not judged] {rule}: {who}: {summary}').format(rule=f.finding.rule, who=who, summary=f.finding.summary))
+        who = f.key.label if f.key else _("group {group}").format(group=f.group)
+        print("  " + _("[not judged] {rule}: {who}: {summary}").format(rule=f.finding.rule, who=who,
+                                                                     summary=f.finding.summary))
     for note in history.notes:
-        print(f"  note: {note}")
+        print("  " + _("note: {note}").format(note=note))
     if session is not None:
         print(_('Saved as recording {session}.').format(session=session))
     return 0

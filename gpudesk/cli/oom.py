@@ -208,7 +208,7 @@ def _print_accounts(r, out) -> None:
 
 
 def _rows(items: list[tuple[str, str]], indent: str, out) -> None:
-    width = min(56, max((len(label) for label, _ in items), default=0))
+    width = min(56, max((len(label) for label, _text in items), default=0))
     for label, text in items:
         print(f"{indent}{label:{width}}  {text}", file=out)
 

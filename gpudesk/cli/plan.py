@@ -100,7 +100,7 @@ def _emit(text: str, output: str | None) -> None:
         try:
             Path(output).write_text(text, encoding="utf-8")
         except OSError as exc:
-            raise CliError(f"cannot write {output}: {exc.strerror or exc}") from exc
+            raise CliError(_("cannot write {path}: {error}").format(path=output, error=exc.strerror or exc)) from exc
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
@@ -171,19 +171,20 @@ def cmd_plan(args: argparse.Namespace) -> int:
         result = plan(req, catalog, price_overrides=prices)
     except PlanInputError as exc:
         if exc.field.startswith("price_overrides."):
-            raise CliError(f"your price for {exc.field.split('.', 1)[1]}: {exc.detail} (or use --no-my-prices)") from exc
-        raise CliError(f"profile {args.profile}: {exc}") from exc
+            raise CliError(_("your price for {gpu}: {detail} (or use --no-my-prices)").format(
+                gpu=exc.field.split(".", 1)[1], detail=exc.detail)) from exc
+        raise CliError(_("profile {profile}: {error}").format(profile=args.profile, error=exc)) from exc
     except SizingError as exc:
-        raise CliError(f"profile {args.profile}: {exc}") from exc
+        raise CliError(_("profile {profile}: {error}").format(profile=args.profile, error=exc)) from exc
     data = plan_to_dict(result)
     if args.format == "json":
         _emit(json.dumps(data, indent=2, ensure_ascii=False), args.output)
     else:
         if not result.candidates:
-            raise CliError(f"no GPU configuration can run this requirement ({deciding_reasons(result.rejected)}). "
-                           "Use --format json for every rejection.", status=1)
+            raise CliError(_("no GPU configuration can run this requirement ({reasons}). Use --format json for every "
+                             "rejection.").format(reasons=deciding_reasons(result.rejected)), status=1)
         if not 1 <= args.candidate <= len(result.candidates):
-            raise CliError(f"--candidate must be between 1 and {len(result.candidates)}")
+            raise CliError(_("--candidate must be between 1 and {n}").format(n=len(result.candidates)))
         _emit(_render(args.format, data, requirement_to_dict(req), args.candidate - 1, catalog), args.output)
     return 0
 
@@ -323,7 +324,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         try:
             gpu = _catalog().find_gpu(args.gpu)
         except AmbiguousItemError as exc:
-            raise CliError(f"--gpu {args.gpu!r} matches several GPUs: {', '.join(g.id for g in exc.matches)}") from exc
+            raise CliError(_("--gpu {gpu!r} matches several GPUs: {ids}").format(
+                gpu=args.gpu, ids=", ".join(g.id for g in exc.matches))) from exc
         except UnknownItemError as exc:
             raise CliError(f"--gpu {args.gpu!r}: {exc}") from exc
         try:
@@ -339,22 +341,26 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                           "headroom_to_safe_line_bytes": f.headroom_bytes, "fits_usable": f.fits, "under_safe_line": f.under_safe_line}
         _emit(json.dumps(out, indent=2), None)
         return 0
-    lines = [f"{spec.name}: {spec.params:,} parameters" + (" (shape guessed from the count)" if spec.shape_is_guess else ""),
+    lines = [(_("{model}: {params:,} parameters (shape guessed from the count)") if spec.shape_is_guess
+              else _("{model}: {params:,} parameters")).format(model=spec.name, params=spec.params),
              f"mode {args.mode}" + ("" if inference else f", {args.precision}, {args.optimizer}") +
              f", {'context' if inference else 'sequence'} {args.seq}, {'concurrency' if inference else 'micro-batch'} {args.batch}"
              + (f", {args.gpus} GPUs {args.sharding}" if args.gpus > 1 and not inference else ""),
              "", f"{'component':<22}{'GiB':>10}{'bytes':>18}"]
     for name, value in est.breakdown.items():
         lines.append(f"{name:<22}{value / GIB:>10.2f}{value:>18,}")
-    lines.append(f"{'total per GPU':<22}{est.total_bytes / GIB:>10.2f}{est.total_bytes:>18,}")
-    lines += ["", f"{'allocated (max_memory_allocated)':<36}{est.allocated_bytes / GIB:>8.2f} GiB",
-              f"{'reserved (max_memory_reserved)':<36}{est.reserved_bytes / GIB:>8.2f} GiB",
-              f"{'device (nvidia-smi)':<36}{est.device_bytes / GIB:>8.2f} GiB"]
+    lines.append(f"{_('total per GPU'):<22}{est.total_bytes / GIB:>10.2f}{est.total_bytes:>18,}")
+    lines += ["", f"{_('allocated (max_memory_allocated)'):<36}{est.allocated_bytes / GIB:>8.2f} GiB",
+              f"{_('reserved (max_memory_reserved)'):<36}{est.reserved_bytes / GIB:>8.2f} GiB",
+              f"{_('device (nvidia-smi)'):<36}{est.device_bytes / GIB:>8.2f} GiB"]
     if verdict:
         gpu, f = verdict
-        state = "under the safe line" if f.under_safe_line else ("over the safe line" if f.fits else "does NOT fit")
-        lines += ["", f"{gpu.name}: {f.usable_bytes / GIB:.2f} GiB usable, safe line {f.safe_line_bytes / GIB:.2f} GiB: "
-                  f"{state} ({f.headroom_bytes / GIB:+.2f} GiB headroom)"]
+        state = (_("under the safe line") if f.under_safe_line
+                 else _("over the safe line") if f.fits else _("does NOT fit"))
+        lines += ["", _("{gpu}: {usable_gib:.2f} GiB usable, safe line {safe_gib:.2f} GiB: {state} ({headroom_gib:+.2f} "
+                        "GiB headroom)").format(gpu=gpu.name, usable_gib=f.usable_bytes / GIB,
+                                                safe_gib=f.safe_line_bytes / GIB, state=state,
+                                                headroom_gib=f.headroom_bytes / GIB)]
     lines += ["", "assumptions:"] + [f"  - {a} [{s}]" for a, s in est.assumptions]
     _emit("\n".join(lines), None)
     return 0

@@ -143,7 +143,7 @@ def probe_with_gdb(info: TargetInfo, *, reset_peak: bool = False, timeout_s: flo
     if broken:
         raise MethodUnavailable(METHOD, broken)
     with PrivateDir() as folder:
-        _, result, stub = write_probe_files(folder, reset_peak=reset_peak,
+        _probe, result, stub = write_probe_files(folder, reset_peak=reset_peak,
                                             owner_uid=info.uid if not info.same_user else None)
         if progress:
             progress(_('Attaching gdb to process {pid}…').format(pid=info.pid), None)

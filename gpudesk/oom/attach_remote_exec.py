@@ -67,7 +67,7 @@ def probe_with_remote_exec(info: TargetInfo, *, reset_peak: bool = False, timeou
     if refusal:
         raise PermissionDenied(f"remote_exec: {refusal}", field=METHOD, detail=refusal)
     with PrivateDir() as folder:
-        _, result, stub = write_probe_files(folder, reset_peak=reset_peak,
+        _probe, result, stub = write_probe_files(folder, reset_peak=reset_peak,
                                             owner_uid=info.uid if not info.same_user else None)
         script = folder / "remote.py"
         fd = os.open(script, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
