@@ -164,7 +164,7 @@ class Diagnosis:
             ValueError: the data does not have the shape to_dict() writes.
         """
         if not isinstance(data, dict):
-            raise ValueError(_('A diagnosis must be a JSON object, got {name__}.').format(name__=type(data).__name__))
+            raise ValueError(_('A diagnosis must be a JSON object, got {type}.').format(type=type(data).__name__))
         try:
             causes = [Cause.from_dict(c) for c in data.get("causes") or []]
         except (AttributeError, TypeError) as exc:

@@ -247,7 +247,7 @@ class MemoryReport:
             ValueError: ``data`` is not a dict or holds a field of the wrong shape.
         """
         if not isinstance(data, dict):
-            raise ValueError(_('A memory report must be a JSON object, got {name__}.').format(name__=type(data).__name__))
+            raise ValueError(_('A memory report must be a JSON object, got {type}.').format(type=type(data).__name__))
         try:
             return cls._from_dict(data)
         except (AttributeError, TypeError) as exc:
