@@ -431,7 +431,7 @@ def cmd_run(args) -> int:
 
     def on_sample(s) -> None:
         if not args.quiet and not args.json:
-            print("[gpudesk] " + _("t={t_s:7.1f}s pid {pid} GPU {index}: allocated {allocated}, reserved "
+            print("[gpudesk]", _("t={t_s:7.1f}s pid {pid} GPU {index}: allocated {allocated}, reserved "
                                    "{reserved}").format(t_s=s.t_s, pid=s.pid, index=s.device_index,
                                                         allocated=format_bytes(s.allocated_bytes),
                                                         reserved=format_bytes(s.reserved_bytes)), file=sys.stderr)
@@ -449,10 +449,10 @@ def cmd_run(args) -> int:
         stop.set()
         raise CliError(_("interrupted"), status=130) from None
     if not args.json:
-        print("\n[gpudesk] " + _("job exited with status {returncode}").format(returncode=result.returncode),
+        print("\n[gpudesk]", _("job exited with status {returncode}").format(returncode=result.returncode),
               file=sys.stderr)
         for path in result.snapshot_paths:
-            print("[gpudesk] " + _("snapshot at the OOM: {path} (explain it with: gpudesk oom snapshot {path})").format(
+            print("[gpudesk]", _("snapshot at the OOM: {path} (explain it with: gpudesk oom snapshot {path})").format(
                 path=path),
                   file=sys.stderr)
     _emit(result.diagnosis, args.json)

@@ -349,10 +349,13 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
              "", f"{'component':<22}{'GiB':>10}{'bytes':>18}"]
     for name, value in est.breakdown.items():
         lines.append(f"{name:<22}{value / GIB:>10.2f}{value:>18,}")
-    lines.append(f"{_('total per GPU'):<22}{est.total_bytes / GIB:>10.2f}{est.total_bytes:>18,}")
-    lines += ["", f"{_('allocated (max_memory_allocated)'):<36}{est.allocated_bytes / GIB:>8.2f} GiB",
-              f"{_('reserved (max_memory_reserved)'):<36}{est.reserved_bytes / GIB:>8.2f} GiB",
-              f"{_('device (nvidia-smi)'):<36}{est.device_bytes / GIB:>8.2f} GiB"]
+    total_label = _("total per GPU")
+    lines.append(f"{total_label:<22}{est.total_bytes / GIB:>10.2f}{est.total_bytes:>18,}")
+    lines.append("")
+    for label, value in ((_("allocated (max_memory_allocated)"), est.allocated_bytes),
+                         (_("reserved (max_memory_reserved)"), est.reserved_bytes),
+                         (_("device (nvidia-smi)"), est.device_bytes)):
+        lines.append(f"{label:<36}{value / GIB:>8.2f} GiB")
     if verdict:
         gpu, f = verdict
         state = (_("under the safe line") if f.under_safe_line
