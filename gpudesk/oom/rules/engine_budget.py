@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers.units import format_bytes
-from gpudesk.oom.rules.base import Facts, evidence
+from gpudesk.oom.rules.base import Facts, evidence, join_sentences
 from gpudesk.i18n import _
 
 
@@ -105,7 +105,7 @@ def _ggml(f: Facts) -> Cause:
         evidence=evidence(requested_bytes=f.requested, device_index=r.device_index, ggml_buffer=buffer,
                           free_bytes=f.free, model_buffer_bytes=model_buf, offloaded_layers=layers,
                           layers_that_fit=fits, kv_cache_bytes=r.parsed.get("kv_cache_bytes")),
-        explanation=" ".join([why] + ([_("It asked for {requested} on device {device}.").format(
+        explanation=join_sentences([why] + ([_("It asked for {requested} on device {device}.").format(
             requested=format_bytes(f.requested), device=r.device_index)] if f.requested is not None else [])),
         fix=fix,
         more_fixes=[(_("With several GPUs, shift layers away from the full one: --tensor-split (e.g. 3,1) or "

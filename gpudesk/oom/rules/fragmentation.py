@@ -11,7 +11,7 @@ Confidence rises with frag_ratio and retries. This covers the article's "cache n
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.rules.base import GiB, MiB, Facts, clamp, evidence
+from gpudesk.oom.rules.base import GiB, MiB, Facts, clamp, evidence, join_sentences
 from gpudesk import i18n
 from gpudesk.i18n import N_, _, ngettext
 
@@ -85,7 +85,7 @@ def check(f: Facts) -> Cause | None:
             num_alloc_retries=dev.num_alloc_retries,
             fit_margin_bytes=f.margin,
         ),
-        explanation=" ".join([*why, _("The memory exists but not as one contiguous block, so the allocation fails.")]),
+        explanation=join_sentences([*why, _("The memory exists but not as one contiguous block, so the allocation fails.")]),
         fix=fix,
         more_fixes=more,
         checks=[_("Compare memory_reserved() with memory_allocated() after each step: a growing gap with a flat "

@@ -14,7 +14,7 @@ import math
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers.units import format_bytes
-from gpudesk.oom.rules.base import Facts, evidence
+from gpudesk.oom.rules.base import Facts, evidence, join_sentences
 from gpudesk.i18n import _
 
 
@@ -48,7 +48,7 @@ def check(f: Facts) -> Cause | None:
         evidence=evidence(allowed_bytes=cap, total_capacity_bytes=total, reserved_bytes=f.reserved,
                           allocated_bytes=f.allocated, requested_bytes=f.requested, free_bytes=f.free,
                           allowed_ratio=round(cap / total, 4), fraction_that_fits_ratio=fraction),
-        explanation=" ".join([
+        explanation=join_sentences([
             _("The process may use only {cap} ({share:.1%} of the GPU); it holds {own} and asked for {requested} "
               "more.").format(cap=format_bytes(cap), share=cap / total, own=format_bytes(own),
                               requested=format_bytes(f.requested))
