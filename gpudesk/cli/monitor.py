@@ -587,26 +587,30 @@ def _fmt(value: float, scale: tuple[float, str]) -> str:
 
 def _stat_line(label: str, unit: str, s) -> str:
     """One metric's row: median, p5, p95 (or the one value of a single sample); a bool as a share of samples."""
-    samples = f"{s.n} sample" + ("" if s.n == 1 else "s")
+    return f"  {label:32s} {_stat_value(unit, s)}"
+
+
+def _stat_value(unit: str, s) -> str:
     if unit == "bool":
         if s.n == 1:
-            return f"  {label:32s} {'yes' if s.median else 'no'} ({samples})"
+            return _("yes (1 sample)") if s.median else _("no (1 sample)")
         share = float(s.mean or 0.0)
         yes = round(share * s.n)
         if yes == 0:
-            return f"  {label:32s} no (0 of {samples})"
+            return _("no (0 of {n} samples)").format(n=s.n)
         if yes == s.n:
-            return f"  {label:32s} yes ({s.n} of {samples})"
+            return _("yes ({n} of {n} samples)").format(n=s.n)
         shown = f"{100.0 * share:.0f}" if 1.0 <= 100.0 * share <= 99.0 else f"{100.0 * share:.2g}"
-        return f"  {label:32s} yes in {yes} of {samples} ({shown} %)"
+        return _("yes in {yes} of {n} samples ({share} %)").format(yes=yes, n=s.n, share=shown)
     scale = _scale(unit, max(abs(s.p5), abs(s.p95)))
     if s.n == 1:
         number, _space, shown = _fmt(s.median, scale).strip().partition(" ")
         if "." in number:  # one reading: as printed, 111 W not 111.0 W, 2 MiB not 2.00 MiB
             number = number.rstrip("0").rstrip(".")
-        return f"  {label:32s} {number}{' ' + shown if shown else ''} ({samples})"
-    return (f"  {label:32s} median {_fmt(s.median, scale)}  p5 {_fmt(s.p5, scale)}  p95 {_fmt(s.p95, scale)}"
-            f"  ({samples})")
+        return _("{value} (1 sample)").format(value=f"{number} {shown}" if shown else number)
+    return ngettext("median {median}  p5 {p5}  p95 {p95}  ({n} sample)",
+                    "median {median}  p5 {p5}  p95 {p95}  ({n} samples)", s.n).format(
+        median=_fmt(s.median, scale), p5=_fmt(s.p5, scale), p95=_fmt(s.p95, scale), n=s.n)
 
 
 def _print_analysis(title: str, result) -> None:
