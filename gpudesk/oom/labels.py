@@ -132,6 +132,13 @@ LABELS: dict[str, str] = {
     "device_free_bytes": N_("Free on the GPU"),
     "unattributed_bytes": N_("Used on the GPU but not by any listed process"),
     "alloc_bytes": N_("Allocation"),
+    # Memory snapshots (gpudesk.oom.snapshot.account).
+    "free_pieces": N_("Free cached blocks"),
+    "leak_suspect_bytes": N_("Alive at the peak from allocations made in every iteration"),
+    "leak_suspect_share_ratio": N_("Share of the peak held by those allocations"),
+    "leak_suspect_allocations": N_("Allocations from the top suspect"),
+    "leak_suspect_iterations": N_("Iterations the top suspect allocated in"),
+    "leak_suspect_frame": N_("Code that made them"),
 }
 
 # memory_summary rows and columns (torch/cuda/memory.py memory_summary).
