@@ -221,7 +221,7 @@ def _segment(raw: Any, index: int, stacks: _Stacks, features: list[str]) -> Segm
         if isinstance(history, list) and history and isinstance(history[0], dict):
             # 2.0: the newest history entry describes the current allocation of the block.
             if "block history" not in features:
-                features.append(_("block history"))
+                features.append("block history")
             frames = frames if frames is not None else history[0].get("frames")
             if requested_b is None:
                 requested_b = history[0].get("real_size")
