@@ -24,6 +24,7 @@ from typing import TextIO
 
 from gpudesk import __version__, paths
 from gpudesk.errors import GpudeskError
+from gpudesk.i18n import _
 
 WINDOW_PAINT_TIMEOUT_S = 20.0
 
@@ -52,22 +53,22 @@ def check_install() -> str:
     data = paths.data_dir()
     notices = paths.resources_dir() / "THIRD_PARTY_NOTICES.md"
     if not notices.is_file():
-        raise SelfTestError(f"third-party notices missing: {notices}")
+        raise SelfTestError(_('third-party notices missing: {notices}').format(notices=notices))
     if frozen and not catalog.resolve().is_relative_to(root.resolve()) and "GPUDESK_CATALOG" not in os.environ:
-        raise SelfTestError(f"bundled catalog {catalog} is outside the bundle {root}")
+        raise SelfTestError(_('bundled catalog {catalog} is outside the bundle {root}').format(catalog=catalog, root=root))
     leaked = [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p and frozen
               and Path(p).resolve().is_relative_to(root.resolve())]
     if leaked:
-        raise SelfTestError(f"programs started by gpudesk would load the bundle's private libraries "
-                            f"(LD_LIBRARY_PATH has {leaked[0]})")
+        raise SelfTestError(_("programs started by gpudesk would load the bundle's private libraries "
+                              "(LD_LIBRARY_PATH has {path})").format(path=leaked[0]))
     if data.resolve().is_relative_to(root.resolve()):
-        raise SelfTestError(f"user data folder {data} is inside the install folder {root}")
+        raise SelfTestError(_('user data folder {data} is inside the install folder {root}').format(data=data, root=root))
     probe = data / ".selftest-write"
     probe.write_text("ok", encoding="utf-8")
     probe.unlink()
-    kind = "frozen bundle" if frozen else "source/pip install"
-    return (f"{kind} at {root}; user data folder {data} is writable and outside it; notices present; "
-            f"child processes get the user's library path")
+    kind = _("frozen bundle") if frozen else _("source/pip install")
+    return _("{kind} at {root}; user data folder {data} is writable and outside it; notices present; child processes "
+             "get the user's library path").format(kind=kind, root=root, data=data)
 
 
 def check_catalog() -> str:
@@ -82,12 +83,13 @@ def check_catalog() -> str:
     finally:
         catalog.close()
     if not gpus:
-        raise SelfTestError(f"catalog {catalog.path} lists no GPUs")
+        raise SelfTestError(_('catalog {path} lists no GPUs').format(path=catalog.path))
     if not hits:
-        raise SelfTestError(f"full-text search for 'H100' found nothing in {catalog.path}")
-    return (f"{len(gpus)} GPUs, {meta['counts'].get('servers', 0)} servers, {meta['counts'].get('models', 0)} "
-            f"models (schema {meta['schema_version']}, built {meta.get('build_date')}); search 'H100' -> "
-            f"{len(hits)} hits; read-only from {catalog.path}")
+        raise SelfTestError(_("full-text search for 'H100' found nothing in {path}").format(path=catalog.path))
+    return _("{gpus} GPUs, {servers} servers, {models} models (schema {schema}, built {built}); search 'H100' -> "
+             "{hits} hits; read-only from {path}").format(
+                 gpus=len(gpus), servers=meta["counts"].get("servers", 0), models=meta["counts"].get("models", 0),
+                 schema=meta["schema_version"], built=meta.get("build_date"), hits=len(hits), path=catalog.path)
 
 
 def check_plan() -> str:
@@ -97,7 +99,7 @@ def check_plan() -> str:
 
     profiles = sorted(paths.examples_dir().glob("*.toml"))
     if not profiles:
-        raise SelfTestError(f"no example profiles (*.toml) in {paths.examples_dir()}")
+        raise SelfTestError(_('no example profiles (*.toml) in {examples_dir}').format(examples_dir=paths.examples_dir()))
     catalog = open_catalog()
     try:
         summaries = []
@@ -106,20 +108,21 @@ def check_plan() -> str:
             requirement.validate()
             result = plan(requirement, catalog)
             if not result.candidates and not result.rejected:
-                raise SelfTestError(f"{profile.name}: the plan evaluated no GPU at all")
+                raise SelfTestError(_('{name}: the plan evaluated no GPU at all').format(name=profile.name))
             top = result.top
             summaries.append(f"{profile.stem}: {top.count} x {top.gpu_id}" if top is not None
-                             else f"{profile.stem}: no GPU fits")
+                             else _('{stem}: no GPU fits').format(stem=profile.stem))
     finally:
         catalog.close()
-    return f"{len(profiles)} example profiles planned, best candidates ({'; '.join(summaries)})"
+    return _("{n} example profiles planned, best candidates ({summaries})").format(n=len(profiles),
+                                                                                  summaries="; ".join(summaries))
 
 
 def selftest_input(name: str) -> Path:
     """A bundled self-test input from ``resources/selftest`` (real captured texts; see its README.md)."""
     path = paths.resources_dir() / "selftest" / name
     if not path.is_file():
-        raise SelfTestError(f"bundled self-test input {path} is missing")
+        raise SelfTestError(_('bundled self-test input {path} is missing').format(path=path))
     return path
 
 
@@ -133,17 +136,19 @@ def check_oom() -> str:
     path = selftest_input("oom-pytorch.txt")
     report = parse_text(path.read_text(encoding="utf-8"))
     if report.framework != "pytorch":
-        raise SelfTestError(f"{path.name}: framework read as {report.framework!r}, expected 'pytorch'")
+        raise SelfTestError(_("{name}: framework read as {framework!r}, expected 'pytorch'").format(name=path.name, framework=report.framework))
     if report.requested_bytes != 550 * 1024**2 or report.device_index != 0:
-        raise SelfTestError(f"{path.name}: read request {report.requested_bytes} bytes on GPU "
-                            f"{report.device_index}, expected {550 * 1024**2} bytes on GPU 0")
+        raise SelfTestError(_("{name}: read request {requested} bytes on GPU {index}, expected {expected} bytes on "
+                              "GPU 0").format(name=path.name, requested=report.requested_bytes,
+                                              index=report.device_index, expected=550 * 1024**2))
     diagnosis = diagnose(report)
     if diagnosis.top is None:
-        raise SelfTestError(f"{path.name}: the diagnosis names no cause")
+        raise SelfTestError(_('{name}: the diagnosis names no cause').format(name=path.name))
     probe_lines = _probe_source_lines()
-    return (f"{path.name}: PyTorch {report.era} message, 550 MiB requested on GPU 0; top cause "
-            f"'{diagnosis.top.id}' ({diagnosis.top.confidence:.0%} confidence); probe ({probe_lines} lines) "
-            f"and launch bootstrap sources compile")
+    return _("{name}: PyTorch {era} message, 550 MiB requested on GPU 0; top cause '{cause}' ({confidence:.0%} "
+             "confidence); probe ({lines} lines) and launch bootstrap sources compile").format(
+                 name=path.name, era=report.era, cause=diagnosis.top.id, confidence=diagnosis.top.confidence,
+                 lines=probe_lines)
 
 
 def _probe_source_lines() -> int:
@@ -159,7 +164,7 @@ def _probe_source_lines() -> int:
     for module in (probe_script, launch_bootstrap):
         path = Path(module.__file__)
         if path.suffix != ".py" or not path.is_file():
-            raise SelfTestError(f"{module.__name__} ships compiled only ({path}); the OOM doctor cannot inject it")
+            raise SelfTestError(_('{module} ships compiled only ({path}); the OOM doctor cannot inject it').format(module=module.__name__, path=path))
         sources[module.__name__] = path.read_text(encoding="utf-8")
         compile(sources[module.__name__], str(path), "exec")
     if os.name == "posix":
@@ -185,12 +190,14 @@ def check_dmon() -> str:
     frame = log.frame
     expected = {model.POWER: 111.0, model.GPU_UTIL: 25.0, model.MEM_USED: 11651 * 1024**2}
     if frame.gpus != [0, 1, 2, 3]:
-        raise SelfTestError(f"{path.name}: expected GPUs 0-3, read {frame.gpus}")
+        raise SelfTestError(_('{name}: expected GPUs 0-3, read {gpus}').format(name=path.name, gpus=frame.gpus))
     for metric, want in expected.items():
-        _, values = frame.series(0, metric)
+        _times, values = frame.series(0, metric)
         if len(values) != 1 or values[0] != want:
-            raise SelfTestError(f"{path.name}: GPU 0 {metric} expected {want}, read {[float(v) for v in values]}")
-    return f"{path.name}: {len(frame)} rows, GPUs {frame.gpus}, {len(log.columns)} dmon columns; GPU 0 at 111 W"
+            raise SelfTestError(_("{name}: GPU 0 {metric} expected {want}, read {values}").format(
+                name=path.name, metric=metric, want=want, values=[float(v) for v in values]))
+    return _("{name}: {rows} rows, GPUs {gpus}, {columns} dmon columns; GPU 0 at 111 W").format(
+        name=path.name, rows=len(frame), gpus=frame.gpus, columns=len(log.columns))
 
 
 def check_window() -> str:
@@ -246,9 +253,10 @@ def run_selftest(out: TextIO | None = None) -> int:
             try:
                 shutil.rmtree(tmp)
             except OSError as exc:
-                print(f"gpudesk: could not remove the self-test's temporary folder {tmp}: {exc}", file=sys.stderr)
+                print(_("gpudesk: could not remove the self-test's temporary folder {tmp}: {exc}").format(tmp=tmp, exc=exc), file=sys.stderr)
     failed = sum(not r.ok for r in results)
     elapsed = time.perf_counter() - started
-    print(f"gpudesk {__version__} self-test: {len(results) - failed} passed, {failed} failed in {elapsed:.1f} s",
+    print(_("gpudesk {version} self-test: {passed} passed, {failed} failed in {elapsed_s:.1f} s").format(
+        version=__version__, passed=len(results) - failed, failed=failed, elapsed_s=elapsed),
           file=out, flush=True)
     return 1 if failed else 0

@@ -14,6 +14,7 @@ import sys
 from gpudesk.catalog import AmbiguousItemError, Catalog, CatalogError, UnknownItemError, open_catalog
 from gpudesk.catalog.fields import FIELDS_BY_KEY, SPEC_FIELDS, differing_keys, gpu_json
 from gpudesk.cli import CliError
+from gpudesk.i18n import _, ngettext
 
 LIST_COLUMNS = (
     "id",
@@ -30,21 +31,21 @@ LIST_COLUMNS = (
 
 
 def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("catalog", help="list, show and compare GPUs in the bundled catalog")
+    parser = subparsers.add_parser("catalog", help=_("list, show and compare GPUs in the bundled catalog"))
     sub = parser.add_subparsers(dest="catalog_command", metavar="ACTION", required=True)
 
-    p_list = sub.add_parser("list", help="all GPUs, one per line")
-    p_list.add_argument("--json", action="store_true", help="print a JSON array")
+    p_list = sub.add_parser("list", help=_("all GPUs, one per line"))
+    p_list.add_argument("--json", action="store_true", help=_("print a JSON array"))
     p_list.set_defaults(func=cmd_list)
 
-    p_show = sub.add_parser("show", help="every spec of one GPU")
-    p_show.add_argument("gpu", metavar="GPU", help='id or unique part of the name, e.g. "h100 sxm"')
-    p_show.add_argument("--json", action="store_true", help="print a JSON object")
+    p_show = sub.add_parser("show", help=_("every spec of one GPU"))
+    p_show.add_argument("gpu", metavar="GPU", help=_('id or unique part of the name, e.g. "h100 sxm"'))
+    p_show.add_argument("--json", action="store_true", help=_("print a JSON object"))
     p_show.set_defaults(func=cmd_show)
 
-    p_cmp = sub.add_parser("compare", help="GPUs side by side; differing rows are marked with *")
-    p_cmp.add_argument("gpus", metavar="GPU", nargs="+", help="two or more ids or name fragments")
-    p_cmp.add_argument("--json", action="store_true", help="print a JSON array")
+    p_cmp = sub.add_parser("compare", help=_("GPUs side by side; differing rows are marked with *"))
+    p_cmp.add_argument("gpus", metavar="GPU", nargs="+", help=_("two or more ids or name fragments"))
+    p_cmp.add_argument("--json", action="store_true", help=_("print a JSON array"))
     p_cmp.set_defaults(func=cmd_compare)
 
 
@@ -59,7 +60,8 @@ def _find(catalog: Catalog, query: str):
     try:
         return catalog.find_gpu(query)
     except AmbiguousItemError as exc:
-        lines = [f"{query!r} matches {len(exc.matches)} GPUs; use one of these ids or add words:"]
+        lines = [_("{query!r} matches {n} GPUs; use one of these ids or add words:").format(query=query,
+                                                                                            n=len(exc.matches))]
         lines += [f"  {g.id:<14} {g.name}" for g in exc.matches]
         raise CliError("\n".join(lines), status=2) from exc
     except UnknownItemError as exc:
@@ -99,8 +101,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     rows = [[_short(f.key, f.value(g)) for f in fields] for g in gpus]
     right = {i for i, f in enumerate(fields) if f.kind in ("number", "int", "money")}
     print(_table(headers, rows, right))
-    print(f"\n{len(gpus)} GPUs. Throughput is dense (no sparsity); N/A = not supported by the GPU, or no dated "
-          "price (`gpudesk catalog show GPU` gives the reason).")
+    print()
+    print(ngettext("{n} GPU. Throughput is dense (no sparsity); N/A = not supported by the GPU, or no dated price "
+                   "(`gpudesk catalog show GPU` gives the reason).",
+                   "{n} GPUs. Throughput is dense (no sparsity); N/A = not supported by the GPU, or no dated price "
+                   "(`gpudesk catalog show GPU` gives the reason).", len(gpus)).format(n=len(gpus)))
     return 0
 
 
@@ -114,13 +119,13 @@ def cmd_show(args: argparse.Namespace) -> int:
     for field in SPEC_FIELDS:
         print(f"{field.label + ':':<{width + 1}} {field.format(field.value(gpu))}")
     if gpu.source_refs and gpu.source_refs != gpu.source_url:
-        print(f"{'All sources:':<{width + 1}} {gpu.source_refs}")
+        print(f"{_('All sources:'):<{width + 1}} {gpu.source_refs}")
     return 0
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     if len(args.gpus) < 2:
-        raise CliError("compare needs at least two GPUs, e.g. gpudesk catalog compare a100-80-sxm4 h100-sxm5")
+        raise CliError(_("compare needs at least two GPUs, e.g. gpudesk catalog compare a100-80-sxm4 h100-sxm5"))
     catalog = _open()
     gpus = []
     for query in args.gpus:  # the same GPU named twice ("h100-sxm5" and "h100 sxm5") is compared once
@@ -128,7 +133,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if all(g.id != gpu.id for g in gpus):
             gpus.append(gpu)
     if len(gpus) < 2:
-        raise CliError(f"{', '.join(repr(q) for q in args.gpus)} all name {gpus[0].id}; compare needs two different GPUs.")
+        raise CliError(_("{queries} all name {gpu}; compare needs two different GPUs.").format(
+            queries=", ".join(repr(q) for q in args.gpus), gpu=gpus[0].id))
     if args.json:
         _emit_json([gpu_json(g) for g in gpus])
         return 0
@@ -140,5 +146,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
         cells = [f.format(f.value(g)) if f.value(g) is not None else "N/A" for g in gpus]
         rows.append(["*" if f.key in diff else "", f.label] + cells)
     print(_table(headers, rows, set(range(2, len(headers)))))
-    print("\n* = values differ. Throughput is dense (no sparsity).")
+    print()
+    print(_("* = values differ. Throughput is dense (no sparsity)."))
     return 0

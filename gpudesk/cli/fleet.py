@@ -14,43 +14,44 @@ from pathlib import Path
 from typing import Any
 
 from gpudesk.cli import CliError
+from gpudesk.i18n import _
 
 SECRET_ENV = "GPUDESK_FLEET_SECRET"
 
 
 def add_fleet_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     f = sub.add_parser(
-        "fleet", help="GPUs across nodes: Prometheus + DCGM exporter, exporter /metrics, or a dcgmi dmon log",
-        description="Read a fleet's GPUs and print each GPU and the bottleneck findings. Network use: only the "
-                    "URLs given here.")
+        "fleet", help=_("GPUs across nodes: Prometheus + DCGM exporter, exporter /metrics, or a dcgmi dmon log"),
+        description=_("Read a fleet's GPUs and print each GPU and the bottleneck findings. Network use: only the "
+                    "URLs given here."))
     src = f.add_mutually_exclusive_group(required=True)
-    src.add_argument("--prometheus", metavar="URL", help="Prometheus server scraping the DCGM exporter")
-    src.add_argument("--scrape", metavar="URL", action="append", help="exporter /metrics URL (repeatable)")
-    src.add_argument("--dcgmi", metavar="FILE", help="saved 'dcgmi dmon' output ('-' reads standard input)")
+    src.add_argument("--prometheus", metavar="URL", help=_("Prometheus server scraping the DCGM exporter"))
+    src.add_argument("--scrape", metavar="URL", action="append", help=_("exporter /metrics URL (repeatable)"))
+    src.add_argument("--dcgmi", metavar="FILE", help=_("saved 'dcgmi dmon' output ('-' reads standard input)"))
     src.add_argument("--dcgmi-command", metavar="CMD",
-                     help="live dcgmi dmon from a command, e.g. \"ssh node dcgmi dmon -e 203,1001\"; read for --window")
+                     help=_("live dcgmi dmon from a command, e.g. \"ssh node dcgmi dmon -e 203,1001\"; read for --window"))
     f.add_argument("--window", default="1h", metavar="D",
-                   help="history window for --prometheus (90s, 30m, 24h, 7d; default 1h); for --scrape, scrape "
-                        "repeatedly over this window (default: once)")
-    f.add_argument("--step", type=float, default=None, metavar="S", help="range step in seconds (default: fits "
-                   "the window, at most 720 points)")
+                   help=_("history window for --prometheus (90s, 30m, 24h, 7d; default 1h); for --scrape, scrape "
+                        "repeatedly over this window (default: once)"))
+    f.add_argument("--step", type=float, default=None, metavar="S", help=_("range step in seconds (default: fits "
+                   "the window, at most 720 points)"))
     f.add_argument("--interval", type=float, default=None, metavar="S",
-                   help="scrape interval of the data (s): Prometheus' (default 15), the --scrape repeat "
-                        "(default 5), or dcgmi's -d delay (default 1)")
-    f.add_argument("--selector", default="", metavar="LABELS", help="extra label matchers, e.g. cluster=\"a\"")
+                   help=_("scrape interval of the data (s): Prometheus' (default 15), the --scrape repeat "
+                        "(default 5), or dcgmi's -d delay (default 1)"))
+    f.add_argument("--selector", default="", metavar="LABELS", help=_("extra label matchers, e.g. cluster=\"a\""))
     f.add_argument("--metric-name", action="append", default=[], metavar="METRIC=NAME",
-                   help="a renamed deployment's metric, e.g. gpu_util_pct=my_gpu_util (repeatable)")
-    f.add_argument("--group", choices=("job", "host"), default="job", help="judge imbalance within a job or a host")
-    f.add_argument("--host", default="", help="host name for a dcgmi log")
-    f.add_argument("--auth", choices=("none", "basic", "bearer"), default="none", help="credentials kind")
-    f.add_argument("--user", default="", help="user name for --auth basic")
+                   help=_("a renamed deployment's metric, e.g. gpu_util_pct=my_gpu_util (repeatable)"))
+    f.add_argument("--group", choices=("job", "host"), default="job", help=_("judge imbalance within a job or a host"))
+    f.add_argument("--host", default="", help=_("host name for a dcgmi log"))
+    f.add_argument("--auth", choices=("none", "basic", "bearer"), default="none", help=_("credentials kind"))
+    f.add_argument("--user", default="", help=_("user name for --auth basic"))
     f.add_argument("--save-secret", action="store_true",
-                   help="ask for the password / token and keep it in the system keyring for this URL")
-    f.add_argument("--ca-file", default=None, metavar="PEM", help="CA certificate for https (default: system store)")
-    f.add_argument("--timeout", type=float, default=10.0, metavar="S", help="HTTP timeout (default 10 s)")
+                   help=_("ask for the password / token and keep it in the system keyring for this URL"))
+    f.add_argument("--ca-file", default=None, metavar="PEM", help=_("CA certificate for https (default: system store)"))
+    f.add_argument("--timeout", type=float, default=10.0, metavar="S", help=_("HTTP timeout (default 10 s)"))
     f.add_argument("--record", default=None, metavar="NAME",
-                   help="also save the window as a recording (export, replay and reports work on it)")
-    f.add_argument("--json", action="store_true", help="machine-readable output (keys carry units)")
+                   help=_("also save the window as a recording (export, replay and reports work on it)"))
+    f.add_argument("--json", action="store_true", help=_("machine-readable output (keys carry units)"))
     f.set_defaults(func=cmd_fleet)
 
 
@@ -65,7 +66,7 @@ def _check_numbers(args: argparse.Namespace) -> None:
     """Refuse impossible numbers before any network or file access."""
     for flag, value in (("--timeout", args.timeout), ("--step", args.step), ("--interval", args.interval)):
         if value is not None and not (math.isfinite(value) and value > 0):
-            raise CliError(f"{flag} must be a positive number of seconds, got {value:g}.")
+            raise CliError(_('{flag} must be a positive number of seconds, got {value:g}.').format(flag=flag, value=value))
     _duration(args.window)
 
 
@@ -81,10 +82,10 @@ def _auth(args: argparse.Namespace, url: str) -> Any:
     if args.auth == "none":
         return Auth()
     if args.save_secret:
-        store_secret(url, getpass.getpass("Password or token (kept in the system keyring): "))
+        store_secret(url, getpass.getpass(_("Password or token (kept in the system keyring):") + " "))
     secret = os.environ.get(SECRET_ENV) or load_secret(url)
     if not secret:
-        raise CliError(f"No secret stored for {url}: run once with --save-secret (or set {SECRET_ENV}).")
+        raise CliError(_('No secret stored for {url}: run once with --save-secret (or set {env}).').format(url=url, env=SECRET_ENV))
     return Auth(args.auth, args.user, secret)
 
 
@@ -114,7 +115,7 @@ def cmd_fleet(args: argparse.Namespace) -> int:
             try:
                 session, _rows = record_history(history, source=f"fleet {source}"[:200], name=args.record)
             except (StoreError, TelemetryError) as exc:
-                raise CliError(f"The window could not be saved as a recording: {exc}", status=1) from exc
+                raise CliError(_('The window could not be saved as a recording: {exc}').format(exc=exc), status=1) from exc
     except CliError:
         raise  # already says what to do, with its own exit status (2: a bad argument or a missing file)
     except GpudeskError as exc:
@@ -133,7 +134,7 @@ def cmd_fleet(args: argparse.Namespace) -> int:
                           "not_judged": [f.to_dict() for f in findings if not f.finding.judged],
                           "notes": history.notes}, indent=2))
         return 0
-    print(f"{len(rows)} GPU(s) from {source} (step {history.step_s:g} s)")
+    print(_("{n} GPU(s) from {source} (step {step_s:g} s)").format(n=len(rows), source=source, step_s=history.step_s))
     for row in rows:
         util = next((row[f"{k}_mean"] for k in (util_metric, "gr_engine_active_pct", "sm_active_pct")
                      if row[f"{k}_mean"] is not None), None)
@@ -141,32 +142,33 @@ def cmd_fleet(args: argparse.Namespace) -> int:
         parts = [f"{row['host']} GPU {row['gpu_index'] if row['gpu_index'] is not None else '?'}"]
         if row["mig_instance"] is not None:
             parts.append(f"MIG {row['mig_instance']} ({row['mig_profile'] or '?'})")
-        parts.append(row["uuid"] or "no UUID")
-        parts.append(f"util {util:.1f} %" if util is not None else "util N/A")
-        parts.append(f"mem {mem / 2**30:.1f} GiB" if mem is not None else "mem N/A")
+        parts.append(row["uuid"] or _("no UUID"))
+        parts.append(_("util {util:.1f} %").format(util=util) if util is not None else _("util N/A"))
+        parts.append(_("mem {mem_gib:.1f} GiB").format(mem_gib=mem / 2**30) if mem is not None else _("mem N/A"))
         power = row[f"{m.POWER}_mean"]
-        parts.append(f"power {power:.0f} W" if power is not None else "power N/A")
+        parts.append(_("power {power_w:.0f} W").format(power_w=power) if power is not None else _("power N/A"))
         if row["job"]:
-            parts.append(f"job {row['job']}")
+            parts.append(_("job {job}").format(job=row["job"]))
         print("  " + " | ".join(parts))
     judged = [f for f in findings if f.finding.judged]
     warnings = [f for f in judged if f.finding.severity in ("warning", "critical")]
     skipped = [f for f in findings if not f.finding.judged]
-    print(f"{len(warnings)} warning(s); {len(judged) - len(warnings)} check(s) found nothing; "
-          f"{len(skipped)} not judged")
+    print(_("{warnings} warning(s); {quiet} check(s) found nothing; {skipped} not judged").format(
+        warnings=len(warnings), quiet=len(judged) - len(warnings), skipped=len(skipped)))
     if not len(history.frame):
-        print("  not judged: no samples were read, so no rule ran.")
+        print("  " + _("not judged: no samples were read, so no rule ran."))
     for f in judged:
-        who = f.key.label + f" ({f.key.uuid or 'no UUID'})" if f.key else f"group {f.group}"
-        job = f" job {f.key.job_name}" if f.key and f.key.job_name else ""
+        who = f"{f.key.label} ({f.key.uuid or _('no UUID')})" if f.key else _("group {group}").format(group=f.group)
+        job = " " + _("job {job}").format(job=f.key.job_name) if f.key and f.key.job_name else ""
         print(f"  [{f.finding.severity}] {f.finding.rule}: {who}{job}: {f.finding.summary}")
     for f in skipped:
-        who = f.key.label if f.key else f"group {f.group}"
-        print(f"  [not judged] {f.finding.rule}: {who}: {f.finding.summary}")
+        who = f.key.label if f.key else _("group {group}").format(group=f.group)
+        print("  " + _("[not judged] {rule}: {who}: {summary}").format(rule=f.finding.rule, who=who,
+                                                                     summary=f.finding.summary))
     for note in history.notes:
-        print(f"  note: {note}")
+        print("  " + _("note: {note}").format(note=note))
     if session is not None:
-        print(f"Saved as recording {session}.")
+        print(_('Saved as recording {session}.').format(session=session))
     return 0
 
 
@@ -201,8 +203,8 @@ def _from_scrape(args: argparse.Namespace) -> Any:
         if time.monotonic() + interval > end:
             break
         time.sleep(interval)
-    notes = [] if len(batches) > 1 else [("One scrape: findings that need a sustained window are not judged; "
-                                          "give --window to scrape repeatedly.")]
+    notes = [] if len(batches) > 1 else [(_("One scrape: findings that need a sustained window are not judged; "
+                                          "give --window to scrape repeatedly."))]
     return FleetHistory(index.keys, SeriesFrame.from_batches(batches), interval, notes)
 
 
@@ -214,7 +216,7 @@ def _from_dcgmi(args: argparse.Namespace) -> Any:
         return parse_dcgmi_dmon(sys.stdin.read(), host=args.host, t0=time.time(), delay_s=delay)
     path = Path(args.dcgmi)
     if not path.exists():
-        raise CliError(f"{path}: no such file.")
+        raise CliError(_('{path}: no such file.').format(path=path))
     return read_dcgmi_dmon(path, host=args.host, delay_s=delay)
 
 
@@ -236,7 +238,7 @@ def _from_dcgmi_command(args: argparse.Namespace) -> Any:
         batches.extend(stream.poll())
     notes = list(stream.parser.notes)
     if not batches:
-        raise CliError(f"No dcgmi dmon rows came from the command within {window:g} s.", status=1)
+        raise CliError(_('No dcgmi dmon rows came from the command within {window:g} s.').format(window=window), status=1)
     return FleetHistory(stream.keys, SeriesFrame.from_batches(batches, notes), args.interval or 1.0, notes)
 
 
@@ -245,6 +247,6 @@ def _renames(pairs: list[str]) -> dict[str, str]:
     for pair in pairs:
         metric, sep, name = pair.partition("=")
         if not sep or not metric.strip() or not name.strip():
-            raise CliError(f"--metric-name {pair!r}: write METRIC=NAME, e.g. gpu_util_pct=my_gpu_util.")
+            raise CliError(_('--metric-name {pair!r}: write METRIC=NAME, e.g. gpu_util_pct=my_gpu_util.').format(pair=pair))
         out[metric.strip()] = name.strip()
     return out

@@ -14,96 +14,97 @@ from gpudesk.cli import CliError
 from gpudesk.cli.fleet import add_fleet_parser
 from gpudesk.errors import GpudeskError
 from gpudesk.telemetry.rules.thresholds import Thresholds, load_thresholds
+from gpudesk.i18n import _, ngettext
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("monitor", help="GPU monitoring: devices, record, import, analyze",
-                              description="Live GPU telemetry through NVML, nvidia-smi dmon logs, recordings.")
+    p = subparsers.add_parser("monitor", help=_("GPU monitoring: devices, record, import, analyze"),
+                              description=_("Live GPU telemetry through NVML, nvidia-smi dmon logs, recordings."))
     sub = p.add_subparsers(dest="monitor_command", metavar="SUBCOMMAND")
     p.set_defaults(func=lambda args: _help(p))
 
-    d = sub.add_parser("devices", help="list the GPUs NVML sees (exits 1 when NVML is unavailable, saying why)")
-    d.add_argument("--json", action="store_true", help="machine-readable output")
+    d = sub.add_parser("devices", help=_("list the GPUs NVML sees (exits 1 when NVML is unavailable, saying why)"))
+    d.add_argument("--json", action="store_true", help=_("machine-readable output"))
     d.set_defaults(func=cmd_devices)
 
-    r = sub.add_parser("record", help="record NVML samples into the user store (Ctrl+C stops)")
-    r.add_argument("--interval", type=float, default=1.0, metavar="S", help="seconds between samples (default 1)")
+    r = sub.add_parser("record", help=_("record NVML samples into the user store (Ctrl+C stops)"))
+    r.add_argument("--interval", type=float, default=1.0, metavar="S", help=_("seconds between samples (default 1)"))
     r.add_argument("--duration", type=str, default=None, metavar="D",
-                   help="stop after D (seconds, or with a unit: 90s, 30m, 72h); default: until Ctrl+C")
-    r.add_argument("--notes", default="", help="notes stored with the session")
-    r.add_argument("--name", default=None, help="session name")
+                   help=_("stop after D (seconds, or with a unit: 90s, 30m, 72h); default: until Ctrl+C"))
+    r.add_argument("--notes", default="", help=_("notes stored with the session"))
+    r.add_argument("--name", default=None, help=_("session name"))
     r.set_defaults(func=cmd_record)
 
-    st = sub.add_parser("stream", help="record a live dmon stream from a command (e.g. over ssh) into the store")
-    st.add_argument("command", help="command printing dmon output, e.g. \"ssh node nvidia-smi dmon -s umt -o DT\"")
-    st.add_argument("--gpu-model", default=None, metavar="NAME", help="catalog GPU model (PCIe link assumption)")
-    st.add_argument("--duration", type=str, default=None, metavar="D", help="stop after D (90s, 30m, 72h)")
-    st.add_argument("--name", default=None, help="session name")
-    st.add_argument("--notes", default="", help="notes stored with the session")
+    st = sub.add_parser("stream", help=_("record a live dmon stream from a command (e.g. over ssh) into the store"))
+    st.add_argument("command", help=_("command printing dmon output, e.g. \"ssh node nvidia-smi dmon -s umt -o DT\""))
+    st.add_argument("--gpu-model", default=None, metavar="NAME", help=_("catalog GPU model (PCIe link assumption)"))
+    st.add_argument("--duration", type=str, default=None, metavar="D", help=_("stop after D (90s, 30m, 72h)"))
+    st.add_argument("--name", default=None, help=_("session name"))
+    st.add_argument("--notes", default="", help=_("notes stored with the session"))
     st.set_defaults(func=cmd_stream)
 
-    i = sub.add_parser("import", help="import an nvidia-smi dmon log as a recording session")
-    i.add_argument("file", type=Path, help="the saved output of 'nvidia-smi dmon' (e.g. dmon -s pucvmet -o DT)")
+    i = sub.add_parser("import", help=_("import an nvidia-smi dmon log as a recording session"))
+    i.add_argument("file", type=Path, help=_("the saved output of 'nvidia-smi dmon' (e.g. dmon -s pucvmet -o DT)"))
     i.add_argument("--gpu-model", default=None, metavar="NAME",
-                   help="catalog GPU model the log came from (gives the PCIe link and memory capacity)")
+                   help=_("catalog GPU model the log came from (gives the PCIe link and memory capacity)"))
     i.add_argument("--interval", type=float, default=1.0, metavar="S",
-                   help="seconds between dmon samples (its -d delay), used to place the rows of a log without a "
-                        "time column (-o T / -o DT); default 1")
-    i.add_argument("--name", default=None, help="session name (default: the file name)")
-    i.add_argument("--notes", default="", help="notes stored with the session")
-    i.add_argument("--json", action="store_true", help="print the session id, rows, GPUs and notes as JSON")
+                   help=_("seconds between dmon samples (its -d delay), used to place the rows of a log without a "
+                        "time column (-o T / -o DT); default 1"))
+    i.add_argument("--name", default=None, help=_("session name (default: the file name)"))
+    i.add_argument("--notes", default="", help=_("notes stored with the session"))
+    i.add_argument("--json", action="store_true", help=_("print the session id, rows, GPUs and notes as JSON"))
     i.set_defaults(func=cmd_import)
 
-    a = sub.add_parser("analyze", help="statistics and bottleneck findings for a dmon log or a recording")
+    a = sub.add_parser("analyze", help=_("statistics and bottleneck findings for a dmon log or a recording"))
     a.add_argument("target", nargs="?",
-                   help="a dmon log file, '-' to read the log from standard input, or a recording id (see --list)")
+                   help=_("a dmon log file, '-' to read the log from standard input, or a recording id (see --list)"))
     a.add_argument("--gpu-model", default=None, metavar="NAME",
-                   help="catalog GPU model the log came from (gives the PCIe link and memory capacity)")
+                   help=_("catalog GPU model the log came from (gives the PCIe link and memory capacity)"))
     a.add_argument("--interval", type=float, default=1.0, metavar="S",
-                   help="seconds between dmon samples (its -d delay), used to place the rows of a log without a "
-                        "time column (-o T / -o DT); default 1")
-    a.add_argument("--from", dest="t0", type=float, default=None, metavar="T", help="span start (epoch s)")
-    a.add_argument("--to", dest="t1", type=float, default=None, metavar="T", help="span end (epoch s)")
-    a.add_argument("--list", action="store_true", help="list recordings instead")
+                   help=_("seconds between dmon samples (its -d delay), used to place the rows of a log without a "
+                        "time column (-o T / -o DT); default 1"))
+    a.add_argument("--from", dest="t0", type=float, default=None, metavar="T", help=_("span start (epoch s)"))
+    a.add_argument("--to", dest="t1", type=float, default=None, metavar="T", help=_("span end (epoch s)"))
+    a.add_argument("--list", action="store_true", help=_("list recordings instead"))
     a.add_argument("--json", action="store_true",
-                   help="print statistics and findings as JSON (keys carry their units)")
+                   help=_("print statistics and findings as JSON (keys carry their units)"))
     a.add_argument("--thresholds", type=Path, default=None, metavar="FILE",
-                   help="rule thresholds JSON (default: the user's, see 'gpudesk monitor thresholds')")
+                   help=_("rule thresholds JSON (default: the user's, see 'gpudesk monitor thresholds')"))
     a.set_defaults(func=cmd_analyze)
 
-    rp = sub.add_parser("report", help="burn-in report: a recording or dmon log, its findings and a saved plan")
-    rp.add_argument("target", help="a dmon log file or a recording id (see 'gpudesk monitor analyze --list')")
+    rp = sub.add_parser("report", help=_("burn-in report: a recording or dmon log, its findings and a saved plan"))
+    rp.add_argument("target", help=_("a dmon log file or a recording id (see 'gpudesk monitor analyze --list')"))
     rp.add_argument("--out", type=Path, required=True, metavar="F",
-                    help="file to write; the format follows its ending: .md, .html or .json")
+                    help=_("file to write; the format follows its ending: .md, .html or .json"))
     rp.add_argument("--plan", type=int, default=None, metavar="ID",
-                    help="id of a plan saved in the Plan tab (the store's saved plans)")
+                    help=_("id of a plan saved in the Plan tab (the store's saved plans)"))
     rp.add_argument("--plan-file", type=Path, default=None, metavar="F",
-                    help="a plan exported as JSON ('gpudesk plan --profile FILE.toml --format json --output F') "
-                         "instead of a saved plan")
+                    help=_("a plan exported as JSON ('gpudesk plan --profile FILE.toml --format json --output F') "
+                         "instead of a saved plan"))
     rp.add_argument("--candidate", type=int, default=1, metavar="N",
-                    help="which of the plan's configurations was bought (1 = the top one, the default)")
+                    help=_("which of the plan's configurations was bought (1 = the top one, the default)"))
     rp.add_argument("--gpu-model", default=None, metavar="NAME",
-                    help="catalog GPU model a dmon log came from (PCIe link and memory capacity)")
+                    help=_("catalog GPU model a dmon log came from (PCIe link and memory capacity)"))
     rp.add_argument("--interval", type=float, default=1.0, metavar="S",
-                    help="seconds between dmon samples for logs without a time column; default 1")
-    rp.add_argument("--title", default=None, help="report title")
+                    help=_("seconds between dmon samples for logs without a time column; default 1"))
+    rp.add_argument("--title", default=None, help=_("report title"))
     rp.add_argument("--thresholds", type=Path, default=None, metavar="FILE",
-                    help="rule thresholds JSON (default: the user's)")
+                    help=_("rule thresholds JSON (default: the user's)"))
     rp.set_defaults(func=cmd_report)
 
-    th = sub.add_parser("thresholds", help="show or change the findings' rule thresholds (kept with a version)")
+    th = sub.add_parser("thresholds", help=_("show or change the findings' rule thresholds (kept with a version)"))
     th.add_argument("--set", dest="assignments", action="append", default=[], metavar="NAME=VALUE",
-                    help="change one threshold (repeatable), e.g. --set min_span_s=20")
-    th.add_argument("--reset", action="store_true", help="back to the defaults (deletes the file)")
-    th.add_argument("--file", type=Path, default=None, metavar="FILE", help="thresholds file (default: the user's)")
-    th.add_argument("--json", action="store_true", help="print all values as JSON")
+                    help=_("change one threshold (repeatable), e.g. --set min_span_s=20"))
+    th.add_argument("--reset", action="store_true", help=_("back to the defaults (deletes the file)"))
+    th.add_argument("--file", type=Path, default=None, metavar="FILE", help=_("thresholds file (default: the user's)"))
+    th.add_argument("--json", action="store_true", help=_("print all values as JSON"))
     th.set_defaults(func=cmd_thresholds)
 
-    e = sub.add_parser("export", help="export a recording (or a span) as CSV")
-    e.add_argument("session", type=int, help="recording id (see 'gpudesk monitor analyze --list')")
-    e.add_argument("output", type=Path, help="CSV file to write")
-    e.add_argument("--from", dest="t0", type=float, default=None, metavar="T", help="span start (epoch s)")
-    e.add_argument("--to", dest="t1", type=float, default=None, metavar="T", help="span end (epoch s)")
+    e = sub.add_parser("export", help=_("export a recording (or a span) as CSV"))
+    e.add_argument("session", type=int, help=_("recording id (see 'gpudesk monitor analyze --list')"))
+    e.add_argument("output", type=Path, help=_("CSV file to write"))
+    e.add_argument("--from", dest="t0", type=float, default=None, metavar="T", help=_("span start (epoch s)"))
+    e.add_argument("--to", dest="t1", type=float, default=None, metavar="T", help=_("span end (epoch s)"))
     e.set_defaults(func=cmd_export)
 
     add_fleet_parser(sub)
@@ -127,9 +128,9 @@ def parse_duration(text: str | None, flag: str = "--duration") -> float | None:
     try:
         value = float(t) * scale
     except ValueError:
-        raise CliError(f"{flag} {text!r} is not a duration; use seconds or 90s, 30m, 72h, 1d.") from None
+        raise CliError(_('{flag} {text!r} is not a duration; use seconds or 90s, 30m, 72h, 1d.').format(flag=flag, text=text)) from None
     if not value > 0 or value == float("inf"):
-        raise CliError(f"{flag} must be a positive duration, got {text!r}.")
+        raise CliError(_('{flag} must be a positive duration, got {text!r}.').format(flag=flag, text=text))
     return value
 
 
@@ -156,7 +157,7 @@ def _open_session():
     try:
         return NvmlSession().open()
     except NvmlUnavailableError as exc:
-        raise CliError(f"NVML unavailable ({exc.status.state}): {exc.status.message}", status=1) from exc
+        raise CliError(_('NVML unavailable ({state}): {message}').format(state=exc.status.state, message=exc.status.message), status=1) from exc
 
 
 def cmd_devices(args: argparse.Namespace) -> int:
@@ -169,7 +170,7 @@ def cmd_devices(args: argparse.Namespace) -> int:
             print(json.dumps({"available": False, "state": status.state, "message": status.message,
                               "error": status.error}, indent=2))
             return 1
-        raise CliError(f"NVML unavailable ({status.state}): {status.message}", status=1)
+        raise CliError(_('NVML unavailable ({state}): {message}').format(state=status.state, message=status.message), status=1)
     session = _open_session()
     try:
         devices = session.devices()
@@ -180,10 +181,11 @@ def cmd_devices(args: argparse.Namespace) -> int:
             return 0
         print(session.status.message)
         for d in devices:
-            mem = f"{d.memory_total_bytes / 2**30:.0f} GiB" if d.memory_total_bytes else "memory N/A"
-            lost = f"  LOST: {d.lost_reason}" if d.lost_reason else ""
-            print(f"  GPU {d.index}: {d.name or 'N/A'}  {d.uuid or 'UUID N/A'}  {mem}  "
-                  f"PCIe {describe_link(d.pcie_gen_max, d.pcie_width_max_lanes, None)}  MIG {d.mig_mode or 'N/A'}{lost}")
+            mem = f"{d.memory_total_bytes / 2**30:.0f} GiB" if d.memory_total_bytes else _("memory N/A")
+            lost = "  " + _("LOST: {reason}").format(reason=d.lost_reason) if d.lost_reason else ""
+            print("  " + _("GPU {index}: {name}  {uuid}  {memory}  PCIe {link}  MIG {mig}").format(
+                index=d.index, name=d.name or "N/A", uuid=d.uuid or _("UUID N/A"), memory=mem,
+                link=describe_link(d.pcie_gen_max, d.pcie_width_max_lanes, None), mig=d.mig_mode or "N/A") + lost)
         return 0
     finally:
         session.close()
@@ -347,46 +349,53 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                     print(f"{s.id:5d}  {s.name}  ({s.source}, {s.gpu_count} GPU(s), {fmt_span(s.duration_s)}"
                           f"{', interrupted' if s.interrupted else ''})")
                 if not sessions:
-                    print("No recordings yet: 'gpudesk monitor record' or 'gpudesk monitor import FILE'.")
+                    print(_("No recordings yet: 'gpudesk monitor record' or 'gpudesk monitor import FILE'."))
             return 0
         path = Path(args.target)
         if args.target == "-":
             if sys.stdin is None or sys.stdin.isatty():
-                raise CliError("'-' reads a dmon log from standard input; pipe one in, e.g. "
-                               "'nvidia-smi dmon -s pucvmet -o DT -c 60 | gpudesk monitor analyze -'.")
+                raise CliError(_("'-' reads a dmon log from standard input; pipe one in, e.g. "
+                               "'nvidia-smi dmon -s pucvmet -o DT -c 60 | gpudesk monitor analyze -'."))
             gpu = resolve_gpu_model(args.gpu_model) if args.gpu_model else None
             frame, devices, log = frame_and_devices_from_text(sys.stdin.read(), gpu, args.interval)
             if log.empty:
-                raise CliError("standard input: no samples. " + " / ".join(log.errors or log.notes))
-            title = "standard input"
+                raise CliError(_("standard input: no samples. {problems}").format(
+                    problems=" / ".join(log.errors or log.notes)))
+            title = _("standard input")
         elif path.exists():
             gpu = resolve_gpu_model(args.gpu_model) if args.gpu_model else None
             frame, devices, log = frame_and_devices_from_file(path, gpu, args.interval)
             if log.empty:
-                raise CliError(f"{path}: no samples. " + " / ".join(log.errors or log.notes))
+                raise CliError(_("{path}: no samples. {problems}").format(path=path,
+                                                                          problems=" / ".join(log.errors or log.notes)))
             title = str(path)
         elif args.target.isdigit():
             db = open_store()
             sess = get_session(db, int(args.target))
             frame = load_frame(db, sess.id)
             devices = session_devices(db, sess.id)
-            title = f"session {sess.id} ({sess.name})"
+            title = _("session {id} ({name})").format(id=sess.id, name=sess.name)
             if sess.link_assumption:
                 text = sess.link_assumption
-                frame.notes.append(text if text.startswith("PCIe link") else f"PCIe link {text}")
+                frame.notes.append(text if text.startswith("PCIe link") else _('PCIe link {text}').format(text=text))
         else:
-            raise CliError(f"{args.target}: neither a file nor a recording id (see 'gpudesk monitor analyze --list').")
+            raise CliError(_("{target}: neither a file nor a recording id (see 'gpudesk monitor analyze --list').").format(target=args.target))
         if args.t0 is not None and args.t1 is not None and args.t0 > args.t1:
-            raise CliError(f"--from {args.t0:g} is after --to {args.t1:g}.")
+            raise CliError(_('--from {t0:g} is after --to {t1:g}.').format(t0=args.t0, t1=args.t1))
         result = analyze(frame, devices, t0=args.t0, t1=args.t1, thresholds=_thresholds(args.thresholds))
         if result.span is None:
             span = frame.span
             bounds = " and ".join(f"{flag} {value:.0f}" if value == int(value) else f"{flag} {value:.3f}"
                                   for flag, value in (("--from", args.t0), ("--to", args.t1)) if value is not None)
-            where = "between " + bounds if args.t0 is not None and args.t1 is not None else (
-                "after " + bounds if args.t0 is not None else "before " + bounds)
-            raise CliError(f"{title}: no samples {where}"
-                           + (f"; the data spans {span[0]:.0f} to {span[1]:.0f} (epoch s)." if span else "."))
+            if args.t0 is not None and args.t1 is not None:
+                where = _("between {bounds}").format(bounds=bounds)
+            elif args.t0 is not None:
+                where = _("after {bounds}").format(bounds=bounds)
+            else:
+                where = _("before {bounds}").format(bounds=bounds)
+            raise CliError(_("{title}: no samples {where}; the data spans {first:.0f} to {last:.0f} (epoch s).").format(
+                title=title, where=where, first=span[0], last=span[1]) if span else
+                _("{title}: no samples {where}.").format(title=title, where=where))
     except (TelemetryError, StoreError, GpudeskError) as exc:
         raise CliError(exc.user_text() if isinstance(exc, GpudeskError) else str(exc)) from exc
     if args.json:
@@ -412,13 +421,14 @@ def _load_target(args: argparse.Namespace) -> tuple:
         gpu = resolve_gpu_model(args.gpu_model) if args.gpu_model else None
         frame, devices, log = frame_and_devices_from_file(path, gpu, args.interval)
         if log.empty:
-            raise CliError(f"{path}: no samples. " + " / ".join(log.errors or log.notes))
+            raise CliError(_("{path}: no samples. {problems}").format(path=path,
+                                                                      problems=" / ".join(log.errors or log.notes)))
         return frame, devices, path.name
     if args.target.isdigit():
         db = open_store()
         sess = get_session(db, int(args.target))
         return load_frame(db, sess.id), session_devices(db, sess.id), f"recording {sess.id} ({sess.name})"
-    raise CliError(f"{args.target}: neither a file nor a recording id (see 'gpudesk monitor analyze --list').")
+    raise CliError(_("{target}: neither a file nor a recording id (see 'gpudesk monitor analyze --list').").format(target=args.target))
 
 
 # A plan exported as JSON is a few kB to a few hundred kB (its candidates and their memory accounts).
@@ -431,32 +441,33 @@ def _load_plan(args: argparse.Namespace) -> tuple[dict | None, str | None]:
     from gpudesk.store.plans import get_plan
 
     if args.plan is not None and args.plan_file is not None:
-        raise CliError("Give --plan or --plan-file, not both.")
+        raise CliError(_("Give --plan or --plan-file, not both."))
     if args.plan is not None:
         saved = get_plan(open_store(), args.plan)
         if saved.problem:
-            raise CliError(f"Saved plan {args.plan} cannot be read ({saved.problem}); re-plan it in the Plan tab.")
+            raise CliError(_('Saved plan {plan} cannot be read ({problem}); re-plan it in the Plan tab.').format(plan=args.plan, problem=saved.problem))
         return saved.plan, saved.name
     if args.plan_file is not None:
-        fix = "Give the JSON a plan command wrote, e.g. 'gpudesk plan ... --json > plan.json'."
+        fix = _("Give the JSON a plan command wrote, e.g. 'gpudesk plan ... --json > plan.json'.")
         try:
             with args.plan_file.open("rb") as fh:
                 raw = fh.read(_MAX_PLAN_BYTES + 1)
         except OSError as exc:
-            raise CliError(f"{args.plan_file}: cannot read the plan ({exc.strerror or exc}).") from exc
+            raise CliError(_("{plan_file}: cannot read the plan ({error}).").format(
+                plan_file=args.plan_file, error=exc.strerror or exc)) from exc
         if len(raw) > _MAX_PLAN_BYTES:
-            raise CliError(f"{args.plan_file}: over {_MAX_PLAN_BYTES // 10**6} MB, too large to be a plan. {fix}")
+            raise CliError(_("{plan_file}: over {limit_mb} MB, too large to be a plan. {fix}").format(
+                plan_file=args.plan_file, limit_mb=_MAX_PLAN_BYTES // 10**6, fix=fix))
         try:
             plan = json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError as exc:
-            raise CliError(f"{args.plan_file}: not a JSON plan (it is not UTF-8 text: byte {exc.start} cannot be "
-                           f"read). {fix}") from exc
+            raise CliError(_('{plan_file}: not a JSON plan (it is not UTF-8 text: byte {start} cannot be read). {fix}').format(plan_file=args.plan_file, start=exc.start, fix=fix)) from exc
         except json.JSONDecodeError as exc:
-            raise CliError(f"{args.plan_file}: not a JSON plan ({exc.msg} at line {exc.lineno}). {fix}") from exc
+            raise CliError(_('{plan_file}: not a JSON plan ({msg} at line {lineno}). {fix}').format(plan_file=args.plan_file, msg=exc.msg, lineno=exc.lineno, fix=fix)) from exc
         except RecursionError as exc:
-            raise CliError(f"{args.plan_file}: not a JSON plan (nested too deeply). {fix}") from exc
+            raise CliError(_('{plan_file}: not a JSON plan (nested too deeply). {fix}').format(plan_file=args.plan_file, fix=fix)) from exc
         if not isinstance(plan, dict):
-            raise CliError(f"{args.plan_file}: a plan is a JSON object with 'candidates'.")
+            raise CliError(_("{plan_file}: a plan is a JSON object with 'candidates'.").format(plan_file=args.plan_file))
         return plan, str(plan.get("name") or args.plan_file.name)
     return None, None
 
@@ -484,8 +495,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         write_report(report, args.out, fmt)
     except (TelemetryError, StoreError, GpudeskError) as exc:
         raise CliError(exc.user_text() if isinstance(exc, GpudeskError) else str(exc)) from exc
-    print(f"{args.out}: burn-in report of {title} ({fmt_span(report.duration_s)}, {len(report.gpus)} GPU(s), "
-          f"{len(report.judged_findings)} warning(s)).")
+    print(_("{out}: burn-in report of {title} ({span}, {gpus} GPU(s), {warnings} warning(s)).").format(
+        out=args.out, title=title, span=fmt_span(report.duration_s), gpus=len(report.gpus),
+        warnings=len(report.judged_findings)))
     print(report.analysis.summary)
     return 0
 
@@ -505,18 +517,19 @@ def cmd_thresholds(args: argparse.Namespace) -> int:
             except FileNotFoundError:
                 pass
             except OSError as exc:
-                raise CliError(f"{target}: cannot delete ({exc.strerror or exc}).") from exc
+                raise CliError(_("{target}: cannot delete ({error}).").format(target=target,
+                                                                              error=exc.strerror or exc)) from exc
         current = load_thresholds(target)
         if args.assignments:
             changes: dict[str, float] = {}
             for item in args.assignments:
                 name, sep, value = item.partition("=")
                 if not sep:
-                    raise CliError(f"--set {item}: write NAME=VALUE, e.g. --set min_span_s=20.")
+                    raise CliError(_('--set {item}: write NAME=VALUE, e.g. --set min_span_s=20.').format(item=item))
                 try:
                     changes[name.strip()] = float(value)
                 except ValueError as exc:
-                    raise CliError(f"--set {item}: {value!r} is not a number.") from exc
+                    raise CliError(_('--set {item}: {value!r} is not a number.').format(item=item, value=value)) from exc
             merged = thresholds_from_dict({**current.changed(), **changes})
             current = replace(merged)
             save_thresholds(current, target)
@@ -526,9 +539,10 @@ def cmd_thresholds(args: argparse.Namespace) -> int:
         print(json.dumps(current.to_dict(), indent=2))
         return 0
     changed = current.changed()
-    print(f"Rule thresholds ({target}{'' if target.exists() else ', defaults: no file yet'}):")
+    print(_("Rule thresholds ({path}):").format(path=target) if target.exists()
+          else _("Rule thresholds ({path}, defaults: no file yet):").format(path=target))
     for name, value in current.to_dict().items():
-        mark = "  (changed)" if name in changed else ""
+        mark = "  " + _("(changed)") if name in changed else ""
         print(f"  {name} = {value}{mark}")
     return 0
 
@@ -573,26 +587,30 @@ def _fmt(value: float, scale: tuple[float, str]) -> str:
 
 def _stat_line(label: str, unit: str, s) -> str:
     """One metric's row: median, p5, p95 (or the one value of a single sample); a bool as a share of samples."""
-    samples = f"{s.n} sample" + ("" if s.n == 1 else "s")
+    return f"  {label:32s} {_stat_value(unit, s)}"
+
+
+def _stat_value(unit: str, s) -> str:
     if unit == "bool":
         if s.n == 1:
-            return f"  {label:32s} {'yes' if s.median else 'no'} ({samples})"
+            return _("yes (1 sample)") if s.median else _("no (1 sample)")
         share = float(s.mean or 0.0)
         yes = round(share * s.n)
         if yes == 0:
-            return f"  {label:32s} no (0 of {samples})"
+            return _("no (0 of {n} samples)").format(n=s.n)
         if yes == s.n:
-            return f"  {label:32s} yes ({s.n} of {samples})"
+            return _("yes ({n} of {n} samples)").format(n=s.n)
         shown = f"{100.0 * share:.0f}" if 1.0 <= 100.0 * share <= 99.0 else f"{100.0 * share:.2g}"
-        return f"  {label:32s} yes in {yes} of {samples} ({shown} %)"
+        return _("yes in {yes} of {n} samples ({share} %)").format(yes=yes, n=s.n, share=shown)
     scale = _scale(unit, max(abs(s.p5), abs(s.p95)))
     if s.n == 1:
-        number, _, shown = _fmt(s.median, scale).strip().partition(" ")
+        number, _space, shown = _fmt(s.median, scale).strip().partition(" ")
         if "." in number:  # one reading: as printed, 111 W not 111.0 W, 2 MiB not 2.00 MiB
             number = number.rstrip("0").rstrip(".")
-        return f"  {label:32s} {number}{' ' + shown if shown else ''} ({samples})"
-    return (f"  {label:32s} median {_fmt(s.median, scale)}  p5 {_fmt(s.p5, scale)}  p95 {_fmt(s.p95, scale)}"
-            f"  ({samples})")
+        return _("{value} (1 sample)").format(value=f"{number} {shown}" if shown else number)
+    return ngettext("median {median}  p5 {p5}  p95 {p95}  ({n} sample)",
+                    "median {median}  p5 {p5}  p95 {p95}  ({n} samples)", s.n).format(
+        median=_fmt(s.median, scale), p5=_fmt(s.p5, scale), p95=_fmt(s.p95, scale), n=s.n)
 
 
 def _print_analysis(title: str, result) -> None:
@@ -600,12 +618,16 @@ def _print_analysis(title: str, result) -> None:
     from gpudesk.nvml.pcie import describe_link
 
     span = result.span
-    extra = f", {result.rounds} sampling round" + ("" if result.rounds == 1 else "s")
-    print(f"{title}: {fmt_span(span[1] - span[0]) if span else 'no samples'}{extra}, {len(result.stats)} GPU(s)")
+    shown_span = fmt_span(span[1] - span[0]) if span else _("no samples")
+    print(ngettext("{title}: {span}, {rounds} sampling round, {gpus} GPU(s)",
+                   "{title}: {span}, {rounds} sampling rounds, {gpus} GPU(s)", result.rounds).format(
+        title=title, span=shown_span, rounds=result.rounds, gpus=len(result.stats)))
     for g, per in sorted(result.stats.items()):
         dev = result.devices.get(g)
-        link = describe_link(dev.pcie_gen_max, dev.pcie_width_max_lanes, dev.pcie_link_source) if dev else "PCIe link unknown"
-        print(f"GPU {g} ({dev.name if dev and dev.name else 'model unknown'}; {link}):")
+        link = (describe_link(dev.pcie_gen_max, dev.pcie_width_max_lanes, dev.pcie_link_source) if dev
+                else _("PCIe link unknown"))
+        print(_("GPU {index} ({model}; {link}):").format(index=g, model=dev.name if dev and dev.name else
+                                                         _("model unknown"), link=link))
         for name, s in per.items():
             if s.n == 0:
                 continue
@@ -613,15 +635,15 @@ def _print_analysis(title: str, result) -> None:
             label = METRICS[name].label if name in METRICS else name
             print(_stat_line(label, unit, s))
     if result.summary:
-        print(f"Summary: {result.summary}")
-    print("Findings:")
+        print(_("Summary: {summary}").format(summary=result.summary))
+    print(_("Findings:"))
     for f in result.findings:
-        where = "all GPUs" if f.gpu is None else f"GPU {f.gpu}"
+        where = _("all GPUs") if f.gpu is None else _("GPU {index}").format(index=f.gpu)
         print(f"  [{f.severity}] {f.rule} ({where}): {f.summary}")
         if f.advice:
-            print(f"      advice: {f.advice}")
+            print("      " + _("advice: {advice}").format(advice=f.advice))
     for note in result.notes:
-        print(f"note: {note}")
+        print(_("note: {note}").format(note=note))
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -636,5 +658,5 @@ def cmd_export(args: argparse.Namespace) -> int:
         n = export_csv(frame, args.output, devices=session_devices(db, args.session))
     except (TelemetryError, StoreError) as exc:
         raise CliError(str(exc)) from exc
-    print(f"Wrote {n} rows to {args.output}.")
+    print(_('Wrote {n} rows to {output}.').format(n=n, output=args.output))
     return 0

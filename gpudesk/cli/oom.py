@@ -34,56 +34,58 @@ from gpudesk.oom.errors import (
 )
 from gpudesk.oom.labels import FLAG_KEYS, label_for
 from gpudesk.oom.parsers.units import format_bytes
+from gpudesk import i18n
+from gpudesk.i18n import N_, _, ngettext
 
 MAX_INPUT_BYTES = 5_000_000  # same limit as gpudesk.oom.parsers.detect.MAX_TEXT_CHARS
 
 
 def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("oom", help="diagnose GPU out-of-memory errors (texts, running processes, jobs)")
+    parser = subparsers.add_parser("oom", help=_("diagnose GPU out-of-memory errors (texts, running processes, jobs)"))
     sub = parser.add_subparsers(dest="oom_command", metavar="ACTION", required=True)
 
-    p_diag = sub.add_parser("diagnose", help="rank the causes of an OOM message, memory_summary or log file")
-    p_diag.add_argument("file", metavar="FILE", help="text file with the error, or - for standard input")
-    p_diag.add_argument("--json", action="store_true", help="print the diagnosis as JSON")
-    p_diag.add_argument("--save", action="store_true", help="keep it in the diagnosis history")
+    p_diag = sub.add_parser("diagnose", help=_("rank the causes of an OOM message, memory_summary or log file"))
+    p_diag.add_argument("file", metavar="FILE", help=_("text file with the error, or - for standard input"))
+    p_diag.add_argument("--json", action="store_true", help=_("print the diagnosis as JSON"))
+    p_diag.add_argument("--save", action="store_true", help=_("keep it in the diagnosis history"))
     p_diag.set_defaults(func=cmd_diagnose)
 
-    p_probe = sub.add_parser("probe", help="probe a running Python process's GPU memory and diagnose it")
+    p_probe = sub.add_parser("probe", help=_("probe a running Python process's GPU memory and diagnose it"))
     p_probe.add_argument("pid", metavar="PID", type=int)
     p_probe.add_argument("--method", choices=("auto", "agent", "remote_exec", "gdb"), default="auto",
-                         help="how to run the probe (default: agent, then remote_exec, then gdb)")
-    p_probe.add_argument("--reset-peak", action="store_true", help="reset the peak statistics after reading them")
+                         help=_("how to run the probe (default: agent, then remote_exec, then gdb)"))
+    p_probe.add_argument("--reset-peak", action="store_true", help=_("reset the peak statistics after reading them"))
     p_probe.add_argument("--timeout", type=_positive_seconds, default=10.0, metavar="S",
-                         help="seconds to wait for the answer (default 10 s)")
-    p_probe.add_argument("--yes", action="store_true", help="do not ask before injecting code into the process")
-    p_probe.add_argument("--elevate", action="store_true", help="allow another user's process (needs root)")
-    p_probe.add_argument("--json", action="store_true", help="print the diagnosis as JSON")
-    p_probe.add_argument("--save", action="store_true", help="keep it in the diagnosis history")
+                         help=_("seconds to wait for the answer (default 10 s)"))
+    p_probe.add_argument("--yes", action="store_true", help=_("do not ask before injecting code into the process"))
+    p_probe.add_argument("--elevate", action="store_true", help=_("allow another user's process (needs root)"))
+    p_probe.add_argument("--json", action="store_true", help=_("print the diagnosis as JSON"))
+    p_probe.add_argument("--save", action="store_true", help=_("keep it in the diagnosis history"))
     p_probe.set_defaults(func=cmd_probe)
 
-    p_meth = sub.add_parser("methods", help="which probe methods can be used for a process, and why not")
+    p_meth = sub.add_parser("methods", help=_("which probe methods can be used for a process, and why not"))
     p_meth.add_argument("pid", metavar="PID", type=int)
-    p_meth.add_argument("--elevate", action="store_true", help="consider another user's process")
+    p_meth.add_argument("--elevate", action="store_true", help=_("consider another user's process"))
     p_meth.add_argument("--json", action="store_true")
     p_meth.set_defaults(func=cmd_methods)
 
-    p_run = sub.add_parser("run", help="run a command with the probe preinstalled: gpudesk oom run -- python train.py")
+    p_run = sub.add_parser("run", help=_("run a command with the probe preinstalled: gpudesk oom run -- python train.py"))
     p_run.add_argument("--interval", type=_positive_seconds, default=0.5, metavar="S",
-                       help="sampling interval in seconds (default 0.5 s)")
+                       help=_("sampling interval in seconds (default 0.5 s)"))
     p_run.add_argument("--record-history", action="store_true",
-                       help="record allocation history and keep a snapshot at the OOM (slower)")
-    p_run.add_argument("--quiet", action="store_true", help="do not print memory samples while it runs")
-    p_run.add_argument("--json", action="store_true", help="print the final diagnosis as JSON")
-    p_run.add_argument("--save", action="store_true", help="keep it in the diagnosis history")
+                       help=_("record allocation history and keep a snapshot at the OOM (slower)"))
+    p_run.add_argument("--quiet", action="store_true", help=_("do not print memory samples while it runs"))
+    p_run.add_argument("--json", action="store_true", help=_("print the final diagnosis as JSON"))
+    p_run.add_argument("--save", action="store_true", help=_("keep it in the diagnosis history"))
     p_run.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ...")
     p_run.set_defaults(func=cmd_run)
 
-    p_snap = sub.add_parser("snapshot", help="open a PyTorch memory snapshot (_dump_snapshot pickle or JSON) "
-                            "and explain it offline")
-    p_snap.add_argument("file", metavar="FILE", help="snapshot .pickle or .json (gzip-compressed works too)")
+    p_snap = sub.add_parser("snapshot", help=_("open a PyTorch memory snapshot (_dump_snapshot pickle or JSON) "
+                            "and explain it offline"))
+    p_snap.add_argument("file", metavar="FILE", help=_("snapshot .pickle or .json (gzip-compressed works too)"))
     p_snap.add_argument("--device", type=int, default=None, metavar="N",
-                        help="GPU to explain (default: the one with the OOM, else the first)")
-    p_snap.add_argument("--json", action="store_true", help="print the analysis and diagnosis as JSON")
+                        help=_("GPU to explain (default: the one with the OOM, else the first)"))
+    p_snap.add_argument("--json", action="store_true", help=_("print the analysis and diagnosis as JSON"))
     p_snap.set_defaults(func=cmd_snapshot)
 
 
@@ -92,9 +94,9 @@ def _positive_seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+        raise argparse.ArgumentTypeError(_('expected a number of seconds, got {text!r}').format(text=text)) from None
     if not (0 < value < float("inf")):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+        raise argparse.ArgumentTypeError(_('must be a positive number of seconds, got {text}').format(text=text))
     return value
 
 
@@ -107,14 +109,14 @@ def _read_input(name: str) -> bytes:
             with open(path, "rb") as fh:
                 data = fh.read(MAX_INPUT_BYTES + 1)
         except FileNotFoundError as exc:
-            raise CliError(f"{name}: no such file") from exc
+            raise CliError(_('{name}: no such file').format(name=name)) from exc
         except IsADirectoryError as exc:
-            raise CliError(f"{name}: is a folder, not a text file") from exc
+            raise CliError(_('{name}: is a folder, not a text file').format(name=name)) from exc
         except PermissionError as exc:
-            raise CliError(f"{name}: permission denied") from exc
+            raise CliError(_('{name}: permission denied').format(name=name)) from exc
     if len(data) > MAX_INPUT_BYTES:
-        raise CliError(f"{name}: larger than {MAX_INPUT_BYTES // 1_000_000} MB; pass the part around the error, "
-                       "e.g. `tail -n 2000 FILE | gpudesk oom diagnose -`")
+        raise CliError(_("{name}: larger than {limit_mb} MB; pass the part around the error, e.g. `tail -n 2000 "
+                         "FILE | gpudesk oom diagnose -`").format(name=name, limit_mb=MAX_INPUT_BYTES // 1_000_000))
     return data
 
 
@@ -125,7 +127,7 @@ def _save(diagnosis: Diagnosis, target: str) -> int:
     try:
         return save_diagnosis(open_store(), diagnosis, target=target)
     except StoreError as exc:
-        raise CliError(f"could not save the diagnosis: {exc}", status=1) from exc
+        raise CliError(_('could not save the diagnosis: {exc}').format(exc=exc), status=1) from exc
 
 
 def _value(key: str, value) -> str:
@@ -166,12 +168,21 @@ _PLATFORM_NAMES = {"cuda": "NVIDIA CUDA", "rocm": "AMD ROCm (HIP)", "mps": "Appl
 
 def _recognised(r) -> str | None:
     """"Recognised: vLLM on AMD ROCm (HIP)" — the engine and platform the text names; None when neither."""
-    parts = []
-    if r.engine:
-        parts.append(_ENGINE_NAMES.get(r.engine, r.engine))
-    if r.platform:
-        parts.append(("on " if parts else "") + _PLATFORM_NAMES.get(r.platform, r.platform))
-    return "Recognised: " + " ".join(parts) if parts else None
+    engine = _ENGINE_NAMES.get(r.engine, r.engine) if r.engine else None
+    platform = _PLATFORM_NAMES.get(r.platform, r.platform) if r.platform else None
+    if engine and platform:
+        return _("Recognised: {engine} on {platform}").format(engine=engine, platform=platform)
+    if engine or platform:
+        return _("Recognised: {engine_or_platform}").format(engine_or_platform=engine or platform)
+    return None
+
+
+# The account's English ids (gpudesk.oom.account) as a reader sees them.
+_TERM_NAMES = {"allocated": N_("allocated"), "cached": N_("cached"), "non_pytorch": N_("non pytorch"),
+               "outside_allocator": N_("outside allocator"), "other_processes": N_("other processes"),
+               "unattributed": N_("unattributed"), "free": N_("free")}
+_TERM_STATUS = {"measured": N_("measured"), "derived": N_("derived"), "unknown": N_("unknown")}
+_LIMIT_NAMES = {"total capacity": N_("total capacity"), "MPS high-watermark limit": N_("MPS high-watermark limit")}
 
 
 def _print_accounts(r, out) -> None:
@@ -180,17 +191,24 @@ def _print_accounts(r, out) -> None:
         known = [t for t in acc.terms if t.value_bytes is not None]
         if acc.total_bytes is None and not known:
             continue
-        where = f"GPU {acc.gpu_index}" if acc.gpu_index is not None else "the GPU"
-        print(f"Memory account of {where}: {acc.limit_name} {format_bytes(acc.total_bytes)}"
-              f" ({acc.total_status})", file=out)
-        _rows([(t.name.replace("_", " "), f"{format_bytes(t.value_bytes)}  [{t.status}] {t.note}") for t in acc.terms],
-              "  ", out)
+        limit = i18n._(_LIMIT_NAMES.get(acc.limit_name, acc.limit_name))
+        total = format_bytes(acc.total_bytes)
+        status = i18n._(_TERM_STATUS.get(acc.total_status, acc.total_status))
+        if acc.gpu_index is not None:
+            print(_("Memory account of GPU {index}: {limit} {total} ({status})").format(
+                index=acc.gpu_index, limit=limit, total=total, status=status), file=out)
+        else:
+            print(_("Memory account of the GPU: {limit} {total} ({status})").format(
+                limit=limit, total=total, status=status), file=out)
+        _rows([(i18n._(_TERM_NAMES.get(t.name, t.name)),
+                f"{format_bytes(t.value_bytes)}  [{i18n._(_TERM_STATUS.get(t.status, t.status))}] {t.note}")
+               for t in acc.terms], "  ", out)
         for flag in acc.flags:
-            print(f"  Flag: {flag}", file=out)
+            print("  " + _("Flag: {flag}").format(flag=flag), file=out)
 
 
 def _rows(items: list[tuple[str, str]], indent: str, out) -> None:
-    width = min(56, max((len(label) for label, _ in items), default=0))
+    width = min(56, max((len(label) for label, _text in items), default=0))
     for label, text in items:
         print(f"{indent}{label:{width}}  {text}", file=out)
 
@@ -206,107 +224,121 @@ def _process_line(r) -> str | None:
     if r.torch_version:
         parts.append(f"torch {r.torch_version}")
     elif r.torch_imported is False:
-        parts.append("torch not imported")
+        parts.append(_("torch not imported"))
     if r.host_rss_samples:
         t_last, rss_last = r.host_rss_samples[-1]
-        rss = f"host memory (RSS) {format_bytes(rss_last)}"
         if len(r.host_rss_samples) > 1:
             t_first, rss_first = r.host_rss_samples[0]
             delta = rss_last - rss_first
-            rss += (f" ({'+' if delta >= 0 else '−'}{format_bytes(abs(delta))} over {t_last - t_first:.1f} s, "
-                    f"{len(r.host_rss_samples)} samples)")
+            rss = _("host memory (RSS) {rss} ({sign}{delta} over {window_s:.1f} s, {n} samples)").format(
+                rss=format_bytes(rss_last), sign="+" if delta >= 0 else "−", delta=format_bytes(abs(delta)),
+                window_s=t_last - t_first, n=len(r.host_rss_samples))
+        else:
+            rss = _("host memory (RSS) {rss}").format(rss=format_bytes(rss_last))
         parts.append(rss)
     if r.workers:
         states = sorted({w.status for w in r.workers if w.status})
-        parts.append(f"{len(r.workers)} child process(es)" + (f" ({', '.join(states)})" if states else ""))
-    return f"Process {r.pid}: " + (", ".join(parts) if parts else "no details")
+        parts.append(_("{n} child process(es) ({states})").format(n=len(r.workers), states=", ".join(states))
+                     if states else _("{n} child process(es)").format(n=len(r.workers)))
+    return _("Process {pid}: {details}").format(pid=r.pid, details=", ".join(parts) if parts else _("no details"))
 
 
 def print_no_oom(diagnosis: Diagnosis, source: str, out=None) -> None:
     """What the CLI prints when the input holds no out-of-memory message: nothing was diagnosed."""
     out = out or sys.stdout
     r = diagnosis.report
-    guess = f"; it looks like {r.framework} output" if r.framework != "unknown" else ""
-    print(f"No out-of-memory message found in {source} ({len(r.text or '')} characters{guess}): "
-          "nothing was diagnosed.", file=out)
+    if r.framework != "unknown":
+        line = _("No out-of-memory message found in {source} ({n} characters; it looks like {framework} output): "
+                 "nothing was diagnosed.")
+    else:
+        line = _("No out-of-memory message found in {source} ({n} characters): nothing was diagnosed.")
+    print(line.format(source=source, n=len(r.text or ""), framework=r.framework), file=out)
     recognised = _recognised(r)
     if recognised:
         print(recognised, file=out)
     cause = diagnosis.top
     if cause is not None:
-        print(f"Try: {cause.fix}", file=out)
+        print(_("Try: {fix}").format(fix=cause.fix), file=out)
         for extra in cause.more_fixes:
-            print(f"Also: {extra.removeprefix('Or ').removeprefix('or ')}", file=out)
+            print(_("Also: {fix}").format(fix=extra.removeprefix("Or ").removeprefix("or ")), file=out)
 
 
 def print_diagnosis(diagnosis: Diagnosis, out=None) -> None:
     """Human-readable diagnosis: what was read, what is missing, causes best first (labels, values with units)."""
     out = out or sys.stdout
     r = diagnosis.report
-    if r.source == "text":
-        head = f"Framework: {r.framework}   message: {r.kind}" + (f"   era: {r.era}" if r.era else "")
+    if r.source == "text" and r.era:
+        head = _("Framework: {framework}   message: {kind}   era: {era}").format(framework=r.framework, kind=r.kind,
+                                                                                era=r.era)
+    elif r.source == "text":
+        head = _("Framework: {framework}   message: {kind}").format(framework=r.framework, kind=r.kind)
     else:
-        head = f"Framework: {r.framework}   source: {r.source}"
+        head = _("Framework: {framework}   source: {source}").format(framework=r.framework, source=r.source)
     print(head, file=out)
     recognised = _recognised(r)
     if recognised:
         print(recognised, file=out)
     if r.status:
-        print(f"Status: {r.status}", file=out)
+        print(_("Status: {status}").format(status=r.status), file=out)
     process = _process_line(r)
     if process:
         print(process, file=out)
     if r.parsed:
-        print("Read:", file=out)
+        print(_("Read:"), file=out)
         rows = [(label_for(key, r.framework), _value(key, value)) for key, value in r.parsed.items()
                 if not key.startswith("process_")]
         procs = [(label_for(key), _value(key, value)) for key, value in r.parsed.items() if key.startswith("process_")]
         if len(procs) > 5:  # sibling ranks (returnn#1469 lists 15): show a few, the rest are in --json
-            procs = procs[:3] + [(f"… and {len(procs) - 3} more processes", "(all in --json)")]
+            procs = procs[:3] + [(_("… and {n} more processes").format(n=len(procs) - 3), _("(all in --json)"))]
         _rows(rows + procs, "  ", out)
     _print_accounts(r, out)
     if r.missing:
-        print("Missing: " + "; ".join(r.missing), file=out)
+        print(_("Missing: {missing}").format(missing="; ".join(r.missing)), file=out)
     for note in r.notes:
-        print(f"Note: {note}", file=out)
+        print(_("Note: {note}").format(note=note), file=out)
     if not diagnosis.causes:
         if r.torch_imported is False or r.cuda_initialized is False:
-            print("Nothing to diagnose yet: the process has no allocator figures (see Status).", file=out)
+            print(_("Nothing to diagnose yet: the process has no allocator figures (see Status)."), file=out)
         elif not r.devices and not r.samples:
-            print("Nothing to diagnose: no GPU memory figures were collected (see the notes).", file=out)
+            print(_("Nothing to diagnose: no GPU memory figures were collected (see the notes)."), file=out)
         else:
-            print("No cause found: the figures look normal.", file=out)
+            print(_("No cause found: the figures look normal."), file=out)
     for n, cause in enumerate(diagnosis.causes, 1):
-        print(f"\n{n}. {cause.title} [{cause.id}]  confidence {cause.confidence:.0%}", file=out)
+        print("\n" + _("{n}. {title} [{id}]  confidence {confidence:.0%}").format(
+            n=n, title=cause.title, id=cause.id, confidence=cause.confidence), file=out)
         if cause.explanation:
             print(f"   {cause.explanation}", file=out)
         if cause.evidence:
-            print("   Evidence:", file=out)
+            print("   " + _("Evidence:"), file=out)
             _rows([(label, _value(key, value)) for key, label, value in cause.evidence_items()], "     ", out)
-        print(f"   Fix: {cause.fix}", file=out)
+        print("   " + _("Fix: {fix}").format(fix=cause.fix), file=out)
         for extra in cause.more_fixes:
-            print(f"   Also: {extra}", file=out)
+            print("   " + _("Also: {fix}").format(fix=extra), file=out)
         for check in cause.checks:
-            print(f"   Check: {check}", file=out)
+            print("   " + _("Check: {check}").format(check=check), file=out)
         computed = [e for e in cause.sizing if e.saved_bytes is not None]
         for eff in computed:
-            print(f"   Sizing: {eff.fix}: saves {format_bytes(eff.saved_bytes)}" + (f" ({eff.note})" if eff.note else ""),
+            saves = format_bytes(eff.saved_bytes)
+            print("   " + (_("Sizing: {fix}: saves {saved} ({note})").format(fix=eff.fix, saved=saves, note=eff.note)
+                           if eff.note else _("Sizing: {fix}: saves {saved}").format(fix=eff.fix, saved=saves)),
                   file=out)
         unknown = [e for e in cause.sizing if e.saved_bytes is None]
         notes = {e.note for e in unknown}
         if unknown and len(notes) == 1 and not computed:
-            print(f"   Sizing: savings of the fixes above not computed. {notes.pop()}", file=out)
+            print("   " + _("Sizing: savings of the fixes above not computed. {note}").format(note=notes.pop()),
+                  file=out)
         else:
             for eff in unknown:
-                print(f"   Sizing: {eff.fix}: saving N/A" + (f" ({eff.note})" if eff.note else ""), file=out)
+                print("   " + (_("Sizing: {fix}: saving N/A ({note})").format(fix=eff.fix, note=eff.note) if eff.note
+                               else _("Sizing: {fix}: saving N/A").format(fix=eff.fix)), file=out)
 
 
-def _emit(diagnosis: Diagnosis, as_json: bool, source: str = "the input") -> None:
+def _emit(diagnosis: Diagnosis, as_json: bool, source: str | None = None) -> None:
     if as_json:
         json.dump(diagnosis.to_dict(), sys.stdout, indent=2)
         sys.stdout.write("\n")
     elif not diagnosis.found_oom:
-        print_no_oom(diagnosis, source)
+        print_no_oom(diagnosis, source or _("the input"))
     else:
         print_diagnosis(diagnosis)
 
@@ -319,7 +351,7 @@ def cmd_diagnose(args) -> int:
     except OomError as exc:
         raise CliError(f"{args.file}: {exc}") from exc
     source = "standard input" if args.file == "-" else args.file
-    _emit(diagnosis, args.json, source)
+    _emit(diagnosis, args.json, _("standard input") if args.file == "-" else args.file)
     if args.save:
         _save(diagnosis, source)
     return 0 if diagnosis.found_oom else 1
@@ -328,14 +360,14 @@ def cmd_diagnose(args) -> int:
 def _confirm(pid: int, method: str, warning: str | None, assume_yes: bool) -> None:
     if assume_yes or method == "agent":
         return
-    text = f"Run the gpudesk probe inside process {pid} using {method}?"
+    text = _('Run the gpudesk probe inside process {pid} using {method}?').format(pid=pid, method=method)
     if warning:
         text = f"{warning}\n{text}"
     if not sys.stdin.isatty():
-        raise CliError(f"{text}\nInjecting code needs confirmation: rerun with --yes to allow it.")
+        raise CliError(_('{text}\nInjecting code needs confirmation: rerun with --yes to allow it.').format(text=text))
     answer = input(f"{text} [y/N] ").strip().lower()
     if answer not in ("y", "yes"):
-        raise CliError("Cancelled; nothing was run in the process.", status=1)
+        raise CliError(_("Cancelled; nothing was run in the process."), status=1)
 
 
 def _progress(message: str, fraction) -> None:
@@ -352,10 +384,10 @@ def cmd_probe(args) -> int:
             usable = [s for s in statuses.values() if s.usable]
             if not usable:
                 reasons = "\n".join(f"  {s.name}: {s.reason}" for s in statuses.values())
-                raise CliError(f"no way to probe process {args.pid}:\n{reasons}", status=1)
+                raise CliError(_("no way to probe process {pid}:").format(pid=args.pid) + "\n" + reasons, status=1)
             method = usable[0].name
         elif not statuses[method].usable:
-            raise CliError(f"{method} cannot be used for process {args.pid}: {statuses[method].reason}", status=1)
+            raise CliError(_('{method} cannot be used for process {pid}: {reason}').format(method=method, pid=args.pid, reason=statuses[method].reason), status=1)
         _confirm(args.pid, method, statuses[method].warning, args.yes)
         report = probe_process(args.pid, method, reset_peak=args.reset_peak, timeout_s=args.timeout,
                                allow_other_user=args.elevate, progress=None if args.json else _progress)
@@ -382,7 +414,8 @@ def cmd_methods(args) -> int:
         sys.stdout.write("\n")
         return 0
     for s in statuses:
-        print(f"{s.name:12} {'usable' if s.usable else 'unavailable'}" + (f": {s.reason}" if s.reason else ""))
+        state = _("usable") if s.usable else _("unavailable")
+        print(f"{s.name:12} {state}: {s.reason}" if s.reason else f"{s.name:12} {state}")
     return 0
 
 
@@ -393,13 +426,15 @@ def cmd_run(args) -> int:
     if cmd and cmd[0] == "--":
         cmd = cmd[1:]
     if not cmd:
-        raise CliError("no command given: gpudesk oom run -- python train.py ...")
+        raise CliError(_("no command given: gpudesk oom run -- python train.py ..."))
     stop = threading.Event()
 
     def on_sample(s) -> None:
         if not args.quiet and not args.json:
-            print(f"[gpudesk] t={s.t_s:7.1f}s pid {s.pid} GPU {s.device_index}: allocated "
-                  f"{format_bytes(s.allocated_bytes)}, reserved {format_bytes(s.reserved_bytes)}", file=sys.stderr)
+            print("[gpudesk]", _("t={t_s:7.1f}s pid {pid} GPU {index}: allocated {allocated}, reserved "
+                                   "{reserved}").format(t_s=s.t_s, pid=s.pid, index=s.device_index,
+                                                        allocated=format_bytes(s.allocated_bytes),
+                                                        reserved=format_bytes(s.reserved_bytes)), file=sys.stderr)
 
     def on_output(line: str) -> None:
         (sys.stderr if args.json else sys.stdout).write(line)
@@ -412,11 +447,13 @@ def cmd_run(args) -> int:
         raise CliError(str(exc), status=127) from exc
     except KeyboardInterrupt:
         stop.set()
-        raise CliError("interrupted", status=130) from None
+        raise CliError(_("interrupted"), status=130) from None
     if not args.json:
-        print(f"\n[gpudesk] job exited with status {result.returncode}", file=sys.stderr)
+        print("\n[gpudesk]", _("job exited with status {returncode}").format(returncode=result.returncode),
+              file=sys.stderr)
         for path in result.snapshot_paths:
-            print(f"[gpudesk] snapshot at the OOM: {path} (explain it with: gpudesk oom snapshot {path})",
+            print("[gpudesk]", _("snapshot at the OOM: {path} (explain it with: gpudesk oom snapshot {path})").format(
+                path=path),
                   file=sys.stderr)
     _emit(result.diagnosis, args.json)
     if args.save:
@@ -438,8 +475,8 @@ def cmd_snapshot(args) -> int:
         raise CliError(exc.user_text(), status=1) from exc
     dev = analysis.device(args.device)
     if args.device is not None and dev is None:
-        raise CliError(f"{args.file}: no GPU {args.device} in this snapshot (it has "
-                       f"{', '.join(map(str, analysis.snapshot.devices)) or 'none'})")
+        raise CliError(_("{file}: no GPU {device} in this snapshot (it has {devices})").format(
+            file=args.file, device=args.device, devices=", ".join(map(str, analysis.snapshot.devices)) or _("none")))
     diagnosis = diagnose_snapshot(analysis, args.device)
     if args.json:
         out = analysis_to_dict(analysis, args.device)
@@ -449,22 +486,27 @@ def cmd_snapshot(args) -> int:
         return 0
     snap = analysis.snapshot
     # "; " between the parts: a comma-separated GPU list followed by "7,923 trace events" would run together
-    gpus = ", ".join(map(str, snap.devices)) or "none"
-    print(f"Snapshot: {snap.source_name} ({format_bytes(snap.file_size_bytes)}); layout {snap.format_version}; "
-          f"{'GPU' if len(snap.devices) == 1 else 'GPUs'} {gpus}; {snap.event_count:,} trace events")
+    gpus = ", ".join(map(str, snap.devices)) or _("none")
+    print(ngettext("Snapshot: {name} ({size}); layout {layout}; GPU {gpus}; {events:,} trace events",
+                   "Snapshot: {name} ({size}); layout {layout}; GPUs {gpus}; {events:,} trace events",
+                   len(snap.devices)).format(name=snap.source_name, size=format_bytes(snap.file_size_bytes),
+                                             layout=snap.format_version, gpus=gpus, events=snap.event_count))
     if dev is None:
-        print("Nothing to explain: the snapshot holds no segments and no trace events.")
+        print(_("Nothing to explain: the snapshot holds no segments and no trace events."))
         return 0
     print()
     for line in dev.explanation:
         print(line)
     if dev.top_frames:
-        print("\nTop frames by bytes alive at the peak:")
-        _rows([(f"{format_bytes(g.bytes)} in {g.count}", f"{g.label or '(no stack)'} [{g.category}]")
+        print()
+        print(_("Top frames by bytes alive at the peak:"))
+        _rows([(_("{size} in {count}").format(size=format_bytes(g.bytes), count=g.count),
+                f"{g.label or _('(no stack)')} [{g.category}]")
                for g in dev.top_frames[:10]], "  ", sys.stdout)
     known = {k: v for k, v in dev.composition_bytes.items() if v}
     if known:
-        print("Peak composition: " + ", ".join(f"{k.replace('_', ' ')} {format_bytes(v)}" for k, v in known.items()))
+        print(_("Peak composition: {parts}").format(
+            parts=", ".join(f"{k.replace('_', ' ')} {format_bytes(v)}" for k, v in known.items())))
     print()
     print_diagnosis(diagnosis)
     return 0

@@ -26,63 +26,63 @@ GIB = 1024**3
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("plan", help="plan GPUs for a requirement profile (TOML)")
-    p.add_argument("--profile", required=True, metavar="FILE.toml", help="requirement profile, e.g. resources/examples/article-13b-finetune.toml")
-    p.add_argument("--format", choices=("md", "json", "csv"), default="md", help="md: configuration sheet; json: the whole plan; csv: bill of materials")
-    p.add_argument("--candidate", type=int, default=1, metavar="N", help="which ranked candidate the sheet describes (1 = top)")
-    p.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
+    p = subparsers.add_parser("plan", help=_("plan GPUs for a requirement profile (TOML)"))
+    p.add_argument("--profile", required=True, metavar="FILE.toml", help=_("requirement profile, e.g. resources/examples/article-13b-finetune.toml"))
+    p.add_argument("--format", choices=("md", "json", "csv"), default="md", help=_("md: configuration sheet; json: the whole plan; csv: bill of materials"))
+    p.add_argument("--candidate", type=int, default=1, metavar="N", help=_("which ranked candidate the sheet describes (1 = top)"))
+    p.add_argument("--output", metavar="FILE", help=_("write to FILE instead of standard output"))
     p.add_argument("--no-my-prices", action="store_true",
-                   help="ignore your own GPU prices (entered in the Catalog tab) and use the catalog's only")
+                   help=_("ignore your own GPU prices (entered in the Catalog tab) and use the catalog's only"))
     p.set_defaults(func=cmd_plan)
 
-    e = subparsers.add_parser("estimate", help="estimate GPU memory for a model and workload")
+    e = subparsers.add_parser("estimate", help=_("estimate GPU memory for a model and workload"))
     esub = e.add_subparsers(dest="estimate_command", metavar="WHAT", required=True)
-    m = esub.add_parser("memory", help="per-GPU memory breakdown (weights, gradients, optimizer, activations, KV ...)")
+    m = esub.add_parser("memory", help=_("per-GPU memory breakdown (weights, gradients, optimizer, activations, KV ...)"))
     src = m.add_mutually_exclusive_group(required=True)
-    src.add_argument("--model", metavar="NAME", help="catalog model id or name fragment, e.g. llama-3-8b")
-    src.add_argument("--params", metavar="N", help="parameter count, e.g. 13B, 350M, 6.7e9 (shape is guessed)")
-    src.add_argument("--config", metavar="config.json", help="local Hugging Face config.json (read offline)")
+    src.add_argument("--model", metavar="NAME", help=_("catalog model id or name fragment, e.g. llama-3-8b"))
+    src.add_argument("--params", metavar="N", help=_("parameter count, e.g. 13B, 350M, 6.7e9 (shape is guessed)"))
+    src.add_argument("--config", metavar="config.json", help=_("local Hugging Face config.json (read offline)"))
     m.add_argument("--mode", choices=("train", "lora", "qlora", "inference"), default="train")
     m.add_argument("--precision", default="bf16", choices=PARAM_PRECISIONS,
-                   help="bf16/fp16/fp8: 16-bit compute over an fp32 master; bf16-pure: all-bf16 (torchtune); "
-                        "fp16-amp: torch.autocast over fp32 params (HF Trainer fp16=True); fp32")
+                   help=_("bf16/fp16/fp8: 16-bit compute over an fp32 master; bf16-pure: all-bf16 (torchtune); "
+                        "fp16-amp: torch.autocast over fp32 params (HF Trainer fp16=True); fp32"))
     m.add_argument("--optimizer", default="adam-18", type=str.lower, choices=OPTIMIZER_NAMES, metavar="NAME",
-                   help="adamw, adamw_torch, adamw_8bit, paged_adamw_8bit, adafactor, sgd, or an accounting "
-                        "(adam-16 ZeRO paper, adam-18 Megatron/DeepSpeed, adam-20 MT-NLG)")
-    m.add_argument("--seq", type=_tokens, default=2048, metavar="TOKENS", help="sequence length (training) or context (inference), e.g. 4096 or 8k")
-    m.add_argument("--batch", type=int, default=1, metavar="N", help="micro-batch (training) or concurrent sequences (inference)")
-    m.add_argument("--gpus", type=int, default=None, metavar="N", help="GPUs the job is spread over (default: the --tp degree, else 1)")
+                   help=_("adamw, adamw_torch, adamw_8bit, paged_adamw_8bit, adafactor, sgd, or an accounting "
+                        "(adam-16 ZeRO paper, adam-18 Megatron/DeepSpeed, adam-20 MT-NLG)"))
+    m.add_argument("--seq", type=_tokens, default=2048, metavar="TOKENS", help=_("sequence length (training) or context (inference), e.g. 4096 or 8k"))
+    m.add_argument("--batch", type=int, default=1, metavar="N", help=_("micro-batch (training) or concurrent sequences (inference)"))
+    m.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs the job is spread over (default: the --tp degree, else 1)"))
     m.add_argument("--sharding", default="ddp", choices=("ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp-grad-op"))
     m.add_argument("--offload", default="none", choices=("none", "optimizer", "all"))
     m.add_argument("--recompute", default=None, choices=("none", "selective", "full"),
-                   help="activation recompute (default: full for qlora, as PEFT prepare_model_for_kbit_training "
-                        "enables gradient checkpointing; none otherwise)")
-    m.add_argument("--no-flash", action="store_true", help="attention without FlashAttention (stores the s x s scores)")
-    m.add_argument("--tp", type=int, default=1, metavar="N", help="tensor-parallel degree")
-    m.add_argument("--sp", action="store_true", help="sequence parallel with tensor parallel (activations split by --tp)")
-    m.add_argument("--cp", type=int, default=1, metavar="N", help="context-parallel degree (sequence split over N GPUs)")
+                   help=_("activation recompute (default: full for qlora, as PEFT prepare_model_for_kbit_training "
+                        "enables gradient checkpointing; none otherwise)"))
+    m.add_argument("--no-flash", action="store_true", help=_("attention without FlashAttention (stores the s x s scores)"))
+    m.add_argument("--tp", type=int, default=1, metavar="N", help=_("tensor-parallel degree"))
+    m.add_argument("--sp", action="store_true", help=_("sequence parallel with tensor parallel (activations split by --tp)"))
+    m.add_argument("--cp", type=int, default=1, metavar="N", help=_("context-parallel degree (sequence split over N GPUs)"))
     m.add_argument("--loss", default="standard", choices=("standard", "chunked", "fused"),
-                   help="cross-entropy: standard (full fp32 logits), chunked (torchtune), fused (Liger fused linear CE)")
-    m.add_argument("--optimizer-in-backward", action="store_true", help="step each parameter in backward (no full gradient buffer)")
-    m.add_argument("--activation-offload", action="store_true", help="saved activations offloaded to host memory")
-    m.add_argument("--compile", action="store_true", help="torch.compile / fused kernels (fewer saved activations than eager)")
-    m.add_argument("--grad-accum", type=int, default=1, metavar="N", help="gradient-accumulation steps (>1 keeps gradients alive in forward)")
+                   help=_("cross-entropy: standard (full fp32 logits), chunked (torchtune), fused (Liger fused linear CE)"))
+    m.add_argument("--optimizer-in-backward", action="store_true", help=_("step each parameter in backward (no full gradient buffer)"))
+    m.add_argument("--activation-offload", action="store_true", help=_("saved activations offloaded to host memory"))
+    m.add_argument("--compile", action="store_true", help=_("torch.compile / fused kernels (fewer saved activations than eager)"))
+    m.add_argument("--grad-accum", type=int, default=1, metavar="N", help=_("gradient-accumulation steps (>1 keeps gradients alive in forward)"))
     m.add_argument("--lora-rank", type=int, default=16, metavar="R")
-    m.add_argument("--lora-targets", default="all-linear", metavar="LIST", help="comma-separated modules or all-linear/attention/mlp")
+    m.add_argument("--lora-targets", default="all-linear", metavar="LIST", help=_("comma-separated modules or all-linear/attention/mlp"))
     m.add_argument("--weight-format", default=None, metavar="FMT",
-                   help="inference weights: checkpoint (default: as the model's checkpoint ships, e.g. mxfp4 for "
-                        "gpt-oss), bf16, fp8, int8, int4-g128, nf4-dq, mxfp4 ...")
-    m.add_argument("--kv-precision", default="bf16", metavar="P", help="KV-cache precision (bf16, fp16, fp8)")
+                   help=_("inference weights: checkpoint (default: as the model's checkpoint ships, e.g. mxfp4 for "
+                        "gpt-oss), bf16, fp8, int8, int4-g128, nf4-dq, mxfp4 ..."))
+    m.add_argument("--kv-precision", default="bf16", metavar="P", help=_("KV-cache precision (bf16, fp16, fp8)"))
     m.add_argument("--activation-bytes-per-sample", type=int, metavar="BYTES",
-                   help="activations per sample for non-transformer models (CNN, 3D U-Net), measured or derived")
-    m.add_argument("--gpu", metavar="NAME", help="compare with this catalog GPU's usable memory and safe line")
-    m.add_argument("--safe-free", type=float, default=0.20, metavar="F", help="share of usable memory to keep free (default 0.20)")
-    m.add_argument("--json", action="store_true", help="print a JSON object")
+                   help=_("activations per sample for non-transformer models (CNN, 3D U-Net), measured or derived"))
+    m.add_argument("--gpu", metavar="NAME", help=_("compare with this catalog GPU's usable memory and safe line"))
+    m.add_argument("--safe-free", type=float, default=0.20, metavar="F", help=_("share of usable memory to keep free (default 0.20)"))
+    m.add_argument("--json", action="store_true", help=_("print a JSON object"))
     m.set_defaults(func=cmd_estimate_memory)
     for name in ("validate", "accuracy"):
-        v = esub.add_parser(name, help="compare the estimator with published measured peaks (share within 15 %%, median error)")
-        v.add_argument("--cases", metavar="FILE.jsonl", help="validation set (default: the bundled measured_peaks.jsonl)")
-        v.add_argument("--json", action="store_true", help="print a JSON object: summary and every case")
+        v = esub.add_parser(name, help=_("compare the estimator with published measured peaks (share within 15 %%, median error)"))
+        v.add_argument("--cases", metavar="FILE.jsonl", help=_("validation set (default: the bundled measured_peaks.jsonl)"))
+        v.add_argument("--json", action="store_true", help=_("print a JSON object: summary and every case"))
         v.set_defaults(func=cmd_estimate_validate)
 
 
@@ -100,7 +100,7 @@ def _emit(text: str, output: str | None) -> None:
         try:
             Path(output).write_text(text, encoding="utf-8")
         except OSError as exc:
-            raise CliError(f"cannot write {output}: {exc.strerror or exc}") from exc
+            raise CliError(_("cannot write {path}: {error}").format(path=output, error=exc.strerror or exc)) from exc
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
@@ -128,7 +128,7 @@ def my_prices() -> dict | None:
     try:
         return read_price_overrides()
     except StoreError as exc:
-        print(f"note: your prices are not used, they could not be read: {exc}", file=sys.stderr)
+        print(_('note: your prices are not used, they could not be read: {exc}').format(exc=exc), file=sys.stderr)
         return None
 
 
@@ -168,19 +168,20 @@ def cmd_plan(args: argparse.Namespace) -> int:
         result = plan(req, catalog, price_overrides=prices)
     except PlanInputError as exc:
         if exc.field.startswith("price_overrides."):
-            raise CliError(f"your price for {exc.field.split('.', 1)[1]}: {exc.detail} (or use --no-my-prices)") from exc
-        raise CliError(f"profile {args.profile}: {exc}") from exc
+            raise CliError(_("your price for {gpu}: {detail} (or use --no-my-prices)").format(
+                gpu=exc.field.split(".", 1)[1], detail=exc.detail)) from exc
+        raise CliError(_("profile {profile}: {error}").format(profile=args.profile, error=exc)) from exc
     except SizingError as exc:
-        raise CliError(f"profile {args.profile}: {exc}") from exc
+        raise CliError(_("profile {profile}: {error}").format(profile=args.profile, error=exc)) from exc
     data = plan_to_dict(result)
     if args.format == "json":
         _emit(json.dumps(data, indent=2, ensure_ascii=False), args.output)
     else:
         if not result.candidates:
-            raise CliError(f"no GPU configuration can run this requirement ({deciding_reasons(result.rejected)}). "
-                           "Use --format json for every rejection.", status=1)
+            raise CliError(_("no GPU configuration can run this requirement ({reasons}). Use --format json for every "
+                             "rejection.").format(reasons=deciding_reasons(result.rejected)), status=1)
         if not 1 <= args.candidate <= len(result.candidates):
-            raise CliError(f"--candidate must be between 1 and {len(result.candidates)}")
+            raise CliError(_("--candidate must be between 1 and {n}").format(n=len(result.candidates)))
         _emit(_render(args.format, data, requirement_to_dict(req), args.candidate - 1, catalog), args.output)
     return 0
 
@@ -193,8 +194,7 @@ def _say_how_model_matched(query: str, found) -> None:
     """Tell the user (on stderr) which catalog model ``--model`` became, unless the text was its id or name."""
     if _norm(query) in (_norm(found.id), _norm(found.name)):
         return
-    print(f"--model {query!r} matched catalog model {found.name} (id {found.id}); pass --model {found.id} to "
-          "silence this note", file=sys.stderr)
+    print(_('--model {query!r} matched catalog model {name} (id {id}); pass --model {id} to silence this note').format(query=query, name=found.name, id=found.id), file=sys.stderr)
 
 
 def _spec(args):
@@ -321,7 +321,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         try:
             gpu = _catalog().find_gpu(args.gpu)
         except AmbiguousItemError as exc:
-            raise CliError(f"--gpu {args.gpu!r} matches several GPUs: {', '.join(g.id for g in exc.matches)}") from exc
+            raise CliError(_("--gpu {gpu!r} matches several GPUs: {ids}").format(
+                gpu=args.gpu, ids=", ".join(g.id for g in exc.matches))) from exc
         except UnknownItemError as exc:
             raise CliError(f"--gpu {args.gpu!r}: {exc}") from exc
         try:
@@ -337,22 +338,29 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                           "headroom_to_safe_line_bytes": f.headroom_bytes, "fits_usable": f.fits, "under_safe_line": f.under_safe_line}
         _emit(json.dumps(out, indent=2), None)
         return 0
-    lines = [f"{spec.name}: {spec.params:,} parameters" + (" (shape guessed from the count)" if spec.shape_is_guess else ""),
+    lines = [(_("{model}: {params:,} parameters (shape guessed from the count)") if spec.shape_is_guess
+              else _("{model}: {params:,} parameters")).format(model=spec.name, params=spec.params),
              f"mode {args.mode}" + ("" if inference else f", {args.precision}, {args.optimizer}") +
              f", {'context' if inference else 'sequence'} {args.seq}, {'concurrency' if inference else 'micro-batch'} {args.batch}"
              + (f", {args.gpus} GPUs {args.sharding}" if args.gpus > 1 and not inference else ""),
              "", f"{'component':<22}{'GiB':>10}{'bytes':>18}"]
     for name, value in est.breakdown.items():
         lines.append(f"{name:<22}{value / GIB:>10.2f}{value:>18,}")
-    lines.append(f"{'total per GPU':<22}{est.total_bytes / GIB:>10.2f}{est.total_bytes:>18,}")
-    lines += ["", f"{'allocated (max_memory_allocated)':<36}{est.allocated_bytes / GIB:>8.2f} GiB",
-              f"{'reserved (max_memory_reserved)':<36}{est.reserved_bytes / GIB:>8.2f} GiB",
-              f"{'device (nvidia-smi)':<36}{est.device_bytes / GIB:>8.2f} GiB"]
+    total_label = _("total per GPU")
+    lines.append(f"{total_label:<22}{est.total_bytes / GIB:>10.2f}{est.total_bytes:>18,}")
+    lines.append("")
+    for label, value in ((_("allocated (max_memory_allocated)"), est.allocated_bytes),
+                         (_("reserved (max_memory_reserved)"), est.reserved_bytes),
+                         (_("device (nvidia-smi)"), est.device_bytes)):
+        lines.append(f"{label:<36}{value / GIB:>8.2f} GiB")
     if verdict:
         gpu, f = verdict
-        state = "under the safe line" if f.under_safe_line else ("over the safe line" if f.fits else "does NOT fit")
-        lines += ["", f"{gpu.name}: {f.usable_bytes / GIB:.2f} GiB usable, safe line {f.safe_line_bytes / GIB:.2f} GiB: "
-                  f"{state} ({f.headroom_bytes / GIB:+.2f} GiB headroom)"]
+        state = (_("under the safe line") if f.under_safe_line
+                 else _("over the safe line") if f.fits else _("does NOT fit"))
+        lines += ["", _("{gpu}: {usable_gib:.2f} GiB usable, safe line {safe_gib:.2f} GiB: {state} ({headroom_gib:+.2f} "
+                        "GiB headroom)").format(gpu=gpu.name, usable_gib=f.usable_bytes / GIB,
+                                                safe_gib=f.safe_line_bytes / GIB, state=state,
+                                                headroom_gib=f.headroom_bytes / GIB)]
     lines += ["", "assumptions:"] + [f"  - {a} [{s}]" for a, s in est.assumptions]
     _emit("\n".join(lines), None)
     return 0

@@ -17,6 +17,8 @@ from gpudesk.oom.evidence import gather_evidence, merge_into
 from gpudesk.oom.probe_result import report_from_probe
 from gpudesk.oom.report import MemoryReport
 from gpudesk.oom.targets import TargetInfo, inspect_target
+from gpudesk import i18n
+from gpudesk.i18n import _
 
 METHODS = ("agent", "remote_exec", "gdb")
 
@@ -42,15 +44,15 @@ def available_methods(pid: int, *, allow_other_user: bool = False, info: TargetI
     info = info or inspect_target(pid)
     agent_why = agent.agent_available(pid)
     if agent_why is None and not info.same_user and not allow_other_user:
-        agent_why = f"process {pid} belongs to another user"
+        agent_why = _("process {pid} belongs to another user").format(pid=pid)
     rex_why = attach_remote_exec.unavailable_reason(info, allow_other_user)
     gdb_why = attach_gdb.unavailable_reason(info, allow_other_user) if rex_why is not None else \
-        "not needed: sys.remote_exec is available"
+        _("not needed: sys.remote_exec is available")
     return [
         MethodStatus("agent", agent_why is None, agent_why, invasive=False),
         MethodStatus("remote_exec", rex_why is None, rex_why, invasive=True,
-                     warning="The probe script will run inside the process's main thread (sys.remote_exec)."),
-        MethodStatus("gdb", gdb_why is None, gdb_why, invasive=True, warning=attach_gdb.WARNING),
+                     warning=_("The probe script will run inside the process's main thread (sys.remote_exec).")),
+        MethodStatus("gdb", gdb_why is None, gdb_why, invasive=True, warning=i18n._(attach_gdb.WARNING)),
     ]
 
 
@@ -72,22 +74,23 @@ def probe_process(
         PermissionDenied, TargetNotFound, ProbeTimeout, ProbeResultError, ProbeError: see each method.
     """
     if method not in METHODS + ("auto",):
-        raise MethodUnavailable(method, f"unknown method; choose one of {', '.join(METHODS)} or auto")
+        raise MethodUnavailable(method, _("unknown method; choose one of {methods} or auto").format(
+            methods=", ".join(METHODS)))
     info = inspect_target(pid)
     if not info.same_user and not allow_other_user:
         raise PermissionDenied(
-            f"Process {pid} belongs to {info.username or info.uid}, not to you; gpudesk probes only your own "
-            "processes unless you elevate explicitly."
+            _("Process {pid} belongs to {user}, not to you; gpudesk probes only your own processes unless you "
+              "elevate explicitly.").format(pid=pid, user=info.username or info.uid)
         )
     if method == "auto":
         statuses = available_methods(pid, allow_other_user=allow_other_user, info=info)
         usable = [s for s in statuses if s.usable]
         if not usable:
             reasons = "; ".join(f"{s.name}: {s.reason}" for s in statuses)
-            raise MethodUnavailable("auto", f"no way to probe process {pid}: {reasons}")
+            raise MethodUnavailable("auto", _("no way to probe process {pid}: {reasons}").format(pid=pid, reasons=reasons))
         method = usable[0].name
     if progress:
-        progress(f"Probing process {pid} with {method}…", 0.0)
+        progress(_('Probing process {pid} with {method}…').format(pid=pid, method=method), 0.0)
     if method == "agent":
         raw = agent.query_agent(pid, reset_peak=reset_peak, timeout_s=timeout_s)
     elif method == "remote_exec":
@@ -101,5 +104,5 @@ def probe_process(
     if with_evidence:
         merge_into(report, gather_evidence(pid, nvml=nvml))
     if progress:
-        progress("Probe finished.", 1.0)
+        progress(_("Probe finished."), 1.0)
     return report

@@ -23,12 +23,13 @@ from gpudesk.oom.channel import PrivateDir, wait_for_file
 from gpudesk.oom.errors import MethodUnavailable, PermissionDenied, ProbeError, TargetNotFound
 from gpudesk.oom.injection import write_probe_files
 from gpudesk.oom.targets import TargetInfo, ptrace_refusal
+from gpudesk.i18n import N_, _
 
 METHOD = "gdb"
 WARNING = (
-    "gdb will pause the process for a moment and call into its Python interpreter to queue the probe. This is "
+    N_("gdb will pause the process for a moment and call into its Python interpreter to queue the probe. This is "
     "a debugger technique: in rare cases (the process paused inside memory allocation) it can hang or crash "
-    "the process. Use it on jobs you can restart, or add the one-line agent instead."
+    "the process. Use it on jobs you can restart, or add the one-line agent instead.")
 )
 
 
@@ -49,7 +50,7 @@ def gdb_preflight(timeout_s: float = 20.0) -> str | None:
     """
     gdb = shutil.which("gdb")
     if gdb is None:
-        return "gdb is not installed (e.g. `sudo apt-get install gdb`)"
+        return _("gdb is not installed (e.g. `sudo apt-get install gdb`)")
     if gdb in _preflight_cache:
         return _preflight_cache[gdb]
     sleeper = subprocess.Popen(["sleep", "60"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -63,16 +64,18 @@ def gdb_preflight(timeout_s: float = 20.0) -> str | None:
         out = proc.stdout + proc.stderr
         alive = sleeper.poll() is None
         if "ptrace: Operation not permitted" in out:
-            reason = "the system does not allow gdb to attach to processes (ptrace not permitted here)"
+            reason = _("the system does not allow gdb to attach to processes (ptrace not permitted here)")
         elif f"= {sleeper.pid}" not in out or "Couldn't write" in out or not alive:
             detail = next((ln.strip() for ln in out.splitlines() if "Couldn't" in ln or "error" in ln.lower()), "")
-            reason = ("this gdb cannot call functions in a process safely on this machine"
-                      + (f" ({detail})" if detail else "")
-                      + "; gdb 13 fails on CPUs with AMX — upgrade gdb to 14 or newer, or use the agent")
+            reason = (_("this gdb cannot call functions in a process safely on this machine ({detail}); gdb 13 "
+                        "fails on CPUs with AMX — upgrade gdb to 14 or newer, or use the agent").format(detail=detail)
+                      if detail else
+                      _("this gdb cannot call functions in a process safely on this machine; gdb 13 fails on CPUs "
+                        "with AMX — upgrade gdb to 14 or newer, or use the agent"))
         else:
             reason = None
     except subprocess.TimeoutExpired:
-        reason = f"gdb did not finish a test call within {timeout_s:.0f} s"
+        reason = _('gdb did not finish a test call within {timeout_s:.0f} s').format(timeout_s=timeout_s)
     finally:
         sleeper.kill()
         sleeper.wait()
@@ -94,13 +97,14 @@ def unavailable_reason(info: TargetInfo, allow_other_user: bool = False, preflig
 def _tool_reason(info: TargetInfo) -> str | None:
     """Why gdb or the target's interpreter rule gdb injection out, before any permission question."""
     if not os.path.exists("/proc/self"):
-        return "gdb injection works on Linux only"
+        return _("gdb injection works on Linux only")
     if shutil.which("gdb") is None:
-        return "gdb is not installed (e.g. `sudo apt-get install gdb`)"
+        return _("gdb is not installed (e.g. `sudo apt-get install gdb`)")
     if not info.is_python:
-        return f"process {info.pid} ({info.name}) is not a CPython interpreter"
+        return _('process {pid} ({name}) is not a CPython interpreter').format(pid=info.pid, name=info.name)
     if info.python_version is not None and info.python_version < (3, 7):
-        return f"process {info.pid} runs Python {info.python_version[0]}.{info.python_version[1]}; gpudesk needs 3.7 or newer"
+        return _("process {pid} runs Python {major}.{minor}; gpudesk needs 3.7 or newer").format(
+            pid=info.pid, major=info.python_version[0], minor=info.python_version[1])
     return None
 
 
@@ -139,27 +143,27 @@ def probe_with_gdb(info: TargetInfo, *, reset_peak: bool = False, timeout_s: flo
     if broken:
         raise MethodUnavailable(METHOD, broken)
     with PrivateDir() as folder:
-        _, result, stub = write_probe_files(folder, reset_peak=reset_peak,
+        _probe, result, stub = write_probe_files(folder, reset_peak=reset_peak,
                                             owner_uid=info.uid if not info.same_user else None)
         if progress:
-            progress(f"Attaching gdb to process {info.pid}…", None)
+            progress(_('Attaching gdb to process {pid}…').format(pid=info.pid), None)
         try:
             proc = subprocess.run(gdb_command(info.pid, stub), capture_output=True, text=True,
                                   timeout=gdb_timeout_s, check=False, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired as exc:
             raise ProbeError(
-                f"gdb did not finish within {gdb_timeout_s:.0f} s and was stopped (the kernel detached it); process "
-                f"{info.pid} may have been paused in a critical section. Check that it is still running."
+                _('gdb did not finish within {gdb_timeout_s:.0f} s and was stopped (the kernel detached it); process {pid} may have been paused in a critical section. Check that it is still running.').format(gdb_timeout_s=gdb_timeout_s, pid=info.pid)
             ) from exc
         out = (proc.stdout or "") + (proc.stderr or "")
         if "No such process" in out:
-            raise TargetNotFound(f"Process {info.pid} exited before gdb could attach.")
+            raise TargetNotFound(_('Process {pid} exited before gdb could attach.').format(pid=info.pid))
         if "ptrace: Operation not permitted" in out:
-            raise PermissionDenied(f"gdb: the system refused to let gdb attach to {info.pid} (ptrace not permitted).")
+            raise PermissionDenied(_("gdb: the system refused to let gdb attach to {pid} (ptrace not "
+                                     "permitted).").format(pid=info.pid))
         ok = any(line.strip().startswith("$1 = 0") for line in out.splitlines())
         if not ok:
             tail = "\n".join(out.strip().splitlines()[-4:])
-            raise ProbeError(f"gdb could not queue the probe in process {info.pid}: {tail}")
+            raise ProbeError(_('gdb could not queue the probe in process {pid}: {tail}').format(pid=info.pid, tail=tail))
         if progress:
-            progress(f"Probe queued in process {info.pid}; waiting for it to run…", None)
+            progress(_('Probe queued in process {pid}; waiting for it to run…').format(pid=info.pid), None)
         return wait_for_file(result, info.pid, timeout_s, progress, what="the probe queued by gdb")

@@ -19,6 +19,7 @@ from gpudesk.oom.channel import PrivateDir, wait_for_file
 from gpudesk.oom.errors import MethodUnavailable, PermissionDenied, ProbeError, TargetNotFound
 from gpudesk.oom.injection import write_probe_files
 from gpudesk.oom.targets import TargetInfo, ptrace_refusal
+from gpudesk.i18n import _
 
 METHOD = "remote_exec"
 
@@ -31,15 +32,14 @@ def unavailable_reason(info: TargetInfo, allow_other_user: bool = False) -> str 
 def _interpreter_reason(info: TargetInfo) -> str | None:
     """Why the target's interpreter cannot run ``sys.remote_exec`` (None when it can)."""
     if not info.is_python:
-        return f"process {info.pid} ({info.name}) is not a Python interpreter"
+        return _('process {pid} ({name}) is not a Python interpreter').format(pid=info.pid, name=info.name)
     if info.python_version is None:
-        return f"the Python version of process {info.pid} cannot be read"
+        return _('the Python version of process {pid} cannot be read').format(pid=info.pid)
     if info.python_version < (3, 14):
         major, minor = info.python_version
-        return f"process {info.pid} runs Python {major}.{minor}; sys.remote_exec needs Python 3.14 or newer"
+        return _('process {pid} runs Python {major}.{minor}; sys.remote_exec needs Python 3.14 or newer').format(pid=info.pid, major=major, minor=minor)
     if info.remote_debug_disabled:
-        return (f"remote debugging is disabled in process {info.pid} (PYTHON_DISABLE_REMOTE_DEBUG or "
-                "-X disable-remote-debug)")
+        return (_('remote debugging is disabled in process {pid} (PYTHON_DISABLE_REMOTE_DEBUG or -X disable-remote-debug)').format(pid=info.pid))
     return None
 
 
@@ -67,7 +67,7 @@ def probe_with_remote_exec(info: TargetInfo, *, reset_peak: bool = False, timeou
     if refusal:
         raise PermissionDenied(f"remote_exec: {refusal}", field=METHOD, detail=refusal)
     with PrivateDir() as folder:
-        _, result, stub = write_probe_files(folder, reset_peak=reset_peak,
+        _probe, result, stub = write_probe_files(folder, reset_peak=reset_peak,
                                             owner_uid=info.uid if not info.same_user else None)
         script = folder / "remote.py"
         fd = os.open(script, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -76,18 +76,19 @@ def probe_with_remote_exec(info: TargetInfo, *, reset_peak: bool = False, timeou
         if not info.same_user and info.uid is not None:
             os.chown(script, info.uid, -1)
         if progress:
-            progress(f"Scheduling the probe in process {info.pid} with sys.remote_exec…", None)
+            progress(_('Scheduling the probe in process {pid} with sys.remote_exec…').format(pid=info.pid), None)
         try:
             proc = subprocess.run(remote_exec_command(info, str(script)), capture_output=True, text=True,
                                   timeout=30, check=False, stdin=subprocess.DEVNULL)
         except (OSError, subprocess.TimeoutExpired) as exc:
-            raise ProbeError(f"sys.remote_exec could not be run for process {info.pid}: {exc}") from exc
+            raise ProbeError(_('sys.remote_exec could not be run for process {pid}: {exc}').format(pid=info.pid, exc=exc)) from exc
         if proc.returncode != 0:
             err = (proc.stderr or proc.stdout).strip().splitlines()
-            last = err[-1] if err else f"exit status {proc.returncode}"
+            last = err[-1] if err else _("exit status {status}").format(status=proc.returncode)
             if "No such process" in last or "ProcessLookupError" in last:
-                raise TargetNotFound(f"Process {info.pid} exited before sys.remote_exec reached it.")
+                raise TargetNotFound(_('Process {pid} exited before sys.remote_exec reached it.').format(pid=info.pid))
             if "PermissionError" in last or "Operation not permitted" in last:
-                raise PermissionDenied(f"remote_exec: the system refused access to process {info.pid}: {last}")
-            raise ProbeError(f"sys.remote_exec failed for process {info.pid}: {last}")
+                raise PermissionDenied(_("remote_exec: the system refused access to process {pid}: {last}").format(
+                    pid=info.pid, last=last))
+            raise ProbeError(_('sys.remote_exec failed for process {pid}: {last}').format(pid=info.pid, last=last))
         return wait_for_file(result, info.pid, timeout_s, progress, what="the remote_exec probe")

@@ -17,6 +17,7 @@ from typing import Any
 from gpudesk.oom.account import accounts_of
 from gpudesk.oom.labels import label_for
 from gpudesk.oom.report import MemoryReport
+from gpudesk.i18n import _
 
 CAUSE_IDS = (
     "fragmentation",
@@ -163,9 +164,9 @@ class Diagnosis:
             ValueError: the data does not have the shape to_dict() writes.
         """
         if not isinstance(data, dict):
-            raise ValueError(f"A diagnosis must be a JSON object, got {type(data).__name__}.")
+            raise ValueError(_('A diagnosis must be a JSON object, got {type}.').format(type=type(data).__name__))
         try:
             causes = [Cause.from_dict(c) for c in data.get("causes") or []]
         except (AttributeError, TypeError) as exc:
-            raise ValueError(f"A saved cause has the wrong shape: {exc}") from exc
+            raise ValueError(_('A saved cause has the wrong shape: {exc}').format(exc=exc)) from exc
         return cls(report=MemoryReport.from_dict(data.get("report") or {}), causes=causes)

@@ -16,6 +16,8 @@ from gpudesk.oom.cause import Cause, Diagnosis, SizingEffect
 from gpudesk.oom.parsers import parse_text
 from gpudesk.oom.rules import RULES, Facts
 from gpudesk.oom.report import MemoryReport
+from gpudesk import i18n
+from gpudesk.i18n import N_, _
 
 
 def diagnose(report: MemoryReport, *, spec: Any = None, workload: Any = None) -> Diagnosis:
@@ -59,69 +61,70 @@ def diagnose_text(text: str | bytes, **kwargs: Any) -> Diagnosis:
 def _partial(report: MemoryReport) -> Cause:
     return Cause(
         id="unparseable",
-        title="Not enough of the message to tell the cause",
+        title=_("Not enough of the message to tell the cause"),
         confidence=0.3,
         evidence={"missing": list(report.missing), **{k: v for k, v in report.parsed.items()}},
-        explanation="The message was recognised (" + report.kind + ") but the clauses needed to rank causes are "
-                    "missing: " + ", ".join(report.missing) + ".",
-        fix="Paste the complete message, or probe the running process (gpudesk oom probe PID)",
+        explanation=_("The message was recognised ({kind}) but the clauses needed to rank causes are missing: "
+                      "{missing}.").format(kind=report.kind, missing=", ".join(report.missing)),
+        fix=_("Paste the complete message, or probe the running process (gpudesk oom probe PID)"),
     )
 
 
 _FIXES = (
-    ("Halve the micro-batch (gradient accumulation keeps the effective batch)", "micro_batch"),
-    ("Full activation checkpointing", "recompute"),
-    ("Shard weights, gradients and optimizer state (ZeRO-3 / FSDP)", "sharding"),
-    ("bf16 mixed precision instead of fp32", "precision"),
+    (N_("Halve the micro-batch (gradient accumulation keeps the effective batch)"), "micro_batch"),
+    (N_("Full activation checkpointing"), "recompute"),
+    (N_("Shard weights, gradients and optimizer state (ZeRO-3 / FSDP)"), "sharding"),
+    (N_("bf16 mixed precision instead of fp32"), "precision"),
 )
 
 
 def sizing_effects(facts: Facts, spec: Any, workload: Any) -> list[SizingEffect]:
     """Savings of each sizing fix for this job, bytes per GPU; ``saved_bytes`` None when not computable."""
     if spec is None or workload is None:
-        return [SizingEffect(fix=name, saved_bytes=None,
-                             note="Give the model and workload (Plan tab) to compute the saving.")
-                for name, _ in _FIXES]
+        return [SizingEffect(fix=i18n._(name), saved_bytes=None,
+                             note=_("Give the model and workload (Plan tab) to compute the saving."))
+                for name, _kind in _FIXES]
     from gpudesk.sizing.errors import SizingError
     from gpudesk.sizing.memory import estimate_memory
 
     try:
         base = estimate_memory(spec, workload).total_bytes
     except SizingError as exc:
-        return [SizingEffect(fix=name, saved_bytes=None, note=f"Sizing failed: {exc}") for name, _ in _FIXES]
+        return [SizingEffect(fix=i18n._(name), saved_bytes=None, note=_('Sizing failed: {exc}').format(exc=exc)) for name, _kind in _FIXES]
     shortfall = max(0, -(facts.margin or 0))
     out = []
     for name, kind in _FIXES:
         change: dict[str, Any] = {}
         if kind == "micro_batch":
             if workload.micro_batch_size <= 1:
-                out.append(SizingEffect(fix=name, saved_bytes=None, note="The micro-batch is already 1."))
+                out.append(SizingEffect(fix=i18n._(name), saved_bytes=None, note=_("The micro-batch is already 1.")))
                 continue
             change = {"micro_batch_size": max(1, workload.micro_batch_size // 2)}
         elif kind == "recompute":
             change = {"recompute": "full"}
         elif kind == "sharding":
             if workload.gpus <= 1:
-                out.append(SizingEffect(fix=name, saved_bytes=None, note="Needs more than one GPU."))
+                out.append(SizingEffect(fix=i18n._(name), saved_bytes=None, note=_("Needs more than one GPU.")))
                 continue
             change = {"sharding": "zero3"}
         elif kind == "precision":
             if workload.precision != "fp32":
-                out.append(SizingEffect(fix=name, saved_bytes=None, note=f"Already {workload.precision}."))
+                out.append(SizingEffect(fix=i18n._(name), saved_bytes=None, note=_("Already {precision}.").format(precision=workload.precision)))
                 continue
             change = {"precision": "bf16"}
         try:
             variant = estimate_memory(spec, dataclasses.replace(workload, **change)).total_bytes
         except SizingError as exc:
-            out.append(SizingEffect(fix=name, saved_bytes=None, note=f"Sizing failed: {exc}"))
+            out.append(SizingEffect(fix=i18n._(name), saved_bytes=None, note=_('Sizing failed: {exc}').format(exc=exc)))
             continue
         saved = max(0, base - variant)
         if variant > base:
-            note = f"does not save memory for this job: the estimate rises from {base} to {variant} bytes per GPU"
+            note = _('does not save memory for this job: the estimate rises from {base} to {variant} bytes per GPU').format(base=base, variant=variant)
         else:
-            enough = " — enough to cover the shortfall" if shortfall and saved >= shortfall else ""
-            note = f"estimate {base} → {variant} bytes per GPU{enough}"
-        out.append(SizingEffect(fix=name, saved_bytes=saved, note=note))
+            note = (_("estimate {base} → {variant} bytes per GPU — enough to cover the shortfall")
+                    if shortfall and saved >= shortfall else
+                    _("estimate {base} → {variant} bytes per GPU")).format(base=base, variant=variant)
+        out.append(SizingEffect(fix=i18n._(name), saved_bytes=saved, note=note))
     out.sort(key=lambda e: -(e.saved_bytes or -1))
     return out
 
@@ -142,7 +145,7 @@ def kv_sizing(cause: Cause, report: MemoryReport, spec: Any, workload: Any) -> N
         per_token = kv_layer_bytes_per_token(spec, precision, tp) * layers
         per_token_fp8 = kv_layer_bytes_per_token(spec, "fp8", tp) * layers
     except SizingError as exc:
-        cause.sizing.append(SizingEffect(fix="KV cache sizing", saved_bytes=None, note=f"Sizing failed: {exc}"))
+        cause.sizing.append(SizingEffect(fix=_("KV cache sizing"), saved_bytes=None, note=_('Sizing failed: {exc}').format(exc=exc)))
         return
     cause.evidence["kv_bytes_per_token"] = int(per_token)
     need = report.max_model_len_tokens
@@ -154,7 +157,8 @@ def kv_sizing(cause: Cause, report: MemoryReport, spec: Any, workload: Any) -> N
             cause.evidence["kv_missing_bytes"] = int(max(0, need - report.kv_cache_tokens) * per_token)
         if per_token_fp8 < per_token:
             cause.sizing.append(SizingEffect(
-                fix="Store the KV cache in fp8 (--kv-cache-dtype fp8)",
+                fix=_("Store the KV cache in fp8 (--kv-cache-dtype fp8)"),
                 saved_bytes=int(need * (per_token - per_token_fp8)),
-                note=f"{int(per_token)} → {int(per_token_fp8)} bytes per token; the same memory holds twice the tokens",
+                note=_("{per_token} → {per_token_fp8} bytes per token; the same memory holds twice the tokens").format(
+                    per_token=int(per_token), per_token_fp8=int(per_token_fp8)),
             ))

@@ -19,6 +19,7 @@ import psutil
 from gpudesk.progress import Progress
 from gpudesk.oom.errors import TargetNotFound
 from gpudesk.oom.report import DeviceMemory, MemoryReport, ProcessMemory, WorkerState
+from gpudesk.i18n import _
 
 
 
@@ -31,11 +32,11 @@ def _nvml_listing(nvml: ModuleType | None, notes: list[str]):
         listing = list_gpu_processes(session)
     except NvmlUnavailableError as exc:
         status = getattr(exc, "status", None)
-        notes.append("NVML unavailable: " + (getattr(status, "message", None) or str(exc)))
+        notes.append(_("NVML unavailable: {reason}").format(reason=getattr(status, "message", None) or str(exc)))
         return None, None
     notes.extend(listing.warnings)
     for index, why in listing.errors.items():
-        notes.append(f"GPU {index}: processes could not be listed ({why}).")
+        notes.append(_('GPU {index}: processes could not be listed ({why}).').format(index=index, why=why))
     return session, listing
 
 
@@ -44,7 +45,7 @@ def _tree(pid: int) -> tuple[psutil.Process, list[psutil.Process]]:
         proc = psutil.Process(pid)
         return proc, proc.children(recursive=True)
     except psutil.NoSuchProcess as exc:
-        raise TargetNotFound(f"No process with PID {pid} exists.") from exc
+        raise TargetNotFound(_('No process with PID {pid} exists.').format(pid=pid)) from exc
 
 
 def _rss(proc: psutil.Process) -> int | None:
@@ -78,7 +79,7 @@ def gather_evidence(
     report.pid = pid
     proc, children = _tree(pid)
     if progress:
-        progress("Reading GPU processes from NVML…", 0.0)
+        progress(_("Reading GPU processes from NVML…"), 0.0)
     session, listing = _nvml_listing(nvml, report.notes)
     child_pids = {c.pid for c in children}
     on_gpu_children: set[int] = set()
@@ -106,7 +107,7 @@ def gather_evidence(
         for dev in report.devices:
             _fill_device_info(session, dev)
         if not target_gpus:
-            report.notes.append(f"NVML shows no GPU memory for process {pid} or its children.")
+            report.notes.append(_('NVML shows no GPU memory for process {pid} or its children.').format(pid=pid))
     report.workers = []
     for child in children:
         try:
@@ -126,16 +127,16 @@ def gather_evidence(
         if rss is None:
             if not psutil.pid_exists(pid):
                 if not report.host_rss_samples:
-                    raise TargetNotFound(f"Process {pid} exited while gpudesk was reading it.")
-                report.notes.append(f"Process {pid} exited after {elapsed:.1f} s of sampling.")
+                    raise TargetNotFound(_('Process {pid} exited while gpudesk was reading it.').format(pid=pid))
+                report.notes.append(_('Process {pid} exited after {elapsed:.1f} s of sampling.').format(pid=pid, elapsed=elapsed))
             else:
-                report.notes.append(f"Host memory of process {pid} cannot be read (access denied).")
+                report.notes.append(_('Host memory of process {pid} cannot be read (access denied).').format(pid=pid))
             break
         report.host_rss_samples.append((t0 + elapsed, rss))
         if elapsed + interval_s > duration_s:
             break
         if progress:
-            progress(f"Sampling host memory of process {pid}…", min(1.0, elapsed / duration_s))
+            progress(_('Sampling host memory of process {pid}…').format(pid=pid), min(1.0, elapsed / duration_s))
         time.sleep(interval_s)
     return report
 
@@ -191,7 +192,7 @@ def merge_into(primary: MemoryReport, extra: MemoryReport) -> MemoryReport:
     for xdev in extra.devices:
         dev = _target_device(primary, xdev)
         if dev is None:
-            primary.notes.append(f"NVML GPU {xdev.index} is not visible to the process (CUDA_VISIBLE_DEVICES).")
+            primary.notes.append(_('NVML GPU {index} is not visible to the process (CUDA_VISIBLE_DEVICES).').format(index=xdev.index))
             continue
         for name in DeviceMemory.__dataclass_fields__:
             if name == "index":

@@ -12,6 +12,7 @@ from gpudesk.oom.cause import Diagnosis
 from gpudesk.store.diagnoses import DiagnosisEntry, load_diagnosis_dict
 from gpudesk.store.diagnoses import save_diagnosis as _save_entry
 from gpudesk.store.errors import DiagnosisStoreError
+from gpudesk.i18n import _
 
 
 def save_diagnosis(db: Database, diagnosis: Diagnosis, *, target: str = "") -> int:
@@ -39,4 +40,4 @@ def load_diagnosis(db: Database, diagnosis_id: int) -> Diagnosis:
     try:
         return Diagnosis.from_dict(body)
     except (ValueError, TypeError, KeyError) as exc:
-        raise DiagnosisStoreError(f"Diagnosis {diagnosis_id} cannot be read back: {exc}") from exc
+        raise DiagnosisStoreError(_('Diagnosis {diagnosis_id} cannot be read back: {exc}').format(diagnosis_id=diagnosis_id, exc=exc)) from exc

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from gpudesk.oom import probe_script
+from gpudesk.i18n import _
 
 RESULT_NAME = "result.json"
 
@@ -18,7 +19,7 @@ RESULT_NAME = "result.json"
 def _safe(path: Path) -> str:
     text = str(path)
     if any(ch in text for ch in "'\"\\\n"):
-        raise ValueError(f"Unsafe characters in the private folder path {text!r}.")
+        raise ValueError(_('Unsafe characters in the private folder path {text!r}.').format(text=text))
     return text
 
 

@@ -13,122 +13,132 @@ from __future__ import annotations
 
 import re
 
+from gpudesk import i18n
+from gpudesk.i18n import N_, _
+
 LABELS: dict[str, str] = {
     # Request and capacity (the OOM message's clauses).
-    "requested_bytes": "Requested allocation",
-    "total_capacity_bytes": "GPU total capacity",
-    "free_bytes": "Free on the GPU",
-    "this_process_bytes": "Used by this process (NVML, incl. non-PyTorch)",
-    "allocated_bytes": "Allocated by PyTorch (live tensors)",
-    "reserved_bytes": "Reserved by PyTorch (incl. live tensors)",
-    "reserved_unallocated_bytes": "Reserved but unallocated (allocator cache)",
-    "cached_bytes": "Cached (old name for reserved but unallocated)",
-    "private_pools_bytes": "Allocated in private pools (CUDA graphs)",
-    "device_index": "GPU index",
-    "rank": "Rank",
-    "exception_class": "Exception",
-    "oom_messages": "OOM messages in the text",
-    "headroom_bytes": "Free + cached (the most a request could get)",
-    "headroom_ratio": "Free + cached, share of the GPU",
+    "requested_bytes": N_("Requested allocation"),
+    "total_capacity_bytes": N_("GPU total capacity"),
+    "free_bytes": N_("Free on the GPU"),
+    "this_process_bytes": N_("Used by this process (NVML, incl. non-PyTorch)"),
+    "allocated_bytes": N_("Allocated by PyTorch (live tensors)"),
+    "reserved_bytes": N_("Reserved by PyTorch (incl. live tensors)"),
+    "reserved_unallocated_bytes": N_("Reserved but unallocated (allocator cache)"),
+    "cached_bytes": N_("Cached (old name for reserved but unallocated)"),
+    "private_pools_bytes": N_("Allocated in private pools (CUDA graphs)"),
+    "device_index": N_("GPU index"),
+    "rank": N_("Rank"),
+    "exception_class": N_("Exception"),
+    "oom_messages": N_("OOM messages in the text"),
+    "headroom_bytes": N_("Free + cached (the most a request could get)"),
+    "headroom_ratio": N_("Free + cached, share of the GPU"),
     # Fit against the request.
-    "fit_margin_bytes": "Left after the request (free + cache − request)",
-    "fit_margin_ratio": "Left after the request, share of the GPU",
-    "shortfall_bytes": "Missing for the request (request − free − cache)",
-    "fragmentation_ratio": "Cached share of reserved memory",
-    "inactive_split_bytes": "Non-releasable memory (inactive split blocks)",
-    "largest_free_block_bytes": "Largest free cached block",
-    "num_alloc_retries": "cudaMalloc retries (cache flushes)",
-    "num_ooms": "OOMs seen by the allocator",
+    "fit_margin_bytes": N_("Left after the request (free + cache − request)"),
+    "fit_margin_ratio": N_("Left after the request, share of the GPU"),
+    "shortfall_bytes": N_("Missing for the request (request − free − cache)"),
+    "fragmentation_ratio": N_("Cached share of reserved memory"),
+    "inactive_split_bytes": N_("Non-releasable memory (inactive split blocks)"),
+    "largest_free_block_bytes": N_("Largest free cached block"),
+    "num_alloc_retries": N_("cudaMalloc retries (cache flushes)"),
+    "num_ooms": N_("OOMs seen by the allocator"),
     # Single allocation.
-    "requested_to_capacity_ratio": "Request ÷ GPU total capacity",
-    "bogus_size": "Implausible size (shape or config bug)",
-    "tensor_shape": "Tensor shape",
-    "tensor_elements": "Tensor elements",
-    "dtype": "Data type",
+    "requested_to_capacity_ratio": N_("Request ÷ GPU total capacity"),
+    "bogus_size": N_("Implausible size (shape or config bug)"),
+    "tensor_shape": N_("Tensor shape"),
+    "tensor_elements": N_("Tensor elements"),
+    "dtype": N_("Data type"),
     # Other processes.
-    "other_processes_bytes": "Used by other processes",
-    "other_processes_ratio": "Other processes, share of the GPU",
-    "other_processes_count": "Other processes",
-    "other_pids": "Other processes' PIDs",
-    "dead_pids": "PIDs holding memory but not running",
-    "same_job_siblings": "Same job's other ranks",
+    "other_processes_bytes": N_("Used by other processes"),
+    "other_processes_ratio": N_("Other processes, share of the GPU"),
+    "other_processes_count": N_("Other processes"),
+    "other_pids": N_("Other processes' PIDs"),
+    "dead_pids": N_("PIDs holding memory but not running"),
+    "same_job_siblings": N_("Same job's other ranks"),
     # Outside the allocator.
-    "non_pytorch_bytes": "Outside PyTorch's allocator (process − reserved)",
-    "non_pytorch_ratio": "Outside the allocator, share of the GPU",
-    "error_kind": "Kind of error",
-    "library_status": "Library status",
-    "library_call": "Failing call",
-    "library_error_also_present": "Library error also in the text",
+    "non_pytorch_bytes": N_("Outside PyTorch's allocator (process − reserved)"),
+    "non_pytorch_ratio": N_("Outside the allocator, share of the GPU"),
+    "error_kind": N_("Kind of error"),
+    "library_status": N_("Library status"),
+    "library_call": N_("Failing call"),
+    "library_error_also_present": N_("Library error also in the text"),
     # CUDA graphs.
-    "private_pools_to_allocated_ratio": "Private pools ÷ allocated",
+    "private_pools_to_allocated_ratio": N_("Private pools ÷ allocated"),
     # Multi-GPU.
-    "busiest_gpu_index": "Busiest GPU",
-    "busiest_gpu_bytes": "Memory on the busiest GPU",
-    "least_gpu_index": "Least used GPU",
-    "least_gpu_bytes": "Memory on the least used GPU",
-    "imbalance_ratio": "Busiest ÷ least used",
+    "busiest_gpu_index": N_("Busiest GPU"),
+    "busiest_gpu_bytes": N_("Memory on the busiest GPU"),
+    "least_gpu_index": N_("Least used GPU"),
+    "least_gpu_bytes": N_("Memory on the least used GPU"),
+    "imbalance_ratio": N_("Busiest ÷ least used"),
     # Leak and host memory (samples over time).
-    "pid": "Process ID",
-    "allocated_first_bytes": "Allocated at the first sample",
-    "allocated_last_bytes": "Allocated at the last sample",
-    "allocated_growth_bytes": "Growth of allocated memory",
-    "allocated_growth_bytes_per_s": "Growth of allocated memory per second",
-    "window_s": "Time covered by the samples",
-    "samples": "Samples",
-    "host_rss_first_bytes": "Host memory (RSS) at the first sample",
-    "host_rss_last_bytes": "Host memory (RSS) at the last sample",
-    "host_rss_growth_bytes": "Growth of host memory (RSS)",
-    "host_rss_growth_bytes_per_s": "Growth of host memory (RSS) per second",
-    "zombie_pids": "Zombie or dead worker PIDs",
-    "workers_on_gpu_pids": "Workers holding a CUDA context",
-    "killed_worker_pids": "Workers killed (from the log)",
+    "pid": N_("Process ID"),
+    "allocated_first_bytes": N_("Allocated at the first sample"),
+    "allocated_last_bytes": N_("Allocated at the last sample"),
+    "allocated_growth_bytes": N_("Growth of allocated memory"),
+    "allocated_growth_bytes_per_s": N_("Growth of allocated memory per second"),
+    "window_s": N_("Time covered by the samples"),
+    "samples": N_("Samples"),
+    "host_rss_first_bytes": N_("Host memory (RSS) at the first sample"),
+    "host_rss_last_bytes": N_("Host memory (RSS) at the last sample"),
+    "host_rss_growth_bytes": N_("Growth of host memory (RSS)"),
+    "host_rss_growth_bytes_per_s": N_("Growth of host memory (RSS) per second"),
+    "zombie_pids": N_("Zombie or dead worker PIDs"),
+    "workers_on_gpu_pids": N_("Workers holding a CUDA context"),
+    "killed_worker_pids": N_("Workers killed (from the log)"),
     # Windows.
-    "shared_gpu_memory_bytes": "Shared GPU memory (system RAM)",
-    "text": "Text found",
+    "shared_gpu_memory_bytes": N_("Shared GPU memory (system RAM)"),
+    "text": N_("Text found"),
     # KV cache (vLLM).
-    "max_model_len_tokens": "Maximum model length (max_model_len)",
-    "kv_cache_tokens": "KV cache capacity",
-    "shortfall_tokens": "Tokens missing",
-    "kv_cache_blocks": "KV cache blocks",
-    "kv_block_size_tokens": "KV block size",
-    "kv_cache_needed_bytes": "KV cache needed",
-    "kv_cache_available_bytes": "KV cache available",
-    "gpu_memory_utilization_ratio": "gpu_memory_utilization",
-    "estimated_max_model_len_tokens": "Estimated maximum model length",
-    "kv_bytes_per_token": "KV cache bytes per token",
-    "kv_cache_bytes": "KV cache size",
-    "kv_needed_for_max_model_len_bytes": "KV cache needed for max_model_len",
-    "kv_missing_bytes": "KV cache missing",
+    "max_model_len_tokens": N_("Maximum model length (max_model_len)"),
+    "kv_cache_tokens": N_("KV cache capacity"),
+    "shortfall_tokens": N_("Tokens missing"),
+    "kv_cache_blocks": N_("KV cache blocks"),
+    "kv_block_size_tokens": N_("KV block size"),
+    "kv_cache_needed_bytes": N_("KV cache needed"),
+    "kv_cache_available_bytes": N_("KV cache available"),
+    "gpu_memory_utilization_ratio": N_("gpu_memory_utilization"),
+    "estimated_max_model_len_tokens": N_("Estimated maximum model length"),
+    "kv_bytes_per_token": N_("KV cache bytes per token"),
+    "kv_cache_bytes": N_("KV cache size"),
+    "kv_needed_for_max_model_len_bytes": N_("KV cache needed for max_model_len"),
+    "kv_missing_bytes": N_("KV cache missing"),
     # XLA / TensorFlow.
-    "xla_total_allocation_bytes": "XLA total allocation",
-    "xla_total_fragmentation_bytes": "XLA fragmentation",
-    "xla_total_fragmentation_ratio": "XLA fragmentation share",
-    "xla_largest_peak_buffer_bytes": "Largest peak buffer",
-    "xla_peak_buffers_count": "Peak buffers listed",
-    "xla_first_peak_buffer_shape": "First peak buffer's shape",
-    "driver_oom": "Driver allocation failed",
-    "cublas_handle_failed": "cuBLAS handle creation failed",
+    "xla_total_allocation_bytes": N_("XLA total allocation"),
+    "xla_total_fragmentation_bytes": N_("XLA fragmentation"),
+    "xla_total_fragmentation_ratio": N_("XLA fragmentation share"),
+    "xla_largest_peak_buffer_bytes": N_("Largest peak buffer"),
+    "xla_peak_buffers_count": N_("Peak buffers listed"),
+    "xla_first_peak_buffer_shape": N_("First peak buffer's shape"),
+    "driver_oom": N_("Driver allocation failed"),
+    "cublas_handle_failed": N_("cuBLAS handle creation failed"),
     # Unparseable input.
-    "characters": "Characters read",
-    "framework_guess": "Framework guess",
-    "missing": "Missing from the input",
+    "characters": N_("Characters read"),
+    "framework_guess": N_("Framework guess"),
+    "missing": N_("Missing from the input"),
     # Probe, launch and evidence.
-    "probe_duration_s": "Probe run time",
-    "probe_method": "Probe method",
-    "oom_observer_alloc_bytes": "Allocation at the OOM (observer)",
-    "oom_observer_device_free_bytes": "Free on the GPU at the OOM (observer)",
-    "summary_num_alloc_retries": "cudaMalloc retries (memory_summary)",
-    "summary_num_ooms": "OOMs (memory_summary)",
-    "summary_units": "Units of the memory_summary table",
-    "peak_allocated_bytes": "Peak allocated",
-    "peak_reserved_bytes": "Peak reserved",
-    "private_pool_bytes": "Allocated in private pools (CUDA graphs)",
-    "total_bytes": "GPU total capacity",
-    "memory_total_bytes": "GPU total memory",
-    "device_allocated_bytes": "Allocated by PyTorch",
-    "device_free_bytes": "Free on the GPU",
-    "unattributed_bytes": "Used on the GPU but not by any listed process",
-    "alloc_bytes": "Allocation",
+    "probe_duration_s": N_("Probe run time"),
+    "probe_method": N_("Probe method"),
+    "oom_observer_alloc_bytes": N_("Allocation at the OOM (observer)"),
+    "oom_observer_device_free_bytes": N_("Free on the GPU at the OOM (observer)"),
+    "summary_num_alloc_retries": N_("cudaMalloc retries (memory_summary)"),
+    "summary_num_ooms": N_("OOMs (memory_summary)"),
+    "summary_units": N_("Units of the memory_summary table"),
+    "peak_allocated_bytes": N_("Peak allocated"),
+    "peak_reserved_bytes": N_("Peak reserved"),
+    "private_pool_bytes": N_("Allocated in private pools (CUDA graphs)"),
+    "total_bytes": N_("GPU total capacity"),
+    "memory_total_bytes": N_("GPU total memory"),
+    "device_allocated_bytes": N_("Allocated by PyTorch"),
+    "device_free_bytes": N_("Free on the GPU"),
+    "unattributed_bytes": N_("Used on the GPU but not by any listed process"),
+    "alloc_bytes": N_("Allocation"),
+    # Memory snapshots (gpudesk.oom.snapshot.account).
+    "free_pieces": N_("Free cached blocks"),
+    "leak_suspect_bytes": N_("Alive at the peak from allocations made in every iteration"),
+    "leak_suspect_share_ratio": N_("Share of the peak held by those allocations"),
+    "leak_suspect_allocations": N_("Allocations from the top suspect"),
+    "leak_suspect_iterations": N_("Iterations the top suspect allocated in"),
+    "leak_suspect_frame": N_("Code that made them"),
 }
 
 # memory_summary rows and columns (torch/cuda/memory.py memory_summary).
@@ -136,61 +146,61 @@ LABELS: dict[str, str] = {
 # (BFC ``Stats:`` block: Limit, InUse; oom.md §3.2).
 # Issue 11: serving engines, other platforms and the memory account.
 LABELS.update({
-    "allowed_bytes": "Allowed to this process (per-process cap)",
-    "allowed_ratio": "Share of the GPU allowed to this process",
-    "fraction_that_fits_ratio": "Per-process memory fraction that fits",
-    "free_ratio": "Share of the GPU free",
-    "free_to_request_ratio": "Free memory / request",
-    "outside_allocator_bytes": "Held outside this process's allocator",
-    "outside_allocator_ratio": "Share of the GPU held outside this process's allocator",
-    "cuda_call": "CUDA call that failed",
-    "ggml_buffer": "ggml buffer that failed (model, KV cache or compute)",
-    "model_buffer_bytes": "Model buffer on this GPU",
-    "offloaded_layers": "Layers offloaded to the GPU",
-    "total_layers": "Layers in the model",
-    "layers_that_fit": "Layers that fit (-ngl)",
-    "n_ctx_tokens": "Context size",
-    "kv_cache_bytes": "KV cache",
-    "high_watermark_ratio_that_fits": "PYTORCH_MPS_HIGH_WATERMARK_RATIO that fits",
-    "mps_allocated_bytes": "MPS allocated (live tensors)",
-    "mps_other_allocations_bytes": "MPS other allocations",
-    "mps_max_allowed_bytes": "MPS limit (high watermark)",
-    "mps_pool": "MPS pool",
-    "mps_high_watermark_ratio": "PYTORCH_MPS_HIGH_WATERMARK_RATIO in force",
-    "mamba_cache_blocks": "Mamba cache blocks available",
-    "max_num_seqs": "max_num_seqs",
-    "max_batch_prefill_tokens": "TGI --max-batch-prefill-tokens",
-    "max_batch_total_tokens": "TGI max batch total tokens",
-    "max_model_len_that_fits_tokens": "max_model_len that fits",
-    "estimated_max_model_len_tokens": "Estimated maximum model length (vLLM)",
-    "gpu_memory_utilization_that_fits_ratio": "gpu_memory_utilization that fits",
-    "vllm_total_gpu_memory_bytes": "Total GPU memory (vLLM profiling)",
-    "vllm_weights_bytes": "Model weights (vLLM profiling)",
-    "vllm_non_torch_bytes": "Non-torch memory (vLLM profiling)",
-    "vllm_activation_peak_bytes": "Activation peak (vLLM profiling)",
-    "vllm_kv_cache_memory_bytes": "Memory for the KV cache (vLLM profiling)",
-    "mem_fraction_static_ratio": "SGLang --mem-fraction-static",
-    "mem_fraction_static_minimum_ratio": "Smallest --mem-fraction-static that leaves a KV pool",
-    "sglang_avail_after_load_bytes": "Free after loading the weights (SGLang)",
-    "sglang_total_before_load_bytes": "Free before loading the weights (SGLang)",
-    "sglang_weights_bytes": "Weights (SGLang 'mem usage')",
-    "sglang_profiled_max_tokens": "KV tokens SGLang profiled",
-    "trtllm_component": "TensorRT-LLM component that failed",
-    "kv_cache_free_gpu_mem_fraction_ratio": "kv_cache_free_gpu_mem_fraction",
-    "sentinel_total": "Total capacity is NVML's 'not available' value",
+    "allowed_bytes": N_("Allowed to this process (per-process cap)"),
+    "allowed_ratio": N_("Share of the GPU allowed to this process"),
+    "fraction_that_fits_ratio": N_("Per-process memory fraction that fits"),
+    "free_ratio": N_("Share of the GPU free"),
+    "free_to_request_ratio": N_("Free memory / request"),
+    "outside_allocator_bytes": N_("Held outside this process's allocator"),
+    "outside_allocator_ratio": N_("Share of the GPU held outside this process's allocator"),
+    "cuda_call": N_("CUDA call that failed"),
+    "ggml_buffer": N_("ggml buffer that failed (model, KV cache or compute)"),
+    "model_buffer_bytes": N_("Model buffer on this GPU"),
+    "offloaded_layers": N_("Layers offloaded to the GPU"),
+    "total_layers": N_("Layers in the model"),
+    "layers_that_fit": N_("Layers that fit (-ngl)"),
+    "n_ctx_tokens": N_("Context size"),
+    "kv_cache_bytes": N_("KV cache"),
+    "high_watermark_ratio_that_fits": N_("PYTORCH_MPS_HIGH_WATERMARK_RATIO that fits"),
+    "mps_allocated_bytes": N_("MPS allocated (live tensors)"),
+    "mps_other_allocations_bytes": N_("MPS other allocations"),
+    "mps_max_allowed_bytes": N_("MPS limit (high watermark)"),
+    "mps_pool": N_("MPS pool"),
+    "mps_high_watermark_ratio": N_("PYTORCH_MPS_HIGH_WATERMARK_RATIO in force"),
+    "mamba_cache_blocks": N_("Mamba cache blocks available"),
+    "max_num_seqs": N_("max_num_seqs"),
+    "max_batch_prefill_tokens": N_("TGI --max-batch-prefill-tokens"),
+    "max_batch_total_tokens": N_("TGI max batch total tokens"),
+    "max_model_len_that_fits_tokens": N_("max_model_len that fits"),
+    "estimated_max_model_len_tokens": N_("Estimated maximum model length (vLLM)"),
+    "gpu_memory_utilization_that_fits_ratio": N_("gpu_memory_utilization that fits"),
+    "vllm_total_gpu_memory_bytes": N_("Total GPU memory (vLLM profiling)"),
+    "vllm_weights_bytes": N_("Model weights (vLLM profiling)"),
+    "vllm_non_torch_bytes": N_("Non-torch memory (vLLM profiling)"),
+    "vllm_activation_peak_bytes": N_("Activation peak (vLLM profiling)"),
+    "vllm_kv_cache_memory_bytes": N_("Memory for the KV cache (vLLM profiling)"),
+    "mem_fraction_static_ratio": N_("SGLang --mem-fraction-static"),
+    "mem_fraction_static_minimum_ratio": N_("Smallest --mem-fraction-static that leaves a KV pool"),
+    "sglang_avail_after_load_bytes": N_("Free after loading the weights (SGLang)"),
+    "sglang_total_before_load_bytes": N_("Free before loading the weights (SGLang)"),
+    "sglang_weights_bytes": N_("Weights (SGLang 'mem usage')"),
+    "sglang_profiled_max_tokens": N_("KV tokens SGLang profiled"),
+    "trtllm_component": N_("TensorRT-LLM component that failed"),
+    "kv_cache_free_gpu_mem_fraction_ratio": N_("kv_cache_free_gpu_mem_fraction"),
+    "sentinel_total": N_("Total capacity is NVML's 'not available' value"),
 })
 
 FRAMEWORK_LABELS: dict[str, dict[str, str]] = {
     "tensorflow": {
-        "total_capacity_bytes": "Allocator memory limit (BFC Limit)",
-        "allocated_bytes": "In use by the allocator (BFC InUse)",
-        "free_bytes": "Left under the limit (Limit − InUse)",
-        "reserved_bytes": "Reserved by the allocator",
-        "requested_to_capacity_ratio": "Request ÷ allocator limit",
+        "total_capacity_bytes": N_("Allocator memory limit (BFC Limit)"),
+        "allocated_bytes": N_("In use by the allocator (BFC InUse)"),
+        "free_bytes": N_("Left under the limit (Limit − InUse)"),
+        "reserved_bytes": N_("Reserved by the allocator"),
+        "requested_to_capacity_ratio": N_("Request ÷ allocator limit"),
     },
     "jax": {
-        "allocated_bytes": "In use by XLA",
-        "reserved_bytes": "Reserved by XLA",
+        "allocated_bytes": N_("In use by XLA"),
+        "reserved_bytes": N_("Reserved by XLA"),
     },
 }
 
@@ -199,20 +209,20 @@ FLAG_KEYS = frozenset({"driver_oom", "cublas_handle_failed", "library_error_also
                        "same_job_siblings"})
 
 _SUMMARY_ROWS = {
-    "allocated": "Allocated memory",
-    "active": "Active memory",
-    "requested": "Requested memory",
-    "reserved": "GPU reserved memory",
-    "non_releasable": "Non-releasable memory",
-    "active_allocs": "Active allocs",
-    "reserved_segments": "GPU reserved segments",
-    "non_releasable_allocs": "Non-releasable allocs",
-    "allocations": "Allocations",
-    "oversize_allocations": "Oversize allocations",
-    "oversize_segments": "Oversize GPU segments",
+    "allocated": N_("Allocated memory"),
+    "active": N_("Active memory"),
+    "requested": N_("Requested memory"),
+    "reserved": N_("GPU reserved memory"),
+    "non_releasable": N_("Non-releasable memory"),
+    "active_allocs": N_("Active allocs"),
+    "reserved_segments": N_("GPU reserved segments"),
+    "non_releasable_allocs": N_("Non-releasable allocs"),
+    "allocations": N_("Allocations"),
+    "oversize_allocations": N_("Oversize allocations"),
+    "oversize_segments": N_("Oversize GPU segments"),
 }
-_SUMMARY_COLS = {"cur": "current", "peak": "peak", "tot_alloc": "total allocated", "tot_freed": "total freed"}
-_SUMMARY_POOLS = {"large_pool": "large pool", "small_pool": "small pool"}
+_SUMMARY_COLS = {"cur": N_("current"), "peak": N_("peak"), "tot_alloc": N_("total allocated"), "tot_freed": N_("total freed")}
+_SUMMARY_POOLS = {"large_pool": N_("large pool"), "small_pool": N_("small pool")}
 _UNIT_SUFFIXES = ("_bytes_per_s", "_bytes", "_ratio", "_tokens", "_count", "_s")
 
 
@@ -229,7 +239,11 @@ def _summary_label(rest: str) -> str | None:
         row = _SUMMARY_ROWS.get(head)
         if row is None:
             return None
-        return ", ".join(part for part in (row, pool, col) if part)
+        if pool is None:
+            # Translators: a row and a column of torch.cuda.memory_summary(), e.g. "Allocated memory, peak"
+            return _("{row}, {column}").format(row=i18n._(row), column=i18n._(col))
+        # Translators: a row, pool and column of torch.cuda.memory_summary(): "Allocated memory, large pool, peak"
+        return _("{row}, {pool}, {column}").format(row=i18n._(row), pool=i18n._(pool), column=i18n._(col))
     return None
 
 
@@ -249,12 +263,12 @@ def label_for(key: str, framework: str | None = None) -> str:
     framework's own term where PyTorch's would be wrong."""
     special = FRAMEWORK_LABELS.get(framework or "", {})
     if key in special:
-        return special[key]
+        return i18n._(special[key])
     if key in LABELS:
-        return LABELS[key]
+        return i18n._(LABELS[key])
     m = re.fullmatch(r"process_(\d+)_bytes", key)
     if m:
-        return f"Used by process {m.group(1)}"
+        return _("Used by process {pid}").format(pid=m.group(1))
     m = re.fullmatch(r"summary_(.+?)(?:_bytes)?", key)
     if m:
         label = _summary_label(m.group(1))
@@ -262,16 +276,16 @@ def label_for(key: str, framework: str | None = None) -> str:
             return label
     m = re.fullmatch(r"bfc_(.+?)(?:_bytes)?", key)
     if m:
-        return f"BFC allocator {m.group(1).replace('_', ' ')}"
+        return _("BFC allocator {stat}").format(stat=m.group(1).replace("_", " "))
     m = re.fullmatch(r"xla_(\w+)_allocation_bytes", key)
     if m:
-        return f"XLA {m.group(1).replace('_', ' ')} allocation"
+        return _("XLA {kind} allocation").format(kind=m.group(1).replace("_", " "))
     m = re.fullmatch(r"trtllm_(\w+?)_used_bytes", key)
     if m:
-        return f"TensorRT-LLM {m.group(1).replace('_', ' ')}: memory used"
+        return _("TensorRT-LLM {component}: memory used").format(component=m.group(1).replace("_", " "))
     m = re.fullmatch(r"env_(\w+)", key)
     if m:
-        return f"Environment {m.group(1)}"
+        return _("Environment {name}").format(name=m.group(1))
     return _generic(key)
 
 

@@ -36,6 +36,7 @@ from gpudesk.oom.diagnose import diagnose
 from gpudesk.oom.errors import LaunchError
 from gpudesk.oom.launch_channel import JobChannel, JobCollector, JobWatcher
 from gpudesk.oom.report import MemoryReport, MemorySample
+from gpudesk.i18n import _
 
 OUTPUT_TAIL_LINES = 400
 TICK_S = 0.05
@@ -57,16 +58,16 @@ class LaunchResult:
 
 def _resolve(argv: Sequence[str], cwd: str | None) -> list[str]:
     if not argv:
-        raise LaunchError("No command given; use e.g. `gpudesk oom run -- python train.py`.")
+        raise LaunchError(_("No command given; use e.g. `gpudesk oom run -- python train.py`."))
     first = argv[0]
     if os.sep in first:
         path = Path(cwd or os.curdir, first) if not os.path.isabs(first) else Path(first)
         if not path.exists():
-            raise LaunchError(f"{first}: no such file.")
+            raise LaunchError(_('{first}: no such file.').format(first=first))
         if not os.access(path, os.X_OK):
-            raise LaunchError(f"{first}: not executable.")
+            raise LaunchError(_('{first}: not executable.').format(first=first))
     elif shutil.which(first) is None:
-        raise LaunchError(f"{first}: command not found on PATH.")
+        raise LaunchError(_('{first}: command not found on PATH.').format(first=first))
     return list(argv)
 
 
@@ -132,16 +133,17 @@ def launch_job(
     """
     argv = _resolve(argv, cwd)
     if interval_s <= 0:
-        raise LaunchError(f"The sampling interval must be positive, got {interval_s} s.")
+        raise LaunchError(_('The sampling interval must be positive, got {interval_s} s.').format(interval_s=interval_s))
     with PrivateDir(prefix="gpudesk-run-", strict=False) as folder:
         full_env, out = _prepare(folder, interval_s, record_history, env)
         try:
             proc = subprocess.Popen(argv, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, start_new_session=True)
         except OSError as exc:
-            raise LaunchError(f"{argv[0]}: could not start: {exc.strerror or exc}") from exc
+            raise LaunchError(_("{program}: could not start: {error}").format(program=argv[0],
+                                                                              error=exc.strerror or exc)) from exc
         if progress:
-            progress(f"Started process {proc.pid}: {' '.join(argv)}", None)
+            progress(_("Started process {pid}: {command}").format(pid=proc.pid, command=" ".join(argv)), None)
         lines: queue.Queue = queue.Queue()
 
         def pump():
@@ -182,7 +184,7 @@ def launch_job(
                     stopped = True
                     _terminate(proc)
                     if progress:
-                        progress(f"Stopped process {proc.pid}.", None)
+                        progress(_('Stopped process {pid}.').format(pid=proc.pid), None)
                 time.sleep(TICK_S)
         except BaseException:
             # A callback raised or the caller was interrupted (Ctrl-C): do not leave the job running.
@@ -192,12 +194,12 @@ def launch_job(
         _drain(lines, tail, on_output)
         state.feed(channel.read(), start_epoch=time.time() - (time.monotonic() - start))
         if channel.bad_lines:
-            state.report.notes.append(f"{channel.bad_lines} probe line(s) from the job were not valid JSON and were skipped.")
+            state.report.notes.append(_('{bad_lines} probe line(s) from the job were not valid JSON and were skipped.').format(bad_lines=channel.bad_lines))
         snapshots = _keep_snapshots(state.oom_events)
         report = state.finish(tail)
         watcher.apply(report)
         if stopped:
-            report.notes.append("The job was stopped before it finished.")
+            report.notes.append(_("The job was stopped before it finished."))
         return LaunchResult(argv=argv, returncode=proc.returncode, report=report, diagnosis=diagnose(report),
                             oom_events=state.oom_events, output_tail=list(tail), snapshot_paths=snapshots,
                             stopped=stopped)

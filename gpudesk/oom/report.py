@@ -22,6 +22,8 @@ job, or the non-invasive evidence (NVML, psutil). ``to_dict()`` gives the JSON f
 
 from __future__ import annotations
 
+from gpudesk.i18n import _
+
 import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
@@ -245,11 +247,11 @@ class MemoryReport:
             ValueError: ``data`` is not a dict or holds a field of the wrong shape.
         """
         if not isinstance(data, dict):
-            raise ValueError(f"A memory report must be a JSON object, got {type(data).__name__}.")
+            raise ValueError(_('A memory report must be a JSON object, got {type}.').format(type=type(data).__name__))
         try:
             return cls._from_dict(data)
         except (AttributeError, TypeError) as exc:
-            raise ValueError(f"Memory report has a field of the wrong shape: {exc}") from exc
+            raise ValueError(_('Memory report has a field of the wrong shape: {exc}').format(exc=exc)) from exc
 
     @classmethod
     def _from_dict(cls, data: dict[str, Any]) -> MemoryReport:

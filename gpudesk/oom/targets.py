@@ -14,6 +14,7 @@ from pathlib import Path
 import psutil
 
 from gpudesk.oom.errors import TargetNotFound
+from gpudesk.i18n import _
 
 _LIBPYTHON = re.compile(r"libpython(\d+)\.(\d+)")
 _EXE_VERSION = re.compile(r"python(\d+)\.(\d+)")
@@ -86,11 +87,11 @@ def inspect_target(pid: int) -> TargetInfo:
     try:
         proc = psutil.Process(pid)
         if proc.status() == psutil.STATUS_ZOMBIE:
-            raise TargetNotFound(f"Process {pid} has exited (zombie); there is nothing to probe.")
+            raise TargetNotFound(_('Process {pid} has exited (zombie); there is nothing to probe.').format(pid=pid))
         info = TargetInfo(pid=pid, name=proc.name())
         info.uid = proc.uids().real
     except psutil.NoSuchProcess as exc:
-        raise TargetNotFound(f"No process with PID {pid} exists.") from exc
+        raise TargetNotFound(_('No process with PID {pid} exists.').format(pid=pid)) from exc
     info.we_are_root = os.geteuid() == 0
     info.same_user = info.uid == os.getuid()
     try:
@@ -100,7 +101,7 @@ def inspect_target(pid: int) -> TargetInfo:
     except (psutil.AccessDenied, psutil.ZombieProcess):
         info.exe = None  # another user's process: its executable and command line stay unknown
     except psutil.NoSuchProcess as exc:
-        raise TargetNotFound(f"Process {pid} exited while being inspected.") from exc
+        raise TargetNotFound(_('Process {pid} exited while being inspected.').format(pid=pid)) from exc
     try:
         maps = Path(f"/proc/{pid}/maps").read_text()
     except OSError:
@@ -138,20 +139,19 @@ def inspect_target(pid: int) -> TargetInfo:
 def ptrace_refusal(info: TargetInfo, allow_other_user: bool) -> str | None:
     """Why ptrace-based attach (gdb, sys.remote_exec) cannot work on this target; None when it can."""
     if not info.same_user and not allow_other_user:
-        return (f"process {info.pid} belongs to {info.username or info.uid}, not to you; gpudesk attaches only to your "
-                "own processes unless you elevate explicitly")
+        return _("process {pid} belongs to {user}, not to you; gpudesk attaches only to your own processes unless "
+                 "you elevate explicitly").format(pid=info.pid, user=info.username or info.uid)
     if not info.same_user and not info.we_are_root:
-        return f"process {info.pid} belongs to another user; attaching needs root or CAP_SYS_PTRACE"
+        return _('process {pid} belongs to another user; attaching needs root or CAP_SYS_PTRACE').format(pid=info.pid)
     if info.traced_by:
-        return f"process {info.pid} is already traced by PID {info.traced_by} (a debugger); only one tracer is allowed"
+        return _('process {pid} is already traced by PID {traced_by} (a debugger); only one tracer is allowed').format(pid=info.pid, traced_by=info.traced_by)
     if info.ptrace_scope == 3:
-        return "ptrace is disabled on this system (kernel.yama.ptrace_scope = 3)"
+        return _("ptrace is disabled on this system (kernel.yama.ptrace_scope = 3)")
     if info.ptrace_scope == 2 and not info.we_are_root:
-        return "only administrators may ptrace here (kernel.yama.ptrace_scope = 2); run as root or use the agent"
+        return _("only administrators may ptrace here (kernel.yama.ptrace_scope = 2); run as root or use the agent")
     if info.ptrace_scope == 1 and not info.we_are_root:
-        return ("kernel.yama.ptrace_scope = 1 lets a process trace only its own descendants; run gpudesk with "
-                "CAP_SYS_PTRACE, start the job with `gpudesk oom run`, or use the agent")
+        return (_("kernel.yama.ptrace_scope = 1 lets a process trace only its own descendants; run gpudesk with "
+                "CAP_SYS_PTRACE, start the job with `gpudesk oom run`, or use the agent"))
     if info.same_mount_ns is False:
-        return (f"process {info.pid} runs in another container (different mount namespace); run gpudesk inside that "
-                "container (docker exec) or use the agent there")
+        return (_('process {pid} runs in another container (different mount namespace); run gpudesk inside that container (docker exec) or use the agent there').format(pid=info.pid))
     return None

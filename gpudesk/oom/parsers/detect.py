@@ -25,6 +25,7 @@ from gpudesk.oom.parsers import (
     vllm,
 )
 from gpudesk.oom.report import MemoryReport
+from gpudesk.i18n import _
 
 MAX_TEXT_CHARS = 5_000_000
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\r]")  # control characters other than \t \n \v \f
@@ -83,9 +84,9 @@ def decode_text(data: str | bytes) -> str:
             try:
                 text = data.decode("utf-16")
             except UnicodeDecodeError as exc:
-                raise OomInputError(f"The input starts like UTF-16 text but does not decode: {exc}.") from exc
+                raise OomInputError(_('The input starts like UTF-16 text but does not decode: {exc}.').format(exc=exc)) from exc
         elif b"\x00" in data[:65536]:
-            raise OomInputError("The input is binary data (it contains NUL bytes); paste the error text or a log file.")
+            raise OomInputError(_("The input is binary data (it contains NUL bytes); paste the error text or a log file."))
         else:
             try:
                 text = data.decode("utf-8-sig")
@@ -94,18 +95,19 @@ def decode_text(data: str | bytes) -> str:
     elif isinstance(data, str):
         text = data
     else:
-        raise OomInputError(f"Expected text, got {type(data).__name__}.")
+        raise OomInputError(_('Expected text, got {type}.').format(type=type(data).__name__))
     if len(text) > MAX_TEXT_CHARS:
         raise OomInputError(
-            f"The input has {len(text)} characters; paste the part around the error (at most {MAX_TEXT_CHARS})."
+            _("The input has {n} characters; paste the part around the error (at most {limit}).").format(
+                n=len(text), limit=MAX_TEXT_CHARS)
         )
     text = _ANSI.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
-        raise OomInputError("The input is empty; paste the out-of-memory message or a memory_summary() table.")
+        raise OomInputError(_("The input is empty; paste the out-of-memory message or a memory_summary() table."))
     sample = text[:65536]
     control = len(_CONTROL.findall(sample)) + sample.count("\ufffd")
     if control > max(8, len(sample) // 10):
-        raise OomInputError("The input looks like binary data, not text; paste the error text or a log file.")
+        raise OomInputError(_("The input looks like binary data, not text; paste the error text or a log file."))
     return text
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, GiB, clamp, evidence
+from gpudesk.i18n import _
 
 _LIBRARY_KINDS = {"cublas_alloc_failed", "cudnn_alloc_failed", "cuda_error_oom", "nccl_oom", "pin_memory_thread"}
 
@@ -22,22 +23,22 @@ def check(f: Facts) -> Cause | None:
         conf = 0.8
         if r.framework == "tensorflow":
             conf = 0.5  # TF: usually its own preallocation took the memory first (see preallocation).
-        fix = ("Free GPU memory before the library initialises: run on a GPU with free memory (CUDA_VISIBLE_DEVICES), "
-               "stop other processes on it, or load less onto it first")
-        title = "A CUDA library could not allocate memory"
-        explanation = ("The failure happened outside PyTorch's caching allocator (cuBLAS/cuDNN handles and "
+        fix = (_("Free GPU memory before the library initialises: run on a GPU with free memory (CUDA_VISIBLE_DEVICES), "
+               "stop other processes on it, or load less onto it first"))
+        title = _("A CUDA library could not allocate memory")
+        explanation = (_("The failure happened outside PyTorch's caching allocator (cuBLAS/cuDNN handles and "
                        "workspaces, CUDA context, NCCL, extensions): the GPU was already full when the library "
-                       "asked for memory.")
-        more = ["Run with CUDA_LAUNCH_BLOCKING=1 to see the exact call that failed.",
-                "Reduce cuBLAS workspaces: CUBLAS_WORKSPACE_CONFIG=:4096:2 (fewer, smaller workspaces)."]
+                       "asked for memory."))
+        more = [_("Run with CUDA_LAUNCH_BLOCKING=1 to see the exact call that failed."),
+                _("Reduce cuBLAS workspaces: CUBLAS_WORKSPACE_CONFIG=:4096:2 (fewer, smaller workspaces).")]
         if r.kind == "pin_memory_thread":
-            fix = "Set the device in the DataLoader pin-memory thread's process (torch.cuda.set_device(local_rank)) or pin_memory=False"
-            title = "The DataLoader pin-memory thread failed on the GPU"
-            explanation = ("The DataLoader's pin-memory thread copies batches to page-locked memory for the GPU. It "
+            fix = _("Set the device in the DataLoader pin-memory thread's process (torch.cuda.set_device(local_rank)) or pin_memory=False")
+            title = _("The DataLoader pin-memory thread failed on the GPU")
+            explanation = (_("The DataLoader's pin-memory thread copies batches to page-locked memory for the GPU. It "
                            "uses the current device (GPU 0 unless set), so on other ranks it creates a CUDA context on "
-                           "GPU 0 (pytorch#58626), and it fails when that GPU is already full.")
-            more = ["Run with CUDA_LAUNCH_BLOCKING=1 to see the exact call that failed.",
-                    "Lower prefetch_factor / num_workers: pinned batches in flight grow with both."]
+                           "GPU 0 (pytorch#58626), and it fails when that GPU is already full."))
+            more = [_("Run with CUDA_LAUNCH_BLOCKING=1 to see the exact call that failed."),
+                    _("Lower prefetch_factor / num_workers: pinned batches in flight grow with both.")]
         return Cause(
             id="allocation_outside_allocator",
             title=title,
@@ -56,15 +57,15 @@ def check(f: Facts) -> Cause | None:
     share = f.share(np_bytes) or 0
     return Cause(
         id="allocation_outside_allocator",
-        title="Memory used outside PyTorch's allocator",
+        title=_("Memory used outside PyTorch's allocator"),
         confidence=clamp(0.3 + 2 * share, hi=0.6),
         evidence=evidence(non_pytorch_bytes=np_bytes, this_process_bytes=f.dev.process_used_bytes,
                           reserved_bytes=f.reserved, non_pytorch_ratio=round(share, 3)),
-        explanation="NVML counts this process's memory above what the allocator reserved: CUDA context, NCCL "
-                    "buffers, cuBLAS/cuDNN workspaces, extensions calling cudaMalloc or another framework.",
-        fix="Find the non-PyTorch user: NCCL (NCCL_BUFFSIZE, fewer communicators), cuBLAS workspaces "
-            "(torch._C._cuda_clearCublasWorkspaces()), extensions or a second framework (JAX/TF/CuPy pools)",
-        checks=["Extensions leaking device memory: this figure grows over steps while reserved stays flat."],
+        explanation=_("NVML counts this process's memory above what the allocator reserved: CUDA context, NCCL "
+                    "buffers, cuBLAS/cuDNN workspaces, extensions calling cudaMalloc or another framework."),
+        fix=_("Find the non-PyTorch user: NCCL (NCCL_BUFFSIZE, fewer communicators), cuBLAS workspaces "
+            "(torch._C._cuda_clearCublasWorkspaces()), extensions or a second framework (JAX/TF/CuPy pools)"),
+        checks=[_("Extensions leaking device memory: this figure grows over steps while reserved stays flat.")],
     )
 
 
@@ -81,15 +82,13 @@ def _outside(f: Facts) -> Cause | None:
     share = f.outside / f.total
     return Cause(
         id="allocation_outside_allocator",
-        title="Memory held outside this process's allocator fills the GPU",
+        title=_("Memory held outside this process's allocator fills the GPU"),
         confidence=0.9,
         evidence=evidence(outside_allocator_bytes=f.outside, outside_allocator_ratio=round(share, 3),
                           total_capacity_bytes=f.total, free_bytes=f.free, reserved_bytes=f.reserved,
                           allocated_bytes=f.allocated, requested_bytes=f.requested),
-        explanation=(f"{share:.0%} of the GPU is neither free nor held by this process's allocator: another process "
-                     "(hidden from the message, e.g. in another container), a zombie, or this process's own memory "
-                     "outside PyTorch (CUDA context, NCCL, other frameworks)."),
-        fix=("Find the holder: nvidia-smi / rocm-smi --showpids on the host (containers hide other PIDs); stop it or "
-             "move this job to a free GPU. On an APU, other programs share this memory: close them or raise the GPU carve-out"),
-        more_fixes=["If the holder is this process: look for a second framework (JAX/TF/CuPy pools) or NCCL buffers."],
+        explanation=(_("{share:.0%} of the GPU is neither free nor held by this process's allocator: another process (hidden from the message, e.g. in another container), a zombie, or this process's own memory outside PyTorch (CUDA context, NCCL, other frameworks).").format(share=share)),
+        fix=(_("Find the holder: nvidia-smi / rocm-smi --showpids on the host (containers hide other PIDs); stop it or "
+             "move this job to a free GPU. On an APU, other programs share this memory: close them or raise the GPU carve-out")),
+        more_fixes=[_("If the holder is this process: look for a second framework (JAX/TF/CuPy pools) or NCCL buffers.")],
     )

@@ -93,3 +93,14 @@ def clamp(x: float, lo: float = 0.05, hi: float = 0.97) -> float:
 def evidence(**items) -> dict:
     """Evidence dict without the unknown (None) items."""
     return {k: v for k, v in items.items() if v is not None}
+
+
+def join_sentences(sentences: list[str]) -> str:
+    """Whole translated sentences as one text: a space after a Latin full stop, none after a full-width one
+    (Chinese writes "。" with no space before the next sentence)."""
+    text = ""
+    for sentence in sentences:
+        if text and not text.endswith(("。", "！", "？", "；", "：", "）")):
+            text += " "
+        text += sentence
+    return text

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import GiB, Facts, clamp, evidence
+from gpudesk.i18n import _
 
 
 def check(f: Facts) -> Cause | None:
@@ -24,14 +25,14 @@ def check(f: Facts) -> Cause | None:
         return None
     return Cause(
         id="cuda_graph_pools",
-        title="CUDA graphs hold memory in private pools",
+        title=_("CUDA graphs hold memory in private pools"),
         confidence=clamp(conf),
         evidence=evidence(private_pools_bytes=f.pools, allocated_bytes=f.allocated,
                           private_pools_to_allocated_ratio=round(share, 3) if share is not None else None),
-        explanation="Memory captured by CUDA graphs stays reserved for their replays and cannot be reused by "
-                    "other allocations.",
-        fix="Capture fewer graphs: limit the captured batch sizes / shapes (e.g. torch.compile(mode='max-autotune-no-cudagraphs') "
-            "for large shapes, vLLM --max-seq-len-to-capture / cuda_graph_sizes)",
-        more_fixes=["Share one memory pool between graphs (torch.cuda.graph(..., pool=first_graph.pool())).",
-                    "Delete graphs you no longer replay, then torch.cuda.empty_cache()."],
+        explanation=_("Memory captured by CUDA graphs stays reserved for their replays and cannot be reused by "
+                    "other allocations."),
+        fix=_("Capture fewer graphs: limit the captured batch sizes / shapes (e.g. torch.compile(mode='max-autotune-no-cudagraphs') "
+            "for large shapes, vLLM --max-seq-len-to-capture / cuda_graph_sizes)"),
+        more_fixes=[_("Share one memory pool between graphs (torch.cuda.graph(..., pool=first_graph.pool()))."),
+                    _("Delete graphs you no longer replay, then torch.cuda.empty_cache().")],
     )

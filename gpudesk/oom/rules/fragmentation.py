@@ -11,9 +11,15 @@ Confidence rises with frag_ratio and retries. This covers the article's "cache n
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.rules.base import GiB, MiB, Facts, clamp, evidence
+from gpudesk.oom.rules.base import GiB, MiB, Facts, clamp, evidence, join_sentences
+from gpudesk import i18n
+from gpudesk.i18n import N_, _, ngettext
 
-FIX = "Set PYTORCH_ALLOC_CONF=expandable_segments:True (PYTORCH_CUDA_ALLOC_CONF on torch < 2.9) before the process starts"
+#: The allocator setting against fragmentation, as one unit: gpudesk.oom.engine_advice swaps it for the ROCm one.
+CUDA_ALLOC_CONF = N_("PYTORCH_ALLOC_CONF=expandable_segments:True (PYTORCH_CUDA_ALLOC_CONF on torch < 2.9)")
+HIP_ALLOC_CONF = N_("PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm builds; PYTORCH_ALLOC_CONF on torch ≥ 2.9)")
+# Translators: {alloc_conf} is an environment setting such as PYTORCH_ALLOC_CONF=expandable_segments:True
+FIX = N_("Set {alloc_conf} before the process starts")
 
 
 def check(f: Facts) -> Cause | None:
@@ -28,43 +34,44 @@ def check(f: Facts) -> Cause | None:
     fits = f.margin is not None and f.margin >= 0
     if ratio is not None and ratio >= 0.15 and (fits or f.requested is None):
         conf = 0.5 + min(0.4, ratio)
-        why.append(f"{ratio:.0%} of reserved memory is cached but unallocated")
+        why.append(_("{ratio:.0%} of reserved memory is cached but unallocated.").format(ratio=ratio))
     elif f.unallocated is not None and f.requested is not None and fits and (
         f.unallocated >= GiB or f.unallocated >= f.requested
     ):
         conf = 0.3 + min(0.15, (ratio or 0))
-        why.append("the unallocated cache alone is as large as the request")
+        why.append(_("The unallocated cache alone is as large as the request."))
     if f.free is not None and f.requested is not None and f.free >= max(2 * f.requested, 256 * MiB) and (
         f.total is None or f.free < f.total
     ):
         conf = max(conf, 0.55)
-        why.append("the GPU reports more free memory than the request, yet it failed (no contiguous block, "
-                   "WDDM/driver limit or a per-process memory fraction)")
+        why.append(_("The GPU reports more free memory than the request, yet it failed (no contiguous block, "
+                     "WDDM/driver limit or a per-process memory fraction)."))
     if dev.inactive_split_bytes and dev.reserved_bytes and dev.inactive_split_bytes / dev.reserved_bytes >= 0.15:
         conf = max(conf, 0.5 + min(0.4, dev.inactive_split_bytes / dev.reserved_bytes))
-        why.append("non-releasable (inactive split) memory is large")
+        why.append(_("Non-releasable (inactive split) memory is large."))
     if dev.largest_free_block_bytes is not None and f.requested is not None and f.unallocated:
         if dev.largest_free_block_bytes < f.requested <= f.unallocated:
             conf = max(conf, 0.8)
-            why.append("the largest free cached block is smaller than the request")
+            why.append(_("The largest free cached block is smaller than the request."))
     if conf == 0:
         return None
     if dev.num_alloc_retries:
         conf += 0.05
-        why.append(f"{dev.num_alloc_retries} cudaMalloc retries (cache flushes) happened")
+        why.append(ngettext("{n} cudaMalloc retry (cache flush) happened.", "{n} cudaMalloc retries (cache flushes) happened.",
+                             dev.num_alloc_retries).format(n=dev.num_alloc_retries))
     conf_hint = f.report.alloc_conf.get("expandable_segments")
     more = [
-        "Keep tensor shapes stable between steps (pad or bucket variable-length batches); variable shapes split cached blocks.",
-        "Call torch.cuda.empty_cache() between phases (e.g. after evaluation) — it releases only whole free segments.",
-        "As a last resort set max_split_size_mb:<N> in PYTORCH_ALLOC_CONF (do not combine with expandable_segments, pytorch#119452).",
+        _("Keep tensor shapes stable between steps (pad or bucket variable-length batches); variable shapes split cached blocks."),
+        _("Call torch.cuda.empty_cache() between phases (e.g. after evaluation) — it releases only whole free segments."),
+        _("As a last resort set max_split_size_mb:<N> in PYTORCH_ALLOC_CONF (do not combine with expandable_segments, pytorch#119452)."),
     ]
-    fix = FIX
+    fix = i18n._(FIX).format(alloc_conf=i18n._(CUDA_ALLOC_CONF))
     if conf_hint and conf_hint.lower() == "true":
-        fix = "expandable_segments is already on: reduce peak memory or stabilise shapes; the hint in the message is generic (pytorch#173049)"
+        fix = _("expandable_segments is already on: reduce peak memory or stabilise shapes; the hint in the message is generic (pytorch#173049)")
     return Cause(
         id="fragmentation",
         # Below 0.5 the figures only allow it (a small cache that happens to cover the request): say so.
-        title="Fragmented allocator cache" if conf >= 0.5 else "Possibly a fragmented allocator cache",
+        title=_("Fragmented allocator cache") if conf >= 0.5 else _("Possibly a fragmented allocator cache"),
         confidence=clamp(conf),
         evidence=evidence(
             requested_bytes=f.requested,
@@ -78,14 +85,10 @@ def check(f: Facts) -> Cause | None:
             num_alloc_retries=dev.num_alloc_retries,
             fit_margin_bytes=f.margin,
         ),
-        explanation=_sentence("; ".join(why)) + ". The memory exists but not as one contiguous block, so the "
-                    "allocation fails.",
+        explanation=join_sentences([*why, _("The memory exists but not as one contiguous block, so the allocation fails.")]),
         fix=fix,
         more_fixes=more,
-        checks=["Compare memory_reserved() with memory_allocated() after each step: a growing gap with a flat "
-                "allocated curve is fragmentation, not a leak."],
+        checks=[_("Compare memory_reserved() with memory_allocated() after each step: a growing gap with a flat "
+                "allocated curve is fragmentation, not a leak.")],
     )
 
-
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:]

@@ -16,19 +16,21 @@ from __future__ import annotations
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers.units import format_bytes
 from gpudesk.oom.rules.base import Facts, clamp, evidence
+from gpudesk import i18n
+from gpudesk.i18n import N_, _
 
-FIX = "Reduce the per-step memory: halve the micro-batch (use gradient accumulation to keep the effective batch)"
+FIX = N_("Reduce the per-step memory: halve the micro-batch (use gradient accumulation to keep the effective batch)")
 MORE = [
-    "Enable activation checkpointing (model.gradient_checkpointing_enable() / torch.utils.checkpoint).",
-    "Train in bf16 mixed precision (torch.autocast) and keep fp32 master weights only in the optimizer.",
-    "Shard optimizer state, gradients and weights across GPUs (FSDP / DeepSpeed ZeRO-2/3).",
-    "For fine-tuning, use LoRA/QLoRA; for inference, use a smaller sequence length or batch.",
-    "Use a GPU with more memory.",
+    N_("Enable activation checkpointing (model.gradient_checkpointing_enable() / torch.utils.checkpoint)."),
+    N_("Train in bf16 mixed precision (torch.autocast) and keep fp32 master weights only in the optimizer."),
+    N_("Shard optimizer state, gradients and weights across GPUs (FSDP / DeepSpeed ZeRO-2/3)."),
+    N_("For fine-tuning, use LoRA/QLoRA; for inference, use a smaller sequence length or batch."),
+    N_("Use a GPU with more memory."),
 ]
 CHECKS = [
-    "Evaluation inside torch.no_grad()/torch.inference_mode() and model.eval(): without them activations are kept.",
-    "AMP misuse: a model cast with .half() under autocast keeps cast copies; fp32 weights without autocast double activations.",
-    "Tensors kept across steps (loss history without .item(), outputs stored with their graph).",
+    N_("Evaluation inside torch.no_grad()/torch.inference_mode() and model.eval(): without them activations are kept."),
+    N_("AMP misuse: a model cast with .half() under autocast keeps cast copies; fp32 weights without autocast double activations."),
+    N_("Tensors kept across steps (loss history without .item(), outputs stored with their graph)."),
 ]
 
 
@@ -39,23 +41,23 @@ def check(f: Facts) -> Cause | None:
     if r.kind in ("tf_resource_exhausted",) and f.total is None:
         return Cause(
             id="genuine_shortage",
-            title="Not enough GPU memory for this batch",
+            title=_("Not enough GPU memory for this batch"),
             confidence=0.55,
             evidence=evidence(requested_bytes=f.requested, tensor_shape=r.tensor_shape, dtype=r.dtype,
                               device_index=r.device_index),
-            explanation="TensorFlow's GPU allocator ran out while allocating an activation tensor; its size "
-                        "scales with the batch (first dimension of the shape).",
-            fix="Reduce the batch size (per replica with multi_gpu_model / MirroredStrategy) or the input size",
-            more_fixes=["Use mixed precision (tf.keras.mixed_precision.set_global_policy('mixed_float16')).",
-                        "Add report_tensor_allocations_upon_oom to RunOptions to list the live tensors."],
+            explanation=_("TensorFlow's GPU allocator ran out while allocating an activation tensor; its size "
+                        "scales with the batch (first dimension of the shape)."),
+            fix=_("Reduce the batch size (per replica with multi_gpu_model / MirroredStrategy) or the input size"),
+            more_fixes=[_("Use mixed precision (tf.keras.mixed_precision.set_global_policy('mixed_float16'))."),
+                        _("Add report_tensor_allocations_upon_oom to RunOptions to list the live tensors.")],
             checks=CHECKS[:1],
         )
     if r.kind == "xla_resource_exhausted":
         if f.requested is not None and f.requested >= 1024**3:
-            return Cause(id="genuine_shortage", title="Not enough GPU memory for this computation", confidence=0.5,
+            return Cause(id="genuine_shortage", title=_("Not enough GPU memory for this computation"), confidence=0.5,
                          evidence=evidence(requested_bytes=f.requested),
-                         explanation="XLA could not place a buffer of more than 1 GiB.",
-                         fix="Reduce the batch or sequence length, or rematerialise with jax.checkpoint",
+                         explanation=_("XLA could not place a buffer of more than 1 GiB."),
+                         fix=_("Reduce the batch or sequence length, or rematerialise with jax.checkpoint"),
                          more_fixes=MORE[2:])
         return None
     if f.total is None:
@@ -76,20 +78,24 @@ def check(f: Facts) -> Cause | None:
     shortfall = max(0, -f.margin)
     own = f.dev.process_used_bytes if f.dev else None
     if f.margin < 0:
-        title = "Not enough GPU memory for this job"
-        explanation = (f"The request needs {format_bytes(shortfall)} more than the free plus cached memory "
-                       f"({format_bytes(f.headroom)})"
-                       + (": the job's live tensors fill the GPU." if f.headroom < 0.1 * f.total
-                          else ": the request itself is too large for what the GPU has left."))
+        title = _("Not enough GPU memory for this job")
+        if f.headroom < 0.1 * f.total:
+            explanation = _("The request needs {shortfall} more than the free plus cached memory ({headroom}): the "
+                            "job's live tensors fill the GPU.")
+        else:
+            explanation = _("The request needs {shortfall} more than the free plus cached memory ({headroom}): the "
+                            "request itself is too large for what the GPU has left.")
+        explanation = explanation.format(shortfall=format_bytes(shortfall), headroom=format_bytes(f.headroom))
     elif share < 0.08:
-        title = "The job needs nearly all of the GPU's memory"
-        explanation = (f"The request fits only on paper: even a perfectly packed cache leaves "
-                       f"{format_bytes(f.margin)} ({share:.1%} of the GPU) after it. The job's live tensors "
-                       "fill the GPU, so this or the next allocation fails.")
+        title = _("The job needs nearly all of the GPU's memory")
+        explanation = _("The request fits only on paper: even a perfectly packed cache leaves {margin} ({share:.1%} "
+                        "of the GPU) after it. The job's live tensors fill the GPU, so this or the next allocation "
+                        "fails.").format(margin=format_bytes(f.margin), share=share)
     else:
-        title = "GPU memory is tight, though this request would fit"
-        explanation = (f"{format_bytes(f.margin)} ({share:.0%} of the GPU) would be left after this request, so "
-                       "a plain shortage is unlikely unless the job's memory keeps growing after it.")
+        title = _("GPU memory is tight, though this request would fit")
+        explanation = _("{margin} ({share:.0%} of the GPU) would be left after this request, so a plain shortage is "
+                        "unlikely unless the job's memory keeps growing after it.").format(
+                            margin=format_bytes(f.margin), share=share)
     return Cause(
         id="genuine_shortage",
         title=title,
@@ -106,9 +112,9 @@ def check(f: Facts) -> Cause | None:
             fit_margin_ratio=round(share, 4) if f.margin >= 0 else None,
         ),
         explanation=explanation,
-        fix=FIX,
-        more_fixes=list(MORE),
-        checks=list(CHECKS),
+        fix=i18n._(FIX),
+        more_fixes=[i18n._(m) for m in MORE],
+        checks=[i18n._(c) for c in CHECKS],
     )
 
 
@@ -127,7 +133,7 @@ def _without_request(f: Facts) -> Cause | None:
     used = f.allocated if f.allocated is not None else f.reserved
     return Cause(
         id="genuine_shortage",
-        title="The job needs nearly all of the GPU's memory",
+        title=_("The job needs nearly all of the GPU's memory"),
         confidence=0.65 if share < 0.03 else 0.5,
         evidence=evidence(
             total_capacity_bytes=f.total,
@@ -138,11 +144,15 @@ def _without_request(f: Facts) -> Cause | None:
             headroom_bytes=f.headroom,
             headroom_ratio=round(share, 4),
         ),
-        explanation=(f"The requested size is not in the message, but only {format_bytes(f.headroom)} "
-                     f"({share:.1%} of the GPU) is free or cached"
-                     + (f" while PyTorch holds {format_bytes(used)} in tensors" if used is not None else "")
-                     + ": the GPU is full, so almost any further allocation fails."),
-        fix=FIX,
-        more_fixes=list(MORE),
-        checks=list(CHECKS),
+        explanation=(
+            _("The requested size is not in the message, but only {headroom} ({share:.1%} of the GPU) is free or "
+              "cached while PyTorch holds {used} in tensors: the GPU is full, so almost any further allocation "
+              "fails.").format(headroom=format_bytes(f.headroom), share=share, used=format_bytes(used))
+            if used is not None else
+            _("The requested size is not in the message, but only {headroom} ({share:.1%} of the GPU) is free or "
+              "cached: the GPU is full, so almost any further allocation fails.").format(
+                  headroom=format_bytes(f.headroom), share=share)),
+        fix=i18n._(FIX),
+        more_fixes=[i18n._(m) for m in MORE],
+        checks=[i18n._(c) for c in CHECKS],
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import GiB, Facts, clamp, evidence
+from gpudesk.i18n import _
 
 
 def check(f: Facts) -> Cause | None:
@@ -24,14 +25,14 @@ def check(f: Facts) -> Cause | None:
     rate = growth / (t1 - t0) if t1 > t0 else None
     return Cause(
         id="host_memory_growth",
-        title="Host memory of the process keeps growing",
+        title=_("Host memory of the process keeps growing"),
         confidence=clamp(0.5 + min(0.35, growth / first / 4)),
         evidence=evidence(host_rss_first_bytes=first, host_rss_last_bytes=last, host_rss_growth_bytes=growth,
                           host_rss_growth_bytes_per_s=round(rate) if rate else None, window_s=round(t1 - t0, 1),
                           samples=len(samples)),
-        explanation="Resident host memory grows steadily; with pin_memory=True the pinned (page-locked) buffers "
-                    "of the DataLoader grow with prefetch_factor × num_workers × batch size.",
-        fix="Lower DataLoader prefetch_factor (e.g. 2) and num_workers, or set pin_memory=False",
-        more_fixes=["Keep dataset objects as numpy arrays, not Python lists/dicts (copy-on-access in workers, pytorch#13246).",
-                    "Restart persistent workers per epoch (persistent_workers=False) if they grow (pytorch#62066)."],
+        explanation=_("Resident host memory grows steadily; with pin_memory=True the pinned (page-locked) buffers "
+                    "of the DataLoader grow with prefetch_factor × num_workers × batch size."),
+        fix=_("Lower DataLoader prefetch_factor (e.g. 2) and num_workers, or set pin_memory=False"),
+        more_fixes=[_("Keep dataset objects as numpy arrays, not Python lists/dicts (copy-on-access in workers, pytorch#13246)."),
+                    _("Restart persistent workers per epoch (persistent_workers=False) if they grow (pytorch#62066).")],
     )

@@ -30,6 +30,7 @@ import math
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
+from gpudesk.i18n import _
 
 BLOCK_TOKENS = 16  # vLLM's default block size
 
@@ -61,30 +62,39 @@ def check(f: Facts) -> Cause | None:
         derived = True
     util_fit = _vllm_util_that_fits(r.parsed)
     if fit:
-        fix = (f"Start vLLM with --max-model-len {fit}"
-               + (f" (from {need} × {format_bytes(avail_b)} / {format_bytes(needed_b)}: the KV cache grows linearly "
-                  "with the length)" if derived and isinstance(avail_b, int) and isinstance(needed_b, int)
-                  else f" (the KV cache holds {cap} tokens)" if cap and not est else ""))
+        if derived and isinstance(avail_b, int) and isinstance(needed_b, int):
+            fix = _("Start vLLM with --max-model-len {fit} (from {need} × {available} / {needed}: the KV cache grows "
+                    "linearly with the length)").format(fit=fit, need=need, available=format_bytes(avail_b),
+                                                        needed=format_bytes(needed_b))
+        elif cap and not est:
+            fix = _("Start vLLM with --max-model-len {fit} (the KV cache holds {cap} tokens)").format(fit=fit, cap=cap)
+        else:
+            fix = _("Start vLLM with --max-model-len {fit}").format(fit=fit)
     elif util_fit is not None:
-        fix = (f"Raise --gpu-memory-utilization to at least {util_fit:.2f}: weights, non-torch memory and the "
-               "activation peak alone take that share of the GPU, and the KV cache needs more on top")
+        fix = _("Raise --gpu-memory-utilization to at least {util_fit:.2f}: weights, non-torch memory and the "
+                "activation peak alone take that share of the GPU, and the KV cache needs more on top").format(
+                    util_fit=util_fit)
     elif isinstance(util, float) and util >= 0.9:
-        fix = (f"The weights leave no room for the KV cache even at --gpu-memory-utilization {util}: use a quantised "
-               "model (AWQ/GPTQ/FP8), shard it (--tensor-parallel-size 2) or a GPU with more memory")
+        fix = _("The weights leave no room for the KV cache even at --gpu-memory-utilization {util}: use a "
+                "quantised model (AWQ/GPTQ/FP8), shard it (--tensor-parallel-size 2) or a GPU with more "
+                "memory").format(util=util)
     else:
-        fix = ("Raise --gpu-memory-utilization" + (f" above {util}" if util else " (default 0.9)")
-               + ": vLLM's budget is that share of the GPU's total memory, and it must hold the weights, the "
-               "activation peak and at least one KV block")
+        fix = (_("Raise --gpu-memory-utilization above {util}: vLLM's budget is that share of the GPU's total "
+                 "memory, and it must hold the weights, the activation peak and at least one KV block").format(
+                     util=util) if util else
+               _("Raise --gpu-memory-utilization (default 0.9): vLLM's budget is that share of the GPU's total "
+                 "memory, and it must hold the weights, the activation peak and at least one KV block"))
     more = [
-        "Raise --gpu-memory-utilization" + (f" above {util}" if util else " (default 0.9)") + " if nothing else uses the GPU.",
-        "Store the KV cache in fp8: --kv-cache-dtype fp8.",
-        "Shard the model over more GPUs (--tensor-parallel-size) or quantise the weights to leave room for KV.",
+        (_("Raise --gpu-memory-utilization above {util} if nothing else uses the GPU.").format(util=util) if util
+         else _("Raise --gpu-memory-utilization (default 0.9) if nothing else uses the GPU.")),
+        _("Store the KV cache in fp8: --kv-cache-dtype fp8."),
+        _("Shard the model over more GPUs (--tensor-parallel-size) or quantise the weights to leave room for KV."),
     ]
     if not fit:
-        more[0] = "Lower --max-model-len and --max-num-seqs: the activation peak is profiled at these sizes."
+        more[0] = _("Lower --max-model-len and --max-num-seqs: the activation peak is profiled at these sizes.")
     return Cause(
         id="kv_cache_budget",
-        title="KV cache too small for the maximum sequence length" if need else "No memory left for the KV cache",
+        title=_("KV cache too small for the maximum sequence length") if need else _("No memory left for the KV cache"),
         confidence=0.9,
         evidence=evidence(
             max_model_len_tokens=need,
@@ -100,11 +110,11 @@ def check(f: Facts) -> Cause | None:
             vllm_weights_bytes=r.parsed.get("vllm_weights_bytes"),
             vllm_kv_cache_memory_bytes=r.parsed.get("vllm_kv_cache_memory_bytes"),
         ),
-        explanation="After loading the weights and profiling activations, the memory left under "
-                    "gpu_memory_utilization holds fewer KV-cache tokens than one max-length request needs."
+        explanation=_("After loading the weights and profiling activations, the memory left under "
+                    "gpu_memory_utilization holds fewer KV-cache tokens than one max-length request needs.")
                     if need else
-                    "After the weights, the non-torch memory and the activation peak, nothing of vLLM's budget "
-                    "(gpu_memory_utilization × total GPU memory) is left for the KV cache.",
+                    _("After the weights, the non-torch memory and the activation peak, nothing of vLLM's budget "
+                    "(gpu_memory_utilization × total GPU memory) is left for the KV cache."),
         fix=fix,
         more_fixes=more,
     )
@@ -124,14 +134,14 @@ def _mamba(f: Facts) -> Cause:
     seqs, blocks = p.get("max_num_seqs"), p.get("mamba_cache_blocks")
     return Cause(
         id="kv_cache_budget",
-        title="Too many concurrent sequences for the Mamba cache",
+        title=_("Too many concurrent sequences for the Mamba cache"),
         confidence=0.9,
         evidence=evidence(max_num_seqs=seqs, mamba_cache_blocks=blocks),
-        explanation="A hybrid (Mamba / linear-attention) model needs one Mamba cache block per running sequence; the "
-                    "memory left after the weights and the KV cache holds fewer blocks than --max-num-seqs.",
-        fix=f"Start vLLM with --max-num-seqs {blocks}" if blocks else "Lower --max-num-seqs",
-        more_fixes=["Lower --max-model-len: a smaller KV pool leaves more memory for Mamba blocks.",
-                    "Raise --gpu-memory-utilization if nothing else uses the GPU."],
+        explanation=_("A hybrid (Mamba / linear-attention) model needs one Mamba cache block per running sequence; the "
+                    "memory left after the weights and the KV cache holds fewer blocks than --max-num-seqs."),
+        fix=_('Start vLLM with --max-num-seqs {blocks}').format(blocks=blocks) if blocks else _("Lower --max-num-seqs"),
+        more_fixes=[_("Lower --max-model-len: a smaller KV pool leaves more memory for Mamba blocks."),
+                    _("Raise --gpu-memory-utilization if nothing else uses the GPU.")],
     )
 
 
@@ -145,30 +155,35 @@ def _sglang(f: Facts) -> Cause:
     else:
         minimum = math.ceil((1 - avail / total) * 100) / 100
     if minimum is not None and (not isinstance(current, float) or current < minimum):
-        fix = (f"Start SGLang with --mem-fraction-static above {minimum:.2f} (e.g. {min(0.95, minimum + 0.05):.2f}): "
-               f"after the weights {format_bytes(avail)} of {format_bytes(total)} is free, and SGLang keeps "
-               "total × (1 − fraction) for activations before sizing the KV pool")
+        fix = _("Start SGLang with --mem-fraction-static above {minimum:.2f} (e.g. {suggested:.2f}): after the "
+                "weights {available} of {total} is free, and SGLang keeps total × (1 − fraction) for activations "
+                "before sizing the KV pool").format(minimum=minimum, suggested=min(0.95, minimum + 0.05),
+                                                    available=format_bytes(avail), total=format_bytes(total))
     elif minimum is not None:
-        fix = (f"The weights leave {format_bytes(avail)} of {format_bytes(total)}: even --mem-fraction-static "
-               f"{current} leaves no KV pool after CUDA graphs and activations; use a quantised model, more GPUs "
-               "(--tp) or smaller --cuda-graph-max-bs / --chunked-prefill-size")
+        fix = _("The weights leave {available} of {total}: even --mem-fraction-static {current} leaves no KV pool "
+                "after CUDA graphs and activations; use a quantised model, more GPUs (--tp) or smaller "
+                "--cuda-graph-max-bs / --chunked-prefill-size").format(
+                    available=format_bytes(avail), total=format_bytes(total), current=current)
     else:
-        fix = ("Raise --mem-fraction-static" + (f" above {current}" if isinstance(current, float) else "")
-               + ": it is the share of the GPU for weights + KV pool, and the weights leave no KV pool at this value")
+        fix = (_("Raise --mem-fraction-static above {current}: it is the share of the GPU for weights + KV pool, "
+                 "and the weights leave no KV pool at this value").format(current=current)
+               if isinstance(current, float) else
+               _("Raise --mem-fraction-static: it is the share of the GPU for weights + KV pool, and the weights "
+                 "leave no KV pool at this value"))
     return Cause(
         id="kv_cache_budget",
-        title="SGLang's static memory leaves no room for the KV pool",
+        title=_("SGLang's static memory leaves no room for the KV pool"),
         confidence=0.9,
         evidence=evidence(sglang_avail_after_load_bytes=avail, sglang_total_before_load_bytes=total,
                           sglang_weights_bytes=p.get("sglang_weights_bytes"), mem_fraction_static_ratio=current,
                           mem_fraction_static_minimum_ratio=minimum,
                           sglang_profiled_max_tokens=p.get("sglang_profiled_max_tokens")),
-        explanation="SGLang sizes the KV pool as (free after load) − total × (1 − mem_fraction_static); with these "
-                    "weights that is not positive, so no token fits.",
+        explanation=_("SGLang sizes the KV pool as (free after load) − total × (1 − mem_fraction_static); with these "
+                    "weights that is not positive, so no token fits."),
         fix=fix,
-        more_fixes=[("Raising the fraction shrinks the activation reserve: if serving then OOMs, lower "
-                    "--chunked-prefill-size and --cuda-graph-max-bs as well."),
-                    "Use a quantised model or tensor parallelism (--tp 2) to shrink the weights per GPU."],
+        more_fixes=[(_("Raising the fraction shrinks the activation reserve: if serving then OOMs, lower "
+                    "--chunked-prefill-size and --cuda-graph-max-bs as well.")),
+                    _("Use a quantised model or tensor parallelism (--tp 2) to shrink the weights per GPU.")],
     )
 
 
@@ -180,17 +195,21 @@ def _trtllm(f: Facts) -> Cause | None:
     frac = p.get("kv_cache_free_gpu_mem_fraction_ratio")
     return Cause(
         id="kv_cache_budget",
-        title="TensorRT-LLM could not create its KV cache",
+        title=_("TensorRT-LLM could not create its KV cache"),
         confidence=0.75,
         evidence=evidence(trtllm_component=comp or None, total_capacity_bytes=f.total, free_bytes=f.free,
                           kv_cache_free_gpu_mem_fraction_ratio=frac),
-        explanation=("The KV cache takes kv_cache_free_gpu_mem_fraction of the memory free after the model and the "
-                     "other components" + (f" ({format_bytes(f.free)} free here)" if f.free is not None else "")
-                     + "; that share plus the buffers created after it did not fit."),
-        fix=("Lower kv_cache_free_gpu_mem_fraction (KvCacheConfig.free_gpu_memory_fraction)"
-             + (f" below {frac}" if isinstance(frac, float) else " below the default 0.9, e.g. 0.8")
-             + ", or cap it in bytes with KvCacheConfig.max_gpu_total_bytes"),
-        more_fixes=["Lower max_batch_size / max_num_tokens: the runtime buffers created after the KV cache scale with them.",
-                    ("If a fraction of 0.1 still fails with most memory free, the refusal is not about capacity: "
-                    "check the driver and the other ranks.")],
+        explanation=(_("The KV cache takes kv_cache_free_gpu_mem_fraction of the memory free after the model and "
+                       "the other components ({free} free here); that share plus the buffers created after it did "
+                       "not fit.").format(free=format_bytes(f.free)) if f.free is not None else
+                     _("The KV cache takes kv_cache_free_gpu_mem_fraction of the memory free after the model and "
+                       "the other components; that share plus the buffers created after it did not fit.")),
+        fix=(_("Lower kv_cache_free_gpu_mem_fraction (KvCacheConfig.free_gpu_memory_fraction) below {fraction}, or "
+               "cap it in bytes with KvCacheConfig.max_gpu_total_bytes").format(fraction=frac)
+             if isinstance(frac, float) else
+             _("Lower kv_cache_free_gpu_mem_fraction (KvCacheConfig.free_gpu_memory_fraction) below the default "
+               "0.9, e.g. 0.8, or cap it in bytes with KvCacheConfig.max_gpu_total_bytes")),
+        more_fixes=[_("Lower max_batch_size / max_num_tokens: the runtime buffers created after the KV cache scale with them."),
+                    (_("If a fraction of 0.1 still fails with most memory free, the refusal is not about capacity: "
+                    "check the driver and the other ranks."))],
     )

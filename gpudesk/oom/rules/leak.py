@@ -13,6 +13,7 @@ from collections import defaultdict
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import MiB, Facts, clamp, evidence
+from gpudesk.i18n import _
 
 
 def check(f: Facts) -> Cause | None:
@@ -39,19 +40,19 @@ def check(f: Facts) -> Cause | None:
     window = pts[-1][0] - pts[0][0]
     return Cause(
         id="leak",
-        title="Allocated memory grows step after step",
+        title=_("Allocated memory grows step after step"),
         confidence=clamp(0.5 + min(0.4, rel / 2)),
         evidence=evidence(device_index=index, pid=pid, allocated_first_bytes=pts[0][1], allocated_last_bytes=pts[-1][1],
                           allocated_growth_bytes=growth, window_s=round(window, 2), samples=len(pts),
                           allocated_growth_bytes_per_s=round(growth / window) if window > 0 else None),
-        explanation="Live tensor memory rises steadily between samples taken at comparable points: something keeps "
-                    "references to tensors from earlier steps.",
-        fix="Store scalars, not tensors: total_loss += loss.item() (or loss.detach()); do not keep outputs that carry "
-            "the autograd graph",
+        explanation=_("Live tensor memory rises steadily between samples taken at comparable points: something keeps "
+                    "references to tensors from earlier steps."),
+        fix=_("Store scalars, not tensors: total_loss += loss.item() (or loss.detach()); do not keep outputs that carry "
+            "the autograd graph"),
         checks=[
-            "Closures or lists captured by torch.utils.checkpoint functions keep their inputs alive.",
-            "AMP: call scaler.scale(loss).backward() once per step and never keep the scaled loss.",
-            "Evaluation without torch.no_grad() keeps graphs; call model.eval() for dropout/batch-norm mode.",
-            "Custom CUDA extensions that leak after a caught OOM: compare NVML process memory with reserved memory.",
+            _("Closures or lists captured by torch.utils.checkpoint functions keep their inputs alive."),
+            _("AMP: call scaler.scale(loss).backward() once per step and never keep the scaled loss."),
+            _("Evaluation without torch.no_grad() keeps graphs; call model.eval() for dropout/batch-norm mode."),
+            _("Custom CUDA extensions that leak after a caught OOM: compare NVML process memory with reserved memory."),
         ],
     )

@@ -20,6 +20,7 @@ import math
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
+from gpudesk.i18n import _
 
 DEFAULT_HIGH_WATERMARK_RATIO = 1.7
 
@@ -29,16 +30,15 @@ def check(f: Facts) -> Cause | None:
         return None
     allocated, other, limit = f.allocated, f.dev.other_allocations_bytes, f.total
     if allocated is None or other is None or limit is None:
-        return Cause(id="genuine_shortage", title="Apple GPU memory limit reached", confidence=0.5,
+        return Cause(id="genuine_shortage", title=_("Apple GPU memory limit reached"), confidence=0.5,
                      evidence=evidence(requested_bytes=f.requested),
-                     explanation="PyTorch's MPS allocator refused the allocation at its high-watermark limit.",
-                     fix="Reduce the batch, the resolution or the model size; call torch.mps.empty_cache() between steps")
+                     explanation=_("PyTorch's MPS allocator refused the allocation at its high-watermark limit."),
+                     fix=_("Reduce the batch, the resolution or the model size; call torch.mps.empty_cache() between steps"))
     req = f.requested or 0
     need = allocated + other + req
     ratio_in_force = float(f.report.parsed.get("mps_high_watermark_ratio", DEFAULT_HIGH_WATERMARK_RATIO))
     ratio_fit = math.ceil(need / limit * ratio_in_force * 100) / 100 if limit else None
-    ratio_note = (f"PYTORCH_MPS_HIGH_WATERMARK_RATIO={ratio_fit:.2f} (now {ratio_in_force:g}) would admit it, at the risk "
-                  "of swapping or a system stall; 0.0 removes the limit entirely and is not advised."
+    ratio_note = (_('PYTORCH_MPS_HIGH_WATERMARK_RATIO={ratio_fit:.2f} (now {ratio_in_force:g}) would admit it, at the risk of swapping or a system stall; 0.0 removes the limit entirely and is not advised.').format(ratio_fit=ratio_fit, ratio_in_force=ratio_in_force)
                   if ratio_fit is not None else "")
     ev = evidence(mps_allocated_bytes=allocated, mps_other_allocations_bytes=other, mps_max_allowed_bytes=limit,
                   requested_bytes=f.requested, shortfall_bytes=max(0, need - limit),
@@ -46,26 +46,27 @@ def check(f: Facts) -> Cause | None:
     if other > allocated:
         return Cause(
             id="allocation_outside_allocator",
-            title="Memory outside PyTorch's live MPS tensors fills the limit",
+            title=_("Memory outside PyTorch's live MPS tensors fills the limit"),
             confidence=0.75,
             evidence=ev,
-            explanation=(f"'Other allocations' ({format_bytes(other)}) exceed the live MPS tensors "
-                         f"({format_bytes(allocated)}): the MPS heap cache and other Metal users hold most of the "
-                         f"{format_bytes(limit)} limit."),
-            fix="Release the MPS cache between steps with torch.mps.empty_cache() and close other GPU-heavy apps; "
-                "load fewer models at once",
+            explanation=_("'Other allocations' ({other}) exceed the live MPS tensors ({allocated}): the MPS heap "
+                          "cache and other Metal users hold most of the {limit} limit.").format(
+                              other=format_bytes(other), allocated=format_bytes(allocated), limit=format_bytes(limit)),
+            fix=_("Release the MPS cache between steps with torch.mps.empty_cache() and close other GPU-heavy apps; "
+                "load fewer models at once"),
             more_fixes=[ratio_note] if ratio_note else [],
-            checks=["Memory grows over steps: a tensor kept across iterations (torch.mps.current_allocated_memory())."],
+            checks=[_("Memory grows over steps: a tensor kept across iterations (torch.mps.current_allocated_memory()).")],
         )
     return Cause(
         id="genuine_shortage",
-        title="Live MPS tensors fill the Apple GPU's memory limit",
+        title=_("Live MPS tensors fill the Apple GPU's memory limit"),
         confidence=0.8,
         evidence=ev,
-        explanation=(f"Live MPS tensors ({format_bytes(allocated)}) plus other allocations ({format_bytes(other)}) and "
-                     f"the request ({format_bytes(req)}) exceed the {format_bytes(limit)} limit by "
-                     f"{format_bytes(max(0, need - limit))}."),
-        fix="Reduce the memory per step on the Apple GPU: a smaller batch, resolution or sequence length, or a smaller "
-            "/ lower-precision model (float16)",
-        more_fixes=([ratio_note] if ratio_note else []) + ["Call torch.mps.empty_cache() between phases."],
+        explanation=_("Live MPS tensors ({allocated}) plus other allocations ({other}) and the request "
+                      "({requested}) exceed the {limit} limit by {shortfall}.").format(
+                          allocated=format_bytes(allocated), other=format_bytes(other), requested=format_bytes(req),
+                          limit=format_bytes(limit), shortfall=format_bytes(max(0, need - limit))),
+        fix=_("Reduce the memory per step on the Apple GPU: a smaller batch, resolution or sequence length, or a smaller "
+            "/ lower-precision model (float16)"),
+        more_fixes=([ratio_note] if ratio_note else []) + [_("Call torch.mps.empty_cache() between phases.")],
     )

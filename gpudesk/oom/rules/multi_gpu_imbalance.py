@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import GiB, Facts, clamp, evidence
+from gpudesk.i18n import _
 
 
 def _load(dev) -> int | None:
@@ -26,13 +27,14 @@ def check(f: Facts) -> Cause | None:
     ratio = hi[1] / lo[1]
     return Cause(
         id="multi_gpu_imbalance",
-        title="Uneven memory across GPUs",
+        title=_("Uneven memory across GPUs"),
         confidence=clamp(0.45 + 0.2 * (ratio - 1), hi=0.85),
         evidence=evidence(busiest_gpu_index=hi[0], busiest_gpu_bytes=hi[1], least_gpu_index=lo[0],
                           least_gpu_bytes=lo[1], imbalance_ratio=round(ratio, 2)),
-        explanation=f"GPU {hi[0]} holds {ratio:.1f}× the memory of GPU {lo[0]}: the job does not spread its "
-                    "load evenly (rank 0 extras, uneven dynamic batches, DataParallel gathering on GPU 0).",
-        fix="Balance the per-rank load: cap tokens per batch (e.g. fairseq --max-tokens), move metric/loss "
-            "gathering off rank 0, and use DistributedDataParallel instead of DataParallel",
-        more_fixes=["Check that no rank creates a context on GPU 0 (torch.cuda.set_device(local_rank) first)."],
+        explanation=_("GPU {busiest} holds {ratio:.1f}× the memory of GPU {least}: the job does not spread its "
+                      "load evenly (rank 0 extras, uneven dynamic batches, DataParallel gathering on GPU "
+                      "0).").format(busiest=hi[0], ratio=ratio, least=lo[0]),
+        fix=_("Balance the per-rank load: cap tokens per batch (e.g. fairseq --max-tokens), move metric/loss "
+            "gathering off rank 0, and use DistributedDataParallel instead of DataParallel"),
+        more_fixes=[_("Check that no rank creates a context on GPU 0 (torch.cuda.set_device(local_rank) first).")],
     )

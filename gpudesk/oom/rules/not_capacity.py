@@ -14,6 +14,7 @@ from __future__ import annotations
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
+from gpudesk.i18n import _
 
 
 def check(f: Facts) -> Cause | None:
@@ -24,29 +25,30 @@ def check(f: Facts) -> Cause | None:
     if f.free < 2 * f.requested or f.free < f.total / 4:
         return None
     rocm = f.report.platform == "rocm"
-    fix = ("Not a capacity problem: look for the limit that refused it, not for memory to save — on an AMD APU raise "
+    fix = (_("Not a capacity problem: look for the limit that refused it, not for memory to save — on an AMD APU raise "
            "the GPU's memory carve-out (BIOS UMA / amdgpu.gttsize), check the ROCm driver and HSA_XNACK settings, "
-           "and try PYTORCH_HIP_ALLOC_CONF=expandable_segments:True"
+           "and try PYTORCH_HIP_ALLOC_CONF=expandable_segments:True")
            if rocm else
-           "Not a capacity problem: look for the limit that refused it, not for memory to save — a per-process cap "
+           _("Not a capacity problem: look for the limit that refused it, not for memory to save — a per-process cap "
            "(torch.cuda.set_per_process_memory_fraction), the WDDM/WSL address-space limit (update the driver, run "
-           "natively on Linux), a MIG slice or container limit; then check the driver with a small CUDA sample")
+           "natively on Linux), a MIG slice or container limit; then check the driver with a small CUDA sample"))
     return Cause(
         id="not_capacity",
-        title="The allocation was refused although the GPU had the memory free",
+        title=_("The allocation was refused although the GPU had the memory free"),
         # Above fragmentation's ceiling: a request that free memory covers many times needs no cached block
         # (the allocator would cudaMalloc a new segment), so a fragmented cache cannot explain the refusal.
         confidence=0.92,
         evidence=evidence(requested_bytes=f.requested, free_bytes=f.free, total_capacity_bytes=f.total,
                           free_to_request_ratio=round(f.free / max(1, f.requested), 1),
                           free_ratio=round(f.free / f.total, 3)),
-        explanation=(f"The device reports {format_bytes(f.free)} free ({f.free / f.total:.0%} of it), "
-                     f"{f.free / max(1, f.requested):.0f} times the {format_bytes(f.requested)} that failed: the "
-                     "refusal is not about capacity, so freeing memory or shrinking the batch will not fix it."),
+        explanation=_("The device reports {free} free ({share:.0%} of it), {times:.0f} times the {requested} that "
+                      "failed: the refusal is not about capacity, so freeing memory or shrinking the batch will not "
+                      "fix it.").format(free=format_bytes(f.free), share=f.free / f.total,
+                                        times=f.free / max(1, f.requested), requested=format_bytes(f.requested)),
         fix=fix,
-        more_fixes=["Run with CUDA_LAUNCH_BLOCKING=1 (HIP_LAUNCH_BLOCKING=1 on ROCm) to see the exact call that failed.",
-                    ("Compare the total capacity in the message with the device's real memory: a smaller total "
-                    "means the driver exposes only part of it.")],
-        checks=["A per-process memory fraction set by a framework or test harness.",
-                "Windows: the WDDM / WSL2 driver's own limits; the figures under WSL can be wrong."],
+        more_fixes=[_("Run with CUDA_LAUNCH_BLOCKING=1 (HIP_LAUNCH_BLOCKING=1 on ROCm) to see the exact call that failed."),
+                    (_("Compare the total capacity in the message with the device's real memory: a smaller total "
+                    "means the driver exposes only part of it."))],
+        checks=[_("A per-process memory fraction set by a framework or test harness."),
+                _("Windows: the WDDM / WSL2 driver's own limits; the figures under WSL can be wrong.")],
     )

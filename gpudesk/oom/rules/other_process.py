@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import GiB, Facts, clamp, evidence
+from gpudesk.i18n import _, ngettext
 
 
 def check(f: Facts) -> Cause | None:
@@ -35,20 +36,23 @@ def check(f: Facts) -> Cause | None:
     if dead:
         conf = max(conf, 0.7)
     if siblings:
-        fix = ("Bind every rank to its own GPU before any CUDA call: torch.cuda.set_device(local_rank) at the top of "
-               "the script (or CUDA_VISIBLE_DEVICES per rank), and pass device_ids=[local_rank] to DDP")
-        why = (f"{len(sizes)} processes hold about {sizes[-1] / GiB:.2f} GiB each on this GPU: the same job's other "
-               "ranks created CUDA contexts here.")
+        fix = (_("Bind every rank to its own GPU before any CUDA call: torch.cuda.set_device(local_rank) at the top of "
+               "the script (or CUDA_VISIBLE_DEVICES per rank), and pass device_ids=[local_rank] to DDP"))
+        why = ngettext("{n} process holds about {each_gib:.2f} GiB on this GPU: the same job's other ranks created "
+                       "CUDA contexts here.",
+                       "{n} processes hold about {each_gib:.2f} GiB each on this GPU: the same job's other ranks "
+                       "created CUDA contexts here.", len(sizes)).format(n=len(sizes), each_gib=sizes[-1] / GiB)
     elif dead:
-        fix = f"Free the memory held by PID(s) {', '.join(str(p.pid) for p in dead)}: they are not running here " \
-              "(zombie or another PID namespace); find holders with `fuser -v /dev/nvidia*` and end them"
-        why = "A process that no longer runs (or is not visible) still holds GPU memory."
+        fix = _("Free the memory held by PID(s) {pids}: they are not running here (zombie or another PID "
+                "namespace); find holders with `fuser -v /dev/nvidia*` and end them").format(
+                    pids=", ".join(str(p.pid) for p in dead))
+        why = _("A process that no longer runs (or is not visible) still holds GPU memory.")
     else:
-        fix = "Stop or move the other processes on this GPU (nvidia-smi shows them), or pick a free GPU with CUDA_VISIBLE_DEVICES"
-        why = f"Other processes use {share:.0%} of this GPU."
+        fix = _("Stop or move the other processes on this GPU (nvidia-smi shows them), or pick a free GPU with CUDA_VISIBLE_DEVICES")
+        why = _('Other processes use {share:.0%} of this GPU.').format(share=share)
     return Cause(
         id="other_process",
-        title="Other processes use this GPU",
+        title=_("Other processes use this GPU"),
         confidence=clamp(conf),
         evidence=evidence(
             other_processes_bytes=f.other,
@@ -60,6 +64,6 @@ def check(f: Facts) -> Cause | None:
         ),
         explanation=why,
         fix=fix,
-        more_fixes=["In a container, NVML lists host PIDs: map them with /proc/<pid>/status NSpid before blaming "
-                    "another process."],
+        more_fixes=[_("In a container, NVML lists host PIDs: map them with /proc/<pid>/status NSpid before blaming "
+                    "another process.")],
     )

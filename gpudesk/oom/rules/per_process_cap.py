@@ -14,7 +14,8 @@ import math
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers.units import format_bytes
-from gpudesk.oom.rules.base import Facts, evidence
+from gpudesk.oom.rules.base import Facts, evidence, join_sentences
+from gpudesk.i18n import _
 
 
 def check(f: Facts) -> Cause | None:
@@ -32,24 +33,30 @@ def check(f: Facts) -> Cause | None:
         if fraction * total <= cap:
             fraction += 0.01
         fraction = min(1.0, round(fraction, 2))
-    fix = (f"Raise the per-process cap to at least {fraction:.2f}: torch.cuda.set_per_process_memory_fraction({fraction:.2f}) "
-           f"(it allows {format_bytes(cap)} of {format_bytes(total)}), or remove the call"
+    sizes = {"cap": format_bytes(cap), "total": format_bytes(total)}
+    fix = (_("Raise the per-process cap to at least {fraction:.2f}: torch.cuda.set_per_process_memory_fraction("
+             "{fraction:.2f}) (it allows {cap} of {total}), or remove the call").format(fraction=fraction, **sizes)
            if fraction is not None else
-           f"Raise or remove the per-process cap (torch.cuda.set_per_process_memory_fraction; it allows "
-           f"{format_bytes(cap)} of {format_bytes(total)})")
+           _("Raise or remove the per-process cap (torch.cuda.set_per_process_memory_fraction; it allows {cap} of "
+             "{total})").format(**sizes))
     if f.report.engine == "tgi":
-        fix = f"Raise --cuda-memory-fraction (it allows {format_bytes(cap)} of {format_bytes(total)})"
+        fix = _("Raise --cuda-memory-fraction (it allows {cap} of {total})").format(**sizes)
     return Cause(
         id="per_process_cap",
-        title="A per-process memory cap refused the allocation",
+        title=_("A per-process memory cap refused the allocation"),
         confidence=0.9 if binding else 0.6,
         evidence=evidence(allowed_bytes=cap, total_capacity_bytes=total, reserved_bytes=f.reserved,
                           allocated_bytes=f.allocated, requested_bytes=f.requested, free_bytes=f.free,
                           allowed_ratio=round(cap / total, 4), fraction_that_fits_ratio=fraction),
-        explanation=(f"The process may use only {format_bytes(cap)} ({cap / total:.1%} of the GPU); "
-                     + (f"it holds {format_bytes(own)} and asked for {format_bytes(f.requested)} more. "
-                        if binding and own is not None and f.requested is not None else "")
-                     + (f"The GPU itself has {format_bytes(f.free)} free." if f.free is not None else "")),
+        explanation=join_sentences([
+            _("The process may use only {cap} ({share:.1%} of the GPU); it holds {own} and asked for {requested} "
+              "more.").format(cap=format_bytes(cap), share=cap / total, own=format_bytes(own),
+                              requested=format_bytes(f.requested))
+            if binding and own is not None and f.requested is not None else
+            _("The process may use only {cap} ({share:.1%} of the GPU).").format(cap=format_bytes(cap),
+                                                                              share=cap / total),
+            *([_("The GPU itself has {free} free.").format(free=format_bytes(f.free))] if f.free is not None else []),
+        ]),
         fix=fix,
-        more_fixes=["Test suites and launchers set this cap to run several processes on one GPU: run fewer at once."],
+        more_fixes=[_("Test suites and launchers set this cap to run several processes on one GPU: run fewer at once.")],
     )

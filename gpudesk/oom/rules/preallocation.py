@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import GiB, Facts, evidence
+from gpudesk.i18n import _
 
 
 def check(f: Facts) -> Cause | None:
@@ -18,28 +19,28 @@ def check(f: Facts) -> Cause | None:
         small = f.requested is not None and f.requested < GiB
         return Cause(
             id="preallocation",
-            title="JAX/XLA preallocated the GPU",
+            title=_("JAX/XLA preallocated the GPU"),
             confidence=0.6 if small or f.requested is None else 0.4,
             evidence=evidence(requested_bytes=f.requested,
                               xla_total_allocation_bytes=r.parsed.get("xla_total_allocation_bytes")),
-            explanation="JAX reserves 75 % of each visible GPU per process at start; a second JAX process, or JAX "
-                        "next to TensorFlow/PyTorch on the same GPU, leaves too little for a small request.",
-            fix="Set XLA_PYTHON_CLIENT_PREALLOCATE=false (or XLA_CLIENT_MEM_FRACTION=0.45 per process) before starting",
-            more_fixes=["Give each process its own GPU with CUDA_VISIBLE_DEVICES.",
-                        "Check the 'BufferAssignment' / 'Peak buffers' lines for the largest buffers."],
+            explanation=_("JAX reserves 75 % of each visible GPU per process at start; a second JAX process, or JAX "
+                        "next to TensorFlow/PyTorch on the same GPU, leaves too little for a small request."),
+            fix=_("Set XLA_PYTHON_CLIENT_PREALLOCATE=false (or XLA_CLIENT_MEM_FRACTION=0.45 per process) before starting"),
+            more_fixes=[_("Give each process its own GPU with CUDA_VISIBLE_DEVICES."),
+                        _("Check the 'BufferAssignment' / 'Peak buffers' lines for the largest buffers.")],
         )
     if r.framework == "tensorflow" and (r.kind == "cuda_driver_oom" or r.parsed.get("cublas_handle_failed")
                                         or r.kind == "cublas_alloc_failed"):
         return Cause(
             id="preallocation",
-            title="TensorFlow's preallocation left no memory",
+            title=_("TensorFlow's preallocation left no memory"),
             confidence=0.6,
             evidence=evidence(requested_bytes=f.requested, error_kind=r.kind,
                               library_status=r.parsed.get("library_status")),
-            explanation="TensorFlow maps nearly all GPU memory at start; a later driver-level allocation (cuBLAS "
-                        "handle, another session, another process) then fails.",
-            fix="Enable memory growth: tf.config.experimental.set_memory_growth(gpu, True) for each GPU "
-                "(TF1: config.gpu_options.allow_growth = True), or TF_FORCE_GPU_ALLOW_GROWTH=true",
-            more_fixes=["Make sure no other process holds the GPU (nvidia-smi)."],
+            explanation=_("TensorFlow maps nearly all GPU memory at start; a later driver-level allocation (cuBLAS "
+                        "handle, another session, another process) then fails."),
+            fix=_("Enable memory growth: tf.config.experimental.set_memory_growth(gpu, True) for each GPU "
+                "(TF1: config.gpu_options.allow_growth = True), or TF_FORCE_GPU_ALLOW_GROWTH=true"),
+            more_fixes=[_("Make sure no other process holds the GPU (nvidia-smi).")],
         )
     return None

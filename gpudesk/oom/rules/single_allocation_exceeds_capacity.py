@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import GiB, Facts, clamp, evidence
+from gpudesk.i18n import _
 
 TiB = 1024 * GiB
 
@@ -26,29 +27,30 @@ def check(f: Facts) -> Cause | None:
         return None
     if bogus:
         conf = 0.9 if total is not None else 0.75
-        why = "The request is far larger than any GPU: a shape, dtype or configuration bug (e.g. a wrong dimension)."
+        why = _("The request is far larger than any GPU: a shape, dtype or configuration bug (e.g. a wrong dimension).")
     elif req > total:
         conf = 0.95
-        why = "One request is larger than the whole GPU; no setting can make it fit."
+        why = _("One request is larger than the whole GPU; no setting can make it fit.")
     elif f.allocated is not None and req > total - f.allocated:
         conf = 0.85 if req > total / 2 else 0.7
-        why = "One request is larger than everything the GPU could free while the live tensors stay."
+        why = _("One request is larger than everything the GPU could free while the live tensors stay.")
     else:
         return None
     r = f.report
-    fix = "Find the tensor: an attention score matrix (batch × heads × seq²) or a wrong shape; use memory-efficient attention (attn_implementation='sdpa' or 'flash_attention_2')"
+    fix = _("Find the tensor: an attention score matrix (batch × heads × seq²) or a wrong shape; use memory-efficient attention (attn_implementation='sdpa' or 'flash_attention_2')")
     more = [
-        "Lower the resolution / sequence length or the batch for this step.",
-        "Split the computation (attention slicing, tiling, chunked loss over the vocabulary).",
+        _("Lower the resolution / sequence length or the batch for this step."),
+        _("Split the computation (attention slicing, tiling, chunked loss over the vocabulary)."),
     ]
     if r.framework == "tensorflow":
-        fix = "Check the op that makes this tensor (shape " + str(r.tensor_shape) + "): a Tile/Concat/broadcast that grew too large"
-        more = ["Reduce the batch or the input length.", "Add report_tensor_allocations_upon_oom to RunOptions."]
+        fix = _("Check the op that makes this tensor (shape {shape}): a Tile/Concat/broadcast that grew too "
+                "large").format(shape=r.tensor_shape)
+        more = [_("Reduce the batch or the input length."), _("Add report_tensor_allocations_upon_oom to RunOptions.")]
     if bogus:
-        fix = "Print the shapes feeding this allocation; the requested size is not a plausible tensor"
+        fix = _("Print the shapes feeding this allocation; the requested size is not a plausible tensor")
     return Cause(
         id="single_allocation_exceeds_capacity",
-        title="A single allocation larger than the GPU can hold",
+        title=_("A single allocation larger than the GPU can hold"),
         confidence=clamp(conf),
         evidence=evidence(
             requested_bytes=req,

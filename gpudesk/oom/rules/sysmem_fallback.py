@@ -11,6 +11,7 @@ import re
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, evidence
+from gpudesk.i18n import _
 
 _TEXT = re.compile(r"shared GPU memory|sysmem\s*fallback|shared memory fallback", re.I)
 
@@ -23,12 +24,12 @@ def check(f: Facts) -> Cause | None:
         return None
     return Cause(
         id="sysmem_fallback",
-        title="Windows driver spills GPU memory to system RAM",
+        title=_("Windows driver spills GPU memory to system RAM"),
         confidence=0.6,
         evidence=evidence(shared_gpu_memory_bytes=shared, text=hit.group(0) if hit else None),
-        explanation="The NVIDIA Windows driver's Sysmem Fallback Policy moves allocations to shared system memory "
-                    "when VRAM is full: no OOM, but each step becomes many times slower.",
-        fix="NVIDIA Control Panel → Manage 3D settings → CUDA - Sysmem Fallback Policy → Prefer No Sysmem Fallback "
-            "(for python.exe), then reduce memory use until it fits in VRAM",
-        more_fixes=["WSL2 does not honour this policy; reduce batch / resolution there."],
+        explanation=_("The NVIDIA Windows driver's Sysmem Fallback Policy moves allocations to shared system memory "
+                    "when VRAM is full: no OOM, but each step becomes many times slower."),
+        fix=_("NVIDIA Control Panel → Manage 3D settings → CUDA - Sysmem Fallback Policy → Prefer No Sysmem Fallback "
+            "(for python.exe), then reduce memory use until it fits in VRAM"),
+        more_fixes=[_("WSL2 does not honour this policy; reduce batch / resolution there.")],
     )

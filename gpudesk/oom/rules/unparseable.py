@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, evidence
+from gpudesk.i18n import _
 
 
 def check(f: Facts) -> Cause | None:
@@ -16,12 +17,12 @@ def check(f: Facts) -> Cause | None:
         return None
     return Cause(
         id="unparseable",
-        title="No out-of-memory message found",
+        title=_("No out-of-memory message found"),
         confidence=0.05,
         evidence=evidence(characters=len(r.text or ""), framework_guess=r.framework, missing=list(r.missing)),
-        explanation="Nothing was diagnosed: the text holds no PyTorch, TensorFlow, JAX, cuBLAS or vLLM out-of-memory message that gpudesk "
-                    "knows. Nothing was lost: the text is kept with the diagnosis.",
-        fix="Paste the whole error (from 'Tried to allocate' / 'Resource exhausted' to the end of the line) and, for "
-            "PyTorch, the output of print(torch.cuda.memory_summary())",
-        more_fixes=["Or probe the running process: gpudesk oom probe PID, or run it with gpudesk oom run -- CMD."],
+        explanation=_("Nothing was diagnosed: the text holds no PyTorch, TensorFlow, JAX, cuBLAS or vLLM out-of-memory message that gpudesk "
+                    "knows. Nothing was lost: the text is kept with the diagnosis."),
+        fix=_("Paste the whole error (from 'Tried to allocate' / 'Resource exhausted' to the end of the line) and, for "
+            "PyTorch, the output of print(torch.cuda.memory_summary())"),
+        more_fixes=[_("Or probe the running process: gpudesk oom probe PID, or run it with gpudesk oom run -- CMD.")],
     )

@@ -11,6 +11,7 @@ import re
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, evidence
+from gpudesk.i18n import _
 
 _TEXT = re.compile(r"DataLoader worker \(pid(?:\(s\))?\s*([\d, ]+)\)\s*(?:is killed by signal|exited unexpectedly)[^\n]*", re.I)
 
@@ -25,17 +26,17 @@ def check(f: Facts) -> Cause | None:
     conf = 0.7 if dead else 0.55 if on_gpu else 0.5
     return Cause(
         id="zombie_workers",
-        title="Crashed or zombie DataLoader workers",
+        title=_("Crashed or zombie DataLoader workers"),
         confidence=conf,
         evidence=evidence(
             zombie_pids=[w.pid for w in dead] or None,
             workers_on_gpu_pids=[w.pid for w in on_gpu] or None,
             killed_worker_pids=[p.strip() for hit in text_hits for p in hit.split(",") if p.strip()] or None,
         ),
-        explanation="DataLoader workers died or linger as zombies (often killed for host memory), or hold a CUDA "
-                    "context they should not have; their memory is not returned until the parent reaps them.",
-        fix="Do not touch CUDA in Dataset/collate code (move tensors to the GPU in the main process), and lower "
-            "num_workers; restart the job to reap zombies",
-        more_fixes=["Check dmesg for the OOM killer ('Killed process') when workers are killed by signal 9.",
-                    "Use multiprocessing_context='spawn' if workers inherit a CUDA context through fork."],
+        explanation=_("DataLoader workers died or linger as zombies (often killed for host memory), or hold a CUDA "
+                    "context they should not have; their memory is not returned until the parent reaps them."),
+        fix=_("Do not touch CUDA in Dataset/collate code (move tensors to the GPU in the main process), and lower "
+            "num_workers; restart the job to reap zombies"),
+        more_fixes=[_("Check dmesg for the OOM killer ('Killed process') when workers are killed by signal 9."),
+                    _("Use multiprocessing_context='spawn' if workers inherit a CUDA context through fork.")],
     )
