@@ -281,8 +281,13 @@ def cmd_stream(args: argparse.Namespace) -> int:
         recorder.close()
     status = source.returncode
     said = source.last_output()
+    skipped = source.parser.skipped_summary()
+    if skipped:
+        print(f"note: {skipped}", file=sys.stderr)
     if source.parser.unsupported:
         raise CliError("dmon could not run there: " + " / ".join(source.parser.errors))
+    if source.parser.foreign_format and sid is None:
+        raise CliError(source.problem() or "The command printed no dmon samples.")
     if sid is None:
         raise CliError("The command printed no dmon samples"
                        + (f" (exit status {status})" if ended_itself and status else "")
