@@ -20,7 +20,13 @@ from collections import deque
 from collections.abc import Callable
 
 from gpudesk.i18n import _
-from gpudesk.telemetry.dmon_format import NA_REASON, UNSUPPORTED_MARKERS, DmonError, DmonLayout, parse_header
+from gpudesk.telemetry.dmon_format import (
+    NA_REASON,
+    UNSUPPORTED_MARKERS,
+    DmonError,
+    DmonLayout,
+    parse_header,
+)
 from gpudesk.telemetry.model import Sample, SampleBatch
 from gpudesk.telemetry.plausibility import check_values
 

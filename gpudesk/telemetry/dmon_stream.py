@@ -18,7 +18,6 @@ from collections.abc import Callable
 from gpudesk.telemetry.dmon_lines import MAX_LINE_CHARS, DmonLineParser
 from gpudesk.telemetry.model import DeviceInfo, SampleBatch, TelemetryError
 
-
 # Lines queued between two polls; a command that floods output is slowed down (the reader waits), not buffered
 # without bound.
 MAX_QUEUED_LINES = 100_000

@@ -6,12 +6,12 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from helpers.fuzz_profile import fuzz
 from hypothesis import given
 from hypothesis import strategies as st
 
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.dmon_lines import MAX_GPU_INDEX, DmonLineParser
-from helpers.fuzz_profile import fuzz
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "monitor"
 REAL_LINES = [ln for f in ("sample_a_pucvmet.txt", "sample_b_u.txt", "sample_g_pmon.txt", "sample_h_dcgmi.txt",
