@@ -26,7 +26,7 @@ _DEVICE_FIELDS = (
 )
 
 
-def load_probe_json(data: str | bytes | dict) -> dict[str, Any]:
+def load_probe_json(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
     """The probe document as a dict.
 
     Raises:
@@ -53,7 +53,7 @@ def load_probe_json(data: str | bytes | dict) -> dict[str, Any]:
     return doc
 
 
-def report_from_probe(data: str | bytes | dict, source: str = "probe") -> MemoryReport:
+def report_from_probe(data: str | bytes | dict[str, Any], source: str = "probe") -> MemoryReport:
     """MemoryReport from a probe answer; ``status`` carries "torch not imported" / "CUDA not initialised".
 
     Raises:
@@ -62,7 +62,7 @@ def report_from_probe(data: str | bytes | dict, source: str = "probe") -> Memory
     doc = load_probe_json(data)
     report = MemoryReport(source=source, framework="pytorch" if doc.get("torch_imported") else "unknown", kind="probe")
     pid = doc.get("pid")
-    report.pid = pid if _is_int(pid) and 0 < pid < 2**31 else None
+    report.pid = pid if isinstance(pid, int) and not isinstance(pid, bool) and 0 < pid < 2**31 else None
     report.torch_imported = _flag(doc.get("torch_imported"))
     report.cuda_initialized = _flag(doc.get("cuda_initialized"))
     report.torch_version = _text(doc.get("torch_version"))

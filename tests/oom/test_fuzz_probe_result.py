@@ -14,7 +14,12 @@ from hypothesis import strategies as st
 
 from gpudesk.oom.diagnose import diagnose
 from gpudesk.oom.errors import ProbeResultError
-from gpudesk.oom.probe_result import _DEVICE_FIELDS, _TEXT_FIELDS, MAX_FIGURE, report_from_probe
+from gpudesk.oom.probe_result import (
+    _DEVICE_FIELDS,
+    _TEXT_FIELDS,
+    MAX_FIGURE,
+    report_from_probe,
+)
 
 GiB = 2**30
 scalar = st.one_of(st.none(), st.booleans(), st.integers(-(10**30), 10**30), st.floats(), st.text(max_size=10))
