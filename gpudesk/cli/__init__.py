@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from gpudesk import __version__
 
 # Command-group modules inside gpudesk.cli, in the order they appear in --help.
-COMMAND_MODULES: list[str] = ["catalog", "monitor", "plan", "oom"]
+COMMAND_MODULES: list[str] = ["catalog", "monitor", "plan", "oom", "store"]
 
 
 class CliError(Exception):

@@ -4,6 +4,7 @@ from gpudesk.store.db import open_store
 from gpudesk.store.errors import (
     StoreCorruptError,
     StoreError,
+    StoreFullError,
     StoreLockedError,
     StoreNewerVersionError,
     StoreUnwritableError,
@@ -12,6 +13,7 @@ from gpudesk.store.errors import (
 __all__ = [
     "open_store",
     "StoreError",
+    "StoreFullError",
     "StoreCorruptError",
     "StoreLockedError",
     "StoreNewerVersionError",

@@ -15,6 +15,8 @@ from sqlite_utils import Database
 from gpudesk import paths
 from gpudesk.store.errors import (
     StoreCorruptError,
+    StoreError,
+    StoreFullError,
     StoreLockedError,
     StoreNewerVersionError,
     StoreUnwritableError,
@@ -96,7 +98,39 @@ def _check_not_newer(db: Database, target: Path) -> None:
         )
 
 
-def _translate(exc: sqlite3.DatabaseError, target: Path) -> Exception:
+def database_file(db: Database) -> Path | None:
+    """The file behind ``db`` (None for an in-memory database or when even that cannot be read)."""
+    try:
+        row = db.execute("PRAGMA database_list").fetchone()
+    except sqlite3.Error:
+        return None
+    return Path(row[2]) if row and row[2] else None
+
+
+def translate_error(exc: sqlite3.Error | OSError, target: Path | None) -> StoreError:
+    """The store's own error for a foreign one met while reading or writing ``target``: disk full, corrupt page,
+    locked, read-only. Messages name the file and say what to do; nothing is deleted."""
+    where = target if target is not None else Path("the gpudesk database")
+    if isinstance(exc, OSError):
+        if exc.errno == 28:  # ENOSPC
+            return _full(where, exc)
+        return StoreUnwritableError(f"Cannot write {where}: {exc.strerror or exc}. Check its permissions or set "
+                                    "GPUDESK_DATA_DIR.")
+    text = str(exc).lower()
+    if "full" in text:
+        return _full(where, exc)
+    return _translate(exc, where)
+
+
+def _full(target: Path, exc: BaseException) -> StoreFullError:
+    return StoreFullError(
+        f"The disk holding {target} is full ({exc}); recording stopped. Everything committed before stays in the "
+        "database and readable. Free some space on that disk (or set GPUDESK_DATA_DIR to a folder on another "
+        "disk), then start a new recording."
+    )
+
+
+def _translate(exc: sqlite3.Error, target: Path) -> StoreError:
     text = str(exc).lower()
     if "locked" in text or "busy" in text:
         return StoreLockedError(
@@ -107,7 +141,8 @@ def _translate(exc: sqlite3.DatabaseError, target: Path) -> Exception:
         return StoreUnwritableError(f"Cannot write {target}: {exc}. Check its permissions or set GPUDESK_DATA_DIR.")
     if "not a database" in text or "malformed" in text or "corrupt" in text:
         return StoreCorruptError(
-            f"{target} is not a readable gpudesk database ({exc}). It was left untouched; move it aside "
-            "to start a new one, or set GPUDESK_DATA_DIR to another folder."
+            f"{target} is not a readable gpudesk database ({exc}). It was left untouched. Run 'gpudesk store "
+            f"recover' to copy every readable row into a new database file, then move {target.name} aside; or "
+            "set GPUDESK_DATA_DIR to another folder to start afresh."
         )
     return StoreCorruptError(f"{target}: {exc}")

@@ -19,3 +19,7 @@ class StoreLockedError(StoreError):
 
 class StoreUnwritableError(StoreError):
     """The data folder or the database file cannot be written."""
+
+
+class StoreFullError(StoreUnwritableError):
+    """The disk (or the database's size limit) is full: nothing more can be written; what was committed stays."""

@@ -8,14 +8,23 @@ and a session that was never stopped stays readable (shown as interrupted).
 
 from __future__ import annotations
 
+import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 
 from sqlite_utils import Database
 
-from gpudesk.store import open_store
+from gpudesk.store import StoreError, open_store
 from gpudesk.store import recordings as rec
-from gpudesk.telemetry.model import DeviceInfo, SampleBatch, SeriesFrame, TelemetryError, column_dtype
+from gpudesk.store.db import database_file, translate_error
+from gpudesk.telemetry.model import (
+    DeviceInfo,
+    SampleBatch,
+    SeriesFrame,
+    TelemetryError,
+    column_dtype,
+)
 
 
 class RecorderError(TelemetryError):
@@ -55,6 +64,26 @@ class Recorder:
         self._last_flush = clock()
         self._last_t: float | None = None
         self.rows_written = 0
+        # set when a write failed (disk full, damaged database): the error was raised once, the recording has
+        # stopped, and later batches are dropped instead of raising again on every tick
+        self.failed: StoreError | None = None
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Convert sqlite3/OS errors of a write into the store's error (file named, what to do) and stop."""
+        try:
+            yield
+        except (sqlite3.Error, OSError) as exc:
+            err = translate_error(exc, database_file(self.db))
+            self.failed = err
+            self.session_id = None
+            self._rows = {}
+            self._reasons = {}
+            try:
+                self.db.conn.rollback()
+            except sqlite3.Error:
+                pass  # the connection is as broken as the write: nothing more to undo
+            raise err from exc
 
     def start(
         self,
@@ -73,17 +102,26 @@ class Recorder:
         """Create the session (host, versions, GPU names and UUIDs, interval, notes); returns its id."""
         if self.session_id is not None:
             raise RecorderError("A recording is already running; stop it before starting another.")
-        self.session_id = rec.create_session(
-            self.db, name=name, source=source, interval_s=interval_s, host=host, driver_version=driver_version,
-            nvml_version=nvml_version, notes=notes, gpu_model=gpu_model, link_assumption=link_assumption,
-            started_at=time.time(), gpus=device_rows(devices),
-        )
+        self.failed = None
+        with self._writing():
+            self.session_id = rec.create_session(
+                self.db, name=name, source=source, interval_s=interval_s, host=host, driver_version=driver_version,
+                nvml_version=nvml_version, notes=notes, gpu_model=gpu_model, link_assumption=link_assumption,
+                started_at=time.time(), gpus=device_rows(devices),
+            )
         self.rows_written = 0
         self._last_flush = self._clock()
         return self.session_id
 
     def write(self, batch: SampleBatch) -> None:
-        """Buffer one batch; commits when the flush interval has passed."""
+        """Buffer one batch; commits when the flush interval has passed.
+
+        Raises:
+            StoreError: the commit failed (StoreFullError when the disk is full); the recording stops, and
+                batches written after that are dropped (see ``failed``).
+        """
+        if self.failed is not None:
+            return
         if self.session_id is None:
             raise RecorderError("Start a recording before writing samples.")
         for s in batch.samples:
@@ -101,8 +139,9 @@ class Recorder:
         """Write a whole frame (dmon import) in committed chunks; returns rows written."""
         if self.session_id is None:
             raise RecorderError("Start a recording before writing samples.")
-        n = rec.insert_arrays(self.db, self.session_id, frame.t, frame.gpu, frame.metrics, progress=progress)
-        rec.set_reasons(self.db, self.session_id, frame.reasons)
+        with self._writing():
+            n = rec.insert_arrays(self.db, self.session_id, frame.t, frame.gpu, frame.metrics, progress=progress)
+            rec.set_reasons(self.db, self.session_id, frame.reasons)
         self.rows_written += n
         if len(frame):
             self._last_t = float(frame.t[-1])
@@ -112,15 +151,18 @@ class Recorder:
         """Commit what is buffered (one transaction)."""
         if self.session_id is None:
             return
-        if self._rows:
-            with self.db.conn:
-                for names, rows in self._rows.items():
-                    rec.insert_rows(self.db, self.session_id, list(names), rows, commit=False)
-                    self.rows_written += len(rows)
-            self._rows = {}
-        if self._reasons:
-            rec.set_reasons(self.db, self.session_id, self._reasons)
-            self._reasons = {}
+        with self._writing():
+            if self._rows:
+                written = 0
+                with self.db.conn:
+                    for names, rows in self._rows.items():
+                        rec.insert_rows(self.db, self.session_id, list(names), rows, commit=False)
+                        written += len(rows)
+                self.rows_written += written  # counted once the transaction committed
+                self._rows = {}
+            if self._reasons:
+                rec.set_reasons(self.db, self.session_id, self._reasons)
+                self._reasons = {}
         self._last_flush = self._clock()
 
     def stop(self) -> int | None:
@@ -129,15 +171,19 @@ class Recorder:
         if sid is None:
             return None
         self.flush()
-        rec.finish_session(self.db, sid, self._last_t if self._last_t is not None else time.time())
+        with self._writing():
+            rec.finish_session(self.db, sid, self._last_t if self._last_t is not None else time.time())
         self.session_id = None
         return sid
 
     def close(self) -> None:
-        """Stop any running session and close the connection if this recorder opened it."""
-        self.stop()
-        if self._own:
-            self.db.close()
+        """Stop any running session and close the connection if this recorder opened it (always closed, even
+        when the last commit fails: that error is raised after closing)."""
+        try:
+            self.stop()
+        finally:
+            if self._own:
+                self.db.close()
 
 
 def load_frame(db: Database, session_id: int, t0: float | None = None, t1: float | None = None,
@@ -148,8 +194,12 @@ def load_frame(db: Database, session_id: int, t0: float | None = None, t1: float
     Raises:
         StoreError: no such session.
     """
-    t, gpu, cols = rec.read_arrays(db, session_id, t0, t1, gpus, metrics, dtypes=column_dtype)
-    return SeriesFrame(t, gpu, cols, rec.session_reasons(db, session_id), sort=False)
+    try:
+        t, gpu, cols = rec.read_arrays(db, session_id, t0, t1, gpus, metrics, dtypes=column_dtype)
+        reasons = rec.session_reasons(db, session_id)
+    except sqlite3.DatabaseError as exc:  # a damaged page under this recording: say which file, how to recover
+        raise translate_error(exc, database_file(db)) from exc
+    return SeriesFrame(t, gpu, cols, reasons, sort=False)
 
 
 def session_devices(db: Database, session_id: int) -> list[DeviceInfo]:
