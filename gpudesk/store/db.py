@@ -7,6 +7,7 @@ the thread that opened it (sqlite3's ``check_same_thread``): a worker thread ope
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -57,7 +58,11 @@ def open_store(path: Path | str | None = None, *, migrate: bool = True) -> Datab
     _import_feature_sets()
     try:
         target = Path(path) if path is not None else paths.store_path()
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.parent.is_dir():
+            target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(target.parent, 0o700)
+        if not target.exists():  # created 0600 here: SQLite would follow the umask (0666 under umask 000), and
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o600))  # its -wal/-shm files copy this mode
     except OSError as exc:
         raise StoreUnwritableError(
             f"Cannot create the data folder {exc.filename or ''}: {exc.strerror or exc}. "
