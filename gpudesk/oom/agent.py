@@ -43,7 +43,12 @@ import platformdirs
 
 from gpudesk import APP_NAME
 from gpudesk.oom import probe_script
-from gpudesk.oom.errors import MethodUnavailable, ProbeResultError, ProbeTimeout, TargetNotFound
+from gpudesk.oom.errors import (
+    MethodUnavailable,
+    ProbeResultError,
+    ProbeTimeout,
+    TargetNotFound,
+)
 
 MAX_REQUEST_BYTES = 4096
 _state: dict = {}
