@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.ui.monitor.display import fmt_span
+from gpudesk.ui.tooltips import plain_tooltip
 
 SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2, "not-judged": 3}
 SEVERITY_COLOUR = {"critical": "#b00020", "warning": "#8a5a00", "info": "#1f5fa8", "not-judged": "#666666"}
@@ -107,7 +108,7 @@ class FindingsView(QWidget):
                                     QCoreApplication.translate("Monitor", "all") if finding.gpu is None
                                     else str(finding.gpu), finding.summary])
             item.setForeground(0, QBrush(QColor(SEVERITY_COLOUR.get(finding.severity, "#000000"))))
-            item.setToolTip(3, finding.summary)
+            item.setToolTip(3, plain_tooltip(finding.summary))
             self.tree.addTopLevelItem(item)
         problems = sum(1 for f in self.findings if f.severity in ("warning", "critical"))
         unjudged = sum(1 for f in self.findings if f.severity == "not-judged")
