@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QDoubleSpinBox,
@@ -79,6 +79,7 @@ class ThresholdsEditor(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setWidget(content)
         self.status = QLabel()
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # error texts carry file names from outside
         self.save_button = QPushButton(self.tr("&Save"))
         self.defaults_button = QPushButton(self.tr("&Defaults"))
         self.save_button.clicked.connect(self.save)
