@@ -91,15 +91,33 @@ def _load(loader: Callable[[Path], object], path: Path, errors: type[Exception] 
         pass
 
 
-CASES = {
-    "dmon live lines": lambda tmp, n: (lambda lines=_dmon_lines(n): _feed(lines)),
-    "dmon live garbage": lambda tmp, n: (lambda lines=_garbage_lines(n): _feed(lines)),
-    "HF config.json": lambda tmp, n: (lambda p=_write(tmp, f"c{n}.json", _config_text(n)):
-                                      _load(spec_from_hf_config, p, SizingError)),
-    "TOML profile": lambda tmp, n: (lambda p=_write(tmp, f"p{n}.toml", _profile_text(n)):
-                                    _load(load_profile, p, PlanInputError)),
-    "probe JSON": lambda tmp, n: (lambda t=_probe_text(n): report_from_probe(t)),
-}
+def _case_dmon(tmp: Path, n: int) -> Callable[[], object]:
+    lines = _dmon_lines(n)
+    return lambda: _feed(lines)
+
+
+def _case_garbage(tmp: Path, n: int) -> Callable[[], object]:
+    lines = _garbage_lines(n)
+    return lambda: _feed(lines)
+
+
+def _case_config(tmp: Path, n: int) -> Callable[[], object]:
+    path = _write(tmp, f"c{n}.json", _config_text(n))
+    return lambda: _load(spec_from_hf_config, path, SizingError)
+
+
+def _case_profile(tmp: Path, n: int) -> Callable[[], object]:
+    path = _write(tmp, f"p{n}.toml", _profile_text(n))
+    return lambda: _load(load_profile, path, PlanInputError)
+
+
+def _case_probe(tmp: Path, n: int) -> Callable[[], object]:
+    text = _probe_text(n)
+    return lambda: report_from_probe(text)
+
+
+CASES = {"dmon live lines": _case_dmon, "dmon live garbage": _case_garbage, "HF config.json": _case_config,
+         "TOML profile": _case_profile, "probe JSON": _case_probe}
 
 
 @pytest.mark.parametrize("name", list(CASES))
