@@ -31,6 +31,17 @@ class RecorderError(TelemetryError):
     """The recorder was used out of order (write before start, ...)."""
 
 
+class RecordingFailed(RecorderError, StoreError):
+    """The database could not be opened or written while recording (disk full, damaged page, newer version,
+    locked). Both a TelemetryError (the sampler's and the CLI's recording paths catch those) and a StoreError;
+    ``store_error`` is the store's own error (StoreFullError, StoreCorruptError, StoreNewerVersionError...),
+    whose message names the file and says what to do."""
+
+    def __init__(self, store_error: StoreError):
+        super().__init__(str(store_error))
+        self.store_error = store_error
+
+
 def device_rows(devices: Iterable[DeviceInfo]) -> list[dict]:
     return [
         {
@@ -55,7 +66,10 @@ class Recorder:
     def __init__(self, db: Database | None = None, *, flush_interval_s: float = 1.0,
                  clock: Callable[[], float] = time.monotonic):
         self._own = db is None
-        self.db = db if db is not None else open_store()
+        try:
+            self.db = db if db is not None else open_store()
+        except StoreError as exc:  # newer-version, damaged, locked or unwritable database: say so, once
+            raise RecordingFailed(exc) from exc
         self.flush_interval_s = float(flush_interval_s)
         self._clock = clock
         self.session_id: int | None = None
@@ -66,7 +80,7 @@ class Recorder:
         self.rows_written = 0
         # set when a write failed (disk full, damaged database): the error was raised once, the recording has
         # stopped, and later batches are dropped instead of raising again on every tick
-        self.failed: StoreError | None = None
+        self.failed: RecordingFailed | None = None
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
@@ -74,7 +88,7 @@ class Recorder:
         try:
             yield
         except (sqlite3.Error, OSError) as exc:
-            err = translate_error(exc, database_file(self.db))
+            err = RecordingFailed(translate_error(exc, database_file(self.db)))
             self.failed = err
             self.session_id = None
             self._rows = {}
@@ -117,8 +131,8 @@ class Recorder:
         """Buffer one batch; commits when the flush interval has passed.
 
         Raises:
-            StoreError: the commit failed (StoreFullError when the disk is full); the recording stops, and
-                batches written after that are dropped (see ``failed``).
+            RecordingFailed: the commit failed (its ``store_error`` is a StoreFullError when the disk is full);
+                the recording stops, and batches written after that are dropped (see ``failed``).
         """
         if self.failed is not None:
             return

@@ -25,7 +25,8 @@ from gpudesk.store.recordings import list_sessions
 from gpudesk.store.salvage import salvage_database
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import Sample, SampleBatch
-from gpudesk.telemetry.recorder import Recorder, load_frame
+from gpudesk.telemetry.model import TelemetryError
+from gpudesk.telemetry.recorder import Recorder, RecordingFailed, load_frame
 
 
 def _batch(t: float, gpus: int = 8) -> SampleBatch:
@@ -40,9 +41,11 @@ def test_sqlite_full_while_recording_stops_with_a_message_and_keeps_what_was_com
     sid = rec.start([], source="test")
     pages = db.execute("PRAGMA page_count").fetchone()[0]
     db.execute(f"PRAGMA max_page_count = {pages + 8}")
-    with pytest.raises(StoreFullError) as info:
+    with pytest.raises(RecordingFailed) as info:
         for i in range(100_000):
             rec.write(_batch(float(i)))
+    assert isinstance(info.value.store_error, StoreFullError)
+    assert isinstance(info.value, TelemetryError)  # the GUI sampler's recording path catches these
     assert str(path) in str(info.value) and "Free some space" in str(info.value)
     committed = rec.rows_written
     assert committed > 0 and rec.failed is info.value
@@ -134,6 +137,7 @@ def test_salvage_of_a_healthy_database_is_complete(tmp_path):
 
 
 def test_newer_version_database_is_refused_and_left_untouched(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("GPUDESK_DATA_DIR", str(tmp_path))
     path = tmp_path / "gpudesk.db"
     open_store(path).close()
     conn = sqlite3.connect(path)
@@ -144,7 +148,9 @@ def test_newer_version_database_is_refused_and_left_untouched(tmp_path, monkeypa
     before = path.read_bytes()
     with pytest.raises(StoreNewerVersionError, match="newer gpudesk"):
         open_store(path)
-    monkeypatch.setenv("GPUDESK_DATA_DIR", str(tmp_path))
+    with pytest.raises(RecordingFailed) as info:  # the GUI Record path opens it through Recorder()
+        Recorder(None)
+    assert isinstance(info.value.store_error, StoreNewerVersionError) and isinstance(info.value, TelemetryError)
     monkeypatch.setitem(sys.modules, "pynvml", make_fake_pynvml(1))
     assert main(["monitor", "record", "--duration", "0.1s"]) == 2
     assert "newer gpudesk" in capsys.readouterr().err
