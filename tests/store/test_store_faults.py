@@ -24,8 +24,7 @@ from gpudesk.store import (
 from gpudesk.store.recordings import list_sessions
 from gpudesk.store.salvage import salvage_database
 from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import Sample, SampleBatch
-from gpudesk.telemetry.model import TelemetryError
+from gpudesk.telemetry.model import Sample, SampleBatch, TelemetryError
 from gpudesk.telemetry.recorder import Recorder, RecordingFailed, load_frame
 
 
