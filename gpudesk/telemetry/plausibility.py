@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
 
@@ -88,3 +90,43 @@ def check_values(values: dict[str, float | None], reasons: dict[str, str]) -> in
                 reasons[metric] = why
                 changed += 1
     return changed
+
+
+def _bounds(metric: str) -> tuple[float, float] | None:
+    """(lowest, highest) plausible value of ``metric`` (see the module docstring), None when unbounded."""
+    info = m.METRICS.get(metric)
+    unit = info.unit if info is not None else None
+    if unit == "%":
+        return 0.0, 100.0
+    if unit == "W":
+        return 0.0, MAX_POWER_W
+    if unit == "Hz":
+        return 0.0, MAX_CLOCK_HZ
+    if unit == "bytes/s":
+        return 0.0, MAX_RATE_BYTES_PER_S
+    if unit == "C":
+        return MIN_TEMP_C, MAX_TEMP_C
+    if unit in ("bytes", "count", "bitmask", "gen", "lanes", "bool"):
+        return 0.0, math.inf
+    return None
+
+
+def mask_impossible(metric: str, column: np.ndarray) -> tuple[np.ndarray, int, str | None]:
+    """The columnar form of :func:`check_values` for file imports and replays: values of ``column`` outside the
+    metric's plausible range (or infinite) become NaN. Returns (column, how many were masked, the reason for
+    the frame's ``reasons``, or None when nothing was masked). Linear in the column length."""
+    col = np.asarray(column)
+    bounds = _bounds(metric)
+    with np.errstate(invalid="ignore"):
+        bad = np.isinf(col)
+        if bounds is not None:
+            bad |= (col < bounds[0]) | (col > bounds[1])
+    n = int(np.count_nonzero(bad))
+    if not n:
+        return col, 0, None
+    out = col.copy()
+    out[bad] = np.nan
+    lo, hi = bounds if bounds is not None else (-math.inf, math.inf)
+    why = _("{count} reading(s) outside the possible range {low:g} to {high:g} were not shown").format(
+        count=n, low=lo, high=hi)
+    return out, n, why

@@ -76,3 +76,15 @@ def test_check_values_on_dmon_style_values():
     reasons: dict[str, str] = {}
     assert check_values(values, reasons) == 3
     assert values[m.GPU_TEMP] == 61.0 and set(reasons) == {m.POWER, m.MEM_UTIL, m.SM_CLOCK}
+
+
+def test_mask_impossible_on_a_column():
+    import numpy as np
+
+    from gpudesk.telemetry.plausibility import mask_impossible
+
+    col = np.array([10.0, 250.0, np.nan, -1.0, 100.0, np.inf], dtype=np.float32)
+    out, n, why = mask_impossible(m.GPU_UTIL, col)
+    assert n == 3 and np.isnan(out[[1, 3, 5]]).all() and out[4] == 100.0 and "0 to 100" in why
+    same, n, why = mask_impossible(m.MEM_USED, np.array([1e9, 2e9]))
+    assert n == 0 and why is None and same[1] == 2e9
