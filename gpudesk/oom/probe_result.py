@@ -34,6 +34,8 @@ def load_probe_json(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
     """
     if isinstance(data, dict):
         doc = data
+    elif not isinstance(data, (str, bytes, bytearray)):
+        raise ProbeResultError(f"The probe's answer is a {type(data).__name__}, not a JSON document.")
     else:
         if len(data) > MAX_PROBE_BYTES:
             raise ProbeResultError(f"The probe's answer is {len(data)} bytes, more than a probe writes "
@@ -106,6 +108,16 @@ def _text(value: object) -> str | None:
     return value[:10_000] if isinstance(value, str) else None
 
 
+def clean_figure(raw: object) -> int | None:
+    """A byte or count figure from a probe document as a whole number 0..2^63, else None (dicts, lists,
+    strings, bools, NaN, fractions, negatives are not figures)."""
+    if isinstance(raw, int) and not isinstance(raw, bool) and 0 <= raw <= MAX_FIGURE:
+        return raw
+    if isinstance(raw, float) and math.isfinite(raw) and raw.is_integer() and 0 <= raw <= MAX_FIGURE:
+        return int(raw)
+    return None
+
+
 def _device(d: dict[str, Any], notes: list[str]) -> DeviceMemory:
     """One device entry with each figure checked: an impossible one becomes None and a note names it."""
     values: dict[str, Any] = {}
@@ -115,12 +127,8 @@ def _device(d: dict[str, Any], notes: list[str]) -> DeviceMemory:
             values[key] = None
         elif key in _TEXT_FIELDS:
             values[key] = raw if isinstance(raw, str) else None
-        elif _is_int(raw) and 0 <= raw <= MAX_FIGURE:
-            values[key] = raw
-        elif isinstance(raw, float) and math.isfinite(raw) and raw.is_integer() and 0 <= raw <= MAX_FIGURE:
-            values[key] = int(raw)
         else:
-            values[key] = None
+            values[key] = clean_figure(raw)
         if raw is not None and values[key] is None:
             kind = type(raw).__name__ if isinstance(raw, (dict, list, str, bool)) else f"{raw!r:.40}"
             notes.append(f"probe: GPU {d['index']} {key} was {kind}, not a figure; treated as unknown.")

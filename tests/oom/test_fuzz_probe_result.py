@@ -81,3 +81,27 @@ def test_crafted_answers_are_refused_fast(text):
     with pytest.raises(ProbeResultError):
         report_from_probe(text)
     assert time.process_time() - t0 < 2.0
+
+
+@fuzz
+@given(st.lists(st.one_of(value.map(json.dumps), st.binary(max_size=60).map(lambda b: b.decode("latin-1")),
+                          st.fixed_dictionaries({"type": st.sampled_from(["hello", "status", "sample", "oom", "final"])},
+                                                optional={"pid": value, "t": value, "devices": value, "probe": value,
+                                                          "status": value}).map(lambda d: json.dumps(d, allow_nan=True))),
+                max_size=8))
+def test_fuzz_launch_channel_lines(lines):
+    """The JSON lines a launched job appends (launch_channel): never an exception, bad lines counted."""
+    import tempfile
+    from pathlib import Path
+
+    from gpudesk.oom.launch_channel import JobChannel, JobCollector
+
+    with tempfile.TemporaryDirectory() as d:
+        (Path(d) / "1.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        channel = JobChannel(Path(d))
+        state = JobCollector(1, None, None)
+        state.feed(channel.read(), start_epoch=0.0)
+        report = state.finish([])
+    for s in report.samples:
+        for v in (s.allocated_bytes, s.reserved_bytes, s.peak_allocated_bytes):
+            assert v is None or (type(v) is int and v >= 0)
