@@ -32,6 +32,8 @@ from gpudesk.telemetry.plausibility import check_values
 
 MAX_LINE_CHARS = 4096  # a dmon row with every column is under 300 characters
 MAX_GPU_INDEX = 4095  # NVML enumerates a few dozen GPUs per host; anything larger is garbage, not a GPU
+NA_TOKENS = ("-", "N/A")  # nvidia-smi dmon prints '-', dcgmi dmon 'N/A' for a blank field
+DCGM_NA_REASON = "dcgmi printed N/A (a blank DCGM field: not supported, or not watched yet)"
 MAX_TOKEN_CHARS = 32  # "-1.7976931348623157e+308" is 24 characters
 
 # why a row was skipped -> the phrase used in skipped_summary()
@@ -77,7 +79,7 @@ def _parse_date_epoch(token: str) -> float | None:
 
 def _parse_value(token: str) -> float | None:
     """A metric token as a float (NaN for '-'), or None when it is not a number."""
-    if token == "-":
+    if token in NA_TOKENS:
         return math.nan
     if len(token) > MAX_TOKEN_CHARS:
         return None
@@ -199,9 +201,9 @@ class DmonLineParser:
             v = _parse_value(tokens[col])
             if v is None:
                 return self._skip("value")
-            if math.isnan(v) and tokens[col] == "-":
+            if math.isnan(v) and tokens[col] in NA_TOKENS:
                 values[metric] = None
-                reasons[metric] = NA_REASON
+                reasons[metric] = NA_REASON if tokens[col] == "-" else DCGM_NA_REASON
             else:  # "nan" / "inf" printed as numbers: check_values turns them into None with the reason
                 values[metric] = v * scale
         self.impossible_values += check_values(values, reasons)

@@ -107,3 +107,11 @@ def test_stream_that_prints_garbage_then_dies_gives_counts_not_a_traceback():
     assert src.returncode == 3
     assert src.parser.skipped == {"gpu_index": 1, "too_long": 1}
     assert src.problem() is None
+
+
+def test_dcgmi_na_is_none_with_reason():
+    p = DmonLineParser(clock=lambda: 100.0)
+    out = _feed(p, ["# Entity  PCITX  PCIRX", "GPU 0  N/A  5237742827"])
+    s = out[0].samples[0]
+    assert s.values[m.PCIE_TX] is None and "dcgmi printed N/A" in s.reasons[m.PCIE_TX]
+    assert s.values[m.PCIE_RX] == 5237742827.0 and p.bad_lines == 0
