@@ -28,7 +28,8 @@ def positive_int(field: str, value: object, maximum: float | None = None) -> int
     if value <= 0:
         raise SizingError(field, f"must be greater than zero, got {value}.")
     if maximum is not None and value > maximum:
-        raise SizingError(field, f"{value:g} is implausibly large (limit {maximum:g}); check the units.")
+        shown = f"{value:g}" if value < 1e300 else f"a {len(str(value)) if value < 10**4000 else 'huge'}-digit number"
+        raise SizingError(field, f"{shown} is implausibly large (limit {maximum:g}); check the units.")
     return value
 
 
@@ -36,7 +37,10 @@ def positive_float(field: str, value: object, maximum: float | None = None, allo
     """Return ``value`` as a finite float > 0 (>= 0 with ``allow_zero``), else raise SizingError."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SizingError(field, f"must be a number, got {value!r}.")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an int with more than 308 digits
+        raise SizingError(field, "must be a finite number, got a number with more than 308 digits.") from None
     if not math.isfinite(value):
         raise SizingError(field, f"must be a finite number, got {value!r}.")
     if value < 0 or (value == 0 and not allow_zero):
