@@ -9,6 +9,7 @@ from pathlib import Path
 
 from gpudesk import paths
 from gpudesk.cli import CliError
+from gpudesk.i18n import _
 from gpudesk.store import StoreError
 from gpudesk.store.salvage import salvage_database
 
@@ -32,7 +33,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 def _source(arg: Path | None) -> Path:
     path = arg if arg is not None else paths.store_path()
     if not path.is_file():
-        raise CliError(f"{path}: no such database file.")
+        raise CliError(_("{path}: no such database file.").format(path=path))
     return path
 
 
@@ -45,15 +46,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
-        raise CliError(f"{path} cannot be checked ({exc}). Run 'gpudesk store recover' to copy what is readable "
-                       "into a new file.", status=1) from exc
+        raise CliError(_("{path} cannot be checked ({reason}). Run 'gpudesk store recover' to copy what is "
+                         "readable into a new file.").format(path=path, reason=exc), status=1) from exc
     if rows == ["ok"]:
-        print(f"{path}: ok")
+        print(_("{path}: ok").format(path=path))
         return 0
-    print(f"{path} is damaged:")
+    print(_("{path} is damaged:").format(path=path))
     for line in rows:
         print(f"  {line}")
-    print("Run 'gpudesk store recover' to copy every readable row into a new file, then move the damaged one aside.")
+    print(_("Run 'gpudesk store recover' to copy every readable row into a new file, then move the damaged one "
+            "aside."))
     return 1
 
 
@@ -64,13 +66,19 @@ def cmd_recover(args: argparse.Namespace) -> int:
     try:
         result = salvage_database(src, dest)
     except StoreError as exc:
-        raise CliError(str(exc)) from exc
-    print(f"Copied {result.rows_copied} rows from {src} into {dest} ({result.rows_lost} unreadable rows left "
-          f"behind; integrity of the copy: {result.check}).")
+        raise CliError(exc.user_text()) from exc
+    print(_("Copied {copied} rows from {src} into {dest} ({lost} unreadable rows left behind; integrity of the "
+            "copy: {check}).").format(copied=result.rows_copied, src=src, dest=dest, lost=result.rows_lost,
+                                      check=result.check))
     for table in sorted(result.copied):
         lost = result.lost.get(table, 0)
-        print(f"  {table}: {result.copied[table]} rows" + (f", {lost} unreadable" if lost else ""))
+        if lost:
+            print(_("  {table}: {rows} rows, {lost} unreadable").format(table=table, rows=result.copied[table],
+                                                                       lost=lost))
+        else:
+            print(_("  {table}: {rows} rows").format(table=table, rows=result.copied[table]))
     for table in result.unreadable_tables:
-        print(f"  {table}: unreadable, nothing copied")
-    print(f"To use the copy: close gpudesk, move {src.name} aside, and rename {dest.name} to {src.name}.")
+        print(_("  {table}: unreadable, nothing copied").format(table=table))
+    print(_("To use the copy: close gpudesk, move {name} aside, and rename {copy} to {name}.").format(
+        name=src.name, copy=dest.name))
     return 0

@@ -45,6 +45,15 @@ class DiagnosisStoreError(StoreError):
     """A diagnosis saved in the user store cannot be read back (written by a newer gpudesk, or damaged)."""
 
 
+def _full_error(where: str, field: str | None, detail: str) -> StoreFullError:
+    return StoreFullError(
+        _("{where} cannot grow: the disk (or the quota) is full; nothing more could be saved.").format(where=where),
+        field=field, detail=detail,
+        remedy=_("Free some space on that disk (or set GPUDESK_DATA_DIR to a folder on another disk); what was "
+                 "saved before stays readable."),
+    )
+
+
 _LOCKED_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 _UNWRITABLE_CODES = frozenset({sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM,
                                sqlite3.SQLITE_IOERR})
@@ -63,12 +72,7 @@ def translate_sqlite_error(exc: sqlite3.Error, target: Path | str | None = None)
             field=str(target) if target is not None else None, detail=str(exc),
         )
     if primary == sqlite3.SQLITE_FULL:
-        return StoreFullError(
-            _("{where} cannot grow: the disk (or the quota) is full; nothing more could be saved.").format(where=where),
-            field=str(target) if target is not None else None, detail=str(exc),
-            remedy=_("Free some space on that disk (or set GPUDESK_DATA_DIR to a folder on another disk); what was "
-                     "saved before stays readable."),
-        )
+        return _full_error(where, str(target) if target is not None else None, str(exc))
     if primary in _UNWRITABLE_CODES:
         return StoreUnwritableError(
             _("Cannot write {where}: {reason}. Check its permissions or set GPUDESK_DATA_DIR.").format(
@@ -96,12 +100,7 @@ def translate_os_error(exc: OSError, target: Path | str | None = None) -> StoreU
     field = str(target) if target is not None else None
     reason = exc.strerror or str(exc)
     if exc.errno in _FULL_ERRNOS:
-        return StoreFullError(
-            _("{where} cannot grow: the disk (or the quota) is full; nothing more could be saved.").format(where=where),
-            field=field, detail=reason,
-            remedy=_("Free some space on that disk (or set GPUDESK_DATA_DIR to a folder on another disk); what was "
-                     "saved before stays readable."),
-        )
+        return _full_error(where, field, reason)
     return StoreUnwritableError(
         _("Cannot write {where}: {reason}. Check its permissions or set GPUDESK_DATA_DIR.").format(
             where=where, reason=reason),

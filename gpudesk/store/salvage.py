@@ -13,6 +13,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gpudesk.i18n import _
 from gpudesk.store.errors import StoreCorruptError, StoreUnwritableError
 
 CHUNK_ROWS = 1000
@@ -50,21 +51,24 @@ def salvage_database(source: Path, target: Path) -> SalvageResult:
         StoreUnwritableError: ``target`` exists already or cannot be written.
     """
     if target.exists():
-        raise StoreUnwritableError(f"{target} exists already; choose a new file name for the recovered copy.")
+        raise StoreUnwritableError(_("{target} exists already; choose a new file name for the recovered copy.").format(
+            target=target), field=str(target))
     try:
         src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
     except sqlite3.Error as exc:
-        raise StoreCorruptError(f"Cannot open {source}: {exc}.") from exc
+        raise StoreCorruptError(_("Cannot open {source}.").format(source=source), field=str(source),
+                                detail=str(exc)) from exc
     try:
         try:
             schema = src.execute("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL").fetchall()
         except sqlite3.DatabaseError as exc:
-            raise StoreCorruptError(f"The table list of {source} is itself damaged ({exc}); no rows can be "
-                                    "recovered from it.") from exc
+            raise StoreCorruptError(_("The table list of {source} is itself damaged; no rows can be recovered from "
+                                      "it.").format(source=source), field=str(source), detail=str(exc)) from exc
         try:
             dst = sqlite3.connect(str(target))
         except sqlite3.Error as exc:
-            raise StoreUnwritableError(f"Cannot create {target}: {exc}.") from exc
+            raise StoreUnwritableError(_("Cannot create {target}.").format(target=target), field=str(target),
+                                       detail=str(exc)) from exc
         try:
             result = SalvageResult(source, target)
             tables = [(n, sql) for kind, n, sql in schema if kind == "table" and not n.startswith("sqlite_")]
@@ -81,7 +85,8 @@ def salvage_database(source: Path, target: Path) -> SalvageResult:
             result.check = str(dst.execute("PRAGMA quick_check").fetchone()[0])
             return result
         except sqlite3.Error as exc:
-            raise StoreUnwritableError(f"Cannot write {target}: {exc}.") from exc
+            raise StoreUnwritableError(_("Cannot write {target}.").format(target=target), field=str(target),
+                                       detail=str(exc)) from exc
         finally:
             dst.close()
     finally:

@@ -126,3 +126,28 @@ def test_mask_impossible_on_a_column():
     assert n == 3 and np.isnan(out[[1, 3, 5]]).all() and out[4] == 100.0 and "0 to 100" in why
     same, n, why = mask_impossible(m.MEM_USED, np.array([1e9, 2e9]))
     assert n == 0 and why is None and same[1] == 2e9
+
+
+def test_dmon_file_parser_masks_utilization_above_100_with_its_reason():
+    # the real A100 log with one round's sm cell garbled to 250 %: N/A with the reason, a note, the rest intact
+    lines = LOG.read_text().splitlines()
+    cells = lines[5].split()
+    cells[1] = "250"
+    lines[5] = "  ".join(cells)
+    log = parse_dmon("\n".join(lines) + "\n")
+    util = log.frame.metrics[m.GPU_UTIL]
+    assert int(np.isnan(util).sum()) == 1 and np.nanmax(util) <= 100.0
+    assert "0 to 100" in (log.frame.reason(0, m.GPU_UTIL) or "")
+    assert any("1 gpu_util_pct value(s)" in n for n in log.notes)
+    assert screen(log.frame) is log.frame  # already masked at parse time: nothing left for the frame check
+    untouched = parse_dmon(LOG.read_text())
+    assert not np.isnan(untouched.frame.metrics[m.GPU_UTIL]).any() and untouched.frame.reason(0, m.GPU_UTIL) is None
+
+
+def test_screen_masks_out_of_range_columns_of_a_recording_frame():
+    # a frame read back from an older recording (before the live checks) with a 250 % utilization
+    frame = m.SeriesFrame(np.array([0.0, 1.0, 0.0, 1.0]), np.array([0, 0, 1, 1], dtype=np.int32),
+                          {m.GPU_UTIL: np.array([50.0, 250.0, 40.0, 60.0])})
+    clean = screen(frame)
+    assert np.isnan(clean.metrics[m.GPU_UTIL]).sum() == 1
+    assert clean.reason(1, m.GPU_UTIL) is None and "0 to 100" in (clean.reason(0, m.GPU_UTIL) or "")
