@@ -57,15 +57,17 @@ def catalog_path() -> Path:
 
 
 def data_dir(create: bool = True) -> Path:
-    """The user's data folder (platformdirs user data dir, or ``$GPUDESK_DATA_DIR``).
+    """The user's data folder (platformdirs user data dir, or ``$GPUDESK_DATA_DIR``), created private (0700).
 
     Raises:
         OSError: when ``create`` is true and the folder cannot be created.
     """
     override = os.environ.get(ENV_DATA_DIR)
     path = Path(override).expanduser() if override else Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
-    if create:
-        path.mkdir(parents=True, exist_ok=True)
+    if create and not path.is_dir():
+        # 0700 whatever the umask (umask 000 would otherwise leave plans and recordings open to every local user)
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(path, 0o700)
     return path
 
 

@@ -209,6 +209,7 @@ def cmd_record(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from exc
     stop = {"now": False}
     st = session.status
+    sid = None
     try:
         with _stop_on_signals(stop):
             sid = recorder.start(source.devices(), source="nvml", interval_s=args.interval, notes=args.notes,
@@ -230,9 +231,15 @@ def cmd_record(args: argparse.Namespace) -> int:
                         time.sleep(min(delay, 0.2))  # short naps: a stop signal is acted on at once
             finally:
                 recorder.stop()  # commits the last batch and marks the session ended
+    except StoreError as exc:  # disk full or a damaged database while recording: what was committed stays
+        raise CliError(f"{exc} Session {sid} keeps the {recorder.rows_written} GPU samples committed before."
+                       if sid is not None else str(exc)) from exc
     finally:
         rows = recorder.rows_written
-        recorder.close()
+        try:
+            recorder.close()
+        except StoreError:
+            pass  # already reported above; the connection is closed either way
         source.close()
         session.close()
     print(f"Session {sid}: {rows} GPU samples written.")
@@ -283,13 +290,24 @@ def cmd_stream(args: argparse.Namespace) -> int:
             ended_itself = source.finished  # end of output, not Ctrl+C or --duration
             source.close()
             record(source.poll())  # what the command printed before it stopped
+    except StoreError as exc:  # disk full or a damaged database while recording: what was committed stays
+        raise CliError(f"{exc} Session {sid} keeps the {recorder.rows_written} GPU samples committed before."
+                       if sid is not None else str(exc)) from exc
     finally:
         source.close()
-        recorder.close()
+        try:
+            recorder.close()
+        except StoreError:
+            pass  # reported above; the connection is closed either way
     status = source.returncode
     said = source.last_output()
+    skipped = source.parser.skipped_summary()
+    if skipped:
+        print(f"note: {skipped}", file=sys.stderr)
     if source.parser.unsupported:
         raise CliError("dmon could not run there: " + " / ".join(source.parser.errors))
+    if source.parser.foreign_format and sid is None:
+        raise CliError(source.problem() or "The command printed no dmon samples.")
     if sid is None:
         raise CliError("The command printed no dmon samples"
                        + (f" (exit status {status})" if ended_itself and status else "")

@@ -54,6 +54,10 @@ def _status_text(state: str) -> str | None:
     }
     return texts.get(state)
 
+# NVML_VALUE_NOT_AVAILABLE_ulonglong / _uint (nvml.h): all ones, "could not be read", never a reading
+_NOT_AVAILABLE_ULL = 2**64 - 1
+_NOT_AVAILABLE_UINT = 2**32 - 1
+
 
 class NvmlUnavailableError(NvmlError):
     """NVML cannot be used; ``status`` says why (see :class:`NvmlStatus`)."""
@@ -282,12 +286,14 @@ class NvmlSession:
         if info.pcie_gen_max is not None and info.pcie_width_max_lanes is not None:
             info.pcie_link_source = "nvml"
         mem = read("memory_total_bytes", nv.nvmlDeviceGetMemoryInfo, handle)
-        if mem is not None and int(mem.total) > 0:
+        if mem is not None and 0 < int(mem.total) < _NOT_AVAILABLE_ULL:
             info.memory_total_bytes = int(mem.total)
         elif mem is not None:
-            reasons["memory_total_bytes"] = _("total memory reported as 0 (unified-memory device)")
+            reasons["memory_total_bytes"] = (_("total memory reported as 0 (unified-memory device)")
+                                             if int(mem.total) == 0 else
+                                             _("NVML returned its 'not available' value for the total memory"))
         limit = read("power_limit_w", nv.nvmlDeviceGetEnforcedPowerLimit, handle)
-        info.power_limit_w = limit / 1000.0 if limit is not None else None
+        info.power_limit_w = limit / 1000.0 if limit is not None and limit != _NOT_AVAILABLE_UINT else None
         mig = read("mig_mode", nv.nvmlDeviceGetMigMode, handle)
         if mig is not None:
             info.mig_mode = "enabled" if int(mig[0]) == 1 else "disabled"

@@ -13,9 +13,13 @@ The socket thread answers while the main thread runs Python code or waits in cal
 (CUDA synchronisation, I/O); a C loop that holds the GIL delays the answer until it returns, and a signal
 waits for the main thread's next bytecode.
 
-The agent folder is ``$XDG_RUNTIME_DIR/gpudesk-agents`` when that is set, else
-``<tempdir>/gpudesk-agents-<uid>``; it must be owned by the user and not accessible to others, or the agent
-refuses to start (someone else could otherwise read the answers or plant a socket).
+The agent folder is the first usable of: ``$GPUDESK_AGENT_DIR``; ``$XDG_RUNTIME_DIR/gpudesk-agents``;
+``/run/user/<uid>/gpudesk-agents`` (systemd's per-user runtime folder, 0700, even in SSH sessions without
+XDG_RUNTIME_DIR); ``<user cache folder>/agents`` (``~/.cache/gpudesk/agents``, inside the user's home); and only
+then ``<tempdir>/gpudesk-agents-<uid>``. Folders other users can create come last, because a folder someone
+else made first (a squatted ``/tmp`` name) must not stop the agent: a candidate that exists but is not owned by
+the user with mode 0700 is skipped with a warning naming it and saying how to free it, and the next one is
+used. A socket path must fit AF_UNIX's 108 bytes, so longer candidates are skipped too.
 
 Client side (gpudesk): :func:`agent_available`, :func:`query_agent` (socket), :func:`query_agent_signal`.
 Protocol: the client sends one JSON line ``{"op": "probe", "reset_peak": false}``; the agent answers with the
@@ -35,52 +39,124 @@ import threading
 import time
 from pathlib import Path
 
+import platformdirs
+
+from gpudesk import APP_NAME
 from gpudesk.oom import probe_script
-from gpudesk.oom.errors import MethodUnavailable, ProbeResultError, ProbeTimeout, TargetNotFound
+from gpudesk.oom.errors import (
+    MethodUnavailable,
+    ProbeResultError,
+    ProbeTimeout,
+    TargetNotFound,
+)
 
 MAX_REQUEST_BYTES = 4096
 _state: dict = {}
 
 
+ENV_AGENT_DIR = "GPUDESK_AGENT_DIR"
+MAX_SOCKET_PATH_BYTES = 100  # AF_UNIX sun_path is 108 bytes on Linux (104 on macOS), with room for the PID
+
+
+def _private_parent(path: Path) -> bool:
+    """True when ``path`` is a folder of this user that no one else can write into."""
+    try:
+        st = path.stat()
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not stat.S_IMODE(st.st_mode) & 0o022
+
+
 def _candidates() -> list[Path]:
+    """Agent folders in order of preference (see the module docstring); the temp-folder one last."""
+    out: list[Path] = []
+    override = os.environ.get(ENV_AGENT_DIR)
+    if override:
+        out.append(Path(override).expanduser())
     runtime = os.environ.get("XDG_RUNTIME_DIR")
-    tmp = Path(tempfile.gettempdir()) / f"gpudesk-agents-{os.getuid()}"
-    return [Path(runtime) / "gpudesk-agents", tmp] if runtime and os.path.isdir(runtime) else [tmp]
+    if runtime and os.path.isdir(runtime):
+        out.append(Path(runtime) / "gpudesk-agents")
+    if hasattr(os, "getuid"):
+        systemd_runtime = Path(f"/run/user/{os.getuid()}")
+        if _private_parent(systemd_runtime):
+            out.append(systemd_runtime / "gpudesk-agents")
+    cache = Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+    out.append(cache / "agents")
+    out.append(Path(tempfile.gettempdir()) / f"gpudesk-agents-{os.getuid()}")
+    unique: list[Path] = []
+    for p in out:
+        if p not in unique and len(os.fsencode(str(p / "4194304.sock"))) <= MAX_SOCKET_PATH_BYTES:
+            unique.append(p)
+    return unique
+
+
+def _not_private_reason(base: Path) -> str | None:
+    """None when ``base`` is a folder owned by this user with no access for others; else why not, saying how to
+    free the name."""
+    st = base.lstat()
+    if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not stat.S_IMODE(st.st_mode) & 0o077:
+        return None
+    owner = f"user id {st.st_uid}" if st.st_uid != os.getuid() else "you"
+    return (f"{base} is not a private folder of this user (owned by {owner}, mode {oct(stat.S_IMODE(st.st_mode))}); "
+            f"the gpudesk agent will not use it. Remove it (as its owner or root), or set {ENV_AGENT_DIR} to a "
+            "folder only you can open.")
 
 
 def _check_private(base: Path) -> None:
-    st = base.lstat()
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & 0o077:
-        raise PermissionError(f"{base} is not a private folder of this user; the gpudesk agent will not use it.")
+    why = _not_private_reason(base)
+    if why is not None:
+        raise PermissionError(why)
 
 
 def agent_dir(create: bool = False) -> Path:
-    """The per-user agent folder the agent of this process uses (see the module docstring).
+    """The per-user agent folder the agent of this process uses: the first candidate that is private to this
+    user or can be created so (see the module docstring). A taken candidate is skipped with a warning.
 
     Raises:
-        PermissionError: the folder exists but is not private to this user.
+        PermissionError: no candidate is usable (each one's problem is in the message).
     """
-    base = _candidates()[0]
-    if create:
-        base.mkdir(mode=0o700, exist_ok=True)
-    if base.exists():
-        _check_private(base)
-    return base
+    problems: list[str] = []
+    for base in _candidates():
+        try:
+            if create and not base.exists():
+                base.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                base.mkdir(mode=0o700)
+                os.chmod(base, 0o700)
+            if not base.exists():
+                return base  # the first candidate we could create: nothing there yet
+            why = _not_private_reason(base)
+        except OSError as exc:
+            why = f"{base} cannot be used ({exc.strerror or exc})"
+        if why is None:
+            if problems:
+                sys.stderr.write("gpudesk agent: " + " ".join(problems) + f" Using {base} instead.\n")
+            return base
+        problems.append(why)
+    raise PermissionError(" ".join(problems))
 
 
 def socket_path(pid: int) -> Path:
     """Where the agent of ``pid`` listens. A job started from another session (SSH, tmux, cron) may have had
-    no XDG_RUNTIME_DIR and used the temp-folder location: both are looked at; the first existing one wins.
+    other environment variables and used another candidate folder: all are looked at; the first private one
+    holding the socket wins (a socket in a folder someone else owns is never trusted).
 
     Raises:
-        PermissionError: a folder that holds the socket is not private to this user.
+        PermissionError: no candidate folder is usable.
     """
+    problems: list[str] = []
     for base in _candidates():
         path = base / f"{pid}.sock"
         if path.exists():
-            _check_private(base)
-            return path
-    return agent_dir() / f"{pid}.sock"
+            why = _not_private_reason(base)
+            if why is None:
+                return path
+            problems.append(why)
+    try:
+        return agent_dir() / f"{pid}.sock"
+    except PermissionError:
+        if problems:
+            raise PermissionError(" ".join(problems)) from None
+        raise
 
 
 def _serve(server: socket.socket) -> None:

@@ -12,9 +12,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from gpudesk.oom.errors import ProbeTimeout, TargetNotFound
+from gpudesk.oom.errors import ProbeResultError, ProbeTimeout, TargetNotFound
 
 Progress = Callable[[str, "float | None"], None]
+MAX_ANSWER_BYTES = 64 * 1024 * 1024  # a probe answer (with memory_summary and snapshot summary) is far smaller
 
 
 class PrivateDir:
@@ -91,6 +92,10 @@ def wait_for_file(path: Path, pid: int, timeout_s: float, progress: Progress | N
     while True:
         if path.exists():
             check_private(path)
+            size = path.stat().st_size
+            if size > MAX_ANSWER_BYTES:
+                raise ProbeResultError(f"{path} is {size} bytes, more than a probe answer ({MAX_ANSWER_BYTES}); "
+                                       "it was not read.")
             return path.read_bytes()
         if not pid_alive(pid):
             raise TargetNotFound(f"Process {pid} exited before {what} answered.")

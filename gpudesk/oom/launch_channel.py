@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import psutil
@@ -16,8 +17,10 @@ import psutil
 from gpudesk.oom.errors import OomInputError, ProbeResultError
 from gpudesk.oom.evidence import merge_into
 from gpudesk.oom.parsers import parse_text
-from gpudesk.oom.probe_result import report_from_probe
+from gpudesk.oom.probe_result import clean_figure, report_from_probe
 from gpudesk.oom.report import MemoryReport, MemorySample, ProcessMemory, WorkerState
+
+MAX_LINE_BYTES = 64 * 1024 * 1024  # one probe line (memory_summary included) is far below this
 
 
 class JobChannel:
@@ -37,12 +40,15 @@ class JobChannel:
                 data = self.partial.pop(path, b"") + fh.read()
                 self.offsets[path] = fh.tell()
             *lines, rest = data.split(b"\n")
+            if len(rest) > MAX_LINE_BYTES:  # no newline for 64 MiB: not a probe line; dropped, counted
+                self.bad_lines += 1
+                rest = b""
             if rest:
                 self.partial[path] = rest
             for line in lines:
                 try:
                     doc = json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError):  # not JSON, or nested past the decoder's stack
                     self.bad_lines += 1
                     continue
                 if isinstance(doc, dict):
@@ -138,7 +144,17 @@ class JobCollector:
     def feed(self, docs: list[dict], start_epoch: float) -> None:
         for doc in docs:
             kind, pid = doc.get("type"), doc.get("pid")
-            t = float(doc.get("t", start_epoch)) - start_epoch
+            if isinstance(pid, bool) or not isinstance(pid, int) or not isinstance(kind, str):
+                continue  # every line our probe writes names its process and kind; anything else is not ours
+            if not isinstance(doc.get("status", ""), str):
+                doc = {**doc, "status": None}
+            for key in ("probe",):
+                if key in doc and not isinstance(doc[key], dict):
+                    doc = {**doc, key: None}
+            raw_t = doc.get("t", start_epoch)
+            if isinstance(raw_t, bool) or not isinstance(raw_t, (int, float)) or not math.isfinite(raw_t):
+                raw_t = start_epoch  # a time stamp that is not a number: the sample is kept, placed at the start
+            t = float(raw_t) - start_epoch
             if kind == "hello":
                 self.hello.add(pid)
             elif kind == "status":
@@ -146,11 +162,14 @@ class JobCollector:
                 if self.progress and doc.get("status") != "sampling":
                     self.progress(f"Process {pid}: {doc.get('status')}", None)
             elif kind == "sample":
-                for d in doc.get("devices") or []:
+                devices = doc.get("devices")
+                for d in devices if isinstance(devices, list) else []:
+                    if not isinstance(d, dict) or clean_figure(d.get("index")) is None:
+                        continue  # not a device entry: nothing to plot
                     sample = MemorySample(t_s=t, pid=pid, device_index=d.get("index"),
-                                          allocated_bytes=d.get("allocated_bytes"),
-                                          reserved_bytes=d.get("reserved_bytes"),
-                                          peak_allocated_bytes=d.get("peak_allocated_bytes"))
+                                          allocated_bytes=clean_figure(d.get("allocated_bytes")),
+                                          reserved_bytes=clean_figure(d.get("reserved_bytes")),
+                                          peak_allocated_bytes=clean_figure(d.get("peak_allocated_bytes")))
                     self.report.samples.append(sample)
                     if self.on_sample:
                         self.on_sample(sample)

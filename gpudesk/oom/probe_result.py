@@ -1,13 +1,24 @@
-"""Turn the probe's JSON answer into a :class:`MemoryReport` (source "probe"), validating its shape."""
+"""Turn the probe's JSON answer into a :class:`MemoryReport` (source "probe"), validating its shape.
+
+The answer comes from another process (or a file anyone could have written into the private folder's place),
+so every field is checked at this boundary: byte and count figures must be whole numbers from 0 to 2^63 (a
+dict, list, string, bool, NaN or negative value becomes unknown with a note naming the device and field),
+text fields must be text, and the document is at most 64 MiB and 64 levels deep. Only ProbeResultError leaves.
+"""
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from gpudesk.oom.errors import ProbeResultError
 from gpudesk.oom.report import DeviceMemory, MemoryReport
 
+MAX_PROBE_BYTES = 64 * 1024 * 1024  # memory_summary of a 64-GPU job is well under 1 MB
+MAX_NESTING = 64
+MAX_FIGURE = 2**63  # bytes and counts: more than any GPU has
+_TEXT_FIELDS = ("name", "uuid", "memory_summary")
 _DEVICE_FIELDS = (
     "name", "uuid", "total_bytes", "allocated_bytes", "reserved_bytes", "peak_allocated_bytes", "peak_reserved_bytes",
     "inactive_split_bytes", "num_alloc_retries", "num_ooms", "oversize_allocations", "oversize_segments",
@@ -15,7 +26,7 @@ _DEVICE_FIELDS = (
 )
 
 
-def load_probe_json(data: str | bytes | dict) -> dict[str, Any]:
+def load_probe_json(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
     """The probe document as a dict.
 
     Raises:
@@ -23,12 +34,20 @@ def load_probe_json(data: str | bytes | dict) -> dict[str, Any]:
     """
     if isinstance(data, dict):
         doc = data
+    elif not isinstance(data, (str, bytes, bytearray)):
+        raise ProbeResultError(f"The probe's answer is a {type(data).__name__}, not a JSON document.")
     else:
+        if len(data) > MAX_PROBE_BYTES:
+            raise ProbeResultError(f"The probe's answer is {len(data)} bytes, more than a probe writes "
+                                   f"({MAX_PROBE_BYTES}); it was not read.")
+        if not _depth_ok(data):
+            raise ProbeResultError(f"The probe's answer nests lists or objects more than {MAX_NESTING} levels deep; "
+                                   "it is not a gpudesk probe result.")
         try:
             doc = json.loads(data)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             excerpt = (data[:80] if isinstance(data, str) else repr(data[:80]))
-            raise ProbeResultError(f"The probe's answer is not valid JSON ({exc}); it began with {excerpt!r}.") from exc
+            raise ProbeResultError(f"The probe's answer is not valid JSON ({str(exc)[:200]}); it began with {excerpt!r}.") from exc
     if not isinstance(doc, dict) or "probe_version" not in doc:
         raise ProbeResultError("The probe's answer is JSON but not a gpudesk probe result (no probe_version).")
     if not isinstance(doc.get("devices", []), list):
@@ -36,7 +55,7 @@ def load_probe_json(data: str | bytes | dict) -> dict[str, Any]:
     return doc
 
 
-def report_from_probe(data: str | bytes | dict, source: str = "probe") -> MemoryReport:
+def report_from_probe(data: str | bytes | dict[str, Any], source: str = "probe") -> MemoryReport:
     """MemoryReport from a probe answer; ``status`` carries "torch not imported" / "CUDA not initialised".
 
     Raises:
@@ -44,13 +63,15 @@ def report_from_probe(data: str | bytes | dict, source: str = "probe") -> Memory
     """
     doc = load_probe_json(data)
     report = MemoryReport(source=source, framework="pytorch" if doc.get("torch_imported") else "unknown", kind="probe")
-    report.pid = doc.get("pid")
-    report.torch_imported = doc.get("torch_imported")
-    report.cuda_initialized = doc.get("cuda_initialized")
-    report.torch_version = doc.get("torch_version")
-    report.python_version = doc.get("python_version")
-    report.status = doc.get("status")
-    env = doc.get("env") or {}
+    pid = doc.get("pid")
+    report.pid = pid if isinstance(pid, int) and not isinstance(pid, bool) and 0 < pid < 2**31 else None
+    report.torch_imported = _flag(doc.get("torch_imported"))
+    report.cuda_initialized = _flag(doc.get("cuda_initialized"))
+    report.torch_version = _text(doc.get("torch_version"))
+    report.python_version = _text(doc.get("python_version"))
+    report.status = _text(doc.get("status"))
+    env = doc.get("env")
+    env = {k: v for k, v in env.items() if isinstance(v, str)} if isinstance(env, dict) else {}
     conf = env.get("PYTORCH_ALLOC_CONF") or env.get("PYTORCH_CUDA_ALLOC_CONF")
     if conf:
         for item in conf.split(","):
@@ -59,15 +80,82 @@ def report_from_probe(data: str | bytes | dict, source: str = "probe") -> Memory
                 report.alloc_conf[key.strip()] = value.strip()
     for key, value in env.items():
         report.parsed[f"env_{key}"] = value
-    for err in doc.get("errors") or []:
-        report.notes.append(f"probe: {err}")
-    if doc.get("probe_duration_s") is not None:
-        report.parsed["probe_duration_s"] = doc["probe_duration_s"]
+    errors = doc.get("errors")
+    for err in errors if isinstance(errors, list) else []:
+        report.notes.append(f"probe: {str(err)[:500] if isinstance(err, (str, int, float)) else 'an error entry that is not text'}")
+    duration = doc.get("probe_duration_s")
+    if isinstance(duration, (int, float)) and not isinstance(duration, bool) and math.isfinite(duration) and duration >= 0:
+        report.parsed["probe_duration_s"] = duration
     for d in doc.get("devices") or []:
-        if not isinstance(d, dict) or not isinstance(d.get("index"), int):
-            raise ProbeResultError(f"The probe's answer has a device entry without an index: {d!r:.80}")
-        dev = DeviceMemory(index=d["index"], **{k: d.get(k) for k in _DEVICE_FIELDS})
-        report.devices.append(dev)
+        if not isinstance(d, dict) or not _is_int(d.get("index")) or not 0 <= d["index"] < 4096:
+            shown = f"{d!r:.80}" if not isinstance(d, (dict, list)) else f"a JSON {type(d).__name__} entry"
+            raise ProbeResultError(f"The probe's answer has a device entry without a valid index: {shown}")
+        report.devices.append(_device(d, report.notes))
     if report.devices:
         report.device_index = report.devices[0].index
     return report
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _flag(value: object) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+def _text(value: object) -> str | None:
+    return value[:10_000] if isinstance(value, str) else None
+
+
+def clean_figure(raw: object) -> int | None:
+    """A byte or count figure from a probe document as a whole number 0..2^63, else None (dicts, lists,
+    strings, bools, NaN, fractions, negatives are not figures)."""
+    if isinstance(raw, int) and not isinstance(raw, bool) and 0 <= raw <= MAX_FIGURE:
+        return raw
+    if isinstance(raw, float) and math.isfinite(raw) and raw.is_integer() and 0 <= raw <= MAX_FIGURE:
+        return int(raw)
+    return None
+
+
+def _device(d: dict[str, Any], notes: list[str]) -> DeviceMemory:
+    """One device entry with each figure checked: an impossible one becomes None and a note names it."""
+    values: dict[str, Any] = {}
+    for key in _DEVICE_FIELDS:
+        raw = d.get(key)
+        if raw is None:
+            values[key] = None
+        elif key in _TEXT_FIELDS:
+            values[key] = raw if isinstance(raw, str) else None
+        else:
+            values[key] = clean_figure(raw)
+        if raw is not None and values[key] is None:
+            kind = type(raw).__name__ if isinstance(raw, (dict, list, str, bool)) else f"{raw!r:.40}"
+            notes.append(f"probe: GPU {d['index']} {key} was {kind}, not a figure; treated as unknown.")
+    return DeviceMemory(index=d["index"], **values)
+
+
+def _depth_ok(data: str | bytes) -> bool:
+    """True when JSON brackets outside strings nest at most MAX_NESTING deep (one linear pass)."""
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    if text.count("[") + text.count("{") <= MAX_NESTING:  # C-speed shortcut for ordinary documents
+        return True
+    depth = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_NESTING:
+                return False
+        elif ch in "]}":
+            depth -= 1
+    return True

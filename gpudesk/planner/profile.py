@@ -7,6 +7,7 @@ A profile has ``version``, ``name``, ``notes`` and one table per question: ``[da
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import fields
 from pathlib import Path
@@ -23,6 +24,35 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 PROFILE_VERSION = 1
+# A profile is a few hundred bytes; 1 MiB leaves room for long notes and price tables, and bounds the parse.
+MAX_PROFILE_BYTES = 1024 * 1024
+# Numbers above 10^18 are typos in every field of a profile (token counts, prices, GPU counts, parameter counts):
+# refused here, before a float() of a 309-digit integer can overflow.
+MAX_PROFILE_NUMBER = 1e18
+
+
+def _describe(value: object) -> str:
+    """A short description of a TOML value for a message (a nested list or table is not printed whole)."""
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**40:
+        return "a number with more than 40 digits"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _number(where: str, value: object) -> int | float:
+    """A finite TOML number of at most 10^18 in magnitude, else ProfileError naming the field."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ProfileError(where, f"must be a number, got {_describe(value)}.")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ProfileError(where, f"must be a finite number, got {value!r}.")
+    if abs(value) > MAX_PROFILE_NUMBER:
+        raise ProfileError(where, f"{_describe(value)} is implausibly large (limit 1e18); check the units.")
+    return value
+
 
 def _coerce(section: str, key: str, value, annotation: str):
     """Check a TOML value against the field's annotation (``int | None``, ``str``, ``list[str]`` ...).
@@ -34,24 +64,24 @@ def _coerce(section: str, key: str, value, annotation: str):
     if kind.startswith("dict"):
         if not isinstance(value, dict):
             raise ProfileError(where, "must be a table of id = price.")
-        return dict(value)
+        return {k: _number(f"{where}.{k}", v) for k, v in value.items()}
     if kind.startswith("list"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ProfileError(where, "must be a list of strings.")
         return list(value)
     if kind.startswith("bool"):
         if not isinstance(value, bool):
-            raise ProfileError(where, f"must be true or false, got {value!r}.")
+            raise ProfileError(where, f"must be true or false, got {_describe(value)}.")
         return value
     if kind.startswith("str"):
         if not isinstance(value, str):
-            raise ProfileError(where, f"must be text, got {value!r}.")
+            raise ProfileError(where, f"must be text, got {_describe(value)}.")
         return value
     if where in ("model.seq_len_tokens", "workload.prompt_tokens") and isinstance(value, str):
         text = value.strip().lower()
         digits, mult = (text[:-1], 1024) if text.endswith("k") else (text, 1)
         if not digits.isdigit() or len(digits) > 9:
-            raise ProfileError(where, f"{value!r} is not a token count; write e.g. 4096 or \"8k\".")
+            raise ProfileError(where, f"{_describe(value)} is not a token count; write e.g. 4096 or \"8k\".")
         return int(digits) * mult
     if where == "model.params" and isinstance(value, str):
         from gpudesk.sizing.errors import ShapeError
@@ -61,9 +91,7 @@ def _coerce(section: str, key: str, value, annotation: str):
             return parse_param_count(value)
         except ShapeError as exc:
             raise ProfileError(where, str(exc).split(": ", 1)[-1]) from exc
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ProfileError(where, f"must be a number, got {value!r}.")
-    return value
+    return _number(where, value)
 
 
 def requirement_from_dict(data: dict) -> Requirement:
@@ -75,8 +103,10 @@ def requirement_from_dict(data: dict) -> Requirement:
     if not isinstance(data, dict):
         raise ProfileError("profile", "must be a table of sections.")
     version = data.get("version", PROFILE_VERSION)
-    if not isinstance(version, int) or version > PROFILE_VERSION:
-        raise ProfileError("version", f"profile version {version!r} is newer than this gpudesk understands ({PROFILE_VERSION}); update gpudesk.")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ProfileError("version", f"must be a whole number, got {_describe(version)}.")
+    if version > PROFILE_VERSION:
+        raise ProfileError("version", f"profile version {_describe(version)} is newer than this gpudesk understands ({PROFILE_VERSION}); update gpudesk.")
     req = Requirement()
     for key, value in data.items():
         if key == "version":
@@ -117,6 +147,9 @@ def load_profile(path: str | Path, catalog: Any = None) -> Requirement:
     """
     p = Path(path)
     try:
+        size = p.stat().st_size
+        if size > MAX_PROFILE_BYTES:
+            raise ProfileError("profile", f"{p} is {size} bytes; a profile is a few hundred (limit {MAX_PROFILE_BYTES}).")
         raw = p.read_bytes()
     except OSError as exc:
         raise ProfileError("profile", f"cannot read {p}: {exc.strerror or exc}.") from exc
@@ -126,6 +159,9 @@ def load_profile(path: str | Path, catalog: Any = None) -> Requirement:
         raise ProfileError("profile", f"{p} is not UTF-8 text.") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ProfileError("profile", f"{p} is not valid TOML: {exc}.") from exc
+    except (RecursionError, ValueError) as exc:  # [[[[...]]]] nested past the parser's stack; 4300+ digit ints
+        raise ProfileError("profile", f"{p} nests lists or tables too deeply or holds an unreadable number; "
+                                      "a profile is flat: one [section] per question.") from exc
     req = requirement_from_dict(data)
     if req.model.config_path and not Path(req.model.config_path).is_absolute():
         req.model.config_path = str((p.parent / req.model.config_path).resolve())

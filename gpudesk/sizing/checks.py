@@ -29,8 +29,13 @@ def positive_int(field: str, value: object, maximum: float | None = None) -> int
     if value <= 0:
         raise SizingError(field, _("must be greater than zero, got {value}.").format(value=value))
     if maximum is not None and value > maximum:
-        raise SizingError(field, _("{value:g} is implausibly large (limit {maximum:g}); check the units.").format(
-            value=value, maximum=maximum))
+        if value < 1e300:
+            message = _("{value:g} is implausibly large (limit {maximum:g}); check the units.").format(
+                value=value, maximum=maximum)
+        else:
+            message = _("A number with {digits} digits is implausibly large (limit {maximum:g}); check the units."
+                        ).format(digits=len(str(value)) if value < 10**4000 else ">4000", maximum=maximum)
+        raise SizingError(field, message)
     return value
 
 
@@ -38,7 +43,10 @@ def positive_float(field: str, value: object, maximum: float | None = None, allo
     """Return ``value`` as a finite float > 0 (>= 0 with ``allow_zero``), else raise SizingError."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SizingError(field, _("must be a number, got {value!r}.").format(value=value))
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an int with more than 308 digits
+        raise SizingError(field, _("must be a finite number, got a number with more than 308 digits.")) from None
     if not math.isfinite(value):
         raise SizingError(field, _("must be a finite number, got {value!r}.").format(value=value))
     if value < 0 or (value == 0 and not allow_zero):

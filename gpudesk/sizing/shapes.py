@@ -9,7 +9,6 @@ known config reproduces the published size: Llama-2-7B 6,738,415,616 parameters,
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -17,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gpudesk.sizing.checks import MAX_PARAMS, positive_int
+from gpudesk.sizing.config_validation import check_config_numbers, read_config_json
 from gpudesk.sizing.errors import ConfigFileError, ShapeError, SizingError
 
 _REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}")
@@ -378,23 +378,13 @@ def spec_from_hf_config(path: str | Path) -> ModelSpec:
             heads / vocabulary; the message names the missing key.
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigFileError("config", f"cannot read {p}: {exc.strerror or exc}.") from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigFileError("config", f"{p} is not UTF-8 text; pass the model's config.json.") from exc
-    try:
-        cfg = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigFileError("config", f"{p} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}).") from exc
-    if not isinstance(cfg, dict):
-        raise ConfigFileError("config", f"{p} must hold a JSON object, not {type(cfg).__name__}.")
+    cfg = read_config_json(p)
     checkpoint_format = checkpoint_weight_format(cfg)
     if isinstance(cfg.get("text_config"), dict) and "hidden_size" not in cfg:
         merged = dict(cfg["text_config"])
         merged.setdefault("model_type", cfg["text_config"].get("model_type", cfg.get("model_type")))
         cfg = merged
+    check_config_numbers(cfg, p)
     name = _config_model_name(cfg, p)
     model_type = str(cfg.get("model_type", "")).lower()
     try:
@@ -694,14 +684,22 @@ def _human_count(n: int) -> str:
     return str(n)
 
 
-def parse_param_count(text: str | float) -> int:
+def _shown(value: object) -> str:
+    """``repr(value)`` cut to 40 characters (a pasted 309-digit size stays readable in a message)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**40:
+        return "a number with more than 40 digits"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def parse_param_count(text: str | int | float) -> int:
     """Parse ``"13B"``, ``"6.7e9"``, ``"350M"``, ``"230m"`` or a number into a parameter count.
 
     Raises:
         ShapeError: unparsable, zero, negative or above 100 T.
     """
     if isinstance(text, (int, float)) and not isinstance(text, bool):
-        value = float(text)
+        value = float(text) if not isinstance(text, int) or abs(text) <= MAX_PARAMS else (math.inf if text > 0 else -math.inf)
     else:
         s = str(text).strip().lower().replace("_", "").replace(",", "")
         mult = 1.0
@@ -712,9 +710,10 @@ def parse_param_count(text: str | float) -> int:
         try:
             value = float(s) * mult
         except ValueError as exc:
-            raise ShapeError("params", f"cannot read {text!r} as a parameter count; write e.g. 13B, 350M or 6.7e9.") from exc
-    if not math.isfinite(value) or value < 1:
-        raise ShapeError("params", f"parameter count must be at least 1, got {text!r}.")
+            raise ShapeError("params", f"cannot read {_shown(text)} as a parameter count; write e.g. 13B, 350M or 6.7e9.") from exc
+    shown = _shown(text)
     if value > MAX_PARAMS:
-        raise ShapeError("params", f"{text!r} is above 100 T parameters; check the units.")
+        raise ShapeError("params", f"{shown} is above 100 T parameters; check the units.")
+    if not math.isfinite(value) or value < 1:
+        raise ShapeError("params", f"parameter count must be at least 1, got {shown}.")
     return int(round(value))

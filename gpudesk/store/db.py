@@ -7,6 +7,7 @@ the thread that opened it (sqlite3's ``check_same_thread``): a worker thread ope
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from pathlib import Path
@@ -56,7 +57,11 @@ def open_store(path: Path | str | None = None, *, migrate: bool = True) -> Datab
     _import_feature_sets()
     try:
         target = Path(path) if path is not None else paths.store_path()
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.parent.is_dir():
+            target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(target.parent, 0o700)
+        if not target.exists():  # created 0600 here: SQLite would follow the umask (0666 under umask 000), and
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o600))  # its -wal/-shm files copy this mode
     except OSError as exc:
         raise StoreUnwritableError(
             f"Cannot create the data folder {exc.filename or ''}: {exc.strerror or exc}. "
@@ -115,6 +120,15 @@ def _check_not_newer(db: Database, target: Path) -> None:
             f"{target} was written by a newer gpudesk (it has schema changes {names} that this version "
             "does not know). It was not changed. Upgrade gpudesk, or set GPUDESK_DATA_DIR to another folder."
         )
+
+
+def database_file(db: Database) -> Path | None:
+    """The file behind ``db`` (None for an in-memory database or when even that cannot be read)."""
+    try:
+        row = db.execute("PRAGMA database_list").fetchone()
+    except sqlite3.Error:
+        return None
+    return Path(row[2]) if row and row[2] else None
 
 
 def _translate(exc: sqlite3.Error, target: Path) -> StoreError:

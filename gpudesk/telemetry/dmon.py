@@ -57,6 +57,7 @@ from gpudesk.telemetry.dmon_tokens import (
     tokenize,
 )
 from gpudesk.telemetry.model import SeriesFrame, column_dtype, concat_frames
+from gpudesk.telemetry.plausibility import mask_impossible
 
 __all__ = [
     "COLUMN_MAP",
@@ -409,13 +410,14 @@ def _parse_blocks(blocks: Iterable[np.ndarray], interval_s: float, start_time: f
         raise DmonError("No 'nvidia-smi dmon' header ('# gpu ...' or '#Date Time gpu ...') found: this does not look "
                         "like dmon output. Record with 'nvidia-smi dmon -s umt -o DT > log.txt'.")
     frames: list[SeriesFrame] = []
+    masked_counts: dict[str, int] = {}
     has_time = False
     unknown: list[str] = []
     for run in runs:
         has_time = has_time or run.layout.time_col is not None
         unknown.extend(u for u in run.layout.unknown if u not in unknown)
         if run.rows:
-            frames.append(_run_frame(run, interval_s, start_time))
+            frames.append(_run_frame(run, interval_s, start_time, masked_counts))
     if not has_time and frames:
         # consecutive runs of a log without time stamps continue one another
         offset = 0.0
@@ -437,6 +439,9 @@ def _parse_blocks(blocks: Iterable[np.ndarray], interval_s: float, start_time: f
         notes.append(f"Ignored {parser.before_header} line(s) before the first dmon header.")
     if unknown:
         notes.append(f"Kept unknown column(s) {', '.join(unknown)} as dmon_<name> metrics (no unit known).")
+    for metric, count in masked_counts.items():
+        notes.append(_("{count} {metric} value(s) outside what a GPU can report (utilization above 100 %, negative "
+                       "bytes, infinities) are shown as N/A.").format(count=count, metric=metric))
     notes.extend(_time_notes(has_time, interval_s))
     frame.notes = notes
     return DmonLog(frame, list(runs[-1].layout.names), notes, unsupported, errors, has_time)
@@ -448,7 +453,10 @@ def _time_notes(has_time: bool, interval_s: float) -> list[str]:
     return ["Times are the node's local time as printed by dmon (no time zone in the log)."]
 
 
-def _run_frame(run: _Run, interval_s: float, start_time: float | None) -> SeriesFrame:
+def _run_frame(run: _Run, interval_s: float, start_time: float | None,
+               masked_counts: dict[str, int]) -> SeriesFrame:
+    """The frame of one run; impossible values are masked (:func:`mask_impossible`), counted in ``masked_counts``
+    (metric -> values)."""
     lay = run.layout
     gpu = run.column(_GPU_COLUMN)
     n = int(gpu.shape[0])
@@ -468,12 +476,18 @@ def _run_frame(run: _Run, interval_s: float, start_time: float | None) -> Series
     metrics: dict[str, np.ndarray] = {}
     reasons: dict[tuple[int, str], str] = {}
     for _col, metric, _scale in lay.metric_cols:
-        v = run.column(metric)
+        raw = run.column(metric)
+        # impossible values (utilization above 100 %, negative bytes, infinities) are N/A with the reason
+        v, n_masked, why = mask_impossible(metric, raw)
         metrics[metric] = v
         missing = np.isnan(v)
         if missing.any():
             for g in np.flatnonzero(np.bincount(gpu[missing])).tolist():
                 reasons[(int(g), metric)] = NA_REASON
+        if n_masked and why is not None:
+            masked_counts[metric] = masked_counts.get(metric, 0) + n_masked
+            for g in np.flatnonzero(np.bincount(gpu[missing & ~np.isnan(raw)])).tolist():
+                reasons[(int(g), metric)] = why
     return SeriesFrame(t, gpu, metrics, reasons)
 
 

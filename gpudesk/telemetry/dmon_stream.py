@@ -15,8 +15,12 @@ import threading
 import time
 from collections.abc import Callable
 
-from gpudesk.telemetry.dmon_lines import DmonLineParser
+from gpudesk.telemetry.dmon_lines import MAX_LINE_CHARS, DmonLineParser
 from gpudesk.telemetry.model import DeviceInfo, SampleBatch, TelemetryError
+
+# Lines queued between two polls; a command that floods output is slowed down (the reader waits), not buffered
+# without bound.
+MAX_QUEUED_LINES = 100_000
 
 
 class DmonStreamError(TelemetryError):
@@ -43,7 +47,7 @@ class DmonStreamSource:
         self.command = argv
         self.interval_s = float(interval_s)
         self.parser = DmonLineParser(clock)
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._lines: queue.Queue[str | None] = queue.Queue(MAX_QUEUED_LINES)
         self._gpus: dict[int, DeviceInfo] = {}
         self._eof = False
         self._closed = False
@@ -59,15 +63,39 @@ class DmonStreamSource:
         self._reader = threading.Thread(target=self._read, name="dmon-stream-reader", daemon=True)
         self._reader.start()
 
+    def _put(self, item: str | None) -> bool:
+        """Queue one line, waiting while the queue is full; False once the source is closed."""
+        while True:
+            try:
+                self._lines.put(item, timeout=0.2)
+                return True
+            except queue.Full:
+                if self._closed:
+                    return False
+
     def _read(self) -> None:
-        assert self.proc.stdout is not None
+        """Read lines of at most MAX_LINE_CHARS characters: a longer line (or output without any newline) is
+        read in pieces and passed on as one over-long line that the parser skips and counts, so memory stays
+        bounded whatever the command prints."""
+        out = self.proc.stdout
+        assert out is not None
         try:
-            for line in self.proc.stdout:
-                self._lines.put(line)
+            while True:
+                line = out.readline(MAX_LINE_CHARS + 1)
+                if not line:
+                    break
+                if len(line) > MAX_LINE_CHARS and not line.endswith("\n"):
+                    while True:  # drop the rest of this line
+                        rest = out.readline(MAX_LINE_CHARS + 1)
+                        if not rest or rest.endswith("\n"):
+                            break
+                    line = "x" * (MAX_LINE_CHARS + 3)
+                if not self._put(line):
+                    return
         except (OSError, ValueError):  # the pipe was closed under us by close(): end of stream
             pass
         finally:
-            self._lines.put(None)
+            self._put(None)
 
     def poll(self) -> list[SampleBatch]:
         out: list[SampleBatch] = []
@@ -118,6 +146,14 @@ class DmonStreamSource:
         if self.proc.stdout is not None:
             self.proc.stdout.close()
         self._reader.join(grace_s)
+
+    def problem(self) -> str | None:
+        """Why the stream gave nothing usable, as one sentence: dmon unsupported there, pmon output instead of
+        dmon, or the command's exit status and last words; None while it went well."""
+        p = self.parser
+        if p.unsupported or p.foreign_format:
+            return " / ".join(p.errors)
+        return None
 
     def last_output(self) -> str:
         """The command's last lines that were not dmon output (error messages), joined with " / "."""

@@ -25,17 +25,32 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+from gpudesk.i18n import _
+from gpudesk.nvml.nvml_session import NvmlSession
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import DeviceInfo, Sample, SampleBatch
-from gpudesk.nvml.nvml_session import NvmlSession
+from gpudesk.telemetry.plausibility import check_values, sentinel_reason
 
 _PERMANENT = ("NotSupported", "FunctionNotFound")
 KB = 1000.0  # nvmlDeviceGetPcieThroughput's documented "KB/s", taken in SI (see the module docstring)
+# A throughput of 0 is doubted when the cumulative byte counters moved faster than this on average (1 MB/s:
+# well above the driver's own register traffic, far below any real transfer).
+PCIE_ZERO_DOUBT_BYTES_PER_S = 1e6
 
 
 class _GpuState:
-    __slots__ = ("skip", "slow_values", "slow_reasons", "mem_v1", "nvlink_links", "nvlink_prev", "pcie_counters",
-                 "pcie_prev")
+    __slots__ = (
+        "mem_v1",
+        "nvlink_links",
+        "nvlink_prev",
+        "pcie_counters",
+        "pcie_prev",
+        "skip",
+        "slow_reasons",
+        "slow_values",
+        "zero_check",
+        "zero_prev",
+    )
 
     def __init__(self) -> None:
         self.skip: dict[str, str] = {}  # call key -> permanent reason
@@ -46,6 +61,8 @@ class _GpuState:
         self.nvlink_prev: tuple[float, float, float] | None = None  # (timestamp us, tx KiB, rx KiB)
         self.pcie_counters: bool | None = None  # byte-counter fields usable? None = not tried yet
         self.pcie_prev: tuple[float, float, float] | None = None  # (timestamp us, tx bytes, rx bytes)
+        self.zero_check = True  # cross-check a throughput of 0 against the byte counters (until unsupported)
+        self.zero_prev: tuple[float, float, float] | None = None  # counters at the previous zero reading
 
 
 class NvmlSource:
@@ -146,6 +163,7 @@ class NvmlSource:
             return Sample(now, index, info.uuid, values, reasons)
         values.update(st.slow_values)
         reasons.update(st.slow_reasons)
+        check_values(values, reasons)
         values[m.PCIE_GEN_MAX] = float(info.pcie_gen_max) if info.pcie_gen_max is not None else None
         values[m.PCIE_WIDTH_MAX] = float(info.pcie_width_max_lanes) if info.pcie_width_max_lanes is not None else None
         if info.pcie_gen_max is None:
@@ -159,6 +177,9 @@ class NvmlSource:
         if skip is not None:
             return None, skip
         value, why = self.session.call(fn, *args, **kw)
+        sentinel = sentinel_reason(value)
+        if sentinel is not None:
+            return None, sentinel
         if why is not None:
             if why.startswith("GpuIsLost"):
                 raise _Lost(why)
@@ -173,8 +194,8 @@ class NvmlSource:
                 reasons[name] = why or "not read"
 
         util, why = self._get(st, "util", nv.nvmlDeviceGetUtilizationRates, h)
-        put(m.GPU_UTIL, float(util.gpu) if util is not None else None, why)
-        put(m.MEM_UTIL, float(util.memory) if util is not None else None, why)
+        put(m.GPU_UTIL, *_field(util, "gpu", why))
+        put(m.MEM_UTIL, *_field(util, "memory", why))
         self._memory(nv, h, st, put)
         rates = self._pcie_counter_rates(nv, h, st)
         if rates is not None:
@@ -185,6 +206,7 @@ class NvmlSource:
             put(m.PCIE_TX, float(tx) * KB if tx is not None else None, why)
             rx, why = self._get(st, "pcie_rx", nv.nvmlDeviceGetPcieThroughput, h, nv.NVML_PCIE_UTIL_RX_BYTES)
             put(m.PCIE_RX, float(rx) * KB if rx is not None else None, why)
+            self._doubt_zero_throughput(nv, h, st, values, reasons)
         pw, why = self._get(st, "power", nv.nvmlDeviceGetPowerUsage, h)
         put(m.POWER, pw / 1000.0 if pw is not None else None, why)
         temp, why = self._get(st, "temp", nv.nvmlDeviceGetTemperature, h, nv.NVML_TEMPERATURE_GPU)
@@ -226,6 +248,37 @@ class NvmlSource:
         dt = (ts - prev[0]) / 1e6
         return (tx - prev[1]) / dt, (rx - prev[2]) / dt
 
+    def _doubt_zero_throughput(self, nv: ModuleType, h: Any, st: _GpuState, values: dict[str, float | None],
+                               reasons: dict[str, str]) -> None:
+        """A 20 ms throughput sample of 0 while the cumulative PCIe byte counters moved (more than 1 MB/s on
+        average since the last zero reading) is not a fact: that direction becomes None with the reason. Costs
+        one nvmlDeviceGetFieldValues call per tick, only while a throughput reads 0 and the driver has the
+        counters."""
+        zero = [k for k in (m.PCIE_TX, m.PCIE_RX) if values.get(k) == 0.0]
+        fields = (getattr(nv, "NVML_FI_DEV_PCIE_COUNT_TX_BYTES", None), getattr(nv, "NVML_FI_DEV_PCIE_COUNT_RX_BYTES", None))
+        if not zero or not st.zero_check or None in fields:
+            st.zero_prev = None
+            return
+        vals, _why = self._get(st, "pcie_counters", nv.nvmlDeviceGetFieldValues, h, list(fields))
+        if vals is None or any(int(v.nvmlReturn) != 0 for v in vals):
+            st.zero_check = False
+            st.zero_prev = None
+            return
+        ts = float(max(int(v.timestamp) for v in vals))
+        now = (ts, float(int(vals[0].value.ullVal)), float(int(vals[1].value.ullVal)))
+        prev, st.zero_prev = st.zero_prev, now
+        if prev is None or ts <= prev[0]:
+            return
+        dt = (ts - prev[0]) / 1e6
+        for metric, i in ((m.PCIE_TX, 1), (m.PCIE_RX, 2)):
+            moved = now[i] - prev[i]
+            if metric in zero and moved / dt > PCIE_ZERO_DOUBT_BYTES_PER_S:
+                values[metric] = None
+                reasons[metric] = _(
+                    "nvmlDeviceGetPcieThroughput reads 0 while the PCIe byte counters moved {moved_bytes:.0f} bytes "
+                    "in {seconds:.1f} s: the 0 is not trustworthy on this driver (measure with the byte counters)"
+                ).format(moved_bytes=moved, seconds=dt)
+
     @property
     def pcie_methods(self) -> dict[int, str]:
         """GPU index -> how PCIe throughput is measured ("byte counters, averaged over the interval" or
@@ -248,12 +301,11 @@ class NvmlSource:
             for n in names:
                 put(n, None, why)
             return
-        put(m.MEM_USED, float(mem.used), None)
-        put(m.MEM_FREE, float(mem.free), None)
-        put(m.MEM_TOTAL, float(mem.total), None)
-        reserved = getattr(mem, "reserved", None)
-        put(m.MEM_RESERVED, float(reserved) if reserved is not None else None,
-            "reserved memory needs nvmlDeviceGetMemoryInfo_v2 (driver older than R510)")
+        put(m.MEM_USED, *_field(mem, "used", None))
+        put(m.MEM_FREE, *_field(mem, "free", None))
+        put(m.MEM_TOTAL, *_field(mem, "total", None))
+        put(m.MEM_RESERVED, *_field(mem, "reserved",
+                                    "reserved memory needs nvmlDeviceGetMemoryInfo_v2 (driver older than R510)"))
 
     def _slow(self, nv: ModuleType, h: Any, st: _GpuState, now: float) -> None:
         vals: dict[str, float | None] = {}
@@ -344,6 +396,20 @@ class NvmlSource:
         dt = (ts - prev[0]) / 1e6
         put(m.NVLINK_TX, (tx - prev[1]) * 1024.0 / dt, None)
         put(m.NVLINK_RX, (rx - prev[2]) * 1024.0 / dt, None)
+
+
+def _field(struct: Any, name: str, why: str | None) -> tuple[float | None, str | None]:
+    """One member of an NVML struct (nvmlMemory_t, nvmlUtilization_t) as a float, or None with the reason
+    (the call failed, the member is absent, or it holds NVML's "not available" sentinel)."""
+    if struct is None:
+        return None, why
+    raw = getattr(struct, name, None)
+    if raw is None:
+        return None, why
+    sentinel = sentinel_reason(int(raw))
+    if sentinel is not None:
+        return None, sentinel
+    return float(raw), None
 
 
 def _field_error(nv: ModuleType, code: int) -> str:

@@ -6,20 +6,28 @@ ThreadWorker; the CLI in its main loop). Samples go into an open columnar chunk 
 transaction until it holds :data:`LIVE_CHUNK_SAMPLES`; so a killed process loses at most what it gathered since
 the last commit (1-2 s). The store is in WAL mode, and a session that was never stopped stays readable (shown as
 interrupted).
+
+A failed write (disk full, damaged page) is raised once as :class:`RecordingFailed`, naming the file: the
+transaction is rolled back, so every chunk committed before stays readable as it was, the recording stops, and
+later batches are dropped instead of raising again on every tick.
 """
 
 from __future__ import annotations
 
 import math
+import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 
 import numpy as np
 from sqlite_utils import Database
 
 from gpudesk.progress import Progress
-from gpudesk.store import chunks, open_store
+from gpudesk.store import StoreError, chunks, open_store
 from gpudesk.store import recordings as rec
+from gpudesk.store.db import database_file
+from gpudesk.store.errors import store_error_for
 from gpudesk.telemetry.model import (
     DeviceInfo,
     SampleBatch,
@@ -31,6 +39,17 @@ from gpudesk.telemetry.model import (
 
 class RecorderError(TelemetryError):
     """The recorder was used out of order (write before start, ...)."""
+
+
+class RecordingFailed(TelemetryError, StoreError):
+    """The database could not be opened or written while recording (disk full, damaged page, newer version,
+    locked). Both a TelemetryError (the sampler's and the CLI's recording paths catch those) and a StoreError;
+    ``store_error`` is the store's own error (StoreFullError, StoreCorruptError, StoreNewerVersionError...),
+    whose message names the file and says what to do (its remedy is part of this error's message)."""
+
+    def __init__(self, store_error: StoreError):
+        super().__init__(store_error.user_text(), field=store_error.field, detail=store_error.detail)
+        self.store_error = store_error
 
 
 # Samples per GPU in a live chunk (20 min at 1 Hz): each commit rewrites the open chunk, so this bounds the work
@@ -91,7 +110,10 @@ class Recorder:
     def __init__(self, db: Database | None = None, *, flush_interval_s: float = 1.0,
                  clock: Callable[[], float] = time.monotonic):
         self._own = db is None
-        self.db = db if db is not None else open_store()
+        try:
+            self.db = db if db is not None else open_store()
+        except StoreError as exc:  # newer-version, damaged, locked or unwritable database: say so, once
+            raise RecordingFailed(exc) from exc
         self.flush_interval_s = float(flush_interval_s)
         self._clock = clock
         self.session_id: int | None = None
@@ -103,6 +125,29 @@ class Recorder:
         self._last_flush = clock()
         self._last_t: float | None = None
         self.rows_written = 0
+        # set when a write failed (disk full, damaged database): the error was raised once, the recording has
+        # stopped, and later batches are dropped instead of raising again on every tick
+        self.failed: RecordingFailed | None = None
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Turn a failed write (a store error, or a foreign sqlite3/OS error) into :class:`RecordingFailed`
+        naming the file, roll back, and stop the recording."""
+        try:
+            yield
+        except (StoreError, sqlite3.Error, OSError) as exc:
+            if isinstance(exc, RecordingFailed):
+                raise
+            err = RecordingFailed(store_error_for(exc, database_file(self.db)))
+            self.failed = err
+            self.session_id = None
+            self._open, self._dirty, self._pending_rows, self._reasons = {}, set(), 0, {}
+            try:
+                if self.db.conn.in_transaction:
+                    self.db.conn.rollback()
+            except sqlite3.Error:
+                pass  # the connection is as broken as the write: nothing more to undo
+            raise err from exc
 
     def start(
         self,
@@ -121,18 +166,27 @@ class Recorder:
         """Create the session (host, versions, GPU names and UUIDs, interval, notes); returns its id."""
         if self.session_id is not None:
             raise RecorderError("A recording is already running; stop it before starting another.")
-        self.session_id = rec.create_session(
-            self.db, name=name, source=source, interval_s=interval_s, host=host, driver_version=driver_version,
-            nvml_version=nvml_version, notes=notes, gpu_model=gpu_model, link_assumption=link_assumption,
-            started_at=time.time(), gpus=device_rows(devices),
-        )
+        self.failed = None
+        with self._writing():
+            self.session_id = rec.create_session(
+                self.db, name=name, source=source, interval_s=interval_s, host=host, driver_version=driver_version,
+                nvml_version=nvml_version, notes=notes, gpu_model=gpu_model, link_assumption=link_assumption,
+                started_at=time.time(), gpus=device_rows(devices),
+            )
         self.rows_written = 0
         self._open, self._dirty, self._next_seq, self._pending_rows = {}, set(), 0, 0
         self._last_flush = self._clock()
         return self.session_id
 
     def write(self, batch: SampleBatch) -> None:
-        """Buffer one batch; commits when the flush interval has passed."""
+        """Buffer one batch; commits when the flush interval has passed.
+
+        Raises:
+            RecordingFailed: the commit failed (its ``store_error`` is a StoreFullError when the disk is full);
+                the recording stops, and batches written after that are dropped (see ``failed``).
+        """
+        if self.failed is not None:
+            return
         if self.session_id is None:
             raise RecorderError("Start a recording before writing samples.")
         for s in batch.samples:
@@ -156,10 +210,11 @@ class Recorder:
         if self.session_id is None:
             raise RecorderError("Start a recording before writing samples.")
         self.flush()
-        n = rec.insert_arrays(self.db, self.session_id, frame.t, frame.gpu, frame.metrics, progress=progress)
-        self._next_seq = chunks.next_seq(self.db, self.session_id)
-        self._open = {}
-        rec.set_reasons(self.db, self.session_id, frame.reasons)
+        with self._writing():
+            n = rec.insert_arrays(self.db, self.session_id, frame.t, frame.gpu, frame.metrics, progress=progress)
+            self._next_seq = chunks.next_seq(self.db, self.session_id)
+            self._open = {}
+            rec.set_reasons(self.db, self.session_id, frame.reasons)
         self.rows_written += n
         if len(frame):
             self._last_t = float(frame.t[-1])
@@ -169,20 +224,22 @@ class Recorder:
         """Commit what is buffered (one transaction)."""
         if self.session_id is None:
             return
-        if self._dirty:
-            sid = self.session_id
-            dirty = [self._open[g] for g in sorted(self._dirty)]
-            present = {name for c in dirty for name in c.present()}
-            rec.write_live_chunks(self.db, sid, [c.chunk() for c in dirty], sorted(present))
-            self.rows_written += self._pending_rows
-            self._pending_rows = 0
-            self._dirty = set()
-            for c in dirty:
-                if len(c.t) >= LIVE_CHUNK_SAMPLES:
-                    del self._open[c.gpu_index]  # sealed: the next sample of this GPU opens a new chunk
-        if self._reasons:
-            rec.set_reasons(self.db, self.session_id, self._reasons)
-            self._reasons = {}
+        with self._writing():
+            if self._dirty:
+                sid = self.session_id
+                dirty = [self._open[g] for g in sorted(self._dirty)]
+                present = {name for c in dirty for name in c.present()}
+                # one transaction: on failure the chunks keep their last committed version
+                rec.write_live_chunks(self.db, sid, [c.chunk() for c in dirty], sorted(present))
+                self.rows_written += self._pending_rows  # counted once the transaction committed
+                self._pending_rows = 0
+                self._dirty = set()
+                for c in dirty:
+                    if len(c.t) >= LIVE_CHUNK_SAMPLES:
+                        del self._open[c.gpu_index]  # sealed: the next sample of this GPU opens a new chunk
+            if self._reasons:
+                rec.set_reasons(self.db, self.session_id, self._reasons)
+                self._reasons = {}
         self._last_flush = self._clock()
 
     def stop(self) -> int | None:
@@ -191,15 +248,19 @@ class Recorder:
         if sid is None:
             return None
         self.flush()
-        rec.finish_session(self.db, sid, self._last_t if self._last_t is not None else time.time())
+        with self._writing():
+            rec.finish_session(self.db, sid, self._last_t if self._last_t is not None else time.time())
         self.session_id = None
         return sid
 
     def close(self) -> None:
-        """Stop any running session and close the connection if this recorder opened it."""
-        self.stop()
-        if self._own:
-            self.db.close()
+        """Stop any running session and close the connection if this recorder opened it (always closed, even
+        when the last commit fails: that error is raised after closing)."""
+        try:
+            self.stop()
+        finally:
+            if self._own:
+                self.db.close()
 
 
 def load_frame(db: Database, session_id: int, t0: float | None = None, t1: float | None = None,
@@ -210,8 +271,15 @@ def load_frame(db: Database, session_id: int, t0: float | None = None, t1: float
     Raises:
         StoreError: no such session.
     """
-    t, gpu, cols = rec.read_arrays(db, session_id, t0, t1, gpus, metrics, dtypes=column_dtype)
-    return SeriesFrame(t, gpu, cols, rec.session_reasons(db, session_id), sort=False)
+    try:
+        t, gpu, cols = rec.read_arrays(db, session_id, t0, t1, gpus, metrics, dtypes=column_dtype)
+        reasons = rec.session_reasons(db, session_id)
+    except StoreError as exc:  # a damaged page under this recording: the message names the file, how to recover
+        named = store_error_for(exc, database_file(db))
+        if named is exc:  # not a database fault (no such session...): as it was
+            raise
+        raise named from exc
+    return SeriesFrame(t, gpu, cols, reasons, sort=False)
 
 
 def session_devices(db: Database, session_id: int) -> list[DeviceInfo]:

@@ -19,6 +19,7 @@ def test_a_command_needs_only_its_module():
     assert _modules_for(["plan", "--profile", PROFILE]) == ["plan"]
     assert _modules_for(["estimate", "memory", "--params", "7e9"]) == ["plan"]
     assert _modules_for(["monitor", "analyze", "--list"]) == ["monitor"]
+    assert _modules_for(["store", "check"]) == ["store"]
 
 
 def test_the_language_option_before_a_command_is_skipped_with_its_value():

@@ -101,15 +101,44 @@ def test_no_agent_and_stale_socket(spawn, tmp_path):
     os.unlink(agent.socket_path(dead.pid))
 
 
-def test_agent_refuses_a_shared_folder(monkeypatch, tmp_path):
+def test_agent_skips_a_shared_folder_and_says_how_to_free_it(monkeypatch, tmp_path, capsys):
+    """Issue 14: a folder another user made first must not stop the agent (denial of service): it is skipped
+    with a warning naming it, and the next private candidate is used; a socket in it is never trusted."""
     shared = tmp_path / "run"
     shared.mkdir()
     (shared / "gpudesk-agents").mkdir(mode=0o777)
     os.chmod(shared / "gpudesk-agents", 0o777)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(shared))
-    with pytest.raises(PermissionError, match="not a private folder"):
-        agent.agent_dir()
-    assert "not a private folder" in agent.agent_available(12345)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("GPUDESK_AGENT_DIR", raising=False)
+    base = agent.agent_dir(create=True)
+    assert base == tmp_path / "cache" / "gpudesk" / "agents"
+    assert oct(os.stat(base).st_mode & 0o777) == "0o700"
+    warning = capsys.readouterr().err
+    assert "not a private folder" in warning and "Remove it" in warning and str(base) in warning
+    (shared / "gpudesk-agents" / "12345.sock").write_text("planted")
+    assert agent.socket_path(12345) == base / "12345.sock"  # the planted file is ignored
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to make another user's folder")
+def test_a_temp_folder_squatted_by_another_user_does_not_stop_the_agent(monkeypatch, tmp_path):
+    squat = tmp_path / f"gpudesk-agents-{os.getuid()}"
+    squat.mkdir(mode=0o755)
+    os.chown(squat, 12345, 12345)
+    monkeypatch.setattr(agent.tempfile, "gettempdir", lambda: str(tmp_path))
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.delenv("GPUDESK_AGENT_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert agent.agent_dir(create=True) == tmp_path / "cache" / "gpudesk" / "agents"
+    # every candidate taken: the message names each and says what to do
+    monkeypatch.setenv("XDG_CACHE_HOME", str(squat))
+    os.chmod(squat, 0o777)
+    (squat / "gpudesk").mkdir()
+    (squat / "gpudesk" / "agents").mkdir(mode=0o777)
+    os.chmod(squat / "gpudesk" / "agents", 0o777)
+    with pytest.raises(PermissionError, match="GPUDESK_AGENT_DIR") as info:
+        agent.agent_dir(create=True)
+    assert "user id 12345" in str(info.value)
 
 
 def test_nonexistent_pid():
@@ -140,7 +169,7 @@ def test_client_finds_an_agent_started_without_xdg_runtime_dir(spawn, monkeypatc
     runtime.mkdir(mode=0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))  # gpudesk itself runs in a desktop session
     path = agent.socket_path(t.pid)
-    assert path.parent.name.startswith("gpudesk-agents-")
+    assert path.exists() and path.parent != runtime / "gpudesk-agents"
     assert report_from_probe(agent.query_agent(t.pid)).pid == t.pid
 
 

@@ -86,3 +86,21 @@ def test_a_write_past_the_page_limit_is_store_full(tmp_path):
     with pytest.raises(StoreFullError) as caught:
         insert_arrays(db, sid, 1.7e9 + np.arange(20_000.0), np.zeros(20_000, dtype=np.int32), {"power_w": noise})
     assert caught.value.__cause__.sqlite_errorcode & 0xFF == sqlite3.SQLITE_FULL
+
+
+def test_an_os_level_full_disk_is_store_full_by_its_errno():
+    import errno
+
+    from gpudesk.store.errors import store_error_for, translate_os_error
+
+    full = translate_os_error(OSError(errno.ENOSPC, "No space left on device"), "/data/gpudesk.db")
+    assert isinstance(full, StoreFullError) and "/data/gpudesk.db" in full.message and full.remedy
+    denied = translate_os_error(OSError(errno.EACCES, "Permission denied"), "/data/gpudesk.db")
+    assert type(denied) is StoreUnwritableError
+    # a store error raised without the file (converts_sqlite_errors) is named again from its sqlite3 cause
+    cause = sqlite3.OperationalError("database or disk is full")
+    cause.sqlite_errorcode = sqlite3.SQLITE_FULL
+    unnamed = translate_sqlite_error(cause)
+    unnamed.__cause__ = cause
+    named = store_error_for(unnamed, "/data/gpudesk.db")
+    assert isinstance(named, StoreFullError) and "/data/gpudesk.db" in named.message

@@ -284,7 +284,10 @@ def test_live_parser_skips_impossible_rows_and_pmon_headers():
     lines = [DT_HEADER.splitlines()[0], "20240101 00:00:00      -     10     20",
              "20240101 00:00:00    nan     10     20", "20240101 00:00:00     -1     10     20",
              "1e999    00:00:00      0     10     20", "# gpu pid type sm mem command",
+             "    0   1234     C    10    20  python",  # a pmon row: skipped until a dmon header comes back
+             DT_HEADER.splitlines()[0],
              "20240101 00:00:00      0     10     20", "20240101 00:00:01      0     11     20"]
     batches = [b for line in lines for b in p.feed(line)] + p.flush()
-    assert p.bad_lines == 4 and p.other_lines == 1
+    assert p.bad_lines == 5 and p.skipped == {"gpu_index": 3, "date": 1, "pmon": 1}
+    assert len(p.errors) == 1 and not p.foreign_format  # the pmon header is reported once; dmon resumed
     assert [s.values["gpu_util_pct"] for b in batches for s in b.samples] == [10.0, 11.0]

@@ -26,6 +26,7 @@ from gpudesk.telemetry.heatmap import Heatmap
 from gpudesk.telemetry.rules.base import CRITICAL, INFO, NOT_JUDGED, WARNING, Finding
 from gpudesk.ui.monitor.display import fmt_duration, when
 from gpudesk.ui.monitor.span_chart import SpanChart
+from gpudesk.ui.tooltips import plain_tooltip
 
 ORDER = {CRITICAL: 0, WARNING: 1, INFO: 2, NOT_JUDGED: 3}
 COLOUR = {CRITICAL: "#b00020", WARNING: "#8a5a00", INFO: "#1f5fa8", NOT_JUDGED: "#666666"}
@@ -131,7 +132,7 @@ class FindingsListView(QWidget):
                 child = QTreeWidgetItem([f.summary, scope, length, f.severity])
                 child.setForeground(3, QBrush(QColor(COLOUR.get(f.severity, "#000"))))
                 tip = f.advice or f.summary
-                child.setToolTip(0, tip)
+                child.setToolTip(0, plain_tooltip(tip))
                 if f.span:
                     child.setData(0, SPAN_ROLE, f.span)
                 child.setData(0, FINDING_ROLE, len(self._by_item))

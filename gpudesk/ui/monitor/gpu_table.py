@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidge
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import DeviceInfo
 from gpudesk.ui.monitor.display import fmt, fmt_share, gpu_color
+from gpudesk.ui.tooltips import plain_tooltip
 
 COLUMNS = (  # (key, header); headers are translated in GpuTableModel.headerData
     ("gpu", QT_TRANSLATE_NOOP("GpuTableModel", "GPU")),
@@ -146,7 +147,7 @@ class GpuTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self._text(row, key, device)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(row, key, device)
+            return plain_tooltip(self._tooltip(row, key, device)) or None  # GPU names come from outside
         return None
 
     def _text(self, row: int, key: str, device: DeviceInfo) -> str:

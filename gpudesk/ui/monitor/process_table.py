@@ -19,6 +19,7 @@ from PySide6.QtCore import (
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
 from gpudesk.ui.monitor.display import GIB
+from gpudesk.ui.tooltips import plain_tooltip
 
 HEADERS = (
     QT_TRANSLATE_NOOP("ProcessModel", "GPU"),
@@ -80,7 +81,7 @@ class ProcessModel(QAbstractTableModel):
                 return QCoreApplication.translate("Monitor", "N/A: {r}").format(
                     r=p.host_reason or QCoreApplication.translate("Monitor", "the process could not be looked up"))
             if col == 4 and p.cmdline:
-                return p.cmdline
+                return plain_tooltip(p.cmdline)  # any process's command line: never rendered as markup
             if col == 1 and not p.visible:
                 return QCoreApplication.translate(
                     "Monitor", "This PID does not exist here (host PID seen from a container?). Run the container "

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from gpudesk.ui.monitor.display import fmt_duration
 from gpudesk.ui.workers import run_task
+from gpudesk.ui.tooltips import plain_tooltip
 
 HEADERS = (
     QT_TRANSLATE_NOOP("RecordingsView", "#"),
@@ -177,7 +178,7 @@ class RecordingsView(QWidget):
             for c, text in enumerate(session_row(session)):
                 item = QTableWidgetItem(text)
                 if c == 1:
-                    item.setToolTip(text)
+                    item.setToolTip(plain_tooltip(text))  # the recording's name, typed by anyone
                 self.table.setItem(r, c, item)
             if session.id == selected:
                 self.table.selectRow(r)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 from gpudesk.telemetry.heatmap import Heatmap
 from gpudesk.telemetry.rules.base import CRITICAL, WARNING, Finding
 from gpudesk.ui.monitor.display import fmt_duration
+from gpudesk.ui.tooltips import plain_tooltip
 
 SPAN_COLOUR = {CRITICAL: QColor("#c0392b"), WARNING: QColor("#e67e22")}
 NA = QColor(200, 200, 200)
@@ -152,4 +153,4 @@ class SpanChart(QWidget):
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         hit = self.finding_at(event.position())
-        self.setToolTip(hit.summary if hit is not None else "")
+        self.setToolTip(plain_tooltip(hit.summary) if hit is not None else "")

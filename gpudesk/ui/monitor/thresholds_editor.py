@@ -11,7 +11,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QDialog,
@@ -82,6 +82,7 @@ class ThresholdsEditor(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setWidget(content)
         self.status = QLabel()
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # error texts carry file names from outside
         self.save_button = QPushButton(self.tr("&Save"))
         self.defaults_button = QPushButton(self.tr("&Defaults"))
         self.save_button.clicked.connect(self.save)

@@ -1,22 +1,17 @@
 """Plain-text helpers: outside text (process names, command lines, file contents) is never rich text.
 
-Qt guesses whether a tooltip is rich text (``Qt::mightBeRichText``); :func:`plain_tooltip` escapes the
-text and wraps it so that it is always shown literally.
+Qt guesses whether a tooltip is rich text (``Qt::mightBeRichText``); :func:`plain_tooltip` (the one in
+:mod:`gpudesk.ui.tooltips`, re-exported here) escapes the text and wraps it so that it is always shown literally.
 """
 
 from __future__ import annotations
 
-import html
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
+from gpudesk.ui.tooltips import plain_tooltip
 
-def plain_tooltip(text: str) -> str:
-    """A tooltip string that shows ``text`` literally (markup in it is escaped)."""
-    if not text:
-        return ""
-    return "<p style='white-space:pre-wrap'>" + html.escape(text) + "</p>"
+__all__ = ["plain_label", "plain_tooltip"]
 
 
 def plain_label(text: str, parent: QWidget | None = None, *, wrap: bool = False, selectable: bool = False) -> QLabel:

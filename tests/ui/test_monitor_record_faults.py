@@ -1,0 +1,65 @@
+"""GUI recording faults (issue 14): the disk fills while the Monitor tab records, or the database is from a newer
+gpudesk. The sampler reports one clear message, stops recording, and the live view keeps receiving samples;
+what was committed stays readable."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from helpers.fake_pynvml import make_fake_pynvml
+
+from gpudesk.store import open_store
+from gpudesk.telemetry.nvml_source import NvmlSource
+from gpudesk.telemetry.recorder import Recorder, load_frame
+from gpudesk.ui.monitor.sampler_worker import SamplerWorker
+
+
+def test_disk_full_while_recording_in_the_gui_gives_one_message_and_live_view_goes_on(qtbot, tmp_path):
+    fake = make_fake_pynvml(64)
+    path = tmp_path / "gpudesk.db"
+    dbs = []
+
+    def recorder_factory():
+        db = open_store(path)
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+        db.execute(f"PRAGMA max_page_count = {pages + 40}")
+        dbs.append(db)
+        return Recorder(db, flush_interval_s=0.0)
+
+    worker = SamplerWorker(lambda: NvmlSource(nvml=fake, interval_s=0.05), recorder_factory=recorder_factory)
+    failures: list[str] = []
+    batches: list = []
+    worker.recordingFailed.connect(failures.append)
+    worker.batches.connect(batches.append)
+    worker.begin()
+    worker._timer.stop()  # ticks driven by hand, in this thread
+    worker._start_recording("disk-full test")
+    sid = worker.session_id
+    for _ in range(300):
+        worker._tick()
+    assert len(failures) == 1, failures  # not one exception per tick
+    assert "is full" in failures[0] and str(path) in failures[0]
+    assert worker.recorder is None and len(batches) == 301  # begin() ticks once; the live view kept every tick
+    worker.teardown()
+    dbs[0].close()
+    fresh = open_store(path)
+    assert len(load_frame(fresh, sid)) > 0
+    fresh.close()
+
+
+def test_newer_database_in_the_gui_record_path_is_a_message(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUDESK_DATA_DIR", str(tmp_path))
+    open_store(tmp_path / "gpudesk.db").close()
+    conn = sqlite3.connect(tmp_path / "gpudesk.db")
+    conn.execute("INSERT INTO _sqlite_migrations (migration_set, name, applied_at) VALUES ('gpudesk-plans', "
+                 "'m999_future', '2030-01-01')")
+    conn.commit()
+    conn.close()
+    worker = SamplerWorker(lambda: NvmlSource(nvml=make_fake_pynvml(1)))
+    failures: list[str] = []
+    worker.recordingFailed.connect(failures.append)
+    worker.begin()
+    worker._timer.stop()
+    worker._start_recording("")
+    assert len(failures) == 1 and "newer gpudesk" in failures[0]
+    worker.teardown()
