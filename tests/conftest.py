@@ -35,3 +35,4 @@ def _isolated_data_dir(tmp_path, monkeypatch):
     data = tmp_path / "gpudesk-data"
     monkeypatch.setenv("GPUDESK_DATA_DIR", str(data))
     return data
+
