@@ -36,6 +36,11 @@ class LazyTab(QWidget):
         self._layout.setContentsMargins(0, 0, 0, 0)
 
     @property
+    def module_name(self) -> str:
+        """The module that holds the real tab's class."""
+        return self._module
+
+    @property
     def built(self) -> bool:
         return self.content is not None or self.error is not None
 

@@ -1,9 +1,12 @@
 """The main window: a message bar over one tab per part of the app. It only composes tabs.
 
-Start-up (issue 2): the window opens the catalog, builds the open tab and paints; the user store and the
-chart library load after that first paint (:mod:`gpudesk.ui.startup`). A tab class that can be shown before
-the store is open says so with ``opens_before_store = True`` and gets ``store_opened()`` called once it is;
-any other tab is built only after the store step has run (at once, if the start-up has not reached it yet).
+Start-up (issues 2 and 15): the window paints its frame (menus, message bar, tab bar) first; then, in the
+start-up steps after that first paint (:mod:`gpudesk.ui.startup`), the catalog opens, the open tab is built
+(its module imported on the thread pool), and the chart library and the user store load. A tab built earlier
+(the user switches tabs, or code asks for :meth:`MainWindow.tab`) gets the catalog at once. A tab class that
+can be shown before the store is open says so with ``opens_before_store = True`` and gets ``store_opened()``
+called once it is; any other tab is built only after the store step has run (at once, if the start-up has not
+reached it yet).
 """
 
 from __future__ import annotations
@@ -23,21 +26,30 @@ from gpudesk.ui.workers import failure_text, tracker
 
 #: Start the deferred start-up this long after the window is shown even when no first paint was seen (ms).
 STARTUP_FALLBACK_MS = 1500
+#: Imported on the thread pool before the catalog opens (after the first paint).
+CATALOG_MODULES: tuple[str, ...] = ("gpudesk.catalog",)
 
 
 def open_context(store: bool = True) -> AppContext:
     """Open the catalog and (unless ``store`` is False) the user store; failures become messages, the window
     still opens."""
     ctx = AppContext()
+    open_catalog_into(ctx)
+    if store:
+        open_store_into(ctx)
+    return ctx
+
+
+def open_catalog_into(ctx: AppContext) -> bool:
+    """Open the GPU catalog into ``ctx.catalog``; a failure is added to ``ctx.problems``. Returns success."""
     try:
-        from gpudesk.catalog import open_catalog
+        from gpudesk.catalog import open_catalog  # imported after the first paint (start-up speed)
 
         ctx.catalog = open_catalog()
     except Exception as exc:  # noqa: BLE001 - any catalog failure is reported, the app keeps going
         ctx.problems.append(str(exc))
-    if store:
-        open_store_into(ctx)
-    return ctx
+        return False
+    return True
 
 
 def open_store_into(ctx: AppContext) -> bool:
@@ -58,9 +70,10 @@ class MainWindow(QMainWindow):
     def __init__(self, ctx: AppContext | None = None, settings: QSettings | None = None):
         super().__init__()
         self.setWindowTitle(self.tr("gpudesk"))
-        self.ctx = ctx if ctx is not None else open_context(store=False)
+        self.ctx = ctx if ctx is not None else AppContext()
         self.startup = Startup(lambda text: self.message_bar.show_message(text, "error"), self)
-        if ctx is None:  # a given context comes with its store (or without one) already decided
+        if ctx is None:  # a given context comes with its catalog and store (or without them) already decided
+            self.startup.add_step("catalog", CATALOG_MODULES, self._open_catalog, before="charts")
             self.startup.add_step("store", STORE_MODULES, self._open_store)
         self.startup.activate()
         self.settings = settings or QSettings(str(paths.settings_path()), QSettings.Format.IniFormat)
@@ -81,7 +94,10 @@ class MainWindow(QMainWindow):
         self._build_menu()
         self._restore()
         self.tabs.currentChanged.connect(self._build_tab)
-        self._build_tab(self.tabs.currentIndex())
+        # The open tab is built right after the first paint (its module imported on the thread pool first).
+        current = self.tabs.widget(self.tabs.currentIndex())
+        modules = (current.module_name,) if isinstance(current, LazyTab) else ()
+        self.startup.add_step("tab", modules, self._build_current_tab, before="charts")
         if self.ctx.problems:
             self.message_bar.show_message("\n".join(self.ctx.problems), "error")
         self._paint_watcher = FirstPaintWatcher(self)
@@ -98,8 +114,18 @@ class MainWindow(QMainWindow):
         """A background task failed and nobody handled it: say so in the message bar."""
         self.message_bar.show_message(self.tr("A background task failed: {0}").format(failure_text(exc)), "error")
 
+    def _open_catalog(self) -> None:
+        """The start-up's catalog step (after the first paint): open it, report a failure."""
+        if not open_catalog_into(self.ctx):
+            self.message_bar.show_message("\n".join(self.ctx.problems), "error")
+
+    def _build_current_tab(self) -> None:
+        self._build_tab(self.tabs.currentIndex())
+
     def _prepare_tab(self, tab_class: type) -> None:
-        """Called by a LazyTab before it builds ``tab_class``: a tab that needs the store gets it first."""
+        """Called by a LazyTab before it builds ``tab_class``: every tab gets the catalog first, and a tab that
+        needs the store gets it too."""
+        self.startup.run_now("catalog")
         if not getattr(tab_class, "opens_before_store", False):
             self.startup.run_now("store")
 
