@@ -10,7 +10,6 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from gpudesk import APP_NAME, __version__, paths
-from gpudesk.ui.error_report import install_excepthook
 
 
 def install_translators(app: QApplication) -> list[QTranslator]:
@@ -42,7 +41,16 @@ def run_app(argv: list[str] | None = None) -> int:
     from gpudesk.ui.main_window import MainWindow
 
     window = MainWindow()
-    install_excepthook(window.message_bar.show_message)
+
+    def report_exceptions() -> None:
+        # Installed as the first start-up step after the first paint: the hook's queued connection builds the
+        # Qt namespace's enums (~20-30 ms), which the first paint does not need (issue 15). Until then an
+        # exception goes to stderr only.
+        from gpudesk.ui.error_report import install_excepthook
+
+        install_excepthook(window.message_bar.show_message)
+
+    window.startup.add_step("exceptions", (), report_exceptions, before="catalog")
     window.show()
     from gpudesk.ui.first_paint import exit_after_first_paint_requested, quit_after_first_paint
 

@@ -11,6 +11,8 @@ reached it yet).
 
 from __future__ import annotations
 
+import sys
+
 from PySide6.QtCore import QCoreApplication, QSettings, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QTabWidget, QVBoxLayout, QWidget
@@ -22,7 +24,6 @@ from gpudesk.ui.lazy_tab import LazyTab
 from gpudesk.ui.message_bar import MessageBar
 from gpudesk.ui.startup import STORE_MODULES, Startup
 from gpudesk.ui.tabs import TAB_CLASSES
-from gpudesk.ui.workers import failure_text, tracker
 
 #: Start the deferred start-up this long after the window is shown even when no first paint was seen (ms).
 STARTUP_FALLBACK_MS = 1500
@@ -82,7 +83,9 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(0, 0, 0, 0)
         self.message_bar = MessageBar(central)
         self.ctx.notify = self.message_bar.show_message
-        tracker().unhandled.connect(self._task_failed)
+        self._watching_tasks = False
+        if "gpudesk.ui.workers" in sys.modules:  # background tasks may already run: report their failures now
+            self._watch_tasks()
         self.tabs = QTabWidget(central)
         self.tabs.setDocumentMode(True)
         layout.addWidget(self.message_bar)
@@ -101,17 +104,34 @@ class MainWindow(QMainWindow):
         if self.ctx.problems:
             self.message_bar.show_message("\n".join(self.ctx.problems), "error")
         self._paint_watcher = FirstPaintWatcher(self)
-        self._paint_watcher.painted.connect(lambda _when: self.startup.begin())
+        self._paint_watcher.painted.connect(lambda _when: self.begin_startup())
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
         if not self.startup.started:
             # Normally the first paint starts the deferred start-up; a window that gets no paint (shown
             # minimised or on another workspace) must still get its charts and user store.
-            QTimer.singleShot(STARTUP_FALLBACK_MS, self.startup, self.startup.begin)
+            QTimer.singleShot(STARTUP_FALLBACK_MS, self, self.begin_startup)
+
+    def begin_startup(self) -> None:
+        """Start the deferred start-up (after the first paint): watch background tasks, then run the steps."""
+        self._watch_tasks()
+        self.startup.begin()
+
+    def _watch_tasks(self) -> None:
+        """Show the failures of background tasks that nobody handled (from the first task on)."""
+        if self._watching_tasks:
+            return
+        self._watching_tasks = True
+        # Imported here: gpudesk.ui.workers builds the Qt namespace's enums (~20-30 ms), after the first paint.
+        from gpudesk.ui.workers import tracker
+
+        tracker().unhandled.connect(self._task_failed)
 
     def _task_failed(self, exc: BaseException) -> None:
         """A background task failed and nobody handled it: say so in the message bar."""
+        from gpudesk.ui.workers import failure_text  # imported by _watch_tasks already
+
         self.message_bar.show_message(self.tr("A background task failed: {0}").format(failure_text(exc)), "error")
 
     def _open_catalog(self) -> None:
@@ -125,6 +145,7 @@ class MainWindow(QMainWindow):
     def _prepare_tab(self, tab_class: type) -> None:
         """Called by a LazyTab before it builds ``tab_class``: every tab gets the catalog first, and a tab that
         needs the store gets it too."""
+        self._watch_tasks()
         self.startup.run_now("catalog")
         if not getattr(tab_class, "opens_before_store", False):
             self.startup.run_now("store")
@@ -143,7 +164,9 @@ class MainWindow(QMainWindow):
     def _build_menu(self) -> None:
         file_menu = self.menuBar().addMenu(self.tr("&File"))
         quit_action = QAction(self.tr("&Quit"), self)
-        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        # setShortcuts, not setShortcut: the latter's overloads build the Qt namespace's enums before the first
+        # paint (~25 ms, issue 15); setShortcuts(StandardKey) also sets every binding the platform has.
+        quit_action.setShortcuts(QKeySequence.StandardKey.Quit)
         quit_action.triggered.connect(self.close)
         file_menu.addAction(quit_action)
         help_menu = self.menuBar().addMenu(self.tr("&Help"))
@@ -152,7 +175,7 @@ class MainWindow(QMainWindow):
         help_menu.addAction(about)
         for index in range(min(self.tabs.count(), 9)):
             action = QAction(self)
-            action.setShortcut(QKeySequence(f"Alt+{index + 1}"))
+            action.setShortcuts([QKeySequence(f"Alt+{index + 1}")])
             action.triggered.connect(lambda _=False, i=index: self.tabs.setCurrentIndex(i))
             self.addAction(action)
 
