@@ -119,7 +119,10 @@ class MonitorPlots(QWidget):
                 for side in ("left", "bottom"):
                     plot.getAxis(side).setPen(pg.mkPen("#bbbbbb"))
                     plot.getAxis(side).setTextPen(pg.mkPen("#404040"))
-                plot.getAxis("left").enableAutoSIPrefix(False)  # units are already scaled (GiB, MHz, %)
+                # Units are already scaled (GiB, MHz, %). The hidden top and right axes follow the view too: with
+                # an SI prefix they would re-typeset their (unshown) label on every range change, 8 per tick.
+                for side in ("left", "top", "right"):
+                    plot.getAxis(side).enableAutoSIPrefix(False)
                 plot.setMenuEnabled(False)
                 plot.hideButtons()
                 plot.getViewBox().setMouseEnabled(x=True, y=False)
@@ -297,8 +300,6 @@ class MonitorPlots(QWidget):
             self._setting_range = True
             self.plots[m.GPU_UTIL].setXRange(t0, t1, padding=0)
             self._setting_range = False
-        width = max(200, int(self.plots[m.GPU_UTIL].getViewBox().width()))
-        max_points = width  # one min/max pair per two pixel columns: peaks stay, painting halves
         points = 0
         kept = set(self.buffer.metrics)
         gpus = self.visible_gpus
@@ -315,21 +316,24 @@ class MonitorPlots(QWidget):
             series = [(metric, False)]
             if metric == m.SM_CLOCK and m.MEM_CLOCK in kept:
                 series.append((m.MEM_CLOCK, True))
+            # Decimated to this plot's own pixel width: one min/max pair per two pixel columns (peaks stay).
+            max_points = max(100, int(self.plots[metric].getViewBox().width()))
             lo, hi = math.inf, -math.inf
             for name, dashed in series:
                 x, y = self.buffer.decimated_columns(name, gpus, t0, t1, max_points)
+                y = self._scale_columns(name, gpus, y)  # one array operation for every GPU of the series
+                if y.size:
+                    # fmin/fmax skip NaN (unreadable samples); all-NaN gives NaN, which the range ignores
+                    lo = min(lo, float(np.fmin.reduce(y, axis=None)))
+                    hi = max(hi, float(np.fmax.reduce(y, axis=None)))
                 for j, gpu in enumerate(gpus):
-                    yg = self._scale(name, gpu, y[:, j])
+                    yg = y[:, j]
                     self._curve(metric, gpu, dashed).setData(x, yg, connect="finite")
                     points += len(x)
                     if sparse:
                         ok = np.isfinite(yg)
                         self._dot(metric, gpu, dashed).setData(x[ok], yg[ok])
-                    if yg.size:
-                        finite = yg[np.isfinite(yg)]
-                        if finite.size:
-                            lo, hi = min(lo, float(finite.min())), max(hi, float(finite.max()))
-            self._set_y_range(metric, lo, hi)
+            self._set_y_range(metric, lo if math.isfinite(lo) else math.inf, hi if math.isfinite(hi) else -math.inf)
         self.last_refresh_points = points
         # Settle the view matrices and axes now; otherwise pyqtgraph does it inside the paint and asks for a
         # second paint of the whole widget.
@@ -347,14 +351,14 @@ class MonitorPlots(QWidget):
             self._y_ranges[metric] = (lo, hi)
             self.plots[metric].setYRange(lo, hi, padding=0.05)
 
-    def _scale(self, metric: str, gpu: int, y: np.ndarray) -> np.ndarray:
-        if metric in PCIE_METRICS:
-            link = self.links.get(gpu)
-            if self._pcie_share and link is not None and link.bytes_per_s:
-                return y * (100.0 / link.bytes_per_s)
-            return y * shown(metric).scale
-        s = shown(metric)
-        return y if s.scale == 1.0 else y * s.scale
+    def _scale_columns(self, metric: str, gpus: list[int], y: np.ndarray) -> np.ndarray:
+        """``y`` (samples x GPUs) in the plot's unit: a share of each GPU's own link for PCIe, else scaled."""
+        if metric in PCIE_METRICS and self._pcie_share:
+            factors = [100.0 / li.bytes_per_s if (li := self.links.get(g)) is not None and li.bytes_per_s
+                       else shown(metric).scale for g in gpus]
+            return y * np.asarray(factors, dtype=np.float32)
+        scale = shown(metric).scale
+        return y if scale == 1.0 else y * np.float32(scale)
 
     # ----------------------------------------------------------------- interaction
     def _x_range_changed(self, *_args) -> None:
