@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, QTimer, Signal
+from PySide6.QtGui import QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from gpudesk.telemetry import model as m
@@ -49,17 +50,82 @@ WINDOWS_S: tuple[tuple[str, float | None], ...] = (  # labels are translated by 
 )
 
 
-class _ViewCurve(pg.PlotCurveItem):
-    """A curve whose bounding rectangle is its view's visible rectangle.
+class _Series(pg.GraphicsObject):
+    """Every GPU's curve of one series in one plot, drawn by one item (issue 15: one ``set_columns`` per series
+    and tick instead of one ``setData`` per GPU, and one paint call instead of one per curve).
 
-    The plots set every range themselves (no auto-range), and the view clips its children, so the exact data
-    bounds that pyqtgraph recomputes after each ``setData`` (about a third of a live redraw's time for 72
-    curves, measured) are not needed.
+    Each curve is pyqtgraph's own path of the samples (``arrayToQPath``, ``connect="finite"``: NaN, a value
+    that could not be read, is a gap), stroked with a 1-pixel pen in the GPU's colour (dashed for the memory
+    clock), without anti-aliasing, in GPU order, as separate PlotCurveItems drew them. Paths are built once
+    per data change. The bounding rectangle is the view's visible rectangle: the plots set every range
+    themselves (no auto-range) and the view clips its children, so data bounds are never computed.
     """
 
-    def boundingRect(self):  # noqa: N802 - Qt override
+    def __init__(self, dashed: bool = False):
+        super().__init__()
+        self._dashed = dashed
+        self._pens: dict[int, QPen] = {}
+        self._x = np.empty(0)
+        self._y = np.empty((0, 0), dtype=np.float32)
+        self._gpus: list[int] = []
+        self._paths: list[QPainterPath] | None = None
+        self.hidden: set[int] = set()
+
+    def set_columns(self, x: np.ndarray, y: np.ndarray, gpus: list[int]) -> None:
+        """Draw ``y[:, j]`` over ``x`` for GPU ``gpus[j]``."""
+        self._x, self._y, self._gpus = x, y, list(gpus)
+        self._paths = None
+        self.update()
+
+    def column(self, gpu: int) -> tuple[np.ndarray, np.ndarray]:
+        if gpu not in self._gpus:
+            return np.empty(0), np.empty(0, dtype=np.float32)
+        return self._x, self._y[:, self._gpus.index(gpu)]
+
+    def _pen(self, gpu: int) -> QPen:
+        pen = self._pens.get(gpu)
+        if pen is None:
+            pen = pg.mkPen(gpu_color(gpu), width=1)
+            if self._dashed:
+                pen.setStyle(pg.QtCore.Qt.PenStyle.DashLine)
+            self._pens[gpu] = pen
+        return pen
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
         view = self.getViewBox()
-        return view.viewRect() if view is not None else super().boundingRect()
+        return view.viewRect() if view is not None else QRectF()
+
+    def paint(self, painter: QPainter, *_args) -> None:
+        if self._paths is None:
+            self._paths = [pg.arrayToQPath(self._x, self._y[:, j], connect="finite") for j in range(len(self._gpus))]
+        if not self._x.size:
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        for gpu, path in zip(self._gpus, self._paths):
+            if gpu not in self.hidden:
+                painter.setPen(self._pen(gpu))
+                painter.drawPath(path)
+
+
+class _Curve:
+    """One GPU's curve of a :class:`_Series`: its data and visibility, as a PlotCurveItem would show them."""
+
+    def __init__(self, series: _Series, gpu: int):
+        self.series = series
+        self.gpu = gpu
+
+    def getData(self) -> tuple[np.ndarray, np.ndarray]:  # noqa: N802 - pyqtgraph's name
+        return self.series.column(self.gpu)
+
+    def isVisible(self) -> bool:  # noqa: N802 - Qt's name
+        return self.series.isVisible() and self.gpu not in self.series.hidden
+
+    def setVisible(self, visible: bool) -> None:  # noqa: N802 - Qt's name
+        if visible:
+            self.series.hidden.discard(self.gpu)
+        else:
+            self.series.hidden.add(self.gpu)
+        self.series.update()
 
 
 @dataclass
@@ -92,7 +158,8 @@ class MonitorPlots(QWidget):
         self.visible_gpus: list[int] = []
         self.window_s: float | None = 300.0
         self.follow = True
-        self._curves: dict[tuple[str, int], pg.PlotCurveItem] = {}
+        self._series: dict[str, _Series] = {}  # "metric" or "metric:dash" -> every GPU's curve of it
+        self._curves: dict[tuple[str, int], _Curve] = {}
         self._dots: dict[tuple[str, int], pg.ScatterPlotItem] = {}
         self._dots_drawn: tuple | None = None
         self._pcie_share = False
@@ -167,8 +234,9 @@ class MonitorPlots(QWidget):
 
     def set_source(self, buffer: HistoryBuffer, gpu_labels: dict[int, str], links: dict[int, LinkInfo]) -> None:
         """Show ``buffer``; ``gpu_labels[col]`` names each GPU column, ``links[col]`` its PCIe link."""
-        for (key, _gpu), curve in self._curves.items():
-            self.plots[key.split(":")[0]].removeItem(curve)
+        for key, series in self._series.items():
+            self.plots[key.split(":")[0]].removeItem(series)
+        self._series.clear()
         self._curves.clear()
         self._remove_dots()
         self.buffer = buffer
@@ -239,15 +307,21 @@ class MonitorPlots(QWidget):
                 plot.setLabel("left", "MB/s")
 
     # ----------------------------------------------------------------- drawing
-    def _curve(self, metric: str, gpu: int, dashed: bool = False) -> pg.PlotCurveItem:
+    def _series_item(self, metric: str, dashed: bool = False) -> _Series:
+        key = metric + (":dash" if dashed else "")
+        series = self._series.get(key)
+        if series is None:
+            series = _Series(dashed)
+            self.plots[metric].addItem(series)
+            self._series[key] = series
+        return series
+
+    def _curve(self, metric: str, gpu: int, dashed: bool = False) -> _Curve:
         key = (metric + (":dash" if dashed else ""), gpu)
         curve = self._curves.get(key)
         if curve is None:
-            pen = pg.mkPen(gpu_color(gpu), width=1)
-            if dashed:
-                pen.setStyle(pg.QtCore.Qt.PenStyle.DashLine)
-            curve = _ViewCurve(pen=pen, connect="finite")
-            self.plots[metric].addItem(curve)
+            curve = _Curve(self._series_item(metric, dashed), gpu)
+            curve.setVisible(gpu in self.visible_gpus)
             self._curves[key] = curve
         return curve
 
@@ -300,6 +374,8 @@ class MonitorPlots(QWidget):
             self._setting_range = True
             self.plots[m.GPU_UTIL].setXRange(t0, t1, padding=0)
             self._setting_range = False
+        width = max(200, int(self.plots[m.GPU_UTIL].getViewBox().width()))
+        max_points = width  # one min/max pair per two pixel columns of the wide plots: peaks stay, painting halves
         points = 0
         kept = set(self.buffer.metrics)
         gpus = self.visible_gpus
@@ -316,8 +392,6 @@ class MonitorPlots(QWidget):
             series = [(metric, False)]
             if metric == m.SM_CLOCK and m.MEM_CLOCK in kept:
                 series.append((m.MEM_CLOCK, True))
-            # Decimated to this plot's own pixel width: one min/max pair per two pixel columns (peaks stay).
-            max_points = max(100, int(self.plots[metric].getViewBox().width()))
             lo, hi = math.inf, -math.inf
             for name, dashed in series:
                 x, y = self.buffer.decimated_columns(name, gpus, t0, t1, max_points)
@@ -326,11 +400,12 @@ class MonitorPlots(QWidget):
                     # fmin/fmax skip NaN (unreadable samples); all-NaN gives NaN, which the range ignores
                     lo = min(lo, float(np.fmin.reduce(y, axis=None)))
                     hi = max(hi, float(np.fmax.reduce(y, axis=None)))
+                self._series_item(metric, dashed).set_columns(x, y, gpus)
+                points += len(x) * len(gpus)
                 for j, gpu in enumerate(gpus):
-                    yg = y[:, j]
-                    self._curve(metric, gpu, dashed).setData(x, yg, connect="finite")
-                    points += len(x)
+                    self._curve(metric, gpu, dashed)
                     if sparse:
+                        yg = y[:, j]
                         ok = np.isfinite(yg)
                         self._dot(metric, gpu, dashed).setData(x[ok], yg[ok])
             self._set_y_range(metric, lo if math.isfinite(lo) else math.inf, hi if math.isfinite(hi) else -math.inf)
