@@ -190,6 +190,9 @@ class MonitorPlots(QWidget):
                 # an SI prefix they would re-typeset their (unshown) label on every range change, 8 per tick.
                 for side in ("left", "top", "right"):
                     plot.getAxis(side).enableAutoSIPrefix(False)
+                # The value axis changes only with its range; its inward ticks overlap the plot area, which is
+                # repainted every tick: keep it as a pixmap instead of replaying its drawing each time.
+                plot.getAxis("left").setCacheMode(pg.QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
                 plot.setMenuEnabled(False)
                 plot.hideButtons()
                 plot.getViewBox().setMouseEnabled(x=True, y=False)
