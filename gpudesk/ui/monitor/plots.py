@@ -405,8 +405,10 @@ class MonitorPlots(QWidget):
                     hi = max(hi, float(np.fmax.reduce(y, axis=None)))
                 self._series_item(metric, dashed).set_columns(x, y, gpus)
                 points += len(x) * len(gpus)
+                key = metric + (":dash" if dashed else "")
                 for j, gpu in enumerate(gpus):
-                    self._curve(metric, gpu, dashed)
+                    if (key, gpu) not in self._curves:
+                        self._curve(metric, gpu, dashed)
                     if sparse:
                         yg = y[:, j]
                         ok = np.isfinite(yg)
