@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QApplication
 
 from gpudesk import APP_NAME, __version__, i18n, paths
 from gpudesk.ui.cjk_font import startup_font_warning
-from gpudesk.ui.error_report import install_excepthook
 from gpudesk.ui.language_menu import saved_language
 
 
@@ -67,7 +66,16 @@ def run_app(argv: list[str] | None = None, language: str | None = None) -> int:
     from gpudesk.ui.main_window import MainWindow
 
     window = MainWindow(settings=settings)
-    install_excepthook(window.message_bar.show_message)
+
+    def report_exceptions() -> None:
+        # Installed as the first start-up step after the first paint: the hook's queued connection builds the
+        # Qt namespace's enums (~20-30 ms), which the first paint does not need (issue 15). Until then an
+        # exception goes to stderr only.
+        from gpudesk.ui.error_report import install_excepthook
+
+        install_excepthook(window.message_bar.show_message)
+
+    window.startup.add_step("exceptions", (), report_exceptions, before="catalog")
     font_warning = startup_font_warning(name)
     if font_warning is not None:
         window.message_bar.show_message(font_warning, "warning")

@@ -10,7 +10,7 @@ import importlib
 import traceback
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt
+from PySide6 import QtCore
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from gpudesk.ui.context import AppContext
@@ -36,6 +36,11 @@ class LazyTab(QWidget):
         self._layout.setContentsMargins(0, 0, 0, 0)
 
     @property
+    def module_name(self) -> str:
+        """The module that holds the real tab's class."""
+        return self._module
+
+    @property
     def built(self) -> bool:
         return self.content is not None or self.error is not None
 
@@ -51,10 +56,11 @@ class LazyTab(QWidget):
         except Exception as exc:  # noqa: BLE001 - a broken tab is reported; the other tabs keep working
             self.error = self.tr("This tab could not be opened: {0}").format(f"{type(exc).__name__}: {exc}")
             label = QLabel(self.error + "\n\n" + traceback.format_exc(), self)
-            label.setTextFormat(Qt.TextFormat.PlainText)
+            qt = QtCore.Qt  # looked up here: the Qt namespace's enums are built on first use (issue 15)
+            label.setTextFormat(qt.TextFormat.PlainText)
             label.setWordWrap(True)
-            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+            label.setTextInteractionFlags(qt.TextInteractionFlag.TextSelectableByMouse)
+            label.setAlignment(qt.AlignmentFlag.AlignTop | qt.AlignmentFlag.AlignLeft)
             self._layout.addWidget(label)
             self._ctx.notify(self.error, "error")
             return None

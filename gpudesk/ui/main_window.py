@@ -1,12 +1,17 @@
 """The main window: a message bar over one tab per part of the app. It only composes tabs.
 
-Start-up (issue 2): the window opens the catalog, builds the open tab and paints; the user store and the
-chart library load after that first paint (:mod:`gpudesk.ui.startup`). A tab class that can be shown before
-the store is open says so with ``opens_before_store = True`` and gets ``store_opened()`` called once it is;
-any other tab is built only after the store step has run (at once, if the start-up has not reached it yet).
+Start-up (issues 2 and 15): the window paints its frame (menus, message bar, tab bar) first; then, in the
+start-up steps after that first paint (:mod:`gpudesk.ui.startup`), the catalog opens, the open tab is built
+(its module imported on the thread pool), and the chart library and the user store load. A tab built earlier
+(the user switches tabs, or code asks for :meth:`MainWindow.tab`) gets the catalog at once. A tab class that
+can be shown before the store is open says so with ``opens_before_store = True`` and gets ``store_opened()``
+called once it is; any other tab is built only after the store step has run (at once, if the start-up has not
+reached it yet).
 """
 
 from __future__ import annotations
+
+import sys
 
 from PySide6.QtCore import QCoreApplication, QSettings, QTimer
 from PySide6.QtGui import QAction, QKeySequence
@@ -20,25 +25,33 @@ from gpudesk.ui.lazy_tab import LazyTab
 from gpudesk.ui.message_bar import MessageBar
 from gpudesk.ui.startup import STORE_MODULES, Startup
 from gpudesk.ui.tabs import TAB_CLASSES
-from gpudesk.ui.workers import failure_text, tracker
 
 #: Start the deferred start-up this long after the window is shown even when no first paint was seen (ms).
 STARTUP_FALLBACK_MS = 1500
+#: Imported on the thread pool before the catalog opens (after the first paint).
+CATALOG_MODULES: tuple[str, ...] = ("gpudesk.catalog",)
 
 
 def open_context(store: bool = True) -> AppContext:
     """Open the catalog and (unless ``store`` is False) the user store; failures become messages, the window
     still opens."""
     ctx = AppContext()
+    open_catalog_into(ctx)
+    if store:
+        open_store_into(ctx)
+    return ctx
+
+
+def open_catalog_into(ctx: AppContext) -> bool:
+    """Open the GPU catalog into ``ctx.catalog``; a failure is added to ``ctx.problems``. Returns success."""
     try:
-        from gpudesk.catalog import open_catalog
+        from gpudesk.catalog import open_catalog  # imported after the first paint (start-up speed)
 
         ctx.catalog = open_catalog()
     except Exception as exc:  # noqa: BLE001 - any catalog failure is reported, the app keeps going
         ctx.problems.append(str(exc))
-    if store:
-        open_store_into(ctx)
-    return ctx
+        return False
+    return True
 
 
 def open_store_into(ctx: AppContext) -> bool:
@@ -59,9 +72,10 @@ class MainWindow(QMainWindow):
     def __init__(self, ctx: AppContext | None = None, settings: QSettings | None = None):
         super().__init__()
         self.setWindowTitle(self.tr("gpudesk"))
-        self.ctx = ctx if ctx is not None else open_context(store=False)
+        self.ctx = ctx if ctx is not None else AppContext()
         self.startup = Startup(lambda text: self.message_bar.show_message(text, "error"), self)
-        if ctx is None:  # a given context comes with its store (or without one) already decided
+        if ctx is None:  # a given context comes with its catalog and store (or without them) already decided
+            self.startup.add_step("catalog", CATALOG_MODULES, self._open_catalog, before="charts")
             self.startup.add_step("store", STORE_MODULES, self._open_store)
         self.startup.activate()
         self.settings = settings or QSettings(str(paths.settings_path()), QSettings.Format.IniFormat)
@@ -70,7 +84,9 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(0, 0, 0, 0)
         self.message_bar = MessageBar(central)
         self.ctx.notify = self.message_bar.show_message
-        tracker().unhandled.connect(self._task_failed)
+        self._watching_tasks = False
+        if "gpudesk.ui.workers" in sys.modules:  # background tasks may already run: report their failures now
+            self._watch_tasks()
         self.tabs = QTabWidget(central)
         self.tabs.setDocumentMode(True)
         layout.addWidget(self.message_bar)
@@ -82,25 +98,56 @@ class MainWindow(QMainWindow):
         self._build_menu()
         self._restore()
         self.tabs.currentChanged.connect(self._build_tab)
-        self._build_tab(self.tabs.currentIndex())
+        # The open tab is built right after the first paint (its module imported on the thread pool first).
+        current = self.tabs.widget(self.tabs.currentIndex())
+        modules = (current.module_name,) if isinstance(current, LazyTab) else ()
+        self.startup.add_step("tab", modules, self._build_current_tab, before="charts")
         if self.ctx.problems:
             self.message_bar.show_message("\n".join(self.ctx.problems), "error")
         self._paint_watcher = FirstPaintWatcher(self)
-        self._paint_watcher.painted.connect(lambda _when: self.startup.begin())
+        self._paint_watcher.painted.connect(lambda _when: self.begin_startup())
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
         if not self.startup.started:
             # Normally the first paint starts the deferred start-up; a window that gets no paint (shown
             # minimised or on another workspace) must still get its charts and user store.
-            QTimer.singleShot(STARTUP_FALLBACK_MS, self.startup, self.startup.begin)
+            QTimer.singleShot(STARTUP_FALLBACK_MS, self, self.begin_startup)
+
+    def begin_startup(self) -> None:
+        """Start the deferred start-up (after the first paint): watch background tasks, then run the steps."""
+        self._watch_tasks()
+        self.startup.begin()
+
+    def _watch_tasks(self) -> None:
+        """Show the failures of background tasks that nobody handled (from the first task on)."""
+        if self._watching_tasks:
+            return
+        self._watching_tasks = True
+        # Imported here: gpudesk.ui.workers builds the Qt namespace's enums (~20-30 ms), after the first paint.
+        from gpudesk.ui.workers import tracker
+
+        tracker().unhandled.connect(self._task_failed)
 
     def _task_failed(self, exc: BaseException) -> None:
         """A background task failed and nobody handled it: say so in the message bar."""
+        from gpudesk.ui.workers import failure_text  # imported by _watch_tasks already
+
         self.message_bar.show_message(self.tr("A background task failed: {0}").format(failure_text(exc)), "error")
 
+    def _open_catalog(self) -> None:
+        """The start-up's catalog step (after the first paint): open it, report a failure."""
+        if not open_catalog_into(self.ctx):
+            self.message_bar.show_message("\n".join(self.ctx.problems), "error")
+
+    def _build_current_tab(self) -> None:
+        self._build_tab(self.tabs.currentIndex())
+
     def _prepare_tab(self, tab_class: type) -> None:
-        """Called by a LazyTab before it builds ``tab_class``: a tab that needs the store gets it first."""
+        """Called by a LazyTab before it builds ``tab_class``: every tab gets the catalog first, and a tab that
+        needs the store gets it too."""
+        self._watch_tasks()
+        self.startup.run_now("catalog")
         if not getattr(tab_class, "opens_before_store", False):
             self.startup.run_now("store")
 
@@ -118,7 +165,9 @@ class MainWindow(QMainWindow):
     def _build_menu(self) -> None:
         file_menu = self.menuBar().addMenu(self.tr("&File"))
         quit_action = QAction(self.tr("&Quit"), self)
-        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        # setShortcuts, not setShortcut: the latter's overloads build the Qt namespace's enums before the first
+        # paint (~25 ms, issue 15); setShortcuts(StandardKey) also sets every binding the platform has.
+        quit_action.setShortcuts(QKeySequence.StandardKey.Quit)
         quit_action.triggered.connect(self.close)
         file_menu.addAction(quit_action)
         self.language_menu = LanguageMenu(self.settings, self.message_bar.show_message, self)
@@ -129,7 +178,7 @@ class MainWindow(QMainWindow):
         help_menu.addAction(about)
         for index in range(min(self.tabs.count(), 9)):
             action = QAction(self)
-            action.setShortcut(QKeySequence(f"Alt+{index + 1}"))
+            action.setShortcuts([QKeySequence(f"Alt+{index + 1}")])
             action.triggered.connect(lambda _=False, i=index: self.tabs.setCurrentIndex(i))
             self.addAction(action)
 

@@ -34,6 +34,7 @@ def test_opens_with_a_missing_catalog(qtbot, monkeypatch, tmp_path, settings):
     window = MainWindow(settings=settings)
     qtbot.addWidget(window)
     window.show()
+    qtbot.waitUntil(lambda: "catalog" in window.startup.ran, timeout=20000)  # opened after the first paint
     assert window.ctx.catalog is None
     assert window.message_bar.isVisible()
     assert "catalog.db is missing" in window.message_bar.text()
@@ -130,7 +131,7 @@ def test_tabs_are_built_when_first_shown(qtbot, settings):
     window.show()
     pages = [window.tabs.widget(i) for i in range(window.tabs.count())]
     current = window.tabs.currentIndex()
-    assert pages[current].content is not None
+    qtbot.waitUntil(lambda: pages[current].content is not None, timeout=20000)  # right after the first paint
     assert all(not p.built for i, p in enumerate(pages) if i != current)
     other = (current + 1) % window.tabs.count()
     window.tabs.setCurrentIndex(other)

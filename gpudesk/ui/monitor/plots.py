@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, QTimer, Signal
+from PySide6.QtGui import QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from gpudesk.telemetry import model as m
@@ -49,17 +50,82 @@ WINDOWS_S: tuple[tuple[str, float | None], ...] = (  # labels are translated by 
 )
 
 
-class _ViewCurve(pg.PlotCurveItem):
-    """A curve whose bounding rectangle is its view's visible rectangle.
+class _Series(pg.GraphicsObject):
+    """Every GPU's curve of one series in one plot, drawn by one item (issue 15: one ``set_columns`` per series
+    and tick instead of one ``setData`` per GPU, and one paint call instead of one per curve).
 
-    The plots set every range themselves (no auto-range), and the view clips its children, so the exact data
-    bounds that pyqtgraph recomputes after each ``setData`` (about a third of a live redraw's time for 72
-    curves, measured) are not needed.
+    Each curve is pyqtgraph's own path of the samples (``arrayToQPath``, ``connect="finite"``: NaN, a value
+    that could not be read, is a gap), stroked with a 1-pixel pen in the GPU's colour (dashed for the memory
+    clock), without anti-aliasing, in GPU order, as separate PlotCurveItems drew them. Paths are built once
+    per data change. The bounding rectangle is the view's visible rectangle: the plots set every range
+    themselves (no auto-range) and the view clips its children, so data bounds are never computed.
     """
 
-    def boundingRect(self):  # noqa: N802 - Qt override
+    def __init__(self, dashed: bool = False):
+        super().__init__()
+        self._dashed = dashed
+        self._pens: dict[int, QPen] = {}
+        self._x = np.empty(0)
+        self._y = np.empty((0, 0), dtype=np.float32)
+        self._gpus: list[int] = []
+        self._paths: list[QPainterPath] | None = None
+        self.hidden: set[int] = set()
+
+    def set_columns(self, x: np.ndarray, y: np.ndarray, gpus: list[int]) -> None:
+        """Draw ``y[:, j]`` over ``x`` for GPU ``gpus[j]``."""
+        self._x, self._y, self._gpus = x, y, list(gpus)
+        self._paths = None
+        self.update()
+
+    def column(self, gpu: int) -> tuple[np.ndarray, np.ndarray]:
+        if gpu not in self._gpus:
+            return np.empty(0), np.empty(0, dtype=np.float32)
+        return self._x, self._y[:, self._gpus.index(gpu)]
+
+    def _pen(self, gpu: int) -> QPen:
+        pen = self._pens.get(gpu)
+        if pen is None:
+            pen = pg.mkPen(gpu_color(gpu), width=1)
+            if self._dashed:
+                pen.setStyle(pg.QtCore.Qt.PenStyle.DashLine)
+            self._pens[gpu] = pen
+        return pen
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
         view = self.getViewBox()
-        return view.viewRect() if view is not None else super().boundingRect()
+        return view.viewRect() if view is not None else QRectF()
+
+    def paint(self, painter: QPainter, *_args) -> None:
+        if self._paths is None:
+            self._paths = [pg.arrayToQPath(self._x, self._y[:, j], connect="finite") for j in range(len(self._gpus))]
+        if not self._x.size:
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        for gpu, path in zip(self._gpus, self._paths):
+            if gpu not in self.hidden:
+                painter.setPen(self._pen(gpu))
+                painter.drawPath(path)
+
+
+class _Curve:
+    """One GPU's curve of a :class:`_Series`: its data and visibility, as a PlotCurveItem would show them."""
+
+    def __init__(self, series: _Series, gpu: int):
+        self.series = series
+        self.gpu = gpu
+
+    def getData(self) -> tuple[np.ndarray, np.ndarray]:  # noqa: N802 - pyqtgraph's name
+        return self.series.column(self.gpu)
+
+    def isVisible(self) -> bool:  # noqa: N802 - Qt's name
+        return self.series.isVisible() and self.gpu not in self.series.hidden
+
+    def setVisible(self, visible: bool) -> None:  # noqa: N802 - Qt's name
+        if visible:
+            self.series.hidden.discard(self.gpu)
+        else:
+            self.series.hidden.add(self.gpu)
+        self.series.update()
 
 
 @dataclass
@@ -92,7 +158,8 @@ class MonitorPlots(QWidget):
         self.visible_gpus: list[int] = []
         self.window_s: float | None = 300.0
         self.follow = True
-        self._curves: dict[tuple[str, int], pg.PlotCurveItem] = {}
+        self._series: dict[str, _Series] = {}  # "metric" or "metric:dash" -> every GPU's curve of it
+        self._curves: dict[tuple[str, int], _Curve] = {}
         self._dots: dict[tuple[str, int], pg.ScatterPlotItem] = {}
         self._dots_drawn: tuple | None = None
         self._pcie_share = False
@@ -119,7 +186,13 @@ class MonitorPlots(QWidget):
                 for side in ("left", "bottom"):
                     plot.getAxis(side).setPen(pg.mkPen("#bbbbbb"))
                     plot.getAxis(side).setTextPen(pg.mkPen("#404040"))
-                plot.getAxis("left").enableAutoSIPrefix(False)  # units are already scaled (GiB, MHz, %)
+                # Units are already scaled (GiB, MHz, %). The hidden top and right axes follow the view too: with
+                # an SI prefix they would re-typeset their (unshown) label on every range change, 8 per tick.
+                for side in ("left", "top", "right"):
+                    plot.getAxis(side).enableAutoSIPrefix(False)
+                # The value axis changes only with its range; its inward ticks overlap the plot area, which is
+                # repainted every tick: keep it as a pixmap instead of replaying its drawing each time.
+                plot.getAxis("left").setCacheMode(pg.QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
                 plot.setMenuEnabled(False)
                 plot.hideButtons()
                 plot.getViewBox().setMouseEnabled(x=True, y=False)
@@ -164,8 +237,9 @@ class MonitorPlots(QWidget):
 
     def set_source(self, buffer: HistoryBuffer, gpu_labels: dict[int, str], links: dict[int, LinkInfo]) -> None:
         """Show ``buffer``; ``gpu_labels[col]`` names each GPU column, ``links[col]`` its PCIe link."""
-        for (key, _gpu), curve in self._curves.items():
-            self.plots[key.split(":")[0]].removeItem(curve)
+        for key, series in self._series.items():
+            self.plots[key.split(":")[0]].removeItem(series)
+        self._series.clear()
         self._curves.clear()
         self._remove_dots()
         self.buffer = buffer
@@ -236,15 +310,21 @@ class MonitorPlots(QWidget):
                 plot.setLabel("left", "MB/s")
 
     # ----------------------------------------------------------------- drawing
-    def _curve(self, metric: str, gpu: int, dashed: bool = False) -> pg.PlotCurveItem:
+    def _series_item(self, metric: str, dashed: bool = False) -> _Series:
+        key = metric + (":dash" if dashed else "")
+        series = self._series.get(key)
+        if series is None:
+            series = _Series(dashed)
+            self.plots[metric].addItem(series)
+            self._series[key] = series
+        return series
+
+    def _curve(self, metric: str, gpu: int, dashed: bool = False) -> _Curve:
         key = (metric + (":dash" if dashed else ""), gpu)
         curve = self._curves.get(key)
         if curve is None:
-            pen = pg.mkPen(gpu_color(gpu), width=1)
-            if dashed:
-                pen.setStyle(pg.QtCore.Qt.PenStyle.DashLine)
-            curve = _ViewCurve(pen=pen, connect="finite")
-            self.plots[metric].addItem(curve)
+            curve = _Curve(self._series_item(metric, dashed), gpu)
+            curve.setVisible(gpu in self.visible_gpus)
             self._curves[key] = curve
         return curve
 
@@ -298,7 +378,7 @@ class MonitorPlots(QWidget):
             self.plots[m.GPU_UTIL].setXRange(t0, t1, padding=0)
             self._setting_range = False
         width = max(200, int(self.plots[m.GPU_UTIL].getViewBox().width()))
-        max_points = width  # one min/max pair per two pixel columns: peaks stay, painting halves
+        max_points = width  # one min/max pair per two pixel columns of the wide plots: peaks stay, painting halves
         points = 0
         kept = set(self.buffer.metrics)
         gpus = self.visible_gpus
@@ -318,18 +398,22 @@ class MonitorPlots(QWidget):
             lo, hi = math.inf, -math.inf
             for name, dashed in series:
                 x, y = self.buffer.decimated_columns(name, gpus, t0, t1, max_points)
+                y = self._scale_columns(name, gpus, y)  # one array operation for every GPU of the series
+                if y.size:
+                    # fmin/fmax skip NaN (unreadable samples); all-NaN gives NaN, which the range ignores
+                    lo = min(lo, float(np.fmin.reduce(y, axis=None)))
+                    hi = max(hi, float(np.fmax.reduce(y, axis=None)))
+                self._series_item(metric, dashed).set_columns(x, y, gpus)
+                points += len(x) * len(gpus)
+                key = metric + (":dash" if dashed else "")
                 for j, gpu in enumerate(gpus):
-                    yg = self._scale(name, gpu, y[:, j])
-                    self._curve(metric, gpu, dashed).setData(x, yg, connect="finite")
-                    points += len(x)
+                    if (key, gpu) not in self._curves:
+                        self._curve(metric, gpu, dashed)
                     if sparse:
+                        yg = y[:, j]
                         ok = np.isfinite(yg)
                         self._dot(metric, gpu, dashed).setData(x[ok], yg[ok])
-                    if yg.size:
-                        finite = yg[np.isfinite(yg)]
-                        if finite.size:
-                            lo, hi = min(lo, float(finite.min())), max(hi, float(finite.max()))
-            self._set_y_range(metric, lo, hi)
+            self._set_y_range(metric, lo if math.isfinite(lo) else math.inf, hi if math.isfinite(hi) else -math.inf)
         self.last_refresh_points = points
         # Settle the view matrices and axes now; otherwise pyqtgraph does it inside the paint and asks for a
         # second paint of the whole widget.
@@ -347,14 +431,14 @@ class MonitorPlots(QWidget):
             self._y_ranges[metric] = (lo, hi)
             self.plots[metric].setYRange(lo, hi, padding=0.05)
 
-    def _scale(self, metric: str, gpu: int, y: np.ndarray) -> np.ndarray:
-        if metric in PCIE_METRICS:
-            link = self.links.get(gpu)
-            if self._pcie_share and link is not None and link.bytes_per_s:
-                return y * (100.0 / link.bytes_per_s)
-            return y * shown(metric).scale
-        s = shown(metric)
-        return y if s.scale == 1.0 else y * s.scale
+    def _scale_columns(self, metric: str, gpus: list[int], y: np.ndarray) -> np.ndarray:
+        """``y`` (samples x GPUs) in the plot's unit: a share of each GPU's own link for PCIe, else scaled."""
+        if metric in PCIE_METRICS and self._pcie_share:
+            factors = [100.0 / li.bytes_per_s if (li := self.links.get(g)) is not None and li.bytes_per_s
+                       else shown(metric).scale for g in gpus]
+            return y * np.asarray(factors, dtype=np.float32)
+        scale = shown(metric).scale
+        return y if scale == 1.0 else y * np.float32(scale)
 
     # ----------------------------------------------------------------- interaction
     def _x_range_changed(self, *_args) -> None:

@@ -170,6 +170,8 @@ class MonitorTab(QWidget):
         buffer = self.ctl.buffer
         if not self._dirty or buffer is None:
             return
+        if self.window().isMinimized():  # nothing is seen: drawn by the first refresh after the window is back
+            return
         self._dirty = False
         self.gpu_model.set_latest(buffer.latest, buffer.reasons)
         if self.plots.follow and self.plots.isVisible():
