@@ -12,12 +12,13 @@ from PySide6.QtCore import QCoreApplication, QSettings, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
-from gpudesk import paths
+from gpudesk.errors import GpudeskError
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.first_paint import FirstPaintWatcher
 from gpudesk.ui.language_menu import LanguageMenu
 from gpudesk.ui.lazy_tab import LazyTab
 from gpudesk.ui.message_bar import MessageBar
+from gpudesk.ui.settings_file import open_settings
 from gpudesk.ui.startup import STORE_MODULES, Startup
 from gpudesk.ui.tabs import TAB_CLASSES
 from gpudesk.ui.workers import failure_text, tracker
@@ -35,7 +36,7 @@ def open_context(store: bool = True) -> AppContext:
 
         ctx.catalog = open_catalog()
     except Exception as exc:  # noqa: BLE001 - any catalog failure is reported, the app keeps going
-        ctx.problems.append(str(exc))
+        ctx.problems.append(exc.user_text() if isinstance(exc, GpudeskError) else str(exc))
     if store:
         open_store_into(ctx)
     return ctx
@@ -48,7 +49,7 @@ def open_store_into(ctx: AppContext) -> bool:
 
         ctx.store = open_store()
     except Exception as exc:  # noqa: BLE001 - any store failure is reported, the app keeps going
-        ctx.problems.append(str(exc))
+        ctx.problems.append(exc.user_text() if isinstance(exc, GpudeskError) else str(exc))
         return False
     return True
 
@@ -64,7 +65,7 @@ class MainWindow(QMainWindow):
         if ctx is None:  # a given context comes with its store (or without one) already decided
             self.startup.add_step("store", STORE_MODULES, self._open_store)
         self.startup.activate()
-        self.settings = settings or QSettings(str(paths.settings_path()), QSettings.Format.IniFormat)
+        self.settings = settings or open_settings()[0]
         central = QWidget(self)
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)

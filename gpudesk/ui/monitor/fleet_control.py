@@ -13,7 +13,6 @@ from typing import Any, Protocol
 
 from PySide6.QtCore import QCoreApplication, QObject, QSettings, Signal
 
-from gpudesk import paths
 from gpudesk.errors import GpudeskError
 from gpudesk.telemetry.fleet import FleetFinding, FleetHistory
 from gpudesk.telemetry.fleet_secrets import ConnectionSettings, auth_for
@@ -22,6 +21,7 @@ from gpudesk.telemetry.model import DeviceInfo
 from gpudesk.telemetry.prometheus_source import PrometheusSource
 from gpudesk.ui.monitor.fleet_refresh import FleetRefresher
 from gpudesk.ui.monitor.sources import HISTORY_METRICS, Loaded
+from gpudesk.ui.settings_file import open_settings
 
 SETTINGS_KEY = "monitor/fleet_connection"
 FLEET_WINDOW_S = 3600.0  # the grid shows the last hour, refreshed every REFRESH_S
@@ -44,7 +44,7 @@ def prometheus_source(settings: ConnectionSettings) -> FleetSource:
 
 def app_settings() -> QSettings:
     """The app's settings file (the main window keeps geometry and the last tab in the same file)."""
-    return QSettings(str(paths.settings_path()), QSettings.Format.IniFormat)
+    return open_settings()[0]  # an unusable data folder was reported at start-up; nothing is saved then
 
 
 class FleetControl(QObject):
