@@ -135,6 +135,7 @@ class MonitorController(QObject):
         batchesArrived(): new samples are in the buffer. titleChanged(str): the source's description.
         processesListed(object): a ProcessListing. nvmlUnavailable(NvmlStatus): NVML cannot be used here.
         sourceFinished(): a file, stream or replay ended. sourceChanged(): a worker started or stopped.
+        viewsCleared(str): no history is in view any more (a fleet connection started); the text says why.
     """
 
     historyChanged = Signal(object)
@@ -146,6 +147,7 @@ class MonitorController(QObject):
     nvmlUnavailable = Signal(object)
     sourceFinished = Signal()
     sourceChanged = Signal()
+    viewsCleared = Signal(str)
 
     def __init__(self, ctx: AppContext, nvml: ModuleType | None = None):
         super().__init__()
@@ -343,6 +345,10 @@ class MonitorController(QObject):
     def _fleet_started(self, title: str) -> None:
         self.source_kind = "fleet"
         self.title = title
+        # The previous source's samples must not read as the fleet's: the views empty until a GPU is opened.
+        self.buffer, self.devices, self.loaded, self._col = None, [], None, {}
+        self.viewsCleared.emit(QCoreApplication.translate(
+            "MonitorTab", "Watching a fleet: open a GPU in the Fleet tab to see its plots, statistics and findings."))
         self.titleChanged.emit(title)
         self.sourceChanged.emit()
 
