@@ -74,8 +74,7 @@ class MainWindow(QMainWindow):
         tracker().unhandled.connect(self._task_failed)
         self.tabs = QTabWidget(central)
         self.tabs.setDocumentMode(True)
-        layout.addWidget(self.message_bar)
-        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.tabs, 1)  # the message bar floats over the bottom edge: showing it moves nothing
         self.setCentralWidget(central)
         for module_name, class_name, title in TAB_CLASSES:
             page = LazyTab(self.ctx, module_name, class_name, self.tabs, prepare=self._prepare_tab)

@@ -69,6 +69,7 @@ class FleetControl(QObject):
         self.history: FleetHistory | None = None
         self.findings: list[FleetFinding] = []
         self.title = ""
+        self._failure: str | None = None  # the failure already told the user, until a refresh succeeds
 
     def saved_settings(self) -> ConnectionSettings | None:
         """The connection last used (no secret), or None."""
@@ -93,7 +94,7 @@ class FleetControl(QObject):
         except GpudeskError as exc:
             self._notify(exc.user_text(), "error")
             return False
-        self.history, self.findings = None, []
+        self.history, self.findings, self._failure = None, [], None
         self.title = QCoreApplication.translate("Monitor", "Fleet (Prometheus) {url}, last {h:g} h").format(
             url=settings.url, h=FLEET_WINDOW_S / 3600)
         self.refresher = FleetRefresher(lambda: source.history(FLEET_WINDOW_S), interval_s=REFRESH_S,
@@ -117,14 +118,17 @@ class FleetControl(QObject):
     def _updated(self, history: Any, findings: Any) -> None:
         if self.sender() is not self.refresher:
             return  # a refresh of a fleet since replaced
-        self.history, self.findings = history, list(findings)
+        self.history, self.findings, self._failure = history, list(findings), None
         self.updated.emit(history, self.findings)
 
     def _failed(self, message: str) -> None:
-        if self.sender() is self.refresher:
+        if self.sender() is not self.refresher:
+            return
+        if message != self._failure:  # one notice per failure streak: a refresh every 15 s repeats nothing
+            self._failure = message
             self._notify(QCoreApplication.translate("Monitor", "Fleet refresh failed: {m}").format(m=message),
                          "error")
-            self.failed.emit(message)
+        self.failed.emit(message)
 
     def gpu_history(self, position: int) -> Loaded | None:
         """The window of the GPU at ``position`` in the last refresh, ready for the plots; None when unknown."""

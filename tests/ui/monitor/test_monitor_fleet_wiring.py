@@ -165,3 +165,40 @@ def test_a_fleet_connection_replaces_the_previous_views_and_says_what_happens(qt
     qtbot.waitUntil(lambda: tab.fleet.grid.placeholder().startswith("No data:"), timeout=10000)
     assert "did not answer" in tab.fleet.grid.placeholder() and tab.fleet.grid.cell_count() == 0
     tab.ctl.stop_source()
+
+
+class FlakySource:
+    """Fails with ``errors[i]`` on the i-th fetch (None: answers with the two-node fleet)."""
+
+    def __init__(self, errors: list[str | None]) -> None:
+        self.errors = errors
+        self.calls = 0
+
+    def history(self, window_s: float) -> FleetHistory:
+        error = self.errors[min(self.calls, len(self.errors) - 1)]
+        self.calls += 1
+        if error is not None:
+            raise GpudeskError(error)
+        return two_node_fleet()
+
+    def window_means(self, window_s: float) -> FleetHistory:
+        raise GpudeskError(self.errors[0] or "first")
+
+
+def test_a_failing_refresh_is_told_once_per_streak(qtbot) -> None:  # type: ignore[no-untyped-def]
+    memory_keyring.install()
+    messages: list[tuple[str, str]] = []
+    tab = make_tab(qtbot, messages)
+    source = FlakySource(["refused"] * 4 + ["timed out", None, "refused"])
+    tab.ctl.fleet.source_factory = lambda settings: source
+    tab.ctl.start_fleet(ConnectionSettings("http://127.0.0.1:9"))
+    refresher = tab.ctl.fleet.refresher
+    for _ in range(6):
+        qtbot.waitUntil(lambda: not refresher.pending, timeout=5000)
+        refresher.refresh()
+    qtbot.waitUntil(lambda: source.calls >= 7 and not refresher.pending, timeout=5000)
+    errors = [text for level, text in messages if level == "error"]
+    # refused (the quick first fetch and 4 refreshes: once), timed out (changed: once), success, refused again
+    assert errors == ["Fleet refresh failed: refused", "Fleet refresh failed: timed out",
+                      "Fleet refresh failed: refused"]
+    tab.ctl.stop_source()
