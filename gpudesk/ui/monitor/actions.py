@@ -227,6 +227,7 @@ def burnin_report(tab: MonitorViews) -> None:
         return
     session_id, plan_id, thresholds = loaded.session_id, choice.plan_id(), tab.ctl.rule_thresholds()
     tab.toolbar.source_label.setText(QCoreApplication.translate("Monitor", "Making the burn-in report…"))
+    name = loaded.title
 
     def work() -> Any:
         db = open_store()  # this thread's own connection
@@ -237,12 +238,13 @@ def burnin_report(tab: MonitorViews) -> None:
 
     def done(report: Any) -> None:
         tab.toolbar.source_label.setText(tab.ctl.title)
-        window = BurnInWindow(report, parent)
+        window = BurnInWindow(report, parent, name=name)
         window.view.zoom_requested.connect(lambda t0, t1: zoom_to(tab, t0, t1))
         window.view.export_failed.connect(lambda message: tab.ctx.notify(message, "error"))
         window.show()
 
-    tab.ctl.run(work, on_result=done, what=QCoreApplication.translate("Monitor", "The burn-in report"))
+    tab.ctl.run(work, on_result=done, what=QCoreApplication.translate("Monitor", "The burn-in report"),
+                on_failed=lambda: tab.toolbar.source_label.setText(tab.ctl.title))
 
 
 def span_requested(tab: MonitorViews, visible: bool) -> None:
@@ -296,6 +298,7 @@ def save_as_recording(tab: MonitorViews) -> None:
             recorder.close()
 
     def done(session_id: int) -> None:
+        tab.ctl.recording_saved(loaded, session_id)
         tab.ctx.notify(QCoreApplication.translate("Monitor", "Saved as recording #{n}.").format(n=session_id), "info")
         tab.recordings.reload()
 
