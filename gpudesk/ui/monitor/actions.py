@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from PySide6.QtCore import QCoreApplication
-from PySide6.QtWidgets import QDialog, QFileDialog, QTabWidget, QWidget
+from PySide6.QtWidgets import QDialog, QTabWidget, QWidget
 
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.dmon_import import link_assumption_text
@@ -42,6 +42,7 @@ from gpudesk.ui.monitor.sources import AssumedLinkSource, Loaded, demo_path, loa
 from gpudesk.ui.monitor.stats_panel import StatsPanel
 from gpudesk.ui.monitor.thresholds_editor import ThresholdsDialog
 from gpudesk.ui.monitor.toolbar import MonitorToolbar
+from gpudesk.ui.export_folder import ask_save_path
 
 
 class MonitorViews(Protocol):
@@ -311,9 +312,9 @@ def export_csv(tab: MonitorViews, path: str | None = None) -> None:
     if buffer is None:
         return
     if path is None:
-        path, _ = QFileDialog.getSaveFileName(tab if isinstance(tab, QWidget) else None,
-                                              QCoreApplication.translate("Monitor", "Export samples as CSV"), "gpudesk-monitor.csv",
-                                              QCoreApplication.translate("Monitor", "CSV files (*.csv)"))
+        path = ask_save_path(tab if isinstance(tab, QWidget) else None,
+                             QCoreApplication.translate("Monitor", "Export samples as CSV"), "gpudesk-monitor.csv",
+                             QCoreApplication.translate("Monitor", "CSV files (*.csv)"))
         if not path:
             return
     span = selected_span(tab) if tab.plots.region.isVisible() else None

@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import cast
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QFileDialog, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from gpudesk.nvml.nvml_session import NvmlStatus
 from gpudesk.telemetry.ring_buffer import HistoryBuffer
@@ -33,6 +33,7 @@ from gpudesk.ui.monitor.recordings_view import RecordingsView
 from gpudesk.ui.monitor.sources import HISTORY_METRICS, Loaded, demo_description
 from gpudesk.ui.monitor.stats_panel import StatsPanel
 from gpudesk.ui.monitor.toolbar import MonitorToolbar
+from gpudesk.ui.export_folder import ask_save_path
 
 PAGE_NO_GPU, PAGE_VIEW = 0, 1
 REFRESH_MS = 250
@@ -228,8 +229,7 @@ class MonitorTab(QWidget):
         self.readout.show_at(self.ctl.buffer, t, self.plots.visible_gpus, names, self.plots.links)
 
     def _export_png(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export plots as PNG"), "gpudesk-monitor.png",
-                                              self.tr("PNG images (*.png)"))
+        path = ask_save_path(self, self.tr("Export plots as PNG"), "gpudesk-monitor.png", self.tr("PNG images (*.png)"))
         if path:
             target = self.heatmap if self.subtabs.currentWidget() is self.heatmap else self.plots
             if not target.grab().save(path, "PNG"):
