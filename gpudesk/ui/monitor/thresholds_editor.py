@@ -140,7 +140,8 @@ class ThresholdsDialog(QDialog):
         close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         close.rejected.connect(self.reject)
         for button in close.buttons():
-            button.setAutoDefault(False)  # Enter saves (the editor's default button); it does not close
+            if isinstance(button, QPushButton):
+                button.setAutoDefault(False)  # Enter saves (the editor's default button); it does not close
         layout = QVBoxLayout(self)
         layout.addWidget(self.editor, 1)
         layout.addWidget(close)
