@@ -16,6 +16,8 @@ from pathlib import Path
 import platformdirs
 
 from gpudesk import APP_NAME
+from gpudesk.errors import GpudeskError
+from gpudesk.i18n import _
 
 ENV_DATA_DIR = "GPUDESK_DATA_DIR"
 
@@ -56,18 +58,33 @@ def catalog_path() -> Path:
     return _PACKAGE_DIR / "catalog" / "catalog.db"
 
 
+class DataDirError(GpudeskError):
+    """The user data folder cannot be created: settings, plans, recordings and diagnoses cannot be saved."""
+
+
 def data_dir(create: bool = True) -> Path:
     """The user's data folder (platformdirs user data dir, or ``$GPUDESK_DATA_DIR``), created private (0700).
 
     Raises:
-        OSError: when ``create`` is true and the folder cannot be created.
+        DataDirError: when ``create`` is true and the folder cannot be created (a path under a file, no
+            permission, a full or read-only disk).
     """
     override = os.environ.get(ENV_DATA_DIR)
     path = Path(override).expanduser() if override else Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
     if create and not path.is_dir():
-        # 0700 whatever the umask (umask 000 would otherwise leave plans and recordings open to every local user)
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(path, 0o700)
+        try:
+            # 0700 whatever the umask (umask 000 would otherwise leave plans and recordings open to every local user)
+            path.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(path, 0o700)
+        except OSError as exc:
+            remedy = (_("Set {env} to a folder you can write to.").format(env=ENV_DATA_DIR) if override else
+                      _("Check the permissions of {path}, or set {env} to a folder you can write to.").format(
+                          path=path, env=ENV_DATA_DIR))
+            raise DataDirError(
+                _("The user data folder {path} cannot be created, so settings, plans and recordings cannot be "
+                  "saved.").format(path=path),
+                field=ENV_DATA_DIR if override else str(path), detail=exc.strerror or str(exc), remedy=remedy,
+            ) from exc
     return path
 
 

@@ -135,5 +135,8 @@ def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     except CliError as exc:
         print(_("gpudesk: {error}").format(error=exc.user_text()), file=sys.stderr)
         return exc.status
+    except GpudeskError as exc:  # a core error no command converted (an unusable data folder, say): one clear line
+        print(_("gpudesk: {error}").format(error=exc.user_text()), file=sys.stderr)
+        return 1
     except BrokenPipeError:
         return 0

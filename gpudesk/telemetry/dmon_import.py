@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from sqlite_utils import Database
 
+from gpudesk.i18n import _
 from gpudesk.progress import Progress
 from gpudesk.telemetry.dmon import DmonError, DmonLog, parse_dmon, read_dmon_file
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
@@ -125,12 +126,11 @@ def frame_and_devices_from_text(text: str, gpu: Any | None = None,
     return log.frame, devices_for_model(log.frame.gpus, gpu), log
 
 
-DEMO_FILE = "deepspeech-178-dmon.txt"
-# Where the bundled demo came from, for the user-facing sentence (details in resources/demo/SOURCE.md).
-DEMO_ORIGIN = "Mozilla DeepSpeech issue #178 (2016)"
-DEMO_URL = "https://github.com/mozilla/DeepSpeech/issues/178"
+# The bundled demo: a generated 5-minute, 4-GPU training run in nvidia-smi dmon format, written deterministically
+# by tools/make_demo_recording.py (details and why it is generated: resources/demo/SOURCE.md).
+DEMO_FILE = "demo-training-dmon.txt"
 DEMO_GPUS = 4  # checked against the file by the tests
-DEMO_ROUNDS = 1
+DEMO_ROUNDS = 300  # 1 s samples: 5 minutes
 
 
 def demo_path() -> Path:
@@ -138,11 +138,6 @@ def demo_path() -> Path:
     from gpudesk.paths import resources_dir
 
     return resources_dir() / "demo" / DEMO_FILE
-
-
-def rounds_text(rounds: int) -> str:
-    """ "one sampling round" / "12 sampling rounds"."""
-    return "one sampling round" if rounds == 1 else f"{rounds} sampling rounds"
 
 
 def load_demo() -> tuple[SeriesFrame, list[DeviceInfo], DmonLog]:
@@ -157,8 +152,9 @@ def load_demo() -> tuple[SeriesFrame, list[DeviceInfo], DmonLog]:
         raise DmonError(f"The demo recording is missing ({path}); reinstall gpudesk.")
     frame, devices, log = frame_and_devices_from_file(path)
     gpus, rounds = len(frame.gpus), len(np.unique(frame.t))
-    note = (f"Demo: {rounds_text(rounds)} of a real {gpus}-GPU nvidia-smi dmon capture, posted publicly in "
-            f"{DEMO_ORIGIN}, {DEMO_URL}; it shows the dmon format and N/A values, not a long run.")
+    note = _("Demo: a generated example, not a real capture: {rounds} one-second samples of a {gpus}-GPU training "
+             "run in nvidia-smi dmon format, with an input stall and one GPU that overheats.").format(
+        rounds=rounds, gpus=gpus)
     for notes in {id(frame.notes): frame.notes, id(log.notes): log.notes}.values():  # often one list
         notes.append(note)
     return frame, devices, log

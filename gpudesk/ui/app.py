@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 from gpudesk import APP_NAME, __version__, i18n, paths
 from gpudesk.ui.cjk_font import startup_font_warning
 from gpudesk.ui.language_menu import saved_language
+from gpudesk.ui.settings_file import open_settings
 
 
 def choose_language(explicit: str | None, settings: QSettings) -> str | None:
@@ -61,7 +62,7 @@ def run_app(argv: list[str] | None = None, language: str | None = None) -> int:
     icon = paths.resources_dir() / "icons" / "gpudesk.svg"
     if icon.exists():
         app.setWindowIcon(QIcon(str(icon)))
-    settings = QSettings(str(paths.settings_path()), QSettings.Format.IniFormat)
+    settings, data_dir_error = open_settings()
     name, _translators = apply_language(app, choose_language(language, settings))
     from gpudesk.ui.main_window import MainWindow
 
@@ -76,6 +77,8 @@ def run_app(argv: list[str] | None = None, language: str | None = None) -> int:
         install_excepthook(window.message_bar.show_message)
 
     window.startup.add_step("exceptions", (), report_exceptions, before="catalog")
+    if data_dir_error is not None:  # the window works; only saving settings, plans and recordings fails
+        window.message_bar.show_message(data_dir_error.user_text(), "error")
     font_warning = startup_font_warning(name)
     if font_warning is not None:
         window.message_bar.show_message(font_warning, "warning")

@@ -17,12 +17,13 @@ from PySide6.QtCore import QCoreApplication, QSettings, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
-from gpudesk import paths
+from gpudesk.errors import GpudeskError
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.first_paint import FirstPaintWatcher
 from gpudesk.ui.language_menu import LanguageMenu
 from gpudesk.ui.lazy_tab import LazyTab
 from gpudesk.ui.message_bar import MessageBar
+from gpudesk.ui.settings_file import open_settings
 from gpudesk.ui.startup import STORE_MODULES, Startup
 from gpudesk.ui.tabs import TAB_CLASSES
 
@@ -49,7 +50,7 @@ def open_catalog_into(ctx: AppContext) -> bool:
 
         ctx.catalog = open_catalog()
     except Exception as exc:  # noqa: BLE001 - any catalog failure is reported, the app keeps going
-        ctx.problems.append(str(exc))
+        ctx.problems.append(exc.user_text() if isinstance(exc, GpudeskError) else str(exc))
         return False
     return True
 
@@ -61,7 +62,7 @@ def open_store_into(ctx: AppContext) -> bool:
 
         ctx.store = open_store()
     except Exception as exc:  # noqa: BLE001 - any store failure is reported, the app keeps going
-        ctx.problems.append(str(exc))
+        ctx.problems.append(exc.user_text() if isinstance(exc, GpudeskError) else str(exc))
         return False
     return True
 
@@ -78,7 +79,7 @@ class MainWindow(QMainWindow):
             self.startup.add_step("catalog", CATALOG_MODULES, self._open_catalog, before="charts")
             self.startup.add_step("store", STORE_MODULES, self._open_store)
         self.startup.activate()
-        self.settings = settings or QSettings(str(paths.settings_path()), QSettings.Format.IniFormat)
+        self.settings = settings or open_settings()[0]
         central = QWidget(self)
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -89,8 +90,7 @@ class MainWindow(QMainWindow):
             self._watch_tasks()
         self.tabs = QTabWidget(central)
         self.tabs.setDocumentMode(True)
-        layout.addWidget(self.message_bar)
-        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.tabs, 1)  # the message bar floats over the bottom edge: showing it moves nothing
         self.setCentralWidget(central)
         for module_name, class_name, title in TAB_CLASSES:
             page = LazyTab(self.ctx, module_name, class_name, self.tabs, prepare=self._prepare_tab)

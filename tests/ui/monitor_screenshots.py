@@ -8,8 +8,8 @@
   real dmon format (``-s pucvmet -o DT`` layout of Sample A) imported with the GPU model picked from the
   catalog; GPU 6 idles half the time and GPU 3 has a stretch of '-' values.
 - monitor-no-gpu.png: NVML init failing with DriverNotLoaded.
-- monitor-demo-plots.png, monitor-demo-findings.png, monitor-demo-heatmap.png: the bundled demo, one real
-  sampling round of 4 GPUs (dmon Sample A, no time column): dots per sample, "t+" times, judged throttling.
+- monitor-demo-plots.png, monitor-demo-findings.png, monitor-demo-heatmap.png: the bundled demo, a generated
+  5-minute run of 4 GPUs (tools/make_demo_recording.py): a job-wide stall and GPU 3's thermal throttling.
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def main() -> int:
         tab.shutdown()
         tab.close()
 
-    # --- the demo: one real sampling round --------------------------------------------------------------------
+    # --- the demo: a generated 5-minute run ---------------------------------------------------------------------
     tab = MonitorTab(ctx, autostart=False)
     tab.resize(1280, 800)
     tab.show()

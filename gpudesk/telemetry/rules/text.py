@@ -32,8 +32,8 @@ def rate(bytes_per_s: float | None) -> str:
 
 
 def offset(t: float, start: float) -> str:
-    """Where ``t`` lies in a run that began at ``start``: "at 5 min", "at 0 s"."""
-    return _("at {offset}").format(offset=duration(max(0.0, t - start)))
+    """Where a span starting at ``t`` lies in a run that began at ``start``: "from t+5 min", "from t+0 s"."""
+    return _("from t+{offset}").format(offset=duration(max(0.0, t - start)))
 
 
 def sentences(texts: Sequence[str]) -> str:

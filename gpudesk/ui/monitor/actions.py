@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from PySide6.QtCore import QCoreApplication
-from PySide6.QtWidgets import QDialog, QFileDialog, QTabWidget, QWidget
+from PySide6.QtWidgets import QDialog, QTabWidget, QWidget
 
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.dmon_import import link_assumption_text
@@ -42,6 +42,7 @@ from gpudesk.ui.monitor.sources import AssumedLinkSource, Loaded, demo_path, loa
 from gpudesk.ui.monitor.stats_panel import StatsPanel
 from gpudesk.ui.monitor.thresholds_editor import ThresholdsDialog
 from gpudesk.ui.monitor.toolbar import MonitorToolbar
+from gpudesk.ui.export_folder import ask_save_path
 
 
 class MonitorViews(Protocol):
@@ -227,6 +228,7 @@ def burnin_report(tab: MonitorViews) -> None:
         return
     session_id, plan_id, thresholds = loaded.session_id, choice.plan_id(), tab.ctl.rule_thresholds()
     tab.toolbar.source_label.setText(QCoreApplication.translate("Monitor", "Making the burn-in report…"))
+    name = loaded.title
 
     def work() -> Any:
         db = open_store()  # this thread's own connection
@@ -237,12 +239,13 @@ def burnin_report(tab: MonitorViews) -> None:
 
     def done(report: Any) -> None:
         tab.toolbar.source_label.setText(tab.ctl.title)
-        window = BurnInWindow(report, parent)
+        window = BurnInWindow(report, parent, name=name)
         window.view.zoom_requested.connect(lambda t0, t1: zoom_to(tab, t0, t1))
         window.view.export_failed.connect(lambda message: tab.ctx.notify(message, "error"))
         window.show()
 
-    tab.ctl.run(work, on_result=done, what=QCoreApplication.translate("Monitor", "The burn-in report"))
+    tab.ctl.run(work, on_result=done, what=QCoreApplication.translate("Monitor", "The burn-in report"),
+                on_failed=lambda: tab.toolbar.source_label.setText(tab.ctl.title))
 
 
 def span_requested(tab: MonitorViews, visible: bool) -> None:
@@ -296,6 +299,7 @@ def save_as_recording(tab: MonitorViews) -> None:
             recorder.close()
 
     def done(session_id: int) -> None:
+        tab.ctl.recording_saved(loaded, session_id)
         tab.ctx.notify(QCoreApplication.translate("Monitor", "Saved as recording #{n}.").format(n=session_id), "info")
         tab.recordings.reload()
 
@@ -308,9 +312,9 @@ def export_csv(tab: MonitorViews, path: str | None = None) -> None:
     if buffer is None:
         return
     if path is None:
-        path, _ = QFileDialog.getSaveFileName(tab if isinstance(tab, QWidget) else None,
-                                              QCoreApplication.translate("Monitor", "Export samples as CSV"), "gpudesk-monitor.csv",
-                                              QCoreApplication.translate("Monitor", "CSV files (*.csv)"))
+        path = ask_save_path(tab if isinstance(tab, QWidget) else None,
+                             QCoreApplication.translate("Monitor", "Export samples as CSV"), "gpudesk-monitor.csv",
+                             QCoreApplication.translate("Monitor", "CSV files (*.csv)"))
         if not path:
             return
     span = selected_span(tab) if tab.plots.region.isVisible() else None

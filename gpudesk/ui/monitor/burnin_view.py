@@ -21,7 +21,6 @@ from PySide6.QtGui import (
     QTextDocument,
 )
 from PySide6.QtWidgets import (
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -38,6 +37,7 @@ from gpudesk.telemetry.heatmap import Heatmap
 from gpudesk.ui.monitor.findings_list import FindingsListView
 from gpudesk.ui.monitor.span_chart import SpanChart
 from gpudesk.ui.workers import run_task
+from gpudesk.ui.export_folder import ask_save_path
 
 VERDICT_COLOUR = {PASS: "#1e8449", FAIL: "#b00020", INCOMPLETE: "#8a5a00"}
 
@@ -195,8 +195,7 @@ class BurnInReportView(QWidget):
         if self.report is None:
             return
         filters = {"pdf": self.tr("PDF (*.pdf)"), "html": self.tr("HTML (*.html)"), "md": self.tr("Markdown (*.md)")}
-        name, _selected = QFileDialog.getSaveFileName(self, self.tr("Export the burn-in report"),
-                                                      f"burn-in.{suffix}", filters[suffix])
+        name = ask_save_path(self, self.tr("Export the burn-in report"), f"burn-in.{suffix}", filters[suffix])
         if name:
             self.export_to(Path(name))
 

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from gpudesk.errors import GpudeskError
-from gpudesk.store.plans import list_plans
+from gpudesk.store.plans import SavedPlan, list_plans
 from gpudesk.telemetry.burnin import BurnInReport
 from gpudesk.ui.monitor.burnin_view import BurnInReportView
 
@@ -30,7 +30,15 @@ class BurnInDialog(QDialog):
         except GpudeskError:
             saved = []  # an unreadable plans table leaves the report without a plan, not without a report
         for plan in saved:
-            self.plans.addItem(self.tr("Plan #{n}: {name}").format(n=plan.id, name=plan.name), plan.id)
+            why = self._unusable(plan)
+            label = self.tr("Plan #{n}: {name}").format(n=plan.id, name=plan.name)
+            if why:
+                label = self.tr("{plan} (cannot be compared: {why})").format(plan=label, why=why)
+            self.plans.addItem(label, plan.id)
+            if why:  # shown, so the user sees it was not forgotten, but not offered
+                item = self.plans.model().item(self.plans.count() - 1)  # type: ignore[attr-defined]
+                item.setEnabled(False)
+                item.setToolTip(why)
         self.plans.setToolTip(self.tr("The saved plan whose expectations (memory, throughput, power) the "
                                       "measurements are compared with"))
         form = QFormLayout()
@@ -46,6 +54,15 @@ class BurnInDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(buttons)
 
+    def _unusable(self, plan: SavedPlan) -> str:
+        """Why ``plan`` cannot judge a recording ("" when it can): unreadable, or no configuration fitted."""
+        if plan.problem:
+            return self.tr("its stored plan cannot be read")
+        candidates = plan.plan.get("candidates")
+        if not isinstance(candidates, list) or not candidates:
+            return self.tr("no configuration fitted when it was made")
+        return ""
+
     def plan_id(self) -> int | None:
         """The chosen saved plan's id, or None."""
         value = self.plans.currentData()
@@ -55,9 +72,10 @@ class BurnInDialog(QDialog):
 class BurnInWindow(QDialog):
     """A non-modal window with one burn-in report (export buttons inside)."""
 
-    def __init__(self, report: BurnInReport, parent: QWidget | None = None) -> None:
+    def __init__(self, report: BurnInReport, parent: QWidget | None = None, *, name: str = "") -> None:
         super().__init__(parent)
-        self.setWindowTitle(self.tr("Burn-in report: {t}").format(t=report.title))
+        # named after the recording ("Burn-in report: llama-70b run 3"), not after the report's own heading
+        self.setWindowTitle(self.tr("Burn-in report: {t}").format(t=name or report.source))
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.view = BurnInReportView(self)
         self.view.set_report(report)

@@ -9,7 +9,7 @@ time basis, and the recording in progress (:class:`RecordingControl`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any
 
@@ -135,6 +135,7 @@ class MonitorController(QObject):
         batchesArrived(): new samples are in the buffer. titleChanged(str): the source's description.
         processesListed(object): a ProcessListing. nvmlUnavailable(NvmlStatus): NVML cannot be used here.
         sourceFinished(): a file, stream or replay ended. sourceChanged(): a worker started or stopped.
+        viewsCleared(str): no history is in view any more (a fleet connection started); the text says why.
     """
 
     historyChanged = Signal(object)
@@ -146,6 +147,7 @@ class MonitorController(QObject):
     nvmlUnavailable = Signal(object)
     sourceFinished = Signal()
     sourceChanged = Signal()
+    viewsCleared = Signal(str)
 
     def __init__(self, ctx: AppContext, nvml: ModuleType | None = None):
         super().__init__()
@@ -335,6 +337,12 @@ class MonitorController(QObject):
         self.loadedShown.emit(loaded)
         self.sourceChanged.emit()
 
+    def recording_saved(self, loaded: Loaded, session_id: int) -> None:
+        """``loaded`` was stored as recording ``session_id``: when it is still in view it now is that recording
+        (a burn-in report or a replay reads it from the database)."""
+        if self.loaded is loaded:
+            self.loaded = replace(loaded, session_id=session_id)
+
     def start_fleet(self, settings: Any) -> bool:
         """Watch a fleet through Prometheus (``ConnectionSettings``): the grid refreshes in the background."""
         self.stop_source()
@@ -343,6 +351,10 @@ class MonitorController(QObject):
     def _fleet_started(self, title: str) -> None:
         self.source_kind = "fleet"
         self.title = title
+        # The previous source's samples must not read as the fleet's: the views empty until a GPU is opened.
+        self.buffer, self.devices, self.loaded, self._col = None, [], None, {}
+        self.viewsCleared.emit(QCoreApplication.translate(
+            "MonitorTab", "Watching a fleet: open a GPU in the Fleet tab to see its plots, statistics and findings."))
         self.titleChanged.emit(title)
         self.sourceChanged.emit()
 
@@ -355,10 +367,14 @@ class MonitorController(QObject):
         self.show_history(loaded.buffer, loaded.devices, loaded.title, basis=timebase.LOCAL)
         self.loadedShown.emit(loaded)
 
-    def run(self, fn: Callable[..., Any], *args: Any, on_result: Callable[[Any], None], what: str) -> Task:
-        """``run_task`` whose failure is shown as "<what> failed: <reason>"."""
+    def run(self, fn: Callable[..., Any], *args: Any, on_result: Callable[[Any], None], what: str,
+            on_failed: Callable[[], None] | None = None) -> Task:
+        """``run_task`` whose failure is shown as "<what> failed: <reason>"; ``on_failed`` then ends the
+        caller's busy state (a status line saying "Making…")."""
 
         def failed(exc: BaseException) -> None:
+            if on_failed is not None:
+                on_failed()
             self.ctx.notify(QCoreApplication.translate("Monitor", "{what} failed: {e}").format(
                 what=what, e=failure_text(exc)), "error")
 

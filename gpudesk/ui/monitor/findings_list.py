@@ -8,9 +8,10 @@ Self-contained: :meth:`FindingsListView.set_findings` takes the findings of ``gp
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QLabel,
@@ -42,18 +43,59 @@ def _length(f: Finding) -> float:
     return (f.span[1] - f.span[0]) if f.span else 0.0
 
 
+# Evidence keys end in their unit (DESIGN.md): the suffix says how to show the value and is dropped from the label.
+_UNITS = (("_bytes_per_s", "bytes/s"), ("_bytes", "bytes"), ("_pct", "%"), ("_w", "W"), ("_c", "°C"),
+          ("_hz", "Hz"), ("_s", "s"))
+_EPOCH_MIN_S = 1e8  # a value in seconds this large is a time stamp (1973 on), not a duration
+
+
+def _number(value: float) -> str:
+    return f"{value:.4g}" if abs(value) < 1e5 else f"{value:,.0f}"
+
+
+def evidence_line(key: str, value: object) -> tuple[str, str]:
+    """One evidence entry for people: ("duration", "35 s"), ("start", "14:02:30"), ("gpu", "N/A").
+
+    Times read as the shown history's times do (:func:`display.when`: a clock time, or "t+150 s" for a log
+    without one); byte rates in MB/s or GB/s (decimal), bytes in GiB; None reads "N/A", booleans "yes"/"no"."""
+    suffix, unit = next(((s, u) for s, u in _UNITS if key.endswith(s)), ("", ""))
+    label = (key[: -len(suffix)] if suffix else key).replace("_", " ")
+    na = QCoreApplication.translate("Monitor", "N/A")
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return label, na
+    if isinstance(value, bool):
+        return label, QCoreApplication.translate("Monitor", "yes") if value else QCoreApplication.translate(
+            "Monitor", "no")
+    if not isinstance(value, (int, float)):
+        return label, str(value)
+    v = float(value)
+    if unit == "s":
+        if label == "offset":
+            return QCoreApplication.translate("Monitor", "from the start"), f"t+{fmt_duration(v)}"
+        if v > _EPOCH_MIN_S:
+            return label, when(v, "%H:%M:%S")
+        return label, fmt_duration(v)
+    if unit == "bytes/s":
+        return label, f"{v / 1e9:.2f} GB/s" if v >= 1e9 else f"{v / 1e6:.1f} MB/s"
+    if unit == "bytes":
+        return label, f"{v / 2**30:.2f} GiB"
+    if unit == "Hz":
+        return label, f"{v / 1e6:.0f} MHz"
+    if unit:
+        return label, f"{_number(v)} {unit}"
+    return label, _number(v) if isinstance(value, float) else str(value)
+
+
 def details_text(f: Finding, rule_label: str, evidence_label: str, advice_label: str) -> str:
     """Plain text of one finding for the details pane: summary, evidence (one line per key), advice."""
     lines = [f.summary, "", f"{rule_label}: {f.rule} ({f.severity})", f"{evidence_label}:"]
     for key, value in f.evidence.items():
         if key == "spans" and isinstance(value, list):
-            lines.append(f"  spans: {len(value)} (listed on the timeline)")
+            lines.append("  " + QCoreApplication.translate("Monitor", "spans: {n} (listed on the timeline)").format(
+                n=len(value)))
             continue
-        if isinstance(value, float) and key.endswith("_s") and value > 1e8:
-            value = when(value)  # a time stamp (epoch s)
-        elif isinstance(value, float):
-            value = f"{value:.4g}"
-        lines.append(f"  {key}: {value}")
+        label, text = evidence_line(key, value)
+        lines.append(f"  {label}: {text}")
     if f.advice:
         lines += ["", f"{advice_label}: {f.advice}"]
     return "\n".join(lines)

@@ -65,6 +65,12 @@ class FindingsView(QWidget):
         self.status.setText(self.tr("Analyzing…"))
         self.analyze_button.setEnabled(False)
 
+    def clear(self, reason: str) -> None:
+        """No history in view: no findings and ``reason`` (plain text)."""
+        self.findings = []
+        self.list.set_findings([], reason)
+        self.status.setText(reason)
+
     def show_error(self, message: str) -> None:
         self.analyze_button.setEnabled(True)
         self.status.setText(self.tr("The analysis failed: {m}").format(m=message))

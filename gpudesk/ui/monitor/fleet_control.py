@@ -13,7 +13,6 @@ from typing import Any, Protocol
 
 from PySide6.QtCore import QCoreApplication, QObject, QSettings, Signal
 
-from gpudesk import paths
 from gpudesk.errors import GpudeskError
 from gpudesk.telemetry.fleet import FleetFinding, FleetHistory
 from gpudesk.telemetry.fleet_secrets import ConnectionSettings, auth_for
@@ -22,6 +21,7 @@ from gpudesk.telemetry.model import DeviceInfo
 from gpudesk.telemetry.prometheus_source import PrometheusSource
 from gpudesk.ui.monitor.fleet_refresh import FleetRefresher
 from gpudesk.ui.monitor.sources import HISTORY_METRICS, Loaded
+from gpudesk.ui.settings_file import open_settings
 
 SETTINGS_KEY = "monitor/fleet_connection"
 FLEET_WINDOW_S = 3600.0  # the grid shows the last hour, refreshed every REFRESH_S
@@ -44,7 +44,7 @@ def prometheus_source(settings: ConnectionSettings) -> FleetSource:
 
 def app_settings() -> QSettings:
     """The app's settings file (the main window keeps geometry and the last tab in the same file)."""
-    return QSettings(str(paths.settings_path()), QSettings.Format.IniFormat)
+    return open_settings()[0]  # an unusable data folder was reported at start-up; nothing is saved then
 
 
 class FleetControl(QObject):
@@ -69,6 +69,7 @@ class FleetControl(QObject):
         self.history: FleetHistory | None = None
         self.findings: list[FleetFinding] = []
         self.title = ""
+        self._failure: str | None = None  # the failure already told the user, until a refresh succeeds
 
     def saved_settings(self) -> ConnectionSettings | None:
         """The connection last used (no secret), or None."""
@@ -93,7 +94,7 @@ class FleetControl(QObject):
         except GpudeskError as exc:
             self._notify(exc.user_text(), "error")
             return False
-        self.history, self.findings = None, []
+        self.history, self.findings, self._failure = None, [], None
         self.title = QCoreApplication.translate("Monitor", "Fleet (Prometheus) {url}, last {h:g} h").format(
             url=settings.url, h=FLEET_WINDOW_S / 3600)
         self.refresher = FleetRefresher(lambda: source.history(FLEET_WINDOW_S), interval_s=REFRESH_S,
@@ -117,14 +118,17 @@ class FleetControl(QObject):
     def _updated(self, history: Any, findings: Any) -> None:
         if self.sender() is not self.refresher:
             return  # a refresh of a fleet since replaced
-        self.history, self.findings = history, list(findings)
+        self.history, self.findings, self._failure = history, list(findings), None
         self.updated.emit(history, self.findings)
 
     def _failed(self, message: str) -> None:
-        if self.sender() is self.refresher:
+        if self.sender() is not self.refresher:
+            return
+        if message != self._failure:  # one notice per failure streak: a refresh every 15 s repeats nothing
+            self._failure = message
             self._notify(QCoreApplication.translate("Monitor", "Fleet refresh failed: {m}").format(m=message),
                          "error")
-            self.failed.emit(message)
+        self.failed.emit(message)
 
     def gpu_history(self, position: int) -> Loaded | None:
         """The window of the GPU at ``position`` in the last refresh, ready for the plots; None when unknown."""

@@ -93,6 +93,7 @@ class HeatmapView(QWidget):
     def refresh(self) -> None:
         """Recompute the bins from the whole history (cost: one pass over the samples)."""
         if self.buffer is None or self.buffer.span() is None:
+            self.image.clear()  # an empty source (a new fleet connection) leaves no picture of the last one
             self.info.setText(self.tr("No samples yet."))
             return
         chosen = int(self.bins.currentData())

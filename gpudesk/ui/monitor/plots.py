@@ -425,8 +425,9 @@ class MonitorPlots(QWidget):
             lo, hi = 0.0, max(100.0, hi if math.isfinite(hi) else 100.0)
         elif not math.isfinite(lo):
             return
-        if hi <= lo:
-            hi = lo + 1.0
+        if hi <= lo:  # a flat series (TX 120 MB/s, 64 °C) is drawn mid-axis, not on the floor of [v, v + 1]
+            pad = max(abs(lo) * 0.05, 1.0)
+            lo, hi = lo - pad, hi + pad
         if self._y_ranges.get(metric) != (lo, hi):
             self._y_ranges[metric] = (lo, hi)
             self.plots[metric].setYRange(lo, hi, padding=0.05)

@@ -13,7 +13,6 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from gpudesk.ui.monitor.display import fmt_duration
 from gpudesk.ui.workers import run_task
+from gpudesk.ui.export_folder import ask_save_path
 from gpudesk.ui.tooltips import plain_tooltip
 
 HEADERS = (
@@ -182,7 +182,8 @@ class RecordingsView(QWidget):
                 self.table.setItem(r, c, item)
             if session.id == selected:
                 self.table.selectRow(r)
-        self.status.setText(self.tr("{n} recordings.").format(n=len(self.sessions)))
+        count = len(self.sessions)
+        self.status.setText(self.tr("1 recording.") if count == 1 else self.tr("{n} recordings.").format(n=count))
 
     def selected_id(self) -> int | None:
         rows = self.table.selectionModel().selectedRows()
@@ -252,8 +253,8 @@ class RecordingsView(QWidget):
         sid = self.selected_id()
         if sid is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export recording as CSV"), f"recording-{sid}.csv",
-                                              self.tr("CSV files (*.csv)"))
+        path = ask_save_path(self, self.tr("Export recording as CSV"), f"recording-{sid}.csv",
+                             self.tr("CSV files (*.csv)"))
         if path:
             self.export_csv(sid, path)
 
@@ -266,8 +267,8 @@ class RecordingsView(QWidget):
         sid = self.selected_id()
         if sid is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export plots as PNG"), f"recording-{sid}.png",
-                                              self.tr("PNG images (*.png)"))
+        path = ask_save_path(self, self.tr("Export plots as PNG"), f"recording-{sid}.png",
+                             self.tr("PNG images (*.png)"))
         if path:
             self.pending_png = (sid, path)
             self.openRequested.emit(sid)

@@ -114,19 +114,14 @@ def demo_path() -> Path | None:
 def demo_description() -> str | None:
     """One sentence for users: what the bundled demo is and where it comes from; None when there is no demo.
     (Developer notes about it stay in resources/demo/SOURCE.md.)"""
-    from gpudesk.telemetry.dmon_import import DEMO_GPUS, DEMO_ORIGIN, DEMO_ROUNDS
+    from gpudesk.telemetry.dmon_import import DEMO_GPUS, DEMO_ROUNDS
 
     if demo_path() is None:
         return None
-    if DEMO_ROUNDS == 1:
-        text = QCoreApplication.translate(
-            "Monitor", "The demo is one sampling round (1 s) of a real {gpus}-GPU nvidia-smi dmon capture, posted "
-            "publicly in {origin}. It shows the dmon format and N/A values, not a long run.")
-    else:
-        text = QCoreApplication.translate(
-            "Monitor", "The demo is {rounds} sampling rounds of a real {gpus}-GPU nvidia-smi dmon capture, posted "
-            "publicly in {origin}.")
-    return text.format(gpus=DEMO_GPUS, rounds=DEMO_ROUNDS, origin=DEMO_ORIGIN)
+    text = QCoreApplication.translate(
+        "Monitor", "The demo is a generated example, not a real capture: {minutes} minutes of a {gpus}-GPU training "
+        "run in nvidia-smi dmon format, with an input stall and one GPU that overheats.")
+    return text.format(gpus=DEMO_GPUS, minutes=f"{DEMO_ROUNDS / 60:g}")
 
 
 def load_demo() -> Loaded:

@@ -70,6 +70,12 @@ class StatsPanel(QWidget):
     def show_error(self, message: str) -> None:
         self.label.setText(self.tr("Statistics could not be computed: {m}").format(m=message))
 
+    def clear(self, reason: str) -> None:
+        """No history in view: an empty table and ``reason`` (plain text)."""
+        self.stats = {}
+        self.table.setRowCount(0)
+        self.label.setText(reason)
+
     def _header(self, metric: str, share: bool) -> str:
         short = {m.GPU_UTIL: self.tr("GPU util"), m.MEM_UTIL: self.tr("Mem-ctrl util"),
                  m.MEM_USED: self.tr("Memory used"), m.PCIE_RX: self.tr("PCIe RX"), m.PCIE_TX: self.tr("PCIe TX"),

@@ -13,9 +13,10 @@ from types import ModuleType
 from typing import cast
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QFileDialog, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from gpudesk.nvml.nvml_session import NvmlStatus
+from gpudesk.telemetry.ring_buffer import HistoryBuffer
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor import actions
 from gpudesk.ui.monitor.controller import HistoryView, MonitorController
@@ -29,9 +30,10 @@ from gpudesk.ui.monitor.plots import LinkInfo, MonitorPlots
 from gpudesk.ui.monitor.process_table import ProcessTable
 from gpudesk.ui.monitor.readout import Readout
 from gpudesk.ui.monitor.recordings_view import RecordingsView
-from gpudesk.ui.monitor.sources import Loaded, demo_description
+from gpudesk.ui.monitor.sources import HISTORY_METRICS, Loaded, demo_description
 from gpudesk.ui.monitor.stats_panel import StatsPanel
 from gpudesk.ui.monitor.toolbar import MonitorToolbar
+from gpudesk.ui.export_folder import ask_save_path
 
 PAGE_NO_GPU, PAGE_VIEW = 0, 1
 REFRESH_MS = 250
@@ -114,7 +116,10 @@ class MonitorTab(QWidget):
         bar.import_button.clicked.connect(lambda: actions.import_dmon(self))
         bar.demo_button.clicked.connect(lambda: actions.play_demo(self))
         bar.fleet_button.clicked.connect(lambda: actions.connect_fleet(self))
+        ctl.viewsCleared.connect(self._clear_views)
+        ctl.fleet.started.connect(self.fleet.show_connecting)
         ctl.fleet.started.connect(lambda _title: self.subtabs.setCurrentWidget(self.fleet))
+        ctl.fleet.failed.connect(self.fleet.show_failure)
         ctl.fleet.updated.connect(self.fleet.set_history)
         self.fleet.gpuActivated.connect(ctl.open_fleet_gpu)
         self.fleet.gpuActivated.connect(lambda _pos: self.subtabs.setCurrentIndex(0))
@@ -161,6 +166,17 @@ class MonitorTab(QWidget):
         self.stack.setCurrentIndex(PAGE_VIEW)
         if self.ctl.source_kind not in ("nvml", "") and self.ctl.loaded is None:
             self.processes.clear(self.tr("This source carries no process list (only live NVML does)."))
+        self._update_buttons()
+
+    def _clear_views(self, reason: str) -> None:
+        """No history in view (a fleet connection started): empty plots, GPU list and heat map; ``reason``."""
+        empty = HistoryBuffer(1, HISTORY_METRICS)
+        self.plots.set_source(empty, {}, {})
+        self.gpu_model.set_devices([], {})
+        self.heatmap.set_source(empty, {})
+        self.stats.clear(reason)
+        self.findings.clear(reason)
+        self.processes.clear(reason)
         self._update_buttons()
 
     def _mark_dirty(self) -> None:
@@ -215,8 +231,7 @@ class MonitorTab(QWidget):
         self.readout.show_at(self.ctl.buffer, t, self.plots.visible_gpus, names, self.plots.links)
 
     def _export_png(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export plots as PNG"), "gpudesk-monitor.png",
-                                              self.tr("PNG images (*.png)"))
+        path = ask_save_path(self, self.tr("Export plots as PNG"), "gpudesk-monitor.png", self.tr("PNG images (*.png)"))
         if path:
             target = self.heatmap if self.subtabs.currentWidget() is self.heatmap else self.plots
             if not target.grab().save(path, "PNG"):

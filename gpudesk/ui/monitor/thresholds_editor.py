@@ -85,6 +85,10 @@ class ThresholdsEditor(QWidget):
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # error texts carry file names from outside
         self.save_button = QPushButton(self.tr("&Save"))
         self.defaults_button = QPushButton(self.tr("&Defaults"))
+        # Enter in a field saves (Save is the default button); Defaults is never pressed by Enter, which in a
+        # dialog would otherwise wipe every edit (QPushButton is auto-default there).
+        self.save_button.setDefault(True)
+        self.defaults_button.setAutoDefault(False)
         self.save_button.clicked.connect(self.save)
         self.defaults_button.clicked.connect(lambda: self.show_values(Thresholds()))
         buttons = QHBoxLayout()
@@ -136,6 +140,9 @@ class ThresholdsDialog(QDialog):
         self.editor = ThresholdsEditor(path, self)
         close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         close.rejected.connect(self.reject)
+        for button in close.buttons():
+            if isinstance(button, QPushButton):
+                button.setAutoDefault(False)  # Enter saves (the editor's default button); it does not close
         layout = QVBoxLayout(self)
         layout.addWidget(self.editor, 1)
         layout.addWidget(close)

@@ -13,7 +13,9 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 from gpudesk.store import open_store
+from gpudesk.store.plans import save_plan
 from gpudesk.telemetry import model as m
+from gpudesk.telemetry.burnin import BurnInError
 from gpudesk.telemetry.host_metrics import HOST_CPU_UTIL
 from gpudesk.telemetry.rules import run_rules
 from gpudesk.telemetry.rules.thresholds import load_thresholds
@@ -125,3 +127,45 @@ def test_live_samples_carry_the_host_cpu_load(qtbot) -> None:  # type: ignore[no
     assert all(0.0 <= v <= 100.0 for v in latest), "psutil's load, percent of all cores, on every GPU's sample"
     assert tab.ctl.nvml_status is not None and "Live NVML" in tab.toolbar.source_label.text()
     tab.shutdown()
+
+
+def test_a_just_saved_log_gets_its_burnin_report_and_plans_without_candidates_are_not_offered(
+        qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    messages: list[tuple[str, str]] = []
+    tab = make_tab(qtbot, messages)
+    save_plan(tab.ctx.store, "nothing fitted", "", {"candidates": []})
+    fits = save_plan(tab.ctx.store, "fits", "", {"candidates": [{"count": 1, "gpu_name": "Tesla P100"}]})
+    import_sample(qtbot, tab)
+    title = tab.ctl.loaded.title
+    tab.toolbar.save_button.click()
+    qtbot.waitUntil(lambda: any("Saved as recording" in text for _l, text in messages), timeout=20000)
+    assert tab.ctl.loaded is not None and tab.ctl.loaded.session_id is not None  # the saved one is the open one
+    offered: list[tuple[str, bool]] = []
+
+    def pick_no_plan() -> None:
+        dialog = QApplication.activeModalWidget()
+        assert isinstance(dialog, BurnInDialog)
+        model = dialog.plans.model()
+        offered.extend((dialog.plans.itemText(i), model.item(i).isEnabled()) for i in range(dialog.plans.count()))
+        dialog.accept()
+
+    QTimer.singleShot(100, pick_no_plan)
+    tab.findings.burnin_button.click()
+    assert not any("Open a saved recording first" in text for _level, text in messages)
+    qtbot.waitUntil(lambda: tab.findChild(BurnInWindow) is not None, timeout=20000)
+    window = tab.findChild(BurnInWindow)
+    assert window.windowTitle() == f"Burn-in report: {title}"
+    window.close()
+    enabled = {text: on for text, on in offered}
+    assert enabled[f"Plan #{fits}: fits"] is True
+    assert [on for text, on in offered if "nothing fitted" in text] == [False]
+    assert any("no configuration fitted" in text for text, _on in offered)
+    # a report that fails ends the busy state with the reason
+    monkeypatch.setattr(actions, "report_from_store",
+                        lambda *a, **k: (_ for _ in ()).throw(BurnInError("The recording has no samples.")))
+    QTimer.singleShot(100, lambda: QApplication.activeModalWidget().accept())
+    tab.findings.burnin_button.click()
+    qtbot.waitUntil(lambda: any("has no samples" in text for level, text in messages if level == "error"),
+                    timeout=20000)
+    assert "Making the burn-in report" not in tab.toolbar.source_label.text()
+    assert tab.toolbar.source_label.text() == tab.ctl.title

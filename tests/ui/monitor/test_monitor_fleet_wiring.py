@@ -14,10 +14,12 @@ from helpers.prometheus_server import PROMETHEUS, Exporter, PrometheusServer
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
+from gpudesk.errors import GpudeskError
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.fleet import FleetHistory, GpuKey, frame_from_matrix
 from gpudesk.telemetry.fleet_secrets import SERVICE, ConnectionSettings
 from gpudesk.ui.context import AppContext
+from gpudesk.ui.monitor import actions
 from gpudesk.ui.monitor.fleet_connection_dialog import FleetConnectionDialog
 from gpudesk.ui.monitor.fleet_control import SETTINGS_KEY, app_settings
 from gpudesk.ui.monitor.tab import MonitorTab
@@ -135,3 +137,68 @@ def test_against_a_real_prometheus(qtbot, tmp_path: Path) -> None:  # type: igno
     finally:
         server.stop()
         exporter.close()
+
+
+class UnreachableSource:
+    """What PrometheusSource raises for a refused connection (http://127.0.0.1:9 in the new-user test)."""
+
+    def history(self, window_s: float) -> FleetHistory:
+        raise GpudeskError("Prometheus at http://127.0.0.1:9 did not answer.", detail="Connection refused")
+
+    window_means = history
+
+
+def test_a_fleet_connection_replaces_the_previous_views_and_says_what_happens(qtbot) -> None:  # type: ignore[no-untyped-def]
+    memory_keyring.install()
+    messages: list[tuple[str, str]] = []
+    tab = make_tab(qtbot, messages)
+    actions.play_demo(tab)
+    qtbot.waitUntil(lambda: tab.gpu_model.rowCount() > 0, timeout=10000)
+    tab.ctl.fleet.source_factory = lambda settings: UnreachableSource()
+    tab.ctl.start_fleet(ConnectionSettings("http://127.0.0.1:9"))
+    assert "Fleet (Prometheus) http://127.0.0.1:9" in tab.toolbar.source_label.text()
+    # the demo's GPUs, samples and heat map are gone: nothing reads as the fleet's but the fleet's own data
+    assert tab.gpu_model.rowCount() == 0 and tab.ctl.buffer is None
+    assert tab.heatmap.image.image is None
+    assert "Fleet tab" in tab.stats.label.text() and "Fleet tab" in tab.findings.status.text()
+    assert tab.fleet.grid.placeholder().startswith("Connecting to Fleet (Prometheus) http://127.0.0.1:9")
+    qtbot.waitUntil(lambda: tab.fleet.grid.placeholder().startswith("No data:"), timeout=10000)
+    assert "did not answer" in tab.fleet.grid.placeholder() and tab.fleet.grid.cell_count() == 0
+    tab.ctl.stop_source()
+
+
+class FlakySource:
+    """Fails with ``errors[i]`` on the i-th fetch (None: answers with the two-node fleet)."""
+
+    def __init__(self, errors: list[str | None]) -> None:
+        self.errors = errors
+        self.calls = 0
+
+    def history(self, window_s: float) -> FleetHistory:
+        error = self.errors[min(self.calls, len(self.errors) - 1)]
+        self.calls += 1
+        if error is not None:
+            raise GpudeskError(error)
+        return two_node_fleet()
+
+    def window_means(self, window_s: float) -> FleetHistory:
+        raise GpudeskError(self.errors[0] or "first")
+
+
+def test_a_failing_refresh_is_told_once_per_streak(qtbot) -> None:  # type: ignore[no-untyped-def]
+    memory_keyring.install()
+    messages: list[tuple[str, str]] = []
+    tab = make_tab(qtbot, messages)
+    source = FlakySource(["refused"] * 4 + ["timed out", None, "refused"])
+    tab.ctl.fleet.source_factory = lambda settings: source
+    tab.ctl.start_fleet(ConnectionSettings("http://127.0.0.1:9"))
+    refresher = tab.ctl.fleet.refresher
+    for _ in range(6):
+        qtbot.waitUntil(lambda: not refresher.pending, timeout=5000)
+        refresher.refresh()
+    qtbot.waitUntil(lambda: source.calls >= 7 and not refresher.pending, timeout=5000)
+    errors = [text for level, text in messages if level == "error"]
+    # refused (the quick first fetch and 4 refreshes: once), timed out (changed: once), success, refused again
+    assert errors == ["Fleet refresh failed: refused", "Fleet refresh failed: timed out",
+                      "Fleet refresh failed: refused"]
+    tab.ctl.stop_source()

@@ -122,7 +122,7 @@ def test_nvml_missing_shows_no_gpu_panel(qtbot, messages, error, words):
     assert tab.no_gpu.message.text() == tab.ctl.nvml_status.message
     assert f"NVMLError_{error}" in tab.no_gpu.detail.text()
     assert tab.no_gpu.import_button.isEnabled() and tab.no_gpu.open_button.isEnabled()
-    assert tab.no_gpu.demo_button.isEnabled() and "DeepSpeech" in tab.no_gpu.demo_note.text()
+    assert tab.no_gpu.demo_button.isEnabled() and "generated example" in tab.no_gpu.demo_note.text()
     assert tab.ctl.worker is None
     tab.no_gpu.open_button.click()  # "open a recording" leads to the recordings list
     assert tab.stack.currentIndex() == PAGE_VIEW and tab.subtabs.currentWidget() is tab.recordings

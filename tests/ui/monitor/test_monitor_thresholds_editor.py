@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 
+from PySide6.QtCore import Qt
+
 from gpudesk.telemetry.rules.thresholds import Thresholds, save_thresholds
-from gpudesk.ui.monitor.thresholds_editor import ThresholdsEditor
+from gpudesk.ui.monitor.thresholds_editor import ThresholdsDialog, ThresholdsEditor
 
 
 def test_edit_save_and_defaults(qtbot, tmp_path):
@@ -32,3 +34,25 @@ def test_a_broken_file_shows_why_and_starts_from_defaults(qtbot, tmp_path):
     qtbot.addWidget(editor)
     assert "Unknown rule thresholds: min_spam_s" in editor.status.text()
     assert editor.values() == Thresholds()
+
+
+def test_enter_in_a_field_saves_and_never_restores_defaults(qtbot, tmp_path):
+    path = tmp_path / "rule-thresholds.json"
+    save_thresholds(Thresholds(min_span_s=20.0), path)
+    dialog = ThresholdsDialog(path=path)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    assert dialog.editor.save_button.isDefault()
+    assert not dialog.editor.defaults_button.autoDefault()
+    field = dialog.editor.fields["periodic_min_dips"]
+    field.setFocus()
+    field.setValue(7)
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    assert field.value() == 7 and dialog.editor.fields["min_span_s"].value() == 20.0
+    assert json.loads(path.read_text()) == {"version": 1, "min_span_s": 20.0, "periodic_min_dips": 7}
+    assert dialog.isVisible()  # Enter saved; it did not close the window either
+    dialog.editor.defaults_button.setFocus()
+    dialog.editor.fields["min_span_s"].setFocus()
+    qtbot.keyClick(dialog.editor.fields["min_span_s"], Qt.Key.Key_Enter)
+    assert dialog.editor.fields["min_span_s"].value() == 20.0

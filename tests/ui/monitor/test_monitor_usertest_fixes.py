@@ -1,6 +1,7 @@
 """Monitor tab defects a new user found (usertest issue 4); each test failed before its fix.
 
-Inputs: the real dmon Sample A (Mozilla DeepSpeech issue 178, also the bundled demo) and logs built from its rows.
+Inputs: the real dmon Sample A (Mozilla DeepSpeech issue 178, the bundled demo until it became a generated
+5-minute run) and logs built from its rows.
 """
 
 from __future__ import annotations
@@ -106,16 +107,13 @@ def test_import_dialog_typed_model_is_matched_or_refused(qtbot):
     assert "a1000 80gb" in wrong.error.text() and "Did you mean" in wrong.error.text()
 
 
-def test_demo_is_readable_for_one_sampling_round(qtbot):
-    """Defect 10: one sampling round used to give empty plots, 288 bins of 0 s, 1970 dates, an empty Advice."""
+def test_one_sampling_round_is_readable(qtbot):
+    """Defect 10: one sampling round (the real Sample A, the demo then) used to give empty plots, 288 bins of
+    0 s, 1970 dates, an empty Advice."""
     tab = make_tab(qtbot, [])
-    actions.play_demo(tab)
-    qtbot.waitUntil(lambda: tab.ctl.loaded is not None, timeout=20000)
-    wait_analysis(qtbot, tab)
-    assert tab.ctl.source_kind == "demo" and tab.ctl.time_basis == timebase.RELATIVE
+    import_file(qtbot, tab, SAMPLE_A)
+    assert tab.ctl.time_basis == timebase.RELATIVE
     assert tab.ctl.buffer.series(m.GPU_UTIL)[0].tolist() == [25.0, 18.0, 24.0, 18.0]  # the real capture's sm%
-    title = tab.toolbar.source_label.text()
-    assert "one sampling round" in title and "4-GPU" in title and "DeepSpeech issue #178" in title
     # statistics and findings: time reads "t+0 s", never 1970; no zero-length "(0 s)" span; no empty advice
     assert "1970" not in tab.stats.label.text() and "t+0 s" in tab.stats.label.text()
     assert "(0 s)" not in tab.stats.label.text()
@@ -170,7 +168,7 @@ def test_no_gpu_panel_says_in_one_sentence_what_the_demo_is(qtbot):
     qtbot.addWidget(panel)
     panel.set_demo(demo_description())
     text = panel.demo_note.text()
-    assert "one sampling round" in text and "4-GPU" in text and "Mozilla DeepSpeech issue #178 (2016)" in text
+    assert "generated example, not a real capture" in text and "5 minutes of a 4-GPU training run" in text
     for dev in ("SOURCE.md", "monitor.md", "\\#", "load_demo", "Search for", "LICENSE"):
         assert dev not in text
     assert text.endswith(".") and len(text) < 300
@@ -205,6 +203,21 @@ def test_recordings_list_never_shows_1970_for_an_undated_import():
 
     row = session_row(Session())
     assert "1970" not in row[2] and "no dates" in row[2] and not math.isnan(Session.started_at)
+
+
+def test_demo_is_a_multi_minute_run_with_a_stall_and_findings(qtbot):
+    """The demo was one 1-second sample (dots for plots, no findings); it is now a generated 5-minute, 4-GPU run
+    (tools/make_demo_recording.py) whose plots draw lines and whose findings name the stall."""
+    tab = make_tab(qtbot, [])
+    actions.play_demo(tab)
+    qtbot.waitUntil(lambda: tab.ctl.loaded is not None, timeout=20000)
+    wait_analysis(qtbot, tab)
+    assert tab.ctl.source_kind == "demo" and tab.ctl.buffer.count == 300 and len(tab.ctl.devices) == 4
+    assert "generated example" in tab.toolbar.source_label.text()
+    assert not tab.plots._dots  # lines, not a dot per sample
+    warned = {(f.rule, f.severity) for f in tab.findings.findings}
+    assert ("low-utilization", "warning") in warned and ("thermal-throttling", "critical") in warned
+    assert "1 stall of 35 s" in tab.findings.list.summary.text()
 
 
 def test_rule_only_columns_are_kept_without_a_drawing_pyramid():
