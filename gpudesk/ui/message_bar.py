@@ -10,7 +10,8 @@ of the Qt namespace (~20-30 ms, measured), which the window's first paint does n
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6 import QtCore
+from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
 
 _STYLES = {
@@ -52,9 +53,9 @@ class MessageBar(QWidget):
     def show_message(self, text: str, level: str = "info") -> None:
         if not self._set_up:
             self._set_up = True
-            self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
-            self._label.setTextFormat(Qt.TextFormat.PlainText)
-            self._label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.setAttribute(QtCore.Qt.WidgetAttribute.WA_StyledBackground, True)
+            self._label.setTextFormat(QtCore.Qt.TextFormat.PlainText)
+            self._label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self._label.setText(text)
         self.setStyleSheet(_STYLES.get(level, _STYLES["info"]))
         self.show()
@@ -66,7 +67,7 @@ class MessageBar(QWidget):
             self._timer.stop()
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
-        if event.key() == Qt.Key.Key_Escape:
+        if event.key() == QtCore.Qt.Key.Key_Escape:
             self.hide()
             return
         super().keyPressEvent(event)
