@@ -1479,67 +1479,92 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>FindingsListView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="79"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="48"/>
+        <source>critical</source>
+        <translation>严重</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="49"/>
+        <source>warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="50"/>
+        <source>info</source>
+        <translation>信息</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="51"/>
+        <source>not judged</source>
+        <translation>无法判断</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="61"/>
+        <source>spans: {n} (listed on the timeline)</source>
+        <translation>时段：{n} 个（列在时间线上）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="91"/>
         <source>Finding</source>
         <translation>发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="79"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="91"/>
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="79"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="91"/>
         <source>Length</source>
         <translation>时长</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="79"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="91"/>
         <source>Severity</source>
         <translation>严重程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="80"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="92"/>
         <source>Findings grouped by rule</source>
         <translation>按规则分组的发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="87"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="99"/>
         <source>Evidence and advice of the selected finding</source>
         <translation>所选发现的证据和建议</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="107"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="119"/>
         <source>No findings yet.</source>
         <translation>暂无发现。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="120"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="132"/>
         <source>{rule} ({n})</source>
         <translation>{rule}（{n}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="130"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="142"/>
         <source>job</source>
         <translation>作业</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="130"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="142"/>
         <source>GPU {gpu}</source>
         <translation>GPU {gpu}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="157"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="169"/>
         <source>Rule</source>
         <translation>规则</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="157"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="169"/>
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="158"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="170"/>
         <source>What to do</source>
         <translation>处理建议</translation>
     </message>

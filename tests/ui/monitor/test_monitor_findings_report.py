@@ -36,7 +36,7 @@ def test_findings_grouped_worst_first_and_zoom_on_activation(qtbot, stall):
     assert first.text(0) == "input-starvation (1)" and first.isExpanded()
     assert view.tree.topLevelItem(1).text(0) == "low-utilization (1)"
     last = view.tree.topLevelItem(view.tree.topLevelItemCount() - 1)
-    assert last.text(3) == "not-judged" and not last.isExpanded()
+    assert last.text(3) == "not judged" and not last.isExpanded()  # the severity in words (id: not-judged)
     child = first.child(0)
     with qtbot.waitSignal(view.zoom_requested) as sig:
         view.tree.setCurrentItem(child)
