@@ -71,7 +71,7 @@ def test_burnin_view_shows_verdicts_and_exports_in_the_background(qtbot, stall, 
     view.set_report(report)
     assert view.gpus.rowCount() == 4 and view.gpus.item(0, 4).text() == "59.6 GiB"
     verdicts = [view.comparisons.item(i, 3).text() for i in range(view.comparisons.rowCount())]
-    assert verdicts == ["pass", "pass", "pass", "pass", "not-judged"]
+    assert verdicts == ["pass", "pass", "pass", "pass", "not judged"]  # in words (id: not-judged)
     assert view.checks.item(0, 2).text() == "fail"
     for suffix in ("pdf", "html", "md"):
         out = tmp_path / f"r.{suffix}"
