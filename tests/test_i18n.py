@@ -28,7 +28,6 @@ from gpudesk import i18n, units
 REPO = Path(__file__).resolve().parents[1]
 CORE = REPO / "gpudesk"
 SHIPPED_TS = REPO / "resources" / "translations" / "gpudesk_zh_CN.ts"
-IN_PROGRESS = "translation in progress (issue 19): the lead removes this xfail when the catalogs are complete"
 #: A few hundred core messages existed when this test was written (366); far fewer means extraction broke.
 MIN_CORE_MESSAGES = 300
 
@@ -138,7 +137,6 @@ def test_extraction_covers_the_core_and_leaves_the_window_to_qt(template):
     assert tool.package_of("gpudesk/__main__.py") == "cli"
 
 
-@pytest.mark.xfail(strict=False, reason=IN_PROGRESS)
 def test_every_core_message_has_a_zh_cn_translation(template):
     merged = tool.merge(template, "zh_CN")
     missing = [m.id for m in merged if m.id and not tool._is_translated(m)]
@@ -209,7 +207,6 @@ def _ts_translations(message: ET.Element) -> list[str]:
     return [f.text or "" for f in forms] if forms else [translation.text or ""]
 
 
-@pytest.mark.xfail(strict=False, reason=IN_PROGRESS)
 def test_every_window_message_is_finished():
     unfinished = [(ctx, source) for ctx, source, m in _ts_messages()
                   if m.find("translation").get("type") == "unfinished" or not all(_ts_translations(m))]

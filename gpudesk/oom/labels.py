@@ -28,7 +28,7 @@ LABELS: dict[str, str] = {
     "cached_bytes": N_("Cached (old name for reserved but unallocated)"),
     "private_pools_bytes": N_("Allocated in private pools (CUDA graphs)"),
     "device_index": N_("GPU index"),
-    "rank": N_("Rank"),
+    "rank": N_("Distributed rank"),
     "exception_class": N_("Exception"),
     "oom_messages": N_("OOM messages in the text"),
     "headroom_bytes": N_("Free + cached (the most a request could get)"),

@@ -13,7 +13,8 @@ Rules, first match wins:
 
 from __future__ import annotations
 
-from gpudesk.i18n import _
+from gpudesk import i18n
+from gpudesk.i18n import N_, _
 from gpudesk.planner.requirement import Requirement
 from gpudesk.sizing.shapes import ModelSpec
 
@@ -23,8 +24,26 @@ LARGE = "large-model-training"
 INFERENCE = "high-concurrency-inference"
 MULTIMODAL = "multimodal-long-sequence"
 WORKLOAD_KINDS = (SMALL, MID, LARGE, INFERENCE, MULTIMODAL)
+#: The kinds as people read them; the English text is the id itself (plans and JSON keep the id).
+KIND_LABELS = {
+    # Translators: a workload kind (the id of the source article's kind); say it in words
+    SMALL: N_("small-model-iteration"),
+    # Translators: a workload kind (the id of the source article's kind); say it in words
+    MID: N_("mid-size-training"),
+    # Translators: a workload kind (the id of the source article's kind); say it in words
+    LARGE: N_("large-model-training"),
+    # Translators: a workload kind (the id of the source article's kind); say it in words
+    INFERENCE: N_("high-concurrency-inference"),
+    # Translators: a workload kind (the id of the source article's kind); say it in words
+    MULTIMODAL: N_("multimodal-long-sequence"),
+}
 
 _ARTICLE = "source article section 2.2 (four workload kinds) and section 4 (conversion rules)"
+
+
+def kind_label(kind: str) -> str:
+    """A workload kind id as the current language says it (an unknown id is shown as it is)."""
+    return i18n._(KIND_LABELS[kind]) if kind in KIND_LABELS else kind
 
 
 def classify(req: Requirement, spec: ModelSpec) -> tuple[str, list[tuple[str, str]]]:

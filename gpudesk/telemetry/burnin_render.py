@@ -24,7 +24,7 @@ SHADES = " .:-=+*#%@"  # 10 levels of utilization for the text heat map, 0-100 %
 GIB = 2**30
 
 
-def _verdict(verdict: str) -> str:
+def verdict_text(verdict: str) -> str:
     """A comparison's or check's verdict as the report says it (the JSON keeps the English id)."""
     names = {PASS: _("pass"), FAIL: _("fail"), INCOMPLETE: _("incomplete"), NOT_JUDGED: _("not judged")}
     return names.get(verdict, verdict)
@@ -127,12 +127,12 @@ def to_markdown(report: BurnInReport) -> str:
                 "| " + " | ".join([_("Item"), _("Expected (plan)"), _("Measured"), _("Verdict"), _("Note")]) + " |",
                 "|---|---|---|---|---|"]
         for c in report.comparisons:
-            out.append("| " + " | ".join(_md(x) for x in (c.item, c.expected, c.measured, _verdict(c.verdict), c.note)) + " |")
+            out.append("| " + " | ".join(_md(x) for x in (c.item, c.expected, c.measured, verdict_text(c.verdict), c.note)) + " |")
         out.append("")
     out += ["## " + _("Post-delivery checks"), "",
             "| " + " | ".join([_("Check"), _("Expected"), _("Verdict"), _("Evidence")]) + " |", "|---|---|---|---|"]
     for ch in report.checks:
-        out.append("| " + " | ".join(_md(x) for x in (ch.name, ch.expected, _verdict(ch.verdict), ch.evidence)) + " |")
+        out.append("| " + " | ".join(_md(x) for x in (ch.name, ch.expected, verdict_text(ch.verdict), ch.evidence)) + " |")
     out += ["", "## " + _("Findings"), ""]
     for f in a.findings:
         scope = _("job") if f.gpu is None else _("GPU {gpu}").format(gpu=f.gpu)
@@ -228,10 +228,10 @@ def to_html(report: BurnInReport, svg: bool = True) -> str:
     if report.comparisons:
         out.append(f"<h2>{esc(_('Plan against measurement'))}</h2>" + _table(
             [_("Item"), _("Expected (plan)"), _("Measured"), _("Verdict"), _("Note")],
-            [[c.item, c.expected, c.measured, _verdict(c.verdict), c.note] for c in report.comparisons]))
+            [[c.item, c.expected, c.measured, verdict_text(c.verdict), c.note] for c in report.comparisons]))
     out.append(f"<h2>{esc(_('Post-delivery checks'))}</h2>" + _table(
         [_("Check"), _("Expected"), _("Verdict"), _("Evidence")],
-        [[c.name, c.expected, _verdict(c.verdict), c.evidence] for c in report.checks]))
+        [[c.name, c.expected, verdict_text(c.verdict), c.evidence] for c in report.checks]))
     out.append(f"<h2>{esc(_('Findings'))}</h2><ul>")
     for f in a.findings:
         if f.severity == NOT_JUDGED:

@@ -432,13 +432,14 @@ def _parse_blocks(blocks: Iterable[np.ndarray], interval_s: float, start_time: f
         frame = concat_frames(frames) if frames else SeriesFrame(np.empty(0), np.empty(0), {})
     del frames
     if parser.bad:
-        notes.append(f"Skipped {parser.bad} truncated or malformed data line(s).")
+        notes.append(_("Skipped {count} truncated or malformed data line(s).").format(count=parser.bad))
     if parser.other:
-        notes.append(f"Ignored {parser.other} line(s) of other output mixed into the log.")
+        notes.append(_("Ignored {count} line(s) of other output mixed into the log.").format(count=parser.other))
     if parser.before_header:
-        notes.append(f"Ignored {parser.before_header} line(s) before the first dmon header.")
+        notes.append(_("Ignored {count} line(s) before the first dmon header.").format(count=parser.before_header))
     if unknown:
-        notes.append(f"Kept unknown column(s) {', '.join(unknown)} as dmon_<name> metrics (no unit known).")
+        notes.append(_("Kept unknown column(s) {columns} as dmon_<name> metrics (no unit known).").format(
+            columns=", ".join(unknown)))
     for metric, count in masked_counts.items():
         notes.append(_("{count} {metric} value(s) outside what a GPU can report (utilization above 100 %, negative "
                        "bytes, infinities) are shown as N/A.").format(count=count, metric=metric))
@@ -449,8 +450,9 @@ def _parse_blocks(blocks: Iterable[np.ndarray], interval_s: float, start_time: f
 
 def _time_notes(has_time: bool, interval_s: float) -> list[str]:
     if not has_time:
-        return [f"The log has no time column (-o T/-o DT): rows are placed {interval_s:g} s apart."]
-    return ["Times are the node's local time as printed by dmon (no time zone in the log)."]
+        return [_("The log has no time column (-o T/-o DT): rows are placed {interval_s:g} s apart.").format(
+            interval_s=interval_s)]
+    return [_("Times are the node's local time as printed by dmon (no time zone in the log).")]
 
 
 def _run_frame(run: _Run, interval_s: float, start_time: float | None,

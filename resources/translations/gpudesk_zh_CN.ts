@@ -243,37 +243,37 @@
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="22"/>
         <source>Burn-in report</source>
-        <translation type="unfinished"></translation>
+        <translation>拷机测试报告</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="23"/>
         <source>Recording #{n}: {t}</source>
-        <translation type="unfinished"></translation>
+        <translation>录制 #{n}：{t}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="27"/>
         <source>No plan (judge the recording alone)</source>
-        <translation type="unfinished"></translation>
+        <translation>不对照方案（仅评判录制本身）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="33"/>
         <source>Plan #{n}: {name}</source>
-        <translation type="unfinished"></translation>
+        <translation>方案 #{n}：{name}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="34"/>
         <source>The saved plan whose expectations (memory, throughput, power) the measurements are compared with</source>
-        <translation type="unfinished"></translation>
+        <translation>与测量值对照的已保存方案（其显存、吞吐量、功耗预期）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="37"/>
         <source>Recording:</source>
-        <translation type="unfinished"></translation>
+        <translation>录制：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="38"/>
         <source>Saved &amp;plan:</source>
-        <translation type="unfinished"></translation>
+        <translation>已保存的方案(&amp;P)：</translation>
     </message>
 </context>
 <context>
@@ -455,7 +455,7 @@
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="60"/>
         <source>Burn-in report: {t}</source>
-        <translation type="unfinished"></translation>
+        <translation>拷机测试报告：{t}</translation>
     </message>
 </context>
 <context>
@@ -777,7 +777,7 @@
     <message>
         <location filename="../../gpudesk/ui/catalog/tab.py" line="115"/>
         <source>Prices, rent vs buy</source>
-        <translation type="unfinished"></translation>
+        <translation>价格、租用还是购买</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/tab.py" line="116"/>
@@ -860,7 +860,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/catalog/controller.py" line="63"/>
         <source>The prices of {0} could not be read: {1}</source>
-        <translation type="unfinished"></translation>
+        <translation>无法读取 {0} 的价格：{1}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/controller.py" line="82"/>
@@ -1045,7 +1045,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <location filename="../../gpudesk/ui/cjk_font.py" line="43"/>
         <source>No font with Chinese characters is installed, so Chinese text shows as empty boxes. Install one (Debian/Ubuntu: sudo apt install fonts-noto-cjk; Fedora: google-noto-sans-cjk-fonts) and restart gpudesk.</source>
         <extracomment>Preferred families, best first (sans-serif faces designed for Simplified Chinese screens and print). CJK Unified Ideographs (and Extension A), CJK punctuation and full-width forms.</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>未安装含中文字符的字体，中文会显示为空白方框。请安装一种（Debian/Ubuntu：sudo apt install fonts-noto-cjk；Fedora：google-noto-sans-cjk-fonts）后重启 gpudesk。</translation>
     </message>
 </context>
 <context>
@@ -1086,132 +1086,132 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>{0}/{1} 款 GPU；{2} 项规格不同（已高亮）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="33"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="34"/>
         <source>Compare two plans</source>
         <translation>比较两个规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="43"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="44"/>
         <source>&lt; &amp;Back to saved plans</source>
         <translation>&lt; 返回已保存的规划(&amp;B)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="58"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="59"/>
         <source>Workload kind</source>
         <translation>工作负载类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="59"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="60"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="60"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="61"/>
         <source>Top candidate</source>
         <translation>首选候选方案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="61"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="62"/>
         <source>Interconnect</source>
         <translation>互连</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="62"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="63"/>
         <source>Server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="63"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="64"/>
         <source>Memory per GPU</source>
         <translation>每 GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="64"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="65"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="65"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="66"/>
         <source>Headroom to the safe line</source>
         <translation>距安全线的余量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="67"/>
         <source>Step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="67"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="68"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="68"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="69"/>
         <source>Meets the deadline</source>
         <translation>满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="68"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="69"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="68"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="69"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="69"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
         <source>Sustained QPS</source>
         <translation>可持续 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="71"/>
         <source>3-year TCO</source>
         <translation>3 年 TCO</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="71"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="72"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="73"/>
         <source>GPU price used</source>
         <translation>所用 GPU 价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="76"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="77"/>
         <source>  TCO: {0}</source>
         <translation>  TCO：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="77"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
         <source>Candidates found</source>
         <translation>找到的候选方案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="79"/>
         <source>Warnings on the top candidate</source>
         <translation>首选候选方案的警告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="79"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="80"/>
         <source>Updated (UTC)</source>
         <translation>更新时间（UTC）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="83"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="84"/>
         <source>Figure</source>
         <translation>指标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="94"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="95"/>
         <source>Updated</source>
         <translation>更新时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="101"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="102"/>
         <source>Compare: {0} | {1}</source>
         <translation>比较：{0} | {1}</translation>
     </message>
@@ -1479,67 +1479,92 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>FindingsListView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="78"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="48"/>
+        <source>critical</source>
+        <translation>严重</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="49"/>
+        <source>warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="50"/>
+        <source>info</source>
+        <translation>信息</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="51"/>
+        <source>not judged</source>
+        <translation>无法判断</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="61"/>
+        <source>spans: {n} (listed on the timeline)</source>
+        <translation>时段：{n} 个（列在时间线上）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="91"/>
         <source>Finding</source>
         <translation>发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="78"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="91"/>
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="78"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="91"/>
         <source>Length</source>
         <translation>时长</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="78"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="91"/>
         <source>Severity</source>
         <translation>严重程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="79"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="92"/>
         <source>Findings grouped by rule</source>
         <translation>按规则分组的发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="86"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="99"/>
         <source>Evidence and advice of the selected finding</source>
         <translation>所选发现的证据和建议</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="106"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="119"/>
         <source>No findings yet.</source>
         <translation>暂无发现。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="119"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="132"/>
         <source>{rule} ({n})</source>
         <translation>{rule}（{n}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="129"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="142"/>
         <source>job</source>
         <translation>作业</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="129"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="142"/>
         <source>GPU {gpu}</source>
         <translation>GPU {gpu}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="156"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="169"/>
         <source>Rule</source>
         <translation>规则</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="156"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="169"/>
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="157"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="170"/>
         <source>What to do</source>
         <translation>处理建议</translation>
     </message>
@@ -1564,22 +1589,22 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_view.py" line="42"/>
         <source>Rule &amp;thresholds…</source>
-        <translation type="unfinished"></translation>
+        <translation>规则阈值(&amp;T)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_view.py" line="43"/>
         <source>Change the limits the rules judge by; the findings are computed again when you save.</source>
-        <translation type="unfinished"></translation>
+        <translation>修改规则判定所依据的阈值；保存后将重新计算发现。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_view.py" line="46"/>
         <source>&amp;Burn-in report…</source>
-        <translation type="unfinished"></translation>
+        <translation>拷机测试报告(&amp;B)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_view.py" line="47"/>
         <source>The burn-in report of the recording in view, optionally against a saved plan; exports PDF, HTML and Markdown.</source>
-        <translation type="unfinished"></translation>
+        <translation>当前录制的拷机测试报告，可对照一个已保存的方案；可导出 PDF、HTML 和 Markdown。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/findings_view.py" line="65"/>
@@ -1868,7 +1893,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>GpuTable</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="220"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="221"/>
         <source>Tick a GPU to draw it in the plots; hover a value to see why it is N/A.</source>
         <translation>勾选 GPU 即可在曲线图中绘制；将鼠标悬停在数值上可查看其为何不可用。</translation>
     </message>
@@ -1901,47 +1926,47 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>{0}；来源：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="19"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="20"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="20"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="21"/>
         <source>Util %</source>
         <translation>利用率 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="21"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="22"/>
         <source>Memory used / total (GiB)</source>
         <translation>已用显存 / 总显存 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="22"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="23"/>
         <source>PCIe RX (% of link, or MB/s)</source>
         <translation>PCIe RX（占链路 %，或 MB/s）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="23"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="24"/>
         <source>PCIe TX (% of link, or MB/s)</source>
         <translation>PCIe TX（占链路 %，或 MB/s）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="24"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="25"/>
         <source>Power (W)</source>
         <translation>功耗 (W)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="25"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="26"/>
         <source>Temp (°C)</source>
         <translation>温度 (°C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="26"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="27"/>
         <source>SM clock (MHz)</source>
         <translation>SM 时钟 (MHz)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="27"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="28"/>
         <source>State</source>
         <translation>状态</translation>
     </message>
@@ -2247,17 +2272,17 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <location filename="../../gpudesk/ui/language_menu.py" line="35"/>
         <source>&amp;Language</source>
         <extracomment>QSettings key of the chosen language: one of LANGUAGES, or &quot;&quot; to follow the system locale. Each language is named in itself, so a user can find theirs whatever the current language is.</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>语言(&amp;L)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/language_menu.py" line="41"/>
         <source>System language</source>
-        <translation type="unfinished"></translation>
+        <translation>系统语言</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/language_menu.py" line="59"/>
         <source>The language changes the next time gpudesk starts.</source>
-        <translation type="unfinished"></translation>
+        <translation>语言将在下次启动 gpudesk 时更改。</translation>
     </message>
 </context>
 <context>
@@ -2351,7 +2376,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>LazyTab</name>
     <message>
-        <location filename="../../gpudesk/ui/lazy_tab.py" line="52"/>
+        <location filename="../../gpudesk/ui/lazy_tab.py" line="57"/>
         <source>This tab could not be opened: {0}</source>
         <translation>无法打开此标签页：{0}</translation>
     </message>
@@ -2486,33 +2511,33 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="61"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="74"/>
         <source>gpudesk</source>
-        <extracomment>Start the deferred start-up this long after the window is shown even when no first paint was seen (ms).</extracomment>
+        <extracomment>Start the deferred start-up this long after the window is shown even when no first paint was seen (ms). Imported on the thread pool before the catalog opens (after the first paint).</extracomment>
         <translation>gpudesk</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="100"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="136"/>
         <source>A background task failed: {0}</source>
         <translation>后台任务失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="119"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="166"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="120"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="167"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="126"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="175"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="127"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="176"/>
         <source>&amp;About gpudesk and data sources…</source>
         <translation>关于 gpudesk 和数据来源(&amp;A)…</translation>
     </message>
@@ -2710,7 +2735,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MessageBar</name>
     <message>
-        <location filename="../../gpudesk/ui/message_bar.py" line="26"/>
+        <location filename="../../gpudesk/ui/message_bar.py" line="30"/>
         <source>Dismiss</source>
         <translation>关闭此消息</translation>
     </message>
@@ -2880,7 +2905,7 @@ It also resets the peak counter.</source>
     <message>
         <location filename="../../gpudesk/ui/monitor/actions.py" line="83"/>
         <source>Give the Prometheus server&apos;s URL to watch a fleet.</source>
-        <translation type="unfinished"></translation>
+        <translation>请输入 Prometheus 服务器的 URL 以监控集群。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/actions.py" line="99"/>
@@ -2922,17 +2947,17 @@ It also resets the peak counter.</source>
     <message>
         <location filename="../../gpudesk/ui/monitor/actions.py" line="220"/>
         <source>Open a saved recording first (Recordings sub-tab): a burn-in report reads a recording from your database. An imported dmon log can be stored with &apos;Save as recording&apos;.</source>
-        <translation type="unfinished"></translation>
+        <translation>请先打开一个已保存的录制（“录制”子标签页）：拷机测试报告读取数据库中的录制。导入的 dmon 日志可通过“保存为录制”存入数据库。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/actions.py" line="229"/>
         <source>Making the burn-in report…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在生成拷机测试报告…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/actions.py" line="245"/>
         <source>The burn-in report</source>
-        <translation type="unfinished"></translation>
+        <translation>拷机测试报告</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/actions.py" line="299"/>
@@ -3042,10 +3067,10 @@ It also resets the peak counter.</source>
     <message>
         <location filename="../../gpudesk/ui/monitor/display.py" line="105"/>
         <location filename="../../gpudesk/ui/monitor/display.py" line="114"/>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="174"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="68"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="71"/>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="48"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="175"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="69"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="72"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="49"/>
         <source>N/A</source>
         <translation>不可用</translation>
     </message>
@@ -3070,22 +3095,22 @@ It also resets the peak counter.</source>
         <translation>{n} 天</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="117"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="118"/>
         <source>not reported by this source</source>
         <translation>此数据源未报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="157"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="158"/>
         <source>lost</source>
         <translation>已丢失</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="158"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="159"/>
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="171"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="172"/>
         <source>{name}
 UUID: {uuid}
 PCI bus: {bus}</source>
@@ -3094,55 +3119,55 @@ UUID：{uuid}
 PCI 总线：{bus}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="172"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="173"/>
         <source>unknown model</source>
         <translation>未知型号</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="173"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="174"/>
         <source>N/A (not reported by this source)</source>
         <translation>不可用（此数据源未报告）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="176"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="177"/>
         <source>MIG enabled: {n} instances (utilization is not reported on MIG)</source>
         <translation>已启用 MIG：{n} 个实例（MIG 下不报告利用率）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="180"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="181"/>
         <source>MIG capable, disabled</source>
         <translation>支持 MIG，未启用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="183"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="184"/>
         <source>Readings arrive normally.</source>
         <translation>读数正常到达。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="185"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="186"/>
         <source>link unknown</source>
         <translation>链路未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="187"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="188"/>
         <source>Link: {t}</source>
         <translation>链路：{t}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="188"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="189"/>
         <source>Throughput: {v}</source>
         <translation>吞吐量：{v}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="190"/>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="197"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="77"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="80"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="191"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="198"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="78"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="81"/>
         <source>N/A: {r}</source>
         <translation>不可用：{r}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="193"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="194"/>
         <source>N/A share: the link&apos;s generation and width are unknown</source>
         <translation>占比不可用：链路的代数和宽度未知</translation>
     </message>
@@ -3187,67 +3212,67 @@ PCI 总线：{bus}</translation>
         <translation>无法进行实时 GPU 监控</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="156"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="229"/>
         <source>SM clock (solid) and memory clock (dashed)</source>
         <translation>SM 时钟（实线）和显存时钟（虚线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="225"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="299"/>
         <source>PCIe RX (host to GPU)</source>
         <translation>PCIe RX（主机到 GPU）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="227"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="301"/>
         <source>PCIe TX (GPU to host)</source>
         <translation>PCIe TX（GPU 到主机）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="229"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="303"/>
         <source>each GPU&apos;s own link</source>
         <translation>各 GPU 自身的链路</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="230"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="304"/>
         <source>{d}: share of link, {link}</source>
         <translation>{d}：占链路比例，{link}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="232"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="306"/>
         <source>% of link</source>
         <translation>占链路 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="234"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="308"/>
         <source>{d}: link unknown, shown in MB/s</source>
         <translation>{d}：链路未知，以 MB/s 显示</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="78"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="79"/>
         <source>NVML did not report it</source>
         <translation>NVML 未报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="82"/>
         <source>the process could not be looked up</source>
         <translation>无法查询该进程</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="85"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="86"/>
         <source>This PID does not exist here (host PID seen from a container?). Run the container with --pid=host to see the process.</source>
         <translation>此 PID 在这里不存在（是从容器中看到的主机 PID 吗？）。请使用 --pid=host 运行容器以查看该进程。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="61"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="62"/>
         <source>{t} (imported; the log has no dates)</source>
         <translation>{t}（导入；日志中没有日期）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="66"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="67"/>
         <source>N/A (no samples)</source>
         <translation>不可用（没有样本）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="68"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="69"/>
         <source> (interrupted)</source>
         <translation>（已中断）</translation>
     </message>
@@ -3274,58 +3299,58 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="97"/>
         <source>Fleet (Prometheus) {url}, last {h:g} h</source>
-        <translation type="unfinished"></translation>
+        <translation>集群（Prometheus）{url}，最近 {h:g} h</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="125"/>
         <source>Fleet refresh failed: {m}</source>
-        <translation type="unfinished"></translation>
+        <translation>集群刷新失败：{m}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="138"/>
         <source>{gpu} from {fleet}</source>
-        <translation type="unfinished"></translation>
+        <translation>{fleet} 中的 {gpu}</translation>
     </message>
 </context>
 <context>
     <name>MonitorTab</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="41"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="42"/>
         <source>1 min</source>
         <translation>1 分钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="42"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="43"/>
         <source>5 min</source>
         <translation>5 分钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="43"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="44"/>
         <source>15 min</source>
         <translation>15 分钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="44"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="45"/>
         <source>1 h</source>
         <translation>1 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="45"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="46"/>
         <source>6 h</source>
         <translation>6 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="46"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="47"/>
         <source>24 h</source>
         <translation>24 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="47"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="48"/>
         <source>72 h</source>
         <translation>72 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="48"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="49"/>
         <source>Whole run</source>
         <translation>整个运行</translation>
     </message>
@@ -3367,7 +3392,7 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/monitor/tab.py" line="86"/>
         <source>Fleet</source>
-        <translation type="unfinished"></translation>
+        <translation>集群</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/controller.py" line="230"/>
@@ -3395,18 +3420,18 @@ PCI 总线：{bus}</translation>
         <translation>数据源已结束：{s}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="187"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="189"/>
         <source>Live monitoring is not available here (details below).</source>
         <translation>此处无法进行实时监控（详情见下文）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="191"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="193"/>
         <source>A file or a recording carries no process list.</source>
         <translation>文件或录制不含进程列表。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="204"/>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="221"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="206"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="223"/>
         <source>Could not write {p}.</source>
         <translation>无法写入 {p}。</translation>
     </message>
@@ -3436,12 +3461,12 @@ PCI 总线：{bus}</translation>
         <translation>录制 #{n} 已保存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="216"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="218"/>
         <source>Export plots as PNG</source>
         <translation>将曲线图导出为 PNG</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="217"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="219"/>
         <source>PNG images (*.png)</source>
         <translation>PNG 图像 (*.png)</translation>
     </message>
@@ -3476,12 +3501,12 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="33"/>
         <source>Fleet (Pr&amp;ometheus)…</source>
-        <translation type="unfinished"></translation>
+        <translation>集群（Prometheus）(&amp;O)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="34"/>
         <source>Watch the GPUs of many nodes through a Prometheus server that scrapes NVIDIA&apos;s DCGM exporter (refreshed every 15 s).</source>
-        <translation type="unfinished"></translation>
+        <translation>通过抓取 NVIDIA DCGM exporter 的 Prometheus 服务器监控多个节点的 GPU（每 15 s 刷新一次）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/toolbar.py" line="36"/>
@@ -3796,7 +3821,7 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="50"/>
         <source>Memory s&amp;napshot</source>
-        <translation type="unfinished"></translation>
+        <translation>显存快照(&amp;N)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="51"/>
@@ -5024,264 +5049,264 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanView</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="50"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="51"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="52"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="53"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="96"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="97"/>
         <source>Rank</source>
         <translation>排名</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="97"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="98"/>
         <source>Configuration</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="98"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="99"/>
         <source>Interconnect</source>
         <translation>互连</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="99"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="100"/>
         <source>Server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="100"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="101"/>
         <source>Memory per GPU</source>
         <translation>每 GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="101"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="102"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="102"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="103"/>
         <source>Step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="103"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="104"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="104"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="105"/>
         <source>Target met</source>
         <translation>达到目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="105"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="106"/>
         <source>3-year TCO (USD)</source>
         <translation>3 年 TCO（美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="106"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="107"/>
         <source>Sharding / recompute</source>
         <translation>分片 / 重计算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="122"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="123"/>
         <source>Memory breakdown</source>
         <translation>显存构成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="123"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="124"/>
         <source>TCO breakdown</source>
         <translation>TCO 构成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="124"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="125"/>
         <source>Cost vs time to result</source>
         <translation>成本与出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="127"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="128"/>
         <source>Rejected</source>
         <translation>已排除</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="129"/>
-        <source>How &amp;accurate is this?</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="130"/>
-        <source>How close the memory figures come to published measured peaks</source>
-        <translation type="unfinished"></translation>
+        <source>How &amp;accurate is this?</source>
+        <translation>准确度如何(&amp;A)？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="134"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="131"/>
+        <source>How close the memory figures come to published measured peaks</source>
+        <translation>显存估算与公开的实测峰值有多接近</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="135"/>
         <source>Select a candidate to see its warnings and rationale.</source>
         <translation>选择一个候选方案以查看其警告和依据。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="135"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="136"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="136"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="137"/>
         <source>Keep this plan in your saved plans</source>
         <translation>将此规划保存到已保存的规划中</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="138"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="139"/>
         <source>&amp;Change answers</source>
         <translation>修改回答(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="139"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="140"/>
         <source>Back to the wizard with these answers</source>
         <translation>带着这些回答返回向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="142"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="143"/>
         <source>Export the selected candidate&apos;s configuration sheet</source>
         <translation>导出所选候选方案的配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="158"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="159"/>
         <source>Warnings and rationale of the selected candidate:</source>
         <translation>所选候选方案的警告和依据：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="228"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="229"/>
         <source>Rejected ({0})</source>
         <translation>已排除（{0}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="243"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="244"/>
         <source>single GPU</source>
         <translation>单 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="244"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="245"/>
         <source>{0}, recompute {1}</source>
         <translation>{0}，重计算 {1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="249"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="250"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="260"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="261"/>
         <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Job memory on one GPU without sharding: {5}.</source>
         <translation>{0} — 工作负载类型：{1}。模型：{2}（{3} B 参数{4}）。不分片时单块 GPU 上的作业显存：{5}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="261"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="262"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="265"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="266"/>
         <source>, shape guessed</source>
         <translation>，模型结构为推测</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="272"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="273"/>
         <source>No configuration fits this requirement: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>没有配置能满足此要求：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="275"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="276"/>
         <source>No configuration fits this requirement; see the reasons below.</source>
         <translation>没有配置能满足此需求；原因见下文。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="281"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="282"/>
         <source>Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.</source>
         <translation>首选候选方案：{0}，经由 {1}，每 GPU {2}，安全线 {3}，出结果时间 {4}，3 年 TCO {5}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="292"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="293"/>
         <source>Price unknown for {0} (ranked after priced options): select one and enter your quote on the right, or in the Catalog tab.</source>
         <translation>{0} 价格未知（排在有价格的选项之后）：选中它并在右侧或“目录”标签页中输入您的报价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="298"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="299"/>
         <source>{0} × {1} late by {2}</source>
         <translation>{0} × {1} 超出截止时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="301"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="302"/>
         <source>No candidate meets the deadline. Closest: {0}.</source>
         <translation>没有候选方案能满足截止时间。最接近的：{0}。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="303"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="304"/>
         <source>⚠ %n plan warning(s), listed first on the right: </source>
         <translation>
             <numerusform>⚠ %n 条规划警告，列在右侧最前面： </numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="311"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="312"/>
         <source>No configuration was rejected.</source>
         <translation>没有配置被排除。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="312"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="313"/>
         <source>Rejected configurations and why (each reason names its rule or datasheet):</source>
         <translation>被排除的配置及原因（每条原因都注明其规则或数据手册）：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="315"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="316"/>
         <source>{0} (any count)</source>
         <translation>{0}（任意数量）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="324"/>
-        <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
-        <translation type="unfinished">租用 vs 购买：此 GPU 没有公开的按需云租用价。</translation>
-    </message>
-    <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="325"/>
-        <source>Rent vs buy: {0}.</source>
-        <translation type="unfinished"></translation>
+        <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
+        <translation>租用还是购买：此 GPU 没有公开的按需云租用价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="347"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="326"/>
+        <source>Rent vs buy: {0}.</source>
+        <translation>租用还是购买：{0}。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="348"/>
         <source>Ranking: {0}</source>
         <translation>排序依据：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="350"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="351"/>
         <source>Plan warnings:</source>
         <translation>规划警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="354"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="355"/>
         <source>Sharding: {0}; recomputation: {1}; exposed communication: {2}</source>
         <translation>分片：{0}；重计算：{1}；未被掩盖的通信：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="357"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="358"/>
         <source>Sustained QPS: {0:.1f}</source>
         <translation>可持续 QPS：{0:.1f}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="360"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="361"/>
         <source>Warnings:</source>
         <translation>警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="360"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="361"/>
         <source>Warnings: none</source>
         <translation>警告：无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="363"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="364"/>
         <source>Rationale:</source>
         <translation>依据：</translation>
     </message>
@@ -5366,149 +5391,149 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlansList</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="65"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="66"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="67"/>
         <source>Workload</source>
         <translation>工作负载</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="67"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="68"/>
         <source>Top candidate</source>
         <translation>首选候选方案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="68"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="69"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="69"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="70"/>
         <source>3-year TCO (USD)</source>
         <translation>3 年 TCO（美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="70"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="71"/>
         <source>Updated (UTC)</source>
         <translation>更新时间（UTC）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="82"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="83"/>
         <source>&amp;Open</source>
         <translation>打开(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="82"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="83"/>
         <source>Show the saved plan&apos;s results</source>
         <translation>显示已保存规划的结果</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="83"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="84"/>
         <source>&amp;Edit…</source>
         <translation>编辑(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="83"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="84"/>
         <source>Load its answers into the wizard and re-plan</source>
         <translation>将其回答载入向导并重新规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="84"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
         <source>Du&amp;plicate</source>
         <translation>复制(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="84"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
         <source>Save a copy under a new name</source>
         <translation>以新名称保存一份副本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
         <source>&amp;Rename…</source>
         <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
         <source>Give the plan a new name</source>
         <translation>为规划取一个新名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
         <source>&amp;Compare two</source>
         <translation>比较两个(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
         <source>Select two plans (Ctrl+click) to see them side by side</source>
         <translation>选择两个规划（按住 Ctrl 单击）以并排查看</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
         <source>&amp;Delete</source>
         <translation>删除(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
         <source>Delete the selected plans (can be undone)</source>
         <translation>删除所选规划（可撤销）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="89"/>
         <source>&amp;Undo delete</source>
         <translation>撤销删除(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="89"/>
         <source>Bring back the plan deleted last</source>
         <translation>恢复最近删除的规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="90"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="91"/>
         <source>Export the selected plan&apos;s configuration sheet</source>
         <translation>导出所选规划的配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="95"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="96"/>
         <source>Filter by name</source>
         <translation>按名称筛选</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="124"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="125"/>
         <source>The user database is not available; plans cannot be saved.</source>
         <translation>用户数据库不可用；无法保存规划。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="140"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="141"/>
         <source>unreadable plan: edit and plan again</source>
         <translation>规划无法读取：请编辑后重新规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="157"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="158"/>
         <source>No saved plans yet: run the wizard and press “Save plan”.</source>
         <translation>尚无已保存的规划：运行向导后按“保存规划”。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="159"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="160"/>
         <source>%n saved plan(s)</source>
         <translation>
             <numerusform>%n 个已保存的规划</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="218"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="219"/>
         <source>Rename plan</source>
         <translation>重命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="218"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="219"/>
         <source>New name:</source>
         <translation>新名称：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="250"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="251"/>
         <source>Deleted {0}. Press Ctrl+Z or “Undo delete” to bring it back (until gpudesk closes).</source>
         <translation>已删除 {0}。按 Ctrl+Z 或“撤销删除”可恢复（在 gpudesk 关闭之前有效）。</translation>
     </message>
@@ -5672,48 +5697,48 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="123"/>
         <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
-        <translation>租用 vs 购买：此 GPU 没有公开的按需云租用价。</translation>
+        <translation>租用还是购买：此 GPU 没有公开的按需云租用价。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="125"/>
         <source>Rent vs buy: {text}.</source>
-        <translation>租用 vs 购买：{text}。</translation>
+        <translation>租用还是购买：{text}。</translation>
     </message>
 </context>
 <context>
     <name>ProcessModel</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="24"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="25"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="25"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="26"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="26"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="27"/>
         <source>User</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="27"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="28"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="28"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="29"/>
         <source>Command</source>
         <translation>命令</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="29"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="30"/>
         <source>GPU memory (GiB)</source>
         <translation>显存 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="30"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="31"/>
         <source>Type</source>
         <translation>类型</translation>
     </message>
@@ -5721,17 +5746,17 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ProcessTable</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="113"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="114"/>
         <source>Processes appear here while NVML monitoring runs (dmon logs and recordings carry no process list).</source>
         <translation>NVML 监控运行时，进程会显示在这里（dmon 日志和录制不含进程列表）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="125"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="126"/>
         <source>GPU {g}: processes could not be listed: {w}</source>
         <translation>GPU {g}：无法列出进程：{w}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="127"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="128"/>
         <source>{n} GPU processes.</source>
         <translation>{n} 个 GPU 进程。</translation>
     </message>
@@ -5775,198 +5800,198 @@ PCI 总线：{bus}</translation>
 <context>
     <name>RecordingsView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="35"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="36"/>
         <source>#</source>
         <translation>#</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="36"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="37"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="37"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="38"/>
         <source>Started</source>
         <translation>开始时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="38"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="39"/>
         <source>Duration</source>
         <translation>时长</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="39"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="40"/>
         <source>GPUs</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="40"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="41"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="41"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="42"/>
         <source>Samples</source>
         <translation>样本数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="127"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="128"/>
         <source>Notes for the selected recording</source>
         <translation>所选录制的备注</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="131"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="132"/>
         <source>&amp;Open</source>
         <translation>打开(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="131"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="132"/>
         <source>Show the recording in the plots, statistics and findings</source>
         <translation>在曲线图、统计和发现中显示该录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="132"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="133"/>
         <source>Re&amp;play</source>
         <translation>回放(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="132"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="133"/>
         <source>Play the recording back through the live views</source>
         <translation>通过实时视图回放该录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="133"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="134"/>
         <source>Re&amp;name…</source>
         <translation>重命名(&amp;N)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="134"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="135"/>
         <source>Save &amp;notes</source>
         <translation>保存备注(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="135"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="136"/>
         <source>Export &amp;CSV…</source>
         <translation>导出 CSV(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="135"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="136"/>
         <source>All samples of the recording</source>
         <translation>该录制的全部样本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="136"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="137"/>
         <source>Export plots as P&amp;NG…</source>
         <translation>将曲线图导出为 PNG(&amp;N)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="136"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="137"/>
         <source>Opens the recording and saves its plots</source>
         <translation>打开该录制并保存其曲线图</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="137"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="138"/>
         <source>&amp;Delete…</source>
         <translation>删除(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="137"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="138"/>
         <source>Delete the recording and its samples</source>
         <translation>删除该录制及其样本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="147"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="148"/>
         <source>{s:g}× speed</source>
         <translation>{s:g}× 倍速</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="149"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="150"/>
         <source>Replay speed: 60× plays a minute of recording per second</source>
         <translation>回放速度：60× 表示每秒播放一分钟的录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="169"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="170"/>
         <source>Your gpudesk database could not be opened; no recordings to list.</source>
         <translation>无法打开你的 gpudesk 数据库；没有可列出的录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="184"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="185"/>
         <source>{n} recordings.</source>
         <translation>{n} 条录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="216"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="217"/>
         <source>Rename recording</source>
         <translation>重命名录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="216"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="217"/>
         <source>New name:</source>
         <translation>新名称：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="233"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="234"/>
         <source>Notes saved.</source>
         <translation>备注已保存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="240"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="241"/>
         <source>Delete recording</source>
         <translation>删除录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="241"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="242"/>
         <source>Delete recording #{n} &apos;{name}&apos; and all its samples? This cannot be undone.</source>
         <translation>删除录制 #{n}“{name}”及其全部样本？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="247"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="248"/>
         <source>Deleting recording #{n}…</source>
         <translation>正在删除录制 #{n}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="248"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="249"/>
         <source>Deleting</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="254"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="255"/>
         <source>Export recording as CSV</source>
         <translation>导出录制为 CSV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="255"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="256"/>
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="260"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="261"/>
         <source>Exporting recording #{n}…</source>
         <translation>正在导出录制 #{n}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="261"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="262"/>
         <source>CSV export</source>
         <translation>CSV 导出</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="262"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="263"/>
         <source>Exported {p}.</source>
         <translation>已导出 {p}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="268"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="269"/>
         <source>Export plots as PNG</source>
         <translation>将曲线图导出为 PNG</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="269"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="270"/>
         <source>PNG images (*.png)</source>
         <translation>PNG 图像 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="276"/>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="277"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="278"/>
         <source>{w} failed: {e}</source>
         <translation>{w}失败：{e}</translation>
     </message>
@@ -6272,22 +6297,22 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="56"/>
         <source>Op&amp;en snapshot…</source>
-        <translation type="unfinished"></translation>
+        <translation>打开快照(&amp;E)…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="61"/>
         <source>GP&amp;U:</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU(&amp;U)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="72"/>
         <source>Cancel &amp;reading</source>
-        <translation type="unfinished"></translation>
+        <translation>取消读取(&amp;R)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="90"/>
         <source>T&amp;imeline</source>
-        <translation type="unfinished"></translation>
+        <translation>时间线(&amp;I)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="91"/>
@@ -6368,27 +6393,27 @@ PCI 总线：{bus}</translation>
 <context>
     <name>SpanChart</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="60"/>
+        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="61"/>
         <source>Timeline of the findings&apos; spans</source>
         <translation>各发现区间的时间线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="80"/>
+        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="81"/>
         <source>GPU {gpu}</source>
         <translation>GPU {gpu}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="82"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="123"/>
+        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="124"/>
         <source>start</source>
         <translation>开始</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="125"/>
+        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="126"/>
         <source>+{length}</source>
         <translation>+{length}</translation>
     </message>
@@ -6396,7 +6421,7 @@ PCI 总线：{bus}</translation>
 <context>
     <name>Startup</name>
     <message>
-        <location filename="../../gpudesk/ui/startup.py" line="159"/>
+        <location filename="../../gpudesk/ui/startup.py" line="163"/>
         <source>Start-up step “{0}” failed: {1}</source>
         <extracomment>``gpudesk.store`` and the modules that register migration sets (see gpudesk.store.db._import_feature_sets).</extracomment>
         <translation>启动步骤“{0}”失败：{1}</translation>
@@ -6690,36 +6715,36 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/oom/text_input.py" line="223"/>
         <source>Open a log, an error file or a memory snapshot</source>
-        <translation type="unfinished"></translation>
+        <translation>打开日志、错误文件或显存快照</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/text_input.py" line="224"/>
         <source>Logs and text (*.log *.txt *.out *.err);;Memory snapshots (*.pickle *.pkl *.json *.gz);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>日志和文本 (*.log *.txt *.out *.err);;显存快照 (*.pickle *.pkl *.json *.gz);;所有文件 (*)</translation>
     </message>
 </context>
 <context>
     <name>ThresholdsDialog</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="134"/>
+        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="135"/>
         <source>Rule thresholds</source>
-        <translation type="unfinished"></translation>
+        <translation>规则阈值</translation>
     </message>
 </context>
 <context>
     <name>ThresholdsEditor</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="85"/>
+        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="86"/>
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="86"/>
+        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="87"/>
         <source>&amp;Defaults</source>
         <translation>默认值(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="125"/>
+        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="126"/>
         <source>Saved {n} changed threshold(s) to {file}.</source>
         <translation>已将 {n} 个修改过的阈值保存到 {file}。</translation>
     </message>

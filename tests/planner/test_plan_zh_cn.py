@@ -12,7 +12,7 @@ from babel.messages.pofile import read_po
 from gpudesk import i18n
 from gpudesk.catalog import open_catalog
 from gpudesk.planner import plan, plan_to_dict
-from gpudesk.planner.classify import WORKLOAD_KINDS
+from gpudesk.planner.classify import WORKLOAD_KINDS, kind_label
 from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.sheet import build_sheet
 from gpudesk.planner.sheet_json import sheet_to_dict
@@ -100,6 +100,9 @@ def test_plan_and_sheet_read_in_chinese_and_keep_english_ids(catalog, zh_cn, mak
 
     # Stable ids stay English: the JSON's enums, ids and keys.
     assert data["workload_kind"] in WORKLOAD_KINDS
+    # ... while people read the kind in words: the sheet says it in Chinese, the JSON keeps the id.
+    assert f"**{kind_label(data['workload_kind'])}**" in markdown and data["workload_kind"] not in markdown
+    assert all(CJK.search(kind_label(kind)) for kind in WORKLOAD_KINDS)
     assert set(data["memory"]["breakdown_bytes"]) <= set(COMPONENT_ORDER)
     top = data["candidates"][0]
     assert set(top["tco_breakdown_usd"]) <= set(TCO_LINES)
@@ -122,3 +125,4 @@ def test_english_stays_the_default_after_chinese(catalog, zh_cn):
     result = plan(_lora_8b(), catalog)
     assert not any(CJK.search(t) for t in _texts(result))
     assert "## Recommended configuration" in sheet_to_markdown(build_sheet(plan_to_dict(result), catalog=catalog))
+    assert [kind_label(kind) for kind in WORKLOAD_KINDS] == list(WORKLOAD_KINDS)  # English: the id itself

@@ -206,7 +206,7 @@ def test_zh_cn_qm_translates_the_monitor_tab(qtbot, zh_cn):
     qtbot.addWidget(tab)
     try:
         assert [tab.subtabs.tabText(i) for i in range(tab.subtabs.count())] == [
-            "曲线图", "热力图", "统计", "发现", "进程", "录制"]
+            "曲线图", "热力图", "统计", "发现", "进程", "录制", "集群"]
         assert tab.toolbar.window_combo.itemText(0) == "1 分钟"  # plots.WINDOWS_S, marked with QT_TRANSLATE_NOOP
         assert tab.toolbar.pause_button.text() == "暂停(&P)"
     finally:
@@ -224,7 +224,8 @@ def test_zh_cn_qm_translates_the_oom_tab(qtbot, zh_cn):
     tab = OomTab(AppContext())
     qtbot.addWidget(tab)
     try:
-        assert [tab.pages.tabText(i) for i in range(tab.pages.count())] == ["诊断(&G)", "实时显存(&M)", "历史(&H)"]
+        assert [tab.pages.tabText(i) for i in range(tab.pages.count())] == [
+            "诊断(&G)", "实时显存(&M)", "显存快照(&N)", "历史(&H)"]
         assert tab.results.copy_report_button.text() == "复制报告"
         assert tab.picker.text_input.diagnose_button.text() == "诊断(&D)"
     finally:

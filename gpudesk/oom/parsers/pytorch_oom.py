@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from gpudesk.i18n import _
 from gpudesk.oom.parsers.units import SIZE, format_bytes, to_bytes
 from gpudesk.oom.report import MemoryReport, ProcessMemory
 
@@ -118,8 +119,8 @@ def parse(text: str, report: MemoryReport) -> bool:
     parsed = report.parsed
     if count > 1:
         parsed["oom_messages"] = count
-        report.notes.append(f"The text holds {count} OOM messages; the first one is diagnosed, the others add "
-                            "their GPUs' figures.")
+        report.notes.append(_("The text holds {count} OOM messages; the first one is diagnosed, the others add "
+                              "their GPUs' figures.").format(count=count))
 
     requested = _size(_REQ.search(msg))
     dev_m = _DEV_NEW.search(msg) or _DEV_OLD.search(msg)
@@ -170,33 +171,35 @@ def parse(text: str, report: MemoryReport) -> bool:
     if conf:
         for item in conf.group(2).split(","):
             if ":" in item:
-                key, _, value = item.partition(":")
+                key, _sep, value = item.partition(":")
                 report.alloc_conf[key.strip()] = value.strip()
 
     # Garbage values (WSL2/WDDM): anything above the total capacity is unknown.
     if total is not None and total >= SENTINEL_BYTES:
-        report.notes.append(f"The total capacity reads {format_bytes(total)}: NVML's 'not available' value "
-                            "(2^64 bytes, WSL/WDDM), not a measurement; treated as unknown.")
+        report.notes.append(_("The total capacity reads {total}: NVML's 'not available' value (2^64 bytes, "
+                              "WSL/WDDM), not a measurement; treated as unknown.").format(total=format_bytes(total)))
         parsed["sentinel_total"] = 1
         total = None
     if free is not None and free >= SENTINEL_BYTES:
-        report.notes.append(f"The free memory reads {format_bytes(free)}: NVML's 'not available' value; treated "
-                            "as unknown.")
+        report.notes.append(_("The free memory reads {free}: NVML's 'not available' value; treated as "
+                              "unknown.").format(free=format_bytes(free)))
         free = None
     if total == 0:
-        report.notes.append("The total capacity reads 0 bytes (a garbage value, as under WSL2/WDDM); treated as unknown.")
+        report.notes.append(_("The total capacity reads 0 bytes (a garbage value, as under WSL2/WDDM); treated as "
+                              "unknown."))
         total = None
 
     def sane(name: str, value: int | None) -> int | None:
         if value is not None and total is not None and value > total:
-            report.notes.append(f"{name} ({format_bytes(value)}) is larger than the total capacity "
-                                f"({format_bytes(total)}); treated as unknown.")
+            report.notes.append(_("{name} ({value}) is larger than the total capacity ({total}); treated as "
+                                  "unknown.").format(name=name, value=format_bytes(value),
+                                                     total=format_bytes(total)))
             return None
         return value
 
-    free = sane("free", free)
-    this_proc = sane("this process's memory", this_proc)
-    allocated = sane("allocated", allocated)
+    free = sane(_("The free memory"), free)
+    this_proc = sane(_("This process's memory"), this_proc)
+    allocated = sane(_("The allocated memory"), allocated)
 
     report.requested_bytes = requested
     report.device_index = device_index
@@ -230,10 +233,10 @@ def parse(text: str, report: MemoryReport) -> bool:
         if len(own) == 1:
             own[0].is_target = True
             dev.process_used_bytes = own[0].used_bytes
-            report.notes.append(
-                f"Process {own[0].pid} is taken to be this process seen under its host PID (container or other PID "
+            report.notes.append(_(
+                "Process {pid} is taken to be this process seen under its host PID (container or other PID "
                 "namespace): its memory covers PyTorch's reserved memory."
-            )
+            ).format(pid=own[0].pid))
 
     for name, value in (
         ("requested_bytes", requested),
@@ -250,7 +253,7 @@ def parse(text: str, report: MemoryReport) -> bool:
     if device_index is not None:
         parsed["device_index"] = device_index
     if procs:
-        parsed["other_processes_bytes"] = sum(u for _, u in procs)
+        parsed["other_processes_bytes"] = sum(u for _pid, u in procs)
         parsed["other_processes_count"] = len(procs)
         for pid, used in procs:
             parsed[f"process_{pid}_bytes"] = used
@@ -263,10 +266,10 @@ def parse(text: str, report: MemoryReport) -> bool:
     if requested is None:
         missing.append("requested size ('Tried to allocate ...')")
     if unreadable is not None:
-        report.notes.append(
-            f"The requested size reads '{unreadable.group(1)}' (redacted or garbled); the diagnosis uses the "
+        report.notes.append(_(
+            "The requested size reads '{text}' (redacted or garbled); the diagnosis uses the "
             "other clauses (capacity, allocated, free, reserved)."
-        )
+        ).format(text=unreadable.group(1)))
     if device_index is None:
         missing.append("GPU index")
     if total is None:
@@ -280,10 +283,13 @@ def parse(text: str, report: MemoryReport) -> bool:
     if nvml_form and this_proc is None and "this process" not in msg:
         missing.append("this process's memory ('Including non-PyTorch memory, this process has ...')")
         report.notes.append(
-            "The per-process clause is missing: NVML could not match this process (Windows/WDDM, a container "
-            "with its own PID namespace, or no NVML)."
-            + (" A 'Process P' line may be this process under its host PID." if procs else "")
+            _("The per-process clause is missing: NVML could not match this process (Windows/WDDM, a container "
+              "with its own PID namespace, or no NVML). A 'Process P' line may be this process under its host PID.")
+            if procs else
+            _("The per-process clause is missing: NVML could not match this process (Windows/WDDM, a container "
+              "with its own PID namespace, or no NVML).")
         )
     if total is None and requested is not None and re.search(r"Tried to allocate\s+\S+\s+\S+?\.\s*GPU\s*$", msg.strip()):
-        report.notes.append("The message is cut off right after 'GPU' (pytorch#126766); only the request is known.")
+        report.notes.append(_("The message is cut off right after 'GPU' (pytorch#126766); only the request is "
+                              "known."))
     return True

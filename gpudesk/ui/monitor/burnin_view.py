@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.telemetry.burnin import FAIL, INCOMPLETE, PASS, BurnInReport
-from gpudesk.telemetry.burnin_render import format_for, to_html, write_report
+from gpudesk.telemetry.burnin_render import format_for, to_html, verdict_text, write_report
 from gpudesk.telemetry.heatmap import Heatmap
 from gpudesk.ui.monitor.findings_list import FindingsListView
 from gpudesk.ui.monitor.span_chart import SpanChart
@@ -71,7 +71,7 @@ def _table(headers: list[str], rows: list[list[str]], verdict_col: int | None = 
     table.setWordWrap(True)
     for i, row in enumerate(rows):
         for j, text in enumerate(row):
-            item = QTableWidgetItem(text)
+            item = QTableWidgetItem(verdict_text(text) if j == verdict_col else text)  # verdicts in words
             if j == verdict_col and text in VERDICT_COLOUR:
                 item.setForeground(QBrush(QColor(VERDICT_COLOUR[text])))
             table.setItem(i, j, item)

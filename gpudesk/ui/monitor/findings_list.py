@@ -86,9 +86,20 @@ def evidence_line(key: str, value: object) -> tuple[str, str]:
     return label, _number(v) if isinstance(value, float) else str(value)
 
 
+def severity_text(severity: str) -> str:
+    """A finding's severity as the window says it (the rules and the JSON keep the English id)."""
+    names = {
+        CRITICAL: QCoreApplication.translate("FindingsListView", "critical"),
+        WARNING: QCoreApplication.translate("FindingsListView", "warning"),
+        INFO: QCoreApplication.translate("FindingsListView", "info"),
+        NOT_JUDGED: QCoreApplication.translate("FindingsListView", "not judged"),
+    }
+    return names.get(severity, severity)
+
+
 def details_text(f: Finding, rule_label: str, evidence_label: str, advice_label: str) -> str:
     """Plain text of one finding for the details pane: summary, evidence (one line per key), advice."""
-    lines = [f.summary, "", f"{rule_label}: {f.rule} ({f.severity})", f"{evidence_label}:"]
+    lines = [f.summary, "", f"{rule_label}: {f.rule} ({severity_text(f.severity)})", f"{evidence_label}:"]
     for key, value in f.evidence.items():
         if key == "spans" and isinstance(value, list):
             lines.append("  " + QCoreApplication.translate("Monitor", "spans: {n} (listed on the timeline)").format(
@@ -160,7 +171,7 @@ class FindingsListView(QWidget):
             worst = items[0]
             judged = [f for f in items if f.severity in (CRITICAL, WARNING)]
             head = QTreeWidgetItem([self.tr("{rule} ({n})").format(rule=rule, n=len(judged)) if judged else rule,
-                                    "", "", worst.severity])
+                                    "", "", severity_text(worst.severity)])
             head.setForeground(3, QBrush(QColor(COLOUR.get(worst.severity, "#000"))))
             font = head.font(0)
             font.setBold(True)
@@ -171,7 +182,7 @@ class FindingsListView(QWidget):
             for f in items:
                 scope = self.tr("job") if f.gpu is None else self.tr("GPU {gpu}").format(gpu=f.gpu)
                 length = fmt_duration(_length(f)) if f.span and f.severity in (CRITICAL, WARNING) else ""
-                child = QTreeWidgetItem([f.summary, scope, length, f.severity])
+                child = QTreeWidgetItem([f.summary, scope, length, severity_text(f.severity)])
                 child.setForeground(3, QBrush(QColor(COLOUR.get(f.severity, "#000"))))
                 tip = f.advice or f.summary
                 child.setToolTip(0, plain_tooltip(tip))

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpudesk.planner.classify import kind_label
 from gpudesk.planner.sheet import gpu_price_unknown
 from gpudesk.store.plans import SavedPlan
 from gpudesk.ui.plan.charts import candidate_label, tco_item_names
@@ -55,7 +56,7 @@ class CompareView(QWidget):
         plan = saved.plan
         top = top_candidate(plan) or {}
         rows = [
-            (self.tr("Workload kind"), str(plan.get("workload_kind", na_text()))),
+            (self.tr("Workload kind"), kind_label(str(plan["workload_kind"])) if plan.get("workload_kind") else na_text()),
             (self.tr("Model"), str((plan.get("model") or {}).get("name", na_text()))),
             (self.tr("Top candidate"), candidate_label(top) if top else na_text()),
             (self.tr("Interconnect"), str(top.get("interconnect_name") or top.get("interconnect") or na_text())),

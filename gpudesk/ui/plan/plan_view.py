@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpudesk.planner.classify import kind_label
 from gpudesk.planner.sheet import candidates_of, gpu_price_unknown
 from gpudesk.ui.plan.accuracy_view import AccuracyLink
 from gpudesk.ui.plan.charts import CostTimeScatter, TcoChart, candidate_label, tco_item_names
@@ -259,7 +260,7 @@ class PlanView(QWidget):
         lines = [
             self.tr("{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Job memory on one GPU without sharding: {5}.").format(
                 self.name or self.tr("Plan"),
-                plan.get("workload_kind", na_text()),
+                kind_label(str(plan["workload_kind"])) if plan.get("workload_kind") else na_text(),
                 model.get("name", na_text()),
                 f"{model['params'] / 1e9:.2f}" if isinstance(model.get("params"), (int, float)) else na_text(),
                 self.tr(", shape guessed") if model.get("shape_is_guess") else "",

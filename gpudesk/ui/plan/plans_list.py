@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpudesk.planner.classify import kind_label
 from gpudesk.store import StoreError
 from gpudesk.store.plans import (
     SavedPlan,
@@ -137,7 +138,7 @@ class PlansList(QWidget):
                 label = f"{top.get('count', '?')} × {top.get('gpu_name', top.get('gpu_id', '?'))}"
             cells = [
                 saved.name,
-                self.tr("unreadable plan: edit and plan again") if saved.problem else str(saved.plan.get("workload_kind", na_text())),
+                self.tr("unreadable plan: edit and plan again") if saved.problem else (kind_label(str(saved.plan["workload_kind"])) if saved.plan.get("workload_kind") else na_text()),
                 label,
                 format_duration(top.get("time_to_result_s")) if top else na_text(),
                 format_usd(top.get("tco_3y_usd")) if top else na_text(),

@@ -36,7 +36,7 @@ def test_findings_grouped_worst_first_and_zoom_on_activation(qtbot, stall):
     assert first.text(0) == "input-starvation (1)" and first.isExpanded()
     assert view.tree.topLevelItem(1).text(0) == "low-utilization (1)"
     last = view.tree.topLevelItem(view.tree.topLevelItemCount() - 1)
-    assert last.text(3) == "not-judged" and not last.isExpanded()
+    assert last.text(3) == "not judged" and not last.isExpanded()  # the severity in words (id: not-judged)
     child = first.child(0)
     with qtbot.waitSignal(view.zoom_requested) as sig:
         view.tree.setCurrentItem(child)
@@ -71,7 +71,7 @@ def test_burnin_view_shows_verdicts_and_exports_in_the_background(qtbot, stall, 
     view.set_report(report)
     assert view.gpus.rowCount() == 4 and view.gpus.item(0, 4).text() == "59.6 GiB"
     verdicts = [view.comparisons.item(i, 3).text() for i in range(view.comparisons.rowCount())]
-    assert verdicts == ["pass", "pass", "pass", "pass", "not-judged"]
+    assert verdicts == ["pass", "pass", "pass", "pass", "not judged"]  # in words (id: not-judged)
     assert view.checks.item(0, 2).text() == "fail"
     for suffix in ("pdf", "html", "md"):
         out = tmp_path / f"r.{suffix}"
