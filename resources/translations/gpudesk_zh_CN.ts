@@ -256,24 +256,39 @@
         <translation>不对照方案（仅评判录制本身）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="33"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="34"/>
         <source>Plan #{n}: {name}</source>
         <translation>方案 #{n}：{name}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="34"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="36"/>
+        <source>{plan} (cannot be compared: {why})</source>
+        <translation>{plan}（无法对照：{why}）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="42"/>
         <source>The saved plan whose expectations (memory, throughput, power) the measurements are compared with</source>
         <translation>与测量值对照的已保存方案（其显存、吞吐量、功耗预期）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="37"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="45"/>
         <source>Recording:</source>
         <translation>录制：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="38"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="46"/>
         <source>Saved &amp;plan:</source>
         <translation>已保存的方案(&amp;P)：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="60"/>
+        <source>its stored plan cannot be read</source>
+        <translation>其保存的方案无法读取</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="63"/>
+        <source>no configuration fitted when it was made</source>
+        <translation>生成时没有配置满足要求</translation>
     </message>
 </context>
 <context>
@@ -440,12 +455,12 @@
         <translation>导出拷机测试（burn-in）报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="209"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="208"/>
         <source>Exporting {name}…</source>
         <translation>正在导出 {name}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="215"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="214"/>
         <source>Saved {name}.</source>
         <translation>已保存 {name}。</translation>
     </message>
@@ -453,7 +468,7 @@
 <context>
     <name>BurnInWindow</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="60"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="78"/>
         <source>Burn-in report: {t}</source>
         <translation>拷机测试报告：{t}</translation>
     </message>
@@ -1479,92 +1494,87 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>FindingsListView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="48"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="92"/>
         <source>critical</source>
         <translation>严重</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="49"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="93"/>
         <source>warning</source>
         <translation>警告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="50"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="94"/>
         <source>info</source>
         <translation>信息</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="51"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="95"/>
         <source>not judged</source>
         <translation>无法判断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="61"/>
-        <source>spans: {n} (listed on the timeline)</source>
-        <translation>时段：{n} 个（列在时间线上）</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="91"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="132"/>
         <source>Finding</source>
         <translation>发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="91"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="132"/>
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="91"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="132"/>
         <source>Length</source>
         <translation>时长</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="91"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="132"/>
         <source>Severity</source>
         <translation>严重程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="92"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="133"/>
         <source>Findings grouped by rule</source>
         <translation>按规则分组的发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="99"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="140"/>
         <source>Evidence and advice of the selected finding</source>
         <translation>所选发现的证据和建议</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="119"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="160"/>
         <source>No findings yet.</source>
         <translation>暂无发现。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="132"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="173"/>
         <source>{rule} ({n})</source>
         <translation>{rule}（{n}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="142"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="183"/>
         <source>job</source>
         <translation>作业</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="142"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="183"/>
         <source>GPU {gpu}</source>
         <translation>GPU {gpu}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="169"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="210"/>
         <source>Rule</source>
         <translation>规则</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="169"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="210"/>
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="170"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="211"/>
         <source>What to do</source>
         <translation>处理建议</translation>
     </message>
@@ -1612,12 +1622,12 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>正在分析…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="70"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="76"/>
         <source>The analysis failed: {m}</source>
         <translation>分析失败：{m}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="80"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="86"/>
         <source>{n} findings ({p} warnings or worse, {u} not judged){s}.</source>
         <translation>{n} 条发现（{p} 条为警告或更严重，{u} 条未判定）{s}。</translation>
     </message>
@@ -1728,7 +1738,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>FleetGrid</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_grid.py" line="68"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_grid.py" line="69"/>
         <source>GPU fleet heat map</source>
         <translation>GPU 集群热力图</translation>
     </message>
@@ -1786,7 +1796,22 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="138"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="112"/>
+        <source>Connecting to {fleet}…</source>
+        <translation>正在连接 {fleet}…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="119"/>
+        <source>No data: {reason}</source>
+        <translation>无数据：{reason}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="122"/>
+        <source>The last refresh failed ({reason}); the grid shows the previous one.</source>
+        <translation>上次刷新失败（{reason}）；网格显示的是之前的数据。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="156"/>
         <source>{n} GPUs, {hours} h, step {step} s; colour = window mean, {lo} (dark) to {hi} (bright), grey = N/A</source>
         <translation>{n} 块 GPU，{hours} 小时，步长 {step} 秒；颜色 = 窗口均值，{lo}（暗）到 {hi}（亮），灰色 = 不可用</translation>
     </message>
@@ -1999,32 +2024,32 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>将鼠标悬停在单元格上可查看其值。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="96"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="97"/>
         <source>No samples yet.</source>
         <translation>尚无样本。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="126"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="127"/>
         <source>1 sampling round: one column</source>
         <translation>1 轮采样：一列</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="127"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="128"/>
         <source>{n} sampling rounds: one column per round</source>
         <translation>{n} 轮采样：每轮一列</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="128"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="129"/>
         <source>{gpus} GPU(s), {rounds}; {na} cell(s) N/A (grey).</source>
         <translation>{gpus} 块 GPU，{rounds}；{na} 个单元格不可用（灰色）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="131"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="132"/>
         <source>{gpus} GPUs, {bins} bins of {w} each over {span}; {na} cells N/A (grey).</source>
         <translation>{gpus} 块 GPU，{bins} 个区段，每段 {w}，覆盖 {span}；{na} 个单元格不可用（灰色）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="158"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="159"/>
         <source>N/A (no readable sample in this bin)</source>
         <translation>不可用（此区段内没有可读样本）</translation>
     </message>
@@ -2511,7 +2536,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="74"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="75"/>
         <source>gpudesk</source>
         <extracomment>Start the deferred start-up this long after the window is shown even when no first paint was seen (ms). Imported on the thread pool before the catalog opens (after the first paint).</extracomment>
         <translation>gpudesk</translation>
@@ -2735,7 +2760,8 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MessageBar</name>
     <message>
-        <location filename="../../gpudesk/ui/message_bar.py" line="30"/>
+        <location filename="../../gpudesk/ui/message_bar.py" line="36"/>
+        <location filename="../../gpudesk/ui/message_bar.py" line="37"/>
         <source>Dismiss</source>
         <translation>关闭此消息</translation>
     </message>
@@ -2888,104 +2914,104 @@ It also resets the peak counter.</source>
 <context>
     <name>Monitor</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="362"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="378"/>
         <source>{what} failed: {e}</source>
         <translation>{what}失败：{e}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="69"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="70"/>
         <source>Reading {p}…</source>
         <translation>正在读取 {p}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="71"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="72"/>
         <source>Importing the dmon log</source>
         <translation>导入 dmon 日志</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="83"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="84"/>
         <source>Give the Prometheus server&apos;s URL to watch a fleet.</source>
         <translation>请输入 Prometheus 服务器的 URL 以监控集群。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="99"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="100"/>
         <source>Live dmon stream: {c}</source>
         <translation>实时 dmon 数据流：{c}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="106"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="107"/>
         <source>No demo recording is bundled with this installation.</source>
         <translation>此安装未附带演示录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="108"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="109"/>
         <source>Opening the demo…</source>
         <translation>正在打开演示…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="109"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="110"/>
         <source>Opening the demo</source>
         <translation>打开演示</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="114"/>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="130"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="115"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="131"/>
         <source>Opening recording #{n}…</source>
         <translation>正在打开录制 #{n}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="116"/>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="131"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="117"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="132"/>
         <source>Opening the recording</source>
         <translation>打开录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="122"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="123"/>
         <source>Replay at {s:g}x: {t}</source>
         <translation>以 {s:g} 倍速回放：{t}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="220"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="221"/>
         <source>Open a saved recording first (Recordings sub-tab): a burn-in report reads a recording from your database. An imported dmon log can be stored with &apos;Save as recording&apos;.</source>
         <translation>请先打开一个已保存的录制（“录制”子标签页）：拷机测试报告读取数据库中的录制。导入的 dmon 日志可通过“保存为录制”存入数据库。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="229"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="230"/>
         <source>Making the burn-in report…</source>
         <translation>正在生成拷机测试报告…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="245"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="247"/>
         <source>The burn-in report</source>
         <translation>拷机测试报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="299"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="303"/>
         <source>Saved as recording #{n}.</source>
         <translation>已保存为录制 #{n}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="302"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="306"/>
         <source>Saving the recording</source>
         <translation>保存录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="312"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="316"/>
         <source>Export samples as CSV</source>
         <translation>将样本导出为 CSV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="313"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="317"/>
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="326"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="330"/>
         <source>Exported {p}.</source>
         <translation>已导出 {p}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="327"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="331"/>
         <source>Exporting CSV</source>
         <translation>导出 CSV</translation>
     </message>
@@ -3067,6 +3093,7 @@ It also resets the peak counter.</source>
     <message>
         <location filename="../../gpudesk/ui/monitor/display.py" line="105"/>
         <location filename="../../gpudesk/ui/monitor/display.py" line="114"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="63"/>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="175"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="69"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="72"/>
@@ -3277,17 +3304,12 @@ PCI 总线：{bus}</translation>
         <translation>（已中断）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sources.py" line="122"/>
-        <source>The demo is one sampling round (1 s) of a real {gpus}-GPU nvidia-smi dmon capture, posted publicly in {origin}. It shows the dmon format and N/A values, not a long run.</source>
-        <translation>该演示是一次真实的 {gpus} 块 GPU nvidia-smi dmon 采集中的一轮采样（1 秒），公开发布于 {origin}。它展示 dmon 格式和不可用值，而不是一次长时间运行。</translation>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="121"/>
+        <source>The demo is a generated example, not a real capture: {minutes} minutes of a {gpus}-GPU training run in nvidia-smi dmon format, with an input stall and one GPU that overheats.</source>
+        <translation>演示是生成的示例，不是真实采集：{gpus} 块 GPU 训练运行的 {minutes} 分钟 nvidia-smi dmon 格式数据，含一次数据供给停顿和一块过热的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sources.py" line="126"/>
-        <source>The demo is {rounds} sampling rounds of a real {gpus}-GPU nvidia-smi dmon capture, posted publicly in {origin}.</source>
-        <translation>该演示是一次真实的 {gpus} 块 GPU nvidia-smi dmon 采集中的 {rounds} 轮采样，公开发布于 {origin}。</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/sources.py" line="143"/>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="138"/>
         <source>Demo</source>
         <translation>演示</translation>
     </message>
@@ -3297,19 +3319,39 @@ PCI 总线：{bus}</translation>
         <translation>假定 {t}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="97"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="98"/>
         <source>Fleet (Prometheus) {url}, last {h:g} h</source>
         <translation>集群（Prometheus）{url}，最近 {h:g} h</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="125"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="129"/>
         <source>Fleet refresh failed: {m}</source>
         <translation>集群刷新失败：{m}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="138"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="142"/>
         <source>{gpu} from {fleet}</source>
         <translation>{fleet} 中的 {gpu}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="67"/>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="67"/>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="74"/>
+        <source>from the start</source>
+        <translation>从开始起</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="105"/>
+        <source>spans: {n} (listed on the timeline)</source>
+        <translation>时段：{n} 个（列在时间线上）</translation>
     </message>
 </context>
 <context>
@@ -3355,83 +3397,88 @@ PCI 总线：{bus}</translation>
         <translation>整个运行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="47"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="49"/>
         <source>Monitor</source>
         <translation>监控</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="80"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="82"/>
         <source>Plots</source>
         <translation>曲线图</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="83"/>
         <source>Heat map</source>
         <translation>热力图</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="82"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="84"/>
         <source>Statistics</source>
         <translation>统计</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="83"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="85"/>
         <source>Findings</source>
         <translation>发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="84"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="86"/>
         <source>Processes</source>
         <translation>进程</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="85"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="87"/>
         <source>Recordings</source>
         <translation>录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="86"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="88"/>
         <source>Fleet</source>
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="230"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="232"/>
         <source>Opening the source…</source>
         <translation>正在打开数据源…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="253"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="255"/>
         <source>Live NVML: {s}</source>
         <translation>实时 NVML：{s}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="163"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="356"/>
+        <source>Watching a fleet: open a GPU in the Fleet tab to see its plots, statistics and findings.</source>
+        <translation>正在监控集群：在“集群”子标签页中打开一块 GPU 以查看其曲线图、统计和发现。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="168"/>
         <source>This source carries no process list (only live NVML does).</source>
         <translation>此数据源不含进程列表（只有实时 NVML 才有）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="287"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="289"/>
         <source>GPU {i} stopped answering: {r}. The other GPUs are still monitored.</source>
         <translation>GPU {i} 停止响应：{r}。其他 GPU 仍在监控中。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="313"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="315"/>
         <source>The source has ended: {s}</source>
         <translation>数据源已结束：{s}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="189"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="205"/>
         <source>Live monitoring is not available here (details below).</source>
         <translation>此处无法进行实时监控（详情见下文）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="193"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="209"/>
         <source>A file or a recording carries no process list.</source>
         <translation>文件或录制不含进程列表。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="206"/>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="223"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="222"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="238"/>
         <source>Could not write {p}.</source>
         <translation>无法写入 {p}。</translation>
     </message>
@@ -3461,12 +3508,12 @@ PCI 总线：{bus}</translation>
         <translation>录制 #{n} 已保存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="218"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="234"/>
         <source>Export plots as PNG</source>
         <translation>将曲线图导出为 PNG</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="219"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="234"/>
         <source>PNG images (*.png)</source>
         <translation>PNG 图像 (*.png)</translation>
     </message>
@@ -5915,83 +5962,88 @@ PCI 总线：{bus}</translation>
         <translation>无法打开你的 gpudesk 数据库；没有可列出的录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="185"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="186"/>
         <source>{n} recordings.</source>
         <translation>{n} 条录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="217"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="186"/>
+        <source>1 recording.</source>
+        <translation>1 个录制。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="218"/>
         <source>Rename recording</source>
         <translation>重命名录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="217"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="218"/>
         <source>New name:</source>
         <translation>新名称：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="234"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="235"/>
         <source>Notes saved.</source>
         <translation>备注已保存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="241"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="242"/>
         <source>Delete recording</source>
         <translation>删除录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="242"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="243"/>
         <source>Delete recording #{n} &apos;{name}&apos; and all its samples? This cannot be undone.</source>
         <translation>删除录制 #{n}“{name}”及其全部样本？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="248"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="249"/>
         <source>Deleting recording #{n}…</source>
         <translation>正在删除录制 #{n}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="249"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="250"/>
         <source>Deleting</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="255"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="256"/>
         <source>Export recording as CSV</source>
         <translation>导出录制为 CSV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="256"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="257"/>
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="261"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="262"/>
         <source>Exporting recording #{n}…</source>
         <translation>正在导出录制 #{n}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="262"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="263"/>
         <source>CSV export</source>
         <translation>CSV 导出</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="263"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="264"/>
         <source>Exported {p}.</source>
         <translation>已导出 {p}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="269"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="270"/>
         <source>Export plots as PNG</source>
         <translation>将曲线图导出为 PNG</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="270"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="271"/>
         <source>PNG images (*.png)</source>
         <translation>PNG 图像 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="277"/>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="278"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="279"/>
         <source>{w} failed: {e}</source>
         <translation>{w}失败：{e}</translation>
     </message>
@@ -6460,72 +6512,72 @@ PCI 总线：{bus}</translation>
         <translation>无法计算统计：{m}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="74"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="80"/>
         <source>GPU util</source>
         <translation>GPU 利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="74"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="80"/>
         <source>Mem-ctrl util</source>
         <translation>显存控制器利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="75"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="81"/>
         <source>Memory used</source>
         <translation>已用显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="75"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="81"/>
         <source>PCIe RX</source>
         <translation>PCIe RX</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="75"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="81"/>
         <source>PCIe TX</source>
         <translation>PCIe TX</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="76"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="82"/>
         <source>Power</source>
         <translation>功耗</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="76"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="82"/>
         <source>Temp</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="76"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="82"/>
         <source>SM clock</source>
         <translation>SM 时钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="77"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="83"/>
         <source>% of link</source>
         <translation>占链路 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="94"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="100"/>
         <source>Span {span}: median (p5 – p95) per GPU.</source>
         <translation>区间 {span}：每块 GPU 的中位数（p5 – p95）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="110"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="116"/>
         <source>N/A</source>
         <translation>不可用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="118"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="124"/>
         <source>N/A: this source does not report the metric.</source>
         <translation>不可用：此数据源不报告该指标。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="119"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="125"/>
         <source>{n} readable samples, {k} missing</source>
         <translation>{n} 个可读样本，缺失 {k} 个</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="121"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="127"/>
         <source>N/A: no readable sample in the span. </source>
         <translation>不可用：区间内没有可读样本。 </translation>
     </message>
@@ -6726,7 +6778,7 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ThresholdsDialog</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="135"/>
+        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="139"/>
         <source>Rule thresholds</source>
         <translation>规则阈值</translation>
     </message>
@@ -6744,7 +6796,7 @@ PCI 总线：{bus}</translation>
         <translation>默认值(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="126"/>
+        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="130"/>
         <source>Saved {n} changed threshold(s) to {file}.</source>
         <translation>已将 {n} 个修改过的阈值保存到 {file}。</translation>
     </message>
