@@ -267,7 +267,16 @@ class PlanView(QWidget):
             )
         ]
         warnings = [str(w) for w in plan.get("warnings") or []]
-        if not candidates and warnings:
+        raw_binding = plan.get("binding")
+        binding: dict[str, Any] = raw_binding if isinstance(raw_binding, dict) else {}
+        binding_text = " ".join([str(binding.get("text") or "")] + [str(c.get("text") or "") for c in binding.get("changes") or []]
+                                ).strip() if binding else ""
+        fitting = [c for c in candidates if c.get("fits", True)]
+        if binding_text and (not candidates or not fitting):
+            # the planner names the control that rules every option out and the smallest change to it
+            lines.append(self.tr("No configuration fits this requirement: {0}").format(binding_text))
+            warnings_left = [w for w in warnings if w != binding_text]
+        elif not candidates and warnings:
             # the planner's first warning names what binds (e.g. the "Largest GPU count to consider" control)
             lines.append(self.tr("No configuration fits this requirement: {0}").format(warnings[0]))
             warnings_left = warnings[1:]
@@ -292,7 +301,15 @@ class PlanView(QWidget):
                 lines.append(self.tr("Price unknown for {0} (ranked after priced options): select one and enter your quote "
                                      "on the right, or in the Catalog tab.").format(", ".join(unpriced[:4])
                                                                                     + (", …" if len(unpriced) > 4 else "")))
-        if plan.get("deadline_met_by_any") is False:
+        over_limit = bool(binding.get("field") == "operations.max_gpus" and plan.get("closest"))
+        if over_limit:
+            nearest = "; ".join(
+                self.tr("{0} × {1}, time to result {2}").format(f"{c.get('count'):,}", c.get("gpu_id"),
+                                                                 format_duration(c.get("time_to_result_s")))
+                for c in (plan.get("closest") or [])[:3]
+            )
+            lines.append(self.tr("Closest options beyond the GPU-count limit: {0}.").format(nearest))
+        elif plan.get("deadline_met_by_any") is False:
             closest = plan.get("closest") or []
             misses = "; ".join(
                 self.tr("{0} × {1} late by {2}").format(c.get("count"), c.get("gpu_id"), format_duration(c.get("deadline_miss_s")))
