@@ -101,3 +101,18 @@ def test_training_capped_at_4_gpus_shows_the_binding_not_the_first_warning(qtbot
     assert "Pin and test" not in summary.splitlines()[1]
     assert "Closest options beyond the GPU-count limit: " in summary and "h100-sxm5" in summary
     assert "N/A" not in summary
+
+
+def test_nothing_fits_can_still_be_exported_as_why(qtbot, tab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # Export was disabled when nothing fits, so the binding constraint and the rejections could not be shared.
+    path = tmp_path / "bound.toml"
+    path.write_text(BOUND_BY_GPU_COUNT, encoding="utf-8")
+    plan_file(qtbot, tab, path)
+    button = tab.pages.results.export_button
+    assert button.isEnabled()
+    assert button.actions_by_format["md"].isEnabled() and button.actions_by_format["pdf"].isEnabled()
+    assert not button.actions_by_format["csv"].isEnabled()  # no bill of materials without a configuration
+    with qtbot.waitSignal(button.exported, timeout=10000):
+        button.export_to("md", tmp_path / "why.md")
+    text = (tmp_path / "why.md").read_text(encoding="utf-8")
+    assert "The GPU-count limit binds" in text and "## Rejected configurations" in text
