@@ -54,10 +54,16 @@ def _plan_warnings(req: Requirement, spec) -> list[str]:
         implied = d.sample_count * d.sample_bytes
         ratio = d.dataset_bytes / implied
         if ratio < 0.5 or ratio > 2:
-            out.append(_("Data answers disagree: {samples:,} samples x {sample_mb:g} MB = {implied_tb:.1f} TB, but the "
-                         "dataset is {dataset_tb:.1f} TB; data-rate checks use the per-sample size").format(
+            # Both answers are kept as entered (the seed article's case itself gives 20 M pairs of 2 MB images
+            # and "12 TB"); the note says which one the checks use, what that changes and the one-line fix.
+            out.append(_("Note on the data answers: {samples:,} samples x {sample_mb:g} MB make {implied_tb:.1f} TB, "
+                         "while the dataset size is {dataset_tb:.1f} TB. The data-rate and storage checks use the "
+                         "per-sample size ({sample_mb:g} MB, {rate_ratio:.1f}x the read rate of {dataset_tb:.1f} TB per "
+                         "epoch). If {dataset_tb:.1f} TB is the size read per epoch, set data.sample_bytes to "
+                         "{implied_sample_bytes:,} (its size per sample).").format(
                 samples=d.sample_count, sample_mb=d.sample_bytes / 1e6, implied_tb=implied / 1e12,
-                dataset_tb=d.dataset_bytes / 1e12))
+                dataset_tb=d.dataset_bytes / 1e12, rate_ratio=implied / d.dataset_bytes,
+                implied_sample_bytes=round(d.dataset_bytes / d.sample_count)))
     if req.model.mode != "inference" and d.modality in ("image-text", "video") and not req.model.train_flops_per_sample:
         out.append(_("Training FLOPs count the language model's {tokens} tokens per sample only; add the vision "
                      "encoder's work through model.train_flops_per_sample for a tighter time estimate").format(
