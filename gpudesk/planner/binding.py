@@ -184,7 +184,8 @@ def over_gpu_limit_options(ctx: PlanContext, open_gpus: list[tuple[Any, list[Any
     return rejected, options
 
 
-def gpu_limit_binding(rejected: list[Rejected], max_gpus: int, inference: bool = True) -> BindingConstraint | None:
+def gpu_limit_binding(rejected: list[Rejected], max_gpus: int, inference: bool = True,
+                      nearest: Candidate | None = None, deadline_s: float | None = None) -> BindingConstraint | None:
     """When the GPU-count limit is what rules every option out: the control and the fewest GPUs any rejected
     option needs (``inference``: the QPS and latency targets are the other levers)."""
     over = [r for r in rejected if r.count > max_gpus and r.over_gpu_limit]
@@ -201,5 +202,15 @@ def gpu_limit_binding(rejected: list[Rejected], max_gpus: int, inference: bool =
     else:
         advice = _('Raise "{max_gpus_label}" to {count:,} for an answer: {option}.').format(
             max_gpus_label=_max_gpus_label(), count=smallest.count, option=option)
-    change = PlanChange("operations.max_gpus", MAX_GPUS_LABEL, float(max_gpus), float(smallest.count), advice)
-    return BindingConstraint("operations.max_gpus", MAX_GPUS_LABEL, text, [change])
+    changes = [PlanChange("operations.max_gpus", MAX_GPUS_LABEL, float(max_gpus), float(smallest.count), advice)]
+    if (deadline_s and nearest is not None and not nearest.meets_deadline and nearest.time_to_result_s is not None):
+        # No count up to MAX_SEARCH_GPUS of any option meets the deadline (over_gpu_limit_options tried them all):
+        # the deadline binds as well.
+        deadline = math.ceil(nearest.time_to_result_s / 3600) * 3600.0
+        changes.append(PlanChange(
+            "workload.deadline_s", DEADLINE_LABEL, float(deadline_s), deadline,
+            _('The deadline binds as well: no GPU count up to {max_search:,} meets it; {label} needs {time}, so with it set '
+              '"{deadline_label}" to {deadline}, or train on less data.').format(
+                max_search=MAX_SEARCH_GPUS, label=nearest.label, time=fmt_duration(nearest.time_to_result_s),
+                deadline_label=_deadline_label(), deadline=fmt_duration(deadline))))
+    return BindingConstraint("operations.max_gpus", MAX_GPUS_LABEL, text, changes)

@@ -303,7 +303,8 @@ def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan
             else:
                 result.warnings.append(_("No candidate fits under the safe line, so none can meet the deadline"))
     if not ranked or over_limit:
-        result.binding = gpu_limit_binding(rejected, req.operations.max_gpus, inference)
+        result.binding = gpu_limit_binding(rejected, req.operations.max_gpus, inference,
+                                           over_limit[0] if over_limit else None, req.workload.deadline_s)
         if result.binding is None and not ranked:
             result.warnings.append(_("Nothing in the catalog can run this job under the given constraints; see the "
                                      "rejections"))

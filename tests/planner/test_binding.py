@@ -93,3 +93,21 @@ def test_training_capped_below_the_tensor_parallel_degree_names_the_gpu_limit_an
     assert over["h100-sxm5"].count > 4 and over["h100-sxm5"].count % 8 == 0
     data = json.loads(json.dumps(plan_to_dict(result)))
     assert data["binding"]["field"] == "operations.max_gpus" and data["closest"]
+
+
+def test_capped_training_with_an_unreachable_deadline_says_the_deadline_binds_too(catalog):
+    # The same 70B pre-training with a one-hour deadline: 2 T tokens cannot be trained in an hour on any count.
+    from gpudesk.planner.profile import load_profile
+    from pathlib import Path
+
+    req = load_profile(Path(__file__).parents[2] / "resources/examples/pretraining-70b.toml", catalog)
+    req.operations.max_gpus = 4
+    req.workload.deadline_s = 3600.0
+    result = plan(req, catalog)
+    b = result.binding
+    assert b is not None and b.field == "operations.max_gpus"
+    by_field = {c.field: c for c in b.changes}
+    assert by_field["operations.max_gpus"].value > 4
+    deadline = by_field["workload.deadline_s"]
+    assert deadline.text.startswith("The deadline binds as well: no GPU count up to 100,000 meets it")
+    assert deadline.value >= result.closest[0].time_to_result_s > 3600
