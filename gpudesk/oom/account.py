@@ -83,6 +83,7 @@ def account_of(dev: DeviceMemory, report: MemoryReport | None = None) -> MemoryA
     """The account of ``dev``; see the module docstring for the terms and their status."""
     flags: list[str] = []
     mps = report is not None and report.platform == "mps"
+    rocm = report is not None and report.platform == "rocm"
     total = _believable(dev.total_bytes, "total", flags)
     free = _believable(dev.free_bytes, "free", flags)
     if total is not None and free is not None and free > total:
@@ -109,9 +110,12 @@ def account_of(dev: DeviceMemory, report: MemoryReport | None = None) -> MemoryA
                                  _("MPS 'other allocations': the MPS heap cache and other Metal buffers")))
     elif dev.process_used_bytes is not None and reserved is not None:
         terms.append(AccountTerm("non_pytorch", dev.process_used_bytes - reserved, DERIVED,
-                                 _("this process (NVML) − reserved: CUDA context, NCCL, cuBLAS, extensions")))
+                                 _("this process (rocm-smi) − reserved: HIP context, RCCL, hipBLAS, extensions") if rocm
+                                 else _("this process (NVML) − reserved: CUDA context, NCCL, cuBLAS, extensions")))
     else:
-        terms.append(AccountTerm("non_pytorch", None, UNKNOWN, _("needs this process's NVML figure")))
+        terms.append(AccountTerm("non_pytorch", None, UNKNOWN,
+                                 _("needs this process's figure from rocm-smi / amd-smi") if rocm
+                                 else _("needs this process's NVML figure")))
     terms.append(AccountTerm("other_processes", others, MEASURED if others is not None else UNKNOWN,
                              _("other processes listed on this GPU")))
     terms.append(AccountTerm("free", free, MEASURED if free is not None and not mps else

@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from gpudesk.oom import engine_advice
+from gpudesk.oom.engine_sizing import engine_sizing_effects
 from gpudesk.oom.cause import Cause, Diagnosis, SizingEffect
 from gpudesk.oom.parsers import parse_text
 from gpudesk.oom.rules import RULES, Facts
@@ -46,7 +47,9 @@ def diagnose(report: MemoryReport, *, spec: Any = None, workload: Any = None) ->
     engine_advice.apply(report, causes)
     for cause in causes:
         if cause.id == "genuine_shortage":
-            cause.sizing = sizing_effects(facts, spec, workload)
+            # A serving engine's fixes are its own knobs (context, layers offloaded, KV-cache type, batch).
+            engine = engine_sizing_effects(report)
+            cause.sizing = engine if engine is not None else sizing_effects(facts, spec, workload)
         elif cause.id == "kv_cache_budget" and spec is not None:
             kv_sizing(cause, report, spec, workload)
         cause.refresh_labels(report.framework)

@@ -15,6 +15,7 @@ from typing import Any
 from gpudesk.i18n import N_, _
 from gpudesk.planner.binding_types import BindingConstraint, PlanChange
 from gpudesk.planner.candidates import PlanContext, fmt_duration, placements
+from gpudesk.planner.gates import server_gates
 from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.results import Candidate, Rejected
 from gpudesk.planner.train_eval import evaluate_training
@@ -50,16 +51,18 @@ def _valid_count(server: Any, count: int, tensor_parallel: int) -> int | None:
     return n if placements(server, n) is not None else None
 
 
-def _meets(ctx: PlanContext, gpu: Any, server: Any, count: int) -> Candidate | None:
+def _meets(ctx: PlanContext, gpu: Any, server: Any, count: int, deadline: bool = True) -> Candidate | None:
     res = evaluate_training(ctx, gpu, server, count, placements(server, count) or 1)
-    if isinstance(res, Rejected) or not res.fits or not res.meets_deadline:
+    if isinstance(res, Rejected) or not res.fits or (deadline and not res.meets_deadline):
         return None
     return res
 
 
-def smallest_count_meeting_deadline(ctx: PlanContext, gpu: Any, server: Any, start: int) -> Candidate | None:
-    """The fewest GPUs of ``gpu`` in ``server`` chassis, above ``start``, that fit and meet the deadline (doubling,
-    then bisection on the counts the chassis can hold); None when no count up to MAX_SEARCH_GPUS does."""
+def smallest_count_meeting_deadline(ctx: PlanContext, gpu: Any, server: Any, start: int,
+                                    deadline: bool = True) -> Candidate | None:
+    """The fewest GPUs of ``gpu`` in ``server`` chassis, above ``start``, that fit and (with ``deadline``) meet the
+    deadline (doubling, then bisection on the counts the chassis can hold); None when no count up to
+    MAX_SEARCH_GPUS does."""
     tp = max(1, ctx.req.model.tensor_parallel)
     low, found = start, None
     n = start
@@ -68,7 +71,7 @@ def smallest_count_meeting_deadline(ctx: PlanContext, gpu: Any, server: Any, sta
         count = _valid_count(server, n, tp)
         if count is None or count > MAX_SEARCH_GPUS:
             break
-        found = _meets(ctx, gpu, server, count)
+        found = _meets(ctx, gpu, server, count, deadline)
         if found is not None:
             break
         low = count
@@ -79,7 +82,7 @@ def smallest_count_meeting_deadline(ctx: PlanContext, gpu: Any, server: Any, sta
         mid = _valid_count(server, (low + high) // 2 + 1, tp)
         if mid is None or mid >= high:
             return found
-        hit = _meets(ctx, gpu, server, mid)
+        hit = _meets(ctx, gpu, server, mid, deadline)
         if hit is not None:
             found, high = hit, mid
         else:
@@ -144,17 +147,70 @@ def deadline_binding(ctx: PlanContext, req: Requirement, closest: list[Candidate
     return BindingConstraint("workload.deadline_s", DEADLINE_LABEL, text, changes)
 
 
-def gpu_limit_binding(rejected: list[Rejected], max_gpus: int) -> BindingConstraint | None:
+def over_gpu_limit_options(ctx: PlanContext, open_gpus: list[tuple[Any, list[Any]]]
+                           ) -> tuple[list[Rejected], list[Candidate]]:
+    """Training options ruled out by the GPU-count limit alone: for each GPU that passed every gate (``open_gpus``:
+    ``(gpu, servers)``), the fewest GPUs above ``operations.max_gpus`` that fit under the safe line and meet the
+    deadline (or, when no count up to MAX_SEARCH_GPUS meets it, that fit). Returns one Rejected per GPU (flagged
+    ``over_gpu_limit``, with the count it needs) and the matching Candidates, fewest GPUs first."""
+    max_gpus = ctx.req.operations.max_gpus
+    has_deadline = bool(ctx.req.workload.deadline_s)
+    rejected: list[Rejected] = []
+    options: list[Candidate] = []
+    for gpu, servers in open_gpus:
+        best: Candidate | None = None
+        for server in servers:
+            hit = smallest_count_meeting_deadline(ctx, gpu, server, max_gpus, has_deadline) if has_deadline else None
+            if hit is None:
+                hit = smallest_count_meeting_deadline(ctx, gpu, server, max_gpus, False)
+            if hit is not None and server_gates(server, gpu, hit.count, hit.servers, ctx.req):
+                continue  # power, cooling or the existing server rule it out at any larger count too
+            if hit is not None and (best is None or (not best.meets_deadline and hit.meets_deadline)
+                                    or (best.meets_deadline == hit.meets_deadline and hit.count < best.count)):
+                best = hit
+        if best is None:
+            continue
+        if has_deadline and best.meets_deadline:
+            reason = _("would fit and meet the deadline with {count:,} GPUs, above the GPU-count limit of "
+                       "{max_gpus}").format(count=best.count, max_gpus=max_gpus)
+        else:
+            reason = _("would fit under the safe line with {count:,} GPUs, above the GPU-count limit of "
+                       "{max_gpus}").format(count=best.count, max_gpus=max_gpus)
+        rejected.append(Rejected(gpu.id, gpu.name, best.count, best.server_id, best.interconnect, [reason],
+                                 over_gpu_limit=True))
+        options.append(best)
+    options.sort(key=lambda c: (not c.meets_deadline, c.count, c.time_to_result_s or math.inf))
+    rejected.sort(key=lambda r: r.count)
+    return rejected, options
+
+
+def gpu_limit_binding(rejected: list[Rejected], max_gpus: int, inference: bool = True,
+                      nearest: Candidate | None = None, deadline_s: float | None = None) -> BindingConstraint | None:
     """When the GPU-count limit is what rules every option out: the control and the fewest GPUs any rejected
-    option needs."""
+    option needs (``inference``: the QPS and latency targets are the other levers)."""
     over = [r for r in rejected if r.count > max_gpus and r.over_gpu_limit]
     if not over:
         return None
     smallest = min(over, key=lambda r: r.count)
+    option = f"{smallest.count:,} x {smallest.gpu_name}" + (f" ({smallest.server_id})" if smallest.server_id else "")
     text = _('The GPU-count limit binds: "{max_gpus_label}" is {max_gpus} (operations.max_gpus), and the smallest option '
-             'needs {count} x {gpu}.').format(max_gpus_label=_max_gpus_label(), max_gpus=max_gpus, count=smallest.count,
-                                              gpu=smallest.gpu_name)
-    change = PlanChange("operations.max_gpus", MAX_GPUS_LABEL, float(max_gpus), float(smallest.count),
-                        _("Raise it to {count} for an answer, or lower the QPS target / relax the latency "
-                          "targets.").format(count=smallest.count))
-    return BindingConstraint("operations.max_gpus", MAX_GPUS_LABEL, text, [change])
+             'needs {count:,} x {gpu}.').format(max_gpus_label=_max_gpus_label(), max_gpus=max_gpus,
+                                                count=smallest.count, gpu=smallest.gpu_name)
+    if inference:
+        advice = _('Raise "{max_gpus_label}" to {count:,} for an answer ({option}), or lower the QPS target / relax '
+                   'the latency targets.').format(max_gpus_label=_max_gpus_label(), count=smallest.count, option=option)
+    else:
+        advice = _('Raise "{max_gpus_label}" to {count:,} for an answer: {option}.').format(
+            max_gpus_label=_max_gpus_label(), count=smallest.count, option=option)
+    changes = [PlanChange("operations.max_gpus", MAX_GPUS_LABEL, float(max_gpus), float(smallest.count), advice)]
+    if (deadline_s and nearest is not None and not nearest.meets_deadline and nearest.time_to_result_s is not None):
+        # No count up to MAX_SEARCH_GPUS of any option meets the deadline (over_gpu_limit_options tried them all):
+        # the deadline binds as well.
+        deadline = math.ceil(nearest.time_to_result_s / 3600) * 3600.0
+        changes.append(PlanChange(
+            "workload.deadline_s", DEADLINE_LABEL, float(deadline_s), deadline,
+            _('The deadline binds as well: no GPU count up to {max_search:,} meets it; {label} needs {time}, so with it set '
+              '"{deadline_label}" to {deadline}, or train on less data.').format(
+                max_search=MAX_SEARCH_GPUS, label=nearest.label, time=fmt_duration(nearest.time_to_result_s),
+                deadline_label=_deadline_label(), deadline=fmt_duration(deadline))))
+    return BindingConstraint("operations.max_gpus", MAX_GPUS_LABEL, text, changes)

@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from gpudesk.i18n import _, ngettext
-from gpudesk.planner.binding import deadline_binding, gpu_limit_binding
+from gpudesk.planner.binding import deadline_binding, gpu_limit_binding, over_gpu_limit_options
 from gpudesk.planner.candidates import (
     PlanContext,
     gib,
@@ -54,10 +54,16 @@ def _plan_warnings(req: Requirement, spec) -> list[str]:
         implied = d.sample_count * d.sample_bytes
         ratio = d.dataset_bytes / implied
         if ratio < 0.5 or ratio > 2:
-            out.append(_("Data answers disagree: {samples:,} samples x {sample_mb:g} MB = {implied_tb:.1f} TB, but the "
-                         "dataset is {dataset_tb:.1f} TB; data-rate checks use the per-sample size").format(
+            # Both answers are kept as entered (the seed article's case itself gives 20 M pairs of 2 MB images
+            # and "12 TB"); the note says which one the checks use, what that changes and the one-line fix.
+            out.append(_("Note on the data answers: {samples:,} samples x {sample_mb:g} MB make {implied_tb:.1f} TB, "
+                         "while the dataset size is {dataset_tb:.1f} TB. The data-rate and storage checks use the "
+                         "per-sample size ({sample_mb:g} MB, {rate_ratio:.1f}x the read rate of {dataset_tb:.1f} TB per "
+                         "epoch). If {dataset_tb:.1f} TB is the size read per epoch, set data.sample_bytes to "
+                         "{implied_sample_bytes:,} (its size per sample).").format(
                 samples=d.sample_count, sample_mb=d.sample_bytes / 1e6, implied_tb=implied / 1e12,
-                dataset_tb=d.dataset_bytes / 1e12))
+                dataset_tb=d.dataset_bytes / 1e12, rate_ratio=implied / d.dataset_bytes,
+                implied_sample_bytes=round(d.dataset_bytes / d.sample_count)))
     if req.model.mode != "inference" and d.modality in ("image-text", "video") and not req.model.train_flops_per_sample:
         out.append(_("Training FLOPs count the language model's {tokens} tokens per sample only; add the vision "
                      "encoder's work through model.train_flops_per_sample for a tighter time estimate").format(
@@ -221,6 +227,7 @@ def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan
     candidates: list[Candidate] = []
     rejected: list[Rejected] = []
     inference = req.model.mode == "inference"
+    open_gpus: list[tuple[Any, list[Any]]] = []  # GPUs past every gate, with their servers
     for gpu in ctx.gpus:
         reasons, warnings, gpu_why = gpu_gates(gpu, req, ctx.index)
         reasons += kind_gates(kind, gpu, req.operations.allow_consumer_cards)
@@ -234,6 +241,7 @@ def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan
         if inference:
             results = evaluate_inference(ctx, gpu, servers)
         else:
+            open_gpus.append((gpu, servers))
             results = []
             for count in training_counts(req.operations.max_gpus):
                 if count % req.model.tensor_parallel:
@@ -275,9 +283,16 @@ def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan
     unpriced = _unpriced_warning(ranked)
     if unpriced:
         result.warnings.append(unpriced)
+    over_limit: list[Candidate] = []
+    if not inference and not any(c.fits for c in ranked):
+        # Nothing fits within the GPU-count limit: which options would, and with how many GPUs.
+        over_rejected, over_limit = over_gpu_limit_options(ctx, open_gpus)
+        rejected = over_rejected + rejected
+        result.rejected = rejected
+        result.closest = over_limit[:3]
     if req.workload.deadline_s and not inference:
         result.deadline_met_by_any = any(c.meets_deadline and c.fits for c in ranked)
-        if not result.deadline_met_by_any:
+        if not result.deadline_met_by_any and not over_limit:
             result.closest = closest_to_deadline(ranked)
             if result.closest:
                 best = result.closest[0]
@@ -287,12 +302,13 @@ def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan
                 result.binding = deadline_binding(ctx, req, result.closest)
             else:
                 result.warnings.append(_("No candidate fits under the safe line, so none can meet the deadline"))
-    if not ranked:
-        result.binding = gpu_limit_binding(rejected, req.operations.max_gpus)
-        if result.binding is None:
+    if not ranked or over_limit:
+        result.binding = gpu_limit_binding(rejected, req.operations.max_gpus, inference,
+                                           over_limit[0] if over_limit else None, req.workload.deadline_s)
+        if result.binding is None and not ranked:
             result.warnings.append(_("Nothing in the catalog can run this job under the given constraints; see the "
                                      "rejections"))
-    elif not ranked[0].fits:
+    if ranked and not ranked[0].fits:
         result.warnings.append(_("No candidate stays under the safe line; the best uses {memory} per GPU").format(
             memory=gib(ranked[0].per_gpu_memory_bytes)))
     if result.binding is not None:

@@ -85,6 +85,9 @@ class ConfigurationSheet:
     alternatives: list[dict[str, Any]]
     rationale: list[str]
     assumptions: list[str] = field(default_factory=list)
+    #: Which ranked candidate the sheet describes (1 = the recommended one) and how many the plan ranked.
+    candidate_number: int = 1
+    candidate_count: int = 1
 
     @property
     def headroom_bytes(self) -> int | None:
@@ -163,7 +166,7 @@ def pick_candidate(plan: dict[str, Any], index: int = 0) -> dict[str, Any]:
     return found[index]
 
 
-def _requirement_rows(plan: dict[str, Any]) -> list[tuple[str, str]]:
+def requirement_rows(plan: dict[str, Any]) -> list[tuple[str, str]]:
     req = plan.get("requirement")
     rows: list[tuple[str, str]] = []
     if not isinstance(req, dict):
@@ -447,7 +450,7 @@ def build_sheet(plan: dict[str, Any], candidate_index: int = 0, title: str | Non
     assumptions = [_text(a) for a in (own if isinstance(own, list) else memory.get("assumptions") or [])
                    if own is not None or not _whole_job_only(a)]
     others = [c for i, c in enumerate(candidates_of(plan)) if i != candidate_index][:5]
-    requirement = _requirement_rows({"requirement": profile}) if profile else []
+    requirement = requirement_rows({"requirement": profile}) if profile else []
     return ConfigurationSheet(
         title=title or str(plan.get("name") or _("Configuration sheet")),
         generated_at=generated_at or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -470,4 +473,6 @@ def build_sheet(plan: dict[str, Any], candidate_index: int = 0, title: str | Non
         alternatives=others,
         rationale=[_text(r) for r in plan_rationale] + [_text(r) for r in rationale],
         assumptions=assumptions,
+        candidate_number=candidate_index + 1,
+        candidate_count=len(candidates_of(plan)),
     )

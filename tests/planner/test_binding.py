@@ -67,3 +67,47 @@ def test_met_deadline_has_no_binding(catalog):
     result = plan(req, catalog)
     assert result.deadline_met_by_any is True and result.binding is None
     assert plan_to_dict(result)["binding"] is None
+
+
+def test_training_capped_below_the_tensor_parallel_degree_names_the_gpu_limit_and_the_closest(catalog):
+    # The new-user test of the window: "Start from example" -> "Pre-training a 70B", "Largest GPU count to consider"
+    # = 4 (TP 8). The plan said only "Pin and test the listed libraries", binding null, closest [], no H100 in the
+    # rejections.
+    from gpudesk.planner.profile import load_profile
+    from pathlib import Path
+
+    req = load_profile(Path(__file__).parents[2] / "resources/examples/pretraining-70b.toml", catalog)
+    req.operations.max_gpus = 4
+    result = plan(req, catalog)
+    assert not any(c.fits for c in result.candidates)
+    b = result.binding
+    assert b is not None and b.field == "operations.max_gpus" and b.label == MAX_GPUS_LABEL
+    change = b.changes[0]
+    assert change.current == 4 and change.value > 4
+    assert f'to {int(change.value):,} for an answer: {int(change.value):,} x ' in change.text
+    # The closest options are the fewest GPUs that fit and meet the 90-day deadline, H100 / H200 among them.
+    assert result.closest and result.closest[0].count == int(change.value)
+    assert all(c.fits and c.meets_deadline for c in result.closest)
+    over = {r.gpu_id: r for r in result.rejected if r.over_gpu_limit}
+    assert {"h100-sxm5", "h200-sxm"} <= set(over)
+    assert over["h100-sxm5"].count > 4 and over["h100-sxm5"].count % 8 == 0
+    data = json.loads(json.dumps(plan_to_dict(result)))
+    assert data["binding"]["field"] == "operations.max_gpus" and data["closest"]
+
+
+def test_capped_training_with_an_unreachable_deadline_says_the_deadline_binds_too(catalog):
+    # The same 70B pre-training with a one-hour deadline: 2 T tokens cannot be trained in an hour on any count.
+    from gpudesk.planner.profile import load_profile
+    from pathlib import Path
+
+    req = load_profile(Path(__file__).parents[2] / "resources/examples/pretraining-70b.toml", catalog)
+    req.operations.max_gpus = 4
+    req.workload.deadline_s = 3600.0
+    result = plan(req, catalog)
+    b = result.binding
+    assert b is not None and b.field == "operations.max_gpus"
+    by_field = {c.field: c for c in b.changes}
+    assert by_field["operations.max_gpus"].value > 4
+    deadline = by_field["workload.deadline_s"]
+    assert deadline.text.startswith("The deadline binds as well: no GPU count up to 100,000 meets it")
+    assert deadline.value >= result.closest[0].time_to_result_s > 3600

@@ -208,3 +208,16 @@ def test_inference_plan_uses_the_checkpoint_weight_format(catalog):
     assert result.requirement.model.weight_format == "mxfp4"
     assert 58 * 2**30 < result.memory.component("weights") < 63 * 2**30
     assert any(c.gpu_id.startswith("h100") and c.tensor_parallel == 1 for c in result.candidates)
+
+
+def test_article_data_disagreement_is_a_note_with_its_fix(catalog):
+    # New-user test: "20,000,000 x 2 MB = 40 TB but dataset is 12 TB" on every run of the bundled article case, with
+    # no word on what it changes or how to settle it. The article itself gives both figures.
+    result = plan(_load("article-13b-finetune"), catalog)
+    note = next(w for w in result.warnings if "40.0 TB" in w)
+    assert note.startswith("Note on the data answers: 20,000,000 samples x 2 MB make 40.0 TB")
+    assert "3.3x the read rate of 12.0 TB per epoch" in note
+    assert "set data.sample_bytes to 600,000" in note
+    req = _load("article-13b-finetune")
+    req.data.sample_bytes = 600_000  # the fix the note gives: the note goes away
+    assert not any("Note on the data answers" in w for w in plan(req, catalog).warnings)

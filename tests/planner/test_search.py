@@ -195,7 +195,7 @@ def test_the_gpu_count_limit_is_named_when_it_binds(tmp_path, catalog):
     assert not result.candidates
     warning = result.warnings[-1]
     assert warning.startswith('The GPU-count limit binds: "Largest GPU count to consider" is 4')
-    needed = int(warning.split("Raise it to ")[1].split(" ")[0])
+    needed = int(warning.split('Raise "Largest GPU count to consider" to ')[1].split(" ")[0].replace(",", ""))
     assert needed > 4
     # ... and that change is enough: with the limit raised to it there is an answer.
     again = _plan(tmp_path, text.replace("max_gpus = 4", f"max_gpus = {needed}"), catalog)

@@ -208,3 +208,29 @@ def test_serving_alternatives_show_tensor_parallel_and_latency(catalog, tmp_path
     row = next(line for line in section.splitlines() if line.startswith(f"| {tp1[0]['gpu_name']} | {tp1[0]['count']} |"))
     cells = [x.strip() for x in row.split("|")[1:-1]]
     assert cells[3] == "tp1" and cells[6].endswith("ms") and cells[7].endswith("ms")
+
+
+def test_sheet_of_a_selected_candidate_is_not_titled_recommended(article):
+    # New-user test: with row #5 selected the exported sheet said "Recommended configuration" over #5's 8 x H200.
+    plan_dict, profile = article
+    count = len(plan_dict["candidates"])
+    assert count >= 5
+    text = plan_to_markdown(plan_dict, candidate_index=4, profile=profile)
+    assert f"## Configuration #5 of {count} (selected; the recommended one is #1)" in text
+    assert "Recommended configuration" not in text
+    assert "## Recommended configuration" in plan_to_markdown(plan_dict, candidate_index=0, profile=profile)
+
+
+def test_a_plan_where_nothing_fits_exports_why(catalog, tmp_path):
+    # Export used to be refused when nothing fits, so "why nothing fits" could not be shared.
+    req = load_profile(paths.examples_dir() / "pretraining-70b.toml")
+    req.operations.max_gpus = 4
+    plan_dict = plan_to_dict(plan(req, catalog))
+    assert not plan_dict["candidates"]
+    path = write_markdown(plan_dict, tmp_path / "nofit.md", profile=requirement_to_dict(req))
+    text = path.read_text(encoding="utf-8")
+    assert "## No configuration fits this requirement" in text
+    assert 'The GPU-count limit binds: "Largest GPU count to consider" is 4' in text
+    assert "## Closest options" in text and "h100-sxm5" in text
+    assert "## Rejected configurations" in text and "Volta has no BF16" in text
+    assert "## Requirement (as entered)" in text

@@ -52,8 +52,12 @@ def parse(text: str, report: MemoryReport) -> bool:
         if failed.group(2).lower() == "rocm":
             report.platform = "rocm"
         index = int(failed.group(3)) if index is None else index
-        if failed.group(4) and report.requested_bytes is None:
-            report.requested_bytes = int(failed.group(4))
+        if failed.group(4):
+            exact = int(failed.group(4))
+            # The byte count of the next line is exact; the MiB figure is rounded to 0.01 MiB. Same allocation
+            # when they agree to that rounding: keep the exact one.
+            if report.requested_bytes is None or abs(exact - report.requested_bytes) <= 0.01 * 2**20:
+                report.requested_bytes = exact
     elif "load_tensors" in text or "model buffer" in text:
         parsed["ggml_buffer"] = "model"
     if report.requested_bytes is not None:

@@ -283,11 +283,17 @@ def parse(text: str, report: MemoryReport) -> bool:
     if nvml_form and this_proc is None and "this process" not in msg:
         missing.append("this process's memory ('Including non-PyTorch memory, this process has ...')")
         report.notes.append(
-            _("The per-process clause is missing: NVML could not match this process (Windows/WDDM, a container "
-              "with its own PID namespace, or no NVML). A 'Process P' line may be this process under its host PID.")
-            if procs else
-            _("The per-process clause is missing: NVML could not match this process (Windows/WDDM, a container "
-              "with its own PID namespace, or no NVML).")
+            (_("The per-process clause is missing: amdsmi could not match this process (a container with its own "
+               "PID namespace, an APU, or no amdsmi). A 'Process P' line may be this process under its host PID.")
+             if procs else
+             _("The per-process clause is missing: amdsmi could not match this process (a container with its own "
+               "PID namespace, an APU, or no amdsmi)."))
+            if report.platform == "rocm" else
+            (_("The per-process clause is missing: NVML could not match this process (Windows/WDDM, a container "
+               "with its own PID namespace, or no NVML). A 'Process P' line may be this process under its host PID.")
+             if procs else
+             _("The per-process clause is missing: NVML could not match this process (Windows/WDDM, a container "
+               "with its own PID namespace, or no NVML)."))
         )
     if total is None and requested is not None and re.search(r"Tried to allocate\s+\S+\s+\S+?\.\s*GPU\s*$", msg.strip()):
         report.notes.append(_("The message is cut off right after 'GPU' (pytorch#126766); only the request is "

@@ -359,9 +359,10 @@ def explain(dev: DeviceAnalysis, snap: Snapshot) -> tuple[str, list[str]]:
                            "({reserved} reserved, {alloc} allocated, no free block in the cache).").format(
                 device=dev.device, reserved=fb(f.reserved_bytes), alloc=fb(f.allocated_bytes)))
     if dev.peak_index is not None:
-        lines.append(_("Allocated memory peaked at {peak} (reserved {reserved}) at event {index} of {events}.").format(
+        lines.append(_("Allocated memory peaked at {peak} (reserved {reserved}) at trace event #{index:,} of the "
+                       "{events:,} on GPU {device} (numbered from 0, as on the timeline).").format(
             peak=fb(dev.peak_allocated_bytes), reserved=fb(dev.peak_reserved_bytes), index=dev.peak_index,
-            events=dev.event_count))
+            events=dev.event_count, device=dev.device))
     if dev.top_frames:
         top = dev.top_frames[0]
         where = top.label or _("code without a recorded stack")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
@@ -46,6 +46,7 @@ class ChartView(QWidget):
         self._value = value
         self._gpus: list[GPU] = []
         self._selected: str | None = None
+        self._also_selected: set[str] = set()
         self._x = QComboBox(self)
         self._y = QComboBox(self)
         for combo, default in ((self._x, DEFAULT_X), (self._y, DEFAULT_Y)):
@@ -57,7 +58,7 @@ class ChartView(QWidget):
             combo.currentIndexChanged.connect(self.redraw)
         self._x.setToolTip(self.tr("Value on the horizontal axis"))
         self._y.setToolTip(self.tr("Value on the vertical axis"))
-        self._log = QCheckBox(self.tr("&Logarithmic axes"), self)
+        self._log = QCheckBox(self.tr("Lo&garithmic axes"), self)
         self._log.setToolTip(self.tr("Spread out the smaller GPUs when values span orders of magnitude"))
         self._log.setChecked(True)
         self._log.toggled.connect(self.redraw)
@@ -110,8 +111,10 @@ class ChartView(QWidget):
         self._gpus = list(gpus)
         self.redraw()
 
-    def set_selected(self, gpu_id: str | None) -> None:
+    def set_selected(self, gpu_id: str | None, others: Sequence[str] = ()) -> None:
+        """Highlight ``gpu_id`` (the current GPU) and ``others`` (the rest of the table's selection)."""
         self._selected = gpu_id
+        self._also_selected = set(others)
         self.redraw()
 
     @property
@@ -131,7 +134,7 @@ class ChartView(QWidget):
             if x is None or y is None or (log and (x <= 0 or y <= 0)):
                 missing.append(gpu.id)
                 continue
-            selected = gpu.id == self._selected
+            selected = gpu.id == self._selected or gpu.id in self._also_selected
             spots.append(
                 {
                     "pos": (float(x), float(y)),
@@ -151,12 +154,15 @@ class ChartView(QWidget):
             symbolSize=[s["size"] for s in spots],
         )
         shown = set()
-        for spot in spots:
-            label = self._label_for(spot["data"])
-            x, y = spot["pos"]
+        for group in _label_groups(spots, log):
+            # Points that (nearly) coincide share one label, "b200, b300, mi355x", instead of overprinting.
+            first = group[0]
+            label = self._label_for(first["data"])
+            label.setText(", ".join(s["data"] for s in group))
+            x, y = first["pos"]
             label.setPos(*((_log10(x), _log10(y)) if log else (x, y)))
             label.setVisible(True)
-            shown.add(spot["data"])
+            shown.add(first["data"])
         for gpu_id, label in self._labels.items():
             if gpu_id not in shown:
                 label.setVisible(False)
@@ -203,6 +209,30 @@ class _SparseLogAxis(pg.AxisItem):
             mantissa = round(10 ** (value - math.floor(value)), 3)
             keep.append(text if mantissa in (1.0, 2.0, 5.0) else "")
         return keep
+
+
+#: Points closer than this share of the plotted range on both axes share one label (labels of about ten
+#: characters at the chart's default size span roughly that much).
+LABEL_MERGE_FRACTION = 0.04
+
+
+def _label_groups(spots: list[dict], log: bool) -> list[list[dict]]:
+    """Spots grouped so that points within LABEL_MERGE_FRACTION of the range on both axes share a label."""
+    conv = _log10 if log else float
+    points = [(conv(s["pos"][0]), conv(s["pos"][1]), s) for s in spots]
+    if not points:
+        return []
+    span_x = (max(p[0] for p in points) - min(p[0] for p in points)) or 1.0
+    span_y = (max(p[1] for p in points) - min(p[1] for p in points)) or 1.0
+    groups: list[tuple[float, float, list[dict]]] = []
+    for x, y, spot in sorted(points, key=lambda p: (p[0], p[1])):
+        for gx, gy, members in groups:
+            if abs(x - gx) <= LABEL_MERGE_FRACTION * span_x and abs(y - gy) <= LABEL_MERGE_FRACTION * span_y:
+                members.append(spot)
+                break
+        else:
+            groups.append((x, y, [spot]))
+    return [members for _x, _y, members in groups]
 
 
 def _log10(value: float) -> float:

@@ -27,6 +27,14 @@ COMPARE_KEYS: tuple[str, ...] = tuple(
 DIFF_BRUSH = QBrush(QColor("#fff1c2"))
 
 
+def short_name(gpu: GPU) -> str:
+    """The GPU's name as a column header: without the vendor word that every column of a vendor repeats
+    ("NVIDIA H100 SXM5 80GB" -> "H100 SXM5 80GB"); the full name and id are in the header's tooltip."""
+    vendor = (gpu.vendor or "").strip()
+    name = gpu.name or gpu.id
+    return name[len(vendor):].strip() if vendor and name.startswith(vendor + " ") else name
+
+
 class CompareView(QWidget):
     """Holds up to :data:`MAX_COMPARE` GPUs. ``add`` returns False (and changes nothing) when full."""
 
@@ -46,7 +54,7 @@ class CompareView(QWidget):
         self._remove = QPushButton(self.tr("Remo&ve column"), self)
         self._remove.setToolTip(self.tr("Remove the GPU whose column is selected"))
         self._remove.clicked.connect(self._remove_current)
-        self._clear = QPushButton(self.tr("C&lear comparison"), self)
+        self._clear = QPushButton(self.tr("Clear compar&ison"), self)
         self._clear.clicked.connect(self.clear)
         buttons = QHBoxLayout()
         buttons.addWidget(self._hint, 1)
@@ -125,9 +133,9 @@ class CompareView(QWidget):
     def _refresh(self) -> None:
         gpus = self._gpus
         self._table.setColumnCount(len(gpus))
-        self._table.setHorizontalHeaderLabels([g.id for g in gpus])
+        self._table.setHorizontalHeaderLabels([short_name(g) for g in gpus])
         for column, gpu in enumerate(gpus):
-            self._table.horizontalHeaderItem(column).setToolTip(gpu.name)
+            self._table.horizontalHeaderItem(column).setToolTip(f"{gpu.name} ({gpu.id})")
         diff = set(self.differing_rows())
         bold = QFont()
         bold.setBold(True)

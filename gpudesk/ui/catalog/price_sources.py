@@ -122,7 +122,23 @@ class PriceSourcesView(QWidget):
         elif rent is None:
             self.rent_label.setText(self.tr("Rent vs buy: no public on-demand cloud rate for this GPU."))
         else:
-            self.rent_label.setText(self.tr("Rent vs buy: {text}.").replace("{text}", rent.describe(count)))
+            self.rent_label.setText(self.tr("Rent vs buy: {text}.").replace("{text}", rent.describe(count))
+                                    + " " + self.owning_text(rows, rent))
+
+    def owning_text(self, rows: Sequence[Price], rent: RentVsBuy) -> str:
+        """What owning costs beside the rent: the cheapest sourced purchase price per GPU and how many GPU-hours
+        of rent it pays for (hardware only: power, hosting and the server come on top; the Plan tab's TCO counts
+        them), or that no purchase price is known."""
+        if rent.owned_usd is not None:
+            return ""
+        buys = sorted((p for p in rows if not p.is_cloud and p.unit == "per-gpu"), key=lambda p: p.price_usd)
+        if not buys:
+            return self.tr("Owning: no purchase price is known for this GPU; enter your quote to compare.")
+        buy, rate = buys[0], rent.rate.usd_per_gpu_hour
+        return self.tr("Owning: {price} per GPU ({kind}, {date}) buys {hours} GPU-hours at this rate (the card "
+                       "alone; power, hosting and the server add to owning).").replace(
+            "{price}", f"${buy.price_usd:,.0f}").replace("{kind}", self.kind_text(buy.kind)).replace(
+            "{date}", buy.price_date).replace("{hours}", f"{buy.price_usd / rate:,.0f}")
 
     def _open(self, row: int, _column: int) -> None:
         if 0 <= row < len(self._urls) and self._urls[row]:

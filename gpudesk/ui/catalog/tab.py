@@ -88,6 +88,7 @@ class CatalogTab(QWidget):
         self.prices.undone.connect(self.select_gpu)
         self.prices.sourcesChanged.connect(
             lambda name, prices, rent, gpu: self.price_sources.set_prices(name, prices, rent, 1, gpu))
+        self.prices.sourcesChanged.connect(lambda _name, prices, _rent, gpu: self.detail.set_sourced_prices(gpu, prices))
         self.price_sources.link_opened.connect(lambda url: QDesktopServices.openUrl(QUrl(url)))
         self.proxy.rowsInserted.connect(self._view_changed)
         self.proxy.rowsRemoved.connect(self._view_changed)
@@ -161,7 +162,7 @@ class CatalogTab(QWidget):
                 QWidget.setTabOrder(first, second)
             self._chart.set_gpus(self.proxy.visible_gpus())
             current = self.detail.gpu()
-            self._chart.set_selected(current.id if current else None)
+            self._chart.set_selected(current.id if current else None, [g.id for g in self.selected_gpus()])
         return self._chart
 
     def show_chart(self) -> None:
@@ -191,8 +192,8 @@ class CatalogTab(QWidget):
         gpu = current.data(GPU_ROLE) if current.isValid() else None
         self.detail.show_gpu(gpu, self.model.override(gpu.id) if gpu else None)
         self.prices.show_sources(gpu)
-        if self._chart is not None:
-            self._chart.set_selected(gpu.id if gpu else None)
+        if self._chart is not None:  # every selected GPU is highlighted, the current one among them
+            self._chart.set_selected(gpu.id if gpu else None, [g.id for g in self.selected_gpus()])
 
     def compare_selected(self) -> None:
         gpus = self.selected_gpus()

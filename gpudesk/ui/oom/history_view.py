@@ -91,10 +91,10 @@ class HistoryView(QWidget):
         self.reopen_button = QPushButton(self.tr("&Reopen"), self)
         self.reopen_button.setToolTip(self.tr("Show the selected diagnosis again (double-click works too)"))
         self.reopen_button.clicked.connect(self.reopen_selected)
-        self.delete_button = QPushButton(self.tr("De&lete"), self)
+        self.delete_button = QPushButton(self.tr("D&elete"), self)
         self.delete_button.setToolTip(self.tr("Remove the selected diagnosis from the history"))
         self.delete_button.clicked.connect(self.delete_selected)
-        self.refresh_button = QPushButton(self.tr("Re&fresh"), self)
+        self.refresh_button = QPushButton(self.tr("Refre&sh"), self)
         self.refresh_button.clicked.connect(self.refresh)
         for button in (self.reopen_button, self.delete_button, self.refresh_button):
             buttons.addWidget(button)

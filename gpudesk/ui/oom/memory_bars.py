@@ -57,6 +57,8 @@ class GpuBarData:
     other_processes_bytes: int | None = None
     free_bytes: int | None = None
     notes: dict[str, str] = field(default_factory=dict)
+    #: The accelerator platform ("cuda", "rocm", "mps"; None: unsaid), for the name of the per-process tool.
+    platform: str | None = None
 
 
 def bar_segments(data: GpuBarData) -> list[tuple[str, int]]:
@@ -218,7 +220,7 @@ class MemoryBarsPanel(QWidget):
         """Segment keys whose legend entry is shown (only those drawn in some bar)."""
         return [key for key, cell in self._legend_cells.items() if not cell.isHidden()]
 
-    def clear(self) -> None:
+    def _clear_rows(self) -> None:
         for index in reversed(range(self._rows_layout.count())):
             widget = self._rows_layout.itemAt(index).widget()
             if widget is not None:
@@ -229,9 +231,15 @@ class MemoryBarsPanel(QWidget):
         self.titles = []
         self._empty.show()
 
+    def clear(self) -> None:
+        self._clear_rows()
+        self._empty.setText(self.tr("No memory figures yet: paste a message or pick a target."))
+
     def set_bars(self, items: list[GpuBarData]) -> None:
-        """Replace the bars; an empty list shows the "no figures" line."""
-        self.clear()
+        """Replace the bars; an empty list (a diagnosis without per-GPU figures) says so."""
+        self._clear_rows()
+        self._empty.setText(self.tr("This input gives no per-GPU memory figures (total, allocated, free); the causes "
+                                    "below come from the message itself."))
         for data in items:
             self._add_row(data)
         self._empty.setVisible(not items)
@@ -281,7 +289,8 @@ class MemoryBarsPanel(QWidget):
         parts = [
             self.tr("allocated %1").replace("%1", format_bytes(data.allocated_bytes)),
             self.tr("reserved %1").replace("%1", format_bytes(data.reserved_bytes)),
-            self.tr("NVML used by process %1").replace("%1", format_bytes(data.process_used_bytes)),
+            self.tr("%1 used by process %2").replace("%1", process_tool(data.platform)).replace(
+                "%2", format_bytes(data.process_used_bytes)),
             self.tr("other processes %1").replace("%1", format_bytes(data.other_processes_bytes)),
             self.tr("free %1").replace("%1", format_bytes(data.free_bytes)),
         ]
@@ -316,7 +325,8 @@ def bars_from_report(report) -> list[GpuBarData]:
             (QCoreApplication.translate("MemoryBars", "total"), dev.total_bytes),
             (QCoreApplication.translate("MemoryBars", "allocated"), dev.allocated_bytes),
             (QCoreApplication.translate("MemoryBars", "reserved"), dev.reserved_bytes),
-            (QCoreApplication.translate("MemoryBars", "NVML used by process"), dev.process_used_bytes),
+            (QCoreApplication.translate("MemoryBars", "%1 used by process").replace(
+                "%1", process_tool(getattr(report, "platform", None))), dev.process_used_bytes),
             (QCoreApplication.translate("MemoryBars", "free"), dev.free_bytes),
         ):
             if value is None:
@@ -332,6 +342,17 @@ def bars_from_report(report) -> list[GpuBarData]:
                 other_processes_bytes=dev.other_processes_bytes,
                 free_bytes=dev.free_bytes,
                 notes=notes,
+                platform=getattr(report, "platform", None),
             )
         )
     return items
+
+
+def process_tool(platform: str | None) -> str:
+    """What reports a process's device memory on ``platform``: NVML on NVIDIA (also when the platform is unsaid),
+    amdsmi / rocm-smi on ROCm; macOS (MPS) has no per-process GPU figure, so the driver is named instead."""
+    if platform == "rocm":
+        return QCoreApplication.translate("MemoryBars", "rocm-smi")
+    if platform == "mps":
+        return QCoreApplication.translate("MemoryBars", "Metal driver")
+    return QCoreApplication.translate("MemoryBars", "NVML")

@@ -156,10 +156,10 @@ class MethodChoice(QWidget):
         layout.addWidget(self.reset_peak)
         layout.addWidget(self.allow_other_user)
         buttons = QHBoxLayout()
-        self.probe_button = QPushButton(self.tr("&Probe process"), self)
+        self.probe_button = QPushButton(self.tr("Pro&be process"), self)
         self.probe_button.setToolTip(self.tr("Read the PyTorch allocator's figures inside the process"))
         self.probe_button.clicked.connect(self._probe)
-        self.evidence_button = QPushButton(self.tr("Gather &evidence only"), self)
+        self.evidence_button = QPushButton(self.tr("Gather e&vidence only"), self)
         self.evidence_button.setToolTip(
             self.tr("NVML memory per process, other processes, host memory and workers; nothing is injected")
         )

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from gpudesk.oom.labels import label_for
 from gpudesk.ui.oom.account_view import AccountView
-from gpudesk.ui.oom.memory_bars import MemoryBarsPanel, bars_from_report
+from gpudesk.ui.oom.memory_bars import MemoryBarsPanel, bars_from_report, process_tool
 from gpudesk.ui.oom.plain import plain_label, plain_tooltip
 from gpudesk.ui.oom.units import format_bytes, format_percent, format_seconds
 
@@ -333,12 +333,15 @@ class ResultsView(QWidget):
         self.diagnosis = diagnosis
         report = diagnosis.report
         parts = []
+        if getattr(report, "engine", None):
+            parts.append(self.tr("Engine: %1").replace("%1", str(report.engine)))
         if report.framework and report.framework != "unknown":
             parts.append(self.tr("Framework: %1").replace("%1", report.framework))
         if report.kind and report.kind != "unknown":
             parts.append(self.tr("message shape: %1").replace("%1", report.kind))
         if report.era:
-            parts.append(self.tr("PyTorch era: %1").replace("%1", report.era))
+            # The era names PyTorch's message format; "NVML" in it is the CUDA build's source of the figures.
+            parts.append(self.tr("PyTorch era: %1").replace("%1", report.era.replace("NVML", process_tool(report.platform))))
         if report.torch_version:
             parts.append(self.tr("torch %1").replace("%1", report.torch_version))
         if report.python_version:

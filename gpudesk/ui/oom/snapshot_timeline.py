@@ -48,7 +48,8 @@ class SnapshotTimeline(QWidget):
                                               name=self.tr("allocated (GiB)"))
         self.reserved_curve = self.plot.plot([], [], pen=pg.mkPen("#777777", width=2, style=Qt.PenStyle.DashLine),
                                              name=self.tr("reserved (GiB)"))
-        self._markers: list[pg.InfiniteLine] = []
+        self._markers: list[pg.GraphicsObject] = []
+        self._peak_label: pg.TextItem | None = None
         self._allocated = Envelope(np.zeros(0, dtype=np.int64))
         self._reserved = Envelope(np.zeros(0, dtype=np.int64))
         self.plot.getPlotItem().getViewBox().sigXRangeChanged.connect(self._redraw)
@@ -61,16 +62,29 @@ class SnapshotTimeline(QWidget):
         for marker in self._markers:
             self.plot.removeItem(marker)
         self._markers.clear()
-        if device.peak_index is not None:
-            self._mark(device.peak_index, "#2e8b57", self.tr("peak"), 0.8)
+        if device.peak_index is not None and device.peak_index < end:
+            self._mark(device.peak_index, "#2e8b57", "", 0.8)
+            # The label sits on the peak itself (allocated GiB at the peak event), not at a fixed plot height.
+            self._peak_label = pg.TextItem(self.tr("peak"), color="#2e8b57", anchor=(0, 1))
+            self._peak_label.setPos(device.peak_index, float(tl.allocated_bytes[device.peak_index]) / GIB)
+            self.plot.addItem(self._peak_label)
+            self._markers.append(self._peak_label)
         if device.oom is not None:
-            self._mark(device.oom.index, "#b0413e", self.tr("OOM"), 0.95)
-        if not len(self._allocated):
+            self._mark(device.oom.index, "#b0413e", self.tr("OOM"), 0.5)  # below the peak label on the curve
+        shown = len(self._allocated)
+        self.plot.setVisible(shown >= 2)
+        if not shown:
             self.caption.setText(self.tr("This snapshot has no trace events on GPU {0}: allocator history was "
                                          "not recorded.").format(device.device))
+        elif shown < 2:
+            self.caption.setText(self.tr("Only one trace event on GPU {0}: nothing to draw over time. Allocated "
+                                         "{1}, reserved {2} after it.").format(
+                device.device, format_bytes(int(tl.allocated_bytes[0])), format_bytes(int(tl.reserved_bytes[0]))))
         else:
-            self.caption.setText(self.tr("{0} events on GPU {1}; peak allocated {2}, peak reserved {3}.").format(
-                f"{len(self._allocated):,}", device.device, format_bytes(device.peak_allocated_bytes),
+            upto = self.tr(" (up to the OOM)") if shown < len(tl) else ""
+            self.caption.setText(self.tr("Trace events #0 to #{0} of the {1} on GPU {2}{3}; peak allocated {4}, peak "
+                                         "reserved {5}.").format(
+                f"{shown - 1:,}", f"{len(tl):,}", device.device, upto, format_bytes(device.peak_allocated_bytes),
                 format_bytes(device.peak_reserved_bytes)))
         self.plot.getPlotItem().getViewBox().setLimits(xMin=0, xMax=max(1, len(self._allocated)), yMin=0)
         self.plot.setXRange(0, max(1, len(self._allocated)), padding=0.02)
@@ -81,7 +95,8 @@ class SnapshotTimeline(QWidget):
         """A dotted vertical line at event ``index``, its label at ``height`` (0-1) of the plot so that the
         peak and the OOM, often neighbours, do not overlap."""
         line = pg.InfiniteLine(pos=index, angle=90, pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DotLine),
-                               label=label, labelOpts={"color": color, "position": height, "anchors": [(1, 0), (1, 0)]})
+                               label=label or None,
+                               labelOpts={"color": color, "position": height, "anchors": [(1, 0), (1, 0)]})
         self.plot.addItem(line)
         self._markers.append(line)
 

@@ -60,6 +60,7 @@ class SnapshotView(QWidget):
         bar.addWidget(self.open_button)
         self.device_label = QLabel(self.tr("GP&U:"), self)
         self.device_combo = QComboBox(self)
+        self.device_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.device_label.setBuddy(self.device_combo)
         self.device_combo.currentIndexChanged.connect(self._show_device)
         bar.addWidget(self.device_label)
@@ -167,7 +168,15 @@ class SnapshotView(QWidget):
         else:
             text = self.tr("The snapshot could not be opened: {0}").format(str(exc)[:300])
         self.status.setText(text)
+        if not isinstance(exc, SnapshotCancelled):
+            self._clear_analysis()  # the error is about this file: the previous file's analysis must not stay below
         self.failed.emit(text)
+
+    def _clear_analysis(self) -> None:
+        self.analysis = None
+        self.device_combo.clear()
+        self.explanation.clear()
+        self.tabs.setVisible(False)
 
     def _loaded(self, analysis: SnapshotAnalysis) -> None:
         self.set_analysis(analysis)
@@ -176,12 +185,13 @@ class SnapshotView(QWidget):
     # -- showing -----------------------------------------------------------------------------------------
     def set_analysis(self, analysis: SnapshotAnalysis) -> None:
         self.analysis = analysis
+        self.tabs.setVisible(True)
         snap = analysis.snapshot
         if snap.file_size_bytes:
-            self.status.setText(self.tr("{0}: {1}, layout {2}, {3} trace events.").format(
+            self.status.setText(self.tr("{0}: {1}, layout {2}, {3} trace events on all GPUs.").format(
                 snap.source_name, format_bytes(snap.file_size_bytes), snap.format_version, f"{snap.event_count:,}"))
         else:
-            self.status.setText(self.tr("{0}: layout {1}, {2} trace events.").format(
+            self.status.setText(self.tr("{0}: layout {1}, {2} trace events on all GPUs.").format(
                 snap.source_name, snap.format_version, f"{snap.event_count:,}"))
         self.device_combo.blockSignals(True)
         self.device_combo.clear()

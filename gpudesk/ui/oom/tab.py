@@ -48,7 +48,7 @@ class OomTab(QWidget):
         self.pages.addTab(self.results, self.tr("Dia&gnosis"))
         self.pages.addTab(self.curve, self.tr("Live &memory"))
         self.pages.addTab(self.snapshot, self.tr("Memory s&napshot"))
-        self.pages.addTab(self.history, self.tr("&History"))
+        self.pages.addTab(self.history, self.tr("Histor&y"))
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.picker)
         splitter.addWidget(self.pages)

@@ -104,7 +104,7 @@ class TargetPicker(QWidget):
         process_page = QWidget(self.pages)
         process_layout = QVBoxLayout(process_page)
         top = QHBoxLayout()
-        self.refresh_button = QPushButton(self.tr("&Refresh"), process_page)
+        self.refresh_button = QPushButton(self.tr("Rel&oad"), process_page)
         self.refresh_button.setToolTip(self.tr("Read the processes using each GPU again (NVML)"))
         self.refresh_button.clicked.connect(self.refresh)
         self.summary = plain_label(self.tr("Processes not read yet."), process_page, wrap=True)

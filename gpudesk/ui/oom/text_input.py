@@ -22,6 +22,8 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.ui.oom.controller import is_snapshot_file
+from gpudesk.oom.errors import OomInputError
+from gpudesk.oom.parsers.detect import decode_text
 from gpudesk.ui.oom.plain import plain_label
 from gpudesk.ui.oom.units import format_bytes
 from gpudesk.ui.workers import run_task
@@ -139,7 +141,7 @@ class TextInput(QWidget):
             self.tr("Read a log file (its last %1 are used)").replace("%1", format_bytes(MAX_FILE_BYTES, 0))
         )
         self.open_button.clicked.connect(self._choose_file)
-        self.clear_button = QPushButton(self.tr("C&lear"), self)
+        self.clear_button = QPushButton(self.tr("Clear te&xt"), self)
         self.clear_button.clicked.connect(self.clear)
         buttons.addWidget(self.diagnose_button)
         buttons.addWidget(self.open_button)
@@ -184,6 +186,15 @@ class TextInput(QWidget):
         )
 
     def _loaded(self, loaded: LoadedText, diagnose: bool) -> None:
+        try:
+            decode_text(loaded.data)
+        except OomInputError as exc:
+            # Binary or empty: never load mojibake into the editor (the text already there is kept); the
+            # diagnosis shows the error alone.
+            self.info.setText(self.tr("%1 is not a text log: %2").replace("%1", loaded.path).replace("%2", str(exc)))
+            if diagnose:
+                self.submitted.emit(loaded.data, loaded.path)
+            return
         self.set_text(loaded.text(), loaded.path, loaded.data)
         if loaded.truncated:
             self.info.setText(

@@ -59,6 +59,8 @@ class EstimatorAccuracyView(QWidget):
         self.table.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.table.verticalHeader().setVisible(False)
         self.table.setWordWrap(False)
+        # A source URL is cut in the middle (host and page stay readable); the whole URL is in its tooltip.
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setAccessibleName(self.tr("Estimator accuracy by published case"))
@@ -109,15 +111,28 @@ class EstimatorAccuracyView(QWidget):
         for i, r in enumerate(rows):
             ratio = f"{r.ratio:.2f}" if r.supported else self.tr("%1 (not scored)").replace("%1", f"{r.ratio:.2f}")
             values = [r.case_id, r.method, str(r.gpus), r.statistic, f"{r.measured_bytes / GIB:.2f}",
-                      f"{r.estimated_bytes / GIB:.2f}", ratio, r.source_url]
+                      f"{r.estimated_bytes / GIB:.2f}", ratio, _short_url(r.source_url)]
             for col, value in enumerate(values):
                 item = QTableWidgetItem(value)
-                item.setToolTip(r.description)
+                item.setToolTip(f"{r.source_url}\n{r.description}" if col == URL_COLUMN else r.description)
                 if col in (2, 4, 5, 6):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 if not r.supported:
                     item.setForeground(grey)
                 self.table.setItem(i, col, item)
+
+
+#: The column of the source URL in the accuracy table (the last).
+URL_COLUMN = 7
+
+
+def _short_url(url: str) -> str:
+    """The URL without its scheme and "www." (host and path are what tell sources apart); the cell elides the
+    middle and its tooltip has the whole URL."""
+    for prefix in ("https://", "http://"):
+        if url.startswith(prefix):
+            url = url[len(prefix):]
+    return url[4:] if url.startswith("www.") else url
 
 
 class AccuracyDialog(QDialog):
@@ -132,7 +147,7 @@ class AccuracyDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.view)
         layout.addWidget(buttons)
-        self.resize(980, 560)
+        self.resize(1100, 560)
 
     def load(self) -> None:
         """Evaluate the validation set off the GUI thread and fill the view."""

@@ -132,11 +132,22 @@ class TcoChart(QWidget):
             self.plot.setYRange(float(min(negatives.min(), 0)) * 1.1, float(bottoms.max()) * 1.15 or 1.0, padding=0)
         missing = len(candidates) - len(shown)
         lines = [f"#{i + 1} {candidate_label(c)}: {c.get('tco_3y_usd') / 1000:,.0f} k USD" if c.get("tco_3y_usd") is not None
-                 else f"#{i + 1} {candidate_label(c)}: " + self.tr("price unknown — the bar shows the known costs only, without the GPUs") for i, c in enumerate(shown)]
+                 else f"#{i + 1} {candidate_label(c)}: " + self.unpriced_text(c) for i, c in enumerate(shown)]
         if missing:
             lines.append(self.tr("%n candidate(s) without a TCO figure are not drawn.", "", missing))
         self.caption.setText("\n".join(lines))
         self.bar_count = len(shown)
+
+    def unpriced_text(self, c: dict[str, Any]) -> str:
+        """What the bar of a candidate without a 3-year TCO leaves out: the GPUs, the servers (host), or both."""
+        gpu_known = c.get("price_known") is not False
+        host_known = c.get("host_price_known") is not False
+        if gpu_known and not host_known:
+            return self.tr("server (host) price unknown — the bar shows the known costs only, without the servers")
+        if host_known and not gpu_known:
+            return self.tr("GPU price unknown — the bar shows the known costs only, without the GPUs")
+        return self.tr("GPU and server (host) prices unknown — the bar shows the known costs only, without the GPUs "
+                       "and the servers")
 
 
 class CostTimeScatter(QWidget):

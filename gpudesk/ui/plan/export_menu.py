@@ -62,10 +62,12 @@ class ExportButton(QToolButton):
             "json": self.tr("JSON (.json)…"),
             "csv": self.tr("CSV bill of materials (.csv)…"),
         }
+        self.actions_by_format: dict[str, QAction] = {}
         for fmt in FORMATS:
             action = QAction(labels[fmt], self)
             action.triggered.connect(lambda _checked=False, f=fmt: self.choose_and_export(f))
             menu.addAction(action)
+            self.actions_by_format[fmt] = action
         self.setMenu(menu)
         self.setEnabled(False)
         self.pending = None
@@ -77,7 +79,7 @@ class ExportButton(QToolButton):
         self._name = name
         self._profile = profile
         self._candidate_index = candidate_index
-        self.setEnabled(plan is not None and bool(plan.get("candidates")))
+        self._restore()
 
     def choose_and_export(self, fmt: str) -> None:
         if self._plan is None:
@@ -124,8 +126,13 @@ class ExportButton(QToolButton):
         self._done(fmt, target)
 
     def _restore(self) -> None:
-        """Enable the button again when there is a plan to export (after a PDF export, success or failure)."""
-        self.setEnabled(self._plan is not None and bool(self._plan.get("candidates")))
+        """Enable the button when there is a plan to export (also after a PDF export, success or failure). A plan
+        with no candidate still exports as Markdown or PDF (why nothing fits: the binding constraint and the
+        rejections); the JSON sheet and the bill of materials need a configuration."""
+        has_candidates = self._plan is not None and bool(self._plan.get("candidates"))
+        self.setEnabled(self._plan is not None)
+        for fmt in ("json", "csv"):
+            self.actions_by_format[fmt].setEnabled(has_candidates)
 
     def _finished(self) -> None:
         # Drop the task only here: its signals object dies with it, and "finished" comes after "result".

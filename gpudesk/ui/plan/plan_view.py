@@ -11,11 +11,13 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -68,6 +70,29 @@ class NumericItem(QTableWidgetItem):
         return mine < (theirs if theirs is not None else float("inf"))
 
 
+#: Columns of long text (interconnect, server): sized to their content up to WIDE_TEXT_MAX_WIDTH px, then elided
+#: (the full text is in the row's tooltip).
+WIDE_TEXT_COLUMNS = (2, 3)
+WIDE_TEXT_MAX_WIDTH = 150
+#: Smallest heights (px) of the results panes, so a 1024 x 700 window shows the summary's first lines, four table
+#: rows and a readable chart; the panes scroll below that.
+SUMMARY_MIN_HEIGHT = 48
+TABLE_MIN_HEIGHT = 130
+CHARTS_MIN_HEIGHT = 220
+CHART_MIN_HEIGHT = 330
+
+
+def _scrolled(chart: QWidget, parent: QWidget) -> QScrollArea:
+    """``chart`` in a vertical scroll area: the plot keeps CHART_MIN_HEIGHT and the caption scrolls into view."""
+    area = QScrollArea(parent)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    chart.setMinimumHeight(CHART_MIN_HEIGHT)
+    area.setWidget(chart)
+    return area
+
+
 class PlanView(QWidget):
     """The results of one plan.
 
@@ -114,15 +139,25 @@ class PlanView(QWidget):
         self.table.setWordWrap(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
+        # The two long-text columns (interconnect, server) are sized by the user and elided; the figures are sized
+        # by their content so Memory, Step time and TCO stay on screen at 1024 px.
+        for column in WIDE_TEXT_COLUMNS:
+            self.table.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        header = self.table.horizontalHeader()
+        for column in WIDE_TEXT_COLUMNS:  # figures first on screen, the long text after them
+            header.moveSection(header.visualIndex(column), self.table.columnCount() - 2)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
+        self.table.setMinimumHeight(TABLE_MIN_HEIGHT)
         self.table.itemSelectionChanged.connect(self._selection_changed)
         self.memory_chart = MemoryBreakdownChart(self, part_names())
         self.tco_chart = TcoChart(self, tco_item_names())
         self.scatter = CostTimeScatter(self)
         self.charts = QTabWidget(self)
-        self.charts.addTab(self.memory_chart, self.tr("Memory breakdown"))
-        self.charts.addTab(self.tco_chart, self.tr("TCO breakdown"))
-        self.charts.addTab(self.scatter, self.tr("Cost vs time to result"))
+        # Each chart keeps a readable plot (CHART_MIN_HEIGHT) and scrolls to its legend and caption in a small window.
+        self.charts.addTab(_scrolled(self.memory_chart, self.charts), self.tr("Memory breakdown"))
+        self.charts.addTab(_scrolled(self.tco_chart, self.charts), self.tr("TCO breakdown"))
+        self.charts.addTab(_scrolled(self.scatter, self.charts), self.tr("Cost vs time to result"))
         self.rejected = QPlainTextEdit(self)
         self.rejected.setReadOnly(True)
         self.charts.addTab(self.rejected, self.tr("Rejected"))
@@ -161,12 +196,22 @@ class PlanView(QWidget):
         lower.addWidget(details_box)
         lower.setStretchFactor(0, 3)
         lower.setStretchFactor(1, 2)
+        summary_area = QScrollArea(self)
+        summary_area.setWidgetResizable(True)
+        summary_area.setFrameShape(QFrame.Shape.NoFrame)
+        summary_area.setWidget(self.summary)
+        summary_area.setMinimumHeight(SUMMARY_MIN_HEIGHT)
+        self.charts.setMinimumHeight(CHARTS_MIN_HEIGHT)
         vertical = QSplitter(Qt.Orientation.Vertical, self)
+        vertical.addWidget(summary_area)
         vertical.addWidget(self.table)
         vertical.addWidget(lower)
-        vertical.setStretchFactor(0, 2)
-        vertical.setStretchFactor(1, 3)
-        vertical.setSizes([190, 480])
+        vertical.setChildrenCollapsible(False)
+        vertical.setStretchFactor(0, 1)
+        vertical.setStretchFactor(1, 2)
+        vertical.setStretchFactor(2, 3)
+        vertical.setSizes([80, 200, 480])
+        self.splitter = vertical
         buttons = QHBoxLayout()
         buttons.addWidget(self.edit_button)
         buttons.addStretch(1)
@@ -178,7 +223,6 @@ class PlanView(QWidget):
         for before, after in zip(chain, chain[1:]):
             QWidget.setTabOrder(before, after)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.summary)
         layout.addWidget(vertical, 1)
         layout.addLayout(buttons)
 
@@ -210,7 +254,7 @@ class PlanView(QWidget):
                 NumericItem(self.tco_text(c), c.get("tco_3y_usd")),
                 QTableWidgetItem(self.layout_text(c)),
             ]
-            tip = "\n".join([str(c.get("server_name") or ""), str(c.get("rank_reason") or "")]
+            tip = "\n".join([str(c.get("interconnect_name") or ""), str(c.get("server_name") or ""), str(c.get("rank_reason") or "")]
                             + [str(w) for w in c.get("warnings") or []]).strip()
             for column, item in enumerate(cells):
                 item.setData(Qt.ItemDataRole.UserRole, row)
@@ -218,7 +262,9 @@ class PlanView(QWidget):
                 self.table.setItem(row, column, item)
         self.table.setSortingEnabled(True)
         self.table.sortItems(0, Qt.SortOrder.AscendingOrder)
-        self.table.setColumnWidth(3, 150)
+        for column in WIDE_TEXT_COLUMNS:
+            self.table.resizeColumnToContents(column)
+            self.table.setColumnWidth(column, min(self.table.columnWidth(column), WIDE_TEXT_MAX_WIDTH))
         shown = candidates[:CHART_CANDIDATES]
         self.memory_chart.set_bars([self.memory_bar(c) for c in shown])
         self.tco_chart.set_candidates(shown)
@@ -268,7 +314,16 @@ class PlanView(QWidget):
             )
         ]
         warnings = [str(w) for w in plan.get("warnings") or []]
-        if not candidates and warnings:
+        raw_binding = plan.get("binding")
+        binding: dict[str, Any] = raw_binding if isinstance(raw_binding, dict) else {}
+        binding_text = " ".join([str(binding.get("text") or "")] + [str(c.get("text") or "") for c in binding.get("changes") or []]
+                                ).strip() if binding else ""
+        fitting = [c for c in candidates if c.get("fits", True)]
+        if binding_text and (not candidates or not fitting):
+            # the planner names the control that rules every option out and the smallest change to it
+            lines.append(self.tr("No configuration fits this requirement: {0}").format(binding_text))
+            warnings_left = [w for w in warnings if w != binding_text]
+        elif not candidates and warnings:
             # the planner's first warning names what binds (e.g. the "Largest GPU count to consider" control)
             lines.append(self.tr("No configuration fits this requirement: {0}").format(warnings[0]))
             warnings_left = warnings[1:]
@@ -293,7 +348,15 @@ class PlanView(QWidget):
                 lines.append(self.tr("Price unknown for {0} (ranked after priced options): select one and enter your quote "
                                      "on the right, or in the Catalog tab.").format(", ".join(unpriced[:4])
                                                                                     + (", …" if len(unpriced) > 4 else "")))
-        if plan.get("deadline_met_by_any") is False:
+        over_limit = bool(binding.get("field") == "operations.max_gpus" and plan.get("closest"))
+        if over_limit:
+            nearest = "; ".join(
+                self.tr("{0} × {1}, time to result {2}").format(f"{c.get('count'):,}", c.get("gpu_id"),
+                                                                 format_duration(c.get("time_to_result_s")))
+                for c in (plan.get("closest") or [])[:3]
+            )
+            lines.append(self.tr("Closest options beyond the GPU-count limit: {0}.").format(nearest))
+        elif plan.get("deadline_met_by_any") is False:
             closest = plan.get("closest") or []
             misses = "; ".join(
                 self.tr("{0} × {1} late by {2}").format(c.get("count"), c.get("gpu_id"), format_duration(c.get("deadline_miss_s")))

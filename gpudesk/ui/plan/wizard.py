@@ -53,6 +53,8 @@ class WizardPage(QScrollArea):
         layout.addWidget(question)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
+        # In a narrow window a label goes above its field instead of pushing the field out of view.
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.editors: dict[str, FieldEditor] = {}
         section = None
         for field_spec in spec.fields:

@@ -129,7 +129,7 @@ def test_compare_of_four_in_a_1024_wide_window_keeps_every_gpu_id_readable(qtbot
     assert tab.splitter.sizes()[1] >= 0.54 * sum(tab.splitter.sizes())  # the comparison gets the room
     table = tab.compare.table()
     header = table.horizontalHeader()
-    assert [table.horizontalHeaderItem(c).text() for c in range(4)] == list(FOUR)
+    assert [table.horizontalHeaderItem(c).text() for c in range(4)] == ["A100 80GB SXM4", "H100 SXM5 80GB", "H200 SXM 141GB", "Instinct MI300X 192GB"]
     for column in range(4):
         assert header.sectionSize(column) >= header.sectionSizeFromContents(column).width(), FOUR[column]
         assert header.sectionSize(column) >= table.sizeHintForColumn(column)

@@ -103,3 +103,18 @@ def test_parameter_count_accepts_suffixes_and_names_the_field_on_bad_text():
     value, problem = parse_number(spec, "lots")
     assert value is None
     assert problem == "Parameter count (billion): cannot read 'lots' as a parameter count; write e.g. 13B, 350M or 6.7e9."
+
+
+def test_tco_chart_names_what_is_missing_from_an_unpriced_bar(qtbot):
+    # New-user test: an 8 x H200 with a known GPU price but no host price read "without the GPUs" while its bar
+    # included the GPUs.
+    no_host = {"gpu_name": "NVIDIA H200 SXM 141GB", "count": 8, "tco_3y_usd": None, "price_known": True,
+               "host_price_known": False, "tco_breakdown_usd": {"gpus": 280000.0, "energy": 25000.0}}
+    no_gpu = {"gpu_name": "AMD Instinct MI355X 288GB", "count": 8, "tco_3y_usd": None, "price_known": False,
+              "host_price_known": True, "tco_breakdown_usd": {"hosts": 90000.0, "energy": 30000.0}}
+    chart = TcoChart()
+    qtbot.addWidget(chart)
+    chart.set_candidates([no_host, no_gpu])
+    lines = chart.caption.text().splitlines()
+    assert "without the servers" in lines[0] and "without the GPUs" not in lines[0]
+    assert "without the GPUs" in lines[1] and "servers" not in lines[1]

@@ -81,7 +81,38 @@ def test_nothing_fits_names_the_binding_control(qtbot, tab, tmp_path: Path) -> N
     summary = view.summary.text()
     assert 'No configuration fits this requirement: The GPU-count limit binds: "Largest GPU count to consider" is 4' \
         in summary
-    assert "Raise it to " in summary
+    assert 'Raise "Largest GPU count to consider" to ' in summary
     assert "see the reasons below" not in summary
     assert view.details.toPlainText().startswith('⚠ The GPU-count limit binds: "Largest GPU count to consider"')
     assert view.rent_label.text() == ""
+
+
+def test_training_capped_at_4_gpus_shows_the_binding_not_the_first_warning(qtbot, tab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # New-user test: "Pre-training a 70B" with "Largest GPU count to consider" = 4 showed "No configuration fits this
+    # requirement: Pin and test the listed libraries ..." and "Closest: N/A".
+    example = Path(__file__).parents[3] / "resources/examples/pretraining-70b.toml"
+    path = tmp_path / "70b-cap4.toml"
+    path.write_text(example.read_text(encoding="utf-8").replace("max_gpus = 1024", "max_gpus = 4"), encoding="utf-8")
+    assert "max_gpus = 4" in path.read_text(encoding="utf-8")
+    plan_file(qtbot, tab, path)
+    summary = tab.pages.results.summary.text()
+    assert 'No configuration fits this requirement: The GPU-count limit binds: "Largest GPU count to consider" is 4' \
+        in summary
+    assert "Pin and test" not in summary.splitlines()[1]
+    assert "Closest options beyond the GPU-count limit: " in summary and "h100-sxm5" in summary
+    assert "N/A" not in summary
+
+
+def test_nothing_fits_can_still_be_exported_as_why(qtbot, tab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # Export was disabled when nothing fits, so the binding constraint and the rejections could not be shared.
+    path = tmp_path / "bound.toml"
+    path.write_text(BOUND_BY_GPU_COUNT, encoding="utf-8")
+    plan_file(qtbot, tab, path)
+    button = tab.pages.results.export_button
+    assert button.isEnabled()
+    assert button.actions_by_format["md"].isEnabled() and button.actions_by_format["pdf"].isEnabled()
+    assert not button.actions_by_format["csv"].isEnabled()  # no bill of materials without a configuration
+    with qtbot.waitSignal(button.exported, timeout=10000):
+        button.export_to("md", tmp_path / "why.md")
+    text = (tmp_path / "why.md").read_text(encoding="utf-8")
+    assert "The GPU-count limit binds" in text and "## Rejected configurations" in text
