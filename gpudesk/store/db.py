@@ -15,6 +15,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from gpudesk import paths
+from gpudesk.i18n import _
 from gpudesk.store.errors import (
     StoreError,
     StoreNewerVersionError,
@@ -62,10 +63,12 @@ def open_store(path: Path | str | None = None, *, migrate: bool = True) -> Datab
             os.chmod(target.parent, 0o700)
         if not target.exists():  # created 0600 here: SQLite would follow the umask (0666 under umask 000), and
             os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o600))  # its -wal/-shm files copy this mode
+    except paths.DataDirError as exc:  # the folder itself: the same words, as the store's own error type
+        raise StoreUnwritableError(exc.user_text(), field=exc.field, detail=exc.detail) from exc
     except OSError as exc:
         raise StoreUnwritableError(
-            f"Cannot create the data folder {exc.filename or ''}: {exc.strerror or exc}. "
-            "Set GPUDESK_DATA_DIR to a writable folder.",
+            _("Cannot create the data folder {path}: {reason}. Set GPUDESK_DATA_DIR to a writable folder.").format(
+                path=exc.filename or "", reason=exc.strerror or exc),
             field=str(exc.filename or ""), detail=str(exc),
         ) from exc
     try:

@@ -220,20 +220,21 @@
 <context>
     <name>AccuracyDialog</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="128"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="143"/>
         <source>How accurate is this estimate?</source>
+        <extracomment>The column of the source URL in the accuracy table (the last).</extracomment>
         <translation>这个估算有多准确？</translation>
     </message>
 </context>
 <context>
     <name>AccuracyLink</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="147"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="162"/>
         <source>How accurate is this?</source>
         <translation>准确度如何？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="150"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="165"/>
         <source>Compare this estimator with published measured peak memory</source>
         <translation>将此估算器与公开发表的实测峰值显存进行比较</translation>
     </message>
@@ -780,62 +781,62 @@
         <translation>目录</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="98"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="99"/>
         <source>the user database could not be opened (see the message above).</source>
         <translation>无法打开用户数据库（见上方消息）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="114"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="115"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="115"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="116"/>
         <source>Prices, rent vs buy</source>
         <translation>价格、租用还是购买</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="116"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="117"/>
         <source>Compare</source>
         <translation>比较</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="117"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="118"/>
         <source>Chart</source>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="125"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="126"/>
         <source>C&amp;ompare selected</source>
         <translation>比较所选(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="127"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="128"/>
         <source>Put the selected GPUs (up to {0}) side by side (Ctrl+D)</source>
         <translation>将所选 GPU（最多 {0} 款）并排比较（Ctrl+D）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="129"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="130"/>
         <source>&amp;Export CSV…</source>
         <translation>导出 CSV(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="130"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="131"/>
         <source>Save the GPUs in the current view, in view order, as CSV (Ctrl+E)</source>
         <translation>按当前视图顺序将视图中的 GPU 保存为 CSV（Ctrl+E）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="131"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="132"/>
         <source>&amp;Reset filters</source>
         <translation>重置筛选(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="132"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="133"/>
         <source>Show every GPU again</source>
         <translation>重新显示所有 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="285"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="286"/>
         <source>The GPU catalog could not be opened, so there is nothing to browse.
 
 {0}
@@ -848,22 +849,22 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 请重新安装 gpudesk，或在源码目录中运行 `make catalog`，然后重启 gpudesk。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="289"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="290"/>
         <source>No catalog was given.</source>
         <translation>未提供目录。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="200"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="201"/>
         <source>Select one or more GPUs in the table first (Ctrl+click for several).</source>
         <translation>请先在表格中选择一款或多款 GPU（按住 Ctrl 单击可多选）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="204"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="205"/>
         <source>{0} GPUs selected; the comparison takes the first {1}.</source>
         <translation>已选择 {0} 款 GPU；比较取前 {1} 款。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="213"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="214"/>
         <source>{0} of {1} GPUs shown</source>
         <translation>显示 {0} / {1} 款 GPU</translation>
     </message>
@@ -928,17 +929,17 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>已撤销：您为 {0} 设置的价格恢复为 {1:,.0f} USD。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="249"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="250"/>
         <source>Export GPUs as CSV</source>
         <translation>将 GPU 导出为 CSV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="249"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="250"/>
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="257"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="258"/>
         <source>Exported {0} GPUs to {1}.</source>
         <translation>已将 {0} 款 GPU 导出到 {1}。</translation>
     </message>
@@ -1014,42 +1015,42 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>ChartView</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="58"/>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="59"/>
         <source>Value on the horizontal axis</source>
         <translation>横轴上的数值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="59"/>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="60"/>
         <source>Value on the vertical axis</source>
         <translation>纵轴上的数值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="60"/>
-        <source>&amp;Logarithmic axes</source>
-        <translation>对数坐标轴(&amp;L)</translation>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="61"/>
+        <source>Lo&amp;garithmic axes</source>
+        <translation>对数坐标轴(&amp;G)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="61"/>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="62"/>
         <source>Spread out the smaller GPUs when values span orders of magnitude</source>
         <translation>数值跨越多个数量级时，展开较小的 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="64"/>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="65"/>
         <source>&amp;X axis:</source>
         <translation>&amp;X 轴：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="66"/>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="67"/>
         <source>&amp;Y axis:</source>
         <translation>&amp;Y 轴：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="165"/>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="171"/>
         <source>{0} GPUs plotted; click a point to select it.</source>
         <translation>已绘制 {0} 款 GPU；单击某点可选中它。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="167"/>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="173"/>
         <source>Not plotted (no value on an axis): {0}.</source>
         <translation>未绘制（某一轴上无数值）：{0}。</translation>
     </message>
@@ -1066,37 +1067,37 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CompareView</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="46"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="54"/>
         <source>Remo&amp;ve column</source>
         <translation>移除列(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="47"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="55"/>
         <source>Remove the GPU whose column is selected</source>
         <translation>移除所选列对应的 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="49"/>
-        <source>C&amp;lear comparison</source>
-        <translation>清除比较(&amp;L)</translation>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="57"/>
+        <source>Clear compar&amp;ison</source>
+        <translation>清除对比(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="141"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="149"/>
         <source>N/A</source>
         <translation>不可用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="148"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="156"/>
         <source>Differs between the compared GPUs</source>
         <translation>所比较的 GPU 之间存在差异</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="155"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="163"/>
         <source>Select up to {0} GPUs in the table and press Compare (Ctrl+D). Differences are highlighted.</source>
         <translation>在表格中选择最多 {0} 款 GPU，然后按“比较”（Ctrl+D）。差异项会高亮显示。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="159"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="167"/>
         <source>{0} of {1} GPUs; {2} specs differ (highlighted).</source>
         <translation>{0}/{1} 款 GPU；{2} 项规格不同（已高亮）。</translation>
     </message>
@@ -1234,42 +1235,42 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CostTimeScatter</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="149"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="160"/>
         <source>Time to result (days)</source>
         <translation>出结果时间（天）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="150"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="161"/>
         <source>3-year TCO (thousand USD)</source>
         <translation>3 年 TCO（千美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="167"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="178"/>
         <source>Meets the deadline</source>
         <translation>满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="168"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="179"/>
         <source>Misses the deadline</source>
         <translation>未满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="169"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="180"/>
         <source>No deadline given</source>
         <translation>未设截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="184"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="195"/>
         <source>Deadline</source>
         <translation>截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="193"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="204"/>
         <source>Dashed line: the deadline ({0:.1f} days).</source>
         <translation>虚线：截止时间（{0:.1f} 天）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="197"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="208"/>
         <source>No candidate has both a time to result and a 3-year TCO (inference plans are sized by QPS, not by time; a missing price leaves the TCO unknown).</source>
         <translation>没有候选方案同时具备出结果时间和 3 年 TCO（推理规划按 QPS 而非时间确定规模；缺少价格时 TCO 未知）。</translation>
     </message>
@@ -1330,37 +1331,37 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="64"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="66"/>
         <source>Estimator accuracy by published case</source>
         <translation>按公开案例列出的估算器准确度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="77"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="79"/>
         <source>The accuracy check could not run: %1</source>
         <translation>无法运行准确度检查：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="83"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="85"/>
         <source>This estimator is within 15 % on %1 of %2 published measurements (median error %3 %).</source>
         <translation>在 %2 个公开实测中，此估算器有 %1 个误差在 15 % 以内（误差中位数 %3 %）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="88"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="90"/>
         <source>%1 sources; %2 more cases are listed but not scored (their setup is not fully published or uses pipeline parallelism, which is not modelled).</source>
         <translation>%1 个来源；另有 %2 个案例已列出但未计分（其配置未完整公开，或使用了未建模的流水线并行）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="98"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="100"/>
         <source>No published measurement of a %1 job yet: treat the figure as unvalidated.</source>
         <translation>尚无 %1 作业的公开实测数据：请将该数值视为未经验证。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="101"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="103"/>
         <source>For %1 jobs: within 15 % on %2 of %3 cases, median error %4 %.</source>
         <translation>对于 %1 作业：%3 个案例中有 %2 个误差在 15 % 以内，误差中位数 %4 %。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="110"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="112"/>
         <source>%1 (not scored)</source>
         <translation>%1（未计分）</translation>
     </message>
@@ -1393,37 +1394,37 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>CSV 物料清单 (.csv)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="89"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="89"/>
         <source>PDF (*.pdf)</source>
         <translation>PDF (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="89"/>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="88"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="90"/>
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="89"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="91"/>
         <source>Export configuration sheet</source>
         <translation>导出配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="137"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="144"/>
         <source>Configuration sheet written to {0}</source>
         <translation>配置单已写入 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="142"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="149"/>
         <source>Export failed: {0}</source>
         <translation>导出失败：{0}</translation>
     </message>
@@ -1825,6 +1826,8 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="84"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="199"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="207"/>
         <source>Your price</source>
         <translation>您的价格</translation>
     </message>
@@ -1890,27 +1893,47 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>在网页浏览器中打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="192"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="195"/>
+        <source>{0} USD ({1}, {2}; the Prices tab lists every source)</source>
+        <translation>{0} 美元（{1}，{2}；“价格”页列出全部来源）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="200"/>
+        <source>No dated price on the GPU row; sourced purchase price: {0}.</source>
+        <translation>GPU 行上没有带日期的价格；有来源的购买价：{0}。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="203"/>
+        <source>no public price found</source>
+        <translation>未找到公开价格</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="208"/>
+        <source>No public price found for this GPU; enter your quote.</source>
+        <translation>未找到这款 GPU 的公开价格；请输入你的报价。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="217"/>
         <source>Price overrides are unavailable: {0}</source>
         <translation>无法使用自定义价格：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="193"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="218"/>
         <source>the user database is not open.</source>
         <translation>用户数据库未打开。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="203"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="228"/>
         <source>Your price since {0}.</source>
         <translation>您的价格，自 {0} 起。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="207"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="232"/>
         <source>Catalog price: {0} ({1}).</source>
         <translation>目录价格：{0}（{1}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="209"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="234"/>
         <source>The catalog has no dated price for this GPU; enter your quote.</source>
         <translation>目录中没有此 GPU 注明日期的价格；请输入您的报价。</translation>
     </message>
@@ -2092,19 +2115,19 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>再次显示所选诊断（也可双击）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="94"/>
-        <source>De&amp;lete</source>
-        <translation>删除(&amp;L)</translation>
-    </message>
-    <message>
         <location filename="../../gpudesk/ui/oom/history_view.py" line="95"/>
         <source>Remove the selected diagnosis from the history</source>
         <translation>从历史记录中删除所选诊断</translation>
     </message>
     <message>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="94"/>
+        <source>D&amp;elete</source>
+        <translation>删除(&amp;E)</translation>
+    </message>
+    <message>
         <location filename="../../gpudesk/ui/oom/history_view.py" line="97"/>
-        <source>Re&amp;fresh</source>
-        <translation>刷新(&amp;F)</translation>
+        <source>Refre&amp;sh</source>
+        <translation>刷新(&amp;S)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/history_view.py" line="112"/>
@@ -2323,11 +2346,6 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>要启动的命令，按 shell 中的写法（不支持管道、变量等 shell 功能）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="61"/>
-        <source>&amp;Command:</source>
-        <translation>命令(&amp;C)：</translation>
-    </message>
-    <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="64"/>
         <source>current folder</source>
         <translation>当前文件夹</translation>
@@ -2336,11 +2354,6 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="65"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="69"/>
-        <source>&amp;Working folder:</source>
-        <translation>工作文件夹(&amp;W)：</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="77"/>
@@ -2353,24 +2366,34 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>探针采样已分配和已保留显存的间隔</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="79"/>
-        <source>Sample &amp;every:</source>
-        <translation>采样间隔(&amp;E)：</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="82"/>
-        <source>&amp;Launch</source>
-        <translation>启动(&amp;L)</translation>
-    </message>
-    <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="83"/>
         <source>Start the command with the memory probe preinstalled</source>
         <translation>启动命令并预装显存探针</translation>
     </message>
     <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="61"/>
+        <source>Comman&amp;d:</source>
+        <translation>命令(&amp;D)：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="69"/>
+        <source>Wor&amp;king folder:</source>
+        <translation>工作目录(&amp;K)：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="79"/>
+        <source>Sample e&amp;very:</source>
+        <translation>采样间隔(&amp;V)：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="82"/>
+        <source>Launch and &amp;watch</source>
+        <translation>启动并监视(&amp;W)</translation>
+    </message>
+    <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="85"/>
-        <source>&amp;Stop</source>
-        <translation>停止(&amp;S)</translation>
+        <source>St&amp;op</source>
+        <translation>停止(&amp;O)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="86"/>
@@ -2590,37 +2613,52 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MemoryBars</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="311"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="320"/>
         <source>not in the input (missing: %1)</source>
         <translation>输入中没有（缺少：%1）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="313"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="322"/>
         <source>not reported by the source</source>
         <translation>来源未报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="316"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="325"/>
         <source>total</source>
         <translation>总量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="317"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="326"/>
         <source>allocated</source>
         <translation>已分配</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="318"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="327"/>
         <source>reserved</source>
         <translation>已保留</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="319"/>
-        <source>NVML used by process</source>
-        <translation>NVML 统计的进程用量</translation>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="328"/>
+        <source>%1 used by process</source>
+        <translation>进程占用 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="320"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="355"/>
+        <source>rocm-smi</source>
+        <translation>rocm-smi</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="357"/>
+        <source>Metal driver</source>
+        <translation>Metal 驱动</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="358"/>
+        <source>NVML</source>
+        <translation>NVML</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="330"/>
         <source>free</source>
         <translation>空闲</translation>
     </message>
@@ -2628,92 +2666,99 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MemoryBarsPanel</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="171"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="173"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="236"/>
         <source>No memory figures yet: paste a message or pick a target.</source>
+        <extracomment>The accelerator platform (&quot;cuda&quot;, &quot;rocm&quot;, &quot;mps&quot;; None: unsaid), for the name of the per-process tool.</extracomment>
         <translation>还没有显存数据：请粘贴一条消息或选择一个目标。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="180"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="182"/>
         <source>Allocated (live tensors)</source>
         <translation>已分配（活动张量）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="181"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="183"/>
         <source>Reserved but unallocated (allocator cache)</source>
         <translation>已保留但未分配（分配器缓存）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="182"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="184"/>
         <source>Non-PyTorch in process (CUDA context, NCCL, libraries)</source>
         <translation>进程内非 PyTorch 部分（CUDA 上下文、NCCL、库）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="183"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="185"/>
         <source>This process per NVML (allocator figures unknown)</source>
         <translation>NVML 统计的本进程用量（分配器数据未知）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="184"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="186"/>
         <source>Other processes</source>
         <translation>其他进程</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="185"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="187"/>
         <source>Unattributed (driver, display, processes not listed)</source>
         <translation>未归属（驱动、显示、未列出的进程）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="186"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="188"/>
         <source>Free</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="270"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="241"/>
+        <source>This input gives no per-GPU memory figures (total, allocated, free); the causes below come from the message itself.</source>
+        <translation>这段输入没有逐 GPU 的显存数字（总量、已分配、空闲）；下面的原因来自消息本身。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="278"/>
         <source>GPU %1</source>
         <translation>GPU %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="270"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="278"/>
         <source>GPU (index not given)</source>
         <translation>GPU（未给出编号）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="274"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="282"/>
         <source>%1%2 · total memory unknown (not in the input); the bar spans the parts shown</source>
         <translation>%1%2 · 总显存未知（输入中没有）；条形图按所示各部分绘制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="276"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="284"/>
         <source>%1%2 · %3 total</source>
         <translation>%1%2 · 共 %3</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="282"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="290"/>
         <source>allocated %1</source>
         <translation>已分配 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="283"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="291"/>
         <source>reserved %1</source>
         <translation>已保留 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="284"/>
-        <source>NVML used by process %1</source>
-        <translation>NVML 统计的进程用量 %1</translation>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="292"/>
+        <source>%1 used by process %2</source>
+        <translation>进程 %2 占用 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="285"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="294"/>
         <source>other processes %1</source>
         <translation>其他进程 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="286"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="295"/>
         <source>free %1</source>
         <translation>空闲 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="294"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="303"/>
         <source>%1 is N/A: %2</source>
         <translation>%1 为 N/A：%2</translation>
     </message>
@@ -2807,19 +2852,19 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>允许其他用户的进程（需要权限）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="159"/>
-        <source>&amp;Probe process</source>
-        <translation>探测进程(&amp;P)</translation>
-    </message>
-    <message>
         <location filename="../../gpudesk/ui/oom/method_choice.py" line="160"/>
         <source>Read the PyTorch allocator&apos;s figures inside the process</source>
         <translation>在进程内部读取 PyTorch 分配器的数据</translation>
     </message>
     <message>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="159"/>
+        <source>Pro&amp;be process</source>
+        <translation>探测进程(&amp;B)</translation>
+    </message>
+    <message>
         <location filename="../../gpudesk/ui/oom/method_choice.py" line="162"/>
-        <source>Gather &amp;evidence only</source>
-        <translation>仅收集证据(&amp;E)</translation>
+        <source>Gather e&amp;vidence only</source>
+        <translation>仅收集证据(&amp;V)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/method_choice.py" line="164"/>
@@ -3871,11 +3916,6 @@ PCI 总线：{bus}</translation>
         <translation>显存快照(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="51"/>
-        <source>&amp;History</source>
-        <translation>历史(&amp;H)</translation>
-    </message>
-    <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="64"/>
         <source>Cancel</source>
         <translation>取消</translation>
@@ -3920,6 +3960,11 @@ PCI 总线：{bus}</translation>
         <location filename="../../gpudesk/ui/oom/controller.py" line="118"/>
         <source>process %1 (evidence)</source>
         <translation>进程 %1（证据）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="51"/>
+        <source>Histor&amp;y</source>
+        <translation>历史(&amp;Y)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/tab.py" line="121"/>
@@ -5096,264 +5141,276 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanView</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="51"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="53"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="53"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="55"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="97"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="122"/>
         <source>Rank</source>
+        <extracomment>Columns of long text (interconnect, server): sized to their content up to WIDE_TEXT_MAX_WIDTH px, then elided (the full text is in the row&apos;s tooltip). Smallest heights (px) of the results panes, so a 1024 x 700 window shows the summary&apos;s first lines, four table rows and a readable chart; the panes scroll below that.</extracomment>
         <translation>排名</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="98"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="123"/>
         <source>Configuration</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="99"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="124"/>
         <source>Interconnect</source>
         <translation>互连</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="100"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="125"/>
         <source>Server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="101"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="126"/>
         <source>Memory per GPU</source>
         <translation>每 GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="102"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="127"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="103"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="128"/>
         <source>Step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="104"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="129"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="105"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="130"/>
         <source>Target met</source>
         <translation>达到目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="106"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="131"/>
         <source>3-year TCO (USD)</source>
         <translation>3 年 TCO（美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="107"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="132"/>
         <source>Sharding / recompute</source>
         <translation>分片 / 重计算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="123"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="158"/>
         <source>Memory breakdown</source>
         <translation>显存构成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="124"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="159"/>
         <source>TCO breakdown</source>
         <translation>TCO 构成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="125"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="160"/>
         <source>Cost vs time to result</source>
         <translation>成本与出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="128"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="163"/>
         <source>Rejected</source>
         <translation>已排除</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="130"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="165"/>
         <source>How &amp;accurate is this?</source>
         <translation>准确度如何(&amp;A)？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="131"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="166"/>
         <source>How close the memory figures come to published measured peaks</source>
         <translation>显存估算与公开的实测峰值有多接近</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="135"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="170"/>
         <source>Select a candidate to see its warnings and rationale.</source>
         <translation>选择一个候选方案以查看其警告和依据。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="136"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="171"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="137"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="172"/>
         <source>Keep this plan in your saved plans</source>
         <translation>将此规划保存到已保存的规划中</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="139"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="174"/>
         <source>&amp;Change answers</source>
         <translation>修改回答(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="140"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="175"/>
         <source>Back to the wizard with these answers</source>
         <translation>带着这些回答返回向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="143"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="178"/>
         <source>Export the selected candidate&apos;s configuration sheet</source>
         <translation>导出所选候选方案的配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="159"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="194"/>
         <source>Warnings and rationale of the selected candidate:</source>
         <translation>所选候选方案的警告和依据：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="229"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="275"/>
         <source>Rejected ({0})</source>
         <translation>已排除（{0}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="244"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="290"/>
         <source>single GPU</source>
         <translation>单 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="245"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="291"/>
         <source>{0}, recompute {1}</source>
         <translation>{0}，重计算 {1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="250"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="296"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="261"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="307"/>
         <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Job memory on one GPU without sharding: {5}.</source>
         <translation>{0} — 工作负载类型：{1}。模型：{2}（{3} B 参数{4}）。不分片时单块 GPU 上的作业显存：{5}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="262"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="308"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="266"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="312"/>
         <source>, shape guessed</source>
         <translation>，模型结构为推测</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="273"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="324"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="328"/>
         <source>No configuration fits this requirement: {0}</source>
         <translation>没有配置能满足此要求：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="276"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="331"/>
         <source>No configuration fits this requirement; see the reasons below.</source>
         <translation>没有配置能满足此需求；原因见下文。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="282"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="337"/>
         <source>Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.</source>
         <translation>首选候选方案：{0}，经由 {1}，每 GPU {2}，安全线 {3}，出结果时间 {4}，3 年 TCO {5}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="293"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="348"/>
         <source>Price unknown for {0} (ranked after priced options): select one and enter your quote on the right, or in the Catalog tab.</source>
         <translation>{0} 价格未知（排在有价格的选项之后）：选中它并在右侧或“目录”标签页中输入您的报价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="299"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="354"/>
+        <source>{0} × {1}, time to result {2}</source>
+        <translation>{0} × {1}，出结果时间 {2}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="358"/>
+        <source>Closest options beyond the GPU-count limit: {0}.</source>
+        <translation>超出 GPU 数量上限的最接近方案：{0}。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="362"/>
         <source>{0} × {1} late by {2}</source>
         <translation>{0} × {1} 超出截止时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="302"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="365"/>
         <source>No candidate meets the deadline. Closest: {0}.</source>
         <translation>没有候选方案能满足截止时间。最接近的：{0}。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="304"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="367"/>
         <source>⚠ %n plan warning(s), listed first on the right: </source>
         <translation>
             <numerusform>⚠ %n 条规划警告，列在右侧最前面： </numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="312"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="375"/>
         <source>No configuration was rejected.</source>
         <translation>没有配置被排除。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="313"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="376"/>
         <source>Rejected configurations and why (each reason names its rule or datasheet):</source>
         <translation>被排除的配置及原因（每条原因都注明其规则或数据手册）：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="316"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="379"/>
         <source>{0} (any count)</source>
         <translation>{0}（任意数量）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="325"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="388"/>
         <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
         <translation>租用还是购买：此 GPU 没有公开的按需云租用价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="326"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="389"/>
         <source>Rent vs buy: {0}.</source>
         <translation>租用还是购买：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="348"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="411"/>
         <source>Ranking: {0}</source>
         <translation>排序依据：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="351"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="414"/>
         <source>Plan warnings:</source>
         <translation>规划警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="355"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="418"/>
         <source>Sharding: {0}; recomputation: {1}; exposed communication: {2}</source>
         <translation>分片：{0}；重计算：{1}；未被掩盖的通信：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="358"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="421"/>
         <source>Sustained QPS: {0:.1f}</source>
         <translation>可持续 QPS：{0:.1f}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="361"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="424"/>
         <source>Warnings:</source>
         <translation>警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="361"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="424"/>
         <source>Warnings: none</source>
         <translation>警告：无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="364"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="427"/>
         <source>Rationale:</source>
         <translation>依据：</translation>
     </message>
@@ -5361,74 +5418,74 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanWizard</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="94"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="96"/>
         <source>Plan name</source>
         <translation>规划名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="95"/>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="223"/>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="241"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="97"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="225"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="243"/>
         <source>Untitled plan</source>
         <translation>未命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="96"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="98"/>
         <source>Name under which the plan is saved</source>
         <translation>保存规划时使用的名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="98"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="100"/>
         <source>Notes (optional): context, sources, who asked</source>
         <translation>备注（可选）：背景、来源、提出人</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="99"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="101"/>
         <source>Free text kept with the requirement and printed on the sheet</source>
         <translation>随需求保存并打印在配置单上的自由文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="117"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="119"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; 上一步(&amp;B)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="118"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="120"/>
         <source>&amp;Next &gt;</source>
         <translation>下一步(&amp;N) &gt;</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="119"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="121"/>
         <source>&amp;Plan</source>
         <translation>规划(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="120"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="122"/>
         <source>Check every answer and rank the configurations (runs in the background). Enter in a field goes to the next page; Ctrl+Enter plans from any page.</source>
         <translation>检查所有回答并对配置排序（在后台运行）。在字段中按 Enter 进入下一页；在任意页按 Ctrl+Enter 开始规划。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="122"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="124"/>
         <source>&amp;Quick mode</source>
         <translation>快速模式(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="123"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="125"/>
         <source>Back to the four-field quick mode</source>
         <translation>返回四项快速模式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="140"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="142"/>
         <source>Plan na&amp;me:</source>
         <translation>规划名称(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="144"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="146"/>
         <source>No&amp;tes:</source>
         <translation>备注(&amp;T)：</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="267"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="269"/>
         <source>%n more field(s) to fix: </source>
         <translation>
             <numerusform>还有 %n 个字段需要修正： </numerusform>
@@ -5750,6 +5807,16 @@ PCI 总线：{bus}</translation>
         <location filename="../../gpudesk/ui/catalog/price_sources.py" line="125"/>
         <source>Rent vs buy: {text}.</source>
         <translation>租用还是购买：{text}。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="136"/>
+        <source>Owning: no purchase price is known for this GPU; enter your quote to compare.</source>
+        <translation>购买：这款 GPU 没有已知的购买价；请输入你的报价以便比较。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="138"/>
+        <source>Owning: {price} per GPU ({kind}, {date}) buys {hours} GPU-hours at this rate (the card alone; power, hosting and the server add to owning).</source>
+        <translation>购买：每块 GPU {price}（{kind}，{date}），按此租价相当于 {hours} GPU 小时（仅显卡；电费、托管和服务器会增加购买成本）。</translation>
     </message>
 </context>
 <context>
@@ -6088,71 +6155,76 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/results_view.py" line="337"/>
+        <source>Engine: %1</source>
+        <translation>引擎：%1</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="339"/>
         <source>Framework: %1</source>
         <translation>框架：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="339"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="341"/>
         <source>message shape: %1</source>
         <translation>消息形式：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="341"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="344"/>
         <source>PyTorch era: %1</source>
         <translation>PyTorch 版本：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="343"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="346"/>
         <source>torch %1</source>
         <translation>torch %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="345"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="348"/>
         <source>Python %1</source>
         <translation>Python %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="347"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="350"/>
         <source>from %1</source>
         <translation>来自%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="348"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="351"/>
         <source>Diagnosis</source>
         <translation>诊断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="356"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="359"/>
         <source>Partial result, the input lacks: %1</source>
         <translation>部分结果，输入缺少：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="384"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="387"/>
         <source>Child processes of the target (psutil)</source>
         <translation>目标的子进程（psutil）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="386"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="389"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="386"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="389"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="386"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="389"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="386"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="389"/>
         <source>Host RSS</source>
         <translation>主机 RSS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="392"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="395"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
@@ -6309,24 +6381,34 @@ PCI 总线：{bus}</translation>
         <translation>已保留 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="65"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="68"/>
         <source>peak</source>
         <translation>峰值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="67"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="73"/>
         <source>OOM</source>
         <translation>OOM</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="69"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="77"/>
         <source>This snapshot has no trace events on GPU {0}: allocator history was not recorded.</source>
         <translation>此快照在 GPU {0} 上没有跟踪事件：未记录分配器历史。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="72"/>
-        <source>{0} events on GPU {1}; peak allocated {2}, peak reserved {3}.</source>
-        <translation>GPU {1} 上有 {0} 个事件；已分配峰值 {2}，已保留峰值 {3}。</translation>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="80"/>
+        <source>Only one trace event on GPU {0}: nothing to draw over time. Allocated {1}, reserved {2} after it.</source>
+        <translation>GPU {0} 上只有一个跟踪事件：没有随时间变化的曲线可画。该事件后已分配 {1}，保留 {2}。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="84"/>
+        <source> (up to the OOM)</source>
+        <translation>（截至 OOM）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="85"/>
+        <source>Trace events #0 to #{0} of the {1} on GPU {2}{3}; peak allocated {4}, peak reserved {5}.</source>
+        <translation>GPU {2} 上 {1} 个跟踪事件中的第 #0 至 #{0} 个{3}；已分配峰值 {4}，保留峰值 {5}。</translation>
     </message>
 </context>
 <context>
@@ -6337,12 +6419,12 @@ PCI 总线：{bus}</translation>
         <translation>由 torch.cuda.memory._dump_snapshot() 生成的 .pickle，或保存为 JSON 的 _snapshot() 字典</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="78"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="79"/>
         <source>Open a memory snapshot to see what it shows.</source>
         <translation>打开一个显存快照以查看其内容。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="85"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="86"/>
         <source>The explanation and the ranked causes appear here.</source>
         <translation>解释和按可能性排序的原因显示在这里。</translation>
     </message>
@@ -6357,87 +6439,87 @@ PCI 总线：{bus}</translation>
         <translation>GPU(&amp;U)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="72"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="73"/>
         <source>Cancel &amp;reading</source>
         <translation>取消读取(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="90"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="91"/>
         <source>T&amp;imeline</source>
         <translation>时间线(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="91"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="92"/>
         <source>&amp;Segments</source>
         <translation>段(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="92"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="93"/>
         <source>Top &amp;allocations</source>
         <translation>最大的分配(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="101"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="102"/>
         <source>Open memory snapshot</source>
         <translation>打开显存快照</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="102"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="103"/>
         <source>Memory snapshots (*.pickle *.pkl *.json *.gz);;All files (*)</source>
         <translation>显存快照 (*.pickle *.pkl *.json *.gz);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="114"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="115"/>
         <source>Opening %p%</source>
         <translation>正在打开 %p%</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="118"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="119"/>
         <source>Opening {0} …</source>
         <translation>正在打开 {0} …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="164"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="165"/>
         <source>Opening the snapshot was cancelled.</source>
         <translation>已取消打开快照。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="168"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="169"/>
         <source>The snapshot could not be opened: {0}</source>
         <translation>无法打开快照：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="181"/>
-        <source>{0}: {1}, layout {2}, {3} trace events.</source>
-        <translation>{0}：{1}，格式版本 {2}，{3} 个跟踪事件。</translation>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="191"/>
+        <source>{0}: {1}, layout {2}, {3} trace events on all GPUs.</source>
+        <translation>{0}：{1}，格式版本 {2}，所有 GPU 共 {3} 个跟踪事件。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="184"/>
-        <source>{0}: layout {1}, {2} trace events.</source>
-        <translation>{0}：格式版本 {1}，{2} 个跟踪事件。</translation>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="194"/>
+        <source>{0}: layout {1}, {2} trace events on all GPUs.</source>
+        <translation>{0}：格式版本 {1}，所有 GPU 共 {2} 个跟踪事件。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="189"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="199"/>
         <source>GPU {0}</source>
         <translation>GPU {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="189"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="199"/>
         <source> (OOM)</source>
         <translation> (OOM)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="203"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="213"/>
         <source>This snapshot holds no segments and no trace events.</source>
         <translation>此快照中既没有段也没有跟踪事件。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="209"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="219"/>
         <source>Causes, most likely first:</source>
         <translation>原因（最可能的在前）：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="214"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="224"/>
         <source>Fix: {0}</source>
         <translation>修复：{0}</translation>
     </message>
@@ -6586,8 +6668,8 @@ PCI 总线：{bus}</translation>
     <name>TargetPicker</name>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="107"/>
-        <source>&amp;Refresh</source>
-        <translation>刷新(&amp;R)</translation>
+        <source>Rel&amp;oad</source>
+        <translation>重新加载(&amp;O)</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="108"/>
@@ -6695,9 +6777,19 @@ PCI 总线：{bus}</translation>
         <translation>3 年 TCO（千美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="135"/>
-        <source>price unknown — the bar shows the known costs only, without the GPUs</source>
-        <translation>价格未知 — 柱形仅显示已知成本，不含 GPU</translation>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="146"/>
+        <source>server (host) price unknown — the bar shows the known costs only, without the servers</source>
+        <translation>服务器（主机）价格未知——柱形只显示已知成本，不含服务器</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="148"/>
+        <source>GPU price unknown — the bar shows the known costs only, without the GPUs</source>
+        <translation>GPU 价格未知——柱形只显示已知成本，不含 GPU</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="149"/>
+        <source>GPU and server (host) prices unknown — the bar shows the known costs only, without the GPUs and the servers</source>
+        <translation>GPU 和服务器（主机）价格未知——柱形只显示已知成本，不含 GPU 和服务器</translation>
     </message>
     <message numerus="yes">
         <location filename="../../gpudesk/ui/plan/charts.py" line="137"/>
@@ -6710,67 +6802,72 @@ PCI 总线：{bus}</translation>
 <context>
     <name>TextInput</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="121"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="123"/>
         <source>Paste an out-of-memory message, a torch.cuda.memory_summary() table, a TensorFlow, JAX or vLLM error here, or drop a log file onto this tab.</source>
         <translation>在此粘贴显存不足消息、torch.cuda.memory_summary() 表格、TensorFlow、JAX 或 vLLM 错误，或将日志文件拖放到此标签页。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="133"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="135"/>
         <source>&amp;Diagnose</source>
         <translation>诊断(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="134"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="136"/>
         <source>Parse the text and rank the likely causes (Ctrl+Return)</source>
         <translation>解析文本并对可能的原因排序（Ctrl+Return）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="137"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="139"/>
         <source>&amp;Open file…</source>
         <translation>打开文件(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="139"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="141"/>
         <source>Read a log file (its last %1 are used)</source>
         <translation>读取日志文件（使用其最后 %1）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="142"/>
-        <source>C&amp;lear</source>
-        <translation>清除(&amp;L)</translation>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="144"/>
+        <source>Clear te&amp;xt</source>
+        <translation>清除文本(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="172"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="174"/>
         <source>pasted text</source>
         <translation>粘贴的文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="176"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="178"/>
         <source>Reading %1 …</source>
         <translation>正在读取 %1 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="190"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="194"/>
+        <source>%1 is not a text log: %2</source>
+        <translation>%1 不是文本日志：%2</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="201"/>
         <source>%1: %2, only the last %3 are shown and diagnosed.</source>
         <translation>%1：%2，只显示并诊断最后 %3。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="197"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="208"/>
         <source>%1 (%2)</source>
         <translation>%1（%2）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="203"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="214"/>
         <source>Cannot read the file: %1</source>
         <translation>无法读取文件：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="223"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="234"/>
         <source>Open a log, an error file or a memory snapshot</source>
         <translation>打开日志、错误文件或显存快照</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="224"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="235"/>
         <source>Logs and text (*.log *.txt *.out *.err);;Memory snapshots (*.pickle *.pkl *.json *.gz);;All files (*)</source>
         <translation>日志和文本 (*.log *.txt *.out *.err);;显存快照 (*.pickle *.pkl *.json *.gz);;所有文件 (*)</translation>
     </message>
@@ -6804,7 +6901,7 @@ PCI 总线：{bus}</translation>
 <context>
     <name>WizardPage</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="60"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="62"/>
         <source>Cost assumptions (TCO); every default names its source in its tooltip</source>
         <translation>成本假设（TCO）；每个默认值的来源见其工具提示</translation>
     </message>
