@@ -310,8 +310,15 @@ class MonitorController(QObject):
             self.ctx.notify(text, "error")
 
     def _source_finished(self) -> None:
-        self.ctx.notify(QCoreApplication.translate("MonitorTab", "The source has ended: {s}").format(s=self.title),
-                        "info")
+        # A stream whose command died or printed no dmon says why (exit status, last words), as a warning.
+        end_problem = getattr(self.worker.source if self.worker is not None else None, "end_problem", None)
+        problem = end_problem() if callable(end_problem) else None
+        if problem:
+            self.ctx.notify(QCoreApplication.translate("MonitorTab", "The source has ended: {s}. {why}").format(
+                s=self.title, why=problem), "warning")
+        else:
+            self.ctx.notify(QCoreApplication.translate("MonitorTab", "The source has ended: {s}").format(
+                s=self.title), "info")
         self.sourceFinished.emit()
 
     def _nvml_unavailable(self, status: NvmlStatus) -> None:
