@@ -121,6 +121,10 @@ class RecordingControl(QObject):
         self._notify(QCoreApplication.translate("MonitorTab", "Recording #{n} saved.").format(n=session_id), "info")
 
     def _failed(self, message: str) -> None:
+        if self.worker is not None and self.worker.session_id is None:
+            # The recording was abandoned (disk full, store error) or never started: the Record button must not
+            # stay on "Stop recording" (the worker cleared its session before it reported the failure).
+            self.session_id = None
         self.failed.emit()
         self._notify(message, "error")
 
