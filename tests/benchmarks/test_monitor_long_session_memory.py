@@ -7,6 +7,8 @@ tracemalloc shows the Python-object side. The figures are printed (``-s``) for t
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
 import tracemalloc
 
@@ -55,11 +57,13 @@ def day_of_samples(n_gpus: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     return t, {k: v.astype(np.float32) for k, v in data.items() if k in HISTORY_METRICS}
 
 
-def rss_bytes() -> int:
+def rss_bytes(trim: bool = False) -> int:
     """Resident memory once the pool's threads are idle (a task's frame may still hold its snapshot for a moment
     after its result was delivered) and the collector ran."""
     QThreadPool.globalInstance().waitForDone(10_000)
     gc.collect()
+    if trim:  # glibc keeps freed heap pages of its arenas; hand them back so RSS shows what is still in use
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
     return int(psutil.Process().memory_info().rss)
 
 
@@ -131,3 +135,35 @@ def _counting(method, seen: list[int]):
         seen.append(1)
         return method(*args, **kwargs)
     return wrapper
+
+
+def test_memory_after_100_tasks_given_and_returning_10_mb_each_stays_flat(qtbot):
+    """Issue 14's "memory after 100 tasks": each task gets a 10 MB array and returns another; before the fix
+    run_task kept every finished task's arguments (2 GB here)."""
+    from gpudesk.ui.workers import run_task
+
+    def one(payload: np.ndarray) -> np.ndarray:
+        return payload * 2
+
+    def batch(n: int) -> None:
+        done: list[int] = []
+        for _ in range(n):
+            run_task(one, np.ones(10 * 2**20 // 8), on_result=lambda r: done.append(int(r.size)))
+        qtbot.waitUntil(lambda: len(done) == n and tracker().pending() == 0, timeout=60_000)
+
+    batch(10)  # warm-up: thread pool, allocator arenas
+    rss_start = rss_bytes(trim=True)
+    tracemalloc.start()
+    py_start, _ = tracemalloc.get_traced_memory()
+    batch(100)
+    qtbot.wait(50)
+    gc.collect()
+    py_end, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    rss_end = rss_bytes()
+    rss_trimmed = rss_bytes(trim=True)
+    print(f"\n100 tasks x (10 MB in, 10 MB out): RSS {rss_start / 1e6:.0f} -> {rss_end / 1e6:.0f} MB "
+          f"({(rss_end - rss_start) / 1e6:+.1f} MB), {rss_trimmed / 1e6:.0f} MB once malloc_trim returned the freed heap; Python objects {(py_end - py_start) / 1e6:+.2f} MB")
+    assert py_end - py_start < 5 * 2**20  # half of one task's argument
+    # 100 arguments queued at once peak near 1 GB; glibc keeps that heap until trimmed: compare trimmed figures
+    assert rss_trimmed - rss_start < 50 * 2**20  # a leak would be 1-2 GB
