@@ -65,7 +65,9 @@ def rss_bytes(trim: bool = False) -> int:
     QThreadPool.globalInstance().waitForDone(10_000)
     gc.collect()
     if trim:  # glibc keeps freed heap pages of its arenas; hand them back so RSS shows what is still in use
-        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+        trim_heap = getattr(ctypes.CDLL(ctypes.util.find_library("c")), "malloc_trim", None)  # glibc only
+        if trim_heap is not None:
+            trim_heap(0)
     return int(psutil.Process().memory_info().rss)
 
 
