@@ -47,7 +47,8 @@ from gpudesk.planner.classify import WORKLOAD_KINDS, classify
 from gpudesk.planner.errors import PlanInputError, PlannerError, ProfileError
 from gpudesk.planner.export import plan_to_dict
 from gpudesk.planner.plan import memory_workload, plan, resolve_model
-from gpudesk.planner.profile import dumps_profile, load_profile, requirement_from_dict, requirement_to_dict, save_profile
+from gpudesk.planner.profile import (dumps_profile, load_profile, parse_profile_text, requirement_from_dict,
+                                     requirement_to_dict, save_profile)
 from gpudesk.planner.requirement import DataIO, ModelMemory, Operations, Requirement, SoftwareStack, WorkloadMix
 from gpudesk.planner.results import Candidate, Plan, Rejected
 from gpudesk.planner.tco import Tco, TcoAssumptions
@@ -55,6 +56,7 @@ from gpudesk.planner.tco import Tco, TcoAssumptions
 __all__ = [
     "Candidate", "DataIO", "ModelMemory", "Operations", "Plan", "PlanInputError", "PlannerError", "ProfileError",
     "Rejected", "Requirement", "SoftwareStack", "Tco", "TcoAssumptions", "WORKLOAD_KINDS", "WorkloadMix",
-    "classify", "dumps_profile", "load_profile", "memory_workload", "plan", "plan_to_dict", "requirement_from_dict",
+    "classify", "dumps_profile", "load_profile", "memory_workload", "parse_profile_text", "plan", "plan_to_dict",
+    "requirement_from_dict",
     "requirement_to_dict", "resolve_model", "save_profile",
 ]

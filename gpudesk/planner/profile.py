@@ -133,6 +133,25 @@ def requirement_from_dict(data: dict) -> Requirement:
     return req
 
 
+def parse_profile_text(text: str, where: str = "The profile") -> dict[str, Any]:
+    """A profile's TOML text -> its tables, bounded: at most :data:`MAX_PROFILE_BYTES`, and nesting or numbers the
+    TOML reader cannot take are a :class:`ProfileError` too (``where`` names the file or the saved plan).
+
+    Raises:
+        ProfileError: too long, not valid TOML (with line/column), nested too deeply, an unreadable number.
+    """
+    if len(text) > MAX_PROFILE_BYTES:
+        raise ProfileError("profile", f"{where} is {len(text)} characters long; a profile is a few hundred "
+                                      f"(limit {MAX_PROFILE_BYTES}).")
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ProfileError("profile", f"{where} is not valid TOML: {exc}.") from exc
+    except (RecursionError, ValueError) as exc:  # [[[[...]]]] nested past the parser's stack; 4300+ digit ints
+        raise ProfileError("profile", f"{where} nests lists or tables too deeply or holds an unreadable number; "
+                                      "a profile is flat: one [section] per question.") from exc
+
+
 def load_profile(path: str | Path, catalog: Any = None) -> Requirement:
     """Read a TOML profile and validate it.
 
@@ -154,15 +173,10 @@ def load_profile(path: str | Path, catalog: Any = None) -> Requirement:
     except OSError as exc:
         raise ProfileError("profile", f"cannot read {p}: {exc.strerror or exc}.") from exc
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ProfileError("profile", f"{p} is not UTF-8 text.") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ProfileError("profile", f"{p} is not valid TOML: {exc}.") from exc
-    except (RecursionError, ValueError) as exc:  # [[[[...]]]] nested past the parser's stack; 4300+ digit ints
-        raise ProfileError("profile", f"{p} nests lists or tables too deeply or holds an unreadable number; "
-                                      "a profile is flat: one [section] per question.") from exc
-    req = requirement_from_dict(data)
+    req = requirement_from_dict(parse_profile_text(text, str(p)))
     if req.model.config_path and not Path(req.model.config_path).is_absolute():
         req.model.config_path = str((p.parent / req.model.config_path).resolve())
     raise_problems(profile_problems(req, catalog))

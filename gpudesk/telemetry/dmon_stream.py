@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from gpudesk.i18n import _
 from gpudesk.telemetry.dmon_lines import MAX_LINE_CHARS, DmonLineParser
 from gpudesk.telemetry.model import DeviceInfo, SampleBatch, TelemetryError
 
@@ -158,3 +159,34 @@ class DmonStreamSource:
     def last_output(self) -> str:
         """The command's last lines that were not dmon output (error messages), joined with " / "."""
         return " / ".join(self.parser.other_output)
+
+    def end_problem(self, wait_s: float = 1.0) -> str | None:
+        """Once the stream ended by itself, why it is worth a warning, as one sentence: dmon unsupported there,
+        not dmon output, no samples at all, or a non-zero exit status, each with the command's last words and
+        the skipped lines; None when it simply reached its end (or was closed by the user). Waits up to
+        ``wait_s`` for the exited command to be reaped, so its status is known."""
+        if not self._eof:
+            return None
+        if self.proc.poll() is None:
+            try:
+                self.proc.wait(wait_s)
+            except subprocess.TimeoutExpired:
+                pass
+        status = self.proc.poll()
+        problem = self.problem()
+        said = " / ".join([*self.parser.errors[-3:], *self.parser.other_output])
+        if problem is not None:
+            text = problem
+        elif not self._gpus:
+            text = _("The command printed no dmon samples (exit status {status}).").format(
+                status=status if status is not None else "unknown")
+        elif status:
+            text = _("The command stopped with exit status {status}.").format(status=status)
+        else:
+            return None
+        if said and said not in text:
+            text += " " + _("Its last output: {said}").format(said=said)
+        skipped = self.parser.skipped_summary()
+        if skipped:
+            text += " " + skipped
+        return text

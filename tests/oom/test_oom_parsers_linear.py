@@ -12,7 +12,8 @@ import json
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from helpers.fuzz_profile import fuzz
+from hypothesis import given
 from hypothesis import strategies as st
 from oom_support import FIXTURES, load_cases
 
@@ -81,7 +82,7 @@ def test_ten_times_the_input_is_not_a_hundred_times_the_work(name):
     assert large / small < 30, (small, large)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@fuzz  # GPUDESK_FUZZ_EXAMPLES per run (tests/helpers/fuzz_profile.py)
 @given(st.lists(st.one_of(st.sampled_from(FRAGMENTS).flatmap(
     lambda m: st.tuples(st.integers(0, len(m)), st.integers(0, len(m))).map(lambda ab: m[min(ab):max(ab)])),
     st.text(alphabet="0123456789.,:;() \n-GiBMKT", max_size=60), st.text(max_size=30)), max_size=8))

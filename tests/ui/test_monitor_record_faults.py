@@ -63,3 +63,50 @@ def test_newer_database_in_the_gui_record_path_is_a_message(qtbot, tmp_path, mon
     worker._start_recording("")
     assert len(failures) == 1 and "newer gpudesk" in failures[0]
     worker.teardown()
+
+
+def test_disk_full_while_recording_in_the_monitor_tab(qtbot, tmp_path, monkeypatch):
+    """The whole window path: Record clicked in the Monitor tab over 64 fake GPUs; once samples are committed the
+    database file may not grow any more (SQLite's max_page_count set to its size, so the next growth answers
+    SQLITE_FULL as a full disk does). One error message names the file, the Record button comes back unchecked,
+    the plots keep receiving samples, and the committed samples stay readable."""
+    from gpudesk.telemetry.recorder import Recorder
+    from gpudesk.ui.context import AppContext
+    from gpudesk.ui.monitor.tab import MonitorTab
+
+    monkeypatch.setenv("GPUDESK_DATA_DIR", str(tmp_path))
+    path = tmp_path / "gpudesk.db"
+    disk = {"full": False}
+    flush = Recorder.flush
+
+    def flush_on_a_disk_that_may_fill(self):  # runs in the sampler's thread, on the recorder's own connection
+        if disk["full"]:
+            pages = self.db.execute("PRAGMA page_count").fetchone()[0]
+            self.db.execute(f"PRAGMA max_page_count = {pages}")
+        flush(self)
+
+    monkeypatch.setattr(Recorder, "flush", flush_on_a_disk_that_may_fill)
+    messages: list[tuple[str, str]] = []
+    tab = MonitorTab(AppContext(notify=lambda text, level="info": messages.append((level, text))),
+                     nvml=make_fake_pynvml(64))
+    qtbot.addWidget(tab, before_close_func=lambda widget: widget.shutdown())
+    tab.resize(1280, 800)
+    tab.show()
+    qtbot.waitUntil(lambda: tab.ctl.buffer is not None and tab.toolbar.record_button.isEnabled(), timeout=20000)
+    tab.toolbar.record_button.click()
+    qtbot.waitUntil(lambda: tab.ctl.recording_id is not None, timeout=20000)
+    sid = tab.ctl.recording_id
+    reader = open_store(path)
+    qtbot.waitUntil(lambda: len(load_frame(reader, sid)) >= 2, timeout=20000)
+    disk["full"] = True
+    qtbot.waitUntil(lambda: any(level == "error" for level, _ in messages), timeout=30000)
+    count_at_failure = tab.ctl.buffer.count
+    qtbot.waitUntil(lambda: tab.ctl.buffer.count >= count_at_failure + 2, timeout=10000)  # the live view goes on
+    errors = [t for level, t in messages if level == "error"]
+    assert len(errors) == 1, errors
+    assert "is full" in errors[0] and str(path) in errors[0]
+    assert not tab.toolbar.record_button.isChecked() and tab.ctl.recording_id is None
+    assert tab.toolbar.record_button.isEnabled()  # a new recording can be asked for (once space is freed)
+    tab.shutdown()
+    assert len(load_frame(reader, sid)) >= 2  # what was committed before the disk filled stays readable
+    reader.close()

@@ -36,3 +36,23 @@ def test_gpu_name_tooltip_is_plain(qtbot):
     model.set_devices([DeviceInfo(0, uuid="GPU-1", name="<a href='x'>NVIDIA</a> H100")], {0: (None, "unknown")})
     tip = model.data(model.index(0, 0), TIP)
     assert "&lt;a href=" in tip and "<a href" not in tip
+
+
+def test_recording_name_tooltip_is_plain(qtbot):
+    from gpudesk.store import open_store
+    from gpudesk.telemetry.recorder import Recorder
+    from gpudesk.ui.context import AppContext
+    from gpudesk.ui.monitor.recordings_view import RecordingsView
+
+    store = open_store()
+    recorder = Recorder(store)
+    recorder.start([], source="test", name=EVIL, notes="")
+    recorder.stop()
+    view = RecordingsView(AppContext(store=store))
+    qtbot.addWidget(view)
+    view.reload()
+    tips = [view.table.item(0, c).toolTip() for c in range(view.table.columnCount()) if view.table.item(0, c)]
+    named = [tip for tip in tips if "python" in tip]
+    assert named and all("<img" not in tip and "<b>" not in tip for tip in named)
+    assert any("&lt;img" in tip for tip in named)
+    store.close()

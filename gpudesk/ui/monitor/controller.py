@@ -121,6 +121,10 @@ class RecordingControl(QObject):
         self._notify(QCoreApplication.translate("MonitorTab", "Recording #{n} saved.").format(n=session_id), "info")
 
     def _failed(self, message: str) -> None:
+        if self.worker is not None and self.worker.session_id is None:
+            # The recording was abandoned (disk full, store error) or never started: the Record button must not
+            # stay on "Stop recording" (the worker cleared its session before it reported the failure).
+            self.session_id = None
         self.failed.emit()
         self._notify(message, "error")
 
@@ -312,8 +316,15 @@ class MonitorController(QObject):
             self.ctx.notify(text, "error")
 
     def _source_finished(self) -> None:
-        self.ctx.notify(QCoreApplication.translate("MonitorTab", "The source has ended: {s}").format(s=self.title),
-                        "info")
+        # A stream whose command died or printed no dmon says why (exit status, last words), as a warning.
+        end_problem = getattr(self.worker.source if self.worker is not None else None, "end_problem", None)
+        problem = end_problem() if callable(end_problem) else None
+        if problem:
+            self.ctx.notify(QCoreApplication.translate("MonitorTab", "The source has ended: {s}. {why}").format(
+                s=self.title, why=problem), "warning")
+        else:
+            self.ctx.notify(QCoreApplication.translate("MonitorTab", "The source has ended: {s}").format(
+                s=self.title), "info")
         self.sourceFinished.emit()
 
     def _nvml_unavailable(self, status: NvmlStatus) -> None:

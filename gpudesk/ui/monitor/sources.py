@@ -164,5 +164,8 @@ class AssumedLinkSource:
     def describe(self) -> str:
         return self.inner.describe()
 
+    def end_problem(self) -> str | None:
+        return self.inner.end_problem()
+
     def close(self) -> None:
         self.inner.close()

@@ -10,7 +10,6 @@ Signals:
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +20,7 @@ from gpudesk.planner import (
     PlannerError,
     Requirement,
     dumps_profile,
+    parse_profile_text,
     plan,
     plan_to_dict,
     requirement_from_dict,
@@ -30,11 +30,6 @@ from gpudesk.ui.workers import Task, run_task
 
 if TYPE_CHECKING:
     from gpudesk.store.plans import SavedPlan
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 
 def run_plan(req: Requirement, catalog: Any, prices: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -49,9 +44,11 @@ def read_profile_text(text: str, profile_format: str = "toml") -> dict[str, Any]
     Raises:
         PlannerError: the text is not valid TOML / JSON.
     """
+    if profile_format != "json":  # bounded: deep nesting and 4300+ digit numbers are a ProfileError too
+        return parse_profile_text(text)
     try:
-        data = json.loads(text) if profile_format == "json" else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError, ValueError) as exc:
         raise PlannerError(QCoreApplication.translate("PlanTab", "The saved profile is not valid {0}: {1}.").format(profile_format.upper(), exc)) from exc
     if not isinstance(data, dict):
         raise PlannerError(QCoreApplication.translate("PlanTab", "The saved profile is not a table of sections."))

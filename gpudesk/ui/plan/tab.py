@@ -131,6 +131,9 @@ class PlanTab(QWidget):
         path = Path(path)
         try:
             data = read_profile_text(path.read_text(encoding="utf-8"), "toml")
+        except UnicodeDecodeError:
+            self.ctx.notify(self.tr("Cannot load the profile {0}: it is not UTF-8 text.").format(path.name), "error")
+            return
         except (OSError, PlannerError) as exc:
             self.ctx.notify(self.tr("Cannot load the profile {0}: {1}").format(path.name, str(exc)), "error")
             return
