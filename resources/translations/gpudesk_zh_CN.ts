@@ -2959,7 +2959,7 @@ It also resets the peak counter.</source>
 <context>
     <name>Monitor</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="378"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="389"/>
         <source>{what} failed: {e}</source>
         <translation>{what}失败：{e}</translation>
     </message>
@@ -3482,17 +3482,22 @@ PCI 总线：{bus}</translation>
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="232"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="236"/>
         <source>Opening the source…</source>
         <translation>正在打开数据源…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="255"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="259"/>
         <source>Live NVML: {s}</source>
         <translation>实时 NVML：{s}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="356"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="323"/>
+        <source>The source has ended: {s}. {why}</source>
+        <translation>数据源已结束：{s}。{why}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="367"/>
         <source>Watching a fleet: open a GPU in the Fleet tab to see its plots, statistics and findings.</source>
         <translation>正在监控集群：在“集群”子标签页中打开一块 GPU 以查看其曲线图、统计和发现。</translation>
     </message>
@@ -3502,12 +3507,12 @@ PCI 总线：{bus}</translation>
         <translation>此数据源不含进程列表（只有实时 NVML 才有）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="289"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="293"/>
         <source>GPU {i} stopped answering: {r}. The other GPUs are still monitored.</source>
         <translation>GPU {i} 停止响应：{r}。其他 GPU 仍在监控中。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="315"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="326"/>
         <source>The source has ended: {s}</source>
         <translation>数据源已结束：{s}</translation>
     </message>
@@ -4840,12 +4845,12 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanTab</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="55"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="52"/>
         <source>The saved profile is not valid {0}: {1}.</source>
         <translation>保存的配置文件不是有效的 {0}：{1}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="57"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="54"/>
         <source>The saved profile is not a table of sections.</source>
         <translation>保存的配置文件不是由各节组成的表。</translation>
     </message>
@@ -4941,112 +4946,117 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/bar.py" line="96"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="225"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="228"/>
         <source>TOML profiles (*.toml)</source>
         <translation>TOML 配置文件 (*.toml)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="223"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="226"/>
         <source>Save requirement profile</source>
         <translation>保存需求配置文件</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="198"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="195"/>
         <source>Profile written to {0}</source>
         <translation>配置文件已写入 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="135"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="138"/>
         <source>Cannot load the profile {0}: {1}</source>
         <translation>无法载入配置文件 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="143"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="146"/>
         <source>Loaded “{0}” ({1}). Check the answers and press Plan.</source>
         <translation>已载入“{0}”（{1}）。请检查回答并按“规划”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="84"/>
         <source>The GPU catalog is not available, so no plan can be made. See the message at start-up.</source>
         <translation>GPU 目录不可用，无法进行规划。请查看启动时的消息。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="149"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="152"/>
         <source>Planning over the whole catalog…</source>
         <translation>正在基于整个目录规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="119"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="116"/>
         <source>Your GPU prices could not be read, so catalog prices are used: {0}</source>
         <translation>无法读取您的 GPU 价格，将使用目录价格：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="127"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="124"/>
         <source>Your price cannot be kept: the user database is not open.</source>
         <translation>无法保存您的价格：用户数据库未打开。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="136"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="133"/>
         <source>from the Plan tab</source>
         <translation>来自“规划”标签页</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="138"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="135"/>
         <source>The price was not saved: {0}</source>
         <translation>价格未保存：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="141"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="138"/>
         <source>Saved your price for {0}: {1} USD per GPU. A plan is already being made; press Plan again when it is done to use the price.</source>
         <translation>已保存您为 {0} 设置的价格：每 GPU {1} USD。当前正在规划；完成后再按一次“规划”即可使用此价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="145"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="142"/>
         <source>Saved your price for {0}: {1} USD per GPU. Planning again…</source>
         <translation>已保存您为 {0} 设置的价格：每 GPU {1} USD。正在重新规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="154"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="135"/>
+        <source>Cannot load the profile {0}: it is not UTF-8 text.</source>
+        <translation>无法加载配置文件 {0}：它不是 UTF-8 文本。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="157"/>
         <source>{0} configurations ranked, {1} rejected.</source>
         <translation>已排序 {0} 个配置，排除 {1} 个。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="167"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="170"/>
         <source>Planning failed: {0}</source>
         <translation>规划失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="173"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="176"/>
         <source>&amp;Save changes</source>
         <translation>保存更改(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="173"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="176"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="154"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="151"/>
         <source>Nothing to save, or the user database is not available.</source>
         <translation>没有可保存的内容，或用户数据库不可用。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="161"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="158"/>
         <source>Untitled plan</source>
         <translation>未命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="172"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="169"/>
         <source>Plan “{0}” saved.</source>
         <translation>规划“{0}”已保存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="180"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="177"/>
         <source>{0}: {1}</source>
         <translation>{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="200"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="203"/>
         <source>Editing “{0}”: change the answers, press Plan, then Save changes.</source>
         <translation>正在编辑“{0}”：修改回答，按“规划”，然后“保存更改”。</translation>
     </message>
