@@ -225,7 +225,7 @@ def test_zh_cn_qm_translates_the_oom_tab(qtbot, zh_cn):
     qtbot.addWidget(tab)
     try:
         assert [tab.pages.tabText(i) for i in range(tab.pages.count())] == [
-            "诊断(&G)", "实时显存(&M)", "显存快照(&N)", "历史(&H)"]
+            "诊断(&G)", "实时显存(&M)", "显存快照(&N)", "历史(&Y)"]
         assert tab.results.copy_report_button.text() == "复制报告"
         assert tab.picker.text_input.diagnose_button.text() == "诊断(&D)"
     finally:
