@@ -11,16 +11,12 @@ from __future__ import annotations
 import queue
 import shlex
 import subprocess
-import threading
 import time
 from collections.abc import Callable
 
 from gpudesk.telemetry.dmon_lines import MAX_LINE_CHARS, DmonLineParser
+from gpudesk.telemetry.line_stream import BoundedLineReader
 from gpudesk.telemetry.model import DeviceInfo, SampleBatch, TelemetryError
-
-# Lines queued between two polls; a command that floods output is slowed down (the reader waits), not buffered
-# without bound.
-MAX_QUEUED_LINES = 100_000
 
 
 class DmonStreamError(TelemetryError):
@@ -47,10 +43,8 @@ class DmonStreamSource:
         self.command = argv
         self.interval_s = float(interval_s)
         self.parser = DmonLineParser(clock)
-        self._lines: queue.Queue[str | None] = queue.Queue(MAX_QUEUED_LINES)
         self._gpus: dict[int, DeviceInfo] = {}
         self._eof = False
-        self._closed = False
         try:
             self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                          text=True, encoding="utf-8", errors="replace", bufsize=1)
@@ -60,48 +54,13 @@ class DmonStreamSource:
             raise DmonStreamError(f"Cannot run {argv[0]!r}: permission denied.") from exc
         except OSError as exc:
             raise DmonStreamError(f"Cannot start {argv[0]!r}: {exc.strerror or exc}.") from exc
-        self._reader = threading.Thread(target=self._read, name="dmon-stream-reader", daemon=True)
-        self._reader.start()
-
-    def _put(self, item: str | None) -> bool:
-        """Queue one line, waiting while the queue is full; False once the source is closed."""
-        while True:
-            try:
-                self._lines.put(item, timeout=0.2)
-                return True
-            except queue.Full:
-                if self._closed:
-                    return False
-
-    def _read(self) -> None:
-        """Read lines of at most MAX_LINE_CHARS characters: a longer line (or output without any newline) is
-        read in pieces and passed on as one over-long line that the parser skips and counts, so memory stays
-        bounded whatever the command prints."""
-        out = self.proc.stdout
-        assert out is not None
-        try:
-            while True:
-                line = out.readline(MAX_LINE_CHARS + 1)
-                if not line:
-                    break
-                if len(line) > MAX_LINE_CHARS and not line.endswith("\n"):
-                    while True:  # drop the rest of this line
-                        rest = out.readline(MAX_LINE_CHARS + 1)
-                        if not rest or rest.endswith("\n"):
-                            break
-                    line = "x" * (MAX_LINE_CHARS + 3)
-                if not self._put(line):
-                    return
-        except (OSError, ValueError):  # the pipe was closed under us by close(): end of stream
-            pass
-        finally:
-            self._put(None)
+        self._reader = BoundedLineReader(self.proc, thread_name="dmon-stream-reader", max_line_chars=MAX_LINE_CHARS)
 
     def poll(self) -> list[SampleBatch]:
         out: list[SampleBatch] = []
         while True:
             try:
-                line = self._lines.get_nowait()
+                line = self._reader.get_nowait()
             except queue.Empty:
                 break
             if line is None:
@@ -122,7 +81,7 @@ class DmonStreamSource:
     @property
     def finished(self) -> bool:
         """True at end of stream or after :meth:`close` (a last :meth:`poll` still returns what had arrived)."""
-        return self._eof or self._closed
+        return self._eof or self._reader.closed
 
     @property
     def returncode(self) -> int | None:
@@ -134,18 +93,7 @@ class DmonStreamSource:
     def close(self, grace_s: float = 2.0) -> None:
         """Terminate the command (SIGTERM, then SIGKILL after ``grace_s``). Lines it printed before are kept
         for a last :meth:`poll`."""
-        self._closed = True
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(grace_s)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(grace_s)
-        self._reader.join(grace_s)  # the process is gone: the reader sees end of file and queues the rest
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
-        self._reader.join(grace_s)
+        self._reader.close(grace_s)
 
     def problem(self) -> str | None:
         """Why the stream gave nothing usable, as one sentence: dmon unsupported there, pmon output instead of
