@@ -4,9 +4,7 @@ is stamped with the time its first row arrived. :meth:`close` terminates the com
 
 from __future__ import annotations
 
-import queue
 import shlex
-import subprocess
 import time
 from collections.abc import Callable
 
@@ -14,7 +12,7 @@ from gpudesk.i18n import _
 from gpudesk.telemetry.dcgmi_dmon import MAX_LINE_CHARS, DcgmiDmonParser
 from gpudesk.telemetry.fleet import GpuKey
 from gpudesk.telemetry.fleet_http import FleetError
-from gpudesk.telemetry.line_stream import BoundedLineReader
+from gpudesk.telemetry.line_stream import BoundedLineReader, start_merged
 from gpudesk.telemetry.model import SampleBatch
 
 
@@ -38,9 +36,7 @@ class DcgmiStreamSource:
         self.parser = DcgmiDmonParser(host=host, clock=clock)
         self._eof = False
         try:
-            self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, text=True, encoding="utf-8", errors="replace",
-                                         bufsize=1)
+            self.proc = start_merged(argv)
         except OSError as exc:
             raise DcgmiStreamError(_("Could not start {cmd}.").format(cmd=argv[0]), field="command",
                                    detail=exc.strerror or str(exc),
@@ -50,20 +46,15 @@ class DcgmiStreamSource:
     def poll(self) -> list[SampleBatch]:
         """The ticks finished since the last call (the last, open tick is returned at end of stream)."""
         out: list[SampleBatch] = []
-        while True:
-            try:
-                line = self._reader.get_nowait()
-            except queue.Empty:
-                break
-            if line is None:
-                self._eof = True
-                last = self.parser.finish()
-                if last is not None:
-                    out.append(last)
-                break
+        for line in self._reader.available():
             batch = self.parser.feed(line)
             if batch is not None:
                 out.append(batch)
+        if self._reader.ended and not self._eof:
+            self._eof = True
+            last = self.parser.finish()
+            if last is not None:
+                out.append(last)
         return out
 
     @property

@@ -8,14 +8,12 @@ terminates the process (then kills it after a grace period).
 
 from __future__ import annotations
 
-import queue
 import shlex
-import subprocess
 import time
 from collections.abc import Callable
 
 from gpudesk.telemetry.dmon_lines import MAX_LINE_CHARS, DmonLineParser
-from gpudesk.telemetry.line_stream import BoundedLineReader
+from gpudesk.telemetry.line_stream import BoundedLineReader, start_merged
 from gpudesk.telemetry.model import DeviceInfo, SampleBatch, TelemetryError
 
 
@@ -46,8 +44,7 @@ class DmonStreamSource:
         self._gpus: dict[int, DeviceInfo] = {}
         self._eof = False
         try:
-            self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         text=True, encoding="utf-8", errors="replace", bufsize=1)
+            self.proc = start_merged(argv)
         except FileNotFoundError as exc:
             raise DmonStreamError(f"Command not found: {argv[0]!r}. Check the spelling or give its full path.") from exc
         except PermissionError as exc:
@@ -58,16 +55,11 @@ class DmonStreamSource:
 
     def poll(self) -> list[SampleBatch]:
         out: list[SampleBatch] = []
-        while True:
-            try:
-                line = self._reader.get_nowait()
-            except queue.Empty:
-                break
-            if line is None:
-                self._eof = True
-                out.extend(self.parser.flush())
-                break
+        for line in self._reader.available():
             out.extend(self.parser.feed(line))
+        if self._reader.ended and not self._eof:
+            self._eof = True
+            out.extend(self.parser.flush())
         for b in out:
             b.source = self.kind
             for s in b.samples:

@@ -11,30 +11,47 @@ from __future__ import annotations
 import queue
 import subprocess
 import threading
+from collections.abc import Iterator
 
 # Lines queued between two polls.
 MAX_QUEUED_LINES = 100_000
 
 
+def start_merged(argv: list[str]) -> subprocess.Popen[str]:
+    """Start ``argv`` (no shell) with stdout and stderr merged into one line-buffered UTF-8 text pipe.
+
+    Raises:
+        OSError: the program cannot be started (not found, not executable); the caller words the error.
+    """
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            text=True, encoding="utf-8", errors="replace", bufsize=1)
+
+
 class BoundedLineReader:
-    """Reads ``proc.stdout`` on a reader thread; :meth:`get_nowait` hands out its lines, then None at end."""
+    """Reads ``proc.stdout`` on a reader thread; :meth:`available` hands out the lines arrived so far."""
 
     def __init__(self, proc: subprocess.Popen[str], *, thread_name: str, max_line_chars: int,
                  max_queued_lines: int = MAX_QUEUED_LINES) -> None:
         self.proc = proc
         self.max_line_chars = max_line_chars
         self.closed = False
+        self.ended = False  # the end-of-stream mark was taken by available()
         self._lines: queue.Queue[str | None] = queue.Queue(max_queued_lines)
         self._reader = threading.Thread(target=self._read, name=thread_name, daemon=True)
         self._reader.start()
 
-    def get_nowait(self) -> str | None:
-        """The next line, or None at end of stream.
-
-        Raises:
-            queue.Empty: nothing has arrived since the last call.
-        """
-        return self._lines.get_nowait()
+    def available(self) -> Iterator[str]:
+        """The lines arrived so far, without waiting; at the end-of-stream mark it sets :attr:`ended` and stops.
+        Lines not taken (the caller stopped, or raised) stay queued for the next call."""
+        while not self.ended:
+            try:
+                line = self._lines.get_nowait()
+            except queue.Empty:
+                return
+            if line is None:
+                self.ended = True
+                return
+            yield line
 
     def _put(self, item: str | None) -> bool:
         """Queue one line, waiting while the queue is full; False once the reader is closed."""
