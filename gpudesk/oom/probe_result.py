@@ -12,6 +12,7 @@ import json
 import math
 from typing import Any
 
+from gpudesk.json_limits import json_depth_ok
 from gpudesk.oom.errors import ProbeResultError
 from gpudesk.oom.report import DeviceMemory, MemoryReport
 
@@ -40,7 +41,7 @@ def load_probe_json(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
         if len(data) > MAX_PROBE_BYTES:
             raise ProbeResultError(f"The probe's answer is {len(data)} bytes, more than a probe writes "
                                    f"({MAX_PROBE_BYTES}); it was not read.")
-        if not _depth_ok(data):
+        if not json_depth_ok(data, MAX_NESTING):
             raise ProbeResultError(f"The probe's answer nests lists or objects more than {MAX_NESTING} levels deep; "
                                    "it is not a gpudesk probe result.")
         try:
@@ -133,29 +134,3 @@ def _device(d: dict[str, Any], notes: list[str]) -> DeviceMemory:
             kind = type(raw).__name__ if isinstance(raw, (dict, list, str, bool)) else f"{raw!r:.40}"
             notes.append(f"probe: GPU {d['index']} {key} was {kind}, not a figure; treated as unknown.")
     return DeviceMemory(index=d["index"], **values)
-
-
-def _depth_ok(data: str | bytes) -> bool:
-    """True when JSON brackets outside strings nest at most MAX_NESTING deep (one linear pass)."""
-    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-    if text.count("[") + text.count("{") <= MAX_NESTING:  # C-speed shortcut for ordinary documents
-        return True
-    depth = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            if depth > MAX_NESTING:
-                return False
-        elif ch in "]}":
-            depth -= 1
-    return True

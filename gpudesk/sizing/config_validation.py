@@ -17,6 +17,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from gpudesk.json_limits import json_depth_ok
 from gpudesk.sizing.errors import ConfigFileError
 
 MAX_CONFIG_BYTES = 16 * 1024 * 1024
@@ -50,32 +51,6 @@ NUMERIC_FIELDS: dict[str, tuple[int, int]] = {
 TEXT_FIELDS = ("model_type", "hidden_act", "feed_forward_proj", "_name_or_path")
 
 
-def _depth_ok(text: str) -> bool:
-    """True when brackets outside strings nest at most MAX_NESTING deep (one linear pass)."""
-    if text.count("[") + text.count("{") <= MAX_NESTING:  # C-speed shortcut for ordinary documents
-        return True
-    depth = 0
-    in_string = False
-    escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            if depth > MAX_NESTING:
-                return False
-        elif ch in "]}":
-            depth -= 1
-    return True
-
-
 def read_config_json(path: Path) -> dict[str, Any]:
     """The JSON object of a local ``config.json``.
 
@@ -93,7 +68,7 @@ def read_config_json(path: Path) -> dict[str, Any]:
         raise ConfigFileError("config", f"cannot read {path}: {exc.strerror or exc}.") from exc
     except UnicodeDecodeError as exc:
         raise ConfigFileError("config", f"{path} is not UTF-8 text; pass the model's config.json.") from exc
-    if not _depth_ok(text):
+    if not json_depth_ok(text, MAX_NESTING):
         raise ConfigFileError("config", f"{path} nests lists or objects more than {MAX_NESTING} levels deep; "
                                         "a model's config.json nests two or three.")
     try:

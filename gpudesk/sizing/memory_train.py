@@ -42,26 +42,17 @@ from gpudesk.sizing.checks import MAX_BATCH, MAX_GPUS, MAX_SEQ_LEN_TOKENS, choic
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.overheads import Overheads, add_overheads
-from gpudesk.sizing.optimizers import PARAM_PRECISIONS, optimizer_bytes_per_param, optimizer_source
+from gpudesk.sizing.optimizers import (
+    LEGACY_ACCOUNTING,
+    PARAM_PRECISIONS,
+    optimizer_bytes_per_param,
+    optimizer_source,
+)
 from gpudesk.sizing.shapes import ModelSpec
 
-# name -> (weights, master_weights, gradients, optimizer_states) bytes/param in mixed precision.
-OPTIMIZER_ACCOUNTING: dict[str, tuple[float, float, float, float]] = {
-    "adam-16": (2, 4, 2, 8),
-    "adam-18": (2, 4, 4, 8),
-    "adam-20": (2, 4, 6, 8),
-    "adamw-bf16": (2, 0, 2, 4),
-    "adam-8bit": (2, 4, 2, 2),
-    "sgd": (2, 4, 2, 4),
-}
-OPTIMIZER_SOURCES: dict[str, str] = {
-    "adam-16": "ZeRO paper (Rajbhandari et al. 2019, arXiv 1910.02054): 2+2+12 = 16 B/param",
-    "adam-18": "Megatron-LM theoretical_memory_usage.py / NVIDIA/Megatron-LM#654: 18 B/param",
-    "adam-20": "MT-NLG 530B (arXiv 2201.11990) and DeepSpeed estimate_zero2 2P+18P/N: 20 B/param",
-    "adamw-bf16": "pure-bf16 AdamW, huggingface/transformers PR 21312: 8 B/param",
-    "adam-8bit": "8-bit optimizers (Dettmers et al. 2021, arXiv 2110.02861) with fp32 master: 10 B/param",
-    "sgd": "EleutherAI Transformer Math 101: SGD+momentum, 12 B/param with fp32 master",
-}
+# name -> (weights, master_weights, gradients, optimizer_states) bytes/param in mixed precision; the table and
+# its citations (optimizer_source) live in gpudesk.sizing.optimizers.
+OPTIMIZER_ACCOUNTING = LEGACY_ACCOUNTING
 _FP32_STATES = {"adam-16": 8, "adam-18": 8, "adam-20": 8, "adam-8bit": 2, "sgd": 4}
 SHARDING_MODES = ("none", "ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp-grad-op")
 OFFLOAD_MODES = ("none", "optimizer", "all")

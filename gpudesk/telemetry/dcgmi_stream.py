@@ -4,17 +4,15 @@ is stamped with the time its first row arrived. :meth:`close` terminates the com
 
 from __future__ import annotations
 
-import queue
 import shlex
-import subprocess
-import threading
 import time
 from collections.abc import Callable
 
 from gpudesk.i18n import _
-from gpudesk.telemetry.dcgmi_dmon import DcgmiDmonParser
+from gpudesk.telemetry.dcgmi_dmon import MAX_LINE_CHARS, DcgmiDmonParser
 from gpudesk.telemetry.fleet import GpuKey
 from gpudesk.telemetry.fleet_http import FleetError
+from gpudesk.telemetry.line_stream import BoundedLineReader, start_merged
 from gpudesk.telemetry.model import SampleBatch
 
 
@@ -36,46 +34,27 @@ class DcgmiStreamSource:
                                      "203,1001'."), field="command")
         self.command = argv
         self.parser = DcgmiDmonParser(host=host, clock=clock)
-        self._lines: queue.Queue[str | None] = queue.Queue()
         self._eof = False
         try:
-            self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, text=True, encoding="utf-8", errors="replace",
-                                         bufsize=1)
+            self.proc = start_merged(argv)
         except OSError as exc:
             raise DcgmiStreamError(_("Could not start {cmd}.").format(cmd=argv[0]), field="command",
                                    detail=exc.strerror or str(exc),
                                    remedy=_("Check the spelling or give the program's full path.")) from exc
-        self._reader = threading.Thread(target=self._read, name="dcgmi-stream-reader", daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        try:
-            for line in self.proc.stdout:
-                self._lines.put(line)
-        except (OSError, ValueError):  # the pipe was closed by close(): end of stream
-            pass
-        finally:
-            self._lines.put(None)
+        self._reader = BoundedLineReader(self.proc, thread_name="dcgmi-stream-reader", max_line_chars=MAX_LINE_CHARS)
 
     def poll(self) -> list[SampleBatch]:
         """The ticks finished since the last call (the last, open tick is returned at end of stream)."""
         out: list[SampleBatch] = []
-        while True:
-            try:
-                line = self._lines.get_nowait()
-            except queue.Empty:
-                break
-            if line is None:
-                self._eof = True
-                last = self.parser.finish()
-                if last is not None:
-                    out.append(last)
-                break
+        for line in self._reader.available():
             batch = self.parser.feed(line)
             if batch is not None:
                 out.append(batch)
+        if self._reader.ended and not self._eof:
+            self._eof = True
+            last = self.parser.finish()
+            if last is not None:
+                out.append(last)
         return out
 
     @property
@@ -87,13 +66,4 @@ class DcgmiStreamSource:
         return self._eof
 
     def close(self, grace_s: float = 2.0) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(grace_s)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(grace_s)
-        self._reader.join(grace_s)
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
+        self._reader.close(grace_s)

@@ -8,20 +8,14 @@ terminates the process (then kills it after a grace period).
 
 from __future__ import annotations
 
-import queue
 import shlex
-import subprocess
-import threading
 import time
 from collections.abc import Callable
 
 from gpudesk.i18n import _
 from gpudesk.telemetry.dmon_lines import MAX_LINE_CHARS, DmonLineParser
+from gpudesk.telemetry.line_stream import BoundedLineReader, start_merged
 from gpudesk.telemetry.model import DeviceInfo, SampleBatch, TelemetryError
-
-# Lines queued between two polls; a command that floods output is slowed down (the reader waits), not buffered
-# without bound.
-MAX_QUEUED_LINES = 100_000
 
 
 class DmonStreamError(TelemetryError):
@@ -48,68 +42,25 @@ class DmonStreamSource:
         self.command = argv
         self.interval_s = float(interval_s)
         self.parser = DmonLineParser(clock)
-        self._lines: queue.Queue[str | None] = queue.Queue(MAX_QUEUED_LINES)
         self._gpus: dict[int, DeviceInfo] = {}
         self._eof = False
-        self._closed = False
         try:
-            self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         text=True, encoding="utf-8", errors="replace", bufsize=1)
+            self.proc = start_merged(argv)
         except FileNotFoundError as exc:
             raise DmonStreamError(f"Command not found: {argv[0]!r}. Check the spelling or give its full path.") from exc
         except PermissionError as exc:
             raise DmonStreamError(f"Cannot run {argv[0]!r}: permission denied.") from exc
         except OSError as exc:
             raise DmonStreamError(f"Cannot start {argv[0]!r}: {exc.strerror or exc}.") from exc
-        self._reader = threading.Thread(target=self._read, name="dmon-stream-reader", daemon=True)
-        self._reader.start()
-
-    def _put(self, item: str | None) -> bool:
-        """Queue one line, waiting while the queue is full; False once the source is closed."""
-        while True:
-            try:
-                self._lines.put(item, timeout=0.2)
-                return True
-            except queue.Full:
-                if self._closed:
-                    return False
-
-    def _read(self) -> None:
-        """Read lines of at most MAX_LINE_CHARS characters: a longer line (or output without any newline) is
-        read in pieces and passed on as one over-long line that the parser skips and counts, so memory stays
-        bounded whatever the command prints."""
-        out = self.proc.stdout
-        assert out is not None
-        try:
-            while True:
-                line = out.readline(MAX_LINE_CHARS + 1)
-                if not line:
-                    break
-                if len(line) > MAX_LINE_CHARS and not line.endswith("\n"):
-                    while True:  # drop the rest of this line
-                        rest = out.readline(MAX_LINE_CHARS + 1)
-                        if not rest or rest.endswith("\n"):
-                            break
-                    line = "x" * (MAX_LINE_CHARS + 3)
-                if not self._put(line):
-                    return
-        except (OSError, ValueError):  # the pipe was closed under us by close(): end of stream
-            pass
-        finally:
-            self._put(None)
+        self._reader = BoundedLineReader(self.proc, thread_name="dmon-stream-reader", max_line_chars=MAX_LINE_CHARS)
 
     def poll(self) -> list[SampleBatch]:
         out: list[SampleBatch] = []
-        while True:
-            try:
-                line = self._lines.get_nowait()
-            except queue.Empty:
-                break
-            if line is None:
-                self._eof = True
-                out.extend(self.parser.flush())
-                break
+        for line in self._reader.available():
             out.extend(self.parser.feed(line))
+        if self._reader.ended and not self._eof:
+            self._eof = True
+            out.extend(self.parser.flush())
         for b in out:
             b.source = self.kind
             for s in b.samples:
@@ -123,7 +74,7 @@ class DmonStreamSource:
     @property
     def finished(self) -> bool:
         """True at end of stream or after :meth:`close` (a last :meth:`poll` still returns what had arrived)."""
-        return self._eof or self._closed
+        return self._eof or self._reader.closed
 
     @property
     def returncode(self) -> int | None:
@@ -135,18 +86,7 @@ class DmonStreamSource:
     def close(self, grace_s: float = 2.0) -> None:
         """Terminate the command (SIGTERM, then SIGKILL after ``grace_s``). Lines it printed before are kept
         for a last :meth:`poll`."""
-        self._closed = True
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(grace_s)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(grace_s)
-        self._reader.join(grace_s)  # the process is gone: the reader sees end of file and queues the rest
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
-        self._reader.join(grace_s)
+        self._reader.close(grace_s)
 
     def problem(self) -> str | None:
         """Why the stream gave nothing usable, as one sentence: dmon unsupported there, pmon output instead of

@@ -13,14 +13,11 @@ from gpudesk.store import open_store
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.plan.tab import PlanTab
 
+from helpers.notes import Notes
+
+__all__ = ["ARTICLE", "Notes", "catalog", "ctx", "tab"]
+
 ARTICLE = paths.examples_dir() / "article-13b-finetune.toml"
-
-
-class Notes(list):
-    """Collects what the tab shows through ``ctx.notify``: (text, level) pairs."""
-
-    def __call__(self, text: str, level: str = "info") -> None:
-        self.append((text, level))
 
 
 @pytest.fixture(scope="module")

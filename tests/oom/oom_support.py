@@ -22,6 +22,27 @@ HAS_TORCH = importlib.util.find_spec("torch") is not None
 needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="torch is not importable here")
 
 
+def cuda_ready() -> str | None:
+    """Why the real-GPU tests cannot run here, or None when NVML finds a GPU and torch has CUDA."""
+    from gpudesk.nvml.nvml_session import probe_nvml  # imported only by the GPU test modules that ask
+
+    if not probe_nvml().available:
+        return "no NVIDIA GPU / NVML here"
+    if not HAS_TORCH:
+        return "torch is not importable here"
+    out = subprocess.run([sys.executable, "-c", "import torch; print(torch.cuda.is_available())"],
+                         check=False, capture_output=True, text=True, timeout=120)
+    return None if out.stdout.strip() == "True" else "torch has no CUDA here"
+
+
+@pytest.fixture(scope="module")
+def need_cuda() -> None:
+    """Skips the whole module without a GPU and CUDA torch (import it and name it in ``pytest.mark.usefixtures``)."""
+    why = cuda_ready()
+    if why:
+        pytest.skip(why)
+
+
 def load_cases() -> list[dict]:
     with open(FIXTURES / "cases.jsonl", encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]

@@ -13,30 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-from oom_support import HAS_TORCH, spawn  # noqa: F401  (spawn is a fixture)
+from oom_support import need_cuda, spawn  # noqa: F401  (fixtures)
 
-pytestmark = [pytest.mark.gpu, pytest.mark.torch]
-
-
-def _cuda_ready() -> str | None:
-    from gpudesk.nvml.nvml_session import probe_nvml
-
-    if not probe_nvml().available:
-        return "no NVIDIA GPU / NVML here"
-    if not HAS_TORCH:
-        return "torch is not importable here"
-    import subprocess
-
-    out = subprocess.run([sys.executable, "-c", "import torch; print(torch.cuda.is_available())"],
-                         capture_output=True, text=True, timeout=120)
-    return None if out.stdout.strip() == "True" else "torch has no CUDA here"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _need_cuda():
-    why = _cuda_ready()
-    if why:
-        pytest.skip(why)
+pytestmark = [pytest.mark.gpu, pytest.mark.torch, pytest.mark.usefixtures("need_cuda")]
 
 
 def _capture(name: str, text: str) -> None:

@@ -14,13 +14,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from oom_support import HAS_TORCH
+from oom_support import need_cuda  # noqa: F401  (fixture)
 
 from gpudesk.oom.snapshot.account import diagnose_snapshot
 from gpudesk.oom.snapshot.analysis import analyse
 from gpudesk.oom.snapshot.reader import load_snapshot
 
-pytestmark = [pytest.mark.gpu, pytest.mark.torch]
+pytestmark = [pytest.mark.gpu, pytest.mark.torch, pytest.mark.usefixtures("need_cuda")]
 
 # Fragmentation: cap the process at 4 GiB, cut cached 180 MiB segments into 100 MiB holes next to live 70 MiB
 # tensors, fill what is left with 128 MiB tensors (larger than the holes, so they cannot use them), then ask for
@@ -63,25 +63,6 @@ for step in range(8):
     del x, h, loss
 torch.cuda.memory._dump_snapshot(sys.argv[1])
 """
-
-
-def _cuda_ready() -> str | None:
-    from gpudesk.nvml.nvml_session import probe_nvml
-
-    if not probe_nvml().available:
-        return "no NVIDIA GPU / NVML here"
-    if not HAS_TORCH:
-        return "torch is not importable here"
-    out = subprocess.run([sys.executable, "-c", "import torch; print(torch.cuda.is_available())"],
-                         check=False, capture_output=True, text=True, timeout=120)
-    return None if out.stdout.strip() == "True" else "torch has no CUDA here"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _need_cuda() -> None:
-    why = _cuda_ready()
-    if why:
-        pytest.skip(why)
 
 
 def _capture(tmp_path: Path, script: str, name: str) -> Path:

@@ -8,7 +8,8 @@ import pytest
 from gpudesk.catalog import open_catalog
 from gpudesk.planner import plan, plan_to_dict
 from gpudesk.planner.binding import DEADLINE_LABEL, MAX_GPUS_LABEL
-from gpudesk.planner.requirement import Requirement
+
+from helpers.planner_cases import training_70b
 
 
 @pytest.fixture(scope="module")
@@ -16,19 +17,8 @@ def catalog():
     return open_catalog()
 
 
-def _tight_70b(deadline_days: float) -> Requirement:
-    # /tmp/try/p_tight2.toml of the tryout: Llama 3.1 70B full training, 1e9 samples x 8192 tokens, max 8 GPUs.
-    req = Requirement()
-    req.model.model = "meta-llama/Llama-3.1-70B"
-    req.model.seq_len_tokens = 8192
-    req.data.sample_count = 1_000_000_000
-    req.operations.max_gpus = 8
-    req.workload.deadline_s = deadline_days * 86400
-    return req
-
-
 def test_missed_deadline_names_the_binding_controls_and_the_gpu_count_that_meets_it(catalog):
-    result = plan(_tight_70b(30), catalog)
+    result = plan(training_70b(30), catalog)
     assert result.deadline_met_by_any is False
     b = result.binding
     assert b is not None and b.field == "workload.deadline_s" and b.label == DEADLINE_LABEL
@@ -52,7 +42,7 @@ def test_missed_deadline_names_the_binding_controls_and_the_gpu_count_that_meets
 
 
 def test_one_day_deadline_says_no_count_meets_it_and_gives_the_deadline_8_gpus_meet(catalog):
-    result = plan(_tight_70b(1), catalog)
+    result = plan(training_70b(1), catalog)
     b = result.binding
     assert b is not None
     texts = [c.text for c in b.changes]
@@ -61,7 +51,7 @@ def test_one_day_deadline_says_no_count_meets_it_and_gives_the_deadline_8_gpus_m
 
 
 def test_met_deadline_has_no_binding(catalog):
-    req = _tight_70b(1)
+    req = training_70b(1)
     req.data.sample_count = 1_000_000  # a thousandth of the data: 8 x GB300 in about 4 days
     req.workload.deadline_s = 10 * 86400
     result = plan(req, catalog)

@@ -20,6 +20,8 @@ from gpudesk.planner.sheet_markdown import sheet_to_markdown
 from gpudesk.planner.tco import TCO_LINES
 from gpudesk.sizing.estimate import COMPONENT_ORDER
 
+from helpers.planner_cases import training_70b
+
 PARTS = i18n.LOCALE_DIR / "zh_CN" / "LC_MESSAGES" / "parts"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 FIELD = re.compile(r"\{[^{}]*\}")
@@ -56,17 +58,6 @@ def _english_phrases() -> set[str]:
     return phrases
 
 
-def _training_70b(deadline_days: float) -> Requirement:
-    # The tryout's Llama 3.1 70B full training (1e9 samples x 8192 tokens, at most 8 GPUs), as in test_binding.
-    req = Requirement()
-    req.model.model = "meta-llama/Llama-3.1-70B"
-    req.model.seq_len_tokens = 8192
-    req.data.sample_count = 1_000_000_000
-    req.operations.max_gpus = 8
-    req.workload.deadline_s = deadline_days * 86400
-    return req
-
-
 def _lora_8b() -> Requirement:
     req = Requirement()
     req.model.model = "meta-llama/Llama-3.1-8B"
@@ -83,7 +74,7 @@ def _texts(result) -> list[str]:
             + list(c.warnings) + [a for a, _src in c.memory.assumptions])
 
 
-@pytest.mark.parametrize("make", [_lora_8b, lambda: _training_70b(30)], ids=["lora-8b", "70b-missed-deadline"])
+@pytest.mark.parametrize("make", [_lora_8b, lambda: training_70b(30)], ids=["lora-8b", "70b-missed-deadline"])
 def test_plan_and_sheet_read_in_chinese_and_keep_english_ids(catalog, zh_cn, make):
     result = plan(make(), catalog)
     assert result.candidates

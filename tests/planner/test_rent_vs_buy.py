@@ -9,22 +9,7 @@ from gpudesk.planner import load_profile, plan, plan_to_dict
 from gpudesk.planner.prices import catalog_purchase_price, cloud_rate
 from gpudesk.planner.tco import HOURS_PER_YEAR, CloudRate, TcoAssumptions, rent_vs_buy
 
-LORA_14B = """version = 1
-name = "LoRA Qwen2.5-14B on one workstation, budget 60k"
-[data]
-sample_count = 50000
-[model]
-model = "qwen2.5-14b"
-mode = "lora"
-seq_len_tokens = 2048
-micro_batch_size = 8
-global_batch_size = 32
-[workload]
-deadline_s = 604800.0
-[operations]
-max_gpus = 4
-budget_usd = 60000
-"""
+from helpers.planner_cases import LORA_14B
 
 
 @pytest.fixture(scope="module")

@@ -27,22 +27,8 @@ from gpudesk.planner.train_eval import micro_batches
 from gpudesk.planner.workload import accumulation_steps, memory_workload
 from gpudesk.sizing.memory import estimate_memory
 
-LORA_14B = """version = 1
-name = "LoRA Qwen2.5-14B on one workstation, budget 60k"
-[data]
-sample_count = 50000
-[model]
-model = "qwen2.5-14b"
-mode = "lora"
-seq_len_tokens = 2048
-micro_batch_size = 8
-global_batch_size = 32
-[workload]
-deadline_s = 604800.0
-[operations]
-max_gpus = 4
-budget_usd = 60000
-"""
+from helpers.planner_cases import LORA_14B
+
 
 SERVE_70B = """version = 1
 name = "70B service"

@@ -11,14 +11,7 @@ import pytest
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.ring_buffer import TOP_BLOCK, HistoryBuffer, capacity_for
 
-
-def filled(n: int, gpus: int = 2, seed: int = 0) -> tuple[HistoryBuffer, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    buf = HistoryBuffer(gpus, [m.GPU_UTIL], capacity=n)
-    values = (rng.random((n, gpus)) * 100).astype(np.float32)
-    values[100:400, 1] = np.nan
-    buf.load(1.7e9 + np.arange(n, dtype=float), {m.GPU_UTIL: values})
-    return buf, values
+from helpers.history import filled
 
 
 def test_decimation_keeps_every_peak_and_bounds_the_points():

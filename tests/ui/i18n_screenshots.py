@@ -18,12 +18,10 @@ REPO = HERE.parent.parent
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["GPUDESK_DATA_DIR"] = tempfile.mkdtemp(prefix="gpudesk-shots-")
 
-from PySide6.QtCore import QSettings, QTranslator  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
+from zh_cn_app import scratch_main_window, zh_cn_app  # noqa: E402
 
 OUT = REPO / "docs" / "screenshots"
-QM = REPO / "resources" / "translations" / "gpudesk_zh_CN.qm"
-SIZE = (1280, 800)
 
 
 def _settle(app: QApplication, seconds: float = 0.5) -> None:
@@ -34,21 +32,13 @@ def _settle(app: QApplication, seconds: float = 0.5) -> None:
 
 
 def main() -> int:
-    app = QApplication.instance() or QApplication(sys.argv)
-    translator = QTranslator(app)
-    if not translator.load(str(QM)):
-        print(f"cannot load {QM}", file=sys.stderr)
+    app = zh_cn_app()
+    if app is None:
         return 1
-    app.installTranslator(translator)
-    from gpudesk.ui.main_window import MainWindow
     from gpudesk.ui.plan.tab import WIZARD
 
     OUT.mkdir(parents=True, exist_ok=True)
-    settings = QSettings(str(Path(os.environ["GPUDESK_DATA_DIR"]) / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(settings=settings)
-    window.resize(*SIZE)
-    window.show()
-    window.startup.finish_now()
+    window = scratch_main_window()
     _settle(app)
     path = OUT / "main-zh_CN.png"
     window.grab().save(str(path))

@@ -26,22 +26,17 @@ os.environ["GPUDESK_DATA_DIR"] = tempfile.mkdtemp(prefix="gpudesk-shots-")
 
 from helpers.fake_pynvml import FakeDevice, make_fake_pynvml  # noqa: E402
 from monitor_screenshots import wait_until  # noqa: E402
-from PySide6.QtCore import QTimer, QTranslator  # noqa: E402
+from PySide6.QtCore import QTimer  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from zh_cn_app import SIZE, zh_cn_app  # noqa: E402
 
 OUT = REPO / "docs" / "screenshots"
-QM = REPO / "resources" / "translations" / "gpudesk_zh_CN.qm"
-SIZE = (1280, 800)
 
 
 def main() -> int:
-    app = QApplication.instance() or QApplication(sys.argv)
-    translator = QTranslator(app)
-    if not translator.load(str(QM)):
-        print(f"cannot load {QM}", file=sys.stderr)
+    app = zh_cn_app()
+    if app is None:
         return 1
-    app.installTranslator(translator)
     OUT.mkdir(parents=True, exist_ok=True)
     from gpudesk.catalog import open_catalog
     from gpudesk.telemetry.nvml_source import NvmlSource

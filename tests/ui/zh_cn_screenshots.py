@@ -26,17 +26,15 @@ sys.path.insert(0, str(REPO / "tests" / "ui"))
 os.environ["GPUDESK_DATA_DIR"] = tempfile.mkdtemp(prefix="gpudesk-shots-")
 
 from monitor_screenshots import wait_until  # noqa: E402
-from PySide6.QtCore import QSettings, QTranslator  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
-from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
+from PySide6.QtWidgets import QWidget  # noqa: E402
+from zh_cn_app import scratch_main_window, zh_cn_app  # noqa: E402
 
 from gpudesk.i18n import set_language  # noqa: E402
 
 OUT = REPO / "docs" / "screenshots"
-QM = REPO / "resources" / "translations" / "gpudesk_zh_CN.qm"
 EXAMPLE = REPO / "resources" / "examples" / "article-13b-finetune.toml"
 OOM_CASE = REPO / "tests" / "fixtures" / "oom" / "cases.jsonl"
-SIZE = (1280, 800)
 
 
 def _save(widget: QWidget, name: str) -> None:
@@ -65,23 +63,15 @@ def _pdf_pages(window: object, plan_tab: object) -> None:
 
 
 def main() -> int:
-    app = QApplication.instance() or QApplication(sys.argv)
-    translator = QTranslator(app)
-    if not translator.load(str(QM)):
-        print(f"cannot load {QM}", file=sys.stderr)
+    app = zh_cn_app()
+    if app is None:
         return 1
-    app.installTranslator(translator)
     set_language("zh_CN")
-    from gpudesk.ui.main_window import MainWindow
     from gpudesk.ui.monitor import actions
     from gpudesk.ui.plan.tab import RESULTS, WIZARD
 
     OUT.mkdir(parents=True, exist_ok=True)
-    settings = QSettings(str(Path(os.environ["GPUDESK_DATA_DIR"]) / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(settings=settings)
-    window.resize(*SIZE)
-    window.show()
-    window.startup.finish_now()
+    window = scratch_main_window()
     QTest.qWait(300)
 
     plan = window.tab(0)

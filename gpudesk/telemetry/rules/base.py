@@ -98,6 +98,11 @@ def not_judged(rule: str, gpu: int | None, why: str, span: tuple[float, float] |
     return Finding(rule, gpu, NOT_JUDGED, _not_judged_sentence().format(why=why), {}, span)
 
 
+def util_not_recorded(rule: str, span: tuple[float, float] | None) -> Finding:
+    """The not-judged finding of a machine-wide rule that needs GPU utilization and has no reading of it."""
+    return not_judged(rule, None, _("GPU utilization was not recorded (or is N/A on every GPU)."), span)
+
+
 def not_judged_reason(summary: str) -> str:
     """The reason of a not-judged finding's summary (the sentence without "Could not judge: "), in the language
     the summary was written in; the whole summary when it does not have that form."""

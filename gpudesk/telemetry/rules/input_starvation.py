@@ -24,6 +24,7 @@ from gpudesk.telemetry.rules.base import (
     RuleContext,
     checked,
     not_judged,
+    util_not_recorded,
 )
 from gpudesk.telemetry.rules.spans import (
     Grid,
@@ -78,7 +79,7 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
     if not grid.t.size:
         return []
     if np.all(np.isnan(grid.util)):
-        return [not_judged(RULE, None, _("GPU utilization was not recorded (or is N/A on every GPU)."), frame.span)]
+        return [util_not_recorded(RULE, frame.span)]
     has_rx = bool(np.any(~np.isnan(grid.pcie_rx)))
     has_cpu = bool(np.any(~np.isnan(grid.host_cpu)))
     jobs = [s for s in job_spans(grid, th) if not s.at_edge]

@@ -23,6 +23,7 @@ from gpudesk.telemetry.rules.base import (
     checked,
     n_samples,
     not_judged,
+    util_not_recorded,
 )
 from gpudesk.telemetry.rules.spans import (
     Span,
@@ -117,7 +118,7 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
         return []
     shares = busy_share(grid, th)
     if not shares:
-        return [not_judged(RULE, None, _("GPU utilization was not recorded (or is N/A on every GPU)."), frame.span)]
+        return [util_not_recorded(RULE, frame.span)]
     start = float(grid.t[0])
     run_s = float(grid.t.size) * grid.interval_s
     if run_s < th.min_span_s:

@@ -18,7 +18,7 @@ from gpudesk.telemetry.rules.base import (
     Finding,
     RuleContext,
     checked,
-    not_judged,
+    util_not_recorded,
 )
 from gpudesk.telemetry.rules.spans import Span, gpu_spans, job_spans
 from gpudesk.telemetry.rules.text import duration, duration_range, sentences
@@ -72,7 +72,7 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
     if not grid.t.size:
         return []
     if np.all(np.isnan(grid.util)):
-        return [not_judged(RULE, None, _("GPU utilization was not recorded (or is N/A on every GPU)."), frame.span)]
+        return [util_not_recorded(RULE, frame.span)]
     out: list[Finding] = []
     jobs = job_spans(grid, th, th.periodic_min_dip_s)
     scopes: list[tuple[list[Span], str]] = []

@@ -12,28 +12,13 @@ from PySide6.QtCore import QItemSelectionModel, QSettings, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractButton, QLabel
 
-from gpudesk.catalog import open_catalog
-from gpudesk.store import open_store
 from gpudesk.store.prices import price_overrides
 from gpudesk.ui.catalog.tab import CatalogTab
-from gpudesk.ui.context import AppContext
 from gpudesk.ui.main_window import MainWindow
 
+from helpers.catalog_tab import ctx  # noqa: F401 - fixture
+
 FOUR = ("a100-80-sxm4", "h100-sxm5", "h200-sxm", "mi300x")
-
-
-class Notes(list):
-    def __call__(self, text: str, level: str = "info") -> None:
-        self.append((text, level))
-
-
-@pytest.fixture
-def ctx():
-    store = open_store()
-    context = AppContext(catalog=open_catalog(), store=store, notify=Notes())
-    yield context
-    store.close()
-    context.catalog.close()
 
 
 @pytest.fixture

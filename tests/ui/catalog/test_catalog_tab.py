@@ -10,32 +10,13 @@ from PySide6.QtCore import QItemSelectionModel, QPointF, Qt
 from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
 
 from gpudesk.catalog import open_catalog
-from gpudesk.store import open_store
 from gpudesk.store.prices import price_overrides
 from gpudesk.ui.catalog.compare_view import COMPARE_KEYS, DIFF_BRUSH
 from gpudesk.ui.catalog.table_model import GPU_ROLE, TABLE_COLUMNS
 from gpudesk.ui.catalog.tab import CatalogTab
 from gpudesk.ui.context import AppContext
 
-
-class Notes:
-    def __init__(self):
-        self.items: list[tuple[str, str]] = []
-
-    def __call__(self, text: str, level: str = "info") -> None:
-        self.items.append((text, level))
-
-    def levels(self) -> list[str]:
-        return [level for _, level in self.items]
-
-
-@pytest.fixture
-def ctx():
-    store = open_store()
-    context = AppContext(catalog=open_catalog(), store=store, notify=Notes())
-    yield context
-    store.close()
-    context.catalog.close()
+from helpers.catalog_tab import Notes, ctx  # noqa: F401 - fixture
 
 
 @pytest.fixture
@@ -176,7 +157,7 @@ def test_compare_takes_at_most_four(tab, ctx):
 def test_compare_without_selection_says_what_to_do(tab, ctx):
     tab.table.selectionModel().clearSelection()
     tab.compare_button.click()
-    assert "Select one or more GPUs" in ctx.notify.items[-1][0]
+    assert "Select one or more GPUs" in ctx.notify[-1][0]
 
 
 def test_chart_click_selects_gpu_and_axes_switch(tab):
@@ -233,7 +214,7 @@ def test_bad_price_is_refused_with_a_message(tab, ctx):
     tab.detail._price.setValue(0)
     assert not tab.detail._save.isEnabled()  # 0 means "no price": it cannot be saved from the pane
     assert tab.prices.set_user_price("a10", 0.0) is False  # and the store refuses it with a message
-    assert ctx.notify.items[-1][1] == "error" and "positive" in ctx.notify.items[-1][0]
+    assert ctx.notify[-1][1] == "error" and "positive" in ctx.notify[-1][0]
     assert "a10" not in price_overrides(ctx.store)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers.fake_pynvml import FakeDevice, FakeProcess, make_fake_pynvml
+from helpers.history import filled
 from PySide6.QtCore import QThread
 
 from gpudesk.telemetry import model as m
@@ -14,19 +15,9 @@ from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor.heatmap_view import NA_RGBA, HeatmapView
 from gpudesk.ui.monitor.plots import MonitorPlots
 from gpudesk.ui.monitor.process_table import ProcessTable
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor.sampler_worker import SamplerWorker, start_sampler
 from gpudesk.ui.monitor.tab import MonitorTab
 from gpudesk.ui.workers import stop_worker
-
-
-def filled(n: int, gpus: int = 2, seed: int = 0) -> tuple[HistoryBuffer, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    buf = HistoryBuffer(gpus, [m.GPU_UTIL], capacity=n)
-    values = (rng.random((n, gpus)) * 100).astype(np.float32)
-    values[100:400, 1] = np.nan
-    buf.load(1.7e9 + np.arange(n, dtype=float), {m.GPU_UTIL: values})
-    return buf, values
 
 
 def test_heatmap_draws_na_grey(qtbot):

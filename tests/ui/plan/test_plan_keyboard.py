@@ -5,35 +5,12 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractButton, QGroupBox, QLabel, QTabWidget, QWidget
 
-from gpudesk import paths
-from gpudesk.catalog import open_catalog
-from gpudesk.store import open_store
-from gpudesk.ui.context import AppContext
-from gpudesk.ui.plan.tab import PLANS, QUICK, RESULTS, WIZARD, PlanTab
+from gpudesk.ui.plan.tab import PLANS, QUICK, RESULTS, WIZARD
 
-ARTICLE = paths.examples_dir() / "article-13b-finetune.toml"
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    cat = open_catalog()
-    yield cat
-    cat.close()
-
-
-@pytest.fixture
-def tab(qtbot, catalog):
-    store = open_store()
-    widget = PlanTab(AppContext(catalog=catalog, store=store, notify=lambda text, level="info": None))
-    qtbot.addWidget(widget)
-    widget.resize(1280, 800)
-    widget.show()
-    yield widget
-    store.close()
+from helpers.plan_tab import ARTICLE, catalog, ctx, tab  # noqa: F401 - fixtures
 
 
 def visible_mnemonics(root: QWidget) -> dict[str, list[str]]:

@@ -10,7 +10,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit
 
 from gpudesk import paths
-from gpudesk.catalog import open_catalog
 from gpudesk.planner import load_profile, plan, plan_to_dict
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.plan.fields import format_number, get_path, to_display
@@ -23,14 +22,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-ARTICLE = paths.examples_dir() / "article-13b-finetune.toml"
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    cat = open_catalog()
-    yield cat
-    cat.close()
+from helpers.plan_tab import ARTICLE, catalog  # noqa: F401 - fixture
 
 
 @pytest.fixture
