@@ -45,7 +45,7 @@ def main() -> int:
     print(path)
 
     plan = window.tab(0)
-    plan.wizard.go_to(0)
+    plan.pages.wizard.go_to(0)
     plan.show_view(WIZARD)
     _settle(app)
     path = OUT / "plan-wizard-zh_CN.png"
