@@ -8,6 +8,7 @@ terminates the process (then kills it after a grace period).
 
 from __future__ import annotations
 
+import subprocess
 import shlex
 import time
 from collections.abc import Callable
