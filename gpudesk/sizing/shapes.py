@@ -19,6 +19,7 @@ from typing import Any
 from gpudesk.catalog.records import ModelShape
 from gpudesk.sizing.checks import MAX_PARAMS, positive_int
 from gpudesk.sizing.config_validation import check_config_numbers, read_config_json
+from gpudesk.i18n import _
 from gpudesk.sizing.errors import ConfigFileError, ShapeError, SizingError
 
 _REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}")
@@ -35,6 +36,15 @@ _GATED_MODEL_TYPES = frozenset({
     "phi3", "deepseek_v2", "deepseek_v3", "olmo", "olmo2", "internlm2", "yi", "baichuan", "cohere", "granite",
     "llama4", "llama4_text", "gpt_oss", "mistral3", "qwen3_vl", "qwen3_vl_moe", "qwen2_5_vl", "gemma3", "phi",
 })
+
+
+@dataclass(frozen=True)
+class TransformerDims:
+    """The figures every transformer shape has (:attr:`ModelSpec.is_transformer`), never None."""
+
+    layers: int
+    hidden_size: int
+    num_attention_heads: int
 
 
 @dataclass(frozen=True)
@@ -111,6 +121,18 @@ class ModelSpec:
     def is_transformer(self) -> bool:
         """True when layers, hidden size and heads are known."""
         return bool(self.layers and self.hidden_size and self.num_attention_heads)
+
+    @property
+    def transformer_dims(self) -> TransformerDims:
+        """Layers, hidden size and attention heads of a transformer shape.
+
+        Raises:
+            ShapeError: one of them is unknown (the shape is not :attr:`is_transformer`).
+        """
+        if not (self.layers and self.hidden_size and self.num_attention_heads):
+            raise ShapeError("model", _("{model}: layers, hidden size or attention heads are unknown.").format(
+                model=self.name))
+        return TransformerDims(self.layers, self.hidden_size, self.num_attention_heads)
 
     @property
     def gated(self) -> bool:
