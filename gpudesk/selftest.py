@@ -162,7 +162,7 @@ def _probe_source_lines() -> int:
 
     sources = {}
     for module in (probe_script, launch_bootstrap):
-        path = Path(module.__file__)
+        path = Path(module.__file__ or "")  # a module without a file is not shipped as source either
         if path.suffix != ".py" or not path.is_file():
             raise SelfTestError(_('{module} ships compiled only ({path}); the OOM doctor cannot inject it').format(module=module.__name__, path=path))
         sources[module.__name__] = path.read_text(encoding="utf-8")

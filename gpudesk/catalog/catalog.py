@@ -13,11 +13,12 @@ import re
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gpudesk import paths
 from gpudesk.catalog.errors import CatalogError, UnknownItemError
-from gpudesk.catalog.matching import find_item, kind_name
+from gpudesk.catalog.matching import Named, find_item, kind_name
 from gpudesk.i18n import N_, _
 from gpudesk.catalog.records import (
     GPU,
@@ -30,6 +31,9 @@ from gpudesk.catalog.records import (
     Server,
 )
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 SCHEMA_VERSION = 1
 REBUILD_HINT = N_("Reinstall gpudesk, or in a source checkout run `make catalog` (python db/build_catalog.py).")
 
@@ -38,9 +42,10 @@ def _rebuild_hint() -> str:
     """:data:`REBUILD_HINT` in the current language."""
     return _("Reinstall gpudesk, or in a source checkout run `make catalog` (python db/build_catalog.py).")
 
-T = TypeVar("T")
+D = TypeVar("D", bound="DataclassInstance")
+N = TypeVar("N", bound=Named)
 
-_TABLES: dict[str, type] = {
+_TABLES: dict[str, type[DataclassInstance]] = {
     "gpus": GPU,
     "links": Link,
     "servers": Server,
@@ -53,7 +58,7 @@ _TABLES: dict[str, type] = {
 _FTS_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 
-def _loader(cls: type[T], columns: list[str]):
+def _loader(cls: type[D], columns: list[str]) -> Callable[[tuple[Any, ...]], D]:
     """A function row -> ``cls`` record: 0/1 -> bool, ';'-separated text -> tuple, extra columns ignored."""
     plan = []
     for f in dataclasses.fields(cls):
@@ -62,7 +67,7 @@ def _loader(cls: type[T], columns: list[str]):
         kind = "bool" if f.type in ("bool", bool) else "tuple" if str(f.type).startswith("tuple") else ""
         plan.append((f.name, columns.index(f.name), kind))
 
-    def load(row: tuple) -> T:
+    def load(row: tuple[Any, ...]) -> D:
         values: dict[str, Any] = {}
         for name, position, kind in plan:
             value = row[position]
@@ -91,7 +96,11 @@ class Catalog:
             cursor = conn.execute(f"SELECT * FROM {table} ORDER BY rowid")
             load = _loader(cls, [d[0] for d in cursor.description])
             self._data[table] = [load(tuple(r)) for r in cursor.fetchall()]
-        self._gpu_by_id = {g.id: g for g in self._data["gpus"]}
+        self._gpus: list[GPU] = self._data["gpus"]
+        self._links: list[Link] = self._data["links"]
+        self._servers: list[Server] = self._data["servers"]
+        self._models: list[ModelShape] = self._data["models"]
+        self._gpu_by_id = {g.id: g for g in self._gpus}
         self._meta = {r["key"]: r["value"] for r in conn.execute("SELECT key, value FROM meta")}
         self._sources = [dict(r) for r in conn.execute("SELECT * FROM sources ORDER BY rowid")]
 
@@ -116,7 +125,7 @@ class Catalog:
             UnknownItemError: nothing matches.
             AmbiguousItemError: several match (``.matches`` lists them).
         """
-        return find_item(self._data["gpus"], query, "GPU", _("run `gpudesk catalog list` to see them"))
+        return find_item(self._gpus, query, "GPU", _("run `gpudesk catalog list` to see them"))
 
     def search_gpus(self, text: str) -> list[GPU]:
         """Full-text search over name, vendor, architecture, chip and notes, best match first.
@@ -146,7 +155,7 @@ class Catalog:
 
     def link(self, link_id: str) -> Link:
         """The link with this id ("pcie4-x16", "nvlink4", "ib-ndr"). Raises UnknownItemError."""
-        return self._by_id("links", link_id, "link")
+        return self._by_id(self._links, link_id, "link")
 
     def servers(self) -> list[Server]:
         """Workstation, 2U/4U PCIe and 8-GPU baseboard chassis classes."""
@@ -154,7 +163,7 @@ class Catalog:
 
     def server(self, server_id: str) -> Server:
         """The server class with this id. Raises UnknownItemError."""
-        return self._by_id("servers", server_id, "server")
+        return self._by_id(self._servers, server_id, "server")
 
     def models(self) -> list[ModelShape]:
         """Public model shapes."""
@@ -162,16 +171,16 @@ class Catalog:
 
     def model(self, model_id: str) -> ModelShape:
         """The model with this exact id ("llama-2-7b"). Raises UnknownItemError."""
-        return self._by_id("models", model_id, "model")
+        return self._by_id(self._models, model_id, "model")
 
     def find_model(self, query: str) -> ModelShape:
         """A model by id, Hugging Face repo id ("meta-llama/Llama-3.1-8B") or unique name fragment ("llama 3.1 8b").
         Raises UnknownItemError/AmbiguousItemError."""
         wanted = (query or "").strip().lower()
-        for shape in self._data["models"]:
+        for shape in self._models:
             if shape.hf_repo and shape.hf_repo.lower() == wanted:
                 return shape
-        return find_item(self._data["models"], query, "model", _("the Catalog lists the model ids"))
+        return find_item(self._models, query, "model", _("the Catalog lists the model ids"))
 
     def precision_support(self) -> list[PrecisionSupport]:
         """Hardware precision support per architecture, with minimum CUDA/driver/PyTorch versions."""
@@ -190,7 +199,7 @@ class Catalog:
         """The article's quick-reference scenarios, corrected per the errata."""
         return list(self._data["scenarios"])
 
-    def meta(self) -> dict:
+    def meta(self) -> dict[str, Any]:
         """Build facts: ``build_date`` (latest date checked), ``schema_version`` (int), ``sources_sha256``,
         ``counts`` (table -> rows), ``units``, ``path`` and ``sources`` (list of dicts: id, name, publisher,
         url, licence, used_for, attribution, date_checked)."""
@@ -206,11 +215,11 @@ class Catalog:
         with self._lock:
             self._conn.close()
 
-    def _by_id(self, table: str, item_id: str, kind: str) -> Any:
-        for item in self._data[table]:
+    def _by_id(self, items: Sequence[N], item_id: str, kind: str) -> N:
+        for item in items:
             if item.id == item_id:
                 return item
-        ids = ", ".join(i.id for i in self._data[table])
+        ids = ", ".join(i.id for i in items)
         raise UnknownItemError(_("No {kind} with id {item_id!r}. Known {kind} ids: {ids}.").format(
             kind=kind_name(kind), item_id=item_id, ids=ids))
 

@@ -7,6 +7,7 @@ field's reason (``none_text``), never as 0.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from gpudesk.catalog.records import GPU
 
@@ -33,10 +34,10 @@ class Field:
     digits: int = 1
     zero_text: str | None = None
 
-    def value(self, gpu: GPU):
+    def value(self, gpu: GPU) -> Any:
         return getattr(gpu, self.key)
 
-    def format(self, value, with_unit: bool = True) -> str:
+    def format(self, value: Any, with_unit: bool = True) -> str:
         """Human text for ``value``; "N/A (reason)" for None."""
         if value is None:
             return f"N/A ({self.none_text})"
@@ -144,7 +145,7 @@ DETAIL_JSON_KEYS: tuple[str, ...] = (
 )
 
 
-def gpu_json(gpu: GPU, detailed: bool = False) -> dict:
+def gpu_json(gpu: GPU, detailed: bool = False) -> dict[str, Any]:
     """The GPU as a JSON-ready dict with unit-bearing keys (:data:`JSON_KEYS`, plus details if asked)."""
     keys = JSON_KEYS + (DETAIL_JSON_KEYS if detailed else ())
     return {k: getattr(gpu, k) for k in keys}

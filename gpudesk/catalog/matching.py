@@ -12,12 +12,23 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from gpudesk.catalog.errors import AmbiguousItemError, UnknownItemError
 from gpudesk.i18n import _
 
-T = TypeVar("T")
+
+class Named(Protocol):
+    """A catalog item the user can name: its id and its display name."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+
+T = TypeVar("T", bound=Named)
 
 _SPLIT = re.compile(r"[\s\-_/(),]+")
 

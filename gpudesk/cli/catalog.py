@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-from gpudesk.catalog import AmbiguousItemError, Catalog, CatalogError, UnknownItemError, open_catalog
+from gpudesk.catalog import GPU, AmbiguousItemError, Catalog, CatalogError, UnknownItemError, open_catalog
 from gpudesk.catalog.fields import FIELDS_BY_KEY, SPEC_FIELDS, differing_keys, gpu_json
 from gpudesk.cli import CliError
 from gpudesk.i18n import _, ngettext
@@ -56,7 +56,7 @@ def _open() -> Catalog:
         raise CliError(str(exc), status=1) from exc
 
 
-def _find(catalog: Catalog, query: str):
+def _find(catalog: Catalog, query: str) -> GPU:
     try:
         return catalog.find_gpu(query)
     except AmbiguousItemError as exc:
@@ -127,7 +127,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if len(args.gpus) < 2:
         raise CliError(_("compare needs at least two GPUs, e.g. gpudesk catalog compare a100-80-sxm4 h100-sxm5"))
     catalog = _open()
-    gpus = []
+    gpus: list[GPU] = []
     for query in args.gpus:  # the same GPU named twice ("h100-sxm5" and "h100 sxm5") is compared once
         gpu = _find(catalog, query)
         if all(g.id != gpu.id for g in gpus):

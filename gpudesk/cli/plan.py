@@ -167,9 +167,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     try:
         result = plan(req, catalog, price_overrides=prices)
     except PlanInputError as exc:
-        if exc.field.startswith("price_overrides."):
+        if (exc.field or "").startswith("price_overrides."):
             raise CliError(_("your price for {gpu}: {detail} (or use --no-my-prices)").format(
-                gpu=exc.field.split(".", 1)[1], detail=exc.detail)) from exc
+                gpu=str(exc.field).split(".", 1)[1], detail=exc.detail)) from exc
         raise CliError(_("profile {profile}: {error}").format(profile=args.profile, error=exc)) from exc
     except SizingError as exc:
         raise CliError(_("profile {profile}: {error}").format(profile=args.profile, error=exc)) from exc
@@ -313,7 +313,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "activation_bytes_per_sample": "--activation-bytes-per-sample", "precision": "--precision",
                 "optimizer": "--optimizer", "context_parallel": "--cp", "loss": "--loss", "sharding": "--sharding",
                 "offload": "--offload"}
-        raise CliError(f"{flag.get(exc.field, exc.field)}: {str(exc).split(': ', 1)[-1]}") from exc
+        raise CliError(f"{flag.get(str(exc.field), str(exc.field))}: {str(exc).split(': ', 1)[-1]}") from exc
     verdict = None
     if args.gpu:
         from gpudesk.catalog import AmbiguousItemError, UnknownItemError

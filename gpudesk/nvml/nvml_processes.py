@@ -9,6 +9,7 @@ from inside a container that do not exist locally (kept, with their GPU memory, 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -57,7 +58,7 @@ class GpuProcess:
     gpu_instance_id: int | None = None
     compute_instance_id: int | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
 
@@ -73,7 +74,7 @@ class ProcessListing:
     warnings: list[str] = field(default_factory=list)
     errors: dict[int, str] = field(default_factory=dict)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[GpuProcess]:
         return iter(self.processes)
 
     def __len__(self) -> int:

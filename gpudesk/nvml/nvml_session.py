@@ -258,6 +258,7 @@ class NvmlSession:
 
     def _open_device(self, index: int) -> _Device:
         nv = self.nvml
+        assert nv is not None, "devices are opened by open(), after the module is set"
         handle, why = self.call(nv.nvmlDeviceGetHandleByIndex, index)
         info = DeviceInfo(index=index)
         dev = _Device(index, handle, info)
@@ -305,10 +306,11 @@ class NvmlSession:
             dev.lost_reason = info.lost_reason = lost[0]
         return dev
 
-    def _mig_devices(self, parent: Any) -> list[dict]:
+    def _mig_devices(self, parent: Any) -> list[dict[str, Any]]:
         nv = self.nvml
+        assert nv is not None, "devices are opened by open(), after the module is set"
         count, _ = self.call(nv.nvmlDeviceGetMaxMigDeviceCount, parent)
-        out: list[dict] = []
+        out: list[dict[str, Any]] = []
         for i in range(int(count or 0)):
             mig, why = self.call(nv.nvmlDeviceGetMigDeviceHandleByIndex, parent, i)
             if mig is None:

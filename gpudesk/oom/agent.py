@@ -38,6 +38,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from types import FrameType
+from typing import TypedDict
 
 import platformdirs
 
@@ -51,7 +53,16 @@ from gpudesk.oom.errors import (
 )
 
 MAX_REQUEST_BYTES = 4096
-_state: dict = {}
+
+
+class _AgentState(TypedDict, total=False):
+    server: socket.socket  # the listening socket, once install() opened it
+    signal: bool  # True once the SIGUSR1 handler is set
+    pid: int  # the process that installed the agent (a forked child installs its own)
+    path: Path | None  # the socket path (None without socket)
+
+
+_state: _AgentState = {}
 
 
 ENV_AGENT_DIR = "GPUDESK_AGENT_DIR"
@@ -178,7 +189,7 @@ def _serve(server: socket.socket) -> None:
                 sys.stderr.write(f"gpudesk agent: a request failed: {exc}\n")
 
 
-def _on_signal(signum, frame) -> None:
+def _on_signal(signum: int, frame: FrameType | None) -> None:
     path = str(agent_dir() / f"{os.getpid()}.json")
     probe_script.run_to_file(path)
 
@@ -211,7 +222,8 @@ def install(*, use_socket: bool = True, use_signal: bool = True) -> Path | None:
             _state["signal"] = True
         else:
             sys.stderr.write("gpudesk agent: SIGUSR1 is already used by this program; only the socket answers.\n")
-    _state.update(pid=os.getpid(), path=path)
+    _state["pid"] = os.getpid()
+    _state["path"] = path
     return path
 
 
@@ -225,7 +237,7 @@ def uninstall() -> None:
         Path(path).unlink()
     if _state.pop("signal", False):
         signal.signal(signal.SIGUSR1, signal.SIG_DFL)
-    _state.clear()
+    _state.pop("pid", None)  # the last key: the state is empty again
 
 
 # --- client side --------------------------------------------------------------------------------------------
@@ -257,7 +269,7 @@ def _older_than_process(mtime_s: float, pid: int) -> bool:
     import psutil
 
     try:
-        started = psutil.Process(pid).create_time()
+        started: float = psutil.Process(pid).create_time()
     except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
         return False  # gone or unreadable: the connection attempt tells stale from live
     return mtime_s < started - 1.0  # create_time has a clock-tick resolution

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 
 from gpudesk.oom import agent, attach_gdb, attach_remote_exec
 from gpudesk.oom.errors import MethodUnavailable, PermissionDenied
@@ -65,7 +66,7 @@ def probe_process(
     progress: Callable[[str, float | None], None] | None = None,
     allow_other_user: bool = False,
     with_evidence: bool = True,
-    nvml=None,
+    nvml: ModuleType | None = None,
 ) -> MemoryReport:
     """Probe ``pid`` and return its MemoryReport (``status`` says "torch not imported" / "CUDA not initialised").
 

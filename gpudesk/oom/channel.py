@@ -21,7 +21,7 @@ MAX_ANSWER_BYTES = 64 * 1024 * 1024  # a probe answer (with memory_summary and s
 class PrivateDir:
     """Context manager: a fresh 0700 folder, removed on exit (with everything in it)."""
 
-    def __init__(self, prefix: str = "gpudesk-oom-", base: str | os.PathLike | None = None, strict: bool = True):
+    def __init__(self, prefix: str = "gpudesk-oom-", base: str | os.PathLike[str] | None = None, strict: bool = True):
         self.prefix = prefix
         self.base = base
         self.strict = strict  # False: a folder that cannot be removed is reported on stderr, not raised
@@ -32,7 +32,7 @@ class PrivateDir:
         os.chmod(self.path, 0o700)  # mkdtemp already uses 0700; make it explicit against odd umasks
         return self.path
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.path is None:
             return
         for attempt in range(3):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 import psutil
 
@@ -21,9 +22,13 @@ from gpudesk.oom.errors import TargetNotFound
 from gpudesk.oom.report import DeviceMemory, MemoryReport, ProcessMemory, WorkerState
 from gpudesk.i18n import _
 
+if TYPE_CHECKING:  # the NVML modules are imported when evidence is gathered (start-up time)
+    from gpudesk.nvml.nvml_processes import ProcessListing
+    from gpudesk.nvml.nvml_session import NvmlSession
 
 
-def _nvml_listing(nvml: ModuleType | None, notes: list[str]):
+def _nvml_listing(nvml: ModuleType | None,
+                  notes: list[str]) -> tuple[NvmlSession, ProcessListing] | tuple[None, None]:
     from gpudesk.nvml.nvml_processes import list_gpu_processes
     from gpudesk.nvml.nvml_session import NvmlUnavailableError, shared_session
 
@@ -141,7 +146,7 @@ def gather_evidence(
     return report
 
 
-def _fill_device_info(session, dev: DeviceMemory) -> None:
+def _fill_device_info(session: NvmlSession | None, dev: DeviceMemory) -> None:
     if session is None or dev.index is None:
         return
     try:

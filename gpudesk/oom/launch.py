@@ -26,6 +26,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import psutil
 
@@ -50,7 +52,7 @@ class LaunchResult:
     returncode: int | None
     report: MemoryReport
     diagnosis: Diagnosis
-    oom_events: list[dict] = field(default_factory=list)
+    oom_events: list[dict[str, Any]] = field(default_factory=list)
     output_tail: list[str] = field(default_factory=list)
     snapshot_paths: list[str] = field(default_factory=list)
     stopped: bool = False
@@ -71,7 +73,8 @@ def _resolve(argv: Sequence[str], cwd: str | None) -> list[str]:
     return list(argv)
 
 
-def _prepare(folder: Path, interval_s: float, record_history: bool, env: dict | None) -> tuple[dict, Path]:
+def _prepare(folder: Path, interval_s: float, record_history: bool,
+             env: dict[str, str] | None) -> tuple[dict[str, str], Path]:
     boot, out = folder / "boot", folder / "out"
     boot.mkdir(mode=0o700)
     out.mkdir(mode=0o700)
@@ -119,7 +122,7 @@ def launch_job(
     env: dict[str, str] | None = None,
     record_history: bool = False,
     timeout_s: float | None = None,
-    nvml=None,
+    nvml: ModuleType | None = None,
 ) -> LaunchResult:
     """Run ``argv`` to completion (or until ``stop``/``timeout_s``) with the probe preinstalled.
 
@@ -144,9 +147,9 @@ def launch_job(
                                                                               error=exc.strerror or exc)) from exc
         if progress:
             progress(_("Started process {pid}: {command}").format(pid=proc.pid, command=" ".join(argv)), None)
-        lines: queue.Queue = queue.Queue()
+        lines: queue.Queue[str] = queue.Queue()
 
-        def pump():
+        def pump() -> None:
             assert proc.stdout is not None
             for raw in iter(proc.stdout.readline, b""):
                 lines.put(raw.decode("utf-8", errors="replace"))
@@ -205,7 +208,7 @@ def launch_job(
                             stopped=stopped)
 
 
-def _drain(lines: queue.Queue, tail: collections.deque, on_output) -> None:
+def _drain(lines: queue.Queue[str], tail: collections.deque[str], on_output: Callable[[str], None] | None) -> None:
     while True:
         try:
             line = lines.get_nowait()
@@ -216,7 +219,7 @@ def _drain(lines: queue.Queue, tail: collections.deque, on_output) -> None:
             on_output(line)
 
 
-def _terminate(proc: subprocess.Popen) -> None:
+def _terminate(proc: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGTERM)
     except (ProcessLookupError, PermissionError):
@@ -231,7 +234,7 @@ def _terminate(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
-def _keep_snapshots(events: list[dict]) -> list[str]:
+def _keep_snapshots(events: list[dict[str, Any]]) -> list[str]:
     from gpudesk.paths import data_dir
 
     kept = []

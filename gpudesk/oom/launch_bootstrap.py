@@ -24,8 +24,12 @@ memory (a new thread's current device is 0, so it calls nothing that uses the cu
 import os
 import sys
 
+MYPY = False
+if MYPY:  # type checkers only: nothing more is imported into the job (annotations are quoted text)
+    from typing import Any
 
-def _start(folder):
+
+def _start(folder: str) -> None:
     import atexit
     import json
     import threading
@@ -38,16 +42,16 @@ def _start(folder):
     pid = os.getpid()
     fd = os.open(os.path.join(folder, "%d.jsonl" % pid), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     lock = threading.Lock()
-    state = {"observer": False, "history": False, "status": None}
+    state: dict[str, Any] = {"observer": False, "history": False, "status": None}
 
-    def emit(doc):
+    def emit(doc: "dict[str, Any]") -> None:
         doc["pid"] = pid
         doc["t"] = time.time()
         data = (json.dumps(doc) + "\n").encode("utf-8")
         with lock:
             os.write(fd, data)
 
-    def on_oom(device, alloc, device_alloc, device_free):
+    def on_oom(device: int, alloc: int, device_alloc: int, device_free: int) -> None:
         torch = sys.modules.get("torch")
         doc = probe.collect(include_summary=True, include_snapshot=True)
         snapshot = None
@@ -61,15 +65,15 @@ def _start(folder):
         emit({"type": "oom", "device": device, "alloc_bytes": alloc, "device_allocated_bytes": device_alloc,
               "device_free_bytes": device_free, "probe": doc, "snapshot": snapshot})
 
-    def set_status(text):
+    def set_status(text: str) -> None:
         if state["status"] != text:
             state["status"] = text
             emit({"type": "status", "status": text})
 
-    def tick():
+    def tick() -> None:
         torch = sys.modules.get("torch")
         cuda = getattr(torch, "cuda", None) if torch is not None else None
-        if cuda is None or not hasattr(cuda, "is_initialized"):
+        if torch is None or cuda is None or not hasattr(cuda, "is_initialized"):
             set_status(probe.STATUS_NO_TORCH)
             return
         if not cuda.is_initialized():
@@ -95,7 +99,7 @@ def _start(folder):
             {"index": i, "allocated_bytes": cuda.memory_allocated(i), "reserved_bytes": cuda.memory_reserved(i),
              "peak_allocated_bytes": cuda.max_memory_allocated(i)} for i in devices]})
 
-    def loop():
+    def loop() -> None:
         while True:
             try:
                 tick()
@@ -103,7 +107,7 @@ def _start(folder):
                 set_status("sampler error: %s: %s" % (type(exc).__name__, exc))
             time.sleep(interval)
 
-    def final():
+    def final() -> None:
         emit({"type": "final", "probe": probe.collect(include_summary=True, include_snapshot=False)})
 
     emit({"type": "hello", "python_version": sys.version.split()[0]})
@@ -111,7 +115,7 @@ def _start(folder):
     atexit.register(final)
 
 
-def _chain_user_sitecustomize():
+def _chain_user_sitecustomize() -> None:
     """Import the sitecustomize that ours shadows, if any (with our folder removed from sys.path)."""
     import importlib
 

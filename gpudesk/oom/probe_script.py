@@ -31,6 +31,10 @@ import sys
 import threading
 import time
 
+MYPY = False
+if MYPY:  # type checkers only: the probe imports nothing more into the target (annotations are quoted text)
+    from typing import Any
+
 PROBE_VERSION = 1
 ENV_KEYS = (
     "PYTORCH_ALLOC_CONF",
@@ -48,7 +52,7 @@ STATUS_NO_CUDA = ("CUDA not initialised in this process, so the allocator has no
                   "(gpudesk did not initialise it).")
 
 
-def used_devices(torch):
+def used_devices(torch: "Any") -> "list[int]":
     """Indices of the GPUs this process uses, found without creating a CUDA context anywhere."""
     found = []
     for i in range(torch.cuda.device_count()):
@@ -61,12 +65,12 @@ def used_devices(torch):
     return sorted(found)
 
 
-def _stat(stats, key):
+def _stat(stats: "dict[str, Any]", key: str) -> "int | None":
     value = stats.get(key)
     return int(value) if value is not None else None
 
 
-def _segments(torch, errors):
+def _segments(torch: "Any", errors: "list[str]") -> "list[dict[str, Any]] | None":
     """Allocator segments from ``torch.cuda.memory._snapshot()`` (state only, no history), or None."""
     memory = getattr(torch.cuda, "memory", None)
     snap_fn = getattr(memory, "_snapshot", None)
@@ -74,13 +78,14 @@ def _segments(torch, errors):
         errors.append("torch.cuda.memory._snapshot is not available in this torch version")
         return None
     try:
-        return snap_fn().get("segments", [])
+        segments: list[dict[str, Any]] = snap_fn().get("segments", [])
+        return segments
     except Exception as exc:  # the probe must never raise into the target; the error is reported instead
         errors.append("snapshot: %s: %s" % (type(exc).__name__, exc))
         return None
 
 
-def _segment_figures(segments, index):
+def _segment_figures(segments: "list[dict[str, Any]]", index: int) -> "tuple[int, int, int]":
     largest_free = 0
     pools = 0
     count = 0
@@ -97,9 +102,10 @@ def _segment_figures(segments, index):
     return largest_free, pools, count
 
 
-def device_figures(torch, index, include_summary, segments, errors):
+def device_figures(torch: "Any", index: int, include_summary: bool, segments: "list[dict[str, Any]] | None",
+                   errors: "list[str]") -> "dict[str, Any]":
     stats = torch.cuda.memory_stats(index)
-    dev = {
+    dev: dict[str, Any] = {
         "index": index,
         "allocated_bytes": _stat(stats, "allocated_bytes.all.current"),
         "reserved_bytes": _stat(stats, "reserved_bytes.all.current"),
@@ -140,10 +146,10 @@ def device_figures(torch, index, include_summary, segments, errors):
     return dev
 
 
-def collect(reset_peak=False, include_summary=True, include_snapshot=True):
+def collect(reset_peak: bool = False, include_summary: bool = True, include_snapshot: bool = True) -> "dict[str, Any]":
     """Allocator figures of this process as a JSON-ready dict (see the module docstring)."""
     start = time.perf_counter()
-    out = {
+    out: dict[str, Any] = {
         "probe_version": PROBE_VERSION,
         "pid": os.getpid(),
         "python_version": sys.version.split()[0],
@@ -184,7 +190,7 @@ def collect(reset_peak=False, include_summary=True, include_snapshot=True):
     return out
 
 
-def write_json(doc, path):
+def write_json(doc: "dict[str, Any]", path: str) -> None:
     """Write ``doc`` to ``path`` through a 0600 temporary file in the same (0700) folder, then rename."""
     tmp = "%s.%d.tmp" % (path, os.getpid())
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -193,7 +199,8 @@ def write_json(doc, path):
     os.replace(tmp, path)
 
 
-def run_to_file(path, reset_peak=False, include_summary=True, include_snapshot=True):
+def run_to_file(path: str, reset_peak: bool = False, include_summary: bool = True,
+                include_snapshot: bool = True) -> None:
     """Entry point for injected runs: collect and write; failures are written as the result, not raised."""
     try:
         doc = collect(reset_peak, include_summary, include_snapshot)

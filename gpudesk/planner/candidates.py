@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from gpudesk.catalog.records import Price
+from gpudesk.catalog.catalog import Catalog
+from gpudesk.catalog.records import GPU, Link, Price, Server
 from gpudesk.i18n import _
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.gates import StackIndex
@@ -28,16 +29,20 @@ class PlanContext:
 
     req: Requirement
     spec: ModelSpec
-    gpus: list
-    servers: list
-    links: dict
-    network: object
+    gpus: list[GPU]
+    servers: list[Server]
+    links: dict[str, Link]
+    network: Link
     index: StackIndex
     prices: list[Price] = field(default_factory=list)
-    memory_cache: dict[tuple, MemoryEstimate] = field(default_factory=dict)
+    # ("serve", tensor-parallel degree, batch) -> estimate
+    memory_cache: dict[tuple[str, int, int], MemoryEstimate] = field(default_factory=dict)
+    # ("train", GPUs, sharding, recompute, micro-batch, accumulation steps) -> (estimate, total bytes)
+    train_memory_cache: dict[tuple[str, int, str, str, int, int], tuple[MemoryEstimate, int]] = field(
+        default_factory=dict)
 
     @classmethod
-    def build(cls, req: Requirement, spec: ModelSpec, catalog) -> PlanContext:
+    def build(cls, req: Requirement, spec: ModelSpec, catalog: Catalog) -> PlanContext:
         links = {link.id: link for link in catalog.links()}
         network = links.get(req.operations.network_link)
         if network is None or network.kind != "network":
@@ -64,26 +69,28 @@ class PlanContext:
                    index=StackIndex.from_catalog(catalog), prices=prices)
 
 
-def accepts(server, gpu) -> bool:
+def accepts(server: Server, gpu: GPU) -> bool:
     """Whether ``gpu`` fits ``server`` (form factor, architectures / listed GPU ids)."""
     method = getattr(server, "accepts", None)
     if method is not None:
-        return method(gpu)
+        return bool(method(gpu))
     if gpu.form_factor != server.gpu_form_factor:
         return False
     return not server.architectures or gpu.architecture in server.architectures
 
 
-def intra_link(ctx: PlanContext, gpu, server):
-    """The GPU-GPU link inside ``server`` for ``gpu``: NVLink/IF for SXM/OAM, else PCIe at the slower generation."""
-    link = ctx.links.get(server.interconnect)
-    if link is not None and link.kind == "pcie" and gpu.pcie_gen:
+def intra_link(ctx: PlanContext, gpu: GPU, server: Server) -> Link:
+    """The GPU-GPU link inside ``server`` for ``gpu``: NVLink/IF for SXM/OAM, else PCIe at the slower generation.
+
+    Every server's interconnect is a catalog link (db/build_catalog.py checks it when building the catalog)."""
+    link = ctx.links[server.interconnect]
+    if link.kind == "pcie" and gpu.pcie_gen:
         gen = min(int(gpu.pcie_gen), int("".join(ch for ch in link.id.split("-")[0] if ch.isdigit()) or gpu.pcie_gen))
         link = ctx.links.get(f"pcie{gen}-x16", link)
     return link
 
 
-def bridge_pair_gbps(gpu, count: int, servers: int = 1) -> float | None:
+def bridge_pair_gbps(gpu: GPU, count: int, servers: int = 1) -> float | None:
     """Per-direction GB/s of the NVLink bridge joining ``gpu`` cards in pairs, or None when there is none.
 
     A PCIe card with an NVLink connector (catalog ``nvlink_gbps`` > 0, bidirectional: H100 NVL and H100 PCIe
@@ -100,7 +107,8 @@ def bridge_pair_gbps(gpu, count: int, servers: int = 1) -> float | None:
 
 def training_counts(max_gpus: int) -> list[int]:
     """1, 2, 4, ... up to ``max_gpus`` (and ``max_gpus`` itself)."""
-    counts, n = [], 1
+    counts: list[int] = []
+    n = 1
     while n <= max_gpus:
         counts.append(n)
         n *= 2
@@ -109,7 +117,7 @@ def training_counts(max_gpus: int) -> list[int]:
     return counts
 
 
-def placements(server, count: int) -> int | None:
+def placements(server: Server, count: int) -> int | None:
     """Servers needed for ``count`` GPUs (None when this chassis cannot take that count)."""
     if count < server.min_gpus:
         return None
@@ -120,7 +128,7 @@ def placements(server, count: int) -> int | None:
     return count // server.max_gpus
 
 
-def servers_for(ctx: PlanContext, gpu) -> list:
+def servers_for(ctx: PlanContext, gpu: GPU) -> list[Server]:
     """Catalog servers that take ``gpu``."""
     return [s for s in ctx.servers if accepts(s, gpu)]
 

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import math
+from typing import Any, TypeVar
 
 from gpudesk import __version__
 from gpudesk.planner.profile import requirement_to_dict
 from gpudesk.planner.results import Candidate, Plan, Rejected
 
 PLAN_JSON_VERSION = 1
+T = TypeVar("T")
 
 
-def _num(value):
+def _num(value: T) -> T | None:
+    """``value``, with NaN and infinities as None (JSON has no such numbers)."""
     if value is None:
         return None
     if isinstance(value, float) and not math.isfinite(value):
@@ -19,7 +22,7 @@ def _num(value):
     return value
 
 
-def candidate_to_dict(c: Candidate) -> dict:
+def candidate_to_dict(c: Candidate) -> dict[str, Any]:
     """One candidate as JSON (bytes, seconds, USD).
 
     Price keys: ``gpu_price_usd`` (per GPU, null when unknown), ``gpu_price_origin`` ("requirement", "user",
@@ -90,13 +93,13 @@ def candidate_to_dict(c: Candidate) -> dict:
     }
 
 
-def rejected_to_dict(r: Rejected) -> dict:
+def rejected_to_dict(r: Rejected) -> dict[str, Any]:
     """One rejected option as JSON."""
     return {"gpu_id": r.gpu_id, "gpu_name": r.gpu_name, "count": r.count, "server_id": r.server_id,
             "interconnect": r.interconnect, "reasons": list(r.reasons)}
 
 
-def plan_to_dict(plan: Plan, max_rejected: int | None = None) -> dict:
+def plan_to_dict(plan: Plan, max_rejected: int | None = None) -> dict[str, Any]:
     """The plan as a JSON-ready dict.
 
     Keys: ``version``, ``gpudesk_version``, ``name``, ``requirement`` (the TOML-shaped profile), ``workload_kind``, ``model`` (name, params, shape_is_guess,

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpudesk.catalog.catalog import Catalog
+from gpudesk.catalog.records import GPU, CudaArchSupport, PrecisionSupport, Server
 from gpudesk.i18n import _
 from gpudesk.planner.requirement import Requirement, parse_version
 from gpudesk.sizing.dtypes import compute_precision_of
@@ -25,15 +27,15 @@ def consumer_card_warning() -> str:
 class StackIndex:
     """Catalog lookups built once per plan: precision support and CUDA architecture rows."""
 
-    precision: dict[tuple[str, str], object]
-    arch: dict[tuple[str, str], object]
-    arch_by_name: dict[str, list]
+    precision: dict[tuple[str, str], PrecisionSupport]
+    arch: dict[tuple[str, str], CudaArchSupport]
+    arch_by_name: dict[str, list[CudaArchSupport]]
 
     @classmethod
-    def from_catalog(cls, catalog) -> StackIndex:
+    def from_catalog(cls, catalog: Catalog) -> StackIndex:
         precision = {(p.architecture, p.precision): p for p in catalog.precision_support()}
-        arch: dict[tuple[str, str], object] = {}
-        by_name: dict[str, list] = {}
+        arch: dict[tuple[str, str], CudaArchSupport] = {}
+        by_name: dict[str, list[CudaArchSupport]] = {}
         for row in catalog.cuda_arch_support():
             arch[(row.architecture, row.sm)] = row
             by_name.setdefault(row.architecture, []).append(row)
@@ -52,7 +54,7 @@ def _older(have: tuple[int, ...] | None, need: str | None) -> bool:
     return bool(have and want and have < want)
 
 
-def gpu_gates(gpu, req: Requirement, index: StackIndex) -> tuple[list[str], list[str], list[tuple[str, str]]]:
+def gpu_gates(gpu: GPU, req: Requirement, index: StackIndex) -> tuple[list[str], list[str], list[tuple[str, str]]]:
     """(rejection reasons, warnings, rationale) for ``gpu`` against the stack and compliance answers."""
     reasons: list[str] = []
     warnings: list[str] = []
@@ -98,7 +100,8 @@ def gpu_gates(gpu, req: Requirement, index: StackIndex) -> tuple[list[str], list
                                                                      first_cuda=row.first_cuda, cuda=s.cuda_version,
                                                                      url=row.source_url))
             if row.dropped_in_cuda:
-                if cuda and cuda >= parse_version(row.dropped_in_cuda):
+                dropped = parse_version(row.dropped_in_cuda)
+                if cuda and dropped is not None and cuda >= dropped:
                     reasons.append(_("{sm} was dropped in CUDA {dropped}; the stack pins {cuda} ({url})").format(
                         sm=sm, dropped=row.dropped_in_cuda, cuda=s.cuda_version, url=row.source_url))
                 else:
@@ -136,7 +139,7 @@ def gpu_gates(gpu, req: Requirement, index: StackIndex) -> tuple[list[str], list
     return reasons, warnings, why
 
 
-def server_gates(server, gpu, count: int, servers: int, req: Requirement) -> list[str]:
+def server_gates(server: Server, gpu: GPU, count: int, servers: int, req: Requirement) -> list[str]:
     """Reasons an existing-server, power or cooling answer rules this option out (empty: allowed)."""
     o = req.operations
     reasons: list[str] = []
@@ -158,7 +161,7 @@ def server_gates(server, gpu, count: int, servers: int, req: Requirement) -> lis
     return reasons
 
 
-def kind_gates(kind: str, gpu, allow_consumer_cards: bool | None = None) -> list[str]:
+def kind_gates(kind: str, gpu: GPU, allow_consumer_cards: bool | None = None) -> list[str]:
     """Rejections from the article's conversion rules for the workload kind (article 2.2 and 5.3).
 
     Large-model training and multimodal long-sequence work need >= 40 GB per card. Consumer cards are for

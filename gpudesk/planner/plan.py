@@ -37,14 +37,17 @@ from gpudesk.planner.serve_eval import evaluate_inference
 from gpudesk.planner.tco import compute_tco, gpu_dollar_multiplier, rent_vs_buy
 from gpudesk.planner.train_eval import evaluate_training
 from gpudesk.planner.workload import memory_workload, profile_problems, resolve_model
+from gpudesk.catalog.catalog import Catalog
+from gpudesk.catalog.records import GPU, Price, Server
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory import estimate_memory
 from gpudesk.sizing.memory_inference import resolve_weight_format
+from gpudesk.sizing.shapes import ModelSpec
 
 __all__ = ["memory_workload", "plan", "resolve_model"]
 
 
-def _plan_warnings(req: Requirement, spec) -> list[str]:
+def _plan_warnings(req: Requirement, spec: ModelSpec) -> list[str]:
     d = req.data
     out = []
     if spec.shape_is_guess:
@@ -80,7 +83,7 @@ def _plan_warnings(req: Requirement, spec) -> list[str]:
 
 def _dedupe_rejections(rejected: list[Rejected]) -> list[Rejected]:
     """One entry per (GPU, count, reasons): the same memory verdict in six chassis is one rejection."""
-    seen: dict[tuple, Rejected] = {}
+    seen: dict[tuple[str, int, tuple[str, ...]], Rejected] = {}
     for r in rejected:
         key = (r.gpu_id, r.count, tuple(r.reasons))
         if key not in seen:
@@ -88,7 +91,8 @@ def _dedupe_rejections(rejected: list[Rejected]) -> list[Rejected]:
     return list(seen.values())
 
 
-def _price(c: Candidate, gpu, server, req: Requirement, price: GpuPrice, prices: list | None = None) -> None:
+def _price(c: Candidate, gpu: GPU, server: Server, req: Requirement, price: GpuPrice,
+           prices: list[Price] | None = None) -> None:
     delay_days = (c.deadline_miss_s or 0.0) / 86400
     c.gpu_price = price
     c.tco = compute_tco(gpu_id=gpu.id, gpu_price_usd=price.price_usd, gpu_tdp_w=gpu.tdp_w, count=c.count,
@@ -187,7 +191,7 @@ def _unpriced_warning(ranked: list[Candidate]) -> str | None:
     return text
 
 
-def plan(req: Requirement, catalog, price_overrides: dict | None = None) -> Plan:
+def plan(req: Requirement, catalog: Catalog, price_overrides: dict[str, Any] | None = None) -> Plan:
     """Plan ``req`` against ``catalog`` (a gpudesk.catalog.Catalog).
 
     Args:

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gpudesk.catalog.records import GPU
 from gpudesk.i18n import N_, _
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.tco import CloudRate
@@ -144,7 +145,7 @@ def cloud_rate(gpu_id: str, prices: Sequence[Any], kind: str = "cloud-on-demand"
     return CloudRate(float(best.price_usd), best.kind, best.provider, best.price_date, best.source_url)
 
 
-def resolve_gpu_price(gpu, requirement_overrides: Mapping[str, float], user: Mapping[str, UserPrice],
+def resolve_gpu_price(gpu: GPU, requirement_overrides: Mapping[str, float], user: Mapping[str, UserPrice],
                       catalog_prices: Sequence[Any] = ()) -> GpuPrice:
     """The price used for ``gpu`` (a catalog GPU): requirement override, then the user's, then the catalog's
     (the GPU row, else the ``prices`` table)."""

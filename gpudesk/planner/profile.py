@@ -54,7 +54,7 @@ def _number(where: str, value: object) -> int | float:
     return value
 
 
-def _coerce(section: str, key: str, value, annotation: str):
+def _coerce(section: str, key: str, value: object, annotation: object) -> object:
     """Check a TOML value against the field's annotation (``int | None``, ``str``, ``list[str]`` ...).
 
     Integers are accepted where floats are expected; ``model.params`` also accepts text such as "13B".
@@ -94,7 +94,7 @@ def _coerce(section: str, key: str, value, annotation: str):
     return _number(where, value)
 
 
-def requirement_from_dict(data: dict) -> Requirement:
+def requirement_from_dict(data: dict[str, Any]) -> Requirement:
     """Build a Requirement from the TOML-shaped dict (``{"name":..., "data": {...}, ...}``).
 
     Raises:
@@ -183,9 +183,9 @@ def load_profile(path: str | Path, catalog: Any = None) -> Requirement:
     return req
 
 
-def requirement_to_dict(req: Requirement) -> dict:
+def requirement_to_dict(req: Requirement) -> dict[str, Any]:
     """The TOML-shaped dict of ``req`` (None values left out)."""
-    out: dict = {"version": PROFILE_VERSION, "name": req.name}
+    out: dict[str, Any] = {"version": PROFILE_VERSION, "name": req.name}
     if req.notes:
         out["notes"] = req.notes
     for section in SECTIONS:
@@ -194,7 +194,7 @@ def requirement_to_dict(req: Requirement) -> dict:
     return out
 
 
-def _toml_value(value) -> str:
+def _toml_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):

@@ -34,7 +34,12 @@ def syncs_over_pcie(c: Candidate) -> bool:
     return c.count > 1 and "pcie" in c.interconnect
 
 
-def rank_key(c: Candidate, budget_usd: float | None, prefer_nvlink: bool = False) -> tuple:
+# not fits, misses deadline, misses QPS/latency, budget state, PCIe-synced under an NVLink preference, dominated,
+# unknown-price count, TCO (or its known part) in USD, time to result in s, GPU count
+RankKey = tuple[bool, bool, bool, int, bool, bool, int, float, float, int]
+
+
+def rank_key(c: Candidate, budget_usd: float | None, prefer_nvlink: bool = False) -> RankKey:
     """Sort key: smaller is better. ``prefer_nvlink`` (large-model and long-sequence kinds) puts multi-GPU options
     whose GPUs talk over PCIe after NVLink/Infinity Fabric ones (article 4.3: "PCIe bandwidth cannot carry the
     13B all-reduce -> choose NVLink")."""
@@ -117,12 +122,12 @@ def closest_to_deadline(candidates: list[Candidate], limit: int = 3) -> list[Can
     return sorted(late, key=lambda c: (c.deadline_miss_s, c.tco_3y_usd or math.inf))[:limit]
 
 
-def _tier(key: tuple) -> tuple:
+def _tier(key: RankKey) -> tuple[bool, bool, bool, bool]:
     """The part of a rank key that comes before money: fit, deadline, QPS, NVLink preference."""
     return key[0], key[1], key[2], key[4]
 
 
-def _why_lower(c: Candidate, top: Candidate, key: tuple, top_key: tuple) -> str:
+def _why_lower(c: Candidate, top: Candidate, key: RankKey, top_key: RankKey) -> str:
     """Why ``c`` ranks below ``top``: the first rule of :func:`rank_key` that separates them."""
     for i, (mine, theirs) in enumerate(zip(key, top_key)):
         if mine == theirs:

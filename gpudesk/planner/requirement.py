@@ -10,7 +10,7 @@ compliance; ``[operations]`` existing servers, slots, power/cooling, growth, bud
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -196,7 +196,7 @@ def raise_problems(problems: list[PlanInputError]) -> None:
         raise PlanInputErrors(problems)
 
 
-def _num(field_name: str, value, *, minimum: float = 0.0, strict: bool = True, maximum: float | None = None,
+def _num(field_name: str, value: Any, *, minimum: float = 0.0, strict: bool = True, maximum: float | None = None,
          integer: bool = False) -> None:
     if value is None:
         return
@@ -214,7 +214,7 @@ def _num(field_name: str, value, *, minimum: float = 0.0, strict: bool = True, m
             value=value, maximum=maximum))
 
 
-def _choice(field_name: str, value, options) -> None:
+def _choice(field_name: str, value: object, options: Collection[str]) -> None:
     if value not in options:
         raise PlanInputError(field_name, _("{value!r} is not one of: {options}.").format(value=value,
                                                                                           options=", ".join(options)))

@@ -10,22 +10,26 @@ from __future__ import annotations
 
 import math
 
+from gpudesk.catalog.records import GPU, Server
 from gpudesk.i18n import _, ngettext
 from gpudesk.planner.candidates import PlanContext, gib, intra_link, placements
 from gpudesk.planner.gates import requested_precision
 from gpudesk.planner.results import Candidate, Rejected
 from gpudesk.planner.workload import memory_workload
 from gpudesk.sizing import time as tm
-from gpudesk.sizing.capacity import fit
+from gpudesk.sizing.capacity import Fit, fit
+from gpudesk.sizing.estimate import MemoryEstimate
 from gpudesk.sizing.memory import estimate_memory
 from gpudesk.sizing.memory_inference import kv_sequence_bytes, weight_bytes
 
 _PEAK_FIELD = {"bf16": "bf16_dense_tflops", "fp16": "fp16_dense_tflops", "fp8": "fp8_dense_tflops",
                "int8": "int8_dense_tops", "int4": "int8_dense_tops", "fp4": "fp4_dense_tflops", "fp32": "fp32_tflops"}
+# (tensor-parallel degree, concurrent sequences per replica, memory estimate per GPU, fit against the card)
+ReplicaShape = tuple[int, int, MemoryEstimate, Fit]
 COMPUTE_EFFICIENCY = 0.5  # share of dense peak reached by serving kernels (gpudesk default, editable in code)
 
 
-def _peak(gpu, precision: str) -> float | None:
+def _peak(gpu: GPU, precision: str) -> float | None:
     value = getattr(gpu, _PEAK_FIELD.get(precision, "bf16_dense_tflops"), None)
     if value is None and precision == "bf16":
         value = gpu.fp16_dense_tflops
@@ -35,7 +39,7 @@ def _peak(gpu, precision: str) -> float | None:
 TENSOR_PARALLEL_DEGREES = (1, 2, 4, 8)
 
 
-def replica_shapes(ctx: PlanContext, gpu) -> list[tuple[int, int, object, object]]:
+def replica_shapes(ctx: PlanContext, gpu: GPU) -> list[ReplicaShape]:
     """(tensor_parallel, batch, memory estimate, fit) for every degree in 1, 2, 4, 8 that holds one sequence.
 
     A larger degree splits the weights over more GPUs and leaves more KV cache per GPU, so the batch per replica
@@ -45,9 +49,9 @@ def replica_shapes(ctx: PlanContext, gpu) -> list[tuple[int, int, object, object
     req, spec = ctx.req, ctx.spec
     w = req.workload
     transformer = spec.is_transformer and req.model.activation_bytes_per_sample is None
-    shapes = []
+    shapes: list[ReplicaShape] = []
     for t in TENSOR_PARALLEL_DEGREES:
-        if t > 1 and (not transformer or spec.num_attention_heads % t):
+        if t > 1 and (not transformer or spec.transformer_dims.num_attention_heads % t):
             break
         key = ("serve", t, 1)
         est1 = ctx.memory_cache.get(key)
@@ -62,7 +66,9 @@ def replica_shapes(ctx: PlanContext, gpu) -> list[tuple[int, int, object, object
             # layers capped (gpudesk.sizing.memory_inference.kv_sequence_bytes).
             per_seq = kv_sequence_bytes(spec, w.prompt_tokens + w.output_tokens, req.model.kv_precision, t)
         else:
-            per_seq = req.model.activation_bytes_per_sample / t
+            activation_bytes = req.model.activation_bytes_per_sample
+            assert activation_bytes is not None, "not a transformer here means the activation bytes were given"
+            per_seq = activation_bytes / t
         extra = int(f1.headroom_bytes // (per_seq * 1.05)) if per_seq else w.max_concurrent_sequences
         batch = max(1, min(w.max_concurrent_sequences, 1 + extra))
         key = ("serve", t, batch)
@@ -75,13 +81,13 @@ def replica_shapes(ctx: PlanContext, gpu) -> list[tuple[int, int, object, object
     return shapes
 
 
-def replica_shape(ctx: PlanContext, gpu) -> tuple[int, int, object, object] | None:
+def replica_shape(ctx: PlanContext, gpu: GPU) -> ReplicaShape | None:
     """The smallest replica that holds one sequence (first of :func:`replica_shapes`), or None."""
     shapes = replica_shapes(ctx, gpu)
     return shapes[0] if shapes else None
 
 
-def _replica_rate(ctx: PlanContext, gpu, t: int, batch: int, precision: str, peak: float) -> tuple[float, float, float, float, float]:
+def _replica_rate(ctx: PlanContext, gpu: GPU, t: int, batch: int, precision: str, peak: float) -> tuple[float, float, float, float, float]:
     """(prefill s, decode step s, QPS per replica, weights bytes per GPU, attention FLOPs per token per GPU)."""
     req, spec = ctx.req, ctx.spec
     w = req.workload
@@ -105,7 +111,7 @@ def _replica_rate(ctx: PlanContext, gpu, t: int, batch: int, precision: str, pea
     return pre, step, qps_replica, weights, attention
 
 
-def whole_boards(server, count: int, t: int) -> int:
+def whole_boards(server: Server, count: int, t: int) -> int:
     """GPUs to buy for ``count`` needed in ``server``: a fixed board (HGX, OAM platform: min = max GPUs) is bought
     whole, so the count rounds up to whole boards; otherwise at least the chassis minimum; always a multiple of
     the tensor-parallel degree ``t``."""
@@ -120,7 +126,7 @@ def _ms(seconds: float | None) -> str:
     return _("no target") if not seconds else f"{seconds * 1e3:g} ms"
 
 
-def _batch_for_tpot(ctx: PlanContext, gpu, t: int, batch: int, precision: str, peak: float) -> int:
+def _batch_for_tpot(ctx: PlanContext, gpu: GPU, t: int, batch: int, precision: str, peak: float) -> int:
     """The largest batch (<= the memory's) whose decode step meets ``workload.tpot_target_s`` (the step time grows
     with the batch: more KV read and, past the ridge point, more compute); the memory's batch without a target,
     and 1 when even one sequence misses it."""
@@ -139,7 +145,7 @@ def _batch_for_tpot(ctx: PlanContext, gpu, t: int, batch: int, precision: str, p
     return lo
 
 
-def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candidate | Rejected]:
+def evaluate_inference(ctx: PlanContext, gpu: GPU, servers_list: list[Server]) -> list[Candidate | Rejected]:
     """Candidates (one per accepting server) sized to the QPS target, or Rejected with the reason."""
     req, spec = ctx.req, ctx.spec
     w, o = req.workload, req.operations
@@ -163,10 +169,12 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
     # degree, less all-reduce traffic per layer).
     sized = []
     latency: dict[int, bool | None] = {}
+    target_qps = w.target_qps
+    assert target_qps is not None, "an inference requirement has a QPS target (the requirement's problems say so)"
     for t, batch, est, f in shapes:
         batch = _batch_for_tpot(ctx, gpu, t, batch, precision, peak)
         pre, step, qps_replica, weights, attention = _replica_rate(ctx, gpu, t, batch, precision, peak)
-        replicas = max(1, math.ceil(w.target_qps / qps_replica))
+        replicas = max(1, math.ceil(target_qps / qps_replica))
         ok = None
         if w.ttft_target_s or w.tpot_target_s:
             ok = (not w.ttft_target_s or pre <= w.ttft_target_s) and (not w.tpot_target_s or not w.output_tokens
@@ -223,7 +231,7 @@ def evaluate_inference(ctx: PlanContext, gpu, servers_list: list) -> list[Candid
             interconnect=link.id, interconnect_name=link.name, network_link=None, sharding=f"tp{t}" if t > 1 else None,
             recompute=None, memory=est, usable_memory_bytes=f.usable_bytes, safe_line_bytes=f.safe_line_bytes,
             headroom_bytes=f.headroom_bytes, fits=f.under_safe_line, qps_capacity=replicas * qps_replica,
-            meets_qps=replicas * qps_replica >= w.target_qps, gpu_power_w=count * gpu.tdp_w, tensor_parallel=t,
+            meets_qps=replicas * qps_replica >= target_qps, gpu_power_w=count * gpu.tdp_w, tensor_parallel=t,
         )
         cand.step_time_s = step or pre
         if count != needed:

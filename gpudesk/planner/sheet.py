@@ -105,6 +105,16 @@ def _num(value: Any) -> float | None:
     return None
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (a plan read back from disk may lack a section)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _sequence(value: Any) -> list[Any]:
+    """``value`` when it is a JSON array, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
 def _whole_job_only(assumption: Any) -> bool:
     """An assumption of the plan's whole-job estimate (one GPU, DDP) that says nothing about a candidate's layout."""
     text = _text(assumption).lower()
@@ -191,7 +201,7 @@ MIN_DRIVER_FOR_CUDA = {11: "450.80.02", 12: "525.60.13", 13: "580.65.06"}
 
 
 def _software_rows(profile: dict[str, Any]) -> list[tuple[str, str]]:
-    software = profile.get("software") if isinstance(profile.get("software"), dict) else {}
+    software = _mapping(profile.get("software"))
     rows: list[tuple[str, str]] = []
     framework = software.get("framework")
     if framework:
@@ -232,7 +242,7 @@ def _host_note(candidate: dict[str, Any]) -> str:
 
 def _bom(candidate: dict[str, Any], profile: dict[str, Any], software: list[tuple[str, str]]) -> list[BomLine]:
     """Bill of materials: GPUs and hosts priced from the candidate's TCO lines, then storage, network, software."""
-    tco = candidate.get("tco_breakdown_usd") if isinstance(candidate.get("tco_breakdown_usd"), dict) else {}
+    tco = _mapping(candidate.get("tco_breakdown_usd"))
     count = _num(candidate.get("count"))
     servers = _num(candidate.get("servers")) or 1.0
     gpus_usd = _num(tco.get("gpus"))
@@ -278,7 +288,7 @@ def _bom(candidate: dict[str, Any], profile: dict[str, Any], software: list[tupl
                 source="GPU product brief (NVLink bridge connector); gpudesk.planner.candidates.bridge_pair_gbps",
             )
         )
-    data = profile.get("data") if isinstance(profile.get("data"), dict) else {}
+    data = _mapping(profile.get("data"))
     needed = _num(candidate.get("data_rate_needed_bytes_per_s"))
     available = _num(candidate.get("data_rate_available_bytes_per_s"))
     dataset = _num(data.get("dataset_bytes"))
@@ -325,7 +335,7 @@ def post_delivery_checks(candidate: dict[str, Any], profile: dict[str, Any] | No
     Across several servers nccl-tests runs one process per GPU under MPI (``-g`` is GPUs per process), and the
     bus bandwidth is bounded by the slower of the GPU link and the network link between servers."""
     profile = profile or {}
-    software = profile.get("software") if isinstance(profile.get("software"), dict) else {}
+    software = _mapping(profile.get("software"))
     count = _int(candidate.get("count")) or 1
     servers = _int(candidate.get("servers")) or 1
     link = str(candidate.get("interconnect_name") or candidate.get("interconnect") or _("the GPU interconnect"))
@@ -417,8 +427,8 @@ def build_sheet(plan: dict[str, Any], candidate_index: int = 0, title: str | Non
         raise SheetError(_("A configuration sheet needs a plan dictionary, got {type}.").format(type=type(plan).__name__))
     candidate = pick_candidate(plan, candidate_index)
     if not isinstance(profile, dict):
-        profile = plan.get("requirement") if isinstance(plan.get("requirement"), dict) else {}
-    memory = plan.get("memory") if isinstance(plan.get("memory"), dict) else {}
+        profile = _mapping(plan.get("requirement"))
+    memory = _mapping(plan.get("memory"))
     breakdown = candidate.get("per_gpu_memory_breakdown_bytes")
     if not isinstance(breakdown, dict):
         breakdown = {}
@@ -426,7 +436,7 @@ def build_sheet(plan: dict[str, Any], candidate_index: int = 0, title: str | Non
     total = _int(candidate.get("per_gpu_memory_bytes"))
     if total is None and parts:
         total = sum(v for _, v in parts)
-    workload = profile.get("workload") if isinstance(profile.get("workload"), dict) else {}
+    workload = _mapping(profile.get("workload"))
     inference = candidate.get("qps_capacity") is not None
     timing = [
         ("Step time", _num(candidate.get("step_time_s")), "s"),
@@ -439,11 +449,11 @@ def build_sheet(plan: dict[str, Any], candidate_index: int = 0, title: str | Non
         ("Data rate needed", _num(candidate.get("data_rate_needed_bytes_per_s")), "bytes/s"),
         ("Data rate available", _num(candidate.get("data_rate_available_bytes_per_s")), "bytes/s"),
     ]
-    tco_items = candidate.get("tco_breakdown_usd") if isinstance(candidate.get("tco_breakdown_usd"), dict) else {}
+    tco_items = _mapping(candidate.get("tco_breakdown_usd"))
     software = _software_rows(profile)
     warnings = [w for w in (plan.get("warnings") or []) if w] + [w for w in (candidate.get("warnings") or []) if w]
-    rationale = candidate.get("rationale") if isinstance(candidate.get("rationale"), list) else []
-    plan_rationale = plan.get("rationale") if isinstance(plan.get("rationale"), list) else []
+    rationale = _sequence(candidate.get("rationale"))
+    plan_rationale = _sequence(plan.get("rationale"))
     # The candidate's own memory assumptions (its GPU count, sharding, recompute); a plan saved before they were
     # exported only has the whole-job estimate's (one GPU, DDP), which would contradict the recommendation.
     own = candidate.get("memory_assumptions")

@@ -7,6 +7,7 @@ full recompute costs 8 instead of 6 FLOPs per parameter per token).
 
 from __future__ import annotations
 
+from gpudesk.catalog.records import GPU, Server
 from gpudesk.i18n import _
 from gpudesk.planner.candidates import (
     PlanContext,
@@ -19,6 +20,7 @@ from gpudesk.planner.results import Candidate, Rejected
 from gpudesk.planner.workload import accumulation_steps, memory_workload
 from gpudesk.sizing import time as tm
 from gpudesk.sizing.capacity import fit, reported_total_bytes
+from gpudesk.sizing.estimate import MemoryEstimate
 from gpudesk.sizing.memory import estimate_memory
 from gpudesk.sizing.memory_lora import lora_trainable_params
 
@@ -27,9 +29,10 @@ DECODE_DEFAULT_BYTES_PER_S = {"cpu": 850e6, "gpu": 2.1e9}
 _PEAK_FIELD = {"bf16": "bf16_dense_tflops", "fp16": "fp16_dense_tflops", "fp8": "fp8_dense_tflops", "fp32": "fp32_tflops"}
 
 
-def peak_tflops(gpu, precision: str) -> float | None:
+def peak_tflops(gpu: GPU, precision: str) -> float | None:
     """Dense datasheet peak for ``precision`` (FP32-accumulate rate on GeForce), None when not supported."""
-    return getattr(gpu, _PEAK_FIELD.get(precision, "bf16_dense_tflops"), None)
+    peak: float | None = getattr(gpu, _PEAK_FIELD.get(precision, "bf16_dense_tflops"), None)
+    return peak
 
 
 def _options(ctx: PlanContext, count: int) -> list[tuple[str, str]]:
@@ -58,19 +61,20 @@ def micro_batches(requested: int) -> list[int]:
     return sizes
 
 
-def _memory(ctx: PlanContext, count: int, sharding: str, recompute: str, micro_batch: int, accumulation: int):
+def _memory(ctx: PlanContext, count: int, sharding: str, recompute: str, micro_batch: int,
+            accumulation: int) -> tuple[MemoryEstimate, int]:
     """(estimate, total bytes) for this count, setting, micro-batch and accumulation steps, computed once per plan.
 
     With more than one accumulation step the earlier micro-batches' gradients are alive during the later ones'
     forward and backward, and the sizing layer counts them (:func:`gpudesk.sizing.memory_train.train_memory`).
     """
     key = ("train", count, sharding, recompute, micro_batch, accumulation)
-    hit = ctx.memory_cache.get(key)
+    hit = ctx.train_memory_cache.get(key)
     if hit is None:
         est = estimate_memory(ctx.spec, memory_workload(ctx.req, gpus=count, sharding=sharding, recompute=recompute,
                                                         micro_batch_size=micro_batch,
                                                         gradient_accumulation_steps=accumulation))
-        hit = ctx.memory_cache[key] = (est, est.total_bytes)
+        hit = ctx.train_memory_cache[key] = (est, est.total_bytes)
     return hit
 
 
@@ -98,7 +102,7 @@ def work(ctx: PlanContext) -> tuple[float, float, str, float]:
                 per_token=per_token, params_b=spec.active_params / 1e9, tokens=tokens), (per_token + 2) / per_token)
 
 
-def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -> Candidate | Rejected:
+def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, servers: int) -> Candidate | Rejected:
     """A Candidate (possibly over the safe line, ``fits=False``) or a Rejected with the memory reason."""
     req, spec = ctx.req, ctx.spec
     m, d, w, o = req.model, req.data, req.workload, req.operations
@@ -153,7 +157,9 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
                   else tm.collective_time_s(comm_bytes, bottleneck_gbps, dp))
         return tm.step_time(flops / steps_for(micro_batch) / (count * achievable), comm_s)
 
-    fitting, fallback, smallest = [], None, None
+    fitting: list[tuple[str, str, MemoryEstimate, tm.StepTime, int, int]] = []
+    fallback: tuple[str, str, MemoryEstimate, None, int, int] | None = None
+    smallest: int | None = None
     for micro_batch in micro_batches(min(m.micro_batch_size, global_batch // dp or 1)):
         for sharding, recompute in _options(ctx, count):
             est, total = _memory(ctx, count, sharding, recompute, micro_batch, accumulation_for(micro_batch))
@@ -167,6 +173,7 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
                 continue
             fitting.append((sharding, recompute, est, timing(sharding, recompute, micro_batch), total, micro_batch))
     if not fitting and fallback is None:
+        assert smallest is not None, "every count tries at least one micro-batch and one memory option"
         return Rejected(gpu.id, gpu.name, count, server.id, link.id,
                         [_("does not fit: at least {need} per GPU needed even at micro-batch 1, {gpu} reports {usable} "
                            "usable").format(need=gib(smallest), gpu=gpu.name, usable=gib(usable))])
@@ -174,6 +181,7 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
         # Fastest; on a tie the larger micro-batch (bigger matmuls, fewer optimizer-free passes).
         sharding, recompute, est, st, total, micro_batch = min(fitting, key=lambda e: (round(e[3].step_s, 9), -e[5]))
     else:
+        assert fallback is not None, "no fitting option, so the fallback was kept"
         sharding, recompute, est, _timing, total, micro_batch = fallback
         st = timing(sharding, recompute, micro_batch)
     accumulation = accumulation_for(micro_batch)

@@ -6,6 +6,7 @@ import difflib
 import math
 from typing import Any
 
+from gpudesk.catalog.catalog import Catalog
 from gpudesk.i18n import _
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.requirement import ModelMemory, Requirement
@@ -56,7 +57,7 @@ def _did_you_mean(query: str, catalog: Any) -> str:
     return " " + _("Nothing in the catalog is close; its models include {names}.").format(names=", ".join(examples))
 
 
-def resolve_model(model: ModelMemory, catalog=None) -> ModelSpec:
+def resolve_model(model: ModelMemory, catalog: Catalog | None = None) -> ModelSpec:
     """The ModelSpec for the requirement's model answer (catalog name, Hugging Face repo id, parameter count or
     config.json).
 

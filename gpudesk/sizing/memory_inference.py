@@ -86,7 +86,8 @@ def kv_bytes_per_token(spec: ModelSpec, kv_precision: str = "bf16") -> float:
     if spec.kv_latent_dim:
         # MLA caches one compressed latent (+ the decoupled RoPE key) per layer (DeepSeek-V2, arXiv 2405.04434).
         return (spec.layers or 0) * spec.kv_latent_dim * precision_bytes("kv_precision", kv_precision)
-    return 2 * spec.layers * spec.kv_heads_resolved * spec.head_dim_resolved * precision_bytes("kv_precision", kv_precision)
+    layers = spec.transformer_dims.layers
+    return 2 * layers * spec.kv_heads_resolved * spec.head_dim_resolved * precision_bytes("kv_precision", kv_precision)
 
 
 def kv_heads_per_gpu(spec: ModelSpec, tensor_parallel: int = 1) -> int:
@@ -201,9 +202,10 @@ def prefill_workspace_bytes(spec: ModelSpec, prefill_tokens: int, flash_attentio
     s = positive_int("prefill_tokens", prefill_tokens, MAX_SEQ_LEN_TOKENS)
     if not spec.is_transformer:
         raise ShapeError("model", _("{model}: prefill working memory needs a transformer shape.").format(model=spec.name))
-    ffn = spec.ffn_size or 4 * spec.hidden_size
-    layer = 2 * s * (spec.hidden_size + ffn)
-    scores = 0 if flash_attention else 2 * spec.num_attention_heads * s * s
+    dims = spec.transformer_dims
+    ffn = spec.ffn_size or 4 * dims.hidden_size
+    layer = 2 * s * (dims.hidden_size + ffn)
+    scores = 0 if flash_attention else 2 * dims.num_attention_heads * s * s
     logits = 4 * (spec.vocab_size or 0)
     return layer + scores + logits
 

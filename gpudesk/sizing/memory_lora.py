@@ -55,8 +55,9 @@ def resolve_targets(targets: str | tuple[str, ...] | list[str]) -> tuple[str, ..
 
 
 def _module_dims(spec: ModelSpec, name: str) -> tuple[int, int]:
-    h = spec.hidden_size
-    q = spec.num_attention_heads * spec.head_dim_resolved
+    dims = spec.transformer_dims
+    h = dims.hidden_size
+    q = dims.num_attention_heads * spec.head_dim_resolved
     kv = spec.kv_heads_resolved * spec.head_dim_resolved
     ffn = spec.ffn_size or 4 * h
     return {
@@ -81,7 +82,7 @@ def lora_trainable_params(spec: ModelSpec, rank: int, targets: str | tuple[str, 
     if not spec.gated and any(n in ("gate_proj",) for n in names):
         names = tuple(n for n in names if n != "gate_proj")
     per_layer = sum(r * sum(_module_dims(spec, n)) for n in names)
-    return spec.layers * per_layer
+    return spec.transformer_dims.layers * per_layer
 
 
 def lora_memory(

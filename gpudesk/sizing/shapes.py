@@ -14,9 +14,12 @@ import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
+from gpudesk.catalog.records import ModelShape
 from gpudesk.sizing.checks import MAX_PARAMS, positive_int
 from gpudesk.sizing.config_validation import check_config_numbers, read_config_json
+from gpudesk.i18n import _
 from gpudesk.sizing.errors import ConfigFileError, ShapeError, SizingError
 
 _REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}")
@@ -33,6 +36,15 @@ _GATED_MODEL_TYPES = frozenset({
     "phi3", "deepseek_v2", "deepseek_v3", "olmo", "olmo2", "internlm2", "yi", "baichuan", "cohere", "granite",
     "llama4", "llama4_text", "gpt_oss", "mistral3", "qwen3_vl", "qwen3_vl_moe", "qwen2_5_vl", "gemma3", "phi",
 })
+
+
+@dataclass(frozen=True)
+class TransformerDims:
+    """The figures every transformer shape has (:attr:`ModelSpec.is_transformer`), never None."""
+
+    layers: int
+    hidden_size: int
+    num_attention_heads: int
 
 
 @dataclass(frozen=True)
@@ -109,6 +121,18 @@ class ModelSpec:
     def is_transformer(self) -> bool:
         """True when layers, hidden size and heads are known."""
         return bool(self.layers and self.hidden_size and self.num_attention_heads)
+
+    @property
+    def transformer_dims(self) -> TransformerDims:
+        """Layers, hidden size and attention heads of a transformer shape.
+
+        Raises:
+            ShapeError: one of them is unknown (the shape is not :attr:`is_transformer`).
+        """
+        if not (self.layers and self.hidden_size and self.num_attention_heads):
+            raise ShapeError("model", _("{model}: layers, hidden size or attention heads are unknown.").format(
+                model=self.name))
+        return TransformerDims(self.layers, self.hidden_size, self.num_attention_heads)
 
     @property
     def gated(self) -> bool:
@@ -284,7 +308,7 @@ def spec_from_params(params: float, name: str | None = None) -> ModelSpec:
         ShapeError: params not a positive number or above 100 T.
     """
     n = parse_param_count(params)
-    best = None
+    best: tuple[float, int, int, int] | None = None
     for h, layers in _REFERENCE_SHAPES:
         # Small models keep the embedding to about a tenth of the parameters (a 32000-token vocabulary would
         # otherwise exceed the whole count below ~50 M parameters).
@@ -295,6 +319,7 @@ def spec_from_params(params: float, name: str | None = None) -> ModelSpec:
         score = abs(math.log(size / n)) + 0.05 * abs(math.log(fitted / layers))
         if best is None or score < best[0]:
             best = (score, h, fitted, vocab)
+    assert best is not None, "_REFERENCE_SHAPES is not empty"
     _, h, layers, vocab = best
     heads = max(1, h // 128) if h >= 1024 else max(1, h // 64)
     head_dim = h // heads
@@ -319,14 +344,15 @@ def mla_kv_view(kv_lora_rank: int, qk_rope_head_dim: int) -> tuple[int, int]:
     return 1, (kv_lora_rank + qk_rope_head_dim) // 2
 
 
-def spec_from_catalog(shape) -> ModelSpec:
+def spec_from_catalog(shape: ModelShape) -> ModelSpec:
     """Convert a catalog ``ModelShape`` (gpudesk.catalog) to a ModelSpec (fields per the catalog contract).
 
     MLA rows keep their config's heads in the catalog; the spec takes the absorbed-MLA view (:func:`mla_kv_view`).
     """
     kv_heads, head_dim = shape.num_kv_heads, getattr(shape, "head_dim", None)
-    if getattr(shape, "attention_kind", None) == "mla" and getattr(shape, "kv_lora_rank", None):
-        kv_heads, head_dim = mla_kv_view(shape.kv_lora_rank, shape.qk_rope_head_dim or 0)
+    kv_lora_rank = getattr(shape, "kv_lora_rank", None)
+    if getattr(shape, "attention_kind", None) == "mla" and kv_lora_rank:
+        kv_heads, head_dim = mla_kv_view(kv_lora_rank, shape.qk_rope_head_dim or 0)
     return ModelSpec(
         name=shape.name, params=int(shape.params), kind=shape.kind or "decoder", layers=shape.layers,
         hidden_size=shape.hidden_size, num_attention_heads=shape.num_attention_heads,
@@ -345,7 +371,7 @@ def spec_from_catalog(shape) -> ModelSpec:
     )
 
 
-def _first(cfg: dict, *keys, default=None):
+def _first(cfg: dict[str, Any], *keys: str, default: Any = None) -> Any:
     for key in keys:
         value = cfg.get(key)
         if value is not None:
@@ -353,7 +379,7 @@ def _first(cfg: dict, *keys, default=None):
     return default
 
 
-def _config_model_name(cfg: dict, path: Path) -> str:
+def _config_model_name(cfg: dict[str, Any], path: Path) -> str:
     """A display name for a model read from ``path``: the config's ``_name_or_path`` (Hugging Face writes the hub
     id there), else its first ``architectures`` entry or ``model_type`` with the file it came from, e.g.
     ``"LlamaForCausalLM (llama-2-7b-hf.config.json)"``. The parent folder alone is not a model name."""
@@ -409,7 +435,7 @@ def spec_from_hf_config(path: str | Path) -> ModelSpec:
 _QUANT_METHOD_FORMATS = {"mxfp4": "mxfp4", "fp8": "fp8", "fbgemm_fp8": "fp8"}
 
 
-def checkpoint_weight_format(cfg: dict) -> str | None:
+def checkpoint_weight_format(cfg: dict[str, Any]) -> str | None:
     """The weight format a config's ``quantization_config`` declares (``mxfp4``, ``fp8``, ``int4-gN`` for GPTQ /
     AWQ 4-bit with its ``group_size``), or None for a 16-bit checkpoint or a method gpudesk does not size."""
     quant = cfg.get("quantization_config")
@@ -424,7 +450,7 @@ def checkpoint_weight_format(cfg: dict) -> str | None:
     return None
 
 
-def sliding_window_layout(cfg: dict, model_type: str, layers: int) -> tuple[int | None, int | None]:
+def sliding_window_layout(cfg: dict[str, Any], model_type: str, layers: int) -> tuple[int | None, int | None]:
     """(window tokens, layers that use it) from a decoder config; (None, None) when attention is global.
 
     Sources, in order: ``layer_types`` (transformers >= 4.53 writes it for Gemma 2/3, gpt-oss, Qwen 2/3: the
@@ -504,14 +530,14 @@ def spec_from_hf_repo(repo_id: str, env: dict[str, str] | None = None) -> ModelS
     return replace(spec, name=repo_id, hf_repo=repo_id)
 
 
-def _need(cfg: dict, label: str, *keys) -> int:
+def _need(cfg: dict[str, Any], label: str, *keys: str) -> int:
     value = _first(cfg, *keys)
     if value is None:
         raise ShapeError("config", f"no {label} (looked for {', '.join(keys)}).")
     return positive_int(keys[0], value)
 
 
-def _decoder_spec(cfg: dict, name: str, path: Path, model_type: str) -> ModelSpec:
+def _decoder_spec(cfg: dict[str, Any], name: str, path: Path, model_type: str) -> ModelSpec:
     h = _need(cfg, "hidden size", "hidden_size", "n_embd", "d_model")
     layers = _need(cfg, "layer count", "num_hidden_layers", "n_layer", "num_layers")
     heads = _need(cfg, "attention head count", "num_attention_heads", "n_head", "num_heads")
@@ -563,7 +589,7 @@ def _decoder_spec(cfg: dict, name: str, path: Path, model_type: str) -> ModelSpe
     )
 
 
-def _moe_layout(cfg: dict, model_type: str, layers: int, dense_ffn: int) -> _Moe:
+def _moe_layout(cfg: dict[str, Any], model_type: str, layers: int, dense_ffn: int) -> _Moe:
     """Where the experts are and how wide (config keys of the HF implementations).
 
     DeepSeek-V2/V3: ``moe_intermediate_size``, ``n_shared_experts``, the first ``first_k_dense_replace`` layers
@@ -590,7 +616,7 @@ def _moe_layout(cfg: dict, model_type: str, layers: int, dense_ffn: int) -> _Moe
                 moe_layers=moe_layers)
 
 
-def _mla_layout(cfg: dict) -> _Mla | None:
+def _mla_layout(cfg: dict[str, Any]) -> _Mla | None:
     """MLA sizes when the config has ``kv_lora_rank`` (DeepSeek-V2/V3, Kimi K2), else None."""
     rank = cfg.get("kv_lora_rank")
     if not rank:
@@ -607,7 +633,7 @@ def is_repo_id(text: str) -> bool:
     return bool(_REPO_ID.fullmatch(text or ""))
 
 
-def _bert_spec(cfg: dict, name: str, path: Path) -> ModelSpec:
+def _bert_spec(cfg: dict[str, Any], name: str, path: Path) -> ModelSpec:
     h = _need(cfg, "hidden size", "hidden_size", "dim")
     layers = _need(cfg, "layer count", "num_hidden_layers", "n_layers")
     heads = _need(cfg, "attention head count", "num_attention_heads", "n_heads")
@@ -626,7 +652,7 @@ def _bert_spec(cfg: dict, name: str, path: Path) -> ModelSpec:
     )
 
 
-def _t5_spec(cfg: dict, name: str, path: Path) -> ModelSpec:
+def _t5_spec(cfg: dict[str, Any], name: str, path: Path) -> ModelSpec:
     d = _need(cfg, "d_model", "d_model", "hidden_size")
     layers = _need(cfg, "layer count", "num_layers")
     dec_layers = positive_int("num_decoder_layers", _first(cfg, "num_decoder_layers", default=layers))
@@ -651,7 +677,7 @@ def _t5_spec(cfg: dict, name: str, path: Path) -> ModelSpec:
     )
 
 
-def _bart_spec(cfg: dict, name: str, path: Path) -> ModelSpec:
+def _bart_spec(cfg: dict[str, Any], name: str, path: Path) -> ModelSpec:
     """BART-style encoder-decoder (BART, mBART, Marian, Pegasus, M2M-100): biased linears, learned positions,
     a shared embedding tied to the LM head (transformers ``modeling_bart.py``)."""
     d = _need(cfg, "d_model", "d_model")

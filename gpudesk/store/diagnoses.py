@@ -30,7 +30,7 @@ migrations = register(Migrations("gpudesk-diagnoses"))
 @migrations()
 def m001_diagnoses(db: Database) -> None:
     """The ``diagnoses`` table (one row per diagnosis)."""
-    db["diagnoses"].create(
+    db.table("diagnoses").create(
         {
             "id": int,
             "created_at": str,
@@ -47,7 +47,7 @@ def m001_diagnoses(db: Database) -> None:
         not_null={"created_at", "source", "diagnosis_json"},
         defaults={"format_version": DIAGNOSIS_ROW_VERSION, "target": ""},
     )
-    db["diagnoses"].create_index(["created_at"])
+    db.table("diagnoses").create_index(["created_at"])
 
 
 @dataclass
@@ -91,7 +91,9 @@ def save_diagnosis(db: Database, entry: DiagnosisEntry) -> int:
         "diagnosis_json": json.dumps(entry.diagnosis),
         "format_version": DIAGNOSIS_ROW_VERSION,
     }
-    return int(db["diagnoses"].insert(row).last_pk)
+    last_pk = db.table("diagnoses").insert(row).last_pk
+    assert last_pk is not None, "sqlite assigns a rowid on every insert"
+    return int(last_pk)
 
 
 @converts_sqlite_errors

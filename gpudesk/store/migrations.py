@@ -16,7 +16,7 @@ core = Migrations("gpudesk-core")
 @core()
 def m001_price_overrides(db: Database) -> None:
     """User price overrides for catalog GPUs (USD, with the date the user entered it)."""
-    db["price_overrides"].create(
+    db.table("price_overrides").create(
         {"gpu_id": str, "price_usd": float, "note": str, "updated_at": str},
         pk="gpu_id",
         not_null={"price_usd", "updated_at"},
@@ -26,7 +26,7 @@ def m001_price_overrides(db: Database) -> None:
 @core()
 def m002_settings(db: Database) -> None:
     """Small key/value store for preferences that belong with user data (not window geometry)."""
-    db["settings"].create({"key": str, "value": str}, pk="key")
+    db.table("settings").create({"key": str, "value": str}, pk="key")
 
 
 MIGRATION_SETS: list[Migrations] = [core]

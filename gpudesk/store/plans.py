@@ -35,7 +35,7 @@ migrations = register(Migrations("gpudesk-plans"))
 @migrations()
 def m001_plans(db: Database) -> None:
     """The ``plans`` table (one row per saved plan)."""
-    db["plans"].create(
+    db.table("plans").create(
         {
             "id": int,
             "name": str,
@@ -52,7 +52,7 @@ def m001_plans(db: Database) -> None:
         not_null={"name", "profile_text", "profile_format", "plan_json", "created_at", "updated_at"},
         defaults={"notes": "", "format_version": PLAN_ROW_VERSION},
     )
-    db["plans"].create_index(["updated_at"])
+    db.table("plans").create_index(["updated_at"])
 
 
 class PlanStoreError(StoreError):
@@ -101,11 +101,11 @@ def _now() -> str:
 def _clean_name(name: Any) -> str:
     if not isinstance(name, str) or not name.strip():
         raise PlanStoreError(_("Plan name must not be empty; type a name for the plan."))
-    name = name.strip()
-    if len(name) > MAX_NAME_LENGTH:
+    stripped = name.strip()
+    if len(stripped) > MAX_NAME_LENGTH:
         raise PlanStoreError(_("Plan name is {length} characters long; keep it under {limit}.").format(
-            length=len(name), limit=MAX_NAME_LENGTH))
-    return name
+            length=len(stripped), limit=MAX_NAME_LENGTH))
+    return stripped
 
 
 def _check_format(profile_format: str) -> str:
@@ -179,7 +179,9 @@ def save_plan(
         "updated_at": now,
         "deleted_at": None,
     }
-    return int(db["plans"].insert(row).last_pk)
+    last_pk = db.table("plans").insert(row).last_pk
+    assert last_pk is not None, "sqlite assigns a rowid on every insert"
+    return int(last_pk)
 
 
 def _row(db: Database, plan_id: int) -> dict[str, Any]:
@@ -238,7 +240,7 @@ def update_plan(
         changes["plan_json"] = _encode_plan(plan)
     if notes is not None:
         changes["notes"] = notes
-    db["plans"].update(int(plan_id), changes)
+    db.table("plans").update(int(plan_id), changes)
     return get_plan(db, plan_id)
 
 
@@ -266,7 +268,7 @@ def _copy_name(name: str) -> str:
 def delete_plan(db: Database, plan_id: int) -> SavedPlan:
     """Mark a plan deleted (hidden from :func:`list_plans`); :func:`restore_plan` undoes it."""
     _row(db, plan_id)
-    db["plans"].update(int(plan_id), {"deleted_at": _now()})
+    db.table("plans").update(int(plan_id), {"deleted_at": _now()})
     return get_plan(db, plan_id)
 
 
@@ -274,7 +276,7 @@ def delete_plan(db: Database, plan_id: int) -> SavedPlan:
 def restore_plan(db: Database, plan_id: int) -> SavedPlan:
     """Undo :func:`delete_plan`."""
     _row(db, plan_id)
-    db["plans"].update(int(plan_id), {"deleted_at": None})
+    db.table("plans").update(int(plan_id), {"deleted_at": None})
     return get_plan(db, plan_id)
 
 

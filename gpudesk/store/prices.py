@@ -31,7 +31,7 @@ def set_price(db: Database, gpu_id: str, price_usd: float, note: str = "") -> No
     if not isinstance(price_usd, (int, float)) or not math.isfinite(price_usd) or price_usd <= 0:
         raise StoreError(_("Price for {gpu_id} must be a positive number of US dollars, got {price_usd!r}.").format(
             gpu_id=gpu_id, price_usd=price_usd))
-    db["price_overrides"].upsert(
+    db.table("price_overrides").upsert(
         {
             "gpu_id": gpu_id,
             "price_usd": float(price_usd),
@@ -50,7 +50,7 @@ def clear_price(db: Database, gpu_id: str) -> None:
 
 
 @converts_sqlite_errors
-def price_overrides(db: Database) -> dict[str, dict]:
+def price_overrides(db: Database) -> dict[str, dict[str, Any]]:
     """All overrides: gpu_id -> {price_usd, note, updated_at}."""
     return {row["gpu_id"]: row for row in db["price_overrides"].rows}
 

@@ -56,7 +56,7 @@ migrations = register(Migrations("gpudesk-recordings"))
 @migrations()
 def m001_recordings(db: Database) -> None:
     """Sessions, their GPUs, wide samples, extra narrow samples and N/A reasons."""
-    db["recording_sessions"].create(
+    db.table("recording_sessions").create(
         {
             "id": int, "name": str, "created_at": str, "started_at": float, "ended_at": float, "host": str,
             "driver_version": str, "nvml_version": str, "source": str, "interval_s": float, "notes": str,
@@ -65,7 +65,7 @@ def m001_recordings(db: Database) -> None:
         pk="id",
         not_null={"name", "created_at", "source", "format_version"},
     )
-    db["recording_gpus"].create(
+    db.table("recording_gpus").create(
         {
             "session_id": int, "gpu_index": int, "uuid": str, "name": str, "pci_bus_id": str,
             "memory_total_bytes": int, "pcie_gen_max": int, "pcie_width_max_lanes": int,
@@ -76,11 +76,11 @@ def m001_recordings(db: Database) -> None:
     )
     columns = {"session_id": int, "t": float, "gpu_index": int}
     columns.update({c: float for c in SAMPLE_COLUMNS})
-    db["recording_samples"].create(columns)
-    db["recording_samples"].create_index(["session_id", "t"], index_name="idx_recording_samples_session_t")
-    db["recording_extra"].create({"session_id": int, "t": float, "gpu_index": int, "metric": str, "value": float})
-    db["recording_extra"].create_index(["session_id", "t"], index_name="idx_recording_extra_session_t")
-    db["recording_reasons"].create(
+    db.table("recording_samples").create(columns)
+    db.table("recording_samples").create_index(["session_id", "t"], index_name="idx_recording_samples_session_t")
+    db.table("recording_extra").create({"session_id": int, "t": float, "gpu_index": int, "metric": str, "value": float})
+    db.table("recording_extra").create_index(["session_id", "t"], index_name="idx_recording_extra_session_t")
+    db.table("recording_reasons").create(
         {"session_id": int, "gpu_index": int, "metric": str, "reason": str},
         pk=("session_id", "gpu_index", "metric"),
     )
@@ -89,7 +89,7 @@ def m001_recordings(db: Database) -> None:
 @migrations()
 def m002_recording_metrics(db: Database) -> None:
     """Which metrics each session holds, so a span read need not scan the whole session to find them."""
-    db["recording_metrics"].create({"session_id": int, "metric": str}, pk=("session_id", "metric"))
+    db.table("recording_metrics").create({"session_id": int, "metric": str}, pk=("session_id", "metric"))
 
 
 @migrations()
@@ -209,7 +209,7 @@ def create_session(
     gpu_model: str | None = None,
     link_assumption: str | None = None,
     started_at: float | None = None,
-    gpus: list[dict] | None = None,
+    gpus: list[dict[str, Any]] | None = None,
 ) -> int:
     """Insert a session and its GPUs (dicts with recording_gpus' columns); returns the new session id."""
     now = _dt.datetime.now(_dt.timezone.utc)
@@ -221,9 +221,10 @@ def create_session(
         "gpu_model": gpu_model, "link_assumption": link_assumption, "format_version": FORMAT_VERSION,
     }
     with db.conn:
-        sid = db["recording_sessions"].insert(row).last_pk
+        sid = db.table("recording_sessions").insert(row).last_pk
         for g in gpus or []:
-            db["recording_gpus"].insert({**g, "session_id": sid})
+            db.table("recording_gpus").insert({**g, "session_id": sid})
+    assert sid is not None, "sqlite assigns a rowid on every insert"
     return int(sid)
 
 
@@ -296,7 +297,7 @@ def finish_session(db: Database, session_id: int, ended_at: float) -> None:
         db.conn.execute("update recording_sessions set ended_at = ? where id = ?", (ended_at, session_id))
 
 
-def _require(db: Database, session_id: int) -> dict:
+def _require(db: Database, session_id: int) -> dict[str, Any]:
     rows = list(db["recording_sessions"].rows_where("id = ?", [session_id]))
     if not rows:
         raise StoreError(f"No recording with id {session_id}. List them with 'gpudesk monitor analyze --list'.")
@@ -320,7 +321,7 @@ def list_sessions(db: Database) -> list[RecordingSession]:
     return [_to_session(db, r) for r in db["recording_sessions"].rows_where(order_by="id desc")]
 
 
-def _to_session(db: Database, row: dict) -> RecordingSession:
+def _to_session(db: Database, row: dict[str, Any]) -> RecordingSession:
     sid = row["id"]
     n, first, last = chunks.session_totals(db, sid)
     gpus = db.conn.execute("select count(*) from recording_gpus where session_id = ?", (sid,)).fetchone()[0]
@@ -362,7 +363,7 @@ def delete_session(db: Database, session_id: int) -> None:
 
 
 @converts_sqlite_errors
-def session_gpus(db: Database, session_id: int) -> list[dict]:
+def session_gpus(db: Database, session_id: int) -> list[dict[str, Any]]:
     return list(db["recording_gpus"].rows_where("session_id = ?", [session_id], order_by="gpu_index"))
 
 

@@ -5,6 +5,7 @@ bottleneck rules' findings, as one object with a JSON form (keys carry units thr
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,11 +42,11 @@ class Analysis:
     summary: str = ""
     thresholds: Thresholds = field(default_factory=Thresholds)
 
-    def to_json(self) -> dict:
-        gpus = {}
+    def to_json(self) -> dict[str, Any]:
+        gpus: dict[str, dict[str, Any]] = {}
         for g, per in sorted(self.stats.items()):
             dev = self.devices.get(g)
-            entry: dict = {
+            entry: dict[str, Any] = {
                 "name": dev.name if dev else None,
                 "uuid": dev.uuid if dev else None,
                 "pcie_link": describe_link(dev.pcie_gen_max, dev.pcie_width_max_lanes, dev.pcie_link_source)

@@ -90,7 +90,7 @@ def parse_header(line: str) -> DmonLayout | None:
     lower = [t.lower() for t in tokens]
     if lower[0] == "entity":
         cols = [(i, *DCGM_COLUMN_MAP[t]) for i, t in enumerate(tokens) if t in DCGM_COLUMN_MAP]
-        unknown = [t for t in tokens[1:] if t not in DCGM_COLUMN_MAP]
+        unknown: list[str] = [t for t in tokens[1:] if t not in DCGM_COLUMN_MAP]
         # data rows are "GPU <n> v1 v2": one more token than the header
         return DmonLayout(["entity", "gpu", *tokens[1:]], None, None, 1, [(i + 1, mt, sc) for i, mt, sc in cols],
                           unknown, dcgm=True)
@@ -103,7 +103,7 @@ def parse_header(line: str) -> DmonLayout | None:
     time_col = lower.index("time") if "time" in lower else None
     gpu_col = lower.index("gpu")
     metric_cols: list[tuple[int, str, float]] = []
-    unknown: list[str] = []
+    unknown = []
     seen: set[str] = set()
     for i, tok in enumerate(lower):
         if i in (date_col, time_col, gpu_col):
@@ -166,6 +166,6 @@ def _dates_to_epoch(dates: np.ndarray) -> np.ndarray:
     doy = (153 * mp + 2) // 5 + day - 1
     doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
     days = era * 146097 + doe - 719468
-    out = days.astype(np.float64) * 86400.0
+    out: np.ndarray = days.astype(np.float64) * 86400.0
     out[~ok] = np.nan
     return out

@@ -14,7 +14,7 @@ import io
 import math
 from collections.abc import Iterable
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from gpudesk.i18n import _
 from gpudesk.csv_cells import formula_safe
@@ -53,7 +53,7 @@ def export_csv(
     return _write(out, sub, names, devs, header)
 
 
-def _write(fh: IO[str], sub: SeriesFrame, names: list[str], devs: dict, header: list[str]) -> int:
+def _write(fh: IO[str], sub: SeriesFrame, names: list[str], devs: dict[int, DeviceInfo], header: list[str]) -> int:
     w = csv.writer(fh)
     w.writerow(header)
     cols = [widen(sub.metrics[n]).tolist() if n in sub.metrics else [math.nan] * len(sub) for n in names]
@@ -76,7 +76,7 @@ def _write(fh: IO[str], sub: SeriesFrame, names: list[str], devs: dict, header: 
     return len(ts)
 
 
-def export_csv_text(frame: SeriesFrame, **kwargs) -> str:
+def export_csv_text(frame: SeriesFrame, **kwargs: Any) -> str:
     buf = io.StringIO()
     export_csv(frame, buf, **kwargs)
     return buf.getvalue()

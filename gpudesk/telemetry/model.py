@@ -18,7 +18,7 @@ JSON and CSV keys built from them carry units too. The names follow NVML / ``nvi
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -199,7 +199,7 @@ class SampleBatch:
     samples: list[Sample]
     source: str = ""
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Sample]:
         return iter(self.samples)
 
     def __len__(self) -> int:

@@ -151,6 +151,7 @@ class NvmlSource:
             return Sample(now, index, info.uuid, values, reasons)
         st = self._state[index]
         nv = self.nv
+        assert nv is not None, "a GPU handle exists only while the session is open"
         try:
             self._fast(nv, handle, st, values, reasons)
             if slow:
@@ -187,7 +188,7 @@ class NvmlSource:
                 st.skip[key] = why
         return value, why
 
-    def _fast(self, nv: ModuleType, h: Any, st: _GpuState, values: dict, reasons: dict) -> None:
+    def _fast(self, nv: ModuleType, h: Any, st: _GpuState, values: dict[str, float | None], reasons: dict[str, str]) -> None:
         def put(name: str, value: float | None, why: str | None) -> None:
             values[name] = value
             if value is None:

@@ -19,6 +19,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 from sqlite_utils import Database
@@ -86,7 +87,7 @@ class _OpenChunk:
         return [k for k, v in self.values.items() if any(not math.isnan(x) for x in v)]
 
 
-def device_rows(devices: Iterable[DeviceInfo]) -> list[dict]:
+def device_rows(devices: Iterable[DeviceInfo]) -> list[dict[str, Any]]:
     return [
         {
             "gpu_index": d.index, "uuid": d.uuid, "name": d.name, "pci_bus_id": d.pci_bus_id,

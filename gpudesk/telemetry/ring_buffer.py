@@ -31,7 +31,7 @@ LEVELS = 5
 # Metrics kept for the rules only (throttling: NVML clock-event reasons, dmon pviol/tviol), never drawn: no
 # min/max pyramid for them (it would only cost memory and time on every tick).
 UNDRAWN_METRICS = frozenset({_m.CLOCK_EVENTS, _m.POWER_VIOLATION, _m.THERMAL_VIOLATION})
-TOP_BLOCK = FACTOR**LEVELS  # 32768 samples
+TOP_BLOCK: int = FACTOR**LEVELS  # 32768 samples
 DEFAULT_BUDGET_BYTES = 160_000_000
 SECONDS_72H = 72 * 3600
 

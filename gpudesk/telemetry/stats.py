@@ -28,7 +28,7 @@ class SpanStats:
     min: float | None = None
     max: float | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, float | int | None]:
         return {"median": self.median, "p5": self.p5, "p95": self.p95, "mean": self.mean, "min": self.min,
                 "max": self.max, "n": self.n, "missing": self.missing}
 

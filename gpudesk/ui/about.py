@@ -178,6 +178,6 @@ class AboutDialog(QDialog):
 
     def _open_cell(self, row: int, column: int) -> None:
         table = self.sender()
-        item = table.item(row, column) if table is not None else None
+        item = table.item(row, column) if isinstance(table, QTableWidget) else None
         if item is not None and item.text().startswith(("https://", "http://")):
             QDesktopServices.openUrl(QUrl(item.text()))

@@ -7,6 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+def _ignore_notice(text: str, level: str = "info") -> None:
+    """The default ``notify``: a context without a window shows no notices."""
+
+
 @dataclass
 class AppContext:
     """Shared services, created once by the main window (GUI thread).
@@ -21,4 +25,4 @@ class AppContext:
     catalog: Any = None
     store: Any = None
     problems: list[str] = field(default_factory=list)
-    notify: Callable[[str, str], None] = lambda text, level="info": None
+    notify: Callable[[str, str], None] = _ignore_notice

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from gpudesk.errors import GpudeskError
@@ -62,14 +63,14 @@ def open_and_paint(timeout_s: float) -> str:
     QCoreApplication.sendPostedEvents(None, 0)
     scratch.cleanup()
     if watcher.painted_at is None:
-        raise WindowCheckError(f"main window not painted within {timeout_s:.0f} s on '{app.platformName()}'")
+        raise WindowCheckError(f"main window not painted within {timeout_s:.0f} s on '{QGuiApplication.platformName()}'")
     if problems:
         raise WindowCheckError("; ".join(problems))
     if not tabs:
         raise WindowCheckError("main window has no tabs")
     if broken:
         raise WindowCheckError(f"broken tabs: {'; '.join(broken)}")
-    return (f"main window painted on '{app.platformName()}' in {painted_s:.2f} s; {len(tabs)} tabs rendered "
+    return (f"main window painted on '{QGuiApplication.platformName()}' in {painted_s:.2f} s; {len(tabs)} tabs rendered "
             f"({', '.join(tabs)}); {plot_detail}")
 
 

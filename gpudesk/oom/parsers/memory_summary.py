@@ -86,6 +86,7 @@ def parse(text: str, report: MemoryReport) -> bool:
     if report.device_index is None and index is not None:
         report.device_index = index
     dev = report.ensure_device(index) if (index is not None or not report.devices) else report.device
+    assert dev is not None, "a report with devices has a failing (or first) device"
     parsed = report.parsed
     if ooms:
         dev.num_ooms = int(ooms.group(1))
@@ -96,7 +97,7 @@ def parse(text: str, report: MemoryReport) -> bool:
     unit_styles = set()
     for name, cells in rows:
         base = name.split(" from ")[0]
-        key = (_MEMORY_ROWS.get(base) or _COUNT_ROWS.get(base)) + ("_" + name.split(" from ")[1].replace(" ", "_") if " from " in name else "")
+        key = (_MEMORY_ROWS.get(base) or _COUNT_ROWS[base]) + ("_" + name.split(" from ")[1].replace(" ", "_") if " from " in name else "")
         values: list[int | None] = []
         for cell in cells:
             if base in _MEMORY_ROWS:

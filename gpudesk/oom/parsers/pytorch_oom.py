@@ -62,7 +62,7 @@ def matches(text: str) -> bool:
     return bool(_REQ.search(text) or _OOM_WORDS.search(text))
 
 
-def _size(m: re.Match | None, group: int = 1) -> int | None:
+def _size(m: re.Match[str] | None, group: int = 1) -> int | None:
     return None if m is None else to_bytes(m.group(group), m.group(group + 1))
 
 

@@ -59,7 +59,7 @@ def check(f: Facts) -> Cause | None:
         id="allocation_outside_allocator",
         title=_("Memory used outside PyTorch's allocator"),
         confidence=clamp(0.3 + 2 * share, hi=0.6),
-        evidence=evidence(non_pytorch_bytes=np_bytes, this_process_bytes=f.dev.process_used_bytes,
+        evidence=evidence(non_pytorch_bytes=np_bytes, this_process_bytes=f.dev.process_used_bytes if f.dev else None,
                           reserved_bytes=f.reserved, non_pytorch_ratio=round(share, 3)),
         explanation=_("NVML counts this process's memory above what the allocator reserved: CUDA context, NCCL "
                     "buffers, cuBLAS/cuDNN workspaces, extensions calling cudaMalloc or another framework."),

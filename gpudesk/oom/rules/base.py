@@ -14,6 +14,7 @@ Derived quantities follow oom.md §3.1 ("Derived quantities") and §5 (NVML reco
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from gpudesk.oom.account import MemoryAccount, account_of
 from gpudesk.oom.report import DeviceMemory, MemoryReport
@@ -52,7 +53,10 @@ class Facts:
     @classmethod
     def of(cls, report: MemoryReport) -> Facts:
         dev = report.device
-        g = (lambda name: getattr(dev, name) if dev is not None else None)  # noqa: E731
+
+        def g(name: str) -> Any:
+            return getattr(dev, name) if dev is not None else None
+
         free, unalloc, req = g("free_bytes"), (dev.reserved_unallocated_bytes if dev else None), report.requested_bytes
         margin = None
         if req is not None and free is not None:
@@ -90,7 +94,7 @@ def clamp(x: float, lo: float = 0.05, hi: float = 0.97) -> float:
     return round(max(lo, min(hi, x)), 2)
 
 
-def evidence(**items) -> dict:
+def evidence(**items: Any) -> dict[str, Any]:
     """Evidence dict without the unknown (None) items."""
     return {k: v for k, v in items.items() if v is not None}
 

@@ -75,6 +75,7 @@ def check(f: Facts) -> Cause | None:
         conf = 0.35
     if f.requested is not None and f.allocated is not None and f.requested > f.total - f.allocated:
         conf = 0.45  # one request larger than all the GPU could free: single_allocation_exceeds_capacity leads
+    assert f.headroom is not None, "a known margin means a known free figure, hence a known headroom"
     shortfall = max(0, -f.margin)
     own = f.dev.process_used_bytes if f.dev else None
     if f.margin < 0:
@@ -125,7 +126,7 @@ def _without_request(f: Facts) -> Cause | None:
     shllln/GenerativeGraph#5: 576 KiB free and 31 MiB cached of 11.17 GiB); below 8 % (0.5). Above that
     the missing request decides, so no cause.
     """
-    if f.headroom is None:
+    if f.headroom is None or f.total is None:
         return None
     share = f.headroom / f.total
     if share >= 0.08:

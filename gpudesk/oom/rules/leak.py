@@ -17,7 +17,7 @@ from gpudesk.i18n import _
 
 
 def check(f: Facts) -> Cause | None:
-    series: dict = defaultdict(list)
+    series: defaultdict[tuple[int | None, int | None], list[tuple[float, int]]] = defaultdict(list)
     for s in f.report.samples:
         if s.allocated_bytes is not None:
             series[(s.pid, s.device_index)].append((s.t_s, s.allocated_bytes))

@@ -8,16 +8,17 @@ the busiest GPU's allocated (else NVML process) memory is >= 1.3 × the least bu
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.report import DeviceMemory
 from gpudesk.oom.rules.base import GiB, Facts, clamp, evidence
 from gpudesk.i18n import _
 
 
-def _load(dev) -> int | None:
+def _load(dev: DeviceMemory) -> int | None:
     return dev.allocated_bytes if dev.allocated_bytes is not None else dev.process_used_bytes
 
 
 def check(f: Facts) -> Cause | None:
-    loads = [(d.index, _load(d)) for d in f.report.devices if _load(d) is not None]
+    loads = [(d.index, load) for d in f.report.devices if (load := _load(d)) is not None]
     if len(loads) < 2:
         return None
     hi = max(loads, key=lambda x: x[1])

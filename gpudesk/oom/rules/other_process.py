@@ -25,7 +25,7 @@ def check(f: Facts) -> Cause | None:
     share = f.share(f.other)
     if not dead and (share is None or share < 0.10):
         return None
-    sizes = sorted(p.used_bytes for p in others)
+    sizes = sorted(p.used_bytes for p in others if p.used_bytes is not None)
     siblings = (
         len(sizes) >= 2
         and 0.3 * GiB <= sizes[0]

@@ -23,11 +23,11 @@ def check(f: Facts) -> Cause | None:
         return None
     total = f.total
     bogus = (total is not None and req > 2 * total) or (total is None and req > TiB)
-    if total is None and not bogus:
-        return None
     if bogus:
         conf = 0.9 if total is not None else 0.75
         why = _("The request is far larger than any GPU: a shape, dtype or configuration bug (e.g. a wrong dimension).")
+    elif total is None:
+        return None
     elif req > total:
         conf = 0.95
         why = _("One request is larger than the whole GPU; no setting can make it fit.")

@@ -8,7 +8,9 @@ one finding with severity "not-judged" that says why.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -41,7 +43,7 @@ class Finding:
     gpu: int | None
     severity: str
     summary: str
-    evidence: dict = field(default_factory=dict)
+    evidence: dict[str, Any] = field(default_factory=dict)
     span: tuple[float, float] | None = None
     advice: str = ""
 
@@ -49,7 +51,7 @@ class Finding:
     def judged(self) -> bool:
         return self.severity != NOT_JUDGED
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "rule": self.rule,
             "gpu": self.gpu,
@@ -83,7 +85,7 @@ class RuleContext:
         return cached
 
 
-def checked(rule: str, summary: str, evidence: dict | None = None,
+def checked(rule: str, summary: str, evidence: dict[str, Any] | None = None,
             span: tuple[float, float] | None = None) -> Finding:
     """The quiet result of a judged rule: what it checked and that it found nothing (severity "info")."""
     return Finding(rule, None, INFO, summary, {"checked": True, **(evidence or {})}, span)
@@ -131,7 +133,7 @@ def longest_run(mask: np.ndarray, t: np.ndarray, interval_s: float) -> tuple[flo
     return float(lengths[k]) * interval_s, float(t[s]), float(t[e])
 
 
-def readable(values: np.ndarray | None) -> bool:
+def readable(values: np.ndarray | None) -> TypeGuard[np.ndarray]:
     return values is not None and bool(np.any(~np.isnan(values)))
 
 
@@ -144,6 +146,6 @@ def r(x: float | None, nd: int = 1) -> float | None:
     return None if x is None or (isinstance(x, float) and np.isnan(x)) else round(float(x), nd)
 
 
-def per_gpu(frame: SeriesFrame):
+def per_gpu(frame: SeriesFrame) -> Iterator[tuple[int, np.ndarray]]:
     """Yield (gpu, row indices) for each GPU in the frame."""
     yield from frame.gpu_rows().items()

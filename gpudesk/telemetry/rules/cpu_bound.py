@@ -25,7 +25,7 @@ def advice() -> str:
              "preprocessed data.")
 
 
-def check(frame, ctx: RuleContext) -> list[Finding]:
+def check(frame: m.SeriesFrame, ctx: RuleContext) -> list[Finding]:
     out: list[Finding] = []
     util = frame.metrics.get(m.GPU_UTIL)
     th = ctx.thresholds

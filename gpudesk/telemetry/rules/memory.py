@@ -25,7 +25,7 @@ def advice() -> str:
              "- or plan a larger card.")
 
 
-def check(frame, ctx: RuleContext) -> list[Finding]:
+def check(frame: m.SeriesFrame, ctx: RuleContext) -> list[Finding]:
     out: list[Finding] = []
     used_col = frame.metrics.get(m.MEM_USED)
     total_col = frame.metrics.get(m.MEM_TOTAL)
@@ -40,8 +40,8 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
         source = "nvml"
         if total_col is not None and readable(total_col[idx]):
             total = float(np.nanmax(total_col[idx]))
-        elif ctx.device(g).memory_total_bytes:
-            total = float(ctx.device(g).memory_total_bytes)
+        elif memory_total_bytes := ctx.device(g).memory_total_bytes:
+            total = float(memory_total_bytes)
             source = ctx.device(g).pcie_link_source or "device info"
         if not total:
             out.append(not_judged(RULE, g, _("memory capacity unknown (a dmon log has no total); pick the GPU model."),

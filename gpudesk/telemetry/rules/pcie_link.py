@@ -25,7 +25,7 @@ def advice() -> str:
              "-d PCIE.")
 
 
-def check(frame, ctx: RuleContext) -> list[Finding]:
+def check(frame: m.SeriesFrame, ctx: RuleContext) -> list[Finding]:
     out: list[Finding] = []
     gen_c, width_c = frame.metrics.get(m.PCIE_GEN_CUR), frame.metrics.get(m.PCIE_WIDTH_CUR)
     util = frame.metrics.get(m.GPU_UTIL)
@@ -40,11 +40,11 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
         if gen is None or width is None:
             out.append(not_judged(RULE, g, _("the maximum PCIe generation/width is unknown."), span))
             continue
-        if not readable(util[idx] if util is not None else None):
+        u = util[idx] if util is not None else None
+        if not readable(u):
             out.append(not_judged(RULE, g, _("GPU utilization is N/A, so 'under load' cannot be told from idle."),
                                   span))
             continue
-        u = util[idx]
         loaded = ~np.isnan(u) & (u >= ctx.thresholds.link_load_util_pct)
         if not loaded.any():
             continue

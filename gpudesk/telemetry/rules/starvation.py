@@ -27,27 +27,29 @@ def advice() -> str:
              "buy a faster GPU for this.")
 
 
-def link_for(frame_cols: dict, idx: np.ndarray, ctx: RuleContext, gpu: int) -> tuple[int | None, int | None, str | None]:
+def link_for(frame_cols: dict[str, np.ndarray], idx: np.ndarray, ctx: RuleContext, gpu: int) -> tuple[int | None, int | None, str | None]:
     """Max generation and width of a GPU's link: from the samples (NVML) or the device info (catalog choice)."""
     dev = ctx.device(gpu)
     gen, width, source = dev.pcie_gen_max, dev.pcie_width_max_lanes, dev.pcie_link_source
     g_col, w_col = frame_cols.get(m.PCIE_GEN_MAX), frame_cols.get(m.PCIE_WIDTH_MAX)
-    if (gen is None or width is None) and readable(g_col[idx] if g_col is not None else None) and readable(
-            w_col[idx] if w_col is not None else None):
-        gen = int(np.nanmax(g_col[idx]))
-        width = int(np.nanmax(w_col[idx]))
+    g_vals = g_col[idx] if g_col is not None else None
+    w_vals = w_col[idx] if w_col is not None else None
+    if (gen is None or width is None) and readable(g_vals) and readable(w_vals):
+        gen = int(np.nanmax(g_vals))
+        width = int(np.nanmax(w_vals))
         source = "nvml"
     return gen, width, source
 
 
-def check(frame, ctx: RuleContext) -> list[Finding]:
+def check(frame: m.SeriesFrame, ctx: RuleContext) -> list[Finding]:
     out: list[Finding] = []
     for g, idx in per_gpu(frame):
         t = frame.t[idx]
         span = gpu_span(t)
         util = frame.metrics.get(m.GPU_UTIL)
         rx, tx = frame.metrics.get(m.PCIE_RX), frame.metrics.get(m.PCIE_TX)
-        if not readable(util[idx] if util is not None else None):
+        u = util[idx] if util is not None else None
+        if not readable(u):
             out.append(not_judged(RULE, g, _("GPU utilization is N/A ({reason}) - e.g. MIG or WSL2, where NVML does "
                                              "not report it.").format(
                 reason=frame.reason(g, m.GPU_UTIL) or _("not recorded")), span))
@@ -63,7 +65,6 @@ def check(frame, ctx: RuleContext) -> list[Finding]:
             out.append(not_judged(RULE, g, _("{reason}; pick the GPU model so the PCIe link can be assumed.").format(
                 reason=link_unknown_reason(gen, width)), span))
             continue
-        u = util[idx]
         nan = np.full(idx.size, np.nan)
         pcie = np.fmax(rx[idx] if rx is not None else nan, tx[idx] if tx is not None else nan)
         share = pcie / cap

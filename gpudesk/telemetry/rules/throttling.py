@@ -88,7 +88,7 @@ def _share(bits: np.ndarray, mask: int) -> np.ndarray:
     return hit
 
 
-def check(frame, ctx: RuleContext) -> list[Finding]:
+def check(frame: m.SeriesFrame, ctx: RuleContext) -> list[Finding]:
     out: list[Finding] = []
     ev = frame.metrics.get(m.CLOCK_EVENTS)
     pviol = frame.metrics.get(m.POWER_VIOLATION)

@@ -135,7 +135,9 @@ class CompareView(QWidget):
         self._table.setColumnCount(len(gpus))
         self._table.setHorizontalHeaderLabels([short_name(g) for g in gpus])
         for column, gpu in enumerate(gpus):
-            self._table.horizontalHeaderItem(column).setToolTip(f"{gpu.name} ({gpu.id})")
+            header_item = self._table.horizontalHeaderItem(column)  # set just above by the header labels
+            if header_item is not None:
+                header_item.setToolTip(f"{gpu.name} ({gpu.id})")
         diff = set(self.differing_rows())
         bold = QFont()
         bold.setBold(True)

@@ -204,7 +204,8 @@ class GpuTable(QTableView):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setModel(GpuTableModel(self))
+        model = GpuTableModel(self)
+        self.setModel(model)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setAlternatingRowColors(True)
         self.verticalHeader().setVisible(False)
@@ -213,8 +214,8 @@ class GpuTable(QTableView):
         # Interactive, sized once per source: ResizeToContents would measure every cell on every update.
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        self.model().modelReset.connect(self._fit_columns)
-        self.model().firstValues.connect(self._fit_columns)
+        model.modelReset.connect(self._fit_columns)
+        model.firstValues.connect(self._fit_columns)
 
     def _fit_columns(self) -> None:
         self.resizeColumnsToContents()

@@ -127,7 +127,8 @@ class SamplerWorker(ThreadWorker):
         try:
             batches = self.source.poll()
         except Exception as exc:  # noqa: BLE001 - every failure is reported through a signal
-            self._timer.stop()
+            if self._timer is not None:  # the timer that called this tick
+                self._timer.stop()
             self.sourceFailed.emit(failure_text(exc))
             return
         devices = self.source.devices()
@@ -151,7 +152,8 @@ class SamplerWorker(ThreadWorker):
                 self.sourceFailed.emit(failure_text(exc))
         self.tickCost.emit(time.perf_counter() - started)
         if self.source.finished:
-            self._timer.stop()
+            if self._timer is not None:  # the timer that called this tick
+                self._timer.stop()
             self.sourceFinished.emit()
 
     @Slot(str)

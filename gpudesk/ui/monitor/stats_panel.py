@@ -104,8 +104,9 @@ class StatsPanel(QWidget):
             for col, metric in enumerate(STATS_METRICS):
                 st = stats[gpu].get(metric)
                 scale = 1.0
-                if share and metric in (m.PCIE_RX, m.PCIE_TX):
-                    scale = 100.0 / links[gpu]
+                link = links.get(gpu)  # every GPU has a link rate when the PCIe columns are shares
+                if share and link and metric in (m.PCIE_RX, m.PCIE_TX):
+                    scale = 100.0 / link
                 item = QTableWidgetItem(self._cell(metric, st, scale))
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 item.setToolTip(self._tip(st))

@@ -222,7 +222,8 @@ class MemoryBarsPanel(QWidget):
 
     def _clear_rows(self) -> None:
         for index in reversed(range(self._rows_layout.count())):
-            widget = self._rows_layout.itemAt(index).widget()
+            item = self._rows_layout.itemAt(index)
+            widget = item.widget() if item is not None else None
             if widget is not None:
                 widget.setParent(None)
                 widget.deleteLater()

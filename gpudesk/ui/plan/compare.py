@@ -55,6 +55,7 @@ class CompareView(QWidget):
         """(label, value text) rows of one plan, in display order."""
         plan = saved.plan
         top = top_candidate(plan) or {}
+        yes_no: dict[object, str] = {True: self.tr("yes"), False: self.tr("no")}
         rows = [
             (self.tr("Workload kind"), kind_label(str(plan["workload_kind"])) if plan.get("workload_kind") else na_text()),
             (self.tr("Model"), str((plan.get("model") or {}).get("name", na_text()))),
@@ -66,7 +67,7 @@ class CompareView(QWidget):
             (self.tr("Headroom to the safe line"), format_gib(top.get("headroom_to_safe_line_bytes"))),
             (self.tr("Step time"), format_step_time(top.get("step_time_s")) if isinstance(top.get("step_time_s"), (int, float)) else na_text()),
             (self.tr("Time to result"), format_duration(top.get("time_to_result_s"))),
-            (self.tr("Meets the deadline"), {True: self.tr("yes"), False: self.tr("no")}.get(top.get("meets_deadline"), na_text())),
+            (self.tr("Meets the deadline"), yes_no.get(top.get("meets_deadline"), na_text())),
             (self.tr("Sustained QPS"), f"{top['qps_capacity']:.1f}" if isinstance(top.get("qps_capacity"), (int, float)) else na_text()),
             (self.tr("3-year TCO"), self.tr("price unknown") if top.get("tco_3y_usd") is None and gpu_price_unknown(top)
              else format_usd(top.get("tco_3y_usd"))),

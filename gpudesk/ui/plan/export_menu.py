@@ -18,7 +18,7 @@ from gpudesk.planner.sheet import SheetError
 from gpudesk.planner.sheet_csv import write_csv
 from gpudesk.planner.sheet_json import write_json
 from gpudesk.planner.sheet_markdown import plan_to_markdown, write_markdown
-from gpudesk.ui.workers import run_task
+from gpudesk.ui.workers import Task, run_task
 
 FORMATS = ("md", "pdf", "json", "csv")
 
@@ -70,7 +70,7 @@ class ExportButton(QToolButton):
             self.actions_by_format[fmt] = action
         self.setMenu(menu)
         self.setEnabled(False)
-        self.pending = None
+        self.pending: Task | None = None
 
     def set_source(self, plan: dict[str, Any] | None, name: str = "", profile: dict[str, Any] | None = None,
                    candidate_index: int = 0) -> None:

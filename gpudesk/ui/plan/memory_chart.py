@@ -95,7 +95,7 @@ class ChartLegend(QWidget):
         """``entries``: (name, colour, style) with style "box", "line" or "dash"."""
         while self._grid.count():
             item = self._grid.takeAt(0)
-            widget = item.widget()
+            widget = item.widget() if item is not None else None
             if widget is not None:
                 widget.hide()
                 widget.setParent(None)

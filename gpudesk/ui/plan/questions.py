@@ -9,7 +9,7 @@ units (bytes, seconds, watts, fractions) through each spec's ``scale``.
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication
 
@@ -28,7 +28,10 @@ GB = 1e9
 MB = 1e6
 DAY = 86400.0
 
-_DEFAULTS = {
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+_DEFAULTS: dict[str, DataclassInstance] = {
     "data": DataIO(),
     "model": ModelMemory(),
     "workload": WorkloadMix(),
