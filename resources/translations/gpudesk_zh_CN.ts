@@ -1082,22 +1082,22 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>清除对比(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="149"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="151"/>
         <source>N/A</source>
         <translation>不可用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="156"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="158"/>
         <source>Differs between the compared GPUs</source>
         <translation>所比较的 GPU 之间存在差异</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="163"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="165"/>
         <source>Select up to {0} GPUs in the table and press Compare (Ctrl+D). Differences are highlighted.</source>
         <translation>在表格中选择最多 {0} 款 GPU，然后按“比较”（Ctrl+D）。差异项会高亮显示。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="167"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="169"/>
         <source>{0} of {1} GPUs; {2} specs differ (highlighted).</source>
         <translation>{0}/{1} 款 GPU；{2} 项规格不同（已高亮）。</translation>
     </message>
@@ -1112,122 +1112,122 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>&lt; 返回已保存的规划(&amp;B)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="59"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="60"/>
         <source>Workload kind</source>
         <translation>工作负载类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="60"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="61"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="61"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="62"/>
         <source>Top candidate</source>
         <translation>首选候选方案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="62"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="63"/>
         <source>Interconnect</source>
         <translation>互连</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="63"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="64"/>
         <source>Server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="64"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="65"/>
         <source>Memory per GPU</source>
         <translation>每 GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="65"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="66"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="67"/>
         <source>Headroom to the safe line</source>
         <translation>距安全线的余量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="67"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="68"/>
         <source>Step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="68"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="69"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="69"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
         <source>Meets the deadline</source>
         <translation>满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="69"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="58"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="69"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="58"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="71"/>
         <source>Sustained QPS</source>
         <translation>可持续 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="71"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="72"/>
         <source>3-year TCO</source>
         <translation>3 年 TCO</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="71"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="72"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="73"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="74"/>
         <source>GPU price used</source>
         <translation>所用 GPU 价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="77"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
         <source>  TCO: {0}</source>
         <translation>  TCO：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="79"/>
         <source>Candidates found</source>
         <translation>找到的候选方案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="79"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="80"/>
         <source>Warnings on the top candidate</source>
         <translation>首选候选方案的警告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="80"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="81"/>
         <source>Updated (UTC)</source>
         <translation>更新时间（UTC）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="84"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="85"/>
         <source>Figure</source>
         <translation>指标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="95"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="96"/>
         <source>Updated</source>
         <translation>更新时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="102"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="103"/>
         <source>Compare: {0} | {1}</source>
         <translation>比较：{0} | {1}</translation>
     </message>
@@ -1941,7 +1941,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>GpuTable</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="221"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="222"/>
         <source>Tick a GPU to draw it in the plots; hover a value to see why it is N/A.</source>
         <translation>勾选 GPU 即可在曲线图中绘制；将鼠标悬停在数值上可查看其为何不可用。</translation>
     </message>
@@ -2613,52 +2613,52 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MemoryBars</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="320"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="321"/>
         <source>not in the input (missing: %1)</source>
         <translation>输入中没有（缺少：%1）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="322"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="323"/>
         <source>not reported by the source</source>
         <translation>来源未报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="325"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="326"/>
         <source>total</source>
         <translation>总量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="326"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="327"/>
         <source>allocated</source>
         <translation>已分配</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="327"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="328"/>
         <source>reserved</source>
         <translation>已保留</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="328"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="329"/>
         <source>%1 used by process</source>
         <translation>进程占用 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="355"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="356"/>
         <source>rocm-smi</source>
         <translation>rocm-smi</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="357"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="358"/>
         <source>Metal driver</source>
         <translation>Metal 驱动</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="358"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="359"/>
         <source>NVML</source>
         <translation>NVML</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="330"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="331"/>
         <source>free</source>
         <translation>空闲</translation>
     </message>
@@ -2667,7 +2667,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <name>MemoryBarsPanel</name>
     <message>
         <location filename="../../gpudesk/ui/oom/memory_bars.py" line="173"/>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="236"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="237"/>
         <source>No memory figures yet: paste a message or pick a target.</source>
         <extracomment>The accelerator platform (&quot;cuda&quot;, &quot;rocm&quot;, &quot;mps&quot;; None: unsaid), for the name of the per-process tool.</extracomment>
         <translation>还没有显存数据：请粘贴一条消息或选择一个目标。</translation>
@@ -2708,57 +2708,57 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="241"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="242"/>
         <source>This input gives no per-GPU memory figures (total, allocated, free); the causes below come from the message itself.</source>
         <translation>这段输入没有逐 GPU 的显存数字（总量、已分配、空闲）；下面的原因来自消息本身。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="278"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="279"/>
         <source>GPU %1</source>
         <translation>GPU %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="278"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="279"/>
         <source>GPU (index not given)</source>
         <translation>GPU（未给出编号）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="282"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="283"/>
         <source>%1%2 · total memory unknown (not in the input); the bar spans the parts shown</source>
         <translation>%1%2 · 总显存未知（输入中没有）；条形图按所示各部分绘制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="284"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="285"/>
         <source>%1%2 · %3 total</source>
         <translation>%1%2 · 共 %3</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="290"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="291"/>
         <source>allocated %1</source>
         <translation>已分配 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="291"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="292"/>
         <source>reserved %1</source>
         <translation>已保留 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="292"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="293"/>
         <source>%1 used by process %2</source>
         <translation>进程 %2 占用 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="294"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="295"/>
         <source>other processes %1</source>
         <translation>其他进程 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="295"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="296"/>
         <source>free %1</source>
         <translation>空闲 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="303"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="304"/>
         <source>%1 is N/A: %2</source>
         <translation>%1 为 N/A：%2</translation>
     </message>
@@ -4151,670 +4151,670 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanQuestions</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="76"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="79"/>
         <source>1. Data and I/O</source>
         <translation>1. 数据与 I/O</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="77"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="80"/>
         <source>How much data, how big is a sample, and where does loading stall?</source>
         <translation>数据有多少，单个样本多大，数据加载在哪里卡住？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="79"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="82"/>
         <source>Dataset size</source>
         <translation>数据集大小</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="80"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="83"/>
         <source>Total size on storage, decimal terabytes (1 TB = 10^12 bytes).</source>
         <translation>存储上的总大小，十进制 TB（1 TB = 10^12 字节）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="81"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="84"/>
         <source>Samples</source>
         <translation>样本数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="82"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="85"/>
         <source>Training samples (pairs, images, volumes, sequences); 20,000,000 or 20000000. Needed for training.</source>
         <translation>训练样本数（样本对、图像、体数据、序列）；可写 20,000,000 或 20000000。训练时必填。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="83"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="86"/>
         <source>Average sample size</source>
         <translation>平均样本大小</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="84"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="87"/>
         <source>Bytes read per sample from storage, decimal megabytes.</source>
         <translation>每个样本从存储读取的字节数，十进制 MB。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="88"/>
         <source>Modality</source>
         <translation>模态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="89"/>
         <source>Video and 3D volumes make the workload &apos;multimodal / long-sequence&apos;.</source>
         <translation>视频和 3D 体数据会使工作负载归为“多模态 / 长序列”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="90"/>
         <source>Epochs</source>
         <translation>轮数（epoch）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="90"/>
         <source>Passes over the data.</source>
         <translation>遍历数据的次数。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="88"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="91"/>
         <source>Storage read throughput</source>
         <translation>存储读取吞吐量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="89"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="92"/>
         <source>What the storage delivers to this machine (decimal GB/s); empty when not known.</source>
         <translation>存储向本机提供的吞吐量（十进制 GB/s）；未知时留空。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="90"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="93"/>
         <source>Decoding on</source>
         <translation>解码位置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="91"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="94"/>
         <source>cpu: the DataLoader decodes; gpu: DALI / nvJPEG decoding on the GPU (the article&apos;s fix that halved epoch time).</source>
         <translation>cpu：由 DataLoader 解码；gpu：在 GPU 上用 DALI / nvJPEG 解码（文中使每轮时间减半的改进）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="92"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="95"/>
         <source>Measured decoder throughput</source>
         <translation>实测解码吞吐量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="93"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="96"/>
         <source>Empty: the planner&apos;s default for the decode path.</source>
         <translation>留空：使用规划器对该解码路径的默认值。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="115"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="118"/>
         <source>(none: give a parameter count or a config.json)</source>
         <translation>（无：请给出参数量或 config.json）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="118"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="121"/>
         <source>2. Model and memory</source>
         <translation>2. 模型与显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="119"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="122"/>
         <source>Which model, trained how, and where does memory peak?</source>
         <translation>用什么模型，怎样训练，显存峰值出现在哪里？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="121"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="124"/>
         <source>Catalog model</source>
         <translation>目录中的模型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="122"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="125"/>
         <source>A model from the catalog (exact shape). Give only one of catalog model, parameter count, config.json.</source>
         <translation>目录中的模型（结构精确）。目录模型、参数量、config.json 三者只填其一。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="123"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="126"/>
         <source>Parameter count</source>
         <translation>参数量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="123"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="178"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="126"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="181"/>
         <source>billion</source>
         <translation>十亿</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="125"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="128"/>
         <source>When the model is not in the catalog: its size in billions (13), or with a suffix (350M, 1.3B); the shape is then inferred (flagged as a guess).</source>
         <translation>模型不在目录中时：以十亿为单位填写大小（13），或带后缀（350M、1.3B）；结构将被推断（标记为估计）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="127"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="130"/>
         <source>Hugging Face config.json</source>
         <translation>Hugging Face config.json</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="128"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="131"/>
         <source>Path of a local config.json (read offline; nothing is downloaded).</source>
         <translation>本地 config.json 的路径（离线读取，不下载任何内容）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="129"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="132"/>
         <source>Method</source>
         <translation>方法</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="130"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="133"/>
         <source>train: full training or full fine-tune; lora / qlora: adapters; inference: serving.</source>
         <translation>train：完整训练或全参数微调；lora / qlora：适配器；inference：推理服务。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="131"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="134"/>
         <source>Training precision</source>
         <translation>训练精度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="132"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="135"/>
         <source>BF16 is the safe default (Ampere and newer).</source>
         <translation>BF16 是稳妥的默认值（Ampere 及更新架构）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="133"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="136"/>
         <source>Optimizer</source>
         <translation>优化器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="134"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="137"/>
         <source>adamw / adamw_torch, adamw_8bit, paged_adamw_8bit (states outside PyTorch&apos;s allocator), adafactor, sgd; or an accounting: adam-16 (ZeRO paper), adam-18 (Megatron/DeepSpeed), adam-20, adamw-bf16, adam-8bit.</source>
         <translation>adamw / adamw_torch、adamw_8bit、paged_adamw_8bit（优化器状态位于 PyTorch 分配器之外）、adafactor、sgd；或按字节核算：adam-16（ZeRO 论文）、adam-18（Megatron/DeepSpeed）、adam-20、adamw-bf16、adam-8bit。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="135"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="138"/>
         <source>Sequence length</source>
         <translation>序列长度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="135"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="181"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="182"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="138"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="184"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="185"/>
         <source>tokens</source>
         <translation>token</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="136"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="139"/>
         <source>Micro-batch per GPU</source>
         <translation>每 GPU 微批大小</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="136"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="137"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="139"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="140"/>
         <source>samples</source>
         <translation>样本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="137"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="140"/>
         <source>Global batch</source>
         <translation>全局批大小</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="138"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="141"/>
         <source>Empty: micro-batch x data-parallel GPUs.</source>
         <translation>留空：微批大小 × 数据并行 GPU 数。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="139"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="142"/>
         <source>Activation recomputation</source>
         <translation>激活重计算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="140"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="143"/>
         <source>auto: the planner picks the cheapest setting that fits (Korthikanti et al. 2022).</source>
         <translation>auto：规划器选择放得下且代价最小的设置（Korthikanti 等，2022）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="141"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="144"/>
         <source>FlashAttention</source>
         <translation>FlashAttention</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="142"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="145"/>
         <source>Sharding</source>
         <translation>分片</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="143"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="146"/>
         <source>DDP, ZeRO-1/2/3 or FSDP; auto: the least costly that fits.</source>
         <translation>DDP、ZeRO-1/2/3 或 FSDP；auto：放得下且代价最小的方式。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="144"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="147"/>
         <source>Offload to host</source>
         <translation>卸载到主机</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="145"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="148"/>
         <source>Tensor parallel</source>
         <translation>张量并行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="145"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="147"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="148"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="150"/>
         <source>GPUs</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="146"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="149"/>
         <source>Sequence parallel (with tensor parallel)</source>
         <translation>序列并行（配合张量并行）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="147"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="150"/>
         <source>Context parallel</source>
         <translation>上下文并行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="148"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="151"/>
         <source>The sequence is split over this many GPUs (ring attention).</source>
         <translation>序列被切分到这么多块 GPU 上（ring attention）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="149"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="152"/>
         <source>Cross-entropy loss</source>
         <translation>交叉熵损失</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="150"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="153"/>
         <source>standard: full fp32 logits; chunked: torchtune chunked CE; fused: Liger fused linear cross-entropy.</source>
         <translation>standard：完整的 fp32 logits；chunked：torchtune 分块交叉熵；fused：Liger 融合线性交叉熵。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="151"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="154"/>
         <source>Optimizer step in backward</source>
         <translation>在反向传播中执行优化器步</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="152"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="155"/>
         <source>Each parameter is updated as soon as its gradient is ready: no full gradient buffer.</source>
         <translation>每个参数在其梯度就绪后立即更新：无需完整的梯度缓冲区。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="153"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="156"/>
         <source>Offload activations to host</source>
         <translation>将激活值卸载到主机内存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="154"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="157"/>
         <source>torch.compile or fused kernels</source>
         <translation>torch.compile 或融合算子</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="155"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="158"/>
         <source>Compiled models save fewer activations than eager PyTorch.</source>
         <translation>编译后的模型比 eager 模式的 PyTorch 保存更少的激活值。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="156"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="159"/>
         <source>LoRA rank</source>
         <translation>LoRA 秩</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="157"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="160"/>
         <source>LoRA target modules (comma-separated)</source>
         <translation>LoRA 目标模块（逗号分隔）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="158"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="161"/>
         <source>all-linear, or module names such as q_proj, v_proj.</source>
         <translation>all-linear，或模块名，如 q_proj、v_proj。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="159"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="162"/>
         <source>Inference weight format</source>
         <translation>推理权重格式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="160"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="163"/>
         <source>KV cache precision</source>
         <translation>KV 缓存精度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="161"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="164"/>
         <source>Activations per sample (non-transformer)</source>
         <translation>每样本激活显存（非 Transformer）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="162"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="165"/>
         <source>For CNNs and 3D U-Nets: measured or estimated activation memory per sample.</source>
         <translation>用于 CNN 和 3D U-Net：每个样本实测或估计的激活显存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="163"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="166"/>
         <source>Training FLOPs per sample (non-transformer)</source>
         <translation>每样本训练 FLOPs（非 Transformer）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="172"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="175"/>
         <source>3. Training or inference</source>
         <translation>3. 训练还是推理</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="173"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="176"/>
         <source>How is GPU time split between training and serving, and what are the deadline and QPS?</source>
         <translation>GPU 时间如何在训练和推理服务之间分配，截止时间和 QPS 是多少？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="175"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="178"/>
         <source>Training share of GPU time</source>
         <translation>训练占 GPU 时间的比例</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="176"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="179"/>
         <source>100 % for a training project, 0 % for a serving cluster.</source>
         <translation>训练项目为 100 %，推理服务集群为 0 %。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="177"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="180"/>
         <source>Deadline (time to result)</source>
         <translation>截止时间（出结果的时间）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="177"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="180"/>
         <source>days</source>
         <translation>天</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="178"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="181"/>
         <source>Tokens to train</source>
         <translation>训练 token 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="179"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="182"/>
         <source>Empty: samples x sequence length x epochs.</source>
         <translation>留空：样本数 × 序列长度 × 轮数。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="180"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="183"/>
         <source>Target QPS</source>
         <translation>目标 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="180"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="183"/>
         <source>requests/s</source>
         <translation>请求/秒</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="181"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="184"/>
         <source>Prompt length</source>
         <translation>提示长度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="182"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="185"/>
         <source>Output length</source>
         <translation>输出长度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="183"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="186"/>
         <source>0 for classifiers and scoring models.</source>
         <translation>分类和打分模型填 0。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="184"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="187"/>
         <source>Max concurrent sequences per GPU</source>
         <translation>每 GPU 最大并发序列数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="185"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="188"/>
         <source>Time to first token target</source>
         <translation>首字延迟（TTFT）目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="185"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="187"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="188"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="190"/>
         <source>ms</source>
         <translation>ms</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="186"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="189"/>
         <source>Empty: no latency target. Prefill of one prompt, without queueing.</source>
         <translation>留空：无延迟目标。指单个提示词的预填充时间，不含排队。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="187"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="190"/>
         <source>Time per output token target</source>
         <translation>每token输出时间（TPOT）目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="188"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="191"/>
         <source>Empty: no latency target. The batch per replica is cut until a decode step meets it.</source>
         <translation>留空：无延迟目标。会逐步减小每个副本的批大小，直到一个解码步满足该目标。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="196"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="199"/>
         <source>4. Software stack</source>
         <translation>4. 软件栈</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="197"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="200"/>
         <source>Which framework, CUDA and libraries are locked in, and which compliance rules apply?</source>
         <translation>锁定了哪些框架、CUDA 和库版本，需要满足哪些合规要求？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="199"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="202"/>
         <source>Framework</source>
         <translation>框架</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="200"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="203"/>
         <source>Framework version</source>
         <translation>框架版本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="200"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="203"/>
         <source>For example 2.0.1.</source>
         <translation>例如 2.0.1。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="201"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="204"/>
         <source>CUDA version</source>
         <translation>CUDA 版本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="201"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="204"/>
         <source>For example 12.1.</source>
         <translation>例如 12.1。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="202"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="205"/>
         <source>Libraries (comma-separated)</source>
         <translation>库（逗号分隔）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="203"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="206"/>
         <source>For example deepspeed==0.8.3, nccl==2.18.</source>
         <translation>例如 deepspeed==0.8.3, nccl==2.18。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="204"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="207"/>
         <source>Require ECC memory</source>
         <translation>需要 ECC 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="205"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="208"/>
         <source>Require vGPU</source>
         <translation>需要 vGPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="206"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="209"/>
         <source>Require virtualisation</source>
         <translation>需要虚拟化</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="207"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="210"/>
         <source>Require MIG</source>
         <translation>需要 MIG</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="208"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="211"/>
         <source>FIPS 140 compliance</source>
         <translation>FIPS 140 合规</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="209"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="212"/>
         <source>A property of the OS and driver crypto modules; the sheet lists it as a check.</source>
         <translation>这是操作系统和驱动加密模块的属性；配置单将其列为检查项。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="215"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="218"/>
         <source>(buy new servers)</source>
         <translation>（购买新服务器）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="219"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="222"/>
         <source>5. Operations and growth</source>
         <translation>5. 运维与扩展</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="220"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="223"/>
         <source>What exists already (servers, slots, power, cooling), what is the budget, and what grows in six months?</source>
         <translation>现有什么（服务器、插槽、电力、散热），预算多少，六个月内要扩展什么？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="222"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="225"/>
         <source>Existing server</source>
         <translation>现有服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="223"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="226"/>
         <source>Free GPU slots</source>
         <translation>空闲 GPU 插槽</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="224"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="227"/>
         <source>Power budget for new GPUs</source>
         <translation>新 GPU 的电力预算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="225"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="228"/>
         <source>Cooling</source>
         <translation>散热</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="225"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="228"/>
         <source>either</source>
         <translation>均可</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="226"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="229"/>
         <source>GPUs to add within 6 months</source>
         <translation>6 个月内新增 GPU 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="227"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="230"/>
         <source>Purchase budget</source>
         <translation>采购预算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="228"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="231"/>
         <source>Largest GPU count to consider</source>
         <translation>考虑的最大 GPU 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="229"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="232"/>
         <source>Consumer (GeForce) cards</source>
         <translation>消费级（GeForce）显卡</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="230"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="233"/>
         <source>by workload kind</source>
         <translation>按工作负载类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="230"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="233"/>
         <source>allowed</source>
         <translation>允许</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="230"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="233"/>
         <source>not allowed</source>
         <translation>不允许</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="231"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="234"/>
         <source>By workload kind: only for small-model iteration (article 5.3: the seven limits of consumer cards in production).</source>
         <translation>按工作负载类型：仅用于小模型迭代（文章 5.3：消费级显卡用于生产的七项限制）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="232"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="235"/>
         <source>Network between nodes</source>
         <translation>节点间网络</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="233"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="236"/>
         <source>Memory kept free (safe line)</source>
         <translation>保留的空闲显存（安全线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="234"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="237"/>
         <source>The method keeps 15-20 % of usable memory free: an 80 GB card is safe to about 64 GB.</source>
         <translation>该方法保留 15-20 % 的可用显存：80 GB 的卡安全用量约为 64 GB。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="235"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="238"/>
         <source>TCO horizon</source>
         <translation>TCO 年限</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="235"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="238"/>
         <source>years</source>
         <translation>年</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="236"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="239"/>
         <source>Electricity price</source>
         <translation>电价</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="237"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="240"/>
         <source>PUE</source>
         <translation>PUE</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="238"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="241"/>
         <source>Average utilisation</source>
         <translation>平均利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="239"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="242"/>
         <source>Extra cooling</source>
         <translation>额外散热</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="240"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="243"/>
         <source>Operations labour</source>
         <translation>运维人工</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="241"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="244"/>
         <source>Labour rate</source>
         <translation>人工费率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="242"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="245"/>
         <source>Support per year</source>
         <translation>每年支持费用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="242"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="243"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="244"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="245"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="246"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="247"/>
         <source>% of hardware</source>
         <translation>% 硬件费用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="243"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="246"/>
         <source>Network and installation</source>
         <translation>网络与安装</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="244"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="247"/>
         <source>Residual value</source>
         <translation>残值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="245"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="248"/>
         <source>Cost of each day late</source>
         <translation>每延迟一天的成本</translation>
     </message>
@@ -6242,17 +6242,17 @@ PCI 总线：{bus}</translation>
 <context>
     <name>SamplerWorker</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="160"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="162"/>
         <source>Nothing to record: no source is running.</source>
         <translation>无可录制内容：没有正在运行的数据源。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="163"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="165"/>
         <source>A recording is already running.</source>
         <translation>已有录制正在进行。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="199"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="201"/>
         <source>Recording stopped: {m}</source>
         <translation>录制已停止：{m}</translation>
     </message>
@@ -6654,22 +6654,22 @@ PCI 总线：{bus}</translation>
         <translation>区间 {span}：每块 GPU 的中位数（p5 – p95）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="116"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="117"/>
         <source>N/A</source>
         <translation>不可用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="124"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="125"/>
         <source>N/A: this source does not report the metric.</source>
         <translation>不可用：此数据源不报告该指标。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="125"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="126"/>
         <source>{n} readable samples, {k} missing</source>
         <translation>{n} 个可读样本，缺失 {k} 个</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="127"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="128"/>
         <source>N/A: no readable sample in the span. </source>
         <translation>不可用：区间内没有可读样本。 </translation>
     </message>
