@@ -42,7 +42,7 @@ def parse(text: str, report: MemoryReport) -> bool:
     report.device_index = int(dev.group(1)) if dev else None
     report.ensure_device(report.device_index)
     if dev:
-        parsed["device_index"] = report.device_index
+        parsed["device_index"] = int(dev.group(1))
     else:
         report.missing.append("device")
     for m in _STAT.finditer(text):

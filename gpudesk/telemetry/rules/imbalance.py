@@ -141,9 +141,9 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
              "others_util_median_pct": r(others_med), "others_util_mad_pct": r(mad)},
             span, advice()))
     if not out:
-        low, high = min(medians.values()), max(medians.values())
-        spread = (_("{low:.0f} %").format(low=low) if round(low) == round(high)
-                  else _("{low:.0f}-{high:.0f} %").format(low=low, high=high))
+        low_pct, high_pct = min(medians.values()), max(medians.values())
+        spread = (_("{low:.0f} %").format(low=low_pct) if round(low_pct) == round(high_pct)
+                  else _("{low:.0f}-{high:.0f} %").format(low=low_pct, high=high_pct))
         out.append(checked(RULE, _("Utilization balanced across {gpus}: medians {spread}.").format(
             gpus=gpu_list(sorted(medians)), spread=spread),
             {"gpu_util_median_pct_by_gpu": by_gpu}, span))
