@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import psutil
 
@@ -19,6 +22,9 @@ from gpudesk.oom.evidence import merge_into
 from gpudesk.oom.parsers import parse_text
 from gpudesk.oom.probe_result import clean_figure, report_from_probe
 from gpudesk.oom.report import MemoryReport, MemorySample, ProcessMemory, WorkerState
+
+if TYPE_CHECKING:
+    from gpudesk.nvml.nvml_processes import ProcessListing
 
 MAX_LINE_BYTES = 64 * 1024 * 1024  # one probe line (memory_summary included) is far below this
 
@@ -32,8 +38,8 @@ class JobChannel:
         self.partial: dict[Path, bytes] = {}
         self.bad_lines = 0
 
-    def read(self) -> list[dict]:
-        docs = []
+    def read(self) -> list[dict[str, Any]]:
+        docs: list[dict[str, Any]] = []
         for path in sorted(self.folder.glob("*.jsonl")):
             with open(path, "rb") as fh:
                 fh.seek(self.offsets.get(path, 0))
@@ -61,12 +67,12 @@ class JobChannel:
 class JobWatcher:
     """Non-invasive evidence while the job runs: NVML per-process memory and child process states."""
 
-    def __init__(self, pid: int, nvml):
+    def __init__(self, pid: int, nvml: ModuleType | None):
         self.pid = pid
         self.nvml = nvml
         self.enabled = True
         self.notes: list[str] = []
-        self.listing = None
+        self.listing: ProcessListing | None = None
         self.job_pids: set[int] = {pid}
         self.workers: dict[int, WorkerState] = {}
 
@@ -117,13 +123,15 @@ class JobWatcher:
                     w.on_gpu = True
             used.setdefault(p.gpu_index, []).append(p.used_memory_bytes)
             evidence.ensure_device(p.gpu_index).uuid = p.gpu_uuid
-        for dev in evidence.devices:
-            values = used[dev.index]
-            dev.process_used_bytes = None if None in values else sum(values)  # the job's processes on this GPU
+        for index, values in used.items():  # the same GPUs, in the same order, as evidence.devices
+            dev = evidence.ensure_device(index)
+            known = [v for v in values if v is not None]
+            # the job's processes on this GPU; unknown when NVML could not say for one of them
+            dev.process_used_bytes = sum(known) if len(known) == len(values) else None
             dev.other_processes = [
-                ProcessMemory(pid=p.pid, used_bytes=p.used_memory_bytes, gpu_index=dev.index, name=p.name,
+                ProcessMemory(pid=p.pid, used_bytes=p.used_memory_bytes, gpu_index=index, name=p.name,
                               user=p.user, alive=p.visible)
-                for p in self.listing if p.gpu_index == dev.index and p.pid not in self.job_pids
+                for p in self.listing if p.gpu_index == index and p.pid not in self.job_pids
             ]
         merge_into(report, evidence)
 
@@ -131,17 +139,18 @@ class JobWatcher:
 class JobCollector:
     """Turns the job's JSON lines into MemorySamples, status messages and the final report."""
 
-    def __init__(self, pid: int, on_sample, progress):
+    def __init__(self, pid: int, on_sample: Callable[[MemorySample], None] | None,
+                 progress: Callable[[str, float | None], None] | None):
         self.pid = pid
         self.on_sample = on_sample
         self.progress = progress
         self.report = MemoryReport(source="launch", pid=pid)
-        self.oom_events: list[dict] = []
-        self.final: dict[int, dict] = {}
+        self.oom_events: list[dict[str, Any]] = []
+        self.final: dict[int, dict[str, Any]] = {}
         self.hello: set[int] = set()
-        self.status: dict[int, str] = {}
+        self.status: dict[int, str | None] = {}
 
-    def feed(self, docs: list[dict], start_epoch: float) -> None:
+    def feed(self, docs: list[dict[str, Any]], start_epoch: float) -> None:
         for doc in docs:
             kind, pid = doc.get("type"), doc.get("pid")
             if isinstance(pid, bool) or not isinstance(pid, int) or not isinstance(kind, str):
@@ -180,7 +189,7 @@ class JobCollector:
             elif kind == "final":
                 self.final[pid] = doc.get("probe") or {}
 
-    def finish(self, tail) -> MemoryReport:
+    def finish(self, tail: Iterable[str]) -> MemoryReport:
         text = "".join(tail)
         base: MemoryReport | None = None
         if text.strip():
@@ -209,8 +218,10 @@ class JobCollector:
                 base.requested_bytes = event.get("alloc_bytes")
             if base.device_index is None:
                 base.device_index = event.get("device")
-            base.parsed["oom_observer_alloc_bytes"] = event.get("alloc_bytes")
-            base.parsed["oom_observer_device_free_bytes"] = event.get("device_free_bytes")
+            for key, figure in (("oom_observer_alloc_bytes", clean_figure(event.get("alloc_bytes"))),
+                                ("oom_observer_device_free_bytes", clean_figure(event.get("device_free_bytes")))):
+                if figure is not None:  # parsed holds figures only: a missing one is left out
+                    base.parsed[key] = figure
         base.source = "launch"
         base.pid = self.pid
         base.samples = self.report.samples
