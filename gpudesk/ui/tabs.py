@@ -5,7 +5,7 @@ Each class takes ``(ctx, parent)``. The title is the tab's English source text, 
 A tab is listed here only once it works; there are no empty tabs.
 """
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP
+from gpudesk.ui.translate_marks import QT_TRANSLATE_NOOP
 
 TAB_CLASSES: list[tuple[str, str, str]] = [
     ("gpudesk.ui.plan.tab", "PlanTab", QT_TRANSLATE_NOOP("MainWindow", "Plan")),

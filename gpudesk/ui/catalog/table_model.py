@@ -7,9 +7,10 @@ GPU_ROLE the ``GPU`` object.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractTableModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
+from gpudesk.ui.translate_marks import QT_TRANSLATE_NOOP
 from gpudesk.catalog import GPU
 from gpudesk.catalog.fields import FIELDS_BY_KEY, Field
 

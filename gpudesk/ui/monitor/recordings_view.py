@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpudesk.ui.translate_marks import QT_TRANSLATE_NOOP
 from gpudesk.ui.monitor.display import fmt_duration
 from gpudesk.ui.workers import run_task
 from gpudesk.ui.export_folder import ask_save_path
