@@ -41,7 +41,7 @@ class ChartView(QWidget):
 
     gpu_clicked = Signal(str)
 
-    def __init__(self, value: Callable[[GPU, str], object], parent: QWidget | None = None):
+    def __init__(self, value: Callable[[GPU, str], float | None], parent: QWidget | None = None):
         super().__init__(parent)
         self._value = value
         self._gpus: list[GPU] = []

@@ -132,7 +132,13 @@ class GpuDetailPane(QWidget):
         return self._values[key].text()
 
     def link_buttons(self) -> list[QPushButton]:
-        return [self._links.itemAt(i).widget() for i in range(self._links.count())]
+        buttons = []
+        for i in range(self._links.count()):
+            item = self._links.itemAt(i)
+            widget = item.widget() if item is not None else None
+            if isinstance(widget, QPushButton):
+                buttons.append(widget)
+        return buttons
 
     def focus_chain(self) -> list[QWidget]:
         """The pane's keyboard stops in layout order (for the tab's tab order)."""
@@ -166,8 +172,9 @@ class GpuDetailPane(QWidget):
                 label.setText(display_value(field, field.value(gpu)))
         while self._links.count():
             item = self._links.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
         for url in source_urls(gpu):
             shown = self.fontMetrics().elidedText(url, Qt.TextElideMode.ElideMiddle, 300)
             button = QPushButton(shown, self._links_box)

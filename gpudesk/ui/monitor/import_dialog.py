@@ -94,13 +94,16 @@ class ImportDialog(QDialog):
                 self._gpus[gpu.id] = gpu
                 self.model_combo.addItem(f"{gpu.name} ({gpu.host_interface})", gpu.id)
         completer = self.model_combo.completer()
-        completer.setFilterMode(Qt.MatchFlag.MatchContains)
-        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        # a popup of candidates: inline completion appended the rest of a "contains" match to the typed text
-        # ("a100 80gb sxm" became "a100 80gb sxm0GB SXM4 (PCIe Gen4 x16)")
-        completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+        if completer is not None:  # an editable combo box has one
+            completer.setFilterMode(Qt.MatchFlag.MatchContains)
+            completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+            # a popup of candidates: inline completion appended the rest of a "contains" match to the typed text
+            # ("a100 80gb sxm" became "a100 80gb sxm0GB SXM4 (PCIe Gen4 x16)")
+            completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
         self.model_combo.currentIndexChanged.connect(self._model_changed)
-        self.model_combo.lineEdit().editingFinished.connect(self._typed_model)
+        line_edit = self.model_combo.lineEdit()
+        if line_edit is not None:  # an editable combo box has one
+            line_edit.editingFinished.connect(self._typed_model)
         self.gen_spin = QSpinBox(self)
         self.gen_spin.setRange(0, 6)
         self.gen_spin.setSpecialValueText(self.tr("unknown"))

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpudesk.oom.attach import MethodStatus
 from gpudesk.ui.oom.plain import plain_label
 from gpudesk.ui.workers import run_task
 
@@ -105,7 +106,7 @@ class MethodChoice(QWidget):
         super().__init__(parent)
         self.pid: int | None = None
         self.description = ""
-        self.statuses: dict[str, object] = {}
+        self.statuses: dict[str, MethodStatus] = {}
         self._generation = 0
         self.confirm: Callable[[str, str, bool, str], bool] = lambda title, text, warning, details: (
             confirm_with_dialog(self, title, text, warning, details)
@@ -216,7 +217,7 @@ class MethodChoice(QWidget):
                 return name
         return None
 
-    def _statuses_ready(self, generation: int, statuses) -> None:
+    def _statuses_ready(self, generation: int, statuses: list[MethodStatus]) -> None:
         if generation != self._generation:
             return
         self.statuses = {status.name: status for status in statuses}

@@ -60,7 +60,7 @@ def load_gpu_processes(nvml: ModuleType | None = None) -> GpuProcessTable:
     for dev in session.devices():
         total = dev.memory_total_bytes
         handle = session.handle(dev.index) if total is None else None
-        if handle is not None:
+        if handle is not None and session.nvml is not None:  # a handle comes from a loaded NVML
             memory, _why = session.call(session.nvml.nvmlDeviceGetMemoryInfo, handle)
             total = int(memory.total) if memory is not None and int(memory.total) > 0 else None
         totals[dev.index] = total
@@ -246,10 +246,15 @@ class TargetPicker(QWidget):
 
     def process_items(self) -> list[QTreeWidgetItem]:
         """All process rows (for tests and keyboard navigation)."""
-        rows = []
+        rows: list[QTreeWidgetItem] = []
         for g in range(self.tree.topLevelItemCount()):
             gpu_item = self.tree.topLevelItem(g)
-            rows += [gpu_item.child(c) for c in range(gpu_item.childCount()) if gpu_item.child(c).data(0, PID_ROLE) is not None]
+            if gpu_item is None:
+                continue
+            for c in range(gpu_item.childCount()):
+                child = gpu_item.child(c)
+                if child is not None and child.data(0, PID_ROLE) is not None:
+                    rows.append(child)
         return rows
 
     def _gpu_title(self, dev, procs: list) -> str:

@@ -131,7 +131,7 @@ class TcoChart(QWidget):
         if len(shown):
             self.plot.setYRange(float(min(negatives.min(), 0)) * 1.1, float(bottoms.max()) * 1.15 or 1.0, padding=0)
         missing = len(candidates) - len(shown)
-        lines = [f"#{i + 1} {candidate_label(c)}: {c.get('tco_3y_usd') / 1000:,.0f} k USD" if c.get("tco_3y_usd") is not None
+        lines = [f"#{i + 1} {candidate_label(c)}: {c['tco_3y_usd'] / 1000:,.0f} k USD" if c.get("tco_3y_usd") is not None
                  else f"#{i + 1} {candidate_label(c)}: " + self.unpriced_text(c) for i, c in enumerate(shown)]
         if missing:
             lines.append(self.tr("%n candidate(s) without a TCO figure are not drawn.", "", missing))

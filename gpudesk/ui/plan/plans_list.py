@@ -89,8 +89,8 @@ class PlansList(QWidget):
         self.undo_button = self._button(self.tr("&Undo delete"), self.tr("Bring back the plan deleted last"), self.undo_delete)
         self.export_button = ExportButton(ctx, self)
         self.export_button.setToolTip(self.tr("Export the selected plan's configuration sheet"))
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.table, activated=self.delete_selected)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Undo), self, activated=self.undo_delete)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.table, self.delete_selected)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Undo), self, self.undo_delete)
 
         self.filter_edit = QLineEdit(self)
         self.filter_edit.setPlaceholderText(self.tr("Filter by name"))
