@@ -155,8 +155,13 @@ class HistoryView(QWidget):
         rows = self.table.selectionModel().selectedRows()
         if not rows:
             return None
-        value = self.table.item(rows[0].row(), 0).data(ID_ROLE)
+        item = self.table.item(rows[0].row(), 0)
+        value = item.data(ID_ROLE) if item is not None else None
         return int(value) if value is not None else None
+
+    def _cell_text(self, row: int, column: int) -> str:
+        item = self.table.item(row, column)
+        return item.text() if item is not None else ""
 
     def select_row(self, row: int) -> None:
         self.table.selectRow(row)
@@ -171,8 +176,8 @@ class HistoryView(QWidget):
             self.ctx.notify(str(exc), "error")
             return
         row = self.table.selectionModel().selectedRows()[0].row()
-        source = self.table.item(row, 1).text()
-        when = self.table.item(row, 0).text()
+        source = self._cell_text(row, 1)
+        when = self._cell_text(row, 0)
         self.reopen_requested.emit(loaded, self.tr("%1, saved %2").replace("%1", source).replace("%2", when))
 
     def delete_selected(self) -> None:
@@ -180,7 +185,7 @@ class HistoryView(QWidget):
         if diagnosis_id is None or self.ctx.store is None:
             return
         row = self.table.selectionModel().selectedRows()[0].row()
-        what = f"{self.table.item(row, 0).text()} · {self.table.item(row, 1).text()}"
+        what = f"{self._cell_text(row, 0)} · {self._cell_text(row, 1)}"
         if not self.confirm(
             self.tr("Delete diagnosis?"),
             self.tr("Delete the saved diagnosis %1 from the history? This cannot be undone.").replace("%1", what),

@@ -7,11 +7,26 @@ A class using :class:`LivePreviewForm` provides ``editors`` (key -> field editor
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QLabel
+
+from gpudesk.ui.plan.fields import FieldEditor
+from gpudesk.ui.plan.live_preview import LivePreview
 from gpudesk.ui.plan.questions import keep_one_model_source
 
 
 class LivePreviewForm:
     """Mixin for the Plan forms with a live memory preview."""
+
+    # provided by the class using the mixin (declared here for the type checker only)
+    editors: dict[str, FieldEditor]
+    problem: QLabel
+    _timer: QTimer
+    preview: LivePreview
+    profile: Callable[[], tuple[dict[str, Any], list[tuple[str, str]]]]
 
     def _edited(self, key: str) -> None:
         editor = self.editors[key]

@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from gpudesk.planner import PlanInputError, ProfileError, memory_workload, requirement_from_dict, resolve_model
-from gpudesk.sizing import SizingError, estimate_memory, fit
+from gpudesk.sizing import Fit, MemoryEstimate, MemoryWorkload, SizingError, estimate_memory, fit
 from gpudesk.ui.plan.memory_chart import MemoryBarSpec, MemoryBreakdownChart
 
 DEFAULT_CARD = "h100-sxm5"
@@ -91,8 +91,8 @@ class LivePreview(QWidget):
         layout.addLayout(form)
         layout.addWidget(self.chart, 1)
         layout.addWidget(self.message)
-        self.last_estimate = None
-        self.last_fit = None
+        self.last_estimate: MemoryEstimate | None = None
+        self.last_fit: Fit | None = None
 
     def set_card(self, gpu_id: str, count: int | None = None) -> None:
         """Select a card (and GPU count) without waiting for the user, e.g. the plan's top candidate."""
@@ -177,7 +177,7 @@ class LivePreview(QWidget):
         try:
             req = requirement_from_dict(profile)
             spec = self._spec(req)
-            chosen = None
+            chosen: tuple[MemoryEstimate, Fit | None, MemoryWorkload] | None = None
             for sharding, recompute in self.options(req, spec, gpus):
                 workload = memory_workload(req, gpus=gpus, sharding=sharding, recompute=recompute)
                 estimate = estimate_memory(spec, workload)
@@ -191,6 +191,7 @@ class LivePreview(QWidget):
             elapsed = time.perf_counter() - started
             self.updated.emit(elapsed)
             return elapsed
+        assert chosen is not None, "options() offers at least one (sharding, recompute) setting"
         estimate, fitted, workload = chosen
         self.message.setText("")
         self.last_estimate, self.last_fit = estimate, fitted
