@@ -38,7 +38,7 @@ class HeatmapView(QWidget):
         self.gpu_labels: dict[int, str] = {}
         self.edges = np.empty(0)
         self.values = np.empty((0, 0))
-        self.metric = m.GPU_UTIL
+        self.metric_key = m.GPU_UTIL
         self._per_round = False
         self.choice = QComboBox(self)
         for metric in HEAT_METRICS:
@@ -87,12 +87,13 @@ class HeatmapView(QWidget):
         self.refresh()
 
     def _metric_changed(self) -> None:
-        self.metric = self.choice.currentData()
+        self.metric_key = self.choice.currentData()
         self.refresh()
 
     def refresh(self) -> None:
         """Recompute the bins from the whole history (cost: one pass over the samples)."""
-        if self.buffer is None or self.buffer.span() is None:
+        span = self.buffer.span() if self.buffer is not None else None
+        if self.buffer is None or span is None:
             self.image.clear()  # an empty source (a new fleet connection) leaves no picture of the last one
             self.info.setText(self.tr("No samples yet."))
             return
@@ -100,15 +101,15 @@ class HeatmapView(QWidget):
         ticks = self.buffer.count
         per_round = self._per_round = ticks <= chosen
         if per_round:  # fewer rounds than bins: one bin per sampling round, one interval wide
-            first, last = self.buffer.span()
+            first, last = span
             step = self.buffer.typical_interval()
             bins = max(1, ticks)
-            self.edges, self.values = self.buffer.binned_mean(self.metric, bins, first - step / 2, last + step / 2)
+            self.edges, self.values = self.buffer.binned_mean(self.metric_key, bins, first - step / 2, last + step / 2)
         else:
             bins = chosen
-            self.edges, self.values = self.buffer.binned_mean(self.metric, bins)
+            self.edges, self.values = self.buffer.binned_mean(self.metric_key, bins)
         t0, t1 = float(self.edges[0]), float(self.edges[-1])
-        if self.metric in (m.GPU_UTIL, m.MEM_UTIL):
+        if self.metric_key in (m.GPU_UTIL, m.MEM_UTIL):
             lo, hi = 0.0, 100.0
         else:
             finite = self.values[np.isfinite(self.values)]
@@ -119,7 +120,7 @@ class HeatmapView(QWidget):
         self.image.setImage(rgba, autoLevels=False)
         self.image.setRect(t0, 0, t1 - t0, self.buffer.n_gpus)
         self.colorbar.setLevels((lo, hi))
-        self.colorbar.getAxis("left").setLabel(shown(self.metric).unit)
+        self.colorbar.getAxis("left").setLabel(shown(self.metric_key).unit)
         self.plot.setXRange(t0, t1, padding=0)
         self.plot.setYRange(0, self.buffer.n_gpus, padding=0)
         missing = int(np.isnan(self.values).sum())
@@ -155,7 +156,7 @@ class HeatmapView(QWidget):
             stamp = when((self.edges[col] + self.edges[col + 1]) / 2)
         else:
             stamp = f"{when(self.edges[col], '%Y-%m-%d %H:%M')} – {when(self.edges[col + 1], '%H:%M')}"
-        s = shown(self.metric)
+        s = shown(self.metric_key)
         text = self.tr("N/A (no readable sample in this bin)") if math.isnan(value) else \
             f"{value * s.scale:.{s.decimals}f} {s.unit}"
         self.hover.setText(f"{self.gpu_labels.get(gpu, str(gpu))}, {stamp}: {text}")

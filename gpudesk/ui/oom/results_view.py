@@ -266,13 +266,13 @@ class ResultsView(QWidget):
             buttons.addWidget(button)
         buttons.addStretch(1)
         outer.addLayout(buttons)
-        self.scroll = QScrollArea(self)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area = QScrollArea(self)
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
         # Cards wrap to the pane's width; a fix with a long unbreakable setting may still be wider than a
         # narrow pane, so the pane scrolls sideways then instead of clipping it.
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        self.body = QWidget(self.scroll)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.body = QWidget(self.scroll_area)
         self.body_layout = QVBoxLayout(self.body)
         # Narrow side margins: with the memory account the body usually scrolls, and the vertical scroll bar
         # must not push the cards past a 784-px window's pane.
@@ -293,8 +293,8 @@ class ResultsView(QWidget):
         self.parsed_layout.setContentsMargins(0, 0, 0, 0)
         self.body_layout.addWidget(self.parsed_box)
         self.body_layout.addStretch(1)
-        self.scroll.setWidget(self.body)
-        outer.addWidget(self.scroll, 1)
+        self.scroll_area.setWidget(self.body)
+        outer.addWidget(self.scroll_area, 1)
         self.cards: list[CauseCard] = []
 
     def clear(self) -> None:
@@ -377,7 +377,7 @@ class ResultsView(QWidget):
             self.parsed_layout.addWidget(self.parsed_table)
         self.copy_report_button.setEnabled(True)
         self.copy_json_button.setEnabled(True)
-        self.scroll.verticalScrollBar().setValue(0)
+        self.scroll_area.verticalScrollBar().setValue(0)
 
     def _workers_table(self, workers) -> QWidget:
         """Child processes of the target (DataLoader workers ...): PID, psutil status, name, host RSS."""

@@ -121,13 +121,13 @@ def test_cause_cards_fit_a_784x600_window(qtbot, tab):
     _diagnose(qtbot, tab, BY_CASE[8]["message"])
     qtbot.wait(50)
     results = tab.results
-    viewport = results.scroll.viewport().width()
+    viewport = results.scroll_area.viewport().width()
     assert results.body.minimumSizeHint().width() <= viewport, "cards wrap instead of clipping"
     for card in results.cards:
         bar = card.confidence_bar
-        right = bar.mapTo(results.scroll.viewport(), bar.rect().topRight()).x()
+        right = bar.mapTo(results.scroll_area.viewport(), bar.rect().topRight()).x()
         assert right <= viewport, f"{card.cause.id}: confidence bar is clipped"
-    assert results.scroll.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAsNeeded
+    assert results.scroll_area.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAsNeeded
 
 
 def test_memory_summary_shows_a_bar_and_says_the_total_is_unknown(qtbot, tab):
