@@ -35,6 +35,7 @@ class PlanContext:
     index: StackIndex
     prices: list[Price] = field(default_factory=list)
     memory_cache: dict[tuple, MemoryEstimate] = field(default_factory=dict)
+    search_cache: dict[tuple, tuple] = field(default_factory=dict)
 
     @classmethod
     def build(cls, req: Requirement, spec: ModelSpec, catalog) -> PlanContext:

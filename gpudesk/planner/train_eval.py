@@ -74,6 +74,38 @@ def _memory(ctx: PlanContext, count: int, sharding: str, recompute: str, micro_b
     return hit
 
 
+def _search(ctx: PlanContext, count: int, dp: int, global_batch: int, usable: int, safe: int, timing):
+    """(chosen setting or None, smallest per-GPU total) over micro-batches x (sharding, recompute).
+
+    The chosen setting is ``(sharding, recompute, estimate, step time, total bytes, micro-batch)``: the fastest
+    under the safe line, else the smallest footprint that still fits the usable memory. Only settings under the
+    safe line are timed.
+    """
+    m = ctx.req.model
+    options = _options(ctx, count)
+    fitting, fallback, smallest = [], None, None
+    for micro_batch in micro_batches(min(m.micro_batch_size, global_batch // dp or 1)):
+        accumulation = accumulation_steps(ctx.req, micro_batch, dp)
+        for sharding, recompute in options:
+            est, total = _memory(ctx, count, sharding, recompute, micro_batch, accumulation)
+            if smallest is None or total < smallest:
+                smallest = total
+            if total > usable:
+                continue
+            if total > safe:
+                if fallback is None or total < fallback[4]:
+                    fallback = (sharding, recompute, est, None, total, micro_batch)
+                continue
+            fitting.append((sharding, recompute, est, timing(sharding, recompute, micro_batch), total, micro_batch))
+    if fitting:
+        # Fastest; on a tie the larger micro-batch (bigger matmuls, fewer optimizer-free passes).
+        return min(fitting, key=lambda e: (round(e[3].step_s, 9), -e[5])), smallest
+    if fallback is not None:
+        sharding, recompute, est, _timing, total, micro_batch = fallback
+        return (sharding, recompute, est, timing(sharding, recompute, micro_batch), total, micro_batch), smallest
+    return None, smallest
+
+
 def work(ctx: PlanContext) -> tuple[float, float, str, float]:
     """(total training FLOPs, samples to process, explanation, factor for full recompute) for the requirement.
 
@@ -153,29 +185,17 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
                   else tm.collective_time_s(comm_bytes, bottleneck_gbps, dp))
         return tm.step_time(flops / steps_for(micro_batch) / (count * achievable), comm_s)
 
-    fitting, fallback, smallest = [], None, None
-    for micro_batch in micro_batches(min(m.micro_batch_size, global_batch // dp or 1)):
-        for sharding, recompute in _options(ctx, count):
-            est, total = _memory(ctx, count, sharding, recompute, micro_batch, accumulation_for(micro_batch))
-            if smallest is None or total < smallest:
-                smallest = total
-            if total > usable:
-                continue
-            if total > safe:
-                if fallback is None or total < fallback[4]:
-                    fallback = (sharding, recompute, est, None, total, micro_batch)
-                continue
-            fitting.append((sharding, recompute, est, timing(sharding, recompute, micro_batch), total, micro_batch))
-    if not fitting and fallback is None:
+    # The search below depends only on these (the model, data and work are fixed for the plan): computed once per
+    # plan for each, so servers sharing a link and GPUs sharing a memory size and sustained rate reuse it.
+    search_key = ("train-search", count, dp, usable, safe, bridge, bottleneck_gbps, achievable, sync_params)
+    found = ctx.search_cache.get(search_key)
+    if found is None:
+        found = ctx.search_cache[search_key] = _search(ctx, count, dp, global_batch, usable, safe, timing)
+    if found[0] is None:
         return Rejected(gpu.id, gpu.name, count, server.id, link.id,
                         [_("does not fit: at least {need} per GPU needed even at micro-batch 1, {gpu} reports {usable} "
-                           "usable").format(need=gib(smallest), gpu=gpu.name, usable=gib(usable))])
-    if fitting:
-        # Fastest; on a tie the larger micro-batch (bigger matmuls, fewer optimizer-free passes).
-        sharding, recompute, est, st, total, micro_batch = min(fitting, key=lambda e: (round(e[3].step_s, 9), -e[5]))
-    else:
-        sharding, recompute, est, _timing, total, micro_batch = fallback
-        st = timing(sharding, recompute, micro_batch)
+                           "usable").format(need=gib(found[1]), gpu=gpu.name, usable=gib(usable))])
+    sharding, recompute, est, st, total, micro_batch = found[0]
     accumulation = accumulation_for(micro_batch)
     samples_per_step = accumulation * micro_batch * dp
     steps = steps_for(micro_batch)
