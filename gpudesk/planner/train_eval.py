@@ -160,7 +160,10 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
             precision=m.precision.upper(), gpu=gpu.name)])
     eff = gpu.matmul_efficiency
     achievable = tm.achievable_flops_per_gpu(peak, eff)
-    total_flops, samples, work_note, recompute_factor = work(ctx)
+    work_done = ctx.search_cache.get(("work",))
+    if work_done is None:  # the same for every option of the plan
+        work_done = ctx.search_cache[("work",)] = work(ctx)
+    total_flops, samples, work_note, recompute_factor = work_done
     # The global batch the user's answers imply is kept whatever micro-batch the search picks.
     global_batch = m.global_batch_size or m.micro_batch_size * dp
 
@@ -176,13 +179,18 @@ def evaluate_training(ctx: PlanContext, gpu, server, count: int, servers: int) -
     usable = reported_total_bytes(gpu.memory_bytes, gpu.memory_type)
     safe = int(usable * (1 - o.safe_free_fraction))
 
+    comm_cache: dict[tuple[str, int], float] = {}
+
     def timing(sharding: str, recompute: str, micro_batch: int) -> tm.StepTime:
         flops = total_flops * (recompute_factor if recompute == "full" else 1.0)
         # ZeRO-3 gathers the weights again for every micro-batch (ZeRO paper section 7.2.2).
-        comm_bytes = (tm.gradient_sync_bytes_per_gpu(sync_params, sharding, dp)
-                      * (accumulation_for(micro_batch) if sharding == "zero3" else 1))
-        comm_s = (tm.paired_collective_time_s(comm_bytes, dp, bridge, bottleneck_gbps) if bridge
-                  else tm.collective_time_s(comm_bytes, bottleneck_gbps, dp))
+        accumulation = accumulation_for(micro_batch) if sharding == "zero3" else 1
+        comm_s = comm_cache.get((sharding, accumulation))
+        if comm_s is None:  # the same for every recompute setting and, outside ZeRO-3, every micro-batch
+            comm_bytes = tm.gradient_sync_bytes_per_gpu(sync_params, sharding, dp) * accumulation
+            comm_s = comm_cache[(sharding, accumulation)] = (
+                tm.paired_collective_time_s(comm_bytes, dp, bridge, bottleneck_gbps) if bridge
+                else tm.collective_time_s(comm_bytes, bottleneck_gbps, dp))
         return tm.step_time(flops / steps_for(micro_batch) / (count * achievable), comm_s)
 
     # The search below depends only on these (the model, data and work are fixed for the plan): computed once per
