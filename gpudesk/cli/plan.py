@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from gpudesk.cli import CliError
+from gpudesk.cli.json_text import dumps_indented
 from gpudesk.i18n import _
 from gpudesk.sizing.optimizers import OPTIMIZER_NAMES, PARAM_PRECISIONS
 
@@ -175,7 +176,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         raise CliError(_("profile {profile}: {error}").format(profile=args.profile, error=exc)) from exc
     data = plan_to_dict(result)
     if args.format == "json":
-        _emit(json.dumps(data, indent=2, ensure_ascii=False), args.output)
+        _emit(dumps_indented(data), args.output)  # json.dumps(data, indent=2, ensure_ascii=False), faster
     else:
         if not result.candidates:
             raise CliError(_("no GPU configuration can run this requirement ({reasons}). Use --format json for every "

@@ -19,8 +19,14 @@ from gpudesk.planner.gates import StackIndex
 from gpudesk.planner.requirement import Requirement
 from gpudesk.sizing.estimate import MemoryEstimate
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.time import StepTime
 
 GIB = 1024**3
+
+# (sharding, recompute, estimate, step time, total bytes per GPU, micro-batch): one timed training setting
+TrainSetting = tuple[str, str, MemoryEstimate, StepTime, int, int]
+# (the chosen setting or None when nothing fits, the smallest per-GPU total bytes seen)
+TrainSearch = tuple[TrainSetting | None, int]
 
 
 @dataclass
@@ -39,6 +45,12 @@ class PlanContext:
     memory_cache: dict[tuple[str, int, int], MemoryEstimate] = field(default_factory=dict)
     # ("train", GPUs, sharding, recompute, micro-batch, accumulation steps) -> (estimate, total bytes)
     train_memory_cache: dict[tuple[str, int, str, str, int, int], tuple[MemoryEstimate, int]] = field(
+        default_factory=dict)
+    # (total training FLOPs, samples, explanation, full-recompute factor): the same for every option of the plan
+    train_work: tuple[float, float, str, float] | None = None
+    # (GPUs, data-parallel GPUs, usable bytes, safe-line bytes, bridge GB/s, bottleneck GB/s, achievable FLOP/s,
+    #  synced params) -> (chosen setting or None, smallest per-GPU total bytes)
+    search_cache: dict[tuple[int, int, int, int, float | None, float, float, int], TrainSearch] = field(
         default_factory=dict)
 
     @classmethod

@@ -213,11 +213,12 @@ def explain_ranking(ranked: list[Candidate], budget_usd: float | None = None, pr
             continue  # priced, or two prices unknown (one break-even quote cannot be solved for)
         # The best priced option ranked above it in the same tier (with a budget, over-budget priced options rank
         # below unpriced ones: there is nothing to overtake then).
-        rival = next((r for r, k in zip(ranked[:position], keys[:position])
-                      if r.tco_3y_usd is not None and _tier(k) == _tier(key)), None)
+        # (position, candidate): the rival's rank without comparing every field of every candidate above it.
+        rival_at, rival = next(((i, r) for i, (r, k) in enumerate(zip(ranked[:position], keys[:position]))
+                                if r.tco_3y_usd is not None and _tier(k) == _tier(key)), (0, None))
         if rival is None or rival.tco_3y_usd is None:
             continue
-        where = f"#{ranked.index(rival) + 1} ({rival.count} x {rival.gpu_name}, ${rival.tco_3y_usd:,.0f})"
+        where = f"#{rival_at + 1} ({rival.count} x {rival.gpu_name}, ${rival.tco_3y_usd:,.0f})"
         reason = c.rank_reason or ""
         if c.unpriced_items == ["GPU"]:
             price = break_even_price_usd(c.tco.known_part_usd, c.count, dollar_multiplier, rival.tco_3y_usd)
@@ -235,4 +236,4 @@ def explain_ranking(ranked: list[Candidate], budget_usd: float | None = None, pr
                     reason=reason, price_usd=price, server=c.server_name, where=where) if price is not None
                 else _("{reason}; even at $0 per {server} host its other costs exceed {where}").format(
                     reason=reason, server=c.server_name, where=where))
-        c.break_even_rank = ranked.index(rival) + 1
+        c.break_even_rank = rival_at + 1

@@ -7,10 +7,14 @@ full recompute costs 8 instead of 6 FLOPs per parameter per token).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from gpudesk.catalog.records import GPU, Server
 from gpudesk.i18n import _
 from gpudesk.planner.candidates import (
     PlanContext,
+    TrainSearch,
+    TrainSetting,
     bridge_pair_gbps,
     fmt_duration,
     gib,
@@ -78,6 +82,42 @@ def _memory(ctx: PlanContext, count: int, sharding: str, recompute: str, micro_b
     return hit
 
 
+def _search(ctx: PlanContext, count: int, dp: int, global_batch: int, usable: int, safe: int,
+            timing: Callable[[str, str, int], tm.StepTime]) -> TrainSearch:
+    """(chosen setting or None, smallest per-GPU total) over micro-batches x (sharding, recompute).
+
+    The chosen setting is ``(sharding, recompute, estimate, step time, total bytes, micro-batch)``: the fastest
+    under the safe line, else the smallest footprint that still fits the usable memory. Only settings under the
+    safe line are timed.
+    """
+    m = ctx.req.model
+    options = _options(ctx, count)
+    fitting: list[TrainSetting] = []
+    fallback: tuple[str, str, MemoryEstimate, int, int] | None = None
+    smallest: int | None = None
+    for micro_batch in micro_batches(min(m.micro_batch_size, global_batch // dp or 1)):
+        accumulation = accumulation_steps(ctx.req, micro_batch, dp)
+        for sharding, recompute in options:
+            est, total = _memory(ctx, count, sharding, recompute, micro_batch, accumulation)
+            if smallest is None or total < smallest:
+                smallest = total
+            if total > usable:
+                continue
+            if total > safe:
+                if fallback is None or total < fallback[3]:
+                    fallback = (sharding, recompute, est, total, micro_batch)
+                continue
+            fitting.append((sharding, recompute, est, timing(sharding, recompute, micro_batch), total, micro_batch))
+    assert smallest is not None, "every count tries at least one micro-batch and one memory option"
+    if fitting:
+        # Fastest; on a tie the larger micro-batch (bigger matmuls, fewer optimizer-free passes).
+        return min(fitting, key=lambda e: (round(e[3].step_s, 9), -e[5])), smallest
+    if fallback is not None:
+        sharding, recompute, est, total, micro_batch = fallback
+        return (sharding, recompute, est, timing(sharding, recompute, micro_batch), total, micro_batch), smallest
+    return None, smallest
+
+
 def work(ctx: PlanContext) -> tuple[float, float, str, float]:
     """(total training FLOPs, samples to process, explanation, factor for full recompute) for the requirement.
 
@@ -132,7 +172,10 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
             precision=m.precision.upper(), gpu=gpu.name)])
     eff = gpu.matmul_efficiency
     achievable = tm.achievable_flops_per_gpu(peak, eff)
-    total_flops, samples, work_note, recompute_factor = work(ctx)
+    work_done = ctx.train_work
+    if work_done is None:  # the same for every option of the plan
+        work_done = ctx.train_work = work(ctx)
+    total_flops, samples, work_note, recompute_factor = work_done
     # The global batch the user's answers imply is kept whatever micro-batch the search picks.
     global_batch = m.global_batch_size or m.micro_batch_size * dp
 
@@ -148,42 +191,32 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
     usable = reported_total_bytes(gpu.memory_bytes, gpu.memory_type)
     safe = int(usable * (1 - o.safe_free_fraction))
 
+    comm_cache: dict[tuple[str, int], float] = {}
+
     def timing(sharding: str, recompute: str, micro_batch: int) -> tm.StepTime:
         flops = total_flops * (recompute_factor if recompute == "full" else 1.0)
         # ZeRO-3 gathers the weights again for every micro-batch (ZeRO paper section 7.2.2).
-        comm_bytes = (tm.gradient_sync_bytes_per_gpu(sync_params, sharding, dp)
-                      * (accumulation_for(micro_batch) if sharding == "zero3" else 1))
-        comm_s = (tm.paired_collective_time_s(comm_bytes, dp, bridge, bottleneck_gbps) if bridge
-                  else tm.collective_time_s(comm_bytes, bottleneck_gbps, dp))
+        accumulation = accumulation_for(micro_batch) if sharding == "zero3" else 1
+        comm_s = comm_cache.get((sharding, accumulation))
+        if comm_s is None:  # the same for every recompute setting and, outside ZeRO-3, every micro-batch
+            comm_bytes = tm.gradient_sync_bytes_per_gpu(sync_params, sharding, dp) * accumulation
+            comm_s = comm_cache[(sharding, accumulation)] = (
+                tm.paired_collective_time_s(comm_bytes, dp, bridge, bottleneck_gbps) if bridge
+                else tm.collective_time_s(comm_bytes, bottleneck_gbps, dp))
         return tm.step_time(flops / steps_for(micro_batch) / (count * achievable), comm_s)
 
-    fitting: list[tuple[str, str, MemoryEstimate, tm.StepTime, int, int]] = []
-    fallback: tuple[str, str, MemoryEstimate, None, int, int] | None = None
-    smallest: int | None = None
-    for micro_batch in micro_batches(min(m.micro_batch_size, global_batch // dp or 1)):
-        for sharding, recompute in _options(ctx, count):
-            est, total = _memory(ctx, count, sharding, recompute, micro_batch, accumulation_for(micro_batch))
-            if smallest is None or total < smallest:
-                smallest = total
-            if total > usable:
-                continue
-            if total > safe:
-                if fallback is None or total < fallback[4]:
-                    fallback = (sharding, recompute, est, None, total, micro_batch)
-                continue
-            fitting.append((sharding, recompute, est, timing(sharding, recompute, micro_batch), total, micro_batch))
-    if not fitting and fallback is None:
-        assert smallest is not None, "every count tries at least one micro-batch and one memory option"
+    # The search below depends only on these (the model, data and work are fixed for the plan): computed once per
+    # plan for each, so servers sharing a link and GPUs sharing a memory size and sustained rate reuse it.
+    search_key = (count, dp, usable, safe, bridge, bottleneck_gbps, achievable, sync_params)
+    found = ctx.search_cache.get(search_key)
+    if found is None:
+        found = ctx.search_cache[search_key] = _search(ctx, count, dp, global_batch, usable, safe, timing)
+    chosen, smallest = found
+    if chosen is None:
         return Rejected(gpu.id, gpu.name, count, server.id, link.id,
                         [_("does not fit: at least {need} per GPU needed even at micro-batch 1, {gpu} reports {usable} "
                            "usable").format(need=gib(smallest), gpu=gpu.name, usable=gib(usable))])
-    if fitting:
-        # Fastest; on a tie the larger micro-batch (bigger matmuls, fewer optimizer-free passes).
-        sharding, recompute, est, st, total, micro_batch = min(fitting, key=lambda e: (round(e[3].step_s, 9), -e[5]))
-    else:
-        assert fallback is not None, "no fitting option, so the fallback was kept"
-        sharding, recompute, est, _timing, total, micro_batch = fallback
-        st = timing(sharding, recompute, micro_batch)
+    sharding, recompute, est, st, total, micro_batch = chosen
     accumulation = accumulation_for(micro_batch)
     samples_per_step = accumulation * micro_batch * dp
     steps = steps_for(micro_batch)

@@ -43,6 +43,7 @@ class GpuTableModel(QAbstractTableModel):
         self.reasons: dict[tuple[int, str], str] = {}
         self.checked: set[int] = set()
         self._sized = False
+        self._shown: list[list[str]] = []  # the text each cell showed after the last update (change detection)
 
     def set_devices(self, devices: list[DeviceInfo], links: dict[int, tuple[float | None, str]]) -> None:
         self.beginResetModel()
@@ -52,6 +53,7 @@ class GpuTableModel(QAbstractTableModel):
         self.latest = {}
         self.reasons = {}
         self._sized = False
+        self._shown = []
         self.endResetModel()
 
     def update_devices(self, devices: list[DeviceInfo]) -> None:
@@ -63,12 +65,30 @@ class GpuTableModel(QAbstractTableModel):
         first = not self._sized and bool(latest)
         self.latest = latest
         self.reasons = reasons
-        self._changed()
+        self._changed_texts()
         if first:
             self._sized = True
             self.firstValues.emit()
 
+    def _texts(self) -> list[list[str]]:
+        return [[self._text(row, key, device) for key, _header in COLUMNS] for row, device in enumerate(self.devices)]
+
+    def _changed_texts(self) -> None:
+        """New values: repaint only the cells whose text changed (issue 15: a tick with steady readings repaints
+        nothing). Tooltips are asked for when shown, and colours change only with the devices."""
+        texts = self._texts()
+        if len(texts) != len(self._shown):
+            self._changed()
+            return
+        display = [Qt.ItemDataRole.DisplayRole]
+        for row, (new, old) in enumerate(zip(texts, self._shown)):
+            changed = [col for col, (a, b) in enumerate(zip(new, old)) if a != b]
+            if changed:  # one signal per row, over the changed columns
+                self.dataChanged.emit(self.index(row, changed[0]), self.index(row, changed[-1]), display)
+        self._shown = texts
+
     def _changed(self) -> None:
+        self._shown = self._texts()
         if self.devices:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self.devices) - 1, len(COLUMNS) - 1),
                                   [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole,

@@ -19,6 +19,9 @@ class TimeAxis(pg.DateAxisItem):
     def __init__(self, **kwargs):
         super().__init__(orientation="bottom", **kwargs)
         self.basis = timebase.LOCAL
+        # Tick texts by (values, spacing, basis, offset): following a live run, the ticks stay on the same round
+        # times for many refreshes and only move across the axis (issue 15: no strftime per tick and refresh).
+        self._texts: dict[tuple, list[str]] = {}
 
     def set_basis(self, basis: str) -> None:
         self.basis = basis
@@ -29,6 +32,16 @@ class TimeAxis(pg.DateAxisItem):
         self.update()
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph override
+        zoom = getattr(self, "zoomLevel", None)  # DateAxisItem's format for this density, set by tickValues
+        key = (tuple(values), scale, spacing, self.basis, self.utcOffset, id(zoom))
+        texts = self._texts.get(key)
+        if texts is None:
+            if len(self._texts) > 256:  # a long session zooming around: keep the cache small
+                self._texts.clear()
+            texts = self._texts[key] = self._tick_texts(values, scale, spacing)
+        return list(texts)
+
+    def _tick_texts(self, values, scale, spacing) -> list[str]:
         if self.basis in (timebase.LOCAL, timebase.PRINTED):
             return super().tickStrings(values, scale, spacing)
         return ["" if (self.basis == timebase.RELATIVE and v < 0) else timebase.axis_label(v, spacing, self.basis)
