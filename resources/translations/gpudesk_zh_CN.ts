@@ -477,298 +477,298 @@
 <context>
     <name>CatalogFields</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="40"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="41"/>
         <source>Bandwidth</source>
         <translation>带宽</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="41"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="42"/>
         <source>BF16</source>
         <translation>BF16</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="42"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="43"/>
         <source>FP8</source>
         <translation>FP8</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="43"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="44"/>
         <source>INT8</source>
         <translation>INT8</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="44"/>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="68"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="45"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="69"/>
         <source>FP32</source>
         <translation>FP32</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="45"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="46"/>
         <source>NVLink</source>
         <translation>NVLink</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="46"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="47"/>
         <source>MIG</source>
         <translation>MIG</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="47"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="48"/>
         <source>Year</source>
         <translation>年份</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="48"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="49"/>
         <source>Arch.</source>
         <translation>架构</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="49"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="50"/>
         <source>Form</source>
         <translation>形态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="57"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="58"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="58"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="59"/>
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="59"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="60"/>
         <source>Id</source>
         <translation>标识</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="60"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="61"/>
         <source>Vendor</source>
         <translation>厂商</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="61"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="62"/>
         <source>Architecture</source>
         <translation>架构</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="62"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="63"/>
         <source>Chip</source>
         <translation>芯片</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="63"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="64"/>
         <source>Compute capability</source>
         <translation>计算能力</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="64"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="65"/>
         <source>not an NVIDIA GPU</source>
         <translation>非 NVIDIA GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="65"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="66"/>
         <source>Memory</source>
         <translation>显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="66"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="67"/>
         <source>Memory type</source>
         <translation>显存类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="67"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="68"/>
         <source>Memory bandwidth</source>
         <translation>显存带宽</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="69"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="70"/>
         <source>TF32 dense</source>
         <translation>TF32 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="70"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="71"/>
         <source>no TF32 tensor cores</source>
         <translation>无 TF32 张量核心</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="71"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="72"/>
         <source>FP16 dense</source>
         <translation>FP16 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="72"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="73"/>
         <source>no FP16 tensor cores</source>
         <translation>无 FP16 张量核心</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="73"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="74"/>
         <source>BF16 dense</source>
         <translation>BF16 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="74"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="75"/>
         <source>no BF16 support</source>
         <translation>不支持 BF16</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="75"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="76"/>
         <source>FP8 dense</source>
         <translation>FP8 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="76"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="77"/>
         <source>no FP8 support</source>
         <translation>不支持 FP8</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="77"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="78"/>
         <source>INT8 dense</source>
         <translation>INT8 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="78"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="79"/>
         <source>no INT8 tensor cores</source>
         <translation>无 INT8 张量核心</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="79"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="80"/>
         <source>FP4 dense</source>
         <translation>FP4 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="80"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="81"/>
         <source>no FP4 support</source>
         <translation>不支持 FP4</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="81"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="82"/>
         <source>Tensor rate basis</source>
         <translation>张量算力口径</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="82"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="83"/>
         <source>Measured matmul efficiency</source>
         <translation>实测矩阵乘效率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="83"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="84"/>
         <source>no public measurement</source>
         <translation>无公开测量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="84"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="85"/>
         <source>TDP</source>
         <translation>TDP</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="85"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="86"/>
         <source>Form factor</source>
         <translation>形态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="86"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="87"/>
         <source>Host interface</source>
         <translation>主机接口</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="87"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="88"/>
         <source>NVLink / fabric (bidirectional)</source>
         <translation>NVLink / 互连（双向）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="88"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="89"/>
         <source>none (PCIe only)</source>
         <translation>无（仅 PCIe）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="89"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="90"/>
         <source>MIG max instances</source>
         <translation>MIG 最大实例数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="90"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="91"/>
         <source>ECC</source>
         <translation>ECC</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="91"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="92"/>
         <source>vGPU / SR-IOV</source>
         <translation>vGPU / SR-IOV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="92"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="93"/>
         <source>Consumer (GeForce)</source>
         <translation>消费级（GeForce）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="93"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="94"/>
         <source>Launch year</source>
         <translation>发布年份</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="94"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="95"/>
         <source>Price</source>
         <translation>价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="95"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="96"/>
         <source>no dated public price</source>
         <translation>无注明日期的公开价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="96"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="97"/>
         <source>Price date</source>
         <translation>价格日期</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="97"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="98"/>
         <source>Price source</source>
         <translation>价格来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="98"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="99"/>
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="99"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="100"/>
         <source>Confidence</source>
         <translation>可信度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="100"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="101"/>
         <source>Date checked</source>
         <translation>核对日期</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="101"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="102"/>
         <source>Spec source</source>
         <translation>规格来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="102"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="103"/>
         <source>Notes</source>
         <translation>备注</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="124"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="125"/>
         <source>N/A ({0})</source>
         <translation>不可用（{0}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="126"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="127"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="126"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="127"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="179"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="180"/>
         <source>N/A</source>
         <translation>不可用</translation>
     </message>
@@ -1826,8 +1826,8 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="84"/>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="199"/>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="207"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="206"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="214"/>
         <source>Your price</source>
         <translation>您的价格</translation>
     </message>
@@ -1868,7 +1868,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="99"/>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="144"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="150"/>
         <source>Nothing to undo yet</source>
         <translation>暂无可撤销的操作</translation>
     </message>
@@ -1878,62 +1878,62 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>价格(&amp;P)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="144"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="150"/>
         <source>Undo: {0}</source>
         <translation>撤销：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="159"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="165"/>
         <source>Select a GPU in the table or the chart to see every spec.</source>
         <translation>在表格或图表中选择一款 GPU 以查看全部规格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="179"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="186"/>
         <source>Open {0} in your web browser</source>
         <translation>在网页浏览器中打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="195"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="202"/>
         <source>{0} USD ({1}, {2}; the Prices tab lists every source)</source>
         <translation>{0} 美元（{1}，{2}；“价格”页列出全部来源）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="200"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="207"/>
         <source>No dated price on the GPU row; sourced purchase price: {0}.</source>
         <translation>GPU 行上没有带日期的价格；有来源的购买价：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="203"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="210"/>
         <source>no public price found</source>
         <translation>未找到公开价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="208"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="215"/>
         <source>No public price found for this GPU; enter your quote.</source>
         <translation>未找到这款 GPU 的公开价格；请输入你的报价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="217"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="224"/>
         <source>Price overrides are unavailable: {0}</source>
         <translation>无法使用自定义价格：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="218"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="225"/>
         <source>the user database is not open.</source>
         <translation>用户数据库未打开。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="228"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="235"/>
         <source>Your price since {0}.</source>
         <translation>您的价格，自 {0} 起。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="232"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="239"/>
         <source>Catalog price: {0} ({1}).</source>
         <translation>目录价格：{0}（{1}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="234"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="241"/>
         <source>The catalog has no dated price for this GPU; enter your quote.</source>
         <translation>目录中没有此 GPU 注明日期的价格；请输入您的报价。</translation>
     </message>
@@ -1941,7 +1941,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>GpuTable</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="222"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="242"/>
         <source>Tick a GPU to draw it in the plots; hover a value to see why it is N/A.</source>
         <translation>勾选 GPU 即可在曲线图中绘制；将鼠标悬停在数值上可查看其为何不可用。</translation>
     </message>
@@ -1949,27 +1949,27 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>GpuTableModel</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="162"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="163"/>
         <source>{0}: dense throughput from the datasheet (no 2:4 sparsity).</source>
         <translation>{0}：数据手册中的稠密吞吐量（不含 2:4 稀疏）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="166"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="167"/>
         <source>Catalog price with its date, or your own price where you set one (in italics).</source>
         <translation>目录价格及其日期；如您设置了自己的价格则显示该价格（斜体）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="217"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="218"/>
         <source>Your own price (gpudesk user database)</source>
         <translation>您自己的价格（gpudesk 用户数据库）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="234"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="235"/>
         <source>Your price, set {0}. Catalog: {1}</source>
         <translation>您的价格，设置于 {0}。目录：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="238"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="239"/>
         <source>{0}; source: {1}</source>
         <translation>{0}；来源：{1}</translation>
     </message>
@@ -2047,32 +2047,32 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>将鼠标悬停在单元格上可查看其值。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="97"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="98"/>
         <source>No samples yet.</source>
         <translation>尚无样本。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="127"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="128"/>
         <source>1 sampling round: one column</source>
         <translation>1 轮采样：一列</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="128"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="129"/>
         <source>{n} sampling rounds: one column per round</source>
         <translation>{n} 轮采样：每轮一列</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="129"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="130"/>
         <source>{gpus} GPU(s), {rounds}; {na} cell(s) N/A (grey).</source>
         <translation>{gpus} 块 GPU，{rounds}；{na} 个单元格不可用（灰色）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="132"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="133"/>
         <source>{gpus} GPUs, {bins} bins of {w} each over {span}; {na} cells N/A (grey).</source>
         <translation>{gpus} 块 GPU，{bins} 个区段，每段 {w}，覆盖 {span}；{na} 个单元格不可用（灰色）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="159"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="160"/>
         <source>N/A (no readable sample in this bin)</source>
         <translation>不可用（此区段内没有可读样本）</translation>
     </message>
@@ -2170,22 +2170,22 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>还没有保存的诊断：每次运行的诊断都会保存在这里。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="176"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="181"/>
         <source>%1, saved %2</source>
         <translation>%1，保存于 %2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="185"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="190"/>
         <source>Delete diagnosis?</source>
         <translation>删除诊断？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="186"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="191"/>
         <source>Delete the saved diagnosis %1 from the history? This cannot be undone.</source>
         <translation>从历史记录中删除已保存的诊断 %1？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="192"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="197"/>
         <source>The diagnosis could not be deleted: %1</source>
         <translation>无法删除该诊断：%1</translation>
     </message>
@@ -2233,83 +2233,83 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>未知型号（无 PCIe 占比）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="106"/>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="110"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="109"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="113"/>
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="107"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="110"/>
         <source>Gen</source>
         <translation>Gen</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="126"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="129"/>
         <source>dmon&apos;s -d delay; used to place rows in time when the log has no Date/Time columns (-o DT).</source>
         <translation>dmon 的 -d 间隔；当日志没有 Date/Time 列（-o DT）时，用它确定各行的时间。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="129"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="132"/>
         <source>The GPU catalog could not be opened; enter the PCIe link by hand.</source>
         <translation>无法打开 GPU 目录；请手动输入 PCIe 链路。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="133"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="136"/>
         <source>Log file:</source>
         <translation>日志文件：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="135"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="138"/>
         <source>Command:</source>
         <translation>命令：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="136"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="139"/>
         <source>GPU &amp;model:</source>
         <translation>GPU 型号(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="139"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="142"/>
         <source>PCIe link (assumed):</source>
         <translation>PCIe 链路（假定）：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="141"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="144"/>
         <source>Sampling &amp;interval:</source>
         <translation>采样间隔(&amp;I)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="189"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="192"/>
         <source>The GPU catalog could not be opened, so {t} cannot be looked up; pick &quot;Unknown model&quot; and enter the PCIe link by hand.</source>
         <translation>无法打开 GPU 目录，因此无法查找 {t}；请选择“未知型号”并手动输入 PCIe 链路。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="200"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="203"/>
         <source>Open the list to pick one.</source>
         <translation>打开列表选择一个。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="201"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="204"/>
         <source>GPU model: {e}</source>
         <translation>GPU 型号：{e}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="207"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="210"/>
         <source>Open a dmon log</source>
         <translation>打开 dmon 日志</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="208"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="211"/>
         <source>Text logs (*.log *.txt *.dmon);;All files (*)</source>
         <translation>文本日志 (*.log *.txt *.dmon);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="235"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="238"/>
         <source>Choose the dmon log file to import.</source>
         <translation>请选择要导入的 dmon 日志文件。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="238"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="241"/>
         <source>Type the command that prints dmon output.</source>
         <translation>请输入输出 dmon 数据的命令。</translation>
     </message>
@@ -2511,47 +2511,47 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>显存预览已暂停：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="199"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="200"/>
         <source>card</source>
         <translation>显卡</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="202"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="203"/>
         <source>Sharding {0}, recomputation {1}{2}.</source>
         <translation>分片 {0}，重计算 {1}{2}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="204"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="205"/>
         <source> (chosen for &apos;auto&apos;)</source>
         <translation>（&apos;auto&apos; 时自动选择）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="208"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="209"/>
         <source>The model shape is inferred from the parameter count (a guess).</source>
         <translation>模型结构由参数量推断（估计值）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="209"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="210"/>
         <source>per GPU</source>
         <translation>每 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="223"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="224"/>
         <source>Fits under the safe line on {0} of these cards.</source>
         <translation>使用 {0} 块此卡时低于安全线。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="224"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="225"/>
         <source>Fits under the safe line on {0} of these cards (with {1}, recomputation {2}).</source>
         <translation>使用 {0} 块此卡时低于安全线（{1}，重计算 {2}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="227"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="228"/>
         <source>Does not fit this card at any count here; pick a larger card or a smaller format.</source>
         <translation>此卡在这里的任何数量下都放不下；请选择更大的显卡或更小的格式。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="228"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="229"/>
         <source>Does not fit up to {0} of these cards; try LoRA/QLoRA, offload or a larger card.</source>
         <translation>最多 {0} 块此卡也放不下；请尝试 LoRA/QLoRA、卸载或更大的显卡。</translation>
     </message>
@@ -2814,105 +2814,105 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MethodChoice</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="115"/>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="189"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="116"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="190"/>
         <source>Select a process above to look inside it.</source>
         <translation>在上方选择一个进程以查看其内部。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="137"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="138"/>
         <source>Agent without injection: add this line to the script, then probe again:
 %1</source>
         <translation>无注入的代理：将这一行加入脚本，然后再次探测：
 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="144"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="145"/>
         <source>Copy line</source>
         <translation>复制该行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="145"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="146"/>
         <source>Copy the agent line to the clipboard</source>
         <translation>将代理代码行复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="150"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="151"/>
         <source>Reset the peak (max_memory_allocated) after reading it</source>
         <translation>读取后重置峰值（max_memory_allocated）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="152"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="153"/>
         <source>Calls torch.cuda.reset_peak_memory_stats on the devices read; changes the process&apos;s own metrics</source>
         <translation>对所读取的设备调用 torch.cuda.reset_peak_memory_stats；会改变进程自身的指标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="154"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="155"/>
         <source>Allow a process of another user (needs privileges)</source>
         <translation>允许其他用户的进程（需要权限）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="160"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="161"/>
         <source>Read the PyTorch allocator&apos;s figures inside the process</source>
         <translation>在进程内部读取 PyTorch 分配器的数据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="159"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="160"/>
         <source>Pro&amp;be process</source>
         <translation>探测进程(&amp;B)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="162"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="163"/>
         <source>Gather e&amp;vidence only</source>
         <translation>仅收集证据(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="164"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="165"/>
         <source>NVML memory per process, other processes, host memory and workers; nothing is injected</source>
         <translation>每进程的 NVML 显存、其他进程、主机内存和工作进程；不注入任何内容</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="167"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="168"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="168"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="169"/>
         <source>Stop waiting; the target keeps running unharmed</source>
         <translation>停止等待；目标进程继续运行，不受影响</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="193"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="194"/>
         <source>Process %1 %2: checking which methods can be used …</source>
         <translation>进程 %1 %2：正在检查可用的方法 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="229"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="230"/>
         <source>not offered for this process</source>
         <translation>此进程不提供</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="232"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="233"/>
         <source>can be used</source>
         <translation>可以使用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="241"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="242"/>
         <source>Process %1 %2</source>
         <translation>进程 %1 %2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="243"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="244"/>
         <source>Process %1 %2: no way to look inside it here (see the reasons); evidence can still be gathered.</source>
         <translation>进程 %1 %2：此处无法查看其内部（见原因）；仍可收集证据。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="253"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="254"/>
         <source>Process %1: cannot check the methods: %2</source>
         <translation>进程 %1：无法检查可用方法：%2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="269"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="270"/>
         <source>gpudesk will run its probe inside process %1 %2 with %3.
 
 The probe reads torch.cuda memory figures for the devices the process already uses; it does not import torch, does not initialise CUDA and writes its answer to a folder only you can read.%4
@@ -2925,19 +2925,19 @@ Run it?</source>
 是否运行？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="278"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="279"/>
         <source>
 It also resets the peak counter.</source>
         <translation>
 它还会重置峰值计数器。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="284"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="285"/>
         <source>gdb stops the process while it injects the probe; a process in a delicate state can crash.</source>
         <translation>gdb 在注入探针时会暂停进程；处于不稳定状态的进程可能崩溃。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="287"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="288"/>
         <source>The probe that will run (gpudesk/oom/probe_script.py):
 
 </source>
@@ -2946,12 +2946,12 @@ It also resets the peak counter.</source>
 </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="289"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="290"/>
         <source>The probe&apos;s source is not available in this build: %1</source>
         <translation>此版本中没有探针的源代码：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="290"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="291"/>
         <source>Inject the probe?</source>
         <translation>注入探针？</translation>
     </message>
@@ -3139,10 +3139,10 @@ It also resets the peak counter.</source>
         <location filename="../../gpudesk/ui/monitor/display.py" line="105"/>
         <location filename="../../gpudesk/ui/monitor/display.py" line="114"/>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="63"/>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="175"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="195"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="69"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="72"/>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="49"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="50"/>
         <source>N/A</source>
         <translation>不可用</translation>
     </message>
@@ -3167,22 +3167,22 @@ It also resets the peak counter.</source>
         <translation>{n} 天</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="118"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="138"/>
         <source>not reported by this source</source>
         <translation>此数据源未报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="158"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="178"/>
         <source>lost</source>
         <translation>已丢失</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="159"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="179"/>
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="172"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="192"/>
         <source>{name}
 UUID: {uuid}
 PCI bus: {bus}</source>
@@ -3191,60 +3191,60 @@ UUID：{uuid}
 PCI 总线：{bus}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="173"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="193"/>
         <source>unknown model</source>
         <translation>未知型号</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="174"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="194"/>
         <source>N/A (not reported by this source)</source>
         <translation>不可用（此数据源未报告）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="177"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="197"/>
         <source>MIG enabled: {n} instances (utilization is not reported on MIG)</source>
         <translation>已启用 MIG：{n} 个实例（MIG 下不报告利用率）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="181"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="201"/>
         <source>MIG capable, disabled</source>
         <translation>支持 MIG，未启用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="184"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="204"/>
         <source>Readings arrive normally.</source>
         <translation>读数正常到达。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="186"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="206"/>
         <source>link unknown</source>
         <translation>链路未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="188"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="208"/>
         <source>Link: {t}</source>
         <translation>链路：{t}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="189"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="209"/>
         <source>Throughput: {v}</source>
         <translation>吞吐量：{v}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="191"/>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="198"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="211"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="218"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="78"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="81"/>
         <source>N/A: {r}</source>
         <translation>不可用：{r}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="194"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="214"/>
         <source>N/A share: the link&apos;s generation and width are unknown</source>
         <translation>占比不可用：链路的代数和宽度未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="228"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="231"/>
         <source>entered by hand</source>
         <translation>手动输入</translation>
     </message>
@@ -3334,17 +3334,17 @@ PCI 总线：{bus}</translation>
         <translation>此 PID 在这里不存在（是从容器中看到的主机 PID 吗？）。请使用 --pid=host 运行容器以查看该进程。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="62"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="63"/>
         <source>{t} (imported; the log has no dates)</source>
         <translation>{t}（导入；日志中没有日期）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="67"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="68"/>
         <source>N/A (no samples)</source>
         <translation>不可用（没有样本）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="69"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="70"/>
         <source> (interrupted)</source>
         <translation>（已中断）</translation>
     </message>
@@ -3815,17 +3815,17 @@ PCI 总线：{bus}</translation>
 <context>
     <name>OomMethod</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="55"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="56"/>
         <source>Agent already in the process (no injection)</source>
         <translation>进程中已有代理（无需注入）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="56"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="57"/>
         <source>sys.remote_exec (Python 3.14 or newer)</source>
         <translation>sys.remote_exec（Python 3.14 或更高版本）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="57"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="58"/>
         <source>gdb injection (older CPython, Linux)</source>
         <translation>gdb 注入（较旧的 CPython，Linux）</translation>
     </message>
@@ -5924,203 +5924,203 @@ PCI 总线：{bus}</translation>
 <context>
     <name>RecordingsView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="36"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="37"/>
         <source>#</source>
         <translation>#</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="37"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="38"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="38"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="39"/>
         <source>Started</source>
         <translation>开始时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="39"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="40"/>
         <source>Duration</source>
         <translation>时长</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="40"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="41"/>
         <source>GPUs</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="41"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="42"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="42"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="43"/>
         <source>Samples</source>
         <translation>样本数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="128"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="129"/>
         <source>Notes for the selected recording</source>
         <translation>所选录制的备注</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="132"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="133"/>
         <source>&amp;Open</source>
         <translation>打开(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="132"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="133"/>
         <source>Show the recording in the plots, statistics and findings</source>
         <translation>在曲线图、统计和发现中显示该录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="133"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="134"/>
         <source>Re&amp;play</source>
         <translation>回放(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="133"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="134"/>
         <source>Play the recording back through the live views</source>
         <translation>通过实时视图回放该录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="134"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="135"/>
         <source>Re&amp;name…</source>
         <translation>重命名(&amp;N)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="135"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="136"/>
         <source>Save &amp;notes</source>
         <translation>保存备注(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="136"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="137"/>
         <source>Export &amp;CSV…</source>
         <translation>导出 CSV(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="136"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="137"/>
         <source>All samples of the recording</source>
         <translation>该录制的全部样本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="137"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="138"/>
         <source>Export plots as P&amp;NG…</source>
         <translation>将曲线图导出为 PNG(&amp;N)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="137"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="138"/>
         <source>Opens the recording and saves its plots</source>
         <translation>打开该录制并保存其曲线图</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="138"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="139"/>
         <source>&amp;Delete…</source>
         <translation>删除(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="138"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="139"/>
         <source>Delete the recording and its samples</source>
         <translation>删除该录制及其样本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="148"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="149"/>
         <source>{s:g}× speed</source>
         <translation>{s:g}× 倍速</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="150"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="151"/>
         <source>Replay speed: 60× plays a minute of recording per second</source>
         <translation>回放速度：60× 表示每秒播放一分钟的录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="170"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="171"/>
         <source>Your gpudesk database could not be opened; no recordings to list.</source>
         <translation>无法打开你的 gpudesk 数据库；没有可列出的录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="186"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="187"/>
         <source>{n} recordings.</source>
         <translation>{n} 条录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="186"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="187"/>
         <source>1 recording.</source>
         <translation>1 个录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="218"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="219"/>
         <source>Rename recording</source>
         <translation>重命名录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="218"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="219"/>
         <source>New name:</source>
         <translation>新名称：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="235"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="236"/>
         <source>Notes saved.</source>
         <translation>备注已保存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="242"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="243"/>
         <source>Delete recording</source>
         <translation>删除录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="243"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="244"/>
         <source>Delete recording #{n} &apos;{name}&apos; and all its samples? This cannot be undone.</source>
         <translation>删除录制 #{n}“{name}”及其全部样本？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="249"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="250"/>
         <source>Deleting recording #{n}…</source>
         <translation>正在删除录制 #{n}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="250"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="251"/>
         <source>Deleting</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="256"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="257"/>
         <source>Export recording as CSV</source>
         <translation>导出录制为 CSV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="257"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="258"/>
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="262"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="263"/>
         <source>Exporting recording #{n}…</source>
         <translation>正在导出录制 #{n}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="263"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="264"/>
         <source>CSV export</source>
         <translation>CSV 导出</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="264"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="265"/>
         <source>Exported {p}.</source>
         <translation>已导出 {p}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="270"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="271"/>
         <source>Export plots as PNG</source>
         <translation>将曲线图导出为 PNG</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="271"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="272"/>
         <source>PNG images (*.png)</source>
         <translation>PNG 图像 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="278"/>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="279"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="280"/>
         <source>{w} failed: {e}</source>
         <translation>{w}失败：{e}</translation>
     </message>
@@ -6752,29 +6752,29 @@ PCI 总线：{bus}</translation>
         <translation>%1 个 GPU，%2 个进程。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="256"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="261"/>
         <source>name N/A</source>
         <translation>名称 N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="261"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="266"/>
         <source>GPU %1 · %2 · %3 total · %4 used by %5 process(es)</source>
         <translation>GPU %1 · %2 · 共 %3 · %5 个进程使用 %4</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="272"/>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="276"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="277"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="281"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="280"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="285"/>
         <source>GPU memory: %1</source>
         <translation>GPU 显存：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="306"/>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="307"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="311"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="312"/>
         <source>Cannot list GPU processes: %1</source>
         <translation>无法列出 GPU 进程：%1</translation>
     </message>
