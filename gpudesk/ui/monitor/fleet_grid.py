@@ -62,7 +62,7 @@ class FleetGrid(QWidget):
         self._lut = _lut()
         self._sel: tuple[int, int] | None = None
         self._label_w = 120
-        self._placeholder = ""
+        self._empty_text = ""
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMouseTracking(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
@@ -80,14 +80,14 @@ class FleetGrid(QWidget):
         self.updateGeometry()
         self.update()
 
-    def set_placeholder(self, text: str) -> None:
+    def set_empty_text(self, text: str) -> None:
         """Text drawn while the grid has no cells ("Connecting…", "No data: <reason>"); "" for none."""
-        self._placeholder = text
+        self._empty_text = text
         self.setToolTip(text)
         self.update()
 
-    def placeholder(self) -> str:
-        return self._placeholder
+    def empty_text(self) -> str:
+        return self._empty_text
 
     def cell_count(self) -> int:
         return sum(len(cells) for _, cells in self._groups)
@@ -128,10 +128,10 @@ class FleetGrid(QWidget):
         small = QFont(self.font())
         small.setPointSizeF(max(6.0, self.font().pointSizeF() * 0.8))
         text_pen = QPen(pal.text().color())
-        if not self._groups and self._placeholder:
+        if not self._groups and self._empty_text:
             p.setPen(QPen(pal.placeholderText().color()))
             p.drawText(self.rect().adjusted(12, 12, -12, -12),
-                       Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self._placeholder)
+                       Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self._empty_text)
         for row, (name, cells) in enumerate(self._groups):
             top = 4 + row * (CELL_H + GAP)
             p.setPen(text_pen)

@@ -101,7 +101,7 @@ class FleetView(QWidget):
     def set_history(self, history: FleetHistory, findings: list[FleetFinding]) -> None:
         self._history = history
         self._findings = findings
-        self.grid.set_placeholder("")
+        self.grid.set_empty_text("")
         self._redraw()
         self._fill_findings()
 
@@ -109,15 +109,15 @@ class FleetView(QWidget):
         """A new fleet connection: forget the last fleet's grid and say what is happening until data comes."""
         self._history, self._findings = None, []
         self.grid.set_cells([], 0.0, 1.0, "")
-        self.grid.set_placeholder(self.tr("Connecting to {fleet}…").replace("{fleet}", title))
-        self.summary.setText(self.grid.placeholder())
+        self.grid.set_empty_text(self.tr("Connecting to {fleet}…").replace("{fleet}", title))
+        self.summary.setText(self.grid.empty_text())
         self._fill_findings()
 
     def show_failure(self, message: str) -> None:
         """A refresh failed: without data the grid says why; with data the last picture stays, marked old."""
         if self._history is None:
-            self.grid.set_placeholder(self.tr("No data: {reason}").replace("{reason}", message))
-            self.summary.setText(self.grid.placeholder())
+            self.grid.set_empty_text(self.tr("No data: {reason}").replace("{reason}", message))
+            self.summary.setText(self.grid.empty_text())
         else:
             self.summary.setText(self.tr("The last refresh failed ({reason}); the grid shows the previous one.")
                                  .replace("{reason}", message))

@@ -161,9 +161,9 @@ def test_a_fleet_connection_replaces_the_previous_views_and_says_what_happens(qt
     assert tab.gpu_model.rowCount() == 0 and tab.ctl.buffer is None
     assert tab.heatmap.image.image is None
     assert "Fleet tab" in tab.stats.label.text() and "Fleet tab" in tab.findings.status.text()
-    assert tab.fleet.grid.placeholder().startswith("Connecting to Fleet (Prometheus) http://127.0.0.1:9")
-    qtbot.waitUntil(lambda: tab.fleet.grid.placeholder().startswith("No data:"), timeout=10000)
-    assert "did not answer" in tab.fleet.grid.placeholder() and tab.fleet.grid.cell_count() == 0
+    assert tab.fleet.grid.empty_text().startswith("Connecting to Fleet (Prometheus) http://127.0.0.1:9")
+    qtbot.waitUntil(lambda: tab.fleet.grid.empty_text().startswith("No data:"), timeout=10000)
+    assert "did not answer" in tab.fleet.grid.empty_text() and tab.fleet.grid.cell_count() == 0
     tab.ctl.stop_source()
 
 
