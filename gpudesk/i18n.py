@@ -1,7 +1,7 @@
 """Translation of the Qt-free core's messages with the standard library's gettext.
 
 Core modules write ``from gpudesk.i18n import _`` and wrap every user-visible sentence in ``_()``, with named
-placeholders filled after translation (``_("{gpu} has {size_gib:.1f} GiB").format(...)``), never a sentence glued
+replacement fields filled after translation (``_("{gpu} has {size_gib:.1f} GiB").format(...)``), never a sentence glued
 from pieces. Stable ids in ``--json`` output (rule ids, cause ids, field names) are not translated.
 
 Catalogs are compiled ``.mo`` files under ``gpudesk/locale/<lang>/LC_MESSAGES/gpudesk.mo``; the language follows
