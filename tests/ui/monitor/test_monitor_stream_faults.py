@@ -39,17 +39,22 @@ def ended(messages) -> list[tuple[str, str]]:
     return [(level, text) for level, text in messages if level in ("warning", "error") or "ended" in text]
 
 
+def the_one_end_message(qtbot, messages) -> tuple[str, str]:
+    """Wait for the stream's end to be told, then check it is told once (no repeats a moment later)."""
+    qtbot.waitUntil(lambda: bool(ended(messages)), timeout=20000)
+    qtbot.wait(200)
+    said = ended(messages)
+    assert len(said) == 1, said
+    return said[0]
+
+
 def test_a_stream_whose_command_dies_says_its_exit_status_and_last_words(qtbot, messages):
     script = (f"import sys, time\nlines = open({str(SAMPLE_A)!r}).read().splitlines()\n"
               "print(chr(10).join(lines)); sys.stdout.flush(); time.sleep(0.3)\n"
               "sys.stderr.write('Unable to determine the device handle for GPU0000:3B:00.0: GPU is lost\\n')\n"
               "sys.exit(15)\n")
     tab = stream_tab(qtbot, messages, script)
-    qtbot.waitUntil(lambda: bool(ended(messages)), timeout=20000)
-    qtbot.wait(200)
-    said = ended(messages)
-    assert len(said) == 1, said
-    level, text = said[0]
+    level, text = the_one_end_message(qtbot, messages)
     assert level in ("warning", "error")
     assert "15" in text and "GPU is lost" in text
     assert tab.ctl.buffer is not None and tab.ctl.buffer.count >= 1  # what arrived stays in view
@@ -63,11 +68,7 @@ def test_a_stream_that_prints_garbage_says_it_is_not_dmon_and_does_not_freeze(qt
               "for i in range(2000): sys.stdout.write('%d %s\\n' % (i, 'nan inf -1 99999999999999999999'))\n"
               "sys.stdout.flush()\n")
     tab = stream_tab(qtbot, messages, script)
-    qtbot.waitUntil(lambda: bool(ended(messages)), timeout=20000)
-    qtbot.wait(200)
-    said = ended(messages)
-    assert len(said) == 1, said
-    level, text = said[0]
+    level, text = the_one_end_message(qtbot, messages)
     assert level in ("warning", "error") and "dmon" in text
     # the window answers: a click on the tab's own toolbar is processed at once
     tab.toolbar.window_combo.setCurrentIndex(0)

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpudesk.store import open_store
-from gpudesk.ui.context import AppContext
-from gpudesk.ui.oom.tab import OomTab
+from helpers.oom_tab import make_oom_tab
 
 CRAFTED = {
     "ones-after-oom": "CUDA out of memory. " + "1" * 10000,
@@ -23,12 +21,7 @@ CRAFTED = {
 
 @pytest.fixture
 def tab(qtbot):
-    messages: list[tuple[str, str]] = []
-    ctx = AppContext(store=open_store(), notify=lambda text, level="info": messages.append((text, level)))
-    widget = OomTab(ctx)
-    widget.messages = messages
-    qtbot.addWidget(widget)
-    widget.resize(1280, 800)
+    widget = make_oom_tab(qtbot)
     widget.show()
     return widget
 

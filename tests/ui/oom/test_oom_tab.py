@@ -14,6 +14,7 @@ from gpudesk.oom import diagnose_text
 from gpudesk.store import open_store
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.oom.tab import OomTab
+from helpers.oom_tab import make_oom_tab
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "oom_ui"
 CASES = [json.loads(line) for line in (FIXTURES / "cases.jsonl").read_text(encoding="utf-8").splitlines() if line]
@@ -22,12 +23,7 @@ BY_CASE = {case["case"]: case for case in CASES}
 
 @pytest.fixture
 def tab(qtbot):
-    messages: list[tuple[str, str]] = []
-    ctx = AppContext(store=open_store(), notify=lambda text, level="info": messages.append((text, level)))
-    widget = OomTab(ctx)
-    widget.messages = messages
-    qtbot.addWidget(widget)
-    widget.resize(1280, 800)
+    widget = make_oom_tab(qtbot)
     return widget
 
 
