@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, QTimer, Signal
 from PySide6.QtGui import QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
@@ -70,12 +70,19 @@ class _Series(pg.GraphicsObject):
         self._gpus: list[int] = []
         self._paths: list[QPainterPath] | None = None
         self.hidden: set[int] = set()
+        self.dots = False  # also a dot on every sample: a short history (one round has no line to draw)
 
-    def set_columns(self, x: np.ndarray, y: np.ndarray, gpus: list[int]) -> None:
-        """Draw ``y[:, j]`` over ``x`` for GPU ``gpus[j]``."""
-        self._x, self._y, self._gpus = x, y, list(gpus)
+    def set_columns(self, x: np.ndarray, y: np.ndarray, gpus: list[int], dots: bool = False) -> None:
+        """Draw ``y[:, j]`` over ``x`` for GPU ``gpus[j]``; with ``dots``, a dot on every readable sample too."""
+        self._x, self._y, self._gpus, self.dots = x, y, list(gpus), dots
         self._paths = None
         self.update()
+
+    def dot_points(self, gpu: int) -> tuple[np.ndarray, np.ndarray]:
+        """The samples of ``gpu`` drawn as dots (none for a long history, or NaN, unreadable, samples)."""
+        x, y = self.column(gpu)
+        ok = np.isfinite(y)
+        return (x[ok], y[ok]) if self.dots else (x[:0], y[:0])
 
     def column(self, gpu: int) -> tuple[np.ndarray, np.ndarray]:
         if gpu not in self._gpus:
@@ -105,6 +112,24 @@ class _Series(pg.GraphicsObject):
             if gpu not in self.hidden:
                 painter.setPen(self._pen(gpu))
                 painter.drawPath(path)
+        if self.dots:
+            self._paint_dots(painter)
+
+    def _paint_dots(self, painter: QPainter) -> None:
+        """A 7-pixel dot on every readable sample, in the GPU's colour (hollow for the dashed series), drawn in
+        device pixels so that it keeps its size whatever the view's scale."""
+        to_device = painter.transform()
+        painter.resetTransform()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        for gpu in self._gpus:
+            if gpu in self.hidden:
+                continue
+            colour = pg.mkColor(gpu_color(gpu))
+            painter.setPen(pg.mkPen(colour))
+            painter.setBrush(pg.mkBrush(None) if self._dashed else pg.mkBrush(colour))
+            for x, y in zip(*self.dot_points(gpu)):
+                painter.drawEllipse(to_device.map(QPointF(float(x), float(y))), 3.5, 3.5)
+        painter.setTransform(to_device)
 
 
 class _Curve:
@@ -160,8 +185,6 @@ class MonitorPlots(QWidget):
         self.follow = True
         self._series: dict[str, _Series] = {}  # "metric" or "metric:dash" -> every GPU's curve of it
         self._curves: dict[tuple[str, int], _Curve] = {}
-        self._dots: dict[tuple[str, int], pg.ScatterPlotItem] = {}
-        self._dots_drawn: tuple | None = None
         self._pcie_share = False
         self._setting_range = False
         self.last_refresh_points = 0
@@ -241,7 +264,6 @@ class MonitorPlots(QWidget):
             self.plots[key.split(":")[0]].removeItem(series)
         self._series.clear()
         self._curves.clear()
-        self._remove_dots()
         self.buffer = buffer
         self.gpu_labels = dict(gpu_labels)
         self.links = dict(links)
@@ -263,7 +285,7 @@ class MonitorPlots(QWidget):
     def set_visible_gpus(self, gpus: list[int]) -> None:
         """Draw only these GPU columns (the others keep recording)."""
         self.visible_gpus = sorted(set(gpus))
-        for (_metric, gpu), curve in [*self._curves.items(), *self._dots.items()]:
+        for (_metric, gpu), curve in self._curves.items():
             curve.setVisible(gpu in self.visible_gpus)
         self._update_pcie_titles()
         self.refresh()
@@ -328,23 +350,11 @@ class MonitorPlots(QWidget):
             self._curves[key] = curve
         return curve
 
-    def _remove_dots(self) -> None:
-        for (key, _gpu), dots in self._dots.items():
-            self.plots[key.split(":")[0]].removeItem(dots)
-        self._dots.clear()
-        self._dots_drawn = None
-
-    def _dot(self, metric: str, gpu: int, hollow: bool = False) -> pg.ScatterPlotItem:
-        """Dots marking each sample of a short history (a one-round log has no line to draw)."""
-        key = (metric + (":hollow" if hollow else ""), gpu)
-        dots = self._dots.get(key)
-        if dots is None:
-            colour = gpu_color(gpu)
-            dots = pg.ScatterPlotItem(size=7, pen=pg.mkPen(colour), brush=None if hollow else pg.mkBrush(colour))
-            dots.setVisible(gpu in self.visible_gpus)
-            self.plots[metric].addItem(dots)
-            self._dots[key] = dots
-        return dots
+    def dot_points(self, metric: str, gpu: int, dashed: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """The samples of ``gpu`` drawn as dots in ``metric``'s plot: every readable one of a short history (a
+        line needs two points), none once the history is longer than :data:`SPARSE_TICKS` rounds."""
+        series = self._series.get(metric + (":dash" if dashed else ""))
+        return series.dot_points(gpu) if series is not None else (np.empty(0), np.empty(0, dtype=np.float32))
 
     def visible_range(self) -> tuple[float, float] | None:
         """The time span to draw: the follow window ending at the newest sample, or the current view."""
@@ -382,13 +392,7 @@ class MonitorPlots(QWidget):
         points = 0
         kept = set(self.buffer.metrics)
         gpus = self.visible_gpus
-        sparse = self.buffer.count <= SPARSE_TICKS
-        if not sparse and self._dots:
-            self._remove_dots()  # the history grew: lines alone from now on
-        # dots are redrawn only when a round arrived or the view moved (live refreshes run at 4 Hz)
-        dots_key = (self.buffer.count, t0, t1, tuple(gpus))
-        sparse = sparse and dots_key != self._dots_drawn
-        self._dots_drawn = dots_key if sparse else self._dots_drawn
+        sparse = self.buffer.count <= SPARSE_TICKS  # a dot on every sample too (drawn by the series itself)
         for metric in PLOTTED:
             if metric not in kept or not self.plots[metric].isVisible():
                 continue
@@ -403,16 +407,12 @@ class MonitorPlots(QWidget):
                     # fmin/fmax skip NaN (unreadable samples); all-NaN gives NaN, which the range ignores
                     lo = min(lo, float(np.fmin.reduce(y, axis=None)))
                     hi = max(hi, float(np.fmax.reduce(y, axis=None)))
-                self._series_item(metric, dashed).set_columns(x, y, gpus)
+                self._series_item(metric, dashed).set_columns(x, y, gpus, dots=sparse)
                 points += len(x) * len(gpus)
                 key = metric + (":dash" if dashed else "")
-                for j, gpu in enumerate(gpus):
+                for gpu in gpus:
                     if (key, gpu) not in self._curves:
                         self._curve(metric, gpu, dashed)
-                    if sparse:
-                        yg = y[:, j]
-                        ok = np.isfinite(yg)
-                        self._dot(metric, gpu, dashed).setData(x[ok], yg[ok])
             self._set_y_range(metric, lo if math.isfinite(lo) else math.inf, hi if math.isfinite(hi) else -math.inf)
         self.last_refresh_points = points
         # Settle the view matrices and axes now; otherwise pyqtgraph does it inside the paint and asks for a

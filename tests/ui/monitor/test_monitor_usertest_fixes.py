@@ -125,8 +125,8 @@ def test_one_sampling_round_is_readable(qtbot):
     judged = [f for f in tab.findings.findings if f.judged and f.rule.endswith("-throttling")]
     assert len(judged) == 8  # power and thermal throttling on 4 GPUs, from the log's pviol/tviol
     # plots: a dot per sample (a line needs two points), the sample inside the view, "t+" on the time axis
-    dots = tab.plots._dots[(m.GPU_UTIL, 0)]
-    assert dots.points().size == 1 and dots.points()[0].pos().y() == 25.0
+    dot_x, dot_y = tab.plots.dot_points(m.GPU_UTIL, 0)
+    assert dot_y.tolist() == [25.0] and dot_x.size == 1
     x0, x1 = tab.plots.plots[m.GPU_UTIL].getViewBox().viewRange()[0]
     assert x0 < 0.0 < x1
     axis = tab.plots.plots[m.PCIE_TX].getAxis("bottom")
@@ -214,7 +214,7 @@ def test_demo_is_a_multi_minute_run_with_a_stall_and_findings(qtbot):
     wait_analysis(qtbot, tab)
     assert tab.ctl.source_kind == "demo" and tab.ctl.buffer.count == 300 and len(tab.ctl.devices) == 4
     assert "generated example" in tab.toolbar.source_label.text()
-    assert not tab.plots._dots  # lines, not a dot per sample
+    assert tab.plots.dot_points(m.GPU_UTIL, 0)[0].size == 0  # lines, not a dot per sample
     warned = {(f.rule, f.severity) for f in tab.findings.findings}
     assert ("low-utilization", "warning") in warned and ("thermal-throttling", "critical") in warned
     assert "1 stall of 35 s" in tab.findings.list.summary.text()
