@@ -13,8 +13,6 @@ import os
 import sys
 from pathlib import Path
 
-import platformdirs
-
 from gpudesk import APP_NAME
 from gpudesk.errors import GpudeskError
 from gpudesk.i18n import _
@@ -70,7 +68,12 @@ def data_dir(create: bool = True) -> Path:
             permission, a full or read-only disk).
     """
     override = os.environ.get(ENV_DATA_DIR)
-    path = Path(override).expanduser() if override else Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    if override:
+        path = Path(override).expanduser()
+    else:
+        import platformdirs  # here, not at the top: opening the catalog needs no data folder (start-up time)
+
+        path = Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
     if create and not path.is_dir():
         try:
             # 0700 whatever the umask (umask 000 would otherwise leave plans and recordings open to every local user)

@@ -9,7 +9,6 @@ finds the H100 SXM5.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
@@ -81,6 +80,8 @@ def find_item(items: Sequence[T], query: str, kind: str, list_hint: str) -> T:
         if matches:
             raise AmbiguousItemError(_ambiguous_text(query, kind, matches), matches)
     names = [i.id for i in items] + [i.name.lower() for i in items]
+    import difflib  # only for a name that matches nothing (start-up time)
+
     close = difflib.get_close_matches(text, names, n=3, cutoff=0.5)
     hint = f"{list_hint[0].upper()}{list_hint[1:]}"
     if close:

@@ -43,11 +43,28 @@ def _key_text(key: object) -> str:
 
 
 def dumps_indented(value: Any, indent: int = 2) -> str:
-    """The JSON text of ``value``, as ``json.dumps(value, indent=indent, ensure_ascii=False)`` writes it."""
+    """The JSON text of ``value``, as ``json.dumps(value, indent=indent, ensure_ascii=False)`` writes it.
+
+    Each distinct string key is escaped once (a plan repeats the same few dozen keys thousands of times), the
+    indentation texts are built once per level, and the common scalar types of a dict value or list item are
+    written in place, without a call per item.
+    """
     parts: list[str] = []
     append = parts.append
     escape = encode_basestring
     int_text = int.__repr__
+    float_text = _float_text
+    key_texts: dict[str, str] = {}  # key -> its escaped text and ": "
+    # Per nesting level: ("{" + newline and indent of the items, "[" + the same, "," + the same,
+    # newline and indent of the level + "}", the same + "]")
+    levels: list[tuple[str, str, str, str, str]] = []
+
+    def level_texts(level: int) -> tuple[str, str, str, str, str]:
+        while len(levels) <= level:
+            inner = "\n" + " " * (indent * (len(levels) + 1))
+            outer = "\n" + " " * (indent * len(levels))
+            levels.append(("{" + inner, "[" + inner, "," + inner, outer + "}", outer + "]"))
+        return levels[level]
 
     def write(item: Any, level: int) -> None:
         kind = type(item)
@@ -55,8 +72,10 @@ def dumps_indented(value: Any, indent: int = 2) -> str:
             append(escape(item))
         elif kind is int:
             append(int_text(item))
-        elif kind is dict or kind is list:
-            write_container(item, level)
+        elif kind is dict:
+            write_dict(item, level)
+        elif kind is list:
+            write_list(item, level)
         elif isinstance(item, str):
             append(escape(item))
         elif item is None:
@@ -68,40 +87,68 @@ def dumps_indented(value: Any, indent: int = 2) -> str:
         elif isinstance(item, int):
             append(int_text(item))
         elif isinstance(item, float):
-            append(_float_text(item))
-        elif isinstance(item, (list, tuple, dict)):
-            write_container(item, level)
+            append(float_text(item))
+        elif isinstance(item, dict):
+            write_dict(item, level)
+        elif isinstance(item, (list, tuple)):
+            write_list(item, level)
         else:
             raise TypeError(f"Object of type {item.__class__.__name__} is not JSON serializable")
 
-    def write_container(item: Any, level: int) -> None:
-        is_dict = isinstance(item, dict)
+    def write_dict(item: Any, level: int) -> None:
         if not item:
-            append("{}" if is_dict else "[]")
+            append("{}")
             return
-        inner = "\n" + " " * (indent * (level + 1))
-        lead, separator = ("{" if is_dict else "[") + inner, "," + inner
-        if is_dict:
-            for key, element in item.items():
-                append(lead)
-                lead = separator
-                append((escape(key) if type(key) is str else _key_text(key)) + ": ")
-                kind = type(element)
-                if kind is str:
-                    append(escape(element))
-                else:
-                    write(element, level + 1)
-            append("\n" + " " * (indent * level) + "}")
-        else:
-            for element in item:
-                append(lead)
-                lead = separator
-                kind = type(element)
-                if kind is str:
-                    append(escape(element))
-                else:
-                    write(element, level + 1)
-            append("\n" + " " * (indent * level) + "]")
+        lead, _list_lead, separator, close, _list_close = level_texts(level)
+        child = level + 1
+        for key, element in item.items():
+            append(lead)
+            lead = separator
+            if type(key) is str:
+                text = key_texts.get(key)
+                if text is None:
+                    text = key_texts[key] = escape(key) + ": "
+                append(text)
+            else:
+                append(_key_text(key) + ": ")
+            kind = type(element)
+            if kind is str:
+                append(escape(element))
+            elif kind is int:
+                append(int_text(element))
+            elif element is None:
+                append("null")
+            elif kind is float:
+                append(float_text(element))
+            elif kind is bool:
+                append("true" if element else "false")
+            else:
+                write(element, child)
+        append(close)
+
+    def write_list(item: Any, level: int) -> None:
+        if not item:
+            append("[]")
+            return
+        _dict_lead, lead, separator, _dict_close, close = level_texts(level)
+        child = level + 1
+        for element in item:
+            append(lead)
+            lead = separator
+            kind = type(element)
+            if kind is str:
+                append(escape(element))
+            elif kind is int:
+                append(int_text(element))
+            elif element is None:
+                append("null")
+            elif kind is float:
+                append(float_text(element))
+            elif kind is bool:
+                append("true" if element else "false")
+            else:
+                write(element, child)
+        append(close)
 
     write(value, 0)
     return "".join(parts)

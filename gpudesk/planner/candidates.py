@@ -46,6 +46,10 @@ class PlanContext:
     # ("train", GPUs, sharding, recompute, micro-batch, accumulation steps) -> (estimate, total bytes)
     train_memory_cache: dict[tuple[str, int, str, str, int, int], tuple[MemoryEstimate, int]] = field(
         default_factory=dict)
+    # (GPUs, data-parallel GPUs, global batch) -> (every (sharding, recompute, estimate, total bytes, micro-batch) the
+    # training search tries, in its order; their smallest total bytes)
+    train_rows_cache: dict[tuple[int, int, int], tuple[tuple[tuple[str, str, MemoryEstimate, int, int], ...], int]] = (
+        field(default_factory=dict))
     # (total training FLOPs, samples, explanation, full-recompute factor): the same for every option of the plan
     train_work: tuple[float, float, str, float] | None = None
     # (GPUs, data-parallel GPUs, usable bytes, safe-line bytes, bridge GB/s, bottleneck GB/s, achievable FLOP/s,

@@ -7,7 +7,7 @@ full recompute costs 8 instead of 6 FLOPs per parameter per token).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from gpudesk.catalog.records import GPU, Server
 from gpudesk.i18n import _
@@ -82,33 +82,53 @@ def _memory(ctx: PlanContext, count: int, sharding: str, recompute: str, micro_b
     return hit
 
 
+def _rows(ctx: PlanContext, count: int, dp: int, global_batch: int) -> Iterator[tuple[str, str, MemoryEstimate, int, int]]:
+    """``(sharding, recompute, estimate, total bytes, micro-batch)`` for every micro-batch x (sharding, recompute) of
+    ``count`` GPUs (``dp`` data-parallel), in the order :func:`_search` visits them: micro-batches largest first, then
+    :func:`_options` order. They depend on nothing else (the model, data and work are fixed for the plan), so the
+    first search for a count records them in ``ctx.train_rows_cache`` and the searches for other GPUs and links of
+    that count read them back; the estimates come from :func:`_memory` either way, in the same order, so an invalid
+    input raises the same error at the same point.
+    """
+    key = (count, dp, global_batch)
+    done = ctx.train_rows_cache.get(key)
+    if done is not None:
+        yield from done[0]
+        return
+    m = ctx.req.model
+    options = _options(ctx, count)
+    rows: list[tuple[str, str, MemoryEstimate, int, int]] = []
+    for micro_batch in micro_batches(min(m.micro_batch_size, global_batch // dp or 1)):
+        accumulation = accumulation_steps(ctx.req, micro_batch, dp)
+        for sharding, recompute in options:
+            est, total = _memory(ctx, count, sharding, recompute, micro_batch, accumulation)
+            row = (sharding, recompute, est, total, micro_batch)
+            rows.append(row)
+            yield row
+    assert rows, "every count tries at least one micro-batch and one memory option"
+    ctx.train_rows_cache[key] = (tuple(rows), min(row[3] for row in rows))
+
+
 def _search(ctx: PlanContext, count: int, dp: int, global_batch: int, usable: int, safe: int,
             timing: Callable[[str, str, int], tm.StepTime]) -> TrainSearch:
     """(chosen setting or None, smallest per-GPU total) over micro-batches x (sharding, recompute).
 
     The chosen setting is ``(sharding, recompute, estimate, step time, total bytes, micro-batch)``: the fastest
     under the safe line, else the smallest footprint that still fits the usable memory. Only settings under the
-    safe line are timed.
+    safe line are timed. The settings and their memory come from :func:`_rows` (computed once per GPU count); the
+    smallest total is the minimum over all of them, whatever the GPU's memory.
     """
-    m = ctx.req.model
-    options = _options(ctx, count)
     fitting: list[TrainSetting] = []
     fallback: tuple[str, str, MemoryEstimate, int, int] | None = None
-    smallest: int | None = None
-    for micro_batch in micro_batches(min(m.micro_batch_size, global_batch // dp or 1)):
-        accumulation = accumulation_steps(ctx.req, micro_batch, dp)
-        for sharding, recompute in options:
-            est, total = _memory(ctx, count, sharding, recompute, micro_batch, accumulation)
-            if smallest is None or total < smallest:
-                smallest = total
-            if total > usable:
-                continue
-            if total > safe:
-                if fallback is None or total < fallback[3]:
-                    fallback = (sharding, recompute, est, total, micro_batch)
-                continue
-            fitting.append((sharding, recompute, est, timing(sharding, recompute, micro_batch), total, micro_batch))
-    assert smallest is not None, "every count tries at least one micro-batch and one memory option"
+    for sharding, recompute, est, total, micro_batch in _rows(ctx, count, dp, global_batch):
+        if total > usable:
+            continue
+        if total > safe:
+            if fallback is None or total < fallback[3]:
+                fallback = (sharding, recompute, est, total, micro_batch)
+            continue
+        fitting.append((sharding, recompute, est, timing(sharding, recompute, micro_batch), total, micro_batch))
+    smallest = ctx.train_rows_cache[(count, dp, global_batch)][1]
     if fitting:
         # Fastest; on a tie the larger micro-batch (bigger matmuls, fewer optimizer-free passes).
         return min(fitting, key=lambda e: (round(e[3].step_s, 9), -e[5])), smallest
@@ -192,9 +212,19 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
     safe = int(usable * (1 - o.safe_free_fraction))
 
     comm_cache: dict[tuple[str, int], float] = {}
+    # The step time depends on the recompute setting only through "full or not" (no recompute and selective
+    # recompute do the same FLOPs), so each (sharding, full, micro-batch) is timed once.
+    step_cache: dict[tuple[str, bool, int], tm.StepTime] = {}
 
     def timing(sharding: str, recompute: str, micro_batch: int) -> tm.StepTime:
-        flops = total_flops * (recompute_factor if recompute == "full" else 1.0)
+        full = recompute == "full"
+        st = step_cache.get((sharding, full, micro_batch))
+        if st is None:
+            st = step_cache[(sharding, full, micro_batch)] = time_step(sharding, full, micro_batch)
+        return st
+
+    def time_step(sharding: str, full: bool, micro_batch: int) -> tm.StepTime:
+        flops = total_flops * (recompute_factor if full else 1.0)
         # ZeRO-3 gathers the weights again for every micro-batch (ZeRO paper section 7.2.2).
         accumulation = accumulation_for(micro_batch) if sharding == "zero3" else 1
         comm_s = comm_cache.get((sharding, accumulation))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import math
 from typing import Any
 
@@ -47,6 +46,8 @@ def _did_you_mean(query: str, catalog: Any) -> str:
         for text in (m.id, m.name, getattr(m, "hf_repo", None)):
             if text:
                 names[str(text).lower()[:200]] = m.id
+    import difflib  # only for a model name that matches nothing (start-up time)
+
     close = difflib.get_close_matches(query.lower()[:200], list(names), n=6, cutoff=0.6)
     ids = list(dict.fromkeys(names[c] for c in close))[:3]
     if ids:

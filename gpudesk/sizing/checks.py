@@ -16,10 +16,13 @@ MAX_PARAMS = 100e12  # 100 T parameters: ~50x the largest published dense models
 MAX_SEQ_LEN_TOKENS = 16 * 1024 * 1024
 MAX_BATCH = 1_000_000
 MAX_GPUS = 1_000_000
+_INFINITY = math.inf
 
 
 def positive_int(field: str, value: object, maximum: float | None = None) -> int:
     """Return ``value`` as an int > 0 (and <= ``maximum``), else raise SizingError naming ``field``."""
+    if type(value) is int and value > 0 and (maximum is None or value <= maximum):
+        return value  # the common case, first (the planner checks thousands of values per plan); same result
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SizingError(field, _("must be a whole number, got {value!r}.").format(value=value))
     if isinstance(value, float):
@@ -41,6 +44,8 @@ def positive_int(field: str, value: object, maximum: float | None = None) -> int
 
 def positive_float(field: str, value: object, maximum: float | None = None, allow_zero: bool = False) -> float:
     """Return ``value`` as a finite float > 0 (>= 0 with ``allow_zero``), else raise SizingError."""
+    if type(value) is float and 0.0 < value < _INFINITY and (maximum is None or value <= maximum):
+        return value  # the common case, first (NaN and infinity fail the comparison); same result as below
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SizingError(field, _("must be a number, got {value!r}.").format(value=value))
     try:
@@ -59,6 +64,8 @@ def positive_float(field: str, value: object, maximum: float | None = None, allo
 
 def fraction(field: str, value: object, allow_zero: bool = True, allow_one: bool = True) -> float:
     """Return ``value`` as a float in [0, 1] (bounds optional), else raise SizingError."""
+    if type(value) is float and 0.0 < value < 1.0:
+        return value  # strictly inside: valid whatever the bounds; same result as below
     v = positive_float(field, value, allow_zero=True)
     if v > 1 or (v == 0 and not allow_zero) or (v == 1 and not allow_one):
         lo = "0" if allow_zero else _("just above 0")

@@ -59,3 +59,5 @@ def test_plan_in_chinese_imports_neither_other_commands_nor_sqlite_utils(tmp_pat
     assert "gpudesk.cli.plan" in modules
     assert not modules & {"gpudesk.cli.monitor", "gpudesk.cli.oom", "gpudesk.cli.catalog", "sqlite_utils",
                           "pandas", "PySide6"}
+    # Imported where they are used: suggestions for an unknown name, the default data folder (GPUDESK_DATA_DIR here)
+    assert not modules & {"difflib", "platformdirs"}
