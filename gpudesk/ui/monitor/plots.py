@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, QTimer, Signal
-from PySide6.QtGui import QPainter, QPainterPath, QPen
+from PySide6.QtGui import QBrush, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from gpudesk.telemetry import model as m
@@ -36,6 +36,10 @@ PCIE_METRICS = (m.PCIE_RX, m.PCIE_TX)
 MAIN_METRICS = (m.GPU_UTIL, m.MEM_USED, m.PCIE_RX, m.PCIE_TX)
 SIDE_METRICS = (m.POWER, m.GPU_TEMP, m.SM_CLOCK, m.MEM_UTIL)
 PLOTTED = MAIN_METRICS + SIDE_METRICS
+# Samples scrolled out of view that a followed view's paths may keep before they are built again: each tick then
+# extends the paths (microseconds) and every 64th builds them (~1 ms for 8 GPUs x 9 series), while the paths
+# drawn stay within 64 points of the view's.
+PATH_SLACK_ROWS = 64
 SPARSE_TICKS = 5  # histories up to this many sampling rounds also get a dot per sample (one round has no line)
 
 WINDOWS_S: tuple[tuple[str, float | None], ...] = (  # labels are translated by the tab (context MonitorTab)
@@ -50,33 +54,94 @@ WINDOWS_S: tuple[tuple[str, float | None], ...] = (  # labels are translated by 
 )
 
 
+def finite_runs_path(x: np.ndarray, y: np.ndarray) -> QPainterPath:
+    """A path joining each run of consecutive readable samples (``y`` finite; NaN is a value that could not be
+    read, a gap); a lone readable sample between gaps has no line. Each run is one polygon added to the path,
+    filled from the arrays as pyqtgraph's ``arrayToQPath`` fills its polygon for data without gaps."""
+    path = QPainterPath()
+    readable = np.isfinite(y)
+    bounds = np.flatnonzero(np.diff(np.concatenate(([False], readable, [False])).astype(np.int8)))
+    for start, stop in zip(bounds[0::2].tolist(), bounds[1::2].tolist()):
+        polygon = pg.functions.create_qpolygonf(stop - start)
+        points = pg.functions.ndarray_from_qpolygonf(polygon)
+        points[:, 0] = x[start:stop]
+        points[:, 1] = y[start:stop]
+        path.addPolygon(polygon)
+    return path
+
+
 class _Series(pg.GraphicsObject):
     """Every GPU's curve of one series in one plot, drawn by one item (issue 15: one ``set_columns`` per series
     and tick instead of one ``setData`` per GPU, and one paint call instead of one per curve).
 
-    Each curve is pyqtgraph's own path of the samples (``arrayToQPath``, ``connect="finite"``: NaN, a value
-    that could not be read, is a gap), stroked with a 1-pixel pen in the GPU's colour (dashed for the memory
-    clock), without anti-aliasing, in GPU order, as separate PlotCurveItems drew them. Paths are built once
-    per data change. The bounding rectangle is the view's visible rectangle: the plots set every range
-    themselves (no auto-range) and the view clips its children, so data bounds are never computed.
+    Each curve is a path through the samples (:func:`finite_runs_path`: NaN, a value that could not be read,
+    is a gap), stroked with a 1-pixel pen in the GPU's colour (dashed for the memory clock), without
+    anti-aliasing, in GPU order, as separate PlotCurveItems drew them. Paths are built once per data change;
+    following a live run, where the new samples are the old ones (less those scrolled out of view) plus the
+    newest, the paths are extended by the newest samples instead (:meth:`_added_rows`), and built again once
+    they hold :data:`PATH_SLACK_ROWS` samples more than the view. The bounding rectangle is the view's visible
+    rectangle: the plots set every range themselves (no auto-range) and the view clips its children, so data
+    bounds are never computed.
     """
 
     def __init__(self, dashed: bool = False):
         super().__init__()
         self._dashed = dashed
         self._pens: dict[int, QPen] = {}
+        self._dot_styles: dict[int, tuple[QPen, QBrush]] = {}
         self._x = np.empty(0)
         self._y = np.empty((0, 0), dtype=np.float32)
         self._gpus: list[int] = []
         self._paths: list[QPainterPath] | None = None
+        self._path_rows = 0  # samples in each path (those scrolled out of view included)
+        self._path_open: list[bool] = []  # per path: its last sample was readable (the next one continues it)
         self.hidden: set[int] = set()
         self.dots = False  # also a dot on every sample: a short history (one round has no line to draw)
 
     def set_columns(self, x: np.ndarray, y: np.ndarray, gpus: list[int], dots: bool = False) -> None:
         """Draw ``y[:, j]`` over ``x`` for GPU ``gpus[j]``; with ``dots``, a dot on every readable sample too."""
-        self._x, self._y, self._gpus, self.dots = x, y, list(gpus), dots
-        self._paths = None
+        x = np.array(x, dtype=np.float64)  # a copy: the history shifts its arrays in place when full
+        gpus = list(gpus)
+        added = self._added_rows(x, y, gpus) if self._paths is not None else None
+        if added is None or self._path_rows + added > len(x) + PATH_SLACK_ROWS:
+            self._paths = None  # built again by the next paint
+        elif added:
+            self._extend_paths(x[-added:], y[-added:])
+        self._x, self._y, self._gpus, self.dots = x, y, gpus, dots
         self.update()
+
+    def _added_rows(self, x: np.ndarray, y: np.ndarray, gpus: list[int]) -> int | None:
+        """How many rows were added at the end when ``(x, y)`` is the drawn data less some leading rows plus
+        new ones (a followed view moving on); None otherwise (another span, zoom level, decimation or GPUs)."""
+        old_x, old_y = self._x, self._y
+        if gpus != self._gpus or not old_x.size or not x.size or y.shape[1:] != old_y.shape[1:]:
+            return None
+        first = int(np.searchsorted(old_x, x[0]))
+        overlap = old_x.size - first
+        if first >= old_x.size or old_x[first] != x[0] or overlap > x.size:
+            return None
+        if not (np.array_equal(old_x[first:], x[:overlap])
+                and np.array_equal(old_y[first:], y[:overlap], equal_nan=True)):
+            return None
+        return x.size - overlap
+
+    def _extend_paths(self, x: np.ndarray, y: np.ndarray) -> None:
+        """Continue each GPU's path with the rows ``(x, y)`` as :func:`finite_runs_path` draws them: a readable
+        sample after a readable one is joined to it, one after a gap starts a new stroke."""
+        xs = x.tolist()
+        for j, path in enumerate(self._paths or ()):
+            joined = self._path_open[j]
+            for xi, value in zip(xs, y[:, j].tolist()):
+                if math.isfinite(value):
+                    if joined:
+                        path.lineTo(xi, value)
+                    else:
+                        path.moveTo(xi, value)
+                    joined = True
+                else:
+                    joined = False
+            self._path_open[j] = joined
+        self._path_rows += len(xs)
 
     def dot_points(self, gpu: int) -> tuple[np.ndarray, np.ndarray]:
         """The samples of ``gpu`` drawn as dots (none for a long history, or NaN, unreadable, samples)."""
@@ -98,17 +163,32 @@ class _Series(pg.GraphicsObject):
             self._pens[gpu] = pen
         return pen
 
+    def _dot_style(self, gpu: int) -> tuple[QPen, QBrush]:
+        """The dots' pen and brush for ``gpu``, made once: filled in the GPU's colour, hollow when dashed."""
+        style = self._dot_styles.get(gpu)
+        if style is None:
+            colour = pg.mkColor(gpu_color(gpu))
+            style = self._dot_styles[gpu] = (pg.mkPen(colour), pg.mkBrush(None) if self._dashed else pg.mkBrush(colour))
+        return style
+
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
         view = self.getViewBox()
         return view.viewRect() if view is not None else QRectF()
 
-    def paint(self, painter: QPainter, *_args) -> None:
+    def paths(self) -> list[QPainterPath]:
+        """Each GPU's path (in GPU order), built when the data changed other than by new rows at the end."""
         if self._paths is None:
-            self._paths = [pg.arrayToQPath(self._x, self._y[:, j], connect="finite") for j in range(len(self._gpus))]
+            self._paths = [finite_runs_path(self._x, self._y[:, j]) for j in range(len(self._gpus))]
+            self._path_rows = len(self._x)
+            self._path_open = np.isfinite(self._y[-1]).tolist() if len(self._x) else []
+        return self._paths
+
+    def paint(self, painter: QPainter, *_args) -> None:
+        paths = self.paths()
         if not self._x.size:
             return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        for gpu, path in zip(self._gpus, self._paths):
+        for gpu, path in zip(self._gpus, paths):
             if gpu not in self.hidden:
                 painter.setPen(self._pen(gpu))
                 painter.drawPath(path)
@@ -124,9 +204,9 @@ class _Series(pg.GraphicsObject):
         for gpu in self._gpus:
             if gpu in self.hidden:
                 continue
-            colour = pg.mkColor(gpu_color(gpu))
-            painter.setPen(pg.mkPen(colour))
-            painter.setBrush(pg.mkBrush(None) if self._dashed else pg.mkBrush(colour))
+            pen, brush = self._dot_style(gpu)
+            painter.setPen(pen)
+            painter.setBrush(brush)
             for x, y in zip(*self.dot_points(gpu)):
                 painter.drawEllipse(to_device.map(QPointF(float(x), float(y))), 3.5, 3.5)
         painter.setTransform(to_device)
@@ -384,9 +464,7 @@ class MonitorPlots(QWidget):
             return
         t0, t1 = rng
         if self.follow:
-            self._setting_range = True
-            self.plots[m.GPU_UTIL].setXRange(t0, t1, padding=0)
-            self._setting_range = False
+            self._set_time_range(t0, t1)
         width = max(200, int(self.plots[m.GPU_UTIL].getViewBox().width()))
         max_points = width  # one min/max pair per two pixel columns of the wide plots: peaks stay, painting halves
         points = 0
@@ -418,6 +496,42 @@ class MonitorPlots(QWidget):
         # Settle the view matrices and axes now; otherwise pyqtgraph does it inside the paint and asks for a
         # second paint of the whole widget.
         self.view.scene().prepareForPaint()
+
+    def _set_time_range(self, t0: float, t1: float) -> None:
+        """Show ``t0 .. t1`` (s) on the first plot and on every other one the range its x-link gives it, set
+        directly (issue 15: the link's signal chain cost ~40 % of a followed refresh).
+
+        The ranges are those of pyqtgraph's ``ViewBox.linkedViewChanged`` (graphicsItems/ViewBox/ViewBox.py), in
+        the same arithmetic: a view overlapping the first one by at least a third of either's width (the same
+        column) is lined up with it pixel for pixel (a wider value axis shows a little less time), any other view
+        gets the same range. Geometries are the views' rectangles in the widget's pixels (``screenGeometry``
+        without its global offset, which cancels).
+        """
+        first = self.plots[m.GPU_UTIL].getViewBox()  # the others are x-linked to it
+        views = [first] + [plot.getViewBox() for plot in self.plots.values() if plot.getViewBox() is not first]
+        widget = self.view
+        self._setting_range = True
+        for vb in views:  # a linked view told of another's change (in either direction) ignores it meanwhile
+            vb.blockLink(True)
+        try:
+            first.setXRange(t0, t1, padding=0)
+            vr = first.viewRect()
+            vg = widget.mapFromScene(first.sceneBoundingRect()).boundingRect()
+            for vb in views[1:]:
+                sg = widget.mapFromScene(vb.sceneBoundingRect()).boundingRect()
+                overlap = min(sg.right(), vg.right()) - max(sg.left(), vg.left())
+                if overlap < min(vg.width() / 3, sg.width() / 3):
+                    x1, x2 = vr.left(), vr.right()
+                else:
+                    upp = float(vr.width()) / vg.width()
+                    x1 = vr.left() + (sg.x() - vg.x()) * upp
+                    x2 = x1 + sg.width() * upp
+                vb.enableAutoRange(vb.XAxis, False)
+                vb.setXRange(x1, x2, padding=0)
+        finally:
+            for vb in views:
+                vb.blockLink(False)
+            self._setting_range = False
 
     def _set_y_range(self, metric: str, lo: float, hi: float) -> None:
         fixed = metric in (m.GPU_UTIL, m.MEM_UTIL) or (metric in PCIE_METRICS and self._pcie_share)

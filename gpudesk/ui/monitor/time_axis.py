@@ -8,6 +8,7 @@ import pyqtgraph as pg
 from pyqtgraph.graphicsItems.DateAxisItem import HOUR_SPACING
 
 from gpudesk.telemetry import timebase
+from gpudesk.ui.monitor.axis_specs import bottom_axis_specs, handles
 
 
 class TimeAxis(pg.DateAxisItem):
@@ -26,6 +27,18 @@ class TimeAxis(pg.DateAxisItem):
         # Tick values over a range three windows wide, with the zoom level they were made for (see tickValues).
         self._zoom_key: tuple | None = None
         self._ticks: tuple[float, float, list[tuple[float, list[float]]]] | None = None
+        self._text_sizes: dict[tuple[str, str], tuple[float, float]] = {}  # (font, label) -> measured size
+
+    def generateDrawSpecs(self, p):  # noqa: N802 - pyqtgraph override
+        """AxisItem's layout of the ticks and labels, made with less work per call (:mod:`.axis_specs`)."""
+        if not handles(self):
+            return super().generateDrawSpecs(p)
+        if self.style["tickFont"] is not None:
+            p.setFont(self.style["tickFont"])
+        self.fontMetrics = p.fontMetrics()  # as DateAxisItem: the zoom level is chosen with it
+        if len(self._text_sizes) > 4096:
+            self._text_sizes.clear()
+        return bottom_axis_specs(self, p, self._text_sizes)
 
     def set_basis(self, basis: str) -> None:
         self.basis = basis
