@@ -190,5 +190,8 @@ def test_memory_after_100_tasks_given_and_returning_10_mb_each_stays_flat(qtbot)
     print(f"\n100 tasks x (10 MB in, 10 MB out): RSS {rss_start / 1e6:.0f} -> {rss_end / 1e6:.0f} MB "
           f"({(rss_end - rss_start) / 1e6:+.1f} MB), {rss_trimmed / 1e6:.0f} MB once malloc_trim returned the freed heap; Python objects {(py_end - py_start) / 1e6:+.2f} MB")
     assert py_end - py_start < 5 * 2**20  # half of one task's argument
-    # 100 arguments queued at once peak near 1 GB; glibc keeps that heap until trimmed: compare trimmed figures
-    assert rss_trimmed - rss_start < 50 * 2**20  # a leak would be 1-2 GB
+    # 100 arguments queued at once peak near 1 GB; glibc keeps that heap until trimmed: compare trimmed figures.
+    # Trimmed, the worker threads' malloc arenas still keep up to ~55 MB (52.5 MB seen in a clean-clone CI run,
+    # Python objects +0.05 MB): the bound sits above that and far below a leak (keeping every task's arrays is
+    # 2 GB, keeping one task in ten 200 MB).
+    assert rss_trimmed - rss_start < 128 * 2**20
