@@ -46,8 +46,8 @@ def dumps_indented(value: Any, indent: int = 2) -> str:
     """The JSON text of ``value``, as ``json.dumps(value, indent=indent, ensure_ascii=False)`` writes it.
 
     Each distinct string key is escaped once (a plan repeats the same few dozen keys thousands of times), the
-    indentation texts are built once per level, and the common scalar types of a dict value or list item are
-    written in place, without a call per item.
+    indentation texts are built once per level, and the exact types a plan holds (str, int, dict, list,
+    float) are told apart before the isinstance chain.
     """
     parts: list[str] = []
     append = parts.append
@@ -76,6 +76,8 @@ def dumps_indented(value: Any, indent: int = 2) -> str:
             write_dict(item, level)
         elif kind is list:
             write_list(item, level)
+        elif kind is float:
+            append(float_text(item))
         elif isinstance(item, str):
             append(escape(item))
         elif item is None:
@@ -111,19 +113,7 @@ def dumps_indented(value: Any, indent: int = 2) -> str:
                 append(text)
             else:
                 append(_key_text(key) + ": ")
-            kind = type(element)
-            if kind is str:
-                append(escape(element))
-            elif kind is int:
-                append(int_text(element))
-            elif element is None:
-                append("null")
-            elif kind is float:
-                append(float_text(element))
-            elif kind is bool:
-                append("true" if element else "false")
-            else:
-                write(element, child)
+            write(element, child)
         append(close)
 
     def write_list(item: Any, level: int) -> None:
@@ -135,19 +125,7 @@ def dumps_indented(value: Any, indent: int = 2) -> str:
         for element in item:
             append(lead)
             lead = separator
-            kind = type(element)
-            if kind is str:
-                append(escape(element))
-            elif kind is int:
-                append(int_text(element))
-            elif element is None:
-                append("null")
-            elif kind is float:
-                append(float_text(element))
-            elif kind is bool:
-                append("true" if element else "false")
-            else:
-                write(element, child)
+            write(element, child)
         append(close)
 
     write(value, 0)

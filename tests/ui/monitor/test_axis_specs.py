@@ -7,13 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 import pytest
+from helpers.monitor_plots import shown_plots
 from PySide6.QtGui import QPainter, QPicture
 
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry import timebase
 from gpudesk.telemetry.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor.axis_specs import handles
-from gpudesk.ui.monitor.plots import MonitorPlots
+
 from gpudesk.ui.monitor.sources import HISTORY_METRICS
 
 
@@ -37,12 +38,7 @@ def test_time_axis_layout_is_axisitems_own(qtbot, basis):
     buffer = HistoryBuffer(2, HISTORY_METRICS)
     start = 0.0 if basis == timebase.RELATIVE else 1_764_547_200.0 - 3 * 86400  # 3 days before a month's end
     buffer.load(start + np.arange(0, 4 * 86400, 60.0), {metric: np.ones((5760, 2), np.float32) for metric in HISTORY_METRICS})
-    plots = MonitorPlots()
-    qtbot.addWidget(plots)
-    plots.resize(1280, 800)
-    plots.show()
-    qtbot.waitExposed(plots)
-    plots.set_source(buffer, {0: "GPU 0", 1: "GPU 1"}, {})
+    plots = shown_plots(qtbot, buffer)
     plots.set_time_basis(basis)
     compared = 0
     for window in (60.0, 300.0, 900.0, 3600.0, 21600.0, 86400.0, 259200.0):

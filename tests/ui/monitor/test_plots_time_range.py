@@ -5,6 +5,7 @@ axis shows a little less time), the second column the same range."""
 from __future__ import annotations
 
 import numpy as np
+from helpers.monitor_plots import shown_plots
 
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.ring_buffer import HistoryBuffer
@@ -20,12 +21,7 @@ def test_direct_time_ranges_equal_the_linked_ones(qtbot):
     buffer = HistoryBuffer(2, HISTORY_METRICS)
     data = {metric: np.full((600, 2), 5.0, np.float32) for metric in HISTORY_METRICS}
     buffer.load(1.767e9 + np.arange(600.0), data)
-    plots = MonitorPlots()
-    qtbot.addWidget(plots)
-    plots.resize(1280, 800)
-    plots.show()
-    qtbot.waitExposed(plots)
-    plots.set_source(buffer, {0: "GPU 0", 1: "GPU 1"}, {})
+    plots = shown_plots(qtbot, buffer)
     plots.set_window(300.0)
     plots.plots[m.MEM_USED].getAxis("left").setWidth(80)  # a wider value axis than its column's others
     qtbot.wait(50)  # the layout takes it
