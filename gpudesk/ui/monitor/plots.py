@@ -520,7 +520,7 @@ class MonitorPlots(QWidget):
             for vb in views[1:]:
                 sg = widget.mapFromScene(vb.sceneBoundingRect()).boundingRect()
                 overlap = min(sg.right(), vg.right()) - max(sg.left(), vg.left())
-                if overlap < min(vg.width() / 3, sg.width() / 3):
+                if vg.width() <= 0 or overlap < min(vg.width() / 3, sg.width() / 3):  # (first plot hidden: copy)
                     x1, x2 = vr.left(), vr.right()
                 else:
                     upp = float(vr.width()) / vg.width()

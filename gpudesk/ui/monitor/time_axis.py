@@ -59,8 +59,8 @@ class TimeAxis(pg.DateAxisItem):
         one second or coarser places a tick at a position that depends on the tick alone (a multiple of its
         step, a month or year start, moved to local time), so cutting the wider list gives the ticks that
         asking for the view would draw (for the levels it moves to local time DateAxisItem also returns some
-        outside the view; AxisItem drops them). Sub-second levels accumulate
-        float steps from the range's start and are asked for directly.
+        outside the view; AxisItem drops them). Sub-second levels accumulate float steps from the range's start
+        and are asked for directly.
         """
         density = (maxVal - minVal) / size
         metrics = getattr(self, "fontMetrics", None)  # set from the painter by DateAxisItem.generateDrawSpecs
