@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 from gpudesk.catalog import GPU
 from gpudesk.catalog.fields import SPEC_FIELDS, differing_keys
 from gpudesk.ui.catalog.table_model import display_value, field_label
+from gpudesk.ui.tooltips import plain_tooltip
 
 MAX_COMPARE = 4
 COMPARE_KEYS: tuple[str, ...] = tuple(
@@ -137,7 +138,7 @@ class CompareView(QWidget):
         for column, gpu in enumerate(gpus):
             header_item = self._table.horizontalHeaderItem(column)  # set just above by the header labels
             if header_item is not None:
-                header_item.setToolTip(f"{gpu.name} ({gpu.id})")
+                header_item.setToolTip(plain_tooltip(f"{gpu.name} ({gpu.id})"))  # catalog text, never markup
         diff = set(self.differing_rows())
         bold = QFont()
         bold.setBold(True)
