@@ -25,12 +25,14 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, QTimer, Signal
 from PySide6.QtGui import QBrush, QPainter, QPainterPath, QPen
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsView, QVBoxLayout, QWidget
 
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor.display import gpu_color, shown
+from gpudesk.ui.monitor.plot_items import TimePlot, TimeView
 from gpudesk.ui.monitor.time_axis import TimeAxis
+from gpudesk.ui.monitor.view_range import can_place_x_range, place_x_range
 
 PCIE_METRICS = (m.PCIE_RX, m.PCIE_TX)
 MAIN_METRICS = (m.GPU_UTIL, m.MEM_USED, m.PCIE_RX, m.PCIE_TX)
@@ -272,10 +274,14 @@ class MonitorPlots(QWidget):
 
         self.view = pg.GraphicsLayoutWidget(self)
         self.view.setBackground("w")
+        # pyqtgraph caches the background as a pixmap of the whole view, blitted on every repaint; a plain white
+        # fill is cheaper (issue 15: about 3 % of the app's CPU at 1 Hz, measured side by side)
+        self.view.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view)
         self.plots: dict[str, pg.PlotItem] = {}
+        self._time_axes: dict[pg.ViewBox, TimeAxis] = {}  # each plot's bottom axis (the time), by its view
         rows = [(MAIN_METRICS[i], SIDE_METRICS[i] if i < len(SIDE_METRICS) else None) for i in range(4)]
         first: pg.PlotItem | None = None
         for row, (left, right) in enumerate(rows):
@@ -283,7 +289,8 @@ class MonitorPlots(QWidget):
                 if metric is None:
                     continue
                 axis = TimeAxis()
-                plot = self.view.addPlot(row=row, col=col, axisItems={"bottom": axis})
+                plot = TimePlot(viewBox=TimeView(), axisItems={"bottom": axis})
+                self.view.addItem(plot, row=row, col=col)
                 # No grid: pyqtgraph paints grid lines through the axis picture, which cost ~60 ms per repaint of
                 # the eight plots in software rendering (measured), far more than the curves themselves.
                 for side in ("left", "bottom"):
@@ -309,6 +316,7 @@ class MonitorPlots(QWidget):
                 plot.addItem(line, ignoreBounds=True)
                 plot._gpudesk_crosshair = line  # type: ignore[attr-defined]
                 self.plots[metric] = plot
+                self._time_axes[plot.getViewBox()] = axis
         self.view.ci.layout.setColumnStretchFactor(0, 3)
         self.view.ci.layout.setColumnStretchFactor(1, 2)
         self._style_axes()
@@ -505,7 +513,9 @@ class MonitorPlots(QWidget):
         the same arithmetic: a view overlapping the first one by at least a third of either's width (the same
         column) is lined up with it pixel for pixel (a wider value axis shows a little less time), any other view
         gets the same range. Geometries are the views' rectangles in the widget's pixels (``screenGeometry``
-        without its global offset, which cancels).
+        without its global offset, which cancels). Each range is placed without the views' signals
+        (:mod:`gpudesk.ui.monitor.view_range`) and the shown time axes are told; a view in another state gets
+        pyqtgraph's ``setXRange``.
         """
         first = self.plots[m.GPU_UTIL].getViewBox()  # the others are x-linked to it
         views = [first] + [plot.getViewBox() for plot in self.plots.values() if plot.getViewBox() is not first]
@@ -514,7 +524,7 @@ class MonitorPlots(QWidget):
         for vb in views:  # a linked view told of another's change (in either direction) ignores it meanwhile
             vb.blockLink(True)
         try:
-            first.setXRange(t0, t1, padding=0)
+            self._place_x(first, t0, t1)
             vr = first.viewRect()
             vg = widget.mapFromScene(first.sceneBoundingRect()).boundingRect()
             for vb in views[1:]:
@@ -526,12 +536,21 @@ class MonitorPlots(QWidget):
                     upp = float(vr.width()) / vg.width()
                     x1 = vr.left() + (sg.x() - vg.x()) * upp
                     x2 = x1 + sg.width() * upp
-                vb.enableAutoRange(vb.XAxis, False)
-                vb.setXRange(x1, x2, padding=0)
+                self._place_x(vb, x1, x2)
         finally:
             for vb in views:
                 vb.blockLink(False)
             self._setting_range = False
+
+    def _place_x(self, vb: pg.ViewBox, x1: float, x2: float) -> None:
+        """``vb.setXRange(x1, x2, padding=0)``, without the signal chain where the view's state allows."""
+        if not can_place_x_range(vb, x1, x2):
+            vb.enableAutoRange(vb.XAxis, False)
+            vb.setXRange(x1, x2, padding=0)
+        elif place_x_range(vb, x1, x2):
+            axis = self._time_axes[vb]
+            if axis.isVisible():
+                axis.linkedViewChanged(vb)
 
     def _set_y_range(self, metric: str, lo: float, hi: float) -> None:
         fixed = metric in (m.GPU_UTIL, m.MEM_UTIL) or (metric in PCIE_METRICS and self._pcie_share)

@@ -57,7 +57,6 @@ class SamplerWorker(ThreadWorker):
     recordingStarted = Signal(int)
     recordingStopped = Signal(int)
     recordingFailed = Signal(str)
-    tickCost = Signal(float)
 
     _startRecording = Signal(str)
     _stopRecording = Signal()
@@ -123,7 +122,6 @@ class SamplerWorker(ThreadWorker):
     def _tick(self) -> None:
         if self.source is None:
             return
-        started = time.perf_counter()
         try:
             batches = self.source.poll()
         except Exception as exc:  # noqa: BLE001 - every failure is reported through a signal
@@ -150,7 +148,6 @@ class SamplerWorker(ThreadWorker):
                 self.processes.emit(self._list_processes(self.source))
             except Exception as exc:  # noqa: BLE001 - every failure is reported through a signal
                 self.sourceFailed.emit(failure_text(exc))
-        self.tickCost.emit(time.perf_counter() - started)
         if self.source.finished:
             if self._timer is not None:  # the timer that called this tick
                 self._timer.stop()
