@@ -38,9 +38,16 @@ def _state(plots: MonitorPlots) -> list:
     return out
 
 
-def _follow(qtbot, monkeypatch, direct: bool) -> tuple[list, list, np.ndarray]:
-    """Follow a growing run (5-min window) in a shown widget; the states after each refresh and the last image."""
-    if not direct:
+def _follow(qtbot, monkeypatch, direct: bool) -> tuple[list, int, np.ndarray]:
+    """Follow a growing run (5-min window) in a shown widget; the states after each refresh, how many ranges
+    were placed directly and the last image."""
+    placed = []
+    if direct:
+        def counted(vb, x1, x2):
+            placed.append(vb)
+            return view_range.place_x_range(vb, x1, x2)
+        monkeypatch.setattr(plots_module, "place_x_range", counted)
+    else:
         monkeypatch.setattr(plots_module, "can_place_x_range", lambda *_args: False)
     buffer = _buffer(400)
     plots = shown_plots(qtbot, buffer)
@@ -55,12 +62,13 @@ def _follow(qtbot, monkeypatch, direct: bool) -> tuple[list, list, np.ndarray]:
     image = plots.grab().toImage()
     pixels = np.array(image.constBits(), dtype=np.uint8).copy()
     monkeypatch.undo()
-    return states, [plots], pixels
+    return states, len(placed), pixels
 
 
 def test_placed_ranges_leave_every_plot_as_set_x_range_does(qtbot, monkeypatch):
-    direct_states, _, direct_pixels = _follow(qtbot, monkeypatch, direct=True)
-    linked_states, _, linked_pixels = _follow(qtbot, monkeypatch, direct=False)
+    direct_states, placed, direct_pixels = _follow(qtbot, monkeypatch, direct=True)
+    linked_states, none_placed, linked_pixels = _follow(qtbot, monkeypatch, direct=False)
+    assert placed >= 7 * 21 and none_placed == 0  # every plot's range, every refresh, was placed directly
     assert direct_states == linked_states
     assert np.array_equal(direct_pixels, linked_pixels)
     # the run really scrolled: the first plot's range moved by one second per refresh
