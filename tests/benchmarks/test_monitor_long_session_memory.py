@@ -150,7 +150,11 @@ def test_monitor_tab_memory_stays_flat_over_50_statistics_and_findings_runs(qtbo
           f"{(py_end - py_start) / 1e6:+.2f} MB (peak {py_peak / 1e6:.0f} MB)")
     assert not [t for level, t in messages if level == "error"], messages
     assert len(stats_seen) == ROUNDS and len(findings_seen) == ROUNDS
-    assert max(trend) <= rss_start * 1.10
+    # A leak keeps what the rounds allocate: the readings climb and stay up (one snapshot kept per round is
+    # +1.6 GB over these rounds). One round's snapshot still held at the moment of a single reading (a worker
+    # thread's arena: +57 MB once or twice in 25 readings in a CI run, the next reading back at the start) is not.
+    assert sorted(trend)[len(trend) // 2] <= rss_start * 1.10  # the median reading
+    assert min(trend[-5:]) <= rss_start * 1.10  # and where the session ends
     # Python objects: what one round allocates must be handed back (a kept snapshot alone would be ~the history).
     assert py_end - py_start < 0.05 * snapshot_bytes
 
