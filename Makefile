@@ -23,12 +23,14 @@ check: $(STAMP)
 	$(BIN)/ruff check gpudesk tests
 	$(BIN)/mypy
 
+# Timing and memory-budget checks (tests/benchmarks) are not part of the default suite: a busy machine must still
+# pass `make test`. `make bench` runs them on purpose.
 test: $(STAMP) check
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest --ignore=tests/benchmarks $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest tests/benchmarks --benchmark-enable --benchmark-only $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest tests/benchmarks --benchmark-enable $(PYTEST_ARGS)
 
 catalog: $(STAMP)
 	$(BIN)/python db/build_catalog.py

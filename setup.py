@@ -18,6 +18,9 @@ setup(
     package_dir={RESOURCES_PACKAGE: RESOURCES_DIR},
     package_data={
         "": ["*.db", "*.json", "*.py.txt", "*.qm", "*.mo"],
+        # The core's gettext catalogs: gpudesk/locale/<lang>/LC_MESSAGES is no package (no __init__.py), so the
+        # pattern above never reaches it; gpudesk.i18n loads gpudesk.mo from there.
+        "gpudesk": ["locale/*/LC_MESSAGES/*.mo"],
         **{name: ["*"] for name in RESOURCE_PACKAGES},
     },
     exclude_package_data={name: ["*.ts"] for name in RESOURCE_PACKAGES},

@@ -71,6 +71,7 @@ def test_the_wheel_carries_every_resource_inside_the_package(wheel):
     assert not missing
     assert "gpudesk/catalog/catalog.db" in names
     assert "gpudesk/resources/translations/gpudesk_zh_CN.qm" in names
+    assert "gpudesk/locale/zh_CN/LC_MESSAGES/gpudesk.mo" in names  # the core's messages (CLI, plan, findings)
     assert not [n for n in names if n.startswith(("resources/", "tests/", "packaging/")) or n.endswith(".ts")]
     assert {f"gpudesk-{__version__}.dist-info/licenses/{name}" for name in ("LICENSE", "NOTICE")} <= names
 
@@ -100,6 +101,9 @@ print("resources", paths.resources_dir())
 print("examples", len(list(paths.examples_dir().glob("*.toml"))))
 print("demo", dmon_import.demo_path().is_file())
 print("translated", QCoreApplication.translate("MainWindow", "Plan") == "\u89c4\u5212")  # 规划
+from gpudesk import i18n
+i18n.set_language("zh_CN")
+print("core-translated", i18n._("Summary") == "\u6458\u8981")  # 摘要
 print("test-extra", [m for m in ("pytest", "torch") if importlib.util.find_spec(m)])
 """
 
@@ -134,7 +138,7 @@ def test_the_wheel_in_a_fresh_venv_passes_the_self_test_and_is_complete(wheel, t
     seen = dict(line.split(" ", 1) for line in result.stdout.splitlines())
     assert seen["resources"].endswith("site-packages/gpudesk/resources")
     assert seen["examples"] == str(len(list((RESOURCES / "examples").glob("*.toml"))))
-    assert seen["demo"] == "True" and seen["translated"] == "True"
+    assert seen["demo"] == "True" and seen["translated"] == "True" and seen["core-translated"] == "True"
     assert seen["test-extra"] == "[]"
 
 
