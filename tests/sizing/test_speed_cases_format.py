@@ -30,12 +30,27 @@ TRAIN_FIELDS = ("precision", "seq_len", "global_batch", "micro_batch", "tp", "pp
 SERVE_FIELDS = ("engine", "tp", "pp", "dp", "ep", "weight_format", "kv_dtype", "input_tokens", "output_tokens")
 LOAD_FIELDS = ("concurrency", "request_rate", "batch")
 
-# metric -> its unit (the README names the metrics; the unit follows from each metric's name).
+# metric -> its unit (the README names the metrics; the unit follows from each metric's name). The README does not
+# spell the unit strings, so common spellings of the same unit are accepted (UNIT_SPELLINGS); a unit of another
+# dimension or scale (ms for a *_s metric, a percentage for mfu) is not.
 TRAIN_METRICS = {"tokens_per_s_per_gpu": "tokens/s/GPU", "step_time_s": "s", "mfu": "fraction",
                  "tflops_per_gpu": "TFLOP/s/GPU", "samples_per_s": "samples/s", "time_to_train_s": "s"}
 SERVE_METRICS = {"output_tokens_per_s": "tokens/s", "output_tokens_per_s_per_gpu": "tokens/s/GPU",
                  "requests_per_s": "requests/s", "ttft_s": "s", "tpot_s": "s", "itl_s": "s", "e2e_latency_s": "s",
                  "total_tokens_per_s": "tokens/s"}
+UNIT_SPELLINGS = {
+    "s": {"s", "sec", "second", "seconds"},
+    "tokens/s": {"tokens/s", "tok/s", "tokens/sec", "tokens/second"},
+    "tokens/s/GPU": {"tokens/s/gpu", "tok/s/gpu", "tokens/sec/gpu", "tokens/s/device"},
+    "samples/s": {"samples/s", "samples/sec", "sequences/s"},
+    "requests/s": {"requests/s", "req/s", "requests/sec"},
+    "TFLOP/s/GPU": {"tflop/s/gpu", "tflops/gpu", "tflop/s/device"},
+    "fraction": {"fraction", "ratio"},
+}
+
+
+def _unit_matches(unit: Any, expected: str) -> bool:
+    return isinstance(unit, str) and unit.replace(" ", "").lower() in UNIT_SPELLINGS[expected]
 PRECISIONS = {"bf16", "fp8", "fp16"}
 SHARDINGS = {"ddp", "zero1", "zero2", "zero3", "fsdp", "distributed-optimizer"}
 RECOMPUTES = {"none", "selective", "full"}
@@ -106,7 +121,7 @@ def row_problems(row: Any, gpu_ids: set[str], model_ids: set[str]) -> list[str]:
         metric = measured["metric"]
         if metric not in metrics:
             problems.append(f"metric {metric!r} is not a {kind} metric ({', '.join(metrics)})")
-        elif measured["unit"] != metrics[metric]:
+        elif not _unit_matches(measured["unit"], metrics[metric]):
             problems.append(f"unit {measured['unit']!r} does not match {metric} (expected {metrics[metric]!r})")
         if not _positive_number(measured["value"]):
             problems.append("measured value must be a positive number")
@@ -248,6 +263,9 @@ def test_the_check_catches_bad_rows(catalog_ids: tuple[set[str], set[str]]) -> N
     }
     for why, row in bad_rows.items():
         assert row_problems(row, gpu_ids, model_ids), why
+    assert row_problems({**good, "measured": {"metric": "ttft_s", "value": 0.1, "unit": "sec"}}, gpu_ids, model_ids) == []
+    assert row_problems({**good, "measured": {"metric": "requests_per_s", "value": 2.0, "unit": "req/s"}},
+                        gpu_ids, model_ids) == []
     train = {**{k: v for k, v in good.items() if k not in SERVE_FIELDS and k not in LOAD_FIELDS},
              "kind": "train", "precision": "bf16", "seq_len": 4096, "global_batch": 8, "micro_batch": 1, "tp": 1,
              "pp": 1, "vp": 1, "cp": 1, "ep": 1, "etp": 1, "sharding": "fsdp", "recompute": "none", "compile": False,
