@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from gpudesk.cli import CliError
+from gpudesk.cli.serve_fit import add_serve_parser
 from gpudesk.cli.json_text import dumps_indented
 from gpudesk.i18n import _
 from gpudesk.sizing.optimizers import OPTIMIZER_NAMES, PARAM_PRECISIONS
@@ -80,6 +81,7 @@ def add_parser(subparsers) -> None:
     m.add_argument("--safe-free", type=float, default=0.20, metavar="F", help=_("share of usable memory to keep free (default 0.20)"))
     m.add_argument("--json", action="store_true", help=_("print a JSON object"))
     m.set_defaults(func=cmd_estimate_memory)
+    add_serve_parser(esub)
     for name in ("validate", "accuracy"):
         v = esub.add_parser(name, help=_("compare the estimator with published measured peaks (share within 15 %%, median error)"))
         v.add_argument("--cases", metavar="FILE.jsonl", help=_("validation set (default: the bundled measured_peaks.jsonl)"))
