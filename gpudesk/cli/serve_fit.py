@@ -112,7 +112,7 @@ def render(r) -> list[str]:
         engine=r.engine, version=r.engine_version, gpus=r.gpus, gpu=r.gpu_name, total=r.gpu_total_bytes / GIB), ""]
     rows = ((_("model weights"), m.weights_bytes), (_("activation peak"), m.activation_bytes),
             (_("non-torch memory"), m.non_torch_bytes), (_("CUDA graphs"), m.cuda_graph_bytes),
-            (_("KV cache"), m.kv_cache_bytes), (_("total per GPU"), m.total_bytes))
+            (_("KV cache pool"), m.kv_cache_bytes), (_("total per GPU"), m.total_bytes))
     for label, value in rows:
         lines.append(f"  {label:<22}{value / GIB:>10.2f} GiB")
     if r.host_bytes:
@@ -139,4 +139,32 @@ def render(r) -> list[str]:
         for c in r.changes:
             lines += [f"  - {c.text}", f"    {c.command}"]
     lines += ["", _("assumptions:")] + [f"  - {a} [{s}]" for a, s in r.assumptions]
+    return lines
+
+
+def engines_accuracy() -> dict:
+    """The engine start-up log set scored (``estimate accuracy --json`` key ``engines``)."""
+    from gpudesk.sizing import SizingError
+    from gpudesk.sizing.engines.validation import evaluate, summarize
+
+    try:
+        results = evaluate()
+    except SizingError as exc:
+        raise CliError(f"engines: {exc.detail or exc}") from exc
+    return {"summary": summarize(results).to_dict(), "logs": [r.to_dict() for r in results]}
+
+
+def engines_accuracy_lines() -> list[str]:
+    """The same as text: one line per category and the refused logs with their reasons."""
+    data = engines_accuracy()
+    s = data["summary"]
+    lines = [_("engine start-up logs: {logs} ({predicted} predicted, {refused} refused)").format(
+        logs=s["logs"], predicted=s["predicted"], refused=s["refused"])]
+    for cat, v in s["categories"].items():
+        if v["logs"]:
+            lines.append(_("  {category:<12} within {tolerance:.0%}: {within}/{logs} logs ({share:.0%})").format(
+                category=cat, tolerance=v["tolerance"], within=v["within"], logs=v["logs"], share=v["share"]))
+    for log in data["logs"]:
+        if log["refused"]:
+            lines.append(_("  refused {id}: {reason}").format(id=log["id"], reason=log["refused"]))
     return lines

@@ -50,3 +50,12 @@ def test_estimate_memory_takes_a_gguf_quant_name(capsys) -> None:
     out = _json(capsys, ["estimate", "memory", "--model", "llama-3-8b", "--mode", "inference", "--weight-format",
                          "q4_k_m", "--json"])
     assert abs(out["per_gpu"]["breakdown_bytes"]["weights"] / 2**30 - 4.58) < 0.01
+
+
+def test_estimate_accuracy_reports_the_engine_logs(capsys) -> None:
+    out = _json(capsys, ["estimate", "accuracy", "--json"])
+    engines = out["engines"]
+    assert engines["summary"]["logs"] == len(engines["logs"]) > 0
+    assert set(engines["summary"]["categories"]) >= {"weights", "kv", "concurrency", "buffers"}
+    assert main(["estimate", "accuracy"]) == 0
+    assert "engine start-up logs" in capsys.readouterr().out

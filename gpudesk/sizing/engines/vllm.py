@@ -52,10 +52,10 @@ SETTINGS: dict[str, Setting] = {
     "swap_space": (4.0, float, "--swap-space"),
     "num_gpu_blocks_override": (None, int, "--num-gpu-blocks-override"),
 }
-#: Non-torch memory seen by the profiler: cuBLAS/cuBLASLt workspaces and allocator slack on one GPU; NCCL channel
-#: buffers and the custom all-reduce IPC buffers per extra rank (vllm/distributed/device_communicators).
-NON_TORCH_SINGLE_BYTES = 0.2 * GIB
-NON_TORCH_PER_PEER_BYTES = 0.25 * GIB
+#: Non-torch memory seen by the profiler (cuBLAS/cuBLASLt workspaces, NCCL and custom all-reduce buffers with TP):
+#: vLLM >= 0.6.5 prints 0.16 GiB on an H100 (vllm-project/vllm PR 12126) and 0.25-0.35 GiB on 24-48 GiB cards
+#: with TP 1-2 (issues 10517, 13061, 15815).
+NON_TORCH_BYTES = 0.25 * GIB
 #: CUDA graph pool of the default capture sizes (up to 512 sequences; logged "took 0.3-1.5 GiB").
 CUDA_GRAPH_BYTES_PER_LAYER = 0.02 * GIB
 
@@ -109,7 +109,7 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
         # LoRA slots for max_loras adapters of max_lora_rank on every linear layer (A and B, bf16).
         weights += 2 * s["max_loras"] * s["max_lora_rank"] * (spec.hidden_size or 0) * 7 * (spec.layers or 0) * 2 / tp
     activation = profile_peak_bytes(spec, batched, seqs, tp)
-    non_torch = NON_TORCH_SINGLE_BYTES + (NON_TORCH_PER_PEER_BYTES * (tp - 1) if tp > 1 else 0)
+    non_torch = NON_TORCH_BYTES
     graphs = 0.0 if s["enforce_eager"] else CUDA_GRAPH_BYTES_PER_LAYER * (spec.layers or 0)
     util = float(s["gpu_memory_utilization"])
     requested = gpu_total_bytes * util
