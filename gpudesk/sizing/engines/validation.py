@@ -148,7 +148,7 @@ def predict(case: dict[str, Any], base: Path) -> dict[str, float]:
     elif r.engine == "llamacpp":
         bufs = r.extra["buffers"]
         gpu_bufs, host = bufs[:-1], bufs[-1]
-        out.update(model_size_gib=sum(b["model_bytes"] for b in bufs) / GIB,
+        out.update(model_size_gib=r.extra["model_size_bytes"] / GIB,
                    kv_buffer_mib=sum(b["kv_bytes"] for b in bufs) / MIB,
                    compute_buffer_mib=gpu_bufs[0]["compute_bytes"] / MIB if gpu_bufs else 0.0,
                    gpu_model_buffer_mib=sum(b["model_bytes"] for b in gpu_bufs) / MIB,
