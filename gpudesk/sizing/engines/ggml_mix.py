@@ -8,7 +8,9 @@ A file type is a mix, not one type: ``llama_tensor_get_type`` in ggml-org/llama.
 - ``attn_v``: q4_k_m / q5_k_m give ``q6_K`` to the layers ``use_more_bits`` picks (the first and last eighth and
   every third layer between: ``i < n/8 || i >= 7n/8 || (i - n/8) % 3 == 2``); q4_k_s gives ``q5_K`` to the first 4;
   q3_k_m gives ``q5_K`` to the first 2 and ``q4_K`` to the rest; q3_k_l ``q5_K``; q2_k ``q4_K`` when the model has
-  GQA of 4 or more (else ``q3_K``); 8-expert MoE models get ``q8_0`` for attn_v and attn_k.
+  GQA of 4 or more (else ``q3_K``); in a 70B-class model (80 layers, ``LLM_TYPE_70B``) an attn_v left at ``q3_K``
+  or ``q4_K`` becomes ``q5_K`` ("8 heads sharing the same attn_v weights ... nearly negligible increase in model
+  size"); 8-expert MoE models get ``q8_0`` for attn_v and attn_k.
 - ``ffn_down``: q4_k_m / q5_k_m ``q6_K`` where ``use_more_bits``; q4_k_s ``q5_K`` for the first eighth; q3_k_m
   ``q5_K`` for the first sixteenth and ``q4_K`` for the rest (``q3_K`` only where Falcon's layers miss
   ``use_more_bits``); q3_k_l ``q5_K``; q2_k ``q3_K``.
@@ -68,6 +70,13 @@ def _use_more_bits(i: int, n: int) -> bool:
 
 
 def _typed(ftype: str, kind: str, i: int, n: int, gqa: int, experts: int) -> str:
+    t = _typed_rule(ftype, kind, i, n, gqa, experts)
+    if kind == "attn_v" and n == 80 and t in ("q3_K", "q4_K"):
+        return "q5_K"  # LLM_TYPE_70B
+    return t
+
+
+def _typed_rule(ftype: str, kind: str, i: int, n: int, gqa: int, experts: int) -> str:
     base = BASE_TYPE[ftype]
     if base in ("f16", "bf16", "f32"):
         return base

@@ -16,8 +16,9 @@ Sources (vllm-project/vllm):
   max_model_len`` (``vllm/executor/executor_base.py`` ``initialize_cache``). The profile runs
   ``max_num_batched_tokens`` tokens, which without chunked prefill is ``max(max_model_len, 2048)``
   (``vllm/config.py`` SchedulerConfig).
-- Defaults (``vllm/engine/arg_utils.py``): gpu_memory_utilization 0.9, block_size 16, max_num_seqs 256, V1
-  max_num_batched_tokens 8192 for ``vllm serve`` on H100/H200/MI300-class GPUs (>= 70 GiB, not A100) else 2048.
+- Defaults (``vllm/engine/arg_utils.py``): gpu_memory_utilization 0.9, block_size 16, max_num_seqs 256 (1024 on
+  H100/H200/MI300-class GPUs from 0.10), V1 max_num_batched_tokens 8192 for ``vllm serve`` on those GPUs (>= 70 GiB,
+  not A100) else 2048.
 - Non-torch memory: CUDA context allocations outside PyTorch's allocator that appear during the profile (cuBLAS/
   cuBLASLt workspaces; with tensor parallelism NCCL's channel buffers and vLLM's custom all-reduce buffers).
 """
@@ -36,7 +37,7 @@ from gpudesk.sizing.shapes import ModelSpec
 SETTINGS: dict[str, Setting] = {
     "gpu_memory_utilization": (0.9, float, "--gpu-memory-utilization"),
     "max_model_len": (None, int, "--max-model-len"),
-    "max_num_seqs": (256, int, "--max-num-seqs"),
+    "max_num_seqs": (None, int, "--max-num-seqs"),
     "max_num_batched_tokens": (None, int, "--max-num-batched-tokens"),
     "block_size": (16, int, "--block-size"),
     "kv_cache_dtype": ("auto", str, "--kv-cache-dtype"),
@@ -82,10 +83,36 @@ def kv_precision(kv_cache_dtype: str, model_dtype: str = "bf16") -> str:
     return "fp8" if k.startswith("fp8") else k
 
 
+def _release(version: str) -> tuple[int, int] | None:
+    v = version.strip().lower().lstrip("v")
+    try:
+        major, minor = (int(p) for p in v.split(".")[:2])
+    except ValueError:
+        return None
+    return major, minor
+
+
+def _large_gpu(gpu_total_bytes: int) -> bool:
+    """H100/H200/MI300-class memory by size (70-90 GiB or 120 GiB and more). vLLM also checks the device name, so
+    an A100 80GB keeps the smaller defaults; the total alone cannot tell it from an H100."""
+    return 70 * GIB <= gpu_total_bytes < 90 * GIB or gpu_total_bytes >= 120 * GIB
+
+
+def default_max_num_seqs(version: str, gpu_total_bytes: int) -> int:
+    """vLLM's default ``max_num_seqs``: 256, and 1024 on H100-class GPUs from 0.10 (``EngineArgs.
+    get_batch_defaults``)."""
+    release = _release(version)
+    if release is not None and release >= (0, 10) and _large_gpu(gpu_total_bytes):
+        return 1024
+    if release is None and version.strip().lower() in ("v1", "latest", "") and _large_gpu(gpu_total_bytes):
+        return 1024
+    return 256
+
+
 def default_batched_tokens(v1: bool, max_model_len: int, gpu_total_bytes: int, chunked: bool | None) -> int:
     """vLLM's default ``max_num_batched_tokens`` (module docstring)."""
     if v1:
-        return 8192 if gpu_total_bytes >= 70 * GIB and gpu_total_bytes < 90 * GIB or gpu_total_bytes >= 120 * GIB else 2048
+        return 8192 if _large_gpu(gpu_total_bytes) else 2048
     if chunked:
         return 512
     return max(max_model_len, 2048)
@@ -101,7 +128,7 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     fmt = resolve_weight_format(spec, s["quantization"] or weight_format)
     max_len = int(s["max_model_len"] or spec.context_length or 4096)
     block = int(s["block_size"])
-    seqs = int(s["max_num_seqs"])
+    seqs = int(s["max_num_seqs"] or default_max_num_seqs(version, gpu_total_bytes))
     batched = int(s["max_num_batched_tokens"] or default_batched_tokens(v1, max_len, gpu_total_bytes,
                                                                        s["enable_chunked_prefill"]))
     weights = weight_bytes(spec, fmt) / tp - float(s["cpu_offload_gb"]) * GIB

@@ -138,3 +138,30 @@ def test_unified_memory_devices() -> None:
     spark = unified_device("gb10")
     assert spark is not None and spark.unified and spark.total_bytes < 128 * 10**9
     assert unified_device("h100-sxm5") is None
+
+
+def test_llamacpp_tied_embedding_is_duplicated_on_the_output_device(catalog) -> None:
+    # Llama 3.2 3B Q4_K_M on Metal (ollama#12912): CPU 308.23 MiB, Metal 1918.35 MiB including the copied embedding.
+    mac = DeviceMemory("M2", 10 * GIB, "Metal", True)
+    r = engine_fit("llamacpp", spec(catalog, "llama-3.2-3b"), mac, ["n_ctx=16384"], weight_format="q4_k_m")
+    metal, cpu = r.extra["buffers"]
+    assert metal["label"] == "Metal"
+    assert cpu["model_bytes"] / 2**20 == pytest.approx(308.23, rel=0.001)
+    assert metal["model_bytes"] / 2**20 == pytest.approx(1918.35, rel=0.001)
+
+
+def test_llamacpp_kv_cells_are_padded_to_32_or_256_with_flash_attention(catalog) -> None:
+    s = spec(catalog, "qwen2.5-7b")
+    plain = engine_fit("llamacpp", s, RTX4090, ["n_ctx=72000"], weight_format="q8_0")
+    flash = engine_fit("llamacpp", s, RTX4090, ["n_ctx=72000", "flash_attn=true"], weight_format="q8_0")
+    per_cell = 28 * 4 * 128 * 2 * 2
+    assert plain.extra["buffers"][0]["kv_bytes"] == 72000 * per_cell
+    assert flash.extra["buffers"][0]["kv_bytes"] == 72192 * per_cell
+
+
+def test_vllm_default_max_num_seqs_follows_release_and_gpu(catalog) -> None:
+    from gpudesk.sizing.engines.vllm import default_max_num_seqs
+
+    assert default_max_num_seqs("0.11.0", int(79.19 * GIB)) == 1024
+    assert default_max_num_seqs("0.8.5", int(79.19 * GIB)) == 256
+    assert default_max_num_seqs("0.11.0", int(23.6 * GIB)) == 256

@@ -83,3 +83,14 @@ def test_read_gguf_refuses_a_file_that_is_not_gguf(tmp_path: Path) -> None:
         read_gguf(bad)
     with pytest.raises(ConfigFileError):
         read_gguf(tmp_path / "missing.gguf")
+
+
+def test_70b_class_attn_v_gets_q5_k() -> None:
+    # Llama 3.3 70B Q3_K_M as llama.cpp loads it (ollama#10553): q3_K 321, q4_K 155, q5_K 85, q6_K 1 (f32 162 with
+    # rope_freqs, which gpudesk does not list), 31.91 GiB.
+    spec = spec_from_catalog(open_catalog().model("llama-3.3-70b"))
+    counts: dict[str, int] = {}
+    for t in gguf_tensors(spec, "q3_k_m"):
+        counts[t.ggml_type] = counts.get(t.ggml_type, 0) + 1
+    assert {k: v for k, v in counts.items() if k != "f32"} == {"q3_K": 321, "q4_K": 155, "q5_K": 85, "q6_K": 1}
+    assert gguf_weight_bytes(spec, "q3_k_m") / GIB == pytest.approx(31.91, rel=0.002)
