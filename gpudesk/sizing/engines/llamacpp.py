@@ -12,10 +12,14 @@ Sources (ggml-org/llama.cpp):
 - KV cache (``src/llama-kv-cache.cpp``): per layer ``ggml_row_size(type_k, n_embd_k_gqa) x kv_size`` for K and the
   same with ``type_v`` for V, on the device of its layer (``--no-kv-offload`` keeps it on the host); ``kv_size`` is
   ``n_ctx`` padded to 256 cells with flash attention and to 32 without (``llama_kv_cache_get_padding``). Quantised V needs flash attention (``-fa``).
-  Sliding-window layers keep ``min(n_ctx, window + n_ubatch)`` cells unless ``--swa-full``.
+  In models that interleave sliding-window and global layers (Gemma 2/3, Cohere2, Llama 4: ``llama_kv_cache_iswa``)
+  the window layers keep ``min(n_ctx, window + n_ubatch)`` cells unless ``--swa-full``; a window on every layer
+  (Mistral 7B v0.1) is ignored by the llama architecture, which caches every token.
 - Compute buffer (``ggml_backend_sched_reserve`` over the worst-case graph of ``n_ubatch`` tokens): without flash
-  attention the f32 ``KQ`` scores (``n_ubatch x kv_size x n_head``) dominate; with it, the f32 logits of the
-  micro-batch (``n_ubatch x n_vocab``) plus the residual stream. An estimate; the engine prints the exact size.
+  attention the f32 ``KQ`` scores (``n_ubatch x kv_size x n_head``) and ``KQ_mask`` (``n_ubatch x kv_size``) dominate;
+  with it, the f32 logits of the micro-batch (``n_ubatch x n_vocab``) plus the residual stream. A Mistral-7B-shaped
+  model without flash attention printed 164 MiB at n_ctx 2048 and 2144 MiB at 32768 (fedora-copr/logdetective#106):
+  64 KiB + 2 KiB per cell, the scores and the mask. An estimate; the engine prints the exact size.
 """
 
 from __future__ import annotations
@@ -122,7 +126,9 @@ def llamacpp_buffers(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTens
     vbytes = kv_cache_type_bytes(s["cache_type_v"])
     if vbytes < 2 and not s["flash_attn"]:
         raise SizingError("cache_type_v", _("a quantised V cache needs flash attention (flash_attn=true, -fa)."))
-    local_layers = 0 if s["swa_full"] else spec.local_attention_layers
+    # Only interleaved sliding-window models get a smaller SWA cache (gemma2/gemma3/cohere2/llama4 iSWA); a model
+    # whose every layer has the window (Mistral 7B v0.1) is cached in full by the llama architecture.
+    local_layers = 0 if s["swa_full"] or not spec.sliding_window_layers else spec.local_attention_layers
     local_cells = (min(cells, kv_cells(int(spec.sliding_window or 0) + int(s["n_ubatch"]), bool(s["flash_attn"])))
                    if local_layers else cells)
 
@@ -161,7 +167,9 @@ def compute_buffer_bytes(spec: ModelSpec, kv_size: int, n_ubatch: int, flash_att
     ffn = int(spec.ffn_size or 4 * h)
     logits = n_ubatch * (vocab + h) * 4
     mlp = n_ubatch * (2 * ffn + 2 * h) * 4
-    scores = 0 if flash_attn else n_ubatch * kv_size * heads * 4 + n_ubatch * h * 4 * 2
+    # Without flash attention: the f32 scores KQ (n_kv x n_ubatch x n_head), the f32 mask KQ_mask (n_kv x n_ubatch)
+    # and four f32 residual-stream tensors of the micro-batch live together.
+    scores = 0 if flash_attn else n_ubatch * kv_size * (heads + 1) * 4 + 4 * n_ubatch * h * 4
     return int(max(logits, mlp, scores))
 
 
