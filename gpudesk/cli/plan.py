@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from gpudesk.cli import CliError
+from gpudesk.cli.serve_fit import add_serve_parser, engines_accuracy, engines_accuracy_lines
 from gpudesk.cli.json_text import dumps_indented
 from gpudesk.i18n import _
 from gpudesk.sizing.optimizers import OPTIMIZER_NAMES, PARAM_PRECISIONS
@@ -80,6 +81,7 @@ def add_parser(subparsers) -> None:
     m.add_argument("--safe-free", type=float, default=0.20, metavar="F", help=_("share of usable memory to keep free (default 0.20)"))
     m.add_argument("--json", action="store_true", help=_("print a JSON object"))
     m.set_defaults(func=cmd_estimate_memory)
+    add_serve_parser(esub)
     for name in ("validate", "accuracy"):
         v = esub.add_parser(name, help=_("compare the estimator with published measured peaks (share within 15 %%, median error)"))
         v.add_argument("--cases", metavar="FILE.jsonl", help=_("validation set (default: the bundled measured_peaks.jsonl)"))
@@ -254,7 +256,8 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
         raise CliError(f"--cases: {str(exc).split(': ', 1)[-1]}") from exc
     summary = summarize(results)
     if args.json:
-        _emit(json.dumps({"summary": summary, "cases": [r.to_dict() for r in results]}, indent=2), None)
+        _emit(json.dumps({"summary": summary, "cases": [r.to_dict() for r in results], "engines": engines_accuracy()},
+                         indent=2), None)
         return 0
     lines = [f"{'case':<42}{'stat':<10}{'measured GiB':>13}{'estimate GiB':>13}{'ratio':>8}"]
     for r in results:
@@ -275,7 +278,7 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
         if sub["cases"]:
             lines.append(_("  formula {peer:<10} {cases:>3} model-state rows, within 15 %: {w15:.0%}, median error {median:.1%}")
                          .format(peer=peer, cases=sub["cases"], w15=sub["within_15_share"], median=sub["median_abs_error"]))
-    _emit("\n".join(lines), None)
+    _emit("\n".join(lines + [""] + engines_accuracy_lines()), None)
     return 0
 
 

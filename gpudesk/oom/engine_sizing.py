@@ -17,11 +17,13 @@ from typing import Any
 from gpudesk.i18n import _
 from gpudesk.oom.cause import SizingEffect
 from gpudesk.oom.report import MemoryReport
+from gpudesk.sizing.engines.ggml_types import kv_cache_type_bytes
 
 GGML_ENGINES = ("llamacpp", "ollama")
 SERVING_ENGINES = ("vllm", "sglang", "trtllm", "tgi")
-#: Bytes of a q8_0 KV cache against f16 (34 bytes per 32 values against 64; ggml-common.h block_q8_0).
-Q8_0_OVER_F16 = 34 / 64
+#: Bytes of a q8_0 KV cache against f16 (34 bytes per 32 values against 64; ggml-common.h block_q8_0), from the
+#: engine memory model's KV-type table (gpudesk.sizing.engines.ggml_types).
+Q8_0_OVER_F16 = kv_cache_type_bytes("q8_0") / kv_cache_type_bytes("f16")
 
 
 def _int(value: Any) -> int | None:

@@ -12,6 +12,8 @@ Sources:
   share one 8-bit E8M0 scale: 4 + 8/32 = 4.25 bits/param
   (https://www.opencompute.org/documents/ocp-microscaling-formats-mx-v1-0-spec-final-pdf). gpt-oss stores its
   MoE weights this way.
+- GGUF types (q4_k_m, q5_k_s, iq4_xs, q8_0 ...): the whole-file bits per weight of llama.cpp's quantize table
+  (:mod:`gpudesk.sizing.engines.ggml_types`); every tensor, embeddings included, is in the mix.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import re
 
 from gpudesk.i18n import _
+from gpudesk.sizing.engines.ggml_types import canonical_file_type, file_type_bits_per_weight
 from gpudesk.sizing.errors import SizingError
 
 # Compute / activation / KV precisions: bytes per element.
@@ -76,13 +79,16 @@ def weight_bits_per_param(fmt: str) -> float:
         return _NF4_DQ_BITS
     if key == "mxfp4":
         return _MXFP4_BITS
+    if isinstance(key, str) and canonical_file_type(key):
+        return file_type_bits_per_weight(key)  # llama.cpp GGUF quant names (q4_k_m, iq4_xs, q8_0 ...)
     match = _GROUP_RE.match(key) if isinstance(key, str) else None
     if match:
         group = int(match.group(1))
         if group <= 0:
             raise SizingError("weight_format", _("group size must be positive in {format!r}.").format(format=fmt))
         return 4 + 32 / group
-    raise SizingError("weight_format", _("unknown weight format {format!r}; use one of {names} or int4-gN.").format(
+    raise SizingError("weight_format", _("unknown weight format {format!r}; use one of {names}, int4-gN or a GGUF "
+                                         "type (q4_k_m, q5_k_s, iq4_xs, q8_0 ...).").format(
         format=fmt, names=", ".join(WEIGHT_FORMATS)))
 
 
@@ -107,6 +113,8 @@ def weight_format_source(fmt: str) -> str:
         return "QLoRA paper (NF4, double quantisation; arXiv 2305.14314)"
     if key == "mxfp4":
         return "OCP Microscaling (MX) spec v1.0: FP4 + one E8M0 scale per 32 values"
+    if canonical_file_type(key):
+        return "llama.cpp tools/quantize/quantize.cpp QUANT_OPTIONS (GiB at Llama-3-8B -> bits per weight)"
     if key.startswith("int4-g"):
         return "GPTQ (arXiv 2210.17323) / AWQ (arXiv 2306.00978): one fp16 scale and zero per group"
     if key in ("fp8", "fp4"):

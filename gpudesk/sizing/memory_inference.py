@@ -32,6 +32,7 @@ import math
 from gpudesk.i18n import _, ngettext
 from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, positive_float, positive_int
 from gpudesk.sizing.dtypes import CHECKPOINT_WEIGHT_FORMAT, precision_bytes, weight_bits_per_param, weight_format_source
+from gpudesk.sizing.engines.ggml_types import canonical_file_type
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.overheads import Overheads, add_overheads
@@ -67,7 +68,7 @@ def weight_bytes(spec: ModelSpec, weight_format: str = CHECKPOINT_WEIGHT_FORMAT)
         moe_layers = spec.moe_layers if spec.moe_layers is not None else (spec.layers or 0)
         experts = min(spec.params, moe_layers * spec.moe_experts * spec.expert_params)
         return experts * bits / 8 + (spec.params - experts) * 2
-    if bits >= 8:
+    if bits >= 8 or canonical_file_type(weight_format):  # a GGUF type's average already covers the embeddings
         return spec.params * bits / 8
     keep = spec.embedding_params
     return (spec.params - keep) * bits / 8 + keep * 2

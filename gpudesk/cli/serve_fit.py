@@ -1,0 +1,170 @@
+"""``gpudesk estimate serve``: will a model start in an engine on these GPUs, and with which flags.
+
+``gpudesk estimate serve --engine vllm|sglang|trtllm|llamacpp|ollama [--engine-version V]
+(--model M | --config F | --gguf F) --gpu ID [--gpus N] [--tp N] [--weight-format FMT]
+[--engine-arg NAME=VALUE ...] [--concurrency N] [--json]`` prints the engine's start-up memory per GPU
+(weights, activation peak, non-torch and CUDA-graph memory, KV cache), the KV capacity in tokens and blocks, the
+largest context at ``--concurrency`` and the largest concurrency at the context, the command line, and when it does
+not fit the smallest changes that make it fit. ``--gpu`` takes a catalog GPU or a unified-memory device
+(``apple-64gb``, ``m3-max-128``, ``gb10``). The model is sized by :mod:`gpudesk.sizing.engines.fit`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from gpudesk.cli import CliError
+from gpudesk.i18n import _
+
+GIB = 1024**3
+
+
+def add_serve_parser(esub) -> None:
+    """Register ``estimate serve`` under the ``estimate`` sub-commands."""
+    from gpudesk.sizing.engines.common import ENGINES
+
+    s = esub.add_parser("serve", help=_("will a model start in vLLM, SGLang, TensorRT-LLM, llama.cpp or Ollama, "
+                                        "and with which flags"))
+    s.add_argument("--engine", required=True, type=str.lower, choices=ENGINES)
+    s.add_argument("--engine-version", metavar="V", help=_("engine version or family (vLLM v0/v1 or 0.6.3 ...)"))
+    src = s.add_mutually_exclusive_group(required=True)
+    src.add_argument("--model", metavar="NAME", help=_("catalog model id or name fragment, e.g. llama-3-8b"))
+    src.add_argument("--config", metavar="config.json", help=_("local Hugging Face config.json (read offline)"))
+    src.add_argument("--gguf", metavar="FILE.gguf", help=_("local GGUF file (header read offline)"))
+    s.add_argument("--gpu", required=True, metavar="ID",
+                   help=_("catalog GPU, or a unified-memory device: apple-64gb, m3-max-128, gb10"))
+    s.add_argument("--wired-limit-mb", type=int, metavar="MB",
+                   help=_("Apple silicon: the iogpu.wired_limit_mb you set (default: macOS's limit)"))
+    s.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs (default: the --tp degree, else 1)"))
+    s.add_argument("--tp", type=int, default=None, metavar="N", help=_("tensor-parallel degree"))
+    s.add_argument("--weight-format", default="checkpoint", metavar="FMT",
+                   help=_("checkpoint, bf16, fp8, int4-g128, or a GGUF type: q4_k_m, q5_k_s, iq4_xs, q8_0 ..."))
+    s.add_argument("--engine-arg", action="append", default=[], metavar="NAME=VALUE",
+                   help=_("an engine setting as the engine spells it, e.g. gpu_memory_utilization=0.9, "
+                          "max_model_len=8192, mem_fraction_static=0.88, n_gpu_layers=33, cache_type_k=q8_0"))
+    s.add_argument("--concurrency", type=int, default=1, metavar="N",
+                   help=_("concurrent requests for the largest-context answer (default 1)"))
+    s.add_argument("--json", action="store_true", help=_("print a JSON object"))
+    s.set_defaults(func=cmd_estimate_serve)
+
+
+def _device(args):
+    from gpudesk.catalog import AmbiguousItemError, CatalogError, UnknownItemError, open_catalog
+    from gpudesk.sizing.capacity import reported_total_bytes
+    from gpudesk.sizing.engines.device import DeviceMemory, unified_device
+
+    unified = unified_device(args.gpu, args.wired_limit_mb)
+    if unified:
+        return unified
+    try:
+        gpu = open_catalog().find_gpu(args.gpu)
+    except AmbiguousItemError as exc:
+        raise CliError(_("--gpu {gpu!r} matches several GPUs: {ids}").format(
+            gpu=args.gpu, ids=", ".join(g.id for g in exc.matches))) from exc
+    except (UnknownItemError, CatalogError) as exc:
+        raise CliError(f"--gpu {args.gpu!r}: {exc}") from exc
+    backend = "ROCm" if gpu.id.startswith("mi") else "CUDA"
+    return DeviceMemory(gpu.name, reported_total_bytes(gpu.memory_bytes, gpu.memory_type), backend)
+
+
+def _model(args):
+    from gpudesk.cli.plan import _spec
+    from gpudesk.sizing import SizingError
+    from gpudesk.sizing.engines.gguf_file import read_gguf
+
+    if args.gguf:
+        try:
+            return read_gguf(args.gguf)
+        except SizingError as exc:
+            raise CliError(f"--gguf: {exc.detail or exc}") from exc
+    args.params = None
+    return _spec(args)
+
+
+def cmd_estimate_serve(args: argparse.Namespace) -> int:
+    from gpudesk.sizing import SizingError
+    from gpudesk.sizing.engines.fit import engine_fit
+
+    device = _device(args)
+    model = _model(args)
+    tp = args.tp
+    gpus = args.gpus or tp or 1
+    flags = {"engine_arg": "--engine-arg", "weight_format": "--weight-format", "engine": "--engine", "gguf": "--gguf"}
+    try:
+        result = engine_fit(args.engine, model, device, args.engine_arg, version=args.engine_version,
+                            weight_format=args.weight_format, gpus=gpus, tensor_parallel=tp,
+                            concurrency=args.concurrency)
+    except SizingError as exc:
+        field = str(exc.field or "")
+        raise CliError(f"{flags.get(field, '--engine-arg ' + field)}: {exc.detail or exc}") from exc
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+        return 0
+    print("\n".join(render(result)))
+    return 0
+
+
+def render(r) -> list[str]:
+    """The fit as text lines (GiB per term, capacity, command, changes)."""
+    m = r.per_gpu
+    lines = [_("{engine} {version} on {gpus} x {gpu} ({total:.2f} GiB each)").format(
+        engine=r.engine, version=r.engine_version, gpus=r.gpus, gpu=r.gpu_name, total=r.gpu_total_bytes / GIB), ""]
+    rows = ((_("model weights"), m.weights_bytes), (_("activation peak"), m.activation_bytes),
+            (_("non-torch memory"), m.non_torch_bytes), (_("CUDA graphs"), m.cuda_graph_bytes),
+            (_("KV cache pool"), m.kv_cache_bytes), (_("total per GPU"), m.total_bytes))
+    for label, value in rows:
+        lines.append(f"  {label:<22}{value / GIB:>10.2f} GiB")
+    if r.host_bytes:
+        host = _("host (CPU) memory")
+        lines.append(f"  {host:<22}{r.host_bytes / GIB:>10.2f} GiB")
+    for buf in r.extra.get("buffers", []):
+        lines.append(_("  {label:<8} model {model:.2f} GiB, KV {kv:.2f} GiB, compute {compute:.2f} GiB, {layers} "
+                       "layers").format(label=buf["label"], model=buf["model_bytes"] / GIB, kv=buf["kv_bytes"] / GIB,
+                                        compute=buf["compute_bytes"] / GIB, layers=buf["layers"]))
+    if "layers_offload" in r.extra:
+        lines.append(_("  layers offloaded {offload}/{layers}, memory required {need:.2f} GiB").format(
+            offload=r.extra["layers_offload"], layers=r.extra["layers_model"],
+            need=r.extra["memory_required_full_bytes"] / GIB))
+    lines += ["", _("KV cache: {tokens:,} tokens in {blocks:,} blocks of {block}").format(
+        tokens=r.kv_cache_tokens, blocks=r.kv_cache_blocks, block=r.block_tokens),
+        _("maximum concurrency for {context:,} tokens per request: {conc:.2f}x").format(
+            context=r.context_tokens, conc=r.max_concurrency),
+        _("longest context at {n} concurrent requests: {tokens:,} tokens").format(
+            n=r.concurrency, tokens=r.max_context_tokens),
+        "", (_("fits: yes") if r.fits else _("fits: NO - {reason}").format(reason=r.reason)), "", _("command:"),
+        "  " + r.command]
+    if r.changes:
+        lines += ["", _("smallest changes that make it fit:")]
+        for c in r.changes:
+            lines += [f"  - {c.text}", f"    {c.command}"]
+    lines += ["", _("assumptions:")] + [f"  - {a} [{s}]" for a, s in r.assumptions]
+    return lines
+
+
+def engines_accuracy() -> dict:
+    """The engine start-up log set scored (``estimate accuracy --json`` key ``engines``)."""
+    from gpudesk.sizing import SizingError
+    from gpudesk.sizing.engines.validation import evaluate, summarize
+
+    try:
+        results = evaluate()
+    except SizingError as exc:
+        raise CliError(f"engines: {exc.detail or exc}") from exc
+    return {"summary": summarize(results).to_dict(), "logs": [r.to_dict() for r in results]}
+
+
+def engines_accuracy_lines() -> list[str]:
+    """The same as text: one line per category and the refused logs with their reasons."""
+    data = engines_accuracy()
+    s = data["summary"]
+    lines = [_("engine start-up logs: {logs} ({predicted} predicted, {refused} refused)").format(
+        logs=s["logs"], predicted=s["predicted"], refused=s["refused"])]
+    for cat, v in s["categories"].items():
+        if v["logs"]:
+            lines.append(_("  {category:<12} within {tolerance:.0%}: {within}/{logs} logs ({share:.0%})").format(
+                category=cat, tolerance=v["tolerance"], within=v["within"], logs=v["logs"], share=v["share"]))
+    for log in data["logs"]:
+        if log["refused"]:
+            lines.append(_("  refused {id}: {reason}").format(id=log["id"], reason=log["refused"]))
+    return lines

@@ -1,0 +1,171 @@
+"""What every engine model shares: settings as the engine spells them, and the fit result.
+
+Settings are typed from their default (bool, int, float, str); ``NAME=VALUE`` pairs are refused with the
+engine's own list when the name is unknown, so a user can paste the engine's spelling (``gpu_memory_utilization``,
+``mem_fraction_static``, ``n_gpu_layers`` ...). A leading ``--`` and dashes are accepted (``--max-model-len``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpudesk.i18n import _
+from gpudesk.sizing.errors import SizingError
+
+GIB = 1024**3
+ENGINES: tuple[str, ...] = ("vllm", "sglang", "trtllm", "llamacpp", "ollama")
+
+#: A setting: default value (None: derived; then ``kind`` gives the type) and the engine's command-line flag.
+Setting = tuple[Any, type, str]
+
+
+def parse_engine_args(engine: str, pairs: list[str] | tuple[str, ...], known: dict[str, Setting]) -> dict[str, Any]:
+    """``["gpu_memory_utilization=0.9", "enable_lora=true"]`` -> typed values, names normalised to snake case.
+
+    Raises:
+        SizingError (field ``engine_arg``): no ``=``, an unknown name (the message lists the engine's names) or
+            a value of the wrong type.
+    """
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise SizingError("engine_arg", _("{pair!r} is not NAME=VALUE.").format(pair=pair))
+        raw_name, value = pair.split("=", 1)
+        name = raw_name.strip().lstrip("-").replace("-", "_").lower()
+        if name not in known:
+            raise SizingError("engine_arg", _("{engine} has no setting {name!r}; it knows {names}.").format(
+                engine=engine, name=raw_name.strip(), names=", ".join(sorted(known))))
+        kind = known[name][1]
+        text = value.strip()
+        try:
+            if kind is bool:
+                if text.lower() not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+                    raise ValueError(text)
+                out[name] = text.lower() in ("true", "1", "yes", "on")
+            elif kind is int:
+                out[name] = int(text)
+            elif kind is float:
+                out[name] = float(text)
+            else:
+                out[name] = text
+        except ValueError as exc:
+            raise SizingError("engine_arg", _("{name}: {value!r} is not a valid {kind}.").format(
+                name=name, value=text, kind=kind.__name__)) from exc
+    return out
+
+
+def settings_with_defaults(known: dict[str, Setting], given: dict[str, Any]) -> dict[str, Any]:
+    """Every known setting: the given value, else the engine's default (None where the engine derives it)."""
+    return {name: given.get(name, spec[0]) for name, spec in known.items()}
+
+
+@dataclass(frozen=True)
+class GpuMemory:
+    """One GPU's share of a launch, in bytes (what ``--json`` calls ``per_gpu``)."""
+
+    weights_bytes: float
+    activation_bytes: float
+    non_torch_bytes: float
+    kv_cache_bytes: float
+    cuda_graph_bytes: float = 0.0
+    other: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def total_bytes(self) -> float:
+        return (self.weights_bytes + self.activation_bytes + self.non_torch_bytes + self.kv_cache_bytes
+                + self.cuda_graph_bytes + sum(self.other.values()))
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"weights_bytes": round(self.weights_bytes), "activation_bytes": round(self.activation_bytes),
+                               "non_torch_bytes": round(self.non_torch_bytes),
+                               "kv_cache_bytes": round(self.kv_cache_bytes),
+                               "cuda_graph_bytes": round(self.cuda_graph_bytes), "total_bytes": round(self.total_bytes)}
+        out.update({f"{k}_bytes": round(v) for k, v in self.other.items()})
+        return out
+
+
+@dataclass(frozen=True)
+class Change:
+    """A change that makes a launch fit, in the engine's terms: what to set and the command with it."""
+
+    text: str
+    settings: dict[str, Any]
+    command: str
+
+
+@dataclass(frozen=True)
+class EngineFit:
+    """An engine's start-up sizing for one launch.
+
+    Attributes:
+        engine, engine_version: which engine model answered. gpu_name, gpu_total_bytes: the device as the engine
+        sees it. gpus: tensor-parallel (or split) GPUs. per_gpu: the first (largest) GPU's memory terms;
+        devices: every device's terms where they differ (llama.cpp splits). kv_cache_tokens: tokens the KV pool
+        holds. kv_cache_blocks: its blocks (pages) of ``block_tokens``. max_concurrency: requests of
+        ``context_tokens`` that fit at once. max_context_tokens: the longest request at ``concurrency``
+        (bounded by the model's context). fits: the engine starts. reason: why not. command: the command line.
+        settings: every setting with its resolved value. host_bytes: CPU memory the launch needs (layers kept on
+        the CPU). changes: the smallest changes that make it fit (best first). assumptions: (text, source).
+    """
+
+    engine: str
+    engine_version: str
+    gpu_name: str
+    gpu_total_bytes: int
+    gpus: int
+    per_gpu: GpuMemory
+    kv_cache_tokens: int
+    kv_cache_blocks: int
+    block_tokens: int
+    context_tokens: int
+    concurrency: int
+    max_concurrency: float
+    max_context_tokens: int
+    fits: bool
+    reason: str
+    command: str
+    settings: dict[str, Any]
+    host_bytes: float = 0.0
+    devices: tuple[GpuMemory, ...] = ()
+    changes: tuple[Change, ...] = ()
+    assumptions: tuple[tuple[str, str], ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "engine": self.engine, "engine_version": self.engine_version, "gpu": self.gpu_name,
+            "gpu_total_bytes": self.gpu_total_bytes, "gpus": self.gpus, "per_gpu": self.per_gpu.to_dict(),
+            "devices": [d.to_dict() for d in self.devices], "kv_cache_tokens": self.kv_cache_tokens,
+            "kv_cache_blocks": self.kv_cache_blocks, "block_tokens": self.block_tokens,
+            "context_tokens": self.context_tokens, "concurrency": self.concurrency,
+            "max_concurrency": round(self.max_concurrency, 2), "max_context_tokens": self.max_context_tokens,
+            "fits": self.fits, "reason": self.reason, "command": self.command, "host_bytes": round(self.host_bytes),
+            "settings": self.settings, "changes": [{"change": c.text, "settings": c.settings, "command": c.command}
+                                                   for c in self.changes],
+            "assumptions": [{"assumption": a, "source": s} for a, s in self.assumptions], **self.extra,
+        }
+
+
+def flag_value(value: Any) -> str:
+    """A setting's value as it goes on a command line (``True`` -> no value handled by the caller)."""
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def command_line(program: str, model: str, flags: dict[str, Any], spelled: dict[str, str],
+                 positional_model: bool = False, model_flag: str = "--model") -> str:
+    """``program`` with the model and each non-default flag in the engine's spelling; booleans as bare flags."""
+    parts = [_quote(model)] if positional_model else [model_flag, _quote(model)]
+    for name, value in flags.items():
+        if value is None or value is False:
+            continue
+        flag = spelled[name]
+        parts += [flag] if value is True else [flag, _quote(flag_value(value))]
+    return " ".join([program] + parts)
+
+
+def _quote(part: str) -> str:
+    safe = all(c.isalnum() or c in "-_./:=,+@" for c in part)
+    return part if safe and part else "'" + part.replace("'", "'\\''") + "'"

@@ -1,0 +1,95 @@
+"""One call for any engine: ``engine_fit(engine, model, device, settings)`` -> :class:`EngineFit`.
+
+The model is a :class:`ModelSpec` (catalog, config.json) with a weight format, or a read .gguf file
+(:class:`GgufModel`, every tensor at its real type). ggml engines (llama.cpp, Ollama) size GGUF tensors: for a
+catalog model and a llama.cpp file type (q4_k_m ...) the tensors come from :func:`gguf_tensors`; for a 16-bit or
+other format they are sized at that format's bits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpudesk.i18n import _
+from gpudesk.sizing.engines import llamacpp, ollama, sglang, trtllm, vllm
+from gpudesk.sizing.engines.common import ENGINES, EngineFit, Setting, parse_engine_args
+from gpudesk.sizing.engines.device import DeviceMemory
+from gpudesk.sizing.engines.ggml_mix import BASE_TYPE, GgmlTensor, gguf_tensors
+from gpudesk.sizing.engines.ggml_types import canonical_file_type
+from gpudesk.sizing.engines.gguf_file import GgufModel
+from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.memory_inference import resolve_weight_format
+from gpudesk.sizing.shapes import ModelSpec
+
+SETTINGS: dict[str, dict[str, Setting]] = {
+    "vllm": vllm.SETTINGS, "sglang": sglang.SETTINGS, "trtllm": trtllm.SETTINGS, "llamacpp": llamacpp.SETTINGS,
+    "ollama": ollama.SETTINGS,
+}
+#: The setting that carries tensor parallelism in each engine's spelling.
+TP_SETTING = {"vllm": "tensor_parallel_size", "sglang": "tp_size", "trtllm": "tp_size"}
+DEFAULT_VERSION = {"vllm": "v1", "sglang": "0.4", "trtllm": "1.0", "llamacpp": "b6000", "ollama": "0.12"}
+
+
+def check_engine(engine: str) -> str:
+    """The engine name, lower case.
+
+    Raises:
+        SizingError (field ``engine``): not one of :data:`ENGINES`.
+    """
+    key = engine.strip().lower().replace(".", "").replace("-", "").replace("_", "")
+    key = {"tensorrtllm": "trtllm", "llamacpp": "llamacpp", "llama": "llamacpp"}.get(key, key)
+    if key not in ENGINES:
+        raise SizingError("engine", _("unknown engine {engine!r}; use one of {names}.").format(
+            engine=engine, names=", ".join(ENGINES)))
+    return key
+
+
+def ggml_tensors_for(spec: ModelSpec, weight_format: str) -> list[GgmlTensor]:
+    """Tensors of a catalog/config model for llama.cpp: a llama.cpp file type's mix, or the format's base type."""
+    fmt = resolve_weight_format(spec, weight_format).lower()
+    key = canonical_file_type(fmt) or {"bf16": "bf16", "fp16": "f16", "f16": "f16", "fp32": "f32", "int8": "q8_0",
+                                       "fp8": "q8_0"}.get(fmt)
+    if key is None or key not in BASE_TYPE:
+        raise SizingError("weight_format", _("llama.cpp loads GGUF files; {format!r} is not a GGUF type (use q4_k_m, "
+                                             "q8_0, f16 ...).").format(format=weight_format))
+    return gguf_tensors(spec, key)
+
+
+def engine_fit(engine: str, model: ModelSpec | GgufModel, device: DeviceMemory, engine_args: list[str] | None = None,
+               *, version: str | None = None, weight_format: str = "checkpoint", gpus: int = 1,
+               tensor_parallel: int | None = None, concurrency: int = 1, model_ref: str | None = None) -> EngineFit:
+    """The start-up sizing of ``model`` in ``engine`` on ``gpus`` devices like ``device``.
+
+    Raises:
+        SizingError: unknown engine or setting, bad value, or a model the engine cannot size.
+    """
+    key = check_engine(engine)
+    given: dict[str, Any] = parse_engine_args(key, engine_args or [], SETTINGS[key])
+    ver = version or DEFAULT_VERSION[key]
+    if key in TP_SETTING and tensor_parallel:
+        given.setdefault(TP_SETTING[key], tensor_parallel)
+    if isinstance(model, GgufModel):
+        spec, tensors, ref = model.to_spec(), list(model.tensors), model_ref or str(model.path)
+        if key not in ("llamacpp", "ollama"):
+            raise SizingError("gguf", _("{engine} serves Hugging Face checkpoints here; size a .gguf with llamacpp "
+                                        "or ollama.").format(engine=key))
+    else:
+        spec, tensors, ref = model, [], model_ref or (model.hf_repo or model.name)
+    if key == "vllm":
+        return vllm.vllm_fit(spec, device.name, device.total_bytes, given, version=ver, weight_format=weight_format,
+                             concurrency=concurrency, model_ref=ref)
+    if key == "sglang":
+        return sglang.sglang_fit(spec, device.name, device.total_bytes, given, version=ver,
+                                 weight_format=weight_format, concurrency=concurrency, model_ref=ref)
+    if key == "trtllm":
+        return trtllm.trtllm_fit(spec, device.name, device.total_bytes, given, version=ver,
+                                 weight_format=weight_format, concurrency=concurrency, model_ref=ref)
+    if not tensors:
+        tensors = ggml_tensors_for(spec, weight_format)
+        ref = model_ref or f"{spec.name}-{weight_format}.gguf".replace(" ", "-")
+    devices = max(1, gpus)
+    if key == "llamacpp":
+        return llamacpp.llamacpp_fit(spec, tensors, device.name, device.total_bytes, given, devices=devices,
+                                     backend=device.backend, version=ver, concurrency=concurrency, model_ref=ref)
+    return ollama.ollama_fit(spec, tensors, device.name, device.total_bytes, given, devices=devices,
+                             metal=device.backend == "Metal", version=ver, model_ref=ref, concurrency=concurrency)

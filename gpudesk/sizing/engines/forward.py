@@ -1,0 +1,56 @@
+"""Transient memory of one forward pass over ``tokens`` tokens in a serving engine (the profile run's peak).
+
+vLLM's profile run (``vllm/v1/worker/gpu_model_runner.py`` ``profile_run``: ``_dummy_run(max_num_tokens)`` then
+``_dummy_sampler_run``) and TensorRT-LLM's activation buffers size the largest step the scheduler can issue. In the
+decoder layer (``vllm/model_executor/models/llama.py``: ``LlamaMLP`` gate_up_proj -> SiluAndMul -> down_proj),
+the live 16-bit tensors at the MLP are the residual, the normed hidden state and the attention output still
+referenced by the layer (``tokens x hidden`` each), the merged gate/up output (``tokens x 2 ffn / tp``) and the
+activated half (``tokens x ffn / tp``). vLLM 0.6.4 on an RTX 3090 with Llama-3.1-8B printed a torch peak 0.92 GiB
+higher at 29,000 than at 20,000 profiled tokens (vllm-project/vllm#10517): 110 KB per token, against
+``(3 x 4096 + 3 x 14336) x 2`` = 108 KiB here; at attention the
+QKV output (``tokens x (heads + 2 kv_heads) x head_dim / tp``). A MoE layer's fused kernel
+(``vllm/model_executor/layers/fused_moe/fused_moe.py``, intermediate_cache1/2/3, chunked at
+``VLLM_FUSED_MOE_CHUNK_SIZE`` = 32768 tokens) holds ``tokens x top_k x (3 moe_ffn / tp + hidden)`` values.
+The sampler holds the logits of one token per sequence (16-bit from the LM head, then fp32) and fp32
+probabilities: ``seqs x vocab x (2 + 4 + 4)`` bytes (vLLM 0.7 printed a 0.19 GiB peak for 256 sequences over
+Qwen2.5's 152,064-token vocabulary, vllm-project/vllm#13061).
+"""
+
+from __future__ import annotations
+
+from gpudesk.sizing.shapes import ModelSpec
+
+ACT_BYTES = 2  # bf16/fp16 activations
+MOE_CHUNK_TOKENS = 32768
+SAMPLER_BYTES_PER_LOGIT = 4 + 4
+
+
+def layer_peak_bytes(spec: ModelSpec, tokens: int, tensor_parallel: int = 1) -> float:
+    """The largest set of live activations inside one decoder layer for ``tokens`` tokens (module docstring)."""
+    t = max(1, tensor_parallel)
+    h = spec.hidden_size or 0
+    heads = spec.num_attention_heads or 0
+    hd = spec.head_dim_resolved if spec.is_transformer else 0
+    kv = spec.kv_heads_resolved if spec.is_transformer else 0
+    attn = tokens * (3 * h + (heads + 2 * kv) * hd / t + heads * hd / t) * ACT_BYTES
+    if spec.moe_experts and spec.moe_active_experts:
+        width = spec.moe_ffn_size or spec.ffn_size or 4 * h
+        chunk = min(tokens, MOE_CHUNK_TOKENS)
+        mlp = (3 * tokens * h + chunk * spec.moe_active_experts * (3 * width / t + h)) * ACT_BYTES
+    else:
+        ffn = spec.ffn_size or 4 * h
+        mlp = tokens * (3 * h + 3 * ffn / t) * ACT_BYTES
+    return max(attn, mlp)
+
+
+def sampler_peak_bytes(spec: ModelSpec, sequences: int, tensor_parallel: int = 1) -> float:
+    """fp32 logits of one token per sequence and the sampler's working copies (module docstring)."""
+    vocab = spec.vocab_size or 0
+    return sequences * vocab * SAMPLER_BYTES_PER_LOGIT + sequences * vocab * ACT_BYTES / max(1, tensor_parallel)
+
+
+def profile_peak_bytes(spec: ModelSpec, tokens: int, sequences: int, tensor_parallel: int = 1) -> float:
+    """Peak activation of a profile run: the forward's largest layer, or the sampler, whichever is larger."""
+    return max(layer_peak_bytes(spec, tokens, tensor_parallel),
+               sampler_peak_bytes(spec, min(sequences, tokens), tensor_parallel)
+               + 2 * min(sequences, tokens) * (spec.hidden_size or 0) * ACT_BYTES)

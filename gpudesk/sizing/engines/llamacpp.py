@@ -1,0 +1,248 @@
+"""llama.cpp's buffers per device: model weights by tensor type, KV cache by cache type, compute buffer.
+
+Sources (ggml-org/llama.cpp):
+- Layer placement (``src/llama-model.cpp`` ``load_tensors``): with ``-ngl N`` the last ``N`` repeating layers go
+  to the GPU(s) (``i_gpu_start = max(n_layer + 1 - N, 0)`` counting the output layer as layer ``n_layer``); the
+  output layer is offloaded only when ``N > n_layer``; the token embedding stays in host memory ("CPU_Mapped" /
+  "CPU buffer size"). A model with tied embeddings has no ``output.weight``: llama.cpp loads ``token_embd`` a second
+  time as the output (``TENSOR_DUPLICATED``) on the output layer's device (Llama 3.2 3B Q4_K_M on Metal: 308.23 MiB
+  on the CPU and the same 308 MiB again inside the 1918.35 MiB GPU buffer). With several GPUs the offloaded layers are split by ``--tensor-split`` (default: in
+  proportion to each device's free memory), each device taking a contiguous run.
+- Model buffer: the sum of each tensor's bytes (``ggml_nbytes``: whole blocks of its GGML type).
+- KV cache (``src/llama-kv-cache.cpp``): per layer ``ggml_row_size(type_k, n_embd_k_gqa) x kv_size`` for K and the
+  same with ``type_v`` for V, on the device of its layer (``--no-kv-offload`` keeps it on the host); ``kv_size`` is
+  ``n_ctx`` padded to 256 cells with flash attention and to 32 without (``llama_kv_cache_get_padding``). Quantised V needs flash attention (``-fa``).
+  In models that interleave sliding-window and global layers (Gemma 2/3, Cohere2, Llama 4: ``llama_kv_cache_iswa``)
+  the window layers keep ``min(n_ctx, window + n_ubatch)`` cells unless ``--swa-full``; a window on every layer
+  (Mistral 7B v0.1) is ignored by the llama architecture, which caches every token.
+- Compute buffer (``ggml_backend_sched_reserve`` over the worst-case graph of ``n_ubatch`` tokens): without flash
+  attention the f32 ``KQ`` scores (``n_ubatch x kv_size x n_head``) and ``KQ_mask`` (``n_ubatch x kv_size``) dominate;
+  with it, the f32 logits of the micro-batch (``n_ubatch x n_vocab``) plus the residual stream. A Mistral-7B-shaped
+  model without flash attention printed 164 MiB at n_ctx 2048 and 2144 MiB at 32768 (fedora-copr/logdetective#106):
+  64 KiB + 2 KiB per cell, the scores and the mask. An estimate; the engine prints the exact size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gpudesk.i18n import _
+from gpudesk.sizing.engines.common import GIB, Change, EngineFit, GpuMemory, Setting, settings_with_defaults
+from gpudesk.sizing.engines.ggml_mix import GgmlTensor
+from gpudesk.sizing.engines.ggml_types import kv_cache_type_bytes
+from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.shapes import ModelSpec
+
+SETTINGS: dict[str, Setting] = {
+    "n_gpu_layers": (999, int, "-ngl"),
+    "n_ctx": (4096, int, "-c"),
+    "n_batch": (2048, int, "-b"),
+    "n_ubatch": (512, int, "-ub"),
+    "cache_type_k": ("f16", str, "--cache-type-k"),
+    "cache_type_v": ("f16", str, "--cache-type-v"),
+    "flash_attn": (False, bool, "-fa"),
+    "tensor_split": ("", str, "--tensor-split"),
+    "no_kv_offload": (False, bool, "--no-kv-offload"),
+    "parallel": (1, int, "-np"),
+    "swa_full": (False, bool, "--swa-full"),
+}
+KV_PADDING_FLASH = 256
+KV_PADDING = 32
+#: Memory a backend holds outside ggml's buffers (CUDA context, cuBLAS handles); Metal's own allocations.
+BACKEND_OVERHEAD_BYTES = {"CUDA": 0.3 * GIB, "ROCm": 0.3 * GIB, "Vulkan": 0.2 * GIB, "Metal": 0.0}
+
+
+@dataclass(frozen=True)
+class LlamaBuffers:
+    """Buffers of one device: model, KV, compute; label as llama.cpp prints it (CUDA0, Metal, CPU)."""
+
+    label: str
+    model_bytes: int
+    kv_bytes: int
+    compute_bytes: int
+    layers: int
+
+
+def _layer_bytes(tensors: list[GgmlTensor] | tuple[GgmlTensor, ...],
+                 n_layer: int) -> tuple[list[int], int, int, int]:
+    """(bytes per repeating layer, token embedding, output layer, tied-embedding duplicate on the GPU)."""
+    per_layer = [0] * n_layer
+    embd = out = 0
+    tied = not any(t.name.startswith("output.") for t in tensors)
+    for t in tensors:
+        if t.layer is not None and t.layer < n_layer:
+            per_layer[t.layer] += t.bytes
+        elif t.name.startswith("token_embd"):
+            embd += t.bytes
+        else:
+            out += t.bytes
+    return per_layer, embd, out, embd if tied else 0
+
+
+def _split(ngl_layers: int, devices: int, tensor_split: str) -> list[int]:
+    """Layers per device for ``ngl_layers`` offloaded layers (``--tensor-split`` proportions, default even)."""
+    if devices <= 1:
+        return [ngl_layers]
+    if tensor_split:
+        try:
+            weights = [float(x) for x in tensor_split.replace("/", ",").split(",") if x.strip()]
+        except ValueError as exc:
+            raise SizingError("tensor_split", _("{value!r} is not a list of proportions like 3,1.").format(
+                value=tensor_split)) from exc
+        weights = (weights + [0.0] * devices)[:devices]
+    else:
+        weights = [1.0] * devices
+    total = sum(weights) or 1.0
+    bounds, acc = [], 0.0
+    for w in weights:
+        acc += w / total
+        bounds.append(acc)
+    counts = [0] * devices
+    for il in range(ngl_layers):
+        x = il / ngl_layers
+        counts[next((d for d, b in enumerate(bounds) if x < b), devices - 1)] += 1
+    return counts
+
+
+def kv_cells(n_ctx: int, flash_attn: bool = False) -> int:
+    """KV cells llama.cpp allocates for ``n_ctx`` (padded to 256 with flash attention, else 32)."""
+    pad = KV_PADDING_FLASH if flash_attn else KV_PADDING
+    return -(-n_ctx // pad) * pad
+
+
+def llamacpp_buffers(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, ...], s: dict[str, Any],
+                     devices: int = 1, backend: str = "CUDA") -> tuple[list[LlamaBuffers], LlamaBuffers]:
+    """(GPU buffers per device, host buffers) for ``tensors`` under settings ``s`` (module docstring)."""
+    n_layer = int(spec.layers or 0)
+    ngl = max(0, int(s["n_gpu_layers"]))
+    gpu_layers = min(ngl, n_layer)
+    out_on_gpu = ngl > n_layer and devices > 0
+    first_gpu = n_layer - gpu_layers
+    per_layer, embd, out, dup = _layer_bytes(tensors, n_layer)
+    cells = kv_cells(int(s["n_ctx"]), bool(s["flash_attn"]))
+    width_k = spec.kv_heads_resolved * spec.head_dim_resolved
+    kbytes = kv_cache_type_bytes(s["cache_type_k"])
+    vbytes = kv_cache_type_bytes(s["cache_type_v"])
+    if vbytes < 2 and not s["flash_attn"]:
+        raise SizingError("cache_type_v", _("a quantised V cache needs flash attention (flash_attn=true, -fa)."))
+    # Only interleaved sliding-window models get a smaller SWA cache (gemma2/gemma3/cohere2/llama4 iSWA); a model
+    # whose every layer has the window (Mistral 7B v0.1) is cached in full by the llama architecture.
+    local_layers = 0 if s["swa_full"] or not spec.sliding_window_layers else spec.local_attention_layers
+    local_cells = (min(cells, kv_cells(int(spec.sliding_window or 0) + int(s["n_ubatch"]), bool(s["flash_attn"])))
+                   if local_layers else cells)
+
+    def kv_of_layer(il: int) -> int:
+        # Gemma-style layouts put the global layer last in each group; count the local ones first.
+        c = local_cells if il < local_layers and local_layers < n_layer else (local_cells if local_layers == n_layer else cells)
+        return int(width_k * c * (kbytes + vbytes))
+
+    counts = _split(gpu_layers, max(1, devices), str(s["tensor_split"] or ""))
+    gpu: list[LlamaBuffers] = []
+    il = first_gpu
+    ub = int(s["n_ubatch"])
+    compute = compute_buffer_bytes(spec, cells, ub, bool(s["flash_attn"]))
+    for d, count in enumerate(counts):
+        layers = range(il, il + count)
+        model = sum(per_layer[i] for i in layers)
+        kv = 0 if s["no_kv_offload"] else sum(kv_of_layer(i) for i in layers)
+        if out_on_gpu and d == len(counts) - 1:
+            model += out + dup
+        label = "Metal" if backend == "Metal" else f"{backend}{d}"
+        gpu.append(LlamaBuffers(label, model, kv, compute if (count or out_on_gpu) else 0, count))
+        il += count
+    host_model = embd + sum(per_layer[:first_gpu]) + (0 if out_on_gpu else out)
+    host_kv = sum(kv_of_layer(i) for i in range(n_layer)) if s["no_kv_offload"] else sum(
+        kv_of_layer(i) for i in range(first_gpu))
+    host = LlamaBuffers("CPU", host_model, host_kv, ub * (spec.vocab_size or 0) * 4 if gpu_layers < n_layer else 0,
+                        first_gpu)
+    return gpu, host
+
+
+def compute_buffer_bytes(spec: ModelSpec, kv_size: int, n_ubatch: int, flash_attn: bool) -> int:
+    """Estimated GPU compute buffer for a micro-batch of ``n_ubatch`` (module docstring)."""
+    h = int(spec.hidden_size or 0)
+    heads = int(spec.num_attention_heads or 0)
+    vocab = int(spec.vocab_size or 0)
+    ffn = int(spec.ffn_size or 4 * h)
+    logits = n_ubatch * (vocab + h) * 4
+    mlp = n_ubatch * (2 * ffn + 2 * h) * 4
+    # Without flash attention: the f32 scores KQ (n_kv x n_ubatch x n_head), the f32 mask KQ_mask (n_kv x n_ubatch)
+    # and four f32 residual-stream tensors of the micro-batch live together.
+    scores = 0 if flash_attn else n_ubatch * kv_size * (heads + 1) * 4 + 4 * n_ubatch * h * 4
+    return int(max(logits, mlp, scores))
+
+
+def llamacpp_fit(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, ...], gpu_name: str,
+                 gpu_total_bytes: int, given: dict[str, Any], *, devices: int = 1, backend: str = "CUDA",
+                 version: str = "b6000", concurrency: int = 1, model_ref: str = "model.gguf", advise: bool = True) -> EngineFit:
+    """llama.cpp's buffers and whether they fit on ``devices`` GPUs of ``gpu_total_bytes`` (module docstring)."""
+    s = settings_with_defaults(SETTINGS, given)
+    gpu, host = llamacpp_buffers(spec, tensors, s, devices, backend)
+    overhead = BACKEND_OVERHEAD_BYTES.get(backend, 0.3 * GIB)
+    mems = tuple(GpuMemory(b.model_bytes, b.compute_bytes, overhead, b.kv_bytes) for b in gpu)
+    worst = max(mems, key=lambda m: m.total_bytes)
+    fits = all(m.total_bytes <= gpu_total_bytes for m in mems)
+    n_ctx = int(s["n_ctx"])
+    cells = kv_cells(n_ctx, bool(s["flash_attn"]))
+    parallel = max(1, int(s["parallel"]))
+    reason = "" if fits else _("{label} needs {need:.2f} GiB of {total:.2f} GiB (model {model:.2f}, KV {kv:.2f}, "
+                               "compute {compute:.2f}).").format(
+        label=gpu[mems.index(worst)].label, need=worst.total_bytes / GIB, total=gpu_total_bytes / GIB,
+        model=worst.weights_bytes / GIB, kv=worst.kv_cache_bytes / GIB, compute=worst.activation_bytes / GIB)
+    cmd = command(model_ref, s)
+    changes = () if fits or not advise else _changes(spec, tensors, gpu_name, gpu_total_bytes, s, devices, backend, model_ref)
+    return EngineFit("llamacpp", version, gpu_name, gpu_total_bytes, max(1, devices), worst, cells, cells // parallel,
+                     1, n_ctx // parallel, max(1, concurrency), float(parallel), min(n_ctx, cells // max(1, concurrency)),
+                     fits, reason, cmd, s, host_bytes=float(host.model_bytes + host.kv_bytes + host.compute_bytes),
+                     devices=mems, changes=changes, assumptions=(
+                         (_("layers offloaded from the last one down; token embedding on the host"),
+                          "src/llama-model.cpp load_tensors"),
+                         (_("KV cache {k} / {v} per cell, {cells} cells").format(
+                             k=s["cache_type_k"], v=s["cache_type_v"], cells=cells), "src/llama-kv-cache.cpp"),
+                         (_("compute buffer estimated from the micro-batch's largest tensors"),
+                          "ggml/src/ggml-backend.cpp ggml_backend_sched_reserve")),
+                     extra={"buffers": [b.__dict__ for b in gpu] + [host.__dict__],
+                            "model_size_bytes": sum(t.bytes for t in tensors)})
+
+
+def command(model_ref: str, s: dict[str, Any]) -> str:
+    """``llama-server -m MODEL`` with each setting that differs from llama.cpp's default."""
+    parts = ["llama-server", "-m", model_ref]
+    for name, (default, _kind, flag) in SETTINGS.items():
+        value = s.get(name)
+        if value is None or value == default or value is False:
+            continue
+        parts += [flag] if value is True else [flag, str(value)]
+    if "-ngl" not in parts:
+        parts += ["-ngl", str(s["n_gpu_layers"])]
+    return " ".join(parts)
+
+
+def _changes(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, ...], gpu_name: str, total: int,
+             s: dict[str, Any], devices: int, backend: str, model_ref: str) -> tuple[Change, ...]:
+    tries: list[tuple[str, dict[str, Any]]] = []
+    if s["cache_type_k"] == "f16":
+        tries.append((_("quantised KV cache (-fa --cache-type-k q8_0 --cache-type-v q8_0)"),
+                      {"flash_attn": True, "cache_type_k": "q8_0", "cache_type_v": "q8_0"}))
+    n_ctx = int(s["n_ctx"])
+    for ctx in (n_ctx // 2, n_ctx // 4):
+        if ctx >= 512:
+            tries.append((_("smaller context (-c {ctx})").format(ctx=ctx), {"n_ctx": ctx}))
+    n_layer = int(spec.layers or 0)
+    start = min(int(s["n_gpu_layers"]), n_layer + 1)
+    for ngl in range(start - 1, -1, -1):
+        tries.append((_("keep layers on the CPU (-ngl {ngl})").format(ngl=ngl), {"n_gpu_layers": ngl}))
+    out: list[Change] = []
+    seen_ngl = False
+    for text, change in tries:
+        if "n_gpu_layers" in change and seen_ngl:
+            continue
+        trial = dict(s)
+        trial.update(change)
+        r = llamacpp_fit(spec, tensors, gpu_name, total, trial, devices=devices, backend=backend, model_ref=model_ref,
+                         advise=False)
+        if r.fits:
+            out.append(Change(text, change, r.command))
+            seen_ngl = seen_ngl or "n_gpu_layers" in change
+    return tuple(out[:3])

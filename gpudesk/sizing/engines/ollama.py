@@ -1,0 +1,158 @@
+"""Ollama's layer scheduler: how many layers it offloads and the memory it says it needs.
+
+Source: ollama/ollama ``llm/memory.go`` ``estimateGPULayers`` and ``fs/ggml/ggml.go`` ``GraphSize`` (commit
+3258a89b, the estimator behind the "offload to cuda ... layers.offload=N memory.required.full=..." log line, used
+up to 0.12): every GPU first reserves ``MinimumMemory`` (457 MiB on CUDA/ROCm, 512 MiB on Metal; ``ml/device.go``)
+plus one layer; layers (each ``blk.i`` tensors plus its KV ``num_ctx x num_parallel x (key_length + value_length)
+x head_count_kv x bytes``; f16 2 bytes, q8_0 1, q4_0 0.5) are placed from the last down while ``free > overhead +
+used + max(graph) + layer``; the output layer (``output`` or the tied ``token_embd``, plus ``output_norm``) last.
+Graph for the ``llama`` architecture: ``fullOffload = max(4 b (1 + 4 e + c (1 + heads)), 4 b (e + vocab))``,
+``partialOffload = 4 b e + max(4 b (1 + e + max(c, e)) + e^2 x 9/16 + 4 c (b heads + e_head kv), 4 b (e + vocab) +
+e vocab x 105/128)`` with ``b = min(num_ctx, num_batch)`` and ``c = num_ctx x num_parallel``; other architectures
+without a special case: ``gqa x kvTotal / 6``. On Metal the partial graph equals the full one; with several GPUs
+the partial one is used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gpudesk.i18n import _
+from gpudesk.sizing.engines.common import GIB, EngineFit, GpuMemory, Setting, settings_with_defaults
+from gpudesk.sizing.engines.ggml_mix import GgmlTensor
+from gpudesk.sizing.shapes import ModelSpec
+
+MIB = 1024**2
+SETTINGS: dict[str, Setting] = {
+    "num_ctx": (4096, int, "num_ctx"),
+    "num_batch": (512, int, "num_batch"),
+    "num_gpu": (-1, int, "num_gpu"),
+    "num_parallel": (1, int, "OLLAMA_NUM_PARALLEL"),
+    "kv_cache_type": ("f16", str, "OLLAMA_KV_CACHE_TYPE"),
+    "flash_attention": (False, bool, "OLLAMA_FLASH_ATTENTION"),
+    "gpu_overhead": (0, int, "OLLAMA_GPU_OVERHEAD"),
+}
+_KV_BYTES = {"f16": 2.0, "q8_0": 1.0, "q4_0": 0.5}
+
+
+@dataclass(frozen=True)
+class OllamaEstimate:
+    """Ollama's estimate: layers offloaded, memory it requires, its terms (as in its log line)."""
+
+    layers_model: int
+    layers_offload: int
+    required_full: int
+    required_partial: int
+    kv_bytes: int
+    weights_total: int
+    weights_repeating: int
+    weights_nonrepeating: int
+    graph_full: int
+    graph_partial: int
+    allocations: tuple[int, ...]
+
+
+def ollama_estimate(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, ...], free_bytes: list[int],
+                    s: dict[str, Any], metal: bool = False, architecture: str = "llama") -> OllamaEstimate:
+    """``estimateGPULayers`` for GPUs with ``free_bytes`` free each (module docstring)."""
+    n = int(spec.layers or 0)
+    layer = [0] * n
+    output = embd = norm = 0
+    for t in tensors:
+        if t.layer is not None and t.layer < n:
+            layer[t.layer] += t.bytes
+        elif t.name.startswith("output_norm"):
+            norm += t.bytes
+        elif t.name.startswith("output"):
+            output += t.bytes
+        elif t.name.startswith("token_embd"):
+            embd += t.bytes
+    kvt = str(s["kv_cache_type"]) if s["flash_attention"] else "f16"
+    ctx = int(s["num_ctx"]) * int(s["num_parallel"])
+    b = min(int(s["num_ctx"]), int(s["num_batch"]))
+    hd = spec.head_dim_resolved
+    kv_heads = spec.kv_heads_resolved
+    kv_layer = int(ctx * 2 * hd * kv_heads * _KV_BYTES.get(kvt, 2.0))
+    kv = [kv_layer] * n
+    e, heads, vocab = int(spec.hidden_size or 0), int(spec.num_attention_heads or 0), int(spec.vocab_size or 0)
+    if architecture in ("llama", "llama4") and not spec.moe_experts:
+        full = max(4 * b * (1 + 4 * e + ctx * (1 + heads)), 4 * b * (e + vocab))
+        partial = 4 * b * e + max(4 * b * (1 + e + max(ctx, e)) + e * e * 9 // 16 + 4 * ctx * (b * heads + hd * kv_heads),
+                                  4 * b * (e + vocab) + e * vocab * 105 // 128)
+    else:
+        partial = max(1, heads // max(1, kv_heads)) * sum(kv) // 6
+        full = partial
+    if metal:
+        partial = full
+    elif len(free_bytes) > 1:
+        full = partial
+    graph = max(full, partial)
+    minimum = 512 * MIB if metal else 457 * MIB
+    overhead = int(s["gpu_overhead"])
+    out_layer = norm + (output or embd)
+    alloc = [0] * len(free_bytes)
+    usable = [i for i, f in enumerate(free_bytes) if f >= overhead + graph + minimum + 2 * (layer[0] + kv[0] if n else 0)]
+    for i in usable:
+        alloc[i] += minimum + (layer[0] + kv[0] if n else 0)
+    count = 0
+    want = int(s["num_gpu"])
+    for il in range(n - 1, -1, -1):
+        size = layer[il] + kv[il]
+        if 0 <= want <= count:
+            continue
+        placed = False
+        while usable and not placed:
+            g = usable[il % len(usable)]
+            if free_bytes[g] > overhead + alloc[g] + graph + size:
+                alloc[g] += size
+                count += 1
+                placed = True
+            else:
+                usable.remove(g)
+    if out_layer and (want < 0 or count < want):
+        for g in list(usable):
+            if free_bytes[g] > overhead + alloc[g] + graph + out_layer:
+                alloc[g] += out_layer
+                count += 1
+                break
+    fully = count >= n
+    graph_used = full if fully else partial
+    alloc = [a + graph_used if a else 0 for a in alloc]
+    weights_rep = sum(layer)
+    full_need = minimum + weights_rep + out_layer + sum(kv) + full + layer[0] if n else 0
+    return OllamaEstimate(n + 1, count, full_need, sum(alloc), sum(kv), weights_rep + out_layer + (embd if output else 0),
+                          weights_rep, out_layer, full, partial, tuple(alloc))
+
+
+def ollama_fit(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, ...], gpu_name: str,
+               gpu_total_bytes: int, given: dict[str, Any], *, devices: int = 1, metal: bool = False,
+               version: str = "0.12", model_ref: str = "MODEL", concurrency: int = 1) -> EngineFit:
+    """Ollama's offload decision on ``devices`` GPUs of ``gpu_total_bytes`` free each."""
+    s = settings_with_defaults(SETTINGS, given)
+    est = ollama_estimate(spec, tensors, [gpu_total_bytes] * max(1, devices), s, metal)
+    fits = est.layers_offload >= est.layers_model
+    first = GpuMemory(float(est.allocations[0] - (est.graph_full if fits else est.graph_partial)) if est.allocations[0] else 0.0,
+                      float(est.graph_full if fits else est.graph_partial), 0.0, 0.0)
+    reason = "" if fits else _("only {offload} of {layers} layers fit on the GPU; the rest run on the CPU.").format(
+        offload=est.layers_offload, layers=est.layers_model)
+    env = []
+    if s["flash_attention"]:
+        env.append("OLLAMA_FLASH_ATTENTION=1")
+    if s["kv_cache_type"] != "f16":
+        env.append(f"OLLAMA_KV_CACHE_TYPE={s['kv_cache_type']}")
+    if s["num_parallel"] != 1:
+        env.append(f"OLLAMA_NUM_PARALLEL={s['num_parallel']}")
+    cmd = " ".join(env + ["ollama", "run", model_ref]) + f"  # then /set parameter num_ctx {s['num_ctx']}"
+    ctx = int(s["num_ctx"])
+    return EngineFit("ollama", version, gpu_name, gpu_total_bytes, max(1, devices), first, ctx * int(s["num_parallel"]),
+                     0, 1, ctx, max(1, concurrency), float(s["num_parallel"]), ctx, fits, reason, cmd, s,
+                     assumptions=((_("Ollama's estimateGPULayers: minimum memory, one spare layer, graph, layers from "
+                                     "the last down"), "llm/memory.go estimateGPULayers"),),
+                     extra={"layers_offload": est.layers_offload, "layers_model": est.layers_model,
+                            "memory_required_full_bytes": est.required_full, "memory_required_kv_bytes": est.kv_bytes,
+                            "memory_graph_full_bytes": est.graph_full, "memory_graph_partial_bytes": est.graph_partial,
+                            "memory_weights_total_bytes": est.weights_total})
+
+
+__all__ = ["GIB", "SETTINGS", "OllamaEstimate", "ollama_estimate", "ollama_fit"]

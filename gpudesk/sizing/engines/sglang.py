@@ -1,0 +1,104 @@
+"""SGLang's start-up memory: the static pool ``mem_fraction_static`` leaves, cut into KV token slots.
+
+Source: sgl-project/sglang ``python/sglang/srt/model_executor/model_runner.py`` (``profile_max_num_token`` and
+``init_memory_pool``, 0.3-0.5): after the weights load, ``rest_memory = available_gpu_memory - total_gpu_memory x
+(1 - mem_fraction_static)`` and ``max_total_num_tokens = rest_memory // cell_size`` with ``cell_size = kv_heads_per_tp
+x head_dim x num_layers x 2 x dtype_bytes`` (MLA: ``(kv_lora_rank + qk_rope_head_dim) x num_layers x dtype_bytes``),
+rounded down to ``page_size``. The request pool is ``min(max(int(max_total_num_tokens / context_len x 512), 2048),
+4096)`` and ``max_running_requests = min(max_total_num_tokens // 2, that pool)`` unless set
+(``managers/tp_worker.py``). The logs print "KV Cache is allocated. #tokens: N" and "max_total_num_tokens=N, ...
+max_running_requests=M". The part outside ``mem_fraction_static`` holds activations and CUDA graphs.
+Default ``mem_fraction_static`` (``server_args.py``, 0.4): 0.88 at TP 1, 0.87 at 2, 0.85 at 4, 0.81 at 8, 0.79 at 16.
+Memory in use before the weights: the CUDA context and, with TP, NCCL (the log's "avail mem" before "Load weight
+begin" is about 1 GiB under the total).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpudesk.i18n import _
+from gpudesk.sizing.engines.common import GIB, Change, EngineFit, GpuMemory, Setting, command_line, settings_with_defaults
+from gpudesk.sizing.engines.vllm import kv_precision
+from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
+from gpudesk.sizing.shapes import ModelSpec
+
+SETTINGS: dict[str, Setting] = {
+    "mem_fraction_static": (None, float, "--mem-fraction-static"),
+    "context_length": (None, int, "--context-length"),
+    "max_running_requests": (None, int, "--max-running-requests"),
+    "max_total_tokens": (None, int, "--max-total-tokens"),
+    "chunked_prefill_size": (None, int, "--chunked-prefill-size"),
+    "kv_cache_dtype": ("auto", str, "--kv-cache-dtype"),
+    "dtype": ("auto", str, "--dtype"),
+    "quantization": (None, str, "--quantization"),
+    "tp_size": (1, int, "--tp-size"),
+    "page_size": (1, int, "--page-size"),
+    "disable_cuda_graph": (False, bool, "--disable-cuda-graph"),
+}
+#: CUDA context + allocator before the weights (one GPU), and NCCL per extra rank.
+CONTEXT_BYTES = 0.75 * GIB
+NCCL_PER_PEER_BYTES = 0.25 * GIB
+
+
+def default_mem_fraction_static(tp: int) -> float:
+    """server_args.py default for ``tp`` (module docstring)."""
+    return 0.79 if tp >= 16 else 0.81 if tp >= 8 else 0.85 if tp >= 4 else 0.87 if tp >= 2 else 0.88
+
+
+def sglang_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[str, Any], *,
+               version: str = "0.4", weight_format: str = "checkpoint", concurrency: int = 1,
+               model_ref: str | None = None, advise: bool = True) -> EngineFit:
+    """SGLang's sizing (module docstring)."""
+    s = settings_with_defaults(SETTINGS, given)
+    tp = max(1, int(s["tp_size"]))
+    mfs = float(s["mem_fraction_static"] or default_mem_fraction_static(tp))
+    fmt = resolve_weight_format(spec, s["quantization"] or weight_format)
+    ctx = int(s["context_length"] or spec.context_length or 4096)
+    weights = weight_bytes(spec, fmt) / tp
+    before = CONTEXT_BYTES + (NCCL_PER_PEER_BYTES * (tp - 1) if tp > 1 else 0)
+    available = gpu_total_bytes - before - weights
+    rest = available - gpu_total_bytes * (1 - mfs)
+    kvp = kv_precision(s["kv_cache_dtype"], s["dtype"])
+    cell = kv_layer_bytes_per_token(spec, kvp, tp) * (spec.layers or 0)
+    tokens = max(0, int(rest // cell)) if rest > 0 else 0
+    if s["max_total_tokens"]:
+        tokens = min(tokens, int(s["max_total_tokens"]))
+    page = max(1, int(s["page_size"]))
+    tokens = tokens // page * page
+    pool = min(max(int(tokens / ctx * 512), 2048), 4096)
+    running = min(int(s["max_running_requests"] or tokens // 2), pool)
+    kv_bytes = tokens * cell
+    outside = gpu_total_bytes * (1 - mfs)
+    max_conc = min(tokens / ctx, running) if ctx else 0.0
+    max_ctx = min(ctx, tokens // max(1, concurrency))
+    fits = rest > 0 and tokens > 0
+    reason = "" if fits else _("weights take {weights:.2f} GiB per GPU; mem_fraction_static {mfs:g} leaves no room "
+                               "for the KV cache (Not enough memory).").format(weights=weights / GIB, mfs=mfs)
+    flags = {k: v for k, v in s.items() if v is not None and v != SETTINGS[k][0]}
+    flags["mem_fraction_static"] = mfs
+    model = model_ref or spec.hf_repo or spec.name
+    cmd = command_line("python -m sglang.launch_server", model, flags, {k: v[2] for k, v in SETTINGS.items()},
+                       model_flag="--model-path")
+    mem = GpuMemory(weights, outside, before, kv_bytes)
+    changes: tuple[Change, ...] = ()
+    if not fits and advise:
+        out = []
+        for text, change in ((_("raise --mem-fraction-static"), {"mem_fraction_static": min(0.95, mfs + 0.05)}),
+                             (_("FP8 KV cache (--kv-cache-dtype fp8_e5m2)"), {"kv_cache_dtype": "fp8_e5m2"}),
+                             (_("more GPUs (--tp-size {tp})").format(tp=tp * 2), {"tp_size": tp * 2}),
+                             (_("more GPUs (--tp-size {tp})").format(tp=tp * 4), {"tp_size": tp * 4})):
+            trial = {k: v for k, v in s.items() if v is not None}
+            trial.update(change)
+            r = sglang_fit(spec, gpu_name, gpu_total_bytes, trial, version=version, weight_format=weight_format,
+                           model_ref=model, advise=False)
+            if r.fits:
+                out.append(Change(text, change, r.command))
+        changes = tuple(out[:3])
+    assumptions = ((_("KV pool = memory free after the weights - total x (1 - mem_fraction_static {mfs:g})").format(
+        mfs=mfs), "python/sglang/srt/model_executor/model_runner.py profile_max_num_token"),
+        (_("activation and CUDA graph memory live in the {share:.0%} outside mem_fraction_static").format(
+            share=1 - mfs), "python/sglang/srt/server_args.py"))
+    return EngineFit("sglang", version, gpu_name, gpu_total_bytes, tp, mem, tokens, tokens // page, page, ctx,
+                     max(1, concurrency), max_conc, max_ctx, fits, reason, cmd, s, changes=changes,
+                     assumptions=assumptions, extra={"max_running_requests": running, "mem_fraction_static": mfs})

@@ -1,0 +1,70 @@
+"""TensorRT-LLM's paged KV cache: a fraction of the memory free after the engine (or PyTorch model) loads.
+
+Source: NVIDIA/TensorRT-LLM ``cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp`` (``BaseKVCacheManager::
+calculateMaxNumBlocks``) and ``tensorrt_llm/llmapi/llm_args.py`` ``KvCacheConfig``: ``free_gpu_memory_fraction``
+(default 0.9) of the free memory after the weights and the execution context's activation buffers are allocated,
+capped by ``max_tokens`` when set; blocks of ``tokens_per_block`` (default 32) tokens, each
+``2 x num_kv_heads_per_rank x head_size x layers x dtype_bytes`` per token. The runtime logs "[MemUsageChange]
+Allocated X GiB for max tokens in paged KV cache (N)" and "Number of blocks in KV cache primary pool: B".
+The activation buffers are sized for ``max_num_tokens`` (default 8192) tokens in one step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpudesk.i18n import _
+from gpudesk.sizing.engines.common import GIB, EngineFit, GpuMemory, Setting, settings_with_defaults
+from gpudesk.sizing.engines.forward import profile_peak_bytes
+from gpudesk.sizing.engines.vllm import kv_precision
+from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
+from gpudesk.sizing.shapes import ModelSpec
+
+SETTINGS: dict[str, Setting] = {
+    "free_gpu_memory_fraction": (0.9, float, "kv_cache_config.free_gpu_memory_fraction"),
+    "max_tokens": (None, int, "kv_cache_config.max_tokens"),
+    "tokens_per_block": (32, int, "tokens_per_block"),
+    "max_batch_size": (2048, int, "--max_batch_size"),
+    "max_num_tokens": (8192, int, "--max_num_tokens"),
+    "max_seq_len": (None, int, "--max_seq_len"),
+    "tp_size": (1, int, "--tp_size"),
+    "kv_cache_dtype": ("auto", str, "kv_cache_config.dtype"),
+}
+CONTEXT_BYTES = 0.75 * GIB
+
+
+def trtllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[str, Any], *,
+               version: str = "1.0", weight_format: str = "checkpoint", concurrency: int = 1,
+               model_ref: str | None = None) -> EngineFit:
+    """TensorRT-LLM's sizing (module docstring)."""
+    s = settings_with_defaults(SETTINGS, given)
+    tp = max(1, int(s["tp_size"]))
+    fmt = resolve_weight_format(spec, weight_format)
+    seq = int(s["max_seq_len"] or spec.context_length or 4096)
+    weights = weight_bytes(spec, fmt) / tp
+    activation = profile_peak_bytes(spec, int(s["max_num_tokens"]), int(s["max_batch_size"]), tp)
+    free = gpu_total_bytes - CONTEXT_BYTES - weights - activation
+    frac = float(s["free_gpu_memory_fraction"])
+    kvp = kv_precision(s["kv_cache_dtype"])
+    per_token = kv_layer_bytes_per_token(spec, kvp, tp) * (spec.layers or 0)
+    budget = max(0.0, free * frac)
+    tokens = int(budget // per_token)
+    if s["max_tokens"]:
+        tokens = min(tokens, int(s["max_tokens"]))
+    block = int(s["tokens_per_block"])
+    blocks = tokens // block
+    tokens = blocks * block
+    kv_bytes = tokens * per_token
+    fits = free > 0 and tokens >= block
+    reason = "" if fits else _("weights and activation buffers take {need:.2f} GiB of {total:.2f} GiB; no memory "
+                               "is left for the paged KV cache.").format(need=(weights + activation + CONTEXT_BYTES) / GIB,
+                                                                          total=gpu_total_bytes / GIB)
+    model = model_ref or spec.hf_repo or spec.name
+    cmd = (f"trtllm-serve {model} --tp_size {tp} --max_batch_size {s['max_batch_size']} "
+           f"--max_num_tokens {s['max_num_tokens']} --max_seq_len {seq} --kv_cache_free_gpu_memory_fraction {frac:g}")
+    mem = GpuMemory(weights, activation, CONTEXT_BYTES, kv_bytes)
+    return EngineFit("trtllm", version, gpu_name, gpu_total_bytes, tp, mem, tokens, blocks, block, seq,
+                     max(1, concurrency), tokens / seq if seq else 0.0, min(seq, tokens // max(1, concurrency)), fits,
+                     reason, cmd, s, assumptions=(
+                         (_("KV cache = free_gpu_memory_fraction {frac:g} x memory free after weights and activation "
+                            "buffers").format(frac=frac), "cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp"),))

@@ -1,0 +1,226 @@
+"""vLLM's start-up memory: weights, profiled activation peak, non-torch memory, CUDA graphs -> KV cache blocks.
+
+Sources (vllm-project/vllm):
+- V1 (default from 0.8; the only engine from 0.11): ``vllm/v1/worker/gpu_worker.py`` ``determine_available_memory``:
+  ``requested_memory = total_gpu_memory x gpu_memory_utilization``; the profile run measures the torch peak
+  increase and the non-torch increase (``vllm/utils`` ``memory_profiling``); ``available_kv_cache_memory =
+  requested_memory - (weights + peak activation + non-torch)`` (logged as "Available KV cache memory: X GiB").
+  ``vllm/v1/core/kv_cache_utils.py``: ``num_blocks = available // page_size // num_layers`` with ``page_size =
+  2 x block_size x kv_heads_per_rank x head_size x dtype_bytes`` (MLA: one latent, no factor 2); it logs "GPU KV
+  cache size: N tokens" (``num_blocks x block_size``) and "Maximum concurrency for L tokens per request: X.XXx"
+  (``num_blocks / cdiv(max_model_len, block_size)`` for full attention; sliding-window layers reserve less,
+  :func:`gpudesk.sizing.memory_inference.kv_sequence_bytes`). CUDA graphs are captured after the KV cache is
+  allocated, outside ``gpu_memory_utilization`` ("Graph capturing finished in N secs, took X GiB").
+- V0 (up to 0.10): ``vllm/worker/worker.py`` ``determine_num_available_blocks``: the same budget, ``num_gpu_blocks
+  = available // cache_block_size`` ("# GPU blocks: N"), max concurrency ``num_gpu_blocks x block_size /
+  max_model_len`` (``vllm/executor/executor_base.py`` ``initialize_cache``). The profile runs
+  ``max_num_batched_tokens`` tokens, which without chunked prefill is ``max(max_model_len, 2048)``
+  (``vllm/config.py`` SchedulerConfig).
+- Defaults (``vllm/engine/arg_utils.py``): gpu_memory_utilization 0.9, block_size 16, max_num_seqs 256 (1024 on
+  H100/H200/MI300-class GPUs from 0.10), V1 max_num_batched_tokens 8192 for ``vllm serve`` on those GPUs (>= 70 GiB,
+  not A100) else 2048.
+- Non-torch memory: CUDA context allocations outside PyTorch's allocator that appear during the profile (cuBLAS/
+  cuBLASLt workspaces; with tensor parallelism NCCL's channel buffers and vLLM's custom all-reduce buffers).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpudesk.i18n import _
+from gpudesk.sizing.engines.common import GIB, Change, EngineFit, GpuMemory, Setting, command_line, settings_with_defaults
+from gpudesk.sizing.engines.forward import profile_peak_bytes
+from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, kv_sequence_bytes, resolve_weight_format, weight_bytes
+from gpudesk.sizing.shapes import ModelSpec
+
+#: vLLM settings gpudesk sizes: default, type, flag (vllm/engine/arg_utils.py EngineArgs).
+SETTINGS: dict[str, Setting] = {
+    "gpu_memory_utilization": (0.9, float, "--gpu-memory-utilization"),
+    "max_model_len": (None, int, "--max-model-len"),
+    "max_num_seqs": (None, int, "--max-num-seqs"),
+    "max_num_batched_tokens": (None, int, "--max-num-batched-tokens"),
+    "block_size": (16, int, "--block-size"),
+    "kv_cache_dtype": ("auto", str, "--kv-cache-dtype"),
+    "dtype": ("auto", str, "--dtype"),
+    "quantization": (None, str, "--quantization"),
+    "tensor_parallel_size": (1, int, "--tensor-parallel-size"),
+    "enforce_eager": (False, bool, "--enforce-eager"),
+    "enable_chunked_prefill": (None, bool, "--enable-chunked-prefill"),
+    "enable_lora": (False, bool, "--enable-lora"),
+    "max_lora_rank": (16, int, "--max-lora-rank"),
+    "max_loras": (1, int, "--max-loras"),
+    "cpu_offload_gb": (0.0, float, "--cpu-offload-gb"),
+    "swap_space": (4.0, float, "--swap-space"),
+    "num_gpu_blocks_override": (None, int, "--num-gpu-blocks-override"),
+}
+#: Non-torch memory seen by the profiler (cuBLAS/cuBLASLt workspaces, NCCL and custom all-reduce buffers with TP):
+#: vLLM >= 0.6.5 prints 0.16 GiB on an H100 (vllm-project/vllm PR 12126) and 0.25-0.35 GiB on 24-48 GiB cards
+#: with TP 1-2 (issues 10517, 13061, 15815).
+NON_TORCH_BYTES = 0.25 * GIB
+#: CUDA graph pool of the default capture sizes (up to 512 sequences; logged "took 0.3-1.5 GiB").
+CUDA_GRAPH_BYTES_PER_LAYER = 0.02 * GIB
+
+
+def is_v1(version: str) -> bool:
+    """V1 engine: ``v1``, or a release from 0.8 on (V0 for ``v0`` and releases before 0.8)."""
+    v = version.strip().lower()
+    if v in ("v1", "1", "latest", ""):
+        return True
+    if v in ("v0", "0"):
+        return False
+    try:
+        parts = [int(p) for p in v.lstrip("v").split(".")[:2]]
+    except ValueError:
+        return True
+    return parts[0] > 0 or (len(parts) > 1 and parts[1] >= 8)
+
+
+def kv_precision(kv_cache_dtype: str, model_dtype: str = "bf16") -> str:
+    """vLLM ``--kv-cache-dtype`` -> a gpudesk precision (auto: the model dtype; fp8, fp8_e4m3, fp8_e5m2: fp8)."""
+    k = (kv_cache_dtype or "auto").lower()
+    if k == "auto":
+        return "fp16" if model_dtype in ("fp16", "float16", "half") else "bf16"
+    return "fp8" if k.startswith("fp8") else k
+
+
+def _release(version: str) -> tuple[int, int] | None:
+    v = version.strip().lower().lstrip("v")
+    try:
+        major, minor = (int(p) for p in v.split(".")[:2])
+    except ValueError:
+        return None
+    return major, minor
+
+
+def _large_gpu(gpu_total_bytes: int) -> bool:
+    """H100/H200/MI300-class memory by size (70-90 GiB or 120 GiB and more). vLLM also checks the device name, so
+    an A100 80GB keeps the smaller defaults; the total alone cannot tell it from an H100."""
+    return 70 * GIB <= gpu_total_bytes < 90 * GIB or gpu_total_bytes >= 120 * GIB
+
+
+def default_max_num_seqs(version: str, gpu_total_bytes: int) -> int:
+    """vLLM's default ``max_num_seqs``: 256, and 1024 on H100-class GPUs from 0.10 (``EngineArgs.
+    get_batch_defaults``)."""
+    release = _release(version)
+    if release is not None and release >= (0, 10) and _large_gpu(gpu_total_bytes):
+        return 1024
+    if release is None and version.strip().lower() in ("v1", "latest", "") and _large_gpu(gpu_total_bytes):
+        return 1024
+    return 256
+
+
+def default_batched_tokens(v1: bool, max_model_len: int, gpu_total_bytes: int, chunked: bool | None) -> int:
+    """vLLM's default ``max_num_batched_tokens`` (module docstring)."""
+    if v1:
+        return 8192 if _large_gpu(gpu_total_bytes) else 2048
+    if chunked:
+        return 512
+    return max(max_model_len, 2048)
+
+
+def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[str, Any], *,
+             version: str = "v1", weight_format: str = "checkpoint", concurrency: int = 1,
+             model_ref: str | None = None, advise: bool = True) -> EngineFit:
+    """vLLM's sizing of ``spec`` on ``tensor_parallel_size`` GPUs of ``gpu_total_bytes`` each (module docstring)."""
+    s = settings_with_defaults(SETTINGS, given)
+    v1 = is_v1(version)
+    tp = max(1, int(s["tensor_parallel_size"]))
+    fmt = resolve_weight_format(spec, s["quantization"] or weight_format)
+    max_len = int(s["max_model_len"] or spec.context_length or 4096)
+    block = int(s["block_size"])
+    seqs = int(s["max_num_seqs"] or default_max_num_seqs(version, gpu_total_bytes))
+    batched = int(s["max_num_batched_tokens"] or default_batched_tokens(v1, max_len, gpu_total_bytes,
+                                                                       s["enable_chunked_prefill"]))
+    weights = weight_bytes(spec, fmt) / tp - float(s["cpu_offload_gb"]) * GIB
+    if s["enable_lora"]:
+        # LoRA slots for max_loras adapters of max_lora_rank on every linear layer (A and B, bf16).
+        weights += 2 * s["max_loras"] * s["max_lora_rank"] * (spec.hidden_size or 0) * 7 * (spec.layers or 0) * 2 / tp
+    activation = profile_peak_bytes(spec, batched, seqs, tp)
+    non_torch = NON_TORCH_BYTES
+    graphs = 0.0 if s["enforce_eager"] else CUDA_GRAPH_BYTES_PER_LAYER * (spec.layers or 0)
+    util = float(s["gpu_memory_utilization"])
+    requested = gpu_total_bytes * util
+    available = requested - weights - activation - non_torch
+    kvp = kv_precision(s["kv_cache_dtype"], s["dtype"])
+    per_token = kv_layer_bytes_per_token(spec, kvp, tp) * (spec.layers or 0)
+    blocks = max(0, int(available // (per_token * block))) if available > 0 else 0
+    if s["num_gpu_blocks_override"]:
+        blocks = int(s["num_gpu_blocks_override"])
+    kv_bytes = blocks * block * per_token
+    tokens = blocks * block
+    per_request = kv_sequence_bytes(spec, max_len, kvp, tp, block, prefill_chunk_tokens=batched)
+    if v1:
+        max_conc = kv_bytes / per_request if per_request else 0.0
+    else:
+        max_conc = tokens / max_len
+    per_seq_ctx = _max_context(spec, kv_bytes, max(1, concurrency), kvp, tp, block, batched, max_len)
+    fits = available > 0 and tokens >= max_len and weights <= requested
+    if available <= 0:
+        reason = _("weights, activation peak and non-torch memory take {need:.2f} GiB of the {budget:.2f} GiB that "
+                   "gpu_memory_utilization {util:g} allows; nothing is left for the KV cache.").format(
+            need=(weights + activation + non_torch) / GIB, budget=requested / GIB, util=util)
+    elif tokens < max_len:
+        reason = _("the model's max seq len ({max_model_len}) is larger than the maximum number of tokens that can "
+                   "be stored in KV cache ({tokens}).").format(max_model_len=max_len, tokens=tokens)
+    else:
+        reason = ""
+    flags = {k: v for k, v in s.items() if v is not None and v != SETTINGS[k][0]}
+    flags["max_model_len"] = max_len
+    spelled = {k: v[2] for k, v in SETTINGS.items()}
+    model = model_ref or spec.hf_repo or spec.name
+    cmd = command_line("vllm serve", model, flags, spelled, positional_model=True)
+    mem = GpuMemory(weights, activation, non_torch, kv_bytes, graphs)
+    changes = () if fits or not advise else _changes(spec, gpu_name, gpu_total_bytes, s, version, weight_format, model, max_len)
+    src = "vllm/v1/worker/gpu_worker.py determine_available_memory; vllm/v1/core/kv_cache_utils.py" if v1 else \
+        "vllm/worker/worker.py determine_num_available_blocks"
+    assumptions = (
+        (_("KV budget = {total:.2f} GiB x {util:g} - weights - activation peak - non-torch memory").format(
+            total=gpu_total_bytes / GIB, util=util), src),
+        (_("activation peak of a profile run over {tokens} batched tokens and {seqs} sequences").format(
+            tokens=batched, seqs=seqs), "gpudesk.sizing.engines.forward"),
+        (_("CUDA graphs are captured after the KV cache, outside gpu_memory_utilization"),
+         "vllm/v1/worker/gpu_model_runner.py capture_model"),
+    )
+    return EngineFit("vllm", "v1" if v1 else "v0", gpu_name, gpu_total_bytes, tp, mem, tokens, blocks, block,
+                     max_len, max(1, concurrency), max_conc, per_seq_ctx, fits, reason, cmd, s,
+                     changes=changes, assumptions=assumptions,
+                     extra={"max_num_batched_tokens": batched, "kv_budget_bytes": round(max(0.0, available))})
+
+
+def _max_context(spec: ModelSpec, kv_bytes: float, concurrency: int, kvp: str, tp: int, block: int, batched: int,
+                 limit: int) -> int:
+    """Longest request such that ``concurrency`` of them fit in ``kv_bytes`` (bisection on whole blocks)."""
+    lo, hi = 0, max(block, limit)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if kv_sequence_bytes(spec, mid, kvp, tp, block, prefill_chunk_tokens=batched) * concurrency <= kv_bytes:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _changes(spec: ModelSpec, gpu_name: str, gpu_total: int, s: dict[str, Any], version: str, weight_format: str,
+             model: str, max_len: int) -> tuple[Change, ...]:
+    """Single changes, each tried alone, that make the launch start: fp8 KV, shorter context, TP, utilization."""
+    tries: list[tuple[str, dict[str, Any]]] = []
+    tries.append((_("raise --gpu-memory-utilization"), {"gpu_memory_utilization": 0.95}))
+    if kv_precision(s["kv_cache_dtype"], s["dtype"]) != "fp8":
+        tries.append((_("FP8 KV cache (--kv-cache-dtype fp8)"), {"kv_cache_dtype": "fp8"}))
+    for ctx in (max_len // 2, max_len // 4, 8192, 4096):
+        if 0 < ctx < max_len:
+            tries.append((_("shorter context (--max-model-len {ctx})").format(ctx=ctx), {"max_model_len": ctx}))
+    tp = int(s["tensor_parallel_size"])
+    for more in (tp * 2, tp * 4, tp * 8):
+        tries.append((_("more GPUs (--tensor-parallel-size {tp})").format(tp=more), {"tensor_parallel_size": more}))
+    out = []
+    for text, change in tries:
+        trial = {k: v for k, v in s.items() if v is not None}
+        trial.update(change)
+        result = vllm_fit(spec, gpu_name, gpu_total, trial, version=version, weight_format=weight_format,
+                          model_ref=model, advise=False)
+        if result.fits:
+            out.append(Change(text, change, result.command))
+            if len(out) >= 3:
+                break
+    return tuple(out)

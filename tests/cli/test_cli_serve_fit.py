@@ -1,0 +1,61 @@
+"""``gpudesk estimate serve`` and ``estimate memory --weight-format q4_k_m`` end to end through main()."""
+
+from __future__ import annotations
+
+import json
+from helpers.gguf_files import write_gguf
+
+from gpudesk.cli import main
+
+
+def _json(capsys, args: list[str]) -> dict:
+    assert main(args) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_serve_json_has_the_documented_keys(capsys) -> None:
+    out = _json(capsys, ["estimate", "serve", "--engine", "vllm", "--model", "llama-3-8b", "--gpu", "h100-sxm5",
+                         "--engine-arg", "gpu_memory_utilization=0.9", "--engine-arg", "max_model_len=8192", "--json"])
+    assert set(out["per_gpu"]) >= {"weights_bytes", "activation_bytes", "non_torch_bytes", "kv_cache_bytes",
+                                   "total_bytes"}
+    for key in ("kv_cache_tokens", "kv_cache_blocks", "max_concurrency", "max_context_tokens", "fits", "command"):
+        assert key in out
+    assert out["fits"] and out["command"].startswith("vllm serve meta-llama/Meta-Llama-3-8B")
+    assert out["kv_cache_tokens"] == out["kv_cache_blocks"] * 16
+
+
+def test_serve_text_for_a_gguf_quant_and_a_mac(capsys) -> None:
+    assert main(["estimate", "serve", "--engine", "llamacpp", "--model", "llama-3-8b", "--weight-format", "q4_k_m",
+                 "--gpu", "apple-16gb", "--engine-arg", "n_ctx=65536"]) == 0
+    text = capsys.readouterr().out
+    assert "Metal" in text and "fits: NO" in text and "llama-server" in text
+
+
+def test_serve_reads_a_local_gguf(capsys, tmp_path) -> None:
+    path = write_gguf(tmp_path / "tiny.gguf")
+    out = _json(capsys, ["estimate", "serve", "--engine", "llamacpp", "--gguf", str(path), "--gpu", "rtx4090",
+                         "--engine-arg", "n_ctx=2048", "--json"])
+    assert out["fits"] and str(path) in out["command"]
+    assert out["buffers"][0]["kv_bytes"] == 2 * 2048 * 2 * 64 * 2 * 2  # layers x cells x (K+V) x kv width x f16
+
+
+def test_serve_refuses_unknown_setting_with_the_list(capsys) -> None:
+    assert main(["estimate", "serve", "--engine", "sglang", "--model", "llama-3-8b", "--gpu", "h100-sxm5",
+                 "--engine-arg", "gpu_memory_utilization=0.9"]) != 0
+    err = capsys.readouterr().err
+    assert "mem_fraction_static" in err and "Traceback" not in err
+
+
+def test_estimate_memory_takes_a_gguf_quant_name(capsys) -> None:
+    out = _json(capsys, ["estimate", "memory", "--model", "llama-3-8b", "--mode", "inference", "--weight-format",
+                         "q4_k_m", "--json"])
+    assert abs(out["per_gpu"]["breakdown_bytes"]["weights"] / 2**30 - 4.58) < 0.01
+
+
+def test_estimate_accuracy_reports_the_engine_logs(capsys) -> None:
+    out = _json(capsys, ["estimate", "accuracy", "--json"])
+    engines = out["engines"]
+    assert engines["summary"]["logs"] == len(engines["logs"]) > 0
+    assert set(engines["summary"]["categories"]) >= {"weights", "kv", "concurrency", "buffers"}
+    assert main(["estimate", "accuracy"]) == 0
+    assert "engine start-up logs" in capsys.readouterr().out

@@ -1,0 +1,167 @@
+"""Engine memory models: vLLM V0/V1, SGLang, TensorRT-LLM, llama.cpp, Ollama, on catalog models."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudesk.catalog import open_catalog
+from gpudesk.sizing import SizingError, spec_from_catalog
+from gpudesk.sizing.engines.device import DeviceMemory, apple_wired_limit_bytes, unified_device
+from gpudesk.sizing.engines.fit import engine_fit
+
+GIB = 1024**3
+H100 = DeviceMemory("H100", int(79.18 * GIB))
+RTX4090 = DeviceMemory("RTX 4090", int(23.61 * GIB))
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return open_catalog()
+
+
+def spec(catalog, model_id: str):
+    return spec_from_catalog(catalog.model(model_id))
+
+
+def test_vllm_kv_budget_is_utilization_minus_weights_activation_non_torch(catalog) -> None:
+    r = engine_fit("vllm", spec(catalog, "llama-3-8b"), H100, ["max_model_len=8192"])
+    m = r.per_gpu
+    budget = 79.18 * GIB * 0.9 - m.weights_bytes - m.activation_bytes - m.non_torch_bytes
+    # blocks of 16 tokens x 128 KiB per token (32 layers x 8 KV heads x 128 x 2 x bf16)
+    assert r.kv_cache_blocks == int(budget // (16 * 128 * 1024))
+    assert r.kv_cache_tokens == r.kv_cache_blocks * 16
+    assert r.max_concurrency == pytest.approx(r.kv_cache_tokens / 8192, rel=1e-6)
+    assert r.fits and r.command.startswith("vllm serve ") and "--max-model-len 8192" in r.command
+
+
+def test_vllm_v0_profiles_max_model_len_tokens_without_chunked_prefill(catalog) -> None:
+    v0 = engine_fit("vllm", spec(catalog, "llama-3-8b"), H100, ["max_model_len=8192"], version="0.5.4")
+    v1 = engine_fit("vllm", spec(catalog, "llama-3-8b"), H100, ["max_model_len=8192"], version="0.8.5")
+    assert v0.engine_version == "v0" and v1.engine_version == "v1"
+    assert v0.extra["max_num_batched_tokens"] == 8192 and v1.extra["max_num_batched_tokens"] == 8192
+    small = engine_fit("vllm", spec(catalog, "llama-3-8b"), RTX4090, [], version="v1")
+    assert small.extra["max_num_batched_tokens"] == 2048
+
+
+def test_vllm_too_long_context_is_refused_with_changes_that_fit(catalog) -> None:
+    r = engine_fit("vllm", spec(catalog, "llama-3.1-8b"), RTX4090, [])
+    assert not r.fits and "max seq len (131072)" in r.reason
+    assert r.changes and all("vllm serve" in c.command for c in r.changes)
+    fixed = engine_fit("vllm", spec(catalog, "llama-3.1-8b"), RTX4090,
+                       [f"{k}={v}" for k, v in r.changes[0].settings.items()])
+    assert fixed.fits
+
+
+def test_tensor_parallel_splits_weights_and_kv_heads(catalog) -> None:
+    one = engine_fit("vllm", spec(catalog, "llama-3-70b"), H100, ["max_model_len=8192"], tensor_parallel=4)
+    assert one.gpus == 4
+    assert one.per_gpu.weights_bytes == pytest.approx(70.55e9 * 2 / 4, rel=0.01)
+    assert "--tensor-parallel-size 4" in one.command
+
+
+def test_unknown_setting_is_refused_with_the_engines_names(catalog) -> None:
+    with pytest.raises(SizingError, match="gpu_memory_utilization"):
+        engine_fit("vllm", spec(catalog, "llama-3-8b"), H100, ["gpu_mem=0.9"])
+    with pytest.raises(SizingError, match="mem_fraction_static"):
+        engine_fit("sglang", spec(catalog, "llama-3-8b"), H100, ["gpu_memory_utilization=0.9"])
+    with pytest.raises(SizingError, match="not a valid float"):
+        engine_fit("vllm", spec(catalog, "llama-3-8b"), H100, ["gpu_memory_utilization=most"])
+    with pytest.raises(SizingError, match="unknown engine"):
+        engine_fit("tgi2", spec(catalog, "llama-3-8b"), H100, [])
+
+
+def test_sglang_pool_and_running_requests(catalog) -> None:
+    r = engine_fit("sglang", spec(catalog, "llama-3-8b"), H100, ["mem_fraction_static=0.85"])
+    cell = 32 * 8 * 128 * 2 * 2
+    rest = 79.18 * GIB - 0.75 * GIB - r.per_gpu.weights_bytes - 79.18 * GIB * 0.15
+    assert r.kv_cache_tokens == int(rest // cell)
+    assert r.extra["max_running_requests"] == min(r.kv_cache_tokens // 2,
+                                                  min(max(int(r.kv_cache_tokens / 8192 * 512), 2048), 4096))
+    assert "--mem-fraction-static 0.85" in r.command
+
+
+def test_trtllm_blocks_of_tokens_per_block(catalog) -> None:
+    r = engine_fit("trtllm", spec(catalog, "llama-3-8b"), H100, ["free_gpu_memory_fraction=0.5", "tokens_per_block=64"])
+    assert r.kv_cache_tokens == r.kv_cache_blocks * 64
+    capped = engine_fit("trtllm", spec(catalog, "llama-3-8b"), H100, ["max_tokens=10000", "tokens_per_block=64"])
+    assert capped.kv_cache_tokens == 10000 // 64 * 64
+
+
+def test_llamacpp_buffers_and_layer_split(catalog) -> None:
+    s = spec(catalog, "llama-3-8b")
+    full = engine_fit("llamacpp", s, RTX4090, ["n_ctx=8192"], weight_format="q4_k_m")
+    cuda, cpu = full.extra["buffers"]
+    # llama.cpp logs for Meta-Llama-3-8B Q4_K_M: CUDA0 buffer 4403.49 MiB, CPU 281.81 MiB, KV 1024 MiB at 8192.
+    assert cuda["model_bytes"] / 2**20 == pytest.approx(4403.49, rel=0.001)
+    assert cpu["model_bytes"] / 2**20 == pytest.approx(281.81, rel=0.001)
+    assert cuda["kv_bytes"] == 1024 * 2**20
+    half = engine_fit("llamacpp", s, RTX4090, ["n_ctx=8192", "n_gpu_layers=16"], weight_format="q4_k_m")
+    assert half.extra["buffers"][0]["layers"] == 16 and half.extra["buffers"][0]["kv_bytes"] == 512 * 2**20
+    assert half.host_bytes > full.host_bytes
+    q8 = engine_fit("llamacpp", s, RTX4090, ["n_ctx=8192", "flash_attn=true", "cache_type_k=q8_0",
+                                             "cache_type_v=q8_0"], weight_format="q4_k_m")
+    assert q8.extra["buffers"][0]["kv_bytes"] == 1024 * 2**20 * 34 // 64
+    two = engine_fit("llamacpp", s, RTX4090, ["n_ctx=8192", "tensor_split=3,1"], weight_format="q4_k_m", gpus=2)
+    assert [b["layers"] for b in two.extra["buffers"][:2]] == [24, 8]
+
+
+def test_llamacpp_quantised_v_needs_flash_attention(catalog) -> None:
+    with pytest.raises(SizingError, match="flash attention"):
+        engine_fit("llamacpp", spec(catalog, "llama-3-8b"), RTX4090, ["cache_type_v=q8_0"], weight_format="q4_k_m")
+
+
+def test_llamacpp_that_does_not_fit_gets_ngl_kv_or_context_changes(catalog) -> None:
+    small = DeviceMemory("8 GB", int(7.6 * GIB))
+    r = engine_fit("llamacpp", spec(catalog, "llama-3-8b"), small, ["n_ctx=32768"], weight_format="q4_k_m")
+    assert not r.fits
+    texts = " ".join(c.text for c in r.changes)
+    assert "q8_0" in texts and "-ngl" in texts
+    assert all(engine_fit("llamacpp", spec(catalog, "llama-3-8b"), small,
+                          ["n_ctx=32768"] + [f"{k}={v}" for k, v in c.settings.items()],
+                          weight_format="q4_k_m").fits for c in r.changes)
+
+
+def test_ollama_offloads_all_layers_when_they_fit_and_fewer_when_not(catalog) -> None:
+    s = spec(catalog, "llama-3-8b")
+    r = engine_fit("ollama", s, RTX4090, ["num_ctx=8192"], weight_format="q4_k_m")
+    assert r.fits and r.extra["layers_offload"] == 33 and r.extra["memory_required_kv_bytes"] == 1024 * 2**20
+    tight = engine_fit("ollama", s, DeviceMemory("4 GB", 4 * GIB), ["num_ctx=8192"], weight_format="q4_k_m")
+    assert not tight.fits and 0 < tight.extra["layers_offload"] < 33
+
+
+def test_unified_memory_devices() -> None:
+    assert apple_wired_limit_bytes(32 * GIB) == 32 * GIB * 2 // 3
+    assert apple_wired_limit_bytes(64 * GIB) == 48 * GIB
+    assert apple_wired_limit_bytes(64 * GIB, wired_limit_mb=57344) == 56 * GIB
+    mac = unified_device("m3-max-128")
+    assert mac is not None and mac.unified and mac.backend == "Metal" and mac.total_bytes == 96 * GIB
+    spark = unified_device("gb10")
+    assert spark is not None and spark.unified and spark.total_bytes < 128 * 10**9
+    assert unified_device("h100-sxm5") is None
+
+
+def test_llamacpp_tied_embedding_is_duplicated_on_the_output_device(catalog) -> None:
+    # Llama 3.2 3B Q4_K_M on Metal (ollama#12912): CPU 308.23 MiB, Metal 1918.35 MiB including the copied embedding.
+    mac = DeviceMemory("M2", 10 * GIB, "Metal", True)
+    r = engine_fit("llamacpp", spec(catalog, "llama-3.2-3b"), mac, ["n_ctx=16384"], weight_format="q4_k_m")
+    metal, cpu = r.extra["buffers"]
+    assert metal["label"] == "Metal"
+    assert cpu["model_bytes"] / 2**20 == pytest.approx(308.23, rel=0.001)
+    assert metal["model_bytes"] / 2**20 == pytest.approx(1918.35, rel=0.001)
+
+
+def test_llamacpp_kv_cells_are_padded_to_32_or_256_with_flash_attention(catalog) -> None:
+    s = spec(catalog, "qwen2.5-7b")
+    plain = engine_fit("llamacpp", s, RTX4090, ["n_ctx=72000"], weight_format="q8_0")
+    flash = engine_fit("llamacpp", s, RTX4090, ["n_ctx=72000", "flash_attn=true"], weight_format="q8_0")
+    per_cell = 28 * 4 * 128 * 2 * 2
+    assert plain.extra["buffers"][0]["kv_bytes"] == 72000 * per_cell
+    assert flash.extra["buffers"][0]["kv_bytes"] == 72192 * per_cell
+
+
+def test_vllm_default_max_num_seqs_follows_release_and_gpu(catalog) -> None:
+    from gpudesk.sizing.engines.vllm import default_max_num_seqs
+
+    assert default_max_num_seqs("0.11.0", int(79.19 * GIB)) == 1024
+    assert default_max_num_seqs("0.8.5", int(79.19 * GIB)) == 256
+    assert default_max_num_seqs("0.11.0", int(23.6 * GIB)) == 256

@@ -1,0 +1,96 @@
+"""GGML types, llama.cpp file-type mixes and real .gguf files written with the gguf package's writer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers.gguf_files import write_gguf
+
+from gpudesk.catalog import open_catalog
+from gpudesk.sizing import ConfigFileError, SizingError, spec_from_catalog
+from gpudesk.sizing.dtypes import weight_bits_per_param
+from gpudesk.sizing.engines.ggml_mix import gguf_tensors, gguf_weight_bytes
+from gpudesk.sizing.engines.ggml_types import (
+    file_type_bits_per_weight, ggml_block, ggml_row_bytes, kv_cache_type_bytes)
+from gpudesk.sizing.engines.gguf_file import read_gguf
+from gpudesk.sizing.memory_inference import weight_bytes
+
+GIB = 1024**3
+
+
+@pytest.fixture(scope="module")
+def llama3_8b():
+    return spec_from_catalog(open_catalog().model("llama-3-8b"))
+
+
+def test_block_sizes_are_ggml_common_h() -> None:
+    assert ggml_block("q4_K") == (256, 144)
+    assert ggml_block("Q8_0") == (32, 34)
+    assert ggml_block("iq4_xs") == (256, 136)
+    assert ggml_row_bytes("q4_0", 4096) == 4096 // 32 * 18
+    assert kv_cache_type_bytes("q8_0") == pytest.approx(34 / 32)
+    assert kv_cache_type_bytes("q4_0") == pytest.approx(18 / 32)
+    with pytest.raises(SizingError, match="llama.cpp accepts"):
+        kv_cache_type_bytes("fp8")
+
+
+def test_file_type_bits_follow_quantize_table() -> None:
+    # quantize.cpp: Q4_K_M 4.58 GiB at Llama-3-8B (8.03 B params) -> 4.90 bpw; IQ4_XS given as 4.25 bpw.
+    assert file_type_bits_per_weight("Q4_K_M") == pytest.approx(4.90, abs=0.01)
+    assert file_type_bits_per_weight("q4_k") == file_type_bits_per_weight("q4_k_m")
+    assert file_type_bits_per_weight("iq4_xs") == 4.25
+    assert weight_bits_per_param("q5_k_s") == pytest.approx(5.57, abs=0.01)
+    with pytest.raises(SizingError, match="q4_k_m"):
+        weight_bits_per_param("q4_k_x")
+
+
+def test_estimate_memory_accepts_gguf_quant_names(llama3_8b) -> None:
+    assert weight_bytes(llama3_8b, "q4_k_m") / GIB == pytest.approx(4.58, rel=0.002)
+    assert weight_bytes(llama3_8b, "q8_0") / GIB == pytest.approx(7.96, rel=0.002)
+
+
+@pytest.mark.parametrize(("ftype", "gib"), [("q4_k_m", 4.58), ("q4_k_s", 4.37), ("q5_k_m", 5.33), ("q6_k", 6.14),
+                                            ("q8_0", 7.96), ("q4_0", 4.34), ("q3_k_m", 3.74), ("q2_k", 2.96)])
+def test_per_tensor_mix_matches_quantize_sizes(llama3_8b, ftype: str, gib: float) -> None:
+    assert gguf_weight_bytes(llama3_8b, ftype) / GIB == pytest.approx(gib, rel=0.01)
+
+
+def test_q4_k_m_mix_has_llama_cpp_tensor_counts(llama3_8b) -> None:
+    # llama.cpp loading Meta-Llama-3-8B Q4_K_M prints: type f32 65, q4_K 193, q6_K 33 tensors.
+    counts: dict[str, int] = {}
+    for t in gguf_tensors(llama3_8b, "q4_k_m"):
+        counts[t.ggml_type] = counts.get(t.ggml_type, 0) + 1
+    assert counts == {"f32": 65, "q4_K": 193, "q6_K": 33}
+
+
+def test_read_gguf_sizes_every_tensor_by_its_type(tmp_path: Path) -> None:
+    m = read_gguf(write_gguf(tmp_path / "tiny.gguf", qtype="Q4_K"))
+    assert (m.architecture, m.layers, m.embedding_length, m.head_count, m.head_count_kv) == ("llama", 2, 256, 4, (2, 2))
+    assert m.context_length == 2048 and m.vocab_size == 64 and m.rope["freq_base"] == pytest.approx(500000.0)
+    assert m.type_counts() == {"q4_K": 16, "f32": 3}
+    q4k_values = sum(t.values for t in m.tensors if t.ggml_type == "q4_K")
+    assert m.weight_bytes == q4k_values // 256 * 144 + 3 * 256 * 4
+    spec = m.to_spec()
+    assert spec.kv_heads_resolved == 2 and spec.head_dim_resolved == 64 and not spec.tied_embeddings
+
+
+def test_read_gguf_refuses_a_file_that_is_not_gguf(tmp_path: Path) -> None:
+    bad = tmp_path / "x.gguf"
+    bad.write_bytes(b"not a gguf file at all")
+    with pytest.raises(ConfigFileError, match="GGUF"):
+        read_gguf(bad)
+    with pytest.raises(ConfigFileError):
+        read_gguf(tmp_path / "missing.gguf")
+
+
+def test_70b_class_attn_v_gets_q5_k() -> None:
+    # Llama 3.3 70B Q3_K_M as llama.cpp loads it (ollama#10553): q3_K 321, q4_K 155, q5_K 85, q6_K 1 (f32 162 with
+    # rope_freqs, which gpudesk does not list), 31.91 GiB.
+    spec = spec_from_catalog(open_catalog().model("llama-3.3-70b"))
+    counts: dict[str, int] = {}
+    for t in gguf_tensors(spec, "q3_k_m"):
+        counts[t.ggml_type] = counts.get(t.ggml_type, 0) + 1
+    assert {k: v for k, v in counts.items() if k != "f32"} == {"q3_K": 321, "q4_K": 155, "q5_K": 85, "q6_K": 1}
+    assert gguf_weight_bytes(spec, "q3_k_m") / GIB == pytest.approx(31.91, rel=0.002)

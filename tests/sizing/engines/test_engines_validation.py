@@ -1,0 +1,55 @@
+"""The engine start-up log set: every log predicted or refused, figures compared with tolerances."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gpudesk.sizing import SizingError
+from gpudesk.sizing.engines.validation import (
+    FIGURES, default_cases_path, evaluate, evaluate_case, load_cases, summarize)
+
+REQUIRED = ("id", "url", "engine", "platform", "inputs", "printed")
+
+
+def test_every_case_has_a_url_inputs_and_known_figures() -> None:
+    cases, _ = load_cases()
+    assert len({c["id"] for c in cases}) == len(cases)
+    for c in cases:
+        assert all(k in c for k in REQUIRED), c.get("id")
+        assert c["url"].startswith("https://github.com/"), c["id"]
+        assert set(c["printed"]) <= set(FIGURES), c["id"]
+        assert c.get("refused") or c.get("model") or c.get("config"), c["id"]
+
+
+def test_every_log_is_predicted_or_refused_with_a_reason() -> None:
+    results = evaluate()
+    for r in results:
+        assert not r.error, (r.case_id, r.error)
+        assert r.refused or r.figures, r.case_id
+    summary = summarize(results)
+    assert summary.logs == len(results) and summary.errors == 0
+    assert summary.predicted + summary.refused == summary.logs
+
+
+def test_llama_cpp_kv_and_compute_buffers_match_the_printed_sizes() -> None:
+    results = {r.case_id: r for r in evaluate()}
+    r = results["llamacpp-11337-qwen25-32b-rocm-7900xtx"]
+    assert {f.name: f.within for f in r.figures} == {"kv_buffer_mib": True, "compute_buffer_mib": True}
+
+
+def test_a_figure_off_by_more_than_its_tolerance_fails(tmp_path) -> None:
+    case = json.loads(default_cases_path().read_text(encoding="utf-8").splitlines()[0])
+    case["printed"] = {"weights_gib": case["printed"]["weights_gib"] * 1.04}
+    r = evaluate_case(case, default_cases_path().parent)
+    assert r.passed("weights") is False and r.passed("kv") is None
+
+
+def test_bad_case_files_are_refused_by_name(tmp_path) -> None:
+    bad = tmp_path / "cases.jsonl"
+    bad.write_text("[1, 2]\n", encoding="utf-8")
+    with pytest.raises(SizingError, match="line 1"):
+        evaluate(bad)
+    with pytest.raises(SizingError, match="cannot read"):
+        evaluate(tmp_path / "none.jsonl")
