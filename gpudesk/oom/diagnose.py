@@ -35,9 +35,11 @@ def diagnose(report: MemoryReport, *, spec: Any = None, workload: Any = None) ->
     facts = Facts.of(report)
     causes: list[Cause] = []
     for rule in RULES:
-        cause = rule.check(facts)
-        if cause is not None:
-            causes.append(cause)
+        found = rule.check(facts)
+        if isinstance(found, list):
+            causes.extend(found)  # a rule that ranks a set (gpudesk.oom.rules.signature)
+        elif found is not None:
+            causes.append(found)
     if any(c.id != "unparseable" for c in causes):
         causes = [c for c in causes if c.id != "unparseable"]  # other evidence in the text explains it
     order = {id(c): i for i, c in enumerate(causes)}
