@@ -88,6 +88,10 @@ def add_parser(subparsers) -> None:
     p_snap.add_argument("--json", action="store_true", help=_("print the analysis and diagnosis as JSON"))
     p_snap.set_defaults(func=cmd_snapshot)
 
+    from gpudesk.cli import oom_accuracy
+
+    oom_accuracy.add_parser(sub)
+
 
 def _positive_seconds(text: str) -> float:
     """argparse type: a positive, finite number of seconds (a bad value is a usage error, exit status 2)."""
