@@ -126,6 +126,7 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   "failed to allocate cpu buffer", "error code 12 (cannot allocate memory)")),
     ("expandable_segments", ("cuda driver error: out of memory",)),
     ("buffer_limit", ("greater than the maximum allowed buffer size", "larger than buffer maximum",
+                      "exceeds device buffer size limit", "exceeds device memory allocation limit",
                       "not enough space in the context's memory pool", "not enough space in the scratch memory pool")),
     ("allocator_nvml_assert", ("nvml_success == r internal assert failed",)),
     ("metal_oom", ("kiogpucommandbuffercallbackerroroutofmemory", "insufficient memory (ioaf code 8)",

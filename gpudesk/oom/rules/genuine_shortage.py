@@ -13,6 +13,8 @@ default reading (0.55). Fixes come from the sizing code where a workload is know
 
 from __future__ import annotations
 
+import re
+
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers.units import format_bytes
 from gpudesk.oom.rules.base import Facts, clamp, evidence
@@ -163,6 +165,10 @@ def _without_request(f: Facts) -> Cause | None:
 # layer (gpudesk.oom.parsers.generic), Metal, DirectML, ... (PyTorch's own message with its clauses garbled or cut
 # keeps the "not enough of the message" answer, which names the missing clauses.)
 _CAPACITY_UNKNOWN_KINDS = ("generic_oom", "signature")
+# PyTorch's message cut after its first sentence ("CUDA out of memory.") carries none of its clauses: the caching
+# allocator failed, and nothing else is known (a message whose clauses are present but garbled keeps the "not
+# enough of the message" answer instead).
+_CLAUSES = re.compile(r"tried to allocate|total capacity|already allocated|is free|reserved|of which", re.IGNORECASE)
 
 
 def _without_capacity(f: Facts) -> Cause | None:
@@ -175,7 +181,8 @@ def _without_capacity(f: Facts) -> Cause | None:
     the signature rule ranks decides instead (no cause here).
     """
     r = f.report
-    if r.kind not in _CAPACITY_UNKNOWN_KINDS or r.signature not in (None, "metal_oom"):
+    cut_short = r.kind == "pytorch_oom" and not _CLAUSES.search(r.text or "")
+    if (r.kind not in _CAPACITY_UNKNOWN_KINDS and not cut_short) or r.signature not in (None, "metal_oom"):
         return None
     if f.requested is not None and f.free is not None:
         if f.free >= f.requested:
