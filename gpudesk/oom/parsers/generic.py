@@ -82,7 +82,7 @@ _REQUEST = [
     _c(r"could not allocate tensor with\s{1,3}" + _SIZE),
     _c(r"\bsize\s{1,3}" + _SIZE + r"\s{1,3}is larger than"),
     _c(r"\brequested\s{0,3}:\s{0,3}" + _SIZE),
-    _c(r"failed to allocate\s{1,3}" + _SIZE_U),
+    _c(r"(?:failed to|could not|couldn't|cannot|can't|unable to) (?:allocate|alloc|reserve)\s{1,3}" + _SIZE_U),
     _c(r"needed\s{1,3}" + _SIZE + r",\s{0,2}available"),
 ]
 _TOTAL = [
