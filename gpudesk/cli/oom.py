@@ -165,14 +165,20 @@ def _value(key: str, value) -> str:
 
 
 _ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "tgi": "Text Generation Inference",
-                 "llamacpp": "llama.cpp", "ollama": "Ollama"}
+                 "llamacpp": "llama.cpp", "ollama": "Ollama", "onnxruntime": "ONNX Runtime", "tensorrt": "TensorRT",
+                 "nccl": "NCCL", "mlx": "MLX", "jax": "JAX/XLA", "xla": "XLA", "tensorflow": "TensorFlow",
+                 "comfyui": "ComfyUI", "diffusers": "diffusers", "cupy": "CuPy", "numba": "Numba", "jcuda": "JCuda",
+                 "triton": "Triton", "pytorch": "PyTorch"}
 _PLATFORM_NAMES = {"cuda": "NVIDIA CUDA", "rocm": "AMD ROCm (HIP)", "mps": "Apple MPS", "xpu": "Intel XPU",
-                   "tpu": "Google TPU"}
+                   "tpu": "Google TPU", "metal": "Apple Metal", "vulkan": "Vulkan", "directml": "DirectML",
+                   "cpu": "CPU (host memory)"}
 
 
 def _recognised(r) -> str | None:
     """"Recognised: vLLM on AMD ROCm (HIP)" — the engine and platform the text names; None when neither."""
-    engine = _ENGINE_NAMES.get(r.engine, r.engine) if r.engine else None
+    runtime = getattr(r, "runtime", None)
+    runner = r.engine or (runtime if runtime != "pytorch" else None)  # PyTorch is the "Framework:" line already
+    engine = _ENGINE_NAMES.get(runner, runner) if runner else None
     platform = _PLATFORM_NAMES.get(r.platform, r.platform) if r.platform else None
     if engine and platform:
         return _("Recognised: {engine} on {platform}").format(engine=engine, platform=platform)

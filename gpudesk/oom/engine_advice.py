@@ -107,6 +107,7 @@ _JAX_VERSION = re.compile(r"\bjax(?:lib)?(?:==|\s{1,3}v?)(\d{1,2})\.(\d{1,2})\.(
 _PROCESS_COUNT = re.compile(r"\b(\d{1,2}) (?:JAX )?processes\b", re.IGNORECASE)
 _CUDA_ONLY = re.compile(r"PYTORCH_\w*ALLOC_CONF|XLA_PYTHON_CLIENT|XLA_CLIENT_MEM|CUDA_VISIBLE_DEVICES|"
                         r"expandable_segments|nvidia-smi|torch\.cuda|cuda", re.IGNORECASE)
+_PYTORCH_ONLY = re.compile(r"torch|autocast|\.half\(\)|\.item\(\)", re.IGNORECASE)
 _UNSUPPORTED_EXPANDABLE = re.compile(r"expandable[_ ]segments?\W{0,3}(?:is |are )?not supported", re.IGNORECASE)
 
 
@@ -161,7 +162,9 @@ def apply_runtime(report: MemoryReport, causes: list[Cause]) -> None:
                 continue  # the serving engine's own knob is already first
             fix, more = _RUNTIME_FIX[key]
             if key in _INFERENCE_RUNTIMES or key in ("tpu", "jax"):
-                # Training advice (micro-batch, checkpointing, FSDP, LoRA) does not apply to an inference runtime.
+                # Training advice (micro-batch, checkpointing, FSDP, LoRA) and PyTorch-only checks (no_grad, AMP)
+                # do not apply to an inference runtime or to JAX.
+                cause.checks = [c for c in cause.checks if not _PYTORCH_ONLY.search(c)]
                 cause.more_fixes = [i18n._(m) for m in more]
                 if key != "tpu":
                     cause.more_fixes.append(_("Use a GPU with more memory."))
@@ -186,3 +189,10 @@ def _drop(cause: Cause, pattern: re.Pattern[str]) -> None:
     if pattern.search(cause.fix):
         cause.fix = cause.more_fixes.pop(0) if cause.more_fixes else _(
             "Reduce what the step keeps in memory (batch, input size), or use a device with more memory")
+
+
+def is_inference_runtime(report: MemoryReport) -> bool:
+    """The text comes from an inference runtime (ComfyUI, llama.cpp, ONNX Runtime, TensorRT, MLX ...) or a TPU/JAX
+    program, whose fixes are not the training-sizing ones (micro-batch, checkpointing, sharding, precision)."""
+    key = _runtime_key(report)
+    return key is not None and (key in _INFERENCE_RUNTIMES or key in ("tpu", "jax"))

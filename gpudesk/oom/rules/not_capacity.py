@@ -15,6 +15,7 @@ from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import CHECKS
+from gpudesk import i18n
 from gpudesk.i18n import _
 
 
@@ -56,7 +57,8 @@ def check(f: Facts) -> Cause | None:
                     "means the driver exposes only part of it."))],
         checks=[_("A per-process memory fraction set by a framework or test harness."),
                 _("Windows: the WDDM / WSL2 driver's own limits; the figures under WSL can be wrong."),
-                _("Check: {command}").format(command=CHECKS["free_exceeds_request"].command)],
+                _("Run {command}: {meaning}").format(command=CHECKS["free_exceeds_request"].command,
+                                                     meaning=i18n._(CHECKS["free_exceeds_request"].meaning))],
     )
 
 
@@ -77,5 +79,6 @@ def _runtime_refusal(f: Facts) -> Cause:
                           free=format_bytes(f.free), requested=format_bytes(f.requested)),
         fix=_("Split the buffer (fewer layers or a smaller context per device, or a build that splits buffers), or "
               "run where the driver allows larger single allocations (Linux, a newer driver)"),
-        checks=[_("Check: {command}").format(command=CHECKS["free_exceeds_request"].command)],
+        checks=[_("Run {command}: {meaning}").format(command=CHECKS["free_exceeds_request"].command,
+                                                     meaning=i18n._(CHECKS["free_exceeds_request"].meaning))],
     )

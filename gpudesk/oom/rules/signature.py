@@ -35,7 +35,7 @@ _NCCL_OTHER_RANK = re.compile(r"\brank [1-9]\d{0,5}\b.{0,80}\bdevice 0\b", re.IG
 
 def _check_line(key: str) -> str:
     check = CHECKS[key]
-    return _("Check: {command} — {meaning}").format(command=check.command, meaning=i18n._(check.meaning))
+    return _("Run {command}: {meaning}").format(command=check.command, meaning=i18n._(check.meaning))
 
 
 def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
