@@ -65,6 +65,9 @@ _RUNTIME_FIX: dict[str, tuple[str, list[str]]] = {
                      "offload idle models with pipe.enable_model_cpu_offload()"),
                   [N_("Lower the resolution, the batch size or the number of frames."),
                    N_("Load the pipeline in fp16/bf16 (torch_dtype=torch.float16).")]),
+    "vae": (N_("Decode the VAE in tiles (diffusers: pipe.vae.enable_tiling(); ComfyUI: the 'VAE Decode (Tiled)' node; "
+               "AUTOMATIC1111: --medvram / --lowvram or a tiled-VAE extension), or decode in fp16 or on the CPU"),
+            [N_("Lower the resolution, the batch size or the number of frames.")]),
     "llamacpp": (N_("Offload fewer layers (-ngl / --n-gpu-layers below the current value), lower the context "
                     "(-c / --ctx-size) and the micro-batch (-ub 512), or store the KV cache quantised "
                     "(--cache-type-k q8_0 --cache-type-v q8_0)"),
@@ -101,7 +104,7 @@ _RUNTIME_FIX: dict[str, tuple[str, list[str]]] = {
 # Shapes whose rules already speak the engine's own terms (engine_budget, kv_cache_budget, mps_limit).
 _OWN_TERMS_KINDS = ("ggml_alloc_failed", "tgi_prefill", "trtllm_runtime_alloc", "trtllm_executor", "tensorrt_build_alloc",
                     "vllm_kv_cache", "vllm_mamba_cache", "sglang_kv_pool", "mps_oom")
-_INFERENCE_RUNTIMES = ("comfyui", "diffusers", "llamacpp", "ollama", "onnxruntime", "tensorrt", "trtllm", "mlx")
+_INFERENCE_RUNTIMES = ("comfyui", "diffusers", "vae", "llamacpp", "ollama", "onnxruntime", "tensorrt", "trtllm", "mlx")
 _VAE = re.compile(r"vae.{0,40}decod|decod\w{0,6}.{0,20}vae|VAEDecode", re.IGNORECASE)
 _JAX_VERSION = re.compile(r"\bjax(?:lib)?(?:==|\s{1,3}v?)(\d{1,2})\.(\d{1,2})\.(\d{1,3})")
 _PROCESS_COUNT = re.compile(r"\b(\d{1,2}) (?:JAX )?processes\b", re.IGNORECASE)
@@ -120,8 +123,8 @@ def _runtime_key(report: MemoryReport) -> str | None:
         return "comfyui"
     if runtime in ("ollama",) or report.engine == "ollama":
         return "ollama"
-    if runtime == "pytorch" and report.text and _VAE.search(report.text) and "diffusers" in report.text.lower():
-        return "diffusers"
+    if runtime in ("pytorch", "diffusers", None) and report.text and _VAE.search(report.text):
+        return "diffusers" if runtime == "diffusers" else "vae"  # an image pipeline's VAE decode, not training
     if report.platform in ("metal",) or runtime == "mlx":
         return "mlx"
     if runtime in _RUNTIME_FIX:

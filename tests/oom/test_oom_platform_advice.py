@@ -79,3 +79,12 @@ def test_never_a_fix_the_text_says_is_unsupported():
     d = diagnose_text(text)
     assert d.top.id == "fragmentation"
     assert "expandable_segments" not in _all_fixes(d)
+
+
+def test_a_pytorch_vae_decode_gets_tiled_decoding_not_training_advice():
+    d = diagnose_text('  File "/app/modules/sd_vae_approx.py", line 40, in vae_decode\n    x = vae.decode(z)\n'
+                      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 9.00 GiB. GPU 0 has a total "
+                      "capacity of 11.99 GiB of which 2.10 GiB is free. Of the allocated memory 8.50 GiB is allocated "
+                      "by PyTorch, and 0.20 GiB is reserved by PyTorch but unallocated.")
+    fixes = _all_fixes(d)
+    assert "enable_tiling" in d.top.fix and "micro-batch" not in fixes and d.top.sizing == []
