@@ -112,6 +112,9 @@ CHECKS: dict[str, Check] = {
                               "room for the library; keep growth on or lower the memory fraction.")),
 }
 
+# Signatures of the failing call (not of the device's state): they decide only where no named format with its own
+# figures was read (gpudesk.oom.parsers.detect).
+CALL_SIGNATURES = ("pin_memory", "context_init", "library_init", "bare_cuda_error")
 NOT_CAPACITY = ("shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "expandable_segments",
                 "buffer_limit", "pin_memory")
 

@@ -133,3 +133,12 @@ def test_signature_classification_is_bounded_and_linear():
     parse_text(text)
     extract(text)
     assert time.perf_counter() - start < 2.0
+
+
+def test_words_in_a_traceback_do_not_override_the_allocators_own_message():
+    text = ("  File \"train.py\", line 12, in <module>\n    loader = DataLoader(ds, batch_size=64, pin_memory=True)\n"
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+            "23.99 GiB of which 1.00 GiB is free. Of the allocated memory 21.50 GiB is allocated by PyTorch, and "
+            "0.30 GiB is reserved by PyTorch but unallocated.")
+    d = diagnose_text(text)
+    assert d.report.signature is None and d.top.id in ("genuine_shortage", "single_allocation_exceeds_capacity")

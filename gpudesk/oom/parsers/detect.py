@@ -26,7 +26,7 @@ from gpudesk.oom.parsers import (
     vllm,
 )
 from gpudesk.oom.report import MemoryReport
-from gpudesk.oom.signatures import classify
+from gpudesk.oom.signatures import CALL_SIGNATURES, classify
 from gpudesk.i18n import _
 
 MAX_TEXT_CHARS = 5_000_000
@@ -174,6 +174,10 @@ def parse_text(data: str | bytes) -> MemoryReport:
     negative = report.parsed.get("negative_size_bytes")
     report.signature = classify(text, report.requested_bytes, negative if isinstance(negative, int) else None,
                                 report.backend)
+    if report.signature in CALL_SIGNATURES and report.kind not in _CALL_LEVEL_KINDS:
+        # A named format with its own figures (PyTorch's allocator message, TF/XLA, MPS, an engine's) says which
+        # call failed; words such as pin_memory=True or cuDNN elsewhere in a traceback do not override it.
+        report.signature = None
     if report.signature is not None and not matched:
         matched = True
         report.kind = "signature"
@@ -182,6 +186,11 @@ def parse_text(data: str | bytes) -> MemoryReport:
         report.framework = detect_framework(text)
         report.missing.append("an out-of-memory message (no known PyTorch, TensorFlow, JAX, cuBLAS or vLLM shape)")
     return report
+
+
+# Shapes that name no allocator figures: there the failing call's own words decide (gpudesk.oom.signatures).
+_CALL_LEVEL_KINDS = frozenset({"unknown", "generic_oom", "cuda_error_oom", "cublas_alloc_failed", "cudnn_alloc_failed",
+                               "nccl_oom", "pin_memory_thread"})
 
 
 # The backend the extraction layer names -> the report's platform, where the text names no platform itself.
