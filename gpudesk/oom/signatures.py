@@ -7,8 +7,10 @@ of the message say so. Each signature names the mechanism and the one check that
 * ``shared_memory``: Triton's ``OutOfResources: out of resource: shared memory, Required: R, Hardware limit: L``
   is the kernel's shared memory per thread block (48-228 KiB per SM, CUDA C Programming Guide, "Compute
   Capabilities" table), raised by ``triton/compiler/compiler.py`` before launch; device memory is not involved.
-* ``host_ram``: PyTorch's ``DefaultCPUAllocator`` (``c10/core/impl/alloc_cpu.cpp``), ggml's CPU buffer and
-  ``Error code 12 (Cannot allocate memory)`` are host allocations (RAM, swap, Windows page file).
+* ``host_ram``: PyTorch's ``DefaultCPUAllocator`` (``c10/core/impl/alloc_cpu.cpp``), ggml's CPU buffer,
+  ``Error code 12 (Cannot allocate memory)``, Python's ``MemoryError``, C++ ``std::bad_alloc``, the JVM's
+  ``java.lang.OutOfMemoryError`` and the Linux OOM killer ("Killed", "oom-kill") are host allocations (RAM, swap,
+  the Windows page file).
 * ``absurd_size``: a request of a PiB or more, PyTorch's "more than 1EB" (its formatter's overflow text) or a
   negative size is a garbage size (an overflow, an uninitialised shape, a corrupted model), not a need.
 * ``ecc``: ``uncorrectable ECC error encountered`` (``cudaErrorECCUncorrectable``): a GPU memory fault.
@@ -119,6 +121,9 @@ NOT_CAPACITY = ("shared_memory", "host_ram", "absurd_size", "ecc", "xid", "drive
                 "buffer_limit", "pin_memory")
 
 _XID = re.compile(r"\bXid\b")
+# Python's own MemoryError (not a subclass such as cupy's OutOfMemoryError, not torch.OutOfMemoryError): a host
+# allocation failed.
+_PY_MEMORY_ERROR = re.compile(r"(?<![\w.])MemoryError\b")
 _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ecc", ("uncorrectable ecc", "ecc_uncorrectable", "eccuncorrectable")),
     ("xid", ("fallen off the bus", "gpu is lost", "gpu has fallen")),
@@ -126,7 +131,9 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                         "driver/library version mismatch")),
     ("shared_memory", ("out of resource: shared memory", "outofresources: out of resource: shared")),
     ("host_ram", ("defaultcpuallocator", "alloc_cpu.cpp", "cpuallocator.cpp", "cpu_buffer_type_alloc_buffer",
-                  "failed to allocate cpu buffer", "error code 12 (cannot allocate memory)")),
+                  "failed to allocate cpu buffer", "error code 12 (cannot allocate memory)", "std::bad_alloc",
+                  "java.lang.outofmemoryerror", "killed by signal: killed", "oom-kill", "out of memory: killed process",
+                  "cannot allocate memory (12)")),
     ("expandable_segments", ("cuda driver error: out of memory",)),
     ("buffer_limit", ("greater than the maximum allowed buffer size", "larger than buffer maximum",
                       "exceeds device buffer size limit", "exceeds device memory allocation limit",
@@ -143,7 +150,7 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       "failed to determine best cudnn convolution algorithm", "could not create cudnn handle")),
 )
 _BARE = re.compile(r"cuda error[:\s]{1,3}out of memory|cuda_error_out_of_memory|cudaerrormemoryallocation|"
-                   r"cuda failure\s{0,3}'?out of memory|cuda error 2\b|cuda error\s{0,2}\(2\)|cuda error\(2\)|"
+                   r"cuda failure\s{0,3}'?out of memory|cuda failure\s{0,3}2\b|cuda error 2\b|cuda error\s{0,2}\(2\)|cuda error\(2\)|"
                    r"cuda runtime error.{0,80}out of memory|result=2\b", re.IGNORECASE)
 
 
@@ -158,6 +165,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "ecc"
     if _XID.search(text):
         return "xid"
+    if _PY_MEMORY_ERROR.search(text) and "cuda" not in low:
+        return "host_ram"
     for key, words in _WORDS[1:]:
         if any(w in low for w in words):
             return key

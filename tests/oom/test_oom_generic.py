@@ -142,3 +142,14 @@ def test_words_in_a_traceback_do_not_override_the_allocators_own_message():
             "0.30 GiB is reserved by PyTorch but unallocated.")
     d = diagnose_text(text)
     assert d.report.signature is None and d.top.id in ("genuine_shortage", "single_allocation_exceeds_capacity")
+
+
+def test_host_memory_errors_of_any_runtime_are_host_ram():
+    for text in ("MemoryError: Unable to allocate 74.5 GiB for an array with shape (100000, 100000) and data type "
+                 "float64", "terminate called after throwing an instance of 'std::bad_alloc'",
+                 "RuntimeError: DataLoader worker (pid 1234) is killed by signal: Killed.",
+                 "java.lang.OutOfMemoryError: Failed to allocate a 96 byte allocation with 2159344 free bytes"):
+        top = diagnose_text(text).top
+        assert top.id == "not_capacity" and top.evidence["deciding_check"] == "host_ram", text
+    assert diagnose_text("cupy.cuda.memory.OutOfMemoryError: out of memory to allocate 1073741824 bytes").top.id \
+        != "not_capacity"

@@ -119,7 +119,7 @@ _LIMIT = [
     _c(r"\bmemory limit\s{0,3}:\s{0,3}" + _SIZE),
     _c(r"\bavailable\s{1,3}" + _SIZE + r"\s{0,2}\)"),
 ]
-_NEGATIVE = _c(r"(?:capacity|size|allocate)\s{0,3}:?\s{0,3}-(\d{1,20})")
+_NEGATIVE = _c(r"(?:negative (?:capacity|size)\s{0,3}:?\s{0,3}|allocate\s{1,3})-(\d{1,20})")
 
 # Words that mark a text as being about a failed allocation (lower-cased substrings).
 OOM_WORDS = (
