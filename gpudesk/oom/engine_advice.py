@@ -15,6 +15,21 @@ from gpudesk.oom.cause import Cause
 from gpudesk.oom.report import MemoryReport
 from gpudesk.oom.rules.fragmentation import CUDA_ALLOC_CONF, HIP_ALLOC_CONF
 
+# NVIDIA's tools -> ROCm's (rocm-smi, the amdgpu driver's dmesg lines), most specific first; commands are never
+# translated, so this works on the translated sentences too.
+_ROCM_TOOLS = (("nvidia-smi -q -d ECC", "rocm-smi --showrasinfo all"), ("dmesg | grep -i xid", "dmesg | grep -i amdgpu"),
+               ("nvidia-smi -r", "rocm-smi --gpureset -d <N>"),
+               ("nvidia-smi --query-compute-apps=pid,used_memory --format=csv", "rocm-smi --showpids"),
+               ("nvidia-smi --query-gpu=memory.total,memory.used --format=csv", "rocm-smi --showmeminfo vram"),
+               ("nvidia-smi", "rocm-smi"), ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"))
+
+
+def _rocm_commands(text: str) -> str:
+    for nvidia, amd in _ROCM_TOOLS:
+        text = text.replace(nvidia, amd)
+    return text
+
+
 _SHORTAGE_FIX = {
     "tgi": N_("Lower TGI's token budgets: --max-batch-total-tokens and --max-batch-prefill-tokens (or "
               "--max-total-tokens per request); TGI sizes them at warm-up from the memory left after the weights"),
@@ -31,8 +46,9 @@ def apply(report: MemoryReport, causes: list[Cause]) -> None:
     cuda_conf, hip_conf = i18n._(CUDA_ALLOC_CONF), i18n._(HIP_ALLOC_CONF)  # as the rules wrote them
     for cause in causes:
         if report.platform == "rocm":
-            cause.fix = cause.fix.replace(cuda_conf, hip_conf)
-            cause.more_fixes = [m.replace(cuda_conf, hip_conf) for m in cause.more_fixes]
+            cause.fix = _rocm_commands(cause.fix.replace(cuda_conf, hip_conf))
+            cause.more_fixes = [_rocm_commands(m.replace(cuda_conf, hip_conf)) for m in cause.more_fixes]
+            cause.checks = [_rocm_commands(c) for c in cause.checks]
         if cause.id == "genuine_shortage" and report.engine in _SHORTAGE_FIX and report.kind.startswith(
                 ("pytorch_", "cuda_")):
             cause.more_fixes = [cause.fix] + [m for m in cause.more_fixes if m != cause.fix]

@@ -117,6 +117,23 @@ CHECKS: dict[str, Check] = {
 # Signatures of the failing call (not of the device's state): they decide only where no named format with its own
 # figures was read (gpudesk.oom.parsers.detect).
 CALL_SIGNATURES = ("pin_memory", "context_init", "library_init", "bare_cuda_error")
+# The same checks on AMD GPUs (ROCm's rocm-smi; the amdgpu kernel driver logs its faults in dmesg).
+ROCM_COMMANDS = {
+    "ecc": "rocm-smi --showrasinfo all",
+    "xid": "dmesg | grep -i amdgpu",
+    "driver_version": "rocm-smi --showdriverversion; python -c \"import torch; print(torch.version.hip)\"",
+    "other_process": "rocm-smi --showpids",
+    "free_exceeds_request": "rocm-smi --showmeminfo vram",
+}
+
+
+def check_command(key: str, platform: str | None) -> str:
+    """The command of check ``key`` on ``platform`` (NVIDIA's tools unless the platform is ROCm)."""
+    if platform == "rocm" and key in ROCM_COMMANDS:
+        return ROCM_COMMANDS[key]
+    return CHECKS[key].command
+
+
 NOT_CAPACITY = ("shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "expandable_segments",
                 "buffer_limit", "pin_memory")
 
@@ -133,7 +150,7 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("host_ram", ("defaultcpuallocator", "alloc_cpu.cpp", "cpuallocator.cpp", "cpu_buffer_type_alloc_buffer",
                   "failed to allocate cpu buffer", "error code 12 (cannot allocate memory)", "std::bad_alloc",
                   "java.lang.outofmemoryerror", "killed by signal: killed", "oom-kill", "out of memory: killed process",
-                  "cannot allocate memory (12)")),
+                  "cannot allocate memory (12)", "cl_out_of_host_memory", "ur_result_error_out_of_host_memory")),
     ("expandable_segments", ("cuda driver error: out of memory",)),
     ("buffer_limit", ("greater than the maximum allowed buffer size", "larger than buffer maximum",
                       "exceeds device buffer size limit", "exceeds device memory allocation limit",
@@ -149,7 +166,7 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       "cublas_status_alloc_failed", "cublas_status_not_initialized", "dnn library initialization failed",
                       "failed to determine best cudnn convolution algorithm", "could not create cudnn handle")),
 )
-_BARE = re.compile(r"cuda error[:\s]{1,3}out of memory|cuda_error_out_of_memory|cudaerrormemoryallocation|"
+_BARE = re.compile(r"cuda error[:\s]{1,3}out of memory|hip error[:\s]{1,3}out of memory|hiperroroutofmemory|cuda_error_out_of_memory|cudaerrormemoryallocation|"
                    r"cuda failure\s{0,3}'?out of memory|cuda failure\s{0,3}2\b|cuda error 2\b|cuda error\s{0,2}\(2\)|cuda error\(2\)|"
                    r"cuda runtime error.{0,80}out of memory|result=2\b", re.IGNORECASE)
 

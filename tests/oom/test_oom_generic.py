@@ -153,3 +153,10 @@ def test_host_memory_errors_of_any_runtime_are_host_ram():
         assert top.id == "not_capacity" and top.evidence["deciding_check"] == "host_ram", text
     assert diagnose_text("cupy.cuda.memory.OutOfMemoryError: out of memory to allocate 1073741824 bytes").top.id \
         != "not_capacity"
+
+
+def test_rocm_gets_rocm_tools_in_its_checks_and_fixes():
+    d = diagnose_text("RuntimeError: HIP error: out of memory")
+    assert d.report.platform == "rocm"
+    text = " ".join(c.fix + " ".join(c.checks) for c in d.causes)
+    assert "rocm-smi --showrasinfo all" in text and "nvidia-smi" not in text

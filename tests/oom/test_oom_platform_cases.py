@@ -13,7 +13,7 @@ from gpudesk.oom import diagnose_text
 from gpudesk.oom.accuracy import FAMILY_MIN_CASES, evaluate, load_accuracy, load_cases
 from gpudesk.oom.cause import CAUSE_IDS
 from gpudesk.oom.parsers.generic import extract
-from gpudesk.oom.signatures import CHECKS
+from gpudesk.oom.signatures import CHECKS, check_command
 
 ROWS = [json.loads(line) for line in (FIXTURES / "platform_cases.jsonl").read_text(encoding="utf-8").splitlines()
         if line.strip()]
@@ -79,5 +79,5 @@ def test_not_capacity_answers_carry_their_check_command(row):
     d = diagnose_text(row["message"])
     for cause in d.causes:
         if cause.id == "not_capacity" and "deciding_check" in cause.evidence:
-            key = cause.evidence["deciding_check"]
-            assert CHECKS[key].command in " ".join(cause.checks) or CHECKS[key].command in cause.fix
+            command = check_command(cause.evidence["deciding_check"], d.report.platform)
+            assert command in " ".join(cause.checks) or command in cause.fix

@@ -195,7 +195,7 @@ _CALL_LEVEL_KINDS = frozenset({"unknown", "generic_oom", "cuda_error_oom", "cubl
 
 # The backend the extraction layer names -> the report's platform, where the text names no platform itself.
 _BACKEND_PLATFORM = {"tpu": "tpu", "rocm": "rocm", "metal": "metal", "vulkan": "vulkan", "directml": "directml",
-                     "cpu": "cpu"}
+                     "opencl": "opencl", "cpu": "cpu"}
 
 
 def _slice_capacity(report: MemoryReport) -> None:

@@ -130,6 +130,9 @@ OOM_WORDS = (
     "cudaerrormemoryallocation", "alloc_failed", "greater than the maximum allowed buffer",
     "larger than buffer maximum", "unable to allocate", "oom when allocating", "ran out of memory",
     "not enough space", "out of device memory", "negative capacity", "result=2 ", "malloc failed",
+    # OpenCL, DirectML/Windows, oneAPI/SYCL and HIP names for the same failure.
+    "cl_mem_object_allocation_failure", "cl_out_of_resources", "cl_out_of_host_memory", "e_outofmemory",
+    "0x8007000e", "out_of_device_memory", "hiperroroutofmemory", "out_of_host_memory",
 )
 
 # (runtime, words), first match wins: the most specific runtimes first.
@@ -158,8 +161,9 @@ _BACKENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tpu", ("xla:tpu", "memory space hbm", "tpu_worker", "hbm capacity", "_hbm", "tpu")),
     ("vulkan", ("vulkan", "vk::", "vk_error", "erroroutofdevicememory")),
     ("metal", ("metal", "kiogpu", "iogpu", "mtlcommandbuffer", "mps backend")),
-    ("rocm", ("hipmalloc", "hip out of memory", "rocm", "amdgpu", "gfx1")),
-    ("directml", ("directml", "gpu video memory")),
+    ("rocm", ("hipmalloc", "hip out of memory", "hip error", "hiperror", "rocm", "amdgpu", "gfx1")),
+    ("directml", ("directml", "gpu video memory", "dml:")),
+    ("opencl", ("cl_mem_object_allocation_failure", "cl_out_of_resources", "opencl")),
     ("cpu", ("defaultcpuallocator", "alloc_cpu.cpp", "cpu buffer", "cpuallocator.cpp", "cannot allocate memory")),
     ("cuda", ("cuda", "cudnn", "cublas", "nvidia", "cumem", "nccl")),
 )

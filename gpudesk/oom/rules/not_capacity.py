@@ -57,7 +57,7 @@ def check(f: Facts) -> Cause | None:
                     "means the driver exposes only part of it."))],
         checks=[_("A per-process memory fraction set by a framework or test harness."),
                 _("Windows: the WDDM / WSL2 driver's own limits; the figures under WSL can be wrong."),
-                _("Run {command}: {meaning}").format(command=CHECKS["free_exceeds_request"].command,
+                _("{command}: {meaning}").format(command=CHECKS["free_exceeds_request"].command,
                                                      meaning=i18n._(CHECKS["free_exceeds_request"].meaning))],
     )
 
@@ -79,6 +79,6 @@ def _runtime_refusal(f: Facts) -> Cause:
                           free=format_bytes(f.free), requested=format_bytes(f.requested)),
         fix=_("Split the buffer (fewer layers or a smaller context per device, or a build that splits buffers), or "
               "run where the driver allows larger single allocations (Linux, a newer driver)"),
-        checks=[_("Run {command}: {meaning}").format(command=CHECKS["free_exceeds_request"].command,
+        checks=[_("{command}: {meaning}").format(command=CHECKS["free_exceeds_request"].command,
                                                      meaning=i18n._(CHECKS["free_exceeds_request"].meaning))],
     )

@@ -27,15 +27,15 @@ from gpudesk.i18n import _
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import CHECKS, NOT_CAPACITY
+from gpudesk.oom.signatures import CHECKS, NOT_CAPACITY, check_command
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
 _XLA_USAGE = re.compile(r"Memory usage:\s{0,3}(\d{1,20}) bytes free,\s{0,3}(\d{1,20}) bytes total")
 _NCCL_OTHER_RANK = re.compile(r"\brank [1-9]\d{0,5}\b.{0,80}\bdevice 0\b", re.IGNORECASE)
 
-def _check_line(key: str) -> str:
+def _check_line(key: str, platform: str | None = None) -> str:
     check = CHECKS[key]
-    return _("Run {command}: {meaning}").format(command=check.command, meaning=i18n._(check.meaning))
+    return _("{command}: {meaning}").format(command=check_command(key, platform), meaning=i18n._(check.meaning))
 
 
 def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
@@ -107,20 +107,22 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         id="not_capacity",
         title=titles[key],
         confidence=confidence,
-        evidence=evidence(not_capacity_kind=key, deciding_check=check_key, check_command=CHECKS[check_key].command,
+        evidence=evidence(not_capacity_kind=key, deciding_check=check_key,
+                          check_command=check_command(check_key, r.platform),
                           requested_bytes=f.requested, free_bytes=f.free, total_capacity_bytes=f.total),
         explanation=explanations[key],
         fix=fixes[key],
-        checks=[_check_line(check_key)],
+        checks=[_check_line(check_key, r.platform)],
     )
 
 
 def _generic(cause_id: str, confidence: float, title: str, explanation: str, fix: str, check_key: str,
              f: Facts) -> Cause:
+    platform = f.report.platform
     return Cause(id=cause_id, title=title, confidence=confidence,
-                 evidence=evidence(deciding_check=check_key, check_command=CHECKS[check_key].command,
+                 evidence=evidence(deciding_check=check_key, check_command=check_command(check_key, platform),
                                    requested_bytes=f.requested, total_capacity_bytes=f.total, free_bytes=f.free),
-                 explanation=explanation, fix=fix, checks=[_check_line(check_key)])
+                 explanation=explanation, fix=fix, checks=[_check_line(check_key, platform)])
 
 
 def _other_process(confidence: float, f: Facts) -> Cause:
@@ -200,14 +202,14 @@ def _library_init(f: Facts) -> list[Cause]:
     return [Cause(id="allocation_outside_allocator", title=_("A CUDA library could not allocate memory"),
                   confidence=0.6,
                   evidence=evidence(library_status=r.parsed.get("library_status"), deciding_check="other_process",
-                                    check_command=CHECKS["other_process"].command),
+                                    check_command=check_command("other_process", r.platform)),
                   explanation=_("cuDNN and cuBLAS allocate their handles and workspaces with cudaMalloc, outside "
                                 "PyTorch's caching allocator, which keeps its freed blocks cached: the GPU was full of "
                                 "the job's tensors and cache when the library initialised (the real OOM hides behind "
                                 "the library's status)."),
                   fix=_("Leave room for the libraries: a smaller batch, torch.cuda.empty_cache() before the first "
                         "matmul/conv, or a GPU with free memory (CUDA_VISIBLE_DEVICES)"),
-                  checks=[_check_line("other_process")]),
+                  checks=[_check_line("other_process", r.platform)]),
             _shortage(0.5, f, _("cuDNN/cuBLAS could not allocate their handle or workspace: the GPU was already "
                                 "full when the library initialised.")),
             _other_process(0.4, f), _not_capacity("driver_version", 0.3, f)]
@@ -233,7 +235,7 @@ def _bare(f: Facts) -> list[Cause]:
                                     "full.")),
                 _other_process(0.4, f), _not_capacity("ecc", 0.15, f)]
     pinned = "pin_memory" in low or "wsl" in low or "microsoft-standard" in low
-    if pinned or r.framework == "pytorch" or "runtimeerror: cuda error" in low:
+    if pinned or r.framework == "pytorch" or "runtimeerror: cuda error" in low or "runtimeerror: hip error" in low:
         # PyTorch's caching allocator reports its own failures as "Tried to allocate ..."; a bare CUDA error is a
         # call outside it, and in a running job the commonest such allocation is page-locked host memory.
         return [_not_capacity("pin_memory", 0.75 if pinned else 0.4, f), _other_process(0.35, f),
