@@ -6,7 +6,9 @@ of the message say so. Each signature names the mechanism and the one check that
 
 * ``shared_memory``: Triton's ``OutOfResources: out of resource: shared memory, Required: R, Hardware limit: L``
   is the kernel's shared memory per thread block (48-228 KiB per SM, CUDA C Programming Guide, "Compute
-  Capabilities" table), raised by ``triton/compiler/compiler.py`` before launch; device memory is not involved.
+  Capabilities" table), raised by ``triton/compiler/compiler.py`` before launch; XLA:TPU's "Ran out of memory in
+  memory space vmem" (or smem) is the TPU core's on-chip vector (scalar) memory, the same kind of limit
+  (cloud.google.com/tpu/docs/system-architecture-tpu-vm, Pallas TPU docs); device memory (HBM) is not involved.
 * ``host_ram``: PyTorch's ``DefaultCPUAllocator`` (``c10/core/impl/alloc_cpu.cpp``), ggml's CPU buffer,
   ``Error code 12 (Cannot allocate memory)``, Python's ``MemoryError``, C++ ``std::bad_alloc``, the JVM's
   ``java.lang.OutOfMemoryError`` and the Linux OOM killer ("Killed", "oom-kill") are host allocations (RAM, swap,
@@ -146,7 +148,8 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("xid", ("fallen off the bus", "gpu is lost", "gpu has fallen")),
     ("driver_version", ("driver version is insufficient", "cudaerrorinsufficientdriver", "insufficient driver",
                         "driver/library version mismatch")),
-    ("shared_memory", ("out of resource: shared memory", "outofresources: out of resource: shared")),
+    ("shared_memory", ("out of resource: shared memory", "outofresources: out of resource: shared",
+                       "memory space vmem", "memory space smem")),
     ("host_ram", ("defaultcpuallocator", "alloc_cpu.cpp", "cpuallocator.cpp", "cpu_buffer_type_alloc_buffer",
                   "failed to allocate cpu buffer", "error code 12 (cannot allocate memory)", "std::bad_alloc",
                   "java.lang.outofmemoryerror", "killed by signal: killed", "oom-kill", "out of memory: killed process",

@@ -17,9 +17,9 @@ from gpudesk.oom.signatures import CHECKS, check_command
 
 ROWS = [json.loads(line) for line in (FIXTURES / "platform_cases.jsonl").read_text(encoding="utf-8").splitlines()
         if line.strip()]
-# Measured when the rules were written (issue 28): 111 of 129 (before: 19 of the first 120); the floor sits at
+# Measured when the rules were written (issue 28): 116 of 134 (before: 19 of the first 120); the floor sits at
 # the measurement so a regression of one case fails CI.
-FLOOR = 111
+FLOOR = 116
 # Families whose own figure is below 70 % (reported, not hidden): CuPy/Numba/JCuda: two leaks and a pool
 # fragmentation that one message cannot show (a leak needs memory over time), and a 200 GB request with no
 # capacity in the text.
@@ -66,7 +66,8 @@ def test_no_real_message_with_a_figure_comes_back_not_found(platforms):
 
 def test_cases_added_after_the_rules_are_scored_apart(platforms):
     later = platforms.subset(labelled="after_rules")
-    assert later.total >= 9 and later.right >= 6  # 4 of 9 on their first run, before the Vulkan wording was read
+    # First runs: 4 of 9 (before the Vulkan buffer-limit wording was read), then 4 of 5 (before TPU VMEM was read).
+    assert later.total >= 14 and later.right >= 11
 
 
 def test_the_older_82_cases_keep_their_accuracy():

@@ -42,7 +42,7 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
     r = f.report
     limit = r.parsed.get("buffer_limit_bytes")
     titles = {
-        "shared_memory": _("Not a memory problem: the kernel needs more shared memory per block than the GPU has"),
+        "shared_memory": _("Not a memory problem: the kernel needs more on-chip memory than the core has"),
         "host_ram": _("Not a GPU memory problem: host RAM ran out"),
         "absurd_size": _("Not a memory problem: the requested size is garbage"),
         "ecc": _("Not a capacity problem: an uncorrectable ECC error (GPU memory fault)"),
@@ -55,8 +55,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "free_exceeds_request": _("Not a capacity problem: the memory was free"),
     }
     explanations = {
-        "shared_memory": _("Triton refused to launch the kernel because its tile needs more shared memory than one "
-                           "streaming multiprocessor offers (the 'Hardware limit'). Device memory was not involved."),
+        "shared_memory": _("The kernel's tile needs more on-chip memory than one core offers (a GPU SM's shared "
+                           "memory, the 'Hardware limit' Triton names, or a TPU core's VMEM). Device memory was not "
+                           "involved."),
         "host_ram": _("The failing allocation is in system memory (PyTorch's CPU allocator, a CPU buffer): the GPU "
                       "is not full, the computer is."),
         "absurd_size": _("A request of {size} is more than any device or computer has: it comes from an overflowed "
@@ -82,8 +83,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                                   "from a limit below the capacity."),
     }
     fixes = {
-        "shared_memory": _("Use a smaller kernel config: num_stages=1 or 2 and smaller BLOCK sizes (or the engine's "
-                           "option for older GPUs); a GPU with more shared memory per SM also works"),
+        "shared_memory": _("Use a smaller kernel config: num_stages=1 or 2 and smaller BLOCK sizes (Pallas/XLA on TPU: "
+                           "smaller block shapes), or the engine's option for older GPUs; a GPU with more shared "
+                           "memory per SM also works"),
         "host_ram": _("Free host RAM or add swap / enlarge the Windows page file; load with mmap or "
                       "low_cpu_mem_usage=True, or process the data in smaller pieces"),
         "absurd_size": _("Find the shape that produced the size (print shapes before the failing op); fix the "
