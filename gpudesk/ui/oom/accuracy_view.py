@@ -64,6 +64,9 @@ class OomAccuracyView(QWidget):
         self.cases = _table(self, [self.tr("Case set"), self.tr("Family"), self.tr("Recorded cause"),
                                    self.tr("Doctor's first cause"), self.tr("Source")],
                             self.tr("Every case and the doctor's first cause"))
+        # The family name takes the spare width; the counts stay beside it instead of at the far right.
+        self.families.horizontalHeader().setStretchLastSection(False)
+        self.families.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.tabs.addTab(self.families, self.tr("By family"))
         self.tabs.addTab(self.cases, self.tr("Every case"))
         layout = QVBoxLayout(self)
