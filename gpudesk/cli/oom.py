@@ -88,6 +88,10 @@ def add_parser(subparsers) -> None:
     p_snap.add_argument("--json", action="store_true", help=_("print the analysis and diagnosis as JSON"))
     p_snap.set_defaults(func=cmd_snapshot)
 
+    from gpudesk.cli import oom_accuracy
+
+    oom_accuracy.add_parser(sub)
+
 
 def _positive_seconds(text: str) -> float:
     """argparse type: a positive, finite number of seconds (a bad value is a usage error, exit status 2)."""
@@ -161,14 +165,20 @@ def _value(key: str, value) -> str:
 
 
 _ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "tgi": "Text Generation Inference",
-                 "llamacpp": "llama.cpp", "ollama": "Ollama"}
+                 "llamacpp": "llama.cpp", "ollama": "Ollama", "onnxruntime": "ONNX Runtime", "tensorrt": "TensorRT",
+                 "nccl": "NCCL", "mlx": "MLX", "jax": "JAX/XLA", "xla": "XLA", "tensorflow": "TensorFlow",
+                 "comfyui": "ComfyUI", "diffusers": "diffusers", "cupy": "CuPy", "numba": "Numba", "jcuda": "JCuda",
+                 "triton": "Triton", "pytorch": "PyTorch"}
 _PLATFORM_NAMES = {"cuda": "NVIDIA CUDA", "rocm": "AMD ROCm (HIP)", "mps": "Apple MPS", "xpu": "Intel XPU",
-                   "tpu": "Google TPU"}
+                   "tpu": "Google TPU", "metal": "Apple Metal", "vulkan": "Vulkan", "directml": "DirectML",
+                   "cpu": "CPU (host memory)"}
 
 
 def _recognised(r) -> str | None:
     """"Recognised: vLLM on AMD ROCm (HIP)" — the engine and platform the text names; None when neither."""
-    engine = _ENGINE_NAMES.get(r.engine, r.engine) if r.engine else None
+    runtime = getattr(r, "runtime", None)
+    runner = r.engine or (runtime if runtime != "pytorch" else None)  # PyTorch is the "Framework:" line already
+    engine = _ENGINE_NAMES.get(runner, runner) if runner else None
     platform = _PLATFORM_NAMES.get(r.platform, r.platform) if r.platform else None
     if engine and platform:
         return _("Recognised: {engine} on {platform}").format(engine=engine, platform=platform)

@@ -35,9 +35,11 @@ def diagnose(report: MemoryReport, *, spec: Any = None, workload: Any = None) ->
     facts = Facts.of(report)
     causes: list[Cause] = []
     for rule in RULES:
-        cause = rule.check(facts)
-        if cause is not None:
-            causes.append(cause)
+        found = rule.check(facts)
+        if isinstance(found, list):
+            causes.extend(found)  # a rule that ranks a set (gpudesk.oom.rules.signature)
+        elif found is not None:
+            causes.append(found)
     if any(c.id != "unparseable" for c in causes):
         causes = [c for c in causes if c.id != "unparseable"]  # other evidence in the text explains it
     order = {id(c): i for i, c in enumerate(causes)}
@@ -49,7 +51,10 @@ def diagnose(report: MemoryReport, *, spec: Any = None, workload: Any = None) ->
         if cause.id == "genuine_shortage":
             # A serving engine's fixes are its own knobs (context, layers offloaded, KV-cache type, batch).
             engine = engine_sizing_effects(report)
-            cause.sizing = engine if engine is not None else sizing_effects(facts, spec, workload)
+            if engine is not None:
+                cause.sizing = engine
+            elif not engine_advice.is_inference_runtime(report):  # training-sizing fixes only where they apply
+                cause.sizing = sizing_effects(facts, spec, workload)
         elif cause.id == "kv_cache_budget" and spec is not None:
             kv_sizing(cause, report, spec, workload)
         cause.refresh_labels(report.framework)

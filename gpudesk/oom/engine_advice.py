@@ -7,11 +7,28 @@ utilization, SGLang's static fraction, ROCm's allocator variable) rather than th
 
 from __future__ import annotations
 
+import re
+
 from gpudesk import i18n
-from gpudesk.i18n import N_
+from gpudesk.i18n import N_, _
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.report import MemoryReport
 from gpudesk.oom.rules.fragmentation import CUDA_ALLOC_CONF, HIP_ALLOC_CONF
+
+# NVIDIA's tools -> ROCm's (rocm-smi, the amdgpu driver's dmesg lines), most specific first; commands are never
+# translated, so this works on the translated sentences too.
+_ROCM_TOOLS = (("nvidia-smi -q -d ECC", "rocm-smi --showrasinfo all"), ("dmesg | grep -i xid", "dmesg | grep -i amdgpu"),
+               ("nvidia-smi -r", "rocm-smi --gpureset -d <N>"),
+               ("nvidia-smi --query-compute-apps=pid,used_memory --format=csv", "rocm-smi --showpids"),
+               ("nvidia-smi --query-gpu=memory.total,memory.used --format=csv", "rocm-smi --showmeminfo vram"),
+               ("nvidia-smi", "rocm-smi"), ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"))
+
+
+def _rocm_commands(text: str) -> str:
+    for nvidia, amd in _ROCM_TOOLS:
+        text = text.replace(nvidia, amd)
+    return text
+
 
 _SHORTAGE_FIX = {
     "tgi": N_("Lower TGI's token budgets: --max-batch-total-tokens and --max-batch-prefill-tokens (or "
@@ -29,9 +46,172 @@ def apply(report: MemoryReport, causes: list[Cause]) -> None:
     cuda_conf, hip_conf = i18n._(CUDA_ALLOC_CONF), i18n._(HIP_ALLOC_CONF)  # as the rules wrote them
     for cause in causes:
         if report.platform == "rocm":
-            cause.fix = cause.fix.replace(cuda_conf, hip_conf)
-            cause.more_fixes = [m.replace(cuda_conf, hip_conf) for m in cause.more_fixes]
+            cause.fix = _rocm_commands(cause.fix.replace(cuda_conf, hip_conf))
+            cause.more_fixes = [_rocm_commands(m.replace(cuda_conf, hip_conf)) for m in cause.more_fixes]
+            cause.checks = [_rocm_commands(c) for c in cause.checks]
         if cause.id == "genuine_shortage" and report.engine in _SHORTAGE_FIX and report.kind.startswith(
                 ("pytorch_", "cuda_")):
             cause.more_fixes = [cause.fix] + [m for m in cause.more_fixes if m != cause.fix]
             cause.fix = i18n._(_SHORTAGE_FIX[report.engine])
+    apply_runtime(report, causes)
+
+
+# --- Fixes in the user's runtime's own terms (issue 28) ----------------------------------------------------------
+# Knob names from each runtime's documentation:
+#   ComfyUI: README "--lowvram", "--novram", "--cpu-vae"; the "VAE Decode (Tiled)" node (nodes.py VAEDecodeTiled).
+#   diffusers: AutoencoderKL.enable_tiling(), pipeline enable_model_cpu_offload() (docs "Reduce memory usage").
+#   llama.cpp: tools/server README -ngl/--n-gpu-layers, -c/--ctx-size, -ub/--ubatch-size, --cache-type-k/-v.
+#   Ollama: docs/faq.md num_ctx / OLLAMA_CONTEXT_LENGTH, num_gpu, OLLAMA_KV_CACHE_TYPE, OLLAMA_FLASH_ATTENTION.
+#   ONNX Runtime: CUDA execution provider options gpu_mem_limit, arena_extend_strategy (docs "CUDA EP").
+#   TensorRT: IBuilderConfig.set_memory_pool_limit(MemoryPoolType.WORKSPACE, ...) (TensorRT API docs).
+#   TensorRT-LLM: trtllm-build --max_batch_size/--max_num_tokens/--max_seq_len (build time) vs
+#     KvCacheConfig(free_gpu_memory_fraction, max_tokens) (run time) (docs "Useful build-time flags", "KV cache").
+#   JAX: docs.jax.dev "GPU memory allocation": 75 % preallocated; XLA_PYTHON_CLIENT_PREALLOCATE=false;
+#     XLA_CLIENT_MEM_FRACTION (new name) / XLA_PYTHON_CLIENT_MEM_FRACTION (before; of *available* memory before
+#     jaxlib 0.4.1, of total memory since: jaxlib 0.4.1 release notes).
+#   MLX / Metal: mx.set_cache_limit; macOS 14+ `sudo sysctl iogpu.wired_limit_mb=N` raises the GPU's wired limit.
+#   CuPy: cupy.get_default_memory_pool().set_limit / free_all_blocks (docs "Memory management").
+#   NCCL: NCCL_BUFFSIZE / NCCL_MAX_NCHANNELS (NCCL environment variables) and headroom outside the framework cache.
+_RUNTIME_FIX: dict[str, tuple[str, list[str]]] = {
+    "comfyui": (N_("Decode with the 'VAE Decode (Tiled)' node (lower tile_size), start ComfyUI with --lowvram (or "
+                   "--novram), or decode on the CPU with --cpu-vae"),
+                [N_("Lower the resolution, the batch size or the number of video frames."),
+                 N_("Close other programs that use the GPU (browsers, games, another UI).")]),
+    "diffusers": (N_("Tile the VAE decode: pipe.vae.enable_tiling() (and pipe.enable_vae_slicing() for batches), and "
+                     "offload idle models with pipe.enable_model_cpu_offload()"),
+                  [N_("Lower the resolution, the batch size or the number of frames."),
+                   N_("Load the pipeline in fp16/bf16 (torch_dtype=torch.float16).")]),
+    "vae": (N_("Decode the VAE in tiles (diffusers: pipe.vae.enable_tiling(); ComfyUI: the 'VAE Decode (Tiled)' node; "
+               "AUTOMATIC1111: --medvram / --lowvram or a tiled-VAE extension), or decode in fp16 or on the CPU"),
+            [N_("Lower the resolution, the batch size or the number of frames.")]),
+    "llamacpp": (N_("Offload fewer layers (-ngl / --n-gpu-layers below the current value), lower the context "
+                    "(-c / --ctx-size) and the micro-batch (-ub 512), or store the KV cache quantised "
+                    "(--cache-type-k q8_0 --cache-type-v q8_0)"),
+                 [N_("Use a smaller quantisation of the model (e.g. Q4_K_M).")]),
+    "ollama": (N_("Lower the context (num_ctx or OLLAMA_CONTEXT_LENGTH) and the layers on the GPU (num_gpu), or "
+                  "quantise the KV cache (OLLAMA_KV_CACHE_TYPE=q8_0 with OLLAMA_FLASH_ATTENTION=1)"),
+               [N_("Use a smaller quantisation of the model (e.g. a q4_K_M tag).")]),
+    "onnxruntime": (N_("Cap and tighten ONNX Runtime's CUDA arena: provider options gpu_mem_limit and "
+                       "arena_extend_strategy='kSameAsRequested'; run fewer sessions or threads at once, or smaller "
+                       "inputs"),
+                    [N_("Share one InferenceSession between threads instead of one per thread.")]),
+    "tensorrt": (N_("Lower the builder workspace (config.set_memory_pool_limit(trt.MemoryPoolType.WORKSPACE, ...)), "
+                    "build for smaller maximum shapes or batch, or in FP16/INT8"),
+                 [N_("Build on a GPU with more memory than the one that runs the engine, if the builder is the "
+                     "step that fails.")]),
+    "trtllm": (N_("At build time: trtllm-build with a smaller --max_batch_size / --max_num_tokens / --max_seq_len; "
+                  "at run time: KvCacheConfig(free_gpu_memory_fraction=0.8) or max_tokens to leave room"),
+               [N_("Use tensor parallelism (--tp_size) to spread the weights.")]),
+    "nccl": (N_("Leave headroom for NCCL's buffers: torch.cuda.empty_cache() before the first collective, a smaller "
+                "batch, or smaller buffers (NCCL_BUFFSIZE=2097152, NCCL_MAX_NCHANNELS=4)"),
+             [N_("Check that every rank uses its own GPU (torch.cuda.set_device(local_rank)).")]),
+    "mlx": (N_("Lower the working set: a smaller model or quantisation, a smaller KV/prompt cache (mx.set_cache_limit), "
+               "or raise the GPU's wired limit on macOS 14+: sudo sysctl iogpu.wired_limit_mb=<MB>"),
+            [N_("Close other apps: unified memory is shared with them.")]),
+    "cupy": (N_("Bound and release CuPy's pool: cupy.get_default_memory_pool().set_limit(size=...) and "
+                "free_all_blocks() between stages; process the data in chunks"), []),
+    "tpu": (N_("Lower the per-core batch, shard the model and optimizer over more TPU cores (jax.sharding / pjit, "
+               "FSDP), rematerialise with jax.checkpoint, or keep activations in bfloat16"),
+            [N_("Use a TPU generation with more HBM per core.")]),
+    "jax": (N_("Lower the batch or sequence length, rematerialise with jax.checkpoint, or shard over more devices; "
+               "turning preallocation off does not add memory"),
+            [N_("Donate buffers you no longer need (jax.jit(..., donate_argnums=...)).")]),
+}
+# Shapes whose rules already speak the engine's own terms (engine_budget, kv_cache_budget, mps_limit).
+_OWN_TERMS_KINDS = ("ggml_alloc_failed", "tgi_prefill", "trtllm_runtime_alloc", "trtllm_executor", "tensorrt_build_alloc",
+                    "vllm_kv_cache", "vllm_mamba_cache", "sglang_kv_pool", "mps_oom")
+_INFERENCE_RUNTIMES = ("comfyui", "diffusers", "vae", "llamacpp", "ollama", "onnxruntime", "tensorrt", "trtllm", "mlx")
+_VAE = re.compile(r"vae.{0,40}decod|decod\w{0,6}.{0,20}vae|VAEDecode", re.IGNORECASE)
+_JAX_VERSION = re.compile(r"\bjax(?:lib)?(?:==|\s{1,3}v?)(\d{1,2})\.(\d{1,2})\.(\d{1,3})")
+_PROCESS_COUNT = re.compile(r"\b(\d{1,2}) (?:JAX )?processes\b", re.IGNORECASE)
+_CUDA_ONLY = re.compile(r"PYTORCH_\w*ALLOC_CONF|XLA_PYTHON_CLIENT|XLA_CLIENT_MEM|CUDA_VISIBLE_DEVICES|"
+                        r"expandable_segments|nvidia-smi|torch\.cuda|cuda", re.IGNORECASE)
+_PYTORCH_ONLY = re.compile(r"torch|autocast|\.half\(\)|\.item\(\)", re.IGNORECASE)
+_UNSUPPORTED_EXPANDABLE = re.compile(r"expandable[_ ]segments?\W{0,3}(?:is |are )?not supported", re.IGNORECASE)
+
+
+def _runtime_key(report: MemoryReport) -> str | None:
+    """Which runtime's knobs a fix should use (None: the rules' own PyTorch terms)."""
+    if report.platform == "tpu":
+        return "tpu"
+    runtime = report.runtime or report.engine
+    if runtime == "comfyui" or (report.text and "comfyui" in report.text.lower()):
+        return "comfyui"
+    if runtime in ("ollama",) or report.engine == "ollama":
+        return "ollama"
+    if runtime in ("pytorch", "diffusers", None) and report.text and _VAE.search(report.text):
+        return "diffusers" if runtime == "diffusers" else "vae"  # an image pipeline's VAE decode, not training
+    if report.platform in ("metal",) or runtime == "mlx":
+        return "mlx"
+    if runtime in _RUNTIME_FIX:
+        return runtime
+    return None
+
+
+def jax_fraction_fix(report: MemoryReport) -> str:
+    """The JAX memory-fraction setting in the version's own terms, for the number of processes the text names.
+
+    Each of N processes sharing a GPU gets 0.9 / N (rounded down to 0.05), so N pools and the CUDA context fit.
+    jaxlib before 0.4.1 read the fraction of *available* memory (release notes), so the fraction is the same but
+    a later process gets less than an earlier one.
+    """
+    text = report.text or ""
+    m = _PROCESS_COUNT.search(text)
+    processes = max(1, int(m.group(1))) if m else 2
+    fraction = max(0.05, int(0.9 / processes * 20) / 20)
+    version = _JAX_VERSION.search(text)
+    old = version is not None and (int(version.group(1)), int(version.group(2)), int(version.group(3))) < (0, 4, 1)
+    if old:
+        return _("Set XLA_PYTHON_CLIENT_PREALLOCATE=false, or XLA_PYTHON_CLIENT_MEM_FRACTION={fraction} per process "
+                 "for {n} processes (before jaxlib 0.4.1 it is a fraction of the memory still available, so start "
+                 "the largest process first)").format(fraction=f"{fraction:.2f}", n=processes)
+    return _("Set XLA_PYTHON_CLIENT_PREALLOCATE=false, or XLA_CLIENT_MEM_FRACTION={fraction} per process for {n} "
+             "processes (XLA_PYTHON_CLIENT_MEM_FRACTION in JAX releases before the rename; a fraction of the total "
+             "memory since jaxlib 0.4.1)").format(fraction=f"{fraction:.2f}", n=processes)
+
+
+def apply_runtime(report: MemoryReport, causes: list[Cause]) -> None:
+    """Fixes in the runtime's own terms; nothing the text says is unsupported; no GPU advice for a TPU."""
+    key = None if report.kind in _OWN_TERMS_KINDS else _runtime_key(report)
+    for cause in causes:
+        if cause.id == "preallocation" and (report.runtime in ("jax", "xla") or report.framework == "jax"):
+            cause.fix = jax_fraction_fix(report)
+        if cause.id in ("genuine_shortage", "single_allocation_exceeds_capacity") and key is not None:
+            if report.engine in _SHORTAGE_FIX and key not in ("comfyui", "diffusers", "tpu"):
+                continue  # the serving engine's own knob is already first
+            fix, more = _RUNTIME_FIX[key]
+            if key in _INFERENCE_RUNTIMES or key in ("tpu", "jax"):
+                # Training advice (micro-batch, checkpointing, FSDP, LoRA) and PyTorch-only checks (no_grad, AMP)
+                # do not apply to an inference runtime or to JAX.
+                cause.checks = [c for c in cause.checks if not _PYTORCH_ONLY.search(c)]
+                cause.more_fixes = [i18n._(m) for m in more]
+                if key != "tpu":
+                    cause.more_fixes.append(_("Use a GPU with more memory."))
+            else:
+                cause.more_fixes = [cause.fix] + [i18n._(m) for m in more] + cause.more_fixes
+            cause.fix = i18n._(fix)
+        if report.mig_profile and cause.id in ("genuine_shortage", "single_allocation_exceeds_capacity"):
+            cause.more_fixes.insert(0, _("This is a MIG slice ({profile}): the job gets only the slice's memory; use "
+                                         "a larger profile or the whole GPU.").format(profile=report.mig_profile))
+    if report.platform == "tpu":
+        for cause in causes:
+            _drop(cause, _CUDA_ONLY)
+    if report.text and _UNSUPPORTED_EXPANDABLE.search(report.text):
+        expandable = re.compile(r"expandable_segments", re.IGNORECASE)
+        for cause in causes:
+            _drop(cause, expandable)
+
+
+def _drop(cause: Cause, pattern: re.Pattern[str]) -> None:
+    """Remove every fix matching ``pattern``; the next remaining fix becomes the first."""
+    cause.more_fixes = [m for m in cause.more_fixes if not pattern.search(m)]
+    if pattern.search(cause.fix):
+        cause.fix = cause.more_fixes.pop(0) if cause.more_fixes else _(
+            "Reduce what the step keeps in memory (batch, input size), or use a device with more memory")
+
+
+def is_inference_runtime(report: MemoryReport) -> bool:
+    """The text comes from an inference runtime (ComfyUI, llama.cpp, ONNX Runtime, TensorRT, MLX ...) or a TPU/JAX
+    program, whose fixes are not the training-sizing ones (micro-batch, checkpointing, sharding, precision)."""
+    key = _runtime_key(report)
+    return key is not None and (key in _INFERENCE_RUNTIMES or key in ("tpu", "jax"))

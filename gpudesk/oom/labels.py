@@ -33,6 +33,18 @@ LABELS: dict[str, str] = {
     "oom_messages": N_("OOM messages in the text"),
     "headroom_bytes": N_("Free + cached (the most a request could get)"),
     "headroom_ratio": N_("Free + cached, share of the GPU"),
+    # What kind of failure (issue 28: gpudesk.oom.signatures).
+    "runtime": N_("Runtime that printed the message"),
+    "backend": N_("Device backend"),
+    "not_capacity_kind": N_("Kind of failure (not memory capacity)"),
+    "deciding_check": N_("Check that tells it apart"),
+    "check_command": N_("Command to run"),
+    "negative_size_bytes": N_("Negative size in the message"),
+    "buffer_limit_bytes": N_("Largest single buffer allowed"),
+    "exceeded_by_bytes": N_("Exceeded the capacity by"),
+    "in_use_bytes": N_("In use (as the message says)"),
+    "allocated_beyond_capacity_bytes": N_("Allocated beyond the GPU's capacity"),
+    "mig_slice_capacity_bytes": N_("MIG slice capacity (at most)"),
     # Fit against the request.
     "fit_margin_bytes": N_("Left after the request (free + cache − request)"),
     "fit_margin_ratio": N_("Left after the request, share of the GPU"),

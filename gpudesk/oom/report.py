@@ -168,6 +168,12 @@ class MemoryReport:
         tensor_shape / dtype / allocator_name: TensorFlow's failing tensor and BFC allocator.
         platform: the accelerator platform the text names ("cuda", "rocm", "mps", "xpu", "tpu"), None if unsaid.
         engine: the serving engine that printed it ("vllm", "sglang", "trtllm", "tgi", "llamacpp", "ollama").
+        runtime / backend: the runtime that printed the text ("onnxruntime", "tensorrt", "nccl", "mlx", "jax", ...)
+            and the device backend it names ("cuda", "rocm", "metal", "vulkan", "tpu", "directml", "cpu"), from
+            the extraction layer (gpudesk.oom.parsers.generic); None when unsaid.
+        signature: what kind of failure the text's words say it is (gpudesk.oom.signatures), None if none.
+        mig_profile: the MIG profile the text names ("3g.20gb"); graph_capture: the traceback runs through
+            CUDA-graph capture.
         max_model_len_tokens / kv_cache_tokens: vLLM's start-up check (tokens).
         samples: memory curve (launch / agent sampling over time).
         host_rss_samples: (t_s, rss_bytes) of the target process over time (pinned host memory growth).
@@ -207,6 +213,11 @@ class MemoryReport:
     text: str | None = None
     platform: str | None = None
     engine: str | None = None
+    runtime: str | None = None
+    backend: str | None = None
+    signature: str | None = None
+    mig_profile: str | None = None
+    graph_capture: bool = False
 
     @property
     def device(self) -> DeviceMemory | None:

@@ -947,67 +947,67 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CauseCard</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="171"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="172"/>
         <source>Cause id: %1</source>
         <translation>原因编号：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="177"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="178"/>
         <source>confidence %p %</source>
         <translation>置信度 %p %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="180"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="181"/>
         <source>How strongly the evidence supports this cause</source>
         <translation>证据对这一原因的支持程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="186"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="187"/>
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="192"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="193"/>
         <source>Fix: %1</source>
         <translation>修复：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="203"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="204"/>
         <source>Copy fix</source>
         <translation>复制修复</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="204"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="205"/>
         <source>Copy the fix to the clipboard</source>
         <translation>将修复方法复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="208"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="209"/>
         <source>Further fixes</source>
         <translation>更多修复</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="212"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="213"/>
         <source>Also check</source>
         <translation>另请检查</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="216"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="217"/>
         <source>Effect of sizing fixes</source>
         <translation>调整规模类修复的效果</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="219"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="220"/>
         <source>saves %1</source>
         <translation>节省 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="224"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="225"/>
         <source>Copy cause</source>
         <translation>复制原因</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="225"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="226"/>
         <source>Copy this cause with its evidence and fix as text</source>
         <translation>将此原因连同证据和修复以文本形式复制</translation>
     </message>
@@ -1067,37 +1067,37 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CompareView</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="54"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="55"/>
         <source>Remo&amp;ve column</source>
         <translation>移除列(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="55"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="56"/>
         <source>Remove the GPU whose column is selected</source>
         <translation>移除所选列对应的 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="57"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="58"/>
         <source>Clear compar&amp;ison</source>
         <translation>清除对比(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="151"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="152"/>
         <source>N/A</source>
         <translation>不可用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="158"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="159"/>
         <source>Differs between the compared GPUs</source>
         <translation>所比较的 GPU 之间存在差异</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="165"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="166"/>
         <source>Select up to {0} GPUs in the table and press Compare (Ctrl+D). Differences are highlighted.</source>
         <translation>在表格中选择最多 {0} 款 GPU，然后按“比较”（Ctrl+D）。差异项会高亮显示。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="169"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="170"/>
         <source>{0} of {1} GPUs; {2} specs differ (highlighted).</source>
         <translation>{0}/{1} 款 GPU；{2} 项规格不同（已高亮）。</translation>
     </message>
@@ -3284,37 +3284,37 @@ PCI 总线：{bus}</translation>
         <translation>无法进行实时 GPU 监控</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="229"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="340"/>
         <source>SM clock (solid) and memory clock (dashed)</source>
         <translation>SM 时钟（实线）和显存时钟（虚线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="299"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="409"/>
         <source>PCIe RX (host to GPU)</source>
         <translation>PCIe RX（主机到 GPU）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="301"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="411"/>
         <source>PCIe TX (GPU to host)</source>
         <translation>PCIe TX（GPU 到主机）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="303"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="413"/>
         <source>each GPU&apos;s own link</source>
         <translation>各 GPU 自身的链路</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="304"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="414"/>
         <source>{d}: share of link, {link}</source>
         <translation>{d}：占链路比例，{link}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="306"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="416"/>
         <source>% of link</source>
         <translation>占链路 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="308"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="418"/>
         <source>{d}: link unknown, shown in MB/s</source>
         <translation>{d}：链路未知，以 MB/s 显示</translation>
     </message>
@@ -3402,42 +3402,42 @@ PCI 总线：{bus}</translation>
 <context>
     <name>MonitorTab</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="42"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="48"/>
         <source>1 min</source>
         <translation>1 分钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="43"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="49"/>
         <source>5 min</source>
         <translation>5 分钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="44"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="50"/>
         <source>15 min</source>
         <translation>15 分钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="45"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="51"/>
         <source>1 h</source>
         <translation>1 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="46"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="52"/>
         <source>6 h</source>
         <translation>6 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="47"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="53"/>
         <source>24 h</source>
         <translation>24 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="48"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="54"/>
         <source>72 h</source>
         <translation>72 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="49"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="55"/>
         <source>Whole run</source>
         <translation>整个运行</translation>
     </message>
@@ -3740,6 +3740,122 @@ PCI 总线：{bus}</translation>
     </message>
 </context>
 <context>
+    <name>OomAccuracyDialog</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="130"/>
+        <source>How accurate is the OOM doctor?</source>
+        <translation>OOM 诊断的准确度如何？</translation>
+    </message>
+</context>
+<context>
+    <name>OomAccuracyLink</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="149"/>
+        <source>How accurate is this?</source>
+        <translation>准确度如何？</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="152"/>
+        <source>The doctor&apos;s first cause checked against real messages, per framework and platform</source>
+        <translation>按框架和平台，用真实消息检验诊断给出的首要原因</translation>
+    </message>
+</context>
+<context>
+    <name>OomAccuracyView</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="52"/>
+        <source>Checking the doctor against real messages…</source>
+        <translation>正在用真实消息检验诊断…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="62"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="64"/>
+        <source>Case set</source>
+        <translation>案例集</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="62"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="64"/>
+        <source>Family</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="62"/>
+        <source>Right</source>
+        <translation>正确</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="62"/>
+        <source>Cases</source>
+        <translation>案例数</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="63"/>
+        <source>Share</source>
+        <translation>比例</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="63"/>
+        <source>First-cause accuracy by family</source>
+        <translation>按类别的首要原因准确度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="64"/>
+        <source>Recorded cause</source>
+        <translation>记录的原因</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="65"/>
+        <source>Doctor&apos;s first cause</source>
+        <translation>诊断的首要原因</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="65"/>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="66"/>
+        <source>Every case and the doctor&apos;s first cause</source>
+        <translation>每个案例及诊断的首要原因</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="67"/>
+        <source>By family</source>
+        <translation>按类别</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="68"/>
+        <source>Every case</source>
+        <translation>全部案例</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="76"/>
+        <source>The accuracy check could not run: %1</source>
+        <translation>无法运行准确度检查：%1</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="80"/>
+        <source>The first cause is the one the public thread established in %1 of %2 real messages (%3 %).</source>
+        <translation>在 %2 条真实消息中，有 %1 条的首要原因与公开讨论确认的原因一致（%3 %）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="87"/>
+        <source>Set &apos;%1&apos;: %2 of %3 right.</source>
+        <translation>案例集“%1”：%3 条中 %2 条正确。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="91"/>
+        <source>Not a memory-capacity problem: said so, with the check that tells it apart, in %1 of %2 such messages.</source>
+        <translation>不是显存容量问题：在 %2 条此类消息中，有 %1 条如此判断并给出了区分它的检查。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="93"/>
+        <source>Counted strictly: a case is right only when the first cause is the recorded one; families with fewer than 5 cases are shown in grey.</source>
+        <translation>严格计数：只有首要原因与记录的原因一致才算正确；少于 5 个案例的类别以灰色显示。</translation>
+    </message>
+</context>
+<context>
     <name>OomCauses</name>
     <message>
         <location filename="../../gpudesk/ui/oom/history_view.py" line="39"/>
@@ -3833,67 +3949,67 @@ PCI 总线：{bus}</translation>
 <context>
     <name>OomResults</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="43"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="44"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="45"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="46"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="45"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="46"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="60"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="61"/>
         <source>%1 tokens</source>
         <translation>%1 个 token</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="71"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="72"/>
         <source>OOM diagnosis: framework %1, message shape %2</source>
         <translation>OOM 诊断：框架 %1，消息形式 %2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="76"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="77"/>
         <source>PyTorch message era: %1</source>
         <translation>PyTorch 消息版本：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="79"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="80"/>
         <source>Missing from the input: %1</source>
         <translation>输入中缺少：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="84"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="85"/>
         <source>Parsed values:</source>
         <translation>解析出的数值：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="97"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="98"/>
         <source>confidence</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="102"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="103"/>
         <source>Evidence:</source>
         <translation>证据：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="105"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="106"/>
         <source>Fix: %1</source>
         <translation>修复：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="109"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="110"/>
         <source>Check: %1</source>
         <translation>检查：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="139"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="140"/>
         <source>Key in the JSON report: %1</source>
         <translation>JSON 报告中的键：%1</translation>
     </message>
@@ -6128,113 +6244,113 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ResultsView</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="248"/>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="302"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="249"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="305"/>
         <source>No diagnosis yet.</source>
         <translation>尚无诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="258"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="259"/>
         <source>Copy report</source>
         <translation>复制报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="259"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="260"/>
         <source>Copy the whole diagnosis as text</source>
         <translation>将整个诊断以文本形式复制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="261"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="262"/>
         <source>Copy JSON</source>
         <translation>复制 JSON</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="262"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="263"/>
         <source>Copy the diagnosis as JSON (the same as gpudesk oom diagnose --json)</source>
         <translation>将诊断以 JSON 形式复制（与 gpudesk oom diagnose --json 相同）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="288"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="291"/>
         <source>Values read from the input</source>
         <translation>从输入中读取的数值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="317"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="320"/>
         <source>Unparseable input: nothing could be diagnosed.</source>
         <translation>无法解析的输入：无法进行诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="337"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="340"/>
         <source>Engine: %1</source>
         <translation>引擎：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="339"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="342"/>
         <source>Framework: %1</source>
         <translation>框架：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="341"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="344"/>
         <source>message shape: %1</source>
         <translation>消息形式：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="344"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="347"/>
         <source>PyTorch era: %1</source>
         <translation>PyTorch 版本：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="346"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="349"/>
         <source>torch %1</source>
         <translation>torch %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="348"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="351"/>
         <source>Python %1</source>
         <translation>Python %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="350"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="353"/>
         <source>from %1</source>
         <translation>来自%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="351"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="354"/>
         <source>Diagnosis</source>
         <translation>诊断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="359"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="362"/>
         <source>Partial result, the input lacks: %1</source>
         <translation>部分结果，输入缺少：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="387"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="390"/>
         <source>Child processes of the target (psutil)</source>
         <translation>目标的子进程（psutil）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="389"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="392"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="389"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="392"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="389"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="392"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="389"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="392"/>
         <source>Host RSS</source>
         <translation>主机 RSS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="395"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="398"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
@@ -6242,17 +6358,17 @@ PCI 总线：{bus}</translation>
 <context>
     <name>SamplerWorker</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="162"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="159"/>
         <source>Nothing to record: no source is running.</source>
         <translation>无可录制内容：没有正在运行的数据源。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="165"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="162"/>
         <source>A recording is already running.</source>
         <translation>已有录制正在进行。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="201"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="198"/>
         <source>Recording stopped: {m}</source>
         <translation>录制已停止：{m}</translation>
     </message>

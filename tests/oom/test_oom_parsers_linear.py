@@ -35,6 +35,12 @@ CRAFTED = {
     "TRT-LLM header, blank lines": lambda n: "Executor creation failed due to insufficient GPU memory." + "\n" * n,
     "TF/XLA stats, blank lines": lambda n: "Resource exhausted: OOM when allocating RESOURCE_EXHAUSTED" + "\n" * n,
     "TRT-LLM table rows": lambda n: "Executor creation failed due to insufficient GPU memory.\n" + "a: 1.0 / 2.0\n" * (n // 13),
+    # The extraction layer (issue 28): every wording it reads, repeated, and thousands separators.
+    "request wordings repeated": lambda n: "out of memory: tried to allocate " * (n // 33),
+    "free clauses repeated": lambda n: "out of memory 12 GiB free " * (n // 26),
+    "thousands separators": lambda n: "out of memory " + "1," * (n // 2),
+    "traceback frames repeated": lambda n: 'File "a.py", line 1, in capture_model\n' * (n // 38),
+    "ggml device list repeated": lambda n: "out of memory (1 MiB, " * (n // 22),
 }
 
 ENGINE_CASES = [json.loads(line) for line in (FIXTURES / "engine_cases.jsonl").read_text(encoding="utf-8").splitlines()
@@ -74,7 +80,9 @@ def _cost(make, n: int) -> float:
 
 @pytest.mark.parametrize("name", ["digits after the message", "digits as capacity", "NCCL repeated",
                                   "capacity clauses repeated", "vLLM KV lines repeated",
-                                  "TRT-LLM header, blank lines", "TF/XLA stats, blank lines"])
+                                  "TRT-LLM header, blank lines", "TF/XLA stats, blank lines",
+                                  "request wordings repeated", "free clauses repeated", "thousands separators",
+                                  "traceback frames repeated"])
 def test_ten_times_the_input_is_not_a_hundred_times_the_work(name):
     # Linear work grows 10x; the quadratic scans this replaced grew 100x (66 s for 10 kB). 30x leaves room for
     # a shared, noisy CPU without letting a quadratic pattern through.

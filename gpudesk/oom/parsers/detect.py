@@ -13,6 +13,7 @@ from gpudesk.oom.errors import OomInputError
 from gpudesk.oom.parsers import (
     allowed_memory,
     cublas,
+    generic,
     jax,
     llamacpp,
     memory_summary,
@@ -25,6 +26,7 @@ from gpudesk.oom.parsers import (
     vllm,
 )
 from gpudesk.oom.report import MemoryReport
+from gpudesk.oom.signatures import CALL_SIGNATURES, classify
 from gpudesk.i18n import _
 
 MAX_TEXT_CHARS = 5_000_000
@@ -164,9 +166,51 @@ def parse_text(data: str | bytes) -> MemoryReport:
             continue
         if parser.parse(text, report):
             matched = True
+    if generic.parse(text, report):
+        matched = True
     report.engine = report.engine or detect_engine(text)
-    report.platform = report.platform or detect_platform(text)
+    report.platform = report.platform or detect_platform(text) or _BACKEND_PLATFORM.get(report.backend or "")
+    _slice_capacity(report)
+    negative = report.parsed.get("negative_size_bytes")
+    report.signature = classify(text, report.requested_bytes, negative if isinstance(negative, int) else None,
+                                report.backend)
+    if report.signature in CALL_SIGNATURES and report.kind not in _CALL_LEVEL_KINDS:
+        # A named format with its own figures (PyTorch's allocator message, TF/XLA, MPS, an engine's) says which
+        # call failed; words such as pin_memory=True or cuDNN elsewhere in a traceback do not override it.
+        report.signature = None
+    if report.signature is not None and not matched:
+        matched = True
+        report.kind = "signature"
+        report.framework = report.runtime or detect_framework(text)
     if not matched:
         report.framework = detect_framework(text)
         report.missing.append("an out-of-memory message (no known PyTorch, TensorFlow, JAX, cuBLAS or vLLM shape)")
     return report
+
+
+# Shapes that name no allocator figures: there the failing call's own words decide (gpudesk.oom.signatures).
+_CALL_LEVEL_KINDS = frozenset({"unknown", "generic_oom", "cuda_error_oom", "cublas_alloc_failed", "cudnn_alloc_failed",
+                               "nccl_oom", "pin_memory_thread"})
+
+
+# The backend the extraction layer names -> the report's platform, where the text names no platform itself.
+_BACKEND_PLATFORM = {"tpu": "tpu", "rocm": "rocm", "metal": "metal", "vulkan": "vulkan", "directml": "directml",
+                     "opencl": "opencl", "cpu": "cpu"}
+
+
+def _slice_capacity(report: MemoryReport) -> None:
+    """A MIG slice's capacity from its profile name when the text gives none: ``3g.20gb`` holds at most 20 GiB.
+
+    The number in a MIG profile name is the slice's memory rounded up to whole GB, and every profile NVIDIA lists
+    holds less than that many GiB (A100-40GB: 1g.5gb 4.75 GiB ... 7g.40gb 39.5 GiB; H100 NVL: 1g.12gb 10.75 GiB,
+    3g.47gb 46.38 GiB; nvidia-smi mig -lgip in NVIDIA/mig-parted#101 and NVIDIA/gpu-operator#900), so
+    ``N GiB`` is an upper bound: a request above it can never fit the slice.
+    """
+    profile = report.mig_profile
+    if profile is None:
+        return
+    dev = report.device or report.ensure_device(report.device_index)
+    if dev.total_bytes is None:
+        gib = int(profile.split(".")[1].removesuffix("gb"))
+        dev.total_bytes = gib * 1024**3
+        report.parsed.setdefault("mig_slice_capacity_bytes", dev.total_bytes)

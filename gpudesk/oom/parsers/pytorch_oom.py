@@ -191,6 +191,10 @@ def parse(text: str, report: MemoryReport) -> bool:
 
     def sane(name: str, value: int | None) -> int | None:
         if value is not None and total is not None and value > total:
+            if name == _("The allocated memory"):
+                # Kept aside: tensors beyond the capacity are either garbage or memory the driver spilled to the
+                # host (Windows/WSL sysmem fallback); the sysmem_fallback rule tells them apart.
+                report.parsed["allocated_beyond_capacity_bytes"] = value
             report.notes.append(_("{name} ({value}) is larger than the total capacity ({total}); treated as "
                                   "unknown.").format(name=name, value=format_bytes(value),
                                                      total=format_bytes(total)))

@@ -16,6 +16,7 @@ from gpudesk.oom.rules import (
     other_process,
     per_process_cap,
     preallocation,
+    signature,
     single_allocation_exceeds_capacity,
     sysmem_fallback,
     unparseable,
@@ -24,6 +25,7 @@ from gpudesk.oom.rules import (
 from gpudesk.oom.rules.base import Facts
 
 RULES = (
+    signature,
     kv_cache_budget,
     per_process_cap,
     not_capacity,

@@ -18,7 +18,7 @@ _LIBRARY_KINDS = {"cublas_alloc_failed", "cudnn_alloc_failed", "cuda_error_oom",
 
 def check(f: Facts) -> Cause | None:
     r = f.report
-    if r.kind in _LIBRARY_KINDS:
+    if r.kind in _LIBRARY_KINDS and (r.signature is None or r.kind == "pin_memory_thread"):
         status = r.parsed.get("library_status")
         conf = 0.8
         if r.framework == "tensorflow":

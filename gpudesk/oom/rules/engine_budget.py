@@ -41,6 +41,8 @@ def check(f: Facts) -> Cause | None:
                         _("If this happens even at a few hundred tokens, the weights alone fill the GPU.")],
         )
     if r.kind == "ggml_alloc_failed":
+        if f.free is not None and f.requested is not None and f.free >= 1.05 * f.requested:
+            return None  # the buffer fitted in what was free: not_capacity explains the refusal
         return _ggml(f)
     if r.kind == "trtllm_runtime_alloc":
         return Cause(

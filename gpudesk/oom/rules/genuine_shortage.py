@@ -13,6 +13,8 @@ default reading (0.55). Fixes come from the sizing code where a workload is know
 
 from __future__ import annotations
 
+import re
+
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers.units import format_bytes
 from gpudesk.oom.rules.base import Facts, clamp, evidence
@@ -52,7 +54,7 @@ def check(f: Facts) -> Cause | None:
                         _("Add report_tensor_allocations_upon_oom to RunOptions to list the live tensors.")],
             checks=CHECKS[:1],
         )
-    if r.kind == "xla_resource_exhausted":
+    if r.kind == "xla_resource_exhausted" and f.total is None:
         if f.requested is not None and f.requested >= 1024**3:
             return Cause(id="genuine_shortage", title=_("Not enough GPU memory for this computation"), confidence=0.5,
                          evidence=evidence(requested_bytes=f.requested),
@@ -61,7 +63,7 @@ def check(f: Facts) -> Cause | None:
                          more_fixes=MORE[2:])
         return None
     if f.total is None:
-        return None
+        return _without_capacity(f)
     if f.margin is None:
         return _without_request(f)
     share = f.margin / f.total
@@ -153,6 +155,56 @@ def _without_request(f: Facts) -> Cause | None:
             _("The requested size is not in the message, but only {headroom} ({share:.1%} of the GPU) is free or "
               "cached: the GPU is full, so almost any further allocation fails.").format(
                   headroom=format_bytes(f.headroom), share=share)),
+        fix=i18n._(FIX),
+        more_fixes=[i18n._(m) for m in MORE],
+        checks=[i18n._(c) for c in CHECKS],
+    )
+
+
+# Shapes that name a failed allocation without the capacity: the runtime's own wording, read by the extraction
+# layer (gpudesk.oom.parsers.generic), Metal, DirectML, ... (PyTorch's own message with its clauses garbled or cut
+# keeps the "not enough of the message" answer, which names the missing clauses.)
+_CAPACITY_UNKNOWN_KINDS = ("generic_oom", "signature")
+# PyTorch's message cut after its first sentence ("CUDA out of memory.") carries none of its clauses: the caching
+# allocator failed, and nothing else is known (a message whose clauses are present but garbled keeps the "not
+# enough of the message" answer instead).
+_CLAUSES = re.compile(r"tried to allocate|total capacity|already allocated|is free|reserved|of which", re.IGNORECASE)
+
+
+def _without_capacity(f: Facts) -> Cause | None:
+    """No capacity in the text: what is left to go on.
+
+    Free below the request (XLA:TPU "There are 142.58M free", pytorch/xla#2569) → 0.7. A request alone
+    (ONNX Runtime's BFC arena, a Vulkan or DirectML buffer, a TensorRT allocation) or nothing at all ("Allocation
+    on device" in ComfyUI) → 0.55 / 0.45: a failed allocation with no sign of
+    anything else reads as a job that does not fit, at a confidence that says the figures are missing. A signature
+    the signature rule ranks decides instead (no cause here).
+    """
+    r = f.report
+    cut_short = r.kind == "pytorch_oom" and not _CLAUSES.search(r.text or "")
+    if (r.kind not in _CAPACITY_UNKNOWN_KINDS and not cut_short) or r.signature not in (None, "metal_oom"):
+        return None
+    if f.requested is not None and f.free is not None:
+        if f.free >= f.requested:
+            return None
+        conf, explanation = 0.7, _("The request ({requested}) is larger than what the device had free ({free}): the "
+                                   "job's memory fills it.").format(requested=format_bytes(f.requested),
+                                                                    free=format_bytes(f.free))
+    elif f.requested is not None:
+        conf, explanation = 0.55, _("The runtime could not get {requested} from the device and names no other "
+                                    "reason: the job's buffers fill the memory (the capacity is not in the "
+                                    "text).").format(requested=format_bytes(f.requested))
+    else:
+        conf, explanation = 0.45, _("An out-of-memory without figures: nothing points past the job itself needing "
+                                    "more than the device has. Paste the full message or probe the process for "
+                                    "the figures.")
+    return Cause(
+        id="genuine_shortage",
+        title=_("Not enough GPU memory for this job"),
+        confidence=conf,
+        evidence=evidence(requested_bytes=f.requested, free_bytes=f.free, runtime=r.runtime,
+                          backend=r.backend),
+        explanation=explanation,
         fix=i18n._(FIX),
         more_fixes=[i18n._(m) for m in MORE],
         checks=[i18n._(c) for c in CHECKS],

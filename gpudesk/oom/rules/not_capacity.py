@@ -14,6 +14,8 @@ from __future__ import annotations
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
+from gpudesk.oom.signatures import CHECKS
+from gpudesk import i18n
 from gpudesk.i18n import _
 
 
@@ -22,6 +24,9 @@ def check(f: Facts) -> Cause | None:
         return None
     if f.allowed is not None and f.allowed < f.total:
         return None  # per_process_cap explains it
+    own_allocator = f.reserved is None and f.allocated is None and f.report.kind in ("generic_oom", "ggml_alloc_failed")
+    if own_allocator and f.free >= 1.05 * f.requested and f.free >= f.total / 4:
+        return _runtime_refusal(f)
     if f.free < 2 * f.requested or f.free < f.total / 4:
         return None
     rocm = f.report.platform == "rocm"
@@ -40,7 +45,8 @@ def check(f: Facts) -> Cause | None:
         confidence=0.92,
         evidence=evidence(requested_bytes=f.requested, free_bytes=f.free, total_capacity_bytes=f.total,
                           free_to_request_ratio=round(f.free / max(1, f.requested), 1),
-                          free_ratio=round(f.free / f.total, 3)),
+                          free_ratio=round(f.free / f.total, 3), not_capacity_kind="free_exceeds_request",
+                          deciding_check="free_exceeds_request"),
         explanation=_("The device reports {free} free ({share:.0%} of it), {times:.0f} times the {requested} that "
                       "failed: the refusal is not about capacity, so freeing memory or shrinking the batch will not "
                       "fix it.").format(free=format_bytes(f.free), share=f.free / f.total,
@@ -50,5 +56,29 @@ def check(f: Facts) -> Cause | None:
                     (_("Compare the total capacity in the message with the device's real memory: a smaller total "
                     "means the driver exposes only part of it."))],
         checks=[_("A per-process memory fraction set by a framework or test harness."),
-                _("Windows: the WDDM / WSL2 driver's own limits; the figures under WSL can be wrong.")],
+                _("Windows: the WDDM / WSL2 driver's own limits; the figures under WSL can be wrong."),
+                _("{command}: {meaning}").format(command=CHECKS["free_exceeds_request"].command,
+                                                     meaning=i18n._(CHECKS["free_exceeds_request"].meaning))],
+    )
+
+
+def _runtime_refusal(f: Facts) -> Cause:
+    """A runtime that allocates device memory directly (llama.cpp, ONNX Runtime, TensorRT: no caching allocator in
+    between) was refused a buffer smaller than the free memory it reported: a limit refused it, 0.7."""
+    assert f.requested is not None and f.free is not None and f.total is not None
+    return Cause(
+        id="not_capacity",
+        title=_("The allocation was refused although the GPU had the memory free"),
+        confidence=0.7,
+        evidence=evidence(requested_bytes=f.requested, free_bytes=f.free, total_capacity_bytes=f.total,
+                          not_capacity_kind="free_exceeds_request", deciding_check="free_exceeds_request",
+                          check_command=CHECKS["free_exceeds_request"].command),
+        explanation=_("The runtime reported {free} free and asked for {requested} in one buffer: capacity allows it, "
+                      "so a limit refused it (a single-allocation limit of the driver or platform, such as ROCm or "
+                      "WDDM on Windows, or a carve-out on an APU).").format(
+                          free=format_bytes(f.free), requested=format_bytes(f.requested)),
+        fix=_("Split the buffer (fewer layers or a smaller context per device, or a build that splits buffers), or "
+              "run where the driver allows larger single allocations (Linux, a newer driver)"),
+        checks=[_("{command}: {meaning}").format(command=CHECKS["free_exceeds_request"].command,
+                                                     meaning=i18n._(CHECKS["free_exceeds_request"].meaning))],
     )

@@ -15,6 +15,8 @@ from gpudesk.i18n import _
 
 def check(f: Facts) -> Cause | None:
     r = f.report
+    if r.platform == "tpu":
+        return None  # TPU HBM has no preallocated pool to give back: a program that does not fit is a shortage
     if r.kind == "xla_resource_exhausted" or r.framework == "jax":
         small = f.requested is not None and f.requested < GiB
         return Cause(

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.oom.labels import label_for
+from gpudesk.ui.oom.accuracy_view import OomAccuracyLink
 from gpudesk.ui.oom.account_view import AccountView
 from gpudesk.ui.oom.memory_bars import MemoryBarsPanel, bars_from_report, process_tool
 from gpudesk.ui.oom.plain import plain_label, plain_tooltip
@@ -265,6 +266,8 @@ class ResultsView(QWidget):
             button.setEnabled(False)
             buttons.addWidget(button)
         buttons.addStretch(1)
+        self.accuracy = OomAccuracyLink(self)
+        buttons.addWidget(self.accuracy)
         outer.addLayout(buttons)
         self.scroll_area = QScrollArea(self)
         self.scroll_area.setWidgetResizable(True)

@@ -1,0 +1,250 @@
+"""How accurate is the OOM doctor? Its first cause checked against real messages labelled from their threads.
+
+Three case sets ship with gpudesk (source checkout: ``tests/fixtures/oom/``), each line one real message with
+the URL of the public thread it comes from and the cause that thread established, written down before the
+doctor was run on it:
+
+* ``public``: ``cases.jsonl``, the 26 PyTorch/TF/JAX/vLLM cases of ``shared/reference/oom-cases.jsonl``
+  (recorded ``category`` mapped to a cause id by :data:`CATEGORY_TO_CAUSE`);
+* ``engines``: ``engine_cases.jsonl``, serving engines, ROCm and Apple MPS (``expected_cause``);
+* ``platforms``: ``platform_cases.jsonl``, every other runtime and platform (JAX/TPU, TensorFlow, ONNX
+  Runtime, NCCL, cuDNN/cuBLAS, MIG, Triton and CUDA graphs, bitsandbytes, ComfyUI, llama.cpp/Ollama, MLX,
+  TensorRT, CuPy/Numba/JCuda, Windows/WSL, ECC and driver faults, host RAM), with ``expected_check`` for the
+  not-capacity cases: the one check that tells that cause apart (:data:`gpudesk.oom.signatures.CHECKS`).
+
+Counting is strict: a case is right only when the doctor's first cause is the recorded one; "not a memory
+problem" counts only when the doctor says ``not_capacity`` first, and "with the deciding check" only when that
+cause names the recorded check. A case is "not found" when the doctor reports no out-of-memory message (its
+only answer is the ``unparseable`` stand-in).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gpudesk.i18n import _
+from gpudesk.oom.errors import OomInputError
+from gpudesk.paths import bundle_root
+
+# Recorded ``category`` of the public cases -> the cause id that names it (tests/oom/test_oom_cases.py).
+CATEGORY_TO_CAUSE = {
+    "fragmentation": "fragmentation",
+    "genuine_shortage": "genuine_shortage",
+    "single_allocation_exceeds_capacity": "single_allocation_exceeds_capacity",
+    "other_process_same_job_multi_gpu": "other_process",
+    "genuine_shortage_in_process+pid_namespace": "genuine_shortage",
+    "fragmentation_budget": "fragmentation",
+    "cuda_graph_pools": "cuda_graph_pools",
+    "single_allocation_exceeds_capacity_attention": "single_allocation_exceeds_capacity",
+    "genuine_shortage+fragmentation": "genuine_shortage",
+    "multi_gpu_imbalance": "multi_gpu_imbalance",
+    "truncated_message+bogus_size": "single_allocation_exceeds_capacity",
+    "anomalous_free_gt_request": "not_capacity",
+    "hidden_oom_outside_allocator": "allocation_outside_allocator",
+    "genuine_shortage_multi_gpu": "genuine_shortage",
+    "single_huge_tensor": "single_allocation_exceeds_capacity",
+    "hidden_oom_preallocation_or_other_process": "preallocation",
+    "preallocation_multi_process (hypothesis)": "preallocation",
+    "other_allocator_or_preallocation (hypothesis)": "preallocation",
+    "kv_cache_budget": "kv_cache_budget",
+}
+
+CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("platforms", "platform_cases.jsonl"))
+MAX_CASES_FILE_BYTES = 8 * 1024 * 1024
+# A family is judged on its own (issue 28) from this many cases on.
+FAMILY_MIN_CASES = 5
+
+
+def default_cases_dir() -> Path:
+    """The bundled case sets (source checkout: ``tests/fixtures/oom``)."""
+    return bundle_root() / "tests" / "fixtures" / "oom"
+
+
+@dataclass(frozen=True)
+class OomCase:
+    """One real message and what its thread established."""
+
+    case_set: str
+    url: str
+    family: str
+    message: str
+    expected_cause: str
+    expected_check: str | None = None
+    labelled: str = "before_rules"
+
+
+@dataclass(frozen=True)
+class CaseOutcome:
+    """What the doctor said about one case."""
+
+    case: OomCase
+    top_cause: str
+    found: bool
+    checks_named: tuple[str, ...] = ()
+
+    @property
+    def right(self) -> bool:
+        """The first cause is the recorded one (strict: ``not_capacity`` only when the doctor says it)."""
+        return self.found and self.top_cause == self.case.expected_cause
+
+    @property
+    def not_capacity_with_check(self) -> bool | None:
+        """For a not-capacity case: called not-capacity first, naming the recorded check; None otherwise."""
+        if self.case.expected_cause != "not_capacity":
+            return None
+        if self.top_cause != "not_capacity":
+            return False
+        return self.case.expected_check is None or self.case.expected_check in self.checks_named
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"set": self.case.case_set, "url": self.case.url, "family": self.case.family,
+                "expected_cause": self.case.expected_cause, "expected_check": self.case.expected_check,
+                "top_cause": self.top_cause, "found": self.found, "right": self.right,
+                "checks_named": list(self.checks_named), "labelled": self.case.labelled}
+
+
+@dataclass(frozen=True)
+class FamilyScore:
+    """First-cause accuracy of one family of one case set."""
+
+    case_set: str
+    family: str
+    right: int
+    total: int
+
+    @property
+    def share(self) -> float:
+        return self.right / self.total if self.total else 0.0
+
+    @property
+    def judged(self) -> bool:
+        """Enough cases (:data:`FAMILY_MIN_CASES`) for the family's own figure to mean something."""
+        return self.total >= FAMILY_MIN_CASES
+
+
+@dataclass
+class OomAccuracy:
+    """Every outcome and the summaries the CLI and the window show."""
+
+    outcomes: list[CaseOutcome] = field(default_factory=list)
+
+    def subset(self, case_set: str | None = None, labelled: str | None = None) -> OomAccuracy:
+        return OomAccuracy([o for o in self.outcomes
+                            if (case_set is None or o.case.case_set == case_set)
+                            and (labelled is None or o.case.labelled == labelled)])
+
+    @property
+    def right(self) -> int:
+        return sum(o.right for o in self.outcomes)
+
+    @property
+    def total(self) -> int:
+        return len(self.outcomes)
+
+    @property
+    def share(self) -> float:
+        return self.right / self.total if self.total else 0.0
+
+    def families(self) -> list[FamilyScore]:
+        """Per (case set, family), largest first."""
+        counts: dict[tuple[str, str], list[int]] = collections.defaultdict(lambda: [0, 0])
+        for o in self.outcomes:
+            cell = counts[(o.case.case_set, o.case.family)]
+            cell[0] += o.right
+            cell[1] += 1
+        scores = [FamilyScore(s, f, r, t) for (s, f), (r, t) in counts.items()]
+        return sorted(scores, key=lambda s: (-s.total, s.case_set, s.family))
+
+    def not_capacity(self) -> tuple[int, int]:
+        """(called not-capacity first with the deciding check, not-capacity cases)."""
+        flags = [o.not_capacity_with_check for o in self.outcomes if o.not_capacity_with_check is not None]
+        return sum(flags), len(flags)
+
+    def not_found(self) -> list[CaseOutcome]:
+        """Cases the doctor reported as holding no out-of-memory message."""
+        return [o for o in self.outcomes if not o.found]
+
+    def to_dict(self) -> dict[str, Any]:
+        nc_right, nc_total = self.not_capacity()
+        return {
+            "right": self.right, "total": self.total, "share": round(self.share, 4),
+            "not_capacity_with_check": nc_right, "not_capacity_cases": nc_total,
+            "not_found": len(self.not_found()),
+            "families": [{"set": s.case_set, "family": s.family, "right": s.right, "total": s.total,
+                          "share": round(s.share, 4), "judged": s.judged} for s in self.families()],
+            "cases": [o.to_dict() for o in self.outcomes],
+        }
+
+
+def _case(case_set: str, row: dict[str, Any]) -> OomCase:
+    if case_set == "public":
+        expected = CATEGORY_TO_CAUSE.get(str(row.get("category")))
+        family = str(row.get("framework") or "unknown")
+    else:
+        expected = row.get("expected_cause")
+        family = str(row.get("family") or "unknown")
+    if not expected or not isinstance(row.get("message"), str) or not row.get("url"):
+        raise ValueError(_("a case needs a url, a message and an expected cause"))
+    return OomCase(case_set=case_set, url=str(row["url"]), family=family, message=row["message"],
+                   expected_cause=str(expected), expected_check=row.get("expected_check") or None,
+                   labelled=str(row.get("labelled") or "before_rules"))
+
+
+def load_cases(folder: Path | None = None) -> list[OomCase]:
+    """Every case of the three sets in ``folder`` (default :func:`default_cases_dir`); a missing set is skipped.
+
+    Raises:
+        OomInputError: a case file is too large, not UTF-8, or a line is not a valid case (file and line named).
+    """
+    folder = folder or default_cases_dir()
+    cases: list[OomCase] = []
+    for case_set, name in CASE_FILES:
+        path = folder / name
+        if not path.is_file():
+            continue
+        if path.stat().st_size > MAX_CASES_FILE_BYTES:
+            raise OomInputError(_("The case file {path} is larger than {limit} bytes.").format(
+                path=path, limit=MAX_CASES_FILE_BYTES))
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise OomInputError(_("The case file {path} cannot be read: {exc}").format(path=path, exc=exc)) from exc
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                if not isinstance(row, dict):
+                    raise ValueError(_("a case must be a JSON object"))
+                cases.append(_case(case_set, row))
+            except ValueError as exc:
+                raise OomInputError(_("{path}, line {number}: {exc}").format(path=path, number=number, exc=exc)) from exc
+    return cases
+
+
+def evaluate(cases: list[OomCase]) -> OomAccuracy:
+    """Diagnose every case's message and record the first cause (a message the doctor refuses counts as not found)."""
+    from gpudesk.oom.diagnose import diagnose_text
+
+    outcomes = []
+    for case in cases:
+        try:
+            diagnosis = diagnose_text(case.message)
+        except OomInputError:
+            outcomes.append(CaseOutcome(case, "unparseable", False))
+            continue
+        top = diagnosis.top
+        found = diagnosis.found_oom
+        checks = tuple(sorted({str(c.evidence.get("deciding_check")) for c in diagnosis.causes[:1]
+                               if c.evidence.get("deciding_check")}))
+        outcomes.append(CaseOutcome(case, top.id if top is not None else "unparseable", found, checks))
+    return OomAccuracy(outcomes)
+
+
+def load_accuracy(folder: Path | None = None) -> OomAccuracy:
+    """:func:`evaluate` on :func:`load_cases` (what ``gpudesk oom accuracy`` and the window show)."""
+    return evaluate(load_cases(folder))

@@ -1,0 +1,340 @@
+"""One tolerant extraction layer for any out-of-memory text (issue 28).
+
+The named parsers read the formats that carry more (PyTorch's message and ``memory_summary``, vLLM's
+profile, TensorFlow's BFC dump, MPS); every other wording is read here, by what its words mean rather than by
+an exact sentence per engine:
+
+* figures: the request ("tried/trying/attempting to allocate", "allocation of size", "requested buffer of size",
+  "allocating N MiB on device", "Requested amount of GPU memory (N bytes)", "you tried to allocate",
+  "calloc N bytes", "request for"), the capacity ("total capacity", "HBM capacity", "of N hbm", "Device limit",
+  "(total N bytes)", "N bytes total", "total memory reported", ggml's "(N MiB, M MiB free)"), what is free,
+  what is in use and a limit, in any unit the runtimes print (bytes with or without the word, thousands
+  separators, KiB..EiB, XLA's ``G``/``M``, ggml's ``MiB``; all binary, as :mod:`.units` explains; "more than
+  1EB" is PyTorch's way of printing a size it cannot format);
+* where: the backend (CUDA, ROCm/HIP, Metal/MPS, Vulkan, TPU, DirectML, CPU) and the runtime that printed it
+  (:func:`detect_runtime`), the MIG profile of the GPU (``1g.10gb``: a slice, not the whole GPU);
+* how it got there: the traceback frames (``File "...", line N, in func`` and C++ frames), so that a capture
+  inside ``torch.cuda.graph`` / ``make_graphed_callables`` / vLLM's ``capture_model`` reads as CUDA-graph
+  memory.
+
+Every pattern is bounded (numbers of at most 20 digits, gaps of at most a few characters), so a pasted log of
+any length is scanned in linear time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpudesk.oom.parsers.units import MAX_DIGITS
+from gpudesk.oom.report import MemoryReport
+
+_UNITS = {
+    "": 1, "b": 1, "byte": 1, "bytes": 1,
+    "k": 1024, "kb": 1024, "kib": 1024,
+    "m": 1024**2, "mb": 1024**2, "mib": 1024**2,
+    "g": 1024**3, "gb": 1024**3, "gib": 1024**3,
+    "t": 1024**4, "tb": 1024**4, "tib": 1024**4,
+    "p": 1024**5, "pb": 1024**5, "pib": 1024**5,
+    "e": 1024**6, "eb": 1024**6, "eib": 1024**6,
+}
+# A number (thousands separators "25,600,000" or a decimal "14.48" / "14,48") and an optional unit.
+_NUM = r"(?<![\d.,])(\d{1,3}(?:,\d{3}){1,6}(?![\d.])|\d{1,20}(?:[.,]\d{1,20})?(?![\d]))"
+_UNIT = r"(bytes?|[KMGTPE]i?B|[KMGTPE](?![a-zA-Z])|B(?![a-zA-Z]))?"
+_SIZE = _NUM + r"\s{0,2}" + _UNIT
+# Same, unit required (a bare number after "free" or "total" is too often something else).
+_SIZE_U = _NUM + r"\s{0,2}" + r"(bytes?|[KMGTPE]i?B|[KMGTPE](?![a-zA-Z])|B(?![a-zA-Z]))"
+
+
+def _bytes(number: str, unit: str | None) -> int | None:
+    """A size in bytes; None for a number that is not one (too long, not finite)."""
+    digits = number.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+", number) else number.replace(",", ".")
+    if len(digits) > 2 * MAX_DIGITS + 1:
+        return None
+    try:
+        value = float(digits)
+    except ValueError:
+        return None
+    factor = _UNITS.get((unit or "").lower())
+    if factor is None:
+        return None
+    return round(value * factor)
+
+
+def _c(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+# Each role's wordings; group 1 = number, group 2 = unit (absent = bytes).
+_REQUEST = [
+    _c(r"(?:tried|trying|attempting|attempt|attempted) to (?:allocate|reserve)\s{1,3}(?:more than\s{1,3})?" + _SIZE),
+    _c(r"allocat\w{0,5} (?:memory )?for requested buffer of size\s{1,3}" + _SIZE),
+    _c(r"(?:memory )?allocation of size\s{1,3}" + _SIZE),
+    _c(r"allocating\s{1,3}" + _SIZE + r"\s{1,3}on device"),
+    _c(r"requested amount of (?:gpu )?memory\s{0,2}\(\s{0,2}" + _SIZE),
+    _c(r"request(?:ed)? for\s{1,3}" + _SIZE),
+    _c(r"out of memory (?:to )?allocat\w{0,5}\s{1,3}" + _SIZE),
+    _c(r"you tried to allocate\s{1,3}" + _SIZE),
+    _c(r"calloc\s{1,3}" + _SIZE),
+    _c(r"requested size was\s{1,3}" + _SIZE),
+    _c(r"buffer of size\s{1,3}" + _SIZE),
+    _c(r"allocating\s{1,3}" + _SIZE + r"-byte buffer"),
+    _c(r"could not allocate tensor with\s{1,3}" + _SIZE),
+    _c(r"\bsize\s{1,3}" + _SIZE + r"\s{1,3}is larger than"),
+    _c(r"\brequested\s{0,3}:\s{0,3}" + _SIZE),
+    _c(r"(?:failed to|could not|couldn't|cannot|can't|unable to) (?:allocate|alloc|reserve)\s{1,3}" + _SIZE_U),
+    _c(r"needed\s{1,3}" + _SIZE + r",\s{0,2}available"),
+]
+_TOTAL = [
+    _c(r"total capacity of\s{1,3}" + _SIZE_U),
+    _c(r"total capacty of\s{1,3}" + _SIZE_U),
+    _c(_SIZE_U + r"\s{1,3}total capacity"),
+    _c(r"hbm capacity\s{0,3}" + _SIZE_U),
+    _c(r"\bof\s{1,3}" + _SIZE_U + r"\s{1,3}hbm"),
+    _c(r"device limit\s{0,3}:\s{0,3}" + _SIZE_U),
+    _c(_SIZE_U + r"\s{1,3}total\b"),
+    _c(r"total memory(?: reported)?\s{0,3}:?\s{0,3}" + _SIZE),
+    _c(r"\(\s{0,2}" + _SIZE_U + r",\s{0,3}" + _NUM + r"\s{0,2}(?:MiB|GiB|MB|GB)\s{1,3}free\s{0,2}\)"),
+]
+_FREE = [
+    _c(r"of which\s{1,3}" + _SIZE_U + r"\s{1,3}is free"),
+    _c(r"there (?:are|is)\s{1,3}" + _SIZE_U + r"\s{1,3}free"),
+    _c(r"free memory\s{0,3}:\s{0,3}" + _SIZE_U),
+    _c(r"free \(according to cuda\)\s{0,3}:\s{0,3}" + _SIZE_U),
+    _c(r",\s{0,3}" + _SIZE_U + r"\s{1,3}free\s{0,2}\)"),
+    _c(_SIZE_U + r"\s{1,3}free\b"),
+]
+_IN_USE = [
+    _c(_SIZE_U + r"\s{1,3}already allocated"),
+    _c(r"currently allocated\s{0,3}:?\s{0,3}" + _SIZE_U),
+    _c(r"allocated so far\s{0,3}:\s{0,3}" + _SIZE),
+    # CuPy: "out of memory to allocate N bytes (total M bytes)": M is what its memory pool holds, not the GPU.
+    _c(r"\(total\s{1,3}" + _SIZE + r"\)"),
+    _c(r"\bused\s{1,3}" + _SIZE_U + r"\s{1,3}of\s{1,3}" + _NUM),
+]
+_EXCEEDED = _c(r"exceeded (?:hbm )?capacity by\s{1,3}" + _SIZE_U)
+_LIMIT = [
+    _c(r"maximum allowed buffer size of\s{1,3}" + _SIZE),
+    _c(r"buffer maximum of\s{1,3}" + _SIZE),
+    _c(r"\bmemory limit\s{0,3}:\s{0,3}" + _SIZE),
+    _c(r"\bavailable\s{1,3}" + _SIZE + r"\s{0,2}\)"),
+]
+_NEGATIVE = _c(r"(?:negative (?:capacity|size)\s{0,3}:?\s{0,3}|allocate\s{1,3})-(\d{1,20})")
+
+# Words that mark a text as being about a failed allocation (lower-cased substrings).
+OOM_WORDS = (
+    "out of memory", "outofmemory", "out_of_memory", "not enough memory", "failed to allocate", "failed to alloc",
+    "resource_exhausted", "resource exhausted", "insufficient memory", "erroroutofdevicememory",
+    "out_of_device_memory", "cannot allocate", "can't allocate", "could not be allocated", "could not allocate",
+    "allocation on device", "not enough gpu", "memory allocation", "device allocation error", "out of resource",
+    "cudaerrormemoryallocation", "alloc_failed", "greater than the maximum allowed buffer",
+    "larger than buffer maximum", "unable to allocate", "oom when allocating", "ran out of memory",
+    "not enough space", "out of device memory", "negative capacity", "result=2 ", "malloc failed",
+    # OpenCL, DirectML/Windows, oneAPI/SYCL and HIP names for the same failure.
+    "cl_mem_object_allocation_failure", "cl_out_of_resources", "cl_out_of_host_memory", "e_outofmemory",
+    "0x8007000e", "out_of_device_memory", "hiperroroutofmemory", "out_of_host_memory",
+)
+
+# (runtime, words), first match wins: the most specific runtimes first.
+_RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("ollama", ("ollama",)),
+    ("trtllm", ("tensorrt-llm", "tensorrt_llm", "trt-llm", "trtllm")),
+    ("comfyui", ("comfyui", "comfy.", "node type:", "vaedecode")),
+    ("llamacpp", ("ggml", "llama_", "llama.cpp", "llama-server", "llama-cli")),
+    ("onnxruntime", ("onnxruntime", "bfc_arena", "bfcarena")),
+    ("tensorrt", ("[trt]", "tensorrt", "nvinfer1", "defaultallocator", "tactic")),
+    ("mlx", ("mlx", "metal::malloc", "[metal]")),
+    ("nccl", ("nccl",)),
+    ("vllm", ("vllm",)),
+    ("sglang", ("sglang",)),
+    ("triton", ("triton.runtime", "outofresources", "out of resource: shared memory")),
+    ("jcuda", ("jcuda",)),
+    ("cupy", ("cupy",)),
+    ("numba", ("numba",)),
+    ("jax", ("jaxlib", "jax.", "xla_python_client", "xlaruntimeerror", "xla:tpu", "exla")),
+    ("xla", ("xla", "hbm", "tpu_worker", "best cudnn convolution algorithm")),
+    ("tensorflow", ("tensorflow", "stream_executor", "bfc_allocator", "gpu_0_bfc")),
+    ("diffusers", ("diffusers",)),
+    ("pytorch", ("torch", "pytorch", "defaultcpuallocator", "alloc_cpu.cpp", "cudacachingallocator")),
+)
+_BACKENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("tpu", ("xla:tpu", "memory space hbm", "tpu_worker", "hbm capacity", "_hbm", "tpu")),
+    ("vulkan", ("vulkan", "vk::", "vk_error", "erroroutofdevicememory")),
+    ("metal", ("metal", "kiogpu", "iogpu", "mtlcommandbuffer", "mps backend")),
+    ("rocm", ("hipmalloc", "hip out of memory", "hip error", "hiperror", "rocm", "amdgpu", "gfx1")),
+    ("directml", ("directml", "gpu video memory", "dml:")),
+    ("opencl", ("cl_mem_object_allocation_failure", "cl_out_of_resources", "opencl")),
+    ("cpu", ("defaultcpuallocator", "alloc_cpu.cpp", "cpu buffer", "cpuallocator.cpp", "cannot allocate memory")),
+    ("cuda", ("cuda", "cudnn", "cublas", "nvidia", "cumem", "nccl")),
+)
+_MIG = re.compile(r"\bMIG[\s-]{1,3}(\d)g\.(\d{1,3})gb\b|\b(\d)g\.(\d{1,3})gb\b", re.IGNORECASE)
+_PY_FRAME = re.compile(r'File "([^"\n]{1,400})", line \d{1,7}, in ([\w<>.]{1,200})')
+_C_FRAME = re.compile(r"\bin (?:function )?([A-Za-z_][\w:]{2,200})\b")
+_GRAPH_FRAMES = ("capture_model", "make_graphed_callables", "create_cudagraphs", "torch.cuda.graph", "cudagraph",
+                 "cuda_graph", "capture_begin", "cudagraphs", "graph.capture")
+
+
+# Shapes whose named parser reads no capacity clause: the extraction layer may add the figures they lack.
+FILL_KINDS = frozenset({"xla_resource_exhausted", "ggml_alloc_failed", "cuda_error_oom", "nccl_oom",
+                        "cublas_alloc_failed", "cudnn_alloc_failed", "pin_memory_thread"})
+
+
+@dataclass
+class Extraction:
+    """What the tolerant layer found in a text (bytes; None = not found)."""
+
+    oom_words: bool = False
+    requested_bytes: int | None = None
+    requested_is_lower_bound: bool = False
+    total_bytes: int | None = None
+    free_bytes: int | None = None
+    in_use_bytes: int | None = None
+    limit_bytes: int | None = None
+    exceeded_bytes: int | None = None
+    negative_size: int | None = None
+    runtime: str | None = None
+    backend: str | None = None
+    mig_profile: str | None = None
+    frames: list[str] = field(default_factory=list)
+
+    @property
+    def has_figure(self) -> bool:
+        return any(v is not None for v in (self.requested_bytes, self.total_bytes, self.free_bytes,
+                                             self.in_use_bytes, self.limit_bytes, self.exceeded_bytes,
+                                             self.negative_size))
+
+    @property
+    def graph_capture(self) -> bool:
+        """The traceback (or the text) runs through CUDA-graph capture code."""
+        return any(marker in frame.lower() for frame in self.frames for marker in _GRAPH_FRAMES)
+
+
+def _first(patterns: list[re.Pattern[str]], text: str) -> tuple[int, re.Match[str]] | None:
+    """The earliest match of any pattern (position, match)."""
+    best: tuple[int, re.Match[str]] | None = None
+    for pattern in patterns:
+        m = pattern.search(text)
+        if m and (best is None or m.start() < best[0]):
+            best = (m.start(), m)
+    return best
+
+
+def _size(patterns: list[re.Pattern[str]], text: str) -> int | None:
+    found = _first(patterns, text)
+    if found is None:
+        return None
+    m = found[1]
+    return _bytes(m.group(1), m.group(2))
+
+
+def detect_runtime(low: str) -> str | None:
+    """The runtime that printed a (lower-cased) text: "ollama", "llamacpp", "onnxruntime", "tensorrt",
+    "trtllm", "nccl", "mlx", "jax", "xla", "tensorflow", "pytorch", "comfyui", ... or None."""
+    for name, words in _RUNTIMES:
+        if any(w in low for w in words):
+            return name
+    return None
+
+
+def detect_backend(low: str) -> str | None:
+    """"tpu", "vulkan", "metal", "rocm", "directml", "cpu" or "cuda" from a lower-cased text; None if unsaid."""
+    for name, words in _BACKENDS:
+        if any(w in low for w in words):
+            return name
+    return None
+
+
+def frames_of(text: str) -> list[str]:
+    """Python frames as ``path:function`` and C++ ``in function`` names, in order (at most 200)."""
+    frames = [f"{m.group(1)}:{m.group(2)}" for m in _PY_FRAME.finditer(text)]
+    frames += [m.group(1) for m in _C_FRAME.finditer(text) if "_" in m.group(1) or "::" in m.group(1)]
+    low = text.lower()
+    frames += [marker for marker in _GRAPH_FRAMES if marker in low]
+    return frames[:200]
+
+
+def extract(text: str) -> Extraction:
+    """Everything the tolerant layer can read from ``text`` (never raises)."""
+    low = text.lower()
+    ex = Extraction(oom_words=any(w in low for w in OOM_WORDS))
+    req = _first(_REQUEST, text)
+    if req is not None:
+        ex.requested_bytes = _bytes(req[1].group(1), req[1].group(2))
+        ex.requested_is_lower_bound = "more than" in req[1].group(0).lower()
+    ex.total_bytes = _size(_TOTAL, text)
+    ex.free_bytes = _size(_FREE, text)
+    ex.in_use_bytes = _size(_IN_USE, text)
+    ex.limit_bytes = _size(_LIMIT, text)
+    exceeded = _EXCEEDED.search(text)
+    if exceeded:
+        ex.exceeded_bytes = _bytes(exceeded.group(1), exceeded.group(2))
+    negative = _NEGATIVE.search(text)
+    if negative:
+        ex.negative_size = -int(negative.group(1))
+    ex.runtime = detect_runtime(low)
+    ex.backend = detect_backend(low)
+    mig = _MIG.search(text)
+    if mig:
+        g, gb = (mig.group(1), mig.group(2)) if mig.group(1) else (mig.group(3), mig.group(4))
+        ex.mig_profile = f"{g}g.{gb}gb"
+    ex.frames = frames_of(text)
+    return ex
+
+
+def recognised(ex: Extraction) -> bool:
+    """An out-of-memory text: its words say so, or it names a request next to an allocation failure."""
+    return ex.oom_words or ex.exceeded_bytes is not None or ex.negative_size is not None
+
+
+def parse(text: str, report: MemoryReport) -> bool:
+    """Fill the figures the named parsers left unknown; True when this layer recognised the text.
+
+    Called after the named parsers: it never overwrites a figure they read, so PyTorch's, TensorFlow's and
+    MPS's own clauses keep their exact meaning.
+    """
+    ex = extract(text)
+    parsed = report.parsed
+    report.runtime = report.runtime or ex.runtime
+    report.backend = report.backend or ex.backend
+    report.mig_profile = report.mig_profile or ex.mig_profile
+    report.graph_capture = report.graph_capture or ex.graph_capture
+    if ex.negative_size is not None:
+        parsed.setdefault("negative_size_bytes", ex.negative_size)
+    if ex.limit_bytes is not None:
+        parsed.setdefault("buffer_limit_bytes", ex.limit_bytes)
+    if ex.exceeded_bytes is not None:
+        parsed.setdefault("exceeded_by_bytes", ex.exceeded_bytes)
+    if ex.in_use_bytes is not None:
+        parsed.setdefault("in_use_bytes", ex.in_use_bytes)
+    already = report.kind != "unknown"
+    if not already and not recognised(ex):
+        if ex.graph_capture and ex.frames:
+            # A traceback into CUDA-graph capture pasted into the OOM doctor: the capture is the context.
+            report.kind = "traceback_only"
+            report.framework = report.framework if report.framework != "unknown" else (ex.runtime or "unknown")
+            report.missing.append("the error line (only the traceback was given)")
+            return True
+        return False
+    if already and report.kind not in FILL_KINDS:
+        return True  # a named parser read this format's own clauses (and dropped garbage ones on purpose)
+    dev = report.device or report.ensure_device(report.device_index)
+    if report.requested_bytes is None:
+        request = ex.requested_bytes
+        if request is None and ex.exceeded_bytes is not None and dev.free_bytes is None:
+            # XLA:TPU "Used A of B hbm. Exceeded hbm capacity by C": the whole program does not fit, nothing is free
+            # for it (the program is not one request, so it is not read as one).
+            dev.free_bytes = 0
+        if request is not None:
+            report.requested_bytes = request
+            parsed.setdefault("requested_bytes", request)
+    if dev.total_bytes is None and ex.total_bytes is not None:
+        dev.total_bytes = ex.total_bytes
+        parsed.setdefault("total_capacity_bytes", ex.total_bytes)
+    if dev.free_bytes is None and ex.free_bytes is not None:
+        dev.free_bytes = ex.free_bytes
+        parsed.setdefault("free_bytes", ex.free_bytes)
+    if not already:
+        report.kind = "generic_oom"
+        if report.framework == "unknown" and ex.runtime:
+            report.framework = ex.runtime
+    return True

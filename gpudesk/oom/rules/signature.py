@@ -1,0 +1,247 @@
+"""Causes a text's signature decides (:mod:`gpudesk.oom.signatures`), ranked with the check that tells them apart.
+
+* A not-capacity signature (Triton shared memory, host RAM, a garbage size, ECC, Xid, driver version,
+  expandable segments on an unsupported platform, a per-buffer limit, pinned host memory) → ``not_capacity``
+  at 0.96: the text names the mechanism, so no figure can outweigh it. A Vulkan allocation of 2 GiB or more
+  that fails (``vulkan_large``) is only the likelier reading → 0.6, above a plain shortage (0.5).
+* A failed CUDA context → ``other_process`` 0.8 (a context needs a few hundred MiB of a GPU someone filled).
+* A cuDNN/cuBLAS/XLA library initialisation failure allocates outside the framework's allocator: where the
+  framework pre-allocates (TensorFlow, JAX/XLA) → ``preallocation`` 0.6; else → ``genuine_shortage`` 0.55 and
+  ``other_process`` 0.4; XLA's own line "Memory usage: F bytes free, T bytes total" decides it: more than half
+  free → a library or driver mismatch (``not_capacity``, 0.8).
+* Metal's command-buffer out-of-memory → ``genuine_shortage`` 0.7 (the working set is full).
+* The caching allocator's NVML assert (MIG) → ``genuine_shortage`` 0.6: an OOM whose figures were lost.
+* A bare ``CUDA error: out of memory`` → a ranked set, never one confident answer: pinned host memory 0.4
+  (0.75 when the text shows pinning), another process 0.35, an ECC fault 0.2, a bad driver state 0.15; for
+  ggml's own pool (llama.cpp, Ollama) the job's buffers come first (``genuine_shortage`` 0.5); for NCCL,
+  a rank other than 0 touching GPU 0 makes another process first.
+* A traceback through CUDA-graph capture → ``cuda_graph_pools`` 0.85 (the captured pools are what failed).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudesk import i18n
+from gpudesk.i18n import _
+from gpudesk.oom.cause import Cause
+from gpudesk.oom.parsers.units import format_bytes
+from gpudesk.oom.rules.base import Facts, evidence
+from gpudesk.oom.signatures import CHECKS, NOT_CAPACITY, check_command
+
+_PREALLOCATING = ("tensorflow", "jax", "xla")
+_XLA_USAGE = re.compile(r"Memory usage:\s{0,3}(\d{1,20}) bytes free,\s{0,3}(\d{1,20}) bytes total")
+_NCCL_OTHER_RANK = re.compile(r"\brank [1-9]\d{0,5}\b.{0,80}\bdevice 0\b", re.IGNORECASE)
+
+def _check_line(key: str, platform: str | None = None) -> str:
+    check = CHECKS[key]
+    return _("{command}: {meaning}").format(command=check_command(key, platform), meaning=i18n._(check.meaning))
+
+
+def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
+    r = f.report
+    limit = r.parsed.get("buffer_limit_bytes")
+    titles = {
+        "shared_memory": _("Not a memory problem: the kernel needs more on-chip memory than the core has"),
+        "host_ram": _("Not a GPU memory problem: host RAM ran out"),
+        "absurd_size": _("Not a memory problem: the requested size is garbage"),
+        "ecc": _("Not a capacity problem: an uncorrectable ECC error (GPU memory fault)"),
+        "xid": _("Not a capacity problem: the driver lost the GPU (Xid)"),
+        "driver_version": _("Not a memory problem: the driver is older than the CUDA runtime"),
+        "expandable_segments": _("Not a capacity problem: expandable segments are refused on this platform"),
+        "buffer_limit": _("Not a capacity problem: one buffer exceeds the per-allocation limit"),
+        "vulkan_large": _("Likely not capacity: a Vulkan allocation above the driver's per-allocation limit"),
+        "pin_memory": _("Not a GPU capacity problem: page-locked (pinned) host memory ran out"),
+        "free_exceeds_request": _("Not a capacity problem: the memory was free"),
+    }
+    explanations = {
+        "shared_memory": _("The kernel's tile needs more on-chip memory than one core offers (a GPU SM's shared "
+                           "memory, the 'Hardware limit' Triton names, or a TPU core's VMEM). Device memory was not "
+                           "involved."),
+        "host_ram": _("The failing allocation is in system memory (PyTorch's CPU allocator, a CPU buffer): the GPU "
+                      "is not full, the computer is."),
+        "absurd_size": _("A request of {size} is more than any device or computer has: it comes from an overflowed "
+                         "or uninitialised size, usually after an earlier error.").format(
+                             size=format_bytes(f.requested) if f.requested else _("more than 1 EiB or below zero")),
+        "ecc": _("The GPU reported an uncorrectable error in its memory. Every later CUDA call can fail, often as "
+                 "'out of memory'; freeing memory does not help."),
+        "xid": _("The kernel log holds an Xid event: the driver reset or lost the GPU, and later allocations fail "
+                 "whatever is free."),
+        "driver_version": _("The CUDA runtime the program was built with needs a newer driver than the one "
+                            "installed; nothing runs on the GPU until they match."),
+        "expandable_segments": _("'CUDA driver error: out of memory' comes from the expandable-segments path of "
+                                 "PyTorch's allocator (cuMemCreate / cuMemMap), which this platform refuses even "
+                                 "with memory free."),
+        "buffer_limit": _("A single buffer is larger than the device allows for one allocation ({limit}); the "
+                          "rest of the memory may be free.").format(
+                              limit=format_bytes(limit) if isinstance(limit, int) else _("the driver's limit")),
+        "vulkan_large": _("Vulkan drivers cap one allocation (maxMemoryAllocationSize, often 2-4 GiB); a request of "
+                          "{size} fails there even when the GPU has room.").format(size=format_bytes(f.requested)),
+        "pin_memory": _("The failing allocation is page-locked host memory for copies to the GPU (pin_memory, "
+                        "cudaHostAlloc). It has its own limit, small under WSL2."),
+        "free_exceeds_request": _("The device reported enough memory free for the request, so the refusal came "
+                                  "from a limit below the capacity."),
+    }
+    fixes = {
+        "shared_memory": _("Use a smaller kernel config: num_stages=1 or 2 and smaller BLOCK sizes (Pallas/XLA on TPU: "
+                           "smaller block shapes), or the engine's option for older GPUs; a GPU with more shared "
+                           "memory per SM also works"),
+        "host_ram": _("Free host RAM or add swap / enlarge the Windows page file; load with mmap or "
+                      "low_cpu_mem_usage=True, or process the data in smaller pieces"),
+        "absurd_size": _("Find the shape that produced the size (print shapes before the failing op); fix the "
+                         "earlier error first if one came before"),
+        "ecc": _("Run nvidia-smi -q -d ECC; with uncorrectable errors reset the GPU (nvidia-smi -r) or use another one"),
+        "xid": _("Run dmesg | grep -i xid; reset or reboot, check power and cooling, then rerun"),
+        "driver_version": _("Update the NVIDIA driver, or install the framework build for the CUDA version the "
+                            "driver supports"),
+        "expandable_segments": _("Remove expandable_segments:True from PYTORCH_CUDA_ALLOC_CONF on this platform"),
+        "buffer_limit": _("Make the largest buffer smaller: a smaller batch / ubatch / context, or a build that "
+                          "splits buffers; on Vulkan, GGML_VK_FORCE_MAX_ALLOCATION_SIZE sets the split size"),
+        "vulkan_large": _("Make the largest buffer smaller (-ub / -b / -c for llama.cpp), or set "
+                          "GGML_VK_FORCE_MAX_ALLOCATION_SIZE to the driver's maxMemoryAllocationSize"),
+        "pin_memory": _("Set pin_memory=False in the DataLoader (or avoid pinned buffers); under WSL2 raise the "
+                        "memory in .wslconfig"),
+        "free_exceeds_request": _("Look for the limit that refused it: a per-process cap, the WDDM/WSL or ROCm-on-"
+                                  "Windows allocation limit, an APU carve-out, a MIG slice or a container limit"),
+    }
+    check_key = "buffer_limit" if key == "vulkan_large" else key
+    return Cause(
+        id="not_capacity",
+        title=titles[key],
+        confidence=confidence,
+        evidence=evidence(not_capacity_kind=key, deciding_check=check_key,
+                          check_command=check_command(check_key, r.platform),
+                          requested_bytes=f.requested, free_bytes=f.free, total_capacity_bytes=f.total),
+        explanation=explanations[key],
+        fix=fixes[key],
+        checks=[_check_line(check_key, r.platform)],
+    )
+
+
+def _generic(cause_id: str, confidence: float, title: str, explanation: str, fix: str, check_key: str,
+             f: Facts) -> Cause:
+    platform = f.report.platform
+    return Cause(id=cause_id, title=title, confidence=confidence,
+                 evidence=evidence(deciding_check=check_key, check_command=check_command(check_key, platform),
+                                   requested_bytes=f.requested, total_capacity_bytes=f.total, free_bytes=f.free),
+                 explanation=explanation, fix=fix, checks=[_check_line(check_key, platform)])
+
+
+def _other_process(confidence: float, f: Facts) -> Cause:
+    return _generic("other_process", confidence, _("Another process holds the GPU"),
+                    _("The failing call needs device memory outside the job's own allocator (a CUDA context, a "
+                      "library handle, a collective's buffers); it fails when something else already filled the GPU."),
+                    _("Run nvidia-smi: stop the other processes or pick a free GPU with CUDA_VISIBLE_DEVICES; in "
+                      "multi-GPU jobs call torch.cuda.set_device(local_rank) first in every rank"), "other_process", f)
+
+
+def _shortage(confidence: float, f: Facts, explanation: str) -> Cause:
+    return Cause(id="genuine_shortage", title=_("Not enough GPU memory for this job"), confidence=confidence,
+                 evidence=evidence(requested_bytes=f.requested, total_capacity_bytes=f.total, free_bytes=f.free,
+                                   runtime=f.report.runtime),
+                 explanation=explanation,
+                 fix=_("Reduce what this step keeps on the GPU (batch, resolution, context, layers on the GPU)"),
+                 more_fixes=[_("Use a GPU with more memory.")])
+
+
+def check(f: Facts) -> list[Cause]:
+    r = f.report
+    sig = r.signature
+    out: list[Cause] = []
+    if r.graph_capture and sig not in NOT_CAPACITY:
+        out.append(Cause(
+            id="cuda_graph_pools", title=_("Out of memory while capturing CUDA graphs"),
+            confidence=0.5 if r.kind == "traceback_only" else 0.85,
+            evidence=evidence(requested_bytes=f.requested, free_bytes=f.free, total_capacity_bytes=f.total),
+            explanation=_("The traceback runs through CUDA-graph capture: each captured batch size keeps its own "
+                          "static buffers in a private pool, so capture needs memory the eager run never used."),
+            fix=_("Capture fewer or smaller graphs (vLLM: --cudagraph-capture-sizes / --max-num-seqs or "
+                  "--enforce-eager; Megatron/TE: fewer graphed layers), or leave headroom for them "
+                  "(--gpu-memory-utilization lower)"),
+            more_fixes=[_("Share one memory pool between graphs (torch.cuda.graph(..., pool=first_graph.pool()))."),
+                        _("Disable CUDA graphs to confirm: the job then fits.")]))
+    if not isinstance(sig, str):
+        return out
+    if sig in NOT_CAPACITY:
+        out.append(_not_capacity(sig, 0.96, f))
+    elif sig == "vulkan_large":
+        out.append(_not_capacity(sig, 0.6, f))
+    elif sig == "context_init":
+        out.append(_other_process(0.8, f))
+        out.append(_not_capacity("ecc", 0.2, f))
+    elif sig == "library_init":
+        out.extend(_library_init(f))
+    elif sig == "metal_oom":
+        out.append(_shortage(0.7, f, _("A Metal command buffer ran out of memory: the model, its cache and this "
+                                       "step's buffers exceed the GPU working set macOS allows (about two thirds "
+                                       "to three quarters of unified memory).")))
+    elif sig == "allocator_nvml_assert":
+        out.append(_shortage(0.6, f, _("PyTorch's allocator failed while building its out-of-memory message (NVML "
+                                       "cannot be queried on a MIG slice): an allocation failed, and the slice is "
+                                       "smaller than the whole GPU.")))
+    elif sig == "bare_cuda_error" and r.kind != "pin_memory_thread":
+        out.extend(_bare(f))  # (the DataLoader pin-memory thread has its own reading: allocation_outside_allocator)
+    return out
+
+
+def _library_init(f: Facts) -> list[Cause]:
+    r = f.report
+    usage = _XLA_USAGE.search(r.text or "")
+    runtime = r.runtime or r.framework
+    if usage:
+        free, total = int(usage.group(1)), int(usage.group(2))
+        if total and free / total > 0.5:
+            return [_not_capacity("driver_version", 0.8, f)]
+    if runtime in _PREALLOCATING or r.framework in _PREALLOCATING:
+        return [_generic("preallocation", 0.6, _("The framework's preallocation left no memory for cuDNN/cuBLAS"),
+                         _("cuDNN and cuBLAS allocate their handles and workspaces with cudaMalloc, outside the "
+                           "framework's pool; TensorFlow and JAX/XLA map most of the GPU at start, so the library "
+                           "finds nothing left."),
+                         _("Turn preallocation off: TF_FORCE_GPU_ALLOW_GROWTH=true (TensorFlow) or "
+                           "XLA_PYTHON_CLIENT_PREALLOCATE=false / XLA_PYTHON_CLIENT_MEM_FRACTION=.5 (JAX), then rerun"),
+                         "preallocation", f),
+                _other_process(0.35, f), _not_capacity("driver_version", 0.3, f)]
+    return [Cause(id="allocation_outside_allocator", title=_("A CUDA library could not allocate memory"),
+                  confidence=0.6,
+                  evidence=evidence(library_status=r.parsed.get("library_status"), deciding_check="other_process",
+                                    check_command=check_command("other_process", r.platform)),
+                  explanation=_("cuDNN and cuBLAS allocate their handles and workspaces with cudaMalloc, outside "
+                                "PyTorch's caching allocator, which keeps its freed blocks cached: the GPU was full of "
+                                "the job's tensors and cache when the library initialised (the real OOM hides behind "
+                                "the library's status)."),
+                  fix=_("Leave room for the libraries: a smaller batch, torch.cuda.empty_cache() before the first "
+                        "matmul/conv, or a GPU with free memory (CUDA_VISIBLE_DEVICES)"),
+                  checks=[_check_line("other_process", r.platform)]),
+            _shortage(0.5, f, _("cuDNN/cuBLAS could not allocate their handle or workspace: the GPU was already "
+                                "full when the library initialised.")),
+            _other_process(0.4, f), _not_capacity("driver_version", 0.3, f)]
+
+
+def _bare(f: Facts) -> list[Cause]:
+    r = f.report
+    text = r.text or ""
+    runtime = r.runtime
+    low = text.lower()
+    if runtime in ("llamacpp", "ollama"):
+        return [_shortage(0.5, f, _("ggml's CUDA backend could not allocate its own buffers (weights, KV cache, "
+                                    "compute pool): the model and context do not fit in what is free.")),
+                _other_process(0.4, f), _not_capacity("ecc", 0.15, f)]
+    if runtime == "nccl" and _NCCL_OTHER_RANK.search(text):
+        return [_other_process(0.6, f), _shortage(0.4, f, _("NCCL could not allocate its buffers: the GPU was full."))]
+    if runtime == "nccl":
+        return [_shortage(0.5, f, _("NCCL allocates its channel buffers with cudaMalloc outside the framework's "
+                                    "allocator; the GPU was full of the job's tensors and cache when it asked.")),
+                _other_process(0.4, f), _not_capacity("ecc", 0.15, f)]
+    if "cumemcreate" in low.replace("_", "") or "cu_mem_create" in low or "cumemalloc" in low:
+        return [_shortage(0.5, f, _("The driver refused a device allocation (cuMemCreate / cuMemAlloc): the GPU is "
+                                    "full.")),
+                _other_process(0.4, f), _not_capacity("ecc", 0.15, f)]
+    pinned = "pin_memory" in low or "wsl" in low or "microsoft-standard" in low
+    if pinned or r.framework == "pytorch" or "runtimeerror: cuda error" in low or "runtimeerror: hip error" in low:
+        # PyTorch's caching allocator reports its own failures as "Tried to allocate ..."; a bare CUDA error is a
+        # call outside it, and in a running job the commonest such allocation is page-locked host memory.
+        return [_not_capacity("pin_memory", 0.75 if pinned else 0.4, f), _other_process(0.35, f),
+                _not_capacity("ecc", 0.2, f), _not_capacity("xid", 0.15, f)]
+    # Any other runtime allocates device memory itself, so its bare CUDA error is first its own allocation.
+    return [_shortage(0.5, f, _("The runtime's own device allocation failed (it prints no figures): the GPU is full.")),
+            _other_process(0.4, f), _not_capacity("ecc", 0.2, f), _not_capacity("xid", 0.15, f)]

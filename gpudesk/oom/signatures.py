@@ -1,0 +1,197 @@
+"""Signatures that say what kind of failure a text is, before any figure is weighed (issue 28).
+
+Many messages that read like "out of memory" are not about the GPU's memory capacity at all, and the words
+of the message say so. Each signature names the mechanism and the one check that tells it apart
+(:data:`CHECKS`):
+
+* ``shared_memory``: Triton's ``OutOfResources: out of resource: shared memory, Required: R, Hardware limit: L``
+  is the kernel's shared memory per thread block (48-228 KiB per SM, CUDA C Programming Guide, "Compute
+  Capabilities" table), raised by ``triton/compiler/compiler.py`` before launch; XLA:TPU's "Ran out of memory in
+  memory space vmem" (or smem) is the TPU core's on-chip vector (scalar) memory, the same kind of limit
+  (cloud.google.com/tpu/docs/system-architecture-tpu-vm, Pallas TPU docs); device memory (HBM) is not involved.
+* ``host_ram``: PyTorch's ``DefaultCPUAllocator`` (``c10/core/impl/alloc_cpu.cpp``), ggml's CPU buffer,
+  ``Error code 12 (Cannot allocate memory)``, Python's ``MemoryError``, C++ ``std::bad_alloc``, the JVM's
+  ``java.lang.OutOfMemoryError`` and the Linux OOM killer ("Killed", "oom-kill") are host allocations (RAM, swap,
+  the Windows page file).
+* ``absurd_size``: a request of a PiB or more, PyTorch's "more than 1EB" (its formatter's overflow text) or a
+  negative size is a garbage size (an overflow, an uninitialised shape, a corrupted model), not a need.
+* ``ecc``: ``uncorrectable ECC error encountered`` (``cudaErrorECCUncorrectable``): a GPU memory fault.
+* ``xid``: an ``Xid`` or "fallen off the bus": the driver lost the GPU.
+* ``driver_version``: ``CUDA driver version is insufficient for CUDA runtime version`` (error 35) and its
+  relatives: the toolkit the program was built with needs a newer driver.
+* ``expandable_segments``: ``CUDA driver error: out of memory`` is only formatted by ``C10_CUDA_DRIVER_CHECK``
+  (``c10/cuda/driver_api.h``), which inside the caching allocator wraps the expandable-segment calls
+  (``cuMemCreate``/``cuMemMap``/``cuMemSetAccess``) only; platforms without full virtual-memory support (Tegra,
+  some drivers) refuse them with memory free.
+* ``buffer_limit``: one buffer above the device's per-allocation limit: Metal's ``maxBufferLength`` (MLX's
+  "greater than the maximum allowed buffer size", ggml's "larger than buffer maximum"), ggml's fixed context
+  pool ("not enough space in the context's memory pool"), and Vulkan's ``maxMemoryAllocationSize`` (commonly
+  2-4 GiB, vulkaninfo; llama.cpp#5441, #12817): a Vulkan allocation of 2 GiB or more that fails reads as this
+  limit (``vulkan_large``, a weaker reading) before capacity.
+* ``pin_memory``: page-locked host memory (``pin_memory=True``, ``cudaHostAlloc``/``cudaMallocHost``, ggml's
+  ``CUDA_Host`` buffers) has its own limit, small under WSL2 ("Pinned system memory ... is limited", NVIDIA
+  CUDA on WSL User Guide, Known Limitations).
+
+Runtime signatures that decide the first cause without being "not capacity":
+
+* ``context_init``: the failure is the CUDA context itself (``cuCtxCreate``, ``cuDevicePrimaryCtxRetain``,
+  ``cudaSetDevice``, "failed initializing StreamExecutor"): it needs a few hundred MiB of a GPU that someone
+  else already filled.
+* ``library_init``: cuDNN/cuBLAS handle creation (``CUDNN_STATUS_NOT_INITIALIZED``/``ALLOC_FAILED``,
+  ``CUBLAS_STATUS_*``, XLA's "DNN library initialization failed", "Failed to determine best cudnn convolution
+  algorithm") allocates its workspace with ``cudaMalloc`` outside the framework's allocator.
+* ``metal_oom``: ``Insufficient Memory (kIOGPUCommandBufferCallbackErrorOutOfMemory)``: a Metal command buffer
+  exceeded the GPU working set (``recommendedMaxWorkingSetSize``, raised with ``sysctl iogpu.wired_limit_mb``).
+* ``allocator_nvml_assert``: ``NVML_SUCCESS == r INTERNAL ASSERT FAILED`` in ``CUDACachingAllocator.cpp``: the
+  allocator's out-of-memory path could not query NVML (MIG slices): an OOM whose figures were lost.
+* ``bare_cuda_error``: ``CUDA error: out of memory`` with nothing else: a CUDA call outside the caching
+  allocator failed (PyTorch's allocator reports its own failures as "Tried to allocate ..."), so the usual
+  suspects are pinned host memory, another process, an ECC fault or a bad driver state.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gpudesk.i18n import N_
+
+PiB = 1024**5
+VULKAN_LARGE_BYTES = 2 * 1024**3
+
+
+@dataclass(frozen=True)
+class Check:
+    """The one check that tells a cause apart: what to run, and what its answer means."""
+
+    key: str
+    command: str
+    meaning: str  # N_() sentence
+
+
+CHECKS: dict[str, Check] = {
+    "ecc": Check("ecc", "nvidia-smi -q -d ECC",
+                 N_("Volatile or aggregate uncorrectable ECC counts above zero mean a GPU memory fault: reset the GPU "
+                    "(nvidia-smi -r), or move the job to another GPU and report the card.")),
+    "xid": Check("xid", "dmesg | grep -i xid",
+                 N_("An Xid line (79: fallen off the bus, 48/63/64/94/95: memory errors, 31: page fault) at the time of "
+                    "the failure means the driver lost or reset the GPU: reboot or reset it before rerunning.")),
+    "driver_version": Check("driver_version",
+                            "nvidia-smi; python -c \"import torch; print(torch.version.cuda)\"",
+                            N_("The 'CUDA Version' nvidia-smi prints is the newest the driver supports; if the "
+                               "framework's CUDA version is newer, update the driver or install a build for the "
+                               "older CUDA.")),
+    "pin_memory": Check("pin_memory", "DataLoader(..., pin_memory=False)",
+                        N_("If the error goes away with pin_memory=False, page-locked host memory was the limit "
+                           "(small under WSL2): keep it off there, or raise the WSL memory (.wslconfig memory=).")),
+    "shared_memory": Check("shared_memory", "num_stages=1, smaller BLOCK_M / BLOCK_N",
+                           N_("The kernel asks for more shared memory per block than this GPU's SM has (the "
+                              "'Hardware limit'); a smaller tile or fewer pipeline stages fit it, more GPU memory "
+                              "does not.")),
+    "host_ram": Check("host_ram", "free -h",
+                      N_("This is host memory (RAM, swap, the Windows page file), not GPU memory: free or add RAM, "
+                         "enlarge swap / the page file, or load in smaller pieces (mmap, low_cpu_mem_usage=True).")),
+    "absurd_size": Check("absurd_size", "print(tensor.shape, tensor.dtype) at the failing op",
+                         N_("No device has this much memory: the size is garbage (an overflow, an uninitialised or "
+                            "negative dimension, a corrupted model or a bug after an earlier error); find the shape "
+                            "that produced it.")),
+    "expandable_segments": Check("expandable_segments", "unset PYTORCH_CUDA_ALLOC_CONF",
+                                 N_("If the error goes away without expandable_segments, this platform (Tegra/Jetson, "
+                                    "some drivers) refuses its virtual-memory calls; leave it off here.")),
+    "buffer_limit": Check("buffer_limit", "vulkaninfo | grep maxMemoryAllocationSize",
+                          N_("One buffer is larger than the device allows for a single allocation "
+                             "(maxMemoryAllocationSize on Vulkan, maxBufferLength on Metal, a fixed ggml pool): split "
+                             "it (smaller batch / ubatch / context, a newer build that splits buffers), whatever the "
+                             "free memory.")),
+    "free_exceeds_request": Check("free_exceeds_request",
+                                  "nvidia-smi --query-gpu=memory.total,memory.used --format=csv",
+                                  N_("If the GPU shows this much memory free while the allocation fails, the refusal "
+                                     "comes from a limit (per-process cap, driver, WDDM/WSL, an APU's carve-out), not "
+                                     "from capacity.")),
+    "other_process": Check("other_process", "nvidia-smi --query-compute-apps=pid,used_memory --format=csv",
+                           N_("Other processes listed on this GPU hold the memory the job needs: stop them or move "
+                              "the job to a free GPU (CUDA_VISIBLE_DEVICES).")),
+    "preallocation": Check("preallocation", "XLA_PYTHON_CLIENT_PREALLOCATE=false / TF_FORCE_GPU_ALLOW_GROWTH=true",
+                           N_("If the error goes away with preallocation off, the framework's up-front pool left no "
+                              "room for the library; keep growth on or lower the memory fraction.")),
+}
+
+# Signatures of the failing call (not of the device's state): they decide only where no named format with its own
+# figures was read (gpudesk.oom.parsers.detect).
+CALL_SIGNATURES = ("pin_memory", "context_init", "library_init", "bare_cuda_error")
+# The same checks on AMD GPUs (ROCm's rocm-smi; the amdgpu kernel driver logs its faults in dmesg).
+ROCM_COMMANDS = {
+    "ecc": "rocm-smi --showrasinfo all",
+    "xid": "dmesg | grep -i amdgpu",
+    "driver_version": "rocm-smi --showdriverversion; python -c \"import torch; print(torch.version.hip)\"",
+    "other_process": "rocm-smi --showpids",
+    "free_exceeds_request": "rocm-smi --showmeminfo vram",
+}
+
+
+def check_command(key: str, platform: str | None) -> str:
+    """The command of check ``key`` on ``platform`` (NVIDIA's tools unless the platform is ROCm)."""
+    if platform == "rocm" and key in ROCM_COMMANDS:
+        return ROCM_COMMANDS[key]
+    return CHECKS[key].command
+
+
+NOT_CAPACITY = ("shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "expandable_segments",
+                "buffer_limit", "pin_memory")
+
+_XID = re.compile(r"\bXid\b")
+# Python's own MemoryError (not a subclass such as cupy's OutOfMemoryError, not torch.OutOfMemoryError): a host
+# allocation failed.
+_PY_MEMORY_ERROR = re.compile(r"(?<![\w.])MemoryError\b")
+_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("ecc", ("uncorrectable ecc", "ecc_uncorrectable", "eccuncorrectable")),
+    ("xid", ("fallen off the bus", "gpu is lost", "gpu has fallen")),
+    ("driver_version", ("driver version is insufficient", "cudaerrorinsufficientdriver", "insufficient driver",
+                        "driver/library version mismatch")),
+    ("shared_memory", ("out of resource: shared memory", "outofresources: out of resource: shared",
+                       "memory space vmem", "memory space smem")),
+    ("host_ram", ("defaultcpuallocator", "alloc_cpu.cpp", "cpuallocator.cpp", "cpu_buffer_type_alloc_buffer",
+                  "failed to allocate cpu buffer", "error code 12 (cannot allocate memory)", "std::bad_alloc",
+                  "java.lang.outofmemoryerror", "killed by signal: killed", "oom-kill", "out of memory: killed process",
+                  "cannot allocate memory (12)", "cl_out_of_host_memory", "ur_result_error_out_of_host_memory")),
+    ("expandable_segments", ("cuda driver error: out of memory",)),
+    ("buffer_limit", ("greater than the maximum allowed buffer size", "larger than buffer maximum",
+                      "exceeds device buffer size limit", "exceeds device memory allocation limit",
+                      "not enough space in the context's memory pool", "not enough space in the scratch memory pool")),
+    ("allocator_nvml_assert", ("nvml_success == r internal assert failed",)),
+    ("metal_oom", ("kiogpucommandbuffercallbackerroroutofmemory", "insufficient memory (ioaf code 8)",
+                   "command buffer execution failed: insufficient memory")),
+    ("context_init", ("cuctxcreate", "cudeviceprimaryctxretain", "cuda_init_device", "failed initializing streamexecutor",
+                      "cudasetdevice")),
+    ("pin_memory", ("pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost",
+                    "pinned memory")),
+    ("library_init", ("cudnn_status_not_initialized", "cudnn_status_alloc_failed", "cudnn_status_internal_error",
+                      "cublas_status_alloc_failed", "cublas_status_not_initialized", "dnn library initialization failed",
+                      "failed to determine best cudnn convolution algorithm", "could not create cudnn handle")),
+)
+_BARE = re.compile(r"cuda error[:\s]{1,3}out of memory|hip error[:\s]{1,3}out of memory|hiperroroutofmemory|cuda_error_out_of_memory|cudaerrormemoryallocation|"
+                   r"cuda failure\s{0,3}'?out of memory|cuda failure\s{0,3}2\b|cuda error 2\b|cuda error\s{0,2}\(2\)|cuda error\(2\)|"
+                   r"cuda runtime error.{0,80}out of memory|result=2\b", re.IGNORECASE)
+
+
+def classify(text: str, requested: int | None = None, negative_size: int | None = None,
+             backend: str | None = None) -> str | None:
+    """The signature of ``text`` (see the module docstring), or None. ``requested`` / ``negative_size`` are the
+    figures the parsers read; ``backend`` is the one :func:`gpudesk.oom.parsers.generic.detect_backend` found."""
+    low = text.lower()
+    if (requested is not None and requested >= PiB) or "more than 1eb" in low or negative_size is not None:
+        return "absurd_size"
+    if "ecc" in low and any(w in low for w in _WORDS[0][1]):
+        return "ecc"
+    if _XID.search(text):
+        return "xid"
+    if _PY_MEMORY_ERROR.search(text) and "cuda" not in low:
+        return "host_ram"
+    for key, words in _WORDS[1:]:
+        if any(w in low for w in words):
+            return key
+    if backend == "vulkan" and requested is not None and requested >= VULKAN_LARGE_BYTES:
+        return "vulkan_large"
+    if _BARE.search(text):
+        return "bare_cuda_error"
+    return None
