@@ -18,9 +18,11 @@ from gpudesk.planner.requirement import DECODE_PATHS, MODALITIES, PRECISIONS, RE
 from gpudesk.sizing import SHARDING_MODES, parse_param_count
 from gpudesk.sizing.activations import LOSS_MODES
 from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
+from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.memory import MODES
+from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS
 from gpudesk.sizing.memory_train import OFFLOAD_MODES
-from gpudesk.sizing.optimizers import OPTIMIZER_NAMES
+from gpudesk.sizing.optimizers import OPTIMIZER_IMPLS, OPTIMIZER_NAMES
 from gpudesk.ui.plan.fields import FieldSpec, PageSpec
 
 TB = 1e12
@@ -156,11 +158,23 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.activation_offload", translate("PlanQuestions", "Offload activations to host"), kind="bool"),
             _f("model.compiled", translate("PlanQuestions", "torch.compile or fused kernels"), kind="bool",
                tooltip=translate("PlanQuestions", "Compiled models save fewer activations than eager PyTorch.")),
+            _f("model.fsdp_version", translate("PlanQuestions", "FSDP version"), kind="choice", choices=((1, "1"), (2, "2")),
+               tooltip=translate("PlanQuestions", "With FSDP sharding: 1 = FullyShardedDataParallel (flat parameters), 2 = fully_shard.")),
+            _f("model.optimizer_impl", translate("PlanQuestions", "Optimizer step implementation"), kind="choice", choices=_plain(OPTIMIZER_IMPLS),
+               tooltip=translate("PlanQuestions", "foreach (PyTorch 2.x default) keeps one state-sized temporary during the step; fused and for-loop (PyTorch 1.x, HF adamw_hf) do not.")),
+            _f("model.zero_grad_keeps_grads", translate("PlanQuestions", "zero_grad keeps gradients (PyTorch before 2.0)"), kind="bool"),
+            _f("model.cuda_lazy_loading", translate("PlanQuestions", "CUDA lazy module loading"), kind="bool",
+               tooltip=translate("PlanQuestions", "On since CUDA 11.7 / PyTorch 2.0; off loads every kernel at start-up (about 1.3 GiB of context).")),
+            _f("model.framework", translate("PlanQuestions", "Framework (for the expected error only)"), kind="choice",
+               choices=((None, translate("PlanQuestions", "any")),) + _plain(FRAMEWORKS), optional=True,
+               tooltip=translate("PlanQuestions", "Chooses which published cases give the estimate's expected error band; the estimate itself does not change.")),
             _f("model.lora_rank", translate("PlanQuestions", "LoRA rank"), kind="int", minimum=1),
             _f("model.lora_targets", translate("PlanQuestions", "LoRA target modules (comma-separated)"), kind="list", optional=True,
                tooltip=translate("PlanQuestions", "all-linear, or module names such as q_proj, v_proj.")),
             _f("model.weight_format", translate("PlanQuestions", "Inference weight format"), kind="choice", choices=_plain(WEIGHT_FORMAT_CHOICES)),
             _f("model.kv_precision", translate("PlanQuestions", "KV cache precision"), kind="choice", choices=_plain(("bf16", "fp16", "fp8", "int8"))),
+            _f("model.kv_cache_impl", translate("PlanQuestions", "KV cache implementation"), kind="choice", choices=_plain(KV_CACHE_IMPLS),
+               tooltip=translate("PlanQuestions", "paged: vLLM/SGLang; dynamic: HF DynamicCache; legacy-tuple: transformers 4.35 and older (old and new cache at once); static: gpt-fast (a causal mask quadratic in the cache length).")),
             _f("model.activation_bytes_per_sample", translate("PlanQuestions", "Activations per sample (non-transformer)"), kind="int", unit="MB", scale=MB,
                maximum=1e7, minimum=0, exclusive_minimum=True, optional=True, tooltip=translate("PlanQuestions", "For CNNs and 3D U-Nets: measured or estimated activation memory per sample.")),
             _f("model.train_flops_per_sample", translate("PlanQuestions", "Training FLOPs per sample (non-transformer)"), unit="TFLOP", scale=1e12,
