@@ -76,6 +76,8 @@ def add_parser(subparsers) -> None:
                         "for-loop (PyTorch 1.x, HF adamw_hf)"))
     m.add_argument("--zero-grad-keeps-grads", action="store_true",
                    help=_("zero_grad() zero-fills gradients instead of freeing them (PyTorch < 2.0 default)"))
+    m.add_argument("--kbit-fp32-upcast", action="store_true",
+                   help=_("lora/qlora after PEFT prepare_model_for_kbit_training: norms, embeddings and LM head in fp32"))
     m.add_argument("--cuda-lazy-loading", default="on", choices=("on", "off"),
                    help=_("CUDA lazy module loading (off: CUDA < 11.7 or CUDA_MODULE_LOADING=EAGER, a 1.3 GiB context)"))
     m.add_argument("--kv-cache-impl", default="paged", choices=("paged", "dynamic", "legacy-tuple", "static", "static-linear-mask"),
@@ -323,7 +325,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         compiled=args.compile, gradient_accumulation=args.grad_accum > 1, fsdp_version=args.fsdp_version,
         optimizer_impl=args.optimizer_impl, zero_grad_keeps_grads=args.zero_grad_keeps_grads,
         cuda_lazy_loading=args.cuda_lazy_loading == "on", kv_cache_impl=args.kv_cache_impl,
-        paged_block_tokens=args.kv_block_tokens,
+        paged_block_tokens=args.kv_block_tokens, kbit_fp32_upcast=args.kbit_fp32_upcast,
     )
     try:
         est = estimate_memory(spec, workload)

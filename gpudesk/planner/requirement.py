@@ -63,7 +63,8 @@ class ModelMemory:
     ``compiled`` (torch.compile or fused kernels), ``sequence_parallel`` (with tensor parallel) and
     ``context_parallel`` (see :mod:`gpudesk.sizing.memory_train`). Framework behaviour that changed memory between
     versions: ``fsdp_version`` (1 flat parameters, 2 fully_shard), ``optimizer_impl`` (foreach / fused / for-loop
-    Adam step), ``zero_grad_keeps_grads`` (PyTorch < 2.0), ``cuda_lazy_loading`` (CUDA >= 11.7) and, for
+    Adam step), ``zero_grad_keeps_grads`` (PyTorch < 2.0), ``cuda_lazy_loading`` (CUDA >= 11.7),
+    ``kbit_fp32_upcast`` (PEFT ``prepare_model_for_kbit_training``) and, for
     inference, ``kv_cache_impl`` (paged / dynamic / legacy-tuple / static / static-linear-mask); ``framework``
     only chooses which published cases give the estimate's expected error band.
     """
@@ -99,6 +100,7 @@ class ModelMemory:
     zero_grad_keeps_grads: bool = False
     cuda_lazy_loading: bool = True
     kv_cache_impl: str = "paged"
+    kbit_fp32_upcast: bool = False
     framework: str | None = None
 
 

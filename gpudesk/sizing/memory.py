@@ -67,6 +67,8 @@ class MemoryWorkload:
             ``static-linear-mask``.
         optimizer_impl: ``foreach`` (PyTorch >= 2.0 default on CUDA), ``fused`` or ``for-loop`` (PyTorch 1.x, HF
             ``adamw_hf``): whether ``optimizer.step()`` builds a state-sized temporary for every parameter.
+        kbit_fp32_upcast: LoRA/QLoRA after PEFT ``prepare_model_for_kbit_training`` (norms, embeddings and LM head
+            in fp32; an fp32 residual stream).
     """
 
     mode: str = "train"
@@ -101,6 +103,7 @@ class MemoryWorkload:
     cuda_lazy_loading: bool = True
     kv_cache_impl: str = "paged"
     optimizer_impl: str = "foreach"
+    kbit_fp32_upcast: bool = False
 
 
 def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate:
@@ -160,4 +163,5 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
         seq_len_tokens=w.seq_len_tokens, micro_batch_size=w.micro_batch_size, recompute=w.recompute,
         flash_attention=w.flash_attention, overheads=w.overheads, gpus=w.gpus, sharding=w.sharding,
         offload=w.offload, loss=w.loss, activation_offload=w.activation_offload, compiled=w.compiled,
+        kbit_fp32_upcast=w.kbit_fp32_upcast,
     )

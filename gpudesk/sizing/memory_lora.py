@@ -9,6 +9,14 @@
 - Activations are not reduced by LoRA: backprop still flows through the frozen layers (oom.md 1.2), so the
   Korthikanti formulas apply unchanged; gradient checkpointing is what cuts them.
 - QLoRA dequantises one weight matrix at a time to bf16 for the matmul: one ``largest matrix x 2 B`` buffer.
+- ``kbit_fp32_upcast``: PEFT's ``prepare_model_for_kbit_training`` casts every 16-bit parameter that is not a
+  4/8-bit ``Params4bit`` to fp32 (norms, embeddings, LM head;
+  https://github.com/huggingface/peft/blob/v0.13.2/src/peft/utils/other.py ``prepare_model_for_kbit_training``;
+  TRL's ``SFTTrainer`` calls it for a 4-bit model unless the QLoRA is sharded, trl v0.11.4
+  ``trl/trainer/sft_trainer.py``). The embedding output and every norm then run in fp32, so the residual stream is
+  fp32: the layer inputs that gradient checkpointing keeps, and the norm inputs kept without it, take 4 bytes an
+  element instead of 2 (fms-acceleration's bnb plugin avoids the cast for this reason,
+  ``plugins/accelerated-peft/src/fms_acceleration_peft/framework_plugin_bnb.py``).
 """
 
 from __future__ import annotations
@@ -66,6 +74,20 @@ def _module_dims(spec: ModelSpec, name: str) -> tuple[int, int]:
     }[name]
 
 
+def fp32_residual_extra_bytes(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int, recompute: str = "full",
+                              activation_offload: bool = False) -> float:
+    """Extra bytes when the residual stream is fp32 instead of 16-bit (``kbit_fp32_upcast``): 2 more bytes per
+    element of every saved residual-stream tensor: the layer input under full recompute (one per layer), the two
+    norm inputs per layer otherwise, and the embedding output (eager RMSNorm's own fp32 copies are counted by
+    :func:`gpudesk.sizing.memory_train.eager_extra_bytes_per_layer` already).
+    """
+    sbh = float(seq_len_tokens) * micro_batch_size * (spec.hidden_size or 0)
+    layers = spec.layers or 0
+    kept = min(2, layers) if activation_offload else layers
+    per_layer = 1 if recompute == "full" else 2
+    return 2.0 * sbh * (per_layer * kept + 1)
+
+
 def lora_trainable_params(spec: ModelSpec, rank: int, targets: str | tuple[str, ...] | list[str] = "default") -> int:
     """Trainable LoRA parameters: ``layers * sum(r * (d_in + d_out))`` over the target modules.
 
@@ -104,6 +126,7 @@ def lora_memory(
     loss: str = "standard",
     activation_offload: bool = False,
     compiled: bool = False,
+    kbit_fp32_upcast: bool = False,
 ) -> MemoryEstimate:
     """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
@@ -127,7 +150,7 @@ def lora_memory(
     base_bytes_per_param = 4.0 if precision_family(precision) == "fp32" else 2.0
     if kind == "qlora":
         keep = spec.embedding_params
-        base = (spec.params - keep) * weight_bits_per_param("nf4-dq") / 8 + keep * 2
+        base = (spec.params - keep) * weight_bits_per_param("nf4-dq") / 8 + keep * (4 if kbit_fp32_upcast else 2)
     else:
         base = spec.params * base_bytes_per_param
     gathered = 0.0
@@ -144,6 +167,8 @@ def lora_memory(
     acts, logits = activation_bytes(spec, seq_len_tokens, micro_batch_size, recompute=recompute,
                                     flash_attention=flash_attention, precision=precision, loss=loss,
                                     activation_offload=activation_offload, compiled=compiled)
+    if kbit_fp32_upcast and spec.is_transformer:
+        acts += fp32_residual_extra_bytes(spec, seq_len_tokens, micro_batch_size, recompute, activation_offload)
     parts: dict[str, float] = {"weights": base, "lora_adapters": adapters, "activations": acts, "logits": logits,
                                "gathered_layers": gathered}
     assumptions = [
@@ -160,6 +185,9 @@ def lora_memory(
         parts["prefill_workspace"] = largest * 2
         assumptions.append((_("base in NF4 with double quantisation (4.127 bit/param), embeddings in bf16"),
                             "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"))
+    if kbit_fp32_upcast:
+        assumptions.append((_("norms, embeddings and LM head upcast to fp32 (prepare_model_for_kbit_training): an fp32 "
+                              "residual stream"), "peft utils/other.py prepare_model_for_kbit_training"))
     if recompute == "none":
         # PEFT's prepare_model_for_kbit_training defaults to use_gradient_checkpointing=True
         # (https://github.com/huggingface/peft/blob/main/src/peft/utils/other.py), and the QLoRA reference script

@@ -44,7 +44,7 @@ def cli_args(case: dict) -> list[str]:
                  "--lora-targets", case.get("lora_targets") or "all-linear"]
         for key, flag in (("flash_attention", None), ("sequence_parallel", "--sp"), ("optimizer_in_backward", "--optimizer-in-backward"),
                           ("activation_offload", "--activation-offload"), ("compile", "--compile"),
-                          ("zero_grad_keeps_grads", "--zero-grad-keeps-grads")):
+                          ("zero_grad_keeps_grads", "--zero-grad-keeps-grads"), ("kbit_fp32_upcast", "--kbit-fp32-upcast")):
             if key == "flash_attention":
                 if not case.get(key, True):
                     args.append("--no-flash")
