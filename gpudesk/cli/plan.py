@@ -78,6 +78,9 @@ def add_parser(subparsers) -> None:
                    help=_("zero_grad() zero-fills gradients instead of freeing them (PyTorch < 2.0 default)"))
     m.add_argument("--kbit-fp32-upcast", action="store_true",
                    help=_("lora/qlora after PEFT prepare_model_for_kbit_training: norms, embeddings and LM head in fp32"))
+    m.add_argument("--fsdp1-mixed-flat-params", action="store_true",
+                   help=_("lora/qlora with --fsdp-version 1: adapters share FlatParameters with the frozen base (no "
+                        "separate wrap), so the base gets gradients"))
     m.add_argument("--cuda-lazy-loading", default="on", choices=("on", "off"),
                    help=_("CUDA lazy module loading (off: CUDA < 11.7 or CUDA_MODULE_LOADING=EAGER, a 1.3 GiB context)"))
     m.add_argument("--kv-cache-impl", default="paged", choices=("paged", "dynamic", "legacy-tuple", "static", "static-linear-mask"),
@@ -326,6 +329,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         optimizer_impl=args.optimizer_impl, zero_grad_keeps_grads=args.zero_grad_keeps_grads,
         cuda_lazy_loading=args.cuda_lazy_loading == "on", kv_cache_impl=args.kv_cache_impl,
         paged_block_tokens=args.kv_block_tokens, kbit_fp32_upcast=args.kbit_fp32_upcast,
+        fsdp1_mixed_flat_params=args.fsdp1_mixed_flat_params,
     )
     try:
         est = estimate_memory(spec, workload)
@@ -336,7 +340,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "activation_bytes_per_sample": "--activation-bytes-per-sample", "precision": "--precision",
                 "optimizer": "--optimizer", "context_parallel": "--cp", "loss": "--loss", "sharding": "--sharding",
                 "offload": "--offload", "fsdp_version": "--fsdp-version", "optimizer_impl": "--optimizer-impl",
-                "kv_cache_impl": "--kv-cache-impl", "paged_block_tokens": "--kv-block-tokens"}
+                "kv_cache_impl": "--kv-cache-impl", "paged_block_tokens": "--kv-block-tokens",
+                "fsdp1_mixed_flat_params": "--fsdp1-mixed-flat-params"}
         raise CliError(f"{flag.get(str(exc.field), str(exc.field))}: {str(exc).split(': ', 1)[-1]}") from exc
     verdict = None
     if args.gpu:

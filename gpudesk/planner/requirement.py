@@ -64,7 +64,8 @@ class ModelMemory:
     ``context_parallel`` (see :mod:`gpudesk.sizing.memory_train`). Framework behaviour that changed memory between
     versions: ``fsdp_version`` (1 flat parameters, 2 fully_shard), ``optimizer_impl`` (foreach / fused / for-loop
     Adam step), ``zero_grad_keeps_grads`` (PyTorch < 2.0), ``cuda_lazy_loading`` (CUDA >= 11.7),
-    ``kbit_fp32_upcast`` (PEFT ``prepare_model_for_kbit_training``) and, for
+    ``kbit_fp32_upcast`` (PEFT ``prepare_model_for_kbit_training``), ``fsdp1_mixed_flat_params`` (adapters and frozen
+    base in one FSDP1 FlatParameter) and, for
     inference, ``kv_cache_impl`` (paged / dynamic / legacy-tuple / static / static-linear-mask); ``framework``
     only chooses which published cases give the estimate's expected error band.
     """
@@ -101,6 +102,7 @@ class ModelMemory:
     cuda_lazy_loading: bool = True
     kv_cache_impl: str = "paged"
     kbit_fp32_upcast: bool = False
+    fsdp1_mixed_flat_params: bool = False
     framework: str | None = None
 
 

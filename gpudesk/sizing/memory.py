@@ -69,6 +69,8 @@ class MemoryWorkload:
             ``adamw_hf``): whether ``optimizer.step()`` builds a state-sized temporary for every parameter.
         kbit_fp32_upcast: LoRA/QLoRA after PEFT ``prepare_model_for_kbit_training`` (norms, embeddings and LM head
             in fp32; an fp32 residual stream).
+        fsdp1_mixed_flat_params: LoRA/QLoRA under FSDP1 with the adapters in the same FlatParameter as the frozen
+            base (a per-block wrap without PEFT's ``fsdp_auto_wrap_policy``).
     """
 
     mode: str = "train"
@@ -104,6 +106,7 @@ class MemoryWorkload:
     kv_cache_impl: str = "paged"
     optimizer_impl: str = "foreach"
     kbit_fp32_upcast: bool = False
+    fsdp1_mixed_flat_params: bool = False
 
 
 def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate:
@@ -164,4 +167,5 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
         flash_attention=w.flash_attention, overheads=w.overheads, gpus=w.gpus, sharding=w.sharding,
         offload=w.offload, loss=w.loss, activation_offload=w.activation_offload, compiled=w.compiled,
         kbit_fp32_upcast=w.kbit_fp32_upcast,
+        fsdp1_mixed_flat_params=w.fsdp1_mixed_flat_params and w.fsdp_version == 1,
     )

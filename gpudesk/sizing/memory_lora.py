@@ -17,6 +17,12 @@
   fp32: the layer inputs that gradient checkpointing keeps, and the norm inputs kept without it, take 4 bytes an
   element instead of 2 (fms-acceleration's bnb plugin avoids the cast for this reason,
   ``plugins/accelerated-peft/src/fms_acceleration_peft/framework_plugin_bnb.py``).
+- ``fsdp1_mixed_flat_params``: under FSDP1 a ``FlatParameter`` that holds frozen base weights and trainable adapters
+  gets a gradient for the whole flat parameter, so the frozen base costs gradient memory at its storage size:
+  the sharded flat gradients plus, before each reduce-scatter, two unsharded block gradients. torchtune wraps
+  the adapters in their own units "to work around FSDP allocating extra gradient memory when wrapped with other
+  modules" (https://github.com/pytorch/torchtune/blob/fef3ed10dc9efe9e35b118e4397e84c680c0a737/torchtune/utils/_distributed.py
+  ``lora_fsdp_wrap_policy``), as PEFT's ``fsdp_auto_wrap_policy`` does; a plain per-block wrap does not.
 """
 
 from __future__ import annotations
@@ -127,6 +133,7 @@ def lora_memory(
     activation_offload: bool = False,
     compiled: bool = False,
     kbit_fp32_upcast: bool = False,
+    fsdp1_mixed_flat_params: bool = False,
 ) -> MemoryEstimate:
     """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
@@ -162,6 +169,13 @@ def lora_memory(
         # FSDP MixedPrecision / DeepSpeed gather the compute dtype: 2 bytes unless training in fp32.
         compute_bytes = 4.0 if precision == "fp32" else 2.0
         gathered = blocks * (weight_bits_per_param("nf4-dq") / 8 if kind == "qlora" else compute_bytes)
+    flat_grads = 0.0
+    if fsdp1_mixed_flat_params:
+        if stage != "zero3" or g < 2:
+            raise SizingError("fsdp1_mixed_flat_params", _("mixed flat parameters apply to FSDP1 full sharding over 2 "
+                                                         "or more GPUs (sharding fsdp)."))
+        # Sharded flat gradients at the storage size of the base, and two unsharded block gradients in flight.
+        flat_grads = base + 2 * gathered / 2
     if off == "all":
         base = 0.0
     acts, logits = activation_bytes(spec, seq_len_tokens, micro_batch_size, recompute=recompute,
@@ -170,7 +184,7 @@ def lora_memory(
     if kbit_fp32_upcast and spec.is_transformer:
         acts += fp32_residual_extra_bytes(spec, seq_len_tokens, micro_batch_size, recompute, activation_offload)
     parts: dict[str, float] = {"weights": base, "lora_adapters": adapters, "activations": acts, "logits": logits,
-                               "gathered_layers": gathered}
+                               "gathered_layers": gathered, "gradients": flat_grads}
     assumptions = [
         (_("{trainable:,} trainable parameters (rank {rank}, {targets})").format(
             trainable=trainable, rank=rank, targets=", ".join(resolve_targets(targets))),
@@ -185,6 +199,10 @@ def lora_memory(
         parts["prefill_workspace"] = largest * 2
         assumptions.append((_("base in NF4 with double quantisation (4.127 bit/param), embeddings in bf16"),
                             "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"))
+    if flat_grads:
+        assumptions.append((_("FSDP1 flat parameters mix the frozen base and the adapters: gradients for the whole "
+                              "base ({gib:.2f} GiB)").format(gib=flat_grads / 2**30),
+                            "torchtune lora_fsdp_wrap_policy; torch.distributed.fsdp FlatParameter"))
     if kbit_fp32_upcast:
         assumptions.append((_("norms, embeddings and LM head upcast to fp32 (prepare_model_for_kbit_training): an fp32 "
                               "residual stream"), "peft utils/other.py prepare_model_for_kbit_training"))

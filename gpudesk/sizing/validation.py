@@ -139,6 +139,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         fsdp_version=int(case.get("fsdp_version") or 2), kv_cache_impl=str(case.get("kv_cache_impl", "paged")),
         optimizer_impl=str(case.get("optimizer_impl", "foreach")),
         kbit_fp32_upcast=bool(case.get("kbit_fp32_upcast", False)),
+        fsdp1_mixed_flat_params=bool(case.get("fsdp1_mixed_flat_params", False)),
     )
 
 

@@ -30,6 +30,8 @@ def cli_args(case: dict) -> list[str]:
                  "--kv-cache-impl", case.get("kv_cache_impl", "paged")]
         if case.get("weight_format"):
             args += ["--weight-format", case["weight_format"]]
+        if not case.get("flash_attention", True):
+            args.append("--no-flash")
     else:
         args += ["--seq", str(case.get("seq_len_tokens", 2048)), "--batch", str(case.get("micro_batch_size", 1)),
                  "--precision", case.get("precision", "bf16"), "--optimizer", case.get("optimizer", "adamw"),
@@ -44,7 +46,8 @@ def cli_args(case: dict) -> list[str]:
                  "--lora-targets", case.get("lora_targets") or "all-linear"]
         for key, flag in (("flash_attention", None), ("sequence_parallel", "--sp"), ("optimizer_in_backward", "--optimizer-in-backward"),
                           ("activation_offload", "--activation-offload"), ("compile", "--compile"),
-                          ("zero_grad_keeps_grads", "--zero-grad-keeps-grads"), ("kbit_fp32_upcast", "--kbit-fp32-upcast")):
+                          ("zero_grad_keeps_grads", "--zero-grad-keeps-grads"), ("kbit_fp32_upcast", "--kbit-fp32-upcast"),
+                          ("fsdp1_mixed_flat_params", "--fsdp1-mixed-flat-params")):
             if key == "flash_attention":
                 if not case.get(key, True):
                     args.append("--no-flash")

@@ -171,3 +171,22 @@ def test_kbit_training_upcast_makes_the_residual_stream_fp32(mistral):
     base = estimate_memory(mistral, MemoryWorkload(**w)).component("weights")
     up = estimate_memory(mistral, MemoryWorkload(**w, kbit_fp32_upcast=True)).component("weights")
     assert up - base == pytest.approx(2 * mistral.embedding_params, abs=2)
+
+
+def test_fsdp1_mixed_flat_parameters_give_the_frozen_base_gradients():
+    llama70b = spec_from_hf_config(CONFIGS / "llama-2-70b.config.json")
+    w = dict(mode="qlora", precision="bf16", optimizer="adamw", gpus=2, sharding="fsdp", recompute="full",
+             seq_len_tokens=2048)
+    apart = estimate_memory(llama70b, MemoryWorkload(**w, fsdp_version=1))
+    mixed = estimate_memory(llama70b, MemoryWorkload(**w, fsdp_version=1, fsdp1_mixed_flat_params=True))
+    assert apart.component("gradients") == 0
+    # The sharded 4-bit storage (~17 GiB a GPU for 70B on 2 GPUs) plus two unsharded blocks.
+    assert mixed.component("gradients") == pytest.approx(
+        apart.component("weights") + apart.component("gathered_layers"), rel=1e-6)
+    # FSDP2 shards per parameter: frozen parameters never get gradients.
+    fsdp2 = estimate_memory(llama70b, MemoryWorkload(**w, fsdp_version=2, fsdp1_mixed_flat_params=True))
+    assert fsdp2.component("gradients") == 0
+    with pytest.raises(SizingError) as err:
+        estimate_memory(llama70b, MemoryWorkload(**dict(w, gpus=1, sharding="ddp"), fsdp_version=1,
+                                                 fsdp1_mixed_flat_params=True))
+    assert err.value.field == "fsdp1_mixed_flat_params"
