@@ -92,6 +92,10 @@ def add_parser(subparsers) -> None:
                    help=_("framework family whose published cases give the expected error band (the estimate is unchanged)"))
     m.add_argument("--lora-rank", type=int, default=16, metavar="R")
     m.add_argument("--lora-targets", default="all-linear", metavar="LIST", help=_("comma-separated modules or all-linear/attention/mlp"))
+    m.add_argument("--lora-dropout", type=float, default=0.0, metavar="P",
+                   help=_("adapter dropout (PEFT default 0; above 0 every adapter keeps its own copy of its input)"))
+    m.add_argument("--legacy-bnb-matmul", action="store_true",
+                   help=_("qlora with bitsandbytes older than 0.43.2: every 4-bit Linear keeps its input for backward"))
     m.add_argument("--weight-format", default=None, metavar="FMT",
                    help=_("inference weights: checkpoint (default: as the model's checkpoint ships, e.g. mxfp4 for "
                         "gpt-oss), bf16, fp8, int8, int4-g128, nf4-dq, mxfp4 ..."))
@@ -329,7 +333,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         optimizer_impl=args.optimizer_impl, zero_grad_keeps_grads=args.zero_grad_keeps_grads,
         cuda_lazy_loading=args.cuda_lazy_loading == "on", kv_cache_impl=args.kv_cache_impl,
         paged_block_tokens=args.kv_block_tokens, kbit_fp32_upcast=args.kbit_fp32_upcast,
-        fsdp1_mixed_flat_params=args.fsdp1_mixed_flat_params,
+        fsdp1_mixed_flat_params=args.fsdp1_mixed_flat_params, lora_dropout=args.lora_dropout,
+        legacy_bnb_matmul=args.legacy_bnb_matmul,
     )
     try:
         est = estimate_memory(spec, workload)
@@ -341,7 +346,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "optimizer": "--optimizer", "context_parallel": "--cp", "loss": "--loss", "sharding": "--sharding",
                 "offload": "--offload", "fsdp_version": "--fsdp-version", "optimizer_impl": "--optimizer-impl",
                 "kv_cache_impl": "--kv-cache-impl", "paged_block_tokens": "--kv-block-tokens",
-                "fsdp1_mixed_flat_params": "--fsdp1-mixed-flat-params"}
+                "fsdp1_mixed_flat_params": "--fsdp1-mixed-flat-params", "lora_dropout": "--lora-dropout"}
         raise CliError(f"{flag.get(str(exc.field), str(exc.field))}: {str(exc).split(': ', 1)[-1]}") from exc
     verdict = None
     if args.gpu:

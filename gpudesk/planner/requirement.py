@@ -65,7 +65,7 @@ class ModelMemory:
     versions: ``fsdp_version`` (1 flat parameters, 2 fully_shard), ``optimizer_impl`` (foreach / fused / for-loop
     Adam step), ``zero_grad_keeps_grads`` (PyTorch < 2.0), ``cuda_lazy_loading`` (CUDA >= 11.7),
     ``kbit_fp32_upcast`` (PEFT ``prepare_model_for_kbit_training``), ``fsdp1_mixed_flat_params`` (adapters and frozen
-    base in one FSDP1 FlatParameter) and, for
+    base in one FSDP1 FlatParameter), ``lora_dropout``, ``legacy_bnb_matmul`` (bitsandbytes < 0.43.2) and, for
     inference, ``kv_cache_impl`` (paged / dynamic / legacy-tuple / static / static-linear-mask); ``framework``
     only chooses which published cases give the estimate's expected error band.
     """
@@ -103,6 +103,8 @@ class ModelMemory:
     kv_cache_impl: str = "paged"
     kbit_fp32_upcast: bool = False
     fsdp1_mixed_flat_params: bool = False
+    lora_dropout: float = 0.0
+    legacy_bnb_matmul: bool = False
     framework: str | None = None
 
 
@@ -309,6 +311,7 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_choice, "model.fsdp_version", str(m.fsdp_version), ("1", "2"))
     check(_choice, "model.optimizer_impl", m.optimizer_impl, OPTIMIZER_IMPLS)
     check(_choice, "model.kv_cache_impl", m.kv_cache_impl, KV_CACHE_IMPLS)
+    check(_num, "model.lora_dropout", m.lora_dropout, maximum=0.99, strict=False)
     if m.framework is not None:
         check(_choice, "model.framework", m.framework, FRAMEWORKS)
     check(_num, "model.context_parallel", m.context_parallel, maximum=1024, integer=True)

@@ -152,5 +152,6 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
         gradient_accumulation=steps > 1, fsdp_version=m.fsdp_version, optimizer_impl=m.optimizer_impl,
         zero_grad_keeps_grads=m.zero_grad_keeps_grads, cuda_lazy_loading=m.cuda_lazy_loading,
         kv_cache_impl=m.kv_cache_impl, kbit_fp32_upcast=m.kbit_fp32_upcast,
-        fsdp1_mixed_flat_params=m.fsdp1_mixed_flat_params,
+        fsdp1_mixed_flat_params=m.fsdp1_mixed_flat_params, lora_dropout=m.lora_dropout,
+        legacy_bnb_matmul=m.legacy_bnb_matmul,
     )

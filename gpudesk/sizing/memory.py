@@ -71,6 +71,9 @@ class MemoryWorkload:
             in fp32; an fp32 residual stream).
         fsdp1_mixed_flat_params: LoRA/QLoRA under FSDP1 with the adapters in the same FlatParameter as the frozen
             base (a per-block wrap without PEFT's ``fsdp_auto_wrap_policy``).
+        lora_dropout: the adapters' dropout (PEFT ``LoraConfig`` default 0): above 0 each adapter keeps its own copy
+            of its input.
+        legacy_bnb_matmul: QLoRA with bitsandbytes < 0.43.2 (every 4-bit Linear keeps its input).
     """
 
     mode: str = "train"
@@ -107,6 +110,8 @@ class MemoryWorkload:
     optimizer_impl: str = "foreach"
     kbit_fp32_upcast: bool = False
     fsdp1_mixed_flat_params: bool = False
+    lora_dropout: float = 0.0
+    legacy_bnb_matmul: bool = False
 
 
 def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate:
@@ -168,4 +173,5 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
         offload=w.offload, loss=w.loss, activation_offload=w.activation_offload, compiled=w.compiled,
         kbit_fp32_upcast=w.kbit_fp32_upcast,
         fsdp1_mixed_flat_params=w.fsdp1_mixed_flat_params and w.fsdp_version == 1,
+        lora_dropout=w.lora_dropout, legacy_bnb_matmul=w.legacy_bnb_matmul,
     )

@@ -6,8 +6,11 @@
   for QLoRA (Dettmers et al. 2023, arXiv 2305.14314), with embeddings, LM head and norms kept in bf16.
 - Adapters carry weights + gradients + optimizer states: 16 B per trainable parameter by default (fp32 adapter,
   fp32 grad, Adam m and v), or the chosen accounting.
-- Activations are not reduced by LoRA: backprop still flows through the frozen layers (oom.md 1.2), so the
-  Korthikanti formulas apply unchanged; gradient checkpointing is what cuts them.
+- Activations: backprop still flows through the frozen layers (oom.md 1.2), but a frozen Linear keeps no input
+  for a weight gradient, while each adapter keeps its own input path (dropout output and mask) and old
+  bitsandbytes keeps the input of every 4-bit Linear: :mod:`gpudesk.sizing.activations_lora` replaces
+  Korthikanti's per-layer count for the layers kept (every layer without recompute, the recomputed one with full
+  recompute); gradient checkpointing is what cuts them most.
 - QLoRA dequantises one weight matrix at a time to bf16 for the matmul: one ``largest matrix x 2 B`` buffer.
 - ``kbit_fp32_upcast``: PEFT's ``prepare_model_for_kbit_training`` casts every 16-bit parameter that is not a
   4/8-bit ``Params4bit`` to fp32 (norms, embeddings, LM head;
@@ -32,6 +35,8 @@ from gpudesk.sizing.checks import MAX_GPUS, choice, positive_int
 from gpudesk.sizing.dtypes import weight_bits_per_param
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
+from gpudesk.sizing.activations import activation_bytes_per_layer
+from gpudesk.sizing.activations_lora import frozen_layer_activation_bytes
 from gpudesk.sizing.memory_train import OFFLOAD_MODES, activation_bytes, model_state_bytes_per_param, normalise_sharding
 from gpudesk.sizing.optimizers import optimizer_source, precision_family
 from gpudesk.sizing.overheads import Overheads, add_overheads
@@ -134,6 +139,8 @@ def lora_memory(
     compiled: bool = False,
     kbit_fp32_upcast: bool = False,
     fsdp1_mixed_flat_params: bool = False,
+    lora_dropout: float = 0.0,
+    legacy_bnb_matmul: bool = False,
 ) -> MemoryEstimate:
     """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
@@ -181,6 +188,17 @@ def lora_memory(
     acts, logits = activation_bytes(spec, seq_len_tokens, micro_batch_size, recompute=recompute,
                                     flash_attention=flash_attention, precision=precision, loss=loss,
                                     activation_offload=activation_offload, compiled=compiled)
+    if spec.is_transformer and recompute in ("none", "full") and precision_family(precision) != "fp32":
+        names = tuple(n for n in resolve_targets(targets) if spec.gated or n != "gate_proj")
+        dims = spec.transformer_dims
+        frozen = frozen_layer_activation_bytes(spec, seq_len_tokens, micro_batch_size, names, lora_dropout=lora_dropout,
+                                               flash_attention=flash_attention,
+                                               legacy_bnb_matmul=legacy_bnb_matmul and kind == "qlora")
+        trained = activation_bytes_per_layer(seq_len_tokens, micro_batch_size, dims.hidden_size,
+                                             dims.num_attention_heads, spec.ffn_size, gated_mlp=spec.gated,
+                                             flash_attention=flash_attention)
+        counted = (min(2, dims.layers) if activation_offload else dims.layers) if recompute == "none" else 1
+        acts = max(0.0, acts + (frozen - trained) * counted)
     if kbit_fp32_upcast and spec.is_transformer:
         acts += fp32_residual_extra_bytes(spec, seq_len_tokens, micro_batch_size, recompute, activation_offload)
     parts: dict[str, float] = {"weights": base, "lora_adapters": adapters, "activations": acts, "logits": logits,

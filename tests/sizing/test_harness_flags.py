@@ -43,11 +43,13 @@ def cli_args(case: dict) -> list[str]:
                  "--optimizer-impl", case.get("optimizer_impl", "foreach"),
                  "--cuda-lazy-loading", "on" if case.get("cuda_lazy_loading", True) else "off",
                  "--lora-rank", str(case.get("lora_rank") or 16),
-                 "--lora-targets", case.get("lora_targets") or "all-linear"]
+                 "--lora-targets", case.get("lora_targets") or "all-linear",
+                 "--lora-dropout", str(case.get("lora_dropout", 0.0))]
         for key, flag in (("flash_attention", None), ("sequence_parallel", "--sp"), ("optimizer_in_backward", "--optimizer-in-backward"),
                           ("activation_offload", "--activation-offload"), ("compile", "--compile"),
                           ("zero_grad_keeps_grads", "--zero-grad-keeps-grads"), ("kbit_fp32_upcast", "--kbit-fp32-upcast"),
-                          ("fsdp1_mixed_flat_params", "--fsdp1-mixed-flat-params")):
+                          ("fsdp1_mixed_flat_params", "--fsdp1-mixed-flat-params"),
+                          ("legacy_bnb_matmul", "--legacy-bnb-matmul")):
             if key == "flash_attention":
                 if not case.get(key, True):
                     args.append("--no-flash")

@@ -190,3 +190,32 @@ def test_fsdp1_mixed_flat_parameters_give_the_frozen_base_gradients():
         estimate_memory(llama70b, MemoryWorkload(**dict(w, gpus=1, sharding="ddp"), fsdp_version=1,
                                                  fsdp1_mixed_flat_params=True))
     assert err.value.field == "fsdp1_mixed_flat_params"
+
+
+def test_frozen_base_keeps_adapter_paths_not_linear_inputs():
+    llama7b = spec_from_hf_config(CONFIGS / "llama-2-7b.config.json")
+    w = dict(precision="bf16", optimizer="adamw", seq_len_tokens=2048, micro_batch_size=1, recompute="none")
+
+    def acts(**kw):
+        return estimate_memory(llama7b, MemoryWorkload(**{**w, **kw})).component("activations")
+
+    qv_lora = acts(mode="lora", lora_targets=("q_proj", "v_proj"))
+    all_qlora = acts(mode="qlora", lora_targets=("all-linear",), lora_dropout=0.1)
+    from gpudesk.sizing.activations import activation_bytes_per_layer
+    from gpudesk.sizing.activations_lora import frozen_layer_activation_bytes
+
+    trained_layer = activation_bytes_per_layer(2048, 1, 4096, 32, 11008, gated_mlp=True)  # 34.2 bytes x h a token
+    frozen_layer = frozen_layer_activation_bytes(llama7b, 2048, 1, ("q_proj", "v_proj"))  # 30.2
+    # q and v share their input and dropout 0 returns it: a frozen layer keeps less than a trained one ...
+    assert frozen_layer == pytest.approx(trained_layer - 4 * 2048 * 4096, rel=1e-6)
+    # ... while QLoRA on every Linear with dropout keeps a dropout copy and mask per adapter: more than LoRA on q, v.
+    assert all_qlora > qv_lora * 1.3
+    # Old bitsandbytes (before PR 1270) keeps every 4-bit Linear's input as well.
+    legacy = acts(mode="qlora", lora_targets=("q_proj", "v_proj"), legacy_bnb_matmul=True)
+    modern = acts(mode="qlora", lora_targets=("q_proj", "v_proj"))
+    tokens, h, ffn = 2048, 4096, 11008
+    assert legacy - modern == pytest.approx(32 * tokens * 2 * (h + ffn), rel=1e-6)  # MLP and down_proj inputs
+    assert acts(mode="lora", lora_targets=("q_proj", "v_proj"), legacy_bnb_matmul=True) == qv_lora  # QLoRA only
+    with pytest.raises(SizingError) as err:
+        acts(mode="lora", lora_dropout=1.0)
+    assert err.value.field == "lora_dropout"
