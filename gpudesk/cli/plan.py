@@ -280,7 +280,10 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
         raise CliError(f"--cases: {str(exc).split(': ', 1)[-1]}") from exc
     summary = summarize(results)
     if args.json:
-        _emit(json.dumps({"summary": summary, "cases": [r.to_dict() for r in results]}, indent=2), None)
+        from gpudesk.sizing.error_band import bands_by_class
+
+        _emit(json.dumps({"summary": summary, "bands_by_class": bands_by_class(results),
+                          "cases": [r.to_dict() for r in results]}, indent=2), None)
         return 0
     lines = [f"{'case':<42}{'stat':<10}{'measured GiB':>13}{'estimate GiB':>13}{'ratio':>8}"]
     for r in results:
@@ -297,6 +300,10 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
             if sub["cases"]:
                 lines.append(template.format(key=key, cases=sub["cases"], w15=sub["within_15_share"],
                                              median=sub["median_abs_error"]))
+    later = summary["added_later"]
+    if later["cases"]:
+        lines.append(_("  rows added later {cases:>3} cases, within 15 %: {w15:.0%}, median error {median:.1%}").format(
+            cases=later["cases"], w15=later["within_15_share"], median=later["median_abs_error"]))
     for peer, sub in summary["peers"].items():
         if sub["cases"]:
             lines.append(_("  formula {peer:<10} {cases:>3} model-state rows, within 15 %: {w15:.0%}, median error {median:.1%}")

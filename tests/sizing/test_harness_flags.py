@@ -78,3 +78,32 @@ def test_framework_text_never_changes_a_workload():
     for case in CASES[:40]:
         renamed = dict(case, framework="transformers Trainer")
         assert case_workload(case) == case_workload(renamed), case["id"]
+
+
+def test_estimate_memory_shows_the_error_band_and_paged_states(capsys):
+    config = str(FIXTURES / "configs" / "llama-2-7b.config.json")
+    args = ["estimate", "memory", "--config", config, "--mode", "train", "--precision", "bf16-pure", "--seq", "512",
+            "--batch", "2", "--optimizer", "paged_adamw", "--optimizer-in-backward", "--recompute", "full",
+            "--framework", "torchtune"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "expected error for full, 1 GPU, torchtune: " in text
+    assert "paged optimizer states 25.10 GiB are CUDA unified memory" in text
+    assert main(args + ["--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    band = out["error_band"]
+    assert band["class"] == "full, 1 GPU, torchtune" and band["cases"] >= 5
+    assert band["low_ratio"] <= 1.0 <= band["high_ratio"] + 0.2
+    assert out["per_gpu"]["paged_unified_memory_bytes"] == out["per_gpu"]["breakdown_bytes"]["paged_optimizer_states"]
+    # A bad flag value is a clear error naming the flag, not a traceback.
+    assert main(args[:-2] + ["--lora-dropout", "1.5", "--mode", "lora"]) == 2
+    assert "--lora-dropout" in capsys.readouterr().err
+
+
+def test_validate_reports_rows_added_later(capsys):
+    assert main(["estimate", "validate"]) == 0
+    assert "rows added later" in capsys.readouterr().out
+    assert main(["estimate", "validate", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["summary"]["added_later"]["cases"] >= 97
+    assert data["bands_by_class"]["qlora/2+/hf"]["cases"] >= 10
