@@ -63,8 +63,9 @@ def add_parser(subparsers) -> None:
     m.add_argument("--tp", type=int, default=1, metavar="N", help=_("tensor-parallel degree"))
     m.add_argument("--sp", action="store_true", help=_("sequence parallel with tensor parallel (activations split by --tp)"))
     m.add_argument("--cp", type=int, default=1, metavar="N", help=_("context-parallel degree (sequence split over N GPUs)"))
-    m.add_argument("--loss", default="standard", choices=("standard", "chunked", "fused"),
-                   help=_("cross-entropy: standard (full fp32 logits), chunked (torchtune), fused (Liger fused linear CE)"))
+    m.add_argument("--loss", default="standard", choices=("standard", "standard-16bit", "chunked", "fused"),
+                   help=_("cross-entropy: standard (full fp32 logits), standard-16bit (16-bit logits, no fp32 upcast), "
+                        "chunked (torchtune), fused (Liger fused linear CE)"))
     m.add_argument("--optimizer-in-backward", action="store_true", help=_("step each parameter in backward (no full gradient buffer)"))
     m.add_argument("--activation-offload", action="store_true", help=_("saved activations offloaded to host memory"))
     m.add_argument("--compile", action="store_true", help=_("torch.compile / fused kernels (fewer saved activations than eager)"))

@@ -4417,8 +4417,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="155"/>
-        <source>standard: full fp32 logits; chunked: torchtune chunked CE; fused: Liger fused linear cross-entropy.</source>
-        <translation>standard：完整的 fp32 logits；chunked：torchtune 分块交叉熵；fused：Liger 融合线性交叉熵。</translation>
+        <source>standard: full fp32 logits; standard-16bit: 16-bit logits without the fp32 upcast; chunked: torchtune chunked CE; fused: Liger fused linear cross-entropy.</source>
+        <translation>standard：完整 fp32 logits；standard-16bit：16 位 logits，不提升为 fp32；chunked：torchtune 分块交叉熵；fused：Liger 融合线性交叉熵。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="156"/>

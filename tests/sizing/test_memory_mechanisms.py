@@ -117,6 +117,13 @@ def test_kv_cache_implementations(llama8b):
     assert err.value.field == "kv_cache_impl"
 
 
+def test_loss_on_16_bit_logits_keeps_half_the_buffers(llama8b):
+    w = dict(mode="lora", precision="bf16-pure", seq_len_tokens=2048, micro_batch_size=2, recompute="full")
+    fp32 = estimate_memory(llama8b, MemoryWorkload(**w)).component("logits")
+    half = estimate_memory(llama8b, MemoryWorkload(**w, loss="standard-16bit")).component("logits")
+    assert fp32 == 2 * half == 2 * 2048 * llama8b.vocab_size * 12
+
+
 def test_chunked_loss_under_compile_keeps_only_16_bit_logits(llama8b):
     w = dict(mode="lora", precision="bf16-pure", optimizer="adamw", seq_len_tokens=2048, micro_batch_size=2,
              recompute="full", loss="chunked")
