@@ -22,6 +22,7 @@ from gpudesk.cli import CliError
 from gpudesk.cli.serve_fit import add_serve_parser, engines_accuracy, engines_accuracy_lines
 from gpudesk.cli.json_text import dumps_indented
 from gpudesk.i18n import _
+from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.optimizers import OPTIMIZER_NAMES, PARAM_PRECISIONS
 
 GIB = 1024**3
@@ -63,14 +64,40 @@ def add_parser(subparsers) -> None:
     m.add_argument("--tp", type=int, default=1, metavar="N", help=_("tensor-parallel degree"))
     m.add_argument("--sp", action="store_true", help=_("sequence parallel with tensor parallel (activations split by --tp)"))
     m.add_argument("--cp", type=int, default=1, metavar="N", help=_("context-parallel degree (sequence split over N GPUs)"))
-    m.add_argument("--loss", default="standard", choices=("standard", "chunked", "fused"),
-                   help=_("cross-entropy: standard (full fp32 logits), chunked (torchtune), fused (Liger fused linear CE)"))
+    m.add_argument("--loss", default="standard", choices=("standard", "standard-16bit", "chunked", "fused"),
+                   help=_("cross-entropy: standard (full fp32 logits), standard-16bit (16-bit logits, no fp32 upcast), "
+                        "chunked (torchtune), fused (Liger fused linear CE)"))
     m.add_argument("--optimizer-in-backward", action="store_true", help=_("step each parameter in backward (no full gradient buffer)"))
     m.add_argument("--activation-offload", action="store_true", help=_("saved activations offloaded to host memory"))
     m.add_argument("--compile", action="store_true", help=_("torch.compile / fused kernels (fewer saved activations than eager)"))
     m.add_argument("--grad-accum", type=int, default=1, metavar="N", help=_("gradient-accumulation steps (>1 keeps gradients alive in forward)"))
+    m.add_argument("--fsdp-version", type=int, default=2, choices=(1, 2),
+                   help=_("with --sharding fsdp: 1 = FullyShardedDataParallel (flat parameters), 2 = fully_shard"))
+    m.add_argument("--optimizer-impl", default="foreach", choices=("foreach", "fused", "for-loop"),
+                   help=_("Adam step: foreach (PyTorch >= 2.0 default, one state-sized temporary), fused, or "
+                        "for-loop (PyTorch 1.x, HF adamw_hf)"))
+    m.add_argument("--zero-grad-keeps-grads", action="store_true",
+                   help=_("zero_grad() zero-fills gradients instead of freeing them (PyTorch < 2.0 default)"))
+    m.add_argument("--kbit-fp32-upcast", action="store_true",
+                   help=_("lora/qlora after PEFT prepare_model_for_kbit_training: norms, embeddings and LM head in fp32"))
+    m.add_argument("--fsdp1-mixed-flat-params", action="store_true",
+                   help=_("lora/qlora with --fsdp-version 1: adapters share FlatParameters with the frozen base (no "
+                        "separate wrap), so the base gets gradients"))
+    m.add_argument("--cuda-lazy-loading", default="on", choices=("on", "off"),
+                   help=_("CUDA lazy module loading (off: CUDA < 11.7 or CUDA_MODULE_LOADING=EAGER, a 1.3 GiB context)"))
+    m.add_argument("--kv-cache-impl", default="paged", choices=("paged", "dynamic", "legacy-tuple", "static", "static-linear-mask"),
+                   help=_("inference KV cache: paged (vLLM/SGLang), dynamic (HF DynamicCache), legacy-tuple "
+                        "(transformers <= 4.35), static (gpt-fast, quadratic causal mask), static-linear-mask"))
+    m.add_argument("--kv-block-tokens", type=int, default=16, metavar="N",
+                   help=_("paged KV block size in tokens (vLLM 16, SGLang 1)"))
+    m.add_argument("--framework", default=None, choices=FRAMEWORKS,
+                   help=_("framework family whose published cases give the expected error band (the estimate is unchanged)"))
     m.add_argument("--lora-rank", type=int, default=16, metavar="R")
     m.add_argument("--lora-targets", default="all-linear", metavar="LIST", help=_("comma-separated modules or all-linear/attention/mlp"))
+    m.add_argument("--lora-dropout", type=float, default=0.0, metavar="P",
+                   help=_("adapter dropout (PEFT default 0; above 0 every adapter keeps its own copy of its input)"))
+    m.add_argument("--legacy-bnb-matmul", action="store_true",
+                   help=_("qlora with bitsandbytes older than 0.43.2: every 4-bit Linear keeps its input for backward"))
     m.add_argument("--weight-format", default=None, metavar="FMT",
                    help=_("inference weights: checkpoint (default: as the model's checkpoint ships, e.g. mxfp4 for "
                         "gpt-oss), bf16, fp8, int8, int4-g128, nf4-dq, mxfp4 ..."))
@@ -256,8 +283,10 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
         raise CliError(f"--cases: {str(exc).split(': ', 1)[-1]}") from exc
     summary = summarize(results)
     if args.json:
-        _emit(json.dumps({"summary": summary, "cases": [r.to_dict() for r in results], "engines": engines_accuracy()},
-                         indent=2), None)
+        from gpudesk.sizing.error_band import bands_by_class
+
+        _emit(json.dumps({"summary": summary, "bands_by_class": bands_by_class(results),
+                          "cases": [r.to_dict() for r in results], "engines": engines_accuracy()}, indent=2), None)
         return 0
     lines = [f"{'case':<42}{'stat':<10}{'measured GiB':>13}{'estimate GiB':>13}{'ratio':>8}"]
     for r in results:
@@ -274,6 +303,10 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
             if sub["cases"]:
                 lines.append(template.format(key=key, cases=sub["cases"], w15=sub["within_15_share"],
                                              median=sub["median_abs_error"]))
+    later = summary["added_later"]
+    if later["cases"]:
+        lines.append(_("  rows added later {cases:>3} cases, within 15 %: {w15:.0%}, median error {median:.1%}").format(
+            cases=later["cases"], w15=later["within_15_share"], median=later["median_abs_error"]))
     for peer, sub in summary["peers"].items():
         if sub["cases"]:
             lines.append(_("  formula {peer:<10} {cases:>3} model-state rows, within 15 %: {w15:.0%}, median error {median:.1%}")
@@ -306,7 +339,12 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         concurrent_sequences=args.batch, activation_bytes_per_sample=args.activation_bytes_per_sample,
         sequence_parallel=args.sp, context_parallel=args.cp, loss=args.loss,
         optimizer_in_backward=args.optimizer_in_backward, activation_offload=args.activation_offload,
-        compiled=args.compile, gradient_accumulation=args.grad_accum > 1,
+        compiled=args.compile, gradient_accumulation=args.grad_accum > 1, fsdp_version=args.fsdp_version,
+        optimizer_impl=args.optimizer_impl, zero_grad_keeps_grads=args.zero_grad_keeps_grads,
+        cuda_lazy_loading=args.cuda_lazy_loading == "on", kv_cache_impl=args.kv_cache_impl,
+        paged_block_tokens=args.kv_block_tokens, kbit_fp32_upcast=args.kbit_fp32_upcast,
+        fsdp1_mixed_flat_params=args.fsdp1_mixed_flat_params, lora_dropout=args.lora_dropout,
+        legacy_bnb_matmul=args.legacy_bnb_matmul,
     )
     try:
         est = estimate_memory(spec, workload)
@@ -316,7 +354,9 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "lora_targets": "--lora-targets", "weight_format": "--weight-format", "kv_precision": "--kv-precision",
                 "activation_bytes_per_sample": "--activation-bytes-per-sample", "precision": "--precision",
                 "optimizer": "--optimizer", "context_parallel": "--cp", "loss": "--loss", "sharding": "--sharding",
-                "offload": "--offload"}
+                "offload": "--offload", "fsdp_version": "--fsdp-version", "optimizer_impl": "--optimizer-impl",
+                "kv_cache_impl": "--kv-cache-impl", "paged_block_tokens": "--kv-block-tokens",
+                "fsdp1_mixed_flat_params": "--fsdp1-mixed-flat-params", "lora_dropout": "--lora-dropout"}
         raise CliError(f"{flag.get(str(exc.field), str(exc.field))}: {str(exc).split(': ', 1)[-1]}") from exc
     verdict = None
     if args.gpu:
@@ -330,12 +370,16 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         except UnknownItemError as exc:
             raise CliError(f"--gpu {args.gpu!r}: {exc}") from exc
         try:
-            verdict = (gpu, fit(est.total_bytes, gpu.memory_bytes, gpu.memory_type, args.safe_free))
+            # Paged (unified-memory) states are evicted to host RAM when the GPU runs short: not needed on the device.
+            verdict = (gpu, fit(est.total_bytes - est.paged_bytes, gpu.memory_bytes, gpu.memory_type, args.safe_free))
         except SizingError as exc:
             raise CliError(f"--safe-free: {str(exc).split(': ', 1)[-1]}") from exc
+    from gpudesk.sizing.error_band import bundled_error_band
+
+    band = bundled_error_band(args.mode, args.gpus, args.framework)
     if args.json:
         out = {"model": {"name": spec.name, "params": spec.params, "shape_is_guess": spec.shape_is_guess, "source": spec.source},
-               "mode": args.mode, "per_gpu": est.to_dict()}
+               "mode": args.mode, "per_gpu": est.to_dict(), "error_band": band.to_dict() if band else None}
         if verdict:
             gpu, f = verdict
             out["gpu"] = {"gpu_id": gpu.id, "usable_memory_bytes": f.usable_bytes, "safe_line_bytes": f.safe_line_bytes,
@@ -357,6 +401,12 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                          (_("reserved (max_memory_reserved)"), est.reserved_bytes),
                          (_("device (nvidia-smi)"), est.device_bytes)):
         lines.append(f"{label:<36}{value / GIB:>8.2f} GiB")
+    if est.paged_bytes:
+        lines.append(_("paged optimizer states {gib:.2f} GiB are CUDA unified memory: outside the allocator figures; when "
+                       "the GPU runs short the driver moves them to host RAM (slower steps, no out-of-memory error)")
+                     .format(gib=est.paged_bytes / GIB))
+    if band:
+        lines.append(band.text())
     if verdict:
         gpu, f = verdict
         state = (_("under the safe line") if f.under_safe_line

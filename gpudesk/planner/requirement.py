@@ -21,7 +21,9 @@ from gpudesk.sizing.capacity import DEFAULT_SAFE_FREE_FRACTION
 from gpudesk.sizing.memory import MODES
 from gpudesk.sizing.activations import LOSS_MODES
 from gpudesk.sizing.memory_train import OFFLOAD_MODES, SHARDING_MODES
-from gpudesk.sizing.optimizers import OPTIMIZER_NAMES, PARAM_PRECISIONS
+from gpudesk.sizing.error_band import FRAMEWORKS
+from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS
+from gpudesk.sizing.optimizers import OPTIMIZER_IMPLS, OPTIMIZER_NAMES, PARAM_PRECISIONS
 
 MODALITIES = ("text", "image", "image-text", "video", "3d-volume", "audio", "tabular")
 DECODE_PATHS = ("cpu", "gpu")
@@ -59,7 +61,13 @@ class ModelMemory:
     ``train_flops_per_sample`` describe non-transformer models (CNN, 3D U-Net). Recipe knobs that change memory
     most: ``loss`` (standard / chunked / fused cross-entropy), ``optimizer_in_backward``, ``activation_offload``,
     ``compiled`` (torch.compile or fused kernels), ``sequence_parallel`` (with tensor parallel) and
-    ``context_parallel`` (see :mod:`gpudesk.sizing.memory_train`).
+    ``context_parallel`` (see :mod:`gpudesk.sizing.memory_train`). Framework behaviour that changed memory between
+    versions: ``fsdp_version`` (1 flat parameters, 2 fully_shard), ``optimizer_impl`` (foreach / fused / for-loop
+    Adam step), ``zero_grad_keeps_grads`` (PyTorch < 2.0), ``cuda_lazy_loading`` (CUDA >= 11.7),
+    ``kbit_fp32_upcast`` (PEFT ``prepare_model_for_kbit_training``), ``fsdp1_mixed_flat_params`` (adapters and frozen
+    base in one FSDP1 FlatParameter), ``lora_dropout``, ``legacy_bnb_matmul`` (bitsandbytes < 0.43.2) and, for
+    inference, ``kv_cache_impl`` (paged / dynamic / legacy-tuple / static / static-linear-mask); ``framework``
+    only chooses which published cases give the estimate's expected error band.
     """
 
     model: str | None = None
@@ -88,6 +96,16 @@ class ModelMemory:
     compiled: bool = False
     sequence_parallel: bool = False
     context_parallel: int = 1
+    fsdp_version: int = 2
+    optimizer_impl: str = "foreach"
+    zero_grad_keeps_grads: bool = False
+    cuda_lazy_loading: bool = True
+    kv_cache_impl: str = "paged"
+    kbit_fp32_upcast: bool = False
+    fsdp1_mixed_flat_params: bool = False
+    lora_dropout: float = 0.0
+    legacy_bnb_matmul: bool = False
+    framework: str | None = None
 
 
 @dataclass
@@ -290,6 +308,12 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_choice, "model.precision", m.precision, PRECISIONS)
     check(_choice, "model.optimizer", str(m.optimizer).lower(), OPTIMIZER_NAMES)
     check(_choice, "model.loss", m.loss, LOSS_MODES)
+    check(_choice, "model.fsdp_version", str(m.fsdp_version), ("1", "2"))
+    check(_choice, "model.optimizer_impl", m.optimizer_impl, OPTIMIZER_IMPLS)
+    check(_choice, "model.kv_cache_impl", m.kv_cache_impl, KV_CACHE_IMPLS)
+    check(_num, "model.lora_dropout", m.lora_dropout, maximum=0.99, strict=False)
+    if m.framework is not None:
+        check(_choice, "model.framework", m.framework, FRAMEWORKS)
     check(_num, "model.context_parallel", m.context_parallel, maximum=1024, integer=True)
     check(_num, "model.seq_len_tokens", m.seq_len_tokens, maximum=16 * 1024 * 1024, integer=True)
     check(_num, "model.micro_batch_size", m.micro_batch_size, maximum=1e6, integer=True)

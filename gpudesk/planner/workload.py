@@ -149,5 +149,9 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
         overheads=Overheads(), loss=m.loss, optimizer_in_backward=m.optimizer_in_backward,
         activation_offload=m.activation_offload, compiled=m.compiled, sequence_parallel=m.sequence_parallel,
         context_parallel=m.context_parallel,
-        gradient_accumulation=steps > 1,
+        gradient_accumulation=steps > 1, fsdp_version=m.fsdp_version, optimizer_impl=m.optimizer_impl,
+        zero_grad_keeps_grads=m.zero_grad_keeps_grads, cuda_lazy_loading=m.cuda_lazy_loading,
+        kv_cache_impl=m.kv_cache_impl, kbit_fp32_upcast=m.kbit_fp32_upcast,
+        fsdp1_mixed_flat_params=m.fsdp1_mixed_flat_params, lora_dropout=m.lora_dropout,
+        legacy_bnb_matmul=m.legacy_bnb_matmul,
     )

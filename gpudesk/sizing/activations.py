@@ -31,12 +31,21 @@ from gpudesk.sizing.errors import SizingError
 
 RECOMPUTE_MODES = ("none", "selective", "full")
 LOGITS_BYTES_PER_ELEMENT = 12
-LOSS_MODES = ("standard", "chunked", "fused")
+LOSS_MODES = ("standard", "standard-16bit", "chunked", "fused")
+# A loss on 16-bit logits without the fp32 upcast (models whose forward does not call ``logits.float()``, e.g. a
+# plain ``F.cross_entropy`` on bf16 logits): log_softmax saves its bf16 output and the two backward gradients are
+# bf16 too, 3 x 2 bytes per element (PyTorch ``log_softmax`` / ``nll_loss`` keep the input dtype,
+# https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/SoftMax.cpp).
+HALF_LOGITS_BYTES_PER_ELEMENT = 6
 # torchtune CEWithChunkedOutputLoss / LinearCrossEntropyLoss split the output into 8 chunks and upcast one chunk at a
 # time: the 16-bit logits stay (2 B/element) and one eighth is live in fp32 with its gradients (12/8 B/element).
 # https://github.com/pytorch/torchtune/blob/main/torchtune/modules/loss/ce_chunked_output_loss.py
 CHUNKED_LOSS_CHUNKS = 8
 CHUNKED_LOGITS_BYTES_PER_ELEMENT = 2 + LOGITS_BYTES_PER_ELEMENT / CHUNKED_LOSS_CHUNKS
+# Under torch.compile the loss is one Inductor graph: the fp32 upcast and log-softmax of each chunk are fused and
+# recomputed in backward by the min-cut partitioner (https://github.com/pytorch/pytorch/blob/main/torch/_functorch/partitioners.py
+# ``min_cut_rematerialization_partition``), so only the 16-bit logits stay saved, plus one chunk's 16-bit gradient in flight.
+CHUNKED_COMPILED_LOGITS_BYTES_PER_ELEMENT = 2 + 2 / CHUNKED_LOSS_CHUNKS
 # Liger fused linear cross-entropy never materialises the logits: it walks the tokens in chunks of about
 # b*s*h/V tokens, so the live logits and their gradient are ~ b*s*h elements in fp32 (+ the bf16 chunk), ~10 B each.
 # https://github.com/linkedin/Liger-Kernel/blob/main/src/liger_kernel/ops/fused_linear_cross_entropy.py
@@ -134,9 +143,10 @@ def logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: int, te
 
 
 def loss_logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: int, hidden_size: int, loss: str = "standard",
-                      tensor_parallel: int = 1) -> float:
+                      tensor_parallel: int = 1, compiled: bool = False) -> float:
     """Logits + cross-entropy buffers for a loss implementation: ``standard`` (full fp32 logits and gradient,
-    8 B/element), ``chunked`` (torchtune, 3 B/element) or ``fused`` (Liger fused linear CE, ~10*b*s*h bytes).
+    12 B/element), ``standard-16bit`` (no fp32 upcast, 6 B/element), ``chunked`` (torchtune, 3.5 B/element eager,
+    2.25 under torch.compile) or ``fused`` (Liger fused linear CE, ~10*b*s*h bytes).
 
     Raises:
         SizingError: unknown loss mode or non-positive sizes.
@@ -144,8 +154,11 @@ def loss_logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: in
     mode = choice("loss", loss, LOSS_MODES)
     if mode == "standard":
         return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel)
+    if mode == "standard-16bit":
+        return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel, HALF_LOGITS_BYTES_PER_ELEMENT)
     if mode == "chunked":
-        return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel, CHUNKED_LOGITS_BYTES_PER_ELEMENT)
+        per_element = CHUNKED_COMPILED_LOGITS_BYTES_PER_ELEMENT if compiled else CHUNKED_LOGITS_BYTES_PER_ELEMENT
+        return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel, per_element)
     h = positive_int("hidden_size", hidden_size)
     return float(FUSED_LOSS_BYTES_PER_HIDDEN_ELEMENT * seq_len_tokens * micro_batch_size * h / tensor_parallel)
 

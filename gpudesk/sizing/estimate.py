@@ -10,11 +10,13 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "master_weights",
     "gradients",
     "optimizer_states",
+    "optimizer_step_temporaries",
     "paged_optimizer_states",
     "lora_adapters",
     "activations",
     "logits",
     "kv_cache",
+    "kv_cache_workspace",
     "prefill_workspace",
     "gathered_layers",
     "cuda_context",
@@ -81,6 +83,12 @@ class MemoryEstimate:
                 "device": self.device_bytes, "weights": self.component("weights"),
                 "kv_cache": self.component("kv_cache")}[statistic]
 
+    @property
+    def paged_bytes(self) -> int:
+        """Bytes in CUDA unified memory (bitsandbytes paged optimizer states): in the total, outside the allocator;
+        the driver evicts them to host RAM when the GPU runs short instead of failing."""
+        return self.breakdown.get("paged_optimizer_states", 0)
+
     def component(self, name: str) -> int:
         """Bytes of one component (0 when the component does not apply to this estimate)."""
         return self.breakdown.get(name, 0)
@@ -92,6 +100,7 @@ class MemoryEstimate:
             "allocated_bytes": self.allocated_bytes,
             "reserved_bytes": self.reserved_bytes,
             "device_bytes": self.device_bytes,
+            "paged_unified_memory_bytes": self.paged_bytes,
             "breakdown_bytes": dict(self.breakdown),
             "gpus": self.gpus,
             "assumptions": [{"assumption": a, "source": s} for a, s in self.assumptions],

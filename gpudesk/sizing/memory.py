@@ -16,7 +16,7 @@ from gpudesk.sizing.estimate import MemoryEstimate
 from gpudesk.sizing.memory_inference import inference_memory
 from gpudesk.sizing.memory_lora import lora_memory
 from gpudesk.sizing.memory_train import train_memory
-from gpudesk.sizing.overheads import Overheads
+from gpudesk.sizing.overheads import EAGER_MODULE_LOADING_CONTEXT_BYTES, Overheads
 from gpudesk.sizing.shapes import ModelSpec
 
 MODES = ("train", "lora", "qlora", "inference")
@@ -57,6 +57,23 @@ class MemoryWorkload:
         context_parallel: sequence split over this many GPUs (ring attention; torchtitan CP).
         compiled: torch.compile / fused kernels (fewer saved activations than eager PyTorch).
         gradient_accumulation: gradients of earlier micro-batches stay alive during the forward pass.
+        fsdp_version: 1 (``FullyShardedDataParallel``, flat parameters) or 2 (``fully_shard``, per-parameter
+            DTensors) when ``sharding="fsdp"``.
+        zero_grad_keeps_grads: ``zero_grad()`` zero-fills instead of freeing (PyTorch < 2.0 default).
+        cuda_lazy_loading: CUDA >= 11.7 lazy module loading (``CUDA_MODULE_LOADING=LAZY``, PyTorch >= 2.0 default);
+            off loads every kernel at start-up (a 1.3 GiB context, transformers memory-anatomy guide).
+        kv_cache_impl: inference KV cache: ``paged`` (vLLM/SGLang), ``dynamic`` (HF DynamicCache),
+            ``legacy-tuple`` (transformers <= 4.35), ``static`` (gpt-fast, quadratic causal mask) or
+            ``static-linear-mask``.
+        optimizer_impl: ``foreach`` (PyTorch >= 2.0 default on CUDA), ``fused`` or ``for-loop`` (PyTorch 1.x, HF
+            ``adamw_hf``): whether ``optimizer.step()`` builds a state-sized temporary for every parameter.
+        kbit_fp32_upcast: LoRA/QLoRA after PEFT ``prepare_model_for_kbit_training`` (norms, embeddings and LM head
+            in fp32; an fp32 residual stream).
+        fsdp1_mixed_flat_params: LoRA/QLoRA under FSDP1 with the adapters in the same FlatParameter as the frozen
+            base (a per-block wrap without PEFT's ``fsdp_auto_wrap_policy``).
+        lora_dropout: the adapters' dropout (PEFT ``LoraConfig`` default 0): above 0 each adapter keeps its own copy
+            of its input.
+        legacy_bnb_matmul: QLoRA with bitsandbytes < 0.43.2 (every 4-bit Linear keeps its input).
     """
 
     mode: str = "train"
@@ -86,6 +103,15 @@ class MemoryWorkload:
     context_parallel: int = 1
     compiled: bool = False
     gradient_accumulation: bool = False
+    fsdp_version: int = 2
+    zero_grad_keeps_grads: bool = False
+    cuda_lazy_loading: bool = True
+    kv_cache_impl: str = "paged"
+    optimizer_impl: str = "foreach"
+    kbit_fp32_upcast: bool = False
+    fsdp1_mixed_flat_params: bool = False
+    lora_dropout: float = 0.0
+    legacy_bnb_matmul: bool = False
 
 
 def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate:
@@ -96,6 +122,8 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
     """
     mode = choice("mode", workload.mode, MODES)
     w = workload
+    if not w.cuda_lazy_loading and w.overheads.cuda_context_bytes < EAGER_MODULE_LOADING_CONTEXT_BYTES:
+        w = replace(w, overheads=replace(w.overheads, cuda_context_bytes=EAGER_MODULE_LOADING_CONTEXT_BYTES))
     if w.sharding in DEEPSPEED_STAGES and w.precision in ("fp16-amp", "bf16-amp"):
         # DeepSpeed's fp16/bf16 engine casts the module itself to 16 bits (fp32 master copies live in the
         # optimizer): https://github.com/deepspeedai/DeepSpeed/blob/master/deepspeed/runtime/engine.py
@@ -117,6 +145,7 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         concurrent_sequences=w.concurrent_sequences, paged_block_tokens=w.paged_block_tokens,
         flash_attention=w.flash_attention, tensor_parallel=w.tensor_parallel,
         activation_bytes_per_sample=w.activation_bytes_per_sample, overheads=w.overheads,
+        kv_cache_impl=w.kv_cache_impl,
     )
 
 
@@ -133,7 +162,8 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
             sequence_parallel=w.sequence_parallel, activation_bytes_per_sample=w.activation_bytes_per_sample,
             overheads=w.overheads, loss=w.loss, optimizer_in_backward=w.optimizer_in_backward,
             activation_offload=w.activation_offload, context_parallel=w.context_parallel, compiled=w.compiled,
-            gradient_accumulation=w.gradient_accumulation,
+            gradient_accumulation=w.gradient_accumulation, fsdp_version=w.fsdp_version,
+            zero_grad_keeps_grads=w.zero_grad_keeps_grads, optimizer_impl=w.optimizer_impl,
         )
     return lora_memory(
         spec, mode=mode, rank=w.lora_rank, targets=w.lora_targets, precision=w.precision,
@@ -141,4 +171,7 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
         seq_len_tokens=w.seq_len_tokens, micro_batch_size=w.micro_batch_size, recompute=w.recompute,
         flash_attention=w.flash_attention, overheads=w.overheads, gpus=w.gpus, sharding=w.sharding,
         offload=w.offload, loss=w.loss, activation_offload=w.activation_offload, compiled=w.compiled,
+        kbit_fp32_upcast=w.kbit_fp32_upcast,
+        fsdp1_mixed_flat_params=w.fsdp1_mixed_flat_params and w.fsdp_version == 1,
+        lora_dropout=w.lora_dropout, legacy_bnb_matmul=w.legacy_bnb_matmul,
     )

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 
 from gpudesk.i18n import _, ngettext
-from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, positive_float, positive_int
+from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, choice, positive_float, positive_int
 from gpudesk.sizing.dtypes import CHECKPOINT_WEIGHT_FORMAT, precision_bytes, weight_bits_per_param, weight_format_source
 from gpudesk.sizing.engines.ggml_types import canonical_file_type
 from gpudesk.sizing.errors import ShapeError, SizingError
@@ -42,6 +42,8 @@ PAGED_BLOCK_TOKENS = 16  # vLLM default --block-size
 # vLLM ``vllm serve`` default max_num_batched_tokens (one chunked-prefill step) on GPUs under 70 GiB or A100;
 # 8192 on H100/H200/MI300 (vllm/engine/arg_utils.py EngineArgs.get_batch_defaults).
 PREFILL_CHUNK_TOKENS = 2048
+# How the KV cache is held (see :func:`kv_cache_impl_extra_bytes`).
+KV_CACHE_IMPLS = ("paged", "dynamic", "legacy-tuple", "static", "static-linear-mask")
 
 
 def resolve_weight_format(spec: ModelSpec, weight_format: str | None = CHECKPOINT_WEIGHT_FORMAT) -> str:
@@ -56,8 +58,13 @@ def weight_bytes(spec: ModelSpec, weight_format: str = CHECKPOINT_WEIGHT_FORMAT)
     """Bytes of the stored weights in ``weight_format`` (see :mod:`gpudesk.sizing.dtypes`; ``"checkpoint"``:
     the published checkpoint's format, :func:`resolve_weight_format`).
 
-    Below 8 bits the embeddings and LM head stay in bf16 (bitsandbytes, GPTQ and AWQ keep them unquantised);
-    for a 128K vocabulary that alone is ~1 GB (oom.md 1.2).
+    Any format below 16 bits, weight-only int8/fp8 included, quantises the Linear layers only: the embeddings
+    and LM head stay in bf16 (bitsandbytes ``llm_int8_skip_modules`` defaults to the LM head; vLLM's
+    ``VocabParallelEmbedding`` / ``ParallelLMHead`` are unquantised under fp8 and w8a8,
+    https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/layers/quantization/fp8.py
+    ``Fp8Config.get_quant_method`` returns a method for ``LinearBase`` only; torchao ``quantize_`` filters
+    ``nn.Linear``, https://github.com/pytorch/ao/blob/main/torchao/quantization/quant_api.py ``_is_linear``).
+    For a 128K vocabulary that alone is ~1 GB (oom.md 1.2).
     """
     weight_format = resolve_weight_format(spec, weight_format)
     bits = weight_bits_per_param(weight_format)
@@ -68,7 +75,7 @@ def weight_bytes(spec: ModelSpec, weight_format: str = CHECKPOINT_WEIGHT_FORMAT)
         moe_layers = spec.moe_layers if spec.moe_layers is not None else (spec.layers or 0)
         experts = min(spec.params, moe_layers * spec.moe_experts * spec.expert_params)
         return experts * bits / 8 + (spec.params - experts) * 2
-    if bits >= 8 or canonical_file_type(weight_format):  # a GGUF type's average already covers the embeddings
+    if bits >= 16 or canonical_file_type(weight_format):  # a GGUF type's average already covers the embeddings
         return spec.params * bits / 8
     keep = spec.embedding_params
     return (spec.params - keep) * bits / 8 + keep * 2
@@ -198,6 +205,39 @@ def kv_budget_bytes(capacity_bytes: float, weights_bytes: float, peak_activation
     return capacity_bytes * util - weights_bytes - peak_activation_bytes - non_torch_bytes
 
 
+def kv_cache_impl_extra_bytes(spec: ModelSpec, kv_cache_impl: str, kv_bytes: float, context_tokens: int) -> float:
+    """Bytes a KV-cache implementation holds beyond the cache itself, at the peak of one decode step.
+
+    - ``paged``: none (vLLM/SGLang blocks; rounding is in :func:`kv_sequence_bytes`).
+    - ``dynamic`` (Hugging Face ``DynamicCache``, transformers >= 4.36): each layer's ``torch.cat`` builds the grown
+      K and V while the old ones are alive: one layer's cache
+      (https://github.com/huggingface/transformers/blob/v4.36.0/src/transformers/cache_utils.py ``DynamicCache.update``).
+    - ``legacy-tuple`` (transformers <= 4.35 ``past_key_values`` tuples): every layer concatenates into a new tuple
+      while ``generate`` still holds the previous one until the forward returns: the whole cache twice
+      (https://github.com/huggingface/transformers/blob/v4.35.0/src/transformers/models/llama/modeling_llama.py
+      ``torch.cat([past_key_value[0], key_states], dim=2)``).
+    - ``static`` (gpt-fast / torchao ``setup_caches``): a preallocated cache plus a boolean causal mask of
+      ``cache x cache`` bytes, 16 GiB at 131072 tokens
+      (https://github.com/pytorch-labs/gpt-fast/blob/main/model.py ``torch.tril(torch.ones(s, s, dtype=torch.bool))``).
+    - ``static-linear-mask``: the same cache with a ``1 x cache`` mask (torchao ``--linear_causal_mask``,
+      https://github.com/pytorch/ao/pull/738).
+
+    Raises:
+        SizingError: unknown implementation.
+    """
+    impl = choice("kv_cache_impl", kv_cache_impl, KV_CACHE_IMPLS)
+    n = positive_int("context_tokens", context_tokens, MAX_SEQ_LEN_TOKENS)
+    if impl == "dynamic":
+        return kv_bytes / max(1, spec.layers or 1)
+    if impl == "legacy-tuple":
+        return kv_bytes
+    if impl == "static":
+        return float(n) * n
+    if impl == "static-linear-mask":
+        return float(n)
+    return 0.0
+
+
 def prefill_workspace_bytes(spec: ModelSpec, prefill_tokens: int, flash_attention: bool = True) -> float:
     """Transient bytes of one prefill chunk: one layer's activations, attention scores if unfused, last logits."""
     s = positive_int("prefill_tokens", prefill_tokens, MAX_SEQ_LEN_TOKENS)
@@ -225,6 +265,7 @@ def inference_memory(
     activation_bytes_per_sample: int | None = None,
     overheads: Overheads = Overheads(),
     hybrid_kv_cache: bool = True,
+    kv_cache_impl: str = "paged",
 ) -> MemoryEstimate:
     """Per-GPU memory of serving ``concurrent_sequences`` requests of ``context_tokens`` each.
 
@@ -232,10 +273,16 @@ def inference_memory(
     the working memory. Weights are split over ``tensor_parallel`` GPUs; the KV cache by KV heads, at least one
     per GPU (:func:`kv_heads_per_gpu`).
 
+    ``kv_cache_impl`` (:data:`KV_CACHE_IMPLS`): anything but ``paged`` holds a contiguous cache (no block rounding)
+    and adds :func:`kv_cache_impl_extra_bytes` (``kv_cache_workspace``).
+
     Raises:
         SizingError / ShapeError: invalid input, named by field.
     """
     t = positive_int("tensor_parallel", tensor_parallel, 1024)
+    impl = choice("kv_cache_impl", kv_cache_impl, KV_CACHE_IMPLS)
+    if impl != "paged":
+        paged_block_tokens = None
     weight_format = resolve_weight_format(spec, weight_format)
     parts: dict[str, float] = {"weights": weight_bytes(spec, weight_format) / t}
     assumptions = [(_("weights stored as {weight_format} ({bits:.3g} bit/param)").format(
@@ -245,6 +292,11 @@ def inference_memory(
         parts["kv_cache"] = kv_cache_bytes(spec, context_tokens, concurrent_sequences, kv_precision, paged_block_tokens,
                                            t, hybrid_kv_cache)
         parts["prefill_workspace"] = prefill_workspace_bytes(spec, prefill_tokens or context_tokens, flash_attention) / t
+        if impl != "paged":
+            parts["kv_cache_workspace"] = kv_cache_impl_extra_bytes(spec, impl, parts["kv_cache"], context_tokens)
+            assumptions.append((_("KV cache held as {impl}: {gib:.2f} GiB beyond the cache itself").format(
+                impl=impl, gib=parts["kv_cache_workspace"] / 2**30),
+                "transformers cache_utils.py DynamicCache; transformers <= 4.35 tuple cache; gpt-fast model.py setup_caches"))
         heads = kv_heads_per_gpu(spec, t)
         per_gpu = (ngettext("{n} KV head per GPU", "{n} KV heads per GPU", heads).format(n=heads)
                    if not spec.kv_latent_dim else _("the whole MLA latent on every GPU"))

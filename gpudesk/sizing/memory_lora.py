@@ -6,9 +6,26 @@
   for QLoRA (Dettmers et al. 2023, arXiv 2305.14314), with embeddings, LM head and norms kept in bf16.
 - Adapters carry weights + gradients + optimizer states: 16 B per trainable parameter by default (fp32 adapter,
   fp32 grad, Adam m and v), or the chosen accounting.
-- Activations are not reduced by LoRA: backprop still flows through the frozen layers (oom.md 1.2), so the
-  Korthikanti formulas apply unchanged; gradient checkpointing is what cuts them.
+- Activations: backprop still flows through the frozen layers (oom.md 1.2), but a frozen Linear keeps no input
+  for a weight gradient, while each adapter keeps its own input path (dropout output and mask) and old
+  bitsandbytes keeps the input of every 4-bit Linear: :mod:`gpudesk.sizing.activations_lora` replaces
+  Korthikanti's per-layer count for the layers kept (every layer without recompute, the recomputed one with full
+  recompute); gradient checkpointing is what cuts them most.
 - QLoRA dequantises one weight matrix at a time to bf16 for the matmul: one ``largest matrix x 2 B`` buffer.
+- ``kbit_fp32_upcast``: PEFT's ``prepare_model_for_kbit_training`` casts every 16-bit parameter that is not a
+  4/8-bit ``Params4bit`` to fp32 (norms, embeddings, LM head;
+  https://github.com/huggingface/peft/blob/v0.13.2/src/peft/utils/other.py ``prepare_model_for_kbit_training``;
+  TRL's ``SFTTrainer`` calls it for a 4-bit model unless the QLoRA is sharded, trl v0.11.4
+  ``trl/trainer/sft_trainer.py``). The embedding output and every norm then run in fp32, so the residual stream is
+  fp32: the layer inputs that gradient checkpointing keeps, and the norm inputs kept without it, take 4 bytes an
+  element instead of 2 (fms-acceleration's bnb plugin avoids the cast for this reason,
+  ``plugins/accelerated-peft/src/fms_acceleration_peft/framework_plugin_bnb.py``).
+- ``fsdp1_mixed_flat_params``: under FSDP1 a ``FlatParameter`` that holds frozen base weights and trainable adapters
+  gets a gradient for the whole flat parameter, so the frozen base costs gradient memory at its storage size:
+  the sharded flat gradients plus, before each reduce-scatter, two unsharded block gradients. torchtune wraps
+  the adapters in their own units "to work around FSDP allocating extra gradient memory when wrapped with other
+  modules" (https://github.com/pytorch/torchtune/blob/fef3ed10dc9efe9e35b118e4397e84c680c0a737/torchtune/utils/_distributed.py
+  ``lora_fsdp_wrap_policy``), as PEFT's ``fsdp_auto_wrap_policy`` does; a plain per-block wrap does not.
 """
 
 from __future__ import annotations
@@ -18,6 +35,8 @@ from gpudesk.sizing.checks import MAX_GPUS, choice, positive_int
 from gpudesk.sizing.dtypes import weight_bits_per_param
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
+from gpudesk.sizing.activations import activation_bytes_per_layer
+from gpudesk.sizing.activations_lora import frozen_layer_activation_bytes
 from gpudesk.sizing.memory_train import OFFLOAD_MODES, activation_bytes, model_state_bytes_per_param, normalise_sharding
 from gpudesk.sizing.optimizers import optimizer_source, precision_family
 from gpudesk.sizing.overheads import Overheads, add_overheads
@@ -66,6 +85,20 @@ def _module_dims(spec: ModelSpec, name: str) -> tuple[int, int]:
     }[name]
 
 
+def fp32_residual_extra_bytes(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int, recompute: str = "full",
+                              activation_offload: bool = False) -> float:
+    """Extra bytes when the residual stream is fp32 instead of 16-bit (``kbit_fp32_upcast``): 2 more bytes per
+    element of every saved residual-stream tensor: the layer input under full recompute (one per layer), the two
+    norm inputs per layer otherwise, and the embedding output (eager RMSNorm's own fp32 copies are counted by
+    :func:`gpudesk.sizing.memory_train.eager_extra_bytes_per_layer` already).
+    """
+    sbh = float(seq_len_tokens) * micro_batch_size * (spec.hidden_size or 0)
+    layers = spec.layers or 0
+    kept = min(2, layers) if activation_offload else layers
+    per_layer = 1 if recompute == "full" else 2
+    return 2.0 * sbh * (per_layer * kept + 1)
+
+
 def lora_trainable_params(spec: ModelSpec, rank: int, targets: str | tuple[str, ...] | list[str] = "default") -> int:
     """Trainable LoRA parameters: ``layers * sum(r * (d_in + d_out))`` over the target modules.
 
@@ -104,6 +137,10 @@ def lora_memory(
     loss: str = "standard",
     activation_offload: bool = False,
     compiled: bool = False,
+    kbit_fp32_upcast: bool = False,
+    fsdp1_mixed_flat_params: bool = False,
+    lora_dropout: float = 0.0,
+    legacy_bnb_matmul: bool = False,
 ) -> MemoryEstimate:
     """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
@@ -127,7 +164,7 @@ def lora_memory(
     base_bytes_per_param = 4.0 if precision_family(precision) == "fp32" else 2.0
     if kind == "qlora":
         keep = spec.embedding_params
-        base = (spec.params - keep) * weight_bits_per_param("nf4-dq") / 8 + keep * 2
+        base = (spec.params - keep) * weight_bits_per_param("nf4-dq") / 8 + keep * (4 if kbit_fp32_upcast else 2)
     else:
         base = spec.params * base_bytes_per_param
     gathered = 0.0
@@ -139,13 +176,33 @@ def lora_memory(
         # FSDP MixedPrecision / DeepSpeed gather the compute dtype: 2 bytes unless training in fp32.
         compute_bytes = 4.0 if precision == "fp32" else 2.0
         gathered = blocks * (weight_bits_per_param("nf4-dq") / 8 if kind == "qlora" else compute_bytes)
+    flat_grads = 0.0
+    if fsdp1_mixed_flat_params:
+        if stage != "zero3" or g < 2:
+            raise SizingError("fsdp1_mixed_flat_params", _("mixed flat parameters apply to FSDP1 full sharding over 2 "
+                                                         "or more GPUs (sharding fsdp)."))
+        # Sharded flat gradients at the storage size of the base, and two unsharded block gradients in flight.
+        flat_grads = base + 2 * gathered / 2
     if off == "all":
         base = 0.0
     acts, logits = activation_bytes(spec, seq_len_tokens, micro_batch_size, recompute=recompute,
                                     flash_attention=flash_attention, precision=precision, loss=loss,
                                     activation_offload=activation_offload, compiled=compiled)
+    if spec.is_transformer and recompute in ("none", "full") and precision_family(precision) != "fp32":
+        names = tuple(n for n in resolve_targets(targets) if spec.gated or n != "gate_proj")
+        dims = spec.transformer_dims
+        frozen = frozen_layer_activation_bytes(spec, seq_len_tokens, micro_batch_size, names, lora_dropout=lora_dropout,
+                                               flash_attention=flash_attention,
+                                               legacy_bnb_matmul=legacy_bnb_matmul and kind == "qlora")
+        trained = activation_bytes_per_layer(seq_len_tokens, micro_batch_size, dims.hidden_size,
+                                             dims.num_attention_heads, spec.ffn_size, gated_mlp=spec.gated,
+                                             flash_attention=flash_attention)
+        counted = (min(2, dims.layers) if activation_offload else dims.layers) if recompute == "none" else 1
+        acts = max(0.0, acts + (frozen - trained) * counted)
+    if kbit_fp32_upcast and spec.is_transformer:
+        acts += fp32_residual_extra_bytes(spec, seq_len_tokens, micro_batch_size, recompute, activation_offload)
     parts: dict[str, float] = {"weights": base, "lora_adapters": adapters, "activations": acts, "logits": logits,
-                               "gathered_layers": gathered}
+                               "gathered_layers": gathered, "gradients": flat_grads}
     assumptions = [
         (_("{trainable:,} trainable parameters (rank {rank}, {targets})").format(
             trainable=trainable, rank=rank, targets=", ".join(resolve_targets(targets))),
@@ -160,6 +217,13 @@ def lora_memory(
         parts["prefill_workspace"] = largest * 2
         assumptions.append((_("base in NF4 with double quantisation (4.127 bit/param), embeddings in bf16"),
                             "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"))
+    if flat_grads:
+        assumptions.append((_("FSDP1 flat parameters mix the frozen base and the adapters: gradients for the whole "
+                              "base ({gib:.2f} GiB)").format(gib=flat_grads / 2**30),
+                            "torchtune lora_fsdp_wrap_policy; torch.distributed.fsdp FlatParameter"))
+    if kbit_fp32_upcast:
+        assumptions.append((_("norms, embeddings and LM head upcast to fp32 (prepare_model_for_kbit_training): an fp32 "
+                              "residual stream"), "peft utils/other.py prepare_model_for_kbit_training"))
     if recompute == "none":
         # PEFT's prepare_model_for_kbit_training defaults to use_gradient_checkpointing=True
         # (https://github.com/huggingface/peft/blob/main/src/peft/utils/other.py), and the QLoRA reference script

@@ -45,8 +45,10 @@ from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.optimizers import (
     LEGACY_ACCOUNTING,
     PARAM_PRECISIONS,
+    is_paged,
     optimizer_bytes_per_param,
     optimizer_source,
+    step_temporary_bytes_per_param,
 )
 from gpudesk.sizing.shapes import ModelSpec
 
@@ -55,6 +57,7 @@ from gpudesk.sizing.shapes import ModelSpec
 OPTIMIZER_ACCOUNTING = LEGACY_ACCOUNTING
 _FP32_STATES = {"adam-16": 8, "adam-18": 8, "adam-20": 8, "adam-8bit": 2, "sgd": 4}
 SHARDING_MODES = ("none", "ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp-grad-op")
+FSDP_VERSIONS = (1, 2)
 OFFLOAD_MODES = ("none", "optimizer", "all")
 TRAIN_PRECISIONS = PARAM_PRECISIONS
 
@@ -119,17 +122,25 @@ def sharded_model_states(params: int, per_param: tuple[float, float, float, floa
             "gathered_layers": gathered}
 
 
-def fsdp_gathered_bytes(spec: ModelSpec, per_param: tuple[float, float, float, float], tensor_parallel: int = 1) -> float:
+def fsdp_gathered_bytes(spec: ModelSpec, per_param: tuple[float, float, float, float], tensor_parallel: int = 1,
+                        fsdp_version: int = 2) -> float:
     """Unsharded parameters and gradients FSDP holds at once: two transformer blocks (the one computing and the
     one prefetched) at the compute dtype plus one block's unsharded gradient, or the embedding / output layer when
     that is larger (PyTorch FSDP2 ``fully_shard`` per block, https://pytorch.org/docs/stable/distributed.fsdp.fully_shard.html).
+
+    FSDP1 (``FullyShardedDataParallel``) reduce-scatters a whole ``FlatParameter``: the unsharded flat gradient of
+    a block lives until its reduce-scatter has finished while the next block's backward (with
+    ``BACKWARD_PRE`` prefetch) already produces its own, so two unsharded block gradients are counted
+    (``torch/distributed/fsdp/_runtime_utils.py`` ``_post_backward_hook`` / ``_reduce_grad``,
+    https://github.com/pytorch/pytorch/blob/v2.2.0/torch/distributed/fsdp/_runtime_utils.py).
     """
     compute = min(per_param[0], 2.0) if per_param[1] else per_param[0]
     block = spec.params / max(1, spec.layers or 1)
     if spec.vocab_size and spec.hidden_size:
         block = (spec.params - spec.embedding_params) / max(1, spec.layers or 1)
     embed = (spec.vocab_size or 0) * (spec.hidden_size or 0)
-    return max(2 * block * compute + block * per_param[2], embed * (compute + per_param[2])) / tensor_parallel
+    grads_alive = 2 if fsdp_version == 1 else 1
+    return max(2 * block * compute + grads_alive * block * per_param[2], embed * (compute + per_param[2])) / tensor_parallel
 
 
 def selective_ac_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int, tensor_parallel: int = 1,
@@ -238,7 +249,7 @@ def activation_bytes(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
             acts += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel)
     logits = 0.0
     if spec.vocab_size and spec.kind != "encoder":
-        logits = loss_logits_bytes(s, b, spec.vocab_size, h, loss, tensor_parallel)
+        logits = loss_logits_bytes(s, b, spec.vocab_size, h, loss, tensor_parallel, compiled)
     return acts, logits
 
 
@@ -264,6 +275,9 @@ def train_memory(
     context_parallel: int = 1,
     compiled: bool = False,
     gradient_accumulation: bool = False,
+    fsdp_version: int = 2,
+    zero_grad_keeps_grads: bool = False,
+    optimizer_impl: str = "foreach",
 ) -> MemoryEstimate:
     """Per-GPU memory of full training or full fine-tuning, at the moment of the peak.
 
@@ -279,6 +293,16 @@ def train_memory(
     soon as its gradient is ready, so only the largest parameter's gradient is alive at once. ``context_parallel``
     splits the sequence over that many GPUs (each holds ``seq / cp`` tokens of activations); FSDP shards the model
     states over data-parallel x context-parallel ranks (torchtitan ``dp_shard_cp`` mesh).
+
+    ``zero_grad_keeps_grads``: ``optimizer.zero_grad()`` fills the gradients with zeros instead of freeing them
+    (PyTorch < 2.0 default ``set_to_none=False``, changed by https://github.com/pytorch/pytorch/pull/92731), so
+    they stay alive through the next forward pass like gradient accumulation. The optimizer step is a third
+    candidate for the peak: all gradients plus the step's temporaries
+    (:func:`gpudesk.sizing.optimizers.step_temporary_bytes_per_param`: PyTorch's foreach AdamW, ``optimizer_impl``).
+    Paged optimizers (bitsandbytes ``paged_adamw``/``paged_adamw_8bit``) keep their states in CUDA unified memory
+    (``cudaMallocManaged``, bitsandbytes ``functional.py`` ``get_paged``): reported as ``paged_optimizer_states``,
+    outside the allocator figure; when the GPU runs short the driver evicts pages to host RAM (slower steps,
+    no out-of-memory error).
 
     ``gpus`` counts all GPUs of the job; the data-parallel degree is ``gpus / tensor_parallel``.
     Returns a :class:`MemoryEstimate` (bytes per GPU) whose breakdown has weights, master_weights, gradients,
@@ -299,9 +323,12 @@ def train_memory(
     rank_params = spec.params / t
     parts = sharded_model_states(int(rank_params), per_param, g // t, stage, offload,
                                  spec.largest_layer_params // t)
+    if fsdp_version not in FSDP_VERSIONS:
+        raise SizingError("fsdp_version", _("FSDP version must be 1 or 2, got {value}.").format(value=fsdp_version))
     if choice("sharding", sharding, SHARDING_MODES) == "fsdp":
-        parts["gathered_layers"] = fsdp_gathered_bytes(spec, per_param, t)
-    if str(optimizer).lower().startswith("paged"):
+        parts["gathered_layers"] = fsdp_gathered_bytes(spec, per_param, t, fsdp_version)
+    paged = is_paged(optimizer)
+    if paged:
         parts["paged_optimizer_states"] = parts.pop("optimizer_states")
     if optimizer_in_backward:
         parts["gradients"] = min(parts["gradients"], spec.largest_layer_params / t * per_param[2])
@@ -315,12 +342,24 @@ def train_memory(
                                     activation_bytes_per_sample=activation_bytes_per_sample, precision=precision,
                                     loss=loss, activation_offload=activation_offload, compiled=compiled)
     grads = parts["gradients"]
-    if not gradient_accumulation and grads > 0:
+    step_temp = 0.0
+    if not optimizer_in_backward and offload == "none" and grads > 0:
+        step_temp = rank_params * step_temporary_bytes_per_param(optimizer, precision, optimizer_impl) / (
+            g // t if stage in ("zero1", "zero2", "zero3") else 1)
+    keep_grads = gradient_accumulation or zero_grad_keeps_grads
+    if not keep_grads and grads > 0:
         head_grad = min(grads, spec.largest_layer_params / t * per_param[2])
-        if acts + logits + head_grad >= grads:
+        if acts + logits + head_grad >= grads + step_temp:
             parts["gradients"] = head_grad  # peak at the start of backward
+            step_temp = 0.0
         else:
-            acts, logits = 0.0, 0.0  # peak at the end of backward: activations already freed
+            acts, logits = 0.0, 0.0  # peak at the end of backward / optimizer step: activations already freed
+    elif keep_grads and step_temp > acts + logits:
+        acts, logits = 0.0, 0.0  # the optimizer step (all gradients + its temporaries) is the peak
+    else:
+        step_temp = 0.0
+    if step_temp:
+        parts["optimizer_step_temporaries"] = step_temp
     parts["activations"] = acts
     parts["logits"] = logits
     assumptions = [
@@ -341,6 +380,16 @@ def train_memory(
                             "Korthikanti et al. 2022 (arXiv 2205.05198) Table 2"))
     else:
         assumptions.append((_("activations from the given bytes per sample x micro-batch"), _("user input")))
+    if zero_grad_keeps_grads:
+        assumptions.append((_("zero_grad keeps zero-filled gradients between steps (PyTorch before 2.0)"),
+                            "pytorch/pytorch PR 92731 (set_to_none default)"))
+    if step_temp:
+        assumptions.append((_("the optimizer step builds one state-sized temporary for every parameter (foreach AdamW)"),
+                            "torch/optim/adamw.py _multi_tensor_adamw (torch._foreach_sqrt)"))
+    if paged:
+        assumptions.append((_("paged optimizer states live in CUDA unified memory, outside the allocator figure; when "
+                              "the GPU runs short they are evicted to host RAM (slower steps, no out-of-memory error)"),
+                            "bitsandbytes functional.py get_paged (cudaMallocManaged)"))
     if spec.shape_is_guess:
         assumptions.append((_("model shape inferred from the parameter count"),
                             _("a guess; give a config.json for exact figures")))

@@ -39,6 +39,7 @@ OPTIMIZER_ALIASES: dict[str, str] = {
     "adamw_apex_fused": "adam", "fused_adam": "adam",
     "adamw_8bit": "adam-8bit", "adamw_bnb_8bit": "adam-8bit", "adam8bit": "adam-8bit", "adam_8bit": "adam-8bit",
     "paged_adamw_8bit": "adam-8bit", "paged_adamw8bit": "adam-8bit", "pagedadamw8bit": "adam-8bit",
+    "paged_adamw": "adam", "paged_adamw_32bit": "adam", "pagedadamw": "adam",
     "adafactor": "adafactor", "sgd": "sgd", "sgd_momentum": "sgd",
 }
 PARAM_PRECISIONS = ("bf16", "fp16", "fp8", "fp32", "fp16-amp", "bf16-amp", "bf16-pure")
@@ -86,6 +87,40 @@ def optimizer_bytes_per_param(optimizer: str, precision: str = "bf16") -> tuple[
         return (2.0, 0.0, 2.0, states * per_state)
     per_state = 1.0 if fam == "adam-8bit" else 4.0
     return (2.0, 4.0, 2.0, states * per_state)
+
+
+# PyTorch's default (``foreach``) Adam/AdamW step on CUDA (PyTorch >= 2.0, ``_default_to_fused_or_foreach``) builds
+# ``exp_avg_sq.sqrt()`` for every parameter at once (``torch._foreach_sqrt`` in ``_multi_tensor_adamw``,
+# https://github.com/pytorch/pytorch/blob/v2.4.0/torch/optim/adamw.py), a temporary the size of one optimizer state,
+# alive with all gradients during ``optimizer.step()``. ``fused`` (``fused=True``: HF ``adamw_torch_fused``,
+# apex/DeepSpeed FusedAdam) and ``for-loop`` (one parameter at a time: PyTorch 1.x default, HF ``adamw_hf``)
+# keep no such copy. The accounting names (adam-16/18/20) describe fused Megatron/DeepSpeed optimizers.
+OPTIMIZER_IMPLS = ("foreach", "fused", "for-loop")
+_FUSED_NAMES = frozenset({"adamw_torch_fused", "adamw_apex_fused", "fused_adam"})
+
+
+def is_paged(optimizer: str) -> bool:
+    """bitsandbytes paged optimizers (``paged_adamw``, ``paged_adamw_8bit``): states in CUDA unified memory."""
+    return str(optimizer).strip().lower().startswith("paged")
+
+
+def step_temporary_bytes_per_param(optimizer: str, precision: str = "bf16", implementation: str = "foreach") -> float:
+    """Bytes per parameter of the temporaries ``optimizer.step()`` allocates for all parameters at once: one
+    state-sized tensor for a ``foreach`` Adam/AdamW (see :data:`OPTIMIZER_IMPLS`), 0 otherwise.
+
+    Fused names (``adamw_torch_fused``), the accounting names, 8-bit, paged (bitsandbytes kernels), Adafactor and
+    SGD keep none.
+
+    Raises:
+        SizingError: unknown optimizer, precision or implementation.
+    """
+    impl = choice("optimizer_impl", implementation, OPTIMIZER_IMPLS)
+    name = str(optimizer).strip().lower()
+    states = optimizer_bytes_per_param(optimizer, precision)[3]
+    if (impl != "foreach" or name in _FUSED_NAMES or name in LEGACY_ACCOUNTING or is_paged(name)
+            or OPTIMIZER_ALIASES.get(name) != "adam"):
+        return 0.0
+    return states / 2
 
 
 def optimizer_source(optimizer: str) -> str:

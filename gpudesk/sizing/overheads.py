@@ -59,9 +59,10 @@ OVERHEAD_SOURCES: tuple[tuple[str, str], ...] = (
 def add_overheads(parts: dict[str, float], overheads: Overheads, gpus: int, inference: bool = False) -> list[tuple[str, str]]:
     """Add ``cuda_context``, ``framework_overhead`` and ``fragmentation`` to ``parts`` in place.
 
-    Fragmentation is taken on the tensors already in ``parts``. Returns the (assumption, source) pairs used.
+    Fragmentation is taken on the tensors already in ``parts`` that the caching allocator holds (paged optimizer
+    states are CUDA unified memory, outside it). Returns the (assumption, source) pairs used.
     """
-    working = sum(parts.values())
+    working = sum(v for k, v in parts.items() if k != "paged_optimizer_states")
     parts["cuda_context"] = overheads.cuda_context_bytes
     framework = 0
     # OVERHEAD_SOURCES in the current language.

@@ -1,9 +1,11 @@
 """The estimator checked against published measured peaks: each case, its estimate, and the summary.
 
-A case (one JSON line of ``tests/fixtures/sizing/measured_peaks.jsonl``) describes a published run: model
+A case (one JSON line of ``tests/fixtures/sizing/measured_peaks.jsonl``, or of ``measured_peaks_later.jsonl``: the
+rows added after the estimator was first tuned, each with the date it was ``added``) describes a published run: model
 config, method, precision, optimizer, batch x sequence, GPUs and sharding, recompute, loss, which statistic was
 measured (allocated/active, reserved, device, weights, kv_cache) and the value with its unit and source URL. The estimate
-is compared with the same statistic (:meth:`MemoryEstimate.statistic_bytes`).
+is compared with the same statistic (:meth:`MemoryEstimate.statistic_bytes`). Every setting of a case is one a user
+types (``gpudesk estimate memory`` flags, the wizard's fields): there is no correction keyed on the framework.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from gpudesk.i18n import _
 from gpudesk.paths import bundle_root
 from gpudesk.sizing.errors import ConfigFileError, SizingError
 from gpudesk.sizing.memory import MemoryWorkload, estimate_memory
-from gpudesk.sizing.overheads import EAGER_MODULE_LOADING_CONTEXT_BYTES, Overheads
 from gpudesk.sizing.peer_formulas import (
     accelerate_training_bytes,
     deepspeed_model_states_bytes,
@@ -27,22 +28,21 @@ from gpudesk.sizing.shapes import spec_from_hf_config
 
 UNIT_BYTES: dict[str, float] = {"GiB": 2.0**30, "GB": 1e9, "MiB": 2.0**20, "MB": 1e6}
 MODE_OF_METHOD = {"full": "train", "lora": "lora", "qlora": "qlora", "inference": "inference"}
-# Frameworks whose ``dtype: bf16`` recipes keep parameters, gradients and optimizer states in bf16 (no fp32
-# master): torchtune, https://pytorch.org/torchtune/main/tutorials/memory_optimizations.html#model-precision
-PURE_BF16_FRAMEWORKS = ("torchtune",)
-# Runs made before PyTorch 2.0 with ``zero_grad()`` keep zero-filled gradients between steps (``set_to_none``
-# defaulted to False until https://github.com/pytorch/pytorch/pull/92731), so gradients coexist with activations:
-# the transformers v4.21 guide (2022) and the PEFT README table (early 2023).
-PERSISTENT_GRAD_FRAMEWORKS = ("transformers Trainer", "peft+accelerate")
-# Runs of the CUDA < 11.7 era load every kernel module at start-up (no lazy loading): the transformers v4.21 guide.
-EAGER_MODULE_LOADING_FRAMEWORKS = ("transformers Trainer",)
 WITHIN_SHARE = 0.15
 MAX_CASES_FILE_BYTES = 4 * 1024 * 1024
 
 
 def default_cases_path() -> Path:
-    """The bundled validation set (source checkout: ``tests/fixtures/sizing/measured_peaks.jsonl``)."""
+    """The first bundled validation set (source checkout: ``tests/fixtures/sizing/measured_peaks.jsonl``)."""
     return bundle_root() / "tests" / "fixtures" / "sizing" / "measured_peaks.jsonl"
+
+
+def default_cases_paths() -> tuple[Path, ...]:
+    """Every bundled validation set: :func:`default_cases_path` and the rows added later
+    (``measured_peaks_later.jsonl``), when present."""
+    first = default_cases_path()
+    later = first.with_name("measured_peaks_later.jsonl")
+    return (first, later) if later.is_file() else (first,)
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,8 @@ class CaseResult:
     error: str = ""
     accelerate_bytes: float | None = None
     deepspeed_bytes: float | None = None
+    framework: str = ""
+    added: str = ""
 
     @property
     def ratio(self) -> float:
@@ -78,7 +80,8 @@ class CaseResult:
                 "ratio": round(self.ratio, 4), "supported": self.supported, "source_url": self.source_url,
                 "description": self.description, "error": self.error,
                 "accelerate_bytes": None if self.accelerate_bytes is None else int(self.accelerate_bytes),
-                "deepspeed_bytes": None if self.deepspeed_bytes is None else int(self.deepspeed_bytes)}
+                "deepspeed_bytes": None if self.deepspeed_bytes is None else int(self.deepspeed_bytes),
+                "framework": self.framework, "added": self.added}
 
 
 def load_cases(path: str | Path | None = None) -> list[dict[str, Any]]:
@@ -110,10 +113,9 @@ def load_cases(path: str | Path | None = None) -> list[dict[str, Any]]:
 
 
 def case_workload(case: dict[str, Any]) -> MemoryWorkload:
-    """The :class:`MemoryWorkload` a case describes."""
+    """The :class:`MemoryWorkload` a case describes, through exactly the settings ``gpudesk estimate memory``
+    takes as flags (no correction keyed on the framework or the case)."""
     precision = str(case.get("precision", "bf16"))
-    if precision == "bf16" and str(case.get("framework", "")).startswith(PURE_BF16_FRAMEWORKS):
-        precision = "bf16-pure"
     mode = MODE_OF_METHOD[str(case["method"])]
     targets = tuple(str(case.get("lora_targets") or "all-linear").split(","))
     return MemoryWorkload(
@@ -131,10 +133,14 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         loss=str(case.get("loss", "standard")), optimizer_in_backward=bool(case.get("optimizer_in_backward", False)),
         activation_offload=bool(case.get("activation_offload", False)),
         context_parallel=int(case.get("context_parallel", 1)), compiled=bool(case.get("compile", False)),
-        gradient_accumulation=int(case.get("gradient_accumulation_steps", 1)) > 1
-        or str(case.get("framework", "")) in PERSISTENT_GRAD_FRAMEWORKS,
-        overheads=Overheads(cuda_context_bytes=EAGER_MODULE_LOADING_CONTEXT_BYTES)
-        if str(case.get("framework", "")) in EAGER_MODULE_LOADING_FRAMEWORKS else Overheads(),
+        gradient_accumulation=int(case.get("gradient_accumulation_steps", 1)) > 1,
+        zero_grad_keeps_grads=bool(case.get("zero_grad_keeps_grads", False)),
+        cuda_lazy_loading=bool(case.get("cuda_lazy_loading", True)),
+        fsdp_version=int(case.get("fsdp_version") or 2), kv_cache_impl=str(case.get("kv_cache_impl", "paged")),
+        optimizer_impl=str(case.get("optimizer_impl", "foreach")),
+        kbit_fp32_upcast=bool(case.get("kbit_fp32_upcast", False)),
+        fsdp1_mixed_flat_params=bool(case.get("fsdp1_mixed_flat_params", False)),
+        lora_dropout=float(case.get("lora_dropout", 0.0)), legacy_bnb_matmul=bool(case.get("legacy_bnb_matmul", False)),
     )
 
 
@@ -161,14 +167,14 @@ def evaluate_case(case: dict[str, Any], configs_dir: Path) -> CaseResult:
                       statistic=statistic, measured_bytes=measured, estimated_bytes=estimated,
                       supported=bool(case.get("supported", True)), source_url=str(case.get("source_url", "")),
                       description=str(case.get("description", "")), error=error,
-                      accelerate_bytes=accelerate, deepspeed_bytes=deepspeed)
+                      accelerate_bytes=accelerate, deepspeed_bytes=deepspeed,
+                      framework=str(case.get("framework", "")), added=str(case.get("added", "")))
 
 
 def evaluate(path: str | Path | None = None) -> list[CaseResult]:
-    """Every case of the validation set with its estimate."""
-    p = Path(path) if path else default_cases_path()
-    configs = p.parent / "configs"
-    return [evaluate_case(c, configs) for c in load_cases(p)]
+    """Every case of the validation set with its estimate (default: every bundled set, :func:`default_cases_paths`)."""
+    paths = (Path(path),) if path else default_cases_paths()
+    return [evaluate_case(c, p.parent / "configs") for p in paths for c in load_cases(p)]
 
 
 def gpu_bucket(gpus: int) -> str:
@@ -204,6 +210,7 @@ def summarize(results: list[CaseResult]) -> dict[str, Any]:
         "accelerate": _peer_summary([(r.accelerate_bytes, r.measured_bytes) for r in rows if r.accelerate_bytes]),
         "deepspeed": _peer_summary([(r.deepspeed_bytes, r.measured_bytes) for r in rows if r.deepspeed_bytes]),
     }
+    out["added_later"] = _summary([r for r in rows if r.added])
     out["unsupported_cases"] = sum(not r.supported for r in results)
     out["failed_cases"] = sum(bool(r.error) for r in results if r.supported)
     out["sources"] = len({r.source_url.split("#")[0] for r in results})

@@ -18,9 +18,11 @@ from gpudesk.planner.requirement import DECODE_PATHS, MODALITIES, PRECISIONS, RE
 from gpudesk.sizing import SHARDING_MODES, parse_param_count
 from gpudesk.sizing.activations import LOSS_MODES
 from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
+from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.memory import MODES
+from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS
 from gpudesk.sizing.memory_train import OFFLOAD_MODES
-from gpudesk.sizing.optimizers import OPTIMIZER_NAMES
+from gpudesk.sizing.optimizers import OPTIMIZER_IMPLS, OPTIMIZER_NAMES
 from gpudesk.ui.plan.fields import FieldSpec, PageSpec
 
 TB = 1e12
@@ -150,17 +152,37 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.context_parallel", translate("PlanQuestions", "Context parallel"), kind="int", unit=translate("PlanQuestions", "GPUs"), minimum=1,
                tooltip=translate("PlanQuestions", "The sequence is split over this many GPUs (ring attention).")),
             _f("model.loss", translate("PlanQuestions", "Cross-entropy loss"), kind="choice", choices=_plain(LOSS_MODES),
-               tooltip=translate("PlanQuestions", "standard: full fp32 logits; chunked: torchtune chunked CE; fused: Liger fused linear cross-entropy.")),
+               tooltip=translate("PlanQuestions", "standard: full fp32 logits; standard-16bit: 16-bit logits without the fp32 upcast; chunked: torchtune chunked CE; fused: Liger fused linear cross-entropy.")),
             _f("model.optimizer_in_backward", translate("PlanQuestions", "Optimizer step in backward"), kind="bool",
                tooltip=translate("PlanQuestions", "Each parameter is updated as soon as its gradient is ready: no full gradient buffer.")),
             _f("model.activation_offload", translate("PlanQuestions", "Offload activations to host"), kind="bool"),
             _f("model.compiled", translate("PlanQuestions", "torch.compile or fused kernels"), kind="bool",
                tooltip=translate("PlanQuestions", "Compiled models save fewer activations than eager PyTorch.")),
+            _f("model.fsdp_version", translate("PlanQuestions", "FSDP version"), kind="choice", choices=((1, "1"), (2, "2")),
+               tooltip=translate("PlanQuestions", "With FSDP sharding: 1 = FullyShardedDataParallel (flat parameters), 2 = fully_shard.")),
+            _f("model.optimizer_impl", translate("PlanQuestions", "Optimizer step implementation"), kind="choice", choices=_plain(OPTIMIZER_IMPLS),
+               tooltip=translate("PlanQuestions", "foreach (PyTorch 2.x default) keeps one state-sized temporary during the step; fused and for-loop (PyTorch 1.x, HF adamw_hf) do not.")),
+            _f("model.zero_grad_keeps_grads", translate("PlanQuestions", "zero_grad keeps gradients (PyTorch before 2.0)"), kind="bool"),
+            _f("model.kbit_fp32_upcast", translate("PlanQuestions", "Norms and embeddings upcast to fp32 (prepare_model_for_kbit_training)"), kind="bool",
+               tooltip=translate("PlanQuestions", "PEFT's prepare_model_for_kbit_training (called by TRL's SFTTrainer for a 4-bit model on one GPU) makes the residual stream fp32.")),
+            _f("model.fsdp1_mixed_flat_params", translate("PlanQuestions", "FSDP1: adapters share flat parameters with the frozen base"), kind="bool",
+               tooltip=translate("PlanQuestions", "Without a separate wrap of the LoRA adapters (PEFT fsdp_auto_wrap_policy, torchtune lora_fsdp_wrap_policy), FSDP1 allocates gradients for the frozen base too.")),
+            _f("model.cuda_lazy_loading", translate("PlanQuestions", "CUDA lazy module loading"), kind="bool",
+               tooltip=translate("PlanQuestions", "On since CUDA 11.7 / PyTorch 2.0; off loads every kernel at start-up (about 1.3 GiB of context).")),
+            _f("model.framework", translate("PlanQuestions", "Framework (for the expected error only)"), kind="choice",
+               choices=((None, translate("PlanQuestions", "any")),) + _plain(FRAMEWORKS), optional=True,
+               tooltip=translate("PlanQuestions", "Chooses which published cases give the estimate's expected error band; the estimate itself does not change.")),
             _f("model.lora_rank", translate("PlanQuestions", "LoRA rank"), kind="int", minimum=1),
             _f("model.lora_targets", translate("PlanQuestions", "LoRA target modules (comma-separated)"), kind="list", optional=True,
                tooltip=translate("PlanQuestions", "all-linear, or module names such as q_proj, v_proj.")),
+            _f("model.lora_dropout", translate("PlanQuestions", "LoRA dropout"), kind="float", minimum=0, maximum=0.99,
+               tooltip=translate("PlanQuestions", "Above 0 every adapter keeps its own copy of its input for backward (PEFT's default is 0).")),
+            _f("model.legacy_bnb_matmul", translate("PlanQuestions", "bitsandbytes older than 0.43.2 (QLoRA)"), kind="bool",
+               tooltip=translate("PlanQuestions", "Old bitsandbytes keeps the input of every 4-bit Linear for backward, frozen ones included.")),
             _f("model.weight_format", translate("PlanQuestions", "Inference weight format"), kind="choice", choices=_plain(WEIGHT_FORMAT_CHOICES)),
             _f("model.kv_precision", translate("PlanQuestions", "KV cache precision"), kind="choice", choices=_plain(("bf16", "fp16", "fp8", "int8"))),
+            _f("model.kv_cache_impl", translate("PlanQuestions", "KV cache implementation"), kind="choice", choices=_plain(KV_CACHE_IMPLS),
+               tooltip=translate("PlanQuestions", "paged: vLLM/SGLang; dynamic: HF DynamicCache; legacy-tuple: transformers 4.35 and older (old and new cache at once); static: gpt-fast (a causal mask quadratic in the cache length).")),
             _f("model.activation_bytes_per_sample", translate("PlanQuestions", "Activations per sample (non-transformer)"), kind="int", unit="MB", scale=MB,
                maximum=1e7, minimum=0, exclusive_minimum=True, optional=True, tooltip=translate("PlanQuestions", "For CNNs and 3D U-Nets: measured or estimated activation memory per sample.")),
             _f("model.train_flops_per_sample", translate("PlanQuestions", "Training FLOPs per sample (non-transformer)"), unit="TFLOP", scale=1e12,
