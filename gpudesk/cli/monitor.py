@@ -517,6 +517,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         out=args.out, title=title, span=fmt_span(report.duration_s), gpus=len(report.gpus),
         warnings=len(report.judged_findings)))
     print(report.analysis.summary)
+    for note in report.analysis.notes:
+        print(_("note: {note}").format(note=note), file=sys.stderr)
     return 0
 
 
@@ -677,4 +679,6 @@ def cmd_export(args: argparse.Namespace) -> int:
     except (TelemetryError, StoreError) as exc:
         raise CliError(str(exc)) from exc
     print(_('Wrote {n} rows to {output}.').format(n=n, output=args.output))
+    for note in frame.notes:
+        print(_("note: {note}").format(note=note), file=sys.stderr)
     return 0
