@@ -331,6 +331,9 @@ def cmd_import(args: argparse.Namespace) -> int:
                                  interval_s=args.interval)
     except (TelemetryError, StoreError) as exc:
         raise CliError(str(exc)) from exc
+    except KeyboardInterrupt:  # the partial session was deleted by import_dmon_log: the store is as it was
+        print(_("Import interrupted (Ctrl+C): nothing was saved."), file=sys.stderr)
+        return 130
     if args.json:
         print(json.dumps({"session_id": result.session_id, "rows": result.rows, "gpus": result.log.frame.gpus,
                           "notes": result.log.notes}, indent=2))
@@ -467,15 +470,12 @@ def _load_plan(args: argparse.Namespace) -> tuple[dict | None, str | None]:
         return saved.plan, saved.name
     if args.plan_file is not None:
         fix = _("Give the JSON a plan command wrote, e.g. 'gpudesk plan ... --json > plan.json'.")
+        from gpudesk.file_limits import InputFileError, read_input
+
         try:
-            with args.plan_file.open("rb") as fh:
-                raw = fh.read(_MAX_PLAN_BYTES + 1)
-        except OSError as exc:
-            raise CliError(_("{plan_file}: cannot read the plan ({error}).").format(
-                plan_file=args.plan_file, error=exc.strerror or exc)) from exc
-        if len(raw) > _MAX_PLAN_BYTES:
-            raise CliError(_("{plan_file}: over {limit_mb} MB, too large to be a plan. {fix}").format(
-                plan_file=args.plan_file, limit_mb=_MAX_PLAN_BYTES // 10**6, fix=fix))
+            raw = read_input(args.plan_file, _MAX_PLAN_BYTES, _("the plan"))
+        except InputFileError as exc:
+            raise CliError(_("{problem} {fix}").format(problem=exc.user_text(), fix=fix)) from exc
         try:
             plan = json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError as exc:

@@ -17,7 +17,9 @@ import math
 from pathlib import Path
 from typing import Any
 
+from gpudesk.file_limits import InputFileError, read_input
 from gpudesk.json_limits import json_depth_ok
+from gpudesk.i18n import _
 from gpudesk.sizing.errors import ConfigFileError
 
 MAX_CONFIG_BYTES = 16 * 1024 * 1024
@@ -59,13 +61,10 @@ def read_config_json(path: Path) -> dict[str, Any]:
             holding an integer of more than 4300 digits, or not a JSON object.
     """
     try:
-        size = path.stat().st_size
-        if size > MAX_CONFIG_BYTES:
-            raise ConfigFileError("config", f"{path} is {size} bytes; a model's config.json is a few kilobytes "
-                                            f"(limit {MAX_CONFIG_BYTES} bytes). Pass the model's config.json.")
-        text = path.read_bytes().decode("utf-8")  # read_text decodes in chunks: 58x the time for 10x the size
-    except OSError as exc:
-        raise ConfigFileError("config", f"cannot read {path}: {exc.strerror or exc}.") from exc
+        # bytes, then one decode: read_text decodes in chunks, 58x the time for 10x the size
+        text = read_input(path, MAX_CONFIG_BYTES, _("the model config")).decode("utf-8")
+    except InputFileError as exc:
+        raise ConfigFileError("config", exc.user_text()) from exc
     except UnicodeDecodeError as exc:
         raise ConfigFileError("config", f"{path} is not UTF-8 text; pass the model's config.json.") from exc
     if not json_depth_ok(text, MAX_NESTING):

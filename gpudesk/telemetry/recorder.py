@@ -245,6 +245,18 @@ class Recorder:
                 self._reasons = {}
         self._last_flush = self._clock()
 
+    def discard(self) -> None:
+        """Roll back what is not committed and delete the session being written (an import the user interrupted
+        with Ctrl+C): the store then holds no half import. Safe to call when nothing is being written."""
+        sid = self.session_id
+        if sid is None:
+            return
+        self.session_id = None
+        self._open, self._dirty, self._reasons, self._pending_rows = {}, set(), {}, 0
+        if self.db.conn.in_transaction:
+            self.db.conn.rollback()
+        rec.delete_session(self.db, sid)
+
     def stop(self) -> int | None:
         """Flush, mark the session ended; returns its id."""
         sid = self.session_id

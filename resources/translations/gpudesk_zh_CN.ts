@@ -1067,37 +1067,37 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CompareView</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="54"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="55"/>
         <source>Remo&amp;ve column</source>
         <translation>移除列(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="55"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="56"/>
         <source>Remove the GPU whose column is selected</source>
         <translation>移除所选列对应的 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="57"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="58"/>
         <source>Clear compar&amp;ison</source>
         <translation>清除对比(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="151"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="152"/>
         <source>N/A</source>
         <translation>不可用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="158"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="159"/>
         <source>Differs between the compared GPUs</source>
         <translation>所比较的 GPU 之间存在差异</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="165"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="166"/>
         <source>Select up to {0} GPUs in the table and press Compare (Ctrl+D). Differences are highlighted.</source>
         <translation>在表格中选择最多 {0} 款 GPU，然后按“比较”（Ctrl+D）。差异项会高亮显示。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="169"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="170"/>
         <source>{0} of {1} GPUs; {2} specs differ (highlighted).</source>
         <translation>{0}/{1} 款 GPU；{2} 项规格不同（已高亮）。</translation>
     </message>
@@ -3284,37 +3284,37 @@ PCI 总线：{bus}</translation>
         <translation>无法进行实时 GPU 监控</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="229"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="340"/>
         <source>SM clock (solid) and memory clock (dashed)</source>
         <translation>SM 时钟（实线）和显存时钟（虚线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="299"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="409"/>
         <source>PCIe RX (host to GPU)</source>
         <translation>PCIe RX（主机到 GPU）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="301"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="411"/>
         <source>PCIe TX (GPU to host)</source>
         <translation>PCIe TX（GPU 到主机）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="303"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="413"/>
         <source>each GPU&apos;s own link</source>
         <translation>各 GPU 自身的链路</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="304"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="414"/>
         <source>{d}: share of link, {link}</source>
         <translation>{d}：占链路比例，{link}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="306"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="416"/>
         <source>% of link</source>
         <translation>占链路 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="308"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="418"/>
         <source>{d}: link unknown, shown in MB/s</source>
         <translation>{d}：链路未知，以 MB/s 显示</translation>
     </message>
@@ -3402,42 +3402,42 @@ PCI 总线：{bus}</translation>
 <context>
     <name>MonitorTab</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="42"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="48"/>
         <source>1 min</source>
         <translation>1 分钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="43"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="49"/>
         <source>5 min</source>
         <translation>5 分钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="44"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="50"/>
         <source>15 min</source>
         <translation>15 分钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="45"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="51"/>
         <source>1 h</source>
         <translation>1 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="46"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="52"/>
         <source>6 h</source>
         <translation>6 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="47"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="53"/>
         <source>24 h</source>
         <translation>24 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="48"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="54"/>
         <source>72 h</source>
         <translation>72 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="49"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="55"/>
         <source>Whole run</source>
         <translation>整个运行</translation>
     </message>
@@ -4025,6 +4025,14 @@ PCI 总线：{bus}</translation>
         <location filename="../../gpudesk/ui/oom/tab.py" line="197"/>
         <source>Saved job: %1</source>
         <translation>已保存的作业：%1</translation>
+    </message>
+</context>
+<context>
+    <name>OomTextInput</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="62"/>
+        <source>the log</source>
+        <translation>日志</translation>
     </message>
 </context>
 <context>
@@ -4855,103 +4863,103 @@ PCI 总线：{bus}</translation>
         <translation>保存的配置文件不是由各节组成的表。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="45"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="46"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="49"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="50"/>
         <source>Quick mode</source>
         <translation>快速模式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="49"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="50"/>
         <source>Model, method, sequence length and batch: does it fit?</source>
         <translation>模型、方法、序列长度和批大小：放得下吗？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="50"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="51"/>
         <source>Wizard</source>
         <translation>向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="50"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="51"/>
         <source>The five questions, one page each</source>
         <translation>五个问题，每页一个</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="51"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="52"/>
         <source>Results</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="51"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="52"/>
         <source>The ranked configurations of the last plan</source>
         <translation>上次规划排序后的配置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="52"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="53"/>
         <source>Saved plans</source>
         <translation>已保存的规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="52"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="53"/>
         <source>Reopen, duplicate, edit, compare, delete, export</source>
         <translation>重新打开、复制、编辑、比较、删除、导出</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="63"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="64"/>
         <source>Load a bundled example requirement into the wizard</source>
         <translation>将自带的示例需求载入向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="67"/>
         <source>Start from example…</source>
         <translation>从示例开始…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="72"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="73"/>
         <source>Open profi&amp;le…</source>
         <translation>打开配置文件(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="73"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="74"/>
         <source>Load a requirement profile (TOML, as used by gpudesk plan --profile) into the wizard</source>
         <translation>将需求配置文件（TOML，与 gpudesk plan --profile 相同）载入向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="75"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="76"/>
         <source>Sa&amp;ve profile…</source>
         <translation>保存配置文件(&amp;V)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="76"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="77"/>
         <source>Write the wizard&apos;s answers as a TOML profile (for gpudesk plan --profile)</source>
         <translation>将向导中的回答写为 TOML 配置文件（用于 gpudesk plan --profile）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="83"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="84"/>
         <source>Planning…</source>
         <translation>正在规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="95"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="96"/>
         <source>No plan yet: answer the wizard&apos;s questions and press Plan.</source>
         <translation>尚无规划：请回答向导中的问题并按“规划”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="95"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="96"/>
         <source>Open requirement profile</source>
         <translation>打开需求配置文件</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="96"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="228"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="97"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="226"/>
         <source>TOML profiles (*.toml)</source>
         <translation>TOML 配置文件 (*.toml)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="226"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="224"/>
         <source>Save requirement profile</source>
         <translation>保存需求配置文件</translation>
     </message>
@@ -4961,12 +4969,12 @@ PCI 总线：{bus}</translation>
         <translation>配置文件已写入 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="138"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="136"/>
         <source>Cannot load the profile {0}: {1}</source>
         <translation>无法载入配置文件 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="146"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="144"/>
         <source>Loaded “{0}” ({1}). Check the answers and press Plan.</source>
         <translation>已载入“{0}”（{1}）。请检查回答并按“规划”。</translation>
     </message>
@@ -4976,7 +4984,7 @@ PCI 总线：{bus}</translation>
         <translation>GPU 目录不可用，无法进行规划。请查看启动时的消息。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="152"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="150"/>
         <source>Planning over the whole catalog…</source>
         <translation>正在基于整个目录规划…</translation>
     </message>
@@ -5011,27 +5019,22 @@ PCI 总线：{bus}</translation>
         <translation>已保存您为 {0} 设置的价格：每 GPU {1} USD。正在重新规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="135"/>
-        <source>Cannot load the profile {0}: it is not UTF-8 text.</source>
-        <translation>无法加载配置文件 {0}：它不是 UTF-8 文本。</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="157"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="155"/>
         <source>{0} configurations ranked, {1} rejected.</source>
         <translation>已排序 {0} 个配置，排除 {1} 个。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="170"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="168"/>
         <source>Planning failed: {0}</source>
         <translation>规划失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="176"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="174"/>
         <source>&amp;Save changes</source>
         <translation>保存更改(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="176"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="174"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
     </message>
@@ -5056,7 +5059,7 @@ PCI 总线：{bus}</translation>
         <translation>{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="203"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="201"/>
         <source>Editing “{0}”: change the answers, press Plan, then Save changes.</source>
         <translation>正在编辑“{0}”：修改回答，按“规划”，然后“保存更改”。</translation>
     </message>
@@ -6242,17 +6245,17 @@ PCI 总线：{bus}</translation>
 <context>
     <name>SamplerWorker</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="162"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="159"/>
         <source>Nothing to record: no source is running.</source>
         <translation>无可录制内容：没有正在运行的数据源。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="165"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="162"/>
         <source>A recording is already running.</source>
         <translation>已有录制正在进行。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="201"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="198"/>
         <source>Recording stopped: {m}</source>
         <translation>录制已停止：{m}</translation>
     </message>
@@ -6812,72 +6815,72 @@ PCI 总线：{bus}</translation>
 <context>
     <name>TextInput</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="123"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="127"/>
         <source>Paste an out-of-memory message, a torch.cuda.memory_summary() table, a TensorFlow, JAX or vLLM error here, or drop a log file onto this tab.</source>
         <translation>在此粘贴显存不足消息、torch.cuda.memory_summary() 表格、TensorFlow、JAX 或 vLLM 错误，或将日志文件拖放到此标签页。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="135"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="139"/>
         <source>&amp;Diagnose</source>
         <translation>诊断(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="136"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="140"/>
         <source>Parse the text and rank the likely causes (Ctrl+Return)</source>
         <translation>解析文本并对可能的原因排序（Ctrl+Return）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="139"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="143"/>
         <source>&amp;Open file…</source>
         <translation>打开文件(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="141"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="145"/>
         <source>Read a log file (its last %1 are used)</source>
         <translation>读取日志文件（使用其最后 %1）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="144"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="148"/>
         <source>Clear te&amp;xt</source>
         <translation>清除文本(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="174"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="178"/>
         <source>pasted text</source>
         <translation>粘贴的文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="178"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="182"/>
         <source>Reading %1 …</source>
         <translation>正在读取 %1 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="194"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="198"/>
         <source>%1 is not a text log: %2</source>
         <translation>%1 不是文本日志：%2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="201"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="205"/>
         <source>%1: %2, only the last %3 are shown and diagnosed.</source>
         <translation>%1：%2，只显示并诊断最后 %3。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="208"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="212"/>
         <source>%1 (%2)</source>
         <translation>%1（%2）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="214"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="218"/>
         <source>Cannot read the file: %1</source>
         <translation>无法读取文件：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="234"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="238"/>
         <source>Open a log, an error file or a memory snapshot</source>
         <translation>打开日志、错误文件或显存快照</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="235"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="239"/>
         <source>Logs and text (*.log *.txt *.out *.err);;Memory snapshots (*.pickle *.pkl *.json *.gz);;All files (*)</source>
         <translation>日志和文本 (*.log *.txt *.out *.err);;显存快照 (*.pickle *.pkl *.json *.gz);;所有文件 (*)</translation>
     </message>

@@ -77,7 +77,7 @@ def test_giant_integer_and_huge_file(tmp_path):
     big = tmp_path / "big.json"
     with big.open("wb") as f:
         f.truncate(17 * 1024 * 1024)
-    with pytest.raises(ConfigFileError, match="a few kilobytes"):
+    with pytest.raises(ConfigFileError, match="the limit is 16 MiB"):
         spec_from_hf_config(big)
 
 

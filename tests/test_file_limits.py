@@ -1,0 +1,109 @@
+"""Every input file the CLI and the window open is bounded before parsing (issue 25, "unbounded reads"):
+endless and special files (``/dev/zero``, a FIFO with no writer, a folder) are refused at once with a message that
+says what the path is and states the limit, and a file over a reader's limit is refused by size."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from gpudesk.cli import main
+from gpudesk.errors import GpudeskError
+from gpudesk.file_limits import InputFileError, display_path, format_limit, read_input
+from gpudesk.oom.snapshot import load_snapshot
+from gpudesk.planner.profile import load_profile
+from gpudesk.sizing.shapes import spec_from_hf_config
+from gpudesk.sizing.validation import load_cases
+from gpudesk.telemetry.dcgmi_dmon import read_dcgmi_dmon
+from gpudesk.telemetry.dmon import read_dmon_file
+from gpudesk.telemetry.rules.thresholds import load_thresholds
+
+READERS = {
+    "config.json": spec_from_hf_config,
+    "profile": load_profile,
+    "dcgmi log": read_dcgmi_dmon,
+    "dmon log": read_dmon_file,
+    "snapshot": load_snapshot,
+    "thresholds": load_thresholds,
+    "validation set": load_cases,
+}
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Path:
+    path = tmp_path / "pipe"
+    os.mkfifo(path)
+    return path
+
+
+def _special(kind: str, tmp_path: Path, fifo: Path) -> tuple[Path, str]:
+    if kind == "dev-zero":
+        return Path("/dev/zero"), "character device"
+    if kind == "fifo":
+        return fifo, "named pipe"
+    return tmp_path, "folder"
+
+
+@pytest.mark.parametrize("kind", ["dev-zero", "fifo", "folder"])
+@pytest.mark.parametrize("reader", list(READERS))
+def test_special_files_are_refused_at_once_by_every_reader(reader, kind, tmp_path, fifo):
+    path, words = _special(kind, tmp_path, fifo)
+    started = time.monotonic()
+    with pytest.raises(GpudeskError) as info:
+        READERS[reader](path)
+    assert time.monotonic() - started < 2.0
+    text = info.value.user_text()
+    assert str(path) in text and words in text
+
+
+@pytest.mark.parametrize("kind", ["dev-zero", "fifo"])
+@pytest.mark.parametrize("argv", [["oom", "diagnose", "{path}"], ["monitor", "analyze", "{path}"],
+                                  ["plan", "--profile", "{path}"], ["oom", "snapshot", "{path}"],
+                                  ["monitor", "report", "{path}", "--plan-file", "{path}", "--out", "{out}"]])
+def test_cli_refuses_special_files_with_a_message(argv, kind, tmp_path, fifo, capsys):
+    path, words = _special(kind, tmp_path, fifo)
+    if argv[:2] == ["monitor", "report"]:
+        log = tmp_path / "log.txt"
+        log.write_text("# gpu    sm   mem\n# Idx     %     %\n    0    50    10\n", encoding="utf-8")
+        args = [a.format(path=log if i == 2 else path, out=tmp_path / "r.html") for i, a in enumerate(argv)]
+    else:
+        args = [a.format(path=path) for a in argv]
+    started = time.monotonic()
+    status = main(args)
+    assert time.monotonic() - started < 5.0
+    err = capsys.readouterr().err
+    assert status != 0 and words in err and "Traceback" not in err
+
+
+def test_a_file_over_the_limit_is_refused_by_size_and_the_limit_is_named(tmp_path):
+    big = tmp_path / "config.json"
+    with big.open("wb") as f:
+        f.truncate(17 * 2**20)
+    with pytest.raises(GpudeskError, match="the limit is 16 MiB"):
+        spec_from_hf_config(big)
+    with pytest.raises(InputFileError, match="the limit is 1 KiB"):
+        read_input(big, 1024, "the test file")
+
+
+def test_a_file_that_grows_while_read_is_refused(tmp_path):
+    # /proc files report size 0 and then hold more: the read itself stops one byte past the limit
+    with pytest.raises(InputFileError, match="grew past the limit of 16 B"):
+        read_input("/proc/self/status", 16, "the test file")
+
+
+def test_a_name_that_is_not_utf8_is_shown_escaped(tmp_path):
+    name = os.fsdecode(b"log-\xff\xfe.txt")
+    path = tmp_path / name
+    path.write_bytes(b"")
+    assert display_path(path).endswith("log-\\xff\\xfe.txt")
+    with pytest.raises(InputFileError) as info:
+        read_input(tmp_path / os.fsdecode(b"none-\xff"), 10, "the log")
+    info.value.user_text().encode("utf-8")  # printable: no lone surrogate left
+
+
+def test_format_limit():
+    assert [format_limit(n) for n in (100, 1024, 16 * 2**20, 2 * 2**30, 20_000_000)] == [
+        "100 B", "1 KiB", "16 MiB", "2 GiB", "19.1 MiB"]
