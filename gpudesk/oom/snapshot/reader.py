@@ -100,4 +100,7 @@ def _load(path: Path, progress: ProgressFn | None, cancel: threading.Event | Non
     except (OSError, EOFError, gzip.BadGzipFile) as exc:
         raise SnapshotError(_("The snapshot file {name} could not be read.").format(name=str(path)), field=str(path),
                             detail=str(exc)[:300]) from exc
-    return to_snapshot(raw, source_name=name, file_size_bytes=size, progress=progress, cancel=cancel)
+    # gzip: the decoded size is at most the cap; plain: the file's size
+    decoded_max = gzip_cap_bytes(size) if gz else size
+    return to_snapshot(raw, source_name=name, file_size_bytes=size, progress=progress, cancel=cancel,
+                       max_items=decoded_max)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import json
 import pickle
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -166,8 +167,13 @@ def decode(
             )
     except SnapshotError:
         raise
+    except RecursionError as exc:  # the JSON decoder recurses once per nested list or object
+        raise SnapshotFormatError(
+            _("The file {name} nests lists or objects deeper than {limit} levels; a memory snapshot nests about "
+              "six, so it is not one.").format(name=name, limit=sys.getrecursionlimit()),
+            field=name) from exc
     except (pickle.UnpicklingError, EOFError, ValueError, UnicodeDecodeError, IndexError, KeyError,
-            TypeError, AttributeError, OverflowError, MemoryError, RecursionError) as exc:
+            TypeError, AttributeError, OverflowError, MemoryError) as exc:
         # json.JSONDecodeError is a ValueError; a truncated pickle raises EOFError or UnpicklingError.
         raise SnapshotError(
             _("The file {name} is damaged or truncated and cannot be read as a snapshot.").format(name=name),
