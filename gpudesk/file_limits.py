@@ -32,11 +32,16 @@ class InputFileError(GpudeskError):
 
 
 def format_limit(limit_bytes: int) -> str:
-    """``256 MiB``, ``1 MiB``, ``64 KiB``, ``100 B`` (binary units: limits are powers of two or round numbers)."""
+    """A limit as written where it is defined: ``256 MiB``, ``2 GiB`` (binary) or ``5 MB``, ``20 MB``
+    (decimal) when it is a round number of either; else binary with one decimal (``1.5 MiB``)."""
+    for units in ((("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)),
+                  (("GB", 10**9), ("MB", 10**6), ("kB", 10**3))):
+        for unit, size in units:
+            if limit_bytes >= size and limit_bytes % size == 0:
+                return f"{limit_bytes // size} {unit}"
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if limit_bytes >= size:
-            value = limit_bytes / size
-            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+            return f"{limit_bytes / size:.1f} {unit}"
     return f"{limit_bytes} B"
 
 
@@ -64,11 +69,13 @@ def display_path(path: str | os.PathLike[str]) -> str:
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def open_input(path: str | os.PathLike[str], limit_bytes: int, what: str) -> BinaryIO:
+def open_input(path: str | os.PathLike[str], limit_bytes: int, what: str, *, check_size: bool = True) -> BinaryIO:
     """The opened regular file ``path`` (binary, positioned at 0) after checking its kind and size.
 
     ``what`` names the file's role in the message, lower case ("the profile", "the dcgmi log"). The caller must still
     read at most ``limit_bytes`` (:func:`read_input` does); the file is only checked when opened.
+    ``check_size=False``: a larger file is accepted, for a caller that reads only its head or tail (at most
+    ``limit_bytes``) and words the size advice itself.
 
     Raises:
         InputFileError: not a regular file, larger than ``limit_bytes``, or cannot be opened (with the reason).
@@ -86,7 +93,7 @@ def open_input(path: str | os.PathLike[str], limit_bytes: int, what: str) -> Bin
             raise InputFileError(_("{path} ({what}) is {kind}, not a regular file; give a saved file of at "
                                    "most {limit}.").format(what=what, path=shown, kind=kind,
                                                        limit=format_limit(limit_bytes)), field=shown)
-        if info.st_size > limit_bytes:
+        if check_size and info.st_size > limit_bytes:
             raise InputFileError(_("{path} ({what}) is {size} bytes; the limit is {limit}.").format(
                 what=what, path=shown, size=info.st_size, limit=format_limit(limit_bytes)), field=shown)
         flags = fcntl.fcntl(fd, fcntl.F_GETFL)

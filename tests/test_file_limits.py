@@ -105,5 +105,5 @@ def test_a_name_that_is_not_utf8_is_shown_escaped(tmp_path):
 
 
 def test_format_limit():
-    assert [format_limit(n) for n in (100, 1024, 16 * 2**20, 2 * 2**30, 20_000_000)] == [
-        "100 B", "1 KiB", "16 MiB", "2 GiB", "19.1 MiB"]
+    assert [format_limit(n) for n in (100, 1024, 16 * 2**20, 2 * 2**30, 20_000_000, 5_000_000, 1536 * 1024 + 1)] == [
+        "100 B", "1 KiB", "16 MiB", "2 GiB", "20 MB", "5 MB", "1.5 MiB"]

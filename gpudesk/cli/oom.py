@@ -107,7 +107,7 @@ def _read_input(name: str) -> bytes:
 
         shown = display_path(name)
         try:  # a regular file only (a FIFO or /dev/zero is refused); its size is judged below, with advice
-            with open_input(name, 1 << 62, _("the log")) as fh:
+            with open_input(name, MAX_INPUT_BYTES, _("the log"), check_size=False) as fh:
                 data = fh.read(MAX_INPUT_BYTES + 1)
         except InputFileError as exc:
             cause = exc.__cause__

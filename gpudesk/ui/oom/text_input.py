@@ -59,7 +59,8 @@ def read_log_file(path: str | Path, limit_bytes: int = MAX_FILE_BYTES) -> Loaded
     """
     target = Path(path)
     # a regular file only: a FIFO or /dev/zero is refused (InputFileError) instead of read without end
-    with open_input(target, 1 << 62, QCoreApplication.translate("OomTextInput", "the log")) as handle:
+    with open_input(target, limit_bytes, QCoreApplication.translate("OomTextInput", "the log"),
+                    check_size=False) as handle:
         size = os.fstat(handle.fileno()).st_size
         if size > limit_bytes:
             handle.seek(size - limit_bytes)
