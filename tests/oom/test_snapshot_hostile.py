@@ -171,3 +171,16 @@ def test_a_field_check_names_the_field_not_a_python_type(tmp_path):
     raw["segments"][0]["device"] = 70_000
     error = _refused(_write(tmp_path, raw), "outside 0..65536")
     assert isinstance(error, SnapshotFormatError)
+
+
+def test_running_out_of_memory_is_said_as_such_not_damaged(tmp_path, monkeypatch):
+    from gpudesk.oom.snapshot import unpickle
+    from gpudesk.oom.snapshot.errors import SnapshotTooLarge
+
+    class Starved(unpickle.PlainUnpickler):
+        def load(self):  # what a machine without enough memory does halfway through a large file
+            raise MemoryError
+
+    monkeypatch.setattr(unpickle, "PlainUnpickler", Starved)
+    with pytest.raises(SnapshotTooLarge, match="Not enough memory to open snap.pickle"):
+        load_snapshot(_write(tmp_path, sb.fragmentation_oom("2.5")))
