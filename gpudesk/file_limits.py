@@ -20,7 +20,7 @@ from __future__ import annotations
 import fcntl
 import os
 import stat
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from gpudesk.errors import GpudeskError
 from gpudesk.i18n import _
@@ -131,6 +131,25 @@ def read_input(path: str | os.PathLike[str], limit_bytes: int, what: str) -> byt
             shown = display_path(path)
             raise InputFileError(_("Cannot read {what} {path}: {reason}.").format(
                 what=what, path=shown, reason=exc.strerror or exc), field=shown) from exc
+
+
+def read_stream(stream: Any, limit_bytes: int, what: str) -> bytes:
+    """At most ``limit_bytes`` of standard input (its binary ``buffer`` when it has one, else the text stream,
+    encoded as UTF-8): an endless or larger stream is refused once one byte past the limit has arrived, so memory
+    stays bounded by the limit.
+
+    Raises:
+        InputFileError: more than ``limit_bytes`` arrived; the message names the limit.
+    """
+    binary = getattr(stream, "buffer", None)
+    if binary is not None:
+        data = binary.read(limit_bytes + 1)
+    else:
+        data = stream.read(limit_bytes + 1).encode("utf-8", "surrogateescape")
+    if len(data) > limit_bytes:
+        raise InputFileError(_("{what} on standard input is larger than {limit}; save it to a file and give the "
+                               "file instead.").format(what=what, limit=format_limit(limit_bytes)))
+    return data
 
 
 def read_input_text(path: str | os.PathLike[str], limit_bytes: int, what: str) -> str:

@@ -107,3 +107,38 @@ def test_a_name_that_is_not_utf8_is_shown_escaped(tmp_path):
 def test_format_limit():
     assert [format_limit(n) for n in (100, 1024, 16 * 2**20, 2 * 2**30, 20_000_000, 5_000_000, 1536 * 1024 + 1)] == [
         "100 B", "1 KiB", "16 MiB", "2 GiB", "20 MB", "5 MB", "1.5 MiB"]
+
+
+class _EndlessStdin:
+    """Standard input that never ends (``yes '0 50 10' | gpudesk ...``): any read gets what it asked for."""
+
+    class _Buffer:
+        def __init__(self, line: bytes):
+            self.line = line
+            self.served = 0
+
+        def read(self, n: int = -1) -> bytes:
+            assert n > 0, "an unbounded read of an endless stream never returns"
+            self.served += n
+            return (self.line * (n // len(self.line) + 1))[:n]
+
+    def __init__(self, line: bytes):
+        self.buffer = self._Buffer(line)
+
+    def isatty(self) -> bool:
+        return False
+
+    def read(self, n: int = -1) -> str:
+        return self.buffer.read(n).decode()
+
+
+@pytest.mark.parametrize("argv, line, words", [
+    (["monitor", "analyze", "-"], b"    0    50    10\n", "The dmon log on standard input is larger than 256 MiB"),
+    (["monitor", "fleet", "--dcgmi", "-"], b"GPU 0 1 2\n", "The dcgmi dmon log on standard input is larger than 256 MiB"),
+])
+def test_endless_standard_input_is_refused_at_the_limit(argv, line, words, monkeypatch, capsys):
+    stdin = _EndlessStdin(line)
+    monkeypatch.setattr("sys.stdin", stdin)
+    assert main(argv) != 0
+    assert words in capsys.readouterr().err
+    assert stdin.buffer.served == 256 * 2**20 + 1

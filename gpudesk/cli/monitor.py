@@ -378,7 +378,12 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                 raise CliError(_("'-' reads a dmon log from standard input; pipe one in, e.g. "
                                "'nvidia-smi dmon -s pucvmet -o DT -c 60 | gpudesk monitor analyze -'."))
             gpu = resolve_gpu_model(args.gpu_model) if args.gpu_model else None
-            frame, devices, log = frame_and_devices_from_text(sys.stdin.read(), gpu, args.interval)
+            from gpudesk.file_limits import read_stream
+            from gpudesk.telemetry.dmon import decode_log_bytes
+
+            raw = read_stream(sys.stdin, _MAX_STDIN_BYTES, _("The dmon log"))
+            frame, devices, log = frame_and_devices_from_text(decode_log_bytes(raw, _("standard input")), gpu,
+                                                              args.interval)
             if log.empty:
                 raise CliError(_("standard input: no samples. {problems}").format(
                     problems=" / ".join(log.errors or log.notes)))
@@ -424,6 +429,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         return 0
     _print_analysis(title, result)
     return 0
+
+
+# dmon text piped in is held whole (a saved file is read in blocks instead): 256 MiB is about 90 h of 8 GPUs.
+_MAX_STDIN_BYTES = 256 * 2**20
 
 
 def _thresholds(path: Path | None) -> Thresholds:
