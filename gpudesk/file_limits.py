@@ -143,9 +143,9 @@ def read_stream(stream: Any, limit_bytes: int, what: str) -> bytes:
     """
     binary = getattr(stream, "buffer", None)
     if binary is not None:
-        data = binary.read(limit_bytes + 1)
+        data = bytes(binary.read(limit_bytes + 1))
     else:
-        data = stream.read(limit_bytes + 1).encode("utf-8", "surrogateescape")
+        data = str(stream.read(limit_bytes + 1)).encode("utf-8", "surrogateescape")
     if len(data) > limit_bytes:
         raise InputFileError(_("{what} on standard input is larger than {limit}; save it to a file and give the "
                                "file instead.").format(what=what, limit=format_limit(limit_bytes)))
