@@ -143,7 +143,8 @@ def read_stream(stream: Any, limit_bytes: int, what: str) -> bytes:
     """
     binary = getattr(stream, "buffer", None)
     if binary is not None:
-        data = bytes(binary.read(limit_bytes + 1))
+        chunk = binary.read(limit_bytes + 1)
+        data = chunk if isinstance(chunk, bytes) else bytes(chunk)  # no copy of what is already bytes
     else:
         data = str(stream.read(limit_bytes + 1)).encode("utf-8", "surrogateescape")
     if len(data) > limit_bytes:
