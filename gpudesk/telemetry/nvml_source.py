@@ -404,7 +404,7 @@ class NvmlSource:
             why = _("the NVLink counters' time stamp did not advance (no interval to divide by)")
         elif tx < prev[1] or rx < prev[2]:  # a negative difference is a reset or a wrap, never traffic
             why = _("the NVLink counters went backwards (reset or wrapped): no rate for this interval")
-        if why is not None:
+        if why is not None or prev is None:
             put(m.NVLINK_TX, None, why)
             put(m.NVLINK_RX, None, why)
             return
