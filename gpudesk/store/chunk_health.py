@@ -66,13 +66,23 @@ def _utc(t: float) -> str:
         return f"{t:g} s"
 
 
-def blob_fault(blob: object, stored_crc: object, dtype: str, n: int) -> str | None:
-    """Why a stored blob cannot be trusted (None when it is sound): wrong type, checksum mismatch, not a zlib
-    stream, or the wrong length once decompressed. ``stored_crc`` None = written before the checksums."""
+def checksum_fault(blob: object, stored_crc: object) -> str | None:
+    """Why a stored blob fails before decoding (None when it passes): not bytes, or a checksum mismatch.
+    ``stored_crc`` None = written before the checksums (then only decoding can tell)."""
     if not isinstance(blob, bytes):
         return _("not a byte string")
     if stored_crc is not None and checksum(blob) != stored_crc:
         return _("checksum mismatch")
+    return None
+
+
+def blob_fault(blob: object, stored_crc: object, dtype: str, n: int) -> str | None:
+    """Why a stored blob cannot be trusted (None when it is sound): wrong type, checksum mismatch, not a zlib
+    stream, or the wrong length once decompressed. ``stored_crc`` None = written before the checksums."""
+    fault = checksum_fault(blob, stored_crc)
+    if fault is not None:
+        return fault
+    assert isinstance(blob, bytes), "checksum_fault refuses anything else"
     try:
         itemsize = np.dtype(dtype).itemsize
     except TypeError:

@@ -27,7 +27,7 @@ import numpy.typing as npt
 from sqlite_utils import Database
 
 from gpudesk.i18n import _
-from gpudesk.store.chunk_health import TIME_BASE, DamagedChunk, blob_fault, checksum
+from gpudesk.store.chunk_health import TIME_BASE, DamagedChunk, checksum, checksum_fault
 from gpudesk.store.errors import StoreCorruptError, converts_sqlite_errors
 
 CHUNK_SAMPLES = 3600  # per GPU: one hour at 1 Hz; 72 h x 8 GPUs = 576 chunks
@@ -55,6 +55,21 @@ def decode(blob: bytes, dtype: str | np.dtype, n: int) -> Array:
 def has_checksums(db: Database) -> bool:
     """Whether the chunk tables have their checksum columns (migration m004 applied)."""
     return any(r[1] == "t_crc" for r in db.conn.execute("PRAGMA table_info(recording_chunks)"))
+
+
+def _decode_checked(blob: object, stored_crc: object, dtype: str, n: int) -> tuple[Array | None, str | None]:
+    """(values, None) for a sound blob, (None, why) for a damaged one: the checksum first (cheap), then one
+    decode, whose own failures (zlib's Adler-32, the length) also count as damage."""
+    fault = checksum_fault(blob, stored_crc)
+    if fault is not None:
+        return None, fault
+    assert isinstance(blob, bytes), "checksum_fault refuses anything else"
+    try:
+        return decode(blob, dtype, n), None
+    except zlib.error:
+        return None, _("not a readable compressed block")
+    except (ValueError, TypeError):
+        return None, _("holds more or less data than its {n} samples").format(n=n)
 
 
 @dataclass
@@ -160,13 +175,13 @@ def read_chunks(
     chunk_rows = []
     t_parts = []
     for r in all_rows:
-        fault = blob_fault(r[3], r[4], "<f8", int(r[2]))
-        if fault is None:
+        t, fault = _decode_checked(r[3], r[4], "<f8", int(r[2]))
+        if t is not None:
             chunk_rows.append(r)
-            t_parts.append(decode(r[3], "<f8", int(r[2])).view(np.float64))
+            t_parts.append(t.view(np.float64))
         else:
             _damaged(damaged, DamagedChunk(session_id, int(r[0]), int(r[1]), TIME_BASE, r[5], r[6], int(r[2]),
-                                           fault))
+                                           fault or ""))
     key_of = {(int(r[0]), int(r[1])): i for i, r in enumerate(chunk_rows)}
     sizes = np.array([int(r[2]) for r in chunk_rows], dtype=np.int64)
     offsets = np.concatenate(([0], np.cumsum(sizes))) if sizes.size else np.zeros(1, dtype=np.int64)
@@ -188,16 +203,16 @@ def read_chunks(
         if i is None:
             continue
         n = int(sizes[i])
-        fault = blob_fault(blob, stored_crc, str(dtype), n)
-        if fault is not None:
+        values, fault = _decode_checked(blob, stored_crc, str(dtype), n)
+        if values is None:
             row = chunk_rows[i]
             _damaged(damaged, DamagedChunk(session_id, int(gpu_index), int(seq), str(metric), row[5], row[6], n,
-                                           fault))
+                                           fault or ""))
             continue
         col = columns.get(metric)
         if col is None:
             col = columns[metric] = np.full(total, np.nan, dtype=dtype_of(metric))
-        col[offsets[i]:offsets[i + 1]] = decode(blob, dtype, n)
+        col[offsets[i]:offsets[i + 1]] = values
     keep = (t_all >= t0) & (t_all <= t1)
     if not keep.all():
         t_all, gpu_all = t_all[keep], gpu_all[keep]
