@@ -213,7 +213,11 @@ def _from_dcgmi(args: argparse.Namespace) -> Any:
 
     delay = args.interval or 1.0
     if args.dcgmi == "-":
-        return parse_dcgmi_dmon(sys.stdin.read(), host=args.host, t0=time.time(), delay_s=delay)
+        from gpudesk.file_limits import read_stream
+        from gpudesk.telemetry.dcgmi_dmon import MAX_TEXT_BYTES, decode_dcgmi_bytes
+
+        text = decode_dcgmi_bytes(read_stream(sys.stdin, MAX_TEXT_BYTES, _("The dcgmi dmon log")))
+        return parse_dcgmi_dmon(text, host=args.host, t0=time.time(), delay_s=delay)
     path = Path(args.dcgmi)
     if not path.exists():
         raise CliError(_('{path}: no such file.').format(path=path))

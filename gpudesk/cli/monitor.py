@@ -331,6 +331,9 @@ def cmd_import(args: argparse.Namespace) -> int:
                                  interval_s=args.interval)
     except (TelemetryError, StoreError) as exc:
         raise CliError(str(exc)) from exc
+    except KeyboardInterrupt:  # the partial session was deleted by import_dmon_log: the store is as it was
+        print(_("Import interrupted (Ctrl+C): nothing was saved."), file=sys.stderr)
+        return 130
     if args.json:
         print(json.dumps({"session_id": result.session_id, "rows": result.rows, "gpus": result.log.frame.gpus,
                           "notes": result.log.notes}, indent=2))
@@ -375,7 +378,12 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                 raise CliError(_("'-' reads a dmon log from standard input; pipe one in, e.g. "
                                "'nvidia-smi dmon -s pucvmet -o DT -c 60 | gpudesk monitor analyze -'."))
             gpu = resolve_gpu_model(args.gpu_model) if args.gpu_model else None
-            frame, devices, log = frame_and_devices_from_text(sys.stdin.read(), gpu, args.interval)
+            from gpudesk.file_limits import read_stream
+            from gpudesk.telemetry.dmon import decode_log_bytes
+
+            raw = read_stream(sys.stdin, _MAX_STDIN_BYTES, _("The dmon log"))
+            frame, devices, log = frame_and_devices_from_text(decode_log_bytes(raw, _("standard input")), gpu,
+                                                              args.interval)
             if log.empty:
                 raise CliError(_("standard input: no samples. {problems}").format(
                     problems=" / ".join(log.errors or log.notes)))
@@ -423,6 +431,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     return 0
 
 
+# dmon text piped in is held whole (a saved file is read in blocks instead): 256 MiB is about 90 h of 8 GPUs.
+_MAX_STDIN_BYTES = 256 * 2**20
+
+
 def _thresholds(path: Path | None) -> Thresholds:
     return load_thresholds(path)
 
@@ -467,15 +479,12 @@ def _load_plan(args: argparse.Namespace) -> tuple[dict | None, str | None]:
         return saved.plan, saved.name
     if args.plan_file is not None:
         fix = _("Give the JSON a plan command wrote, e.g. 'gpudesk plan ... --json > plan.json'.")
+        from gpudesk.file_limits import InputFileError, read_input
+
         try:
-            with args.plan_file.open("rb") as fh:
-                raw = fh.read(_MAX_PLAN_BYTES + 1)
-        except OSError as exc:
-            raise CliError(_("{plan_file}: cannot read the plan ({error}).").format(
-                plan_file=args.plan_file, error=exc.strerror or exc)) from exc
-        if len(raw) > _MAX_PLAN_BYTES:
-            raise CliError(_("{plan_file}: over {limit_mb} MB, too large to be a plan. {fix}").format(
-                plan_file=args.plan_file, limit_mb=_MAX_PLAN_BYTES // 10**6, fix=fix))
+            raw = read_input(args.plan_file, _MAX_PLAN_BYTES, _("the plan"))
+        except InputFileError as exc:
+            raise CliError(_("{problem} {fix}").format(problem=exc.user_text(), fix=fix)) from exc
         try:
             plan = json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError as exc:
@@ -517,6 +526,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         out=args.out, title=title, span=fmt_span(report.duration_s), gpus=len(report.gpus),
         warnings=len(report.judged_findings)))
     print(report.analysis.summary)
+    for note in report.analysis.notes:
+        print(_("note: {note}").format(note=note), file=sys.stderr)
     return 0
 
 
@@ -677,4 +688,6 @@ def cmd_export(args: argparse.Namespace) -> int:
     except (TelemetryError, StoreError) as exc:
         raise CliError(str(exc)) from exc
     print(_('Wrote {n} rows to {output}.').format(n=n, output=args.output))
+    for note in frame.notes:
+        print(_("note: {note}").format(note=note), file=sys.stderr)
     return 0

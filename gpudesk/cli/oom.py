@@ -20,7 +20,6 @@ import argparse
 import json
 import sys
 import threading
-from pathlib import Path
 
 from gpudesk.cli import CliError
 from gpudesk.oom import Diagnosis, OomError, diagnose, parse_text
@@ -108,16 +107,22 @@ def _read_input(name: str) -> bytes:
     if name == "-":
         data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
     else:
-        path = Path(name)
-        try:
-            with open(path, "rb") as fh:
+        from gpudesk.file_limits import InputFileError, display_path, open_input
+
+        shown = display_path(name)
+        try:  # a regular file only (a FIFO or /dev/zero is refused); its size is judged below, with advice
+            with open_input(name, MAX_INPUT_BYTES, _("the log"), check_size=False) as fh:
                 data = fh.read(MAX_INPUT_BYTES + 1)
-        except FileNotFoundError as exc:
-            raise CliError(_('{name}: no such file').format(name=name)) from exc
-        except IsADirectoryError as exc:
-            raise CliError(_('{name}: is a folder, not a text file').format(name=name)) from exc
-        except PermissionError as exc:
-            raise CliError(_('{name}: permission denied').format(name=name)) from exc
+        except InputFileError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, FileNotFoundError):
+                raise CliError(_('{name}: no such file').format(name=shown)) from exc
+            if isinstance(cause, PermissionError):
+                raise CliError(_('{name}: permission denied').format(name=shown)) from exc
+            raise CliError(exc.user_text()) from exc
+        except OSError as exc:
+            raise CliError(_("Cannot read {what} {path}: {reason}.").format(
+                what=_("the log"), path=shown, reason=exc.strerror or exc)) from exc
     if len(data) > MAX_INPUT_BYTES:
         raise CliError(_("{name}: larger than {limit_mb} MB; pass the part around the error, e.g. `tail -n 2000 "
                          "FILE | gpudesk oom diagnose -`").format(name=name, limit_mb=MAX_INPUT_BYTES // 1_000_000))

@@ -11,6 +11,7 @@ from gpudesk import paths
 from gpudesk.cli import CliError
 from gpudesk.i18n import _
 from gpudesk.store import StoreError
+from gpudesk.store.chunk_health import find_damaged_chunks
 from gpudesk.store.salvage import salvage_database
 
 
@@ -43,17 +44,23 @@ def cmd_check(args: argparse.Namespace) -> int:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
             rows = [r[0] for r in conn.execute("PRAGMA integrity_check(20)").fetchall()]
+            damaged = find_damaged_chunks(conn) if rows == ["ok"] else []
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
         raise CliError(_("{path} cannot be checked ({reason}). Run 'gpudesk store recover' to copy what is "
                          "readable into a new file.").format(path=path, reason=exc), status=1) from exc
-    if rows == ["ok"]:
+    if rows == ["ok"] and not damaged:
         print(_("{path}: ok").format(path=path))
         return 0
     print(_("{path} is damaged:").format(path=path))
-    for line in rows:
-        print(f"  {line}")
+    if rows != ["ok"]:
+        for line in rows:
+            print(f"  {line}")
+    if damaged:
+        print(_("  {count} recording chunks fail their checksum or cannot be decoded:").format(count=len(damaged)))
+    for chunk in damaged:
+        print(f"  {chunk.describe()}")
     print(_("Run 'gpudesk store recover' to copy every readable row into a new file, then move the damaged one "
             "aside."))
     return 1
@@ -79,6 +86,10 @@ def cmd_recover(args: argparse.Namespace) -> int:
             print(_("  {table}: {rows} rows").format(table=table, rows=result.copied[table]))
     for table in result.unreadable_tables:
         print(_("  {table}: unreadable, nothing copied").format(table=table))
+    if result.damaged_chunks:
+        print(_("{count} damaged recording chunks were left out of the copy:").format(count=len(result.damaged_chunks)))
+    for chunk in result.damaged_chunks:
+        print(f"  {chunk.describe()}")
     print(_("To use the copy: close gpudesk, move {name} aside, and rename {copy} to {name}.").format(
         name=src.name, copy=dest.name))
     return 0

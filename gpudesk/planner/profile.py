@@ -14,6 +14,8 @@ from pathlib import Path
 
 from typing import Any
 
+from gpudesk.file_limits import InputFileError, display_path, read_input
+from gpudesk.i18n import _
 from gpudesk.planner.errors import ProfileError
 from gpudesk.planner.requirement import SECTIONS, Requirement, raise_problems
 from gpudesk.planner.workload import profile_problems
@@ -152,6 +154,27 @@ def parse_profile_text(text: str, where: str = "The profile") -> dict[str, Any]:
                                       "a profile is flat: one [section] per question.") from exc
 
 
+def profile_file_text(path: str | Path) -> str:
+    """The text of a profile file: a regular file of at most :data:`MAX_PROFILE_BYTES`, UTF-8.
+
+    Raises:
+        ProfileError: not a regular file (a folder, a FIFO, /dev/zero), too large (the limit is named), unreadable,
+            or not UTF-8.
+    """
+    try:
+        raw = read_input(path, MAX_PROFILE_BYTES, _("the profile"))
+    except InputFileError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, OSError):
+            raise ProfileError("profile", _("cannot read {path}: {reason}.").format(
+                path=display_path(path), reason=cause.strerror or cause)) from exc
+        raise ProfileError("profile", exc.user_text()) from exc
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProfileError("profile", _("{path} is not UTF-8 text.").format(path=display_path(path))) from exc
+
+
 def load_profile(path: str | Path, catalog: Any = None) -> Requirement:
     """Read a TOML profile and validate it.
 
@@ -165,18 +188,8 @@ def load_profile(path: str | Path, catalog: Any = None) -> Requirement:
             problem at once, most fundamental first (model, mode, then sizes).
     """
     p = Path(path)
-    try:
-        size = p.stat().st_size
-        if size > MAX_PROFILE_BYTES:
-            raise ProfileError("profile", f"{p} is {size} bytes; a profile is a few hundred (limit {MAX_PROFILE_BYTES}).")
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise ProfileError("profile", f"cannot read {p}: {exc.strerror or exc}.") from exc
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ProfileError("profile", f"{p} is not UTF-8 text.") from exc
-    req = requirement_from_dict(parse_profile_text(text, str(p)))
+    text = profile_file_text(p)
+    req = requirement_from_dict(parse_profile_text(text, display_path(p)))
     if req.model.config_path and not Path(req.model.config_path).is_absolute():
         req.model.config_path = str((p.parent / req.model.config_path).resolve())
     raise_problems(profile_problems(req, catalog))

@@ -18,7 +18,7 @@ from typing import Any
 
 from gpudesk.catalog.records import ModelShape
 from gpudesk.sizing.checks import MAX_PARAMS, positive_int
-from gpudesk.sizing.config_validation import check_config_numbers, read_config_json
+from gpudesk.sizing.config_validation import check_config_numbers, check_config_shape, read_config_json
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import ConfigFileError, ShapeError, SizingError
 
@@ -411,6 +411,7 @@ def spec_from_hf_config(path: str | Path) -> ModelSpec:
         merged.setdefault("model_type", cfg["text_config"].get("model_type", cfg.get("model_type")))
         cfg = merged
     check_config_numbers(cfg, p)
+    check_config_shape(cfg, p)
     name = _config_model_name(cfg, p)
     model_type = str(cfg.get("model_type", "")).lower()
     try:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gpudesk.file_limits import InputFileError, display_path, read_input
 from gpudesk.i18n import _
 from gpudesk.paths import bundle_root
 from gpudesk.sizing.errors import ConfigFileError, SizingError
@@ -92,11 +93,11 @@ def load_cases(path: str | Path | None = None) -> list[dict[str, Any]]:
     """
     p = Path(path) if path else default_cases_path()
     try:
-        if p.stat().st_size > MAX_CASES_FILE_BYTES:
-            raise ConfigFileError("cases", _("{path} is larger than 4 MiB; it is not a validation set.").format(path=p))
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigFileError("cases", _("cannot read {path}: {reason}.").format(path=p, reason=exc.strerror or exc)) from exc
+        text = read_input(p, MAX_CASES_FILE_BYTES, _("the validation set")).decode("utf-8")
+    except InputFileError as exc:
+        raise ConfigFileError("cases", exc.user_text()) from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigFileError("cases", _("{path} is not UTF-8 text.").format(path=display_path(p))) from exc
     cases = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():

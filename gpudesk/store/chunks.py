@@ -8,7 +8,9 @@ Tables (migration ``m003_columnar_chunks`` of the "gpudesk-recordings" set):
 
 Encoding of a blob: the array's bytes regrouped by byte position ("byte shuffle": all first bytes, then all second
 bytes, ...; slowly changing numbers then give long runs of equal bytes) and compressed with zlib (RFC 1950) at
-level 1. Lossless: ``decode(encode(a))`` gives ``a`` bit for bit, NaN included.
+level 1. Lossless: ``decode(encode(a))`` gives ``a`` bit for bit, NaN included. Each blob is stored with its
+CRC-32 (``t_crc`` / ``v_crc``, migration ``m004_chunk_checksums``; :mod:`gpudesk.store.chunk_health`): a reader
+leaves a damaged chunk out and reports it instead of failing the whole recording.
 
 A chunk holds at most :data:`CHUNK_SAMPLES` samples of one GPU. The live recorder rewrites its open chunk at each
 commit (every 1-2 s) until it is full, so a killed recorder loses only what it had not committed.
@@ -25,6 +27,7 @@ import numpy.typing as npt
 from sqlite_utils import Database
 
 from gpudesk.i18n import _
+from gpudesk.store.chunk_health import TIME_BASE, DamagedChunk, checksum, checksum_fault
 from gpudesk.store.errors import StoreCorruptError, converts_sqlite_errors
 
 CHUNK_SAMPLES = 3600  # per GPU: one hour at 1 Hz; 72 h x 8 GPUs = 576 chunks
@@ -49,15 +52,24 @@ def decode(blob: bytes, dtype: str | np.dtype, n: int) -> Array:
     return raw.reshape(dt.itemsize, n).T.copy().view(dt).reshape(n)
 
 
-def _decode_stored(session_id: int, blob: bytes, dtype: str | np.dtype, n: int) -> Array:
-    """:func:`decode` of a blob read from the database; a damaged blob is a :class:`StoreCorruptError`."""
+def has_checksums(db: Database) -> bool:
+    """Whether the chunk tables have their checksum columns (migration m004 applied)."""
+    return any(r[1] == "t_crc" for r in db.conn.execute("PRAGMA table_info(recording_chunks)"))
+
+
+def _decode_checked(blob: object, stored_crc: object, dtype: str, n: int) -> tuple[Array | None, str | None]:
+    """(values, None) for a sound blob, (None, why) for a damaged one: the checksum first (cheap), then one
+    decode, whose own failures (zlib's Adler-32, the length) also count as damage."""
+    fault = checksum_fault(blob, stored_crc)
+    if fault is not None:
+        return None, fault
+    assert isinstance(blob, bytes), "checksum_fault refuses anything else"
     try:
-        return decode(blob, dtype, n)
-    except (ValueError, TypeError, zlib.error) as exc:
-        raise StoreCorruptError(
-            _("A chunk of recording {session_id} is damaged and cannot be read.").format(session_id=session_id),
-            detail=str(exc), remedy=_("Export what you can and move the database file aside."),
-        ) from exc
+        return decode(blob, dtype, n), None
+    except zlib.error:
+        return None, _("not a readable compressed block")
+    except (ValueError, TypeError):
+        return None, _("holds more or less data than its {n} samples").format(n=n)
 
 
 @dataclass
@@ -72,8 +84,10 @@ class Chunk:
 
 @converts_sqlite_errors
 def write_chunks(db: Database, session_id: int, chunks: Iterable[Chunk]) -> int:
-    """Insert (or replace, for the recorder's open chunk) chunks; returns the samples written. No commit."""
+    """Insert (or replace, for the recorder's open chunk) chunks with their checksums; returns the samples
+    written. No commit. (Migration m003 writes before the checksum columns exist: then without them.)"""
     conn = db.conn
+    checksums = has_checksums(db)
     times: list[tuple[object, ...]] = []
     values: list[tuple[object, ...]] = []
     count = 0
@@ -82,13 +96,18 @@ def write_chunks(db: Database, session_id: int, chunks: Iterable[Chunk]) -> int:
         if not n:
             continue
         count += n
-        times.append((session_id, c.gpu_index, c.seq, float(c.t[0]), float(c.t[-1]), n, encode(c.t)))
+        t_blob = encode(c.t)
+        times.append((session_id, c.gpu_index, c.seq, float(c.t[0]), float(c.t[-1]), n, t_blob,
+                      *((checksum(t_blob),) if checksums else ())))
         for metric, v in c.values.items():
-            values.append((session_id, c.gpu_index, c.seq, metric, v.dtype.str, encode(v)))
+            v_blob = encode(v)
+            values.append((session_id, c.gpu_index, c.seq, metric, v.dtype.str, v_blob,
+                           *((checksum(v_blob),) if checksums else ())))
+    t_crc, v_crc, mark = (", t_crc", ", v_crc", ", ?") if checksums else ("", "", "")
     conn.executemany("insert or replace into recording_chunks (session_id, gpu_index, seq, t_first, t_last, n, "
-                     "t_blob) values (?, ?, ?, ?, ?, ?, ?)", times)
+                     f"t_blob{t_crc}) values (?, ?, ?, ?, ?, ?, ?{mark})", times)
     conn.executemany("insert or replace into recording_chunk_values (session_id, gpu_index, seq, metric, dtype, "
-                     "v_blob) values (?, ?, ?, ?, ?, ?)", values)
+                     f"v_blob{v_crc}) values (?, ?, ?, ?, ?, ?{mark})", values)
     return count
 
 
@@ -133,20 +152,37 @@ def read_chunks(
     gpus: Sequence[int] | None,
     metrics: Sequence[str] | None,
     dtype_of: Callable[[str], np.dtype],
+    damaged: list[DamagedChunk] | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int32], dict[str, Array]]:
     """Samples with ``t0 <= t <= t1`` as (t, gpu, {metric: column}), sorted by t (ties in GPU order).
 
-    ``dtype_of(metric)`` gives each column's dtype. Only chunks overlapping the span are read and decoded."""
+    ``dtype_of(metric)`` gives each column's dtype. Only chunks overlapping the span are read and decoded.
+
+    A damaged chunk (checksum mismatch, unreadable compressed block, wrong length) is left out and appended to
+    ``damaged``: a damaged time base drops that chunk's samples, a damaged value column leaves that metric N/A
+    over the chunk's span. With ``damaged`` None a damaged chunk raises :class:`StoreCorruptError` instead
+    (migration m003 uses that to refuse a conversion that does not read back). A store opened without its
+    migrations (from before m004) is read without checksums."""
     where = "session_id = ? and t_last >= ? and t_first <= ?"
     params: list[object] = [session_id, t0, t1]
     if gpus is not None:
         where += f" and gpu_index in ({', '.join('?' * len(gpus))})"
         params.extend(int(g) for g in gpus)
-    chunk_rows = db.conn.execute(
-        f"select gpu_index, seq, n, t_blob from recording_chunks where {where} order by gpu_index, seq",
-        params).fetchall()
+    t_crc, v_crc = ("t_crc", "v.v_crc") if has_checksums(db) else ("null", "null")
+    all_rows = db.conn.execute(
+        f"select gpu_index, seq, n, t_blob, {t_crc}, t_first, t_last from recording_chunks where {where} "
+        "order by gpu_index, seq", params).fetchall()
+    chunk_rows = []
+    t_parts = []
+    for r in all_rows:
+        t, fault = _decode_checked(r[3], r[4], "<f8", int(r[2]))
+        if t is not None:
+            chunk_rows.append(r)
+            t_parts.append(t.view(np.float64))
+        else:
+            _damaged(damaged, DamagedChunk(session_id, int(r[0]), int(r[1]), TIME_BASE, r[5], r[6], int(r[2]),
+                                           fault or ""))
     key_of = {(int(r[0]), int(r[1])): i for i, r in enumerate(chunk_rows)}
-    t_parts = [_decode_stored(session_id, r[3], "<f8", int(r[2])).view(np.float64) for r in chunk_rows]
     sizes = np.array([int(r[2]) for r in chunk_rows], dtype=np.int64)
     offsets = np.concatenate(([0], np.cumsum(sizes))) if sizes.size else np.zeros(1, dtype=np.int64)
     total = int(offsets[-1])
@@ -157,19 +193,26 @@ def read_chunks(
     columns: dict[str, Array] = {}
     wanted = set(metrics) if metrics is not None else None
     cursor = db.conn.execute(
-        "select v.gpu_index, v.seq, v.metric, v.dtype, v.v_blob from recording_chunk_values v join recording_chunks c "
-        "using (session_id, gpu_index, seq) where "
+        f"select v.gpu_index, v.seq, v.metric, v.dtype, v.v_blob, {v_crc} from recording_chunk_values v "
+        "join recording_chunks c using (session_id, gpu_index, seq) where "
         + " and ".join(f"c.{part}" for part in where.split(" and ")), params)
-    for gpu_index, seq, metric, dtype, blob in cursor:
+    for gpu_index, seq, metric, dtype, blob, stored_crc in cursor:
         if wanted is not None and metric not in wanted:
             continue
         i = key_of.get((int(gpu_index), int(seq)))
         if i is None:
             continue
+        n = int(sizes[i])
+        values, fault = _decode_checked(blob, stored_crc, str(dtype), n)
+        if values is None:
+            row = chunk_rows[i]
+            _damaged(damaged, DamagedChunk(session_id, int(gpu_index), int(seq), str(metric), row[5], row[6], n,
+                                           fault or ""))
+            continue
         col = columns.get(metric)
         if col is None:
             col = columns[metric] = np.full(total, np.nan, dtype=dtype_of(metric))
-        col[offsets[i]:offsets[i + 1]] = _decode_stored(session_id, blob, dtype, int(sizes[i]))
+        col[offsets[i]:offsets[i + 1]] = values
     keep = (t_all >= t0) & (t_all <= t1)
     if not keep.all():
         t_all, gpu_all = t_all[keep], gpu_all[keep]
@@ -180,3 +223,13 @@ def read_chunks(
         for k in list(columns):
             columns[k] = columns[k][order]
     return t_all, gpu_all, columns
+
+
+def _damaged(into: list[DamagedChunk] | None, chunk: DamagedChunk) -> None:
+    """Note a damaged chunk, or raise when the caller keeps no list (it wants all or nothing)."""
+    if into is None:
+        raise StoreCorruptError(
+            _("A chunk of recording {session_id} is damaged and cannot be read.").format(session_id=chunk.session_id),
+            detail=chunk.describe(), remedy=_("Export what you can and move the database file aside."),
+        )
+    into.append(chunk)

@@ -31,6 +31,7 @@ from sqlite_utils import Database, Migrations
 from gpudesk.i18n import _
 from gpudesk.progress import Progress
 from gpudesk.store import chunks
+from gpudesk.store.chunk_health import DamagedChunk, checksum
 from gpudesk.store.errors import StoreError, converts_sqlite_errors
 from gpudesk.store.migrations import register
 
@@ -160,6 +161,21 @@ def _convert_rows(db: Database, session_id: int) -> None:
     if not same:
         raise StoreError(_("Recording {session_id} did not read back equal after conversion to chunks; the "
                            "database was left as it was. Report this with the file.").format(session_id=session_id))
+
+
+@migrations()
+def m004_chunk_checksums(db: Database) -> None:
+    """The CRC-32 of every chunk blob (:mod:`gpudesk.store.chunk_health`), computed here for the chunks written
+    before; a reader then leaves one damaged chunk out instead of losing the recording."""
+    db.conn.execute("alter table recording_chunks add column t_crc integer")
+    db.conn.execute("alter table recording_chunk_values add column v_crc integer")
+    db.conn.create_function("gpudesk_crc32", 1, _crc_or_null, deterministic=True)
+    db.conn.execute("update recording_chunks set t_crc = gpudesk_crc32(t_blob)")
+    db.conn.execute("update recording_chunk_values set v_crc = gpudesk_crc32(v_blob)")
+
+
+def _crc_or_null(blob: object) -> int | None:
+    return checksum(blob) if isinstance(blob, bytes) else None
 
 
 @dataclass
@@ -382,6 +398,7 @@ def read_arrays(
     gpus: list[int] | None = None,
     metrics: list[str] | None = None,
     dtypes: Mapping[str, np.dtype] | Callable[[str], np.dtype] | None = None,
+    damaged: list[DamagedChunk] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
     """Samples of a session in ``t0 <= t <= t1`` as (t float64, gpu int32, {metric: array, NaN = N/A}), sorted
     by t (ties in GPU order).
@@ -389,6 +406,7 @@ def read_arrays(
     Only metrics with at least one value in the session are returned (and, when ``metrics`` is given, only
     those). ``dtypes`` gives each metric's column dtype (a mapping or a function of the name; float64
     otherwise). Only the chunks that overlap the span are decompressed, straight into the result columns.
+    A damaged chunk is left out and appended to ``damaged`` (raised as StoreCorruptError when it is None).
     """
     _require(db, session_id)
     lo = -math.inf if t0 is None else float(t0)
@@ -404,7 +422,7 @@ def read_arrays(
             return np.dtype(np.float64)
         return np.dtype(dtypes(name) if callable(dtypes) else dtypes.get(name, np.float64))
 
-    t, gpu, cols = chunks.read_chunks(db, session_id, lo, hi, gpus, wanted, dtype_of)
+    t, gpu, cols = chunks.read_chunks(db, session_id, lo, hi, gpus, wanted, dtype_of, damaged)
     if not known:
         cols = {k: v for k, v in cols.items() if not np.all(np.isnan(v))}
     return t, gpu, cols

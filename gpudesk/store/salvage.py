@@ -4,16 +4,21 @@ A garbled page in the middle of the file breaks the queries that touch it ("data
 not the whole file. Rows are read in rowid ranges; a range that fails is read again row by row, so only the
 rows on damaged pages are lost. Tables are created from the schema the source records (``sqlite_master``), the
 migration history included, so the copy opens as an ordinary store of the same version; indexes are rebuilt
-after the copy. ``PRAGMA quick_check`` then vouches for the result.
+after the copy. Recording chunks whose checksum fails (:mod:`gpudesk.store.chunk_health`; SQLite's own checks
+cannot see a flipped byte inside a blob) are left out of the copy and counted. ``PRAGMA quick_check`` then vouches
+for the result. The copy is created with the source file's permissions (a 0600 store gives a 0600 copy).
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpudesk.i18n import _
+from gpudesk.store.chunk_health import TIME_BASE, DamagedChunk, find_damaged_chunks
 from gpudesk.store.errors import StoreCorruptError, StoreUnwritableError
 
 CHUNK_ROWS = 1000
@@ -28,6 +33,7 @@ class SalvageResult:
     copied: dict[str, int] = field(default_factory=dict)
     lost: dict[str, int] = field(default_factory=dict)
     unreadable_tables: list[str] = field(default_factory=list)
+    damaged_chunks: list[DamagedChunk] = field(default_factory=list)
     check: str = ""
 
     @property
@@ -65,7 +71,11 @@ def salvage_database(source: Path, target: Path) -> SalvageResult:
             raise StoreCorruptError(_("The table list of {source} is itself damaged; no rows can be recovered from "
                                       "it.").format(source=source), field=str(source), detail=str(exc)) from exc
         try:
+            _create_like(source, target)
             dst = sqlite3.connect(str(target))
+        except OSError as exc:
+            raise StoreUnwritableError(_("Cannot create {target}: {reason}.").format(
+                target=target, reason=exc.strerror or exc), field=str(target), detail=str(exc)) from exc
         except sqlite3.Error as exc:
             raise StoreUnwritableError(_("Cannot create {target}.").format(target=target), field=str(target),
                                        detail=str(exc)) from exc
@@ -81,6 +91,7 @@ def salvage_database(source: Path, target: Path) -> SalvageResult:
                         dst.execute(sql)
                     except sqlite3.Error:  # an index over rows that were lost cannot be unique any more
                         continue
+            _drop_damaged_chunks(dst, result)
             dst.commit()
             result.check = str(dst.execute("PRAGMA quick_check").fetchone()[0])
             return result
@@ -154,3 +165,41 @@ def _probe_top(src: sqlite3.Connection, q: str) -> int:
             top, empty = start + CHUNK_ROWS, 0
         start += CHUNK_ROWS
     return top
+
+
+def _create_like(source: Path, target: Path) -> None:
+    """Create the empty ``target`` with the permission bits of ``source`` (SQLite would follow the umask, and
+    its journal files copy the database file's mode)."""
+    mode = stat.S_IMODE(os.stat(source).st_mode) & 0o666
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        os.fchmod(fd, mode)  # O_CREAT's mode passes through the umask
+    finally:
+        os.close(fd)
+
+
+def _drop_damaged_chunks(dst: sqlite3.Connection, result: SalvageResult) -> None:
+    """Delete the copied chunks that fail their checks (a damaged time base takes its value blobs with it) and
+    count them as lost rows."""
+    try:
+        damaged = find_damaged_chunks(dst)
+    except sqlite3.Error:  # no chunk tables in this store
+        return
+    for d in damaged:
+        key = (d.session_id, d.gpu_index, d.seq)
+        if d.metric == TIME_BASE:
+            gone = dst.execute("delete from recording_chunk_values where session_id = ? and gpu_index = ? and seq = ?",
+                               key).rowcount
+            dst.execute("delete from recording_chunks where session_id = ? and gpu_index = ? and seq = ?", key)
+            _move_to_lost(result, "recording_chunks", 1)
+            _move_to_lost(result, "recording_chunk_values", gone)
+        else:
+            dst.execute("delete from recording_chunk_values where session_id = ? and gpu_index = ? and seq = ? "
+                        "and metric = ?", (*key, d.metric))
+            _move_to_lost(result, "recording_chunk_values", 1)
+    result.damaged_chunks = damaged
+
+
+def _move_to_lost(result: SalvageResult, table: str, rows: int) -> None:
+    result.copied[table] = result.copied.get(table, 0) - rows
+    result.lost[table] = result.lost.get(table, 0) + rows

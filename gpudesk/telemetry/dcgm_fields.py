@@ -168,9 +168,14 @@ for _i, _kind in enumerate(_SENTINEL_KINDS):
 # The four INT64 sentinels are one and the same number as a float64 (2**63), so they read as "DCGM blank".
 
 
-def blank_reason(value: float) -> str | None:
+def blank_reason(value: float, *, int32_gauge: bool = False) -> str | None:
     """The reason when ``value`` is one of DCGM's blank sentinels (as the exporter or dcgmi may pass them on),
-    else None. INT64 sentinels lose precision as floats, so anything at or above the INT64 blank counts."""
+    else None. INT64 sentinels lose precision as floats, so anything at or above the INT64 blank counts.
+
+    ``int32_gauge``: the field's raw value is a gauge far below 2**31 (a percentage, ratio, watts, degrees,
+    MHz, MiB of one GPU's memory). DCGM tests blanks by ``DCGM_INT32_IS_BLANK(val) (val >= DCGM_INT32_BLANK)``
+    (dcgm_structs.h), so for such a field every value from 0x7ffffff0 up (2147483648 = 2**31 among them, the
+    32-bit blank as widened or read unsigned) is a blank, never a reading."""
     if math.isnan(value):
         return "not a number"
     why = SENTINELS.get(value)
@@ -178,7 +183,20 @@ def blank_reason(value: float) -> str | None:
         return why
     if value >= float(_INT64_BLANK):
         return "DCGM blank"
+    if int32_gauge and value >= float(_INT32_BLANK):
+        return f"DCGM blank ({value:.0f} is in the 32-bit blank range, DCGM_INT32_IS_BLANK)"
     return None
+
+
+_GAUGE_UNITS = frozenset({"%", "W", "C", "Hz"})
+
+
+def is_int32_gauge(field_map: FieldMap) -> bool:
+    """Whether ``field_map``'s raw DCGM value is a gauge that stays far below 2**31 (see :func:`blank_reason`):
+    percentages and ratios, watts, degrees, MHz clocks and framebuffer MiB. Counters (energy, violation
+    nanoseconds, NVLink and ECC counts) and byte rates can pass 2**31 legitimately and are not."""
+    unit = metric_unit(field_map.metric)
+    return unit in _GAUGE_UNITS or (unit == "bytes" and field_map.scale == MIB)
 
 
 def metric_unit(metric: str) -> str:

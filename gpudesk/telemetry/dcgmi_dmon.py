@@ -15,21 +15,29 @@ are grouped into ticks (a tick ends when an entity repeats) spaced ``delay_s`` a
 
 from __future__ import annotations
 
+import codecs
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+import os
 from pathlib import Path
 
 import numpy as np
+
+from gpudesk.file_limits import InputFileError, display_path, open_input, read_bounded
 
 from gpudesk.i18n import _
 from gpudesk.telemetry import dcgm_fields as df
 from gpudesk.telemetry.fleet import FleetHistory, GpuKey, KeyIndex
 from gpudesk.telemetry.fleet_http import FleetError
 from gpudesk.telemetry.model import Sample, SampleBatch, SeriesFrame
+from gpudesk.telemetry.plausibility import check_values
 
 MAX_LINE_CHARS = 8192
 MAX_TEXT_BYTES = 256 * 1024 * 1024
+MAX_ROW_NOTES = 20  # rows left out are all counted; the first few are quoted
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 ENTITY_KINDS = ("GPU", "GPU-I", "GPU-CI")
 NA_TOKENS = frozenset({"N/A", "NA", "-"})
 
@@ -50,6 +58,7 @@ class DcgmiDmonParser:
     columns: list[str] = field(default_factory=list)
     tick: int = 0
     lines_skipped: int = 0
+    rows_rejected: int = 0
     clock: Callable[[], float] | None = None  # live streams: a tick's time is when its first row arrived
     _current: dict[int, Sample] = field(default_factory=dict)
     _tick_t: float | None = None
@@ -76,9 +85,24 @@ class DcgmiDmonParser:
             self._tick_t = self.clock() if self.clock is not None else self.t0 + self.tick * self.delay_s
         return self._tick_t
 
+    def _skip(self, note: str) -> None:
+        """Leave a row out, with a note (the first :data:`MAX_ROW_NOTES` are kept; all are counted)."""
+        self.rows_rejected += 1
+        if self.rows_rejected <= MAX_ROW_NOTES:
+            self.notes.append(note)
+
     def feed(self, line: str) -> SampleBatch | None:
-        text = line[:MAX_LINE_CHARS].strip()
+        if len(line) > MAX_LINE_CHARS:  # never a dcgmi row (a stream's runaway output, a binary file): counted
+            self.lines_skipped += 1
+            return None
+        text = line.strip()
         if not text:
+            return None
+        control = _CONTROL.search(text)
+        if control:  # a NUL or other control byte: a value may be missing or split, the columns are unsure
+            self._skip(_("A row holding a control character ({char}) was left out rather than guess which value "
+                         "belongs to which column: {row}").format(char=repr(control.group())[1:-1],
+                                                                   row=repr(text[:60])))
             return None
         tokens = text.split()
         if tokens[0] == "#Entity":
@@ -86,12 +110,21 @@ class DcgmiDmonParser:
             return None
         if tokens[0] == "ID" or text.startswith("#"):
             return None
-        if tokens[0] not in ENTITY_KINDS or len(tokens) < 2 or not tokens[1].isdigit():
+        if tokens[0] not in ENTITY_KINDS or len(tokens) < 2:
             self.lines_skipped += 1
+            return None
+        if not (tokens[1].isascii() and tokens[1].isdigit()):
+            self._skip(_("A {kind} row with the entity id {id} (not a number written with the digits 0-9) was left "
+                         "out.").format(kind=tokens[0], id=repr(tokens[1][:20])))
             return None
         if not self.columns:
             raise DcgmiParseError(_("A dcgmi dmon row came before its #Entity header line."), field="text",
                                   remedy=_("Paste the output from its first line (#Entity ...)."))
+        if len(tokens) - 2 > len(self.columns):
+            self._skip(_("A {entity} row has {got} values for {want} columns; it was left out rather than guess "
+                         "which value belongs to which column.").format(
+                entity=f"{tokens[0]} {tokens[1]}", got=len(tokens) - 2, want=len(self.columns)))
+            return None
         key = self._key(tokens[0], int(tokens[1]))
         pos = self.index.position(key)
         closed = self._close_tick() if pos in self._current else None
@@ -111,10 +144,14 @@ class DcgmiDmonParser:
                 sample.values[metric] = None
                 sample.reasons[metric] = f"dcgmi {raw[:20]!r}"
                 continue
-            why = df.blank_reason(v)
-            if why is not None or math.isinf(v):
+            why = df.blank_reason(v, int32_gauge=fm is not None and df.is_int32_gauge(fm))
+            if why is None and math.isinf(v):
+                why = "infinite"
+            if why is None and v < 0 and (fm is None or df.metric_unit(fm.metric) != "C"):
+                why = _("dcgmi reported {value:g}, a negative reading (only a temperature can be below zero); not shown").format(value=v)
+            if why is not None:
                 sample.values[metric] = None
-                sample.reasons[metric] = why or "infinite"
+                sample.reasons[metric] = why
             else:
                 sample.values[metric] = v * scale
                 if scale == 100.0 and v > 1.0 and tag not in self._over_one:
@@ -125,6 +162,7 @@ class DcgmiDmonParser:
         if len(tokens) - 2 < len(self.columns):
             self.notes.append(_("A {entity} row has {got} of {want} values.").format(
                 entity=f"{tokens[0]} {tokens[1]}", got=len(tokens) - 2, want=len(self.columns)))
+        check_values(sample.values, sample.reasons)  # beyond any GPU (50 kW, 300 C): N/A with the reason
         self._current[pos] = sample
         return closed
 
@@ -149,6 +187,9 @@ def parse_dcgmi_dmon(text: str, *, host: str = "", t0: float = 0.0, delay_s: flo
         raise DcgmiParseError(_("No dcgmi dmon rows (#Entity header, then GPU / GPU-I rows) were found."),
                               field="text", remedy=_("Paste the output of dcgmi dmon -e <field ids>."))
     notes = list(parser.notes)
+    if parser.rows_rejected > MAX_ROW_NOTES:
+        notes.append(_("{n} rows were left out in all (the first {shown} are quoted above).").format(
+            n=parser.rows_rejected, shown=MAX_ROW_NOTES))
     if parser.lines_skipped:
         notes.append(_("{n} lines that are not GPU, GPU-I or GPU-CI rows were skipped.").format(
             n=parser.lines_skipped))
@@ -156,17 +197,30 @@ def parse_dcgmi_dmon(text: str, *, host: str = "", t0: float = 0.0, delay_s: flo
     return FleetHistory(parser.index.keys, frame, delay_s, notes)
 
 
+def decode_dcgmi_bytes(data: bytes) -> str:
+    """Text of a saved dcgmi dmon log: UTF-8, or UTF-16 / UTF-8 with a byte-order mark (PowerShell 5's ``>``
+    writes UTF-16 LE with a BOM), as dmon logs are read; undecodable bytes are replaced. A NUL byte in a UTF-8
+    log is kept: the row holding it is left out with a note (:meth:`DcgmiDmonParser.feed`)."""
+    for bom, codec in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
+                       (codecs.BOM_UTF16_BE, "utf-16-be")):
+        if data.startswith(bom):
+            return data[len(bom):].decode(codec, errors="replace")
+    return data.decode("utf-8", errors="replace")
+
+
 def read_dcgmi_dmon(path: str | Path, *, host: str = "", delay_s: float = 1.0) -> FleetHistory:
     """Parse a dcgmi dmon log file; the first tick is placed at the file's modification time minus its length."""
     p = Path(path)
     try:
-        size = p.stat().st_size
-        if size > MAX_TEXT_BYTES:
-            raise DcgmiParseError(_("{path} is larger than 256 MiB.").format(path=p), field="path")
-        text = p.read_text(encoding="utf-8", errors="replace")
-        mtime = p.stat().st_mtime
+        with open_input(p, MAX_TEXT_BYTES, _("the dcgmi dmon log")) as fh:
+            raw = read_bounded(fh, MAX_TEXT_BYTES, _("the dcgmi dmon log"), p)
+            mtime = os.fstat(fh.fileno()).st_mtime
+    except InputFileError as exc:
+        raise DcgmiParseError(exc.message, field="path") from exc
     except OSError as exc:
-        raise DcgmiParseError(_("{path} could not be read.").format(path=p), field="path", detail=str(exc)) from exc
+        raise DcgmiParseError(_("{path} could not be read.").format(path=display_path(p)), field="path",
+                              detail=str(exc)) from exc
+    text = decode_dcgmi_bytes(raw)
     history = parse_dcgmi_dmon(text, host=host, t0=0.0, delay_s=delay_s)
     f = history.frame
     n_ticks = int(np.unique(f.t).size)

@@ -32,6 +32,7 @@ from typing import BinaryIO
 
 import numpy as np
 
+from gpudesk.file_limits import InputFileError, display_path, format_limit, open_input, read_bounded
 from gpudesk.i18n import _
 from gpudesk.telemetry.dmon_format import (
     COLUMN_MAP,
@@ -341,17 +342,32 @@ def _byte_blocks(data: bytes | bytearray) -> Iterator[np.ndarray]:
         pos = end
 
 
+# A dmon log of 72 h x 8 GPUs at 1 Hz is about 200 MB; 2 GiB is ten times that. It is read in blocks, so
+# memory follows the columns parsed, not the file; a "line" of 16 MiB is not dmon output.
+MAX_FILE_BYTES = 2 * 2**30
+MAX_UNBROKEN_BYTES = 16 * 2**20
+
+
 def _file_blocks(fh: BinaryIO, head: bytes) -> Iterator[np.ndarray]:
     """Blocks of a file read BLOCK_BYTES at a time (``head``: bytes already read), cut after a newline."""
     carry = bytearray(head)
+    total = len(head)
     while True:
         chunk = fh.read(BLOCK_BYTES)
         if not chunk:
             if carry:
                 yield padded_block(np.frombuffer(bytes(carry), dtype=np.uint8))
             return
+        total += len(chunk)
+        if total > MAX_FILE_BYTES:  # the file grew past its limit while read
+            raise DmonError(_("The dmon log grew past the limit of {limit} while it was read.").format(
+                limit=format_limit(MAX_FILE_BYTES)))
         carry += chunk
         cut = carry.rfind(b"\n")
+        if cut == -1 and len(carry) > MAX_UNBROKEN_BYTES:
+            raise DmonError(_("The dmon log holds {size} bytes without a line break (the limit is {limit}); it is "
+                              "not the text output of 'nvidia-smi dmon'.").format(
+                size=len(carry), limit=format_limit(MAX_UNBROKEN_BYTES)))
         if cut == -1 or len(carry) < BLOCK_BYTES // 2:
             continue
         view = np.frombuffer(carry, dtype=np.uint8, count=cut + 1)
@@ -503,10 +519,11 @@ def read_dmon_file(path: str | Path, *, interval_s: float = 1.0, start_time: flo
     _check_interval(interval_s)
     p = Path(path)
     try:
-        with p.open("rb") as fh:
+        with open_input(p, MAX_FILE_BYTES, _("the dmon log")) as fh:
             head = fh.read(65536)
-            if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-                data = decode_log_bytes(head + fh.read(), p.name).encode("utf-8")  # rare (PowerShell 5)
+            if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # rare (PowerShell 5)
+                rest = read_bounded(fh, MAX_FILE_BYTES - len(head), _("the dmon log"), p)
+                data = decode_log_bytes(head + rest, p.name).encode("utf-8")
                 total = len(data)
                 blocks: Iterable[np.ndarray] = _byte_blocks(data)
             else:
@@ -517,8 +534,10 @@ def read_dmon_file(path: str | Path, *, interval_s: float = 1.0, start_time: flo
                 return _parse_blocks(blocks, interval_s, start_time, total)
             except DmonError as exc:
                 raise DmonError(f"{p.name}: {exc}", field=exc.field) from exc
+    except InputFileError as exc:
+        raise DmonError(exc.message, field=exc.field) from exc
     except OSError as exc:
-        raise DmonError(f"Cannot read {p}: {exc.strerror or exc}.", field=str(p)) from exc
+        raise DmonError(f"Cannot read {display_path(p)}: {exc.strerror or exc}.", field=str(p)) from exc
 
 
 def decode_log_bytes(data: bytes, name: str = "the file") -> str:

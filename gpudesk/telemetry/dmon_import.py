@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from sqlite_utils import Database
 
+from gpudesk.file_limits import display_path
 from gpudesk.i18n import _
 from gpudesk.progress import Progress
 from gpudesk.telemetry.dmon import DmonError, DmonLog, parse_dmon, read_dmon_file
@@ -87,19 +88,24 @@ def import_dmon_log(
     """
     gpu = resolve_gpu_model(gpu_model, catalog) if gpu_model else None
     log = read_dmon_file(path, interval_s=interval_s)
+    file_name = display_path(Path(path).name)  # a name that is not UTF-8 is stored and shown as \xNN
     if log.empty:
         if log.unsupported:
-            raise DmonError(f"{Path(path).name}: dmon could not run on that machine: {' / '.join(log.errors)}. "
+            raise DmonError(f"{file_name}: dmon could not run on that machine: {' / '.join(log.errors)}. "
                             "Older GeForce drivers do not support dmon; record with NVML (gpudesk monitor record).")
-        raise DmonError(f"{Path(path).name}: no samples could be read. " + " ".join(log.notes))
+        raise DmonError(f"{file_name}: no samples could be read. " + " ".join(log.notes))
     devices = devices_for_model(log.frame.gpus, gpu)
     recorder = Recorder(db)
     try:
         notes_all = "\n".join(filter(None, [notes, *log.notes]))
-        recorder.start(devices, source=f"dmon-file:{Path(path).name}", interval_s=interval_s, notes=notes_all,
-                       name=name or Path(path).name, gpu_model=gpu.id if gpu else None,
-                       link_assumption=link_assumption_text(gpu))
-        rows = recorder.write_frame(log.frame, progress=progress)
+        recorder.start(devices, source=f"dmon-file:{file_name}", interval_s=interval_s,
+                       notes=display_path(notes_all), name=display_path(name) if name else file_name,
+                       gpu_model=gpu.id if gpu else None, link_assumption=link_assumption_text(gpu))
+        try:
+            rows = recorder.write_frame(log.frame, progress=progress)
+        except BaseException:  # Ctrl+C or a failed write: no half import is left in the store
+            recorder.discard()
+            raise
         sid = recorder.stop()
     finally:
         if db is None:

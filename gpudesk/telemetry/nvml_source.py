@@ -385,14 +385,28 @@ class NvmlSource:
             put(m.NVLINK_RX, None, reason)
             return
         n = st.nvlink_links
+        raw = [int(v.value.ullVal) for v in vals]
+        sentinel = next((why for why in map(sentinel_reason, raw) if why is not None), None)
+        if sentinel is not None:  # one link's counter not available: a sum with it would be a huge false rate
+            st.nvlink_prev = None
+            put(m.NVLINK_TX, None, sentinel)
+            put(m.NVLINK_RX, None, sentinel)
+            return
         ts = max(int(v.timestamp) for v in vals)
-        tx = float(sum(int(v.value.ullVal) for v in vals[:n]))
-        rx = float(sum(int(v.value.ullVal) for v in vals[n:]))
+        tx = float(sum(raw[:n]))
+        rx = float(sum(raw[n:]))
         prev = st.nvlink_prev
         st.nvlink_prev = (ts, tx, rx)
-        if prev is None or ts <= prev[0] or tx < prev[1] or rx < prev[2]:
-            put(m.NVLINK_TX, None, "first NVLink counter reading (a rate needs two)")
-            put(m.NVLINK_RX, None, "first NVLink counter reading (a rate needs two)")
+        why = None
+        if prev is None:
+            why = "first NVLink counter reading (a rate needs two)"
+        elif ts <= prev[0]:
+            why = _("the NVLink counters' time stamp did not advance (no interval to divide by)")
+        elif tx < prev[1] or rx < prev[2]:  # a negative difference is a reset or a wrap, never traffic
+            why = _("the NVLink counters went backwards (reset or wrapped): no rate for this interval")
+        if why is not None or prev is None:
+            put(m.NVLINK_TX, None, why)
+            put(m.NVLINK_RX, None, why)
             return
         dt = (ts - prev[0]) / 1e6
         put(m.NVLINK_TX, (tx - prev[1]) * 1024.0 / dt, None)

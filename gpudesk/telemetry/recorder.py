@@ -24,9 +24,11 @@ from typing import Any
 import numpy as np
 from sqlite_utils import Database
 
+from gpudesk.i18n import _
 from gpudesk.progress import Progress
 from gpudesk.store import StoreError, chunks, open_store
 from gpudesk.store import recordings as rec
+from gpudesk.store.chunk_health import DamagedChunk
 from gpudesk.store.db import database_file
 from gpudesk.store.errors import store_error_for
 from gpudesk.telemetry.model import (
@@ -243,6 +245,18 @@ class Recorder:
                 self._reasons = {}
         self._last_flush = self._clock()
 
+    def discard(self) -> None:
+        """Roll back what is not committed and delete the session being written (an import the user interrupted
+        with Ctrl+C): the store then holds no half import. Safe to call when nothing is being written."""
+        sid = self.session_id
+        if sid is None:
+            return
+        self.session_id = None
+        self._open, self._dirty, self._reasons, self._pending_rows = {}, set(), {}, 0
+        if self.db.conn.in_transaction:
+            self.db.conn.rollback()
+        rec.delete_session(self.db, sid)
+
     def stop(self) -> int | None:
         """Flush, mark the session ended; returns its id."""
         sid = self.session_id
@@ -267,20 +281,28 @@ class Recorder:
 def load_frame(db: Database, session_id: int, t0: float | None = None, t1: float | None = None,
                gpus: list[int] | None = None, metrics: list[str] | None = None) -> SeriesFrame:
     """A recording (or a span of it; optionally only some GPUs or metrics) as a :class:`SeriesFrame` with its
-    N/A reasons.
+    N/A reasons. A damaged chunk is left out: its span is N/A (the reason says so) and a note names the GPU,
+    metric and time span it held; ``gpudesk store check`` lists such chunks.
 
     Raises:
         StoreError: no such session.
     """
+    damaged: list[DamagedChunk] = []
     try:
-        t, gpu, cols = rec.read_arrays(db, session_id, t0, t1, gpus, metrics, dtypes=column_dtype)
+        t, gpu, cols = rec.read_arrays(db, session_id, t0, t1, gpus, metrics, dtypes=column_dtype, damaged=damaged)
         reasons = rec.session_reasons(db, session_id)
     except StoreError as exc:  # a damaged page under this recording: the message names the file, how to recover
         named = store_error_for(exc, database_file(db))
         if named is exc:  # not a database fault (no such session...): as it was
             raise
         raise named from exc
-    return SeriesFrame(t, gpu, cols, reasons, sort=False)
+    for d in damaged:
+        reasons.setdefault((d.gpu_index, d.metric), d.describe())
+    notes = [d.describe() for d in damaged]
+    if damaged:
+        notes.append(_("Run 'gpudesk store check' to list every damaged chunk, and 'gpudesk store recover' to "
+                       "copy the rest into a new file."))
+    return SeriesFrame(t, gpu, cols, reasons, notes=notes, sort=False)
 
 
 def session_devices(db: Database, session_id: int) -> list[DeviceInfo]:

@@ -4144,6 +4144,14 @@ PCI 总线：{bus}</translation>
     </message>
 </context>
 <context>
+    <name>OomTextInput</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="62"/>
+        <source>the log</source>
+        <translation>日志</translation>
+    </message>
+</context>
+<context>
     <name>OomUnits</name>
     <message>
         <location filename="../../gpudesk/ui/oom/units.py" line="16"/>
@@ -5071,103 +5079,103 @@ PCI 总线：{bus}</translation>
         <translation>保存的配置文件不是由各节组成的表。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="45"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="46"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="49"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="50"/>
         <source>Quick mode</source>
         <translation>快速模式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="49"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="50"/>
         <source>Model, method, sequence length and batch: does it fit?</source>
         <translation>模型、方法、序列长度和批大小：放得下吗？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="50"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="51"/>
         <source>Wizard</source>
         <translation>向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="50"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="51"/>
         <source>The five questions, one page each</source>
         <translation>五个问题，每页一个</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="51"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="52"/>
         <source>Results</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="51"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="52"/>
         <source>The ranked configurations of the last plan</source>
         <translation>上次规划排序后的配置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="52"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="53"/>
         <source>Saved plans</source>
         <translation>已保存的规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="52"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="53"/>
         <source>Reopen, duplicate, edit, compare, delete, export</source>
         <translation>重新打开、复制、编辑、比较、删除、导出</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="63"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="64"/>
         <source>Load a bundled example requirement into the wizard</source>
         <translation>将自带的示例需求载入向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="67"/>
         <source>Start from example…</source>
         <translation>从示例开始…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="72"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="73"/>
         <source>Open profi&amp;le…</source>
         <translation>打开配置文件(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="73"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="74"/>
         <source>Load a requirement profile (TOML, as used by gpudesk plan --profile) into the wizard</source>
         <translation>将需求配置文件（TOML，与 gpudesk plan --profile 相同）载入向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="75"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="76"/>
         <source>Sa&amp;ve profile…</source>
         <translation>保存配置文件(&amp;V)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="76"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="77"/>
         <source>Write the wizard&apos;s answers as a TOML profile (for gpudesk plan --profile)</source>
         <translation>将向导中的回答写为 TOML 配置文件（用于 gpudesk plan --profile）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="83"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="84"/>
         <source>Planning…</source>
         <translation>正在规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="95"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="96"/>
         <source>No plan yet: answer the wizard&apos;s questions and press Plan.</source>
         <translation>尚无规划：请回答向导中的问题并按“规划”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="95"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="96"/>
         <source>Open requirement profile</source>
         <translation>打开需求配置文件</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="96"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="228"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="97"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="226"/>
         <source>TOML profiles (*.toml)</source>
         <translation>TOML 配置文件 (*.toml)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="226"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="224"/>
         <source>Save requirement profile</source>
         <translation>保存需求配置文件</translation>
     </message>
@@ -5177,12 +5185,12 @@ PCI 总线：{bus}</translation>
         <translation>配置文件已写入 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="138"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="136"/>
         <source>Cannot load the profile {0}: {1}</source>
         <translation>无法载入配置文件 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="146"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="144"/>
         <source>Loaded “{0}” ({1}). Check the answers and press Plan.</source>
         <translation>已载入“{0}”（{1}）。请检查回答并按“规划”。</translation>
     </message>
@@ -5192,7 +5200,7 @@ PCI 总线：{bus}</translation>
         <translation>GPU 目录不可用，无法进行规划。请查看启动时的消息。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="152"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="150"/>
         <source>Planning over the whole catalog…</source>
         <translation>正在基于整个目录规划…</translation>
     </message>
@@ -5227,27 +5235,22 @@ PCI 总线：{bus}</translation>
         <translation>已保存您为 {0} 设置的价格：每 GPU {1} USD。正在重新规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="135"/>
-        <source>Cannot load the profile {0}: it is not UTF-8 text.</source>
-        <translation>无法加载配置文件 {0}：它不是 UTF-8 文本。</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="157"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="155"/>
         <source>{0} configurations ranked, {1} rejected.</source>
         <translation>已排序 {0} 个配置，排除 {1} 个。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="170"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="168"/>
         <source>Planning failed: {0}</source>
         <translation>规划失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="176"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="174"/>
         <source>&amp;Save changes</source>
         <translation>保存更改(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="176"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="174"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
     </message>
@@ -5272,7 +5275,7 @@ PCI 总线：{bus}</translation>
         <translation>{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="203"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="201"/>
         <source>Editing “{0}”: change the answers, press Plan, then Save changes.</source>
         <translation>正在编辑“{0}”：修改回答，按“规划”，然后“保存更改”。</translation>
     </message>
@@ -7028,72 +7031,72 @@ PCI 总线：{bus}</translation>
 <context>
     <name>TextInput</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="123"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="128"/>
         <source>Paste an out-of-memory message, a torch.cuda.memory_summary() table, a TensorFlow, JAX or vLLM error here, or drop a log file onto this tab.</source>
         <translation>在此粘贴显存不足消息、torch.cuda.memory_summary() 表格、TensorFlow、JAX 或 vLLM 错误，或将日志文件拖放到此标签页。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="135"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="140"/>
         <source>&amp;Diagnose</source>
         <translation>诊断(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="136"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="141"/>
         <source>Parse the text and rank the likely causes (Ctrl+Return)</source>
         <translation>解析文本并对可能的原因排序（Ctrl+Return）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="139"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="144"/>
         <source>&amp;Open file…</source>
         <translation>打开文件(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="141"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="146"/>
         <source>Read a log file (its last %1 are used)</source>
         <translation>读取日志文件（使用其最后 %1）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="144"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="149"/>
         <source>Clear te&amp;xt</source>
         <translation>清除文本(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="174"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="179"/>
         <source>pasted text</source>
         <translation>粘贴的文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="178"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="183"/>
         <source>Reading %1 …</source>
         <translation>正在读取 %1 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="194"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="199"/>
         <source>%1 is not a text log: %2</source>
         <translation>%1 不是文本日志：%2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="201"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="206"/>
         <source>%1: %2, only the last %3 are shown and diagnosed.</source>
         <translation>%1：%2，只显示并诊断最后 %3。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="208"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="213"/>
         <source>%1 (%2)</source>
         <translation>%1（%2）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="214"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="219"/>
         <source>Cannot read the file: %1</source>
         <translation>无法读取文件：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="234"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="239"/>
         <source>Open a log, an error file or a memory snapshot</source>
         <translation>打开日志、错误文件或显存快照</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="235"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="240"/>
         <source>Logs and text (*.log *.txt *.out *.err);;Memory snapshots (*.pickle *.pkl *.json *.gz);;All files (*)</source>
         <translation>日志和文本 (*.log *.txt *.out *.err);;显存快照 (*.pickle *.pkl *.json *.gz);;所有文件 (*)</translation>
     </message>

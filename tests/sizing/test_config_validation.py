@@ -77,7 +77,7 @@ def test_giant_integer_and_huge_file(tmp_path):
     big = tmp_path / "big.json"
     with big.open("wb") as f:
         f.truncate(17 * 1024 * 1024)
-    with pytest.raises(ConfigFileError, match="a few kilobytes"):
+    with pytest.raises(ConfigFileError, match="the limit is 16 MiB"):
         spec_from_hf_config(big)
 
 
@@ -86,3 +86,37 @@ def test_parse_param_count_309_digits_and_non_finite(value):
     with pytest.raises(ShapeError) as info:
         parse_param_count(value)
     assert len(str(info.value)) < 200
+
+
+_MIXTRAL = {"model_type": "mixtral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+            "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000, "num_local_experts": 8,
+            "num_experts_per_tok": 2}
+
+
+@pytest.mark.parametrize("change, field, words", [
+    ({"num_local_experts": 0}, "num_local_experts", "at least one expert"),
+    ({"num_experts_per_tok": 9}, "num_experts_per_tok", "more than the 8 experts"),
+    ({"num_experts_per_tok": 0}, "num_experts_per_tok", "at least one expert"),
+    ({"num_key_value_heads": 64}, "num_key_value_heads", "more key/value heads than the 32"),
+    ({"num_key_value_heads": 6}, "num_key_value_heads", "does not divide the 32 attention heads"),
+    ({"num_attention_heads": 30, "num_key_value_heads": 10}, "num_attention_heads", "does not divide hidden_size"),
+    ({"num_hidden_layers": 0}, "num_hidden_layers", "greater than zero"),
+    ({"num_attention_heads": -4}, "num_attention_heads", "greater than zero"),
+    ({"first_k_dense_replace": 40}, "first_k_dense_replace", "more than the 32 layers"),
+])
+def test_impossible_shapes_are_refused_with_the_field_named(tmp_path, change, field, words):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**_MIXTRAL, **change}), encoding="utf-8")
+    with pytest.raises(ConfigFileError, match=words) as info:
+        spec_from_hf_config(path)
+    assert info.value.field == field
+
+
+def test_plausible_moe_and_explicit_head_width_are_sized(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(_MIXTRAL), encoding="utf-8")
+    assert spec_from_hf_config(path).moe_experts == 8
+    # Gemma-style: the head width is given, so 4096 need not split evenly into 7 heads
+    path.write_text(json.dumps({**_MIXTRAL, "num_attention_heads": 7, "num_key_value_heads": 1, "head_dim": 256}),
+                    encoding="utf-8")
+    assert spec_from_hf_config(path).params > 0

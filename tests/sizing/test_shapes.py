@@ -66,7 +66,7 @@ def test_parse_param_count_rejects(text):
 
 def test_malformed_config_files(tmp_path):
     missing = tmp_path / "none.json"
-    with pytest.raises(ConfigFileError, match="cannot read"):
+    with pytest.raises(ConfigFileError, match="Cannot read"):
         spec_from_hf_config(missing)
     bad = tmp_path / "bad.json"
     bad.write_text('{"hidden_size": 4096,', encoding="utf-8")

@@ -276,3 +276,28 @@ def test_pcie_byte_counters_average_over_the_interval_when_supported():
     calls = fake.call_log.count("nvmlDeviceGetFieldValues")
     src.read()
     assert fake.call_log.count("nvmlDeviceGetFieldValues") - calls == 1  # GPU 1 is not asked again
+
+
+def test_nvlink_counters_that_go_backwards_or_hold_the_sentinel_are_na_with_the_reason():
+    now = [2.0]  # the fake's counters are rate x time: 2,000 KiB per link now
+    device = FakeDevice(0, nvlink_links=2, nvlink_kib_per_s=1000)
+    fake = make_fake_pynvml([device], clock=lambda: now[0])
+    src = NvmlSource(nvml=fake, slow_interval_s=0.0, clock=lambda: now[0])
+    src.read()
+    now[0] += 2.0
+    device.nvlink_kib_per_s = 10  # 40 KiB per link: lower than before, a reset, not negative traffic
+    back = src.read().samples[0]
+    assert back.values[m.NVLINK_TX] is None and "went backwards" in back.reasons[m.NVLINK_TX]
+    real = fake.nvmlDeviceGetFieldValues
+
+    def one_link_not_available(h, fields):
+        out = real(h, fields)
+        if len(out) > 1:
+            out[1].value.ullVal = 2**64 - 1  # NVML_VALUE_NOT_AVAILABLE_ulonglong
+        return out
+
+    fake.nvmlDeviceGetFieldValues = one_link_not_available
+    now[0] += 2.0
+    na = src.read().samples[0]
+    assert na.values[m.NVLINK_RX] is None and "not available" in na.reasons[m.NVLINK_RX]
+    src.close()

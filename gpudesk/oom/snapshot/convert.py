@@ -16,10 +16,23 @@ Layouts PyTorch has shipped (read from the writer's history in torch/csrc/cuda/m
 
 A block state written as ``active_awaiting_free`` (the name in the Python docstring) is read as
 ``active_pending_free`` (the name the C++ writer uses).
+
+Every field is checked for type and range before analysis sees it (a :class:`SnapshotFormatError` names the
+field): whole numbers must be ints (a float such as 1e308, a bool or a string is refused), addresses and sizes
+are never negative and fit the allocator's 64-bit words, text fields are strings, and a segment's blocks may not
+overlap (the writer lists them in address order, each starting where the previous one ends). Nothing is walked
+recursively, so a list nested a million levels deep where a frame or a setting belongs is refused, not a
+RecursionError.
+
+Expansion bound: a pickle can refer to one object many times (its memo), so a small file can describe a trace of
+billions of events. Every segment, block and trace event the conversion reads costs at least one byte of the
+decoded file when it is not such a repeat, so more of them than ``max_items`` (the decoded size) is refused
+before any array is sized.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable
 from itertools import repeat
@@ -27,6 +40,7 @@ from operator import itemgetter
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from gpudesk.i18n import _
 from gpudesk.oom.snapshot.errors import SnapshotCancelled, SnapshotFormatError
@@ -48,6 +62,22 @@ OOM_CODE = ACTION_CODE["oom"]
 STATE_ALIASES = {"active_awaiting_free": "active_pending_free"}
 KNOWN_TOP_KEYS = {"segments", "device_traces", "allocator_settings", "external_annotations"}
 PROGRESS_EVERY_EVENTS = 200_000
+MIN_ITEMS_BUDGET = 1_000_000  # a small file may still hold this many items (tests, hand-written JSON)
+MAX_WORD = 2**63 - 1  # addresses, sizes, streams and times are stored as int64 columns
+MAX_DEVICE = 2**16
+MAX_LINE = 2**31
+
+
+def _describe(value: Any) -> str:
+    """A short description of a value for a message, never recursing into it."""
+    if isinstance(value, (list, tuple, dict, set)):
+        return _("a {kind} of {n} items").format(kind=type(value).__name__, n=len(value))
+    if isinstance(value, (str, bytes)):
+        return repr(value[:40]) + ("..." if len(value) > 40 else "")
+    if isinstance(value, (int, float, bool)) or value is None:
+        text = repr(value)
+        return text if len(text) <= 40 else text[:37] + "..."
+    return type(value).__name__
 
 
 class _Stacks:
@@ -65,8 +95,12 @@ class _Stacks:
             return hit[1]
         if not isinstance(raw, dict):
             raise SnapshotFormatError(_("A stack frame in the snapshot is not a dict."))
-        line = raw.get("line", 0)
-        frame = Frame(str(raw.get("filename", "")), int(line) if isinstance(line, int) else 0, str(raw.get("name", "")))
+        filename, name, line = raw.get("filename", ""), raw.get("name", ""), raw.get("line", 0)
+        for key, text in (("filename", filename), ("name", name)):
+            if not isinstance(text, str):
+                raise SnapshotFormatError(_("A stack frame's {key} should be text, found {value}.").format(
+                    key=key, value=_describe(text)), field=f"frames.{key}")
+        frame = Frame(filename, line if type(line) is int and 0 <= line < MAX_LINE else 0, name)
         self._frames[id(raw)] = (raw, frame)
         return frame
 
@@ -88,16 +122,35 @@ class _Stacks:
         return sid
 
 
-def _int(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
+def _int(value: Any, what: str, low: int = 0, high: int = MAX_WORD) -> int:
+    """``value`` as an int in ``[low, high]``; anything else (a float, a bool, text, out of range) is refused."""
+    if type(value) is not int:
         raise SnapshotFormatError(
             _("The snapshot field {field} should be a whole number, found {value}.").format(
-                field=what, value=repr(value)[:60]),
+                field=what, value=_describe(value)),
+            field=what,
+        )
+    if not low <= value <= high:
+        raise SnapshotFormatError(
+            _("The snapshot field {field} is {value}, outside {low}..{high}.").format(
+                field=what, value=_describe(value), low=low, high=high),
             field=what,
         )
     return value
+
+
+def _count_items(raw_segments: list[Any], raw_traces: list[Any], max_items: int) -> None:
+    """Refuse a snapshot whose segments, blocks and trace events outnumber ``max_items`` (see the module
+    docstring: more of them than decoded bytes means the file repeats objects through its memo)."""
+    items = len(raw_segments) + sum(len(t) for t in raw_traces if isinstance(t, list))
+    items += sum(len(b) for s in raw_segments if isinstance(s, dict) and isinstance(b := s.get("blocks"), list))
+    if items > max_items:
+        raise SnapshotFormatError(
+            _("The snapshot describes {items} segments, blocks and trace events, more than its {limit} decoded bytes "
+              "can hold: it repeats the same objects by reference to look larger (a decompression bomb), so it was "
+              "not expanded.").format(items=items, limit=max_items),
+            field="device_traces",
+            remedy=_("Open a snapshot written by torch.cuda.memory._dump_snapshot()."))
 
 
 def to_snapshot(
@@ -107,8 +160,12 @@ def to_snapshot(
     file_size_bytes: int = 0,
     progress: ProgressFn | None = None,
     cancel: threading.Event | None = None,
+    max_items: int | None = None,
 ) -> Snapshot:
-    """The typed snapshot of a decoded ``_snapshot()`` value. Raises SnapshotFormatError when it is not one."""
+    """The typed snapshot of a decoded ``_snapshot()`` value. Raises SnapshotFormatError when it is not one.
+
+    ``max_items``: the most segments + blocks + trace events accepted (the decoded size in bytes; at least
+    :data:`MIN_ITEMS_BUDGET`); None = no bound (a value built in memory)."""
     notes: list[str] = []
     stacks = _Stacks()
     if isinstance(raw, list) and not (raw and all(isinstance(x, dict) and ("blocks" in x or "total_size" in x)
@@ -133,7 +190,7 @@ def to_snapshot(
         raw_traces = raw.get("device_traces", [])
         raw_settings = raw.get("allocator_settings")
         features = []
-        extra = sorted(str(k) for k in raw if k not in KNOWN_TOP_KEYS)
+        extra = sorted(k if isinstance(k, str) else _describe(k) for k in raw if k not in KNOWN_TOP_KEYS)
         if extra:
             notes.append(_("Keys not used: {keys}.").format(keys=", ".join(extra[:10])))
     else:
@@ -145,6 +202,8 @@ def to_snapshot(
         )
     if not isinstance(raw_segments, list) or not isinstance(raw_traces, list):
         raise SnapshotFormatError(_("The snapshot's 'segments' and 'device_traces' must be lists."), field=source_name)
+    if max_items is not None:
+        _count_items(raw_segments, raw_traces, max(max_items, MIN_ITEMS_BUDGET))
     segments = [_segment(s, i, stacks, features) for i, s in enumerate(raw_segments)]
     total_events = sum(len(t) for t in raw_traces if isinstance(t, list))
     traces: list[DeviceTrace] = []
@@ -192,17 +251,23 @@ def _segment(raw: Any, index: int, stacks: _Stacks, features: list[str]) -> Segm
     where = f"segments[{index}]"
     address = _int(raw.get("address", 0), where + ".address")
     pool = raw.get("segment_pool_id", (0, 0))
-    pool_id = (int(pool[0]), int(pool[1])) if isinstance(pool, (list, tuple)) and len(pool) == 2 else (0, 0)
+    pool_id = (_int(pool[0], where + ".segment_pool_id[0]", -MAX_WORD), _int(pool[1], where + ".segment_pool_id[1]",
+                                                                            -MAX_WORD)) \
+        if isinstance(pool, (list, tuple)) and len(pool) == 2 else (0, 0)
     requested = raw.get("requested_size")
+    segment_type = raw.get("segment_type", "large")
+    if not isinstance(segment_type, str):
+        raise SnapshotFormatError(_("The snapshot field {field} should be text, found {value}.").format(
+            field=where + ".segment_type", value=_describe(segment_type)), field=where + ".segment_type")
     seg = Segment(
-        device=_int(raw.get("device", 0), where + ".device"),
+        device=_int(raw.get("device", 0), where + ".device", 0, MAX_DEVICE),
         address=address,
         total_size_bytes=_int(raw.get("total_size", 0), where + ".total_size"),
         allocated_size_bytes=_int(raw.get("allocated_size", 0), where + ".allocated_size"),
         active_size_bytes=_int(raw.get("active_size", 0), where + ".active_size"),
         requested_size_bytes=None if requested is None else _int(requested, where + ".requested_size"),
         stream=_int(raw.get("stream", 0), where + ".stream"),
-        segment_type=str(raw.get("segment_type", "large")),
+        segment_type=segment_type,
         pool_id=pool_id,
         is_expandable=bool(raw.get("is_expandable", False)),
         stack_id=stacks.intern(raw.get("frames")),
@@ -211,10 +276,19 @@ def _segment(raw: Any, index: int, stacks: _Stacks, features: list[str]) -> Segm
     if not isinstance(blocks, list):
         raise SnapshotFormatError(_("The blocks of a segment are not a list."), field=where)
     cursor = address
+    end = address  # where the previous block ends: the next one may not start before it
     for j, b in enumerate(blocks):
         if not isinstance(b, dict):
             raise SnapshotFormatError(_("A block of the snapshot is not a dict."), field=f"{where}.blocks[{j}]")
-        size = _int(b.get("size", 0), f"{where}.blocks[{j}].size")
+        raw_size = b.get("size", 0)
+        if type(raw_size) is int and raw_size < 0:
+            at = b.get("address", cursor)
+            raise SnapshotFormatError(
+                _("The block at {address} in the segment at {segment:#x} has a negative size ({size} B); no allocator "
+                  "writes that.").format(address=f"{at:#x}" if type(at) is int else _describe(at), segment=address,
+                                         size=raw_size),
+                field=f"{where}.blocks[{j}].size")
+        size = _int(raw_size, f"{where}.blocks[{j}].size")
         frames = b.get("frames")
         requested_b = b.get("requested_size")
         history = b.get("history")
@@ -225,17 +299,27 @@ def _segment(raw: Any, index: int, stacks: _Stacks, features: list[str]) -> Segm
             frames = frames if frames is not None else history[0].get("frames")
             if requested_b is None:
                 requested_b = history[0].get("real_size")
-        state = str(b.get("state", "inactive"))
+        state = b.get("state", "inactive")
+        if not isinstance(state, str):
+            raise SnapshotFormatError(_("The snapshot field {field} should be text, found {value}.").format(
+                field=f"{where}.blocks[{j}].state", value=_describe(state)), field=f"{where}.blocks[{j}].state")
         state = STATE_ALIASES.get(state, state)
         block_address = b.get("address")
+        at = cursor if block_address is None else _int(block_address, f"{where}.blocks[{j}].address")
+        if at < end:
+            raise SnapshotFormatError(
+                _("The block at {address:#x} in the segment at {segment:#x} overlaps the block before it, which ends at "
+                  "{end:#x}; blocks of a segment never overlap.").format(address=at, segment=address, end=end),
+                field=f"{where}.blocks[{j}].address")
         seg.blocks.append(Block(
-            address=cursor if block_address is None else _int(block_address, f"{where}.blocks[{j}].address"),
+            address=at,
             size_bytes=size,
             requested_size_bytes=size if requested_b is None else _int(requested_b, f"{where}.blocks[{j}].requested"),
             state=state,
             stack_id=stacks.intern(frames),
         ))
-        cursor += size
+        cursor = at + size
+        end = at + size
     return seg
 
 
@@ -258,6 +342,7 @@ def _trace(
             features.append("time_us")
         if has_meta and "user_metadata" not in features:
             features.append("user_metadata")
+        _check_trace(trace)
         return trace
     n = len(entries)
     action = np.empty(n, dtype=np.int8)
@@ -281,12 +366,13 @@ def _trace(
             if a is None:
                 a = e.get("device_free", 0)
             action[i] = code
-            addr[i] = a
-            size[i] = e.get("size", 0)
-            stream[i] = e.get("stream", 0)
+            where = f"device_traces[{device}][{i}]"
+            addr[i] = _int(a, where + ".addr", -MAX_WORD)
+            size[i] = _int(e.get("size", 0), where + ".size", -MAX_WORD)
+            stream[i] = _int(e.get("stream", 0), where + ".stream", -MAX_WORD)
             t = e.get("time_us")
             if t is not None:
-                time_us[i] = t
+                time_us[i] = _int(t, where + ".time_us", -MAX_WORD)
                 has_time = True
             stack_id[i] = intern(e.get("frames"))
         except (KeyError, TypeError, AttributeError, ValueError, OverflowError) as exc:
@@ -302,7 +388,35 @@ def _trace(
         features.append("time_us")
     if has_meta and "user_metadata" not in features:
         features.append("user_metadata")
-    return DeviceTrace(device, action, addr, size, stream, time_us, stack_id)
+    trace = DeviceTrace(device, action, addr, size, stream, time_us, stack_id)
+    _check_trace(trace)
+    return trace
+
+
+def _check_trace(trace: DeviceTrace) -> None:
+    """Refuse negative sizes, addresses and times (vectorised), naming the first such event."""
+    for column, key in ((trace.size_bytes, "size"), (trace.addr, "addr"), (trace.time_us, "time_us")):
+        bad = np.flatnonzero(column < 0)
+        if bad.size:
+            i = int(bad[0])
+            raise SnapshotFormatError(
+                _("Trace event {index} of device {device} has a negative {key} ({value}); no allocator action "
+                  "has one.").format(index=i, device=trace.device, key=key, value=int(column[i])),
+                field=f"device_traces[{trace.device}][{i}].{key}")
+
+
+def _int_column(values: list[Any], n: int) -> npt.NDArray[np.int64] | None:
+    """``values`` as an int64 column when every one is a Python int in range, else None (the per-event loop
+    then names the bad one). np.fromiter alone would truncate 1.5 to 1 and read "3" as 3."""
+    if not set(map(type, values)) <= _INT_TYPE:
+        return None
+    try:
+        return np.fromiter(values, np.int64, n)
+    except OverflowError:
+        return None
+
+
+_INT_TYPE = frozenset({int})
 
 
 def _trace_columns(device: int, entries: list[Any], stacks: _Stacks) -> tuple[DeviceTrace, bool, bool] | None:
@@ -312,13 +426,20 @@ def _trace_columns(device: int, entries: list[Any], stacks: _Stacks) -> tuple[De
     get = dict.get
     try:
         action = np.fromiter(map(ACTION_CODE.__getitem__, map(itemgetter("action"), entries)), np.int8, n)
-        addr = np.fromiter(map(get, entries, repeat("addr", n), repeat(0, n)), np.int64, n)
-        size = np.fromiter(map(get, entries, repeat("size", n), repeat(0, n)), np.int64, n)
-        stream = np.fromiter(map(get, entries, repeat("stream", n), repeat(0, n)), np.int64, n)
-        time_us = np.fromiter(map(get, entries, repeat("time_us", n), repeat(0, n)), np.int64, n)
+        oom = np.flatnonzero(action == OOM_CODE).tolist()
+        columns = []
+        for key in ("addr", "size", "stream", "time_us"):
+            values = list(map(get, entries, repeat(key, n), repeat(0, n)))
+            if key == "addr":
+                for i in oom:  # the writer puts device_free in place of addr
+                    values[i] = entries[i].get("device_free", 0)
+            column = _int_column(values, n)
+            del values
+            if column is None:
+                return None
+            columns.append(column)
+        addr, size, stream, time_us = columns
         stack_id = np.fromiter(map(stacks.intern, map(get, entries, repeat("frames", n))), np.int32, n)
-        for i in np.flatnonzero(action == OOM_CODE).tolist():  # the writer puts device_free in place of addr
-            addr[i] = entries[i].get("device_free", 0)
     except (KeyError, TypeError, ValueError, OverflowError, AttributeError, SnapshotFormatError):
         return None
     has_time = bool(n) and "time_us" in entries[0]
@@ -335,12 +456,24 @@ def _settings(raw: dict[str, Any]) -> AllocatorSettings:
     roundup = raw.get("roundup_power2_divisions")
     known = {"PYTORCH_CUDA_ALLOC_CONF", "max_split_size", "garbage_collection_threshold", "expandable_segments",
              "roundup_power2_divisions"}
+    conf = raw.get("PYTORCH_CUDA_ALLOC_CONF")
+    expandable = raw.get("expandable_segments")
     return AllocatorSettings(
-        alloc_conf=str(raw["PYTORCH_CUDA_ALLOC_CONF"]) if raw.get("PYTORCH_CUDA_ALLOC_CONF") else None,
+        alloc_conf=conf if isinstance(conf, str) and conf else None,
         max_split_size_bytes=opt_int("max_split_size"),
-        garbage_collection_threshold=float(gc) if isinstance(gc, (int, float)) else None,
-        expandable_segments=bool(raw["expandable_segments"]) if "expandable_segments" in raw else None,
-        roundup_power2_divisions={str(k): int(v) for k, v in roundup.items() if isinstance(v, int)}
+        garbage_collection_threshold=float(gc) if isinstance(gc, (int, float)) and not isinstance(gc, bool)
+        and math.isfinite(gc) else None,
+        expandable_segments=expandable if isinstance(expandable, bool) else None,
+        roundup_power2_divisions={_text(k): int(v) for k, v in roundup.items() if type(v) is int}
         if isinstance(roundup, dict) else {},
-        other={str(k): str(v)[:200] for k, v in raw.items() if k not in known},
+        other={_text(k): _text(v)[:200] for k, v in raw.items() if k not in known},
     )
+
+
+def _text(value: Any) -> str:
+    """A setting as text: scalars as written, containers described (never recursed into)."""
+    if isinstance(value, str):
+        return value
+    if type(value) in (int, float, bool) or value is None:
+        return str(value)
+    return _describe(value)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import gc
 import gzip
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from gpudesk.file_limits import InputFileError, display_path, open_input
 from gpudesk.i18n import _
 from gpudesk.oom.snapshot.convert import ProgressFn, to_snapshot
 from gpudesk.oom.snapshot.errors import SnapshotError, SnapshotTooLarge
@@ -28,6 +30,9 @@ GZIP_MAGIC = b"\x1f\x8b"
 # match of 258 bytes per 2-bit code, https://www.zlib.net/zlib_tech.html), which is what a bomb uses.
 GZIP_MAX_RATIO = 100
 GZIP_MIN_CAP_BYTES = 64 * 2**20
+# The largest snapshot file opened (compressed or not): PyTorch's own viewer gives up near 1 GB (about 20 M trace
+# events); twice that still opens within the memory of a workstation.
+MAX_SNAPSHOT_FILE_BYTES = 2 * 2**30
 
 
 def gzip_cap_bytes(compressed_bytes: int) -> int:
@@ -62,10 +67,10 @@ def load_snapshot(
 
 
 def _load(path: Path, progress: ProgressFn | None, cancel: threading.Event | None) -> Snapshot:
-    name = path.name
+    name = display_path(path.name)
     try:
-        size = path.stat().st_size
-        with open(path, "rb") as fh:
+        with open_input(path, MAX_SNAPSHOT_FILE_BYTES, _("the snapshot")) as fh:
+            size = os.fstat(fh.fileno()).st_size
             gz = fh.read(2) == GZIP_MAGIC
             fh.seek(0)
             if gz:
@@ -82,15 +87,20 @@ def _load(path: Path, progress: ProgressFn | None, cancel: threading.Event | Non
                                  limit_error=too_large)
             else:
                 raw = decode(fh, size, name=name, progress=progress, cancel=cancel)
-    except FileNotFoundError as exc:
-        raise SnapshotError(_("The snapshot file {name} does not exist.").format(name=str(path)), field=str(path),
-                            remedy=_("Check the path.")) from exc
-    except IsADirectoryError as exc:
-        raise SnapshotError(_("{name} is a folder, not a snapshot file.").format(name=str(path)),
-                            field=str(path)) from exc
-    except PermissionError as exc:
-        raise SnapshotError(_("Permission denied reading {name}.").format(name=str(path)), field=str(path)) from exc
+    except InputFileError as exc:
+        shown = display_path(path)
+        if isinstance(exc.__cause__, FileNotFoundError):
+            raise SnapshotError(_("The snapshot file {name} does not exist.").format(name=shown), field=shown,
+                                remedy=_("Check the path.")) from exc
+        if isinstance(exc.__cause__, PermissionError):
+            raise SnapshotError(_("Permission denied reading {name}.").format(name=shown), field=shown) from exc
+        if os.path.isdir(path):
+            raise SnapshotError(_("{name} is a folder, not a snapshot file.").format(name=shown), field=shown) from exc
+        raise SnapshotError(exc.message, field=shown) from exc
     except (OSError, EOFError, gzip.BadGzipFile) as exc:
         raise SnapshotError(_("The snapshot file {name} could not be read.").format(name=str(path)), field=str(path),
                             detail=str(exc)[:300]) from exc
-    return to_snapshot(raw, source_name=name, file_size_bytes=size, progress=progress, cancel=cancel)
+    # gzip: the decoded size is at most the cap; plain: the file's size
+    decoded_max = gzip_cap_bytes(size) if gz else size
+    return to_snapshot(raw, source_name=name, file_size_bytes=size, progress=progress, cancel=cancel,
+                       max_items=decoded_max)

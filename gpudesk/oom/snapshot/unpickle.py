@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import json
 import pickle
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -39,6 +40,9 @@ JSON_SPACE = (b" ", b"\n", b"\r", b"\t")
 # json.dump writes no leading space and a pretty-printed snapshot indents by a few bytes; 64 KiB of nothing but
 # blanks before the first value is padding (or a decompression bomb of spaces), not a snapshot.
 MAX_LEADING_SPACE_BYTES = 64 * 1024
+# Measured (tests/benchmarks/test_snapshot_scale.py): 3 M events of a 47-byte-per-event pickle peak at 1.23 GB,
+# about 410 bytes per event: the unpickler builds one dict per event before the columns are made.
+MEMORY_PER_EVENT_BYTES = 410
 
 
 class BinaryReadable(Protocol):
@@ -166,8 +170,23 @@ def decode(
             )
     except SnapshotError:
         raise
+    except RecursionError as exc:  # the JSON decoder recurses once per nested list or object
+        raise SnapshotFormatError(
+            _("The file {name} nests lists or objects deeper than {limit} levels; a memory snapshot nests about "
+              "six, so it is not one.").format(name=name, limit=sys.getrecursionlimit()),
+            field=name) from exc
+    except MemoryError as exc:  # a large valid snapshot on a small machine: not "damaged"
+        raise SnapshotTooLarge(
+            _("Not enough memory to open {name}: it ran out after {done} of the file's {total} bytes were read. "
+              "Opening a snapshot takes about {per_event} bytes of memory per trace event (about 9 times the size "
+              "of a pickle).").format(name=name, done=reader.done_bytes, total=total_bytes,
+                                       per_event=MEMORY_PER_EVENT_BYTES),
+            field=name,
+            remedy=_("Open it on a machine with more memory, or record a shorter history "
+                     "(torch.cuda.memory._record_memory_history(max_entries=...))."),
+        ) from exc
     except (pickle.UnpicklingError, EOFError, ValueError, UnicodeDecodeError, IndexError, KeyError,
-            TypeError, AttributeError, OverflowError, MemoryError, RecursionError) as exc:
+            TypeError, AttributeError, OverflowError) as exc:
         # json.JSONDecodeError is a ValueError; a truncated pickle raises EOFError or UnpicklingError.
         raise SnapshotError(
             _("The file {name} is damaged or truncated and cannot be read as a snapshot.").format(name=name),

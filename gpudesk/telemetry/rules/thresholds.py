@@ -16,6 +16,7 @@ from typing import Any
 
 from gpudesk import paths
 from gpudesk.errors import GpudeskError
+from gpudesk.file_limits import InputFileError, read_input
 from gpudesk.i18n import _
 
 THRESHOLDS_VERSION = 1
@@ -207,16 +208,11 @@ def load_thresholds(path: Path | None = None) -> Thresholds:
     remedy = _("Fix or delete the file {path} to use the defaults ('gpudesk monitor thresholds --reset' deletes "
                "it).").format(path=target)
     try:
-        with target.open("rb") as fh:
-            raw = fh.read(_MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        return Thresholds()
-    except OSError as exc:
-        raise ThresholdsError(_("Could not read the rule thresholds file {path}.").format(path=target),
-                              field=str(target), detail=exc.strerror or str(exc), remedy=remedy) from exc
-    if len(raw) > _MAX_FILE_BYTES:
-        raise ThresholdsError(_("The rule thresholds file {path} is too large to be one.").format(path=target),
-                              field=str(target), remedy=remedy)
+        raw = read_input(target, _MAX_FILE_BYTES, _("the rule thresholds file"))
+    except InputFileError as exc:
+        if isinstance(exc.__cause__, FileNotFoundError):
+            return Thresholds()
+        raise ThresholdsError(exc.message, field=str(target), detail=exc.detail, remedy=remedy) from exc
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:

@@ -7,10 +7,11 @@ in a plain-text editor (never rich text) and submitted with the Diagnose button 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QMimeData, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpudesk.file_limits import open_input
 from gpudesk.ui.oom.controller import is_snapshot_file
 from gpudesk.oom.errors import OomInputError
 from gpudesk.oom.parsers.detect import decode_text
@@ -52,11 +54,14 @@ def read_log_file(path: str | Path, limit_bytes: int = MAX_FILE_BYTES) -> Loaded
     """Read ``path`` for diagnosis, keeping its last ``limit_bytes`` bytes.
 
     Raises:
-        OSError: the file cannot be opened or read (the message names the file); IsADirectoryError for a folder.
+        InputFileError: the file cannot be opened, or is not a regular file (a folder, a FIFO, a device); the
+            message names the file. OSError: it cannot be read.
     """
     target = Path(path)
-    with target.open("rb") as handle:
-        size = target.stat().st_size
+    # a regular file only: a FIFO or /dev/zero is refused (InputFileError) instead of read without end
+    with open_input(target, limit_bytes, QCoreApplication.translate("OomTextInput", "the log"),
+                    check_size=False) as handle:
+        size = os.fstat(handle.fileno()).st_size
         if size > limit_bytes:
             handle.seek(size - limit_bytes)
         data = handle.read(limit_bytes)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QButtonGroup, QComboBox, QFileDialog, QHBoxLayout,
 
 from gpudesk import paths
 from gpudesk.planner import PlannerError
+from gpudesk.planner.profile import profile_file_text
 from gpudesk.ui.plan.controller import read_profile_text
 from gpudesk.ui.plan.pages import PLANS
 
@@ -26,8 +27,8 @@ def example_profiles() -> list[Path]:
 def example_title(path: Path) -> str:
     """The ``name`` inside an example profile, or its file name when the file cannot be read."""
     try:
-        name = read_profile_text(path.read_text(encoding="utf-8"), "toml").get("name")
-    except (OSError, UnicodeDecodeError, PlannerError):
+        name = read_profile_text(profile_file_text(path), "toml").get("name")
+    except (OSError, PlannerError):
         name = None
     return str(name) if isinstance(name, str) and name.strip() else path.stem.replace("-", " ")
 

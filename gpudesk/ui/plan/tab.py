@@ -18,6 +18,7 @@ from PySide6.QtCore import QCoreApplication, QStandardPaths, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QLabel, QVBoxLayout, QWidget
 
 from gpudesk.planner import PlanInputError, PlannerError
+from gpudesk.planner.profile import profile_file_text
 from gpudesk.sizing import SizingError
 from gpudesk.ui.plan.bar import PlanBar, example_profiles, example_title
 from gpudesk.ui.plan.controller import PlanController, read_profile_text, run_plan
@@ -130,10 +131,7 @@ class PlanTab(QWidget):
         """Fill the wizard from an example or user profile (relative config.json paths resolved beside it)."""
         path = Path(path)
         try:
-            data = read_profile_text(path.read_text(encoding="utf-8"), "toml")
-        except UnicodeDecodeError:
-            self.ctx.notify(self.tr("Cannot load the profile {0}: it is not UTF-8 text.").format(path.name), "error")
-            return
+            data = read_profile_text(profile_file_text(path), "toml")
         except (OSError, PlannerError) as exc:
             self.ctx.notify(self.tr("Cannot load the profile {0}: {1}").format(path.name, str(exc)), "error")
             return
