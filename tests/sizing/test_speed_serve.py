@@ -203,12 +203,16 @@ def test_tp_allreduce_is_alpha_beta_on_the_link(catalog):
     message = 64 * 8192 * 2
     one = 10.1e-6 + 2 * 7 / 8 * message / (450e9 * 0.8)
     assert steps.allreduce_s(64) == pytest.approx(2 * 80 * one)
-    # MI300X over Infinity Fabric: RCCL's ring latency (2 x 7 hops of 3.2 us) and 48 of 64 GB/s per xGMI link.
+    # MI300X over Infinity Fabric: vLLM's ROCm one-shot kernel (6.3 us) and 48 of 64 GB/s per xGMI link.
     mi = step_model(spec, catalog.gpu("mi300x"), ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=8),
                     catalog.link("amd-if-mi300x"), "bf16")
-    hop = serve_rates.RING_HOP_S["amd"]
-    assert hop == pytest.approx(1024 * 2 * 7 / 8 / 0.04e9 / 14)
-    assert mi.allreduce_s(1) == pytest.approx(2 * 80 * (14 * hop + 2 * 7 / 8 * 8192 * 2 / (448e9 * 0.75)))
+    assert mi.allreduce_s(1) == pytest.approx(2 * 80 * (6.3e-6 + 2 * 7 / 8 * 8192 * 2 / (448e9 * 0.75)))
+    # Over PCIe no one-shot kernel: the library ring, 2 (n-1) hops of the measured NCCL hop (25.6 us / 14).
+    pcie = step_model(spec, catalog.gpu("l40s"), ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=4,
+                                                           weight_format="fp8"), catalog.link("pcie4-x16"), "bf16")
+    hop = serve_rates.RING_HOP_S["nvidia"]
+    assert hop == pytest.approx(1024 * 2 * 7 / 8 / 0.07e9 / 14)
+    assert pcie.allreduce_s(1) == pytest.approx(2 * 80 * (6 * hop + 2 * 3 / 4 * 8192 * 2 / (31.5e9 * 0.8)))
 
 
 # --- scheduler (gpudesk.sizing.serve_sched) --------------------------------------------------------------------
