@@ -23,7 +23,7 @@ from gpudesk.sizing.speed_serve import ServeLoad, ServeSpeed, serve_speed
 
 # Unit -> factor from the model's base unit (seconds; tokens/s; requests/s).
 _TIME_UNITS = {"s": 1.0, "ms": 1e3}
-_RATE_UNITS = {"tokens/s": 1.0, "tok/s": 1.0, "req/s": 1.0, "requests/s": 1.0}
+_RATE_UNITS = {"tokens/s": 1.0, "tok/s": 1.0, "tokens/s/gpu": 1.0, "tok/s/gpu": 1.0, "req/s": 1.0, "requests/s": 1.0}
 METRICS = ("output_tokens_per_s", "output_tokens_per_s_per_gpu", "requests_per_s", "ttft_s", "tpot_s", "itl_s",
            "e2e_latency_s", "total_tokens_per_s")
 # Interconnect as published -> the catalog link kind it means.
@@ -142,6 +142,9 @@ def predict_serve_case(case: dict[str, Any]) -> tuple[float, tuple[Assumption, .
     for key in ("model", "gpu", "input_tokens", "output_tokens"):
         if case.get(key) in (None, ""):
             raise SizingError(key, _("the row has no {field}.").format(field=key))
+    if int(case.get("pp") or 1) > 1:
+        raise SizingError("pp", _("pipeline-parallel serving is not modelled; the row runs {pp} pipeline stages.").format(
+            pp=case["pp"]))
     spec = _spec(str(case["model"]))
     gpu = _gpu(str(case["gpu"]))
     load = load_of_case(case)

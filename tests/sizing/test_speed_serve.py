@@ -102,6 +102,14 @@ def test_case_prediction_in_the_rows_unit():
     assert err.value.field == "measured.unit"
     with pytest.raises(SizingError):
         predict_serve_case(dict(row, gpu="no-such-gpu"))
+    with pytest.raises(SizingError) as err:
+        predict_serve_case(dict(row, pp=2))
+    assert err.value.field == "pp"
+    per_gpu, _ = predict_serve_case(dict(row, tp=1, dp=4, measured={"metric": "output_tokens_per_s_per_gpu",
+                                                                    "value": 100, "unit": "tokens/s/gpu"}))
+    whole, _ = predict_serve_case(dict(row, tp=1, dp=4, measured={"metric": "output_tokens_per_s", "value": 400,
+                                                                  "unit": "tokens/s"}))
+    assert whole == pytest.approx(4 * per_gpu)
 
 
 # --- engine memory budget (gpudesk.sizing.serve_engine) ---------------------------------------------------------
