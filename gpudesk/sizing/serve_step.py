@@ -46,7 +46,7 @@ from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
-from gpudesk.sizing.serve_load import ServeLoad
+from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_rates import (
     allreduce_latency_s,
     compute_peak_flops,
@@ -153,7 +153,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     tp = load.tp
     if tp > 1 and link is None:
         raise SizingError("link", _("tensor parallelism over {tp} GPUs needs the link between them.").format(tp=tp))
-    fmt = resolve_weight_format(spec, load.weight_format)
+    fmt = resolve_weight_format(spec, storage_weight_format(load.weight_format))
     dims = spec.transformer_dims
     total_weights = weight_bytes(spec, fmt) / tp
     experts = spec.moe_experts or 0
@@ -165,7 +165,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     elementwise = elementwise_bytes_per_token(spec, tp)
     heads_per_gpu = dims.num_attention_heads / tp
     attention = 4.0 * dims.layers * heads_per_gpu * spec.head_dim_resolved
-    compute = _compute_format(fmt)
+    compute = _compute_format(load.weight_format if load.weight_format.lower() == "nvfp4" else fmt)
     peak, peak_note = compute_peak_flops(gpu, compute)
     mm_eff, mm_source = matmul_efficiency(gpu, peak_note.lower())
     attention_peak, _note = compute_peak_flops(gpu, "bf16")

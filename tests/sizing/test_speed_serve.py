@@ -268,3 +268,22 @@ def test_open_loop_below_capacity_delivers_the_rate_and_above_it_queues(catalog)
     # All at once with 64 slots: the mean wait grows with the queue (twice the prompts, about twice the wait).
     assert flood_large.ttft_s == pytest.approx(2 * flood_small.ttft_s, rel=0.1)
     assert flood_small.batch == pytest.approx(64, rel=0.05)
+
+
+def test_published_weight_format_names_map_to_their_bytes(catalog):
+    """AWQ / GPTQ are int4 in groups of 128 (4.25 bits); NVFP4 is 4.5 bits and runs on FP4 tensor cores."""
+    from gpudesk.sizing.memory_inference import weight_bytes
+    from gpudesk.sizing.serve_engine import engine_budget
+    from gpudesk.sizing.serve_step import step_model
+
+    spec = _spec(catalog, "llama-3.1-70b")
+    gpu = catalog.gpu("b200")
+    awq = engine_budget(spec, gpu, ServeLoad(input_tokens=10, output_tokens=10, batch=1, weight_format="int4-awq"))
+    assert awq.weights_bytes == pytest.approx(weight_bytes(spec, "int4-g128"))
+    nvfp4 = step_model(spec, gpu, ServeLoad(input_tokens=10, output_tokens=10, batch=1, weight_format="nvfp4"), None,
+                       "fp8")
+    assert nvfp4.dense_weight_bytes == pytest.approx(weight_bytes(spec, "int4-g64"))
+    assert nvfp4.flops_per_s == pytest.approx(gpu.fp4_dense_tflops * 1e12 * 1382.2 / 1978.9)
+    with pytest.raises(SizingError) as err:
+        engine_budget(spec, gpu, ServeLoad(input_tokens=10, output_tokens=10, batch=1, weight_format="int3-magic"))
+    assert err.value.field == "weight_format"
