@@ -74,6 +74,9 @@ def intra_link(gpu: GPU, interconnect: str | None) -> Link:
 def load_of_case(case: dict[str, Any]) -> ServeLoad:
     """The :class:`ServeLoad` a row describes (README.md's serving fields)."""
     rate = case.get("request_rate")
+    tp = int(case.get("tp") or 1)
+    # Replicas as published, else every GPU of the run serving: gpus / (tp x pp).
+    replicas = int(case.get("dp") or max(1, int(case.get("gpus") or tp) // (tp * int(case.get("pp") or 1))))
     return ServeLoad(
         engine=str(case.get("engine") or case.get("framework") or "vllm").lower(),
         input_tokens=int(case["input_tokens"]), output_tokens=int(case["output_tokens"]),
@@ -83,7 +86,7 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         weight_format=str(case.get("weight_format") or "checkpoint"),
         kv_dtype=str(case.get("kv_dtype") or "auto"),
         gpu_memory_utilization=case.get("gpu_memory_utilization"),
-        tp=int(case.get("tp") or 1), replicas=int(case.get("dp") or 1),
+        tp=tp, replicas=replicas,
         max_num_batched_tokens=case.get("max_num_batched_tokens"), max_num_seqs=case.get("max_num_seqs"),
         cuda_graphs=not bool(case.get("enforce_eager", False)), num_prompts=case.get("num_prompts"),
         mixed_prefill=case.get("enable_chunked_prefill"), num_scheduler_steps=int(case.get("num_scheduler_steps") or 1),
