@@ -71,6 +71,20 @@ def _gpu(query: str):
         raise CliError(f"--gpu {query!r}: {exc}") from exc
 
 
+def _interconnect(args: argparse.Namespace) -> str | None:
+    """The replica's link: ``--server``'s interconnect (catalog id) when the common parser gave one."""
+    server = getattr(args, "server", None)
+    if not server:
+        return getattr(args, "interconnect", None)
+    from gpudesk.catalog import CatalogError
+    from gpudesk.cli.plan import _catalog
+
+    try:
+        return str(_catalog().server(server).interconnect)
+    except CatalogError as exc:
+        raise CliError(f"--server {server!r}: {exc}") from exc
+
+
 def _parallel(args: argparse.Namespace) -> tuple[int, int]:
     """(tp, replicas) from --tp, --replicas and --count (count = tp x replicas)."""
     count = getattr(args, "count", None)
@@ -108,7 +122,7 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
                      weight_format=args.weight_format, kv_dtype=args.kv_dtype,
                      gpu_memory_utilization=args.gpu_memory_utilization, tp=tp, replicas=replicas)
     try:
-        link = intra_link(gpu, getattr(args, "interconnect", None)) if tp > 1 else None
+        link = intra_link(gpu, _interconnect(args)) if tp > 1 else None
         speed = serve_speed(spec, gpu, load, link)
     except SizingError as exc:
         field = str(getattr(exc, "field", ""))

@@ -57,13 +57,16 @@ def _gpu(gpu_id: str) -> GPU:
 
 
 def intra_link(gpu: GPU, interconnect: str | None) -> Link:
-    """The GPU-GPU link of a replica: PCIe of the GPU's generation when published as ``pcie`` or the GPU has no
-    NVLink/Infinity Fabric board in the catalog, else the board's link (HGX NVLink, OAM Infinity Fabric)."""
+    """The GPU-GPU link of a replica: the catalog link when ``interconnect`` is one's id, PCIe of the GPU's
+    generation when published as ``pcie`` or the GPU has no NVLink/Infinity Fabric board in the catalog, else the
+    board's link (HGX NVLink, OAM Infinity Fabric)."""
     cat = _catalog()
     links = {link.id: link for link in cat.links()}
     pcie = links.get(f"pcie{gpu.pcie_gen}-x16") or links["pcie4-x16"]
     if interconnect and interconnect.lower().startswith(_PCIE):
         return pcie
+    if interconnect and interconnect in links and links[interconnect].kind != "network":
+        return links[interconnect]  # a catalog link id (a server's interconnect)
     for server in cat.servers():
         link = links.get(server.interconnect)
         if link is not None and link.kind != "pcie" and server.accepts(gpu):
