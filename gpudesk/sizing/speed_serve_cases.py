@@ -153,7 +153,12 @@ def predict_serve_case(case: dict[str, Any]) -> tuple[float, tuple[Assumption, .
             pp=case["pp"]))
     spec = _spec(str(case["model"]))
     gpu = _gpu(str(case["gpu"]))
-    load = load_of_case(case)
+    try:
+        load = load_of_case(case)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, SizingError):
+            raise
+        raise SizingError("case", _("a serving field is not a number: {error}").format(error=exc)) from exc
     link = intra_link(gpu, case.get("interconnect")) if load.tp > 1 else None
     speed = serve_speed(spec, gpu, load, link)
     value = metric_value(speed, metric, load.input_tokens)

@@ -103,6 +103,9 @@ def test_case_prediction_in_the_rows_unit():
     with pytest.raises(SizingError):
         predict_serve_case(dict(row, gpu="no-such-gpu"))
     with pytest.raises(SizingError) as err:
+        predict_serve_case(dict(row, input_tokens="1k"))
+    assert err.value.field == "case"
+    with pytest.raises(SizingError) as err:
         predict_serve_case(dict(row, pp=2))
     assert err.value.field == "pp"
     per_gpu, _ = predict_serve_case(dict(row, tp=1, dp=4, measured={"metric": "output_tokens_per_s_per_gpu",
