@@ -13,9 +13,10 @@ arXiv 2402.16363 section 3; Vidur, arXiv 2405.05465, times each operator separat
 are compute bound while decode attention still streams the KV cache, and one max over the whole step would hide
 the KV read behind the GEMMs. Within a GEMM the weight stream and the math are added, not overlapped: at serving
 shapes a GEMM reaches neither roofline. Measured cuBLASLt FP8 GEMMs on H100 (Azure AI benchmarking guide) reach
-1011 and 1217 TFLOPS at 2048^3 and 4096^3; the sum of their memory and compute times gives 890 and 1123, the max
-1382 for both (no-overlap case of the Hong & Kim analytical GPU model, ISCA 2009). At batch 1 the sum is the weight
-read, for prefill chunks of thousands of tokens the math.
+1011 and 1217 TFLOPS at 2048^3 and 4096^3; the sum of their memory time (FP8 inputs and BF16 output at 2.90 TB/s)
+and compute time (at the 1382 TFLOPS of the largest size) gives 943 and 1121, the max 1382 for both (no-overlap
+case of the Hong & Kim analytical GPU model, ISCA 2009). At batch 1 the sum is the weight read, for prefill chunks
+of thousands of tokens the math.
 
 - Bytes: the weights once per step (for MoE the experts the step's tokens touch: ``E (1 - (1 - k/E)^n)`` of
   ``E`` experts per layer for ``n`` tokens routing to ``k`` each, uniform routing) plus the KV cache every
