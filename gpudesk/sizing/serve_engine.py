@@ -8,7 +8,8 @@ planning safe line (:mod:`gpudesk.sizing.capacity`): the engine fills its fracti
   KV = total x utilization - weights - peak activation of a ``max_num_batched_tokens`` profiling run - non-torch
   memory (``vllm/v1/worker/gpu_worker.py`` determine_available_memory; PR 21489 logs each part).
   ``max_num_batched_tokens`` / ``max_num_seqs`` defaults of ``vllm serve``: 8192 / 1024 on GPUs with at least
-  70 GiB other than A100, else 2048 / 256 (``vllm/engine/arg_utils.py`` EngineArgs.get_batch_defaults).
+  70 GiB other than A100, else 2048 / 256; the offline ``LLM`` class (benchmark_throughput, benchmark_latency, an
+  offline ``batch`` here) takes 16384 / 8192 tokens (``vllm/engine/arg_utils.py`` EngineArgs.get_batch_defaults).
 - SGLang: ``--mem-fraction-static`` of the total memory holds weights and the KV pool; default 0.88 at TP 1,
   0.87 at TP 2, 0.85 at TP 4, 0.81 at TP 8 (``python/sglang/srt/server_args.py`` ServerArgs.__post_init__);
   ``--chunked-prefill-size`` 8192 (2048 under 25 GB); ``--max-running-requests`` by default the pool's token
@@ -91,13 +92,16 @@ def default_memory_fraction(engine: str, gpu: GPU, tp: int) -> float:
     return VLLM_DEFAULT_UTILIZATION
 
 
-def default_token_budget(engine: str, gpu: GPU) -> int:
-    """Prefill + decode tokens one scheduler step takes by default (module docstring)."""
+def default_token_budget(engine: str, gpu: GPU, offline: bool = False) -> int:
+    """Prefill + decode tokens one scheduler step takes by default (module docstring); ``offline``: vLLM's ``LLM``
+    class defaults."""
     if engine == "trtllm":
         return TRTLLM_MAX_NUM_TOKENS
     if engine == "sglang":
         return 2048 if gpu.memory_gb * 1e9 < SGLANG_SMALL_GPU_BYTES else 8192
     large = gpu.memory_bytes >= LARGE_GPU_BYTES and not gpu.id.startswith("a100")
+    if offline:
+        return 16384 if large else 8192
     return 8192 if large else 2048
 
 
@@ -133,7 +137,8 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     user_fraction = load.gpu_memory_utilization
     fraction = float(user_fraction) if user_fraction is not None else default_memory_fraction(engine, gpu, tp)
     user_budget = load.max_num_batched_tokens
-    token_budget = int(user_budget) if user_budget is not None else default_token_budget(engine, gpu)
+    token_budget = int(user_budget) if user_budget is not None else default_token_budget(engine, gpu,
+                                                                                         load.batch is not None)
     overheads = Overheads()
     runtime = overheads.cuda_context_bytes + overheads.inference_runtime_bytes + (
         overheads.nccl_bytes_per_gpu if tp > 1 else 0)

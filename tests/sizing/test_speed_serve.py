@@ -136,8 +136,11 @@ def test_vllm_kv_pool_is_its_memory_fraction_less_weights_activations_and_runtim
     assert (budget.token_budget, budget.max_running) == (8192, 1024)  # >= 70 GiB, not an A100
     fp8 = engine_budget(spec, gpu, ServeLoad(input_tokens=1000, output_tokens=1000, concurrency=8, kv_dtype="fp8"))
     assert fp8.kv_capacity_tokens == int(hand_kv // (2 * 32 * 8 * 128 * 1))
-    a100 = engine_budget(spec, catalog.gpu("a100-80-sxm4"), ServeLoad(input_tokens=10, output_tokens=10, batch=1))
+    a100 = engine_budget(spec, catalog.gpu("a100-80-sxm4"), ServeLoad(input_tokens=10, output_tokens=10,
+                                                                       concurrency=1))
     assert (a100.token_budget, a100.max_running) == (2048, 256)
+    offline = engine_budget(spec, catalog.gpu("a100-80-sxm4"), ServeLoad(input_tokens=10, output_tokens=10, batch=1))
+    assert offline.token_budget == 8192  # the offline LLM class's default
 
 
 def test_sglang_static_fraction_holds_weights_and_pool_and_shrinks_with_tp(catalog):
