@@ -31,8 +31,11 @@ of thousands of tokens the math.
   rotary embedding (read and write q and k), the KV-cache write (read k and v, write them to the cache) and the gated
   activation (read gate and up, write their product: 3 x the expert or MLP width a token uses), per GPU. At a few
   thousand tokens per step this traffic is comparable to the weights.
-- Per-layer latency: the fixed time of a layer's kernels whatever the batch (launch, synchronisation, the
-  minimum duration of a small kernel), with CUDA/HIP graphs or eager (:mod:`gpudesk.sizing.serve_rates`).
+- Kernel floor: every kernel of a layer (GEMMs included) lasts at least a fixed time whatever its work (launch,
+  synchronisation, the minimum duration of a small kernel), with CUDA/HIP graphs or eager; the kernels are counted
+  from the engine's model code by architecture: MLA attention and routed MoE blocks launch about twice the kernels
+  of a Llama layer (:mod:`gpudesk.sizing.serve_rates`). At batch 1 on a TP slice of a large MoE this floor, not
+  the weight stream, sets the step.
 - Tensor parallelism: Megatron-LM's two all-reduces per layer (after attention and after the MLP; Shoeybi et al.
   2019, arXiv 1909.08053 section 3) of ``tokens x hidden x 2`` bytes, alpha-beta on the replica's link
   (:func:`gpudesk.sizing.time.collective_time_s`, ring volume ``2 (n-1)/n``). At batch 1 the alpha term
@@ -52,9 +55,10 @@ from gpudesk.sizing.serve_rates import (
     allreduce_latency_s,
     compute_peak_flops,
     hbm_efficiency,
+    kernel_latency_s,
+    kernels_per_step,
     link_efficiency,
     matmul_efficiency,
-    per_layer_latency_s,
 )
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
@@ -172,14 +176,16 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     attention_peak, _note = compute_peak_flops(gpu, "bf16")
     attention_eff, _source = matmul_efficiency(gpu, "bf16")
     hbm_eff, hbm_source = hbm_efficiency(gpu)
-    layer_s, layer_source = per_layer_latency_s(gpu, load.cuda_graphs)
+    kernel_s, layer_source = kernel_latency_s(gpu, load.cuda_graphs)
+    kernels = kernels_per_step(spec)
+    layer_s = kernels * kernel_s / dims.layers
     alpha, alpha_source = allreduce_latency_s(link, gpu, tp) if tp > 1 and link is not None else (0.0, "")
     link_eff, link_source = link_efficiency(link) if link is not None else (1.0, "")
     link_bw = (link.bandwidth_gbps_per_direction * 1e9 * link_eff) if link is not None else 1.0
     assumptions = [
         Assumption("hbm_efficiency", f"{hbm_eff:g} of {gpu.memory_bandwidth_gbps:g} GB/s", hbm_source),
         Assumption("matmul_efficiency", f"{mm_eff:g} of {peak / 1e12:g} TFLOPS {peak_note}", mm_source),
-        Assumption("per_layer_latency_s", f"{layer_s:g} x {dims.layers} layers", layer_source),
+        Assumption("kernel_floor_s", f"{kernel_s:g} x {kernels} kernels per step", layer_source),
     ]
     if tp > 1 and link is not None:
         assumptions.append(Assumption("tp_allreduce", _("2 per layer over {link} ({gbps:g} GB/s per direction x {eff:g}), "

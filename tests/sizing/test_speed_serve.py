@@ -50,7 +50,7 @@ def test_batch_one_decode_is_weights_over_bandwidth_plus_layer_latency(catalog):
     # of 3.4 us per layer (CUDA graphs).
     math_s = 2 * spec.params / (gpu.bf16_dense_tflops * 1e12 * gpu.matmul_efficiency)
     elementwise = (8 * 4096 + 2 * (4096 + 1024) + 4 * 1024 + 3 * 14336) * 2 * 32 / bw  # norms, rotary, KV write, SiLU
-    hand = weights / bw + math_s + mean_context * kv_per_token / bw + elementwise + 32 * 6 * 3.4e-6
+    hand = weights / bw + math_s + mean_context * kv_per_token / bw + elementwise + 32 * 10 * 3.4e-6
     assert serve_rates.VENDOR_HBM_EFFICIENCY["NVIDIA"] == pytest.approx(2.90 / 3.35)
     assert speed.tpot_s == pytest.approx(hand, rel=1e-6)
     assert speed.output_tokens_per_s == pytest.approx(128 / speed.e2e_latency_s, rel=0.01)
@@ -190,8 +190,27 @@ def test_large_batch_step_adds_gemm_compute_and_kv_read(catalog):
     assert kv > attention_flops  # memory bound
     elementwise = 512 * (8 * 4096 + 2 * (4096 + 1024) + 4 * 1024 + 3 * 14336) * 2 * 32 / bw
     # The GEMMs stream the weights and do the math one after the other (serve_step docstring).
-    hand = spec.params * 2 / bw + gemm + kv + elementwise + 32 * 6 * 3.4e-6
+    hand = spec.params * 2 / bw + gemm + kv + elementwise + 32 * 10 * 3.4e-6
     assert steps.step_s(512, context) == pytest.approx(hand, rel=1e-6)
+
+
+def test_kernel_floor_counts_the_kernels_of_each_architecture(catalog):
+    """Llama: 6 attention + 4 MLP kernels per layer; Mixtral: 6 + 8 (router, top-k, align, two grouped GEMMs,
+    activation, sum, norm); DeepSeek-V3: 11 MLA kernels per layer, 8 + 3 shared-expert kernels on its 58 MoE layers
+    and a dense MLP on the first 3 (vLLM model code)."""
+    from gpudesk.sizing.serve_rates import kernels_per_step
+    from gpudesk.sizing.serve_step import step_model
+
+    assert kernels_per_step(_spec(catalog, "llama-3.1-8b")) == 32 * 10
+    assert kernels_per_step(_spec(catalog, "mixtral-8x7b")) == 32 * 14
+    deepseek = _spec(catalog, "deepseek-v3")
+    assert kernels_per_step(deepseek) == 61 * 11 + 58 * 11 + 3 * 4
+    gpu = catalog.gpu("h200-sxm")
+    steps = step_model(deepseek, gpu, ServeLoad(tp=8, batch=1, weight_format="fp8"), catalog.link("nvlink4"), "bf16")
+    assert steps.layers * steps.layer_latency_s == pytest.approx((61 * 11 + 58 * 11 + 12) * 3.4e-6)
+    eager = step_model(deepseek, gpu, ServeLoad(tp=8, batch=1, weight_format="fp8", cuda_graphs=False),
+                       catalog.link("nvlink4"), "bf16")
+    assert eager.layer_latency_s > steps.layer_latency_s
 
 
 def test_moe_step_reads_only_the_experts_its_tokens_touch(catalog):
