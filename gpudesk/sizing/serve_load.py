@@ -70,6 +70,7 @@ class ServeLoad:
     num_prompts: int | None = None
     mixed_prefill: bool | None = None
     num_scheduler_steps: int = 1
+    gpus_per_node: int | None = None
 
     def validated(self) -> ServeLoad:
         """Return self after checking every field.
@@ -103,4 +104,6 @@ class ServeLoad:
         if self.num_prompts is not None:
             positive_int("num_prompts", self.num_prompts, MAX_BATCH)
         positive_int("num_scheduler_steps", self.num_scheduler_steps, 1024)
+        if self.gpus_per_node is not None:
+            positive_int("gpus_per_node", self.gpus_per_node, MAX_TP)
         return self

@@ -121,15 +121,35 @@ def kernel_latency_s(gpu: GPU, cuda_graphs: bool) -> tuple[float, str]:
         us=kernel * 1e6, mode=_("CUDA graphs") if cuda_graphs else _("eager"), source=KERNEL_COUNT_SOURCE)
 
 
-def allreduce_latency_s(link: Link, gpu: GPU, tp: int) -> tuple[float, str]:
+# Across nodes the engines' one-shot kernels do not apply (they need every peer's memory mapped over NVLink / xGMI;
+# vLLM disables its custom all-reduce when the group spans nodes, vllm/distributed/device_communicators/
+# custom_all_reduce.py) and the library's tree runs: the node's ring hops to reduce into and broadcast out of the
+# node, plus the network round trip. An 8-byte all-reduce between two nodes over InfiniBand takes 19.9 us
+# (nccl-tests all_reduce_perf, 2 x A100 on HDR, NVIDIA/nccl-tests issue 150); a tree of n nodes crosses
+# ceil(log2 n) levels. The messages cross at the GPU's NIC rate: 400 Gb/s (50 GB/s) per GPU on HGX H100/H200/B200
+# nodes (NVIDIA DGX H100 user guide: 8 x ConnectX-7 400 Gb/s).
+NETWORK_ALLREDUCE_S = 19.9e-6
+NETWORK_ALLREDUCE_SOURCE = ("8-byte all-reduce between 2 nodes over InfiniBand: NVIDIA/nccl-tests issue 150 "
+                            "(https://github.com/NVIDIA/nccl-tests/issues/150)")
+NIC_BYTES_PER_S = 50e9
+
+
+def allreduce_latency_s(link: Link, gpu: GPU, tp: int, gpus_per_node: int | None = None) -> tuple[float, str]:
     """(fixed seconds of one small all-reduce over ``tp`` GPUs joined by ``link``, source): the engines' one-shot
     kernel on NVLink and Infinity Fabric meshes, else (PCIe, other vendors) the library ring (2 (tp - 1) hops of
-    the measured per-hop latency)."""
+    the measured per-hop latency); over several nodes of ``gpus_per_node`` the library tree (module constants)."""
+    key = "amd" if gpu.vendor == "AMD" else "nvidia"
+    if gpus_per_node and tp > gpus_per_node:
+        nodes = -(-tp // gpus_per_node)
+        levels = max(1, (nodes - 1).bit_length())
+        inside = 2 * (gpus_per_node - 1) * RING_HOP_S[key]
+        return inside + levels * NETWORK_ALLREDUCE_S, _(
+            "{nodes} nodes: ring hops inside each node ({azure}) + {levels} network level(s) of {source}").format(
+            nodes=nodes, azure=AZURE_GUIDE, levels=levels, source=NETWORK_ALLREDUCE_SOURCE)
     if link.id.startswith("amd-if"):
         return AMD_CUSTOM_ALLREDUCE_S, AMD_CUSTOM_ALLREDUCE_SOURCE
     if gpu.vendor == "NVIDIA" and link.kind == "nvlink":
         return CUSTOM_ALLREDUCE_S.get(tp, CUSTOM_ALLREDUCE_S[8]), CUSTOM_ALLREDUCE_SOURCE
-    key = "amd" if gpu.vendor == "AMD" else "nvidia"
     return 2 * (tp - 1) * RING_HOP_S[key], _(
         "1 KB all-reduce over 8 GPUs (nccl-tests / rccl-tests) / 14 ring hops: {source}").format(source=AZURE_GUIDE)
 

@@ -52,6 +52,7 @@ from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_rates import (
+    NIC_BYTES_PER_S,
     allreduce_latency_s,
     compute_peak_flops,
     hbm_efficiency,
@@ -179,9 +180,12 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     kernel_s, layer_source = kernel_latency_s(gpu, load.cuda_graphs)
     kernels = kernels_per_step(spec)
     layer_s = kernels * kernel_s / dims.layers
-    alpha, alpha_source = allreduce_latency_s(link, gpu, tp) if tp > 1 and link is not None else (0.0, "")
+    alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node) if tp > 1 and link is not None \
+        else (0.0, "")
     link_eff, link_source = link_efficiency(link) if link is not None else (1.0, "")
     link_bw = (link.bandwidth_gbps_per_direction * 1e9 * link_eff) if link is not None else 1.0
+    if load.gpus_per_node and tp > load.gpus_per_node:
+        link_bw = min(link_bw, NIC_BYTES_PER_S * link_eff)  # the ring's slowest hop is the network's
     assumptions = [
         Assumption("hbm_efficiency", f"{hbm_eff:g} of {gpu.memory_bandwidth_gbps:g} GB/s", hbm_source),
         Assumption("matmul_efficiency", f"{mm_eff:g} of {peak / 1e12:g} TFLOPS {peak_note}", mm_source),

@@ -93,6 +93,7 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         max_num_batched_tokens=case.get("max_num_batched_tokens"), max_num_seqs=case.get("max_num_seqs"),
         cuda_graphs=not bool(case.get("enforce_eager", False)), num_prompts=case.get("num_prompts"),
         mixed_prefill=case.get("enable_chunked_prefill"), num_scheduler_steps=int(case.get("num_scheduler_steps") or 1),
+        gpus_per_node=int(case["gpus_per_node"]) if case.get("gpus_per_node") else None,
     )
 
 

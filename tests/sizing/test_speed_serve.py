@@ -249,6 +249,17 @@ def test_tp_allreduce_is_alpha_beta_on_the_link(catalog):
     hop = serve_rates.RING_HOP_S["nvidia"]
     assert hop == pytest.approx(1024 * 2 * 7 / 8 / 0.07e9 / 14)
     assert pcie.allreduce_s(1) == pytest.approx(2 * 80 * (6 * hop + 2 * 3 / 4 * 8192 * 2 / (31.5e9 * 0.8)))
+    # TP 16 over two 8-GPU nodes: no one-shot kernel across nodes; the library tree: 14 ring hops inside the node
+    # plus one network level (19.9 us, nccl-tests 2-node 8-byte all-reduce), the bytes at the 50 GB/s NIC.
+    two_nodes = step_model(spec, h100, ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=16, gpus_per_node=8),
+                           nvlink, "bf16")
+    assert two_nodes.allreduce_s(1) == pytest.approx(
+        2 * 80 * (14 * hop + 19.9e-6 + 2 * 15 / 16 * 8192 * 2 / (50e9 * 0.8)))
+    one_node = step_model(spec, h100, ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=8, gpus_per_node=8),
+                          nvlink, "bf16")
+    assert one_node.allreduce_s(64) == pytest.approx(steps.allreduce_s(64))
+    with pytest.raises(SizingError):
+        ServeLoad(batch=1, gpus_per_node=0).validated()
 
 
 # --- scheduler (gpudesk.sizing.serve_sched) --------------------------------------------------------------------
