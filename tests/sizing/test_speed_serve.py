@@ -326,3 +326,10 @@ def test_published_weight_format_names_map_to_their_bytes(catalog):
     with pytest.raises(SizingError) as err:
         engine_budget(spec, gpu, ServeLoad(input_tokens=10, output_tokens=10, batch=1, weight_format="int3-magic"))
     assert err.value.field == "weight_format"
+
+
+def test_a_benchmark_of_over_a_million_requests_is_a_valid_load():
+    """MLPerf Offline runs send over a million requests (1.2 M on 8 x H200); num_prompts is not a batch size."""
+    assert ServeLoad(batch=2048, num_prompts=1_216_510).validated().num_prompts == 1_216_510
+    with pytest.raises(SizingError):
+        ServeLoad(batch=1, num_prompts=10**9).validated()
