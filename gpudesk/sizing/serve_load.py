@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from gpudesk.i18n import _
 from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, choice, fraction, positive_float, positive_int
 from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.serve_host import engine_version_tuple
 
 ENGINES = ("vllm", "sglang", "trtllm")
 KV_DTYPES = ("auto", "bf16", "fp16", "fp8")
@@ -73,6 +74,8 @@ class ServeLoad:
     mixed_prefill: bool | None = None
     num_scheduler_steps: int = 1
     gpus_per_node: int | None = None
+    overlap_scheduling: bool | None = None
+    engine_version: str | None = None
 
     def validated(self) -> ServeLoad:
         """Return self after checking every field.
@@ -108,4 +111,5 @@ class ServeLoad:
         positive_int("num_scheduler_steps", self.num_scheduler_steps, 1024)
         if self.gpus_per_node is not None:
             positive_int("gpus_per_node", self.gpus_per_node, MAX_TP)
+        engine_version_tuple(self.engine_version)
         return self

@@ -36,6 +36,9 @@ of thousands of tokens the math.
   from the engine's model code by architecture: MLA attention and routed MoE blocks launch about twice the kernels
   of a Llama layer (:mod:`gpudesk.sizing.serve_rates`). At batch 1 on a TP slice of a large MoE this floor, not
   the weight stream, sets the step.
+- Host overhead: the engine's CPU work per step (scheduling, input preparation, sampling, detokenisation) is added
+  to the GPU's step unless the engine overlaps it, then the step lasts the longer of the two
+  (:mod:`gpudesk.sizing.serve_host`).
 - Tensor parallelism: Megatron-LM's two all-reduces per layer (after attention and after the MLP; Shoeybi et al.
   2019, arXiv 1909.08053 section 3) of ``tokens x hidden x 2`` bytes, alpha-beta on the replica's link
   (:func:`gpudesk.sizing.time.collective_time_s`, ring volume ``2 (n-1)/n``). At batch 1 the alpha term
@@ -50,6 +53,7 @@ from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
+from gpudesk.sizing.serve_host import host_overhead
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_rates import (
     NIC_BYTES_PER_S,
@@ -92,6 +96,9 @@ class StepModel:
     allreduce_alpha_s: float
     link_bytes_per_s: float
     assumptions: tuple[Assumption, ...]
+    host_step_s: float = 0.0  # CPU time of one step whatever its batch (scheduler, input preparation, sampling)
+    host_request_s: float = 0.0  # CPU time per request in the step (output processing, detokenisation)
+    host_overlap: bool = False  # the CPU prepares step n+1 while the GPU runs step n
 
     def weight_bytes_read(self, tokens: int) -> float:
         """Weight bytes a step of ``tokens`` tokens reads on one GPU (dense part + the experts touched)."""
@@ -121,7 +128,13 @@ class StepModel:
         attention_flops = (decode_context_tokens + prefill_attention_tokens) * self.attention_flops_per_context_token
         attention = max(kv_bytes / self.bytes_per_s, attention_flops / self.attention_flops_per_s)
         elementwise = tokens * self.elementwise_bytes_per_token / self.bytes_per_s
-        return gemm + attention + elementwise + self.layers * self.layer_latency_s + self.allreduce_s(tokens)
+        gpu = gemm + attention + elementwise + self.layers * self.layer_latency_s + self.allreduce_s(tokens)
+        host = self.host_s(decode_requests + (1 if prefill_tokens else 0))
+        return max(gpu, host) if self.host_overlap else gpu + host
+
+    def host_s(self, requests: int) -> float:
+        """CPU seconds the engine spends on one step of ``requests`` requests (module docstring)."""
+        return self.host_step_s + requests * self.host_request_s
 
 
 def elementwise_bytes_per_token(spec: ModelSpec, tp: int) -> float:
@@ -186,7 +199,11 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     link_bw = (link.bandwidth_gbps_per_direction * 1e9 * link_eff) if link is not None else 1.0
     if load.gpus_per_node and tp > load.gpus_per_node:
         link_bw = min(link_bw, NIC_BYTES_PER_S * link_eff)  # the ring's slowest hop is the network's
+    host = host_overhead(load.engine.lower(), load.engine_version, load.overlap_scheduling, load.num_scheduler_steps)
     assumptions = [
+        Assumption("host_overhead_s", _("{step:g} s per step + {request:g} s per running request, {mode}").format(
+            step=host.step_s, request=host.request_s,
+            mode=_("overlapped with the GPU") if host.overlap else _("added to the GPU step")), host.source),
         Assumption("hbm_efficiency", f"{hbm_eff:g} of {gpu.memory_bandwidth_gbps:g} GB/s", hbm_source),
         Assumption("matmul_efficiency", f"{mm_eff:g} of {peak / 1e12:g} TFLOPS {peak_note}", mm_source),
         Assumption("kernel_floor_s", f"{kernel_s:g} x {kernels} kernels per step", layer_source),
@@ -202,4 +219,6 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         kv_bytes_per_token=kv_per_token, elementwise_bytes_per_token=elementwise, flops_per_token=2.0 * spec.active_params / tp,
         attention_flops_per_context_token=attention, bytes_per_s=gpu.memory_bandwidth_gbps * 1e9 * hbm_eff,
         flops_per_s=peak * mm_eff, attention_flops_per_s=attention_peak * attention_eff, layer_latency_s=layer_s, allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
-        assumptions=tuple(assumptions))
+        assumptions=tuple(assumptions), host_step_s=host.step_s, host_request_s=host.request_s,
+        host_overlap=host.overlap)
+

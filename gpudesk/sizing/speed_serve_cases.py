@@ -94,6 +94,8 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         cuda_graphs=not bool(case.get("enforce_eager", False)), num_prompts=case.get("num_prompts"),
         mixed_prefill=case.get("enable_chunked_prefill"), num_scheduler_steps=int(case.get("num_scheduler_steps") or 1),
         gpus_per_node=int(case["gpus_per_node"]) if case.get("gpus_per_node") else None,
+        overlap_scheduling=case.get("overlap_scheduling"),
+        engine_version=str(case["engine_version"]) if case.get("engine_version") else None,
     )
 
 

@@ -333,3 +333,34 @@ def test_a_benchmark_of_over_a_million_requests_is_a_valid_load():
     assert ServeLoad(batch=2048, num_prompts=1_216_510).validated().num_prompts == 1_216_510
     with pytest.raises(SizingError):
         ServeLoad(batch=1, num_prompts=10**9).validated()
+
+
+def test_host_overhead_adds_to_the_step_unless_the_engine_overlaps_it(catalog):
+    """vLLM before v0.12 and SGLang before v0.4 wait for their CPU work each step (1.0 ms + 17.6 us per running
+    request); later versions and TensorRT-LLM overlap it (the step lasts the longer of the two); vLLM V0 multi-step
+    pays it once per block."""
+    from gpudesk.sizing.serve_host import default_overlap, engine_version_tuple, host_overhead
+    from gpudesk.sizing.serve_step import step_model
+
+    assert engine_version_tuple("vLLM 0.9.0.2.dev108+g71faa1880 (ROCm 6.4.1)") == (0, 9)
+    assert engine_version_tuple(None) is None
+    with pytest.raises(SizingError):
+        engine_version_tuple("nightly")
+    assert not default_overlap("vllm", "0.6.0") and not default_overlap("vllm", "0.11.2")
+    assert default_overlap("vllm", "0.12.0") and default_overlap("vllm", None)
+    assert not default_overlap("sglang", "0.3.0") and default_overlap("sglang", "0.5.7")
+    assert default_overlap("trtllm", "0.17.0")
+    assert host_overhead("vllm", "0.6.0", None, 8).step_s == pytest.approx(1.0e-3 / 8)
+
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    serial = step_model(spec, gpu, ServeLoad(batch=64, engine_version="0.6.0"), None, "bf16")
+    overlapped = step_model(spec, gpu, ServeLoad(batch=64, overlap_scheduling=True), None, "bf16")
+    host = 1.0e-3 + 64 * (5.5e-3 - 1.0e-3) / 256
+    assert serial.step_s(64, 64 * 500) == pytest.approx(overlapped.step_s(64, 64 * 500) + host)
+    # Overlapped and host-bound: a tiny model at a large batch waits for the CPU, not the GPU.
+    tiny = step_model(_spec(catalog, "llama-3.2-1b"), gpu, ServeLoad(batch=512, overlap_scheduling=True), None,
+                      "bf16")
+    assert tiny.step_s(512, 512 * 10) == pytest.approx(1.0e-3 + 512 * (5.5e-3 - 1.0e-3) / 256)
+    with pytest.raises(SizingError):
+        ServeLoad(batch=1, engine_version="latest").validated()
