@@ -53,8 +53,31 @@ def test_text_answer_names_the_option(capsys):
     ("--gpu h100-sxm5 --model llama-3.1-8b --count 3 --tp 2 --input-tokens 10 --output-tokens 10 --batch 1", "--count"),
     ("--gpu h100-sxm5 --model llama-3.1-8b --input-tokens 10 --output-tokens 10 --batch 1 --gpu-memory-utilization 1.5",
      "--gpu-memory-utilization"),
+    ("--gpu h100-sxm5 --model llama-3.1-8b --input-tokens 10 --output-tokens 10 --batch 1 --engine-version nightly",
+     "--engine-version"),
+    ("--gpu h100-sxm5 --model llama-3.1-8b --input-tokens 10 --output-tokens 10 --batch 1 --server no-such-box",
+     "--server"),
 ])
 def test_bad_input_is_a_cli_error_naming_the_flag(argv, needle):
     with pytest.raises(CliError) as err:
         cmd_serve_speed(_parser().parse_args(argv.split()))
     assert needle in str(err.value)
+
+
+def _tpot(argv: str, capsys) -> float:
+    assert cmd_serve_speed(_parser().parse_args((argv + " --json").split())) == 0
+    return json.loads(capsys.readouterr().out)["serve"]["tpot_s"]
+
+
+def test_engine_version_and_overlap_flags_set_the_host_overhead(capsys):
+    """vLLM 0.6 waits for its CPU each step; --overlap-scheduling hides it; the flag wins over the version."""
+    base = "--gpu h100-sxm5 --model llama-3.1-8b --input-tokens 100 --output-tokens 100 --concurrency 1"
+    current = _tpot(base, capsys)
+    old = _tpot(base + " --engine-version 0.6.0", capsys)
+    assert old == pytest.approx(current + 1.0e-3 + (5.5e-3 - 1.0e-3) / 256, rel=1e-3)
+    assert _tpot(base + " --engine-version 0.6.0 --overlap-scheduling", capsys) == pytest.approx(current)
+
+
+def test_a_server_flag_puts_tp_beyond_its_gpus_across_the_network(capsys):
+    base = "--gpu h100-sxm5 --model llama-3.1-70b --input-tokens 100 --output-tokens 100 --concurrency 1 --tp 16"
+    assert _tpot(base + " --server hgx-h100", capsys) > _tpot(base, capsys)
