@@ -76,6 +76,7 @@ class ServeLoad:
     gpus_per_node: int | None = None
     overlap_scheduling: bool | None = None
     engine_version: str | None = None
+    length_spread: float = 0.0
 
     def validated(self) -> ServeLoad:
         """Return self after checking every field.
@@ -112,4 +113,7 @@ class ServeLoad:
         if self.gpus_per_node is not None:
             positive_int("gpus_per_node", self.gpus_per_node, MAX_TP)
         engine_version_tuple(self.engine_version)
+        if not 0.0 <= self.length_spread < 1.0:
+            raise SizingError("length_spread", _("the length spread must be at least 0 and below 1 (got {value}).").format(
+                value=self.length_spread))
         return self

@@ -96,6 +96,7 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         gpus_per_node=int(case["gpus_per_node"]) if case.get("gpus_per_node") else None,
         overlap_scheduling=case.get("overlap_scheduling"),
         engine_version=str(case["engine_version"]) if case.get("engine_version") else None,
+        length_spread=float(case.get("length_spread") or 0.0),
     )
 
 

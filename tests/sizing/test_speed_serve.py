@@ -364,3 +364,19 @@ def test_host_overhead_adds_to_the_step_unless_the_engine_overlaps_it(catalog):
     assert tiny.step_s(512, 512 * 10) == pytest.approx(1.0e-3 + 512 * (5.5e-3 - 1.0e-3) / 256)
     with pytest.raises(SizingError):
         ServeLoad(batch=1, engine_version="latest").validated()
+
+
+def test_spread_lengths_let_closed_loop_clients_drift_out_of_lock_step(catalog):
+    """Identical lengths: 8 closed-loop clients finish together and prefill their next prompts in one step; with
+    vLLM's random-range spread they drift apart and a prompt shares its step with decodes instead. The mean
+    lengths, hence the throughput, stay; the answer is the same on every call (seeded)."""
+    spec = _spec(catalog, "mistral-7b")
+    gpu = catalog.gpu("rtx4090")
+    same = serve_speed(spec, gpu, ServeLoad(input_tokens=256, output_tokens=128, concurrency=8, num_prompts=300))
+    load = ServeLoad(input_tokens=256, output_tokens=128, concurrency=8, num_prompts=300, length_spread=0.1)
+    spread = serve_speed(spec, gpu, load)
+    assert spread.ttft_s < 0.5 * same.ttft_s
+    assert spread.output_tokens_per_s == pytest.approx(same.output_tokens_per_s, rel=0.05)
+    assert serve_speed(spec, gpu, load).ttft_s == spread.ttft_s
+    with pytest.raises(SizingError):
+        ServeLoad(batch=1, length_spread=1.0).validated()
