@@ -148,12 +148,23 @@ def test_sglang_static_fraction_holds_weights_and_pool_and_shrinks_with_tp(catal
 
     spec = _spec(catalog, "llama-3.1-70b")
     gpu = catalog.gpu("h100-sxm5")
-    tp4 = engine_budget(spec, gpu, ServeLoad(engine="sglang", input_tokens=100, output_tokens=100, batch=1, tp=4))
-    assert tp4.memory_fraction == 0.85 and not tp4.mixed_prefill
+    # SGLang v0.4 - v0.5.2: a table by TP degree.
+    tp4 = engine_budget(spec, gpu, ServeLoad(engine="sglang", input_tokens=100, output_tokens=100, batch=1, tp=4,
+                                             engine_version="0.4.1"))
+    assert tp4.memory_fraction == 0.85 and not tp4.mixed_prefill and tp4.token_budget == 8192
     assert tp4.kv_bytes == pytest.approx(gpu.memory_bytes * 0.85 - spec.params * 2 / 4)
     mine = engine_budget(spec, gpu, ServeLoad(engine="sglang", input_tokens=100, output_tokens=100, batch=1, tp=4,
                                               gpu_memory_utilization=0.88))
     assert mine.kv_bytes - tp4.kv_bytes == pytest.approx(gpu.memory_bytes * 0.03)
+    # v0.5.3+ (and no version: the current release): (memory - reserved) / memory, reserved = 512 MiB + 1.5 MiB x
+    # chunk 8192 + 2 MiB x CUDA-graph cap 512 (TP 4) + TP/8 GiB on an 80 GiB GPU; chunk 16384 from 160 GiB.
+    now = engine_budget(spec, gpu, ServeLoad(engine="sglang", input_tokens=100, output_tokens=100, batch=1, tp=4))
+    reserved = 512 + 1.5 * 8192 + 2 * 512 + 4 / 8 * 1024
+    assert now.memory_fraction == round((80 * 1024 - reserved) / (80 * 1024), 3)
+    mi300x = engine_budget(spec, catalog.gpu("mi300x"), ServeLoad(engine="sglang", input_tokens=100,
+                                                                  output_tokens=100, batch=1, tp=1))
+    assert mi300x.token_budget == 16384
+    assert mi300x.memory_fraction == round((192 * 1024 - (512 + 1.5 * 16384 + 2 * 512 + 1024 / 8)) / (192 * 1024), 3)
 
 
 def test_trtllm_fraction_is_of_the_memory_left_free(catalog):
