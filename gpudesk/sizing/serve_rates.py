@@ -1,0 +1,168 @@
+"""The rates a serving step runs at on one GPU and link, each from the catalog or a cited measurement.
+
+- Matmul efficiency: the catalog's ``matmul_efficiency`` (measured maximum achievable matmul FLOPS / datasheet
+  peak, Stas Bekman, ML Engineering, compute/accelerator "Maximum Achievable Matmul FLOPS"); where the catalog
+  has none, the vendor's lowest measured figure of that table (NVIDIA 0.75, :data:`gpudesk.sizing.time.
+  DEFAULT_MATMUL_EFFICIENCY`; AMD 0.514, MI300X; Intel 0.677, Gaudi 3).
+- HBM efficiency: the share of the datasheet bandwidth a memory-bound kernel streams (module constants below).
+- Per-layer latency: the fixed time of one decoder layer's kernels whatever the batch.
+- All-reduce latency (alpha): the fixed time of one small all-reduce on the link.
+"""
+
+from __future__ import annotations
+
+from gpudesk.catalog.records import GPU, Link
+from gpudesk.i18n import _
+from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.time import DEFAULT_LINK_EFFICIENCY, DEFAULT_MATMUL_EFFICIENCY
+
+MAMF_SOURCE = ("Stas Bekman, ML Engineering, compute/accelerator, Maximum Achievable Matmul FLOPS table "
+               "(https://github.com/stas00/ml-engineering/tree/master/compute/accelerator)")
+AZURE_GUIDE = ("Azure AI benchmarking guide, measured tables ND H100 v5 / ND MI300X v5 "
+               "(https://github.com/samuel-bohman/AI-benchmarking-guide/tree/main/Azure_Results)")
+# Vendor fallbacks: the lowest measured BF16 MAMF / peak of each vendor in the table above.
+VENDOR_MATMUL_EFFICIENCY = {"NVIDIA": DEFAULT_MATMUL_EFFICIENCY, "AMD": 0.514, "Intel": 0.677}
+# FP8 GEMMs reach a smaller share of the (twice as high) FP8 peak: largest measured cuBLASLt / hipBLASLt FP8 GEMM
+# over the datasheet FP8 peak, H100 SXM 1382.2 / 1978.9 TFLOPS, MI300X 1159.5 / 2614.9 TFLOPS (AZURE_GUIDE).
+VENDOR_FP8_MATMUL_EFFICIENCY = {"NVIDIA": 1382.2 / 1978.9, "AMD": 1159.5 / 2614.9}
+# STREAM copy over the datasheet bandwidth: H100 SXM 2.90 / 3.35 TB/s, MI300X 4.11 / 5.3 TB/s (AZURE_GUIDE).
+VENDOR_HBM_EFFICIENCY = {"NVIDIA": 2.90 / 3.35, "AMD": 4.11 / 5.3}
+# A kernel replayed from a CUDA graph costs about 3.4 us even when it does almost nothing, 3.8 us when launched
+# from a stream without synchronisation (NVIDIA developer blog "Getting Started with CUDA Graphs", 2019,
+# https://developer.nvidia.com/blog/cuda-graphs/); a PyTorch eager op adds its CPU dispatch (~10 us).
+SMALL_KERNEL_GRAPH_S = 3.4e-6
+SMALL_KERNEL_EAGER_S = 10e-6
+# Kernels one decoder layer launches per step, counted from vLLM's model code (the GEMMs included: at a small batch
+# on a TP slice a GEMM reads a few MB and lasts no longer than its launch floor, which the roofline alone misses).
+# - Attention block of a Llama-style layer (vllm/model_executor/models/llama.py LlamaAttention): fused residual add +
+#   RMSNorm, QKV GEMM, rotary embedding, KV-cache write (reshape_and_cache), attention, O GEMM: 6.
+# - Multi-head latent attention (vllm/model_executor/models/deepseek_v2.py DeepseekV2MLAAttention, absorbed decode):
+#   fused add + RMSNorm, fused q_a/kv_a GEMM, q_a RMSNorm, kv_a RMSNorm, q_b GEMM, W_UK batched GEMM, rotary, KV-cache
+#   write, MLA attention, W_UV batched GEMM, O GEMM: 11.
+# - Dense MLP (LlamaMLP): fused add + RMSNorm, gate_up GEMM, SiLU x mul, down GEMM: 4.
+# - Routed MoE (vllm/model_executor/layers/fused_moe/fused_moe.py): fused add + RMSNorm, router GEMM, top-k
+#   softmax, moe_align_block_size, grouped GEMM 1, activation, grouped GEMM 2, moe_sum: 8; shared experts add their
+#   MLP's gate_up GEMM, activation and down GEMM: 3.
+ATTENTION_KERNELS = 6
+MLA_KERNELS = 11
+DENSE_MLP_KERNELS = 4
+MOE_KERNELS = 8
+SHARED_EXPERT_KERNELS = 3
+KERNEL_COUNT_SOURCE = ("vllm/model_executor/models/llama.py, deepseek_v2.py, layers/fused_moe/fused_moe.py "
+                       "(https://github.com/vllm-project/vllm)")
+# Small-message all-reduce latency. Engines on NVLink use their own one-shot kernel (vLLM custom_all_reduce,
+# TensorRT-LLM customAllReduceKernels): 9.5 / 9.1 / 10.1 us at TP 2 / 4 / 8 for 512 bytes on H100 (vLLM kernel,
+# measured in sgl-project/sglang PR 2904, https://github.com/sgl-project/sglang/pull/2904). Elsewhere the library's
+# ring: nccl-tests / rccl-tests all-reduce of 1 KB over 8 GPUs, bus bandwidth 0.07 GB/s on H100 NVLink and 0.04 GB/s
+# on MI300X Infinity Fabric (AZURE_GUIDE), i.e. 1024 x 2 x 7/8 / busbw = 25.6 us and 44.8 us, 1.83 and 3.2 us per
+# ring hop (2 (n-1) = 14 hops). On Infinity Fabric vLLM's ROCm one-shot kernel (enabled on MI300-series full xGMI
+# meshes) measures 6.3 us for 24 KB at TP 8 on MI355X (vllm-project/vllm PR 39080); no MI300X figure was found, so
+# that one is used for every AMD board.
+CUSTOM_ALLREDUCE_S = {2: 9.5e-6, 4: 9.1e-6, 8: 10.1e-6}
+CUSTOM_ALLREDUCE_SOURCE = "vLLM one-shot custom all-reduce on H100, 512 B: sgl-project/sglang PR 2904"
+AMD_CUSTOM_ALLREDUCE_S = 6.3e-6
+AMD_CUSTOM_ALLREDUCE_SOURCE = "vLLM ROCm one-shot all-reduce, 24 KB at TP 8 on MI355X: vllm-project/vllm PR 39080"
+RING_HOP_S = {"nvidia": 1024 * 2 * 7 / 8 / 0.07e9 / 14, "amd": 1024 * 2 * 7 / 8 / 0.04e9 / 14}
+_PEAK_FIELD = {"bf16": "bf16_dense_tflops", "fp8": "fp8_dense_tflops", "fp4": "fp4_dense_tflops"}
+
+
+def matmul_efficiency(gpu: GPU, precision: str = "bf16") -> tuple[float, str]:
+    """(share of the dense peak matmuls reach at ``precision``, source): BF16 from the catalog's measured figure,
+    else the vendor's; FP8 and FP4 from the vendor's measured FP8 GEMM (module constants)."""
+    if precision in ("fp8", "fp4") and gpu.vendor in VENDOR_FP8_MATMUL_EFFICIENCY:
+        return VENDOR_FP8_MATMUL_EFFICIENCY[gpu.vendor], _("{vendor} measured FP8 GEMM: {source}").format(
+            vendor=gpu.vendor, source=AZURE_GUIDE)
+    if gpu.matmul_efficiency:
+        return float(gpu.matmul_efficiency), gpu.matmul_efficiency_source or MAMF_SOURCE
+    value = VENDOR_MATMUL_EFFICIENCY.get(gpu.vendor, DEFAULT_MATMUL_EFFICIENCY)
+    return value, _("{vendor} default (no measured figure for this GPU): {source}").format(
+        vendor=gpu.vendor, source=MAMF_SOURCE)
+
+
+def compute_peak_flops(gpu: GPU, precision: str) -> tuple[float, str]:
+    """(dense peak FLOP/s at ``precision`` or the nearest slower one the GPU has, note).
+
+    Raises:
+        SizingError: the catalog has no dense 16-bit rate for the GPU.
+    """
+    for name in (precision, "fp8", "bf16") if precision == "fp4" else (precision, "bf16"):
+        value = getattr(gpu, _PEAK_FIELD[name], None) or (gpu.fp16_dense_tflops if name == "bf16" else None)
+        if value:
+            return float(value) * 1e12, name.upper()
+    raise SizingError("gpu", _("no dense 16-bit rate for {gpu} in the catalog.").format(gpu=gpu.name))
+
+
+def hbm_efficiency(gpu: GPU) -> tuple[float, str]:
+    """(share of the datasheet memory bandwidth streaming kernels reach, source): the vendor's measured STREAM
+    copy over its datasheet figure (NVIDIA's for Intel and others)."""
+    return VENDOR_HBM_EFFICIENCY.get(gpu.vendor, VENDOR_HBM_EFFICIENCY["NVIDIA"]), _(
+        "STREAM copy over the datasheet bandwidth: {source}").format(source=AZURE_GUIDE)
+
+
+def kernels_per_step(spec: ModelSpec) -> int:
+    """Kernels one step launches over all decoder layers (module constants): attention (MLA or not) per layer, a
+    routed-MoE block on ``moe_layers`` layers (plus the shared experts' MLP), a dense MLP on the rest."""
+    layers = spec.layers or 0
+    attention = MLA_KERNELS if spec.attention_kind == "mla" else ATTENTION_KERNELS
+    moe_layers = 0
+    if spec.moe_experts:
+        moe_layers = spec.moe_layers if spec.moe_layers is not None else layers
+    moe = MOE_KERNELS + (SHARED_EXPERT_KERNELS if spec.moe_shared_experts else 0)
+    return layers * attention + moe_layers * moe + (layers - moe_layers) * DENSE_MLP_KERNELS
+
+
+def kernel_latency_s(gpu: GPU, cuda_graphs: bool) -> tuple[float, str]:
+    """(fixed seconds of one kernel whatever its work, source): replayed from a CUDA/HIP graph or launched eagerly."""
+    kernel = SMALL_KERNEL_GRAPH_S if cuda_graphs else SMALL_KERNEL_EAGER_S
+    return kernel, _(
+        "{us:g} us per kernel ({mode}): NVIDIA developer blog, Getting Started with CUDA Graphs "
+        "(https://developer.nvidia.com/blog/cuda-graphs/); kernels per layer: {source}").format(
+        us=kernel * 1e6, mode=_("CUDA graphs") if cuda_graphs else _("eager"), source=KERNEL_COUNT_SOURCE)
+
+
+# Across nodes the engines' one-shot kernels do not apply (they need every peer's memory mapped over NVLink / xGMI;
+# vLLM disables its custom all-reduce when the group spans nodes, vllm/distributed/device_communicators/
+# custom_all_reduce.py) and the library's tree runs: the node's ring hops to reduce into and broadcast out of the
+# node, plus the network round trip. An 8-byte all-reduce between two nodes over InfiniBand takes 19.9 us
+# (nccl-tests all_reduce_perf, 2 x A100 on HDR, NVIDIA/nccl-tests issue 150); a tree of n nodes crosses
+# ceil(log2 n) levels. The messages cross at the GPU's NIC rate: 400 Gb/s (50 GB/s) per GPU on HGX H100/H200/B200
+# nodes (NVIDIA DGX H100 user guide: 8 x ConnectX-7 400 Gb/s).
+NETWORK_ALLREDUCE_S = 19.9e-6
+NETWORK_ALLREDUCE_SOURCE = ("8-byte all-reduce between 2 nodes over InfiniBand: NVIDIA/nccl-tests issue 150 "
+                            "(https://github.com/NVIDIA/nccl-tests/issues/150)")
+NIC_BYTES_PER_S = 50e9
+
+
+def allreduce_latency_s(link: Link, gpu: GPU, tp: int, gpus_per_node: int | None = None) -> tuple[float, str]:
+    """(fixed seconds of one small all-reduce over ``tp`` GPUs joined by ``link``, source): the engines' one-shot
+    kernel on NVLink and Infinity Fabric meshes, else (PCIe, other vendors) the library ring (2 (tp - 1) hops of
+    the measured per-hop latency); over several nodes of ``gpus_per_node`` the library tree (module constants)."""
+    key = "amd" if gpu.vendor == "AMD" else "nvidia"
+    if gpus_per_node and tp > gpus_per_node:
+        nodes = -(-tp // gpus_per_node)
+        levels = max(1, (nodes - 1).bit_length())
+        inside = 2 * (gpus_per_node - 1) * RING_HOP_S[key]
+        return inside + levels * NETWORK_ALLREDUCE_S, _(
+            "{nodes} nodes: ring hops inside each node ({azure}) + {levels} network level(s) of {source}").format(
+            nodes=nodes, azure=AZURE_GUIDE, levels=levels, source=NETWORK_ALLREDUCE_SOURCE)
+    if link.id.startswith("amd-if"):
+        return AMD_CUSTOM_ALLREDUCE_S, AMD_CUSTOM_ALLREDUCE_SOURCE
+    if gpu.vendor == "NVIDIA" and link.kind == "nvlink":
+        return CUSTOM_ALLREDUCE_S.get(tp, CUSTOM_ALLREDUCE_S[8]), CUSTOM_ALLREDUCE_SOURCE
+    return 2 * (tp - 1) * RING_HOP_S[key], _(
+        "1 KB all-reduce over 8 GPUs (nccl-tests / rccl-tests) / 14 ring hops: {source}").format(source=AZURE_GUIDE)
+
+
+# xGMI links of an MI300X platform deliver about 48 of their 64 GB/s (CRC and protocol overhead): ROCm blog
+# "Understanding RCCL Bandwidth and xGMI Performance on AMD Instinct MI300X", 2025
+# (https://rocm.blogs.amd.com/software-tools-optimization/mi300x-rccl-xgmi/README.html).
+XGMI_LINK_EFFICIENCY = 48 / 64
+
+
+def link_efficiency(link: Link) -> tuple[float, str]:
+    """(share of the link's per-direction bandwidth a ring all-reduce reaches, source)."""
+    if link.id.startswith("amd-if"):
+        return XGMI_LINK_EFFICIENCY, ("ROCm blog, Understanding RCCL Bandwidth and xGMI Performance on AMD Instinct "
+                                      "MI300X (48 of 64 GB/s per link)")
+    return DEFAULT_LINK_EFFICIENCY, "Stas Bekman, ML Engineering, network: 80-88 % measured (gpudesk.sizing.time)"

@@ -1,0 +1,247 @@
+"""A small discrete-event simulation of a continuous-batching engine scheduler with chunked prefill.
+
+Method: Vidur (Agrawal et al. 2024, arXiv 2405.05465) simulates the engine's scheduler over per-operator step
+times; here the step time is :meth:`gpudesk.sizing.serve_step.StepModel.step_s`. The scheduler is vLLM V1's
+(``vllm/v1/core/sched/scheduler.py``) and Sarathi-Serve's (arXiv 2403.02310): every step first gives each
+running request its next decode token, then fills the rest of the token budget (``max_num_batched_tokens``) with
+prompt chunks, first of requests already being prefilled, then of waiting requests admitted first-come first-
+served while the KV pool holds their prompt and output tokens and fewer than ``max_num_seqs`` run. The prompt's
+last chunk yields the first token (TTFT ends with that step); each later step yields one token (TPOT).
+Without mixing (SGLang's default, vLLM V0 without chunked prefill) a step runs either prompts or decode tokens,
+prompts first, so a prefill pauses every running request (the TPOT interference Sarathi-Serve removes). With
+``num_scheduler_steps`` n > 1 (vLLM V0 multi-step scheduling) decode steps run in blocks of n and waiting requests
+are admitted only between blocks, which adds up to n steps to their TTFT.
+
+Loads (one replica; the load is split evenly over replicas):
+- closed loop, ``concurrency`` C: C clients each send a request when their previous one finishes (vLLM
+  ``benchmark_serving --max-concurrency``), ``num_prompts`` in all;
+- open loop, ``request_rate_per_s`` R: Poisson arrivals (exponential gaps, seeded: the same answer every time);
+- offline ``batch`` B: ``num_prompts`` (default B) requests arrive at once (``benchmark_throughput``).
+
+Request lengths: every request has the given prompt and output tokens, or with ``length_spread`` r each draws them
+uniformly over [len (1 - r), len (1 + r)] (vLLM's benchmark random dataset, ``--random-range-ratio``,
+``vllm/benchmarks/datasets.py`` RandomDataset). Identical lengths keep closed-loop clients in lock step (they all
+finish in the same step and send again together, so their prompts share prefill steps); spread lengths let them
+drift apart, as in a real sweep where outputs end at different steps.
+
+Runs of decode-only steps between events are taken in one jump (the KV read grows by one token per request per
+step, so the mean step of the run is the step at its middle context), which keeps the simulation to a few
+thousand events.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import random
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gpudesk.i18n import _
+from gpudesk.sizing.serve_engine import EngineBudget
+from gpudesk.sizing.serve_step import StepModel
+from gpudesk.sizing.speed_common import Assumption
+
+DEFAULT_PROMPTS_PER_CLIENT = 5
+MIN_DEFAULT_PROMPTS = 100
+MAX_DEFAULT_PROMPTS = 2000
+SEED = 2405_05465
+
+
+@dataclass(frozen=True)
+class Load:
+    """One replica's share of the load (see :class:`gpudesk.sizing.serve_load.ServeLoad`)."""
+
+    input_tokens: int
+    output_tokens: int
+    concurrency: int | None = None
+    request_rate_per_s: float | None = None
+    batch: int | None = None
+    num_prompts: int | None = None
+    replicas: int = 1
+    num_scheduler_steps: int = 1
+    length_spread: float = 0.0
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """Per replica: throughput, mean TTFT / TPOT / end-to-end latency (s), time-weighted mean running requests."""
+
+    output_tokens_per_s: float
+    requests_per_s: float
+    ttft_s: float
+    tpot_s: float
+    e2e_latency_s: float
+    mean_batch: float
+    prompts: int
+    assumptions: tuple[Assumption, ...]
+
+
+@dataclass
+class _Request:
+    arrival_s: float
+    inp: int = 1
+    out: int = 1
+    prefilled: int = 0
+    first_token_s: float = 0.0
+    finish_s: float = 0.0
+
+
+def _prompts(load: Load) -> int:
+    if load.num_prompts is not None:
+        return max(1, math.ceil(load.num_prompts / load.replicas))
+    if load.batch is not None:
+        return max(1, math.ceil(load.batch / load.replicas))
+    if load.concurrency is not None:
+        c = max(1, math.ceil(load.concurrency / load.replicas))
+        return min(MAX_DEFAULT_PROMPTS, max(MIN_DEFAULT_PROMPTS, DEFAULT_PROMPTS_PER_CLIENT * c))
+    return MAX_DEFAULT_PROMPTS // 2
+
+
+def _arrivals(load: Load, prompts: int) -> list[float]:
+    """Arrival times of an open-loop or offline load (closed loop arrives on completions)."""
+    if load.request_rate_per_s is None or math.isinf(load.request_rate_per_s):
+        return [0.0] * prompts
+    rate = load.request_rate_per_s / load.replicas
+    rng = random.Random(SEED)
+    t, out = 0.0, []
+    for _i in range(prompts):
+        t += rng.expovariate(rate)
+        out.append(t)
+    return out
+
+
+def _lengths(load: Load) -> Callable[[], tuple[int, int]]:
+    """Draws (prompt, output) tokens of the next request: the given lengths, or with ``length_spread`` r uniform
+    integers over [len (1 - r), len (1 + r)] as vLLM's random dataset samples them (seeded)."""
+    spread = load.length_spread
+    if spread <= 0:
+        return lambda: (load.input_tokens, load.output_tokens)
+    rng = random.Random(SEED + 1)
+
+    def draw() -> tuple[int, int]:
+        def one(mean: int) -> int:
+            return max(1, rng.randint(math.floor(mean * (1 - spread)), math.ceil(mean * (1 + spread))))
+        return one(load.input_tokens), one(load.output_tokens)
+    return draw
+
+
+def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
+    """Run ``load`` through the scheduler of one replica and measure it like the engine's benchmark client."""
+    prompts = _prompts(load)
+    closed = load.concurrency is not None
+    clients = max(1, math.ceil(load.concurrency / load.replicas)) if load.concurrency is not None else 0
+    arrivals = deque(_arrivals(load, prompts)) if not closed else deque([0.0] * min(clients, prompts))
+    issued = len(arrivals)
+    inp, out = load.input_tokens, load.output_tokens
+    per_request_kv = inp + out
+    lengths = _lengths(load)
+    waiting: deque[_Request] = deque()
+    prefilling: list[_Request] = []
+    # running: heap of (decode step index at which the request is done, seq, request)
+    running: list[tuple[int, int, _Request]] = []
+    decode_steps = 0  # decode steps taken so far (a request's context grows by one per step)
+    context_base = 0  # sum over running of (context at join - decode_steps at join)
+    done: list[_Request] = []
+    now = 0.0
+    busy_batch_time = 0.0
+    seq = 0
+    block = max(1, load.num_scheduler_steps)
+    block_left = 0
+    limit = min(budget.max_running, max(1, budget.kv_capacity_tokens // per_request_kv))
+    if budget.kv_capacity_tokens < per_request_kv:
+        limit = 1  # one request at a time, the engine preempts and recomputes (counted as if it fit)
+
+    def finish(req: _Request) -> None:
+        nonlocal issued
+        done.append(req)
+        if closed and issued < prompts:
+            arrivals.append(req.finish_s)
+            issued += 1
+
+    while len(done) < prompts:
+        while arrivals and arrivals[0] <= now + 1e-12:
+            req_inp, req_out = lengths()
+            waiting.append(_Request(arrival_s=arrivals.popleft(), inp=req_inp, out=req_out))
+        # Admit waiting requests (FCFS) while the KV pool and max_num_seqs allow, between multi-step blocks.
+        while block_left == 0 and waiting and len(running) + len(prefilling) < limit:
+            prefilling.append(waiting.popleft())
+        d = len(running)
+        if not prefilling and d == 0:
+            if not arrivals:
+                break
+            now = max(now, arrivals[0])
+            continue
+        if prefilling and (block_left == 0 or budget.mixed_prefill):
+            # One step with prompt chunks: mixed with every decode token (decode first, then chunks up to the
+            # token budget), or prompts alone while the decoding requests wait.
+            if not budget.mixed_prefill:
+                d = 0
+            room = max(0, budget.token_budget - d)
+            chunk_total, attention = 0, 0.0
+            completed: list[_Request] = []
+            for req in prefilling:
+                if room <= 0:
+                    break
+                take = min(room, req.inp - req.prefilled)
+                attention += take * (req.prefilled + take / 2)
+                req.prefilled += take
+                room -= take
+                chunk_total += take
+                if req.prefilled >= req.inp:
+                    completed.append(req)
+            context = context_base + d * decode_steps
+            dt = steps.step_s(d, context, chunk_total, attention)
+            now += dt
+            busy_batch_time += (d + len(prefilling)) * dt
+            if d:
+                decode_steps += 1
+            for req in completed:
+                prefilling.remove(req)
+                req.first_token_s = now
+                if req.out <= 1:
+                    req.finish_s = now
+                    finish(req)
+                else:
+                    seq += 1
+                    heapq.heappush(running, (decode_steps + req.out - 1, seq, req))
+                    context_base += req.inp + 1 - decode_steps
+        else:
+            # Decode-only run until the next completion or the next arrival, in one jump.
+            next_done = running[0][0]
+            k = max(1, next_done - decode_steps)
+            context = context_base + d * decode_steps
+            if block > 1:
+                block_left = block_left or block
+                k = min(k, block_left)
+            elif arrivals and len(running) < limit:
+                first = steps.step_s(d, context)
+                k = max(1, min(k, math.ceil((arrivals[0] - now) / first)))
+            mid = context + d * (k - 1) / 2
+            dt = k * steps.step_s(d, mid)
+            now += dt
+            busy_batch_time += d * dt
+            decode_steps += k
+            if block > 1:
+                block_left -= k
+        while running and running[0][0] <= decode_steps:
+            _step, _s, req = heapq.heappop(running)
+            context_base -= req.inp + 1 - (_step - req.out + 1)
+            req.finish_s = now
+            finish(req)
+    duration = max(now, 1e-12)
+    n = len(done)
+    ttft = sum(r.first_token_s - r.arrival_s for r in done) / n
+    decoding = [r for r in done if r.out > 1]
+    tpot = sum((r.finish_s - r.first_token_s) / (r.out - 1) for r in decoding) / len(decoding) if decoding else 0.0
+    generated = sum(r.out for r in done)
+    e2e = sum(r.finish_s - r.arrival_s for r in done) / n
+    assumptions = (
+        Assumption("scheduler", _("continuous batching, chunked prefill: {budget} tokens per step, at most {limit} "
+                                  "running requests, {prompts} requests simulated").format(
+            budget=budget.token_budget, limit=limit, prompts=prompts),
+            "Vidur arXiv 2405.05465; Sarathi-Serve arXiv 2403.02310; vllm/v1/core/sched/scheduler.py"),
+    )
+    return SimResult(output_tokens_per_s=generated / duration, requests_per_s=n / duration, ttft_s=ttft, tpot_s=tpot,
+                     e2e_latency_s=e2e, mean_batch=busy_batch_time / duration, prompts=n, assumptions=assumptions)

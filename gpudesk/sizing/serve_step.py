@@ -1,0 +1,224 @@
+"""Time of one engine step: ``d`` decoding requests (one token each) plus ``p`` prompt tokens of chunked prefill.
+
+A step runs every layer once over all its tokens (continuous batching with chunked prefill, Sarathi-Serve,
+Agrawal et al. 2024, arXiv 2403.02310; vLLM ``max_num_batched_tokens``). Its time is
+
+    step = weight bytes / HBM rate + matmul FLOPs / matmul rate              (the GEMMs)
+           + max(KV bytes / HBM rate, attention FLOPs / attention rate)     (attention)
+           + tokens x elementwise bytes per token / HBM rate                  (norms, rotary, KV write, activation)
+           + layers x per-layer latency + 2 x layers x all-reduce(tokens x hidden x 2 bytes)
+
+The operators run one after the other, so their times add (per-operator accounting: LLM-Viewer, Yuan et al. 2024,
+arXiv 2402.16363 section 3; Vidur, arXiv 2405.05465, times each operator separately): at a large batch the GEMMs
+are compute bound while decode attention still streams the KV cache, and one max over the whole step would hide
+the KV read behind the GEMMs. Within a GEMM the weight stream and the math are added, not overlapped: at serving
+shapes a GEMM reaches neither roofline. Measured cuBLASLt FP8 GEMMs on H100 (Azure AI benchmarking guide) reach
+1011 and 1217 TFLOPS at 2048^3 and 4096^3; the sum of their memory time (FP8 inputs and BF16 output at 2.90 TB/s)
+and compute time (at the 1382 TFLOPS of the largest size) gives 943 and 1121, the max 1382 for both (no-overlap
+case of the Hong & Kim analytical GPU model, ISCA 2009). At batch 1 the sum is the weight read, for prefill chunks
+of thousands of tokens the math.
+
+- Bytes: the weights once per step (for MoE the experts the step's tokens touch: ``E (1 - (1 - k/E)^n)`` of
+  ``E`` experts per layer for ``n`` tokens routing to ``k`` each, uniform routing) plus the KV cache every
+  decoding request reads (its context x KV bytes per token) (roofline, Williams et al. 2009; decode is memory
+  bound, prefill compute bound: Pope et al. 2022, arXiv 2211.05102 section 2).
+- FLOPs: ``2 x active params`` per token (Kaplan et al. 2020) plus attention, ``4 x layers x d_attn x context``
+  per decoded token and half that per causal prompt token (PaLM appendix B); all divided by ``tp``.
+- HBM efficiency: the share of the datasheet bandwidth a decode step's reads reach (:mod:`gpudesk.sizing.
+  serve_rates`). Matmul efficiency: the catalog's measured MAMF / peak where known, else the vendor figure.
+- Elementwise traffic: the kernels between the GEMMs read and write each token's 16-bit activations (LLM-Viewer
+  counts their memory access per layer): two fused add + RMSNorm (read x and the residual, write both: 8 x hidden),
+  rotary embedding (read and write q and k), the KV-cache write (read k and v, write them to the cache) and the gated
+  activation (read gate and up, write their product: 3 x the expert or MLP width a token uses), per GPU. At a few
+  thousand tokens per step this traffic is comparable to the weights.
+- Kernel floor: every kernel of a layer (GEMMs included) lasts at least a fixed time whatever its work (launch,
+  synchronisation, the minimum duration of a small kernel), with CUDA/HIP graphs or eager; the kernels are counted
+  from the engine's model code by architecture: MLA attention and routed MoE blocks launch about twice the kernels
+  of a Llama layer (:mod:`gpudesk.sizing.serve_rates`). At batch 1 on a TP slice of a large MoE this floor, not
+  the weight stream, sets the step.
+- Host overhead: the engine's CPU work per step (scheduling, input preparation, sampling, detokenisation) is added
+  to the GPU's step unless the engine overlaps it, then the step lasts the longer of the two
+  (:mod:`gpudesk.sizing.serve_host`).
+- Tensor parallelism: Megatron-LM's two all-reduces per layer (after attention and after the MLP; Shoeybi et al.
+  2019, arXiv 1909.08053 section 3) of ``tokens x hidden x 2`` bytes, alpha-beta on the replica's link
+  (:func:`gpudesk.sizing.time.collective_time_s`, ring volume ``2 (n-1)/n``). At batch 1 the alpha term
+  dominates: this is what makes small-batch decode slower at TP > 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpudesk.catalog.records import GPU, Link
+from gpudesk.i18n import _
+from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
+from gpudesk.sizing.serve_host import host_overhead
+from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
+from gpudesk.sizing.serve_rates import (
+    NIC_BYTES_PER_S,
+    allreduce_latency_s,
+    compute_peak_flops,
+    hbm_efficiency,
+    kernel_latency_s,
+    kernels_per_step,
+    link_efficiency,
+    matmul_efficiency,
+)
+from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.speed_common import Assumption
+from gpudesk.sizing.time import ring_allreduce_bytes
+
+ACTIVATION_BYTES = 2  # 16-bit hidden states between layers (bf16)
+
+
+@dataclass(frozen=True)
+class StepModel:
+    """The per-step figures of one replica (per GPU): bytes of dense and expert weights, KV bytes per token,
+    FLOPs per token, rates, latencies, and the assumptions they came from."""
+
+    layers: int
+    hidden_size: int
+    tp: int
+    dense_weight_bytes: float
+    expert_bytes: float  # one routed expert in one layer, per GPU
+    moe_layers: int
+    experts: int
+    active_experts: int
+    kv_bytes_per_token: float  # all layers, per GPU
+    elementwise_bytes_per_token: float  # all layers, per GPU
+    flops_per_token: float  # dense matmuls, per GPU
+    attention_flops_per_context_token: float  # per decoded token per context token, per GPU
+    bytes_per_s: float
+    flops_per_s: float
+    attention_flops_per_s: float
+    layer_latency_s: float
+    allreduce_alpha_s: float
+    link_bytes_per_s: float
+    assumptions: tuple[Assumption, ...]
+    host_step_s: float = 0.0  # CPU time of one step whatever its batch (scheduler, input preparation, sampling)
+    host_request_s: float = 0.0  # CPU time per request in the step (output processing, detokenisation)
+    host_overlap: bool = False  # the CPU prepares step n+1 while the GPU runs step n
+
+    def weight_bytes_read(self, tokens: int) -> float:
+        """Weight bytes a step of ``tokens`` tokens reads on one GPU (dense part + the experts touched)."""
+        if not self.experts or not self.moe_layers:
+            return self.dense_weight_bytes
+        share = 1.0 - (1.0 - self.active_experts / self.experts) ** max(1, tokens)
+        return self.dense_weight_bytes + self.moe_layers * self.experts * share * self.expert_bytes
+
+    def allreduce_s(self, tokens: int) -> float:
+        """Both all-reduces of every layer for ``tokens`` tokens (0 at TP 1)."""
+        if self.tp == 1:
+            return 0.0
+        message = tokens * self.hidden_size * ACTIVATION_BYTES
+        one = self.allreduce_alpha_s + ring_allreduce_bytes(message, self.tp) / self.link_bytes_per_s
+        return 2 * self.layers * one
+
+    def step_s(self, decode_requests: int, decode_context_tokens: float, prefill_tokens: int = 0,
+               prefill_attention_tokens: float = 0.0) -> float:
+        """Seconds of one step with ``decode_requests`` decoding (their contexts summing to
+        ``decode_context_tokens``) and ``prefill_tokens`` prompt tokens (``prefill_attention_tokens``: the sum
+        over prompt tokens of the context each attends to)."""
+        tokens = decode_requests + prefill_tokens
+        if tokens <= 0:
+            return 0.0
+        gemm = self.weight_bytes_read(tokens) / self.bytes_per_s + tokens * self.flops_per_token / self.flops_per_s
+        kv_bytes = (decode_context_tokens + prefill_tokens) * self.kv_bytes_per_token
+        attention_flops = (decode_context_tokens + prefill_attention_tokens) * self.attention_flops_per_context_token
+        attention = max(kv_bytes / self.bytes_per_s, attention_flops / self.attention_flops_per_s)
+        elementwise = tokens * self.elementwise_bytes_per_token / self.bytes_per_s
+        gpu = gemm + attention + elementwise + self.layers * self.layer_latency_s + self.allreduce_s(tokens)
+        host = self.host_s(decode_requests + (1 if prefill_tokens else 0))
+        return max(gpu, host) if self.host_overlap else gpu + host
+
+    def host_s(self, requests: int) -> float:
+        """CPU seconds the engine spends on one step of ``requests`` requests (module docstring)."""
+        return self.host_step_s + requests * self.host_request_s
+
+
+def elementwise_bytes_per_token(spec: ModelSpec, tp: int) -> float:
+    """Bytes the elementwise kernels of every layer move per token on one of ``tp`` GPUs (module docstring)."""
+    dims = spec.transformer_dims
+    head_dim = spec.head_dim_resolved
+    q = dims.num_attention_heads * head_dim / tp
+    kv = spec.kv_heads_resolved * head_dim / tp
+    if spec.moe_experts and spec.moe_active_experts:
+        width = (spec.moe_ffn_size or spec.ffn_size or 4 * dims.hidden_size) * (
+            spec.moe_active_experts + (spec.moe_shared_experts or 0))
+    else:
+        width = spec.ffn_size or 4 * dims.hidden_size
+    elements = 8 * dims.hidden_size + 2 * (q + kv) + 4 * kv + 3 * width / tp
+    return elements * ACTIVATION_BYTES * dims.layers
+
+
+def _compute_format(weight_format: str) -> str:
+    """The matmul precision a weight format runs at: FP8 weights on FP8 tensor cores (W8A8), FP4 on FP4 ones;
+    integer 4-bit (AWQ/GPTQ, W4A16) and MXFP4 on hardware without FP4 dequantise to 16-bit."""
+    fmt = weight_format.lower()
+    if fmt in ("fp8", "int8"):
+        return "fp8"
+    if fmt in ("fp4", "nvfp4"):
+        return "fp4"
+    return "bf16"
+
+
+def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv_dtype: str) -> StepModel:
+    """The :class:`StepModel` of one replica of ``load`` on ``gpu`` GPUs joined by ``link``.
+
+    Raises:
+        SizingError: ``tp > 1`` without a link, or no dense rate for the GPU at the weights' precision.
+    """
+    tp = load.tp
+    if tp > 1 and link is None:
+        raise SizingError("link", _("tensor parallelism over {tp} GPUs needs the link between them.").format(tp=tp))
+    fmt = resolve_weight_format(spec, storage_weight_format(load.weight_format))
+    dims = spec.transformer_dims
+    total_weights = weight_bytes(spec, fmt) / tp
+    experts = spec.moe_experts or 0
+    moe_layers = (spec.moe_layers if spec.moe_layers is not None else dims.layers) if experts else 0
+    bytes_per_param = total_weights * tp / spec.params
+    expert_bytes = spec.expert_params * bytes_per_param / tp if experts else 0.0
+    dense = total_weights - moe_layers * experts * expert_bytes
+    kv_per_token = kv_layer_bytes_per_token(spec, kv_dtype, tp) * dims.layers
+    elementwise = elementwise_bytes_per_token(spec, tp)
+    heads_per_gpu = dims.num_attention_heads / tp
+    attention = 4.0 * dims.layers * heads_per_gpu * spec.head_dim_resolved
+    compute = _compute_format(load.weight_format if load.weight_format.lower() == "nvfp4" else fmt)
+    peak, peak_note = compute_peak_flops(gpu, compute)
+    mm_eff, mm_source = matmul_efficiency(gpu, peak_note.lower())
+    attention_peak, _note = compute_peak_flops(gpu, "bf16")
+    attention_eff, _source = matmul_efficiency(gpu, "bf16")
+    hbm_eff, hbm_source = hbm_efficiency(gpu)
+    kernel_s, layer_source = kernel_latency_s(gpu, load.cuda_graphs)
+    kernels = kernels_per_step(spec)
+    layer_s = kernels * kernel_s / dims.layers
+    alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node) if tp > 1 and link is not None \
+        else (0.0, "")
+    link_eff, link_source = link_efficiency(link) if link is not None else (1.0, "")
+    link_bw = (link.bandwidth_gbps_per_direction * 1e9 * link_eff) if link is not None else 1.0
+    if load.gpus_per_node and tp > load.gpus_per_node:
+        link_bw = min(link_bw, NIC_BYTES_PER_S * link_eff)  # the ring's slowest hop is the network's
+    host = host_overhead(load.engine.lower(), load.engine_version, load.overlap_scheduling, load.num_scheduler_steps)
+    assumptions = [
+        Assumption("host_overhead_s", _("{step:g} s per step + {request:g} s per running request, {mode}").format(
+            step=host.step_s, request=host.request_s,
+            mode=_("overlapped with the GPU") if host.overlap else _("added to the GPU step")), host.source),
+        Assumption("hbm_efficiency", f"{hbm_eff:g} of {gpu.memory_bandwidth_gbps:g} GB/s", hbm_source),
+        Assumption("matmul_efficiency", f"{mm_eff:g} of {peak / 1e12:g} TFLOPS {peak_note}", mm_source),
+        Assumption("kernel_floor_s", f"{kernel_s:g} x {kernels} kernels per step", layer_source),
+    ]
+    if tp > 1 and link is not None:
+        assumptions.append(Assumption("tp_allreduce", _("2 per layer over {link} ({gbps:g} GB/s per direction x {eff:g}), "
+                                                        "{alpha:g} s latency each").format(
+            link=link.name, gbps=link.bandwidth_gbps_per_direction, eff=link_eff, alpha=alpha),
+            f"Megatron-LM arXiv 1909.08053 section 3; {alpha_source}; {link_source}"))
+    return StepModel(
+        layers=dims.layers, hidden_size=dims.hidden_size, tp=tp, dense_weight_bytes=dense, expert_bytes=expert_bytes,
+        moe_layers=moe_layers, experts=experts, active_experts=spec.moe_active_experts or 0,
+        kv_bytes_per_token=kv_per_token, elementwise_bytes_per_token=elementwise, flops_per_token=2.0 * spec.active_params / tp,
+        attention_flops_per_context_token=attention, bytes_per_s=gpu.memory_bandwidth_gbps * 1e9 * hbm_eff,
+        flops_per_s=peak * mm_eff, attention_flops_per_s=attention_peak * attention_eff, layer_latency_s=layer_s, allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
+        assumptions=tuple(assumptions), host_step_s=host.step_s, host_request_s=host.request_s,
+        host_overlap=host.overlap)
+

@@ -1,0 +1,393 @@
+"""Serving speed: ServeLoad checks, the step model against hand computation, the scheduler, the case mapping."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from gpudesk.catalog import open_catalog
+from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.shapes import spec_from_catalog
+from gpudesk.sizing.speed_serve import ServeLoad, serve_speed
+from gpudesk.sizing.speed_serve_cases import predict_serve_case
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return open_catalog()
+
+
+def _spec(catalog, model_id):
+    return spec_from_catalog(catalog.model(model_id))
+
+
+def test_load_needs_exactly_one_of_concurrency_rate_batch():
+    with pytest.raises(SizingError) as err:
+        ServeLoad(concurrency=4, batch=2).validated()
+    assert err.value.field == "load"
+    with pytest.raises(SizingError) as err:
+        ServeLoad().validated()
+    assert err.value.field == "load"
+    with pytest.raises(SizingError) as err:
+        ServeLoad(engine="tgi", concurrency=1).validated()
+    assert err.value.field == "engine"
+
+
+def test_batch_one_decode_is_weights_over_bandwidth_plus_layer_latency(catalog):
+    """Batch 1, TP 1, short context: TPOT = weights / (bandwidth x efficiency) + layers x per-layer latency +
+    the KV read, computed by hand from the cited formulas."""
+    from gpudesk.sizing import serve_rates
+
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    speed = serve_speed(spec, gpu, ServeLoad(input_tokens=128, output_tokens=128, batch=1))
+    bw = gpu.memory_bandwidth_gbps * 1e9 * 2.90 / 3.35  # H100 STREAM copy 2.90 TB/s of 3.35 (Azure guide)
+    weights = spec.params * 2
+    kv_per_token = 2 * 32 * 8 * 128 * 2
+    mean_context = 128 + 1 + 126 / 2  # context grows from 129 to 255 over the decode steps
+    # GEMMs (weights, plus their small math at batch 1) and attention (KV) run one after the other; 6 short kernels
+    # of 3.4 us per layer (CUDA graphs).
+    math_s = 2 * spec.params / (gpu.bf16_dense_tflops * 1e12 * gpu.matmul_efficiency)
+    elementwise = (8 * 4096 + 2 * (4096 + 1024) + 4 * 1024 + 3 * 14336) * 2 * 32 / bw  # norms, rotary, KV write, SiLU
+    hand = weights / bw + math_s + mean_context * kv_per_token / bw + elementwise + 32 * 10 * 3.4e-6
+    assert serve_rates.VENDOR_HBM_EFFICIENCY["NVIDIA"] == pytest.approx(2.90 / 3.35)
+    assert speed.tpot_s == pytest.approx(hand, rel=1e-6)
+    assert speed.output_tokens_per_s == pytest.approx(128 / speed.e2e_latency_s, rel=0.01)
+
+
+def test_tensor_parallel_adds_two_allreduces_per_layer(catalog):
+    """At batch 1 a TP 8 replica is not 8x faster than TP 1: each layer pays two all-reduce latencies."""
+    spec = _spec(catalog, "llama-3.1-70b")
+    gpu = catalog.gpu("h100-sxm5")
+    link = catalog.link("nvlink4")
+    tp8 = serve_speed(spec, gpu, ServeLoad(input_tokens=128, output_tokens=128, batch=1, tp=8, weight_format="fp8"), link)
+    tp4 = serve_speed(spec, gpu, ServeLoad(input_tokens=128, output_tokens=128, batch=1, tp=4, weight_format="fp8"), link)
+    assert tp8.tpot_s < tp4.tpot_s < 2 * tp8.tpot_s
+    with pytest.raises(SizingError) as err:
+        serve_speed(spec, gpu, ServeLoad(input_tokens=128, output_tokens=128, batch=1, tp=8))
+    assert err.value.field == "link"
+
+
+def test_tpot_grows_and_ttft_queues_with_load(catalog):
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    low = serve_speed(spec, gpu, ServeLoad(input_tokens=1000, output_tokens=500, concurrency=1))
+    high = serve_speed(spec, gpu, ServeLoad(input_tokens=1000, output_tokens=500, concurrency=128))
+    assert high.tpot_s > 1.5 * low.tpot_s
+    assert high.output_tokens_per_s > 20 * low.output_tokens_per_s
+    under = serve_speed(spec, gpu, ServeLoad(input_tokens=1000, output_tokens=500, request_rate_per_s=2.0))
+    over = serve_speed(spec, gpu, ServeLoad(input_tokens=1000, output_tokens=500, request_rate_per_s=math.inf,
+                                            num_prompts=1000))
+    assert over.ttft_s > 10 * under.ttft_s
+
+
+def test_weights_that_leave_no_kv_cache_are_an_error(catalog):
+    spec = _spec(catalog, "llama-3.1-70b")
+    with pytest.raises(SizingError) as err:
+        serve_speed(spec, catalog.gpu("h100-sxm5"), ServeLoad(input_tokens=128, output_tokens=128, batch=1))
+    assert err.value.field == "gpu_memory_utilization"
+
+
+def test_case_prediction_in_the_rows_unit():
+    row = {"kind": "serve", "model": "llama-3.1-8b", "gpu": "h100-sxm5", "engine": "vllm", "tp": 1,
+           "input_tokens": 128, "output_tokens": 128, "batch": 1,
+           "measured": {"metric": "tpot_s", "value": 7.0, "unit": "ms"}}
+    ms, assumptions = predict_serve_case(row)
+    seconds, _ = predict_serve_case(dict(row, measured={"metric": "tpot_s", "value": 0.007, "unit": "s"}))
+    assert ms == pytest.approx(seconds * 1e3)
+    assert any(a.name == "hbm_efficiency" for a in assumptions)
+    with pytest.raises(SizingError) as err:
+        predict_serve_case(dict(row, measured={"metric": "tpot_s", "value": 7, "unit": "tokens/s"}))
+    assert err.value.field == "measured.unit"
+    with pytest.raises(SizingError):
+        predict_serve_case(dict(row, gpu="no-such-gpu"))
+    with pytest.raises(SizingError) as err:
+        predict_serve_case(dict(row, input_tokens="1k"))
+    assert err.value.field == "case"
+    with pytest.raises(SizingError) as err:
+        predict_serve_case(dict(row, pp=2))
+    assert err.value.field == "pp"
+    per_gpu, _ = predict_serve_case(dict(row, tp=1, dp=4, measured={"metric": "output_tokens_per_s_per_gpu",
+                                                                    "value": 100, "unit": "tokens/s/gpu"}))
+    whole, _ = predict_serve_case(dict(row, tp=1, dp=4, measured={"metric": "output_tokens_per_s", "value": 400,
+                                                                  "unit": "tokens/s"}))
+    assert whole == pytest.approx(4 * per_gpu)
+    # No dp published: every GPU of the run serves (8 GPUs at TP 2: 4 replicas).
+    from gpudesk.sizing.speed_serve_cases import load_of_case
+    assert load_of_case(dict(row, tp=2, gpus=8)).replicas == 4
+
+
+# --- engine memory budget (gpudesk.sizing.serve_engine) ---------------------------------------------------------
+
+def test_vllm_kv_pool_is_its_memory_fraction_less_weights_activations_and_runtime(catalog):
+    from gpudesk.sizing.memory_inference import prefill_workspace_bytes
+    from gpudesk.sizing.overheads import Overheads
+    from gpudesk.sizing.serve_engine import engine_budget
+
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    budget = engine_budget(spec, gpu, ServeLoad(input_tokens=1000, output_tokens=1000, concurrency=8))
+    o = Overheads()
+    runtime = o.cuda_context_bytes + o.inference_runtime_bytes
+    hand_kv = gpu.memory_bytes * 0.9 - spec.params * 2 - prefill_workspace_bytes(spec, 8192) - runtime
+    assert budget.kv_bytes == pytest.approx(hand_kv)
+    assert budget.kv_capacity_tokens == int(hand_kv // (2 * 32 * 8 * 128 * 2))
+    assert (budget.token_budget, budget.max_running) == (8192, 1024)  # >= 70 GiB, not an A100
+    fp8 = engine_budget(spec, gpu, ServeLoad(input_tokens=1000, output_tokens=1000, concurrency=8, kv_dtype="fp8"))
+    assert fp8.kv_capacity_tokens == int(hand_kv // (2 * 32 * 8 * 128 * 1))
+    a100 = engine_budget(spec, catalog.gpu("a100-80-sxm4"), ServeLoad(input_tokens=10, output_tokens=10,
+                                                                       concurrency=1))
+    assert (a100.token_budget, a100.max_running) == (2048, 256)
+    offline = engine_budget(spec, catalog.gpu("a100-80-sxm4"), ServeLoad(input_tokens=10, output_tokens=10, batch=1))
+    assert offline.token_budget == 8192  # the offline LLM class's default
+
+
+def test_sglang_static_fraction_holds_weights_and_pool_and_shrinks_with_tp(catalog):
+    from gpudesk.sizing.serve_engine import engine_budget
+
+    spec = _spec(catalog, "llama-3.1-70b")
+    gpu = catalog.gpu("h100-sxm5")
+    # SGLang v0.4 - v0.5.2: a table by TP degree.
+    tp4 = engine_budget(spec, gpu, ServeLoad(engine="sglang", input_tokens=100, output_tokens=100, batch=1, tp=4,
+                                             engine_version="0.4.1"))
+    assert tp4.memory_fraction == 0.85 and not tp4.mixed_prefill and tp4.token_budget == 8192
+    assert tp4.kv_bytes == pytest.approx(gpu.memory_bytes * 0.85 - spec.params * 2 / 4)
+    mine = engine_budget(spec, gpu, ServeLoad(engine="sglang", input_tokens=100, output_tokens=100, batch=1, tp=4,
+                                              gpu_memory_utilization=0.88))
+    assert mine.kv_bytes - tp4.kv_bytes == pytest.approx(gpu.memory_bytes * 0.03)
+    # v0.5.3+ (and no version: the current release): (memory - reserved) / memory, reserved = 512 MiB + 1.5 MiB x
+    # chunk 8192 + 2 MiB x CUDA-graph cap 512 (TP 4) + TP/8 GiB on an 80 GiB GPU; chunk 16384 from 160 GiB.
+    now = engine_budget(spec, gpu, ServeLoad(engine="sglang", input_tokens=100, output_tokens=100, batch=1, tp=4))
+    reserved = 512 + 1.5 * 8192 + 2 * 512 + 4 / 8 * 1024
+    assert now.memory_fraction == round((80 * 1024 - reserved) / (80 * 1024), 3)
+    mi300x = engine_budget(spec, catalog.gpu("mi300x"), ServeLoad(engine="sglang", input_tokens=100,
+                                                                  output_tokens=100, batch=1, tp=1))
+    assert mi300x.token_budget == 16384
+    assert mi300x.memory_fraction == round((192 * 1024 - (512 + 1.5 * 16384 + 2 * 512 + 1024 / 8)) / (192 * 1024), 3)
+
+
+def test_trtllm_fraction_is_of_the_memory_left_free(catalog):
+    from gpudesk.sizing.memory_inference import prefill_workspace_bytes
+    from gpudesk.sizing.overheads import Overheads
+    from gpudesk.sizing.serve_engine import engine_budget
+
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h200-sxm")
+    b = engine_budget(spec, gpu, ServeLoad(engine="trtllm", input_tokens=100, output_tokens=100, batch=1,
+                                           weight_format="fp8"))
+    o = Overheads()
+    free = gpu.memory_bytes - spec.params * 1 - prefill_workspace_bytes(spec, 8192) - o.cuda_context_bytes - \
+        o.inference_runtime_bytes
+    assert b.kv_bytes == pytest.approx(0.9 * free)
+    assert b.mixed_prefill and b.max_running == 2048
+
+
+# --- step model (gpudesk.sizing.serve_step) --------------------------------------------------------------------
+
+def test_large_batch_step_adds_gemm_compute_and_kv_read(catalog):
+    """At 512 decoding requests the GEMMs are compute bound and the KV read still adds its own time."""
+    from gpudesk.sizing.serve_step import step_model
+
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    steps = step_model(spec, gpu, ServeLoad(input_tokens=1000, output_tokens=1000, batch=512), None, "bf16")
+    context = 512 * 1500
+    bw = gpu.memory_bandwidth_gbps * 1e9 * 2.90 / 3.35
+    gemm = 512 * 2 * spec.active_params / (gpu.bf16_dense_tflops * 1e12 * gpu.matmul_efficiency)
+    assert gemm > spec.params * 2 / bw  # compute bound
+    kv = context * 2 * 32 * 8 * 128 * 2 / bw
+    attention_flops = context * 4 * 32 * 32 * 128 / (gpu.bf16_dense_tflops * 1e12 * gpu.matmul_efficiency)
+    assert kv > attention_flops  # memory bound
+    elementwise = 512 * (8 * 4096 + 2 * (4096 + 1024) + 4 * 1024 + 3 * 14336) * 2 * 32 / bw
+    # The GEMMs stream the weights and do the math one after the other (serve_step docstring).
+    hand = spec.params * 2 / bw + gemm + kv + elementwise + 32 * 10 * 3.4e-6
+    assert steps.step_s(512, context) == pytest.approx(hand, rel=1e-6)
+
+
+def test_kernel_floor_counts_the_kernels_of_each_architecture(catalog):
+    """Llama: 6 attention + 4 MLP kernels per layer; Mixtral: 6 + 8 (router, top-k, align, two grouped GEMMs,
+    activation, sum, norm); DeepSeek-V3: 11 MLA kernels per layer, 8 + 3 shared-expert kernels on its 58 MoE layers
+    and a dense MLP on the first 3 (vLLM model code)."""
+    from gpudesk.sizing.serve_rates import kernels_per_step
+    from gpudesk.sizing.serve_step import step_model
+
+    assert kernels_per_step(_spec(catalog, "llama-3.1-8b")) == 32 * 10
+    assert kernels_per_step(_spec(catalog, "mixtral-8x7b")) == 32 * 14
+    deepseek = _spec(catalog, "deepseek-v3")
+    assert kernels_per_step(deepseek) == 61 * 11 + 58 * 11 + 3 * 4
+    gpu = catalog.gpu("h200-sxm")
+    steps = step_model(deepseek, gpu, ServeLoad(tp=8, batch=1, weight_format="fp8"), catalog.link("nvlink4"), "bf16")
+    assert steps.layers * steps.layer_latency_s == pytest.approx((61 * 11 + 58 * 11 + 12) * 3.4e-6)
+    eager = step_model(deepseek, gpu, ServeLoad(tp=8, batch=1, weight_format="fp8", cuda_graphs=False),
+                       catalog.link("nvlink4"), "bf16")
+    assert eager.layer_latency_s > steps.layer_latency_s
+
+
+def test_moe_step_reads_only_the_experts_its_tokens_touch(catalog):
+    from gpudesk.sizing.serve_step import step_model
+
+    spec = _spec(catalog, "mixtral-8x7b")
+    steps = step_model(spec, catalog.gpu("h100-sxm5"), ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=1),
+                       None, "bf16")
+    experts = steps.moe_layers * steps.experts * steps.expert_bytes
+    # One token routes to 2 of 8 experts per layer: 1 - (1 - 2/8)^1 = 1/4 of the expert weights.
+    assert steps.weight_bytes_read(1) == pytest.approx(steps.dense_weight_bytes + experts / 4)
+    # Four tokens: 1 - (3/4)^4 = 68.4 %.
+    assert steps.weight_bytes_read(4) == pytest.approx(steps.dense_weight_bytes + experts * (1 - 0.75 ** 4))
+    assert steps.weight_bytes_read(4096) == pytest.approx(steps.dense_weight_bytes + experts)
+
+
+def test_tp_allreduce_is_alpha_beta_on_the_link(catalog):
+    """Two all-reduces per layer: latency + ring volume 2 (n-1)/n x tokens x hidden x 2 bytes over the link."""
+    from gpudesk.sizing import serve_rates
+    from gpudesk.sizing.serve_step import step_model
+
+    spec = _spec(catalog, "llama-3.1-70b")
+    nvlink = catalog.link("nvlink4")
+    h100 = catalog.gpu("h100-sxm5")
+    steps = step_model(spec, h100, ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=8), nvlink, "bf16")
+    message = 64 * 8192 * 2
+    one = 10.1e-6 + 2 * 7 / 8 * message / (450e9 * 0.8)
+    assert steps.allreduce_s(64) == pytest.approx(2 * 80 * one)
+    # MI300X over Infinity Fabric: vLLM's ROCm one-shot kernel (6.3 us) and 48 of 64 GB/s per xGMI link.
+    mi = step_model(spec, catalog.gpu("mi300x"), ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=8),
+                    catalog.link("amd-if-mi300x"), "bf16")
+    assert mi.allreduce_s(1) == pytest.approx(2 * 80 * (6.3e-6 + 2 * 7 / 8 * 8192 * 2 / (448e9 * 0.75)))
+    # Over PCIe no one-shot kernel: the library ring, 2 (n-1) hops of the measured NCCL hop (25.6 us / 14).
+    pcie = step_model(spec, catalog.gpu("l40s"), ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=4,
+                                                           weight_format="fp8"), catalog.link("pcie4-x16"), "bf16")
+    hop = serve_rates.RING_HOP_S["nvidia"]
+    assert hop == pytest.approx(1024 * 2 * 7 / 8 / 0.07e9 / 14)
+    assert pcie.allreduce_s(1) == pytest.approx(2 * 80 * (6 * hop + 2 * 3 / 4 * 8192 * 2 / (31.5e9 * 0.8)))
+    # TP 16 over two 8-GPU nodes: no one-shot kernel across nodes; the library tree: 14 ring hops inside the node
+    # plus one network level (19.9 us, nccl-tests 2-node 8-byte all-reduce), the bytes at the 50 GB/s NIC.
+    two_nodes = step_model(spec, h100, ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=16, gpus_per_node=8),
+                           nvlink, "bf16")
+    assert two_nodes.allreduce_s(1) == pytest.approx(
+        2 * 80 * (14 * hop + 19.9e-6 + 2 * 15 / 16 * 8192 * 2 / (50e9 * 0.8)))
+    one_node = step_model(spec, h100, ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=8, gpus_per_node=8),
+                          nvlink, "bf16")
+    assert one_node.allreduce_s(64) == pytest.approx(steps.allreduce_s(64))
+    with pytest.raises(SizingError):
+        ServeLoad(batch=1, gpus_per_node=0).validated()
+
+
+# --- scheduler (gpudesk.sizing.serve_sched) --------------------------------------------------------------------
+
+def test_one_request_alone_is_prefill_then_decode_steps(catalog):
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    s = serve_speed(spec, gpu, ServeLoad(input_tokens=512, output_tokens=64, concurrency=1, num_prompts=3))
+    assert s.e2e_latency_s == pytest.approx(s.ttft_s + 63 * s.tpot_s, rel=1e-9)
+    assert s.requests_per_s == pytest.approx(1 / s.e2e_latency_s, rel=1e-6)
+    assert s.batch == pytest.approx(1.0, rel=1e-6)
+
+
+def test_multi_step_blocks_delay_new_requests(catalog):
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("a100-80-sxm4")
+    base = dict(input_tokens=220, output_tokens=194, request_rate_per_s=4.0, num_prompts=300)
+    one = serve_speed(spec, gpu, ServeLoad(**base))
+    ten = serve_speed(spec, gpu, ServeLoad(**base, num_scheduler_steps=10))
+    # A request arriving inside a 10-step block waits for it: about 4.5 more steps of ~10 ms on average.
+    assert ten.ttft_s - one.ttft_s == pytest.approx(4.5 * one.tpot_s, rel=0.5)
+
+
+def test_prefill_in_its_own_steps_pauses_decoding(catalog):
+    """Without mixing (SGLang's default) every prompt stops the running requests for a step: TPOT rises."""
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    base = dict(input_tokens=2000, output_tokens=200, request_rate_per_s=8.0, num_prompts=200)
+    mixed = serve_speed(spec, gpu, ServeLoad(**base, mixed_prefill=True))
+    apart = serve_speed(spec, gpu, ServeLoad(**base, mixed_prefill=False))
+    assert apart.tpot_s > 1.1 * mixed.tpot_s
+    assert apart.output_tokens_per_s == pytest.approx(mixed.output_tokens_per_s, rel=0.05)  # both keep up
+
+
+def test_open_loop_below_capacity_delivers_the_rate_and_above_it_queues(catalog):
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    light = serve_speed(spec, gpu, ServeLoad(input_tokens=500, output_tokens=200, request_rate_per_s=2.0,
+                                             num_prompts=400))
+    assert light.requests_per_s == pytest.approx(2.0, rel=0.1)
+    flood_small = serve_speed(spec, gpu, ServeLoad(input_tokens=500, output_tokens=200, request_rate_per_s=math.inf,
+                                                   num_prompts=2000, max_num_seqs=64))
+    flood_large = serve_speed(spec, gpu, ServeLoad(input_tokens=500, output_tokens=200, request_rate_per_s=math.inf,
+                                                   num_prompts=4000, max_num_seqs=64))
+    # All at once with 64 slots: the mean wait grows with the queue (twice the prompts, about twice the wait).
+    assert flood_large.ttft_s == pytest.approx(2 * flood_small.ttft_s, rel=0.1)
+    assert flood_small.batch == pytest.approx(64, rel=0.05)
+
+
+def test_published_weight_format_names_map_to_their_bytes(catalog):
+    """AWQ / GPTQ are int4 in groups of 128 (4.25 bits); NVFP4 is 4.5 bits and runs on FP4 tensor cores."""
+    from gpudesk.sizing.memory_inference import weight_bytes
+    from gpudesk.sizing.serve_engine import engine_budget
+    from gpudesk.sizing.serve_step import step_model
+
+    spec = _spec(catalog, "llama-3.1-70b")
+    gpu = catalog.gpu("b200")
+    awq = engine_budget(spec, gpu, ServeLoad(input_tokens=10, output_tokens=10, batch=1, weight_format="int4-awq"))
+    assert awq.weights_bytes == pytest.approx(weight_bytes(spec, "int4-g128"))
+    nvfp4 = step_model(spec, gpu, ServeLoad(input_tokens=10, output_tokens=10, batch=1, weight_format="nvfp4"), None,
+                       "fp8")
+    assert nvfp4.dense_weight_bytes == pytest.approx(weight_bytes(spec, "int4-g64"))
+    assert nvfp4.flops_per_s == pytest.approx(gpu.fp4_dense_tflops * 1e12 * 1382.2 / 1978.9)
+    with pytest.raises(SizingError) as err:
+        engine_budget(spec, gpu, ServeLoad(input_tokens=10, output_tokens=10, batch=1, weight_format="int3-magic"))
+    assert err.value.field == "weight_format"
+
+
+def test_a_benchmark_of_over_a_million_requests_is_a_valid_load():
+    """MLPerf Offline runs send over a million requests (1.2 M on 8 x H200); num_prompts is not a batch size."""
+    assert ServeLoad(batch=2048, num_prompts=1_216_510).validated().num_prompts == 1_216_510
+    with pytest.raises(SizingError):
+        ServeLoad(batch=1, num_prompts=10**9).validated()
+
+
+def test_host_overhead_adds_to_the_step_unless_the_engine_overlaps_it(catalog):
+    """vLLM before v0.12 and SGLang before v0.4 wait for their CPU work each step (1.0 ms + 17.6 us per running
+    request); later versions and TensorRT-LLM overlap it (the step lasts the longer of the two); vLLM V0 multi-step
+    pays it once per block."""
+    from gpudesk.sizing.serve_host import default_overlap, engine_version_tuple, host_overhead
+    from gpudesk.sizing.serve_step import step_model
+
+    assert engine_version_tuple("vLLM 0.9.0.2.dev108+g71faa1880 (ROCm 6.4.1)") == (0, 9)
+    assert engine_version_tuple(None) is None
+    with pytest.raises(SizingError):
+        engine_version_tuple("nightly")
+    assert not default_overlap("vllm", "0.6.0") and not default_overlap("vllm", "0.11.2")
+    assert default_overlap("vllm", "0.12.0") and default_overlap("vllm", None)
+    assert not default_overlap("sglang", "0.3.0") and default_overlap("sglang", "0.5.7")
+    assert default_overlap("trtllm", "0.17.0")
+    assert host_overhead("vllm", "0.6.0", None, 8).step_s == pytest.approx(1.0e-3 / 8)
+
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    serial = step_model(spec, gpu, ServeLoad(batch=64, engine_version="0.6.0"), None, "bf16")
+    overlapped = step_model(spec, gpu, ServeLoad(batch=64, overlap_scheduling=True), None, "bf16")
+    host = 1.0e-3 + 64 * (5.5e-3 - 1.0e-3) / 256
+    assert serial.step_s(64, 64 * 500) == pytest.approx(overlapped.step_s(64, 64 * 500) + host)
+    # Overlapped and host-bound: a tiny model at a large batch waits for the CPU, not the GPU.
+    tiny = step_model(_spec(catalog, "llama-3.2-1b"), gpu, ServeLoad(batch=512, overlap_scheduling=True), None,
+                      "bf16")
+    assert tiny.step_s(512, 512 * 10) == pytest.approx(1.0e-3 + 512 * (5.5e-3 - 1.0e-3) / 256)
+    with pytest.raises(SizingError):
+        ServeLoad(batch=1, engine_version="latest").validated()
+
+
+def test_spread_lengths_let_closed_loop_clients_drift_out_of_lock_step(catalog):
+    """Identical lengths: 8 closed-loop clients finish together and prefill their next prompts in one step; with
+    vLLM's random-range spread they drift apart and a prompt shares its step with decodes instead. The mean
+    lengths, hence the throughput, stay; the answer is the same on every call (seeded)."""
+    spec = _spec(catalog, "mistral-7b")
+    gpu = catalog.gpu("rtx4090")
+    same = serve_speed(spec, gpu, ServeLoad(input_tokens=256, output_tokens=128, concurrency=8, num_prompts=300))
+    load = ServeLoad(input_tokens=256, output_tokens=128, concurrency=8, num_prompts=300, length_spread=0.1)
+    spread = serve_speed(spec, gpu, load)
+    assert spread.ttft_s < 0.5 * same.ttft_s
+    assert spread.output_tokens_per_s == pytest.approx(same.output_tokens_per_s, rel=0.05)
+    assert serve_speed(spec, gpu, load).ttft_s == spread.ttft_s
+    with pytest.raises(SizingError):
+        ServeLoad(batch=1, length_spread=1.0).validated()
