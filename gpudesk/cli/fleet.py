@@ -136,14 +136,14 @@ def cmd_fleet(args: argparse.Namespace) -> int:
         return 0
     print(_("{n} GPU(s) from {source} (step {step_s:g} s)").format(n=len(rows), source=source, step_s=history.step_s))
     for row in rows:
-        util = next((row[f"{k}_mean"] for k in (util_metric, "gr_engine_active_pct", "sm_active_pct")
+        busy = next(((k, row[f"{k}_mean"]) for k in (util_metric, "sm_active_pct", "gr_engine_active_pct")
                      if row[f"{k}_mean"] is not None), None)
         mem = row[f"{m.MEM_USED}_max"]
         parts = [f"{row['host']} GPU {row['gpu_index'] if row['gpu_index'] is not None else '?'}"]
         if row["mig_instance"] is not None:
             parts.append(f"MIG {row['mig_instance']} ({row['mig_profile'] or '?'})")
         parts.append(row["uuid"] or _("no UUID"))
-        parts.append(_("util {util:.1f} %").format(util=util) if util is not None else _("util N/A"))
+        parts.append(busy_text(*busy) if busy is not None else _("util N/A"))
         parts.append(_("mem {mem_gib:.1f} GiB").format(mem_gib=mem / 2**30) if mem is not None else _("mem N/A"))
         power = row[f"{m.POWER}_mean"]
         parts.append(_("power {power_w:.0f} W").format(power_w=power) if power is not None else _("power N/A"))
@@ -170,6 +170,16 @@ def cmd_fleet(args: argparse.Namespace) -> int:
     if session is not None:
         print(_('Saved as recording {session}.').format(session=session))
     return 0
+
+
+def busy_text(metric: str, value: float) -> str:
+    """The busy column of the fleet grid: NVML utilization as a percentage; DCGM's SM-active and graphics-engine
+    ratios as ratios (stored x 100), so a faulty SMACT of 1.294 reads "SM active 1.294", never "util 129.4 %"."""
+    if metric == "sm_active_pct":
+        return _("SM active {ratio:.3f}").format(ratio=value / 100.0)
+    if metric == "gr_engine_active_pct":
+        return _("GR active {ratio:.3f}").format(ratio=value / 100.0)
+    return _("util {util:.1f} %").format(util=value)
 
 
 def _from_prometheus(args: argparse.Namespace) -> Any:
