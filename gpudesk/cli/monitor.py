@@ -12,6 +12,8 @@ from pathlib import Path
 
 from gpudesk.cli import CliError
 from gpudesk.cli.fleet import add_fleet_parser
+from gpudesk.cli.processes import add_process_parsers
+from gpudesk.cli.serve import add_serve_parser
 from gpudesk.errors import GpudeskError
 from gpudesk.telemetry.rules.thresholds import Thresholds, load_thresholds
 from gpudesk.i18n import _, ngettext
@@ -110,6 +112,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     e.set_defaults(func=cmd_export)
 
     add_fleet_parser(sub)
+    add_serve_parser(sub)
+    add_process_parsers(sub)
 
 
 def _help(p: argparse.ArgumentParser) -> int:

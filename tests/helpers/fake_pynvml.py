@@ -87,6 +87,8 @@ class FakeDevice:
     gpm: dict[int, float] | None = None
     gpm_mig: dict[int, dict[int, float]] = field(default_factory=dict)
     gpm_metric_errors: dict[int, str] = field(default_factory=dict)
+    # per-process utilization samples: (pid, smUtil %, memUtil %) as the driver keeps them (newest last)
+    process_util: list[tuple[int, int, int]] = field(default_factory=list)
     faults: dict[str, Any] = field(default_factory=dict)
     lost: bool = False
     calls: int = 0
@@ -437,6 +439,26 @@ def make_fake_pynvml(
             metric.nvmlReturn = _real.NVML_SUCCESS
             metric.value = values[metric.metricId]
         return request
+
+    # --- per-process utilization: lists of the real sample structures -----------------------------------------
+    def _util_samples(dev: FakeDevice, since_us: int, struct: Any) -> list[Any]:
+        out = []
+        for k, (pid, sm, mem) in enumerate(dev.process_util):
+            sample = struct()
+            sample.pid, sample.smUtil, sample.memUtil = pid, sm, mem
+            sample.timeStamp = since_us + 1000 * (k + 1)
+            out.append(sample)
+        if not out:
+            raise nvml_error("NotFound")  # NVML: no sample since lastSeenTimeStamp
+        return out
+
+    @api
+    def nvmlDeviceGetProcessesUtilizationInfo(h: _Handle, since_us: int) -> list[Any]:
+        return _util_samples(h.device, since_us, _real.c_nvmlProcessUtilizationInfo_v1_t)
+
+    @api
+    def nvmlDeviceGetProcessUtilization(h: _Handle, since_us: int) -> list[Any]:
+        return _util_samples(h.device, since_us, _real.c_nvmlProcessUtilizationSample_t)
 
     # keep references so linters do not flag the registered functions as unused
     mod._registered = [v for v in locals().values() if callable(v)]
