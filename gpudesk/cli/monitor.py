@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from gpudesk.cli import CliError
+from gpudesk.cli.alerts import add_alert_parsers
 from gpudesk.cli.fleet import add_fleet_parser
 from gpudesk.cli.processes import add_process_parsers
 from gpudesk.cli.serve import add_serve_parser
@@ -114,6 +115,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_fleet_parser(sub)
     add_serve_parser(sub)
     add_process_parsers(sub)
+    add_alert_parsers(sub)
 
 
 def _help(p: argparse.ArgumentParser) -> int:

@@ -89,6 +89,10 @@ class FakeDevice:
     gpm_metric_errors: dict[int, str] = field(default_factory=dict)
     # per-process utilization samples: (pid, smUtil %, memUtil %) as the driver keeps them (newest last)
     process_util: list[tuple[int, int, int]] = field(default_factory=list)
+    # NVML events waiting to be read: (event type bit, event data = Xid code), delivered in order; event types
+    # the GPU supports (nvmlDeviceGetSupportedEventTypes)
+    events: list[tuple[int, int]] = field(default_factory=list)
+    supported_events: int = 0x1 | 0x2 | 0x8
     faults: dict[str, Any] = field(default_factory=dict)
     lost: bool = False
     calls: int = 0
@@ -459,6 +463,40 @@ def make_fake_pynvml(
     @api
     def nvmlDeviceGetProcessUtilization(h: _Handle, since_us: int) -> list[Any]:
         return _util_samples(h.device, since_us, _real.c_nvmlProcessUtilizationSample_t)
+
+    # --- events: a set holds registered devices; waits return the next queued event or raise Timeout ---------
+    event_sets: list[dict[str, Any]] = []
+
+    @api
+    def nvmlEventSetCreate() -> Any:
+        event_set = {"devices": []}
+        event_sets.append(event_set)
+        return event_set
+
+    @api
+    def nvmlDeviceGetSupportedEventTypes(h: _Handle) -> int:
+        return h.device.supported_events
+
+    @api
+    def nvmlDeviceRegisterEvents(h: _Handle, types: int, event_set: Any) -> None:
+        if types & ~h.device.supported_events:
+            raise nvml_error("NotSupported")
+        event_set["devices"].append((h, types))
+
+    @api
+    def nvmlEventSetWait(event_set: Any, timeout_ms: int) -> Any:
+        for h, wanted in event_set["devices"]:
+            queue = h.device.events
+            while queue:
+                etype, data = queue.pop(0)
+                if etype & wanted:
+                    return SimpleNamespace(device=h, eventType=etype, eventData=data, gpuInstanceId=0xFFFFFFFF,
+                                           computeInstanceId=0xFFFFFFFF)
+        raise nvml_error("Timeout")
+
+    @api
+    def nvmlEventSetFree(event_set: Any) -> None:
+        event_set["devices"].clear()
 
     # keep references so linters do not flag the registered functions as unused
     mod._registered = [v for v in locals().values() if callable(v)]
