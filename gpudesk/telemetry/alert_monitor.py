@@ -61,3 +61,29 @@ class AlertMonitor:
     def close(self) -> None:
         if self.watcher is not None:
             self.watcher.close()
+
+
+def open_alert_monitor(on_alert: Callable[[Alert, list[str], list[str]], None] | None = None, *,
+                       interval_s: float = 1.0, thresholds: Any = None, delivery: Delivery | None = None,
+                       nvml: Any = None, db: Database | None = None) -> AlertMonitor:
+    """An :class:`AlertMonitor` over this machine's GPUs: NVML, its events and the user store, opened in the
+    calling thread (the window's alert worker calls it in its own thread).
+
+    Raises:
+        NvmlUnavailableError: NVML cannot be used.
+        StoreError: the user store cannot be opened.
+    """
+    from gpudesk.nvml.nvml_session import host_name
+    from gpudesk.store import open_store
+    from gpudesk.telemetry.nvml_source import NvmlSource
+
+    source = NvmlSource(nvml=nvml, interval_s=interval_s)
+    try:
+        store = db if db is not None else open_store()
+    except Exception:
+        source.close()
+        raise
+    watcher = EventWatcher(source.session).open()
+    delivery = delivery or Delivery(host=host_name())
+    return AlertMonitor(source, AlertEngine(thresholds), db=store, delivery=delivery, watcher=watcher,
+                        interval_s=interval_s, on_alert=on_alert)

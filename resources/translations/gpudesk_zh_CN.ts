@@ -240,6 +240,44 @@
     </message>
 </context>
 <context>
+    <name>AlertTray</name>
+    <message>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="111"/>
+        <source>gpudesk: watching the GPUs for alerts</source>
+        <translation>gpudesk：正在监视 GPU 告警</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="113"/>
+        <source>Show gpudesk</source>
+        <translation>显示 gpudesk</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="115"/>
+        <source>Quit gpudesk</source>
+        <translation>退出 gpudesk</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="144"/>
+        <source>gpudesk: GPU alert (critical)</source>
+        <translation>gpudesk：GPU 告警（严重）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="146"/>
+        <source>gpudesk: GPU alert</source>
+        <translation>gpudesk：GPU 告警</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="147"/>
+        <source>gpudesk</source>
+        <translation>gpudesk</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="165"/>
+        <source>Alerts stopped: {0}</source>
+        <translation>告警已停止：{0}</translation>
+    </message>
+</context>
+<context>
     <name>BurnInDialog</name>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="22"/>
@@ -1067,37 +1105,37 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CompareView</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="54"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="55"/>
         <source>Remo&amp;ve column</source>
         <translation>移除列(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="55"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="56"/>
         <source>Remove the GPU whose column is selected</source>
         <translation>移除所选列对应的 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="57"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="58"/>
         <source>Clear compar&amp;ison</source>
         <translation>清除对比(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="151"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="152"/>
         <source>N/A</source>
         <translation>不可用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="158"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="159"/>
         <source>Differs between the compared GPUs</source>
         <translation>所比较的 GPU 之间存在差异</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="165"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="166"/>
         <source>Select up to {0} GPUs in the table and press Compare (Ctrl+D). Differences are highlighted.</source>
         <translation>在表格中选择最多 {0} 款 GPU，然后按“比较”（Ctrl+D）。差异项会高亮显示。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="169"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="170"/>
         <source>{0} of {1} GPUs; {2} specs differ (highlighted).</source>
         <translation>{0}/{1} 款 GPU；{2} 项规格不同（已高亮）。</translation>
     </message>
@@ -2565,29 +2603,39 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>gpudesk</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="136"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="179"/>
         <source>A background task failed: {0}</source>
         <translation>后台任务失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="166"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="209"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="167"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="210"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="175"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="215"/>
+        <source>Keep watching for &amp;alerts in the tray</source>
+        <translation>在托盘中持续监视告警(&amp;A)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/main_window.py" line="223"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="176"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="224"/>
         <source>&amp;About gpudesk and data sources…</source>
         <translation>关于 gpudesk 和数据来源(&amp;A)…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/main_window.py" line="264"/>
+        <source>gpudesk keeps watching for alerts in the tray; quit it from the tray menu or File &gt; Quit.</source>
+        <translation>gpudesk 会在托盘中继续监视告警；可从托盘菜单或“文件 &gt; 退出”退出。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/tabs.py" line="11"/>
@@ -3284,37 +3332,37 @@ PCI 总线：{bus}</translation>
         <translation>无法进行实时 GPU 监控</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="229"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="340"/>
         <source>SM clock (solid) and memory clock (dashed)</source>
         <translation>SM 时钟（实线）和显存时钟（虚线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="299"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="409"/>
         <source>PCIe RX (host to GPU)</source>
         <translation>PCIe RX（主机到 GPU）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="301"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="411"/>
         <source>PCIe TX (GPU to host)</source>
         <translation>PCIe TX（GPU 到主机）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="303"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="413"/>
         <source>each GPU&apos;s own link</source>
         <translation>各 GPU 自身的链路</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="304"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="414"/>
         <source>{d}: share of link, {link}</source>
         <translation>{d}：占链路比例，{link}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="306"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="416"/>
         <source>% of link</source>
         <translation>占链路 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="308"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="418"/>
         <source>{d}: link unknown, shown in MB/s</source>
         <translation>{d}：链路未知，以 MB/s 显示</translation>
     </message>
@@ -3349,12 +3397,12 @@ PCI 总线：{bus}</translation>
         <translation>（已中断）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sources.py" line="121"/>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="128"/>
         <source>The demo is a generated example, not a real capture: {minutes} minutes of a {gpus}-GPU training run in nvidia-smi dmon format, with an input stall and one GPU that overheats.</source>
         <translation>演示是生成的示例，不是真实采集：{gpus} 块 GPU 训练运行的 {minutes} 分钟 nvidia-smi dmon 格式数据，含一次数据供给停顿和一块过热的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sources.py" line="138"/>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="145"/>
         <source>Demo</source>
         <translation>演示</translation>
     </message>
@@ -3402,42 +3450,42 @@ PCI 总线：{bus}</translation>
 <context>
     <name>MonitorTab</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="42"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="48"/>
         <source>1 min</source>
         <translation>1 分钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="43"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="49"/>
         <source>5 min</source>
         <translation>5 分钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="44"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="50"/>
         <source>15 min</source>
         <translation>15 分钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="45"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="51"/>
         <source>1 h</source>
         <translation>1 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="46"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="52"/>
         <source>6 h</source>
         <translation>6 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="47"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="53"/>
         <source>24 h</source>
         <translation>24 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="48"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="54"/>
         <source>72 h</source>
         <translation>72 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="49"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="55"/>
         <source>Whole run</source>
         <translation>整个运行</translation>
     </message>
@@ -6242,17 +6290,17 @@ PCI 总线：{bus}</translation>
 <context>
     <name>SamplerWorker</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="162"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="159"/>
         <source>Nothing to record: no source is running.</source>
         <translation>无可录制内容：没有正在运行的数据源。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="165"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="162"/>
         <source>A recording is already running.</source>
         <translation>已有录制正在进行。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="201"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="198"/>
         <source>Recording stopped: {m}</source>
         <translation>录制已停止：{m}</translation>
     </message>
