@@ -94,6 +94,7 @@ def cmd_fleet(args: argparse.Namespace) -> int:
     from gpudesk.errors import GpudeskError
     from gpudesk.telemetry import model as m
     from gpudesk.telemetry.fleet import fleet_findings
+    from gpudesk.telemetry.fleet_processes import rollup_by_user
 
     _check_numbers(args)
     try:
@@ -128,8 +129,10 @@ def cmd_fleet(args: argparse.Namespace) -> int:
             row[f"{metric}_mean"] = _num(history.values(metric)[pos])
         row[f"{m.MEM_USED}_max"] = _num(history.values(m.MEM_USED, "max")[pos])
         rows.append(row)
+    users = rollup_by_user(history.processes) if history.processes else []
     if args.json:
         print(json.dumps({"source": source, "step_s": history.step_s, "recording_id": session, "gpus": rows,
+                          "processes": [vars(p) for p in history.processes], "users": [vars(u) for u in users],
                           "findings": [f.to_dict() for f in findings if f.finding.judged],
                           "not_judged": [f.to_dict() for f in findings if not f.finding.judged],
                           "notes": history.notes}, indent=2))
@@ -150,6 +153,12 @@ def cmd_fleet(args: argparse.Namespace) -> int:
         if row["job"]:
             parts.append(_("job {job}").format(job=row["job"]))
         print("  " + " | ".join(parts))
+    if users:
+        print(_("Per user (from the per-process series):"))
+        for u in users:
+            print("  " + _("{user}: {processes} process(es) on {gpus} GPU(s), {mem_gib:.1f} GiB ({hosts})").format(
+                user=u.user, processes=u.processes, gpus=u.gpus, mem_gib=u.used_memory_bytes / 2**30,
+                hosts=", ".join(u.hosts)))
     judged = [f for f in findings if f.finding.judged]
     warnings = [f for f in judged if f.finding.severity in ("warning", "critical")]
     skipped = [f for f in findings if not f.finding.judged]
@@ -215,7 +224,7 @@ def _from_scrape(args: argparse.Namespace) -> Any:
         time.sleep(interval)
     notes = [] if len(batches) > 1 else [(_("One scrape: findings that need a sustained window are not judged; "
                                           "give --window to scrape repeatedly."))]
-    return FleetHistory(index.keys, SeriesFrame.from_batches(batches), interval, notes)
+    return FleetHistory(index.keys, SeriesFrame.from_batches(batches), interval, notes, snap.processes)
 
 
 def _from_dcgmi(args: argparse.Namespace) -> Any:

@@ -136,6 +136,12 @@ def test_cli_serve_then_fleet_scrape_reads_the_same_numbers(capsys, monkeypatch,
     assert gpus[0]["mem_used_bytes_max"] == 30 * GiB
     assert gpus[0]["power_w_mean"] == pytest.approx(412.345)
     assert gpus[0]["model_name"] == "NVIDIA H100 80GB HBM3"
+    # the per-process series roll up per user: one process of this user holding 2 GiB on GPU 0
+    import getpass
+
+    assert doc["users"] == [{"user": getpass.getuser(), "processes": 1, "gpus": 1, "used_memory_bytes": 2 * GiB,
+                             "hosts": [doc["processes"][0]["host"]]}]
+    assert doc["processes"][0]["pid"] == ME and doc["processes"][0]["sm_util_pct"] == 60
     thread.join(15)
     assert done == [0]
     assert "Stopped after" in capsys.readouterr().out
