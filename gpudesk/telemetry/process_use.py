@@ -11,6 +11,7 @@ containerd/CRI-O and Kubernetes pods).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,17 @@ class ProcessUseListing:
     device_mem_util_pct: dict[int, float | None] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     errors: dict[int, str] = field(default_factory=dict)
+
+    def __iter__(self) -> Iterator[ProcessUse]:
+        return iter(self.processes)
+
+    def __len__(self) -> int:
+        return len(self.processes)
+
+    @property
+    def warnings(self) -> list[str]:
+        """The notes under the name a process listing uses (the window's process table reads either)."""
+        return self.notes
 
 
 def _cap(rows: list[ProcessUse], attr: str, device: float | None) -> bool:

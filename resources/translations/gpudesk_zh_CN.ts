@@ -3007,7 +3007,7 @@ It also resets the peak counter.</source>
 <context>
     <name>Monitor</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="389"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="390"/>
         <source>{what} failed: {e}</source>
         <translation>{what}失败：{e}</translation>
     </message>
@@ -3188,8 +3188,10 @@ It also resets the peak counter.</source>
         <location filename="../../gpudesk/ui/monitor/display.py" line="114"/>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="63"/>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="195"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="69"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="72"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="85"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="88"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="90"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="91"/>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="50"/>
         <source>N/A</source>
         <translation>不可用</translation>
@@ -3281,8 +3283,8 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="211"/>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="218"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="78"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="101"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="104"/>
         <source>N/A: {r}</source>
         <translation>不可用：{r}</translation>
     </message>
@@ -3367,17 +3369,17 @@ PCI 总线：{bus}</translation>
         <translation>{d}：链路未知，以 MB/s 显示</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="79"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="102"/>
         <source>NVML did not report it</source>
         <translation>NVML 未报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="82"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="105"/>
         <source>the process could not be looked up</source>
         <translation>无法查询该进程</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="86"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="109"/>
         <source>This PID does not exist here (host PID seen from a container?). Run the container with --pid=host to see the process.</source>
         <translation>此 PID 在这里不存在（是从容器中看到的主机 PID 吗？）。请使用 --pid=host 运行容器以查看该进程。</translation>
     </message>
@@ -3530,22 +3532,22 @@ PCI 总线：{bus}</translation>
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="236"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="237"/>
         <source>Opening the source…</source>
         <translation>正在打开数据源…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="259"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="260"/>
         <source>Live NVML: {s}</source>
         <translation>实时 NVML：{s}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="323"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="324"/>
         <source>The source has ended: {s}. {why}</source>
         <translation>数据源已结束：{s}。{why}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="367"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="368"/>
         <source>Watching a fleet: open a GPU in the Fleet tab to see its plots, statistics and findings.</source>
         <translation>正在监控集群：在“集群”子标签页中打开一块 GPU 以查看其曲线图、统计和发现。</translation>
     </message>
@@ -3555,12 +3557,12 @@ PCI 总线：{bus}</translation>
         <translation>此数据源不含进程列表（只有实时 NVML 才有）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="293"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="294"/>
         <source>GPU {i} stopped answering: {r}. The other GPUs are still monitored.</source>
         <translation>GPU {i} 停止响应：{r}。其他 GPU 仍在监控中。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="326"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="327"/>
         <source>The source has ended: {s}</source>
         <translation>数据源已结束：{s}</translation>
     </message>
@@ -5880,55 +5882,105 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ProcessModel</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="25"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="34"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="26"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="35"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="27"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="36"/>
         <source>User</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="28"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="37"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="29"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="38"/>
         <source>Command</source>
         <translation>命令</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="30"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="39"/>
         <source>GPU memory (GiB)</source>
         <translation>显存 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="31"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="40"/>
         <source>Type</source>
         <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="41"/>
+        <source>SM share (%)</source>
+        <translation>SM 占比 (%)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="42"/>
+        <source>Memory bandwidth share (%)</source>
+        <translation>显存带宽占比 (%)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="43"/>
+        <source>Container</source>
+        <translation>容器</translation>
     </message>
 </context>
 <context>
     <name>ProcessTable</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="114"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="140"/>
         <source>Processes appear here while NVML monitoring runs (dmon logs and recordings carry no process list).</source>
         <translation>NVML 监控运行时，进程会显示在这里（dmon 日志和录制不含进程列表）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="126"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="158"/>
+        <source>Terminate process {pid}…</source>
+        <translation>终止进程 {pid}…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="158"/>
+        <source>Kill process {pid}…</source>
+        <translation>强制结束进程 {pid}…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="186"/>
+        <source>Kill process {pid} ({command})? It gets no chance to save its work.</source>
+        <translation>强制结束进程 {pid}（{command}）？它将无法保存工作。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="187"/>
+        <source>Terminate process {pid} ({command})? It is asked to stop and may save its work.</source>
+        <translation>终止进程 {pid}（{command}）？它会被要求停止，并可能保存工作。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="191"/>
+        <source>Stop a GPU process</source>
+        <translation>停止 GPU 进程</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="201"/>
+        <source>Process {pid} ended ({signal}).</source>
+        <translation>进程 {pid} 已结束（{signal}）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="204"/>
+        <source>Sent {signal} to process {pid}; it is still running.</source>
+        <translation>已向进程 {pid} 发送 {signal}；它仍在运行。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="216"/>
         <source>GPU {g}: processes could not be listed: {w}</source>
         <translation>GPU {g}：无法列出进程：{w}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="128"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="218"/>
         <source>{n} GPU processes.</source>
         <translation>{n} 个 GPU 进程。</translation>
     </message>
