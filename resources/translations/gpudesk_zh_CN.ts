@@ -1979,7 +1979,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>GpuTable</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="242"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="246"/>
         <source>Tick a GPU to draw it in the plots; hover a value to see why it is N/A.</source>
         <translation>勾选 GPU 即可在曲线图中绘制；将鼠标悬停在数值上可查看其为何不可用。</translation>
     </message>
@@ -2012,47 +2012,57 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>{0}；来源：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="20"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="21"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="21"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="22"/>
         <source>Util %</source>
         <translation>利用率 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="22"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="24"/>
+        <source>SM active %</source>
+        <translation>SM 活跃 %</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="25"/>
+        <source>Tensor active %</source>
+        <translation>Tensor 活跃 %</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="26"/>
         <source>Memory used / total (GiB)</source>
         <translation>已用显存 / 总显存 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="23"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="27"/>
         <source>PCIe RX (% of link, or MB/s)</source>
         <translation>PCIe RX（占链路 %，或 MB/s）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="24"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="28"/>
         <source>PCIe TX (% of link, or MB/s)</source>
         <translation>PCIe TX（占链路 %，或 MB/s）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="25"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="29"/>
         <source>Power (W)</source>
         <translation>功耗 (W)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="26"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="30"/>
         <source>Temp (°C)</source>
         <translation>温度 (°C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="27"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="31"/>
         <source>SM clock (MHz)</source>
         <translation>SM 时钟 (MHz)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="28"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="32"/>
         <source>State</source>
         <translation>状态</translation>
     </message>
@@ -3184,10 +3194,20 @@ It also resets the peak counter.</source>
         <translation>解码器利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="105"/>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="114"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="95"/>
+        <source>SM active</source>
+        <translation>SM 活跃度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="96"/>
+        <source>Tensor pipe active</source>
+        <translation>Tensor 流水线活跃度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="108"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="117"/>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="63"/>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="195"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="199"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="85"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="88"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="90"/>
@@ -3197,42 +3217,42 @@ It also resets the peak counter.</source>
         <translation>不可用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="121"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="124"/>
         <source>{n} s</source>
         <translation>{n} 秒</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="123"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="126"/>
         <source>{n} min</source>
         <translation>{n} 分钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="125"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="128"/>
         <source>{n} h</source>
         <translation>{n} 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="126"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="129"/>
         <source>{n} d</source>
         <translation>{n} 天</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="138"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="142"/>
         <source>not reported by this source</source>
         <translation>此数据源未报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="178"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="182"/>
         <source>lost</source>
         <translation>已丢失</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="179"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="183"/>
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="192"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="196"/>
         <source>{name}
 UUID: {uuid}
 PCI bus: {bus}</source>
@@ -3241,55 +3261,55 @@ UUID：{uuid}
 PCI 总线：{bus}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="193"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="197"/>
         <source>unknown model</source>
         <translation>未知型号</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="194"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="198"/>
         <source>N/A (not reported by this source)</source>
         <translation>不可用（此数据源未报告）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="197"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="201"/>
         <source>MIG enabled: {n} instances (utilization is not reported on MIG)</source>
         <translation>已启用 MIG：{n} 个实例（MIG 下不报告利用率）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="201"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="205"/>
         <source>MIG capable, disabled</source>
         <translation>支持 MIG，未启用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="204"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="208"/>
         <source>Readings arrive normally.</source>
         <translation>读数正常到达。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="206"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="210"/>
         <source>link unknown</source>
         <translation>链路未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="208"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="212"/>
         <source>Link: {t}</source>
         <translation>链路：{t}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="209"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="213"/>
         <source>Throughput: {v}</source>
         <translation>吞吐量：{v}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="211"/>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="218"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="215"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="222"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="101"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="104"/>
         <source>N/A: {r}</source>
         <translation>不可用：{r}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="214"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="218"/>
         <source>N/A share: the link&apos;s generation and width are unknown</source>
         <translation>占比不可用：链路的代数和宽度未知</translation>
     </message>
