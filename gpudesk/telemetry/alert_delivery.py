@@ -93,3 +93,41 @@ def deliver(alert: Alert, delivery: Delivery) -> DeliveryResult:
             result.errors.append(_("The webhook {url} did not take the alert: {reason}").format(
                 url=delivery.webhook_url, reason=getattr(exc, "reason", None) or exc))
     return result
+
+
+# The webhook URL of a chat service (Slack, Mattermost, Teams) is itself the credential: it lives in the system
+# keyring, never in the plain settings file. The command is not secret and lives in the settings.
+KEYRING_SERVICE = "gpudesk-alerts"
+KEYRING_WEBHOOK = "webhook-url"
+
+
+def save_webhook_url(url: str) -> None:
+    """Keep (or, with "", forget) the alert webhook URL in the system keyring.
+
+    Raises:
+        ValueError: the URL is not http(s), or the keyring cannot be used.
+    """
+    import keyring
+    import keyring.errors
+
+    url = url.strip()
+    if url:
+        Delivery(webhook_url=url).check()
+    try:
+        if url:
+            keyring.set_password(KEYRING_SERVICE, KEYRING_WEBHOOK, url)
+        elif keyring.get_password(KEYRING_SERVICE, KEYRING_WEBHOOK) is not None:
+            keyring.delete_password(KEYRING_SERVICE, KEYRING_WEBHOOK)
+    except keyring.errors.KeyringError as exc:
+        raise ValueError(_("The system keyring could not be used: {reason}").format(reason=exc)) from exc
+
+
+def load_webhook_url() -> str | None:
+    """The alert webhook URL from the system keyring, or None (also when no keyring can be used)."""
+    import keyring
+    import keyring.errors
+
+    try:
+        return keyring.get_password(KEYRING_SERVICE, KEYRING_WEBHOOK) or None
+    except keyring.errors.KeyringError:
+        return None  # no keyring here: alerts are then delivered without the webhook (the dialog says why)

@@ -132,7 +132,12 @@ class MainWindow(QMainWindow):
         from gpudesk.telemetry.alert_monitor import open_alert_monitor
         from gpudesk.ui.alert_tray import AlertTray
 
-        tray = AlertTray(make_monitor or (lambda on_alert: open_alert_monitor(on_alert)), parent=self)
+        from gpudesk.nvml.nvml_session import host_name
+        from gpudesk.ui.alert_settings_dialog import saved_delivery
+
+        delivery = saved_delivery(self.settings, host_name())
+        tray = AlertTray(make_monitor or (lambda on_alert: open_alert_monitor(on_alert, delivery=delivery)),
+                         parent=self)
         tray.showWindow.connect(self._show_from_tray)
         tray.quitRequested.connect(self.quit)
         tray.failed.connect(lambda text: self.message_bar.show_message(text, "error"))
@@ -150,6 +155,13 @@ class MainWindow(QMainWindow):
             self.start_alert_tray()
         else:
             self.stop_alert_tray()
+
+    def _alert_delivery(self) -> None:
+        from gpudesk.ui.alert_settings_dialog import AlertDeliveryDialog
+
+        if AlertDeliveryDialog(self.settings, self).exec() and self._alert_tray is not None:
+            self.stop_alert_tray()  # restart the alerts with the new delivery
+            self.start_alert_tray()
 
     def _show_from_tray(self) -> None:
         self.showNormal()
@@ -217,6 +229,9 @@ class MainWindow(QMainWindow):
         self.tray_action.setChecked(str(self.settings.value("alerts/tray", "false")).lower() == "true")
         self.tray_action.toggled.connect(self._alerts_toggled)
         file_menu.addAction(self.tray_action)
+        delivery_action = QAction(self.tr("Alert &delivery…"), self)
+        delivery_action.triggered.connect(self._alert_delivery)
+        file_menu.addAction(delivery_action)
         file_menu.addAction(quit_action)
         self.language_menu = LanguageMenu(self.settings, self.message_bar.show_message, self)
         self.menuBar().addMenu(self.language_menu)

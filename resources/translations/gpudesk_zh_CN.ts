@@ -240,6 +240,39 @@
     </message>
 </context>
 <context>
+    <name>AlertDeliveryDialog</name>
+    <message>
+        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="25"/>
+        <source>Alert delivery</source>
+        <translation>告警投递</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="26"/>
+        <source>Alerts always appear on the desktop. They can also run a command (no shell; the alert is in GPUDESK_ALERT_* variables) and be posted as JSON to a webhook URL. Nothing is sent over the network unless you enter a URL.</source>
+        <translation>告警总会显示在桌面上。也可以运行一条命令（不经 shell；告警内容在 GPUDESK_ALERT_* 变量中），并以 JSON 形式发送到 webhook URL。除非你输入 URL，否则不会通过网络发送任何内容。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="32"/>
+        <source>e.g. notify-send gpudesk</source>
+        <translation>例如 notify-send gpudesk</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="35"/>
+        <source>https://hooks.example.com/…</source>
+        <translation>https://hooks.example.com/…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="41"/>
+        <source>&amp;Command:</source>
+        <translation>命令(&amp;C)：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="42"/>
+        <source>&amp;Webhook URL:</source>
+        <translation>Webhook URL(&amp;W)：</translation>
+    </message>
+</context>
+<context>
     <name>AlertTray</name>
     <message>
         <location filename="../../gpudesk/ui/alert_tray.py" line="111"/>
@@ -2613,37 +2646,42 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>gpudesk</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="179"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="191"/>
         <source>A background task failed: {0}</source>
         <translation>后台任务失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="209"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="221"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="210"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="222"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="215"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="227"/>
         <source>Keep watching for &amp;alerts in the tray</source>
         <translation>在托盘中持续监视告警(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="223"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="232"/>
+        <source>Alert &amp;delivery…</source>
+        <translation>告警投递(&amp;D)…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/main_window.py" line="238"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="224"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="239"/>
         <source>&amp;About gpudesk and data sources…</source>
         <translation>关于 gpudesk 和数据来源(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="264"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="279"/>
         <source>gpudesk keeps watching for alerts in the tray; quit it from the tray menu or File &gt; Quit.</source>
         <translation>gpudesk 会在托盘中继续监视告警；可从托盘菜单或“文件 &gt; 退出”退出。</translation>
     </message>

@@ -59,3 +59,23 @@ def test_closing_the_window_hides_it_to_the_tray_and_alerts_go_on(qtbot, setting
         t.close()
     window.quit()
     assert window._alert_tray is None
+
+
+def test_delivery_dialog_keeps_the_command_in_settings_and_the_webhook_in_the_keyring(qtbot, settings):
+    from helpers import memory_keyring
+
+    from gpudesk.ui.alert_settings_dialog import AlertDeliveryDialog, saved_delivery
+
+    ring = memory_keyring.install()
+    dialog = AlertDeliveryDialog(settings)
+    qtbot.addWidget(dialog)
+    dialog.webhook.setText("ftp://example.com/hook")
+    assert not dialog.save() and "http" in dialog.error.text()  # refused, said, dialog stays open
+    dialog.command.setText("notify-send gpudesk")
+    dialog.webhook.setText("https://hooks.example.com/T000/B000/secret")
+    assert dialog.save()
+    assert settings.value("alerts/command") == "notify-send gpudesk"
+    assert "secret" not in str([settings.value(k) for k in settings.allKeys()])  # never in the plain settings
+    assert ("gpudesk-alerts", "webhook-url") in ring.store
+    delivery = saved_delivery(settings, "ws1")
+    assert delivery.command == "notify-send gpudesk" and delivery.webhook_url.endswith("/secret")
