@@ -169,3 +169,23 @@ def test_real_prometheus_scrapes_serve_and_the_fleet_view_reads_the_same_numbers
     assert gpus[1]["sm_active_pct_mean"] is None
     assert gpus[0]["host"] == "ws1" and gpus[0]["model_name"] == "NVIDIA H100 80GB HBM3"
     assert server.scrapes >= 2
+
+
+@pytest.mark.gpu
+def test_real_nvml_served_with_dcgm_names():
+    from gpudesk.nvml.nvml_session import probe_nvml
+
+    if not probe_nvml().available:
+        pytest.skip("no NVIDIA GPU / NVML here")
+    src = NvmlSource()
+    collector = GpuCollector(src.read, src.devices, "gpu-host", processes=lambda: process_use(src.session).processes)
+    server = MetricsServer(collector, "127.0.0.1", 0).start()
+    n = len(src.devices())
+    try:
+        status, text = _get(server.url)
+    finally:
+        server.stop()
+        src.close()
+    assert status == 200
+    gpus = {gpu for (name, gpu) in _values(text) if name == "DCGM_FI_DEV_FB_USED"}
+    assert len(gpus) == n  # every GPU's memory, in MiB under the DCGM exporter's name

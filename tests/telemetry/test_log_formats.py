@@ -127,3 +127,13 @@ def test_monitor_import_of_a_dcgmi_log_says_its_format(capsys):
     assert main(["monitor", "import", str(DCGMI_MIG), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["format"] == "dcgmi dmon" and doc["rows"] == 30 and doc["gpus"] == [0, 1, 2]
+
+
+def test_gpu_ci_rows_are_compute_instances():
+    # the row layout of dcgmi dmon -i ci:N (compute instances are "GPU-CI <id>"), dcgmi_dmon.py docstring
+    text = "#Entity   SMACT  SMOCC\nID\nGPU-CI 3  0.412  0.200\nGPU-CI 4  0.011  0.003\n"
+    read = read_log_text(text)
+    assert read.format is LogFormat.DCGMI_DMON
+    assert [d.name for d in read.devices] == ["MIG compute instance 3 (dcgmi GPU-CI)",
+                                              "MIG compute instance 4 (dcgmi GPU-CI)"]
+    assert read.frame.series(0, SM_ACTIVE)[1].tolist() == [pytest.approx(41.2)]
