@@ -3246,10 +3246,11 @@ It also resets the peak counter.</source>
         <location filename="../../gpudesk/ui/monitor/display.py" line="117"/>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="63"/>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="199"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="85"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="88"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="90"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="91"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="94"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="97"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="99"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="100"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="102"/>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="50"/>
         <source>N/A</source>
         <translation>不可用</translation>
@@ -3341,8 +3342,8 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="215"/>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="222"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="101"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="104"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="117"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="120"/>
         <source>N/A: {r}</source>
         <translation>不可用：{r}</translation>
     </message>
@@ -3427,17 +3428,22 @@ PCI 总线：{bus}</translation>
         <translation>{d}：链路未知，以 MB/s 显示</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="102"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="112"/>
+        <source>Peak {peak:.2f} GiB over {n} readings since {since}.</source>
+        <translation>自 {since} 起 {n} 次读数中的峰值为 {peak:.2f} GiB。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="118"/>
         <source>NVML did not report it</source>
         <translation>NVML 未报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="105"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="121"/>
         <source>the process could not be looked up</source>
         <translation>无法查询该进程</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="109"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="125"/>
         <source>This PID does not exist here (host PID seen from a container?). Run the container with --pid=host to see the process.</source>
         <translation>此 PID 在这里不存在（是从容器中看到的主机 PID 吗？）。请使用 --pid=host 运行容器以查看该进程。</translation>
     </message>
@@ -5940,105 +5946,110 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ProcessModel</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="34"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="37"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="35"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="38"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="36"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="39"/>
         <source>User</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="37"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="40"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="38"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="41"/>
         <source>Command</source>
         <translation>命令</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="39"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="42"/>
         <source>GPU memory (GiB)</source>
         <translation>显存 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="40"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="43"/>
         <source>Type</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="41"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="44"/>
         <source>SM share (%)</source>
         <translation>SM 占比 (%)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="42"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="45"/>
         <source>Memory bandwidth share (%)</source>
         <translation>显存带宽占比 (%)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="43"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="46"/>
         <source>Container</source>
         <translation>容器</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="47"/>
+        <source>Memory trend (GiB/min)</source>
+        <translation>显存趋势 (GiB/分钟)</translation>
     </message>
 </context>
 <context>
     <name>ProcessTable</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="140"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="156"/>
         <source>Processes appear here while NVML monitoring runs (dmon logs and recordings carry no process list).</source>
         <translation>NVML 监控运行时，进程会显示在这里（dmon 日志和录制不含进程列表）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="158"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="174"/>
         <source>Terminate process {pid}…</source>
         <translation>终止进程 {pid}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="158"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="174"/>
         <source>Kill process {pid}…</source>
         <translation>强制结束进程 {pid}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="186"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="202"/>
         <source>Kill process {pid} ({command})? It gets no chance to save its work.</source>
         <translation>强制结束进程 {pid}（{command}）？它将无法保存工作。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="187"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="203"/>
         <source>Terminate process {pid} ({command})? It is asked to stop and may save its work.</source>
         <translation>终止进程 {pid}（{command}）？它会被要求停止，并可能保存工作。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="191"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="207"/>
         <source>Stop a GPU process</source>
         <translation>停止 GPU 进程</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="201"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="217"/>
         <source>Process {pid} ended ({signal}).</source>
         <translation>进程 {pid} 已结束（{signal}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="204"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="220"/>
         <source>Sent {signal} to process {pid}; it is still running.</source>
         <translation>已向进程 {pid} 发送 {signal}；它仍在运行。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="216"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="232"/>
         <source>GPU {g}: processes could not be listed: {w}</source>
         <translation>GPU {g}：无法列出进程：{w}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="218"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="234"/>
         <source>{n} GPU processes.</source>
         <translation>{n} 个 GPU 进程。</translation>
     </message>

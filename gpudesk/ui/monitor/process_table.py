@@ -8,6 +8,8 @@ without --pid=host) say so instead of showing empty cells.
 
 from __future__ import annotations
 
+import time
+
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
     QAbstractTableModel,
@@ -27,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpudesk.telemetry.process_history import ProcessHistory
 from gpudesk.ui.monitor.display import GIB
 from gpudesk.ui.tooltips import plain_tooltip
 
@@ -41,6 +44,7 @@ HEADERS = (
     QT_TRANSLATE_NOOP("ProcessModel", "SM share (%)"),
     QT_TRANSLATE_NOOP("ProcessModel", "Memory bandwidth share (%)"),
     QT_TRANSLATE_NOOP("ProcessModel", "Container"),
+    QT_TRANSLATE_NOOP("ProcessModel", "Memory trend (GiB/min)"),
 )
 SHARE_COLUMNS = (7, 8)
 
@@ -51,10 +55,12 @@ class ProcessModel(QAbstractTableModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.rows: list = []
+        self.history = ProcessHistory()  # per-process memory over time, from the successive listings
 
-    def set_processes(self, processes: list) -> None:
+    def set_processes(self, processes: list, t: float | None = None) -> None:
         self.beginResetModel()
         self.rows = list(processes)
+        self.history.add(time.time() if t is None else t, self.rows)
         self.endResetModel()
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt override
@@ -75,11 +81,14 @@ class ProcessModel(QAbstractTableModel):
         col = index.column()
         sm, bw = getattr(p, "sm_util_pct", None), getattr(p, "mem_util_pct", None)
         container = getattr(p, "container", None)
+        mem_hist = self.history.get(p.gpu_index, p.pid)
+        rate = mem_hist.rate_bytes_per_s() if mem_hist is not None else None
         if role == Qt.ItemDataRole.UserRole:  # sort key
             return [p.gpu_index, p.pid, p.user or "", p.name or "", p.cmdline or "",
                     -1 if p.used_memory_bytes is None else p.used_memory_bytes, p.type,
-                    -1 if sm is None else sm, -1 if bw is None else bw, container or ""][col]
-        if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 1, 5, 7, 8):
+                    -1 if sm is None else sm, -1 if bw is None else bw, container or "",
+                    float("-inf") if rate is None else rate][col]
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 1, 5, 7, 8, 10):
             return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         if role == Qt.ItemDataRole.DisplayRole:
             host_na = QCoreApplication.translate("Monitor", "N/A")
@@ -90,6 +99,7 @@ class ProcessModel(QAbstractTableModel):
                 QCoreApplication.translate("Monitor", "N/A") if sm is None else f"{sm:.0f}",
                 QCoreApplication.translate("Monitor", "N/A") if bw is None else f"{bw:.0f}",
                 container or "",
+                QCoreApplication.translate("Monitor", "N/A") if rate is None else f"{rate * 60 / GIB:+.2f}",
             )
             return values[col]
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -97,6 +107,12 @@ class ProcessModel(QAbstractTableModel):
                 return plain_tooltip(p.share_reason)
             if col == 9 and container:
                 return plain_tooltip(container)
+            if (col == 10 or (col == 5 and p.used_memory_bytes is not None)) and mem_hist is not None \
+                    and mem_hist.peak_bytes is not None:
+                return QCoreApplication.translate(
+                    "Monitor", "Peak {peak:.2f} GiB over {n} readings since {since}.").format(
+                    peak=mem_hist.peak_bytes / GIB, n=len(mem_hist.points),
+                    since=time.strftime("%H:%M:%S", time.localtime(mem_hist.first_t or 0)))
             if col == 5 and p.used_memory_bytes is None:
                 return QCoreApplication.translate("Monitor", "N/A: {r}").format(
                     r=p.memory_reason or QCoreApplication.translate("Monitor", "NVML did not report it"))

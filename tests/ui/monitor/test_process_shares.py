@@ -33,7 +33,7 @@ def test_shares_are_shown_per_process(qtbot):
     table = _table_with(os.getpid(), qtbot)
     model = table.model
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
-    assert headers[7:] == ["SM share (%)", "Memory bandwidth share (%)", "Container"]
+    assert headers[7:] == ["SM share (%)", "Memory bandwidth share (%)", "Container", "Memory trend (GiB/min)"]
     assert model.index(0, 7).data() == "70" and model.index(0, 8).data() == "45"
 
 
@@ -66,3 +66,20 @@ def test_another_users_process_cannot_be_stopped(qtbot, monkeypatch):
     finally:
         child.kill()
         child.wait(10)
+
+
+def test_memory_over_time_per_process(qtbot):
+    from gpudesk.nvml.nvml_processes import GpuProcess
+
+    table = ProcessTable()
+    qtbot.addWidget(table)
+    for k in range(4):  # a process whose memory grows 0.5 GiB every 30 s: +1.00 GiB/min
+        table.model.set_processes([GpuProcess(4242, 0, None, "compute", int((10 + 0.5 * k) * GiB),
+                                              cmdline="python train.py")], t=1_750_000_000.0 + 30 * k)
+    trend = table.model.index(0, 10)
+    assert trend.data() == "+1.00"
+    assert "Peak 11.50 GiB over 4 readings" in trend.data(Qt.ItemDataRole.ToolTipRole)
+    # the same PID now runs another command: a new history, no trend from one reading
+    table.model.set_processes([GpuProcess(4242, 0, None, "compute", 2 * GiB, cmdline="python eval.py")],
+                              t=1_750_000_200.0)
+    assert table.model.index(0, 10).data() == "N/A"
