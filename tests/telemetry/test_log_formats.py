@@ -20,7 +20,6 @@ from gpudesk.telemetry.rules import run_rules
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 FORMATS = FIX / "monitor_formats"
 DCGMI_MIG = FORMATS / "dcgmi_dmon_mig_gract_tenso_dcgm_user_guide.txt"
-DCGMI_SMACT = FORMATS / "dcgmi_dmon_mig_smact_zhihu_llm_action.txt"
 SMI_CSV = FORMATS / "smi_query_csv_gtx1080ti_bpytop26.csv"
 DMON = FIX / "monitor" / "sample_a_pucvmet.txt"
 DCGMI_ISSUE152 = FIX / "fleet" / "dcgmi_dmon_mig_issue152.txt"
@@ -29,7 +28,6 @@ DCGMI_ISSUE152 = FIX / "fleet" / "dcgmi_dmon_mig_issue152.txt"
 @pytest.mark.parametrize(("path", "fmt"), [
     (DMON, LogFormat.DMON),
     (DCGMI_MIG, LogFormat.DCGMI_DMON),
-    (DCGMI_SMACT, LogFormat.DCGMI_DMON),
     (DCGMI_ISSUE152, LogFormat.DCGMI_DMON),
     (SMI_CSV, LogFormat.SMI_QUERY_CSV),
 ])
@@ -118,9 +116,11 @@ def test_monitor_analyze_judges_a_dcgmi_mig_log_on_engine_activity(capsys):
     low = [f for f in doc["findings"] if f["rule"] == "low-utilization" and f["severity"] != "not-judged"]
     assert low and all(f["evidence"]["busy_signal_by_gpu"] == {"0": GR_ENGINE_ACTIVE, "1": GR_ENGINE_ACTIVE,
                                                                "2": GR_ENGINE_ACTIVE} for f in low)
-    assert main(["monitor", "analyze", str(DCGMI_SMACT)]) == 0
+    # SMACT of two H100 MIG instances, one above 1.0 (the DCGM fault of that issue): read, judged, said
+    assert main(["monitor", "analyze", str(DCGMI_ISSUE152)]) == 0
     out = capsys.readouterr().out
     assert "(dcgmi dmon)" in out and "SM active" in out and "no samples" not in out
+    assert "a ratio above 1.0; kept as read" in out
 
 
 def test_monitor_import_of_a_dcgmi_log_says_its_format(capsys):
