@@ -111,7 +111,11 @@ class GpmReader:
         else:
             _got, err = self.session.call(nv.nvmlGpmMigSampleGet, handle, gpu_instance_id, slot.current)
         if err is not None:
-            return GpmReading(reason=_("GPM sample failed: {reason}").format(reason=err))
+            why = _("GPM sample failed: {reason}").format(reason=err)
+            if gpu_instance_id is None and err.split(" ")[0] in ("NotSupported", "FunctionNotFound"):
+                # e.g. the whole-GPU sample of a MIG-enabled GPU: said once, not retried every tick
+                self._support[index] = why
+            return GpmReading(reason=why)
         # the sample just taken becomes the previous one of the next read; its old buffer is filled next time
         if slot_fresh:
             slot.previous, slot.current = slot.current, slot.previous

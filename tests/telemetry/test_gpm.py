@@ -108,3 +108,13 @@ def test_real_gpm_reads_percentages_or_says_not_supported():
             for metric_id, value in reading.values.items():
                 assert value is None or 0.0 <= value <= 100.0, (metric_id, value)
         reader.close()
+
+
+def test_a_sample_the_driver_refuses_is_not_retried_every_tick():
+    src = _source([FakeDevice(0, gpm=dict(H100_GPM), faults={"nvmlGpmSampleGet": "NotSupported"})])
+    fake = src.nv
+    for _ in range(3):
+        s = src.read().samples[0]
+        assert s.get(SM_ACTIVE) is None and "GPM sample failed: NotSupported" in s.reasons[SM_ACTIVE]
+    assert fake.call_log.count("nvmlGpmSampleGet") == 1
+    src.close()
