@@ -94,6 +94,7 @@ def cmd_fleet(args: argparse.Namespace) -> int:
     from gpudesk.errors import GpudeskError
     from gpudesk.telemetry import model as m
     from gpudesk.telemetry.fleet import fleet_findings
+    from gpudesk.telemetry.fleet_processes import rollup_by_user
 
     _check_numbers(args)
     try:
@@ -128,28 +129,36 @@ def cmd_fleet(args: argparse.Namespace) -> int:
             row[f"{metric}_mean"] = _num(history.values(metric)[pos])
         row[f"{m.MEM_USED}_max"] = _num(history.values(m.MEM_USED, "max")[pos])
         rows.append(row)
+    users = rollup_by_user(history.processes) if history.processes else []
     if args.json:
         print(json.dumps({"source": source, "step_s": history.step_s, "recording_id": session, "gpus": rows,
+                          "processes": [vars(p) for p in history.processes], "users": [vars(u) for u in users],
                           "findings": [f.to_dict() for f in findings if f.finding.judged],
                           "not_judged": [f.to_dict() for f in findings if not f.finding.judged],
                           "notes": history.notes}, indent=2))
         return 0
     print(_("{n} GPU(s) from {source} (step {step_s:g} s)").format(n=len(rows), source=source, step_s=history.step_s))
     for row in rows:
-        util = next((row[f"{k}_mean"] for k in (util_metric, "gr_engine_active_pct", "sm_active_pct")
+        busy = next(((k, row[f"{k}_mean"]) for k in (util_metric, "sm_active_pct", "gr_engine_active_pct")
                      if row[f"{k}_mean"] is not None), None)
         mem = row[f"{m.MEM_USED}_max"]
         parts = [f"{row['host']} GPU {row['gpu_index'] if row['gpu_index'] is not None else '?'}"]
         if row["mig_instance"] is not None:
             parts.append(f"MIG {row['mig_instance']} ({row['mig_profile'] or '?'})")
         parts.append(row["uuid"] or _("no UUID"))
-        parts.append(_("util {util:.1f} %").format(util=util) if util is not None else _("util N/A"))
+        parts.append(busy_text(*busy) if busy is not None else _("util N/A"))
         parts.append(_("mem {mem_gib:.1f} GiB").format(mem_gib=mem / 2**30) if mem is not None else _("mem N/A"))
         power = row[f"{m.POWER}_mean"]
         parts.append(_("power {power_w:.0f} W").format(power_w=power) if power is not None else _("power N/A"))
         if row["job"]:
             parts.append(_("job {job}").format(job=row["job"]))
         print("  " + " | ".join(parts))
+    if users:
+        print(_("Per user (from the per-process series):"))
+        for u in users:
+            print("  " + _("{user}: {processes} process(es) on {gpus} GPU(s), {mem_gib:.1f} GiB ({hosts})").format(
+                user=u.user, processes=u.processes, gpus=u.gpus, mem_gib=u.used_memory_bytes / 2**30,
+                hosts=", ".join(u.hosts)))
     judged = [f for f in findings if f.finding.judged]
     warnings = [f for f in judged if f.finding.severity in ("warning", "critical")]
     skipped = [f for f in findings if not f.finding.judged]
@@ -170,6 +179,16 @@ def cmd_fleet(args: argparse.Namespace) -> int:
     if session is not None:
         print(_('Saved as recording {session}.').format(session=session))
     return 0
+
+
+def busy_text(metric: str, value: float) -> str:
+    """The busy column of the fleet grid: NVML utilization as a percentage; DCGM's SM-active and graphics-engine
+    ratios as ratios (stored x 100), so a faulty SMACT of 1.294 reads "SM active 1.294", never "util 129.4 %"."""
+    if metric == "sm_active_pct":
+        return _("SM active {ratio:.3f}").format(ratio=value / 100.0)
+    if metric == "gr_engine_active_pct":
+        return _("GR active {ratio:.3f}").format(ratio=value / 100.0)
+    return _("util {util:.1f} %").format(util=value)
 
 
 def _from_prometheus(args: argparse.Namespace) -> Any:
@@ -205,7 +224,7 @@ def _from_scrape(args: argparse.Namespace) -> Any:
         time.sleep(interval)
     notes = [] if len(batches) > 1 else [(_("One scrape: findings that need a sustained window are not judged; "
                                           "give --window to scrape repeatedly."))]
-    return FleetHistory(index.keys, SeriesFrame.from_batches(batches), interval, notes)
+    return FleetHistory(index.keys, SeriesFrame.from_batches(batches), interval, notes, snap.processes)
 
 
 def _from_dcgmi(args: argparse.Namespace) -> Any:

@@ -11,7 +11,10 @@ import time
 from pathlib import Path
 
 from gpudesk.cli import CliError
+from gpudesk.cli.alerts import add_alert_parsers
 from gpudesk.cli.fleet import add_fleet_parser
+from gpudesk.cli.processes import add_process_parsers
+from gpudesk.cli.serve import add_serve_parser
 from gpudesk.errors import GpudeskError
 from gpudesk.telemetry.rules.thresholds import Thresholds, load_thresholds
 from gpudesk.i18n import _, ngettext
@@ -43,8 +46,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     st.add_argument("--notes", default="", help=_("notes stored with the session"))
     st.set_defaults(func=cmd_stream)
 
-    i = sub.add_parser("import", help=_("import an nvidia-smi dmon log as a recording session"))
-    i.add_argument("file", type=Path, help=_("the saved output of 'nvidia-smi dmon' (e.g. dmon -s pucvmet -o DT)"))
+    i = sub.add_parser("import", help=_("import a GPU log (dmon, dcgmi dmon, nvidia-smi CSV) as a recording session"))
+    i.add_argument("file", type=Path, help=_("a saved 'nvidia-smi dmon', 'dcgmi dmon' or 'nvidia-smi --query-gpu "
+                                           "--format=csv' output, or a recording's CSV export (format detected)"))
     i.add_argument("--gpu-model", default=None, metavar="NAME",
                    help=_("catalog GPU model the log came from (gives the PCIe link and memory capacity)"))
     i.add_argument("--interval", type=float, default=1.0, metavar="S",
@@ -55,9 +59,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     i.add_argument("--json", action="store_true", help=_("print the session id, rows, GPUs and notes as JSON"))
     i.set_defaults(func=cmd_import)
 
-    a = sub.add_parser("analyze", help=_("statistics and bottleneck findings for a dmon log or a recording"))
+    a = sub.add_parser("analyze", help=_("statistics and bottleneck findings for a GPU log or a recording"))
     a.add_argument("target", nargs="?",
-                   help=_("a dmon log file, '-' to read the log from standard input, or a recording id (see --list)"))
+                   help=_("a log file (dmon, dcgmi dmon, nvidia-smi --query-gpu CSV or a recording's CSV export; the "
+                          "format is detected), '-' to read it from standard input, or a recording id (see --list)"))
     a.add_argument("--gpu-model", default=None, metavar="NAME",
                    help=_("catalog GPU model the log came from (gives the PCIe link and memory capacity)"))
     a.add_argument("--interval", type=float, default=1.0, metavar="S",
@@ -108,6 +113,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     e.set_defaults(func=cmd_export)
 
     add_fleet_parser(sub)
+    add_serve_parser(sub)
+    add_process_parsers(sub)
+    add_alert_parsers(sub)
 
 
 def _help(p: argparse.ArgumentParser) -> int:
@@ -335,11 +343,12 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(_("Import interrupted (Ctrl+C): nothing was saved."), file=sys.stderr)
         return 130
     if args.json:
-        print(json.dumps({"session_id": result.session_id, "rows": result.rows, "gpus": result.log.frame.gpus,
-                          "notes": result.log.notes}, indent=2))
+        print(json.dumps({"session_id": result.session_id, "format": result.log.format.value, "rows": result.rows,
+                          "gpus": result.log.frame.gpus, "notes": result.log.notes}, indent=2))
     else:
-        print(f"Imported {result.rows} GPU samples ({len(result.log.frame.gpus)} GPU(s)) as session "
-              f"{result.session_id}.")
+        print(_("Imported {rows} GPU samples ({gpus} GPU(s)) from {format} output as session {id}.").format(
+            rows=result.rows, gpus=len(result.log.frame.gpus), format=result.log.format.label(),
+            id=result.session_id))
         for note in result.log.notes:
             print(f"  note: {note}")
         if not args.gpu_model:
@@ -357,6 +366,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     from gpudesk.telemetry.model import TelemetryError
     from gpudesk.telemetry.recorder import load_frame, session_devices
 
+    log = None
     try:
         if args.list or not args.target:
             db = open_store()
@@ -387,14 +397,14 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             if log.empty:
                 raise CliError(_("standard input: no samples. {problems}").format(
                     problems=" / ".join(log.errors or log.notes)))
-            title = _("standard input")
+            title = _("standard input ({format})").format(format=log.format.label())
         elif path.exists():
             gpu = resolve_gpu_model(args.gpu_model) if args.gpu_model else None
             frame, devices, log = frame_and_devices_from_file(path, gpu, args.interval)
             if log.empty:
                 raise CliError(_("{path}: no samples. {problems}").format(path=path,
                                                                           problems=" / ".join(log.errors or log.notes)))
-            title = str(path)
+            title = _("{path} ({format})").format(path=path, format=log.format.label())
         elif args.target.isdigit():
             db = open_store()
             sess = get_session(db, int(args.target))
@@ -425,7 +435,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     except (TelemetryError, StoreError, GpudeskError) as exc:
         raise CliError(exc.user_text() if isinstance(exc, GpudeskError) else str(exc)) from exc
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        out = result.to_json()
+        if log is not None:
+            out["format"] = log.format.value
+        print(json.dumps(out, indent=2))
         return 0
     _print_analysis(title, result)
     return 0
@@ -643,8 +656,8 @@ def _stat_value(unit: str, s) -> str:
 
 
 def _print_analysis(title: str, result) -> None:
-    from gpudesk.telemetry.model import METRICS
     from gpudesk.nvml.pcie import describe_link
+    from gpudesk.telemetry.dcgm_fields import metric_label, metric_unit
 
     span = result.span
     shown_span = fmt_span(span[1] - span[0]) if span else _("no samples")
@@ -660,8 +673,8 @@ def _print_analysis(title: str, result) -> None:
         for name, s in per.items():
             if s.n == 0:
                 continue
-            unit = METRICS[name].unit if name in METRICS else ""
-            label = METRICS[name].label if name in METRICS else name
+            unit = metric_unit(name)
+            label = metric_label(name)
             print(_stat_line(label, unit, s))
     if result.summary:
         print(_("Summary: {summary}").format(summary=result.summary))

@@ -31,7 +31,8 @@ def _import_feature_sets() -> None:
     """Import the modules that register their migration sets, so every set is known before opening."""
     import importlib
 
-    for module in ("gpudesk.store.plans", "gpudesk.store.recordings", "gpudesk.store.diagnoses"):
+    for module in ("gpudesk.store.plans", "gpudesk.store.recordings", "gpudesk.store.diagnoses",
+                   "gpudesk.store.alerts"):
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:

@@ -12,9 +12,10 @@ import numpy as np
 
 from gpudesk.telemetry.findings_summary import summarize
 from gpudesk.telemetry.plausibility import screen
-from gpudesk.telemetry.model import METRICS, DeviceInfo, SeriesFrame
+from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
 from gpudesk.nvml.pcie import describe_link
-from gpudesk.telemetry.rules import Finding, Thresholds, run_rules
+from gpudesk.telemetry.dcgm_fields import metric_unit
+from gpudesk.telemetry.rules import Finding, Thresholds, busy_signal, run_rules
 from gpudesk.telemetry.stats import SpanStats, span_stats
 
 
@@ -57,7 +58,7 @@ class Analysis:
             for name, s in per.items():
                 if s.n == 0:
                     continue
-                entry["metrics"][name] = {"unit": METRICS[name].unit if name in METRICS else None,
+                entry["metrics"][name] = {"unit": metric_unit(name) or None,
                                           "median": s.median, "p5": s.p5, "p95": s.p95, "samples": s.n,
                                           "missing": s.missing}
             gpus[str(g)] = entry
@@ -90,4 +91,8 @@ def analyze(
     th = thresholds or Thresholds()
     findings = run_rules(sub, devs, interval_s=interval_s, thresholds=th)
     rounds = int(np.unique(sub.t).size)
-    return Analysis(sub.span, stats, findings, devs, list(sub.notes), rounds, summarize(findings), th)
+    notes = list(sub.notes)
+    signal = busy_signal.signal_note(busy_signal.choose(sub))
+    if signal:
+        notes.append(signal)
+    return Analysis(sub.span, stats, findings, devs, notes, rounds, summarize(findings), th)

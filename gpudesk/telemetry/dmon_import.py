@@ -16,7 +16,8 @@ from sqlite_utils import Database
 from gpudesk.file_limits import display_path
 from gpudesk.i18n import _
 from gpudesk.progress import Progress
-from gpudesk.telemetry.dmon import DmonError, DmonLog, parse_dmon, read_dmon_file
+from gpudesk.telemetry.dmon import DmonError
+from gpudesk.telemetry.log_formats import LogRead, read_log_file, read_log_text
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
 from gpudesk.nvml.pcie import describe_link
 from gpudesk.telemetry.recorder import Recorder
@@ -61,10 +62,26 @@ def link_assumption_text(gpu: Any | None) -> str:
     return f"assumed from the catalog model {gpu.name}: " + describe_link(gpu.pcie_gen, gpu.pcie_lanes, f"catalog:{gpu.id}")
 
 
+def log_devices(read: LogRead, gpu: Any | None) -> list[DeviceInfo]:
+    """DeviceInfo per GPU row of a log: the catalog model's link and memory (when picked) with the names and
+    UUIDs the log itself carries (MIG instances of a dcgmi log, the GPUs of a CSV)."""
+    out = devices_for_model(read.frame.gpus, gpu)
+    own = {d.index: d for d in read.devices}
+    for d in out:
+        mine = own.get(d.index)
+        if mine is None:
+            continue
+        d.uuid = mine.uuid or d.uuid
+        d.pci_bus_id = mine.pci_bus_id or d.pci_bus_id
+        if mine.name and (gpu is None or mine.name.startswith("MIG")):
+            d.name = mine.name
+    return out
+
+
 @dataclass
 class ImportResult:
     session_id: int
-    log: DmonLog
+    log: LogRead
     devices: list[DeviceInfo]
     rows: int
 
@@ -87,18 +104,19 @@ def import_dmon_log(
         TelemetryError: the GPU model is unknown/ambiguous, or the catalog cannot be opened.
     """
     gpu = resolve_gpu_model(gpu_model, catalog) if gpu_model else None
-    log = read_dmon_file(path, interval_s=interval_s)
+    log = read_log_file(path, interval_s=interval_s)
     file_name = display_path(Path(path).name)  # a name that is not UTF-8 is stored and shown as \xNN
     if log.empty:
         if log.unsupported:
             raise DmonError(f"{file_name}: dmon could not run on that machine: {' / '.join(log.errors)}. "
                             "Older GeForce drivers do not support dmon; record with NVML (gpudesk monitor record).")
         raise DmonError(f"{file_name}: no samples could be read. " + " ".join(log.notes))
-    devices = devices_for_model(log.frame.gpus, gpu)
+    devices = log_devices(log, gpu)
     recorder = Recorder(db)
     try:
         notes_all = "\n".join(filter(None, [notes, *log.notes]))
-        recorder.start(devices, source=f"dmon-file:{file_name}", interval_s=interval_s,
+        source_kind = log.format.name.lower().replace("_", "-")
+        recorder.start(devices, source=f"{source_kind}-file:{file_name}", interval_s=interval_s,
                        notes=display_path(notes_all), name=display_path(name) if name else file_name,
                        gpu_model=gpu.id if gpu else None, link_assumption=link_assumption_text(gpu))
         try:
@@ -115,21 +133,22 @@ def import_dmon_log(
 
 
 def frame_and_devices_from_file(path: str | Path, gpu: Any | None = None,
-                                interval_s: float = 1.0) -> tuple[SeriesFrame, list[DeviceInfo], DmonLog]:
-    """Parse a dmon file for analysis without storing it."""
-    log = read_dmon_file(path, interval_s=interval_s)
-    return log.frame, devices_for_model(log.frame.gpus, gpu), log
+                                interval_s: float = 1.0) -> tuple[SeriesFrame, list[DeviceInfo], LogRead]:
+    """Parse a log file of any format gpudesk reads (:mod:`gpudesk.telemetry.log_formats`) for analysis without
+    storing it."""
+    log = read_log_file(path, interval_s=interval_s)
+    return log.frame, log_devices(log, gpu), log
 
 
 def frame_and_devices_from_text(text: str, gpu: Any | None = None,
-                                interval_s: float = 1.0) -> tuple[SeriesFrame, list[DeviceInfo], DmonLog]:
-    """Parse dmon text (e.g. read from standard input) for analysis without storing it.
+                                interval_s: float = 1.0) -> tuple[SeriesFrame, list[DeviceInfo], LogRead]:
+    """Parse log text of any format gpudesk reads (e.g. read from standard input) for analysis without storing it.
 
     Raises:
-        DmonError: not dmon output.
+        LogFormatError: the text is of a known format but cannot be read.
     """
-    log = parse_dmon(text, interval_s=interval_s)
-    return log.frame, devices_for_model(log.frame.gpus, gpu), log
+    log = read_log_text(text, interval_s=interval_s)
+    return log.frame, log_devices(log, gpu), log
 
 
 # The bundled demo: a generated 5-minute, 4-GPU training run in nvidia-smi dmon format, written deterministically
@@ -146,7 +165,7 @@ def demo_path() -> Path:
     return resources_dir() / "demo" / DEMO_FILE
 
 
-def load_demo() -> tuple[SeriesFrame, list[DeviceInfo], DmonLog]:
+def load_demo() -> tuple[SeriesFrame, list[DeviceInfo], LogRead]:
     """The demo capture parsed for showing or replay: (frame, devices, log). Its notes say, in one sentence for
     users, what the demo is and where it comes from.
 

@@ -12,6 +12,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from gpudesk.i18n import _
 from gpudesk.telemetry import dcgm_fields as df
 from gpudesk.telemetry.fleet import FleetSnapshot, KeyIndex, key_from_labels
+from gpudesk.telemetry.fleet_processes import ProcessRow, process_rows
 from gpudesk.telemetry.fleet_http import (
     DEFAULT_TIMEOUT_S,
     Auth,
@@ -70,6 +71,7 @@ def scrape(urls: Iterable[str], *, auth: Auth | None = None, timeout_s: float = 
     t = time.time()
     skipped = 0
     url_list = list(urls)
+    processes: list[ProcessRow] = []
     for url in url_list:
         client = HttpClient(url, auth=auth, timeout_s=timeout_s, ca_file=ca_file)
         body = client.get_bytes("", accept="text/plain;version=0.0.4")
@@ -78,8 +80,10 @@ def scrape(urls: Iterable[str], *, auth: Auth | None = None, timeout_s: float = 
         text = body.decode("utf-8", "replace")
         host = urllib.parse.urlsplit(client.base_url).netloc
         skipped += parse_exposition(text, index, samples, t, host, client.base_url)
+        processes.extend(process_rows(text, host))
     if not samples:
         raise FleetNoData(_("No GPU metrics found at {urls}.").format(urls=", ".join(url_list)), field="url",
                           remedy=_("Check that each address is a DCGM exporter's /metrics endpoint."))
     notes = [_("{n} series without GPU labels were skipped.").format(n=skipped)] if skipped else []
-    return FleetSnapshot(index.keys, SampleBatch(t, [samples[p] for p in sorted(samples)], source="scrape"), notes)
+    return FleetSnapshot(index.keys, SampleBatch(t, [samples[p] for p in sorted(samples)], source="scrape"), notes,
+                         processes)

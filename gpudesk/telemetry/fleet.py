@@ -145,6 +145,7 @@ class FleetSnapshot:
     keys: list[GpuKey]
     batch: SampleBatch
     notes: list[str] = field(default_factory=list)
+    processes: list[Any] = field(default_factory=list)  # fleet_processes.ProcessRow, where the page has them
 
     def to_dict(self) -> dict[str, Any]:
         gpus = []
@@ -165,6 +166,7 @@ class FleetHistory:
     frame: SeriesFrame
     step_s: float = 0.0
     notes: list[str] = field(default_factory=list)
+    processes: list[Any] = field(default_factory=list)  # fleet_processes.ProcessRow of the last scrape
 
     def values(self, metric: str, how: str = "mean") -> np.ndarray:
         """One number per GPU (position order) over the window: "mean", "max", "min" or "last"; NaN when the

@@ -26,8 +26,10 @@ from types import ModuleType
 from typing import Any
 
 from gpudesk.i18n import _
+from gpudesk.nvml.gpm import GpmReader
 from gpudesk.nvml.nvml_session import NvmlSession
 from gpudesk.telemetry import model as m
+from gpudesk.telemetry.gpm_metrics import put_gpm
 from gpudesk.telemetry.model import DeviceInfo, Sample, SampleBatch
 from gpudesk.telemetry.plausibility import check_values, sentinel_reason
 
@@ -106,6 +108,7 @@ class NvmlSource:
                 st.pcie_counters = False
         self._last_slow = -1e300
         self._closed = False
+        self._gpm = GpmReader(self.session)  # SM activity, occupancy, pipes (Hopper+; N/A with the reason otherwise)
 
     # --- SampleSource -----------------------------------------------------------------------------------------
     def devices(self) -> list[DeviceInfo]:
@@ -122,6 +125,7 @@ class NvmlSource:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
+            self._gpm.close()
             if self._own:
                 self.session.close()
 
@@ -164,6 +168,7 @@ class NvmlSource:
             return Sample(now, index, info.uuid, values, reasons)
         values.update(st.slow_values)
         reasons.update(st.slow_reasons)
+        put_gpm(self._gpm, index, values, reasons)
         check_values(values, reasons)
         values[m.PCIE_GEN_MAX] = float(info.pcie_gen_max) if info.pcie_gen_max is not None else None
         values[m.PCIE_WIDTH_MAX] = float(info.pcie_width_max_lanes) if info.pcie_width_max_lanes is not None else None

@@ -118,6 +118,61 @@ class MainWindow(QMainWindow):
         """Start the deferred start-up (after the first paint): watch background tasks, then run the steps."""
         self._watch_tasks()
         self.startup.begin()
+        if self.tray_action.isChecked():
+            self.start_alert_tray()
+
+    # --- alerts in the tray (gpudesk.ui.alert_tray) ---------------------------------------------------------
+    _alert_tray = None
+    _quitting = False
+
+    def start_alert_tray(self, make_monitor=None) -> None:
+        """Watch the GPUs for alerts in a background thread; closing the window then hides it to the tray."""
+        if self._alert_tray is not None:
+            return
+        from gpudesk.telemetry.alert_monitor import open_alert_monitor
+        from gpudesk.ui.alert_tray import AlertTray
+
+        from gpudesk.nvml.nvml_session import host_name
+        from gpudesk.ui.alert_settings_dialog import saved_delivery
+
+        delivery = saved_delivery(self.settings, host_name())
+        tray = AlertTray(make_monitor or (lambda on_alert: open_alert_monitor(on_alert, delivery=delivery)),
+                         parent=self)
+        tray.showWindow.connect(self._show_from_tray)
+        tray.quitRequested.connect(self.quit)
+        tray.failed.connect(lambda text: self.message_bar.show_message(text, "error"))
+        self._alert_tray = tray
+        tray.start()
+
+    def stop_alert_tray(self) -> None:
+        if self._alert_tray is not None:
+            self._alert_tray.stop()
+            self._alert_tray = None
+
+    def _alerts_toggled(self, on: bool) -> None:
+        self.settings.setValue("alerts/tray", "true" if on else "false")
+        if on:
+            self.start_alert_tray()
+        else:
+            self.stop_alert_tray()
+
+    def _alert_delivery(self) -> None:
+        from gpudesk.ui.alert_settings_dialog import AlertDeliveryDialog
+
+        if AlertDeliveryDialog(self.settings, self).exec() and self._alert_tray is not None:
+            self.stop_alert_tray()  # restart the alerts with the new delivery
+            self.start_alert_tray()
+
+    def _show_from_tray(self) -> None:
+        self.showNormal()
+        self.raise_()
+        self.activateWindow()
+
+    def quit(self) -> None:
+        """Quit for real (File > Quit, the tray's Quit): stop the alerts, then close."""
+        self._quitting = True
+        self.stop_alert_tray()
+        self.close()
 
     def _watch_tasks(self) -> None:
         """Show the failures of background tasks that nobody handled (from the first task on)."""
@@ -168,7 +223,15 @@ class MainWindow(QMainWindow):
         # setShortcuts, not setShortcut: the latter's overloads build the Qt namespace's enums before the first
         # paint (~25 ms, issue 15); setShortcuts(StandardKey) also sets every binding the platform has.
         quit_action.setShortcuts(QKeySequence.StandardKey.Quit)
-        quit_action.triggered.connect(self.close)
+        quit_action.triggered.connect(self.quit)
+        self.tray_action = QAction(self.tr("Keep watching for &alerts in the tray"), self)
+        self.tray_action.setCheckable(True)
+        self.tray_action.setChecked(str(self.settings.value("alerts/tray", "false")).lower() == "true")
+        self.tray_action.toggled.connect(self._alerts_toggled)
+        file_menu.addAction(self.tray_action)
+        delivery_action = QAction(self.tr("Alert &delivery…"), self)
+        delivery_action.triggered.connect(self._alert_delivery)
+        file_menu.addAction(delivery_action)
         file_menu.addAction(quit_action)
         self.language_menu = LanguageMenu(self.settings, self.message_bar.show_message, self)
         self.menuBar().addMenu(self.language_menu)
@@ -210,6 +273,12 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentIndex(0)
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if self._alert_tray is not None and not self._quitting:
+            self.hide()  # closed to the tray: the alerts keep watching
+            event.ignore()
+            self.message_bar.show_message(self.tr("gpudesk keeps watching for alerts in the tray; quit it from "
+                                                  "the tray menu or File > Quit."), "info")
+            return
         self.startup.stop()
         for index in range(self.tabs.count()):
             page = self.tabs.widget(index)

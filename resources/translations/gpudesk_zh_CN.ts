@@ -240,6 +240,77 @@
     </message>
 </context>
 <context>
+    <name>AlertDeliveryDialog</name>
+    <message>
+        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="25"/>
+        <source>Alert delivery</source>
+        <translation>告警投递</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="26"/>
+        <source>Alerts always appear on the desktop. They can also run a command (no shell; the alert is in GPUDESK_ALERT_* variables) and be posted as JSON to a webhook URL. Nothing is sent over the network unless you enter a URL.</source>
+        <translation>告警总会显示在桌面上。也可以运行一条命令（不经 shell；告警内容在 GPUDESK_ALERT_* 变量中），并以 JSON 形式发送到 webhook URL。除非你输入 URL，否则不会通过网络发送任何内容。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="32"/>
+        <source>e.g. notify-send gpudesk</source>
+        <translation>例如 notify-send gpudesk</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="35"/>
+        <source>https://hooks.example.com/…</source>
+        <translation>https://hooks.example.com/…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="41"/>
+        <source>&amp;Command:</source>
+        <translation>命令(&amp;C)：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="42"/>
+        <source>&amp;Webhook URL:</source>
+        <translation>Webhook URL(&amp;W)：</translation>
+    </message>
+</context>
+<context>
+    <name>AlertTray</name>
+    <message>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="111"/>
+        <source>gpudesk: watching the GPUs for alerts</source>
+        <translation>gpudesk：正在监视 GPU 告警</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="113"/>
+        <source>Show gpudesk</source>
+        <translation>显示 gpudesk</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="115"/>
+        <source>Quit gpudesk</source>
+        <translation>退出 gpudesk</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="144"/>
+        <source>gpudesk: GPU alert (critical)</source>
+        <translation>gpudesk：GPU 告警（严重）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="146"/>
+        <source>gpudesk: GPU alert</source>
+        <translation>gpudesk：GPU 告警</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="147"/>
+        <source>gpudesk</source>
+        <translation>gpudesk</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="165"/>
+        <source>Alerts stopped: {0}</source>
+        <translation>告警已停止：{0}</translation>
+    </message>
+</context>
+<context>
     <name>BurnInDialog</name>
     <message>
         <location filename="../../gpudesk/ui/monitor/burnin_window.py" line="22"/>
@@ -1941,7 +2012,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>GpuTable</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="242"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="246"/>
         <source>Tick a GPU to draw it in the plots; hover a value to see why it is N/A.</source>
         <translation>勾选 GPU 即可在曲线图中绘制；将鼠标悬停在数值上可查看其为何不可用。</translation>
     </message>
@@ -1974,47 +2045,57 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>{0}；来源：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="20"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="21"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="21"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="22"/>
         <source>Util %</source>
         <translation>利用率 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="22"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="24"/>
+        <source>SM active %</source>
+        <translation>SM 活跃 %</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="25"/>
+        <source>Tensor active %</source>
+        <translation>Tensor 活跃 %</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="26"/>
         <source>Memory used / total (GiB)</source>
         <translation>已用显存 / 总显存 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="23"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="27"/>
         <source>PCIe RX (% of link, or MB/s)</source>
         <translation>PCIe RX（占链路 %，或 MB/s）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="24"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="28"/>
         <source>PCIe TX (% of link, or MB/s)</source>
         <translation>PCIe TX（占链路 %，或 MB/s）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="25"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="29"/>
         <source>Power (W)</source>
         <translation>功耗 (W)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="26"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="30"/>
         <source>Temp (°C)</source>
         <translation>温度 (°C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="27"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="31"/>
         <source>SM clock (MHz)</source>
         <translation>SM 时钟 (MHz)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="28"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="32"/>
         <source>State</source>
         <translation>状态</translation>
     </message>
@@ -2565,29 +2646,44 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>gpudesk</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="136"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="191"/>
         <source>A background task failed: {0}</source>
         <translation>后台任务失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="166"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="221"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="167"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="222"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="175"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="227"/>
+        <source>Keep watching for &amp;alerts in the tray</source>
+        <translation>在托盘中持续监视告警(&amp;A)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/main_window.py" line="232"/>
+        <source>Alert &amp;delivery…</source>
+        <translation>告警投递(&amp;D)…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/main_window.py" line="238"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="176"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="239"/>
         <source>&amp;About gpudesk and data sources…</source>
         <translation>关于 gpudesk 和数据来源(&amp;A)…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/main_window.py" line="279"/>
+        <source>gpudesk keeps watching for alerts in the tray; quit it from the tray menu or File &gt; Quit.</source>
+        <translation>gpudesk 会在托盘中继续监视告警；可从托盘菜单或“文件 &gt; 退出”退出。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/tabs.py" line="11"/>
@@ -2959,7 +3055,7 @@ It also resets the peak counter.</source>
 <context>
     <name>Monitor</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="389"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="390"/>
         <source>{what} failed: {e}</source>
         <translation>{what}失败：{e}</translation>
     </message>
@@ -3136,53 +3232,66 @@ It also resets the peak counter.</source>
         <translation>解码器利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="105"/>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="114"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="95"/>
+        <source>SM active</source>
+        <translation>SM 活跃度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="96"/>
+        <source>Tensor pipe active</source>
+        <translation>Tensor 流水线活跃度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="108"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="117"/>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="63"/>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="195"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="69"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="72"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="199"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="94"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="97"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="99"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="100"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="102"/>
         <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="50"/>
         <source>N/A</source>
         <translation>不可用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="121"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="124"/>
         <source>{n} s</source>
         <translation>{n} 秒</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="123"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="126"/>
         <source>{n} min</source>
         <translation>{n} 分钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="125"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="128"/>
         <source>{n} h</source>
         <translation>{n} 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="126"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="129"/>
         <source>{n} d</source>
         <translation>{n} 天</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="138"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="142"/>
         <source>not reported by this source</source>
         <translation>此数据源未报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="178"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="182"/>
         <source>lost</source>
         <translation>已丢失</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="179"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="183"/>
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="192"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="196"/>
         <source>{name}
 UUID: {uuid}
 PCI bus: {bus}</source>
@@ -3191,55 +3300,55 @@ UUID：{uuid}
 PCI 总线：{bus}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="193"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="197"/>
         <source>unknown model</source>
         <translation>未知型号</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="194"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="198"/>
         <source>N/A (not reported by this source)</source>
         <translation>不可用（此数据源未报告）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="197"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="201"/>
         <source>MIG enabled: {n} instances (utilization is not reported on MIG)</source>
         <translation>已启用 MIG：{n} 个实例（MIG 下不报告利用率）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="201"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="205"/>
         <source>MIG capable, disabled</source>
         <translation>支持 MIG，未启用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="204"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="208"/>
         <source>Readings arrive normally.</source>
         <translation>读数正常到达。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="206"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="210"/>
         <source>link unknown</source>
         <translation>链路未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="208"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="212"/>
         <source>Link: {t}</source>
         <translation>链路：{t}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="209"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="213"/>
         <source>Throughput: {v}</source>
         <translation>吞吐量：{v}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="211"/>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="218"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="78"/>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="215"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="222"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="117"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="120"/>
         <source>N/A: {r}</source>
         <translation>不可用：{r}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="214"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="218"/>
         <source>N/A share: the link&apos;s generation and width are unknown</source>
         <translation>占比不可用：链路的代数和宽度未知</translation>
     </message>
@@ -3319,17 +3428,22 @@ PCI 总线：{bus}</translation>
         <translation>{d}：链路未知，以 MB/s 显示</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="79"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="112"/>
+        <source>Peak {peak:.2f} GiB over {n} readings since {since}.</source>
+        <translation>自 {since} 起 {n} 次读数中的峰值为 {peak:.2f} GiB。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="118"/>
         <source>NVML did not report it</source>
         <translation>NVML 未报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="82"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="121"/>
         <source>the process could not be looked up</source>
         <translation>无法查询该进程</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="86"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="125"/>
         <source>This PID does not exist here (host PID seen from a container?). Run the container with --pid=host to see the process.</source>
         <translation>此 PID 在这里不存在（是从容器中看到的主机 PID 吗？）。请使用 --pid=host 运行容器以查看该进程。</translation>
     </message>
@@ -3349,12 +3463,12 @@ PCI 总线：{bus}</translation>
         <translation>（已中断）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sources.py" line="121"/>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="128"/>
         <source>The demo is a generated example, not a real capture: {minutes} minutes of a {gpus}-GPU training run in nvidia-smi dmon format, with an input stall and one GPU that overheats.</source>
         <translation>演示是生成的示例，不是真实采集：{gpus} 块 GPU 训练运行的 {minutes} 分钟 nvidia-smi dmon 格式数据，含一次数据供给停顿和一块过热的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sources.py" line="138"/>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="145"/>
         <source>Demo</source>
         <translation>演示</translation>
     </message>
@@ -3482,22 +3596,22 @@ PCI 总线：{bus}</translation>
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="236"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="237"/>
         <source>Opening the source…</source>
         <translation>正在打开数据源…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="259"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="260"/>
         <source>Live NVML: {s}</source>
         <translation>实时 NVML：{s}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="323"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="324"/>
         <source>The source has ended: {s}. {why}</source>
         <translation>数据源已结束：{s}。{why}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="367"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="368"/>
         <source>Watching a fleet: open a GPU in the Fleet tab to see its plots, statistics and findings.</source>
         <translation>正在监控集群：在“集群”子标签页中打开一块 GPU 以查看其曲线图、统计和发现。</translation>
     </message>
@@ -3507,12 +3621,12 @@ PCI 总线：{bus}</translation>
         <translation>此数据源不含进程列表（只有实时 NVML 才有）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="293"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="294"/>
         <source>GPU {i} stopped answering: {r}. The other GPUs are still monitored.</source>
         <translation>GPU {i} 停止响应：{r}。其他 GPU 仍在监控中。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="326"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="327"/>
         <source>The source has ended: {s}</source>
         <translation>数据源已结束：{s}</translation>
     </message>
@@ -6051,55 +6165,110 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ProcessModel</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="25"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="37"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="26"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="38"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="27"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="39"/>
         <source>User</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="28"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="40"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="29"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="41"/>
         <source>Command</source>
         <translation>命令</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="30"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="42"/>
         <source>GPU memory (GiB)</source>
         <translation>显存 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="31"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="43"/>
         <source>Type</source>
         <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="44"/>
+        <source>SM share (%)</source>
+        <translation>SM 占比 (%)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="45"/>
+        <source>Memory bandwidth share (%)</source>
+        <translation>显存带宽占比 (%)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="46"/>
+        <source>Container</source>
+        <translation>容器</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="47"/>
+        <source>Memory trend (GiB/min)</source>
+        <translation>显存趋势 (GiB/分钟)</translation>
     </message>
 </context>
 <context>
     <name>ProcessTable</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="114"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="156"/>
         <source>Processes appear here while NVML monitoring runs (dmon logs and recordings carry no process list).</source>
         <translation>NVML 监控运行时，进程会显示在这里（dmon 日志和录制不含进程列表）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="126"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="174"/>
+        <source>Terminate process {pid}…</source>
+        <translation>终止进程 {pid}…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="174"/>
+        <source>Kill process {pid}…</source>
+        <translation>强制结束进程 {pid}…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="202"/>
+        <source>Kill process {pid} ({command})? It gets no chance to save its work.</source>
+        <translation>强制结束进程 {pid}（{command}）？它将无法保存工作。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="203"/>
+        <source>Terminate process {pid} ({command})? It is asked to stop and may save its work.</source>
+        <translation>终止进程 {pid}（{command}）？它会被要求停止，并可能保存工作。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="207"/>
+        <source>Stop a GPU process</source>
+        <translation>停止 GPU 进程</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="217"/>
+        <source>Process {pid} ended ({signal}).</source>
+        <translation>进程 {pid} 已结束（{signal}）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="220"/>
+        <source>Sent {signal} to process {pid}; it is still running.</source>
+        <translation>已向进程 {pid} 发送 {signal}；它仍在运行。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="232"/>
         <source>GPU {g}: processes could not be listed: {w}</source>
         <translation>GPU {g}：无法列出进程：{w}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/process_table.py" line="128"/>
+        <location filename="../../gpudesk/ui/monitor/process_table.py" line="234"/>
         <source>{n} GPU processes.</source>
         <translation>{n} 个 GPU 进程。</translation>
     </message>

@@ -26,7 +26,8 @@ def test_dcgmi_stdin_with_mig(capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO((FIXTURES / "dcgmi_dmon_mig_issue152.txt").read_text()))
     assert main(["monitor", "fleet", "--dcgmi", "-", "--host", "h100"]) == 0
     out = capsys.readouterr().out
-    assert "h100 GPU ? | MIG 21 (?) | no UUID | util 129.4 %" in out
+    assert "h100 GPU ? | MIG 21 (?) | no UUID | SM active 1.294" in out
+    assert "129.4 %" not in out
     assert "ratio above 1.0" in out
 
 

@@ -18,6 +18,7 @@ the bindings (e.g. "nvmlDeviceGetMemoryInfo_v2" -> FunctionNotFound for the v2 m
 
 from __future__ import annotations
 
+import ctypes
 import types
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -81,6 +82,17 @@ class FakeDevice:
     mig_devices: list[dict] = field(default_factory=list)
     nvlink_links: int = 0
     nvlink_kib_per_s: int = 0
+    # GPM: metric id -> value between two samples (None: nvmlGpmQueryDeviceSupport says unsupported); per MIG GPU
+    # instance id the same; metric id -> NVML error name returned in that metric's nvmlReturn
+    gpm: dict[int, float] | None = None
+    gpm_mig: dict[int, dict[int, float]] = field(default_factory=dict)
+    gpm_metric_errors: dict[int, str] = field(default_factory=dict)
+    # per-process utilization samples: (pid, smUtil %, memUtil %) as the driver keeps them (newest last)
+    process_util: list[tuple[int, int, int]] = field(default_factory=list)
+    # NVML events waiting to be read: (event type bit, event data = Xid code), delivered in order; event types
+    # the GPU supports (nvmlDeviceGetSupportedEventTypes)
+    events: list[tuple[int, int]] = field(default_factory=list)
+    supported_events: int = 0x1 | 0x2 | 0x8
     faults: dict[str, Any] = field(default_factory=dict)
     lost: bool = False
     calls: int = 0
@@ -376,6 +388,115 @@ def make_fake_pynvml(
     @api
     def nvmlDeviceGetComputeInstanceId(h: _Handle) -> int:
         return h.mig["ci"] if h.mig else 0xFFFFFFFF
+
+    # --- GPM: the real structures (c_nvmlGpmSupport_t, c_nvmlGpmSample_t, c_nvmlGpmMetricsGet_t) -------------
+    gpm_samples: dict[int, tuple[FakeDevice, dict[int, float]]] = {}
+
+    @api
+    def nvmlGpmQueryDeviceSupport(h: _Handle) -> Any:
+        support = _real.c_nvmlGpmSupport_t()
+        support.version = _real.NVML_GPM_SUPPORT_VERSION
+        support.isSupportedDevice = 0 if h.device.gpm is None else 1
+        return support
+
+    @api
+    def nvmlGpmSampleAlloc() -> Any:
+        return ctypes.pointer(_real.struct_c_nvmlGpmSample_t())
+
+    @api
+    def nvmlGpmSampleFree(sample: Any) -> None:
+        gpm_samples.pop(ctypes.addressof(sample.contents), None)
+
+    @api
+    def nvmlGpmSampleGet(h: _Handle, sample: Any) -> Any:
+        if h.device.gpm is None:
+            raise nvml_error("NotSupported")
+        gpm_samples[ctypes.addressof(sample.contents)] = (h.device, dict(h.device.gpm))
+        return sample
+
+    @api
+    def nvmlGpmMigSampleGet(h: _Handle, gpu_instance_id: int, sample: Any) -> Any:
+        values = h.device.gpm_mig.get(gpu_instance_id)
+        if values is None:
+            raise nvml_error("NotFound")
+        gpm_samples[ctypes.addressof(sample.contents)] = (h.device, dict(values))
+        return sample
+
+    @api
+    def nvmlGpmMetricsGet(request: Any) -> Any:
+        if request.version != _real.NVML_GPM_METRICS_GET_VERSION:
+            raise nvml_error("ArgumentVersionMismatch")
+        first = gpm_samples.get(ctypes.addressof(request.sample1.contents))
+        second = gpm_samples.get(ctypes.addressof(request.sample2.contents))
+        if first is None or second is None:
+            raise nvml_error("InvalidArgument")
+        device, values = second
+        for i in range(request.numMetrics):
+            metric = request.metrics[i]
+            error = device.gpm_metric_errors.get(metric.metricId)
+            if error is not None:
+                metric.nvmlReturn = getattr(_real, "NVML_ERROR_" + {"NotSupported": "NOT_SUPPORTED"}.get(error, error))
+                continue
+            if metric.metricId not in values:
+                metric.nvmlReturn = _real.NVML_ERROR_NOT_SUPPORTED
+                continue
+            metric.nvmlReturn = _real.NVML_SUCCESS
+            metric.value = values[metric.metricId]
+        return request
+
+    # --- per-process utilization: lists of the real sample structures -----------------------------------------
+    def _util_samples(dev: FakeDevice, since_us: int, struct: Any) -> list[Any]:
+        out = []
+        for k, (pid, sm, mem) in enumerate(dev.process_util):
+            sample = struct()
+            sample.pid, sample.smUtil, sample.memUtil = pid, sm, mem
+            sample.timeStamp = since_us + 1000 * (k + 1)
+            out.append(sample)
+        if not out:
+            raise nvml_error("NotFound")  # NVML: no sample since lastSeenTimeStamp
+        return out
+
+    @api
+    def nvmlDeviceGetProcessesUtilizationInfo(h: _Handle, since_us: int) -> list[Any]:
+        return _util_samples(h.device, since_us, _real.c_nvmlProcessUtilizationInfo_v1_t)
+
+    @api
+    def nvmlDeviceGetProcessUtilization(h: _Handle, since_us: int) -> list[Any]:
+        return _util_samples(h.device, since_us, _real.c_nvmlProcessUtilizationSample_t)
+
+    # --- events: a set holds registered devices; waits return the next queued event or raise Timeout ---------
+    event_sets: list[dict[str, Any]] = []
+
+    @api
+    def nvmlEventSetCreate() -> Any:
+        event_set = {"devices": []}
+        event_sets.append(event_set)
+        return event_set
+
+    @api
+    def nvmlDeviceGetSupportedEventTypes(h: _Handle) -> int:
+        return h.device.supported_events
+
+    @api
+    def nvmlDeviceRegisterEvents(h: _Handle, types: int, event_set: Any) -> None:
+        if types & ~h.device.supported_events:
+            raise nvml_error("NotSupported")
+        event_set["devices"].append((h, types))
+
+    @api
+    def nvmlEventSetWait(event_set: Any, timeout_ms: int) -> Any:
+        for h, wanted in event_set["devices"]:
+            queue = h.device.events
+            while queue:
+                etype, data = queue.pop(0)
+                if etype & wanted:
+                    return SimpleNamespace(device=h, eventType=etype, eventData=data, gpuInstanceId=0xFFFFFFFF,
+                                           computeInstanceId=0xFFFFFFFF)
+        raise nvml_error("Timeout")
+
+    @api
+    def nvmlEventSetFree(event_set: Any) -> None:
+        event_set["devices"].clear()
 
     # keep references so linters do not flag the registered functions as unused
     mod._registered = [v for v in locals().values() if callable(v)]

@@ -18,6 +18,7 @@ import numpy as np
 from gpudesk.i18n import _
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
 from gpudesk.telemetry.rules import (
+    busy_signal,
     clocks,
     cpu_bound,
     imbalance,
@@ -40,12 +41,15 @@ from gpudesk.telemetry.rules.base import (
     RuleContext,
     checked,
 )
-from gpudesk.telemetry.rules.text import gpu_list
+from gpudesk.telemetry.rules.text import gpu_list, sentences
 from gpudesk.telemetry.rules.thresholds import Thresholds
 
 RULES = (low_util.check, input_starvation.check, starvation.check, periodic.check, cpu_bound.check,
          imbalance.check, memory.check, memory_creep.check, throttling.check, clocks.check, pcie_link.check,
          nvlink.check)
+# Rules that tell busy from idle: they judge on the best busy signal recorded (rules/busy_signal.py).
+BUSY_RULES = frozenset({low_util.check, input_starvation.check, starvation.check, periodic.check, cpu_bound.check,
+                        imbalance.check, clocks.check, nvlink.check})
 _ORDER = {CRITICAL: 0, WARNING: 1, INFO: 2, NOT_JUDGED: 3}
 
 # What each rule checks, said when a rule judged and found nothing (rules that say it themselves are absent).
@@ -136,8 +140,21 @@ def run_rules(
     findings: list[Finding] = []
     if not len(frame):
         return findings
+    busy, used = busy_signal.busy_frame(frame)
+    note = busy_signal.signal_note(used)
     for rule in RULES:
-        findings.extend(rule(frame, ctx))
+        if rule in BUSY_RULES:
+            found = rule(busy, ctx)
+            for f in found:
+                if f.gpu is not None and f.gpu in used:
+                    f.evidence.setdefault("busy_signal", used[f.gpu])
+                elif used:
+                    f.evidence.setdefault("busy_signal_by_gpu", {str(g): s for g, s in sorted(used.items())})
+                if note and f.judged:
+                    f.summary = sentences([f.summary, note])
+            findings.extend(found)
+        else:
+            findings.extend(rule(frame, ctx))
     findings = _collapse_not_judged(findings)
     said = {f.rule for f in findings}
     for rule_id in CHECKED:

@@ -15,7 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
-from gpudesk.nvml.nvml_processes import list_gpu_processes
+from gpudesk.telemetry.process_use import process_use
 from gpudesk.nvml.nvml_session import NvmlSession, NvmlStatus, host_name
 from gpudesk.nvml.pcie import describe_link
 from gpudesk.telemetry import timebase
@@ -219,7 +219,8 @@ class MonitorController(QObject):
                     "nvml_version": st.nvml_version if st else None}
 
         def processes(source: WithHostCpu) -> Any:
-            return list_gpu_processes(session(source))
+            # memory, SM and memory-bandwidth shares, user, command, container (gpudesk.telemetry.process_use)
+            return process_use(session(source))
 
         self.start_worker(lambda: WithHostCpu(NvmlSource(nvml=nvml, interval_s=1.0)), list_processes=processes,
                           session_meta=meta, kind="nvml")

@@ -91,6 +91,9 @@ def shown(metric: str) -> Shown:
         m.MEM_CLOCK: (QCoreApplication.translate("Monitor", "Memory clock"), "MHz", 1e-6, 0),
         m.ENC_UTIL: (QCoreApplication.translate("Monitor", "Encoder utilization"), "%", 1.0, 0),
         m.DEC_UTIL: (QCoreApplication.translate("Monitor", "Decoder utilization"), "%", 1.0, 0),
+        # ratios (GPM, DCGM profiling) shown converted to percent, labelled as activity, not utilization
+        "sm_active_pct": (QCoreApplication.translate("Monitor", "SM active"), "%", 1.0, 0),
+        "tensor_active_pct": (QCoreApplication.translate("Monitor", "Tensor pipe active"), "%", 1.0, 0),
     }
     if metric in table:
         label, unit, scale, decimals = table[metric]

@@ -11,6 +11,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractTableModel, QCoreApplicat
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
+from gpudesk.telemetry import dcgm_fields as df
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import DeviceInfo
 from gpudesk.ui.monitor.display import fmt, fmt_share, gpu_color
@@ -19,6 +20,9 @@ from gpudesk.ui.tooltips import plain_tooltip
 COLUMNS = (  # (key, header); headers are translated in GpuTableModel.headerData
     ("gpu", QT_TRANSLATE_NOOP("GpuTableModel", "GPU")),
     (m.GPU_UTIL, QT_TRANSLATE_NOOP("GpuTableModel", "Util %")),
+    # busy is not productive: SM activity and tensor-pipe activity (NVML GPM on Hopper+, DCGM SMACT/TENSO)
+    (df.SM_ACTIVE, QT_TRANSLATE_NOOP("GpuTableModel", "SM active %")),
+    (df.TENSOR_ACTIVE, QT_TRANSLATE_NOOP("GpuTableModel", "Tensor active %")),
     (m.MEM_USED, QT_TRANSLATE_NOOP("GpuTableModel", "Memory used / total (GiB)")),
     (m.PCIE_RX, QT_TRANSLATE_NOOP("GpuTableModel", "PCIe RX (% of link, or MB/s)")),
     (m.PCIE_TX, QT_TRANSLATE_NOOP("GpuTableModel", "PCIe TX (% of link, or MB/s)")),

@@ -8,6 +8,8 @@ without --pid=host) say so instead of showing empty cells.
 
 from __future__ import annotations
 
+import time
+
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
     QAbstractTableModel,
@@ -16,8 +18,18 @@ from PySide6.QtCore import (
     QSortFilterProxyModel,
     Qt,
 )
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QMenu,
+    QMessageBox,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
+from gpudesk.telemetry.process_history import ProcessHistory
 from gpudesk.ui.monitor.display import GIB
 from gpudesk.ui.tooltips import plain_tooltip
 
@@ -29,7 +41,12 @@ HEADERS = (
     QT_TRANSLATE_NOOP("ProcessModel", "Command"),
     QT_TRANSLATE_NOOP("ProcessModel", "GPU memory (GiB)"),
     QT_TRANSLATE_NOOP("ProcessModel", "Type"),
+    QT_TRANSLATE_NOOP("ProcessModel", "SM share (%)"),
+    QT_TRANSLATE_NOOP("ProcessModel", "Memory bandwidth share (%)"),
+    QT_TRANSLATE_NOOP("ProcessModel", "Container"),
+    QT_TRANSLATE_NOOP("ProcessModel", "Memory trend (GiB/min)"),
 )
+SHARE_COLUMNS = (7, 8)
 
 
 class ProcessModel(QAbstractTableModel):
@@ -38,10 +55,12 @@ class ProcessModel(QAbstractTableModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.rows: list = []
+        self.history = ProcessHistory()  # per-process memory over time, from the successive listings
 
-    def set_processes(self, processes: list) -> None:
+    def set_processes(self, processes: list, t: float | None = None) -> None:
         self.beginResetModel()
         self.rows = list(processes)
+        self.history.add(time.time() if t is None else t, self.rows)
         self.endResetModel()
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt override
@@ -60,10 +79,16 @@ class ProcessModel(QAbstractTableModel):
             return None
         p = self.rows[index.row()]
         col = index.column()
+        sm, bw = getattr(p, "sm_util_pct", None), getattr(p, "mem_util_pct", None)
+        container = getattr(p, "container", None)
+        mem_hist = self.history.get(p.gpu_index, p.pid)
+        rate = mem_hist.rate_bytes_per_s() if mem_hist is not None else None
         if role == Qt.ItemDataRole.UserRole:  # sort key
             return [p.gpu_index, p.pid, p.user or "", p.name or "", p.cmdline or "",
-                    -1 if p.used_memory_bytes is None else p.used_memory_bytes, p.type][col]
-        if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 1, 5):
+                    -1 if p.used_memory_bytes is None else p.used_memory_bytes, p.type,
+                    -1 if sm is None else sm, -1 if bw is None else bw, container or "",
+                    float("-inf") if rate is None else rate][col]
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 1, 5, 7, 8, 10):
             return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         if role == Qt.ItemDataRole.DisplayRole:
             host_na = QCoreApplication.translate("Monitor", "N/A")
@@ -71,9 +96,23 @@ class ProcessModel(QAbstractTableModel):
                 str(p.gpu_index), str(p.pid), p.user or host_na, p.name or host_na, p.cmdline or host_na,
                 QCoreApplication.translate("Monitor", "N/A") if p.used_memory_bytes is None
                 else f"{p.used_memory_bytes / GIB:.2f}", p.type,
+                QCoreApplication.translate("Monitor", "N/A") if sm is None else f"{sm:.0f}",
+                QCoreApplication.translate("Monitor", "N/A") if bw is None else f"{bw:.0f}",
+                container or "",
+                QCoreApplication.translate("Monitor", "N/A") if rate is None else f"{rate * 60 / GIB:+.2f}",
             )
             return values[col]
         if role == Qt.ItemDataRole.ToolTipRole:
+            if col in SHARE_COLUMNS and getattr(p, "share_reason", None):
+                return plain_tooltip(p.share_reason)
+            if col == 9 and container:
+                return plain_tooltip(container)
+            if (col == 10 or (col == 5 and p.used_memory_bytes is not None)) and mem_hist is not None \
+                    and mem_hist.peak_bytes is not None:
+                return QCoreApplication.translate(
+                    "Monitor", "Peak {peak:.2f} GiB over {n} readings since {since}.").format(
+                    peak=mem_hist.peak_bytes / GIB, n=len(mem_hist.points),
+                    since=time.strftime("%H:%M:%S", time.localtime(mem_hist.first_t or 0)))
             if col == 5 and p.used_memory_bytes is None:
                 return QCoreApplication.translate("Monitor", "N/A: {r}").format(
                     r=p.memory_reason or QCoreApplication.translate("Monitor", "NVML did not report it"))
@@ -108,6 +147,9 @@ class ProcessTable(QWidget):
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        self._proxy = proxy
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._context_menu)
         self.notes = QLabel(self)
         self.notes.setTextFormat(Qt.TextFormat.PlainText)
         self.notes.setWordWrap(True)
@@ -117,6 +159,70 @@ class ProcessTable(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.notes)
+
+    # --- stopping one's own process (gpudesk.telemetry.process_control) ------------------------------------
+    def process_at(self, proxy_row: int):
+        source = self._proxy.mapToSource(self._proxy.index(proxy_row, 0))
+        return self.model.rows[source.row()] if source.isValid() else None
+
+    def _context_menu(self, pos) -> None:
+        index = self.view.indexAt(pos)
+        p = self.process_at(index.row()) if index.isValid() else None
+        if p is None:
+            return
+        menu = QMenu(self)
+        for force, text in ((False, self.tr("Terminate process {pid}…")), (True, self.tr("Kill process {pid}…"))):
+            action = menu.addAction(text.format(pid=p.pid))
+            why = self.stop_refusal(p.pid)
+            action.setEnabled(why is None)
+            if why is not None:
+                action.setToolTip(why)
+            action.triggered.connect(lambda _=False, proc=p, f=force: self.request_stop(proc, f))
+        menu.setToolTipsVisible(True)
+        menu.popup(self.view.viewport().mapToGlobal(pos))
+
+    @staticmethod
+    def stop_refusal(pid: int) -> str | None:
+        """None when this user may stop ``pid``, else why not (another user's, gone, gpudesk itself)."""
+        from gpudesk.telemetry.process_control import ProcessControlError, check_stoppable
+
+        try:
+            check_stoppable(pid)
+        except ProcessControlError as exc:
+            return exc.user_text()
+        return None
+
+    def request_stop(self, p, force: bool, ask=None) -> bool:
+        """Ask for confirmation (``ask(text) -> bool``; a message box by default), then stop the process on the
+        thread pool (its wait must not block the window). Returns whether it was asked to stop."""
+        from gpudesk.telemetry.process_control import stop_process
+        from gpudesk.ui.workers import failure_text, run_task
+
+        command = (p.cmdline or p.name or "")[:200]
+        text = (self.tr("Kill process {pid} ({command})? It gets no chance to save its work.") if force
+                else self.tr("Terminate process {pid} ({command})? It is asked to stop and may save its work."))
+        text = text.format(pid=p.pid, command=command)
+        if ask is None:
+            def ask(question: str) -> bool:
+                box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Stop a GPU process"), question,
+                                  QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
+                box.setTextFormat(Qt.TextFormat.PlainText)
+                box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+                return box.exec() == QMessageBox.StandardButton.Yes
+        if not ask(text):
+            return False
+
+        def done(result) -> None:
+            if result.exited:
+                self.notes.setText(self.tr("Process {pid} ended ({signal}).").format(pid=result.pid,
+                                                                                     signal=result.signal_name))
+            else:
+                self.notes.setText(self.tr("Sent {signal} to process {pid}; it is still running.").format(
+                    signal=result.signal_name, pid=result.pid))
+
+        run_task(stop_process, p.pid, force=force, on_result=done,
+                 on_error=lambda exc: self.notes.setText(failure_text(exc)))
+        return True
 
     def set_listing(self, listing) -> None:
         """Show a ``ProcessListing`` (processes, warnings, errors by GPU)."""

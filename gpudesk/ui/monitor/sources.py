@@ -54,14 +54,18 @@ def assumed_devices(gpu_indices: list[int], gpu, gen: int | None, width: int | N
 
 
 def load_dmon_file(path: str, gpu, gen: int | None, width: int | None, interval_s: float = 1.0) -> Loaded:
-    """Parse a dmon log into a buffer (background thread).
+    """Parse a log of any format gpudesk reads (dmon, dcgmi dmon, nvidia-smi CSV, a recording's CSV export; one
+    detector: :func:`gpudesk.telemetry.log_formats.read_log_file`) into a buffer (background thread).
 
     Raises:
-        DmonError: unreadable or not dmon output, no samples, or dmon reported it cannot run on that GPU.
+        DmonError: no samples, or dmon reported it cannot run on that GPU.
+        LogFormatError: unreadable, or of a known format that cannot be parsed.
     """
-    from gpudesk.telemetry.dmon import DmonError, read_dmon_file
+    from gpudesk.telemetry.dmon import DmonError
+    from gpudesk.telemetry.dmon_import import log_devices
+    from gpudesk.telemetry.log_formats import read_log_file
 
-    log = read_dmon_file(path, interval_s=interval_s)
+    log = read_log_file(path, interval_s=interval_s)
     name = Path(path).name
     if log.empty:
         if log.unsupported:
@@ -69,9 +73,12 @@ def load_dmon_file(path: str, gpu, gen: int | None, width: int | None, interval_
                             f"({' / '.join(log.errors) or 'Not supported on the device(s)'}); there are no samples.")
         raise DmonError(f"{name} holds no dmon samples. " + " ".join(log.notes))
     devices = assumed_devices(log.frame.gpus, gpu, gen, width)
+    own = {d.index: d for d in log_devices(log, gpu)}
+    devices = [replace(d, name=own[d.index].name or d.name, uuid=own[d.index].uuid or d.uuid) if d.index in own
+               else d for d in devices]
     buffer = frame_to_buffer(log.frame, devices, HISTORY_METRICS)
     # log.notes already say how rows without time stamps were placed (once)
-    return Loaded(buffer, devices, f"dmon log {name}", log.frame, list(log.notes), "dmon-file", gpu=gpu,
+    return Loaded(buffer, devices, f"{log.format.value} log {name}", log.frame, list(log.notes), "dmon-file", gpu=gpu,
                   basis=log_basis(log))
 
 
