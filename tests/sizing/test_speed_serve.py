@@ -168,7 +168,7 @@ def test_sglang_static_fraction_holds_weights_and_pool_and_shrinks_with_tp(catal
 
 
 def test_trtllm_fraction_is_of_the_memory_left_free(catalog):
-    from gpudesk.sizing.memory_inference import prefill_workspace_bytes
+    from gpudesk.sizing.memory_inference import prefill_workspace_bytes, weight_bytes
     from gpudesk.sizing.overheads import Overheads
     from gpudesk.sizing.serve_engine import engine_budget
 
@@ -177,7 +177,8 @@ def test_trtllm_fraction_is_of_the_memory_left_free(catalog):
     b = engine_budget(spec, gpu, ServeLoad(engine="trtllm", input_tokens=100, output_tokens=100, batch=1,
                                            weight_format="fp8"))
     o = Overheads()
-    free = gpu.memory_bytes - spec.params * 1 - prefill_workspace_bytes(spec, 8192) - o.cuda_context_bytes - \
+    # weight-only fp8 keeps the embeddings and LM head in 16-bit (memory_inference.weight_bytes)
+    free = gpu.memory_bytes - weight_bytes(spec, "fp8") - prefill_workspace_bytes(spec, 8192) - o.cuda_context_bytes - \
         o.inference_runtime_bytes
     assert b.kv_bytes == pytest.approx(0.9 * free)
     assert b.mixed_prefill and b.max_running == 2048
