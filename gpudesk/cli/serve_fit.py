@@ -164,6 +164,13 @@ def engines_accuracy_lines() -> list[str]:
         if v["logs"]:
             lines.append(_("  {category:<12} within {tolerance:.0%}: {within}/{logs} logs ({share:.0%})").format(
                 category=cat, tolerance=v["tolerance"], within=v["within"], logs=v["logs"], share=v["share"]))
+    held = s.get("held_out")
+    if held:
+        lines.append(_("  logs added after the models were last changed: {logs}").format(logs=held["logs"]))
+        for cat, v in held["categories"].items():
+            if v["logs"]:
+                lines.append(_("    {category:<12} within {tolerance:.0%}: {within}/{logs} logs ({share:.0%})").format(
+                    category=cat, tolerance=v["tolerance"], within=v["within"], logs=v["logs"], share=v["share"]))
     for log in data["logs"]:
         if log["refused"]:
             lines.append(_("  refused {id}: {reason}").format(id=log["id"], reason=log["refused"]))
