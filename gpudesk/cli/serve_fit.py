@@ -51,8 +51,7 @@ def add_serve_parser(esub) -> None:
 
 def _device(args):
     from gpudesk.catalog import AmbiguousItemError, CatalogError, UnknownItemError, open_catalog
-    from gpudesk.sizing.capacity import reported_total_bytes
-    from gpudesk.sizing.engines.device import DeviceMemory, unified_device
+    from gpudesk.sizing.engines.device import catalog_device, unified_device
 
     unified = unified_device(args.gpu, args.wired_limit_mb)
     if unified:
@@ -64,8 +63,7 @@ def _device(args):
             gpu=args.gpu, ids=", ".join(g.id for g in exc.matches))) from exc
     except (UnknownItemError, CatalogError) as exc:
         raise CliError(f"--gpu {args.gpu!r}: {exc}") from exc
-    backend = "ROCm" if gpu.id.startswith("mi") else "CUDA"
-    return DeviceMemory(gpu.name, reported_total_bytes(gpu.memory_bytes, gpu.memory_type), backend)
+    return catalog_device(gpu)
 
 
 def _model(args):
@@ -164,6 +162,13 @@ def engines_accuracy_lines() -> list[str]:
         if v["logs"]:
             lines.append(_("  {category:<12} within {tolerance:.0%}: {within}/{logs} logs ({share:.0%})").format(
                 category=cat, tolerance=v["tolerance"], within=v["within"], logs=v["logs"], share=v["share"]))
+    held = s.get("held_out")
+    if held:
+        lines.append(_("  logs added after the models were last changed: {logs}").format(logs=held["logs"]))
+        for cat, v in held["categories"].items():
+            if v["logs"]:
+                lines.append(_("    {category:<12} within {tolerance:.0%}: {within}/{logs} logs ({share:.0%})").format(
+                    category=cat, tolerance=v["tolerance"], within=v["within"], logs=v["logs"], share=v["share"]))
     for log in data["logs"]:
         if log["refused"]:
             lines.append(_("  refused {id}: {reason}").format(id=log["id"], reason=log["refused"]))

@@ -1897,8 +1897,8 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="84"/>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="206"/>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="214"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="218"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="226"/>
         <source>Your price</source>
         <translation>您的价格</translation>
     </message>
@@ -1939,7 +1939,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="99"/>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="150"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="161"/>
         <source>Nothing to undo yet</source>
         <translation>暂无可撤销的操作</translation>
     </message>
@@ -1949,62 +1949,72 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>价格(&amp;P)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="150"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="118"/>
+        <source>&amp;Will a model fit on it?…</source>
+        <translation>模型放得下吗(&amp;W)？…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="119"/>
+        <source>Size a model&apos;s start-up in vLLM, SGLang, TensorRT-LLM, llama.cpp or Ollama on this GPU</source>
+        <translation>估算模型在此 GPU 上以 vLLM、SGLang、TensorRT-LLM、llama.cpp 或 Ollama 启动所需的显存</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="161"/>
         <source>Undo: {0}</source>
         <translation>撤销：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="165"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="177"/>
         <source>Select a GPU in the table or the chart to see every spec.</source>
         <translation>在表格或图表中选择一款 GPU 以查看全部规格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="186"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="198"/>
         <source>Open {0} in your web browser</source>
         <translation>在网页浏览器中打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="202"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="214"/>
         <source>{0} USD ({1}, {2}; the Prices tab lists every source)</source>
         <translation>{0} 美元（{1}，{2}；“价格”页列出全部来源）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="207"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="219"/>
         <source>No dated price on the GPU row; sourced purchase price: {0}.</source>
         <translation>GPU 行上没有带日期的价格；有来源的购买价：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="210"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="222"/>
         <source>no public price found</source>
         <translation>未找到公开价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="215"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="227"/>
         <source>No public price found for this GPU; enter your quote.</source>
         <translation>未找到这款 GPU 的公开价格；请输入你的报价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="224"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="236"/>
         <source>Price overrides are unavailable: {0}</source>
         <translation>无法使用自定义价格：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="225"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="237"/>
         <source>the user database is not open.</source>
         <translation>用户数据库未打开。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="235"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="247"/>
         <source>Your price since {0}.</source>
         <translation>您的价格，自 {0} 起。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="239"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="251"/>
         <source>Catalog price: {0} ({1}).</source>
         <translation>目录价格：{0}（{1}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="241"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="253"/>
         <source>The catalog has no dated price for this GPU; enter your quote.</source>
         <translation>目录中没有此 GPU 注明日期的价格；请输入您的报价。</translation>
     </message>
@@ -5268,7 +5278,17 @@ PCI 总线：{bus}</translation>
         <translation>将向导中的回答写为 TOML 配置文件（用于 gpudesk plan --profile）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="84"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="81"/>
+        <source>Will it &amp;fit?…</source>
+        <translation>放得下吗(&amp;F)？…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="82"/>
+        <source>Will a model start in vLLM, SGLang, TensorRT-LLM, llama.cpp or Ollama on a GPU, and with which flags</source>
+        <translation>模型能否在某款 GPU 上以 vLLM、SGLang、TensorRT-LLM、llama.cpp 或 Ollama 启动，需要哪些参数</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="90"/>
         <source>Planning…</source>
         <translation>正在规划…</translation>
     </message>
@@ -5278,12 +5298,12 @@ PCI 总线：{bus}</translation>
         <translation>尚无规划：请回答向导中的问题并按“规划”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="96"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="102"/>
         <source>Open requirement profile</source>
         <translation>打开需求配置文件</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="97"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="103"/>
         <location filename="../../gpudesk/ui/plan/tab.py" line="226"/>
         <source>TOML profiles (*.toml)</source>
         <translation>TOML 配置文件 (*.toml)</translation>
@@ -6679,6 +6699,194 @@ PCI 总线：{bus}</translation>
         <location filename="../../gpudesk/ui/oom/snapshot_segments.py" line="122"/>
         <source>Segment at {0}: {1} ({2} pool, stream {3}); {4} allocated, {5} free in {6} pieces, largest {7}</source>
         <translation>位于 {0} 的段：{1}（{2} 池，流 {3}）；已分配 {4}，空闲 {5}，分为 {6} 块，最大 {7}</translation>
+    </message>
+</context>
+<context>
+    <name>ServeFitPage</name>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="68"/>
+        <source>latest (e.g. 0.6.4, v0, v1, b4600)</source>
+        <translation>最新版（例如 0.6.4、v0、v1、b4600）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="77"/>
+        <source>GPUs of this kind; the tensor-parallel degree for vLLM, SGLang and TensorRT-LLM, the layer split for llama.cpp and Ollama</source>
+        <translation>此型号 GPU 的数量；对 vLLM、SGLang 和 TensorRT-LLM 即张量并行度，对 llama.cpp 和 Ollama 即层的拆分</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="82"/>
+        <source>checkpoint (as published), bf16, fp8, int4-g128, or a GGUF type such as q4_k_m</source>
+        <translation>checkpoint（按发布格式）、bf16、fp8、int4-g128，或 GGUF 类型如 q4_k_m</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="85"/>
+        <source>Engine settings as the engine spells them, NAME=VALUE separated by spaces</source>
+        <translation>按引擎自身写法填写的引擎设置，NAME=VALUE，以空格分隔</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="87"/>
+        <source>&amp;Check</source>
+        <translation>检查(&amp;C)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="91"/>
+        <source>&amp;Engine:</source>
+        <translation>引擎(&amp;E)：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="91"/>
+        <source>Engine &amp;version:</source>
+        <translation>引擎版本(&amp;V)：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="92"/>
+        <source>&amp;Model:</source>
+        <translation>模型(&amp;M)：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="92"/>
+        <source>&amp;GPU:</source>
+        <translation>GPU(&amp;G)：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="93"/>
+        <source>GPU &amp;count:</source>
+        <translation>GPU 数量(&amp;C)：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="93"/>
+        <source>&amp;Weight format:</source>
+        <translation>权重格式(&amp;W)：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="94"/>
+        <source>Engine &amp;settings:</source>
+        <translation>引擎设置(&amp;S)：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="99"/>
+        <source>Choose a model, a GPU and an engine, then press Check.</source>
+        <translation>选择模型、GPU 和引擎，然后按“检查”。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="106"/>
+        <source>Per GPU</source>
+        <translation>每块 GPU</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="106"/>
+        <source>GiB</source>
+        <translation>GiB</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="111"/>
+        <source>Memory per GPU</source>
+        <translation>每块 GPU 的显存</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="120"/>
+        <source>Command line</source>
+        <translation>命令行</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="121"/>
+        <source>Co&amp;py</source>
+        <translation>复制(&amp;P)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="122"/>
+        <source>Copy the command line to the clipboard</source>
+        <translation>将命令行复制到剪贴板</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="125"/>
+        <source>Comman&amp;d:</source>
+        <translation>命令(&amp;D)：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="177"/>
+        <source>The engine settings cannot be read: %1</source>
+        <translation>无法读取引擎设置：%1</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="193"/>
+        <source>Cannot size this launch: %1</source>
+        <translation>无法估算此次启动：%1</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="203"/>
+        <source>Fits: %1 %2 on %3 x %4 (%5 GiB each).</source>
+        <translation>放得下：%1 %2，%3 × %4（每块 %5 GiB）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="204"/>
+        <source>Does not fit: %1 %2 on %3 x %4 (%5 GiB each).</source>
+        <translation>放不下：%1 %2，%3 × %4（每块 %5 GiB）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="211"/>
+        <source>Model weights</source>
+        <translation>模型权重</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="211"/>
+        <source>Activation peak</source>
+        <translation>激活峰值</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="212"/>
+        <source>Non-torch memory</source>
+        <translation>非 PyTorch 显存</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="212"/>
+        <source>CUDA graphs</source>
+        <translation>CUDA 图</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="213"/>
+        <source>KV cache pool</source>
+        <translation>KV 缓存池</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="213"/>
+        <source>Total per GPU</source>
+        <translation>每块 GPU 合计</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="215"/>
+        <source>Host (CPU) memory</source>
+        <translation>主机（CPU）内存</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="222"/>
+        <source>KV cache: %1 tokens in %2 blocks of %3.</source>
+        <translation>KV 缓存：%1 个 token，共 %2 块，每块 %3 个。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="224"/>
+        <source>Maximum concurrency for %1 tokens per request: %2x.</source>
+        <translation>每个请求 %1 个 token 时的最大并发：%2 倍。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="226"/>
+        <source>Longest context at %1 concurrent requests: %2 tokens.</source>
+        <translation>%1 个并发请求时的最长上下文：%2 个 token。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="229"/>
+        <source>Layers offloaded to the GPU: %1 of %2.</source>
+        <translation>卸载到 GPU 的层：%1 / %2。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="233"/>
+        <source>Smallest changes that make it fit:</source>
+        <translation>能放得下的最小改动：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="248"/>
+        <source>Will it fit?</source>
+        <translation>放得下吗？</translation>
     </message>
 </context>
 <context>

@@ -57,5 +57,9 @@ def test_estimate_accuracy_reports_the_engine_logs(capsys) -> None:
     engines = out["engines"]
     assert engines["summary"]["logs"] == len(engines["logs"]) > 0
     assert set(engines["summary"]["categories"]) >= {"weights", "kv", "concurrency", "buffers"}
+    held = engines["summary"]["held_out"]
+    assert held["logs"] == sum(1 for log in engines["logs"] if log["added_after_model"]) > 0
     assert main(["estimate", "accuracy"]) == 0
-    assert "engine start-up logs" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "engine start-up logs" in text
+    assert f"logs added after the models were last changed: {held['logs']}" in text

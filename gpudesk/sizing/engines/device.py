@@ -19,8 +19,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gpudesk.i18n import _
+
+if TYPE_CHECKING:
+    from gpudesk.catalog import GPU
 
 GIB = 1024**3
 #: The OS, desktop and other processes on a DGX Spark (DGX OS idle) out of its unified pool.
@@ -71,3 +75,15 @@ def unified_device(text: str, wired_limit_mb: int | None = None) -> DeviceMemory
                             _("GPU wired limit {limit_gib:.1f} GiB of {gib} GB (iogpu.wired_limit_mb)").format(
                                 limit_gib=limit / GIB, gib=match.group(1)))
     return None
+
+
+def catalog_device(gpu: GPU) -> DeviceMemory:
+    """A catalog GPU as the engines see it: the driver's reported total; AMD Instinct cards (``mi*``) under ROCm.
+
+    ``gpu`` is a :class:`gpudesk.catalog.GPU` (its ``id``, ``name``, ``memory_bytes``, ``memory_type``).
+    """
+    from gpudesk.sizing.capacity import reported_total_bytes
+
+    backend = "ROCm" if str(gpu.id).startswith("mi") else "CUDA"
+    return DeviceMemory(gpu.name, reported_total_bytes(gpu.memory_bytes, gpu.memory_type), backend)
+

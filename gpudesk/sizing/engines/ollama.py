@@ -20,6 +20,7 @@ from typing import Any
 
 from gpudesk.i18n import _
 from gpudesk.sizing.engines.common import GIB, EngineFit, GpuMemory, Setting, settings_with_defaults
+from gpudesk.sizing.engines.ggml_kv import kv_row_widths
 from gpudesk.sizing.engines.ggml_mix import GgmlTensor
 from gpudesk.sizing.shapes import ModelSpec
 
@@ -72,8 +73,8 @@ def ollama_estimate(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTenso
     ctx = int(s["num_ctx"]) * int(s["num_parallel"])
     b = min(int(s["num_ctx"]), int(s["num_batch"]))
     hd = spec.head_dim_resolved
-    kv_heads = spec.kv_heads_resolved
-    kv_layer = int(ctx * 2 * hd * kv_heads * _KV_BYTES.get(kvt, 2.0))
+    key_len, value_len, kv_heads = kv_row_widths(spec, "per_head")
+    kv_layer = int(ctx * (key_len + value_len) * kv_heads * _KV_BYTES.get(kvt, 2.0))
     kv = [kv_layer] * n
     e, heads, vocab = int(spec.hidden_size or 0), int(spec.num_attention_heads or 0), int(spec.vocab_size or 0)
     if architecture in ("llama", "llama4") and not spec.moe_experts:

@@ -115,14 +115,25 @@ class GpuDetailPane(QWidget):
         self._clear.clicked.connect(self._on_clear)
         self._undo.clicked.connect(self.undo_requested)
 
+        self.serve_fit_button = QPushButton(self.tr("&Will a model fit on it?…"), self)
+        self.serve_fit_button.setToolTip(self.tr("Size a model's start-up in vLLM, SGLang, TensorRT-LLM, llama.cpp "
+                                                 "or Ollama on this GPU"))
+        self.serve_fit_button.clicked.connect(self._open_serve_fit)
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self._title)
+        layout.addWidget(self.serve_fit_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(scroll, 1)
         layout.addWidget(self._price_box)
         self._overrides_available = True
         self._unavailable_reason = ""
         self.show_gpu(None)
+
+    def _open_serve_fit(self) -> None:
+        from gpudesk.ui.serve_fit import open_serve_fit_dialog
+
+        self.serve_fit_dialog = open_serve_fit_dialog(self.window(), self._gpu.id if self._gpu else None)
 
     def gpu(self) -> GPU | None:
         return self._gpu
@@ -161,6 +172,7 @@ class GpuDetailPane(QWidget):
         """Show ``gpu`` (None shows a hint) and the user's price ``override`` if any."""
         self._gpu = gpu
         self._body.setVisible(gpu is not None)
+        self.serve_fit_button.setVisible(gpu is not None)
         if gpu is None:
             self._title.setText(self.tr("Select a GPU in the table or the chart to see every spec."))
             self._update_price_box(None)

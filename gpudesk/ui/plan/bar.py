@@ -78,6 +78,12 @@ class PlanBar(QWidget):
         self.save_profile_button.clicked.connect(self.saveProfileRequested.emit)
         bar.addWidget(self.open_button)
         bar.addWidget(self.save_profile_button)
+        self.serve_fit_button = QPushButton(QCoreApplication.translate("PlanTab", "Will it &fit?…"), self)
+        self.serve_fit_button.setToolTip(QCoreApplication.translate(
+            "PlanTab", "Will a model start in vLLM, SGLang, TensorRT-LLM, llama.cpp or Ollama on a GPU, and with "
+            "which flags"))
+        self.serve_fit_button.clicked.connect(self._open_serve_fit)
+        bar.addWidget(self.serve_fit_button)
         self.busy = QProgressBar(self)
         self.busy.setRange(0, 0)
         self.busy.setMaximumWidth(140)
@@ -103,3 +109,9 @@ class PlanBar(QWidget):
         button = self.mode_buttons.button(min(index, PLANS))
         if button is not None:
             button.setChecked(True)
+
+    def _open_serve_fit(self) -> None:
+        from gpudesk.ui.serve_fit import open_serve_fit_dialog
+
+        self.serve_fit_dialog = open_serve_fit_dialog(self.window())
+

@@ -94,3 +94,19 @@ def test_70b_class_attn_v_gets_q5_k() -> None:
         counts[t.ggml_type] = counts.get(t.ggml_type, 0) + 1
     assert {k: v for k, v in counts.items() if k != "f32"} == {"q3_K": 321, "q4_K": 155, "q5_K": 85, "q6_K": 1}
     assert gguf_weight_bytes(spec, "q3_k_m") / GIB == pytest.approx(31.91, rel=0.002)
+
+
+def test_ollama_sizes_deepseek_latent_attention_per_head_like_its_library_files() -> None:
+    """ollama/ollama#8447: deepseek-r1:671b at num_ctx 2048 -> memory.required.kv 9.5 GiB (llama.cpp: 9760 MiB)."""
+    from gpudesk.sizing.engines.ggml_kv import kv_row_widths
+    from gpudesk.sizing.engines.ollama import SETTINGS, ollama_estimate
+    from gpudesk.sizing.engines.common import settings_with_defaults
+
+    spec = spec_from_catalog(open_catalog().model("deepseek-r1"))
+    assert kv_row_widths(spec, "per_head") == (192, 128, 128)
+    assert kv_row_widths(spec, "latent") == (576, 512, 1)
+    est = ollama_estimate(spec, gguf_tensors(spec, "q4_k_m"), [24 * 2**30],
+                          settings_with_defaults(SETTINGS, {"num_ctx": 2048}))
+    assert est.kv_bytes == 61 * 2048 * (192 + 128) * 128 * 2 == 9760 * 2**20
+    llama = spec_from_catalog(open_catalog().model("llama-3-8b"))
+    assert kv_row_widths(llama) == (128, 128, 8)

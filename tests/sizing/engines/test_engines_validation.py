@@ -18,7 +18,7 @@ def test_every_case_has_a_url_inputs_and_known_figures() -> None:
     assert len({c["id"] for c in cases}) == len(cases)
     for c in cases:
         assert all(k in c for k in REQUIRED), c.get("id")
-        assert c["url"].startswith("https://github.com/"), c["id"]
+        assert c["url"].startswith("https://"), c["id"]
         assert set(c["printed"]) <= set(FIGURES), c["id"]
         assert c.get("refused") or c.get("model") or c.get("config"), c["id"]
 
@@ -44,6 +44,24 @@ def test_a_figure_off_by_more_than_its_tolerance_fails(tmp_path) -> None:
     case["printed"] = {"weights_gib": case["printed"]["weights_gib"] * 1.04}
     r = evaluate_case(case, default_cases_path().parent)
     assert r.passed("weights") is False and r.passed("kv") is None
+
+
+def test_logs_added_after_the_model_are_scored_on_their_own(tmp_path) -> None:
+    lines = default_cases_path().read_text(encoding="utf-8").splitlines()
+    first, second = json.loads(lines[0]), json.loads(lines[2])
+    first.pop("added_after_model", None)
+    second["added_after_model"] = True
+    second["printed"] = {"weights_gib": second["printed"]["weights_gib"] * 1.10}
+    path = tmp_path / "cases.jsonl"
+    path.write_text(json.dumps(first) + "\n" + json.dumps(second) + "\n", encoding="utf-8")
+    summary = summarize(evaluate(path))
+    assert summary.categories["weights"].logs == 2 and summary.categories["weights"].within == 1
+    assert summary.held_out is not None and summary.held_out.logs == 1
+    assert summary.held_out.categories["weights"].within == 0
+    assert summary.to_dict()["held_out"]["categories"]["weights"]["logs"] == 1
+    first_only = tmp_path / "one.jsonl"
+    first_only.write_text(json.dumps(first) + "\n", encoding="utf-8")
+    assert summarize(evaluate(first_only)).held_out is None
 
 
 def test_bad_case_files_are_refused_by_name(tmp_path) -> None:

@@ -1,0 +1,111 @@
+"""The "Will it fit?" page: the same answer as ``gpudesk estimate serve``, bad settings said in the page, the
+command copied, and the two ways in (Plan bar, Catalog GPU details)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication
+
+from gpudesk.catalog import open_catalog
+from gpudesk.sizing.engines.device import catalog_device
+from gpudesk.sizing.engines.fit import engine_fit
+from gpudesk.sizing.shapes import spec_from_catalog
+from gpudesk.ui.serve_fit import ServeFitPage, open_serve_fit_dialog
+
+GIB = 1024**3
+
+
+def _page(qtbot, gpu_id: str = "rtx3090") -> ServeFitPage:
+    page = ServeFitPage(gpu_id=gpu_id)
+    qtbot.addWidget(page)
+    page.resize(720, 640)
+    return page
+
+
+def test_page_shows_the_core_answer_and_the_command(qtbot) -> None:
+    page = _page(qtbot)
+    page.set_engine("vllm")
+    page.set_model("llama-3.1-8b")
+    page.version.setText("0.6.4")
+    page.weight_format.setCurrentText("bf16")
+    page.settings.setText("gpu_memory_utilization=0.9 max_model_len=20000")
+    qtbot.mouseClick(page.check_button, Qt.MouseButton.LeftButton)
+    catalog = open_catalog()
+    expected = engine_fit("vllm", spec_from_catalog(catalog.model("llama-3.1-8b")), catalog_device(catalog.gpu("rtx3090")),
+                          ["gpu_memory_utilization=0.9", "max_model_len=20000"], version="0.6.4",
+                          weight_format="bf16", gpus=1, tensor_parallel=1)
+    assert page.result is not None and page.result.fits
+    assert page.table.item(4, 1).text() == f"{expected.per_gpu.kv_cache_bytes / GIB:.2f}"
+    assert page.table.item(0, 1).text() == f"{expected.per_gpu.weights_bytes / GIB:.2f}"
+    assert f"{expected.kv_cache_tokens:,}" in page.capacity.text()
+    assert page.command.text() == expected.command
+    assert "--max-model-len 20000" in page.command.text()
+    assert page.verdict.text().startswith("Fits")
+    qtbot.mouseClick(page.copy_button, Qt.MouseButton.LeftButton)
+    assert QGuiApplication.clipboard().text() == expected.command
+
+
+def test_a_launch_that_does_not_fit_says_why(qtbot) -> None:
+    page = _page(qtbot, "rtx4090")
+    page.set_engine("vllm")
+    page.set_model("llama-3.1-70b")
+    page.weight_format.setCurrentText("bf16")
+    page.check()
+    assert page.result is not None and not page.result.fits
+    assert page.verdict.text().startswith("Does not fit")
+    assert "nothing is left for the KV cache" in page.verdict.text()
+    assert page.table.item(4, 1).text() == "0.00"
+
+
+def test_unknown_setting_is_refused_in_the_page_with_the_engine_list(qtbot) -> None:
+    page = _page(qtbot)
+    page.set_engine("sglang")
+    page.settings.setText("gpu_memory_utilization=0.9")
+    page.check()
+    assert page.result is None
+    assert page.verdict.text().startswith("Cannot size this launch")
+    assert "mem_fraction_static" in page.verdict.text()
+    assert not page.copy_button.isEnabled() and page.command.text() == ""
+    page.settings.setText("n_ctx='8192")
+    page.check()
+    assert "cannot be read" in page.verdict.text()
+
+
+def test_ggml_engines_show_layers_and_quantised_weights(qtbot) -> None:
+    page = _page(qtbot, "rtx4080")
+    page.set_engine("llamacpp")
+    page.set_model("llama-3.1-8b")
+    page.weight_format.setCurrentText("q4_k_m")
+    page.settings.setText("n_ctx=8192")
+    page.check()
+    assert page.result is not None and page.result.fits
+    assert page.command.text().startswith("llama-server -m ") and "-c 8192" in page.command.text()
+    assert "8,192 tokens" in page.capacity.text()
+
+
+def test_plan_bar_and_catalog_details_open_the_page(qtbot) -> None:
+    from gpudesk.ui.catalog.detail_pane import GpuDetailPane
+    from gpudesk.ui.plan.bar import PlanBar
+
+    bar = PlanBar()
+    qtbot.addWidget(bar)
+    qtbot.mouseClick(bar.serve_fit_button, Qt.MouseButton.LeftButton)
+    dialog = bar.serve_fit_dialog
+    assert dialog.isVisible() and isinstance(dialog.page, ServeFitPage)
+    dialog.close()
+    pane = GpuDetailPane()
+    qtbot.addWidget(pane)
+    assert not pane.serve_fit_button.isVisibleTo(pane)
+    pane.show_gpu(open_catalog().gpu("h100-sxm5"))
+    assert pane.serve_fit_button.isVisibleTo(pane)
+    qtbot.mouseClick(pane.serve_fit_button, Qt.MouseButton.LeftButton)
+    assert pane.serve_fit_dialog.page.gpu.currentData() == "h100-sxm5"
+    pane.serve_fit_dialog.close()
+    QApplication.processEvents()
+
+
+def test_open_dialog_chooses_the_gpu(qtbot) -> None:
+    dialog = open_serve_fit_dialog(None, "l40s")
+    qtbot.addWidget(dialog)
+    assert dialog.page.gpu.currentData() == "l40s"
