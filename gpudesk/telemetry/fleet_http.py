@@ -234,7 +234,8 @@ class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
     MAX_REDIRECTS times; any other target stops the request with :class:`FleetRedirected` (so a bearer token or a
     password never goes to a server the user did not name). The redirect's own body is never read."""
 
-    max_redirections = 3  # MAX_REDIRECTS, set below the definition
+    max_redirections = 3  # distinct addresses (MAX_REDIRECTS)
+    max_repeats = 3  # visits to one address (a loop)
 
     def __init__(self, base_url: str, has_credentials: bool) -> None:
         super().__init__()

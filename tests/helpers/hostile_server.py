@@ -10,7 +10,8 @@ and ``--scrape http://127.0.0.1:P/<mode>/metrics``:
 * ``redirect-here`` - 302 to ``/ok`` + the same path on this server; ``redirect-loop`` - 302 to itself, forever;
 * ``huge`` - an endless body (chunks of zeros until the client stops reading); ``huge-declared`` - a
   Content-Length of 10 GiB, then zeros;
-* ``gzip-bomb`` - ``Content-Encoding: gzip``, a ~1 MiB stream that inflates to 1 GiB;
+* ``gzip-bomb`` - ``Content-Encoding: gzip``, a stream ~1000 times smaller than what it inflates to
+  (``bomb_mib``, 1 GiB by default);
 * ``wrong-types`` - Prometheus API answers whose fields have the wrong JSON types (``query`` picks which);
 * ``nonfinite`` - NaN, +Inf, -Inf and negative counters in both the exposition text and the API answers;
 * ``escapes`` - labels, metric answers and error bodies carrying ESC, OSC 52, backspace, NUL and CR;
@@ -52,19 +53,18 @@ def _prom_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
 
 
-_GZIP_BOMB: bytes | None = None
+_GZIP_BOMBS: dict[int, bytes] = {}
 
 
-def gzip_bomb() -> bytes:
-    """A gzip stream of 1 GiB of zeros (about 1 MiB), built once."""
-    global _GZIP_BOMB
-    if _GZIP_BOMB is None:
+def gzip_bomb(mib: int = 1024) -> bytes:
+    """A gzip stream of ``mib`` MiB of zeros (about 1/1000 of that), built once per size."""
+    if mib not in _GZIP_BOMBS:
         comp = zlib.compressobj(9, zlib.DEFLATED, 31)
         block = bytes(1 << 20)
-        parts = [comp.compress(block) for _ in range(1024)]
+        parts = [comp.compress(block) for _ in range(mib)]
         parts.append(comp.flush())
-        _GZIP_BOMB = b"".join(parts)
-    return _GZIP_BOMB
+        _GZIP_BOMBS[mib] = b"".join(parts)
+    return _GZIP_BOMBS[mib]
 
 
 def _series(g: int, value: str, host: str = "node1", extra: dict[str, str] | None = None) -> dict[str, object]:
@@ -78,8 +78,9 @@ def _series(g: int, value: str, host: str = "node1", extra: dict[str, str] | Non
 class HostileServer:
     """``with HostileServer() as srv: srv.url + "/slow-headers"``."""
 
-    def __init__(self, *, drip_s: float = 0.2, max_answer_s: float = 30.0) -> None:
+    def __init__(self, *, drip_s: float = 0.2, max_answer_s: float = 30.0, bomb_mib: int = 1024) -> None:
         self.drip_s = drip_s
+        self.bomb_mib = bomb_mib
         self.max_answer_s = max_answer_s
         self.redirect_target = ""
         self.requests: list[tuple[str, str | None]] = []
@@ -195,7 +196,7 @@ class HostileServer:
                 self.endless()
 
             def mode_gzip_bomb(self, rest: str) -> None:
-                self.send(200, gzip_bomb(), "application/json", headers={"Content-Encoding": "gzip"})
+                self.send(200, gzip_bomb(server.bomb_mib), "application/json", headers={"Content-Encoding": "gzip"})
 
             def mode_wrong_types(self, rest: str) -> None:
                 query = urllib.parse.parse_qs(urllib.parse.urlsplit(rest).query)
