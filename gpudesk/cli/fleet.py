@@ -167,7 +167,7 @@ def cmd_fleet(args: argparse.Namespace) -> int:
         print(dumps_json({"source": source, "step_s": history.step_s, "recording_id": session, "gpus": rows,
                           "findings": [f.to_dict() for f in findings if f.finding.judged],
                           "not_judged": [f.to_dict() for f in findings if not f.finding.judged],
-                          "notes": history.notes}, ensure_ascii=True))
+                          "notes": history.notes}))
         return 0
     print(_("{n} GPU(s) from {source} (step {step_s:g} s)").format(n=len(rows), source=source, step_s=history.step_s))
     for row in rows:

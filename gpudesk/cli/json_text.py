@@ -50,7 +50,7 @@ def _key_text(key: object, escape: Any = encode_basestring) -> str:
     raise TypeError(f"keys must be str, int, float, bool or None, not {key.__class__.__name__}")
 
 
-def dumps_json(value: Any, indent: int = 2, *, ensure_ascii: bool = False) -> str:
+def dumps_json(value: Any, indent: int = 2, *, ensure_ascii: bool = True) -> str:
     """RFC 8259 JSON of ``value`` for a ``--json`` output: as :func:`dumps_indented`, but a non-finite float is
     ``null`` with its reason beside it (see the module's docstring), never ``NaN`` or ``Infinity``."""
     return dumps_indented(value, indent, strict=True, ensure_ascii=ensure_ascii)
