@@ -370,7 +370,10 @@ class HttpClient:
         return bytes(out)
 
     def get_json(self, path: str, params: dict[str, str] | list[tuple[str, str]] | None = None) -> Any:
-        body = self.get_bytes(path, params)
+        return self.decode_json(self.get_bytes(path, params))
+
+    def decode_json(self, body: bytes) -> Any:
+        """The JSON value of a body this client read; FleetBadResponse when it is not JSON."""
         try:
             return loads_json(body)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:

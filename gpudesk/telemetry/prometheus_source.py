@@ -41,6 +41,7 @@ from gpudesk.telemetry.fleet_http import (
     plain_text,
 )
 from gpudesk.telemetry.fleet_values import reading, readings
+from gpudesk.telemetry.prometheus_matrix import decode_range_answer
 from gpudesk.telemetry.model import Sample, SampleBatch
 
 # Prometheus refuses range answers above 11,000 points per series; a heat-map column per pixel needs far fewer.
@@ -120,7 +121,7 @@ def _value(raw: Any, metric: str, scale: float) -> tuple[float | None, str | Non
 
 def _type_name(value: Any) -> str:
     return {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null",
-            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+            int: "a number", float: "a number", np.ndarray: "a list"}.get(type(value), type(value).__name__)
 
 
 class _Shape:
@@ -174,15 +175,18 @@ class _Shape:
         values = series.get("values")
         if values is None:
             return np.empty((0, 2))
-        if not isinstance(values, list):
+        wrong = self.error(f"data.result[{i}].values", "a list of [time, \"value\"] with finite times", values)
+        if isinstance(values, np.ndarray):  # already read by prometheus_matrix
+            arr = values
+        elif isinstance(values, list):
+            try:
+                arr = np.array(values, dtype=np.float64)  # [[t, "value"], ...]; numpy parses the strings
+            except (TypeError, ValueError):
+                raise wrong from None
+        else:
             raise self.error(f"data.result[{i}].values", "a list", values)
-        try:
-            arr = np.array(values, dtype=np.float64)  # [[t, "value"], ...]; numpy parses the strings
-        except (TypeError, ValueError):
-            arr = None
-        if arr is None or (arr.size and (arr.ndim != 2 or arr.shape[1] != 2)) or not np.isfinite(
-                arr[:, 0] if arr.ndim == 2 and arr.size else np.zeros(0)).all():
-            raise self.error(f"data.result[{i}].values", "a list of [time, \"value\"]", values)
+        if arr.size and (arr.ndim != 2 or arr.shape[1] != 2 or not np.isfinite(arr[:, 0]).all()):
+            raise wrong
         return arr.reshape(-1, 2)
 
 
@@ -221,10 +225,17 @@ class PrometheusSource:
         self._count_lock = threading.Lock()
 
     # --- the HTTP API ------------------------------------------------------------------------------------
-    def _api(self, path: str, params: dict[str, str] | list[tuple[str, str]] | None = None) -> Any:
+    def _api(self, path: str, params: dict[str, str] | list[tuple[str, str]] | None = None, *,
+             matrix: bool = False) -> Any:
         with self._count_lock:
             self.queries += 1
-        doc = self.http.get_json(path, params)
+        if matrix:  # a range answer: the values arrays go straight into numpy (prometheus_matrix)
+            body = self.http.get_bytes(path, params)
+            doc = decode_range_answer(body)
+            if doc is None:
+                doc = self.http.decode_json(body)
+        else:
+            doc = self.http.get_json(path, params)
         if not isinstance(doc, dict) or doc.get("status") != "success":
             err = doc.get("error") if isinstance(doc, dict) else None
             detail = plain_text(err[:2000], 300) if isinstance(err, str) else (
@@ -243,7 +254,7 @@ class PrometheusSource:
 
     def query_range(self, expr: str, start: float, end: float, step_s: float) -> list[dict[str, Any]]:
         data = self._api("/api/v1/query_range", {"query": expr, "start": f"{start:.3f}", "end": f"{end:.3f}",
-                                                 "step": f"{step_s:g}"})
+                                                 "step": f"{step_s:g}"}, matrix=True)
         return self.shape.result(data, self.max_series)
 
     def series(self, match: Sequence[str], start: float | None = None, end: float | None = None

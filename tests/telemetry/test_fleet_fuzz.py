@@ -5,8 +5,10 @@ non-finite value kept."""
 
 from __future__ import annotations
 
+import json
 import math
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,7 +18,7 @@ from gpudesk.telemetry import dcgm_fields as df
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.exporter_scrape import iter_samples, parse_exposition
 from gpudesk.telemetry.fleet import KeyIndex
-from gpudesk.telemetry.fleet_http import FleetError
+from gpudesk.telemetry.fleet_http import FleetError, FleetUnreachable
 from gpudesk.telemetry.prometheus_source import PrometheusSource
 
 NAMES = ["DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_POWER_USAGE", "dcgm_fi_dev_fb_used", "DCGM_FI_PROF_SM_ACTIVE",
@@ -110,13 +112,16 @@ def source():
 @given(answers)
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_any_json_answer_reads_or_is_a_fleet_error(source, doc):
-    source.http.get_json = lambda path, params=None: doc  # the decoded body, as the HTTP client returns it
+    body = json.dumps(doc).encode()
+    source.http.get_bytes = lambda path, params=None, accept="": body  # the server's answer, as read
     source._present = {"DCGM_FI_DEV_GPU_UTIL"}
     for read in (lambda: source.snapshot([m.GPU_UTIL]), lambda: source.history(600, end=1e9, metrics=[m.GPU_UTIL]),
                  lambda: source.window_means(600, end=1e9), source.metric_names_present, source.labels,
                  lambda: source.series(["up"])):
         try:
             out = read()
+        except FleetUnreachable:
+            raise
         except FleetError:
             continue
         batch = getattr(out, "batch", None)
@@ -131,9 +136,48 @@ def test_any_json_answer_reads_or_is_a_fleet_error(source, doc):
 def test_history_values_are_finite_or_nan_with_a_reason(source):
     doc = {"status": "success", "data": {"resultType": "matrix", "result": [
         {"metric": {"gpu": "0", "UUID": "GPU-a"}, "values": [[1e9 - 60, "-Inf"], [1e9 - 30, "50"], [1e9, "-3"]]}]}}
-    source.http.get_json = lambda path, params=None: doc
+    source.http.get_bytes = lambda path, params=None, accept="": json.dumps(doc).encode()
     source._present = {"DCGM_FI_DEV_GPU_UTIL"}
     hist = source.history(120, end=1e9, step_s=30, metrics=[m.GPU_UTIL])
     col = hist.frame.metrics[m.GPU_UTIL]
     assert sorted(x for x in col if not math.isnan(x)) == [50.0]
     assert hist.frame.reasons[(0, m.GPU_UTIL)] == "infinite (-Inf)"
+
+
+point_values = st.one_of(st.floats(allow_nan=False, allow_infinity=False, width=32).map(lambda v: f"{v:g}"),
+                         st.sampled_from(["NaN", "+Inf", "-Inf", "0", "-4", "1e-300"]))
+range_docs = st.lists(st.fixed_dictionaries({
+    "metric": st.dictionaries(st.sampled_from(["gpu", "UUID", "Hostname", "pod"]),
+                              st.text(max_size=10) | st.just('"values":[[1,"2"]]'), max_size=3),
+    "values": st.lists(st.tuples(st.integers(0, 2**33).map(float), point_values).map(list), max_size=6)}),
+    max_size=4).map(lambda result: {"status": "success", "data": {"resultType": "matrix", "result": result}})
+
+
+@given(range_docs, st.sampled_from([(",", ":"), (", ", ": ")]))
+@settings(max_examples=300, deadline=None)
+def test_the_fast_range_reader_gives_json_loads_numbers(doc, separators):
+    from gpudesk.telemetry.prometheus_matrix import decode_range_answer
+
+    body = json.dumps(doc, separators=separators).encode()
+    fast = decode_range_answer(body)
+    if fast is None:  # the caller then decodes it the ordinary way
+        return
+    slow = json.loads(body)
+    for got, want in zip(fast["data"]["result"], slow["data"]["result"]):
+        assert got["metric"] == want["metric"]
+        expected = np.array(want["values"], dtype=np.float64).reshape(-1, 2)
+        assert np.array_equal(got["values"], expected, equal_nan=True)
+
+
+def test_the_fast_range_reader_reads_prometheus_own_layout():
+    from gpudesk.telemetry.prometheus_matrix import decode_range_answer
+
+    body = (b'{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"gpu":"0","UUID":"GPU-a"},'
+            b'"values":[[1733000000,"45.5"],[1733000015.5,"NaN"],[1733000030,"-Inf"]]},{"metric":{"gpu":"1"},'
+            b'"values":[]}]}}')
+    doc = decode_range_answer(body)
+    assert doc is not None
+    first, second = doc["data"]["result"]
+    assert first["values"].tolist()[0] == [1733000000.0, 45.5] and math.isnan(first["values"][1, 1])
+    assert first["values"][2, 1] == -math.inf and second["values"].shape == (0, 2)
+    assert decode_range_answer(body.replace(b'"45.5"', b'{"x":1}')) is None  # anything odd: the ordinary way
