@@ -292,8 +292,10 @@ class HttpClient:
         url = self.base_url + path
         if params:
             url += "?" + urllib.parse.urlencode(params)
-        req = urllib.request.Request(url, headers={"Accept": accept, "User-Agent": "gpudesk",
-                                                   "Accept-Encoding": "gzip"})
+        # No Accept-Encoding: on a LAN, Prometheus' gzip of a 7 MB range answer costs more than it saves (0.35-0.47 s
+        # against 0.21-0.27 s per query measured on loopback); an answer gzipped anyway (a proxy, a server that
+        # compresses unasked) is still read, its size limit counted after decompression.
+        req = urllib.request.Request(url, headers={"Accept": accept, "User-Agent": "gpudesk"})
         header = self.auth.header()
         if header:
             req.add_header("Authorization", header)
