@@ -142,3 +142,6 @@ def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
         return 1
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:  # Ctrl+C in a command that does not stop on it by itself (a long import, say)
+        print(_("gpudesk: interrupted."), file=sys.stderr)
+        return 130

@@ -6,6 +6,7 @@ same texts as plain text (tests/ui); here the CLI's one choke point, gpudesk.cli
 from __future__ import annotations
 
 import io
+import os
 import json
 import pickle
 import re
@@ -145,3 +146,31 @@ def test_the_real_cli_process_on_a_latin1_terminal(hostile):
     out = proc.stdout.decode("latin-1")
     assert "Traceback" not in out and "\\x1b" in out
     assert RAW.search(out) is None and RAW.search(proc.stderr.decode("latin-1")) is None
+
+
+def test_a_log_whose_file_name_is_not_utf8(capsys, tmp_path):
+    src = REPO / "tests" / "fixtures" / "monitor" / "sample_a_pucvmet.txt"
+    raw = os.fsencode(tmp_path) + b"/dmon-\xff\xfe.log"
+    with open(raw, "wb") as fh:
+        fh.write(src.read_bytes())
+    name = os.fsdecode(raw)  # what argv holds for it: lone surrogates
+    assert main(["monitor", "import", name]) == 0
+    assert main(["monitor", "analyze", "--list"]) == 0
+    assert main(["monitor", "report", name, "--out", str(tmp_path / "r.md")]) == 0
+    assert main(["monitor", "analyze", name, "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert_clean(out, err)
+    assert "dmon-\\udcff\\udcfe.log" in out
+    assert "dmon-\\udcff\\udcfe.log" in (tmp_path / "r.md").read_text()
+
+
+def test_ctrl_c_in_a_command_is_one_line(capsys, monkeypatch):
+    import gpudesk.cli.catalog as catalog_cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(catalog_cli, "cmd_list", interrupted)  # read when the parser is built
+    assert main(["catalog", "list"]) == 130
+    out, err = capsys.readouterr()
+    assert err == "gpudesk: interrupted.\n" and out == ""
