@@ -106,6 +106,8 @@ def main() -> None:
             ("slow body (timeout 3 s)", f + ["--prometheus", u + "/slow-body", "--timeout", "3"], None, False),
             ("cross-origin redirect, bearer", f + ["--prometheus", u + "/redirect-away", "--auth", "bearer"], tok, False),
             ("same-origin redirect, bearer", f + ["--prometheus", u + "/redirect-here", "--auth", "bearer", "--json"], tok, True),
+            ("cross-origin redirect, basic auth", f + ["--prometheus", u + "/redirect-away", "--auth", "basic",
+                                                        "--user", "me"], tok, False),
             ("redirect loop", f + ["--prometheus", u + "/redirect-loop"], None, False),
             ("endless body", f + ["--scrape", u + "/huge/metrics"], None, False),
             ("10 GiB declared body", f + ["--prometheus", u + "/huge-declared"], None, False),
@@ -119,6 +121,10 @@ def main() -> None:
             ("escapes in error body", f + ["--prometheus", u + "/error-escapes"], None, False),
             ("Latin-1 terminal, zh_CN", ["--lang", "zh_CN"] + f + ["--scrape", u + "/ok/metrics"],
              {"PYTHONIOENCODING": "latin-1"}, False),
+            ("series limit (--max-series 3)", f + ["--scrape", u + "/ok/metrics", "--max-series", "3"], None, False),
+            ("stream output with escapes", ["monitor", "stream", sys.executable + " -c \"import sys; print('"
+                                            "\\x1b]52;c;cm0=\\x07\\x1b[2J'); sys.exit(3)\"", "--duration", "3s"],
+             None, False),
         ]
         for name, args, env, want_json in cases:
             if only and only not in name:
@@ -137,7 +143,13 @@ def main() -> None:
             with open(bad, "wb") as fh:
                 fh.write(src.read_bytes())
             name_text = os.fsdecode(bad)
-            for label, args in (("non-UTF-8 log name (fleet)", f + ["--dcgmi", name_text, "--host", "n"]),
+            dmon = Path(tempfile.mkdtemp()).as_posix().encode() + b"/dmon-\xff.log"
+            with open(dmon, "wb") as fh:
+                fh.write((HERE / "tests" / "fixtures" / "monitor" / "sample_a_pucvmet.txt").read_bytes())
+            for label, args in (("non-UTF-8 log name (monitor import)", ["monitor", "import", os.fsdecode(dmon)]),
+                                ("non-UTF-8 log name (monitor report)", ["monitor", "report", os.fsdecode(dmon),
+                                                                         "--out", os.fsdecode(dmon) + ".md"]),
+                                ("non-UTF-8 log name (fleet)", f + ["--dcgmi", name_text, "--host", "n"]),
                                 ("non-UTF-8 log name (analyze)", ["monitor", "analyze", name_text]),
                                 ("non-UTF-8 missing file", ["monitor", "analyze", name_text + "x"])):
                 res = run(tree, args)

@@ -64,7 +64,7 @@ def iter_samples(text: str, wanted: Callable[[str], df.FieldMap | None], source:
     for number, line in enumerate(lines, 1):
         if not line or line[0] == "#" or line.isspace():
             continue
-        mo = _SAMPLE.fullmatch(line.rstrip("\r"))
+        mo = _SAMPLE.fullmatch(line.strip(" \t\r"))
         if mo is None:
             raise _not_text_format(source, number, line)
         fm = wanted(mo.group(1))

@@ -25,6 +25,8 @@ after ``max_answer_s`` seconds or when the client goes away, and the server list
 from __future__ import annotations
 
 import json
+import socket
+import ssl
 import threading
 import time
 import urllib.parse
@@ -78,7 +80,8 @@ def _series(g: int, value: str, host: str = "node1", extra: dict[str, str] | Non
 class HostileServer:
     """``with HostileServer() as srv: srv.url + "/slow-headers"``."""
 
-    def __init__(self, *, drip_s: float = 0.2, max_answer_s: float = 30.0, bomb_mib: int = 1024) -> None:
+    def __init__(self, *, drip_s: float = 0.2, max_answer_s: float = 30.0, bomb_mib: int = 1024,
+                 tls: tuple[str, str] | None = None) -> None:
         self.drip_s = drip_s
         self.bomb_mib = bomb_mib
         self.max_answer_s = max_answer_s
@@ -261,6 +264,11 @@ class HostileServer:
         self._httpd = Server(("127.0.0.1", 0), Handler)
         self.port = int(self._httpd.server_address[1])
         self.url = f"http://127.0.0.1:{self.port}"
+        if tls is not None:  # (certificate, key) files: the same modes over https
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self._httpd.socket = context.wrap_socket(self._httpd.socket, server_side=True)
+            self.url = f"https://127.0.0.1:{self.port}"
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     def auth_headers(self) -> list[str | None]:
@@ -274,3 +282,32 @@ class HostileServer:
     def __exit__(self, *exc: object) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
+
+
+class SilentServer:
+    """Accepts TCP connections on 127.0.0.1 and never sends a byte (for the TLS handshake and the status line)."""
+
+    def __init__(self) -> None:
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(8)
+        self.port = int(self._sock.getsockname()[1])
+        self._held: list[socket.socket] = []
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+
+    def _accept(self) -> None:
+        for _ in range(64):  # bounded: a test makes a few connections
+            try:
+                conn, _addr = self._sock.accept()
+            except OSError:
+                return
+            self._held.append(conn)
+
+    def __enter__(self) -> SilentServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._sock.close()
+        for conn in self._held:
+            conn.close()

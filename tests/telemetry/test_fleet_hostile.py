@@ -5,10 +5,12 @@ credentials never reach a server the user did not give."""
 from __future__ import annotations
 
 import math
+import shutil
 import time
 
 import pytest
-from helpers.hostile_server import ESCAPES, HostileServer
+from helpers.hostile_server import ESCAPES, HostileServer, SilentServer
+from helpers.prometheus_server import self_signed_cert
 
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.exporter_scrape import scrape
@@ -149,3 +151,26 @@ def test_escape_characters_in_labels_are_kept_as_text(servers):
     srv, _ = servers
     snap = scrape([srv.url + "/escapes/metrics"])
     assert {k.host for k in snap.keys} == {"node" + ESCAPES}
+
+
+@pytest.mark.parametrize("scheme", ["http", "https"])
+def test_a_server_that_never_answers_is_cut_at_the_deadline(scheme):
+    # https: the TLS handshake is what hangs; http: the status line
+    with SilentServer() as srv:
+        t0 = time.monotonic()
+        with pytest.raises(FleetUnreachable, match="within 1 s"):
+            HttpClient(f"{scheme}://127.0.0.1:{srv.port}", timeout_s=1.0).get_bytes("/metrics")
+        assert time.monotonic() - t0 < 2.5
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed (needed to make a test cert)")
+def test_a_trickling_tls_server_is_cut_at_the_deadline_too(tmp_path):
+    cert, key = self_signed_cert(tmp_path)
+    with HostileServer(drip_s=0.2, max_answer_s=20, tls=(str(cert), str(key))) as srv:
+        client = HttpClient(srv.url + "/slow-body", timeout_s=1.0, ca_file=str(cert))
+        t0 = time.monotonic()
+        with pytest.raises(FleetUnreachable, match="within 1 s"):
+            client.get_json("/api/v1/labels")
+        assert time.monotonic() - t0 < 2.5
+        assert HttpClient(srv.url + "/ok", ca_file=str(cert)).get_json("/api/v1/label/__name__/values")["data"] \
+            == ["DCGM_FI_DEV_GPU_UTIL"]
