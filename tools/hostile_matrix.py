@@ -24,7 +24,7 @@ HERE = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE / "tests"))
 sys.path.insert(0, str(HERE / "tests" / "benchmarks"))
 
-from helpers.hostile_server import HostileServer  # noqa: E402
+from helpers.hostile_server import HostileServer, gzip_bomb  # noqa: E402
 
 RAW_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 LIMIT_S = 60
@@ -95,6 +95,7 @@ def main() -> None:
     tree = os.path.abspath(sys.argv[1])
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     rows = []
+    gzip_bomb()  # built before the clock starts (compressing 1 GiB takes the server seconds)
     with HostileServer(drip_s=0.5, max_answer_s=90) as srv, HostileServer() as other:
         srv.redirect_target = other.url + "/ok"
         u = srv.url
@@ -132,7 +133,7 @@ def main() -> None:
             n_before = len(other.requests)
             res = run(tree, args, env)
             probs = judge(res, want_json)
-            if "bearer" in name and any(a for _p, a in other.requests[n_before:]):
+            if ("bearer" in name or "basic" in name) and any(a for _p, a in other.requests[n_before:]):
                 probs.append("TOKEN SENT to the other server")
             rows.append((name, res, probs))
             print_row(rows[-1])

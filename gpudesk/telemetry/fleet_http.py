@@ -1,19 +1,22 @@
-"""HTTP to the servers the user typed (Prometheus, exporter ``/metrics``): timeouts, TLS, auth, clear errors.
+"""HTTP to the servers the user typed (Prometheus, exporter ``/metrics``): limits, TLS, auth, clear errors.
 
-Only the URL given is contacted. Foreign errors (``urllib``, ``ssl``, ``OSError``, JSON) become
-:class:`FleetError` subclasses here, each saying what went wrong and what to do.
+Only the URL given is contacted: a redirect is followed only to the same scheme, host and port (at most
+MAX_REDIRECTS), never elsewhere, so credentials never reach a server the user did not name
+(:class:`FleetRedirected` says where it pointed). Each request has one deadline covering connecting, the headers and
+the body (http_deadline), and an answer larger than ``max_body_bytes`` - counted after gzip decompression, so a gzip
+bomb is refused by what it would inflate to - is refused with both sizes in the message (:class:`FleetTooLarge`).
+Foreign errors (``urllib``, ``ssl``, ``http.client``, ``OSError``, JSON) become :class:`FleetError` subclasses here,
+each saying what went wrong and what to do.
 """
 
 from __future__ import annotations
 
 import base64
-import functools
 import html
 import http.client
 import json
 import math
 import re
-import socket
 import ssl
 import time
 import urllib.error
@@ -25,6 +28,12 @@ from typing import Any
 
 from gpudesk.errors import GpudeskError
 from gpudesk.i18n import _
+from gpudesk.telemetry.http_deadline import (
+    DeadlineHTTPHandler,
+    DeadlineHTTPSHandler,
+    DeadlineSSLSocket,
+    origin,
+)
 
 DEFAULT_TIMEOUT_S = 10.0  # per request, from connecting to the last byte of the body
 # A 512-GPU x 24 h range answer of one metric at 720 points is ~9 MB of JSON, 5,000 GPUs ~90 MB; the decoded
@@ -76,11 +85,6 @@ class FleetRedirected(FleetError):
         return exc
 
 
-def loads_json(body: bytes) -> Any:
-    """The JSON value of an answer's body (ValueError when it is not JSON)."""
-    return json.loads(body)
-
-
 @dataclass(frozen=True)
 class Auth:
     """Credentials for one server: ``kind`` is "none", "basic" (username + secret) or "bearer" (secret)."""
@@ -126,107 +130,6 @@ def plain_text(body: str, limit: int = MAX_DETAIL_CHARS) -> str:
     text = html.unescape(_TAG.sub(" ", body[:65536]))
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
-
-
-class _DeadlineSocketMixin:
-    """Every receive and send waits at most until ``deadline`` (``time.monotonic()``): the socket timeout is set to
-    the time left before each call, so a server that trickles its headers or body one byte at a time cannot hold the
-    request past the deadline (a plain socket timeout restarts with every byte that arrives)."""
-
-    deadline: float | None = None
-
-    def _arm(self) -> None:
-        if self.deadline is None:
-            return
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("deadline passed")
-        self.settimeout(left)  # type: ignore[attr-defined]
-
-    def recv_into(self, *args: Any, **kwargs: Any) -> int:
-        self._arm()
-        return super().recv_into(*args, **kwargs)  # type: ignore[misc, no-any-return]
-
-    def recv(self, *args: Any, **kwargs: Any) -> bytes:
-        self._arm()
-        return super().recv(*args, **kwargs)  # type: ignore[misc, no-any-return]
-
-    def sendall(self, *args: Any, **kwargs: Any) -> None:
-        self._arm()
-        super().sendall(*args, **kwargs)  # type: ignore[misc]
-
-
-class _DeadlineSocket(_DeadlineSocketMixin, socket.socket):
-    pass
-
-
-class _DeadlineSSLSocket(_DeadlineSocketMixin, ssl.SSLSocket):
-    pass
-
-
-def _connection_factory(deadline: float) -> Any:
-    """``socket.create_connection`` whose socket keeps to ``deadline``."""
-
-    def create(address: tuple[str, int], timeout: Any = None, source_address: Any = None) -> socket.socket:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("deadline passed")
-        plain = socket.create_connection(address, left, source_address)
-        sock = _DeadlineSocket(plain.family, plain.type, plain.proto, fileno=plain.detach())
-        sock.deadline = deadline
-        sock.settimeout(max(1e-3, deadline - time.monotonic()))
-        return sock
-
-    return create
-
-
-class _HTTPConnection(http.client.HTTPConnection):
-    def __init__(self, host: str, *, deadline: float, **kwargs: Any) -> None:
-        super().__init__(host, **kwargs)
-        self._create_connection = _connection_factory(deadline)
-
-
-class _HTTPSConnection(http.client.HTTPSConnection):
-    def __init__(self, host: str, *, deadline: float, **kwargs: Any) -> None:
-        super().__init__(host, **kwargs)
-        self._create_connection = _connection_factory(deadline)
-        self._deadline = deadline
-
-    def connect(self) -> None:
-        super().connect()  # the TLS handshake is one C call, bounded by the socket timeout (the time left)
-        if isinstance(self.sock, _DeadlineSocketMixin):
-            self.sock.deadline = self._deadline
-
-
-class _HTTPHandler(urllib.request.HTTPHandler):
-    def __init__(self, deadline: float) -> None:
-        super().__init__()
-        self.deadline = deadline
-
-    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        return self.do_open(functools.partial(_HTTPConnection, deadline=self.deadline), req)
-
-
-class _HTTPSHandler(urllib.request.HTTPSHandler):
-    def __init__(self, deadline: float, context: ssl.SSLContext) -> None:
-        super().__init__(context=context)
-        self.deadline = deadline
-        self.tls_context = context
-
-    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        return self.do_open(functools.partial(_HTTPSConnection, deadline=self.deadline), req,
-                            context=self.tls_context)
-
-
-def origin(url: str) -> tuple[str, str, int | None]:
-    """(scheme, host, port) of a URL, the port filled in from the scheme: what "the same server" means."""
-    parts = urllib.parse.urlsplit(url)
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    scheme = parts.scheme.lower()
-    return scheme, (parts.hostname or "").lower(), port or {"http": 80, "https": 443}.get(scheme)
 
 
 class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
@@ -281,7 +184,7 @@ class HttpClient:
                                  ) from exc
         else:
             self._ssl = ssl.create_default_context()  # the system CA store
-        self._ssl.sslsocket_class = _DeadlineSSLSocket
+        self._ssl.sslsocket_class = DeadlineSSLSocket
         if not verify_tls:
             self._ssl.check_hostname = False
             self._ssl.verify_mode = ssl.CERT_NONE
@@ -301,7 +204,7 @@ class HttpClient:
             req.add_header("Authorization", header)
         deadline = time.monotonic() + self.timeout_s
         opener = urllib.request.build_opener(
-            _HTTPHandler(deadline), _HTTPSHandler(deadline, self._ssl),
+            DeadlineHTTPHandler(deadline), DeadlineHTTPSHandler(deadline, self._ssl),
             _SameOriginRedirects(self.base_url, header is not None))
         try:
             with opener.open(req, timeout=self.timeout_s) as resp:
@@ -377,7 +280,7 @@ class HttpClient:
     def decode_json(self, body: bytes) -> Any:
         """The JSON value of a body this client read; FleetBadResponse when it is not JSON."""
         try:
-            return loads_json(body)
+            return json.loads(body)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             raise FleetBadResponse(
                 _("{url} did not answer with JSON.").format(url=self.base_url), field="url", detail=str(exc)[:200],
