@@ -73,7 +73,7 @@ class FleetRedirected(FleetError):
 
     @classmethod
     def to(cls, base_url: str, location: str, with_credentials: bool) -> FleetRedirected:
-        where = plain_text(location, 300)
+        where = location if len(location) <= 300 else location[:299] + "…"  # a URL: no HTML unescaping
         if with_credentials:
             message = _("{url} redirected to {location}, a different server (scheme, host or port): not followed, "
                         "and your credentials were not sent there.").format(url=base_url, location=where)
