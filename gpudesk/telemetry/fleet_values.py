@@ -20,6 +20,10 @@ from gpudesk.telemetry import dcgm_fields as df
 SIGNED_UNITS = frozenset({"C", ""})
 
 
+_SENTINEL_VALUES = np.array(sorted(df.SENTINELS), dtype=np.float64)
+_LOWEST_SENTINEL = float(_SENTINEL_VALUES.min())
+
+
 def reading(raw: float, metric: str, scale: float = 1.0) -> tuple[float | None, str | None]:
     """(value in gpudesk units, None) or (None, why) for one raw sample value."""
     if raw != raw:
@@ -31,10 +35,7 @@ def reading(raw: float, metric: str, scale: float = 1.0) -> tuple[float | None, 
         return None, why
     if raw < 0 and df.metric_unit(metric) not in SIGNED_UNITS:
         return None, f"negative ({raw:g}), impossible for a value in {df.metric_unit(metric)}"
-    value = raw * scale
-    if math.isinf(value):
-        return None, f"out of range ({raw:g})"
-    return value, None
+    return raw * scale, None  # below 2**63 (larger is a DCGM blank) and scales up to 2**20: always finite
 
 
 def readings(raw: np.ndarray, metric: str, scale: float = 1.0) -> tuple[np.ndarray, str | None]:
@@ -42,7 +43,10 @@ def readings(raw: np.ndarray, metric: str, scale: float = 1.0) -> tuple[np.ndarr
     that was not a reading (None when all were)."""
     with np.errstate(over="ignore", invalid="ignore"):
         vals = raw * scale
-    bad = ~np.isfinite(vals) | np.isin(raw, list(df.SENTINELS)) | (raw >= 2.0**63 - 16)
+    bad = ~np.isfinite(vals)
+    high = raw >= _LOWEST_SENTINEL  # every DCGM sentinel is at least this: the set lookup only when one may be there
+    if high.any():
+        bad |= high & (np.isin(raw, _SENTINEL_VALUES) | (raw >= 2.0**63 - 16))
     if df.metric_unit(metric) not in SIGNED_UNITS:
         bad |= raw < 0
     if not bad.any():
