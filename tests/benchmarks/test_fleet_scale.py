@@ -169,3 +169,25 @@ def test_512_gpus_over_24_hours_under_a_second(loopback):
     print(f"\n512 GPUs x 24 h (2 metrics x {n_t} steps, {len(util) / 2**20:.1f} MiB each): range reads + rules "
           f"{best:.2f} s")
     assert best < 1.0
+
+
+def test_judging_5000_gpus_group_by_group_is_linear():
+    # every "not exported" reason of a 5,000-GPU history (18 metrics each) once, not once per host group
+    import numpy as np
+
+    from gpudesk.telemetry.fleet import FleetHistory, GpuKey, frame_from_matrix, group_keys
+
+    def fleet(n: int) -> FleetHistory:
+        keys = [GpuKey(f"node{i // 8:04d}", i % 8, f"GPU-{i}") for i in range(n)]
+        t = np.arange(0, 3600, 15.0)
+        reasons = {(p, f"m{j}"): "not exported" for p in range(n) for j in range(18)}
+        cols = {m.GPU_UTIL: np.random.default_rng(0).uniform(0, 100, (len(t), n))}
+        return FleetHistory(keys, frame_from_matrix(t, cols, reasons), 15.0)
+
+    cpu = {}
+    for n in (2000, 5000):
+        hist = fleet(n)
+        groups = group_keys(hist.keys)
+        _wall, cpu[n] = _timed(lambda hist=hist, groups=groups: [hist.sub(p) for p in groups.values()])
+        print(f"\nsub-frames of {len(groups)} host groups, {n} GPUs: {cpu[n]:.2f} s CPU")
+    assert cpu[5000] < 1.0 and cpu[5000] < 3.5 * cpu[2000], cpu
