@@ -35,9 +35,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gpudesk.selftest import run_selftest
 
         return run_selftest()
-    from gpudesk.cli import main as cli_main
+    try:
+        from gpudesk.cli import main as cli_main
 
-    return cli_main(args)  # also reports an unknown --lang value
+        return cli_main(args)  # also reports an unknown --lang value
+    except KeyboardInterrupt:  # Ctrl+C while the command's modules are still being imported
+        sys.stderr.write("gpudesk: interrupted.\n")
+        return 130
 
 
 if __name__ == "__main__":

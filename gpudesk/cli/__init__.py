@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from gpudesk import __version__, i18n
 from gpudesk.cli import argparse_text
+from gpudesk.cli.terminal_text import terminal_streams
 from gpudesk.errors import GpudeskError
 from gpudesk.i18n import _
 
@@ -106,7 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if language is not None:
         i18n.set_language(language)
     try:
-        return _run(build_parser(_modules_for(args_list)), args_list)
+        with terminal_streams():  # every line a command prints: control characters shown escaped
+            return _run(build_parser(_modules_for(args_list)), args_list)
     finally:
         if language is not None:  # in-process callers (tests, the self-test) keep their own language
             i18n.set_language(previous)
@@ -140,3 +142,6 @@ def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
         return 1
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:  # Ctrl+C in a command that does not stop on it by itself (a long import, say)
+        print(_("gpudesk: interrupted."), file=sys.stderr)
+        return 130

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import threading
 import time
 
+from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli import CliError
 from gpudesk.i18n import _
 
@@ -110,7 +110,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     except StoreError as exc:
         raise CliError(exc.user_text(), status=1) from exc
     if args.json:
-        print(json.dumps([r.__dict__ for r in rows], indent=2))
+        print(dumps_json([r.__dict__ for r in rows], indent=2))
         return 0
     if not rows:
         print(_("No alerts yet: 'gpudesk monitor alerts watch' raises them."))

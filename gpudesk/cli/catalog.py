@@ -8,12 +8,12 @@ names (see :data:`gpudesk.catalog.fields.JSON_KEYS`); unsupported precisions are
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from gpudesk.catalog import GPU, AmbiguousItemError, Catalog, CatalogError, UnknownItemError, open_catalog
 from gpudesk.catalog.fields import FIELDS_BY_KEY, SPEC_FIELDS, differing_keys, gpu_json
 from gpudesk.cli import CliError
+from gpudesk.cli.json_text import dumps_json
 from gpudesk.i18n import _, ngettext
 
 LIST_COLUMNS = (
@@ -86,8 +86,7 @@ def _short(field_key: str, value) -> str:
 
 
 def _emit_json(data) -> None:
-    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
+    sys.stdout.write(dumps_json(data, ensure_ascii=False) + "\n")
 
 
 def cmd_list(args: argparse.Namespace) -> int:

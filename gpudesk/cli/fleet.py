@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import json
 import math
 import os
 import sys
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gpudesk.cli import CliError
+from gpudesk.cli.json_text import dumps_json
 from gpudesk.i18n import _
 
 SECRET_ENV = "GPUDESK_FLEET_SECRET"
@@ -48,7 +48,12 @@ def add_fleet_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     f.add_argument("--save-secret", action="store_true",
                    help=_("ask for the password / token and keep it in the system keyring for this URL"))
     f.add_argument("--ca-file", default=None, metavar="PEM", help=_("CA certificate for https (default: system store)"))
-    f.add_argument("--timeout", type=float, default=10.0, metavar="S", help=_("HTTP timeout (default 10 s)"))
+    f.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                   help=_("time limit of each HTTP request, from connecting to the last byte (default 10 s)"))
+    f.add_argument("--max-series", type=int, default=None, metavar="N",
+                   help=_("refuse an answer or exporter page with more series than this (default 250000)"))
+    f.add_argument("--max-body-mib", type=float, default=None, metavar="MIB",
+                   help=_("refuse an HTTP answer larger than this once decompressed (default 128 MiB)"))
     f.add_argument("--record", default=None, metavar="NAME",
                    help=_("also save the window as a recording (export, replay and reports work on it)"))
     f.add_argument("--json", action="store_true", help=_("machine-readable output (keys carry units)"))
@@ -67,11 +72,34 @@ def _check_numbers(args: argparse.Namespace) -> None:
     for flag, value in (("--timeout", args.timeout), ("--step", args.step), ("--interval", args.interval)):
         if value is not None and not (math.isfinite(value) and value > 0):
             raise CliError(_('{flag} must be a positive number of seconds, got {value:g}.').format(flag=flag, value=value))
+    if args.max_series is not None and args.max_series <= 0:
+        raise CliError(_('{flag} must be a positive whole number, got {value}.').format(flag="--max-series",
+                                                                                     value=args.max_series))
+    if args.max_body_mib is not None and not (math.isfinite(args.max_body_mib) and args.max_body_mib > 0):
+        raise CliError(_('{flag} must be a positive number of MiB, got {value:g}.').format(flag="--max-body-mib",
+                                                                                        value=args.max_body_mib))
     _duration(args.window)
 
 
+def _na(text: str, reason: str | None) -> str:
+    """``util N/A`` with the reason the source gave, when it gave one other than "not exported"."""
+    if not reason or reason == "not exported":
+        return text
+    return _("{value} ({reason})").format(value=text, reason=reason)
+
+
+def _limits(args: argparse.Namespace) -> dict[str, int]:
+    """The size limits given on the command line, as keyword arguments of the fleet sources."""
+    out = {}
+    if args.max_series is not None:
+        out["max_series"] = int(args.max_series)
+    if args.max_body_mib is not None:
+        out["max_body_bytes"] = max(1, int(args.max_body_mib * 2**20))
+    return out
+
+
 def _num(v: float) -> float | None:
-    return None if v is None or (isinstance(v, float) and math.isnan(v)) else round(float(v), 3)
+    return None if v is None or not math.isfinite(v) else round(float(v), 3)
 
 
 def _auth(args: argparse.Namespace, url: str) -> Any:
@@ -122,34 +150,42 @@ def cmd_fleet(args: argparse.Namespace) -> int:
     except GpudeskError as exc:
         raise CliError(exc.user_text(), status=1) from exc
     util_metric = m.GPU_UTIL
+    # one pass per metric over the whole fleet (per GPU it would be quadratic: 2,000 GPUs took 28 s)
+    columns = {f"{metric}_mean": history.values(metric)
+               for metric in (m.GPU_UTIL, "gr_engine_active_pct", "sm_active_pct", m.POWER, m.GPU_TEMP)}
+    columns[f"{m.MEM_USED}_max"] = history.values(m.MEM_USED, "max")
+    reasons: dict[int, dict[str, str]] = {}
+    for (pos, metric), why in history.frame.reasons.items():
+        reasons.setdefault(pos, {})[metric] = why
     rows = []
     for pos, key in enumerate(history.keys):
         row = key.to_dict()
-        for metric in (m.GPU_UTIL, "gr_engine_active_pct", "sm_active_pct", m.POWER, m.GPU_TEMP):
-            row[f"{metric}_mean"] = _num(history.values(metric)[pos])
-        row[f"{m.MEM_USED}_max"] = _num(history.values(m.MEM_USED, "max")[pos])
+        for name, column in columns.items():
+            row[name] = _num(column[pos])
+        row["reasons"] = reasons.get(pos, {})  # why a value is N/A (not exported, NaN, infinite, DCGM blank ...)
         rows.append(row)
     users = rollup_by_user(history.processes) if history.processes else []
     if args.json:
-        print(json.dumps({"source": source, "step_s": history.step_s, "recording_id": session, "gpus": rows,
+        print(dumps_json({"source": source, "step_s": history.step_s, "recording_id": session, "gpus": rows,
                           "processes": [vars(p) for p in history.processes], "users": [vars(u) for u in users],
                           "findings": [f.to_dict() for f in findings if f.finding.judged],
                           "not_judged": [f.to_dict() for f in findings if not f.finding.judged],
-                          "notes": history.notes}, indent=2))
+                          "notes": history.notes}))
         return 0
     print(_("{n} GPU(s) from {source} (step {step_s:g} s)").format(n=len(rows), source=source, step_s=history.step_s))
     for row in rows:
         busy = next(((k, row[f"{k}_mean"]) for k in (util_metric, "sm_active_pct", "gr_engine_active_pct")
                      if row[f"{k}_mean"] is not None), None)
+        why = row["reasons"]
         mem = row[f"{m.MEM_USED}_max"]
         parts = [f"{row['host']} GPU {row['gpu_index'] if row['gpu_index'] is not None else '?'}"]
         if row["mig_instance"] is not None:
             parts.append(f"MIG {row['mig_instance']} ({row['mig_profile'] or '?'})")
         parts.append(row["uuid"] or _("no UUID"))
-        parts.append(busy_text(*busy) if busy is not None else _("util N/A"))
-        parts.append(_("mem {mem_gib:.1f} GiB").format(mem_gib=mem / 2**30) if mem is not None else _("mem N/A"))
+        parts.append(busy_text(*busy) if busy is not None else _na(_("util N/A"), why.get(util_metric)))
+        parts.append(_("mem {mem_gib:.1f} GiB").format(mem_gib=mem / 2**30) if mem is not None else _na(_("mem N/A"), why.get(m.MEM_USED)))
         power = row[f"{m.POWER}_mean"]
-        parts.append(_("power {power_w:.0f} W").format(power_w=power) if power is not None else _("power N/A"))
+        parts.append(_("power {power_w:.0f} W").format(power_w=power) if power is not None else _na(_("power N/A"), why.get(m.POWER)))
         if row["job"]:
             parts.append(_("job {job}").format(job=row["job"]))
         print("  " + " | ".join(parts))
@@ -199,7 +235,7 @@ def _from_prometheus(args: argparse.Namespace) -> Any:
 
     src = PrometheusSource(args.prometheus, auth=_auth(args, args.prometheus), timeout_s=args.timeout,
                            ca_file=args.ca_file, selector=args.selector, metric_names=_renames(args.metric_name),
-                           scrape_interval_s=args.interval or DEFAULT_SCRAPE_INTERVAL_S)
+                           scrape_interval_s=args.interval or DEFAULT_SCRAPE_INTERVAL_S, **_limits(args))
     src.discover()
     return src.history(_duration(args.window), step_s=args.step)
 
@@ -215,7 +251,8 @@ def _from_scrape(args: argparse.Namespace) -> Any:
     batches: list[SampleBatch] = []
     end = time.monotonic() + window
     while True:
-        snap = scrape(args.scrape, auth=_auth(args, args.scrape[0]), timeout_s=args.timeout, ca_file=args.ca_file)
+        snap = scrape(args.scrape, auth=_auth(args, args.scrape[0]), timeout_s=args.timeout, ca_file=args.ca_file,
+                      **_limits(args))
         for s in snap.batch.samples:  # positions of this scrape -> positions over all scrapes
             s.gpu_index = index.position(snap.keys[s.gpu_index])
         batches.append(snap.batch)

@@ -6,11 +6,19 @@ generator encoder (``json.encoder._make_iterencode``), one generator frame per c
 rules (https://docs.python.org/3/library/json.html#json.JSONEncoder): strings through the C string escaper,
 ``int.__repr__`` / ``float.__repr__`` for numbers, ``NaN`` / ``Infinity`` for non-finite floats, tuples as
 lists, non-string keys converted as the standard encoder converts them, anything else a TypeError.
+
+``NaN`` and ``Infinity`` are not JSON (RFC 8259, section 6), so every ``--json`` output goes through
+:func:`dumps_json` instead: the same writer, where a non-finite float is written as ``null`` and, inside an object,
+the reason is written next to it as ``"<key>_reason": "not a finite number (Infinity)"``.
 """
 
 from __future__ import annotations
 
-from json.encoder import encode_basestring  # the C escaper where available, as json.dumps(ensure_ascii=False)
+import math
+from json.encoder import (  # the C escapers where available, as json.dumps
+    encode_basestring,
+    encode_basestring_ascii,
+)
 from typing import Any
 
 _INFINITY = float("inf")
@@ -26,11 +34,11 @@ def _float_text(value: float) -> str:
     return float.__repr__(value)
 
 
-def _key_text(key: object) -> str:
+def _key_text(key: object, escape: Any = encode_basestring) -> str:
     if isinstance(key, str):
-        return encode_basestring(key)
+        return str(escape(key))
     if isinstance(key, float):
-        return encode_basestring(_float_text(key))
+        return str(escape(_float_text(key)))
     if key is True:
         return '"true"'
     if key is False:
@@ -38,12 +46,24 @@ def _key_text(key: object) -> str:
     if key is None:
         return '"null"'
     if isinstance(key, int):
-        return encode_basestring(int.__repr__(key))
+        return str(escape(int.__repr__(key)))
     raise TypeError(f"keys must be str, int, float, bool or None, not {key.__class__.__name__}")
 
 
-def dumps_indented(value: Any, indent: int = 2) -> str:
-    """The JSON text of ``value``, as ``json.dumps(value, indent=indent, ensure_ascii=False)`` writes it.
+def dumps_json(value: Any, indent: int = 2, *, ensure_ascii: bool = True) -> str:
+    """RFC 8259 JSON of ``value`` for a ``--json`` output: as :func:`dumps_indented`, but a non-finite float is
+    ``null`` with its reason beside it (see the module's docstring), never ``NaN`` or ``Infinity``."""
+    return dumps_indented(value, indent, strict=True, ensure_ascii=ensure_ascii)
+
+
+def non_finite_reason(value: float) -> str:
+    """Why a float was written as null."""
+    return f"not a finite number ({_float_text(value)})"
+
+
+def dumps_indented(value: Any, indent: int = 2, *, strict: bool = False, ensure_ascii: bool = False) -> str:
+    """The JSON text of ``value``, as ``json.dumps(value, indent=indent, ensure_ascii=False)`` writes it
+    (``strict``: non-finite floats as null with a reason, see :func:`dumps_json`).
 
     Each distinct string key is escaped once (a plan repeats the same few dozen keys thousands of times), the
     indentation texts are built once per level, and the exact types a plan holds (str, int, dict, list,
@@ -51,9 +71,14 @@ def dumps_indented(value: Any, indent: int = 2) -> str:
     """
     parts: list[str] = []
     append = parts.append
-    escape = encode_basestring
+    escape = encode_basestring_ascii if ensure_ascii else encode_basestring
     int_text = int.__repr__
-    float_text = _float_text
+    isfinite = math.isfinite
+
+    def float_text(number: float) -> str:
+        if strict and not isfinite(number):
+            return "null"
+        return _float_text(number)
     key_texts: dict[str, str] = {}  # key -> its escaped text and ": "
     # Per nesting level: ("{" + newline and indent of the items, "[" + the same, "," + the same,
     # newline and indent of the level + "}", the same + "]")
@@ -112,8 +137,13 @@ def dumps_indented(value: Any, indent: int = 2) -> str:
                     text = key_texts[key] = escape(key) + ": "
                 append(text)
             else:
-                append(_key_text(key) + ": ")
+                append(_key_text(key, escape) + ": ")
             write(element, child)
+            if strict and isinstance(element, float) and not isfinite(element):
+                reason_key = (key if isinstance(key, str) else _key_text(key, escape)[1:-1]) + "_reason"
+                if reason_key not in item:
+                    append(separator)
+                    append(escape(reason_key) + ": " + escape(non_finite_reason(element)))
         append(close)
 
     def write_list(item: Any, level: int) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from gpudesk.cli import CliError
 from gpudesk.cli.alerts import add_alert_parsers
+from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli.fleet import add_fleet_parser
 from gpudesk.cli.processes import add_process_parsers
 from gpudesk.cli.serve import add_serve_parser
@@ -175,7 +176,7 @@ def cmd_devices(args: argparse.Namespace) -> int:
     status = probe_nvml()
     if not status.available:
         if args.json:
-            print(json.dumps({"available": False, "state": status.state, "message": status.message,
+            print(dumps_json({"available": False, "state": status.state, "message": status.message,
                               "error": status.error}, indent=2))
             return 1
         raise CliError(_('NVML unavailable ({state}): {message}').format(state=status.state, message=status.message), status=1)
@@ -183,7 +184,7 @@ def cmd_devices(args: argparse.Namespace) -> int:
     try:
         devices = session.devices()
         if args.json:
-            print(json.dumps({"available": True, "driver_version": session.status.driver_version,
+            print(dumps_json({"available": True, "driver_version": session.status.driver_version,
                               "nvml_version": session.status.nvml_version,
                               "gpus": [d.to_dict() for d in devices]}, indent=2))
             return 0
@@ -343,7 +344,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(_("Import interrupted (Ctrl+C): nothing was saved."), file=sys.stderr)
         return 130
     if args.json:
-        print(json.dumps({"session_id": result.session_id, "format": result.log.format.value, "rows": result.rows,
+        print(dumps_json({"session_id": result.session_id, "format": result.log.format.value, "rows": result.rows,
                           "gpus": result.log.frame.gpus, "notes": result.log.notes}, indent=2))
     else:
         print(_("Imported {rows} GPU samples ({gpus} GPU(s)) from {format} output as session {id}.").format(
@@ -372,7 +373,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             db = open_store()
             sessions = list_sessions(db)
             if args.json:
-                print(json.dumps([{"id": s.id, "name": s.name, "source": s.source, "gpus": s.gpu_count,
+                print(dumps_json([{"id": s.id, "name": s.name, "source": s.source, "gpus": s.gpu_count,
                                    "rows": s.sample_rows, "duration_s": s.duration_s,
                                    "interrupted": s.interrupted} for s in sessions], indent=2))
             else:
@@ -438,7 +439,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         out = result.to_json()
         if log is not None:
             out["format"] = log.format.value
-        print(json.dumps(out, indent=2))
+        print(dumps_json(out, indent=2))
         return 0
     _print_analysis(title, result)
     return 0
@@ -578,7 +579,7 @@ def cmd_thresholds(args: argparse.Namespace) -> int:
     except GpudeskError as exc:
         raise CliError(exc.user_text()) from exc
     if args.json:
-        print(json.dumps(current.to_dict(), indent=2))
+        print(dumps_json(current.to_dict(), indent=2))
         return 0
     changed = current.changed()
     print(_("Rule thresholds ({path}):").format(path=target) if target.exists()

@@ -17,11 +17,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import threading
 
 from gpudesk.cli import CliError
+from gpudesk.cli.json_text import dumps_json
 from gpudesk.oom import Diagnosis, OomError, diagnose, parse_text
 from gpudesk.oom.account import accounts_of
 from gpudesk.oom.errors import (
@@ -350,7 +350,7 @@ def print_diagnosis(diagnosis: Diagnosis, out=None) -> None:
 
 def _emit(diagnosis: Diagnosis, as_json: bool, source: str | None = None) -> None:
     if as_json:
-        json.dump(diagnosis.to_dict(), sys.stdout, indent=2)
+        sys.stdout.write(dumps_json(diagnosis.to_dict()))
         sys.stdout.write("\n")
     elif not diagnosis.found_oom:
         print_no_oom(diagnosis, source or _("the input"))
@@ -425,7 +425,7 @@ def cmd_methods(args) -> int:
     except TargetNotFound as exc:
         raise CliError(str(exc), status=1) from exc
     if args.json:
-        json.dump([s.__dict__ for s in statuses], sys.stdout, indent=2)
+        sys.stdout.write(dumps_json([s.__dict__ for s in statuses]))
         sys.stdout.write("\n")
         return 0
     for s in statuses:
@@ -496,7 +496,7 @@ def cmd_snapshot(args) -> int:
     if args.json:
         out = analysis_to_dict(analysis, args.device)
         out["diagnosis"] = diagnosis.to_dict()
-        json.dump(out, sys.stdout, indent=2)
+        sys.stdout.write(dumps_json(out))
         sys.stdout.write("\n")
         return 0
     snap = analysis.snapshot

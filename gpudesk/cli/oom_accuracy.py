@@ -3,10 +3,10 @@ per case set and per family (the same figures as the window's "How accurate is t
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
+from gpudesk.cli.json_text import dumps_json
 from gpudesk.i18n import _
 from gpudesk.oom.accuracy import CASE_FILES, OomAccuracy, load_accuracy
 from gpudesk.oom.errors import OomInputError
@@ -69,8 +69,7 @@ def cmd_accuracy(args) -> int:
             files=", ".join(name for _set, name in CASE_FILES)), file=sys.stderr)
         return 2
     if args.json:
-        json.dump(accuracy.to_dict(), sys.stdout, indent=2, ensure_ascii=False)
-        print()
+        print(dumps_json(accuracy.to_dict(), indent=2, ensure_ascii=False))
     else:
         print_accuracy(accuracy, misses=args.misses)
     return 0

@@ -13,14 +13,13 @@ fit against that card's usable memory and safe line.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
 
 from gpudesk.cli import CliError
 from gpudesk.cli.serve_fit import add_serve_parser, engines_accuracy, engines_accuracy_lines
-from gpudesk.cli.json_text import dumps_indented
+from gpudesk.cli.json_text import dumps_json
 from gpudesk.i18n import _
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.optimizers import OPTIMIZER_NAMES, PARAM_PRECISIONS
@@ -205,7 +204,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         raise CliError(_("profile {profile}: {error}").format(profile=args.profile, error=exc)) from exc
     data = plan_to_dict(result)
     if args.format == "json":
-        _emit(dumps_indented(data), args.output)  # json.dumps(data, indent=2, ensure_ascii=False), faster
+        _emit(dumps_json(data, ensure_ascii=False), args.output)  # json.dumps(data, indent=2, ensure_ascii=False), faster, RFC 8259
     else:
         if not result.candidates:
             raise CliError(_("no GPU configuration can run this requirement ({reasons}). Use --format json for every "
@@ -285,7 +284,7 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
     if args.json:
         from gpudesk.sizing.error_band import bands_by_class
 
-        _emit(json.dumps({"summary": summary, "bands_by_class": bands_by_class(results),
+        _emit(dumps_json({"summary": summary, "bands_by_class": bands_by_class(results),
                           "cases": [r.to_dict() for r in results], "engines": engines_accuracy()}, indent=2), None)
         return 0
     lines = [f"{'case':<42}{'stat':<10}{'measured GiB':>13}{'estimate GiB':>13}{'ratio':>8}"]
@@ -384,7 +383,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
             gpu, f = verdict
             out["gpu"] = {"gpu_id": gpu.id, "usable_memory_bytes": f.usable_bytes, "safe_line_bytes": f.safe_line_bytes,
                           "headroom_to_safe_line_bytes": f.headroom_bytes, "fits_usable": f.fits, "under_safe_line": f.under_safe_line}
-        _emit(json.dumps(out, indent=2), None)
+        _emit(dumps_json(out, indent=2), None)
         return 0
     lines = [(_("{model}: {params:,} parameters (shape guessed from the count)") if spec.shape_is_guess
               else _("{model}: {params:,} parameters")).format(model=spec.name, params=spec.params),

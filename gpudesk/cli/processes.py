@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
+from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli import CliError
 from gpudesk.i18n import _
 
@@ -37,7 +37,7 @@ def cmd_processes(args: argparse.Namespace) -> int:
     except NvmlUnavailableError as exc:
         raise CliError(exc.user_text(), status=1) from exc
     if args.json:
-        print(json.dumps({"processes": [p.to_dict() for p in listing.processes],
+        print(dumps_json({"processes": [p.to_dict() for p in listing.processes],
                           "device_sm_util_pct": {str(k): v for k, v in listing.device_sm_util_pct.items()},
                           "device_mem_util_pct": {str(k): v for k, v in listing.device_mem_util_pct.items()},
                           "notes": listing.notes, "errors": {str(k): v for k, v in listing.errors.items()}},

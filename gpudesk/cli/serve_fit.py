@@ -12,8 +12,8 @@ not fit the smallest changes that make it fit. ``--gpu`` takes a catalog GPU or 
 from __future__ import annotations
 
 import argparse
-import json
 
+from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli import CliError
 from gpudesk.i18n import _
 
@@ -97,7 +97,7 @@ def cmd_estimate_serve(args: argparse.Namespace) -> int:
         field = str(exc.field or "")
         raise CliError(f"{flags.get(field, '--engine-arg ' + field)}: {exc.detail or exc}") from exc
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+        print(dumps_json(result.to_dict(), indent=2))
         return 0
     print("\n".join(render(result)))
     return 0

@@ -11,10 +11,10 @@ from the common speed parser. ``cmd_serve_speed(args)`` prints the answer of
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from dataclasses import replace
 
+from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli import CliError
 from gpudesk.i18n import _
 from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
@@ -156,7 +156,7 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
         field = str(getattr(exc, "field", ""))
         raise CliError(f"{_FLAGS.get(field, field)}: {getattr(exc, 'detail', None) or exc}") from exc
     if getattr(args, "json", False):
-        print(json.dumps({"serve": speed.to_dict(), "assumptions": [a.to_dict() for a in speed.assumptions]},
+        print(dumps_json({"serve": speed.to_dict(), "assumptions": [a.to_dict() for a in speed.assumptions]},
                          indent=2, ensure_ascii=False))
         return 0
     lines = [

@@ -269,7 +269,8 @@ def format_for(path: Path) -> str:
 def write_report(report: BurnInReport, path: Path, fmt: str | None = None) -> Path:
     text = render(report, fmt or format_for(path))
     try:
-        path.write_text(text, encoding="utf-8")
+        # a source file name that is not UTF-8 is in the text as lone surrogates: written as \udcff escapes
+        path.write_text(text, encoding="utf-8", errors="backslashreplace")
     except OSError as exc:
         raise TelemetryError(_("Could not write the report to {path}: {error}").format(path=path, error=exc)) from exc
     return path

@@ -200,9 +200,20 @@ class FleetHistory:
         new_gpu = np.concatenate([np.full(r.size, i, dtype=np.int32) for i, r in enumerate(parts)]) if parts else \
             np.empty(0, dtype=np.int32)
         cols = {k: v[idx] for k, v in self.frame.metrics.items()}
-        back = {p: i for i, p in enumerate(positions)}
-        reasons = {(back[g], k): why for (g, k), why in self.frame.reasons.items() if g in back}
+        by_gpu = self._reasons_by_gpu()
+        reasons = {(i, k): why for i, p in enumerate(positions) for k, why in by_gpu.get(p, ())}
         return SeriesFrame(self.frame.t[idx], new_gpu, cols, reasons, self.frame.notes)
+
+    def _reasons_by_gpu(self) -> dict[int, list[tuple[str, str]]]:
+        """GPU position -> its (metric, reason) pairs, grouped once: a fleet judged group by group would otherwise
+        walk every reason of the fleet for each group (groups x GPUs x metrics)."""
+        cached = self.__dict__.get("_reasons_grouped")
+        if cached is None or cached[0] is not self.frame:
+            grouped: dict[int, list[tuple[str, str]]] = {}
+            for (g, k), why in self.frame.reasons.items():
+                grouped.setdefault(g, []).append((k, why))
+            cached = self.__dict__["_reasons_grouped"] = (self.frame, grouped)
+        return cached[1]
 
 
 def group_keys(keys: Sequence[GpuKey], by: str = GROUP_BY_HOST) -> dict[str, list[int]]:

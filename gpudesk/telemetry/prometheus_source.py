@@ -30,13 +30,18 @@ from gpudesk.telemetry.fleet import (
     key_from_labels,
 )
 from gpudesk.telemetry.fleet_http import (
+    DEFAULT_MAX_BODY_BYTES,
     DEFAULT_TIMEOUT_S,
     Auth,
     FleetBadResponse,
     FleetError,
     FleetNoData,
+    FleetTooLarge,
     HttpClient,
+    plain_text,
 )
+from gpudesk.telemetry.fleet_values import reading, readings
+from gpudesk.telemetry.prometheus_matrix import decode_range_answer
 from gpudesk.telemetry.model import Sample, SampleBatch
 
 # Prometheus refuses range answers above 11,000 points per series; a heat-map column per pixel needs far fewer.
@@ -46,6 +51,9 @@ NICE_STEPS_S = (15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 
 # they overlap; on a small shared machine running both, 1 can be faster (see tests/benchmarks/test_fleet_figures.py).
 MAX_PARALLEL_QUERIES = 4
 DEFAULT_SCRAPE_INTERVAL_S = 15.0  # dcgm-exporter's -c default is 30000 ms; Prometheus' default scrape is 15 s
+# Series in one answer (or one exporter page) before it is refused: a 5,000-GPU fleet's instant query of the 19
+# default metrics is ~95,000 series, a DCGM exporter page ~40 series per GPU.
+DEFAULT_MAX_SERIES = 250_000
 
 # Units whose values are rates or levels (averaged over a step); the others (bit masks, codes, counters) are read
 # as the last value in each step.
@@ -101,15 +109,97 @@ class MetricNames:
         return [fm.dcgm_name for metric in wanted for fm in self.by_metric.get(metric, [])]
 
 
-def _value(raw: Any, scale: float) -> tuple[float | None, str | None]:
+def _value(raw: Any, metric: str, scale: float) -> tuple[float | None, str | None]:
+    if not isinstance(raw, (str, int, float)) or isinstance(raw, bool):
+        return None, "not a number"
     try:
         v = float(raw)
-    except (TypeError, ValueError):
+    except ValueError:
         return None, "not a number"
-    why = df.blank_reason(v)
-    if why is not None or math.isinf(v):
-        return None, why or "infinite"
-    return v * scale, None
+    return reading(v, metric, scale)
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null",
+            int: "a number", float: "a number", np.ndarray: "a list"}.get(type(value), type(value).__name__)
+
+
+class _Shape:
+    """Checks that an API answer has the types https://prometheus.io/docs/prometheus/latest/querying/api/ gives;
+    a wrong one is a FleetBadResponse naming where (``data.result[3].metric.gpu``) and what was found."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def error(self, where: str, expected: str, got: Any) -> FleetBadResponse:
+        return FleetBadResponse(
+            _("The answer from {url} is not a Prometheus API answer: {where} is {got}, not {expected}.").format(
+                url=self.url, where=where, got=_type_name(got), expected=expected), field="url",
+            remedy=_("Check that the address is a Prometheus server (or compatible)."))
+
+    def result(self, data: Any, max_series: int) -> list[Any]:
+        if not isinstance(data, dict):
+            raise self.error("data", "an object", data)
+        result = data.get("result")
+        if result is None:
+            return []
+        if not isinstance(result, list):
+            raise self.error("data.result", "a list", result)
+        if len(result) > max_series:
+            raise too_many_series(self.url, len(result), max_series)
+        return result
+
+    def labels(self, series: Any, i: int) -> dict[str, str]:
+        if not isinstance(series, dict):
+            raise self.error(f"data.result[{i}]", "an object", series)
+        labels = series.get("metric")
+        if labels is None:
+            return {}
+        if not isinstance(labels, dict):
+            raise self.error(f"data.result[{i}].metric", "an object", labels)
+        for k, v in labels.items():
+            if not isinstance(v, str):
+                raise self.error(f"data.result[{i}].metric.{plain_name(k)}", "a string", v)
+        return labels
+
+    def point(self, series: dict[str, Any], i: int) -> tuple[float, Any] | None:
+        point = series.get("value")
+        if point is None:
+            return None
+        if not (isinstance(point, list) and len(point) == 2 and isinstance(point[0], (int, float))
+                and not isinstance(point[0], bool)):
+            raise self.error(f"data.result[{i}].value", "[time, \"value\"]", point)
+        return float(point[0]), point[1]
+
+    def matrix(self, series: dict[str, Any], i: int) -> np.ndarray:
+        values = series.get("values")
+        if values is None:
+            return np.empty((0, 2))
+        wrong = self.error(f"data.result[{i}].values", "a list of [time, \"value\"] with finite times", values)
+        if isinstance(values, np.ndarray):  # already read by prometheus_matrix
+            arr = values
+        elif isinstance(values, list):
+            try:
+                arr = np.array(values, dtype=np.float64)  # [[t, "value"], ...]; numpy parses the strings
+            except (TypeError, ValueError):
+                raise wrong from None
+        else:
+            raise self.error(f"data.result[{i}].values", "a list", values)
+        if arr.size and (arr.ndim != 2 or arr.shape[1] != 2 or not np.isfinite(arr[:, 0]).all()):
+            raise wrong
+        return arr.reshape(-1, 2)
+
+
+def plain_name(key: Any) -> str:
+    """A label name from an answer, cut short, for a message."""
+    return str(key)[:60]
+
+
+def too_many_series(url: str, n: int, limit: int) -> FleetTooLarge:
+    return FleetTooLarge(
+        _("The answer from {url} is too large: {n} series, limit {limit} (raise with --max-series).").format(
+            url=url, n=n, limit=limit), field="max_series",
+        remedy=_("Narrow the selector to fewer hosts or GPUs, or raise the limit."))
 
 
 class PrometheusSource:
@@ -118,9 +208,15 @@ class PrometheusSource:
     def __init__(self, url: str, *, auth: Auth | None = None, timeout_s: float = DEFAULT_TIMEOUT_S,
                  ca_file: str | None = None, selector: str = "", metric_names: Mapping[str, str] | None = None,
                  scrape_interval_s: float = DEFAULT_SCRAPE_INTERVAL_S,
-                 parallel_queries: int = MAX_PARALLEL_QUERIES) -> None:
+                 parallel_queries: int = MAX_PARALLEL_QUERIES, max_series: int = DEFAULT_MAX_SERIES,
+                 max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> None:
         self.parallel_queries = max(1, int(parallel_queries))
-        self.http = HttpClient(url, auth=auth, timeout_s=timeout_s, ca_file=ca_file)
+        self.http = HttpClient(url, auth=auth, timeout_s=timeout_s, ca_file=ca_file, max_body_bytes=max_body_bytes)
+        if not (isinstance(max_series, int) and max_series > 0):
+            raise FleetError(_("The series limit must be a positive whole number, not {limit}.").format(
+                limit=max_series), field="max_series")
+        self.max_series = max_series
+        self.shape = _Shape(self.http.base_url)
         self.selector = selector.strip()
         self.names = MetricNames(metric_names)
         self.scrape_interval_s = scrape_interval_s
@@ -129,14 +225,24 @@ class PrometheusSource:
         self._count_lock = threading.Lock()
 
     # --- the HTTP API ------------------------------------------------------------------------------------
-    def _api(self, path: str, params: dict[str, str] | list[tuple[str, str]] | None = None) -> Any:
+    def _api(self, path: str, params: dict[str, str] | list[tuple[str, str]] | None = None, *,
+             matrix: bool = False) -> Any:
         with self._count_lock:
             self.queries += 1
-        doc = self.http.get_json(path, params)
+        if matrix:  # a range answer: the values arrays go straight into numpy (prometheus_matrix)
+            body = self.http.get_bytes(path, params)
+            doc = decode_range_answer(body)
+            if doc is None:
+                doc = self.http.decode_json(body)
+        else:
+            doc = self.http.get_json(path, params)
         if not isinstance(doc, dict) or doc.get("status") != "success":
             err = doc.get("error") if isinstance(doc, dict) else None
+            detail = plain_text(err[:2000], 300) if isinstance(err, str) else (
+                f"status {plain_text(str(doc.get('status'))[:100], 60)}" if isinstance(doc, dict)
+                else f"{_type_name(doc)} at the top level")
             raise FleetBadResponse(_("{url} did not return a Prometheus API answer.").format(url=self.http.base_url),
-                                   field="url", detail=str(err or doc)[:300],
+                                   field="url", detail=detail,
                                    remedy=_("Check that the address is a Prometheus server (or compatible)."))
         return doc.get("data")
 
@@ -144,13 +250,12 @@ class PrometheusSource:
         params = {"query": expr}
         if at is not None:
             params["time"] = f"{at:.3f}"
-        data = self._api("/api/v1/query", params)
-        return list(data.get("result") or []) if isinstance(data, dict) else []
+        return self.shape.result(self._api("/api/v1/query", params), self.max_series)
 
     def query_range(self, expr: str, start: float, end: float, step_s: float) -> list[dict[str, Any]]:
         data = self._api("/api/v1/query_range", {"query": expr, "start": f"{start:.3f}", "end": f"{end:.3f}",
-                                                 "step": f"{step_s:g}"})
-        return list(data.get("result") or []) if isinstance(data, dict) else []
+                                                 "step": f"{step_s:g}"}, matrix=True)
+        return self.shape.result(data, self.max_series)
 
     def series(self, match: Sequence[str], start: float | None = None, end: float | None = None
                ) -> list[dict[str, str]]:
@@ -160,15 +265,26 @@ class PrometheusSource:
         if end is not None:
             params.append(("end", f"{end:.3f}"))
         data = self._api("/api/v1/series", params)
-        return [dict(x) for x in data] if isinstance(data, list) else []
+        if not isinstance(data, list):
+            raise self.shape.error("data", "a list", data)
+        if len(data) > self.max_series:
+            raise too_many_series(self.http.base_url, len(data), self.max_series)
+        return [self.shape.labels({"metric": x}, i) for i, x in enumerate(data)]
+
+    def _names(self, path: str) -> list[str]:
+        data = self._api(path)
+        if not isinstance(data, list):
+            raise self.shape.error("data", "a list", data)
+        for i, x in enumerate(data):
+            if not isinstance(x, str):
+                raise self.shape.error(f"data[{i}]", "a string", x)
+        return data
 
     def labels(self) -> list[str]:
-        data = self._api("/api/v1/labels")
-        return [str(x) for x in data] if isinstance(data, list) else []
+        return self._names("/api/v1/labels")
 
     def metric_names_present(self) -> list[str]:
-        data = self._api("/api/v1/label/__name__/values")
-        return [str(x) for x in data] if isinstance(data, list) else []
+        return self._names("/api/v1/label/__name__/values")
 
     # --- fleet reads ----------------------------------------------------------------------------------------
     def _selector(self, name: str) -> str:
@@ -211,8 +327,8 @@ class PrometheusSource:
         index = KeyIndex()
         per_pos: dict[int, Sample] = {}
         skipped = 0
-        for series in result:
-            labels = series.get("metric") or {}
+        for i, series in enumerate(result):
+            labels = self.shape.labels(series, i)
             name = labels.get("__name__", "")
             fm = self.names.by_name.get(name) or self.names.by_name.get(name.upper())
             key = key_from_labels(labels)
@@ -220,9 +336,9 @@ class PrometheusSource:
                 skipped += 1
                 continue
             pos = index.position(key)
-            ts, raw = (series.get("value") or [t, "NaN"])[:2]
-            sample = per_pos.setdefault(pos, Sample(float(ts), pos, key.uuid, {}))
-            val, why = _value(raw, fm.scale)
+            ts, raw = self.shape.point(series, i) or (t, "NaN")
+            sample = per_pos.setdefault(pos, Sample(ts, pos, key.uuid, {}))
+            val, why = _value(raw, fm.metric, fm.scale)
             if val is None and sample.values.get(fm.metric) is not None:
                 continue
             sample.values[fm.metric] = val
@@ -253,6 +369,7 @@ class PrometheusSource:
         end_t = time.time() if end is None else float(end)
         index = KeyIndex()
         values: dict[str, dict[int, float]] = {}
+        bad_reasons: dict[tuple[int, str], str] = {}
         wanted = list(metrics) if metrics is not None else [m.GPU_UTIL]
         rng = math.ceil(max(window_s, self.scrape_interval_s))
         for metric in wanted:
@@ -260,17 +377,20 @@ class PrometheusSource:
                 name = self.resolve(fm)
                 if name is None:
                     continue
-                for series in self.query(f"avg_over_time({self._selector(name)}[{rng}s])", at=end_t):
-                    key = key_from_labels(series.get("metric") or {})
+                for i, series in enumerate(self.query(f"avg_over_time({self._selector(name)}[{rng}s])", at=end_t)):
+                    key = key_from_labels(self.shape.labels(series, i))
                     if key is None:
                         continue
-                    val, _why = _value((series.get("value") or [end_t, "NaN"])[1], fm.scale)
+                    pos = index.position(key)
+                    val, why = _value((self.shape.point(series, i) or (end_t, "NaN"))[1], metric, fm.scale)
                     if val is not None:
-                        values.setdefault(metric, {})[index.position(key)] = val
+                        values.setdefault(metric, {})[pos] = val
+                    elif why:
+                        bad_reasons[(pos, metric)] = why
         n_gpu = len(index.keys)
         columns = {metric: np.array([[per.get(p, np.nan) for p in range(n_gpu)]]) for metric, per in values.items()}
-        reasons = {(p, metric): "not exported" for metric in wanted for p in range(n_gpu)
-                   if p not in values.get(metric, {})}
+        reasons = {(p, metric): bad_reasons.get((p, metric), "not exported") for metric in wanted
+                   for p in range(n_gpu) if p not in values.get(metric, {})}
         frame = frame_from_matrix(np.array([end_t]), columns, reasons)
         return FleetHistory(index.keys, frame, float(window_s), [])
 
@@ -311,19 +431,16 @@ class PrometheusSource:
         with ThreadPoolExecutor(max_workers=max(1, min(self.parallel_queries, len(jobs)))) as pool:
             answers = list(pool.map(lambda job: self.query_range(job[2], start_t, end_t, step), jobs))
         for (metric, fm, _expr), result in zip(jobs, answers):
-            for series in result:
-                key = key_from_labels(series.get("metric") or {})
-                values = series.get("values") or []
-                if key is None or not values:
+            for i, series in enumerate(result):
+                key = key_from_labels(self.shape.labels(series, i))
+                arr = self.shape.matrix(series, i)
+                if key is None or not arr.size:
                     continue
                 pos = index.position(key)
-                arr = np.array(values, dtype=np.float64)  # [[t, "value"], ...]; numpy parses the strings
                 idx = np.rint((arr[:, 0] - start_t) / step).astype(np.int64)
-                vals = arr[:, 1] * fm.scale
-                blank = np.isin(arr[:, 1], list(df.SENTINELS)) | (arr[:, 1] >= 2.0**63 - 16)
-                if blank.any():
-                    vals[blank] = np.nan
-                    reasons.setdefault((pos, metric), "DCGM blank")
+                vals, why = readings(arr[:, 1], metric, fm.scale)
+                if why is not None:
+                    reasons.setdefault((pos, metric), why)
                 keep = (idx >= 0) & (idx < n_t)
                 parts.setdefault(metric, []).append((pos, idx[keep], vals[keep]))
         n_gpu = len(index.keys)

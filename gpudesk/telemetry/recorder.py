@@ -40,6 +40,16 @@ from gpudesk.telemetry.model import (
 )
 
 
+def storable_text(text: str) -> str:
+    """``text`` as valid UTF-8 text: lone surrogates (a non-UTF-8 file name decoded by os.fsdecode) become
+    backslash escapes."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class RecorderError(TelemetryError):
     """The recorder was used out of order (write before start, ...)."""
 
@@ -170,6 +180,10 @@ class Recorder:
         if self.session_id is not None:
             raise RecorderError("A recording is already running; stop it before starting another.")
         self.failed = None
+        # a file name that is not UTF-8 arrives with lone surrogates (os.fsdecode), which SQLite cannot store:
+        # kept as backslash escapes (dmon-\udcff.log) instead of ending the import in UnicodeEncodeError
+        name, source, notes = (None if name is None else storable_text(name)), storable_text(source), \
+            storable_text(notes)
         with self._writing():
             self.session_id = rec.create_session(
                 self.db, name=name, source=source, interval_s=interval_s, host=host, driver_version=driver_version,

@@ -92,3 +92,44 @@ def test_dcgmi_output_says_what_was_not_judged(capsys):
     out = capsys.readouterr().out
     assert "0 finding(s)" not in out
     assert "not judged" in out and "[not judged] multi-gpu-imbalance" in out
+
+
+# --- issue 25: hostile servers through the CLI (tests/helpers/hostile_server.py) ---------------------------------
+
+def _strict_json(text: str):
+    def refuse(token: str):
+        raise ValueError(f"{token} is not JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_non_finite_readings_are_na_with_the_reason_in_text_and_json(capsys):
+    from helpers.hostile_server import HostileServer
+
+    with HostileServer() as srv:
+        assert main(["monitor", "fleet", "--scrape", srv.url + "/nonfinite/metrics"]) == 0
+        out = capsys.readouterr().out
+        assert "util N/A (not a number (NaN))" in out and "util N/A (infinite (-Inf))" in out
+        assert "power N/A (infinite (+Inf))" in out and "power N/A (negative (-5), impossible" in out
+        assert "inf %" not in out
+        assert main(["monitor", "fleet", "--prometheus", srv.url + "/nonfinite", "--json"]) == 0
+        doc = _strict_json(capsys.readouterr().out)
+        assert doc["gpus"][1]["gpu_util_pct_mean"] is None
+        assert doc["gpus"][1]["reasons"]["gpu_util_pct"] == "infinite (-Inf)"
+
+
+def test_limits_and_redirects_through_the_cli(capsys, monkeypatch):
+    from helpers.hostile_server import HostileServer
+
+    monkeypatch.setenv("GPUDESK_FLEET_SECRET", "s3cret-token")
+    with HostileServer() as srv, HostileServer() as other:
+        srv.redirect_target = other.url + "/ok"
+        assert main(["monitor", "fleet", "--scrape", srv.url + "/ok/metrics", "--max-series", "3"]) == 1
+        assert "too large: 4 series, limit 3 (raise with --max-series)" in capsys.readouterr().err
+        assert main(["monitor", "fleet", "--prometheus", srv.url + "/huge", "--max-body-mib", "2"]) == 1
+        assert "too large: more than 2 MiB, limit 2 MiB" in capsys.readouterr().err
+        assert main(["monitor", "fleet", "--prometheus", srv.url + "/redirect-away", "--auth", "bearer"]) == 1
+        err = capsys.readouterr().err
+        assert f"redirected to {other.url}/ok/api/v1/label/__name__/values" in err
+        assert "credentials were not sent there" in err and other.requests == []
+        assert main(["monitor", "fleet", "--prometheus", srv.url + "/ok", "--max-series", "0"]) == 2
+        assert "--max-series must be a positive whole number, got 0." in capsys.readouterr().err
