@@ -8,12 +8,13 @@ from __future__ import annotations
 import re
 import time
 import urllib.parse
+from typing import TypeVar
 from collections.abc import Callable, Iterable, Iterator
 
 from gpudesk.i18n import _
 from gpudesk.telemetry import dcgm_fields as df
 from gpudesk.telemetry.fleet import FleetSnapshot, KeyIndex, key_from_labels
-from gpudesk.telemetry.fleet_processes import ProcessRow, process_rows
+from gpudesk.telemetry.fleet_processes import PROCESS_METRICS, ProcessRow, process_rows
 from gpudesk.telemetry.fleet_http import (
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_TIMEOUT_S,
@@ -29,6 +30,8 @@ from gpudesk.telemetry.prometheus_source import DEFAULT_MAX_SERIES, too_many_ser
 # One sample line of the text format (https://prometheus.io/docs/instrumenting/exposition_formats/):
 # ``name{label="value",...} value [timestamp]``. Label values may hold ``}``, so the braces take everything up to
 # the last ``}`` before the value; the labels are then read one by one, each anchored where the last one ended.
+_W = TypeVar("_W")  # what a caller maps a wanted metric name to (a DCGM field map, or the name itself)
+PROCESS_METRIC_PREFIX = "gpudesk_process_"
 _SAMPLE = re.compile(r"([A-Za-z_:][A-Za-z0-9_:]*)[ \t]*(?:\{(.*)\})?[ \t]*([^ \t{}]+)(?:[ \t]+(-?[0-9]+))?[ \t]*")
 _LABEL = re.compile(r'[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*"((?:[^"\\]|\\.)*)"[ \t]*(?:,|$)', re.DOTALL)
 _UNESCAPE = re.compile(r"\\(.)", re.DOTALL)
@@ -53,8 +56,8 @@ def parse_labels(text: str) -> dict[str, str] | None:
     return labels
 
 
-def iter_samples(text: str, wanted: Callable[[str], df.FieldMap | None], source: str, max_series: int
-                 ) -> Iterator[tuple[df.FieldMap, dict[str, str], float]]:
+def iter_samples(text: str, wanted: Callable[[str], _W | None], source: str, max_series: int
+                 ) -> Iterator[tuple[_W, dict[str, str], float]]:
     """(field, labels, value) of every sample line whose metric ``wanted`` maps, in one pass over the text: work
     linear in its lines, and only the wanted lines' labels are read. FleetTooLarge past ``max_series`` sample
     lines; FleetBadResponse at the first line that is not the text format."""
@@ -86,6 +89,10 @@ def _not_text_format(source: str, number: int, line: str) -> FleetBadResponse:
         _("{source} is not Prometheus text format.").format(source=source), field="url",
         detail=_("line {number}: {line}").format(number=number, line=line[:200]),
         remedy=_("Give the exporter's /metrics address (port 9400 for the DCGM exporter)."))
+
+
+def _process_metric(name: str) -> str | None:
+    return name if name in PROCESS_METRICS else None
 
 
 def _field_of(name: str) -> df.FieldMap | None:
@@ -141,7 +148,8 @@ def scrape(urls: Iterable[str], *, auth: Auth | None = None, timeout_s: float = 
         text = client.get_bytes("", accept="text/plain;version=0.0.4").decode("utf-8", "replace")
         host = urllib.parse.urlsplit(client.base_url).netloc
         skipped += parse_exposition(text, index, samples, t, host, client.base_url, max_series)
-        processes.extend(process_rows(text, host))
+        if PROCESS_METRIC_PREFIX in text:  # gpudesk monitor serve's per-process series, read by the same reader
+            processes.extend(process_rows(iter_samples(text, _process_metric, client.base_url, max_series), host))
     if not samples:
         raise FleetNoData(_("No GPU metrics found at {urls}.").format(urls=", ".join(url_list)), field="url",
                           remedy=_("Check that each address is a DCGM exporter's /metrics endpoint."))

@@ -8,9 +8,9 @@ series; its pages give no rows here (the roll-up is then absent, not empty-with-
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from prometheus_client.parser import text_string_to_metric_families
 
 PROCESS_MEMORY = "gpudesk_process_gpu_memory_used_bytes"
 PROCESS_SM = "gpudesk_process_sm_util_pct"
@@ -39,30 +39,31 @@ class UserRollup:
     hosts: list[str]
 
 
-def process_rows(text: str, default_host: str = "") -> list[ProcessRow]:
-    """The per-process rows of one exposition text (none when it carries no per-process series). ``text`` must
-    already be valid Prometheus text (the GPU parser checked it)."""
+PROCESS_METRICS = (PROCESS_MEMORY, PROCESS_SM, PROCESS_BW)
+
+
+def process_rows(samples: Iterable[tuple[str, dict[str, str], float]], default_host: str = "") -> list[ProcessRow]:
+    """The per-process rows of one exposition text's samples (metric name, labels, value), as the exporter reader
+    yields them (none when the text carries no per-process series)."""
     rows: dict[tuple[str, str, int], ProcessRow] = {}
-    for fam in text_string_to_metric_families(text):
-        if fam.name not in (PROCESS_MEMORY, PROCESS_SM, PROCESS_BW):
+    for name, lb, value in samples:
+        if name not in PROCESS_METRICS:
             continue
-        for s in fam.samples:
-            lb = s.labels
-            try:
-                pid = int(lb.get("pid", ""))
-            except ValueError:
-                continue
-            host = lb.get("Hostname") or lb.get("hostname") or default_host
-            gpu_text = lb.get("gpu", "")
-            row = rows.setdefault((host, gpu_text, pid), ProcessRow(
-                host, int(gpu_text) if gpu_text.isdigit() else None, lb.get("UUID") or None, pid,
-                lb.get("user", ""), lb.get("command", "")))
-            if fam.name == PROCESS_MEMORY:
-                row.used_memory_bytes = float(s.value)
-            elif fam.name == PROCESS_SM:
-                row.sm_util_pct = float(s.value)
-            else:
-                row.mem_util_pct = float(s.value)
+        try:
+            pid = int(lb.get("pid", ""))
+        except ValueError:
+            continue
+        host = lb.get("Hostname") or lb.get("hostname") or default_host
+        gpu_text = lb.get("gpu", "")
+        row = rows.setdefault((host, gpu_text, pid), ProcessRow(
+            host, int(gpu_text) if gpu_text.isdigit() else None, lb.get("UUID") or None, pid,
+            lb.get("user", ""), lb.get("command", "")))
+        if name == PROCESS_MEMORY:
+            row.used_memory_bytes = value
+        elif name == PROCESS_SM:
+            row.sm_util_pct = value
+        else:
+            row.mem_util_pct = value
     return list(rows.values())
 
 
