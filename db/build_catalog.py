@@ -41,6 +41,7 @@ TABLES: list[tuple[str, str]] = [
     ("scenarios.csv", "scenarios"),
     ("sources.csv", "sources"),
     ("prices.csv", "prices"),
+    ("stacks.csv", "software_stacks"),
 ]
 
 # Columns computed here rather than read from the CSV.

@@ -197,3 +197,20 @@ CREATE TABLE prices (
     date_checked TEXT NOT NULL,
     notes TEXT
 );
+
+-- Vendor software stacks (issue 32): one row per non-CUDA architecture. frameworks is ';'-separated lower-case
+-- framework names a requirement's software.framework is matched against; the text columns are shown to buyers as
+-- stack warnings (what runs PyTorch, which attention kernels exist, which serving engines support the part).
+CREATE TABLE software_stacks (
+    architecture TEXT PRIMARY KEY,
+    vendor TEXT NOT NULL,
+    stack TEXT NOT NULL,
+    pytorch_backend TEXT NOT NULL,
+    frameworks TEXT NOT NULL,
+    min_stack_version TEXT,
+    flash_attention TEXT NOT NULL,
+    serving_engines TEXT NOT NULL,
+    source_url TEXT NOT NULL,
+    date_checked TEXT NOT NULL,
+    notes TEXT
+);

@@ -14,6 +14,7 @@ from gpudesk.catalog.records import (
     PrecisionSupport,
     Price,
     Scenario,
+    SoftwareStack,
     Server,
 )
 
@@ -29,6 +30,7 @@ __all__ = [
     "PrecisionSupport",
     "Price",
     "Scenario",
+    "SoftwareStack",
     "Server",
     "UnknownItemError",
     "open_catalog",

@@ -28,6 +28,7 @@ from gpudesk.catalog.records import (
     PrecisionSupport,
     Price,
     Scenario,
+    SoftwareStack,
     Server,
 )
 
@@ -54,6 +55,7 @@ _TABLES: dict[str, type[DataclassInstance]] = {
     "cuda_arch_support": CudaArchSupport,
     "scenarios": Scenario,
     "prices": Price,
+    "software_stacks": SoftwareStack,
 }
 _FTS_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -189,6 +191,10 @@ class Catalog:
     def cuda_arch_support(self) -> list[CudaArchSupport]:
         """Which CUDA versions added and dropped which SM versions."""
         return list(self._data["cuda_arch_support"])
+
+    def software_stacks(self) -> list[SoftwareStack]:
+        """Vendor software stacks of the non-CUDA architectures (CANN, ROCm, Intel Gaudi software, NeuWare)."""
+        return list(self._data["software_stacks"])
 
     def prices(self, item_id: str | None = None) -> list[Price]:
         """Dated, sourced prices (purchase and cloud), all of them or those of one GPU / server id."""

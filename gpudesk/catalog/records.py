@@ -233,3 +233,25 @@ class Price:
     def is_cloud(self) -> bool:
         """True for an hourly cloud rate."""
         return self.kind in CLOUD_KINDS
+
+
+@dataclass(frozen=True)
+class SoftwareStack:
+    """The vendor software stack of a non-CUDA architecture (catalog ``software_stacks`` table, issue 32).
+
+    ``frameworks`` are the lower-case framework names with a backend on it (matched against a requirement's
+    ``software.framework``); the text fields are what a buyer must know: the PyTorch backend, the minimum stack
+    version, which attention kernels exist and which serving engines support the part.
+    """
+
+    architecture: str
+    vendor: str
+    stack: str
+    pytorch_backend: str
+    frameworks: tuple[str, ...]
+    min_stack_version: str | None
+    flash_attention: str
+    serving_engines: str
+    source_url: str
+    date_checked: str
+    notes: str | None = None

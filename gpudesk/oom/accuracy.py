@@ -53,7 +53,8 @@ CATEGORY_TO_CAUSE = {
     "kv_cache_budget": "kv_cache_budget",
 }
 
-CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("platforms", "platform_cases.jsonl"))
+CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("platforms", "platform_cases.jsonl"),
+              ("vendors", "vendor_cases.jsonl"))
 MAX_CASES_FILE_BYTES = 8 * 1024 * 1024
 # A family is judged on its own (issue 28) from this many cases on.
 FAMILY_MIN_CASES = 5

@@ -13,6 +13,7 @@ from gpudesk import i18n
 from gpudesk.i18n import N_, _
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.report import MemoryReport
+from gpudesk.oom import stack_terms
 from gpudesk.oom.rules.fragmentation import CUDA_ALLOC_CONF, HIP_ALLOC_CONF
 
 # NVIDIA's tools -> ROCm's (rocm-smi, the amdgpu driver's dmesg lines), most specific first; commands are never
@@ -53,6 +54,7 @@ def apply(report: MemoryReport, causes: list[Cause]) -> None:
                 ("pytorch_", "cuda_")):
             cause.more_fixes = [cause.fix] + [m for m in cause.more_fixes if m != cause.fix]
             cause.fix = i18n._(_SHORTAGE_FIX[report.engine])
+    stack_terms.apply(report, causes)
     apply_runtime(report, causes)
 
 

@@ -28,6 +28,10 @@ of the message say so. Each signature names the mechanism and the one check that
   pool ("not enough space in the context's memory pool"), and Vulkan's ``maxMemoryAllocationSize`` (commonly
   2-4 GiB, vulkaninfo; llama.cpp#5441, #12817): a Vulkan allocation of 2 GiB or more that fails reads as this
   limit (``vulkan_large``, a weaker reading) before capacity.
+  Intel GPUs under Level Zero cap one allocation below 4 GiB unless the program opts in to larger buffers
+  (``UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1`` and the ``-ze-opt-greater-than-4GB-buffer-required`` build option,
+  Intel oneAPI GPU Optimization Guide, "Allocations Greater Than 4 GB"; intel-extension-for-pytorch#846, #863):
+  an ``XPU out of memory`` of 4 GiB or more reads as that limit (``xpu_large``, as weak as ``vulkan_large``).
 * ``pin_memory``: page-locked host memory (``pin_memory=True``, ``cudaHostAlloc``/``cudaMallocHost``, ggml's
   ``CUDA_Host`` buffers) has its own limit, small under WSL2 ("Pinned system memory ... is limited", NVIDIA
   CUDA on WSL User Guide, Known Limitations).
@@ -35,8 +39,9 @@ of the message say so. Each signature names the mechanism and the one check that
 Runtime signatures that decide the first cause without being "not capacity":
 
 * ``context_init``: the failure is the CUDA context itself (``cuCtxCreate``, ``cuDevicePrimaryCtxRetain``,
-  ``cudaSetDevice``, "failed initializing StreamExecutor"): it needs a few hundred MiB of a GPU that someone
-  else already filled.
+  ``cudaSetDevice``, "failed initializing StreamExecutor"), or on Ascend the CANN device open (``aclrtSetDevice``
+  / ``rtSetDevice`` failing in its MemoryPoolManager init, CANN runtime API reference): it needs a few hundred MiB
+  of a device that someone else already filled.
 * ``library_init``: cuDNN/cuBLAS handle creation (``CUDNN_STATUS_NOT_INITIALIZED``/``ALLOC_FAILED``,
   ``CUBLAS_STATUS_*``, XLA's "DNN library initialization failed", "Failed to determine best cudnn convolution
   algorithm") allocates its workspace with ``cudaMalloc`` outside the framework's allocator.
@@ -58,6 +63,7 @@ from gpudesk.i18n import N_
 
 PiB = 1024**5
 VULKAN_LARGE_BYTES = 2 * 1024**3
+XPU_LARGE_BYTES = 4 * 1024**3
 
 
 @dataclass(frozen=True)
@@ -127,12 +133,16 @@ ROCM_COMMANDS = {
     "other_process": "rocm-smi --showpids",
     "free_exceeds_request": "rocm-smi --showmeminfo vram",
 }
+# Intel GPUs (Level Zero): the device's per-allocation limit as OpenCL reports it.
+XPU_COMMANDS = {"buffer_limit": "clinfo | grep -i 'max memory allocation'"}
 
 
 def check_command(key: str, platform: str | None) -> str:
     """The command of check ``key`` on ``platform`` (NVIDIA's tools unless the platform is ROCm)."""
     if platform == "rocm" and key in ROCM_COMMANDS:
         return ROCM_COMMANDS[key]
+    if platform == "xpu" and key in XPU_COMMANDS:
+        return XPU_COMMANDS[key]
     return CHECKS[key].command
 
 
@@ -162,7 +172,7 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("metal_oom", ("kiogpucommandbuffercallbackerroroutofmemory", "insufficient memory (ioaf code 8)",
                    "command buffer execution failed: insufficient memory")),
     ("context_init", ("cuctxcreate", "cudeviceprimaryctxretain", "cuda_init_device", "failed initializing streamexecutor",
-                      "cudasetdevice")),
+                      "cudasetdevice", "aclrtsetdevice", "rtsetdevice execution failed")),
     ("pin_memory", ("pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost",
                     "pinned memory")),
     ("library_init", ("cudnn_status_not_initialized", "cudnn_status_alloc_failed", "cudnn_status_internal_error",
@@ -192,6 +202,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
             return key
     if backend == "vulkan" and requested is not None and requested >= VULKAN_LARGE_BYTES:
         return "vulkan_large"
+    if "xpu out of memory" in low and requested is not None and requested >= XPU_LARGE_BYTES:
+        return "xpu_large"
     if _BARE.search(text):
         return "bare_cuda_error"
     return None

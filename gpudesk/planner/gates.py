@@ -8,12 +8,13 @@ list (catalog.md 4f), and the requirement's compliance answers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpudesk.catalog.catalog import Catalog
-from gpudesk.catalog.records import GPU, CudaArchSupport, PrecisionSupport, Server
+from gpudesk.catalog.records import GPU, CudaArchSupport, PrecisionSupport, Server, SoftwareStack
 from gpudesk.i18n import _
 from gpudesk.planner.requirement import Requirement, parse_version
+from gpudesk.planner.vendor_stack import stack_gates, stack_name, stacks_by_architecture
 from gpudesk.sizing.dtypes import compute_precision_of
 
 def consumer_card_warning() -> str:
@@ -30,6 +31,7 @@ class StackIndex:
     precision: dict[tuple[str, str], PrecisionSupport]
     arch: dict[tuple[str, str], CudaArchSupport]
     arch_by_name: dict[str, list[CudaArchSupport]]
+    stacks: dict[str, SoftwareStack] = field(default_factory=dict)
 
     @classmethod
     def from_catalog(cls, catalog: Catalog) -> StackIndex:
@@ -39,7 +41,8 @@ class StackIndex:
         for row in catalog.cuda_arch_support():
             arch[(row.architecture, row.sm)] = row
             by_name.setdefault(row.architecture, []).append(row)
-        return cls(precision=precision, arch=arch, arch_by_name=by_name)
+        return cls(precision=precision, arch=arch, arch_by_name=by_name,
+                   stacks=stacks_by_architecture(catalog.software_stacks()))
 
 
 def requested_precision(req: Requirement) -> str:
@@ -65,8 +68,8 @@ def gpu_gates(gpu: GPU, req: Requirement, index: StackIndex) -> tuple[list[str],
     precision = requested_precision(req)
     # Only NVIDIA GPUs run CUDA: AMD Instinct runs ROCm, Intel Gaudi its own software (SynapseAI).
     amd = not gpu.vendor.upper().startswith("NVIDIA")
-    stack = {"AMD": "ROCm", "INTEL": "Intel Gaudi software (SynapseAI)"}.get(
-        gpu.vendor.upper(), _("{vendor} software").format(vendor=gpu.vendor))
+    vendor_stack = index.stacks.get(gpu.architecture)
+    stack = stack_name(gpu, vendor_stack)
 
     if amd and cuda:
         reasons.append(_("{gpu} runs {stack}, not CUDA; the stack pins CUDA {cuda} (catalog: vendor {vendor})").format(
@@ -127,6 +130,9 @@ def gpu_gates(gpu: GPU, req: Requirement, index: StackIndex) -> tuple[list[str],
         why.append((_("FIPS 140 is a property of the OS, driver and library crypto modules, not of the GPU; check the "
                       "validated builds"),
                     "requirement: software.fips"))
+    stack_reasons, stack_warnings = stack_gates(gpu, req, vendor_stack)
+    reasons.extend(stack_reasons)
+    warnings.extend(stack_warnings)
     if gpu.consumer:
         warnings.append(consumer_card_warning())
     if "china-market" in (gpu.notes or "").lower():

@@ -70,6 +70,8 @@ _PLATFORMS: _Table = (
     ("rocm", ("hip out of memory", "pytorch_hip_alloc_conf", "hip graphs", "hipmalloc", "amdgpu", "hiperror"),
      ("rocm", re.compile(r"ROCm\d|\bROCm\b|\brocm\b"))),
     ("xpu", ("xpu out of memory", "level zero", "intel(r) arc"), ("xpu", re.compile(r"\bxpu\b|\bXPU\b"))),
+    ("npu", ("npu out of memory", "torch_npu", "el0004", "aclrt", "ascend"), None),
+    ("hpu", ("pt_devmem", "habana", "synstatus"), None),
     ("tpu", ("tpu_inference", "libtpu"), ("tpu", re.compile(r"\bTPU\b"))),
     ("cuda", ("cuda", "nvidia"), None),
 )

@@ -6,8 +6,8 @@ an exact sentence per engine:
 
 * figures: the request ("tried/trying/attempting to allocate", "allocation of size", "requested buffer of size",
   "allocating N MiB on device", "Requested amount of GPU memory (N bytes)", "you tried to allocate",
-  "calloc N bytes", "request for"), the capacity ("total capacity", "HBM capacity", "of N hbm", "Device limit",
-  "(total N bytes)", "N bytes total", "total memory reported", ggml's "(N MiB, M MiB free)"), what is free,
+  "calloc N bytes", "request for", MindSpore's "alloc size : N", Gaudi's "Allocation failed for size::N"), the capacity ("total capacity", "HBM capacity", "of N hbm", "Device limit",
+  "(total N bytes)", "N bytes total", "total memory reported", MindSpore's "total mem size : N", ggml's "(N MiB, M MiB free)"), what is free,
   what is in use and a limit, in any unit the runtimes print (bytes with or without the word, thousands
   separators, KiB..EiB, XLA's ``G``/``M``, ggml's ``MiB``; all binary, as :mod:`.units` explains; "more than
   1EB" is PyTorch's way of printing a size it cannot format);
@@ -84,9 +84,14 @@ _REQUEST = [
     _c(r"\brequested\s{0,3}:\s{0,3}" + _SIZE),
     _c(r"(?:failed to|could not|couldn't|cannot|can't|unable to) (?:allocate|alloc|reserve)\s{1,3}" + _SIZE_U),
     _c(r"needed\s{1,3}" + _SIZE + r",\s{0,2}available"),
+    # MindSpore's dynamic allocator (mem_dynamic_allocator.cc): "... plus alloc size : N is more than total mem size"
+    _c(r"plus alloc size\s{0,3}:\s{0,3}" + _SIZE),
+    # Intel Gaudi's PyTorch bridge (habana_frameworks): "MODULE:PT_DEVMEM Allocation failed for size::N (M)MB"
+    _c(r"allocation failed for size\s{0,2}::?\s{0,2}" + _SIZE),
 ]
 _TOTAL = [
     _c(r"total capacity of\s{1,3}" + _SIZE_U),
+    _c(r"total mem size\s{0,3}:\s{0,3}" + _SIZE),  # MindSpore: device memory its allocator may use
     _c(r"total capacty of\s{1,3}" + _SIZE_U),
     _c(_SIZE_U + r"\s{1,3}total capacity"),
     _c(r"hbm capacity\s{0,3}" + _SIZE_U),
@@ -106,6 +111,7 @@ _FREE = [
 ]
 _IN_USE = [
     _c(_SIZE_U + r"\s{1,3}already allocated"),
+    _c(r"TotalUsedMemStatistics\s{0,3}:\s{0,3}" + _SIZE),  # MindSpore: bytes its allocator has handed out
     _c(r"currently allocated\s{0,3}:?\s{0,3}" + _SIZE_U),
     _c(r"allocated so far\s{0,3}:\s{0,3}" + _SIZE),
     # CuPy: "out of memory to allocate N bytes (total M bytes)": M is what its memory pool holds, not the GPU.
@@ -133,6 +139,8 @@ OOM_WORDS = (
     # OpenCL, DirectML/Windows, oneAPI/SYCL and HIP names for the same failure.
     "cl_mem_object_allocation_failure", "cl_out_of_resources", "cl_out_of_host_memory", "e_outofmemory",
     "0x8007000e", "out_of_device_memory", "hiperroroutofmemory", "out_of_host_memory",
+    # Intel Gaudi's PyTorch bridge, MindSpore's allocator and the Ascend CANN runtime (EL0004).
+    "allocation failed for size", "is more than total mem size", "memory resources are exhausted",
 )
 
 # (runtime, words), first match wins: the most specific runtimes first.

@@ -26,16 +26,16 @@ from gpudesk.i18n import _
 from gpudesk.oom.parsers.units import SIZE, format_bytes, to_bytes
 from gpudesk.oom.report import MemoryReport, ProcessMemory
 
-_START = re.compile(r"(?:(?:CUDA|HIP|XPU) out of memory|Tried to allocate)", re.I)
-_OOM_WORDS = re.compile(r"(?:CUDA|HIP|XPU) out of memory", re.I)
+_START = re.compile(r"(?:(?:CUDA|HIP|XPU|NPU) out of memory|Tried to allocate)", re.I)
+_OOM_WORDS = re.compile(r"(?:CUDA|HIP|XPU|NPU) out of memory", re.I)
 # set_per_process_memory_fraction adds "N GiB allowed;" after the free clause (c10/cuda/CUDACachingAllocator.cpp).
 _ALLOWED = re.compile(SIZE + r"\s+allowed\s*;", re.I)
 # NVML's "not available" (2**64 - 1) printed as a size, or any capacity beyond a PiB: not a measurement.
 SENTINEL_BYTES = 1024**5
 _REQ = re.compile(r"Tried to allocate\s+" + SIZE, re.I)
 _REQ_ANY = re.compile(r"Tried to allocate\s+([^\s(;]+?)\.?(?=[\s(;]|$)", re.I)
-_DEV_OLD = re.compile(r"\(\s*GPU\s+(\d{1,12})\s*;")
-_DEV_NEW = re.compile(r"GPU\s+(\d{1,12})\s+has\s+a\s+total", re.I)
+_DEV_OLD = re.compile(r"\(\s*[GN]PU\s+(\d{1,12})\s*;")
+_DEV_NEW = re.compile(r"[GN]PU\s+(\d{1,12})\s+has\s+a\s+total", re.I)
 _TOTAL_OLD = re.compile(SIZE + r"\s+total\s+capacity", re.I)
 _TOTAL_NEW = re.compile(r"total\s+capaci?ty\s+of\s+" + SIZE, re.I)
 _FREE_OLD = re.compile(r";\s*" + SIZE + r"\s+free\s*;", re.I)
@@ -69,7 +69,7 @@ def _size(m: re.Match[str] | None, group: int = 1) -> int | None:
 def _messages(flat: str) -> list[str]:
     """Every OOM message in the flattened text, each up to the next one (the first with up to 200 characters
     before it, for prefixes such as ``[rank2]: torch.OutOfMemoryError:``)."""
-    starts = sorted({m.start() for m in re.finditer(r"(?:CUDA|HIP|XPU) out of memory|Tried to allocate", flat)})
+    starts = sorted({m.start() for m in re.finditer(r"(?:CUDA|HIP|XPU|NPU) out of memory|Tried to allocate", flat)})
     merged: list[int] = []
     for s in starts:
         if merged and s - merged[-1] < 40:  # "CUDA out of memory. Tried to allocate" counts once
@@ -114,6 +114,8 @@ def parse(text: str, report: MemoryReport) -> bool:
         report.platform = "rocm"
     elif re.search(r"\bXPU out of memory", msg):
         report.platform = "xpu"
+    elif re.search(r"\bNPU out of memory", msg):
+        report.platform = "npu"  # torch_npu's port of the caching allocator prints the same message (Ascend)
     elif re.search(r"\bCUDA out of memory", msg):
         report.platform = "cuda"
     parsed = report.parsed

@@ -51,6 +51,7 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "expandable_segments": _("Not a capacity problem: expandable segments are refused on this platform"),
         "buffer_limit": _("Not a capacity problem: one buffer exceeds the per-allocation limit"),
         "vulkan_large": _("Likely not capacity: a Vulkan allocation above the driver's per-allocation limit"),
+        "xpu_large": _("Likely not capacity: an Intel GPU allocation of 4 GiB or more, above Level Zero's default limit"),
         "pin_memory": _("Not a GPU capacity problem: page-locked (pinned) host memory ran out"),
         "free_exceeds_request": _("Not a capacity problem: the memory was free"),
     }
@@ -77,6 +78,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                               limit=format_bytes(limit) if isinstance(limit, int) else _("the driver's limit")),
         "vulkan_large": _("Vulkan drivers cap one allocation (maxMemoryAllocationSize, often 2-4 GiB); a request of "
                           "{size} fails there even when the GPU has room.").format(size=format_bytes(f.requested)),
+        "xpu_large": _("Intel GPUs refuse one allocation of 4 GiB or more unless the program opts in to large "
+                       "buffers; a request of {size} fails there even when the GPU has room.").format(
+                           size=format_bytes(f.requested)),
         "pin_memory": _("The failing allocation is page-locked host memory for copies to the GPU (pin_memory, "
                         "cudaHostAlloc). It has its own limit, small under WSL2."),
         "free_exceeds_request": _("The device reported enough memory free for the request, so the refusal came "
@@ -99,12 +103,14 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                           "splits buffers; on Vulkan, GGML_VK_FORCE_MAX_ALLOCATION_SIZE sets the split size"),
         "vulkan_large": _("Make the largest buffer smaller (-ub / -b / -c for llama.cpp), or set "
                           "GGML_VK_FORCE_MAX_ALLOCATION_SIZE to the driver's maxMemoryAllocationSize"),
+        "xpu_large": _("Set UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1 before starting Python (and build SYCL kernels with "
+                       "-ze-opt-greater-than-4GB-buffer-required), or split the tensor into pieces under 4 GiB"),
         "pin_memory": _("Set pin_memory=False in the DataLoader (or avoid pinned buffers); under WSL2 raise the "
                         "memory in .wslconfig"),
         "free_exceeds_request": _("Look for the limit that refused it: a per-process cap, the WDDM/WSL or ROCm-on-"
                                   "Windows allocation limit, an APU carve-out, a MIG slice or a container limit"),
     }
-    check_key = "buffer_limit" if key == "vulkan_large" else key
+    check_key = "buffer_limit" if key in ("vulkan_large", "xpu_large") else key
     return Cause(
         id="not_capacity",
         title=titles[key],
@@ -164,7 +170,7 @@ def check(f: Facts) -> list[Cause]:
         return out
     if sig in NOT_CAPACITY:
         out.append(_not_capacity(sig, 0.96, f))
-    elif sig == "vulkan_large":
+    elif sig in ("vulkan_large", "xpu_large"):
         out.append(_not_capacity(sig, 0.6, f))
     elif sig == "context_init":
         out.append(_other_process(0.8, f))

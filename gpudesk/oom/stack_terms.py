@@ -1,0 +1,56 @@
+"""The OOM doctor's fixes in the terms of the Ascend and Intel GPU stacks (issue 32).
+
+The rules write their fixes for CUDA builds of PyTorch; torch_npu (Ascend Extension for PyTorch) and PyTorch's
+XPU backend port the same caching allocator and tools under other names, so the advice carries over once the
+names are swapped:
+
+* Ascend (``platform == "npu"``): ``PYTORCH_NPU_ALLOC_CONF`` takes the allocator options of
+  ``PYTORCH_CUDA_ALLOC_CONF`` (``expandable_segments:True``, ``max_split_size_mb``; Ascend Extension for PyTorch,
+  "Memory management" environment variables), ``torch.npu.*`` mirrors ``torch.cuda.*``, ``npu-smi info`` lists
+  the NPUs and their processes, ``ASCEND_RT_VISIBLE_DEVICES`` picks devices and ``ASCEND_LAUNCH_BLOCKING=1``
+  makes launches synchronous (CANN environment variable reference).
+* Intel GPUs (``platform == "xpu"``): ``torch.xpu.*``, ``xpu-smi`` (Intel XPU Manager) and
+  ``ZE_AFFINITY_MASK`` (Level Zero's device selection).
+"""
+
+from __future__ import annotations
+
+from gpudesk import i18n
+from gpudesk.i18n import N_
+from gpudesk.oom.cause import Cause
+from gpudesk.oom.report import MemoryReport
+from gpudesk.oom.rules.fragmentation import CUDA_ALLOC_CONF
+
+NPU_ALLOC_CONF = N_("PYTORCH_NPU_ALLOC_CONF=expandable_segments:True (torch_npu, Ascend)")
+
+# CUDA name -> the stack's name, most specific first (commands and identifiers are never translated).
+_TERMS: dict[str, tuple[tuple[str, str], ...]] = {
+    "npu": (("nvidia-smi --query-compute-apps=pid,used_memory --format=csv", "npu-smi info"),
+            ("nvidia-smi --query-gpu=memory.total,memory.used --format=csv", "npu-smi info -t usages -i <N>"),
+            ("nvidia-smi -q -d ECC", "npu-smi info -t health -i <N>"),
+            ("nvidia-smi", "npu-smi"),
+            ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_NPU_ALLOC_CONF"), ("CUDA_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES"),
+            ("CUDA_LAUNCH_BLOCKING", "ASCEND_LAUNCH_BLOCKING"), ("torch.cuda.", "torch.npu."), ("CUDA graphs", "ACL graphs")),
+    "xpu": (("nvidia-smi --query-compute-apps=pid,used_memory --format=csv", "xpu-smi ps"),
+            ("nvidia-smi", "xpu-smi"), ("CUDA_VISIBLE_DEVICES", "ZE_AFFINITY_MASK"), ("torch.cuda.", "torch.xpu.")),
+}
+
+
+def _swap(text: str, platform: str, alloc_conf: str | None) -> str:
+    if alloc_conf is not None:
+        text = text.replace(i18n._(CUDA_ALLOC_CONF), alloc_conf)
+    for cuda, theirs in _TERMS[platform]:
+        text = text.replace(cuda, theirs)
+    return text
+
+
+def apply(report: MemoryReport, causes: list[Cause]) -> None:
+    """Rewrite the fixes, further fixes and checks of ``causes`` in place for an Ascend or Intel GPU report."""
+    platform = report.platform or ""
+    if platform not in _TERMS:
+        return
+    alloc_conf = i18n._(NPU_ALLOC_CONF) if platform == "npu" else None
+    for cause in causes:
+        cause.fix = _swap(cause.fix, platform, alloc_conf)
+        cause.more_fixes = [_swap(m, platform, alloc_conf) for m in cause.more_fixes]
+        cause.checks = [_swap(c, platform, alloc_conf) for c in cause.checks]

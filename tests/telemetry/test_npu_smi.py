@@ -1,0 +1,63 @@
+"""Issue 32: real `npu-smi info` captures (tests/fixtures/vendor_logs/README.md, vllm-ascend issues) read into
+the dmon-shaped frame; the medians are the values printed in the captures, and analysis runs on them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpudesk.telemetry.analysis import analyze
+from gpudesk.telemetry.model import GPU_TEMP, GPU_UTIL, MEM_TOTAL, MEM_USED, POWER
+from gpudesk.telemetry.npu_smi import NpuSmiError, parse_npu_smi_info, read_npu_smi_file
+from gpudesk.telemetry.vendor_formats import detect
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "vendor_logs"
+MIB = 2**20
+
+# Read off the captures (README) before the reader was written: (power W or None, temp C, HBM used MB) per die.
+EXPECTED = {
+    "12980": [(162.6, 34, 3419), (None, 34, 2874)],
+    "2534": [(178.5, 36, 3416), (None, 36, 3195), (186.3, 36, 3415)],
+    "4989": [(165.3, 36, 3143), (None, 36, 2887), (163.6, 35, 3141)],
+}
+
+
+@pytest.mark.parametrize("issue", sorted(EXPECTED))
+def test_capture_medians(issue):
+    path = FIXTURES / f"npu-smi-info-vllm-ascend-{issue}.txt"
+    assert detect(path.read_text(encoding="utf-8")) == "npu-smi-info"
+    log = read_npu_smi_file(path)
+    result = analyze(log.frame, log.devices).to_json()
+    assert sorted(result["gpus"]) == [str(i) for i in range(len(EXPECTED[issue]))]
+    for die, (power, temp, hbm) in enumerate(EXPECTED[issue]):
+        metrics = result["gpus"][str(die)]["metrics"]
+        assert metrics[GPU_TEMP]["median"] == temp and metrics[GPU_UTIL]["median"] == 0
+        assert metrics[MEM_USED]["median"] == hbm * MIB and metrics[MEM_TOTAL]["median"] == 65536 * MIB
+        if power is None:
+            assert POWER not in metrics and "chip 0 only" in log.frame.reasons[(die, POWER)]
+        else:
+            assert metrics[POWER]["median"] == pytest.approx(power)
+    assert log.devices[0].name == "Ascend910 (NPU 0, chip 0)" and log.devices[0].pci_bus_id == "0000:9D:00.0"
+    assert any("cannot tell PCIe or HCCS" in n for n in result["notes"])
+
+
+def test_successive_snapshots_are_a_time_series():
+    one = (FIXTURES / "npu-smi-info-vllm-ascend-2534.txt").read_text(encoding="utf-8")
+    log = parse_npu_smi_info(one + one.replace("178.5", "200.5"), interval_s=2.0)
+    assert log.snapshots == 2
+    die0 = log.frame.gpu == 0
+    assert list(log.frame.t[die0]) == [0.0, 2.0] and list(log.frame.metrics[POWER][die0]) == [178.5, 200.5]
+
+
+def test_not_npu_smi_is_a_clear_error(tmp_path):
+    bad = tmp_path / "dmon.txt"
+    bad.write_text("# gpu   pwr  gtemp\n    0    60     40\n", encoding="utf-8")
+    assert detect(bad.read_text(encoding="utf-8")) is None
+    with pytest.raises(NpuSmiError, match="dmon.txt: No npu-smi chip rows"):
+        read_npu_smi_file(bad)
+    with pytest.raises(NpuSmiError, match="Cannot read"):
+        read_npu_smi_file(tmp_path / "missing.txt")
+    assert np.isnan(parse_npu_smi_info((FIXTURES / "npu-smi-info-vllm-ascend-4989.txt").read_text()).frame
+                    .metrics[POWER][1])
