@@ -37,6 +37,7 @@ from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.activations import activation_bytes_per_layer
 from gpudesk.sizing.activations_lora import frozen_layer_activation_bytes
+from gpudesk.sizing.loading import add_loading_reserve, load_staging_bytes
 from gpudesk.sizing.memory_train import OFFLOAD_MODES, activation_bytes, model_state_bytes_per_param, normalise_sharding
 from gpudesk.sizing.optimizers import optimizer_source, precision_family
 from gpudesk.sizing.overheads import Overheads, add_overheads
@@ -141,6 +142,7 @@ def lora_memory(
     fsdp1_mixed_flat_params: bool = False,
     lora_dropout: float = 0.0,
     legacy_bnb_matmul: bool = False,
+    weight_loading: str = "per-tensor",
 ) -> MemoryEstimate:
     """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
@@ -169,9 +171,14 @@ def lora_memory(
         base = spec.params * base_bytes_per_param
     gathered = 0.0
     adapters = trainable * per_trainable
+    resident_at_load = base + trainable * model_state_bytes_per_param(optimizer, adapter_precision)[0]
+    staging = load_staging_bytes(spec, weight_loading, quantised_base=kind == "qlora",
+                                 base_bytes_per_param=base_bytes_per_param,
+                                 sharded_gpus=g if stage == "zero3" else 1)
     if stage == "zero3" and g > 1:
         base /= g
         adapters /= g
+        resident_at_load /= g
         blocks = 2 * (spec.params - spec.embedding_params) / max(1, spec.layers or 1)
         # FSDP MixedPrecision / DeepSpeed gather the compute dtype: 2 bytes unless training in fp32.
         compute_bytes = 4.0 if precision == "fp32" else 2.0
@@ -235,4 +242,7 @@ def lora_memory(
         assumptions.append((_("model shape inferred from the parameter count"),
                             _("a guess; give a config.json for exact figures")))
     assumptions += add_overheads(parts, overheads.validated(), g)
+    if add_loading_reserve(parts, 0.0 if off == "all" else resident_at_load, staging):
+        assumptions.append((_("loading ({loader}) reserves more than training: the reserved peak is the loading "
+                              "peak").format(loader=weight_loading), "gpudesk.sizing.loading"))
     return MemoryEstimate(breakdown=ordered_breakdown(parts), gpus=g, assumptions=tuple(assumptions))
