@@ -78,6 +78,8 @@ class MemoryWorkload:
             unchunked ``to_nf4`` before May 2024, ``fsdp1-sync-states`` for FSDP1 ``sync_module_states`` from rank
             0's CPU copy): the blocks cached while loading set the reserved peak when they exceed training's
             (:mod:`gpudesk.sizing.loading`).
+        double_quant: QLoRA base with bitsandbytes double quantisation (``bnb_4bit_use_double_quant``, 4.127
+            bit/param; off: 4.5 bit/param).
     """
 
     mode: str = "train"
@@ -117,6 +119,7 @@ class MemoryWorkload:
     lora_dropout: float = 0.0
     legacy_bnb_matmul: bool = False
     weight_loading: str = "per-tensor"
+    double_quant: bool = True
 
 
 def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate:
@@ -180,4 +183,5 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
         kbit_fp32_upcast=w.kbit_fp32_upcast,
         fsdp1_mixed_flat_params=w.fsdp1_mixed_flat_params and w.fsdp_version == 1,
         lora_dropout=w.lora_dropout, legacy_bnb_matmul=w.legacy_bnb_matmul, weight_loading=w.weight_loading,
+        double_quant=w.double_quant,
     )

@@ -54,6 +54,8 @@ def cli_args(case: dict) -> list[str]:
             if key == "flash_attention":
                 if not case.get(key, True):
                     args.append("--no-flash")
+                if not case.get("bnb_double_quant", True):
+                    args.append("--no-double-quant")
             elif case.get(key):
                 args.append(flag)  # type: ignore[arg-type]
     return args

@@ -266,3 +266,12 @@ def test_fsdp1_sync_module_states_stages_two_unsharded_root_units():
     with pytest.raises(SizingError) as err:
         estimate_memory(llama7b, MemoryWorkload(**dict(w, gpus=1, sharding="ddp"), weight_loading="fsdp1-sync-states"))
     assert err.value.field == "weight_loading"
+
+
+def test_nf4_without_double_quantisation_costs_an_fp32_absmax_per_64_weights():
+    llama7b = spec_from_hf_config(CONFIGS / "llama-2-7b.config.json")
+    w = dict(mode="qlora", precision="bf16-pure", optimizer="adamw", seq_len_tokens=512, recompute="full")
+    dq = estimate_memory(llama7b, MemoryWorkload(**w)).component("weights")
+    plain = estimate_memory(llama7b, MemoryWorkload(**w, double_quant=False)).component("weights")
+    quantised = llama7b.params - llama7b.embedding_params
+    assert plain - dq == pytest.approx(quantised * (4.5 - (4 + 8 / 64 + 32 / (64 * 256))) / 8, rel=1e-6)
