@@ -22,6 +22,7 @@ from gpudesk.cli.serve_fit import add_serve_parser, engines_accuracy, engines_ac
 from gpudesk.cli.json_text import dumps_json
 from gpudesk.i18n import _
 from gpudesk.sizing.error_band import FRAMEWORKS
+from gpudesk.sizing.loading import WEIGHT_LOADERS
 from gpudesk.sizing.optimizers import OPTIMIZER_NAMES, PARAM_PRECISIONS
 
 GIB = 1024**3
@@ -97,6 +98,12 @@ def add_parser(subparsers) -> None:
                    help=_("adapter dropout (PEFT default 0; above 0 every adapter keeps its own copy of its input)"))
     m.add_argument("--legacy-bnb-matmul", action="store_true",
                    help=_("qlora with bitsandbytes older than 0.43.2: every 4-bit Linear keeps its input for backward"))
+    m.add_argument("--no-double-quant", action="store_true",
+                   help=_("qlora base without bitsandbytes double quantisation (4.5 instead of 4.127 bits a weight)"))
+    m.add_argument("--weight-loading", default="per-tensor", choices=WEIGHT_LOADERS,
+                   help=_("how the weights reach the GPU: per-tensor, nf4-nearest-search (torchao to_nf4 before May "
+                        "2024) or fsdp1-sync-states (FSDP1 sync_module_states from rank 0); loading can set the "
+                        "reserved peak"))
     m.add_argument("--weight-format", default=None, metavar="FMT",
                    help=_("inference weights: checkpoint (default: as the model's checkpoint ships, e.g. mxfp4 for "
                         "gpt-oss), bf16, fp8, int8, int4-g128, nf4-dq, mxfp4 ..."))
@@ -343,7 +350,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         cuda_lazy_loading=args.cuda_lazy_loading == "on", kv_cache_impl=args.kv_cache_impl,
         paged_block_tokens=args.kv_block_tokens, kbit_fp32_upcast=args.kbit_fp32_upcast,
         fsdp1_mixed_flat_params=args.fsdp1_mixed_flat_params, lora_dropout=args.lora_dropout,
-        legacy_bnb_matmul=args.legacy_bnb_matmul,
+        legacy_bnb_matmul=args.legacy_bnb_matmul, weight_loading=args.weight_loading,
+        double_quant=not args.no_double_quant,
     )
     try:
         est = estimate_memory(spec, workload)

@@ -23,6 +23,7 @@ from gpudesk.sizing.activations import LOSS_MODES
 from gpudesk.sizing.memory_train import OFFLOAD_MODES, SHARDING_MODES
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS
+from gpudesk.sizing.loading import WEIGHT_LOADERS
 from gpudesk.sizing.optimizers import OPTIMIZER_IMPLS, OPTIMIZER_NAMES, PARAM_PRECISIONS
 
 MODALITIES = ("text", "image", "image-text", "video", "3d-volume", "audio", "tabular")
@@ -65,7 +66,8 @@ class ModelMemory:
     versions: ``fsdp_version`` (1 flat parameters, 2 fully_shard), ``optimizer_impl`` (foreach / fused / for-loop
     Adam step), ``zero_grad_keeps_grads`` (PyTorch < 2.0), ``cuda_lazy_loading`` (CUDA >= 11.7),
     ``kbit_fp32_upcast`` (PEFT ``prepare_model_for_kbit_training``), ``fsdp1_mixed_flat_params`` (adapters and frozen
-    base in one FSDP1 FlatParameter), ``lora_dropout``, ``legacy_bnb_matmul`` (bitsandbytes < 0.43.2) and, for
+    base in one FSDP1 FlatParameter), ``lora_dropout``, ``legacy_bnb_matmul`` (bitsandbytes < 0.43.2), ``weight_loading`` (how the weights reach the GPU: per-tensor /
+    nf4-nearest-search / fsdp1-sync-states), ``double_quant`` (QLoRA NF4 double quantisation) and, for
     inference, ``kv_cache_impl`` (paged / dynamic / legacy-tuple / static / static-linear-mask); ``framework``
     only chooses which published cases give the estimate's expected error band.
     """
@@ -105,6 +107,8 @@ class ModelMemory:
     fsdp1_mixed_flat_params: bool = False
     lora_dropout: float = 0.0
     legacy_bnb_matmul: bool = False
+    weight_loading: str = "per-tensor"
+    double_quant: bool = True
     framework: str | None = None
 
 
@@ -311,6 +315,7 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_choice, "model.fsdp_version", str(m.fsdp_version), ("1", "2"))
     check(_choice, "model.optimizer_impl", m.optimizer_impl, OPTIMIZER_IMPLS)
     check(_choice, "model.kv_cache_impl", m.kv_cache_impl, KV_CACHE_IMPLS)
+    check(_choice, "model.weight_loading", m.weight_loading, WEIGHT_LOADERS)
     check(_num, "model.lora_dropout", m.lora_dropout, maximum=0.99, strict=False)
     if m.framework is not None:
         check(_choice, "model.framework", m.framework, FRAMEWORKS)

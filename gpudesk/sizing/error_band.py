@@ -27,6 +27,7 @@ FRAMEWORK_FAMILIES: dict[str, tuple[str, ...]] = {
     "vllm": ("vllm",),
     "sglang": ("sglang",),
     "gpt-fast": ("gpt-fast", "torchao"),
+    "litgpt": ("litgpt", "lit-gpt"),
 }
 FRAMEWORKS: tuple[str, ...] = tuple(FRAMEWORK_FAMILIES) + ("other",)
 

@@ -22,13 +22,17 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "cuda_context",
     "framework_overhead",
     "fragmentation",
+    "loading_reserve",
 )
 
 
 # Not seen by PyTorch's caching allocator: the CUDA context, NCCL/cuBLAS/runtime buffers, the allocator's own cache,
 # and bitsandbytes paged optimizer states (cudaMallocManaged unified memory, evicted to host under pressure;
 # https://github.com/bitsandbytes-foundation/bitsandbytes/blob/main/bitsandbytes/functional.py ``get_paged``).
-_NOT_ALLOCATED = frozenset({"cuda_context", "framework_overhead", "fragmentation", "paged_optimizer_states"})
+# ``loading_reserve``: blocks the allocator cached while the model was loaded, beyond what training reserves
+# (gpudesk.sizing.loading).
+_NOT_ALLOCATED = frozenset({"cuda_context", "framework_overhead", "fragmentation", "paged_optimizer_states",
+                            "loading_reserve"})
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,8 @@ class MemoryEstimate:
             ``logits`` (output logits + loss buffers), ``kv_cache``, ``prefill_workspace`` (transient inference
             activations), ``gathered_layers`` (ZeRO-3/FSDP all-gathered layer parameters and grads),
             ``cuda_context``, ``framework_overhead`` (NCCL, cuBLAS/cuDNN workspaces), ``fragmentation``
-            (allocator headroom).
+            (allocator headroom), ``loading_reserve`` (blocks cached while loading the model beyond what training
+            reserves: the reserved peak is max(loading, training)).
         gpus: number of GPUs the job is spread over; the breakdown is per GPU.
         assumptions: (assumption, source) pairs, e.g. ("18 bytes/param mixed-precision Adam",
             "Megatron-LM theoretical_memory_usage.py").
@@ -68,7 +73,7 @@ class MemoryEstimate:
     def reserved_bytes(self) -> int:
         """What the caching allocator holds (``torch.cuda.max_memory_reserved``): allocated + its cache/fragments
         (https://pytorch.org/docs/stable/notes/cuda.html#memory-management)."""
-        return self.allocated_bytes + self.breakdown.get("fragmentation", 0)
+        return self.allocated_bytes + self.breakdown.get("fragmentation", 0) + self.breakdown.get("loading_reserve", 0)
 
     @property
     def device_bytes(self) -> int:

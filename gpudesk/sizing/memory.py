@@ -74,6 +74,12 @@ class MemoryWorkload:
         lora_dropout: the adapters' dropout (PEFT ``LoraConfig`` default 0): above 0 each adapter keeps its own copy
             of its input.
         legacy_bnb_matmul: QLoRA with bitsandbytes < 0.43.2 (every 4-bit Linear keeps its input).
+        weight_loading: how the weights reach the GPU (``per-tensor``, ``nf4-nearest-search`` for torchao's
+            unchunked ``to_nf4`` before May 2024, ``fsdp1-sync-states`` for FSDP1 ``sync_module_states`` from rank
+            0's CPU copy): the blocks cached while loading set the reserved peak when they exceed training's
+            (:mod:`gpudesk.sizing.loading`).
+        double_quant: QLoRA base with bitsandbytes double quantisation (``bnb_4bit_use_double_quant``, 4.127
+            bit/param; off: 4.5 bit/param).
     """
 
     mode: str = "train"
@@ -112,6 +118,8 @@ class MemoryWorkload:
     fsdp1_mixed_flat_params: bool = False
     lora_dropout: float = 0.0
     legacy_bnb_matmul: bool = False
+    weight_loading: str = "per-tensor"
+    double_quant: bool = True
 
 
 def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate:
@@ -164,6 +172,7 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
             activation_offload=w.activation_offload, context_parallel=w.context_parallel, compiled=w.compiled,
             gradient_accumulation=w.gradient_accumulation, fsdp_version=w.fsdp_version,
             zero_grad_keeps_grads=w.zero_grad_keeps_grads, optimizer_impl=w.optimizer_impl,
+            weight_loading=w.weight_loading,
         )
     return lora_memory(
         spec, mode=mode, rank=w.lora_rank, targets=w.lora_targets, precision=w.precision,
@@ -173,5 +182,6 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
         offload=w.offload, loss=w.loss, activation_offload=w.activation_offload, compiled=w.compiled,
         kbit_fp32_upcast=w.kbit_fp32_upcast,
         fsdp1_mixed_flat_params=w.fsdp1_mixed_flat_params and w.fsdp_version == 1,
-        lora_dropout=w.lora_dropout, legacy_bnb_matmul=w.legacy_bnb_matmul,
+        lora_dropout=w.lora_dropout, legacy_bnb_matmul=w.legacy_bnb_matmul, weight_loading=w.weight_loading,
+        double_quant=w.double_quant,
     )

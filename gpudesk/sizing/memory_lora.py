@@ -11,6 +11,8 @@
   bitsandbytes keeps the input of every 4-bit Linear: :mod:`gpudesk.sizing.activations_lora` replaces
   Korthikanti's per-layer count for the layers kept (every layer without recompute, the recomputed one with full
   recompute); gradient checkpointing is what cuts them most.
+- ``double_quant`` (bitsandbytes ``bnb_4bit_use_double_quant``; Lightning ``bnb.nf4-dq``): the fp32 absmax of
+  every 64-weight block is itself quantised to 8 bits (4.127 bit/param); without it, 4.5 bit/param.
 - QLoRA dequantises one weight matrix at a time to bf16 for the matmul: one ``largest matrix x 2 B`` buffer.
 - ``kbit_fp32_upcast``: PEFT's ``prepare_model_for_kbit_training`` casts every 16-bit parameter that is not a
   4/8-bit ``Params4bit`` to fp32 (norms, embeddings, LM head;
@@ -37,6 +39,7 @@ from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.activations import activation_bytes_per_layer
 from gpudesk.sizing.activations_lora import frozen_layer_activation_bytes
+from gpudesk.sizing.loading import add_loading_reserve, load_staging_bytes
 from gpudesk.sizing.memory_train import OFFLOAD_MODES, activation_bytes, model_state_bytes_per_param, normalise_sharding
 from gpudesk.sizing.optimizers import optimizer_source, precision_family
 from gpudesk.sizing.overheads import Overheads, add_overheads
@@ -141,6 +144,8 @@ def lora_memory(
     fsdp1_mixed_flat_params: bool = False,
     lora_dropout: float = 0.0,
     legacy_bnb_matmul: bool = False,
+    weight_loading: str = "per-tensor",
+    double_quant: bool = True,
 ) -> MemoryEstimate:
     """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
@@ -162,20 +167,26 @@ def lora_memory(
     adapter_precision = "bf16-pure" if precision in ("bf16", "fp16", "fp8") else precision
     per_trainable = sum(model_state_bytes_per_param(optimizer, adapter_precision))
     base_bytes_per_param = 4.0 if precision_family(precision) == "fp32" else 2.0
+    nf4_format = "nf4-dq" if double_quant else "nf4"
     if kind == "qlora":
         keep = spec.embedding_params
-        base = (spec.params - keep) * weight_bits_per_param("nf4-dq") / 8 + keep * (4 if kbit_fp32_upcast else 2)
+        base = (spec.params - keep) * weight_bits_per_param(nf4_format) / 8 + keep * (4 if kbit_fp32_upcast else 2)
     else:
         base = spec.params * base_bytes_per_param
     gathered = 0.0
     adapters = trainable * per_trainable
+    resident_at_load = base + trainable * model_state_bytes_per_param(optimizer, adapter_precision)[0]
+    staging = load_staging_bytes(spec, weight_loading, quantised_base=kind == "qlora",
+                                 base_bytes_per_param=base_bytes_per_param,
+                                 sharded_gpus=g if stage == "zero3" else 1)
     if stage == "zero3" and g > 1:
         base /= g
         adapters /= g
+        resident_at_load /= g
         blocks = 2 * (spec.params - spec.embedding_params) / max(1, spec.layers or 1)
         # FSDP MixedPrecision / DeepSpeed gather the compute dtype: 2 bytes unless training in fp32.
         compute_bytes = 4.0 if precision == "fp32" else 2.0
-        gathered = blocks * (weight_bits_per_param("nf4-dq") / 8 if kind == "qlora" else compute_bytes)
+        gathered = blocks * (weight_bits_per_param(nf4_format) / 8 if kind == "qlora" else compute_bytes)
     flat_grads = 0.0
     if fsdp1_mixed_flat_params:
         if stage != "zero3" or g < 2:
@@ -215,7 +226,9 @@ def lora_memory(
     if kind == "qlora":
         largest = max(_module_dims(spec, n)[0] * _module_dims(spec, n)[1] for n in LLAMA_MODULES)
         parts["prefill_workspace"] = largest * 2
-        assumptions.append((_("base in NF4 with double quantisation (4.127 bit/param), embeddings in bf16"),
+        assumptions.append((_("base in NF4 with double quantisation (4.127 bit/param), embeddings in bf16") if double_quant
+                            else _("base in NF4 without double quantisation (4.5 bit/param: an fp32 absmax per 64 "
+                                   "weights), embeddings in bf16"),
                             "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"))
     if flat_grads:
         assumptions.append((_("FSDP1 flat parameters mix the frozen base and the adapters: gradients for the whole "
@@ -235,4 +248,7 @@ def lora_memory(
         assumptions.append((_("model shape inferred from the parameter count"),
                             _("a guess; give a config.json for exact figures")))
     assumptions += add_overheads(parts, overheads.validated(), g)
+    if add_loading_reserve(parts, 0.0 if off == "all" else resident_at_load, staging):
+        assumptions.append((_("loading ({loader}) reserves more than training: the reserved peak is the loading "
+                              "peak").format(loader=weight_loading), "gpudesk.sizing.loading"))
     return MemoryEstimate(breakdown=ordered_breakdown(parts), gpus=g, assumptions=tuple(assumptions))

@@ -41,6 +41,7 @@ from gpudesk.sizing.activations import (
 from gpudesk.sizing.checks import MAX_BATCH, MAX_GPUS, MAX_SEQ_LEN_TOKENS, choice, positive_int
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
+from gpudesk.sizing.loading import add_loading_reserve, load_staging_bytes
 from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.optimizers import (
     LEGACY_ACCOUNTING,
@@ -278,6 +279,7 @@ def train_memory(
     fsdp_version: int = 2,
     zero_grad_keeps_grads: bool = False,
     optimizer_impl: str = "foreach",
+    weight_loading: str = "per-tensor",
 ) -> MemoryEstimate:
     """Per-GPU memory of full training or full fine-tuning, at the moment of the peak.
 
@@ -323,6 +325,10 @@ def train_memory(
     rank_params = spec.params / t
     parts = sharded_model_states(int(rank_params), per_param, g // t, stage, offload,
                                  spec.largest_layer_params // t)
+    resident_at_load = parts["weights"] + parts.get("master_weights", 0.0)
+    staging = load_staging_bytes(spec, weight_loading, quantised_base=False,
+                                 base_bytes_per_param=per_param[0] or per_param[1],
+                                 sharded_gpus=g // t if stage == "zero3" else 1) if t == 1 else 0.0
     if fsdp_version not in FSDP_VERSIONS:
         raise SizingError("fsdp_version", _("FSDP version must be 1 or 2, got {value}.").format(value=fsdp_version))
     if choice("sharding", sharding, SHARDING_MODES) == "fsdp":
@@ -394,4 +400,7 @@ def train_memory(
         assumptions.append((_("model shape inferred from the parameter count"),
                             _("a guess; give a config.json for exact figures")))
     assumptions += add_overheads(parts, overheads.validated(), g)
+    if add_loading_reserve(parts, resident_at_load, staging):
+        assumptions.append((_("loading ({loader}) reserves more than training: the reserved peak is the loading "
+                              "peak").format(loader=weight_loading), "gpudesk.sizing.loading"))
     return MemoryEstimate(breakdown=ordered_breakdown(parts), gpus=g, assumptions=tuple(assumptions))

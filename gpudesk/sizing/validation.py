@@ -142,6 +142,8 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         kbit_fp32_upcast=bool(case.get("kbit_fp32_upcast", False)),
         fsdp1_mixed_flat_params=bool(case.get("fsdp1_mixed_flat_params", False)),
         lora_dropout=float(case.get("lora_dropout", 0.0)), legacy_bnb_matmul=bool(case.get("legacy_bnb_matmul", False)),
+        weight_loading=str(case.get("weight_loading", "per-tensor")),
+        double_quant=bool(case.get("bnb_double_quant", True)),
     )
 
 

@@ -37,33 +37,37 @@ def test_every_case_is_described_with_its_source():
 
 def test_accuracy_floor(results):
     summary = summarize(results)
-    assert len(results) >= 171 and summary["cases"] >= 156 and summary["sources"] >= 24
+    assert len(results) >= 188 and summary["cases"] >= 173 and summary["sources"] >= 27
     assert summary["failed_cases"] == 0
-    assert summary["within_15_share"] >= 0.84
-    assert summary["within_25_share"] >= 0.96
-    assert summary["median_abs_error"] <= 0.052
-    assert summary["by_method"]["qlora"]["cases"] >= 42
+    assert summary["within_15_share"] >= 0.86
+    assert summary["within_25_share"] >= 0.97
+    assert summary["median_abs_error"] <= 0.048
+    assert summary["by_method"]["qlora"]["cases"] >= 51
     assert summary["by_gpus"]["2-8"]["cases"] + summary["by_gpus"][">8"]["cases"] >= 20
     assert summary["by_gpus"]["2-8"]["within_15_share"] >= 0.82
 
 
 def test_rows_added_later_are_scored_apart(results):
     later = summarize(results)["added_later"]
-    assert later["cases"] == sum(r.supported and not r.error for r in results if r.added) >= 97
-    assert later["within_15_share"] >= 0.86 and later["median_abs_error"] <= 0.043
+    assert later["cases"] == sum(r.supported and not r.error for r in results if r.added) >= 114
+    assert later["within_15_share"] >= 0.88 and later["median_abs_error"] <= 0.043
     after_model = [r for r in results if r.added == "2026-12-04-after-model" and r.supported]
     assert len(after_model) >= 17 and all(r.abs_error <= 0.15 for r in after_model)
+    # lit-gpt / litgpt tables mapped after the loading-peak model (9 of them QLoRA): every one within 15 %.
+    loading_batch = [r for r in results if r.added == "2026-12-04-loading-model" and r.supported]
+    assert len(loading_batch) >= 17 and sum(r.method == "qlora" for r in loading_batch) >= 9
+    assert all(r.abs_error <= 0.15 for r in loading_batch)
 
 
 def test_accuracy_floor_by_method(results):
     summary = summarize(results)
     assert summary["by_method"]["full"]["within_15_share"] >= 0.90
-    assert summary["by_method"]["lora"]["median_abs_error"] <= 0.045
+    assert summary["by_method"]["lora"]["median_abs_error"] <= 0.042
     assert summary["by_method"]["inference"]["cases"] >= 37
     assert summary["by_method"]["inference"]["within_15_share"] >= 0.91
     assert summary["by_method"]["inference"]["median_abs_error"] <= 0.03
-    assert summary["by_method"]["qlora"]["within_15_share"] >= 0.69
-    assert summary["by_method"]["qlora"]["median_abs_error"] <= 0.09
+    assert summary["by_method"]["qlora"]["within_15_share"] >= 0.74
+    assert summary["by_method"]["qlora"]["median_abs_error"] <= 0.076
 
 
 def test_compares_like_with_like(results):

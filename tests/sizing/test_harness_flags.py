@@ -44,7 +44,8 @@ def cli_args(case: dict) -> list[str]:
                  "--cuda-lazy-loading", "on" if case.get("cuda_lazy_loading", True) else "off",
                  "--lora-rank", str(case.get("lora_rank") or 16),
                  "--lora-targets", case.get("lora_targets") or "all-linear",
-                 "--lora-dropout", str(case.get("lora_dropout", 0.0))]
+                 "--lora-dropout", str(case.get("lora_dropout", 0.0)),
+                 "--weight-loading", case.get("weight_loading", "per-tensor")]
         for key, flag in (("flash_attention", None), ("sequence_parallel", "--sp"), ("optimizer_in_backward", "--optimizer-in-backward"),
                           ("activation_offload", "--activation-offload"), ("compile", "--compile"),
                           ("zero_grad_keeps_grads", "--zero-grad-keeps-grads"), ("kbit_fp32_upcast", "--kbit-fp32-upcast"),
@@ -53,6 +54,8 @@ def cli_args(case: dict) -> list[str]:
             if key == "flash_attention":
                 if not case.get(key, True):
                     args.append("--no-flash")
+                if not case.get("bnb_double_quant", True):
+                    args.append("--no-double-quant")
             elif case.get(key):
                 args.append(flag)  # type: ignore[arg-type]
     return args

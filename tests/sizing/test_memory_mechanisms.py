@@ -226,3 +226,52 @@ def test_frozen_base_keeps_adapter_paths_not_linear_inputs():
     with pytest.raises(SizingError) as err:
         acts(mode="lora", lora_dropout=1.0)
     assert err.value.field == "lora_dropout"
+
+
+def test_unchunked_nf4_search_sets_the_reserved_peak_not_the_allocated_one():
+    llama7b = spec_from_hf_config(CONFIGS / "llama-2-7b.config.json")
+    w = dict(mode="qlora", precision="bf16-pure", optimizer="adamw", seq_len_tokens=512, micro_batch_size=2,
+             recompute="full", lora_rank=8)
+    streamed = estimate_memory(llama7b, MemoryWorkload(**w))
+    searched = estimate_memory(llama7b, MemoryWorkload(**w, weight_loading="nf4-nearest-search"))
+    # One bitsandbytes-style per-tensor copy never exceeds a training step's working set.
+    assert streamed.component("loading_reserve") == 0
+    # torchao 0.1 to_nf4: (value - 16 codes) and its abs() for the 4096 x 11008 MLP matrix: 34 x 2 B x 45.1M.
+    staging = 4096 * 11008 * 2 * 34
+    assert searched.allocated_bytes == streamed.allocated_bytes
+    assert searched.reserved_bytes == pytest.approx(streamed.component("weights") + staging, rel=0.05)
+    assert searched.reserved_bytes > streamed.reserved_bytes + 1 * GIB
+    # A larger batch's training peak overtakes the loading peak: the reserved figure is max(loading, training).
+    big = dict(w, micro_batch_size=64, seq_len_tokens=2048)
+    assert estimate_memory(llama7b, MemoryWorkload(**big, weight_loading="nf4-nearest-search")).reserved_bytes == \
+        estimate_memory(llama7b, MemoryWorkload(**big)).reserved_bytes
+    with pytest.raises(SizingError) as err:
+        estimate_memory(llama7b, MemoryWorkload(**dict(w, mode="lora"), weight_loading="nf4-nearest-search"))
+    assert err.value.field == "weight_loading"
+
+
+def test_fsdp1_sync_module_states_stages_two_unsharded_root_units():
+    llama7b = spec_from_hf_config(CONFIGS / "llama-2-7b.config.json")
+    w = dict(mode="qlora", precision="bf16-pure", optimizer="adamw", gpus=2, sharding="fsdp", recompute="full",
+             seq_len_tokens=16, fsdp_version=1, lora_rank=8, lora_targets=("q_proj", "v_proj"))
+    est = estimate_memory(llama7b, MemoryWorkload(**w, weight_loading="fsdp1-sync-states"))
+    plain = estimate_memory(llama7b, MemoryWorkload(**w))
+    # Root unit = bf16 embeddings + LM head (2 x 32000 x 4096); moved to the GPU unsharded, then flattened.
+    root = 2 * 32000 * 4096 * 2
+    assert est.component("loading_reserve") > 0
+    # Resident after the wrap: this rank's NF4 shard (bf16 embeddings and head included) and its adapters.
+    assert est.reserved_bytes == pytest.approx(plain.component("weights") + 2 * root, rel=0.01)
+    assert est.reserved_bytes > plain.reserved_bytes + 0.3 * GIB
+    assert est.allocated_bytes == plain.allocated_bytes
+    with pytest.raises(SizingError) as err:
+        estimate_memory(llama7b, MemoryWorkload(**dict(w, gpus=1, sharding="ddp"), weight_loading="fsdp1-sync-states"))
+    assert err.value.field == "weight_loading"
+
+
+def test_nf4_without_double_quantisation_costs_an_fp32_absmax_per_64_weights():
+    llama7b = spec_from_hf_config(CONFIGS / "llama-2-7b.config.json")
+    w = dict(mode="qlora", precision="bf16-pure", optimizer="adamw", seq_len_tokens=512, recompute="full")
+    dq = estimate_memory(llama7b, MemoryWorkload(**w)).component("weights")
+    plain = estimate_memory(llama7b, MemoryWorkload(**w, double_quant=False)).component("weights")
+    quantised = llama7b.params - llama7b.embedding_params
+    assert plain - dq == pytest.approx(quantised * (4.5 - (4 + 8 / 64 + 32 / (64 * 256))) / 8, rel=1e-6)

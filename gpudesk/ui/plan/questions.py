@@ -21,6 +21,7 @@ from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.memory import MODES
 from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS
+from gpudesk.sizing.loading import WEIGHT_LOADERS
 from gpudesk.sizing.memory_train import OFFLOAD_MODES
 from gpudesk.sizing.optimizers import OPTIMIZER_IMPLS, OPTIMIZER_NAMES
 from gpudesk.ui.plan.fields import FieldSpec, PageSpec
@@ -179,6 +180,10 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "Above 0 every adapter keeps its own copy of its input for backward (PEFT's default is 0).")),
             _f("model.legacy_bnb_matmul", translate("PlanQuestions", "bitsandbytes older than 0.43.2 (QLoRA)"), kind="bool",
                tooltip=translate("PlanQuestions", "Old bitsandbytes keeps the input of every 4-bit Linear for backward, frozen ones included.")),
+            _f("model.double_quant", translate("PlanQuestions", "NF4 double quantisation (QLoRA)"), kind="bool",
+               tooltip=translate("PlanQuestions", "bitsandbytes bnb_4bit_use_double_quant: 4.127 bits a weight; off: 4.5 bits.")),
+            _f("model.weight_loading", translate("PlanQuestions", "Weight loading"), kind="choice", choices=_plain(WEIGHT_LOADERS),
+               tooltip=translate("PlanQuestions", "per-tensor: one tensor at a time; nf4-nearest-search: torchao to_nf4 before May 2024 (a large quantisation spike); fsdp1-sync-states: FSDP1 sync_module_states from rank 0. The reserved peak is the larger of loading and training.")),
             _f("model.weight_format", translate("PlanQuestions", "Inference weight format"), kind="choice", choices=_plain(WEIGHT_FORMAT_CHOICES)),
             _f("model.kv_precision", translate("PlanQuestions", "KV cache precision"), kind="choice", choices=_plain(("bf16", "fp16", "fp8", "int8"))),
             _f("model.kv_cache_impl", translate("PlanQuestions", "KV cache implementation"), kind="choice", choices=_plain(KV_CACHE_IMPLS),
