@@ -35,7 +35,10 @@ def reading(raw: float, metric: str, scale: float = 1.0) -> tuple[float | None, 
         return None, why
     if raw < 0 and df.metric_unit(metric) not in SIGNED_UNITS:
         return None, f"negative ({raw:g}), impossible for a value in {df.metric_unit(metric)}"
-    return raw * scale, None  # below 2**63 (larger is a DCGM blank) and scales up to 2**20: always finite
+    value = raw * scale
+    if math.isinf(value):  # a huge negative reading of a signed unit (temperature) times the unit's scale
+        return None, f"out of range ({raw:g})"
+    return value, None
 
 
 def readings(raw: np.ndarray, metric: str, scale: float = 1.0) -> tuple[np.ndarray, str | None]:

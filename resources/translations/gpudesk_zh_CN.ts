@@ -5299,8 +5299,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/bar.py" line="81"/>
-        <source>Will it &amp;fit?…</source>
-        <translation>放得下吗(&amp;F)？…</translation>
+        <source>W&amp;ill it fit?…</source>
+        <translation>放得下吗(&amp;I)？…</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/bar.py" line="82"/>

@@ -78,7 +78,7 @@ class PlanBar(QWidget):
         self.save_profile_button.clicked.connect(self.saveProfileRequested.emit)
         bar.addWidget(self.open_button)
         bar.addWidget(self.save_profile_button)
-        self.serve_fit_button = QPushButton(QCoreApplication.translate("PlanTab", "Will it &fit?…"), self)
+        self.serve_fit_button = QPushButton(QCoreApplication.translate("PlanTab", "W&ill it fit?…"), self)
         self.serve_fit_button.setToolTip(QCoreApplication.translate(
             "PlanTab", "Will a model start in vLLM, SGLang, TensorRT-LLM, llama.cpp or Ollama on a GPU, and with "
             "which flags"))
