@@ -181,10 +181,11 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
         (_("CUDA graphs are captured after the KV cache, outside gpu_memory_utilization"),
          "vllm/v1/worker/gpu_model_runner.py capture_model"),
     )
-    return EngineFit("vllm", "v1" if v1 else "v0", gpu_name, gpu_total_bytes, tp, mem, tokens, blocks, block,
+    return EngineFit("vllm", version, gpu_name, gpu_total_bytes, tp, mem, tokens, blocks, block,
                      max_len, max(1, concurrency), max_conc, per_seq_ctx, fits, reason, cmd, s,
                      changes=changes, assumptions=assumptions,
-                     extra={"max_num_batched_tokens": batched, "kv_budget_bytes": round(max(0.0, available))})
+                     extra={"engine_family": "v1" if v1 else "v0", "max_num_batched_tokens": batched,
+                            "kv_budget_bytes": round(max(0.0, available))})
 
 
 def _max_context(spec: ModelSpec, kv_bytes: float, concurrency: int, kvp: str, tp: int, block: int, batched: int,

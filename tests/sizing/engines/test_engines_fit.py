@@ -8,6 +8,7 @@ from gpudesk.catalog import open_catalog
 from gpudesk.sizing import SizingError, spec_from_catalog
 from gpudesk.sizing.engines.device import DeviceMemory, apple_wired_limit_bytes, unified_device
 from gpudesk.sizing.engines.fit import engine_fit
+from gpudesk.sizing.engines.terms import engine_title, memory_rows
 
 GIB = 1024**3
 H100 = DeviceMemory("H100", int(79.18 * GIB))
@@ -37,7 +38,9 @@ def test_vllm_kv_budget_is_utilization_minus_weights_activation_non_torch(catalo
 def test_vllm_v0_profiles_max_model_len_tokens_without_chunked_prefill(catalog) -> None:
     v0 = engine_fit("vllm", spec(catalog, "llama-3-8b"), H100, ["max_model_len=8192"], version="0.5.4")
     v1 = engine_fit("vllm", spec(catalog, "llama-3-8b"), H100, ["max_model_len=8192"], version="0.8.5")
-    assert v0.engine_version == "v0" and v1.engine_version == "v1"
+    assert v0.engine_version == "0.5.4" and v1.engine_version == "0.8.5"
+    assert v0.extra["engine_family"] == "v0" and v1.extra["engine_family"] == "v1"
+    assert engine_title(v0) == "vLLM 0.5.4 (V0 engine)"
     assert v0.extra["max_num_batched_tokens"] == 8192 and v1.extra["max_num_batched_tokens"] == 8192
     small = engine_fit("vllm", spec(catalog, "llama-3-8b"), RTX4090, [], version="v1")
     assert small.extra["max_num_batched_tokens"] == 2048
@@ -165,3 +168,15 @@ def test_vllm_default_max_num_seqs_follows_release_and_gpu(catalog) -> None:
     assert default_max_num_seqs("0.11.0", int(79.19 * GIB)) == 1024
     assert default_max_num_seqs("0.8.5", int(79.19 * GIB)) == 256
     assert default_max_num_seqs("0.11.0", int(23.6 * GIB)) == 256
+
+
+def test_memory_rows_name_each_engines_terms_and_sum_to_the_total(catalog) -> None:
+    sg = engine_fit("sglang", spec(catalog, "llama-3-8b"), H100, ["context_length=8192"], version="0.4.3")
+    rows = dict(memory_rows(sg))
+    assert rows["outside mem_fraction_static (activations, CUDA graphs)"] == pytest.approx(
+        H100.total_bytes * (1 - sg.extra["mem_fraction_static"]))
+    assert "activation peak (profile run)" not in rows
+    assert sum(v for k, v in rows.items() if k != "total per GPU") == pytest.approx(rows["total per GPU"])
+    assert engine_title(sg) == "SGLang 0.4.3"
+    vl = dict(memory_rows(engine_fit("vllm", spec(catalog, "llama-3-8b"), H100, ["max_model_len=8192"])))
+    assert "activation peak (profile run)" in vl and "non-torch memory" in vl
