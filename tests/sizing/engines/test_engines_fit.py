@@ -180,3 +180,26 @@ def test_memory_rows_name_each_engines_terms_and_sum_to_the_total(catalog) -> No
     assert engine_title(sg) == "SGLang 0.4.3"
     vl = dict(memory_rows(engine_fit("vllm", spec(catalog, "llama-3-8b"), H100, ["max_model_len=8192"])))
     assert "activation peak (profile run)" in vl and "non-torch memory" in vl
+
+
+def test_vllm_v0_profile_peak_is_the_sorted_sampler_when_it_outgrows_the_forward() -> None:
+    from gpudesk.sizing.engines.forward import layer_peak_bytes, v0_profile_peak_bytes
+    from gpudesk.sizing.shapes import spec_from_hf_config
+    from pathlib import Path
+
+    qwen32 = spec_from_hf_config(Path(__file__).parents[2] / "fixtures" / "engines" / "configs" / "qwen2.5-32b.json")
+    # vLLM 0.7.3, TP 2, 10,000 profiled tokens, 256 sequences: the log printed a 1.26 GiB peak (issue 15815).
+    peak = v0_profile_peak_bytes(qwen32, 10_000, 256, 2)
+    assert peak == pytest.approx(256 * 152_064 * 32 + 10_000 * 5_120 * 2)
+    assert round(peak / GIB, 2) == 1.26
+    # 29,000 tokens of Llama-3.1-8B: the forward's MLP outgrows the sampler (issue 10517 printed 2.99 GiB).
+    llama = spec_from_catalog(open_catalog().model("llama-3.1-8b"))
+    assert v0_profile_peak_bytes(llama, 29_000, 256) == layer_peak_bytes(llama, 29_000)
+
+
+def test_vllm_v1_profile_skips_the_sorting_sampler(catalog) -> None:
+    qwen = spec(catalog, "qwen2.5-14b")
+    v0 = engine_fit("vllm", qwen, H100, ["max_model_len=8192", "max_num_batched_tokens=2048",
+                                         "enable_chunked_prefill=true"], version="0.7.2")
+    v1 = engine_fit("vllm", qwen, H100, ["max_model_len=8192", "max_num_batched_tokens=2048"], version="0.8.5")
+    assert v0.per_gpu.activation_bytes > v1.per_gpu.activation_bytes + 0.5 * GIB
