@@ -203,3 +203,19 @@ def test_vllm_v1_profile_skips_the_sorting_sampler(catalog) -> None:
                                          "enable_chunked_prefill=true"], version="0.7.2")
     v1 = engine_fit("vllm", qwen, H100, ["max_model_len=8192", "max_num_batched_tokens=2048"], version="0.8.5")
     assert v0.per_gpu.activation_bytes > v1.per_gpu.activation_bytes + 0.5 * GIB
+
+
+def test_vllm_pads_mxfp4_experts_for_its_moe_kernel(catalog) -> None:
+    from gpudesk.sizing.engines.vllm import mxfp4_padding_bytes
+
+    oss = spec(catalog, "gpt-oss-120b")
+    experts = 36 * 128
+    # Marlin (0.10.1): intermediate 2880 -> 2944, hidden 2880 -> 3072; Triton (0.14.1): hidden only.
+    assert mxfp4_padding_bytes(oss, "mxfp4", "0.10.1") == pytest.approx(
+        experts * 3 * (2944 * 3072 - 2880 * 2880) * 4.25 / 8)
+    assert mxfp4_padding_bytes(oss, "mxfp4", "0.14.1") == pytest.approx(
+        experts * 3 * (2880 * 3072 - 2880 * 2880) * 4.25 / 8)
+    assert mxfp4_padding_bytes(oss, "bf16", "0.14.1") == 0.0
+    assert mxfp4_padding_bytes(spec(catalog, "llama-3-8b"), "mxfp4", "0.14.1") == 0.0
+    marlin = engine_fit("vllm", oss, H100, [], version="0.10.1")
+    assert round(marlin.per_gpu.weights_bytes / GIB, 1) == 65.8  # the log printed 65.97 GiB (issue 23278)
