@@ -219,3 +219,28 @@ def test_vllm_pads_mxfp4_experts_for_its_moe_kernel(catalog) -> None:
     assert mxfp4_padding_bytes(spec(catalog, "llama-3-8b"), "mxfp4", "0.14.1") == 0.0
     marlin = engine_fit("vllm", oss, H100, [], version="0.10.1")
     assert round(marlin.per_gpu.weights_bytes / GIB, 1) == 65.8  # the log printed 65.97 GiB (issue 23278)
+
+
+def test_sglang_default_mem_fraction_static_follows_the_version() -> None:
+    from gpudesk.sizing.engines.sglang import default_mem_fraction_static
+
+    # 0.4 line: by TP only.
+    assert default_mem_fraction_static(1, "0.4.9", 80 * GIB) == 0.88
+    assert default_mem_fraction_static(8, "0.4.3", 80 * GIB) == 0.81
+    # From 0.5.3 (PR 10975): (capacity - reserved) / capacity, reserved in MiB from the capacity buckets.
+    rtx4090 = 24564 * 1024**2  # 512 + 2048 x 1.5 + 24 x 2 + 128 = 3760 MiB
+    assert default_mem_fraction_static(1, "0.5.4", rtx4090) == round((24564 - 3760) / 24564, 3)
+    h100 = 81559 * 1024**2  # 512 + 8192 x 1.5 + 256 x 2 + 128 = 13440 MiB
+    assert default_mem_fraction_static(1, "0.5.4", h100) == round((81559 - 13440) / 81559, 3)
+    # A smaller prefill chunk shrinks the reserve down to the 10 GiB floor of cards above 60 GiB.
+    assert default_mem_fraction_static(1, "0.5.4", h100, chunked_prefill_size=2048) == round(
+        (81559 - 10240) / 81559, 3)
+
+
+def test_sglang_fit_uses_the_versions_default(catalog) -> None:
+    old = engine_fit("sglang", spec(catalog, "llama-3-8b"), H100, ["context_length=8192"], version="0.4.4")
+    new = engine_fit("sglang", spec(catalog, "llama-3-8b"), H100, ["context_length=8192"], version="0.5.4")
+    assert old.extra["mem_fraction_static"] == 0.88
+    assert new.extra["mem_fraction_static"] < 0.85
+    assert new.kv_cache_tokens < old.kv_cache_tokens
+    assert "--mem-fraction-static 0.8" in new.command
