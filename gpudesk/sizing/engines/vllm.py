@@ -60,6 +60,11 @@ SETTINGS: dict[str, Setting] = {
     "cpu_offload_gb": (0.0, float, "--cpu-offload-gb"),
     "swap_space": (4.0, float, "--swap-space"),
     "num_gpu_blocks_override": (None, int, "--num-gpu-blocks-override"),
+    # No term of their own: prefix caching shares the one KV block pool (vllm/v1/core/kv_cache_manager.py); a KV
+    # connector's own buffers (--kv-transfer-config, e.g. LMCacheConnectorV1, whose cache lives in host memory)
+    # are not sized here. Both are accepted so the command line shown is the one launched.
+    "enable_prefix_caching": (None, bool, "--enable-prefix-caching"),
+    "kv_transfer_config": (None, str, "--kv-transfer-config"),
 }
 #: Non-torch memory seen by the profiler (cuBLAS/cuBLASLt workspaces, NCCL and custom all-reduce buffers with TP):
 #: vLLM >= 0.6.5 prints 0.16 GiB on an H100 (vllm-project/vllm PR 12126) and 0.25-0.35 GiB on 24-48 GiB cards

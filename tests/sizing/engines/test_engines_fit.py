@@ -244,3 +244,13 @@ def test_sglang_fit_uses_the_versions_default(catalog) -> None:
     assert new.extra["mem_fraction_static"] < 0.85
     assert new.kv_cache_tokens < old.kv_cache_tokens
     assert "--mem-fraction-static 0.8" in new.command
+
+
+def test_vllm_prefix_caching_and_kv_connector_are_typed_and_kept_in_the_command(catalog) -> None:
+    plain = engine_fit("vllm", spec(catalog, "llama-3-8b"), H100, ["max_model_len=8192"])
+    r = engine_fit("vllm", spec(catalog, "llama-3-8b"), H100, [
+        "max_model_len=8192", "enable_prefix_caching=true",
+        'kv_transfer_config={"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}'])
+    assert r.kv_cache_blocks == plain.kv_cache_blocks
+    assert "--enable-prefix-caching" in r.command
+    assert """--kv-transfer-config '{"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}'""" in r.command
