@@ -6724,187 +6724,157 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ServeFitPage</name>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="68"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="69"/>
         <source>latest (e.g. 0.6.4, v0, v1, b4600)</source>
         <translation>最新版（例如 0.6.4、v0、v1、b4600）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="77"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="78"/>
         <source>GPUs of this kind; the tensor-parallel degree for vLLM, SGLang and TensorRT-LLM, the layer split for llama.cpp and Ollama</source>
         <translation>此型号 GPU 的数量；对 vLLM、SGLang 和 TensorRT-LLM 即张量并行度，对 llama.cpp 和 Ollama 即层的拆分</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="82"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="83"/>
         <source>checkpoint (as published), bf16, fp8, int4-g128, or a GGUF type such as q4_k_m</source>
         <translation>checkpoint（按发布格式）、bf16、fp8、int4-g128，或 GGUF 类型如 q4_k_m</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="85"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="86"/>
         <source>Engine settings as the engine spells them, NAME=VALUE separated by spaces</source>
         <translation>按引擎自身写法填写的引擎设置，NAME=VALUE，以空格分隔</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="87"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="88"/>
         <source>&amp;Check</source>
         <translation>检查(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="91"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="92"/>
         <source>&amp;Engine:</source>
         <translation>引擎(&amp;E)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="91"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="92"/>
         <source>Engine &amp;version:</source>
         <translation>引擎版本(&amp;V)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="92"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="93"/>
         <source>&amp;Model:</source>
         <translation>模型(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="92"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="93"/>
         <source>&amp;GPU:</source>
         <translation>GPU(&amp;G)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="93"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="94"/>
         <source>GPU &amp;count:</source>
         <translation>GPU 数量(&amp;C)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="93"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="94"/>
         <source>&amp;Weight format:</source>
         <translation>权重格式(&amp;W)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="94"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="95"/>
         <source>Engine &amp;settings:</source>
         <translation>引擎设置(&amp;S)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="99"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="100"/>
         <source>Choose a model, a GPU and an engine, then press Check.</source>
         <translation>选择模型、GPU 和引擎，然后按“检查”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="106"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="107"/>
         <source>Per GPU</source>
         <translation>每块 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="106"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="107"/>
         <source>GiB</source>
         <translation>GiB</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="111"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="112"/>
         <source>Memory per GPU</source>
         <translation>每块 GPU 的显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="120"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="121"/>
         <source>Command line</source>
         <translation>命令行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="121"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="122"/>
         <source>Co&amp;py</source>
         <translation>复制(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="122"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="123"/>
         <source>Copy the command line to the clipboard</source>
         <translation>将命令行复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="125"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="126"/>
         <source>Comman&amp;d:</source>
         <translation>命令(&amp;D)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="177"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="178"/>
         <source>The engine settings cannot be read: %1</source>
         <translation>无法读取引擎设置：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="193"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="194"/>
         <source>Cannot size this launch: %1</source>
         <translation>无法估算此次启动：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="203"/>
-        <source>Fits: %1 %2 on %3 x %4 (%5 GiB each).</source>
-        <translation>放得下：%1 %2，%3 × %4（每块 %5 GiB）。</translation>
-    </message>
-    <message>
         <location filename="../../gpudesk/ui/serve_fit/page.py" line="204"/>
-        <source>Does not fit: %1 %2 on %3 x %4 (%5 GiB each).</source>
-        <translation>放不下：%1 %2，%3 × %4（每块 %5 GiB）。</translation>
+        <source>Fits: %1 on %2 x %3 (%4 GiB each).</source>
+        <translation>放得下：%1，%2 × %3（每块 %4 GiB）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="211"/>
-        <source>Model weights</source>
-        <translation>模型权重</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="211"/>
-        <source>Activation peak</source>
-        <translation>激活峰值</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="212"/>
-        <source>Non-torch memory</source>
-        <translation>非 PyTorch 显存</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="212"/>
-        <source>CUDA graphs</source>
-        <translation>CUDA 图</translation>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="205"/>
+        <source>Does not fit: %1 on %2 x %3 (%4 GiB each).</source>
+        <translation>放不下：%1，%2 × %3（每块 %4 GiB）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/serve_fit/page.py" line="213"/>
-        <source>KV cache pool</source>
-        <translation>KV 缓存池</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="213"/>
-        <source>Total per GPU</source>
-        <translation>每块 GPU 合计</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="215"/>
         <source>Host (CPU) memory</source>
         <translation>主机（CPU）内存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="222"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="220"/>
         <source>KV cache: %1 tokens in %2 blocks of %3.</source>
         <translation>KV 缓存：%1 个 token，共 %2 块，每块 %3 个。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="224"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="222"/>
         <source>Maximum concurrency for %1 tokens per request: %2x.</source>
         <translation>每个请求 %1 个 token 时的最大并发：%2 倍。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="226"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="224"/>
         <source>Longest context at %1 concurrent requests: %2 tokens.</source>
         <translation>%1 个并发请求时的最长上下文：%2 个 token。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="229"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="227"/>
         <source>Layers offloaded to the GPU: %1 of %2.</source>
         <translation>卸载到 GPU 的层：%1 / %2。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="233"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="231"/>
         <source>Smallest changes that make it fit:</source>
         <translation>能放得下的最小改动：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="248"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="246"/>
         <source>Will it fit?</source>
         <translation>放得下吗？</translation>
     </message>

@@ -14,6 +14,18 @@ QKV output (``tokens x (heads + 2 kv_heads) x head_dim / tp``). A MoE layer's fu
 The sampler holds the logits of one token per sequence (16-bit from the LM head, then fp32) and fp32
 probabilities: ``seqs x vocab x (2 + 4 + 4)`` bytes (vLLM 0.7 printed a 0.19 GiB peak for 256 sequences over
 Qwen2.5's 152,064-token vocabulary, vllm-project/vllm#13061).
+
+vLLM's V0 profile run samples with ``SamplingParams(top_p=0.99, top_k=vocab_size - 1)`` "to reflect the accurate
+memory usage" (``vllm/worker/model_runner.py`` ``profile_run``), so its sampler sorts the logits
+(``vllm/model_executor/layers/sampler.py`` ``_apply_top_k_top_p``). Live at its last step, per sequence and vocab
+entry: the 16-bit logits the model runner still holds (2 bytes), their fp32 copy (``logits.to(torch.float)``, 4),
+``logits_sort`` (4), ``logits_idx`` (int64, 8), ``top_k_mask`` (bool, 1), ``probs_sort`` (4), ``probs_sum`` (4),
+``top_p_mask`` (1) and the scatter's output (4): 32 bytes. The full ``tokens x hidden`` output of the forward is
+still referenced. Only the driver worker (rank 0) samples, on logits gathered to the full vocabulary, and the
+executor keeps the smallest block count of all workers (``vllm/executor/distributed_gpu_executor.py``), so rank 0's
+peak sets the KV cache. Qwen2.5-32B at TP 2 over 10,000 tokens: ``256 x 152,064 x 32 + 10,000 x 5,120 x 2`` bytes =
+1.26 GiB, the peak vLLM 0.7.3 printed (vllm-project/vllm#15815). V1's dummy sampler run skips top-k and top-p
+(``vllm/v1/worker/gpu_model_runner.py`` ``_dummy_sampler_run``), so :func:`sampler_peak_bytes` holds there.
 """
 
 from __future__ import annotations
@@ -23,6 +35,8 @@ from gpudesk.sizing.shapes import ModelSpec
 ACT_BYTES = 2  # bf16/fp16 activations
 MOE_CHUNK_TOKENS = 32768
 SAMPLER_BYTES_PER_LOGIT = 4 + 4
+#: V0's sorted top-k/top-p sampler at its peak, bytes per sequence and vocabulary entry (module docstring).
+V0_SORTED_SAMPLER_BYTES_PER_LOGIT = 2 + 4 + 4 + 8 + 1 + 4 + 4 + 1 + 4
 
 
 def layer_peak_bytes(spec: ModelSpec, tokens: int, tensor_parallel: int = 1) -> float:
@@ -54,3 +68,12 @@ def profile_peak_bytes(spec: ModelSpec, tokens: int, sequences: int, tensor_para
     return max(layer_peak_bytes(spec, tokens, tensor_parallel),
                sampler_peak_bytes(spec, min(sequences, tokens), tensor_parallel)
                + 2 * min(sequences, tokens) * (spec.hidden_size or 0) * ACT_BYTES)
+
+
+def v0_profile_peak_bytes(spec: ModelSpec, tokens: int, sequences: int, tensor_parallel: int = 1) -> float:
+    """vLLM V0's profile peak on the driver worker: the forward's largest layer, or the sorted top-k/top-p sampler
+    over ``sequences`` full-vocabulary rows with the forward's output still alive, whichever is larger."""
+    rows = min(sequences, tokens)
+    sampler = rows * (spec.vocab_size or 0) * V0_SORTED_SAMPLER_BYTES_PER_LOGIT
+    return max(layer_peak_bytes(spec, tokens, tensor_parallel),
+               sampler + tokens * (spec.hidden_size or 0) * ACT_BYTES)

@@ -8,7 +8,18 @@ rounded down to ``page_size``. The request pool is ``min(max(int(max_total_num_t
 4096)`` and ``max_running_requests = min(max_total_num_tokens // 2, that pool)`` unless set
 (``managers/tp_worker.py``). The logs print "KV Cache is allocated. #tokens: N" and "max_total_num_tokens=N, ...
 max_running_requests=M". The part outside ``mem_fraction_static`` holds activations and CUDA graphs.
-Default ``mem_fraction_static`` (``server_args.py``, 0.4): 0.88 at TP 1, 0.87 at 2, 0.85 at 4, 0.81 at 8, 0.79 at 16.
+Default ``mem_fraction_static`` (``server_args.py``), per version:
+
+- 0.3 to 0.5.2: by tensor-parallel size, 0.88 at TP 1, 0.87 at 2, 0.85 at 4, 0.81 at 8, 0.79 at 16. (Releases of
+  mid-2025 also had GPU-memory buckets for H200/B200-class cards, sgl-project/sglang PRs 5604, 5893, 6718; those
+  are not modelled: type ``mem_fraction_static`` for them.)
+- from 0.5.3 (sgl-project/sglang PR 10975, merged 2025-09-27, "Use more general heuristics to set the default
+  value of --mem-fraction-static"): ``round((gpu_mem - reserved_mem) / gpu_mem, 3)`` with ``gpu_mem`` the device
+  capacity in MiB and ``reserved_mem = 512 + max(chunked_prefill_size, 2048) x 1.5 + cuda_graph_max_bs x 2 +
+  tp_size x pp_size / 8 x 1024`` MiB, at least 10 GiB on cards above 60 GiB. The defaults it reads come from the
+  same capacity buckets: under 20 GiB chunked_prefill_size 2048 and cuda_graph_max_bs 8; under 35 GiB 2048 and 24
+  (80 from TP 4); under 60 GiB 4096 and 32 (160 from TP 4); under 160 GiB 8192 and 256 (512 from TP 4); above,
+  16384 and 512.
 Memory in use before the weights: the CUDA context and, with TP, NCCL (the log's "avail mem" before "Load weight
 begin" is about 1 GiB under the total).
 """
@@ -34,6 +45,7 @@ SETTINGS: dict[str, Setting] = {
     "quantization": (None, str, "--quantization"),
     "tp_size": (1, int, "--tp-size"),
     "page_size": (1, int, "--page-size"),
+    "cuda_graph_max_bs": (None, int, "--cuda-graph-max-bs"),
     "disable_cuda_graph": (False, bool, "--disable-cuda-graph"),
 }
 #: CUDA context + allocator before the weights (one GPU), and NCCL per extra rank.
@@ -41,9 +53,52 @@ CONTEXT_BYTES = 0.75 * GIB
 NCCL_PER_PEER_BYTES = 0.25 * GIB
 
 
-def default_mem_fraction_static(tp: int) -> float:
-    """server_args.py default for ``tp`` (module docstring)."""
-    return 0.79 if tp >= 16 else 0.81 if tp >= 8 else 0.85 if tp >= 4 else 0.87 if tp >= 2 else 0.88
+MIB = 1024**2
+#: server_args.py ``max_prefill_tokens`` default.
+MAX_PREFILL_TOKENS = 16384
+
+
+def _release(version: str) -> tuple[int, ...] | None:
+    parts = []
+    for p in version.strip().lower().lstrip("v").split(".")[:3]:
+        digits = "".join(c for c in p if c.isdigit())
+        if not digits:
+            return None
+        parts.append(int(digits))
+    return tuple(parts) if parts else None
+
+
+def capacity_defaults(gpu_total_bytes: int, tp: int) -> tuple[int, int]:
+    """(chunked_prefill_size, cuda_graph_max_bs) SGLang >= 0.5.3 picks from the device capacity (module
+    docstring)."""
+    gib = gpu_total_bytes / GIB
+    wide = tp >= 4
+    if gib < 20:
+        return 2048, 8
+    if gib < 35:
+        return 2048, 80 if wide else 24
+    if gib < 60:
+        return 4096, 160 if wide else 32
+    if gib < 160:
+        return 8192, 512 if wide else 256
+    return 16384, 512
+
+
+def default_mem_fraction_static(tp: int, version: str = "0.4", gpu_total_bytes: int = 0,
+                                chunked_prefill_size: int | None = None, cuda_graph_max_bs: int | None = None) -> float:
+    """server_args.py default for ``tp`` on a ``gpu_total_bytes`` device in SGLang ``version`` (module docstring)."""
+    release = _release(version)
+    if release is None or release < (0, 5, 3) or gpu_total_bytes <= 0:
+        return 0.79 if tp >= 16 else 0.81 if tp >= 8 else 0.85 if tp >= 4 else 0.87 if tp >= 2 else 0.88
+    chunk, graph_bs = capacity_defaults(gpu_total_bytes, tp)
+    chunk = chunked_prefill_size if chunked_prefill_size is not None else chunk
+    graph_bs = cuda_graph_max_bs if cuda_graph_max_bs is not None else graph_bs
+    gpu_mem = gpu_total_bytes / MIB
+    # chunked prefill off (-1): the activation term reads max_prefill_tokens (default 16384) instead
+    reserved = 512 + max(chunk if chunk > 0 else MAX_PREFILL_TOKENS, 2048) * 1.5 + graph_bs * 2 + tp / 8 * 1024
+    if gpu_mem > 60 * 1024:
+        reserved = max(reserved, 10 * 1024)
+    return round((gpu_mem - reserved) / gpu_mem, 3)
 
 
 def sglang_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[str, Any], *,
@@ -52,7 +107,8 @@ def sglang_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict
     """SGLang's sizing (module docstring)."""
     s = settings_with_defaults(SETTINGS, given)
     tp = max(1, int(s["tp_size"]))
-    mfs = float(s["mem_fraction_static"] or default_mem_fraction_static(tp))
+    mfs = float(s["mem_fraction_static"] or default_mem_fraction_static(
+        tp, version, gpu_total_bytes, s["chunked_prefill_size"], s["cuda_graph_max_bs"]))
     fmt = resolve_weight_format(spec, s["quantization"] or weight_format)
     ctx = int(s["context_length"] or spec.context_length or 4096)
     weights = weight_bytes(spec, fmt) / tp

@@ -19,6 +19,14 @@ Sources (vllm-project/vllm):
 - Defaults (``vllm/engine/arg_utils.py``): gpu_memory_utilization 0.9, block_size 16, max_num_seqs 256 (1024 on
   H100/H200/MI300-class GPUs from 0.10), V1 max_num_batched_tokens 8192 for ``vllm serve`` on those GPUs (>= 70 GiB,
   not A100) else 2048.
+- MXFP4 MoE layout (``vllm/model_executor/layers/quantization/mxfp4.py`` ``Mxfp4MoEMethod.create_weights``): the
+  expert weights are allocated padded for the kernel: ``hidden_size`` rounded up to 256 and, on the Marlin
+  weight-only FP4 path (GPUs without native FP4 up to 0.10.1, which logs "Weight-only FP4 compression will be
+  used leveraging the Marlin kernel"), the per-rank ``intermediate_size`` to 128; the Triton path (0.14.1 logs
+  "mxfp4.py: Using Triton backend") pads the hidden size only. gpt-oss-120b (2,880 wide): 4,608 experts x 3 x
+  2,944 x 3,072 x 4.25 bits + the bf16 rest = 66.0 GiB (0.10.1 printed 65.97, vllm-project/vllm#23278), and 64.6 GiB
+  on the Triton path (0.14.1 printed 64.38, vllm-project/vllm#33155). Blackwell's FlashInfer paths (256 on both)
+  are not modelled.
 - Non-torch memory: CUDA context allocations outside PyTorch's allocator that appear during the profile (cuBLAS/
   cuBLASLt workspaces; with tensor parallelism NCCL's channel buffers and vLLM's custom all-reduce buffers).
 """
@@ -29,7 +37,7 @@ from typing import Any
 
 from gpudesk.i18n import _
 from gpudesk.sizing.engines.common import GIB, Change, EngineFit, GpuMemory, Setting, command_line, settings_with_defaults
-from gpudesk.sizing.engines.forward import profile_peak_bytes
+from gpudesk.sizing.engines.forward import profile_peak_bytes, v0_profile_peak_bytes
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, kv_sequence_bytes, resolve_weight_format, weight_bytes
 from gpudesk.sizing.shapes import ModelSpec
 
@@ -52,6 +60,11 @@ SETTINGS: dict[str, Setting] = {
     "cpu_offload_gb": (0.0, float, "--cpu-offload-gb"),
     "swap_space": (4.0, float, "--swap-space"),
     "num_gpu_blocks_override": (None, int, "--num-gpu-blocks-override"),
+    # No term of their own: prefix caching shares the one KV block pool (vllm/v1/core/kv_cache_manager.py); a KV
+    # connector's own buffers (--kv-transfer-config, e.g. LMCacheConnectorV1, whose cache lives in host memory)
+    # are not sized here. Both are accepted so the command line shown is the one launched.
+    "enable_prefix_caching": (None, bool, "--enable-prefix-caching"),
+    "kv_transfer_config": (None, str, "--kv-transfer-config"),
 }
 #: Non-torch memory seen by the profiler (cuBLAS/cuBLASLt workspaces, NCCL and custom all-reduce buffers with TP):
 #: vLLM >= 0.6.5 prints 0.16 GiB on an H100 (vllm-project/vllm PR 12126) and 0.25-0.35 GiB on 24-48 GiB cards
@@ -73,6 +86,31 @@ def is_v1(version: str) -> bool:
     except ValueError:
         return True
     return parts[0] > 0 or (len(parts) > 1 and parts[1] >= 8)
+
+
+#: MXFP4 block: 32 FP4 values (16 bytes) share one 8-bit scale (OCP Microscaling spec): 4.25 bits per weight.
+MXFP4_BITS = 4.25
+
+
+def _round_up(n: int, multiple: int) -> int:
+    return -(-n // multiple) * multiple
+
+
+def mxfp4_padding_bytes(spec: ModelSpec, weight_format: str, version: str, tensor_parallel: int = 1) -> float:
+    """Bytes one rank's MXFP4 expert weights grow by when vLLM pads them for its MoE kernel (module docstring);
+    0 for other formats and dense models."""
+    if weight_format.lower() != "mxfp4" or not (spec.moe_experts and spec.hidden_size):
+        return 0.0
+    width = spec.moe_ffn_size or spec.ffn_size or 0
+    tp = max(1, tensor_parallel)
+    per_rank = width // tp
+    release = _release(version)
+    marlin = release is not None and release <= (0, 10)
+    padded_width = _round_up(per_rank, 128) if marlin else per_rank
+    hidden = spec.hidden_size
+    layers = spec.moe_layers if spec.moe_layers is not None else (spec.layers or 0)
+    grow = 3 * (padded_width * _round_up(hidden, 256) - per_rank * hidden)
+    return layers * spec.moe_experts * grow * MXFP4_BITS / 8
 
 
 def kv_precision(kv_cache_dtype: str, model_dtype: str = "bf16") -> str:
@@ -131,11 +169,12 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     seqs = int(s["max_num_seqs"] or default_max_num_seqs(version, gpu_total_bytes))
     batched = int(s["max_num_batched_tokens"] or default_batched_tokens(v1, max_len, gpu_total_bytes,
                                                                        s["enable_chunked_prefill"]))
-    weights = weight_bytes(spec, fmt) / tp - float(s["cpu_offload_gb"]) * GIB
+    weights = (weight_bytes(spec, fmt) + mxfp4_padding_bytes(spec, fmt, version, tp) * tp) / tp \
+        - float(s["cpu_offload_gb"]) * GIB
     if s["enable_lora"]:
         # LoRA slots for max_loras adapters of max_lora_rank on every linear layer (A and B, bf16).
         weights += 2 * s["max_loras"] * s["max_lora_rank"] * (spec.hidden_size or 0) * 7 * (spec.layers or 0) * 2 / tp
-    activation = profile_peak_bytes(spec, batched, seqs, tp)
+    activation = (profile_peak_bytes if v1 else v0_profile_peak_bytes)(spec, batched, seqs, tp)
     non_torch = NON_TORCH_BYTES
     graphs = 0.0 if s["enforce_eager"] else CUDA_GRAPH_BYTES_PER_LAYER * (spec.layers or 0)
     util = float(s["gpu_memory_utilization"])
@@ -181,10 +220,11 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
         (_("CUDA graphs are captured after the KV cache, outside gpu_memory_utilization"),
          "vllm/v1/worker/gpu_model_runner.py capture_model"),
     )
-    return EngineFit("vllm", "v1" if v1 else "v0", gpu_name, gpu_total_bytes, tp, mem, tokens, blocks, block,
+    return EngineFit("vllm", version, gpu_name, gpu_total_bytes, tp, mem, tokens, blocks, block,
                      max_len, max(1, concurrency), max_conc, per_seq_ctx, fits, reason, cmd, s,
                      changes=changes, assumptions=assumptions,
-                     extra={"max_num_batched_tokens": batched, "kv_budget_bytes": round(max(0.0, available))})
+                     extra={"engine_family": "v1" if v1 else "v0", "max_num_batched_tokens": batched,
+                            "kv_budget_bytes": round(max(0.0, available))})
 
 
 def _max_context(spec: ModelSpec, kv_bytes: float, concurrency: int, kvp: str, tp: int, block: int, batched: int,

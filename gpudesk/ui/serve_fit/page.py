@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from gpudesk.errors import GpudeskError
 from gpudesk.sizing.engines.common import ENGINES, EngineFit
+from gpudesk.sizing.engines.terms import engine_title, memory_rows
 
 GIB = 1024**3
 ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "llamacpp": "llama.cpp",
@@ -200,17 +201,14 @@ class ServeFitPage(QWidget):
     def show_result(self, r: EngineFit) -> None:
         """Fill the page from ``r``."""
         self.result = r
-        head = (self.tr("Fits: %1 %2 on %3 x %4 (%5 GiB each).") if r.fits
-                else self.tr("Does not fit: %1 %2 on %3 x %4 (%5 GiB each)."))
-        text = (head.replace("%1", ENGINE_LABELS.get(r.engine, r.engine)).replace("%2", r.engine_version)
-                .replace("%3", str(r.gpus)).replace("%4", r.gpu_name).replace("%5", f"{r.gpu_total_bytes / GIB:.2f}"))
+        head = (self.tr("Fits: %1 on %2 x %3 (%4 GiB each).") if r.fits
+                else self.tr("Does not fit: %1 on %2 x %3 (%4 GiB each)."))
+        text = (head.replace("%1", engine_title(r)).replace("%2", str(r.gpus)).replace("%3", r.gpu_name)
+                .replace("%4", f"{r.gpu_total_bytes / GIB:.2f}"))
         if not r.fits and r.reason:
             text += " " + r.reason
         self.verdict.setText(text)
-        m = r.per_gpu
-        rows = [(self.tr("Model weights"), m.weights_bytes), (self.tr("Activation peak"), m.activation_bytes),
-                (self.tr("Non-torch memory"), m.non_torch_bytes), (self.tr("CUDA graphs"), m.cuda_graph_bytes),
-                (self.tr("KV cache pool"), m.kv_cache_bytes), (self.tr("Total per GPU"), m.total_bytes)]
+        rows = memory_rows(r)
         if r.host_bytes:
             rows.append((self.tr("Host (CPU) memory"), r.host_bytes))
         self.table.setRowCount(len(rows))

@@ -8,6 +8,7 @@ from gpudesk.catalog import open_catalog
 from gpudesk.sizing import SizingError, spec_from_catalog
 from gpudesk.sizing.engines.device import DeviceMemory, apple_wired_limit_bytes, unified_device
 from gpudesk.sizing.engines.fit import engine_fit
+from gpudesk.sizing.engines.terms import engine_title, memory_rows
 
 GIB = 1024**3
 H100 = DeviceMemory("H100", int(79.18 * GIB))
@@ -37,7 +38,9 @@ def test_vllm_kv_budget_is_utilization_minus_weights_activation_non_torch(catalo
 def test_vllm_v0_profiles_max_model_len_tokens_without_chunked_prefill(catalog) -> None:
     v0 = engine_fit("vllm", spec(catalog, "llama-3-8b"), H100, ["max_model_len=8192"], version="0.5.4")
     v1 = engine_fit("vllm", spec(catalog, "llama-3-8b"), H100, ["max_model_len=8192"], version="0.8.5")
-    assert v0.engine_version == "v0" and v1.engine_version == "v1"
+    assert v0.engine_version == "0.5.4" and v1.engine_version == "0.8.5"
+    assert v0.extra["engine_family"] == "v0" and v1.extra["engine_family"] == "v1"
+    assert engine_title(v0) == "vLLM 0.5.4 (V0 engine)"
     assert v0.extra["max_num_batched_tokens"] == 8192 and v1.extra["max_num_batched_tokens"] == 8192
     small = engine_fit("vllm", spec(catalog, "llama-3-8b"), RTX4090, [], version="v1")
     assert small.extra["max_num_batched_tokens"] == 2048
@@ -165,3 +168,89 @@ def test_vllm_default_max_num_seqs_follows_release_and_gpu(catalog) -> None:
     assert default_max_num_seqs("0.11.0", int(79.19 * GIB)) == 1024
     assert default_max_num_seqs("0.8.5", int(79.19 * GIB)) == 256
     assert default_max_num_seqs("0.11.0", int(23.6 * GIB)) == 256
+
+
+def test_memory_rows_name_each_engines_terms_and_sum_to_the_total(catalog) -> None:
+    sg = engine_fit("sglang", spec(catalog, "llama-3-8b"), H100, ["context_length=8192"], version="0.4.3")
+    rows = dict(memory_rows(sg))
+    assert rows["outside mem_fraction_static (activations, CUDA graphs)"] == pytest.approx(
+        H100.total_bytes * (1 - sg.extra["mem_fraction_static"]))
+    assert "activation peak (profile run)" not in rows
+    assert sum(v for k, v in rows.items() if k != "total per GPU") == pytest.approx(rows["total per GPU"])
+    assert engine_title(sg) == "SGLang 0.4.3"
+    vl = dict(memory_rows(engine_fit("vllm", spec(catalog, "llama-3-8b"), H100, ["max_model_len=8192"])))
+    assert "activation peak (profile run)" in vl and "non-torch memory" in vl
+
+
+def test_vllm_v0_profile_peak_is_the_sorted_sampler_when_it_outgrows_the_forward() -> None:
+    from gpudesk.sizing.engines.forward import layer_peak_bytes, v0_profile_peak_bytes
+    from gpudesk.sizing.shapes import spec_from_hf_config
+    from pathlib import Path
+
+    qwen32 = spec_from_hf_config(Path(__file__).parents[2] / "fixtures" / "engines" / "configs" / "qwen2.5-32b.json")
+    # vLLM 0.7.3, TP 2, 10,000 profiled tokens, 256 sequences: the log printed a 1.26 GiB peak (issue 15815).
+    peak = v0_profile_peak_bytes(qwen32, 10_000, 256, 2)
+    assert peak == pytest.approx(256 * 152_064 * 32 + 10_000 * 5_120 * 2)
+    assert round(peak / GIB, 2) == 1.26
+    # 29,000 tokens of Llama-3.1-8B: the forward's MLP outgrows the sampler (issue 10517 printed 2.99 GiB).
+    llama = spec_from_catalog(open_catalog().model("llama-3.1-8b"))
+    assert v0_profile_peak_bytes(llama, 29_000, 256) == layer_peak_bytes(llama, 29_000)
+
+
+def test_vllm_v1_profile_skips_the_sorting_sampler(catalog) -> None:
+    qwen = spec(catalog, "qwen2.5-14b")
+    v0 = engine_fit("vllm", qwen, H100, ["max_model_len=8192", "max_num_batched_tokens=2048",
+                                         "enable_chunked_prefill=true"], version="0.7.2")
+    v1 = engine_fit("vllm", qwen, H100, ["max_model_len=8192", "max_num_batched_tokens=2048"], version="0.8.5")
+    assert v0.per_gpu.activation_bytes > v1.per_gpu.activation_bytes + 0.5 * GIB
+
+
+def test_vllm_pads_mxfp4_experts_for_its_moe_kernel(catalog) -> None:
+    from gpudesk.sizing.engines.vllm import mxfp4_padding_bytes
+
+    oss = spec(catalog, "gpt-oss-120b")
+    experts = 36 * 128
+    # Marlin (0.10.1): intermediate 2880 -> 2944, hidden 2880 -> 3072; Triton (0.14.1): hidden only.
+    assert mxfp4_padding_bytes(oss, "mxfp4", "0.10.1") == pytest.approx(
+        experts * 3 * (2944 * 3072 - 2880 * 2880) * 4.25 / 8)
+    assert mxfp4_padding_bytes(oss, "mxfp4", "0.14.1") == pytest.approx(
+        experts * 3 * (2880 * 3072 - 2880 * 2880) * 4.25 / 8)
+    assert mxfp4_padding_bytes(oss, "bf16", "0.14.1") == 0.0
+    assert mxfp4_padding_bytes(spec(catalog, "llama-3-8b"), "mxfp4", "0.14.1") == 0.0
+    marlin = engine_fit("vllm", oss, H100, [], version="0.10.1")
+    assert round(marlin.per_gpu.weights_bytes / GIB, 1) == 65.8  # the log printed 65.97 GiB (issue 23278)
+
+
+def test_sglang_default_mem_fraction_static_follows_the_version() -> None:
+    from gpudesk.sizing.engines.sglang import default_mem_fraction_static
+
+    # 0.4 line: by TP only.
+    assert default_mem_fraction_static(1, "0.4.9", 80 * GIB) == 0.88
+    assert default_mem_fraction_static(8, "0.4.3", 80 * GIB) == 0.81
+    # From 0.5.3 (PR 10975): (capacity - reserved) / capacity, reserved in MiB from the capacity buckets.
+    rtx4090 = 24564 * 1024**2  # 512 + 2048 x 1.5 + 24 x 2 + 128 = 3760 MiB
+    assert default_mem_fraction_static(1, "0.5.4", rtx4090) == round((24564 - 3760) / 24564, 3)
+    h100 = 81559 * 1024**2  # 512 + 8192 x 1.5 + 256 x 2 + 128 = 13440 MiB
+    assert default_mem_fraction_static(1, "0.5.4", h100) == round((81559 - 13440) / 81559, 3)
+    # A smaller prefill chunk shrinks the reserve down to the 10 GiB floor of cards above 60 GiB.
+    assert default_mem_fraction_static(1, "0.5.4", h100, chunked_prefill_size=2048) == round(
+        (81559 - 10240) / 81559, 3)
+
+
+def test_sglang_fit_uses_the_versions_default(catalog) -> None:
+    old = engine_fit("sglang", spec(catalog, "llama-3-8b"), H100, ["context_length=8192"], version="0.4.4")
+    new = engine_fit("sglang", spec(catalog, "llama-3-8b"), H100, ["context_length=8192"], version="0.5.4")
+    assert old.extra["mem_fraction_static"] == 0.88
+    assert new.extra["mem_fraction_static"] < 0.85
+    assert new.kv_cache_tokens < old.kv_cache_tokens
+    assert "--mem-fraction-static 0.8" in new.command
+
+
+def test_vllm_prefix_caching_and_kv_connector_are_typed_and_kept_in_the_command(catalog) -> None:
+    plain = engine_fit("vllm", spec(catalog, "llama-3-8b"), H100, ["max_model_len=8192"])
+    r = engine_fit("vllm", spec(catalog, "llama-3-8b"), H100, [
+        "max_model_len=8192", "enable_prefix_caching=true",
+        'kv_transfer_config={"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}'])
+    assert r.kv_cache_blocks == plain.kv_cache_blocks
+    assert "--enable-prefix-caching" in r.command
+    assert """--kv-transfer-config '{"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}'""" in r.command

@@ -41,7 +41,8 @@ def test_page_shows_the_core_answer_and_the_command(qtbot) -> None:
     assert f"{expected.kv_cache_tokens:,}" in page.capacity.text()
     assert page.command.text() == expected.command
     assert "--max-model-len 20000" in page.command.text()
-    assert page.verdict.text().startswith("Fits")
+    assert page.verdict.text().startswith("Fits: vLLM 0.6.4 (V0 engine) on 1 x")
+    assert page.table.item(1, 0).text() == "activation peak (profile run)"
     qtbot.mouseClick(page.copy_button, Qt.MouseButton.LeftButton)
     assert QGuiApplication.clipboard().text() == expected.command
 
@@ -109,3 +110,17 @@ def test_open_dialog_chooses_the_gpu(qtbot) -> None:
     dialog = open_serve_fit_dialog(None, "l40s")
     qtbot.addWidget(dialog)
     assert dialog.page.gpu.currentData() == "l40s"
+
+
+def test_sglang_rows_are_in_sglang_terms(qtbot) -> None:
+    page = _page(qtbot, "rtx4090")
+    page.set_engine("sglang")
+    page.set_model("llama-3.1-8b")
+    page.version.setText("0.4.3")
+    page.weight_format.setCurrentText("bf16")
+    page.check()
+    assert page.result is not None and page.result.fits
+    labels = [page.table.item(i, 0).text() for i in range(page.table.rowCount())]
+    assert "outside mem_fraction_static (activations, CUDA graphs)" in labels
+    assert not any("activation peak" in label or "non-torch" in label for label in labels)
+    assert page.verdict.text().startswith("Fits: SGLang 0.4.3 on 1 x")
