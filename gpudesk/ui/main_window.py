@@ -150,6 +150,11 @@ class MainWindow(QMainWindow):
         self._alert_tray = tray
         tray.start()
 
+    @property
+    def alert_tray(self):  # -> AlertTray | None (imported only when the tray starts)
+        """The tray's alert watcher while it runs (File > Keep watching for alerts in the tray), else None."""
+        return self._alert_tray
+
     def stop_alert_tray(self) -> None:
         if self._alert_tray is not None:
             self._alert_tray.stop()
