@@ -20,7 +20,7 @@ run:
 # Layers (import-linter contracts in pyproject.toml), lint (ruff) and types (mypy: strict on the core).
 check: $(STAMP)
 	$(BIN)/lint-imports
-	$(BIN)/ruff check gpudesk tests
+	$(BIN)/ruff check gpudesk tests tools
 	$(BIN)/mypy
 
 # Timing and memory-budget checks (tests/benchmarks) are not part of the default suite: a busy machine must still

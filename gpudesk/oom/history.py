@@ -6,7 +6,7 @@ The store (``gpudesk.store.diagnoses``) keeps plain dicts; this module turns a :
 
 from __future__ import annotations
 
-from sqlite_utils import Database
+from gpudesk.store.sqlite_lib import Database
 
 from gpudesk.oom.cause import Diagnosis
 from gpudesk.store.diagnoses import DiagnosisEntry, load_diagnosis_dict

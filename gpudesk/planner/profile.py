@@ -1,5 +1,5 @@
 """TOML profiles of a :class:`~gpudesk.planner.requirement.Requirement`: read with tomllib (``tomli`` on
-Python 3.10), written by a small writer for this fixed shape (scalars, string lists, id -> price tables).
+Python 3.10), written with tomli-w (its counterpart writer, so any profile written reads back equal).
 
 A profile has ``version``, ``name``, ``notes`` and one table per question: ``[data]``, ``[model]``,
 ``[workload]``, ``[software]``, ``[operations]``, ``[tco]`` (see resources/examples).
@@ -13,6 +13,8 @@ from dataclasses import fields
 from pathlib import Path
 
 from typing import Any
+
+import tomli_w
 
 from gpudesk.file_limits import InputFileError, display_path, read_input
 from gpudesk.i18n import _
@@ -207,48 +209,19 @@ def requirement_to_dict(req: Requirement) -> dict[str, Any]:
     return out
 
 
-def _toml_value(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if value == int(value) and abs(value) < 1e15:
-            return f"{value:.1f}"
-        return repr(value)
-    if isinstance(value, str):
-        escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
-        return f'"{escaped}"'
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    raise ProfileError("profile", f"cannot write {value!r} to TOML.")
-
-
-def _toml_key(key: str) -> str:
-    return key if key.replace("_", "").replace("-", "").isalnum() else _toml_value(key)
-
-
 def dumps_profile(req: Requirement) -> str:
-    """The TOML text of ``req`` (a small writer for this fixed shape: scalars, string lists, id->price tables)."""
+    """The TOML text of ``req``, written by tomli-w (https://github.com/hukkin/tomli-w), the writer that pairs with
+    tomllib: every string is escaped by the TOML spec's rules (``\\r``, control characters, quotes) and every key
+    that is not a bare key is quoted, so what is written reads back equal (tests/planner/test_profile_roundtrip.py).
+    Empty id -> price tables are left out, as ``requirement_from_dict`` reads a missing table as empty.
+    """
     data = requirement_to_dict(req)
-    lines = [f"version = {data['version']}", f"name = {_toml_value(data['name'])}"]
-    if "notes" in data:
-        lines.append(f"notes = {_toml_value(data['notes'])}")
     for section in SECTIONS:
-        lines.append("")
-        lines.append(f"[{section}]")
-        tables = []
-        for key, value in data[section].items():
-            if isinstance(value, dict):
-                tables.append((key, value))
-            else:
-                lines.append(f"{key} = {_toml_value(value)}")
-        for key, table in tables:
-            if table:
-                lines.append("")
-                lines.append(f"[{section}.{key}]")
-                lines.extend(f"{_toml_key(k)} = {_toml_value(float(v))}" for k, v in table.items())
-    return "\n".join(lines) + "\n"
+        data[section] = {k: v for k, v in data[section].items() if not (isinstance(v, dict) and not v)}
+    try:
+        return tomli_w.dumps(data)
+    except (TypeError, ValueError) as exc:  # a value of a type TOML has no form for (only reachable by code)
+        raise ProfileError("profile", _("cannot write the profile as TOML: {reason}.").format(reason=exc)) from exc
 
 
 def save_profile(req: Requirement, path: str | Path) -> None:

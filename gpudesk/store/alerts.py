@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlite_utils import Database, Migrations
+from gpudesk.store.sqlite_lib import Database, Migrations
 
 from gpudesk.store.errors import converts_sqlite_errors
 from gpudesk.store.migrations import register

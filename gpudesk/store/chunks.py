@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from sqlite_utils import Database
+from gpudesk.store.sqlite_lib import Database
 
 from gpudesk.i18n import _
 from gpudesk.store.chunk_health import TIME_BASE, DamagedChunk, checksum, checksum_fault

@@ -12,7 +12,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from sqlite_utils import Database
+from gpudesk.store.sqlite_lib import Database
 
 from gpudesk import paths
 from gpudesk.i18n import _

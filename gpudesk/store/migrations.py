@@ -8,7 +8,7 @@ applied migration, never drop user data; add a new migration instead.
 
 from __future__ import annotations
 
-from sqlite_utils import Database, Migrations
+from gpudesk.store.sqlite_lib import Database, Migrations
 
 core = Migrations("gpudesk-core")
 

@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlite_utils import Database, Migrations
+from gpudesk.store.sqlite_lib import Database, Migrations
 
 from gpudesk.i18n import _
 from gpudesk.store.errors import StoreError, converts_sqlite_errors

@@ -18,7 +18,7 @@ from gpudesk.store.errors import (
 )
 
 if TYPE_CHECKING:  # `gpudesk plan` reads prices without importing sqlite-utils (start-up time)
-    from sqlite_utils import Database
+    from gpudesk.store.sqlite_lib import Database
 
 
 @converts_sqlite_errors

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlite_utils import Database, Migrations
+from gpudesk.store.sqlite_lib import Database, Migrations
 
 from gpudesk.i18n import _
 from gpudesk.progress import Progress

@@ -5,7 +5,7 @@ recording).
 
 from __future__ import annotations
 
-from sqlite_utils import Database
+from gpudesk.store.sqlite_lib import Database
 
 from gpudesk.i18n import _
 from gpudesk.store.plans import get_plan

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sqlite_utils import Database
+from gpudesk.store.sqlite_lib import Database
 
 from gpudesk.file_limits import display_path
 from gpudesk.i18n import _

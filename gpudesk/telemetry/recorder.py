@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
-from sqlite_utils import Database
+from gpudesk.store.sqlite_lib import Database
 
 from gpudesk.i18n import _
 from gpudesk.progress import Progress

@@ -18,14 +18,16 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
 from gpudesk.errors import GpudeskError
+from gpudesk.settings_upgrade import TAB_KEY
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.first_paint import FirstPaintWatcher
 from gpudesk.ui.language_menu import LanguageMenu
 from gpudesk.ui.lazy_tab import LazyTab
 from gpudesk.ui.message_bar import MessageBar
 from gpudesk.ui.settings_file import open_settings
+from gpudesk.ui.settings_file import upgrade as upgrade_settings_file
 from gpudesk.ui.startup import STORE_MODULES, Startup
-from gpudesk.ui.tabs import TAB_CLASSES
+from gpudesk.ui.tabs import TAB_CLASSES, tab_name
 
 #: Start the deferred start-up this long after the window is shown even when no first paint was seen (ms).
 STARTUP_FALLBACK_MS = 1500
@@ -79,7 +81,11 @@ class MainWindow(QMainWindow):
             self.startup.add_step("catalog", CATALOG_MODULES, self._open_catalog, before="charts")
             self.startup.add_step("store", STORE_MODULES, self._open_store)
         self.startup.activate()
-        self.settings = settings or open_settings()[0]
+        if settings is None:
+            settings = open_settings()[0]
+        else:
+            upgrade_settings_file(settings)  # open_settings upgrades the files it opens
+        self.settings = settings
         central = QWidget(self)
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -143,6 +149,11 @@ class MainWindow(QMainWindow):
         tray.failed.connect(lambda text: self.message_bar.show_message(text, "error"))
         self._alert_tray = tray
         tray.start()
+
+    @property
+    def alert_tray(self):  # -> AlertTray | None (imported only when the tray starts)
+        """The tray's alert watcher while it runs (File > Keep watching for alerts in the tray), else None."""
+        return self._alert_tray
 
     def stop_alert_tray(self) -> None:
         if self._alert_tray is not None:
@@ -266,11 +277,9 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         else:
             self.resize(1280, 820)
-        last = self.settings.value("main/tab", 0)
-        try:
-            self.tabs.setCurrentIndex(min(int(str(last)), max(self.tabs.count() - 1, 0)))
-        except (TypeError, ValueError):
-            self.tabs.setCurrentIndex(0)
+        last = str(self.settings.value(TAB_KEY, ""))  # the tab's name (settings version 1)
+        names = [tab_name(module_name) for module_name, _class_name, _title in TAB_CLASSES]
+        self.tabs.setCurrentIndex(names.index(last) if last in names else 0)
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         if self._alert_tray is not None and not self._quitting:
@@ -285,6 +294,8 @@ class MainWindow(QMainWindow):
             if isinstance(page, LazyTab):
                 page.shutdown()
         self.settings.setValue("main/geometry", self.saveGeometry())
-        self.settings.setValue("main/tab", self.tabs.currentIndex())
+        index = self.tabs.currentIndex()
+        if 0 <= index < len(TAB_CLASSES):
+            self.settings.setValue(TAB_KEY, tab_name(TAB_CLASSES[index][0]))
         self.settings.sync()
         super().closeEvent(event)

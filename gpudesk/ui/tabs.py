@@ -13,3 +13,9 @@ TAB_CLASSES: list[tuple[str, str, str]] = [
     ("gpudesk.ui.monitor.tab", "MonitorTab", QT_TRANSLATE_NOOP("MainWindow", "Monitor")),
     ("gpudesk.ui.oom.tab", "OomTab", QT_TRANSLATE_NOOP("MainWindow", "OOM doctor")),
 ]
+
+
+def tab_name(module_name: str) -> str:
+    """The name a tab is remembered by in the settings file (``main/tab``): the package of its module
+    (``gpudesk.ui.oom.tab`` -> ``oom``), which stays when tabs are added or reordered."""
+    return module_name.split(".")[-2]

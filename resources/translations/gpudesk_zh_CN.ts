@@ -2650,48 +2650,48 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="75"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="77"/>
         <source>gpudesk</source>
         <extracomment>Start the deferred start-up this long after the window is shown even when no first paint was seen (ms). Imported on the thread pool before the catalog opens (after the first paint).</extracomment>
         <translation>gpudesk</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="191"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="202"/>
         <source>A background task failed: {0}</source>
         <translation>后台任务失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="221"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="232"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="222"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="233"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="227"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="238"/>
         <source>Keep watching for &amp;alerts in the tray</source>
         <translation>在托盘中持续监视告警(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="232"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="243"/>
         <source>Alert &amp;delivery…</source>
         <translation>告警投递(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="238"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="249"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="239"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="250"/>
         <source>&amp;About gpudesk and data sources…</source>
         <translation>关于 gpudesk 和数据来源(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="279"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="288"/>
         <source>gpudesk keeps watching for alerts in the tray; quit it from the tray menu or File &gt; Quit.</source>
         <translation>gpudesk 会在托盘中继续监视告警；可从托盘菜单或“文件 &gt; 退出”退出。</translation>
     </message>

@@ -48,17 +48,17 @@ def test_closing_the_window_hides_it_to_the_tray_and_alerts_go_on(qtbot, setting
     qtbot.addWidget(window)
     window.show()
     window.start_alert_tray(_factory(devs))
-    tray = window._alert_tray
+    tray = window.alert_tray
     assert tray is not None
     window.close()
-    assert not window.isVisible() and window._alert_tray is tray  # hidden, still watching
+    assert not window.isVisible() and window.alert_tray is tray  # hidden, still watching
     devs[0].events.append((EVENT_XID, 48))  # an error while the window is closed
     qtbot.waitUntil(lambda: bool(tray.shown), timeout=10000)
     assert "Xid 48" in tray.shown[0][1]
     for t in tray.toasts:
         t.close()
     window.quit()
-    assert window._alert_tray is None
+    assert window.alert_tray is None
 
 
 def test_delivery_dialog_keeps_the_command_in_settings_and_the_webhook_in_the_keyring(qtbot, settings):

@@ -102,7 +102,7 @@ def test_a_catalog_tab_opened_first_gets_the_store_before_it_is_built(qtbot, set
     db = open_store()
     set_price(db, "h100-sxm5", 25000.0)
     db.close()
-    settings.setValue("main/tab", 1)
+    settings.setValue("main/tab", "catalog")
     window = _open_window(qtbot, settings)
     tab = window.tab(1)
     assert isinstance(tab, CatalogTab)

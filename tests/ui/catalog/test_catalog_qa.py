@@ -46,7 +46,7 @@ def _mnemonic(text: str) -> str | None:
 
 def test_alt_mnemonics_are_unique_and_not_replaced_by_other_shortcuts(qtbot, tmp_path):
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
-    settings.setValue("main/tab", 1)
+    settings.setValue("main/tab", "catalog")
     window = MainWindow(settings=settings)
     qtbot.addWidget(window)
     window.resize(1280, 820)

@@ -1,6 +1,6 @@
 """Save screenshots of the Catalog tab and the About dialog into docs/screenshots/catalog-*.png (1280x800).
 
-Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python tests/ui/catalog_screenshots.py``. Uses the shipped
+Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python tools/screenshots/catalog_screenshots.py``. Uses the shipped
 catalog and a throw-away data folder (one user price override, to show how it looks).
 """
 

@@ -3,7 +3,7 @@ a real X server (Xvfb, xcb platform), the main window closed to the tray while t
 (faked at the pynvml boundary) when an Xid 79 arrives from NVML's event API. Without a tray host
 the notification is gpudesk's corner window; the whole screen is grabbed with xwd.
 
-    PYTHONPATH=$PWD python tests/ui/alert_screenshots.py
+    PYTHONPATH=$PWD python tools/screenshots/alert_screenshots.py
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def main() -> int:
         window.start_alert_tray(make)
         window.close()  # to the tray: the alerts keep watching
         deadline = time.monotonic() + 20
-        tray = window._alert_tray
+        tray = window.alert_tray
         while time.monotonic() < deadline and not (tray and tray.toasts):
             app.processEvents()
             time.sleep(0.05)

@@ -1,6 +1,6 @@
 """Screenshots of the Findings list and the burn-in report view (run by hand, offscreen):
 
-    QT_QPA_PLATFORM=offscreen .venv/bin/python tests/ui/monitor_findings_screenshots.py
+    QT_QPA_PLATFORM=offscreen .venv/bin/python tools/screenshots/monitor_findings_screenshots.py
 
 - monitor-findings-h2d-stall.png: issue 13's 4-GPU log (35 s at 8-20 % SM with PCIe RX ~20 GB/s), A100 80GB PCIe.
 - monitor-findings-15min-stall.png: issue 13's 30-minute log with 15 minutes of stall.

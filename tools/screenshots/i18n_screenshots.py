@@ -1,7 +1,7 @@
 """Save the main window, the Plan wizard's first page and the Catalog tab with the shipped zh_CN translation
 installed: docs/screenshots/main-zh_CN.png, plan-wizard-zh_CN.png and catalog-zh_CN.png (1280x800).
 
-Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python tests/ui/i18n_screenshots.py``. Uses the shipped catalog
+Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python tools/screenshots/i18n_screenshots.py``. Uses the shipped catalog
 and a throw-away data folder and settings file. CJK glyphs need a CJK font (Debian: fonts-noto-cjk).
 """
 

@@ -1,7 +1,7 @@
 """Save every tab of the main window, the Plan results of the article example and its PDF sheet with the whole
 app in Simplified Chinese (window .qm and core gettext catalog), to look for English left over (run by hand):
 
-    QT_QPA_PLATFORM=offscreen .venv/bin/python tests/ui/zh_cn_screenshots.py
+    QT_QPA_PLATFORM=offscreen .venv/bin/python tools/screenshots/zh_cn_screenshots.py
 
 Writes docs/screenshots/zh_CN-plan-wizard.png, zh_CN-plan-results.png, zh_CN-catalog.png,
 zh_CN-monitor-findings.png, zh_CN-oom-diagnosis.png and zh_CN-sheet-pdf-1.png / -2.png (1280x800; the PDF pages
@@ -22,7 +22,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["GPUDESK_LANG"] = "zh_CN"
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests" / "ui"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ["GPUDESK_DATA_DIR"] = tempfile.mkdtemp(prefix="gpudesk-shots-")
 
 from monitor_screenshots import wait_until  # noqa: E402

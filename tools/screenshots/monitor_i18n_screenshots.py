@@ -1,6 +1,6 @@
 """Save the Monitor tab with the shipped zh_CN translation installed (run by hand, offscreen):
 
-    QT_QPA_PLATFORM=offscreen .venv/bin/python tests/ui/monitor_i18n_screenshots.py
+    QT_QPA_PLATFORM=offscreen .venv/bin/python tools/screenshots/monitor_i18n_screenshots.py
 
 - monitor-zh_CN.png: live view over the fake pynvml with 4 GPUs whose readings change (sampled fast so the
   picture fills in seconds), with the read-out at one moment.
@@ -21,7 +21,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
-sys.path.insert(0, str(REPO / "tests" / "ui"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ["GPUDESK_DATA_DIR"] = tempfile.mkdtemp(prefix="gpudesk-shots-")
 
 from helpers.fake_pynvml import FakeDevice, make_fake_pynvml  # noqa: E402
@@ -74,12 +74,12 @@ def main() -> int:
     tab.toolbar.window_combo.setCurrentIndex(0)
     wait_until(lambda: tab.ctl.buffer is not None and tab.ctl.buffer.count >= 200, 60)
     timer.stop()
-    tab._refresh_view()
+    tab.gpu_model.set_latest(tab.ctl.buffer.latest, tab.ctl.buffer.reasons)  # what the 1 Hz refresh shows
     tab.plots.refresh()
     QTest.qWait(300)
     mid = float(tab.ctl.buffer.times[-40])
     tab.plots.set_crosshair(mid)
-    tab._show_readout(mid)
+    tab.plots.crosshairMoved.emit(mid)  # as the pointer over the plots
     QTest.qWait(100)
     path = OUT / "monitor-zh_CN.png"
     tab.grab().save(str(path))

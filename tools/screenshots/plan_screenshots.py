@@ -1,7 +1,7 @@
 """Save screenshots of the Plan tab into docs/screenshots/plan-*.png (1280x800): quick mode, each wizard page
 (the article's worked case loaded), the results page with each chart, saved plans and the comparison.
 
-Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python tests/ui/plan_screenshots.py``. Uses the shipped catalog
+Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python tools/screenshots/plan_screenshots.py``. Uses the shipped catalog
 and examples and a throw-away data folder.
 """
 

@@ -1,7 +1,7 @@
 """Save the Language menu (docs/screenshots/language-menu.png) and page 1 of a Chinese PDF sheet rendered by
 poppler (docs/screenshots/sheet-pdf-zh_CN.png), to look at the CJK glyphs.
 
-Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python tests/ui/language_screenshots.py`` (needs fonts-noto-cjk and
+Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python tools/screenshots/language_screenshots.py`` (needs fonts-noto-cjk and
 poppler-utils' pdftoppm). Uses a throw-away data folder and settings file.
 """
 

@@ -1,6 +1,6 @@
 """Save screenshots of the snapshot viewer into docs/screenshots/oom-snapshot-*.png.
 
-Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python tests/ui/oom_snapshot_screenshots.py``. Uses the built
+Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python tools/screenshots/oom_snapshot_screenshots.py``. Uses the built
 fragmentation-OOM snapshot (tests/oom/snapshot_builder.py) and the real public ones of EoR_NN and
 code_location (an OOM).
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
-sys.path.insert(0, str(HERE.parent / "oom"))
+sys.path.insert(0, str(REPO / "tests" / "oom"))
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 

@@ -1,6 +1,6 @@
 """Screenshots of the Monitor tab for docs/screenshots/monitor-*.png (run by hand, offscreen):
 
-    QT_QPA_PLATFORM=offscreen .venv/bin/python tests/ui/monitor_screenshots.py
+    QT_QPA_PLATFORM=offscreen .venv/bin/python tools/screenshots/monitor_screenshots.py
 
 - monitor-live.png: live view over the fake pynvml with 8 GPUs whose readings change over time (sampled fast
   so the picture fills in seconds; GPU 5 reports power as NotSupported, drawn as a gap and N/A).
@@ -110,12 +110,12 @@ def main() -> int:
     tab.toolbar.window_combo.setCurrentIndex(0)
     wait_until(lambda: tab.ctl.buffer is not None and tab.ctl.buffer.count >= 300, 60)
     timer.stop()
-    tab._refresh_view()
+    tab.gpu_model.set_latest(tab.ctl.buffer.latest, tab.ctl.buffer.reasons)  # what the 1 Hz refresh shows
     tab.plots.refresh()
     QTest.qWait(300)
     mid = float(tab.ctl.buffer.times[-40])
     tab.plots.set_crosshair(mid)
-    tab._show_readout(mid)
+    tab.plots.crosshairMoved.emit(mid)  # as the pointer over the plots
     QTest.qWait(100)
     tab.grab().save(str(OUT / "monitor-live.png"))
     tab.shutdown()
@@ -159,7 +159,7 @@ def main() -> int:
     wait_until(lambda: tab.findings.tree.topLevelItemCount() > 0 and bool(tab.stats.stats))
     QTest.qWait(300)
     tab.plots.set_crosshair(0.0)
-    tab._show_readout(0.0)
+    tab.plots.crosshairMoved.emit(0.0)  # as the pointer over the plots
     QTest.qWait(100)
     tab.grab().save(str(OUT / "monitor-demo-plots.png"))
     tab.subtabs.setCurrentWidget(tab.findings)

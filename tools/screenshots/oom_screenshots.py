@@ -1,6 +1,6 @@
 """Save screenshots of the OOM doctor tab into docs/screenshots/oom-*.png (about 1280x800).
 
-Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python tests/ui/oom_screenshots.py``. Uses a throw-away data
+Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python tools/screenshots/oom_screenshots.py``. Uses a throw-away data
 folder, real OOM messages from tests/fixtures/oom_ui/cases.jsonl and the fake pynvml for the process list.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(REPO / "tests"))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["GPUDESK_DATA_DIR"] = tempfile.mkdtemp(prefix="gpudesk-shots-")
 

@@ -1,6 +1,6 @@
 """Screenshots of the views wired into the tabs, inside the full main window (run by hand, offscreen):
 
-    QT_QPA_PLATFORM=offscreen .venv/bin/python tests/ui/wiring_screenshots.py
+    QT_QPA_PLATFORM=offscreen .venv/bin/python tools/screenshots/wiring_screenshots.py
 
 - monitor-findings-wired.png: issue 13's 4-GPU log (35 s of H2D stall, A100 80GB PCIe) on the Findings page.
 - monitor-thresholds-dialog.png: Findings > Rule thresholds… (a dialog of its own).
