@@ -31,6 +31,7 @@ from gpudesk.oom.snapshot.errors import (
     SnapshotTooLarge,
     SnapshotUnsafe,
 )
+from gpudesk.oom.snapshot.stream_pickle import decode_pickle_columns
 
 ProgressFn = Callable[[int, int, str], None]
 
@@ -138,8 +139,14 @@ def decode(
     cancel: threading.Event | None = None,
     limit_bytes: int | None = None,
     limit_error: SnapshotTooLarge | None = None,
+    columns: bool = False,
 ) -> Any:
     """The plain Python value held by a snapshot pickle or JSON file, read from ``stream``.
+
+    ``columns``: read a pickle with :func:`~gpudesk.oom.snapshot.stream_pickle.decode_pickle_columns` (each
+    device trace as columns, no dict per event); it raises
+    :class:`~gpudesk.oom.snapshot.stream_pickle.NotStreamable` when the file needs this standard path instead
+    (the caller then reads the file again with ``columns=False``).
 
     ``limit_bytes`` stops the reading with ``limit_error`` once more bytes than that came out of ``stream``
     (a compressed file's cap). Raises SnapshotUnsafe (a global in the pickle), SnapshotCancelled,
@@ -158,7 +165,9 @@ def decode(
                   "snapshot.").format(name=name, limit=MAX_LEADING_SPACE_BYTES // 1024),
                 field=name, remedy=_("Write the snapshot with torch.cuda.memory._dump_snapshot(path)."))
     try:
-        if first[0] == PICKLE_PROTO_OPCODE:
+        if first[0] == PICKLE_PROTO_OPCODE and columns:
+            value = decode_pickle_columns(buffered.read)
+        elif first[0] == PICKLE_PROTO_OPCODE:
             value = PlainUnpickler(buffered).load()
         elif first in (b"{", b"[", *JSON_SPACE):
             value = json.load(io.TextIOWrapper(buffered, encoding="utf-8"))
