@@ -22,6 +22,7 @@ Event semantics follow :func:`gpudesk.oom.snapshot.convert._trace_columns` exact
 
 from __future__ import annotations
 
+import re
 import struct
 from array import array
 from collections.abc import Callable
@@ -133,13 +134,10 @@ class TraceColumns:
 
     def arrays(self) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64], npt.NDArray[np.int64],
                               npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int32]]:
-        """The columns as numpy arrays (copied; the growing arrays are released)."""
-        out = (np.array(self.action, np.int8), np.array(self.addr, np.int64), np.array(self.size, np.int64),
-               np.array(self.stream, np.int64), np.array(self.time_us, np.int64),
-               np.array(self.frame_ref, np.int32))
-        for name in ("action", "addr", "size", "stream", "time_us", "frame_ref"):
-            setattr(self, name, array(getattr(self, name).typecode))
-        return out
+        """The columns as numpy arrays over the same memory (not copied; the columns can no longer grow)."""
+        return (np.frombuffer(self.action, np.int8), np.frombuffer(self.addr, np.int64),
+                np.frombuffer(self.size, np.int64), np.frombuffer(self.stream, np.int64),
+                np.frombuffer(self.time_us, np.int64), np.frombuffer(self.frame_ref, np.int32))
 
 
 class _Pending:
@@ -160,6 +158,11 @@ class _Reader:
         self.pos = 0
         self.eof = False
         self.memo: dict[int, Any] = {}
+        self.count = 0  # entries stored by MEMOIZE (its next index); event dicts are counted, never stored
+        self.binput_seen = False
+        self.templates: list[_Template] = []
+        self.slice_bytes = MIN_SLICE_BYTES
+        self.learn_budget = MAX_LEARNED  # layouts learned at most (each costs a regex compilation)
         self.traces: list[TraceColumns] = []
         self.traces_list: list[Any] | None = None
 
@@ -202,7 +205,10 @@ class _Reader:
                 trace = self._trace_below(stack, marks)
                 if trace is not None:
                     self.pos = p
-                    if self.fast_event(trace):
+                    if self.templates and self.template_run(trace, stack):
+                        buf, p = self.buf, self.pos
+                        continue
+                    if self.fast_event(trace, self.learn_budget > 0):
                         stack.append(_EVENT)
                         buf, p = self.buf, self.pos
                         continue
@@ -227,16 +233,25 @@ class _Reader:
                 stack.append(value)
             elif op in (MEMOIZE, BINPUT, LONG_BINPUT):
                 if op == MEMOIZE:
-                    key = len(memo)
+                    if self.binput_seen:
+                        raise NotStreamable  # pickle.dump uses one or the other, never both
+                    key = self.count
+                    self.count += 1
                     p += 1
-                elif op == BINPUT:
-                    key = buf[p + 1]
-                    p += 2
                 else:
-                    key = _U32.unpack_from(buf, p + 1)[0]
-                    p += 5
+                    if self.count:
+                        raise NotStreamable
+                    self.binput_seen = True
+                    if op == BINPUT:
+                        key = buf[p + 1]
+                        p += 2
+                    else:
+                        key = _U32.unpack_from(buf, p + 1)[0]
+                        p += 5
                 if not stack:
                     raise NotStreamable
+                if key in memo:
+                    self.templates.clear()  # a learned event layout may name the entry replaced here
                 memo[key] = stack[-1]
             elif op == MARK:
                 marks.append(len(stack))
@@ -454,7 +469,7 @@ class _Reader:
 
     # ------------------------------------------------------------------ the fast loop for one event
 
-    def fast_event(self, trace: TraceColumns) -> bool:  # noqa: C901 - one event's opcodes
+    def fast_event(self, trace: TraceColumns, learn: bool) -> bool:  # noqa: C901 - one event's opcodes
         """Read the event dict at ``pos`` into ``trace``'s columns; False (nothing changed) when it needs the
         general loop (a value other than a number, text, None or a memo reference, or near the window's end)."""
         buf, p = self.buf, self.pos
@@ -465,22 +480,24 @@ class _Reader:
         start = p
         p += 1
         op = buf[p]
-        if op in (MEMOIZE, BINPUT, LONG_BINPUT):
-            if op == MEMOIZE:
-                key = len(memo)
-                p += 1
-            elif op == BINPUT:
-                key = buf[p + 1]
-                p += 2
-            else:
-                key = _U32.unpack_from(buf, p + 1)[0]
-                p += 5
-            journal.append((key, memo.get(key, _MISSING)))
-            memo[key] = _EVENT
+        count0 = self.count
+        event_put = op
+        if op == MEMOIZE:
+            if self.binput_seen:
+                return False
+            self.count += 1  # the event's index: counted, not stored (a memo get of it is NotStreamable)
+            p += 1
+        elif op in (BINPUT, LONG_BINPUT):
+            key = buf[p + 1] if op == BINPUT else _U32.unpack_from(buf, p + 1)[0]
+            if self.count or key in memo:
+                return False
+            self.binput_seen = True
+            p += 2 if op == BINPUT else 5
         if buf[p] != MARK:
-            self._undo(journal)
+            self.count = count0
             return False
         p += 1
+        tokens: list[tuple[bytes, str, bytes, int]] | None = [] if learn else None
         action: Any = _MISSING
         addr = size = stream = time_us = device_free = 0
         frames: Any = None
@@ -493,52 +510,49 @@ class _Reader:
                 p += 1
                 ok = True
                 break
+            key_at = p
             # the key
             if op == BINGET:
                 name = memo.get(buf[p + 1])
                 p += 2
-            elif op == SHORT_BINUNICODE:
-                n = buf[p + 1]
-                name = buf[p + 2:p + 2 + n].decode("utf-8", "surrogatepass")
-                p += 2 + n
-                op = buf[p]
-                if op in (MEMOIZE, BINPUT):
-                    key = len(memo) if op == MEMOIZE else buf[p + 1]
-                    p += 1 if op == MEMOIZE else 2
-                    journal.append((key, memo.get(key, _MISSING)))
-                    memo[key] = name
             elif op == LONG_BINGET:
                 name = memo.get(_U32.unpack_from(buf, p + 1)[0])
                 p += 5
-            elif op == BINUNICODE:
-                n = _U32.unpack_from(buf, p + 1)[0]
+            elif op in (SHORT_BINUNICODE, BINUNICODE):
+                head = 2 if op == SHORT_BINUNICODE else 5
+                n = buf[p + 1] if op == SHORT_BINUNICODE else _U32.unpack_from(buf, p + 1)[0]
                 if n > 255:
                     break
-                name = buf[p + 5:p + 5 + n].decode("utf-8", "surrogatepass")
-                p += 5 + n
+                name = buf[p + head:p + head + n].decode("utf-8", "surrogatepass")
+                p += head + n
                 op = buf[p]
                 if op in (MEMOIZE, BINPUT):
-                    key = len(memo) if op == MEMOIZE else buf[p + 1]
-                    p += 1 if op == MEMOIZE else 2
-                    journal.append((key, memo.get(key, _MISSING)))
-                    memo[key] = name
+                    p = self._put_in_event(op, buf, p, name, journal)
+                    if p < 0:
+                        break
+                tokens = None  # a key written out in full is memoised: later events name it by memo
             else:
                 break
             if type(name) is not str:
                 break
             # the value
+            value_at = p
             op = buf[p]
+            kind = _KIND_INT
             if op == BININT1:
                 value: Any = buf[p + 1]
                 p += 2
             elif op == BINGET:
                 value = memo.get(buf[p + 1], _MISSING)
                 p += 2
+                kind = _KIND_REF
             elif op == BININT:
                 value = _I32.unpack_from(buf, p + 1)[0]
                 p += 5
             elif op == LONG1:
                 n = buf[p + 1]
+                if n > 8:
+                    break
                 value = int.from_bytes(buf[p + 2:p + 2 + n], "little", signed=True)
                 p += 2 + n
             elif op == BININT2:
@@ -547,32 +561,35 @@ class _Reader:
             elif op == LONG_BINGET:
                 value = memo.get(_U32.unpack_from(buf, p + 1)[0], _MISSING)
                 p += 5
-            elif op == SHORT_BINUNICODE:
-                n = buf[p + 1]
-                value = buf[p + 2:p + 2 + n].decode("utf-8", "surrogatepass")
-                p += 2 + n
-            elif op == BINUNICODE:
-                n = _U32.unpack_from(buf, p + 1)[0]
+                kind = _KIND_REF
+            elif op in (SHORT_BINUNICODE, BINUNICODE):
+                head = 2 if op == SHORT_BINUNICODE else 5
+                n = buf[p + 1] if op == SHORT_BINUNICODE else _U32.unpack_from(buf, p + 1)[0]
                 if n > 255:
                     break
-                value = buf[p + 5:p + 5 + n].decode("utf-8", "surrogatepass")
-                p += 5 + n
+                value = buf[p + head:p + head + n].decode("utf-8", "surrogatepass")
+                p += head + n
+                kind = _KIND_OTHER
             elif op == NONE:
                 value = None
                 p += 1
+                kind = _KIND_OTHER
             elif op == EMPTY_LIST:
                 value = _EMPTY_LIST
                 p += 1
+                kind = _KIND_OTHER
             else:
                 break
             if value is _MISSING or value is _EVENT or type(value) is _Pending:
                 break
+            if tokens is not None:
+                tokens.append((buf[key_at:value_at], name, buf[value_at:p], kind))
             op = buf[p]
             if op in (MEMOIZE, BINPUT):
-                key = len(memo) if op == MEMOIZE else buf[p + 1]
-                p += 1 if op == MEMOIZE else 2
-                journal.append((key, memo.get(key, _MISSING)))
-                memo[key] = value
+                p = self._put_in_event(op, buf, p, value, journal)
+                if p < 0:
+                    break
+                tokens = None
             if name == "action":
                 action = value
             elif name == "addr":
@@ -588,26 +605,19 @@ class _Reader:
                 frames = value
             elif name == "device_free":
                 device_free = value
-            elif name == "user_metadata" or name == "compile_context":
+            elif name in _META_KEYS:
                 has_meta = True
         if frames is _EMPTY_LIST:
             frames = None
-        if not ok or type(action) is not str or (frames is not None and type(frames) is not list):
-            self._undo(journal)
-            self.pos = start
-            return False
-        code = ACTION_CODE.get(action)
-        if code is None:
-            self._undo(journal)
-            self.pos = start
-            return False
+        code = ACTION_CODE.get(action) if type(action) is str else None
         if code == OOM:
             addr = device_free
-        for v in (addr, size, stream, time_us):
-            if type(v) is not int or not -MAX_WORD <= v <= MAX_WORD:
-                self._undo(journal)
-                self.pos = start
-                return False
+        if (not ok or code is None or (frames is not None and type(frames) is not list)
+                or not all(type(v) is int and -MAX_WORD <= v <= MAX_WORD for v in (addr, size, stream, time_us))):
+            self._undo(journal)
+            self.count = count0
+            self.pos = start
+            return False
         if not len(trace.action):
             trace.first_has_time = has_time
             trace.first_has_meta = has_meta
@@ -618,7 +628,36 @@ class _Reader:
         trace.time_us.append(time_us)
         trace.frame_ref.append(trace.frame_ref_of(frames))
         self.pos = p
+        if tokens is not None and not journal:
+            template = _Template.learn(event_put, tokens)
+            self.learn_budget -= 1
+            if template is not None:
+                self.templates.insert(0, template)
+                del self.templates[MAX_TEMPLATES:]
         return True
+
+    def _put_in_event(self, op: int, buf: bytes, p: int, value: Any, journal: list[tuple[int, Any]]) -> int:
+        """Store ``value`` by the MEMOIZE / BINPUT at ``p``; the position after it, or -1 when the fast loop
+        should leave this event to the general loop (the two memo styles mixed)."""
+        memo = self.memo
+        if op == MEMOIZE:
+            if self.binput_seen:
+                return -1
+            key = self.count
+            self.count += 1
+            p += 1
+        else:
+            if self.count:
+                return -1
+            self.binput_seen = True
+            key = buf[p + 1]
+            p += 2
+        old = memo.get(key, _MISSING)
+        if old is not _MISSING:
+            self.templates.clear()
+        journal.append((key, old))
+        memo[key] = value
+        return p
 
     def _undo(self, journal: list[tuple[int, Any]]) -> None:
         for key, old in reversed(journal):
@@ -626,6 +665,182 @@ class _Reader:
                 del self.memo[key]
             else:
                 self.memo[key] = old
+
+    # ------------------------------------------------------------------ repeated event layouts
+
+    def template_run(self, trace: TraceColumns, stack: list[Any]) -> int:
+        """Read consecutive events at ``pos`` that repeat a learned layout byte for byte but for their numbers and
+        memo references, all at once (one regular-expression scan, numpy decoding); the number read (``pos``
+        moves past them). Raises NotStreamable when one of them is not a valid event."""
+        buf, p = self.buf, self.pos
+        end = min(len(buf) - 1024, p + self.slice_bytes)
+        if end <= p:
+            return 0
+        for index, template in enumerate(self.templates):
+            rows = template.regex.findall(buf, p, end)
+            if not rows:
+                continue
+            columns = list(zip(*rows, strict=True))
+            del rows
+            wholes = columns[0]
+            lengths = np.fromiter(map(len, wholes), np.int64, len(wholes))
+            ends = np.cumsum(lengths)
+            joined = b"".join(wholes)
+            if joined != buf[p:p + len(joined)]:
+                # the matches are contiguous from p up to the first byte that differs (each alternative of the
+                # layout is decided by its own bytes, so equal bytes at p mean the same match at p)
+                differ = np.frombuffer(joined, np.uint8) != np.frombuffer(buf, np.uint8, len(joined), p)
+                count = int(np.searchsorted(ends, int(np.flatnonzero(differ)[0]), side="right"))
+                if not count:
+                    continue
+                columns = [c[:count] for c in columns]
+            count = len(columns[0])
+            self._store_run(trace, template, columns[1:], count)
+            if index:
+                self.templates.insert(0, self.templates.pop(index))
+            taken = int(ends[count - 1])
+            self.slice_bytes = min(MAX_SLICE_BYTES, max(MIN_SLICE_BYTES, 2 * taken))
+            stack.extend([_EVENT] * count)
+            self.pos = p + taken
+            return count
+        self.slice_bytes = MIN_SLICE_BYTES
+        return 0
+
+    def _store_run(self, trace: TraceColumns, template: _Template, groups: list[tuple[bytes, ...]],
+                   count: int) -> None:
+        memo = self.memo
+        if template.put == MEMOIZE:
+            if self.binput_seen:
+                raise NotStreamable
+            self.count += count
+        elif template.put:
+            if self.count:
+                raise NotStreamable
+            indexes = {t[0] if len(t) == 1 else _U32.unpack(t)[0] for t in groups[0]}
+            if len(indexes) != count or not indexes.isdisjoint(memo):
+                raise NotStreamable
+            self.binput_seen = True
+        ints = [np.zeros(count, np.int64) for _ in range(5)]  # addr, size, stream, time_us, device_free
+        action: npt.NDArray[np.int8] | None = None
+        frame_ref = np.full(count, -1, np.int32)
+        for slot, tokens in zip(template.slots, groups[template.first_group:], strict=True):
+            if slot >= 0:
+                ints[slot] = _int_tokens(tokens)
+                continue
+            resolved = {t: memo.get(t[1] if t[0] == BINGET else _U32.unpack_from(t, 1)[0], _MISSING)
+                        for t in set(tokens)}
+            if slot == _SLOT_ACTION:
+                codes = {t: ACTION_CODE.get(v) if type(v) is str else None for t, v in resolved.items()}
+                if None in codes.values():
+                    raise NotStreamable
+                action = np.fromiter(map(codes.__getitem__, tokens), np.int8, count)
+            else:
+                refs = {}
+                for t, v in resolved.items():
+                    if v is _EMPTY_LIST:
+                        refs[t] = -1
+                    elif type(v) is list:
+                        refs[t] = trace.frame_ref_of(v)
+                    else:
+                        raise NotStreamable
+                frame_ref = np.fromiter(map(refs.__getitem__, tokens), np.int32, count)
+        if action is None:
+            raise NotStreamable
+        addr = np.where(action == OOM, ints[4], ints[0])
+        if not len(trace.action):
+            trace.first_has_time = template.has_time
+            trace.first_has_meta = template.has_meta
+        trace.action.frombytes(action.tobytes())
+        trace.addr.frombytes(addr.tobytes())
+        trace.size.frombytes(ints[1].tobytes())
+        trace.stream.frombytes(ints[2].tobytes())
+        trace.time_us.frombytes(ints[3].tobytes())
+        trace.frame_ref.frombytes(frame_ref.tobytes())
+
+
+def _int_tokens(tokens: tuple[bytes, ...]) -> npt.NDArray[np.int64]:
+    """The values of integer opcodes with their arguments (as matched by ``_INT_RE``), decoded together."""
+    n = len(tokens)
+    lengths = np.fromiter(map(len, tokens), np.int64, n)
+    starts = np.cumsum(lengths) - lengths
+    data = np.frombuffer(b"".join(tokens) + bytes(16), np.uint8)
+    op = data[starts]
+    long1 = op == LONG1
+    first = starts + np.where(long1, 2, 1)
+    size = np.select([op == BININT1, op == BININT2, op == BININT], [1, 2, 4], lengths - 2)
+    take = np.arange(8)
+    matrix = data[first[:, None] + take]
+    matrix[take >= size[:, None]] = 0
+    values: npt.NDArray[np.int64] = matrix.view("<i8").reshape(n).astype(np.int64)
+    signed = (op == BININT) | long1
+    top = matrix[np.arange(n), np.maximum(size - 1, 0)]
+    negative = signed & (size > 0) & (size < 8) & (top >= 0x80)
+    if negative.any():
+        values[negative] -= np.left_shift(np.int64(1), 8 * size[negative])
+    if (values == np.iinfo(np.int64).min).any():
+        raise NotStreamable  # -2**63: outside the columns' range as convert._int reads it
+    return values
+
+
+_KIND_INT, _KIND_REF, _KIND_OTHER = 0, 1, 2
+_META_KEYS = frozenset({"user_metadata", "compile_context"})
+_INT_SLOTS = {"addr": 0, "size": 1, "stream": 2, "time_us": 3, "device_free": 4}
+_SLOT_ACTION, _SLOT_FRAMES = -1, -2
+MAX_TEMPLATES = 8
+MAX_LEARNED = 256
+MIN_SLICE_BYTES, MAX_SLICE_BYTES = 4096, 2**20  # the bytes one run of events is looked for in
+# an integer argument: BININT1, BININT2, BININT, or LONG1 of at most 8 bytes (every column is 64-bit)
+_INT_RE = (b"(K.|M..|J.{4}|\x8a(?:\x00|\x01.|\x02.{2}|\x03.{3}|\x04.{4}|\x05.{5}|\x06.{6}|\x07.{7}"
+           b"|\x08.{8}))")
+_REF_RE = b"(h.|j.{4})"
+
+
+class _Template:
+    """The byte layout of an event read by the fast loop, as a regular expression: its keys (memo references)
+    and its constant values literally, its numbers, action and frames (memo references) as groups."""
+
+    __slots__ = ("regex", "put", "first_group", "slots", "has_time", "has_meta")
+
+    def __init__(self, regex: re.Pattern[bytes], put: int, slots: tuple[int, ...], has_time: bool,
+                 has_meta: bool) -> None:
+        self.regex = regex
+        self.put = put
+        self.first_group = 1 if put in (BINPUT, LONG_BINPUT) else 0  # of the groups after the whole event
+        self.slots = slots
+        self.has_time = has_time
+        self.has_meta = has_meta
+
+    @classmethod
+    def learn(cls, put: int, tokens: list[tuple[bytes, str, bytes, int]]) -> _Template | None:
+        parts = [b"\\}"]
+        if put == MEMOIZE:
+            parts.append(b"\\x94")
+        elif put == BINPUT:
+            parts.append(b"q(.)")
+        elif put == LONG_BINPUT:
+            parts.append(b"r(.{4})")
+        else:
+            put = 0
+        parts.append(b"\\(")
+        slots = []
+        for key_token, name, value_token, kind in tokens:
+            parts.append(re.escape(key_token))
+            if name in _INT_SLOTS:
+                if kind != _KIND_INT:
+                    return None
+                parts.append(_INT_RE)
+                slots.append(_INT_SLOTS[name])
+            elif name in ("action", "frames"):
+                if kind != _KIND_REF:
+                    return None
+                parts.append(_REF_RE)
+                slots.append(_SLOT_ACTION if name == "action" else _SLOT_FRAMES)
+            else:
+                parts.append(re.escape(value_token))
+        parts.append(b"u")
+        names = {t[1] for t in tokens}
+        return cls(re.compile(b"(" + b"".join(parts) + b")", re.DOTALL), put, tuple(slots), "time_us" in names,
+                   bool(names & _META_KEYS))
 
 
 def decode_pickle_columns(read: ReadFn) -> Any:
