@@ -153,3 +153,40 @@ def test_an_event_dict_reached_again_through_the_memo_is_left_to_the_standard_un
     path.write_bytes(pickle.dumps(raw, protocol=4))
     assert not _streams(path)
     _assert_same(load_snapshot(path), load_snapshot(path, columns=False))
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_long_runs_of_one_layout_decode_every_number_encoding_the_same(tmp_path, protocol):
+    """Thousands of events of one layout (read as runs by the layout scanner) whose numbers need every integer
+    opcode: BININT1, BININT2, BININT (negative too) and LONG1 up to 8 bytes, and an oom row's device_free."""
+    rng = np.random.default_rng(7)
+    magnitudes = [0, 200, 60_000, 2**31 - 1, -5, -(2**31), 2**40, -(2**40), 2**63 - 1, -(2**63) + 1, 2**55]
+    shared = [sb.FORWARD, sb.PARAMS, []]
+    trace = []
+    for i in range(6000):
+        action = ACTIONS[int(rng.integers(0, len(ACTIONS)))]
+        event = {"action": action, "addr": int(rng.choice(magnitudes)) if i % 7 else 0x7F00_0000_0000 + i,
+                 "size": int(rng.choice(magnitudes)), "stream": int(rng.choice(magnitudes[:3])),
+                 "time_us": i * 3, "frames": [] if i % 5 == 0 else shared[i % 3], "compile_context": "",
+                 "user_metadata": ""}
+        if action == "oom":
+            event["device_free"] = int(rng.choice(magnitudes))
+        trace.append(event)
+    raw = sb.fragmentation_oom("2.5")
+    raw["device_traces"] = [trace, [dict(e) for e in trace[:1500]]]
+    path = tmp_path / "runs.pickle"
+    path.write_bytes(pickle.dumps(raw, protocol=protocol))
+    assert _streams(path)
+    with pytest.raises(SnapshotError) as slow_error:  # negative sizes are refused, by both
+        load_snapshot(path, columns=False)
+    with pytest.raises(type(slow_error.value)) as fast_error:
+        load_snapshot(path)
+    assert fast_error.value.user_text() == slow_error.value.user_text()
+    for event in [e for t in raw["device_traces"] for e in t]:
+        for key in ("addr", "size", "stream", "device_free"):
+            if key in event:
+                event[key] = abs(event[key])
+    path.write_bytes(pickle.dumps(raw, protocol=protocol))
+    assert _streams(path)
+    snap = _compare(path)
+    assert len(snap.trace_of(0)) == 6000 and len(snap.trace_of(1)) == 1500

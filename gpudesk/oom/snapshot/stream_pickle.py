@@ -73,6 +73,8 @@ _EVENT = _Event()
 # again from the general loop is NotStreamable, as it might be filled later.
 _EMPTY_LIST = _Event()
 MAX_TEXT_BYTES = 256 * 2**20
+_BIT = _Event()  # a journal entry: the memo index was marked in the empty-list table
+MAX_EMPTY_INDEX = 2**27
 
 
 class TraceColumns:
@@ -162,6 +164,8 @@ class _Reader:
         self.binput_seen = False
         self.templates: list[_Template] = []
         self.slice_bytes = MIN_SLICE_BYTES
+        self.empty = bytearray()  # 1 at the memo indexes of empty lists the fast loop did not store
+        self.materialised: set[int] = set()
         self.learn_budget = MAX_LEARNED  # layouts learned at most (each costs a regex compilation)
         self.traces: list[TraceColumns] = []
         self.traces_list: list[Any] | None = None
@@ -228,6 +232,12 @@ class _Reader:
                     key = _U32.unpack_from(buf, p + 1)[0]
                     p += 5
                 value = memo.get(key, _MISSING)
+                if value is _EMPTY_LIST or (value is _MISSING and self.empty_at(key)):
+                    value = []  # an empty list first read by the fast loop, reached here: made real from now on
+                    memo[key] = value
+                    if key < len(self.empty):
+                        self.empty[key] = 0
+                    self.materialised.add(id(value))
                 if value is _MISSING or type(value) is _Event or type(value) is _Pending:
                     raise NotStreamable
                 stack.append(value)
@@ -248,7 +258,7 @@ class _Reader:
                     else:
                         key = _U32.unpack_from(buf, p + 1)[0]
                         p += 5
-                if not stack:
+                if not stack or self.empty_at(key):
                     raise NotStreamable
                 if key in memo:
                     self.templates.clear()  # a learned event layout may name the entry replaced here
@@ -293,6 +303,8 @@ class _Reader:
                 if type(target) is TraceColumns:
                     self._append_events(target, items)
                 elif type(target) is list:
+                    if id(target) in self.materialised:
+                        raise NotStreamable  # events read before saw it empty
                     for item in items:
                         if item is _EVENT or type(item) is _Pending:
                             raise NotStreamable
@@ -489,7 +501,7 @@ class _Reader:
             p += 1
         elif op in (BINPUT, LONG_BINPUT):
             key = buf[p + 1] if op == BINPUT else _U32.unpack_from(buf, p + 1)[0]
-            if self.count or key in memo:
+            if self.count or key in memo or self.empty_at(key):
                 return False
             self.binput_seen = True
             p += 2 if op == BINPUT else 5
@@ -544,6 +556,8 @@ class _Reader:
                 p += 2
             elif op == BINGET:
                 value = memo.get(buf[p + 1], _MISSING)
+                if value is _MISSING and self.empty_at(buf[p + 1]):
+                    value = _EMPTY_LIST
                 p += 2
                 kind = _KIND_REF
             elif op == BININT:
@@ -559,7 +573,10 @@ class _Reader:
                 value = buf[p + 1] | buf[p + 2] << 8
                 p += 3
             elif op == LONG_BINGET:
-                value = memo.get(_U32.unpack_from(buf, p + 1)[0], _MISSING)
+                key = _U32.unpack_from(buf, p + 1)[0]
+                value = memo.get(key, _MISSING)
+                if value is _MISSING and self.empty_at(key):
+                    value = _EMPTY_LIST
                 p += 5
                 kind = _KIND_REF
             elif op in (SHORT_BINUNICODE, BINUNICODE):
@@ -652,16 +669,29 @@ class _Reader:
             self.binput_seen = True
             key = buf[p + 1]
             p += 2
-        old = memo.get(key, _MISSING)
-        if old is not _MISSING:
-            self.templates.clear()
-        journal.append((key, old))
+        if key in memo or self.empty_at(key):
+            return -1  # pickle.dump never stores twice at one index
+        if value is _EMPTY_LIST and key < MAX_EMPTY_INDEX:
+            # an empty list (an event without a stack) is marked in a byte table, not stored: millions of them
+            # would otherwise cost a memo entry each
+            if key >= len(self.empty):
+                self.empty.extend(bytes(max(key + 1, 2 * len(self.empty)) - len(self.empty)))
+            self.empty[key] = 1
+            journal.append((key, _BIT))
+            return p
+        journal.append((key, _MISSING))
         memo[key] = value
         return p
 
+    def empty_at(self, key: int) -> bool:
+        """Whether memo index ``key`` holds an empty list marked by the fast loop."""
+        return key < len(self.empty) and self.empty[key] == 1
+
     def _undo(self, journal: list[tuple[int, Any]]) -> None:
         for key, old in reversed(journal):
-            if old is _MISSING:
+            if old is _BIT:
+                self.empty[key] = 0
+            elif old is _MISSING:
                 del self.memo[key]
             else:
                 self.memo[key] = old
@@ -717,7 +747,7 @@ class _Reader:
             if self.count:
                 raise NotStreamable
             indexes = {t[0] if len(t) == 1 else _U32.unpack(t)[0] for t in groups[0]}
-            if len(indexes) != count or not indexes.isdisjoint(memo):
+            if len(indexes) != count or not indexes.isdisjoint(memo) or any(map(self.empty_at, indexes)):
                 raise NotStreamable
             self.binput_seen = True
         ints = [np.zeros(count, np.int64) for _ in range(5)]  # addr, size, stream, time_us, device_free
@@ -727,7 +757,7 @@ class _Reader:
             if slot >= 0:
                 ints[slot] = _int_tokens(tokens)
                 continue
-            resolved = {t: memo.get(t[1] if t[0] == BINGET else _U32.unpack_from(t, 1)[0], _MISSING)
+            resolved = {t: self._resolve(t[1] if t[0] == BINGET else _U32.unpack_from(t, 1)[0])
                         for t in set(tokens)}
             if slot == _SLOT_ACTION:
                 codes = {t: ACTION_CODE.get(v) if type(v) is str else None for t, v in resolved.items()}
@@ -756,6 +786,13 @@ class _Reader:
         trace.stream.frombytes(ints[2].tobytes())
         trace.time_us.frombytes(ints[3].tobytes())
         trace.frame_ref.frombytes(frame_ref.tobytes())
+
+
+    def _resolve(self, key: int) -> Any:
+        value = self.memo.get(key, _MISSING)
+        if value is _MISSING and self.empty_at(key):
+            return _EMPTY_LIST
+        return value
 
 
 def _int_tokens(tokens: tuple[bytes, ...]) -> npt.NDArray[np.int64]:
