@@ -729,7 +729,10 @@ class _Reader:
             if index:
                 self.templates.insert(0, self.templates.pop(index))
             taken = int(ends[count - 1])
-            self.slice_bytes = min(MAX_SLICE_BYTES, max(MIN_SLICE_BYTES, 2 * taken))
+            if count == len(wholes):  # stopped by the slice: look further next time
+                self.slice_bytes = min(MAX_SLICE_BYTES, 2 * self.slice_bytes)
+            else:  # stopped where the run ends (the next APPENDS): runs repeat in size
+                self.slice_bytes = min(MAX_SLICE_BYTES, max(MIN_SLICE_BYTES, taken + MIN_SLICE_BYTES))
             stack.extend([_EVENT] * count)
             self.pos = p + taken
             return count
@@ -798,6 +801,28 @@ class _Reader:
 def _int_tokens(tokens: tuple[bytes, ...]) -> npt.NDArray[np.int64]:
     """The values of integer opcodes with their arguments (as matched by ``_INT_RE``), decoded together."""
     n = len(tokens)
+    widths = set(map(len, tokens))
+    if len(widths) == 1:  # the common case: one opcode with one argument size for the whole run
+        width = widths.pop()
+        rows = np.frombuffer(b"".join(tokens), np.uint8).reshape(n, width)
+        code = int(rows[0, 0])
+        if (rows[:, 0] == code).all():
+            matrix = np.zeros((n, 8), np.uint8)
+            if code == BININT1:
+                matrix[:, 0] = rows[:, 1]
+            elif code == BININT2:
+                matrix[:, :2] = rows[:, 1:3]
+            else:
+                skip = 1 if code == BININT else 2
+                nbytes = width - skip
+                if nbytes:
+                    matrix[:, :nbytes] = rows[:, skip:]
+                    if nbytes < 8:
+                        matrix[rows[:, width - 1] >= 0x80, nbytes:] = 0xFF  # sign extension
+            uniform: npt.NDArray[np.int64] = matrix.view("<i8").reshape(n)
+            if code == LONG1 and width == 10 and (uniform == np.iinfo(np.int64).min).any():
+                raise NotStreamable  # -2**63: outside the columns' range as convert._int reads it
+            return uniform
     lengths = np.fromiter(map(len, tokens), np.int64, n)
     starts = np.cumsum(lengths) - lengths
     data = np.frombuffer(b"".join(tokens) + bytes(16), np.uint8)
