@@ -24,6 +24,10 @@ overlap (the writer lists them in address order, each starting where the previou
 recursively, so a list nested a million levels deep where a frame or a setting belongs is refused, not a
 RecursionError.
 
+A pickle read by :mod:`gpudesk.oom.snapshot.stream_pickle` holds each device trace as
+:class:`~gpudesk.oom.snapshot.stream_pickle.TraceColumns` (the events already in columns, checked for type and
+range as they were read); only the stacks are interned here, and the same checks on negative values apply.
+
 Expansion bound: a pickle can refer to one object many times (its memo), so a small file can describe a trace of
 billions of events. Every segment, block and trace event the conversion reads costs at least one byte of the
 decoded file when it is not such a repeat, so more of them than ``max_items`` (the decoded size) is refused
