@@ -190,3 +190,14 @@ def test_long_runs_of_one_layout_decode_every_number_encoding_the_same(tmp_path,
     assert _streams(path)
     snap = _compare(path)
     assert len(snap.trace_of(0)) == 6000 and len(snap.trace_of(1)) == 1500
+
+
+def test_a_trace_list_reached_again_through_the_memo_is_left_to_the_standard_unpickler(tmp_path):
+    trace = [{"action": "alloc", "addr": 4096 * i, "size": 512, "stream": 0} for i in range(50)]
+    raw = sb.fragmentation_oom("2.5")
+    raw["device_traces"] = [trace, trace]
+    path = tmp_path / "twice.pickle"
+    path.write_bytes(pickle.dumps(raw, protocol=4))
+    assert not _streams(path)
+    snap = _compare(path)
+    assert [len(t) for t in snap.traces] == [50, 50]

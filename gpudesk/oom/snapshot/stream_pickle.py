@@ -238,8 +238,8 @@ class _Reader:
                     if key < len(self.empty):
                         self.empty[key] = 0
                     self.materialised.add(id(value))
-                if value is _MISSING or type(value) is _Event or type(value) is _Pending:
-                    raise NotStreamable
+                if value is _MISSING or type(value) in (_Event, _Pending, TraceColumns):
+                    raise NotStreamable  # a trace reached twice is left to the standard path's checks
                 stack.append(value)
             elif op in (MEMOIZE, BINPUT, LONG_BINPUT):
                 if op == MEMOIZE:
@@ -408,6 +408,7 @@ class _Reader:
                 if len(stack) != 1 or marks:
                     raise NotStreamable
                 self._check_counts()
+                self._check_placement(stack[0])
                 return stack[0]
             else:
                 raise NotStreamable
@@ -446,6 +447,11 @@ class _Reader:
         return None
 
     def _append_events(self, trace: TraceColumns, items: list[Any]) -> None:
+        if items.count(_EVENT) == len(items):  # all read by the fast paths (list.count compares identity first)
+            trace.appended += len(items)
+            if trace.appended > len(trace.action):
+                raise NotStreamable
+            return
         for item in items:
             if item is _EVENT:
                 pass
@@ -473,6 +479,16 @@ class _Reader:
             trace.first_has_time = scratch.first_has_time
             trace.first_has_meta = scratch.first_has_meta
         pending.trace = None  # type: ignore[assignment]  # a second append is not an event of this trace
+
+    def _check_placement(self, root: Any) -> None:
+        """Every trace read as columns is an item of the root's ``device_traces`` list, and nowhere else."""
+        if not self.traces:
+            return
+        if type(root) is not dict or root.get("device_traces") is not self.traces_list:
+            raise NotStreamable
+        held = {id(t) for t in self.traces_list or ()}
+        if any(id(t) not in held for t in self.traces):
+            raise NotStreamable
 
     def _check_counts(self) -> None:
         for trace in self.traces:
