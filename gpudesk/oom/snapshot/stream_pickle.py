@@ -814,52 +814,6 @@ class _Reader:
         return value
 
 
-def _int_tokens(tokens: tuple[bytes, ...]) -> npt.NDArray[np.int64]:
-    """The values of integer opcodes with their arguments (as matched by ``_INT_RE``), decoded together."""
-    n = len(tokens)
-    widths = set(map(len, tokens))
-    if len(widths) == 1:  # the common case: one opcode with one argument size for the whole run
-        width = widths.pop()
-        rows = np.frombuffer(b"".join(tokens), np.uint8).reshape(n, width)
-        code = int(rows[0, 0])
-        if (rows[:, 0] == code).all():
-            matrix = np.zeros((n, 8), np.uint8)
-            if code == BININT1:
-                matrix[:, 0] = rows[:, 1]
-            elif code == BININT2:
-                matrix[:, :2] = rows[:, 1:3]
-            else:
-                skip = 1 if code == BININT else 2
-                nbytes = width - skip
-                if nbytes:
-                    matrix[:, :nbytes] = rows[:, skip:]
-                    if nbytes < 8:
-                        matrix[rows[:, width - 1] >= 0x80, nbytes:] = 0xFF  # sign extension
-            uniform: npt.NDArray[np.int64] = matrix.view("<i8").reshape(n)
-            if code == LONG1 and width == 10 and (uniform == np.iinfo(np.int64).min).any():
-                raise NotStreamable  # -2**63: outside the columns' range as convert._int reads it
-            return uniform
-    lengths = np.fromiter(map(len, tokens), np.int64, n)
-    starts = np.cumsum(lengths) - lengths
-    data = np.frombuffer(b"".join(tokens) + bytes(16), np.uint8)
-    op = data[starts]
-    long1 = op == LONG1
-    first = starts + np.where(long1, 2, 1)
-    size = np.select([op == BININT1, op == BININT2, op == BININT], [1, 2, 4], lengths - 2)
-    take = np.arange(8)
-    matrix = data[first[:, None] + take]
-    matrix[take >= size[:, None]] = 0
-    values: npt.NDArray[np.int64] = matrix.view("<i8").reshape(n).astype(np.int64)
-    signed = (op == BININT) | long1
-    top = matrix[np.arange(n), np.maximum(size - 1, 0)]
-    negative = signed & (size > 0) & (size < 8) & (top >= 0x80)
-    if negative.any():
-        values[negative] -= np.left_shift(np.int64(1), 8 * size[negative])
-    if (values == np.iinfo(np.int64).min).any():
-        raise NotStreamable  # -2**63: outside the columns' range as convert._int reads it
-    return values
-
-
 _KIND_INT, _KIND_REF, _KIND_OTHER = 0, 1, 2
 _META_KEYS = frozenset({"user_metadata", "compile_context"})
 _INT_SLOTS = {"addr": 0, "size": 1, "stream": 2, "time_us": 3, "device_free": 4}
@@ -871,6 +825,57 @@ MIN_SLICE_BYTES, MAX_SLICE_BYTES = 4096, 2**20  # the bytes one run of events is
 _INT_RE = (b"(K.|M..|J.{4}|\x8a(?:\x00|\x01.|\x02.{2}|\x03.{3}|\x04.{4}|\x05.{5}|\x06.{6}|\x07.{7}"
            b"|\x08.{8}))")
 _REF_RE = b"(h.|j.{4})"
+
+
+def _int_tokens(tokens: tuple[bytes, ...]) -> npt.NDArray[np.int64]:
+    """The values of integer opcodes with their arguments (as matched by ``_INT_RE``), decoded together: the
+    tokens are grouped by width and opcode, and each group is decoded as one byte matrix."""
+    n = len(tokens)
+    data = np.frombuffer(b"".join(tokens), np.uint8)
+    widths = set(map(len, tokens))
+    if len(widths) == 1:
+        width = widths.pop()
+        return _decode_same_width(data.reshape(n, width), width)
+    lengths = np.fromiter(map(len, tokens), np.int64, n)
+    starts = np.cumsum(lengths) - lengths
+    values = np.empty(n, np.int64)
+    for width in sorted(widths):
+        where = np.flatnonzero(lengths == width)
+        values[where] = _decode_same_width(data[starts[where][:, None] + np.arange(width)], width)
+    return values
+
+
+def _decode_same_width(rows: npt.NDArray[np.uint8], width: int) -> npt.NDArray[np.int64]:
+    """Integer tokens of one width, one per row (opcode byte first)."""
+    ops = rows[:, 0]
+    codes = np.unique(ops)
+    if codes.size > 1:  # e.g. BININT1 and an empty LONG1 are both 2 bytes
+        values = np.empty(rows.shape[0], np.int64)
+        for code in codes.tolist():
+            where = np.flatnonzero(ops == code)
+            values[where] = _decode_one_opcode(rows[where], int(code), width)
+        return values
+    return _decode_one_opcode(rows, int(codes[0]), width)
+
+
+def _decode_one_opcode(rows: npt.NDArray[np.uint8], code: int, width: int) -> npt.NDArray[np.int64]:
+    """Integer tokens of one opcode and width: little-endian bytes, sign-extended for BININT and LONG1."""
+    matrix = np.zeros((rows.shape[0], 8), np.uint8)
+    if code == BININT1:
+        matrix[:, 0] = rows[:, 1]
+    elif code == BININT2:
+        matrix[:, :2] = rows[:, 1:3]
+    else:
+        skip = 1 if code == BININT else 2
+        nbytes = width - skip
+        if nbytes:
+            matrix[:, :nbytes] = rows[:, skip:]
+            if nbytes < 8:
+                matrix[rows[:, width - 1] >= 0x80, nbytes:] = 0xFF  # sign extension
+    values: npt.NDArray[np.int64] = matrix.view("<i8").reshape(rows.shape[0])
+    if code == LONG1 and width == 10 and (values == np.iinfo(np.int64).min).any():
+        raise NotStreamable  # -2**63: outside the columns' range as convert._int reads it
+    return values
 
 
 class _Template:
