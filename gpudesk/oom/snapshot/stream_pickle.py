@@ -454,8 +454,9 @@ class _Reader:
             return
         for item in items:
             if item is _EVENT:
-                pass
-            elif type(item) is _Pending and item.trace is trace:
+                trace.appended += 1
+                continue
+            if type(item) is _Pending and item.trace is trace:
                 self._fill_pending(item)
             else:
                 raise NotStreamable
@@ -538,6 +539,10 @@ class _Reader:
                 p += 1
                 ok = True
                 break
+            if op == FRAME:  # protocol 4 starts a new frame before any object, also inside an event
+                p += 9
+                tokens = None
+                continue
             key_at = p
             # the key
             if op == BINGET:
@@ -564,6 +569,9 @@ class _Reader:
             if type(name) is not str:
                 break
             # the value
+            if buf[p] == FRAME:
+                p += 9
+                tokens = None
             value_at = p
             op = buf[p]
             kind = _KIND_INT
