@@ -15,6 +15,20 @@ field of an unexpected type, an event object reached twice through the memo, or 
 (:mod:`gpudesk.oom.snapshot.unpickle`), whose answer (value or error message) is the reference. So this module
 never decides that a file is unsafe or damaged; it only makes the common, well-formed case fast and small.
 
+Three loops, fastest first:
+
+* **runs**: a trace's events repeat one byte layout (the same keys as the same memo references, the same
+  constant values) and differ only in their numbers and in which memo entry their action and frames name. Once an
+  event has been read, its layout becomes a regular expression (:class:`_Template`); a whole run of events (up to
+  the next APPENDS or protocol-4 FRAME) is then found with one ``findall``, shown to be contiguous by comparing
+  the matched bytes with the stream, and its numbers decoded as byte matrices with numpy;
+* **one event**: an event read opcode by opcode, its fields straight into the columns (numbers, text, None and
+  memo references);
+* **general**: everything else, as an iterative stack machine (no recursion, so nesting depth is no risk).
+
+Memo entries for event dicts are counted, never stored (20 M of them would cost about 2 GB); empty frame lists
+read by the fast loops are marked in a byte table. Anything that would read such an entry again is NotStreamable.
+
 Event semantics follow :func:`gpudesk.oom.snapshot.convert._trace_columns` exactly: a missing field is 0, an
 ``oom`` event's address is its ``device_free``, the last of repeated keys wins, and ``time_us`` /
 ``user_metadata`` / ``compile_context`` presence is taken from a trace's first event.
