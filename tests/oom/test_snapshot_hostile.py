@@ -181,6 +181,13 @@ def test_running_out_of_memory_is_said_as_such_not_damaged(tmp_path, monkeypatch
         def load(self):  # what a machine without enough memory does halfway through a large file
             raise MemoryError
 
+    def starved_columns(read):
+        raise MemoryError
+
     monkeypatch.setattr(unpickle, "PlainUnpickler", Starved)
+    path = _write(tmp_path, sb.fragmentation_oom("2.5"))
     with pytest.raises(SnapshotTooLarge, match="Not enough memory to open snap.pickle"):
-        load_snapshot(_write(tmp_path, sb.fragmentation_oom("2.5")))
+        load_snapshot(path, columns=False)
+    monkeypatch.setattr(unpickle, "decode_pickle_columns", starved_columns)
+    with pytest.raises(SnapshotTooLarge, match="Not enough memory to open snap.pickle"):
+        load_snapshot(path)

@@ -24,6 +24,10 @@ overlap (the writer lists them in address order, each starting where the previou
 recursively, so a list nested a million levels deep where a frame or a setting belongs is refused, not a
 RecursionError.
 
+A pickle read by :mod:`gpudesk.oom.snapshot.stream_pickle` holds each device trace as
+:class:`~gpudesk.oom.snapshot.stream_pickle.TraceColumns` (the events already in columns, checked for type and
+range as they were read); only the stacks are interned here, and the same checks on negative values apply.
+
 Expansion bound: a pickle can refer to one object many times (its memo), so a small file can describe a trace of
 billions of events. Every segment, block and trace event the conversion reads costs at least one byte of the
 decoded file when it is not such a repeat, so more of them than ``max_items`` (the decoded size) is refused
@@ -55,6 +59,7 @@ from gpudesk.oom.snapshot.model import (
     Snapshot,
     Stack,
 )
+from gpudesk.oom.snapshot.stream_pickle import TraceColumns
 
 ProgressFn = Callable[[int, int, str], None]
 
@@ -142,7 +147,7 @@ def _int(value: Any, what: str, low: int = 0, high: int = MAX_WORD) -> int:
 def _count_items(raw_segments: list[Any], raw_traces: list[Any], max_items: int) -> None:
     """Refuse a snapshot whose segments, blocks and trace events outnumber ``max_items`` (see the module
     docstring: more of them than decoded bytes means the file repeats objects through its memo)."""
-    items = len(raw_segments) + sum(len(t) for t in raw_traces if isinstance(t, list))
+    items = len(raw_segments) + sum(len(t) for t in raw_traces if isinstance(t, (list, TraceColumns)))
     items += sum(len(b) for s in raw_segments if isinstance(s, dict) and isinstance(b := s.get("blocks"), list))
     if items > max_items:
         raise SnapshotFormatError(
@@ -205,10 +210,18 @@ def to_snapshot(
     if max_items is not None:
         _count_items(raw_segments, raw_traces, max(max_items, MIN_ITEMS_BUDGET))
     segments = [_segment(s, i, stacks, features) for i, s in enumerate(raw_segments)]
-    total_events = sum(len(t) for t in raw_traces if isinstance(t, list))
+    total_events = sum(len(t) for t in raw_traces if isinstance(t, (list, TraceColumns)))
     traces: list[DeviceTrace] = []
     done = 0
     for device, entries in enumerate(raw_traces):
+        if isinstance(entries, TraceColumns):
+            if cancel is not None and cancel.is_set():
+                raise SnapshotCancelled(_("Opening the snapshot was cancelled."))
+            if progress is not None and total_events:
+                progress(done, total_events, _("Reading trace events"))
+            traces.append(_trace_from_columns(device, entries, stacks, features))
+            done += len(entries)
+            continue
         if not isinstance(entries, list):
             raise SnapshotFormatError(_("A device trace in the snapshot is not a list."), field="device_traces")
         traces.append(_trace(device, entries, stacks, features, done, total_events, progress, cancel))
@@ -387,6 +400,26 @@ def _trace(
     if has_time and "time_us" not in features:
         features.append("time_us")
     if has_meta and "user_metadata" not in features:
+        features.append("user_metadata")
+    trace = DeviceTrace(device, action, addr, size, stream, time_us, stack_id)
+    _check_trace(trace)
+    return trace
+
+
+def _trace_from_columns(device: int, columns: TraceColumns, stacks: _Stacks, features: list[str]) -> DeviceTrace:
+    """A trace the streaming decoder (:mod:`gpudesk.oom.snapshot.stream_pickle`) already wrote into columns:
+    only the stacks are interned here, once per distinct ``frames`` object."""
+    action, addr, size, stream, time_us, frame_ref = columns.arrays()
+    # the stack of each distinct frames object, in the order first seen (the order _trace_columns interns in)
+    refs, first_rows = np.unique(frame_ref[frame_ref >= 0], return_index=True)
+    order = refs[np.argsort(first_rows, kind="stable")]
+    sid_of = np.full(len(columns.frames_objects) + 1, NO_STACK, np.int32)  # the last slot: frame_ref -1
+    for ref in order.tolist():
+        sid_of[ref] = stacks.intern(columns.frames_objects[ref])
+    stack_id = sid_of[frame_ref]
+    if columns.first_has_time and "time_us" not in features:
+        features.append("time_us")
+    if columns.first_has_meta and "user_metadata" not in features:
         features.append("user_metadata")
     trace = DeviceTrace(device, action, addr, size, stream, time_us, stack_id)
     _check_trace(trace)

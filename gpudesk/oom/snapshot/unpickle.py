@@ -31,6 +31,7 @@ from gpudesk.oom.snapshot.errors import (
     SnapshotTooLarge,
     SnapshotUnsafe,
 )
+from gpudesk.oom.snapshot.stream_pickle import decode_pickle_columns
 
 ProgressFn = Callable[[int, int, str], None]
 
@@ -40,9 +41,12 @@ JSON_SPACE = (b" ", b"\n", b"\r", b"\t")
 # json.dump writes no leading space and a pretty-printed snapshot indents by a few bytes; 64 KiB of nothing but
 # blanks before the first value is padding (or a decompression bomb of spaces), not a snapshot.
 MAX_LEADING_SPACE_BYTES = 64 * 1024
-# Measured (tests/benchmarks/test_snapshot_scale.py): 3 M events of a 47-byte-per-event pickle peak at 1.23 GB,
-# about 410 bytes per event: the unpickler builds one dict per event before the columns are made.
+# Measured (tests/benchmarks/test_snapshot_scale.py, opening and analysing a 47-byte-per-event pickle): the standard
+# unpickler peaks at 1.23 GB for 3 M events, about 410 bytes per event (one dict per event before the columns are
+# made); the streaming decoder (columns=True) at 2.05 GB for 20 M events, about 105 bytes per event.
 MEMORY_PER_EVENT_BYTES = 410
+MEMORY_PER_EVENT_BYTES_COLUMNS = 105
+PICKLE_BYTES_PER_EVENT = 47
 
 
 class BinaryReadable(Protocol):
@@ -138,8 +142,14 @@ def decode(
     cancel: threading.Event | None = None,
     limit_bytes: int | None = None,
     limit_error: SnapshotTooLarge | None = None,
+    columns: bool = False,
 ) -> Any:
     """The plain Python value held by a snapshot pickle or JSON file, read from ``stream``.
+
+    ``columns``: read a pickle with :func:`~gpudesk.oom.snapshot.stream_pickle.decode_pickle_columns` (each
+    device trace as columns, no dict per event); it raises
+    :class:`~gpudesk.oom.snapshot.stream_pickle.NotStreamable` when the file needs this standard path instead
+    (the caller then reads the file again with ``columns=False``).
 
     ``limit_bytes`` stops the reading with ``limit_error`` once more bytes than that came out of ``stream``
     (a compressed file's cap). Raises SnapshotUnsafe (a global in the pickle), SnapshotCancelled,
@@ -158,7 +168,9 @@ def decode(
                   "snapshot.").format(name=name, limit=MAX_LEADING_SPACE_BYTES // 1024),
                 field=name, remedy=_("Write the snapshot with torch.cuda.memory._dump_snapshot(path)."))
     try:
-        if first[0] == PICKLE_PROTO_OPCODE:
+        if first[0] == PICKLE_PROTO_OPCODE and columns:
+            value = decode_pickle_columns(buffered.read)
+        elif first[0] == PICKLE_PROTO_OPCODE:
             value = PlainUnpickler(buffered).load()
         elif first in (b"{", b"[", *JSON_SPACE):
             value = json.load(io.TextIOWrapper(buffered, encoding="utf-8"))
@@ -176,11 +188,13 @@ def decode(
               "six, so it is not one.").format(name=name, limit=sys.getrecursionlimit()),
             field=name) from exc
     except MemoryError as exc:  # a large valid snapshot on a small machine: not "damaged"
+        per_event = MEMORY_PER_EVENT_BYTES_COLUMNS if columns else MEMORY_PER_EVENT_BYTES
         raise SnapshotTooLarge(
             _("Not enough memory to open {name}: it ran out after {done} of the file's {total} bytes were read. "
-              "Opening a snapshot takes about {per_event} bytes of memory per trace event (about 9 times the size "
-              "of a pickle).").format(name=name, done=reader.done_bytes, total=total_bytes,
-                                       per_event=MEMORY_PER_EVENT_BYTES),
+              "Opening a snapshot takes about {per_event} bytes of memory per trace event (about {ratio} times "
+              "the size of the pickle).").format(name=name, done=reader.done_bytes, total=total_bytes,
+                                                 per_event=per_event,
+                                                 ratio=round(per_event / PICKLE_BYTES_PER_EVENT)),
             field=name,
             remedy=_("Open it on a machine with more memory, or record a shorter history "
                      "(torch.cuda.memory._record_memory_history(max_entries=...))."),
