@@ -1,0 +1,134 @@
+"""``gpudesk estimate speed`` for serving: one fixed option (engine, GPUs, request shape, load), no search.
+
+``add_serve_arguments(parser)`` adds the serving flags (``--engine``, ``--input-tokens``, ``--output-tokens``,
+one of ``--concurrency`` / ``--request-rate`` / ``--batch``, ``--weight-format``, ``--kv-dtype``,
+``--gpu-memory-utilization``, ``--tp``, ``--replicas``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
+from the common speed parser. ``cmd_serve_speed(args)`` prints the answer of
+:func:`gpudesk.sizing.speed_serve.serve_speed` or, with ``--json``,
+``{"serve": {...}, "assumptions": [...]}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+from gpudesk.cli import CliError
+from gpudesk.i18n import _
+from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
+from gpudesk.sizing.serve_load import ENGINES, KV_DTYPES
+
+_FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens": "--output-tokens",
+          "concurrency": "--concurrency", "request_rate_per_s": "--request-rate", "batch": "--batch",
+          "weight_format": "--weight-format", "kv_dtype": "--kv-dtype",
+          "gpu_memory_utilization": "--gpu-memory-utilization", "tp": "--tp", "replicas": "--replicas",
+          "load": "--concurrency/--request-rate/--batch", "link": "--tp", "model": "--model", "gpu": "--gpu"}
+
+
+def _rate(text: str) -> float:
+    value = text.strip().lower()
+    if value in ("inf", "infinity"):
+        return math.inf
+    try:
+        return float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_("{text!r} is not a request rate; write e.g. 4 or inf.").format(
+            text=text)) from None
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    """The serving flags of ``gpudesk estimate speed`` (module docstring)."""
+    parser.add_argument("--engine", choices=ENGINES, default="vllm", help=_("inference engine (default vllm)"))
+    parser.add_argument("--input-tokens", type=int, default=None, metavar="N", help=_("prompt tokens per request"))
+    parser.add_argument("--output-tokens", type=int, default=None, metavar="N", help=_("output tokens per request"))
+    load = parser.add_mutually_exclusive_group()
+    load.add_argument("--concurrency", type=int, metavar="N", help=_("closed loop: at most N requests in flight"))
+    load.add_argument("--request-rate", type=_rate, metavar="R",
+                      help=_("open loop: Poisson arrivals at R requests per second (inf: all at once)"))
+    load.add_argument("--batch", type=int, metavar="N", help=_("offline: N requests submitted at once"))
+    parser.add_argument("--weight-format", choices=WEIGHT_FORMAT_CHOICES, default="checkpoint",
+                        help=_("stored weight format (default: the checkpoint's)"))
+    parser.add_argument("--kv-dtype", choices=KV_DTYPES, default="auto", help=_("KV-cache dtype (default auto)"))
+    parser.add_argument("--gpu-memory-utilization", type=float, default=None, metavar="F",
+                        help=_("engine memory fraction (vLLM gpu_memory_utilization, SGLang mem_fraction_static, "
+                               "TensorRT-LLM free_gpu_memory_fraction); default: the engine's"))
+    parser.add_argument("--tp", type=int, default=None, metavar="N", help=_("tensor-parallel GPUs per replica"))
+    parser.add_argument("--replicas", type=int, default=None, metavar="N", help=_("data-parallel replicas"))
+
+
+def _gpu(query: str):
+    from gpudesk.catalog import AmbiguousItemError, UnknownItemError
+    from gpudesk.cli.plan import _catalog
+
+    try:
+        return _catalog().find_gpu(query)
+    except AmbiguousItemError as exc:
+        raise CliError(_("--gpu {gpu!r} matches several GPUs: {ids}").format(
+            gpu=query, ids=", ".join(g.id for g in exc.matches))) from exc
+    except UnknownItemError as exc:
+        raise CliError(f"--gpu {query!r}: {exc}") from exc
+
+
+def _parallel(args: argparse.Namespace) -> tuple[int, int]:
+    """(tp, replicas) from --tp, --replicas and --count (count = tp x replicas)."""
+    count = getattr(args, "count", None)
+    tp, replicas = args.tp, args.replicas
+    if tp is None:
+        tp = max(1, count // replicas) if count and replicas else 1
+    if replicas is None:
+        replicas = max(1, count // tp) if count else 1
+    if count is not None and count != tp * replicas:
+        raise CliError(_("--count {count} is not --tp {tp} x --replicas {replicas}.").format(
+            count=count, tp=tp, replicas=replicas))
+    return tp, replicas
+
+
+def cmd_serve_speed(args: argparse.Namespace) -> int:
+    """Print the serving speed of one option (module docstring). Returns the exit status."""
+    from gpudesk.cli.plan import _spec
+    from gpudesk.sizing.errors import SizingError
+    from gpudesk.sizing.speed_serve import ServeLoad, serve_speed
+    from gpudesk.sizing.speed_serve_cases import intra_link
+
+    if not getattr(args, "gpu", None):
+        raise CliError(_("--gpu is required for a serving estimate."))
+    for flag, value in (("--input-tokens", args.input_tokens), ("--output-tokens", args.output_tokens)):
+        if value is None:
+            raise CliError(_("{flag} is required for a serving estimate.").format(flag=flag))
+    if args.concurrency is None and args.request_rate is None and args.batch is None:
+        raise CliError(_("give the load: --concurrency N, --request-rate R or --batch N."))
+    spec = _spec(argparse.Namespace(model=getattr(args, "model", None), config=getattr(args, "config", None),
+                                    params=getattr(args, "params", None)))
+    gpu = _gpu(args.gpu)
+    tp, replicas = _parallel(args)
+    load = ServeLoad(engine=args.engine, input_tokens=args.input_tokens, output_tokens=args.output_tokens,
+                     concurrency=args.concurrency, request_rate_per_s=args.request_rate, batch=args.batch,
+                     weight_format=args.weight_format, kv_dtype=args.kv_dtype,
+                     gpu_memory_utilization=args.gpu_memory_utilization, tp=tp, replicas=replicas)
+    try:
+        link = intra_link(gpu, getattr(args, "interconnect", None)) if tp > 1 else None
+        speed = serve_speed(spec, gpu, load, link)
+    except SizingError as exc:
+        field = str(getattr(exc, "field", ""))
+        raise CliError(f"{_FLAGS.get(field, field)}: {getattr(exc, 'detail', None) or exc}") from exc
+    if getattr(args, "json", False):
+        print(json.dumps({"serve": speed.to_dict(), "assumptions": [a.to_dict() for a in speed.assumptions]},
+                         indent=2, ensure_ascii=False))
+        return 0
+    lines = [
+        _("{model} on {gpus} x {gpu} ({engine}, TP {tp} x {replicas} replicas)").format(
+            model=spec.name, gpus=tp * replicas, gpu=gpu.name, engine=args.engine, tp=tp, replicas=replicas),
+        _("output tokens/s: {value:,.0f} ({per_gpu:,.0f} per GPU)").format(
+            value=speed.output_tokens_per_s, per_gpu=speed.output_tokens_per_s / speed.gpus),
+        _("requests/s: {value:.2f}").format(value=speed.requests_per_s),
+        _("time to first token: {ms:.0f} ms").format(ms=speed.ttft_s * 1e3),
+        _("time per output token: {ms:.1f} ms").format(ms=speed.tpot_s * 1e3),
+        _("mean running requests per replica: {batch:.1f}; KV capacity {tokens:,} tokens per replica").format(
+            batch=speed.batch, tokens=speed.kv_capacity_tokens),
+        "",
+        _("assumptions:"),
+    ]
+    lines += [f"  {a.name}: {a.value}  [{a.source}]" for a in speed.assumptions]
+    print("\n".join(lines))
+    return 0

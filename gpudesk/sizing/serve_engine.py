@@ -1,0 +1,169 @@
+"""An inference engine's memory budget and scheduler settings: the KV capacity and the most requests it runs.
+
+Each engine reserves a fraction of the GPU's memory when it starts and gives what the weights, the profiled
+activations and the runtime leave to the KV cache. This is the engine's own budget, kept apart from the
+planning safe line (:mod:`gpudesk.sizing.capacity`): the engine fills its fraction whatever the planner keeps free.
+
+- vLLM: ``--gpu-memory-utilization`` (default 0.9, ``vllm/config/cache.py`` CacheConfig) of the total memory;
+  KV = total x utilization - weights - peak activation of a ``max_num_batched_tokens`` profiling run - non-torch
+  memory (``vllm/v1/worker/gpu_worker.py`` determine_available_memory; PR 21489 logs each part).
+  ``max_num_batched_tokens`` / ``max_num_seqs`` defaults of ``vllm serve``: 8192 / 1024 on GPUs with at least
+  70 GiB other than A100, else 2048 / 256 (``vllm/engine/arg_utils.py`` EngineArgs.get_batch_defaults).
+- SGLang: ``--mem-fraction-static`` of the total memory holds weights and the KV pool; default 0.88 at TP 1,
+  0.87 at TP 2, 0.85 at TP 4, 0.81 at TP 8 (``python/sglang/srt/server_args.py`` ServerArgs.__post_init__);
+  ``--chunked-prefill-size`` 8192 (2048 under 25 GB); ``--max-running-requests`` by default the pool's token
+  count / 2, at most 4096 (``python/sglang/srt/model_executor/model_runner.py``).
+- TensorRT-LLM: ``KvCacheConfig.free_gpu_memory_fraction`` (default 0.9) of the memory left free after the
+  engine and its activations load; ``max_num_tokens`` 8192 and ``max_batch_size`` 2048 (``trtllm-serve`` /
+  LLM API BuildConfig defaults, ``tensorrt_llm/llmapi/llm_args.py``).
+- FP8 KV (``--kv-cache-dtype fp8``) halves the bytes per token (:mod:`gpudesk.sizing.memory_inference`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpudesk.catalog.records import GPU
+from gpudesk.i18n import _
+from gpudesk.sizing.errors import ShapeError, SizingError
+from gpudesk.sizing.memory_inference import (
+    PAGED_BLOCK_TOKENS,
+    kv_layer_bytes_per_token,
+    prefill_workspace_bytes,
+    resolve_weight_format,
+    weight_bytes,
+)
+from gpudesk.sizing.overheads import GIB, Overheads
+from gpudesk.sizing.serve_load import ServeLoad
+from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.speed_common import Assumption
+
+VLLM_DEFAULT_UTILIZATION = 0.9
+TRTLLM_DEFAULT_FREE_FRACTION = 0.9
+# SGLang mem_fraction_static by tensor-parallel degree (server_args.py, v0.4): (min tp, fraction).
+SGLANG_FRACTION_BY_TP = ((8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88))
+LARGE_GPU_BYTES = 70 * GIB
+SGLANG_SMALL_GPU_BYTES = 25e9
+SGLANG_MAX_RUNNING = 4096
+TRTLLM_MAX_NUM_TOKENS = 8192
+TRTLLM_MAX_BATCH = 2048
+
+_SOURCES = {
+    "vllm": "vllm/config/cache.py gpu_memory_utilization=0.9; vllm/engine/arg_utils.py get_batch_defaults "
+            "(https://github.com/vllm-project/vllm)",
+    "sglang": "sglang python/sglang/srt/server_args.py mem_fraction_static, chunked_prefill_size "
+              "(https://github.com/sgl-project/sglang)",
+    "trtllm": "TensorRT-LLM tensorrt_llm/llmapi/llm_args.py KvCacheConfig.free_gpu_memory_fraction=0.9, "
+              "max_num_tokens=8192, max_batch_size=2048 (https://github.com/NVIDIA/TensorRT-LLM)",
+}
+
+
+@dataclass(frozen=True)
+class EngineBudget:
+    """Per GPU of a replica: ``memory_fraction`` the engine uses, ``weights_bytes``, ``kv_bytes`` (the KV
+    pool), ``kv_bytes_per_token`` (all layers, one GPU), ``kv_capacity_tokens`` (tokens the pool holds),
+    ``kv_dtype`` (resolved), ``token_budget`` (prefill + decode tokens per step), ``max_running`` (requests),
+    and the ``assumptions``."""
+
+    engine: str
+    memory_fraction: float
+    weights_bytes: float
+    kv_bytes: float
+    kv_bytes_per_token: float
+    kv_capacity_tokens: int
+    kv_dtype: str
+    token_budget: int
+    max_running: int
+    assumptions: tuple[Assumption, ...]
+
+
+def default_memory_fraction(engine: str, gpu: GPU, tp: int) -> float:
+    """The engine's default memory fraction (module docstring)."""
+    if engine == "sglang":
+        return next(f for min_tp, f in SGLANG_FRACTION_BY_TP if tp >= min_tp)
+    if engine == "trtllm":
+        return TRTLLM_DEFAULT_FREE_FRACTION
+    return VLLM_DEFAULT_UTILIZATION
+
+
+def default_token_budget(engine: str, gpu: GPU) -> int:
+    """Prefill + decode tokens one scheduler step takes by default (module docstring)."""
+    if engine == "trtllm":
+        return TRTLLM_MAX_NUM_TOKENS
+    if engine == "sglang":
+        return 2048 if gpu.memory_gb * 1e9 < SGLANG_SMALL_GPU_BYTES else 8192
+    large = gpu.memory_bytes >= LARGE_GPU_BYTES and not gpu.id.startswith("a100")
+    return 8192 if large else 2048
+
+
+def default_max_running(engine: str, gpu: GPU, kv_capacity_tokens: int) -> int:
+    """Requests one replica runs at once by default (module docstring)."""
+    if engine == "trtllm":
+        return TRTLLM_MAX_BATCH
+    if engine == "sglang":
+        return max(1, min(SGLANG_MAX_RUNNING, kv_capacity_tokens // 2))
+    large = gpu.memory_bytes >= LARGE_GPU_BYTES and not gpu.id.startswith("a100")
+    return 1024 if large else 256
+
+
+def kv_dtype_resolved(kv_dtype: str) -> str:
+    """``auto`` -> the model's 16-bit dtype (bf16); else the given one."""
+    return "bf16" if kv_dtype == "auto" else kv_dtype
+
+
+def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
+    """The KV pool and scheduler limits of one replica of ``load`` on ``gpu``.
+
+    Raises:
+        ShapeError: the model has no transformer shape.
+        SizingError: the weights and runtime leave no KV cache under the engine's memory fraction.
+    """
+    engine, tp = load.engine.lower(), load.tp
+    if not spec.is_transformer:
+        raise ShapeError("model", _("{model}: serving speed needs a transformer shape (layers, hidden size, heads)."
+                                    ).format(model=spec.name))
+    fmt = resolve_weight_format(spec, load.weight_format)
+    weights = weight_bytes(spec, fmt) / tp
+    kv_dtype = kv_dtype_resolved(load.kv_dtype.lower())
+    user_fraction = load.gpu_memory_utilization
+    fraction = float(user_fraction) if user_fraction is not None else default_memory_fraction(engine, gpu, tp)
+    user_budget = load.max_num_batched_tokens
+    token_budget = int(user_budget) if user_budget is not None else default_token_budget(engine, gpu)
+    overheads = Overheads()
+    runtime = overheads.cuda_context_bytes + overheads.inference_runtime_bytes + (
+        overheads.nccl_bytes_per_gpu if tp > 1 else 0)
+    activation = prefill_workspace_bytes(spec, token_budget) / 1.0
+    total = float(gpu.memory_bytes)
+    if engine == "trtllm":
+        kv = fraction * (total - weights - activation - runtime)
+    elif engine == "sglang":
+        # The static fraction holds weights + KV pool; activations and runtime live in the rest.
+        kv = total * fraction - weights
+    else:
+        kv = total * fraction - weights - activation - runtime
+    per_token = sum_layers_kv_bytes(spec, kv_dtype, tp)
+    if kv < PAGED_BLOCK_TOKENS * per_token:
+        raise SizingError("gpu_memory_utilization", _(
+            "{model} leaves no KV cache on {gpu} at TP {tp}: {weights:.1f} GiB of weights per GPU against "
+            "{fraction:.0%} of {memory:.0f} GiB; raise the tensor-parallel degree or the memory fraction.").format(
+            model=spec.name, gpu=gpu.name, tp=tp, weights=weights / GIB, fraction=fraction,
+            memory=total / GIB))
+    capacity = int(kv // per_token)
+    user_running = load.max_num_seqs
+    max_running = int(user_running) if user_running is not None else default_max_running(engine, gpu, capacity)
+    assumptions = (
+        Assumption("engine_memory_fraction", f"{fraction:g}", _SOURCES[engine]),
+        Assumption("kv_capacity_tokens", f"{capacity} ({kv / GIB:.1f} GiB, {kv_dtype})",
+                   "PagedAttention arXiv 2309.06180; engine memory profiling (vllm PR 21489)"),
+        Assumption("token_budget_per_step", str(token_budget), _SOURCES[engine]),
+        Assumption("max_running_requests", str(max_running), _SOURCES[engine]),
+    )
+    return EngineBudget(engine=engine, memory_fraction=fraction, weights_bytes=weights, kv_bytes=kv,
+                        kv_bytes_per_token=per_token, kv_capacity_tokens=capacity, kv_dtype=kv_dtype,
+                        token_budget=token_budget, max_running=max_running, assumptions=assumptions)
+
+
+def sum_layers_kv_bytes(spec: ModelSpec, kv_dtype: str, tp: int) -> float:
+    """KV bytes per token over all layers on one of ``tp`` GPUs (sliding-window layers counted in full: the
+    window caps what they hold, which only raises the capacity of long contexts)."""
+    return kv_layer_bytes_per_token(spec, kv_dtype, tp) * (spec.layers or 0)

@@ -1,0 +1,87 @@
+"""What a serving speed estimate is asked about: the engine, the request shape and the load (one of them).
+
+The fields are the settings a user types on the engine's command line or in its benchmark (vLLM
+``benchmark_serving --max-concurrency / --request-rate``, ``benchmark_throughput``; SGLang ``bench_serving``;
+TensorRT-LLM ``trtllm-bench``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from gpudesk.i18n import _
+from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, choice, fraction, positive_float, positive_int
+from gpudesk.sizing.errors import SizingError
+
+ENGINES = ("vllm", "sglang", "trtllm")
+KV_DTYPES = ("auto", "bf16", "fp16", "fp8")
+MAX_TP = 64
+MAX_REPLICAS = 100_000
+MAX_REQUEST_RATE_PER_S = 1e6
+
+
+@dataclass(frozen=True)
+class ServeLoad:
+    """One serving option and its load.
+
+    ``engine``: vllm, sglang or trtllm. ``input_tokens`` / ``output_tokens`` per request. Exactly one of
+    ``concurrency`` (closed loop, requests in flight), ``request_rate_per_s`` (open loop, Poisson arrivals; ``math.inf``: all at once) and
+    ``batch`` (offline: ``batch`` requests submitted at once, repeated). ``weight_format``: ``checkpoint`` or a
+    format of :mod:`gpudesk.sizing.dtypes`. ``kv_dtype``: ``auto`` (the model's 16-bit dtype) or ``fp8``.
+    ``gpu_memory_utilization``: the engine's memory fraction (vLLM ``--gpu-memory-utilization``, SGLang
+    ``--mem-fraction-static``, TensorRT-LLM ``free_gpu_memory_fraction``); None = the engine's default.
+    ``tp`` GPUs per replica, ``replicas`` data-parallel copies. ``max_num_batched_tokens`` (the scheduler's
+    token budget per step) and ``max_num_seqs`` (running requests per replica): None = the engine's default.
+    ``cuda_graphs``: decode steps replayed as CUDA/HIP graphs (False: ``--enforce-eager``). ``num_prompts``:
+    requests in the benchmark (None: long enough for the steady state).
+    """
+
+    engine: str = "vllm"
+    input_tokens: int = 1024
+    output_tokens: int = 256
+    concurrency: int | None = None
+    request_rate_per_s: float | None = None
+    batch: int | None = None
+    weight_format: str = "checkpoint"
+    kv_dtype: str = "auto"
+    gpu_memory_utilization: float | None = None
+    tp: int = 1
+    replicas: int = 1
+    max_num_batched_tokens: int | None = None
+    max_num_seqs: int | None = None
+    cuda_graphs: bool = True
+    num_prompts: int | None = None
+
+    def validated(self) -> ServeLoad:
+        """Return self after checking every field.
+
+        Raises:
+            SizingError: naming the field (unknown engine or dtype, not exactly one load, a count that is not
+                positive, a fraction outside (0, 1]).
+        """
+        choice("engine", self.engine, frozenset(ENGINES))
+        choice("kv_dtype", self.kv_dtype, frozenset(KV_DTYPES))
+        positive_int("input_tokens", self.input_tokens, MAX_SEQ_LEN_TOKENS)
+        positive_int("output_tokens", self.output_tokens, MAX_SEQ_LEN_TOKENS)
+        loads = [name for name in ("concurrency", "request_rate_per_s", "batch") if getattr(self, name) is not None]
+        if len(loads) != 1:
+            raise SizingError("load", _("give exactly one of concurrency, request rate or batch (got {count}).").format(
+                count=len(loads)))
+        if self.concurrency is not None:
+            positive_int("concurrency", self.concurrency, MAX_BATCH)
+        if self.batch is not None:
+            positive_int("batch", self.batch, MAX_BATCH)
+        if self.request_rate_per_s is not None and self.request_rate_per_s != math.inf:
+            positive_float("request_rate_per_s", self.request_rate_per_s, MAX_REQUEST_RATE_PER_S)
+        if self.gpu_memory_utilization is not None:
+            fraction("gpu_memory_utilization", self.gpu_memory_utilization, allow_zero=False)
+        positive_int("tp", self.tp, MAX_TP)
+        positive_int("replicas", self.replicas, MAX_REPLICAS)
+        if self.max_num_batched_tokens is not None:
+            positive_int("max_num_batched_tokens", self.max_num_batched_tokens, MAX_SEQ_LEN_TOKENS)
+        if self.max_num_seqs is not None:
+            positive_int("max_num_seqs", self.max_num_seqs, MAX_BATCH)
+        if self.num_prompts is not None:
+            positive_int("num_prompts", self.num_prompts, MAX_BATCH)
+        return self

@@ -1,0 +1,203 @@
+"""A small discrete-event simulation of a continuous-batching engine scheduler with chunked prefill.
+
+Method: Vidur (Agrawal et al. 2024, arXiv 2405.05465) simulates the engine's scheduler over per-operator step
+times; here the step time is :meth:`gpudesk.sizing.serve_step.StepModel.step_s`. The scheduler is vLLM V1's
+(``vllm/v1/core/sched/scheduler.py``) and Sarathi-Serve's (arXiv 2403.02310): every step first gives each
+running request its next decode token, then fills the rest of the token budget (``max_num_batched_tokens``) with
+prompt chunks, first of requests already being prefilled, then of waiting requests admitted first-come first-
+served while the KV pool holds their prompt and output tokens and fewer than ``max_num_seqs`` run. The prompt's
+last chunk yields the first token (TTFT ends with that step); each later step yields one token (TPOT).
+
+Loads (one replica; the load is split evenly over replicas):
+- closed loop, ``concurrency`` C: C clients each send a request when their previous one finishes (vLLM
+  ``benchmark_serving --max-concurrency``), ``num_prompts`` in all;
+- open loop, ``request_rate_per_s`` R: Poisson arrivals (exponential gaps, seeded: the same answer every time);
+- offline ``batch`` B: ``num_prompts`` (default B) requests arrive at once (``benchmark_throughput``).
+
+Runs of decode-only steps between events are taken in one jump (the KV read grows by one token per request per
+step, so the mean step of the run is the step at its middle context), which keeps the simulation to a few
+thousand events.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import random
+from collections import deque
+from dataclasses import dataclass
+
+from gpudesk.i18n import _
+from gpudesk.sizing.serve_engine import EngineBudget
+from gpudesk.sizing.serve_step import StepModel
+from gpudesk.sizing.speed_common import Assumption
+
+DEFAULT_PROMPTS_PER_CLIENT = 5
+MIN_DEFAULT_PROMPTS = 100
+MAX_DEFAULT_PROMPTS = 2000
+SEED = 2405_05465
+
+
+@dataclass(frozen=True)
+class Load:
+    """One replica's share of the load (see :class:`gpudesk.sizing.serve_load.ServeLoad`)."""
+
+    input_tokens: int
+    output_tokens: int
+    concurrency: int | None = None
+    request_rate_per_s: float | None = None
+    batch: int | None = None
+    num_prompts: int | None = None
+    replicas: int = 1
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """Per replica: throughput, mean TTFT / TPOT / end-to-end latency (s), time-weighted mean running requests."""
+
+    output_tokens_per_s: float
+    requests_per_s: float
+    ttft_s: float
+    tpot_s: float
+    e2e_latency_s: float
+    mean_batch: float
+    prompts: int
+    assumptions: tuple[Assumption, ...]
+
+
+@dataclass
+class _Request:
+    arrival_s: float
+    prefilled: int = 0
+    first_token_s: float = 0.0
+    finish_s: float = 0.0
+
+
+def _prompts(load: Load) -> int:
+    if load.num_prompts is not None:
+        return max(1, math.ceil(load.num_prompts / load.replicas))
+    if load.batch is not None:
+        return max(1, math.ceil(load.batch / load.replicas))
+    if load.concurrency is not None:
+        c = max(1, math.ceil(load.concurrency / load.replicas))
+        return min(MAX_DEFAULT_PROMPTS, max(MIN_DEFAULT_PROMPTS, DEFAULT_PROMPTS_PER_CLIENT * c))
+    return MAX_DEFAULT_PROMPTS // 2
+
+
+def _arrivals(load: Load, prompts: int) -> list[float]:
+    """Arrival times of an open-loop or offline load (closed loop arrives on completions)."""
+    if load.request_rate_per_s is None or math.isinf(load.request_rate_per_s):
+        return [0.0] * prompts
+    rate = load.request_rate_per_s / load.replicas
+    rng = random.Random(SEED)
+    t, out = 0.0, []
+    for _i in range(prompts):
+        t += rng.expovariate(rate)
+        out.append(t)
+    return out
+
+
+def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
+    """Run ``load`` through the scheduler of one replica and measure it like the engine's benchmark client."""
+    prompts = _prompts(load)
+    closed = load.concurrency is not None
+    clients = max(1, math.ceil(load.concurrency / load.replicas)) if load.concurrency is not None else 0
+    arrivals = deque(_arrivals(load, prompts)) if not closed else deque([0.0] * min(clients, prompts))
+    issued = len(arrivals)
+    inp, out = load.input_tokens, load.output_tokens
+    per_request_kv = inp + out
+    waiting: deque[_Request] = deque()
+    prefilling: list[_Request] = []
+    # running: heap of (decode step index at which the request is done, seq, request)
+    running: list[tuple[int, int, _Request]] = []
+    decode_steps = 0  # decode steps taken so far (a request's context grows by one per step)
+    context_base = 0  # sum over running of (context at join - decode_steps at join)
+    done: list[_Request] = []
+    now = 0.0
+    busy_batch_time = 0.0
+    seq = 0
+    limit = min(budget.max_running, max(1, budget.kv_capacity_tokens // per_request_kv))
+    if budget.kv_capacity_tokens < per_request_kv:
+        limit = 1  # one request at a time, the engine preempts and recomputes (counted as if it fit)
+
+    def finish(req: _Request) -> None:
+        nonlocal issued
+        done.append(req)
+        if closed and issued < prompts:
+            arrivals.append(req.finish_s)
+            issued += 1
+
+    while len(done) < prompts:
+        while arrivals and arrivals[0] <= now + 1e-12:
+            waiting.append(_Request(arrival_s=arrivals.popleft()))
+        # Admit waiting requests (FCFS) while the KV pool and max_num_seqs allow.
+        while waiting and len(running) + len(prefilling) < limit:
+            prefilling.append(waiting.popleft())
+        d = len(running)
+        if not prefilling and d == 0:
+            if not arrivals:
+                break
+            now = max(now, arrivals[0])
+            continue
+        if prefilling:
+            # One mixed step: decode tokens first, then prompt chunks up to the token budget.
+            room = max(0, budget.token_budget - d)
+            chunk_total, attention = 0, 0.0
+            completed: list[_Request] = []
+            for req in prefilling:
+                if room <= 0:
+                    break
+                take = min(room, inp - req.prefilled)
+                attention += take * (req.prefilled + take / 2)
+                req.prefilled += take
+                room -= take
+                chunk_total += take
+                if req.prefilled >= inp:
+                    completed.append(req)
+            context = context_base + d * decode_steps
+            dt = steps.step_s(d, context, chunk_total, attention)
+            now += dt
+            busy_batch_time += (d + len(prefilling)) * dt
+            if d:
+                decode_steps += 1
+            for req in completed:
+                prefilling.remove(req)
+                req.first_token_s = now
+                if out <= 1:
+                    req.finish_s = now
+                    finish(req)
+                else:
+                    seq += 1
+                    heapq.heappush(running, (decode_steps + out - 1, seq, req))
+                    context_base += inp + 1 - decode_steps
+        else:
+            # Decode-only run until the next completion or the next arrival, in one jump.
+            next_done = running[0][0]
+            k = max(1, next_done - decode_steps)
+            context = context_base + d * decode_steps
+            if arrivals and len(running) < limit:
+                first = steps.step_s(d, context)
+                k = max(1, min(k, math.ceil((arrivals[0] - now) / first)))
+            mid = context + d * (k - 1) / 2
+            dt = k * steps.step_s(d, mid)
+            now += dt
+            busy_batch_time += d * dt
+            decode_steps += k
+        while running and running[0][0] <= decode_steps:
+            _step, _s, req = heapq.heappop(running)
+            context_base -= inp + 1 - (_step - out + 1)
+            req.finish_s = now
+            finish(req)
+    duration = max(now, 1e-12)
+    n = len(done)
+    ttft = sum(r.first_token_s - r.arrival_s for r in done) / n
+    tpot = (sum((r.finish_s - r.first_token_s) / (out - 1) for r in done) / n) if out > 1 else 0.0
+    e2e = sum(r.finish_s - r.arrival_s for r in done) / n
+    assumptions = (
+        Assumption("scheduler", _("continuous batching, chunked prefill: {budget} tokens per step, at most {limit} "
+                                  "running requests, {prompts} requests simulated").format(
+            budget=budget.token_budget, limit=limit, prompts=prompts),
+            "Vidur arXiv 2405.05465; Sarathi-Serve arXiv 2403.02310; vllm/v1/core/sched/scheduler.py"),
+    )
+    return SimResult(output_tokens_per_s=n * out / duration, requests_per_s=n / duration, ttft_s=ttft, tpot_s=tpot,
+                     e2e_latency_s=e2e, mean_batch=busy_batch_time / duration, prompts=n, assumptions=assumptions)

@@ -1,0 +1,157 @@
+"""Time of one engine step: ``d`` decoding requests (one token each) plus ``p`` prompt tokens of chunked prefill.
+
+A step runs every layer once over all its tokens (continuous batching with chunked prefill, Sarathi-Serve,
+Agrawal et al. 2024, arXiv 2403.02310; vLLM ``max_num_batched_tokens``). Its time is
+
+    step = max(bytes / (HBM bandwidth x hbm_efficiency), FLOPs / (dense peak x matmul_efficiency))
+           + layers x per-layer latency + 2 x layers x all-reduce(tokens x hidden x 2 bytes)
+
+- Bytes: the weights once per step (for MoE the experts the step's tokens touch: ``E (1 - (1 - k/E)^n)`` of
+  ``E`` experts per layer for ``n`` tokens routing to ``k`` each, uniform routing) plus the KV cache every
+  decoding request reads (its context x KV bytes per token) (roofline, Williams et al. 2009; decode is memory
+  bound, prefill compute bound: Pope et al. 2022, arXiv 2211.05102 section 2).
+- FLOPs: ``2 x active params`` per token (Kaplan et al. 2020) plus attention, ``4 x layers x d_attn x context``
+  per decoded token and half that per causal prompt token (PaLM appendix B); all divided by ``tp``.
+- HBM efficiency: the share of the datasheet bandwidth a decode step's reads reach (:mod:`gpudesk.sizing.
+  serve_rates`). Matmul efficiency: the catalog's measured MAMF / peak where known, else the vendor figure.
+- Per-layer latency: the fixed time of a layer's kernels whatever the batch (launch, synchronisation, the
+  minimum duration of a small kernel), with CUDA/HIP graphs or eager (:mod:`gpudesk.sizing.serve_rates`).
+- Tensor parallelism: Megatron-LM's two all-reduces per layer (after attention and after the MLP; Shoeybi et al.
+  2019, arXiv 1909.08053 section 3) of ``tokens x hidden x 2`` bytes, alpha-beta on the replica's link
+  (:func:`gpudesk.sizing.time.collective_time_s`, ring volume ``2 (n-1)/n``). At batch 1 the alpha term
+  dominates: this is what makes small-batch decode slower at TP > 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpudesk.catalog.records import GPU, Link
+from gpudesk.i18n import _
+from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
+from gpudesk.sizing.serve_load import ServeLoad
+from gpudesk.sizing.serve_rates import (
+    allreduce_latency_s,
+    compute_peak_flops,
+    hbm_efficiency,
+    link_efficiency,
+    matmul_efficiency,
+    per_layer_latency_s,
+)
+from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.speed_common import Assumption
+from gpudesk.sizing.time import ring_allreduce_bytes
+
+ACTIVATION_BYTES = 2  # 16-bit hidden states between layers (bf16)
+
+
+@dataclass(frozen=True)
+class StepModel:
+    """The per-step figures of one replica (per GPU): bytes of dense and expert weights, KV bytes per token,
+    FLOPs per token, rates, latencies, and the assumptions they came from."""
+
+    layers: int
+    hidden_size: int
+    tp: int
+    dense_weight_bytes: float
+    expert_bytes: float  # one routed expert in one layer, per GPU
+    moe_layers: int
+    experts: int
+    active_experts: int
+    kv_bytes_per_token: float  # all layers, per GPU
+    flops_per_token: float  # dense matmuls, per GPU
+    attention_flops_per_context_token: float  # per decoded token per context token, per GPU
+    bytes_per_s: float
+    flops_per_s: float
+    layer_latency_s: float
+    allreduce_alpha_s: float
+    link_bytes_per_s: float
+    assumptions: tuple[Assumption, ...]
+
+    def weight_bytes_read(self, tokens: int) -> float:
+        """Weight bytes a step of ``tokens`` tokens reads on one GPU (dense part + the experts touched)."""
+        if not self.experts or not self.moe_layers:
+            return self.dense_weight_bytes
+        share = 1.0 - (1.0 - self.active_experts / self.experts) ** max(1, tokens)
+        return self.dense_weight_bytes + self.moe_layers * self.experts * share * self.expert_bytes
+
+    def allreduce_s(self, tokens: int) -> float:
+        """Both all-reduces of every layer for ``tokens`` tokens (0 at TP 1)."""
+        if self.tp == 1:
+            return 0.0
+        message = tokens * self.hidden_size * ACTIVATION_BYTES
+        one = self.allreduce_alpha_s + ring_allreduce_bytes(message, self.tp) / self.link_bytes_per_s
+        return 2 * self.layers * one
+
+    def step_s(self, decode_requests: int, decode_context_tokens: float, prefill_tokens: int = 0,
+               prefill_attention_tokens: float = 0.0) -> float:
+        """Seconds of one step with ``decode_requests`` decoding (their contexts summing to
+        ``decode_context_tokens``) and ``prefill_tokens`` prompt tokens (``prefill_attention_tokens``: the sum
+        over prompt tokens of the context each attends to)."""
+        tokens = decode_requests + prefill_tokens
+        if tokens <= 0:
+            return 0.0
+        memory_bytes = self.weight_bytes_read(tokens) + decode_context_tokens * self.kv_bytes_per_token
+        flops = tokens * self.flops_per_token + (decode_context_tokens + prefill_attention_tokens) * \
+            self.attention_flops_per_context_token
+        busy = max(memory_bytes / self.bytes_per_s, flops / self.flops_per_s)
+        return busy + self.layers * self.layer_latency_s + self.allreduce_s(tokens)
+
+
+def _compute_format(weight_format: str) -> str:
+    """The matmul precision a weight format runs at: FP8 weights on FP8 tensor cores (W8A8), FP4 on FP4 ones;
+    integer 4-bit (AWQ/GPTQ, W4A16) and MXFP4 on hardware without FP4 dequantise to 16-bit."""
+    fmt = weight_format.lower()
+    if fmt in ("fp8", "int8"):
+        return "fp8"
+    if fmt in ("fp4", "nvfp4"):
+        return "fp4"
+    return "bf16"
+
+
+def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv_dtype: str) -> StepModel:
+    """The :class:`StepModel` of one replica of ``load`` on ``gpu`` GPUs joined by ``link``.
+
+    Raises:
+        SizingError: ``tp > 1`` without a link, or no dense rate for the GPU at the weights' precision.
+    """
+    tp = load.tp
+    if tp > 1 and link is None:
+        raise SizingError("link", _("tensor parallelism over {tp} GPUs needs the link between them.").format(tp=tp))
+    fmt = resolve_weight_format(spec, load.weight_format)
+    dims = spec.transformer_dims
+    total_weights = weight_bytes(spec, fmt) / tp
+    experts = spec.moe_experts or 0
+    moe_layers = (spec.moe_layers if spec.moe_layers is not None else dims.layers) if experts else 0
+    bytes_per_param = total_weights * tp / spec.params
+    expert_bytes = spec.expert_params * bytes_per_param / tp if experts else 0.0
+    dense = total_weights - moe_layers * experts * expert_bytes
+    kv_per_token = kv_layer_bytes_per_token(spec, kv_dtype, tp) * dims.layers
+    heads_per_gpu = dims.num_attention_heads / tp
+    attention = 4.0 * dims.layers * heads_per_gpu * spec.head_dim_resolved
+    compute = _compute_format(fmt)
+    peak, peak_note = compute_peak_flops(gpu, compute)
+    mm_eff, mm_source = matmul_efficiency(gpu)
+    hbm_eff, hbm_source = hbm_efficiency(gpu)
+    layer_s, layer_source = per_layer_latency_s(gpu, load.cuda_graphs)
+    alpha, alpha_source = allreduce_latency_s(link) if tp > 1 and link is not None else (0.0, "")
+    link_eff, link_source = link_efficiency()
+    link_bw = (link.bandwidth_gbps_per_direction * 1e9 * link_eff) if link is not None else 1.0
+    assumptions = [
+        Assumption("hbm_efficiency", f"{hbm_eff:g} of {gpu.memory_bandwidth_gbps:g} GB/s", hbm_source),
+        Assumption("matmul_efficiency", f"{mm_eff:g} of {peak / 1e12:g} TFLOPS {peak_note}", mm_source),
+        Assumption("per_layer_latency_s", f"{layer_s:g} x {dims.layers} layers", layer_source),
+    ]
+    if tp > 1 and link is not None:
+        assumptions.append(Assumption("tp_allreduce", _("2 per layer over {link} ({gbps:g} GB/s per direction x {eff:g}), "
+                                                        "{alpha:g} s latency each").format(
+            link=link.name, gbps=link.bandwidth_gbps_per_direction, eff=link_eff, alpha=alpha),
+            f"Megatron-LM arXiv 1909.08053 section 3; {alpha_source}; {link_source}"))
+    return StepModel(
+        layers=dims.layers, hidden_size=dims.hidden_size, tp=tp, dense_weight_bytes=dense, expert_bytes=expert_bytes,
+        moe_layers=moe_layers, experts=experts, active_experts=spec.moe_active_experts or 0,
+        kv_bytes_per_token=kv_per_token, flops_per_token=2.0 * spec.active_params / tp,
+        attention_flops_per_context_token=attention, bytes_per_s=gpu.memory_bandwidth_gbps * 1e9 * hbm_eff,
+        flops_per_s=peak * mm_eff, layer_latency_s=layer_s, allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
+        assumptions=tuple(assumptions))

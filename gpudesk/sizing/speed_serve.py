@@ -1,0 +1,85 @@
+"""Serving speed of one fixed option: an engine serving a model on ``tp`` GPUs per replica under a given load.
+
+``serve_speed(spec, gpu, load, link) -> ServeSpeed`` answers output tokens/s, requests/s, time to first token
+(TTFT) and time per output token (TPOT) with every assumption and its source. The load is one of a closed-loop
+``concurrency`` (at most N requests in flight, vLLM ``benchmark_serving --max-concurrency``), an open-loop
+``request_rate_per_s`` (Poisson arrivals) or an offline static ``batch``.
+
+The mechanisms live in small modules: the engine's memory budget and scheduler settings
+(:mod:`gpudesk.sizing.serve_engine`), the time of one engine step (:mod:`gpudesk.sizing.serve_step`) and the
+scheduler over time (:mod:`gpudesk.sizing.serve_sched`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpudesk.catalog.records import GPU, Link
+from gpudesk.sizing.serve_engine import EngineBudget, engine_budget
+from gpudesk.sizing.serve_load import ServeLoad
+from gpudesk.sizing.serve_sched import Load, simulate
+from gpudesk.sizing.serve_step import StepModel, step_model
+from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.speed_common import Assumption
+
+__all__ = ["ServeLoad", "ServeSpeed", "serve_speed"]
+
+@dataclass(frozen=True)
+class ServeSpeed:
+    """The answer: whole-system ``output_tokens_per_s`` and ``requests_per_s`` (all replicas), mean ``ttft_s``
+    and ``tpot_s`` (seconds), ``batch`` (mean running requests per replica), ``kv_capacity_tokens`` (KV tokens
+    one replica holds), mean ``e2e_latency_s``, ``gpus`` and the ``assumptions``."""
+
+    output_tokens_per_s: float
+    requests_per_s: float
+    ttft_s: float
+    tpot_s: float
+    batch: float
+    kv_capacity_tokens: int
+    e2e_latency_s: float
+    gpus: int
+    assumptions: tuple[Assumption, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict for ``--json``: the figures (seconds, tokens/s) and the assumptions."""
+        return {
+            "output_tokens_per_s": self.output_tokens_per_s,
+            "output_tokens_per_s_per_gpu": self.output_tokens_per_s / self.gpus,
+            "requests_per_s": self.requests_per_s,
+            "ttft_s": self.ttft_s,
+            "tpot_s": self.tpot_s,
+            "e2e_latency_s": self.e2e_latency_s,
+            "batch": self.batch,
+            "kv_capacity_tokens": self.kv_capacity_tokens,
+            "gpus": self.gpus,
+        }
+
+
+def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = None) -> ServeSpeed:
+    """Serving speed of ``spec`` on ``load.tp`` x ``load.replicas`` ``gpu``s under ``load``.
+
+    ``link`` is the GPU-GPU link inside a replica (NVLink, Infinity Fabric or PCIe; needed when ``tp > 1``).
+
+    Raises:
+        SizingError: a bad load field, a model without a transformer shape, no link for ``tp > 1``, or a model
+            whose weights leave no KV cache under the engine's memory budget.
+    """
+    load = load.validated()
+    budget: EngineBudget = engine_budget(spec, gpu, load)
+    steps: StepModel = step_model(spec, gpu, load, link, budget.kv_dtype)
+    result = simulate(steps, budget, Load(input_tokens=load.input_tokens, output_tokens=load.output_tokens,
+                                          concurrency=load.concurrency, request_rate_per_s=load.request_rate_per_s,
+                                          batch=load.batch, num_prompts=load.num_prompts, replicas=load.replicas))
+    assumptions = budget.assumptions + steps.assumptions + result.assumptions
+    return ServeSpeed(
+        output_tokens_per_s=result.output_tokens_per_s * load.replicas,
+        requests_per_s=result.requests_per_s * load.replicas,
+        ttft_s=result.ttft_s,
+        tpot_s=result.tpot_s,
+        batch=result.mean_batch,
+        kv_capacity_tokens=budget.kv_capacity_tokens,
+        e2e_latency_s=result.e2e_latency_s,
+        gpus=load.tp * load.replicas,
+        assumptions=assumptions,
+    )

@@ -1,0 +1,150 @@
+"""One measured serving run (a row of ``tests/fixtures/speed/serve_runs.jsonl``) mapped onto :func:`serve_speed`.
+
+``predict_serve_case(case) -> (prediction in the row's unit, assumptions)``: the row's model, GPU, engine,
+parallelism, formats, request shape and load become a :class:`ServeLoad`; the prediction is of the row's
+``measured.metric`` in its ``measured.unit`` (format: ``tests/fixtures/speed/README.md``).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from gpudesk.catalog import Catalog, CatalogError, open_catalog
+from gpudesk.catalog.records import GPU, Link
+from gpudesk.i18n import _
+from gpudesk.paths import bundle_root
+from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.shapes import ModelSpec, spec_from_catalog, spec_from_hf_config
+from gpudesk.sizing.speed_common import Assumption
+from gpudesk.sizing.speed_serve import ServeLoad, ServeSpeed, serve_speed
+
+# Unit -> factor from the model's base unit (seconds; tokens/s; requests/s).
+_TIME_UNITS = {"s": 1.0, "ms": 1e3}
+_RATE_UNITS = {"tokens/s": 1.0, "tok/s": 1.0, "req/s": 1.0, "requests/s": 1.0}
+METRICS = ("output_tokens_per_s", "output_tokens_per_s_per_gpu", "requests_per_s", "ttft_s", "tpot_s", "itl_s",
+           "e2e_latency_s", "total_tokens_per_s")
+# Interconnect as published -> the catalog link kind it means.
+_PCIE = ("pcie",)
+
+
+@lru_cache(maxsize=1)
+def _catalog() -> Catalog:
+    return open_catalog()
+
+
+def _spec(model: str) -> ModelSpec:
+    if "/" in model and model.endswith(".json"):
+        path = Path(model)
+        if not path.is_absolute():
+            path = bundle_root() / "tests" / "fixtures" / model
+            if not path.exists():
+                path = bundle_root() / model
+        return spec_from_hf_config(path)
+    try:
+        return spec_from_catalog(_catalog().model(model))
+    except CatalogError as exc:
+        raise SizingError("model", str(exc)) from exc
+
+
+def _gpu(gpu_id: str) -> GPU:
+    try:
+        return _catalog().gpu(gpu_id)
+    except CatalogError as exc:
+        raise SizingError("gpu", str(exc)) from exc
+
+
+def intra_link(gpu: GPU, interconnect: str | None) -> Link:
+    """The GPU-GPU link of a replica: PCIe of the GPU's generation when published as ``pcie`` or the GPU has no
+    NVLink/Infinity Fabric board in the catalog, else the board's link (HGX NVLink, OAM Infinity Fabric)."""
+    cat = _catalog()
+    links = {link.id: link for link in cat.links()}
+    pcie = links.get(f"pcie{gpu.pcie_gen}-x16") or links["pcie4-x16"]
+    if interconnect and interconnect.lower().startswith(_PCIE):
+        return pcie
+    for server in cat.servers():
+        link = links.get(server.interconnect)
+        if link is not None and link.kind != "pcie" and server.accepts(gpu):
+            return link
+    return pcie
+
+
+def load_of_case(case: dict[str, Any]) -> ServeLoad:
+    """The :class:`ServeLoad` a row describes (README.md's serving fields)."""
+    rate = case.get("request_rate")
+    return ServeLoad(
+        engine=str(case.get("engine") or case.get("framework") or "vllm").lower(),
+        input_tokens=int(case["input_tokens"]), output_tokens=int(case["output_tokens"]),
+        concurrency=case.get("concurrency"),
+        request_rate_per_s=(math.inf if rate in ("inf", math.inf) else rate),
+        batch=case.get("batch"),
+        weight_format=str(case.get("weight_format") or "checkpoint"),
+        kv_dtype=str(case.get("kv_dtype") or "auto"),
+        gpu_memory_utilization=case.get("gpu_memory_utilization"),
+        tp=int(case.get("tp") or 1), replicas=int(case.get("dp") or 1),
+        max_num_batched_tokens=case.get("max_num_batched_tokens"), max_num_seqs=case.get("max_num_seqs"),
+        cuda_graphs=not bool(case.get("enforce_eager", False)), num_prompts=case.get("num_prompts"),
+    )
+
+
+def metric_value(speed: ServeSpeed, metric: str, input_tokens: int) -> float:
+    """The figure ``metric`` names, in base units (s, tokens/s, requests/s).
+
+    Raises:
+        SizingError: an unknown metric.
+    """
+    values = {
+        "output_tokens_per_s": speed.output_tokens_per_s,
+        "output_tokens_per_s_per_gpu": speed.output_tokens_per_s / speed.gpus,
+        "requests_per_s": speed.requests_per_s,
+        "ttft_s": speed.ttft_s,
+        "tpot_s": speed.tpot_s,
+        "itl_s": speed.tpot_s,
+        "e2e_latency_s": speed.e2e_latency_s,
+        "total_tokens_per_s": speed.requests_per_s * input_tokens + speed.output_tokens_per_s,
+    }
+    if metric not in values:
+        raise SizingError("measured.metric", _("{metric!r} is not a serving metric; use one of {names}.").format(
+            metric=metric, names=", ".join(METRICS)))
+    return values[metric]
+
+
+def to_unit(value: float, metric: str, unit: str) -> float:
+    """``value`` (base unit of ``metric``) in ``unit``.
+
+    Raises:
+        SizingError: a unit that does not match the metric.
+    """
+    table = _TIME_UNITS if metric.endswith("_s") and not metric.endswith("per_s") else _RATE_UNITS
+    factor = table.get(unit)
+    if factor is None:
+        raise SizingError("measured.unit", _("{unit!r} is not a unit of {metric}; use one of {names}.").format(
+            unit=unit, metric=metric, names=", ".join(table)))
+    return value * factor
+
+
+def predict_serve_case(case: dict[str, Any]) -> tuple[float, tuple[Assumption, ...]]:
+    """The prediction of the row's measured metric in the row's unit, and the assumptions it rests on.
+
+    Raises:
+        SizingError: a row that cannot be answered (unknown model or GPU, missing field, a load the model does not
+            fit, an unknown metric or unit), with the reason.
+    """
+    if case.get("kind", "serve") != "serve":
+        raise SizingError("kind", _("not a serving row."))
+    measured = case.get("measured") or {}
+    metric, unit = measured.get("metric"), measured.get("unit")
+    if not isinstance(metric, str) or not isinstance(unit, str):
+        raise SizingError("measured", _("the row has no measured metric and unit."))
+    for key in ("model", "gpu", "input_tokens", "output_tokens"):
+        if case.get(key) in (None, ""):
+            raise SizingError(key, _("the row has no {field}.").format(field=key))
+    spec = _spec(str(case["model"]))
+    gpu = _gpu(str(case["gpu"]))
+    load = load_of_case(case)
+    link = intra_link(gpu, case.get("interconnect")) if load.tp > 1 else None
+    speed = serve_speed(spec, gpu, load, link)
+    value = metric_value(speed, metric, load.input_tokens)
+    return to_unit(value, metric, unit), speed.assumptions
