@@ -148,3 +148,35 @@ def test_estimate_speed_cli_json_and_errors(capsys):
     assert "--count" in capsys.readouterr().err
     assert main(["estimate", "speed", "--model", "llama-3-8b", "--gpu", "h100-sxm5", "--input-tokens", "100"]) != 0
     assert "--engine" in capsys.readouterr().err
+
+
+def test_parallel_memory_divides_experts_by_ep_and_holds_p_micro_batches(catalog):
+    from gpudesk.sizing.memory_train import parallel_train_memory_bytes
+
+    spec = spec_from_catalog(catalog.find_model("qwen3-30b-a3b"))
+    common = dict(gpus=16, seq_len_tokens=4096, micro_batch_size=1, micro_batches=32, sharding="ddp")
+    ep1 = parallel_train_memory_bytes(spec, **common)
+    ep8 = parallel_train_memory_bytes(spec, expert_parallel=8, **common)
+    experts = spec.expert_params * spec.moe_experts * spec.layers
+    # bf16 weights (2 B/param) of the experts: all of them without EP, 1/8 with EP 8.
+    assert ep1["weights"] - ep8["weights"] == pytest.approx(2 * experts * (1 - 1 / 8), rel=1e-6)
+    dense = spec_from_catalog(catalog.find_model("llama-3-70b"))
+    pp1 = parallel_train_memory_bytes(dense, gpus=8, seq_len_tokens=4096, micro_batch_size=1, micro_batches=16,
+                                      tensor_parallel=8)
+    pp4 = parallel_train_memory_bytes(dense, gpus=32, seq_len_tokens=4096, micro_batch_size=1, micro_batches=16,
+                                      tensor_parallel=8, pipeline_parallel=4)
+    # 1F1B: a quarter of the layers, 4 micro-batches in flight on stage 1 -> the same activations as PP 1.
+    assert pp4["activations"] == pytest.approx(pp1["activations"])
+    assert pp4["weights"] == pytest.approx(pp1["weights"] / 4, rel=1e-3)
+
+
+def test_racks_of_trays_place_any_whole_number_of_trays(catalog):
+    from gpudesk.planner.candidates import placements
+
+    nvl72 = catalog.server("gb200-nvl72")
+    hgx = catalog.server("hgx-h100")
+    assert placements(nvl72, 256) == 4  # three full racks and one of 40 GPUs
+    assert placements(nvl72, 144) == 2
+    assert placements(nvl72, 258) is None  # not whole trays of 4
+    assert placements(hgx, 64) == 8
+    assert placements(hgx, 60) is None
