@@ -23,8 +23,9 @@ One micro-batch on one GPU (one pipeline stage, one tensor/context/expert shard)
   gradient written: 3 passes over HBM at :data:`HBM_EFFICIENCY` of the datasheet bandwidth.
 - **Recompute**: full adds one forward of everything (8 instead of 6 FLOPs per parameter; Narayanan et al. 2021
   section 5.1); selective adds the attention core's forward (Korthikanti et al. 2022 section 5).
-- **Framework**: a user-selected implementation profile (:data:`FRAMEWORKS`): how fused its kernels are and
-  whether its tensor-parallel collectives overlap the GEMMs. The factors are published measurements, cited there.
+- **Framework**: a user-selected implementation profile (:data:`FRAMEWORKS`): how many memory passes its non-GEMM
+  kernels make (fused or eager), its attention kernel, and whether its tensor-parallel collectives overlap the
+  GEMMs. The factors come from published measurements, cited there.
 - **Communication** (:mod:`gpudesk.sizing.speed_parallel`): tensor + sequence parallel on the intra-node link,
   context-parallel ring overlapped with attention, expert all-to-all on NVLink inside the NVLink domain and the
   scale-out NIC beyond it, pipeline point-to-point sends, and data-parallel / ZeRO / FSDP traffic overlapped with
@@ -84,23 +85,27 @@ RECOMPUTES = ("none", "selective", "full")
 
 @dataclass(frozen=True)
 class Framework:
-    """An implementation profile: ``kernel_efficiency`` (compute time = ideal / this), ``tp_overlap`` (share of
-    tensor-parallel collective time hidden behind GEMMs), ``source``."""
+    """An implementation profile: ``non_gemm_traffic`` (memory passes of the non-GEMM kernels relative to fused
+    ones), ``tp_overlap`` (share of tensor-parallel collective time hidden behind GEMMs), ``source``, and the
+    attention kernel family (``cudnn`` / FlashAttention-3 class, or ``fa2``)."""
 
     name: str
-    kernel_efficiency: float
+    non_gemm_traffic: float
     tp_overlap: float
     source: str
     attention_kernel: str = "cudnn"
 
 
-# torchtitan's own measurement (benchmarks/llama3_h100_202412_torchtitan.md, Tables 1 and 3): the same FSDP run is
-# 1.157x (8 GPUs) and 1.162x (128 GPUs) faster with torch.compile, whose fused Triton kernels replace eager
-# PyTorch's separate norm / activation / rotary kernels: eager = 1 / 1.16 = 0.86 of a fused implementation.
-_EAGER = 0.86
+# Eager PyTorch runs each pointwise op as its own kernel over HBM: RMSNorm upcast, square, mean, rsqrt, multiply,
+# cast (transformers LlamaRMSNorm); SiLU then multiply; rotary in ~8 ops; a fused kernel (Transformer Engine,
+# torch.compile/Inductor) makes one pass. torchtitan's own measurement (benchmarks/llama3_h100_202412_torchtitan.md,
+# Tables 1 and 3): the same FSDP run is 1.157x (8 GPUs) and 1.162x (128 GPUs) faster compiled. With GEMMs and
+# attention unchanged, and the fused non-GEMM kernels 5 % of that step in this model, eager moves
+# 1 + 0.157 / 0.05 = ~4x the non-GEMM bytes, in line with the op count above.
+_EAGER = 4.0
 FRAMEWORKS: dict[str, Framework] = {
     "megatron": Framework("megatron", 1.0, 0.6,
-                          "Megatron-Core with Transformer Engine fused kernels (reference, 1.0); TP communication "
+                          "Megatron-Core with Transformer Engine fused kernels (one pass, 1.0); TP communication "
                           "overlap with GEMMs (tp_comm_overlap, userbuffers) hides most of it: 0.6 (Megatron-Core "
                           "docs, 'Communication overlap'; Wang et al. 2022, arXiv 2105.05720 overlap decomposition)"),
     "nemo": Framework("nemo", 1.0, 0.6, "NeMo / Megatron-Bridge run Megatron-Core: same profile as megatron"),
@@ -326,7 +331,8 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     if s.recompute == "full":
         saved *= 4 / 3
     t_other = saved / hbm
-    t_compute = (t_gemm + t_attn + t_other) / fw.kernel_efficiency
+    t_other *= fw.non_gemm_traffic
+    t_compute = t_gemm + t_attn + t_other
 
     intra = LinkSpeed(s.intra_name, s.intra_gbps)
     inter = LinkSpeed(s.inter_name, s.inter_gbps)
@@ -346,7 +352,7 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         cp_bytes = context_parallel_bytes_per_layer(tokens_mb, sh.kv_width // max(1, min(s.tp, spec.kv_heads_resolved)),
                                                     s.cp) * layers_local
         t_cp = link_for(s.tp * s.cp).seconds(cp_bytes, hops=int(3 * (s.cp - 1) * layers_local))
-        exposed_cp = max(0.0, t_cp - t_attn / fw.kernel_efficiency)
+        exposed_cp = max(0.0, t_cp - t_attn)
     t_a2a = 0.0
     if s.ep > 1 and sh.experts:
         a2a_bytes = expert_all_to_all_bytes_per_layer(tokens_mb / s.tp, sh.hidden, sh.top_k, s.ep) * moe_local
@@ -377,9 +383,9 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     dp_bytes_expert = data_parallel_bytes(expert_params_gpu, dp_expert, sharding) if (
         dp_expert > 1 and expert_params_gpu) else 0.0
     gathers = micro_batches if sharding == "fsdp" else 1  # FSDP re-gathers the weights for every micro-batch
-    dp_link = link_for(s.gpus // s.pp if s.pp > 1 else s.gpus)
-    t_dp = dp_link.seconds(dp_bytes * gathers, hops=2 * dp_dense) + dp_link.seconds(dp_bytes_expert * gathers,
-                                                                                      hops=2 * dp_expert)
+    t_dp = (ring_link(intra, inter, node, s.tp * s.cp, dp_dense).seconds(dp_bytes * gathers, hops=2 * dp_dense)
+            + ring_link(intra, inter, node, s.ep * s.etp, dp_expert).seconds(dp_bytes_expert * gathers,
+                                                                             hops=2 * dp_expert))
     # FSDP prefetches under all the compute; Megatron / DDP overlap the reduce with the last micro-batch's
     # backward and the gather with the first one's forward: one micro-batch of compute.
     window = micro_batches * t_compute if sharding == "fsdp" else t_compute
@@ -395,8 +401,8 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     mfu = tps * mflops / (gpu.bf16_tflops * 1e12)
     comm_exposed = micro_batches * (exposed_tp + exposed_cp + t_a2a + t_p2p) * (1 + bubble) + exposed_dp
     breakdown = {
-        "gemm_s": micro_batches * t_gemm / fw.kernel_efficiency, "attention_s": micro_batches * t_attn / fw.kernel_efficiency,
-        "other_kernels_s": micro_batches * t_other / fw.kernel_efficiency, "tensor_parallel_exposed_s": micro_batches * exposed_tp,
+        "gemm_s": micro_batches * t_gemm, "attention_s": micro_batches * t_attn,
+        "other_kernels_s": micro_batches * t_other, "tensor_parallel_exposed_s": micro_batches * exposed_tp,
         "context_parallel_exposed_s": micro_batches * exposed_cp, "expert_all_to_all_s": micro_batches * t_a2a,
         "pipeline_p2p_s": micro_batches * t_p2p, "pipeline_bubble_s": micro_batches * t_mb * bubble,
         "data_parallel_exposed_s": exposed_dp, "optimizer_s": t_opt,
@@ -407,6 +413,21 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
                       comm_share=comm_exposed / step, bubble_share=micro_batches * t_mb * bubble / step,
                       micro_batches=micro_batches, model_flops_per_token=mflops, breakdown=breakdown,
                       assumptions=assumptions)
+
+
+def ring_link(intra: LinkSpeed, inter: LinkSpeed, node: int, inner: int, group: int) -> LinkSpeed:
+    """The link a ring collective over ``group`` ranks runs at, the ranks strided by ``inner`` (the tensor/context
+    or expert groups laid out inside them, Megatron-Core rank order tp-cp-ep-dp-pp).
+
+    Inside one NVLink domain: NVLink. Across nodes, NCCL runs one ring per NIC and each ring crosses a node
+    boundary once, so the ``k`` group members sharing a node send through ``k`` NICs at once: per-GPU bus bandwidth
+    ``k x`` the NIC rate, at most NVLink (NCCL tests PERFORMANCE.md: inter-node bus bandwidth is the node's
+    aggregate NIC bandwidth; Stas Bekman ML Engineering, network: DGX H100 all-reduce ~8 x 400 Gb/s).
+    """
+    if inner * group <= node:
+        return intra
+    per_node = max(1, node // max(1, inner))
+    return LinkSpeed(inter.name, min(intra.gbps_per_direction, inter.gbps_per_direction * min(per_node, group)))
 
 
 def attention_efficiency(fw: Framework, architecture: str) -> float:
@@ -429,7 +450,7 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                    "FlashAttention-2 (arXiv 2307.08691) 50-73 % forward on A100; FlashAttention-3 (arXiv 2407.08608): "
                    "FA2 35 % on H100, FA3 75 % forward"),
         Assumption("hbm_efficiency", f"{HBM_EFFICIENCY:g}", "Stas Bekman ML Engineering: 80-90 % of datasheet bandwidth"),
-        Assumption("framework", f"{fw.name}: kernel efficiency {fw.kernel_efficiency:g}, TP overlap {fw.tp_overlap:g}",
+        Assumption("framework", f"{fw.name}: non-GEMM memory passes x{fw.non_gemm_traffic:g}, TP overlap {fw.tp_overlap:g}",
                    fw.source),
         Assumption("link_efficiency", f"{LINK_EFFICIENCY:g}",
                    "NCCL bus bandwidth ~80 % of the per-direction link rate (Stas Bekman, network benchmarks)"),

@@ -111,7 +111,10 @@ def test_framework_is_an_input_and_bad_layouts_are_errors(catalog):
     spec = spec_from_catalog(catalog.find_model("llama-3-8b"))
     fused = train_speed(spec, gpu_rates(gpu), _setup(framework="torchtitan-compile"))
     eager = train_speed(spec, gpu_rates(gpu), _setup(framework="torchtitan-eager"))
-    assert fused.tokens_per_s_per_gpu / eager.tokens_per_s_per_gpu == pytest.approx(1 / 0.86, rel=0.02)
+    # Eager makes 4x the non-GEMM memory passes; GEMMs and attention are the same kernels.
+    assert eager.breakdown["other_kernels_s"] == pytest.approx(4 * fused.breakdown["other_kernels_s"])
+    assert eager.breakdown["gemm_s"] == pytest.approx(fused.breakdown["gemm_s"])
+    assert 1.03 < fused.tokens_per_s_per_gpu / eager.tokens_per_s_per_gpu < 1.3
     for bad in (dict(framework="jax"), dict(tp=3), dict(global_batch=12), dict(precision="int4")):
         with pytest.raises(SizingError):
             train_speed(spec, gpu_rates(gpu), replace(_setup(), **bad))
