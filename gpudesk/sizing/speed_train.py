@@ -78,6 +78,15 @@ HBM_EFFICIENCY = 0.80
 NON_GEMM_PASSES = 3
 # Adam step: read weights/master/gradients/m/v, write master/m/v/weights: ~32 bytes per parameter it updates.
 OPTIMIZER_BYTES_PER_PARAM = 32
+# Host cost per operator: 5-25 us of CPU work before the kernel is queued (see host_issue_seconds): 15 us.
+HOST_SECONDS_PER_OP = 15e-6
+# Operators one layer issues in forward + backward: a Transformer Engine layer (fused norm+QKV, rotary, attention,
+# projection, residual, fused norm+MLP) ~20 in forward and twice that in backward; an MoE block adds router,
+# top-k, auxiliary loss, permute/unpermute, two all-to-alls and the expert MLP, ~35 forward and ~70 backward.
+DENSE_LAYER_HOST_OPS = 60
+MOE_LAYER_HOST_OPS = 100
+# FP8 expert GEMMs one by one: per expert, 2 linears x (forward GEMM, two backward GEMMs, 2 casts) = 10.
+FP8_HOST_OPS_PER_LOCAL_EXPERT = 10
 TRAIN_PRECISIONS = ("bf16", "fp16", "fp8", "fp32")
 SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp", "distributed-optimizer")
 RECOMPUTES = ("none", "selective", "full")
@@ -368,7 +377,15 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     t_p2p = 0.0
     if s.pp > 1:
         t_p2p = link_for(s.gpus).seconds(pipeline_p2p_bytes(tokens_mb, sh.hidden, s.tp) * s.vp, hops=2 * s.vp)
-    t_mb = t_compute + exposed_tp + exposed_cp + t_a2a + t_p2p
+    t_device = t_compute + exposed_tp + exposed_cp + t_a2a
+    t_host = host_issue_seconds(sh, s, layers_local, moe_local, fp8)
+    t_issue = max(t_device, t_host[0])
+    if moe_local and t_host[1] > 0:
+        # Dropless routing reads the tokens per expert back to the host in every MoE layer, so the host cannot run
+        # ahead across those layers: each waits for the slower of its device work and its own issue time.
+        per_layer = t_device / layers_local
+        t_issue = max(t_host[0], (layers_local - moe_local) * per_layer + moe_local * max(per_layer, t_host[1]))
+    t_mb = t_issue + t_p2p
 
     bubble = pipeline_bubble_fraction(s.pp, micro_batches, s.vp) if s.pp > 1 else 0.0
     t_pipeline = micro_batches * t_mb * (1 + bubble)
@@ -406,6 +423,7 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         "context_parallel_exposed_s": micro_batches * exposed_cp, "expert_all_to_all_s": micro_batches * t_a2a,
         "pipeline_p2p_s": micro_batches * t_p2p, "pipeline_bubble_s": micro_batches * t_mb * bubble,
         "data_parallel_exposed_s": exposed_dp, "optimizer_s": t_opt,
+        "host_issue_bound_s": micro_batches * (t_issue - t_device),
     }
     ttr = s.tokens / (tps * s.gpus) if s.tokens else None
     assumptions = _assumptions(gpu, eff, fw, s, bubble)
@@ -413,6 +431,26 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
                       comm_share=comm_exposed / step, bubble_share=micro_batches * t_mb * bubble / step,
                       micro_batches=micro_batches, model_flops_per_token=mflops, breakdown=breakdown,
                       assumptions=assumptions)
+
+
+def host_issue_seconds(sh: _Shape, s: TrainSetup, layers_local: float, moe_local: float,
+                       fp8: bool) -> tuple[float, float]:
+    """(host seconds to issue one micro-batch's forward + backward on this GPU, host seconds per MoE layer).
+
+    Each operator costs the host ~5-25 us before its kernel is queued (Python, autograd, dispatcher, launch;
+    https://jiahuanglin.xyz/all_lessons/gpu_kernel_serving/18_pytorch_to_kernel.html): :data:`HOST_SECONDS_PER_OP`.
+    A transformer layer issues :data:`DENSE_LAYER_HOST_OPS` operators in forward + backward; an MoE layer adds
+    the router, permutation, two all-to-alls and the expert MLP (:data:`MOE_LAYER_HOST_OPS`), and in FP8 the expert
+    GEMMs run one by one, each with its casts (Transformer Engine ``GroupedLinear`` splits the input per expert):
+    :data:`FP8_HOST_OPS_PER_LOCAL_EXPERT` per expert on the GPU. Full recompute issues the forward again.
+    """
+    redo = 4 / 3 if s.recompute == "full" else 1.0
+    dense = DENSE_LAYER_HOST_OPS * HOST_SECONDS_PER_OP * redo
+    if not (sh.experts and moe_local):
+        return layers_local * dense, 0.0
+    local = sh.experts / (s.ep * s.etp)
+    moe = dense + (MOE_LAYER_HOST_OPS + (FP8_HOST_OPS_PER_LOCAL_EXPERT * local if fp8 else 0)) * HOST_SECONDS_PER_OP * redo
+    return (layers_local - moe_local) * dense + moe_local * moe, moe
 
 
 def ring_link(intra: LinkSpeed, inter: LinkSpeed, node: int, inner: int, group: int) -> LinkSpeed:

@@ -183,3 +183,23 @@ def test_racks_of_trays_place_any_whole_number_of_trays(catalog):
     assert placements(nvl72, 258) is None  # not whole trays of 4
     assert placements(hgx, 64) == 8
     assert placements(hgx, 60) is None
+
+
+def test_small_moe_micro_batches_are_bound_by_issuing_the_per_expert_fp8_kernels(catalog):
+    from gpudesk.sizing.speed_train import (
+        DENSE_LAYER_HOST_OPS,
+        FP8_HOST_OPS_PER_LOCAL_EXPERT,
+        HOST_SECONDS_PER_OP,
+        MOE_LAYER_HOST_OPS,
+    )
+
+    spec = spec_from_catalog(catalog.find_model("qwen3-30b-a3b"))
+    gpu = gpu_rates(catalog.find_gpu("b200"))
+    small = train_speed(spec, gpu, _setup(ep=8, precision="fp8", global_batch=512, micro_batch=1))
+    large = train_speed(spec, gpu, _setup(ep=8, precision="fp8", global_batch=512, micro_batch=8))
+    per_layer = (DENSE_LAYER_HOST_OPS + MOE_LAYER_HOST_OPS + FP8_HOST_OPS_PER_LOCAL_EXPERT * 128 / 8) * HOST_SECONDS_PER_OP
+    assert small.breakdown["host_issue_bound_s"] > 0
+    # Host-bound: each micro-batch takes the layers' issue time (48 MoE layers), whatever the device needs.
+    assert small.step_time_s >= small.micro_batches * 48 * per_layer
+    assert large.breakdown["host_issue_bound_s"] == 0.0
+    assert large.tokens_per_s_per_gpu > small.tokens_per_s_per_gpu
