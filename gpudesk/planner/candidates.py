@@ -19,6 +19,7 @@ from gpudesk.planner.gates import StackIndex
 from gpudesk.planner.requirement import Requirement
 from gpudesk.sizing.estimate import MemoryEstimate
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.speed_serve import ServeSpeed
 from gpudesk.sizing.time import StepTime
 
 GIB = 1024**3
@@ -43,6 +44,8 @@ class PlanContext:
     prices: list[Price] = field(default_factory=list)
     # ("serve", tensor-parallel degree, batch) -> estimate
     memory_cache: dict[tuple[str, int, int], MemoryEstimate] = field(default_factory=dict)
+    # Serving speeds of one replica (gpudesk.planner.serve_eval): None where the engine's budget has no KV cache.
+    serve_speed_cache: dict[tuple[object, ...], ServeSpeed | None] = field(default_factory=dict)
     # ("train", GPUs, sharding, recompute, micro-batch, accumulation steps) -> (estimate, total bytes)
     train_memory_cache: dict[tuple[str, int, str, str, int, int], tuple[MemoryEstimate, int]] = field(
         default_factory=dict)

@@ -1,16 +1,19 @@
 """Evaluate one inference option: tensor-parallel degree, concurrent sequences, QPS per GPU, GPUs for the target.
 
-Per replica of ``t`` GPUs (smallest t in 1, 2, 4, 8 that leaves room for at least one sequence under the safe
-line): the batch is as many sequences as the KV budget under the safe line holds (capped by
-``workload.max_concurrent_sequences``); decode is bound by memory bandwidth, prefill by compute
-(gpudesk.sizing.time); replicas = ceil(target QPS / QPS per replica).
+Per replica of ``t`` GPUs (every t in 1, 2, 4, 8 that leaves room for at least one sequence under the safe
+line): the memory view (the sheet's breakdown and the safe-line fit) is sized under the planning safe line, while
+the speed is the engine's: :func:`gpudesk.sizing.speed_serve.serve_speed` runs ``workload.max_concurrent_sequences``
+requests in flight (closed loop) within the engine's own memory budget (vLLM ``gpu_memory_utilization``, FP8 KV
+when chosen), which gives the QPS per replica, the time to first token (with queueing and prefill interference)
+and the time per output token; replicas = ceil(target QPS / QPS per replica). Models without a transformer shape
+or without output tokens keep the compute-bound forward pass of :mod:`gpudesk.sizing.time`.
 """
 
 from __future__ import annotations
 
 import math
 
-from gpudesk.catalog.records import GPU, Server
+from gpudesk.catalog.records import GPU, Link, Server
 from gpudesk.i18n import _, ngettext
 from gpudesk.planner.candidates import PlanContext, gib, intra_link, placements
 from gpudesk.planner.gates import requested_precision
@@ -20,7 +23,9 @@ from gpudesk.sizing import time as tm
 from gpudesk.sizing.capacity import Fit, fit
 from gpudesk.sizing.estimate import MemoryEstimate
 from gpudesk.sizing.memory import estimate_memory
+from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory_inference import kv_sequence_bytes, weight_bytes
+from gpudesk.sizing.speed_serve import ServeLoad, ServeSpeed, serve_speed
 
 _PEAK_FIELD = {"bf16": "bf16_dense_tflops", "fp16": "fp16_dense_tflops", "fp8": "fp8_dense_tflops",
                "int8": "int8_dense_tops", "int4": "int8_dense_tops", "fp4": "fp4_dense_tflops", "fp32": "fp32_tflops"}
@@ -37,6 +42,7 @@ def _peak(gpu: GPU, precision: str) -> float | None:
 
 
 TENSOR_PARALLEL_DEGREES = (1, 2, 4, 8)
+LATENCY_PROMPTS = 200  # requests simulated for the latency a user sees at the target rate
 
 
 def replica_shapes(ctx: PlanContext, gpu: GPU) -> list[ReplicaShape]:
@@ -87,20 +93,68 @@ def replica_shape(ctx: PlanContext, gpu: GPU) -> ReplicaShape | None:
     return shapes[0] if shapes else None
 
 
-def _replica_rate(ctx: PlanContext, gpu: GPU, t: int, batch: int, precision: str, peak: float) -> tuple[float, float, float, float, float]:
-    """(prefill s, decode step s, QPS per replica, weights bytes per GPU, attention FLOPs per token per GPU)."""
+def _uses_serve_speed(ctx: PlanContext) -> bool:
+    """Whether the option is an LLM service the serving speed model answers (transformer shape, output tokens)."""
+    return bool(ctx.spec.is_transformer and ctx.req.model.activation_bytes_per_sample is None
+                and ctx.req.workload.output_tokens)
+
+
+def serve_load(ctx: PlanContext, t: int, concurrency: int) -> ServeLoad:
+    """The engine load one replica of ``t`` GPUs runs: ``concurrency`` requests in flight of the workload's shape."""
+    w, m = ctx.req.workload, ctx.req.model
+    return ServeLoad(engine="vllm", input_tokens=w.prompt_tokens, output_tokens=w.output_tokens,
+                     concurrency=concurrency, weight_format=m.weight_format,
+                     kv_dtype="fp8" if m.kv_precision == "fp8" else "auto", tp=t)
+
+
+def replica_speed(ctx: PlanContext, gpu: GPU, t: int, concurrency: int, link: Link | None) -> ServeSpeed | None:
+    """:func:`serve_speed` of one replica (cached per plan), or None when the engine's budget leaves no KV cache."""
+    key = ("serve_speed", gpu.id, t, concurrency, link.id if link else None)
+    if key not in ctx.serve_speed_cache:
+        try:
+            ctx.serve_speed_cache[key] = serve_speed(ctx.spec, gpu, serve_load(ctx, t, concurrency), link)
+        except SizingError:
+            ctx.serve_speed_cache[key] = None
+    return ctx.serve_speed_cache[key]
+
+
+def replica_latency(ctx: PlanContext, gpu: GPU, t: int, max_running: int, rate_per_s: float,
+                    link: Link | None) -> ServeSpeed | None:
+    """What a user of one replica sees when requests arrive at ``rate_per_s`` (Poisson), at most ``max_running`` in
+    flight: :func:`serve_speed` open loop (200 requests), or None when it cannot answer."""
+    key = ("serve_latency", gpu.id, t, max_running, round(rate_per_s, 9), link.id if link else None)
+    if key not in ctx.serve_speed_cache:
+        w, m = ctx.req.workload, ctx.req.model
+        load = ServeLoad(engine="vllm", input_tokens=w.prompt_tokens, output_tokens=w.output_tokens,
+                         request_rate_per_s=rate_per_s, weight_format=m.weight_format,
+                         kv_dtype="fp8" if m.kv_precision == "fp8" else "auto", tp=t, max_num_seqs=max_running,
+                         num_prompts=LATENCY_PROMPTS)
+        try:
+            ctx.serve_speed_cache[key] = serve_speed(ctx.spec, gpu, load, link)
+        except SizingError:
+            ctx.serve_speed_cache[key] = None
+    return ctx.serve_speed_cache[key]
+
+
+def _replica_rate(ctx: PlanContext, gpu: GPU, t: int, batch: int, precision: str, peak: float,
+                  link: Link | None = None) -> tuple[float, float, float, float, float]:
+    """(TTFT s, TPOT s, QPS per replica, weights bytes per GPU, attention FLOPs per token per GPU)."""
     req, spec = ctx.req, ctx.spec
     w = req.workload
     flops_per_token = 2.0 * spec.active_params / t
     weights = weight_bytes(spec, req.model.weight_format) / t
     transformer = spec.is_transformer and req.model.activation_bytes_per_sample is None
-    # Bytes of KV one decode step reads per sequence on one GPU, at the mean context (prompt + half the output).
-    mean_context = max(1, int(w.prompt_tokens + w.output_tokens / 2))
-    kv_seq = kv_sequence_bytes(spec, mean_context, req.model.kv_precision, t, block_tokens=None) if transformer else 0.0
     attention = 0.0
     if transformer and spec.layers and spec.num_attention_heads:
         attention = tm.attention_flops_per_token(spec.layers, spec.num_attention_heads * spec.head_dim_resolved,
                                                  w.prompt_tokens) / t
+    if _uses_serve_speed(ctx):
+        speed = replica_speed(ctx, gpu, t, batch, link)
+        if speed is not None:
+            return speed.ttft_s, speed.tpot_s, speed.requests_per_s, weights, attention
+    # Bytes of KV one decode step reads per sequence on one GPU, at the mean context (prompt + half the output).
+    mean_context = max(1, int(w.prompt_tokens + w.output_tokens / 2))
+    kv_seq = kv_sequence_bytes(spec, mean_context, req.model.kv_precision, t, block_tokens=None) if transformer else 0.0
     pre = tm.prefill_s(w.prompt_tokens, flops_per_token + attention, peak * 1e12, COMPUTE_EFFICIENCY)
     step = tm.decode_step_s(weights, kv_seq, batch, gpu.memory_bandwidth_gbps, flops_per_token, peak * 1e12,
                             compute_efficiency=COMPUTE_EFFICIENCY) if w.output_tokens else 0.0
@@ -126,7 +180,8 @@ def _ms(seconds: float | None) -> str:
     return _("no target") if not seconds else f"{seconds * 1e3:g} ms"
 
 
-def _batch_for_tpot(ctx: PlanContext, gpu: GPU, t: int, batch: int, precision: str, peak: float) -> int:
+def _batch_for_tpot(ctx: PlanContext, gpu: GPU, t: int, batch: int, precision: str, peak: float,
+                    link: Link | None = None) -> int:
     """The largest batch (<= the memory's) whose decode step meets ``workload.tpot_target_s`` (the step time grows
     with the batch: more KV read and, past the ridge point, more compute); the memory's batch without a target,
     and 1 when even one sequence misses it."""
@@ -134,11 +189,11 @@ def _batch_for_tpot(ctx: PlanContext, gpu: GPU, t: int, batch: int, precision: s
     if not target or not ctx.req.workload.output_tokens:
         return batch
     lo, hi = 1, batch
-    if _replica_rate(ctx, gpu, t, hi, precision, peak)[1] <= target:
+    if _replica_rate(ctx, gpu, t, hi, precision, peak, link)[1] <= target:
         return hi
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if _replica_rate(ctx, gpu, t, mid, precision, peak)[1] <= target:
+        if _replica_rate(ctx, gpu, t, mid, precision, peak, link)[1] <= target:
             lo = mid
         else:
             hi = mid - 1
@@ -171,16 +226,27 @@ def evaluate_inference(ctx: PlanContext, gpu: GPU, servers_list: list[Server]) -
     latency: dict[int, bool | None] = {}
     target_qps = w.target_qps
     assert target_qps is not None, "an inference requirement has a QPS target (the requirement's problems say so)"
-    for t, batch, est, f in shapes:
-        batch = _batch_for_tpot(ctx, gpu, t, batch, precision, peak)
-        pre, step, qps_replica, weights, attention = _replica_rate(ctx, gpu, t, batch, precision, peak)
+    # The replica's GPU link for the tensor-parallel all-reduces: the fastest among the servers that take the GPU.
+    links = [intra_link(ctx, gpu, sv) for sv in servers_list]
+    sizing_link = max(links, key=lambda lk: lk.bandwidth_gbps_per_direction) if links else None
+    for t, mem_batch, est, f in shapes:
+        # The engine runs up to max_concurrent_sequences requests within its own memory budget (not the planning
+        # safe line, which sized ``mem_batch`` for the memory view).
+        batch = w.max_concurrent_sequences if _uses_serve_speed(ctx) else mem_batch
+        batch = _batch_for_tpot(ctx, gpu, t, batch, precision, peak, sizing_link)
+        pre, step, qps_replica, weights, attention = _replica_rate(ctx, gpu, t, batch, precision, peak, sizing_link)
         replicas = max(1, math.ceil(target_qps / qps_replica))
+        if _uses_serve_speed(ctx):
+            # Capacity at saturation sized the replicas; the latency is what a user sees at the target rate.
+            seen = replica_latency(ctx, gpu, t, batch, target_qps / replicas, sizing_link)
+            if seen is not None:
+                pre, step = seen.ttft_s, seen.tpot_s
         ok = None
         if w.ttft_target_s or w.tpot_target_s:
             ok = (not w.ttft_target_s or pre <= w.ttft_target_s) and (not w.tpot_target_s or not w.output_tokens
                                                                           or step <= w.tpot_target_s)
         latency[t] = ok
-        sized.append((replicas * t, t, batch, est, f, pre, step, qps_replica, weights, attention, replicas))
+        sized.append((replicas * t, t, batch, est, f, pre, step, qps_replica, weights, attention, replicas, mem_batch))
     # Degrees that meet the latency targets first, then the fewest GPUs, then the smaller degree.
     best = min(sized, key=lambda e: (latency[e[1]] is False, e[0], e[1]))
     tried = ", ".join(_("TP{t}: {count} GPUs").format(t=e[1], count=e[0]) for e in sized)
@@ -203,7 +269,7 @@ def evaluate_inference(ctx: PlanContext, gpu: GPU, servers_list: list[Server]) -
                                 [_("{server} holds {max_gpus} GPUs, fewer than the {t}-way tensor-parallel replica "
                                    "this model needs").format(server=server.name, max_gpus=server.max_gpus, t=best[1])]))
             continue
-        count, t, batch, est, f, pre, step, qps_replica, weights, attention, replicas = min(
+        count, t, batch, est, f, pre, step, qps_replica, weights, attention, replicas, mem_batch = min(
             inside, key=lambda e: (latency[e[1]] is False, e[0], e[1]))
         flops_per_token = 2.0 * spec.active_params / t
         needed = count
@@ -216,6 +282,15 @@ def evaluate_inference(ctx: PlanContext, gpu: GPU, servers_list: list[Server]) -
                                     limit=o.max_gpus)], over_gpu_limit=True))
             continue
         replicas = count // t
+        speed = replica_speed(ctx, gpu, t, batch, sizing_link) if _uses_serve_speed(ctx) else None
+        if speed is not None:
+            seen = replica_latency(ctx, gpu, t, batch, target_qps / replicas, sizing_link)
+            if seen is not None:
+                pre, step = seen.ttft_s, seen.tpot_s
+        met = latency[t]
+        if met is not None:
+            met = (not w.ttft_target_s or pre <= w.ttft_target_s) and (not w.tpot_target_s or not w.output_tokens
+                                                                        or step <= w.tpot_target_s)
         n_servers = placements(server, count)
         if n_servers is None and count > server.max_gpus and server.kind != "workstation":
             n_servers = math.ceil(count / server.max_gpus)
@@ -240,11 +315,21 @@ def evaluate_inference(ctx: PlanContext, gpu: GPU, servers_list: list[Server]) -
                                        needed=needed, count=count, server=server.name, min_gpus=server.min_gpus,
                                        max_gpus=server.max_gpus),
                                    "catalog servers.min_gpus / max_gpus (an HGX or OAM baseboard is sold with all its GPUs)"))
-        cand.ttft_s, cand.tpot_s, cand.meets_latency = pre, (step or None), latency[t]
-        if latency[t] is not None:
+        cand.ttft_s, cand.tpot_s, cand.meets_latency = pre, (step or None), met
+        if met is not None:
             values = dict(ttft_ms=pre * 1e3, prompt_tokens=w.prompt_tokens, ttft_target=_ms(w.ttft_target_s),
                           tpot_ms=step * 1e3, batch=batch, tpot_target=_ms(w.tpot_target_s))
-            if latency[t]:
+            if speed is not None:
+                values["rate"] = target_qps / replicas
+                latency_text = (_("latency: time to first token {ttft_ms:.0f} ms at {rate:.2f} requests/s per replica "
+                                  "({prompt_tokens}-token prompts, queueing and prefill interference included) against "
+                                  "{ttft_target}; time per output token {tpot_ms:.1f} ms against {tpot_target}: met")
+                                if met else
+                                _("latency: time to first token {ttft_ms:.0f} ms at {rate:.2f} requests/s per replica "
+                                  "({prompt_tokens}-token prompts, queueing and prefill interference included) against "
+                                  "{ttft_target}; time per output token {tpot_ms:.1f} ms against {tpot_target}: missed")
+                                ).format(**values)
+            elif met:
                 latency_text = _("latency: time to first token {ttft_ms:.0f} ms (prefill of one {prompt_tokens}-token "
                                  "prompt, no queueing) against {ttft_target}; time per output token {tpot_ms:.1f} ms at "
                                  "batch {batch} against {tpot_target}: met").format(**values)
@@ -261,8 +346,17 @@ def evaluate_inference(ctx: PlanContext, gpu: GPU, servers_list: list[Server]) -
                              "{safe_line} safe line",
                              "replica of {t} GPUs serving {batch} concurrent sequences: {memory} per GPU under the "
                              "{safe_line} safe line", t).format(
-                        t=t, batch=batch, memory=gib(est.total_bytes), safe_line=gib(f.safe_line_bytes)), "article 3.1; PagedAttention KV blocks (arXiv 2309.06180)"))
-        if w.output_tokens:
+                        t=t, batch=mem_batch, memory=gib(est.total_bytes), safe_line=gib(f.safe_line_bytes)), "article 3.1; PagedAttention KV blocks (arXiv 2309.06180)"))
+        if speed is not None:
+            why.append((_("engine at {batch} requests in flight: {tokens_per_s:,.0f} output tokens/s and {qps:.2f} "
+                          "requests/s per replica, time to first token {ttft_ms:.0f} ms, time per output token "
+                          "{tpot_ms:.1f} ms; the engine's KV pool holds {kv_tokens:,} tokens (its own memory budget, "
+                          "not the safe line)").format(
+                            batch=batch, tokens_per_s=speed.output_tokens_per_s, qps=speed.requests_per_s,
+                            ttft_ms=speed.ttft_s * 1e3, tpot_ms=speed.tpot_s * 1e3,
+                            kv_tokens=speed.kv_capacity_tokens),
+                        "; ".join(f"{a.name} {a.value} [{a.source}]" for a in speed.assumptions)))
+        elif w.output_tokens:
             why.append((_("decode step {step_ms:.1f} ms for {batch} sequences = {tokens_per_s:,.0f} tokens/s per replica "
                           "(weights {weights} + KV read at {bandwidth_gbps:g} GB/s x {hbm_efficiency:g}); prefill "
                           "{prefill_ms:.1f} ms for {prompt_tokens} tokens (2 x active params + causal attention "

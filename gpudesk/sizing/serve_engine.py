@@ -16,6 +16,10 @@ planning safe line (:mod:`gpudesk.sizing.capacity`): the engine fills its fracti
 - TensorRT-LLM: ``KvCacheConfig.free_gpu_memory_fraction`` (default 0.9) of the memory left free after the
   engine and its activations load; ``max_num_tokens`` 8192 and ``max_batch_size`` 2048 (``trtllm-serve`` /
   LLM API BuildConfig defaults, ``tensorrt_llm/llmapi/llm_args.py``).
+- Prefill mixing: vLLM V1 always schedules prompt chunks into the decode steps (chunked prefill, on by default
+  since V1, ``vllm/v1/core/sched/scheduler.py``); TensorRT-LLM's in-flight batching runs context and generation
+  requests in the same iteration (docs "In-flight batching"); SGLang runs a prefill batch as its own step and mixes
+  only with ``--enable-mixed-chunk`` (``server_args.py`` enable_mixed_chunk=False).
 - FP8 KV (``--kv-cache-dtype fp8``) halves the bytes per token (:mod:`gpudesk.sizing.memory_inference`).
 """
 
@@ -74,6 +78,7 @@ class EngineBudget:
     kv_dtype: str
     token_budget: int
     max_running: int
+    mixed_prefill: bool
     assumptions: tuple[Assumption, ...]
 
 
@@ -151,7 +156,9 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     capacity = int(kv // per_token)
     user_running = load.max_num_seqs
     max_running = int(user_running) if user_running is not None else default_max_running(engine, gpu, capacity)
+    mixed = load.mixed_prefill if load.mixed_prefill is not None else engine != "sglang"
     assumptions = (
+        Assumption("mixed_prefill", str(mixed).lower(), _SOURCES[engine]),
         Assumption("engine_memory_fraction", f"{fraction:g}", _SOURCES[engine]),
         Assumption("kv_capacity_tokens", f"{capacity} ({kv / GIB:.1f} GiB, {kv_dtype})",
                    "PagedAttention arXiv 2309.06180; engine memory profiling (vllm PR 21489)"),
@@ -160,7 +167,8 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     )
     return EngineBudget(engine=engine, memory_fraction=fraction, weights_bytes=weights, kv_bytes=kv,
                         kv_bytes_per_token=per_token, kv_capacity_tokens=capacity, kv_dtype=kv_dtype,
-                        token_budget=token_budget, max_running=max_running, assumptions=assumptions)
+                        token_budget=token_budget, max_running=max_running, mixed_prefill=mixed,
+                        assumptions=assumptions)
 
 
 def sum_layers_kv_bytes(spec: ModelSpec, kv_dtype: str, tp: int) -> float:

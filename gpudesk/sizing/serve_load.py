@@ -34,7 +34,11 @@ class ServeLoad:
     ``tp`` GPUs per replica, ``replicas`` data-parallel copies. ``max_num_batched_tokens`` (the scheduler's
     token budget per step) and ``max_num_seqs`` (running requests per replica): None = the engine's default.
     ``cuda_graphs``: decode steps replayed as CUDA/HIP graphs (False: ``--enforce-eager``). ``num_prompts``:
-    requests in the benchmark (None: long enough for the steady state).
+    requests in the benchmark (None: long enough for the steady state). ``mixed_prefill``: prompt chunks ride in
+    the same steps as the decode tokens (vLLM V1 chunked prefill, TensorRT-LLM in-flight batching; SGLang
+    ``--enable-mixed-chunk``); False: prompts run in steps of their own and pause decoding (SGLang's default, vLLM
+    V0 without ``--enable-chunked-prefill``); None: the engine's default. ``num_scheduler_steps``: decode steps
+    scheduled at once (vLLM V0 ``--num-scheduler-steps``; new requests join only between such blocks).
     """
 
     engine: str = "vllm"
@@ -52,6 +56,8 @@ class ServeLoad:
     max_num_seqs: int | None = None
     cuda_graphs: bool = True
     num_prompts: int | None = None
+    mixed_prefill: bool | None = None
+    num_scheduler_steps: int = 1
 
     def validated(self) -> ServeLoad:
         """Return self after checking every field.
@@ -84,4 +90,5 @@ class ServeLoad:
             positive_int("max_num_seqs", self.max_num_seqs, MAX_BATCH)
         if self.num_prompts is not None:
             positive_int("num_prompts", self.num_prompts, MAX_BATCH)
+        positive_int("num_scheduler_steps", self.num_scheduler_steps, 1024)
         return self

@@ -18,20 +18,37 @@ from gpudesk.sizing.time import DEFAULT_LINK_EFFICIENCY, DEFAULT_MATMUL_EFFICIEN
 
 MAMF_SOURCE = ("Stas Bekman, ML Engineering, compute/accelerator, Maximum Achievable Matmul FLOPS table "
                "(https://github.com/stas00/ml-engineering/tree/master/compute/accelerator)")
-# Vendor fallbacks: the lowest measured MAMF / peak of each vendor in the table above.
+AZURE_GUIDE = ("Azure AI benchmarking guide, measured tables ND H100 v5 / ND MI300X v5 "
+               "(https://github.com/samuel-bohman/AI-benchmarking-guide/tree/main/Azure_Results)")
+# Vendor fallbacks: the lowest measured BF16 MAMF / peak of each vendor in the table above.
 VENDOR_MATMUL_EFFICIENCY = {"NVIDIA": DEFAULT_MATMUL_EFFICIENCY, "AMD": 0.514, "Intel": 0.677}
-HBM_EFFICIENCY = 0.80
-HBM_SOURCE = "gpudesk default: decode streams about 80 % of the datasheet bandwidth (catalog.md 6)"
-LAYER_LATENCY_GRAPHS_S = 15e-6
-LAYER_LATENCY_EAGER_S = 50e-6
-LAYER_SOURCE = "about 10 kernels per decoder layer (norm, QKV, rope, attention, O, norm, gate-up, act, down, add)"
-ALLREDUCE_ALPHA_S = {"nvlink": 8e-6, "pcie": 25e-6}
-ALLREDUCE_SOURCE = "NCCL small-message all-reduce latency (nccl-tests)"
+# FP8 GEMMs reach a smaller share of the (twice as high) FP8 peak: largest measured cuBLASLt / hipBLASLt FP8 GEMM
+# over the datasheet FP8 peak, H100 SXM 1382.2 / 1978.9 TFLOPS, MI300X 1159.5 / 2614.9 TFLOPS (AZURE_GUIDE).
+VENDOR_FP8_MATMUL_EFFICIENCY = {"NVIDIA": 1382.2 / 1978.9, "AMD": 1159.5 / 2614.9}
+# STREAM copy over the datasheet bandwidth: H100 SXM 2.90 / 3.35 TB/s, MI300X 4.11 / 5.3 TB/s (AZURE_GUIDE).
+VENDOR_HBM_EFFICIENCY = {"NVIDIA": 2.90 / 3.35, "AMD": 4.11 / 5.3}
+# A kernel replayed from a CUDA graph costs about 3.4 us even when it does almost nothing, 3.8 us when launched
+# from a stream without synchronisation (NVIDIA developer blog "Getting Started with CUDA Graphs", 2019,
+# https://developer.nvidia.com/blog/cuda-graphs/); a PyTorch eager op adds its CPU dispatch (~10 us).
+SMALL_KERNEL_GRAPH_S = 3.4e-6
+SMALL_KERNEL_EAGER_S = 10e-6
+# The short kernels of a decoder layer whose time does not grow with the batch at small batch: 2 RMSNorms (fused
+# with the residual add), rotary embedding, KV-cache write, the attention launch, the gated activation, the sampler
+# share (vllm/model_executor/models/llama.py LlamaDecoderLayer.forward).
+SMALL_KERNELS_PER_LAYER = 6
+# nccl-tests / rccl-tests all-reduce of 1 KB over 8 GPUs: bus bandwidth 0.07 GB/s on H100 NVLink (NVLS) and
+# 0.04 GB/s on MI300X Infinity Fabric (AZURE_GUIDE), i.e. 1024 x 2 x 7/8 / busbw = 25.6 us and 44.8 us; per ring
+# hop (2 (n-1) = 14 hops) 1.83 us and 3.2 us. PCIe: no measured figure here, the NVLink hop is used (a lower bound).
+ALLREDUCE_HOP_S = {"nvidia": 1024 * 2 * 7 / 8 / 0.07e9 / 14, "amd": 1024 * 2 * 7 / 8 / 0.04e9 / 14}
 _PEAK_FIELD = {"bf16": "bf16_dense_tflops", "fp8": "fp8_dense_tflops", "fp4": "fp4_dense_tflops"}
 
 
-def matmul_efficiency(gpu: GPU) -> tuple[float, str]:
-    """(share of the dense peak matmuls reach, source): the catalog's measured figure, else the vendor's."""
+def matmul_efficiency(gpu: GPU, precision: str = "bf16") -> tuple[float, str]:
+    """(share of the dense peak matmuls reach at ``precision``, source): BF16 from the catalog's measured figure,
+    else the vendor's; FP8 and FP4 from the vendor's measured FP8 GEMM (module constants)."""
+    if precision in ("fp8", "fp4") and gpu.vendor in VENDOR_FP8_MATMUL_EFFICIENCY:
+        return VENDOR_FP8_MATMUL_EFFICIENCY[gpu.vendor], _("{vendor} measured FP8 GEMM: {source}").format(
+            vendor=gpu.vendor, source=AZURE_GUIDE)
     if gpu.matmul_efficiency:
         return float(gpu.matmul_efficiency), gpu.matmul_efficiency_source or MAMF_SOURCE
     value = VENDOR_MATMUL_EFFICIENCY.get(gpu.vendor, DEFAULT_MATMUL_EFFICIENCY)
@@ -53,20 +70,37 @@ def compute_peak_flops(gpu: GPU, precision: str) -> tuple[float, str]:
 
 
 def hbm_efficiency(gpu: GPU) -> tuple[float, str]:
-    """(share of the datasheet memory bandwidth a decode step reaches, source)."""
-    return HBM_EFFICIENCY, HBM_SOURCE
+    """(share of the datasheet memory bandwidth streaming kernels reach, source): the vendor's measured STREAM
+    copy over its datasheet figure (NVIDIA's for Intel and others)."""
+    return VENDOR_HBM_EFFICIENCY.get(gpu.vendor, VENDOR_HBM_EFFICIENCY["NVIDIA"]), _(
+        "STREAM copy over the datasheet bandwidth: {source}").format(source=AZURE_GUIDE)
 
 
 def per_layer_latency_s(gpu: GPU, cuda_graphs: bool) -> tuple[float, str]:
-    """(fixed seconds per decoder layer per step, source)."""
-    return (LAYER_LATENCY_GRAPHS_S if cuda_graphs else LAYER_LATENCY_EAGER_S), LAYER_SOURCE
+    """(fixed seconds per decoder layer per step, source): the layer's short kernels x the time of one."""
+    kernel = SMALL_KERNEL_GRAPH_S if cuda_graphs else SMALL_KERNEL_EAGER_S
+    return SMALL_KERNELS_PER_LAYER * kernel, _(
+        "{kernels} short kernels per layer x {us:g} us each ({mode}): NVIDIA developer blog, Getting Started with "
+        "CUDA Graphs (https://developer.nvidia.com/blog/cuda-graphs/)").format(
+        kernels=SMALL_KERNELS_PER_LAYER, us=kernel * 1e6, mode=_("CUDA graphs") if cuda_graphs else _("eager"))
 
 
-def allreduce_latency_s(link: Link) -> tuple[float, str]:
-    """(fixed seconds of one small all-reduce on ``link``, source)."""
-    return ALLREDUCE_ALPHA_S.get(link.kind, ALLREDUCE_ALPHA_S["pcie"]), ALLREDUCE_SOURCE
+def allreduce_latency_s(link: Link, gpu: GPU) -> tuple[float, str]:
+    """(fixed seconds of one ring hop of a small all-reduce on ``link`` between ``gpu``s, source)."""
+    key = "amd" if gpu.vendor == "AMD" else "nvidia"
+    return ALLREDUCE_HOP_S[key], _("1 KB all-reduce over 8 GPUs (nccl-tests / rccl-tests) / 14 ring hops: {source}"
+                                   ).format(source=AZURE_GUIDE)
 
 
-def link_efficiency() -> tuple[float, str]:
+# xGMI links of an MI300X platform deliver about 48 of their 64 GB/s (CRC and protocol overhead): ROCm blog
+# "Understanding RCCL Bandwidth and xGMI Performance on AMD Instinct MI300X", 2025
+# (https://rocm.blogs.amd.com/software-tools-optimization/mi300x-rccl-xgmi/README.html).
+XGMI_LINK_EFFICIENCY = 48 / 64
+
+
+def link_efficiency(link: Link) -> tuple[float, str]:
     """(share of the link's per-direction bandwidth a ring all-reduce reaches, source)."""
+    if link.id.startswith("amd-if"):
+        return XGMI_LINK_EFFICIENCY, ("ROCm blog, Understanding RCCL Bandwidth and xGMI Performance on AMD Instinct "
+                                      "MI300X (48 of 64 GB/s per link)")
     return DEFAULT_LINK_EFFICIENCY, "Stas Bekman, ML Engineering, network: 80-88 % measured (gpudesk.sizing.time)"

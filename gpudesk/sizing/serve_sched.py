@@ -7,6 +7,10 @@ running request its next decode token, then fills the rest of the token budget (
 prompt chunks, first of requests already being prefilled, then of waiting requests admitted first-come first-
 served while the KV pool holds their prompt and output tokens and fewer than ``max_num_seqs`` run. The prompt's
 last chunk yields the first token (TTFT ends with that step); each later step yields one token (TPOT).
+Without mixing (SGLang's default, vLLM V0 without chunked prefill) a step runs either prompts or decode tokens,
+prompts first, so a prefill pauses every running request (the TPOT interference Sarathi-Serve removes). With
+``num_scheduler_steps`` n > 1 (vLLM V0 multi-step scheduling) decode steps run in blocks of n and waiting requests
+are admitted only between blocks, which adds up to n steps to their TTFT.
 
 Loads (one replica; the load is split evenly over replicas):
 - closed loop, ``concurrency`` C: C clients each send a request when their previous one finishes (vLLM
@@ -49,6 +53,7 @@ class Load:
     batch: int | None = None
     num_prompts: int | None = None
     replicas: int = 1
+    num_scheduler_steps: int = 1
 
 
 @dataclass(frozen=True)
@@ -116,6 +121,8 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     now = 0.0
     busy_batch_time = 0.0
     seq = 0
+    block = max(1, load.num_scheduler_steps)
+    block_left = 0
     limit = min(budget.max_running, max(1, budget.kv_capacity_tokens // per_request_kv))
     if budget.kv_capacity_tokens < per_request_kv:
         limit = 1  # one request at a time, the engine preempts and recomputes (counted as if it fit)
@@ -130,8 +137,8 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     while len(done) < prompts:
         while arrivals and arrivals[0] <= now + 1e-12:
             waiting.append(_Request(arrival_s=arrivals.popleft()))
-        # Admit waiting requests (FCFS) while the KV pool and max_num_seqs allow.
-        while waiting and len(running) + len(prefilling) < limit:
+        # Admit waiting requests (FCFS) while the KV pool and max_num_seqs allow, between multi-step blocks.
+        while block_left == 0 and waiting and len(running) + len(prefilling) < limit:
             prefilling.append(waiting.popleft())
         d = len(running)
         if not prefilling and d == 0:
@@ -139,8 +146,11 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 break
             now = max(now, arrivals[0])
             continue
-        if prefilling:
-            # One mixed step: decode tokens first, then prompt chunks up to the token budget.
+        if prefilling and (block_left == 0 or budget.mixed_prefill):
+            # One step with prompt chunks: mixed with every decode token (decode first, then chunks up to the
+            # token budget), or prompts alone while the decoding requests wait.
+            if not budget.mixed_prefill:
+                d = 0
             room = max(0, budget.token_budget - d)
             chunk_total, attention = 0, 0.0
             completed: list[_Request] = []
@@ -175,7 +185,10 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             next_done = running[0][0]
             k = max(1, next_done - decode_steps)
             context = context_base + d * decode_steps
-            if arrivals and len(running) < limit:
+            if block > 1:
+                block_left = block_left or block
+                k = min(k, block_left)
+            elif arrivals and len(running) < limit:
                 first = steps.step_s(d, context)
                 k = max(1, min(k, math.ceil((arrivals[0] - now) / first)))
             mid = context + d * (k - 1) / 2
@@ -183,6 +196,8 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             now += dt
             busy_batch_time += d * dt
             decode_steps += k
+            if block > 1:
+                block_left -= k
         while running and running[0][0] <= decode_steps:
             _step, _s, req = heapq.heappop(running)
             context_base -= inp + 1 - (_step - out + 1)

@@ -3,8 +3,14 @@
 A step runs every layer once over all its tokens (continuous batching with chunked prefill, Sarathi-Serve,
 Agrawal et al. 2024, arXiv 2403.02310; vLLM ``max_num_batched_tokens``). Its time is
 
-    step = max(bytes / (HBM bandwidth x hbm_efficiency), FLOPs / (dense peak x matmul_efficiency))
+    step = max(weight bytes / HBM rate, matmul FLOPs / matmul rate)          (the GEMMs)
+           + max(KV bytes / HBM rate, attention FLOPs / attention rate)     (attention)
            + layers x per-layer latency + 2 x layers x all-reduce(tokens x hidden x 2 bytes)
+
+Each operator is bound by its own roofline and the operators run one after the other, so their times add
+(per-operator roofline: LLM-Viewer, Yuan et al. 2024, arXiv 2402.16363 section 3; Vidur, arXiv 2405.05465, times
+each operator separately): at a large batch the GEMMs are compute bound while decode attention still streams the
+KV cache, and one max over the whole step would hide the KV read behind the GEMMs.
 
 - Bytes: the weights once per step (for MoE the experts the step's tokens touch: ``E (1 - (1 - k/E)^n)`` of
   ``E`` experts per layer for ``n`` tokens routing to ``k`` each, uniform routing) plus the KV cache every
@@ -64,6 +70,7 @@ class StepModel:
     attention_flops_per_context_token: float  # per decoded token per context token, per GPU
     bytes_per_s: float
     flops_per_s: float
+    attention_flops_per_s: float
     layer_latency_s: float
     allreduce_alpha_s: float
     link_bytes_per_s: float
@@ -81,7 +88,7 @@ class StepModel:
         if self.tp == 1:
             return 0.0
         message = tokens * self.hidden_size * ACTIVATION_BYTES
-        one = self.allreduce_alpha_s + ring_allreduce_bytes(message, self.tp) / self.link_bytes_per_s
+        one = 2 * (self.tp - 1) * self.allreduce_alpha_s + ring_allreduce_bytes(message, self.tp) / self.link_bytes_per_s
         return 2 * self.layers * one
 
     def step_s(self, decode_requests: int, decode_context_tokens: float, prefill_tokens: int = 0,
@@ -92,11 +99,11 @@ class StepModel:
         tokens = decode_requests + prefill_tokens
         if tokens <= 0:
             return 0.0
-        memory_bytes = self.weight_bytes_read(tokens) + decode_context_tokens * self.kv_bytes_per_token
-        flops = tokens * self.flops_per_token + (decode_context_tokens + prefill_attention_tokens) * \
-            self.attention_flops_per_context_token
-        busy = max(memory_bytes / self.bytes_per_s, flops / self.flops_per_s)
-        return busy + self.layers * self.layer_latency_s + self.allreduce_s(tokens)
+        gemm = max(self.weight_bytes_read(tokens) / self.bytes_per_s, tokens * self.flops_per_token / self.flops_per_s)
+        kv_bytes = (decode_context_tokens + prefill_tokens) * self.kv_bytes_per_token
+        attention_flops = (decode_context_tokens + prefill_attention_tokens) * self.attention_flops_per_context_token
+        attention = max(kv_bytes / self.bytes_per_s, attention_flops / self.attention_flops_per_s)
+        return gemm + attention + self.layers * self.layer_latency_s + self.allreduce_s(tokens)
 
 
 def _compute_format(weight_format: str) -> str:
@@ -132,11 +139,13 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     attention = 4.0 * dims.layers * heads_per_gpu * spec.head_dim_resolved
     compute = _compute_format(fmt)
     peak, peak_note = compute_peak_flops(gpu, compute)
-    mm_eff, mm_source = matmul_efficiency(gpu)
+    mm_eff, mm_source = matmul_efficiency(gpu, peak_note.lower())
+    attention_peak, _note = compute_peak_flops(gpu, "bf16")
+    attention_eff, _source = matmul_efficiency(gpu, "bf16")
     hbm_eff, hbm_source = hbm_efficiency(gpu)
     layer_s, layer_source = per_layer_latency_s(gpu, load.cuda_graphs)
-    alpha, alpha_source = allreduce_latency_s(link) if tp > 1 and link is not None else (0.0, "")
-    link_eff, link_source = link_efficiency()
+    alpha, alpha_source = allreduce_latency_s(link, gpu) if tp > 1 and link is not None else (0.0, "")
+    link_eff, link_source = link_efficiency(link) if link is not None else (1.0, "")
     link_bw = (link.bandwidth_gbps_per_direction * 1e9 * link_eff) if link is not None else 1.0
     assumptions = [
         Assumption("hbm_efficiency", f"{hbm_eff:g} of {gpu.memory_bandwidth_gbps:g} GB/s", hbm_source),
@@ -145,7 +154,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     ]
     if tp > 1 and link is not None:
         assumptions.append(Assumption("tp_allreduce", _("2 per layer over {link} ({gbps:g} GB/s per direction x {eff:g}), "
-                                                        "{alpha:g} s latency each").format(
+                                                        "{alpha:g} s per ring hop").format(
             link=link.name, gbps=link.bandwidth_gbps_per_direction, eff=link_eff, alpha=alpha),
             f"Megatron-LM arXiv 1909.08053 section 3; {alpha_source}; {link_source}"))
     return StepModel(
@@ -153,5 +162,5 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         moe_layers=moe_layers, experts=experts, active_experts=spec.moe_active_experts or 0,
         kv_bytes_per_token=kv_per_token, flops_per_token=2.0 * spec.active_params / tp,
         attention_flops_per_context_token=attention, bytes_per_s=gpu.memory_bandwidth_gbps * 1e9 * hbm_eff,
-        flops_per_s=peak * mm_eff, layer_latency_s=layer_s, allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
+        flops_per_s=peak * mm_eff, attention_flops_per_s=attention_peak * attention_eff, layer_latency_s=layer_s, allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
         assumptions=tuple(assumptions))

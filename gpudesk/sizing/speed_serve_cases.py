@@ -86,6 +86,7 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         tp=int(case.get("tp") or 1), replicas=int(case.get("dp") or 1),
         max_num_batched_tokens=case.get("max_num_batched_tokens"), max_num_seqs=case.get("max_num_seqs"),
         cuda_graphs=not bool(case.get("enforce_eager", False)), num_prompts=case.get("num_prompts"),
+        mixed_prefill=case.get("enable_chunked_prefill"), num_scheduler_steps=int(case.get("num_scheduler_steps") or 1),
     )
 
 
