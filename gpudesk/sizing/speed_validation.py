@@ -93,9 +93,10 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
 def classes_of(row: dict[str, Any], vendor: str) -> dict[str, str]:
     """The classes a row is summarised under (from its published configuration)."""
     kind = str(row.get("kind", "train"))
-    out = {"kind": kind, "vendor": vendor}
+    out = {"kind": kind, "vendor": f"{kind} {vendor}"}
     precision = str(row.get("precision") or row.get("weight_format") or "bf16")
-    out["fp8"] = "fp8" if "fp8" in precision else "16-bit" if kind == "train" else precision
+    out["fp8"] = f"{kind} " + ("fp8" if "fp8" in precision else "16-bit" if precision in ("bf16", "fp16", "fp32")
+                               else precision)
     if kind == "train":
         out["pp"] = "pp>1" if int(row.get("pp") or 1) > 1 else "pp=1"
         out["moe"] = "ep>1" if int(row.get("ep") or 1) > 1 else "dense-or-ep=1"

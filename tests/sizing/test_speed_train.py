@@ -131,7 +131,7 @@ def test_published_training_runs_meet_the_bars_reached():
     assert total["within_50_share"] >= 0.80
     assert total["within_20_share"] >= 0.55
     assert total["median_abs_error"] <= 0.18
-    assert 0.8 <= summary["by_class"]["vendor"]["NVIDIA"]["geomean_ratio"] <= 1.25
+    assert 0.8 <= summary["by_class"]["vendor"]["train NVIDIA"]["geomean_ratio"] <= 1.25
     # Dense (no experts) runs: the model's home ground.
     dense = summary["by_class"]["moe"]["dense-or-ep=1"]
     assert dense["within_50_share"] >= 0.9 and dense["median_abs_error"] <= 0.16
@@ -203,3 +203,30 @@ def test_small_moe_micro_batches_are_bound_by_issuing_the_per_expert_fp8_kernels
     assert small.step_time_s >= small.micro_batches * 48 * per_layer
     assert large.breakdown["host_issue_bound_s"] == 0.0
     assert large.tokens_per_s_per_gpu > small.tokens_per_s_per_gpu
+
+
+def test_harness_lists_unanswered_rows_and_reports_the_later_set_apart(tmp_path):
+    rows = [
+        {"id": "a", "kind": "train", "gpu": "h100-sxm5", "measured": {"metric": "tokens_per_s_per_gpu", "value": 100}},
+        {"id": "b", "kind": "train", "gpu": "h100-sxm5", "measured": {"metric": "tokens_per_s_per_gpu", "value": 100}},
+    ]
+    (tmp_path / "train_runs.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    later = dict(rows[0], id="c", measured={"metric": "tokens_per_s_per_gpu", "value": 50})
+    (tmp_path / "later_runs.jsonl").write_text(json.dumps(later) + "\n", encoding="utf-8")
+
+    def predict(row):
+        if row["id"] == "b":
+            raise SizingError("pp", "does not fit")
+        return 110.0
+
+    results = evaluate_speed(tmp_path, {"train": predict})  # serve_runs.jsonl is missing: an empty set
+    summary = summarize_speed(results)
+    assert summary["dev"]["all"]["answered"] == 1 and summary["dev"]["all"]["rows"] == 2
+    assert summary["dev"]["all"]["geomean_ratio"] == pytest.approx(1.1)
+    assert summary["dev"]["unanswered"] == [{"id": "b", "reason": "pp: does not fit"}]
+    assert summary["later"]["all"]["geomean_ratio"] == pytest.approx(2.2)
+    (tmp_path / "serve_runs.jsonl").write_text("not json\n", encoding="utf-8")
+    from gpudesk.sizing.errors import ConfigFileError
+
+    with pytest.raises(ConfigFileError):
+        evaluate_speed(tmp_path, {"train": predict})
