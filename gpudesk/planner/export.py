@@ -76,6 +76,8 @@ def candidate_to_dict(c: Candidate) -> dict[str, Any]:
         "micro_batch_size": c.micro_batch_size,
         "gradient_accumulation": c.gradient_accumulation,
         "tensor_parallel": c.tensor_parallel,
+        "pipeline_parallel": c.pipeline_parallel,
+        "expert_parallel": c.expert_parallel,
         "dominated_by": c.dominated_by,
         "ttft_s": _num(c.ttft_s),
         "tpot_s": _num(c.tpot_s),

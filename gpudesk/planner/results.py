@@ -35,7 +35,8 @@ class Candidate:
     ``meets_latency`` (None without targets).
     Rent vs buy: ``rent`` (the same GPUs rented at the lowest sourced on-demand rate; None without a rate).
     Search: ``micro_batch_size`` and ``gradient_accumulation`` (training: the global batch is kept),
-    ``tensor_parallel`` (the degree chosen for this GPU).
+    ``tensor_parallel`` (the degree chosen for this GPU); ``pipeline_parallel`` / ``expert_parallel`` where only a
+    pipeline or expert-parallel layout fits (gpudesk.planner.train_parallel), else None.
     """
 
     gpu_id: str
@@ -73,6 +74,8 @@ class Candidate:
     micro_batch_size: int | None = None
     gradient_accumulation: int | None = None
     tensor_parallel: int | None = None
+    pipeline_parallel: int | None = None
+    expert_parallel: int | None = None
     dominated_by: str | None = None
     rent: RentVsBuy | None = None
     ttft_s: float | None = None

@@ -243,6 +243,11 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
         found = ctx.search_cache[search_key] = _search(ctx, count, dp, global_batch, usable, safe, timing)
     chosen, smallest = found
     if chosen is None:
+        from gpudesk.planner.train_parallel import parallel_candidate
+
+        staged = parallel_candidate(ctx, gpu, server, count, servers)
+        if staged is not None:
+            return staged
         return Rejected(gpu.id, gpu.name, count, server.id, link.id,
                         [_("does not fit: at least {need} per GPU needed even at micro-batch 1, {gpu} reports {usable} "
                            "usable").format(need=gib(smallest), gpu=gpu.name, usable=gib(usable))])

@@ -230,3 +230,28 @@ def test_harness_lists_unanswered_rows_and_reports_the_later_set_apart(tmp_path)
 
     with pytest.raises(ConfigFileError):
         evaluate_speed(tmp_path, {"train": predict})
+
+
+def test_planner_places_pipeline_and_expert_parallel_layouts_where_zero_alone_does_not_fit(catalog):
+    from gpudesk.planner import plan
+    from gpudesk.planner.profile import requirement_from_dict
+
+    def requirement(model, gpus, tp, global_batch, seq):
+        return requirement_from_dict({
+            "version": 1, "name": "t", "data": {"sample_count": 1_000_000, "modality": "text"},
+            "model": {"model": model, "mode": "train", "precision": "bf16", "seq_len_tokens": seq,
+                      "micro_batch_size": 1, "global_batch_size": global_batch, "tensor_parallel": tp,
+                      "recompute": "auto", "sharding": "auto"},
+            "workload": {"training_share": 1.0}, "software": {"libraries": ["megatron-core"]},
+            "operations": {"max_gpus": gpus, "network_link": "ib-ndr"}})
+
+    # Llama 3 70B at TP 4 on 16 H100s: ZeRO alone does not fit (issue 24); a 4-stage pipeline does.
+    result = plan(requirement("llama-3-70b", 16, 4, 128, 8192), catalog)
+    h100 = next(c for c in result.candidates if c.gpu_id == "h100-sxm5" and c.count == 16)
+    assert h100.pipeline_parallel and h100.pipeline_parallel > 1
+    assert h100.memory.total_bytes <= h100.usable_memory_bytes
+    assert any("pipeline parallel" in text for text, _source in h100.rationale)
+    # DeepSeek-V3 on 64 B200s: experts spread over expert-parallel ranks.
+    result = plan(requirement("deepseek-v3", 64, 1, 4096, 4096), catalog)
+    b200 = next(c for c in result.candidates if c.gpu_id == "b200" and c.count == 64)
+    assert b200.expert_parallel and b200.expert_parallel > 1
