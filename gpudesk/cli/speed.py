@@ -80,7 +80,8 @@ def _training_inputs(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
         m = req.model
         base.update(seq_len=m.seq_len_tokens, micro_batch=m.micro_batch_size, global_batch=m.global_batch_size,
                     precision="fp8" if m.precision == "fp8" else "bf16", tp=m.tensor_parallel,
-                    tokens=req.workload.tokens_to_train)
+                    tokens=req.workload.tokens_to_train or (
+                        (req.data.sample_count or 0) * m.seq_len_tokens * (req.data.epochs or 1.0)) or None)
         return spec, base
     return _spec(args), base
 

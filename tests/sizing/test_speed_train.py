@@ -255,3 +255,13 @@ def test_planner_places_pipeline_and_expert_parallel_layouts_where_zero_alone_do
     result = plan(requirement("deepseek-v3", 64, 1, 4096, 4096), catalog)
     b200 = next(c for c in result.candidates if c.gpu_id == "b200" and c.count == 64)
     assert b200.expert_parallel and b200.expert_parallel > 1
+
+
+def test_estimate_speed_from_a_profile_takes_its_model_batch_and_tokens(capsys):
+    assert main(["estimate", "speed", "--profile", "resources/examples/pretraining-70b.toml", "--gpu", "gb200",
+                 "--count", "256", "--pp", "4", "--vp", "5", "--json"]) == 0
+    train = json.loads(capsys.readouterr().out)["train"]
+    # 488,281,250 sequences of 4096 tokens (the profile's data), 1024 per step: time = tokens / (rate x GPUs).
+    tokens = 488_281_250 * 4096
+    assert train["time_to_result_s"] == pytest.approx(tokens / (train["tokens_per_s_per_gpu"] * 256))
+    assert train["micro_batches"] == 1024 // (256 // (8 * 4))
