@@ -17,7 +17,7 @@ import math
 from gpudesk.cli import CliError
 from gpudesk.i18n import _
 from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
-from gpudesk.sizing.serve_load import ENGINES, KV_DTYPES
+from gpudesk.sizing.serve_load import ENGINES, KV_DTYPES, SERVING_WEIGHT_FORMATS
 
 _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens": "--output-tokens",
           "concurrency": "--concurrency", "request_rate_per_s": "--request-rate", "batch": "--batch",
@@ -47,7 +47,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     load.add_argument("--request-rate", type=_rate, metavar="R",
                       help=_("open loop: Poisson arrivals at R requests per second (inf: all at once)"))
     load.add_argument("--batch", type=int, metavar="N", help=_("offline: N requests submitted at once"))
-    parser.add_argument("--weight-format", choices=WEIGHT_FORMAT_CHOICES, default="checkpoint",
+    parser.add_argument("--weight-format", choices=WEIGHT_FORMAT_CHOICES + tuple(SERVING_WEIGHT_FORMATS),
+                        default="checkpoint",
                         help=_("stored weight format (default: the checkpoint's)"))
     parser.add_argument("--kv-dtype", choices=KV_DTYPES, default="auto", help=_("KV-cache dtype (default auto)"))
     parser.add_argument("--gpu-memory-utilization", type=float, default=None, metavar="F",

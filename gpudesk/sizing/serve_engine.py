@@ -38,7 +38,7 @@ from gpudesk.sizing.memory_inference import (
     weight_bytes,
 )
 from gpudesk.sizing.overheads import GIB, Overheads
-from gpudesk.sizing.serve_load import ServeLoad
+from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
 
@@ -127,7 +127,7 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     if not spec.is_transformer:
         raise ShapeError("model", _("{model}: serving speed needs a transformer shape (layers, hidden size, heads)."
                                     ).format(model=spec.name))
-    fmt = resolve_weight_format(spec, load.weight_format)
+    fmt = resolve_weight_format(spec, storage_weight_format(load.weight_format))
     weights = weight_bytes(spec, fmt) / tp
     kv_dtype = kv_dtype_resolved(load.kv_dtype.lower())
     user_fraction = load.gpu_memory_utilization

@@ -19,6 +19,18 @@ KV_DTYPES = ("auto", "bf16", "fp16", "fp8")
 MAX_TP = 64
 MAX_REPLICAS = 100_000
 MAX_REQUEST_RATE_PER_S = 1e6
+# Weight formats as serving engines and model cards name them -> the storage format of gpudesk.sizing.dtypes with the
+# same bytes. AWQ and GPTQ checkpoints default to groups of 128 (AutoAWQ / AutoGPTQ ``q_group_size=128``); NVFP4 is
+# FP4 (E2M1) with one FP8 scale per 16 values, 4.5 bits (NVIDIA, "Introducing NVFP4", 2025), the bytes of int4
+# with a 16-bit scale and zero per 64 (4 + 32/64 bits).
+SERVING_WEIGHT_FORMATS = {"int4-awq": "int4-g128", "awq": "int4-g128", "int4-gptq": "int4-g128", "gptq": "int4-g128",
+                          "w4a16": "int4-g128", "nvfp4": "int4-g64", "fp8-dynamic": "fp8", "w8a8-fp8": "fp8",
+                          "w8a8": "int8"}
+
+
+def storage_weight_format(weight_format: str) -> str:
+    """The :mod:`gpudesk.sizing.dtypes` format whose bytes a published weight format has (itself when it is one)."""
+    return SERVING_WEIGHT_FORMATS.get(weight_format.lower(), weight_format)
 
 
 @dataclass(frozen=True)

@@ -36,10 +36,19 @@ SMALL_KERNEL_EAGER_S = 10e-6
 # with the residual add), rotary embedding, KV-cache write, the attention launch, the gated activation, the sampler
 # share (vllm/model_executor/models/llama.py LlamaDecoderLayer.forward).
 SMALL_KERNELS_PER_LAYER = 6
-# nccl-tests / rccl-tests all-reduce of 1 KB over 8 GPUs: bus bandwidth 0.07 GB/s on H100 NVLink (NVLS) and
-# 0.04 GB/s on MI300X Infinity Fabric (AZURE_GUIDE), i.e. 1024 x 2 x 7/8 / busbw = 25.6 us and 44.8 us; per ring
-# hop (2 (n-1) = 14 hops) 1.83 us and 3.2 us. PCIe: no measured figure here, the NVLink hop is used (a lower bound).
-ALLREDUCE_HOP_S = {"nvidia": 1024 * 2 * 7 / 8 / 0.07e9 / 14, "amd": 1024 * 2 * 7 / 8 / 0.04e9 / 14}
+# Small-message all-reduce latency. Engines on NVLink use their own one-shot kernel (vLLM custom_all_reduce,
+# TensorRT-LLM customAllReduceKernels): 9.5 / 9.1 / 10.1 us at TP 2 / 4 / 8 for 512 bytes on H100 (vLLM kernel,
+# measured in sgl-project/sglang PR 2904, https://github.com/sgl-project/sglang/pull/2904). Elsewhere the library's
+# ring: nccl-tests / rccl-tests all-reduce of 1 KB over 8 GPUs, bus bandwidth 0.07 GB/s on H100 NVLink and 0.04 GB/s
+# on MI300X Infinity Fabric (AZURE_GUIDE), i.e. 1024 x 2 x 7/8 / busbw = 25.6 us and 44.8 us, 1.83 and 3.2 us per
+# ring hop (2 (n-1) = 14 hops). On Infinity Fabric vLLM's ROCm one-shot kernel (enabled on MI300-series full xGMI
+# meshes) measures 6.3 us for 24 KB at TP 8 on MI355X (vllm-project/vllm PR 39080); no MI300X figure was found, so
+# that one is used for every AMD board.
+CUSTOM_ALLREDUCE_S = {2: 9.5e-6, 4: 9.1e-6, 8: 10.1e-6}
+CUSTOM_ALLREDUCE_SOURCE = "vLLM one-shot custom all-reduce on H100, 512 B: sgl-project/sglang PR 2904"
+AMD_CUSTOM_ALLREDUCE_S = 6.3e-6
+AMD_CUSTOM_ALLREDUCE_SOURCE = "vLLM ROCm one-shot all-reduce, 24 KB at TP 8 on MI355X: vllm-project/vllm PR 39080"
+RING_HOP_S = {"nvidia": 1024 * 2 * 7 / 8 / 0.07e9 / 14, "amd": 1024 * 2 * 7 / 8 / 0.04e9 / 14}
 _PEAK_FIELD = {"bf16": "bf16_dense_tflops", "fp8": "fp8_dense_tflops", "fp4": "fp4_dense_tflops"}
 
 
@@ -85,11 +94,17 @@ def per_layer_latency_s(gpu: GPU, cuda_graphs: bool) -> tuple[float, str]:
         kernels=SMALL_KERNELS_PER_LAYER, us=kernel * 1e6, mode=_("CUDA graphs") if cuda_graphs else _("eager"))
 
 
-def allreduce_latency_s(link: Link, gpu: GPU) -> tuple[float, str]:
-    """(fixed seconds of one ring hop of a small all-reduce on ``link`` between ``gpu``s, source)."""
+def allreduce_latency_s(link: Link, gpu: GPU, tp: int) -> tuple[float, str]:
+    """(fixed seconds of one small all-reduce over ``tp`` GPUs joined by ``link``, source): the engines' one-shot
+    kernel on NVLink and Infinity Fabric meshes, else (PCIe, other vendors) the library ring (2 (tp - 1) hops of
+    the measured per-hop latency)."""
+    if link.id.startswith("amd-if"):
+        return AMD_CUSTOM_ALLREDUCE_S, AMD_CUSTOM_ALLREDUCE_SOURCE
+    if gpu.vendor == "NVIDIA" and link.kind == "nvlink":
+        return CUSTOM_ALLREDUCE_S.get(tp, CUSTOM_ALLREDUCE_S[8]), CUSTOM_ALLREDUCE_SOURCE
     key = "amd" if gpu.vendor == "AMD" else "nvidia"
-    return ALLREDUCE_HOP_S[key], _("1 KB all-reduce over 8 GPUs (nccl-tests / rccl-tests) / 14 ring hops: {source}"
-                                   ).format(source=AZURE_GUIDE)
+    return 2 * (tp - 1) * RING_HOP_S[key], _(
+        "1 KB all-reduce over 8 GPUs (nccl-tests / rccl-tests) / 14 ring hops: {source}").format(source=AZURE_GUIDE)
 
 
 # xGMI links of an MI300X platform deliver about 48 of their 64 GB/s (CRC and protocol overhead): ROCm blog

@@ -3,14 +3,19 @@
 A step runs every layer once over all its tokens (continuous batching with chunked prefill, Sarathi-Serve,
 Agrawal et al. 2024, arXiv 2403.02310; vLLM ``max_num_batched_tokens``). Its time is
 
-    step = max(weight bytes / HBM rate, matmul FLOPs / matmul rate)          (the GEMMs)
+    step = weight bytes / HBM rate + matmul FLOPs / matmul rate              (the GEMMs)
            + max(KV bytes / HBM rate, attention FLOPs / attention rate)     (attention)
+           + tokens x elementwise bytes per token / HBM rate                  (norms, rotary, KV write, activation)
            + layers x per-layer latency + 2 x layers x all-reduce(tokens x hidden x 2 bytes)
 
-Each operator is bound by its own roofline and the operators run one after the other, so their times add
-(per-operator roofline: LLM-Viewer, Yuan et al. 2024, arXiv 2402.16363 section 3; Vidur, arXiv 2405.05465, times
-each operator separately): at a large batch the GEMMs are compute bound while decode attention still streams the
-KV cache, and one max over the whole step would hide the KV read behind the GEMMs.
+The operators run one after the other, so their times add (per-operator accounting: LLM-Viewer, Yuan et al. 2024,
+arXiv 2402.16363 section 3; Vidur, arXiv 2405.05465, times each operator separately): at a large batch the GEMMs
+are compute bound while decode attention still streams the KV cache, and one max over the whole step would hide
+the KV read behind the GEMMs. Within a GEMM the weight stream and the math are added, not overlapped: at serving
+shapes a GEMM reaches neither roofline. Measured cuBLASLt FP8 GEMMs on H100 (Azure AI benchmarking guide) reach
+1011 and 1217 TFLOPS at 2048^3 and 4096^3; the sum of their memory and compute times gives 890 and 1123, the max
+1382 for both (no-overlap case of the Hong & Kim analytical GPU model, ISCA 2009). At batch 1 the sum is the weight
+read, for prefill chunks of thousands of tokens the math.
 
 - Bytes: the weights once per step (for MoE the experts the step's tokens touch: ``E (1 - (1 - k/E)^n)`` of
   ``E`` experts per layer for ``n`` tokens routing to ``k`` each, uniform routing) plus the KV cache every
@@ -20,6 +25,11 @@ KV cache, and one max over the whole step would hide the KV read behind the GEMM
   per decoded token and half that per causal prompt token (PaLM appendix B); all divided by ``tp``.
 - HBM efficiency: the share of the datasheet bandwidth a decode step's reads reach (:mod:`gpudesk.sizing.
   serve_rates`). Matmul efficiency: the catalog's measured MAMF / peak where known, else the vendor figure.
+- Elementwise traffic: the kernels between the GEMMs read and write each token's 16-bit activations (LLM-Viewer
+  counts their memory access per layer): two fused add + RMSNorm (read x and the residual, write both: 8 x hidden),
+  rotary embedding (read and write q and k), the KV-cache write (read k and v, write them to the cache) and the gated
+  activation (read gate and up, write their product: 3 x the expert or MLP width a token uses), per GPU. At a few
+  thousand tokens per step this traffic is comparable to the weights.
 - Per-layer latency: the fixed time of a layer's kernels whatever the batch (launch, synchronisation, the
   minimum duration of a small kernel), with CUDA/HIP graphs or eager (:mod:`gpudesk.sizing.serve_rates`).
 - Tensor parallelism: Megatron-LM's two all-reduces per layer (after attention and after the MLP; Shoeybi et al.
@@ -36,7 +46,7 @@ from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
-from gpudesk.sizing.serve_load import ServeLoad
+from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_rates import (
     allreduce_latency_s,
     compute_peak_flops,
@@ -66,6 +76,7 @@ class StepModel:
     experts: int
     active_experts: int
     kv_bytes_per_token: float  # all layers, per GPU
+    elementwise_bytes_per_token: float  # all layers, per GPU
     flops_per_token: float  # dense matmuls, per GPU
     attention_flops_per_context_token: float  # per decoded token per context token, per GPU
     bytes_per_s: float
@@ -88,7 +99,7 @@ class StepModel:
         if self.tp == 1:
             return 0.0
         message = tokens * self.hidden_size * ACTIVATION_BYTES
-        one = 2 * (self.tp - 1) * self.allreduce_alpha_s + ring_allreduce_bytes(message, self.tp) / self.link_bytes_per_s
+        one = self.allreduce_alpha_s + ring_allreduce_bytes(message, self.tp) / self.link_bytes_per_s
         return 2 * self.layers * one
 
     def step_s(self, decode_requests: int, decode_context_tokens: float, prefill_tokens: int = 0,
@@ -99,11 +110,27 @@ class StepModel:
         tokens = decode_requests + prefill_tokens
         if tokens <= 0:
             return 0.0
-        gemm = max(self.weight_bytes_read(tokens) / self.bytes_per_s, tokens * self.flops_per_token / self.flops_per_s)
+        gemm = self.weight_bytes_read(tokens) / self.bytes_per_s + tokens * self.flops_per_token / self.flops_per_s
         kv_bytes = (decode_context_tokens + prefill_tokens) * self.kv_bytes_per_token
         attention_flops = (decode_context_tokens + prefill_attention_tokens) * self.attention_flops_per_context_token
         attention = max(kv_bytes / self.bytes_per_s, attention_flops / self.attention_flops_per_s)
-        return gemm + attention + self.layers * self.layer_latency_s + self.allreduce_s(tokens)
+        elementwise = tokens * self.elementwise_bytes_per_token / self.bytes_per_s
+        return gemm + attention + elementwise + self.layers * self.layer_latency_s + self.allreduce_s(tokens)
+
+
+def elementwise_bytes_per_token(spec: ModelSpec, tp: int) -> float:
+    """Bytes the elementwise kernels of every layer move per token on one of ``tp`` GPUs (module docstring)."""
+    dims = spec.transformer_dims
+    head_dim = spec.head_dim_resolved
+    q = dims.num_attention_heads * head_dim / tp
+    kv = spec.kv_heads_resolved * head_dim / tp
+    if spec.moe_experts and spec.moe_active_experts:
+        width = (spec.moe_ffn_size or spec.ffn_size or 4 * dims.hidden_size) * (
+            spec.moe_active_experts + (spec.moe_shared_experts or 0))
+    else:
+        width = spec.ffn_size or 4 * dims.hidden_size
+    elements = 8 * dims.hidden_size + 2 * (q + kv) + 4 * kv + 3 * width / tp
+    return elements * ACTIVATION_BYTES * dims.layers
 
 
 def _compute_format(weight_format: str) -> str:
@@ -126,7 +153,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     tp = load.tp
     if tp > 1 and link is None:
         raise SizingError("link", _("tensor parallelism over {tp} GPUs needs the link between them.").format(tp=tp))
-    fmt = resolve_weight_format(spec, load.weight_format)
+    fmt = resolve_weight_format(spec, storage_weight_format(load.weight_format))
     dims = spec.transformer_dims
     total_weights = weight_bytes(spec, fmt) / tp
     experts = spec.moe_experts or 0
@@ -135,16 +162,17 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     expert_bytes = spec.expert_params * bytes_per_param / tp if experts else 0.0
     dense = total_weights - moe_layers * experts * expert_bytes
     kv_per_token = kv_layer_bytes_per_token(spec, kv_dtype, tp) * dims.layers
+    elementwise = elementwise_bytes_per_token(spec, tp)
     heads_per_gpu = dims.num_attention_heads / tp
     attention = 4.0 * dims.layers * heads_per_gpu * spec.head_dim_resolved
-    compute = _compute_format(fmt)
+    compute = _compute_format(load.weight_format if load.weight_format.lower() == "nvfp4" else fmt)
     peak, peak_note = compute_peak_flops(gpu, compute)
     mm_eff, mm_source = matmul_efficiency(gpu, peak_note.lower())
     attention_peak, _note = compute_peak_flops(gpu, "bf16")
     attention_eff, _source = matmul_efficiency(gpu, "bf16")
     hbm_eff, hbm_source = hbm_efficiency(gpu)
     layer_s, layer_source = per_layer_latency_s(gpu, load.cuda_graphs)
-    alpha, alpha_source = allreduce_latency_s(link, gpu) if tp > 1 and link is not None else (0.0, "")
+    alpha, alpha_source = allreduce_latency_s(link, gpu, tp) if tp > 1 and link is not None else (0.0, "")
     link_eff, link_source = link_efficiency(link) if link is not None else (1.0, "")
     link_bw = (link.bandwidth_gbps_per_direction * 1e9 * link_eff) if link is not None else 1.0
     assumptions = [
@@ -154,13 +182,13 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     ]
     if tp > 1 and link is not None:
         assumptions.append(Assumption("tp_allreduce", _("2 per layer over {link} ({gbps:g} GB/s per direction x {eff:g}), "
-                                                        "{alpha:g} s per ring hop").format(
+                                                        "{alpha:g} s latency each").format(
             link=link.name, gbps=link.bandwidth_gbps_per_direction, eff=link_eff, alpha=alpha),
             f"Megatron-LM arXiv 1909.08053 section 3; {alpha_source}; {link_source}"))
     return StepModel(
         layers=dims.layers, hidden_size=dims.hidden_size, tp=tp, dense_weight_bytes=dense, expert_bytes=expert_bytes,
         moe_layers=moe_layers, experts=experts, active_experts=spec.moe_active_experts or 0,
-        kv_bytes_per_token=kv_per_token, flops_per_token=2.0 * spec.active_params / tp,
+        kv_bytes_per_token=kv_per_token, elementwise_bytes_per_token=elementwise, flops_per_token=2.0 * spec.active_params / tp,
         attention_flops_per_context_token=attention, bytes_per_s=gpu.memory_bandwidth_gbps * 1e9 * hbm_eff,
         flops_per_s=peak * mm_eff, attention_flops_per_s=attention_peak * attention_eff, layer_latency_s=layer_s, allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
         assumptions=tuple(assumptions))

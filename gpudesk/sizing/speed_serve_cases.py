@@ -23,7 +23,7 @@ from gpudesk.sizing.speed_serve import ServeLoad, ServeSpeed, serve_speed
 
 # Unit -> factor from the model's base unit (seconds; tokens/s; requests/s).
 _TIME_UNITS = {"s": 1.0, "ms": 1e3}
-_RATE_UNITS = {"tokens/s": 1.0, "tok/s": 1.0, "req/s": 1.0, "requests/s": 1.0}
+_RATE_UNITS = {"tokens/s": 1.0, "tok/s": 1.0, "tokens/s/gpu": 1.0, "tok/s/gpu": 1.0, "req/s": 1.0, "requests/s": 1.0}
 METRICS = ("output_tokens_per_s", "output_tokens_per_s_per_gpu", "requests_per_s", "ttft_s", "tpot_s", "itl_s",
            "e2e_latency_s", "total_tokens_per_s")
 # Interconnect as published -> the catalog link kind it means.
@@ -74,6 +74,9 @@ def intra_link(gpu: GPU, interconnect: str | None) -> Link:
 def load_of_case(case: dict[str, Any]) -> ServeLoad:
     """The :class:`ServeLoad` a row describes (README.md's serving fields)."""
     rate = case.get("request_rate")
+    tp = int(case.get("tp") or 1)
+    # Replicas as published, else every GPU of the run serving: gpus / (tp x pp).
+    replicas = int(case.get("dp") or max(1, int(case.get("gpus") or tp) // (tp * int(case.get("pp") or 1))))
     return ServeLoad(
         engine=str(case.get("engine") or case.get("framework") or "vllm").lower(),
         input_tokens=int(case["input_tokens"]), output_tokens=int(case["output_tokens"]),
@@ -83,7 +86,7 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         weight_format=str(case.get("weight_format") or "checkpoint"),
         kv_dtype=str(case.get("kv_dtype") or "auto"),
         gpu_memory_utilization=case.get("gpu_memory_utilization"),
-        tp=int(case.get("tp") or 1), replicas=int(case.get("dp") or 1),
+        tp=tp, replicas=replicas,
         max_num_batched_tokens=case.get("max_num_batched_tokens"), max_num_seqs=case.get("max_num_seqs"),
         cuda_graphs=not bool(case.get("enforce_eager", False)), num_prompts=case.get("num_prompts"),
         mixed_prefill=case.get("enable_chunked_prefill"), num_scheduler_steps=int(case.get("num_scheduler_steps") or 1),
@@ -142,6 +145,9 @@ def predict_serve_case(case: dict[str, Any]) -> tuple[float, tuple[Assumption, .
     for key in ("model", "gpu", "input_tokens", "output_tokens"):
         if case.get(key) in (None, ""):
             raise SizingError(key, _("the row has no {field}.").format(field=key))
+    if int(case.get("pp") or 1) > 1:
+        raise SizingError("pp", _("pipeline-parallel serving is not modelled; the row runs {pp} pipeline stages.").format(
+            pp=case["pp"]))
     spec = _spec(str(case["model"]))
     gpu = _gpu(str(case["gpu"]))
     load = load_of_case(case)

@@ -110,7 +110,7 @@ def test_long_prompt_prefill_counts_attention(catalog, tmp_path):
     # long-context QPS came out too high. The time to first token at the target rate is at least the prefill's
     # matmuls plus its causal attention, each at its measured rate (gpudesk.sizing.serve_step), and queueing at
     # 2 QPS only adds to it. Alone (batch 1) the prompt takes its 8192-token chunks' matmuls and attention plus, per
-    # chunk, one read of the weights and the fixed per-layer and all-reduce times.
+    # chunk, one read of the weights and the fixed per-layer and all-reduce times, and its tokens' elementwise traffic.
     from gpudesk.sizing.serve_step import step_model
     from gpudesk.sizing.speed_serve import ServeLoad, serve_speed
 
@@ -130,6 +130,7 @@ def test_long_prompt_prefill_counts_attention(catalog, tmp_path):
     chunks = -(-30000 // 8192)
     fixed_s = chunks * (steps.weight_bytes_read(8192) / steps.bytes_per_s + 30000 / chunks * steps.kv_bytes_per_token /
                         steps.bytes_per_s + steps.layers * steps.layer_latency_s + steps.allreduce_s(8192))
+    fixed_s += 30000 * steps.elementwise_bytes_per_token / steps.bytes_per_s
     single = serve_speed(spec, gpu, alone, link).ttft_s
     assert linear_s + attention_s <= single <= linear_s + attention_s + fixed_s
     assert top.ttft_s >= single

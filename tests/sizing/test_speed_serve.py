@@ -46,11 +46,13 @@ def test_batch_one_decode_is_weights_over_bandwidth_plus_layer_latency(catalog):
     weights = spec.params * 2
     kv_per_token = 2 * 32 * 8 * 128 * 2
     mean_context = 128 + 1 + 126 / 2  # context grows from 129 to 255 over the decode steps
-    # GEMMs (weights) and attention (KV) run one after the other, each memory bound at batch 1; 6 short kernels of
-    # 3.4 us per layer (CUDA graphs).
-    hand = weights / bw + mean_context * kv_per_token / bw + 32 * 6 * 3.4e-6
+    # GEMMs (weights, plus their small math at batch 1) and attention (KV) run one after the other; 6 short kernels
+    # of 3.4 us per layer (CUDA graphs).
+    math_s = 2 * spec.params / (gpu.bf16_dense_tflops * 1e12 * gpu.matmul_efficiency)
+    elementwise = (8 * 4096 + 2 * (4096 + 1024) + 4 * 1024 + 3 * 14336) * 2 * 32 / bw  # norms, rotary, KV write, SiLU
+    hand = weights / bw + math_s + mean_context * kv_per_token / bw + elementwise + 32 * 6 * 3.4e-6
     assert serve_rates.VENDOR_HBM_EFFICIENCY["NVIDIA"] == pytest.approx(2.90 / 3.35)
-    assert speed.tpot_s == pytest.approx(hand, rel=0.01)
+    assert speed.tpot_s == pytest.approx(hand, rel=1e-6)
     assert speed.output_tokens_per_s == pytest.approx(128 / speed.e2e_latency_s, rel=0.01)
 
 
@@ -100,3 +102,191 @@ def test_case_prediction_in_the_rows_unit():
     assert err.value.field == "measured.unit"
     with pytest.raises(SizingError):
         predict_serve_case(dict(row, gpu="no-such-gpu"))
+    with pytest.raises(SizingError) as err:
+        predict_serve_case(dict(row, pp=2))
+    assert err.value.field == "pp"
+    per_gpu, _ = predict_serve_case(dict(row, tp=1, dp=4, measured={"metric": "output_tokens_per_s_per_gpu",
+                                                                    "value": 100, "unit": "tokens/s/gpu"}))
+    whole, _ = predict_serve_case(dict(row, tp=1, dp=4, measured={"metric": "output_tokens_per_s", "value": 400,
+                                                                  "unit": "tokens/s"}))
+    assert whole == pytest.approx(4 * per_gpu)
+    # No dp published: every GPU of the run serves (8 GPUs at TP 2: 4 replicas).
+    from gpudesk.sizing.speed_serve_cases import load_of_case
+    assert load_of_case(dict(row, tp=2, gpus=8)).replicas == 4
+
+
+# --- engine memory budget (gpudesk.sizing.serve_engine) ---------------------------------------------------------
+
+def test_vllm_kv_pool_is_its_memory_fraction_less_weights_activations_and_runtime(catalog):
+    from gpudesk.sizing.memory_inference import prefill_workspace_bytes
+    from gpudesk.sizing.overheads import Overheads
+    from gpudesk.sizing.serve_engine import engine_budget
+
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    budget = engine_budget(spec, gpu, ServeLoad(input_tokens=1000, output_tokens=1000, concurrency=8))
+    o = Overheads()
+    runtime = o.cuda_context_bytes + o.inference_runtime_bytes
+    hand_kv = gpu.memory_bytes * 0.9 - spec.params * 2 - prefill_workspace_bytes(spec, 8192) - runtime
+    assert budget.kv_bytes == pytest.approx(hand_kv)
+    assert budget.kv_capacity_tokens == int(hand_kv // (2 * 32 * 8 * 128 * 2))
+    assert (budget.token_budget, budget.max_running) == (8192, 1024)  # >= 70 GiB, not an A100
+    fp8 = engine_budget(spec, gpu, ServeLoad(input_tokens=1000, output_tokens=1000, concurrency=8, kv_dtype="fp8"))
+    assert fp8.kv_capacity_tokens == int(hand_kv // (2 * 32 * 8 * 128 * 1))
+    a100 = engine_budget(spec, catalog.gpu("a100-80-sxm4"), ServeLoad(input_tokens=10, output_tokens=10, batch=1))
+    assert (a100.token_budget, a100.max_running) == (2048, 256)
+
+
+def test_sglang_static_fraction_holds_weights_and_pool_and_shrinks_with_tp(catalog):
+    from gpudesk.sizing.serve_engine import engine_budget
+
+    spec = _spec(catalog, "llama-3.1-70b")
+    gpu = catalog.gpu("h100-sxm5")
+    tp4 = engine_budget(spec, gpu, ServeLoad(engine="sglang", input_tokens=100, output_tokens=100, batch=1, tp=4))
+    assert tp4.memory_fraction == 0.85 and not tp4.mixed_prefill
+    assert tp4.kv_bytes == pytest.approx(gpu.memory_bytes * 0.85 - spec.params * 2 / 4)
+    mine = engine_budget(spec, gpu, ServeLoad(engine="sglang", input_tokens=100, output_tokens=100, batch=1, tp=4,
+                                              gpu_memory_utilization=0.88))
+    assert mine.kv_bytes - tp4.kv_bytes == pytest.approx(gpu.memory_bytes * 0.03)
+
+
+def test_trtllm_fraction_is_of_the_memory_left_free(catalog):
+    from gpudesk.sizing.memory_inference import prefill_workspace_bytes
+    from gpudesk.sizing.overheads import Overheads
+    from gpudesk.sizing.serve_engine import engine_budget
+
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h200-sxm")
+    b = engine_budget(spec, gpu, ServeLoad(engine="trtllm", input_tokens=100, output_tokens=100, batch=1,
+                                           weight_format="fp8"))
+    o = Overheads()
+    free = gpu.memory_bytes - spec.params * 1 - prefill_workspace_bytes(spec, 8192) - o.cuda_context_bytes - \
+        o.inference_runtime_bytes
+    assert b.kv_bytes == pytest.approx(0.9 * free)
+    assert b.mixed_prefill and b.max_running == 2048
+
+
+# --- step model (gpudesk.sizing.serve_step) --------------------------------------------------------------------
+
+def test_large_batch_step_adds_gemm_compute_and_kv_read(catalog):
+    """At 512 decoding requests the GEMMs are compute bound and the KV read still adds its own time."""
+    from gpudesk.sizing.serve_step import step_model
+
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    steps = step_model(spec, gpu, ServeLoad(input_tokens=1000, output_tokens=1000, batch=512), None, "bf16")
+    context = 512 * 1500
+    bw = gpu.memory_bandwidth_gbps * 1e9 * 2.90 / 3.35
+    gemm = 512 * 2 * spec.active_params / (gpu.bf16_dense_tflops * 1e12 * gpu.matmul_efficiency)
+    assert gemm > spec.params * 2 / bw  # compute bound
+    kv = context * 2 * 32 * 8 * 128 * 2 / bw
+    attention_flops = context * 4 * 32 * 32 * 128 / (gpu.bf16_dense_tflops * 1e12 * gpu.matmul_efficiency)
+    assert kv > attention_flops  # memory bound
+    elementwise = 512 * (8 * 4096 + 2 * (4096 + 1024) + 4 * 1024 + 3 * 14336) * 2 * 32 / bw
+    # The GEMMs stream the weights and do the math one after the other (serve_step docstring).
+    hand = spec.params * 2 / bw + gemm + kv + elementwise + 32 * 6 * 3.4e-6
+    assert steps.step_s(512, context) == pytest.approx(hand, rel=1e-6)
+
+
+def test_moe_step_reads_only_the_experts_its_tokens_touch(catalog):
+    from gpudesk.sizing.serve_step import step_model
+
+    spec = _spec(catalog, "mixtral-8x7b")
+    steps = step_model(spec, catalog.gpu("h100-sxm5"), ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=1),
+                       None, "bf16")
+    experts = steps.moe_layers * steps.experts * steps.expert_bytes
+    # One token routes to 2 of 8 experts per layer: 1 - (1 - 2/8)^1 = 1/4 of the expert weights.
+    assert steps.weight_bytes_read(1) == pytest.approx(steps.dense_weight_bytes + experts / 4)
+    # Four tokens: 1 - (3/4)^4 = 68.4 %.
+    assert steps.weight_bytes_read(4) == pytest.approx(steps.dense_weight_bytes + experts * (1 - 0.75 ** 4))
+    assert steps.weight_bytes_read(4096) == pytest.approx(steps.dense_weight_bytes + experts)
+
+
+def test_tp_allreduce_is_alpha_beta_on_the_link(catalog):
+    """Two all-reduces per layer: latency + ring volume 2 (n-1)/n x tokens x hidden x 2 bytes over the link."""
+    from gpudesk.sizing import serve_rates
+    from gpudesk.sizing.serve_step import step_model
+
+    spec = _spec(catalog, "llama-3.1-70b")
+    nvlink = catalog.link("nvlink4")
+    h100 = catalog.gpu("h100-sxm5")
+    steps = step_model(spec, h100, ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=8), nvlink, "bf16")
+    message = 64 * 8192 * 2
+    one = 10.1e-6 + 2 * 7 / 8 * message / (450e9 * 0.8)
+    assert steps.allreduce_s(64) == pytest.approx(2 * 80 * one)
+    # MI300X over Infinity Fabric: vLLM's ROCm one-shot kernel (6.3 us) and 48 of 64 GB/s per xGMI link.
+    mi = step_model(spec, catalog.gpu("mi300x"), ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=8),
+                    catalog.link("amd-if-mi300x"), "bf16")
+    assert mi.allreduce_s(1) == pytest.approx(2 * 80 * (6.3e-6 + 2 * 7 / 8 * 8192 * 2 / (448e9 * 0.75)))
+    # Over PCIe no one-shot kernel: the library ring, 2 (n-1) hops of the measured NCCL hop (25.6 us / 14).
+    pcie = step_model(spec, catalog.gpu("l40s"), ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=4,
+                                                           weight_format="fp8"), catalog.link("pcie4-x16"), "bf16")
+    hop = serve_rates.RING_HOP_S["nvidia"]
+    assert hop == pytest.approx(1024 * 2 * 7 / 8 / 0.07e9 / 14)
+    assert pcie.allreduce_s(1) == pytest.approx(2 * 80 * (6 * hop + 2 * 3 / 4 * 8192 * 2 / (31.5e9 * 0.8)))
+
+
+# --- scheduler (gpudesk.sizing.serve_sched) --------------------------------------------------------------------
+
+def test_one_request_alone_is_prefill_then_decode_steps(catalog):
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    s = serve_speed(spec, gpu, ServeLoad(input_tokens=512, output_tokens=64, concurrency=1, num_prompts=3))
+    assert s.e2e_latency_s == pytest.approx(s.ttft_s + 63 * s.tpot_s, rel=1e-9)
+    assert s.requests_per_s == pytest.approx(1 / s.e2e_latency_s, rel=1e-6)
+    assert s.batch == pytest.approx(1.0, rel=1e-6)
+
+
+def test_multi_step_blocks_delay_new_requests(catalog):
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("a100-80-sxm4")
+    base = dict(input_tokens=220, output_tokens=194, request_rate_per_s=4.0, num_prompts=300)
+    one = serve_speed(spec, gpu, ServeLoad(**base))
+    ten = serve_speed(spec, gpu, ServeLoad(**base, num_scheduler_steps=10))
+    # A request arriving inside a 10-step block waits for it: about 4.5 more steps of ~10 ms on average.
+    assert ten.ttft_s - one.ttft_s == pytest.approx(4.5 * one.tpot_s, rel=0.5)
+
+
+def test_prefill_in_its_own_steps_pauses_decoding(catalog):
+    """Without mixing (SGLang's default) every prompt stops the running requests for a step: TPOT rises."""
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    base = dict(input_tokens=2000, output_tokens=200, request_rate_per_s=8.0, num_prompts=200)
+    mixed = serve_speed(spec, gpu, ServeLoad(**base, mixed_prefill=True))
+    apart = serve_speed(spec, gpu, ServeLoad(**base, mixed_prefill=False))
+    assert apart.tpot_s > 1.1 * mixed.tpot_s
+    assert apart.output_tokens_per_s == pytest.approx(mixed.output_tokens_per_s, rel=0.05)  # both keep up
+
+
+def test_open_loop_below_capacity_delivers_the_rate_and_above_it_queues(catalog):
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    light = serve_speed(spec, gpu, ServeLoad(input_tokens=500, output_tokens=200, request_rate_per_s=2.0,
+                                             num_prompts=400))
+    assert light.requests_per_s == pytest.approx(2.0, rel=0.1)
+    flood_small = serve_speed(spec, gpu, ServeLoad(input_tokens=500, output_tokens=200, request_rate_per_s=math.inf,
+                                                   num_prompts=2000, max_num_seqs=64))
+    flood_large = serve_speed(spec, gpu, ServeLoad(input_tokens=500, output_tokens=200, request_rate_per_s=math.inf,
+                                                   num_prompts=4000, max_num_seqs=64))
+    # All at once with 64 slots: the mean wait grows with the queue (twice the prompts, about twice the wait).
+    assert flood_large.ttft_s == pytest.approx(2 * flood_small.ttft_s, rel=0.1)
+    assert flood_small.batch == pytest.approx(64, rel=0.05)
+
+
+def test_published_weight_format_names_map_to_their_bytes(catalog):
+    """AWQ / GPTQ are int4 in groups of 128 (4.25 bits); NVFP4 is 4.5 bits and runs on FP4 tensor cores."""
+    from gpudesk.sizing.memory_inference import weight_bytes
+    from gpudesk.sizing.serve_engine import engine_budget
+    from gpudesk.sizing.serve_step import step_model
+
+    spec = _spec(catalog, "llama-3.1-70b")
+    gpu = catalog.gpu("b200")
+    awq = engine_budget(spec, gpu, ServeLoad(input_tokens=10, output_tokens=10, batch=1, weight_format="int4-awq"))
+    assert awq.weights_bytes == pytest.approx(weight_bytes(spec, "int4-g128"))
+    nvfp4 = step_model(spec, gpu, ServeLoad(input_tokens=10, output_tokens=10, batch=1, weight_format="nvfp4"), None,
+                       "fp8")
+    assert nvfp4.dense_weight_bytes == pytest.approx(weight_bytes(spec, "int4-g64"))
+    assert nvfp4.flops_per_s == pytest.approx(gpu.fp4_dense_tflops * 1e12 * 1382.2 / 1978.9)
+    with pytest.raises(SizingError) as err:
+        engine_budget(spec, gpu, ServeLoad(input_tokens=10, output_tokens=10, batch=1, weight_format="int3-magic"))
+    assert err.value.field == "weight_format"
