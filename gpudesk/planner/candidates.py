@@ -57,7 +57,7 @@ class PlanContext:
     train_work: tuple[float, float, str, float] | None = None
     # (GPUs, data-parallel GPUs, usable bytes, safe-line bytes, bridge GB/s, bottleneck GB/s, achievable FLOP/s,
     #  synced params) -> (chosen setting or None, smallest per-GPU total bytes)
-    search_cache: dict[tuple[int, int, int, int, float | None, float, float, int], TrainSearch] = field(
+    search_cache: dict[tuple[object, ...], TrainSearch] = field(
         default_factory=dict)
 
     @classmethod

@@ -10,6 +10,7 @@ from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.tco import RentVsBuy, Tco
 from gpudesk.sizing.estimate import MemoryEstimate
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.speed_bands import ErrorBand
 
 Rationale = tuple[str, str]  # (decision, rule or datasheet source)
 
@@ -76,6 +77,7 @@ class Candidate:
     tensor_parallel: int | None = None
     pipeline_parallel: int | None = None
     expert_parallel: int | None = None
+    speed_error_band: ErrorBand | None = None
     dominated_by: str | None = None
     rent: RentVsBuy | None = None
     ttft_s: float | None = None

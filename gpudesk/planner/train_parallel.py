@@ -17,6 +17,7 @@ from gpudesk.catalog.records import GPU, Server
 from gpudesk.i18n import _
 from gpudesk.planner.candidates import PlanContext, fmt_duration, gib, intra_link
 from gpudesk.planner.results import Candidate
+from gpudesk.planner.train_step import attach_error_band, framework_profile
 from gpudesk.sizing.capacity import fit
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
@@ -45,17 +46,6 @@ def _powers(limit: int) -> list[int]:
         out.append(n)
         n *= 2
     return out
-
-
-def _framework(ctx: PlanContext) -> str:
-    names = " ".join([ctx.req.software.framework or ""] + list(ctx.req.software.libraries)).lower()
-    if "nemo" in names:
-        return "nemo"
-    if "megatron" in names:
-        return "megatron"
-    if "deepspeed" in names:
-        return "deepspeed"
-    return "torchtitan-compile" if ctx.req.model.compiled else "hf-trainer"
 
 
 def parallel_layouts(ctx: PlanContext, gpu: GPU, server: Server, count: int) -> list[_Layout]:
@@ -94,7 +84,7 @@ def parallel_layouts(ctx: PlanContext, gpu: GPU, server: Server, count: int) -> 
                                        micro_batch=micro, tp=t, pp=pp, ep=ep,
                                        precision="bf16" if m.precision == "fp16" else m.precision,
                                        sharding="distributed-optimizer", recompute=recompute,
-                                       framework=_framework(ctx), gpus_per_node=min(count, server.max_gpus),
+                                       framework=framework_profile(ctx), gpus_per_node=min(count, server.max_gpus),
                                        intra_gbps=link.bandwidth_gbps_per_direction, intra_name=link.name,
                                        inter_gbps=ctx.network.bandwidth_gbps_per_direction,
                                        inter_name=ctx.network.name)
@@ -150,6 +140,7 @@ def parallel_candidate(ctx: PlanContext, gpu: GPU, server: Server, count: int, s
         cand.rationale.append((_("time to result {time} vs deadline {deadline}").format(
             time=fmt_duration(cand.time_to_result_s), deadline=fmt_duration(w.deadline_s)),
             "requirement: workload.deadline_s"))
+    attach_error_band(cand)
     if not cand.fits:
         cand.warnings.append(_("Over the safe line by {over}: expect allocator retries and OOMs under load (article 3.1: "
                                "keep 15-20 % free)").format(over=gib(-f.headroom_bytes)))

@@ -142,7 +142,8 @@ class TrainSetup:
     ``gpus`` in all, ``gpus_per_node`` the NVLink domain (8 for HGX, 72 for an NVL72 rack), ``intra_gbps`` /
     ``inter_gbps`` per-GPU per-direction GB/s of the NVLink (or PCIe) and the scale-out NIC. Parallel degrees
     ``tp pp vp cp ep etp``; ``global_batch`` and ``micro_batch`` in sequences of ``seq_len`` tokens;
-    ``tokens`` to train (for time to result, optional).
+    ``tokens`` to train (for time to result, optional). ``adapter_params``: the trainable parameters of a
+    LoRA / QLoRA run (the base model frozen), None for full training.
     """
 
     gpus: int
@@ -165,6 +166,7 @@ class TrainSetup:
     intra_name: str = "NVLink"
     inter_name: str = "network"
     tokens: float | None = None
+    adapter_params: float | None = None
 
 
 @dataclass(frozen=True)
@@ -313,12 +315,14 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     layers_local = sh.layers / s.pp
     moe_local = sh.moe_layers / s.pp
 
-    # GEMMs (dense part compute bound; experts on a roofline over the tokens each local expert receives).
-    dense_flops = 6 * sh.dense_gemm_params / (s.tp * s.pp) * tokens_mb
+    # GEMMs (dense part compute bound; experts on a roofline over the tokens each local expert receives). A frozen
+    # base (LoRA) skips the weight gradients: forward 2 + input gradients 2 FLOPs per parameter (Hu et al. 2021).
+    per_param = 4 if s.adapter_params else 6
+    dense_flops = per_param * sh.dense_gemm_params / (s.tp * s.pp) * tokens_mb
     t_dense = dense_flops / gemm_rate
     t_expert = 0.0
     if sh.experts and sh.expert_gemm_params:
-        expert_flops = 6 * sh.expert_gemm_params / (s.tp * s.pp) * tokens_mb
+        expert_flops = per_param * sh.expert_gemm_params / (s.tp * s.pp) * tokens_mb
         local_experts = max(1.0, sh.experts / (s.ep * s.etp))
         weight_bytes = (1 if fp8 else 2) * sh.expert_params_total / (s.ep * s.etp * s.pp)
         # Read each local expert's weights 3 times (forward, two backward GEMMs); gradients written once in fp32.
@@ -392,8 +396,9 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
 
     # Data-parallel gradient sync (and FSDP weight gathers) on the dense shard and the expert shard.
     sharding = "fsdp" if s.sharding in ("fsdp", "zero3") else s.sharding
-    dense_params_gpu = (spec.params - sh.expert_params_total) / (s.tp * s.pp)
-    expert_params_gpu = sh.expert_params_total / (s.ep * s.etp * s.pp)
+    # Only trainable parameters have gradients to sync and optimizer states to update: the adapters under LoRA.
+    dense_params_gpu = (s.adapter_params or spec.params - sh.expert_params_total) / (s.tp * s.pp)
+    expert_params_gpu = 0.0 if s.adapter_params else sh.expert_params_total / (s.ep * s.etp * s.pp)
     dp_dense = s.gpus // (s.tp * s.pp)
     dp_expert = max(1, s.gpus // (s.ep * s.etp * s.pp))
     dp_bytes = data_parallel_bytes(dense_params_gpu, dp_dense, sharding) if dp_dense > 1 else 0.0

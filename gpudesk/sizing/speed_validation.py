@@ -118,7 +118,7 @@ def _vendor(gpu_id: str) -> str:
 Predictor = Callable[[dict[str, Any]], float]
 
 
-def _train_predictor(row: dict[str, Any]) -> float:
+def train_predictor(row: dict[str, Any]) -> float:
     from gpudesk.sizing.speed_train_cases import predict_train_case
 
     return predict_train_case(row)[0]
@@ -133,7 +133,7 @@ def _serve_predictor(row: dict[str, Any]) -> float:
 def evaluate_speed(folder: Path | None = None, predictors: dict[str, Predictor] | None = None) -> list[SpeedRow]:
     """Predict every row of the dev and later sets in ``folder`` (default :func:`speed_cases_dir`)."""
     base = folder or speed_cases_dir()
-    use = predictors or {"train": _train_predictor, "serve": _serve_predictor}
+    use = predictors or {"train": train_predictor, "serve": _serve_predictor}
     results: list[SpeedRow] = []
     for set_name, files in SET_FILES.items():
         for name in files:
