@@ -133,8 +133,14 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
     except SizingError as exc:
         field = str(getattr(exc, "field", ""))
         raise CliError(f"{_FLAGS.get(field, field)}: {getattr(exc, 'detail', None) or exc}") from exc
+    from gpudesk.sizing.speed_bands import train_band
+
+    band = train_band(gpu.id, args.pp, args.ep)
     if args.json:
-        print(json.dumps({"train": speed.to_dict(), "assumptions": [a.to_dict() for a in speed.assumptions]},
+        train = speed.to_dict()
+        train["expected_error_band"] = None if band is None else dict(
+            band.to_dict(), step_time_range_s=list(band.time_range(speed.step_time_s)))
+        print(json.dumps({"train": train, "assumptions": [a.to_dict() for a in speed.assumptions]},
                          indent=2, ensure_ascii=False))
         return 0
     s = setup_values
@@ -153,6 +159,13 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
     ]
     if speed.time_to_result_s is not None:
         lines.append(_("time to result: {days:.1f} days").format(days=speed.time_to_result_s / 86400))
+    if band is not None:
+        low, high = band.time_range(speed.step_time_s)
+        lines.append(_("expected error: on {rows} published runs of its class ({klass}) the model's speed was "
+                       "{p10:.2f}-{p90:.2f}x the measured one (10th-90th percentile; within 20 % on {share:.0%}, the "
+                       "rest are misses); measured step likely {low:.3f}-{high:.3f} s (gpudesk estimate accuracy)").format(
+            rows=band.rows, klass=band.klass, p10=band.ratio_p10, p90=band.ratio_p90, share=band.within_20_share,
+            low=low, high=high))
     lines += ["", _("per step:")] + [f"  {name:<28}{seconds:>10.3f} s" for name, seconds in speed.breakdown.items()]
     lines += ["", _("assumptions:")] + [f"  {a.name}: {a.value}  [{a.source}]" for a in speed.assumptions]
     print("\n".join(lines))

@@ -13,8 +13,8 @@ One micro-batch on one GPU (one pipeline stage, one tensor/context/expert shard)
   Expert GEMMs are timed on a roofline (Williams et al. 2009): a grouped GEMM over few tokens per expert is
   bound by reading the expert weights, not by FLOPs.
 - **Attention**: forward ``4 x s x d_attn`` FLOPs per token per layer, halved for a causal mask that FlashAttention
-  skips, x3 for forward + backward (PaLM, Chowdhery et al. 2022, arXiv 2204.02311 appendix B; Narayanan et al.
-  2021 eq. 3). FlashAttention reaches about half of the 16-bit peak in forward + backward (FlashAttention-2,
+  skips (PaLM, Chowdhery et al. 2022, arXiv 2204.02311 appendix B; Narayanan et al. 2021 eq. 3); forward +
+  backward execute 3.5x the forward, the backward recomputing the scores (:data:`FLASH_BACKWARD_SHARE`). FlashAttention reaches about half of the 16-bit peak in forward + backward (FlashAttention-2,
   Dao 2023, arXiv 2307.08691: 50-73 % forward, lower backward; FlashAttention-3, Shah et al. 2024, arXiv
   2407.08608: 75 % forward on H100): :data:`ATTENTION_EFFICIENCY`.
 - **Other kernels** (norms, residual adds, activation functions, rotary, dropout, softmax statistics, MoE
@@ -72,6 +72,11 @@ FP8_SHARE_OF_BF16_EFFICIENCY = 0.80
 # the new asynchronous tensor-core instructions: "only 35 % utilization on H100" (FlashAttention-3, Shah et al.
 # 2024, arXiv 2407.08608); FlashAttention-3 / cuDNN fused attention (Transformer Engine): 75 % forward, ~0.5 both.
 ATTENTION_EFFICIENCY = {"fa2": {"Ampere": 0.50, "default": 0.35}, "cudnn": {"default": 0.50}}
+# FlashAttention's backward pass does 2.5x the forward's matmul FLOPs: it recomputes S = QK^T and P from the saved
+# softmax statistics, then forms dV, dP, dQ and dK (5 matmuls against 2; Dao 2023, arXiv 2307.08691 section 3.1.2;
+# flash-attention benchmarks/benchmark_flash_attention.py counts bwd = 2.5 x fwd). The kernel efficiencies above are
+# measured against that count.
+FLASH_BACKWARD_SHARE = 2.5
 # Stas Bekman (ML Engineering, compute/accelerator): measured memory bandwidth is ~80-90 % of the datasheet.
 HBM_EFFICIENCY = 0.80
 # Korthikanti et al. 2022: saved values written in forward, read in backward, their gradients written.
@@ -331,8 +336,10 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     recompute_gemm = 4 / 3 if s.recompute == "full" else 1.0
     t_gemm = (t_dense + t_expert) * recompute_gemm
 
-    attn_flops = 12 * sh.q_width * sh.attention_context * layers_local / s.tp * tokens_mb
-    attn_factor = {"full": 4 / 3, "selective": 4 / 3, "none": 1.0}[s.recompute]
+    # Executed FLOPs: FlashAttention's backward recomputes the scores (5 matmuls to the forward's 2), 2.5x the forward.
+    attn_flops = 4 * (1 + FLASH_BACKWARD_SHARE) * sh.q_width * sh.attention_context * layers_local / s.tp * tokens_mb
+    redo = (2 + FLASH_BACKWARD_SHARE) / (1 + FLASH_BACKWARD_SHARE)
+    attn_factor = {"full": redo, "selective": redo, "none": 1.0}[s.recompute]
     t_attn = attn_flops * attn_factor / attn_rate
 
     saved = NON_GEMM_PASSES * sh.saved_bytes_per_token_layer * tokens_mb * layers_local / s.tp

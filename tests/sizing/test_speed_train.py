@@ -147,6 +147,15 @@ def test_estimate_speed_cli_json_and_errors(capsys):
         assert key in train
     assert math.isclose(train["time_to_result_s"], 1e12 / (train["tokens_per_s_per_gpu"] * 64), rel_tol=1e-9)
     assert {a["name"] for a in out["assumptions"]} >= {"matmul_efficiency", "framework", "pipeline_bubble"}
+    # The expected error band of a pipeline-parallel H100 run: the H100 runs of the harness (enough of them).
+    band = train["expected_error_band"]
+    assert band["class"] == "gpu:h100-sxm5" and band["rows"] >= 8 and band["ratio_p10"] < 1 < band["ratio_p90"]
+    low, high = band["step_time_range_s"]
+    assert low == pytest.approx(train["step_time_s"] * band["ratio_p10"]) and high > train["step_time_s"]
+    assert main(["estimate", "speed", "--model", "llama-3-70b", "--gpu", "h100-sxm5", "--count", "64", "--tp", "4",
+                 "--pp", "8", "--global-batch", "128", "--seq", "8k"]) == 0
+    text = capsys.readouterr().out
+    assert "expected error: on" in text and "(gpu:h100-sxm5)" in text and "the rest are misses" in text
     assert main(["estimate", "speed", "--model", "llama-3-70b", "--gpu", "h100-sxm5", "--count", "10", "--tp", "4"]) != 0
     assert "--count" in capsys.readouterr().err
     assert main(["estimate", "speed", "--model", "llama-3-8b", "--gpu", "h100-sxm5", "--input-tokens", "100"]) != 0
