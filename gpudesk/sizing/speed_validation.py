@@ -228,3 +228,26 @@ def speed_report_lines(results: list[SpeedRow], summary: dict[str, Any]) -> list
             for value, sub in values.items():
                 lines.append(f"  {cls} {value:<16} {fmt(sub)}")
     return lines
+
+
+SPEED_CLASSES = ("kind", "vendor", "gpu", "pp", "moe", "fp8", "engine")
+
+
+def speed_class_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per (set, class, value) of :func:`summarize_speed`'s output, for a table: runs, answered, shares
+    within 20 % and 50 %, median error, geometric-mean ratio and ``misses`` (runs more than 50 % off, plus the
+    runs the model does not answer)."""
+    out: list[dict[str, Any]] = []
+    for set_name in SET_FILES:
+        part = summary.get(set_name) or {}
+        for cls in SPEED_CLASSES:
+            for value, s in sorted((part.get("by_class") or {}).get(cls, {}).items()):
+                misses = s["rows"] - round(s["within_50_share"] * s["answered"])
+                out.append({"set": set_name, "class": cls, "value": value, "misses": misses, **s})
+    return out
+
+
+def load_speed_accuracy() -> list[dict[str, Any]]:
+    """Predict every bundled measured run and return :func:`speed_class_rows` (what "How accurate is this?" shows
+    for speed)."""
+    return speed_class_rows(summarize_speed(evaluate_speed()))
