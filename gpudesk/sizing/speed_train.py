@@ -100,14 +100,17 @@ RECOMPUTES = ("none", "selective", "full")
 @dataclass(frozen=True)
 class Framework:
     """An implementation profile: ``non_gemm_traffic`` (memory passes of the non-GEMM kernels relative to fused
-    ones), ``tp_overlap`` (share of tensor-parallel collective time hidden behind GEMMs), ``source``, and the
-    attention kernel family (``cudnn`` / FlashAttention-3 class, or ``fa2``)."""
+    ones), ``tp_overlap`` (share of tensor-parallel collective time hidden behind GEMMs), ``source``, the
+    attention kernel family (``cudnn`` / FlashAttention-3 class, or ``fa2``), and what its selective recompute
+    redoes: ``selective_mm_share`` of the forward matmuls and, when ``selective_attention``, the attention core."""
 
     name: str
     non_gemm_traffic: float
     tp_overlap: float
     source: str
     attention_kernel: str = "cudnn"
+    selective_mm_share: float = 0.0
+    selective_attention: bool = True
 
 
 # Eager PyTorch runs each pointwise op as its own kernel over HBM: RMSNorm upcast, square, mean, rsqrt, multiply,
@@ -117,6 +120,11 @@ class Framework:
 # attention unchanged, and the fused non-GEMM kernels 5 % of that step in this model, eager moves
 # 1 + 0.157 / 0.05 = ~4x the non-GEMM bytes, in line with the op count above.
 _EAGER = 4.0
+# torchtitan's selective activation checkpointing (selective_ac_option "op", its default) saves the outputs of the
+# compute ops, SDPA included, "except every second mm": half of the forward matmuls run again in backward and the
+# attention core does not (torchtitan/distributed/activation_checkpoint.py, _custom_policy). Megatron-Core's
+# selective recompute redoes only the core attention (Korthikanti et al. 2022 section 5).
+_TORCHTITAN_SAC = (0.5, False)
 FRAMEWORKS: dict[str, Framework] = {
     "megatron": Framework("megatron", 1.0, 0.6,
                           "Megatron-Core with Transformer Engine fused kernels (one pass, 1.0); TP communication "
@@ -127,10 +135,10 @@ FRAMEWORKS: dict[str, Framework] = {
                                     "torch.compile fuses the pointwise kernels as Transformer Engine does (1.0); "
                                     "vanilla DTensor TP does not overlap its collectives (torchtitan async-TP "
                                     "benchmark, June 2025: async TP is 1.09-1.16x faster); attention through "
-                                    "PyTorch SDPA (FlashAttention-2 kernels)", "fa2"),
+                                    "PyTorch SDPA (FlashAttention-2 kernels)", "fa2", *_TORCHTITAN_SAC),
     "torchtitan-eager": Framework("torchtitan-eager", _EAGER, 0.0,
                                   "torchtitan benchmarks/llama3_h100_202412_torchtitan.md: compile is 1.16x eager; "
-                                  "SDPA FlashAttention-2", "fa2"),
+                                  "SDPA FlashAttention-2", "fa2", *_TORCHTITAN_SAC),
     "deepspeed": Framework("deepspeed", _EAGER, 0.0,
                            "eager PyTorch modules under ZeRO (no kernel fusion by default): the eager factor "
                            "measured by torchtitan (compile 1.16x eager); FlashAttention-2", "fa2"),
@@ -333,13 +341,14 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         # Read each local expert's weights 3 times (forward, two backward GEMMs); gradients written once in fp32.
         expert_bytes = 3 * weight_bytes + 2 * weight_bytes * (2 if fp8 else 1)
         t_expert = max(expert_flops / gemm_rate, expert_bytes / hbm) if local_experts else expert_flops / gemm_rate
-    recompute_gemm = 4 / 3 if s.recompute == "full" else 1.0
+    recompute_gemm = {"full": (per_param + 2) / per_param,
+                      "selective": (per_param + 2 * fw.selective_mm_share) / per_param, "none": 1.0}[s.recompute]
     t_gemm = (t_dense + t_expert) * recompute_gemm
 
     # Executed FLOPs: FlashAttention's backward recomputes the scores (5 matmuls to the forward's 2), 2.5x the forward.
     attn_flops = 4 * (1 + FLASH_BACKWARD_SHARE) * sh.q_width * sh.attention_context * layers_local / s.tp * tokens_mb
     redo = (2 + FLASH_BACKWARD_SHARE) / (1 + FLASH_BACKWARD_SHARE)
-    attn_factor = {"full": redo, "selective": redo, "none": 1.0}[s.recompute]
+    attn_factor = {"full": redo, "selective": redo if fw.selective_attention else 1.0, "none": 1.0}[s.recompute]
     t_attn = attn_flops * attn_factor / attn_rate
 
     saved = NON_GEMM_PASSES * sh.saved_bytes_per_token_layer * tokens_mb * layers_local / s.tp

@@ -274,3 +274,29 @@ def test_estimate_speed_from_a_profile_takes_its_model_batch_and_tokens(capsys):
     tokens = 488_281_250 * 4096
     assert train["time_to_result_s"] == pytest.approx(tokens / (train["tokens_per_s_per_gpu"] * 256))
     assert train["micro_batches"] == 1024 // (256 // (8 * 4))
+
+
+def test_recompute_terms_follow_the_framework_and_flash_backward(catalog):
+    # FlashAttention's backward runs 2.5x the forward's attention FLOPs, so redoing the forward adds 1/3.5 of it.
+    # Megatron's selective recompute redoes the attention core only; torchtitan's (op-level SAC) saves SDPA and
+    # every other matmul, so it redoes half of the forward matmuls: GEMMs x (6 + 1) / 6.
+    spec = spec_from_catalog(catalog.find_model("llama-3-8b"))
+    rates = gpu_rates(catalog.find_gpu("h100-sxm5"))
+    base = TrainSetup(gpus=8, seq_len=8192, global_batch=16, micro_batch=2, sharding="fsdp")
+
+    def parts(framework, recompute):
+        return train_speed(spec, rates, replace(base, framework=framework, recompute=recompute)).breakdown
+
+    none, full = parts("megatron", "none"), parts("megatron", "full")
+    assert full["attention_s"] / none["attention_s"] == pytest.approx(4.5 / 3.5)
+    assert full["gemm_s"] / none["gemm_s"] == pytest.approx(8 / 6)
+    selective = parts("megatron", "selective")
+    assert selective["gemm_s"] == pytest.approx(none["gemm_s"])
+    assert selective["attention_s"] == pytest.approx(full["attention_s"])
+    titan_none, titan_selective = parts("torchtitan-compile", "none"), parts("torchtitan-compile", "selective")
+    assert titan_selective["gemm_s"] / titan_none["gemm_s"] == pytest.approx(7 / 6)
+    assert titan_selective["attention_s"] == pytest.approx(titan_none["attention_s"])
+    # LoRA (frozen base): 4 FLOPs per parameter per token instead of 6, and no gradient sync of the base weights.
+    lora = train_speed(spec, rates, replace(base, adapter_params=20e6)).breakdown
+    assert lora["gemm_s"] / none["gemm_s"] == pytest.approx(4 / 6)
+    assert lora["optimizer_s"] < none["optimizer_s"] / 100
