@@ -77,6 +77,8 @@ ATTENTION_EFFICIENCY = {"fa2": {"Ampere": 0.50, "default": 0.35}, "cudnn": {"def
 # flash-attention benchmarks/benchmark_flash_attention.py counts bwd = 2.5 x fwd). The kernel efficiencies above are
 # measured against that count.
 FLASH_BACKWARD_SHARE = 2.5
+# Permute and unpermute in forward and again in backward: 4 passes over (1 + top_k) hidden states per token.
+MOE_PERMUTE_PASSES = 4
 # Stas Bekman (ML Engineering, compute/accelerator): measured memory bandwidth is ~80-90 % of the datasheet.
 HBM_EFFICIENCY = 0.80
 # Korthikanti et al. 2022: saved values written in forward, read in backward, their gradients written.
@@ -357,6 +359,12 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         # projection) is cast to FP8 in forward and its gradient in backward: read 2 bytes, write 1, twice.
         casts = 2 * 3 * tokens_mb * layers_local / s.tp * (2 * sh.hidden + sh.q_width + sh.expert_width * max(1, sh.top_k))
         saved += casts
+    if sh.experts and moe_local:
+        # Token permutation around the experts (Megatron-Core moe_utils permute / unpermute, github.com/NVIDIA/
+        # Megatron-LM megatron/core/transformer/moe/moe_utils.py): forward gathers each
+        # token's hidden state into expert order (read h, write top_k h) and scatters the expert outputs back (read
+        # top_k h, write h); backward does the same with the gradients. 16-bit elements.
+        saved += MOE_PERMUTE_PASSES * (1 + sh.top_k) * sh.hidden * 2 * tokens_mb / s.tp * moe_local
     if s.recompute == "full":
         saved *= 4 / 3
     t_other = saved / hbm

@@ -310,3 +310,22 @@ def test_recompute_terms_follow_the_framework_and_flash_backward(catalog):
     lora = train_speed(spec, rates, replace(base, adapter_params=20e6)).breakdown
     assert lora["gemm_s"] / none["gemm_s"] == pytest.approx(4 / 6)
     assert lora["optimizer_s"] < none["optimizer_s"] / 100
+
+
+def test_moe_token_permutation_is_memory_traffic(catalog):
+    # Each MoE layer gathers every token's hidden state into expert order and scatters the outputs back, forward and
+    # backward: 4 passes over (1 + top_k) x h 16-bit values per token, on top of the dense layer's saved values.
+    from gpudesk.sizing.speed_train import HBM_EFFICIENCY, MOE_PERMUTE_PASSES
+
+    moe = spec_from_catalog(catalog.find_model("qwen3-30b-a3b"))
+    gpu = catalog.find_gpu("h100-sxm5")
+    setup = TrainSetup(gpus=8, seq_len=4096, global_batch=8, micro_batch=1, ep=8)
+    with_moe = train_speed(moe, gpu_rates(gpu), setup).breakdown["other_kernels_s"]
+    tokens, top_k, h, layers = 4096, moe.moe_active_experts, moe.hidden_size, moe.layers
+    permute = MOE_PERMUTE_PASSES * (1 + top_k) * h * 2 * tokens * layers / (gpu.memory_bandwidth_gbps * 1e9 * HBM_EFFICIENCY)
+    assert top_k == 8 and permute > 0.005
+    assert with_moe > permute
+    # Without the permutation the rest is the saved-activation traffic (Korthikanti's coefficient with the top-k MLP).
+    coeff = 18 + 6 * top_k * moe.moe_ffn_size / h
+    saved = 3 * coeff * h * tokens * layers / (gpu.memory_bandwidth_gbps * 1e9 * HBM_EFFICIENCY)
+    assert with_moe == pytest.approx(saved + permute, rel=1e-6)
