@@ -355,6 +355,20 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
                         comm_share=st.comm_share),
                     "hierarchical all-reduce (reduce-scatter in the pair, ring between pairs, all-gather); NVLink bridge "
                     "from the GPU's catalog nvlink_gbps (product brief), 80 % achievable (Stas Bekman)"))
+    elif count > 1 and speed is not None:
+        links = f"{link.name} + {ctx.network.name}" if servers > 1 else link.name
+        values = dict(links=links, gbps=link.bandwidth_gbps_per_direction, between=option_link.between_gbps,
+                      comm_s=st.exposed_comm_s, comm_share=st.comm_share)
+        if servers > 1:
+            link_text = _("{links}: {gbps:g} GB/s per direction inside a server, {between:g} GB/s between servers; "
+                          "communication left exposed after overlap {comm_s:.3f} s per step ({comm_share:.1%})").format(
+                **values)
+        else:
+            link_text = _("{links}: {gbps:g} GB/s per direction; communication left exposed after overlap {comm_s:.3f} s "
+                          "per step ({comm_share:.1%})").format(**values)
+        why.append((link_text,
+                    "gpudesk.sizing.speed_parallel: ring collectives on the real links, each node's NICs carrying "
+                    "the ring (NCCL), overlap as the framework does it"))
     elif count > 1:
         links = f"{link.name} + {ctx.network.name}" if servers > 1 else link.name
         why.append((_("{links}: {gbps:g} GB/s per direction; gradient sync {comm_s:.3f} s per step, {comm_share:.1%} of "
