@@ -2,7 +2,7 @@
 
 ``add_serve_arguments(parser)`` adds the serving flags (``--engine``, ``--input-tokens``, ``--output-tokens``,
 one of ``--concurrency`` / ``--request-rate`` / ``--batch``, ``--weight-format``, ``--kv-dtype``,
-``--gpu-memory-utilization``, ``--tp``, ``--replicas``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
+``--gpu-memory-utilization``, ``--tp``, ``--replicas``, ``--engine-version``, ``--[no-]overlap-scheduling``, ``--length-spread``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
 from the common speed parser. ``cmd_serve_speed(args)`` prints the answer of
 :func:`gpudesk.sizing.speed_serve.serve_speed` or, with ``--json``,
 ``{"serve": {...}, "assumptions": [...]}``.
@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from dataclasses import replace
 
 from gpudesk.cli import CliError
 from gpudesk.i18n import _
@@ -23,7 +24,8 @@ _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens
           "concurrency": "--concurrency", "request_rate_per_s": "--request-rate", "batch": "--batch",
           "weight_format": "--weight-format", "kv_dtype": "--kv-dtype",
           "gpu_memory_utilization": "--gpu-memory-utilization", "tp": "--tp", "replicas": "--replicas",
-          "load": "--concurrency/--request-rate/--batch", "link": "--tp", "model": "--model", "gpu": "--gpu"}
+          "load": "--concurrency/--request-rate/--batch", "link": "--tp", "model": "--model", "gpu": "--gpu",
+          "engine_version": "--engine-version", "gpus_per_node": "--server", "length_spread": "--length-spread"}
 
 
 def _rate(text: str) -> float:
@@ -56,6 +58,14 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                                "TensorRT-LLM free_gpu_memory_fraction); default: the engine's"))
     parser.add_argument("--tp", type=int, default=None, metavar="N", help=_("tensor-parallel GPUs per replica"))
     parser.add_argument("--replicas", type=int, default=None, metavar="N", help=_("data-parallel replicas"))
+    parser.add_argument("--length-spread", type=float, default=0.0, metavar="R",
+                        help=_("prompt and output lengths vary uniformly within 1 +- R of the given ones (vLLM "
+                               "--random-range-ratio); default 0"))
+    parser.add_argument("--engine-version", default=None, metavar="X.Y",
+                        help=_("engine release (e.g. 0.6.3); sets the defaults that changed between releases"))
+    parser.add_argument("--overlap-scheduling", action=argparse.BooleanOptionalAction, default=None,
+                        help=_("the engine prepares the next step on the CPU while the GPU runs this one (vLLM "
+                               "--async-scheduling, SGLang overlap scheduler); default: the engine's"))
 
 
 def _gpu(query: str):
@@ -69,6 +79,34 @@ def _gpu(query: str):
             gpu=query, ids=", ".join(g.id for g in exc.matches))) from exc
     except UnknownItemError as exc:
         raise CliError(f"--gpu {query!r}: {exc}") from exc
+
+
+def _interconnect(args: argparse.Namespace) -> str | None:
+    """The replica's link: ``--server``'s interconnect (catalog id) when the common parser gave one."""
+    server = getattr(args, "server", None)
+    if not server:
+        return getattr(args, "interconnect", None)
+    from gpudesk.catalog import CatalogError
+    from gpudesk.cli.plan import _catalog
+
+    try:
+        return str(_catalog().server(server).interconnect)
+    except CatalogError as exc:
+        raise CliError(f"--server {server!r}: {exc}") from exc
+
+
+def _gpus_per_node(args: argparse.Namespace) -> int | None:
+    """GPUs one ``--server`` joins by its NVLink / Infinity Fabric (None without ``--server``)."""
+    server = getattr(args, "server", None)
+    if not server:
+        return None
+    from gpudesk.catalog import CatalogError
+    from gpudesk.cli.plan import _catalog
+
+    try:
+        return int(_catalog().server(server).max_gpus)
+    except CatalogError as exc:
+        raise CliError(f"--server {server!r}: {exc}") from exc
 
 
 def _parallel(args: argparse.Namespace) -> tuple[int, int]:
@@ -106,9 +144,13 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
     load = ServeLoad(engine=args.engine, input_tokens=args.input_tokens, output_tokens=args.output_tokens,
                      concurrency=args.concurrency, request_rate_per_s=args.request_rate, batch=args.batch,
                      weight_format=args.weight_format, kv_dtype=args.kv_dtype,
-                     gpu_memory_utilization=args.gpu_memory_utilization, tp=tp, replicas=replicas)
+                     gpu_memory_utilization=args.gpu_memory_utilization, tp=tp, replicas=replicas,
+                     engine_version=getattr(args, "engine_version", None),
+                     length_spread=getattr(args, "length_spread", 0.0),
+                     overlap_scheduling=getattr(args, "overlap_scheduling", None))
     try:
-        link = intra_link(gpu, getattr(args, "interconnect", None)) if tp > 1 else None
+        link = intra_link(gpu, _interconnect(args)) if tp > 1 else None
+        load = replace(load, gpus_per_node=_gpus_per_node(args))
         speed = serve_speed(spec, gpu, load, link)
     except SizingError as exc:
         field = str(getattr(exc, "field", ""))

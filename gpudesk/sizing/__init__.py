@@ -20,7 +20,8 @@ volumes, links), speed_train_cases (published runs), speed_validation (the harne
 band by class).
 Serving speed: speed_serve (``ServeLoad``, ``ServeSpeed``, ``serve_speed``), serve_load, serve_engine (the engine's
 memory budget and scheduler settings), serve_step (time of one engine step), serve_rates (measured rates per
-GPU, vendor and link), serve_sched (continuous-batching scheduler simulation), speed_serve_cases (published runs).
+GPU, vendor and link), serve_host (the engine's CPU time per step and its overlap with the GPU), serve_sched
+(continuous-batching scheduler simulation), speed_serve_cases (published runs).
 Every formula's docstring cites its paper or datasheet.
 """
 

@@ -8,11 +8,17 @@ planning safe line (:mod:`gpudesk.sizing.capacity`): the engine fills its fracti
   KV = total x utilization - weights - peak activation of a ``max_num_batched_tokens`` profiling run - non-torch
   memory (``vllm/v1/worker/gpu_worker.py`` determine_available_memory; PR 21489 logs each part).
   ``max_num_batched_tokens`` / ``max_num_seqs`` defaults of ``vllm serve``: 8192 / 1024 on GPUs with at least
-  70 GiB other than A100, else 2048 / 256 (``vllm/engine/arg_utils.py`` EngineArgs.get_batch_defaults).
-- SGLang: ``--mem-fraction-static`` of the total memory holds weights and the KV pool; default 0.88 at TP 1,
-  0.87 at TP 2, 0.85 at TP 4, 0.81 at TP 8 (``python/sglang/srt/server_args.py`` ServerArgs.__post_init__);
-  ``--chunked-prefill-size`` 8192 (2048 under 25 GB); ``--max-running-requests`` by default the pool's token
-  count / 2, at most 4096 (``python/sglang/srt/model_executor/model_runner.py``).
+  70 GiB other than A100, else 2048 / 256; the offline ``LLM`` class (benchmark_throughput, benchmark_latency, an
+  offline ``batch`` here) takes 16384 / 8192 tokens (``vllm/engine/arg_utils.py`` EngineArgs.get_batch_defaults).
+- SGLang: ``--mem-fraction-static`` of the total memory holds weights and the KV pool. Up to v0.5.2 the default
+  is 0.88 at TP 1, 0.87 at TP 2, 0.85 at TP 4, 0.81 at TP 8, 0.79 at TP 16 (``python/sglang/srt/server_args.py``
+  ServerArgs.__post_init__, v0.4) with ``--chunked-prefill-size`` 8192 (2048 under 25 GB). Since v0.5.3 (PR 10975,
+  merged 2025-09-27; ``_handle_gpu_memory_settings``) the chunk is 2048 under 35 GiB, 4096 under 60 GiB, 8192
+  under 160 GiB, else 16384, the CUDA-graph batch cap ``cuda_graph_max_bs`` 24 / 32 / 256 (80 / 160 / 512 at TP 4
+  and more) by the same classes and 512 from 160 GiB, and the fraction is (memory - reserved) / memory with
+  reserved = 512 MiB + 1.5 MiB x max(chunk, 2048) + 2 MiB x cuda_graph_max_bs + TP/8 GiB, at least 10 GiB on
+  GPUs over 60 GiB. ``--max-running-requests`` by default the pool's token count / 2, at most 4096
+  (``python/sglang/srt/model_executor/model_runner.py``). No version given: the current release.
 - TensorRT-LLM: ``KvCacheConfig.free_gpu_memory_fraction`` (default 0.9) of the memory left free after the
   engine and its activations load; ``max_num_tokens`` 8192 and ``max_batch_size`` 2048 (``trtllm-serve`` /
   LLM API BuildConfig defaults, ``tensorrt_llm/llmapi/llm_args.py``).
@@ -25,6 +31,7 @@ planning safe line (:mod:`gpudesk.sizing.capacity`): the engine fills its fracti
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from gpudesk.catalog.records import GPU
@@ -44,8 +51,12 @@ from gpudesk.sizing.speed_common import Assumption
 
 VLLM_DEFAULT_UTILIZATION = 0.9
 TRTLLM_DEFAULT_FREE_FRACTION = 0.9
-# SGLang mem_fraction_static by tensor-parallel degree (server_args.py, v0.4): (min tp, fraction).
-SGLANG_FRACTION_BY_TP = ((8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88))
+# SGLang mem_fraction_static by tensor-parallel degree (server_args.py, v0.4 - v0.5.2): (min tp, fraction).
+SGLANG_FRACTION_BY_TP = ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88))
+# SGLang v0.5.3+ (PR 10975): (below GiB, chunked_prefill_size, cuda_graph_max_bs at TP < 4, at TP >= 4).
+SGLANG_MEMORY_CLASSES = ((20, 2048, 8, 8), (35, 2048, 24, 80), (60, 4096, 32, 160), (90, 8192, 256, 512),
+                         (160, 8192, 256, 512), (float("inf"), 16384, 512, 512))
+SGLANG_HEURISTIC_SINCE = (0, 5, 3)
 LARGE_GPU_BYTES = 70 * GIB
 SGLANG_SMALL_GPU_BYTES = 25e9
 SGLANG_MAX_RUNNING = 4096
@@ -55,8 +66,8 @@ TRTLLM_MAX_BATCH = 2048
 _SOURCES = {
     "vllm": "vllm/config/cache.py gpu_memory_utilization=0.9; vllm/engine/arg_utils.py get_batch_defaults "
             "(https://github.com/vllm-project/vllm)",
-    "sglang": "sglang python/sglang/srt/server_args.py mem_fraction_static, chunked_prefill_size "
-              "(https://github.com/sgl-project/sglang)",
+    "sglang": "sglang python/sglang/srt/server_args.py mem_fraction_static, chunked_prefill_size (v0.4 table; "
+              "since v0.5.3 _handle_gpu_memory_settings, PR 10975) (https://github.com/sgl-project/sglang)",
     "trtllm": "TensorRT-LLM tensorrt_llm/llmapi/llm_args.py KvCacheConfig.free_gpu_memory_fraction=0.9, "
               "max_num_tokens=8192, max_batch_size=2048 (https://github.com/NVIDIA/TensorRT-LLM)",
 }
@@ -82,22 +93,50 @@ class EngineBudget:
     assumptions: tuple[Assumption, ...]
 
 
-def default_memory_fraction(engine: str, gpu: GPU, tp: int) -> float:
+def _sglang_heuristic(version: str | None) -> bool:
+    """Whether SGLang ``version`` sets its memory defaults from the GPU's memory (v0.5.3+; None: current)."""
+    if version is None:
+        return True
+    parts = [int(x) for x in re.findall(r"\d+", str(version))[:3]]
+    return tuple(parts + [0] * (3 - len(parts))) >= SGLANG_HEURISTIC_SINCE
+
+
+def _sglang_class(gpu: GPU, tp: int) -> tuple[int, int]:
+    """(chunked_prefill_size, cuda_graph_max_bs) SGLang v0.5.3+ picks for ``gpu`` at ``tp``."""
+    gib = gpu.memory_bytes / GIB
+    _below, chunk, small_tp, large_tp = next(c for c in SGLANG_MEMORY_CLASSES if gib < c[0])
+    return chunk, small_tp if tp < 4 else large_tp
+
+
+def default_memory_fraction(engine: str, gpu: GPU, tp: int, version: str | None = None) -> float:
     """The engine's default memory fraction (module docstring)."""
     if engine == "sglang":
-        return next(f for min_tp, f in SGLANG_FRACTION_BY_TP if tp >= min_tp)
+        if not _sglang_heuristic(version):
+            return next(f for min_tp, f in SGLANG_FRACTION_BY_TP if tp >= min_tp)
+        chunk, graph_bs = _sglang_class(gpu, tp)
+        mib = gpu.memory_bytes / 2**20
+        reserved = 512 + 1.5 * max(chunk, 2048) + 2 * graph_bs + tp / 8 * 1024
+        if mib > 60 * 1024:
+            reserved = max(reserved, 10 * 1024)
+        return round((mib - reserved) / mib, 3)
     if engine == "trtllm":
         return TRTLLM_DEFAULT_FREE_FRACTION
     return VLLM_DEFAULT_UTILIZATION
 
 
-def default_token_budget(engine: str, gpu: GPU) -> int:
-    """Prefill + decode tokens one scheduler step takes by default (module docstring)."""
+def default_token_budget(engine: str, gpu: GPU, offline: bool = False, tp: int = 1,
+                         version: str | None = None) -> int:
+    """Prefill + decode tokens one scheduler step takes by default (module docstring); ``offline``: vLLM's ``LLM``
+    class defaults."""
     if engine == "trtllm":
         return TRTLLM_MAX_NUM_TOKENS
     if engine == "sglang":
+        if _sglang_heuristic(version):
+            return _sglang_class(gpu, tp)[0]
         return 2048 if gpu.memory_gb * 1e9 < SGLANG_SMALL_GPU_BYTES else 8192
     large = gpu.memory_bytes >= LARGE_GPU_BYTES and not gpu.id.startswith("a100")
+    if offline:
+        return 16384 if large else 8192
     return 8192 if large else 2048
 
 
@@ -131,9 +170,12 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     weights = weight_bytes(spec, fmt) / tp
     kv_dtype = kv_dtype_resolved(load.kv_dtype.lower())
     user_fraction = load.gpu_memory_utilization
-    fraction = float(user_fraction) if user_fraction is not None else default_memory_fraction(engine, gpu, tp)
+    version = load.engine_version
+    fraction = float(user_fraction) if user_fraction is not None else default_memory_fraction(engine, gpu, tp,
+                                                                                              version)
     user_budget = load.max_num_batched_tokens
-    token_budget = int(user_budget) if user_budget is not None else default_token_budget(engine, gpu)
+    token_budget = int(user_budget) if user_budget is not None else default_token_budget(
+        engine, gpu, load.batch is not None, tp, version)
     overheads = Overheads()
     runtime = overheads.cuda_context_bytes + overheads.inference_runtime_bytes + (
         overheads.nccl_bytes_per_gpu if tp > 1 else 0)

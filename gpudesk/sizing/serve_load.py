@@ -13,12 +13,15 @@ from dataclasses import dataclass
 from gpudesk.i18n import _
 from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, choice, fraction, positive_float, positive_int
 from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.serve_host import engine_version_tuple
 
 ENGINES = ("vllm", "sglang", "trtllm")
 KV_DTYPES = ("auto", "bf16", "fp16", "fp8")
 MAX_TP = 64
 MAX_REPLICAS = 100_000
 MAX_REQUEST_RATE_PER_S = 1e6
+# Requests in one benchmark run: MLPerf Inference Offline runs over a million (8 x H200, Llama 2 70B: 1.2 M).
+MAX_NUM_PROMPTS = 100_000_000
 # Weight formats as serving engines and model cards name them -> the storage format of gpudesk.sizing.dtypes with the
 # same bytes. AWQ and GPTQ checkpoints default to groups of 128 (AutoAWQ / AutoGPTQ ``q_group_size=128``); NVFP4 is
 # FP4 (E2M1) with one FP8 scale per 16 values, 4.5 bits (NVIDIA, "Introducing NVFP4", 2025), the bytes of int4
@@ -70,6 +73,10 @@ class ServeLoad:
     num_prompts: int | None = None
     mixed_prefill: bool | None = None
     num_scheduler_steps: int = 1
+    gpus_per_node: int | None = None
+    overlap_scheduling: bool | None = None
+    engine_version: str | None = None
+    length_spread: float = 0.0
 
     def validated(self) -> ServeLoad:
         """Return self after checking every field.
@@ -101,6 +108,12 @@ class ServeLoad:
         if self.max_num_seqs is not None:
             positive_int("max_num_seqs", self.max_num_seqs, MAX_BATCH)
         if self.num_prompts is not None:
-            positive_int("num_prompts", self.num_prompts, MAX_BATCH)
+            positive_int("num_prompts", self.num_prompts, MAX_NUM_PROMPTS)
         positive_int("num_scheduler_steps", self.num_scheduler_steps, 1024)
+        if self.gpus_per_node is not None:
+            positive_int("gpus_per_node", self.gpus_per_node, MAX_TP)
+        engine_version_tuple(self.engine_version)
+        if not 0.0 <= self.length_spread < 1.0:
+            raise SizingError("length_spread", _("the length spread must be at least 0 and below 1 (got {value}).").format(
+                value=self.length_spread))
         return self

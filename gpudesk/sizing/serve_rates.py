@@ -14,6 +14,7 @@ from __future__ import annotations
 from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.time import DEFAULT_LINK_EFFICIENCY, DEFAULT_MATMUL_EFFICIENCY
 
 MAMF_SOURCE = ("Stas Bekman, ML Engineering, compute/accelerator, Maximum Achievable Matmul FLOPS table "
@@ -32,10 +33,24 @@ VENDOR_HBM_EFFICIENCY = {"NVIDIA": 2.90 / 3.35, "AMD": 4.11 / 5.3}
 # https://developer.nvidia.com/blog/cuda-graphs/); a PyTorch eager op adds its CPU dispatch (~10 us).
 SMALL_KERNEL_GRAPH_S = 3.4e-6
 SMALL_KERNEL_EAGER_S = 10e-6
-# The short kernels of a decoder layer whose time does not grow with the batch at small batch: 2 RMSNorms (fused
-# with the residual add), rotary embedding, KV-cache write, the attention launch, the gated activation, the sampler
-# share (vllm/model_executor/models/llama.py LlamaDecoderLayer.forward).
-SMALL_KERNELS_PER_LAYER = 6
+# Kernels one decoder layer launches per step, counted from vLLM's model code (the GEMMs included: at a small batch
+# on a TP slice a GEMM reads a few MB and lasts no longer than its launch floor, which the roofline alone misses).
+# - Attention block of a Llama-style layer (vllm/model_executor/models/llama.py LlamaAttention): fused residual add +
+#   RMSNorm, QKV GEMM, rotary embedding, KV-cache write (reshape_and_cache), attention, O GEMM: 6.
+# - Multi-head latent attention (vllm/model_executor/models/deepseek_v2.py DeepseekV2MLAAttention, absorbed decode):
+#   fused add + RMSNorm, fused q_a/kv_a GEMM, q_a RMSNorm, kv_a RMSNorm, q_b GEMM, W_UK batched GEMM, rotary, KV-cache
+#   write, MLA attention, W_UV batched GEMM, O GEMM: 11.
+# - Dense MLP (LlamaMLP): fused add + RMSNorm, gate_up GEMM, SiLU x mul, down GEMM: 4.
+# - Routed MoE (vllm/model_executor/layers/fused_moe/fused_moe.py): fused add + RMSNorm, router GEMM, top-k
+#   softmax, moe_align_block_size, grouped GEMM 1, activation, grouped GEMM 2, moe_sum: 8; shared experts add their
+#   MLP's gate_up GEMM, activation and down GEMM: 3.
+ATTENTION_KERNELS = 6
+MLA_KERNELS = 11
+DENSE_MLP_KERNELS = 4
+MOE_KERNELS = 8
+SHARED_EXPERT_KERNELS = 3
+KERNEL_COUNT_SOURCE = ("vllm/model_executor/models/llama.py, deepseek_v2.py, layers/fused_moe/fused_moe.py "
+                       "(https://github.com/vllm-project/vllm)")
 # Small-message all-reduce latency. Engines on NVLink use their own one-shot kernel (vLLM custom_all_reduce,
 # TensorRT-LLM customAllReduceKernels): 9.5 / 9.1 / 10.1 us at TP 2 / 4 / 8 for 512 bytes on H100 (vLLM kernel,
 # measured in sgl-project/sglang PR 2904, https://github.com/sgl-project/sglang/pull/2904). Elsewhere the library's
@@ -85,24 +100,56 @@ def hbm_efficiency(gpu: GPU) -> tuple[float, str]:
         "STREAM copy over the datasheet bandwidth: {source}").format(source=AZURE_GUIDE)
 
 
-def per_layer_latency_s(gpu: GPU, cuda_graphs: bool) -> tuple[float, str]:
-    """(fixed seconds per decoder layer per step, source): the layer's short kernels x the time of one."""
+def kernels_per_step(spec: ModelSpec) -> int:
+    """Kernels one step launches over all decoder layers (module constants): attention (MLA or not) per layer, a
+    routed-MoE block on ``moe_layers`` layers (plus the shared experts' MLP), a dense MLP on the rest."""
+    layers = spec.layers or 0
+    attention = MLA_KERNELS if spec.attention_kind == "mla" else ATTENTION_KERNELS
+    moe_layers = 0
+    if spec.moe_experts:
+        moe_layers = spec.moe_layers if spec.moe_layers is not None else layers
+    moe = MOE_KERNELS + (SHARED_EXPERT_KERNELS if spec.moe_shared_experts else 0)
+    return layers * attention + moe_layers * moe + (layers - moe_layers) * DENSE_MLP_KERNELS
+
+
+def kernel_latency_s(gpu: GPU, cuda_graphs: bool) -> tuple[float, str]:
+    """(fixed seconds of one kernel whatever its work, source): replayed from a CUDA/HIP graph or launched eagerly."""
     kernel = SMALL_KERNEL_GRAPH_S if cuda_graphs else SMALL_KERNEL_EAGER_S
-    return SMALL_KERNELS_PER_LAYER * kernel, _(
-        "{kernels} short kernels per layer x {us:g} us each ({mode}): NVIDIA developer blog, Getting Started with "
-        "CUDA Graphs (https://developer.nvidia.com/blog/cuda-graphs/)").format(
-        kernels=SMALL_KERNELS_PER_LAYER, us=kernel * 1e6, mode=_("CUDA graphs") if cuda_graphs else _("eager"))
+    return kernel, _(
+        "{us:g} us per kernel ({mode}): NVIDIA developer blog, Getting Started with CUDA Graphs "
+        "(https://developer.nvidia.com/blog/cuda-graphs/); kernels per layer: {source}").format(
+        us=kernel * 1e6, mode=_("CUDA graphs") if cuda_graphs else _("eager"), source=KERNEL_COUNT_SOURCE)
 
 
-def allreduce_latency_s(link: Link, gpu: GPU, tp: int) -> tuple[float, str]:
+# Across nodes the engines' one-shot kernels do not apply (they need every peer's memory mapped over NVLink / xGMI;
+# vLLM disables its custom all-reduce when the group spans nodes, vllm/distributed/device_communicators/
+# custom_all_reduce.py) and the library's tree runs: the node's ring hops to reduce into and broadcast out of the
+# node, plus the network round trip. An 8-byte all-reduce between two nodes over InfiniBand takes 19.9 us
+# (nccl-tests all_reduce_perf, 2 x A100 on HDR, NVIDIA/nccl-tests issue 150); a tree of n nodes crosses
+# ceil(log2 n) levels. The messages cross at the GPU's NIC rate: 400 Gb/s (50 GB/s) per GPU on HGX H100/H200/B200
+# nodes (NVIDIA DGX H100 user guide: 8 x ConnectX-7 400 Gb/s).
+NETWORK_ALLREDUCE_S = 19.9e-6
+NETWORK_ALLREDUCE_SOURCE = ("8-byte all-reduce between 2 nodes over InfiniBand: NVIDIA/nccl-tests issue 150 "
+                            "(https://github.com/NVIDIA/nccl-tests/issues/150)")
+NIC_BYTES_PER_S = 50e9
+
+
+def allreduce_latency_s(link: Link, gpu: GPU, tp: int, gpus_per_node: int | None = None) -> tuple[float, str]:
     """(fixed seconds of one small all-reduce over ``tp`` GPUs joined by ``link``, source): the engines' one-shot
     kernel on NVLink and Infinity Fabric meshes, else (PCIe, other vendors) the library ring (2 (tp - 1) hops of
-    the measured per-hop latency)."""
+    the measured per-hop latency); over several nodes of ``gpus_per_node`` the library tree (module constants)."""
+    key = "amd" if gpu.vendor == "AMD" else "nvidia"
+    if gpus_per_node and tp > gpus_per_node:
+        nodes = -(-tp // gpus_per_node)
+        levels = max(1, (nodes - 1).bit_length())
+        inside = 2 * (gpus_per_node - 1) * RING_HOP_S[key]
+        return inside + levels * NETWORK_ALLREDUCE_S, _(
+            "{nodes} nodes: ring hops inside each node ({azure}) + {levels} network level(s) of {source}").format(
+            nodes=nodes, azure=AZURE_GUIDE, levels=levels, source=NETWORK_ALLREDUCE_SOURCE)
     if link.id.startswith("amd-if"):
         return AMD_CUSTOM_ALLREDUCE_S, AMD_CUSTOM_ALLREDUCE_SOURCE
     if gpu.vendor == "NVIDIA" and link.kind == "nvlink":
         return CUSTOM_ALLREDUCE_S.get(tp, CUSTOM_ALLREDUCE_S[8]), CUSTOM_ALLREDUCE_SOURCE
-    key = "amd" if gpu.vendor == "AMD" else "nvidia"
     return 2 * (tp - 1) * RING_HOP_S[key], _(
         "1 KB all-reduce over 8 GPUs (nccl-tests / rccl-tests) / 14 ring hops: {source}").format(source=AZURE_GUIDE)
 

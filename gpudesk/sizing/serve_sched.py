@@ -18,6 +18,12 @@ Loads (one replica; the load is split evenly over replicas):
 - open loop, ``request_rate_per_s`` R: Poisson arrivals (exponential gaps, seeded: the same answer every time);
 - offline ``batch`` B: ``num_prompts`` (default B) requests arrive at once (``benchmark_throughput``).
 
+Request lengths: every request has the given prompt and output tokens, or with ``length_spread`` r each draws them
+uniformly over [len (1 - r), len (1 + r)] (vLLM's benchmark random dataset, ``--random-range-ratio``,
+``vllm/benchmarks/datasets.py`` RandomDataset). Identical lengths keep closed-loop clients in lock step (they all
+finish in the same step and send again together, so their prompts share prefill steps); spread lengths let them
+drift apart, as in a real sweep where outputs end at different steps.
+
 Runs of decode-only steps between events are taken in one jump (the KV read grows by one token per request per
 step, so the mean step of the run is the step at its middle context), which keeps the simulation to a few
 thousand events.
@@ -29,6 +35,7 @@ import heapq
 import math
 import random
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gpudesk.i18n import _
@@ -54,6 +61,7 @@ class Load:
     num_prompts: int | None = None
     replicas: int = 1
     num_scheduler_steps: int = 1
+    length_spread: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,8 @@ class SimResult:
 @dataclass
 class _Request:
     arrival_s: float
+    inp: int = 1
+    out: int = 1
     prefilled: int = 0
     first_token_s: float = 0.0
     finish_s: float = 0.0
@@ -102,6 +112,21 @@ def _arrivals(load: Load, prompts: int) -> list[float]:
     return out
 
 
+def _lengths(load: Load) -> Callable[[], tuple[int, int]]:
+    """Draws (prompt, output) tokens of the next request: the given lengths, or with ``length_spread`` r uniform
+    integers over [len (1 - r), len (1 + r)] as vLLM's random dataset samples them (seeded)."""
+    spread = load.length_spread
+    if spread <= 0:
+        return lambda: (load.input_tokens, load.output_tokens)
+    rng = random.Random(SEED + 1)
+
+    def draw() -> tuple[int, int]:
+        def one(mean: int) -> int:
+            return max(1, rng.randint(math.floor(mean * (1 - spread)), math.ceil(mean * (1 + spread))))
+        return one(load.input_tokens), one(load.output_tokens)
+    return draw
+
+
 def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     """Run ``load`` through the scheduler of one replica and measure it like the engine's benchmark client."""
     prompts = _prompts(load)
@@ -111,6 +136,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     issued = len(arrivals)
     inp, out = load.input_tokens, load.output_tokens
     per_request_kv = inp + out
+    lengths = _lengths(load)
     waiting: deque[_Request] = deque()
     prefilling: list[_Request] = []
     # running: heap of (decode step index at which the request is done, seq, request)
@@ -136,7 +162,8 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
 
     while len(done) < prompts:
         while arrivals and arrivals[0] <= now + 1e-12:
-            waiting.append(_Request(arrival_s=arrivals.popleft()))
+            req_inp, req_out = lengths()
+            waiting.append(_Request(arrival_s=arrivals.popleft(), inp=req_inp, out=req_out))
         # Admit waiting requests (FCFS) while the KV pool and max_num_seqs allow, between multi-step blocks.
         while block_left == 0 and waiting and len(running) + len(prefilling) < limit:
             prefilling.append(waiting.popleft())
@@ -157,12 +184,12 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             for req in prefilling:
                 if room <= 0:
                     break
-                take = min(room, inp - req.prefilled)
+                take = min(room, req.inp - req.prefilled)
                 attention += take * (req.prefilled + take / 2)
                 req.prefilled += take
                 room -= take
                 chunk_total += take
-                if req.prefilled >= inp:
+                if req.prefilled >= req.inp:
                     completed.append(req)
             context = context_base + d * decode_steps
             dt = steps.step_s(d, context, chunk_total, attention)
@@ -173,13 +200,13 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             for req in completed:
                 prefilling.remove(req)
                 req.first_token_s = now
-                if out <= 1:
+                if req.out <= 1:
                     req.finish_s = now
                     finish(req)
                 else:
                     seq += 1
-                    heapq.heappush(running, (decode_steps + out - 1, seq, req))
-                    context_base += inp + 1 - decode_steps
+                    heapq.heappush(running, (decode_steps + req.out - 1, seq, req))
+                    context_base += req.inp + 1 - decode_steps
         else:
             # Decode-only run until the next completion or the next arrival, in one jump.
             next_done = running[0][0]
@@ -200,13 +227,15 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 block_left -= k
         while running and running[0][0] <= decode_steps:
             _step, _s, req = heapq.heappop(running)
-            context_base -= inp + 1 - (_step - out + 1)
+            context_base -= req.inp + 1 - (_step - req.out + 1)
             req.finish_s = now
             finish(req)
     duration = max(now, 1e-12)
     n = len(done)
     ttft = sum(r.first_token_s - r.arrival_s for r in done) / n
-    tpot = (sum((r.finish_s - r.first_token_s) / (out - 1) for r in done) / n) if out > 1 else 0.0
+    decoding = [r for r in done if r.out > 1]
+    tpot = sum((r.finish_s - r.first_token_s) / (r.out - 1) for r in decoding) / len(decoding) if decoding else 0.0
+    generated = sum(r.out for r in done)
     e2e = sum(r.finish_s - r.arrival_s for r in done) / n
     assumptions = (
         Assumption("scheduler", _("continuous batching, chunked prefill: {budget} tokens per step, at most {limit} "
@@ -214,5 +243,5 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             budget=budget.token_budget, limit=limit, prompts=prompts),
             "Vidur arXiv 2405.05465; Sarathi-Serve arXiv 2403.02310; vllm/v1/core/sched/scheduler.py"),
     )
-    return SimResult(output_tokens_per_s=n * out / duration, requests_per_s=n / duration, ttft_s=ttft, tpot_s=tpot,
+    return SimResult(output_tokens_per_s=generated / duration, requests_per_s=n / duration, ttft_s=ttft, tpot_s=tpot,
                      e2e_latency_s=e2e, mean_batch=busy_batch_time / duration, prompts=n, assumptions=assumptions)

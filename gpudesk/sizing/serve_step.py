@@ -13,9 +13,10 @@ arXiv 2402.16363 section 3; Vidur, arXiv 2405.05465, times each operator separat
 are compute bound while decode attention still streams the KV cache, and one max over the whole step would hide
 the KV read behind the GEMMs. Within a GEMM the weight stream and the math are added, not overlapped: at serving
 shapes a GEMM reaches neither roofline. Measured cuBLASLt FP8 GEMMs on H100 (Azure AI benchmarking guide) reach
-1011 and 1217 TFLOPS at 2048^3 and 4096^3; the sum of their memory and compute times gives 890 and 1123, the max
-1382 for both (no-overlap case of the Hong & Kim analytical GPU model, ISCA 2009). At batch 1 the sum is the weight
-read, for prefill chunks of thousands of tokens the math.
+1011 and 1217 TFLOPS at 2048^3 and 4096^3; the sum of their memory time (FP8 inputs and BF16 output at 2.90 TB/s)
+and compute time (at the 1382 TFLOPS of the largest size) gives 943 and 1121, the max 1382 for both (no-overlap
+case of the Hong & Kim analytical GPU model, ISCA 2009). At batch 1 the sum is the weight read, for prefill chunks
+of thousands of tokens the math.
 
 - Bytes: the weights once per step (for MoE the experts the step's tokens touch: ``E (1 - (1 - k/E)^n)`` of
   ``E`` experts per layer for ``n`` tokens routing to ``k`` each, uniform routing) plus the KV cache every
@@ -30,8 +31,14 @@ read, for prefill chunks of thousands of tokens the math.
   rotary embedding (read and write q and k), the KV-cache write (read k and v, write them to the cache) and the gated
   activation (read gate and up, write their product: 3 x the expert or MLP width a token uses), per GPU. At a few
   thousand tokens per step this traffic is comparable to the weights.
-- Per-layer latency: the fixed time of a layer's kernels whatever the batch (launch, synchronisation, the
-  minimum duration of a small kernel), with CUDA/HIP graphs or eager (:mod:`gpudesk.sizing.serve_rates`).
+- Kernel floor: every kernel of a layer (GEMMs included) lasts at least a fixed time whatever its work (launch,
+  synchronisation, the minimum duration of a small kernel), with CUDA/HIP graphs or eager; the kernels are counted
+  from the engine's model code by architecture: MLA attention and routed MoE blocks launch about twice the kernels
+  of a Llama layer (:mod:`gpudesk.sizing.serve_rates`). At batch 1 on a TP slice of a large MoE this floor, not
+  the weight stream, sets the step.
+- Host overhead: the engine's CPU work per step (scheduling, input preparation, sampling, detokenisation) is added
+  to the GPU's step unless the engine overlaps it, then the step lasts the longer of the two
+  (:mod:`gpudesk.sizing.serve_host`).
 - Tensor parallelism: Megatron-LM's two all-reduces per layer (after attention and after the MLP; Shoeybi et al.
   2019, arXiv 1909.08053 section 3) of ``tokens x hidden x 2`` bytes, alpha-beta on the replica's link
   (:func:`gpudesk.sizing.time.collective_time_s`, ring volume ``2 (n-1)/n``). At batch 1 the alpha term
@@ -46,14 +53,17 @@ from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
+from gpudesk.sizing.serve_host import host_overhead
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_rates import (
+    NIC_BYTES_PER_S,
     allreduce_latency_s,
     compute_peak_flops,
     hbm_efficiency,
+    kernel_latency_s,
+    kernels_per_step,
     link_efficiency,
     matmul_efficiency,
-    per_layer_latency_s,
 )
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
@@ -86,6 +96,9 @@ class StepModel:
     allreduce_alpha_s: float
     link_bytes_per_s: float
     assumptions: tuple[Assumption, ...]
+    host_step_s: float = 0.0  # CPU time of one step whatever its batch (scheduler, input preparation, sampling)
+    host_request_s: float = 0.0  # CPU time per request in the step (output processing, detokenisation)
+    host_overlap: bool = False  # the CPU prepares step n+1 while the GPU runs step n
 
     def weight_bytes_read(self, tokens: int) -> float:
         """Weight bytes a step of ``tokens`` tokens reads on one GPU (dense part + the experts touched)."""
@@ -115,7 +128,13 @@ class StepModel:
         attention_flops = (decode_context_tokens + prefill_attention_tokens) * self.attention_flops_per_context_token
         attention = max(kv_bytes / self.bytes_per_s, attention_flops / self.attention_flops_per_s)
         elementwise = tokens * self.elementwise_bytes_per_token / self.bytes_per_s
-        return gemm + attention + elementwise + self.layers * self.layer_latency_s + self.allreduce_s(tokens)
+        gpu = gemm + attention + elementwise + self.layers * self.layer_latency_s + self.allreduce_s(tokens)
+        host = self.host_s(decode_requests + (1 if prefill_tokens else 0))
+        return max(gpu, host) if self.host_overlap else gpu + host
+
+    def host_s(self, requests: int) -> float:
+        """CPU seconds the engine spends on one step of ``requests`` requests (module docstring)."""
+        return self.host_step_s + requests * self.host_request_s
 
 
 def elementwise_bytes_per_token(spec: ModelSpec, tp: int) -> float:
@@ -171,14 +190,23 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     attention_peak, _note = compute_peak_flops(gpu, "bf16")
     attention_eff, _source = matmul_efficiency(gpu, "bf16")
     hbm_eff, hbm_source = hbm_efficiency(gpu)
-    layer_s, layer_source = per_layer_latency_s(gpu, load.cuda_graphs)
-    alpha, alpha_source = allreduce_latency_s(link, gpu, tp) if tp > 1 and link is not None else (0.0, "")
+    kernel_s, layer_source = kernel_latency_s(gpu, load.cuda_graphs)
+    kernels = kernels_per_step(spec)
+    layer_s = kernels * kernel_s / dims.layers
+    alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node) if tp > 1 and link is not None \
+        else (0.0, "")
     link_eff, link_source = link_efficiency(link) if link is not None else (1.0, "")
     link_bw = (link.bandwidth_gbps_per_direction * 1e9 * link_eff) if link is not None else 1.0
+    if load.gpus_per_node and tp > load.gpus_per_node:
+        link_bw = min(link_bw, NIC_BYTES_PER_S * link_eff)  # the ring's slowest hop is the network's
+    host = host_overhead(load.engine.lower(), load.engine_version, load.overlap_scheduling, load.num_scheduler_steps)
     assumptions = [
+        Assumption("host_overhead_s", _("{step:g} s per step + {request:g} s per running request, {mode}").format(
+            step=host.step_s, request=host.request_s,
+            mode=_("overlapped with the GPU") if host.overlap else _("added to the GPU step")), host.source),
         Assumption("hbm_efficiency", f"{hbm_eff:g} of {gpu.memory_bandwidth_gbps:g} GB/s", hbm_source),
         Assumption("matmul_efficiency", f"{mm_eff:g} of {peak / 1e12:g} TFLOPS {peak_note}", mm_source),
-        Assumption("per_layer_latency_s", f"{layer_s:g} x {dims.layers} layers", layer_source),
+        Assumption("kernel_floor_s", f"{kernel_s:g} x {kernels} kernels per step", layer_source),
     ]
     if tp > 1 and link is not None:
         assumptions.append(Assumption("tp_allreduce", _("2 per layer over {link} ({gbps:g} GB/s per direction x {eff:g}), "
@@ -191,4 +219,6 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         kv_bytes_per_token=kv_per_token, elementwise_bytes_per_token=elementwise, flops_per_token=2.0 * spec.active_params / tp,
         attention_flops_per_context_token=attention, bytes_per_s=gpu.memory_bandwidth_gbps * 1e9 * hbm_eff,
         flops_per_s=peak * mm_eff, attention_flops_per_s=attention_peak * attention_eff, layer_latency_s=layer_s, allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
-        assumptions=tuple(assumptions))
+        assumptions=tuple(assumptions), host_step_s=host.step_s, host_request_s=host.request_s,
+        host_overlap=host.overlap)
+

@@ -71,7 +71,8 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
     result = simulate(steps, budget, Load(input_tokens=load.input_tokens, output_tokens=load.output_tokens,
                                           concurrency=load.concurrency, request_rate_per_s=load.request_rate_per_s,
                                           batch=load.batch, num_prompts=load.num_prompts, replicas=load.replicas,
-                                          num_scheduler_steps=load.num_scheduler_steps))
+                                          num_scheduler_steps=load.num_scheduler_steps,
+                                          length_spread=load.length_spread))
     assumptions = budget.assumptions + steps.assumptions + result.assumptions
     return ServeSpeed(
         output_tokens_per_s=result.output_tokens_per_s * load.replicas,

@@ -57,13 +57,16 @@ def _gpu(gpu_id: str) -> GPU:
 
 
 def intra_link(gpu: GPU, interconnect: str | None) -> Link:
-    """The GPU-GPU link of a replica: PCIe of the GPU's generation when published as ``pcie`` or the GPU has no
-    NVLink/Infinity Fabric board in the catalog, else the board's link (HGX NVLink, OAM Infinity Fabric)."""
+    """The GPU-GPU link of a replica: the catalog link when ``interconnect`` is one's id, PCIe of the GPU's
+    generation when published as ``pcie`` or the GPU has no NVLink/Infinity Fabric board in the catalog, else the
+    board's link (HGX NVLink, OAM Infinity Fabric)."""
     cat = _catalog()
     links = {link.id: link for link in cat.links()}
     pcie = links.get(f"pcie{gpu.pcie_gen}-x16") or links["pcie4-x16"]
     if interconnect and interconnect.lower().startswith(_PCIE):
         return pcie
+    if interconnect and interconnect in links and links[interconnect].kind != "network":
+        return links[interconnect]  # a catalog link id (a server's interconnect)
     for server in cat.servers():
         link = links.get(server.interconnect)
         if link is not None and link.kind != "pcie" and server.accepts(gpu):
@@ -90,6 +93,10 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         max_num_batched_tokens=case.get("max_num_batched_tokens"), max_num_seqs=case.get("max_num_seqs"),
         cuda_graphs=not bool(case.get("enforce_eager", False)), num_prompts=case.get("num_prompts"),
         mixed_prefill=case.get("enable_chunked_prefill"), num_scheduler_steps=int(case.get("num_scheduler_steps") or 1),
+        gpus_per_node=int(case["gpus_per_node"]) if case.get("gpus_per_node") else None,
+        overlap_scheduling=case.get("overlap_scheduling"),
+        engine_version=str(case["engine_version"]) if case.get("engine_version") else None,
+        length_spread=float(case.get("length_spread") or 0.0),
     )
 
 
@@ -150,7 +157,12 @@ def predict_serve_case(case: dict[str, Any]) -> tuple[float, tuple[Assumption, .
             pp=case["pp"]))
     spec = _spec(str(case["model"]))
     gpu = _gpu(str(case["gpu"]))
-    load = load_of_case(case)
+    try:
+        load = load_of_case(case)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, SizingError):
+            raise
+        raise SizingError("case", _("a serving field is not a number: {error}").format(error=exc)) from exc
     link = intra_link(gpu, case.get("interconnect")) if load.tp > 1 else None
     speed = serve_speed(spec, gpu, load, link)
     value = metric_value(speed, metric, load.input_tokens)

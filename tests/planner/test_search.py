@@ -230,3 +230,33 @@ def test_planner_sizes_accumulated_gradients_at_the_smaller_micro_batch(catalog)
     before = estimate_memory(spec, memory_workload(req, gpus=8, sharding="zero3", recompute="selective", micro_batch_size=4))
     assert before.breakdown["gradients"] == pytest.approx(13_015_864_320 * 4 / 8, rel=0.01)
     assert before.total_bytes > eight.safe_line_bytes
+
+
+def test_service_speed_uses_the_engines_memory_budget_not_the_safe_line(tmp_path, catalog):
+    """The plan's serving speed is serve_speed's (one truth): the engine's KV pool is its 0.9 memory fraction less
+    weights, activations and runtime, larger than what the planning safe line leaves for KV; the candidate's QPS is
+    that replica speed times the replicas."""
+    from gpudesk.planner.serve_eval import serve_load
+    from gpudesk.sizing.serve_engine import engine_budget
+
+    result = _plan(tmp_path, SERVE_70B, catalog)
+    top = result.top
+    gpu = catalog.gpu(top.gpu_id)
+    t = top.tensor_parallel or 1
+    line = next(d for d, _s in top.rationale if d.startswith("engine at"))
+    concurrency = int(line.split("engine at ")[1].split(" ")[0])
+    budget = engine_budget(result.model, gpu, serve_load_for(result, t, concurrency, serve_load))
+    assert f"{budget.kv_capacity_tokens:,}" in line
+    # The KV the memory view keeps under the safe line is smaller than the engine's pool.
+    safe_kv = top.safe_line_bytes - top.memory.total_bytes + top.memory.breakdown.get("kv_cache", 0)
+    assert budget.kv_bytes > safe_kv
+    qps_replica = float(line.split("and ")[1].split(" requests/s")[0])
+    assert top.qps_capacity == pytest.approx(qps_replica * top.count / t, rel=0.01)
+
+
+def serve_load_for(result, t, concurrency, serve_load):
+    """serve_eval.serve_load needs a plan context; the requirement and model of ``result`` are enough here."""
+    class _Ctx:
+        req = result.requirement
+        spec = result.model
+    return serve_load(_Ctx, t, concurrency)

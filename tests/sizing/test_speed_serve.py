@@ -50,7 +50,7 @@ def test_batch_one_decode_is_weights_over_bandwidth_plus_layer_latency(catalog):
     # of 3.4 us per layer (CUDA graphs).
     math_s = 2 * spec.params / (gpu.bf16_dense_tflops * 1e12 * gpu.matmul_efficiency)
     elementwise = (8 * 4096 + 2 * (4096 + 1024) + 4 * 1024 + 3 * 14336) * 2 * 32 / bw  # norms, rotary, KV write, SiLU
-    hand = weights / bw + math_s + mean_context * kv_per_token / bw + elementwise + 32 * 6 * 3.4e-6
+    hand = weights / bw + math_s + mean_context * kv_per_token / bw + elementwise + 32 * 10 * 3.4e-6
     assert serve_rates.VENDOR_HBM_EFFICIENCY["NVIDIA"] == pytest.approx(2.90 / 3.35)
     assert speed.tpot_s == pytest.approx(hand, rel=1e-6)
     assert speed.output_tokens_per_s == pytest.approx(128 / speed.e2e_latency_s, rel=0.01)
@@ -103,6 +103,9 @@ def test_case_prediction_in_the_rows_unit():
     with pytest.raises(SizingError):
         predict_serve_case(dict(row, gpu="no-such-gpu"))
     with pytest.raises(SizingError) as err:
+        predict_serve_case(dict(row, input_tokens="1k"))
+    assert err.value.field == "case"
+    with pytest.raises(SizingError) as err:
         predict_serve_case(dict(row, pp=2))
     assert err.value.field == "pp"
     per_gpu, _ = predict_serve_case(dict(row, tp=1, dp=4, measured={"metric": "output_tokens_per_s_per_gpu",
@@ -133,8 +136,11 @@ def test_vllm_kv_pool_is_its_memory_fraction_less_weights_activations_and_runtim
     assert (budget.token_budget, budget.max_running) == (8192, 1024)  # >= 70 GiB, not an A100
     fp8 = engine_budget(spec, gpu, ServeLoad(input_tokens=1000, output_tokens=1000, concurrency=8, kv_dtype="fp8"))
     assert fp8.kv_capacity_tokens == int(hand_kv // (2 * 32 * 8 * 128 * 1))
-    a100 = engine_budget(spec, catalog.gpu("a100-80-sxm4"), ServeLoad(input_tokens=10, output_tokens=10, batch=1))
+    a100 = engine_budget(spec, catalog.gpu("a100-80-sxm4"), ServeLoad(input_tokens=10, output_tokens=10,
+                                                                       concurrency=1))
     assert (a100.token_budget, a100.max_running) == (2048, 256)
+    offline = engine_budget(spec, catalog.gpu("a100-80-sxm4"), ServeLoad(input_tokens=10, output_tokens=10, batch=1))
+    assert offline.token_budget == 8192  # the offline LLM class's default
 
 
 def test_sglang_static_fraction_holds_weights_and_pool_and_shrinks_with_tp(catalog):
@@ -142,12 +148,23 @@ def test_sglang_static_fraction_holds_weights_and_pool_and_shrinks_with_tp(catal
 
     spec = _spec(catalog, "llama-3.1-70b")
     gpu = catalog.gpu("h100-sxm5")
-    tp4 = engine_budget(spec, gpu, ServeLoad(engine="sglang", input_tokens=100, output_tokens=100, batch=1, tp=4))
-    assert tp4.memory_fraction == 0.85 and not tp4.mixed_prefill
+    # SGLang v0.4 - v0.5.2: a table by TP degree.
+    tp4 = engine_budget(spec, gpu, ServeLoad(engine="sglang", input_tokens=100, output_tokens=100, batch=1, tp=4,
+                                             engine_version="0.4.1"))
+    assert tp4.memory_fraction == 0.85 and not tp4.mixed_prefill and tp4.token_budget == 8192
     assert tp4.kv_bytes == pytest.approx(gpu.memory_bytes * 0.85 - spec.params * 2 / 4)
     mine = engine_budget(spec, gpu, ServeLoad(engine="sglang", input_tokens=100, output_tokens=100, batch=1, tp=4,
                                               gpu_memory_utilization=0.88))
     assert mine.kv_bytes - tp4.kv_bytes == pytest.approx(gpu.memory_bytes * 0.03)
+    # v0.5.3+ (and no version: the current release): (memory - reserved) / memory, reserved = 512 MiB + 1.5 MiB x
+    # chunk 8192 + 2 MiB x CUDA-graph cap 512 (TP 4) + TP/8 GiB on an 80 GiB GPU; chunk 16384 from 160 GiB.
+    now = engine_budget(spec, gpu, ServeLoad(engine="sglang", input_tokens=100, output_tokens=100, batch=1, tp=4))
+    reserved = 512 + 1.5 * 8192 + 2 * 512 + 4 / 8 * 1024
+    assert now.memory_fraction == round((80 * 1024 - reserved) / (80 * 1024), 3)
+    mi300x = engine_budget(spec, catalog.gpu("mi300x"), ServeLoad(engine="sglang", input_tokens=100,
+                                                                  output_tokens=100, batch=1, tp=1))
+    assert mi300x.token_budget == 16384
+    assert mi300x.memory_fraction == round((192 * 1024 - (512 + 1.5 * 16384 + 2 * 512 + 1024 / 8)) / (192 * 1024), 3)
 
 
 def test_trtllm_fraction_is_of_the_memory_left_free(catalog):
@@ -184,8 +201,27 @@ def test_large_batch_step_adds_gemm_compute_and_kv_read(catalog):
     assert kv > attention_flops  # memory bound
     elementwise = 512 * (8 * 4096 + 2 * (4096 + 1024) + 4 * 1024 + 3 * 14336) * 2 * 32 / bw
     # The GEMMs stream the weights and do the math one after the other (serve_step docstring).
-    hand = spec.params * 2 / bw + gemm + kv + elementwise + 32 * 6 * 3.4e-6
+    hand = spec.params * 2 / bw + gemm + kv + elementwise + 32 * 10 * 3.4e-6
     assert steps.step_s(512, context) == pytest.approx(hand, rel=1e-6)
+
+
+def test_kernel_floor_counts_the_kernels_of_each_architecture(catalog):
+    """Llama: 6 attention + 4 MLP kernels per layer; Mixtral: 6 + 8 (router, top-k, align, two grouped GEMMs,
+    activation, sum, norm); DeepSeek-V3: 11 MLA kernels per layer, 8 + 3 shared-expert kernels on its 58 MoE layers
+    and a dense MLP on the first 3 (vLLM model code)."""
+    from gpudesk.sizing.serve_rates import kernels_per_step
+    from gpudesk.sizing.serve_step import step_model
+
+    assert kernels_per_step(_spec(catalog, "llama-3.1-8b")) == 32 * 10
+    assert kernels_per_step(_spec(catalog, "mixtral-8x7b")) == 32 * 14
+    deepseek = _spec(catalog, "deepseek-v3")
+    assert kernels_per_step(deepseek) == 61 * 11 + 58 * 11 + 3 * 4
+    gpu = catalog.gpu("h200-sxm")
+    steps = step_model(deepseek, gpu, ServeLoad(tp=8, batch=1, weight_format="fp8"), catalog.link("nvlink4"), "bf16")
+    assert steps.layers * steps.layer_latency_s == pytest.approx((61 * 11 + 58 * 11 + 12) * 3.4e-6)
+    eager = step_model(deepseek, gpu, ServeLoad(tp=8, batch=1, weight_format="fp8", cuda_graphs=False),
+                       catalog.link("nvlink4"), "bf16")
+    assert eager.layer_latency_s > steps.layer_latency_s
 
 
 def test_moe_step_reads_only_the_experts_its_tokens_touch(catalog):
@@ -224,6 +260,17 @@ def test_tp_allreduce_is_alpha_beta_on_the_link(catalog):
     hop = serve_rates.RING_HOP_S["nvidia"]
     assert hop == pytest.approx(1024 * 2 * 7 / 8 / 0.07e9 / 14)
     assert pcie.allreduce_s(1) == pytest.approx(2 * 80 * (6 * hop + 2 * 3 / 4 * 8192 * 2 / (31.5e9 * 0.8)))
+    # TP 16 over two 8-GPU nodes: no one-shot kernel across nodes; the library tree: 14 ring hops inside the node
+    # plus one network level (19.9 us, nccl-tests 2-node 8-byte all-reduce), the bytes at the 50 GB/s NIC.
+    two_nodes = step_model(spec, h100, ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=16, gpus_per_node=8),
+                           nvlink, "bf16")
+    assert two_nodes.allreduce_s(1) == pytest.approx(
+        2 * 80 * (14 * hop + 19.9e-6 + 2 * 15 / 16 * 8192 * 2 / (50e9 * 0.8)))
+    one_node = step_model(spec, h100, ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=8, gpus_per_node=8),
+                          nvlink, "bf16")
+    assert one_node.allreduce_s(64) == pytest.approx(steps.allreduce_s(64))
+    with pytest.raises(SizingError):
+        ServeLoad(batch=1, gpus_per_node=0).validated()
 
 
 # --- scheduler (gpudesk.sizing.serve_sched) --------------------------------------------------------------------
@@ -290,3 +337,57 @@ def test_published_weight_format_names_map_to_their_bytes(catalog):
     with pytest.raises(SizingError) as err:
         engine_budget(spec, gpu, ServeLoad(input_tokens=10, output_tokens=10, batch=1, weight_format="int3-magic"))
     assert err.value.field == "weight_format"
+
+
+def test_a_benchmark_of_over_a_million_requests_is_a_valid_load():
+    """MLPerf Offline runs send over a million requests (1.2 M on 8 x H200); num_prompts is not a batch size."""
+    assert ServeLoad(batch=2048, num_prompts=1_216_510).validated().num_prompts == 1_216_510
+    with pytest.raises(SizingError):
+        ServeLoad(batch=1, num_prompts=10**9).validated()
+
+
+def test_host_overhead_adds_to_the_step_unless_the_engine_overlaps_it(catalog):
+    """vLLM before v0.12 and SGLang before v0.4 wait for their CPU work each step (1.0 ms + 17.6 us per running
+    request); later versions and TensorRT-LLM overlap it (the step lasts the longer of the two); vLLM V0 multi-step
+    pays it once per block."""
+    from gpudesk.sizing.serve_host import default_overlap, engine_version_tuple, host_overhead
+    from gpudesk.sizing.serve_step import step_model
+
+    assert engine_version_tuple("vLLM 0.9.0.2.dev108+g71faa1880 (ROCm 6.4.1)") == (0, 9)
+    assert engine_version_tuple(None) is None
+    with pytest.raises(SizingError):
+        engine_version_tuple("nightly")
+    assert not default_overlap("vllm", "0.6.0") and not default_overlap("vllm", "0.11.2")
+    assert default_overlap("vllm", "0.12.0") and default_overlap("vllm", None)
+    assert not default_overlap("sglang", "0.3.0") and default_overlap("sglang", "0.5.7")
+    assert default_overlap("trtllm", "0.17.0")
+    assert host_overhead("vllm", "0.6.0", None, 8).step_s == pytest.approx(1.0e-3 / 8)
+
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    serial = step_model(spec, gpu, ServeLoad(batch=64, engine_version="0.6.0"), None, "bf16")
+    overlapped = step_model(spec, gpu, ServeLoad(batch=64, overlap_scheduling=True), None, "bf16")
+    host = 1.0e-3 + 64 * (5.5e-3 - 1.0e-3) / 256
+    assert serial.step_s(64, 64 * 500) == pytest.approx(overlapped.step_s(64, 64 * 500) + host)
+    # Overlapped and host-bound: a tiny model at a large batch waits for the CPU, not the GPU.
+    tiny = step_model(_spec(catalog, "llama-3.2-1b"), gpu, ServeLoad(batch=512, overlap_scheduling=True), None,
+                      "bf16")
+    assert tiny.step_s(512, 512 * 10) == pytest.approx(1.0e-3 + 512 * (5.5e-3 - 1.0e-3) / 256)
+    with pytest.raises(SizingError):
+        ServeLoad(batch=1, engine_version="latest").validated()
+
+
+def test_spread_lengths_let_closed_loop_clients_drift_out_of_lock_step(catalog):
+    """Identical lengths: 8 closed-loop clients finish together and prefill their next prompts in one step; with
+    vLLM's random-range spread they drift apart and a prompt shares its step with decodes instead. The mean
+    lengths, hence the throughput, stay; the answer is the same on every call (seeded)."""
+    spec = _spec(catalog, "mistral-7b")
+    gpu = catalog.gpu("rtx4090")
+    same = serve_speed(spec, gpu, ServeLoad(input_tokens=256, output_tokens=128, concurrency=8, num_prompts=300))
+    load = ServeLoad(input_tokens=256, output_tokens=128, concurrency=8, num_prompts=300, length_spread=0.1)
+    spread = serve_speed(spec, gpu, load)
+    assert spread.ttft_s < 0.5 * same.ttft_s
+    assert spread.output_tokens_per_s == pytest.approx(same.output_tokens_per_s, rel=0.05)
+    assert serve_speed(spec, gpu, load).ttft_s == spread.ttft_s
+    with pytest.raises(SizingError):
+        ServeLoad(batch=1, length_spread=1.0).validated()

@@ -1,0 +1,85 @@
+"""``gpudesk estimate speed`` serving flags: the answer of serve_speed as text or JSON, bad input as a CliError."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+from gpudesk.cli import CliError
+from gpudesk.cli.speed_serve import add_serve_arguments, cmd_serve_speed
+
+
+def _parser() -> argparse.ArgumentParser:
+    # --gpu / --count / --model / --server / --json come from the common speed parser (not this module).
+    p = argparse.ArgumentParser()
+    p.add_argument("--gpu")
+    p.add_argument("--count", type=int)
+    p.add_argument("--model")
+    p.add_argument("--server")
+    p.add_argument("--json", action="store_true")
+    add_serve_arguments(p)
+    return p
+
+
+def test_json_has_the_serve_figures_and_every_assumption(capsys):
+    argv = ("--gpu h100-sxm5 --model llama-3.1-70b --count 8 --tp 4 --input-tokens 1000 --output-tokens 200 "
+            "--concurrency 32 --engine sglang --json")
+    args = _parser().parse_args(argv.split())
+    assert cmd_serve_speed(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    serve = out["serve"]
+    assert {"output_tokens_per_s", "requests_per_s", "ttft_s", "tpot_s", "batch"} <= serve.keys()
+    assert serve["gpus"] == 8 and serve["requests_per_s"] * 200 == pytest.approx(serve["output_tokens_per_s"])
+    names = {a["name"] for a in out["assumptions"]}
+    assert {"engine_memory_fraction", "hbm_efficiency", "tp_allreduce", "scheduler"} <= names
+    assert all(a["source"] for a in out["assumptions"])
+
+
+def test_text_answer_names_the_option(capsys):
+    argv = "--gpu rtx4090 --model mistral-7b --input-tokens 256 --output-tokens 128 --request-rate 2"
+    args = _parser().parse_args(argv.split())
+    assert cmd_serve_speed(args) == 0
+    text = capsys.readouterr().out
+    assert "1 x NVIDIA" in text and "time to first token" in text and "assumptions:" in text
+
+
+@pytest.mark.parametrize(("argv", "needle"), [
+    ("--gpu h100-sxm5 --model llama-3.1-8b --input-tokens 10 --output-tokens 10", "--concurrency"),
+    ("--model llama-3.1-8b --input-tokens 10 --output-tokens 10 --batch 1", "--gpu"),
+    ("--gpu h100-sxm5 --model llama-3.1-8b --output-tokens 10 --batch 1", "--input-tokens"),
+    ("--gpu h100-sxm5 --model llama-3.1-70b --input-tokens 10 --output-tokens 10 --batch 1", "--gpu-memory-utilization"),
+    ("--gpu h100-sxm5 --model llama-3.1-8b --count 3 --tp 2 --input-tokens 10 --output-tokens 10 --batch 1", "--count"),
+    ("--gpu h100-sxm5 --model llama-3.1-8b --input-tokens 10 --output-tokens 10 --batch 1 --gpu-memory-utilization 1.5",
+     "--gpu-memory-utilization"),
+    ("--gpu h100-sxm5 --model llama-3.1-8b --input-tokens 10 --output-tokens 10 --batch 1 --engine-version nightly",
+     "--engine-version"),
+    ("--gpu h100-sxm5 --model llama-3.1-8b --input-tokens 10 --output-tokens 10 --batch 1 --server no-such-box",
+     "--server"),
+    ("--gpu h100-sxm5 --model llama-3.1-8b --input-tokens 10 --output-tokens 10 --batch 1 --length-spread 2",
+     "--length-spread"),
+])
+def test_bad_input_is_a_cli_error_naming_the_flag(argv, needle):
+    with pytest.raises(CliError) as err:
+        cmd_serve_speed(_parser().parse_args(argv.split()))
+    assert needle in str(err.value)
+
+
+def _tpot(argv: str, capsys) -> float:
+    assert cmd_serve_speed(_parser().parse_args((argv + " --json").split())) == 0
+    return json.loads(capsys.readouterr().out)["serve"]["tpot_s"]
+
+
+def test_engine_version_and_overlap_flags_set_the_host_overhead(capsys):
+    """vLLM 0.6 waits for its CPU each step; --overlap-scheduling hides it; the flag wins over the version."""
+    base = "--gpu h100-sxm5 --model llama-3.1-8b --input-tokens 100 --output-tokens 100 --concurrency 1"
+    current = _tpot(base, capsys)
+    old = _tpot(base + " --engine-version 0.6.0", capsys)
+    assert old == pytest.approx(current + 1.0e-3 + (5.5e-3 - 1.0e-3) / 256, rel=1e-3)
+    assert _tpot(base + " --engine-version 0.6.0 --overlap-scheduling", capsys) == pytest.approx(current)
+
+
+def test_a_server_flag_puts_tp_beyond_its_gpus_across_the_network(capsys):
+    base = "--gpu h100-sxm5 --model llama-3.1-70b --input-tokens 100 --output-tokens 100 --concurrency 1 --tp 16"
+    assert _tpot(base + " --server hgx-h100", capsys) > _tpot(base, capsys)
