@@ -78,6 +78,7 @@ class Candidate:
     pipeline_parallel: int | None = None
     expert_parallel: int | None = None
     speed_error_band: ErrorBand | None = None
+    flops_only_time_to_result_s: float | None = None
     dominated_by: str | None = None
     rent: RentVsBuy | None = None
     ttft_s: float | None = None

@@ -422,6 +422,7 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
         why.append((deadline_text, "requirement: workload.deadline_s"))
     if speed is not None:
         attach_error_band(cand)
+        cand.flops_only_time_to_result_s = steps * flops_only / share
     if not cand.fits:
         cand.warnings.append(_("Over the safe line by {over}: expect allocator retries and OOMs under load (article 3.1: "
                                "keep 15-20 % free)").format(over=gib(-f.headroom_bytes)))

@@ -134,3 +134,32 @@ def attach_error_band(cand: Candidate) -> None:
           "likely {low} to {high}").format(rows=band.rows, klass=band.klass, p10=band.ratio_p10, p90=band.ratio_p90,
                                            share=band.within_20_share, low=fmt_duration(low), high=fmt_duration(high)),
         "gpudesk estimate accuracy (tests/fixtures/speed/train_runs.jsonl); gpudesk.sizing.speed_bands"))
+
+
+def ranking_change_notes(ranked: list[Candidate], deadline_s: float | None) -> list[tuple[str, str]]:
+    """Plan-level trace lines saying where the speed model changes what the FLOPs-only rule would have said
+    (issue 24 item 4): the fastest option, and the options whose deadline verdict flips. Empty when nothing
+    changes or no candidate was timed by the speed model."""
+    timed = [c for c in ranked if c.flops_only_time_to_result_s and c.time_to_result_s]
+    if not timed:
+        return []
+    source = "gpudesk.sizing.speed_train (one model for plan and estimate speed); gpudesk.planner.train_step"
+    notes = []
+    fastest = min(timed, key=lambda c: c.time_to_result_s or 0.0)
+    fastest_flops = min(timed, key=lambda c: c.flops_only_time_to_result_s or 0.0)
+    # A tie under the FLOPs-only rule (same peak and efficiency) is no change of ranking.
+    if (fastest.flops_only_time_to_result_s or 0.0) > 1.01 * (fastest_flops.flops_only_time_to_result_s or 0.0):
+        notes.append((_("the speed model makes {model_fastest} the fastest option ({model_time}); the FLOPs-only rule "
+                        "would have picked {flops_fastest} ({flops_time}): attention, memory-bound kernels and "
+                        "communication on the real links weigh differently on them").format(
+            model_fastest=fastest.label, model_time=fmt_duration(fastest.time_to_result_s),
+            flops_fastest=fastest_flops.label, flops_time=fmt_duration(fastest_flops.flops_only_time_to_result_s)),
+            source))
+    if deadline_s:
+        flipped = [c for c in timed if (c.time_to_result_s or 0.0) > deadline_s >= (c.flops_only_time_to_result_s or 0.0)]
+        if flipped:
+            notes.append((_("{count} option(s) meet the deadline under the FLOPs-only rule but miss it under the speed "
+                            "model, e.g. {label}: {model_time} vs {flops_time}").format(
+                count=len(flipped), label=flipped[0].label, model_time=fmt_duration(flipped[0].time_to_result_s),
+                flops_time=fmt_duration(flipped[0].flops_only_time_to_result_s)), source))
+    return notes

@@ -238,3 +238,19 @@ def test_article_data_disagreement_is_a_note_with_its_fix(catalog):
     req = _load("article-13b-finetune")
     req.data.sample_bytes = 600_000  # the fix the note gives: the note goes away
     assert not any("Note on the data answers" in w for w in plan(req, catalog).warnings)
+
+
+def test_plan_says_where_the_speed_model_changes_the_verdict(catalog):
+    # Issue 24 item 4: training times come from the speed model; where that flips a deadline verdict of the old
+    # FLOPs-only rule (or the fastest option), the plan's trace says so with both times.
+    result = plan(_load("article-13b-finetune"), catalog)
+    deadline = result.requirement.workload.deadline_s
+    flipped = [c for c in result.candidates if c.flops_only_time_to_result_s
+               and c.time_to_result_s > deadline >= c.flops_only_time_to_result_s]
+    assert any(c.gpu_id == "a100-80-sxm4" and c.count == 8 for c in flipped)
+    note = next(d for d, _ in result.rationale if "meet the deadline under the FLOPs-only rule" in d)
+    assert note.startswith(f"{len(flipped)} option(s) meet the deadline under the FLOPs-only rule but miss it")
+    assert flipped[0].label in note
+    for c in result.candidates:
+        if c.flops_only_time_to_result_s:
+            assert c.flops_only_time_to_result_s < c.time_to_result_s  # the rule leaves out attention, kernels, comm
