@@ -79,6 +79,7 @@ def candidate_to_dict(c: Candidate) -> dict[str, Any]:
         "pipeline_parallel": c.pipeline_parallel,
         "expert_parallel": c.expert_parallel,
         "speed_error_band": _band(c),
+        "flops_only_time_to_result_s": _num(c.flops_only_time_to_result_s),
         "dominated_by": c.dominated_by,
         "ttft_s": _num(c.ttft_s),
         "tpot_s": _num(c.tpot_s),

@@ -44,6 +44,11 @@ def test_article_case_json_shape(catalog):
                 "time_to_result_s", "meets_deadline", "tco_3y_usd", "tco_breakdown_usd", "warnings", "rationale"):
         assert key in top
     assert top["tco_3y_usd"] == pytest.approx(sum(v for v in top["tco_breakdown_usd"].values() if v is not None))
+    # The training estimate's expected error band and what it implies for the step and the time to result.
+    band = top["speed_error_band"]
+    assert band["class"] and band["rows"] >= 8 and band["ratio_p10"] <= 1 <= band["ratio_p90"]
+    assert band["time_to_result_range_s"][0] <= top["time_to_result_s"] <= band["time_to_result_range_s"][1]
+    assert 0 < top["flops_only_time_to_result_s"] < top["time_to_result_s"]
 
 
 def test_unmeetable_deadline_reports_closest(catalog):
