@@ -259,3 +259,20 @@ def test_plan_says_where_the_speed_model_changes_the_verdict(catalog):
     for c in result.candidates:
         if c.flops_only_time_to_result_s:
             assert c.flops_only_time_to_result_s < c.time_to_result_s  # the rule leaves out attention, kernels, comm
+
+
+def test_plan_and_estimate_speed_give_the_same_step(catalog, capsys):
+    # One truth (issue 24 item 1): the planner's 8 x A100 option of the article case, typed into
+    # `gpudesk estimate speed` with the layout the plan chose, gives the same step time.
+    from gpudesk.cli import main
+    from gpudesk.paths import examples_dir
+
+    result = plan(_load("article-13b-finetune"), catalog)
+    a100 = next(c for c in result.candidates if c.gpu_id == "a100-80-sxm4" and c.count == 8)
+    assert main(["estimate", "speed", "--profile", str(examples_dir() / "article-13b-finetune.toml"),
+                 "--gpu", "a100-80-sxm4", "--count", "8", "--server", a100.server_id,
+                 "--micro-batch", str(a100.micro_batch_size),
+                 "--global-batch", str(a100.micro_batch_size * a100.gradient_accumulation * 8),
+                 "--sharding", a100.sharding, "--recompute", a100.recompute, "--framework", "deepspeed", "--json"]) == 0
+    train = json.loads(capsys.readouterr().out)["train"]
+    assert train["step_time_s"] == pytest.approx(a100.step_time_s, rel=1e-9)
