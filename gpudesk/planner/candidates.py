@@ -57,7 +57,7 @@ class PlanContext:
     train_work: tuple[float, float, str, float] | None = None
     # (GPUs, data-parallel GPUs, usable bytes, safe-line bytes, bridge GB/s, bottleneck GB/s, achievable FLOP/s,
     #  synced params) -> (chosen setting or None, smallest per-GPU total bytes)
-    search_cache: dict[tuple[int, int, int, int, float | None, float, float, int], TrainSearch] = field(
+    search_cache: dict[tuple[object, ...], TrainSearch] = field(
         default_factory=dict)
 
     @classmethod
@@ -137,12 +137,21 @@ def training_counts(max_gpus: int) -> list[int]:
 
 
 def placements(server: Server, count: int) -> int | None:
-    """Servers needed for ``count`` GPUs (None when this chassis cannot take that count)."""
+    """Servers needed for ``count`` GPUs (None when this chassis cannot take that count).
+
+    A chassis built of trays (``min_gpus`` > 1: an HGX board of 8, a GB200/GB300 NVL72 rack of 18 trays of 4 GPUs,
+    NVIDIA GB200 NVL72 reference architecture) takes any whole number of trays: 256 GB200 are three full racks and
+    one of 40 GPUs. Other chassis beyond one server need whole servers.
+    """
     if count < server.min_gpus:
         return None
     if count <= server.max_gpus:
         return 1
-    if server.kind == "workstation" or count % server.max_gpus:
+    if server.kind == "workstation":
+        return None
+    if server.min_gpus > 1 and count % server.min_gpus == 0:
+        return -(-count // server.max_gpus)
+    if count % server.max_gpus:
         return None
     return count // server.max_gpus
 

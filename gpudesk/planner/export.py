@@ -76,6 +76,10 @@ def candidate_to_dict(c: Candidate) -> dict[str, Any]:
         "micro_batch_size": c.micro_batch_size,
         "gradient_accumulation": c.gradient_accumulation,
         "tensor_parallel": c.tensor_parallel,
+        "pipeline_parallel": c.pipeline_parallel,
+        "expert_parallel": c.expert_parallel,
+        "speed_error_band": _band(c),
+        "flops_only_time_to_result_s": _num(c.flops_only_time_to_result_s),
         "dominated_by": c.dominated_by,
         "ttft_s": _num(c.ttft_s),
         "tpot_s": _num(c.tpot_s),
@@ -91,6 +95,19 @@ def candidate_to_dict(c: Candidate) -> dict[str, Any]:
         "warnings": list(c.warnings),
         "rationale": [{"decision": d, "source": s} for d, s in c.rationale],
     }
+
+
+def _band(c: Candidate) -> dict[str, Any] | None:
+    """The training estimate's expected error band with the step time and time to result ranges it implies."""
+    band = c.speed_error_band
+    if band is None:
+        return None
+    out = band.to_dict()
+    if c.step_time_s:
+        out["step_time_range_s"] = list(band.time_range(c.step_time_s))
+    if c.time_to_result_s:
+        out["time_to_result_range_s"] = list(band.time_range(c.time_to_result_s))
+    return out
 
 
 def rejected_to_dict(r: Rejected) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from gpudesk.planner.rank import (
 from gpudesk.planner.requirement import Requirement, raise_problems
 from gpudesk.planner.results import Candidate, Plan, Rejected
 from gpudesk.planner.serve_eval import evaluate_inference
+from gpudesk.planner.train_step import ranking_change_notes
 from gpudesk.planner.tco import compute_tco, gpu_dollar_multiplier, rent_vs_buy
 from gpudesk.planner.train_eval import evaluate_training
 from gpudesk.planner.workload import memory_workload, profile_problems, resolve_model
@@ -279,6 +280,8 @@ def plan(req: Requirement, catalog: Catalog, price_overrides: dict[str, Any] | N
     rejected = _dedupe_rejections(rejected)
     result = Plan(requirement=req, model=spec, workload_kind=kind, memory=job_memory, candidates=ranked,
                   rejected=rejected, warnings=_plan_warnings(req, spec), rationale=rationale)
+    if not inference:
+        result.rationale.extend(ranking_change_notes(ranked, req.workload.deadline_s))
     if user_prices:
         used = sorted({c.gpu_id for c in ranked if c.gpu_price and c.gpu_price.origin == "user"})
         result.rationale.append((ngettext("your prices used for {gpus} ({n} entered)",

@@ -10,6 +10,7 @@ from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.tco import RentVsBuy, Tco
 from gpudesk.sizing.estimate import MemoryEstimate
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.speed_bands import ErrorBand
 
 Rationale = tuple[str, str]  # (decision, rule or datasheet source)
 
@@ -35,7 +36,8 @@ class Candidate:
     ``meets_latency`` (None without targets).
     Rent vs buy: ``rent`` (the same GPUs rented at the lowest sourced on-demand rate; None without a rate).
     Search: ``micro_batch_size`` and ``gradient_accumulation`` (training: the global batch is kept),
-    ``tensor_parallel`` (the degree chosen for this GPU).
+    ``tensor_parallel`` (the degree chosen for this GPU); ``pipeline_parallel`` / ``expert_parallel`` where only a
+    pipeline or expert-parallel layout fits (gpudesk.planner.train_parallel), else None.
     """
 
     gpu_id: str
@@ -73,6 +75,10 @@ class Candidate:
     micro_batch_size: int | None = None
     gradient_accumulation: int | None = None
     tensor_parallel: int | None = None
+    pipeline_parallel: int | None = None
+    expert_parallel: int | None = None
+    speed_error_band: ErrorBand | None = None
+    flops_only_time_to_result_s: float | None = None
     dominated_by: str | None = None
     rent: RentVsBuy | None = None
     ttft_s: float | None = None

@@ -21,15 +21,22 @@ from gpudesk.planner.candidates import (
     intra_link,
 )
 from gpudesk.planner.results import Candidate, Rejected
+from gpudesk.planner.train_step import attach_error_band, flops_only_step_s, option_links, option_speed, step_of, uses_speed_model
 from gpudesk.planner.workload import accumulation_steps, memory_workload
 from gpudesk.sizing import time as tm
 from gpudesk.sizing.capacity import fit, reported_total_bytes
 from gpudesk.sizing.estimate import MemoryEstimate
 from gpudesk.sizing.memory import estimate_memory
+from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory_lora import lora_trainable_params
+from gpudesk.sizing.speed_train import TrainSpeed
 
 # The article's worked case: DALI + GPUDirect Storage raised I/O from 850 MB/s to 2.1 GB/s on one node.
 DECODE_DEFAULT_BYTES_PER_S = {"cpu": 850e6, "gpu": 2.1e9}
+# Step times closer than this are a tie: the speed model's error band is tens of percent (gpudesk estimate
+# accuracy), so a 0.3 % difference (selective recompute's extra attention forward) must not pick the layout. On a
+# tie the larger micro-batch wins: fewer accumulation passes and larger GEMMs, which the model does not credit.
+STEP_TIE_SHARE = 0.005
 _PEAK_FIELD = {"bf16": "bf16_dense_tflops", "fp16": "fp16_dense_tflops", "fp8": "fp8_dense_tflops", "fp32": "fp32_tflops"}
 
 
@@ -130,8 +137,11 @@ def _search(ctx: PlanContext, count: int, dp: int, global_batch: int, usable: in
         fitting.append((sharding, recompute, est, timing(sharding, recompute, micro_batch), total, micro_batch))
     smallest = ctx.train_rows_cache[(count, dp, global_batch)][1]
     if fitting:
-        # Fastest; on a tie the larger micro-batch (bigger matmuls, fewer optimizer-free passes).
-        return min(fitting, key=lambda e: (round(e[3].step_s, 9), -e[5])), smallest
+        # Fastest; among the settings within STEP_TIE_SHARE of it, the larger micro-batch, then the first in the
+        # search order (less sharding traffic).
+        fastest = min(e[3].step_s for e in fitting)
+        near = [e for e in fitting if e[3].step_s <= fastest * (1 + STEP_TIE_SHARE)]
+        return max(near, key=lambda e: e[5]), smallest
     if fallback is not None:
         sharding, recompute, est, total, micro_batch = fallback
         return (sharding, recompute, est, timing(sharding, recompute, micro_batch), total, micro_batch), smallest
@@ -212,19 +222,28 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
     safe = int(usable * (1 - o.safe_free_fraction))
 
     comm_cache: dict[tuple[str, int], float] = {}
-    # The step time depends on the recompute setting only through "full or not" (no recompute and selective
-    # recompute do the same FLOPs), so each (sharding, full, micro-batch) is timed once.
-    step_cache: dict[tuple[str, bool, int], tm.StepTime] = {}
+    speed_model = uses_speed_model(ctx)
+    option_link = option_links(ctx, link, count, servers, bridge)
+    adapter = float(sync_params) if m.mode in ("lora", "qlora") else None
+    speeds: dict[tuple[str, str, int], TrainSpeed] = {}
+    # The FLOPs-per-sample path (non-transformers) depends on the recompute setting only through "full or not"
+    # (no recompute and selective recompute do the same FLOPs); the speed model also times selective recompute.
+    step_cache: dict[tuple[str, str, int], tm.StepTime] = {}
 
     def timing(sharding: str, recompute: str, micro_batch: int) -> tm.StepTime:
-        full = recompute == "full"
-        st = step_cache.get((sharding, full, micro_batch))
+        key = (sharding, recompute if speed_model else str(recompute == "full"), micro_batch)
+        st = step_cache.get(key)
         if st is None:
-            st = step_cache[(sharding, full, micro_batch)] = time_step(sharding, full, micro_batch)
+            st = step_cache[key] = time_step(sharding, recompute, micro_batch)
         return st
 
-    def time_step(sharding: str, full: bool, micro_batch: int) -> tm.StepTime:
-        flops = total_flops * (recompute_factor if full else 1.0)
+    def time_step(sharding: str, recompute: str, micro_batch: int) -> tm.StepTime:
+        if speed_model:
+            speed = speeds[(sharding, recompute, micro_batch)] = option_speed(
+                ctx, gpu, option_link, count, sharding, recompute, micro_batch,
+                accumulation_for(micro_batch) * micro_batch * dp, adapter)
+            return step_of(speed)
+        flops = total_flops * (recompute_factor if recompute == "full" else 1.0)
         # ZeRO-3 gathers the weights again for every micro-batch (ZeRO paper section 7.2.2).
         accumulation = accumulation_for(micro_batch) if sharding == "zero3" else 1
         comm_s = comm_cache.get((sharding, accumulation))
@@ -236,13 +255,24 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
         return tm.step_time(flops / steps_for(micro_batch) / (count * achievable), comm_s)
 
     # The search below depends only on these (the model, data and work are fixed for the plan): computed once per
-    # plan for each, so servers sharing a link and GPUs sharing a memory size and sustained rate reuse it.
-    search_key = (count, dp, usable, safe, bridge, bottleneck_gbps, achievable, sync_params)
+    # plan for each, so servers sharing a link and GPUs sharing a memory size and rates reuse it.
+    gpu_rates = (gpu.bf16_dense_tflops, gpu.fp16_dense_tflops, gpu.fp8_dense_tflops, gpu.memory_bandwidth_gbps,
+             gpu.architecture) if speed_model else ()
+    search_key = (count, dp, usable, safe, bridge, bottleneck_gbps, achievable, sync_params, gpu_rates, option_link)
     found = ctx.search_cache.get(search_key)
     if found is None:
-        found = ctx.search_cache[search_key] = _search(ctx, count, dp, global_batch, usable, safe, timing)
+        try:
+            found = _search(ctx, count, dp, global_batch, usable, safe, timing)
+        except SizingError as exc:
+            return Rejected(gpu.id, gpu.name, count, server.id, link.id, [exc.message])
+        ctx.search_cache[search_key] = found
     chosen, smallest = found
     if chosen is None:
+        from gpudesk.planner.train_parallel import parallel_candidate
+
+        staged = parallel_candidate(ctx, gpu, server, count, servers)
+        if staged is not None:
+            return staged
         return Rejected(gpu.id, gpu.name, count, server.id, link.id,
                         [_("does not fit: at least {need} per GPU needed even at micro-batch 1, {gpu} reports {usable} "
                            "usable").format(need=gib(smallest), gpu=gpu.name, usable=gib(usable))])
@@ -285,17 +315,38 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
                     memory=gib(est.total_bytes), safe_line=gib(f.safe_line_bytes), share=1 - o.safe_free_fraction,
                     usable=gib(f.usable_bytes)),
                 "article 3.1 (keep 15-20 % free); reported totals from public OOM messages (oom.md 3.4)"))
-    eff_src = getattr(gpu, "matmul_efficiency_source", None) or ("Stas Bekman MAMF table" if eff else "gpudesk default 0.75 (no measurement)")
-    why.append((_("{tflops:.0f} TFLOPS per GPU sustained = {peak:g} dense {precision} x matmul efficiency {efficiency:g} x "
-                  "{mfu_of_mamf:g}").format(tflops=achievable / 1e12, peak=peak, precision=m.precision.upper(),
-                                            efficiency=eff if eff is not None else tm.DEFAULT_MATMUL_EFFICIENCY,
-                                            mfu_of_mamf=tm.DEFAULT_MFU_OF_MAMF), f"{gpu.source_url}; {eff_src}"))
-    if recompute == "full":
-        work_text = _("work: {work} x {factor:.3g} for full recompute").format(work=work_note, factor=recompute_factor)
+    speed = speeds.get((sharding, recompute, micro_batch)) if speed_model else None
+    if speed is not None:
+        flops_only = flops_only_step_s(ctx, gpu, peak, count, samples_per_step, recompute == "full")
+        parts = speed.breakdown
+        why.append((_("step {step:.3f} s from the speed model: GEMMs {gemm:.3f} s, attention {attention:.3f} s, "
+                      "memory-bound kernels {other:.3f} s, exposed communication {comm:.3f} s, optimizer {opt:.3f} s; "
+                      "{tps:,.0f} tokens/s per GPU, MFU {mfu:.1%}").format(
+                        step=speed.step_time_s, gemm=parts["gemm_s"], attention=parts["attention_s"],
+                        other=parts["other_kernels_s"], comm=speed.comm_share * speed.step_time_s,
+                        opt=parts["optimizer_s"], tps=speed.tokens_per_s_per_gpu, mfu=speed.mfu),
+                    "gpudesk.sizing.speed_train (the model of gpudesk estimate speed): " + "; ".join(
+                        f"{a.name} {a.value}" for a in speed.assumptions[:5])))
+        why.append((_("ranking uses this step; the FLOPs-only rule (6 x params x tokens at {tflops:.0f} sustained "
+                      "TFLOPS, no attention, memory-bound kernels or communication) would give {flops_only:.3f} s, "
+                      "{ratio:.2f}x of it").format(tflops=achievable / 1e12, flops_only=flops_only,
+                                                    ratio=flops_only / speed.step_time_s),
+                    "Kaplan et al. 2020 (6 FLOPs/param/token); issue 24: one performance model for plan and estimate"))
     else:
-        work_text = _("work: {work}").format(work=work_note)
-    why.append((work_text,
-                "Kaplan et al. 2020 (6 FLOPs/param/token); Narayanan et al. 2021 (8 with recompute)"))
+        eff_src = getattr(gpu, "matmul_efficiency_source", None) or (
+            "Stas Bekman MAMF table" if eff else "gpudesk default 0.75 (no measurement)")
+        why.append((_("{tflops:.0f} TFLOPS per GPU sustained = {peak:g} dense {precision} x matmul efficiency "
+                      "{efficiency:g} x {mfu_of_mamf:g}").format(
+                        tflops=achievable / 1e12, peak=peak, precision=m.precision.upper(),
+                        efficiency=eff if eff is not None else tm.DEFAULT_MATMUL_EFFICIENCY,
+                        mfu_of_mamf=tm.DEFAULT_MFU_OF_MAMF), f"{gpu.source_url}; {eff_src}"))
+        if recompute == "full":
+            work_text = _("work: {work} x {factor:.3g} for full recompute").format(work=work_note,
+                                                                                  factor=recompute_factor)
+        else:
+            work_text = _("work: {work}").format(work=work_note)
+        why.append((work_text,
+                    "Kaplan et al. 2020 (6 FLOPs/param/token); Narayanan et al. 2021 (8 with recompute)"))
     if count > 1 and bridge:
         links = f"{link_name} + {ctx.network.name}" if servers > 1 else link_name
         why.append((_("{links}: {bridge_gbps:g} GB/s per direction inside a pair, {between_gbps:g} GB/s between pairs; "
@@ -304,6 +355,20 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
                         comm_share=st.comm_share),
                     "hierarchical all-reduce (reduce-scatter in the pair, ring between pairs, all-gather); NVLink bridge "
                     "from the GPU's catalog nvlink_gbps (product brief), 80 % achievable (Stas Bekman)"))
+    elif count > 1 and speed is not None:
+        links = f"{link.name} + {ctx.network.name}" if servers > 1 else link.name
+        values = dict(links=links, gbps=link.bandwidth_gbps_per_direction, between=option_link.between_gbps,
+                      comm_s=st.exposed_comm_s, comm_share=st.comm_share)
+        if servers > 1:
+            link_text = _("{links}: {gbps:g} GB/s per direction inside a server, {between:g} GB/s between servers; "
+                          "communication left exposed after overlap {comm_s:.3f} s per step ({comm_share:.1%})").format(
+                **values)
+        else:
+            link_text = _("{links}: {gbps:g} GB/s per direction; communication left exposed after overlap {comm_s:.3f} s "
+                          "per step ({comm_share:.1%})").format(**values)
+        why.append((link_text,
+                    "gpudesk.sizing.speed_parallel: ring collectives on the real links, each node's NICs carrying "
+                    "the ring (NCCL), overlap as the framework does it"))
     elif count > 1:
         links = f"{link.name} + {ctx.network.name}" if servers > 1 else link.name
         why.append((_("{links}: {gbps:g} GB/s per direction; gradient sync {comm_s:.3f} s per step, {comm_share:.1%} of "
@@ -355,6 +420,9 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
         else:
             deadline_text = _("time to result {time} vs deadline {deadline}: misses by {miss}").format(**times)
         why.append((deadline_text, "requirement: workload.deadline_s"))
+    if speed is not None:
+        attach_error_band(cand)
+        cand.flops_only_time_to_result_s = steps * flops_only / share
     if not cand.fits:
         cand.warnings.append(_("Over the safe line by {over}: expect allocator retries and OOMs under load (article 3.1: "
                                "keep 15-20 % free)").format(over=gib(-f.headroom_bytes)))

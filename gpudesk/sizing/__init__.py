@@ -15,6 +15,9 @@ Modules: shapes (model shapes), memory_train / memory_lora / memory_inference / 
 (optimizer names and bytes per parameter), validation (the estimator against published measured peaks),
 peer_formulas (accelerate and DeepSpeed formulas on the same rows),
 capacity (usable memory and the safe line), time (FLOPs, collectives, throughput), dtypes, overheads.
+Training speed: speed_train (``TrainSetup``, ``TrainSpeed``, ``train_speed``), speed_parallel (bubble, collective
+volumes, links), speed_train_cases (published runs), speed_validation (the harness), speed_bands (expected error
+band by class).
 Serving speed: speed_serve (``ServeLoad``, ``ServeSpeed``, ``serve_speed``), serve_load, serve_engine (the engine's
 memory budget and scheduler settings), serve_step (time of one engine step), serve_rates (measured rates per
 GPU, vendor and link), serve_host (the engine's CPU time per step and its overlap with the GPU), serve_sched

@@ -404,3 +404,65 @@ def train_memory(
         assumptions.append((_("loading ({loader}) reserves more than training: the reserved peak is the loading "
                               "peak").format(loader=weight_loading), "gpudesk.sizing.loading"))
     return MemoryEstimate(breakdown=ordered_breakdown(parts), gpus=g, assumptions=tuple(assumptions))
+
+
+def parallel_train_memory_bytes(spec: ModelSpec, *, gpus: int, seq_len_tokens: int, micro_batch_size: int,
+                                micro_batches: int, tensor_parallel: int = 1, pipeline_parallel: int = 1,
+                                virtual_stages: int = 1, context_parallel: int = 1, expert_parallel: int = 1,
+                                expert_tensor_parallel: int = 1, sharding: str = "zero1", recompute: str = "none",
+                                optimizer: str = "adam-16", precision: str = "bf16") -> dict[str, float]:
+    """Per-GPU bytes of the first pipeline stage (the fullest) under tensor, pipeline, context and expert
+    parallelism (Megatron-Core layout), as a breakdown: weights, master_weights, gradients, optimizer_states,
+    activations, logits.
+
+    - Model states: dense parameters (attention, norms, shared experts, embeddings) split by ``tp x pp``; routed
+      experts by ``ep x etp x pp`` (Megatron-Core MoE: each EP rank holds ``experts / ep`` whole experts). The
+      distributed optimizer / ZeRO shards master weights and optimizer states over the data-parallel ranks of each
+      part: ``gpus / (tp pp)`` for the dense part (context-parallel ranks included), ``gpus / (ep etp pp)`` for
+      the experts (Megatron-Core ``expert_data_parallel``); ZeRO-3 / FSDP also the weights and gradients.
+    - Activations: Korthikanti et al. 2022 per layer for the stage's ``layers / pp`` layers, times the micro-batches
+      the first stage holds at once: ``p`` under 1F1B, ``p (1 + (p-1)/(p v))`` interleaved
+      (:func:`gpudesk.sizing.speed_parallel.in_flight_micro_batches`; Megatron-LM ``theoretical_memory_usage.py``);
+      sequence split by ``cp``; MoE layers store the routed tokens' expert activations (``top_k`` x the expert width).
+    - Logits: the last stage's vocabulary-parallel loss buffers for one micro-batch (counted on every stage, an
+      upper bound for p > 1 only when the last stage is the fullest).
+
+    Raises:
+        SizingError / ShapeError: a degree that does not divide the GPUs, or a shape without layers.
+    """
+    from gpudesk.sizing.speed_parallel import in_flight_micro_batches
+
+    t, p, cp = (positive_int(n, v, 1024) for n, v in (("tensor_parallel", tensor_parallel),
+                                                        ("pipeline_parallel", pipeline_parallel),
+                                                        ("context_parallel", context_parallel)))
+    ep, etp = positive_int("expert_parallel", expert_parallel, 1024), positive_int("expert_tensor_parallel",
+                                                                                   expert_tensor_parallel, 1024)
+    g = positive_int("gpus", gpus, MAX_GPUS)
+    if g % (t * p * cp) or (g // p) % (ep * etp):
+        raise SizingError("gpus", _("{gpus} GPUs do not divide into tp x pp x cp = {mp} and ep x etp = {ep}.").format(
+            gpus=g, mp=t * p * cp, ep=ep * etp))
+    layers = spec.transformer_dims.layers
+    per_param = model_state_bytes_per_param(optimizer, precision)
+    stage = normalise_sharding("zero1" if sharding == "distributed-optimizer" else sharding)
+    experts = float(spec.expert_params * spec.moe_experts * (spec.moe_layers if spec.moe_layers is not None else layers)
+                    ) if spec.moe_experts else 0.0
+    dense = spec.params - experts
+    dense_part = sharded_model_states(int(dense / (t * p)), per_param, g // (t * p), stage)
+    expert_part = sharded_model_states(int(experts / (ep * etp * p)), per_param, max(1, g // (ep * etp * p)), stage) if (
+        experts) else {}
+    out = {k: dense_part[k] + expert_part.get(k, 0.0) for k in ("weights", "master_weights", "gradients",
+                                                                  "optimizer_states")}
+    ffn = spec.ffn_size
+    if spec.moe_experts and spec.moe_active_experts:
+        ffn = (spec.moe_ffn_size or spec.ffn_size or 4 * spec.transformer_dims.hidden_size) * spec.moe_active_experts
+    s_local = max(1, seq_len_tokens // cp)
+    dims = spec.transformer_dims
+    per_layer = activation_bytes_per_layer(s_local, micro_batch_size, dims.hidden_size, dims.num_attention_heads,
+                                           ffn, gated_mlp=spec.gated, recompute=recompute,
+                                           tensor_parallel=t if dims.num_attention_heads % t == 0 else 1,
+                                           sequence_parallel=t > 1)
+    in_flight = in_flight_micro_batches(p, max(1, micro_batches), max(1, virtual_stages))
+    out["activations"] = per_layer * layers / p * in_flight
+    out["logits"] = loss_logits_bytes(s_local, micro_batch_size, spec.vocab_size or 1, dims.hidden_size, "standard", t) \
+        if spec.vocab_size else 0.0
+    return out

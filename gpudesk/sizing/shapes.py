@@ -540,8 +540,8 @@ def _need(cfg: dict[str, Any], label: str, *keys: str) -> int:
 
 def _decoder_spec(cfg: dict[str, Any], name: str, path: Path, model_type: str) -> ModelSpec:
     h = _need(cfg, "hidden size", "hidden_size", "n_embd", "d_model")
-    layers = _need(cfg, "layer count", "num_hidden_layers", "n_layer", "num_layers")
-    heads = _need(cfg, "attention head count", "num_attention_heads", "n_head", "num_heads")
+    layers = _need(cfg, "layer count", "num_hidden_layers", "n_layer", "num_layers", "n_layers")
+    heads = _need(cfg, "attention head count", "num_attention_heads", "n_head", "num_heads", "n_heads")
     vocab = _need(cfg, "vocabulary size", "vocab_size")
     kv_default = 1 if cfg.get("multi_query") is True else heads  # GPTBigCode (StarCoder, octocoder): one KV head
     kv_heads = positive_int("num_key_value_heads", _first(cfg, "num_key_value_heads", "num_kv_heads", "multi_query_group_num", default=kv_default))
@@ -552,12 +552,14 @@ def _decoder_spec(cfg: dict[str, Any], name: str, path: Path, model_type: str) -
     head_dim = positive_int("head_dim", _first(cfg, "head_dim", default=h // heads))
     gated = model_type in _GATED_MODEL_TYPES or "silu" in str(cfg.get("hidden_act", "")).lower()
     # Llama 4 names its dense-layer width intermediate_size_mlp and its expert width intermediate_size.
+    # MPT (llm-foundry MPTConfig) gives the MLP width as expansion_ratio x d_model.
+    mlp_ratio = _first(cfg, "expansion_ratio")
     dense_ffn = _first(cfg, "intermediate_size_mlp", "intermediate_size", "n_inner", "ffn_dim", "moe_intermediate_size",
-                       default=4 * h)
+                       default=int(mlp_ratio * h) if isinstance(mlp_ratio, (int, float)) and mlp_ratio > 0 else 4 * h)
     ffn = positive_int("intermediate_size", dense_ffn)
     experts = _first(cfg, "num_local_experts", "num_experts", "n_routed_experts")
     active = _first(cfg, "num_experts_per_tok", "moe_topk", "experts_per_token")
-    tied = bool(cfg.get("tie_word_embeddings", model_type in ("gpt2", "gemma", "gemma2", "gemma3_text", "bloom", "gpt_bigcode")))
+    tied = bool(cfg.get("tie_word_embeddings", model_type in ("gpt2", "gemma", "gemma2", "gemma3_text", "bloom", "gpt_bigcode", "mpt")))
     moe = _moe_layout(cfg, model_type, layers, ffn) if experts else None
     mla = _mla_layout(cfg)
     params = _decoder_params(h, layers, ffn, vocab, heads, kv_heads, head_dim, gated, tied,
@@ -577,7 +579,7 @@ def _decoder_spec(cfg: dict[str, Any], name: str, path: Path, model_type: str) -
     return ModelSpec(
         name=name, params=params, kind="decoder", layers=layers, hidden_size=h, num_attention_heads=heads,
         num_kv_heads=kv_heads, ffn_size=ffn, vocab_size=vocab,
-        context_length=_first(cfg, "max_position_embeddings", "n_positions", "seq_length"), head_dim=head_dim,
+        context_length=_first(cfg, "max_position_embeddings", "n_positions", "seq_length", "max_seq_len"), head_dim=head_dim,
         tied_embeddings=tied, gated_mlp=gated, moe_experts=experts, moe_active_experts=active, source=str(path),
         moe_ffn_size=moe.ffn if moe and moe.ffn != ffn else None, moe_shared_experts=moe.shared if moe else 0,
         moe_layers=moe.moe_layers if moe else None,

@@ -220,23 +220,23 @@
 <context>
     <name>AccuracyDialog</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="143"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="198"/>
         <source>How accurate is this estimate?</source>
-        <extracomment>The column of the source URL in the accuracy table (the last).</extracomment>
+        <extracomment>The column of the source URL in the accuracy table (the last). Columns of the speed table: set, class, runs, within 20 %, within 50 %, median error, geometric mean, misses.</extracomment>
         <translation>这个估算有多准确？</translation>
     </message>
 </context>
 <context>
     <name>AccuracyLink</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="162"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="219"/>
         <source>How accurate is this?</source>
         <translation>准确度如何？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="165"/>
-        <source>Compare this estimator with published measured peak memory</source>
-        <translation>将此估算器与公开发表的实测峰值显存进行比较</translation>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="222"/>
+        <source>Compare the memory and speed estimators with published measured runs</source>
+        <translation>将显存与速度估算器和公开的实测运行对比</translation>
     </message>
 </context>
 <context>
@@ -1357,82 +1357,172 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>EstimatorAccuracyView</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="40"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="45"/>
         <source>Checking the estimator against published measurements…</source>
         <translation>正在用公开发表的实测数据检验估算器…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="54"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="59"/>
         <source>Published case</source>
         <translation>公开案例</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="54"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="59"/>
         <source>Method</source>
         <translation>方法</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="54"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="59"/>
         <source>GPUs</source>
         <translation>GPU 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="54"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="59"/>
         <source>Statistic</source>
         <translation>统计量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="55"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="60"/>
         <source>Measured (GiB)</source>
         <translation>实测（GiB）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="55"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="60"/>
         <source>Estimate (GiB)</source>
         <translation>估算（GiB）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="55"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="60"/>
         <source>Estimate / measured</source>
         <translation>估算 / 实测</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="55"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="60"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="71"/>
         <source>Estimator accuracy by published case</source>
         <translation>按公开案例列出的估算器准确度</translation>
     </message>
     <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="72"/>
+        <source>Checking the speed model against published measured runs…</source>
+        <translation>正在用公开的实测运行检查速度模型…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="78"/>
+        <source>Set</source>
+        <translation>数据集</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="78"/>
+        <source>Class</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="78"/>
+        <source>Runs</source>
+        <translation>运行数</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="78"/>
+        <source>Within 20 %</source>
+        <translation>20 % 以内</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="78"/>
+        <source>Within 50 %</source>
+        <translation>50 % 以内</translation>
+    </message>
+    <message>
         <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="79"/>
+        <source>Median error</source>
+        <translation>中位误差</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="79"/>
+        <source>Predicted / measured (geometric mean)</source>
+        <translation>预测 / 实测（几何平均）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="79"/>
+        <source>Misses</source>
+        <translation>偏差较大</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="85"/>
+        <source>Speed model accuracy by class</source>
+        <translation>按类别的速度模型准确度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="96"/>
+        <source>The speed check could not run: %1</source>
+        <translation>速度检查无法运行：%1</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="103"/>
+        <source>training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="103"/>
+        <source>serving</source>
+        <translation>推理服务</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="105"/>
+        <source>%1: within 20 % on %2 of %3 published runs, %4 misses (more than 50 % off or not answered)</source>
+        <translation>%1：%3 个公开运行中 %2 个在 20 % 以内，%4 个偏差较大（偏差超过 50 % 或无法回答）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="109"/>
+        <source>Speed model: %1.</source>
+        <translation>速度模型：%1。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="110"/>
+        <source>No published measured run answered yet: treat speeds as unvalidated.</source>
+        <translation>尚无可回答的公开实测运行：速度估算视为未经验证。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="111"/>
+        <source>development</source>
+        <translation>开发集</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="111"/>
+        <source>later (collected after the model)</source>
+        <translation>后续集（在模型之后收集）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="132"/>
         <source>The accuracy check could not run: %1</source>
         <translation>无法运行准确度检查：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="138"/>
         <source>This estimator is within 15 % on %1 of %2 published measurements (median error %3 %).</source>
         <translation>在 %2 个公开实测中，此估算器有 %1 个误差在 15 % 以内（误差中位数 %3 %）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="90"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="143"/>
         <source>%1 sources; %2 more cases are listed but not scored (their setup is not fully published or uses pipeline parallelism, which is not modelled).</source>
         <translation>%1 个来源；另有 %2 个案例已列出但未计分（其配置未完整公开，或使用了未建模的流水线并行）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="100"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="153"/>
         <source>No published measurement of a %1 job yet: treat the figure as unvalidated.</source>
         <translation>尚无 %1 作业的公开实测数据：请将该数值视为未经验证。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="103"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="156"/>
         <source>For %1 jobs: within 15 % on %2 of %3 cases, median error %4 %.</source>
         <translation>对于 %1 作业：%3 个案例中有 %2 个误差在 15 % 以内，误差中位数 %4 %。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="112"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="165"/>
         <source>%1 (not scored)</source>
         <translation>%1（未计分）</translation>
     </message>

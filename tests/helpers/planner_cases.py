@@ -34,3 +34,21 @@ def training_70b(deadline_days: float) -> Requirement:
     req.operations.max_gpus = 8
     req.workload.deadline_s = deadline_days * 86400
     return req
+
+
+# The article (section 4.3) measured 1.83 s per step on 8 x A100 80GB SXM4 and finished inside its 7-day deadline.
+# The planner's speed model (gpudesk.sizing.speed_train, the one model of plan and estimate speed) puts that
+# option at ~2.03 s per step, 7.3 days: 11 % slower than measured, inside its A100 error band, and so just past 7
+# days. Tests about what the planner does with a deadline-meeting 8 x A100 (prices, break-even quotes, dominance)
+# give the article case this much deadline so the option is in the deadline-meeting tier under the model.
+ARTICLE_DEADLINE_UNDER_MODEL_S = 8 * 86400.0
+
+
+def article_requirement() -> Requirement:
+    """The bundled article case with :data:`ARTICLE_DEADLINE_UNDER_MODEL_S` as its deadline."""
+    from gpudesk.paths import examples_dir
+    from gpudesk.planner import load_profile
+
+    req = load_profile(examples_dir() / "article-13b-finetune.toml")
+    req.workload.deadline_s = ARTICLE_DEADLINE_UNDER_MODEL_S
+    return req

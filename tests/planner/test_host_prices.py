@@ -5,10 +5,11 @@ per-GPU price is all-in, so its host adds nothing (issue 12, item 2)."""
 import pytest
 
 from gpudesk.catalog import open_catalog
-from gpudesk.paths import examples_dir
-from gpudesk.planner import load_profile, plan
+from gpudesk.planner import plan
 from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.tco import TcoAssumptions, compute_tco
+
+from helpers.planner_cases import article_requirement
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +19,8 @@ def catalog():
 
 @pytest.fixture(scope="module")
 def article(catalog):
-    return plan(load_profile(examples_dir() / "article-13b-finetune.toml"), catalog)
+    # The deadline the 8 x A100 meets under the speed model (helpers.planner_cases): these tests are about prices.
+    return plan(article_requirement(), catalog)
 
 
 def _tight_70b() -> Requirement:

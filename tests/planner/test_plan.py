@@ -44,6 +44,11 @@ def test_article_case_json_shape(catalog):
                 "time_to_result_s", "meets_deadline", "tco_3y_usd", "tco_breakdown_usd", "warnings", "rationale"):
         assert key in top
     assert top["tco_3y_usd"] == pytest.approx(sum(v for v in top["tco_breakdown_usd"].values() if v is not None))
+    # The training estimate's expected error band and what it implies for the step and the time to result.
+    band = top["speed_error_band"]
+    assert band["class"] and band["rows"] >= 8 and band["ratio_p10"] <= 1 <= band["ratio_p90"]
+    assert band["time_to_result_range_s"][0] <= top["time_to_result_s"] <= band["time_to_result_range_s"][1]
+    assert 0 < top["flops_only_time_to_result_s"] < top["time_to_result_s"]
 
 
 def test_unmeetable_deadline_reports_closest(catalog):
@@ -162,14 +167,31 @@ def test_cnn_without_flops_names_the_field(catalog):
 
 def test_article_measurements_reproduced(catalog):
     # Article 4.3 measured on 8 x A100 80GB SXM4 (DGX A100): 1.83 s per step, peak 61.3 GB per card (62 GB planned,
-    # under the 64 GB safe line), all-reduce 4.7 % of the step, done within 7 days. With the profile's micro-batch
-    # of 8 x 512 tokens per GPU gpudesk lands within 10 % on step time and memory.
+    # under the 64 GB safe line), all-reduce 4.7 % of the step, done within 7 days. The planner times every option
+    # with the speed model of `gpudesk estimate speed` (issue 24: one truth); with the profile's micro-batch of
+    # 8 x 512 tokens per GPU it gives ~2.03 s, 11 % slower than measured: inside the band its published A100 runs
+    # give, which the candidate states.
     result = plan(_load("article-13b-finetune"), catalog)
     a100 = next(c for c in result.candidates if c.gpu_id == "a100-80-sxm4" and c.count == 8)
-    assert a100.step_time_s == pytest.approx(1.83, rel=0.10)
+    assert a100.micro_batch_size == 8 and a100.gradient_accumulation == 1
+    assert a100.step_time_s == pytest.approx(1.83, rel=0.15)
+    band = a100.speed_error_band
+    assert band is not None and band.klass == "gpu:a100-80-sxm4" and band.rows >= 8
+    low, high = band.time_range(a100.step_time_s)
+    assert low <= 1.83 <= high
     assert a100.per_gpu_memory_bytes / 1e9 == pytest.approx(62, rel=0.10)
     assert a100.comm_share < 0.10
-    assert a100.meets_deadline and a100.time_to_result_s < 7 * 86400
+    # The article finished inside 7 days; at its measured step the planner's step count says the same, and the
+    # model's own 7.3 days is a miss the trace names, with the band that holds the measured run.
+    steps = a100.time_to_result_s / a100.step_time_s
+    assert steps * 1.83 < 7 * 86400 < a100.time_to_result_s
+    assert a100.meets_deadline is False and a100.deadline_miss_s == pytest.approx(a100.time_to_result_s - 7 * 86400)
+    decisions = [d for d, _ in a100.rationale]
+    assert any("misses by" in d for d in decisions)
+    band_line = next(d for d in decisions if d.startswith("expected error: on 18 published runs"))
+    assert "gpu:a100-80-sxm4" in band_line and "days to" in band_line
+    assert any(d.startswith("step 2.0") and "from the speed model" in d for d in decisions)
+    assert any(d.startswith("ranking uses this step; the FLOPs-only rule") for d in decisions)
 
 
 def test_serving_replica_kv_is_per_gpu_with_replicated_heads(catalog):
@@ -221,3 +243,36 @@ def test_article_data_disagreement_is_a_note_with_its_fix(catalog):
     req = _load("article-13b-finetune")
     req.data.sample_bytes = 600_000  # the fix the note gives: the note goes away
     assert not any("Note on the data answers" in w for w in plan(req, catalog).warnings)
+
+
+def test_plan_says_where_the_speed_model_changes_the_verdict(catalog):
+    # Issue 24 item 4: training times come from the speed model; where that flips a deadline verdict of the old
+    # FLOPs-only rule (or the fastest option), the plan's trace says so with both times.
+    result = plan(_load("article-13b-finetune"), catalog)
+    deadline = result.requirement.workload.deadline_s
+    flipped = [c for c in result.candidates if c.flops_only_time_to_result_s
+               and c.time_to_result_s > deadline >= c.flops_only_time_to_result_s]
+    assert any(c.gpu_id == "a100-80-sxm4" and c.count == 8 for c in flipped)
+    note = next(d for d, _ in result.rationale if "meet the deadline under the FLOPs-only rule" in d)
+    assert note.startswith(f"{len(flipped)} option(s) meet the deadline under the FLOPs-only rule but miss it")
+    assert flipped[0].label in note
+    for c in result.candidates:
+        if c.flops_only_time_to_result_s:
+            assert c.flops_only_time_to_result_s < c.time_to_result_s  # the rule leaves out attention, kernels, comm
+
+
+def test_plan_and_estimate_speed_give_the_same_step(catalog, capsys):
+    # One truth (issue 24 item 1): the planner's 8 x A100 option of the article case, typed into
+    # `gpudesk estimate speed` with the layout the plan chose, gives the same step time.
+    from gpudesk.cli import main
+    from gpudesk.paths import examples_dir
+
+    result = plan(_load("article-13b-finetune"), catalog)
+    a100 = next(c for c in result.candidates if c.gpu_id == "a100-80-sxm4" and c.count == 8)
+    assert main(["estimate", "speed", "--profile", str(examples_dir() / "article-13b-finetune.toml"),
+                 "--gpu", "a100-80-sxm4", "--count", "8", "--server", a100.server_id,
+                 "--micro-batch", str(a100.micro_batch_size),
+                 "--global-batch", str(a100.micro_batch_size * a100.gradient_accumulation * 8),
+                 "--sharding", a100.sharding, "--recompute", a100.recompute, "--framework", "deepspeed", "--json"]) == 0
+    train = json.loads(capsys.readouterr().out)["train"]
+    assert train["step_time_s"] == pytest.approx(a100.step_time_s, rel=1e-9)

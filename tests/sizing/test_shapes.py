@@ -144,3 +144,19 @@ def test_deepseek_mla_latent_kv_and_moe_parameters():
     spec = spec_from_hf_config(cfg)
     assert round(spec.params / 1e9, 1) == 15.7  # DeepSeek-V2-Lite model card: 15.7 B total
     assert kv_bytes_per_token(spec) == 27 * (512 + 64) * 2  # one latent + RoPE key per layer, bf16
+
+
+def test_mpt_config_keys(tmp_path):
+    # MPT's own config.json keys (llm-foundry MPTConfig): n_layers, n_heads, d_model, expansion_ratio, max_seq_len;
+    # the input and output embeddings are one matrix. llm-foundry's README lists MPT-7B at 6.7 B parameters.
+    import json
+
+    from gpudesk.sizing.shapes import spec_from_hf_config
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "mpt", "d_model": 4096, "n_heads": 32, "n_layers": 32,
+                                "expansion_ratio": 4, "max_seq_len": 2048, "vocab_size": 50368}), encoding="utf-8")
+    spec = spec_from_hf_config(path)
+    assert (spec.layers, spec.hidden_size, spec.num_attention_heads, spec.ffn_size) == (32, 4096, 32, 16384)
+    assert spec.context_length == 2048 and spec.tied_embeddings
+    assert 6.6e9 < spec.params < 6.75e9

@@ -115,6 +115,18 @@ def row_problems(row: Any, gpu_ids: set[str], model_ids: set[str]) -> list[str]:
 
     metrics = TRAIN_METRICS if kind == "train" else SERVE_METRICS
     measured = row.get("measured")
+    # README: tflops_per_gpu and mfu rows also carry the publication's FLOP accounting (flops_per_token and its
+    # flops_definition); mfu rows the peak it divides by (peak_tflops). Nothing else.
+    accounting = {"flops_per_token", "flops_definition"} | (
+        {"peak_tflops"} if isinstance(measured, dict) and measured.get("metric") == "mfu" else set())
+    if isinstance(measured, dict) and measured.get("metric") in ("tflops_per_gpu", "mfu"):
+        extra = set(measured) - {"metric", "value", "unit"}
+        if extra - accounting or not {"flops_per_token", "flops_definition"} <= extra:
+            problems.append("a tflops_per_gpu or mfu row's measured must add flops_per_token and flops_definition "
+                            "(mfu also peak_tflops), nothing else")
+        if "flops_per_token" in measured and not _positive_number(measured["flops_per_token"]):
+            problems.append("measured.flops_per_token must be a positive number")
+        measured = {k: v for k, v in measured.items() if k in ("metric", "value", "unit")}
     if not isinstance(measured, dict) or set(measured) != {"metric", "value", "unit"}:
         problems.append("measured must be {metric, value, unit}")
     else:
@@ -276,6 +288,17 @@ def test_the_check_catches_bad_rows(catalog_ids: tuple[set[str], set[str]]) -> N
                         gpu_ids, model_ids)
     assert row_problems({**train, "tp": 3}, gpu_ids, model_ids)  # 1 GPU is not a multiple of tp 3
     assert row_problems({**train, "compile": "yes"}, gpu_ids, model_ids)
+    # TFLOPS and MFU rows carry the publication's FLOP accounting (README), and nothing else.
+    tflops = {"metric": "tflops_per_gpu", "value": 150.0, "unit": "TFLOP/s/GPU", "flops_per_token": 7.2e10,
+              "flops_definition": "6N + 12 l h s"}
+    assert row_problems({**train, "measured": tflops}, gpu_ids, model_ids) == []
+    assert row_problems({**train, "measured": {k: v for k, v in tflops.items() if k != "flops_per_token"}},
+                        gpu_ids, model_ids)
+    assert row_problems({**train, "measured": {**tflops, "peak_tflops": 312}}, gpu_ids, model_ids)  # mfu rows only
+    assert row_problems({**train, "measured": {**tflops, "flops_per_token": -1}}, gpu_ids, model_ids)
+    mfu = {**tflops, "metric": "mfu", "value": 0.5, "unit": "fraction", "peak_tflops": 312}
+    assert row_problems({**train, "measured": mfu}, gpu_ids, model_ids) == []
+    assert row_problems({**train, "measured": {**train["measured"], "flops_per_token": 7e10}}, gpu_ids, model_ids)
 
 
 def test_config_dirs_exist() -> None:

@@ -1,12 +1,16 @@
-"""How accurate is the memory estimate? The estimator's own check against published measured peaks.
+"""How accurate is the memory estimate, and the speed estimate? The estimators' own checks against published runs.
 
 :class:`EstimatorAccuracyView` shows the headline ("within 15 % on X of N published measurements"), the typical
 error for the current kind of job, and one row per published case (measured vs estimated, same statistic, and
 its source). :class:`AccuracyLink` is the "How accurate is this?" button placed next to a memory figure; it opens
 the view in a dialog. The data comes from :func:`gpudesk.sizing.validation.load_accuracy`, run off the GUI thread.
+Below it, the speed model's check (:func:`gpudesk.sizing.speed_validation.load_speed_accuracy`): one row per set
+(development, later) and class (kind, vendor, GPU, pipeline, MoE, FP8, engine) with its misses.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
@@ -23,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpudesk.sizing.speed_validation import load_speed_accuracy
 from gpudesk.sizing.validation import AccuracyReport, load_accuracy
 from gpudesk.ui.workers import run_task
 
@@ -64,11 +69,59 @@ class EstimatorAccuracyView(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setAccessibleName(self.tr("Estimator accuracy by published case"))
+        self.speed_headline = QLabel(self.tr("Checking the speed model against published measured runs…"))
+        self.speed_headline.setTextFormat(Qt.TextFormat.PlainText)
+        self.speed_headline.setWordWrap(True)
+        self.speed_headline.setFont(font)
+        self.speed_table = QTableWidget(0, SPEED_COLUMNS)
+        self.speed_table.setHorizontalHeaderLabels([
+            self.tr("Set"), self.tr("Class"), self.tr("Runs"), self.tr("Within 20 %"), self.tr("Within 50 %"),
+            self.tr("Median error"), self.tr("Predicted / measured (geometric mean)"), self.tr("Misses"),
+        ])
+        self.speed_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.speed_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.speed_table.verticalHeader().setVisible(False)
+        self.speed_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.speed_table.setAccessibleName(self.tr("Speed model accuracy by class"))
         layout = QVBoxLayout(self)
         layout.addWidget(self.headline)
         layout.addWidget(self.typical)
         layout.addWidget(self.breakdown)
         layout.addWidget(self.table, 1)
+        layout.addWidget(self.speed_headline)
+        layout.addWidget(self.speed_table, 1)
+
+    def show_speed_error(self, message: str) -> None:
+        """Say why the speed check could not run (outside text shown as plain text)."""
+        self.speed_headline.setText(self.tr("The speed check could not run: %1").replace("%1", message))
+
+    def set_speed(self, rows: list[dict[str, Any]]) -> None:
+        """Fill the speed table from :func:`gpudesk.sizing.speed_validation.load_speed_accuracy` rows."""
+        train = next((r for r in rows if r["set"] == "dev" and r["class"] == "kind" and r["value"] == "train"), None)
+        serve = next((r for r in rows if r["set"] == "dev" and r["class"] == "kind" and r["value"] == "serve"), None)
+        parts = []
+        for label, r in ((self.tr("training"), train), (self.tr("serving"), serve)):
+            if r and r["answered"]:
+                parts.append(self.tr("%1: within 20 % on %2 of %3 published runs, %4 misses (more than 50 % off "
+                                     "or not answered)").replace("%1", label)
+                             .replace("%2", str(round(r["within_20_share"] * r["answered"])))
+                             .replace("%3", str(r["rows"])).replace("%4", str(r["misses"])))
+        self.speed_headline.setText(self.tr("Speed model: %1.").replace("%1", "; ".join(parts)) if parts else
+                                    self.tr("No published measured run answered yet: treat speeds as unvalidated."))
+        sets = {"dev": self.tr("development"), "later": self.tr("later (collected after the model)")}
+        self.speed_table.setRowCount(len(rows))
+        for i, r in enumerate(rows):
+            answered = bool(r["answered"])
+            values = [sets.get(r["set"], r["set"]), f"{r['class']}: {r['value']}", f"{r['answered']}/{r['rows']}",
+                      f"{100 * r['within_20_share']:.0f} %" if answered else "",
+                      f"{100 * r['within_50_share']:.0f} %" if answered else "",
+                      f"{100 * r['median_abs_error']:.1f} %" if answered else "",
+                      f"{r['geomean_ratio']:.2f}" if answered else "", str(r["misses"])]
+            for col, value in enumerate(values):
+                item = QTableWidgetItem(value)
+                if col >= 2:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.speed_table.setItem(i, col, item)
 
     def set_method(self, method: str | None) -> None:
         """The kind of job the user is planning (``full``, ``lora``, ``qlora``, ``inference``)."""
@@ -124,6 +177,8 @@ class EstimatorAccuracyView(QWidget):
 
 #: The column of the source URL in the accuracy table (the last).
 URL_COLUMN = 7
+#: Columns of the speed table: set, class, runs, within 20 %, within 50 %, median error, geometric mean, misses.
+SPEED_COLUMNS = 8
 
 
 def _short_url(url: str) -> str:
@@ -152,6 +207,8 @@ class AccuracyDialog(QDialog):
     def load(self) -> None:
         """Evaluate the validation set off the GUI thread and fill the view."""
         run_task(load_accuracy, on_result=self.view.set_report, on_error=lambda exc: self.view.show_error(str(exc)))
+        run_task(load_speed_accuracy, on_result=self.view.set_speed,
+                 on_error=lambda exc: self.view.show_speed_error(str(exc)))
 
 
 class AccuracyLink(QPushButton):
@@ -162,7 +219,7 @@ class AccuracyLink(QPushButton):
         self.setText(self.tr("How accurate is this?"))
         self.setFlat(True)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.setToolTip(self.tr("Compare this estimator with published measured peak memory"))
+        self.setToolTip(self.tr("Compare the memory and speed estimators with published measured runs"))
         self._method = method
         self.dialog: AccuracyDialog | None = None
         self.clicked.connect(self.open_dialog)

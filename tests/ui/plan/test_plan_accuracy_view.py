@@ -22,10 +22,11 @@ def report():
     return load_accuracy(CASES)
 
 
-def test_view_shows_headline_typical_error_and_rows(qtbot, report):
+def test_view_shows_headline_typical_error_and_rows(qtbot, report, speed_rows):
     view = EstimatorAccuracyView(method="lora")
     qtbot.addWidget(view)
     view.set_report(report)
+    view.set_speed(speed_rows)
     s = report.summary
     within = round(s["within_15_share"] * s["cases"])
     assert view.headline.text().startswith(f"This estimator is within 15 % on {within} of {s['cases']} published")
@@ -61,6 +62,8 @@ def test_link_opens_dialog_and_loads_in_background(qtbot):
     assert isinstance(dialog, AccuracyDialog)
     qtbot.waitUntil(lambda: dialog.view.table.rowCount() > 0, timeout=10000)
     assert dialog.view.typical.text().startswith("For full jobs")
+    qtbot.waitUntil(lambda: dialog.view.speed_table.rowCount() > 0, timeout=60000)
+    assert dialog.view.speed_headline.text().startswith("Speed model: training: within 20 %")
     dialog.close()
 
 
@@ -69,3 +72,37 @@ def test_error_is_shown_as_plain_text(qtbot):
     qtbot.addWidget(view)
     view.show_error("<b>cannot read</b>")
     assert "<b>cannot read</b>" in view.headline.text()
+
+
+@pytest.fixture(scope="module")
+def speed_rows():
+    from gpudesk.sizing.speed_validation import load_speed_accuracy
+
+    return load_speed_accuracy()
+
+
+def test_speed_accuracy_by_class_with_misses(qtbot, speed_rows):
+    view = EstimatorAccuracyView(method="full")
+    qtbot.addWidget(view)
+    view.set_speed(speed_rows)
+    train = next(r for r in speed_rows if (r["set"], r["class"], r["value"]) == ("dev", "kind", "train"))
+    within = round(train["within_20_share"] * train["answered"])
+    headline = view.speed_headline.text()
+    assert f"training: within 20 % on {within} of {train['rows']} published runs, {train['misses']} misses" in headline
+    assert "serving: within 20 % on" in headline
+    assert view.speed_table.rowCount() == len(speed_rows)
+    # Both sets are shown, each class with its misses; a class's misses are its runs > 50 % off or unanswered.
+    sets = {view.speed_table.item(i, 0).text() for i in range(view.speed_table.rowCount())}
+    assert sets == {"development", "later (collected after the model)"}
+    moe = next(i for i, r in enumerate(speed_rows) if (r["set"], r["class"], r["value"]) == ("dev", "moe", "ep>1"))
+    r = speed_rows[moe]
+    assert view.speed_table.item(moe, 1).text() == "moe: ep>1"
+    assert view.speed_table.item(moe, 7).text() == str(r["misses"]) and r["misses"] > 0
+    assert r["misses"] == r["rows"] - round(r["within_50_share"] * r["answered"])
+
+
+def test_speed_error_is_shown_as_plain_text(qtbot):
+    view = EstimatorAccuracyView()
+    qtbot.addWidget(view)
+    view.show_speed_error("<b>no rows</b>")
+    assert "<b>no rows</b>" in view.speed_headline.text()

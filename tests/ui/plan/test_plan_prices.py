@@ -14,6 +14,7 @@ from gpudesk.ui.plan.tab import PlanTab
 
 from helpers.catalog_variants import ARTICLE_HOST_PRICES_USD, build_without_prices
 from helpers.plan_tab import ARTICLE, Notes, ctx, tab  # noqa: F401 - fixtures
+from helpers.planner_cases import ARTICLE_DEADLINE_UNDER_MODEL_S
 TCO_COLUMN = 9
 
 
@@ -28,8 +29,14 @@ def catalog(tmp_path_factory):
 
 
 
-def _plan(qtbot, tab):
-    tab.load_example(ARTICLE)
+def _plan(qtbot, tab, folder):
+    # The deadline the 8 x A100 meets under the speed model (helpers.planner_cases): these tests are about prices.
+    text = ARTICLE.read_text(encoding="utf-8").replace("deadline_s = 604800.0",
+                                                       f"deadline_s = {ARTICLE_DEADLINE_UNDER_MODEL_S}")
+    assert text != ARTICLE.read_text(encoding="utf-8")
+    profile = folder / "article.toml"
+    profile.write_text(text, encoding="utf-8")
+    tab.load_example(profile)
     with qtbot.waitSignal(tab.plan_ready, timeout=20000) as signal:
         qtbot.mouseClick(tab.pages.wizard.plan_button, Qt.MouseButton.LeftButton)
     # The worker's "finished" (which re-enables the button) is queued after its result (plan_ready).
@@ -46,8 +53,8 @@ def _row_of(tab, gpu_id, count):
     raise AssertionError(f"{count} x {gpu_id} not in the table")
 
 
-def test_unknown_price_is_marked_and_a_typed_quote_replans(qtbot, tab, ctx):
-    result = _plan(qtbot, tab)
+def test_unknown_price_is_marked_and_a_typed_quote_replans(qtbot, tab, ctx, tmp_path):
+    result = _plan(qtbot, tab, tmp_path)
     assert result["candidates"][0]["gpu_id"] == "h100-sxm5"
     view = tab.pages.results
     assert "Price unknown for" in view.summary.text() and "NVIDIA A100 80GB SXM4" in view.summary.text()
@@ -73,9 +80,9 @@ def test_unknown_price_is_marked_and_a_typed_quote_replans(qtbot, tab, ctx):
     assert editor.price.text() == "17,000" and editor.value() == 17000.0
 
 
-def test_prices_from_the_catalog_tab_are_used(qtbot, tab, ctx):
+def test_prices_from_the_catalog_tab_are_used(qtbot, tab, ctx, tmp_path):
     set_price(ctx.store, "a100-80-sxm4", 17000.0)
-    result = _plan(qtbot, tab)
+    result = _plan(qtbot, tab, tmp_path)
     assert result["candidates"][0]["gpu_id"] == "a100-80-sxm4"
     assert tab.pages.results.table.item(0, TCO_COLUMN).text().startswith("$")
 
@@ -102,11 +109,11 @@ def test_price_editor_refuses_what_is_not_a_price(qtbot):
     assert received == [("a100-80-sxm4", 12500.5)]
 
 
-def test_without_a_store_the_editor_is_disabled(qtbot, catalog):
+def test_without_a_store_the_editor_is_disabled(qtbot, catalog, tmp_path):
     ctx = AppContext(catalog=catalog, store=None, notify=Notes())
     widget = PlanTab(ctx)
     qtbot.addWidget(widget)
-    result = _plan(qtbot, widget)
+    result = _plan(qtbot, widget, tmp_path)
     assert result["candidates"]
     assert not widget.pages.results.price_editor.price.isEnabled()
     assert not widget.pages.results.price_editor.apply_button.isEnabled()

@@ -1,0 +1,172 @@
+"""``gpudesk estimate speed``: the speed of ONE fixed option, no search.
+
+Training (the default): the model as in ``estimate memory`` (``--model`` / ``--config`` / ``--params``, or a
+requirement ``--profile X.toml``), ``--gpu ID --count N [--server ID]`` and the layout
+``--tp --pp --vp --cp --ep --micro-batch --global-batch --seq --precision --framework --tokens``; answered by
+:func:`gpudesk.sizing.speed_train.train_speed`, the function the planner's training search uses.
+Serving: when ``--engine`` is given, :func:`gpudesk.cli.speed_serve.cmd_serve_speed`.
+``--json`` prints ``{"train": {...}, "assumptions": [...]}`` (or ``{"serve": ...}``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from gpudesk.cli import CliError
+from gpudesk.cli.speed_serve import add_serve_arguments, cmd_serve_speed
+from gpudesk.i18n import _
+
+_FLAGS = {"gpus": "--count", "seq_len": "--seq", "global_batch": "--global-batch", "micro_batch": "--micro-batch",
+          "tp": "--tp", "pp": "--pp", "vp": "--vp", "cp": "--cp", "ep": "--ep", "etp": "--etp",
+          "precision": "--precision", "sharding": "--sharding", "recompute": "--recompute",
+          "framework": "--framework", "model": "--model", "gpu": "--gpu", "micro_batches": "--global-batch"}
+
+
+def add_speed_parser(esub: Any, tokens_type: Any) -> None:
+    """Register ``estimate speed`` on the ``estimate`` sub-parsers."""
+    from gpudesk.sizing.speed_train import FRAMEWORKS, RECOMPUTES, SHARDINGS, TRAIN_PRECISIONS
+
+    p = esub.add_parser("speed", help=_("training or serving speed of one fixed option (tokens/s, step time, MFU; "
+                                        "TTFT, TPOT with --engine)"))
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--model", metavar="NAME", help=_("catalog model id or name fragment, e.g. llama-3-8b"))
+    src.add_argument("--params", metavar="N", help=_("parameter count, e.g. 13B, 350M, 6.7e9 (shape is guessed)"))
+    src.add_argument("--config", metavar="config.json", help=_("local Hugging Face config.json (read offline)"))
+    src.add_argument("--profile", metavar="FILE.toml", help=_("requirement profile: model, sequence, batch, precision "
+                                                             "and tokens to train"))
+    p.add_argument("--gpu", required=True, metavar="NAME", help=_("catalog GPU id"))
+    p.add_argument("--count", type=int, default=None, metavar="N", help=_("GPUs in all"))
+    p.add_argument("--server", metavar="ID", help=_("catalog server (its GPU-GPU link and NVLink domain); default: "
+                                                    "the widest that takes the GPU"))
+    p.add_argument("--network", default="ib-ndr", metavar="LINK", help=_("catalog network link between servers "
+                                                                         "(default ib-ndr)"))
+    p.add_argument("--json", action="store_true", help=_("print a JSON object"))
+    add_serve_arguments(p)
+    p.set_defaults(engine=None)  # serving only when --engine is given
+    p.add_argument("--pp", type=int, default=1, metavar="N", help=_("pipeline-parallel stages"))
+    p.add_argument("--vp", type=int, default=1, metavar="N", help=_("virtual stages per rank (interleaved schedule)"))
+    p.add_argument("--cp", type=int, default=1, metavar="N", help=_("context-parallel degree"))
+    p.add_argument("--ep", type=int, default=1, metavar="N", help=_("expert-parallel degree (MoE)"))
+    p.add_argument("--etp", type=int, default=1, metavar="N", help=_("expert tensor-parallel degree (MoE)"))
+    p.add_argument("--micro-batch", type=int, default=None, metavar="N", help=_("sequences per micro-batch"))
+    p.add_argument("--global-batch", type=int, default=None, metavar="N", help=_("sequences per optimizer step"))
+    p.add_argument("--seq", type=tokens_type, default=None, metavar="TOKENS", help=_("sequence length, e.g. 8k"))
+    p.add_argument("--precision", default=None, choices=TRAIN_PRECISIONS, help=_("GEMM precision (fp8: GEMMs only)"))
+    p.add_argument("--sharding", default="distributed-optimizer", choices=SHARDINGS)
+    p.add_argument("--recompute", default="none", choices=RECOMPUTES)
+    p.add_argument("--framework", default="megatron", choices=tuple(FRAMEWORKS),
+                   help=_("implementation: kernel fusion and communication overlap differ (see assumptions)"))
+    p.add_argument("--tokens", type=float, default=None, metavar="N", help=_("tokens to train, for time to result"))
+    p.set_defaults(func=cmd_estimate_speed)
+
+
+def _training_inputs(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
+    """(model spec, defaults from the profile or the flags' own defaults)."""
+    from gpudesk.cli.plan import _catalog, _spec
+
+    base: dict[str, Any] = {"seq_len": 2048, "micro_batch": 1, "global_batch": None, "precision": "bf16", "tp": 1,
+                            "tokens": None}
+    if args.profile:
+        from gpudesk.planner import PlanInputError, load_profile
+        from gpudesk.planner.workload import resolve_model
+
+        try:
+            req = load_profile(args.profile, _catalog())
+            spec = resolve_model(req.model, _catalog())
+        except PlanInputError as exc:
+            raise CliError(_("profile {profile}: {error}").format(profile=args.profile, error=exc)) from exc
+        m = req.model
+        base.update(seq_len=m.seq_len_tokens, micro_batch=m.micro_batch_size, global_batch=m.global_batch_size,
+                    precision="fp8" if m.precision == "fp8" else "bf16", tp=m.tensor_parallel,
+                    tokens=req.workload.tokens_to_train or (
+                        (req.data.sample_count or 0) * m.seq_len_tokens * (req.data.epochs or 1.0)) or None)
+        return spec, base
+    return _spec(args), base
+
+
+def cmd_estimate_speed(args: argparse.Namespace) -> int:
+    """Print the speed of one option (module docstring). Returns the exit status."""
+    if args.engine is not None:
+        return cmd_serve_speed(args)
+    for flag, value in (("--input-tokens", args.input_tokens), ("--output-tokens", args.output_tokens),
+                        ("--concurrency", args.concurrency), ("--request-rate", args.request_rate),
+                        ("--batch", args.batch)):
+        if value is not None:
+            raise CliError(_("{flag} is a serving flag: add --engine vllm|sglang|trtllm for a serving estimate.").format(
+                flag=flag))
+    from gpudesk.cli.plan import _catalog
+    from gpudesk.sizing.errors import SizingError
+    from gpudesk.sizing.speed_train import TrainSetup, train_speed
+    from gpudesk.sizing.speed_train_cases import gpu_rates, nvlink_domain
+
+    spec, base = _training_inputs(args)
+    catalog = _catalog()
+    gpu = catalog.find_gpu(args.gpu) if args.gpu else None
+    if gpu is None:
+        raise CliError(_("--gpu is required."))
+    try:
+        node, intra, intra_name = nvlink_domain(catalog, gpu)
+        if args.server:
+            server = catalog.server(args.server)
+            if not server.accepts(gpu):
+                raise CliError(_("--server {server} does not take {gpu}.").format(server=server.id, gpu=gpu.name))
+            link = catalog.link(server.interconnect)
+            node, intra, intra_name = server.max_gpus, link.bandwidth_gbps_per_direction, link.name
+        network = catalog.link(args.network)
+    except (KeyError, LookupError) as exc:
+        raise CliError(_("unknown catalog item: {error}").format(error=exc)) from exc
+    tp = args.tp or base["tp"]
+    count = args.count or tp * args.pp * args.cp
+    micro = args.micro_batch or base["micro_batch"]
+    replicas = max(1, count // max(1, tp * args.pp * args.cp))
+    setup_values = dict(gpus=count, seq_len=args.seq or base["seq_len"],
+                        global_batch=args.global_batch or base["global_batch"] or micro * replicas,
+                        micro_batch=micro, tp=tp, pp=args.pp, vp=args.vp, cp=args.cp, ep=args.ep, etp=args.etp,
+                        precision=args.precision or base["precision"], sharding=args.sharding,
+                        recompute=args.recompute, framework=args.framework, gpus_per_node=node, intra_gbps=intra,
+                        intra_name=intra_name, inter_gbps=network.bandwidth_gbps_per_direction,
+                        inter_name=network.name, tokens=args.tokens or base["tokens"])
+    try:
+        speed = train_speed(spec, gpu_rates(gpu), TrainSetup(**setup_values))
+    except SizingError as exc:
+        field = str(getattr(exc, "field", ""))
+        raise CliError(f"{_FLAGS.get(field, field)}: {getattr(exc, 'detail', None) or exc}") from exc
+    from gpudesk.sizing.speed_bands import train_band
+
+    band = train_band(gpu.id, args.pp, args.ep)
+    if args.json:
+        train = speed.to_dict()
+        train["expected_error_band"] = None if band is None else dict(
+            band.to_dict(), step_time_range_s=list(band.time_range(speed.step_time_s)))
+        print(json.dumps({"train": train, "assumptions": [a.to_dict() for a in speed.assumptions]},
+                         indent=2, ensure_ascii=False))
+        return 0
+    s = setup_values
+    lines = [
+        _("{model} on {count} x {gpu}: TP {tp} PP {pp} (VP {vp}) CP {cp} EP {ep}, micro-batch {mb}, global batch {gb} "
+          "x {seq} tokens, {precision}, {framework}").format(
+            model=spec.name, count=count, gpu=gpu.name, tp=s["tp"], pp=s["pp"], vp=s["vp"], cp=s["cp"], ep=s["ep"],
+            mb=s["micro_batch"], gb=s["global_batch"], seq=s["seq_len"], precision=s["precision"],
+            framework=s["framework"]),
+        _("tokens/s per GPU: {tps:,.0f}").format(tps=speed.tokens_per_s_per_gpu),
+        _("step time: {step:.3f} s ({mbs} micro-batches per replica)").format(step=speed.step_time_s,
+                                                                              mbs=speed.micro_batches),
+        _("MFU (model FLOPs / BF16 dense peak): {mfu:.1%}").format(mfu=speed.mfu),
+        _("exposed communication: {comm:.1%} of the step; pipeline bubble: {bubble:.1%}").format(
+            comm=speed.comm_share, bubble=speed.bubble_share),
+    ]
+    if speed.time_to_result_s is not None:
+        lines.append(_("time to result: {days:.1f} days").format(days=speed.time_to_result_s / 86400))
+    if band is not None:
+        low, high = band.time_range(speed.step_time_s)
+        lines.append(_("expected error: on {rows} published runs of its class ({klass}) the model's speed was "
+                       "{p10:.2f}-{p90:.2f}x the measured one (10th-90th percentile; within 20 % on {share:.0%}, the "
+                       "rest are misses); measured step likely {low:.3f}-{high:.3f} s (gpudesk estimate accuracy)").format(
+            rows=band.rows, klass=band.klass, p10=band.ratio_p10, p90=band.ratio_p90, share=band.within_20_share,
+            low=low, high=high))
+    lines += ["", _("per step:")] + [f"  {name:<28}{seconds:>10.3f} s" for name, seconds in speed.breakdown.items()]
+    lines += ["", _("assumptions:")] + [f"  {a.name}: {a.value}  [{a.source}]" for a in speed.assumptions]
+    print("\n".join(lines))
+    return 0

@@ -1,0 +1,135 @@
+"""Parallelism mechanics of a training step: pipeline bubble, collective volumes, and the alpha-beta link model.
+
+Sources:
+- Pipeline bubble: 1F1B (PipeDream-Flush) idles ``(p - 1) / m`` of the ideal time for ``p`` stages and ``m``
+  micro-batches; the interleaved schedule with ``v`` model chunks per rank cuts it to ``(p - 1) / (v m)``
+  (Narayanan et al. 2021, arXiv 2104.04473, section 2.2.1 and 2.2.2). 1F1B keeps up to ``p`` micro-batches of
+  activations in flight on the first stage (same paper, section 2.2.1).
+- Ring collectives (Patarasuk & Yuan 2009; NCCL tests PERFORMANCE.md "bus bandwidth"): all-reduce moves
+  ``2 (n-1)/n x M`` bytes per GPU, all-gather and reduce-scatter ``(n-1)/n x M``; all-to-all sends
+  ``(n-1)/n`` of each GPU's buffer to the other ranks (NCCL tests ``alltoall_perf``: busbw = algbw x (n-1)/n).
+- Tensor (+ sequence) parallelism: per layer, two all-gathers and two reduce-scatters of the ``s b h`` activation
+  in forward and the same in backward (Korthikanti et al. 2022, arXiv 2205.05198, section 4.2.2; without sequence
+  parallelism the same volume as two all-reduces each way, Shoeybi et al. 2019, arXiv 1909.08053, figure 4).
+- Context parallelism (ring attention, Liu et al. 2023, arXiv 2310.01889; Megatron-Core context_parallel docs):
+  each rank passes its K and V blocks around the ring, ``cp - 1`` hops in forward, and K, V plus their gradients
+  in backward, overlapped with the attention of the block in hand.
+- Expert parallelism (Lepikhin et al. 2020, GShard, arXiv 2006.16668; Megatron-Core MoE token dispatcher): each
+  MoE layer sends every token's ``top_k`` copies of the hidden state to the experts' ranks and back (dispatch and
+  combine), in forward and again in backward: four all-to-alls of ``tokens x top_k x h`` elements.
+- Links: time = ``bytes / (GB/s x efficiency) + hops x latency`` (Hockney's alpha-beta model). NCCL reaches about
+  80 % of the per-direction link rate in bus bandwidth (Stas Bekman, ML Engineering, network/benchmarks: 80-88 %).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpudesk.i18n import _
+from gpudesk.sizing.checks import fraction, positive_float, positive_int
+from gpudesk.sizing.errors import SizingError
+
+LINK_EFFICIENCY = 0.80
+# NCCL per-hop latency: ~ 5-10 us over NVLink/InfiniBand for small messages (NCCL tests; Stas Bekman ML Engineering).
+LINK_LATENCY_S = 8e-6
+
+
+@dataclass(frozen=True)
+class LinkSpeed:
+    """One link a collective runs on: ``gbps_per_direction`` (decimal GB/s per GPU) and a display ``name``."""
+
+    name: str
+    gbps_per_direction: float
+
+    def seconds(self, bytes_per_gpu: float, hops: int, efficiency: float = LINK_EFFICIENCY,
+                latency_s: float = LINK_LATENCY_S) -> float:
+        """Alpha-beta time of moving ``bytes_per_gpu`` in ``hops`` sequential steps (0 bytes: 0 s)."""
+        if bytes_per_gpu <= 0 or hops <= 0:
+            return 0.0
+        rate = positive_float("link_gbps", self.gbps_per_direction) * 1e9 * fraction("link_efficiency", efficiency,
+                                                                                     allow_zero=False)
+        return bytes_per_gpu / rate + hops * latency_s
+
+
+def pipeline_bubble_fraction(stages: int, micro_batches: int, virtual_stages: int = 1) -> float:
+    """Idle share of the ideal pipeline time: ``(p - 1) / (v m)`` (1F1B: v = 1; interleaved: v chunks per rank).
+
+    Raises:
+        SizingError: a non-positive count, or interleaving with fewer micro-batches than stages (Megatron-LM needs
+            ``m`` to be a multiple of ``p`` for the interleaved schedule).
+    """
+    p = positive_int("pp", stages)
+    m = positive_int("micro_batches", micro_batches)
+    v = positive_int("vp", virtual_stages)
+    if p == 1:
+        return 0.0
+    if v > 1 and m < p:
+        raise SizingError("vp", _("the interleaved schedule needs at least {p} micro-batches per step (one per "
+                                  "pipeline stage), got {m}.").format(p=p, m=m))
+    return (p - 1) / (v * m)
+
+
+def in_flight_micro_batches(stages: int, micro_batches: int, virtual_stages: int = 1) -> float:
+    """Micro-batches whose activations the first stage holds at once: ``min(p, m)`` under 1F1B; the interleaved
+    schedule holds ``p (1 + (p - 1) / (p v))`` model-chunk micro-batches' worth (Megatron-LM
+    ``theoretical_memory_usage.py``: ``1 + (pp - 1) / (pp x vp)`` times ``p`` chunks of ``1/v`` of the layers)."""
+    p = positive_int("pp", stages)
+    m = positive_int("micro_batches", micro_batches)
+    v = positive_int("vp", virtual_stages)
+    if p == 1:
+        return 1.0
+    if v == 1:
+        return float(min(p, m))
+    return min(float(m), p * (1 + (p - 1) / (p * v)))
+
+
+def tensor_parallel_bytes_per_layer(tokens: float, hidden_size: int, tp: int, bytes_per_element: float = 2.0) -> float:
+    """Bytes one GPU sends per transformer layer, forward + backward, for tensor (+ sequence) parallelism:
+    4 all-gathers + 4 reduce-scatters of the ``tokens x h`` activation, each ``(t-1)/t`` of it."""
+    t = positive_int("tp", tp)
+    if t == 1:
+        return 0.0
+    message = positive_float("tokens", tokens) * positive_int("hidden_size", hidden_size) * bytes_per_element
+    return 8 * (t - 1) / t * message
+
+
+def context_parallel_bytes_per_layer(tokens_per_rank: float, kv_width: int, cp: int, bytes_per_element: float = 2.0) -> float:
+    """Bytes one GPU sends per layer for ring attention: K and V (``2 x kv_width`` per token) passed ``cp - 1``
+    times in forward, K, V and their gradients in backward (3x the forward volume in all)."""
+    c = positive_int("cp", cp)
+    if c == 1:
+        return 0.0
+    kv = positive_float("tokens", tokens_per_rank) * 2 * positive_int("kv_width", kv_width) * bytes_per_element
+    return 3 * (c - 1) * kv
+
+
+def expert_all_to_all_bytes_per_layer(tokens: float, hidden_size: int, top_k: int, ep: int,
+                                      bytes_per_element: float = 2.0) -> float:
+    """Bytes one GPU sends per MoE layer, forward + backward: 4 all-to-alls (dispatch, combine, and their
+    gradients) of ``tokens x top_k x h`` elements, of which ``(ep-1)/ep`` leave the GPU."""
+    e = positive_int("ep", ep)
+    if e == 1:
+        return 0.0
+    buffer = positive_float("tokens", tokens) * positive_int("top_k", top_k) * positive_int("hidden_size", hidden_size)
+    return 4 * (e - 1) / e * buffer * bytes_per_element
+
+
+def data_parallel_bytes(params_per_gpu: float, dp: int, sharding: str, gradient_bytes: float = 2.0) -> float:
+    """Bytes one GPU sends per optimizer step to synchronise ``params_per_gpu`` gradients over ``dp`` ranks.
+
+    DDP / ZeRO-1 / ZeRO-2 / Megatron distributed optimizer: reduce-scatter of the gradients + all-gather of the
+    updated weights (or one all-reduce), ``2 (n-1)/n x P x bytes``. ZeRO-3 / FSDP also all-gathers the weights
+    for backward: ``3 (n-1)/n x P x bytes`` (Rajbhandari et al. 2019, ZeRO, arXiv 1910.02054, section 7: 1.5x).
+    """
+    n = positive_int("dp", dp)
+    if n == 1:
+        return 0.0
+    volume = 3 if sharding in ("zero3", "fsdp") else 2
+    return volume * (n - 1) / n * positive_float("params_per_gpu", params_per_gpu) * gradient_bytes
+
+
+def pipeline_p2p_bytes(tokens: float, hidden_size: int, tp: int, bytes_per_element: float = 2.0) -> float:
+    """Bytes one stage boundary sends per micro-batch, forward activation + backward gradient; with sequence
+    parallelism each of the ``tp`` ranks sends its ``1/tp`` slice (Narayanan et al. 2021, section 4.1 scatter/gather)."""
+    return 2 * positive_float("tokens", tokens) * positive_int("hidden_size", hidden_size) * bytes_per_element / positive_int(
+        "tp", tp)

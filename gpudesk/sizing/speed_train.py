@@ -1,0 +1,535 @@
+"""Training speed of one fixed layout: tokens/s per GPU, step time, MFU, with every assumption and its source.
+
+One micro-batch on one GPU (one pipeline stage, one tensor/context/expert shard) costs
+
+- **GEMMs**: ``6 x`` the matmul parameters a token touches (2 forward, 4 backward; Kaplan et al. 2020, arXiv
+  2001.08361 section 2.1), the active parameters for MoE (routed top-k experts + shared experts + attention + LM
+  head; the input embedding is a lookup, no FLOPs), divided by tensor x pipeline parallelism. Rate: the dense
+  peak at the GEMM precision x the catalog's measured matmul efficiency (MAMF / peak, Stas Bekman, ML
+  Engineering, compute/accelerator/benchmarks), else :data:`DEFAULT_MATMUL_EFFICIENCY`. FP8 (Transformer Engine /
+  torchao Float8Linear) runs only the GEMMs at the FP8 peak; attention and every other kernel stay 16-bit, and each
+  GEMM input is cast to FP8 (an extra memory pass), so the step gains far less than 2x (Micikevicius et al. 2022,
+  "FP8 Formats for Deep Learning", arXiv 2209.05433; torchao float8 README: 1.2-1.5x end to end).
+  Expert GEMMs are timed on a roofline (Williams et al. 2009): a grouped GEMM over few tokens per expert is
+  bound by reading the expert weights, not by FLOPs.
+- **Attention**: forward ``4 x s x d_attn`` FLOPs per token per layer, halved for a causal mask that FlashAttention
+  skips (PaLM, Chowdhery et al. 2022, arXiv 2204.02311 appendix B; Narayanan et al. 2021 eq. 3); forward +
+  backward execute 3.5x the forward, the backward recomputing the scores (:data:`FLASH_BACKWARD_SHARE`). FlashAttention reaches about half of the 16-bit peak in forward + backward (FlashAttention-2,
+  Dao 2023, arXiv 2307.08691: 50-73 % forward, lower backward; FlashAttention-3, Shah et al. 2024, arXiv
+  2407.08608: 75 % forward on H100): :data:`ATTENTION_EFFICIENCY`.
+- **Other kernels** (norms, residual adds, activation functions, rotary, dropout, softmax statistics, MoE
+  permutation): memory bound. Each value a layer saves for backward (Korthikanti et al. 2022, arXiv 2205.05198,
+  Table 2: ``(18 + (6 or 4) ffn/h) x h`` bytes per token) is written in forward, read in backward and its
+  gradient written: 3 passes over HBM at :data:`HBM_EFFICIENCY` of the datasheet bandwidth.
+- **Recompute**: full adds one forward of everything (8 instead of 6 FLOPs per parameter; Narayanan et al. 2021
+  section 5.1); selective adds the attention core's forward (Korthikanti et al. 2022 section 5).
+- **Framework**: a user-selected implementation profile (:data:`FRAMEWORKS`): how many memory passes its non-GEMM
+  kernels make (fused or eager), its attention kernel, and whether its tensor-parallel collectives overlap the
+  GEMMs. The factors come from published measurements, cited there.
+- **Communication** (:mod:`gpudesk.sizing.speed_parallel`): tensor + sequence parallel on the intra-node link,
+  context-parallel ring overlapped with attention, expert all-to-all on NVLink inside the NVLink domain and the
+  scale-out NIC beyond it, pipeline point-to-point sends, and data-parallel / ZeRO / FSDP traffic overlapped with
+  the compute its framework overlaps it with.
+
+Step: ``(m + (p-1)/v) x t_microbatch`` (1F1B / interleaved pipeline bubble, Narayanan et al. 2021) + exposed
+data-parallel sync + the optimizer update (Adam reads and writes ~32 bytes per local parameter; ZeRO paper
+section 3.1 16-byte states read and written).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpudesk.i18n import _
+from gpudesk.sizing.checks import choice, positive_int
+from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.speed_common import Assumption
+from gpudesk.sizing.speed_parallel import (
+    LINK_EFFICIENCY,
+    LinkSpeed,
+    context_parallel_bytes_per_layer,
+    data_parallel_bytes,
+    expert_all_to_all_bytes_per_layer,
+    pipeline_bubble_fraction,
+    pipeline_p2p_bytes,
+    tensor_parallel_bytes_per_layer,
+)
+
+# Below every NVIDIA GPU in Stas Bekman's MAMF table (A100 0.87, H100 0.80, B200 0.78, GB200 0.73): a stated
+# default for GPUs without a measurement.
+DEFAULT_MATMUL_EFFICIENCY = 0.75
+# MAMF is the best large square GEMM run back to back; inside a training step the GEMMs have the model's shapes,
+# share the GPU with other kernels and wait on launches. Stas Bekman (ML Engineering, compute/accelerator): real
+# LLM training on A100 reached ~180 TFLOPS against 271 TFLOPS MAMF: 0.66 (gpudesk.sizing.time DEFAULT_MFU_OF_MAMF).
+IN_SITU_SHARE_OF_MAMF = 0.66
+# Stated default (no FP8 MAMF in the catalog): FP8 GEMMs reach 0.8 of the BF16 MAMF fraction of their peak (per-tensor
+# scaling and the FP8 tensor cores' limited-precision accumulation promoted to FP32 every 128 elements, DeepSeek-V3
+# technical report, arXiv 2412.19437 section 3.3.2).
+FP8_SHARE_OF_BF16_EFFICIENCY = 0.80
+# Fraction of the 16-bit dense peak fused attention reaches in forward + backward. FlashAttention-2 on A100: 50-73 %
+# forward, 45-63 % backward (Dao 2023, arXiv 2307.08691): 0.5. FlashAttention-2 on Hopper/Blackwell uses none of
+# the new asynchronous tensor-core instructions: "only 35 % utilization on H100" (FlashAttention-3, Shah et al.
+# 2024, arXiv 2407.08608); FlashAttention-3 / cuDNN fused attention (Transformer Engine): 75 % forward, ~0.5 both.
+ATTENTION_EFFICIENCY = {"fa2": {"Ampere": 0.50, "default": 0.35}, "cudnn": {"default": 0.50}}
+# FlashAttention's backward pass does 2.5x the forward's matmul FLOPs: it recomputes S = QK^T and P from the saved
+# softmax statistics, then forms dV, dP, dQ and dK (5 matmuls against 2; Dao 2023, arXiv 2307.08691 section 3.1.2;
+# flash-attention benchmarks/benchmark_flash_attention.py counts bwd = 2.5 x fwd). The kernel efficiencies above are
+# measured against that count.
+FLASH_BACKWARD_SHARE = 2.5
+# Permute and unpermute in forward and again in backward: 4 passes over (1 + top_k) hidden states per token.
+MOE_PERMUTE_PASSES = 4
+# Stas Bekman (ML Engineering, compute/accelerator): measured memory bandwidth is ~80-90 % of the datasheet.
+HBM_EFFICIENCY = 0.80
+# Korthikanti et al. 2022: saved values written in forward, read in backward, their gradients written.
+NON_GEMM_PASSES = 3
+# Adam step: read weights/master/gradients/m/v, write master/m/v/weights: ~32 bytes per parameter it updates.
+OPTIMIZER_BYTES_PER_PARAM = 32
+# Host cost per operator: 5-25 us of CPU work before the kernel is queued (see host_issue_seconds): 15 us.
+HOST_SECONDS_PER_OP = 15e-6
+# Operators one layer issues in forward + backward: a Transformer Engine layer (fused norm+QKV, rotary, attention,
+# projection, residual, fused norm+MLP) ~20 in forward and twice that in backward; an MoE block adds router,
+# top-k, auxiliary loss, permute/unpermute, two all-to-alls and the expert MLP, ~35 forward and ~70 backward.
+DENSE_LAYER_HOST_OPS = 60
+MOE_LAYER_HOST_OPS = 100
+# FP8 expert GEMMs one by one: per expert, 2 linears x (forward GEMM, two backward GEMMs, 2 casts) = 10.
+FP8_HOST_OPS_PER_LOCAL_EXPERT = 10
+TRAIN_PRECISIONS = ("bf16", "fp16", "fp8", "fp32")
+SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp", "distributed-optimizer")
+RECOMPUTES = ("none", "selective", "full")
+
+
+@dataclass(frozen=True)
+class Framework:
+    """An implementation profile: ``non_gemm_traffic`` (memory passes of the non-GEMM kernels relative to fused
+    ones), ``tp_overlap`` (share of tensor-parallel collective time hidden behind GEMMs), ``source``, the
+    attention kernel family (``cudnn`` / FlashAttention-3 class, or ``fa2``), and what its selective recompute
+    redoes: ``selective_mm_share`` of the forward matmuls and, when ``selective_attention``, the attention core."""
+
+    name: str
+    non_gemm_traffic: float
+    tp_overlap: float
+    source: str
+    attention_kernel: str = "cudnn"
+    selective_mm_share: float = 0.0
+    selective_attention: bool = True
+
+
+# Eager PyTorch runs each pointwise op as its own kernel over HBM: RMSNorm upcast, square, mean, rsqrt, multiply,
+# cast (transformers LlamaRMSNorm); SiLU then multiply; rotary in ~8 ops; a fused kernel (Transformer Engine,
+# torch.compile/Inductor) makes one pass. torchtitan's own measurement (benchmarks/llama3_h100_202412_torchtitan.md,
+# Tables 1 and 3): the same FSDP run is 1.157x (8 GPUs) and 1.162x (128 GPUs) faster compiled. With GEMMs and
+# attention unchanged, and the fused non-GEMM kernels 5 % of that step in this model, eager moves
+# 1 + 0.157 / 0.05 = ~4x the non-GEMM bytes, in line with the op count above.
+_EAGER = 4.0
+# torchtitan's selective activation checkpointing (selective_ac_option "op", its default) saves the outputs of the
+# compute ops, SDPA included, "except every second mm": half of the forward matmuls run again in backward and the
+# attention core does not (torchtitan/distributed/activation_checkpoint.py, _custom_policy). Megatron-Core's
+# selective recompute redoes only the core attention (Korthikanti et al. 2022 section 5).
+_TORCHTITAN_SAC = (0.5, False)
+FRAMEWORKS: dict[str, Framework] = {
+    "megatron": Framework("megatron", 1.0, 0.6,
+                          "Megatron-Core with Transformer Engine fused kernels (one pass, 1.0); TP communication "
+                          "overlap with GEMMs (tp_comm_overlap, userbuffers) hides most of it: 0.6 (Megatron-Core "
+                          "docs, 'Communication overlap'; Wang et al. 2022, arXiv 2105.05720 overlap decomposition)"),
+    "nemo": Framework("nemo", 1.0, 0.6, "NeMo / Megatron-Bridge run Megatron-Core: same profile as megatron"),
+    "torchtitan-compile": Framework("torchtitan-compile", 1.0, 0.0,
+                                    "torch.compile fuses the pointwise kernels as Transformer Engine does (1.0); "
+                                    "vanilla DTensor TP does not overlap its collectives (torchtitan async-TP "
+                                    "benchmark, June 2025: async TP is 1.09-1.16x faster); attention through "
+                                    "PyTorch SDPA (FlashAttention-2 kernels)", "fa2", *_TORCHTITAN_SAC),
+    "torchtitan-eager": Framework("torchtitan-eager", _EAGER, 0.0,
+                                  "torchtitan benchmarks/llama3_h100_202412_torchtitan.md: compile is 1.16x eager; "
+                                  "SDPA FlashAttention-2", "fa2", *_TORCHTITAN_SAC),
+    "deepspeed": Framework("deepspeed", _EAGER, 0.0,
+                           "eager PyTorch modules under ZeRO (no kernel fusion by default): the eager factor "
+                           "measured by torchtitan (compile 1.16x eager); FlashAttention-2", "fa2"),
+    "hf-trainer": Framework("hf-trainer", _EAGER, 0.0,
+                            "eager transformers modules: the eager factor measured by torchtitan (compile 1.16x eager); "
+                            "SDPA FlashAttention-2", "fa2"),
+}
+
+
+@dataclass(frozen=True)
+class TrainSetup:
+    """One fixed training layout (what ``gpudesk estimate speed`` takes).
+
+    ``gpus`` in all, ``gpus_per_node`` the NVLink domain (8 for HGX, 72 for an NVL72 rack), ``intra_gbps`` /
+    ``inter_gbps`` per-GPU per-direction GB/s of the NVLink (or PCIe) and the scale-out NIC. Parallel degrees
+    ``tp pp vp cp ep etp``; ``global_batch`` and ``micro_batch`` in sequences of ``seq_len`` tokens;
+    ``tokens`` to train (for time to result, optional). ``adapter_params``: the trainable parameters of a
+    LoRA / QLoRA run (the base model frozen), None for full training.
+    """
+
+    gpus: int
+    seq_len: int
+    global_batch: int
+    micro_batch: int = 1
+    tp: int = 1
+    pp: int = 1
+    vp: int = 1
+    cp: int = 1
+    ep: int = 1
+    etp: int = 1
+    precision: str = "bf16"
+    sharding: str = "distributed-optimizer"
+    recompute: str = "none"
+    framework: str = "megatron"
+    gpus_per_node: int = 8
+    intra_gbps: float = 450.0
+    inter_gbps: float = 50.0
+    intra_name: str = "NVLink"
+    inter_name: str = "network"
+    tokens: float | None = None
+    adapter_params: float | None = None
+
+
+@dataclass(frozen=True)
+class GpuRates:
+    """What the GPU sustains: dense peaks (TFLOPS) at 16-bit and FP8, matmul efficiency, HBM GB/s."""
+
+    name: str
+    bf16_tflops: float
+    fp8_tflops: float | None
+    matmul_efficiency: float | None
+    hbm_gbps: float
+    efficiency_source: str = ""
+    architecture: str = ""
+
+
+@dataclass(frozen=True)
+class TrainSpeed:
+    """The estimate for one layout: ``tokens_per_s_per_gpu``, ``step_time_s``, ``mfu`` (model FLOPs / BF16 dense
+    peak), ``time_to_result_s`` (None without ``tokens``), ``comm_share`` (exposed communication / step),
+    ``bubble_share`` (pipeline idle / step), ``breakdown`` (seconds per step per term) and the assumptions."""
+
+    tokens_per_s_per_gpu: float
+    step_time_s: float
+    mfu: float
+    time_to_result_s: float | None
+    comm_share: float
+    bubble_share: float
+    micro_batches: int
+    model_flops_per_token: float
+    breakdown: dict[str, float] = field(default_factory=dict)
+    assumptions: tuple[Assumption, ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain dict for JSON (``train`` of ``gpudesk estimate speed --json``)."""
+        return {"tokens_per_s_per_gpu": self.tokens_per_s_per_gpu, "step_time_s": self.step_time_s, "mfu": self.mfu,
+                "time_to_result_s": self.time_to_result_s, "comm_share": self.comm_share,
+                "bubble_share": self.bubble_share, "micro_batches": self.micro_batches,
+                "model_flops_per_token": self.model_flops_per_token, "breakdown_s": dict(self.breakdown)}
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """Per-token, per-layer figures of the model the time terms need."""
+
+    layers: int
+    hidden: int
+    q_width: int
+    kv_width: int
+    dense_gemm_params: float  # per token, whole model, excluding routed experts
+    expert_gemm_params: float  # per token: top_k routed experts, all MoE layers
+    expert_params_total: float  # all routed experts, all layers (held once across EP ranks)
+    moe_layers: int
+    experts: int
+    top_k: int
+    expert_width: int
+    saved_bytes_per_token_layer: float  # Korthikanti coefficient x h
+    attention_context: float  # mean keys a query attends to (causal half, sliding windows capped)
+
+
+def _shape(spec: ModelSpec, seq_len: int) -> _Shape:
+    if not spec.is_transformer or not spec.vocab_size:
+        raise SizingError("model", _("{model}: the speed model needs a transformer shape with layers, hidden size, "
+                                     "heads and vocabulary.").format(model=spec.name))
+    layers, h = int(spec.layers or 0), int(spec.hidden_size or 0)
+    q_width = int(spec.num_attention_heads or 0) * spec.head_dim_resolved
+    kv_width = spec.kv_heads_resolved * spec.head_dim_resolved
+    embedding = spec.vocab_size * h
+    # The input embedding is a lookup; with tied embeddings the one matrix is the LM head GEMM.
+    gemm_active = spec.active_params - (0 if spec.tied_embeddings else embedding)
+    experts, top_k = int(spec.moe_experts or 0), int(spec.moe_active_experts or 0)
+    moe_layers = (spec.moe_layers if spec.moe_layers is not None else layers) if experts else 0
+    one_expert = spec.expert_params
+    expert_gemm = moe_layers * top_k * one_expert
+    ffn = spec.moe_ffn_size or spec.ffn_size or 4 * h
+    mlp_width = top_k * ffn if experts else (spec.ffn_size or 4 * h)
+    coeff = 18 + (6 if spec.gated else 4) * mlp_width / h
+    local = spec.local_attention_layers
+    window = spec.sliding_window or seq_len
+    causal = seq_len / 2
+    context = (local * min(window, causal) + (layers - local) * causal) / layers
+    return _Shape(layers=layers, hidden=h, q_width=q_width, kv_width=kv_width,
+                  dense_gemm_params=max(1.0, gemm_active - expert_gemm), expert_gemm_params=float(expert_gemm),
+                  expert_params_total=float(moe_layers * experts * one_expert), moe_layers=moe_layers, experts=experts,
+                  top_k=top_k, expert_width=int(ffn), saved_bytes_per_token_layer=coeff * h,
+                  attention_context=context)
+
+
+def model_flops_per_token(spec: ModelSpec, seq_len: int) -> float:
+    """Model FLOPs per trained token (no recompute): ``6 x`` active matmul parameters + causal attention
+    ``3 x 4 x layers x d_attn x s/2`` (PaLM appendix B with the causal half)."""
+    sh = _shape(spec, positive_int("seq_len", seq_len))
+    return 6 * (sh.dense_gemm_params + sh.expert_gemm_params) + 12 * sh.layers * sh.q_width * sh.attention_context
+
+
+def _check(setup: TrainSetup) -> None:
+    s = setup
+    choice("precision", s.precision, TRAIN_PRECISIONS)
+    choice("sharding", s.sharding, SHARDINGS)
+    choice("recompute", s.recompute, RECOMPUTES)
+    if s.framework not in FRAMEWORKS:
+        raise SizingError("framework", _("{framework!r} is not a known framework; use one of {names}.").format(
+            framework=s.framework, names=", ".join(FRAMEWORKS)))
+    for name in ("gpus", "seq_len", "global_batch", "micro_batch", "tp", "pp", "vp", "cp", "ep", "etp",
+                 "gpus_per_node"):
+        positive_int(name, getattr(s, name))
+    model_parallel = s.tp * s.pp * s.cp
+    if s.gpus % model_parallel:
+        raise SizingError("gpus", _("{gpus} GPUs are not a multiple of tp x pp x cp = {n}.").format(
+            gpus=s.gpus, n=model_parallel))
+    if (s.gpus // s.pp) % (s.ep * s.etp):
+        raise SizingError("ep", _("ep x etp = {n} does not divide the {gpus} GPUs of a pipeline stage.").format(
+            n=s.ep * s.etp, gpus=s.gpus // s.pp))
+    replicas = s.gpus // model_parallel
+    if s.global_batch % (replicas * s.micro_batch):
+        raise SizingError("global_batch", _("the global batch {gb} is not a multiple of micro-batch {mb} x {dp} "
+                                            "data-parallel replicas.").format(gb=s.global_batch, mb=s.micro_batch,
+                                                                              dp=replicas))
+
+
+def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed:
+    """Estimate one training layout (see the module docstring for every term and its source).
+
+    Raises:
+        SizingError: a degree that does not divide the GPUs or the batch, an unknown framework, precision,
+            sharding or recompute, or a GPU without a rate at the precision.
+    """
+    _check(setup)
+    s = setup
+    fw = FRAMEWORKS[s.framework]
+    sh = _shape(spec, s.seq_len)
+    if s.ep > 1 and not sh.experts:
+        raise SizingError("ep", _("{model} has no experts; expert parallelism needs an MoE model.").format(model=spec.name))
+    eff = gpu.matmul_efficiency if gpu.matmul_efficiency else DEFAULT_MATMUL_EFFICIENCY
+    fp8 = s.precision == "fp8"
+    if fp8 and not gpu.fp8_tflops:
+        raise SizingError("precision", _("{gpu} has no FP8 tensor cores.").format(gpu=gpu.name))
+    base_peak = gpu.bf16_tflops * 1e12 if s.precision != "fp32" else gpu.bf16_tflops * 1e12 / 2
+    gemm_eff = eff * IN_SITU_SHARE_OF_MAMF * (FP8_SHARE_OF_BF16_EFFICIENCY if fp8 else 1.0)
+    gemm_rate = (gpu.fp8_tflops * 1e12 if fp8 and gpu.fp8_tflops else base_peak) * gemm_eff
+    attn_rate = base_peak * attention_efficiency(fw, gpu.architecture)
+    hbm = gpu.hbm_gbps * 1e9 * HBM_EFFICIENCY
+
+    replicas = s.gpus // (s.tp * s.pp * s.cp)
+    micro_batches = s.global_batch // (replicas * s.micro_batch)
+    tokens_mb = s.micro_batch * s.seq_len / s.cp  # tokens this GPU's shard holds per micro-batch
+    layers_local = sh.layers / s.pp
+    moe_local = sh.moe_layers / s.pp
+
+    # GEMMs (dense part compute bound; experts on a roofline over the tokens each local expert receives). A frozen
+    # base (LoRA) skips the weight gradients: forward 2 + input gradients 2 FLOPs per parameter (Hu et al. 2021).
+    per_param = 4 if s.adapter_params else 6
+    dense_flops = per_param * sh.dense_gemm_params / (s.tp * s.pp) * tokens_mb
+    t_dense = dense_flops / gemm_rate
+    t_expert = 0.0
+    if sh.experts and sh.expert_gemm_params:
+        expert_flops = per_param * sh.expert_gemm_params / (s.tp * s.pp) * tokens_mb
+        local_experts = max(1.0, sh.experts / (s.ep * s.etp))
+        weight_bytes = (1 if fp8 else 2) * sh.expert_params_total / (s.ep * s.etp * s.pp)
+        # Read each local expert's weights 3 times (forward, two backward GEMMs); gradients written once in fp32.
+        expert_bytes = 3 * weight_bytes + 2 * weight_bytes * (2 if fp8 else 1)
+        t_expert = max(expert_flops / gemm_rate, expert_bytes / hbm) if local_experts else expert_flops / gemm_rate
+    recompute_gemm = {"full": (per_param + 2) / per_param,
+                      "selective": (per_param + 2 * fw.selective_mm_share) / per_param, "none": 1.0}[s.recompute]
+    t_gemm = (t_dense + t_expert) * recompute_gemm
+
+    # Executed FLOPs: FlashAttention's backward recomputes the scores (5 matmuls to the forward's 2), 2.5x the forward.
+    attn_flops = 4 * (1 + FLASH_BACKWARD_SHARE) * sh.q_width * sh.attention_context * layers_local / s.tp * tokens_mb
+    redo = (2 + FLASH_BACKWARD_SHARE) / (1 + FLASH_BACKWARD_SHARE)
+    attn_factor = {"full": redo, "selective": redo if fw.selective_attention else 1.0, "none": 1.0}[s.recompute]
+    t_attn = attn_flops * attn_factor / attn_rate
+
+    saved = NON_GEMM_PASSES * sh.saved_bytes_per_token_layer * tokens_mb * layers_local / s.tp
+    if fp8:
+        # Every GEMM input (h for QKV and the MLP, d_attn for the output projection, the MLP width for the down
+        # projection) is cast to FP8 in forward and its gradient in backward: read 2 bytes, write 1, twice.
+        casts = 2 * 3 * tokens_mb * layers_local / s.tp * (2 * sh.hidden + sh.q_width + sh.expert_width * max(1, sh.top_k))
+        saved += casts
+    if sh.experts and moe_local:
+        # Token permutation around the experts (Megatron-Core moe_utils permute / unpermute, github.com/NVIDIA/
+        # Megatron-LM megatron/core/transformer/moe/moe_utils.py): forward gathers each
+        # token's hidden state into expert order (read h, write top_k h) and scatters the expert outputs back (read
+        # top_k h, write h); backward does the same with the gradients. 16-bit elements.
+        saved += MOE_PERMUTE_PASSES * (1 + sh.top_k) * sh.hidden * 2 * tokens_mb / s.tp * moe_local
+    if s.recompute == "full":
+        saved *= 4 / 3
+    t_other = saved / hbm
+    t_other *= fw.non_gemm_traffic
+    t_compute = t_gemm + t_attn + t_other
+
+    intra = LinkSpeed(s.intra_name, s.intra_gbps)
+    inter = LinkSpeed(s.inter_name, s.inter_gbps)
+    node = s.gpus_per_node
+
+    def link_for(span: int) -> LinkSpeed:
+        return intra if span <= node else inter
+
+    t_tp = 0.0
+    if s.tp > 1:
+        tp_bytes = tensor_parallel_bytes_per_layer(tokens_mb, sh.hidden, s.tp) * layers_local
+        t_tp = link_for(s.tp).seconds(tp_bytes, hops=int(8 * (s.tp - 1) * layers_local))
+    exposed_tp = t_tp * (1 - fw.tp_overlap)
+    t_cp = 0.0
+    exposed_cp = 0.0
+    if s.cp > 1:
+        cp_bytes = context_parallel_bytes_per_layer(tokens_mb, sh.kv_width // max(1, min(s.tp, spec.kv_heads_resolved)),
+                                                    s.cp) * layers_local
+        t_cp = link_for(s.tp * s.cp).seconds(cp_bytes, hops=int(3 * (s.cp - 1) * layers_local))
+        exposed_cp = max(0.0, t_cp - t_attn)
+    t_a2a = 0.0
+    if s.ep > 1 and sh.experts:
+        a2a_bytes = expert_all_to_all_bytes_per_layer(tokens_mb / s.tp, sh.hidden, sh.top_k, s.ep) * moe_local
+        span = s.ep * s.etp * s.tp
+        if span <= node:
+            t_a2a = intra.seconds(a2a_bytes, hops=int(4 * moe_local))
+        else:
+            # Peers inside the NVLink domain over NVLink, the rest over the NIC, both at once.
+            inside = max(1, node // (s.etp * s.tp))
+            share_out = (s.ep - inside) / (s.ep - 1)
+            t_a2a = max(intra.seconds(a2a_bytes * (1 - share_out), hops=int(4 * moe_local)),
+                        inter.seconds(a2a_bytes * share_out, hops=int(4 * moe_local)))
+    t_p2p = 0.0
+    if s.pp > 1:
+        t_p2p = link_for(s.gpus).seconds(pipeline_p2p_bytes(tokens_mb, sh.hidden, s.tp) * s.vp, hops=2 * s.vp)
+    t_device = t_compute + exposed_tp + exposed_cp + t_a2a
+    t_host = host_issue_seconds(sh, s, layers_local, moe_local, fp8)
+    t_issue = max(t_device, t_host[0])
+    if moe_local and t_host[1] > 0:
+        # Dropless routing reads the tokens per expert back to the host in every MoE layer, so the host cannot run
+        # ahead across those layers: each waits for the slower of its device work and its own issue time.
+        per_layer = t_device / layers_local
+        t_issue = max(t_host[0], (layers_local - moe_local) * per_layer + moe_local * max(per_layer, t_host[1]))
+    t_mb = t_issue + t_p2p
+
+    bubble = pipeline_bubble_fraction(s.pp, micro_batches, s.vp) if s.pp > 1 else 0.0
+    t_pipeline = micro_batches * t_mb * (1 + bubble)
+
+    # Data-parallel gradient sync (and FSDP weight gathers) on the dense shard and the expert shard.
+    sharding = "fsdp" if s.sharding in ("fsdp", "zero3") else s.sharding
+    # Only trainable parameters have gradients to sync and optimizer states to update: the adapters under LoRA.
+    dense_params_gpu = (s.adapter_params or spec.params - sh.expert_params_total) / (s.tp * s.pp)
+    expert_params_gpu = 0.0 if s.adapter_params else sh.expert_params_total / (s.ep * s.etp * s.pp)
+    dp_dense = s.gpus // (s.tp * s.pp)
+    dp_expert = max(1, s.gpus // (s.ep * s.etp * s.pp))
+    dp_bytes = data_parallel_bytes(dense_params_gpu, dp_dense, sharding) if dp_dense > 1 else 0.0
+    dp_bytes_expert = data_parallel_bytes(expert_params_gpu, dp_expert, sharding) if (
+        dp_expert > 1 and expert_params_gpu) else 0.0
+    gathers = micro_batches if sharding == "fsdp" else 1  # FSDP re-gathers the weights for every micro-batch
+    t_dp = (ring_link(intra, inter, node, s.tp * s.cp, dp_dense).seconds(dp_bytes * gathers, hops=2 * dp_dense)
+            + ring_link(intra, inter, node, s.ep * s.etp, dp_expert).seconds(dp_bytes_expert * gathers,
+                                                                             hops=2 * dp_expert))
+    # FSDP prefetches under all the compute; Megatron / DDP overlap the reduce with the last micro-batch's
+    # backward and the gather with the first one's forward: one micro-batch of compute.
+    window = micro_batches * t_compute if sharding == "fsdp" else t_compute
+    exposed_dp = max(0.0, t_dp - window)
+    optimizer_shards = dp_dense if s.sharding != "ddp" else 1
+    t_opt = OPTIMIZER_BYTES_PER_PARAM * (dense_params_gpu / optimizer_shards + expert_params_gpu / (
+        dp_expert if s.sharding != "ddp" else 1)) / hbm
+
+    step = t_pipeline + exposed_dp + t_opt
+    tokens_step = s.global_batch * s.seq_len
+    tps = tokens_step / (step * s.gpus)
+    mflops = model_flops_per_token(spec, s.seq_len)
+    mfu = tps * mflops / (gpu.bf16_tflops * 1e12)
+    comm_exposed = micro_batches * (exposed_tp + exposed_cp + t_a2a + t_p2p) * (1 + bubble) + exposed_dp
+    breakdown = {
+        "gemm_s": micro_batches * t_gemm, "attention_s": micro_batches * t_attn,
+        "other_kernels_s": micro_batches * t_other, "tensor_parallel_exposed_s": micro_batches * exposed_tp,
+        "context_parallel_exposed_s": micro_batches * exposed_cp, "expert_all_to_all_s": micro_batches * t_a2a,
+        "pipeline_p2p_s": micro_batches * t_p2p, "pipeline_bubble_s": micro_batches * t_mb * bubble,
+        "data_parallel_exposed_s": exposed_dp, "optimizer_s": t_opt,
+        "host_issue_bound_s": micro_batches * (t_issue - t_device),
+    }
+    ttr = s.tokens / (tps * s.gpus) if s.tokens else None
+    assumptions = _assumptions(gpu, eff, fw, s, bubble)
+    return TrainSpeed(tokens_per_s_per_gpu=tps, step_time_s=step, mfu=mfu, time_to_result_s=ttr,
+                      comm_share=comm_exposed / step, bubble_share=micro_batches * t_mb * bubble / step,
+                      micro_batches=micro_batches, model_flops_per_token=mflops, breakdown=breakdown,
+                      assumptions=assumptions)
+
+
+def host_issue_seconds(sh: _Shape, s: TrainSetup, layers_local: float, moe_local: float,
+                       fp8: bool) -> tuple[float, float]:
+    """(host seconds to issue one micro-batch's forward + backward on this GPU, host seconds per MoE layer).
+
+    Each operator costs the host ~5-25 us before its kernel is queued (Python, autograd, dispatcher, launch;
+    https://jiahuanglin.xyz/all_lessons/gpu_kernel_serving/18_pytorch_to_kernel.html): :data:`HOST_SECONDS_PER_OP`.
+    A transformer layer issues :data:`DENSE_LAYER_HOST_OPS` operators in forward + backward; an MoE layer adds
+    the router, permutation, two all-to-alls and the expert MLP (:data:`MOE_LAYER_HOST_OPS`), and in FP8 the expert
+    GEMMs run one by one, each with its casts (Transformer Engine ``GroupedLinear`` splits the input per expert):
+    :data:`FP8_HOST_OPS_PER_LOCAL_EXPERT` per expert on the GPU. Full recompute issues the forward again.
+    """
+    redo = 4 / 3 if s.recompute == "full" else 1.0
+    dense = DENSE_LAYER_HOST_OPS * HOST_SECONDS_PER_OP * redo
+    if not (sh.experts and moe_local):
+        return layers_local * dense, 0.0
+    local = sh.experts / (s.ep * s.etp)
+    moe = dense + (MOE_LAYER_HOST_OPS + (FP8_HOST_OPS_PER_LOCAL_EXPERT * local if fp8 else 0)) * HOST_SECONDS_PER_OP * redo
+    return (layers_local - moe_local) * dense + moe_local * moe, moe
+
+
+def ring_link(intra: LinkSpeed, inter: LinkSpeed, node: int, inner: int, group: int) -> LinkSpeed:
+    """The link a ring collective over ``group`` ranks runs at, the ranks strided by ``inner`` (the tensor/context
+    or expert groups laid out inside them, Megatron-Core rank order tp-cp-ep-dp-pp).
+
+    Inside one NVLink domain: NVLink. Across nodes, NCCL runs one ring per NIC and each ring crosses a node
+    boundary once, so the ``k`` group members sharing a node send through ``k`` NICs at once: per-GPU bus bandwidth
+    ``k x`` the NIC rate, at most NVLink (NCCL tests PERFORMANCE.md: inter-node bus bandwidth is the node's
+    aggregate NIC bandwidth; Stas Bekman ML Engineering, network: DGX H100 all-reduce ~8 x 400 Gb/s).
+    """
+    if inner * group <= node:
+        return intra
+    per_node = max(1, node // max(1, inner))
+    return LinkSpeed(inter.name, min(intra.gbps_per_direction, inter.gbps_per_direction * min(per_node, group)))
+
+
+def attention_efficiency(fw: Framework, architecture: str) -> float:
+    """Share of the 16-bit peak the framework's attention kernel reaches on ``architecture`` (see
+    :data:`ATTENTION_EFFICIENCY`)."""
+    table = ATTENTION_EFFICIENCY[fw.attention_kernel]
+    return table.get(architecture, table["default"])
+
+
+def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble: float) -> tuple[Assumption, ...]:
+    measured = gpu.matmul_efficiency is not None
+    out = [
+        Assumption("matmul_efficiency", f"{eff:g}",
+                   gpu.efficiency_source or "Stas Bekman MAMF table (ML Engineering, compute/accelerator)" if measured
+                   else f"default {DEFAULT_MATMUL_EFFICIENCY:g}: no MAMF measurement for {gpu.name} (below every NVIDIA "
+                        "GPU measured)"),
+        Assumption("in_situ_share_of_mamf", f"{IN_SITU_SHARE_OF_MAMF:g}",
+                   "Stas Bekman ML Engineering: ~180 TFLOPS in real A100 LLM training vs 271 TFLOPS MAMF"),
+        Assumption("attention_efficiency", f"{attention_efficiency(fw, gpu.architecture):g} ({fw.attention_kernel})",
+                   "FlashAttention-2 (arXiv 2307.08691) 50-73 % forward on A100; FlashAttention-3 (arXiv 2407.08608): "
+                   "FA2 35 % on H100, FA3 75 % forward"),
+        Assumption("hbm_efficiency", f"{HBM_EFFICIENCY:g}", "Stas Bekman ML Engineering: 80-90 % of datasheet bandwidth"),
+        Assumption("framework", f"{fw.name}: non-GEMM memory passes x{fw.non_gemm_traffic:g}, TP overlap {fw.tp_overlap:g}",
+                   fw.source),
+        Assumption("link_efficiency", f"{LINK_EFFICIENCY:g}",
+                   "NCCL bus bandwidth ~80 % of the per-direction link rate (Stas Bekman, network benchmarks)"),
+        Assumption("links", f"{s.intra_name} {s.intra_gbps:g} GB/s inside {s.gpus_per_node} GPUs, {s.inter_name} "
+                            f"{s.inter_gbps:g} GB/s per GPU between", "catalog links / servers"),
+    ]
+    if s.pp > 1:
+        out.append(Assumption("pipeline_bubble", f"{bubble:.3f}",
+                              "(p-1)/(v m), Narayanan et al. 2021 (arXiv 2104.04473) sections 2.2.1-2.2.2"))
+    if s.precision == "fp8":
+        out.append(Assumption("fp8", f"GEMMs only at the FP8 peak x {FP8_SHARE_OF_BF16_EFFICIENCY:g} of the BF16 "
+                                     "efficiency; attention and other kernels 16-bit; FP8 casts counted",
+                              "Transformer Engine FP8 recipe; Micikevicius et al. 2022 (arXiv 2209.05433); DeepSeek-V3 "
+                              "report (arXiv 2412.19437) section 3.3.2"))
+    return tuple(out)

@@ -1,0 +1,253 @@
+"""The speed models checked against published measured runs: per row predicted/measured, per class summaries.
+
+Reads ``tests/fixtures/speed/{train_runs,serve_runs,later_runs}.jsonl`` (a missing file is an empty set; the
+format is that folder's README). Training rows go through
+:func:`gpudesk.sizing.speed_train_cases.predict_train_case`, serving rows through
+:func:`gpudesk.sizing.speed_serve_cases.predict_serve_case`. A row either gets a ratio predicted / measured or is
+listed with the reason it cannot be answered. Classes: kind, vendor, pipeline parallel, expert parallel / MoE,
+FP8, engine; each with its share within 20 % and 50 %, median absolute error and geometric-mean ratio. The later
+set (rows collected after the model was written) is summarised on its own.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gpudesk.i18n import _
+from gpudesk.paths import bundle_root
+from gpudesk.sizing.errors import ConfigFileError, SizingError
+
+SET_FILES = {"dev": ("train_runs.jsonl", "serve_runs.jsonl"), "later": ("later_runs.jsonl",)}
+MAX_FILE_BYTES = 8 * 1024 * 1024
+
+
+def speed_cases_dir() -> Path:
+    """The bundled measured-run folder (source checkout: ``tests/fixtures/speed``)."""
+    return bundle_root() / "tests" / "fixtures" / "speed"
+
+
+@dataclass(frozen=True)
+class SpeedRow:
+    """One measured run and its prediction: ``ratio`` = predicted / measured, or ``reason`` when unanswered."""
+
+    case_id: str
+    kind: str
+    set_name: str
+    metric: str
+    measured: float
+    predicted: float | None
+    reason: str | None
+    classes: dict[str, str]
+    source_url: str
+
+    @property
+    def ratio(self) -> float | None:
+        """predicted / measured, None when unanswered."""
+        if self.predicted is None or not self.measured:
+            return None
+        return self.predicted / self.measured
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict for JSON."""
+        return {"id": self.case_id, "kind": self.kind, "set": self.set_name, "metric": self.metric,
+                "measured": self.measured, "predicted": self.predicted, "ratio": self.ratio, "reason": self.reason,
+                "classes": dict(self.classes), "source_url": self.source_url}
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """The JSON objects of a ``.jsonl`` file ([] when it does not exist).
+
+    Raises:
+        ConfigFileError: unreadable, too large, or a line that is not a JSON object.
+    """
+    if not path.exists():
+        return []
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise ConfigFileError(str(path), _("{path} is larger than 8 MiB; a measured-run set is a few hundred "
+                                               "lines.").format(path=path))
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigFileError(str(path), _("cannot read {path}: {error}").format(path=path, error=exc)) from exc
+    rows = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ConfigFileError(str(path), _("{path} line {line}: not JSON ({error}).").format(
+                path=path, line=number, error=exc.msg)) from exc
+        if not isinstance(row, dict):
+            raise ConfigFileError(str(path), _("{path} line {line}: not a JSON object.").format(path=path, line=number))
+        rows.append(row)
+    return rows
+
+
+def classes_of(row: dict[str, Any], vendor: str) -> dict[str, str]:
+    """The classes a row is summarised under (from its published configuration)."""
+    kind = str(row.get("kind", "train"))
+    out = {"kind": kind, "vendor": f"{kind} {vendor}"}
+    precision = str(row.get("precision") or row.get("weight_format") or "bf16")
+    out["fp8"] = f"{kind} " + ("fp8" if "fp8" in precision else "16-bit" if precision in ("bf16", "fp16", "fp32")
+                               else precision)
+    if kind == "train":
+        out["pp"] = "pp>1" if int(row.get("pp") or 1) > 1 else "pp=1"
+        out["moe"] = "ep>1" if int(row.get("ep") or 1) > 1 else "dense-or-ep=1"
+        out["gpu"] = str(row.get("gpu"))
+    else:
+        out["engine"] = str(row.get("engine"))
+    return out
+
+
+def _vendor(gpu_id: str) -> str:
+    try:
+        from gpudesk.catalog import open_catalog
+
+        return open_catalog().find_gpu(gpu_id).vendor
+    except Exception:  # noqa: BLE001 - an unknown GPU is reported by the prediction itself
+        return "unknown"
+
+
+Predictor = Callable[[dict[str, Any]], float]
+
+
+def train_predictor(row: dict[str, Any]) -> float:
+    from gpudesk.sizing.speed_train_cases import predict_train_case
+
+    return predict_train_case(row)[0]
+
+
+def _serve_predictor(row: dict[str, Any]) -> float:
+    from gpudesk.sizing.speed_serve_cases import predict_serve_case
+
+    return float(predict_serve_case(row)[0])
+
+
+def evaluate_speed(folder: Path | None = None, predictors: dict[str, Predictor] | None = None) -> list[SpeedRow]:
+    """Predict every row of the dev and later sets in ``folder`` (default :func:`speed_cases_dir`)."""
+    base = folder or speed_cases_dir()
+    use = predictors or {"train": train_predictor, "serve": _serve_predictor}
+    results: list[SpeedRow] = []
+    for set_name, files in SET_FILES.items():
+        for name in files:
+            for row in read_rows(base / name):
+                results.append(_one(row, set_name, use))
+    return results
+
+
+def _one(row: dict[str, Any], set_name: str, predictors: dict[str, Predictor]) -> SpeedRow:
+    kind = str(row.get("kind", "train"))
+    measured = row.get("measured") or {}
+    value = float(measured.get("value") or 0.0)
+    predicted: float | None = None
+    reason: str | None = None
+    predictor = predictors.get(kind)
+    if predictor is None:
+        reason = _("no model for kind {kind!r}").format(kind=kind)
+    else:
+        try:
+            predicted = float(predictor(row))
+            if not math.isfinite(predicted) or predicted <= 0:
+                reason, predicted = _("the model gave no finite positive value"), None
+        except (SizingError, LookupError, ValueError, TypeError) as exc:
+            reason = str(exc)
+    return SpeedRow(case_id=str(row.get("id")), kind=kind, set_name=set_name, metric=str(measured.get("metric")),
+                    measured=value, predicted=predicted, reason=reason,
+                    classes=classes_of(row, _vendor(str(row.get("gpu")))), source_url=str(row.get("source_url", "")))
+
+
+def summarize_ratios(ratios: list[float], rows: int) -> dict[str, Any]:
+    """Share within 20 % / 50 %, median |error|, geometric-mean ratio of answered rows; ``rows`` counts all."""
+    if not ratios:
+        return {"rows": rows, "answered": 0, "within_20_share": 0.0, "within_50_share": 0.0,
+                "median_abs_error": None, "geomean_ratio": None}
+    errors = [abs(r - 1) for r in ratios]
+    return {"rows": rows, "answered": len(ratios),
+            "within_20_share": sum(e <= 0.2 for e in errors) / len(errors),
+            "within_50_share": sum(e <= 0.5 for e in errors) / len(errors),
+            "median_abs_error": statistics.median(errors),
+            "geomean_ratio": math.exp(statistics.fmean(math.log(r) for r in ratios))}
+
+
+def summarize_speed(results: list[SpeedRow]) -> dict[str, Any]:
+    """``{"dev": {...}, "later": {...}}``, each with ``all``, ``by_class`` ({class: {value: summary}}) and
+    ``unanswered`` ([{id, reason}])."""
+    out: dict[str, Any] = {}
+    for set_name in SET_FILES:
+        rows = [r for r in results if r.set_name == set_name]
+        ratios = [r.ratio for r in rows if r.ratio is not None]
+        by_class: dict[str, dict[str, Any]] = {}
+        groups: dict[tuple[str, str], list[SpeedRow]] = {}
+        for r in rows:
+            for cls, value in r.classes.items():
+                groups.setdefault((cls, value), []).append(r)
+        for (cls, value), members in sorted(groups.items()):
+            by_class.setdefault(cls, {})[value] = summarize_ratios(
+                [m.ratio for m in members if m.ratio is not None], len(members))
+        out[set_name] = {"all": summarize_ratios([r for r in ratios if r is not None], len(rows)),
+                         "by_kind": {k: summarize_ratios([r.ratio for r in rows if r.kind == k and r.ratio is not None],
+                                                         sum(1 for r in rows if r.kind == k))
+                                     for k in sorted({r.kind for r in rows})},
+                         "by_class": by_class,
+                         "unanswered": [{"id": r.case_id, "reason": r.reason} for r in rows if r.ratio is None]}
+    return out
+
+
+def speed_report_lines(results: list[SpeedRow], summary: dict[str, Any]) -> list[str]:
+    """The text report of ``gpudesk estimate accuracy`` (speed part)."""
+    def fmt(s: dict[str, Any]) -> str:
+        if not s["answered"]:
+            return _("{rows} rows, none answered").format(rows=s["rows"])
+        return _("{answered}/{rows} answered, within 20 %: {w20:.0%}, within 50 %: {w50:.0%}, median error "
+                 "{median:.1%}, geometric-mean ratio {gm:.2f}").format(
+            answered=s["answered"], rows=s["rows"], w20=s["within_20_share"], w50=s["within_50_share"],
+            median=s["median_abs_error"], gm=s["geomean_ratio"])
+
+    lines = ["", _("Speed (predicted / measured)"), f"{'case':<58}{'metric':<22}{'measured':>12}{'predicted':>12}{'ratio':>8}"]
+    for r in results:
+        if r.ratio is None:
+            lines.append(f"{r.case_id:<58}{r.metric:<22}{r.measured:>12.4g}{'':>12}{'':>8}  " + _(
+                "not answered: {reason}").format(reason=(r.reason or "")[:80]))
+        else:
+            lines.append(f"{r.case_id:<58}{r.metric:<22}{r.measured:>12.4g}{r.predicted or 0:>12.4g}{r.ratio:>8.2f}")
+    for set_name, title in (("dev", _("development set")), ("later", _("later set (collected after the model)"))):
+        s = summary[set_name]
+        lines += ["", f"{title}: {fmt(s['all'])}"]
+        for kind, sub in s["by_kind"].items():
+            lines.append(f"  kind {kind:<14} {fmt(sub)}")
+        for cls, values in s["by_class"].items():
+            if cls == "kind":
+                continue
+            for value, sub in values.items():
+                lines.append(f"  {cls} {value:<16} {fmt(sub)}")
+    return lines
+
+
+SPEED_CLASSES = ("kind", "vendor", "gpu", "pp", "moe", "fp8", "engine")
+
+
+def speed_class_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per (set, class, value) of :func:`summarize_speed`'s output, for a table: runs, answered, shares
+    within 20 % and 50 %, median error, geometric-mean ratio and ``misses`` (runs more than 50 % off, plus the
+    runs the model does not answer)."""
+    out: list[dict[str, Any]] = []
+    for set_name in SET_FILES:
+        part = summary.get(set_name) or {}
+        for cls in SPEED_CLASSES:
+            for value, s in sorted((part.get("by_class") or {}).get(cls, {}).items()):
+                misses = s["rows"] - round(s["within_50_share"] * s["answered"])
+                out.append({"set": set_name, "class": cls, "value": value, "misses": misses, **s})
+    return out
+
+
+def load_speed_accuracy() -> list[dict[str, Any]]:
+    """Predict every bundled measured run and return :func:`speed_class_rows` (what "How accurate is this?" shows
+    for speed)."""
+    return speed_class_rows(summarize_speed(evaluate_speed()))
