@@ -23,6 +23,14 @@ ROWS = [json.loads(line) for line in (FIXTURES / "vendor_cases.jsonl").read_text
 FLOOR = 15
 
 
+ROWS_2 = [json.loads(line) for line in (FIXTURES / "vendor_cases_2.jsonl").read_text(encoding="utf-8").splitlines()
+          if line.strip()]
+# The second batch was labelled and committed before the doctor ran on it: 9 of 13 on that first run (a held-out
+# figure); 11 of 13 after two fixes it exposed (a per-process cap in an XPU message is met before Level Zero's
+# limit; TensorFlow-on-ROCm's newer HIP_ERROR_OutOfMemory spelling).
+FLOOR_2 = 11
+
+
 @pytest.fixture(scope="module")
 def vendors():
     return evaluate([c for c in load_cases() if c.case_set == "vendors"])
@@ -35,6 +43,17 @@ def test_cases_are_real_labelled_and_not_nvidia():
         assert row["expected_cause"] in CAUSE_IDS and row["labelled"] == "before_rules"
         assert row["expected_check"] is None or row["expected_check"] in CHECKS
     assert sum(r["platform"] in ("npu", "hpu", "xpu", "rocm") for r in ROWS) >= 20
+
+
+def test_second_batch_is_real_labelled_and_scored(capsys):
+    assert len(ROWS_2) >= 10 and not {r["url"] for r in ROWS_2} & {r["url"] for r in ROWS}
+    for row in ROWS_2:
+        assert row["url"].startswith("https://github.com/") and row["expected_cause"] in CAUSE_IDS
+        assert row["platform"] in ("npu", "hpu", "xpu", "rocm") and row["labelled"] == "before_rules"
+    second = evaluate([c for c in load_cases() if c.case_set == "vendors-2"])
+    with capsys.disabled():
+        print(f"\nVendor cases, second batch: first cause right in {second.right}/{second.total}")
+    assert second.total == len(ROWS_2) and second.right >= FLOOR_2
 
 
 def test_first_cause_accuracy(vendors, capsys):

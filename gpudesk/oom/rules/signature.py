@@ -201,10 +201,12 @@ def _xpu_large_confidence(f: Facts) -> float:
     much memory is free. So: the message says the device had at least the request free -> only the limit can have
     refused it (0.95, above a "fragmented" reading of a near-empty cache: torch-xpu-ops#3011, #5046); PyTorch's own
     holdings leave less than the request on the device -> capacity decides first, the limit is secondary (0.3,
-    IPEX#851); otherwise 0.6.
+    IPEX#851); a per-process cap in the message is met first (0.6, torch-xpu-ops#2392); otherwise 0.6.
     """
     if f.requested is None:
         return 0.6
+    if f.allowed is not None and f.total is not None and f.allowed < f.total:
+        return 0.6  # a per-process cap ("N GiB allowed") is the first limit the request meets: per_process_cap
     if f.free is not None and f.free >= f.requested:
         return 0.95
     held = f.reserved if f.reserved is not None else f.allocated
