@@ -50,9 +50,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     st.add_argument("--notes", default="", help=_("notes stored with the session"))
     st.set_defaults(func=cmd_stream)
 
-    i = sub.add_parser("import", help=_("import a GPU log (dmon, dcgmi dmon, nvidia-smi CSV) as a recording session"))
-    i.add_argument("file", type=Path, help=_("a saved 'nvidia-smi dmon', 'dcgmi dmon' or 'nvidia-smi --query-gpu "
-                                           "--format=csv' output, or a recording's CSV export (format detected)"))
+    i = sub.add_parser("import", help=_("import a GPU log (dmon, dcgmi dmon, nvidia-smi CSV, npu-smi info, rocm-smi) as a recording session"))
+    i.add_argument("file", type=Path, help=_("a saved 'nvidia-smi dmon', 'dcgmi dmon', 'nvidia-smi --query-gpu "
+                                           "--format=csv', 'npu-smi info' or 'rocm-smi' (table or --csv) output, or a "
+                                           "recording's CSV export (format detected)"))
     i.add_argument("--gpu-model", default=None, metavar="NAME",
                    help=_("catalog GPU model the log came from (gives the PCIe link and memory capacity)"))
     i.add_argument("--interval", type=float, default=1.0, metavar="S",
@@ -65,8 +66,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
     a = sub.add_parser("analyze", help=_("statistics and bottleneck findings for a GPU log or a recording"))
     a.add_argument("target", nargs="?",
-                   help=_("a log file (dmon, dcgmi dmon, nvidia-smi --query-gpu CSV or a recording's CSV export; the "
-                          "format is detected), '-' to read it from standard input, or a recording id (see --list)"))
+                   help=_("a log file (dmon, dcgmi dmon, nvidia-smi --query-gpu CSV, npu-smi info, rocm-smi or a "
+                          "recording's CSV export; the format is detected), '-' to read it from standard input, or a recording id (see --list)"))
     a.add_argument("--gpu-model", default=None, metavar="NAME",
                    help=_("catalog GPU model the log came from (gives the PCIe link and memory capacity)"))
     a.add_argument("--interval", type=float, default=1.0, metavar="S",
