@@ -38,7 +38,7 @@ from gpudesk.telemetry.model import GPU_TEMP, GPU_UTIL, MEM_CLOCK, MEM_TOTAL, ME
 
 MHZ = 1e6
 _TABLE_HEADER = re.compile(r"^(GPU|Device)\s+.*\bPwrCap\s+VRAM%\s+GPU%\s*$")
-_ROW = re.compile(r"^\d+\s")
+_ROW = re.compile(r"^\d{1,4}\s")  # a device index (bounded: it becomes an int32 row key)
 _TEMP = re.compile(r"^(-?\d+(?:\.\d+)?)(?:c|°C|C)$")
 _WATTS = re.compile(r"^(\d+(?:\.\d+)?)W$")
 _MHZ = re.compile(r"^\(?(\d+(?:\.\d+)?)Mhz\)?$", re.IGNORECASE)
@@ -166,7 +166,7 @@ def parse_rocm_smi_csv(text: str, *, interval_s: float = 1.0) -> tuple[SeriesFra
             header = [c.strip() for c in row]
             snapshot += 1
             continue
-        m = re.fullmatch(r"card(\d+)", first)
+        m = re.fullmatch(r"card(\d{1,4})", first)
         if not header or m is None:
             continue
         index = int(m.group(1))

@@ -62,3 +62,11 @@ def test_watch_loop_is_a_time_series():
 def test_header_without_rows_is_a_clear_error():
     with pytest.raises(LogFormatError, match="No rocm-smi device rows"):
         read_log_text("GPU  Temp   AvgPwr  SCLK    MCLK    Fan    Perf  PwrCap  VRAM%  GPU%\n")
+
+
+def test_rows_that_are_not_devices_are_skipped_not_misread():
+    header = "GPU  Temp   AvgPwr  SCLK    MCLK    Fan    Perf  PwrCap  VRAM%  GPU%\n"
+    text = header + "99999999999  25.0c  10.0W  852Mhz  167Mhz  14.9%  auto  170.0W  N/A  0%\n" \
+        + "1    25.0c  10.0W   852Mhz  167Mhz  14.9%  auto  170.0W  N/A    0%\n" + "2  short row\n"
+    read = read_log_text(text)
+    assert list(read.frame.gpu) == [1] and any("1 table line(s)" in n for n in read.notes)
