@@ -31,12 +31,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     d.add_argument("--json", action="store_true", help=_("machine-readable output"))
     d.set_defaults(func=cmd_devices)
 
-    r = sub.add_parser("record", help=_("record NVML samples into the user store (Ctrl+C stops)"))
+    r = sub.add_parser("record", help=_("record NVML or AMD SMI samples into the user store (Ctrl+C stops)"))
     r.add_argument("--interval", type=float, default=1.0, metavar="S", help=_("seconds between samples (default 1)"))
     r.add_argument("--duration", type=str, default=None, metavar="D",
                    help=_("stop after D (seconds, or with a unit: 90s, 30m, 72h); default: until Ctrl+C"))
     r.add_argument("--notes", default="", help=_("notes stored with the session"))
     r.add_argument("--name", default=None, help=_("session name"))
+    r.add_argument("--source", choices=("auto", "nvml", "amdsmi"), default="auto",
+                   help=_("live source: nvml (NVIDIA), amdsmi (AMD, needs the amdsmi library), or auto (NVML, else "
+                          "AMD SMI; default)"))
     r.set_defaults(func=cmd_record)
 
     st = sub.add_parser("stream", help=_("record a live dmon stream from a command (e.g. over ssh) into the store"))
@@ -47,9 +50,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     st.add_argument("--notes", default="", help=_("notes stored with the session"))
     st.set_defaults(func=cmd_stream)
 
-    i = sub.add_parser("import", help=_("import a GPU log (dmon, dcgmi dmon, nvidia-smi CSV) as a recording session"))
-    i.add_argument("file", type=Path, help=_("a saved 'nvidia-smi dmon', 'dcgmi dmon' or 'nvidia-smi --query-gpu "
-                                           "--format=csv' output, or a recording's CSV export (format detected)"))
+    i = sub.add_parser("import", help=_("import a GPU log (dmon, dcgmi dmon, nvidia-smi CSV, npu-smi info, rocm-smi) as a recording session"))
+    i.add_argument("file", type=Path, help=_("a saved 'nvidia-smi dmon', 'dcgmi dmon', 'nvidia-smi --query-gpu "
+                                           "--format=csv', 'npu-smi info' or 'rocm-smi' (table or --csv) output, or a "
+                                           "recording's CSV export (format detected)"))
     i.add_argument("--gpu-model", default=None, metavar="NAME",
                    help=_("catalog GPU model the log came from (gives the PCIe link and memory capacity)"))
     i.add_argument("--interval", type=float, default=1.0, metavar="S",
@@ -62,8 +66,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
     a = sub.add_parser("analyze", help=_("statistics and bottleneck findings for a GPU log or a recording"))
     a.add_argument("target", nargs="?",
-                   help=_("a log file (dmon, dcgmi dmon, nvidia-smi --query-gpu CSV or a recording's CSV export; the "
-                          "format is detected), '-' to read it from standard input, or a recording id (see --list)"))
+                   help=_("a log file (dmon, dcgmi dmon, nvidia-smi --query-gpu CSV, npu-smi info, rocm-smi or a "
+                          "recording's CSV export; the format is detected), '-' to read it from standard input, or a recording id (see --list)"))
     a.add_argument("--gpu-model", default=None, metavar="NAME",
                    help=_("catalog GPU model the log came from (gives the PCIe link and memory capacity)"))
     a.add_argument("--interval", type=float, default=1.0, metavar="S",
@@ -203,34 +207,37 @@ def cmd_devices(args: argparse.Namespace) -> int:
 def cmd_record(args: argparse.Namespace) -> int:
     from gpudesk.store import StoreError
     from gpudesk.nvml.nvml_session import host_name
-    from gpudesk.telemetry.nvml_source import NvmlSource
+    from gpudesk.telemetry.live_source import NoLiveSourceError, open_live_source
     from gpudesk.telemetry.recorder import Recorder
 
     if args.interval <= 0:
         raise CliError(f"--interval must be positive, got {args.interval}.")
     duration = parse_duration(args.duration)
-    session = _open_session()
-    source = NvmlSource(session, interval_s=args.interval)
+    try:
+        live = open_live_source(getattr(args, "source", "auto"), interval_s=args.interval)
+    except NoLiveSourceError as exc:
+        raise CliError(exc.user_text(), status=1) from exc
+    source = live.source
     try:
         recorder = Recorder(flush_interval_s=max(1.0, args.interval))
     except StoreError as exc:
-        session.close()
+        live.close()
         raise CliError(str(exc)) from exc
     stop = {"now": False}
-    st = session.status
     sid = None
     try:
         with _stop_on_signals(stop):
-            sid = recorder.start(source.devices(), source="nvml", interval_s=args.interval, notes=args.notes,
-                                 name=args.name, host=host_name(), driver_version=st.driver_version,
-                                 nvml_version=st.nvml_version)
-            print(f"Recording session {sid} from {session.device_count} GPU(s) every {args.interval:g} s"
+            sid = recorder.start(source.devices(), source=live.kind, interval_s=args.interval, notes=args.notes,
+                                 name=args.name, host=host_name(), driver_version=live.driver_version,
+                                 nvml_version=live.library_version)
+            print(f"Recording session {sid} from {source.describe()} every {args.interval:g} s"
                   f"{f' for {duration:g} s' if duration else ''}; Ctrl+C stops.", file=sys.stderr)
             start = time.monotonic()
             next_tick = start
             try:
                 while not stop["now"]:
-                    recorder.write(source.read())
+                    for batch in source.poll():
+                        recorder.write(batch)
                     if duration is not None and time.monotonic() - start >= duration:
                         break
                     next_tick += args.interval
@@ -249,8 +256,7 @@ def cmd_record(args: argparse.Namespace) -> int:
             recorder.close()
         except StoreError:
             pass  # already reported above; the connection is closed either way
-        source.close()
-        session.close()
+        live.close()
     print(f"Session {sid}: {rows} GPU samples written.")
     return 0
 

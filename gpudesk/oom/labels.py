@@ -33,6 +33,7 @@ LABELS: dict[str, str] = {
     "oom_messages": N_("OOM messages in the text"),
     "headroom_bytes": N_("Free + cached (the most a request could get)"),
     "headroom_ratio": N_("Free + cached, share of the GPU"),
+    "headroom_upper_bound_bytes": N_("At most free + cached (capacity minus live tensors)"),
     # What kind of failure (issue 28: gpudesk.oom.signatures).
     "runtime": N_("Runtime that printed the message"),
     "backend": N_("Device backend"),

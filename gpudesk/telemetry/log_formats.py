@@ -9,6 +9,9 @@ Formats (detected from the first lines, never from the file name):
 * ``nvidia-smi --query-gpu=... --format=csv`` (header of query names with ``[unit]``; values with or without
   units, ``[N/A]`` / ``[Not Supported]`` as N/A) - :mod:`gpudesk.telemetry.smi_query_csv`.
 * gpudesk's own CSV export of a recording (``time_s,time_utc,gpu_index,...``) - :mod:`gpudesk.telemetry.export`.
+* Huawei Ascend ``npu-smi info`` tables (one or more snapshots, e.g. ``watch npu-smi info``) -
+  :mod:`gpudesk.telemetry.npu_smi`.
+* AMD ``rocm-smi`` concise tables and ``rocm-smi ... --csv`` - :mod:`gpudesk.telemetry.rocm_smi`.
 
 Used by ``gpudesk monitor analyze|import`` and the window's "Open log".
 """
@@ -30,6 +33,9 @@ from gpudesk.file_limits import InputFileError, display_path, open_input, read_i
 from gpudesk.i18n import _
 from gpudesk.telemetry.dmon import DmonError, decode_log_bytes, parse_dmon, read_dmon_file
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
+from gpudesk.telemetry.npu_smi import looks_like_npu_smi, parse_npu_smi_info
+from gpudesk.telemetry.rocm_smi import looks_like_rocm_smi_csv, looks_like_rocm_smi_table, parse_rocm_smi_csv, \
+    parse_rocm_smi_table
 from gpudesk.telemetry.smi_query_csv import parse_smi_query_csv
 
 MAX_LOG_BYTES = 256 * 1024 * 1024
@@ -44,6 +50,9 @@ class LogFormat(Enum):
     DCGMI_DMON = "dcgmi dmon"
     SMI_QUERY_CSV = "nvidia-smi --query-gpu csv"
     GPUDESK_CSV = "gpudesk recording csv"
+    NPU_SMI_INFO = "npu-smi info"
+    ROCM_SMI = "rocm-smi"
+    ROCM_SMI_CSV = "rocm-smi --csv"
 
     def label(self) -> str:
         """The format's name for people (translated where it is not a command line)."""
@@ -101,6 +110,12 @@ def _first_lines(text: str, n: int = 40) -> list[str]:
 def detect_format(text: str) -> LogFormat:
     """The format of a log from its first lines; dmon when nothing else matches (its parser then says what it
     could not read)."""
+    if looks_like_npu_smi(text):
+        return LogFormat.NPU_SMI_INFO
+    if looks_like_rocm_smi_table(text):
+        return LogFormat.ROCM_SMI
+    if looks_like_rocm_smi_csv(text):
+        return LogFormat.ROCM_SMI_CSV
     lines = _first_lines(text)
     for s in lines:
         head = s.replace("# Entity", "#Entity", 1)
@@ -197,6 +212,13 @@ def read_log_text(text: str, *, interval_s: float = 1.0) -> LogRead:
         elif fmt is LogFormat.GPUDESK_CSV:
             read = _export_csv(text)
             read.has_time = True
+        elif fmt is LogFormat.NPU_SMI_INFO:
+            npu = parse_npu_smi_info(text, interval_s=interval_s)
+            read = LogRead(fmt, npu.frame, npu.devices, list(npu.notes))
+        elif fmt is LogFormat.ROCM_SMI:
+            read = LogRead(fmt, *parse_rocm_smi_table(text, interval_s=interval_s))
+        elif fmt is LogFormat.ROCM_SMI_CSV:
+            read = LogRead(fmt, *parse_rocm_smi_csv(text, interval_s=interval_s))
         elif fmt is LogFormat.SMI_QUERY_CSV:
             frame, devices, notes = parse_smi_query_csv(text, interval_s=interval_s)
             read = LogRead(fmt, frame, devices, notes, has_time=bool(len(frame)) and float(frame.t[0]) > 1e8)

@@ -33,10 +33,10 @@ from gpudesk.telemetry.model import GPU_TEMP, GPU_UTIL, MEM_TOTAL, MEM_USED, POW
 MIB = 2**20
 _HEADER = re.compile(r"^\|\s*NPU\s+Name\s*\|", re.IGNORECASE)
 _TOP = re.compile(
-    r"^\|\s*(?P<npu>\d+)\s+(?P<name>\S+)\s*\|\s*(?P<health>[^|]*?)\s*\|\s*(?P<power>[-\d.]+|NA)\s+(?P<temp>[-\d.]+|NA)\s+"
+    r"^\|\s*(?P<npu>\d{1,4})\s+(?P<name>\S+)\s*\|\s*(?P<health>[^|]*?)\s*\|\s*(?P<power>[-\d.]+|NA)\s+(?P<temp>[-\d.]+|NA)\s+"
     r"(?P<hp_used>\d+)\s*/\s*(?P<hp_total>\d+)\s*\|")
 _BOTTOM = re.compile(
-    r"^\|\s*(?P<chip>\d+)\s+(?P<phy>\d+)?\s*\|\s*(?P<bus>[0-9A-Fa-f:.]+)\s*\|\s*(?P<aicore>[-\d.]+|NA)\s+"
+    r"^\|\s*(?P<chip>\d{1,4})\s+(?P<phy>\d{1,4})?\s*\|\s*(?P<bus>[0-9A-Fa-f:.]+)\s*\|\s*(?P<aicore>[-\d.]+|NA)\s+"
     r"(?P<mem_used>\d+)\s*/\s*(?P<mem_total>\d+)(?:\s+(?P<hbm_used>\d+)\s*/\s*(?P<hbm_total>\d+))?\s*\|")
 _PROCESS = re.compile(r"Process\s+id", re.IGNORECASE)
 

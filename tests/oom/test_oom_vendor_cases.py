@@ -17,8 +17,18 @@ from gpudesk.oom.signatures import CHECKS
 ROWS = [json.loads(line) for line in (FIXTURES / "vendor_cases.jsonl").read_text(encoding="utf-8").splitlines()
         if line.strip()]
 # Measured: 4 of 21 before issue 32's readers (NPU/XPU messages, MindSpore and Gaudi wordings, the CANN device
-# open, the Level Zero 4 GiB limit), 10 of 21 after. The floor sits at the measurement.
-FLOOR = 10
+# open, the Level Zero 4 GiB limit), 10 of 21 after; 15 of 21 after the mechanism fixes (HCCL buffers outside the
+# allocator, Level Zero's per-allocation limit when the memory was free, TensorFlow-on-ROCm's BFC reservation,
+# live tensors filling the NPU in a cut message). The floor sits at the measurement.
+FLOOR = 15
+
+
+ROWS_2 = [json.loads(line) for line in (FIXTURES / "vendor_cases_2.jsonl").read_text(encoding="utf-8").splitlines()
+          if line.strip()]
+# The second batch was labelled and committed before the doctor ran on it: 9 of 13 on that first run (a held-out
+# figure); 11 of 13 after two fixes it exposed (a per-process cap in an XPU message is met before Level Zero's
+# limit; TensorFlow-on-ROCm's newer HIP_ERROR_OutOfMemory spelling).
+FLOOR_2 = 11
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +43,17 @@ def test_cases_are_real_labelled_and_not_nvidia():
         assert row["expected_cause"] in CAUSE_IDS and row["labelled"] == "before_rules"
         assert row["expected_check"] is None or row["expected_check"] in CHECKS
     assert sum(r["platform"] in ("npu", "hpu", "xpu", "rocm") for r in ROWS) >= 20
+
+
+def test_second_batch_is_real_labelled_and_scored(capsys):
+    assert len(ROWS_2) >= 10 and not {r["url"] for r in ROWS_2} & {r["url"] for r in ROWS}
+    for row in ROWS_2:
+        assert row["url"].startswith("https://github.com/") and row["expected_cause"] in CAUSE_IDS
+        assert row["platform"] in ("npu", "hpu", "xpu", "rocm") and row["labelled"] == "before_rules"
+    second = evaluate([c for c in load_cases() if c.case_set == "vendors-2"])
+    with capsys.disabled():
+        print(f"\nVendor cases, second batch: first cause right in {second.right}/{second.total}")
+    assert second.total == len(ROWS_2) and second.right >= FLOOR_2
 
 
 def test_first_cause_accuracy(vendors, capsys):
@@ -56,3 +77,34 @@ def test_xpu_four_gib_is_the_level_zero_limit():
     top = diagnose_text(row["message"]).causes[0]
     assert top.id == "not_capacity" and top.evidence["deciding_check"] == "buffer_limit"
     assert "UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1" in top.fix and "clinfo" in top.checks[0]
+
+
+def test_hccl_buffers_are_outside_the_allocator_with_hccl_fixes():
+    row = next(r for r in ROWS if r["url"].endswith("vllm-ascend/issues/3141"))
+    d = diagnose_text(row["message"])
+    top = d.causes[0]
+    assert d.report.kind == "nccl_oom" and d.report.requested_bytes == 2 * 1024**3
+    assert top.id == "allocation_outside_allocator" and "HCCL_BUFFSIZE" in top.fix and "HCCL" in top.title
+
+
+def test_xpu_refusal_with_the_memory_free_is_the_level_zero_limit():
+    for issue in ("torch-xpu-ops/issues/3011", "torch-xpu-ops/issues/5046"):
+        row = next(r for r in ROWS if r["url"].endswith(issue))
+        top = diagnose_text(row["message"]).causes[0]
+        assert top.id == "not_capacity" and top.confidence >= 0.95 and "UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1" in top.fix
+    # memory full with PyTorch's own tensors: the limit is not what to fix first
+    row = next(r for r in ROWS if r["url"].endswith("intel-extension-for-pytorch/issues/851"))
+    assert diagnose_text(row["message"]).causes[0].id != "not_capacity"
+
+
+def test_rocm_tensorflow_pool_reservation_reads_as_preallocation():
+    row = next(r for r in ROWS if r["url"].endswith("hiptensorflow/issues/62"))
+    d = diagnose_text(row["message"])
+    assert d.report.kind == "cuda_driver_oom" and d.report.requested_bytes == 8 * 1024**3
+    assert d.causes[0].id == "preallocation"
+
+
+def test_cut_message_with_live_tensors_filling_the_npu():
+    row = next(r for r in ROWS if r["url"].endswith("vllm-omni/issues/1199"))
+    top = diagnose_text(row["message"]).causes[0]
+    assert top.id == "genuine_shortage" and top.evidence["headroom_upper_bound_bytes"] < 0.03 * top.evidence["total_capacity_bytes"]

@@ -11,7 +11,7 @@ import pytest
 from gpudesk.telemetry.analysis import analyze
 from gpudesk.telemetry.model import GPU_TEMP, GPU_UTIL, MEM_TOTAL, MEM_USED, POWER
 from gpudesk.telemetry.npu_smi import NpuSmiError, parse_npu_smi_info, read_npu_smi_file
-from gpudesk.telemetry.vendor_formats import detect
+from gpudesk.telemetry.log_formats import LogFormat, detect_format, read_log_file
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "vendor_logs"
 MIB = 2**20
@@ -27,8 +27,11 @@ EXPECTED = {
 @pytest.mark.parametrize("issue", sorted(EXPECTED))
 def test_capture_medians(issue):
     path = FIXTURES / f"npu-smi-info-vllm-ascend-{issue}.txt"
-    assert detect(path.read_text(encoding="utf-8")) == "npu-smi-info"
+    assert detect_format(path.read_text(encoding="utf-8")) is LogFormat.NPU_SMI_INFO
     log = read_npu_smi_file(path)
+    read = read_log_file(path)  # the one reader behind `monitor analyze|import` and the window
+    assert read.format is LogFormat.NPU_SMI_INFO and read.notes[0] == "Read as npu-smi info output."
+    assert np.array_equal(read.frame.metrics[MEM_USED], log.frame.metrics[MEM_USED], equal_nan=True)
     result = analyze(log.frame, log.devices).to_json()
     assert sorted(result["gpus"]) == [str(i) for i in range(len(EXPECTED[issue]))]
     for die, (power, temp, hbm) in enumerate(EXPECTED[issue]):
@@ -54,7 +57,7 @@ def test_successive_snapshots_are_a_time_series():
 def test_not_npu_smi_is_a_clear_error(tmp_path):
     bad = tmp_path / "dmon.txt"
     bad.write_text("# gpu   pwr  gtemp\n    0    60     40\n", encoding="utf-8")
-    assert detect(bad.read_text(encoding="utf-8")) is None
+    assert detect_format(bad.read_text(encoding="utf-8")) is LogFormat.DMON
     with pytest.raises(NpuSmiError, match="dmon.txt: No npu-smi chip rows"):
         read_npu_smi_file(bad)
     with pytest.raises(NpuSmiError, match="Cannot read"):

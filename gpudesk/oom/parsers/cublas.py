@@ -1,6 +1,13 @@
 """OOMs outside the caching allocator (oom.md §3.1 "hidden OOMs"): cuBLAS/cuDNN handle failures,
 ``CUDA error: out of memory`` (context creation, extensions), NCCL ``Cuda failure 'out of memory'`` and the
 DataLoader pin-memory thread. None of them carries allocator numbers.
+
+Ascend's HCCL (CANN's collective library, the NCCL of the NPU stack) allocates its communication buffers
+(``HCCL_BUFFSIZE`` MB per communicator and direction, default 200; the MC2 fused MoE dispatch/combine operators'
+tiling buffers, ``HcclAllocComResourceByTiling``) through the CANN runtime, outside torch_npu's caching allocator;
+when that fails CANN prints ``Failed to allocate resource[DeviceMemory] with info [size:N]`` next to the HCCL call
+(kind ``nccl_oom``, ``collective_library`` = HCCL, the size as the request; CANN error reference EL0004, HCCL
+environment variables).
 """
 
 from __future__ import annotations
@@ -16,6 +23,9 @@ _CUDA_ERR = re.compile(r"CUDA error:\s*out of memory", re.IGNORECASE)
 # "NCCL.*?failure" pattern rescans the rest of the text from every "NCCL" (quadratic on "NCCL " * 20000).
 _NCCL_WORD = re.compile(r"NCCL")
 _NCCL_FAIL = re.compile(r"Cuda failure\s{0,4}'?out of memory'?|cudaErrorMemoryAllocation", re.IGNORECASE)
+_HCCL_WORD = re.compile(r"Hccl|HCCL")
+_HCCL_FAIL = re.compile(r"Failed to allocate|Memory resources are exhausted|out of memory", re.IGNORECASE)
+_CANN_SIZE = re.compile(r"resource\[DeviceMemory\] with info \[size:(\d{1,15})\]")
 _PIN = re.compile(r"Caught \w+ in pin memory thread(?: for device (\d{1,12}))?", re.IGNORECASE)
 
 
@@ -23,9 +33,13 @@ def _nccl(text: str) -> bool:
     return bool(_NCCL_WORD.search(text) and _NCCL_FAIL.search(text))
 
 
+def _hccl(text: str) -> bool:
+    return bool(_HCCL_WORD.search(text) and _HCCL_FAIL.search(text))
+
+
 def matches(text: str) -> bool:
     return bool(_CUBLAS.search(text) or _CUDNN.search(text) or _CUDA_ERR.search(text) or _nccl(text)
-                or _PIN.search(text))
+                or _hccl(text) or _PIN.search(text))
 
 
 def parse(text: str, report: MemoryReport) -> bool:
@@ -45,6 +59,13 @@ def parse(text: str, report: MemoryReport) -> bool:
         parsed["library_status"] = f"CUDNN_STATUS_{cudnn.group(1)}"
     elif _nccl(text):
         report.kind = "nccl_oom"
+    elif _hccl(text):
+        report.kind = "nccl_oom"
+        parsed["collective_library"] = "HCCL"
+        size = _CANN_SIZE.search(text)
+        if size:
+            report.requested_bytes = int(size.group(1))
+            parsed["requested_bytes"] = report.requested_bytes
     elif pin:
         report.kind = "pin_memory_thread"
         if pin.group(1):

@@ -6,7 +6,11 @@
 * ``Stats:`` block: ``Limit / InUse / MaxInUse / NumAllocs / MaxAllocSize`` (XLA adds ``Reserved /
   PeakReserved / LargestFreeBlock``), raw bytes.
 * ``failed to allocate 32.00M (33554432 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY``: a driver-level
-  allocation outside the BFC pool (kind ``cuda_driver_oom``).
+  allocation outside the BFC pool (kind ``cuda_driver_oom``). TensorFlow's ROCm StreamExecutor
+  (tensorflow/stream_executor/rocm/rocm_driver.cc, ``GpuDriver::DeviceAllocate``) prints the same line with the
+  HIP status instead: ``from device: hipError_t(1002)`` (1002 = hipErrorMemoryAllocation in HIP's numbering of
+  that time; hipErrorOutOfMemory = 2 today; later releases print ``HIP_ERROR_OutOfMemory``, keras#13889) - the same
+  BFC pool reservation, on an AMD GPU.
 """
 
 from __future__ import annotations
@@ -29,7 +33,9 @@ _TENSOR = re.compile(
 )
 _ALLOCATOR = re.compile(r"Allocator \((\S+?)\) ran out of memory trying to allocate\s+" + SIZE, re.I)
 _STAT = re.compile(r"^[ \t]*(Limit|InUse|MaxInUse|NumAllocs|MaxAllocSize|Reserved|PeakReserved|LargestFreeBlock):\s+(\d{1,12})\s*$", re.M)
-_DRIVER = re.compile(r"failed to allocate\s+" + SIZE + r"\s*(?:\((\d{1,12}) bytes\))?\s*from device:\s*CUDA_ERROR_OUT_OF_MEMORY", re.I)
+_DRIVER = re.compile(r"failed to allocate\s+" + SIZE + r"\s*(?:\((\d{1,12}) bytes\))?\s*from device:\s*"
+                     r"(?:CUDA_ERROR_OUT_OF_MEMORY|hipError_t\(1002\)|hipErrorOutOfMemory|hipErrorMemoryAllocation|"
+                     r"HIP_ERROR_OutOfMemory)", re.I)
 _EXHAUSTED = re.compile(r"ResourceExhaustedError|Resource exhausted", re.I)
 _BFC_DEV = re.compile(r"GPU_(\d{1,12})_bfc")
 

@@ -31,6 +31,17 @@ def check(f: Facts) -> Cause | None:
                        "asked for memory."))
         more = [_("Run with CUDA_LAUNCH_BLOCKING=1 to see the exact call that failed."),
                 _("Reduce cuBLAS workspaces: CUBLAS_WORKSPACE_CONFIG=:4096:2 (fewer, smaller workspaces).")]
+        if r.parsed.get("collective_library") == "HCCL":
+            fix = _("Leave device memory for HCCL's buffers: lower the framework's share of the NPU (vLLM "
+                    "--gpu-memory-utilization, SGLang --mem-fraction-static) or shrink them with HCCL_BUFFSIZE (MB per "
+                    "communicator, default 200)")
+            title = _("HCCL could not allocate its communication buffers")
+            explanation = _("HCCL, the Ascend collective library, allocates its communication buffers through the CANN "
+                            "runtime, outside torch_npu's caching allocator: the NPU was already filled by the "
+                            "framework's own pool when the collective asked for them.")
+            more = [_("Count the communicators: each process group (TP, EP, DP) has its own buffers, and MoE "
+                      "dispatch/combine (MC2) operators add tiling buffers on top."),
+                    _("Run with ASCEND_LAUNCH_BLOCKING=1 to see the exact call that failed.")]
         if r.kind == "pin_memory_thread":
             fix = _("Set the device in the DataLoader pin-memory thread's process (torch.cuda.set_device(local_rank)) or pin_memory=False")
             title = _("The DataLoader pin-memory thread failed on the GPU")

@@ -128,6 +128,8 @@ def _without_request(f: Facts) -> Cause | None:
     shllln/GenerativeGraph#5: 576 KiB free and 31 MiB cached of 11.17 GiB); below 8 % (0.5). Above that
     the missing request decides, so no cause.
     """
+    if f.headroom is None and f.total is not None and f.allocated is not None:
+        return _live_tensors_fill(f, f.total, f.allocated)
     if f.headroom is None or f.total is None:
         return None
     share = f.headroom / f.total
@@ -155,6 +157,31 @@ def _without_request(f: Facts) -> Cause | None:
             _("The requested size is not in the message, but only {headroom} ({share:.1%} of the GPU) is free or "
               "cached: the GPU is full, so almost any further allocation fails.").format(
                   headroom=format_bytes(f.headroom), share=share)),
+        fix=i18n._(FIX),
+        more_fixes=[i18n._(m) for m in MORE],
+        checks=[i18n._(c) for c in CHECKS],
+    )
+
+
+def _live_tensors_fill(f: Facts, total: int, allocated: int) -> Cause | None:
+    """The free figure is missing (a message cut after "already allocated", or a backend that prints none) but the
+    live tensors alone fill the device: free + cached memory is at most total - allocated, so when that bound is
+    under 3 % of the capacity the GPU is full whatever the missing figures were (0.6; vllm-omni#1199: 59.36 of
+    60.96 GiB allocated on an Ascend NPU, message cut there)."""
+    bound = total - allocated
+    if bound < 0 or bound / total >= 0.03:
+        return None
+    share = bound / total
+    return Cause(
+        id="genuine_shortage",
+        title=_("The job needs nearly all of the GPU's memory"),
+        confidence=0.6,
+        evidence=evidence(total_capacity_bytes=total, allocated_bytes=allocated, requested_bytes=f.requested,
+                          headroom_upper_bound_bytes=bound, headroom_ratio=round(share, 4)),
+        explanation=_("The message gives no free figure, but PyTorch's live tensors hold {used} of {total}: at most "
+                      "{bound} ({share:.1%} of the GPU) can be free or cached, so the GPU is full.").format(
+                          used=format_bytes(allocated), total=format_bytes(total), bound=format_bytes(bound),
+                          share=share),
         fix=i18n._(FIX),
         more_fixes=[i18n._(m) for m in MORE],
         checks=[i18n._(c) for c in CHECKS],
