@@ -18,13 +18,9 @@ import sys
 from pathlib import Path
 
 from gpudesk.cli import CliError
-<<<<<<< HEAD
 from gpudesk.cli.serve_fit import add_serve_parser, engines_accuracy, engines_accuracy_lines
-from gpudesk.cli.json_text import dumps_json
-=======
 from gpudesk.cli.speed import add_speed_parser
-from gpudesk.cli.json_text import dumps_indented
->>>>>>> speed-train
+from gpudesk.cli.json_text import dumps_json
 from gpudesk.i18n import _
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.loading import WEIGHT_LOADERS
@@ -119,11 +115,8 @@ def add_parser(subparsers) -> None:
     m.add_argument("--safe-free", type=float, default=0.20, metavar="F", help=_("share of usable memory to keep free (default 0.20)"))
     m.add_argument("--json", action="store_true", help=_("print a JSON object"))
     m.set_defaults(func=cmd_estimate_memory)
-<<<<<<< HEAD
-    add_serve_parser(esub)
-=======
     add_speed_parser(esub, _tokens)
->>>>>>> speed-train
+    add_serve_parser(esub)
     for name in ("validate", "accuracy"):
         v = esub.add_parser(name, help=_("compare the estimator with published measured peaks (share within 15 %%, median error)"))
         v.add_argument("--cases", metavar="FILE.jsonl", help=_("validation set (default: the bundled measured_peaks.jsonl)"))
@@ -299,16 +292,12 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
     summary = summarize(results)
     speed_results, speed_summary = _speed_accuracy()
     if args.json:
-<<<<<<< HEAD
         from gpudesk.sizing.error_band import bands_by_class
 
         _emit(dumps_json({"summary": summary, "bands_by_class": bands_by_class(results),
-                          "cases": [r.to_dict() for r in results], "engines": engines_accuracy()}, indent=2), None)
-=======
-        _emit(json.dumps({"summary": summary, "cases": [r.to_dict() for r in results],
+                          "cases": [r.to_dict() for r in results], "engines": engines_accuracy(),
                           "speed": {"summary": speed_summary, "rows": [r.to_dict() for r in speed_results]}},
                          indent=2), None)
->>>>>>> speed-train
         return 0
     lines = [f"{'case':<42}{'stat':<10}{'measured GiB':>13}{'estimate GiB':>13}{'ratio':>8}"]
     for r in results:
@@ -333,14 +322,10 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
         if sub["cases"]:
             lines.append(_("  formula {peer:<10} {cases:>3} model-state rows, within 15 %: {w15:.0%}, median error {median:.1%}")
                          .format(peer=peer, cases=sub["cases"], w15=sub["within_15_share"], median=sub["median_abs_error"]))
-<<<<<<< HEAD
-    _emit("\n".join(lines + [""] + engines_accuracy_lines()), None)
-=======
     from gpudesk.sizing.speed_validation import speed_report_lines
 
     lines += speed_report_lines(speed_results, speed_summary)
-    _emit("\n".join(lines), None)
->>>>>>> speed-train
+    _emit("\n".join(lines + [""] + engines_accuracy_lines()), None)
     return 0
 
 

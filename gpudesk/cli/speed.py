@@ -11,10 +11,10 @@ Serving: when ``--engine`` is given, :func:`gpudesk.cli.speed_serve.cmd_serve_sp
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from gpudesk.cli import CliError
+from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli.speed_serve import add_serve_arguments, cmd_serve_speed
 from gpudesk.i18n import _
 
@@ -140,7 +140,7 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
         train = speed.to_dict()
         train["expected_error_band"] = None if band is None else dict(
             band.to_dict(), step_time_range_s=list(band.time_range(speed.step_time_s)))
-        print(json.dumps({"train": train, "assumptions": [a.to_dict() for a in speed.assumptions]},
+        print(dumps_json({"train": train, "assumptions": [a.to_dict() for a in speed.assumptions]},
                          indent=2, ensure_ascii=False))
         return 0
     s = setup_values
