@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -392,3 +393,28 @@ def test_spread_lengths_let_closed_loop_clients_drift_out_of_lock_step(catalog):
     assert serve_speed(spec, gpu, load).ttft_s == spread.ttft_s
     with pytest.raises(SizingError):
         ServeLoad(batch=1, length_spread=1.0).validated()
+
+
+def test_mxfp4_without_fp4_units_pays_the_dequantisation_on_the_vector_alus(catalog):
+    """gpt-oss-120b MXFP4: on MI300X and H100 (no FP4 matrix units) every weight a step reads is unpacked on the
+    vector ALUs at 57/8 instructions per weight (FlagGems PR 4908); MI300X's 163.4 TFLOPS FP32 headline counts packed
+    FP32, so its lanes issue 163.4e12 / 4 instructions/s, H100's 67e12 / 2. MI355X computes MXFP4 on its FP4 units:
+    no dequantisation. FP8 weights never dequantise."""
+    from gpudesk.sizing.serve_step import step_model
+
+    spec = _spec(catalog, "gpt-oss-120b")
+    load = ServeLoad(input_tokens=1024, output_tokens=1024, concurrency=64, tp=1, weight_format="mxfp4")
+    mi300x = step_model(spec, catalog.gpu("mi300x"), load, None, "bf16")
+    assert mi300x.dequant_weights_per_s == pytest.approx(163.4e12 / 4 / (57 / 8))
+    assert step_model(spec, catalog.gpu("h100-sxm5"), load, None, "bf16").dequant_weights_per_s == pytest.approx(
+        67e12 / 2 / (57 / 8))
+    assert step_model(spec, catalog.gpu("mi355x"), load, None, "bf16").dequant_weights_per_s == 0.0
+    fp8 = ServeLoad(input_tokens=1024, output_tokens=1024, concurrency=64, tp=1, weight_format="fp8")
+    assert step_model(_spec(catalog, "llama-3.1-8b"), catalog.gpu("mi300x"), fp8, None, "bf16"
+                      ).dequant_weights_per_s == 0.0
+    # One decode step of 64 requests: the dequantisation adds (weights read / bytes per weight) / rate, the weights
+    # being MXFP4 experts (4.25 bits) and a few 16-bit dense layers.
+    weights = mi300x.weight_bytes_read(64)
+    native = dataclasses.replace(mi300x, dequant_weights_per_s=0.0)
+    assert mi300x.step_s(64, 64 * 1024.0) - native.step_s(64, 64 * 1024.0) == pytest.approx(
+        weights / (4.25 / 8) / (163.4e12 / 4 / (57 / 8)), rel=0.1)

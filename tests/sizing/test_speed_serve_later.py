@@ -42,5 +42,7 @@ def test_later_rows_beat_the_model_they_arrived_to(rows):
         errors.append(abs(predict_serve_case(r)[0] / r["measured"]["value"] - 1))
     before = json.loads(BEFORE.read_text(encoding="utf-8"))["summary"]
     within50 = sum(e <= 0.5 for e in errors) / len(rows)
-    assert within50 >= 0.68 > before["within_50_pct"]
-    assert statistics.median(errors) <= 0.38 < before["median_error_answered"]
+    within20 = sum(e <= 0.2 for e in errors) / len(rows)
+    assert within20 >= 0.42 > before["within_20_pct"]
+    assert within50 >= 0.74 > before["within_50_pct"]
+    assert statistics.median(errors) <= 0.31 < before["median_error_answered"]
