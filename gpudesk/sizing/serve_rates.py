@@ -26,6 +26,8 @@ VENDOR_MATMUL_EFFICIENCY = {"NVIDIA": DEFAULT_MATMUL_EFFICIENCY, "AMD": 0.514, "
 # FP8 GEMMs reach a smaller share of the (twice as high) FP8 peak: largest measured cuBLASLt / hipBLASLt FP8 GEMM
 # over the datasheet FP8 peak, H100 SXM 1382.2 / 1978.9 TFLOPS, MI300X 1159.5 / 2614.9 TFLOPS (AZURE_GUIDE).
 VENDOR_FP8_MATMUL_EFFICIENCY = {"NVIDIA": 1382.2 / 1978.9, "AMD": 1159.5 / 2614.9}
+# The BF16 MAMF / peak of those two GPUs (MAMF_SOURCE: H100 SXM 794.5 of 989, MI300X 668.4 of 1300 TFLOPS).
+FP8_REFERENCE_BF16_EFFICIENCY = {"NVIDIA": 794.5 / 989.0, "AMD": 668.4 / 1300.0}
 # STREAM copy over the datasheet bandwidth: H100 SXM 2.90 / 3.35 TB/s, MI300X 4.11 / 5.3 TB/s (AZURE_GUIDE).
 VENDOR_HBM_EFFICIENCY = {"NVIDIA": 2.90 / 3.35, "AMD": 4.11 / 5.3}
 # A kernel replayed from a CUDA graph costs about 3.4 us even when it does almost nothing, 3.8 us when launched
@@ -85,8 +87,13 @@ def matmul_efficiency(gpu: GPU, precision: str = "bf16") -> tuple[float, str]:
     """(share of the dense peak matmuls reach at ``precision``, source): BF16 from the catalog's measured figure,
     else the vendor's; FP8 and FP4 from the vendor's measured FP8 GEMM (module constants)."""
     if precision in ("fp8", "fp4") and gpu.vendor in VENDOR_FP8_MATMUL_EFFICIENCY:
-        return VENDOR_FP8_MATMUL_EFFICIENCY[gpu.vendor], _("{vendor} measured FP8 GEMM: {source}").format(
-            vendor=gpu.vendor, source=AZURE_GUIDE)
+        value = VENDOR_FP8_MATMUL_EFFICIENCY[gpu.vendor]
+        if gpu.matmul_efficiency:
+            # The matrix units of one chip run every precision at the clock its power limit sustains: scale by its
+            # measured BF16 MAMF over that of the GPU the FP8 figure was measured on. MI325X is MI300X's CDNA 3 die
+            # with the same datasheet peaks at 1000 W instead of 750 W: 784.9 against 668.4 BF16 TFLOPS measured.
+            value = min(1.0, value * float(gpu.matmul_efficiency) / FP8_REFERENCE_BF16_EFFICIENCY[gpu.vendor])
+        return value, _("{vendor} measured FP8 GEMM: {source}").format(vendor=gpu.vendor, source=AZURE_GUIDE)
     if gpu.matmul_efficiency:
         return float(gpu.matmul_efficiency), gpu.matmul_efficiency_source or MAMF_SOURCE
     value = VENDOR_MATMUL_EFFICIENCY.get(gpu.vendor, DEFAULT_MATMUL_EFFICIENCY)
