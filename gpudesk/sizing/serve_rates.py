@@ -26,6 +26,8 @@ VENDOR_MATMUL_EFFICIENCY = {"NVIDIA": DEFAULT_MATMUL_EFFICIENCY, "AMD": 0.514, "
 # FP8 GEMMs reach a smaller share of the (twice as high) FP8 peak: largest measured cuBLASLt / hipBLASLt FP8 GEMM
 # over the datasheet FP8 peak, H100 SXM 1382.2 / 1978.9 TFLOPS, MI300X 1159.5 / 2614.9 TFLOPS (AZURE_GUIDE).
 VENDOR_FP8_MATMUL_EFFICIENCY = {"NVIDIA": 1382.2 / 1978.9, "AMD": 1159.5 / 2614.9}
+# The BF16 MAMF / peak of those two GPUs (MAMF_SOURCE: H100 SXM 794.5 of 989, MI300X 668.4 of 1300 TFLOPS).
+FP8_REFERENCE_BF16_EFFICIENCY = {"NVIDIA": 794.5 / 989.0, "AMD": 668.4 / 1300.0}
 # STREAM copy over the datasheet bandwidth: H100 SXM 2.90 / 3.35 TB/s, MI300X 4.11 / 5.3 TB/s (AZURE_GUIDE).
 VENDOR_HBM_EFFICIENCY = {"NVIDIA": 2.90 / 3.35, "AMD": 4.11 / 5.3}
 # A kernel replayed from a CUDA graph costs about 3.4 us even when it does almost nothing, 3.8 us when launched
@@ -64,6 +66,20 @@ CUSTOM_ALLREDUCE_SOURCE = "vLLM one-shot custom all-reduce on H100, 512 B: sgl-p
 AMD_CUSTOM_ALLREDUCE_S = 6.3e-6
 AMD_CUSTOM_ALLREDUCE_SOURCE = "vLLM ROCm one-shot all-reduce, 24 KB at TP 8 on MI355X: vllm-project/vllm PR 39080"
 RING_HOP_S = {"nvidia": 1024 * 2 * 7 / 8 / 0.07e9 / 14, "amd": 1024 * 2 * 7 / 8 / 0.04e9 / 14}
+# Weight-only formats on a GPU without matrix units for them are dequantised in the GEMM's main loop: each weight
+# element is unpacked and scaled on the vector ALUs once per step (decode: one M tile; large prefill chunks: the
+# kernels dequantise once into a 16-bit or FP8 tile, meta-pytorch/MSLK PR 379 "pre-dequant path" on MI300X).
+# MXFP4 (E2M1 + E8M0 scale per 32): 57 ALU instructions per packed int32 of 8 values in the fused Marlin MXFP4 MoE
+# kernel, 40 after an optimisation that postdates the measured runs ("the main loop is bottlenecked on the per-group
+# scale and FP4 decode instructions rather than the tensor core", flagos-ai/FlagGems PR 4908, 2026-07).
+DEQUANT_INSTRUCTIONS_PER_WEIGHT = {"mxfp4": 57 / 8}
+DEQUANT_SOURCE = ("MXFP4 decode, 57 ALU instructions per 8 weights: flagos-ai/FlagGems PR 4908 "
+                  "(https://github.com/flagos-ai/FlagGems/pull/4908)")
+# Vector lanes x clock from the datasheet FP32 vector figure (2 FLOPs per lane per FMA). CDNA 3 / CDNA 4 datasheets
+# count packed FP32 (v_pk_fma_f32, two results per lane): MI300X 163.4 TFLOPS FP32 vector = 2 x its 81.7 TFLOPS
+# FP64 vector, 304 CUs x 64 lanes x 2.1 GHz (AMD CDNA 3 white paper); the dequantisation's integer and 16-bit
+# instructions issue one per lane per clock.
+PACKED_FP32_ARCHITECTURES = ("CDNA 3", "CDNA 4")
 _PEAK_FIELD = {"bf16": "bf16_dense_tflops", "fp8": "fp8_dense_tflops", "fp4": "fp4_dense_tflops"}
 
 
@@ -71,8 +87,13 @@ def matmul_efficiency(gpu: GPU, precision: str = "bf16") -> tuple[float, str]:
     """(share of the dense peak matmuls reach at ``precision``, source): BF16 from the catalog's measured figure,
     else the vendor's; FP8 and FP4 from the vendor's measured FP8 GEMM (module constants)."""
     if precision in ("fp8", "fp4") and gpu.vendor in VENDOR_FP8_MATMUL_EFFICIENCY:
-        return VENDOR_FP8_MATMUL_EFFICIENCY[gpu.vendor], _("{vendor} measured FP8 GEMM: {source}").format(
-            vendor=gpu.vendor, source=AZURE_GUIDE)
+        value = VENDOR_FP8_MATMUL_EFFICIENCY[gpu.vendor]
+        if gpu.matmul_efficiency:
+            # The matrix units of one chip run every precision at the clock its power limit sustains: scale by its
+            # measured BF16 MAMF over that of the GPU the FP8 figure was measured on. MI325X is MI300X's CDNA 3 die
+            # with the same datasheet peaks at 1000 W instead of 750 W: 784.9 against 668.4 BF16 TFLOPS measured.
+            value = min(1.0, value * float(gpu.matmul_efficiency) / FP8_REFERENCE_BF16_EFFICIENCY[gpu.vendor])
+        return value, _("{vendor} measured FP8 GEMM: {source}").format(vendor=gpu.vendor, source=AZURE_GUIDE)
     if gpu.matmul_efficiency:
         return float(gpu.matmul_efficiency), gpu.matmul_efficiency_source or MAMF_SOURCE
     value = VENDOR_MATMUL_EFFICIENCY.get(gpu.vendor, DEFAULT_MATMUL_EFFICIENCY)
@@ -166,3 +187,16 @@ def link_efficiency(link: Link) -> tuple[float, str]:
         return XGMI_LINK_EFFICIENCY, ("ROCm blog, Understanding RCCL Bandwidth and xGMI Performance on AMD Instinct "
                                       "MI300X (48 of 64 GB/s per link)")
     return DEFAULT_LINK_EFFICIENCY, "Stas Bekman, ML Engineering, network: 80-88 % measured (gpudesk.sizing.time)"
+
+
+def dequant_weights_per_s(gpu: GPU, weight_format: str) -> tuple[float, str]:
+    """(weight elements per second the vector ALUs dequantise, source) for ``weight_format`` on ``gpu``; 0 when
+    the GEMM reads the format directly (native matrix units, 16-bit, FP8) or no instruction count is known."""
+    instructions = DEQUANT_INSTRUCTIONS_PER_WEIGHT.get(weight_format.lower())
+    if instructions is None or (weight_format.lower() == "mxfp4" and gpu.fp4_dense_tflops):
+        return 0.0, ""
+    packed = 2 if gpu.architecture in PACKED_FP32_ARCHITECTURES else 1
+    lanes_per_s = gpu.fp32_tflops * 1e12 / 2 / packed
+    return lanes_per_s / instructions, _(
+        "{instructions:g} vector instructions per weight at {lanes:g} T lane-instructions/s: {source}").format(
+        instructions=instructions, lanes=lanes_per_s / 1e12, source=DEQUANT_SOURCE)

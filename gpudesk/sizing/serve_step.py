@@ -36,6 +36,9 @@ of thousands of tokens the math.
   from the engine's model code by architecture: MLA attention and routed MoE blocks launch about twice the kernels
   of a Llama layer (:mod:`gpudesk.sizing.serve_rates`). At batch 1 on a TP slice of a large MoE this floor, not
   the weight stream, sets the step.
+- Dequantisation: a weight-only format the GPU has no matrix units for (MXFP4 on Hopper or CDNA 3) is unpacked
+  on the vector ALUs, once per weight read per step, added to the GEMM (:func:`gpudesk.sizing.serve_rates.
+  dequant_weights_per_s`); MXFP4 on FP4 matrix units (CDNA 4, Blackwell) runs at the FP4 rate.
 - Host overhead: the engine's CPU work per step (scheduling, input preparation, sampling, detokenisation) is added
   to the GPU's step unless the engine overlaps it, then the step lasts the longer of the two
   (:mod:`gpudesk.sizing.serve_host`).
@@ -59,6 +62,7 @@ from gpudesk.sizing.serve_rates import (
     NIC_BYTES_PER_S,
     allreduce_latency_s,
     compute_peak_flops,
+    dequant_weights_per_s,
     hbm_efficiency,
     kernel_latency_s,
     kernels_per_step,
@@ -99,6 +103,8 @@ class StepModel:
     host_step_s: float = 0.0  # CPU time of one step whatever its batch (scheduler, input preparation, sampling)
     host_request_s: float = 0.0  # CPU time per request in the step (output processing, detokenisation)
     host_overlap: bool = False  # the CPU prepares step n+1 while the GPU runs step n
+    weight_bytes_per_element: float = 2.0
+    dequant_weights_per_s: float = 0.0  # 0: the GEMMs read the weight format directly
 
     def weight_bytes_read(self, tokens: int) -> float:
         """Weight bytes a step of ``tokens`` tokens reads on one GPU (dense part + the experts touched)."""
@@ -123,7 +129,10 @@ class StepModel:
         tokens = decode_requests + prefill_tokens
         if tokens <= 0:
             return 0.0
-        gemm = self.weight_bytes_read(tokens) / self.bytes_per_s + tokens * self.flops_per_token / self.flops_per_s
+        weights = self.weight_bytes_read(tokens)
+        gemm = weights / self.bytes_per_s + tokens * self.flops_per_token / self.flops_per_s
+        if self.dequant_weights_per_s:
+            gemm += weights / self.weight_bytes_per_element / self.dequant_weights_per_s
         kv_bytes = (decode_context_tokens + prefill_tokens) * self.kv_bytes_per_token
         attention_flops = (decode_context_tokens + prefill_attention_tokens) * self.attention_flops_per_context_token
         attention = max(kv_bytes / self.bytes_per_s, attention_flops / self.attention_flops_per_s)
@@ -185,6 +194,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     heads_per_gpu = dims.num_attention_heads / tp
     attention = 4.0 * dims.layers * heads_per_gpu * spec.head_dim_resolved
     compute = _compute_format(load.weight_format if load.weight_format.lower() == "nvfp4" else fmt)
+    if fmt.lower() == "mxfp4" and gpu.fp4_dense_tflops:
+        compute = "fp4"  # MXFP4 on FP4 matrix units (MI355X, Blackwell): no dequantisation
+    dequant_rate, dequant_source = dequant_weights_per_s(gpu, fmt)
     peak, peak_note = compute_peak_flops(gpu, compute)
     mm_eff, mm_source = matmul_efficiency(gpu, peak_note.lower())
     attention_peak, _note = compute_peak_flops(gpu, "bf16")
@@ -208,6 +220,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         Assumption("matmul_efficiency", f"{mm_eff:g} of {peak / 1e12:g} TFLOPS {peak_note}", mm_source),
         Assumption("kernel_floor_s", f"{kernel_s:g} x {kernels} kernels per step", layer_source),
     ]
+    if dequant_rate:
+        assumptions.append(Assumption("dequant_weights_per_s", f"{dequant_rate:.3g}", dequant_source))
     if tp > 1 and link is not None:
         assumptions.append(Assumption("tp_allreduce", _("2 per layer over {link} ({gbps:g} GB/s per direction x {eff:g}), "
                                                         "{alpha:g} s latency each").format(
@@ -220,5 +234,5 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         attention_flops_per_context_token=attention, bytes_per_s=gpu.memory_bandwidth_gbps * 1e9 * hbm_eff,
         flops_per_s=peak * mm_eff, attention_flops_per_s=attention_peak * attention_eff, layer_latency_s=layer_s, allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
         assumptions=tuple(assumptions), host_step_s=host.step_s, host_request_s=host.request_s,
-        host_overlap=host.overlap)
+        host_overlap=host.overlap, weight_bytes_per_element=bytes_per_param, dequant_weights_per_s=dequant_rate)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -334,7 +335,9 @@ def test_published_weight_format_names_map_to_their_bytes(catalog):
     nvfp4 = step_model(spec, gpu, ServeLoad(input_tokens=10, output_tokens=10, batch=1, weight_format="nvfp4"), None,
                        "fp8")
     assert nvfp4.dense_weight_bytes == pytest.approx(weight_bytes(spec, "int4-g64"))
-    assert nvfp4.flops_per_s == pytest.approx(gpu.fp4_dense_tflops * 1e12 * 1382.2 / 1978.9)
+    # The FP8 GEMM share measured on H100, scaled by B200's measured BF16 MAMF over H100's (0.776 / 0.803).
+    assert nvfp4.flops_per_s == pytest.approx(
+        gpu.fp4_dense_tflops * 1e12 * 1382.2 / 1978.9 * gpu.matmul_efficiency / (794.5 / 989))
     with pytest.raises(SizingError) as err:
         engine_budget(spec, gpu, ServeLoad(input_tokens=10, output_tokens=10, batch=1, weight_format="int3-magic"))
     assert err.value.field == "weight_format"
@@ -392,3 +395,41 @@ def test_spread_lengths_let_closed_loop_clients_drift_out_of_lock_step(catalog):
     assert serve_speed(spec, gpu, load).ttft_s == spread.ttft_s
     with pytest.raises(SizingError):
         ServeLoad(batch=1, length_spread=1.0).validated()
+
+
+def test_mxfp4_without_fp4_units_pays_the_dequantisation_on_the_vector_alus(catalog):
+    """gpt-oss-120b MXFP4: on MI300X and H100 (no FP4 matrix units) every weight a step reads is unpacked on the
+    vector ALUs at 57/8 instructions per weight (FlagGems PR 4908); MI300X's 163.4 TFLOPS FP32 headline counts packed
+    FP32, so its lanes issue 163.4e12 / 4 instructions/s, H100's 67e12 / 2. MI355X computes MXFP4 on its FP4 units:
+    no dequantisation. FP8 weights never dequantise."""
+    from gpudesk.sizing.serve_step import step_model
+
+    spec = _spec(catalog, "gpt-oss-120b")
+    load = ServeLoad(input_tokens=1024, output_tokens=1024, concurrency=64, tp=1, weight_format="mxfp4")
+    mi300x = step_model(spec, catalog.gpu("mi300x"), load, None, "bf16")
+    assert mi300x.dequant_weights_per_s == pytest.approx(163.4e12 / 4 / (57 / 8))
+    assert step_model(spec, catalog.gpu("h100-sxm5"), load, None, "bf16").dequant_weights_per_s == pytest.approx(
+        67e12 / 2 / (57 / 8))
+    assert step_model(spec, catalog.gpu("mi355x"), load, None, "bf16").dequant_weights_per_s == 0.0
+    fp8 = ServeLoad(input_tokens=1024, output_tokens=1024, concurrency=64, tp=1, weight_format="fp8")
+    assert step_model(_spec(catalog, "llama-3.1-8b"), catalog.gpu("mi300x"), fp8, None, "bf16"
+                      ).dequant_weights_per_s == 0.0
+    # One decode step of 64 requests: the dequantisation adds (weights read / bytes per weight) / rate, the weights
+    # being MXFP4 experts (4.25 bits) and a few 16-bit dense layers.
+    weights = mi300x.weight_bytes_read(64)
+    native = dataclasses.replace(mi300x, dequant_weights_per_s=0.0)
+    assert mi300x.step_s(64, 64 * 1024.0) - native.step_s(64, 64 * 1024.0) == pytest.approx(
+        weights / (4.25 / 8) / (163.4e12 / 4 / (57 / 8)), rel=0.1)
+
+
+def test_fp8_matmul_efficiency_follows_the_gpus_measured_bf16_mamf(catalog):
+    """The FP8 GEMM figure measured on MI300X (1159.5 of 2614.9 TFLOPS) scales to MI325X, the same die at a higher
+    power limit, by their measured BF16 MAMF (784.9 against 668.4 of 1300 TFLOPS); H100 SXM keeps its own figure;
+    a GPU without a measured MAMF (H200) keeps its vendor's."""
+    from gpudesk.sizing.serve_rates import matmul_efficiency
+
+    assert matmul_efficiency(catalog.gpu("mi300x"), "fp8")[0] == pytest.approx(1159.5 / 2614.9, rel=1e-3)
+    assert matmul_efficiency(catalog.gpu("mi325x"), "fp8")[0] == pytest.approx(
+        1159.5 / 2614.9 * 784.9 / 668.4, rel=0.01)
+    assert matmul_efficiency(catalog.gpu("h100-sxm5"), "fp8")[0] == pytest.approx(1382.2 / 1978.9, rel=0.01)
+    assert matmul_efficiency(catalog.gpu("h200-sxm"), "fp8")[0] == pytest.approx(1382.2 / 1978.9)

@@ -1,7 +1,9 @@
 """The serving speed model against the later (blind) rows of tests/fixtures/speed/later_runs.jsonl, collected by
 someone who never saw a prediction: every row is answered except the one of an engine the model does not know
 (Modular MAX), and the model stays better than it was when the rows arrived (later_serve_before.json: 15 % within
-20 %, 58 % within 50 %, median 45 %). The rows are never edited; these bars record the level reached, not a goal."""
+20 %, 58 % within 50 %, median 45 %). The rows are never edited; these bars record the level reached, not a goal
+(41 % within 20 %, 74 % within 50 %, median 31 % once MXFP4 dequantisation on GPUs without FP4 units and
+FP8 GEMM efficiency by measured MAMF were modelled)."""
 
 from __future__ import annotations
 
@@ -42,5 +44,7 @@ def test_later_rows_beat_the_model_they_arrived_to(rows):
         errors.append(abs(predict_serve_case(r)[0] / r["measured"]["value"] - 1))
     before = json.loads(BEFORE.read_text(encoding="utf-8"))["summary"]
     within50 = sum(e <= 0.5 for e in errors) / len(rows)
-    assert within50 >= 0.68 > before["within_50_pct"]
-    assert statistics.median(errors) <= 0.38 < before["median_error_answered"]
+    within20 = sum(e <= 0.2 for e in errors) / len(rows)
+    assert within20 >= 0.40 > before["within_20_pct"]
+    assert within50 >= 0.74 > before["within_50_pct"]
+    assert statistics.median(errors) <= 0.31 < before["median_error_answered"]
