@@ -27,6 +27,9 @@ LIST_COLUMNS = (
     "tdp_w",
     "form_factor",
     "price_usd",
+    "price_kind",
+    "cloud_usd_per_gpu_hour",
+    "market",
 )
 
 
@@ -81,7 +84,7 @@ def _table(headers: list[str], rows: list[list[str]], right: set[int]) -> str:
 def _short(field_key: str, value) -> str:
     """Table cell: number without unit (the header carries it), "N/A" for None (the footer says why)."""
     if value is None:
-        return "N/A"
+        return "" if field_key == "market" else "N/A"
     return FIELDS_BY_KEY[field_key].format(value, with_unit=False)
 
 
@@ -106,6 +109,8 @@ def cmd_list(args: argparse.Namespace) -> int:
                    "(`gpudesk catalog show GPU` gives the reason).",
                    "{n} GPUs. Throughput is dense (no sparsity); N/A = not supported by the GPU, or no dated price "
                    "(`gpudesk catalog show GPU` gives the reason).", len(gpus)).format(n=len(gpus)))
+    print(_("Prices are the ones the planner uses (your own prices from the Catalog tab override them in a plan); "
+            "a market is shown for SKUs made for one market only."))
     return 0
 
 

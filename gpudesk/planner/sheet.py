@@ -88,6 +88,8 @@ class ConfigurationSheet:
     #: Which ranked candidate the sheet describes (1 = the recommended one) and how many the plan ranked.
     candidate_number: int = 1
     candidate_count: int = 1
+    #: The plan's market (operations.market), None for a plan saved without its requirement.
+    market: str | None = None
 
     @property
     def headroom_bytes(self) -> int | None:
@@ -485,4 +487,5 @@ def build_sheet(plan: dict[str, Any], candidate_index: int = 0, title: str | Non
         assumptions=assumptions,
         candidate_number=candidate_index + 1,
         candidate_count=len(candidates_of(plan)),
+        market=str(_mapping(profile.get("operations")).get("market") or "global") if profile else None,
     )

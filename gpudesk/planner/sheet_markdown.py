@@ -14,6 +14,7 @@ from typing import Any
 from gpudesk import __version__
 from gpudesk.i18n import _
 from gpudesk.planner.classify import kind_label
+from gpudesk.planner.gates import market_statement
 from gpudesk.planner.prices import price_unknown_text
 from gpudesk.planner.sheet import (
     GIB,
@@ -194,7 +195,7 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
             [_("3-year TCO"), tco_text(sheet.tco_total_usd, c)],
             [_("Price used"), md_escape(c.get("gpu_price_text") or (price_unknown_text() if gpu_price_unknown(c) else "N/A"))],
             [_("Rank"), md_escape(c.get("rank_reason") or "N/A")],
-        ],
+        ] + ([[_("Market"), md_escape(market_statement(sheet.market))]] if sheet.market else []),
     )
     out += ["## " + _("Bill of materials"), ""]
     out += _table(

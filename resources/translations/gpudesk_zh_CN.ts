@@ -477,298 +477,338 @@
 <context>
     <name>CatalogFields</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="41"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="43"/>
         <source>Bandwidth</source>
         <translation>带宽</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="42"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="44"/>
         <source>BF16</source>
         <translation>BF16</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="43"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="45"/>
         <source>FP8</source>
         <translation>FP8</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="44"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="46"/>
         <source>INT8</source>
         <translation>INT8</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="45"/>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="69"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="47"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="73"/>
         <source>FP32</source>
         <translation>FP32</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="46"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="48"/>
         <source>NVLink</source>
         <translation>NVLink</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="47"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="49"/>
         <source>MIG</source>
         <translation>MIG</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="48"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="50"/>
         <source>Year</source>
         <translation>年份</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="49"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="51"/>
         <source>Arch.</source>
         <translation>架构</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="50"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="52"/>
         <source>Form</source>
         <translation>形态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="58"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="53"/>
+        <source>Cloud</source>
+        <translation>云租用</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="54"/>
+        <source>Market</source>
+        <translation>市场</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="62"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="59"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="63"/>
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="60"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="64"/>
         <source>Id</source>
         <translation>标识</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="61"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="65"/>
         <source>Vendor</source>
         <translation>厂商</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="62"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="66"/>
         <source>Architecture</source>
         <translation>架构</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="63"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="67"/>
         <source>Chip</source>
         <translation>芯片</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="64"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="68"/>
         <source>Compute capability</source>
         <translation>计算能力</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="65"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="69"/>
         <source>not an NVIDIA GPU</source>
         <translation>非 NVIDIA GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="66"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="70"/>
         <source>Memory</source>
         <translation>显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="67"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="71"/>
         <source>Memory type</source>
         <translation>显存类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="68"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="72"/>
         <source>Memory bandwidth</source>
         <translation>显存带宽</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="70"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="74"/>
         <source>TF32 dense</source>
         <translation>TF32 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="71"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="75"/>
         <source>no TF32 tensor cores</source>
         <translation>无 TF32 张量核心</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="72"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="76"/>
         <source>FP16 dense</source>
         <translation>FP16 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="73"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="77"/>
         <source>no FP16 tensor cores</source>
         <translation>无 FP16 张量核心</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="74"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="78"/>
         <source>BF16 dense</source>
         <translation>BF16 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="75"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="79"/>
         <source>no BF16 support</source>
         <translation>不支持 BF16</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="76"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="80"/>
         <source>FP8 dense</source>
         <translation>FP8 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="77"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="81"/>
         <source>no FP8 support</source>
         <translation>不支持 FP8</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="78"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="82"/>
         <source>INT8 dense</source>
         <translation>INT8 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="79"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="83"/>
         <source>no INT8 tensor cores</source>
         <translation>无 INT8 张量核心</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="80"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="84"/>
         <source>FP4 dense</source>
         <translation>FP4 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="81"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="85"/>
         <source>no FP4 support</source>
         <translation>不支持 FP4</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="82"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="86"/>
         <source>Tensor rate basis</source>
         <translation>张量算力口径</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="83"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="87"/>
         <source>Measured matmul efficiency</source>
         <translation>实测矩阵乘效率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="84"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="88"/>
         <source>no public measurement</source>
         <translation>无公开测量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="85"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="89"/>
         <source>TDP</source>
         <translation>TDP</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="86"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="90"/>
         <source>Form factor</source>
         <translation>形态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="87"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="91"/>
         <source>Host interface</source>
         <translation>主机接口</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="88"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="92"/>
         <source>NVLink / fabric (bidirectional)</source>
         <translation>NVLink / 互连（双向）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="89"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="93"/>
         <source>none (PCIe only)</source>
         <translation>无（仅 PCIe）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="90"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="94"/>
         <source>MIG max instances</source>
         <translation>MIG 最大实例数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="91"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="95"/>
         <source>ECC</source>
         <translation>ECC</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="92"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="96"/>
         <source>vGPU / SR-IOV</source>
         <translation>vGPU / SR-IOV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="93"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="97"/>
         <source>Consumer (GeForce)</source>
         <translation>消费级（GeForce）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="94"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="98"/>
         <source>Launch year</source>
         <translation>发布年份</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="95"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="99"/>
         <source>Price</source>
         <translation>价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="96"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="100"/>
         <source>no dated public price</source>
         <translation>无注明日期的公开价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="97"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="101"/>
         <source>Price date</source>
         <translation>价格日期</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="98"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="102"/>
         <source>Price source</source>
         <translation>价格来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="99"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="103"/>
+        <source>Price kind</source>
+        <translation>价格类型</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="104"/>
+        <source>Cloud rate (on demand)</source>
+        <translation>云租用价（按需）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="105"/>
+        <source>no sourced cloud rate</source>
+        <translation>无有来源的云租用价</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="106"/>
+        <source>Cloud rate source</source>
+        <translation>云租用价来源</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="107"/>
+        <source>Made for market</source>
+        <translation>面向市场</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="108"/>
+        <source>sold worldwide</source>
+        <translation>全球销售</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="109"/>
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="100"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="110"/>
         <source>Confidence</source>
         <translation>可信度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="101"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="111"/>
         <source>Date checked</source>
         <translation>核对日期</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="102"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="112"/>
         <source>Spec source</source>
         <translation>规格来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="103"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="113"/>
         <source>Notes</source>
         <translation>备注</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="125"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="135"/>
         <source>N/A ({0})</source>
         <translation>不可用（{0}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="127"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="137"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="127"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="137"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="180"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="190"/>
         <source>N/A</source>
         <translation>不可用</translation>
     </message>
@@ -1949,29 +1989,34 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>GpuTableModel</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="163"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="173"/>
         <source>{0}: dense throughput from the datasheet (no 2:4 sparsity).</source>
         <translation>{0}：数据手册中的稠密吞吐量（不含 2:4 稀疏）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="167"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="177"/>
         <source>Catalog price with its date, or your own price where you set one (in italics).</source>
         <translation>目录价格及其日期；如您设置了自己的价格则显示该价格（斜体）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="218"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="228"/>
         <source>Your own price (gpudesk user database)</source>
         <translation>您自己的价格（gpudesk 用户数据库）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="235"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="245"/>
         <source>Your price, set {0}. Catalog: {1}</source>
         <translation>您的价格，设置于 {0}。目录：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="239"/>
-        <source>{0}; source: {1}</source>
-        <translation>{0}；来源：{1}</translation>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="249"/>
+        <source>{0} price, {1}; source: {2}</source>
+        <translation>{0} 价格，{1}；来源：{2}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="252"/>
+        <source>Lowest on-demand rate in the catalog: {0}</source>
+        <translation>目录中最低的按需租用价：{0}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="20"/>
@@ -4954,83 +4999,103 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="257"/>
+        <source>Market (where you buy)</source>
+        <translation>市场（采购地）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="258"/>
+        <source>global</source>
+        <translation>全球</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="258"/>
+        <source>China</source>
+        <translation>中国</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="259"/>
+        <source>Global keeps out the SKUs made for the China market only (A800, H800, H20, L20, RTX 4090 D, export-control variants); China may recommend them.</source>
+        <translation>全球：排除仅为中国市场制造的型号（A800、H800、H20、L20、RTX 4090 D，出口管制版）；中国：可推荐这些型号。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="260"/>
         <source>Network between nodes</source>
         <translation>节点间网络</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="258"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="261"/>
         <source>Memory kept free (safe line)</source>
         <translation>保留的空闲显存（安全线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="259"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="262"/>
         <source>The method keeps 15-20 % of usable memory free: an 80 GB card is safe to about 64 GB.</source>
         <translation>该方法保留 15-20 % 的可用显存：80 GB 的卡安全用量约为 64 GB。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="260"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="263"/>
         <source>TCO horizon</source>
         <translation>TCO 年限</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="260"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="263"/>
         <source>years</source>
         <translation>年</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="261"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="264"/>
         <source>Electricity price</source>
         <translation>电价</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="262"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="265"/>
         <source>PUE</source>
         <translation>PUE</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="263"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="266"/>
         <source>Average utilisation</source>
         <translation>平均利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="264"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="267"/>
         <source>Extra cooling</source>
         <translation>额外散热</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="265"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="268"/>
         <source>Operations labour</source>
         <translation>运维人工</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="266"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="269"/>
         <source>Labour rate</source>
         <translation>人工费率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="267"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="270"/>
         <source>Support per year</source>
         <translation>每年支持费用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="267"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="268"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="269"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="270"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="271"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="272"/>
         <source>% of hardware</source>
         <translation>% 硬件费用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="268"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="271"/>
         <source>Network and installation</source>
         <translation>网络与安装</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="269"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="272"/>
         <source>Residual value</source>
         <translation>残值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="270"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="273"/>
         <source>Cost of each day late</source>
         <translation>每延迟一天的成本</translation>
     </message>
