@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpudesk.errors import GpudeskError
+from gpudesk.planner.search_notes import search_changes
 from gpudesk.i18n import _
 from gpudesk.planner.prices import price_unknown_text
 
@@ -90,6 +91,8 @@ class ConfigurationSheet:
     candidate_count: int = 1
     #: The plan's market (operations.market), None for a plan saved without its requirement.
     market: str | None = None
+    #: What the search changed against the answers for this option (gpudesk.planner.search_notes).
+    search_changes: list[str] = field(default_factory=list)
 
     @property
     def headroom_bytes(self) -> int | None:
@@ -488,4 +491,5 @@ def build_sheet(plan: dict[str, Any], candidate_index: int = 0, title: str | Non
         candidate_number=candidate_index + 1,
         candidate_count=len(candidates_of(plan)),
         market=str(_mapping(profile.get("operations")).get("market") or "global") if profile else None,
+        search_changes=search_changes(candidate, profile),
     )

@@ -195,7 +195,8 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
             [_("3-year TCO"), tco_text(sheet.tco_total_usd, c)],
             [_("Price used"), md_escape(c.get("gpu_price_text") or (price_unknown_text() if gpu_price_unknown(c) else "N/A"))],
             [_("Rank"), md_escape(c.get("rank_reason") or "N/A")],
-        ] + ([[_("Market"), md_escape(market_statement(sheet.market))]] if sheet.market else []),
+        ] + ([[_("Settings the search chose"), md_escape("; ".join(sheet.search_changes))]] if sheet.search_changes else [])
+          + ([[_("Market"), md_escape(market_statement(sheet.market))]] if sheet.market else []),
     )
     out += ["## " + _("Bill of materials"), ""]
     out += _table(

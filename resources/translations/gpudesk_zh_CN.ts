@@ -1866,8 +1866,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="84"/>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="206"/>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="214"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="205"/>
         <source>Your price</source>
         <translation>您的价格</translation>
     </message>
@@ -1933,47 +1932,37 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>在网页浏览器中打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="202"/>
-        <source>{0} USD ({1}, {2}; the Prices tab lists every source)</source>
-        <translation>{0} 美元（{1}，{2}；“价格”页列出全部来源）</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="207"/>
-        <source>No dated price on the GPU row; sourced purchase price: {0}.</source>
-        <translation>GPU 行上没有带日期的价格；有来源的购买价：{0}。</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="210"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="201"/>
         <source>no public price found</source>
         <translation>未找到公开价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="215"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="206"/>
         <source>No public price found for this GPU; enter your quote.</source>
         <translation>未找到这款 GPU 的公开价格；请输入你的报价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="224"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="215"/>
         <source>Price overrides are unavailable: {0}</source>
         <translation>无法使用自定义价格：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="225"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="216"/>
         <source>the user database is not open.</source>
         <translation>用户数据库未打开。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="235"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="226"/>
         <source>Your price since {0}.</source>
         <translation>您的价格，自 {0} 起。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="239"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="230"/>
         <source>Catalog price: {0} ({1}).</source>
         <translation>目录价格：{0}（{1}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="241"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="232"/>
         <source>The catalog has no dated price for this GPU; enter your quote.</source>
         <translation>目录中没有此 GPU 注明日期的价格；请输入您的报价。</translation>
     </message>
@@ -2551,52 +2540,58 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>每 GPU 显存（实时）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="189"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="122"/>
+        <source>Plan option #{0}, with the settings the search chose{1}.</source>
+        <translation>方案选项 #{0}，采用搜索选定的设置{1}。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="209"/>
         <source>Memory preview paused: {0}</source>
         <translation>显存预览已暂停：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="200"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="220"/>
         <source>card</source>
         <translation>显卡</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="203"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="223"/>
         <source>Sharding {0}, recomputation {1}{2}.</source>
         <translation>分片 {0}，重计算 {1}{2}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="205"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="225"/>
         <source> (chosen for &apos;auto&apos;)</source>
         <translation>（&apos;auto&apos; 时自动选择）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="209"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="229"/>
         <source>The model shape is inferred from the parameter count (a guess).</source>
         <translation>模型结构由参数量推断（估计值）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="210"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="126"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="230"/>
         <source>per GPU</source>
         <translation>每 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="224"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="244"/>
         <source>Fits under the safe line on {0} of these cards.</source>
         <translation>使用 {0} 块此卡时低于安全线。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="225"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="245"/>
         <source>Fits under the safe line on {0} of these cards (with {1}, recomputation {2}).</source>
         <translation>使用 {0} 块此卡时低于安全线（{1}，重计算 {2}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="228"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="248"/>
         <source>Does not fit this card at any count here; pick a larger card or a smaller format.</source>
         <translation>此卡在这里的任何数量下都放不下；请选择更大的显卡或更小的格式。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="229"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="249"/>
         <source>Does not fit up to {0} of these cards; try LoRA/QLoRA, offload or a larger card.</source>
         <translation>最多 {0} 块此卡也放不下；请尝试 LoRA/QLoRA、卸载或更大的显卡。</translation>
     </message>
@@ -5136,7 +5131,7 @@ PCI 总线：{bus}</translation>
         <translation>保存的配置文件不是由各节组成的表。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="45"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="46"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
@@ -5216,7 +5211,7 @@ PCI 总线：{bus}</translation>
         <translation>正在规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="95"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="97"/>
         <source>No plan yet: answer the wizard&apos;s questions and press Plan.</source>
         <translation>尚无规划：请回答向导中的问题并按“规划”。</translation>
     </message>
@@ -5227,12 +5222,12 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/bar.py" line="96"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="228"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="243"/>
         <source>TOML profiles (*.toml)</source>
         <translation>TOML 配置文件 (*.toml)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="226"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="241"/>
         <source>Save requirement profile</source>
         <translation>保存需求配置文件</translation>
     </message>
@@ -5242,12 +5237,12 @@ PCI 总线：{bus}</translation>
         <translation>配置文件已写入 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="138"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="153"/>
         <source>Cannot load the profile {0}: {1}</source>
         <translation>无法载入配置文件 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="146"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="161"/>
         <source>Loaded “{0}” ({1}). Check the answers and press Plan.</source>
         <translation>已载入“{0}”（{1}）。请检查回答并按“规划”。</translation>
     </message>
@@ -5257,7 +5252,7 @@ PCI 总线：{bus}</translation>
         <translation>GPU 目录不可用，无法进行规划。请查看启动时的消息。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="152"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="167"/>
         <source>Planning over the whole catalog…</source>
         <translation>正在基于整个目录规划…</translation>
     </message>
@@ -5292,27 +5287,37 @@ PCI 总线：{bus}</translation>
         <translation>已保存您为 {0} 设置的价格：每 GPU {1} USD。正在重新规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="135"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="131"/>
+        <source>Applied to the answers: {0}. Press Plan to plan again with them.</source>
+        <translation>已写入答案：{0}。按“规划”以此重新规划。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="132"/>
+        <source>nothing to change</source>
+        <translation>无需更改</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="150"/>
         <source>Cannot load the profile {0}: it is not UTF-8 text.</source>
         <translation>无法加载配置文件 {0}：它不是 UTF-8 文本。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="157"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="172"/>
         <source>{0} configurations ranked, {1} rejected.</source>
         <translation>已排序 {0} 个配置，排除 {1} 个。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="170"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="185"/>
         <source>Planning failed: {0}</source>
         <translation>规划失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="176"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="191"/>
         <source>&amp;Save changes</source>
         <translation>保存更改(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="176"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="191"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
     </message>
@@ -5337,7 +5342,7 @@ PCI 总线：{bus}</translation>
         <translation>{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="203"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="218"/>
         <source>Editing “{0}”: change the answers, press Plan, then Save changes.</source>
         <translation>正在编辑“{0}”：修改回答，按“规划”，然后“保存更改”。</translation>
     </message>
@@ -5432,276 +5437,301 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanView</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="53"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="72"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="55"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="74"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="122"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="147"/>
         <source>Rank</source>
         <extracomment>Columns of long text (interconnect, server): sized to their content up to WIDE_TEXT_MAX_WIDTH px, then elided (the full text is in the row&apos;s tooltip). Smallest heights (px) of the results panes, so a 1024 x 700 window shows the summary&apos;s first lines, four table rows and a readable chart; the panes scroll below that.</extracomment>
         <translation>排名</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="123"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="148"/>
         <source>Configuration</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="124"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="149"/>
         <source>Interconnect</source>
         <translation>互连</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="125"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="150"/>
         <source>Server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="126"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="151"/>
         <source>Memory per GPU</source>
         <translation>每 GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="127"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="152"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="128"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="153"/>
         <source>Step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="129"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="154"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="130"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="155"/>
         <source>Target met</source>
         <translation>达到目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="131"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="156"/>
         <source>3-year TCO (USD)</source>
         <translation>3 年 TCO（美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="132"/>
-        <source>Sharding / recompute</source>
-        <translation>分片 / 重计算</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="158"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="189"/>
         <source>Memory breakdown</source>
         <translation>显存构成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="159"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="190"/>
         <source>TCO breakdown</source>
         <translation>TCO 构成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="160"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="191"/>
         <source>Cost vs time to result</source>
         <translation>成本与出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="163"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="194"/>
         <source>Rejected</source>
         <translation>已排除</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="165"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="199"/>
         <source>How &amp;accurate is this?</source>
         <translation>准确度如何(&amp;A)？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="166"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="200"/>
         <source>How close the memory figures come to published measured peaks</source>
         <translation>显存估算与公开的实测峰值有多接近</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="170"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="204"/>
         <source>Select a candidate to see its warnings and rationale.</source>
         <translation>选择一个候选方案以查看其警告和依据。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="171"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="205"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="172"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="206"/>
         <source>Keep this plan in your saved plans</source>
         <translation>将此规划保存到已保存的规划中</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="174"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="208"/>
         <source>&amp;Change answers</source>
         <translation>修改回答(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="175"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="209"/>
         <source>Back to the wizard with these answers</source>
         <translation>带着这些回答返回向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="178"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="216"/>
         <source>Export the selected candidate&apos;s configuration sheet</source>
         <translation>导出所选候选方案的配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="194"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="232"/>
         <source>Warnings and rationale of the selected candidate:</source>
         <translation>所选候选方案的警告和依据：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="275"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="319"/>
         <source>Rejected ({0})</source>
         <translation>已排除（{0}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="290"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="334"/>
         <source>single GPU</source>
         <translation>单 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="291"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="335"/>
         <source>{0}, recompute {1}</source>
         <translation>{0}，重计算 {1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="296"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="354"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="307"/>
-        <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Job memory on one GPU without sharding: {5}.</source>
-        <translation>{0} — 工作负载类型：{1}。模型：{2}（{3} B 参数{4}）。不分片时单块 GPU 上的作业显存：{5}。</translation>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="157"/>
+        <source>Settings the search chose</source>
+        <translation>搜索选定的设置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="308"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="158"/>
+        <source>Why this rank</source>
+        <translation>排名理由</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="211"/>
+        <source>Appl&amp;y this option</source>
+        <translation>采用此选项(&amp;Y)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="212"/>
+        <source>Write the selected option&apos;s micro-batch, sharding, recomputation and tensor-parallel degree into the wizard&apos;s answers</source>
+        <translation>将所选选项的微批次、分片、重计算和张量并行度写入向导的答案</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="301"/>
+        <source>* The search changed: {0}</source>
+        <translation>* 搜索更改了：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="365"/>
+        <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Before the search (the answers as given, one GPU, no sharding) the job needs {5}; each option below is computed with the settings the search chose.</source>
+        <translation>{0} — 工作负载类型：{1}。模型：{2}（{3} B 参数{4}）。搜索之前（按所填答案、单 GPU、不分片）作业需要 {5}；下列每个选项都按搜索选定的设置计算。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="366"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="312"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="370"/>
         <source>, shape guessed</source>
         <translation>，模型结构为推测</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="324"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="328"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="382"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="386"/>
         <source>No configuration fits this requirement: {0}</source>
         <translation>没有配置能满足此要求：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="331"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="389"/>
         <source>No configuration fits this requirement; see the reasons below.</source>
         <translation>没有配置能满足此需求；原因见下文。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="337"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="395"/>
         <source>Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.</source>
         <translation>首选候选方案：{0}，经由 {1}，每 GPU {2}，安全线 {3}，出结果时间 {4}，3 年 TCO {5}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="348"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="406"/>
+        <source>The search changed your answers for it: {0}. “Apply this option” writes them into the wizard.</source>
+        <translation>搜索为其更改了您的答案：{0}。“采用此选项”会将其写入向导。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="410"/>
         <source>Price unknown for {0} (ranked after priced options): select one and enter your quote on the right, or in the Catalog tab.</source>
         <translation>{0} 价格未知（排在有价格的选项之后）：选中它并在右侧或“目录”标签页中输入您的报价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="354"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="416"/>
         <source>{0} × {1}, time to result {2}</source>
         <translation>{0} × {1}，出结果时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="358"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="420"/>
         <source>Closest options beyond the GPU-count limit: {0}.</source>
         <translation>超出 GPU 数量上限的最接近方案：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="362"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="424"/>
         <source>{0} × {1} late by {2}</source>
         <translation>{0} × {1} 超出截止时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="365"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="427"/>
         <source>No candidate meets the deadline. Closest: {0}.</source>
         <translation>没有候选方案能满足截止时间。最接近的：{0}。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="367"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="429"/>
         <source>⚠ %n plan warning(s), listed first on the right: </source>
         <translation>
             <numerusform>⚠ %n 条规划警告，列在右侧最前面： </numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="375"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="437"/>
         <source>No configuration was rejected.</source>
         <translation>没有配置被排除。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="376"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="438"/>
         <source>Rejected configurations and why (each reason names its rule or datasheet):</source>
         <translation>被排除的配置及原因（每条原因都注明其规则或数据手册）：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="379"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="441"/>
         <source>{0} (any count)</source>
         <translation>{0}（任意数量）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="388"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="450"/>
         <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
         <translation>租用还是购买：此 GPU 没有公开的按需云租用价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="389"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="451"/>
         <source>Rent vs buy: {0}.</source>
         <translation>租用还是购买：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="411"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="473"/>
         <source>Ranking: {0}</source>
         <translation>排序依据：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="414"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="476"/>
         <source>Plan warnings:</source>
         <translation>规划警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="418"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="480"/>
         <source>Sharding: {0}; recomputation: {1}; exposed communication: {2}</source>
         <translation>分片：{0}；重计算：{1}；未被掩盖的通信：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="421"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="483"/>
         <source>Sustained QPS: {0:.1f}</source>
         <translation>可持续 QPS：{0:.1f}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="424"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="486"/>
         <source>Warnings:</source>
         <translation>警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="424"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="486"/>
         <source>Warnings: none</source>
         <translation>警告：无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="427"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="489"/>
         <source>Rationale:</source>
         <translation>依据：</translation>
     </message>

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QAbstractItemView,
     QFrame,
     QHBoxLayout,
@@ -27,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.planner.classify import kind_label
+from gpudesk.planner.search_notes import applied_settings, search_changes
 from gpudesk.planner.sheet import candidates_of, gpu_price_unknown
 from gpudesk.ui.plan.accuracy_view import AccuracyLink
 from gpudesk.ui.plan.charts import CostTimeScatter, TcoChart, candidate_label, tco_item_names
@@ -46,6 +49,22 @@ def top_candidate(plan: dict[str, Any]) -> dict[str, Any] | None:
     """The best candidate of a plan dictionary, or None."""
     found = candidates_of(plan)
     return found[0] if found else None
+
+
+class ElideRightDelegate(QStyledItemDelegate):
+    """Elides a sentence at its end (the table elides the middle of long names)."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:  # noqa: N802
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideRight  # type: ignore[attr-defined]
+
+
+def why_rank_text(c: dict[str, Any]) -> str:
+    """The "Why this rank" cell: the planner's rank reason without its leading "#N: " (the Rank column has it)."""
+    reason = str(c.get("rank_reason") or "")
+    head, sep, rest = reason.partition(": ")
+    text = rest if sep and head.startswith("#") else reason
+    return text or na_text()
 
 
 def _yes_no(value: Any) -> str:
@@ -74,6 +93,9 @@ class NumericItem(QTableWidgetItem):
 #: (the full text is in the row's tooltip).
 WIDE_TEXT_COLUMNS = (2, 3)
 WIDE_TEXT_MAX_WIDTH = 150
+TCO_COLUMN = 9
+WHY_COLUMN = 11
+WHY_COLUMN_WIDTH = 200
 #: Smallest heights (px) of the results panes, so a 1024 x 700 window shows the summary's first lines, four table
 #: rows and a readable chart; the panes scroll below that.
 SUMMARY_MIN_HEIGHT = 48
@@ -100,11 +122,14 @@ class PlanView(QWidget):
         save_requested(): the user wants the shown plan saved (or its saved copy updated).
         edit_requested(): back to the wizard with the same answers.
         price_entered(gpu_id, usd): the user typed their own price for a GPU and wants to plan again with it.
+        apply_requested(dict): write the selected option's settings (micro-batch, sharding, recomputation, tensor
+            parallel) back into the wizard (profile sections, gpudesk.planner.search_notes.applied_settings).
     """
 
     save_requested = Signal()
     edit_requested = Signal()
     price_entered = Signal(str, float)
+    apply_requested = Signal(dict)
 
     def __init__(self, ctx: Any, parent: QWidget | None = None):
         super().__init__(parent)
@@ -116,7 +141,7 @@ class PlanView(QWidget):
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setWordWrap(True)
         self.summary.setStyleSheet("font-size: 11pt;")
-        self.table = QTableWidget(0, 11, self)
+        self.table = QTableWidget(0, 12, self)
         self.table.setHorizontalHeaderLabels(
             [
                 self.tr("Rank"),
@@ -129,7 +154,8 @@ class PlanView(QWidget):
                 self.tr("Time to result"),
                 self.tr("Target met"),
                 self.tr("3-year TCO (USD)"),
-                self.tr("Sharding / recompute"),
+                self.tr("Settings the search chose"),
+                self.tr("Why this rank"),
             ]
         )
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -147,6 +173,11 @@ class PlanView(QWidget):
         header = self.table.horizontalHeader()
         for column in WIDE_TEXT_COLUMNS:  # figures first on screen, the long text after them
             header.moveSection(header.visualIndex(column), self.table.columnCount() - 2)
+        # "Why this rank" beside the TCO, elided to a fixed width (the full reason is the cell's tooltip).
+        header.setSectionResizeMode(WHY_COLUMN, QHeaderView.ResizeMode.Interactive)
+        header.moveSection(header.visualIndex(WHY_COLUMN), header.visualIndex(TCO_COLUMN) + 1)
+        self.table.setColumnWidth(WHY_COLUMN, WHY_COLUMN_WIDTH)
+        self.table.setItemDelegateForColumn(WHY_COLUMN, ElideRightDelegate(self.table))
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         self.table.setMinimumHeight(TABLE_MIN_HEIGHT)
         self.table.itemSelectionChanged.connect(self._selection_changed)
@@ -161,6 +192,9 @@ class PlanView(QWidget):
         self.rejected = QPlainTextEdit(self)
         self.rejected.setReadOnly(True)
         self.charts.addTab(self.rejected, self.tr("Rejected"))
+        # Every tab stays on screen at 1280 x 820 in both languages (no scroll arrows hiding "Rejected").
+        self.charts.setUsesScrollButtons(False)
+        self.charts.setElideMode(Qt.TextElideMode.ElideRight)
         self.accuracy = AccuracyLink(self.charts)
         self.accuracy.setText(self.tr("How &accurate is this?"))
         self.accuracy.setToolTip(self.tr("How close the memory figures come to published measured peaks"))
@@ -174,6 +208,10 @@ class PlanView(QWidget):
         self.edit_button = QPushButton(self.tr("&Change answers"), self)
         self.edit_button.setToolTip(self.tr("Back to the wizard with these answers"))
         self.edit_button.clicked.connect(self.edit_requested)
+        self.apply_button = QPushButton(self.tr("Appl&y this option"), self)
+        self.apply_button.setToolTip(self.tr("Write the selected option's micro-batch, sharding, recomputation and "
+                                             "tensor-parallel degree into the wizard's answers"))
+        self.apply_button.clicked.connect(self._apply_selected)
         self.export_button = ExportButton(ctx, self)
         self.export_button.setToolTip(self.tr("Export the selected candidate's configuration sheet"))
 
@@ -214,12 +252,13 @@ class PlanView(QWidget):
         self.splitter = vertical
         buttons = QHBoxLayout()
         buttons.addWidget(self.edit_button)
+        buttons.addWidget(self.apply_button)
         buttons.addStretch(1)
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.export_button)
         # Tab follows the layout: table, charts, price editor, details, then the buttons left to right.
         chain = [self.table, self.charts, self.accuracy, self.price_editor.price, self.price_editor.apply_button, self.details,
-                 self.edit_button, self.save_button, self.export_button]
+                 self.edit_button, self.apply_button, self.save_button, self.export_button]
         for before, after in zip(chain, chain[1:]):
             QWidget.setTabOrder(before, after)
         layout = QVBoxLayout(self)
@@ -252,9 +291,14 @@ class PlanView(QWidget):
                 NumericItem(format_duration(c.get("time_to_result_s")), c.get("time_to_result_s")),
                 QTableWidgetItem(_yes_no(meets)),
                 NumericItem(self.tco_text(c), c.get("tco_3y_usd")),
-                QTableWidgetItem(self.layout_text(c)),
+                QTableWidgetItem(self.settings_text(c)),
+                QTableWidgetItem(why_rank_text(c)),
             ]
+            changes = search_changes(c, profile)
+            if changes:  # the search changed an answer: say so where the memory figure is
+                cells[4].setText(cells[4].text() + " *")
             tip = "\n".join([str(c.get("interconnect_name") or ""), str(c.get("server_name") or ""), str(c.get("rank_reason") or "")]
+                            + [self.tr("* The search changed: {0}").format("; ".join(changes))] * bool(changes)
                             + [str(w) for w in c.get("warnings") or []]).strip()
             for column, item in enumerate(cells):
                 item.setData(Qt.ItemDataRole.UserRole, row)
@@ -290,6 +334,20 @@ class PlanView(QWidget):
         sharding = c.get("sharding") or (self.tr("single GPU") if c.get("count") == 1 else na_text())
         return self.tr("{0}, recompute {1}").format(sharding, c.get("recompute") or na_text())
 
+    def settings_text(self, c: dict[str, Any]) -> str:
+        """The settings the option is computed with: layout, then what the search changed against the answers."""
+        changes = search_changes(c, self.profile)
+        layout = self.layout_text(c)
+        return f"{layout}; {'; '.join(changes)}" if changes else layout
+
+    def _apply_selected(self) -> None:
+        if self.plan is None:
+            return
+        candidates = candidates_of(self.plan)
+        index = self.selected_index()
+        if 0 <= index < len(candidates):
+            self.apply_requested.emit(applied_settings(candidates[index]))
+
     def tco_text(self, c: dict[str, Any]) -> str:
         """The TCO cell: dollars, or "price unknown" when the GPU has no price (never a made-up figure)."""
         if c.get("tco_3y_usd") is None and gpu_price_unknown(c):
@@ -304,7 +362,7 @@ class PlanView(QWidget):
         model = plan.get("model") or {}
         memory = plan.get("memory") or {}
         lines = [
-            self.tr("{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Job memory on one GPU without sharding: {5}.").format(
+            self.tr("{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Before the search (the answers as given, one GPU, no sharding) the job needs {5}; each option below is computed with the settings the search chose.").format(
                 self.name or self.tr("Plan"),
                 kind_label(str(plan["workload_kind"])) if plan.get("workload_kind") else na_text(),
                 model.get("name", na_text()),
@@ -343,6 +401,10 @@ class PlanView(QWidget):
                     self.tco_text(top),
                 )
             )
+            changes = search_changes(top, self.profile)
+            if changes:
+                lines.append(self.tr("The search changed your answers for it: {0}. “Apply this option” writes them into "
+                                     "the wizard.").format("; ".join(changes)))
             unpriced = list(dict.fromkeys(str(c.get("gpu_name") or c.get("gpu_id")) for c in candidates if gpu_price_unknown(c)))
             if unpriced:
                 lines.append(self.tr("Price unknown for {0} (ranked after priced options): select one and enter your quote "

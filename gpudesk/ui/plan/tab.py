@@ -18,6 +18,7 @@ from PySide6.QtCore import QCoreApplication, QStandardPaths, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QLabel, QVBoxLayout, QWidget
 
 from gpudesk.planner import PlanInputError, PlannerError
+from gpudesk.planner.search_notes import search_changes
 from gpudesk.sizing import SizingError
 from gpudesk.ui.plan.bar import PlanBar, example_profiles, example_title
 from gpudesk.ui.plan.controller import PlanController, read_profile_text, run_plan
@@ -74,6 +75,7 @@ class PlanTab(QWidget):
             page.save_requested.connect(self.save_current)
             page.edit_requested.connect(lambda: self.show_view(WIZARD))
             page.price_entered.connect(self.ctl.use_my_price)
+            page.apply_requested.connect(self.apply_option)
         elif index == PLANS:
             page.open_requested.connect(self.open_saved)
             page.edit_requested.connect(self.edit_saved)
@@ -115,6 +117,19 @@ class PlanTab(QWidget):
         wizard.load_profile(data)
         wizard.go_to(1)
         self.show_view(WIZARD)
+
+    def apply_option(self, settings: dict[str, Any]) -> None:
+        """"Apply this option": write the chosen option's settings into the wizard's answers and show them."""
+        wizard = self.pages.wizard
+        data, _problems = wizard.profile()
+        for section, values in settings.items():
+            data.setdefault(section, {}).update(values)
+        self.ctl.tie_to(None)
+        wizard.load_profile(data)
+        self.show_view(WIZARD)
+        changed = ", ".join(f"{k} = {v}" for values in settings.values() for k, v in values.items())
+        self.status.setText(self.tr("Applied to the answers: {0}. Press Plan to plan again with them.").format(
+            changed or self.tr("nothing to change")))
 
     def save_profile_to(self, path: str | Path | None = None) -> bool:
         """Write the wizard's answers as a TOML profile (``path`` None: ask where); problems are shown on their
@@ -158,7 +173,7 @@ class PlanTab(QWidget):
             len(result.get("candidates") or []), len(result.get("rejected") or [])))
         top = (result.get("candidates") or [None])[0]
         if top:
-            self.pages.wizard.preview.set_card(top["gpu_id"], top["count"])
+            self.pages.wizard.preview.show_option(top, search_changes(top, self.ctl.current_profile))
         self.show_view(RESULTS)
         self.plan_ready.emit(result)
 

@@ -114,9 +114,9 @@ def test_step_time_units_and_sharding_column(qtbot, tab):
     tab.load_example(ARTICLE)
     result = plan_now(qtbot, tab)
     table = tab.pages.results.table
-    assert table.horizontalHeaderItem(SHARDING_COLUMN).text() == "Sharding / recompute"
+    assert table.horizontalHeaderItem(SHARDING_COLUMN).text() == "Settings the search chose"
     top = result["candidates"][0]
-    assert table.item(0, SHARDING_COLUMN).text() == f"{top['sharding']}, recompute {top['recompute']}"
+    assert table.item(0, SHARDING_COLUMN).text().startswith(f"{top['sharding']}, recompute {top['recompute']}")
 
 
 def test_quick_mode_parameter_count_replaces_the_catalog_model(tab):
