@@ -5131,103 +5131,113 @@ PCI 总线：{bus}</translation>
         <translation>保存的配置文件不是由各节组成的表。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="46"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="47"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="49"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="50"/>
         <source>Quick mode</source>
         <translation>快速模式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="49"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="50"/>
         <source>Model, method, sequence length and batch: does it fit?</source>
         <translation>模型、方法、序列长度和批大小：放得下吗？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="50"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="51"/>
         <source>Wizard</source>
         <translation>向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="50"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="51"/>
         <source>The five questions, one page each</source>
         <translation>五个问题，每页一个</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="51"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="52"/>
         <source>Results</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="51"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="52"/>
         <source>The ranked configurations of the last plan</source>
         <translation>上次规划排序后的配置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="52"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="53"/>
         <source>Saved plans</source>
         <translation>已保存的规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="52"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="53"/>
         <source>Reopen, duplicate, edit, compare, delete, export</source>
         <translation>重新打开、复制、编辑、比较、删除、导出</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/bar.py" line="63"/>
+        <source>Ne&amp;w plan</source>
+        <translation>新建方案(&amp;W)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="64"/>
+        <source>Start a blank plan: every answer back to its stated default, nothing kept from an example</source>
+        <translation>开始空白方案：所有答案恢复为标明的默认值，不保留示例中的任何内容</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="68"/>
         <source>Load a bundled example requirement into the wizard</source>
         <translation>将自带的示例需求载入向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="71"/>
         <source>Start from example…</source>
         <translation>从示例开始…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="72"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="77"/>
         <source>Open profi&amp;le…</source>
         <translation>打开配置文件(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="73"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="78"/>
         <source>Load a requirement profile (TOML, as used by gpudesk plan --profile) into the wizard</source>
         <translation>将需求配置文件（TOML，与 gpudesk plan --profile 相同）载入向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="75"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="80"/>
         <source>Sa&amp;ve profile…</source>
         <translation>保存配置文件(&amp;V)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="76"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="81"/>
         <source>Write the wizard&apos;s answers as a TOML profile (for gpudesk plan --profile)</source>
         <translation>将向导中的回答写为 TOML 配置文件（用于 gpudesk plan --profile）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="83"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="88"/>
         <source>Planning…</source>
         <translation>正在规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="97"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="99"/>
         <source>No plan yet: answer the wizard&apos;s questions and press Plan.</source>
         <translation>尚无规划：请回答向导中的问题并按“规划”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="95"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="100"/>
         <source>Open requirement profile</source>
         <translation>打开需求配置文件</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="96"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="243"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="101"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="260"/>
         <source>TOML profiles (*.toml)</source>
         <translation>TOML 配置文件 (*.toml)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="241"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="258"/>
         <source>Save requirement profile</source>
         <translation>保存需求配置文件</translation>
     </message>
@@ -5237,12 +5247,12 @@ PCI 总线：{bus}</translation>
         <translation>配置文件已写入 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="153"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="161"/>
         <source>Cannot load the profile {0}: {1}</source>
         <translation>无法载入配置文件 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="161"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="169"/>
         <source>Loaded “{0}” ({1}). Check the answers and press Plan.</source>
         <translation>已载入“{0}”（{1}）。请检查回答并按“规划”。</translation>
     </message>
@@ -5252,7 +5262,7 @@ PCI 总线：{bus}</translation>
         <translation>GPU 目录不可用，无法进行规划。请查看启动时的消息。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="167"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="175"/>
         <source>Planning over the whole catalog…</source>
         <translation>正在基于整个目录规划…</translation>
     </message>
@@ -5287,39 +5297,49 @@ PCI 总线：{bus}</translation>
         <translation>已保存您为 {0} 设置的价格：每 GPU {1} USD。正在重新规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="131"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="113"/>
+        <source>New plan. Defaults: {0}. Enter the model and the amount of data, then press Plan.</source>
+        <translation>新方案。默认值：{0}。请输入模型和数据量，然后按“规划”。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="139"/>
         <source>Applied to the answers: {0}. Press Plan to plan again with them.</source>
         <translation>已写入答案：{0}。按“规划”以此重新规划。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="132"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="140"/>
         <source>nothing to change</source>
         <translation>无需更改</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="150"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="158"/>
         <source>Cannot load the profile {0}: it is not UTF-8 text.</source>
         <translation>无法加载配置文件 {0}：它不是 UTF-8 文本。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="172"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="180"/>
         <source>{0} configurations ranked, {1} rejected.</source>
         <translation>已排序 {0} 个配置，排除 {1} 个。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="185"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="193"/>
         <source>Planning failed: {0}</source>
         <translation>规划失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="191"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="199"/>
         <source>&amp;Save changes</source>
         <translation>保存更改(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="191"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="199"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="242"/>
+        <source>mode {0}, precision {1}, {2} data, no dataset size, no library pins, ECC not required, up to {3} GPUs, market {4}</source>
+        <translation>模式 {0}，精度 {1}，{2} 数据，无数据集大小，无库版本锁定，不要求 ECC，最多 {3} 块 GPU，市场 {4}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/controller.py" line="151"/>
@@ -5328,6 +5348,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/controller.py" line="158"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="111"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="120"/>
         <source>Untitled plan</source>
         <translation>未命名规划</translation>
     </message>
@@ -5342,7 +5364,7 @@ PCI 总线：{bus}</translation>
         <translation>{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="218"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="226"/>
         <source>Editing “{0}”: change the answers, press Plan, then Save changes.</source>
         <translation>正在编辑“{0}”：修改回答，按“规划”，然后“保存更改”。</translation>
     </message>
