@@ -42,11 +42,13 @@ def search_changes(candidate: Mapping[str, Any], profile: Mapping[str, Any] | No
     chosen_tp = _int(candidate.get("tensor_parallel"))
     if chosen_tp is not None and chosen_tp != asked_tp:
         out.append(_("tensor parallel {asked} → {chosen}").format(asked=asked_tp, chosen=chosen_tp))
+    if candidate.get("qps_capacity") is not None:
+        return out  # a service's layout is its tensor-parallel degree (above); it has no sharding or recomputation
     for key, label in (("sharding", _("sharding")), ("recompute", _("recomputation"))):
         answer, value = model.get(key), candidate.get(key)
         if answer == "auto" and value:
             out.append(_("{setting} auto → {value}").format(setting=label, value=value))
-        elif answer and value and answer != value and candidate.get("qps_capacity") is None:
+        elif answer and value and answer != value:
             out.append(_("{setting} {asked} → {value}").format(setting=label, asked=answer, value=value))
     return out
 

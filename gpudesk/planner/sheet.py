@@ -19,6 +19,8 @@ from typing import Any
 
 from gpudesk.errors import GpudeskError
 from gpudesk.planner.search_notes import search_changes
+from gpudesk.planner.serving_cost import cost_per_million_tokens_usd
+from gpudesk.planner.tco import TcoAssumptions
 from gpudesk.i18n import _
 from gpudesk.planner.prices import price_unknown_text
 
@@ -93,6 +95,8 @@ class ConfigurationSheet:
     market: str | None = None
     #: What the search changed against the answers for this option (gpudesk.planner.search_notes).
     search_changes: list[str] = field(default_factory=list)
+    #: A service's 3-year TCO per million output tokens at the target QPS (gpudesk.planner.serving_cost).
+    cost_per_million_tokens_usd: float | None = None
 
     @property
     def headroom_bytes(self) -> int | None:
@@ -492,4 +496,7 @@ def build_sheet(plan: dict[str, Any], candidate_index: int = 0, title: str | Non
         candidate_count=len(candidates_of(plan)),
         market=str(_mapping(profile.get("operations")).get("market") or "global") if profile else None,
         search_changes=search_changes(candidate, profile),
+        cost_per_million_tokens_usd=cost_per_million_tokens_usd(
+            _num(candidate.get("tco_3y_usd")), _num(workload.get("target_qps")), _int(workload.get("output_tokens")),
+            _num(_mapping(profile.get("tco")).get("years")) or TcoAssumptions().years) if inference else None,
     )

@@ -192,6 +192,14 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
             ([_("Meets the QPS target"), _yes_no(c.get("meets_qps"))]
              if c.get("qps_capacity") is not None else
              [_("Meets the deadline"), _yes_no(sheet.meets_deadline)]),
+        ] + ([[_("Replicas x tensor parallel"), "{replicas} x TP{tp}".format(
+                  replicas=max(1, int(c.get("count") or 1) // int(c.get("tensor_parallel") or 1)),
+                  tp=int(c.get("tensor_parallel") or 1))],
+              [_("Sustained QPS"), f"{float(c['qps_capacity']):.1f} req/s"],
+              ["TTFT / TPOT", f"{duration(c.get('ttft_s'))} / {duration(c.get('tpot_s'))}"],
+              [_("Cost per million output tokens"), "N/A" if sheet.cost_per_million_tokens_usd is None
+               else f"${sheet.cost_per_million_tokens_usd:,.2f}"]]
+             if c.get("qps_capacity") is not None else []) + [
             [_("3-year TCO"), tco_text(sheet.tco_total_usd, c)],
             [_("Price used"), md_escape(c.get("gpu_price_text") or (price_unknown_text() if gpu_price_unknown(c) else "N/A"))],
             [_("Rank"), md_escape(c.get("rank_reason") or "N/A")],

@@ -1275,42 +1275,42 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CostTimeScatter</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="160"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="175"/>
         <source>Time to result (days)</source>
         <translation>出结果时间（天）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="161"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="176"/>
         <source>3-year TCO (thousand USD)</source>
         <translation>3 年 TCO（千美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="178"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="193"/>
         <source>Meets the deadline</source>
         <translation>满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="179"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="194"/>
         <source>Misses the deadline</source>
         <translation>未满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="180"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="195"/>
         <source>No deadline given</source>
         <translation>未设截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="195"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="210"/>
         <source>Deadline</source>
         <translation>截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="204"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="219"/>
         <source>Dashed line: the deadline ({0:.1f} days).</source>
         <translation>虚线：截止时间（{0:.1f} 天）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="208"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="223"/>
         <source>No candidate has both a time to result and a 3-year TCO (inference plans are sized by QPS, not by time; a missing price leaves the TCO unknown).</source>
         <translation>没有候选方案同时具备出结果时间和 3 年 TCO（推理规划按 QPS 而非时间确定规模；缺少价格时 TCO 未知）。</translation>
     </message>
@@ -2365,6 +2365,59 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <location filename="../../gpudesk/ui/language_menu.py" line="59"/>
         <source>The language changes the next time gpudesk starts.</source>
         <translation>语言将在下次启动 gpudesk 时更改。</translation>
+    </message>
+</context>
+<context>
+    <name>LatencyThroughputChart</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="236"/>
+        <source>Sustained QPS (requests/s)</source>
+        <translation>可持续 QPS（请求/秒）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="237"/>
+        <source>Latency (ms)</source>
+        <translation>延迟（毫秒）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="254"/>
+        <source>Time to first token</source>
+        <translation>首 token 延迟</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="255"/>
+        <source>Time per output token</source>
+        <translation>每输出 token 时间</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="276"/>
+        <source>Target QPS</source>
+        <translation>目标 QPS</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="277"/>
+        <source>Dashed red line: the target of {0:g} requests/s.</source>
+        <translation>红色虚线：目标 {0:g} 请求/秒。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="278"/>
+        <source>TTFT target</source>
+        <translation>TTFT 目标</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="279"/>
+        <source>TPOT target</source>
+        <translation>TPOT 目标</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="290"/>
+        <source>Each option at the QPS it sustains: its time to first token (circles) and time per output token (triangles).</source>
+        <translation>每个选项位于其可持续的 QPS 处：首 token 延迟（圆点）和每输出 token 时间（三角形）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="293"/>
+        <source>No option has a sustained QPS (this is not a serving plan).</source>
+        <translation>没有选项具有可持续 QPS（这不是推理服务方案）。</translation>
     </message>
 </context>
 <context>
@@ -5459,301 +5512,348 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanView</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="72"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="74"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="74"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="76"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="147"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="267"/>
         <source>Rank</source>
-        <extracomment>Columns of long text (interconnect, server): sized to their content up to WIDE_TEXT_MAX_WIDTH px, then elided (the full text is in the row&apos;s tooltip). Smallest heights (px) of the results panes, so a 1024 x 700 window shows the summary&apos;s first lines, four table rows and a readable chart; the panes scroll below that.</extracomment>
         <translation>排名</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="148"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="268"/>
         <source>Configuration</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="149"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="269"/>
         <source>Interconnect</source>
         <translation>互连</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="150"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="270"/>
         <source>Server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="151"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="271"/>
         <source>Memory per GPU</source>
         <translation>每 GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="152"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="272"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="153"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="273"/>
         <source>Step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="154"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="274"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="155"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="275"/>
         <source>Target met</source>
         <translation>达到目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="156"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="276"/>
         <source>3-year TCO (USD)</source>
         <translation>3 年 TCO（美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="189"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="180"/>
         <source>Memory breakdown</source>
+        <extracomment>Columns of long text (interconnect, server): sized to their content up to WIDE_TEXT_MAX_WIDTH px, then elided (the full text is in the row&apos;s tooltip). Smallest heights (px) of the results panes, so a 1024 x 700 window shows the summary&apos;s first lines, four table rows and a readable chart; the panes scroll below that.</extracomment>
         <translation>显存构成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="190"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="181"/>
         <source>TCO breakdown</source>
         <translation>TCO 构成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="191"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="182"/>
         <source>Cost vs time to result</source>
         <translation>成本与出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="194"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="186"/>
         <source>Rejected</source>
         <translation>已排除</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="199"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="192"/>
         <source>How &amp;accurate is this?</source>
         <translation>准确度如何(&amp;A)？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="200"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="193"/>
         <source>How close the memory figures come to published measured peaks</source>
         <translation>显存估算与公开的实测峰值有多接近</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="204"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="197"/>
         <source>Select a candidate to see its warnings and rationale.</source>
         <translation>选择一个候选方案以查看其警告和依据。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="205"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="198"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="206"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="199"/>
         <source>Keep this plan in your saved plans</source>
         <translation>将此规划保存到已保存的规划中</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="208"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="201"/>
         <source>&amp;Change answers</source>
         <translation>修改回答(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="209"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="202"/>
         <source>Back to the wizard with these answers</source>
         <translation>带着这些回答返回向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="216"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="209"/>
         <source>Export the selected candidate&apos;s configuration sheet</source>
         <translation>导出所选候选方案的配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="232"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="225"/>
         <source>Warnings and rationale of the selected candidate:</source>
         <translation>所选候选方案的警告和依据：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="319"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="375"/>
         <source>Rejected ({0})</source>
         <translation>已排除（{0}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="334"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="390"/>
         <source>single GPU</source>
         <translation>单 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="335"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="391"/>
         <source>{0}, recompute {1}</source>
         <translation>{0}，重计算 {1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="354"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="298"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="410"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="462"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="157"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="277"/>
         <source>Settings the search chose</source>
         <translation>搜索选定的设置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="158"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="278"/>
         <source>Why this rank</source>
         <translation>排名理由</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="211"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="204"/>
         <source>Appl&amp;y this option</source>
         <translation>采用此选项(&amp;Y)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="212"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="187"/>
+        <source>Latency vs throughput</source>
+        <translation>延迟与吞吐量</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="205"/>
         <source>Write the selected option&apos;s micro-batch, sharding, recomputation and tensor-parallel degree into the wizard&apos;s answers</source>
         <translation>将所选选项的微批次、分片、重计算和张量并行度写入向导的答案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="301"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="273"/>
+        <source>Replicas × TP</source>
+        <translation>副本 × TP</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="274"/>
+        <source>Sustained QPS</source>
+        <translation>可持续 QPS</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="277"/>
+        <source>TTFT / TPOT</source>
+        <translation>TTFT / TPOT</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="279"/>
+        <source>USD per million output tokens</source>
+        <translation>每百万输出 token 美元</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="285"/>
+        <source>3-year TCO over the output tokens served at the target QPS around the clock for the TCO years; unpriced options have none</source>
+        <translation>3 年 TCO 除以在目标 QPS 下全天候运行 TCO 年限所服务的输出 token 数；无价格的选项没有此值</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="295"/>
+        <source>{0} × TP{1}</source>
+        <translation>{0} × TP{1}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="296"/>
+        <source>{0:.1f} req/s</source>
+        <translation>{0:.1f} 请求/秒</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="348"/>
         <source>* The search changed: {0}</source>
         <translation>* 搜索更改了：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="365"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="421"/>
         <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Before the search (the answers as given, one GPU, no sharding) the job needs {5}; each option below is computed with the settings the search chose.</source>
         <translation>{0} — 工作负载类型：{1}。模型：{2}（{3} B 参数{4}）。搜索之前（按所填答案、单 GPU、不分片）作业需要 {5}；下列每个选项都按搜索选定的设置计算。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="366"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="422"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="370"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="426"/>
         <source>, shape guessed</source>
         <translation>，模型结构为推测</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="382"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="386"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="438"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="442"/>
         <source>No configuration fits this requirement: {0}</source>
         <translation>没有配置能满足此要求：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="389"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="445"/>
         <source>No configuration fits this requirement; see the reasons below.</source>
         <translation>没有配置能满足此需求；原因见下文。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="395"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="455"/>
+        <source>Top candidate: {0} as {1} replica(s) × TP{2}, sustains {3:.1f} req/s (target {4}), TTFT {5}, TPOT {6}, {7} per GPU against a safe line of {8}, 3-year TCO {9}, {10} per million output tokens.</source>
+        <translation>首选：{0}，{1} 个副本 × TP{2}，可持续 {3:.1f} 请求/秒（目标 {4}），TTFT {5}，TPOT {6}，每 GPU {7}（安全线 {8}），3 年 TCO {9}，每百万输出 token {10}。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="465"/>
         <source>Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.</source>
         <translation>首选候选方案：{0}，经由 {1}，每 GPU {2}，安全线 {3}，出结果时间 {4}，3 年 TCO {5}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="406"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="476"/>
         <source>The search changed your answers for it: {0}. “Apply this option” writes them into the wizard.</source>
         <translation>搜索为其更改了您的答案：{0}。“采用此选项”会将其写入向导。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="410"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="480"/>
         <source>Price unknown for {0} (ranked after priced options): select one and enter your quote on the right, or in the Catalog tab.</source>
         <translation>{0} 价格未知（排在有价格的选项之后）：选中它并在右侧或“目录”标签页中输入您的报价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="416"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="486"/>
         <source>{0} × {1}, time to result {2}</source>
         <translation>{0} × {1}，出结果时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="420"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="490"/>
         <source>Closest options beyond the GPU-count limit: {0}.</source>
         <translation>超出 GPU 数量上限的最接近方案：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="424"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="494"/>
         <source>{0} × {1} late by {2}</source>
         <translation>{0} × {1} 超出截止时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="427"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="497"/>
         <source>No candidate meets the deadline. Closest: {0}.</source>
         <translation>没有候选方案能满足截止时间。最接近的：{0}。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="429"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="499"/>
         <source>⚠ %n plan warning(s), listed first on the right: </source>
         <translation>
             <numerusform>⚠ %n 条规划警告，列在右侧最前面： </numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="437"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="507"/>
         <source>No configuration was rejected.</source>
         <translation>没有配置被排除。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="438"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="508"/>
         <source>Rejected configurations and why (each reason names its rule or datasheet):</source>
         <translation>被排除的配置及原因（每条原因都注明其规则或数据手册）：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="441"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="511"/>
         <source>{0} (any count)</source>
         <translation>{0}（任意数量）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="450"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="520"/>
         <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
         <translation>租用还是购买：此 GPU 没有公开的按需云租用价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="451"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="521"/>
         <source>Rent vs buy: {0}.</source>
         <translation>租用还是购买：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="473"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="543"/>
         <source>Ranking: {0}</source>
         <translation>排序依据：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="476"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="546"/>
         <source>Plan warnings:</source>
         <translation>规划警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="480"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="550"/>
         <source>Sharding: {0}; recomputation: {1}; exposed communication: {2}</source>
         <translation>分片：{0}；重计算：{1}；未被掩盖的通信：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="483"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="553"/>
         <source>Sustained QPS: {0:.1f}</source>
         <translation>可持续 QPS：{0:.1f}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="486"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="556"/>
         <source>Warnings:</source>
         <translation>警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="486"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="556"/>
         <source>Warnings: none</source>
         <translation>警告：无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="489"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="559"/>
         <source>Rationale:</source>
         <translation>依据：</translation>
     </message>
@@ -7120,22 +7220,32 @@ PCI 总线：{bus}</translation>
         <translation>3 年 TCO（千美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="146"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="137"/>
+        <source>price unknown</source>
+        <translation>价格未知</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="142"/>
+        <source>Unpriced: known costs only, outlined</source>
+        <translation>无价格：仅以轮廓显示已知成本</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="161"/>
         <source>server (host) price unknown — the bar shows the known costs only, without the servers</source>
         <translation>服务器（主机）价格未知——柱形只显示已知成本，不含服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="148"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="163"/>
         <source>GPU price unknown — the bar shows the known costs only, without the GPUs</source>
         <translation>GPU 价格未知——柱形只显示已知成本，不含 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="149"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="164"/>
         <source>GPU and server (host) prices unknown — the bar shows the known costs only, without the GPUs and the servers</source>
         <translation>GPU 和服务器（主机）价格未知——柱形只显示已知成本，不含 GPU 和服务器</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/charts.py" line="137"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="152"/>
         <source>%n candidate(s) without a TCO figure are not drawn.</source>
         <translation>
             <numerusform>%n 个没有 TCO 数值的候选方案未绘制。</numerusform>

@@ -32,7 +32,9 @@ from gpudesk.planner.classify import kind_label
 from gpudesk.planner.search_notes import applied_settings, search_changes
 from gpudesk.planner.sheet import candidates_of, gpu_price_unknown
 from gpudesk.ui.plan.accuracy_view import AccuracyLink
-from gpudesk.ui.plan.charts import CostTimeScatter, TcoChart, candidate_label, tco_item_names
+from gpudesk.planner.serving_cost import cost_per_million_tokens_usd
+from gpudesk.planner.tco import TcoAssumptions
+from gpudesk.ui.plan.charts import CostTimeScatter, LatencyThroughputChart, TcoChart, candidate_label, tco_item_names
 from gpudesk.ui.plan.export_menu import ExportButton
 from gpudesk.ui.plan.live_preview import part_names
 from gpudesk.ui.plan.memory_chart import MemoryBarSpec, MemoryBreakdownChart
@@ -94,6 +96,10 @@ class NumericItem(QTableWidgetItem):
 WIDE_TEXT_COLUMNS = (2, 3)
 WIDE_TEXT_MAX_WIDTH = 150
 TCO_COLUMN = 9
+COST_PER_TOKEN_COLUMN = 12
+SCATTER_TAB = 2
+LATENCY_TAB = 3
+REJECTED_TAB = 4
 WHY_COLUMN = 11
 WHY_COLUMN_WIDTH = 200
 #: Smallest heights (px) of the results panes, so a 1024 x 700 window shows the summary's first lines, four table
@@ -141,23 +147,8 @@ class PlanView(QWidget):
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setWordWrap(True)
         self.summary.setStyleSheet("font-size: 11pt;")
-        self.table = QTableWidget(0, 12, self)
-        self.table.setHorizontalHeaderLabels(
-            [
-                self.tr("Rank"),
-                self.tr("Configuration"),
-                self.tr("Interconnect"),
-                self.tr("Server"),
-                self.tr("Memory per GPU"),
-                self.tr("Safe line"),
-                self.tr("Step time"),
-                self.tr("Time to result"),
-                self.tr("Target met"),
-                self.tr("3-year TCO (USD)"),
-                self.tr("Settings the search chose"),
-                self.tr("Why this rank"),
-            ]
-        )
+        self.table = QTableWidget(0, 13, self)
+        self._set_headers(serving=False)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -189,9 +180,11 @@ class PlanView(QWidget):
         self.charts.addTab(_scrolled(self.memory_chart, self.charts), self.tr("Memory breakdown"))
         self.charts.addTab(_scrolled(self.tco_chart, self.charts), self.tr("TCO breakdown"))
         self.charts.addTab(_scrolled(self.scatter, self.charts), self.tr("Cost vs time to result"))
+        self.latency = LatencyThroughputChart(self)
         self.rejected = QPlainTextEdit(self)
         self.rejected.setReadOnly(True)
         self.charts.addTab(self.rejected, self.tr("Rejected"))
+        self.charts.insertTab(LATENCY_TAB, _scrolled(self.latency, self.charts), self.tr("Latency vs throughput"))
         # Every tab stays on screen at 1280 x 820 in both languages (no scroll arrows hiding "Rejected").
         self.charts.setUsesScrollButtons(False)
         self.charts.setElideMode(Qt.TextElideMode.ElideRight)
@@ -266,6 +259,54 @@ class PlanView(QWidget):
         layout.addLayout(buttons)
 
     # -- content ------------------------------------------------------------------------------------------
+    def _set_headers(self, serving: bool) -> None:
+        """The columns a buyer judges this kind of plan by: a service by replicas x TP, sustained QPS, TTFT/TPOT
+        and cost per million output tokens; a training job by step time and time to result."""
+        self.serving = serving
+        labels = [
+            self.tr("Rank"),
+            self.tr("Configuration"),
+            self.tr("Interconnect"),
+            self.tr("Server"),
+            self.tr("Memory per GPU"),
+            self.tr("Safe line"),
+            self.tr("Replicas × TP") if serving else self.tr("Step time"),
+            self.tr("Sustained QPS") if serving else self.tr("Time to result"),
+            self.tr("Target met"),
+            self.tr("3-year TCO (USD)"),
+            self.tr("TTFT / TPOT") if serving else self.tr("Settings the search chose"),
+            self.tr("Why this rank"),
+            self.tr("USD per million output tokens"),
+        ]
+        self.table.setHorizontalHeaderLabels(labels)
+        self.table.setColumnHidden(COST_PER_TOKEN_COLUMN, not serving)
+        cost_header = self.table.horizontalHeaderItem(COST_PER_TOKEN_COLUMN)
+        if cost_header is not None:
+            cost_header.setToolTip(self.tr("3-year TCO over the output tokens served at the target QPS around the clock "
+                                           "for the TCO years; unpriced options have none"))
+
+    def _serving_cells(self, c: dict[str, Any]) -> dict[int, QTableWidgetItem]:
+        """The serving columns of one option (replicas x TP, sustained QPS, TTFT / TPOT, cost per million tokens)."""
+        tp = int(c.get("tensor_parallel") or 1)
+        replicas = max(1, int(c.get("count") or tp) // tp)
+        qps = c.get("qps_capacity")
+        cost = self.cost_per_million(c)
+        return {
+            6: QTableWidgetItem(self.tr("{0} × TP{1}").format(replicas, tp)),
+            7: NumericItem(na_text() if qps is None else self.tr("{0:.1f} req/s").format(float(qps)), qps),
+            10: QTableWidgetItem(f"{format_step_time(c.get('ttft_s'))} / {format_step_time(c.get('tpot_s'))}"),
+            COST_PER_TOKEN_COLUMN: NumericItem(self.tr("price unknown") if cost is None and gpu_price_unknown(c)
+                                               else na_text() if cost is None else f"${cost:,.2f}", cost),
+        }
+
+    def cost_per_million(self, c: dict[str, Any]) -> float | None:
+        workload = (self.profile or {}).get("workload")
+        tco = (self.profile or {}).get("tco")
+        workload = workload if isinstance(workload, dict) else {}
+        years = float((tco if isinstance(tco, dict) else {}).get("years") or TcoAssumptions().years)
+        return cost_per_million_tokens_usd(c.get("tco_3y_usd"), workload.get("target_qps"), workload.get("output_tokens"),
+                                           years)
+
     def show_plan(self, plan: dict[str, Any], name: str = "", profile: dict[str, Any] | None = None) -> None:
         """Fill the page from a plan dictionary and the profile it was planned from."""
         self.plan = plan
@@ -275,6 +316,8 @@ class PlanView(QWidget):
         self.accuracy.set_method(METHOD_OF_MODE.get(str(model.get("mode") or "train")) if isinstance(model, dict)
                                  else None)
         candidates = candidates_of(plan)
+        serving = any(c.get("qps_capacity") is not None for c in candidates)
+        self._set_headers(serving)
         self.summary.setText(self.summary_text(plan, candidates))
         self.table.setSortingEnabled(False)
         self.table.setRowCount(min(len(candidates), MAX_ROWS))
@@ -293,7 +336,11 @@ class PlanView(QWidget):
                 NumericItem(self.tco_text(c), c.get("tco_3y_usd")),
                 QTableWidgetItem(self.settings_text(c)),
                 QTableWidgetItem(why_rank_text(c)),
+                QTableWidgetItem(""),
             ]
+            if serving:
+                for column, item in self._serving_cells(c).items():
+                    cells[column] = item
             changes = search_changes(c, profile)
             if changes:  # the search changed an answer: say so where the memory figure is
                 cells[4].setText(cells[4].text() + " *")
@@ -314,9 +361,18 @@ class PlanView(QWidget):
         self.tco_chart.set_candidates(shown)
         deadline = (profile or {}).get("workload", {}).get("deadline_s") if isinstance((profile or {}).get("workload"), dict) else None
         self.scatter.set_candidates(candidates[:MAX_ROWS], deadline)
+        workload = (profile or {}).get("workload") if isinstance((profile or {}).get("workload"), dict) else {}
+        workload = workload if isinstance(workload, dict) else {}
+        self.latency.set_candidates(candidates[:MAX_ROWS], workload.get("target_qps"), workload.get("ttft_target_s"),
+                                    workload.get("tpot_target_s"))
+        # a service is judged by latency against throughput, a training job by cost against time to result
+        self.charts.setTabVisible(SCATTER_TAB, not serving)
+        self.charts.setTabVisible(LATENCY_TAB, serving)
+        if self.charts.currentIndex() in (SCATTER_TAB, LATENCY_TAB):
+            self.charts.setCurrentIndex(0)
         self.export_button.set_source(plan, self.name, profile, 0)
         rejected = plan.get("rejected") or []
-        self.charts.setTabText(3, self.tr("Rejected ({0})").format(len(rejected)))
+        self.charts.setTabText(REJECTED_TAB, self.tr("Rejected ({0})").format(len(rejected)))
         self.rejected.setPlainText(self.rejections_text(plan))
         if candidates:
             self.table.selectRow(0)
@@ -391,16 +447,30 @@ class PlanView(QWidget):
         else:
             warnings_left = warnings
             top = candidates[0]
-            lines.append(
-                self.tr("Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.").format(
-                    candidate_label(top),
-                    top.get("interconnect_name") or top.get("interconnect"),
-                    format_gib(top.get("per_gpu_memory_bytes")),
-                    format_gib(top.get("safe_line_bytes")),
-                    format_duration(top.get("time_to_result_s")),
-                    self.tco_text(top),
+            if top.get("qps_capacity") is not None:
+                workload = (self.profile or {}).get("workload")
+                target = (workload if isinstance(workload, dict) else {}).get("target_qps")
+                tp = int(top.get("tensor_parallel") or 1)
+                cost = self.cost_per_million(top)
+                lines.append(self.tr("Top candidate: {0} as {1} replica(s) × TP{2}, sustains {3:.1f} req/s (target {4}), "
+                                     "TTFT {5}, TPOT {6}, {7} per GPU against a safe line of {8}, 3-year TCO {9}, {10} per "
+                                     "million output tokens.").format(
+                    candidate_label(top), max(1, int(top.get("count") or tp) // tp), tp, float(top["qps_capacity"]),
+                    na_text() if target is None else f"{float(target):g}", format_step_time(top.get("ttft_s")),
+                    format_step_time(top.get("tpot_s")), format_gib(top.get("per_gpu_memory_bytes")),
+                    format_gib(top.get("safe_line_bytes")), self.tco_text(top),
+                    self.tr("price unknown") if cost is None else f"${cost:,.2f}"))
+            else:
+                lines.append(
+                    self.tr("Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.").format(
+                        candidate_label(top),
+                        top.get("interconnect_name") or top.get("interconnect"),
+                        format_gib(top.get("per_gpu_memory_bytes")),
+                        format_gib(top.get("safe_line_bytes")),
+                        format_duration(top.get("time_to_result_s")),
+                        self.tco_text(top),
+                    )
                 )
-            )
             changes = search_changes(top, self.profile)
             if changes:
                 lines.append(self.tr("The search changed your answers for it: {0}. “Apply this option” writes them into "
