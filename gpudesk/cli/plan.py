@@ -32,9 +32,11 @@ GIB = 1024**3
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("plan", help=_("plan GPUs for a requirement profile (TOML)"))
     p.add_argument("--profile", metavar="FILE.toml", help=_("requirement profile, e.g. resources/examples/article-13b-finetune.toml"))
-    p.add_argument("--format", choices=("md", "json", "csv"), default="md", help=_("md: configuration sheet; json: the whole plan; csv: bill of materials"))
+    p.add_argument("--format", choices=("md", "json", "csv", "pdf"), default="md",
+                   help=_("md: configuration sheet; json: the whole plan; csv: bill of materials; pdf: the sheet laid "
+                          "out for print (needs --output)"))
     p.add_argument("--candidate", type=int, default=1, metavar="N", help=_("which ranked candidate the sheet describes (1 = top)"))
-    p.add_argument("--output", metavar="FILE", help=_("write to FILE instead of standard output"))
+    p.add_argument("--output", "--out", metavar="FILE", help=_("write to FILE instead of standard output"))
     p.add_argument("--no-my-prices", action="store_true",
                    help=_("ignore your own GPU prices (entered in the Catalog tab) and use the catalog's only"))
     add_requirement_flags(p)
@@ -199,6 +201,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if not args.profile and not flags_given(args):
         raise CliError(_("give a requirement: --profile FILE.toml, or flags such as --model NAME --mode lora --tokens "
                          "2e8 --deadline 7d (gpudesk plan --help for the flags, --help-profile for every key)"))
+    if args.format == "pdf" and not args.output:
+        raise CliError(_("--format pdf writes a file: add --output FILE.pdf"))
     catalog = _catalog()
     where = args.profile or _("the flags")
     try:
@@ -230,6 +234,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
                              "rejection.").format(reasons=deciding_reasons(result.rejected)), status=1)
         if not 1 <= args.candidate <= len(result.candidates):
             raise CliError(_("--candidate must be between 1 and {n}").format(n=len(result.candidates)))
+        if args.format == "pdf":
+            from gpudesk.cli.sheet_pdf import write_pdf
+
+            write_pdf(_render("md", data, requirement_to_dict(req), args.candidate - 1, catalog), args.output, req.name)
+            return 0
         _emit(_render(args.format, data, requirement_to_dict(req), args.candidate - 1, catalog), args.output)
     return 0
 

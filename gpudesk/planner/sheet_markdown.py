@@ -189,6 +189,7 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
             [_("Interconnect"), md_escape(c.get("interconnect_name") or c.get("interconnect"))],
             [_("Server"), md_escape(c.get("server_name") or c.get("server") or c.get("server_id"))],
             [_("Fits under the safe line"), _yes_no(c.get("fits"))],
+            [_("Binding constraint"), md_escape(sheet.binding_constraint or "N/A")],
             ([_("Meets the QPS target"), _yes_no(c.get("meets_qps"))]
              if c.get("qps_capacity") is not None else
              [_("Meets the deadline"), _yes_no(sheet.meets_deadline)]),

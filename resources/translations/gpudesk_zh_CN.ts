@@ -5151,22 +5151,23 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanSheet</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="36"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="62"/>
         <source>The configuration sheet is empty; run the plan before exporting.</source>
+        <extracomment>A table with this many columns or more turns the page to landscape.</extracomment>
         <translation>配置单为空；请先运行规划再导出。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="38"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="64"/>
         <source>Cannot write {0}: the folder {1} does not exist.</source>
         <translation>无法写入 {0}：文件夹 {1} 不存在。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="44"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="70"/>
         <source>gpudesk configuration sheet</source>
         <translation>gpudesk 配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="61"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="97"/>
         <source>Qt could not write the PDF {0}; check that the folder is writable.</source>
         <translation>Qt 无法写入 PDF {0}；请检查该文件夹是否可写。</translation>
     </message>

@@ -10,12 +10,38 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QMarginsF
-from PySide6.QtGui import QFont, QFontInfo, QPageLayout, QPageSize, QPdfWriter, QTextDocument
+from PySide6.QtGui import (
+    QFont,
+    QFontInfo,
+    QPageLayout,
+    QPageSize,
+    QPdfWriter,
+    QTextCursor,
+    QTextDocument,
+    QTextLength,
+    QTextTable,
+)
 
 from gpudesk.planner.sheet import SheetError
 from gpudesk.ui.cjk_font import cjk_font_family, has_cjk, missing_cjk_font_text
 
 PDF_RESOLUTION_DPI = 300
+#: A table with this many columns or more turns the page to landscape.
+WIDE_TABLE_COLUMNS = 7
+
+
+def _tables(document: QTextDocument) -> list[QTextTable]:
+    """Every table of the document, in order."""
+    found: list[QTextTable] = []
+    seen: set[int] = set()
+    block = document.begin()
+    while block.isValid():
+        table = QTextCursor(block).currentTable()
+        if table is not None and id(table) not in seen and table.firstPosition() not in seen:
+            seen.add(table.firstPosition())
+            found.append(table)
+        block = block.next()
+    return found
 
 
 def markdown_to_pdf(markdown_text: str, path: str | Path, title: str = "", *, page_size: str = "A4") -> Path:
@@ -45,7 +71,6 @@ def markdown_to_pdf(markdown_text: str, path: str | Path, title: str = "", *, pa
     writer.setCreator("gpudesk")
     writer.setResolution(PDF_RESOLUTION_DPI)
     size = QPageSize(QPageSize.PageSizeId.Letter if page_size.lower() == "letter" else QPageSize.PageSizeId.A4)
-    writer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait, QMarginsF(15, 15, 15, 15), QPageLayout.Unit.Millimeter))
     document = QTextDocument()
     font = QFont()
     if cjk_family is not None:  # Latin text keeps the default face; the CJK family takes every Chinese glyph
@@ -55,6 +80,17 @@ def markdown_to_pdf(markdown_text: str, path: str | Path, title: str = "", *, pa
     # No raw HTML: names and notes typed by the user stay text even if they look like tags.
     features = QTextDocument.MarkdownFeature.MarkdownDialectGitHub | QTextDocument.MarkdownFeature.MarkdownNoHTML
     document.setMarkdown(markdown_text, features)
+    # Landscape when a table is wide (the alternatives: 9 to 11 columns), so long names and sources keep their
+    # words whole; every table spans the text width instead of leaving the right of the page empty.
+    tables = _tables(document)
+    wide = any(table.columns() >= WIDE_TABLE_COLUMNS for table in tables)
+    orientation = QPageLayout.Orientation.Landscape if wide else QPageLayout.Orientation.Portrait
+    writer.setPageLayout(QPageLayout(size, orientation, QMarginsF(12, 12, 12, 12), QPageLayout.Unit.Millimeter))
+    for table in tables:
+        table_format = table.format()
+        table_format.setWidth(QTextLength(QTextLength.Type.PercentageLength, 100))
+        table_format.setCellPadding(3)
+        table.setFormat(table_format)
     document.print_(writer)
     del writer  # finishes the file
     if not target.exists() or target.stat().st_size == 0:
