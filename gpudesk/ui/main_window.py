@@ -117,6 +117,7 @@ class MainWindow(QMainWindow):
     def begin_startup(self) -> None:
         """Start the deferred start-up (after the first paint): watch background tasks, then run the steps."""
         self._watch_tasks()
+        self.shell.finish_startup()
         self.startup.begin()
 
     def _watch_tasks(self) -> None:
@@ -169,10 +170,13 @@ class MainWindow(QMainWindow):
         # paint (~25 ms, issue 15); setShortcuts(StandardKey) also sets every binding the platform has.
         quit_action.setShortcuts(QKeySequence.StandardKey.Quit)
         quit_action.triggered.connect(self.close)
-        file_menu.addAction(quit_action)
         self.language_menu = LanguageMenu(self.settings, self.message_bar.show_message, self)
         self.menuBar().addMenu(self.language_menu)
         help_menu = self.menuBar().addMenu(self.tr("&Help"))
+        from gpudesk.ui.shell_menus import ShellMenus
+
+        self.shell = ShellMenus(self, file_menu, help_menu)
+        file_menu.addAction(quit_action)
         about = QAction(self.tr("&About gpudesk and data sources…"), self)
         about.triggered.connect(self.show_about)
         help_menu.addAction(about)

@@ -101,12 +101,12 @@
         <translation>组件</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/about.py" line="174"/>
+        <location filename="../../gpudesk/ui/about.py" line="175"/>
         <source>The full notices file {0} could not be read: {1}</source>
         <translation>无法读取完整声明文件 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/about.py" line="175"/>
+        <location filename="../../gpudesk/ui/about.py" line="176"/>
         <source>Full notices ({0}):</source>
         <translation>完整声明（{0}）：</translation>
     </message>
@@ -2658,17 +2658,17 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>gpudesk</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="136"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="137"/>
         <source>A background task failed: {0}</source>
         <translation>后台任务失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="166"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="167"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="167"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="168"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
@@ -2678,7 +2678,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="176"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="180"/>
         <source>&amp;About gpudesk and data sources…</source>
         <translation>关于 gpudesk 和数据来源(&amp;A)…</translation>
     </message>
@@ -6728,6 +6728,107 @@ PCI 总线：{bus}</translation>
     </message>
 </context>
 <context>
+    <name>ShellMenus</name>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="58"/>
+        <source>New plan (blank, stated defaults)</source>
+        <translation>新建方案（空白，使用标明的默认值）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="59"/>
+        <source>Open a requirement profile</source>
+        <translation>打开需求配置文件</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="60"/>
+        <source>Save the wizard&apos;s answers as a profile</source>
+        <translation>将向导的答案保存为配置文件</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="61"/>
+        <source>Export the configuration sheet of the selected option</source>
+        <translation>导出所选选项的配置单</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="62"/>
+        <source>Plan, Catalog, Monitor, OOM doctor</source>
+        <translation>规划、目录、监控、OOM 诊断</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="63"/>
+        <source>User guide</source>
+        <translation>用户指南</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="64"/>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="65"/>
+        <source>Press the button or field with that letter underlined</source>
+        <translation>按下带该下划线字母的按钮或字段</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="159"/>
+        <source>&amp;New plan</source>
+        <translation>新建方案(&amp;N)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="160"/>
+        <source>&amp;Open profile…</source>
+        <translation>打开配置文件(&amp;O)…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="162"/>
+        <source>&amp;Save profile…</source>
+        <translation>保存配置文件(&amp;S)…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="164"/>
+        <source>&amp;Export sheet…</source>
+        <translation>导出配置单(&amp;E)…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="165"/>
+        <source>&amp;Recent profiles</source>
+        <translation>最近的配置文件(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="168"/>
+        <source>&amp;User guide</source>
+        <translation>用户指南(&amp;U)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="170"/>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="171"/>
+        <source>Save a &amp;diagnostics bundle…</source>
+        <translation>保存诊断包(&amp;D)…</translation>
+    </message>
+</context>
+<context>
+    <name>ShortcutsDialog</name>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="136"/>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="139"/>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="139"/>
+        <source>Action</source>
+        <translation>操作</translation>
+    </message>
+</context>
+<context>
     <name>SnapshotTables</name>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="60"/>
@@ -7358,6 +7459,54 @@ PCI 总线：{bus}</translation>
         <location filename="../../gpudesk/ui/plan/wizard.py" line="62"/>
         <source>Cost assumptions (TCO); every default names its source in its tooltip</source>
         <translation>成本假设（TCO）；每个默认值的来源见其工具提示</translation>
+    </message>
+</context>
+<context>
+    <name>self.window</name>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="201"/>
+        <source>Open requirement profile</source>
+        <translation>打开需求配置文件</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="202"/>
+        <source>TOML profiles (*.toml)</source>
+        <translation>TOML 配置文件 (*.toml)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="218"/>
+        <source>No plan to export yet: answer the wizard and press Plan.</source>
+        <translation>还没有可导出的方案：请回答向导并按“规划”。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="239"/>
+        <source>The user guide {0} could not be read: {1}</source>
+        <translation>无法读取用户指南 {0}：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="240"/>
+        <source>gpudesk user guide</source>
+        <translation>gpudesk 用户指南</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="250"/>
+        <source>Save a diagnostics bundle</source>
+        <translation>保存诊断包</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="252"/>
+        <source>Zip archives (*.zip)</source>
+        <translation>Zip 压缩包 (*.zip)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="258"/>
+        <source>The diagnostics bundle was not saved: {0}</source>
+        <translation>诊断包未保存：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="261"/>
+        <source>Diagnostics bundle saved: {0}. Attach it to your report.</source>
+        <translation>诊断包已保存：{0}。请将其附在问题报告中。</translation>
     </message>
 </context>
 </TS>
