@@ -208,6 +208,7 @@ class LivePreview(QWidget):
         except (PlanInputError, ProfileError, SizingError) as exc:
             self.message.setText(self.tr("Memory preview paused: {0}").format(self.describe(exc)))
             self.last_estimate = None
+            self.chart.set_bars([], " ")  # nothing of the previous case stays on the chart (a new plan starts blank)
             elapsed = time.perf_counter() - started
             self.updated.emit(elapsed)
             return elapsed

@@ -34,6 +34,8 @@ def test_new_plan_starts_blank_with_stated_defaults(qtbot, tab) -> None:  # type
     defaults = Requirement()
     assert answers["model"]["mode"] == defaults.model.mode and answers["operations"]["max_gpus"] == defaults.operations.max_gpus
     assert "New plan. Defaults: mode train, precision bf16, text data" in tab.status.text()
+    tab.pages.wizard.update_preview()
+    assert tab.pages.wizard.preview.chart.specs() == []  # no bar of the previous case stays on the live chart
 
 
 def test_quick_mode_after_an_example_keeps_nothing_of_it(qtbot, tab) -> None:  # type: ignore[no-untyped-def]
