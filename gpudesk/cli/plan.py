@@ -237,7 +237,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         if args.format == "pdf":
             from gpudesk.cli.sheet_pdf import write_pdf
 
-            write_pdf(_render("md", data, requirement_to_dict(req), args.candidate - 1, catalog), args.output, req.name)
+            write_pdf(_render("md", data, requirement_to_dict(req), args.candidate - 1, catalog), args.output, req.name,
+                      data, args.candidate - 1)
             return 0
         _emit(_render(args.format, data, requirement_to_dict(req), args.candidate - 1, catalog), args.output)
     return 0

@@ -7,6 +7,7 @@ not import Qt (import-linter contract "The core does not import Qt"), so it hand
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from gpudesk.i18n import _
 PDF_TIMEOUT_S = 120
 
 
-def write_pdf(markdown_text: str, output: str, title: str) -> Path:
+def write_pdf(markdown_text: str, output: str, title: str, plan: dict | None = None, index: int = 0) -> Path:
     """Write ``markdown_text`` as a PDF at ``output``; returns the path.
 
     Raises:
@@ -34,7 +35,12 @@ def write_pdf(markdown_text: str, output: str, title: str) -> Path:
     with tempfile.TemporaryDirectory(prefix="gpudesk-sheet-") as folder:
         source = Path(folder) / "sheet.md"
         source.write_text(markdown_text, encoding="utf-8")
-        command = [sys.executable, "-m", "gpudesk.ui.plan.pdf_cli", str(source), str(target), "--title", title]
+        command = [sys.executable, "-m", "gpudesk.ui.plan.pdf_cli", str(source), str(target), "--title", title,
+                   "--candidate", str(index)]
+        if plan is not None:  # the charts (memory against the safe line, TCO) are drawn from the plan
+            plan_file = Path(folder) / "plan.json"
+            plan_file.write_text(json.dumps(plan, default=str), encoding="utf-8")
+            command += ["--plan", str(plan_file)]
         try:
             done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=PDF_TIMEOUT_S, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:

@@ -1409,62 +1409,62 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>ExportButton</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="56"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="58"/>
         <source>E&amp;xport sheet</source>
         <translation>导出配置单(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="60"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="62"/>
         <source>Markdown (.md)…</source>
         <translation>Markdown (.md)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="61"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="63"/>
         <source>PDF (.pdf)…</source>
         <translation>PDF (.pdf)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="62"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="64"/>
         <source>JSON (.json)…</source>
         <translation>JSON (.json)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="63"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="65"/>
         <source>CSV bill of materials (.csv)…</source>
         <translation>CSV 物料清单 (.csv)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="89"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="91"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="89"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="91"/>
         <source>PDF (*.pdf)</source>
         <translation>PDF (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="89"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="91"/>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="90"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="92"/>
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="91"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="93"/>
         <source>Export configuration sheet</source>
         <translation>导出配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="144"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="146"/>
         <source>Configuration sheet written to {0}</source>
         <translation>配置单已写入 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="149"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="151"/>
         <source>Export failed: {0}</source>
         <translation>导出失败：{0}</translation>
     </message>
@@ -2603,48 +2603,48 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>显存预览已暂停：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="220"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="221"/>
         <source>card</source>
         <translation>显卡</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="223"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="224"/>
         <source>Sharding {0}, recomputation {1}{2}.</source>
         <translation>分片 {0}，重计算 {1}{2}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="225"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="226"/>
         <source> (chosen for &apos;auto&apos;)</source>
         <translation>（&apos;auto&apos; 时自动选择）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="229"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="230"/>
         <source>The model shape is inferred from the parameter count (a guess).</source>
         <translation>模型结构由参数量推断（估计值）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/live_preview.py" line="126"/>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="230"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="231"/>
         <source>per GPU</source>
         <translation>每 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="244"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="245"/>
         <source>Fits under the safe line on {0} of these cards.</source>
         <translation>使用 {0} 块此卡时低于安全线。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="245"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="246"/>
         <source>Fits under the safe line on {0} of these cards (with {1}, recomputation {2}).</source>
         <translation>使用 {0} 块此卡时低于安全线（{1}，重计算 {2}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="248"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="249"/>
         <source>Does not fit this card at any count here; pick a larger card or a smaller format.</source>
         <translation>此卡在这里的任何数量下都放不下；请选择更大的显卡或更小的格式。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="249"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="250"/>
         <source>Does not fit up to {0} of these cards; try LoRA/QLoRA, offload or a larger card.</source>
         <translation>最多 {0} 块此卡也放不下；请尝试 LoRA/QLoRA、卸载或更大的显卡。</translation>
     </message>
@@ -5151,23 +5151,23 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanSheet</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="62"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="79"/>
         <source>The configuration sheet is empty; run the plan before exporting.</source>
-        <extracomment>A table with this many columns or more turns the page to landscape.</extracomment>
+        <extracomment>Width of a chart in the sheet&apos;s layout units (96 per inch, as QTextDocument lays out before printing). A table with this many columns or more turns the page to landscape.</extracomment>
         <translation>配置单为空；请先运行规划再导出。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="64"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="81"/>
         <source>Cannot write {0}: the folder {1} does not exist.</source>
         <translation>无法写入 {0}：文件夹 {1} 不存在。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="70"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="87"/>
         <source>gpudesk configuration sheet</source>
         <translation>gpudesk 配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="97"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="121"/>
         <source>Qt could not write the PDF {0}; check that the folder is writable.</source>
         <translation>Qt 无法写入 PDF {0}；请检查该文件夹是否可写。</translation>
     </message>
@@ -6728,44 +6728,73 @@ PCI 总线：{bus}</translation>
     </message>
 </context>
 <context>
+    <name>SheetCharts</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="80"/>
+        <source>price unknown</source>
+        <extracomment>Options drawn beside the chosen one.</extracomment>
+        <translation>价格未知</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="106"/>
+        <source>Safe line</source>
+        <translation>安全线</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="128"/>
+        <source>Memory per GPU against the safe line</source>
+        <translation>每 GPU 显存与安全线</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="129"/>
+        <source>3-year TCO</source>
+        <translation>3 年 TCO</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="131"/>
+        <source>thousand USD</source>
+        <translation>千美元</translation>
+    </message>
+</context>
+<context>
     <name>ShellMenus</name>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="58"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="57"/>
         <source>New plan (blank, stated defaults)</source>
         <translation>新建方案（空白，使用标明的默认值）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="59"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="58"/>
         <source>Open a requirement profile</source>
         <translation>打开需求配置文件</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="60"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="59"/>
         <source>Save the wizard&apos;s answers as a profile</source>
         <translation>将向导的答案保存为配置文件</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="61"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="60"/>
         <source>Export the configuration sheet of the selected option</source>
         <translation>导出所选选项的配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="62"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="61"/>
         <source>Plan, Catalog, Monitor, OOM doctor</source>
         <translation>规划、目录、监控、OOM 诊断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="63"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="62"/>
         <source>User guide</source>
         <translation>用户指南</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="64"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="63"/>
         <source>Quit</source>
         <translation>退出</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="65"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="64"/>
         <source>Press the button or field with that letter underlined</source>
         <translation>按下带该下划线字母的按钮或字段</translation>
     </message>
@@ -6813,17 +6842,17 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ShortcutsDialog</name>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="136"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="135"/>
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="139"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="138"/>
         <source>Keys</source>
         <translation>按键</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="139"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="138"/>
         <source>Action</source>
         <translation>操作</translation>
     </message>

@@ -1,6 +1,7 @@
 """A sheet worth signing (issue 29): ``gpudesk plan --format pdf --out F`` writes the PDF from the command line
 (through Qt in a child process); wide tables turn the page to landscape and span it; page 1 holds the decision
-and its binding constraint; no word of the sheet is broken across lines (read back with pdftotext)."""
+and its binding constraint; the memory and TCO charts are in it; no word of the sheet is broken across lines
+(read back with pdftotext)."""
 
 from __future__ import annotations
 
@@ -59,6 +60,9 @@ def test_plan_writes_a_signable_pdf_from_the_cli(tmp_path: Path, capsys) -> None
     assert "Recommended configuration" in first and "NVIDIA RTX A6000 48GB" in first
     assert "Binding constraint" in first and "safe line" in first
     assert broken_words(markdown, pdf) == set()
+    if shutil.which("pdfimages"):  # the charts: memory against the safe line, and the 3-year TCO
+        images = subprocess.run(["pdfimages", "-list", str(pdf)], capture_output=True, text=True, check=True).stdout
+        assert len(images.strip().splitlines()) - 2 == 2
 
 
 def test_pdf_needs_an_output_file(capsys) -> None:  # type: ignore[no-untyped-def]
