@@ -123,9 +123,27 @@ def cmd_show(args: argparse.Namespace) -> int:
     width = max(len(f.label) for f in SPEC_FIELDS)
     for field in SPEC_FIELDS:
         print(f"{field.label + ':':<{width + 1}} {field.format(field.value(gpu))}")
+    mine = _your_price(gpu.id)
+    if mine is not None:  # the planner uses it instead of the catalog price (gpudesk.planner.prices)
+        label = _("Your price:")
+        print(f"{label:<{width + 1}} " + _("{price:,.0f} USD, entered {date}; plans use it instead of the "
+                                                      "catalog price").format(price=mine["price_usd"],
+                                                                              date=str(mine.get("updated_at") or "")[:10]))
     if gpu.source_refs and gpu.source_refs != gpu.source_url:
         print(f"{_('All sources:'):<{width + 1}} {gpu.source_refs}")
     return 0
+
+
+def _your_price(gpu_id: str) -> dict | None:
+    """The user's own price for ``gpu_id`` (Catalog tab, user store), None when none or unreadable."""
+    from gpudesk.store.errors import StoreError
+    from gpudesk.store.prices import read_price_overrides
+
+    try:
+        return read_price_overrides().get(gpu_id)
+    except StoreError as exc:
+        print(_("note: your prices could not be read: {exc}").format(exc=exc), file=sys.stderr)
+        return None
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

@@ -53,3 +53,17 @@ def test_a_user_price_overrides_the_catalog_price(catalog):
     gpu = catalog.gpu("l20")
     mine = resolve_gpu_price(gpu, {}, {"l20": UserPrice(3900.0)}, catalog.prices())
     assert mine.price_usd == 3900.0 and mine.origin == "user"
+
+
+def test_catalog_show_shows_your_price_the_planner_uses(capsys):
+    from gpudesk.store import open_store
+    from gpudesk.store.prices import set_price
+
+    store = open_store()
+    try:
+        set_price(store, "l20", 3900.0, note="distributor quote")
+    finally:
+        store.close()
+    assert main(["catalog", "show", "l20"]) == 0
+    out = capsys.readouterr().out
+    assert "Your price:" in out and "3,900 USD" in out and "plans use it instead of the catalog price" in out
