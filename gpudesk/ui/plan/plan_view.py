@@ -96,6 +96,8 @@ class NumericItem(QTableWidgetItem):
 WIDE_TEXT_COLUMNS = (2, 3)
 WIDE_TEXT_MAX_WIDTH = 150
 TCO_COLUMN = 9
+CONFIGURATION_COLUMN = 1
+CONFIGURATION_MAX_WIDTH = 250
 COST_PER_TOKEN_COLUMN = 12
 SCATTER_TAB = 2
 LATENCY_TAB = 3
@@ -166,6 +168,7 @@ class PlanView(QWidget):
             header.moveSection(header.visualIndex(column), self.table.columnCount() - 2)
         # "Why this rank" beside the TCO, elided to a fixed width (the full reason is the cell's tooltip).
         header.setSectionResizeMode(WHY_COLUMN, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(CONFIGURATION_COLUMN, QHeaderView.ResizeMode.Interactive)
         header.moveSection(header.visualIndex(WHY_COLUMN), header.visualIndex(TCO_COLUMN) + 1)
         self.table.setColumnWidth(WHY_COLUMN, WHY_COLUMN_WIDTH)
         self.table.setItemDelegateForColumn(WHY_COLUMN, ElideRightDelegate(self.table))
@@ -356,6 +359,11 @@ class PlanView(QWidget):
         for column in WIDE_TEXT_COLUMNS:
             self.table.resizeColumnToContents(column)
             self.table.setColumnWidth(column, min(self.table.columnWidth(column), WIDE_TEXT_MAX_WIDTH))
+        # The configuration name is elided in the middle past CONFIGURATION_MAX_WIDTH (its full name is the
+        # tooltip), so "Why this rank" stays on screen at 1280 px.
+        self.table.resizeColumnToContents(CONFIGURATION_COLUMN)
+        self.table.setColumnWidth(CONFIGURATION_COLUMN,
+                                  min(self.table.columnWidth(CONFIGURATION_COLUMN), CONFIGURATION_MAX_WIDTH))
         shown = candidates[:CHART_CANDIDATES]
         self.memory_chart.set_bars([self.memory_bar(c) for c in shown])
         self.tco_chart.set_candidates(shown)
