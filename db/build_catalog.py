@@ -42,6 +42,7 @@ TABLES: list[tuple[str, str]] = [
     ("sources.csv", "sources"),
     ("prices.csv", "prices"),
     ("stacks.csv", "software_stacks"),
+    ("gpu_markets.csv", "gpu_markets"),
 ]
 
 # Columns computed here rather than read from the CSV.
@@ -198,6 +199,9 @@ def _check_references(conn: sqlite3.Connection) -> None:
             raise BuildError(f"prices.csv row {pid}: {item_kind} id {item_id!r} is not in {item_kind}s.csv.")
         if kind.startswith("cloud-") != (unit == "per-gpu-hour"):
             raise BuildError(f"prices.csv row {pid}: a cloud rate is per-gpu-hour and a purchase price is not (kind {kind}, unit {unit}).")
+    for (gpu_id,) in conn.execute("SELECT gpu_id FROM gpu_markets"):
+        if gpu_id not in gpus:
+            raise BuildError(f"gpu_markets.csv: gpu id {gpu_id!r} is not in gpus.csv.")
     for sid, inter, host, gpu_ids in conn.execute("SELECT id, interconnect, host_link, gpu_ids FROM servers"):
         for link in (inter, host):
             if link not in links:

@@ -214,3 +214,15 @@ CREATE TABLE software_stacks (
     date_checked TEXT NOT NULL,
     notes TEXT
 );
+
+-- GPUs made for one market only (issue 29): export-control variants such as the China-market A800, H800, H20,
+-- L20 and RTX 4090 D. A GPU without a row is sold worldwide. A plan's market (operations.market) decides
+-- which of these it may recommend.
+CREATE TABLE gpu_markets (
+    gpu_id TEXT NOT NULL REFERENCES gpus(id),
+    market TEXT NOT NULL CHECK (market IN ('china')),
+    source_url TEXT NOT NULL,
+    date_checked TEXT NOT NULL,
+    notes TEXT,
+    PRIMARY KEY (gpu_id, market)
+);

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from gpudesk import paths
 from gpudesk.catalog.errors import CatalogError, UnknownItemError
 from gpudesk.catalog.matching import Named, find_item, kind_name
+from gpudesk.catalog.prices import cloud_rate, purchase_price
 from gpudesk.i18n import N_, _
 from gpudesk.catalog.records import (
     GPU,
@@ -83,6 +84,34 @@ def _loader(cls: type[D], columns: list[str]) -> Callable[[tuple[Any, ...]], D]:
     return load
 
 
+def _markets(conn: sqlite3.Connection) -> dict[str, str]:
+    """gpu id -> the one market it is made for (``gpu_markets`` table); {} for a catalog built before the table."""
+    try:
+        return {r[0]: r[1] for r in conn.execute("SELECT gpu_id, market FROM gpu_markets ORDER BY rowid")}
+    except sqlite3.OperationalError:
+        return {}
+
+
+def _priced(gpu: GPU, prices: Sequence[Price], markets: dict[str, str]) -> GPU:
+    """``gpu`` with the one catalog price every screen shows (:mod:`gpudesk.catalog.prices`), its cloud rate and
+    its market."""
+    bought = purchase_price(gpu.id, gpu.price_usd, gpu.price_date, gpu.price_source, prices)
+    rate = cloud_rate(gpu.id, prices)
+    rate_source = None
+    if rate is not None:
+        rate_source = "; ".join(p for p in (rate.kind, rate.provider, rate.date, rate.source_url) if p)
+    return dataclasses.replace(
+        gpu,
+        price_usd=bought.price_usd if bought else None,
+        price_date=bought.date if bought else gpu.price_date,
+        price_source=bought.source if bought else gpu.price_source,  # unpriced: the row says why
+        price_kind=bought.kind if bought else None,
+        cloud_usd_per_gpu_hour=rate.usd_per_gpu_hour if rate else None,
+        cloud_rate_source=rate_source,
+        market=markets.get(gpu.id),
+    )
+
+
 class Catalog:
     """The bundled catalog. Create it with :func:`open_catalog`.
 
@@ -98,6 +127,8 @@ class Catalog:
             cursor = conn.execute(f"SELECT * FROM {table} ORDER BY rowid")
             load = _loader(cls, [d[0] for d in cursor.description])
             self._data[table] = [load(tuple(r)) for r in cursor.fetchall()]
+        markets = _markets(conn)
+        self._data["gpus"] = [_priced(g, self._data["prices"], markets) for g in self._data["gpus"]]
         self._gpus: list[GPU] = self._data["gpus"]
         self._links: list[Link] = self._data["links"]
         self._servers: list[Server] = self._data["servers"]

@@ -53,6 +53,14 @@ class GPU:
     matmul_efficiency_source: str | None = None
     datasheet_headline_is_sparse: str | None = None
     date_checked: str | None = None
+    #: What ``price_usd`` is: ``catalog`` (the GPU row) or a ``prices`` kind (list, street, quote,
+    #: market-report), filled at load by :mod:`gpudesk.catalog.prices`; None when unpriced.
+    price_kind: str | None = None
+    #: The lowest sourced on-demand cloud rate (USD per GPU-hour) and its provider, date and URL; None when none.
+    cloud_usd_per_gpu_hour: float | None = None
+    cloud_rate_source: str | None = None
+    #: The one market this SKU is made for ("china" for the export-control variants), None when sold worldwide.
+    market: str | None = None
 
     @property
     def supports_fp8(self) -> bool:

@@ -115,7 +115,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
-    args = parser.parse_args(argv)
+    from gpudesk.cli.suggest import parse_with_suggestions
+
+    args = parse_with_suggestions(parser, argv)
     if args.self_test:  # `gpudesk --self-test` alone is handled by gpudesk.__main__ (it opens the window too)
         print(_("gpudesk: --self-test takes no other arguments"), file=sys.stderr)
         return 2

@@ -27,6 +27,9 @@ LIST_COLUMNS = (
     "tdp_w",
     "form_factor",
     "price_usd",
+    "price_kind",
+    "cloud_usd_per_gpu_hour",
+    "market",
 )
 
 
@@ -81,7 +84,7 @@ def _table(headers: list[str], rows: list[list[str]], right: set[int]) -> str:
 def _short(field_key: str, value) -> str:
     """Table cell: number without unit (the header carries it), "N/A" for None (the footer says why)."""
     if value is None:
-        return "N/A"
+        return "" if field_key == "market" else "N/A"
     return FIELDS_BY_KEY[field_key].format(value, with_unit=False)
 
 
@@ -105,6 +108,8 @@ def cmd_list(args: argparse.Namespace) -> int:
                    "(`gpudesk catalog show GPU` gives the reason).",
                    "{n} GPUs. Throughput is dense (no sparsity); N/A = not supported by the GPU, or no dated price "
                    "(`gpudesk catalog show GPU` gives the reason).", len(gpus)).format(n=len(gpus)))
+    print(_("Prices are the ones the planner uses (your own prices from the Catalog tab override them in a plan); "
+            "a market is shown for SKUs made for one market only."))
     return 0
 
 
@@ -117,9 +122,27 @@ def cmd_show(args: argparse.Namespace) -> int:
     width = max(len(f.label) for f in SPEC_FIELDS)
     for field in SPEC_FIELDS:
         print(f"{field.label + ':':<{width + 1}} {field.format(field.value(gpu))}")
+    mine = _your_price(gpu.id)
+    if mine is not None:  # the planner uses it instead of the catalog price (gpudesk.planner.prices)
+        label = _("Your price:")
+        print(f"{label:<{width + 1}} " + _("{price:,.0f} USD, entered {date}; plans use it instead of the "
+                                                      "catalog price").format(price=mine["price_usd"],
+                                                                              date=str(mine.get("updated_at") or "")[:10]))
     if gpu.source_refs and gpu.source_refs != gpu.source_url:
         print(f"{_('All sources:'):<{width + 1}} {gpu.source_refs}")
     return 0
+
+
+def _your_price(gpu_id: str) -> dict | None:
+    """The user's own price for ``gpu_id`` (Catalog tab, user store), None when none or unreadable."""
+    from gpudesk.store.errors import StoreError
+    from gpudesk.store.prices import read_price_overrides
+
+    try:
+        return read_price_overrides().get(gpu_id)
+    except StoreError as exc:
+        print(_("note: your prices could not be read: {exc}").format(exc=exc), file=sys.stderr)
+        return None
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

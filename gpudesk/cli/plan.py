@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from gpudesk.cli import CliError
+from gpudesk.cli.plan_flags import add_requirement_flags, flags_given, profile_from_args
 from gpudesk.cli.serve_fit import add_serve_parser, engines_accuracy, engines_accuracy_lines
 from gpudesk.cli.speed import add_speed_parser
 from gpudesk.cli.json_text import dumps_json
@@ -31,12 +32,15 @@ GIB = 1024**3
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("plan", help=_("plan GPUs for a requirement profile (TOML)"))
-    p.add_argument("--profile", required=True, metavar="FILE.toml", help=_("requirement profile, e.g. resources/examples/article-13b-finetune.toml"))
-    p.add_argument("--format", choices=("md", "json", "csv"), default="md", help=_("md: configuration sheet; json: the whole plan; csv: bill of materials"))
+    p.add_argument("--profile", metavar="FILE.toml", help=_("requirement profile, e.g. resources/examples/article-13b-finetune.toml"))
+    p.add_argument("--format", choices=("md", "json", "csv", "pdf"), default="md",
+                   help=_("md: configuration sheet; json: the whole plan; csv: bill of materials; pdf: the sheet laid "
+                          "out for print (needs --output)"))
     p.add_argument("--candidate", type=int, default=1, metavar="N", help=_("which ranked candidate the sheet describes (1 = top)"))
-    p.add_argument("--output", metavar="FILE", help=_("write to FILE instead of standard output"))
+    p.add_argument("--output", "--out", metavar="FILE", help=_("write to FILE instead of standard output"))
     p.add_argument("--no-my-prices", action="store_true",
                    help=_("ignore your own GPU prices (entered in the Catalog tab) and use the catalog's only"))
+    add_requirement_flags(p)
     p.set_defaults(func=cmd_plan)
 
     e = subparsers.add_parser("estimate", help=_("estimate GPU memory for a model and workload"))
@@ -190,17 +194,35 @@ def cmd_plan(args: argparse.Namespace) -> int:
         load_profile,
         plan,
         plan_to_dict,
+        requirement_from_dict,
         requirement_to_dict,
     )
+    from gpudesk.planner.requirement import raise_problems
+    from gpudesk.planner.workload import profile_problems
     from gpudesk.sizing import SizingError
 
+    if args.help_profile:
+        from gpudesk.planner.profile_doc import profile_reference
+
+        _emit(profile_reference(), None)
+        return 0
+    if not args.profile and not flags_given(args):
+        raise CliError(_("give a requirement: --profile FILE.toml, or flags such as --model NAME --mode lora --tokens "
+                         "2e8 --deadline 7d (gpudesk plan --help for the flags, --help-profile for every key)"))
+    if args.format == "pdf" and not args.output:
+        raise CliError(_("--format pdf writes a file: add --output FILE.pdf"))
     catalog = _catalog()
+    where = args.profile or _("the flags")
     try:
         # With the catalog, an unknown model is reported first, with every other problem of the profile.
-        req = load_profile(args.profile, catalog)
+        if flags_given(args):
+            req = requirement_from_dict(profile_from_args(args))
+            raise_problems(profile_problems(req, catalog))
+        else:
+            req = load_profile(args.profile, catalog)
     except PlanInputError as exc:
         what = exc.detail if exc.field == "profile" else str(exc)  # no "profile x: profile: ..." stutter
-        raise CliError(f"profile {args.profile}: {what}") from exc
+        raise CliError(f"profile {where}: {what}") from exc
     prices = None if args.no_my_prices else my_prices()
     try:
         result = plan(req, catalog, price_overrides=prices)
@@ -208,9 +230,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
         if (exc.field or "").startswith("price_overrides."):
             raise CliError(_("your price for {gpu}: {detail} (or use --no-my-prices)").format(
                 gpu=str(exc.field).split(".", 1)[1], detail=exc.detail)) from exc
-        raise CliError(_("profile {profile}: {error}").format(profile=args.profile, error=exc)) from exc
+        raise CliError(_("profile {profile}: {error}").format(profile=where, error=exc)) from exc
     except SizingError as exc:
-        raise CliError(_("profile {profile}: {error}").format(profile=args.profile, error=exc)) from exc
+        raise CliError(_("profile {profile}: {error}").format(profile=where, error=exc)) from exc
     data = plan_to_dict(result)
     if args.format == "json":
         _emit(dumps_json(data, ensure_ascii=False), args.output)  # json.dumps(data, indent=2, ensure_ascii=False), faster, RFC 8259
@@ -220,6 +242,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
                              "rejection.").format(reasons=deciding_reasons(result.rejected)), status=1)
         if not 1 <= args.candidate <= len(result.candidates):
             raise CliError(_("--candidate must be between 1 and {n}").format(n=len(result.candidates)))
+        if args.format == "pdf":
+            from gpudesk.cli.sheet_pdf import write_pdf
+
+            write_pdf(_render("md", data, requirement_to_dict(req), args.candidate - 1, catalog), args.output, req.name,
+                      data, args.candidate - 1)
+            return 0
         _emit(_render(args.format, data, requirement_to_dict(req), args.candidate - 1, catalog), args.output)
     return 0
 

@@ -57,6 +57,19 @@ def _older(have: tuple[int, ...] | None, need: str | None) -> bool:
     return bool(have and want and have < want)
 
 
+def market_name(market: str) -> str:
+    """A market of :data:`gpudesk.planner.requirement.MARKETS` in the current language."""
+    return {"global": _("global"), "china": _("China")}.get(market, market)
+
+
+def market_statement(market: str) -> str:
+    """What the plan's market (operations.market) means for the recommendation, for the sheet and rationale."""
+    if market == "china":
+        return _("China: China-market export-control SKUs (A800, H800, H20, L20, RTX 4090 D) may be recommended; "
+                 "whether other SKUs may be exported to you is not checked")
+    return _("global: SKUs made for the China market only (A800, H800, H20, L20, RTX 4090 D) are not recommended")
+
+
 def gpu_gates(gpu: GPU, req: Requirement, index: StackIndex) -> tuple[list[str], list[str], list[tuple[str, str]]]:
     """(rejection reasons, warnings, rationale) for ``gpu`` against the stack and compliance answers."""
     reasons: list[str] = []
@@ -135,7 +148,12 @@ def gpu_gates(gpu: GPU, req: Requirement, index: StackIndex) -> tuple[list[str],
     warnings.extend(stack_warnings)
     if gpu.consumer:
         warnings.append(consumer_card_warning())
-    if "china-market" in (gpu.notes or "").lower():
+    market = req.operations.market
+    if gpu.market is not None and gpu.market != market:
+        reasons.append(_("{gpu} is made for the {gpu_market} market only (an export-control variant, catalog "
+                         "gpu_markets); this plan buys for the {market} market (operations.market)").format(
+            gpu=gpu.name, gpu_market=market_name(gpu.market), market=market_name(market)))
+    elif gpu.market is not None:
         warnings.append(_("{gpu} is a China-market export-control variant: sold mainly in China, with export licences "
                           "that changed several times in 2023-2025; check availability and support in your "
                           "region").format(gpu=gpu.name))

@@ -17,7 +17,7 @@ from gpudesk.planner.candidates import (
 )
 from gpudesk.planner.classify import LARGE, MULTIMODAL, classify
 from gpudesk.planner.errors import PlanInputError
-from gpudesk.planner.gates import gpu_gates, kind_gates, server_gates
+from gpudesk.planner.gates import gpu_gates, kind_gates, market_statement, server_gates
 from gpudesk.planner.prices import (
     GpuPrice,
     cloud_rate,
@@ -218,6 +218,8 @@ def plan(req: Requirement, catalog: Catalog, price_overrides: dict[str, Any] | N
     ctx = PlanContext.build(req, spec, catalog)
     rationale = [(_("model: {model}, {params:,} parameters").format(model=spec.name, params=spec.params),
                   spec.source or "requirement")] + why
+    rationale.append((_("market {statement}").format(statement=market_statement(req.operations.market)),
+                      "requirement: operations.market; gpudesk catalog: gpu_markets"))
     if req.model.tensor_parallel > 1:
         rationale.append((_("GPU counts are multiples of the tensor-parallel degree {tp}").format(tp=req.model.tensor_parallel),
                           "Megatron-LM tensor parallelism (Shoeybi et al. 2019, arXiv 1909.08053)"))

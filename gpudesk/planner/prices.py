@@ -25,13 +25,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gpudesk.catalog.prices import table_purchase_price
+from gpudesk.catalog.prices import cloud_rate as catalog_cloud_rate
 from gpudesk.catalog.records import GPU
 from gpudesk.i18n import N_, _
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.tco import CloudRate
-
-#: Purchase-price kinds in the order the planner prefers them when the GPU row has no price.
-PURCHASE_PREFERENCE = ("list", "street", "quote", "market-report")
 
 ORIGINS = ("requirement", "user", "catalog")
 
@@ -113,36 +112,19 @@ def normalise_user_prices(overrides: Mapping[str, Any] | None) -> dict[str, User
 
 
 def catalog_purchase_price(gpu_id: str, prices: Sequence[Any]) -> GpuPrice | None:
-    """The catalog ``prices`` table's purchase price for ``gpu_id`` (per GPU), preferring a list price, then a
-    street price, a quote, a market report; the most recent of a kind. None when the table has none."""
-    rows = [p for p in prices if p.item_kind == "gpu" and p.item_id == gpu_id and p.unit == "per-gpu"
-            and p.kind in PURCHASE_PREFERENCE]
-    if not rows:
-        return None
-    best = min(rows, key=lambda p: (PURCHASE_PREFERENCE.index(p.kind), _neg_date(p.price_date)))
-    span = (f", range ${best.price_low_usd:,.0f}-${best.price_high_usd:,.0f}"
-            if best.price_low_usd and best.price_high_usd else "")
-    who = f"{best.provider}; " if best.provider else ""
-    return GpuPrice(float(best.price_usd), "catalog", best.price_date,
-                    f"{best.kind}{span}: {who}{best.source_url}")
-
-
-def _neg_date(date: str) -> tuple[int, ...]:
-    """Sort key for "most recent first" on ISO-like dates ("2026-04", "2026"); undated text sorts last."""
-    digits = [int(part) for part in date.replace("/", "-").split("-") if part.isdigit()]
-    return tuple(-d for d in digits) if digits else (1,)
+    """The catalog ``prices`` table's purchase price for ``gpu_id`` (per GPU), by the catalog's one price model
+    (:func:`gpudesk.catalog.prices.table_purchase_price`); None when the table has none."""
+    listed = table_purchase_price(gpu_id, prices)
+    return GpuPrice(listed.price_usd, "catalog", listed.date, listed.source) if listed is not None else None
 
 
 def cloud_rate(gpu_id: str, prices: Sequence[Any], kind: str = "cloud-on-demand") -> CloudRate | None:
-    """The lowest sourced rate of ``kind`` for ``gpu_id`` (USD per GPU-hour), None when the catalog has none.
-
-    On-demand is the default: what anyone can rent today without a commitment or the risk of eviction.
-    """
-    rows = [p for p in prices if p.item_kind == "gpu" and p.item_id == gpu_id and p.kind == kind]
-    if not rows:
+    """The lowest sourced rate of ``kind`` for ``gpu_id`` (USD per GPU-hour), None when the catalog has none
+    (:func:`gpudesk.catalog.prices.cloud_rate`, the rate the Catalog tab and ``catalog show`` print)."""
+    rate = catalog_cloud_rate(gpu_id, prices, kind)
+    if rate is None:
         return None
-    best = min(rows, key=lambda p: (p.price_usd, _neg_date(p.price_date)))
-    return CloudRate(float(best.price_usd), best.kind, best.provider, best.price_date, best.source_url)
+    return CloudRate(rate.usd_per_gpu_hour, rate.kind, rate.provider, rate.date, rate.source_url)
 
 
 def resolve_gpu_price(gpu: GPU, requirement_overrides: Mapping[str, float], user: Mapping[str, UserPrice],

@@ -30,6 +30,8 @@ MODALITIES = ("text", "image", "image-text", "video", "3d-volume", "audio", "tab
 DECODE_PATHS = ("cpu", "gpu")
 PRECISIONS = PARAM_PRECISIONS
 RECOMPUTE_CHOICES = ("auto", "none", "selective", "full")
+#: Where the GPUs are bought (operations.market); catalog ``gpu_markets`` names the SKUs made for one market.
+MARKETS = ("global", "china")
 
 
 @dataclass
@@ -164,6 +166,8 @@ class Operations:
     max_gpus: largest count to consider. network_link: link id between nodes (e.g. ib-ndr).
     safe_free_fraction: share of usable memory to keep free (the safe line; 0.15-0.20).
     allow_consumer_cards: None = by workload kind (only small-model iteration, article 5.3); true/false forces.
+    market: where the GPUs are bought (one of MARKETS): ``global`` keeps out SKUs made for one market only (the
+    China-market export-control variants, catalog ``gpu_markets``); ``china`` may recommend them too.
     """
 
     existing_server: str | None = None
@@ -176,6 +180,7 @@ class Operations:
     network_link: str = "ib-ndr"
     safe_free_fraction: float = DEFAULT_SAFE_FREE_FRACTION
     allow_consumer_cards: bool | None = None
+    market: str = "global"
 
 
 SECTIONS: dict[str, type] = {"data": DataIO, "model": ModelMemory, "workload": WorkloadMix,
@@ -348,6 +353,7 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_num, "operations.power_budget_w", o.power_budget_w, maximum=1e8)
     if o.cooling is not None:
         check(_choice, "operations.cooling", o.cooling, ("air", "liquid"))
+    check(_choice, "operations.market", o.market, MARKETS)
     check(_num, "operations.growth_gpus_6_months", o.growth_gpus_6_months, minimum=0, strict=False, maximum=1e5, integer=True)
     check(_num, "operations.budget_usd", o.budget_usd, maximum=1e11)
     check(_num, "operations.max_gpus", o.max_gpus, maximum=100000, integer=True)

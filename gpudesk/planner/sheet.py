@@ -18,6 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpudesk.errors import GpudeskError
+from gpudesk.planner.decision import binding_constraint
+from gpudesk.planner.search_notes import search_changes
+from gpudesk.planner.serving_cost import cost_per_million_tokens_usd
+from gpudesk.planner.tco import TcoAssumptions
 from gpudesk.i18n import _
 from gpudesk.planner.prices import price_unknown_text
 
@@ -88,6 +92,14 @@ class ConfigurationSheet:
     #: Which ranked candidate the sheet describes (1 = the recommended one) and how many the plan ranked.
     candidate_number: int = 1
     candidate_count: int = 1
+    #: The plan's market (operations.market), None for a plan saved without its requirement.
+    market: str | None = None
+    #: What the search changed against the answers for this option (gpudesk.planner.search_notes).
+    search_changes: list[str] = field(default_factory=list)
+    #: A service's 3-year TCO per million output tokens at the target QPS (gpudesk.planner.serving_cost).
+    cost_per_million_tokens_usd: float | None = None
+    #: The limit the option comes closest to (gpudesk.planner.decision), None when the requirement sets none.
+    binding_constraint: str | None = None
 
     @property
     def headroom_bytes(self) -> int | None:
@@ -485,4 +497,10 @@ def build_sheet(plan: dict[str, Any], candidate_index: int = 0, title: str | Non
         assumptions=assumptions,
         candidate_number=candidate_index + 1,
         candidate_count=len(candidates_of(plan)),
+        market=str(_mapping(profile.get("operations")).get("market") or "global") if profile else None,
+        search_changes=search_changes(candidate, profile),
+        binding_constraint=binding_constraint(candidate, profile),
+        cost_per_million_tokens_usd=cost_per_million_tokens_usd(
+            _num(candidate.get("tco_3y_usd")), _num(workload.get("target_qps")), _int(workload.get("output_tokens")),
+            _num(_mapping(profile.get("tco")).get("years")) or TcoAssumptions().years) if inference else None,
     )

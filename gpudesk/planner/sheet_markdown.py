@@ -14,6 +14,7 @@ from typing import Any
 from gpudesk import __version__
 from gpudesk.i18n import _
 from gpudesk.planner.classify import kind_label
+from gpudesk.planner.gates import market_statement
 from gpudesk.planner.prices import price_unknown_text
 from gpudesk.planner.sheet import (
     GIB,
@@ -188,13 +189,23 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
             [_("Interconnect"), md_escape(c.get("interconnect_name") or c.get("interconnect"))],
             [_("Server"), md_escape(c.get("server_name") or c.get("server") or c.get("server_id"))],
             [_("Fits under the safe line"), _yes_no(c.get("fits"))],
+            [_("Binding constraint"), md_escape(sheet.binding_constraint or "N/A")],
             ([_("Meets the QPS target"), _yes_no(c.get("meets_qps"))]
              if c.get("qps_capacity") is not None else
              [_("Meets the deadline"), _yes_no(sheet.meets_deadline)]),
+        ] + ([[_("Replicas x tensor parallel"), "{replicas} x TP{tp}".format(
+                  replicas=max(1, int(c.get("count") or 1) // int(c.get("tensor_parallel") or 1)),
+                  tp=int(c.get("tensor_parallel") or 1))],
+              [_("Sustained QPS"), f"{float(c['qps_capacity']):.1f} req/s"],
+              ["TTFT / TPOT", f"{duration(c.get('ttft_s'))} / {duration(c.get('tpot_s'))}"],
+              [_("Cost per million output tokens"), "N/A" if sheet.cost_per_million_tokens_usd is None
+               else f"${sheet.cost_per_million_tokens_usd:,.2f}"]]
+             if c.get("qps_capacity") is not None else []) + [
             [_("3-year TCO"), tco_text(sheet.tco_total_usd, c)],
             [_("Price used"), md_escape(c.get("gpu_price_text") or (price_unknown_text() if gpu_price_unknown(c) else "N/A"))],
             [_("Rank"), md_escape(c.get("rank_reason") or "N/A")],
-        ],
+        ] + ([[_("Settings the search chose"), md_escape("; ".join(sheet.search_changes))]] if sheet.search_changes else [])
+          + ([[_("Market"), md_escape(market_statement(sheet.market))]] if sheet.market else []),
     )
     out += ["## " + _("Bill of materials"), ""]
     out += _table(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import re
+from dataclasses import replace
 from typing import Any
 
 from gpudesk.catalog.catalog import Catalog
@@ -58,6 +60,24 @@ def _did_you_mean(query: str, catalog: Any) -> str:
     return " " + _("Nothing in the catalog is close; its models include {names}.").format(names=", ".join(examples))
 
 
+#: Suffixes of fine-tuned variants on the Hugging Face Hub (instruction, chat, RLHF/DPO tuning) that keep the base
+#: repo's config.json: e.g. Qwen/Qwen2.5-14B-Instruct, meta-llama/Llama-2-13b-chat-hf, google/gemma-2-9b-it.
+FINE_TUNE_SUFFIX = re.compile(r"-(instruct|chat|it|sft|dpo|rlhf)(-\d{4})?(-hf)?$", re.IGNORECASE)
+
+
+def base_model_shape(repo: str, catalog: Catalog | None) -> Any:
+    """The catalog shape of the base model of a fine-tuned repo id (``Qwen/Qwen2.5-14B-Instruct`` ->
+    ``Qwen/Qwen2.5-14B``), None when the id has no fine-tune suffix or the base is not in the catalog."""
+    if catalog is None or not FINE_TUNE_SUFFIX.search(repo):
+        return None
+    stem = FINE_TUNE_SUFFIX.sub("", repo).lower()
+    for candidate in (stem, stem + "-hf"):
+        found = next((m for m in catalog.models() if (getattr(m, "hf_repo", None) or "").lower() == candidate), None)
+        if found is not None:
+            return found
+    return None
+
+
 def resolve_model(model: ModelMemory, catalog: Catalog | None = None) -> ModelSpec:
     """The ModelSpec for the requirement's model answer (catalog name, Hugging Face repo id, parameter count or
     config.json).
@@ -74,6 +94,14 @@ def resolve_model(model: ModelMemory, catalog: Catalog | None = None) -> ModelSp
                       if (getattr(m, "hf_repo", None) or "").lower() == repo.lower()), None)
         if shape is not None:
             return spec_from_catalog(shape)
+        base_shape = base_model_shape(repo, catalog)
+        if base_shape is not None:
+            base = spec_from_catalog(base_shape)
+            return replace(base, name=_("{base} (shape of {repo})").format(base=base.name, repo=repo),
+                           source=_("{repo} is a fine-tuned variant of {base_repo}: fine-tuning keeps the base "
+                                    "model's architecture (its config.json layers, widths and vocabulary), so the "
+                                    "catalog shape of {base_repo} is used; {source}").format(
+                               repo=repo, base_repo=base_shape.hf_repo, source=base.source))
         try:
             return spec_from_hf_repo(repo)
         except ConfigFileError as exc:

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QHeaderView,
     QLabel,
-    QPlainTextEdit,
+    QTextBrowser,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -166,10 +166,11 @@ class AboutDialog(QDialog):
         self.notices_table.setMaximumHeight(260)
         layout.addWidget(self.notices_table)
         notices = paths.resources_dir() / "THIRD_PARTY_NOTICES.md"
-        text = QPlainTextEdit(page)
-        text.setReadOnly(True)
+        text = QTextBrowser(page)  # the notices rendered (headings, lists, links), not raw Markdown
+        text.setOpenExternalLinks(True)
+        self.notices_text = text
         try:
-            text.setPlainText(notices.read_text(encoding="utf-8"))
+            text.setMarkdown(notices.read_text(encoding="utf-8"))
         except OSError as exc:
             text.setPlainText(self.tr("The full notices file {0} could not be read: {1}").format(notices, exc.strerror or exc))
         layout.addWidget(_plain(self.tr("Full notices ({0}):").format(notices.name), page))

@@ -123,6 +123,7 @@ class MainWindow(QMainWindow):
     def begin_startup(self) -> None:
         """Start the deferred start-up (after the first paint): watch background tasks, then run the steps."""
         self._watch_tasks()
+        self.shell.finish_startup()
         self.startup.begin()
         if self.tray_action.isChecked():
             self.start_alert_tray()
@@ -243,10 +244,13 @@ class MainWindow(QMainWindow):
         delivery_action = QAction(self.tr("Alert &delivery…"), self)
         delivery_action.triggered.connect(self._alert_delivery)
         file_menu.addAction(delivery_action)
-        file_menu.addAction(quit_action)
         self.language_menu = LanguageMenu(self.settings, self.message_bar.show_message, self)
         self.menuBar().addMenu(self.language_menu)
         help_menu = self.menuBar().addMenu(self.tr("&Help"))
+        from gpudesk.ui.shell_menus import ShellMenus
+
+        self.shell = ShellMenus(self, file_menu, help_menu)
+        file_menu.addAction(quit_action)
         about = QAction(self.tr("&About gpudesk and data sources…"), self)
         about.triggered.connect(self.show_about)
         help_menu.addAction(about)

@@ -101,12 +101,12 @@
         <translation>组件</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/about.py" line="174"/>
+        <location filename="../../gpudesk/ui/about.py" line="175"/>
         <source>The full notices file {0} could not be read: {1}</source>
         <translation>无法读取完整声明文件 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/about.py" line="175"/>
+        <location filename="../../gpudesk/ui/about.py" line="176"/>
         <source>Full notices ({0}):</source>
         <translation>完整声明（{0}）：</translation>
     </message>
@@ -548,298 +548,338 @@
 <context>
     <name>CatalogFields</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="41"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="43"/>
         <source>Bandwidth</source>
         <translation>带宽</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="42"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="44"/>
         <source>BF16</source>
         <translation>BF16</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="43"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="45"/>
         <source>FP8</source>
         <translation>FP8</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="44"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="46"/>
         <source>INT8</source>
         <translation>INT8</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="45"/>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="69"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="47"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="73"/>
         <source>FP32</source>
         <translation>FP32</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="46"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="48"/>
         <source>NVLink</source>
         <translation>NVLink</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="47"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="49"/>
         <source>MIG</source>
         <translation>MIG</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="48"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="50"/>
         <source>Year</source>
         <translation>年份</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="49"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="51"/>
         <source>Arch.</source>
         <translation>架构</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="50"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="52"/>
         <source>Form</source>
         <translation>形态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="58"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="53"/>
+        <source>Cloud</source>
+        <translation>云租用</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="54"/>
+        <source>Market</source>
+        <translation>市场</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="62"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="59"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="63"/>
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="60"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="64"/>
         <source>Id</source>
         <translation>标识</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="61"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="65"/>
         <source>Vendor</source>
         <translation>厂商</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="62"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="66"/>
         <source>Architecture</source>
         <translation>架构</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="63"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="67"/>
         <source>Chip</source>
         <translation>芯片</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="64"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="68"/>
         <source>Compute capability</source>
         <translation>计算能力</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="65"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="69"/>
         <source>not an NVIDIA GPU</source>
         <translation>非 NVIDIA GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="66"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="70"/>
         <source>Memory</source>
         <translation>显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="67"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="71"/>
         <source>Memory type</source>
         <translation>显存类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="68"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="72"/>
         <source>Memory bandwidth</source>
         <translation>显存带宽</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="70"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="74"/>
         <source>TF32 dense</source>
         <translation>TF32 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="71"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="75"/>
         <source>no TF32 tensor cores</source>
         <translation>无 TF32 张量核心</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="72"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="76"/>
         <source>FP16 dense</source>
         <translation>FP16 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="73"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="77"/>
         <source>no FP16 tensor cores</source>
         <translation>无 FP16 张量核心</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="74"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="78"/>
         <source>BF16 dense</source>
         <translation>BF16 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="75"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="79"/>
         <source>no BF16 support</source>
         <translation>不支持 BF16</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="76"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="80"/>
         <source>FP8 dense</source>
         <translation>FP8 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="77"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="81"/>
         <source>no FP8 support</source>
         <translation>不支持 FP8</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="78"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="82"/>
         <source>INT8 dense</source>
         <translation>INT8 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="79"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="83"/>
         <source>no INT8 tensor cores</source>
         <translation>无 INT8 张量核心</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="80"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="84"/>
         <source>FP4 dense</source>
         <translation>FP4 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="81"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="85"/>
         <source>no FP4 support</source>
         <translation>不支持 FP4</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="82"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="86"/>
         <source>Tensor rate basis</source>
         <translation>张量算力口径</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="83"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="87"/>
         <source>Measured matmul efficiency</source>
         <translation>实测矩阵乘效率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="84"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="88"/>
         <source>no public measurement</source>
         <translation>无公开测量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="85"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="89"/>
         <source>TDP</source>
         <translation>TDP</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="86"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="90"/>
         <source>Form factor</source>
         <translation>形态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="87"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="91"/>
         <source>Host interface</source>
         <translation>主机接口</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="88"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="92"/>
         <source>NVLink / fabric (bidirectional)</source>
         <translation>NVLink / 互连（双向）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="89"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="93"/>
         <source>none (PCIe only)</source>
         <translation>无（仅 PCIe）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="90"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="94"/>
         <source>MIG max instances</source>
         <translation>MIG 最大实例数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="91"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="95"/>
         <source>ECC</source>
         <translation>ECC</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="92"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="96"/>
         <source>vGPU / SR-IOV</source>
         <translation>vGPU / SR-IOV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="93"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="97"/>
         <source>Consumer (GeForce)</source>
         <translation>消费级（GeForce）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="94"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="98"/>
         <source>Launch year</source>
         <translation>发布年份</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="95"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="99"/>
         <source>Price</source>
         <translation>价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="96"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="100"/>
         <source>no dated public price</source>
         <translation>无注明日期的公开价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="97"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="101"/>
         <source>Price date</source>
         <translation>价格日期</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="98"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="102"/>
         <source>Price source</source>
         <translation>价格来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="99"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="103"/>
+        <source>Price kind</source>
+        <translation>价格类型</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="104"/>
+        <source>Cloud rate (on demand)</source>
+        <translation>云租用价（按需）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="105"/>
+        <source>no sourced cloud rate</source>
+        <translation>无有来源的云租用价</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="106"/>
+        <source>Cloud rate source</source>
+        <translation>云租用价来源</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="107"/>
+        <source>Made for market</source>
+        <translation>面向市场</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="108"/>
+        <source>sold worldwide</source>
+        <translation>全球销售</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="109"/>
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="100"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="110"/>
         <source>Confidence</source>
         <translation>可信度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="101"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="111"/>
         <source>Date checked</source>
         <translation>核对日期</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="102"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="112"/>
         <source>Spec source</source>
         <translation>规格来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="103"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="113"/>
         <source>Notes</source>
         <translation>备注</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="125"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="135"/>
         <source>N/A ({0})</source>
         <translation>不可用（{0}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="127"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="137"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="127"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="137"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="180"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="190"/>
         <source>N/A</source>
         <translation>不可用</translation>
     </message>
@@ -1306,42 +1346,42 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CostTimeScatter</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="160"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="175"/>
         <source>Time to result (days)</source>
         <translation>出结果时间（天）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="161"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="176"/>
         <source>3-year TCO (thousand USD)</source>
         <translation>3 年 TCO（千美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="178"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="193"/>
         <source>Meets the deadline</source>
         <translation>满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="179"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="194"/>
         <source>Misses the deadline</source>
         <translation>未满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="180"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="195"/>
         <source>No deadline given</source>
         <translation>未设截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="195"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="210"/>
         <source>Deadline</source>
         <translation>截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="204"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="219"/>
         <source>Dashed line: the deadline ({0:.1f} days).</source>
         <translation>虚线：截止时间（{0:.1f} 天）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="208"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="223"/>
         <source>No candidate has both a time to result and a 3-year TCO (inference plans are sized by QPS, not by time; a missing price leaves the TCO unknown).</source>
         <translation>没有候选方案同时具备出结果时间和 3 年 TCO（推理规划按 QPS 而非时间确定规模；缺少价格时 TCO 未知）。</translation>
     </message>
@@ -1530,62 +1570,62 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>ExportButton</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="56"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="58"/>
         <source>E&amp;xport sheet</source>
         <translation>导出配置单(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="60"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="62"/>
         <source>Markdown (.md)…</source>
         <translation>Markdown (.md)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="61"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="63"/>
         <source>PDF (.pdf)…</source>
         <translation>PDF (.pdf)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="62"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="64"/>
         <source>JSON (.json)…</source>
         <translation>JSON (.json)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="63"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="65"/>
         <source>CSV bill of materials (.csv)…</source>
         <translation>CSV 物料清单 (.csv)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="89"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="91"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="89"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="91"/>
         <source>PDF (*.pdf)</source>
         <translation>PDF (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="89"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="91"/>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="90"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="92"/>
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="91"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="93"/>
         <source>Export configuration sheet</source>
         <translation>导出配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="144"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="146"/>
         <source>Configuration sheet written to {0}</source>
         <translation>配置单已写入 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="149"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="151"/>
         <source>Export failed: {0}</source>
         <translation>导出失败：{0}</translation>
     </message>
@@ -1987,8 +2027,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="84"/>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="218"/>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="226"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="217"/>
         <source>Your price</source>
         <translation>您的价格</translation>
     </message>
@@ -2064,47 +2103,37 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>在网页浏览器中打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="214"/>
-        <source>{0} USD ({1}, {2}; the Prices tab lists every source)</source>
-        <translation>{0} 美元（{1}，{2}；“价格”页列出全部来源）</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="219"/>
-        <source>No dated price on the GPU row; sourced purchase price: {0}.</source>
-        <translation>GPU 行上没有带日期的价格；有来源的购买价：{0}。</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="222"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="213"/>
         <source>no public price found</source>
         <translation>未找到公开价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="227"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="218"/>
         <source>No public price found for this GPU; enter your quote.</source>
         <translation>未找到这款 GPU 的公开价格；请输入你的报价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="236"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="227"/>
         <source>Price overrides are unavailable: {0}</source>
         <translation>无法使用自定义价格：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="237"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="228"/>
         <source>the user database is not open.</source>
         <translation>用户数据库未打开。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="247"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="238"/>
         <source>Your price since {0}.</source>
         <translation>您的价格，自 {0} 起。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="251"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="242"/>
         <source>Catalog price: {0} ({1}).</source>
         <translation>目录价格：{0}（{1}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="253"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="244"/>
         <source>The catalog has no dated price for this GPU; enter your quote.</source>
         <translation>目录中没有此 GPU 注明日期的价格；请输入您的报价。</translation>
     </message>
@@ -2120,29 +2149,34 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>GpuTableModel</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="163"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="173"/>
         <source>{0}: dense throughput from the datasheet (no 2:4 sparsity).</source>
         <translation>{0}：数据手册中的稠密吞吐量（不含 2:4 稀疏）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="167"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="177"/>
         <source>Catalog price with its date, or your own price where you set one (in italics).</source>
         <translation>目录价格及其日期；如您设置了自己的价格则显示该价格（斜体）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="218"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="228"/>
         <source>Your own price (gpudesk user database)</source>
         <translation>您自己的价格（gpudesk 用户数据库）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="235"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="245"/>
         <source>Your price, set {0}. Catalog: {1}</source>
         <translation>您的价格，设置于 {0}。目录：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="239"/>
-        <source>{0}; source: {1}</source>
-        <translation>{0}；来源：{1}</translation>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="249"/>
+        <source>{0} price, {1}; source: {2}</source>
+        <translation>{0} 价格，{1}；来源：{2}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="252"/>
+        <source>Lowest on-demand rate in the catalog: {0}</source>
+        <translation>目录中最低的按需租用价：{0}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="21"/>
@@ -2515,6 +2549,59 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     </message>
 </context>
 <context>
+    <name>LatencyThroughputChart</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="236"/>
+        <source>Sustained QPS (requests/s)</source>
+        <translation>可持续 QPS（请求/秒）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="237"/>
+        <source>Latency (ms)</source>
+        <translation>延迟（毫秒）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="254"/>
+        <source>Time to first token</source>
+        <translation>首 token 延迟</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="255"/>
+        <source>Time per output token</source>
+        <translation>每输出 token 时间</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="276"/>
+        <source>Target QPS</source>
+        <translation>目标 QPS</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="277"/>
+        <source>Dashed red line: the target of {0:g} requests/s.</source>
+        <translation>红色虚线：目标 {0:g} 请求/秒。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="278"/>
+        <source>TTFT target</source>
+        <translation>TTFT 目标</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="279"/>
+        <source>TPOT target</source>
+        <translation>TPOT 目标</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="290"/>
+        <source>Each option at the QPS it sustains: its time to first token (circles) and time per output token (triangles).</source>
+        <translation>每个选项位于其可持续的 QPS 处：首 token 延迟（圆点）和每输出 token 时间（三角形）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="293"/>
+        <source>No option has a sustained QPS (this is not a serving plan).</source>
+        <translation>没有选项具有可持续 QPS（这不是推理服务方案）。</translation>
+    </message>
+</context>
+<context>
     <name>LaunchPanel</name>
     <message>
         <location filename="../../gpudesk/ui/oom/launch_panel.py" line="56"/>
@@ -2687,52 +2774,58 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>每 GPU 显存（实时）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="189"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="122"/>
+        <source>Plan option #{0}, with the settings the search chose{1}.</source>
+        <translation>方案选项 #{0}，采用搜索选定的设置{1}。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="209"/>
         <source>Memory preview paused: {0}</source>
         <translation>显存预览已暂停：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="200"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="221"/>
         <source>card</source>
         <translation>显卡</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="203"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="224"/>
         <source>Sharding {0}, recomputation {1}{2}.</source>
         <translation>分片 {0}，重计算 {1}{2}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="205"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="226"/>
         <source> (chosen for &apos;auto&apos;)</source>
         <translation>（&apos;auto&apos; 时自动选择）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="209"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="230"/>
         <source>The model shape is inferred from the parameter count (a guess).</source>
         <translation>模型结构由参数量推断（估计值）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="210"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="126"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="231"/>
         <source>per GPU</source>
         <translation>每 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="224"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="245"/>
         <source>Fits under the safe line on {0} of these cards.</source>
         <translation>使用 {0} 块此卡时低于安全线。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="225"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="246"/>
         <source>Fits under the safe line on {0} of these cards (with {1}, recomputation {2}).</source>
         <translation>使用 {0} 块此卡时低于安全线（{1}，重计算 {2}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="228"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="249"/>
         <source>Does not fit this card at any count here; pick a larger card or a smaller format.</source>
         <translation>此卡在这里的任何数量下都放不下；请选择更大的显卡或更小的格式。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="229"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="250"/>
         <source>Does not fit up to {0} of these cards; try LoRA/QLoRA, offload or a larger card.</source>
         <translation>最多 {0} 块此卡也放不下；请尝试 LoRA/QLoRA、卸载或更大的显卡。</translation>
     </message>
@@ -2746,27 +2839,27 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>gpudesk</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="202"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="203"/>
         <source>A background task failed: {0}</source>
         <translation>后台任务失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="232"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="233"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="233"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="234"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="238"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="239"/>
         <source>Keep watching for &amp;alerts in the tray</source>
         <translation>在托盘中持续监视告警(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="243"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="244"/>
         <source>Alert &amp;delivery…</source>
         <translation>告警投递(&amp;D)…</translation>
     </message>
@@ -2776,12 +2869,12 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="250"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="254"/>
         <source>&amp;About gpudesk and data sources…</source>
         <translation>关于 gpudesk 和数据来源(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="288"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="292"/>
         <source>gpudesk keeps watching for alerts in the tray; quit it from the tray menu or File &gt; Quit.</source>
         <translation>gpudesk 会在托盘中继续监视告警；可从托盘菜单或“文件 &gt; 退出”退出。</translation>
     </message>
@@ -5196,83 +5289,103 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="262"/>
+        <source>Market (where you buy)</source>
+        <translation>市场（采购地）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="263"/>
+        <source>global</source>
+        <translation>全球</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="263"/>
+        <source>China</source>
+        <translation>中国</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="264"/>
+        <source>Global keeps out the SKUs made for the China market only (A800, H800, H20, L20, RTX 4090 D, export-control variants); China may recommend them.</source>
+        <translation>全球：排除仅为中国市场制造的型号（A800、H800、H20、L20、RTX 4090 D，出口管制版）；中国：可推荐这些型号。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="265"/>
         <source>Network between nodes</source>
         <translation>节点间网络</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="263"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="266"/>
         <source>Memory kept free (safe line)</source>
         <translation>保留的空闲显存（安全线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="264"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="267"/>
         <source>The method keeps 15-20 % of usable memory free: an 80 GB card is safe to about 64 GB.</source>
         <translation>该方法保留 15-20 % 的可用显存：80 GB 的卡安全用量约为 64 GB。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="265"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="268"/>
         <source>TCO horizon</source>
         <translation>TCO 年限</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="265"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="268"/>
         <source>years</source>
         <translation>年</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="266"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="269"/>
         <source>Electricity price</source>
         <translation>电价</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="267"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="270"/>
         <source>PUE</source>
         <translation>PUE</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="268"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="271"/>
         <source>Average utilisation</source>
         <translation>平均利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="269"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="272"/>
         <source>Extra cooling</source>
         <translation>额外散热</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="270"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="273"/>
         <source>Operations labour</source>
         <translation>运维人工</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="271"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="274"/>
         <source>Labour rate</source>
         <translation>人工费率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="272"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="275"/>
         <source>Support per year</source>
         <translation>每年支持费用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="272"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="273"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="274"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="275"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="276"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="277"/>
         <source>% of hardware</source>
         <translation>% 硬件费用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="273"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="276"/>
         <source>Network and installation</source>
         <translation>网络与安装</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="274"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="277"/>
         <source>Residual value</source>
         <translation>残值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="275"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="278"/>
         <source>Cost of each day late</source>
         <translation>每延迟一天的成本</translation>
     </message>
@@ -5280,22 +5393,23 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanSheet</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="36"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="79"/>
         <source>The configuration sheet is empty; run the plan before exporting.</source>
+        <extracomment>Width of a chart in the sheet&apos;s layout units (96 per inch, as QTextDocument lays out before printing). A table with this many columns or more turns the page to landscape.</extracomment>
         <translation>配置单为空；请先运行规划再导出。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="38"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="81"/>
         <source>Cannot write {0}: the folder {1} does not exist.</source>
         <translation>无法写入 {0}：文件夹 {1} 不存在。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="44"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="87"/>
         <source>gpudesk configuration sheet</source>
         <translation>gpudesk 配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="61"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="121"/>
         <source>Qt could not write the PDF {0}; check that the folder is writable.</source>
         <translation>Qt 无法写入 PDF {0}；请检查该文件夹是否可写。</translation>
     </message>
@@ -5313,113 +5427,123 @@ PCI 总线：{bus}</translation>
         <translation>保存的配置文件不是由各节组成的表。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="46"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="48"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="50"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="51"/>
         <source>Quick mode</source>
         <translation>快速模式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="50"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="51"/>
         <source>Model, method, sequence length and batch: does it fit?</source>
         <translation>模型、方法、序列长度和批大小：放得下吗？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="51"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="52"/>
         <source>Wizard</source>
         <translation>向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="51"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="52"/>
         <source>The five questions, one page each</source>
         <translation>五个问题，每页一个</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="52"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="53"/>
         <source>Results</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="52"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="53"/>
         <source>The ranked configurations of the last plan</source>
         <translation>上次规划排序后的配置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="53"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="54"/>
         <source>Saved plans</source>
         <translation>已保存的规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="53"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="54"/>
         <source>Reopen, duplicate, edit, compare, delete, export</source>
         <translation>重新打开、复制、编辑、比较、删除、导出</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/bar.py" line="64"/>
+        <source>Ne&amp;w plan</source>
+        <translation>新建方案(&amp;W)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="65"/>
+        <source>Start a blank plan: every answer back to its stated default, nothing kept from an example</source>
+        <translation>开始空白方案：所有答案恢复为标明的默认值，不保留示例中的任何内容</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="69"/>
         <source>Load a bundled example requirement into the wizard</source>
         <translation>将自带的示例需求载入向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="67"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="72"/>
         <source>Start from example…</source>
         <translation>从示例开始…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="73"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="78"/>
         <source>Open profi&amp;le…</source>
         <translation>打开配置文件(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="74"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="79"/>
         <source>Load a requirement profile (TOML, as used by gpudesk plan --profile) into the wizard</source>
         <translation>将需求配置文件（TOML，与 gpudesk plan --profile 相同）载入向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="76"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="81"/>
         <source>Sa&amp;ve profile…</source>
         <translation>保存配置文件(&amp;V)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="77"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="82"/>
         <source>Write the wizard&apos;s answers as a TOML profile (for gpudesk plan --profile)</source>
         <translation>将向导中的回答写为 TOML 配置文件（用于 gpudesk plan --profile）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="81"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="86"/>
         <source>W&amp;ill it fit?…</source>
         <translation>放得下吗(&amp;I)？…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="82"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="87"/>
         <source>Will a model start in vLLM, SGLang, TensorRT-LLM, llama.cpp or Ollama on a GPU, and with which flags</source>
         <translation>模型能否在某款 GPU 上以 vLLM、SGLang、TensorRT-LLM、llama.cpp 或 Ollama 启动，需要哪些参数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="90"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="95"/>
         <source>Planning…</source>
         <translation>正在规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="96"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="100"/>
         <source>No plan yet: answer the wizard&apos;s questions and press Plan.</source>
         <translation>尚无规划：请回答向导中的问题并按“规划”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="102"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="107"/>
         <source>Open requirement profile</source>
         <translation>打开需求配置文件</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="103"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="226"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="108"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="258"/>
         <source>TOML profiles (*.toml)</source>
         <translation>TOML 配置文件 (*.toml)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="224"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="256"/>
         <source>Save requirement profile</source>
         <translation>保存需求配置文件</translation>
     </message>
@@ -5429,12 +5553,12 @@ PCI 总线：{bus}</translation>
         <translation>配置文件已写入 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="136"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="159"/>
         <source>Cannot load the profile {0}: {1}</source>
         <translation>无法载入配置文件 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="144"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="167"/>
         <source>Loaded “{0}” ({1}). Check the answers and press Plan.</source>
         <translation>已载入“{0}”（{1}）。请检查回答并按“规划”。</translation>
     </message>
@@ -5444,7 +5568,7 @@ PCI 总线：{bus}</translation>
         <translation>GPU 目录不可用，无法进行规划。请查看启动时的消息。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="150"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="173"/>
         <source>Planning over the whole catalog…</source>
         <translation>正在基于整个目录规划…</translation>
     </message>
@@ -5479,24 +5603,44 @@ PCI 总线：{bus}</translation>
         <translation>已保存您为 {0} 设置的价格：每 GPU {1} USD。正在重新规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="155"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="114"/>
+        <source>New plan. Defaults: {0}. Enter the model and the amount of data, then press Plan.</source>
+        <translation>新方案。默认值：{0}。请输入模型和数据量，然后按“规划”。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="140"/>
+        <source>Applied to the answers: {0}. Press Plan to plan again with them.</source>
+        <translation>已写入答案：{0}。按“规划”以此重新规划。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="141"/>
+        <source>nothing to change</source>
+        <translation>无需更改</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="178"/>
         <source>{0} configurations ranked, {1} rejected.</source>
         <translation>已排序 {0} 个配置，排除 {1} 个。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="168"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="191"/>
         <source>Planning failed: {0}</source>
         <translation>规划失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="174"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="197"/>
         <source>&amp;Save changes</source>
         <translation>保存更改(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="174"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="197"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="240"/>
+        <source>mode {0}, precision {1}, {2} data, no dataset size, no library pins, ECC not required, up to {3} GPUs, market {4}</source>
+        <translation>模式 {0}，精度 {1}，{2} 数据，无数据集大小，无库版本锁定，不要求 ECC，最多 {3} 块 GPU，市场 {4}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/controller.py" line="151"/>
@@ -5505,6 +5649,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/controller.py" line="158"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="112"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="121"/>
         <source>Untitled plan</source>
         <translation>未命名规划</translation>
     </message>
@@ -5519,7 +5665,7 @@ PCI 总线：{bus}</translation>
         <translation>{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="201"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="224"/>
         <source>Editing “{0}”: change the answers, press Plan, then Save changes.</source>
         <translation>正在编辑“{0}”：修改回答，按“规划”，然后“保存更改”。</translation>
     </message>
@@ -5614,276 +5760,348 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanView</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="53"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="74"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="55"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="76"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="122"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="270"/>
         <source>Rank</source>
-        <extracomment>Columns of long text (interconnect, server): sized to their content up to WIDE_TEXT_MAX_WIDTH px, then elided (the full text is in the row&apos;s tooltip). Smallest heights (px) of the results panes, so a 1024 x 700 window shows the summary&apos;s first lines, four table rows and a readable chart; the panes scroll below that.</extracomment>
         <translation>排名</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="123"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="271"/>
         <source>Configuration</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="124"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="272"/>
         <source>Interconnect</source>
         <translation>互连</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="125"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="273"/>
         <source>Server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="126"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="274"/>
         <source>Memory per GPU</source>
         <translation>每 GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="127"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="275"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="128"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="276"/>
         <source>Step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="129"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="277"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="130"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="278"/>
         <source>Target met</source>
         <translation>达到目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="131"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="279"/>
         <source>3-year TCO (USD)</source>
         <translation>3 年 TCO（美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="132"/>
-        <source>Sharding / recompute</source>
-        <translation>分片 / 重计算</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="158"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="183"/>
         <source>Memory breakdown</source>
+        <extracomment>Columns of long text (interconnect, server): sized to their content up to WIDE_TEXT_MAX_WIDTH px, then elided (the full text is in the row&apos;s tooltip). Smallest heights (px) of the results panes, so a 1024 x 700 window shows the summary&apos;s first lines, four table rows and a readable chart; the panes scroll below that.</extracomment>
         <translation>显存构成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="159"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="184"/>
         <source>TCO breakdown</source>
         <translation>TCO 构成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="160"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="185"/>
         <source>Cost vs time to result</source>
         <translation>成本与出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="163"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="189"/>
         <source>Rejected</source>
         <translation>已排除</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="165"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="190"/>
+        <source>Latency vs throughput</source>
+        <translation>延迟与吞吐量</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="195"/>
         <source>How &amp;accurate is this?</source>
         <translation>准确度如何(&amp;A)？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="166"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="196"/>
         <source>How close the memory figures come to published measured peaks</source>
         <translation>显存估算与公开的实测峰值有多接近</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="170"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="200"/>
         <source>Select a candidate to see its warnings and rationale.</source>
         <translation>选择一个候选方案以查看其警告和依据。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="171"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="201"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="172"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="202"/>
         <source>Keep this plan in your saved plans</source>
         <translation>将此规划保存到已保存的规划中</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="174"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="204"/>
         <source>&amp;Change answers</source>
         <translation>修改回答(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="175"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="205"/>
         <source>Back to the wizard with these answers</source>
         <translation>带着这些回答返回向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="178"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="207"/>
+        <source>Appl&amp;y this option</source>
+        <translation>采用此选项(&amp;Y)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="208"/>
+        <source>Write the selected option&apos;s micro-batch, sharding, recomputation and tensor-parallel degree into the wizard&apos;s answers</source>
+        <translation>将所选选项的微批次、分片、重计算和张量并行度写入向导的答案</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="212"/>
         <source>Export the selected candidate&apos;s configuration sheet</source>
         <translation>导出所选候选方案的配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="194"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="228"/>
         <source>Warnings and rationale of the selected candidate:</source>
         <translation>所选候选方案的警告和依据：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="275"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="276"/>
+        <source>Replicas × TP</source>
+        <translation>副本 × TP</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="277"/>
+        <source>Sustained QPS</source>
+        <translation>可持续 QPS</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="280"/>
+        <source>TTFT / TPOT</source>
+        <translation>TTFT / TPOT</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="280"/>
+        <source>Settings the search chose</source>
+        <translation>搜索选定的设置</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="281"/>
+        <source>Why this rank</source>
+        <translation>排名理由</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="282"/>
+        <source>USD per million output tokens</source>
+        <translation>每百万输出 token 美元</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="288"/>
+        <source>3-year TCO over the output tokens served at the target QPS around the clock for the TCO years; unpriced options have none</source>
+        <translation>3 年 TCO 除以在目标 QPS 下全天候运行 TCO 年限所服务的输出 token 数；无价格的选项没有此值</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="298"/>
+        <source>{0} × TP{1}</source>
+        <translation>{0} × TP{1}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="299"/>
+        <source>{0:.1f} req/s</source>
+        <translation>{0:.1f} 请求/秒</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="351"/>
+        <source>* The search changed: {0}</source>
+        <translation>* 搜索更改了：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="383"/>
         <source>Rejected ({0})</source>
         <translation>已排除（{0}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="290"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="398"/>
         <source>single GPU</source>
         <translation>单 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="291"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="399"/>
         <source>{0}, recompute {1}</source>
         <translation>{0}，重计算 {1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="296"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="429"/>
+        <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Before the search (the answers as given, one GPU, no sharding) the job needs {5}; each option below is computed with the settings the search chose.</source>
+        <translation>{0} — 工作负载类型：{1}。模型：{2}（{3} B 参数{4}）。搜索之前（按所填答案、单 GPU、不分片）作业需要 {5}；下列每个选项都按搜索选定的设置计算。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="301"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="418"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="470"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="307"/>
-        <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Job memory on one GPU without sharding: {5}.</source>
-        <translation>{0} — 工作负载类型：{1}。模型：{2}（{3} B 参数{4}）。不分片时单块 GPU 上的作业显存：{5}。</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="308"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="430"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="312"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="434"/>
         <source>, shape guessed</source>
         <translation>，模型结构为推测</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="324"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="328"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="446"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="450"/>
         <source>No configuration fits this requirement: {0}</source>
         <translation>没有配置能满足此要求：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="331"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="453"/>
         <source>No configuration fits this requirement; see the reasons below.</source>
         <translation>没有配置能满足此需求；原因见下文。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="337"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="463"/>
+        <source>Top candidate: {0} as {1} replica(s) × TP{2}, sustains {3:.1f} req/s (target {4}), TTFT {5}, TPOT {6}, {7} per GPU against a safe line of {8}, 3-year TCO {9}, {10} per million output tokens.</source>
+        <translation>首选：{0}，{1} 个副本 × TP{2}，可持续 {3:.1f} 请求/秒（目标 {4}），TTFT {5}，TPOT {6}，每 GPU {7}（安全线 {8}），3 年 TCO {9}，每百万输出 token {10}。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="473"/>
         <source>Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.</source>
         <translation>首选候选方案：{0}，经由 {1}，每 GPU {2}，安全线 {3}，出结果时间 {4}，3 年 TCO {5}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="348"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="484"/>
+        <source>The search changed your answers for it: {0}. “Apply this option” writes them into the wizard.</source>
+        <translation>搜索为其更改了您的答案：{0}。“采用此选项”会将其写入向导。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="488"/>
         <source>Price unknown for {0} (ranked after priced options): select one and enter your quote on the right, or in the Catalog tab.</source>
         <translation>{0} 价格未知（排在有价格的选项之后）：选中它并在右侧或“目录”标签页中输入您的报价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="354"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="494"/>
         <source>{0} × {1}, time to result {2}</source>
         <translation>{0} × {1}，出结果时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="358"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="498"/>
         <source>Closest options beyond the GPU-count limit: {0}.</source>
         <translation>超出 GPU 数量上限的最接近方案：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="362"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="502"/>
         <source>{0} × {1} late by {2}</source>
         <translation>{0} × {1} 超出截止时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="365"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="505"/>
         <source>No candidate meets the deadline. Closest: {0}.</source>
         <translation>没有候选方案能满足截止时间。最接近的：{0}。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="367"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="507"/>
         <source>⚠ %n plan warning(s), listed first on the right: </source>
         <translation>
             <numerusform>⚠ %n 条规划警告，列在右侧最前面： </numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="375"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="515"/>
         <source>No configuration was rejected.</source>
         <translation>没有配置被排除。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="376"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="516"/>
         <source>Rejected configurations and why (each reason names its rule or datasheet):</source>
         <translation>被排除的配置及原因（每条原因都注明其规则或数据手册）：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="379"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="519"/>
         <source>{0} (any count)</source>
         <translation>{0}（任意数量）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="388"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="528"/>
         <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
         <translation>租用还是购买：此 GPU 没有公开的按需云租用价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="389"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="529"/>
         <source>Rent vs buy: {0}.</source>
         <translation>租用还是购买：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="411"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="551"/>
         <source>Ranking: {0}</source>
         <translation>排序依据：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="414"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="554"/>
         <source>Plan warnings:</source>
         <translation>规划警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="418"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="558"/>
         <source>Sharding: {0}; recomputation: {1}; exposed communication: {2}</source>
         <translation>分片：{0}；重计算：{1}；未被掩盖的通信：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="421"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="561"/>
         <source>Sustained QPS: {0:.1f}</source>
         <translation>可持续 QPS：{0:.1f}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="424"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="564"/>
         <source>Warnings:</source>
         <translation>警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="424"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="564"/>
         <source>Warnings: none</source>
         <translation>警告：无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="427"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="567"/>
         <source>Rationale:</source>
         <translation>依据：</translation>
     </message>
@@ -6970,6 +7188,136 @@ PCI 总线：{bus}</translation>
     </message>
 </context>
 <context>
+    <name>SheetCharts</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="80"/>
+        <source>price unknown</source>
+        <extracomment>Options drawn beside the chosen one.</extracomment>
+        <translation>价格未知</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="106"/>
+        <source>Safe line</source>
+        <translation>安全线</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="128"/>
+        <source>Memory per GPU against the safe line</source>
+        <translation>每 GPU 显存与安全线</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="129"/>
+        <source>3-year TCO</source>
+        <translation>3 年 TCO</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="131"/>
+        <source>thousand USD</source>
+        <translation>千美元</translation>
+    </message>
+</context>
+<context>
+    <name>ShellMenus</name>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="57"/>
+        <source>New plan (blank, stated defaults)</source>
+        <translation>新建方案（空白，使用标明的默认值）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="58"/>
+        <source>Open a requirement profile</source>
+        <translation>打开需求配置文件</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="59"/>
+        <source>Save the wizard&apos;s answers as a profile</source>
+        <translation>将向导的答案保存为配置文件</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="60"/>
+        <source>Export the configuration sheet of the selected option</source>
+        <translation>导出所选选项的配置单</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="61"/>
+        <source>Plan, Catalog, Monitor, OOM doctor</source>
+        <translation>规划、目录、监控、OOM 诊断</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="62"/>
+        <source>User guide</source>
+        <translation>用户指南</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="63"/>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="64"/>
+        <source>Press the button or field with that letter underlined</source>
+        <translation>按下带该下划线字母的按钮或字段</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="159"/>
+        <source>&amp;New plan</source>
+        <translation>新建方案(&amp;N)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="160"/>
+        <source>&amp;Open profile…</source>
+        <translation>打开配置文件(&amp;O)…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="162"/>
+        <source>&amp;Save profile…</source>
+        <translation>保存配置文件(&amp;S)…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="164"/>
+        <source>&amp;Export sheet…</source>
+        <translation>导出配置单(&amp;E)…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="165"/>
+        <source>&amp;Recent profiles</source>
+        <translation>最近的配置文件(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="168"/>
+        <source>&amp;User guide</source>
+        <translation>用户指南(&amp;U)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="170"/>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="171"/>
+        <source>Save a &amp;diagnostics bundle…</source>
+        <translation>保存诊断包(&amp;D)…</translation>
+    </message>
+</context>
+<context>
+    <name>ShortcutsDialog</name>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="135"/>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="138"/>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="138"/>
+        <source>Action</source>
+        <translation>操作</translation>
+    </message>
+</context>
+<context>
     <name>SnapshotTables</name>
     <message>
         <location filename="../../gpudesk/ui/oom/snapshot_tables.py" line="60"/>
@@ -7463,22 +7811,32 @@ PCI 总线：{bus}</translation>
         <translation>3 年 TCO（千美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="146"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="137"/>
+        <source>price unknown</source>
+        <translation>价格未知</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="142"/>
+        <source>Unpriced: known costs only, outlined</source>
+        <translation>无价格：仅以轮廓显示已知成本</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="161"/>
         <source>server (host) price unknown — the bar shows the known costs only, without the servers</source>
         <translation>服务器（主机）价格未知——柱形只显示已知成本，不含服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="148"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="163"/>
         <source>GPU price unknown — the bar shows the known costs only, without the GPUs</source>
         <translation>GPU 价格未知——柱形只显示已知成本，不含 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="149"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="164"/>
         <source>GPU and server (host) prices unknown — the bar shows the known costs only, without the GPUs and the servers</source>
         <translation>GPU 和服务器（主机）价格未知——柱形只显示已知成本，不含 GPU 和服务器</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/charts.py" line="137"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="152"/>
         <source>%n candidate(s) without a TCO figure are not drawn.</source>
         <translation>
             <numerusform>%n 个没有 TCO 数值的候选方案未绘制。</numerusform>
@@ -7590,6 +7948,54 @@ PCI 总线：{bus}</translation>
         <location filename="../../gpudesk/ui/plan/wizard.py" line="62"/>
         <source>Cost assumptions (TCO); every default names its source in its tooltip</source>
         <translation>成本假设（TCO）；每个默认值的来源见其工具提示</translation>
+    </message>
+</context>
+<context>
+    <name>self.window</name>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="201"/>
+        <source>Open requirement profile</source>
+        <translation>打开需求配置文件</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="202"/>
+        <source>TOML profiles (*.toml)</source>
+        <translation>TOML 配置文件 (*.toml)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="218"/>
+        <source>No plan to export yet: answer the wizard and press Plan.</source>
+        <translation>还没有可导出的方案：请回答向导并按“规划”。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="239"/>
+        <source>The user guide {0} could not be read: {1}</source>
+        <translation>无法读取用户指南 {0}：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="240"/>
+        <source>gpudesk user guide</source>
+        <translation>gpudesk 用户指南</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="250"/>
+        <source>Save a diagnostics bundle</source>
+        <translation>保存诊断包</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="252"/>
+        <source>Zip archives (*.zip)</source>
+        <translation>Zip 压缩包 (*.zip)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="258"/>
+        <source>The diagnostics bundle was not saved: {0}</source>
+        <translation>诊断包未保存：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="261"/>
+        <source>Diagnostics bundle saved: {0}. Attach it to your report.</source>
+        <translation>诊断包已保存：{0}。请将其附在问题报告中。</translation>
     </message>
 </context>
 </TS>

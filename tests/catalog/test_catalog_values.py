@@ -59,6 +59,8 @@ def test_values_match_the_reference(catalog, row):
     for column, attr in NUMERIC.items():
         cell = DATASHEET_OVERRIDES.get((row["id"], column), row[column])
         expected = float(cell) if cell else None
+        if attr == "price_usd" and expected is None and gpu.price_kind not in (None, "catalog"):
+            continue  # the reference has no price; the catalog's dated prices table does (test_one_price.py)
         assert getattr(gpu, attr) == expected, f"{row['id']}.{attr}"
     assert gpu.nvlink_gbps == float(row["nvlink_gbps_bidir"] or 0)
     assert gpu.mig_max_instances == int(row["mig_max_instances"] or 0)

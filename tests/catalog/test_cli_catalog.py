@@ -11,8 +11,8 @@ from gpudesk.cli import main
 ISSUE_KEYS = [
     "id", "name", "vendor", "architecture", "memory_gb", "memory_bandwidth_gbps", "fp32_tflops",
     "tf32_dense_tflops", "fp16_dense_tflops", "bf16_dense_tflops", "fp8_dense_tflops", "int8_dense_tops", "tdp_w",
-    "host_interface", "nvlink_gbps", "mig_max_instances", "ecc", "launch_year", "price_usd", "price_date",
-    "source_url",
+    "host_interface", "nvlink_gbps", "mig_max_instances", "ecc", "launch_year", "price_usd", "price_kind", "price_date",
+    "cloud_usd_per_gpu_hour", "market", "source_url",
 ]
 
 

@@ -14,7 +14,8 @@ def test_list_shows_missing_values_as_na(capsys):
     a100 = next(line for line in out.splitlines() if line.startswith("a100-80-sxm4 "))
     t4 = next(line for line in out.splitlines() if line.startswith("t4 "))
     assert a100.split()[6] == "N/A"  # FP8 dense: Ampere has no FP8
-    assert t4.split()[-1] == "N/A"  # no dated price
+    assert t4.split()[9] == "N/A"  # no dated price
+    assert t4.split()[-1] == "0.35"  # but an on-demand cloud rate
     assert " - " not in a100 + t4
     assert "N/A = not supported by the GPU, or no dated price" in out
 

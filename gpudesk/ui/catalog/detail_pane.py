@@ -202,23 +202,14 @@ class GpuDetailPane(QWidget):
         self._update_price_box(override)
 
     def set_sourced_prices(self, gpu: GPU | None, prices: list) -> None:
-        """Say the same thing about the price everywhere: with no price on the GPU row, the cheapest sourced
-        purchase price of the prices table (the Prices tab lists them all), or "no public price found" when that
-        table has none either (the row's "see the prices table" would then point at nothing)."""
+        """Say the same thing about the price everywhere: the GPU record carries the catalog's one price (the row's,
+        else the prices table's by kind; gpudesk.catalog.prices), the one the planner uses; with none anywhere,
+        "no public price found" (the row's "see the prices table" would then point at nothing)."""
         if gpu is None or self._gpu is None or gpu.id != self._gpu.id or gpu.price_usd is not None:
             return
-        purchases = sorted((p for p in prices if not p.is_cloud and p.unit == "per-gpu"), key=lambda p: p.price_usd)
-        price, source = self._values.get("price_usd"), self._values.get("price_source")
-        if purchases:
-            cheapest = purchases[0]
-            text = self.tr("{0} USD ({1}, {2}; the Prices tab lists every source)").format(
-                f"{cheapest.price_usd:,.0f}", cheapest.kind, cheapest.price_date)
-            if price is not None:
-                price.setText(text)
-            if not self._price_state.text().startswith(self.tr("Your price")):
-                self._price_state.setText(self.tr("No dated price on the GPU row; sourced purchase price: {0}.").format(
-                    text))
+        if any(not p.is_cloud and p.unit == "per-gpu" for p in prices):
             return
+        price, source = self._values.get("price_usd"), self._values.get("price_source")
         none = self.tr("no public price found")
         for label in (price, source):
             if label is not None:

@@ -33,6 +33,8 @@ TABLE_COLUMNS: tuple[str, ...] = (
     "mig_max_instances",
     "launch_year",
     "price_usd",
+    "cloud_usd_per_gpu_hour",
+    "market",
 )
 
 
@@ -48,6 +50,8 @@ SHORT_LABELS: dict[str, str] = {
     "launch_year": QT_TRANSLATE_NOOP("CatalogFields", "Year"),
     "architecture": QT_TRANSLATE_NOOP("CatalogFields", "Arch."),
     "form_factor": QT_TRANSLATE_NOOP("CatalogFields", "Form"),
+    "cloud_usd_per_gpu_hour": QT_TRANSLATE_NOOP("CatalogFields", "Cloud"),
+    "market": QT_TRANSLATE_NOOP("CatalogFields", "Market"),
 }
 
 
@@ -96,6 +100,12 @@ FIELD_TEXTS: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("CatalogFields", "no dated public price"),
     QT_TRANSLATE_NOOP("CatalogFields", "Price date"),
     QT_TRANSLATE_NOOP("CatalogFields", "Price source"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Price kind"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Cloud rate (on demand)"),
+    QT_TRANSLATE_NOOP("CatalogFields", "no sourced cloud rate"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Cloud rate source"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Made for market"),
+    QT_TRANSLATE_NOOP("CatalogFields", "sold worldwide"),
     QT_TRANSLATE_NOOP("CatalogFields", "none"),
     QT_TRANSLATE_NOOP("CatalogFields", "Confidence"),
     QT_TRANSLATE_NOOP("CatalogFields", "Date checked"),
@@ -236,7 +246,10 @@ class GpuTableModel(QAbstractTableModel):
                     own.get("updated_at", ""), display_value(field, gpu.price_usd)
                 )
             if gpu.price_usd is not None:
-                return self.tr("{0}; source: {1}").format(gpu.price_date or "", gpu.price_source or "")
+                return self.tr("{0} price, {1}; source: {2}").format(gpu.price_kind or "", gpu.price_date or "",
+                                                                     gpu.price_source or "")
+        if field.key == "cloud_usd_per_gpu_hour" and gpu.cloud_rate_source:
+            return self.tr("Lowest on-demand rate in the catalog: {0}").format(gpu.cloud_rate_source)
         if value is None:
             return none_reason(field)
         if field.key.endswith(("_tflops", "_tops")) and gpu.consumer:

@@ -39,6 +39,7 @@ class PlanBar(QWidget):
     viewRequested = Signal(int)
     profileChosen = Signal(str)
     saveProfileRequested = Signal()
+    newRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -60,6 +61,10 @@ class PlanBar(QWidget):
             bar.addWidget(button)
         self.mode_buttons.idClicked.connect(self.viewRequested.emit)
         bar.addStretch(1)
+        self.new_button = QPushButton(QCoreApplication.translate("PlanTab", "Ne&w plan"), self)
+        self.new_button.setToolTip(QCoreApplication.translate("PlanTab", "Start a blank plan: every answer back to its stated default, nothing kept from an example"))
+        self.new_button.clicked.connect(self.newRequested.emit)
+        bar.addWidget(self.new_button)
         self.examples = QComboBox(self)
         self.examples.setToolTip(QCoreApplication.translate("PlanTab", "Load a bundled example requirement into the wizard"))
         self.examples.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)

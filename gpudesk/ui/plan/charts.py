@@ -97,6 +97,7 @@ class TcoChart(QWidget):
         layout.addWidget(self.legend)
         layout.addWidget(self.caption)
         self.bar_count = 0
+        self.unpriced_count = 0
 
     def set_candidates(self, candidates: list[dict[str, Any]]) -> None:
         self.plot.clear()
@@ -110,21 +111,35 @@ class TcoChart(QWidget):
         xs = np.arange(len(shown), dtype=float)
         bottoms = np.zeros(len(shown))
         negatives = np.zeros(len(shown))
+        # An option without a 3-year TCO is drawn as unpriced, never as a cheap bar: its known costs are only an
+        # outline (no fill) and "price unknown" stands above it.
+        priced = np.array([c.get("tco_3y_usd") is not None for c in shown], dtype=bool)
         for key in keys:
             values = np.array([float(c["tco_breakdown_usd"].get(key) or 0.0) for c in shown]) / 1000.0
             pos = np.clip(values, 0, None)
             neg = np.clip(values, None, 0)
             color = TCO_COLORS.get(key) or part_color(key, self._order)
-            if pos.any():
-                item = pg.BarGraphItem(x=xs, height=pos, y0=bottoms.copy(), width=0.6, brush=color, pen=pg.mkPen("#ffffff", width=0.5))
-                self.plot.addItem(item)
-            if neg.any():  # a residual value or credit lowers the total: drawn below zero
-                item = pg.BarGraphItem(x=xs, height=neg, y0=negatives.copy(), width=0.6, brush=color, pen=pg.mkPen("#ffffff", width=0.5))
-                self.plot.addItem(item)
+            for mask, filled in ((priced, True), (~priced, False)):
+                brush = color if filled else None
+                pen = pg.mkPen("#ffffff", width=0.5) if filled else pg.mkPen("#9e9e9e", width=1, style=Qt.PenStyle.DashLine)
+                if (pos * mask).any():
+                    self.plot.addItem(pg.BarGraphItem(x=xs[mask], height=pos[mask], y0=bottoms[mask].copy(), width=0.6,
+                                                      brush=brush, pen=pen))
+                if (neg * mask).any():  # a residual value or credit lowers the total: drawn below zero
+                    self.plot.addItem(pg.BarGraphItem(x=xs[mask], height=neg[mask], y0=negatives[mask].copy(), width=0.6,
+                                                      brush=brush, pen=pen))
             if pos.any() or neg.any():
                 entries.append((self._names.get(key, key.replace("_", " ")), color, "box"))
             bottoms += pos
             negatives += neg
+        for x, top, ok in zip(xs, bottoms, priced):
+            if not ok:
+                mark = pg.TextItem(self.tr("price unknown"), color="#b0413e", anchor=(0.5, 1))
+                mark.setPos(float(x), float(top))
+                self.plot.addItem(mark)
+        self.unpriced_count = int((~priced).sum())
+        if self.unpriced_count:
+            entries.append((self.tr("Unpriced: known costs only, outlined"), "#9e9e9e", "dash"))
         self.legend.set_entries(entries)
         self.plot.getAxis("bottom").setTicks([[(float(i), f"#{i + 1}" if len(shown) > 2 else candidate_label(c)) for i, c in enumerate(shown)]])
         self.plot.setXRange(-0.6, max(len(shown) - 0.4, 0.6), padding=0)
@@ -207,4 +222,74 @@ class CostTimeScatter(QWidget):
         if not points:
             self.caption.setText(self.tr("No candidate has both a time to result and a 3-year TCO (inference plans are "
                                          "sized by QPS, not by time; a missing price leaves the TCO unknown)."))
+        self.point_count = len(points)
+
+
+class LatencyThroughputChart(QWidget):
+    """A serving plan's options: latency (TTFT and TPOT, ms) against the QPS each sustains, with the target QPS
+    and latency targets as lines. One point per option (``qps_capacity``, ``ttft_s``, ``tpot_s``)."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.plot = pg.PlotWidget(self, background="w")
+        _style(self.plot)
+        self.plot.setLabel("bottom", self.tr("Sustained QPS (requests/s)"))
+        self.plot.setLabel("left", self.tr("Latency (ms)"))
+        self.legend = ChartLegend(self, columns=4)
+        self.caption = QLabel(self)
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)
+        self.caption.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.legend)
+        layout.addWidget(self.caption)
+        self.point_count = 0
+
+    def set_candidates(self, candidates: list[dict[str, Any]], target_qps: float | None = None,
+                       ttft_target_s: float | None = None, tpot_target_s: float | None = None) -> None:
+        self.plot.clear()
+        points = [c for c in candidates if c.get("qps_capacity") is not None]
+        entries: list[tuple[str, str, str]] = []
+        series = (("ttft_s", self.tr("Time to first token"), "#1f5fa8", "o"),
+                  ("tpot_s", self.tr("Time per output token"), "#e08a1e", "t"))
+        top = 0.0
+        for key, name, color, symbol in series:
+            chosen = [c for c in points if c.get(key) is not None]
+            if not chosen:
+                continue
+            xs = np.array([float(c["qps_capacity"]) for c in chosen])
+            ys = np.array([float(c[key]) * 1000.0 for c in chosen])
+            top = max(top, float(ys.max()))
+            self.plot.addItem(pg.ScatterPlotItem(x=xs, y=ys, size=11, symbol=symbol, brush=pg.mkBrush(color),
+                                                 pen=pg.mkPen(color)))
+            entries.append((name, color, "box"))
+        for i, c in enumerate(points[:8]):
+            if c.get("ttft_s") is not None:
+                text = pg.TextItem(f"#{i + 1} {candidate_label(c)}", color="#222222", anchor=(0, 1))
+                text.setPos(float(c["qps_capacity"]), float(c["ttft_s"]) * 1000.0)
+                self.plot.addItem(text)
+        lines = []
+        if target_qps:
+            self.plot.addItem(pg.InfiniteLine(pos=float(target_qps), angle=90,
+                                              pen=pg.mkPen("#c62828", width=1.5, style=Qt.PenStyle.DashLine)))
+            entries.append((self.tr("Target QPS"), "#c62828", "dash"))
+            lines.append(self.tr("Dashed red line: the target of {0:g} requests/s.").format(float(target_qps)))
+        for target, name, color in ((ttft_target_s, self.tr("TTFT target"), "#1f5fa8"),
+                                    (tpot_target_s, self.tr("TPOT target"), "#e08a1e")):
+            if target:
+                self.plot.addItem(pg.InfiniteLine(pos=float(target) * 1000.0, angle=0,
+                                                  pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DotLine)))
+                entries.append((name, color, "dash"))
+                top = max(top, float(target) * 1000.0)
+        self.legend.set_entries(entries)
+        if points:
+            right = max([float(c["qps_capacity"]) for c in points] + [float(target_qps or 0)])
+            self.plot.setXRange(0, right * 1.15, padding=0)
+            self.plot.setYRange(0, (top or 1.0) * 1.15, padding=0)
+            lines.append(self.tr("Each option at the QPS it sustains: its time to first token (circles) and time "
+                                 "per output token (triangles)."))
+        else:
+            lines.append(self.tr("No option has a sustained QPS (this is not a serving plan)."))
+        self.caption.setText("\n".join(lines))
         self.point_count = len(points)

@@ -23,10 +23,12 @@ from gpudesk.ui.workers import Task, run_task
 FORMATS = ("md", "pdf", "json", "csv")
 
 
-def _pdf_job(markdown_text: str, path: str, title: str) -> str:
+def _pdf_job(markdown_text: str, path: str, title: str, plan: dict[str, Any] | None = None, index: int = 0) -> str:
+    from gpudesk.ui.plan.sheet_charts import sheet_chart_images
     from gpudesk.ui.plan.sheet_pdf import markdown_to_pdf
 
-    return str(markdown_to_pdf(markdown_text, path, title))
+    charts = sheet_chart_images(plan, index) if plan is not None else []
+    return str(markdown_to_pdf(markdown_text, path, title, charts=charts))
 
 
 def safe_file_stem(name: str) -> str:
@@ -112,7 +114,7 @@ class ExportButton(QToolButton):
                 text = plan_to_markdown(self._plan, **kwargs)
                 self.setEnabled(False)
                 self.pending = run_task(
-                    _pdf_job, text, target, self._name,
+                    _pdf_job, text, target, self._name, self._plan, self._candidate_index,
                     on_result=lambda written: self._done("pdf", written),
                     on_error=self._error,
                     on_finished=self._finished,

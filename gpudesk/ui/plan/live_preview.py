@@ -93,6 +93,7 @@ class LivePreview(QWidget):
         layout.addWidget(self.message)
         self.last_estimate: MemoryEstimate | None = None
         self.last_fit: Fit | None = None
+        self.shown_option: dict[str, Any] | None = None
 
     def set_card(self, gpu_id: str, count: int | None = None) -> None:
         """Select a card (and GPU count) without waiting for the user, e.g. the plan's top candidate."""
@@ -105,6 +106,24 @@ class LivePreview(QWidget):
                 self.count.addItem(str(count), count)
                 position = self.count.count() - 1
             self.count.setCurrentIndex(position)
+
+    def show_option(self, candidate: dict[str, Any], changes: list[str], number: int = 1) -> None:
+        """Draw a planned option's own memory (the plan's breakdown, computed with the settings the search chose)
+        instead of the answers' estimate, so this chart, the results table, the header and the sheet show one
+        number for the same option. Picking another card or count, or editing an answer, goes back to live."""
+        breakdown = candidate.get("per_gpu_memory_breakdown_bytes") or {}
+        if not isinstance(breakdown, dict) or not breakdown:
+            return
+        self.set_card(str(candidate.get("gpu_id")), int(candidate.get("count") or 1))
+        usable, safe = candidate.get("usable_memory_bytes"), candidate.get("safe_line_bytes")
+        parts = [(str(k), float(v)) for k, v in breakdown.items() if isinstance(v, (int, float))]
+        label = f"{candidate.get('count')} × {candidate.get('gpu_name') or candidate.get('gpu_id')}"
+        caption = self.chart.default_caption([MemoryBarSpec(label, parts, usable, safe)])
+        caption += "\n" + self.tr("Plan option #{0}, with the settings the search chose{1}.").format(
+            number, ": " + "; ".join(changes) if changes else "")
+        self.message.setText("")
+        self.shown_option = candidate
+        self.chart.set_bars([MemoryBarSpec(self.tr("per GPU"), parts, usable, safe)], caption)
 
     def fit_count_to(self, profile: dict[str, Any]) -> int | None:
         """Set the GPU count to the smallest preview count (up to ``operations.max_gpus``) at which the job fits
@@ -172,6 +191,7 @@ class LivePreview(QWidget):
         """
         started = time.perf_counter()
         self._profile = profile
+        self.shown_option = None
         gpus = int(self.count.currentData() or 1)
         gpu = self._gpu()
         try:
@@ -188,6 +208,7 @@ class LivePreview(QWidget):
         except (PlanInputError, ProfileError, SizingError) as exc:
             self.message.setText(self.tr("Memory preview paused: {0}").format(self.describe(exc)))
             self.last_estimate = None
+            self.chart.set_bars([], " ")  # nothing of the previous case stays on the chart (a new plan starts blank)
             elapsed = time.perf_counter() - started
             self.updated.emit(elapsed)
             return elapsed

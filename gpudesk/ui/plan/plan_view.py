@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QAbstractItemView,
     QFrame,
     QHBoxLayout,
@@ -27,9 +29,12 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.planner.classify import kind_label
+from gpudesk.planner.search_notes import applied_settings, search_changes
 from gpudesk.planner.sheet import candidates_of, gpu_price_unknown
 from gpudesk.ui.plan.accuracy_view import AccuracyLink
-from gpudesk.ui.plan.charts import CostTimeScatter, TcoChart, candidate_label, tco_item_names
+from gpudesk.planner.serving_cost import cost_per_million_tokens_usd
+from gpudesk.planner.tco import TcoAssumptions
+from gpudesk.ui.plan.charts import CostTimeScatter, LatencyThroughputChart, TcoChart, candidate_label, tco_item_names
 from gpudesk.ui.plan.export_menu import ExportButton
 from gpudesk.ui.plan.live_preview import part_names
 from gpudesk.ui.plan.memory_chart import MemoryBarSpec, MemoryBreakdownChart
@@ -46,6 +51,22 @@ def top_candidate(plan: dict[str, Any]) -> dict[str, Any] | None:
     """The best candidate of a plan dictionary, or None."""
     found = candidates_of(plan)
     return found[0] if found else None
+
+
+class ElideRightDelegate(QStyledItemDelegate):
+    """Elides a sentence at its end (the table elides the middle of long names)."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:  # noqa: N802
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideRight  # type: ignore[attr-defined]
+
+
+def why_rank_text(c: dict[str, Any]) -> str:
+    """The "Why this rank" cell: the planner's rank reason without its leading "#N: " (the Rank column has it)."""
+    reason = str(c.get("rank_reason") or "")
+    head, sep, rest = reason.partition(": ")
+    text = rest if sep and head.startswith("#") else reason
+    return text or na_text()
 
 
 def _yes_no(value: Any) -> str:
@@ -74,6 +95,15 @@ class NumericItem(QTableWidgetItem):
 #: (the full text is in the row's tooltip).
 WIDE_TEXT_COLUMNS = (2, 3)
 WIDE_TEXT_MAX_WIDTH = 150
+TCO_COLUMN = 9
+CONFIGURATION_COLUMN = 1
+CONFIGURATION_MAX_WIDTH = 250
+COST_PER_TOKEN_COLUMN = 12
+SCATTER_TAB = 2
+LATENCY_TAB = 3
+REJECTED_TAB = 4
+WHY_COLUMN = 11
+WHY_COLUMN_WIDTH = 200
 #: Smallest heights (px) of the results panes, so a 1024 x 700 window shows the summary's first lines, four table
 #: rows and a readable chart; the panes scroll below that.
 SUMMARY_MIN_HEIGHT = 48
@@ -100,11 +130,14 @@ class PlanView(QWidget):
         save_requested(): the user wants the shown plan saved (or its saved copy updated).
         edit_requested(): back to the wizard with the same answers.
         price_entered(gpu_id, usd): the user typed their own price for a GPU and wants to plan again with it.
+        apply_requested(dict): write the selected option's settings (micro-batch, sharding, recomputation, tensor
+            parallel) back into the wizard (profile sections, gpudesk.planner.search_notes.applied_settings).
     """
 
     save_requested = Signal()
     edit_requested = Signal()
     price_entered = Signal(str, float)
+    apply_requested = Signal(dict)
 
     def __init__(self, ctx: Any, parent: QWidget | None = None):
         super().__init__(parent)
@@ -116,22 +149,8 @@ class PlanView(QWidget):
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setWordWrap(True)
         self.summary.setStyleSheet("font-size: 11pt;")
-        self.table = QTableWidget(0, 11, self)
-        self.table.setHorizontalHeaderLabels(
-            [
-                self.tr("Rank"),
-                self.tr("Configuration"),
-                self.tr("Interconnect"),
-                self.tr("Server"),
-                self.tr("Memory per GPU"),
-                self.tr("Safe line"),
-                self.tr("Step time"),
-                self.tr("Time to result"),
-                self.tr("Target met"),
-                self.tr("3-year TCO (USD)"),
-                self.tr("Sharding / recompute"),
-            ]
-        )
+        self.table = QTableWidget(0, 13, self)
+        self._set_headers(serving=False)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -147,6 +166,12 @@ class PlanView(QWidget):
         header = self.table.horizontalHeader()
         for column in WIDE_TEXT_COLUMNS:  # figures first on screen, the long text after them
             header.moveSection(header.visualIndex(column), self.table.columnCount() - 2)
+        # "Why this rank" beside the TCO, elided to a fixed width (the full reason is the cell's tooltip).
+        header.setSectionResizeMode(WHY_COLUMN, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(CONFIGURATION_COLUMN, QHeaderView.ResizeMode.Interactive)
+        header.moveSection(header.visualIndex(WHY_COLUMN), header.visualIndex(TCO_COLUMN) + 1)
+        self.table.setColumnWidth(WHY_COLUMN, WHY_COLUMN_WIDTH)
+        self.table.setItemDelegateForColumn(WHY_COLUMN, ElideRightDelegate(self.table))
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         self.table.setMinimumHeight(TABLE_MIN_HEIGHT)
         self.table.itemSelectionChanged.connect(self._selection_changed)
@@ -158,9 +183,14 @@ class PlanView(QWidget):
         self.charts.addTab(_scrolled(self.memory_chart, self.charts), self.tr("Memory breakdown"))
         self.charts.addTab(_scrolled(self.tco_chart, self.charts), self.tr("TCO breakdown"))
         self.charts.addTab(_scrolled(self.scatter, self.charts), self.tr("Cost vs time to result"))
+        self.latency = LatencyThroughputChart(self)
         self.rejected = QPlainTextEdit(self)
         self.rejected.setReadOnly(True)
         self.charts.addTab(self.rejected, self.tr("Rejected"))
+        self.charts.insertTab(LATENCY_TAB, _scrolled(self.latency, self.charts), self.tr("Latency vs throughput"))
+        # Every tab stays on screen at 1280 x 820 in both languages (no scroll arrows hiding "Rejected").
+        self.charts.setUsesScrollButtons(False)
+        self.charts.setElideMode(Qt.TextElideMode.ElideRight)
         self.accuracy = AccuracyLink(self.charts)
         self.accuracy.setText(self.tr("How &accurate is this?"))
         self.accuracy.setToolTip(self.tr("How close the memory figures come to published measured peaks"))
@@ -174,6 +204,10 @@ class PlanView(QWidget):
         self.edit_button = QPushButton(self.tr("&Change answers"), self)
         self.edit_button.setToolTip(self.tr("Back to the wizard with these answers"))
         self.edit_button.clicked.connect(self.edit_requested)
+        self.apply_button = QPushButton(self.tr("Appl&y this option"), self)
+        self.apply_button.setToolTip(self.tr("Write the selected option's micro-batch, sharding, recomputation and "
+                                             "tensor-parallel degree into the wizard's answers"))
+        self.apply_button.clicked.connect(self._apply_selected)
         self.export_button = ExportButton(ctx, self)
         self.export_button.setToolTip(self.tr("Export the selected candidate's configuration sheet"))
 
@@ -214,12 +248,13 @@ class PlanView(QWidget):
         self.splitter = vertical
         buttons = QHBoxLayout()
         buttons.addWidget(self.edit_button)
+        buttons.addWidget(self.apply_button)
         buttons.addStretch(1)
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.export_button)
         # Tab follows the layout: table, charts, price editor, details, then the buttons left to right.
         chain = [self.table, self.charts, self.accuracy, self.price_editor.price, self.price_editor.apply_button, self.details,
-                 self.edit_button, self.save_button, self.export_button]
+                 self.edit_button, self.apply_button, self.save_button, self.export_button]
         for before, after in zip(chain, chain[1:]):
             QWidget.setTabOrder(before, after)
         layout = QVBoxLayout(self)
@@ -227,6 +262,54 @@ class PlanView(QWidget):
         layout.addLayout(buttons)
 
     # -- content ------------------------------------------------------------------------------------------
+    def _set_headers(self, serving: bool) -> None:
+        """The columns a buyer judges this kind of plan by: a service by replicas x TP, sustained QPS, TTFT/TPOT
+        and cost per million output tokens; a training job by step time and time to result."""
+        self.serving = serving
+        labels = [
+            self.tr("Rank"),
+            self.tr("Configuration"),
+            self.tr("Interconnect"),
+            self.tr("Server"),
+            self.tr("Memory per GPU"),
+            self.tr("Safe line"),
+            self.tr("Replicas × TP") if serving else self.tr("Step time"),
+            self.tr("Sustained QPS") if serving else self.tr("Time to result"),
+            self.tr("Target met"),
+            self.tr("3-year TCO (USD)"),
+            self.tr("TTFT / TPOT") if serving else self.tr("Settings the search chose"),
+            self.tr("Why this rank"),
+            self.tr("USD per million output tokens"),
+        ]
+        self.table.setHorizontalHeaderLabels(labels)
+        self.table.setColumnHidden(COST_PER_TOKEN_COLUMN, not serving)
+        cost_header = self.table.horizontalHeaderItem(COST_PER_TOKEN_COLUMN)
+        if cost_header is not None:
+            cost_header.setToolTip(self.tr("3-year TCO over the output tokens served at the target QPS around the clock "
+                                           "for the TCO years; unpriced options have none"))
+
+    def _serving_cells(self, c: dict[str, Any]) -> dict[int, QTableWidgetItem]:
+        """The serving columns of one option (replicas x TP, sustained QPS, TTFT / TPOT, cost per million tokens)."""
+        tp = int(c.get("tensor_parallel") or 1)
+        replicas = max(1, int(c.get("count") or tp) // tp)
+        qps = c.get("qps_capacity")
+        cost = self.cost_per_million(c)
+        return {
+            6: QTableWidgetItem(self.tr("{0} × TP{1}").format(replicas, tp)),
+            7: NumericItem(na_text() if qps is None else self.tr("{0:.1f} req/s").format(float(qps)), qps),
+            10: QTableWidgetItem(f"{format_step_time(c.get('ttft_s'))} / {format_step_time(c.get('tpot_s'))}"),
+            COST_PER_TOKEN_COLUMN: NumericItem(self.tr("price unknown") if cost is None and gpu_price_unknown(c)
+                                               else na_text() if cost is None else f"${cost:,.2f}", cost),
+        }
+
+    def cost_per_million(self, c: dict[str, Any]) -> float | None:
+        workload = (self.profile or {}).get("workload")
+        tco = (self.profile or {}).get("tco")
+        workload = workload if isinstance(workload, dict) else {}
+        years = float((tco if isinstance(tco, dict) else {}).get("years") or TcoAssumptions().years)
+        return cost_per_million_tokens_usd(c.get("tco_3y_usd"), workload.get("target_qps"), workload.get("output_tokens"),
+                                           years)
+
     def show_plan(self, plan: dict[str, Any], name: str = "", profile: dict[str, Any] | None = None) -> None:
         """Fill the page from a plan dictionary and the profile it was planned from."""
         self.plan = plan
@@ -236,6 +319,8 @@ class PlanView(QWidget):
         self.accuracy.set_method(METHOD_OF_MODE.get(str(model.get("mode") or "train")) if isinstance(model, dict)
                                  else None)
         candidates = candidates_of(plan)
+        serving = any(c.get("qps_capacity") is not None for c in candidates)
+        self._set_headers(serving)
         self.summary.setText(self.summary_text(plan, candidates))
         self.table.setSortingEnabled(False)
         self.table.setRowCount(min(len(candidates), MAX_ROWS))
@@ -252,9 +337,18 @@ class PlanView(QWidget):
                 NumericItem(format_duration(c.get("time_to_result_s")), c.get("time_to_result_s")),
                 QTableWidgetItem(_yes_no(meets)),
                 NumericItem(self.tco_text(c), c.get("tco_3y_usd")),
-                QTableWidgetItem(self.layout_text(c)),
+                QTableWidgetItem(self.settings_text(c)),
+                QTableWidgetItem(why_rank_text(c)),
+                QTableWidgetItem(""),
             ]
+            if serving:
+                for column, item in self._serving_cells(c).items():
+                    cells[column] = item
+            changes = search_changes(c, profile)
+            if changes:  # the search changed an answer: say so where the memory figure is
+                cells[4].setText(cells[4].text() + " *")
             tip = "\n".join([str(c.get("interconnect_name") or ""), str(c.get("server_name") or ""), str(c.get("rank_reason") or "")]
+                            + [self.tr("* The search changed: {0}").format("; ".join(changes))] * bool(changes)
                             + [str(w) for w in c.get("warnings") or []]).strip()
             for column, item in enumerate(cells):
                 item.setData(Qt.ItemDataRole.UserRole, row)
@@ -265,14 +359,28 @@ class PlanView(QWidget):
         for column in WIDE_TEXT_COLUMNS:
             self.table.resizeColumnToContents(column)
             self.table.setColumnWidth(column, min(self.table.columnWidth(column), WIDE_TEXT_MAX_WIDTH))
+        # The configuration name is elided in the middle past CONFIGURATION_MAX_WIDTH (its full name is the
+        # tooltip), so "Why this rank" stays on screen at 1280 px.
+        self.table.resizeColumnToContents(CONFIGURATION_COLUMN)
+        self.table.setColumnWidth(CONFIGURATION_COLUMN,
+                                  min(self.table.columnWidth(CONFIGURATION_COLUMN), CONFIGURATION_MAX_WIDTH))
         shown = candidates[:CHART_CANDIDATES]
         self.memory_chart.set_bars([self.memory_bar(c) for c in shown])
         self.tco_chart.set_candidates(shown)
         deadline = (profile or {}).get("workload", {}).get("deadline_s") if isinstance((profile or {}).get("workload"), dict) else None
         self.scatter.set_candidates(candidates[:MAX_ROWS], deadline)
+        workload = (profile or {}).get("workload") if isinstance((profile or {}).get("workload"), dict) else {}
+        workload = workload if isinstance(workload, dict) else {}
+        self.latency.set_candidates(candidates[:MAX_ROWS], workload.get("target_qps"), workload.get("ttft_target_s"),
+                                    workload.get("tpot_target_s"))
+        # a service is judged by latency against throughput, a training job by cost against time to result
+        self.charts.setTabVisible(SCATTER_TAB, not serving)
+        self.charts.setTabVisible(LATENCY_TAB, serving)
+        if self.charts.currentIndex() in (SCATTER_TAB, LATENCY_TAB):
+            self.charts.setCurrentIndex(0)
         self.export_button.set_source(plan, self.name, profile, 0)
         rejected = plan.get("rejected") or []
-        self.charts.setTabText(3, self.tr("Rejected ({0})").format(len(rejected)))
+        self.charts.setTabText(REJECTED_TAB, self.tr("Rejected ({0})").format(len(rejected)))
         self.rejected.setPlainText(self.rejections_text(plan))
         if candidates:
             self.table.selectRow(0)
@@ -290,6 +398,20 @@ class PlanView(QWidget):
         sharding = c.get("sharding") or (self.tr("single GPU") if c.get("count") == 1 else na_text())
         return self.tr("{0}, recompute {1}").format(sharding, c.get("recompute") or na_text())
 
+    def settings_text(self, c: dict[str, Any]) -> str:
+        """The settings the option is computed with: layout, then what the search changed against the answers."""
+        changes = search_changes(c, self.profile)
+        layout = self.layout_text(c)
+        return f"{layout}; {'; '.join(changes)}" if changes else layout
+
+    def _apply_selected(self) -> None:
+        if self.plan is None:
+            return
+        candidates = candidates_of(self.plan)
+        index = self.selected_index()
+        if 0 <= index < len(candidates):
+            self.apply_requested.emit(applied_settings(candidates[index]))
+
     def tco_text(self, c: dict[str, Any]) -> str:
         """The TCO cell: dollars, or "price unknown" when the GPU has no price (never a made-up figure)."""
         if c.get("tco_3y_usd") is None and gpu_price_unknown(c):
@@ -304,7 +426,7 @@ class PlanView(QWidget):
         model = plan.get("model") or {}
         memory = plan.get("memory") or {}
         lines = [
-            self.tr("{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Job memory on one GPU without sharding: {5}.").format(
+            self.tr("{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Before the search (the answers as given, one GPU, no sharding) the job needs {5}; each option below is computed with the settings the search chose.").format(
                 self.name or self.tr("Plan"),
                 kind_label(str(plan["workload_kind"])) if plan.get("workload_kind") else na_text(),
                 model.get("name", na_text()),
@@ -333,16 +455,34 @@ class PlanView(QWidget):
         else:
             warnings_left = warnings
             top = candidates[0]
-            lines.append(
-                self.tr("Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.").format(
-                    candidate_label(top),
-                    top.get("interconnect_name") or top.get("interconnect"),
-                    format_gib(top.get("per_gpu_memory_bytes")),
-                    format_gib(top.get("safe_line_bytes")),
-                    format_duration(top.get("time_to_result_s")),
-                    self.tco_text(top),
+            if top.get("qps_capacity") is not None:
+                workload = (self.profile or {}).get("workload")
+                target = (workload if isinstance(workload, dict) else {}).get("target_qps")
+                tp = int(top.get("tensor_parallel") or 1)
+                cost = self.cost_per_million(top)
+                lines.append(self.tr("Top candidate: {0} as {1} replica(s) × TP{2}, sustains {3:.1f} req/s (target {4}), "
+                                     "TTFT {5}, TPOT {6}, {7} per GPU against a safe line of {8}, 3-year TCO {9}, {10} per "
+                                     "million output tokens.").format(
+                    candidate_label(top), max(1, int(top.get("count") or tp) // tp), tp, float(top["qps_capacity"]),
+                    na_text() if target is None else f"{float(target):g}", format_step_time(top.get("ttft_s")),
+                    format_step_time(top.get("tpot_s")), format_gib(top.get("per_gpu_memory_bytes")),
+                    format_gib(top.get("safe_line_bytes")), self.tco_text(top),
+                    self.tr("price unknown") if cost is None else f"${cost:,.2f}"))
+            else:
+                lines.append(
+                    self.tr("Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.").format(
+                        candidate_label(top),
+                        top.get("interconnect_name") or top.get("interconnect"),
+                        format_gib(top.get("per_gpu_memory_bytes")),
+                        format_gib(top.get("safe_line_bytes")),
+                        format_duration(top.get("time_to_result_s")),
+                        self.tco_text(top),
+                    )
                 )
-            )
+            changes = search_changes(top, self.profile)
+            if changes:
+                lines.append(self.tr("The search changed your answers for it: {0}. “Apply this option” writes them into "
+                                     "the wizard.").format("; ".join(changes)))
             unpriced = list(dict.fromkeys(str(c.get("gpu_name") or c.get("gpu_id")) for c in candidates if gpu_price_unknown(c)))
             if unpriced:
                 lines.append(self.tr("Price unknown for {0} (ranked after priced options): select one and enter your quote "

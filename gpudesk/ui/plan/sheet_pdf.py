@@ -9,16 +9,58 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QMarginsF
-from PySide6.QtGui import QFont, QFontInfo, QPageLayout, QPageSize, QPdfWriter, QTextDocument
+from PySide6.QtCore import QCoreApplication, QMarginsF, QUrl
+from PySide6.QtGui import (
+    QFont,
+    QFontInfo,
+    QImage,
+    QPageLayout,
+    QPageSize,
+    QPdfWriter,
+    QTextCursor,
+    QTextDocument,
+    QTextLength,
+    QTextTable,
+)
 
 from gpudesk.planner.sheet import SheetError
 from gpudesk.ui.cjk_font import cjk_font_family, has_cjk, missing_cjk_font_text
 
 PDF_RESOLUTION_DPI = 300
+#: Width of a chart in the sheet's layout units (96 per inch, as QTextDocument lays out before printing).
+CHART_WIDTH_PX = 900
+#: A table with this many columns or more turns the page to landscape.
+WIDE_TABLE_COLUMNS = 7
 
 
-def markdown_to_pdf(markdown_text: str, path: str | Path, title: str = "", *, page_size: str = "A4") -> Path:
+def _tables(document: QTextDocument) -> list[QTextTable]:
+    """Every table of the document, in order."""
+    found: list[QTextTable] = []
+    seen: set[int] = set()
+    block = document.begin()
+    while block.isValid():
+        table = QTextCursor(block).currentTable()
+        if table is not None and id(table) not in seen and table.firstPosition() not in seen:
+            seen.add(table.firstPosition())
+            found.append(table)
+        block = block.next()
+    return found
+
+
+def with_charts(markdown_text: str, charts: list[tuple[str, QImage]]) -> str:
+    """The sheet with its charts after the recommended configuration (before the second section)."""
+    if not charts:
+        return markdown_text
+    images = "\n\n".join(f"![{title}](chart://{i})" for i, (title, _image) in enumerate(charts)) + "\n\n"
+    first = markdown_text.find("\n## ")
+    second = markdown_text.find("\n## ", first + 1) if first >= 0 else -1
+    if second < 0:
+        return markdown_text + "\n\n" + images
+    return markdown_text[:second + 1] + images + markdown_text[second + 1:]
+
+
+def markdown_to_pdf(markdown_text: str, path: str | Path, title: str = "", *, page_size: str = "A4",
+                    charts: list[tuple[str, QImage]] | None = None) -> Path:
     """Write ``markdown_text`` as a paginated PDF at ``path`` and return the path.
 
     Args:
@@ -26,6 +68,7 @@ def markdown_to_pdf(markdown_text: str, path: str | Path, title: str = "", *, pa
         path: file to write (its folder must exist).
         title: PDF document title (metadata).
         page_size: "A4" or "Letter".
+        charts: (title, image) pairs (gpudesk.ui.plan.sheet_charts) placed after the recommended configuration.
 
     Raises:
         SheetError: the file could not be written (folder missing, no permission), the text is empty, or it has
@@ -45,7 +88,6 @@ def markdown_to_pdf(markdown_text: str, path: str | Path, title: str = "", *, pa
     writer.setCreator("gpudesk")
     writer.setResolution(PDF_RESOLUTION_DPI)
     size = QPageSize(QPageSize.PageSizeId.Letter if page_size.lower() == "letter" else QPageSize.PageSizeId.A4)
-    writer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait, QMarginsF(15, 15, 15, 15), QPageLayout.Unit.Millimeter))
     document = QTextDocument()
     font = QFont()
     if cjk_family is not None:  # Latin text keeps the default face; the CJK family takes every Chinese glyph
@@ -54,7 +96,25 @@ def markdown_to_pdf(markdown_text: str, path: str | Path, title: str = "", *, pa
     document.setDefaultFont(font)
     # No raw HTML: names and notes typed by the user stay text even if they look like tags.
     features = QTextDocument.MarkdownFeature.MarkdownDialectGitHub | QTextDocument.MarkdownFeature.MarkdownNoHTML
-    document.setMarkdown(markdown_text, features)
+    charts = list(charts or [])
+    document.setMarkdown(with_charts(markdown_text, charts), features)
+    for number, (_title, image) in enumerate(charts):  # after setMarkdown: it clears the document's resources
+        # Drawn large for a sharp print; laid out at CHART_WIDTH_PX document pixels (the 96-dpi layout units that
+        # QTextDocument.print_ scales to the page): about the text width of a landscape page.
+        sized = QImage(image)
+        sized.setDevicePixelRatio(max(1.0, image.width() / CHART_WIDTH_PX))
+        document.addResource(QTextDocument.ResourceType.ImageResource, QUrl(f"chart://{number}"), sized)
+    # Landscape when a table is wide (the alternatives: 9 to 11 columns), so long names and sources keep their
+    # words whole; every table spans the text width instead of leaving the right of the page empty.
+    tables = _tables(document)
+    wide = any(table.columns() >= WIDE_TABLE_COLUMNS for table in tables)
+    orientation = QPageLayout.Orientation.Landscape if wide else QPageLayout.Orientation.Portrait
+    writer.setPageLayout(QPageLayout(size, orientation, QMarginsF(12, 12, 12, 12), QPageLayout.Unit.Millimeter))
+    for table in tables:
+        table_format = table.format()
+        table_format.setWidth(QTextLength(QTextLength.Type.PercentageLength, 100))
+        table_format.setCellPadding(3)
+        table.setFormat(table_format)
     document.print_(writer)
     del writer  # finishes the file
     if not target.exists() or target.stat().st_size == 0:

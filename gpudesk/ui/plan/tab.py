@@ -19,6 +19,8 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QVBoxLayout, QWidget
 
 from gpudesk.planner import PlanInputError, PlannerError
 from gpudesk.planner.profile import profile_file_text
+from gpudesk.planner.requirement import Requirement
+from gpudesk.planner.search_notes import search_changes
 from gpudesk.sizing import SizingError
 from gpudesk.ui.plan.bar import PlanBar, example_profiles, example_title
 from gpudesk.ui.plan.controller import PlanController, read_profile_text, run_plan
@@ -57,6 +59,7 @@ class PlanTab(QWidget):
         self.bar.viewRequested.connect(self.show_view)
         self.bar.profileChosen.connect(self.load_example)
         self.bar.saveProfileRequested.connect(self.save_profile_to)
+        self.bar.newRequested.connect(self.new_plan)
         self.pages.quick.full_requested.connect(self.open_wizard_with)
         self.ctl.planStarted.connect(self._plan_started)
         self.ctl.planReady.connect(self._plan_done)
@@ -75,6 +78,7 @@ class PlanTab(QWidget):
             page.save_requested.connect(self.save_current)
             page.edit_requested.connect(lambda: self.show_view(WIZARD))
             page.price_entered.connect(self.ctl.use_my_price)
+            page.apply_requested.connect(self.apply_option)
         elif index == PLANS:
             page.open_requested.connect(self.open_saved)
             page.edit_requested.connect(self.edit_saved)
@@ -101,21 +105,40 @@ class PlanTab(QWidget):
         self.pages.setCurrentIndex(index)
         self.bar.show_mode(index)
 
+    def new_plan(self) -> None:
+        """A blank plan: every answer at the Requirement's default (stated in the status line), nothing kept from
+        an example or the previous case (its modality, dataset size, ECC or library pins)."""
+        self.ctl.tie_to(None)
+        self.pages.wizard.load_profile({"name": self.tr("Untitled plan")})
+        self.show_view(WIZARD)
+        self.status.setText(self.tr("New plan. Defaults: {0}. Enter the model and the amount of data, then press Plan.").format(
+            default_answers_text()))
+
     def open_wizard_with(self, partial: dict[str, Any]) -> None:
-        """Quick mode hand-over: keep the wizard's other answers, overwrite the quick ones."""
+        """Quick mode hand-over: a new plan with the quick answers on top of the defaults (an example loaded
+        earlier never leaks into it)."""
         wizard = self.pages.wizard
-        data, _problems = wizard.profile()
+        data: dict[str, Any] = {"name": self.tr("Untitled plan")}
         for section, values in partial.items():
             if isinstance(values, dict):
                 data.setdefault(section, {}).update(values)
-        quick_model = partial.get("model", {})
-        for source in ("model", "params", "config_path"):  # the quick answer is the only model source
-            if source not in quick_model:
-                data.get("model", {}).pop(source, None)
         self.ctl.tie_to(None)
         wizard.load_profile(data)
         wizard.go_to(1)
         self.show_view(WIZARD)
+
+    def apply_option(self, settings: dict[str, Any]) -> None:
+        """"Apply this option": write the chosen option's settings into the wizard's answers and show them."""
+        wizard = self.pages.wizard
+        data, _problems = wizard.profile()
+        for section, values in settings.items():
+            data.setdefault(section, {}).update(values)
+        self.ctl.tie_to(None)
+        wizard.load_profile(data)
+        self.show_view(WIZARD)
+        changed = ", ".join(f"{k} = {v}" for values in settings.values() for k, v in values.items())
+        self.status.setText(self.tr("Applied to the answers: {0}. Press Plan to plan again with them.").format(
+            changed or self.tr("nothing to change")))
 
     def save_profile_to(self, path: str | Path | None = None) -> bool:
         """Write the wizard's answers as a TOML profile (``path`` None: ask where); problems are shown on their
@@ -156,7 +179,7 @@ class PlanTab(QWidget):
             len(result.get("candidates") or []), len(result.get("rejected") or [])))
         top = (result.get("candidates") or [None])[0]
         if top:
-            self.pages.wizard.preview.set_card(top["gpu_id"], top["count"])
+            self.pages.wizard.preview.show_option(top, search_changes(top, self.ctl.current_profile))
         self.show_view(RESULTS)
         self.plan_ready.emit(result)
 
@@ -208,6 +231,15 @@ class PlanTab(QWidget):
             wizard.stop_timers()  # type: ignore[attr-defined]
         self.pages.quick.stop_timers()
         self.ctl.purge()
+
+
+def default_answers_text() -> str:
+    """The defaults a new plan starts from, read from the Requirement itself (so the sentence cannot drift)."""
+    req = Requirement()
+    translate = QCoreApplication.translate
+    return translate("PlanTab", "mode {0}, precision {1}, {2} data, no dataset size, no library pins, ECC not required, "
+                                "up to {3} GPUs, market {4}").format(
+        req.model.mode, req.model.precision, req.data.modality, req.operations.max_gpus, req.operations.market)
 
 
 def store_now(ctx: Any) -> Any:

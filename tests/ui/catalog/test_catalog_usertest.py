@@ -23,7 +23,8 @@ def _select(tab, gpu_id: str) -> None:  # type: ignore[no-untyped-def]
 
 def test_price_is_said_the_same_way_in_the_detail_and_the_prices_table(tab) -> None:  # type: ignore[no-untyped-def]
     _select(tab, "rtx-pro-6000-bw")  # no price on the GPU row; list and street prices in the prices table
-    assert tab.detail.value_text("price_usd").startswith("8,565 USD (list, ")
+    # the catalog's one price (a list price before a street price), the one the planner uses
+    assert tab.detail.value_text("price_usd") == "8,565 USD" and tab.detail.value_text("price_kind") == "list"
     assert tab.price_sources.table.rowCount() >= 2
     _select(tab, "b300")  # nothing anywhere
     assert tab.detail.value_text("price_usd") == "no public price found"
@@ -71,3 +72,17 @@ def test_accuracy_urls_are_cut_in_the_middle_with_the_whole_url_in_the_tooltip(q
     assert view.table.textElideMode() == Qt.TextElideMode.ElideMiddle
     item = view.table.item(0, URL_COLUMN)
     assert item.toolTip().startswith("https://") and item.toolTip().split("\n")[0].endswith(item.text())
+
+
+def test_catalog_tab_shows_the_price_the_planner_uses_for_every_gpu(tab) -> None:  # type: ignore[no-untyped-def]
+    from gpudesk.catalog import open_catalog
+    from gpudesk.planner.prices import resolve_gpu_price
+
+    catalog = open_catalog()
+    column = tab.model.fields().index(next(f for f in tab.model.fields() if f.key == "price_usd"))
+    for gpu in catalog.gpus():
+        used = resolve_gpu_price(gpu, {}, {}, catalog.prices())
+        row = tab.model.row_of(gpu.id)
+        shown = tab.model.data(tab.model.index(row, column))
+        expected = "N/A" if used.price_usd is None else f"{used.price_usd:,.0f}"
+        assert shown == expected, gpu.id

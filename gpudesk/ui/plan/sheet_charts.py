@@ -1,0 +1,131 @@
+"""Charts for the printed configuration sheet: memory per GPU against the safe line, and the 3-year TCO, for the
+chosen option and its alternatives. Painted with QPainter on a QImage (no widget), so the PDF job can draw them
+in a worker thread or in the CLI's child process. Unpriced options are outlined and marked, never drawn as cheap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
+
+from gpudesk.planner.sheet import candidates_of
+
+GIB = 2**30
+PALETTE = ("#1f5fa8", "#e08a1e", "#f2b56b", "#2e8b57", "#8fc9a3", "#6fa3e0", "#b0413e", "#9e9e9e", "#c9a36b",
+           "#5b3f8c", "#a9c8ee", "#444444", "#d4d4d4")
+#: Options drawn beside the chosen one.
+CHART_OPTIONS = 6
+
+
+def _label(c: dict[str, Any], number: int) -> str:
+    name = str(c.get("gpu_name") or c.get("gpu_id") or "?").replace("NVIDIA ", "")
+    return f"#{number} {c.get('count', '?')}× {name}"
+
+
+def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 2600, height: int = 1000) -> QImage:
+    """A stacked bar chart. ``bars``: dicts with ``label``, ``parts`` [(name, value)], optional ``limit`` (a
+    dashed red line over the bar, e.g. the safe line), ``unpriced`` (outline only, marked) and ``chosen``."""
+    image = QImage(width, height, QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    font = QFont()
+    font.setPixelSize(30)
+    painter.setFont(font)
+    left, top, right, bottom = 150, 80, width - 560, height - 170
+    painter.drawText(QRectF(0, 10, width, 60), Qt.AlignmentFlag.AlignHCenter, title)
+    peak = max([sum(max(v, 0.0) for _n, v in b["parts"]) for b in bars] + [b.get("limit") or 0.0 for b in bars] + [1e-9])
+    scale = (bottom - top) / (peak * 1.1)
+    painter.setPen(QPen(QColor("#666666"), 2))
+    painter.drawLine(QPointF(left, bottom), QPointF(right, bottom))
+    painter.drawLine(QPointF(left, top), QPointF(left, bottom))
+    for step in range(5):
+        value = peak * 1.1 * step / 4
+        y = bottom - value * scale
+        painter.setPen(QPen(QColor("#dddddd"), 1))
+        painter.drawLine(QPointF(left, y), QPointF(right, y))
+        painter.setPen(QColor("#222222"))
+        painter.drawText(QRectF(0, y - 20, left - 12, 40), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                         f"{value:,.0f}")
+    painter.drawText(QRectF(10, top - 60, 600, 40), Qt.AlignmentFlag.AlignLeft, unit)
+    names: list[str] = []
+    for b in bars:
+        for name, _v in b["parts"]:
+            if name not in names:
+                names.append(name)
+    colors = {name: QColor(PALETTE[i % len(PALETTE)]) for i, name in enumerate(names)}
+    slot = (right - left) / max(len(bars), 1)
+    for i, b in enumerate(bars):
+        x = left + slot * i + slot * 0.18
+        w = slot * 0.64
+        y = float(bottom)
+        for name, value in b["parts"]:
+            if value <= 0:
+                continue
+            h = value * scale
+            rect = QRectF(x, y - h, w, h)
+            if b.get("unpriced"):
+                painter.setPen(QPen(QColor("#9e9e9e"), 2, Qt.PenStyle.DashLine))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+            else:
+                painter.setPen(QPen(QColor("white"), 1))
+                painter.setBrush(colors[name])
+            painter.drawRect(rect)
+            y -= h
+        if b.get("unpriced"):
+            painter.setPen(QColor("#b0413e"))
+            painter.drawText(QRectF(x - 40, y - 50, w + 80, 40), Qt.AlignmentFlag.AlignHCenter,
+                             QCoreApplication.translate("SheetCharts", "price unknown"))
+        if b.get("limit"):
+            ly = bottom - b["limit"] * scale
+            painter.setPen(QPen(QColor("#c62828"), 4, Qt.PenStyle.DashLine))
+            painter.drawLine(QPointF(x - 10, ly), QPointF(x + w + 10, ly))
+        painter.setPen(QColor("#000000" if b.get("chosen") else "#222222"))
+        label_font = QFont(font)
+        label_font.setBold(bool(b.get("chosen")))
+        label_font.setPixelSize(24)
+        painter.setFont(label_font)
+        painter.drawText(QRectF(left + slot * i, bottom + 10, slot, 150),
+                         Qt.AlignmentFlag.AlignHCenter | Qt.TextFlag.TextWordWrap, b["label"])
+        painter.setFont(font)
+    legend_y = top
+    for name in names:
+        painter.setBrush(colors[name])
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.drawRect(QRectF(right + 40, legend_y + 6, 28, 28))
+        painter.setPen(QColor("#222222"))
+        painter.drawText(QRectF(right + 80, legend_y, 480, 40), Qt.AlignmentFlag.AlignVCenter, name)
+        legend_y += 44
+    if any(b.get("limit") for b in bars):
+        painter.setPen(QPen(QColor("#c62828"), 4, Qt.PenStyle.DashLine))
+        painter.drawLine(QPointF(right + 40, legend_y + 20), QPointF(right + 68, legend_y + 20))
+        painter.setPen(QColor("#222222"))
+        painter.drawText(QRectF(right + 80, legend_y, 480, 40), Qt.AlignmentFlag.AlignVCenter,
+                         QCoreApplication.translate("SheetCharts", "Safe line"))
+    painter.end()
+    return image
+
+
+def sheet_chart_images(plan: dict[str, Any], index: int = 0) -> list[tuple[str, QImage]]:
+    """(title, image) of the sheet's charts: memory per GPU and 3-year TCO of the chosen option and the next ones."""
+    candidates = candidates_of(plan)
+    if not candidates:
+        return []
+    order = [index] + [i for i in range(len(candidates)) if i != index][:CHART_OPTIONS - 1]
+    chosen = [(i, candidates[i]) for i in order if 0 <= i < len(candidates)]
+    memory_bars = [{"label": _label(c, i + 1), "chosen": i == index,
+                    "parts": [(k.replace("_", " "), float(v) / GIB)
+                              for k, v in (c.get("per_gpu_memory_breakdown_bytes") or {}).items()
+                              if isinstance(v, (int, float))],
+                    "limit": (float(c["safe_line_bytes"]) / GIB) if c.get("safe_line_bytes") else None}
+                   for i, c in chosen]
+    tco_bars = [{"label": _label(c, i + 1), "chosen": i == index, "unpriced": c.get("tco_3y_usd") is None,
+                 "parts": [(k.replace("_", " "), float(v) / 1000)
+                           for k, v in (c.get("tco_breakdown_usd") or {}).items() if isinstance(v, (int, float))]}
+                for i, c in chosen]
+    memory_title = QCoreApplication.translate("SheetCharts", "Memory per GPU against the safe line")
+    tco_title = QCoreApplication.translate("SheetCharts", "3-year TCO")
+    return [(memory_title, bar_chart(memory_title, "GiB", memory_bars)),
+            (tco_title, bar_chart(tco_title, QCoreApplication.translate("SheetCharts", "thousand USD"), tco_bars))]
