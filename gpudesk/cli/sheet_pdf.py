@@ -7,13 +7,13 @@ not import Qt (import-linter contract "The core does not import Qt"), so it hand
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli import CliError
 from gpudesk.i18n import _
 
@@ -39,7 +39,7 @@ def write_pdf(markdown_text: str, output: str, title: str, plan: dict | None = N
                    "--candidate", str(index)]
         if plan is not None:  # the charts (memory against the safe line, TCO) are drawn from the plan
             plan_file = Path(folder) / "plan.json"
-            plan_file.write_text(json.dumps(plan, default=str), encoding="utf-8")
+            plan_file.write_text(dumps_json(plan), encoding="utf-8")
             command += ["--plan", str(plan_file)]
         try:
             done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=PDF_TIMEOUT_S, check=False)

@@ -1,6 +1,6 @@
 """The reference of the requirement profile's fields, generated from the Requirement dataclasses themselves (so
 it cannot drift from what ``gpudesk plan --profile`` reads): ``gpudesk plan --help-profile`` prints it and
-``docs/profile.md`` is this text (tests/planner/test_profile_doc.py keeps them equal). Qt-free.
+``docs/profile.md`` is this text (tests/planner/test_cli_plan_flags.py keeps them equal). Qt-free.
 """
 
 from __future__ import annotations

@@ -240,16 +240,18 @@ class MainWindow(QMainWindow):
         self.tray_action.setCheckable(True)
         self.tray_action.setChecked(str(self.settings.value("alerts/tray", "false")).lower() == "true")
         self.tray_action.toggled.connect(self._alerts_toggled)
-        file_menu.addAction(self.tray_action)
         delivery_action = QAction(self.tr("Alert &delivery…"), self)
         delivery_action.triggered.connect(self._alert_delivery)
-        file_menu.addAction(delivery_action)
         self.language_menu = LanguageMenu(self.settings, self.message_bar.show_message, self)
         self.menuBar().addMenu(self.language_menu)
         help_menu = self.menuBar().addMenu(self.tr("&Help"))
         from gpudesk.ui.shell_menus import ShellMenus
 
         self.shell = ShellMenus(self, file_menu, help_menu)
+        file_menu.addSeparator()
+        file_menu.addAction(self.tray_action)  # the alert actions below the plan's, above Quit
+        file_menu.addAction(delivery_action)
+        file_menu.addSeparator()
         file_menu.addAction(quit_action)
         about = QAction(self.tr("&About gpudesk and data sources…"), self)
         about.triggered.connect(self.show_about)

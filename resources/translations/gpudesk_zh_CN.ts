@@ -2859,22 +2859,22 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>在托盘中持续监视告警(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="244"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="243"/>
         <source>Alert &amp;delivery…</source>
         <translation>告警投递(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="249"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="247"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="254"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="256"/>
         <source>&amp;About gpudesk and data sources…</source>
         <translation>关于 gpudesk 和数据来源(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="292"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="294"/>
         <source>gpudesk keeps watching for alerts in the tray; quit it from the tray menu or File &gt; Quit.</source>
         <translation>gpudesk 会在托盘中继续监视告警；可从托盘菜单或“文件 &gt; 退出”退出。</translation>
     </message>
