@@ -11,6 +11,7 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
+from gpudesk.telemetry import dcgm_fields as df
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.frames import frame_to_buffer
 from gpudesk.telemetry.host_metrics import HOST_CPU_UTIL
@@ -21,7 +22,8 @@ from gpudesk.telemetry.ring_buffer import HistoryBuffer
 # replayed span: the throttling rule reads NVML clock-event reasons or dmon pviol/tviol). Others are kept as
 # latest only. A loaded file or recording is analysed from its whole frame, every metric included.
 HISTORY_METRICS = (m.GPU_UTIL, m.MEM_UTIL, m.MEM_USED, m.PCIE_RX, m.PCIE_TX, m.POWER, m.GPU_TEMP, m.SM_CLOCK,
-                   m.MEM_CLOCK, m.CLOCK_EVENTS, m.POWER_VIOLATION, m.THERMAL_VIOLATION, HOST_CPU_UTIL)
+                   m.MEM_CLOCK, m.CLOCK_EVENTS, m.POWER_VIOLATION, m.THERMAL_VIOLATION, HOST_CPU_UTIL,
+                   df.SM_ACTIVE, df.SM_OCCUPANCY, df.TENSOR_ACTIVE, df.DRAM_ACTIVE)  # GPM / DCGM profiling panels
 
 
 @dataclass
