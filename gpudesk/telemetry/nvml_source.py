@@ -109,6 +109,8 @@ class NvmlSource:
         self._last_slow = -1e300
         self._closed = False
         self._gpm = GpmReader(self.session)  # SM activity, occupancy, pipes (Hopper+; N/A with the reason otherwise)
+        # GPUs whose GPM metrics can be read (asked once here, in the thread that opened NVML)
+        self.gpm_gpus = [i for i in range(self.session.device_count) if self._gpm.support(i) is None]
 
     # --- SampleSource -----------------------------------------------------------------------------------------
     def devices(self) -> list[DeviceInfo]:
