@@ -49,7 +49,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from gpudesk.telemetry.alert_delivery import Delivery
     from gpudesk.telemetry.alert_monitor import AlertMonitor
     from gpudesk.telemetry.alerts import AlertEngine, AlertThresholds
+    from gpudesk.telemetry.live_rules import LiveRules
     from gpudesk.telemetry.nvml_source import NvmlSource
+    from gpudesk.telemetry.rules.thresholds import ThresholdsError, load_thresholds
 
     if not args.interval > 0 or not args.idle_minutes > 0 or not args.memory_horizon_minutes > 0:
         raise CliError(_("--interval, --idle-minutes and --memory-horizon-minutes must be more than 0."))
@@ -68,7 +70,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
     except StoreError as exc:
         source.close()
         raise CliError(exc.user_text(), status=1) from exc
-    th = AlertThresholds(idle_s=args.idle_minutes * 60, memory_horizon_s=args.memory_horizon_minutes * 60)
+    try:
+        rule_th = load_thresholds()  # the findings' thresholds: the live rules and the alert kinds share them
+    except ThresholdsError as exc:
+        source.close()
+        db.close()
+        raise CliError(str(exc)) from exc
+    th = AlertThresholds.from_rules(rule_th, idle_s=args.idle_minutes * 60,
+                                    memory_horizon_s=args.memory_horizon_minutes * 60)
 
     def show(alert, delivered, errors) -> None:
         print(f"[{alert.severity}] {alert.kind.value}: {alert.message}", flush=True)
@@ -77,7 +86,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     watcher = EventWatcher(source.session).open()
     monitor = AlertMonitor(source, AlertEngine(th), db=db, delivery=delivery, watcher=watcher,
-                           interval_s=args.interval, on_alert=show)
+                           interval_s=args.interval, on_alert=show,
+                           rules=LiveRules(rule_th, devices=list(source.devices())))
     print(_("Watching {n} GPU(s); Ctrl+C stops.").format(n=len(source.devices())), flush=True)
     for note in monitor.notes:
         print(_("note: {note}").format(note=note), flush=True)

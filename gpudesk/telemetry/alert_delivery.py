@@ -2,8 +2,9 @@
 touches the network.
 
 * Command: run without a shell (``shlex.split`` of what the user typed), with the alert in environment variables
-  ``GPUDESK_ALERT_KIND``, ``GPUDESK_ALERT_SEVERITY``, ``GPUDESK_ALERT_GPU``, ``GPUDESK_ALERT_MESSAGE`` and the whole
-  alert as JSON in ``GPUDESK_ALERT_JSON``; at most ``timeout_s``.
+  ``GPUDESK_ALERT_KIND``, ``GPUDESK_ALERT_RULE`` (the rule that raised it), ``GPUDESK_ALERT_SEVERITY``,
+  ``GPUDESK_ALERT_GPU``, ``GPUDESK_ALERT_MESSAGE`` and the whole alert as JSON in ``GPUDESK_ALERT_JSON``; at most
+  ``timeout_s``.
 * Webhook: an HTTP(S) POST of the alert as JSON (plus ``text``, which Slack and Mattermost incoming webhooks show),
   ``timeout_s``; http(s) URLs only.
 
@@ -68,7 +69,8 @@ def _payload(alert: Alert, host: str) -> dict[str, object]:
 def deliver(alert: Alert, delivery: Delivery) -> DeliveryResult:
     result = DeliveryResult()
     if delivery.command:
-        env = dict(os.environ, GPUDESK_ALERT_KIND=alert.kind.value, GPUDESK_ALERT_SEVERITY=alert.severity,
+        env = dict(os.environ, GPUDESK_ALERT_KIND=alert.kind.value, GPUDESK_ALERT_RULE=alert.rule,
+                   GPUDESK_ALERT_SEVERITY=alert.severity,
                    GPUDESK_ALERT_GPU="" if alert.gpu_index is None else str(alert.gpu_index),
                    GPUDESK_ALERT_MESSAGE=alert.message, GPUDESK_ALERT_JSON=json.dumps(_payload(alert, delivery.host)))
         try:

@@ -14,7 +14,8 @@ from gpudesk.i18n import _
 from gpudesk.nvml.events import EventWatcher
 from gpudesk.store.alerts import save_alert
 from gpudesk.telemetry.alert_delivery import Delivery, deliver
-from gpudesk.telemetry.alerts import Alert, AlertEngine
+from gpudesk.telemetry.alerts import Alert, AlertEngine, AlertThresholds
+from gpudesk.telemetry.live_rules import LiveRules
 
 
 class AlertMonitor:
@@ -23,9 +24,11 @@ class AlertMonitor:
 
     def __init__(self, source: Any, engine: AlertEngine, *, db: Database | None = None,
                  delivery: Delivery | None = None, watcher: EventWatcher | None = None, interval_s: float = 1.0,
-                 on_alert: Callable[[Alert, list[str], list[str]], None] | None = None) -> None:
+                 on_alert: Callable[[Alert, list[str], list[str]], None] | None = None,
+                 rules: LiveRules | None = None) -> None:
         self.source = source
         self.engine = engine
+        self.rules = rules  # the findings rules on the live window (bounded rate), None: the alert kinds only
         self.db = db
         self.delivery = delivery or Delivery()
         self.watcher = watcher
@@ -41,6 +44,8 @@ class AlertMonitor:
     def tick(self) -> list[Alert]:
         batch = self.source.read()
         alerts = self.engine.feed(batch)
+        if self.rules is not None:
+            alerts += self.rules.feed(batch)
         if self.watcher is not None:
             events = self.watcher.wait(int(self.interval_s * 1000))
             uuids = {s.gpu_index: s.gpu_uuid for s in batch.samples}
@@ -51,7 +56,8 @@ class AlertMonitor:
             if self.db is not None:
                 save_alert(self.db, t=alert.t, kind=alert.kind.value, severity=alert.severity,
                            gpu_index=alert.gpu_index, gpu_uuid=alert.gpu_uuid, host=self.delivery.host,
-                           message=alert.message, evidence=alert.evidence, delivered=",".join(delivered),
+                           message=alert.message, evidence={"rule": alert.rule, **alert.evidence},
+                           delivered=",".join(delivered),
                            delivery_error="; ".join(result.errors))
             self.history.append(alert)
             if self.on_alert is not None:
@@ -83,7 +89,19 @@ def open_alert_monitor(on_alert: Callable[[Alert, list[str], list[str]], None] |
     except Exception:
         source.close()
         raise
+    from gpudesk.telemetry.rules.thresholds import Thresholds, ThresholdsError, load_thresholds
+
+    notes: list[str] = []
+    try:
+        rule_th = load_thresholds()  # the thresholds the user set for the findings: one set for both
+    except ThresholdsError as exc:
+        rule_th = Thresholds()
+        notes.append(_("The rule thresholds file could not be used; the alerts use the default thresholds: "
+                       "{reason}").format(reason=exc))
     watcher = EventWatcher(source.session).open()
     delivery = delivery or Delivery(host=host_name())
-    return AlertMonitor(source, AlertEngine(thresholds), db=store, delivery=delivery, watcher=watcher,
-                        interval_s=interval_s, on_alert=on_alert)
+    monitor = AlertMonitor(source, AlertEngine(thresholds or AlertThresholds.from_rules(rule_th)), db=store,
+                           delivery=delivery, watcher=watcher, interval_s=interval_s, on_alert=on_alert,
+                           rules=LiveRules(rule_th, devices=list(source.devices())))
+    monitor.notes.extend(notes)
+    return monitor

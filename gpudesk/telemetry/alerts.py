@@ -32,6 +32,7 @@ import numpy as np
 from gpudesk.i18n import _
 from gpudesk.nvml.events import KIND_ECC_DBE, KIND_XID, NvmlEvent
 from gpudesk.telemetry import model as m
+from gpudesk.telemetry.rules import throttling as throttling_rule
 from gpudesk.telemetry.rules.busy_signal import BUSY_SIGNALS
 from gpudesk.telemetry.rules.text import duration
 from gpudesk.telemetry.rules.thresholds import Thresholds
@@ -48,6 +49,7 @@ class AlertKind(str, Enum):
     THROTTLING = "throttling"
     XID = "xid"
     ECC = "ecc"
+    FINDING = "finding"  # a findings rule judged on the live window (gpudesk.telemetry.live_rules)
 
 
 INFO, WARNING, CRITICAL = "info", "warning", "critical"
@@ -83,6 +85,13 @@ class AlertThresholds:
     def to_dict(self) -> dict[str, float]:
         return asdict(self)
 
+    @classmethod
+    def from_rules(cls, rules: Thresholds, **overrides: float) -> AlertThresholds:
+        """The alert thresholds that are the rules' own taken from ``rules`` (the thresholds the user edited for
+        the findings), so a live alert and a finding judge busy, idle and allocated alike."""
+        return cls(busy_pct=rules.low_util_pct, idle_pct=rules.idle_util_pct,
+                   allocated_bytes=float(rules.idle_mem_bytes), **overrides)
+
 
 @dataclass
 class Alert:
@@ -93,9 +102,14 @@ class Alert:
     t: float
     message: str
     evidence: dict[str, Any] = field(default_factory=dict)
+    rule: str = ""  # the rule that raised it: a findings rule's id, or the kind's own condition (its value)
+
+    def __post_init__(self) -> None:
+        if not self.rule:
+            self.rule = self.kind.value
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind.value, "severity": self.severity, "gpu_index": self.gpu_index,
+        return {"kind": self.kind.value, "rule": self.rule, "severity": self.severity, "gpu_index": self.gpu_index,
                 "gpu_uuid": self.gpu_uuid, "t": self.t, "message": self.message, "evidence": self.evidence}
 
 
@@ -205,7 +219,8 @@ class AlertEngine:
                     AlertKind.THROTTLING, WARNING, gpu, uuid, t,
                     _("GPU {gpu} has been slowed by {why} for {length} (clock event reasons 0x{bits:x}).").format(
                         gpu=gpu, why=why, length=duration(t - st.throttle_since), bits=bits),
-                    {"clock_event_reasons": bits, "throttled_s": round(t - st.throttle_since, 1)}))
+                    {"clock_event_reasons": bits, "throttled_s": round(t - st.throttle_since, 1)},
+                    rule=throttling_rule.RULE_THERMAL if bits & m.THERMAL_THROTTLE_BITS else throttling_rule.RULE_POWER))
         else:
             st.throttle_since = None
             st.armed[AlertKind.THROTTLING] = True

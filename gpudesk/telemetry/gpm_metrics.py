@@ -8,8 +8,12 @@ GPU" (the recording keeps it; no column of empty values is stored), never 0.
 
 from __future__ import annotations
 
+from typing import Any
+
+from gpudesk.i18n import _
 from gpudesk.nvml import gpm
 from gpudesk.telemetry import dcgm_fields as df
+from gpudesk.telemetry.model import InstanceSample
 
 # NVML_GPM_METRIC_* id -> gpudesk metric (percent).
 GPM_METRICS: dict[int, str] = {
@@ -39,3 +43,31 @@ def put_gpm(reader: gpm.GpmReader, index: int, values: dict[str, float | None], 
         values[name] = value
         if value is None:
             reasons[name] = reading.reason or reading.reasons.get(metric_id, "NotSupported")
+
+
+def mig_reason() -> str:
+    return _("MIG is enabled on this GPU: GPM metrics are read per GPU instance (NVML has no whole-GPU GPM sample "
+             "then).")
+
+
+def put_mig_gpm(reader: gpm.GpmReader, index: int, mig_devices: list[dict[str, Any]], values: dict[str, float | None],
+                reasons: dict[str, str]) -> list[InstanceSample]:
+    """A MIG-enabled GPU: its GPM metrics per GPU instance (``nvmlGpmMigSampleGet``), one :class:`InstanceSample`
+    per GPU instance (compute instances of one GPU instance share its sample); the GPU's own GPM metrics are None
+    with the reason (the driver refuses a whole-GPU sample while MIG is on)."""
+    out: list[InstanceSample] = []
+    seen: set[int] = set()
+    for mig in mig_devices:
+        gi = mig.get("gpu_instance_id")
+        if gi is None or int(gi) in seen:
+            continue
+        seen.add(int(gi))
+        inst_values: dict[str, float | None] = {}
+        inst_reasons: dict[str, str] = {}
+        put_gpm(reader, index, inst_values, inst_reasons, gpu_instance_id=int(gi))
+        out.append(InstanceSample(int(gi), mig.get("uuid"), inst_values, inst_reasons))
+    why = reader.support(index) or mig_reason()
+    for name in GPM_METRICS.values():
+        values[name] = None
+        reasons[name] = why
+    return out

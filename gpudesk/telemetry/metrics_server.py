@@ -88,7 +88,8 @@ class GpuCollector:
     def collect(self) -> Iterator[Metric]:
         batch, procs = self.latest()
         devs = {d.index: d for d in self._devices()}
-        labels = ["gpu", "UUID", "device", "modelName", "Hostname", "pci_bus_id"]
+        labels = ["gpu", "UUID", "device", "modelName", "Hostname", "pci_bus_id", df.MIG_PROFILE_LABEL,
+                  df.MIG_INSTANCE_LABEL]
         families = {fm.metric: GaugeMetricFamily(fm.dcgm_name, df.metric_label(fm.metric), labels=labels)
                     for fm in self.fields}
         used: set[str] = set()
@@ -96,12 +97,17 @@ class GpuCollector:
             d = devs.get(s.gpu_index)
             values = [str(s.gpu_index), _label(s.gpu_uuid or (d.uuid if d else "")), f"nvidia{s.gpu_index}",
                       _label(d.name if d else ""), _label(self.host), _label(d.pci_bus_id if d else "")]
-            for fm in self.fields:
-                v = s.values.get(fm.metric)
-                if v is None:
-                    continue  # N/A is left out, as the DCGM exporter does with blank values
-                families[fm.metric].add_metric(values, v / fm.scale)
-                used.add(fm.metric)
+            # a whole GPU: the MIG labels empty (the same series as without them); a MIG GPU instance: the parent
+            # GPU's labels plus GPU_I_ID, as the DCGM exporter labels MIG entities (profile unknown here: empty)
+            rows = [(values + ["", ""], s.values)]
+            rows += [(values + ["", str(inst.gpu_instance_id)], inst.values) for inst in s.instances]
+            for row_labels, row_values in rows:
+                for fm in self.fields:
+                    v = row_values.get(fm.metric)
+                    if v is None:
+                        continue  # N/A is left out, as the DCGM exporter does with blank values
+                    families[fm.metric].add_metric(row_labels, v / fm.scale)
+                    used.add(fm.metric)
         for metric, fam in families.items():
             if metric in used:
                 yield fam

@@ -170,6 +170,17 @@ class TelemetryError(GpudeskError):
 
 
 @dataclass
+class InstanceSample:
+    """One MIG GPU instance of a GPU at one moment: its id (``nvmlDeviceGetGpuInstanceId``, dcgmi's ``GPU-I``
+    entity id, the DCGM exporter's ``GPU_I_ID`` label), its MIG device UUID, and its own metrics (GPM)."""
+
+    gpu_instance_id: int
+    uuid: str | None
+    values: dict[str, float | None]
+    reasons: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
 class Sample:
     """One GPU at one moment.
 
@@ -179,6 +190,7 @@ class Sample:
         gpu_uuid: NVML UUID ("GPU-...") or None when the source does not know it (dmon logs).
         values: metric name -> value in the metric's unit, or None when it could not be read.
         reasons: metric name -> why it is None ("NotSupported", "NoPermission", "dmon '-'", ...).
+        instances: the GPU's MIG GPU instances measured on their own (NVML GPM per GPU instance), if any.
     """
 
     t: float
@@ -186,6 +198,7 @@ class Sample:
     gpu_uuid: str | None
     values: dict[str, float | None]
     reasons: dict[str, str] = field(default_factory=dict)
+    instances: list[InstanceSample] = field(default_factory=list)
 
     def get(self, metric: str) -> float | None:
         return self.values.get(metric)

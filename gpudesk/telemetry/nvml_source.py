@@ -29,7 +29,7 @@ from gpudesk.i18n import _
 from gpudesk.nvml.gpm import GpmReader
 from gpudesk.nvml.nvml_session import NvmlSession
 from gpudesk.telemetry import model as m
-from gpudesk.telemetry.gpm_metrics import put_gpm
+from gpudesk.telemetry.gpm_metrics import put_gpm, put_mig_gpm
 from gpudesk.telemetry.model import DeviceInfo, Sample, SampleBatch
 from gpudesk.telemetry.plausibility import check_values, sentinel_reason
 
@@ -109,6 +109,8 @@ class NvmlSource:
         self._last_slow = -1e300
         self._closed = False
         self._gpm = GpmReader(self.session)  # SM activity, occupancy, pipes (Hopper+; N/A with the reason otherwise)
+        # GPUs whose GPM metrics can be read (asked once here, in the thread that opened NVML)
+        self.gpm_gpus = [i for i in range(self.session.device_count) if self._gpm.support(i) is None]
 
     # --- SampleSource -----------------------------------------------------------------------------------------
     def devices(self) -> list[DeviceInfo]:
@@ -168,7 +170,11 @@ class NvmlSource:
             return Sample(now, index, info.uuid, values, reasons)
         values.update(st.slow_values)
         reasons.update(st.slow_reasons)
-        put_gpm(self._gpm, index, values, reasons)
+        if info.mig_mode == "enabled" and info.mig_devices:
+            instances = put_mig_gpm(self._gpm, index, info.mig_devices, values, reasons)
+        else:
+            instances = []
+            put_gpm(self._gpm, index, values, reasons)
         check_values(values, reasons)
         values[m.PCIE_GEN_MAX] = float(info.pcie_gen_max) if info.pcie_gen_max is not None else None
         values[m.PCIE_WIDTH_MAX] = float(info.pcie_width_max_lanes) if info.pcie_width_max_lanes is not None else None
@@ -176,7 +182,7 @@ class NvmlSource:
             reasons[m.PCIE_GEN_MAX] = info.reasons.get("pcie_gen_max", "unknown PCIe generation")
         if info.pcie_width_max_lanes is None:
             reasons[m.PCIE_WIDTH_MAX] = info.reasons.get("pcie_width_max_lanes", "unknown PCIe width")
-        return Sample(now, index, info.uuid, values, reasons)
+        return Sample(now, index, info.uuid, values, reasons, instances)
 
     def _get(self, st: _GpuState, key: str, fn: Callable[..., Any], *args: Any, **kw: Any) -> tuple[Any, str | None]:
         skip = st.skip.get(key)

@@ -2019,6 +2019,59 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     </message>
 </context>
 <context>
+    <name>GpmPlots</name>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpm_plots.py" line="36"/>
+        <source>SM active</source>
+        <translation>SM 活跃度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpm_plots.py" line="37"/>
+        <source>SM occupancy</source>
+        <translation>SM 占用率</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpm_plots.py" line="38"/>
+        <source>Tensor pipe active</source>
+        <translation>Tensor 流水线活跃度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpm_plots.py" line="39"/>
+        <source>DRAM active</source>
+        <translation>显存（DRAM）活跃度</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpm_plots.py" line="46"/>
+        <source>Share of time each SM had at least one warp resident, averaged over all SMs (NVML GPM or DCGM SMACT, ratio x 100).</source>
+        <translation>每个 SM 至少驻留一个 warp 的时间占比，对所有 SM 取平均（NVML GPM 或 DCGM SMACT，比值 x 100）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpm_plots.py" line="49"/>
+        <source>Warps resident on the SMs as a share of the most they can hold (NVML GPM or DCGM SMOCC, ratio x 100).</source>
+        <translation>SM 上驻留的 warp 数占其最大可驻留数的比例（NVML GPM 或 DCGM SMOCC，比值 x 100）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpm_plots.py" line="52"/>
+        <source>Share of time the tensor pipes were busy (NVML GPM or DCGM TENSO, ratio x 100).</source>
+        <translation>Tensor 流水线忙碌的时间占比（NVML GPM 或 DCGM TENSO，比值 x 100）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpm_plots.py" line="54"/>
+        <source>Share of time device memory was sending or receiving data (NVML GPM or DCGM DRAMA, ratio x 100).</source>
+        <translation>设备显存收发数据的时间占比（NVML GPM 或 DCGM DRAMA，比值 x 100）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpm_plots.py" line="153"/>
+        <source>SM activity, occupancy, tensor and DRAM activity: {why}</source>
+        <translation>SM 活跃度、占用率、Tensor 与显存活跃度：{why}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpm_plots.py" line="155"/>
+        <source>SM activity, occupancy, tensor and DRAM activity are not supported on this GPU or not in this source (they need NVML GPM on a Hopper or later GPU, or DCGM profiling fields).</source>
+        <translation>此 GPU 不支持或此数据源中没有 SM 活跃度、占用率、Tensor 与显存活跃度（需要 Hopper 或更新 GPU 上的 NVML GPM，或 DCGM 性能剖析字段）。</translation>
+    </message>
+</context>
+<context>
     <name>GpuDetailPane</name>
     <message>
         <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="77"/>
@@ -3248,7 +3301,7 @@ It also resets the peak counter.</source>
 <context>
     <name>Monitor</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="390"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="393"/>
         <source>{what} failed: {e}</source>
         <translation>{what}失败：{e}</translation>
     </message>
@@ -3586,37 +3639,37 @@ PCI 总线：{bus}</translation>
         <translation>无法进行实时 GPU 监控</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="340"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="342"/>
         <source>SM clock (solid) and memory clock (dashed)</source>
         <translation>SM 时钟（实线）和显存时钟（虚线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="409"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="411"/>
         <source>PCIe RX (host to GPU)</source>
         <translation>PCIe RX（主机到 GPU）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="411"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="413"/>
         <source>PCIe TX (GPU to host)</source>
         <translation>PCIe TX（GPU 到主机）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="413"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="415"/>
         <source>each GPU&apos;s own link</source>
         <translation>各 GPU 自身的链路</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="414"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="416"/>
         <source>{d}: share of link, {link}</source>
         <translation>{d}：占链路比例，{link}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="416"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="418"/>
         <source>% of link</source>
         <translation>占链路 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="418"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="420"/>
         <source>{d}: link unknown, shown in MB/s</source>
         <translation>{d}：链路未知，以 MB/s 显示</translation>
     </message>
@@ -3656,12 +3709,12 @@ PCI 总线：{bus}</translation>
         <translation>（已中断）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sources.py" line="128"/>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="146"/>
         <source>The demo is a generated example, not a real capture: {minutes} minutes of a {gpus}-GPU training run in nvidia-smi dmon format, with an input stall and one GPU that overheats.</source>
         <translation>演示是生成的示例，不是真实采集：{gpus} 块 GPU 训练运行的 {minutes} 分钟 nvidia-smi dmon 格式数据，含一次数据供给停顿和一块过热的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sources.py" line="145"/>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="163"/>
         <source>Demo</source>
         <translation>演示</translation>
     </message>
@@ -3749,42 +3802,42 @@ PCI 总线：{bus}</translation>
         <translation>整个运行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="49"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="50"/>
         <source>Monitor</source>
         <translation>监控</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="82"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="87"/>
         <source>Plots</source>
         <translation>曲线图</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="83"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="88"/>
         <source>Heat map</source>
         <translation>热力图</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="84"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="89"/>
         <source>Statistics</source>
         <translation>统计</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="85"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="90"/>
         <source>Findings</source>
         <translation>发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="86"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="91"/>
         <source>Processes</source>
         <translation>进程</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="87"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="92"/>
         <source>Recordings</source>
         <translation>录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="88"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="93"/>
         <source>Fleet</source>
         <translation>集群</translation>
     </message>
@@ -3794,48 +3847,48 @@ PCI 总线：{bus}</translation>
         <translation>正在打开数据源…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="260"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="261"/>
         <source>Live NVML: {s}</source>
         <translation>实时 NVML：{s}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="324"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="327"/>
         <source>The source has ended: {s}. {why}</source>
         <translation>数据源已结束：{s}。{why}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="368"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="371"/>
         <source>Watching a fleet: open a GPU in the Fleet tab to see its plots, statistics and findings.</source>
         <translation>正在监控集群：在“集群”子标签页中打开一块 GPU 以查看其曲线图、统计和发现。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="168"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="174"/>
         <source>This source carries no process list (only live NVML does).</source>
         <translation>此数据源不含进程列表（只有实时 NVML 才有）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="294"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="297"/>
         <source>GPU {i} stopped answering: {r}. The other GPUs are still monitored.</source>
         <translation>GPU {i} 停止响应：{r}。其他 GPU 仍在监控中。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="327"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="330"/>
         <source>The source has ended: {s}</source>
         <translation>数据源已结束：{s}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="205"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="211"/>
         <source>Live monitoring is not available here (details below).</source>
         <translation>此处无法进行实时监控（详情见下文）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="209"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="215"/>
         <source>A file or a recording carries no process list.</source>
         <translation>文件或录制不含进程列表。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="222"/>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="238"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="228"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="244"/>
         <source>Could not write {p}.</source>
         <translation>无法写入 {p}。</translation>
     </message>
@@ -3865,12 +3918,12 @@ PCI 总线：{bus}</translation>
         <translation>录制 #{n} 已保存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="234"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="240"/>
         <source>Export plots as PNG</source>
         <translation>将曲线图导出为 PNG</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="234"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="240"/>
         <source>PNG images (*.png)</source>
         <translation>PNG 图像 (*.png)</translation>
     </message>

@@ -91,6 +91,28 @@ def test_dcgm_exporter_names_units_and_labels():
     assert fams["gpudesk_process_sm_util_pct"].samples[0].value == 60
 
 
+def test_mig_gpu_instances_served_with_gpu_i_id():
+    migs = [{"uuid": "MIG-aaaa", "gi": 1, "ci": 0, "memory_total": 40 * GiB},
+            {"uuid": "MIG-bbbb", "gi": 2, "ci": 0, "memory_total": 20 * GiB}]
+    dev = FakeDevice(0, name="NVIDIA H100 80GB HBM3", gpm={gpm.SM_UTIL: 50.0}, mig_mode=1, mig_devices=migs,
+                     gpm_mig={1: {gpm.SM_UTIL: 87.0}, 2: {gpm.SM_UTIL: 0.0}})
+    server, src = _server(make_fake_pynvml([dev]))
+    try:
+        _get(server.url)
+        status, text = _get(server.url)
+    finally:
+        server.stop()
+        src.close()
+    assert status == 200
+    sm = {s.labels["GPU_I_ID"]: s.value for f in text_string_to_metric_families(text) for s in f.samples
+          if s.name == "DCGM_FI_PROF_SM_ACTIVE"}
+    assert sm == {"1": pytest.approx(0.87), "2": 0.0}  # per instance; the whole GPU has no GPM sample under MIG
+    from gpudesk.telemetry.fleet import key_from_labels
+
+    util = next(s for f in text_string_to_metric_families(text) for s in f.samples if s.name == "DCGM_FI_DEV_POWER_USAGE")
+    assert key_from_labels(util.labels).mig_instance is None  # the whole GPU's rows stay the whole GPU's
+
+
 def test_bearer_token_is_required_when_set_and_compared_whole():
     server, src = _server(make_fake_pynvml(_devices()), token="s3cret-token")
     try:

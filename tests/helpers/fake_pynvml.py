@@ -409,7 +409,7 @@ def make_fake_pynvml(
 
     @api
     def nvmlGpmSampleGet(h: _Handle, sample: Any) -> Any:
-        if h.device.gpm is None:
+        if h.device.gpm is None or h.device.mig_mode == 1:  # MIG on: the driver samples GPU instances only
             raise nvml_error("NotSupported")
         gpm_samples[ctypes.addressof(sample.contents)] = (h.device, dict(h.device.gpm))
         return sample

@@ -77,6 +77,35 @@ def test_mig_gpu_instance_sampled_on_its_own():
         reader.close()
 
 
+def test_live_source_reads_gpm_per_mig_gpu_instance():
+    # two GPU instances (one with two compute instances) on a MIG-enabled H100: each instance's SM activity is its
+    # own; the GPU's own GPM is N/A with the reason (the driver refuses a whole-GPU sample while MIG is on)
+    migs = [{"uuid": "MIG-aaaa", "gi": 1, "ci": 0, "memory_total": 40 * 2**30},
+            {"uuid": "MIG-aaab", "gi": 1, "ci": 1, "memory_total": 40 * 2**30},
+            {"uuid": "MIG-bbbb", "gi": 2, "ci": 0, "memory_total": 20 * 2**30}]
+    src = _source([FakeDevice(0, name="NVIDIA H100 80GB HBM3", gpm=dict(H100_GPM), mig_mode=1, mig_devices=migs,
+                              gpm_mig={1: {**H100_GPM, gpm.SM_UTIL: 87.0, gpm.ANY_TENSOR_UTIL: 61.0},
+                                       2: {**H100_GPM, gpm.SM_UTIL: 0.0, gpm.ANY_TENSOR_UTIL: 0.0}})])
+    first = src.read().samples[0]
+    assert [i.gpu_instance_id for i in first.instances] == [1, 2]
+    assert all("first GPM sample" in i.reasons[SM_ACTIVE] for i in first.instances)
+    s = src.read().samples[0]
+    src.close()
+    by_gi = {i.gpu_instance_id: i for i in s.instances}
+    assert by_gi[1].uuid == "MIG-aaaa" and by_gi[1].values[SM_ACTIVE] == 87.0
+    assert by_gi[1].values[TENSOR_ACTIVE] == 61.0
+    assert by_gi[2].values[SM_ACTIVE] == 0.0  # an idle instance reads 0, not N/A
+    assert s.values[SM_ACTIVE] is None and "per GPU instance" in s.reasons[SM_ACTIVE]
+
+
+def test_a_gpu_without_mig_has_no_instances():
+    src = _source([FakeDevice(0, gpm=dict(H100_GPM), mig_mode=0)])
+    src.read()
+    s = src.read().samples[0]
+    src.close()
+    assert s.instances == [] and s.values[SM_ACTIVE] == 12.5
+
+
 def test_rules_judge_a_gpm_recording_on_sm_activity():
     # NVML says 100 % busy for two minutes, SM activity 12.5 %: the low-utilization rule sees the waste
     src = _source([FakeDevice(0, util_gpu=100, gpm=dict(H100_GPM))])

@@ -29,7 +29,7 @@ from gpudesk.telemetry.rules.thresholds import Thresholds, load_thresholds
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor.fleet_control import FleetControl
 from gpudesk.ui.monitor.sampler_worker import SamplerWorker, start_sampler
-from gpudesk.ui.monitor.sources import HISTORY_METRICS, Loaded
+from gpudesk.ui.monitor.sources import GPM_HISTORY_METRICS, Loaded, history_metrics
 from gpudesk.ui.workers import Task, failure_text, run_task, stop_worker
 
 
@@ -254,11 +254,14 @@ class MonitorController(QObject):
             return
         title = self.title
         source = self.worker.source
+        gpm: tuple[str, ...] = ()
         if self.source_kind == "nvml" and isinstance(source, WithHostCpu) and isinstance(source.inner, NvmlSource):
             status = source.inner.session.status
             self.nvml_status = status
             title = QCoreApplication.translate("MonitorTab", "Live NVML: {s}").format(s=status.message if status else "")
-        self.show_history(HistoryBuffer(max(1, len(devices)), HISTORY_METRICS), devices, title, basis=self._basis_hint)
+            gpm = GPM_HISTORY_METRICS if source.inner.gpm_gpus else ()
+        self.show_history(HistoryBuffer(max(1, len(devices)), history_metrics(gpm)), devices, title,
+                          basis=self._basis_hint)
 
     def show_history(self, buffer: HistoryBuffer, devices: list[DeviceInfo], title: str,
                      basis: str | None = None) -> None:

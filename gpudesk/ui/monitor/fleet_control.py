@@ -20,7 +20,7 @@ from gpudesk.telemetry.frames import frame_to_buffer
 from gpudesk.telemetry.model import DeviceInfo
 from gpudesk.telemetry.prometheus_source import PrometheusSource
 from gpudesk.ui.monitor.fleet_refresh import FleetRefresher
-from gpudesk.ui.monitor.sources import HISTORY_METRICS, Loaded
+from gpudesk.ui.monitor.sources import Loaded, frame_history_metrics
 from gpudesk.ui.settings_file import open_settings
 
 SETTINGS_KEY = "monitor/fleet_connection"
@@ -138,6 +138,6 @@ class FleetControl(QObject):
         key = history.keys[position]
         frame = history.sub([position])
         device = DeviceInfo(index=0, uuid=key.uuid, name=key.model_name)
-        buffer = frame_to_buffer(frame, [device], HISTORY_METRICS)
+        buffer = frame_to_buffer(frame, [device], frame_history_metrics(frame))
         title = QCoreApplication.translate("Monitor", "{gpu} from {fleet}").format(gpu=key.label, fleet=self.title)
         return Loaded(buffer, [device], title, frame, kind="fleet-gpu")

@@ -251,11 +251,13 @@ class MonitorPlots(QWidget):
         crosshairMoved(float): time (s since the epoch) under the mouse.
         spanChanged(float, float): the statistics span (LinearRegionItem) moved.
         followChanged(bool): following the newest sample was switched on or off (pan/zoom switches it off).
+        rangeDrawn(float, float, int): a refresh drew t0 .. t1 with at most about that many points per curve.
     """
 
     crosshairMoved = Signal(float)
     spanChanged = Signal(float, float)
     followChanged = Signal(bool)
+    rangeDrawn = Signal(float, float, int)  # t0, t1 (s) and points per curve of each refresh (the GPM panels follow)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -501,6 +503,7 @@ class MonitorPlots(QWidget):
                         self._curve(metric, gpu, dashed)
             self._set_y_range(metric, lo if math.isfinite(lo) else math.inf, hi if math.isfinite(hi) else -math.inf)
         self.last_refresh_points = points
+        self.rangeDrawn.emit(float(t0), float(t1), max_points)
         # Settle the view matrices and axes now; otherwise pyqtgraph does it inside the paint and asks for a
         # second paint of the whole widget.
         self.view.scene().prepareForPaint()

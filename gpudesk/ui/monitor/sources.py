@@ -5,12 +5,15 @@ threads (they may block); they return plain data for the tab.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from PySide6.QtCore import QCoreApplication
 
+from gpudesk.telemetry import dcgm_fields as df
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.frames import frame_to_buffer
 from gpudesk.telemetry.host_metrics import HOST_CPU_UTIL
@@ -22,6 +25,21 @@ from gpudesk.telemetry.ring_buffer import HistoryBuffer
 # latest only. A loaded file or recording is analysed from its whole frame, every metric included.
 HISTORY_METRICS = (m.GPU_UTIL, m.MEM_UTIL, m.MEM_USED, m.PCIE_RX, m.PCIE_TX, m.POWER, m.GPU_TEMP, m.SM_CLOCK,
                    m.MEM_CLOCK, m.CLOCK_EVENTS, m.POWER_VIOLATION, m.THERMAL_VIOLATION, HOST_CPU_UTIL)
+# The GPM panels' metrics (NVML GPM or DCGM profiling fields): kept only for a source that has them, so a source
+# without them keeps the 72 h of 8 GPUs within the history's byte budget (ring_buffer.capacity_for).
+GPM_HISTORY_METRICS = (df.SM_ACTIVE, df.SM_OCCUPANCY, df.TENSOR_ACTIVE, df.DRAM_ACTIVE)
+
+
+def history_metrics(present: Iterable[str] = ()) -> tuple[str, ...]:
+    """The metrics to keep a history of: :data:`HISTORY_METRICS`, plus the GPM ones among ``present``."""
+    have = set(present)
+    return HISTORY_METRICS + tuple(name for name in GPM_HISTORY_METRICS if name in have)
+
+
+def frame_history_metrics(frame: SeriesFrame) -> tuple[str, ...]:
+    """:func:`history_metrics` for a loaded frame: the GPM metrics it holds a readable value of."""
+    return history_metrics(name for name in GPM_HISTORY_METRICS
+                           if (col := frame.metrics.get(name)) is not None and bool(np.isfinite(col).any()))
 
 
 @dataclass
@@ -76,7 +94,7 @@ def load_dmon_file(path: str, gpu, gen: int | None, width: int | None, interval_
     own = {d.index: d for d in log_devices(log, gpu)}
     devices = [replace(d, name=own[d.index].name or d.name, uuid=own[d.index].uuid or d.uuid) if d.index in own
                else d for d in devices]
-    buffer = frame_to_buffer(log.frame, devices, HISTORY_METRICS)
+    buffer = frame_to_buffer(log.frame, devices, frame_history_metrics(log.frame))
     # log.notes already say how rows without time stamps were placed (once)
     return Loaded(buffer, devices, f"{log.format.value} log {name}", log.frame, list(log.notes), "dmon-file", gpu=gpu,
                   basis=log_basis(log))
@@ -105,7 +123,7 @@ def load_recording(session_id: int) -> Loaded:
         db.close()
     if not devices:
         devices = [DeviceInfo(index=g) for g in (frame.gpus or [0])]
-    buffer = frame_to_buffer(frame, devices, HISTORY_METRICS)
+    buffer = frame_to_buffer(frame, devices, frame_history_metrics(frame))
     name = getattr(session, "name", None) or f"#{session_id}"
     return Loaded(buffer, devices, f"recording {name}", frame, list(frame.notes), "recording", session_id)
 
@@ -140,7 +158,7 @@ def load_demo() -> Loaded:
     from gpudesk.telemetry.dmon_import import load_demo as core_load_demo
 
     frame, devices, log = core_load_demo()
-    buffer = frame_to_buffer(frame, devices, HISTORY_METRICS)
+    buffer = frame_to_buffer(frame, devices, frame_history_metrics(frame))
     notes = [n for n in log.notes if not n.startswith("Demo:")]  # the title says what the demo is
     return Loaded(buffer, devices, demo_description() or QCoreApplication.translate("Monitor", "Demo"), frame, notes,
                   "demo", basis=log_basis(log))

@@ -26,6 +26,7 @@ from gpudesk.ui.monitor.fleet_view import FleetView
 from gpudesk.ui.monitor.gpu_table import GpuTable, GpuTableModel
 from gpudesk.ui.monitor.heatmap_view import HeatmapView
 from gpudesk.ui.monitor.no_gpu_panel import NoGpuPanel
+from gpudesk.ui.monitor.gpm_plots import GpmPlots
 from gpudesk.ui.monitor.plots import LinkInfo, MonitorPlots
 from gpudesk.ui.monitor.process_table import ProcessTable
 from gpudesk.ui.monitor.readout import Readout
@@ -71,6 +72,10 @@ class MonitorTab(QWidget):
         pl = QVBoxLayout(plots_page)
         pl.setContentsMargins(0, 0, 0, 0)
         pl.addWidget(self.plots, 1)
+        self.gpm_plots = GpmPlots(self)
+        pl.addWidget(self.gpm_plots)
+        self.plots.rangeDrawn.connect(lambda t0, t1, points: self.gpm_plots.refresh(
+            self.plots.buffer, self.plots.visible_gpus, t0, t1, points))
         pl.addWidget(self.readout)
         self.heatmap = HeatmapView(self)
         self.stats = StatsPanel(self)
@@ -153,6 +158,7 @@ class MonitorTab(QWidget):
         links = history.links
         set_time_basis(history.basis)
         self.plots.set_time_basis(history.basis)
+        self.gpm_plots.set_time_basis(history.basis)
         self.plots.set_source(buffer, history.labels,
                               {c: LinkInfo(li.bytes_per_s, li.text, li.assumed) for c, li in links.items()})
         self.gpu_model.set_devices(devices, {c: (li.bytes_per_s, li.text) for c, li in links.items()})
