@@ -18,6 +18,21 @@ from gpudesk.cli import CliError
 from gpudesk.i18n import _
 
 GIB = 1024**3
+MAX_CONCURRENCY = 1_000_000  # far above any engine's max_num_seqs; a larger number is a typo
+
+
+def _check_counts(args: argparse.Namespace) -> None:
+    """Refuse GPU, TP, concurrency and wired-limit numbers no launch can have, naming the flag."""
+    for flag, value in (("--gpus", args.gpus), ("--tp", args.tp), ("--wired-limit-mb", args.wired_limit_mb)):
+        if value is not None and value < 1:
+            raise CliError(_("{flag} must be a whole number of at least 1, not {value}.").format(
+                flag=flag, value=value))
+    if not 1 <= args.concurrency <= MAX_CONCURRENCY:
+        raise CliError(_("--concurrency must be between 1 and {most:,} requests, not {value}.").format(
+            most=MAX_CONCURRENCY, value=args.concurrency))
+    if args.tp and args.gpus and args.gpus % args.tp:
+        raise CliError(_("--tp {tp} does not divide --gpus {gpus}; give a tensor-parallel degree that "
+                         "divides the GPU count.").format(tp=args.tp, gpus=args.gpus))
 
 
 def add_serve_parser(esub) -> None:
@@ -84,6 +99,7 @@ def cmd_estimate_serve(args: argparse.Namespace) -> int:
     from gpudesk.sizing import SizingError
     from gpudesk.sizing.engines.fit import engine_fit
 
+    _check_counts(args)
     device = _device(args)
     model = _model(args)
     tp = args.tp

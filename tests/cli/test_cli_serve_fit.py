@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+
+import pytest
 from helpers.gguf_files import write_gguf
 
 from gpudesk.cli import main
@@ -63,3 +65,31 @@ def test_estimate_accuracy_reports_the_engine_logs(capsys) -> None:
     text = capsys.readouterr().out
     assert "engine start-up logs" in text
     assert f"logs added after the models were last changed: {held['logs']}" in text
+
+
+_H100_8B = ["estimate", "serve", "--engine", "vllm", "--model", "llama-3-8b", "--gpu", "h100-sxm5"]
+
+
+@pytest.mark.parametrize("extra, flag", [
+    (["--engine-arg", "gpu_memory_utilization=inf"], "gpu_memory_utilization"),
+    (["--engine-arg", "gpu_memory_utilization=nan"], "gpu_memory_utilization"),
+    (["--engine-arg", "gpu_memory_utilization=-1"], "gpu_memory_utilization"),
+    (["--engine-arg", "gpu_memory_utilization=1.5"], "gpu_memory_utilization"),
+    (["--engine-arg", "swap_space=-4"], "swap_space"),
+    (["--concurrency", "0"], "--concurrency"),
+    (["--concurrency", "1000000000000"], "--concurrency"),
+    (["--gpus", "0"], "--gpus"),
+    (["--tp", "0"], "--tp"),
+    (["--gpus", "8", "--tp", "3"], "--tp"),
+])
+def test_serve_refuses_out_of_range_numbers_naming_the_flag(capsys, extra, flag) -> None:
+    """QA: these printed 'KV budget = ... x nan' / 'x -1', ran with 0 GPUs, or raised a ValueError traceback."""
+    assert main(_H100_8B + extra) == 2
+    err = capsys.readouterr().err
+    assert flag in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_serve_refuses_a_non_positive_wired_limit(capsys) -> None:
+    assert main(["estimate", "serve", "--engine", "llamacpp", "--model", "llama-3-8b", "--gpu", "apple-64gb",
+                 "--wired-limit-mb", "-5"]) == 2
+    assert "--wired-limit-mb" in capsys.readouterr().err

@@ -7,6 +7,7 @@ engine's own list when the name is unknown, so a user can paste the engine's spe
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,9 @@ from gpudesk.sizing.errors import SizingError
 
 GIB = 1024**3
 ENGINES: tuple[str, ...] = ("vllm", "sglang", "trtllm", "llamacpp", "ollama")
+
+#: Float settings that are a share of GPU memory, so in (0, 1]; every other float setting is a size (>= 0).
+FRACTION_SETTINGS = frozenset({"gpu_memory_utilization", "mem_fraction_static", "free_gpu_memory_fraction"})
 
 #: A setting: default value (None: derived; then ``kind`` gives the type) and the engine's command-line flag.
 Setting = tuple[Any, type, str]
@@ -46,13 +50,26 @@ def parse_engine_args(engine: str, pairs: list[str] | tuple[str, ...], known: di
             elif kind is int:
                 out[name] = int(text)
             elif kind is float:
-                out[name] = float(text)
+                out[name] = _float_setting(name, text)
             else:
                 out[name] = text
         except ValueError as exc:
             raise SizingError("engine_arg", _("{name}: {value!r} is not a valid {kind}.").format(
                 name=name, value=text, kind=kind.__name__)) from exc
     return out
+
+
+def _float_setting(name: str, text: str) -> float:
+    """A float setting's value: finite, in (0, 1] for a memory share, else >= 0 (a size in GB)."""
+    number = float(text)
+    if name in FRACTION_SETTINGS:
+        if not (math.isfinite(number) and 0 < number <= 1):
+            raise SizingError("engine_arg", _("{name}: {value!r} is not a share of GPU memory; give a number "
+                                              "above 0 and at most 1, e.g. 0.9.").format(name=name, value=text))
+    elif not (math.isfinite(number) and number >= 0):
+        raise SizingError("engine_arg", _("{name}: {value!r} is not a size; give a finite number of at least "
+                                          "0.").format(name=name, value=text))
+    return number
 
 
 def settings_with_defaults(known: dict[str, Setting], given: dict[str, Any]) -> dict[str, Any]:
