@@ -50,18 +50,19 @@ def parse_engine_args(engine: str, pairs: list[str] | tuple[str, ...], known: di
             elif kind is int:
                 out[name] = int(text)
             elif kind is float:
-                out[name] = _float_setting(name, text)
+                out[name] = float(text)
             else:
                 out[name] = text
         except ValueError as exc:
             raise SizingError("engine_arg", _("{name}: {value!r} is not a valid {kind}.").format(
                 name=name, value=text, kind=kind.__name__)) from exc
+        if kind is float:
+            _check_float_setting(name, text, out[name])
     return out
 
 
-def _float_setting(name: str, text: str) -> float:
-    """A float setting's value: finite, in (0, 1] for a memory share, else >= 0 (a size in GB)."""
-    number = float(text)
+def _check_float_setting(name: str, text: str, number: float) -> None:
+    """Refuse a float setting outside its range: (0, 1] for a memory share, else finite and >= 0 (a size in GB)."""
     if name in FRACTION_SETTINGS:
         if not (math.isfinite(number) and 0 < number <= 1):
             raise SizingError("engine_arg", _("{name}: {value!r} is not a share of GPU memory; give a number "
@@ -69,7 +70,6 @@ def _float_setting(name: str, text: str) -> float:
     elif not (math.isfinite(number) and number >= 0):
         raise SizingError("engine_arg", _("{name}: {value!r} is not a size; give a finite number of at least "
                                           "0.").format(name=name, value=text))
-    return number
 
 
 def settings_with_defaults(known: dict[str, Setting], given: dict[str, Any]) -> dict[str, Any]:
