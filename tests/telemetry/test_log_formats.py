@@ -57,8 +57,20 @@ def test_smi_query_csv_values_and_units():
     assert f.series(0, m.GPU_UTIL)[1].tolist() == [36.0]
     assert f.series(0, m.MEM_USED)[1].tolist() == [2856 * 1024 * 1024]
     assert f.series(1, m.POWER)[1].tolist() == [pytest.approx(5.68)]
-    assert f.series(0, "smi_clocks_current_graphics")[1].tolist() == [1936e6]
+    # fields gpudesk does not map keep their base unit in the name (Hz, %), as every metric does
+    assert f.series(0, "smi_clocks_current_graphics_hz")[1].tolist() == [1936e6]
+    assert f.series(0, "smi_fan_speed_pct")[1].tolist() == [29.0]
     assert any("No timestamp column" in n for n in read.notes)
+
+
+def test_monitor_analyze_prints_unmapped_smi_fields_with_their_unit(capsys):
+    """QA: 'smi_clocks_current_graphics  1936000000' (Hz without a unit) for a 1936 MHz reading."""
+    assert main(["monitor", "analyze", str(SMI_CSV)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    clock = next(line for line in lines if "smi_clocks_current_graphics" in line)
+    fan = next(line for line in lines if "smi_fan_speed" in line)
+    assert "1936 MHz" in clock and "1936000000" not in clock
+    assert "29 %" in fan
 
 
 def test_smi_query_csv_with_timestamps_and_na():
