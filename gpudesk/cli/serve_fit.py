@@ -104,7 +104,8 @@ def cmd_estimate_serve(args: argparse.Namespace) -> int:
     model = _model(args)
     tp = args.tp
     gpus = args.gpus or tp or 1
-    flags = {"engine_arg": "--engine-arg", "weight_format": "--weight-format", "engine": "--engine", "gguf": "--gguf"}
+    flags = {"engine_arg": "--engine-arg", "weight_format": "--weight-format", "engine": "--engine", "gguf": "--gguf",
+             "engine_version": "--engine-version"}
     try:
         result = engine_fit(args.engine, model, device, args.engine_arg, version=args.engine_version,
                             weight_format=args.weight_format, gpus=gpus, tensor_parallel=tp,

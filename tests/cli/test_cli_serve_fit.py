@@ -94,3 +94,20 @@ def test_serve_refuses_a_non_positive_wired_limit(capsys) -> None:
     assert main(["estimate", "serve", "--engine", "llamacpp", "--model", "llama-3-8b", "--gpu", "apple-64gb",
                  "--wired-limit-mb", "-5"]) == 2
     assert "--wired-limit-mb" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("engine, version", [("vllm", "garbage"), ("vllm", "-1"), ("sglang", "latest-ish"),
+                                             ("llamacpp", "nightly")])
+def test_serve_refuses_a_version_that_is_no_release(capsys, engine, version) -> None:
+    """QA: 'garbage' ran as 'vLLM garbage (V1 engine)' with V0's max_num_seqs, '-1' as the V0 engine."""
+    assert main(["estimate", "serve", "--engine", engine, "--model", "llama-3-8b", "--gpu", "h100-sxm5",
+                 "--engine-version", version]) == 2
+    err = capsys.readouterr().err
+    assert "--engine-version" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("engine, version", [("vllm", "v0"), ("vllm", "0.6.3.post1"), ("vllm", "0.10.1rc1"),
+                                             ("sglang", "0.5.3"), ("llamacpp", "b6000"), ("ollama", "v0.12.3")])
+def test_serve_takes_release_spellings(capsys, engine, version) -> None:
+    assert main(["estimate", "serve", "--engine", engine, "--model", "llama-3-8b", "--gpu", "h100-sxm5",
+                 "--engine-version", version]) == 0
