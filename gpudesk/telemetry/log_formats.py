@@ -30,6 +30,7 @@ from gpudesk.file_limits import InputFileError, display_path, open_input, read_i
 from gpudesk.i18n import _
 from gpudesk.telemetry.dmon import DmonError, decode_log_bytes, parse_dmon, read_dmon_file
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
+from gpudesk.telemetry.npu_smi import looks_like_npu_smi, parse_npu_smi_info
 from gpudesk.telemetry.smi_query_csv import parse_smi_query_csv
 
 MAX_LOG_BYTES = 256 * 1024 * 1024
@@ -44,6 +45,7 @@ class LogFormat(Enum):
     DCGMI_DMON = "dcgmi dmon"
     SMI_QUERY_CSV = "nvidia-smi --query-gpu csv"
     GPUDESK_CSV = "gpudesk recording csv"
+    NPU_SMI_INFO = "npu-smi info"  # Huawei Ascend (gpudesk.telemetry.npu_smi)
 
     def label(self) -> str:
         """The format's name for people (translated where it is not a command line)."""
@@ -101,6 +103,8 @@ def _first_lines(text: str, n: int = 40) -> list[str]:
 def detect_format(text: str) -> LogFormat:
     """The format of a log from its first lines; dmon when nothing else matches (its parser then says what it
     could not read)."""
+    if looks_like_npu_smi(text):
+        return LogFormat.NPU_SMI_INFO
     lines = _first_lines(text)
     for s in lines:
         head = s.replace("# Entity", "#Entity", 1)
@@ -197,6 +201,9 @@ def read_log_text(text: str, *, interval_s: float = 1.0) -> LogRead:
         elif fmt is LogFormat.GPUDESK_CSV:
             read = _export_csv(text)
             read.has_time = True
+        elif fmt is LogFormat.NPU_SMI_INFO:
+            npu = parse_npu_smi_info(text, interval_s=interval_s)
+            read = LogRead(fmt, npu.frame, npu.devices, list(npu.notes))
         elif fmt is LogFormat.SMI_QUERY_CSV:
             frame, devices, notes = parse_smi_query_csv(text, interval_s=interval_s)
             read = LogRead(fmt, frame, devices, notes, has_time=bool(len(frame)) and float(frame.t[0]) > 1e8)

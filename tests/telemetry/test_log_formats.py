@@ -23,6 +23,7 @@ DCGMI_MIG = FORMATS / "dcgmi_dmon_mig_gract_tenso_dcgm_user_guide.txt"
 SMI_CSV = FORMATS / "smi_query_csv_gtx1080ti_bpytop26.csv"
 DMON = FIX / "monitor" / "sample_a_pucvmet.txt"
 DCGMI_ISSUE152 = FIX / "fleet" / "dcgmi_dmon_mig_issue152.txt"
+NPU_SMI = FIX / "vendor_logs" / "npu-smi-info-vllm-ascend-2534.txt"
 
 
 @pytest.mark.parametrize(("path", "fmt"), [
@@ -30,6 +31,7 @@ DCGMI_ISSUE152 = FIX / "fleet" / "dcgmi_dmon_mig_issue152.txt"
     (DCGMI_MIG, LogFormat.DCGMI_DMON),
     (DCGMI_ISSUE152, LogFormat.DCGMI_DMON),
     (SMI_CSV, LogFormat.SMI_QUERY_CSV),
+    (NPU_SMI, LogFormat.NPU_SMI_INFO),
 ])
 def test_detects_each_real_capture(path, fmt):
     assert detect_format(path.read_text()) is fmt
@@ -149,3 +151,13 @@ def test_gpu_ci_rows_are_compute_instances():
     assert [d.name for d in read.devices] == ["MIG compute instance 3 (dcgmi GPU-CI)",
                                               "MIG compute instance 4 (dcgmi GPU-CI)"]
     assert read.frame.series(0, SM_ACTIVE)[1].tolist() == [pytest.approx(41.2)]
+
+
+@pytest.mark.parametrize("command", ["analyze", "import"])
+def test_monitor_reads_an_npu_smi_info_capture(capsys, tmp_path, monkeypatch, command):
+    """QA: `monitor analyze|import` of an npu-smi info capture said 'No nvidia-smi dmon header found'."""
+    monkeypatch.setenv("GPUDESK_DATA_DIR", str(tmp_path))
+    for path in sorted((FIX / "vendor_logs").glob("npu-smi-info-*.txt")):
+        assert main(["monitor", command, str(path)]) == 0, path
+        out = capsys.readouterr().out
+        assert "npu-smi info" in out and "dmon' header" not in out
