@@ -143,3 +143,11 @@ def test_unreadable_profile_message_names_the_file_once(tmp_path, capsys):
     assert main(["plan", "--profile", str(missing)]) == 2
     err = capsys.readouterr().err
     assert f"profile {missing}: cannot read" in err and ": profile:" not in err
+
+
+@pytest.mark.parametrize("flag, value", [("--grad-accum", "0"), ("--grad-accum", "-3"), ("--kv-block-tokens", "0")])
+def test_estimate_memory_refuses_step_and_block_counts_below_one(capsys, flag, value):
+    # QA: --grad-accum 0/-3 ran as 1; --kv-block-tokens 0 silently dropped paging (contiguous KV cache).
+    assert main(["estimate", "memory", "--model", "llama-3.1-8b", "--mode", "inference", flag, value]) == 2
+    err = capsys.readouterr().err
+    assert flag in err and "at least 1" in err
