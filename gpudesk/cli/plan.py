@@ -326,10 +326,10 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
 
     if args.params is not None:
         _check_params_text(args.params)
-    for flag, value in (("--grad-accum", args.grad_accum), ("--kv-block-tokens", args.kv_block_tokens)):
-        if value < 1:  # 0 ran as 1 step / as a contiguous (unpaged) cache
+    for option, count in (("--grad-accum", args.grad_accum), ("--kv-block-tokens", args.kv_block_tokens)):
+        if count < 1:  # 0 ran as 1 step / as a contiguous (unpaged) cache
             raise CliError(_("{flag} must be a whole number of at least 1, not {value}.").format(
-                flag=flag, value=value))
+                flag=option, value=count))
     spec = _spec(args)
     inference = args.mode == "inference"
     if args.gpus is None:
