@@ -122,17 +122,18 @@ def cmd_estimate_serve(args: argparse.Namespace) -> int:
 
 def render(r) -> list[str]:
     """The fit as text lines (GiB per term in the engine's terms, capacity, command, changes)."""
+    from gpudesk.cli.columns import display_width, ljust_display
     from gpudesk.sizing.engines.terms import engine_title, memory_rows
 
     lines = [_("{engine} on {gpus} x {gpu} ({total:.2f} GiB each)").format(
         engine=engine_title(r), gpus=r.gpus, gpu=r.gpu_name, total=r.gpu_total_bytes / GIB), ""]
     rows = memory_rows(r)
-    width = max(22, *(len(label) + 2 for label, _value in rows))
+    host = _("host (CPU) memory")
+    width = max(22, *(display_width(label) + 2 for label in [host] + [label for label, _value in rows]))
     for label, value in rows:
-        lines.append(f"  {label:<{width}}{value / GIB:>10.2f} GiB")
+        lines.append(f"  {ljust_display(label, width)}{value / GIB:>10.2f} GiB")
     if r.host_bytes:
-        host = _("host (CPU) memory")
-        lines.append(f"  {host:<{width}}{r.host_bytes / GIB:>10.2f} GiB")
+        lines.append(f"  {ljust_display(host, width)}{r.host_bytes / GIB:>10.2f} GiB")
     for buf in r.extra.get("buffers", []):
         lines.append(_("  {label:<8} model {model:.2f} GiB, KV {kv:.2f} GiB, compute {compute:.2f} GiB, {layers} "
                        "layers").format(label=buf["label"], model=buf["model_bytes"] / GIB, kv=buf["kv_bytes"] / GIB,

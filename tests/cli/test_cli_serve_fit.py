@@ -111,3 +111,14 @@ def test_serve_refuses_a_version_that_is_no_release(capsys, engine, version) -> 
 def test_serve_takes_release_spellings(capsys, engine, version) -> None:
     assert main(["estimate", "serve", "--engine", engine, "--model", "llama-3-8b", "--gpu", "h100-sxm5",
                  "--engine-version", version]) == 0
+
+
+def test_serve_memory_rows_line_up_in_chinese(capsys) -> None:
+    """QA: labels were padded by characters, so a Chinese label (two cells per character) pushed its number right."""
+    from gpudesk.cli.columns import display_width
+
+    assert main(["--lang", "zh_CN"] + _H100_8B) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.endswith(" GiB") and line.startswith("  ")
+            and "（" not in line[:4]]
+    ends = {display_width(line) for line in rows[:6]}
+    assert len(rows) >= 5 and len(ends) == 1, rows
