@@ -161,3 +161,13 @@ def test_monitor_reads_an_npu_smi_info_capture(capsys, tmp_path, monkeypatch, co
         assert main(["monitor", command, str(path)]) == 0, path
         out = capsys.readouterr().out
         assert "npu-smi info" in out and "dmon' header" not in out
+
+
+@pytest.mark.parametrize("path", [DMON, SMI_CSV, DCGMI_ISSUE152, NPU_SMI])
+@pytest.mark.parametrize("interval", ["1e300", "86401", "0"])
+def test_monitor_analyze_refuses_an_interval_over_a_day(capsys, interval, path):
+    """QA: --interval 1e300 placed rows 1e+300 s apart (and a long log's times overflow to inf); the CSV and
+    dcgmi readers took 0 too."""
+    assert main(["monitor", "analyze", str(path), "--interval", interval]) == 2
+    err = capsys.readouterr().err
+    assert "interval" in err and "86400" in err and "Traceback" not in err
