@@ -122,3 +122,22 @@ def test_serve_memory_rows_line_up_in_chinese(capsys) -> None:
             and "（" not in line[:4]]
     ends = {display_width(line) for line in rows[:6]}
     assert len(rows) >= 5 and len(ends) == 1, rows
+
+
+@pytest.mark.parametrize("engine, setting", [("vllm", "block_size=0"), ("vllm", "max_num_seqs=0"),
+                                             ("vllm", "tensor_parallel_size=0"), ("trtllm", "tokens_per_block=0"),
+                                             ("llamacpp", "n_batch=0"), ("ollama", "num_parallel=0"),
+                                             ("llamacpp", "n_gpu_layers=-2")])
+def test_serve_refuses_count_settings_below_their_floor(capsys, engine, setting) -> None:
+    """QA: block_size=0 / tokens_per_block=0 raised ZeroDivisionError; max_num_seqs=0 answered as if it ran."""
+    assert main(["estimate", "serve", "--engine", engine, "--model", "llama-3-8b", "--gpu", "rtx4090",
+                 "--engine-arg", setting, "--json"]) == 2
+    err = capsys.readouterr().err
+    assert setting.split("=")[0] in err and "at least" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("engine, setting", [("llamacpp", "n_gpu_layers=-1"), ("ollama", "num_gpu=-1"),
+                                             ("sglang", "chunked_prefill_size=-1"), ("ollama", "gpu_overhead=0")])
+def test_serve_takes_the_engines_own_sentinels(capsys, engine, setting) -> None:
+    assert main(["estimate", "serve", "--engine", engine, "--model", "llama-3-8b", "--gpu", "rtx4090",
+                 "--engine-arg", setting]) == 0
