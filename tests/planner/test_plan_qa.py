@@ -151,3 +151,16 @@ def test_estimate_memory_refuses_step_and_block_counts_below_one(capsys, flag, v
     assert main(["estimate", "memory", "--model", "llama-3.1-8b", "--mode", "inference", flag, value]) == 2
     err = capsys.readouterr().err
     assert flag in err and "at least 1" in err
+
+
+def test_estimate_memory_text_is_chinese_and_aligned_under_zh_cn(capsys):
+    # QA: the workload line ("mode inference, context 2048, ...") and the table head ("component GiB bytes") stayed
+    # English under zh_CN, and the Chinese total label pushed its numbers two cells per character to the right.
+    from gpudesk.cli.columns import display_width
+
+    assert main(["--lang", "zh_CN", "estimate", "memory", "--model", "llama-3.1-8b", "--mode", "inference",
+                 "--weight-format", "q4_k_m"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert not any(line.startswith(("mode ", "component")) for line in lines)
+    table = [line for line in lines if line.startswith(("weights", "kv_cache", "每 GPU 合计"))]
+    assert len(table) == 3 and len({display_width(line) for line in table}) == 1, table
