@@ -51,7 +51,8 @@ def add_serve_parser(esub) -> None:
                    help=_("catalog GPU, or a unified-memory device: apple-64gb, m3-max-128, gb10"))
     s.add_argument("--wired-limit-mb", type=int, metavar="MB",
                    help=_("Apple silicon: the iogpu.wired_limit_mb you set (default: macOS's limit)"))
-    s.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs (default: the --tp degree, else 1)"))
+    s.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs (default: the --tp degree, else 1); vLLM, SGLang and TensorRT-LLM split the model "
+                          "over them (--tp defaults to N)"))
     s.add_argument("--tp", type=int, default=None, metavar="N", help=_("tensor-parallel degree"))
     s.add_argument("--weight-format", default="checkpoint", metavar="FMT",
                    help=_("checkpoint, bf16, fp8, int4-g128, or a GGUF type: q4_k_m, q5_k_s, iq4_xs, q8_0 ..."))
@@ -97,12 +98,14 @@ def _model(args):
 
 def cmd_estimate_serve(args: argparse.Namespace) -> int:
     from gpudesk.sizing import SizingError
-    from gpudesk.sizing.engines.fit import engine_fit
+    from gpudesk.sizing.engines.fit import TP_SETTING, engine_fit
 
     _check_counts(args)
     device = _device(args)
     model = _model(args)
     tp = args.tp
+    if tp is None and args.gpus and args.engine in TP_SETTING:
+        tp = args.gpus  # one model over the GPUs: these engines split it by tensor parallelism only
     gpus = args.gpus or tp or 1
     flags = {"engine_arg": "--engine-arg", "weight_format": "--weight-format", "engine": "--engine", "gguf": "--gguf",
              "engine_version": "--engine-version"}

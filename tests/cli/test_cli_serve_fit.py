@@ -141,3 +141,10 @@ def test_serve_refuses_count_settings_below_their_floor(capsys, engine, setting)
 def test_serve_takes_the_engines_own_sentinels(capsys, engine, setting) -> None:
     assert main(["estimate", "serve", "--engine", engine, "--model", "llama-3-8b", "--gpu", "rtx4090",
                  "--engine-arg", setting]) == 0
+
+
+def test_serve_gpus_without_tp_splits_the_model_over_them(capsys) -> None:
+    """QA: --gpus 4 without --tp answered for 1 GPU ('vLLM v1 on 1 x ...'), the --gpus count silently dropped."""
+    out = _json(capsys, ["estimate", "serve", "--engine", "vllm", "--model", "llama-3.1-70b", "--gpu", "h100-sxm5",
+                         "--gpus", "4", "--json"])
+    assert out["gpus"] == 4 and "--tensor-parallel-size 4" in out["command"]
