@@ -54,8 +54,14 @@ def ngettext(singular: str, plural: str, count: int) -> str:
 
 
 def N_(message: str) -> str:
-    """Mark a message for extraction where it is defined; translate it with ``_()`` where it is shown."""
+    """Mark a message for extraction where it is defined; translate it with :func:`marked` where it is shown."""
     return message
+
+
+def marked(message: str) -> str:
+    """Translate a message that was marked with ``N_()`` where it was defined (a field label held in a table):
+    ``_()`` takes only literals, so that extraction sees every message it translates."""
+    return _translation.gettext(message)
 
 
 set_language(None)

@@ -11,6 +11,8 @@ from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli import CliError
 from gpudesk.i18n import _
 
+MAX_HISTORY_LIMIT = 1_000_000  # far more alerts than a store keeps; sqlite3 cannot bind an int past 2**63
+
 
 def add_alert_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     a = sub.add_parser("alerts", help=_("alerts: job finished, idle while allocated, memory running out, "
@@ -114,6 +116,9 @@ def cmd_history(args: argparse.Namespace) -> int:
     from gpudesk.store import StoreError, open_store
     from gpudesk.store.alerts import list_alerts
 
+    if not 1 <= args.limit <= MAX_HISTORY_LIMIT:
+        raise CliError(_("--limit must be between 1 and {most:,} alerts, not {value}.").format(
+            most=MAX_HISTORY_LIMIT, value=args.limit))
     try:
         db = open_store()
         rows = list_alerts(db, args.limit)

@@ -14,7 +14,7 @@ from gpudesk.catalog import GPU, AmbiguousItemError, Catalog, CatalogError, Unkn
 from gpudesk.catalog.fields import FIELDS_BY_KEY, SPEC_FIELDS, differing_keys, gpu_json
 from gpudesk.cli import CliError
 from gpudesk.cli.json_text import dumps_json
-from gpudesk.i18n import _, ngettext
+from gpudesk.i18n import _, marked, ngettext
 
 LIST_COLUMNS = (
     "id",
@@ -119,17 +119,20 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.json:
         _emit_json(gpu_json(gpu, detailed=True))
         return 0
-    width = max(len(f.label) for f in SPEC_FIELDS)
+    from gpudesk.cli.columns import display_width, ljust_display
+
+    sources = _("All sources:")
+    width = max(display_width(sources), *(display_width(marked(f.label) + ":") for f in SPEC_FIELDS))
     for field in SPEC_FIELDS:
-        print(f"{field.label + ':':<{width + 1}} {field.format(field.value(gpu))}")
+        print(f"{ljust_display(marked(field.label) + ':', width)} {_shown_value(field, field.value(gpu))}")
     mine = _your_price(gpu.id)
     if mine is not None:  # the planner uses it instead of the catalog price (gpudesk.planner.prices)
         label = _("Your price:")
-        print(f"{label:<{width + 1}} " + _("{price:,.0f} USD, entered {date}; plans use it instead of the "
+        print(ljust_display(label, width) + " " + _("{price:,.0f} USD, entered {date}; plans use it instead of the "
                                                       "catalog price").format(price=mine["price_usd"],
                                                                               date=str(mine.get("updated_at") or "")[:10]))
     if gpu.source_refs and gpu.source_refs != gpu.source_url:
-        print(f"{_('All sources:'):<{width + 1}} {gpu.source_refs}")
+        print(f"{ljust_display(sources, width)} {gpu.source_refs}")
     return 0
 
 
@@ -143,6 +146,17 @@ def _your_price(gpu_id: str) -> dict | None:
     except StoreError as exc:
         print(_("note: your prices could not be read: {exc}").format(exc=exc), file=sys.stderr)
         return None
+
+
+def _shown_value(field, value) -> str:
+    """``field.format(value)`` in the current language: the N/A reason, "none" and yes/no translated."""
+    if value is None:
+        return _("N/A ({reason})").format(reason=marked(field.none_text))
+    if field.zero_text is not None and value == 0:
+        return marked(field.zero_text)
+    if field.kind == "bool":
+        return _("yes") if value else _("no")
+    return field.format(value)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

@@ -57,6 +57,10 @@ def print_accuracy(accuracy: OomAccuracy, misses: bool = False, out=None) -> Non
 
 
 def cmd_accuracy(args) -> int:
+    if args.cases and not Path(args.cases).is_dir():
+        print(_("gpudesk: --cases {path} is not a folder, so no cases found; give the folder that holds {files}.")
+              .format(path=args.cases, files=", ".join(name for _set, name in CASE_FILES)), file=sys.stderr)
+        return 2
     try:
         accuracy = load_accuracy(Path(args.cases) if args.cases else None)
     except OomInputError as exc:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from gpudesk.cli import CliError
 from gpudesk.cli.plan_flags import add_requirement_flags, flags_given, profile_from_args
+from gpudesk.cli.columns import display_width, ljust_display
 from gpudesk.cli.serve_fit import add_serve_parser, engines_accuracy, engines_accuracy_lines
 from gpudesk.cli.speed import add_speed_parser
 from gpudesk.cli.json_text import dumps_json
@@ -369,11 +370,28 @@ def _speed_accuracy():
     return results, summarize_speed(results)
 
 
+def _workload_line(args: argparse.Namespace, inference: bool) -> str:
+    """The estimate's workload in one line (mode, precision, tokens, batch, GPUs), one sentence per case."""
+    if inference:
+        return _("mode {mode}, context {seq}, concurrency {batch}").format(mode=args.mode, seq=args.seq,
+                                                                          batch=args.batch)
+    if args.gpus > 1:
+        return _("mode {mode}, {precision}, {optimizer}, sequence {seq}, micro-batch {batch}, {gpus} GPUs "
+                 "{sharding}").format(mode=args.mode, precision=args.precision, optimizer=args.optimizer,
+                                      seq=args.seq, batch=args.batch, gpus=args.gpus, sharding=args.sharding)
+    return _("mode {mode}, {precision}, {optimizer}, sequence {seq}, micro-batch {batch}").format(
+        mode=args.mode, precision=args.precision, optimizer=args.optimizer, seq=args.seq, batch=args.batch)
+
+
 def cmd_estimate_memory(args: argparse.Namespace) -> int:
     from gpudesk.sizing import MemoryWorkload, SizingError, estimate_memory, fit
 
     if args.params is not None:
         _check_params_text(args.params)
+    for option, count in (("--grad-accum", args.grad_accum), ("--kv-block-tokens", args.kv_block_tokens)):
+        if count < 1:  # 0 ran as 1 step / as a contiguous (unpaged) cache
+            raise CliError(_("{flag} must be a whole number of at least 1, not {value}.").format(
+                flag=option, value=count))
     spec = _spec(args)
     inference = args.mode == "inference"
     if args.gpus is None:
@@ -441,21 +459,20 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                           "headroom_to_safe_line_bytes": f.headroom_bytes, "fits_usable": f.fits, "under_safe_line": f.under_safe_line}
         _emit(dumps_json(out, indent=2), None)
         return 0
+    bytes_head = _("bytes")
+    bytes_head = " " * max(0, 18 - display_width(bytes_head)) + bytes_head
     lines = [(_("{model}: {params:,} parameters (shape guessed from the count)") if spec.shape_is_guess
               else _("{model}: {params:,} parameters")).format(model=spec.name, params=spec.params),
-             f"mode {args.mode}" + ("" if inference else f", {args.precision}, {args.optimizer}") +
-             f", {'context' if inference else 'sequence'} {args.seq}, {'concurrency' if inference else 'micro-batch'} {args.batch}"
-             + (f", {args.gpus} GPUs {args.sharding}" if args.gpus > 1 and not inference else ""),
-             "", f"{'component':<22}{'GiB':>10}{'bytes':>18}"]
+             _workload_line(args, inference), "", ljust_display(_("component"), 22) + f"{'GiB':>10}" + bytes_head]
     for name, value in est.breakdown.items():
         lines.append(f"{name:<22}{value / GIB:>10.2f}{value:>18,}")
     total_label = _("total per GPU")
-    lines.append(f"{total_label:<22}{est.total_bytes / GIB:>10.2f}{est.total_bytes:>18,}")
+    lines.append(f"{ljust_display(total_label, 22)}{est.total_bytes / GIB:>10.2f}{est.total_bytes:>18,}")
     lines.append("")
     for label, value in ((_("allocated (max_memory_allocated)"), est.allocated_bytes),
                          (_("reserved (max_memory_reserved)"), est.reserved_bytes),
                          (_("device (nvidia-smi)"), est.device_bytes)):
-        lines.append(f"{label:<36}{value / GIB:>8.2f} GiB")
+        lines.append(f"{ljust_display(label, 36)}{value / GIB:>8.2f} GiB")
     if est.paged_bytes:
         lines.append(_("paged optimizer states {gib:.2f} GiB are CUDA unified memory: outside the allocator figures; when "
                        "the GPU runs short the driver moves them to host RAM (slower steps, no out-of-memory error)")

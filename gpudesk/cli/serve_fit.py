@@ -18,6 +18,21 @@ from gpudesk.cli import CliError
 from gpudesk.i18n import _
 
 GIB = 1024**3
+MAX_CONCURRENCY = 1_000_000  # far above any engine's max_num_seqs; a larger number is a typo
+
+
+def _check_counts(args: argparse.Namespace) -> None:
+    """Refuse GPU, TP, concurrency and wired-limit numbers no launch can have, naming the flag."""
+    for flag, value in (("--gpus", args.gpus), ("--tp", args.tp), ("--wired-limit-mb", args.wired_limit_mb)):
+        if value is not None and value < 1:
+            raise CliError(_("{flag} must be a whole number of at least 1, not {value}.").format(
+                flag=flag, value=value))
+    if not 1 <= args.concurrency <= MAX_CONCURRENCY:
+        raise CliError(_("--concurrency must be between 1 and {most:,} requests, not {value}.").format(
+            most=MAX_CONCURRENCY, value=args.concurrency))
+    if args.tp and args.gpus and args.gpus % args.tp:
+        raise CliError(_("--tp {tp} does not divide --gpus {gpus}; give a tensor-parallel degree that "
+                         "divides the GPU count.").format(tp=args.tp, gpus=args.gpus))
 
 
 def add_serve_parser(esub) -> None:
@@ -36,7 +51,8 @@ def add_serve_parser(esub) -> None:
                    help=_("catalog GPU, or a unified-memory device: apple-64gb, m3-max-128, gb10"))
     s.add_argument("--wired-limit-mb", type=int, metavar="MB",
                    help=_("Apple silicon: the iogpu.wired_limit_mb you set (default: macOS's limit)"))
-    s.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs (default: the --tp degree, else 1)"))
+    s.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs (default: the --tp degree, else 1); vLLM, SGLang and TensorRT-LLM split the model "
+                          "over them (--tp defaults to N)"))
     s.add_argument("--tp", type=int, default=None, metavar="N", help=_("tensor-parallel degree"))
     s.add_argument("--weight-format", default="checkpoint", metavar="FMT",
                    help=_("checkpoint, bf16, fp8, int4-g128, or a GGUF type: q4_k_m, q5_k_s, iq4_xs, q8_0 ..."))
@@ -82,13 +98,17 @@ def _model(args):
 
 def cmd_estimate_serve(args: argparse.Namespace) -> int:
     from gpudesk.sizing import SizingError
-    from gpudesk.sizing.engines.fit import engine_fit
+    from gpudesk.sizing.engines.fit import TP_SETTING, engine_fit
 
+    _check_counts(args)
     device = _device(args)
     model = _model(args)
     tp = args.tp
+    if tp is None and args.gpus and args.engine in TP_SETTING:
+        tp = args.gpus  # one model over the GPUs: these engines split it by tensor parallelism only
     gpus = args.gpus or tp or 1
-    flags = {"engine_arg": "--engine-arg", "weight_format": "--weight-format", "engine": "--engine", "gguf": "--gguf"}
+    flags = {"engine_arg": "--engine-arg", "weight_format": "--weight-format", "engine": "--engine", "gguf": "--gguf",
+             "engine_version": "--engine-version"}
     try:
         result = engine_fit(args.engine, model, device, args.engine_arg, version=args.engine_version,
                             weight_format=args.weight_format, gpus=gpus, tensor_parallel=tp,
@@ -105,17 +125,18 @@ def cmd_estimate_serve(args: argparse.Namespace) -> int:
 
 def render(r) -> list[str]:
     """The fit as text lines (GiB per term in the engine's terms, capacity, command, changes)."""
+    from gpudesk.cli.columns import display_width, ljust_display
     from gpudesk.sizing.engines.terms import engine_title, memory_rows
 
     lines = [_("{engine} on {gpus} x {gpu} ({total:.2f} GiB each)").format(
         engine=engine_title(r), gpus=r.gpus, gpu=r.gpu_name, total=r.gpu_total_bytes / GIB), ""]
     rows = memory_rows(r)
-    width = max(22, *(len(label) + 2 for label, _value in rows))
+    host = _("host (CPU) memory")
+    width = max(22, *(display_width(label) + 2 for label in [host] + [label for label, _value in rows]))
     for label, value in rows:
-        lines.append(f"  {label:<{width}}{value / GIB:>10.2f} GiB")
+        lines.append(f"  {ljust_display(label, width)}{value / GIB:>10.2f} GiB")
     if r.host_bytes:
-        host = _("host (CPU) memory")
-        lines.append(f"  {host:<{width}}{r.host_bytes / GIB:>10.2f} GiB")
+        lines.append(f"  {ljust_display(host, width)}{r.host_bytes / GIB:>10.2f} GiB")
     for buf in r.extra.get("buffers", []):
         lines.append(_("  {label:<8} model {model:.2f} GiB, KV {kv:.2f} GiB, compute {compute:.2f} GiB, {layers} "
                        "layers").format(label=buf["label"], model=buf["model_bytes"] / GIB, kv=buf["kv_bytes"] / GIB,

@@ -113,6 +113,10 @@ def _parallel(args: argparse.Namespace) -> tuple[int, int]:
     """(tp, replicas) from --tp, --replicas and --count (count = tp x replicas)."""
     count = getattr(args, "count", None)
     tp, replicas = args.tp, args.replicas
+    for flag, value in (("--tp", tp), ("--replicas", replicas)):
+        if value is not None and value < 1:
+            raise CliError(_("{flag} must be a whole number of at least 1, not {value}.").format(
+                flag=flag, value=value))
     if tp is None:
         tp = max(1, count // replicas) if count and replicas else 1
     if replicas is None:

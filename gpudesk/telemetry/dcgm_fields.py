@@ -205,7 +205,11 @@ def metric_unit(metric: str) -> str:
     if info is not None:
         return info.unit
     extra = EXTRA_METRICS.get(metric)
-    return extra[0] if extra else ""
+    if extra:
+        return extra[0]
+    from gpudesk.telemetry.smi_query_csv import smi_metric_unit
+
+    return smi_metric_unit(metric)
 
 
 def metric_label(metric: str) -> str:

@@ -395,7 +395,7 @@ def parse_dmon(
         DmonError: pmon output, text with neither a dmon header nor a dmon error message, an interval that
             is not a positive number of seconds, or a GPU index, date or time that cannot be one (naming the line).
     """
-    _check_interval(interval_s)
+    check_interval(interval_s)
     if isinstance(source, str):
         text = source.removeprefix("\ufeff")  # a byte-order mark left by an editor
     else:
@@ -404,9 +404,15 @@ def parse_dmon(
     return _parse_blocks(_byte_blocks(data), interval_s, start_time, len(data))
 
 
-def _check_interval(interval_s: float) -> None:
-    if not (isinstance(interval_s, (int, float)) and math.isfinite(interval_s) and interval_s > 0):
-        raise DmonError(f"The dmon interval must be a positive number of seconds (dmon -d), got {interval_s!r}.")
+#: The longest sampling interval taken (one day): rows placed further apart are a unit slip (ms for s).
+MAX_INTERVAL_S = 86400.0
+
+
+def check_interval(interval_s: float) -> None:
+    """Refuse a sampling interval that is not finite, not positive or over :data:`MAX_INTERVAL_S` (DmonError)."""
+    if not (isinstance(interval_s, (int, float)) and math.isfinite(interval_s) and 0 < interval_s <= MAX_INTERVAL_S):
+        raise DmonError(_("The dmon interval must be more than 0 and at most {most:g} seconds (dmon -d), got "
+                          "{value!r}.").format(most=MAX_INTERVAL_S, value=interval_s))
 
 
 def _parse_blocks(blocks: Iterable[np.ndarray], interval_s: float, start_time: float | None,
@@ -516,7 +522,7 @@ def read_dmon_file(path: str | Path, *, interval_s: float = 1.0, start_time: flo
     Raises:
         DmonError: unreadable file, or not dmon output.
     """
-    _check_interval(interval_s)
+    check_interval(interval_s)
     p = Path(path)
     try:
         with open_input(p, MAX_FILE_BYTES, _("the dmon log")) as fh:

@@ -31,7 +31,7 @@ import numpy as np
 from gpudesk.errors import GpudeskError
 from gpudesk.file_limits import InputFileError, display_path, open_input, read_input
 from gpudesk.i18n import _
-from gpudesk.telemetry.dmon import DmonError, decode_log_bytes, parse_dmon, read_dmon_file
+from gpudesk.telemetry.dmon import DmonError, check_interval, decode_log_bytes, parse_dmon, read_dmon_file
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
 from gpudesk.telemetry.npu_smi import looks_like_npu_smi, parse_npu_smi_info
 from gpudesk.telemetry.rocm_smi import looks_like_rocm_smi_csv, looks_like_rocm_smi_table, parse_rocm_smi_csv, \
@@ -205,6 +205,10 @@ def read_log_text(text: str, *, interval_s: float = 1.0) -> LogRead:
         LogFormatError: the text is of a detected format but cannot be parsed (e.g. a dcgmi row before its
             header), or dmon text with nothing readable is returned as an empty :class:`LogRead` instead.
     """
+    try:
+        check_interval(interval_s)  # every format places rows without a time column this far apart
+    except DmonError as exc:
+        raise LogFormatError(exc.user_text(), field="interval") from exc
     fmt = detect_format(text)
     try:
         if fmt is LogFormat.DCGMI_DMON:

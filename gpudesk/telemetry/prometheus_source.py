@@ -437,12 +437,13 @@ class PrometheusSource:
                 if key is None or not arr.size:
                     continue
                 pos = index.position(key)
-                idx = np.rint((arr[:, 0] - start_t) / step).astype(np.int64)
+                # a timestamp far outside the window (or not finite) is dropped before the cast to int64
+                offset = np.rint((arr[:, 0] - start_t) / step)
                 vals, why = readings(arr[:, 1], metric, fm.scale)
                 if why is not None:
                     reasons.setdefault((pos, metric), why)
-                keep = (idx >= 0) & (idx < n_t)
-                parts.setdefault(metric, []).append((pos, idx[keep], vals[keep]))
+                keep = np.isfinite(offset) & (offset >= 0) & (offset < n_t)
+                parts.setdefault(metric, []).append((pos, offset[keep].astype(np.int64), vals[keep]))
         n_gpu = len(index.keys)
         columns: dict[str, np.ndarray] = {}
         for metric, chunks in parts.items():

@@ -9,7 +9,8 @@ The header names each query field with its unit in brackets; with ``nounits`` th
 otherwise each value repeats the unit. ``[N/A]``, ``[Not Supported]``, ``[Unknown Error]`` ... are values that
 could not be read (None with that reason). Without a ``timestamp`` column, rows are grouped into rounds (a round
 ends when a GPU index repeats) spaced ``interval_s`` apart (``-l``). Query fields gpudesk does not map are kept as
-``smi_<field>`` in their own unit; text fields other than name/uuid/pci.bus_id are dropped with a note.
+``smi_<field>_<unit>`` in the base unit of their header unit (``clocks.gr [MHz]`` -> ``smi_clocks_gr_hz``, see
+:data:`UNIT_SUFFIXES`); text fields other than name/uuid/pci.bus_id are dropped with a note.
 """
 
 from __future__ import annotations
@@ -58,12 +59,30 @@ QUERY_FIELDS: dict[str, str] = {
     "ecc.errors.uncorrected.volatile.total": m.ECC_DBE,
 }
 UNIT_FACTORS = {"MiB": float(MIB), "MHz": 1e6, "W": 1.0, "%": 1.0, "KiB": 1024.0, "GiB": float(1024 ** 3)}
+#: header unit -> (suffix of an unmapped field's metric name, the unit of its stored value after UNIT_FACTORS)
+UNIT_SUFFIXES: dict[str, tuple[str, str]] = {"MiB": ("_bytes", "bytes"), "KiB": ("_bytes", "bytes"),
+                                             "GiB": ("_bytes", "bytes"), "MHz": ("_hz", "Hz"), "W": ("_w", "W"),
+                                             "%": ("_pct", "%")}
 TEXT_FIELDS = ("name", "gpu_name", "uuid", "gpu_uuid", "pci.bus_id", "gpu_bus_id")
 
 
 def _field(cell: str) -> tuple[str, str | None]:
     name, _sep, rest = cell.strip().partition(" [")
     return name.strip().lower(), (rest.rstrip("]").strip() or None) if rest else None
+
+
+def _unmapped_metric(name: str, unit: str | None) -> str:
+    """``smi_<field>`` plus its base unit's suffix, e.g. ``smi_clocks_current_graphics_hz``."""
+    return "smi_" + name.replace(".", "_") + UNIT_SUFFIXES.get(unit or "", ("", ""))[0]
+
+
+def smi_metric_unit(metric: str) -> str:
+    """The unit of an ``smi_*`` metric from its name's suffix ("Hz", "%" ...), or "" when it has none."""
+    if metric.startswith("smi_"):
+        for suffix, unit in UNIT_SUFFIXES.values():
+            if metric.endswith(suffix):
+                return unit
+    return ""
 
 
 def _timestamp(text: str) -> float | None:
@@ -142,7 +161,7 @@ def parse_smi_query_csv(text: str, *, interval_s: float = 1.0) -> tuple[SeriesFr
                 else:
                     dev.pci_bus_id = dev.pci_bus_id or value
                 continue
-            metric = QUERY_FIELDS.get(name, "smi_" + name.replace(".", "_"))
+            metric = QUERY_FIELDS.get(name) or _unmapped_metric(name, unit)
             v, why = _number(cell, unit)
             if v is None and why and why.startswith("nvidia-smi '") and metric.startswith("smi_"):
                 dropped.add(name)  # a text field such as pstate or compute_mode

@@ -41,3 +41,17 @@ def test_pcie_only_cards_say_none_for_nvlink_not_zero(capsys):
     import json
 
     assert json.loads(capsys.readouterr().out)["nvlink_gbps"] == 0  # the JSON keeps 0 as the issue specifies
+
+
+def test_show_in_chinese_translates_labels_and_reasons(capsys):
+    # QA: under zh_CN every label ("Memory bandwidth:") and reason ("N/A (no public measurement)") was English.
+    assert main(["--lang", "zh_CN", "catalog", "show", "ascend-910b"]) == 0
+    out = capsys.readouterr().out
+    assert "显存带宽" in out and "无公开测量" in out and "Memory bandwidth" not in out
+    assert "全部来源：" in out and "ECC:" in out and "yes" not in out  # was the fuzzy "所有 GPU" / English
+    from gpudesk.cli.columns import display_width
+
+    values = {"名称": "Huawei Ascend 910B", "显存带宽": "1200 GB/s", "TDP": "310 W"}
+    starts = {display_width(line[:line.index(value)]) for line in out.splitlines()
+              for label, value in values.items() if line.startswith(label)}
+    assert len(starts) == 1  # the values start in one column

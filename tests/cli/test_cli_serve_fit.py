@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+
+import pytest
 from helpers.gguf_files import write_gguf
 
 from gpudesk.cli import main
@@ -63,3 +65,86 @@ def test_estimate_accuracy_reports_the_engine_logs(capsys) -> None:
     text = capsys.readouterr().out
     assert "engine start-up logs" in text
     assert f"logs added after the models were last changed: {held['logs']}" in text
+
+
+_H100_8B = ["estimate", "serve", "--engine", "vllm", "--model", "llama-3-8b", "--gpu", "h100-sxm5"]
+
+
+@pytest.mark.parametrize("extra, flag", [
+    (["--engine-arg", "gpu_memory_utilization=inf"], "gpu_memory_utilization"),
+    (["--engine-arg", "gpu_memory_utilization=nan"], "gpu_memory_utilization"),
+    (["--engine-arg", "gpu_memory_utilization=-1"], "gpu_memory_utilization"),
+    (["--engine-arg", "gpu_memory_utilization=1.5"], "gpu_memory_utilization"),
+    (["--engine-arg", "swap_space=-4"], "swap_space"),
+    (["--concurrency", "0"], "--concurrency"),
+    (["--concurrency", "1000000000000"], "--concurrency"),
+    (["--gpus", "0"], "--gpus"),
+    (["--tp", "0"], "--tp"),
+    (["--gpus", "8", "--tp", "3"], "--tp"),
+])
+def test_serve_refuses_out_of_range_numbers_naming_the_flag(capsys, extra, flag) -> None:
+    """QA: these printed 'KV budget = ... x nan' / 'x -1', ran with 0 GPUs, or raised a ValueError traceback."""
+    assert main(_H100_8B + extra) == 2
+    err = capsys.readouterr().err
+    assert flag in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "not a valid float" not in err  # the allowed range is named, not a parse failure
+
+
+def test_serve_refuses_a_non_positive_wired_limit(capsys) -> None:
+    assert main(["estimate", "serve", "--engine", "llamacpp", "--model", "llama-3-8b", "--gpu", "apple-64gb",
+                 "--wired-limit-mb", "-5"]) == 2
+    assert "--wired-limit-mb" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("engine, version", [("vllm", "garbage"), ("vllm", "-1"), ("sglang", "latest-ish"),
+                                             ("llamacpp", "nightly")])
+def test_serve_refuses_a_version_that_is_no_release(capsys, engine, version) -> None:
+    """QA: 'garbage' ran as 'vLLM garbage (V1 engine)' with V0's max_num_seqs, '-1' as the V0 engine."""
+    assert main(["estimate", "serve", "--engine", engine, "--model", "llama-3-8b", "--gpu", "h100-sxm5",
+                 "--engine-version", version]) == 2
+    err = capsys.readouterr().err
+    assert "--engine-version" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("engine, version", [("vllm", "v0"), ("vllm", "0.6.3.post1"), ("vllm", "0.10.1rc1"),
+                                             ("sglang", "0.5.3"), ("llamacpp", "b6000"), ("ollama", "v0.12.3")])
+def test_serve_takes_release_spellings(capsys, engine, version) -> None:
+    assert main(["estimate", "serve", "--engine", engine, "--model", "llama-3-8b", "--gpu", "h100-sxm5",
+                 "--engine-version", version]) == 0
+
+
+def test_serve_memory_rows_line_up_in_chinese(capsys) -> None:
+    """QA: labels were padded by characters, so a Chinese label (two cells per character) pushed its number right."""
+    from gpudesk.cli.columns import display_width
+
+    assert main(["--lang", "zh_CN"] + _H100_8B) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.endswith(" GiB") and line.startswith("  ")
+            and "（" not in line[:4]]
+    ends = {display_width(line) for line in rows[:6]}
+    assert len(rows) >= 5 and len(ends) == 1, rows
+
+
+@pytest.mark.parametrize("engine, setting", [("vllm", "block_size=0"), ("vllm", "max_num_seqs=0"),
+                                             ("vllm", "tensor_parallel_size=0"), ("trtllm", "tokens_per_block=0"),
+                                             ("llamacpp", "n_batch=0"), ("ollama", "num_parallel=0"),
+                                             ("llamacpp", "n_gpu_layers=-2")])
+def test_serve_refuses_count_settings_below_their_floor(capsys, engine, setting) -> None:
+    """QA: block_size=0 / tokens_per_block=0 raised ZeroDivisionError; max_num_seqs=0 answered as if it ran."""
+    assert main(["estimate", "serve", "--engine", engine, "--model", "llama-3-8b", "--gpu", "rtx4090",
+                 "--engine-arg", setting, "--json"]) == 2
+    err = capsys.readouterr().err
+    assert setting.split("=")[0] in err and "at least" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("engine, setting", [("llamacpp", "n_gpu_layers=-1"), ("ollama", "num_gpu=-1"),
+                                             ("sglang", "chunked_prefill_size=-1"), ("ollama", "gpu_overhead=0")])
+def test_serve_takes_the_engines_own_sentinels(capsys, engine, setting) -> None:
+    assert main(["estimate", "serve", "--engine", engine, "--model", "llama-3-8b", "--gpu", "rtx4090",
+                 "--engine-arg", setting]) == 0
+
+
+def test_serve_gpus_without_tp_splits_the_model_over_them(capsys) -> None:
+    """QA: --gpus 4 without --tp answered for 1 GPU ('vLLM v1 on 1 x ...'), the --gpus count silently dropped."""
+    out = _json(capsys, ["estimate", "serve", "--engine", "vllm", "--model", "llama-3.1-70b", "--gpu", "h100-sxm5",
+                         "--gpus", "4", "--json"])
+    assert out["gpus"] == 4 and "--tensor-parallel-size 4" in out["command"]

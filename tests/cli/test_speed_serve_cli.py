@@ -83,3 +83,14 @@ def test_engine_version_and_overlap_flags_set_the_host_overhead(capsys):
 def test_a_server_flag_puts_tp_beyond_its_gpus_across_the_network(capsys):
     base = "--gpu h100-sxm5 --model llama-3.1-70b --input-tokens 100 --output-tokens 100 --concurrency 1 --tp 16"
     assert _tpot(base + " --server hgx-h100", capsys) > _tpot(base, capsys)
+
+
+@pytest.mark.parametrize("extra, flag", [("--tp 0", "--tp"), ("--tp -2", "--tp"), ("--replicas 0 --tp 1", "--replicas"),
+                                         ("--replicas -1", "--replicas")])
+def test_parallel_degrees_below_one_are_refused_by_name(extra, flag):
+    # QA: --tp 0 with --count 1 raised ZeroDivisionError (count // tp) instead of a usage error.
+    argv = ("--gpu h100-sxm5 --model llama-3.1-8b --count 1 --input-tokens 1000 --output-tokens 200 "
+            "--concurrency 16 --engine vllm " + extra)
+    with pytest.raises(CliError) as info:
+        cmd_serve_speed(_parser().parse_args(argv.split()))
+    assert flag in str(info.value) and "at least 1" in str(info.value) and info.value.status == 2

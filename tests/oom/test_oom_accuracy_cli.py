@@ -35,3 +35,13 @@ def test_bad_case_folder_is_a_clear_error(tmp_path, capsys):
     assert "platform_cases.jsonl, line 1" in err and "Traceback" not in err
     assert main(["oom", "accuracy", "--cases", str(tmp_path / "none")]) == 2
     assert "no cases found" in capsys.readouterr().err
+
+
+def test_cases_folder_that_is_not_a_folder_is_named(capsys, tmp_path):
+    # QA: --cases /nonexist (or a file) said only "no cases found (looked for cases.jsonl, ...)".
+    for bad in (tmp_path / "missing", tmp_path / "file.txt"):
+        if bad.name == "file.txt":
+            bad.write_text("x", encoding="utf-8")
+        assert main(["oom", "accuracy", "--cases", str(bad)]) == 2
+        err = capsys.readouterr().err
+        assert "--cases" in err and str(bad) in err and "folder" in err

@@ -143,3 +143,24 @@ def test_unreadable_profile_message_names_the_file_once(tmp_path, capsys):
     assert main(["plan", "--profile", str(missing)]) == 2
     err = capsys.readouterr().err
     assert f"profile {missing}: cannot read" in err and ": profile:" not in err
+
+
+@pytest.mark.parametrize("flag, value", [("--grad-accum", "0"), ("--grad-accum", "-3"), ("--kv-block-tokens", "0")])
+def test_estimate_memory_refuses_step_and_block_counts_below_one(capsys, flag, value):
+    # QA: --grad-accum 0/-3 ran as 1; --kv-block-tokens 0 silently dropped paging (contiguous KV cache).
+    assert main(["estimate", "memory", "--model", "llama-3.1-8b", "--mode", "inference", flag, value]) == 2
+    err = capsys.readouterr().err
+    assert flag in err and "at least 1" in err
+
+
+def test_estimate_memory_text_is_chinese_and_aligned_under_zh_cn(capsys):
+    # QA: the workload line ("mode inference, context 2048, ...") and the table head ("component GiB bytes") stayed
+    # English under zh_CN, and the Chinese total label pushed its numbers two cells per character to the right.
+    from gpudesk.cli.columns import display_width
+
+    assert main(["--lang", "zh_CN", "estimate", "memory", "--model", "llama-3.1-8b", "--mode", "inference",
+                 "--weight-format", "q4_k_m"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert not any(line.startswith(("mode ", "component")) for line in lines)
+    table = [line for line in lines if line.startswith(("weights", "kv_cache", "每 GPU 合计"))]
+    assert len(table) == 3 and len({display_width(line) for line in table}) == 1, table

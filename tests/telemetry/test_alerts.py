@@ -160,6 +160,14 @@ def test_cli_history_lists_stored_alerts(capsys):
     assert "[critical] xid (GPU 0): GPU 0: Xid 79" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("limit", ["0", "-5", "1000000000000000000000"])
+def test_cli_history_limit_must_be_a_count(capsys, limit):
+    # QA: -5 listed every alert (SQLite LIMIT -5 is no limit), 10**21 raised OverflowError from sqlite3.
+    assert main(["monitor", "alerts", "history", "--limit", limit]) == 2
+    err = capsys.readouterr().err
+    assert "--limit" in err and "Traceback" not in err
+
+
 def test_cli_watch_prints_an_xid_from_nvml_events(capsys, monkeypatch):
     devs = [FakeDevice(0)]
     devs[0].events.append((EVENT_XID, 79))

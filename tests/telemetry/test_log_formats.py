@@ -23,6 +23,7 @@ DCGMI_MIG = FORMATS / "dcgmi_dmon_mig_gract_tenso_dcgm_user_guide.txt"
 SMI_CSV = FORMATS / "smi_query_csv_gtx1080ti_bpytop26.csv"
 DMON = FIX / "monitor" / "sample_a_pucvmet.txt"
 DCGMI_ISSUE152 = FIX / "fleet" / "dcgmi_dmon_mig_issue152.txt"
+NPU_SMI = FIX / "vendor_logs" / "npu-smi-info-vllm-ascend-2534.txt"
 
 
 @pytest.mark.parametrize(("path", "fmt"), [
@@ -30,6 +31,7 @@ DCGMI_ISSUE152 = FIX / "fleet" / "dcgmi_dmon_mig_issue152.txt"
     (DCGMI_MIG, LogFormat.DCGMI_DMON),
     (DCGMI_ISSUE152, LogFormat.DCGMI_DMON),
     (SMI_CSV, LogFormat.SMI_QUERY_CSV),
+    (NPU_SMI, LogFormat.NPU_SMI_INFO),
 ])
 def test_detects_each_real_capture(path, fmt):
     assert detect_format(path.read_text()) is fmt
@@ -57,8 +59,20 @@ def test_smi_query_csv_values_and_units():
     assert f.series(0, m.GPU_UTIL)[1].tolist() == [36.0]
     assert f.series(0, m.MEM_USED)[1].tolist() == [2856 * 1024 * 1024]
     assert f.series(1, m.POWER)[1].tolist() == [pytest.approx(5.68)]
-    assert f.series(0, "smi_clocks_current_graphics")[1].tolist() == [1936e6]
+    # fields gpudesk does not map keep their base unit in the name (Hz, %), as every metric does
+    assert f.series(0, "smi_clocks_current_graphics_hz")[1].tolist() == [1936e6]
+    assert f.series(0, "smi_fan_speed_pct")[1].tolist() == [29.0]
     assert any("No timestamp column" in n for n in read.notes)
+
+
+def test_monitor_analyze_prints_unmapped_smi_fields_with_their_unit(capsys):
+    """QA: 'smi_clocks_current_graphics  1936000000' (Hz without a unit) for a 1936 MHz reading."""
+    assert main(["monitor", "analyze", str(SMI_CSV)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    clock = next(line for line in lines if "smi_clocks_current_graphics" in line)
+    fan = next(line for line in lines if "smi_fan_speed" in line)
+    assert "1936 MHz" in clock and "1936000000" not in clock
+    assert "29 %" in fan
 
 
 def test_smi_query_csv_with_timestamps_and_na():
@@ -137,3 +151,23 @@ def test_gpu_ci_rows_are_compute_instances():
     assert [d.name for d in read.devices] == ["MIG compute instance 3 (dcgmi GPU-CI)",
                                               "MIG compute instance 4 (dcgmi GPU-CI)"]
     assert read.frame.series(0, SM_ACTIVE)[1].tolist() == [pytest.approx(41.2)]
+
+
+@pytest.mark.parametrize("command", ["analyze", "import"])
+def test_monitor_reads_an_npu_smi_info_capture(capsys, tmp_path, monkeypatch, command):
+    """QA: `monitor analyze|import` of an npu-smi info capture said 'No nvidia-smi dmon header found'."""
+    monkeypatch.setenv("GPUDESK_DATA_DIR", str(tmp_path))
+    for path in sorted((FIX / "vendor_logs").glob("npu-smi-info-*.txt")):
+        assert main(["monitor", command, str(path)]) == 0, path
+        out = capsys.readouterr().out
+        assert "npu-smi info" in out and "dmon' header" not in out
+
+
+@pytest.mark.parametrize("path", [DMON, SMI_CSV, DCGMI_ISSUE152, NPU_SMI])
+@pytest.mark.parametrize("interval", ["1e300", "86401", "0"])
+def test_monitor_analyze_refuses_an_interval_over_a_day(capsys, interval, path):
+    """QA: --interval 1e300 placed rows 1e+300 s apart (and a long log's times overflow to inf); the CSV and
+    dcgmi readers took 0 too."""
+    assert main(["monitor", "analyze", str(path), "--interval", interval]) == 2
+    err = capsys.readouterr().err
+    assert "interval" in err and "86400" in err and "Traceback" not in err

@@ -7,6 +7,7 @@ engine's own list when the name is unknown, so a user can paste the engine's spe
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,15 @@ from gpudesk.sizing.errors import SizingError
 
 GIB = 1024**3
 ENGINES: tuple[str, ...] = ("vllm", "sglang", "trtllm", "llamacpp", "ollama")
+
+#: Float settings that are a share of GPU memory, so in (0, 1]; every other float setting is a size (>= 0).
+FRACTION_SETTINGS = frozenset({"gpu_memory_utilization", "mem_fraction_static", "free_gpu_memory_fraction"})
+
+#: Integer settings whose engine takes a value below 1 as a sentinel, with the lowest it takes: llama.cpp
+#: ``-ngl -1`` (all layers) and ``-c 0`` (the model's context) (tools/server README), Ollama ``num_gpu -1`` (its
+#: own layer estimate, api/types.go) and ``OLLAMA_GPU_OVERHEAD=0`` (bytes), SGLang ``--chunked-prefill-size -1``
+#: (chunked prefill off, server_args.py). Every other integer setting is a count or size of at least 1.
+INT_SETTING_FLOORS = {"n_gpu_layers": -1, "num_gpu": -1, "chunked_prefill_size": -1, "n_ctx": 0, "gpu_overhead": 0}
 
 #: A setting: default value (None: derived; then ``kind`` gives the type) and the engine's command-line flag.
 Setting = tuple[Any, type, str]
@@ -52,7 +62,24 @@ def parse_engine_args(engine: str, pairs: list[str] | tuple[str, ...], known: di
         except ValueError as exc:
             raise SizingError("engine_arg", _("{name}: {value!r} is not a valid {kind}.").format(
                 name=name, value=text, kind=kind.__name__)) from exc
+        if kind is float:
+            _check_float_setting(name, text, out[name])
+        elif kind is int and out[name] < INT_SETTING_FLOORS.get(name, 1):
+            raise SizingError("engine_arg", _("{name}: {value} is too small; give a whole number of at least "
+                                              "{floor}.").format(name=name, value=out[name],
+                                                                 floor=INT_SETTING_FLOORS.get(name, 1)))
     return out
+
+
+def _check_float_setting(name: str, text: str, number: float) -> None:
+    """Refuse a float setting outside its range: (0, 1] for a memory share, else finite and >= 0 (a size in GB)."""
+    if name in FRACTION_SETTINGS:
+        if not (math.isfinite(number) and 0 < number <= 1):
+            raise SizingError("engine_arg", _("{name}: {value!r} is not a share of GPU memory; give a number "
+                                              "above 0 and at most 1, e.g. 0.9.").format(name=name, value=text))
+    elif not (math.isfinite(number) and number >= 0):
+        raise SizingError("engine_arg", _("{name}: {value!r} is not a size; give a finite number of at least "
+                                          "0.").format(name=name, value=text))
 
 
 def settings_with_defaults(known: dict[str, Setting], given: dict[str, Any]) -> dict[str, Any]:

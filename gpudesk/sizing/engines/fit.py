@@ -8,6 +8,7 @@ other format they are sized at that format's bits.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from gpudesk.i18n import _
@@ -28,6 +29,22 @@ SETTINGS: dict[str, dict[str, Setting]] = {
 #: The setting that carries tensor parallelism in each engine's spelling.
 TP_SETTING = {"vllm": "tensor_parallel_size", "sglang": "tp_size", "trtllm": "tp_size"}
 DEFAULT_VERSION = {"vllm": "v1", "sglang": "0.4", "trtllm": "1.0", "llamacpp": "b6000", "ollama": "0.12"}
+
+
+#: A release as engines spell it: 0.6.3, v0.12.3, 0.6.3.post1, 0.10.1rc1, llama.cpp's b6000; or a family (v0, v1).
+_VERSION_RE = re.compile(r"^[vb]?\d+(\.\d+)*([.+-]?[a-z]+\d*)*$")
+
+
+def check_version(version: str | None) -> None:
+    """Refuse an engine version that is no release number or family (``garbage``, ``-1``).
+
+    Raises:
+        SizingError (field ``engine_version``).
+    """
+    if version is not None and not _VERSION_RE.match(version.strip().lower()):
+        raise SizingError("engine_version", _("{version!r} is not an engine version; give a release such as "
+                                              "0.6.3, v0.12.3 or b6000, or a family: v0, v1.").format(
+            version=version))
 
 
 def check_engine(engine: str) -> str:
@@ -64,6 +81,7 @@ def engine_fit(engine: str, model: ModelSpec | GgufModel, device: DeviceMemory, 
         SizingError: unknown engine or setting, bad value, or a model the engine cannot size.
     """
     key = check_engine(engine)
+    check_version(version)
     given: dict[str, Any] = parse_engine_args(key, engine_args or [], SETTINGS[key])
     ver = version or DEFAULT_VERSION[key]
     if key in TP_SETTING and tensor_parallel:
