@@ -15,7 +15,7 @@ from typing import Any
 
 from gpudesk.cli import CliError
 from gpudesk.cli.json_text import dumps_json
-from gpudesk.cli.speed_serve import add_serve_arguments, cmd_serve_speed
+from gpudesk.cli.speed_serve import add_serve_arguments, at_least_one, cmd_serve_speed
 from gpudesk.i18n import _
 
 _FLAGS = {"gpus": "--count", "seq_len": "--seq", "global_batch": "--global-batch", "micro_batch": "--micro-batch",
@@ -37,7 +37,7 @@ def add_speed_parser(esub: Any, tokens_type: Any) -> None:
     src.add_argument("--profile", metavar="FILE.toml", help=_("requirement profile: model, sequence, batch, precision "
                                                              "and tokens to train"))
     p.add_argument("--gpu", required=True, metavar="NAME", help=_("catalog GPU id"))
-    p.add_argument("--count", type=int, default=None, metavar="N", help=_("GPUs in all"))
+    p.add_argument("--count", type=at_least_one, default=None, metavar="N", help=_("GPUs in all"))
     p.add_argument("--server", metavar="ID", help=_("catalog server (its GPU-GPU link and NVLink domain); default: "
                                                     "the widest that takes the GPU"))
     p.add_argument("--network", default="ib-ndr", metavar="LINK", help=_("catalog network link between servers "
@@ -45,13 +45,13 @@ def add_speed_parser(esub: Any, tokens_type: Any) -> None:
     p.add_argument("--json", action="store_true", help=_("print a JSON object"))
     add_serve_arguments(p)
     p.set_defaults(engine=None)  # serving only when --engine is given
-    p.add_argument("--pp", type=int, default=1, metavar="N", help=_("pipeline-parallel stages"))
-    p.add_argument("--vp", type=int, default=1, metavar="N", help=_("virtual stages per rank (interleaved schedule)"))
-    p.add_argument("--cp", type=int, default=1, metavar="N", help=_("context-parallel degree"))
-    p.add_argument("--ep", type=int, default=1, metavar="N", help=_("expert-parallel degree (MoE)"))
-    p.add_argument("--etp", type=int, default=1, metavar="N", help=_("expert tensor-parallel degree (MoE)"))
-    p.add_argument("--micro-batch", type=int, default=None, metavar="N", help=_("sequences per micro-batch"))
-    p.add_argument("--global-batch", type=int, default=None, metavar="N", help=_("sequences per optimizer step"))
+    p.add_argument("--pp", type=at_least_one, default=1, metavar="N", help=_("pipeline-parallel stages"))
+    p.add_argument("--vp", type=at_least_one, default=1, metavar="N", help=_("virtual stages per rank (interleaved schedule)"))
+    p.add_argument("--cp", type=at_least_one, default=1, metavar="N", help=_("context-parallel degree"))
+    p.add_argument("--ep", type=at_least_one, default=1, metavar="N", help=_("expert-parallel degree (MoE)"))
+    p.add_argument("--etp", type=at_least_one, default=1, metavar="N", help=_("expert tensor-parallel degree (MoE)"))
+    p.add_argument("--micro-batch", type=at_least_one, default=None, metavar="N", help=_("sequences per micro-batch"))
+    p.add_argument("--global-batch", type=at_least_one, default=None, metavar="N", help=_("sequences per optimizer step"))
     p.add_argument("--seq", type=tokens_type, default=None, metavar="TOKENS", help=_("sequence length, e.g. 8k"))
     p.add_argument("--precision", default=None, choices=TRAIN_PRECISIONS, help=_("GEMM precision (fp8: GEMMs only)"))
     p.add_argument("--sharding", default="distributed-optimizer", choices=SHARDINGS)

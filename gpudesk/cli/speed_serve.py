@@ -39,6 +39,17 @@ def _rate(text: str) -> float:
             text=text)) from None
 
 
+def at_least_one(text: str) -> int:
+    """argparse type of a GPU count or parallel degree: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_("{text!r} is not a whole number.").format(text=text)) from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(_("must be at least 1, got {value}.").format(value=value))
+    return value
+
+
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     """The serving flags of ``gpudesk estimate speed`` (module docstring)."""
     parser.add_argument("--engine", choices=ENGINES, default="vllm", help=_("inference engine (default vllm)"))
@@ -56,8 +67,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gpu-memory-utilization", type=float, default=None, metavar="F",
                         help=_("engine memory fraction (vLLM gpu_memory_utilization, SGLang mem_fraction_static, "
                                "TensorRT-LLM free_gpu_memory_fraction); default: the engine's"))
-    parser.add_argument("--tp", type=int, default=None, metavar="N", help=_("tensor-parallel GPUs per replica"))
-    parser.add_argument("--replicas", type=int, default=None, metavar="N", help=_("data-parallel replicas"))
+    parser.add_argument("--tp", type=at_least_one, default=None, metavar="N", help=_("tensor-parallel GPUs per replica"))
+    parser.add_argument("--replicas", type=at_least_one, default=None, metavar="N", help=_("data-parallel replicas"))
     parser.add_argument("--length-spread", type=float, default=0.0, metavar="R",
                         help=_("prompt and output lengths vary uniformly within 1 +- R of the given ones (vLLM "
                                "--random-range-ratio); default 0"))
