@@ -87,10 +87,12 @@ def test_a_server_flag_puts_tp_beyond_its_gpus_across_the_network(capsys):
 
 @pytest.mark.parametrize("extra, flag", [("--tp 0", "--tp"), ("--tp -2", "--tp"), ("--replicas 0 --tp 1", "--replicas"),
                                          ("--replicas -1", "--replicas")])
-def test_parallel_degrees_below_one_are_refused_by_name(extra, flag):
-    # QA: --tp 0 with --count 1 raised ZeroDivisionError (count // tp) instead of a usage error.
+def test_parallel_degrees_below_one_are_refused_by_name(extra, flag, capsys):
+    # QA: --tp 0 with --count 1 raised ZeroDivisionError (count // tp) instead of a usage error; the parser now
+    # refuses a degree below 1 by name (usage error, exit 2).
     argv = ("--gpu h100-sxm5 --model llama-3.1-8b --count 1 --input-tokens 1000 --output-tokens 200 "
             "--concurrency 16 --engine vllm " + extra)
-    with pytest.raises(CliError) as info:
+    with pytest.raises(SystemExit) as info:
         cmd_serve_speed(_parser().parse_args(argv.split()))
-    assert flag in str(info.value) and "at least 1" in str(info.value) and info.value.status == 2
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and f"argument {flag}:" in err and "at least 1" in err
