@@ -33,6 +33,7 @@ from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor.burnin_window import BurnInDialog, BurnInWindow
 from gpudesk.ui.monitor.controller import MonitorController
 from gpudesk.ui.monitor.findings_view import FindingsView
+from gpudesk.ui.monitor.gpu_table import GpuTableModel
 from gpudesk.ui.monitor.fleet_connection_dialog import FleetConnectionDialog
 from gpudesk.ui.monitor.heatmap_view import HeatmapView
 from gpudesk.ui.monitor.import_dialog import ImportChoice, ImportDialog
@@ -54,6 +55,7 @@ class MonitorViews(Protocol):
     plots: MonitorPlots
     stats: StatsPanel
     findings: FindingsView
+    gpu_model: GpuTableModel
     heatmap: HeatmapView
     recordings: RecordingsView
     subtabs: QTabWidget
@@ -202,6 +204,7 @@ def analyze(tab: MonitorViews) -> None:
     def done(result: Any) -> None:
         findings, summary, heat = result
         tab.findings.set_findings(findings, tab.stats.span_text(*span), summary, span, heat)
+        tab.gpu_model.set_findings(findings)
 
     tab.ctl.run_quiet(work, on_result=done, on_error=lambda exc: tab.findings.show_error(str(exc)))
 

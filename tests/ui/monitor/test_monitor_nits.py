@@ -1,0 +1,53 @@
+"""Monitor nits (issue 29, item 9): the GPU table's State follows the findings; a failed import clears its
+"Reading..." status; an empty panel names the field the log lacks; short logs show clock times on the axis."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from gpudesk.store import open_store
+from gpudesk.telemetry.model import DeviceInfo
+from gpudesk.telemetry.rules.base import CRITICAL, INFO, WARNING, Finding
+from gpudesk.ui.context import AppContext
+from gpudesk.ui.monitor import actions
+from gpudesk.ui.monitor.gpu_table import COLUMNS, GpuTableModel
+from gpudesk.ui.monitor.tab import MonitorTab
+
+DISPLAY, TOOLTIP = Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole
+STATE = [k for k, _h in COLUMNS].index("state")
+
+
+def make_tab(qtbot, messages):  # type: ignore[no-untyped-def]
+    ctx = AppContext(store=open_store(), notify=lambda text, level="info": messages.append((level, text)))
+    tab = MonitorTab(ctx, nvml=None, autostart=False)
+    qtbot.addWidget(tab, before_close_func=lambda widget: widget.shutdown())
+    tab.resize(1280, 800)
+    tab.show()
+    return tab
+
+
+def test_state_column_shows_the_worst_finding_of_each_gpu(qtbot) -> None:  # type: ignore[no-untyped-def]
+    model = GpuTableModel()
+    model.set_devices([DeviceInfo(i, name="NVIDIA A100") for i in range(3)], {})
+    model.set_findings([
+        Finding("thermal-throttling", 0, CRITICAL, "GPU 0 throttles for heat."),
+        Finding("power-throttling", 0, INFO, "GPU 0 touches its power cap."),
+        Finding("low-utilization", 1, WARNING, "GPU 1 idles."),
+        Finding("low-utilization", None, WARNING, "The machine idles."),  # about no GPU in particular
+    ])
+    assert [model.data(model.index(r, STATE), DISPLAY) for r in range(3)] == ["critical", "warning", "ok"]
+    assert "GPU 0 throttles for heat." in model.data(model.index(0, STATE), TOOLTIP)
+    model.set_devices([DeviceInfo(0, name="NVIDIA A100")], {})  # another source: its findings are not these
+    assert model.data(model.index(0, STATE), DISPLAY) == "ok"
+
+
+def test_demo_gpu_with_a_critical_finding_is_not_ok(qtbot) -> None:  # type: ignore[no-untyped-def]
+    tab = make_tab(qtbot, [])
+    actions.play_demo(tab)
+    qtbot.waitUntil(lambda: bool(tab.findings.findings) and tab.findings.analyze_button.isEnabled(), timeout=20000)
+    critical = {f.gpu for f in tab.findings.findings if f.severity == CRITICAL and f.gpu is not None}
+    assert critical, "the demo has a GPU with a critical finding"
+    model = tab.gpu_model
+    for row, device in enumerate(model.devices):
+        state = model.data(model.index(row, STATE), DISPLAY)
+        assert (state == "critical") == (device.index in critical), (device.index, state)
