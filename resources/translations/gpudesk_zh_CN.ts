@@ -3306,99 +3306,99 @@ It also resets the peak counter.</source>
         <translation>{what}失败：{e}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="72"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="73"/>
         <source>Reading {p}…</source>
         <translation>正在读取 {p}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="74"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="75"/>
         <source>Importing the dmon log</source>
         <translation>导入 dmon 日志</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="86"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="97"/>
         <source>Give the Prometheus server&apos;s URL to watch a fleet.</source>
         <translation>请输入 Prometheus 服务器的 URL 以监控集群。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="102"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="113"/>
         <source>Live dmon stream: {c}</source>
         <translation>实时 dmon 数据流：{c}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="109"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="120"/>
         <source>No demo recording is bundled with this installation.</source>
         <translation>此安装未附带演示录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="111"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="122"/>
         <source>Opening the demo…</source>
         <translation>正在打开演示…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="112"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="123"/>
         <source>Opening the demo</source>
         <translation>打开演示</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="117"/>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="133"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="129"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="145"/>
         <source>Opening recording #{n}…</source>
         <translation>正在打开录制 #{n}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="119"/>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="134"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="131"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="147"/>
         <source>Opening the recording</source>
         <translation>打开录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="125"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="137"/>
         <source>Replay at {s:g}x: {t}</source>
         <translation>以 {s:g} 倍速回放：{t}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="224"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="237"/>
         <source>Open a saved recording first (Recordings sub-tab): a burn-in report reads a recording from your database. An imported dmon log can be stored with &apos;Save as recording&apos;.</source>
         <translation>请先打开一个已保存的录制（“录制”子标签页）：拷机测试报告读取数据库中的录制。导入的 dmon 日志可通过“保存为录制”存入数据库。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="233"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="246"/>
         <source>Making the burn-in report…</source>
         <translation>正在生成拷机测试报告…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="250"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="263"/>
         <source>The burn-in report</source>
         <translation>拷机测试报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="306"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="319"/>
         <source>Saved as recording #{n}.</source>
         <translation>已保存为录制 #{n}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="309"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="322"/>
         <source>Saving the recording</source>
         <translation>保存录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="319"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="332"/>
         <source>Export samples as CSV</source>
         <translation>将样本导出为 CSV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="320"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="333"/>
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="333"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="346"/>
         <source>Exported {p}.</source>
         <translation>已导出 {p}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="334"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="347"/>
         <source>Exporting CSV</source>
         <translation>导出 CSV</translation>
     </message>

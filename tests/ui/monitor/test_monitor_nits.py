@@ -11,6 +11,7 @@ from gpudesk.telemetry.rules.base import CRITICAL, INFO, WARNING, Finding
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor import actions
 from gpudesk.ui.monitor.gpu_table import COLUMNS, GpuTableModel
+from gpudesk.ui.monitor.import_dialog import ImportChoice
 from gpudesk.ui.monitor.tab import MonitorTab
 
 DISPLAY, TOOLTIP = Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole
@@ -51,3 +52,17 @@ def test_demo_gpu_with_a_critical_finding_is_not_ok(qtbot) -> None:  # type: ign
     for row, device in enumerate(model.devices):
         state = model.data(model.index(row, STATE), DISPLAY)
         assert (state == "critical") == (device.index in critical), (device.index, state)
+
+
+def test_failed_import_clears_its_reading_status(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    messages: list[tuple[str, str]] = []
+    tab = make_tab(qtbot, messages)
+    before = tab.toolbar.source_label.text()
+    path = tmp_path / "pmon.log"  # a pmon log is refused with a message
+    path.write_text("# gpu        pid  type    sm   mem   enc   dec   command\n"
+                    "# Idx          #   C/G     %     %     %     %   name\n"
+                    "    0      12345     C    90    40     -     -   python\n", encoding="utf-8")
+    actions.import_dmon(tab, ImportChoice("file", str(path), None, None, None, None, 1.0))
+    assert tab.toolbar.source_label.text().startswith("Reading")
+    qtbot.waitUntil(lambda: any(level == "error" for level, _ in messages), timeout=20000)
+    assert tab.toolbar.source_label.text() == before
