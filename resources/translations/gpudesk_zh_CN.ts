@@ -3654,37 +3654,37 @@ PCI 总线：{bus}</translation>
         <translation>无法进行实时 GPU 监控</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="342"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="345"/>
         <source>SM clock (solid) and memory clock (dashed)</source>
         <translation>SM 时钟（实线）和显存时钟（虚线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="411"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="415"/>
         <source>PCIe RX (host to GPU)</source>
         <translation>PCIe RX（主机到 GPU）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="413"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="417"/>
         <source>PCIe TX (GPU to host)</source>
         <translation>PCIe TX（GPU 到主机）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="415"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="419"/>
         <source>each GPU&apos;s own link</source>
         <translation>各 GPU 自身的链路</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="416"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="420"/>
         <source>{d}: share of link, {link}</source>
         <translation>{d}：占链路比例，{link}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="418"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="422"/>
         <source>% of link</source>
         <translation>占链路 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="420"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="424"/>
         <source>{d}: link unknown, shown in MB/s</source>
         <translation>{d}：链路未知，以 MB/s 显示</translation>
     </message>
@@ -3773,46 +3773,56 @@ PCI 总线：{bus}</translation>
         <source>spans: {n} (listed on the timeline)</source>
         <translation>时段：{n} 个（列在时间线上）</translation>
     </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/empty_notes.py" line="57"/>
+        <source>No {field}: {reason}</source>
+        <translation>没有{field}：{reason}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/empty_notes.py" line="58"/>
+        <source>This log has no column for {field}.</source>
+        <translation>此日志没有{field}列。</translation>
+    </message>
 </context>
 <context>
     <name>MonitorTab</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="48"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="49"/>
         <source>1 min</source>
         <translation>1 分钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="49"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="50"/>
         <source>5 min</source>
         <translation>5 分钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="50"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="51"/>
         <source>15 min</source>
         <translation>15 分钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="51"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="52"/>
         <source>1 h</source>
         <translation>1 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="52"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="53"/>
         <source>6 h</source>
         <translation>6 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="53"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="54"/>
         <source>24 h</source>
         <translation>24 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="54"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="55"/>
         <source>72 h</source>
         <translation>72 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="55"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="56"/>
         <source>Whole run</source>
         <translation>整个运行</translation>
     </message>

@@ -6,10 +6,12 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from gpudesk.store import open_store
+from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import DeviceInfo
 from gpudesk.telemetry.rules.base import CRITICAL, INFO, WARNING, Finding
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor import actions
+from gpudesk.ui.monitor.display import shown
 from gpudesk.ui.monitor.gpu_table import COLUMNS, GpuTableModel
 from gpudesk.ui.monitor.import_dialog import ImportChoice
 from gpudesk.ui.monitor.tab import MonitorTab
@@ -66,3 +68,23 @@ def test_failed_import_clears_its_reading_status(qtbot, tmp_path) -> None:  # ty
     assert tab.toolbar.source_label.text().startswith("Reading")
     qtbot.waitUntil(lambda: any(level == "error" for level, _ in messages), timeout=20000)
     assert tab.toolbar.source_label.text() == before
+
+
+def _import_log(qtbot, tab, tmp_path, text: str) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "dmon.log"
+    path.write_text(text, encoding="utf-8")
+    actions.import_dmon(tab, ImportChoice("file", str(path), None, None, None, None, 1.0))
+    qtbot.waitUntil(lambda: tab.ctl.loaded is not None, timeout=20000)
+    tab.plots.refresh()
+
+
+def test_empty_panel_names_the_field_the_log_lacks(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    tab = make_tab(qtbot, [])
+    rows = "".join(f"20240101 00:{s // 60:02d}:{s % 60:02d}      0     10     20\n" for s in range(120))
+    _import_log(qtbot, tab, tmp_path, "#Date       Time        gpu     sm    mem\n"
+                                      "#YYYYMMDD   HH:MM:SS    Idx      %      %\n" + rows)  # sm and mem only
+    notes = tab.plots.empty_notes
+    power, temp = shown(m.POWER).label, shown(m.GPU_TEMP).label  # "Power draw" (cached: maybe another language)
+    assert notes[m.POWER].isVisible() and notes[m.POWER].text() == f"This log has no column for {power}."
+    assert notes[m.GPU_TEMP].isVisible() and notes[m.GPU_TEMP].text() == f"This log has no column for {temp}."
+    assert not notes[m.GPU_UTIL].isVisible() and not notes[m.MEM_UTIL].isVisible()  # sm and mem are drawn
