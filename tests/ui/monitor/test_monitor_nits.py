@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+import re
+
+from PySide6.QtCore import QPointF, Qt
 
 from gpudesk.store import open_store
 from gpudesk.telemetry import model as m
@@ -88,3 +90,19 @@ def test_empty_panel_names_the_field_the_log_lacks(qtbot, tmp_path) -> None:  # 
     assert notes[m.POWER].isVisible() and notes[m.POWER].text() == f"This log has no column for {power}."
     assert notes[m.GPU_TEMP].isVisible() and notes[m.GPU_TEMP].text() == f"This log has no column for {temp}."
     assert not notes[m.GPU_UTIL].isVisible() and not notes[m.MEM_UTIL].isVisible()  # sm and mem are drawn
+
+
+def test_heat_map_bins_of_a_short_log_name_clock_times(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    tab = make_tab(qtbot, [])
+    rows = "".join(f"20240101 10:{s // 60:02d}:{s % 60:02d}      0     10     20\n" for s in range(600))  # 10 min
+    _import_log(qtbot, tab, tmp_path, "#Date       Time        gpu     sm    mem\n"
+                                      "#YYYYMMDD   HH:MM:SS    Idx      %      %\n" + rows)
+    view = tab.heatmap
+    tab.subtabs.setCurrentWidget(view)
+    view.refresh()
+    qtbot.waitUntil(lambda: view.edges.size > 0, timeout=20000)
+    assert not view._per_round  # 600 rounds in fewer bins: each bin spans a few seconds
+    x = float(view.edges[100] + view.edges[101]) / 2
+    view._mouse_moved((view.plot.getViewBox().mapViewToScene(QPointF(x, 0.5)),))
+    stamp = view.hover.text()
+    assert re.search(r"2024-01-01 10:0\d:\d\d – 10:0\d:\d\d", stamp), stamp  # seconds, not "10:01 – 10:01"
