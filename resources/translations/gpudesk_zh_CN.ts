@@ -2194,7 +2194,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>GpuTable</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="246"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="273"/>
         <source>Tick a GPU to draw it in the plots; hover a value to see why it is N/A.</source>
         <translation>勾选 GPU 即可在曲线图中绘制；将鼠标悬停在数值上可查看其为何不可用。</translation>
     </message>
@@ -2232,57 +2232,57 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>目录中最低的按需租用价：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="21"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="22"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="22"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="23"/>
         <source>Util %</source>
         <translation>利用率 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="24"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="25"/>
         <source>SM active %</source>
         <translation>SM 活跃 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="25"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="26"/>
         <source>Tensor active %</source>
         <translation>Tensor 活跃 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="26"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="27"/>
         <source>Memory used / total (GiB)</source>
         <translation>已用显存 / 总显存 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="27"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="28"/>
         <source>PCIe RX (% of link, or MB/s)</source>
         <translation>PCIe RX（占链路 %，或 MB/s）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="28"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="29"/>
         <source>PCIe TX (% of link, or MB/s)</source>
         <translation>PCIe TX（占链路 %，或 MB/s）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="29"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="30"/>
         <source>Power (W)</source>
         <translation>功耗 (W)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="30"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="31"/>
         <source>Temp (°C)</source>
         <translation>温度 (°C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="31"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="32"/>
         <source>SM clock (MHz)</source>
         <translation>SM 时钟 (MHz)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="32"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="33"/>
         <source>State</source>
         <translation>状态</translation>
     </message>
@@ -3306,99 +3306,99 @@ It also resets the peak counter.</source>
         <translation>{what}失败：{e}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="70"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="73"/>
         <source>Reading {p}…</source>
         <translation>正在读取 {p}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="72"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="75"/>
         <source>Importing the dmon log</source>
         <translation>导入 dmon 日志</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="84"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="97"/>
         <source>Give the Prometheus server&apos;s URL to watch a fleet.</source>
         <translation>请输入 Prometheus 服务器的 URL 以监控集群。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="100"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="113"/>
         <source>Live dmon stream: {c}</source>
         <translation>实时 dmon 数据流：{c}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="107"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="120"/>
         <source>No demo recording is bundled with this installation.</source>
         <translation>此安装未附带演示录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="109"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="122"/>
         <source>Opening the demo…</source>
         <translation>正在打开演示…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="110"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="123"/>
         <source>Opening the demo</source>
         <translation>打开演示</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="115"/>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="131"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="129"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="145"/>
         <source>Opening recording #{n}…</source>
         <translation>正在打开录制 #{n}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="117"/>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="132"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="131"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="147"/>
         <source>Opening the recording</source>
         <translation>打开录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="123"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="137"/>
         <source>Replay at {s:g}x: {t}</source>
         <translation>以 {s:g} 倍速回放：{t}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="221"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="237"/>
         <source>Open a saved recording first (Recordings sub-tab): a burn-in report reads a recording from your database. An imported dmon log can be stored with &apos;Save as recording&apos;.</source>
         <translation>请先打开一个已保存的录制（“录制”子标签页）：拷机测试报告读取数据库中的录制。导入的 dmon 日志可通过“保存为录制”存入数据库。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="230"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="246"/>
         <source>Making the burn-in report…</source>
         <translation>正在生成拷机测试报告…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="247"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="263"/>
         <source>The burn-in report</source>
         <translation>拷机测试报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="303"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="319"/>
         <source>Saved as recording #{n}.</source>
         <translation>已保存为录制 #{n}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="306"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="322"/>
         <source>Saving the recording</source>
         <translation>保存录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="316"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="332"/>
         <source>Export samples as CSV</source>
         <translation>将样本导出为 CSV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="317"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="333"/>
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="330"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="346"/>
         <source>Exported {p}.</source>
         <translation>已导出 {p}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="331"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="347"/>
         <source>Exporting CSV</source>
         <translation>导出 CSV</translation>
     </message>
@@ -3491,7 +3491,7 @@ It also resets the peak counter.</source>
         <location filename="../../gpudesk/ui/monitor/display.py" line="108"/>
         <location filename="../../gpudesk/ui/monitor/display.py" line="117"/>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="63"/>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="199"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="221"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="94"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="97"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="99"/>
@@ -3522,22 +3522,32 @@ It also resets the peak counter.</source>
         <translation>{n} 天</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="142"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="156"/>
         <source>not reported by this source</source>
         <translation>此数据源未报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="182"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="199"/>
         <source>lost</source>
         <translation>已丢失</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="183"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="202"/>
+        <source>critical</source>
+        <translation>严重</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="204"/>
+        <source>warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="205"/>
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="196"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="218"/>
         <source>{name}
 UUID: {uuid}
 PCI bus: {bus}</source>
@@ -3546,55 +3556,60 @@ UUID：{uuid}
 PCI 总线：{bus}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="197"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="219"/>
         <source>unknown model</source>
         <translation>未知型号</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="198"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="220"/>
         <source>N/A (not reported by this source)</source>
         <translation>不可用（此数据源未报告）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="201"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="223"/>
         <source>MIG enabled: {n} instances (utilization is not reported on MIG)</source>
         <translation>已启用 MIG：{n} 个实例（MIG 下不报告利用率）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="205"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="227"/>
         <source>MIG capable, disabled</source>
         <translation>支持 MIG，未启用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="208"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="233"/>
+        <source>Findings of the last analysis:</source>
+        <translation>上次分析的发现：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="235"/>
         <source>Readings arrive normally.</source>
         <translation>读数正常到达。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="210"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="237"/>
         <source>link unknown</source>
         <translation>链路未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="212"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="239"/>
         <source>Link: {t}</source>
         <translation>链路：{t}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="213"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="240"/>
         <source>Throughput: {v}</source>
         <translation>吞吐量：{v}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="215"/>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="222"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="242"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="249"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="117"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="120"/>
         <source>N/A: {r}</source>
         <translation>不可用：{r}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="218"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="245"/>
         <source>N/A share: the link&apos;s generation and width are unknown</source>
         <translation>占比不可用：链路的代数和宽度未知</translation>
     </message>
@@ -3639,37 +3654,37 @@ PCI 总线：{bus}</translation>
         <translation>无法进行实时 GPU 监控</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="342"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="345"/>
         <source>SM clock (solid) and memory clock (dashed)</source>
         <translation>SM 时钟（实线）和显存时钟（虚线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="411"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="415"/>
         <source>PCIe RX (host to GPU)</source>
         <translation>PCIe RX（主机到 GPU）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="413"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="417"/>
         <source>PCIe TX (GPU to host)</source>
         <translation>PCIe TX（GPU 到主机）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="415"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="419"/>
         <source>each GPU&apos;s own link</source>
         <translation>各 GPU 自身的链路</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="416"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="420"/>
         <source>{d}: share of link, {link}</source>
         <translation>{d}：占链路比例，{link}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="418"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="422"/>
         <source>% of link</source>
         <translation>占链路 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="420"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="424"/>
         <source>{d}: link unknown, shown in MB/s</source>
         <translation>{d}：链路未知，以 MB/s 显示</translation>
     </message>
@@ -3758,46 +3773,56 @@ PCI 总线：{bus}</translation>
         <source>spans: {n} (listed on the timeline)</source>
         <translation>时段：{n} 个（列在时间线上）</translation>
     </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/empty_notes.py" line="57"/>
+        <source>No {field}: {reason}</source>
+        <translation>没有{field}：{reason}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/empty_notes.py" line="58"/>
+        <source>This log has no column for {field}.</source>
+        <translation>此日志没有{field}列。</translation>
+    </message>
 </context>
 <context>
     <name>MonitorTab</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="48"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="49"/>
         <source>1 min</source>
         <translation>1 分钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="49"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="50"/>
         <source>5 min</source>
         <translation>5 分钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="50"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="51"/>
         <source>15 min</source>
         <translation>15 分钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="51"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="52"/>
         <source>1 h</source>
         <translation>1 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="52"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="53"/>
         <source>6 h</source>
         <translation>6 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="53"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="54"/>
         <source>24 h</source>
         <translation>24 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="54"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="55"/>
         <source>72 h</source>
         <translation>72 小时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="55"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="56"/>
         <source>Whole run</source>
         <translation>整个运行</translation>
     </message>

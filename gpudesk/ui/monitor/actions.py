@@ -9,6 +9,7 @@ the GUI thread; errors become non-blocking messages. The functions take the tab'
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -33,6 +34,7 @@ from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor.burnin_window import BurnInDialog, BurnInWindow
 from gpudesk.ui.monitor.controller import MonitorController
 from gpudesk.ui.monitor.findings_view import FindingsView
+from gpudesk.ui.monitor.gpu_table import GpuTableModel
 from gpudesk.ui.monitor.fleet_connection_dialog import FleetConnectionDialog
 from gpudesk.ui.monitor.heatmap_view import HeatmapView
 from gpudesk.ui.monitor.import_dialog import ImportChoice, ImportDialog
@@ -54,6 +56,7 @@ class MonitorViews(Protocol):
     plots: MonitorPlots
     stats: StatsPanel
     findings: FindingsView
+    gpu_model: GpuTableModel
     heatmap: HeatmapView
     recordings: RecordingsView
     subtabs: QTabWidget
@@ -67,11 +70,21 @@ def import_dmon(tab: MonitorViews, choice: ImportChoice | None = None) -> None:
             return
         choice = dialog.choice()
     if choice.mode == "file":
-        tab.toolbar.source_label.setText(QCoreApplication.translate("Monitor", "Reading {p}…").format(p=choice.path))
+        restore = _busy_status(tab, QCoreApplication.translate("Monitor", "Reading {p}…").format(p=choice.path))
         tab.ctl.run(load_dmon_file, choice.path, choice.gpu, choice.pcie_gen, choice.pcie_width, choice.interval_s,
-                    on_result=tab.ctl.show_loaded, what=QCoreApplication.translate("Monitor", "Importing the dmon log"))
+                    on_result=tab.ctl.show_loaded, what=QCoreApplication.translate("Monitor", "Importing the dmon log"),
+                    on_failed=restore)
     else:
         start_stream(tab, choice)
+
+
+def _busy_status(tab: MonitorViews, text: str) -> Callable[[], None]:
+    """Show ``text`` ("Reading…") in the source line; the function returned puts back what it said before (a
+    failed opening must not leave "Reading…" behind)."""
+    label = tab.toolbar.source_label
+    before = label.text()
+    label.setText(text)
+    return lambda: label.setText(before)
 
 
 def connect_fleet(tab: MonitorViews) -> None:
@@ -106,15 +119,16 @@ def play_demo(tab: MonitorViews) -> None:
     if demo_path() is None:
         tab.ctx.notify(QCoreApplication.translate("Monitor", "No demo recording is bundled with this installation."), "warning")
         return
-    tab.toolbar.source_label.setText(QCoreApplication.translate("Monitor", "Opening the demo…"))
-    tab.ctl.run(load_demo, on_result=tab.ctl.show_loaded, what=QCoreApplication.translate("Monitor", "Opening the demo"))
+    restore = _busy_status(tab, QCoreApplication.translate("Monitor", "Opening the demo…"))
+    tab.ctl.run(load_demo, on_result=tab.ctl.show_loaded, what=QCoreApplication.translate("Monitor", "Opening the demo"),
+                on_failed=restore)
 
 
 def replay_recording(tab: MonitorViews, session_id: int, speed: float) -> None:
     """Replay a saved recording ``speed`` times faster than real time (1 = as recorded)."""
-    tab.toolbar.source_label.setText(QCoreApplication.translate("Monitor", "Opening recording #{n}…").format(n=session_id))
+    restore = _busy_status(tab, QCoreApplication.translate("Monitor", "Opening recording #{n}…").format(n=session_id))
     tab.ctl.run(load_recording, session_id, on_result=lambda loaded: start_replay(tab, loaded, speed),
-                what=QCoreApplication.translate("Monitor", "Opening the recording"))
+                what=QCoreApplication.translate("Monitor", "Opening the recording"), on_failed=restore)
 
 
 def start_replay(tab: MonitorViews, loaded: Loaded, speed: float) -> None:
@@ -128,8 +142,9 @@ def start_replay(tab: MonitorViews, loaded: Loaded, speed: float) -> None:
 
 
 def open_recording(tab: MonitorViews, session_id: int) -> None:
-    tab.toolbar.source_label.setText(QCoreApplication.translate("Monitor", "Opening recording #{n}…").format(n=session_id))
-    tab.ctl.run(load_recording, session_id, on_result=tab.ctl.show_loaded, what=QCoreApplication.translate("Monitor", "Opening the recording"))
+    restore = _busy_status(tab, QCoreApplication.translate("Monitor", "Opening recording #{n}…").format(n=session_id))
+    tab.ctl.run(load_recording, session_id, on_result=tab.ctl.show_loaded,
+                what=QCoreApplication.translate("Monitor", "Opening the recording"), on_failed=restore)
 
 
 def _clamp(ctl: MonitorController, t0: float, t1: float) -> tuple[float, float]:
@@ -202,6 +217,7 @@ def analyze(tab: MonitorViews) -> None:
     def done(result: Any) -> None:
         findings, summary, heat = result
         tab.findings.set_findings(findings, tab.stats.span_text(*span), summary, span, heat)
+        tab.gpu_model.set_findings(findings)
 
     tab.ctl.run_quiet(work, on_result=done, on_error=lambda exc: tab.findings.show_error(str(exc)))
 

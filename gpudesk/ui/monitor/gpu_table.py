@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidge
 from gpudesk.telemetry import dcgm_fields as df
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import DeviceInfo
+from gpudesk.telemetry.rules.base import CRITICAL, WARNING, Finding
 from gpudesk.ui.monitor.display import fmt, fmt_share, gpu_color
 from gpudesk.ui.tooltips import plain_tooltip
 
@@ -46,6 +47,7 @@ class GpuTableModel(QAbstractTableModel):
         self.latest: dict[int, dict[str, float | None]] = {}
         self.reasons: dict[tuple[int, str], str] = {}
         self.checked: set[int] = set()
+        self.flagged: dict[int, tuple[str, list[str]]] = {}  # GPU index -> (worst severity, its findings' summaries)
         self._sized = False
         self._shown: list[list[str]] = []  # the text each cell showed after the last update (change detection)
 
@@ -56,6 +58,7 @@ class GpuTableModel(QAbstractTableModel):
         self.checked = set(range(min(len(devices), 8)))
         self.latest = {}
         self.reasons = {}
+        self.flagged = {}
         self._sized = False
         self._shown = []
         self.endResetModel()
@@ -63,6 +66,17 @@ class GpuTableModel(QAbstractTableModel):
     def update_devices(self, devices: list[DeviceInfo]) -> None:
         """Refresh device facts (e.g. a GPU was lost) without losing the check state."""
         self.devices = list(devices)
+        self._changed()
+
+    def set_findings(self, findings: list[Finding]) -> None:
+        """The State column shows each GPU's worst warning or critical finding (a GPU so flagged is never "ok")."""
+        flagged: dict[int, tuple[str, list[str]]] = {}
+        for f in findings:
+            if f.gpu is None or f.severity not in (WARNING, CRITICAL):
+                continue
+            worst, summaries = flagged.get(f.gpu, (WARNING, []))
+            flagged[f.gpu] = (CRITICAL if CRITICAL in (worst, f.severity) else WARNING, [*summaries, f.summary])
+        self.flagged = flagged
         self._changed()
 
     def set_latest(self, latest: dict[int, dict[str, float | None]], reasons: dict[tuple[int, str], str]) -> None:
@@ -164,8 +178,11 @@ class GpuTableModel(QAbstractTableModel):
             return Qt.CheckState.Checked if row in self.checked else Qt.CheckState.Unchecked
         if role == Qt.ItemDataRole.DecorationRole and col == 0:
             return QColor(gpu_color(row))
-        if role == Qt.ItemDataRole.ForegroundRole and key == "state" and device.lost_reason:
-            return QBrush(QColor("#b00020"))
+        if role == Qt.ItemDataRole.ForegroundRole and key == "state":
+            if device.lost_reason or self.flagged.get(device.index, ("",))[0] == CRITICAL:
+                return QBrush(QColor("#b00020"))
+            if device.index in self.flagged:
+                return QBrush(QColor("#b35c00"))
         if role == Qt.ItemDataRole.TextAlignmentRole and col not in (0, len(COLUMNS) - 1):
             return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         if role == Qt.ItemDataRole.DisplayRole:
@@ -180,6 +197,11 @@ class GpuTableModel(QAbstractTableModel):
         if key == "state":
             if device.lost_reason:
                 return QCoreApplication.translate("Monitor", "lost")
+            severity = self.flagged.get(device.index, ("",))[0]
+            if severity == CRITICAL:
+                return QCoreApplication.translate("Monitor", "critical")
+            if severity == WARNING:
+                return QCoreApplication.translate("Monitor", "warning")
             return QCoreApplication.translate("Monitor", "ok")
         if key == m.MEM_USED:
             total = self.value(row, m.MEM_TOTAL) or device.memory_total_bytes
@@ -205,7 +227,12 @@ class GpuTableModel(QAbstractTableModel):
                 text += "\n" + QCoreApplication.translate("Monitor", "MIG capable, disabled")
             return text
         if key == "state":
-            return device.lost_reason or QCoreApplication.translate("Monitor", "Readings arrive normally.")
+            if device.lost_reason:
+                return device.lost_reason
+            if device.index in self.flagged:
+                return QCoreApplication.translate("Monitor", "Findings of the last analysis:") + "\n" + "\n".join(
+                    self.flagged[device.index][1])
+            return QCoreApplication.translate("Monitor", "Readings arrive normally.")
         if key in (m.PCIE_RX, m.PCIE_TX):
             cap, text = self.links.get(row, (None, QCoreApplication.translate("Monitor", "link unknown")))
             raw = self.value(row, key)

@@ -155,7 +155,9 @@ class HeatmapView(QWidget):
         if self._per_round:  # one column per sampling round: name the round's own time
             stamp = when((self.edges[col] + self.edges[col + 1]) / 2)
         else:
-            stamp = f"{when(self.edges[col], '%Y-%m-%d %H:%M')} – {when(self.edges[col + 1], '%H:%M')}"
+            t0, t1 = self.edges[col], self.edges[col + 1]
+            seconds = ":%S" if t1 - t0 < 600 else ""  # bins of a short log: clock times, not "10:03 – 10:03"
+            stamp = f"{when(t0, '%Y-%m-%d %H:%M' + seconds)} – {when(t1, '%H:%M' + seconds)}"
         s = shown(self.metric_key)
         text = self.tr("N/A (no readable sample in this bin)") if math.isnan(value) else \
             f"{value * s.scale:.{s.decimals}f} {s.unit}"

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import QGraphicsView, QVBoxLayout, QWidget
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor.display import gpu_color, shown
+from gpudesk.ui.monitor.empty_notes import EmptyNotes
 from gpudesk.ui.monitor.plot_items import TimePlot, TimeView
 from gpudesk.ui.monitor.time_axis import TimeAxis
 from gpudesk.ui.monitor.view_range import can_place_x_range, place_x_range
@@ -322,6 +323,8 @@ class MonitorPlots(QWidget):
         self.view.ci.layout.setColumnStretchFactor(0, 3)
         self.view.ci.layout.setColumnStretchFactor(1, 2)
         self._style_axes()
+        self._empty = EmptyNotes(self.plots)
+        self.empty_notes = self._empty.notes  # metric -> the note its panel shows when the source lacks it
         self.region = pg.LinearRegionItem(brush=pg.mkBrush(70, 130, 180, 40))
         self.region.setZValue(-10)
         self.region.setVisible(False)
@@ -355,6 +358,7 @@ class MonitorPlots(QWidget):
         self._series.clear()
         self._curves.clear()
         self.buffer = buffer
+        self._empty.set_buffer(buffer)
         self.gpu_labels = dict(gpu_labels)
         self.links = dict(links)
         self.visible_gpus = list(range(min(buffer.n_gpus, 8)))
@@ -482,6 +486,8 @@ class MonitorPlots(QWidget):
         gpus = self.visible_gpus
         sparse = self.buffer.count <= SPARSE_TICKS  # a dot on every sample too (drawn by the series itself)
         for metric in PLOTTED:
+            if metric not in kept:
+                self._empty.update(metric, gpus)
             if metric not in kept or not self.plots[metric].isVisible():
                 continue
             series = [(metric, False)]
@@ -502,6 +508,8 @@ class MonitorPlots(QWidget):
                     if (key, gpu) not in self._curves:
                         self._curve(metric, gpu, dashed)
             self._set_y_range(metric, lo if math.isfinite(lo) else math.inf, hi if math.isfinite(hi) else -math.inf)
+            if not math.isfinite(lo) or self.empty_notes[metric].isVisible():  # nothing drawn: say why
+                self._empty.update(metric, gpus)
         self.last_refresh_points = points
         self.rangeDrawn.emit(float(t0), float(t1), max_points)
         # Settle the view matrices and axes now; otherwise pyqtgraph does it inside the paint and asks for a
