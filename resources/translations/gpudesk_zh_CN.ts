@@ -2340,7 +2340,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>{gpus} 块 GPU，{bins} 个区段，每段 {w}，覆盖 {span}；{na} 个单元格不可用（灰色）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="160"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="162"/>
         <source>N/A (no readable sample in this bin)</source>
         <translation>不可用（此区段内没有可读样本）</translation>
     </message>
