@@ -1346,42 +1346,42 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CostTimeScatter</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="175"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="193"/>
         <source>Time to result (days)</source>
         <translation>出结果时间（天）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="176"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="194"/>
         <source>3-year TCO (thousand USD)</source>
         <translation>3 年 TCO（千美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="193"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="201"/>
         <source>Meets the deadline</source>
         <translation>满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="194"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="202"/>
         <source>Misses the deadline</source>
         <translation>未满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="195"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="203"/>
         <source>No deadline given</source>
         <translation>未设截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="210"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="218"/>
         <source>Deadline</source>
         <translation>截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="219"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="227"/>
         <source>Dashed line: the deadline ({0:.1f} days).</source>
         <translation>虚线：截止时间（{0:.1f} 天）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="223"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="231"/>
         <source>No candidate has both a time to result and a 3-year TCO (inference plans are sized by QPS, not by time; a missing price leaves the TCO unknown).</source>
         <translation>没有候选方案同时具备出结果时间和 3 年 TCO（推理规划按 QPS 而非时间确定规模；缺少价格时 TCO 未知）。</translation>
     </message>
@@ -2604,52 +2604,52 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>LatencyThroughputChart</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="236"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="241"/>
         <source>Sustained QPS (requests/s)</source>
         <translation>可持续 QPS（请求/秒）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="237"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="242"/>
         <source>Latency (ms)</source>
         <translation>延迟（毫秒）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="254"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="249"/>
         <source>Time to first token</source>
         <translation>首 token 延迟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="255"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="250"/>
         <source>Time per output token</source>
         <translation>每输出 token 时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="276"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="271"/>
         <source>Target QPS</source>
         <translation>目标 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="277"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="272"/>
         <source>Dashed red line: the target of {0:g} requests/s.</source>
         <translation>红色虚线：目标 {0:g} 请求/秒。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="278"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="273"/>
         <source>TTFT target</source>
         <translation>TTFT 目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="279"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="274"/>
         <source>TPOT target</source>
         <translation>TPOT 目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="290"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="285"/>
         <source>Each option at the QPS it sustains: its time to first token (circles) and time per output token (triangles).</source>
         <translation>每个选项位于其可持续的 QPS 处：首 token 延迟（圆点）和每输出 token 时间（三角形）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="293"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="288"/>
         <source>No option has a sustained QPS (this is not a serving plan).</source>
         <translation>没有选项具有可持续 QPS（这不是推理服务方案）。</translation>
     </message>

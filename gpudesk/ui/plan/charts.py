@@ -165,15 +165,15 @@ class TcoChart(QWidget):
                        "and the servers")
 
 
-class CostTimeScatter(QWidget):
-    """3-year TCO (thousand USD) against time to result (days); the deadline as a vertical line."""
+class _LegendChart(QWidget):
+    """A styled plot with its two axis labels (already translated), a legend and a plain-text caption below it."""
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, bottom: str, left: str, parent: QWidget | None = None):
         super().__init__(parent)
         self.plot = pg.PlotWidget(self, background="w")
         _style(self.plot)
-        self.plot.setLabel("bottom", self.tr("Time to result (days)"))
-        self.plot.setLabel("left", self.tr("3-year TCO (thousand USD)"))
+        self.plot.setLabel("bottom", bottom)
+        self.plot.setLabel("left", left)
         self.legend = ChartLegend(self, columns=4)
         self.caption = QLabel(self)
         self.caption.setTextFormat(Qt.TextFormat.PlainText)
@@ -184,6 +184,14 @@ class CostTimeScatter(QWidget):
         layout.addWidget(self.legend)
         layout.addWidget(self.caption)
         self.point_count = 0
+
+
+class CostTimeScatter(_LegendChart):
+    """3-year TCO (thousand USD) against time to result (days); the deadline as a vertical line."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(QCoreApplication.translate("CostTimeScatter", "Time to result (days)"),
+                         QCoreApplication.translate("CostTimeScatter", "3-year TCO (thousand USD)"), parent)
 
     def set_candidates(self, candidates: list[dict[str, Any]], deadline_s: float | None = None) -> None:
         self.plot.clear()
@@ -225,26 +233,13 @@ class CostTimeScatter(QWidget):
         self.point_count = len(points)
 
 
-class LatencyThroughputChart(QWidget):
+class LatencyThroughputChart(_LegendChart):
     """A serving plan's options: latency (TTFT and TPOT, ms) against the QPS each sustains, with the target QPS
     and latency targets as lines. One point per option (``qps_capacity``, ``ttft_s``, ``tpot_s``)."""
 
     def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.plot = pg.PlotWidget(self, background="w")
-        _style(self.plot)
-        self.plot.setLabel("bottom", self.tr("Sustained QPS (requests/s)"))
-        self.plot.setLabel("left", self.tr("Latency (ms)"))
-        self.legend = ChartLegend(self, columns=4)
-        self.caption = QLabel(self)
-        self.caption.setTextFormat(Qt.TextFormat.PlainText)
-        self.caption.setWordWrap(True)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot, 1)
-        layout.addWidget(self.legend)
-        layout.addWidget(self.caption)
-        self.point_count = 0
+        super().__init__(QCoreApplication.translate("LatencyThroughputChart", "Sustained QPS (requests/s)"),
+                         QCoreApplication.translate("LatencyThroughputChart", "Latency (ms)"), parent)
 
     def set_candidates(self, candidates: list[dict[str, Any]], target_qps: float | None = None,
                        ttft_target_s: float | None = None, tpot_target_s: float | None = None) -> None:

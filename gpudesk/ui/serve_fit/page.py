@@ -40,7 +40,7 @@ GIB = 1024**3
 ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "llamacpp": "llama.cpp",
                  "ollama": "Ollama"}
 WEIGHT_FORMATS = ("checkpoint", "bf16", "fp8", "int8", "int4-g128", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "iq4_xs")
-# Settings a new user most often types, per engine (the placeholder of the settings field).
+# Settings a new user most often types, per engine (shown as the hint text of the settings field).
 SETTING_EXAMPLES = {
     "vllm": "gpu_memory_utilization=0.9 max_model_len=8192",
     "sglang": "mem_fraction_static=0.88 context_length=8192",
