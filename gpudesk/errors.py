@@ -15,7 +15,10 @@ class GpudeskError(Exception):
 
     ``message`` says what was wrong (a whole sentence, already translated where the caller can);
     ``field`` names the input, file, setting or server it concerns; ``detail`` carries the underlying reason
-    (the foreign error's text, say); ``remedy`` says what to do about it.
+    (the foreign error's text, say); ``remedy`` says what to do about it. ``reason`` is the message without the
+    field's name where a subclass puts that name in front (``SizingError``, ``PlanInputError``: ``"field: reason"``),
+    for a caller that names the field its own way (a form label, a CLI flag); elsewhere it is the message. Callers
+    read these attributes and never take the text apart.
     """
 
     def __init__(
@@ -31,6 +34,7 @@ class GpudeskError(Exception):
         self.field = field
         self.detail = detail
         self.remedy = remedy
+        self.reason = message
 
     def user_text(self) -> str:
         """The message with its detail and remedy, as one plain-text paragraph for a message bar or a CLI."""

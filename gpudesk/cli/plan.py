@@ -282,9 +282,8 @@ def _spec(args):
         return resolve_model(ModelMemory(params=parse_param_count(args.params)))
     except (PlanInputError, ShapeError) as exc:
         flag = {"model.model": "--model", "model.config_path": "--config", "model.params": "--params", "params": "--params"}
-        field = getattr(exc, "field", "")
-        detail = getattr(exc, "detail", None) or str(exc).split(": ", 1)[-1]
-        raise CliError(f"{flag.get(field, field)}: {detail}") from exc
+        field = exc.field or ""
+        raise CliError(f"{flag.get(field, field)}: {exc.reason}") from exc
 
 
 def _tokens(text: str) -> int:
@@ -317,7 +316,7 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
     try:
         results = evaluate(args.cases)
     except SizingError as exc:
-        raise CliError(f"--cases: {str(exc).split(': ', 1)[-1]}") from exc
+        raise CliError(f"--cases: {exc.reason}") from exc
     summary = summarize(results)
     speed_results, speed_summary = _speed_accuracy()
     if args.json:
@@ -430,7 +429,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "offload": "--offload", "fsdp_version": "--fsdp-version", "optimizer_impl": "--optimizer-impl",
                 "kv_cache_impl": "--kv-cache-impl", "paged_block_tokens": "--kv-block-tokens",
                 "fsdp1_mixed_flat_params": "--fsdp1-mixed-flat-params", "lora_dropout": "--lora-dropout"}
-        raise CliError(f"{flag.get(str(exc.field), str(exc.field))}: {str(exc).split(': ', 1)[-1]}") from exc
+        raise CliError(f"{flag.get(str(exc.field), str(exc.field))}: {exc.reason}") from exc
     verdict = None
     if args.gpu:
         from gpudesk.catalog import AmbiguousItemError, UnknownItemError
@@ -446,7 +445,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
             # Paged (unified-memory) states are evicted to host RAM when the GPU runs short: not needed on the device.
             verdict = (gpu, fit(est.total_bytes - est.paged_bytes, gpu.memory_bytes, gpu.memory_type, args.safe_free))
         except SizingError as exc:
-            raise CliError(f"--safe-free: {str(exc).split(': ', 1)[-1]}") from exc
+            raise CliError(f"--safe-free: {exc.reason}") from exc
     from gpudesk.sizing.error_band import bundled_error_band
 
     band = bundled_error_band(args.mode, args.gpus, args.framework)

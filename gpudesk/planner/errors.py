@@ -11,10 +11,16 @@ class PlannerError(GpudeskError):
 
 
 class PlanInputError(PlannerError, ValueError):
-    """A requirement value is missing, out of range or contradicts another; ``field`` is ``"section.name"``."""
+    """A requirement value is missing, out of range or contradicts another; ``field`` is ``"section.name"``.
+
+    ``reason`` is the sentence without the field, for a caller that names the field its own way (a form label, a
+    CLI flag); ``message`` and ``str()`` read ``"section.name: reason"``; ``detail`` holds the reason too. Read these
+    attributes; never split the text.
+    """
 
     def __init__(self, field: str, message: str):
         super().__init__(f"{field}: {message}", field=field, detail=message)
+        self.reason = message
 
 
 class PlanInputErrors(PlanInputError):

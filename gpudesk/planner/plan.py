@@ -230,7 +230,7 @@ def plan(req: Requirement, catalog: Catalog, price_overrides: dict[str, Any] | N
     try:
         job_memory = estimate_memory(spec, memory_workload(req, gpus=1, sharding="ddp", tensor_parallel=1))
     except SizingError as exc:
-        raise PlanInputError(f"model.{exc.field}", str(exc).split(": ", 1)[-1]) from exc
+        raise PlanInputError(f"model.{exc.field}", exc.reason) from exc
     candidates: list[Candidate] = []
     rejected: list[Rejected] = []
     inference = req.model.mode == "inference"

@@ -94,7 +94,7 @@ def _coerce(section: str, key: str, value: object, annotation: object) -> object
         try:
             return parse_param_count(value)
         except ShapeError as exc:
-            raise ProfileError(where, str(exc).split(": ", 1)[-1]) from exc
+            raise ProfileError(where, exc.reason) from exc
     return _number(where, value)
 
 

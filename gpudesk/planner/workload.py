@@ -106,7 +106,7 @@ def resolve_model(model: ModelMemory, catalog: Catalog | None = None) -> ModelSp
             return spec_from_hf_repo(repo)
         except ConfigFileError as exc:
             hint = _did_you_mean(repo, catalog) if catalog is not None else ""
-            raise PlanInputError("model.model", str(exc).split(": ", 1)[-1] + hint) from exc
+            raise PlanInputError("model.model", exc.reason + hint) from exc
     if model.model:
         if catalog is None:
             raise PlanInputError("model.model", _("a catalog model needs the catalog; pass open_catalog()."))
@@ -128,12 +128,12 @@ def resolve_model(model: ModelMemory, catalog: Catalog | None = None) -> ModelSp
         try:
             return spec_from_hf_config(model.config_path)
         except ConfigFileError as exc:
-            raise PlanInputError("model.config_path", str(exc).split(": ", 1)[-1]) from exc
+            raise PlanInputError("model.config_path", exc.reason) from exc
     if model.params is not None:
         try:
             return spec_from_params(model.params)
         except ShapeError as exc:
-            raise PlanInputError("model.params", str(exc).split(": ", 1)[-1]) from exc
+            raise PlanInputError("model.params", exc.reason) from exc
     raise PlanInputError("model.model", _("give a catalog model, a parameter count or a config.json path."))
 
 

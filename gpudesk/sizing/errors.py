@@ -8,11 +8,16 @@ from gpudesk.errors import GpudeskError
 class SizingError(GpudeskError, ValueError):
     """An input to a sizing formula is missing, non-finite, zero/negative where it must be positive, or absurd.
 
-    ``field`` names the offending input (e.g. ``"seq_len_tokens"``) so a form can highlight it.
+    ``field`` names the offending input (e.g. ``"seq_len_tokens"``) so a form can highlight it; ``reason`` is the
+    sentence about it without the field (``"must be positive, got 0"``), which a caller that names the input its own
+    way (a CLI flag, a form label) shows after its own name. ``message`` and ``str()`` read ``"field: reason"``.
+    ``detail`` holds the reason too, so :meth:`user_text` does not repeat it. Read these attributes; never split
+    the text.
     """
 
     def __init__(self, field: str, message: str):
         super().__init__(f"{field}: {message}", field=field, detail=message)
+        self.reason = message
 
 
 class ShapeError(SizingError):

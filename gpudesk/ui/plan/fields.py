@@ -17,6 +17,8 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QWidget
 
+from gpudesk.errors import GpudeskError
+
 KINDS = ("int", "float", "text", "list", "choice", "bool")  # FieldSpec.kind values
 
 
@@ -53,7 +55,8 @@ class FieldSpec:
     text_parser: Callable[[str], Any] | None = None
 
     # ``text_parser``: for text that is not a plain number (e.g. "13B" or "350M" for a parameter count); it
-    # returns the stored value or raises ValueError with a message.
+    # returns the stored value or raises ValueError with a message (a GpudeskError's ``reason``, the sentence
+    # without its field, is shown after the field's caption).
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -97,7 +100,7 @@ def parse_number(spec: FieldSpec, text: str) -> tuple[Any, str | None]:
             try:
                 return spec.text_parser(shown), None
             except ValueError as exc:
-                return None, f"{spec.caption()}: {str(exc).split(': ', 1)[-1]}"
+                return None, f"{spec.caption()}: {exc.reason if isinstance(exc, GpudeskError) else exc}"
         return None, translate("PlanFields", "{0}: must be a number, got \u201c{1}\u201d").format(spec.caption(), shown)
     if not math.isfinite(number):
         return None, translate("PlanFields", "{0}: must be a finite number, got \u201c{1}\u201d").format(spec.caption(), shown)

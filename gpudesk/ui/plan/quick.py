@@ -8,6 +8,7 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
+from gpudesk.errors import GpudeskError
 from gpudesk.ui.plan.fields import FieldEditor, set_path
 from gpudesk.ui.plan.live_preview import LivePreview
 from gpudesk.ui.plan.live_form import LivePreviewForm
@@ -90,9 +91,7 @@ class QuickMode(LivePreviewForm, QWidget):
     def describe_error(self, exc: Exception) -> str:
         """The planner's message with the field's label instead of its internal key (``model.model``)."""
         raw = str(getattr(exc, "field", "") or "")
-        detail = getattr(exc, "detail", None) or str(exc)
-        if detail.startswith(raw + ": "):
-            detail = detail[len(raw) + 2:]
+        detail = exc.reason if isinstance(exc, GpudeskError) else str(exc)
         for key in (raw, f"model.{raw}"):
             if key in self.editors:
                 return f"{self.editors[key].spec.caption()}: {detail}"

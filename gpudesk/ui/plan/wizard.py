@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpudesk.errors import GpudeskError
 from gpudesk.planner import PlanInputError, ProfileError, Requirement, requirement_from_dict
 from gpudesk.sizing import SizingError
 from gpudesk.ui.plan.fields import FieldEditor, PageSpec, get_path, set_path
@@ -282,10 +283,7 @@ class PlanWizard(LivePreviewForm, QWidget):
         key = self.field_key(exc)
         if key is None:
             return str(exc)
-        detail = getattr(exc, "detail", None) or str(exc)
-        raw = str(getattr(exc, "field", ""))
-        if detail.startswith(raw + ": "):
-            detail = detail[len(raw) + 2:]
+        detail = exc.reason if isinstance(exc, GpudeskError) else str(exc)
         return f"{self.editors[key].spec.caption()}: {detail}"
 
     def field_key(self, exc: Exception) -> str | None:
