@@ -7,31 +7,8 @@ import pytest
 from oom_support import load_cases
 
 from gpudesk.oom import diagnose_text
+from gpudesk.oom.accuracy import CATEGORY_TO_CAUSE  # the one mapping, also used by `gpudesk oom accuracy`
 
-# Recorded category (oom-cases.jsonl) -> the cause id that names it.
-CATEGORY_TO_CAUSE = {
-    "fragmentation": "fragmentation",
-    "genuine_shortage": "genuine_shortage",
-    "single_allocation_exceeds_capacity": "single_allocation_exceeds_capacity",
-    "other_process_same_job_multi_gpu": "other_process",
-    "genuine_shortage_in_process+pid_namespace": "genuine_shortage",
-    "fragmentation_budget": "fragmentation",
-    "cuda_graph_pools": "cuda_graph_pools",
-    "single_allocation_exceeds_capacity_attention": "single_allocation_exceeds_capacity",
-    "genuine_shortage+fragmentation": "genuine_shortage",
-    "multi_gpu_imbalance": "multi_gpu_imbalance",
-    "truncated_message+bogus_size": "single_allocation_exceeds_capacity",
-    # taggui#188: 20 MiB refused with 2.35 of 4 GiB free. Issue 11: "a tiny request failing with most of the GPU
-    # free" is not a capacity problem (was mapped to fragmentation before the not_capacity cause existed).
-    "anomalous_free_gt_request": "not_capacity",
-    "hidden_oom_outside_allocator": "allocation_outside_allocator",
-    "genuine_shortage_multi_gpu": "genuine_shortage",
-    "single_huge_tensor": "single_allocation_exceeds_capacity",
-    "hidden_oom_preallocation_or_other_process": "preallocation",
-    "preallocation_multi_process (hypothesis)": "preallocation",
-    "other_allocator_or_preallocation (hypothesis)": "preallocation",
-    "kv_cache_budget": "kv_cache_budget",
-}
 
 # Cases (1-based line numbers) whose first cause differs on purpose, with the cause gpudesk gives first and
 # where the recorded one must still appear.
