@@ -44,6 +44,8 @@ LABELS: dict[str, str] = {
     "buffer_limit_bytes": N_("Largest single buffer allowed"),
     "exceeded_by_bytes": N_("Exceeded the capacity by"),
     "in_use_bytes": N_("In use (as the message says)"),
+    "pool_held_bytes": N_("Held by the memory pool before the request (cache included)"),
+    "pool_limit_bytes": N_("Memory pool limit"),
     "allocated_beyond_capacity_bytes": N_("Allocated beyond the GPU's capacity"),
     "mig_slice_capacity_bytes": N_("MIG slice capacity (at most)"),
     # Fit against the request.

@@ -160,3 +160,23 @@ def test_rocm_gets_rocm_tools_in_its_checks_and_fixes():
     assert d.report.platform == "rocm"
     text = " ".join(c.fix + " ".join(c.checks) for c in d.causes)
     assert "rocm-smi --showrasinfo all" in text and "nvidia-smi" not in text
+
+
+def test_a_memory_pools_own_figures_decide_between_its_cache_and_the_request():
+    # cupy#7678 (real message): 768 MiB fits the 1 GiB limit alone; the pool's 512 MiB, cache included, is in the way.
+    limited = diagnose_text("cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 805,306,368 bytes (allocated "
+                            "so far: 536,870,912 bytes, limit set to: 1,073,741,824 bytes).")
+    assert limited.top.id == "fragmentation"
+    assert limited.top.evidence["pool_held_bytes"] == 536870912 and limited.top.evidence["pool_limit_bytes"] == GiB
+    # The same pool, a request above the limit itself: no release of cache helps.
+    over = diagnose_text("cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 2,147,483,648 bytes (allocated "
+                         "so far: 536,870,912 bytes, limit set to: 1,073,741,824 bytes).")
+    assert over.top.id == "single_allocation_exceeds_capacity"
+    # cupy#2241 (real message, older wording): "total" is the request plus what the pool held (4096 bytes).
+    alone = diagnose_text("cupy.cuda.memory.OutOfMemoryError: out of memory to allocate 200000000000 bytes "
+                          "(total 200000004096 bytes)")
+    assert alone.top.id == "single_allocation_exceeds_capacity" and alone.top.evidence["pool_held_bytes"] == 4096
+    # cupy#1912 (real message): the pool itself holds 11.4 GB of a 12 GB GPU: its own arrays fill it.
+    full = diagnose_text("cupy.cuda.memory.OutOfMemoryError: out of memory to allocate 1073741824 bytes "
+                         "(total 12373894656 bytes)")
+    assert full.top.id == "genuine_shortage"

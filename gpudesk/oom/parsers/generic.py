@@ -118,6 +118,14 @@ _IN_USE = [
     _c(r"\(total\s{1,3}" + _SIZE + r"\)"),
     _c(r"\bused\s{1,3}" + _SIZE_U + r"\s{1,3}of\s{1,3}" + _NUM),
 ]
+# An allocator pool's own figures (CuPy's ``SingleDeviceMemoryPool``, cupy/cuda/memory.pyx ``OutOfMemoryError``,
+# https://github.com/cupy/cupy): "allocated so far: A" is what the pool holds before this request, live blocks
+# and cached free ones alike (``_total_bytes``); the older "(total T bytes)" is the request plus that
+# (``total = size + total_bytes()``); "limit set to: L" is the pool's cap (``set_limit`` /
+# ``CUPY_GPU_MEMORY_LIMIT``).
+_POOL_HELD = _c(r"allocated so far\s{0,3}:\s{0,3}" + _SIZE)
+_POOL_HELD_WITH_REQUEST = _c(r"\(total\s{1,3}" + _SIZE + r"\)")
+_POOL_LIMIT = _c(r"limit set to\s{0,3}:\s{0,3}" + _SIZE)
 _EXCEEDED = _c(r"exceeded (?:hbm )?capacity by\s{1,3}" + _SIZE_U)
 _LIMIT = [
     _c(r"maximum allowed buffer size of\s{1,3}" + _SIZE),
@@ -200,6 +208,8 @@ class Extraction:
     limit_bytes: int | None = None
     exceeded_bytes: int | None = None
     negative_size: int | None = None
+    pool_held_bytes: int | None = None
+    pool_limit_bytes: int | None = None
     runtime: str | None = None
     backend: str | None = None
     mig_profile: str | None = None
@@ -276,6 +286,7 @@ def extract(text: str) -> Extraction:
     exceeded = _EXCEEDED.search(text)
     if exceeded:
         ex.exceeded_bytes = _bytes(exceeded.group(1), exceeded.group(2))
+    _pool_figures(ex, text)
     negative = _NEGATIVE.search(text)
     if negative:
         ex.negative_size = -int(negative.group(1))
@@ -287,6 +298,21 @@ def extract(text: str) -> Extraction:
         ex.mig_profile = f"{g}g.{gb}gb"
     ex.frames = frames_of(text)
     return ex
+
+
+def _pool_figures(ex: Extraction, text: str) -> None:
+    """What the allocator's pool held before the request, and its cap (see ``_POOL_HELD``)."""
+    held = _POOL_HELD.search(text)
+    if held:
+        ex.pool_held_bytes = _bytes(held.group(1), held.group(2))
+    elif ex.requested_bytes is not None:
+        with_request = _POOL_HELD_WITH_REQUEST.search(text)
+        total = _bytes(with_request.group(1), with_request.group(2)) if with_request else None
+        if total is not None and total >= ex.requested_bytes:
+            ex.pool_held_bytes = total - ex.requested_bytes
+    limit = _POOL_LIMIT.search(text)
+    if limit:
+        ex.pool_limit_bytes = _bytes(limit.group(1), limit.group(2))
 
 
 def recognised(ex: Extraction) -> bool:
@@ -314,6 +340,10 @@ def parse(text: str, report: MemoryReport) -> bool:
         parsed.setdefault("exceeded_by_bytes", ex.exceeded_bytes)
     if ex.in_use_bytes is not None:
         parsed.setdefault("in_use_bytes", ex.in_use_bytes)
+    if ex.pool_held_bytes is not None:
+        parsed.setdefault("pool_held_bytes", ex.pool_held_bytes)
+    if ex.pool_limit_bytes is not None:
+        parsed.setdefault("pool_limit_bytes", ex.pool_limit_bytes)
     already = report.kind != "unknown"
     if not already and not recognised(ex):
         if ex.graph_capture and ex.frames:

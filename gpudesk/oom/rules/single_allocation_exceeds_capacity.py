@@ -4,11 +4,18 @@ oom.md §3.5 rules 1-2: request > total capacity (Qwen2.5-Omni#240 124.68 GiB on
 26.05 on 23.70) → 0.95; request > total − allocated (SD-depth 14.48 of 14.76 with 6.23 live; TF BFC
 Limit − InUse, ASR#78) → 0.85 when it is over half the GPU, else 0.7; request > 2 × total or > 1 TiB with no
 total known (pytorch#126766: 3725 GiB) is a bogus size from a shape or config bug.
+
+A memory pool that prints its own figures (CuPy's ``OutOfMemoryError``, cupy/cuda/memory.pyx): a request above
+the pool's limit can never be served (0.9); a request of 1 GiB or more refused while the pool held under 5 % of
+it is the request alone against the device (0.6: CuPy frees its cached blocks and retries twice before raising,
+``SingleDeviceMemoryPool._try_malloc``, so nothing of the process's own was in the way; cupy#2241: 200 GB asked
+with 4 KiB held).
 """
 
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.parsers.units import format_bytes
 from gpudesk.oom.rules.base import GiB, Facts, clamp, evidence
 from gpudesk.i18n import _
 
@@ -23,9 +30,22 @@ def check(f: Facts) -> Cause | None:
         return None
     total = f.total
     bogus = (total is not None and req > 2 * total) or (total is None and req > TiB)
+    pool_held, pool_limit = f.pool_held, f.pool_limit
+    checks: list[str] = []
     if bogus:
         conf = 0.9 if total is not None else 0.75
         why = _("The request is far larger than any GPU: a shape, dtype or configuration bug (e.g. a wrong dimension).")
+    elif pool_limit is not None and req > pool_limit:
+        conf = 0.9
+        why = _("One request ({requested}) is larger than the memory pool's limit ({limit}); nothing the pool "
+                "frees can make it fit.").format(requested=format_bytes(req), limit=format_bytes(pool_limit))
+    elif total is None and pool_held is not None and req >= GiB and pool_held * 20 <= req:
+        conf = 0.6
+        why = _("The memory pool held only {held} and a single request of {requested} still failed after the pool "
+                "released its cache: the request alone is larger than what the device had free.").format(
+                    held=format_bytes(pool_held), requested=format_bytes(req))
+        checks.append(_("nvidia-smi shows the GPU's total memory and what other processes hold: a request above "
+                        "the total never fits; one below it failed because others hold the rest."))
     elif total is None:
         return None
     elif req > total:
@@ -59,8 +79,11 @@ def check(f: Facts) -> Cause | None:
             requested_to_capacity_ratio=round(req / total, 3) if total else None,
             bogus_size=bogus or None,
             tensor_shape=r.tensor_shape,
+            pool_held_bytes=pool_held,
+            pool_limit_bytes=pool_limit,
         ),
         explanation=why,
         fix=fix,
         more_fixes=more,
+        checks=checks,
     )
