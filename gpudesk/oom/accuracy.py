@@ -10,7 +10,11 @@ doctor was run on it:
 * ``platforms``: ``platform_cases.jsonl``, every other runtime and platform (JAX/TPU, TensorFlow, ONNX
   Runtime, NCCL, cuDNN/cuBLAS, MIG, Triton and CUDA graphs, bitsandbytes, ComfyUI, llama.cpp/Ollama, MLX,
   TensorRT, CuPy/Numba/JCuda, Windows/WSL, ECC and driver faults, host RAM), with ``expected_check`` for the
-  not-capacity cases: the one check that tells that cause apart (:data:`gpudesk.oom.signatures.CHECKS`).
+  not-capacity cases: the one check that tells that cause apart (:data:`gpudesk.oom.signatures.CHECKS`);
+* ``vendors`` / ``vendors-2``: Ascend/CANN, ROCm/HIP, Gaudi, Apple MPS and Intel XPU messages;
+* ``fresh``: ``fresh_cases.jsonl``, messages collected after the rules were written and labelled from their
+  threads before the doctor was first run on them (``labelled: fresh``): the held-back measure of how the doctor
+  does on wordings it was not built from. Rules are not tuned on it; a fix prompted by it needs a new fresh batch.
 
 Counting is strict: a case is right only when the doctor's first cause is the recorded one; "not a memory
 problem" counts only when the doctor says ``not_capacity`` first, and "with the deciding check" only when that
@@ -56,7 +60,7 @@ CATEGORY_TO_CAUSE = {
 }
 
 CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("platforms", "platform_cases.jsonl"),
-              ("vendors", "vendor_cases.jsonl"), ("vendors-2", "vendor_cases_2.jsonl"))
+              ("vendors", "vendor_cases.jsonl"), ("vendors-2", "vendor_cases_2.jsonl"), ("fresh", "fresh_cases.jsonl"))
 MAX_CASES_FILE_BYTES = 8 * 1024 * 1024
 # A family is judged on its own (issue 28) from this many cases on.
 FAMILY_MIN_CASES = 5

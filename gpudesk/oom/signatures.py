@@ -32,6 +32,11 @@ of the message say so. Each signature names the mechanism and the one check that
   (``UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1`` and the ``-ze-opt-greater-than-4GB-buffer-required`` build option,
   Intel oneAPI GPU Optimization Guide, "Allocations Greater Than 4 GB"; intel-extension-for-pytorch#846, #863):
   an ``XPU out of memory`` of 4 GiB or more reads as that limit (``xpu_large``, as weak as ``vulkan_large``).
+* ``illegal_address``: ``an illegal memory access was encountered`` (``cudaErrorIllegalAddress`` /
+  ``CUDA_ERROR_ILLEGAL_ADDRESS``, error 700, CUDA Runtime API "Error Handling"): a kernel read or wrote outside
+  its allocations (an index out of range, a library built for another GPU, a race); it is reported at the next
+  synchronising call, so the traceback names a later op. Memory capacity is not involved; the text counts as this
+  only when it names no out-of-memory failure of its own.
 * ``pin_memory``: page-locked host memory (``pin_memory=True``, ``cudaHostAlloc``/``cudaMallocHost``, ggml's
   ``CUDA_Host`` buffers) has its own limit, small under WSL2 ("Pinned system memory ... is limited", NVIDIA
   CUDA on WSL User Guide, Known Limitations).
@@ -114,6 +119,11 @@ CHECKS: dict[str, Check] = {
                                   N_("If the GPU shows this much memory free while the allocation fails, the refusal "
                                      "comes from a limit (per-process cap, driver, WDDM/WSL, an APU's carve-out), not "
                                      "from capacity.")),
+    "illegal_address": Check("illegal_address", "CUDA_LAUNCH_BLOCKING=1 compute-sanitizer --tool memcheck python ...",
+                             N_("The first invalid read or write it reports names the kernel and the address out of "
+                                "range: a bug in a kernel or its inputs (an index beyond a tensor, a library built for "
+                                "another GPU), not a lack of memory; with no report there, an Xid 13/31 in dmesg points "
+                                "at the driver or the hardware.")),
     "other_process": Check("other_process", "nvidia-smi --query-compute-apps=pid,used_memory --format=csv",
                            N_("Other processes listed on this GPU hold the memory the job needs: stop them or move "
                               "the job to a free GPU (CUDA_VISIBLE_DEVICES).")),
@@ -147,7 +157,7 @@ def check_command(key: str, platform: str | None) -> str:
 
 
 NOT_CAPACITY = ("shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "expandable_segments",
-                "buffer_limit", "pin_memory")
+                "buffer_limit", "pin_memory", "illegal_address")
 
 _XID = re.compile(r"\bXid\b")
 # Python's own MemoryError (not a subclass such as cupy's OutOfMemoryError, not torch.OutOfMemoryError): a host
@@ -179,6 +189,9 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       "cublas_status_alloc_failed", "cublas_status_not_initialized", "dnn library initialization failed",
                       "failed to determine best cudnn convolution algorithm", "could not create cudnn handle")),
 )
+_ILLEGAL_ADDRESS = ("illegal memory access", "cudaerrorillegaladdress", "cuda_error_illegal_address")
+# Words of an out-of-memory failure of the text's own: with them, an illegal access is a consequence, not the story.
+_OOM_OWN = ("out of memory", "tried to allocate", "outofmemory", "out_of_memory", "failed to allocate")
 _BARE = re.compile(r"cuda error[:\s]{1,3}out of memory|hip error[:\s]{1,3}out of memory|hiperroroutofmemory|cuda_error_out_of_memory|cudaerrormemoryallocation|"
                    r"cuda failure\s{0,3}'?out of memory|cuda failure\s{0,3}2\b|cuda error 2\b|cuda error\s{0,2}\(2\)|cuda error\(2\)|"
                    r"cuda runtime error.{0,80}out of memory|result=2\b", re.IGNORECASE)
@@ -200,6 +213,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     for key, words in _WORDS[1:]:
         if any(w in low for w in words):
             return key
+    if any(w in low for w in _ILLEGAL_ADDRESS) and not any(w in low for w in _OOM_OWN):
+        return "illegal_address"
     if backend == "vulkan" and requested is not None and requested >= VULKAN_LARGE_BYTES:
         return "vulkan_large"
     if "xpu out of memory" in low and requested is not None and requested >= XPU_LARGE_BYTES:

@@ -180,3 +180,16 @@ def test_a_memory_pools_own_figures_decide_between_its_cache_and_the_request():
     full = diagnose_text("cupy.cuda.memory.OutOfMemoryError: out of memory to allocate 1073741824 bytes "
                          "(total 12373894656 bytes)")
     assert full.top.id == "genuine_shortage"
+
+
+def test_an_illegal_memory_access_is_not_a_memory_problem_and_names_its_check():
+    # vllm-project/vllm#19890 (real message): NCCL reports CUDA error 700, a kernel's bad address.
+    text = "enqueue.cc:1556 NCCL WARN Cuda failure 700 'an illegal memory access was encountered'"
+    d = diagnose_text(text)
+    assert d.found_oom and d.top.id == "not_capacity"
+    assert d.top.evidence["deciding_check"] == "illegal_address"
+    assert "compute-sanitizer" in d.top.evidence["check_command"]
+    # Next to an out-of-memory failure of the text's own, the illegal access is a consequence, not the reading.
+    both = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+            "23.69 GiB of which 1.10 GiB is free.\nRuntimeError: CUDA error: an illegal memory access was encountered")
+    assert classify(both) is None

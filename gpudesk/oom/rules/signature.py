@@ -4,6 +4,8 @@
   expandable segments on an unsupported platform, a per-buffer limit, pinned host memory) → ``not_capacity``
   at 0.96: the text names the mechanism, so no figure can outweigh it. A Vulkan allocation of 2 GiB or more
   that fails (``vulkan_large``) is only the likelier reading → 0.6, above a plain shortage (0.5).
+* An illegal memory access with no out-of-memory failure of its own in the text → ``not_capacity`` 0.96 (a
+  kernel's bad address, found with ``CUDA_LAUNCH_BLOCKING=1`` / ``compute-sanitizer``).
 * A failed CUDA context → ``other_process`` 0.8 (a context needs a few hundred MiB of a GPU someone filled).
 * A cuDNN/cuBLAS/XLA library initialisation failure allocates outside the framework's allocator: where the
   framework pre-allocates (TensorFlow, JAX/XLA) → ``preallocation`` 0.6; else → ``genuine_shortage`` 0.55 and
@@ -54,6 +56,7 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "xpu_large": _("Likely not capacity: an Intel GPU allocation of 4 GiB or more, above Level Zero's default limit"),
         "pin_memory": _("Not a GPU capacity problem: page-locked (pinned) host memory ran out"),
         "free_exceeds_request": _("Not a capacity problem: the memory was free"),
+        "illegal_address": _("Not a memory problem: a kernel accessed memory outside its buffers"),
     }
     explanations = {
         "shared_memory": _("The kernel's tile needs more on-chip memory than one core offers (a GPU SM's shared "
@@ -85,6 +88,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                         "cudaHostAlloc). It has its own limit, small under WSL2."),
         "free_exceeds_request": _("The device reported enough memory free for the request, so the refusal came "
                                   "from a limit below the capacity."),
+        "illegal_address": _("'An illegal memory access was encountered' means a kernel read or wrote an address "
+                             "outside its allocations. CUDA reports it at the next synchronising call, so the op in "
+                             "the traceback is often not the one at fault; more memory does not help."),
     }
     fixes = {
         "shared_memory": _("Use a smaller kernel config: num_stages=1 or 2 and smaller BLOCK sizes (Pallas/XLA on TPU: "
@@ -109,6 +115,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                         "memory in .wslconfig"),
         "free_exceeds_request": _("Look for the limit that refused it: a per-process cap, the WDDM/WSL or ROCm-on-"
                                   "Windows allocation limit, an APU carve-out, a MIG slice or a container limit"),
+        "illegal_address": _("Rerun with CUDA_LAUNCH_BLOCKING=1 (or under compute-sanitizer) to find the kernel at "
+                             "fault; then check its indices and inputs, or update the library or driver that ships it"),
     }
     check_key = "buffer_limit" if key in ("vulkan_large", "xpu_large") else key
     return Cause(
