@@ -10,7 +10,8 @@ of the message say so. Each signature names the mechanism and the one check that
   memory space vmem" (or smem) is the TPU core's on-chip vector (scalar) memory, the same kind of limit
   (cloud.google.com/tpu/docs/system-architecture-tpu-vm, Pallas TPU docs); device memory (HBM) is not involved.
 * ``host_ram``: PyTorch's ``DefaultCPUAllocator`` (``c10/core/impl/alloc_cpu.cpp``), ggml's CPU buffer,
-  ``Error code 12 (Cannot allocate memory)``, Python's ``MemoryError``, C++ ``std::bad_alloc``, the JVM's
+  ``Error code 12 (Cannot allocate memory)``, Caffe's ``host allocation of size N failed`` (``CaffeMallocHost``,
+  ``include/caffe/syncedmem.hpp``), Python's ``MemoryError``, C++ ``std::bad_alloc``, the JVM's
   ``java.lang.OutOfMemoryError`` and the Linux OOM killer ("Killed", "oom-kill") are host allocations (RAM, swap,
   the Windows page file).
 * ``absurd_size``: a request of a PiB or more, PyTorch's "more than 1EB" (its formatter's overflow text) or a
@@ -39,7 +40,8 @@ of the message say so. Each signature names the mechanism and the one check that
   only when it names no out-of-memory failure of its own.
 * ``pin_memory``: page-locked host memory (``pin_memory=True``, ``cudaHostAlloc``/``cudaMallocHost``, ggml's
   ``CUDA_Host`` buffers) has its own limit, small under WSL2 ("Pinned system memory ... is limited", NVIDIA
-  CUDA on WSL User Guide, Known Limitations).
+  CUDA on WSL User Guide, Known Limitations); PyTorch's caching host allocator (``CachingHostAllocator.cpp``,
+  ``THCCachingHostAllocator.cpp`` before 1.5) is the allocator of these buffers, so its failure is one of them.
 
 Runtime signatures that decide the first cause without being "not capacity":
 
@@ -173,7 +175,8 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("host_ram", ("defaultcpuallocator", "alloc_cpu.cpp", "cpuallocator.cpp", "cpu_buffer_type_alloc_buffer",
                   "failed to allocate cpu buffer", "error code 12 (cannot allocate memory)", "std::bad_alloc",
                   "java.lang.outofmemoryerror", "killed by signal: killed", "oom-kill", "out of memory: killed process",
-                  "cannot allocate memory (12)", "cl_out_of_host_memory", "ur_result_error_out_of_host_memory")),
+                  "cannot allocate memory (12)", "cl_out_of_host_memory", "ur_result_error_out_of_host_memory",
+                  "host allocation of size")),
     ("expandable_segments", ("cuda driver error: out of memory",)),
     ("buffer_limit", ("greater than the maximum allowed buffer size", "larger than buffer maximum",
                       "exceeds device buffer size limit", "exceeds device memory allocation limit",
@@ -184,7 +187,7 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("context_init", ("cuctxcreate", "cudeviceprimaryctxretain", "cuda_init_device", "failed initializing streamexecutor",
                       "cudasetdevice", "aclrtsetdevice", "rtsetdevice execution failed")),
     ("pin_memory", ("pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost",
-                    "pinned memory")),
+                    "pinned memory", "cachinghostallocator")),
     ("library_init", ("cudnn_status_not_initialized", "cudnn_status_alloc_failed", "cudnn_status_internal_error",
                       "cublas_status_alloc_failed", "cublas_status_not_initialized", "dnn library initialization failed",
                       "failed to determine best cudnn convolution algorithm", "could not create cudnn handle")),

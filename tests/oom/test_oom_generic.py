@@ -193,3 +193,31 @@ def test_an_illegal_memory_access_is_not_a_memory_problem_and_names_its_check():
     both = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
             "23.69 GiB of which 1.10 GiB is free.\nRuntimeError: CUDA error: an illegal memory access was encountered")
     assert classify(both) is None
+
+
+def test_a_request_figure_next_to_a_failure_is_recognised_in_any_wording():
+    # Dhar/image-dreamer#2 (real message): Caffe's host allocation; no "out of memory" in it at all.
+    d = diagnose_text("F0707 02:08:35.636888  9679 syncedmem.hpp:27] Check failed: *ptr host allocation of size "
+                      "141386560 failed")
+    assert d.found_oom and d.report.requested_bytes == 141386560
+    assert d.top.id == "not_capacity" and d.top.evidence["deciding_check"] == "host_ram"
+    # A size without any failure is not an out-of-memory message.
+    assert not diagnose_text("allocation of size 4096 completed in 3 ms").found_oom
+
+
+def test_pytorchs_caching_host_allocator_is_pinned_memory():
+    # nianticlabs/monodepth2#155 (real message): the DataLoader's pin_memory_batch on Windows.
+    text = ("THCudaCheck FAIL file=..\\aten\\src\\THC\\THCCachingHostAllocator.cpp line=271 error=2 : out of memory\n"
+            "  File \"D:\\Anaconda3\\lib\\site-packages\\torch\\utils\\data\\dataloader.py\", line 133, in "
+            "_worker_manager_loop\n    batch = pin_memory_batch(batch)")
+    d = diagnose_text(text)
+    assert d.top.id == "not_capacity" and d.top.evidence["deciding_check"] == "pin_memory"
+
+
+def test_tensorflows_own_cudnn_wording_reads_as_tensorflow_preallocation():
+    # nickliqian/cnn_captcha#107 (real message, solved with allow_growth): no "tensorflow" in the pasted line.
+    d = diagnose_text("Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR")
+    assert d.report.runtime == "tensorflow" and d.top.id == "preallocation"
+    # PyTorch words the same library failure differently and keeps its own reading.
+    torch_side = diagnose_text("RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR")
+    assert torch_side.top.id != "preallocation"

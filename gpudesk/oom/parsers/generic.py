@@ -151,6 +151,11 @@ OOM_WORDS = (
     "allocation failed for size", "is more than total mem size", "memory resources are exhausted",
 )
 
+# Words that say a call failed (lower-cased substrings): with a request figure they make any wording an allocation
+# failure.
+_FAILURE_WORDS = ("fail", "error", "unable", "could not", "couldn't", "cannot", "can't", "exhausted", "insufficient",
+                  "not enough", "refused", "denied")
+
 # (runtime, words), first match wins: the most specific runtimes first.
 _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ollama", ("ollama",)),
@@ -169,7 +174,10 @@ _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("numba", ("numba",)),
     ("jax", ("jaxlib", "jax.", "xla_python_client", "xlaruntimeerror", "xla:tpu", "exla")),
     ("xla", ("xla", "hbm", "tpu_worker", "best cudnn convolution algorithm")),
-    ("tensorflow", ("tensorflow", "stream_executor", "bfc_allocator", "gpu_0_bfc")),
+    # TensorFlow's StreamExecutor words its cuDNN/cuBLAS handle failures itself (stream_executor/cuda/cuda_dnn.cc
+    # "Could not create cudnn handle", cuda_blas.cc "failed to create cublas handle"); PyTorch says "cuDNN error:".
+    ("tensorflow", ("tensorflow", "stream_executor", "bfc_allocator", "gpu_0_bfc", "could not create cudnn handle",
+                    "failed to create cublas handle")),
     ("diffusers", ("diffusers",)),
     ("pytorch", ("torch", "pytorch", "defaultcpuallocator", "alloc_cpu.cpp", "cudacachingallocator")),
 )
@@ -200,6 +208,7 @@ class Extraction:
     """What the tolerant layer found in a text (bytes; None = not found)."""
 
     oom_words: bool = False
+    failure_words: bool = False
     requested_bytes: int | None = None
     requested_is_lower_bound: bool = False
     total_bytes: int | None = None
@@ -274,7 +283,7 @@ def frames_of(text: str) -> list[str]:
 def extract(text: str) -> Extraction:
     """Everything the tolerant layer can read from ``text`` (never raises)."""
     low = text.lower()
-    ex = Extraction(oom_words=any(w in low for w in OOM_WORDS))
+    ex = Extraction(oom_words=any(w in low for w in OOM_WORDS), failure_words=any(w in low for w in _FAILURE_WORDS))
     req = _first(_REQUEST, text)
     if req is not None:
         ex.requested_bytes = _bytes(req[1].group(1), req[1].group(2))
@@ -316,8 +325,10 @@ def _pool_figures(ex: Extraction, text: str) -> None:
 
 
 def recognised(ex: Extraction) -> bool:
-    """An out-of-memory text: its words say so, or it names a request next to an allocation failure."""
-    return ex.oom_words or ex.exceeded_bytes is not None or ex.negative_size is not None
+    """An out-of-memory text: its words say so, or it names a request next to an allocation failure (any wording
+    whose request figure was read and which says the allocation failed: "host allocation of size N failed")."""
+    return (ex.oom_words or ex.exceeded_bytes is not None or ex.negative_size is not None
+            or (ex.requested_bytes is not None and ex.failure_words))
 
 
 def parse(text: str, report: MemoryReport) -> bool:
