@@ -46,6 +46,8 @@ LABELS: dict[str, str] = {
     "in_use_bytes": N_("In use (as the message says)"),
     "pool_held_bytes": N_("Held by the memory pool before the request (cache included)"),
     "pool_limit_bytes": N_("Memory pool limit"),
+    "total_at_start_bytes": N_("GPU total when the framework started"),
+    "free_at_start_bytes": N_("Free on the GPU when the framework started"),
     "allocated_beyond_capacity_bytes": N_("Allocated beyond the GPU's capacity"),
     "mig_slice_capacity_bytes": N_("MIG slice capacity (at most)"),
     # Fit against the request.

@@ -221,3 +221,26 @@ def test_tensorflows_own_cudnn_wording_reads_as_tensorflow_preallocation():
     # PyTorch words the same library failure differently and keeps its own reading.
     torch_side = diagnose_text("RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR")
     assert torch_side.top.id != "preallocation"
+
+
+def test_free_memory_when_tensorflow_started_shows_another_process():
+    # tensorflow/tensorflow#8170 (real log): TF logs the device's free memory before it allocates anything.
+    text = ("I tensorflow/core/common_runtime/gpu/gpu_device.cc:885] Found device 0 with properties: \n"
+            "name: GeForce GTX 1080\nmajor: 6 minor: 1 memoryClockRate (GHz) 1.7335\npciBusID 0000:01:00.0\n"
+            "Total memory: 7.92GiB\nFree memory: 190.31MiB\n"
+            "E tensorflow/stream_executor/cuda/cuda_driver.cc:1002] failed to allocate 190.31M (199557120 bytes) from "
+            "device: CUDA_ERROR_OUT_OF_MEMORY")
+    d = diagnose_text(text)
+    assert d.top.id == "other_process" and d.top.evidence["free_at_start_bytes"] == round(190.31 * MiB)
+    # The TF1 wording of the same line (tensorflow#9489): most of the GPU free at start is no such sign.
+    roomy = ("totalMemory: 3.94GiB freeMemory: 3.35GiB\n"
+             "E tensorflow/stream_executor/cuda/cuda_blas.cc:366] failed to create cublas handle: "
+             "CUBLAS_STATUS_NOT_INITIALIZED")
+    assert diagnose_text(roomy).top.id != "other_process"
+
+
+def test_a_named_shape_without_its_clauses_is_read_by_the_tolerant_layer():
+    # pytorch/pytorch#33143 (real title): PyTorch's wording, none of its clauses, a size no device has.
+    d = diagnose_text("CUDA Out of Memory when trying to allocate 16 EiB")
+    assert d.report.requested_bytes == 16 * 1024**6
+    assert d.top.id == "not_capacity" and d.top.evidence["deciding_check"] == "absurd_size"

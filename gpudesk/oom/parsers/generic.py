@@ -127,6 +127,10 @@ _POOL_HELD = _c(r"allocated so far\s{0,3}:\s{0,3}" + _SIZE)
 _POOL_HELD_WITH_REQUEST = _c(r"\(total\s{1,3}" + _SIZE + r"\)")
 _POOL_LIMIT = _c(r"limit set to\s{0,3}:\s{0,3}" + _SIZE)
 _EXCEEDED = _c(r"exceeded (?:hbm )?capacity by\s{1,3}" + _SIZE_U)
+# TensorFlow's device discovery line (core/common_runtime/gpu/gpu_device.cc, "Found device N with properties"):
+# TF1 "totalMemory: 3.94GiB freeMemory: 187.62MiB", older "Total memory: 7.92GiB" / "Free memory: 190.31MiB". It is
+# logged before TensorFlow creates its allocator, so the free figure is what other processes left on the GPU.
+_START_MEMORY = _c(r"total ?memory:\s{0,3}" + _SIZE_U + r"\s{1,3}free ?memory:\s{0,3}" + _SIZE_U)
 _LIMIT = [
     _c(r"maximum allowed buffer size of\s{1,3}" + _SIZE),
     _c(r"buffer maximum of\s{1,3}" + _SIZE),
@@ -219,6 +223,8 @@ class Extraction:
     negative_size: int | None = None
     pool_held_bytes: int | None = None
     pool_limit_bytes: int | None = None
+    start_total_bytes: int | None = None
+    start_free_bytes: int | None = None
     runtime: str | None = None
     backend: str | None = None
     mig_profile: str | None = None
@@ -296,6 +302,10 @@ def extract(text: str) -> Extraction:
     if exceeded:
         ex.exceeded_bytes = _bytes(exceeded.group(1), exceeded.group(2))
     _pool_figures(ex, text)
+    start = _START_MEMORY.search(text)
+    if start:
+        ex.start_total_bytes = _bytes(start.group(1), start.group(2))
+        ex.start_free_bytes = _bytes(start.group(3), start.group(4))
     negative = _NEGATIVE.search(text)
     if negative:
         ex.negative_size = -int(negative.group(1))
@@ -331,6 +341,14 @@ def recognised(ex: Extraction) -> bool:
             or (ex.requested_bytes is not None and ex.failure_words))
 
 
+def _read_nothing(report: MemoryReport) -> bool:
+    """A named parser recognised the shape but read no figure at all (a message in that runtime's words whose
+    clauses are not there, "CUDA Out of Memory when trying to allocate 16 EiB"): the tolerant layer reads it."""
+    dev = report.device
+    return report.requested_bytes is None and (dev is None or all(
+        v is None for v in (dev.total_bytes, dev.free_bytes, dev.allocated_bytes, dev.reserved_bytes)))
+
+
 def parse(text: str, report: MemoryReport) -> bool:
     """Fill the figures the named parsers left unknown; True when this layer recognised the text.
 
@@ -355,6 +373,9 @@ def parse(text: str, report: MemoryReport) -> bool:
         parsed.setdefault("pool_held_bytes", ex.pool_held_bytes)
     if ex.pool_limit_bytes is not None:
         parsed.setdefault("pool_limit_bytes", ex.pool_limit_bytes)
+    if ex.start_total_bytes is not None and ex.start_free_bytes is not None:
+        parsed.setdefault("total_at_start_bytes", ex.start_total_bytes)
+        parsed.setdefault("free_at_start_bytes", ex.start_free_bytes)
     already = report.kind != "unknown"
     if not already and not recognised(ex):
         if ex.graph_capture and ex.frames:
@@ -364,7 +385,7 @@ def parse(text: str, report: MemoryReport) -> bool:
             report.missing.append("the error line (only the traceback was given)")
             return True
         return False
-    if already and report.kind not in FILL_KINDS:
+    if already and report.kind not in FILL_KINDS and not _read_nothing(report):
         return True  # a named parser read this format's own clauses (and dropped garbage ones on purpose)
     dev = report.device or report.ensure_device(report.device_index)
     if report.requested_bytes is None:

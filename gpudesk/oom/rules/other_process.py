@@ -5,11 +5,17 @@ Sub-cases: several near-equal entries of 0.3-1.5 GiB are the same job's sibling 
 this GPU (returnn#1469: 15 × 1.19 GiB; pytorch#135279, #49481); a holder whose PID is not alive is a zombie
 (VisEdit#5). Host-PID caveat: inside a container NVML shows host PIDs (handled by the parser/evidence, which
 mark the target's own entry).
+
+Without a process list, TensorFlow's own device discovery line says it: "Total memory: T, Free memory: F" is logged
+before TensorFlow creates its allocator (core/common_runtime/gpu/gpu_device.cc), so a GPU under a quarter free at
+that moment was already held by another process (0.8; tensorflow#8170: 190 MiB of 7.92 GiB free; tensorflow#9489:
+187 MiB of 3.94 GiB), whatever TensorFlow's own preallocation would have done next.
 """
 
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.parsers.units import format_bytes
 from gpudesk.oom.rules.base import GiB, Facts, clamp, evidence
 from gpudesk.i18n import _, ngettext
 
@@ -20,6 +26,9 @@ def check(f: Facts) -> Cause | None:
     dev = f.dev
     if dev is None:
         return None
+    held_at_start = _held_before_start(f)
+    if held_at_start is not None and not dev.other_processes:
+        return held_at_start
     others = [p for p in dev.other_processes if not p.is_target and p.used_bytes is not None]
     dead = [p for p in dev.other_processes if p.alive is False and not p.is_target]
     share = f.share(f.other)
@@ -66,4 +75,24 @@ def check(f: Facts) -> Cause | None:
         fix=fix,
         more_fixes=[_("In a container, NVML lists host PIDs: map them with /proc/<pid>/status NSpid before blaming "
                     "another process.")],
+    )
+
+
+def _held_before_start(f: Facts) -> Cause | None:
+    """The GPU was mostly taken before the framework started (module docstring)."""
+    total, free = f.report.parsed.get("total_at_start_bytes"), f.report.parsed.get("free_at_start_bytes")
+    if not isinstance(total, int) or not isinstance(free, int) or total <= 0 or free >= total / 4:
+        return None
+    share = (total - free) / total
+    return Cause(
+        id="other_process",
+        title=_("Another process held the GPU before this one started"),
+        confidence=0.8,
+        evidence=evidence(total_at_start_bytes=total, free_at_start_bytes=free, other_processes_ratio=round(share, 3)),
+        explanation=_("When the framework found the GPU, only {free} of {total} was free: {share:.0%} was already "
+                      "taken before it allocated anything.").format(free=format_bytes(free), total=format_bytes(total),
+                                                                    share=share),
+        fix=_("Stop or move the other processes on this GPU (nvidia-smi shows them), or pick a free GPU with CUDA_VISIBLE_DEVICES"),
+        more_fixes=[_("Two TensorFlow sessions in one program each map the GPU: close the first one or turn on "
+                      "memory growth in both.")],
     )
