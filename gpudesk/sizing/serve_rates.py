@@ -6,10 +6,13 @@
   DEFAULT_MATMUL_EFFICIENCY`; AMD 0.514, MI300X; Intel 0.677, Gaudi 3).
 - HBM efficiency: the share of the datasheet bandwidth a memory-bound kernel streams (module constants below).
 - Per-layer latency: the fixed time of one decoder layer's kernels whatever the batch.
-- All-reduce latency (alpha): the fixed time of one small all-reduce on the link.
+- All-reduce latency (alpha): the fixed time of one small all-reduce on the link; above the engines' one-shot
+  kernel limit (8 MiB) the collective library's measured bus bandwidth at the message's size.
 """
 
 from __future__ import annotations
+
+import math
 
 from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
@@ -173,6 +176,42 @@ def allreduce_latency_s(link: Link, gpu: GPU, tp: int, gpus_per_node: int | None
         return CUSTOM_ALLREDUCE_S.get(tp, CUSTOM_ALLREDUCE_S[8]), CUSTOM_ALLREDUCE_SOURCE
     return 2 * (tp - 1) * RING_HOP_S[key], _(
         "1 KB all-reduce over 8 GPUs (nccl-tests / rccl-tests) / 14 ring hops: {source}").format(source=AZURE_GUIDE)
+
+
+# Large all-reduces leave the engines' one-shot kernels for the collective library: vLLM and SGLang run their custom
+# all-reduce only for messages up to 8 MiB (``CustomAllreduce(max_size=8192 * 1024)``,
+# vllm/distributed/device_communicators/custom_all_reduce.py; sglang srt/distributed/device_communicators/
+# custom_all_reduce.py) and NCCL / RCCL above. The library's bus bandwidth grows with the message size long after
+# the link's latency stops mattering (protocol switches, channel count): measured nccl-tests / rccl-tests
+# all_reduce_perf bus bandwidth over 8 GPUs, messages of 2^10 .. 2^33 bytes (AZURE_GUIDE: ND A100 v4 on NVLink 3,
+# ND H100 v5 on NVLink 4, ND MI300X v5 on Infinity Fabric). A step of a few thousand tokens all-reduces tens of MB,
+# where MI300X reaches 230-266 GB/s of its 336 GB/s asymptote and H100 295-362 of 470.
+ENGINE_ALLREDUCE_MAX_BYTES = 8 * 1024 * 1024
+ENGINE_ALLREDUCE_SOURCE = ("vLLM / SGLang custom all-reduce up to 8 MiB (vllm/distributed/device_communicators/"
+                           "custom_all_reduce.py max_size), NCCL / RCCL above")
+MEASURED_ALLREDUCE_BUSBW_GBPS = {
+    "nvlink3": (0.04, 0.08, 0.17, 0.33, 0.67, 1.37, 2.70, 5.15, 10.11, 19.24, 36.22, 53.54, 71.43, 89.99, 109.22,
+                132.77, 166.63, 174.18, 213.87, 221.58, 228.10, 230.22, 230.48, 231.58),
+    "nvlink4": (0.07, 0.14, 0.27, 0.53, 0.95, 1.71, 2.72, 5.40, 10.86, 21.35, 43.70, 81.93, 128.73, 172.13, 234.45,
+                295.53, 361.78, 400.61, 423.38, 438.46, 466.35, 472.36, 475.54, 478.87),
+    "amd-if-mi300x": (0.04, 0.07, 0.15, 0.29, 0.59, 1.13, 2.22, 4.18, 7.50, 13.01, 22.41, 43.41, 82.53, 131.57,
+                      171.46, 230.35, 266.34, 290.81, 302.80, 308.89, 313.92, 315.06, 314.85, 316.82),
+}
+MEASURED_ALLREDUCE_FIRST_BYTES = 2**10
+
+
+def measured_allreduce_busbw(link: Link, message_bytes: float) -> float | None:
+    """Bus bandwidth (bytes/s) the collective library measured on ``link`` for an all-reduce of ``message_bytes``
+    (log-log interpolation between the measured powers of two, clamped at both ends); None when the link has no
+    measured curve (module constants)."""
+    curve = MEASURED_ALLREDUCE_BUSBW_GBPS.get(link.id)
+    if curve is None:
+        return None
+    position = math.log2(max(float(message_bytes), MEASURED_ALLREDUCE_FIRST_BYTES) / MEASURED_ALLREDUCE_FIRST_BYTES)
+    low = min(int(position), len(curve) - 1)
+    high = min(low + 1, len(curve) - 1)
+    share = min(1.0, position - low)
+    return 1e9 * math.exp((1 - share) * math.log(curve[low]) + share * math.log(curve[high]))
 
 
 # xGMI links of an MI300X platform deliver about 48 of their 64 GB/s (CRC and protocol overhead): ROCm blog
