@@ -144,6 +144,28 @@ def test_vllm_kv_pool_is_its_memory_fraction_less_weights_activations_and_runtim
     assert offline.token_budget == 8192  # the offline LLM class's default
 
 
+
+def test_vllm_before_v1_runs_at_most_256_requests(catalog):
+    """vLLM V0 (before v0.8) defaulted max_num_seqs to 256 on every GPU; the published row (vLLM 0.6.0, Llama 3.1
+    70B on 4x H100, 5000 ShareGPT prompts offline, sgl-project/sglang benchmark/benchmark_vllm_060/README.md)
+    measured 3,701 tokens/s: the V1 cap of 1024 over-predicted it 1.68x, the V0 cap brings it within 35 %."""
+    import json
+    from pathlib import Path
+
+    from gpudesk.sizing.serve_engine import engine_budget
+
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    load = ServeLoad(input_tokens=100, output_tokens=100, batch=4000)
+    assert engine_budget(spec, gpu, dataclasses.replace(load, engine_version="0.6.0")).max_running == 256
+    assert engine_budget(spec, gpu, dataclasses.replace(load, engine_version="0.10.1")).max_running == 1024
+    assert engine_budget(spec, gpu, load).max_running == 1024
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "speed" / "serve_runs.jsonl"
+    row = next(r for r in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+               if r["id"] == "sglang-v030-bench-vllm-llama-3-1-70b-h100-sxm5-offline")
+    assert row["engine_version"] == "0.6.0" and "max_num_seqs" not in row
+    assert 1.0 < predict_serve_case(row)[0] / row["measured"]["value"] < 1.35
+
 def test_sglang_static_fraction_holds_weights_and_pool_and_shrinks_with_tp(catalog):
     from gpudesk.sizing.serve_engine import engine_budget
 
