@@ -4,7 +4,8 @@
   peak, Stas Bekman, ML Engineering, compute/accelerator "Maximum Achievable Matmul FLOPS"); where the catalog
   has none, the vendor's lowest measured figure of that table (NVIDIA 0.75, :data:`gpudesk.sizing.time.
   DEFAULT_MATMUL_EFFICIENCY`; AMD 0.514, MI300X; Intel 0.677, Gaudi 3).
-- HBM efficiency: the share of the datasheet bandwidth a memory-bound kernel streams (module constants below).
+- HBM efficiency: the share of the datasheet bandwidth a memory-bound kernel streams, measured per GPU where
+  published, else per vendor (module constants below).
 - Per-layer latency: the fixed time of one decoder layer's kernels whatever the batch.
 - All-reduce latency (alpha): the fixed time of one small all-reduce on the link; above the engines' one-shot
   kernel limit (8 MiB) the collective library's measured bus bandwidth at the message's size.
@@ -33,6 +34,10 @@ VENDOR_FP8_MATMUL_EFFICIENCY = {"NVIDIA": 1382.2 / 1978.9, "AMD": 1159.5 / 2614.
 FP8_REFERENCE_BF16_EFFICIENCY = {"NVIDIA": 794.5 / 989.0, "AMD": 668.4 / 1300.0}
 # STREAM copy over the datasheet bandwidth: H100 SXM 2.90 / 3.35 TB/s, MI300X 4.11 / 5.3 TB/s (AZURE_GUIDE).
 VENDOR_HBM_EFFICIENCY = {"NVIDIA": 2.90 / 3.35, "AMD": 4.11 / 5.3}
+# The GPUs with their own measured STREAM copy (TB/s; AZURE_GUIDE: ND A100 v4 with A100-SXM4-80GB, ND H100 v5,
+# ND H200 v5, ND MI300X v5): each streams a different share of its datasheet figure (A100 0.79, H100 0.87,
+# H200 0.84), so the vendor's share applies only to the GPUs not measured.
+MEASURED_STREAM_COPY_TBPS = {"a100-80-sxm4": 1.61, "h100-sxm5": 2.90, "h200-sxm": 4.01, "mi300x": 4.11}
 # A kernel replayed from a CUDA graph costs about 3.4 us even when it does almost nothing, 3.8 us when launched
 # from a stream without synchronisation (NVIDIA developer blog "Getting Started with CUDA Graphs", 2019,
 # https://developer.nvidia.com/blog/cuda-graphs/); a PyTorch eager op adds its CPU dispatch (~10 us).
@@ -118,8 +123,13 @@ def compute_peak_flops(gpu: GPU, precision: str) -> tuple[float, str]:
 
 
 def hbm_efficiency(gpu: GPU) -> tuple[float, str]:
-    """(share of the datasheet memory bandwidth streaming kernels reach, source): the vendor's measured STREAM
-    copy over its datasheet figure (NVIDIA's for Intel and others)."""
+    """(share of the datasheet memory bandwidth streaming kernels reach, source): the GPU's own measured STREAM
+    copy over its datasheet figure where measured, else its vendor's (NVIDIA's for Intel and others)."""
+    measured = MEASURED_STREAM_COPY_TBPS.get(gpu.id)
+    if measured is not None and gpu.memory_bandwidth_gbps:
+        return min(1.0, measured * 1000 / gpu.memory_bandwidth_gbps), _(
+            "{gpu} STREAM copy {tbps:g} TB/s over the datasheet bandwidth: {source}").format(
+            gpu=gpu.name, tbps=measured, source=AZURE_GUIDE)
     return VENDOR_HBM_EFFICIENCY.get(gpu.vendor, VENDOR_HBM_EFFICIENCY["NVIDIA"]), _(
         "STREAM copy over the datasheet bandwidth: {source}").format(source=AZURE_GUIDE)
 
