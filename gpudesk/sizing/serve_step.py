@@ -45,7 +45,10 @@ of thousands of tokens the math.
 - Tensor parallelism: Megatron-LM's two all-reduces per layer (after attention and after the MLP; Shoeybi et al.
   2019, arXiv 1909.08053 section 3) of ``tokens x hidden x 2`` bytes, alpha-beta on the replica's link
   (:func:`gpudesk.sizing.time.collective_time_s`, ring volume ``2 (n-1)/n``). At batch 1 the alpha term
-  dominates: this is what makes small-batch decode slower at TP > 1.
+  dominates: this is what makes small-batch decode slower at TP > 1. Messages over the engines' one-shot limit
+  (8 MiB: a step of more than 512 tokens of a 8192-wide model) go through NCCL / RCCL at the bus bandwidth measured
+  for that message size (:func:`gpudesk.sizing.serve_rates.measured_allreduce_busbw`), below the link's asymptote
+  for the tens of MB a large decode batch or a prefill chunk moves.
 """
 
 from __future__ import annotations
@@ -59,6 +62,10 @@ from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_we
 from gpudesk.sizing.serve_host import host_overhead
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_rates import (
+    ENGINE_ALLREDUCE_MAX_BYTES,
+    AZURE_GUIDE,
+    ENGINE_ALLREDUCE_SOURCE,
+    MEASURED_ALLREDUCE_BUSBW_GBPS,
     NIC_BYTES_PER_S,
     allreduce_latency_s,
     compute_peak_flops,
@@ -68,6 +75,7 @@ from gpudesk.sizing.serve_rates import (
     kernels_per_step,
     link_efficiency,
     matmul_efficiency,
+    measured_allreduce_busbw,
 )
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
@@ -105,6 +113,7 @@ class StepModel:
     host_overlap: bool = False  # the CPU prepares step n+1 while the GPU runs step n
     weight_bytes_per_element: float = 2.0
     dequant_weights_per_s: float = 0.0  # 0: the GEMMs read the weight format directly
+    link: Link | None = None  # the replica's link when its collective library has a measured bandwidth curve
 
     def weight_bytes_read(self, tokens: int) -> float:
         """Weight bytes a step of ``tokens`` tokens reads on one GPU (dense part + the experts touched)."""
@@ -118,7 +127,12 @@ class StepModel:
         if self.tp == 1:
             return 0.0
         message = tokens * self.hidden_size * ACTIVATION_BYTES
-        one = self.allreduce_alpha_s + ring_allreduce_bytes(message, self.tp) / self.link_bytes_per_s
+        ring = ring_allreduce_bytes(message, self.tp)
+        one = self.allreduce_alpha_s + ring / self.link_bytes_per_s
+        if self.link is not None and message > ENGINE_ALLREDUCE_MAX_BYTES:
+            busbw = measured_allreduce_busbw(self.link, message)
+            if busbw:
+                one = max(one, ring / busbw)
         return 2 * self.layers * one
 
     def step_s(self, decode_requests: int, decode_context_tokens: float, prefill_tokens: int = 0,
@@ -211,6 +225,10 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     link_bw = (link.bandwidth_gbps_per_direction * 1e9 * link_eff) if link is not None else 1.0
     if load.gpus_per_node and tp > load.gpus_per_node:
         link_bw = min(link_bw, NIC_BYTES_PER_S * link_eff)  # the ring's slowest hop is the network's
+    curve_link = None
+    if link is not None and link.id in MEASURED_ALLREDUCE_BUSBW_GBPS and not (
+            load.gpus_per_node and tp > load.gpus_per_node):
+        curve_link = link
     host = host_overhead(load.engine.lower(), load.engine_version, load.overlap_scheduling, load.num_scheduler_steps)
     assumptions = [
         Assumption("host_overhead_s", _("{step:g} s per step + {request:g} s per running request, {mode}").format(
@@ -226,7 +244,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         assumptions.append(Assumption("tp_allreduce", _("2 per layer over {link} ({gbps:g} GB/s per direction x {eff:g}), "
                                                         "{alpha:g} s latency each").format(
             link=link.name, gbps=link.bandwidth_gbps_per_direction, eff=link_eff, alpha=alpha),
-            f"Megatron-LM arXiv 1909.08053 section 3; {alpha_source}; {link_source}"))
+            f"Megatron-LM arXiv 1909.08053 section 3; {alpha_source}; {link_source}"
+            + (f"; {ENGINE_ALLREDUCE_SOURCE}; {AZURE_GUIDE}" if curve_link is not None else "")))
     return StepModel(
         layers=dims.layers, hidden_size=dims.hidden_size, tp=tp, dense_weight_bytes=dense, expert_bytes=expert_bytes,
         moe_layers=moe_layers, experts=experts, active_experts=spec.moe_active_experts or 0,
@@ -234,5 +253,6 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         attention_flops_per_context_token=attention, bytes_per_s=gpu.memory_bandwidth_gbps * 1e9 * hbm_eff,
         flops_per_s=peak * mm_eff, attention_flops_per_s=attention_peak * attention_eff, layer_latency_s=layer_s, allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
         assumptions=tuple(assumptions), host_step_s=host.step_s, host_request_s=host.request_s,
-        host_overlap=host.overlap, weight_bytes_per_element=bytes_per_param, dequant_weights_per_s=dequant_rate)
+        host_overlap=host.overlap, weight_bytes_per_element=bytes_per_param, dequant_weights_per_s=dequant_rate,
+        link=curve_link)
 

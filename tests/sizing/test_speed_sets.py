@@ -1,0 +1,27 @@
+"""The measured-run sets of ``gpudesk estimate accuracy``: dev, later and fresh are summarised apart, a missing file
+is an empty set, and the text report gives the fresh set its own line."""
+
+from __future__ import annotations
+
+import json
+
+from gpudesk.sizing.speed_validation import SET_FILES, evaluate_speed, speed_report_lines, summarize_speed
+
+
+def _row(case_id, kind, value):
+    return {"id": case_id, "kind": kind, "gpu": "h100-sxm5", "engine": "vllm",
+            "measured": {"metric": "output_tokens_per_s", "value": value, "unit": "tokens/s"}}
+
+
+def test_fresh_rows_are_a_set_of_their_own_and_missing_files_are_empty(tmp_path):
+    assert SET_FILES["fresh"] == ("fresh_train_runs.jsonl", "fresh_serve_runs.jsonl")
+    (tmp_path / "serve_runs.jsonl").write_text(json.dumps(_row("d", "serve", 100)) + "\n", encoding="utf-8")
+    (tmp_path / "fresh_serve_runs.jsonl").write_text(json.dumps(_row("f", "serve", 50)) + "\n", encoding="utf-8")
+    results = evaluate_speed(tmp_path, {"serve": lambda row: 100.0})
+    summary = summarize_speed(results)
+    assert [r.set_name for r in results] == ["dev", "fresh"]
+    assert summary["fresh"]["all"]["geomean_ratio"] == 2.0 and summary["dev"]["all"]["geomean_ratio"] == 1.0
+    assert summary["later"]["all"]["rows"] == 0  # later_runs.jsonl and fresh_train_runs.jsonl are missing
+    lines = speed_report_lines(results, summary)
+    fresh = [line for line in lines if line.startswith("fresh set (collected after the model was frozen)")]
+    assert len(fresh) == 1 and "1/1 answered" in fresh[0]
