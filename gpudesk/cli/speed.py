@@ -50,6 +50,9 @@ def add_speed_parser(esub: Any, tokens_type: Any) -> None:
     p.add_argument("--cp", type=at_least_one, default=1, metavar="N", help=_("context-parallel degree"))
     p.add_argument("--ep", type=at_least_one, default=1, metavar="N", help=_("expert-parallel degree (MoE)"))
     p.add_argument("--etp", type=at_least_one, default=1, metavar="N", help=_("expert tensor-parallel degree (MoE)"))
+    p.add_argument("--ep-overlap", action="store_true",
+                   help=_("the expert all-to-all overlaps another micro-batch's compute (Megatron "
+                          "--overlap-moe-expert-parallel-comm, DualPipe)"))
     p.add_argument("--micro-batch", type=at_least_one, default=None, metavar="N", help=_("sequences per micro-batch"))
     p.add_argument("--global-batch", type=at_least_one, default=None, metavar="N", help=_("sequences per optimizer step"))
     p.add_argument("--seq", type=tokens_type, default=None, metavar="TOKENS", help=_("sequence length, e.g. 8k"))
@@ -127,7 +130,8 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
                         precision=args.precision or base["precision"], sharding=args.sharding,
                         recompute=args.recompute, framework=args.framework, gpus_per_node=node, intra_gbps=intra,
                         intra_name=intra_name, inter_gbps=network.bandwidth_gbps_per_direction,
-                        inter_name=network.name, tokens=args.tokens or base["tokens"])
+                        inter_name=network.name, tokens=args.tokens or base["tokens"],
+                        ep_comm_overlap=bool(args.ep_overlap))
     try:
         speed = train_speed(spec, gpu_rates(gpu), TrainSetup(**setup_values))
     except SizingError as exc:

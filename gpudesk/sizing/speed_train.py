@@ -94,6 +94,11 @@ DENSE_LAYER_HOST_OPS = 60
 MOE_LAYER_HOST_OPS = 100
 # FP8 expert GEMMs one by one: per expert, 2 linears x (forward GEMM, two backward GEMMs, 2 casts) = 10.
 FP8_HOST_OPS_PER_LOCAL_EXPERT = 10
+# Share of the streaming multiprocessors the overlapped all-to-all kernels take from the compute they hide behind:
+# DeepSeek-V3 dedicates 20 of the H800's 132 SMs to its dispatch/combine kernels under DualPipe ("only 20 SMs are
+# sufficient to fully utilize the bandwidths of IB and NVLink", arXiv 2412.19437 section 3.2.2); Megatron-Core's
+# HybridEP defaults to a similar budget (moe_hybridep_num_sms 32 of 148 on Blackwell). 20/132 = 0.15.
+OVERLAP_COMM_SM_SHARE = 20 / 132
 TRAIN_PRECISIONS = ("bf16", "fp16", "fp8", "fp32")
 SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp", "distributed-optimizer")
 RECOMPUTES = ("none", "selective", "full")
@@ -158,7 +163,9 @@ class TrainSetup:
     ``inter_gbps`` per-GPU per-direction GB/s of the NVLink (or PCIe) and the scale-out NIC. Parallel degrees
     ``tp pp vp cp ep etp``; ``global_batch`` and ``micro_batch`` in sequences of ``seq_len`` tokens;
     ``tokens`` to train (for time to result, optional). ``adapter_params``: the trainable parameters of a
-    LoRA / QLoRA run (the base model frozen), None for full training.
+    LoRA / QLoRA run (the base model frozen), None for full training. ``ep_comm_overlap``: the expert all-to-all
+    runs under another micro-batch's compute (Megatron-Core ``--overlap-moe-expert-parallel-comm``, DeepSeek-V3
+    DualPipe), see :func:`overlapped_all_to_all_seconds`.
     """
 
     gpus: int
@@ -182,6 +189,7 @@ class TrainSetup:
     inter_name: str = "network"
     tokens: float | None = None
     adapter_params: float | None = None
+    ep_comm_overlap: bool = False
 
 
 @dataclass(frozen=True)
@@ -405,6 +413,8 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     t_p2p = 0.0
     if s.pp > 1:
         t_p2p = link_for(s.gpus).seconds(pipeline_p2p_bytes(tokens_mb, sh.hidden, s.tp) * s.vp, hops=2 * s.vp)
+    if s.ep_comm_overlap and t_a2a > 0:
+        t_a2a = overlapped_all_to_all_seconds(t_a2a, t_compute)
     t_device = t_compute + exposed_tp + exposed_cp + t_a2a
     t_host = host_issue_seconds(sh, s, layers_local, moe_local, fp8)
     t_issue = max(t_device, t_host[0])
@@ -482,6 +492,21 @@ def host_issue_seconds(sh: _Shape, s: TrainSetup, layers_local: float, moe_local
     return (layers_local - moe_local) * dense + moe_local * moe, moe
 
 
+def overlapped_all_to_all_seconds(all_to_all_s: float, compute_s: float) -> float:
+    """What the expert all-to-all adds to a micro-batch when it overlaps another micro-batch's compute.
+
+    Megatron-Core's EP communication overlap (``--overlap-moe-expert-parallel-comm``, megatron/core/pipeline_parallel/
+    combined_1f1b.py, https://github.com/NVIDIA/Megatron-LM: the forward of one micro-batch and the backward of another
+    are split into attention / dispatch / experts / combine chunks and interleaved, each all-to-all running on its own
+    stream under the other chunk's compute) and DeepSeek-V3's DualPipe (arXiv 2412.19437 section 3.2.1: "both
+    all-to-all and PP communication can be fully hidden during execution") hide the all-to-all behind compute of
+    the same size. What stays exposed: the all-to-all time beyond that compute, plus the compute slowed by the SMs
+    the communication kernels hold while they run (:data:`OVERLAP_COMM_SM_SHARE`).
+    """
+    hidden = min(all_to_all_s, compute_s)
+    return max(0.0, all_to_all_s - compute_s) + hidden * OVERLAP_COMM_SM_SHARE / (1 - OVERLAP_COMM_SM_SHARE)
+
+
 def ring_link(intra: LinkSpeed, inter: LinkSpeed, node: int, inner: int, group: int) -> LinkSpeed:
     """The link a ring collective over ``group`` ranks runs at, the ranks strided by ``inner`` (the tensor/context
     or expert groups laid out inside them, Megatron-Core rank order tp-cp-ep-dp-pp).
@@ -527,6 +552,11 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
     if s.pp > 1:
         out.append(Assumption("pipeline_bubble", f"{bubble:.3f}",
                               "(p-1)/(v m), Narayanan et al. 2021 (arXiv 2104.04473) sections 2.2.1-2.2.2"))
+    if s.ep_comm_overlap and s.ep > 1:
+        out.append(Assumption("ep_comm_overlap", f"all-to-all under the other micro-batch's compute, "
+                                                 f"{OVERLAP_COMM_SM_SHARE:.2f} of the SMs held by communication",
+                              "Megatron-Core --overlap-moe-expert-parallel-comm (combined_1f1b.py); DeepSeek-V3 "
+                              "DualPipe (arXiv 2412.19437 sections 3.2.1-3.2.2: 20 of 132 SMs)"))
     if s.precision == "fp8":
         out.append(Assumption("fp8", f"GEMMs only at the FP8 peak x {FP8_SHARE_OF_BF16_EFFICIENCY:g} of the BF16 "
                                      "efficiency; attention and other kernels 16-bit; FP8 casts counted",

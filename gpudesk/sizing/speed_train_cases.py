@@ -89,7 +89,7 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
         recompute=str(case.get("recompute") or "none"), framework=profile,
         gpus_per_node=min(node, int(case.get("gpus_per_node") or node)), intra_gbps=intra, intra_name=intra_name,
         inter_gbps=net.bandwidth_gbps_per_direction, inter_name=net.name,
-        tokens=float(case["tokens"]) if case.get("tokens") else None)
+        tokens=float(case["tokens"]) if case.get("tokens") else None, ep_comm_overlap=bool(case.get("ep_overlap")))
 
 
 def predict_train_case(case: dict[str, Any], catalog: Catalog | None = None) -> tuple[float, TrainSpeed]:

@@ -23,7 +23,7 @@ from gpudesk.sizing.speed_parallel import (
 )
 from gpudesk.sizing.speed_train import TrainSetup, model_flops_per_token, train_speed
 from gpudesk.sizing.speed_train_cases import gpu_rates
-from gpudesk.sizing.speed_validation import evaluate_speed, summarize_speed
+from gpudesk.sizing.speed_validation import evaluate_speed, speed_report_lines, summarize_speed
 
 
 @pytest.fixture(scope="module")
@@ -244,6 +244,16 @@ def test_harness_lists_unanswered_rows_and_reports_the_later_set_apart(tmp_path)
     assert summary["dev"]["all"]["geomean_ratio"] == pytest.approx(1.1)
     assert summary["dev"]["unanswered"] == [{"id": "b", "reason": "pp: does not fit"}]
     assert summary["later"]["all"]["geomean_ratio"] == pytest.approx(2.2)
+    # The fresh set (collected after the model was frozen) is its own row; its serving file is missing: empty.
+    assert summary["fresh"]["all"]["rows"] == 0
+    fresh = dict(rows[0], id="d", measured={"metric": "tokens_per_s_per_gpu", "value": 220})
+    (tmp_path / "fresh_train_runs.jsonl").write_text(json.dumps(fresh) + "\n", encoding="utf-8")
+    summary = summarize_speed(evaluate_speed(tmp_path, {"train": predict}))
+    assert summary["fresh"]["all"]["geomean_ratio"] == pytest.approx(0.5)
+    assert summary["later"]["all"]["rows"] == 1 and summary["dev"]["all"]["rows"] == 2
+    lines = speed_report_lines(evaluate_speed(tmp_path, {"train": predict}), summary)
+    fresh_line = next(line for line in lines if line.startswith("fresh set"))
+    assert "1/1 answered" in fresh_line and "geometric-mean ratio 0.50" in fresh_line
     (tmp_path / "serve_runs.jsonl").write_text("not json\n", encoding="utf-8")
     from gpudesk.sizing.errors import ConfigFileError
 
@@ -329,3 +339,29 @@ def test_moe_token_permutation_is_memory_traffic(catalog):
     coeff = 18 + 6 * top_k * moe.moe_ffn_size / h
     saved = 3 * coeff * h * tokens * layers / (gpu.memory_bandwidth_gbps * 1e9 * HBM_EFFICIENCY)
     assert with_moe == pytest.approx(saved + permute, rel=1e-6)
+
+
+def test_overlapped_expert_all_to_all_hides_behind_compute_on_the_published_deepseek_v3_run():
+    # DeepSeek-V3 pre-training (2048 H800, PP16 EP64, published 1543 tokens/s/GPU) runs DualPipe, which overlaps the
+    # dispatch/combine all-to-all with the paired micro-batch's compute (arXiv 2412.19437 section 3.2.1). The same
+    # published mapping with that overlap typed in (--ep-overlap) keeps only the all-to-all beyond the compute plus
+    # the SMs the communication holds (20 of 132).
+    from gpudesk.sizing.speed_train import OVERLAP_COMM_SM_SHARE, overlapped_all_to_all_seconds
+    from gpudesk.sizing.speed_train_cases import predict_train_case
+    from gpudesk.sizing.speed_validation import read_rows, speed_cases_dir
+
+    row = next(r for r in read_rows(speed_cases_dir() / "later_runs.jsonl")
+               if r["id"] == "deepseek-v3-pretrain-h800-2048gpu-fp8")
+    measured = row["measured"]["value"]
+    plain, plain_speed = predict_train_case(row)
+    overlapped, speed = predict_train_case(dict(row, ep_overlap=True))
+    assert plain / measured < 0.6  # the all-to-all over InfiniBand counted in full: half the published speed
+    assert 0.75 < overlapped / measured < 1.0
+    assert speed.breakdown["expert_all_to_all_s"] < 0.6 * plain_speed.breakdown["expert_all_to_all_s"]
+    assert "ep_comm_overlap" in {a.name for a in speed.assumptions}
+    # The formula: hidden part costs the SM share; the rest stays exposed.
+    assert overlapped_all_to_all_seconds(1.0, 3.0) == pytest.approx(OVERLAP_COMM_SM_SHARE / (1 - OVERLAP_COMM_SM_SHARE))
+    assert overlapped_all_to_all_seconds(3.0, 1.0) == pytest.approx(2.0 + OVERLAP_COMM_SM_SHARE / (1 - OVERLAP_COMM_SM_SHARE))
+    assert main(["estimate", "speed", "--model", "deepseek-v3", "--gpu", "h800-sxm5", "--count", "256", "--pp", "16",
+                 "--ep", "16", "--global-batch", "256", "--seq", "4k", "--precision", "fp8", "--ep-overlap",
+                 "--json"]) == 0
