@@ -53,6 +53,8 @@ def add_speed_parser(esub: Any, tokens_type: Any) -> None:
     p.add_argument("--ep-overlap", action="store_true",
                    help=_("the expert all-to-all overlaps another micro-batch's compute (Megatron "
                           "--overlap-moe-expert-parallel-comm, DualPipe)"))
+    p.add_argument("--ep-node-dedup", action="store_true",
+                   help=_("the MoE dispatcher sends each token once per destination node (DeepEP, HybridEP)"))
     p.add_argument("--micro-batch", type=at_least_one, default=None, metavar="N", help=_("sequences per micro-batch"))
     p.add_argument("--global-batch", type=at_least_one, default=None, metavar="N", help=_("sequences per optimizer step"))
     p.add_argument("--seq", type=tokens_type, default=None, metavar="TOKENS", help=_("sequence length, e.g. 8k"))
@@ -131,7 +133,7 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
                         recompute=args.recompute, framework=args.framework, gpus_per_node=node, intra_gbps=intra,
                         intra_name=intra_name, inter_gbps=network.bandwidth_gbps_per_direction,
                         inter_name=network.name, tokens=args.tokens or base["tokens"],
-                        ep_comm_overlap=bool(args.ep_overlap))
+                        ep_comm_overlap=bool(args.ep_overlap), ep_node_dedup=bool(args.ep_node_dedup))
     try:
         speed = train_speed(spec, gpu_rates(gpu), TrainSetup(**setup_values))
     except SizingError as exc:

@@ -53,6 +53,7 @@ from gpudesk.sizing.speed_parallel import (
     expert_all_to_all_bytes_per_layer,
     pipeline_bubble_fraction,
     pipeline_p2p_bytes,
+    remote_nodes_per_token,
     tensor_parallel_bytes_per_layer,
 )
 
@@ -165,7 +166,9 @@ class TrainSetup:
     ``tokens`` to train (for time to result, optional). ``adapter_params``: the trainable parameters of a
     LoRA / QLoRA run (the base model frozen), None for full training. ``ep_comm_overlap``: the expert all-to-all
     runs under another micro-batch's compute (Megatron-Core ``--overlap-moe-expert-parallel-comm``, DeepSeek-V3
-    DualPipe), see :func:`overlapped_all_to_all_seconds`.
+    DualPipe), see :func:`overlapped_all_to_all_seconds`. ``ep_node_dedup``: the dispatcher sends a token across
+    the network once per destination NVLink domain (DeepEP / HybridEP), see
+    :func:`gpudesk.sizing.speed_parallel.remote_nodes_per_token`.
     """
 
     gpus: int
@@ -190,6 +193,7 @@ class TrainSetup:
     tokens: float | None = None
     adapter_params: float | None = None
     ep_comm_overlap: bool = False
+    ep_node_dedup: bool = False
 
 
 @dataclass(frozen=True)
@@ -408,8 +412,13 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
             # Peers inside the NVLink domain over NVLink, the rest over the NIC, both at once.
             inside = max(1, node // (s.etp * s.tp))
             share_out = (s.ep - inside) / (s.ep - 1)
+            out_bytes = a2a_bytes * share_out
+            if s.ep_node_dedup:
+                # One copy per remote domain instead of one per remote expert (of top_k x (ep-1)/ep copies).
+                copies = remote_nodes_per_token(sh.top_k, max(1, -(-s.ep // inside)))
+                out_bytes = a2a_bytes * copies / (sh.top_k * (s.ep - 1) / s.ep)
             t_a2a = max(intra.seconds(a2a_bytes * (1 - share_out), hops=int(4 * moe_local)),
-                        inter.seconds(a2a_bytes * share_out, hops=int(4 * moe_local)))
+                        inter.seconds(out_bytes, hops=int(4 * moe_local)))
     t_p2p = 0.0
     if s.pp > 1:
         t_p2p = link_for(s.gpus).seconds(pipeline_p2p_bytes(tokens_mb, sh.hidden, s.tp) * s.vp, hops=2 * s.vp)
@@ -557,6 +566,10 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                                                  f"{OVERLAP_COMM_SM_SHARE:.2f} of the SMs held by communication",
                               "Megatron-Core --overlap-moe-expert-parallel-comm (combined_1f1b.py); DeepSeek-V3 "
                               "DualPipe (arXiv 2412.19437 sections 3.2.1-3.2.2: 20 of 132 SMs)"))
+    if s.ep_node_dedup and s.ep > 1:
+        out.append(Assumption("ep_node_dedup", "one copy of a token per remote NVLink domain over the network",
+                              "DeepEP normal kernels (github.com/deepseek-ai/DeepEP); DeepSeek-V3 report "
+                              "(arXiv 2412.19437) section 3.2.2; Megatron-Core HybridEP"))
     if s.precision == "fp8":
         out.append(Assumption("fp8", f"GEMMs only at the FP8 peak x {FP8_SHARE_OF_BF16_EFFICIENCY:g} of the BF16 "
                                      "efficiency; attention and other kernels 16-bit; FP8 casts counted",
