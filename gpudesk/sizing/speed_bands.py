@@ -51,7 +51,7 @@ TRAIN_BANDS: dict[str, ErrorBand] = {
     'gpu:gb200': ErrorBand('gpu:gb200', 10, 0.87, 1.73, 0.6),
     'gpu:gb300': ErrorBand('gpu:gb300', 8, 0.79, 1.43, 0.62),
     'gpu:h100-sxm5': ErrorBand('gpu:h100-sxm5', 43, 0.85, 1.74, 0.58),
-    'gpu:h200-sxm': ErrorBand('gpu:h200-sxm', 2, 0.97, 0.99, 1.0),
+    'gpu:h200-sxm': ErrorBand('gpu:h200-sxm', 2, 1.02, 1.03, 1.0),
     'kind:train': ErrorBand('kind:train', 88, 0.85, 1.74, 0.65),
     'moe:dense-or-ep=1': ErrorBand('moe:dense-or-ep=1', 67, 0.85, 1.33, 0.75),
     'moe:ep>1': ErrorBand('moe:ep>1', 21, 0.88, 2.06, 0.33),

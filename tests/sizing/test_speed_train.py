@@ -390,3 +390,29 @@ def test_node_deduplicating_dispatch_sends_a_token_once_per_remote_node_on_the_d
     # Inside one NVLink domain nothing crosses the network: the dispatcher choice changes nothing.
     row8 = dict(row, gpus=128, pp=16, ep=8, global_batch=960)
     assert predict_train_case(dict(row8, ep_dispatcher="deepep"))[0] == pytest.approx(predict_train_case(row8)[0])
+
+
+def test_a_gpu_without_mamf_takes_the_measurement_of_the_same_silicon(catalog):
+    # H200 SXM and H800 SXM are the H100 SXM's GH100 die at the same 989 TFLOPS and 700 W: same sustained GEMM rate.
+    from gpudesk.sizing.speed_train import DEFAULT_MATMUL_EFFICIENCY
+    from gpudesk.sizing.speed_train_cases import same_silicon_efficiency
+
+    h100 = catalog.find_gpu("h100-sxm5")
+    for gpu_id in ("h200-sxm", "h800-sxm5"):
+        rates = gpu_rates(catalog.find_gpu(gpu_id))
+        assert rates.matmul_efficiency == h100.matmul_efficiency != DEFAULT_MATMUL_EFFICIENCY
+        assert "H100" in rates.efficiency_source
+    # Same chip at a lower power limit or peak (H100 NVL, H20), or another die (GB300): no borrowed measurement.
+    for gpu_id in ("h100-nvl", "h20", "gb300"):
+        assert same_silicon_efficiency(catalog.find_gpu(gpu_id), catalog.gpus()) is None
+    # On the published H200 run (torchtitan Llama 3.1 8B, float8, 32 GPUs) the H100's measurement moves the estimate
+    # by the ratio of the efficiencies on the GEMM share only.
+    from gpudesk.sizing.speed_train_cases import case_model, case_setup
+    from gpudesk.sizing.speed_validation import read_rows, speed_cases_dir
+
+    row = next(r for r in read_rows(speed_cases_dir() / "train_runs.jsonl") if r["id"] == "torchtitan-h200-8b-32gpu-float8")
+    gpu = catalog.find_gpu("h200-sxm")
+    setup, spec = case_setup(row, catalog, gpu), case_model(row, catalog)
+    own = train_speed(spec, gpu_rates(gpu, []), setup)  # no peers: the stated default
+    borrowed = train_speed(spec, gpu_rates(gpu), setup)
+    assert own.breakdown["gemm_s"] / borrowed.breakdown["gemm_s"] == pytest.approx(h100.matmul_efficiency / DEFAULT_MATMUL_EFFICIENCY)
