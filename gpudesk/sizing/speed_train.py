@@ -101,6 +101,8 @@ FP8_HOST_OPS_PER_LOCAL_EXPERT = 10
 # HybridEP defaults to a similar budget (moe_hybridep_num_sms 32 of 148 on Blackwell). 20/132 = 0.15.
 OVERLAP_COMM_SM_SHARE = 20 / 132
 TRAIN_PRECISIONS = ("bf16", "fp16", "fp8", "fp32")
+# FP8 scaling recipes (Transformer Engine recipe names; torchao float8 "tensorwise" dynamic scaling is "current").
+FP8_RECIPES = ("current", "delayed", "mxfp8")
 SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp", "distributed-optimizer")
 RECOMPUTES = ("none", "selective", "full")
 
@@ -110,7 +112,10 @@ class Framework:
     """An implementation profile: ``non_gemm_traffic`` (memory passes of the non-GEMM kernels relative to fused
     ones), ``tp_overlap`` (share of tensor-parallel collective time hidden behind GEMMs), ``source``, the
     attention kernel family (``cudnn`` / FlashAttention-3 class, or ``fa2``), and what its selective recompute
-    redoes: ``selective_mm_share`` of the forward matmuls and, when ``selective_attention``, the attention core."""
+    redoes: ``selective_mm_share`` of the forward matmuls and, when ``selective_attention``, the attention core.
+    ``fp8_recipe``: its default FP8 scaling (Megatron-LM ``--fp8-recipe`` defaults to ``delayed``, Transformer
+    Engine's default ``DelayedScaling`` recipe; torchao ``Float8Linear`` defaults to tensorwise dynamic scaling,
+    ``current``)."""
 
     name: str
     non_gemm_traffic: float
@@ -119,6 +124,7 @@ class Framework:
     attention_kernel: str = "cudnn"
     selective_mm_share: float = 0.0
     selective_attention: bool = True
+    fp8_recipe: str = "delayed"
 
 
 # Eager PyTorch runs each pointwise op as its own kernel over HBM: RMSNorm upcast, square, mean, rsqrt, multiply,
@@ -132,7 +138,7 @@ _EAGER = 4.0
 # compute ops, SDPA included, "except every second mm": half of the forward matmuls run again in backward and the
 # attention core does not (torchtitan/distributed/activation_checkpoint.py, _custom_policy). Megatron-Core's
 # selective recompute redoes only the core attention (Korthikanti et al. 2022 section 5).
-_TORCHTITAN_SAC = (0.5, False)
+_TORCHTITAN_SAC = (0.5, False, "current")
 FRAMEWORKS: dict[str, Framework] = {
     "megatron": Framework("megatron", 1.0, 0.6,
                           "Megatron-Core with Transformer Engine fused kernels (one pass, 1.0); TP communication "
@@ -168,7 +174,8 @@ class TrainSetup:
     runs under another micro-batch's compute (Megatron-Core ``--overlap-moe-expert-parallel-comm``, DeepSeek-V3
     DualPipe), see :func:`overlapped_all_to_all_seconds`. ``ep_node_dedup``: the dispatcher sends a token across
     the network once per destination NVLink domain (DeepEP / HybridEP), see
-    :func:`gpudesk.sizing.speed_parallel.remote_nodes_per_token`.
+    :func:`gpudesk.sizing.speed_parallel.remote_nodes_per_token`. ``fp8_recipe``: how FP8 GEMM inputs are scaled
+    (:data:`FP8_RECIPES`, see :func:`fp8_cast_bytes_per_element`); None: the framework's default.
     """
 
     gpus: int
@@ -194,6 +201,7 @@ class TrainSetup:
     adapter_params: float | None = None
     ep_comm_overlap: bool = False
     ep_node_dedup: bool = False
+    fp8_recipe: str | None = None
 
 
 @dataclass(frozen=True)
@@ -293,6 +301,8 @@ def _check(setup: TrainSetup) -> None:
     choice("precision", s.precision, TRAIN_PRECISIONS)
     choice("sharding", s.sharding, SHARDINGS)
     choice("recompute", s.recompute, RECOMPUTES)
+    if s.fp8_recipe is not None:
+        choice("fp8_recipe", s.fp8_recipe, FP8_RECIPES)
     if s.framework not in FRAMEWORKS:
         raise SizingError("framework", _("{framework!r} is not a known framework; use one of {names}.").format(
             framework=s.framework, names=", ".join(FRAMEWORKS)))
@@ -368,9 +378,9 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     saved = NON_GEMM_PASSES * sh.saved_bytes_per_token_layer * tokens_mb * layers_local / s.tp
     if fp8:
         # Every GEMM input (h for QKV and the MLP, d_attn for the output projection, the MLP width for the down
-        # projection) is cast to FP8 in forward and its gradient in backward: read 2 bytes, write 1, twice.
-        casts = 2 * 3 * tokens_mb * layers_local / s.tp * (2 * sh.hidden + sh.q_width + sh.expert_width * max(1, sh.top_k))
-        saved += casts
+        # projection) is cast to FP8 in forward and its gradient in backward (fp8_cast_bytes_per_element each).
+        elements = 2 * tokens_mb * layers_local / s.tp * (2 * sh.hidden + sh.q_width + sh.expert_width * max(1, sh.top_k))
+        saved += elements * fp8_cast_bytes_per_element(s.fp8_recipe or fw.fp8_recipe)
     if sh.experts and moe_local:
         # Token permutation around the experts (Megatron-Core moe_utils permute / unpermute, github.com/NVIDIA/
         # Megatron-LM megatron/core/transformer/moe/moe_utils.py): forward gathers each
@@ -501,6 +511,23 @@ def host_issue_seconds(sh: _Shape, s: TrainSetup, layers_local: float, moe_local
     return (layers_local - moe_local) * dense + moe_local * moe, moe
 
 
+def fp8_cast_bytes_per_element(recipe: str) -> float:
+    """HBM bytes moved to quantize one 16-bit GEMM input element to FP8 under ``recipe``.
+
+    Read the 16-bit value (2) and write two FP8 copies (1 + 1): the GEMM that consumes the tensor transposed (the
+    weight-gradient GEMM for a forward input, the data-gradient GEMM for an output gradient) needs its own copy,
+    since Hopper's FP8 tensor cores take only the "TN" layout and MXFP8's 1x32 scaling blocks run along the other
+    dimension for it (Transformer Engine fused ``cast_transpose``, transformer_engine/common/transpose/, and its
+    FP8 / MXFP8 user guide, https://docs.nvidia.com/deeplearning/transformer-engine/user-guide/examples/
+    fp8_primer.html). Current (per-tensor, just-in-time) scaling first reduces the tensor's absolute maximum
+    before it can scale it: one more 16-bit read (Transformer Engine ``Float8CurrentScaling``; torchao float8
+    tensorwise dynamic scaling). Delayed scaling takes the scale from the amax history, and MXFP8 computes each
+    32-element block's scale inside the cast kernel: no extra pass.
+    """
+    choice("fp8_recipe", recipe, FP8_RECIPES)
+    return 2 + 1 + 1 + (2 if recipe == "current" else 0)
+
+
 def overlapped_all_to_all_seconds(all_to_all_s: float, compute_s: float) -> float:
     """What the expert all-to-all adds to a micro-batch when it overlaps another micro-batch's compute.
 
@@ -571,8 +598,10 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                               "DeepEP normal kernels (github.com/deepseek-ai/DeepEP); DeepSeek-V3 report "
                               "(arXiv 2412.19437) section 3.2.2; Megatron-Core HybridEP"))
     if s.precision == "fp8":
+        recipe = s.fp8_recipe or fw.fp8_recipe
         out.append(Assumption("fp8", f"GEMMs only at the FP8 peak x {FP8_SHARE_OF_BF16_EFFICIENCY:g} of the BF16 "
-                                     "efficiency; attention and other kernels 16-bit; FP8 casts counted",
+                                     f"efficiency; attention and other kernels 16-bit; {recipe} scaling casts at "
+                                     f"{fp8_cast_bytes_per_element(recipe):g} bytes per element",
                               "Transformer Engine FP8 recipe; Micikevicius et al. 2022 (arXiv 2209.05433); DeepSeek-V3 "
                               "report (arXiv 2412.19437) section 3.3.2"))
     return tuple(out)

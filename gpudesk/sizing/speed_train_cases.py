@@ -30,6 +30,9 @@ DEFAULT_NETWORK = "ib-ndr"
 FRAMEWORK_PROFILES = {"megatron-lm": "megatron", "megatron-core": "megatron", "nemo": "nemo",
                       "megatron-bridge": "nemo", "deepspeed": "deepspeed", "hf-trainer": "hf-trainer",
                       "meta-internal": "megatron"}
+# Published FP8 scaling recipe names -> the model's recipes (absent: the framework's default).
+FP8_RECIPE_NAMES = {"delayed": "delayed", "current": "current", "tensorwise": "current", "mxfp8": "mxfp8",
+                    "mx": "mxfp8"}
 # Published token dispatchers that send a token once per destination node (the rest: one copy per expert).
 NODE_DEDUP_DISPATCHERS = ("deepep", "hybridep")
 SHARDING = {"distributed-optimizer": "distributed-optimizer", "ddp": "ddp", "zero1": "zero1", "zero2": "zero2",
@@ -133,7 +136,8 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
         gpus_per_node=min(node, int(case.get("gpus_per_node") or node)), intra_gbps=intra, intra_name=intra_name,
         inter_gbps=net.bandwidth_gbps_per_direction, inter_name=net.name,
         tokens=float(case["tokens"]) if case.get("tokens") else None, ep_comm_overlap=bool(case.get("ep_overlap")),
-        ep_node_dedup=str(case.get("ep_dispatcher") or "alltoall") in NODE_DEDUP_DISPATCHERS)
+        ep_node_dedup=str(case.get("ep_dispatcher") or "alltoall") in NODE_DEDUP_DISPATCHERS,
+        fp8_recipe=FP8_RECIPE_NAMES.get(str(case.get("fp8_recipe") or "")))
 
 
 def predict_train_case(case: dict[str, Any], catalog: Catalog | None = None) -> tuple[float, TrainSpeed]:
