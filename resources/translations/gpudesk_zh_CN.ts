@@ -220,7 +220,7 @@
 <context>
     <name>AccuracyDialog</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="198"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="199"/>
         <source>How accurate is this estimate?</source>
         <extracomment>The column of the source URL in the accuracy table (the last). Columns of the speed table: set, class, runs, within 20 %, within 50 %, median error, geometric mean, misses.</extracomment>
         <translation>这个估算有多准确？</translation>
@@ -229,12 +229,12 @@
 <context>
     <name>AccuracyLink</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="219"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="220"/>
         <source>How accurate is this?</source>
         <translation>准确度如何？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="222"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="223"/>
         <source>Compare the memory and speed estimators with published measured runs</source>
         <translation>将显存与速度估算器和公开的实测运行对比</translation>
     </message>
@@ -1537,32 +1537,37 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>后续集（在模型之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="132"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="112"/>
+        <source>fresh (collected after the model was frozen)</source>
+        <translation>新集（在模型冻结之后收集）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="133"/>
         <source>The accuracy check could not run: %1</source>
         <translation>无法运行准确度检查：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="138"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="139"/>
         <source>This estimator is within 15 % on %1 of %2 published measurements (median error %3 %).</source>
         <translation>在 %2 个公开实测中，此估算器有 %1 个误差在 15 % 以内（误差中位数 %3 %）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="143"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="144"/>
         <source>%1 sources; %2 more cases are listed but not scored (their setup is not fully published or uses pipeline parallelism, which is not modelled).</source>
         <translation>%1 个来源；另有 %2 个案例已列出但未计分（其配置未完整公开，或使用了未建模的流水线并行）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="153"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="154"/>
         <source>No published measurement of a %1 job yet: treat the figure as unvalidated.</source>
         <translation>尚无 %1 作业的公开实测数据：请将该数值视为未经验证。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="156"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="157"/>
         <source>For %1 jobs: within 15 % on %2 of %3 cases, median error %4 %.</source>
         <translation>对于 %1 作业：%3 个案例中有 %2 个误差在 15 % 以内，误差中位数 %4 %。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="165"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="166"/>
         <source>%1 (not scored)</source>
         <translation>%1（未计分）</translation>
     </message>
@@ -4547,44 +4552,44 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanFields</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="89"/>
         <source>{0}: a comma only groups thousands (20,000,000); write decimals with a point, got “{1}”</source>
         <translation>{0}：逗号只用于千位分隔（20,000,000）；小数请用小数点，收到的是“{1}”</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="92"/>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="214"/>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="219"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="95"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="217"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="222"/>
         <source>{0}: a value is required</source>
         <translation>{0}：必须填写一个值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="101"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="104"/>
         <source>{0}: must be a number, got “{1}”</source>
         <translation>{0}：必须是数字，收到的是“{1}”</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="103"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="106"/>
         <source>{0}: must be a finite number, got “{1}”</source>
         <translation>{0}：必须是有限数值，收到的是“{1}”</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="105"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="108"/>
         <source>{0}: must be a whole number, got {1}</source>
         <translation>{0}：必须是整数，收到的是 {1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="109"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="112"/>
         <source>{0}: must be more than {1}, got {2}</source>
         <translation>{0}：必须大于 {1}，收到的是 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="111"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="114"/>
         <source>{0}: must be at least {1}, got {2}</source>
         <translation>{0}：必须至少为 {1}，收到的是 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="114"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="117"/>
         <source>{0}: must be at most {1}, got {2}</source>
         <translation>{0}：必须至多为 {1}，收到的是 {2}</translation>
     </message>
@@ -6187,74 +6192,74 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanWizard</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="96"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="97"/>
         <source>Plan name</source>
         <translation>规划名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="97"/>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="225"/>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="243"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="98"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="226"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="244"/>
         <source>Untitled plan</source>
         <translation>未命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="98"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="99"/>
         <source>Name under which the plan is saved</source>
         <translation>保存规划时使用的名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="100"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="101"/>
         <source>Notes (optional): context, sources, who asked</source>
         <translation>备注（可选）：背景、来源、提出人</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="101"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="102"/>
         <source>Free text kept with the requirement and printed on the sheet</source>
         <translation>随需求保存并打印在配置单上的自由文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="119"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="120"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; 上一步(&amp;B)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="120"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="121"/>
         <source>&amp;Next &gt;</source>
         <translation>下一步(&amp;N) &gt;</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="121"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="122"/>
         <source>&amp;Plan</source>
         <translation>规划(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="122"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="123"/>
         <source>Check every answer and rank the configurations (runs in the background). Enter in a field goes to the next page; Ctrl+Enter plans from any page.</source>
         <translation>检查所有回答并对配置排序（在后台运行）。在字段中按 Enter 进入下一页；在任意页按 Ctrl+Enter 开始规划。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="124"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="125"/>
         <source>&amp;Quick mode</source>
         <translation>快速模式(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="125"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="126"/>
         <source>Back to the four-field quick mode</source>
         <translation>返回四项快速模式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="142"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="143"/>
         <source>Plan na&amp;me:</source>
         <translation>规划名称(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="146"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="147"/>
         <source>No&amp;tes:</source>
         <translation>备注(&amp;T)：</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="269"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="270"/>
         <source>%n more field(s) to fix: </source>
         <translation>
             <numerusform>还有 %n 个字段需要修正： </numerusform>
@@ -6702,22 +6707,22 @@ PCI 总线：{bus}</translation>
 <context>
     <name>QuickMode</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="30"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="31"/>
         <source>Quick check: does it fit?</source>
         <translation>快速检查：显存放得下吗？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="32"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="33"/>
         <source>Four answers for the common case. The chart shows memory per GPU against the chosen card&apos;s safe line as you type. For a full plan (time, cost, servers), continue in the wizard.</source>
         <translation>常见情况只需四个回答。输入时，图表显示每块 GPU 的显存占用与所选显卡安全线的对比。如需完整规划（时间、成本、服务器），请在向导中继续。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="49"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="50"/>
         <source>Continue in the &amp;full wizard &gt;</source>
         <translation>在完整向导中继续(&amp;F) &gt;</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="50"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="51"/>
         <source>Open the five questions with these answers filled in</source>
         <translation>打开五个问题，并填入这些回答</translation>
     </message>
@@ -8023,7 +8028,7 @@ PCI 总线：{bus}</translation>
 <context>
     <name>WizardPage</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="62"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="63"/>
         <source>Cost assumptions (TCO); every default names its source in its tooltip</source>
         <translation>成本假设（TCO）；每个默认值的来源见其工具提示</translation>
     </message>

@@ -147,6 +147,15 @@ def test_every_later_training_run_is_answered():
     assert all(r.ratio is not None for r in later), [(r.case_id, r.reason) for r in later if r.ratio is None]
 
 
+def test_every_fresh_training_run_is_answered():
+    # The fresh set (collected after the model was frozen, mappings committed before predicting) is scored apart and
+    # never tuned to: every row gets an answer, none "does not fit" or "cannot be placed".
+    fresh = [r for r in evaluate_speed() if r.kind == "train" and r.set_name == "fresh"]
+    assert len(fresh) >= 15
+    assert all(r.ratio is not None for r in fresh), [(r.case_id, r.reason) for r in fresh if r.ratio is None]
+    assert summarize_speed(fresh)["fresh"]["all"]["answered"] == len(fresh)
+
+
 def test_estimate_speed_cli_json_and_errors(capsys):
     assert main(["estimate", "speed", "--model", "llama-3-70b", "--gpu", "h100-sxm5", "--count", "64", "--tp", "4",
                  "--pp", "8", "--vp", "5", "--global-batch", "128", "--seq", "8k", "--precision", "fp8",
