@@ -132,7 +132,7 @@ def _serve_predictor(row: dict[str, Any]) -> float:
 
 
 def evaluate_speed(folder: Path | None = None, predictors: dict[str, Predictor] | None = None) -> list[SpeedRow]:
-    """Predict every row of the dev and later sets in ``folder`` (default :func:`speed_cases_dir`)."""
+    """Predict every row of the dev, later and fresh sets in ``folder`` (default :func:`speed_cases_dir`)."""
     base = folder or speed_cases_dir()
     use = predictors or {"train": train_predictor, "serve": _serve_predictor}
     results: list[SpeedRow] = []
@@ -178,7 +178,7 @@ def summarize_ratios(ratios: list[float], rows: int) -> dict[str, Any]:
 
 
 def summarize_speed(results: list[SpeedRow]) -> dict[str, Any]:
-    """``{"dev": {...}, "later": {...}}``, each with ``all``, ``by_class`` ({class: {value: summary}}) and
+    """``{"dev": {...}, "later": {...}, "fresh": {...}}``, each with ``all``, ``by_class`` ({class: {value: summary}}) and
     ``unanswered`` ([{id, reason}])."""
     out: dict[str, Any] = {}
     for set_name in SET_FILES:
