@@ -11,7 +11,8 @@ of the message say so. Each signature names the mechanism and the one check that
   (cloud.google.com/tpu/docs/system-architecture-tpu-vm, Pallas TPU docs); device memory (HBM) is not involved.
 * ``host_ram``: PyTorch's ``DefaultCPUAllocator`` (``c10/core/impl/alloc_cpu.cpp``), ggml's CPU buffer,
   ``Error code 12 (Cannot allocate memory)``, Caffe's ``host allocation of size N failed`` (``CaffeMallocHost``,
-  ``include/caffe/syncedmem.hpp``), Python's ``MemoryError``, C++ ``std::bad_alloc``, the JVM's
+  ``include/caffe/syncedmem.hpp``), ONNX Runtime's arena on a CPU-provider node (``_nchwc`` nodes, a
+  ``CPUExecutionProvider``-only session), Python's ``MemoryError``, C++ ``std::bad_alloc``, the JVM's
   ``java.lang.OutOfMemoryError`` and the Linux OOM killer ("Killed", "oom-kill") are host allocations (RAM, swap,
   the Windows page file).
 * ``absurd_size``: a request of a PiB or more, PyTorch's "more than 1EB" (its formatter's overflow text) or a
@@ -200,6 +201,23 @@ _BARE = re.compile(r"cuda error[:\s]{1,3}out of memory|hip error[:\s]{1,3}out of
                    r"cuda runtime error.{0,80}out of memory|result=2\b", re.IGNORECASE)
 
 
+def _onnxruntime_on_cpu(low: str) -> bool:
+    """An ONNX Runtime arena failure on a node the CPU provider runs: its arena is host memory.
+
+    ONNX Runtime's ``BFCArena`` serves every provider, so its "Failed to allocate memory for requested buffer" does
+    not say which memory. The node does: the NCHWc layout transformer (``onnxruntime/core/optimizer/
+    nchwc_transformer.cc``) rewrites only nodes assigned to the CPU execution provider and names them ``..._nchwc``;
+    a session whose only provider is ``CPUExecutionProvider`` allocates only host memory (DayBreak-u/chineseocr_lite#355).
+    """
+    if "bfcarena" not in low and "bfc_arena" not in low:
+        return False
+    if "_nchwc" in low:
+        return True
+    gpu_providers = ("cudaexecutionprovider", "tensorrtexecutionprovider", "rocmexecutionprovider",
+                     "dmlexecutionprovider", "cuda_call", "cudnn")
+    return "cpuexecutionprovider" in low and not any(p in low for p in gpu_providers)
+
+
 def classify(text: str, requested: int | None = None, negative_size: int | None = None,
              backend: str | None = None) -> str | None:
     """The signature of ``text`` (see the module docstring), or None. ``requested`` / ``negative_size`` are the
@@ -216,6 +234,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     for key, words in _WORDS[1:]:
         if any(w in low for w in words):
             return key
+    if _onnxruntime_on_cpu(low):
+        return "host_ram"
     if any(w in low for w in _ILLEGAL_ADDRESS) and not any(w in low for w in _OOM_OWN):
         return "illegal_address"
     if backend == "vulkan" and requested is not None and requested >= VULKAN_LARGE_BYTES:
