@@ -49,7 +49,9 @@ Runtime signatures that decide the first cause without being "not capacity":
 * ``context_init``: the failure is the CUDA context itself (``cuCtxCreate``, ``cuDevicePrimaryCtxRetain``,
   ``cudaSetDevice``, "failed initializing StreamExecutor"), or on Ascend the CANN device open (``aclrtSetDevice``
   / ``rtSetDevice`` failing in its MemoryPoolManager init, CANN runtime API reference): it needs a few hundred MiB
-  of a device that someone else already filled.
+  of a device that someone else already filled. An out-of-memory reported on the line of a runtime's own
+  initialisation source (cutorch ``init.c``, NCCL ``init.cu``) is that start-up too (soumith/dcgan.torch#65: cutorch
+  initialised on a GPU another job filled; pytorch#4921: every rank's NCCL init on GPU 0).
 * ``library_init``: cuDNN/cuBLAS handle creation (``CUDNN_STATUS_NOT_INITIALIZED``/``ALLOC_FAILED``,
   ``CUBLAS_STATUS_*``, XLA's "DNN library initialization failed", "Failed to determine best cudnn convolution
   algorithm") allocates its workspace with ``cudaMalloc`` outside the framework's allocator.
@@ -193,6 +195,9 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       "cublas_status_alloc_failed", "cublas_status_not_initialized", "dnn library initialization failed",
                       "failed to determine best cudnn convolution algorithm", "could not create cudnn handle")),
 )
+# An out-of-memory raised on the line of a runtime's own initialisation source (Torch7's cutorch ``init.c``, NCCL's
+# ``init.cu``): the failing allocation is the runtime's start-up (its context and first buffers).
+_INIT_FILE = re.compile(r"\binit\.(?:c|cc|cu|cpp)\b[^\n]{0,80}?(?:out of memory|error=2\b)", re.IGNORECASE)
 _ILLEGAL_ADDRESS = ("illegal memory access", "cudaerrorillegaladdress", "cuda_error_illegal_address")
 # Words of an out-of-memory failure of the text's own: with them, an illegal access is a consequence, not the story.
 _OOM_OWN = ("out of memory", "tried to allocate", "outofmemory", "out_of_memory", "failed to allocate")
@@ -236,6 +241,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
             return key
     if _onnxruntime_on_cpu(low):
         return "host_ram"
+    if _INIT_FILE.search(text):
+        return "context_init"
     if any(w in low for w in _ILLEGAL_ADDRESS) and not any(w in low for w in _OOM_OWN):
         return "illegal_address"
     if backend == "vulkan" and requested is not None and requested >= VULKAN_LARGE_BYTES:

@@ -116,3 +116,14 @@ def test_paste_cut_inside_out_of_memory_is_recognised():
     # taki0112/FUNIT-Tensorflow#3.
     d = diagnose_text("Allocator (GPU_0_bfc) ran out of memo")
     assert d.found_oom and d.report.framework == "tensorflow" and d.causes[0].id == "genuine_shortage"
+
+
+def test_out_of_memory_in_a_runtime_init_file_is_its_start_up():
+    # soumith/dcgan.torch#65: cutorch initialised on a GPU another job had filled.
+    d = diagnose_text("THCudaCheck FAIL file=/tmp/luarocks_cutorch-scm-1-28/cutorch/init.c line=261 error=2 : "
+                      "out of memory")
+    assert d.report.signature == "context_init" and d.causes[0].id == "other_process"
+    # NCCL's own INFO trace through init.cc on other lines is not the failing line (NVIDIA/nccl#1235).
+    assert diagnose_text("ng30903:3063025:3066048 [0] NCCL INFO init.cc:1079 -> 3\n"
+                         "ng30903:3063028:3066152 [3] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'"
+                         ).report.signature != "context_init"
