@@ -26,7 +26,8 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # (mostly PyTorch messages with all their clauses and host-RAM failures: an easier mix than "fresh-2"). The second
 # pass fixed the mechanisms those batches showed (memory outside the allocator read as another process when the figures
 # say so, TensorRT tactic workspaces, one-line CUDA errors and bare library statuses ranked by what public threads
-# resolved, requests near the largest GPU, ONNX Runtime on the CPU provider, leaks in words, cut pastes): 31/35, 11/15
+# resolved, requests near the largest GPU, ONNX Runtime on the CPU provider, leaks in words, cut pastes, an OOM in a
+# runtime's init source): 32/35, 11/15
 # and 8/9 on those seen batches. "fresh-4", collected after them and committed before the doctor ran on it: 17 of 30
 # at first scoring (the code before the second pass scored 16); its misses (PaddlePaddle's own wordings not read, a
 # one-line error from a shared scheduler, a vLLM message cut before its PyTorch clause, an ECC fault worded as
