@@ -11,7 +11,8 @@ of the message say so. Each signature names the mechanism and the one check that
   (cloud.google.com/tpu/docs/system-architecture-tpu-vm, Pallas TPU docs); device memory (HBM) is not involved.
 * ``host_ram``: PyTorch's ``DefaultCPUAllocator`` (``c10/core/impl/alloc_cpu.cpp``), ggml's CPU buffer,
   ``Error code 12 (Cannot allocate memory)``, Caffe's ``host allocation of size N failed`` (``CaffeMallocHost``,
-  ``include/caffe/syncedmem.hpp``), Python's ``MemoryError``, C++ ``std::bad_alloc``, the JVM's
+  ``include/caffe/syncedmem.hpp``), ONNX Runtime's arena on a CPU-provider node (``_nchwc`` nodes, a
+  ``CPUExecutionProvider``-only session), Python's ``MemoryError``, C++ ``std::bad_alloc``, the JVM's
   ``java.lang.OutOfMemoryError`` and the Linux OOM killer ("Killed", "oom-kill") are host allocations (RAM, swap,
   the Windows page file).
 * ``absurd_size``: a request of a PiB or more, PyTorch's "more than 1EB" (its formatter's overflow text) or a
@@ -48,7 +49,9 @@ Runtime signatures that decide the first cause without being "not capacity":
 * ``context_init``: the failure is the CUDA context itself (``cuCtxCreate``, ``cuDevicePrimaryCtxRetain``,
   ``cudaSetDevice``, "failed initializing StreamExecutor"), or on Ascend the CANN device open (``aclrtSetDevice``
   / ``rtSetDevice`` failing in its MemoryPoolManager init, CANN runtime API reference): it needs a few hundred MiB
-  of a device that someone else already filled.
+  of a device that someone else already filled. An out-of-memory reported on the line of a runtime's own
+  initialisation source (cutorch ``init.c``, NCCL ``init.cu``) is that start-up too (soumith/dcgan.torch#65: cutorch
+  initialised on a GPU another job filled; pytorch#4921: every rank's NCCL init on GPU 0).
 * ``library_init``: cuDNN/cuBLAS handle creation (``CUDNN_STATUS_NOT_INITIALIZED``/``ALLOC_FAILED``,
   ``CUBLAS_STATUS_*``, XLA's "DNN library initialization failed", "Failed to determine best cudnn convolution
   algorithm") allocates its workspace with ``cudaMalloc`` outside the framework's allocator.
@@ -192,12 +195,32 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       "cublas_status_alloc_failed", "cublas_status_not_initialized", "dnn library initialization failed",
                       "failed to determine best cudnn convolution algorithm", "could not create cudnn handle")),
 )
+# An out-of-memory raised on the line of a runtime's own initialisation source (Torch7's cutorch ``init.c``, NCCL's
+# ``init.cu``): the failing allocation is the runtime's start-up (its context and first buffers).
+_INIT_FILE = re.compile(r"\binit\.(?:c|cc|cu|cpp)\b[^\n]{0,80}?(?:out of memory|error=2\b)", re.IGNORECASE)
 _ILLEGAL_ADDRESS = ("illegal memory access", "cudaerrorillegaladdress", "cuda_error_illegal_address")
 # Words of an out-of-memory failure of the text's own: with them, an illegal access is a consequence, not the story.
 _OOM_OWN = ("out of memory", "tried to allocate", "outofmemory", "out_of_memory", "failed to allocate")
 _BARE = re.compile(r"cuda error[:\s]{1,3}out of memory|hip error[:\s]{1,3}out of memory|hiperroroutofmemory|cuda_error_out_of_memory|cudaerrormemoryallocation|"
                    r"cuda failure\s{0,3}'?out of memory|cuda failure\s{0,3}2\b|cuda error 2\b|cuda error\s{0,2}\(2\)|cuda error\(2\)|"
                    r"cuda runtime error.{0,80}out of memory|result=2\b", re.IGNORECASE)
+
+
+def _onnxruntime_on_cpu(low: str) -> bool:
+    """An ONNX Runtime arena failure on a node the CPU provider runs: its arena is host memory.
+
+    ONNX Runtime's ``BFCArena`` serves every provider, so its "Failed to allocate memory for requested buffer" does
+    not say which memory. The node does: the NCHWc layout transformer (``onnxruntime/core/optimizer/
+    nchwc_transformer.cc``) rewrites only nodes assigned to the CPU execution provider and names them ``..._nchwc``;
+    a session whose only provider is ``CPUExecutionProvider`` allocates only host memory (DayBreak-u/chineseocr_lite#355).
+    """
+    if "bfcarena" not in low and "bfc_arena" not in low:
+        return False
+    if "_nchwc" in low:
+        return True
+    gpu_providers = ("cudaexecutionprovider", "tensorrtexecutionprovider", "rocmexecutionprovider",
+                     "dmlexecutionprovider", "cuda_call", "cudnn")
+    return "cpuexecutionprovider" in low and not any(p in low for p in gpu_providers)
 
 
 def classify(text: str, requested: int | None = None, negative_size: int | None = None,
@@ -216,6 +239,10 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     for key, words in _WORDS[1:]:
         if any(w in low for w in words):
             return key
+    if _onnxruntime_on_cpu(low):
+        return "host_ram"
+    if _INIT_FILE.search(text):
+        return "context_init"
     if any(w in low for w in _ILLEGAL_ADDRESS) and not any(w in low for w in _OOM_OWN):
         return "illegal_address"
     if backend == "vulkan" and requested is not None and requested >= VULKAN_LARGE_BYTES:

@@ -137,6 +137,11 @@ _LIMIT = [
     _c(r"\bmemory limit\s{0,3}:\s{0,3}" + _SIZE),
     _c(r"\bavailable\s{1,3}" + _SIZE + r"\s{0,2}\)"),
 ]
+# TensorRT's builder (``IBuilder`` autotuning): "Skipping tactic N due to insufficient memory on requested size of S
+# detected for tactic T" (older builds spell it "insuficient"). S is the workspace one tactic asked for, in one piece,
+# up to the workspace limit the build set (``IBuilderConfig::setMemoryPoolLimit(kWORKSPACE, ...)``,
+# ``setMaxWorkspaceSize`` before TensorRT 8.4; TensorRT Developer Guide, "The Build Phase").
+_TACTIC_WORKSPACE = _c(r"skipping tactic.{0,120}?insuf{1,2}icient memory on requested size of\s{1,3}" + _SIZE)
 _NEGATIVE = _c(r"(?:negative (?:capacity|size)\s{0,3}:?\s{0,3}|allocate\s{1,3})-(\d{1,20})")
 
 # Words that mark a text as being about a failed allocation (lower-cased substrings).
@@ -154,6 +159,10 @@ OOM_WORDS = (
     # Intel Gaudi's PyTorch bridge, MindSpore's allocator and the Ascend CANN runtime (EL0004).
     "allocation failed for size", "is more than total mem size", "memory resources are exhausted",
 )
+
+# A paste cut short inside "out of memory" (the last characters of the text): "Allocator (GPU_0_bfc) ran out of memo"
+# (taki0112/FUNIT-Tensorflow#3).
+_CUT_OOM = re.compile(r"\bout of me(?:m(?:o(?:r)?)?)?\s{0,3}$")
 
 # Words that say a call failed (lower-cased substrings): with a request figure they make any wording an allocation
 # failure.
@@ -225,6 +234,7 @@ class Extraction:
     pool_limit_bytes: int | None = None
     start_total_bytes: int | None = None
     start_free_bytes: int | None = None
+    tactic_workspace_bytes: int | None = None
     runtime: str | None = None
     backend: str | None = None
     mig_profile: str | None = None
@@ -289,7 +299,8 @@ def frames_of(text: str) -> list[str]:
 def extract(text: str) -> Extraction:
     """Everything the tolerant layer can read from ``text`` (never raises)."""
     low = text.lower()
-    ex = Extraction(oom_words=any(w in low for w in OOM_WORDS), failure_words=any(w in low for w in _FAILURE_WORDS))
+    ex = Extraction(oom_words=any(w in low for w in OOM_WORDS) or _CUT_OOM.search(low) is not None,
+                    failure_words=any(w in low for w in _FAILURE_WORDS))
     req = _first(_REQUEST, text)
     if req is not None:
         ex.requested_bytes = _bytes(req[1].group(1), req[1].group(2))
@@ -306,6 +317,9 @@ def extract(text: str) -> Extraction:
     if start:
         ex.start_total_bytes = _bytes(start.group(1), start.group(2))
         ex.start_free_bytes = _bytes(start.group(3), start.group(4))
+    tactic = _TACTIC_WORKSPACE.search(text)
+    if tactic:
+        ex.tactic_workspace_bytes = _bytes(tactic.group(1), tactic.group(2))
     negative = _NEGATIVE.search(text)
     if negative:
         ex.negative_size = -int(negative.group(1))
@@ -373,6 +387,8 @@ def parse(text: str, report: MemoryReport) -> bool:
         parsed.setdefault("pool_held_bytes", ex.pool_held_bytes)
     if ex.pool_limit_bytes is not None:
         parsed.setdefault("pool_limit_bytes", ex.pool_limit_bytes)
+    if ex.tactic_workspace_bytes is not None:
+        parsed.setdefault("tactic_workspace_bytes", ex.tactic_workspace_bytes)
     if ex.start_total_bytes is not None and ex.start_free_bytes is not None:
         parsed.setdefault("total_at_start_bytes", ex.start_total_bytes)
         parsed.setdefault("free_at_start_bytes", ex.start_free_bytes)

@@ -9,12 +9,18 @@
 * A failed CUDA context → ``other_process`` 0.8 (a context needs a few hundred MiB of a GPU someone filled).
 * A cuDNN/cuBLAS/XLA library initialisation failure allocates outside the framework's allocator: where the
   framework pre-allocates (TensorFlow, JAX/XLA) → ``preallocation`` 0.6; else → ``genuine_shortage`` 0.55 and
-  ``other_process`` 0.4; XLA's own line "Memory usage: F bytes free, T bytes total" decides it: more than half
+  ``other_process`` 0.4 (a status pasted with no caller's words around it reads as TensorFlow's: ``preallocation``);
+  XLA's own line "Memory usage: F bytes free, T bytes total" decides it: more than half
   free → a library or driver mismatch (``not_capacity``, 0.8).
 * Metal's command-buffer out-of-memory → ``genuine_shortage`` 0.7 (the working set is full).
 * The caching allocator's NVML assert (MIG) → ``genuine_shortage`` 0.6: an OOM whose figures were lost.
-* A bare ``CUDA error: out of memory`` → a ranked set, never one confident answer: pinned host memory 0.4
-  (0.75 when the text shows pinning), another process 0.35, an ECC fault 0.2, a bad driver state 0.15; for
+* A bare ``CUDA error: out of memory`` → a ranked set, never one confident answer. From a PyTorch release that
+  prints the "asynchronously reported" note (its allocator words its own failures "Tried to allocate"): pinned host
+  memory 0.4 (0.75 when the text shows pinning or WSL), another process 0.35, an ECC fault 0.2, a bad driver state
+  0.15. The one line alone (release unknown): the job's own need 0.45, another process 0.4, pinned memory 0.35:
+  the threads that paste only this line were mostly fixed by a smaller batch (ssd.pytorch#257, RefineDet.PyTorch#13,
+  TranSummar#7, scene-baseline#4, ECO-pytorch#40, Detectron.pytorch#11, CR-GAN#8; a driver reset in
+  maskrcnn-benchmark#238, pinned memory under WSL in microsoft/WSL#8447). For
   ggml's own pool (llama.cpp, Ollama) the job's buffers come first (``genuine_shortage`` 0.5); for NCCL,
   a rank other than 0 touching GPU 0 makes another process first.
 * A traceback through CUDA-graph capture → ``cuda_graph_pools`` 0.85 (the captured pools are what failed).
@@ -28,6 +34,7 @@ from gpudesk import i18n
 from gpudesk.i18n import _
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers.units import format_bytes
+from gpudesk.oom.report import MemoryReport
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import CHECKS, NOT_CAPACITY, check_command
 
@@ -223,6 +230,22 @@ def _xpu_large_confidence(f: Facts) -> float:
     return 0.6
 
 
+# A library status with no caller's wording around it. PyTorch always wraps its library failures ("RuntimeError:
+# cuDNN error: ...", "CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`"), and so do Torch7
+# ("Error in CuDNN:"), CNTK ("cuDNN failure 2:") and MXNet ("Check failed: e == CUDNN_STATUS_SUCCESS"); the status
+# alone is what users clip from TensorFlow's StreamExecutor log line, and those threads are fixed by memory growth
+# (tensorflow#14345, #7072; pythonlessons/TensorFlow-2.x-YOLOv3#107; oarriaga/paz#208).
+_BARE_STATUS = re.compile(r"\s{0,4}(?:CUDNN|CUBLAS)_STATUS_[A-Z_]{3,40}\s{0,4}")
+
+
+def _not_pytorch_wording(r: MemoryReport) -> bool:
+    """A library status that PyTorch did not word: the status alone, or no runtime and no PyTorch words at all
+    (flexflow-train#51: Legion maps a fixed framebuffer up front, ``-ll:fsize``, as TensorFlow and JAX do)."""
+    if _BARE_STATUS.fullmatch(r.text or "") is not None:
+        return True
+    return r.runtime is None and r.framework in (None, "unknown")
+
+
 def _library_init(f: Facts) -> list[Cause]:
     r = f.report
     usage = _XLA_USAGE.search(r.text or "")
@@ -231,7 +254,7 @@ def _library_init(f: Facts) -> list[Cause]:
         free, total = int(usage.group(1)), int(usage.group(2))
         if total and free / total > 0.5:
             return [_not_capacity("driver_version", 0.8, f)]
-    if runtime in _PREALLOCATING or r.framework in _PREALLOCATING:
+    if runtime in _PREALLOCATING or r.framework in _PREALLOCATING or _not_pytorch_wording(r):
         return [_generic("preallocation", 0.6, _("The framework's preallocation left no memory for cuDNN/cuBLAS"),
                          _("cuDNN and cuBLAS allocate their handles and workspaces with cudaMalloc, outside the "
                            "framework's pool; TensorFlow and JAX/XLA map most of the GPU at start, so the library "
@@ -256,6 +279,20 @@ def _library_init(f: Facts) -> list[Cause]:
             _other_process(0.4, f), _not_capacity("driver_version", 0.3, f)]
 
 
+_ASYNC_NOTE = "kernel errors might be asynchronously reported"
+
+
+def _one_line_shortage(f: Facts) -> Cause:
+    cause = _shortage(0.45, f, _("A one-line 'CUDA error: out of memory' carries no figures. In most public threads "
+                                 "with only this line, a smaller batch or input fixed it: the job needed more than "
+                                 "the GPU had. Another process holding the GPU and pinned host memory (WSL) are the "
+                                 "next readings; one command tells the first two apart."))
+    cause.evidence.update(evidence(deciding_check="other_process",
+                                   check_command=check_command("other_process", f.report.platform)))
+    cause.checks = [_check_line("other_process", f.report.platform), _check_line("pin_memory", f.report.platform)]
+    return cause
+
+
 def _bare(f: Facts) -> list[Cause]:
     r = f.report
     text = r.text or ""
@@ -276,10 +313,18 @@ def _bare(f: Facts) -> list[Cause]:
                                     "full.")),
                 _other_process(0.4, f), _not_capacity("ecc", 0.15, f)]
     pinned = "pin_memory" in low or "wsl" in low or "microsoft-standard" in low
-    if pinned or r.framework == "pytorch" or "runtimeerror: cuda error" in low or "runtimeerror: hip error" in low:
-        # PyTorch's caching allocator reports its own failures as "Tried to allocate ..."; a bare CUDA error is a
-        # call outside it, and in a running job the commonest such allocation is page-locked host memory.
+    pytorch = r.framework == "pytorch" or "runtimeerror: cuda error" in low or "runtimeerror: hip error" in low
+    if pinned or (pytorch and _ASYNC_NOTE in low):
+        # PyTorch's caching allocator reports its own failures as "Tried to allocate ..." (every release that
+        # prints the asynchronous-error note does); a bare CUDA error is a call outside it, and in a running job
+        # the commonest such allocation is page-locked host memory.
         return [_not_capacity("pin_memory", 0.75 if pinned else 0.4, f), _other_process(0.35, f),
+                _not_capacity("ecc", 0.2, f), _not_capacity("xid", 0.15, f)]
+    if pytorch:
+        # The one line alone (the release unknown): in the public threads that paste just this line, the
+        # resolution is most often a smaller batch (module docstring), so the job's own need comes first, with the
+        # check that tells it from another process.
+        return [_one_line_shortage(f), _other_process(0.4, f), _not_capacity("pin_memory", 0.35, f),
                 _not_capacity("ecc", 0.2, f), _not_capacity("xid", 0.15, f)]
     # Any other runtime allocates device memory itself, so its bare CUDA error is first its own allocation.
     return [_shortage(0.5, f, _("The runtime's own device allocation failed (it prints no figures): the GPU is full.")),
