@@ -56,7 +56,8 @@ CATEGORY_TO_CAUSE = {
 }
 
 CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("platforms", "platform_cases.jsonl"),
-              ("vendors", "vendor_cases.jsonl"), ("vendors-2", "vendor_cases_2.jsonl"))
+              ("vendors", "vendor_cases.jsonl"), ("vendors-2", "vendor_cases_2.jsonl"),
+              ("vendors-3", "vendor_cases_3.jsonl"))
 MAX_CASES_FILE_BYTES = 8 * 1024 * 1024
 # A family is judged on its own (issue 28) from this many cases on.
 FAMILY_MIN_CASES = 5
