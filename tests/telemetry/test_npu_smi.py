@@ -64,3 +64,10 @@ def test_not_npu_smi_is_a_clear_error(tmp_path):
         read_npu_smi_file(tmp_path / "missing.txt")
     assert np.isnan(parse_npu_smi_info((FIXTURES / "npu-smi-info-vllm-ascend-4989.txt").read_text()).frame
                     .metrics[POWER][1])
+
+
+def test_atlas_a3_capture_says_each_die_is_a_device():
+    log = read_npu_smi_file(FIXTURES / "npu-smi-info-vllm-ascend-2534.txt")
+    # the excerpt ends before NPU 1's second chip: only NPU 0 shows both dies
+    assert any(n.startswith("NPU 0: each package holds 2 dies") for n in log.notes)
+    assert [d.memory_total_bytes for d in log.devices] == [65536 * MIB] * 3  # 64 GB per die, not 128 per package
