@@ -56,3 +56,11 @@ def test_the_70b_service_shards_over_64_gb_dies(catalog):
     priced = dataclasses.replace(req, tco=dataclasses.replace(req.tco, gpu_price_overrides_usd={"ascend-910c": 40000}))
     c = next(c for c in plan(priced, catalog).candidates if c.gpu_id == "ascend-910c")
     assert c.gpu_price.price_usd == 20000  # per die: the whole order still costs 40000 per package
+
+
+def test_estimate_memory_on_a_package_fits_one_die(capsys):
+    from gpudesk.cli import main
+
+    assert main(["estimate", "memory", "--model", "llama-3.1-8b", "--mode", "inference", "--gpu", "mi250x"]) == 0
+    out = capsys.readouterr().out
+    assert "one of its 2 dies (64 GB each)" in out and "63.09 GiB usable" in out
