@@ -54,9 +54,6 @@ COLUMNS: dict[str, tuple[str, float]] = {
     "VRAM_TOTAL": (MEM_TOTAL, MIB),
     "PVIOL": (POWER_VIOLATION, 1.0),
 }
-#: Columns amd-smi monitor prints that gpudesk does not map (kept so a header made of them is still recognised).
-OTHER_COLUMNS = frozenset({"ENC_CLOCK", "DEC_CLOCK", "VCLOCK", "DCLOCK", "PCIE_BW", "TVIOL", "TVIOL_ACTIVE",
-                           "PHOT_TVIOL", "VR_TVIOL", "HBM_TVIOL", "GFX_CLKVIOL", "THROTTLE", "XCP"})
 #: Units amd-smi prints after a value (a cell is a value, then at most one unit).
 UNITS = frozenset({"W", "°C", "C", "%", "MHz", "MB", "GB", "KB", "B", "Mb/s", "mV"})
 _HEADER_TOKEN = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -76,7 +73,9 @@ def _header(line: str) -> list[str] | None:
     if len(tokens) < start + 2 or tokens[start] != "GPU":
         return None
     rest = tokens[start + 1:]
-    if not all(t in COLUMNS or t in OTHER_COLUMNS for t in rest) or not any(t in COLUMNS for t in rest):
+    # newer amd-smi releases add columns: unknown upper-case names are kept (their cells are skipped by position),
+    # as long as two of the columns gpudesk maps are there
+    if sum(t in COLUMNS for t in rest) < 2 or len(set(rest)) != len(rest):
         return None
     return tokens
 

@@ -133,3 +133,12 @@ def test_cli_analyze_and_import_read_the_vendor_captures(capsys):
         assert main(["monitor", "analyze", str(FIX / name), "--json"]) == 0
         assert main(["monitor", "import", str(FIX / name)]) == 0
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_amd_smi_monitor_header_with_a_column_gpudesk_does_not_know():
+    text = ("GPU  XCP  POWER  GPU_TEMP  NEW_METRIC  VRAM_USED  VRAM_TOTAL\n"
+            "  0    0  500 W     70 °C       1 %    1000 MB   196300 MB\n")
+    assert detect_format(text) is LogFormat.AMD_SMI_MONITOR
+    frame, _devices, _notes, _stamped = parse_amd_smi_monitor(text)
+    assert frame.metrics[POWER][0] == 500 and frame.metrics[MEM_USED][0] == 1000 * MIB
+    assert detect_format("GPU  POWER\n  0  5 W\n") is not LogFormat.AMD_SMI_MONITOR  # one mapped column is too few
