@@ -64,3 +64,16 @@ def test_estimate_memory_on_a_package_fits_one_die(capsys):
     assert main(["estimate", "memory", "--model", "llama-3.1-8b", "--mode", "inference", "--gpu", "mi250x"]) == 0
     out = capsys.readouterr().out
     assert "one of its 2 dies (64 GB each)" in out and "63.09 GiB usable" in out
+
+
+def test_free_slots_count_packages_not_dies(catalog):
+    from gpudesk.planner.gates import server_gates
+
+    req = load_profile(paths.examples_dir() / "serve-70b-any-vendor.toml")
+    req = dataclasses.replace(req, operations=dataclasses.replace(req.operations, existing_server="mi250x-oam-4",
+                                                                  free_slots=4))
+    _gpus, servers = device_view(catalog.gpus(), catalog.servers())
+    server = next(s for s in servers if s.id == "mi250x-oam-4")
+    die = device_of(catalog.gpu("mi250x"))
+    assert server_gates(server, die, 8, 1, req) == []  # 8 dies = 4 packages = 4 slots
+    assert server_gates(server, die, 10, 1, req)  # 5 packages do not fit 4 slots
