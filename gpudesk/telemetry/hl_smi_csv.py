@@ -6,7 +6,8 @@ https://docs.habana.ai/en/latest/Management_and_Monitoring/Embedded_System_Tools
 ``-Q, --query-aip`` selects fields printed as CSV, like ``nvidia-smi --query-gpu``: a header of field names with the
 unit in brackets (``power.draw [W]``, ``temperature.aip [C]``, ``utilization.aip [%]``, ``memory.used [MiB]``),
 cells separated by ``", "``, values with or without units (``nounits``), ``N/A`` where a field is not supported.
-``-l [seconds]`` repeats the query; every repetition prints its rows again (with ``noheader`` only the rows).
+``-l [seconds]`` "continuously reports query data at the specified interval" (same page): a device seen again
+starts the next repetition, and a repeated header line is read as the same header.
 
 Mapping: ``utilization.aip`` -> GPU utilization (the share of time the AIP, i.e. the Gaudi accelerator, is busy);
 ``temperature.aip`` -> GPU temperature; ``power.draw`` -> power; ``memory.used`` / ``memory.total`` /
