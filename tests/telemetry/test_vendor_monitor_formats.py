@@ -142,3 +142,15 @@ def test_amd_smi_monitor_header_with_a_column_gpudesk_does_not_know():
     frame, _devices, _notes, _stamped = parse_amd_smi_monitor(text)
     assert frame.metrics[POWER][0] == 500 and frame.metrics[MEM_USED][0] == 1000 * MIB
     assert detect_format("GPU  POWER\n  0  5 W\n") is not LogFormat.AMD_SMI_MONITOR  # one mapped column is too few
+
+
+def test_npu_smi_watch_layout_without_chip_column():
+    """Newer npu-smi prints no ChipId(Idx) and adds NPU Util(%) / AI Cube(%): the device is the NPU id."""
+    text = ("NpuID(Idx)  Pwr(W)      Temp(C)     AI Core(%)  AI Cpu(%)   Ctrl Cpu(%) Memory(%)   Memory BW(%)   "
+            "NPU Util(%)    AI Cube(%)\n"
+            "0           290.4       51          7           0           16          3           2              0              0\n"
+            "1           292.1       49          0           0           4           3           0              0              0\n")
+    frame, devices, _notes = parse_npu_smi_watch(text)
+    assert list(frame.gpu) == [0, 1] and list(frame.metrics[POWER]) == [290.4, 292.1]
+    assert list(frame.metrics[GPU_UTIL]) == [7, 0] and list(frame.metrics[MEM_UTIL]) == [2, 0]
+    assert [d.name for d in devices] == ["Ascend NPU 0, chip 0 (npu-smi)", "Ascend NPU 1, chip 0 (npu-smi)"]
