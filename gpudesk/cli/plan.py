@@ -433,9 +433,10 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
     verdict = None
     if args.gpu:
         from gpudesk.catalog import AmbiguousItemError, UnknownItemError
+        from gpudesk.planner.packages import device_of
 
         try:
-            gpu = _catalog().find_gpu(args.gpu)
+            gpu = device_of(_catalog().find_gpu(args.gpu))  # a two-die package fits per die (MI250X, 910C)
         except AmbiguousItemError as exc:
             raise CliError(_("--gpu {gpu!r} matches several GPUs: {ids}").format(
                 gpu=args.gpu, ids=", ".join(g.id for g in exc.matches))) from exc

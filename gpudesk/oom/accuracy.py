@@ -62,7 +62,8 @@ CATEGORY_TO_CAUSE = {
 }
 
 CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("platforms", "platform_cases.jsonl"),
-              ("vendors", "vendor_cases.jsonl"), ("vendors-2", "vendor_cases_2.jsonl"), ("fresh", "fresh_cases.jsonl"),
+              ("vendors", "vendor_cases.jsonl"), ("vendors-2", "vendor_cases_2.jsonl"),
+              ("vendors-3", "vendor_cases_3.jsonl"), ("fresh", "fresh_cases.jsonl"),
               ("fresh-2", "fresh_cases_2.jsonl"), ("fresh-3", "fresh_cases_3.jsonl"),
               ("fresh-4", "fresh_cases_4.jsonl"))
 MAX_CASES_FILE_BYTES = 8 * 1024 * 1024

@@ -18,6 +18,7 @@ from gpudesk.planner.candidates import (
 from gpudesk.planner.classify import LARGE, MULTIMODAL, classify
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.gates import gpu_gates, kind_gates, market_statement, server_gates
+from gpudesk.planner.packages import package_warning, per_device_price
 from gpudesk.planner.prices import (
     GpuPrice,
     cloud_rate,
@@ -270,8 +271,11 @@ def plan(req: Requirement, catalog: Catalog, price_overrides: dict[str, Any] | N
                 continue
             res.warnings.extend(warnings)
             res.rationale.extend(gpu_why)
-            _price(res, gpu, server, req,
-                   resolve_gpu_price(gpu, req.tco.gpu_price_overrides_usd, user_prices, ctx.prices), ctx.prices)
+            package = package_warning(gpu, res.count)
+            if package:
+                res.warnings.append(package)
+            _price(res, gpu, server, req, per_device_price(
+                resolve_gpu_price(gpu, req.tco.gpu_price_overrides_usd, user_prices, ctx.prices), gpu), ctx.prices)
             candidates.append(res)
     prefer_nvlink = kind in (LARGE, MULTIMODAL)
     ranked = rank(candidates, req.operations.budget_usd, prefer_nvlink=prefer_nvlink)

@@ -253,4 +253,6 @@ class LivePreview(QWidget):
         gpu_id = self.card.currentData()
         if self.catalog is None or gpu_id is None:
             return None
-        return self.catalog.gpu(gpu_id)
+        from gpudesk.planner.packages import device_of
+
+        return device_of(self.catalog.gpu(gpu_id))  # a two-die package fits per die (MI250X, Ascend 910C)
