@@ -144,6 +144,10 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         lora_dropout=float(case.get("lora_dropout", 0.0)), legacy_bnb_matmul=bool(case.get("legacy_bnb_matmul", False)),
         weight_loading=str(case.get("weight_loading", "per-tensor")),
         double_quant=bool(case.get("bnb_double_quant", True)),
+        pipeline_parallel=int(case.get("pipeline_parallel") or 1),
+        pipeline_schedule=str(case.get("pipeline_schedule", "1f1b")),
+        pipeline_microbatches=int(case["pipeline_microbatches"]) if case.get("pipeline_microbatches") else None,
+        pipeline_stages_per_rank=int(case["pipeline_stages_per_rank"]) if case.get("pipeline_stages_per_rank") else None,
     )
 
 
