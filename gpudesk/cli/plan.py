@@ -354,6 +354,15 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
     if later["cases"]:
         lines.append(_("  rows added later {cases:>3} cases, within 15 %: {w15:.0%}, median error {median:.1%}").format(
             cases=later["cases"], w15=later["within_15_share"], median=later["median_abs_error"]))
+    fresh = summary["fresh"]
+    if fresh["rows"]:
+        lines.append(_("  fresh rows (mapped before any estimate, never tuned on; not in the figures above) {cases:>3} "
+                       "cases, within 15 %: {w15:.0%}, within 25 %: {w25:.0%}, median error {median:.1%}").format(
+            cases=fresh["cases"], w15=fresh["within_15_share"], w25=fresh["within_25_share"],
+            median=fresh["median_abs_error"]))
+        for key, sub in fresh["by_method"].items():
+            lines.append(_("    fresh method {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error {median:.1%}")
+                         .format(key=key, cases=sub["cases"], w15=sub["within_15_share"], median=sub["median_abs_error"]))
     for peer, sub in summary["peers"].items():
         if sub["cases"]:
             lines.append(_("  formula {peer:<10} {cases:>3} model-state rows, within 15 %: {w15:.0%}, median error {median:.1%}")

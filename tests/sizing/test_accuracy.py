@@ -19,6 +19,7 @@ from gpudesk.sizing.validation import evaluate, summarize
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "sizing" / "measured_peaks.jsonl"
 LATER = CASES.with_name("measured_peaks_later.jsonl")
+FRESH = CASES.with_name("measured_peaks_fresh.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +28,8 @@ def results():
 
 
 def test_every_case_is_described_with_its_source():
-    for line in CASES.read_text(encoding="utf-8").splitlines() + LATER.read_text(encoding="utf-8").splitlines():
+    for line in (CASES.read_text(encoding="utf-8").splitlines() + LATER.read_text(encoding="utf-8").splitlines()
+                 + FRESH.read_text(encoding="utf-8").splitlines()):
         case = json.loads(line)
         assert case["source_url"].startswith("https://"), case["id"]
         assert case["statistic"] in ("allocated", "active", "reserved", "device", "weights", "kv_cache"), case["id"]
@@ -50,7 +52,7 @@ def test_accuracy_floor(results):
 
 def test_rows_added_later_are_scored_apart(results):
     later = summarize(results)["added_later"]
-    assert later["cases"] == sum(r.supported and not r.error for r in results if r.added) >= 114
+    assert later["cases"] == sum(r.supported and not r.error for r in results if r.added and r.case_set != "fresh") >= 114
     assert later["within_15_share"] >= 0.88 and later["median_abs_error"] <= 0.043
     after_model = [r for r in results if r.added == "2026-12-04-after-model" and r.supported]
     assert len(after_model) >= 17 and all(r.abs_error <= 0.15 for r in after_model)
@@ -78,6 +80,23 @@ def test_pipeline_parallel_rows_are_scored(results):
     # The interleaved schedule peaks lower than 1F1B on the same job, as measured (72.7 vs 82.5 GiB).
     one, inter = pp["torchtitan-405b-3d-1f1b"], pp["torchtitan-405b-3d-interleaved-1f1b"]
     assert inter.estimated_bytes < one.estimated_bytes and inter.measured_bytes < one.measured_bytes
+
+
+def test_fresh_rows_are_held_out_and_scored_apart(results):
+    # The fresh rows were mapped and committed before any estimate existed; they never enter the headline figures
+    # (which the floors above guard), only summary["fresh"].
+    fresh = [r for r in results if r.case_set == "fresh"]
+    assert len(fresh) >= 15 and all(r.added.startswith("fresh-") for r in fresh)
+    summary = summarize(results)
+    tuned = [r for r in results if r.case_set != "fresh"]
+    assert summary["cases"] == summarize(tuned)["cases"] == sum(r.supported and not r.error for r in tuned)
+    assert summary["fresh"]["rows"] == len(fresh)
+    assert summary["fresh"]["cases"] == sum(r.supported and not r.error for r in fresh)
+    assert summary["fresh"]["failed_cases"] == 0
+    assert sum(summary["fresh"]["by_method"][m]["cases"] for m in summary["fresh"]["by_method"]) == \
+        summary["fresh"]["cases"]
+    sources = {r.source_url.split("#")[0] for r in fresh}
+    assert len(sources) >= 4 and not sources & {r.source_url.split("#")[0] for r in tuned}
 
 
 def test_compares_like_with_like(results):

@@ -12,7 +12,8 @@ from gpudesk.cli import main
 from gpudesk.sizing.validation import case_workload, evaluate, load_cases
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sizing"
-SETS = (FIXTURES / "measured_peaks.jsonl", FIXTURES / "measured_peaks_later.jsonl")
+SETS = (FIXTURES / "measured_peaks.jsonl", FIXTURES / "measured_peaks_later.jsonl",
+        FIXTURES / "measured_peaks_fresh.jsonl")
 STAT_KEY = {"allocated": "allocated_bytes", "active": "allocated_bytes", "reserved": "reserved_bytes",
             "device": "device_bytes"}
 
