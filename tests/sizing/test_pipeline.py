@@ -79,3 +79,25 @@ def test_fsdp_pipeline_keeps_stage_parameters_and_gradients_unsharded():
     assert sum(inter.values()) < sum(one.values())
     more = estimate_memory(spec, MemoryWorkload(**{**base, "pipeline_parallel": 4, "gpus": 256})).breakdown
     assert more["unsharded_parameters"] == pytest.approx(2 * one["unsharded_parameters"], rel=1e-6)
+
+
+def test_cli_pipeline_flags_and_their_errors(capsys):
+    import json
+
+    from gpudesk.cli import main
+
+    config = str(CONFIGS / "llama-3.1-405b.config.json")
+    base = ["estimate", "memory", "--config", config, "--mode", "train", "--gpus", "512", "--tp", "8", "--sp",
+            "--sharding", "fsdp", "--recompute", "full", "--compile", "--batch", "32", "--seq", "8192", "--pp", "8"]
+    assert main(base + ["--json"]) == 0
+    one = json.loads(capsys.readouterr().out)["per_gpu"]
+    assert main(base + ["--pp-schedule", "interleaved-1f1b", "--json"]) == 0
+    inter = json.loads(capsys.readouterr().out)["per_gpu"]
+    assert inter["reserved_bytes"] < one["reserved_bytes"]
+    assert one["breakdown_bytes"]["unsharded_gradients"] > 0
+    assert main(base + ["--pp-microbatches", "5"]) == 2
+    assert "--pp-microbatches" in capsys.readouterr().err
+    assert main(base + ["--pp-stages-per-rank", "2"]) == 2  # 1f1b runs one stage per rank
+    assert "--pp-stages-per-rank" in capsys.readouterr().err
+    assert main(base[:-2] + ["--pp", "3"]) == 2
+    assert "--pp" in capsys.readouterr().err
