@@ -70,6 +70,14 @@ def add_parser(subparsers) -> None:
     m.add_argument("--tp", type=int, default=1, metavar="N", help=_("tensor-parallel degree"))
     m.add_argument("--sp", action="store_true", help=_("sequence parallel with tensor parallel (activations split by --tp)"))
     m.add_argument("--cp", type=int, default=1, metavar="N", help=_("context-parallel degree (sequence split over N GPUs)"))
+    m.add_argument("--pp", type=int, default=1, metavar="N",
+                   help=_("pipeline-parallel stages (training; --batch is then the batch per data-parallel rank)"))
+    m.add_argument("--pp-schedule", default="1f1b", choices=("1f1b", "interleaved-1f1b", "gpipe"),
+                   help=_("pipeline schedule (PyTorch torch.distributed.pipelining names)"))
+    m.add_argument("--pp-microbatches", type=int, default=None, metavar="M",
+                   help=_("pipeline micro-batches the batch is split into (default: the --pp degree, as torchtitan)"))
+    m.add_argument("--pp-stages-per-rank", type=int, default=None, metavar="V",
+                   help=_("model chunks per pipeline rank with interleaved-1f1b (default 2)"))
     m.add_argument("--loss", default="standard", choices=("standard", "standard-16bit", "chunked", "fused"),
                    help=_("cross-entropy: standard (full fp32 logits), standard-16bit (16-bit logits, no fp32 upcast), "
                         "chunked (torchtune), fused (Liger fused linear CE)"))
@@ -346,6 +354,15 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
     if later["cases"]:
         lines.append(_("  rows added later {cases:>3} cases, within 15 %: {w15:.0%}, median error {median:.1%}").format(
             cases=later["cases"], w15=later["within_15_share"], median=later["median_abs_error"]))
+    fresh = summary["fresh"]
+    if fresh["rows"]:
+        lines.append(_("  fresh rows (mapped before any estimate, never tuned on; not in the figures above) {cases:>3} "
+                       "cases, within 15 %: {w15:.0%}, within 25 %: {w25:.0%}, median error {median:.1%}").format(
+            cases=fresh["cases"], w15=fresh["within_15_share"], w25=fresh["within_25_share"],
+            median=fresh["median_abs_error"]))
+        for key, sub in fresh["by_method"].items():
+            lines.append(_("    fresh method {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error {median:.1%}")
+                         .format(key=key, cases=sub["cases"], w15=sub["within_15_share"], median=sub["median_abs_error"]))
     for peer, sub in summary["peers"].items():
         if sub["cases"]:
             lines.append(_("  formula {peer:<10} {cases:>3} model-state rows, within 15 %: {w15:.0%}, median error {median:.1%}")
@@ -416,7 +433,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         paged_block_tokens=args.kv_block_tokens, kbit_fp32_upcast=args.kbit_fp32_upcast,
         fsdp1_mixed_flat_params=args.fsdp1_mixed_flat_params, lora_dropout=args.lora_dropout,
         legacy_bnb_matmul=args.legacy_bnb_matmul, weight_loading=args.weight_loading,
-        double_quant=not args.no_double_quant,
+        double_quant=not args.no_double_quant, pipeline_parallel=args.pp, pipeline_schedule=args.pp_schedule,
+        pipeline_microbatches=args.pp_microbatches, pipeline_stages_per_rank=args.pp_stages_per_rank,
     )
     try:
         est = estimate_memory(spec, workload)
@@ -428,7 +446,9 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "optimizer": "--optimizer", "context_parallel": "--cp", "loss": "--loss", "sharding": "--sharding",
                 "offload": "--offload", "fsdp_version": "--fsdp-version", "optimizer_impl": "--optimizer-impl",
                 "kv_cache_impl": "--kv-cache-impl", "paged_block_tokens": "--kv-block-tokens",
-                "fsdp1_mixed_flat_params": "--fsdp1-mixed-flat-params", "lora_dropout": "--lora-dropout"}
+                "fsdp1_mixed_flat_params": "--fsdp1-mixed-flat-params", "lora_dropout": "--lora-dropout",
+                "pipeline_parallel": "--pp", "pipeline_schedule": "--pp-schedule",
+                "pipeline_microbatches": "--pp-microbatches", "pipeline_stages_per_rank": "--pp-stages-per-rank"}
         raise CliError(f"{flag.get(str(exc.field), str(exc.field))}: {exc.reason}") from exc
     verdict = None
     if args.gpu:

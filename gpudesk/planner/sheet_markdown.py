@@ -68,6 +68,7 @@ def memory_part_label(name: str) -> str:
         "optimizer_states": _("optimizer states"), "paged_optimizer_states": _("paged optimizer states"),
         "lora_adapters": _("lora adapters"), "activations": _("activations"), "logits": _("logits"),
         "kv_cache": _("kv cache"), "prefill_workspace": _("prefill workspace"), "gathered_layers": _("gathered layers"),
+        "unsharded_parameters": _("unsharded parameters"), "unsharded_gradients": _("unsharded gradients"),
         "cuda_context": _("cuda context"), "framework_overhead": _("framework overhead"),
         "fragmentation": _("fragmentation"),
     }
