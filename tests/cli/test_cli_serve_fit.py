@@ -155,5 +155,8 @@ def test_estimate_accuracy_reports_the_fresh_speed_set_apart(capsys) -> None:
     summary = out["speed"]["summary"]
     assert set(summary) == {"dev", "later", "fresh", "fresh2"}
     assert summary["fresh"]["all"]["rows"] == sum(1 for r in out["speed"]["rows"] if r["set"] == "fresh") > 0
+    assert summary["fresh2"]["all"]["rows"] == sum(1 for r in out["speed"]["rows"] if r["set"] == "fresh2") > 0
     assert main(["estimate", "accuracy"]) == 0
-    assert "fresh set (collected after the model was frozen)" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "fresh set (collected after the model was frozen)" in text
+    assert "second fresh set (collected after the model was frozen again)" in text
