@@ -17,6 +17,13 @@ with overlap the CPU prepares step n+1 while the GPU runs step n, so a step last
   ``async_scheduling: bool | None = None`` resolved to on in ``vllm/config/vllm.py``, PR 27614) and off before
   (V0 and V1 up to v0.11); TensorRT-LLM's runtime overlaps its scheduler (``disable_overlap_scheduler=False``,
   ``tensorrt_llm/llmapi/llm_args.py``). With no version given, the current default.
+- Output lag: vLLM V0's asynchronous output processor (on by default from v0.6.0, vllm-project/vllm PR 7049 and
+  RFC 6913; off with ``--enforce-eager``, issue 10295) processes the outputs of step n (detokenisation, stop
+  checks, the request outputs the API server streams) while step n + 1 runs, and ``LLMEngine.step`` returns them
+  after step n + 1: every token reaches the client one step after the step that sampled it. The first token of a
+  request therefore arrives after the step that follows its prefill (the tenstorrent vLLM fork documents this as the
+  extra TTFT of batch 1, tenstorrent/vllm PR 116). It ends with V1 (v0.8, March 2025), whose engine core returns a
+  step's outputs as soon as it is done. With no version given, V1.
 """
 
 from __future__ import annotations
@@ -38,6 +45,11 @@ OVERLAP_SOURCE = {
     "sglang": "sglang server_args.py disable_overlap_schedule=False (overlap scheduler since v0.4)",
     "trtllm": "TensorRT-LLM llm_args.py disable_overlap_scheduler=False",
 }
+# vLLM versions whose engine delivers a step's outputs after the next step (V0 asynchronous output processor).
+OUTPUT_LAG_VLLM_VERSIONS = ((0, 6), (0, 8))
+OUTPUT_LAG_SOURCE = ("vLLM V0 asynchronous output processor: vllm-project/vllm PR 7049, RFC 6913 (v0.6.0 to V1 in "
+                     "v0.8); off with --enforce-eager (issue 10295); first token after the next step: "
+                     "tenstorrent/vllm PR 116")
 _VERSION = re.compile(r"(\d+)\.(\d+)")
 
 
@@ -83,3 +95,14 @@ def host_overhead(engine: str, version: str | None, overlap: bool | None, num_sc
     source = f"{HOST_SOURCE}; {OVERLAP_SOURCE.get(engine, '')}"
     return HostOverhead(step_s=HOST_STEP_S / block, request_s=HOST_REQUEST_S / block, overlap=resolved,
                         source=source)
+
+
+def output_lag_steps(engine: str, version: str | None, cuda_graphs: bool) -> int:
+    """Steps between the step that samples a token and the step after which the engine hands it to the client: 1
+    for vLLM V0 with its asynchronous output processor (v0.6 up to v0.8, CUDA graphs on), else 0 (module
+    docstring)."""
+    parsed = engine_version_tuple(version)
+    if engine != "vllm" or parsed is None or not cuda_graphs:
+        return 0
+    first, last = OUTPUT_LAG_VLLM_VERSIONS
+    return 1 if first <= parsed < last else 0

@@ -10,7 +10,10 @@ last chunk yields the first token (TTFT ends with that step); each later step yi
 Without mixing (SGLang's default, vLLM V0 without chunked prefill) a step runs either prompts or decode tokens,
 prompts first, so a prefill pauses every running request (the TPOT interference Sarathi-Serve removes). With
 ``num_scheduler_steps`` n > 1 (vLLM V0 multi-step scheduling) decode steps run in blocks of n and waiting requests
-are admitted only between blocks, which adds up to n steps to their TTFT.
+are admitted only between blocks, which adds up to n steps to their TTFT. With an output lag of one step (vLLM V0's
+asynchronous output processor, :func:`gpudesk.sizing.serve_host.output_lag_steps`) the client receives each
+request's first and last tokens when the step after the one that sampled them ends (at once when no step follows),
+so TTFT and the end-to-end latency include that next step and a closed-loop client sends its next request only then.
 
 Loads (one replica; the load is split evenly over replicas):
 - closed loop, ``concurrency`` C: C clients each send a request when their previous one finishes (vLLM
@@ -62,6 +65,7 @@ class Load:
     replicas: int = 1
     num_scheduler_steps: int = 1
     length_spread: float = 0.0
+    output_lag_steps: int = 0
 
 
 @dataclass(frozen=True)
@@ -153,12 +157,26 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     if budget.kv_capacity_tokens < per_request_kv:
         limit = 1  # one request at a time, the engine preempts and recomputes (counted as if it fit)
 
+    lag = load.output_lag_steps > 0
+    lagged_first: list[_Request] = []  # first token sampled, handed to the client when the next step ends
+    lagged_done: list[_Request] = []  # last token sampled, likewise
+
     def finish(req: _Request) -> None:
         nonlocal issued
         done.append(req)
         if closed and issued < prompts:
             arrivals.append(req.finish_s)
             issued += 1
+
+    def deliver(at_s: float) -> None:
+        """Hand the lagged outputs to the client at ``at_s`` (the end of the step after the one that sampled them)."""
+        for req in lagged_first:
+            req.first_token_s = at_s
+        for req in lagged_done:
+            req.finish_s = max(at_s, req.first_token_s)
+            finish(req)
+        lagged_first.clear()
+        lagged_done.clear()
 
     while len(done) < prompts:
         while arrivals and arrivals[0] <= now + 1e-12:
@@ -169,6 +187,9 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             prefilling.append(waiting.popleft())
         d = len(running)
         if not prefilling and d == 0:
+            if lagged_first or lagged_done:
+                deliver(now)  # nothing left to run: the engine hands over the pending outputs at once
+                continue
             if not arrivals:
                 break
             now = max(now, arrivals[0])
@@ -193,6 +214,8 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                     completed.append(req)
             context = context_base + d * decode_steps
             dt = steps.step_s(d, context, chunk_total, attention)
+            if lagged_first or lagged_done:
+                deliver(now + dt)
             now += dt
             busy_batch_time += (d + len(prefilling)) * dt
             if d:
@@ -200,9 +223,14 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             for req in completed:
                 prefilling.remove(req)
                 req.first_token_s = now
+                if lag:
+                    lagged_first.append(req)
                 if req.out <= 1:
                     req.finish_s = now
-                    finish(req)
+                    if lag:
+                        lagged_done.append(req)
+                    else:
+                        finish(req)
                 else:
                     seq += 1
                     heapq.heappush(running, (decode_steps + req.out - 1, seq, req))
@@ -212,6 +240,8 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             next_done = running[0][0]
             k = max(1, next_done - decode_steps)
             context = context_base + d * decode_steps
+            if lagged_first or lagged_done:
+                deliver(now + steps.step_s(d, context))
             if block > 1:
                 block_left = block_left or block
                 k = min(k, block_left)
@@ -229,7 +259,10 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             _step, _s, req = heapq.heappop(running)
             context_base -= req.inp + 1 - (_step - req.out + 1)
             req.finish_s = now
-            finish(req)
+            if lag:
+                lagged_done.append(req)
+            else:
+                finish(req)
     duration = max(now, 1e-12)
     n = len(done)
     ttft = sum(r.first_token_s - r.arrival_s for r in done) / n

@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpudesk.catalog.records import GPU, Link
+from gpudesk.i18n import _
 from gpudesk.sizing.serve_engine import EngineBudget, engine_budget
+from gpudesk.sizing.serve_host import OUTPUT_LAG_SOURCE, output_lag_steps
 from gpudesk.sizing.serve_load import ServeLoad
 from gpudesk.sizing.serve_sched import Load, simulate
 from gpudesk.sizing.serve_step import StepModel, step_model
@@ -68,12 +70,17 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
     load = load.validated()
     budget: EngineBudget = engine_budget(spec, gpu, load)
     steps: StepModel = step_model(spec, gpu, load, link, budget.kv_dtype)
+    lag = output_lag_steps(load.engine.lower(), load.engine_version, load.cuda_graphs)
     result = simulate(steps, budget, Load(input_tokens=load.input_tokens, output_tokens=load.output_tokens,
                                           concurrency=load.concurrency, request_rate_per_s=load.request_rate_per_s,
                                           batch=load.batch, num_prompts=load.num_prompts, replicas=load.replicas,
                                           num_scheduler_steps=load.num_scheduler_steps,
-                                          length_spread=load.length_spread))
+                                          length_spread=load.length_spread, output_lag_steps=lag))
     assumptions = budget.assumptions + steps.assumptions + result.assumptions
+    if lag:
+        assumptions += (Assumption("output_lag_steps", _(
+            "the engine hands each token to the client one step after the step that sampled it"),
+            OUTPUT_LAG_SOURCE),)
     return ServeSpeed(
         output_tokens_per_s=result.output_tokens_per_s * load.replicas,
         requests_per_s=result.requests_per_s * load.replicas,

@@ -72,12 +72,16 @@ def _tpot(argv: str, capsys) -> float:
 
 
 def test_engine_version_and_overlap_flags_set_the_host_overhead(capsys):
-    """vLLM 0.6 waits for its CPU each step; --overlap-scheduling hides it; the flag wins over the version."""
+    """vLLM 0.7 waits for its CPU each step; --overlap-scheduling hides it; the flag wins over the version."""
     base = "--gpu h100-sxm5 --model llama-3.1-8b --input-tokens 100 --output-tokens 100 --concurrency 1"
     current = _tpot(base, capsys)
-    old = _tpot(base + " --engine-version 0.6.0", capsys)
-    assert old == pytest.approx(current + 1.0e-3 + (5.5e-3 - 1.0e-3) / 256, rel=1e-3)
-    assert _tpot(base + " --engine-version 0.6.0 --overlap-scheduling", capsys) == pytest.approx(current)
+    # V0 with CUDA graphs (0.6, 0.7) also hands each token over one step late (the first one after a decode step,
+    # the last one at once on an idle engine), which shortens the client's TPOT by one step over 99: compare with the
+    # same version overlapped.
+    old = _tpot(base + " --engine-version 0.7.0", capsys)
+    overlapped = _tpot(base + " --engine-version 0.7.0 --overlap-scheduling", capsys)
+    assert old == pytest.approx(overlapped + (1.0e-3 + (5.5e-3 - 1.0e-3) / 256) * 98 / 99, rel=2e-3)
+    assert overlapped == pytest.approx(current * 98 / 99, rel=2e-3)
 
 
 def test_a_server_flag_puts_tp_beyond_its_gpus_across_the_network(capsys):

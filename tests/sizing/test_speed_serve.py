@@ -515,3 +515,28 @@ def test_fp8_matmul_efficiency_follows_the_gpus_measured_bf16_mamf(catalog):
         1159.5 / 2614.9 * 784.9 / 668.4, rel=0.01)
     assert matmul_efficiency(catalog.gpu("h100-sxm5"), "fp8")[0] == pytest.approx(1382.2 / 1978.9, rel=0.01)
     assert matmul_efficiency(catalog.gpu("h200-sxm"), "fp8")[0] == pytest.approx(1382.2 / 1978.9)
+
+
+def test_vllm_v0_hands_the_first_token_over_after_the_next_step(catalog):
+    """vLLM 0.6-0.7 (V0 asynchronous output processor) streams a step's tokens after the following step: at
+    concurrency 1 the TTFT grows by one decode step; V1 (0.8) and --enforce-eager (no async output processor) do
+    not lag."""
+    from gpudesk.sizing.serve_host import output_lag_steps
+
+    assert output_lag_steps("vllm", "0.6.3.post1", True) == 1
+    assert output_lag_steps("vllm", "0.8.0", True) == 0
+    assert output_lag_steps("vllm", "0.5.4", True) == 0
+    assert output_lag_steps("vllm", "0.6.3", False) == 0
+    assert output_lag_steps("vllm", None, True) == 0
+    assert output_lag_steps("sglang", "0.6.0", True) == 0
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    shape = dict(input_tokens=512, output_tokens=200, concurrency=1, overlap_scheduling=True)
+    v0 = serve_speed(spec, gpu, ServeLoad(engine_version="0.6.0", **shape))
+    v1 = serve_speed(spec, gpu, ServeLoad(engine_version="0.8.0", **shape))
+    assert v0.ttft_s - v1.ttft_s == pytest.approx(v1.tpot_s, rel=0.05)
+    assert any(a.name == "output_lag_steps" for a in v0.assumptions)
+    assert not any(a.name == "output_lag_steps" for a in v1.assumptions)
+    eager = dict(shape, cuda_graphs=False)
+    assert serve_speed(spec, gpu, ServeLoad(engine_version="0.6.0", **eager)).ttft_s == pytest.approx(
+        serve_speed(spec, gpu, ServeLoad(engine_version="0.8.0", **eager)).ttft_s)

@@ -25,3 +25,17 @@ def test_fresh_rows_are_a_set_of_their_own_and_missing_files_are_empty(tmp_path)
     lines = speed_report_lines(results, summary)
     fresh = [line for line in lines if line.startswith("fresh set (collected after the model was frozen)")]
     assert len(fresh) == 1 and "1/1 answered" in fresh[0]
+
+
+def test_the_second_fresh_batch_is_scored_apart_from_the_first(tmp_path):
+    assert SET_FILES["fresh2"] == ("fresh2_train_runs.jsonl", "fresh2_serve_runs.jsonl")
+    (tmp_path / "fresh_serve_runs.jsonl").write_text(json.dumps(_row("f", "serve", 50)) + "\n", encoding="utf-8")
+    (tmp_path / "fresh2_serve_runs.jsonl").write_text(
+        "\n".join(json.dumps(_row(f"g{i}", "serve", 200)) for i in range(2)) + "\n", encoding="utf-8")
+    results = evaluate_speed(tmp_path, {"serve": lambda row: 100.0})
+    summary = summarize_speed(results)
+    assert [r.set_name for r in results] == ["fresh", "fresh2", "fresh2"]
+    assert summary["fresh2"]["all"]["geomean_ratio"] == 0.5 and summary["fresh"]["all"]["geomean_ratio"] == 2.0
+    lines = speed_report_lines(results, summary)
+    second = [line for line in lines if line.startswith("second fresh set (collected after the model was frozen again)")]
+    assert len(second) == 1 and "2/2 answered" in second[0]
