@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpudesk.i18n import _
-from gpudesk.sizing.engines.common import GIB, Change, EngineFit, GpuMemory, Setting, command_line, settings_with_defaults
+from gpudesk.sizing.engines.common import CONTEXT_BYTES, GIB, NCCL_PER_PEER_BYTES, Change, EngineFit, GpuMemory, Setting, command_line, settings_with_defaults
 from gpudesk.sizing.engines.vllm import kv_precision
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
 from gpudesk.sizing.shapes import ModelSpec
@@ -48,9 +48,6 @@ SETTINGS: dict[str, Setting] = {
     "cuda_graph_max_bs": (None, int, "--cuda-graph-max-bs"),
     "disable_cuda_graph": (False, bool, "--disable-cuda-graph"),
 }
-#: CUDA context + allocator before the weights (one GPU), and NCCL per extra rank.
-CONTEXT_BYTES = 0.75 * GIB
-NCCL_PER_PEER_BYTES = 0.25 * GIB
 
 
 MIB = 1024**2

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpudesk.i18n import _
-from gpudesk.sizing.engines.common import GIB, EngineFit, GpuMemory, Setting, settings_with_defaults
+from gpudesk.sizing.engines.common import CONTEXT_BYTES, GIB, EngineFit, GpuMemory, Setting, settings_with_defaults
 from gpudesk.sizing.engines.forward import profile_peak_bytes
 from gpudesk.sizing.engines.vllm import kv_precision
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
@@ -30,7 +30,6 @@ SETTINGS: dict[str, Setting] = {
     "tp_size": (1, int, "--tp_size"),
     "kv_cache_dtype": ("auto", str, "kv_cache_config.dtype"),
 }
-CONTEXT_BYTES = 0.75 * GIB
 
 
 def trtllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[str, Any], *,

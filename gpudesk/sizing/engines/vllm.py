@@ -27,6 +27,16 @@ Sources (vllm-project/vllm):
   2,944 x 3,072 x 4.25 bits + the bf16 rest = 66.0 GiB (0.10.1 printed 65.97, vllm-project/vllm#23278), and 64.6 GiB
   on the Triton path (0.14.1 printed 64.38, vllm-project/vllm#33155). Blackwell's FlashInfer paths (256 on both)
   are not modelled.
+- How V0 measured the peak changed twice (``vllm/worker/worker.py``): up to 0.2.4 ``torch.cuda.max_memory_allocated()``
+  (PyTorch's peak only); from 0.2.5 (vllm-project/vllm PR 2031, "Fix peak memory profiling": "some memory (probably
+  related to NCCL?) is allocated/freed not through the PyTorch memory allocator") ``total - free`` after the profile
+  run, i.e. everything in use on the device: the CUDA context, NCCL's buffers with TP, and PyTorch's reserved
+  blocks; from 0.6.4 (PR 9352, "Use torch.cuda.memory_stats() to profile peak memory usage") the torch peak plus
+  the non-torch *increase* during profiling, so the context is no longer counted. :func:`profiling_era` names the
+  three; in the middle one the context (:data:`~gpudesk.sizing.engines.common.CONTEXT_BYTES`) and NCCL per peer
+  rank count as non-torch memory. With TP the middle era also counted PyTorch blocks still held for NCCL's stream
+  (PR 2031's Llama-2-70B at TP 4 lost 10,750 blocks, 13 GiB per GPU), which depends on timing, not on the inputs;
+  those logs stay outside tolerance.
 - Non-torch memory: CUDA context allocations outside PyTorch's allocator that appear during the profile (cuBLAS/
   cuBLASLt workspaces; with tensor parallelism NCCL's channel buffers and vLLM's custom all-reduce buffers).
 """
@@ -36,7 +46,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpudesk.i18n import _
-from gpudesk.sizing.engines.common import GIB, Change, EngineFit, GpuMemory, Setting, command_line, settings_with_defaults
+from gpudesk.sizing.engines.common import CONTEXT_BYTES, GIB, NCCL_PER_PEER_BYTES, Change, EngineFit, GpuMemory, Setting, command_line, settings_with_defaults
 from gpudesk.sizing.engines.forward import profile_peak_bytes, v0_profile_peak_bytes
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, kv_sequence_bytes, resolve_weight_format, weight_bytes
 from gpudesk.sizing.shapes import ModelSpec
@@ -136,6 +146,30 @@ def _large_gpu(gpu_total_bytes: int) -> bool:
     return 70 * GIB <= gpu_total_bytes < 90 * GIB or gpu_total_bytes >= 120 * GIB
 
 
+def profiling_era(version: str) -> str:
+    """How the engine measured the profile peak (module docstring): ``allocated`` (V0 up to 0.2.4), ``device``
+    (0.2.5-0.6.3: total - free) or ``torch_peak`` (0.6.4 on, and V1). An unnumbered ``v0`` is the last V0."""
+    release = _patch_release(version)
+    if release is None or not (release[0] == 0 and release[1] < 7):
+        return "torch_peak"
+    if release < (0, 2, 5):
+        return "allocated"
+    if release < (0, 6, 4):
+        return "device"
+    return "torch_peak"
+
+
+def _patch_release(version: str) -> tuple[int, int, int] | None:
+    parts = version.strip().lower().lstrip("v").split(".")
+    try:
+        nums = [int("".join(c for c in p if c.isdigit()) or "x") for p in parts[:3]]
+    except ValueError:
+        return None
+    if len(nums) < 2:
+        return None
+    return nums[0], nums[1], nums[2] if len(nums) > 2 else 0
+
+
 def default_max_num_seqs(version: str, gpu_total_bytes: int) -> int:
     """vLLM's default ``max_num_seqs``: 256, and 1024 on H100-class GPUs from 0.10 (``EngineArgs.
     get_batch_defaults``)."""
@@ -175,7 +209,10 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
         # LoRA slots for max_loras adapters of max_lora_rank on every linear layer (A and B, bf16).
         weights += 2 * s["max_loras"] * s["max_lora_rank"] * (spec.hidden_size or 0) * 7 * (spec.layers or 0) * 2 / tp
     activation = (profile_peak_bytes if v1 else v0_profile_peak_bytes)(spec, batched, seqs, tp)
+    era = profiling_era(version) if not v1 else "torch_peak"
     non_torch = NON_TORCH_BYTES
+    if era == "device":
+        non_torch += CONTEXT_BYTES + NCCL_PER_PEER_BYTES * (tp - 1)
     graphs = 0.0 if s["enforce_eager"] else CUDA_GRAPH_BYTES_PER_LAYER * (spec.layers or 0)
     util = float(s["gpu_memory_utilization"])
     requested = gpu_total_bytes * util
@@ -224,6 +261,7 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
                      max_len, max(1, concurrency), max_conc, per_seq_ctx, fits, reason, cmd, s,
                      changes=changes, assumptions=assumptions,
                      extra={"engine_family": "v1" if v1 else "v0", "max_num_batched_tokens": batched,
+                            "profiling_era": era,
                             "kv_budget_bytes": round(max(0.0, available))})
 
 

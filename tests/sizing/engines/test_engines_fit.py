@@ -254,3 +254,22 @@ def test_vllm_prefix_caching_and_kv_connector_are_typed_and_kept_in_the_command(
     assert r.kv_cache_blocks == plain.kv_cache_blocks
     assert "--enable-prefix-caching" in r.command
     assert """--kv-transfer-config '{"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}'""" in r.command
+
+
+def test_vllm_counts_the_cuda_context_only_while_it_measured_total_minus_free() -> None:
+    """vLLM 0.2.5-0.6.3 measured ``total - free`` after profiling (PR 2031), so the CUDA context and NCCL count; the
+    releases around it measured PyTorch's peak (PR 9352 from 0.6.4), so the same launch keeps more KV cache."""
+    from gpudesk.sizing.engines.common import CONTEXT_BYTES, NCCL_PER_PEER_BYTES
+    from gpudesk.sizing.engines.vllm import profiling_era
+
+    assert [profiling_era(v) for v in ("0.2.4", "0.2.5", "0.5.4", "0.6.3.post1", "0.6.4", "v0", "0.10.1")] == [
+        "allocated", "device", "device", "device", "torch_peak", "torch_peak", "torch_peak"]
+    spec = spec_from_catalog(open_catalog().model("llama-2-13b"))
+    args = ["gpu_memory_utilization=0.9", "max_model_len=4096", "tensor_parallel_size=2"]
+    device = DeviceMemory("A100", 80 * 1024**3)
+    old, mid, new = (engine_fit("vllm", spec, device, args, version=v) for v in ("0.2.4", "0.5.4", "0.6.4"))
+    extra = CONTEXT_BYTES + NCCL_PER_PEER_BYTES
+    assert mid.per_gpu.non_torch_bytes - old.per_gpu.non_torch_bytes == pytest.approx(extra)
+    assert old.kv_cache_blocks - mid.kv_cache_blocks == pytest.approx(extra / (mid.per_gpu.kv_cache_bytes
+                                                                               / mid.kv_cache_blocks), abs=1)
+    assert new.extra["profiling_era"] == "torch_peak" and mid.extra["profiling_era"] == "device"
