@@ -15,6 +15,9 @@ the partial one is used.
 
 from __future__ import annotations
 
+import re
+from shlex import quote
+
 from dataclasses import dataclass
 from typing import Any
 
@@ -126,6 +129,29 @@ def ollama_estimate(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTenso
                           weights_rep, out_layer, full, partial, tuple(alloc))
 
 
+def command(model_ref: str, s: dict[str, Any]) -> str:
+    """Server settings as environment variables of ``ollama serve``, model options as Modelfile ``PARAMETER`` lines
+    (:mod:`gpudesk.sizing.engines.flags`): ``ollama serve`` in the background, then create and run the model."""
+    env = []
+    if s["flash_attention"]:
+        env.append("OLLAMA_FLASH_ATTENTION=1")
+    if s["kv_cache_type"] != "f16":
+        env.append(f"OLLAMA_KV_CACHE_TYPE={s['kv_cache_type']}")
+    if s["num_parallel"] != 1:
+        env.append(f"OLLAMA_NUM_PARALLEL={s['num_parallel']}")
+    if s["gpu_overhead"]:
+        env.append(f"OLLAMA_GPU_OVERHEAD={int(s['gpu_overhead'])}")
+    source = model_ref if ("/" in model_ref or not model_ref.lower().endswith(".gguf")) else "./" + model_ref
+    lines = [f"FROM {source}", f"PARAMETER num_ctx {int(s['num_ctx'])}"]
+    for name in ("num_gpu", "num_batch"):
+        if s[name] != SETTINGS[name][0]:
+            lines.append(f"PARAMETER {name} {int(s[name])}")
+    name = re.sub(r"[^a-z0-9._-]+", "-", model_ref.rsplit("/", 1)[-1].lower().removesuffix(".gguf")).strip("-") or "model"
+    modelfile = "\\n".join(lines) + "\\n"
+    return (" ".join(env + ["ollama", "serve"]) + " & " + f"printf {quote(modelfile)} > Modelfile && "
+            f"ollama create {name} -f Modelfile && ollama run {name}")
+
+
 def ollama_fit(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, ...], gpu_name: str,
                gpu_total_bytes: int, given: dict[str, Any], *, devices: int = 1, metal: bool = False,
                version: str = "0.12", model_ref: str = "MODEL", concurrency: int = 1) -> EngineFit:
@@ -137,14 +163,7 @@ def ollama_fit(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, ..
                       float(est.graph_full if fits else est.graph_partial), 0.0, 0.0)
     reason = "" if fits else _("only {offload} of {layers} layers fit on the GPU; the rest run on the CPU.").format(
         offload=est.layers_offload, layers=est.layers_model)
-    env = []
-    if s["flash_attention"]:
-        env.append("OLLAMA_FLASH_ATTENTION=1")
-    if s["kv_cache_type"] != "f16":
-        env.append(f"OLLAMA_KV_CACHE_TYPE={s['kv_cache_type']}")
-    if s["num_parallel"] != 1:
-        env.append(f"OLLAMA_NUM_PARALLEL={s['num_parallel']}")
-    cmd = " ".join(env + ["ollama", "run", model_ref]) + f"  # then /set parameter num_ctx {s['num_ctx']}"
+    cmd = command(model_ref, s)
     ctx = int(s["num_ctx"])
     return EngineFit("ollama", version, gpu_name, gpu_total_bytes, max(1, devices), first, ctx * int(s["num_parallel"]),
                      0, 1, ctx, max(1, concurrency), float(s["num_parallel"]), ctx, fits, reason, cmd, s,

@@ -47,6 +47,7 @@ from typing import Any
 
 from gpudesk.i18n import _
 from gpudesk.sizing.engines.common import CONTEXT_BYTES, GIB, NCCL_PER_PEER_BYTES, Change, EngineFit, GpuMemory, Setting, command_line, settings_with_defaults
+from gpudesk.sizing.engines.flags import uses_vllm_serve
 from gpudesk.sizing.engines.forward import profile_peak_bytes, v0_profile_peak_bytes
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, kv_sequence_bytes, resolve_weight_format, weight_bytes
 from gpudesk.sizing.shapes import ModelSpec
@@ -244,7 +245,10 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     flags["max_model_len"] = max_len
     spelled = {k: v[2] for k, v in SETTINGS.items()}
     model = model_ref or spec.hf_repo or spec.name
-    cmd = command_line("vllm serve", model, flags, spelled, positional_model=True)
+    if uses_vllm_serve(version):
+        cmd = command_line("vllm serve", model, flags, spelled, positional_model=True)
+    else:
+        cmd = command_line("python -m vllm.entrypoints.openai.api_server", model, flags, spelled)
     mem = GpuMemory(weights, activation, non_torch, kv_bytes, graphs)
     changes = () if fits or not advise else _changes(spec, gpu_name, gpu_total_bytes, s, version, weight_format, model, max_len)
     src = "vllm/v1/worker/gpu_worker.py determine_available_memory; vllm/v1/core/kv_cache_utils.py" if v1 else \

@@ -1,0 +1,109 @@
+"""The command line a fit shows starts that engine: every flag exists in the engine's parser of that version, and
+every setting given reaches the engine (gpudesk.sizing.engines.flags)."""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+
+from gpudesk.catalog import open_catalog
+from gpudesk.sizing import spec_from_catalog
+from gpudesk.sizing.engines.device import DeviceMemory
+from gpudesk.sizing.engines.fit import engine_fit
+from gpudesk.sizing.engines.flags import PARSER_FLAGS, command_flags, fa_takes_value, unknown_flags
+
+H100 = DeviceMemory("H100", 80 * 1024**3)
+
+#: Every setting of each engine set away from its default (the engine's own spelling).
+ALL_SETTINGS = {
+    "vllm": ["gpu_memory_utilization=0.85", "max_model_len=8192", "max_num_seqs=64", "max_num_batched_tokens=4096",
+             "block_size=32", "kv_cache_dtype=fp8", "dtype=float16", "tensor_parallel_size=2", "enforce_eager=true",
+             "enable_chunked_prefill=true", "enable_lora=true", "max_lora_rank=32", "max_loras=2",
+             "cpu_offload_gb=1", "swap_space=8", "num_gpu_blocks_override=1000", "enable_prefix_caching=true",
+             "kv_transfer_config={\"kv_connector\":\"LMCacheConnectorV1\",\"kv_role\":\"kv_both\"}"],
+    "sglang": ["mem_fraction_static=0.8", "context_length=8192", "max_running_requests=64", "max_total_tokens=100000",
+               "chunked_prefill_size=4096", "kv_cache_dtype=fp8_e5m2", "dtype=float16", "tp_size=2", "page_size=16",
+               "cuda_graph_max_bs=64", "disable_cuda_graph=true"],
+    "trtllm": ["free_gpu_memory_fraction=0.8", "max_tokens=100000", "tokens_per_block=64", "max_batch_size=64",
+               "max_num_tokens=4096", "max_seq_len=8192", "tp_size=2", "kv_cache_dtype=fp8"],
+    "llamacpp": ["n_gpu_layers=20", "n_ctx=8192", "n_batch=1024", "n_ubatch=256", "cache_type_k=q8_0",
+                 "cache_type_v=q8_0", "flash_attn=true", "no_kv_offload=true", "parallel=2", "swa_full=true"],
+    "ollama": ["num_ctx=8192", "num_batch=256", "num_gpu=20", "num_parallel=2", "kv_cache_type=q8_0",
+               "flash_attention=true", "gpu_overhead=1000000"],
+}
+#: The settings vLLM's parser had already in 0.2 (vllm/engine/arg_utils.py of December 2023).
+VLLM_0_2_SETTINGS = ["gpu_memory_utilization=0.85", "max_model_len=8192", "max_num_seqs=64",
+                     "max_num_batched_tokens=8192", "block_size=32", "dtype=float16", "tensor_parallel_size=2",
+                     "swap_space=8"]
+VERSIONS = {"vllm": ["0.5.4", "0.9.2", "v1"], "sglang": ["0.4.3", "0.5.3"], "trtllm": ["0.13.0", "1.0"],
+            "llamacpp": ["b3400", "b6000", "b6500"], "ollama": ["0.12"]}
+
+
+def _fit(engine: str, version: str, args: list[str]):
+    spec = spec_from_catalog(open_catalog().model("llama-3.1-8b"))
+    fmt = "q4_k_m" if engine in ("llamacpp", "ollama") else "bf16"
+    return engine_fit(engine, spec, H100, args, version=version, weight_format=fmt)
+
+
+def _parser(engine: str, version: str, command: str) -> str:
+    if engine == "trtllm" and command.startswith("python3 examples/run.py"):
+        return "trtllm_run"
+    return engine
+
+
+@pytest.mark.parametrize("engine,version", [(e, v) for e, vs in VERSIONS.items() for v in vs])
+def test_every_flag_of_the_command_exists_in_that_engine_version(engine: str, version: str) -> None:
+    command = _fit(engine, version, ALL_SETTINGS[engine]).command
+    assert command_flags(command), command
+    assert unknown_flags(_parser(engine, version, command), command) == [], command
+
+
+def test_old_vllm_gets_the_api_server_with_the_flags_it_had() -> None:
+    command = _fit("vllm", "0.2.4", VLLM_0_2_SETTINGS).command
+    assert command.startswith("python -m vllm.entrypoints.openai.api_server --model ")
+    assert len(command_flags(command)) == len(VLLM_0_2_SETTINGS) + 1
+    assert unknown_flags("vllm", command) == []
+
+
+def test_a_flag_the_parser_lacks_is_reported() -> None:
+    assert unknown_flags("vllm", "vllm serve m --max-model-len 8 --max-context-len 8") == ["--max-context-len"]
+    assert unknown_flags("llamacpp", "llama-server -m x.gguf --flash-attention") == ["--flash-attention"]
+
+
+def test_vllm_uses_the_api_server_module_before_vllm_serve_existed() -> None:
+    old = _fit("vllm", "0.3.0", ["max_model_len=4096"]).command
+    new = _fit("vllm", "0.9.2", ["max_model_len=4096"]).command
+    assert old.startswith("python -m vllm.entrypoints.openai.api_server --model ")
+    assert new.startswith("vllm serve meta-llama/")
+
+
+def test_llama_cpp_flash_attention_is_spelled_as_that_build_parses_it() -> None:
+    assert not fa_takes_value("b6000") and fa_takes_value("b6343") and fa_takes_value("latest")
+    old_on = shlex.split(_fit("llamacpp", "b6000", ["flash_attn=true"]).command)
+    old_off = shlex.split(_fit("llamacpp", "b6000", []).command)
+    assert old_on[old_on.index("-fa") + 1] == "-ngl" and "-fa" not in old_off
+    new_on = shlex.split(_fit("llamacpp", "b6500", ["flash_attn=true"]).command)
+    new_off = shlex.split(_fit("llamacpp", "b6500", []).command)
+    # from b6343 leaving -fa out means auto, so the checked configuration says on or off
+    assert new_on[new_on.index("-fa") + 1] == "on" and new_off[new_off.index("-fa") + 1] == "off"
+
+
+def test_trtllm_kv_cache_settings_without_a_flag_reach_the_engine_through_the_options_file() -> None:
+    command = _fit("trtllm", "1.0", ["max_tokens=100000", "kv_cache_dtype=fp8", "tokens_per_block=64"]).command
+    assert "--extra_llm_api_options extra_llm_api_options.yaml" in command
+    assert "max_tokens: 100000" in command and "dtype: fp8" in command and "tokens_per_block: 64" in command
+    plain = _fit("trtllm", "1.0", []).command
+    assert plain.startswith("trtllm-serve ") and "--extra_llm_api_options" not in plain
+    old = _fit("trtllm", "0.13.0", ["max_tokens=100000"]).command
+    assert old.startswith("python3 examples/run.py") and "--max_tokens_in_paged_kv_cache 100000" in old
+
+
+def test_ollama_server_settings_go_to_ollama_serve_and_model_options_to_the_modelfile() -> None:
+    command = _fit("ollama", "0.12", ["num_ctx=8192", "num_gpu=20", "flash_attention=true",
+                                      "kv_cache_type=q8_0"]).command
+    serve, rest = command.split(" & ", 1)
+    assert serve == "OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0 ollama serve"
+    assert "PARAMETER num_ctx 8192" in rest and "PARAMETER num_gpu 20" in rest
+    assert "ollama create " in rest and rest.split(" && ")[-1].startswith("ollama run ")
+    assert set(PARSER_FLAGS["ollama"]) >= set(command_flags(command))
