@@ -4,8 +4,14 @@ Source: ollama/ollama ``llm/memory.go`` ``estimateGPULayers`` and ``fs/ggml/ggml
 3258a89b, the estimator behind the "offload to cuda ... layers.offload=N memory.required.full=..." log line, used
 up to 0.12): every GPU first reserves ``MinimumMemory`` (457 MiB on CUDA/ROCm, 512 MiB on Metal; ``ml/device.go``)
 plus one layer; layers (each ``blk.i`` tensors plus its KV ``num_ctx x num_parallel x (key_length + value_length)
-x head_count_kv x bytes``; f16 2 bytes, q8_0 1, q4_0 0.5) are placed from the last down while ``free > overhead +
-used + max(graph) + layer``; the output layer (``output`` or the tied ``token_embd``, plus ``output_norm``) last.
+x head_count_kv x bytes``; f16 2 bytes, q8_0 1, q4_0 0.5) are placed from ``blk.0`` up while ``free > overhead +
+used + max(graph) + layer``, and a GPU a layer does not fit on takes no further layers (``for i := range
+BlockCount`` ... ``gpusWithSpace[i%j]``, the GPU dropped from the list on the first miss; commits 000ce020 and
+3241b457), so with uneven layers (DeepSeek's dense first layers before its MoE ones) the small early layers
+count; the output layer (``output`` or the tied ``token_embd``, plus ``output_norm``) last. The logged
+``memory.weights.total`` is ``memoryWeights``: the sum over every ``blk.i`` of its tensors plus its share of the KV
+cache (``layerSize = blk.Size() + kv / BlockCount``), without the output layer and the token embedding, which
+the log calls ``nonrepeating``.
 Graph for the ``llama`` architecture: ``fullOffload = max(4 b (1 + 4 e + c (1 + heads)), 4 b (e + vocab))``,
 ``partialOffload = 4 b e + max(4 b (1 + e + max(c, e)) + e^2 x 9/16 + 4 c (b heads + e_head kv), 4 b (e + vocab) +
 e vocab x 105/128)`` with ``b = min(num_ctx, num_batch)`` and ``c = num_ctx x num_parallel``; other architectures
@@ -101,7 +107,7 @@ def ollama_estimate(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTenso
         alloc[i] += minimum + (layer[0] + kv[0] if n else 0)
     count = 0
     want = int(s["num_gpu"])
-    for il in range(n - 1, -1, -1):
+    for il in range(n):
         size = layer[il] + kv[il]
         if 0 <= want <= count:
             continue
@@ -125,7 +131,7 @@ def ollama_estimate(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTenso
     alloc = [a + graph_used if a else 0 for a in alloc]
     weights_rep = sum(layer)
     full_need = minimum + weights_rep + out_layer + sum(kv) + full + layer[0] if n else 0
-    return OllamaEstimate(n + 1, count, full_need, sum(alloc), sum(kv), weights_rep + out_layer + (embd if output else 0),
+    return OllamaEstimate(n + 1, count, full_need, sum(alloc), sum(kv), weights_rep + sum(kv),
                           weights_rep, out_layer, full, partial, tuple(alloc))
 
 
