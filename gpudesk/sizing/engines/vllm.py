@@ -16,9 +16,8 @@ Sources (vllm-project/vllm):
   max_model_len`` (``vllm/executor/executor_base.py`` ``initialize_cache``). The profile runs
   ``max_num_batched_tokens`` tokens, which without chunked prefill is ``max(max_model_len, 2048)``
   (``vllm/config.py`` SchedulerConfig).
-- Defaults (``vllm/engine/arg_utils.py``): gpu_memory_utilization 0.9, block_size 16, max_num_seqs 256 (1024 on
-  H100/H200/MI300-class GPUs from 0.10), V1 max_num_batched_tokens 8192 for ``vllm serve`` on those GPUs (>= 70 GiB,
-  not A100) else 2048.
+- Defaults (``vllm/engine/arg_utils.py``): gpu_memory_utilization 0.9, block_size 16; max_num_seqs 256 for V0; V1's
+  max_num_seqs and max_num_batched_tokens by release and device (:func:`v1_batch_defaults`).
 - MXFP4 MoE layout (``vllm/model_executor/layers/quantization/mxfp4.py`` ``Mxfp4MoEMethod.create_weights``): the
   expert weights are allocated padded for the kernel: ``hidden_size`` rounded up to 256 and, on the Marlin
   weight-only FP4 path (GPUs without native FP4 up to 0.10.1, which logs "Weight-only FP4 compression will be
@@ -48,7 +47,7 @@ from typing import Any
 from gpudesk.i18n import _
 from gpudesk.sizing.engines.common import CONTEXT_BYTES, GIB, NCCL_PER_PEER_BYTES, Change, EngineFit, GpuMemory, Setting, command_line, settings_with_defaults
 from gpudesk.sizing.engines.flags import uses_vllm_serve
-from gpudesk.sizing.engines.forward import profile_peak_bytes, v0_profile_peak_bytes
+from gpudesk.sizing.engines.forward import profile_peak_bytes, v0_profile_peak_bytes, v1_profile_peak_bytes
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, kv_sequence_bytes, resolve_weight_format, weight_bytes
 from gpudesk.sizing.shapes import ModelSpec
 
@@ -141,12 +140,6 @@ def _release(version: str) -> tuple[int, int] | None:
     return major, minor
 
 
-def _large_gpu(gpu_total_bytes: int) -> bool:
-    """H100/H200/MI300-class memory by size (70-90 GiB or 120 GiB and more). vLLM also checks the device name, so
-    an A100 80GB keeps the smaller defaults; the total alone cannot tell it from an H100."""
-    return 70 * GIB <= gpu_total_bytes < 90 * GIB or gpu_total_bytes >= 120 * GIB
-
-
 def profiling_era(version: str) -> str:
     """How the engine measured the profile peak (module docstring): ``allocated`` (V0 up to 0.2.4), ``device``
     (0.2.5-0.6.3: total - free) or ``torch_peak`` (0.6.4 on, and V1). An unnumbered ``v0`` is the last V0."""
@@ -171,21 +164,42 @@ def _patch_release(version: str) -> tuple[int, int, int] | None:
     return nums[0], nums[1], nums[2] if len(nums) > 2 else 0
 
 
-def default_max_num_seqs(version: str, gpu_total_bytes: int) -> int:
-    """vLLM's default ``max_num_seqs``: 256, and 1024 on H100-class GPUs from 0.10 (``EngineArgs.
-    get_batch_defaults``)."""
-    release = _release(version)
-    if release is not None and release >= (0, 10) and _large_gpu(gpu_total_bytes):
-        return 1024
-    if release is None and version.strip().lower() in ("v1", "latest", "") and _large_gpu(gpu_total_bytes):
-        return 1024
-    return 256
+def v1_batch_defaults(version: str, gpu_total_bytes: int, gpu_name: str = "") -> tuple[int, int]:
+    """V1's default (``max_num_seqs``, ``max_num_batched_tokens``) for ``vllm serve`` (``EngineArgs.
+    _set_default_args_v1`` in ``vllm/engine/arg_utils.py``, read in the 0.8.0-0.11.0 wheels):
+
+    - 0.8.0-0.8.3: 1024 sequences on every GPU; 8192 batched tokens when the device name has "h100" or "h200",
+      else 2048;
+    - 0.8.4: 1024 / 8192 on H100/H200 by name, else 256 / 2048;
+    - 0.8.5: by memory, 1024 / 8192 at 70 GiB and more, else 256 / 2048;
+    - 0.9.0 on: the same, except an A100 ("a100" in the device name) keeps 256 / 2048.
+    ``gpu_name`` is the device as named (catalog or the log's ``torch.cuda.get_device_name``)."""
+    release = _patch_release(version)
+    name = gpu_name.lower()
+    large = gpu_total_bytes >= 70 * GIB
+    hopper_name = "h100" in name or "h200" in name
+    if release is not None and release < (0, 8, 4):
+        return 1024, 8192 if hopper_name else 2048
+    if release is not None and release < (0, 8, 5):
+        return (1024, 8192) if hopper_name else (256, 2048)
+    if release is not None and release < (0, 9, 0):
+        return (1024, 8192) if large else (256, 2048)
+    return (1024, 8192) if large and "a100" not in name else (256, 2048)
 
 
-def default_batched_tokens(v1: bool, max_model_len: int, gpu_total_bytes: int, chunked: bool | None) -> int:
-    """vLLM's default ``max_num_batched_tokens`` (module docstring)."""
+def default_max_num_seqs(version: str, gpu_total_bytes: int, gpu_name: str = "") -> int:
+    """vLLM's default ``max_num_seqs``: 256 for V0 (``EngineArgs``: "Set max_num_seqs to 256 for VLLM_V0"), V1's
+    from :func:`v1_batch_defaults`."""
+    if not is_v1(version):
+        return 256
+    return v1_batch_defaults(version, gpu_total_bytes, gpu_name)[0]
+
+
+def default_batched_tokens(v1: bool, max_model_len: int, gpu_total_bytes: int, chunked: bool | None,
+                           version: str = "v1", gpu_name: str = "") -> int:
+    """vLLM's default ``max_num_batched_tokens`` (module docstring; V1: :func:`v1_batch_defaults`)."""
     if v1:
-        return 8192 if _large_gpu(gpu_total_bytes) else 2048
+        return v1_batch_defaults(version, gpu_total_bytes, gpu_name)[1]
     if chunked:
         return 512
     return max(max_model_len, 2048)
@@ -201,15 +215,16 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     fmt = resolve_weight_format(spec, s["quantization"] or weight_format)
     max_len = int(s["max_model_len"] or spec.context_length or 4096)
     block = int(s["block_size"])
-    seqs = int(s["max_num_seqs"] or default_max_num_seqs(version, gpu_total_bytes))
+    seqs = int(s["max_num_seqs"] or default_max_num_seqs(version, gpu_total_bytes, gpu_name))
     batched = int(s["max_num_batched_tokens"] or default_batched_tokens(v1, max_len, gpu_total_bytes,
-                                                                       s["enable_chunked_prefill"]))
+                                                                       s["enable_chunked_prefill"], version,
+                                                                       gpu_name))
     weights = (weight_bytes(spec, fmt) + mxfp4_padding_bytes(spec, fmt, version, tp) * tp) / tp \
         - float(s["cpu_offload_gb"]) * GIB
     if s["enable_lora"]:
         # LoRA slots for max_loras adapters of max_lora_rank on every linear layer (A and B, bf16).
         weights += 2 * s["max_loras"] * s["max_lora_rank"] * (spec.hidden_size or 0) * 7 * (spec.layers or 0) * 2 / tp
-    activation = (profile_peak_bytes if v1 else v0_profile_peak_bytes)(spec, batched, seqs, tp)
+    activation = (v1_profile_peak_bytes if v1 else v0_profile_peak_bytes)(spec, batched, seqs, tp)
     era = profiling_era(version) if not v1 else "torch_peak"
     non_torch = NON_TORCH_BYTES
     if era == "device":
@@ -258,6 +273,10 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
             total=gpu_total_bytes / GIB, util=util), src),
         (_("activation peak of a profile run over {tokens} batched tokens and {seqs} sequences").format(
             tokens=batched, seqs=seqs), "gpudesk.sizing.engines.forward"),
+        *(((_("the sampler is profiled with top-k/top-p in PyTorch (no FlashInfer installed); with FlashInfer the "
+              "KV cache gets about {gib:.2f} GiB more").format(
+            gib=max(0.0, activation - profile_peak_bytes(spec, batched, seqs, tp)) / GIB),
+           "vllm/v1/sample/ops/topk_topp_sampler.py"),) if v1 else ()),
         (_("CUDA graphs are captured after the KV cache, outside gpu_memory_utilization"),
          "vllm/v1/worker/gpu_model_runner.py capture_model"),
     )

@@ -163,11 +163,35 @@ def test_llamacpp_kv_cells_are_padded_to_32_or_256_with_flash_attention(catalog)
 
 
 def test_vllm_default_max_num_seqs_follows_release_and_gpu(catalog) -> None:
-    from gpudesk.sizing.engines.vllm import default_max_num_seqs
+    """EngineArgs' V1 defaults as the 0.8.0, 0.8.4, 0.8.5, 0.9.0 and 0.11.0 wheels set them; V0 keeps 256."""
+    from gpudesk.sizing.engines.vllm import default_batched_tokens, default_max_num_seqs, v1_batch_defaults
 
-    assert default_max_num_seqs("0.11.0", int(79.19 * GIB)) == 1024
-    assert default_max_num_seqs("0.8.5", int(79.19 * GIB)) == 256
-    assert default_max_num_seqs("0.11.0", int(23.6 * GIB)) == 256
+    h100, a100, l40s = int(79.19 * GIB), int(79.15 * GIB), int(44.4 * GIB)
+    assert default_max_num_seqs("0.11.0", h100, "NVIDIA H100 80GB HBM3") == 1024
+    assert default_max_num_seqs("0.11.0", a100, "NVIDIA A100-SXM4-80GB") == 256  # 0.9.0 on: not an A100
+    assert default_max_num_seqs("0.8.5", a100, "NVIDIA A100-SXM4-80GB") == 1024  # 0.8.5: memory alone
+    assert default_max_num_seqs("0.8.4", a100, "NVIDIA A100-SXM4-80GB") == 256  # 0.8.4: H100/H200 by name
+    assert v1_batch_defaults("0.8.0", l40s, "NVIDIA L40S") == (1024, 2048)  # 0.8.0-0.8.3: 1024 everywhere
+    assert default_max_num_seqs("0.11.0", int(23.6 * GIB), "NVIDIA GeForce RTX 3090") == 256
+    assert default_max_num_seqs("0.6.4", h100, "NVIDIA H100 80GB HBM3") == 256  # V0
+    assert default_batched_tokens(True, 8192, h100, None, "v1", "H100") == 8192
+    assert default_batched_tokens(False, 20000, h100, None, "0.6.4", "H100") == 20000
+
+
+def test_vllm_v1_profiles_the_sampler_with_top_k_and_top_p(catalog) -> None:
+    """V1's dummy sampler run sorts min(max_num_seqs, batched tokens) full-vocabulary rows without FlashInfer:
+    28 bytes a logit, so gpt-oss's 201,088-token vocabulary at 1024 rows costs 5.4 GiB of the KV budget."""
+    from gpudesk.sizing.engines.forward import V1_SORTED_SAMPLER_BYTES_PER_LOGIT, v1_profile_peak_bytes
+
+    oss = spec(catalog, "gpt-oss-120b")
+    assert V1_SORTED_SAMPLER_BYTES_PER_LOGIT == 28
+    peak = v1_profile_peak_bytes(oss, 1024, 1024)
+    assert peak == 1024 * 201088 * 28 + 1024 * oss.hidden_size * 2
+    assert v1_profile_peak_bytes(oss, 1024, 256) < peak / 3
+    r = engine_fit("vllm", oss, H100, ["gpu_memory_utilization=0.95", "max_num_batched_tokens=1024"],
+                   version="0.11.0")
+    assert r.per_gpu.activation_bytes == pytest.approx(peak)
+    assert any("FlashInfer" in text for text, _src in r.assumptions)
 
 
 def test_memory_rows_name_each_engines_terms_and_sum_to_the_total(catalog) -> None:
@@ -197,12 +221,15 @@ def test_vllm_v0_profile_peak_is_the_sorted_sampler_when_it_outgrows_the_forward
     assert v0_profile_peak_bytes(llama, 29_000, 256) == layer_peak_bytes(llama, 29_000)
 
 
-def test_vllm_v1_profile_skips_the_sorting_sampler(catalog) -> None:
+def test_vllm_v1_sorts_more_sampler_rows_than_v0(catalog) -> None:
+    """V0 samples 256 sequences on the driver; V1 (0.8.5, >= 70 GiB: max_num_seqs 1024) sorts 1024 rows of 28 bytes a
+    logit in its dummy sampler run (gpu_model_runner.py _dummy_sampler_run, topk_topp_sampler.py)."""
     qwen = spec(catalog, "qwen2.5-14b")
     v0 = engine_fit("vllm", qwen, H100, ["max_model_len=8192", "max_num_batched_tokens=2048",
                                          "enable_chunked_prefill=true"], version="0.7.2")
     v1 = engine_fit("vllm", qwen, H100, ["max_model_len=8192", "max_num_batched_tokens=2048"], version="0.8.5")
-    assert v0.per_gpu.activation_bytes > v1.per_gpu.activation_bytes + 0.5 * GIB
+    assert v0.per_gpu.activation_bytes == pytest.approx(256 * 152_064 * 32 + 2048 * 5120 * 2)
+    assert v1.per_gpu.activation_bytes == pytest.approx(1024 * 152_064 * 28 + 2048 * 5120 * 2)
 
 
 def test_vllm_pads_mxfp4_experts_for_its_moe_kernel(catalog) -> None:
