@@ -76,7 +76,9 @@ def test_unknown_setting_is_refused_with_the_engines_names(catalog) -> None:
 def test_sglang_pool_and_running_requests(catalog) -> None:
     r = engine_fit("sglang", spec(catalog, "llama-3-8b"), H100, ["mem_fraction_static=0.85"])
     cell = 32 * 8 * 128 * 2 * 2
-    rest = 79.18 * GIB - 0.75 * GIB - r.per_gpu.weights_bytes - 79.18 * GIB * 0.15
+    # profile_max_num_token: free after the weights - free before them (min_per_gpu_memory) x (1 - fraction)
+    free_before = 79.18 * GIB - 0.75 * GIB
+    rest = free_before - r.per_gpu.weights_bytes - free_before * 0.15
     assert r.kv_cache_tokens == int(rest // cell)
     assert r.extra["max_running_requests"] == min(r.kv_cache_tokens // 2,
                                                   min(max(int(r.kv_cache_tokens / 8192 * 512), 2048), 4096))
@@ -198,7 +200,7 @@ def test_memory_rows_name_each_engines_terms_and_sum_to_the_total(catalog) -> No
     sg = engine_fit("sglang", spec(catalog, "llama-3-8b"), H100, ["context_length=8192"], version="0.4.3")
     rows = dict(memory_rows(sg))
     assert rows["outside mem_fraction_static (activations, CUDA graphs)"] == pytest.approx(
-        H100.total_bytes * (1 - sg.extra["mem_fraction_static"]))
+        (H100.total_bytes - sg.per_gpu.non_torch_bytes) * (1 - sg.extra["mem_fraction_static"]))
     assert "activation peak (profile run)" not in rows
     assert sum(v for k, v in rows.items() if k != "total per GPU") == pytest.approx(rows["total per GPU"])
     assert engine_title(sg) == "SGLang 0.4.3"
