@@ -6,12 +6,17 @@ the engine's parser of the version asked for, and every setting that changes mem
 Sources, per engine (the parser named is where each flag is declared):
 
 - vLLM: ``vllm/engine/arg_utils.py`` ``EngineArgs.add_cli_args`` (https://github.com/vllm-project/vllm). The
-  ``vllm serve`` console script is used from 0.6 on (``vllm/scripts.py``, later ``vllm/entrypoints/cli``); earlier
+  ``vllm serve`` console script is used from 0.5.2 on (``vllm/scripts.py``, later ``vllm/entrypoints/cli``); earlier
   releases start with ``python -m vllm.entrypoints.openai.api_server --model M`` (the form vLLM 0.3 logs show,
   QwenLM/Qwen3#16), which every release keeps.
-  Which release added each optional flag is not tabulated here (only the command's form changes by release).
+  :data:`FLAG_SINCE` gives the first release whose parser declares each optional flag, read from
+  ``vllm/engine/arg_utils.py`` of the 0.2.0-0.7.3 wheels on PyPI (the required ones are in 0.2.0 already);
+  ``vllm/scripts.py``, the ``vllm`` console script, first ships in the 0.5.2 wheel. ``--kv-cache-dtype`` took
+  ``auto|fp8_e5m2`` in 0.3.0-0.4.0, ``auto|fp8`` in 0.4.1-0.4.2 and ``fp8``, ``fp8_e5m2``, ``fp8_e4m3`` from 0.4.3.
 - SGLang: ``python/sglang/srt/server_args.py`` ``ServerArgs.add_cli_args`` (https://github.com/sgl-project/sglang),
-  started with ``python -m sglang.launch_server --model-path M``.
+  started with ``python -m sglang.launch_server --model-path M``; read in the 0.3.0, 0.4.0, 0.4.3.post4, 0.4.4, 0.4.9
+  and 0.5.3 wheels: ``--cuda-graph-max-bs`` from 0.4.0, ``--page-size`` from 0.4.4, ``--kv-cache-dtype fp8_e4m3``
+  beside ``fp8_e5m2`` from 0.4.3.
 - TensorRT-LLM: ``trtllm-serve`` (``tensorrt_llm/commands/serve.py``, click options, https://github.com/NVIDIA/
   TensorRT-LLM) takes ``--tp_size --max_batch_size --max_num_tokens --max_seq_len
   --kv_cache_free_gpu_memory_fraction`` and the rest of ``KvCacheConfig`` (``max_tokens``, ``dtype``,
@@ -55,12 +60,26 @@ PARSER_FLAGS: dict[str, frozenset[str]] = {
         "--no-kv-offload", "-np", "--swa-full"}),
     "ollama": frozenset({"-f"}),
 }
+#: First release whose parser has each optional flag (module docstring); a flag not listed is in every release.
+FLAG_SINCE: dict[str, dict[str, tuple[int, ...]]] = {
+    "vllm": {"--kv-cache-dtype": (0, 3, 0), "--enforce-eager": (0, 2, 6), "--enable-chunked-prefill": (0, 4, 0),
+             "--enable-lora": (0, 3, 0), "--max-lora-rank": (0, 3, 0), "--max-loras": (0, 3, 0),
+             "--cpu-offload-gb": (0, 5, 3), "--num-gpu-blocks-override": (0, 4, 1),
+             "--enable-prefix-caching": (0, 4, 0), "--kv-transfer-config": (0, 6, 5)},
+    "sglang": {"--cuda-graph-max-bs": (0, 4, 0), "--page-size": (0, 4, 4)},
+}
+#: Values of ``--kv-cache-dtype`` by release: (first release, accepted values), newest last (module docstring).
+KV_CACHE_DTYPES: dict[str, tuple[tuple[tuple[int, ...], frozenset[str]], ...]] = {
+    "vllm": (((0, 3, 0), frozenset({"auto", "fp8_e5m2"})), ((0, 4, 1), frozenset({"auto", "fp8"})),
+             ((0, 4, 3), frozenset({"auto", "fp8", "fp8_e5m2", "fp8_e4m3"}))),
+    "sglang": (((0, 3, 0), frozenset({"auto", "fp8_e5m2"})), ((0, 4, 3), frozenset({"auto", "fp8_e5m2", "fp8_e4m3"}))),
+}
 #: llama.cpp build from which ``-fa`` takes ``on|off|auto`` (module docstring).
 LLAMACPP_FA_VALUE_BUILD = 6343
 #: TensorRT-LLM release that ships ``trtllm-serve``.
 TRTLLM_SERVE_RELEASE = (0, 16)
 #: vLLM release from which the command uses ``vllm serve``.
-VLLM_SERVE_RELEASE = (0, 6)
+VLLM_SERVE_RELEASE = (0, 5, 2)
 
 
 def release_tuple(version: str) -> tuple[int, ...] | None:
@@ -89,7 +108,60 @@ def fa_takes_value(version: str) -> bool:
 
 def uses_vllm_serve(version: str) -> bool:
     release = release_tuple(version)
-    return release is None or release[:2] >= VLLM_SERVE_RELEASE
+    return release is None or _padded(release) >= VLLM_SERVE_RELEASE
+
+
+def _padded(release: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(release) + (0,) * (3 - len(release))
+
+
+def missing_in_release(engine: str, version: str, flags: dict[str, object]) -> list[tuple[str, str]]:
+    """(flag, sentence) for each of ``flags`` (flag -> value) that the engine's parser of ``version`` does not take:
+    a flag added later, or a ``--kv-cache-dtype`` value it does not accept. A family name (``v0``, ``v1``) or an
+    unnumbered build is the newest parser, so nothing is missing."""
+    from gpudesk.i18n import _
+
+    release = release_tuple(version)
+    if release is None:
+        return []
+    release = _padded(release)
+    out = []
+    since = FLAG_SINCE.get(engine, {})
+    for flag, value in flags.items():
+        first = since.get(flag)
+        if first is not None and release < first:
+            out.append((flag, _("{flag} first appears in {engine} {first}; {version} does not take it.").format(
+                flag=flag, engine=engine, first=".".join(map(str, first)), version=version)))
+        elif flag == "--kv-cache-dtype":
+            accepted = kv_cache_dtypes(engine, release)
+            if accepted is not None and str(value) not in accepted:
+                out.append((flag, _("{engine} {version} takes --kv-cache-dtype {values}, not {value}.").format(
+                    engine=engine, version=version, values="|".join(sorted(accepted)), value=value)))
+    return out
+
+
+def kv_cache_dtypes(engine: str, release: tuple[int, ...]) -> frozenset[str] | None:
+    """The ``--kv-cache-dtype`` values of ``engine`` at ``release`` (None: not tabulated)."""
+    table = KV_CACHE_DTYPES.get(engine)
+    if not table:
+        return None
+    accepted: frozenset[str] | None = None
+    for first, values in table:
+        if _padded(release) >= first:
+            accepted = values
+    return accepted
+
+
+def fp8_kv_value(engine: str, version: str) -> str | None:
+    """The ``--kv-cache-dtype`` an fp8 KV cache is spelled with in ``engine`` ``version`` (None: none there)."""
+    release = release_tuple(version)
+    if engine not in KV_CACHE_DTYPES or release is None:
+        return {"vllm": "fp8", "sglang": "fp8_e5m2"}.get(engine)
+    accepted = kv_cache_dtypes(engine, release) or frozenset()
+    for value in ("fp8", "fp8_e5m2"):
+        if value in accepted:
+            return value
+    return None
 
 
 def uses_trtllm_serve(version: str) -> bool:
@@ -121,5 +193,6 @@ def unknown_flags(parser: str, command: str) -> list[str]:
     return [f for f in command_flags(command) if f not in known]
 
 
-__all__ = ["PARSER_FLAGS", "command_flags", "fa_takes_value", "llamacpp_build", "release_tuple", "unknown_flags",
+__all__ = ["FLAG_SINCE", "KV_CACHE_DTYPES", "PARSER_FLAGS", "command_flags", "fa_takes_value", "fp8_kv_value",
+           "kv_cache_dtypes", "llamacpp_build", "missing_in_release", "release_tuple", "unknown_flags",
            "uses_trtllm_serve", "uses_vllm_serve"]

@@ -46,7 +46,7 @@ from typing import Any
 
 from gpudesk.i18n import _
 from gpudesk.sizing.engines.common import CONTEXT_BYTES, GIB, NCCL_PER_PEER_BYTES, Change, EngineFit, GpuMemory, Setting, command_line, settings_with_defaults
-from gpudesk.sizing.engines.flags import uses_vllm_serve
+from gpudesk.sizing.engines.flags import fp8_kv_value, uses_vllm_serve
 from gpudesk.sizing.engines.forward import profile_peak_bytes, v0_profile_peak_bytes, v1_profile_peak_bytes
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, kv_sequence_bytes, resolve_weight_format, weight_bytes
 from gpudesk.sizing.shapes import ModelSpec
@@ -306,8 +306,9 @@ def _changes(spec: ModelSpec, gpu_name: str, gpu_total: int, s: dict[str, Any], 
     """Single changes, each tried alone, that make the launch start: fp8 KV, shorter context, TP, utilization."""
     tries: list[tuple[str, dict[str, Any]]] = []
     tries.append((_("raise --gpu-memory-utilization"), {"gpu_memory_utilization": 0.95}))
-    if kv_precision(s["kv_cache_dtype"], s["dtype"]) != "fp8":
-        tries.append((_("FP8 KV cache (--kv-cache-dtype fp8)"), {"kv_cache_dtype": "fp8"}))
+    fp8 = fp8_kv_value("vllm", version)
+    if fp8 and kv_precision(s["kv_cache_dtype"], s["dtype"]) != "fp8":
+        tries.append((_("FP8 KV cache (--kv-cache-dtype {value})").format(value=fp8), {"kv_cache_dtype": fp8}))
     for ctx in (max_len // 2, max_len // 4, 8192, 4096):
         if 0 < ctx < max_len:
             tries.append((_("shorter context (--max-model-len {ctx})").format(ctx=ctx), {"max_model_len": ctx}))

@@ -36,7 +36,7 @@ ALL_SETTINGS = {
 VLLM_0_2_SETTINGS = ["gpu_memory_utilization=0.85", "max_model_len=8192", "max_num_seqs=64",
                      "max_num_batched_tokens=8192", "block_size=32", "dtype=float16", "tensor_parallel_size=2",
                      "swap_space=8"]
-VERSIONS = {"vllm": ["0.5.4", "0.9.2", "v1"], "sglang": ["0.4.3", "0.5.3"], "trtllm": ["0.13.0", "1.0"],
+VERSIONS = {"vllm": ["0.6.5", "0.9.2", "v1"], "sglang": ["0.4.4", "0.5.3"], "trtllm": ["0.13.0", "1.0"],
             "llamacpp": ["b3400", "b6000", "b6500"], "ollama": ["0.12"]}
 
 
@@ -107,3 +107,28 @@ def test_ollama_server_settings_go_to_ollama_serve_and_model_options_to_the_mode
     assert "PARAMETER num_ctx 8192" in rest and "PARAMETER num_gpu 20" in rest
     assert "ollama create " in rest and rest.split(" && ")[-1].startswith("ollama run ")
     assert set(PARSER_FLAGS["ollama"]) >= set(command_flags(command))
+
+
+def test_a_setting_the_release_has_no_flag_for_is_refused_by_name() -> None:
+    """FLAG_SINCE / KV_CACHE_DTYPES as read in the vLLM 0.2.0-0.7.3 and SGLang 0.3.0-0.5.3 wheels."""
+    from gpudesk.sizing import SizingError
+
+    with pytest.raises(SizingError, match=r"--kv-transfer-config first appears in vllm 0\.6\.5"):
+        _fit("vllm", "0.5.4", ["kv_transfer_config={}"])
+    with pytest.raises(SizingError, match=r"takes --kv-cache-dtype auto\|fp8_e5m2, not fp8"):
+        _fit("vllm", "0.4.0", ["kv_cache_dtype=fp8"])
+    with pytest.raises(SizingError, match=r"--page-size first appears in sglang 0\.4\.4"):
+        _fit("sglang", "0.4.3.post4", ["page_size=16"])
+    assert "--kv-cache-dtype fp8_e4m3" in _fit("vllm", "0.4.3", ["kv_cache_dtype=fp8_e4m3"]).command
+    assert _fit("vllm", "v0", ["kv_transfer_config={}"]).command  # a family name is the newest parser
+
+
+def test_the_fp8_kv_suggestion_uses_the_release_spelling() -> None:
+    from gpudesk.sizing.engines.flags import fp8_kv_value
+
+    assert [fp8_kv_value("vllm", v) for v in ("0.2.7", "0.3.0", "0.4.1", "0.11.0", "v1")] == [
+        None, "fp8_e5m2", "fp8", "fp8", "fp8"]
+    spec = spec_from_catalog(open_catalog().model("llama-3.1-70b"))
+    small = DeviceMemory("RTX 3090", int(23.6 * 1024**3))
+    old = engine_fit("vllm", spec, small, ["max_model_len=8192"], version="0.3.0", weight_format="int4-g128")
+    assert all("--kv-cache-dtype fp8 " not in c.command + " " for c in old.changes)
