@@ -26,16 +26,16 @@ Sources (vllm-project/vllm):
   2,944 x 3,072 x 4.25 bits + the bf16 rest = 66.0 GiB (0.10.1 printed 65.97, vllm-project/vllm#23278), and 64.6 GiB
   on the Triton path (0.14.1 printed 64.38, vllm-project/vllm#33155). Blackwell's FlashInfer paths (256 on both)
   are not modelled.
-- How V0 measured the peak changed twice (``vllm/worker/worker.py``): up to 0.2.4 ``torch.cuda.max_memory_allocated()``
-  (PyTorch's peak only); from 0.2.5 (vllm-project/vllm PR 2031, "Fix peak memory profiling": "some memory (probably
-  related to NCCL?) is allocated/freed not through the PyTorch memory allocator") ``total - free`` after the profile
-  run, i.e. everything in use on the device: the CUDA context, NCCL's buffers with TP, and PyTorch's reserved
-  blocks; from 0.6.4 (PR 9352, "Use torch.cuda.memory_stats() to profile peak memory usage") the torch peak plus
-  the non-torch *increase* during profiling, so the context is no longer counted. :func:`profiling_era` names the
-  three; in the middle one the context (:data:`~gpudesk.sizing.engines.common.CONTEXT_BYTES`) and NCCL per peer
-  rank count as non-torch memory. With TP the middle era also counted PyTorch blocks still held for NCCL's stream
-  (PR 2031's Llama-2-70B at TP 4 lost 10,750 blocks, 13 GiB per GPU), which depends on timing, not on the inputs;
-  those logs stay outside tolerance.
+- How V0 measured the peak (``vllm/worker/worker.py`` ``profile_num_available_blocks`` /
+  ``determine_num_available_blocks``, read in the 0.2.4-0.6.4 wheels), :func:`profiling_era`:
+  ``allocated`` up to 0.2.4, ``torch.cuda.max_memory_allocated()``, PyTorch's peak only; ``device`` in 0.2.5-0.3.0
+  (vllm-project/vllm PR 2031, "Fix peak memory profiling"), ``total - free`` after the profile run, everything in
+  use on the device: the CUDA context (:data:`~gpudesk.sizing.engines.common.CONTEXT_BYTES`), NCCL, PyTorch's
+  reserved blocks; ``since_init`` in 0.3.1-0.6.3, ``init_gpu_memory - free`` with ``init_gpu_memory`` read after
+  the context exists (``init_device``), so NCCL and the reserved blocks count but not the context; ``torch_peak``
+  from 0.6.4 (PR 9352), the torch peak plus the non-torch increase. In 0.2.5 alone PyTorch also kept the blocks of
+  tensors all-reduced on NCCL's stream (``TORCH_NCCL_AVOID_RECORD_STREAMS=1`` is set from 0.2.6), which grew with
+  timing under TP (PR 2031's Llama-2-70B at TP 4 lost 10,750 blocks, 13 GiB per GPU); that is not modelled.
 - Non-torch memory: CUDA context allocations outside PyTorch's allocator that appear during the profile (cuBLAS/
   cuBLASLt workspaces; with tensor parallelism NCCL's channel buffers and vLLM's custom all-reduce buffers).
 """
@@ -142,14 +142,17 @@ def _release(version: str) -> tuple[int, int] | None:
 
 def profiling_era(version: str) -> str:
     """How the engine measured the profile peak (module docstring): ``allocated`` (V0 up to 0.2.4), ``device``
-    (0.2.5-0.6.3: total - free) or ``torch_peak`` (0.6.4 on, and V1). An unnumbered ``v0`` is the last V0."""
+    (0.2.5-0.3.0: total - free), ``since_init`` (0.3.1-0.6.3: free at init - free) or ``torch_peak`` (0.6.4 on,
+    and V1). An unnumbered ``v0`` is the last V0."""
     release = _patch_release(version)
     if release is None or not (release[0] == 0 and release[1] < 7):
         return "torch_peak"
     if release < (0, 2, 5):
         return "allocated"
-    if release < (0, 6, 4):
+    if release < (0, 3, 1):
         return "device"
+    if release < (0, 6, 4):
+        return "since_init"
     return "torch_peak"
 
 
@@ -227,8 +230,8 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     activation = (v1_profile_peak_bytes if v1 else v0_profile_peak_bytes)(spec, batched, seqs, tp)
     era = profiling_era(version) if not v1 else "torch_peak"
     non_torch = NON_TORCH_BYTES
-    if era == "device":
-        non_torch += CONTEXT_BYTES + NCCL_PER_PEER_BYTES * (tp - 1)
+    if era in ("device", "since_init"):
+        non_torch += NCCL_PER_PEER_BYTES * (tp - 1) + (CONTEXT_BYTES if era == "device" else 0.0)
     graphs = 0.0 if s["enforce_eager"] else CUDA_GRAPH_BYTES_PER_LAYER * (spec.layers or 0)
     util = float(s["gpu_memory_utilization"])
     requested = gpu_total_bytes * util
