@@ -74,6 +74,8 @@ KV_CACHE_DTYPES: dict[str, tuple[tuple[tuple[int, ...], frozenset[str]], ...]] =
              ((0, 4, 3), frozenset({"auto", "fp8", "fp8_e5m2", "fp8_e4m3"}))),
     "sglang": (((0, 3, 0), frozenset({"auto", "fp8_e5m2"})), ((0, 4, 3), frozenset({"auto", "fp8_e5m2", "fp8_e4m3"}))),
 }
+#: How the engines are named in messages.
+ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "llamacpp": "llama.cpp", "ollama": "Ollama"}
 #: llama.cpp build from which ``-fa`` takes ``on|off|auto`` (module docstring).
 LLAMACPP_FA_VALUE_BUILD = 6343
 #: TensorRT-LLM release that ships ``trtllm-serve``.
@@ -127,16 +129,17 @@ def missing_in_release(engine: str, version: str, flags: dict[str, object]) -> l
     release = _padded(release)
     out = []
     since = FLAG_SINCE.get(engine, {})
+    name = ENGINE_NAMES.get(engine, engine)
     for flag, value in flags.items():
         first = since.get(flag)
         if first is not None and release < first:
             out.append((flag, _("{flag} first appears in {engine} {first}; {version} does not take it.").format(
-                flag=flag, engine=engine, first=".".join(map(str, first)), version=version)))
+                flag=flag, engine=name, first=".".join(map(str, first)), version=version)))
         elif flag == "--kv-cache-dtype":
             accepted = kv_cache_dtypes(engine, release)
             if accepted is not None and str(value) not in accepted:
                 out.append((flag, _("{engine} {version} takes --kv-cache-dtype {values}, not {value}.").format(
-                    engine=engine, version=version, values="|".join(sorted(accepted)), value=value)))
+                    engine=name, version=version, values="|".join(sorted(accepted)), value=value)))
     return out
 
 
