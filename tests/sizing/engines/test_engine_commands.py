@@ -113,11 +113,11 @@ def test_a_setting_the_release_has_no_flag_for_is_refused_by_name() -> None:
     """FLAG_SINCE / KV_CACHE_DTYPES as read in the vLLM 0.2.0-0.7.3 and SGLang 0.3.0-0.5.3 wheels."""
     from gpudesk.sizing import SizingError
 
-    with pytest.raises(SizingError, match=r"--kv-transfer-config first appears in vllm 0\.6\.5"):
+    with pytest.raises(SizingError, match=r"--kv-transfer-config first appears in vLLM 0\.6\.5"):
         _fit("vllm", "0.5.4", ["kv_transfer_config={}"])
     with pytest.raises(SizingError, match=r"takes --kv-cache-dtype auto\|fp8_e5m2, not fp8"):
         _fit("vllm", "0.4.0", ["kv_cache_dtype=fp8"])
-    with pytest.raises(SizingError, match=r"--page-size first appears in sglang 0\.4\.4"):
+    with pytest.raises(SizingError, match=r"--page-size first appears in SGLang 0\.4\.4"):
         _fit("sglang", "0.4.3.post4", ["page_size=16"])
     assert "--kv-cache-dtype fp8_e4m3" in _fit("vllm", "0.4.3", ["kv_cache_dtype=fp8_e4m3"]).command
     assert _fit("vllm", "v0", ["kv_transfer_config={}"]).command  # a family name is the newest parser
