@@ -10,7 +10,12 @@ Sources (vllm-project/vllm):
   cache size: N tokens" (``num_blocks x block_size``) and "Maximum concurrency for L tokens per request: X.XXx"
   (``num_blocks / cdiv(max_model_len, block_size)`` for full attention; sliding-window layers reserve less,
   :func:`gpudesk.sizing.memory_inference.kv_sequence_bytes`). CUDA graphs are captured after the KV cache is
-  allocated, outside ``gpu_memory_utilization`` ("Graph capturing finished in N secs, took X GiB").
+  allocated, outside ``gpu_memory_utilization`` ("Graph capturing finished in N secs, took X GiB"), until 0.21:
+  from then the profiler estimates the graph memory and keeps it inside the budget ("CUDA graph memory profiling
+  is enabled (default since v0.21.0). The current --gpu-memory-utilization=0.8800 is equivalent to
+  --gpu-memory-utilization=0.8592 without CUDA graph memory profiling", noonghunna/club-3090#104;
+  ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0`` turns it off). :func:`graphs_in_budget`; an unnumbered ``v1`` is
+  the newest release.
 - V0 (up to 0.10): ``vllm/worker/worker.py`` ``determine_num_available_blocks``: the same budget, ``num_gpu_blocks
   = available // cache_block_size`` ("# GPU blocks: N"), max concurrency ``num_gpu_blocks x block_size /
   max_model_len`` (``vllm/executor/executor_base.py`` ``initialize_cache``). The profile runs
@@ -140,6 +145,15 @@ def _release(version: str) -> tuple[int, int] | None:
     return major, minor
 
 
+def graphs_in_budget(version: str) -> bool:
+    """True from vLLM 0.21, whose profiler counts the CUDA graph pool inside ``gpu_memory_utilization`` (module
+    docstring); an unnumbered ``v1``/``latest`` is the newest release."""
+    if not is_v1(version):
+        return False
+    release = _patch_release(version)
+    return release is None or release >= (0, 21, 0)
+
+
 def profiling_era(version: str) -> str:
     """How the engine measured the profile peak (module docstring): ``allocated`` (V0 up to 0.2.4), ``device``
     (0.2.5-0.3.0: total - free), ``since_init`` (0.3.1-0.6.3: free at init - free) or ``torch_peak`` (0.6.4 on,
@@ -236,6 +250,8 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     util = float(s["gpu_memory_utilization"])
     requested = gpu_total_bytes * util
     available = requested - weights - activation - non_torch
+    if graphs_in_budget(version):
+        available -= graphs
     kvp = kv_precision(s["kv_cache_dtype"], s["dtype"])
     per_token = kv_layer_bytes_per_token(spec, kvp, tp) * (spec.layers or 0)
     blocks = max(0, int(available // (per_token * block))) if available > 0 else 0
@@ -280,7 +296,9 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
               "KV cache gets about {gib:.2f} GiB more").format(
             gib=max(0.0, activation - profile_peak_bytes(spec, batched, seqs, tp)) / GIB),
            "vllm/v1/sample/ops/topk_topp_sampler.py"),) if v1 else ()),
-        (_("CUDA graphs are captured after the KV cache, outside gpu_memory_utilization"),
+        ((_("CUDA graph memory is estimated by the profiler and kept inside gpu_memory_utilization (vLLM 0.21 on)")
+          if graphs_in_budget(version) else
+          _("CUDA graphs are captured after the KV cache, outside gpu_memory_utilization")),
          "vllm/v1/worker/gpu_model_runner.py capture_model"),
     )
     return EngineFit("vllm", version, gpu_name, gpu_total_bytes, tp, mem, tokens, blocks, block,

@@ -25,7 +25,7 @@ def spec(catalog, model_id: str):
 
 
 def test_vllm_kv_budget_is_utilization_minus_weights_activation_non_torch(catalog) -> None:
-    r = engine_fit("vllm", spec(catalog, "llama-3-8b"), H100, ["max_model_len=8192"])
+    r = engine_fit("vllm", spec(catalog, "llama-3-8b"), H100, ["max_model_len=8192"], version="0.11.0")
     m = r.per_gpu
     budget = 79.18 * GIB * 0.9 - m.weights_bytes - m.activation_bytes - m.non_torch_bytes
     # blocks of 16 tokens x 128 KiB per token (32 layers x 8 KV heads x 128 x 2 x bf16)
@@ -33,6 +33,22 @@ def test_vllm_kv_budget_is_utilization_minus_weights_activation_non_torch(catalo
     assert r.kv_cache_tokens == r.kv_cache_blocks * 16
     assert r.max_concurrency == pytest.approx(r.kv_cache_tokens / 8192, rel=1e-6)
     assert r.fits and r.command.startswith("vllm serve ") and "--max-model-len 8192" in r.command
+
+
+def test_vllm_keeps_cuda_graphs_inside_the_budget_from_0_21(catalog) -> None:
+    """vLLM 0.21 profiles the CUDA graph pool inside gpu_memory_utilization (club-3090#104's log); before, graphs
+    were captured after the KV cache; enforce_eager has none; ``v1`` is the newest release."""
+    from gpudesk.sizing.engines.vllm import graphs_in_budget
+
+    assert [graphs_in_budget(v) for v in ("0.11.0", "0.20.1", "0.21.0", "v1", "0.6.4")] == [
+        False, False, True, True, False]
+    llama = spec(catalog, "llama-3-8b")
+    old, new = (engine_fit("vllm", llama, H100, ["max_model_len=8192"], version=v) for v in ("0.20.1", "0.21.0"))
+    eager = engine_fit("vllm", llama, H100, ["max_model_len=8192", "enforce_eager=true"], version="0.21.0")
+    assert new.per_gpu.cuda_graph_bytes > 0 and eager.per_gpu.cuda_graph_bytes == 0
+    assert old.extra["kv_budget_bytes"] - new.extra["kv_budget_bytes"] == pytest.approx(new.per_gpu.cuda_graph_bytes,
+                                                                                        abs=1)
+    assert eager.extra["kv_budget_bytes"] == old.extra["kv_budget_bytes"]
 
 
 def test_vllm_v0_profiles_max_model_len_tokens_without_chunked_prefill(catalog) -> None:
