@@ -20,9 +20,12 @@ Sources, per engine (the parser named is where each flag is declared):
 - TensorRT-LLM: ``trtllm-serve`` (``tensorrt_llm/commands/serve.py``, click options, https://github.com/NVIDIA/
   TensorRT-LLM) takes ``--tp_size --max_batch_size --max_num_tokens --max_seq_len
   --kv_cache_free_gpu_memory_fraction`` and the rest of ``KvCacheConfig`` (``max_tokens``, ``dtype``,
-  ``tokens_per_block``) through ``--extra_llm_api_options FILE.yaml``; it ships from 0.16 (release notes). Earlier
-  releases run a built engine with ``examples/run.py`` (``--engine_dir --max_output_len
-  --kv_cache_free_gpu_memory_fraction --max_tokens_in_paged_kv_cache``).
+  ``tokens_per_block``) through ``--extra_llm_api_options FILE.yaml``. The 0.18.2 documentation
+  (nvidia.github.io/TensorRT-LLM/0.18.2/commands/trtllm-serve.html) is the oldest that lists ``trtllm-serve``, and it
+  has no ``--extra_llm_api_options``; the 1.0.0 documentation uses it. Before 0.18, or before 1.0 when a
+  ``KvCacheConfig`` setting besides the fraction is given, the command runs a built engine with ``examples/run.py``
+  (``--engine_dir --max_output_len --kv_cache_free_gpu_memory_fraction --max_tokens_in_paged_kv_cache``); the KV
+  cache type of a built engine is chosen when it is built (``trtllm-build``), not at run time.
 - llama.cpp: ``common/arg.cpp`` ``common_params_parser_init`` (https://github.com/ggml-org/llama.cpp). ``-fa`` was a
   bare switch until ``--flash-attn`` took a value ``on|off|auto`` (default ``auto``) in builds around b6343
   (WasmEdge/WasmEdge#4343 "bump llama.cpp b6343: the type of flash attention is changed from bool to string";
@@ -79,7 +82,9 @@ ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "l
 #: llama.cpp build from which ``-fa`` takes ``on|off|auto`` (module docstring).
 LLAMACPP_FA_VALUE_BUILD = 6343
 #: TensorRT-LLM release that ships ``trtllm-serve``.
-TRTLLM_SERVE_RELEASE = (0, 16)
+TRTLLM_SERVE_RELEASE = (0, 18)
+#: TensorRT-LLM release whose ``trtllm-serve`` takes ``--extra_llm_api_options`` (module docstring).
+TRTLLM_EXTRA_OPTIONS_RELEASE = (1, 0)
 #: vLLM release from which the command uses ``vllm serve``.
 VLLM_SERVE_RELEASE = (0, 5, 2)
 
@@ -172,6 +177,11 @@ def uses_trtllm_serve(version: str) -> bool:
     return release is None or release[:2] >= TRTLLM_SERVE_RELEASE
 
 
+def trtllm_serve_takes_extra_options(version: str) -> bool:
+    release = release_tuple(version)
+    return release is None or release[:2] >= TRTLLM_EXTRA_OPTIONS_RELEASE
+
+
 def command_flags(command: str) -> list[str]:
     """The engine's flags in a command line (``-x``/``--name`` words, across ``&&``-joined steps), leaving out the
     interpreter's ``python -m MODULE``."""
@@ -198,4 +208,4 @@ def unknown_flags(parser: str, command: str) -> list[str]:
 
 __all__ = ["FLAG_SINCE", "KV_CACHE_DTYPES", "PARSER_FLAGS", "command_flags", "fa_takes_value", "fp8_kv_value",
            "kv_cache_dtypes", "llamacpp_build", "missing_in_release", "release_tuple", "unknown_flags",
-           "uses_trtllm_serve", "uses_vllm_serve"]
+           "trtllm_serve_takes_extra_options", "uses_trtllm_serve", "uses_vllm_serve"]

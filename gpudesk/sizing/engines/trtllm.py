@@ -16,7 +16,7 @@ from typing import Any
 
 from gpudesk.i18n import _
 from gpudesk.sizing.engines.common import CONTEXT_BYTES, GIB, EngineFit, GpuMemory, Setting, settings_with_defaults
-from gpudesk.sizing.engines.flags import uses_trtllm_serve
+from gpudesk.sizing.engines.flags import trtllm_serve_takes_extra_options, uses_trtllm_serve
 from gpudesk.sizing.engines.forward import profile_peak_bytes
 from gpudesk.sizing.engines.vllm import kv_precision
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
@@ -35,11 +35,13 @@ SETTINGS: dict[str, Setting] = {
 
 
 def command(model: str, s: dict[str, Any], version: str, tp: int, seq: int) -> str:
-    """``trtllm-serve`` with the KvCacheConfig settings it has no flag for in an ``--extra_llm_api_options`` YAML,
-    or, before ``trtllm-serve`` shipped, ``examples/run.py`` over a built engine
+    """``trtllm-serve`` with the KvCacheConfig settings it has no flag for in an ``--extra_llm_api_options`` YAML
+    (1.0 on), or ``examples/run.py`` over a built engine where that release's ``trtllm-serve`` cannot take them
     (:mod:`gpudesk.sizing.engines.flags`)."""
     frac = float(s["free_gpu_memory_fraction"])
-    if not uses_trtllm_serve(version):
+    needs_options = bool(s["max_tokens"]) or str(s["kv_cache_dtype"]) != "auto" or \
+        int(s["tokens_per_block"]) != SETTINGS["tokens_per_block"][0]
+    if not uses_trtllm_serve(version) or (needs_options and not trtllm_serve_takes_extra_options(version)):
         parts = [f"python3 examples/run.py --engine_dir {quote(model)} --max_output_len {seq}",
                  f"--kv_cache_free_gpu_memory_fraction {frac:g}"]
         if s["max_tokens"]:

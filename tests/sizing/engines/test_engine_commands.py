@@ -36,7 +36,7 @@ ALL_SETTINGS = {
 VLLM_0_2_SETTINGS = ["gpu_memory_utilization=0.85", "max_model_len=8192", "max_num_seqs=64",
                      "max_num_batched_tokens=8192", "block_size=32", "dtype=float16", "tensor_parallel_size=2",
                      "swap_space=8"]
-VERSIONS = {"vllm": ["0.6.5", "0.9.2", "v1"], "sglang": ["0.4.4", "0.5.3"], "trtllm": ["0.13.0", "1.0"],
+VERSIONS = {"vllm": ["0.6.5", "0.9.2", "v1"], "sglang": ["0.4.4", "0.5.3"], "trtllm": ["0.13.0", "0.19.0", "1.0"],
             "llamacpp": ["b3400", "b6000", "b6500"], "ollama": ["0.12"]}
 
 
@@ -97,6 +97,10 @@ def test_trtllm_kv_cache_settings_without_a_flag_reach_the_engine_through_the_op
     assert plain.startswith("trtllm-serve ") and "--extra_llm_api_options" not in plain
     old = _fit("trtllm", "0.13.0", ["max_tokens=100000"]).command
     assert old.startswith("python3 examples/run.py") and "--max_tokens_in_paged_kv_cache 100000" in old
+    # 0.18-0.21: trtllm-serve, but without --extra_llm_api_options (0.18.2 docs), so run.py carries max_tokens
+    assert _fit("trtllm", "0.19.0", []).command.startswith("trtllm-serve ")
+    capped = _fit("trtllm", "0.19.0", ["max_tokens=100000"]).command
+    assert capped.startswith("python3 examples/run.py") and "--max_tokens_in_paged_kv_cache 100000" in capped
 
 
 def test_ollama_server_settings_go_to_ollama_serve_and_model_options_to_the_modelfile() -> None:
