@@ -5848,348 +5848,358 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanView</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="74"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="76"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="76"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="78"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="270"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="281"/>
         <source>Rank</source>
         <translation>排名</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="271"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="282"/>
         <source>Configuration</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="272"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="283"/>
         <source>Interconnect</source>
         <translation>互连</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="273"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="284"/>
         <source>Server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="274"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="285"/>
         <source>Memory per GPU</source>
         <translation>每 GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="275"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="286"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="276"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="287"/>
         <source>Step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="277"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="288"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="278"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="289"/>
         <source>Target met</source>
         <translation>达到目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="279"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="290"/>
         <source>3-year TCO (USD)</source>
         <translation>3 年 TCO（美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="183"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="185"/>
         <source>Memory breakdown</source>
         <extracomment>Columns of long text (interconnect, server): sized to their content up to WIDE_TEXT_MAX_WIDTH px, then elided (the full text is in the row&apos;s tooltip). Smallest heights (px) of the results panes, so a 1024 x 700 window shows the summary&apos;s first lines, four table rows and a readable chart; the panes scroll below that.</extracomment>
         <translation>显存构成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="184"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="186"/>
         <source>TCO breakdown</source>
         <translation>TCO 构成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="185"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="187"/>
         <source>Cost vs time to result</source>
         <translation>成本与出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="189"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="191"/>
         <source>Rejected</source>
         <translation>已排除</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="190"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="192"/>
         <source>Latency vs throughput</source>
         <translation>延迟与吞吐量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="195"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="197"/>
         <source>How &amp;accurate is this?</source>
         <translation>准确度如何(&amp;A)？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="196"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="198"/>
         <source>How close the memory figures come to published measured peaks</source>
         <translation>显存估算与公开的实测峰值有多接近</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="200"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="202"/>
         <source>Select a candidate to see its warnings and rationale.</source>
         <translation>选择一个候选方案以查看其警告和依据。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="201"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="203"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="202"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="204"/>
         <source>Keep this plan in your saved plans</source>
         <translation>将此规划保存到已保存的规划中</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="204"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="206"/>
         <source>&amp;Change answers</source>
         <translation>修改回答(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="205"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="207"/>
         <source>Back to the wizard with these answers</source>
         <translation>带着这些回答返回向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="207"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="209"/>
         <source>Appl&amp;y this option</source>
         <translation>采用此选项(&amp;Y)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="208"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="210"/>
         <source>Write the selected option&apos;s micro-batch, sharding, recomputation and tensor-parallel degree into the wizard&apos;s answers</source>
         <translation>将所选选项的微批次、分片、重计算和张量并行度写入向导的答案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="212"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="213"/>
+        <source>Will it &amp;fit in an engine?…</source>
+        <translation>在引擎中放得下吗(&amp;F)？…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="214"/>
+        <source>Open &quot;Will it fit?&quot; with the selected serving option&apos;s model, GPU, tensor-parallel degree, context and concurrency, in the engine the answers name</source>
+        <translation>用所选推理方案的模型、GPU、张量并行度、上下文和并发数打开“放得下吗？”，引擎取答案中指定的引擎</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="222"/>
         <source>Export the selected candidate&apos;s configuration sheet</source>
         <translation>导出所选候选方案的配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="228"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="238"/>
         <source>Warnings and rationale of the selected candidate:</source>
         <translation>所选候选方案的警告和依据：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="276"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="287"/>
         <source>Replicas × TP</source>
         <translation>副本 × TP</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="277"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="288"/>
         <source>Sustained QPS</source>
         <translation>可持续 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="280"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="291"/>
         <source>TTFT / TPOT</source>
         <translation>TTFT / TPOT</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="280"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="291"/>
         <source>Settings the search chose</source>
         <translation>搜索选定的设置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="281"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="292"/>
         <source>Why this rank</source>
         <translation>排名理由</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="282"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="293"/>
         <source>USD per million output tokens</source>
         <translation>每百万输出 token 美元</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="288"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="299"/>
         <source>3-year TCO over the output tokens served at the target QPS around the clock for the TCO years; unpriced options have none</source>
         <translation>3 年 TCO 除以在目标 QPS 下全天候运行 TCO 年限所服务的输出 token 数；无价格的选项没有此值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="298"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="309"/>
         <source>{0} × TP{1}</source>
         <translation>{0} × TP{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="299"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="310"/>
         <source>{0:.1f} req/s</source>
         <translation>{0:.1f} 请求/秒</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="351"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="362"/>
         <source>* The search changed: {0}</source>
         <translation>* 搜索更改了：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="383"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="394"/>
         <source>Rejected ({0})</source>
         <translation>已排除（{0}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="398"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="409"/>
         <source>single GPU</source>
         <translation>单 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="399"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="410"/>
         <source>{0}, recompute {1}</source>
         <translation>{0}，重计算 {1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="429"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="440"/>
         <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Before the search (the answers as given, one GPU, no sharding) the job needs {5}; each option below is computed with the settings the search chose.</source>
         <translation>{0} — 工作负载类型：{1}。模型：{2}（{3} B 参数{4}）。搜索之前（按所填答案、单 GPU、不分片）作业需要 {5}；下列每个选项都按搜索选定的设置计算。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="301"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="418"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="470"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="312"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="429"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="481"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="430"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="441"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="434"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="445"/>
         <source>, shape guessed</source>
         <translation>，模型结构为推测</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="446"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="450"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="457"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="461"/>
         <source>No configuration fits this requirement: {0}</source>
         <translation>没有配置能满足此要求：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="453"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="464"/>
         <source>No configuration fits this requirement; see the reasons below.</source>
         <translation>没有配置能满足此需求；原因见下文。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="463"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="474"/>
         <source>Top candidate: {0} as {1} replica(s) × TP{2}, sustains {3:.1f} req/s (target {4}), TTFT {5}, TPOT {6}, {7} per GPU against a safe line of {8}, 3-year TCO {9}, {10} per million output tokens.</source>
         <translation>首选：{0}，{1} 个副本 × TP{2}，可持续 {3:.1f} 请求/秒（目标 {4}），TTFT {5}，TPOT {6}，每 GPU {7}（安全线 {8}），3 年 TCO {9}，每百万输出 token {10}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="473"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="484"/>
         <source>Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.</source>
         <translation>首选候选方案：{0}，经由 {1}，每 GPU {2}，安全线 {3}，出结果时间 {4}，3 年 TCO {5}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="484"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="495"/>
         <source>The search changed your answers for it: {0}. “Apply this option” writes them into the wizard.</source>
         <translation>搜索为其更改了您的答案：{0}。“采用此选项”会将其写入向导。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="488"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="499"/>
         <source>Price unknown for {0} (ranked after priced options): select one and enter your quote on the right, or in the Catalog tab.</source>
         <translation>{0} 价格未知（排在有价格的选项之后）：选中它并在右侧或“目录”标签页中输入您的报价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="494"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="505"/>
         <source>{0} × {1}, time to result {2}</source>
         <translation>{0} × {1}，出结果时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="498"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="509"/>
         <source>Closest options beyond the GPU-count limit: {0}.</source>
         <translation>超出 GPU 数量上限的最接近方案：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="502"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="513"/>
         <source>{0} × {1} late by {2}</source>
         <translation>{0} × {1} 超出截止时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="505"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="516"/>
         <source>No candidate meets the deadline. Closest: {0}.</source>
         <translation>没有候选方案能满足截止时间。最接近的：{0}。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="507"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="518"/>
         <source>⚠ %n plan warning(s), listed first on the right: </source>
         <translation>
             <numerusform>⚠ %n 条规划警告，列在右侧最前面： </numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="515"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="526"/>
         <source>No configuration was rejected.</source>
         <translation>没有配置被排除。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="516"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="527"/>
         <source>Rejected configurations and why (each reason names its rule or datasheet):</source>
         <translation>被排除的配置及原因（每条原因都注明其规则或数据手册）：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="519"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="530"/>
         <source>{0} (any count)</source>
         <translation>{0}（任意数量）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="528"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="539"/>
         <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
         <translation>租用还是购买：此 GPU 没有公开的按需云租用价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="529"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="540"/>
         <source>Rent vs buy: {0}.</source>
         <translation>租用还是购买：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="551"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="589"/>
         <source>Ranking: {0}</source>
         <translation>排序依据：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="554"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="592"/>
         <source>Plan warnings:</source>
         <translation>规划警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="558"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="596"/>
         <source>Sharding: {0}; recomputation: {1}; exposed communication: {2}</source>
         <translation>分片：{0}；重计算：{1}；未被掩盖的通信：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="561"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="599"/>
         <source>Sustained QPS: {0:.1f}</source>
         <translation>可持续 QPS：{0:.1f}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="564"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="602"/>
         <source>Warnings:</source>
         <translation>警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="564"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="602"/>
         <source>Warnings: none</source>
         <translation>警告：无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="567"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="605"/>
         <source>Rationale:</source>
         <translation>依据：</translation>
     </message>
@@ -7120,157 +7130,162 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ServeFitPage</name>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="69"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="71"/>
         <source>latest (e.g. 0.6.4, v0, v1, b4600)</source>
         <translation>最新版（例如 0.6.4、v0、v1、b4600）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="78"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="80"/>
         <source>GPUs of this kind; the tensor-parallel degree for vLLM, SGLang and TensorRT-LLM, the layer split for llama.cpp and Ollama</source>
         <translation>此型号 GPU 的数量；对 vLLM、SGLang 和 TensorRT-LLM 即张量并行度，对 llama.cpp 和 Ollama 即层的拆分</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="83"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="85"/>
         <source>checkpoint (as published), bf16, fp8, int4-g128, or a GGUF type such as q4_k_m</source>
         <translation>checkpoint（按发布格式）、bf16、fp8、int4-g128，或 GGUF 类型如 q4_k_m</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="86"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="88"/>
         <source>Engine settings as the engine spells them, NAME=VALUE separated by spaces</source>
         <translation>按引擎自身写法填写的引擎设置，NAME=VALUE，以空格分隔</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="88"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="90"/>
         <source>&amp;Check</source>
         <translation>检查(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="92"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="94"/>
         <source>&amp;Engine:</source>
         <translation>引擎(&amp;E)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="92"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="94"/>
         <source>Engine &amp;version:</source>
         <translation>引擎版本(&amp;V)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="93"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="95"/>
         <source>&amp;Model:</source>
         <translation>模型(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="93"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="95"/>
         <source>&amp;GPU:</source>
         <translation>GPU(&amp;G)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="94"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="96"/>
         <source>GPU &amp;count:</source>
         <translation>GPU 数量(&amp;C)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="94"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="96"/>
         <source>&amp;Weight format:</source>
         <translation>权重格式(&amp;W)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="95"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="97"/>
         <source>Engine &amp;settings:</source>
         <translation>引擎设置(&amp;S)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="100"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="102"/>
         <source>Choose a model, a GPU and an engine, then press Check.</source>
         <translation>选择模型、GPU 和引擎，然后按“检查”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="107"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="109"/>
         <source>Per GPU</source>
         <translation>每块 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="107"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="109"/>
         <source>GiB</source>
         <translation>GiB</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="112"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="114"/>
         <source>Memory per GPU</source>
         <translation>每块 GPU 的显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="121"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="123"/>
         <source>Command line</source>
         <translation>命令行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="122"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="124"/>
         <source>Co&amp;py</source>
         <translation>复制(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="123"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="125"/>
         <source>Copy the command line to the clipboard</source>
         <translation>将命令行复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="126"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="128"/>
         <source>Comman&amp;d:</source>
         <translation>命令(&amp;D)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="178"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="179"/>
+        <source>The plan&apos;s model is not a decoder in the catalog; choose the model here.</source>
+        <translation>方案中的模型不是目录中的解码器模型，请在此处选择模型。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="196"/>
         <source>The engine settings cannot be read: %1</source>
         <translation>无法读取引擎设置：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="194"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="212"/>
         <source>Cannot size this launch: %1</source>
         <translation>无法估算此次启动：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="204"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="222"/>
         <source>Fits: %1 on %2 x %3 (%4 GiB each).</source>
         <translation>放得下：%1，%2 × %3（每块 %4 GiB）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="205"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="223"/>
         <source>Does not fit: %1 on %2 x %3 (%4 GiB each).</source>
         <translation>放不下：%1，%2 × %3（每块 %4 GiB）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="213"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="231"/>
         <source>Host (CPU) memory</source>
         <translation>主机（CPU）内存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="220"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="238"/>
         <source>KV cache: %1 tokens in %2 blocks of %3.</source>
         <translation>KV 缓存：%1 个 token，共 %2 块，每块 %3 个。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="222"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="240"/>
         <source>Maximum concurrency for %1 tokens per request: %2x.</source>
         <translation>每个请求 %1 个 token 时的最大并发：%2 倍。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="224"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="242"/>
         <source>Longest context at %1 concurrent requests: %2 tokens.</source>
         <translation>%1 个并发请求时的最长上下文：%2 个 token。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="227"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="245"/>
         <source>Layers offloaded to the GPU: %1 of %2.</source>
         <translation>卸载到 GPU 的层：%1 / %2。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="231"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="249"/>
         <source>Smallest changes that make it fit:</source>
         <translation>能放得下的最小改动：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="246"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="266"/>
         <source>Will it fit?</source>
         <translation>放得下吗？</translation>
     </message>

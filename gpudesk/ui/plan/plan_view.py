@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
@@ -30,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from gpudesk.planner.classify import kind_label
 from gpudesk.planner.search_notes import applied_settings, search_changes
+from gpudesk.planner.serve_launch import is_serving_option, launch_inputs
 from gpudesk.planner.sheet import candidates_of, gpu_price_unknown
 from gpudesk.ui.plan.accuracy_view import AccuracyLink
 from gpudesk.planner.serving_cost import cost_per_million_tokens_usd
@@ -208,6 +210,14 @@ class PlanView(QWidget):
         self.apply_button.setToolTip(self.tr("Write the selected option's micro-batch, sharding, recomputation and "
                                              "tensor-parallel degree into the wizard's answers"))
         self.apply_button.clicked.connect(self._apply_selected)
+        self.launch_button = QPushButton(self.tr("Will it &fit in an engine?…"), self)
+        self.launch_button.setToolTip(self.tr("Open \"Will it fit?\" with the selected serving option's model, GPU, "
+                                              "tensor-parallel degree, context and concurrency, in the engine the "
+                                              "answers name"))
+        self.launch_button.setEnabled(False)
+        self.launch_button.clicked.connect(self.open_launch_check)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._table_menu)
         self.export_button = ExportButton(ctx, self)
         self.export_button.setToolTip(self.tr("Export the selected candidate's configuration sheet"))
 
@@ -249,12 +259,13 @@ class PlanView(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.edit_button)
         buttons.addWidget(self.apply_button)
+        buttons.addWidget(self.launch_button)
         buttons.addStretch(1)
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.export_button)
         # Tab follows the layout: table, charts, price editor, details, then the buttons left to right.
         chain = [self.table, self.charts, self.accuracy, self.price_editor.price, self.price_editor.apply_button, self.details,
-                 self.edit_button, self.apply_button, self.save_button, self.export_button]
+                 self.edit_button, self.apply_button, self.launch_button, self.save_button, self.export_button]
         for before, after in zip(chain, chain[1:]):
             QWidget.setTabOrder(before, after)
         layout = QVBoxLayout(self)
@@ -528,6 +539,32 @@ class PlanView(QWidget):
             return self.tr("Rent vs buy: no public on-demand cloud rate for this GPU.")
         return self.tr("Rent vs buy: {0}.").format(rent["text"])
 
+    def selected_option(self) -> dict[str, Any] | None:
+        """The selected candidate, or None."""
+        if self.plan is None:
+            return None
+        candidates = candidates_of(self.plan)
+        index = self.selected_index()
+        return candidates[index] if 0 <= index < len(candidates) else None
+
+    def open_launch_check(self) -> QWidget | None:
+        """Open "Will it fit?" filled from the selected serving option (None when it is not one)."""
+        c = self.selected_option()
+        if self.plan is None or c is None or not is_serving_option(c):
+            return None
+        from gpudesk.ui.serve_fit import open_serve_fit_dialog
+
+        self.launch_dialog = open_serve_fit_dialog(self.window(), inputs=launch_inputs(self.plan, c))
+        return self.launch_dialog
+
+    def _table_menu(self, pos: QPoint) -> None:
+        c = self.selected_option()
+        if c is None or not is_serving_option(c):
+            return
+        menu = QMenu(self.table)
+        menu.addAction(self.launch_button.text(), self.open_launch_check)
+        menu.exec(self.table.viewport().mapToGlobal(pos))
+
     def selected_index(self) -> int:
         rows = self.table.selectionModel().selectedRows()
         if not rows:
@@ -543,6 +580,7 @@ class PlanView(QWidget):
         if not 0 <= index < len(candidates):
             return
         c = candidates[index]
+        self.launch_button.setEnabled(is_serving_option(c))
         self.export_button.set_source(self.plan, self.name, self.profile, index)
         self.price_editor.show_candidate(c)
         self.rent_label.setText(self.rent_text(c))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 
 from gpudesk import i18n
 from gpudesk.ui import app as app_module
@@ -85,3 +86,32 @@ def test_every_results_tab_is_on_screen_at_1280x820(qtbot, qapp, ctx, tmp_path: 
         for translator in translators:
             qapp.removeTranslator(translator)
         i18n.set_language(before)
+
+
+def test_a_serving_option_opens_will_it_fit_filled_and_checked(qtbot, tab) -> None:  # type: ignore[no-untyped-def]
+    """The flaw of the last review: "Will it fit?" was not reachable from a serving plan's options."""
+    from gpudesk import paths
+    from gpudesk.planner.serve_launch import launch_inputs
+
+    plan = plan_file(qtbot, tab, paths.examples_dir() / "chat-api-qps200.toml")
+    view = tab.pages.results
+    view.table.selectRow(0)
+    assert view.launch_button.isEnabled() and view.launch_button.isVisible()
+    index = view.selected_index()
+    expected = launch_inputs(plan, plan["candidates"][index])
+    qtbot.mouseClick(view.launch_button, Qt.MouseButton.LeftButton)
+    dialog = view.launch_dialog
+    page = dialog.page
+    assert dialog.isVisible() and page.result is not None
+    assert page.engine.currentData() == expected.engine and page.gpu.currentData() == expected.gpu_id
+    assert page.model.currentData() == expected.model_id and page.gpus.value() == expected.gpus
+    assert page.settings.text() == " ".join(expected.engine_args)
+    assert page.result.fits and page.command.text() == page.result.command
+    dialog.close()
+
+
+def test_a_training_option_has_no_engine_check(qtbot, tab) -> None:  # type: ignore[no-untyped-def]
+    plan_file(qtbot, tab, ARTICLE)
+    view = tab.pages.results
+    view.table.selectRow(0)
+    assert not view.launch_button.isEnabled() and view.open_launch_check() is None
