@@ -1,7 +1,7 @@
 """``gpudesk plan`` and ``gpudesk estimate memory``: the planner and the memory estimator from the command line.
 
 ``gpudesk plan --profile FILE.toml [--format md|json|csv] [--candidate N] [--output FILE] [--no-my-prices]``
-plans a TOML profile (see resources/examples) against the bundled catalog: ``json`` prints ``plan_to_dict``
+plans a TOML profile (see resources/examples) against the bundled catalog: ``json`` prints the plan document (docs/plan-document.md)
 (keys with units), ``md`` the configuration sheet of the chosen candidate, ``csv`` its bill of materials.
 Your own GPU prices (Catalog tab, user store) are used when the user store opens, unless ``--no-my-prices``.
 
@@ -148,7 +148,7 @@ def _emit(text: str, output: str | None) -> None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
-def _render(fmt: str, data: dict, profile: dict, index: int, catalog) -> str:
+def _render(fmt: str, data, profile, index: int, catalog) -> str:
     """Markdown sheet / CSV bill of materials through the configuration-sheet renderers."""
     from gpudesk.planner.sheet import SheetError
     from gpudesk.planner.sheet_csv import plan_to_csv
@@ -191,12 +191,11 @@ def deciding_reasons(rejected, limit: int = 5) -> str:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from gpudesk.planner import (
+        PlanDocument,
         PlanInputError,
         load_profile,
         plan,
-        plan_to_dict,
         requirement_from_dict,
-        requirement_to_dict,
     )
     from gpudesk.planner.requirement import raise_problems
     from gpudesk.planner.workload import profile_problems
@@ -234,9 +233,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
         raise CliError(_("profile {profile}: {error}").format(profile=where, error=exc)) from exc
     except SizingError as exc:
         raise CliError(_("profile {profile}: {error}").format(profile=where, error=exc)) from exc
-    data = plan_to_dict(result)
+    doc = PlanDocument.from_plan(result)  # the one plan document: JSON, sheets and PDF all read it
     if args.format == "json":
-        _emit(dumps_json(data, ensure_ascii=False), args.output)  # json.dumps(data, indent=2, ensure_ascii=False), faster, RFC 8259
+        _emit(dumps_json(doc.to_dict(), ensure_ascii=False), args.output)  # json.dumps(data, indent=2, ensure_ascii=False), faster, RFC 8259
     else:
         if not result.candidates:
             raise CliError(_("no GPU configuration can run this requirement ({reasons}). Use --format json for every "
@@ -246,10 +245,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
         if args.format == "pdf":
             from gpudesk.cli.sheet_pdf import write_pdf
 
-            write_pdf(_render("md", data, requirement_to_dict(req), args.candidate - 1, catalog), args.output, req.name,
-                      data, args.candidate - 1)
+            write_pdf(_render("md", doc, req, args.candidate - 1, catalog), args.output, req.name,
+                      doc.to_dict(), args.candidate - 1)
             return 0
-        _emit(_render(args.format, data, requirement_to_dict(req), args.candidate - 1, catalog), args.output)
+        _emit(_render(args.format, doc, req, args.candidate - 1, catalog), args.output)
     return 0
 
 

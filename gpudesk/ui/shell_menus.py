@@ -92,9 +92,10 @@ def save_diagnostics_bundle(target: str | Path, window: Any) -> Path:
             bundle.write(settings_file, "settings.ini")
         plan_tab = find_plan_tab(window)
         controller = getattr(plan_tab, "ctl", None)
-        if controller is not None and getattr(controller, "current_plan", None) is not None:
-            bundle.writestr("plan.json", json.dumps({"requirement": controller.current_profile,
-                                                     "plan": controller.current_plan}, indent=2, default=str))
+        current = getattr(controller, "current_plan", None)
+        if current is not None:  # the plan document as saved plans hold it (docs/plan-document.md)
+            bundle.writestr("plan.json", json.dumps({"requirement": getattr(controller, "current_profile", None),
+                                                     "plan": current.to_dict()}, indent=2, default=str))
     return target
 
 

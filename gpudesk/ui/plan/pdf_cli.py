@@ -9,7 +9,6 @@ platform. Exit status 0 on success, 1 with the reason on stderr otherwise.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -21,12 +20,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("output", type=Path)
     parser.add_argument("--title", default="")
     parser.add_argument("--page-size", default="A4", choices=("A4", "Letter"))
-    parser.add_argument("--plan", type=Path, help="the plan's JSON (plan_to_dict), for the charts")
+    parser.add_argument("--plan", type=Path, help="the plan document's JSON (docs/plan-document.md), for the charts")
     parser.add_argument("--candidate", type=int, default=0, help="the option the sheet describes (0 = the top one)")
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtGui import QGuiApplication
 
+    from gpudesk.planner.document import PlanDocument, PlanDocumentError
     from gpudesk.planner.sheet import SheetError
     from gpudesk.ui.plan.sheet_charts import sheet_chart_images
     from gpudesk.ui.plan.sheet_pdf import markdown_to_pdf
@@ -34,10 +34,10 @@ def main(argv: list[str] | None = None) -> int:
     app = QGuiApplication.instance() or QGuiApplication([sys.argv[0]])
     try:
         text = args.markdown.read_text(encoding="utf-8")
-        plan = json.loads(args.plan.read_text(encoding="utf-8")) if args.plan else None
-        charts = sheet_chart_images(plan, args.candidate) if isinstance(plan, dict) else []
+        plan = PlanDocument.from_json(args.plan.read_text(encoding="utf-8")) if args.plan else None
+        charts = sheet_chart_images(plan, args.candidate) if plan is not None else []
         markdown_to_pdf(text, args.output, args.title, page_size=args.page_size, charts=charts)
-    except (OSError, UnicodeDecodeError, ValueError, SheetError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, SheetError, PlanDocumentError) as exc:
         print(str(exc), file=sys.stderr)
         return 1
     del app

@@ -10,7 +10,8 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
 
-from gpudesk.planner.sheet import candidates_of
+from gpudesk.planner.document import PlanDocument, PlanOption, as_document
+from gpudesk.planner.sheet_markdown import memory_part_label, tco_line_label
 
 GIB = 2**30
 PALETTE = ("#1f5fa8", "#e08a1e", "#f2b56b", "#2e8b57", "#8fc9a3", "#6fa3e0", "#b0413e", "#9e9e9e", "#c9a36b",
@@ -19,9 +20,9 @@ PALETTE = ("#1f5fa8", "#e08a1e", "#f2b56b", "#2e8b57", "#8fc9a3", "#6fa3e0", "#b
 CHART_OPTIONS = 6
 
 
-def _label(c: dict[str, Any], number: int) -> str:
-    name = str(c.get("gpu_name") or c.get("gpu_id") or "?").replace("NVIDIA ", "")
-    return f"#{number} {c.get('count', '?')}× {name}"
+def _label(c: PlanOption, number: int) -> str:
+    name = (c.name or "?").replace("NVIDIA ", "")
+    return f"#{number} {c.count}× {name}"
 
 
 def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 2600, height: int = 1000) -> QImage:
@@ -108,22 +109,19 @@ def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 26
     return image
 
 
-def sheet_chart_images(plan: dict[str, Any], index: int = 0) -> list[tuple[str, QImage]]:
+def sheet_chart_images(plan: PlanDocument | dict[str, Any], index: int = 0) -> list[tuple[str, QImage]]:
     """(title, image) of the sheet's charts: memory per GPU and 3-year TCO of the chosen option and the next ones."""
-    candidates = candidates_of(plan)
+    candidates = as_document(plan).candidates
     if not candidates:
         return []
     order = [index] + [i for i in range(len(candidates)) if i != index][:CHART_OPTIONS - 1]
     chosen = [(i, candidates[i]) for i in order if 0 <= i < len(candidates)]
     memory_bars = [{"label": _label(c, i + 1), "chosen": i == index,
-                    "parts": [(k.replace("_", " "), float(v) / GIB)
-                              for k, v in (c.get("per_gpu_memory_breakdown_bytes") or {}).items()
-                              if isinstance(v, (int, float))],
-                    "limit": (float(c["safe_line_bytes"]) / GIB) if c.get("safe_line_bytes") else None}
+                    "parts": [(memory_part_label(k), float(v) / GIB) for k, v in c.per_gpu_memory_breakdown_bytes.items()],
+                    "limit": (float(c.safe_line_bytes) / GIB) if c.safe_line_bytes else None}
                    for i, c in chosen]
-    tco_bars = [{"label": _label(c, i + 1), "chosen": i == index, "unpriced": c.get("tco_3y_usd") is None,
-                 "parts": [(k.replace("_", " "), float(v) / 1000)
-                           for k, v in (c.get("tco_breakdown_usd") or {}).items() if isinstance(v, (int, float))]}
+    tco_bars = [{"label": _label(c, i + 1), "chosen": i == index, "unpriced": c.tco_3y_usd is None,
+                 "parts": [(tco_line_label(k), float(v) / 1000) for k, v in c.tco_breakdown_usd.items() if v is not None]}
                 for i, c in chosen]
     memory_title = QCoreApplication.translate("SheetCharts", "Memory per GPU against the safe line")
     tco_title = QCoreApplication.translate("SheetCharts", "3-year TCO")

@@ -42,16 +42,16 @@ def test_a_service_gets_a_serving_page(qtbot, tab, tmp_path: Path) -> None:  # t
     assert {"Replicas × TP", "Sustained QPS", "TTFT / TPOT", "USD per million output tokens"} <= set(headers)
     assert "Time to result" not in headers and "Step time" not in headers
     assert not view.table.isColumnHidden(COST_PER_TOKEN_COLUMN)
-    top = plan["candidates"][0]
-    tp = top["tensor_parallel"]
-    assert view.table.item(0, 6).text() == f"{top['count'] // tp} × TP{tp}"
-    assert view.table.item(0, 7).text() == f"{top['qps_capacity']:.1f} req/s"
+    top = plan.candidates[0]
+    tp = top.tensor_parallel
+    assert view.table.item(0, 6).text() == f"{top.count // tp} × TP{tp}"
+    assert view.table.item(0, 7).text() == f"{top.qps_capacity:.1f} req/s"
     assert view.table.item(0, COST_PER_TOKEN_COLUMN).text().startswith("$")
     assert view.charts.isTabVisible(LATENCY_TAB) and not view.charts.isTabVisible(SCATTER_TAB)
-    assert view.latency.point_count == min(len(plan["candidates"]), 25)
+    assert view.latency.point_count == min(len(plan.candidates), 25)
     assert "sustains" in view.summary.text() and "per million output tokens" in view.summary.text()
     # unpriced options are outlined and marked, never drawn as cheap bars
-    unpriced = sum(1 for c in plan["candidates"][:6] if c["tco_3y_usd"] is None)
+    unpriced = sum(1 for c in plan.candidates[:6] if c.tco_3y_usd is None)
     assert unpriced and view.tco_chart.unpriced_count == unpriced
 
 
