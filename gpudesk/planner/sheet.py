@@ -104,6 +104,9 @@ class ConfigurationSheet:
     cost_per_million_tokens_usd: float | None = None
     #: The limit the option comes closest to (gpudesk.planner.decision), None when the requirement sets none.
     binding_constraint: str | None = None
+    #: The answers that differ from the Requirement's defaults (what the printed sheet lists; ``requirement`` has
+    #: every answer).
+    requirement_answers: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def headroom_bytes(self) -> int | None:
@@ -152,6 +155,14 @@ def requirement_rows(profile: dict[str, Any]) -> list[tuple[str, str]]:
 
     walk("", profile)
     return rows
+
+
+def answered_rows(req: Requirement) -> list[tuple[str, str]]:
+    """The requirement's answers that differ from a new plan's defaults (``Requirement()``), as ``(section.key,
+    value)`` rows: what the user actually decided, without the 70 default keys."""
+    defaults = dict(requirement_rows(requirement_to_dict(Requirement())))
+    return [(key, value) for key, value in requirement_rows(requirement_to_dict(req))
+            if key not in ("version", "name") and defaults.get(key) != value]
 
 
 # Minimum Linux driver for each CUDA major release under minor-version compatibility (CUDA Toolkit release
@@ -427,6 +438,7 @@ def build_sheet(plan: PlanDocument | dict[str, Any], candidate_index: int = 0, t
         generated_at=generated_at or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         workload_kind=doc.workload_kind,
         requirement=requirement_rows(requirement_to_dict(req)) if req else [],
+        requirement_answers=answered_rows(req) if req else [],
         candidate=option,
         bom=_bom(option, req, software),
         software=software,

@@ -16,13 +16,12 @@ from gpudesk.i18n import _
 from gpudesk.planner.classify import kind_label
 from gpudesk.planner.gates import market_statement
 from gpudesk.planner.prices import price_unknown_text
-from gpudesk.planner.profile import requirement_to_dict
 from gpudesk.planner.sheet import (
     GIB,
     SHEET_VERSION,
     ConfigurationSheet,
     SheetError,
-    requirement_rows,
+    answered_rows,
     build_sheet,
 )
 from gpudesk.planner.document import PlanDocument, PlanDocumentError, PlanOption, as_document
@@ -141,6 +140,16 @@ def replicas_text(c: PlanOption) -> str:
     return f"{c.replicas or max(1, (c.count or 1) // tp)} x TP{tp}"
 
 
+def _pairs_table(rows: list[tuple[str, str]]) -> list[str]:
+    """``(answer, value)`` rows two pairs to a table row (half the height of a two-column table)."""
+    cells = [[md_escape(k), md_escape(v)] for k, v in rows]
+    if len(cells) % 2:
+        cells.append(["", ""])
+    half = len(cells) // 2
+    return _table([_("Answer"), _("Value"), _("Answer"), _("Value")],
+                  [cells[i] + cells[i + half] for i in range(half)])
+
+
 def parallelism_text(a: PlanOption) -> str:
     """How an alternative splits the model: a service's tensor-parallel degree (``tp1`` when the model fits one GPU,
     whatever ``sharding`` says), a training job's sharding and recompute."""
@@ -148,6 +157,11 @@ def parallelism_text(a: PlanOption) -> str:
         return f"tp{a.tensor_parallel or 1}"
     sharding = a.sharding or (_("single GPU") if a.count == 1 else _("data parallel"))
     return f"{sharding} / {a.recompute or _('no recompute')}"
+
+
+def short_rank_reason(a: PlanOption) -> str:
+    """The rank reason up to its first "; " (the break-even quote that follows is on the option's own sheet)."""
+    return (a.rank_reason or "N/A").split("; ", 1)[0]
 
 
 def _alternatives_table(alternatives: list[PlanOption]) -> list[str]:
@@ -162,14 +176,14 @@ def _alternatives_table(alternatives: list[PlanOption]) -> list[str]:
               md_escape(parallelism_text(a)), gib(a.per_gpu_memory_bytes),
               "N/A" if a.qps_capacity is None else f"{a.qps_capacity:.3g} req/s",
               duration(a.ttft_s), duration(a.tpot_s), tco_text(a.tco_3y_usd, a),
-              _yes_no(a.fits), md_escape(a.rank_reason or "N/A")]
+              _yes_no(a.fits), md_escape(short_rank_reason(a))]
              for a in alternatives])
     return _table(
         ["GPU", _("GPUs"), _("Interconnect"), _("Sharding / recompute"), _("Memory per GPU"), _("Time to result"),
          _("3-year TCO"), _("Fits"), _("Ranking")],
         [[md_escape(a.name), md_escape(a.count), md_escape(a.interconnect),
           md_escape(parallelism_text(a)), gib(a.per_gpu_memory_bytes), duration(a.time_to_result_s),
-          tco_text(a.tco_3y_usd, a), _yes_no(a.fits), md_escape(a.rank_reason or "N/A")]
+          tco_text(a.tco_3y_usd, a), _yes_no(a.fits), md_escape(short_rank_reason(a))]
          for a in alternatives])
 
 
@@ -225,7 +239,6 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
     if sheet.software:
         out += ["## " + _("Software versions"), ""]
         out += _table([_("Component"), _("Version")], [[md_escape(k), md_escape(v)] for k, v in sheet.software])
-    out += ["## " + _("Expected memory per GPU"), ""]
     rows = [[md_escape(memory_part_label(name)), gib(size)] for name, size in sheet.memory_parts]
     rows.append(["**" + _("Total per GPU") + "**", f"**{gib(sheet.memory_total_bytes)}**"])
     rows.append([_("Usable capacity (reported by the driver)"), gib(sheet.usable_bytes)])
@@ -233,14 +246,16 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
     headroom = sheet.headroom_bytes
     rows.append([_("Headroom to the safe line"), "N/A" if headroom is None else (
         gib(headroom) if headroom >= 0 else _("over by {size}").format(size=gib(-headroom)))])
-    out += _table([_("Part"), _("Size")], rows)
-    out += ["## " + _("Expected time"), ""]
-    out += _table([_("Figure"), _("Value")],
-                  [[md_escape(timing_label(name)), _value(value, unit)] for name, value, unit in sheet.timing])
-    out += ["## " + _("Total cost of ownership (3 years)"), ""]
+    timing = [[md_escape(timing_label(name)), _value(value, unit)] for name, value, unit in sheet.timing]
     tco_rows = [[md_escape(tco_line_label(k)), usd(v)] for k, v in sheet.tco]
     tco_rows.append(["**" + _("Total") + "**", f"**{tco_text(sheet.tco_total_usd, c)}**"])
-    out += _table([_("Item"), "USD"], tco_rows)
+    # Three short two-column tables side by side (one table of six columns): a third of the height.
+    out += ["## " + _("Expected memory per GPU, time and 3-year TCO"), ""]
+    depth = max(len(rows), len(timing), len(tco_rows))
+    out += _table([_("Expected memory per GPU"), _("Size"), _("Expected time"), _("Value"),
+                   _("Total cost of ownership (3 years)"), "USD"],
+                  [(rows[i] if i < len(rows) else ["", ""]) + (timing[i] if i < len(timing) else ["", ""])
+                   + (tco_rows[i] if i < len(tco_rows) else ["", ""]) for i in range(depth)])
     out += ["## " + _("Risks"), ""]
     out += [f"- {md_escape(r)}" for r in sheet.risks] or ["- " + _("None found by the planner's rules.")]
     out += ["", "## " + _("Checks after delivery"), ""]
@@ -255,9 +270,10 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
     if sheet.assumptions:
         out += ["## " + _("Assumptions"), ""]
         out += [f"- {md_escape(a)}" for a in sheet.assumptions] + [""]
-    if sheet.requirement:
+    if sheet.requirement_answers:
         out += ["## " + _("Requirement (as entered)"), ""]
-        out += _table([_("Answer"), _("Value")], [[md_escape(k), md_escape(v)] for k, v in sheet.requirement])
+        out += [_("The answers that differ from a new plan's defaults; the JSON sheet lists every answer."), ""]
+        out += _pairs_table(sheet.requirement_answers)
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -289,10 +305,11 @@ def no_fit_markdown(plan: PlanDocument, title: str | None = None, profile: Requi
                       [[md_escape(r.gpu_name or r.gpu_id), md_escape(r.count or _("any")),
                         md_escape(r.server_id or ""), md_escape("; ".join(r.reasons))]
                        for r in plan.rejected])
-    requirement = requirement_rows(requirement_to_dict(req)) if req else []
+    requirement = answered_rows(req) if req else []
     if requirement:
         out += ["## " + _("Requirement (as entered)"), ""]
-        out += _table([_("Answer"), _("Value")], [[md_escape(k), md_escape(v)] for k, v in requirement])
+        out += [_("The answers that differ from a new plan's defaults; the JSON sheet lists every answer."), ""]
+        out += _pairs_table(requirement)
     return "\n".join(out).rstrip() + "\n"
 
 

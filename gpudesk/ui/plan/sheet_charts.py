@@ -25,7 +25,7 @@ def _label(c: PlanOption, number: int) -> str:
     return f"#{number} {c.count}× {name}"
 
 
-def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 2600, height: int = 1000) -> QImage:
+def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 1500, height: int = 760) -> QImage:
     """A stacked bar chart. ``bars``: dicts with ``label``, ``parts`` [(name, value)], optional ``limit`` (a
     dashed red line over the bar, e.g. the safe line), ``unpriced`` (outline only, marked) and ``chosen``."""
     image = QImage(width, height, QImage.Format.Format_RGB32)
@@ -35,7 +35,7 @@ def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 26
     font = QFont()
     font.setPixelSize(30)
     painter.setFont(font)
-    left, top, right, bottom = 150, 80, width - 560, height - 170
+    left, top, right, bottom = 130, 80, width - 400, height - 190
     painter.drawText(QRectF(0, 10, width, 60), Qt.AlignmentFlag.AlignHCenter, title)
     peak = max([sum(max(v, 0.0) for _n, v in b["parts"]) for b in bars] + [b.get("limit") or 0.0 for b in bars] + [1e-9])
     scale = (bottom - top) / (peak * 1.1)
@@ -75,10 +75,15 @@ def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 26
                 painter.setBrush(colors[name])
             painter.drawRect(rect)
             y -= h
-        if b.get("unpriced"):
+        if b.get("unpriced"):  # two short lines within the bar's slot, so neighbours' marks never overlap
             painter.setPen(QColor("#b0413e"))
-            painter.drawText(QRectF(x - 40, y - 50, w + 80, 40), Qt.AlignmentFlag.AlignHCenter,
+            mark_font = QFont(font)
+            mark_font.setPixelSize(19)
+            painter.setFont(mark_font)
+            painter.drawText(QRectF(left + slot * i, y - 64, slot, 60),
+                             Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom | Qt.TextFlag.TextWordWrap,
                              QCoreApplication.translate("SheetCharts", "price unknown"))
+            painter.setFont(font)
         if b.get("limit"):
             ly = bottom - b["limit"] * scale
             painter.setPen(QPen(QColor("#c62828"), 4, Qt.PenStyle.DashLine))
@@ -88,22 +93,22 @@ def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 26
         label_font.setBold(bool(b.get("chosen")))
         label_font.setPixelSize(24)
         painter.setFont(label_font)
-        painter.drawText(QRectF(left + slot * i, bottom + 10, slot, 150),
+        painter.drawText(QRectF(left + slot * i, bottom + 10, slot, 180),
                          Qt.AlignmentFlag.AlignHCenter | Qt.TextFlag.TextWordWrap, b["label"])
         painter.setFont(font)
     legend_y = top
     for name in names:
         painter.setBrush(colors[name])
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.drawRect(QRectF(right + 40, legend_y + 6, 28, 28))
+        painter.drawRect(QRectF(right + 30, legend_y + 6, 28, 28))
         painter.setPen(QColor("#222222"))
-        painter.drawText(QRectF(right + 80, legend_y, 480, 40), Qt.AlignmentFlag.AlignVCenter, name)
+        painter.drawText(QRectF(right + 70, legend_y, 330, 40), Qt.AlignmentFlag.AlignVCenter, name)
         legend_y += 44
     if any(b.get("limit") for b in bars):
         painter.setPen(QPen(QColor("#c62828"), 4, Qt.PenStyle.DashLine))
-        painter.drawLine(QPointF(right + 40, legend_y + 20), QPointF(right + 68, legend_y + 20))
+        painter.drawLine(QPointF(right + 30, legend_y + 20), QPointF(right + 58, legend_y + 20))
         painter.setPen(QColor("#222222"))
-        painter.drawText(QRectF(right + 80, legend_y, 480, 40), Qt.AlignmentFlag.AlignVCenter,
+        painter.drawText(QRectF(right + 70, legend_y, 330, 40), Qt.AlignmentFlag.AlignVCenter,
                          QCoreApplication.translate("SheetCharts", "Safe line"))
     painter.end()
     return image
