@@ -12,6 +12,21 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
+
+
+def _use_language(app: Any, language: str | None) -> None:
+    """The charts speak the sheet's language: Qt's catalog for their titles, the core's for their legends."""
+    from PySide6.QtCore import QLocale, QTranslator
+
+    from gpudesk import i18n, paths
+
+    if language not in i18n.LANGUAGES:
+        return
+    i18n.set_language(language)
+    translator = QTranslator(app)
+    if translator.load(QLocale(language), "gpudesk", "_", str(paths.resources_dir() / "translations")):
+        app.installTranslator(translator)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--page-size", default="A4", choices=("A4", "Letter"))
     parser.add_argument("--plan", type=Path, help="the plan document's JSON (docs/plan-document.md), for the charts")
     parser.add_argument("--candidate", type=int, default=0, help="the option the sheet describes (0 = the top one)")
+    parser.add_argument("--lang", default=None, help="the language of the charts' titles and legends (zh_CN, en)")
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtGui import QGuiApplication
@@ -32,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     from gpudesk.ui.plan.sheet_pdf import markdown_to_pdf
 
     app = QGuiApplication.instance() or QGuiApplication([sys.argv[0]])
+    _use_language(app, args.lang or os.environ.get("GPUDESK_LANG"))
     try:
         text = args.markdown.read_text(encoding="utf-8")
         plan = PlanDocument.from_json(args.plan.read_text(encoding="utf-8")) if args.plan else None

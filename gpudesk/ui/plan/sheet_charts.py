@@ -25,7 +25,7 @@ def _label(c: PlanOption, number: int) -> str:
     return f"#{number} {c.count}× {name}"
 
 
-def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 1500, height: int = 760) -> QImage:
+def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 1500, height: int = 680) -> QImage:
     """A stacked bar chart. ``bars``: dicts with ``label``, ``parts`` [(name, value)], optional ``limit`` (a
     dashed red line over the bar, e.g. the safe line), ``unpriced`` (outline only, marked) and ``chosen``."""
     image = QImage(width, height, QImage.Format.Format_RGB32)
