@@ -191,12 +191,11 @@ def deciding_reasons(rejected, limit: int = 5) -> str:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from gpudesk.planner import (
-        PlanDocument,
         PlanInputError,
         load_profile,
-        plan,
         requirement_from_dict,
     )
+    from gpudesk.planner.mixed import plan_document
     from gpudesk.planner.requirement import raise_problems
     from gpudesk.planner.workload import profile_problems
     from gpudesk.sizing import SizingError
@@ -225,7 +224,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         raise CliError(f"profile {where}: {what}") from exc
     prices = None if args.no_my_prices else my_prices()
     try:
-        result = plan(req, catalog, price_overrides=prices)
+        doc = plan_document(req, catalog, prices)  # the one plan document (a mixed workload: both sides)
     except PlanInputError as exc:
         if (exc.field or "").startswith("price_overrides."):
             raise CliError(_("your price for {gpu}: {detail} (or use --no-my-prices)").format(
@@ -233,15 +232,14 @@ def cmd_plan(args: argparse.Namespace) -> int:
         raise CliError(_("profile {profile}: {error}").format(profile=where, error=exc)) from exc
     except SizingError as exc:
         raise CliError(_("profile {profile}: {error}").format(profile=where, error=exc)) from exc
-    doc = PlanDocument.from_plan(result)  # the one plan document: JSON, sheets and PDF all read it
     if args.format == "json":
         _emit(dumps_json(doc.to_dict(), ensure_ascii=False), args.output)  # json.dumps(data, indent=2, ensure_ascii=False), faster, RFC 8259
     else:
-        if not result.candidates:
+        if not doc.candidates:
             raise CliError(_("no GPU configuration can run this requirement ({reasons}). Use --format json for every "
-                             "rejection.").format(reasons=deciding_reasons(result.rejected)), status=1)
-        if not 1 <= args.candidate <= len(result.candidates):
-            raise CliError(_("--candidate must be between 1 and {n}").format(n=len(result.candidates)))
+                             "rejection.").format(reasons=deciding_reasons(doc.rejected)), status=1)
+        if not 1 <= args.candidate <= len(doc.candidates):
+            raise CliError(_("--candidate must be between 1 and {n}").format(n=len(doc.candidates)))
         if args.format == "pdf":
             from gpudesk.cli.sheet_pdf import write_pdf
 

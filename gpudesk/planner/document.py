@@ -570,6 +570,8 @@ class PlanDocument:
         binding: what rules every option out (None when something fits).
         warnings, rationale: plan-level (the options carry their own).
         gpudesk_version: the gpudesk that wrote the plan. version: the document version it was read from.
+        serving_side: for a mixed workload (training share below 1 with a QPS target), the plan that serves the
+            same model at the target QPS (gpudesk.planner.mixed); None otherwise.
     """
 
     name: str
@@ -587,6 +589,8 @@ class PlanDocument:
     gpudesk_version: str = __version__
     version: int = PLAN_DOCUMENT_VERSION
     requirement_problem: str | None = None
+    #: A mixed workload's serving half (gpudesk.planner.mixed): the same model served at the target QPS.
+    serving_side: PlanDocument | None = None
 
     # --- typed reads of the requirement (None when the plan has none) ---------------------------------------
     @property
@@ -606,10 +610,10 @@ class PlanDocument:
 
     @property
     def mixed(self) -> bool:
-        """Training GPUs that also serve: a training share below 1 with a QPS target (the mixed results page)."""
+        """Training that also serves: a training share below 1 with a QPS target (the mixed results page)."""
         r = self.requirement
-        return r is not None and r.model.mode != "inference" and r.workload.training_share < 1 and bool(
-            r.workload.target_qps)
+        return self.serving_side is not None or (r is not None and r.model.mode != "inference"
+                                                  and r.workload.training_share < 1 and bool(r.workload.target_qps))
 
     @property
     def deadline_s(self) -> float | None:
@@ -706,6 +710,7 @@ class PlanDocument:
             "assumptions": [{"assumption": a.text, "source": a.source} for a in self.assumptions],
             "warnings": list(self.warnings),
             "rationale": [{"decision": r.text, "source": r.source} for r in self.rationale],
+            "serving_side": None if self.serving_side is None else self.serving_side.to_dict(max_rejected),
         }
 
     def to_json(self, max_rejected: int | None = None) -> str:
@@ -744,7 +749,8 @@ class PlanDocument:
             closest=[ClosestOption.from_dict(c) for c in _list(d.get("closest")) if isinstance(c, Mapping)],
             binding=Binding.read(d.get("binding")), warnings=_texts(d.get("warnings")),
             rationale=Sourced.read_all(d.get("rationale"), "decision"),
-            gpudesk_version=str(d.get("gpudesk_version") or ""), version=int(d["version"]))
+            gpudesk_version=str(d.get("gpudesk_version") or ""), version=int(d["version"]),
+            serving_side=PlanDocument.from_dict(d["serving_side"]) if isinstance(d.get("serving_side"), Mapping) else None)
 
     @staticmethod
     def from_json(text: str) -> PlanDocument:

@@ -107,6 +107,11 @@ class ConfigurationSheet:
     #: The answers that differ from the Requirement's defaults (what the printed sheet lists; ``requirement`` has
     #: every answer).
     requirement_answers: list[tuple[str, str]] = field(default_factory=list)
+    #: A mixed workload's serving side (gpudesk.planner.mixed): its best option, the QPS target and the option's
+    #: 3-year TCO per million output tokens; None for a training-only or serving-only plan.
+    serving_option: PlanOption | None = None
+    serving_target_qps: float | None = None
+    serving_cost_per_million_tokens_usd: float | None = None
 
     @property
     def headroom_bytes(self) -> int | None:
@@ -433,12 +438,18 @@ def build_sheet(plan: PlanDocument | dict[str, Any], candidate_index: int = 0, t
         assumptions = [a.line() for a in (doc.memory.assumptions if doc.memory else []) if not _whole_job_only(a)]
     others = [c for i, c in enumerate(doc.candidates) if i != candidate_index][:5]
     years = req.tco.years if req else doc.tco_years
+    side = doc.serving_side
     return ConfigurationSheet(
         title=title or doc.name or _("Configuration sheet"),
         generated_at=generated_at or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         workload_kind=doc.workload_kind,
         requirement=requirement_rows(requirement_to_dict(req)) if req else [],
         requirement_answers=answered_rows(req) if req else [],
+        serving_option=side.top if side is not None else None,
+        serving_target_qps=side.target_qps if side is not None else None,
+        serving_cost_per_million_tokens_usd=cost_per_million_tokens_usd(
+            side.top.tco_3y_usd, side.target_qps, side.output_tokens, side.tco_years)
+        if side is not None and side.top is not None else None,
         candidate=option,
         bom=_bom(option, req, software),
         software=software,

@@ -187,6 +187,24 @@ def _alternatives_table(alternatives: list[PlanOption]) -> list[str]:
          for a in alternatives])
 
 
+def _serving_side(sheet: ConfigurationSheet) -> list[str]:
+    """A mixed plan's serving side: the best option that serves the model at the target QPS."""
+    s = sheet.serving_option
+    if s is None:
+        return []
+    qps = "N/A" if sheet.serving_target_qps is None else f"{sheet.serving_target_qps:g}"
+    out = ["## " + _("Serving side (the same model at {qps} requests/s)").format(qps=qps), ""]
+    return out + _table(
+        [_("Item"), _("Value")],
+        [["GPU", md_escape(f"{s.count} x {s.name}")],
+         [_("Replicas x tensor parallel"), replicas_text(s)],
+         [_("Sustained QPS"), "N/A" if s.qps_capacity is None else f"{s.qps_capacity:.1f} req/s"],
+         ["TTFT / TPOT", f"{duration(s.ttft_s)} / {duration(s.tpot_s)}"],
+         [_("3-year TCO"), tco_text(s.tco_3y_usd, s)],
+         [_("Cost per million output tokens"), "N/A" if sheet.serving_cost_per_million_tokens_usd is None
+          else f"${sheet.serving_cost_per_million_tokens_usd:,.2f}"]])
+
+
 def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
     """Render the sheet. Sections: summary, bill of materials, software, memory, time, TCO, risks, checks,
     alternatives, rationale, assumptions."""
@@ -226,6 +244,7 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
         ] + ([[_("Settings the search chose"), md_escape("; ".join(sheet.search_changes))]] if sheet.search_changes else [])
           + ([[_("Market"), md_escape(market_statement(sheet.market))]] if sheet.market else []),
     )
+    out += _serving_side(sheet)
     out += ["## " + _("Bill of materials"), ""]
     out += _table(
         [_("Category"), _("Item"), _("Quantity"), _("Unit price"), _("Total"), _("Notes")],

@@ -220,3 +220,36 @@ def test_top_option_reads_only_the_first_option() -> None:
     top = top_option(data)
     assert top is not None and top == PlanDocument.from_dict(data).top
     assert top_option({"version": 99}) is None and top_option({}) is None
+
+
+MIXED = ROOT / "tests/fixtures/plan/buyer/mixed-lora-llama3-8b-5qps.toml"
+
+
+def test_a_mixed_workload_carries_both_sides_in_one_document() -> None:
+    from gpudesk.planner.mixed import is_mixed, plan_document
+    from gpudesk.planner.sheet import build_sheet
+    from gpudesk.planner.sheet_markdown import sheet_to_markdown
+
+    req = load_profile(MIXED, _catalog())
+    assert is_mixed(req)
+    doc = plan_document(req, _catalog())
+    assert doc.mixed and doc.top is not None and doc.top.time_to_result_s is not None  # the training side
+    side = doc.serving_side
+    assert side is not None and side.serving and side.target_qps == 5
+    assert side.top is not None and side.top.qps_capacity is not None and side.top.qps_capacity >= 5
+    assert not any("is not sized by this plan" in w for w in doc.warnings)  # it is sized now
+    again = PlanDocument.from_json(doc.to_json())
+    assert again.serving_side is not None and again.serving_side.to_dict() == side.to_dict()
+    schema = _schema()
+    assert _problems(json.loads(doc.to_json()), schema, schema) == []
+    text = sheet_to_markdown(build_sheet(doc))
+    assert "## Serving side (the same model at 5 requests/s)" in text
+    assert f"| Sustained QPS | {side.top.qps_capacity:.1f} req/s |" in text
+
+
+def test_a_training_only_or_serving_only_plan_has_no_serving_side() -> None:
+    from gpudesk.planner.mixed import plan_document
+
+    for case in ("article-13b", "serve-70b"):
+        doc = plan_document(load_profile(CASES[case], _catalog()), _catalog())
+        assert doc.serving_side is None and not doc.mixed

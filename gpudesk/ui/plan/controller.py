@@ -23,10 +23,10 @@ from gpudesk.planner import (
     Requirement,
     dumps_profile,
     parse_profile_text,
-    plan,
     requirement_from_dict,
     save_profile,
 )
+from gpudesk.planner.mixed import plan_document
 from gpudesk.ui.workers import Task, run_task
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 def run_plan(req: Requirement, catalog: Any, prices: dict[str, Any] | None = None) -> PlanDocument:
     """Worker-thread job: plan (with the user's prices, read beforehand on the GUI thread) and convert to the
     plan document (no Qt)."""
-    return PlanDocument.from_plan(plan(req, catalog, price_overrides=prices))
+    return plan_document(req, catalog, prices)
 
 
 def read_profile_text(text: str, profile_format: str = "toml") -> dict[str, Any]:

@@ -40,6 +40,7 @@ from gpudesk.ui.plan.export_menu import ExportButton
 from gpudesk.ui.plan.live_preview import part_names
 from gpudesk.ui.plan.memory_chart import MemoryBarSpec, MemoryBreakdownChart
 from gpudesk.ui.plan.price_editor import PriceEditor
+from gpudesk.ui.plan.serving_side import ServingSide
 from gpudesk.ui.plan.units import format_duration, format_gib, format_percent, format_step_time, format_usd, na_text
 
 MAX_ROWS = 25
@@ -102,6 +103,7 @@ COST_PER_TOKEN_COLUMN = 12
 SCATTER_TAB = 2
 LATENCY_TAB = 3
 REJECTED_TAB = 4
+SERVING_SIDE_TAB = 5
 WHY_COLUMN = 11
 WHY_COLUMN_WIDTH = 200
 #: Smallest heights (px) of the results panes, so a 1024 x 700 window shows the summary's first lines, four table
@@ -189,6 +191,10 @@ class PlanView(QWidget):
         self.rejected.setReadOnly(True)
         self.charts.addTab(self.rejected, self.tr("Rejected"))
         self.charts.insertTab(LATENCY_TAB, _scrolled(self.latency, self.charts), self.tr("Latency vs throughput"))
+        # A mixed plan (training share below 1 with a QPS target) also shows its serving side.
+        self.serving_side = ServingSide(self.charts)
+        self.charts.addTab(self.serving_side, self.tr("Serving side"))
+        self.charts.setTabVisible(SERVING_SIDE_TAB, False)
         # Every tab stays on screen at 1280 x 820 in both languages (no scroll arrows hiding "Rejected").
         self.charts.setUsesScrollButtons(False)
         self.charts.setElideMode(Qt.TextElideMode.ElideRight)
@@ -369,13 +375,19 @@ class PlanView(QWidget):
         self.tco_chart.set_candidates(shown)
         self.scatter.set_candidates(candidates[:MAX_ROWS], doc.deadline_s)
         workload = doc.requirement.workload if doc.requirement else None
-        self.latency.set_candidates(candidates[:MAX_ROWS], workload.target_qps if workload else None,
+        side = doc.serving_side
+        # a mixed plan: the latency chart draws its serving side (the training options have no QPS)
+        self.latency.set_candidates((side.candidates if side is not None else candidates)[:MAX_ROWS],
+                                    workload.target_qps if workload else None,
                                     workload.ttft_target_s if workload else None,
                                     workload.tpot_target_s if workload else None)
-        # a service is judged by latency against throughput, a training job by cost against time to result
+        self.serving_side.show_side(side)
+        # a service is judged by latency against throughput, a training job by cost against time to result, a
+        # mixed plan by both
         self.charts.setTabVisible(SCATTER_TAB, not serving)
-        self.charts.setTabVisible(LATENCY_TAB, serving)
-        if self.charts.currentIndex() in (SCATTER_TAB, LATENCY_TAB):
+        self.charts.setTabVisible(LATENCY_TAB, serving or side is not None)
+        self.charts.setTabVisible(SERVING_SIDE_TAB, side is not None)
+        if self.charts.currentIndex() in (SCATTER_TAB, LATENCY_TAB, SERVING_SIDE_TAB):
             self.charts.setCurrentIndex(0)
         self.export_button.set_source(doc, self.name, profile, 0)
         self.charts.setTabText(REJECTED_TAB, self.tr("Rejected ({0})").format(len(doc.rejected)))
@@ -481,6 +493,15 @@ class PlanView(QWidget):
                 lines.append(self.tr("Price unknown for {0} (ranked after priced options): select one and enter your quote "
                                      "on the right, or in the Catalog tab.").format(", ".join(unpriced[:4])
                                                                                     + (", …" if len(unpriced) > 4 else "")))
+        side = plan.serving_side
+        if side is not None and side.top is not None and side.top.qps_capacity is not None:
+            best = side.top
+            tp = best.tensor_parallel or 1
+            lines.append(self.tr("Serving side at {0} req/s: {1} as {2} replica(s) × TP{3}, sustains {4:.1f} req/s, "
+                                 "TTFT {5}, TPOT {6}, 3-year TCO {7} (tab “Serving side”).").format(
+                f"{side.target_qps:g}" if side.target_qps is not None else na_text(), candidate_label(best),
+                best.replicas or max(1, best.count // tp), tp, best.qps_capacity, format_step_time(best.ttft_s),
+                format_step_time(best.tpot_s), self.tco_text(best)))
         over_limit = bool(binding is not None and binding.field == "operations.max_gpus" and plan.closest)
         if over_limit:
             nearest = "; ".join(
