@@ -14,7 +14,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QSettings, QStandardPaths, qVersion
+from PySide6.QtCore import QCoreApplication, QLocale, QSettings, QStandardPaths, qVersion
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -97,6 +97,16 @@ def save_diagnostics_bundle(target: str | Path, window: Any) -> Path:
             bundle.writestr("plan.json", json.dumps({"requirement": getattr(controller, "current_profile", None),
                                                      "plan": current.to_dict()}, indent=2, default=str))
     return target
+
+
+def user_guide_path(language: str | None = None) -> Path:
+    """The offline user guide in ``language`` (default: the window's), the English one where no translation
+    exists (``resources/user-guide.<language>.md``)."""
+    from gpudesk import i18n
+
+    language = language or i18n.current_language() or QLocale().name()
+    translated = paths.resources_dir() / f"user-guide.{language}.md"
+    return translated if translated.is_file() else paths.resources_dir() / "user-guide.md"
 
 
 def find_plan_tab(window: Any) -> Any:
@@ -233,7 +243,7 @@ class ShellMenus:
         self.recent_menu.setEnabled(bool(items))
 
     def show_guide(self) -> None:
-        guide = paths.resources_dir() / "user-guide.md"
+        guide = user_guide_path()
         try:
             text = guide.read_text(encoding="utf-8")
         except OSError as exc:
