@@ -111,7 +111,7 @@ def duration(seconds: float | int | None) -> str:
         return f"{seconds / 60:.1f} min" if seconds >= 120 else f"{seconds:.2f} s"
     if seconds < 2 * 86400:
         return f"{seconds / 3600:.1f} h"
-    return _("{days:.2f} days").format(days=seconds / 86400)
+    return _("{days:.1f} days").format(days=seconds / 86400)
 
 
 def _value(value: float | None, unit: str) -> str:
