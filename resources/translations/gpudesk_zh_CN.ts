@@ -6046,6 +6046,7 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="408"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="574"/>
         <source>single GPU</source>
         <translation>单 GPU</translation>
     </message>
@@ -6175,27 +6176,42 @@ PCI 总线：{bus}</translation>
         <translation>规划警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="567"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="569"/>
+        <source>Replicas × TP: {0} × TP{1}; requests in flight per replica: {2}; engine: {3}</source>
+        <translation>副本 × TP：{0} × TP{1}；每副本并发请求数：{2}；引擎：{3}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="571"/>
+        <source>roofline estimate</source>
+        <translation>屋顶线估算</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="573"/>
         <source>Sharding: {0}; recomputation: {1}; exposed communication: {2}</source>
         <translation>分片：{0}；重计算：{1}；未被掩盖的通信：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="570"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="577"/>
+        <source>Micro-batch {0} × {1} accumulation step(s) per optimizer step</source>
+        <translation>每次优化器步：微批次 {0} × {1} 个梯度累积步</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="580"/>
         <source>Sustained QPS: {0:.1f}</source>
         <translation>可持续 QPS：{0:.1f}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="572"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="582"/>
         <source>Warnings:</source>
         <translation>警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="572"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="582"/>
         <source>Warnings: none</source>
         <translation>警告：无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="575"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="585"/>
         <source>Rationale:</source>
         <translation>依据：</translation>
     </message>
@@ -7422,42 +7438,42 @@ PCI 总线：{bus}</translation>
         <translation>按下带该下划线字母的按钮或字段</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="160"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="170"/>
         <source>&amp;New plan</source>
         <translation>新建方案(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="161"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="171"/>
         <source>&amp;Open profile…</source>
         <translation>打开配置文件(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="163"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="173"/>
         <source>&amp;Save profile…</source>
         <translation>保存配置文件(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="165"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="175"/>
         <source>&amp;Export sheet…</source>
         <translation>导出配置单(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="166"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="176"/>
         <source>&amp;Recent profiles</source>
         <translation>最近的配置文件(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="169"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="179"/>
         <source>&amp;User guide</source>
         <translation>用户指南(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="171"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="181"/>
         <source>&amp;Keyboard shortcuts</source>
         <translation>键盘快捷键(&amp;K)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="172"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="182"/>
         <source>Save a &amp;diagnostics bundle…</source>
         <translation>保存诊断包(&amp;D)…</translation>
     </message>
@@ -7465,17 +7481,17 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ShortcutsDialog</name>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="136"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="146"/>
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="139"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="149"/>
         <source>Keys</source>
         <translation>按键</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="139"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="149"/>
         <source>Action</source>
         <translation>操作</translation>
     </message>
@@ -8116,47 +8132,47 @@ PCI 总线：{bus}</translation>
 <context>
     <name>self.window</name>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="202"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="212"/>
         <source>Open requirement profile</source>
         <translation>打开需求配置文件</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="203"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="213"/>
         <source>TOML profiles (*.toml)</source>
         <translation>TOML 配置文件 (*.toml)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="219"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="229"/>
         <source>No plan to export yet: answer the wizard and press Plan.</source>
         <translation>还没有可导出的方案：请回答向导并按“规划”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="240"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="250"/>
         <source>The user guide {0} could not be read: {1}</source>
         <translation>无法读取用户指南 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="241"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="251"/>
         <source>gpudesk user guide</source>
         <translation>gpudesk 用户指南</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="251"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="261"/>
         <source>Save a diagnostics bundle</source>
         <translation>保存诊断包</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="253"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="263"/>
         <source>Zip archives (*.zip)</source>
         <translation>Zip 压缩包 (*.zip)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="259"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="269"/>
         <source>The diagnostics bundle was not saved: {0}</source>
         <translation>诊断包未保存：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="262"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="272"/>
         <source>Diagnostics bundle saved: {0}. Attach it to your report.</source>
         <translation>诊断包已保存：{0}。请将其附在问题报告中。</translation>
     </message>

@@ -564,8 +564,18 @@ class PlanView(QWidget):
             lines += [f"  ⚠ {w}" for w in self.plan.warnings]
             lines.append("")
         lines += [candidate_label(c) + f" — {c.server_name or c.server_id}", ""]
-        lines.append(self.tr("Sharding: {0}; recomputation: {1}; exposed communication: {2}").format(
-            c.sharding or na_text(), c.recompute or na_text(), format_percent(c.comm_share, 1)))
+        if c.serving:  # the engine settings the search chose for a service
+            tp = c.tensor_parallel or 1
+            lines.append(self.tr("Replicas × TP: {0} × TP{1}; requests in flight per replica: {2}; engine: {3}").format(
+                c.replicas or max(1, c.count // tp), tp, na_text() if c.concurrent_sequences is None
+                else c.concurrent_sequences, c.engine or self.tr("roofline estimate")))
+        else:  # the training layout and batch the search chose
+            lines.append(self.tr("Sharding: {0}; recomputation: {1}; exposed communication: {2}").format(
+                c.sharding or (self.tr("single GPU") if c.count == 1 else na_text()), c.recompute or na_text(),
+                format_percent(c.comm_share, 1)))
+            if c.micro_batch_size is not None:
+                lines.append(self.tr("Micro-batch {0} × {1} accumulation step(s) per optimizer step").format(
+                    c.micro_batch_size, c.gradient_accumulation or 1))
         if c.qps_capacity is not None:
             lines.append(self.tr("Sustained QPS: {0:.1f}").format(c.qps_capacity))
         lines.append("")

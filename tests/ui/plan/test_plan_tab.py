@@ -197,6 +197,11 @@ def test_inference_plan_shows_qps_instead_of_time(qtbot, tab):
     assert tab.pages.results.table.item(0, 7).text() == f"{top.qps_capacity:.1f} req/s"  # the serving page (issue 29)
     assert tab.pages.results.table.item(0, 8).text() == ("yes" if top.meets_qps else "no")
     assert f"Sustained QPS: {top.qps_capacity:.1f}" in tab.pages.results.details.toPlainText()
+    # the engine settings the search chose, from the plan document (not the training layout line)
+    details = tab.pages.results.details.toPlainText()
+    assert f"Replicas × TP: {top.replicas} × TP{top.tensor_parallel}; requests in flight per replica: " \
+           f"{top.concurrent_sequences}" in details
+    assert "Sharding:" not in details
 
 
 def test_profile_round_trip_through_a_file(qtbot, tab, tmp_path, catalog):
