@@ -258,9 +258,9 @@ class LatencyThroughputChart(_LegendChart):
             self.plot.addItem(pg.ScatterPlotItem(x=xs, y=ys, size=11, symbol=symbol, brush=pg.mkBrush(color),
                                                  pen=pg.mkPen(color)))
             entries.append((name, color, "box"))
-        for i, c in enumerate(points[:8]):
+        for i, c in enumerate(points[:8]):  # the rank only: the options crowd near the target (names in the table)
             if c.ttft_s is not None and c.qps_capacity is not None:
-                text = pg.TextItem(f"#{i + 1} {candidate_label(c)}", color="#222222", anchor=(0, 1))
+                text = pg.TextItem(f"#{i + 1}", color="#222222", anchor=(0, 1))
                 text.setPos(c.qps_capacity, c.ttft_s * 1000.0)
                 self.plot.addItem(text)
         lines = []
