@@ -376,16 +376,14 @@ class PlanView(QWidget):
         self.scatter.set_candidates(candidates[:MAX_ROWS], doc.deadline_s)
         workload = doc.requirement.workload if doc.requirement else None
         side = doc.serving_side
-        # a mixed plan: the latency chart draws its serving side (the training options have no QPS)
-        self.latency.set_candidates((side.candidates if side is not None else candidates)[:MAX_ROWS],
-                                    workload.target_qps if workload else None,
+        self.latency.set_candidates(candidates[:MAX_ROWS], workload.target_qps if workload else None,
                                     workload.ttft_target_s if workload else None,
                                     workload.tpot_target_s if workload else None)
-        self.serving_side.show_side(side)
+        self.serving_side.show_side(side)  # a mixed plan: its serving options and their latency chart, one tab
         # a service is judged by latency against throughput, a training job by cost against time to result, a
         # mixed plan by both
         self.charts.setTabVisible(SCATTER_TAB, not serving)
-        self.charts.setTabVisible(LATENCY_TAB, serving or side is not None)
+        self.charts.setTabVisible(LATENCY_TAB, serving)
         self.charts.setTabVisible(SERVING_SIDE_TAB, side is not None)
         if self.charts.currentIndex() in (SCATTER_TAB, LATENCY_TAB, SERVING_SIDE_TAB):
             self.charts.setCurrentIndex(0)

@@ -3,11 +3,21 @@ model at the target QPS, beside the training job's results (gpudesk.planner.mixe
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from gpudesk.planner.document import PlanDocument, PlanOption
 from gpudesk.planner.serving_cost import cost_per_million_tokens_usd
-from gpudesk.ui.plan.charts import candidate_label
+from gpudesk.ui.plan.charts import LatencyThroughputChart, candidate_label
 from gpudesk.ui.plan.units import format_gib, format_step_time, format_usd, na_text
 
 #: Serving options listed (the best first, as the planner ranked them).
@@ -15,8 +25,8 @@ SERVING_ROWS = 10
 
 
 class ServingSide(QWidget):
-    """A caption naming the target and a table: option, replicas x TP, sustained QPS, TTFT / TPOT, memory per GPU,
-    3-year TCO, USD per million output tokens."""
+    """A caption naming the target, a table (option, replicas x TP, sustained QPS, TTFT / TPOT, memory per GPU,
+    3-year TCO, USD per million output tokens) and below it the serving options' latency against throughput."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -31,10 +41,16 @@ class ServingSide(QWidget):
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.latency = LatencyThroughputChart(self)
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.addWidget(self.table)
+        split.addWidget(self.latency)
+        split.setChildrenCollapsible(False)
+        split.setSizes([160, 260])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.caption)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(split, 1)
 
     def show_side(self, side: PlanDocument | None) -> None:
         """Fill from the serving side's plan document (None: empty)."""
@@ -42,7 +58,11 @@ class ServingSide(QWidget):
         self.table.setRowCount(len(options))
         if side is None:
             self.caption.clear()
+            self.latency.set_candidates([])
             return
+        w = side.requirement.workload if side.requirement else None
+        self.latency.set_candidates(side.candidates[:25], side.target_qps, w.ttft_target_s if w else None,
+                                    w.tpot_target_s if w else None)
         target = side.target_qps
         self.caption.setText(self.tr("The same model served at {0} requests/s, sized on its own GPUs (the training "
                                      "options are in the table above).").format(na_text() if target is None else f"{target:g}")

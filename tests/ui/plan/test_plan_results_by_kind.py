@@ -75,9 +75,9 @@ def test_a_mixed_workload_shows_training_and_serving(qtbot, tab) -> None:  # typ
     # the training side: time to result and cost against time
     assert view.table.horizontalHeaderItem(7).text() == "Time to result"
     assert view.charts.isTabVisible(SCATTER_TAB)
-    # the serving side: its own table and the latency chart of its options
-    assert view.charts.isTabVisible(SERVING_SIDE_TAB) and view.charts.isTabVisible(LATENCY_TAB)
-    assert view.latency.point_count == min(len(side.candidates), 25)
+    # the serving side: one tab with its own table and the latency chart of its options
+    assert view.charts.isTabVisible(SERVING_SIDE_TAB) and not view.charts.isTabVisible(LATENCY_TAB)
+    assert view.serving_side.latency.point_count == min(len(side.candidates), 25)
     table = view.serving_side.table
     assert table.rowCount() == min(len(side.candidates), 10)
     assert table.item(0, 2).text() == f"{side.top.qps_capacity:.1f} req/s"
@@ -104,6 +104,9 @@ def test_every_results_tab_is_on_screen_at_1280x820(qtbot, qapp, ctx, tmp_path: 
             if bar.isTabVisible(index):
                 rect = bar.tabRect(index)
                 assert rect.right() <= bar.width() and rect.width() > 30, (language, bar.tabText(index))
+                # the whole label is shown, not elided
+                assert rect.width() >= bar.fontMetrics().horizontalAdvance(bar.tabText(index).replace("&", "")), (
+                    language, bar.tabText(index))
     finally:
         for translator in translators:
             qapp.removeTranslator(translator)
