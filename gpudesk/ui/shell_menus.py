@@ -14,7 +14,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QLocale, QSettings, QStandardPaths, qVersion
+from PySide6.QtCore import QCoreApplication, QSettings, QStandardPaths, qVersion
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -104,7 +104,7 @@ def user_guide_path(language: str | None = None) -> Path:
     exists (``resources/user-guide.<language>.md``)."""
     from gpudesk import i18n
 
-    language = language or i18n.current_language() or QLocale().name()
+    language = language or i18n.current_language() or "en"  # the window sets it at start (gpudesk.ui.app)
     translated = paths.resources_dir() / f"user-guide.{language}.md"
     return translated if translated.is_file() else paths.resources_dir() / "user-guide.md"
 
