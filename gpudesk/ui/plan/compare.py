@@ -74,7 +74,8 @@ class CompareView(QWidget):
                 (self.tr("Time to result"), format_duration(top.time_to_result_s)),
                 (self.tr("Meets the deadline"), yes_no.get(top.meets_deadline, na_text())),
                 (self.tr("Sustained QPS"), f"{top.qps_capacity:.1f}" if top.qps_capacity is not None else na_text()),
-                (self.tr("3-year TCO"), self.tr("price unknown") if top.tco_3y_usd is None and top.gpu_price_unknown
+                (self.tr("3-year TCO"), self.tr("price unknown") if top.tco_3y_usd is None and (
+                    top.gpu_price_unknown or top.host_price_known is False)
                  else format_usd(top.tco_3y_usd)),
                 (self.tr("GPU price used"), top.price.text or na_text()),
             ]

@@ -421,7 +421,7 @@ class PlanView(QWidget):
 
     def tco_text(self, c: PlanOption) -> str:
         """The TCO cell: dollars, or "price unknown" when the GPU has no price (never a made-up figure)."""
-        if c.tco_3y_usd is None and c.gpu_price_unknown:
+        if c.tco_3y_usd is None and (c.gpu_price_unknown or c.host_price_known is False):  # as the sheet says
             return self.tr("price unknown")
         return format_usd(c.tco_3y_usd)
 

@@ -74,7 +74,8 @@ class ServingSide(QWidget):
                      na_text() if option.qps_capacity is None else self.tr("{0:.1f} req/s").format(option.qps_capacity),
                      f"{format_step_time(option.ttft_s)} / {format_step_time(option.tpot_s)}",
                      format_gib(option.per_gpu_memory_bytes),
-                     self.tr("price unknown") if option.tco_3y_usd is None and option.gpu_price_unknown
+                     self.tr("price unknown") if option.tco_3y_usd is None and (
+                         option.gpu_price_unknown or option.host_price_known is False)
                      else format_usd(option.tco_3y_usd),
                      na_text() if cost is None else f"${cost:,.2f}"]
             for column, text in enumerate(cells):
