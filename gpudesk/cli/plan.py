@@ -1,7 +1,7 @@
 """``gpudesk plan`` and ``gpudesk estimate memory``: the planner and the memory estimator from the command line.
 
 ``gpudesk plan --profile FILE.toml [--format md|json|csv] [--candidate N] [--output FILE] [--no-my-prices]``
-plans a TOML profile (see resources/examples) against the bundled catalog: ``json`` prints ``plan_to_dict``
+plans a TOML profile (see resources/examples) against the bundled catalog: ``json`` prints the plan document (docs/plan-document.md)
 (keys with units), ``md`` the configuration sheet of the chosen candidate, ``csv`` its bill of materials.
 Your own GPU prices (Catalog tab, user store) are used when the user store opens, unless ``--no-my-prices``.
 
@@ -156,7 +156,7 @@ def _emit(text: str, output: str | None) -> None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
-def _render(fmt: str, data: dict, profile: dict, index: int, catalog) -> str:
+def _render(fmt: str, data, profile, index: int, catalog) -> str:
     """Markdown sheet / CSV bill of materials through the configuration-sheet renderers."""
     from gpudesk.planner.sheet import SheetError
     from gpudesk.planner.sheet_csv import plan_to_csv
@@ -201,11 +201,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from gpudesk.planner import (
         PlanInputError,
         load_profile,
-        plan,
-        plan_to_dict,
         requirement_from_dict,
-        requirement_to_dict,
     )
+    from gpudesk.planner.mixed import plan_document
     from gpudesk.planner.requirement import raise_problems
     from gpudesk.planner.workload import profile_problems
     from gpudesk.sizing import SizingError
@@ -234,7 +232,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         raise CliError(f"profile {where}: {what}") from exc
     prices = None if args.no_my_prices else my_prices()
     try:
-        result = plan(req, catalog, price_overrides=prices)
+        doc = plan_document(req, catalog, prices)  # the one plan document (a mixed workload: both sides)
     except PlanInputError as exc:
         if (exc.field or "").startswith("price_overrides."):
             raise CliError(_("your price for {gpu}: {detail} (or use --no-my-prices)").format(
@@ -242,22 +240,21 @@ def cmd_plan(args: argparse.Namespace) -> int:
         raise CliError(_("profile {profile}: {error}").format(profile=where, error=exc)) from exc
     except SizingError as exc:
         raise CliError(_("profile {profile}: {error}").format(profile=where, error=exc)) from exc
-    data = plan_to_dict(result)
     if args.format == "json":
-        _emit(dumps_json(data, ensure_ascii=False), args.output)  # json.dumps(data, indent=2, ensure_ascii=False), faster, RFC 8259
+        _emit(dumps_json(doc.to_dict(), ensure_ascii=False), args.output)  # json.dumps(data, indent=2, ensure_ascii=False), faster, RFC 8259
     else:
-        if not result.candidates:
+        if not doc.candidates:
             raise CliError(_("no GPU configuration can run this requirement ({reasons}). Use --format json for every "
-                             "rejection.").format(reasons=deciding_reasons(result.rejected)), status=1)
-        if not 1 <= args.candidate <= len(result.candidates):
-            raise CliError(_("--candidate must be between 1 and {n}").format(n=len(result.candidates)))
+                             "rejection.").format(reasons=deciding_reasons(doc.rejected)), status=1)
+        if not 1 <= args.candidate <= len(doc.candidates):
+            raise CliError(_("--candidate must be between 1 and {n}").format(n=len(doc.candidates)))
         if args.format == "pdf":
             from gpudesk.cli.sheet_pdf import write_pdf
 
-            write_pdf(_render("md", data, requirement_to_dict(req), args.candidate - 1, catalog), args.output, req.name,
-                      data, args.candidate - 1)
+            write_pdf(_render("md", doc, req, args.candidate - 1, catalog), args.output, req.name,
+                      doc.to_dict(), args.candidate - 1)
             return 0
-        _emit(_render(args.format, data, requirement_to_dict(req), args.candidate - 1, catalog), args.output)
+        _emit(_render(args.format, doc, req, args.candidate - 1, catalog), args.output)
     return 0
 
 

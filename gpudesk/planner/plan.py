@@ -73,7 +73,7 @@ def _plan_warnings(req: Requirement, spec: ModelSpec) -> list[str]:
         out.append(_("Training FLOPs count the language model's {tokens} tokens per sample only; add the vision "
                      "encoder's work through model.train_flops_per_sample for a tighter time estimate").format(
             tokens=req.model.seq_len_tokens))
-    if req.model.mode != "inference" and req.workload.target_qps:
+    if req.model.mode != "inference" and req.workload.target_qps and req.workload.training_share >= 1:
         out.append(_('workload.target_qps {qps:g} is not sized by this plan: it sizes the {mode} job (training share '
                      '{share:.0%}); plan the serving side separately with mode = "inference"').format(
             qps=req.workload.target_qps, mode=req.model.mode, share=req.workload.training_share))

@@ -11,11 +11,11 @@ TensorRT-LLM ``KvCacheConfig``, llama.cpp ``common/arg.cpp``, Ollama's Modelfile
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from gpudesk.i18n import _
+from gpudesk.planner.document import PlanDocument, PlanOption
+from gpudesk.planner.requirement import Requirement
 
 #: Library names the answers may use for each engine.
 ENGINE_NAMES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "trtllm", "tensorrt-llm": "trtllm",
@@ -64,47 +64,44 @@ def _catalog_model_id(query: str) -> str | None:
         return None
 
 
-def _section(doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
-    value = doc.get(key)
-    return value if isinstance(value, Mapping) else {}
-
-
-def is_serving_option(candidate: Mapping[str, Any]) -> bool:
+def is_serving_option(option: PlanOption) -> bool:
     """True for an option of a serving plan (it has a QPS capacity)."""
-    return candidate.get("qps_capacity") is not None and bool(candidate.get("gpu_id"))
+    return option.serving and bool(option.gpu_id)
 
 
-def launch_inputs(plan: Mapping[str, Any], candidate: Mapping[str, Any]) -> LaunchInputs:
-    """The engine launch that checks ``candidate`` of ``plan`` (module docstring)."""
-    req = _section(plan, "requirement")
-    model, workload, software = _section(req, "model"), _section(req, "workload"), _section(req, "software")
+def launch_inputs(plan: PlanDocument, option: PlanOption) -> LaunchInputs:
+    """The engine launch that checks ``option`` of ``plan`` (module docstring)."""
+    req = plan.requirement or Requirement()
+    model, workload, software = req.model, req.workload, req.software
     notes: list[str] = []
-    libraries = [str(x).strip().lower() for x in software.get("libraries") or []]
+    libraries = [str(x).strip().lower() for x in software.libraries]
     engines = [ENGINE_NAMES[x] for x in libraries if x in ENGINE_NAMES]
-    engine = engines[0] if engines else "vllm"
-    if not engines:
+    engine = engines[0] if engines else ENGINE_NAMES.get(str(option.engine or "").lower(), "")
+    if not engine:
+        engine = "vllm"
         notes.append(_("The answers name no serving engine; vLLM is assumed."))
-    model_id = _catalog_model_id(str(model.get("model") or ""))
+    model_name = str(model.model or model.config_path or "")
+    model_id = _catalog_model_id(model_name)
     if model_id is None:
         notes.append(_("The plan's model {model} is not in the catalog; choose the model on the page.").format(
-            model=model.get("model") or "?"))
+            model=model_name or "?"))
     # One replica: the tensor-parallel degree (llama.cpp and Ollama split its layers over the same GPUs).
-    gpus = max(1, int(candidate.get("tensor_parallel") or 1))
-    weight_format = str(model.get("weight_format") or model.get("precision") or "checkpoint")
+    gpus = max(1, int(option.tensor_parallel or 1))
+    weight_format = str(model.weight_format or model.precision or "checkpoint")
     ctx_name, seqs_name, fp8_kv = ENGINE_SETTINGS[engine]
     args: list[str] = []
-    context = int(workload.get("prompt_tokens") or 0) + int(workload.get("output_tokens") or 0)
+    context = int(workload.prompt_tokens or 0) + int(workload.output_tokens or 0)
     if context > 0:
         args.append(f"{ctx_name}={context}")
-    seqs = int(workload.get("max_concurrent_sequences") or 0)
+    seqs = int(workload.max_concurrent_sequences or 0)
     if seqs > 0:
         args.append(f"{seqs_name}={seqs}")
-    if str(model.get("kv_precision") or "").lower().startswith("fp8"):
+    if str(model.kv_precision or "").lower().startswith("fp8"):
         if fp8_kv:
             args.append(fp8_kv)
         else:
             notes.append(_("{engine} has no fp8 KV cache; its default cache type is kept.").format(engine=engine))
-    return LaunchInputs(engine, model_id, str(candidate["gpu_id"]), gpus, weight_format, tuple(args), tuple(notes))
+    return LaunchInputs(engine, model_id, option.gpu_id, gpus, weight_format, tuple(args), tuple(notes))
 
 
 __all__ = ["LaunchInputs", "is_serving_option", "launch_inputs"]

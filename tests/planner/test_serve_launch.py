@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from gpudesk.catalog import open_catalog
+from gpudesk.planner.document import PlanDocument, PlanOption
+from gpudesk.planner.requirement import ModelMemory, Requirement, SoftwareStack, WorkloadMix
 from gpudesk.planner.serve_launch import is_serving_option, launch_inputs
 from gpudesk.sizing.engines.device import catalog_device
 from gpudesk.sizing.engines.fit import engine_fit
@@ -14,13 +16,14 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "resources" / "examples" / "chat
 
 
 
-def _doc(libraries: list[str], kv: str = "fp16", model: str = "llama-3-8b") -> dict:
-    return {"requirement": {"model": {"model": model, "weight_format": "int8", "kv_precision": kv},
-                            "workload": {"prompt_tokens": 512, "output_tokens": 128, "max_concurrent_sequences": 64},
-                            "software": {"libraries": libraries}}}
+OPTION = PlanOption(gpu_id="l40s", gpu_name="L40S", count=6, tensor_parallel=2, qps_capacity=210.0)
 
 
-OPTION = {"gpu_id": "l40s", "count": 6, "tensor_parallel": 2, "qps_capacity": 210.0}
+def _doc(libraries: list[str], kv: str = "fp16", model: str = "llama-3-8b") -> PlanDocument:
+    req = Requirement(model=ModelMemory(model=model, mode="inference", weight_format="int8", kv_precision=kv),
+                      workload=WorkloadMix(prompt_tokens=512, output_tokens=128, max_concurrent_sequences=64),
+                      software=SoftwareStack(libraries=libraries))
+    return PlanDocument(name="t", requirement=req, workload_kind=None, model=None, memory=None, candidates=[OPTION])
 
 
 def test_a_serving_option_maps_onto_the_engine_settings_of_the_named_engine() -> None:
@@ -42,17 +45,17 @@ def test_a_serving_option_maps_onto_the_engine_settings_of_the_named_engine() ->
 
 def test_only_serving_options_open_the_engine_check() -> None:
     assert is_serving_option(OPTION)
-    assert not is_serving_option({"gpu_id": "h100-sxm5", "count": 8, "qps_capacity": None})
+    assert not is_serving_option(PlanOption(gpu_id="h100-sxm5", gpu_name="H100", count=8, qps_capacity=None))
 
 
 def test_the_top_option_of_a_real_serving_plan_starts_in_its_engine() -> None:
-    from gpudesk.planner import load_profile, plan, plan_to_dict
+    from gpudesk.planner import load_profile, plan
 
     catalog = open_catalog()
-    doc = plan_to_dict(plan(load_profile(EXAMPLE, catalog), catalog))
-    top = doc["candidates"][0]
+    doc = PlanDocument.from_plan(plan(load_profile(EXAMPLE, catalog), catalog))
+    top = doc.candidates[0]
     inputs = launch_inputs(doc, top)
-    assert inputs.engine == "vllm" and inputs.gpus == top["tensor_parallel"] and inputs.gpu_id == top["gpu_id"]
+    assert inputs.engine == "vllm" and inputs.gpus == top.tensor_parallel and inputs.gpu_id == top.gpu_id
     r = engine_fit(inputs.engine, spec_from_catalog(catalog.model(str(inputs.model_id))),
                    catalog_device(catalog.gpu(inputs.gpu_id)), list(inputs.engine_args),
                    weight_format=inputs.weight_format, gpus=inputs.gpus, tensor_parallel=inputs.gpus)
