@@ -95,8 +95,9 @@ _REQUEST = [
     # "Insufficient GPU memory to allocation.")): "received allocating:20998686233 > available:19587333888".
     _c(r"\ballocating\s{0,2}:\s{0,2}" + _SIZE + r"\s{0,3}>\s{0,3}available"),
     _c(r"allocation of\s{1,3}" + _SIZE_U + r"(?:\s{1,3}\w{1,12}){0,3}\s{1,3}failed"),
-    # Chinese wordings (PaddlePaddle/MindSpore docs, localised tools): "无法分配 512 MB", "需要 2.5 GB", "申请 1 GB".
-    _c(r"(?:无法分配|分配失败|申请|需要|尝试分配|分配)\s{0,3}" + _SIZE_U),
+    # Chinese wordings (PaddlePaddle/MindSpore docs, localised tools): "无法分配 512 MB", "需要 2.5 GB", "申请 1 GB";
+    # 已分配 ("already allocated") is the in-use figure, not the request.
+    _c(r"(?:无法分配|分配失败|申请|需要|尝试分配|(?<!已)分配)\s{0,3}" + _SIZE_U),
 ]
 _TOTAL = [
     _c(r"total capacity of\s{1,3}" + _SIZE_U),
@@ -117,7 +118,8 @@ _FREE = [
     # available memory is only 4.062500MB."; its GpuMaxChunkSize check: "allocating:A > available:F".
     _c(r"available memory is(?: only)?\s{1,3}" + _SIZE_U),
     _c(r">\s{0,3}available\s{0,2}:\s{0,2}" + _SIZE),
-    _c(r"(?:剩余|可用|空闲)(?:显存|内存)?\s{0,2}[:：]?\s{0,3}" + _SIZE_U),
+    # 剩余/可用/空闲 "remaining/available/free", 仅为/只有 "only": "可用内存仅为0.000000B".
+    _c(r"(?:剩余|可用|空闲)(?:显存|内存)?\s{0,2}[:：]?\s{0,2}(?:仅为|只有|仅|为)?\s{0,3}" + _SIZE_U),
     _c(r"there (?:are|is)\s{1,3}" + _SIZE_U + r"\s{1,3}free"),
     _c(r"free memory\s{0,3}:\s{0,3}" + _SIZE_U),
     _c(r"free \(according to cuda\)\s{0,3}:\s{0,3}" + _SIZE_U),
@@ -127,6 +129,7 @@ _FREE = [
 _IN_USE = [
     _c(_SIZE_U + r"\s{1,3}already allocated"),
     _c(_SIZE_U + r"\s{1,3}memory has been allocated"),  # PaddlePaddle (cuda_allocator.cc, above)
+    _c(r"已分配\s{0,3}" + _SIZE_U),  # the same in Chinese: "已分配11.999512 GB内存"
     _c(r"TotalUsedMemStatistics\s{0,3}:\s{0,3}" + _SIZE),  # MindSpore: bytes its allocator has handed out
     _c(r"currently allocated\s{0,3}:?\s{0,3}" + _SIZE_U),
     _c(r"allocated so far\s{0,3}:\s{0,3}" + _SIZE),
@@ -197,6 +200,9 @@ _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("comfyui", ("comfyui", "comfy.", "node type:", "vaedecode")),
     ("llamacpp", ("ggml", "llama_", "llama.cpp", "llama-server", "llama-cli")),
     ("onnxruntime", ("onnxruntime", "bfc_arena", "bfcarena")),
+    # OpenCV's CUDA modules ("(-217:Gpu API call)", cudaSafeCall): before TensorRT, whose DefaultAllocator shares a
+    # class name with OpenCV's GpuMat allocator.
+    ("opencv", ("opencv", "cv2.error", "gpu api call")),
     ("tensorrt", ("[trt]", "tensorrt", "nvinfer1", "defaultallocator", "tactic")),
     ("mlx", ("mlx", "metal::malloc", "[metal]")),
     ("nccl", ("nccl",)),
@@ -214,11 +220,10 @@ _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "failed to create cublas handle")),
     ("diffusers", ("diffusers",)),
     # PaddlePaddle (paddle.fluid / phi errors, its FLAGS_*_gpu_memory_* flags), MXNet (MXNetError, src/storage),
-    # CTranslate2 and what wraps it (faster-whisper, WhisperX), OpenCV's CUDA modules (cv2.error "Gpu API call").
+    # CTranslate2 and what wraps it (faster-whisper, WhisperX).
     ("paddle", ("paddle", "flags_fraction_of_gpu_memory", "flags_initial_gpu_memory")),
     ("mxnet", ("mxnet", "pooled_storage_manager")),
     ("ctranslate2", ("ctranslate2", "faster_whisper", "faster-whisper", "whisperx")),
-    ("opencv", ("opencv", "cv2.error", "gpu api call")),
     ("pytorch", ("torch", "pytorch", "defaultcpuallocator", "alloc_cpu.cpp", "cudacachingallocator")),
 )
 _BACKENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
