@@ -116,3 +116,10 @@ def test_an_allocation_word_next_to_a_size_is_a_request_in_any_wording():
     report = parse_text("W0413 13:19:50.571779 16109 legacy_allocator.cc:191] Cannot allocate 196.000000MB in GPU 0, "
                         "available 1.214539GB")  # PaddlePaddle/models#2046
     assert report.requested_bytes == 196 * MiB
+    assert report.device is not None and report.device.free_bytes == round(1.214539 * GiB)
+
+
+def test_a_hexadecimal_size_of_a_failed_allocation_is_its_request():
+    # sophgo/LLM-TPU#8: bmlib logs the raw argument of the failed device allocation.
+    report = parse_text("[bmlib_memory][error] bm_alloc_gmem failed, dev_id = 0, size = 0xc0fb4000")
+    assert report.kind == "generic_oom" and report.requested_bytes == 0xC0FB4000

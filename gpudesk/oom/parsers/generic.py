@@ -118,6 +118,9 @@ _FREE = [
     # available memory is only 4.062500MB."; its GpuMaxChunkSize check: "allocating:A > available:F".
     _c(r"available memory is(?: only)?\s{1,3}" + _SIZE_U),
     _c(r">\s{0,3}available\s{0,2}:\s{0,2}" + _SIZE),
+    # Paddle's legacy allocator (legacy_allocator.cc): "Cannot allocate 196.000000MB in GPU 0, available 1.214539GB"
+    # (ggml's "(needed N, available M)" is a pool limit, read in _LIMIT).
+    _c(r",\s{0,3}available\s{1,3}" + _SIZE_U + r"(?!\s{0,2}\))"),
     # 剩余/可用/空闲 "remaining/available/free", 仅为/只有 "only": "可用内存仅为0.000000B".
     _c(r"(?:剩余|可用|空闲)(?:显存|内存)?\s{0,2}[:：]?\s{0,2}(?:仅为|只有|仅|为)?\s{0,3}" + _SIZE_U),
     _c(r"there (?:are|is)\s{1,3}" + _SIZE_U + r"\s{1,3}free"),
@@ -301,10 +304,22 @@ _ALLOC_NEAR = _c(r"\b(?:cuda|cu|hip|c|re|m)?(?:malloc|alloc(?:ate|ated|ating|ati
                  + r"(?!\s{0,3}(?:free|available|total|in use|is free|of free|reserved|allocated|has been|already))")
 
 
+# A size in hexadecimal bytes after "size =": vendor runtimes log the raw argument of the failed call (Sophgo's bmlib
+# "bm_alloc_gmem failed, dev_id = 0, size = 0xc0fb4000", sophgo/LLM-TPU#8).
+_HEX_SIZE = _c(r"\b(?:size|bytes)\s{0,2}[=:]\s{0,2}0x([0-9a-f]{1,16})\b")
+
+
 def _near_request(text: str) -> int | None:
-    """The size closest after an allocation word (see ``_ALLOC_NEAR``), or None."""
+    """The size closest after an allocation word (see ``_ALLOC_NEAR``), or a hexadecimal size (``_HEX_SIZE``) in a
+    text that names an allocation; None if neither."""
     m = _ALLOC_NEAR.search(text)
-    return _bytes(m.group(1), m.group(2)) if m else None
+    if m:
+        return _bytes(m.group(1), m.group(2))
+    if "alloc" in text.lower():
+        hexa = _HEX_SIZE.search(text)
+        if hexa:
+            return int(hexa.group(1), 16)
+    return None
 
 
 def _size(patterns: list[re.Pattern[str]], text: str) -> int | None:
