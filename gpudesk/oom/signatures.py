@@ -13,8 +13,10 @@ of the message say so. Each signature names the mechanism and the one check that
   ``Error code 12 (Cannot allocate memory)``, Caffe's ``host allocation of size N failed`` (``CaffeMallocHost``,
   ``include/caffe/syncedmem.hpp``), ONNX Runtime's arena on a CPU-provider node (``_nchwc`` nodes, a
   ``CPUExecutionProvider``-only session), Python's ``MemoryError``, C++ ``std::bad_alloc``, the JVM's
-  ``java.lang.OutOfMemoryError`` and the Linux OOM killer ("Killed", "oom-kill") are host allocations (RAM, swap,
-  the Windows page file).
+  ``java.lang.OutOfMemoryError``, Rust's global allocator failing ("memory allocation of N bytes failed" at the start
+  of a line, ``default_alloc_error_hook`` in ``library/std/src/alloc.rs``: candle, mistral.rs and other Rust runtimes
+  abort with it) and the Linux OOM killer ("Killed", "oom-kill") are host allocations (RAM, swap, the Windows page
+  file).
 * ``dev_shm``: a DataLoader worker killed by SIGBUS is a worker that touched a page of POSIX shared memory that
   ``/dev/shm`` (a tmpfs in host RAM) could not back: PyTorch's worker signal handler prints "ERROR: Unexpected bus
   error encountered in worker. This might be caused by insufficient shared memory (shm)." (``torch/csrc/
@@ -190,6 +192,8 @@ _DEV_SHM_WORDS = ("shared memory", "shared storage", "/dev/shm", "(shm)", "shm_s
 # Python's own MemoryError (not a subclass such as cupy's OutOfMemoryError, not torch.OutOfMemoryError): a host
 # allocation failed.
 _PY_MEMORY_ERROR = re.compile(r"(?<![\w.])MemoryError\b")
+# Rust's alloc error hook, at the start of a line (a device runtime words its own failures with the device's name).
+_RUST_ALLOC = re.compile(r"^\s{0,8}memory allocation of \d{1,20} bytes failed", re.IGNORECASE | re.MULTILINE)
 _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ecc", ("uncorrectable ecc", "ecc_uncorrectable", "eccuncorrectable")),
     ("xid", ("fallen off the bus", "gpu is lost", "gpu has fallen")),
@@ -265,7 +269,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if ("bus error" in low and any(w in low for w in _DEV_SHM_WORDS)) or (
             "no space left on device" in low and "/torch_" in low):
         return "dev_shm"
-    if _PY_MEMORY_ERROR.search(text) and "cuda" not in low:
+    if (_PY_MEMORY_ERROR.search(text) and "cuda" not in low) or _RUST_ALLOC.search(text):
         return "host_ram"
     for key, words in _WORDS[1:]:
         if any(w in low for w in words):

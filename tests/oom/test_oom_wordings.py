@@ -123,3 +123,12 @@ def test_a_hexadecimal_size_of_a_failed_allocation_is_its_request():
     # sophgo/LLM-TPU#8: bmlib logs the raw argument of the failed device allocation.
     report = parse_text("[bmlib_memory][error] bm_alloc_gmem failed, dev_id = 0, size = 0xc0fb4000")
     assert report.kind == "generic_oom" and report.requested_bytes == 0xC0FB4000
+
+
+def test_rust_allocator_failure_is_host_ram():
+    # gcarq/rusty-blockparser#54: "I just don't have enough ram+swap" (Rust's default_alloc_error_hook).
+    text = "memory allocation of 2181038096 bytes failed[1]    1606 abort (core dumped)  rusty-blockparser"
+    report = parse_text(text)
+    assert report.signature == "host_ram" and report.requested_bytes == 2181038096
+    cause = _first(text)
+    assert cause.id == "not_capacity" and cause.evidence["deciding_check"] == "host_ram"
