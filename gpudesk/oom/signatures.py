@@ -13,8 +13,19 @@ of the message say so. Each signature names the mechanism and the one check that
   ``Error code 12 (Cannot allocate memory)``, Caffe's ``host allocation of size N failed`` (``CaffeMallocHost``,
   ``include/caffe/syncedmem.hpp``), ONNX Runtime's arena on a CPU-provider node (``_nchwc`` nodes, a
   ``CPUExecutionProvider``-only session), Python's ``MemoryError``, C++ ``std::bad_alloc``, the JVM's
-  ``java.lang.OutOfMemoryError`` and the Linux OOM killer ("Killed", "oom-kill") are host allocations (RAM, swap,
-  the Windows page file).
+  ``java.lang.OutOfMemoryError``, Rust's global allocator failing ("memory allocation of N bytes failed" at the start
+  of a line, ``default_alloc_error_hook`` in ``library/std/src/alloc.rs``: candle, mistral.rs and other Rust runtimes
+  abort with it) and the Linux OOM killer ("Killed", "oom-kill") are host allocations (RAM, swap, the Windows page
+  file).
+* ``dev_shm``: a DataLoader worker killed by SIGBUS is a worker that touched a page of POSIX shared memory that
+  ``/dev/shm`` (a tmpfs in host RAM) could not back: PyTorch's worker signal handler prints "ERROR: Unexpected bus
+  error encountered in worker. This might be caused by insufficient shared memory (shm)." (``torch/csrc/
+  DataLoader.cpp``, ``SIGNAL_HANDLER(SIGBUS, ...)``), its main process "DataLoader worker (pid N) is killed by signal:
+  Bus error. It is possible that dataloader's workers are out of shared memory" (``torch/utils/data/dataloader.py``),
+  PaddlePaddle the same ("Unexpected BUS error encountered in DataLoader worker ... /dev/shm", ``paddle/fluid/
+  imperative/data_loader.cc``); a tensor the workers cannot write to ``/dev/shm`` fails as "unable to write to file
+  </torch_...>: No space left on device". Docker gives a container 64 MiB of ``/dev/shm`` unless ``--shm-size`` or
+  ``--ipc=host`` says otherwise (docs.docker.com, "docker run --shm-size"). Host memory, not the GPU's.
 * ``absurd_size``: a request of a PiB or more, PyTorch's "more than 1EB" (its formatter's overflow text) or a
   negative size is a garbage size (an overflow, an uninitialised shape, a corrupted model), not a need.
 * ``ecc``: ``uncorrectable ECC error encountered`` (``cudaErrorECCUncorrectable``): a GPU memory fault.
@@ -52,6 +63,11 @@ Runtime signatures that decide the first cause without being "not capacity":
   of a device that someone else already filled. An out-of-memory reported on the line of a runtime's own
   initialisation source (cutorch ``init.c``, NCCL ``init.cu``) is that start-up too (soumith/dcgan.torch#65: cutorch
   initialised on a GPU another job filled; pytorch#4921: every rank's NCCL init on GPU 0).
+* ``pool_chunk``: PaddlePaddle's legacy allocator sizes its first GPU chunk up front as
+  ``FLAGS_fraction_of_gpu_memory_to_use`` x (total - reserve) and refuses to start when that chunk is more than is
+  available: ``PADDLE_ENFORCE_LE(allocating, available, "Insufficient GPU memory to allocation.")`` in
+  ``GpuMaxChunkSize`` (``paddle/fluid/platform/gpu_info.cc``). The framework's own up-front reservation
+  (``preallocation``): what else is on the GPU (another process) decides whether the fraction fits.
 * ``library_init``: cuDNN/cuBLAS handle creation (``CUDNN_STATUS_NOT_INITIALIZED``/``ALLOC_FAILED``,
   ``CUBLAS_STATUS_*``, XLA's "DNN library initialization failed", "Failed to determine best cudnn convolution
   algorithm") allocates its workspace with ``cudaMalloc`` outside the framework's allocator.
@@ -161,13 +177,23 @@ def check_command(key: str, platform: str | None) -> str:
     return CHECKS[key].command
 
 
-NOT_CAPACITY = ("shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "expandable_segments",
+# The deciding check of ``dev_shm``: the size and use of the shared-memory filesystem (host RAM; ``host_ram``'s kind).
+DEV_SHM_CHECK = Check("host_ram", "df -h /dev/shm",
+                      N_("If /dev/shm is small (64M is Docker's default) or full, the DataLoader workers ran out of "
+                         "shared memory: start the container with --shm-size=8g or --ipc=host, or use fewer "
+                         "workers."))
+
+NOT_CAPACITY = ("dev_shm", "shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "expandable_segments",
                 "buffer_limit", "pin_memory", "illegal_address")
 
 _XID = re.compile(r"\bXid\b")
+# "bus error" with any word that names shared memory (see ``dev_shm`` above).
+_DEV_SHM_WORDS = ("shared memory", "shared storage", "/dev/shm", "(shm)", "shm_size", "shm-size")
 # Python's own MemoryError (not a subclass such as cupy's OutOfMemoryError, not torch.OutOfMemoryError): a host
 # allocation failed.
 _PY_MEMORY_ERROR = re.compile(r"(?<![\w.])MemoryError\b")
+# Rust's alloc error hook, at the start of a line (a device runtime words its own failures with the device's name).
+_RUST_ALLOC = re.compile(r"^\s{0,8}memory allocation of \d{1,20} bytes failed", re.IGNORECASE | re.MULTILINE)
 _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ecc", ("uncorrectable ecc", "ecc_uncorrectable", "eccuncorrectable")),
     ("xid", ("fallen off the bus", "gpu is lost", "gpu has fallen")),
@@ -187,6 +213,7 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("allocator_nvml_assert", ("nvml_success == r internal assert failed",)),
     ("metal_oom", ("kiogpucommandbuffercallbackerroroutofmemory", "insufficient memory (ioaf code 8)",
                    "command buffer execution failed: insufficient memory")),
+    ("pool_chunk", ("insufficient gpu memory to allocation",)),
     ("context_init", ("cuctxcreate", "cudeviceprimaryctxretain", "cuda_init_device", "failed initializing streamexecutor",
                       "cudasetdevice", "aclrtsetdevice", "rtsetdevice execution failed")),
     ("pin_memory", ("pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost",
@@ -203,7 +230,12 @@ _ILLEGAL_ADDRESS = ("illegal memory access", "cudaerrorillegaladdress", "cuda_er
 _OOM_OWN = ("out of memory", "tried to allocate", "outofmemory", "out_of_memory", "failed to allocate")
 _BARE = re.compile(r"cuda error[:\s]{1,3}out of memory|hip error[:\s]{1,3}out of memory|hiperroroutofmemory|cuda_error_out_of_memory|cudaerrormemoryallocation|"
                    r"cuda failure\s{0,3}'?out of memory|cuda failure\s{0,3}2\b|cuda error 2\b|cuda error\s{0,2}\(2\)|cuda error\(2\)|"
-                   r"cuda runtime error.{0,80}out of memory|result=2\b", re.IGNORECASE)
+                   r"cuda runtime error.{0,80}out of memory|result=2\b|"
+                   # MXNet's pooled storage manager (src/storage/pooled_storage_manager.h: "cudaMalloc retry failed: "
+                   # << cudaGetErrorString(e)), CTranslate2's CUDA_CHECK (src/cuda/utils.h: "CUDA failed with error "
+                   # + cudaGetErrorString), OpenCV's cudaSafeCall (cv::Error::GpuApiCallError, "(-217:Gpu API call)").
+                   r"cudamalloc (?:retry )?failed:\s{0,2}out of memory|cuda failed with error\s{0,2}out of memory|"
+                   r"gpu api call\)\s{0,2}out of memory", re.IGNORECASE)
 
 
 def _onnxruntime_on_cpu(low: str) -> bool:
@@ -234,7 +266,10 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "ecc"
     if _XID.search(text):
         return "xid"
-    if _PY_MEMORY_ERROR.search(text) and "cuda" not in low:
+    if ("bus error" in low and any(w in low for w in _DEV_SHM_WORDS)) or (
+            "no space left on device" in low and "/torch_" in low):
+        return "dev_shm"
+    if (_PY_MEMORY_ERROR.search(text) and "cuda" not in low) or _RUST_ALLOC.search(text):
         return "host_ram"
     for key, words in _WORDS[1:]:
         if any(w in low for w in words):

@@ -88,6 +88,16 @@ _REQUEST = [
     _c(r"plus alloc size\s{0,3}:\s{0,3}" + _SIZE),
     # Intel Gaudi's PyTorch bridge (habana_frameworks): "MODULE:PT_DEVMEM Allocation failed for size::N (M)MB"
     _c(r"allocation failed for size\s{0,2}::?\s{0,2}" + _SIZE),
+    # PaddlePaddle's legacy GPU allocator (paddle/fluid/memory/detail/system_allocator.cc, GPUAllocator::Alloc):
+    # "Cannot malloc 49.0002 MB GPU memory. Please shrink FLAGS_fraction_of_gpu_memory_to_use ..."
+    _c(r"(?:cannot|can't|failed to|unable to) (?:c|re)?malloc\s{1,3}" + _SIZE_U),
+    # Paddle's GpuMaxChunkSize check (paddle/fluid/platform/gpu_info.cc, PADDLE_ENFORCE_LE(allocating, available,
+    # "Insufficient GPU memory to allocation.")): "received allocating:20998686233 > available:19587333888".
+    _c(r"\ballocating\s{0,2}:\s{0,2}" + _SIZE + r"\s{0,3}>\s{0,3}available"),
+    _c(r"allocation of\s{1,3}" + _SIZE_U + r"(?:\s{1,3}\w{1,12}){0,3}\s{1,3}failed"),
+    # Chinese wordings (PaddlePaddle/MindSpore docs, localised tools): "无法分配 512 MB", "需要 2.5 GB", "申请 1 GB";
+    # 已分配 ("already allocated") is the in-use figure, not the request.
+    _c(r"(?:无法分配|分配失败|申请|需要|尝试分配|(?<!已)分配)\s{0,3}" + _SIZE_U),
 ]
 _TOTAL = [
     _c(r"total capacity of\s{1,3}" + _SIZE_U),
@@ -103,6 +113,16 @@ _TOTAL = [
 ]
 _FREE = [
     _c(r"of which\s{1,3}" + _SIZE_U + r"\s{1,3}is free"),
+    # PaddlePaddle's allocator (paddle/fluid/memory/allocation/cuda_allocator.cc, PADDLE_THROW_BAD_ALLOC): "Out of
+    # memory error on GPU 0. Cannot allocate 27.000000MB memory on GPU 0, 10.906372GB memory has been allocated and
+    # available memory is only 4.062500MB."; its GpuMaxChunkSize check: "allocating:A > available:F".
+    _c(r"available memory is(?: only)?\s{1,3}" + _SIZE_U),
+    _c(r">\s{0,3}available\s{0,2}:\s{0,2}" + _SIZE),
+    # Paddle's legacy allocator (legacy_allocator.cc): "Cannot allocate 196.000000MB in GPU 0, available 1.214539GB"
+    # (ggml's "(needed N, available M)" is a pool limit, read in _LIMIT).
+    _c(r",\s{0,3}available\s{1,3}" + _SIZE_U + r"(?!\s{0,2}\))"),
+    # 剩余/可用/空闲 "remaining/available/free", 仅为/只有 "only": "可用内存仅为0.000000B".
+    _c(r"(?:剩余|可用|空闲)(?:显存|内存)?\s{0,2}[:：]?\s{0,2}(?:仅为|只有|仅|为)?\s{0,3}" + _SIZE_U),
     _c(r"there (?:are|is)\s{1,3}" + _SIZE_U + r"\s{1,3}free"),
     _c(r"free memory\s{0,3}:\s{0,3}" + _SIZE_U),
     _c(r"free \(according to cuda\)\s{0,3}:\s{0,3}" + _SIZE_U),
@@ -111,6 +131,8 @@ _FREE = [
 ]
 _IN_USE = [
     _c(_SIZE_U + r"\s{1,3}already allocated"),
+    _c(_SIZE_U + r"\s{1,3}memory has been allocated"),  # PaddlePaddle (cuda_allocator.cc, above)
+    _c(r"已分配\s{0,3}" + _SIZE_U),  # the same in Chinese: "已分配11.999512 GB内存"
     _c(r"TotalUsedMemStatistics\s{0,3}:\s{0,3}" + _SIZE),  # MindSpore: bytes its allocator has handed out
     _c(r"currently allocated\s{0,3}:?\s{0,3}" + _SIZE_U),
     _c(r"allocated so far\s{0,3}:\s{0,3}" + _SIZE),
@@ -158,6 +180,11 @@ OOM_WORDS = (
     "0x8007000e", "out_of_device_memory", "hiperroroutofmemory", "out_of_host_memory",
     # Intel Gaudi's PyTorch bridge, MindSpore's allocator and the Ascend CANN runtime (EL0004).
     "allocation failed for size", "is more than total mem size", "memory resources are exhausted",
+    # PaddlePaddle (system_allocator.cc "Cannot malloc", gpu_info.cc "Insufficient GPU memory to allocation",
+    # memory::allocation::BadAlloc), C++'s std::bad_alloc spelled as a class, and Chinese wordings: 显存 is GPU
+    # memory, 内存 memory, 不足 "insufficient", 溢出 "overflow", 分配失败 "allocation failed".
+    "cannot malloc", "insufficient gpu memory", "badalloc", "bad_alloc", "显存不足", "内存不足", "显存溢出", "内存溢出",
+    "分配失败", "无法分配",
 )
 
 # A paste cut short inside "out of memory" (the last characters of the text): "Allocator (GPU_0_bfc) ran out of memo"
@@ -167,7 +194,7 @@ _CUT_OOM = re.compile(r"\bout of me(?:m(?:o(?:r)?)?)?\s{0,3}$")
 # Words that say a call failed (lower-cased substrings): with a request figure they make any wording an allocation
 # failure.
 _FAILURE_WORDS = ("fail", "error", "unable", "could not", "couldn't", "cannot", "can't", "exhausted", "insufficient",
-                  "not enough", "refused", "denied")
+                  "not enough", "refused", "denied", "失败", "不足", "无法")
 
 # (runtime, words), first match wins: the most specific runtimes first.
 _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -176,6 +203,9 @@ _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("comfyui", ("comfyui", "comfy.", "node type:", "vaedecode")),
     ("llamacpp", ("ggml", "llama_", "llama.cpp", "llama-server", "llama-cli")),
     ("onnxruntime", ("onnxruntime", "bfc_arena", "bfcarena")),
+    # OpenCV's CUDA modules ("(-217:Gpu API call)", cudaSafeCall): before TensorRT, whose DefaultAllocator shares a
+    # class name with OpenCV's GpuMat allocator.
+    ("opencv", ("opencv", "cv2.error", "gpu api call")),
     ("tensorrt", ("[trt]", "tensorrt", "nvinfer1", "defaultallocator", "tactic")),
     ("mlx", ("mlx", "metal::malloc", "[metal]")),
     ("nccl", ("nccl",)),
@@ -192,6 +222,11 @@ _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tensorflow", ("tensorflow", "stream_executor", "bfc_allocator", "gpu_0_bfc", "could not create cudnn handle",
                     "failed to create cublas handle")),
     ("diffusers", ("diffusers",)),
+    # PaddlePaddle (paddle.fluid / phi errors, its FLAGS_*_gpu_memory_* flags), MXNet (MXNetError, src/storage),
+    # CTranslate2 and what wraps it (faster-whisper, WhisperX).
+    ("paddle", ("paddle", "flags_fraction_of_gpu_memory", "flags_initial_gpu_memory")),
+    ("mxnet", ("mxnet", "pooled_storage_manager")),
+    ("ctranslate2", ("ctranslate2", "faster_whisper", "faster-whisper", "whisperx")),
     ("pytorch", ("torch", "pytorch", "defaultcpuallocator", "alloc_cpu.cpp", "cudacachingallocator")),
 )
 _BACKENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -202,7 +237,7 @@ _BACKENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("directml", ("directml", "gpu video memory", "dml:")),
     ("opencl", ("cl_mem_object_allocation_failure", "cl_out_of_resources", "opencl")),
     ("cpu", ("defaultcpuallocator", "alloc_cpu.cpp", "cpu buffer", "cpuallocator.cpp", "cannot allocate memory")),
-    ("cuda", ("cuda", "cudnn", "cublas", "nvidia", "cumem", "nccl")),
+    ("cuda", ("cuda", "cudnn", "cublas", "nvidia", "cumem", "nccl", "gpu api call")),
 )
 _MIG = re.compile(r"\bMIG[\s-]{1,3}(\d)g\.(\d{1,3})gb\b|\b(\d)g\.(\d{1,3})gb\b", re.IGNORECASE)
 _PY_FRAME = re.compile(r'File "([^"\n]{1,400})", line \d{1,7}, in ([\w<>.]{1,200})')
@@ -262,6 +297,31 @@ def _first(patterns: list[re.Pattern[str]], text: str) -> tuple[int, re.Match[st
     return best
 
 
+# Any allocation word followed closely by a size: the request of a wording no pattern above names ("cudaMalloc of
+# 2.00 GiB returned 2", "alloc 512 MiB on device"). Only a size with a unit, in the same clause (no sentence end or
+# line break between), and not one that a following word marks as another role (free, available, total, in use).
+_ALLOC_NEAR = _c(r"\b(?:cuda|cu|hip|c|re|m)?(?:malloc|alloc(?:ate|ated|ating|ation)?)\b[^\n.;:!?]{0,40}?" + _SIZE_U
+                 + r"(?!\s{0,3}(?:free|available|total|in use|is free|of free|reserved|allocated|has been|already))")
+
+
+# A size in hexadecimal bytes after "size =": vendor runtimes log the raw argument of the failed call (Sophgo's bmlib
+# "bm_alloc_gmem failed, dev_id = 0, size = 0xc0fb4000", sophgo/LLM-TPU#8).
+_HEX_SIZE = _c(r"\b(?:size|bytes)\s{0,2}[=:]\s{0,2}0x([0-9a-f]{1,16})\b")
+
+
+def _near_request(text: str) -> int | None:
+    """The size closest after an allocation word (see ``_ALLOC_NEAR``), or a hexadecimal size (``_HEX_SIZE``) in a
+    text that names an allocation; None if neither."""
+    m = _ALLOC_NEAR.search(text)
+    if m:
+        return _bytes(m.group(1), m.group(2))
+    if "alloc" in text.lower():
+        hexa = _HEX_SIZE.search(text)
+        if hexa:
+            return int(hexa.group(1), 16)
+    return None
+
+
 def _size(patterns: list[re.Pattern[str]], text: str) -> int | None:
     found = _first(patterns, text)
     if found is None:
@@ -305,6 +365,8 @@ def extract(text: str) -> Extraction:
     if req is not None:
         ex.requested_bytes = _bytes(req[1].group(1), req[1].group(2))
         ex.requested_is_lower_bound = "more than" in req[1].group(0).lower()
+    elif ex.oom_words or ex.failure_words:
+        ex.requested_bytes = _near_request(text)
     ex.total_bytes = _size(_TOTAL, text)
     ex.free_bytes = _size(_FREE, text)
     ex.in_use_bytes = _size(_IN_USE, text)

@@ -12,6 +12,10 @@
   ``other_process`` 0.4 (a status pasted with no caller's words around it reads as TensorFlow's: ``preallocation``);
   XLA's own line "Memory usage: F bytes free, T bytes total" decides it: more than half
   free → a library or driver mismatch (``not_capacity``, 0.8).
+* DataLoader workers killed by a bus error with shared memory named (``dev_shm``) → ``not_capacity`` 0.96 with
+  ``df -h /dev/shm`` (host memory: ``host_ram``'s kind of check), the fix ``--shm-size`` / ``--ipc=host``.
+* PaddlePaddle's up-front chunk larger than what is available (``pool_chunk``) → ``preallocation`` 0.7, then
+  ``other_process`` 0.4.
 * Metal's command-buffer out-of-memory → ``genuine_shortage`` 0.7 (the working set is full).
 * The caching allocator's NVML assert (MIG) → ``genuine_shortage`` 0.6: an OOM whose figures were lost.
 * A bare ``CUDA error: out of memory`` → a ranked set, never one confident answer. From a PyTorch release that
@@ -36,7 +40,7 @@ from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers.units import format_bytes
 from gpudesk.oom.report import MemoryReport
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import CHECKS, NOT_CAPACITY, check_command
+from gpudesk.oom.signatures import CHECKS, DEV_SHM_CHECK, NOT_CAPACITY, check_command
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
 _XLA_USAGE = re.compile(r"Memory usage:\s{0,3}(\d{1,20}) bytes free,\s{0,3}(\d{1,20}) bytes total")
@@ -53,6 +57,7 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
     titles = {
         "shared_memory": _("Not a memory problem: the kernel needs more on-chip memory than the core has"),
         "host_ram": _("Not a GPU memory problem: host RAM ran out"),
+        "dev_shm": _("Not a GPU memory problem: the DataLoader workers ran out of shared memory (/dev/shm)"),
         "absurd_size": _("Not a memory problem: the requested size is garbage"),
         "ecc": _("Not a capacity problem: an uncorrectable ECC error (GPU memory fault)"),
         "xid": _("Not a capacity problem: the driver lost the GPU (Xid)"),
@@ -71,6 +76,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                            "involved."),
         "host_ram": _("The failing allocation is in system memory (PyTorch's CPU allocator, a CPU buffer): the GPU "
                       "is not full, the computer is."),
+        "dev_shm": _("A DataLoader worker was killed by a bus error: it passes each batch to the main process through "
+                     "/dev/shm, a RAM-backed filesystem, and a page it wrote could not be backed. Containers get "
+                     "64 MiB there unless told otherwise; the GPU is not involved."),
         "absurd_size": _("A request of {size} is more than any device or computer has: it comes from an overflowed "
                          "or uninitialised size, usually after an earlier error.").format(
                              size=format_bytes(f.requested) if f.requested else _("more than 1 EiB or below zero")),
@@ -105,6 +113,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                            "memory per SM also works"),
         "host_ram": _("Free host RAM or add swap / enlarge the Windows page file; load with mmap or "
                       "low_cpu_mem_usage=True, or process the data in smaller pieces"),
+        "dev_shm": _("Give the container more shared memory (docker run --shm-size=8g, or --ipc=host; Kubernetes: an "
+                     "emptyDir with medium: Memory on /dev/shm), or lower num_workers / the batch size"),
         "absurd_size": _("Find the shape that produced the size (print shapes before the failing op); fix the "
                          "earlier error first if one came before"),
         "ecc": _("Run nvidia-smi -q -d ECC; with uncorrectable errors reset the GPU (nvidia-smi -r) or use another one"),
@@ -125,17 +135,19 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "illegal_address": _("Rerun with CUDA_LAUNCH_BLOCKING=1 (or under compute-sanitizer) to find the kernel at "
                              "fault; then check its indices and inputs, or update the library or driver that ships it"),
     }
-    check_key = "buffer_limit" if key in ("vulkan_large", "xpu_large") else key
+    check_key = {"vulkan_large": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram"}.get(key, key)
+    command = DEV_SHM_CHECK.command if key == "dev_shm" else check_command(check_key, r.platform)
+    check_line = (_("{command}: {meaning}").format(command=command, meaning=i18n._(DEV_SHM_CHECK.meaning))
+                  if key == "dev_shm" else _check_line(check_key, r.platform))
     return Cause(
         id="not_capacity",
         title=titles[key],
         confidence=confidence,
-        evidence=evidence(not_capacity_kind=key, deciding_check=check_key,
-                          check_command=check_command(check_key, r.platform),
+        evidence=evidence(not_capacity_kind=key, deciding_check=check_key, check_command=command,
                           requested_bytes=f.requested, free_bytes=f.free, total_capacity_bytes=f.total),
         explanation=explanations[key],
         fix=fixes[key],
-        checks=[_check_line(check_key, r.platform)],
+        checks=[check_line],
     )
 
 
@@ -194,6 +206,18 @@ def check(f: Facts) -> list[Cause]:
         out.append(_not_capacity("ecc", 0.2, f))
     elif sig == "library_init":
         out.extend(_library_init(f))
+    elif sig == "pool_chunk":
+        out.append(_generic("preallocation", 0.7, _("The framework's up-front memory chunk is larger than the free "
+                                                     "memory"),
+                            _("PaddlePaddle's allocator reserves FLAGS_fraction_of_gpu_memory_to_use of the GPU in one "
+                              "chunk at start and refuses to run when that chunk is more than what is available "
+                              "(the 'allocating > available' figures): the fraction, or another process on the GPU, "
+                              "leaves it no room."),
+                            _("Lower FLAGS_fraction_of_gpu_memory_to_use (e.g. export "
+                              "FLAGS_fraction_of_gpu_memory_to_use=0.5) or switch to growth "
+                              "(FLAGS_allocator_strategy=auto_growth); stop other processes on the GPU"),
+                            "preallocation", f))
+        out.append(_other_process(0.4, f))
     elif sig == "metal_oom":
         out.append(_shortage(0.7, f, _("A Metal command buffer ran out of memory: the model, its cache and this "
                                        "step's buffers exceed the GPU working set macOS allows (about two thirds "
@@ -280,6 +304,15 @@ def _library_init(f: Facts) -> list[Cause]:
 
 
 _ASYNC_NOTE = "kernel errors might be asynchronously reported"
+# What a WSL2 log carries of its platform: the word, its kernel's release string ("5.15.90.1-microsoft-standard-WSL2"),
+# the Windows drives mounted under /mnt/<letter>, and the GPU paravirtualisation of WSL2 (/dev/dxg, libdxcore.so,
+# the driver libraries in /usr/lib/wsl/lib; NVIDIA CUDA on WSL User Guide, "Getting Started").
+_WSL = re.compile(r"\bwsl|microsoft-standard|/mnt/[c-h]/|/dev/dxg|\bdxg\b|libdxcore|/usr/lib/wsl")
+
+
+def _wsl(low: str) -> bool:
+    """The (lower-cased) text comes from WSL2 (see ``_WSL``); page-locked memory is limited there."""
+    return _WSL.search(low) is not None
 
 
 def _one_line_shortage(f: Facts) -> Cause:
@@ -312,7 +345,7 @@ def _bare(f: Facts) -> list[Cause]:
         return [_shortage(0.5, f, _("The driver refused a device allocation (cuMemCreate / cuMemAlloc): the GPU is "
                                     "full.")),
                 _other_process(0.4, f), _not_capacity("ecc", 0.15, f)]
-    pinned = "pin_memory" in low or "wsl" in low or "microsoft-standard" in low
+    pinned = "pin_memory" in low or _wsl(low)
     pytorch = r.framework == "pytorch" or "runtimeerror: cuda error" in low or "runtimeerror: hip error" in low
     if pinned or (pytorch and _ASYNC_NOTE in low):
         # PyTorch's caching allocator reports its own failures as "Tried to allocate ..." (every release that
