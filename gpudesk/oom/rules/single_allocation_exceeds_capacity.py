@@ -83,7 +83,9 @@ def check(f: Facts) -> Cause | None:
     elif req > total:
         conf = 0.95
         why = _("One request is larger than the whole GPU; no setting can make it fit.")
-    elif f.allocated is not None and req > total - f.allocated:
+    elif f.allocated is not None and req > total - f.allocated and (req > f.allocated or 4 * req >= total):
+        # A request smaller than the live tensors and under a quarter of the GPU is the last straw of an
+        # accumulated working set (the job's own need), not one oversized tensor.
         conf = 0.85 if req > total / 2 else 0.7
         why = _("One request is larger than everything the GPU could free while the live tensors stay.")
     else:
