@@ -109,7 +109,8 @@ class EstimatorAccuracyView(QWidget):
         self.speed_headline.setText(self.tr("Speed model: %1.").replace("%1", "; ".join(parts)) if parts else
                                     self.tr("No published measured run answered yet: treat speeds as unvalidated."))
         sets = {"dev": self.tr("development"), "later": self.tr("later (collected after the model)"),
-                "fresh": self.tr("fresh (collected after the model was frozen)")}
+                "fresh": self.tr("fresh (collected after the model was frozen)"),
+                "fresh2": self.tr("second fresh (collected after the second freeze)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])

@@ -93,7 +93,8 @@ def test_speed_accuracy_by_class_with_misses(qtbot, speed_rows):
     assert view.speed_table.rowCount() == len(speed_rows)
     # Every set is shown, each class with its misses; a class's misses are its runs > 50 % off or unanswered.
     sets = {view.speed_table.item(i, 0).text() for i in range(view.speed_table.rowCount())}
-    assert sets == {"development", "later (collected after the model)", "fresh (collected after the model was frozen)"}
+    assert sets == {"development", "later (collected after the model)", "fresh (collected after the model was frozen)",
+                    "second fresh (collected after the second freeze)"}
     moe = next(i for i, r in enumerate(speed_rows) if (r["set"], r["class"], r["value"]) == ("dev", "moe", "ep>1"))
     r = speed_rows[moe]
     assert view.speed_table.item(moe, 1).text() == "moe: ep>1"
