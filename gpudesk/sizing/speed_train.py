@@ -172,9 +172,9 @@ class TrainSetup:
     ``tokens`` to train (for time to result, optional). ``adapter_params``: the trainable parameters of a
     LoRA / QLoRA run (the base model frozen), None for full training. ``ep_comm_overlap``: the expert all-to-all
     runs under another micro-batch's compute (Megatron-Core ``--overlap-moe-expert-parallel-comm``, DeepSeek-V3
-    DualPipe), see :func:`overlapped_all_to_all_seconds`. ``ep_node_dedup``: the dispatcher sends a token across
-    the network once per destination NVLink domain (DeepEP / HybridEP), see
-    :func:`gpudesk.sizing.speed_parallel.remote_nodes_per_token`. ``fp8_recipe``: how FP8 GEMM inputs are scaled
+    DualPipe), see :func:`overlapped_all_to_all_seconds`. ``ep_node_dedup``: the dispatcher sends a token once per
+    destination GPU inside the NVLink domain and across the network once per destination domain (DeepEP / HybridEP),
+    see :func:`gpudesk.sizing.speed_parallel.remote_nodes_per_token`. ``fp8_recipe``: how FP8 GEMM inputs are scaled
     (:data:`FP8_RECIPES`, see :func:`fp8_cast_bytes_per_element`); None: the framework's default.
     """
 
@@ -627,7 +627,8 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                               "Megatron-Core --overlap-moe-expert-parallel-comm (combined_1f1b.py); DeepSeek-V3 "
                               "DualPipe (arXiv 2412.19437 sections 3.2.1-3.2.2: 20 of 132 SMs)"))
     if s.ep_node_dedup and s.ep > 1:
-        out.append(Assumption("ep_node_dedup", "one copy of a token per remote NVLink domain over the network",
+        out.append(Assumption("ep_node_dedup", "one copy of a token per destination GPU inside the NVLink domain, "
+                                               "one per remote NVLink domain over the network",
                               "DeepEP normal kernels (github.com/deepseek-ai/DeepEP); DeepSeek-V3 report "
                               "(arXiv 2412.19437) section 3.2.2; Megatron-Core HybridEP"))
     if s.precision == "fp8":
