@@ -56,7 +56,8 @@ def add_speed_parser(esub: Any, tokens_type: Any) -> None:
     p.add_argument("--fp8-recipe", default=None, choices=FP8_RECIPES,
                    help=_("FP8 scaling recipe (default: the framework's own)"))
     p.add_argument("--ep-node-dedup", action="store_true",
-                   help=_("the MoE dispatcher sends each token once per destination node (DeepEP, HybridEP)"))
+                   help=_("the MoE dispatcher sends each token once per destination GPU and once per remote node "
+                          "(DeepEP, HybridEP)"))
     p.add_argument("--micro-batch", type=at_least_one, default=None, metavar="N", help=_("sequences per micro-batch"))
     p.add_argument("--global-batch", type=at_least_one, default=None, metavar="N", help=_("sequences per optimizer step"))
     p.add_argument("--seq", type=tokens_type, default=None, metavar="TOKENS", help=_("sequence length, e.g. 8k"))

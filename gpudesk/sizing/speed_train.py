@@ -172,9 +172,9 @@ class TrainSetup:
     ``tokens`` to train (for time to result, optional). ``adapter_params``: the trainable parameters of a
     LoRA / QLoRA run (the base model frozen), None for full training. ``ep_comm_overlap``: the expert all-to-all
     runs under another micro-batch's compute (Megatron-Core ``--overlap-moe-expert-parallel-comm``, DeepSeek-V3
-    DualPipe), see :func:`overlapped_all_to_all_seconds`. ``ep_node_dedup``: the dispatcher sends a token across
-    the network once per destination NVLink domain (DeepEP / HybridEP), see
-    :func:`gpudesk.sizing.speed_parallel.remote_nodes_per_token`. ``fp8_recipe``: how FP8 GEMM inputs are scaled
+    DualPipe), see :func:`overlapped_all_to_all_seconds`. ``ep_node_dedup``: the dispatcher sends a token once per
+    destination GPU inside the NVLink domain and across the network once per destination domain (DeepEP / HybridEP),
+    see :func:`gpudesk.sizing.speed_parallel.remote_nodes_per_token`. ``fp8_recipe``: how FP8 GEMM inputs are scaled
     (:data:`FP8_RECIPES`, see :func:`fp8_cast_bytes_per_element`); None: the framework's default.
     """
 
@@ -257,6 +257,7 @@ class _Shape:
     experts: int
     top_k: int
     expert_width: int
+    dense_ffn_width: int  # MLP width of the layers without experts
     saved_bytes_per_token_layer: float  # Korthikanti coefficient x h
     attention_context: float  # mean keys a query attends to (causal half, sliding windows capped)
 
@@ -285,7 +286,8 @@ def _shape(spec: ModelSpec, seq_len: int) -> _Shape:
     return _Shape(layers=layers, hidden=h, q_width=q_width, kv_width=kv_width,
                   dense_gemm_params=max(1.0, gemm_active - expert_gemm), expert_gemm_params=float(expert_gemm),
                   expert_params_total=float(moe_layers * experts * one_expert), moe_layers=moe_layers, experts=experts,
-                  top_k=top_k, expert_width=int(ffn), saved_bytes_per_token_layer=coeff * h,
+                  top_k=top_k, expert_width=int(ffn), dense_ffn_width=int(spec.ffn_size or 4 * h),
+                  saved_bytes_per_token_layer=coeff * h,
                   attention_context=context)
 
 
@@ -376,10 +378,12 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     t_attn = attn_flops * attn_factor / attn_rate
 
     saved = NON_GEMM_PASSES * sh.saved_bytes_per_token_layer * tokens_mb * layers_local / s.tp
+    if sh.experts and moe_local:
+        saved += NON_GEMM_PASSES * expert_input_saved_bytes(sh.hidden, sh.top_k) * tokens_mb / s.tp * moe_local
     if fp8:
-        # Every GEMM input (h for QKV and the MLP, d_attn for the output projection, the MLP width for the down
-        # projection) is cast to FP8 in forward and its gradient in backward (fp8_cast_bytes_per_element each).
-        elements = 2 * tokens_mb * layers_local / s.tp * (2 * sh.hidden + sh.q_width + sh.expert_width * max(1, sh.top_k))
+        elements = tokens_mb / s.tp * ((layers_local - moe_local) * fp8_cast_elements_per_token(
+            sh.hidden, sh.q_width, sh.dense_ffn_width) + moe_local * fp8_cast_elements_per_token(
+            sh.hidden, sh.q_width, sh.expert_width, max(1, sh.top_k) if sh.experts else 1))
         saved += elements * fp8_cast_bytes_per_element(s.fp8_recipe or fw.fp8_recipe)
     if sh.experts and moe_local:
         # Token permutation around the experts (Megatron-Core moe_utils permute / unpermute, github.com/NVIDIA/
@@ -417,6 +421,9 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         a2a_bytes = expert_all_to_all_bytes_per_layer(tokens_mb / s.tp, sh.hidden, sh.top_k, s.ep) * moe_local
         span = s.ep * s.etp * s.tp
         if span <= node:
+            if s.ep_node_dedup:
+                # One copy of a token per destination GPU instead of one per routed expert (of top_k (ep-1)/ep).
+                a2a_bytes *= remote_nodes_per_token(sh.top_k, s.ep) / (sh.top_k * (s.ep - 1) / s.ep)
             t_a2a = intra.seconds(a2a_bytes, hops=int(4 * moe_local))
         else:
             # Peers inside the NVLink domain over NVLink, the rest over the NIC, both at once.
@@ -511,6 +518,32 @@ def host_issue_seconds(sh: _Shape, s: TrainSetup, layers_local: float, moe_local
     return (layers_local - moe_local) * dense + moe_local * moe, moe
 
 
+def fp8_cast_elements_per_token(hidden: int, q_width: int, mlp_width: int, top_k: int = 1) -> float:
+    """Elements of one token's GEMM inputs cast to FP8 in one layer, forward + backward.
+
+    Forward casts each GEMM's input: the QKV and MLP inputs (``h``), the output projection's (``d_attn``) and the
+    down projection's (the MLP width); backward casts each GEMM's output gradient, about the same count (the
+    factor 2). In an MoE layer the expert GEMMs run on the permuted tokens: each of a token's ``top_k`` routed
+    copies is a row of the grouped GEMM's input and of its output gradient, and is cast on its own (Transformer
+    Engine ``GroupedLinear`` quantizes its ``m_splits`` input after the dispatcher's permutation; AMD Primus
+    profile of Qwen3-30B-A3B FP8 on 8 MI355X, github.com/AMD-AGI/Primus agent/workspace/
+    qwen3_fp8_tw_gfx950_20261010/README.md: the quantization kernels take 739 ms of a 6987 ms step, and casting
+    before the permutation, ``turbo_fp8_permute``, saved 4.5 %). Expert widths count ``top_k`` times too.
+    """
+    k = positive_int("top_k", top_k)
+    return 2 * (positive_int("hidden", hidden) + positive_int("q_width", q_width)
+                + k * (hidden + positive_int("mlp_width", mlp_width)))
+
+
+def expert_input_saved_bytes(hidden: int, top_k: int) -> float:
+    """16-bit bytes an MoE layer keeps per token for its expert GEMMs' weight gradients beyond the dense layer's
+    activations: the ``top_k`` permuted copies of the token that form the first expert GEMM's input (Korthikanti
+    et al. 2022, arXiv 2205.05198, section 4.1: each linear keeps its input for the weight gradient; Megatron-Core
+    ``TEGroupedLinear`` runs on the permuted tokens, megatron/core/transformer/moe/experts.py). The unpermuted
+    token stays counted as the router's input. Written in forward, read in backward, its gradient written."""
+    return 2 * positive_int("top_k", top_k) * positive_int("hidden", hidden)
+
+
 def fp8_cast_bytes_per_element(recipe: str) -> float:
     """HBM bytes moved to quantize one 16-bit GEMM input element to FP8 under ``recipe``.
 
@@ -594,7 +627,8 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                               "Megatron-Core --overlap-moe-expert-parallel-comm (combined_1f1b.py); DeepSeek-V3 "
                               "DualPipe (arXiv 2412.19437 sections 3.2.1-3.2.2: 20 of 132 SMs)"))
     if s.ep_node_dedup and s.ep > 1:
-        out.append(Assumption("ep_node_dedup", "one copy of a token per remote NVLink domain over the network",
+        out.append(Assumption("ep_node_dedup", "one copy of a token per destination GPU inside the NVLink domain, "
+                                               "one per remote NVLink domain over the network",
                               "DeepEP normal kernels (github.com/deepseek-ai/DeepEP); DeepSeek-V3 report "
                               "(arXiv 2412.19437) section 3.2.2; Megatron-Core HybridEP"))
     if s.precision == "fp8":

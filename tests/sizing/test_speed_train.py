@@ -344,10 +344,35 @@ def test_moe_token_permutation_is_memory_traffic(catalog):
     permute = MOE_PERMUTE_PASSES * (1 + top_k) * h * 2 * tokens * layers / (gpu.memory_bandwidth_gbps * 1e9 * HBM_EFFICIENCY)
     assert top_k == 8 and permute > 0.005
     assert with_moe > permute
-    # Without the permutation the rest is the saved-activation traffic (Korthikanti's coefficient with the top-k MLP).
-    coeff = 18 + 6 * top_k * moe.moe_ffn_size / h
+    # Without the permutation the rest is the saved-activation traffic: Korthikanti's coefficient with the top-k MLP,
+    # plus the top_k permuted 16-bit copies the first expert GEMM keeps for its weight gradient.
+    coeff = 18 + 6 * top_k * moe.moe_ffn_size / h + 2 * top_k
     saved = 3 * coeff * h * tokens * layers / (gpu.memory_bandwidth_gbps * 1e9 * HBM_EFFICIENCY)
     assert with_moe == pytest.approx(saved + permute, rel=1e-6)
+
+
+def test_fp8_casts_every_routed_copy_of_a_token_on_the_published_mi355x_profile(catalog):
+    # AMD Primus, Qwen3-30B-A3B FP8 tensorwise on 8 MI355X (EP8, MBS 8, GBS 512, seq 4096): the quantization kernels
+    # take 739 ms of one step on rank 0 (github.com/AMD-AGI/Primus agent/workspace/qwen3_fp8_tw_gfx950_20261010/
+    # README.md, R3 profile). The grouped expert GEMMs quantize each of a token's 8 routed copies.
+    from gpudesk.sizing.speed_train import HBM_EFFICIENCY, fp8_cast_bytes_per_element, fp8_cast_elements_per_token
+
+    assert fp8_cast_elements_per_token(2048, 4096, 768) == 2 * (2048 + 4096 + 2048 + 768)
+    assert fp8_cast_elements_per_token(2048, 4096, 768, top_k=8) == 2 * (2048 + 4096 + 8 * (2048 + 768))
+    with pytest.raises(SizingError):
+        fp8_cast_elements_per_token(2048, 4096, 768, top_k=0)
+    moe = spec_from_catalog(catalog.find_model("qwen3-30b-a3b"))
+    gpu = catalog.find_gpu("mi355x")
+    tokens_per_step = 512 * 4096 / 8
+    cast_s = (fp8_cast_elements_per_token(moe.hidden_size, moe.num_attention_heads * moe.head_dim_resolved,
+                                          moe.moe_ffn_size, moe.moe_active_experts) * moe.layers * tokens_per_step
+              * fp8_cast_bytes_per_element("current") / (gpu.memory_bandwidth_gbps * 1e9 * HBM_EFFICIENCY))
+    assert abs(cast_s / 0.739 - 1) < 0.15
+    # One cast of the token per layer instead (the count before) would be half the measured time.
+    once = (fp8_cast_elements_per_token(moe.hidden_size, moe.num_attention_heads * moe.head_dim_resolved,
+                                        moe.moe_active_experts * moe.moe_ffn_size) * moe.layers * tokens_per_step
+            * fp8_cast_bytes_per_element("current") / (gpu.memory_bandwidth_gbps * 1e9 * HBM_EFFICIENCY))
+    assert once / 0.739 < 0.6
 
 
 def test_overlapped_expert_all_to_all_hides_behind_compute_on_the_published_deepseek_v3_run():
@@ -396,9 +421,13 @@ def test_node_deduplicating_dispatch_sends_a_token_once_per_remote_node_on_the_d
     # Both published mechanisms typed in: the published 1543 tokens/s/GPU within 10 %.
     assert abs(both / measured - 1) < 0.1
     assert "ep_node_dedup" in {a.name for a in speed.assumptions}
-    # Inside one NVLink domain nothing crosses the network: the dispatcher choice changes nothing.
+    # Inside one NVLink domain the dispatcher sends a token once per destination GPU (DeepEP intranode dispatch
+    # layout: num_tokens_per_rank, is_token_in_rank): 7 x (1 - (7/8)^8) = 4.59 copies instead of 8 x 7/8 = 7.
     row8 = dict(row, gpus=128, pp=16, ep=8, global_batch=960)
-    assert predict_train_case(dict(row8, ep_dispatcher="deepep"))[0] == pytest.approx(predict_train_case(row8)[0])
+    dedup = predict_train_case(dict(row8, ep_dispatcher="deepep"))[1].breakdown["expert_all_to_all_s"]
+    per_expert = predict_train_case(row8)[1].breakdown["expert_all_to_all_s"]
+    assert dedup < per_expert
+    assert dedup / per_expert == pytest.approx(remote_nodes_per_token(8, 8) / 7, rel=0.02)
 
 
 def test_a_gpu_without_mamf_takes_the_measurement_of_the_same_silicon(catalog):
@@ -448,3 +477,15 @@ def test_fp8_casts_write_a_transposed_copy_and_current_scaling_reads_the_tensor_
     assert current_speed.breakdown["other_kernels_s"] > delayed_speed.breakdown["other_kernels_s"]
     assert measured_gain < current / base < delayed / base < 1.45  # far from the 2x of the FP8 peak
     assert abs(current / base / measured_gain - 1) < 0.08
+
+
+def test_second_fresh_training_batch_keeps_the_level_it_was_first_scored_at():
+    # fresh2 (collected after the second freeze, mappings committed before predicting, scored once): 17 of 18 rows
+    # answered, 53 % within 20 %, 82 % within 50 %, median 16.5 %. The unanswered run names the MI350X, which the
+    # catalog does not have; it stays listed with that reason.
+    rows = [r for r in evaluate_speed() if r.kind == "train" and r.set_name == "fresh2"]
+    unanswered = [r for r in rows if r.ratio is None]
+    assert len(rows) == 18 and [r.case_id for r in unanswered] == ["mlperf-t51-amd-mi350x-8gpu-llama31-8b-fp8"]
+    assert "mi350x" in (unanswered[0].reason or "").lower()
+    s = summarize_speed(rows)["fresh2"]["all"]
+    assert s["within_20_share"] >= 0.5 and s["within_50_share"] >= 0.8 and s["median_abs_error"] <= 0.17
