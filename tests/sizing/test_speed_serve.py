@@ -571,3 +571,29 @@ def test_front_end_reproduces_its_source_and_scales_with_api_servers(catalog):
     assert any(a.name == "front_end" for a in one.assumptions)
     with pytest.raises(SizingError, match="api_server_count"):
         ServeLoad(api_server_count=0, concurrency=1).validated()
+
+
+def test_block_fp8_checkpoint_streams_its_dense_weights_slowly(catalog):
+    """DeepSeek-R1's own block-FP8 weights: the dense GEMMs read at the measured 0.133 of the bandwidth
+    (vllm PR 23280), so a small-batch decode step is slower than the same bytes at the HBM rate; a BF16 model is
+    untouched."""
+    from gpudesk.sizing.serve_engine import engine_budget
+    from gpudesk.sizing.serve_rates import BLOCK_FP8_WEIGHT_STREAM_SHARE
+    from gpudesk.sizing.serve_step import step_model
+    from gpudesk.sizing.speed_serve_cases import intra_link
+
+    assert round(BLOCK_FP8_WEIGHT_STREAM_SHARE, 4) == 0.1333
+    gpu = catalog.gpu("h200-sxm")
+    link = intra_link(gpu, "nvlink")
+    load = ServeLoad(engine="vllm", input_tokens=200, output_tokens=200, concurrency=4, tp=8).validated()
+    spec = _spec(catalog, "deepseek-r1")
+    steps = step_model(spec, gpu, load, link, engine_budget(spec, gpu, load).kv_dtype)
+    dense = steps.dense_weight_bytes - spec.embedding_params * 2 / 8
+    assert steps.dense_stream_extra_s == pytest.approx(
+        dense / (gpu.memory_bandwidth_gbps * 1e9) * (1 / BLOCK_FP8_WEIGHT_STREAM_SHARE) - dense / steps.bytes_per_s,
+        rel=1e-9)
+    assert 2e-3 < steps.dense_stream_extra_s < 6e-3
+    assert any(a.name == "block_fp8_weight_stream" for a in steps.assumptions)
+    bf16 = _spec(catalog, "llama-3.1-8b")
+    one = ServeLoad(input_tokens=200, output_tokens=200, concurrency=1).validated()
+    assert step_model(bf16, catalog.gpu("h100-sxm5"), one, None, "bf16").dense_stream_extra_s == 0.0
