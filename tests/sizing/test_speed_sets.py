@@ -39,3 +39,17 @@ def test_the_second_fresh_batch_is_scored_apart_from_the_first(tmp_path):
     lines = speed_report_lines(results, summary)
     second = [line for line in lines if line.startswith("second fresh set (collected after the model was frozen again)")]
     assert len(second) == 1 and "2/2 answered" in second[0]
+
+
+def test_the_third_fresh_batch_is_scored_apart_from_the_second(tmp_path):
+    assert SET_FILES["fresh3"] == ("fresh3_train_runs.jsonl", "fresh3_serve_runs.jsonl")
+    (tmp_path / "fresh2_serve_runs.jsonl").write_text(json.dumps(_row("g", "serve", 200)) + "\n", encoding="utf-8")
+    (tmp_path / "fresh3_serve_runs.jsonl").write_text(
+        "\n".join(json.dumps(_row(f"h{i}", "serve", 400)) for i in range(3)) + "\n", encoding="utf-8")
+    results = evaluate_speed(tmp_path, {"serve": lambda row: 100.0})
+    summary = summarize_speed(results)
+    assert [r.set_name for r in results] == ["fresh2", "fresh3", "fresh3", "fresh3"]
+    assert summary["fresh3"]["all"]["geomean_ratio"] == 0.25 and summary["fresh2"]["all"]["geomean_ratio"] == 0.5
+    lines = speed_report_lines(results, summary)
+    third = [line for line in lines if line.startswith("third fresh set (collected after the model was frozen a third")]
+    assert len(third) == 1 and "3/3 answered" in third[0]
