@@ -88,6 +88,19 @@ DEQUANT_SOURCE = ("MXFP4 decode, 57 ALU instructions per 8 weights: flagos-ai/Fl
 # FP64 vector, 304 CUs x 64 lanes x 2.1 GHz (AMD CDNA 3 white paper); the dequantisation's integer and 16-bit
 # instructions issue one per lane per clock.
 PACKED_FP32_ARCHITECTURES = ("CDNA 3", "CDNA 4")
+# Block-scaled FP8 GEMMs (DeepSeek-V3's 128 x 128 weight blocks with per-token-group activation scales, the format
+# the DeepSeek-V3 / R1 and other FP8 checkpoints ship) at decode batch sizes stream their weights far below the
+# memory roofline: the kernels tile the output in 128-wide blocks without splitting K, so a narrow TP slice keeps
+# only a few dozen CTAs (SMs) busy. vLLM's W8A8 block-FP8 CUTLASS kernel on H100 runs DeepSeek-V3's fused q_a/kv_a
+# projection (N 2112, K 7168: 15.1 MB of FP8 weights) at 0.893 / 13.94 / 55.79 TFLOPS for M = 1 / 16 / 64 tokens
+# (vllm-project/vllm PR 23280, Sep 2025), i.e. 33.9 / 34.7 / 34.7 us whatever M: 0.445 TB/s, 0.133 of H100's
+# 3.35 TB/s; DeepGEMM and vLLM's Triton kernel measure 10.3 and 14.5 us for N 3072, K 1536 (4.7 MB; 0.46 and
+# 0.33 TB/s) and 13.6 and 20.6 us for N 512, K 7168 (3.7 MB) at M = 1 (sgl-project/sglang PR 5820). The share of
+# the datasheet bandwidth of the CUTLASS figure applies to every GPU (no other GPU was measured).
+# At M = 1 the FLOPs are twice the FP8 weight bytes: bytes/s = TFLOPS / 2.
+BLOCK_FP8_WEIGHT_STREAM_SHARE = 0.893e12 / 2 / 3.35e12
+BLOCK_FP8_SOURCE = ("block-FP8 GEMM at decode sizes, 15.1 MB in 33.9 us on H100 (0.133 of 3.35 TB/s): vllm-project/"
+                    "vllm PR 23280; DeepGEMM / Triton 0.27-0.46 TB/s: sgl-project/sglang PR 5820")
 _PEAK_FIELD = {"bf16": "bf16_dense_tflops", "fp8": "fp8_dense_tflops", "fp4": "fp4_dense_tflops"}
 
 

@@ -27,6 +27,11 @@ uniformly over [len (1 - r), len (1 + r)] (vLLM's benchmark random dataset, ``--
 finish in the same step and send again together, so their prompts share prefill steps); spread lengths let them
 drift apart, as in a real sweep where outputs end at different steps.
 
+Front end (:func:`gpudesk.sizing.serve_host.front_end`): where the engine has an API-server stage, every request
+passes it first, first come first served over its ``servers`` processes: it reaches the engine's waiting queue
+``request_s`` after the process is free, and the process then stays busy ``token_s`` per output token it will stream.
+TTFT is counted from the request's arrival, so it includes the wait for and the time in the front end.
+
 Runs of decode-only steps between events are taken in one jump (the KV read grows by one token per request per
 step, so the mean step of the run is the step at its middle context), which keeps the simulation to a few
 thousand events.
@@ -66,6 +71,9 @@ class Load:
     num_scheduler_steps: int = 1
     length_spread: float = 0.0
     output_lag_steps: int = 0
+    frontend_request_s: float = 0.0
+    frontend_token_s: float = 0.0
+    frontend_servers: int = 1
 
 
 @dataclass(frozen=True)
@@ -131,12 +139,32 @@ def _lengths(load: Load) -> Callable[[], tuple[int, int]]:
     return draw
 
 
+class _FrontEnd:
+    """The API-server processes: when each is free next (module docstring)."""
+
+    def __init__(self, load: Load) -> None:
+        self.request_s = load.frontend_request_s
+        self.busy_s = load.frontend_request_s + load.frontend_token_s * load.output_tokens
+        self.free = [0.0] * max(1, load.frontend_servers)
+
+    def ready(self, arrival_s: float) -> tuple[float, float]:
+        """(time the request reaches the engine, its arrival) for a request arriving at ``arrival_s``."""
+        if self.busy_s <= 0:
+            return arrival_s, arrival_s
+        first = min(range(len(self.free)), key=self.free.__getitem__)
+        start = max(arrival_s, self.free[first])
+        self.free[first] = start + self.busy_s
+        return start + self.request_s, arrival_s
+
+
 def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     """Run ``load`` through the scheduler of one replica and measure it like the engine's benchmark client."""
     prompts = _prompts(load)
     closed = load.concurrency is not None
     clients = max(1, math.ceil(load.concurrency / load.replicas)) if load.concurrency is not None else 0
-    arrivals = deque(_arrivals(load, prompts)) if not closed else deque([0.0] * min(clients, prompts))
+    front = _FrontEnd(load)
+    first_arrivals = _arrivals(load, prompts) if not closed else [0.0] * min(clients, prompts)
+    arrivals = deque(front.ready(t) for t in first_arrivals)  # (reaches the engine, arrived)
     issued = len(arrivals)
     inp, out = load.input_tokens, load.output_tokens
     per_request_kv = inp + out
@@ -165,7 +193,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
         nonlocal issued
         done.append(req)
         if closed and issued < prompts:
-            arrivals.append(req.finish_s)
+            arrivals.append(front.ready(req.finish_s))
             issued += 1
 
     def deliver(at_s: float) -> None:
@@ -179,9 +207,9 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
         lagged_done.clear()
 
     while len(done) < prompts:
-        while arrivals and arrivals[0] <= now + 1e-12:
+        while arrivals and arrivals[0][0] <= now + 1e-12:
             req_inp, req_out = lengths()
-            waiting.append(_Request(arrival_s=arrivals.popleft(), inp=req_inp, out=req_out))
+            waiting.append(_Request(arrival_s=arrivals.popleft()[1], inp=req_inp, out=req_out))
         # Admit waiting requests (FCFS) while the KV pool and max_num_seqs allow, between multi-step blocks.
         while block_left == 0 and waiting and len(running) + len(prefilling) < limit:
             prefilling.append(waiting.popleft())
@@ -192,7 +220,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 continue
             if not arrivals:
                 break
-            now = max(now, arrivals[0])
+            now = max(now, arrivals[0][0])
             continue
         if prefilling and (block_left == 0 or budget.mixed_prefill):
             # One step with prompt chunks: mixed with every decode token (decode first, then chunks up to the
@@ -247,7 +275,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 k = min(k, block_left)
             elif arrivals and len(running) < limit:
                 first = steps.step_s(d, context)
-                k = max(1, min(k, math.ceil((arrivals[0] - now) / first)))
+                k = max(1, min(k, math.ceil((arrivals[0][0] - now) / first)))
             mid = context + d * (k - 1) / 2
             dt = k * steps.step_s(d, mid)
             now += dt

@@ -36,6 +36,10 @@ of thousands of tokens the math.
   from the engine's model code by architecture: MLA attention and routed MoE blocks launch about twice the kernels
   of a Llama layer (:mod:`gpudesk.sizing.serve_rates`). At batch 1 on a TP slice of a large MoE this floor, not
   the weight stream, sets the step.
+- Block-scaled FP8: where the weights are the checkpoint's own block-scaled FP8 (DeepSeek-V3 / R1), the dense
+  (non-expert) GEMMs stream their weights at the small share of the bandwidth those kernels reach at decode sizes
+  (:data:`gpudesk.sizing.serve_rates.BLOCK_FP8_WEIGHT_STREAM_SHARE`), whatever the batch; the embedding and LM
+  head stay 16-bit and the routed experts' grouped GEMMs keep the HBM rate.
 - Dequantisation: a weight-only format the GPU has no matrix units for (MXFP4 on Hopper or CDNA 3) is unpacked
   on the vector ALUs, once per weight read per step, added to the GEMM (:func:`gpudesk.sizing.serve_rates.
   dequant_weights_per_s`); MXFP4 on FP4 matrix units (CDNA 4, Blackwell) runs at the FP4 rate.
@@ -62,6 +66,8 @@ from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_we
 from gpudesk.sizing.serve_host import host_overhead
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_rates import (
+    BLOCK_FP8_SOURCE,
+    BLOCK_FP8_WEIGHT_STREAM_SHARE,
     ENGINE_ALLREDUCE_MAX_BYTES,
     AZURE_GUIDE,
     ENGINE_ALLREDUCE_SOURCE,
@@ -114,6 +120,7 @@ class StepModel:
     weight_bytes_per_element: float = 2.0
     dequant_weights_per_s: float = 0.0  # 0: the GEMMs read the weight format directly
     link: Link | None = None  # the replica's link when its collective library has a measured bandwidth curve
+    dense_stream_extra_s: float = 0.0  # block-FP8 dense GEMMs: extra seconds per step over the HBM-rate read
 
     def weight_bytes_read(self, tokens: int) -> float:
         """Weight bytes a step of ``tokens`` tokens reads on one GPU (dense part + the experts touched)."""
@@ -144,7 +151,7 @@ class StepModel:
         if tokens <= 0:
             return 0.0
         weights = self.weight_bytes_read(tokens)
-        gemm = weights / self.bytes_per_s + tokens * self.flops_per_token / self.flops_per_s
+        gemm = weights / self.bytes_per_s + tokens * self.flops_per_token / self.flops_per_s + self.dense_stream_extra_s
         if self.dequant_weights_per_s:
             gemm += weights / self.weight_bytes_per_element / self.dequant_weights_per_s
         kv_bytes = (decode_context_tokens + prefill_tokens) * self.kv_bytes_per_token
@@ -204,6 +211,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     expert_bytes = spec.expert_params * bytes_per_param / tp if experts else 0.0
     dense = total_weights - moe_layers * experts * expert_bytes
     kv_per_token = kv_layer_bytes_per_token(spec, kv_dtype, tp) * dims.layers
+    block_fp8 = fmt.lower() == "fp8" and (spec.checkpoint_weight_format or "").lower() == "fp8"
+    block_bytes = max(0.0, dense - spec.embedding_params * ACTIVATION_BYTES / tp) if block_fp8 else 0.0
     elementwise = elementwise_bytes_per_token(spec, tp)
     heads_per_gpu = dims.num_attention_heads / tp
     attention = 4.0 * dims.layers * heads_per_gpu * spec.head_dim_resolved
@@ -238,6 +247,13 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         Assumption("matmul_efficiency", f"{mm_eff:g} of {peak / 1e12:g} TFLOPS {peak_note}", mm_source),
         Assumption("kernel_floor_s", f"{kernel_s:g} x {kernels} kernels per step", layer_source),
     ]
+    block_rate = gpu.memory_bandwidth_gbps * 1e9 * BLOCK_FP8_WEIGHT_STREAM_SHARE
+    hbm_rate = gpu.memory_bandwidth_gbps * 1e9 * hbm_eff
+    dense_extra = block_bytes * max(0.0, 1 / block_rate - 1 / hbm_rate) if block_bytes else 0.0
+    if block_bytes:
+        assumptions.append(Assumption("block_fp8_weight_stream", _(
+            "{gb:.2f} GB of block-FP8 dense weights per GPU read at {share:.3g} of the memory bandwidth").format(
+            gb=block_bytes / 1e9, share=BLOCK_FP8_WEIGHT_STREAM_SHARE), BLOCK_FP8_SOURCE))
     if dequant_rate:
         assumptions.append(Assumption("dequant_weights_per_s", f"{dequant_rate:.3g}", dequant_source))
     if tp > 1 and link is not None:
@@ -254,5 +270,5 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         flops_per_s=peak * mm_eff, attention_flops_per_s=attention_peak * attention_eff, layer_latency_s=layer_s, allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
         assumptions=tuple(assumptions), host_step_s=host.step_s, host_request_s=host.request_s,
         host_overlap=host.overlap, weight_bytes_per_element=bytes_per_param, dequant_weights_per_s=dequant_rate,
-        link=curve_link)
+        link=curve_link, dense_stream_extra_s=dense_extra)
 

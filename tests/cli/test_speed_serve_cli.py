@@ -100,3 +100,19 @@ def test_parallel_degrees_below_one_are_refused_by_name(extra, flag, capsys):
         cmd_serve_speed(_parser().parse_args(argv.split()))
     err = capsys.readouterr().err
     assert info.value.code == 2 and f"argument {flag}:" in err and "at least 1" in err
+
+
+def _rps(argv: str, capsys) -> float:
+    assert cmd_serve_speed(_parser().parse_args((argv + " --json").split())) == 0
+    return json.loads(capsys.readouterr().out)["serve"]["requests_per_s"]
+
+
+def test_api_server_count_lifts_the_front_end_cap(capsys):
+    """Short requests sent at once are capped by one vLLM V1 API server; four of them serve more."""
+    base = ("--gpu h100-sxm5 --model llama-3.2-1b --input-tokens 128 --output-tokens 4 --request-rate inf "
+            "--engine-version 0.11.0")
+    one = _rps(base, capsys)
+    assert one < 1 / 0.012
+    assert _rps(base + " --api-server-count 4", capsys) > 2 * one
+    with pytest.raises(SystemExit):
+        cmd_serve_speed(_parser().parse_args((base + " --api-server-count 0").split()))

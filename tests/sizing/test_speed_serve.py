@@ -9,6 +9,7 @@ import pytest
 
 from gpudesk.catalog import open_catalog
 from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.serve_host import FRONTEND_REQUEST_S
 from gpudesk.sizing.shapes import spec_from_catalog
 from gpudesk.sizing.speed_serve import ServeLoad, serve_speed
 from gpudesk.sizing.speed_serve_cases import predict_serve_case
@@ -365,7 +366,8 @@ def test_one_request_alone_is_prefill_then_decode_steps(catalog):
     s = serve_speed(spec, gpu, ServeLoad(input_tokens=512, output_tokens=64, concurrency=1, num_prompts=3))
     assert s.e2e_latency_s == pytest.approx(s.ttft_s + 63 * s.tpot_s, rel=1e-9)
     assert s.requests_per_s == pytest.approx(1 / s.e2e_latency_s, rel=1e-6)
-    assert s.batch == pytest.approx(1.0, rel=1e-6)
+    # The engine idles while the API server takes the next request in (vLLM V1 front end, serve_host.front_end).
+    assert s.batch == pytest.approx(1.0 - FRONTEND_REQUEST_S / s.e2e_latency_s, rel=1e-6)
 
 
 def test_multi_step_blocks_delay_new_requests(catalog):
@@ -534,9 +536,64 @@ def test_vllm_v0_hands_the_first_token_over_after_the_next_step(catalog):
     shape = dict(input_tokens=512, output_tokens=200, concurrency=1, overlap_scheduling=True)
     v0 = serve_speed(spec, gpu, ServeLoad(engine_version="0.6.0", **shape))
     v1 = serve_speed(spec, gpu, ServeLoad(engine_version="0.8.0", **shape))
-    assert v0.ttft_s - v1.ttft_s == pytest.approx(v1.tpot_s, rel=0.05)
+    # V1 pays its API-server stage instead (serve_host.front_end); V0 has none here.
+    assert v0.ttft_s - (v1.ttft_s - FRONTEND_REQUEST_S) == pytest.approx(v1.tpot_s, rel=0.05)
     assert any(a.name == "output_lag_steps" for a in v0.assumptions)
     assert not any(a.name == "output_lag_steps" for a in v1.assumptions)
     eager = dict(shape, cuda_graphs=False)
     assert serve_speed(spec, gpu, ServeLoad(engine_version="0.6.0", **eager)).ttft_s == pytest.approx(
-        serve_speed(spec, gpu, ServeLoad(engine_version="0.8.0", **eager)).ttft_s)
+        serve_speed(spec, gpu, ServeLoad(engine_version="0.8.0", **eager)).ttft_s - FRONTEND_REQUEST_S)
+
+
+# --- front end (gpudesk.sizing.serve_host.front_end) ------------------------------------------------------------
+
+def _pr12287(catalog, **extra):
+    """vllm-project/vllm PR 12287's run: Llama-3.2-1B on one A100, ShareGPT (225 / 202 tokens), concurrency 400."""
+    shape = dict(engine="vllm", input_tokens=225, output_tokens=202, concurrency=400, num_prompts=6000,
+                 length_spread=0.9, max_num_batched_tokens=8192, engine_version="0.8.0")
+    shape.update(extra)
+    return serve_speed(_spec(catalog, "llama-3.2-1b"), catalog.gpu("a100-80-sxm4"), ServeLoad(**shape))
+
+
+def test_front_end_reproduces_its_source_and_scales_with_api_servers(catalog):
+    """One V1 API server caps the run the figure came from at its measured 63.62 requests/s; more API servers lift
+    the cap up to the engine's own rate; V0 and offline batches have no front-end stage."""
+    from gpudesk.sizing.serve_host import front_end
+
+    one = _pr12287(catalog)
+    assert one.requests_per_s == pytest.approx(63.62, rel=0.05)
+    four = _pr12287(catalog, api_server_count=4)
+    assert four.requests_per_s > 1.25 * one.requests_per_s
+    assert four.requests_per_s == pytest.approx(_pr12287(catalog, engine_version="0.7.0").requests_per_s, rel=0.02)
+    assert front_end("vllm", "0.7.3", None) is None
+    assert front_end("sglang", None, None) is None
+    assert front_end("vllm", None, 3).servers == 3
+    assert any(a.name == "front_end" for a in one.assumptions)
+    with pytest.raises(SizingError, match="api_server_count"):
+        ServeLoad(api_server_count=0, concurrency=1).validated()
+
+
+def test_block_fp8_checkpoint_streams_its_dense_weights_slowly(catalog):
+    """DeepSeek-R1's own block-FP8 weights: the dense GEMMs read at the measured 0.133 of the bandwidth
+    (vllm PR 23280), so a small-batch decode step is slower than the same bytes at the HBM rate; a BF16 model is
+    untouched."""
+    from gpudesk.sizing.serve_engine import engine_budget
+    from gpudesk.sizing.serve_rates import BLOCK_FP8_WEIGHT_STREAM_SHARE
+    from gpudesk.sizing.serve_step import step_model
+    from gpudesk.sizing.speed_serve_cases import intra_link
+
+    assert round(BLOCK_FP8_WEIGHT_STREAM_SHARE, 4) == 0.1333
+    gpu = catalog.gpu("h200-sxm")
+    link = intra_link(gpu, "nvlink")
+    load = ServeLoad(engine="vllm", input_tokens=200, output_tokens=200, concurrency=4, tp=8).validated()
+    spec = _spec(catalog, "deepseek-r1")
+    steps = step_model(spec, gpu, load, link, engine_budget(spec, gpu, load).kv_dtype)
+    dense = steps.dense_weight_bytes - spec.embedding_params * 2 / 8
+    assert steps.dense_stream_extra_s == pytest.approx(
+        dense / (gpu.memory_bandwidth_gbps * 1e9) * (1 / BLOCK_FP8_WEIGHT_STREAM_SHARE) - dense / steps.bytes_per_s,
+        rel=1e-9)
+    assert 2e-3 < steps.dense_stream_extra_s < 6e-3
+    assert any(a.name == "block_fp8_weight_stream" for a in steps.assumptions)
+    bf16 = _spec(catalog, "llama-3.1-8b")
+    one = ServeLoad(input_tokens=200, output_tokens=200, concurrency=1).validated()
+    assert step_model(bf16, catalog.gpu("h100-sxm5"), one, None, "bf16").dense_stream_extra_s == 0.0
