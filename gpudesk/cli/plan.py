@@ -78,8 +78,9 @@ def add_parser(subparsers) -> None:
                    help=_("pipeline micro-batches the batch is split into (default: the --pp degree, as torchtitan)"))
     m.add_argument("--pp-stages-per-rank", type=int, default=None, metavar="V",
                    help=_("model chunks per pipeline rank with interleaved-1f1b (default 2)"))
-    m.add_argument("--loss", default="standard", choices=("standard", "standard-16bit", "chunked", "fused"),
+    m.add_argument("--loss", default="standard", choices=("standard", "standard-16bit", "standard-compiled", "chunked", "fused"),
                    help=_("cross-entropy: standard (full fp32 logits), standard-16bit (16-bit logits, no fp32 upcast), "
+                        "standard-compiled (fp32 upcast inside a torch.compile'd loss, e.g. torchtitan since 2025-04), "
                         "chunked (torchtune), fused (Liger fused linear CE)"))
     m.add_argument("--optimizer-in-backward", action="store_true", help=_("step each parameter in backward (no full gradient buffer)"))
     m.add_argument("--activation-offload", action="store_true", help=_("saved activations offloaded to host memory"))

@@ -4931,8 +4931,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="156"/>
-        <source>standard: full fp32 logits; standard-16bit: 16-bit logits without the fp32 upcast; chunked: torchtune chunked CE; fused: Liger fused linear cross-entropy.</source>
-        <translation>standard：完整 fp32 logits；standard-16bit：16 位 logits，不提升为 fp32；chunked：torchtune 分块交叉熵；fused：Liger 融合线性交叉熵。</translation>
+        <source>standard: full fp32 logits; standard-16bit: 16-bit logits without the fp32 upcast; standard-compiled: the fp32 upcast inside a torch.compile&apos;d loss (torchtitan since 2025-04); chunked: torchtune chunked CE; fused: Liger fused linear cross-entropy.</source>
+        <translation>standard：完整 fp32 logits；standard-16bit：16 位 logits，不提升为 fp32；standard-compiled：在 torch.compile 编译的损失函数内提升为 fp32（2025-04 起的 torchtitan）；chunked：torchtune 分块交叉熵；fused：Liger 融合线性交叉熵。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="157"/>
