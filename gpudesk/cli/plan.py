@@ -364,6 +364,16 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
         for key, sub in fresh["by_method"].items():
             lines.append(_("    fresh method {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error {median:.1%}")
                          .format(key=key, cases=sub["cases"], w15=sub["within_15_share"], median=sub["median_abs_error"]))
+    fresh2 = summary["fresh-2"]
+    if fresh2["rows"]:
+        lines.append(_("  fresh-2 rows (collected after the fresh rows were scored, mapped before any estimate, never tuned "
+                       "on) {cases:>3} of {rows} rows scored, within 15 %: {w15:.0%}, within 25 %: {w25:.0%}, median error "
+                       "{median:.1%}").format(cases=fresh2["cases"], rows=fresh2["rows"], w15=fresh2["within_15_share"],
+                                              w25=fresh2["within_25_share"], median=fresh2["median_abs_error"]))
+        for key, sub in fresh2["by_method"].items():
+            lines.append(_("    fresh-2 method {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error "
+                           "{median:.1%}").format(key=key, cases=sub["cases"], w15=sub["within_15_share"],
+                                                  median=sub["median_abs_error"]))
     for peer, sub in summary["peers"].items():
         if sub["cases"]:
             lines.append(_("  formula {peer:<10} {cases:>3} model-state rows, within 15 %: {w15:.0%}, median error {median:.1%}")
