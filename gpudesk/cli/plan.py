@@ -69,6 +69,9 @@ def add_parser(subparsers) -> None:
     m.add_argument("--no-flash", action="store_true", help=_("attention without FlashAttention (stores the s x s scores)"))
     m.add_argument("--tp", type=int, default=1, metavar="N", help=_("tensor-parallel degree"))
     m.add_argument("--sp", action="store_true", help=_("sequence parallel with tensor parallel (activations split by --tp)"))
+    m.add_argument("--sp-gathered-inputs", action="store_true",
+                   help=_("with --sp: the column-parallel linears save their all-gathered input (PyTorch DTensor "
+                          "sequence parallel, torchtitan), not the shard Megatron-LM gathers again in backward"))
     m.add_argument("--cp", type=int, default=1, metavar="N", help=_("context-parallel degree (sequence split over N GPUs)"))
     m.add_argument("--pp", type=int, default=1, metavar="N",
                    help=_("pipeline-parallel stages (training; --batch is then the batch per data-parallel rank)"))
@@ -436,7 +439,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         lora_rank=args.lora_rank, lora_targets=tuple(t.strip() for t in args.lora_targets.split(",") if t.strip()),
         weight_format=args.weight_format or "checkpoint", kv_precision=args.kv_precision, context_tokens=args.seq,
         concurrent_sequences=args.batch, activation_bytes_per_sample=args.activation_bytes_per_sample,
-        sequence_parallel=args.sp, context_parallel=args.cp, loss=args.loss,
+        sequence_parallel=args.sp, sp_gathered_inputs=args.sp_gathered_inputs, context_parallel=args.cp, loss=args.loss,
         optimizer_in_backward=args.optimizer_in_backward, activation_offload=args.activation_offload,
         compiled=args.compile, gradient_accumulation=args.grad_accum > 1, fsdp_version=args.fsdp_version,
         optimizer_impl=args.optimizer_impl, zero_grad_keeps_grads=args.zero_grad_keeps_grads,

@@ -177,6 +177,26 @@ def loss_logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: in
     return float(FUSED_LOSS_BYTES_PER_HIDDEN_ELEMENT * seq_len_tokens * micro_batch_size * h / tensor_parallel)
 
 
+# Sequence parallelism as PyTorch DTensor implements it (torchtitan ``parallelize_llama``: ``SequenceParallel`` on the
+# norms, ``PrepareModuleInput(input_layouts=Shard(1), desired_input_layouts=Replicate())`` before attention and the
+# MLP, ``ColwiseParallel(input_layouts=Shard(1))`` on the output layer,
+# https://github.com/pytorch/torchtitan/blob/main/torchtitan/models/llama3/infra/parallelize.py) all-gathers the
+# sequence-sharded activation before the column-parallel linears, and autograd saves that all-gathered tensor as the
+# matmul input: the attention input and the MLP input of each layer, and the output layer's input, stay whole
+# (``2*s*b*h`` bytes each) instead of ``1/t``. Megatron-LM saves the sharded input and all-gathers it again in
+# backward (megatron/core/tensor_parallel/layers.py ``LinearWithGradAccumulationAndAsyncCommunication``), which is
+# what Korthikanti et al.'s ``/t`` counts.
+SP_GATHERED_INPUTS_PER_LAYER = 2
+
+
+def sp_gathered_input_extra_bytes(seq_len_tokens: int, micro_batch_size: int, hidden_size: int,
+                                  tensor_parallel: int, inputs: int, bytes_per_element: float = 2.0) -> float:
+    """Bytes the all-gathered linear inputs of DTensor sequence parallelism keep beyond their ``1/t`` shards:
+    ``inputs * bytes * s*b*h * (1 - 1/t)``."""
+    t = positive_int("tensor_parallel", tensor_parallel, 1024)
+    return inputs * bytes_per_element * seq_len_tokens * micro_batch_size * hidden_size * (1.0 - 1.0 / t)
+
+
 def embedding_activation_bytes(seq_len_tokens: int, micro_batch_size: int, hidden_size: int,
                                tensor_parallel: int = 1, sequence_parallel: bool = False) -> float:
     """Embedding output + dropout mask kept for backward: ``3*s*b*h`` bytes (Megatron-LM; /t with SP)."""

@@ -140,6 +140,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         gpus=int(case.get("gpus", 1)), sharding=str(case.get("sharding", "ddp")), offload=str(case.get("offload", "none")),
         recompute=str(case.get("recompute", "none")), flash_attention=bool(case.get("flash_attention", True)),
         tensor_parallel=int(case.get("tensor_parallel", 1)), sequence_parallel=bool(case.get("sequence_parallel", False)),
+        sp_gathered_inputs=bool(case.get("sp_gathered_inputs", False)),
         lora_rank=int(case.get("lora_rank") or 16), lora_targets=targets,
         weight_format=str(case.get("weight_format") or precision) if mode == "inference" else "bf16",
         # Inference rows: "weights" rows need no context; "kv_cache" rows give the tokens the measured cache holds

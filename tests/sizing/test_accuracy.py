@@ -12,7 +12,8 @@ committed before any estimate) are scored apart and carry no floor: 15 rows, 67 
 the ``standard-compiled`` loss (the fp32 upcast inside torchtitan's compiled loss, six torchtitan rows of 2025-06/08
 re-mapped to it from the source at their commit) 93 % within 15 %, median 6.8 % (dev figures unchanged). The
 fresh-2 rows (measured_peaks_fresh2.jsonl, collected after that, committed before any estimate, scored once):
-17 rows, 7 scorable, 7 of 7 within 15 %, median 5.3 %.
+17 rows, 7 scorable, 7 of 7 within 15 %, median 5.3 %. With the DTensor sequence-parallel inputs
+(``sp_gathered_inputs``, the eight torchtitan TP rows): 87 % within 15 %, >8 GPUs 10 of 11 (was 6 of 11).
 """
 
 from __future__ import annotations
@@ -50,12 +51,13 @@ def test_accuracy_floor(results):
     # 179 scored since the six torchtitan 405B pipeline-parallel rows are scored (three of them within 15 %).
     assert len(results) >= 188 and summary["cases"] >= 179 and summary["sources"] >= 27
     assert summary["failed_cases"] == 0
-    assert summary["within_15_share"] >= 0.845
+    assert summary["within_15_share"] >= 0.865
     assert summary["within_25_share"] >= 0.97
     assert summary["median_abs_error"] <= 0.05
     assert summary["by_method"]["qlora"]["cases"] >= 51
     assert summary["by_gpus"]["2-8"]["cases"] + summary["by_gpus"][">8"]["cases"] >= 20
     assert summary["by_gpus"]["2-8"]["within_15_share"] >= 0.82
+    assert summary["by_gpus"][">8"]["cases"] >= 11 and summary["by_gpus"][">8"]["within_15_share"] >= 0.9
 
 
 def test_rows_added_later_are_scored_apart(results):
@@ -72,7 +74,7 @@ def test_rows_added_later_are_scored_apart(results):
 
 def test_accuracy_floor_by_method(results):
     summary = summarize(results)
-    assert summary["by_method"]["full"]["within_15_share"] >= 0.85
+    assert summary["by_method"]["full"]["within_15_share"] >= 0.93
     assert summary["by_method"]["lora"]["median_abs_error"] <= 0.042
     assert summary["by_method"]["inference"]["cases"] >= 37
     assert summary["by_method"]["inference"]["within_15_share"] >= 0.91

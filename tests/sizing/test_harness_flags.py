@@ -48,7 +48,7 @@ def cli_args(case: dict) -> list[str]:
                  "--lora-targets", case.get("lora_targets") or "all-linear",
                  "--lora-dropout", str(case.get("lora_dropout", 0.0)),
                  "--weight-loading", case.get("weight_loading", "per-tensor")]
-        for key, flag in (("flash_attention", None), ("sequence_parallel", "--sp"), ("optimizer_in_backward", "--optimizer-in-backward"),
+        for key, flag in (("flash_attention", None), ("sequence_parallel", "--sp"), ("sp_gathered_inputs", "--sp-gathered-inputs"), ("optimizer_in_backward", "--optimizer-in-backward"),
                           ("activation_offload", "--activation-offload"), ("compile", "--compile"),
                           ("zero_grad_keeps_grads", "--zero-grad-keeps-grads"), ("kbit_fp32_upcast", "--kbit-fp32-upcast"),
                           ("fsdp1_mixed_flat_params", "--fsdp1-mixed-flat-params"),

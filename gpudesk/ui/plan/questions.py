@@ -150,6 +150,8 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.offload", translate("PlanQuestions", "Offload to host"), kind="choice", choices=_plain(OFFLOAD_MODES)),
             _f("model.tensor_parallel", translate("PlanQuestions", "Tensor parallel"), kind="int", unit=translate("PlanQuestions", "GPUs"), minimum=1),
             _f("model.sequence_parallel", translate("PlanQuestions", "Sequence parallel (with tensor parallel)"), kind="bool"),
+            _f("model.sp_gathered_inputs", translate("PlanQuestions", "Sequence parallel saves gathered inputs"), kind="bool",
+               tooltip=translate("PlanQuestions", "PyTorch DTensor sequence parallel (torchtitan): the column-parallel linears keep their all-gathered input for backward; Megatron-LM keeps the shard and gathers again.")),
             _f("model.context_parallel", translate("PlanQuestions", "Context parallel"), kind="int", unit=translate("PlanQuestions", "GPUs"), minimum=1,
                tooltip=translate("PlanQuestions", "The sequence is split over this many GPUs (ring attention).")),
             _f("model.loss", translate("PlanQuestions", "Cross-entropy loss"), kind="choice", choices=_plain(LOSS_MODES),
