@@ -484,6 +484,10 @@ def train_memory(
     if zero_grad_keeps_grads:
         assumptions.append((_("zero_grad keeps zero-filled gradients between steps (PyTorch before 2.0)"),
                             "pytorch/pytorch PR 92731 (set_to_none default)"))
+    if sp_gathered_inputs and sequence_parallel and t > 1:
+        assumptions.append((_("sequence parallel as PyTorch DTensor does it: the column-parallel linears keep their "
+                              "all-gathered input for backward"),
+                            "torchtitan parallelize_llama (PrepareModuleInput Shard(1) -> Replicate())"))
     if step_temp:
         assumptions.append((_("the optimizer step builds one state-sized temporary for every parameter (foreach AdamW)"),
                             "torch/optim/adamw.py _multi_tensor_adamw (torch._foreach_sqrt)"))
