@@ -69,6 +69,9 @@ def add_parser(subparsers) -> None:
     m.add_argument("--no-flash", action="store_true", help=_("attention without FlashAttention (stores the s x s scores)"))
     m.add_argument("--tp", type=int, default=1, metavar="N", help=_("tensor-parallel degree"))
     m.add_argument("--sp", action="store_true", help=_("sequence parallel with tensor parallel (activations split by --tp)"))
+    m.add_argument("--sp-gathered-inputs", action="store_true",
+                   help=_("with --sp: the column-parallel linears save their all-gathered input (PyTorch DTensor "
+                          "sequence parallel, torchtitan), not the shard Megatron-LM gathers again in backward"))
     m.add_argument("--cp", type=int, default=1, metavar="N", help=_("context-parallel degree (sequence split over N GPUs)"))
     m.add_argument("--pp", type=int, default=1, metavar="N",
                    help=_("pipeline-parallel stages (training; --batch is then the batch per data-parallel rank)"))
@@ -78,8 +81,9 @@ def add_parser(subparsers) -> None:
                    help=_("pipeline micro-batches the batch is split into (default: the --pp degree, as torchtitan)"))
     m.add_argument("--pp-stages-per-rank", type=int, default=None, metavar="V",
                    help=_("model chunks per pipeline rank with interleaved-1f1b (default 2)"))
-    m.add_argument("--loss", default="standard", choices=("standard", "standard-16bit", "chunked", "fused"),
+    m.add_argument("--loss", default="standard", choices=("standard", "standard-16bit", "standard-compiled", "chunked", "fused"),
                    help=_("cross-entropy: standard (full fp32 logits), standard-16bit (16-bit logits, no fp32 upcast), "
+                        "standard-compiled (fp32 upcast inside a torch.compile'd loss, e.g. torchtitan since 2025-04), "
                         "chunked (torchtune), fused (Liger fused linear CE)"))
     m.add_argument("--optimizer-in-backward", action="store_true", help=_("step each parameter in backward (no full gradient buffer)"))
     m.add_argument("--activation-offload", action="store_true", help=_("saved activations offloaded to host memory"))
@@ -360,6 +364,16 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
         for key, sub in fresh["by_method"].items():
             lines.append(_("    fresh method {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error {median:.1%}")
                          .format(key=key, cases=sub["cases"], w15=sub["within_15_share"], median=sub["median_abs_error"]))
+    fresh2 = summary["fresh-2"]
+    if fresh2["rows"]:
+        lines.append(_("  fresh-2 rows (collected after the fresh rows were scored, mapped before any estimate, never tuned "
+                       "on) {cases:>3} of {rows} rows scored, within 15 %: {w15:.0%}, within 25 %: {w25:.0%}, median error "
+                       "{median:.1%}").format(cases=fresh2["cases"], rows=fresh2["rows"], w15=fresh2["within_15_share"],
+                                              w25=fresh2["within_25_share"], median=fresh2["median_abs_error"]))
+        for key, sub in fresh2["by_method"].items():
+            lines.append(_("    fresh-2 method {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error "
+                           "{median:.1%}").format(key=key, cases=sub["cases"], w15=sub["within_15_share"],
+                                                  median=sub["median_abs_error"]))
     for peer, sub in summary["peers"].items():
         if sub["cases"]:
             lines.append(_("  formula {peer:<10} {cases:>3} model-state rows, within 15 %: {w15:.0%}, median error {median:.1%}")
@@ -422,7 +436,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         lora_rank=args.lora_rank, lora_targets=tuple(t.strip() for t in args.lora_targets.split(",") if t.strip()),
         weight_format=args.weight_format or "checkpoint", kv_precision=args.kv_precision, context_tokens=args.seq,
         concurrent_sequences=args.batch, activation_bytes_per_sample=args.activation_bytes_per_sample,
-        sequence_parallel=args.sp, context_parallel=args.cp, loss=args.loss,
+        sequence_parallel=args.sp, sp_gathered_inputs=args.sp_gathered_inputs, context_parallel=args.cp, loss=args.loss,
         optimizer_in_backward=args.optimizer_in_backward, activation_offload=args.activation_offload,
         compiled=args.compile, gradient_accumulation=args.grad_accum > 1, fsdp_version=args.fsdp_version,
         optimizer_impl=args.optimizer_impl, zero_grad_keeps_grads=args.zero_grad_keeps_grads,

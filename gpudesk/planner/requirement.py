@@ -63,7 +63,8 @@ class ModelMemory:
     ``auto`` (the planner picks the least costly setting that fits). ``activation_bytes_per_sample`` and
     ``train_flops_per_sample`` describe non-transformer models (CNN, 3D U-Net). Recipe knobs that change memory
     most: ``loss`` (standard / chunked / fused cross-entropy), ``optimizer_in_backward``, ``activation_offload``,
-    ``compiled`` (torch.compile or fused kernels), ``sequence_parallel`` (with tensor parallel) and
+    ``compiled`` (torch.compile or fused kernels), ``sequence_parallel`` (with tensor parallel; ``sp_gathered_inputs``
+    when it is PyTorch DTensor's, whose linears save the all-gathered input) and
     ``context_parallel`` (see :mod:`gpudesk.sizing.memory_train`). Framework behaviour that changed memory between
     versions: ``fsdp_version`` (1 flat parameters, 2 fully_shard), ``optimizer_impl`` (foreach / fused / for-loop
     Adam step), ``zero_grad_keeps_grads`` (PyTorch < 2.0), ``cuda_lazy_loading`` (CUDA >= 11.7),
@@ -99,6 +100,7 @@ class ModelMemory:
     activation_offload: bool = False
     compiled: bool = False
     sequence_parallel: bool = False
+    sp_gathered_inputs: bool = False
     context_parallel: int = 1
     fsdp_version: int = 2
     optimizer_impl: str = "foreach"

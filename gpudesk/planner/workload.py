@@ -176,7 +176,7 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
         concurrent_sequences=concurrent_sequences, activation_bytes_per_sample=m.activation_bytes_per_sample,
         overheads=Overheads(), loss=m.loss, optimizer_in_backward=m.optimizer_in_backward,
         activation_offload=m.activation_offload, compiled=m.compiled, sequence_parallel=m.sequence_parallel,
-        context_parallel=m.context_parallel,
+        sp_gathered_inputs=m.sp_gathered_inputs, context_parallel=m.context_parallel,
         gradient_accumulation=steps > 1, fsdp_version=m.fsdp_version, optimizer_impl=m.optimizer_impl,
         zero_grad_keeps_grads=m.zero_grad_keeps_grads, cuda_lazy_loading=m.cuda_lazy_loading,
         kv_cache_impl=m.kv_cache_impl, kbit_fp32_upcast=m.kbit_fp32_upcast,

@@ -31,12 +31,22 @@ from gpudesk.sizing.errors import SizingError
 
 RECOMPUTE_MODES = ("none", "selective", "full")
 LOGITS_BYTES_PER_ELEMENT = 12
-LOSS_MODES = ("standard", "standard-16bit", "chunked", "fused")
+LOSS_MODES = ("standard", "standard-16bit", "standard-compiled", "chunked", "fused")
 # A loss on 16-bit logits without the fp32 upcast (models whose forward does not call ``logits.float()``, e.g. a
 # plain ``F.cross_entropy`` on bf16 logits): log_softmax saves its bf16 output and the two backward gradients are
 # bf16 too, 3 x 2 bytes per element (PyTorch ``log_softmax`` / ``nll_loss`` keep the input dtype,
 # https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/SoftMax.cpp).
 HALF_LOGITS_BYTES_PER_ELEMENT = 6
+# The fp32 upcast done inside a loss function that torch.compile compiles (torchtitan since bbb1b616e, 2025-04-02,
+# torchtitan/components/loss.py ``build_cross_entropy_loss``: ``cross_entropy(pred.flatten(0, 1).float(), ...)``
+# under ``torch.compile`` when ``training.compile``; docs/composability.md "On upcasting the final output to fp32":
+# the casts are fused with the loss forward and backward). Inductor's min-cut partitioner
+# (torch/_functorch/partitioners.py ``min_cut_rematerialization_partition``) saves the 16-bit logits and the per-row
+# log-sum-exp and recomputes the upcast and softmax in backward, which writes the 16-bit gradient of the logits:
+# 2 + 2 bytes per element, against 12 when the upcast logits and their fp32 gradients live eagerly. (A model whose
+# forward upcasts before a compiled loss, e.g. torchtune's ``output(h).float()``, hands fp32 logits to it: that is
+# ``standard``.)
+COMPILED_UPCAST_LOGITS_BYTES_PER_ELEMENT = 4
 # torchtune CEWithChunkedOutputLoss / LinearCrossEntropyLoss split the output into 8 chunks and upcast one chunk at a
 # time: the 16-bit logits stay (2 B/element) and one eighth is live in fp32 with its gradients (12/8 B/element).
 # https://github.com/pytorch/torchtune/blob/main/torchtune/modules/loss/ce_chunked_output_loss.py
@@ -145,7 +155,8 @@ def logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: int, te
 def loss_logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: int, hidden_size: int, loss: str = "standard",
                       tensor_parallel: int = 1, compiled: bool = False) -> float:
     """Logits + cross-entropy buffers for a loss implementation: ``standard`` (full fp32 logits and gradient,
-    12 B/element), ``standard-16bit`` (no fp32 upcast, 6 B/element), ``chunked`` (torchtune, 3.5 B/element eager,
+    12 B/element), ``standard-16bit`` (no fp32 upcast, 6 B/element), ``standard-compiled`` (the fp32 upcast inside a
+    torch.compile'd loss, 4 B/element), ``chunked`` (torchtune, 3.5 B/element eager,
     2.25 under torch.compile) or ``fused`` (Liger fused linear CE, ~10*b*s*h bytes).
 
     Raises:
@@ -156,11 +167,34 @@ def loss_logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: in
         return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel)
     if mode == "standard-16bit":
         return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel, HALF_LOGITS_BYTES_PER_ELEMENT)
+    if mode == "standard-compiled":
+        return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel,
+                            COMPILED_UPCAST_LOGITS_BYTES_PER_ELEMENT)
     if mode == "chunked":
         per_element = CHUNKED_COMPILED_LOGITS_BYTES_PER_ELEMENT if compiled else CHUNKED_LOGITS_BYTES_PER_ELEMENT
         return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel, per_element)
     h = positive_int("hidden_size", hidden_size)
     return float(FUSED_LOSS_BYTES_PER_HIDDEN_ELEMENT * seq_len_tokens * micro_batch_size * h / tensor_parallel)
+
+
+# Sequence parallelism as PyTorch DTensor implements it (torchtitan ``parallelize_llama``: ``SequenceParallel`` on the
+# norms, ``PrepareModuleInput(input_layouts=Shard(1), desired_input_layouts=Replicate())`` before attention and the
+# MLP, ``ColwiseParallel(input_layouts=Shard(1))`` on the output layer,
+# https://github.com/pytorch/torchtitan/blob/main/torchtitan/models/llama3/infra/parallelize.py) all-gathers the
+# sequence-sharded activation before the column-parallel linears, and autograd saves that all-gathered tensor as the
+# matmul input: the attention input and the MLP input of each layer, and the output layer's input, stay whole
+# (``2*s*b*h`` bytes each) instead of ``1/t``. Megatron-LM saves the sharded input and all-gathers it again in
+# backward (megatron/core/tensor_parallel/layers.py ``LinearWithGradAccumulationAndAsyncCommunication``), which is
+# what Korthikanti et al.'s ``/t`` counts.
+SP_GATHERED_INPUTS_PER_LAYER = 2
+
+
+def sp_gathered_input_extra_bytes(seq_len_tokens: int, micro_batch_size: int, hidden_size: int,
+                                  tensor_parallel: int, inputs: int, bytes_per_element: float = 2.0) -> float:
+    """Bytes the all-gathered linear inputs of DTensor sequence parallelism keep beyond their ``1/t`` shards:
+    ``inputs * bytes * s*b*h * (1 - 1/t)``."""
+    t = positive_int("tensor_parallel", tensor_parallel, 1024)
+    return inputs * bytes_per_element * seq_len_tokens * micro_batch_size * hidden_size * (1.0 - 1.0 / t)
 
 
 def embedding_activation_bytes(seq_len_tokens: int, micro_batch_size: int, hidden_size: int,

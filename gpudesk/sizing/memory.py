@@ -84,6 +84,9 @@ class MemoryWorkload:
             torchtitan's default); ``pipeline_stages_per_rank`` model chunks per rank (interleaved; None: 2).
         double_quant: QLoRA base with bitsandbytes double quantisation (``bnb_4bit_use_double_quant``, 4.127
             bit/param; off: 4.5 bit/param).
+        sp_gathered_inputs: with ``sequence_parallel``, the column-parallel linears save their all-gathered input
+            (PyTorch DTensor sequence parallelism, torchtitan) rather than the shard Megatron-LM re-gathers in
+            backward (training; :data:`gpudesk.sizing.activations.SP_GATHERED_INPUTS_PER_LAYER`).
     """
 
     mode: str = "train"
@@ -128,6 +131,7 @@ class MemoryWorkload:
     pipeline_schedule: str = "1f1b"
     pipeline_microbatches: int | None = None
     pipeline_stages_per_rank: int | None = None
+    sp_gathered_inputs: bool = False
 
 
 def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate:
@@ -182,7 +186,7 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
             zero_grad_keeps_grads=w.zero_grad_keeps_grads, optimizer_impl=w.optimizer_impl,
             weight_loading=w.weight_loading, pipeline_parallel=w.pipeline_parallel,
             pipeline_schedule=w.pipeline_schedule, pipeline_microbatches=w.pipeline_microbatches,
-            pipeline_stages_per_rank=w.pipeline_stages_per_rank,
+            pipeline_stages_per_rank=w.pipeline_stages_per_rank, sp_gathered_inputs=w.sp_gathered_inputs,
         )
     if w.pipeline_parallel != 1:
         raise SizingError("pipeline_parallel", _("pipeline parallelism is modelled for full training only."))

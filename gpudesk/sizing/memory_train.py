@@ -36,10 +36,12 @@ from typing import Any
 
 from gpudesk.i18n import _
 from gpudesk.sizing.activations import (
+    SP_GATHERED_INPUTS_PER_LAYER,
     activation_bytes_per_layer,
     embedding_activation_bytes,
     full_recompute_working_bytes,
     loss_logits_bytes,
+    sp_gathered_input_extra_bytes,
 )
 from gpudesk.sizing.checks import MAX_BATCH, MAX_GPUS, MAX_SEQ_LEN_TOKENS, choice, positive_int
 from gpudesk.sizing.errors import ShapeError, SizingError
@@ -232,7 +234,7 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
                      flash_attention: bool = True, tensor_parallel: int = 1, sequence_parallel: bool = False,
                      activation_bytes_per_sample: int | None = None, precision: str = "bf16",
                      loss: str = "standard", activation_offload: bool = False,
-                     compiled: bool = True) -> ActivationTerms:
+                     compiled: bool = True, sp_gathered_inputs: bool = False) -> ActivationTerms:
     """(activations, logits) bytes per GPU for one micro-batch of a whole model.
 
     Transformers use Korthikanti et al. 2022 per layer (see :mod:`gpudesk.sizing.activations`) times the layer
@@ -242,6 +244,11 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
     https://github.com/pytorch/torchtune/blob/main/torchtune/training/_activation_offloading.py) moves the saved
     tensors to the host and keeps about two layers' worth on the GPU (the one in use and the one prefetched).
     Non-transformer models (CNN, 3D U-Net) need ``activation_bytes_per_sample`` times the micro-batch.
+    ``sp_gathered_inputs`` (with ``sequence_parallel`` and t > 1): the column-parallel linears save their
+    all-gathered input, as PyTorch DTensor sequence parallelism does (torchtitan), not the sharded one Megatron-LM
+    re-gathers in backward (:data:`gpudesk.sizing.activations.SP_GATHERED_INPUTS_PER_LAYER`): two per layer (for
+    the layer being recomputed only under full recompute; under selective per-op recompute the all-gathers are
+    recomputed, not saved) and the output layer's input.
 
     Raises:
         ShapeError: a non-transformer model without ``activation_bytes_per_sample``.
@@ -274,6 +281,14 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
         fixed += full_recompute_working_bytes(s, b, h, heads, spec.ffn_size, **common)  # type: ignore[arg-type]
         if not compiled:
             fixed += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel)
+    if sp_gathered_inputs and sequence_parallel and tensor_parallel > 1:
+        gathered = sp_gathered_input_extra_bytes(s, b, h, tensor_parallel, SP_GATHERED_INPUTS_PER_LAYER, act_bytes)
+        if recompute == "full":
+            fixed += gathered
+        elif recompute == "none":
+            per_layer += gathered
+        if spec.vocab_size and spec.kind != "encoder":
+            fixed += sp_gathered_input_extra_bytes(s, b, h, tensor_parallel, 1, act_bytes)
     logits = 0.0
     if spec.vocab_size and spec.kind != "encoder":
         logits = loss_logits_bytes(s, b, spec.vocab_size, h, loss, tensor_parallel, compiled)
@@ -310,6 +325,7 @@ def train_memory(
     pipeline_schedule: str = "1f1b",
     pipeline_microbatches: int | None = None,
     pipeline_stages_per_rank: int | None = None,
+    sp_gathered_inputs: bool = False,
 ) -> MemoryEstimate:
     """Per-GPU memory of full training or full fine-tuning, at the moment of the peak.
 
@@ -397,7 +413,8 @@ def train_memory(
                              flash_attention=flash_attention, tensor_parallel=t,
                              sequence_parallel=sequence_parallel,
                              activation_bytes_per_sample=activation_bytes_per_sample, precision=precision,
-                             loss=loss, activation_offload=activation_offload, compiled=compiled)
+                             loss=loss, activation_offload=activation_offload, compiled=compiled,
+                             sp_gathered_inputs=sp_gathered_inputs)
     acts, logits = terms.activations, terms.logits
     peak = None
     if pp > 1:
@@ -467,6 +484,10 @@ def train_memory(
     if zero_grad_keeps_grads:
         assumptions.append((_("zero_grad keeps zero-filled gradients between steps (PyTorch before 2.0)"),
                             "pytorch/pytorch PR 92731 (set_to_none default)"))
+    if sp_gathered_inputs and sequence_parallel and t > 1:
+        assumptions.append((_("sequence parallel as PyTorch DTensor does it: the column-parallel linears keep their "
+                              "all-gathered input for backward"),
+                            "torchtitan parallelize_llama (PrepareModuleInput Shard(1) -> Replicate())"))
     if step_temp:
         assumptions.append((_("the optimizer step builds one state-sized temporary for every parameter (foreach AdamW)"),
                             "torch/optim/adamw.py _multi_tensor_adamw (torch._foreach_sqrt)"))

@@ -6,7 +6,9 @@ touches the network.
   ``GPUDESK_ALERT_GPU``, ``GPUDESK_ALERT_MESSAGE`` and the whole alert as JSON in ``GPUDESK_ALERT_JSON``; at most
   ``timeout_s``.
 * Webhook: an HTTP(S) POST of the alert as JSON (plus ``text``, which Slack and Mattermost incoming webhooks show),
-  ``timeout_s``; http(s) URLs only.
+  http(s) URLs only; ``timeout_s`` is one deadline for the whole request - the host name lookup (which the C
+  resolver does not bound), connecting, the TLS handshake, the answer's headers and body - through the same
+  deadline-bounded HTTP path as the fleet client (:mod:`gpudesk.telemetry.http_deadline`).
 
 A failure is returned as text (kept with the alert in the store and shown), never raised: one broken hook must not
 stop the monitoring.
@@ -14,10 +16,13 @@ stop the monitoring.
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import shlex
+import ssl
 import subprocess
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -25,6 +30,7 @@ from dataclasses import dataclass, field
 
 from gpudesk.i18n import _
 from gpudesk.telemetry.alerts import Alert
+from gpudesk.telemetry.http_deadline import DeadlineHTTPHandler, DeadlineHTTPSHandler, ResolveTimeout
 
 MAX_OUTPUT = 500
 
@@ -87,13 +93,22 @@ def deliver(alert: Alert, delivery: Delivery) -> DeliveryResult:
         body = json.dumps(_payload(alert, delivery.host)).encode()
         req = urllib.request.Request(delivery.webhook_url, data=body, method="POST",
                                      headers={"Content-Type": "application/json", "User-Agent": "gpudesk"})
+        deadline = time.monotonic() + delivery.timeout_s
+        opener = urllib.request.build_opener(
+            DeadlineHTTPHandler(deadline), DeadlineHTTPSHandler(deadline, ssl.create_default_context()))
         try:
-            with urllib.request.urlopen(req, timeout=delivery.timeout_s) as resp:  # noqa: S310 - user's http(s) URL
+            with opener.open(req, timeout=delivery.timeout_s) as resp:
                 resp.read(MAX_OUTPUT)
             result.delivered.append("webhook")
-        except (urllib.error.URLError, OSError, ValueError) as exc:
+        except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
+            reason = getattr(exc, "reason", None) or exc
+            if isinstance(reason, TimeoutError):
+                reason = _("no answer within {seconds:g} s").format(seconds=delivery.timeout_s)
+                if isinstance(exc, ResolveTimeout) or isinstance(getattr(exc, "reason", None), ResolveTimeout):
+                    reason = _("its host name was not resolved within {seconds:g} s").format(
+                        seconds=delivery.timeout_s)
             result.errors.append(_("The webhook {url} did not take the alert: {reason}").format(
-                url=delivery.webhook_url, reason=getattr(exc, "reason", None) or exc))
+                url=delivery.webhook_url, reason=reason))
     return result
 
 

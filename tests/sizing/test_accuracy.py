@@ -8,7 +8,12 @@ error 5.1 %; inference 37 cases 91.9 % within 15 % (median 2.8 %); QLoRA 42 case
 added after the first model changes are all within 15 %, the 21 added after the last ones 76 % (median 4.6 %).
 With the pipeline schedule model (2026-12-04, later): 179 scored (the six torchtitan 405B pipeline-parallel rows
 now scored, 0.80-0.90), 84.9 % within 15 %, median 5.0 %. The fresh rows (measured_peaks_fresh.jsonl, mapped and
-committed before any estimate) are scored apart and carry no floor: 15 rows, 67 % within 15 %, median 10 %.
+committed before any estimate) are scored apart and carry no floor: 15 rows, 67 % within 15 %, median 10 %; after
+the ``standard-compiled`` loss (the fp32 upcast inside torchtitan's compiled loss, six torchtitan rows of 2025-06/08
+re-mapped to it from the source at their commit) 93 % within 15 %, median 6.8 % (dev figures unchanged). The
+fresh-2 rows (measured_peaks_fresh2.jsonl, collected after that, committed before any estimate, scored once):
+17 rows, 7 scorable, 7 of 7 within 15 %, median 5.3 %. With the DTensor sequence-parallel inputs
+(``sp_gathered_inputs``, the eight torchtitan TP rows): 87 % within 15 %, >8 GPUs 10 of 11 (was 6 of 11).
 """
 
 from __future__ import annotations
@@ -18,11 +23,12 @@ from pathlib import Path
 
 import pytest
 
-from gpudesk.sizing.validation import evaluate, summarize
+from gpudesk.sizing.validation import HELD_OUT_SETS, evaluate, summarize
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "sizing" / "measured_peaks.jsonl"
 LATER = CASES.with_name("measured_peaks_later.jsonl")
 FRESH = CASES.with_name("measured_peaks_fresh.jsonl")
+FRESH2 = CASES.with_name("measured_peaks_fresh2.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -45,17 +51,18 @@ def test_accuracy_floor(results):
     # 179 scored since the six torchtitan 405B pipeline-parallel rows are scored (three of them within 15 %).
     assert len(results) >= 188 and summary["cases"] >= 179 and summary["sources"] >= 27
     assert summary["failed_cases"] == 0
-    assert summary["within_15_share"] >= 0.845
+    assert summary["within_15_share"] >= 0.865
     assert summary["within_25_share"] >= 0.97
     assert summary["median_abs_error"] <= 0.05
     assert summary["by_method"]["qlora"]["cases"] >= 51
     assert summary["by_gpus"]["2-8"]["cases"] + summary["by_gpus"][">8"]["cases"] >= 20
     assert summary["by_gpus"]["2-8"]["within_15_share"] >= 0.82
+    assert summary["by_gpus"][">8"]["cases"] >= 11 and summary["by_gpus"][">8"]["within_15_share"] >= 0.9
 
 
 def test_rows_added_later_are_scored_apart(results):
     later = summarize(results)["added_later"]
-    assert later["cases"] == sum(r.supported and not r.error for r in results if r.added and r.case_set != "fresh") >= 114
+    assert later["cases"] == sum(r.supported and not r.error for r in results if r.added and r.case_set not in HELD_OUT_SETS) >= 114
     assert later["within_15_share"] >= 0.88 and later["median_abs_error"] <= 0.043
     after_model = [r for r in results if r.added == "2026-12-04-after-model" and r.supported]
     assert len(after_model) >= 17 and all(r.abs_error <= 0.15 for r in after_model)
@@ -67,7 +74,7 @@ def test_rows_added_later_are_scored_apart(results):
 
 def test_accuracy_floor_by_method(results):
     summary = summarize(results)
-    assert summary["by_method"]["full"]["within_15_share"] >= 0.85
+    assert summary["by_method"]["full"]["within_15_share"] >= 0.93
     assert summary["by_method"]["lora"]["median_abs_error"] <= 0.042
     assert summary["by_method"]["inference"]["cases"] >= 37
     assert summary["by_method"]["inference"]["within_15_share"] >= 0.91
@@ -91,7 +98,7 @@ def test_fresh_rows_are_held_out_and_scored_apart(results):
     fresh = [r for r in results if r.case_set == "fresh"]
     assert len(fresh) >= 15 and all(r.added.startswith("fresh-") for r in fresh)
     summary = summarize(results)
-    tuned = [r for r in results if r.case_set != "fresh"]
+    tuned = [r for r in results if r.case_set not in HELD_OUT_SETS]
     assert summary["cases"] == summarize(tuned)["cases"] == sum(r.supported and not r.error for r in tuned)
     assert summary["fresh"]["rows"] == len(fresh)
     assert summary["fresh"]["cases"] == sum(r.supported and not r.error for r in fresh)
@@ -100,6 +107,22 @@ def test_fresh_rows_are_held_out_and_scored_apart(results):
         summary["fresh"]["cases"]
     sources = {r.source_url.split("#")[0] for r in fresh}
     assert len(sources) >= 4 and not sources & {r.source_url.split("#")[0] for r in tuned}
+
+
+def test_fresh_2_rows_are_a_held_out_set_of_their_own(results):
+    # Collected after the fresh rows were scored, committed (commit "Fresh-2 validation rows ...") before any estimate
+    # was computed for them; scored once, so no accuracy floor: only that they stay out of every other figure.
+    fresh2 = [r for r in results if r.case_set == "fresh-2"]
+    assert len(fresh2) == len(FRESH2.read_text().splitlines()) >= 15
+    assert all(r.added == "fresh2-2026-12-05" for r in fresh2)
+    summary = summarize(results)
+    assert summary["fresh-2"]["rows"] == len(fresh2) and summary["fresh-2"]["failed_cases"] == 0
+    assert summary["fresh-2"]["cases"] == sum(r.supported and not r.error for r in fresh2) >= 7
+    assert summary["fresh"]["rows"] == sum(r.case_set == "fresh" for r in results)
+    others = {r.source_url.split("#")[0] for r in results if r.case_set != "fresh-2"}
+    assert not {r.source_url.split("#")[0] for r in fresh2} & others
+    # Every row not scored says why in its description.
+    assert all("Not scored" in r.description or "not scored" in r.description for r in fresh2 if not r.supported)
 
 
 def test_compares_like_with_like(results):
@@ -115,7 +138,7 @@ def test_compares_like_with_like(results):
 
 
 def test_unsupported_cases_are_kept_and_not_scored(results):
-    unsupported = [r for r in results if not r.supported]
+    unsupported = [r for r in results if not r.supported and r.case_set not in HELD_OUT_SETS]
     assert len(unsupported) >= 9
     assert summarize(results)["unsupported_cases"] == len(unsupported)
 

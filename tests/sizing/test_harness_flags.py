@@ -13,7 +13,7 @@ from gpudesk.sizing.validation import case_workload, evaluate, load_cases
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sizing"
 SETS = (FIXTURES / "measured_peaks.jsonl", FIXTURES / "measured_peaks_later.jsonl",
-        FIXTURES / "measured_peaks_fresh.jsonl")
+        FIXTURES / "measured_peaks_fresh.jsonl", FIXTURES / "measured_peaks_fresh2.jsonl")
 STAT_KEY = {"allocated": "allocated_bytes", "active": "allocated_bytes", "reserved": "reserved_bytes",
             "device": "device_bytes"}
 
@@ -48,7 +48,7 @@ def cli_args(case: dict) -> list[str]:
                  "--lora-targets", case.get("lora_targets") or "all-linear",
                  "--lora-dropout", str(case.get("lora_dropout", 0.0)),
                  "--weight-loading", case.get("weight_loading", "per-tensor")]
-        for key, flag in (("flash_attention", None), ("sequence_parallel", "--sp"), ("optimizer_in_backward", "--optimizer-in-backward"),
+        for key, flag in (("flash_attention", None), ("sequence_parallel", "--sp"), ("sp_gathered_inputs", "--sp-gathered-inputs"), ("optimizer_in_backward", "--optimizer-in-backward"),
                           ("activation_offload", "--activation-offload"), ("compile", "--compile"),
                           ("zero_grad_keeps_grads", "--zero-grad-keeps-grads"), ("kbit_fp32_upcast", "--kbit-fp32-upcast"),
                           ("fsdp1_mixed_flat_params", "--fsdp1-mixed-flat-params"),

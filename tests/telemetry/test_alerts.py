@@ -196,3 +196,76 @@ def test_real_nvml_alert_loop_and_event_wait():
         monitor.close()
         monitor.source.close()
         db.close()
+
+
+def test_webhook_name_lookup_that_never_answers_is_cut_at_the_deadline(monkeypatch):
+    """socket.getaddrinfo faked at its boundary: a DNS server that never answers holds the lookup for 30 s (the C
+    resolver takes no timeout); the webhook gives up at its 1 s deadline and says why, nothing raised."""
+    import socket
+    import time
+
+    from gpudesk.telemetry.alert_delivery import deliver
+    from gpudesk.telemetry.alerts import Alert
+
+    release = threading.Event()
+    looked_up: list[str] = []
+
+    def hanging_getaddrinfo(host, port, *args, **kwargs):
+        looked_up.append(host)
+        release.wait(30)
+        raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+
+    monkeypatch.setattr(socket, "getaddrinfo", hanging_getaddrinfo)
+    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    alert = Alert(kind=AlertKind.XID, severity="critical", gpu_index=0, gpu_uuid=None, t=0.0, message="Xid 79")
+    try:
+        t0 = time.monotonic()
+        result = deliver(alert, Delivery(webhook_url="https://hooks.hang.test/T000/B000", timeout_s=1.0))
+        elapsed = time.monotonic() - t0
+    finally:
+        release.set()
+    assert elapsed < 2.0
+    assert looked_up == ["hooks.hang.test"] and result.delivered == []
+    assert result.errors == ["The webhook https://hooks.hang.test/T000/B000 did not take the alert: "
+                             "its host name was not resolved within 1 s"]
+
+
+def test_webhook_that_trickles_its_answer_is_cut_at_the_deadline():
+    """A receiver that sends its status line one byte every 0.3 s (each read within a socket timeout) is given up at
+    the 1 s deadline for the whole request."""
+    import socket
+    import time
+
+    from gpudesk.telemetry.alert_delivery import deliver
+    from gpudesk.telemetry.alerts import Alert
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    stop = threading.Event()
+
+    def trickle() -> None:
+        conn, _ = listener.accept()
+        conn.recv(65536)
+        for byte in b"HTTP/1.1 204 No Content\r\n\r\n":
+            if stop.wait(0.3):
+                break
+            try:
+                conn.sendall(bytes([byte]))
+            except OSError:
+                break
+        conn.close()
+
+    threading.Thread(target=trickle, daemon=True).start()
+    alert = Alert(kind=AlertKind.XID, severity="critical", gpu_index=0, gpu_uuid=None, t=0.0, message="Xid 79")
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/hook"
+    try:
+        t0 = time.monotonic()
+        result = deliver(alert, Delivery(webhook_url=url, timeout_s=1.0))
+        elapsed = time.monotonic() - t0
+    finally:
+        stop.set()
+        listener.close()
+    assert elapsed < 2.0 and result.delivered == []
+    assert result.errors == [f"The webhook {url} did not take the alert: no answer within 1 s"]
