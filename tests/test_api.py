@@ -55,11 +55,12 @@ def test_the_examples_run_in_order(capsys):
     blocks = examples()
     assert len(blocks) >= 8
     namespace: dict[str, object] = {"__name__": "docs_api_examples"}
+    saved = i18n._translation, i18n._language  # the last example switches the language: put it back as it was
     try:
         for line, block in blocks:
             exec(compile("\n" * (line - 1) + block, str(PAGE), "exec"), namespace)  # noqa: S102
     finally:
-        i18n.set_language(None)
+        i18n._translation, i18n._language = saved
     out = capsys.readouterr().out
     assert "h100-sxm5" in out and "requested 550.0 MiB" in out
     assert "gpudesk catalog list" in out and re.search(r"[\u4e00-\u9fff]", out)  # the Chinese message
@@ -75,10 +76,14 @@ def test_an_example_that_breaks_fails_the_test():
     assert any(entry.path == PAGE for entry in raised.traceback)
 
 
-def test_the_api_imports_without_qt():
-    code = ("import sys, gpudesk.api; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'pyqtgraph')))")
+def test_every_documented_name_imports_without_qt():
+    """In a fresh interpreter: ``from gpudesk.api import *`` gives every documented name, and no Qt was loaded."""
+    code = ("import sys\n"
+            "from gpudesk.api import *\n"
+            f"missing = [name for name in {sorted(documented_names())!r} if name not in globals()]\n"
+            "qt = sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'pyqtgraph'))\n"
+            "print(missing, qt)\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False,
                             cwd=REPO)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "[]"
+    assert result.stdout.strip() == "[] []"
