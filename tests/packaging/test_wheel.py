@@ -3,9 +3,10 @@
 The build tests run setuptools' PEP 517 hooks on a copy of the project files (no network, a few seconds) and are
 part of ``make test``, and so is one install: the wheel alone (``pip --no-deps --no-index``) in a fresh venv
 that borrows the test interpreter's dependencies, where ``gpudesk --lang zh_CN`` must print Chinese from the
-shipped core catalog (about 10 s with the build). The full install tests (``--run-packaging``) put the wheel into a fresh venv outside the
-repository, with runtime dependencies only, and into pipx, then run ``gpudesk --self-test`` there and check what
-a user of that install sees: the example profiles, the demo recording and the Chinese translation.
+shipped core catalog (about 10 s with the build). The full install tests (``--run-packaging``) put the wheel
+into a fresh venv outside the repository, with runtime dependencies only, and into pipx, then run
+``gpudesk --self-test`` there and check what a user of that install sees: the example profiles, the demo recording
+and the Chinese translation.
 """
 
 from __future__ import annotations
@@ -67,10 +68,19 @@ def sdist(project_copy, tmp_path_factory) -> Path:
     return run_hook(project_copy, "build_sdist", tmp_path_factory.mktemp("sdist"))
 
 
+def package_data_files() -> list[str]:
+    """Every data file inside gpudesk/ the app reads at run time (the catalog, the compiled .mo catalogs): all but
+    Python sources and the translation sources (.po, .pot), which the wheel leaves out."""
+    package = REPO / "gpudesk"
+    return sorted(f"gpudesk/{p.relative_to(package).as_posix()}" for p in package.rglob("*")
+                  if p.is_file() and p.suffix not in (".py", ".pyc", ".po", ".pot") and "__pycache__" not in p.parts)
+
+
 def test_the_wheel_carries_every_resource_inside_the_package(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    missing = [name for name in shipped_resources() if name not in names]
+    missing = [name for name in shipped_resources() + package_data_files() if name not in names]
     assert not missing
+    assert {"gpudesk/catalog/catalog.db", "gpudesk/locale/zh_CN/LC_MESSAGES/gpudesk.mo"} <= set(package_data_files())
     assert "gpudesk/catalog/catalog.db" in names
     assert "gpudesk/resources/translations/gpudesk_zh_CN.qm" in names
     assert "gpudesk/locale/zh_CN/LC_MESSAGES/gpudesk.mo" in names  # the core's messages (CLI, plan, findings)
