@@ -148,6 +148,25 @@ def test_the_installed_wheel_prints_chinese_with_lang_zh_cn(installed_venv, tmp_
     assert "h100-sxm" in listing.stdout and "价格即规划器使用的价格" in listing.stdout  # catalog.db and .mo
 
 
+CORE_CHECKS = """
+from gpudesk import selftest
+for result in selftest.run_checks([(name, check) for name, check in selftest.CHECKS if name != "window"]):
+    print(result.line())
+"""
+
+
+def test_the_installed_wheel_passes_the_core_self_test_checks(installed_venv, tmp_path):
+    """The self-test's Qt-free checks (the window check runs in tests/test_selftest.py) on the installed wheel: its
+    languages check reads the catalogs inside the installed package, so a wheel without them fails here."""
+    result = subprocess.run([str(installed_venv / "bin" / "python"), "-c", CORE_CHECKS], env=user_env(tmp_path),
+                            cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == len(selftest.CHECKS) - 1 and all(line.startswith("ok   ") for line in lines), result.stdout
+    assert f"source/pip install at {installed_venv}" in result.stdout  # the wheel's files, not this checkout's
+    assert "ok   languages: core messages and window translation installed for zh_CN" in lines
+
+
 # --- installed, outside the repository (--run-packaging: pip resolves the runtime dependencies) ---------------
 
 CHECK_INSTALL = """
