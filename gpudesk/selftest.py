@@ -200,6 +200,38 @@ def check_dmon() -> str:
         name=path.name, rows=len(frame), gpus=frame.gpus, columns=len(log.columns))
 
 
+def check_languages() -> str:
+    """Every language offered besides English has both its catalogs installed: the core's gettext messages
+    (``gpudesk/locale/<lang>/LC_MESSAGES/gpudesk.mo``: command line, plans, findings, causes) and the window's Qt
+    translation (``resources/translations/gpudesk_<lang>.qm``). A wheel built without them still runs, in English
+    only, so nothing else would notice."""
+    import gettext
+
+    from gpudesk import i18n
+
+    checked = []
+    for language in i18n.LANGUAGES:
+        if language == "en":
+            continue
+        mo = i18n.LOCALE_DIR / language / "LC_MESSAGES" / f"{i18n.DOMAIN}.mo"
+        try:
+            with mo.open("rb") as handle:
+                core = gettext.GNUTranslations(handle)
+        except OSError as exc:
+            raise SelfTestError(_("the {language} messages of the command line and reports are missing: {path} "
+                                  "({error})").format(language=language, path=mo, error=exc)) from exc
+        probe = "source/pip install"  # a message of this module, so the check needs no other part of the catalog
+        if core.gettext(probe) == probe:
+            raise SelfTestError(_("{path} does not translate the messages of gpudesk {version}").format(
+                path=mo, version=__version__))
+        qm = paths.resources_dir() / "translations" / f"gpudesk_{language}.qm"
+        if not qm.is_file():
+            raise SelfTestError(_("the {language} translation of the window is missing: {path}").format(
+                language=language, path=qm))
+        checked.append(language)
+    return _("core messages and window translation installed for {languages}").format(languages=", ".join(checked))
+
+
 def check_window() -> str:
     """Open the main window (offscreen unless QT_QPA_PLATFORM says otherwise), wait for its first paint."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -214,6 +246,7 @@ CHECKS: list[tuple[str, Callable[[], str]]] = [
     ("plan", check_plan),
     ("oom", check_oom),
     ("dmon", check_dmon),
+    ("languages", check_languages),
     ("window", check_window),
 ]
 

@@ -217,3 +217,39 @@ def test_self_test_leaves_the_users_window_settings_alone(tmp_path):
                             env=env, cwd=REPO, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert (data / "settings.ini").read_text() == "[main]\ntab=1\n"
+
+
+def test_languages_check_sees_both_catalogs_of_every_language():
+    assert selftest.check_languages() == "core messages and window translation installed for zh_CN"
+
+
+def test_languages_check_fails_without_the_core_catalog(monkeypatch, tmp_path):
+    """The wheel that shipped without gpudesk.mo (issue 31) ran in English only and passed the self-test."""
+    from gpudesk import i18n
+
+    monkeypatch.setattr(i18n, "LOCALE_DIR", tmp_path / "locale")
+    with pytest.raises(selftest.SelfTestError) as raised:
+        selftest.check_languages()
+    assert str(tmp_path / "locale" / "zh_CN" / "LC_MESSAGES" / "gpudesk.mo") in str(raised.value)
+
+
+def test_languages_check_fails_on_a_catalog_that_translates_nothing(monkeypatch, tmp_path):
+    from babel.messages.catalog import Catalog
+    from babel.messages.mofile import write_mo
+
+    from gpudesk import i18n
+
+    folder = tmp_path / "locale" / "zh_CN" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    with (folder / "gpudesk.mo").open("wb") as handle:
+        write_mo(handle, Catalog(locale="zh_CN"))
+    monkeypatch.setattr(i18n, "LOCALE_DIR", tmp_path / "locale")
+    with pytest.raises(selftest.SelfTestError, match="does not translate"):
+        selftest.check_languages()
+
+
+def test_languages_check_fails_without_the_window_translation(monkeypatch, tmp_path):
+    monkeypatch.setattr(selftest.paths, "resources_dir", lambda: tmp_path)
+    with pytest.raises(selftest.SelfTestError) as raised:
+        selftest.check_languages()
+    assert str(tmp_path / "translations" / "gpudesk_zh_CN.qm") in str(raised.value)

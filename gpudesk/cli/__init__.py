@@ -83,8 +83,8 @@ def build_parser(modules: Sequence[str] | None = None) -> argparse.ArgumentParse
     )
     parser.add_argument(
         "--self-test", action="store_true", help=_("check this installation (catalog, plan, OOM text, dmon sample, "
-                                                   "main window offscreen), print one line per check, exit 0 when "
-                                                   "all pass")
+                                                   "translations, main window offscreen), print one line per check, "
+                                                   "exit 0 when all pass")
     )
     parser.add_argument(
         "--reset-settings", action="store_true", help=_("move settings.ini (window geometry, last tab, UI "

@@ -12,7 +12,7 @@ from gpudesk.oom import diagnose_text
 from gpudesk.ui.oom.account_view import AccountBar, AccountView
 from gpudesk.ui.oom.results_view import ResultsView
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "oom"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "oom"
 CASES = {json.loads(line)["url"]: json.loads(line)
          for line in (FIXTURES / "engine_cases.jsonl").read_text(encoding="utf-8").splitlines() if line}
 STRIX = CASES["https://github.com/kyuz0/amd-strix-halo-image-video-toolboxes/issues/3"]["message"]
