@@ -44,6 +44,7 @@ TABLES: list[tuple[str, str]] = [
     ("stacks.csv", "software_stacks"),
     ("gpu_markets.csv", "gpu_markets"),
     ("gpu_packages.csv", "gpu_packages"),
+    ("gpu_memory_ecc.csv", "gpu_memory_ecc"),
 ]
 
 # Columns computed here rather than read from the CSV.
@@ -209,6 +210,12 @@ def _check_references(conn: sqlite3.Connection) -> None:
         memory_gb = conn.execute("SELECT memory_gb FROM gpus WHERE id = ?", (gpu_id,)).fetchone()[0]
         if memory_gb % devices:
             raise BuildError(f"gpu_packages.csv: {gpu_id}'s {memory_gb:g} GB does not split into {devices} devices.")
+    for gpu_id, memory_type in conn.execute(
+            "SELECT e.gpu_id, g.memory_type FROM gpu_memory_ecc e LEFT JOIN gpus g ON g.id = e.gpu_id"):
+        if memory_type is None:
+            raise BuildError(f"gpu_memory_ecc.csv: gpu id {gpu_id!r} is not in gpus.csv.")
+        if not memory_type.upper().startswith("GDDR"):
+            raise BuildError(f"gpu_memory_ecc.csv: {gpu_id} has {memory_type} memory; only GDDR cards lose memory to ECC.")
     for sid, inter, host, gpu_ids in conn.execute("SELECT id, interconnect, host_link, gpu_ids FROM servers"):
         for link in (inter, host):
             if link not in links:

@@ -238,3 +238,16 @@ CREATE TABLE gpu_packages (
     date_checked TEXT NOT NULL,
     notes TEXT
 );
+
+-- ECC on GDDR memory (issue 26): GDDR cards keep their ECC check bits in the same DRAM, so with ECC on the driver
+-- reports 1/16 less memory ("On GPUs with GDDR memory with ECC enabled the available DRAM is reduced by 6.25%",
+-- NVIDIA CUDA C++ Best Practices Guide); HBM carries ECC beside the data and loses nothing. The state a card
+-- ships in: on for data-center (Tesla-class) cards, off for GeForce and RTX workstation cards. A GDDR card
+-- without a row has no ECC to turn on. Sizing reads ecc_default_on unless the user gives the ECC state.
+CREATE TABLE gpu_memory_ecc (
+    gpu_id TEXT PRIMARY KEY REFERENCES gpus(id),
+    ecc_default_on INTEGER NOT NULL CHECK (ecc_default_on IN (0, 1)),
+    source_url TEXT NOT NULL,
+    date_checked TEXT NOT NULL,
+    notes TEXT
+);

@@ -100,6 +100,14 @@ def _packages(conn: sqlite3.Connection) -> dict[str, int]:
         return {}
 
 
+def _ecc_default_on(conn: sqlite3.Connection) -> set[str]:
+    """ids of the GPUs that ship with ECC on (``gpu_memory_ecc`` table); empty for a catalog built before it."""
+    try:
+        return {r[0] for r in conn.execute("SELECT gpu_id FROM gpu_memory_ecc WHERE ecc_default_on = 1")}
+    except sqlite3.OperationalError:
+        return set()
+
+
 def _priced(gpu: GPU, prices: Sequence[Price], markets: dict[str, str], packages: dict[str, int] | None = None) -> GPU:
     """``gpu`` with the one catalog price every screen shows (:mod:`gpudesk.catalog.prices`), its cloud rate, its
     market and its devices per package."""
@@ -136,8 +144,9 @@ class Catalog:
             cursor = conn.execute(f"SELECT * FROM {table} ORDER BY rowid")
             load = _loader(cls, [d[0] for d in cursor.description])
             self._data[table] = [load(tuple(r)) for r in cursor.fetchall()]
-        markets, packages = _markets(conn), _packages(conn)
-        self._data["gpus"] = [_priced(g, self._data["prices"], markets, packages) for g in self._data["gpus"]]
+        markets, packages, ecc_on = _markets(conn), _packages(conn), _ecc_default_on(conn)
+        self._data["gpus"] = [dataclasses.replace(_priced(g, self._data["prices"], markets, packages),
+                                                  ecc_default_on=g.id in ecc_on) for g in self._data["gpus"]]
         self._gpus: list[GPU] = self._data["gpus"]
         self._links: list[Link] = self._data["links"]
         self._servers: list[Server] = self._data["servers"]

@@ -64,6 +64,10 @@ class GPU:
     #: Devices in one package (``gpu_packages`` table): 2 for the MI250X (two GCDs) and the Ascend 910C (two dies),
     #: each its own device with ``memory_gb / devices_per_package`` of memory; 1 for every other card.
     devices_per_package: int = 1
+    #: ECC as the card ships (``gpu_memory_ecc`` table): on for data-center GDDR cards (T4, A10, L4, L40S ...),
+    #: whose driver then reports 1/16 less memory; False for HBM cards (ECC costs them no capacity) and cards
+    #: shipped with ECC off or without it.
+    ecc_default_on: bool = False
 
     @property
     def supports_fp8(self) -> bool:

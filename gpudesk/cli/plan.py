@@ -411,7 +411,8 @@ def _workload_line(args: argparse.Namespace, inference: bool) -> str:
 
 
 def cmd_estimate_memory(args: argparse.Namespace) -> int:
-    from gpudesk.sizing import MemoryWorkload, SizingError, estimate_memory, fit
+    from gpudesk.sizing import MemoryWorkload, SizingError, estimate_memory
+    from gpudesk.sizing.capacity import gpu_fit
 
     if args.params is not None:
         _check_params_text(args.params)
@@ -475,7 +476,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
             raise CliError(f"--gpu {args.gpu!r}: {exc}") from exc
         try:
             # Paged (unified-memory) states are evicted to host RAM when the GPU runs short: not needed on the device.
-            verdict = (gpu, fit(est.total_bytes - est.paged_bytes, gpu.memory_bytes, gpu.memory_type, args.safe_free))
+            verdict = (gpu, gpu_fit(est.total_bytes - est.paged_bytes, gpu, args.safe_free))
         except SizingError as exc:
             raise CliError(f"--safe-free: {exc.reason}") from exc
     from gpudesk.sizing.error_band import bundled_error_band

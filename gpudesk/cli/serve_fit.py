@@ -2,7 +2,7 @@
 
 ``gpudesk estimate serve --engine vllm|sglang|trtllm|llamacpp|ollama [--engine-version V]
 (--model M | --config F | --gguf F) --gpu ID [--gpus N] [--tp N] [--weight-format FMT]
-[--engine-arg NAME=VALUE ...] [--concurrency N] [--json]`` prints the engine's start-up memory per GPU
+[--engine-arg NAME=VALUE ...] [--concurrency N] [--ecc on|off] [--json]`` prints the engine's start-up memory per GPU
 (weights, activation peak, non-torch and CUDA-graph memory, KV cache), the KV capacity in tokens and blocks, the
 largest context at ``--concurrency`` and the largest concurrency at the context, the command line, and when it does
 not fit the smallest changes that make it fit. ``--gpu`` takes a catalog GPU or a unified-memory device
@@ -49,6 +49,9 @@ def add_serve_parser(esub) -> None:
     src.add_argument("--gguf", metavar="FILE.gguf", help=_("local GGUF file (header read offline)"))
     s.add_argument("--gpu", required=True, metavar="ID",
                    help=_("catalog GPU, or a unified-memory device: apple-64gb, m3-max-128, gb10"))
+    s.add_argument("--ecc", choices=("on", "off"), default=None,
+                   help=_("ECC state of a GDDR card (on: the driver reports 1/16 less memory); default: as the card "
+                          "ships, on for data-center cards such as T4, L4 and L40S"))
     s.add_argument("--wired-limit-mb", type=int, metavar="MB",
                    help=_("Apple silicon: the iogpu.wired_limit_mb you set (default: macOS's limit)"))
     s.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs (default: the --tp degree, else 1); vLLM, SGLang and TensorRT-LLM split the model "
@@ -79,7 +82,7 @@ def _device(args):
             gpu=args.gpu, ids=", ".join(g.id for g in exc.matches))) from exc
     except (UnknownItemError, CatalogError) as exc:
         raise CliError(f"--gpu {args.gpu!r}: {exc}") from exc
-    return catalog_device(gpu)
+    return catalog_device(gpu, None if args.ecc is None else args.ecc == "on")
 
 
 def _model(args):

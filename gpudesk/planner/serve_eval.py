@@ -20,7 +20,7 @@ from gpudesk.planner.gates import requested_precision
 from gpudesk.planner.results import Candidate, Rejected
 from gpudesk.planner.workload import memory_workload
 from gpudesk.sizing import time as tm
-from gpudesk.sizing.capacity import Fit, fit
+from gpudesk.sizing.capacity import Fit, gpu_fit
 from gpudesk.sizing.estimate import MemoryEstimate
 from gpudesk.sizing.memory import estimate_memory
 from gpudesk.sizing.errors import SizingError
@@ -64,7 +64,7 @@ def replica_shapes(ctx: PlanContext, gpu: GPU) -> list[ReplicaShape]:
         if est1 is None:
             est1 = estimate_memory(spec, memory_workload(req, gpus=t, tensor_parallel=t, concurrent_sequences=1))
             ctx.memory_cache[key] = est1
-        f1 = fit(est1.total_bytes, gpu.memory_bytes, gpu.memory_type, req.operations.safe_free_fraction)
+        f1 = gpu_fit(est1.total_bytes, gpu, req.operations.safe_free_fraction)
         if not f1.under_safe_line:
             continue
         if transformer:
@@ -82,7 +82,7 @@ def replica_shapes(ctx: PlanContext, gpu: GPU) -> list[ReplicaShape]:
         if est is None:
             est = estimate_memory(spec, memory_workload(req, gpus=t, tensor_parallel=t, concurrent_sequences=batch))
             ctx.memory_cache[key] = est
-        shapes.append((t, batch, est, fit(est.total_bytes, gpu.memory_bytes, gpu.memory_type,
+        shapes.append((t, batch, est, gpu_fit(est.total_bytes, gpu,
                                           req.operations.safe_free_fraction)))
     return shapes
 
@@ -207,7 +207,7 @@ def evaluate_inference(ctx: PlanContext, gpu: GPU, servers_list: list[Server]) -
     shapes = replica_shapes(ctx, gpu)
     if not shapes:
         est = ctx.memory_cache.get(("serve", 1, 1))
-        usable = fit(0, gpu.memory_bytes, gpu.memory_type).usable_bytes
+        usable = gpu_fit(0, gpu).usable_bytes
         if est:
             reason = _("does not fit: {need} per GPU for one sequence, over the safe line of {gpu} ({usable} usable) even "
                        "with 8-way tensor parallelism").format(need=gib(est.total_bytes), gpu=gpu.name, usable=gib(usable))

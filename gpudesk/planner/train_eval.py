@@ -24,7 +24,7 @@ from gpudesk.planner.results import Candidate, Rejected
 from gpudesk.planner.train_step import attach_error_band, flops_only_step_s, option_links, option_speed, step_of, uses_speed_model
 from gpudesk.planner.workload import accumulation_steps, memory_workload
 from gpudesk.sizing import time as tm
-from gpudesk.sizing.capacity import fit, reported_total_bytes
+from gpudesk.sizing.capacity import gpu_fit, gpu_reported_total_bytes
 from gpudesk.sizing.estimate import MemoryEstimate
 from gpudesk.sizing.memory import estimate_memory
 from gpudesk.sizing.errors import SizingError
@@ -218,7 +218,7 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
         sync_params = lora_trainable_params(spec, m.lora_rank, tuple(m.lora_targets))
     else:
         sync_params = spec.params // t
-    usable = reported_total_bytes(gpu.memory_bytes, gpu.memory_type)
+    usable = gpu_reported_total_bytes(gpu)
     safe = int(usable * (1 - o.safe_free_fraction))
 
     comm_cache: dict[tuple[str, int], float] = {}
@@ -280,7 +280,7 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
     accumulation = accumulation_for(micro_batch)
     samples_per_step = accumulation * micro_batch * dp
     steps = steps_for(micro_batch)
-    f = fit(total, gpu.memory_bytes, gpu.memory_type, o.safe_free_fraction)
+    f = gpu_fit(total, gpu, o.safe_free_fraction)
     cand = Candidate(
         gpu_id=gpu.id, gpu_name=gpu.name, count=count, servers=servers, server_id=server.id, server_name=server.name,
         interconnect=link_id, interconnect_name=link_name, network_link=ctx.network.id if servers > 1 else None,

@@ -18,7 +18,7 @@ from gpudesk.i18n import _
 from gpudesk.planner.candidates import PlanContext, fmt_duration, gib, intra_link
 from gpudesk.planner.results import Candidate
 from gpudesk.planner.train_step import attach_error_band, framework_profile
-from gpudesk.sizing.capacity import fit
+from gpudesk.sizing.capacity import gpu_fit
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.memory_train import parallel_train_memory_bytes
@@ -101,14 +101,14 @@ def parallel_candidate(ctx: PlanContext, gpu: GPU, server: Server, count: int, s
     """The best pipeline / expert-parallel option of ``count`` GPUs, or None when none fits the usable memory."""
     o, w = ctx.req.operations, ctx.req.workload
     usable_fit = [lay for lay in parallel_layouts(ctx, gpu, server, count)
-                  if fit(lay.memory.total_bytes, gpu.memory_bytes, gpu.memory_type, o.safe_free_fraction).fits]
+                  if gpu_fit(lay.memory.total_bytes, gpu, o.safe_free_fraction).fits]
     if not usable_fit:
         return None
-    safe = [lay for lay in usable_fit if fit(lay.memory.total_bytes, gpu.memory_bytes, gpu.memory_type,
+    safe = [lay for lay in usable_fit if gpu_fit(lay.memory.total_bytes, gpu,
                                              o.safe_free_fraction).under_safe_line]
     best = (min(safe, key=lambda lay: lay.speed.step_time_s / lay.global_batch) if safe
             else min(usable_fit, key=lambda lay: lay.memory.total_bytes))
-    f = fit(best.memory.total_bytes, gpu.memory_bytes, gpu.memory_type, o.safe_free_fraction)
+    f = gpu_fit(best.memory.total_bytes, gpu, o.safe_free_fraction)
     link = intra_link(ctx, gpu, server)
     t = max(1, ctx.req.model.tensor_parallel)
     cand = Candidate(

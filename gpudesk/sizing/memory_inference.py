@@ -78,6 +78,10 @@ def weight_bytes(spec: ModelSpec, weight_format: str = CHECKPOINT_WEIGHT_FORMAT)
     if bits >= 16 or canonical_file_type(weight_format):  # a GGUF type's average already covers the embeddings
         return spec.params * bits / 8
     keep = spec.embedding_params
+    if spec.unquantized_linear_params and weight_format.lower() == (spec.checkpoint_weight_format or "").lower():
+        # The checkpoint's ignore list keeps these Linear layers 16-bit (Llama 3.1 405B FP8: every self_attn and
+        # the first and last decoder layers), :mod:`gpudesk.sizing.quant_ignore`.
+        keep += spec.unquantized_linear_params
     return (spec.params - keep) * bits / 8 + keep * 2
 
 

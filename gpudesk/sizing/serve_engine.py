@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 from gpudesk.catalog.records import GPU
 from gpudesk.i18n import _
+from gpudesk.sizing.capacity import gpu_reported_total_bytes
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.memory_inference import (
     PAGED_BLOCK_TOKENS,
@@ -190,7 +191,9 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     runtime = overheads.cuda_context_bytes + overheads.inference_runtime_bytes + (
         overheads.nccl_bytes_per_gpu if tp > 1 else 0)
     activation = prefill_workspace_bytes(spec, token_budget) / 1.0
-    total = float(gpu.memory_bytes)
+    # The engine's total is what the driver reports (cudaMemGetInfo), ECC included: the one figure every sizing
+    # path reads (:func:`gpudesk.sizing.capacity.gpu_reported_total_bytes`).
+    total = float(gpu_reported_total_bytes(gpu))
     if engine == "trtllm":
         kv = fraction * (total - weights - activation - runtime)
     elif engine == "sglang":

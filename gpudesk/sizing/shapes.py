@@ -21,6 +21,7 @@ from gpudesk.sizing.checks import MAX_PARAMS, positive_int
 from gpudesk.sizing.config_validation import check_config_numbers, check_config_shape, read_config_json
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import ConfigFileError, ShapeError, SizingError
+from gpudesk.sizing.quant_ignore import decoder_linear_modules, unquantized_linear_params
 
 _REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}")
 
@@ -84,6 +85,9 @@ class ModelSpec:
         published_active_params: the model card's active-parameter count where one is published (information;
             :attr:`active_params` is counted from the shape).
         hf_repo: the Hugging Face repository id (``meta-llama/Llama-3.1-8B``) of the config the shape comes from.
+        unquantized_linear_params: attention/MLP Linear parameters the quantised checkpoint keeps at 16 bits (its
+            ``quantization_config`` ignore list, :mod:`gpudesk.sizing.quant_ignore`); 0 when every Linear is
+            quantised or the checkpoint is 16-bit.
     """
 
     name: str
@@ -116,6 +120,7 @@ class ModelSpec:
     hf_repo: str | None = None
     sliding_window_layers: int | None = None
     checkpoint_weight_format: str | None = None
+    unquantized_linear_params: int = 0
 
     @property
     def is_transformer(self) -> bool:
@@ -405,6 +410,7 @@ def spec_from_hf_config(path: str | Path) -> ModelSpec:
     """
     p = Path(path)
     cfg = read_config_json(p)
+    cfg_top = cfg
     checkpoint_format = checkpoint_weight_format(cfg)
     if isinstance(cfg.get("text_config"), dict) and "hidden_size" not in cfg:
         merged = dict(cfg["text_config"])
@@ -428,7 +434,23 @@ def spec_from_hf_config(path: str | Path) -> ModelSpec:
     if spec.params > MAX_PARAMS:
         raise ConfigFileError("config", f"{p} describes more than 100 T parameters; check its sizes "
                                         "(hidden_size, num_hidden_layers, vocab_size, intermediate_size).")
-    return replace(spec, checkpoint_weight_format=checkpoint_format) if checkpoint_format else spec
+    if not checkpoint_format:
+        return spec
+    return replace(spec, checkpoint_weight_format=checkpoint_format,
+                   unquantized_linear_params=_unquantized_params(cfg_top, spec))
+
+
+def _unquantized_params(cfg: dict[str, Any], spec: ModelSpec) -> int:
+    """Linear parameters the checkpoint's ignore list keeps at 16 bits (dense decoders; 0 otherwise)."""
+    quant = cfg.get("quantization_config")
+    if not isinstance(quant, dict) or spec.kind != "decoder" or spec.moe_experts or spec.kv_latent_dim:
+        return 0
+    if not (spec.layers and spec.hidden_size and spec.num_attention_heads and spec.ffn_size):
+        return 0
+    modules = decoder_linear_modules(spec.layers, spec.hidden_size, spec.num_attention_heads,
+                                     spec.kv_heads_resolved, spec.head_dim_resolved, spec.ffn_size,
+                                     bool(spec.gated_mlp))
+    return unquantized_linear_params(quant, modules)
 
 
 # quantization_config.quant_method -> gpudesk weight format (transformers ``utils/quantization_config.py``

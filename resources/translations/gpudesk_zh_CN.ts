@@ -2827,83 +2827,83 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>LivePreview</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="67"/>
         <source>The card whose usable memory and safe line the bars are drawn against</source>
         <translation>柱形图所对照的显卡（其可用显存和安全线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="75"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="76"/>
         <source>GPUs the job is spread over (sharding as answered; ZeRO-3 when &apos;auto&apos; and more than one GPU)</source>
         <translation>作业分布的 GPU 数（按所答的分片方式；为 &apos;auto&apos; 且多于一块 GPU 时用 ZeRO-3）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="79"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="80"/>
         <source>Card:</source>
         <translation>显卡：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="80"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="81"/>
         <source>GPUs:</source>
         <translation>GPU 数：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="81"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="82"/>
         <source>Memory per GPU (live)</source>
         <translation>每 GPU 显存（实时）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="123"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="124"/>
         <source>Plan option #{0}, with the settings the search chose{1}.</source>
         <translation>方案选项 #{0}，采用搜索选定的设置{1}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="210"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="211"/>
         <source>Memory preview paused: {0}</source>
         <translation>显存预览已暂停：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="222"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="223"/>
         <source>card</source>
         <translation>显卡</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="225"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="226"/>
         <source>Sharding {0}, recomputation {1}{2}.</source>
         <translation>分片 {0}，重计算 {1}{2}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="227"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="228"/>
         <source> (chosen for &apos;auto&apos;)</source>
         <translation>（&apos;auto&apos; 时自动选择）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="231"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="232"/>
         <source>The model shape is inferred from the parameter count (a guess).</source>
         <translation>模型结构由参数量推断（估计值）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="127"/>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="232"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="128"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="233"/>
         <source>per GPU</source>
         <translation>每 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="246"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="247"/>
         <source>Fits under the safe line on {0} of these cards.</source>
         <translation>使用 {0} 块此卡时低于安全线。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="247"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="248"/>
         <source>Fits under the safe line on {0} of these cards (with {1}, recomputation {2}).</source>
         <translation>使用 {0} 块此卡时低于安全线（{1}，重计算 {2}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="250"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="251"/>
         <source>Does not fit this card at any count here; pick a larger card or a smaller format.</source>
         <translation>此卡在这里的任何数量下都放不下；请选择更大的显卡或更小的格式。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="251"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="252"/>
         <source>Does not fit up to {0} of these cards; try LoRA/QLoRA, offload or a larger card.</source>
         <translation>最多 {0} 块此卡也放不下；请尝试 LoRA/QLoRA、卸载或更大的显卡。</translation>
     </message>
@@ -4617,67 +4617,67 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanMemoryParts</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="34"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="35"/>
         <source>Weights</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="35"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="36"/>
         <source>FP32 master weights</source>
         <translation>FP32 主权重</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="36"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="37"/>
         <source>Gradients</source>
         <translation>梯度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="37"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="38"/>
         <source>Optimizer states</source>
         <translation>优化器状态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="38"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="39"/>
         <source>LoRA adapters</source>
         <translation>LoRA 适配器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="39"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="40"/>
         <source>Activations</source>
         <translation>激活值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="40"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="41"/>
         <source>Logits and loss</source>
         <translation>Logits 与损失</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="41"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="42"/>
         <source>KV cache</source>
         <translation>KV 缓存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="42"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="43"/>
         <source>Prefill workspace</source>
         <translation>预填充工作区</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="43"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="44"/>
         <source>Gathered layers (ZeRO-3)</source>
         <translation>聚合的层（ZeRO-3）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="44"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="45"/>
         <source>CUDA context</source>
         <translation>CUDA 上下文</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="45"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="46"/>
         <source>NCCL / runtime</source>
         <translation>NCCL / 运行时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="46"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="47"/>
         <source>Fragmentation headroom</source>
         <translation>碎片余量</translation>
     </message>
@@ -7197,152 +7197,177 @@ PCI 总线：{bus}</translation>
         <translation>此型号 GPU 的数量；对 vLLM、SGLang 和 TensorRT-LLM 即张量并行度，对 llama.cpp 和 Ollama 即层的拆分</translation>
     </message>
     <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="83"/>
+        <source>As the card ships</source>
+        <translation>按出厂状态</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="84"/>
+        <source>On</source>
+        <translation>开启</translation>
+    </message>
+    <message>
         <location filename="../../gpudesk/ui/serve_fit/page.py" line="85"/>
+        <source>Off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="86"/>
+        <source>ECC on a GDDR card keeps its check bits in the same memory: the driver then reports 1/16 less. Data-center cards (T4, A10, L4, L40S) ship with it on, GeForce and RTX workstation cards with it off; HBM cards lose nothing.</source>
+        <translation>GDDR 显卡的 ECC 校验位占用同一块显存：开启后驱动报告的显存少 1/16。数据中心卡（T4、A10、L4、L40S）出厂时开启，GeForce 和 RTX 工作站卡出厂时关闭；HBM 显卡不受影响。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="92"/>
         <source>checkpoint (as published), bf16, fp8, int4-g128, or a GGUF type such as q4_k_m</source>
         <translation>checkpoint（按发布格式）、bf16、fp8、int4-g128，或 GGUF 类型如 q4_k_m</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="88"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="95"/>
         <source>Engine settings as the engine spells them, NAME=VALUE separated by spaces</source>
         <translation>按引擎自身写法填写的引擎设置，NAME=VALUE，以空格分隔</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="90"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="97"/>
         <source>&amp;Check</source>
         <translation>检查(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="94"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="101"/>
         <source>&amp;Engine:</source>
         <translation>引擎(&amp;E)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="94"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="101"/>
         <source>Engine &amp;version:</source>
         <translation>引擎版本(&amp;V)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="95"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="102"/>
         <source>&amp;Model:</source>
         <translation>模型(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="95"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="102"/>
         <source>&amp;GPU:</source>
         <translation>GPU(&amp;G)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="96"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="103"/>
         <source>GPU &amp;count:</source>
         <translation>GPU 数量(&amp;C)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="96"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="103"/>
+        <source>ECC o&amp;n GDDR memory:</source>
+        <translation>GDDR 显存 ECC(&amp;N)：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="104"/>
         <source>&amp;Weight format:</source>
         <translation>权重格式(&amp;W)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="97"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="105"/>
         <source>Engine &amp;settings:</source>
         <translation>引擎设置(&amp;S)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="102"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="110"/>
         <source>Choose a model, a GPU and an engine, then press Check.</source>
         <translation>选择模型、GPU 和引擎，然后按“检查”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="109"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="117"/>
         <source>Per GPU</source>
         <translation>每块 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="109"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="117"/>
         <source>GiB</source>
         <translation>GiB</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="114"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="122"/>
         <source>Memory per GPU</source>
         <translation>每块 GPU 的显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="123"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="131"/>
         <source>Command line</source>
         <translation>命令行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="124"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="132"/>
         <source>Co&amp;py</source>
         <translation>复制(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="125"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="133"/>
         <source>Copy the command line to the clipboard</source>
         <translation>将命令行复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="128"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="136"/>
         <source>Comman&amp;d:</source>
         <translation>命令(&amp;D)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="179"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="187"/>
         <source>The plan&apos;s model is not a decoder in the catalog; choose the model here.</source>
         <translation>方案中的模型不是目录中的解码器模型，请在此处选择模型。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="196"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="204"/>
         <source>The engine settings cannot be read: %1</source>
         <translation>无法读取引擎设置：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="212"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="220"/>
         <source>Cannot size this launch: %1</source>
         <translation>无法估算此次启动：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="222"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="230"/>
         <source>Fits: %1 on %2 x %3 (%4 GiB each).</source>
         <translation>放得下：%1，%2 × %3（每块 %4 GiB）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="223"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="231"/>
         <source>Does not fit: %1 on %2 x %3 (%4 GiB each).</source>
         <translation>放不下：%1，%2 × %3（每块 %4 GiB）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="231"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="239"/>
         <source>Host (CPU) memory</source>
         <translation>主机（CPU）内存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="238"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="246"/>
         <source>KV cache: %1 tokens in %2 blocks of %3.</source>
         <translation>KV 缓存：%1 个 token，共 %2 块，每块 %3 个。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="240"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="248"/>
         <source>Maximum concurrency for %1 tokens per request: %2x.</source>
         <translation>每个请求 %1 个 token 时的最大并发：%2 倍。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="242"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="250"/>
         <source>Longest context at %1 concurrent requests: %2 tokens.</source>
         <translation>%1 个并发请求时的最长上下文：%2 个 token。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="245"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="253"/>
         <source>Layers offloaded to the GPU: %1 of %2.</source>
         <translation>卸载到 GPU 的层：%1 / %2。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="249"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="257"/>
         <source>Smallest changes that make it fit:</source>
         <translation>能放得下的最小改动：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="266"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="274"/>
         <source>Will it fit?</source>
         <translation>放得下吗？</translation>
     </message>

@@ -162,3 +162,17 @@ def test_estimate_accuracy_reports_the_fresh_speed_set_apart(capsys) -> None:
     assert "fresh set (collected after the model was frozen)" in text
     assert "second fresh set (collected after the model was frozen again)" in text
     assert "third fresh set (collected after the model was frozen a third time)" in text
+
+
+def test_serve_takes_the_ecc_state_of_a_gddr_card(capsys) -> None:
+    """An L40S ships with ECC on (the driver reports 1/16 less, as vllm-project/vllm#15815's 44.42 GiB);
+    ``--ecc off`` gives the memory back and the KV cache grows."""
+    base = ["estimate", "serve", "--engine", "vllm", "--model", "qwen2.5-14b", "--gpu", "l40s",
+            "--engine-arg", "max_model_len=8192", "--json"]
+    shipped, on, off = (_json(capsys, base + extra) for extra in ([], ["--ecc", "on"], ["--ecc", "off"]))
+    assert shipped["gpu_total_bytes"] == on["gpu_total_bytes"]
+    assert abs(off["gpu_total_bytes"] * 15 / 16 - on["gpu_total_bytes"]) < 2
+    assert off["kv_cache_tokens"] > on["kv_cache_tokens"]
+    with pytest.raises(SystemExit):
+        main(base + ["--ecc", "maybe"])
+    assert "--ecc" in capsys.readouterr().err

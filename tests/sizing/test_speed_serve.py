@@ -8,6 +8,7 @@ import math
 import pytest
 
 from gpudesk.catalog import open_catalog
+from gpudesk.sizing.capacity import gpu_reported_total_bytes
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.serve_host import FRONTEND_REQUEST_S
 from gpudesk.sizing.shapes import spec_from_catalog
@@ -132,7 +133,7 @@ def test_vllm_kv_pool_is_its_memory_fraction_less_weights_activations_and_runtim
     budget = engine_budget(spec, gpu, ServeLoad(input_tokens=1000, output_tokens=1000, concurrency=8))
     o = Overheads()
     runtime = o.cuda_context_bytes + o.inference_runtime_bytes
-    hand_kv = gpu.memory_bytes * 0.9 - spec.params * 2 - prefill_workspace_bytes(spec, 8192) - runtime
+    hand_kv = gpu_reported_total_bytes(gpu) * 0.9 - spec.params * 2 - prefill_workspace_bytes(spec, 8192) - runtime
     assert budget.kv_bytes == pytest.approx(hand_kv)
     assert budget.kv_capacity_tokens == int(hand_kv // (2 * 32 * 8 * 128 * 2))
     assert (budget.token_budget, budget.max_running) == (8192, 1024)  # >= 70 GiB, not an A100
@@ -195,10 +196,10 @@ def test_sglang_static_fraction_holds_weights_and_pool_and_shrinks_with_tp(catal
     tp4 = engine_budget(spec, gpu, ServeLoad(engine="sglang", input_tokens=100, output_tokens=100, batch=1, tp=4,
                                              engine_version="0.4.1"))
     assert tp4.memory_fraction == 0.85 and not tp4.mixed_prefill and tp4.token_budget == 8192
-    assert tp4.kv_bytes == pytest.approx(gpu.memory_bytes * 0.85 - spec.params * 2 / 4)
+    assert tp4.kv_bytes == pytest.approx(gpu_reported_total_bytes(gpu) * 0.85 - spec.params * 2 / 4)
     mine = engine_budget(spec, gpu, ServeLoad(engine="sglang", input_tokens=100, output_tokens=100, batch=1, tp=4,
                                               gpu_memory_utilization=0.88))
-    assert mine.kv_bytes - tp4.kv_bytes == pytest.approx(gpu.memory_bytes * 0.03)
+    assert mine.kv_bytes - tp4.kv_bytes == pytest.approx(gpu_reported_total_bytes(gpu) * 0.03)
     # v0.5.3+ (and no version: the current release): (memory - reserved) / memory, reserved = 512 MiB + 1.5 MiB x
     # chunk 8192 + 2 MiB x CUDA-graph cap 512 (TP 4) + TP/8 GiB on an 80 GiB GPU; chunk 16384 from 160 GiB.
     now = engine_budget(spec, gpu, ServeLoad(engine="sglang", input_tokens=100, output_tokens=100, batch=1, tp=4))
@@ -221,7 +222,7 @@ def test_trtllm_fraction_is_of_the_memory_left_free(catalog):
                                            weight_format="fp8"))
     o = Overheads()
     # weight-only fp8 keeps the embeddings and LM head in 16-bit (memory_inference.weight_bytes)
-    free = gpu.memory_bytes - weight_bytes(spec, "fp8") - prefill_workspace_bytes(spec, 8192) - o.cuda_context_bytes - \
+    free = gpu_reported_total_bytes(gpu) - weight_bytes(spec, "fp8") - prefill_workspace_bytes(spec, 8192) - o.cuda_context_bytes - \
         o.inference_runtime_bytes
     assert b.kv_bytes == pytest.approx(0.9 * free)
     assert b.mixed_prefill and b.max_running == 2048

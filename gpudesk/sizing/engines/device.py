@@ -77,13 +77,15 @@ def unified_device(text: str, wired_limit_mb: int | None = None) -> DeviceMemory
     return None
 
 
-def catalog_device(gpu: GPU) -> DeviceMemory:
-    """A catalog GPU as the engines see it: the driver's reported total; AMD Instinct cards (``mi*``) under ROCm.
+def catalog_device(gpu: GPU, ecc_enabled: bool | None = None) -> DeviceMemory:
+    """A catalog GPU as the engines see it: the driver's reported total with ECC on or off (None: as the card
+    ships, :func:`gpudesk.sizing.capacity.gpu_reported_total_bytes`); AMD Instinct cards (``mi*``) under ROCm.
 
-    ``gpu`` is a :class:`gpudesk.catalog.GPU` (its ``id``, ``name``, ``memory_bytes``, ``memory_type``).
+    ``gpu`` is a :class:`gpudesk.catalog.GPU` (its ``id``, ``name``, ``memory_bytes``, ``memory_type``,
+    ``ecc_default_on``).
     """
-    from gpudesk.sizing.capacity import reported_total_bytes
+    from gpudesk.sizing.capacity import gpu_reported_total_bytes
 
     backend = "ROCm" if str(gpu.id).startswith("mi") else "CUDA"
-    return DeviceMemory(gpu.name, reported_total_bytes(gpu.memory_bytes, gpu.memory_type), backend)
+    return DeviceMemory(gpu.name, gpu_reported_total_bytes(gpu, ecc_enabled), backend)
 

@@ -5,7 +5,7 @@ A case (one JSON line of ``tests/fixtures/engines/startup_logs.jsonl``) is one p
 the log shows, written down before predicting (``inputs``: how the log maps onto them): ``engine``,
 ``engine_version``, ``platform``, the model (catalog ``model`` id, or ``config`` path relative to the fixture
 folder), ``weight_format``, the device total the engine saw (``gpu_total_gib`` as printed, else the catalog
-``gpu``), ``gpus``, ``engine_args`` as the engine spells them; and the figures it ``printed``:
+``gpu``, with ``ecc`` true/false where the log shows the ECC state, else as the card ships), ``gpus``, ``engine_args`` as the engine spells them; and the figures it ``printed``:
 
 - weights: ``weights_gib`` (vLLM "model weights take"), ``model_size_gib`` (llama.cpp "model size"),
   ``weights_total_gib`` (Ollama "memory.weights.total");
@@ -122,10 +122,11 @@ def _device(case: dict[str, Any]) -> DeviceMemory:
     if case.get("gpu_total_gib"):
         return DeviceMemory(str(case.get("gpu", "GPU")), int(float(case["gpu_total_gib"]) * GIB), backend)
     from gpudesk.catalog import open_catalog
-    from gpudesk.sizing.capacity import reported_total_bytes
+    from gpudesk.sizing.capacity import gpu_reported_total_bytes
 
     gpu = open_catalog().gpu(str(case["gpu"]))
-    return DeviceMemory(gpu.name, reported_total_bytes(gpu.memory_bytes, gpu.memory_type), backend)
+    ecc = case.get("ecc")  # the ECC state the log shows; absent: as the card ships
+    return DeviceMemory(gpu.name, gpu_reported_total_bytes(gpu, None if ecc is None else bool(ecc)), backend)
 
 
 def predict(case: dict[str, Any], base: Path) -> dict[str, float]:

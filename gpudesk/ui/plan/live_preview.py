@@ -17,7 +17,8 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QVBoxLayout, QWidg
 
 from gpudesk.planner import PlanInputError, ProfileError, memory_workload, requirement_from_dict, resolve_model
 from gpudesk.planner.document import PlanOption
-from gpudesk.sizing import Fit, MemoryEstimate, MemoryWorkload, SizingError, estimate_memory, fit
+from gpudesk.sizing import Fit, MemoryEstimate, MemoryWorkload, SizingError, estimate_memory
+from gpudesk.sizing.capacity import gpu_fit
 from gpudesk.ui.plan.memory_chart import MemoryBarSpec, MemoryBreakdownChart
 
 DEFAULT_CARD = "h100-sxm5"
@@ -142,7 +143,7 @@ class LivePreview(QWidget):
             for count in (n for n in PREVIEW_COUNTS if n <= limit and n % tp == 0):
                 sharding, recompute = self.options(req, spec, count)[-1]
                 estimate = estimate_memory(spec, memory_workload(req, gpus=count, sharding=sharding, recompute=recompute))
-                if fit(estimate.total_bytes, gpu.memory_bytes, gpu.memory_type,
+                if gpu_fit(estimate.total_bytes, gpu,
                        req.operations.safe_free_fraction).under_safe_line:
                     blocked = self.count.blockSignals(True)
                     try:
@@ -202,7 +203,7 @@ class LivePreview(QWidget):
             for sharding, recompute in self.options(req, spec, gpus):
                 workload = memory_workload(req, gpus=gpus, sharding=sharding, recompute=recompute)
                 estimate = estimate_memory(spec, workload)
-                fitted = fit(estimate.total_bytes, gpu.memory_bytes, gpu.memory_type, req.operations.safe_free_fraction) if gpu else None
+                fitted = gpu_fit(estimate.total_bytes, gpu, req.operations.safe_free_fraction) if gpu else None
                 chosen = (estimate, fitted, workload)
                 if fitted is None or fitted.under_safe_line:
                     break
@@ -241,7 +242,7 @@ class LivePreview(QWidget):
         for count in (n for n in PREVIEW_COUNTS if n > gpus):
             sharding, recompute = self.options(req, spec, count)[-1]
             estimate = estimate_memory(spec, memory_workload(req, gpus=count, sharding=sharding, recompute=recompute))
-            if fit(estimate.total_bytes, gpu.memory_bytes, gpu.memory_type, req.operations.safe_free_fraction).under_safe_line:
+            if gpu_fit(estimate.total_bytes, gpu, req.operations.safe_free_fraction).under_safe_line:
                 if req.model.mode == "inference":
                     return self.tr("Fits under the safe line on {0} of these cards.").format(count)
                 return self.tr("Fits under the safe line on {0} of these cards (with {1}, recomputation {2}).").format(

@@ -1,7 +1,7 @@
 """"Will it fit?": one model in one inference engine on one kind of GPU, before launch.
 
 :class:`ServeFitPage` takes the same inputs as ``gpudesk estimate serve`` (engine, engine version, catalog model,
-catalog GPU, GPU count, weight format, engine settings as the engine spells them) and calls the same core function,
+catalog GPU, GPU count, its ECC state, weight format, engine settings as the engine spells them) and calls the same core function,
 :func:`gpudesk.sizing.engines.fit.engine_fit`. It shows the verdict, the memory per GPU term by term, the KV cache
 capacity (tokens, blocks, concurrency at the context, longest context), the smallest changes that make it fit and
 the command line, with a button that copies it. :func:`open_serve_fit_dialog` shows the page in a dialog; the Plan
@@ -79,6 +79,13 @@ class ServeFitPage(QWidget):
         self.gpus.setRange(1, 64)
         self.gpus.setToolTip(self.tr("GPUs of this kind; the tensor-parallel degree for vLLM, SGLang and "
                                      "TensorRT-LLM, the layer split for llama.cpp and Ollama"))
+        self.ecc = QComboBox(self)
+        self.ecc.addItem(self.tr("As the card ships"), None)
+        self.ecc.addItem(self.tr("On"), True)
+        self.ecc.addItem(self.tr("Off"), False)
+        self.ecc.setToolTip(self.tr("ECC on a GDDR card keeps its check bits in the same memory: the driver then "
+                                    "reports 1/16 less. Data-center cards (T4, A10, L4, L40S) ship with it on, "
+                                    "GeForce and RTX workstation cards with it off; HBM cards lose nothing."))
         self.weight_format = QComboBox(self)
         self.weight_format.setEditable(True)
         self.weight_format.addItems(list(WEIGHT_FORMATS))
@@ -93,7 +100,8 @@ class ServeFitPage(QWidget):
         form = QFormLayout()
         for text, widget in ((self.tr("&Engine:"), self.engine), (self.tr("Engine &version:"), self.version),
                              (self.tr("&Model:"), self.model), (self.tr("&GPU:"), self.gpu),
-                             (self.tr("GPU &count:"), self.gpus), (self.tr("&Weight format:"), self.weight_format),
+                             (self.tr("GPU &count:"), self.gpus), (self.tr("ECC o&n GDDR memory:"), self.ecc),
+                             (self.tr("&Weight format:"), self.weight_format),
                              (self.tr("Engine &settings:"), self.settings)):
             label = QLabel(text, self)
             label.setBuddy(widget)
@@ -198,7 +206,7 @@ class ServeFitPage(QWidget):
         gpus = self.gpus.value()
         try:
             spec = spec_from_catalog(self._models[str(self.model.currentData())])
-            device = catalog_device(self._gpus[str(self.gpu.currentData())])
+            device = catalog_device(self._gpus[str(self.gpu.currentData())], self.ecc.currentData())
             result = engine_fit(engine, spec, device, args, version=self.version.text().strip() or None,
                                 weight_format=self.weight_format.currentText().strip() or "checkpoint", gpus=gpus,
                                 tensor_parallel=gpus if engine in TP_SETTING else None)

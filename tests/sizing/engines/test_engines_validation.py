@@ -71,3 +71,14 @@ def test_bad_case_files_are_refused_by_name(tmp_path) -> None:
         evaluate(bad)
     with pytest.raises(SizingError, match="cannot read"):
         evaluate(tmp_path / "none.jsonl")
+
+
+def test_round_two_held_out_vllm_v1_logs_weights_are_predicted() -> None:
+    """The 13 vLLM V1 logs collected after the models were last changed (dennislee22/vLLM-benchmarking,
+    brendanmckeag/sglang-vllm-benchmark, llm-d config_explorer): every weights figure within 3 %, scored as held out."""
+    results = [r for r in evaluate()
+               if r.case_id.startswith(("vllm-dennislee-", "vllm-brendanmckeag-", "vllm-llmd-"))]
+    assert len(results) == 13 and all(r.added_after_model and not r.refused for r in results)
+    assert all(r.passed("weights") for r in results)
+    held = summarize(evaluate()).held_out
+    assert held is not None and held.logs >= 13 + 11

@@ -124,3 +124,20 @@ def test_sglang_rows_are_in_sglang_terms(qtbot) -> None:
     assert "outside mem_fraction_static (activations, CUDA graphs)" in labels
     assert not any("activation peak" in label or "non-torch" in label for label in labels)
     assert page.verdict.text().startswith("Fits: SGLang 0.4.3 on 1 x")
+
+
+def test_ecc_choice_changes_the_cards_total_like_the_cli(qtbot) -> None:
+    """An L40S ships with ECC on (vllm-project/vllm#15815 logs 44.42 GiB); "Off" gives 1/16 back."""
+    page = _page(qtbot, gpu_id="l40s")
+    page.set_engine("vllm")
+    page.set_model("llama-3.1-8b")
+    page.settings.setText("max_model_len=8192")
+    kv = {}
+    for index in range(page.ecc.count()):
+        page.ecc.setCurrentIndex(index)
+        qtbot.mouseClick(page.check_button, Qt.MouseButton.LeftButton)
+        assert page.result is not None
+        kv[page.ecc.currentData()] = (page.result.gpu_total_bytes, page.result.per_gpu.kv_cache_bytes)
+    l40s = open_catalog().gpu("l40s")
+    assert kv[None] == kv[True] and kv[None][0] == catalog_device(l40s).total_bytes
+    assert kv[False][0] > kv[True][0] and kv[False][1] > kv[True][1]
