@@ -22,8 +22,8 @@ from gpudesk.sizing.shapes import ModelSpec, spec_from_catalog, spec_from_hf_con
 from gpudesk.sizing.speed_train import GpuRates, TrainSetup, TrainSpeed, train_speed
 
 # Published network names -> catalog network links (per-GPU NIC, GB/s per direction).
-NETWORK_LINKS = {"ib-hdr": "ib-hdr", "ib-ndr": "ib-ndr", "ib-400g": "ib-ndr", "roce-400": "roce-400",
-                 "roce-200": "roce-200", "roce-100": "roce-100"}
+NETWORK_LINKS = {"ib-hdr": "ib-hdr", "ib-ndr": "ib-ndr", "ib-400g": "ib-ndr", "ib-xdr": "ib-xdr", "ib-800g": "ib-xdr",
+                 "roce-400": "roce-400", "roce-200": "roce-200", "roce-100": "roce-100"}
 # A single-node or NVL72 row names only its NVLink; its scale-out NIC is the DGX/HGX one: 400 Gb/s per GPU.
 DEFAULT_NETWORK = "ib-ndr"
 # Published framework names -> the --framework profile a user would pick for that software.
