@@ -135,7 +135,8 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
         recompute=str(case.get("recompute") or "none"), framework=profile,
         gpus_per_node=min(node, int(case.get("gpus_per_node") or node)), intra_gbps=intra, intra_name=intra_name,
         inter_gbps=net.bandwidth_gbps_per_direction, inter_name=net.name,
-        tokens=float(case["tokens"]) if case.get("tokens") else None, ep_comm_overlap=bool(case.get("ep_overlap")),
+        tokens=float(case["tokens"]) if case.get("tokens") else None,
+        adapter_params=float(case["adapter_params"]) if case.get("adapter_params") else None, ep_comm_overlap=bool(case.get("ep_overlap")),
         ep_node_dedup=str(case.get("ep_dispatcher") or "alltoall") in NODE_DEDUP_DISPATCHERS,
         fp8_recipe=FP8_RECIPE_NAMES.get(str(case.get("fp8_recipe") or "")))
 

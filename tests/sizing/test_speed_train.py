@@ -490,3 +490,17 @@ def test_second_fresh_training_batch_keeps_the_level_it_was_first_scored_at():
     assert 0.8 <= (by_id["mlperf-t51-amd-mi350x-8gpu-llama31-8b-fp8"].ratio or 0) <= 1.25
     s = summarize_speed(rows)["fresh2"]["all"]
     assert s["within_20_share"] >= 0.5 and s["within_50_share"] >= 0.8 and s["median_abs_error"] <= 0.17
+
+
+def test_a_lora_row_trains_only_its_adapters(catalog):
+    # A published LoRA run names its rank and target modules; the row carries the adapter parameter count and the
+    # mapping hands it to the model: no weight gradients for the frozen base (4 instead of 6 FLOPs per parameter).
+    from gpudesk.sizing.speed_train_cases import case_setup, predict_train_case
+
+    row = {"id": "lora", "kind": "train", "model": "llama-2-70b", "gpu": "mi300x", "gpus": 8, "gpus_per_node": 8,
+           "framework": "nemo", "precision": "bf16", "seq_len": 8192, "global_batch": 8, "micro_batch": 1,
+           "measured": {"metric": "samples_per_s", "value": 1.0, "unit": "samples/s"}}
+    lora = dict(row, adapter_params=80 * 16 * (8192 + 10240 + 8192 + 8192))
+    gpu = catalog.find_gpu("mi300x")
+    assert case_setup(lora, catalog, gpu).adapter_params == 44564480 and case_setup(row, catalog, gpu).adapter_params is None
+    assert 1.2 < predict_train_case(lora, catalog)[0] / predict_train_case(row, catalog)[0] < 1.5
