@@ -22,8 +22,8 @@ from gpudesk.sizing.shapes import ModelSpec, spec_from_catalog, spec_from_hf_con
 from gpudesk.sizing.speed_train import GpuRates, TrainSetup, TrainSpeed, train_speed
 
 # Published network names -> catalog network links (per-GPU NIC, GB/s per direction).
-NETWORK_LINKS = {"ib-hdr": "ib-hdr", "ib-ndr": "ib-ndr", "ib-400g": "ib-ndr", "roce-400": "roce-400",
-                 "roce-200": "roce-200", "roce-100": "roce-100"}
+NETWORK_LINKS = {"ib-hdr": "ib-hdr", "ib-ndr": "ib-ndr", "ib-400g": "ib-ndr", "ib-xdr": "ib-xdr", "ib-800g": "ib-xdr",
+                 "roce-400": "roce-400", "roce-200": "roce-200", "roce-100": "roce-100"}
 # A single-node or NVL72 row names only its NVLink; its scale-out NIC is the DGX/HGX one: 400 Gb/s per GPU.
 DEFAULT_NETWORK = "ib-ndr"
 # Published framework names -> the --framework profile a user would pick for that software.
@@ -135,7 +135,8 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
         recompute=str(case.get("recompute") or "none"), framework=profile,
         gpus_per_node=min(node, int(case.get("gpus_per_node") or node)), intra_gbps=intra, intra_name=intra_name,
         inter_gbps=net.bandwidth_gbps_per_direction, inter_name=net.name,
-        tokens=float(case["tokens"]) if case.get("tokens") else None, ep_comm_overlap=bool(case.get("ep_overlap")),
+        tokens=float(case["tokens"]) if case.get("tokens") else None,
+        adapter_params=float(case["adapter_params"]) if case.get("adapter_params") else None, ep_comm_overlap=bool(case.get("ep_overlap")),
         ep_node_dedup=str(case.get("ep_dispatcher") or "alltoall") in NODE_DEDUP_DISPATCHERS,
         fp8_recipe=FP8_RECIPE_NAMES.get(str(case.get("fp8_recipe") or "")))
 

@@ -1,8 +1,8 @@
 """The speed models checked against published measured runs: per row predicted/measured, per class summaries.
 
 Reads ``tests/fixtures/speed/{train_runs,serve_runs,later_runs,fresh_train_runs,fresh_serve_runs}.jsonl`` and the
-second and third fresh batches ``fresh2_{train,serve}_runs.jsonl``, ``fresh3_{train,serve}_runs.jsonl`` (a missing file is an empty set; the format is that folder's
-README). Training rows go through
+second and third fresh batches ``fresh2_{train,serve}_runs.jsonl`` and ``fresh3_{train,serve}_runs.jsonl`` (a missing
+file is an empty set; the format is that folder's README). Training rows go through
 :func:`gpudesk.sizing.speed_train_cases.predict_train_case`, serving rows through
 :func:`gpudesk.sizing.speed_serve_cases.predict_serve_case`. A row either gets a ratio predicted / measured or is
 listed with the reason it cannot be answered. Classes: kind, vendor, pipeline parallel, expert parallel / MoE,

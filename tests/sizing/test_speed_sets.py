@@ -52,15 +52,28 @@ def test_the_bundled_second_fresh_training_batch_is_mostly_moe_with_sources():
     assert sum(int(r.get("ep") or 1) > 1 for r in rows) >= 10
 
 
-def test_the_third_fresh_batch_is_scored_apart_from_the_second(tmp_path):
+def test_the_third_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path):
+    # fresh3: runs collected after the third freeze; both helpers register the identical entry, last in the dict.
     assert SET_FILES["fresh3"] == ("fresh3_train_runs.jsonl", "fresh3_serve_runs.jsonl")
+    assert list(SET_FILES) == ["dev", "later", "fresh", "fresh2", "fresh3"]
     (tmp_path / "fresh2_serve_runs.jsonl").write_text(json.dumps(_row("g", "serve", 200)) + "\n", encoding="utf-8")
-    (tmp_path / "fresh3_serve_runs.jsonl").write_text(
-        "\n".join(json.dumps(_row(f"h{i}", "serve", 400)) for i in range(3)) + "\n", encoding="utf-8")
+    (tmp_path / "fresh3_serve_runs.jsonl").write_text(json.dumps(_row("h", "serve", 400)) + "\n", encoding="utf-8")
     results = evaluate_speed(tmp_path, {"serve": lambda row: 100.0})
     summary = summarize_speed(results)
-    assert [r.set_name for r in results] == ["fresh2", "fresh3", "fresh3", "fresh3"]
+    assert [r.set_name for r in results] == ["fresh2", "fresh3"]
     assert summary["fresh3"]["all"]["geomean_ratio"] == 0.25 and summary["fresh2"]["all"]["geomean_ratio"] == 0.5
     lines = speed_report_lines(results, summary)
-    third = [line for line in lines if line.startswith("third fresh set (collected after the model was frozen a third")]
-    assert len(third) == 1 and "3/3 answered" in third[0]
+    third = [line for line in lines if line.startswith("third fresh set (collected after the model was frozen a third time)")]
+    assert len(third) == 1 and "1/1 answered" in third[0] and "ratio 0.25" in third[0]
+
+
+def test_the_bundled_third_fresh_training_batch_spreads_over_vendors_and_layouts():
+    # The bundled fresh3 training rows: published runs with their URLs, AMD and NVIDIA, pipeline, context and expert
+    # parallel, LoRA and full training.
+    from gpudesk.sizing.speed_validation import read_rows, speed_cases_dir
+
+    rows = read_rows(speed_cases_dir() / "fresh3_train_runs.jsonl")
+    assert len(rows) >= 15 and all(r["kind"] == "train" and r.get("source_url") for r in rows)
+    assert sum(str(r["gpu"]).startswith("mi3") for r in rows) >= 5
+    assert sum(int(r.get("pp") or 1) > 1 for r in rows) >= 5 and sum(int(r.get("cp") or 1) > 1 for r in rows) >= 5
+    assert sum(int(r.get("ep") or 1) > 1 for r in rows) >= 5 and sum(bool(r.get("adapter_params")) for r in rows) >= 5

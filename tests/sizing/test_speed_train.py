@@ -481,11 +481,39 @@ def test_fp8_casts_write_a_transposed_copy_and_current_scaling_reads_the_tensor_
 
 def test_second_fresh_training_batch_keeps_the_level_it_was_first_scored_at():
     # fresh2 (collected after the second freeze, mappings committed before predicting, scored once): 17 of 18 rows
-    # answered, 53 % within 20 %, 82 % within 50 %, median 16.5 %. The unanswered run names the MI350X, which the
-    # catalog does not have; it stays listed with that reason.
+    # answered, 53 % within 20 %, 82 % within 50 %, median 16.5 %. The unanswered run named the MI350X; with the
+    # MI350X in the catalog (AMD datasheet figures, a data row, not a model change) every row is answered, and the
+    # B300 row that names its 800 Gb/s network reads the ConnectX-8 XDR link instead of the 400 Gb/s default.
     rows = [r for r in evaluate_speed() if r.kind == "train" and r.set_name == "fresh2"]
-    unanswered = [r for r in rows if r.ratio is None]
-    assert len(rows) == 18 and [r.case_id for r in unanswered] == ["mlperf-t51-amd-mi350x-8gpu-llama31-8b-fp8"]
-    assert "mi350x" in (unanswered[0].reason or "").lower()
+    assert len(rows) == 18 and all(r.ratio is not None for r in rows)
+    by_id = {r.case_id: r for r in rows}
+    assert 0.8 <= (by_id["mlperf-t51-amd-mi350x-8gpu-llama31-8b-fp8"].ratio or 0) <= 1.25
     s = summarize_speed(rows)["fresh2"]["all"]
     assert s["within_20_share"] >= 0.5 and s["within_50_share"] >= 0.8 and s["median_abs_error"] <= 0.17
+
+
+def test_a_lora_row_trains_only_its_adapters(catalog):
+    # A published LoRA run names its rank and target modules; the row carries the adapter parameter count and the
+    # mapping hands it to the model: no weight gradients for the frozen base (4 instead of 6 FLOPs per parameter).
+    from gpudesk.sizing.speed_train_cases import case_setup, predict_train_case
+
+    row = {"id": "lora", "kind": "train", "model": "llama-2-70b", "gpu": "mi300x", "gpus": 8, "gpus_per_node": 8,
+           "framework": "nemo", "precision": "bf16", "seq_len": 8192, "global_batch": 8, "micro_batch": 1,
+           "measured": {"metric": "samples_per_s", "value": 1.0, "unit": "samples/s"}}
+    lora = dict(row, adapter_params=80 * 16 * (8192 + 10240 + 8192 + 8192))
+    gpu = catalog.find_gpu("mi300x")
+    assert case_setup(lora, catalog, gpu).adapter_params == 44564480 and case_setup(row, catalog, gpu).adapter_params is None
+    assert 1.2 < predict_train_case(lora, catalog)[0] / predict_train_case(row, catalog)[0] < 1.5
+
+
+def test_third_fresh_training_batch_keeps_the_level_it_was_first_scored_at():
+    # fresh3 (collected after the third freeze, mappings committed before predicting, scored once): 28 of 28 rows
+    # answered, 64 % within 20 %, 86 % within 50 %, median 12.8 %, geometric-mean ratio 1.00; the 7 AMD rows (MLPerf
+    # LoRA on MI300X/MI325X/MI350X/MI355X, 8 to 32 GPUs) 71 % within 20 %, all within 50 %, ratio 1.00.
+    rows = [r for r in evaluate_speed() if r.kind == "train" and r.set_name == "fresh3"]
+    assert len(rows) == 28 and all(r.ratio is not None for r in rows)
+    s = summarize_speed(rows)["fresh3"]
+    assert s["all"]["within_20_share"] >= 0.6 and s["all"]["within_50_share"] >= 0.85
+    assert s["all"]["median_abs_error"] <= 0.13
+    amd = s["by_class"]["vendor"]["train AMD"]
+    assert amd["answered"] == 7 and 0.8 <= amd["geomean_ratio"] <= 1.25 and amd["within_50_share"] == 1.0

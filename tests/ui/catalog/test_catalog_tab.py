@@ -41,8 +41,8 @@ def select_rows(tab, ids: list[str]) -> None:
 
 def test_title_and_all_gpus_shown(tab):
     assert tab.windowTitle() == "Catalog"
-    assert len(shown_ids(tab)) == 50
-    assert tab.count.text() == "50 of 50 GPUs shown"
+    assert len(shown_ids(tab)) == 51
+    assert tab.count.text() == "51 of 51 GPUs shown"
     headers = [tab.proxy.headerData(c, Qt.Orientation.Horizontal) for c in range(tab.proxy.columnCount())]
     assert "Bandwidth (GB/s)" in headers and "BF16 (TFLOPS)" in headers and "Price (USD)" in headers
     tips = [tab.proxy.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole) for c in range(len(headers))]
@@ -52,9 +52,9 @@ def test_title_and_all_gpus_shown(tab):
 def test_text_search_uses_full_text_index(tab, qtbot):
     qtbot.keyClicks(tab.filters.search, "hopper")
     assert set(shown_ids(tab)) == {"h100-pcie", "h100-sxm5", "h100-nvl", "h200-sxm", "h200-nvl", "h800-sxm5", "h20"}
-    assert tab.count.text() == "7 of 50 GPUs shown"
+    assert tab.count.text() == "7 of 51 GPUs shown"
     tab.filters.search.clear()
-    assert len(shown_ids(tab)) == 50
+    assert len(shown_ids(tab)) == 51
 
 
 def test_ctrl_f_focuses_the_search(tab):
@@ -77,7 +77,7 @@ def test_combined_filters(tab):
     f.memory_max.setValue(150)
     assert shown_ids(tab) == ["h200-sxm"]
     tab.reset_button.click()
-    assert len(shown_ids(tab)) == 50
+    assert len(shown_ids(tab)) == 51
     f.architecture.setCurrentIndex(f.architecture.findData("Ada Lovelace"))
     f.fp8.setCurrentIndex(f.fp8.findData(False))
     assert shown_ids(tab) == []
@@ -87,8 +87,9 @@ def test_combined_filters(tab):
 def test_sort_by_bandwidth_and_missing_values_last(tab):
     column = TABLE_COLUMNS.index("memory_bandwidth_gbps")
     tab.table.sortByColumn(column, Qt.SortOrder.DescendingOrder)
-    # 8 TB/s: B200, B300, GB200, GB300, MI355X; then the MI325X at 6 TB/s.
-    assert set(shown_ids(tab)[:5]) == {"b200", "b300", "gb200", "gb300", "mi355x"} and shown_ids(tab)[5] == "mi325x"
+    # 8 TB/s: B200, B300, GB200, GB300, MI350X, MI355X; then the MI325X at 6 TB/s.
+    assert set(shown_ids(tab)[:6]) == {"b200", "b300", "gb200", "gb300", "mi350x", "mi355x"}
+    assert shown_ids(tab)[6] == "mi325x"
     fp8 = TABLE_COLUMNS.index("fp8_dense_tflops")
     for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
         tab.table.sortByColumn(fp8, order)
