@@ -19,6 +19,7 @@ from gpudesk.cli.serve import add_serve_parser
 from gpudesk.errors import GpudeskError
 from gpudesk.telemetry.rules.thresholds import Thresholds, load_thresholds
 from gpudesk.i18n import _, ngettext
+from gpudesk.units import format_duration
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -384,7 +385,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                                    "interrupted": s.interrupted} for s in sessions], indent=2))
             else:
                 for s in sessions:
-                    print(f"{s.id:5d}  {s.name}  ({s.source}, {s.gpu_count} GPU(s), {fmt_span(s.duration_s)}"
+                    print(f"{s.id:5d}  {s.name}  ({s.source}, {s.gpu_count} GPU(s), {format_duration(s.duration_s)}"
                           f"{', interrupted' if s.interrupted else ''})")
                 if not sessions:
                     print(_("No recordings yet: 'gpudesk monitor record' or 'gpudesk monitor import FILE'."))
@@ -543,7 +544,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     except (TelemetryError, StoreError, GpudeskError) as exc:
         raise CliError(exc.user_text() if isinstance(exc, GpudeskError) else str(exc)) from exc
     print(_("{out}: burn-in report of {title} ({span}, {gpus} GPU(s), {warnings} warning(s)).").format(
-        out=args.out, title=title, span=fmt_span(report.duration_s), gpus=len(report.gpus),
+        out=args.out, title=title, span=format_duration(report.duration_s), gpus=len(report.gpus),
         warnings=len(report.judged_findings)))
     print(report.analysis.summary)
     for note in report.analysis.notes:
@@ -605,20 +606,6 @@ _DISPLAY = {"bytes": ((2**30, "GiB"), (2**20, "MiB")), "bytes/s": ((1e9, "GB/s")
 _DECIMALS = {"count": 0, "%": 1, "W": 1, "C": 1, "MHz": 0, "MB/s": 1}
 
 
-def fmt_span(seconds: float | None) -> str:
-    """A duration for people: "0 s", "45 s", "12 min", "3.5 h", "2.1 d" (never "0.00 h" for a short log)."""
-    if seconds is None:
-        return "N/A"
-    seconds = max(0.0, float(seconds))
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 172800:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.1f} d"
-
-
 def _scale(unit: str, largest: float) -> tuple[float, str]:
     choices = _DISPLAY.get(unit, ((1.0, unit),))
     for div, label in choices:
@@ -667,7 +654,7 @@ def _print_analysis(title: str, result) -> None:
     from gpudesk.telemetry.dcgm_fields import metric_label, metric_unit
 
     span = result.span
-    shown_span = fmt_span(span[1] - span[0]) if span else _("no samples")
+    shown_span = format_duration(span[1] - span[0]) if span else _("no samples")
     print(ngettext("{title}: {span}, {rounds} sampling round, {gpus} GPU(s)",
                    "{title}: {span}, {rounds} sampling rounds, {gpus} GPU(s)", result.rounds).format(
         title=title, span=shown_span, rounds=result.rounds, gpus=len(result.stats)))

@@ -32,7 +32,7 @@ from gpudesk.oom.errors import (
     TargetNotFound,
 )
 from gpudesk.oom.labels import FLAG_KEYS, label_for
-from gpudesk.oom.parsers.units import format_bytes
+from gpudesk.units import format_bytes
 from gpudesk import i18n
 from gpudesk.i18n import N_, _, ngettext
 

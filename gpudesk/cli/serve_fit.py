@@ -17,7 +17,7 @@ from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli import CliError
 from gpudesk.i18n import _
 
-GIB = 1024**3
+from gpudesk.units import GIB
 MAX_CONCURRENCY = 1_000_000  # far above any engine's max_num_seqs; a larger number is a typo
 
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpudesk.i18n import _
+from gpudesk.units import GIB
 
 #: TCO lines paid at purchase (gpudesk.planner.tco.TCO_LINES), compared with operations.budget_usd.
 PURCHASE_LINES = ("gpus", "hosts", "network_install")
@@ -29,12 +30,11 @@ def _section(profile: Mapping[str, Any] | None, name: str) -> Mapping[str, Any]:
 
 def constraint_ratios(candidate: Mapping[str, Any], profile: Mapping[str, Any] | None) -> list[tuple[float, str]]:
     """(need / limit, sentence) for every limit the requirement sets and the option has a figure for."""
-    gib = 2**30
     out: list[tuple[float, str]] = []
     memory, safe = _num(candidate.get("per_gpu_memory_bytes")), _num(candidate.get("safe_line_bytes"))
     if memory and safe:
         out.append((memory / safe, _("memory: {used:.1f} GiB per GPU of the {limit:.1f} GiB safe line").format(
-            used=memory / gib, limit=safe / gib)))
+            used=memory / GIB, limit=safe / GIB)))
     workload, operations = _section(profile, "workload"), _section(profile, "operations")
     time_s, deadline_s = _num(candidate.get("time_to_result_s")), _num(workload.get("deadline_s"))
     if time_s and deadline_s:

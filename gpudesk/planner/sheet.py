@@ -27,7 +27,6 @@ from gpudesk.planner.prices import price_unknown_text
 
 SHEET_FORMAT = "gpudesk-configuration-sheet"
 SHEET_VERSION = 1
-GIB = 1024**3
 
 
 class SheetError(GpudeskError):

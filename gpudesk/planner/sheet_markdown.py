@@ -17,7 +17,6 @@ from gpudesk.planner.classify import kind_label
 from gpudesk.planner.gates import market_statement
 from gpudesk.planner.prices import price_unknown_text
 from gpudesk.planner.sheet import (
-    GIB,
     SHEET_VERSION,
     ConfigurationSheet,
     SheetError,
@@ -26,6 +25,7 @@ from gpudesk.planner.sheet import (
     candidates_of,
     gpu_price_unknown,
 )
+from gpudesk.units import format_duration, format_gib, format_percent, format_rate, format_usd, not_available
 
 # Inline-significant characters (GFM): emphasis, code, links/images, tables, HTML, strikethrough, escapes.
 _ESCAPE = re.compile(r"([\\`*_\[\]|<>~])")
@@ -34,31 +34,20 @@ _ESCAPE = re.compile(r"([\\`*_\[\]|<>~])")
 def md_escape(value: Any) -> str:
     """Escape Markdown punctuation and HTML brackets in outside text; newlines become spaces; None -> N/A."""
     if value is None:
-        return "N/A"
+        return not_available()
     text = str(value).replace("\r", " ").replace("\n", " ")
     return _ESCAPE.sub(r"\\\1", text)
-
-
-def gib(value: float | int | None) -> str:
-    return "N/A" if value is None else f"{value / GIB:.1f} GiB"
-
-
-def usd(value: float | int | None) -> str:
-    if value is None:
-        return "N/A"
-    sign = "−" if value < 0 else ""
-    return f"{sign}${abs(value):,.0f}"
 
 
 def tco_text(value: float | int | None, candidate: dict[str, Any]) -> str:
     """A TCO in dollars, or the "price unknown — enter your quote" mark when the GPU price is what is missing."""
     if value is None and (gpu_price_unknown(candidate) or candidate.get("host_price_known") is False):
         return price_unknown_text()
-    return usd(value)
+    return format_usd(value)
 
 
 def _yes_no(value: Any) -> str:
-    return {True: _("yes"), False: _("no")}.get(value, "N/A") if isinstance(value, bool) else "N/A"
+    return {True: _("yes"), False: _("no")}.get(value, not_available()) if isinstance(value, bool) else not_available()
 
 
 def memory_part_label(name: str) -> str:
@@ -102,27 +91,15 @@ def bom_category_label(category: str) -> str:
     return labels.get(category, category)
 
 
-def duration(seconds: float | int | None) -> str:
-    if seconds is None:
-        return "N/A"
-    if seconds < 1:
-        return f"{seconds * 1000:.3g} ms"
-    if seconds < 2 * 3600:
-        return f"{seconds / 60:.1f} min" if seconds >= 120 else f"{seconds:.2f} s"
-    if seconds < 2 * 86400:
-        return f"{seconds / 3600:.1f} h"
-    return _("{days:.2f} days").format(days=seconds / 86400)
-
-
 def _value(value: float | None, unit: str) -> str:
     if value is None:
-        return "N/A"
+        return not_available()
     if unit == "s":
-        return duration(value)
+        return format_duration(value)
     if unit == "fraction":
-        return f"{value * 100:.1f} %"
+        return format_percent(value, digits=1)
     if unit == "bytes/s":
-        return f"{value / 1e6:,.0f} MB/s"
+        return format_rate(value)
     return f"{value:,.1f} {unit}"
 
 
@@ -152,17 +129,17 @@ def _alternatives_table(alternatives: list[dict[str, Any]]) -> list[str]:
             ["GPU", _("GPUs"), _("Interconnect"), _("Parallelism"), _("Memory per GPU"), _("QPS capacity"), "TTFT", "TPOT",
              _("3-year TCO"), _("Fits"), _("Ranking")],
             [[md_escape(a.get("gpu_name") or a.get("gpu_id")), md_escape(a.get("count")), md_escape(a.get("interconnect")),
-              md_escape(parallelism_text(a)), gib(a.get("per_gpu_memory_bytes")),
-              "N/A" if a.get("qps_capacity") is None else f"{a['qps_capacity']:.3g} req/s",
-              duration(a.get("ttft_s")), duration(a.get("tpot_s")), tco_text(a.get("tco_3y_usd"), a),
-              _yes_no(a.get("fits")), md_escape(a.get("rank_reason") or "N/A")]
+              md_escape(parallelism_text(a)), format_gib(a.get("per_gpu_memory_bytes")),
+              not_available() if a.get("qps_capacity") is None else f"{a['qps_capacity']:.3g} req/s",
+              format_duration(a.get("ttft_s")), format_duration(a.get("tpot_s")), tco_text(a.get("tco_3y_usd"), a),
+              _yes_no(a.get("fits")), md_escape(a.get("rank_reason") or not_available())]
              for a in alternatives])
     return _table(
         ["GPU", _("GPUs"), _("Interconnect"), _("Sharding / recompute"), _("Memory per GPU"), _("Time to result"),
          _("3-year TCO"), _("Fits"), _("Ranking")],
         [[md_escape(a.get("gpu_name") or a.get("gpu_id")), md_escape(a.get("count")), md_escape(a.get("interconnect")),
-          md_escape(parallelism_text(a)), gib(a.get("per_gpu_memory_bytes")), duration(a.get("time_to_result_s")),
-          tco_text(a.get("tco_3y_usd"), a), _yes_no(a.get("fits")), md_escape(a.get("rank_reason") or "N/A")]
+          md_escape(parallelism_text(a)), format_gib(a.get("per_gpu_memory_bytes")), format_duration(a.get("time_to_result_s")),
+          tco_text(a.get("tco_3y_usd"), a), _yes_no(a.get("fits")), md_escape(a.get("rank_reason") or not_available())]
          for a in alternatives])
 
 
@@ -174,7 +151,7 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
     out += [
         _("Generated by gpudesk {version} on {generated_at} (UTC), sheet format {sheet_version}. Workload kind: "
           "**{workload_kind}**.").format(version=__version__, generated_at=md_escape(sheet.generated_at),
-                                         sheet_version=SHEET_VERSION, workload_kind=md_escape(kind_label(sheet.workload_kind) if sheet.workload_kind else "N/A")),
+                                         sheet_version=SHEET_VERSION, workload_kind=md_escape(kind_label(sheet.workload_kind) if sheet.workload_kind else not_available())),
         "",
         "## " + (_("Recommended configuration") if sheet.candidate_number == 1 else
                  _("Configuration #{number} of {count} (selected; the recommended one is #1)").format(
@@ -189,7 +166,7 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
             [_("Interconnect"), md_escape(c.get("interconnect_name") or c.get("interconnect"))],
             [_("Server"), md_escape(c.get("server_name") or c.get("server") or c.get("server_id"))],
             [_("Fits under the safe line"), _yes_no(c.get("fits"))],
-            [_("Binding constraint"), md_escape(sheet.binding_constraint or "N/A")],
+            [_("Binding constraint"), md_escape(sheet.binding_constraint or not_available())],
             ([_("Meets the QPS target"), _yes_no(c.get("meets_qps"))]
              if c.get("qps_capacity") is not None else
              [_("Meets the deadline"), _yes_no(sheet.meets_deadline)]),
@@ -197,13 +174,13 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
                   replicas=max(1, int(c.get("count") or 1) // int(c.get("tensor_parallel") or 1)),
                   tp=int(c.get("tensor_parallel") or 1))],
               [_("Sustained QPS"), f"{float(c['qps_capacity']):.1f} req/s"],
-              ["TTFT / TPOT", f"{duration(c.get('ttft_s'))} / {duration(c.get('tpot_s'))}"],
-              [_("Cost per million output tokens"), "N/A" if sheet.cost_per_million_tokens_usd is None
+              ["TTFT / TPOT", f"{format_duration(c.get('ttft_s'))} / {format_duration(c.get('tpot_s'))}"],
+              [_("Cost per million output tokens"), not_available() if sheet.cost_per_million_tokens_usd is None
                else f"${sheet.cost_per_million_tokens_usd:,.2f}"]]
              if c.get("qps_capacity") is not None else []) + [
             [_("3-year TCO"), tco_text(sheet.tco_total_usd, c)],
-            [_("Price used"), md_escape(c.get("gpu_price_text") or (price_unknown_text() if gpu_price_unknown(c) else "N/A"))],
-            [_("Rank"), md_escape(c.get("rank_reason") or "N/A")],
+            [_("Price used"), md_escape(c.get("gpu_price_text") or (price_unknown_text() if gpu_price_unknown(c) else not_available()))],
+            [_("Rank"), md_escape(c.get("rank_reason") or not_available())],
         ] + ([[_("Settings the search chose"), md_escape("; ".join(sheet.search_changes))]] if sheet.search_changes else [])
           + ([[_("Market"), md_escape(market_statement(sheet.market))]] if sheet.market else []),
     )
@@ -212,7 +189,7 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
         [_("Category"), _("Item"), _("Quantity"), _("Unit price"), _("Total"), _("Notes")],
         [
             [md_escape(bom_category_label(b.category)), md_escape(b.item), "" if b.quantity is None else f"{b.quantity:g}",
-             usd(b.unit_price_usd) if b.unit_price_usd is not None else "", usd(b.total_usd) if b.total_usd is not None else "",
+             format_usd(b.unit_price_usd) if b.unit_price_usd is not None else "", format_usd(b.total_usd) if b.total_usd is not None else "",
              md_escape(b.notes)]
             for b in sheet.bom
         ],
@@ -221,19 +198,19 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
         out += ["## " + _("Software versions"), ""]
         out += _table([_("Component"), _("Version")], [[md_escape(k), md_escape(v)] for k, v in sheet.software])
     out += ["## " + _("Expected memory per GPU"), ""]
-    rows = [[md_escape(memory_part_label(name)), gib(size)] for name, size in sheet.memory_parts]
-    rows.append(["**" + _("Total per GPU") + "**", f"**{gib(sheet.memory_total_bytes)}**"])
-    rows.append([_("Usable capacity (reported by the driver)"), gib(sheet.usable_bytes)])
-    rows.append([_("Safe line"), gib(sheet.safe_line_bytes)])
+    rows = [[md_escape(memory_part_label(name)), format_gib(size)] for name, size in sheet.memory_parts]
+    rows.append(["**" + _("Total per GPU") + "**", f"**{format_gib(sheet.memory_total_bytes)}**"])
+    rows.append([_("Usable capacity (reported by the driver)"), format_gib(sheet.usable_bytes)])
+    rows.append([_("Safe line"), format_gib(sheet.safe_line_bytes)])
     headroom = sheet.headroom_bytes
-    rows.append([_("Headroom to the safe line"), "N/A" if headroom is None else (
-        gib(headroom) if headroom >= 0 else _("over by {size}").format(size=gib(-headroom)))])
+    rows.append([_("Headroom to the safe line"), not_available() if headroom is None else (
+        format_gib(headroom) if headroom >= 0 else _("over by {size}").format(size=format_gib(-headroom)))])
     out += _table([_("Part"), _("Size")], rows)
     out += ["## " + _("Expected time"), ""]
     out += _table([_("Figure"), _("Value")],
                   [[md_escape(timing_label(name)), _value(value, unit)] for name, value, unit in sheet.timing])
     out += ["## " + _("Total cost of ownership (3 years)"), ""]
-    tco_rows = [[md_escape(tco_line_label(k)), usd(v)] for k, v in sheet.tco]
+    tco_rows = [[md_escape(tco_line_label(k)), format_usd(v)] for k, v in sheet.tco]
     tco_rows.append(["**" + _("Total") + "**", f"**{tco_text(sheet.tco_total_usd, c)}**"])
     out += _table([_("Item"), "USD"], tco_rows)
     out += ["## " + _("Risks"), ""]
@@ -263,7 +240,7 @@ def no_fit_markdown(plan: dict[str, Any], title: str | None = None, profile: dic
         profile = plan.get("requirement") if isinstance(plan.get("requirement"), dict) else {}
     out: list[str] = [f"# {md_escape(title or plan.get('name') or _('Configuration sheet'))}", ""]
     out += [_("Generated by gpudesk {version}. Workload kind: **{workload_kind}**.").format(
-        version=__version__, workload_kind=md_escape(plan.get("workload_kind") or "N/A")), ""]
+        version=__version__, workload_kind=md_escape(plan.get("workload_kind") or not_available())), ""]
     out += ["## " + _("No configuration fits this requirement"), ""]
     binding = plan.get("binding") if isinstance(plan.get("binding"), dict) else None
     if binding:
@@ -274,7 +251,7 @@ def no_fit_markdown(plan: dict[str, Any], title: str | None = None, profile: dic
         out += ["## " + _("Closest options"), ""]
         out += _table(["GPU", _("GPUs"), _("Interconnect"), _("Time to result"), _("Late by")],
                       [[md_escape(c.get("gpu_id")), md_escape(c.get("count")), md_escape(c.get("interconnect")),
-                        duration(c.get("time_to_result_s")), duration(c.get("deadline_miss_s") or None)]
+                        format_duration(c.get("time_to_result_s")), format_duration(c.get("deadline_miss_s") or None)]
                        for c in closest])
     said = str(binding.get("text") or "") if binding else ""
     warnings = [w for w in plan.get("warnings") or [] if w and not (said and str(w).startswith(said))]

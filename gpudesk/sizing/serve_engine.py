@@ -44,7 +44,8 @@ from gpudesk.sizing.memory_inference import (
     resolve_weight_format,
     weight_bytes,
 )
-from gpudesk.sizing.overheads import GIB, Overheads
+from gpudesk.sizing.overheads import Overheads
+from gpudesk.units import GIB
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption

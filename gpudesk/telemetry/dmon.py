@@ -32,13 +32,12 @@ from typing import BinaryIO
 
 import numpy as np
 
-from gpudesk.file_limits import InputFileError, display_path, format_limit, open_input, read_bounded
+from gpudesk.file_limits import InputFileError, display_path, open_input, read_bounded
 from gpudesk.i18n import _
 from gpudesk.telemetry.dmon_format import (
     COLUMN_MAP,
     DCGM_COLUMN_MAP,
     MAX_GPU_INDEX,
-    MIB,
     NA_REASON,
     UNSUPPORTED_MARKERS,
     DmonError,
@@ -59,6 +58,7 @@ from gpudesk.telemetry.dmon_tokens import (
 )
 from gpudesk.telemetry.model import SeriesFrame, column_dtype, concat_frames
 from gpudesk.telemetry.plausibility import mask_impossible
+from gpudesk.units import MIB, format_limit
 
 __all__ = [
     "COLUMN_MAP",

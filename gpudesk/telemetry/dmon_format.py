@@ -18,8 +18,8 @@ import numpy as np
 
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import TelemetryError
+from gpudesk.units import MIB
 
-MIB = 1024.0 * 1024.0
 MB = 1e6  # dmon's rxpci/txpci "MB/s" (decimal, as printed)
 
 # dmon token -> (metric, scale to the metric's unit)

@@ -1696,87 +1696,87 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>FindingsListView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="92"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="93"/>
         <source>critical</source>
         <translation>严重</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="93"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="94"/>
         <source>warning</source>
         <translation>警告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="94"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="95"/>
         <source>info</source>
         <translation>信息</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="95"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="96"/>
         <source>not judged</source>
         <translation>无法判断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="132"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="133"/>
         <source>Finding</source>
         <translation>发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="132"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="133"/>
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="132"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="133"/>
         <source>Length</source>
         <translation>时长</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="132"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="133"/>
         <source>Severity</source>
         <translation>严重程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="133"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="134"/>
         <source>Findings grouped by rule</source>
         <translation>按规则分组的发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="140"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="141"/>
         <source>Evidence and advice of the selected finding</source>
         <translation>所选发现的证据和建议</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="160"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="161"/>
         <source>No findings yet.</source>
         <translation>暂无发现。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="173"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="174"/>
         <source>{rule} ({n})</source>
         <translation>{rule}（{n}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="183"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="184"/>
         <source>job</source>
         <translation>作业</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="183"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="184"/>
         <source>GPU {gpu}</source>
         <translation>GPU {gpu}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="210"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="211"/>
         <source>Rule</source>
         <translation>规则</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="210"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="211"/>
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="211"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="212"/>
         <source>What to do</source>
         <translation>处理建议</translation>
     </message>
@@ -1948,72 +1948,72 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>FleetView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="63"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="64"/>
         <source>{label} ({unit})</source>
         <translation>{label}（{unit}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="66"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="67"/>
         <source>By host</source>
         <translation>按主机</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="67"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="68"/>
         <source>By job (pod / Slurm)</source>
         <translation>按作业（pod / Slurm）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="68"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="69"/>
         <source>&amp;Metric:</source>
         <translation>指标(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="70"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="71"/>
         <source>&amp;Group:</source>
         <translation>分组(&amp;G)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="82"/>
         <source>Severity</source>
         <translation>严重程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="82"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="82"/>
         <source>UUID</source>
         <translation>UUID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="82"/>
         <source>Job</source>
         <translation>作业</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="82"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="83"/>
         <source>Finding</source>
         <translation>发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="112"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="113"/>
         <source>Connecting to {fleet}…</source>
         <translation>正在连接 {fleet}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="119"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="120"/>
         <source>No data: {reason}</source>
         <translation>无数据：{reason}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="122"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="123"/>
         <source>The last refresh failed ({reason}); the grid shows the previous one.</source>
         <translation>上次刷新失败（{reason}）；网格显示的是之前的数据。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="156"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="157"/>
         <source>{n} GPUs, {hours} h, step {step} s; colour = window mean, {lo} (dark) to {hi} (bright), grey = N/A</source>
         <translation>{n} 块 GPU，{hours} 小时，步长 {step} 秒；颜色 = 窗口均值，{lo}（暗）到 {hi}（亮），灰色 = 不可用</translation>
     </message>
@@ -2194,7 +2194,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>GpuTable</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="273"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="274"/>
         <source>Tick a GPU to draw it in the plots; hover a value to see why it is N/A.</source>
         <translation>勾选 GPU 即可在曲线图中绘制；将鼠标悬停在数值上可查看其为何不可用。</translation>
     </message>
@@ -2232,57 +2232,57 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>目录中最低的按需租用价：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="22"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="23"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="23"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="24"/>
         <source>Util %</source>
         <translation>利用率 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="25"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="26"/>
         <source>SM active %</source>
         <translation>SM 活跃 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="26"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="27"/>
         <source>Tensor active %</source>
         <translation>Tensor 活跃 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="27"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="28"/>
         <source>Memory used / total (GiB)</source>
         <translation>已用显存 / 总显存 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="28"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="29"/>
         <source>PCIe RX (% of link, or MB/s)</source>
         <translation>PCIe RX（占链路 %，或 MB/s）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="29"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="30"/>
         <source>PCIe TX (% of link, or MB/s)</source>
         <translation>PCIe TX（占链路 %，或 MB/s）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="30"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="31"/>
         <source>Power (W)</source>
         <translation>功耗 (W)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="31"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="32"/>
         <source>Temp (°C)</source>
         <translation>温度 (°C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="32"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="33"/>
         <source>SM clock (MHz)</source>
         <translation>SM 时钟 (MHz)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="33"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="34"/>
         <source>State</source>
         <translation>状态</translation>
     </message>
@@ -2290,57 +2290,57 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>HeatmapView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="48"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="49"/>
         <source>Metric drawn in the heat map</source>
         <translation>热力图中绘制的指标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="51"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="52"/>
         <source>{n} time bins</source>
         <translation>{n} 个时间区段</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="57"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="58"/>
         <source>Metric:</source>
         <translation>指标：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="65"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="66"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="71"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="72"/>
         <source>Hover a cell for its value.</source>
         <translation>将鼠标悬停在单元格上可查看其值。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="98"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="99"/>
         <source>No samples yet.</source>
         <translation>尚无样本。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="128"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="129"/>
         <source>1 sampling round: one column</source>
         <translation>1 轮采样：一列</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="129"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="130"/>
         <source>{n} sampling rounds: one column per round</source>
         <translation>{n} 轮采样：每轮一列</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="130"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="131"/>
         <source>{gpus} GPU(s), {rounds}; {na} cell(s) N/A (grey).</source>
         <translation>{gpus} 块 GPU，{rounds}；{na} 个单元格不可用（灰色）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="133"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="134"/>
         <source>{gpus} GPUs, {bins} bins of {w} each over {span}; {na} cells N/A (grey).</source>
         <translation>{gpus} 块 GPU，{bins} 个区段，每段 {w}，覆盖 {span}；{na} 个单元格不可用（灰色）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="162"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="163"/>
         <source>N/A (no readable sample in this bin)</source>
         <translation>不可用（此区段内没有可读样本）</translation>
     </message>
@@ -3403,95 +3403,94 @@ It also resets the peak counter.</source>
         <translation>导出 CSV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="57"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="58"/>
         <source>one sampling round at {t}</source>
         <translation>{t} 的一轮采样</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="79"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="80"/>
         <source>GPU utilization</source>
         <translation>GPU 利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="80"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="81"/>
         <source>Memory-controller utilization</source>
         <translation>显存控制器利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="82"/>
         <source>Memory used</source>
         <translation>已用显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="82"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="83"/>
         <source>Memory total</source>
         <translation>显存总量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="84"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="85"/>
         <source>PCIe RX</source>
         <translation>PCIe RX</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="85"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="86"/>
         <source>PCIe TX</source>
         <translation>PCIe TX</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="86"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="87"/>
         <source>Power draw</source>
         <translation>功耗</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="87"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="88"/>
         <source>Power limit</source>
         <translation>功耗上限</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="88"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="89"/>
         <source>GPU temperature</source>
         <translation>GPU 温度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="89"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="90"/>
         <source>Memory temperature</source>
         <translation>显存温度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="90"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="91"/>
         <source>SM clock</source>
         <translation>SM 时钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="91"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="92"/>
         <source>Memory clock</source>
         <translation>显存时钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="92"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="93"/>
         <source>Encoder utilization</source>
         <translation>编码器利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="93"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="94"/>
         <source>Decoder utilization</source>
         <translation>解码器利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="95"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="96"/>
         <source>SM active</source>
         <translation>SM 活跃度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="96"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="97"/>
         <source>Tensor pipe active</source>
         <translation>Tensor 流水线活跃度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="108"/>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="117"/>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="63"/>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="221"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="109"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="64"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="222"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="94"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="97"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="99"/>
@@ -3502,52 +3501,32 @@ It also resets the peak counter.</source>
         <translation>不可用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="124"/>
-        <source>{n} s</source>
-        <translation>{n} 秒</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="126"/>
-        <source>{n} min</source>
-        <translation>{n} 分钟</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="128"/>
-        <source>{n} h</source>
-        <translation>{n} 小时</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="129"/>
-        <source>{n} d</source>
-        <translation>{n} 天</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="156"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="157"/>
         <source>not reported by this source</source>
         <translation>此数据源未报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="199"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="200"/>
         <source>lost</source>
         <translation>已丢失</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="202"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="203"/>
         <source>critical</source>
         <translation>严重</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="204"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="205"/>
         <source>warning</source>
         <translation>警告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="205"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="206"/>
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="218"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="219"/>
         <source>{name}
 UUID: {uuid}
 PCI bus: {bus}</source>
@@ -3556,60 +3535,60 @@ UUID：{uuid}
 PCI 总线：{bus}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="219"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="220"/>
         <source>unknown model</source>
         <translation>未知型号</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="220"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="221"/>
         <source>N/A (not reported by this source)</source>
         <translation>不可用（此数据源未报告）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="223"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="224"/>
         <source>MIG enabled: {n} instances (utilization is not reported on MIG)</source>
         <translation>已启用 MIG：{n} 个实例（MIG 下不报告利用率）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="227"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="228"/>
         <source>MIG capable, disabled</source>
         <translation>支持 MIG，未启用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="233"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="234"/>
         <source>Findings of the last analysis:</source>
         <translation>上次分析的发现：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="235"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="236"/>
         <source>Readings arrive normally.</source>
         <translation>读数正常到达。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="237"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="238"/>
         <source>link unknown</source>
         <translation>链路未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="239"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="240"/>
         <source>Link: {t}</source>
         <translation>链路：{t}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="240"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="241"/>
         <source>Throughput: {v}</source>
         <translation>吞吐量：{v}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="242"/>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="249"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="243"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="250"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="117"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="120"/>
         <source>N/A: {r}</source>
         <translation>不可用：{r}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="245"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="246"/>
         <source>N/A share: the link&apos;s generation and width are unknown</source>
         <translation>占比不可用：链路的代数和宽度未知</translation>
     </message>
@@ -3724,12 +3703,12 @@ PCI 总线：{bus}</translation>
         <translation>（已中断）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sources.py" line="146"/>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="112"/>
         <source>The demo is a generated example, not a real capture: {minutes} minutes of a {gpus}-GPU training run in nvidia-smi dmon format, with an input stall and one GPU that overheats.</source>
         <translation>演示是生成的示例，不是真实采集：{gpus} 块 GPU 训练运行的 {minutes} 分钟 nvidia-smi dmon 格式数据，含一次数据供给停顿和一块过热的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sources.py" line="163"/>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="131"/>
         <source>Demo</source>
         <translation>演示</translation>
     </message>
@@ -3754,22 +3733,22 @@ PCI 总线：{bus}</translation>
         <translation>{fleet} 中的 {gpu}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="67"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="68"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="67"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="68"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="74"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="75"/>
         <source>from the start</source>
         <translation>从开始起</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="105"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="106"/>
         <source>spans: {n} (listed on the timeline)</source>
         <translation>时段：{n} 个（列在时间线上）</translation>
     </message>
@@ -4537,54 +4516,46 @@ PCI 总线：{bus}</translation>
     </message>
 </context>
 <context>
-    <name>OomUnits</name>
-    <message>
-        <location filename="../../gpudesk/ui/oom/units.py" line="16"/>
-        <source>N/A</source>
-        <translation>N/A</translation>
-    </message>
-</context>
-<context>
     <name>PlanFields</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="89"/>
         <source>{0}: a comma only groups thousands (20,000,000); write decimals with a point, got “{1}”</source>
         <translation>{0}：逗号只用于千位分隔（20,000,000）；小数请用小数点，收到的是“{1}”</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="92"/>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="214"/>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="219"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="95"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="217"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="222"/>
         <source>{0}: a value is required</source>
         <translation>{0}：必须填写一个值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="101"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="104"/>
         <source>{0}: must be a number, got “{1}”</source>
         <translation>{0}：必须是数字，收到的是“{1}”</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="103"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="106"/>
         <source>{0}: must be a finite number, got “{1}”</source>
         <translation>{0}：必须是有限数值，收到的是“{1}”</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="105"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="108"/>
         <source>{0}: must be a whole number, got {1}</source>
         <translation>{0}：必须是整数，收到的是 {1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="109"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="112"/>
         <source>{0}: must be more than {1}, got {2}</source>
         <translation>{0}：必须大于 {1}，收到的是 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="111"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="114"/>
         <source>{0}: must be at least {1}, got {2}</source>
         <translation>{0}：必须至少为 {1}，收到的是 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="114"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="117"/>
         <source>{0}: must be at most {1}, got {2}</source>
         <translation>{0}：必须至多为 {1}，收到的是 {2}</translation>
     </message>
@@ -5797,45 +5768,6 @@ PCI 总线：{bus}</translation>
     </message>
 </context>
 <context>
-    <name>PlanUnits</name>
-    <message>
-        <location filename="../../gpudesk/ui/plan/units.py" line="19"/>
-        <source>N/A</source>
-        <translation>不可用</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/units.py" line="26"/>
-        <source>{0} GiB</source>
-        <translation>{0} GiB</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/units.py" line="45"/>
-        <location filename="../../gpudesk/ui/plan/units.py" line="62"/>
-        <source>{0} s</source>
-        <translation>{0} 秒</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/units.py" line="47"/>
-        <source>{0} min</source>
-        <translation>{0} 分钟</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/units.py" line="49"/>
-        <source>{0} h</source>
-        <translation>{0} 小时</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/units.py" line="50"/>
-        <source>{0} days</source>
-        <translation>{0} 天</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/units.py" line="60"/>
-        <source>{0} ms</source>
-        <translation>{0} 毫秒</translation>
-    </message>
-</context>
-<context>
     <name>PlanView</name>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="74"/>
@@ -6187,74 +6119,74 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanWizard</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="96"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="97"/>
         <source>Plan name</source>
         <translation>规划名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="97"/>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="225"/>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="243"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="98"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="226"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="244"/>
         <source>Untitled plan</source>
         <translation>未命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="98"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="99"/>
         <source>Name under which the plan is saved</source>
         <translation>保存规划时使用的名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="100"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="101"/>
         <source>Notes (optional): context, sources, who asked</source>
         <translation>备注（可选）：背景、来源、提出人</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="101"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="102"/>
         <source>Free text kept with the requirement and printed on the sheet</source>
         <translation>随需求保存并打印在配置单上的自由文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="119"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="120"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; 上一步(&amp;B)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="120"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="121"/>
         <source>&amp;Next &gt;</source>
         <translation>下一步(&amp;N) &gt;</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="121"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="122"/>
         <source>&amp;Plan</source>
         <translation>规划(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="122"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="123"/>
         <source>Check every answer and rank the configurations (runs in the background). Enter in a field goes to the next page; Ctrl+Enter plans from any page.</source>
         <translation>检查所有回答并对配置排序（在后台运行）。在字段中按 Enter 进入下一页；在任意页按 Ctrl+Enter 开始规划。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="124"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="125"/>
         <source>&amp;Quick mode</source>
         <translation>快速模式(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="125"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="126"/>
         <source>Back to the four-field quick mode</source>
         <translation>返回四项快速模式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="142"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="143"/>
         <source>Plan na&amp;me:</source>
         <translation>规划名称(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="146"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="147"/>
         <source>No&amp;tes:</source>
         <translation>备注(&amp;T)：</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="269"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="270"/>
         <source>%n more field(s) to fix: </source>
         <translation>
             <numerusform>还有 %n 个字段需要修正： </numerusform>
@@ -6702,22 +6634,22 @@ PCI 总线：{bus}</translation>
 <context>
     <name>QuickMode</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="30"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="31"/>
         <source>Quick check: does it fit?</source>
         <translation>快速检查：显存放得下吗？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="32"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="33"/>
         <source>Four answers for the common case. The chart shows memory per GPU against the chosen card&apos;s safe line as you type. For a full plan (time, cost, servers), continue in the wizard.</source>
         <translation>常见情况只需四个回答。输入时，图表显示每块 GPU 的显存占用与所选显卡安全线的对比。如需完整规划（时间、成本、服务器），请在向导中继续。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="49"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="50"/>
         <source>Continue in the &amp;full wizard &gt;</source>
         <translation>在完整向导中继续(&amp;F) &gt;</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="50"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="51"/>
         <source>Open the five questions with these answers filled in</source>
         <translation>打开五个问题，并填入这些回答</translation>
     </message>
@@ -7463,62 +7395,62 @@ PCI 总线：{bus}</translation>
 <context>
     <name>SnapshotTimeline</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="30"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="29"/>
         <source>No snapshot opened.</source>
         <translation>未打开快照。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="37"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="36"/>
         <source>trace event (index)</source>
         <translation>跟踪事件（序号）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="38"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="37"/>
         <source>memory (GiB)</source>
         <translation>显存 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="44"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="43"/>
         <source>Allocated and reserved memory after each allocator event, in GiB; drag to pan, wheel to zoom</source>
         <translation>每次分配器事件后的已分配和已保留显存，单位 GiB；拖动可平移，滚轮可缩放</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="48"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="47"/>
         <source>allocated (GiB)</source>
         <translation>已分配 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="50"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="49"/>
         <source>reserved (GiB)</source>
         <translation>已保留 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="68"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="67"/>
         <source>peak</source>
         <translation>峰值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="73"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="72"/>
         <source>OOM</source>
         <translation>OOM</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="77"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="76"/>
         <source>This snapshot has no trace events on GPU {0}: allocator history was not recorded.</source>
         <translation>此快照在 GPU {0} 上没有跟踪事件：未记录分配器历史。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="80"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="79"/>
         <source>Only one trace event on GPU {0}: nothing to draw over time. Allocated {1}, reserved {2} after it.</source>
         <translation>GPU {0} 上只有一个跟踪事件：没有随时间变化的曲线可画。该事件后已分配 {1}，保留 {2}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="84"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="83"/>
         <source> (up to the OOM)</source>
         <translation>（截至 OOM）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="85"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="84"/>
         <source>Trace events #0 to #{0} of the {1} on GPU {2}{3}; peak allocated {4}, peak reserved {5}.</source>
         <translation>GPU {2} 上 {1} 个跟踪事件中的第 #0 至 #{0} 个{3}；已分配峰值 {4}，保留峰值 {5}。</translation>
     </message>
@@ -8023,7 +7955,7 @@ PCI 总线：{bus}</translation>
 <context>
     <name>WizardPage</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="62"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="63"/>
         <source>Cost assumptions (TCO); every default names its source in its tooltip</source>
         <translation>成本假设（TCO）；每个默认值的来源见其工具提示</translation>
     </message>

@@ -10,7 +10,8 @@ cuBLAS workspaces, extensions or a second framework; VGen#104: 2.1 GiB) → 0.3 
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.rules.base import Facts, GiB, clamp, evidence
+from gpudesk.oom.rules.base import Facts, clamp, evidence
+from gpudesk.units import GIB as GiB
 from gpudesk.i18n import _
 
 _LIBRARY_KINDS = {"cublas_alloc_failed", "cudnn_alloc_failed", "cuda_error_oom", "nccl_oom", "pin_memory_thread"}

@@ -11,7 +11,8 @@ Confidence rises with frag_ratio and retries. This covers the article's "cache n
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.rules.base import GiB, MiB, Facts, clamp, evidence, join_sentences
+from gpudesk.oom.rules.base import Facts, clamp, evidence, join_sentences
+from gpudesk.units import GIB as GiB, MIB as MiB
 from gpudesk import i18n
 from gpudesk.i18n import N_, _, ngettext
 

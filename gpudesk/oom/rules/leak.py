@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.rules.base import MiB, Facts, clamp, evidence
+from gpudesk.oom.rules.base import Facts, clamp, evidence
+from gpudesk.units import MIB as MiB
 from gpudesk.i18n import _
 
 

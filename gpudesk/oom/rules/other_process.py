@@ -10,7 +10,8 @@ mark the target's own entry).
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.rules.base import GiB, Facts, clamp, evidence
+from gpudesk.oom.rules.base import Facts, clamp, evidence
+from gpudesk.units import GIB as GiB
 from gpudesk.i18n import _, ngettext
 
 

@@ -9,7 +9,8 @@ total known (pytorch#126766: 3725 GiB) is a bogus size from a shape or config bu
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.rules.base import GiB, Facts, clamp, evidence
+from gpudesk.oom.rules.base import Facts, clamp, evidence
+from gpudesk.units import GIB as GiB
 from gpudesk.i18n import _
 
 TiB = 1024 * GiB

@@ -14,7 +14,6 @@ from typing import Any
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
 
-GIB = 1024**3
 ENGINES: tuple[str, ...] = ("vllm", "sglang", "trtllm", "llamacpp", "ollama")
 
 #: Float settings that are a share of GPU memory, so in (0, 1]; every other float setting is a size (>= 0).

@@ -29,10 +29,11 @@ from __future__ import annotations
 from typing import Any
 
 from gpudesk.i18n import _
-from gpudesk.sizing.engines.common import GIB, Change, EngineFit, GpuMemory, Setting, command_line, settings_with_defaults
+from gpudesk.sizing.engines.common import Change, EngineFit, GpuMemory, Setting, command_line, settings_with_defaults
 from gpudesk.sizing.engines.vllm import kv_precision
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.units import GIB, MIB
 
 SETTINGS: dict[str, Setting] = {
     "mem_fraction_static": (None, float, "--mem-fraction-static"),
@@ -53,7 +54,6 @@ CONTEXT_BYTES = 0.75 * GIB
 NCCL_PER_PEER_BYTES = 0.25 * GIB
 
 
-MIB = 1024**2
 #: server_args.py ``max_prefill_tokens`` default.
 MAX_PREFILL_TOKENS = 16384
 

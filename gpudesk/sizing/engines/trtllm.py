@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from gpudesk.i18n import _
-from gpudesk.sizing.engines.common import GIB, EngineFit, GpuMemory, Setting, settings_with_defaults
+from gpudesk.sizing.engines.common import EngineFit, GpuMemory, Setting, settings_with_defaults
+from gpudesk.units import GIB
 from gpudesk.sizing.engines.forward import profile_peak_bytes
 from gpudesk.sizing.engines.vllm import kv_precision
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.telemetry.process_history import ProcessHistory
-from gpudesk.ui.monitor.display import GIB
+from gpudesk.units import GIB
 from gpudesk.ui.tooltips import plain_tooltip
 
 HEADERS = (

@@ -27,7 +27,7 @@ from gpudesk.store.diagnoses import delete_diagnosis, list_diagnoses
 from gpudesk.store.errors import StoreError
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.oom.plain import plain_label
-from gpudesk.ui.oom.units import format_percent
+from gpudesk.units import format_percent
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 

@@ -33,7 +33,7 @@ from gpudesk.oom.snapshot.errors import SnapshotError
 from gpudesk.ui.oom.snapshot_segments import SegmentMap
 from gpudesk.ui.oom.snapshot_tables import SnapshotTables
 from gpudesk.ui.oom.snapshot_timeline import SnapshotTimeline
-from gpudesk.ui.oom.units import format_bytes
+from gpudesk.units import format_bytes
 from gpudesk.ui.workers import run_task
 
 PROGRESS_STEPS = 1000

@@ -28,7 +28,7 @@ from gpudesk.ui.oom.launch_panel import LaunchPanel
 from gpudesk.ui.oom.method_choice import MethodChoice
 from gpudesk.ui.oom.plain import plain_label, plain_tooltip
 from gpudesk.ui.oom.text_input import TextInput
-from gpudesk.ui.oom.units import format_bytes
+from gpudesk.units import format_bytes
 from gpudesk.ui.workers import run_task
 
 PID_ROLE = Qt.ItemDataRole.UserRole

@@ -27,7 +27,7 @@ from gpudesk.ui.oom.controller import is_snapshot_file
 from gpudesk.oom.errors import OomInputError
 from gpudesk.oom.parsers.detect import decode_text
 from gpudesk.ui.oom.plain import plain_label
-from gpudesk.ui.oom.units import format_bytes
+from gpudesk.units import format_bytes
 from gpudesk.ui.workers import run_task
 
 MAX_FILE_BYTES = 1024 * 1024  # the tail of a log: about 15,000 lines, enough for any OOM report
@@ -143,7 +143,7 @@ class TextInput(QWidget):
         self.diagnose_button.clicked.connect(self.submit)
         self.open_button = QPushButton(self.tr("&Open file…"), self)
         self.open_button.setToolTip(
-            self.tr("Read a log file (its last %1 are used)").replace("%1", format_bytes(MAX_FILE_BYTES, 0))
+            self.tr("Read a log file (its last %1 are used)").replace("%1", format_bytes(MAX_FILE_BYTES, digits=0))
         )
         self.open_button.clicked.connect(self._choose_file)
         self.clear_button = QPushButton(self.tr("Clear te&xt"), self)

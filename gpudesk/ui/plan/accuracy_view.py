@@ -31,7 +31,7 @@ from gpudesk.sizing.speed_validation import load_speed_accuracy
 from gpudesk.sizing.validation import AccuracyReport, load_accuracy
 from gpudesk.ui.workers import run_task
 
-GIB = 1024**3
+from gpudesk.units import GIB
 
 
 class EstimatorAccuracyView(QWidget):

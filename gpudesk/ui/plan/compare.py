@@ -21,7 +21,7 @@ from gpudesk.planner.sheet import gpu_price_unknown
 from gpudesk.store.plans import SavedPlan
 from gpudesk.ui.plan.charts import candidate_label, tco_item_names
 from gpudesk.ui.plan.plan_view import top_candidate
-from gpudesk.ui.plan.units import format_duration, format_gib, format_step_time, format_usd, na_text
+from gpudesk.units import format_duration, format_gib, format_usd, not_available
 
 
 class CompareView(QWidget):
@@ -57,21 +57,21 @@ class CompareView(QWidget):
         top = top_candidate(plan) or {}
         yes_no: dict[object, str] = {True: self.tr("yes"), False: self.tr("no")}
         rows = [
-            (self.tr("Workload kind"), kind_label(str(plan["workload_kind"])) if plan.get("workload_kind") else na_text()),
-            (self.tr("Model"), str((plan.get("model") or {}).get("name", na_text()))),
-            (self.tr("Top candidate"), candidate_label(top) if top else na_text()),
-            (self.tr("Interconnect"), str(top.get("interconnect_name") or top.get("interconnect") or na_text())),
-            (self.tr("Server"), str(top.get("server_name") or na_text())),
+            (self.tr("Workload kind"), kind_label(str(plan["workload_kind"])) if plan.get("workload_kind") else not_available()),
+            (self.tr("Model"), str((plan.get("model") or {}).get("name", not_available()))),
+            (self.tr("Top candidate"), candidate_label(top) if top else not_available()),
+            (self.tr("Interconnect"), str(top.get("interconnect_name") or top.get("interconnect") or not_available())),
+            (self.tr("Server"), str(top.get("server_name") or not_available())),
             (self.tr("Memory per GPU"), format_gib(top.get("per_gpu_memory_bytes"))),
             (self.tr("Safe line"), format_gib(top.get("safe_line_bytes"))),
             (self.tr("Headroom to the safe line"), format_gib(top.get("headroom_to_safe_line_bytes"))),
-            (self.tr("Step time"), format_step_time(top.get("step_time_s")) if isinstance(top.get("step_time_s"), (int, float)) else na_text()),
+            (self.tr("Step time"), format_duration(top.get("step_time_s")) if isinstance(top.get("step_time_s"), (int, float)) else not_available()),
             (self.tr("Time to result"), format_duration(top.get("time_to_result_s"))),
-            (self.tr("Meets the deadline"), yes_no.get(top.get("meets_deadline"), na_text())),
-            (self.tr("Sustained QPS"), f"{top['qps_capacity']:.1f}" if isinstance(top.get("qps_capacity"), (int, float)) else na_text()),
+            (self.tr("Meets the deadline"), yes_no.get(top.get("meets_deadline"), not_available())),
+            (self.tr("Sustained QPS"), f"{top['qps_capacity']:.1f}" if isinstance(top.get("qps_capacity"), (int, float)) else not_available()),
             (self.tr("3-year TCO"), self.tr("price unknown") if top.get("tco_3y_usd") is None and gpu_price_unknown(top)
              else format_usd(top.get("tco_3y_usd"))),
-            (self.tr("GPU price used"), str(top.get("gpu_price_text") or na_text())),
+            (self.tr("GPU price used"), str(top.get("gpu_price_text") or not_available())),
         ]
         names = tco_item_names()
         for key, value in (top.get("tco_breakdown_usd") or {}).items():
@@ -91,7 +91,7 @@ class CompareView(QWidget):
         bold.setBold(True)
         self.differences = 0
         for row, label in enumerate(labels):
-            va, vb = left_values.get(label, na_text()), b.get(label, na_text())
+            va, vb = left_values.get(label, not_available()), b.get(label, not_available())
             items = [QTableWidgetItem(label), QTableWidgetItem(va), QTableWidgetItem(vb)]
             if va != vb and not label.startswith(self.tr("Updated")):
                 self.differences += 1

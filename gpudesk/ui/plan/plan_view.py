@@ -39,7 +39,7 @@ from gpudesk.ui.plan.export_menu import ExportButton
 from gpudesk.ui.plan.live_preview import part_names
 from gpudesk.ui.plan.memory_chart import MemoryBarSpec, MemoryBreakdownChart
 from gpudesk.ui.plan.price_editor import PriceEditor
-from gpudesk.ui.plan.units import format_duration, format_gib, format_percent, format_step_time, format_usd, na_text
+from gpudesk.units import format_duration, format_gib, format_percent, format_usd, not_available
 
 MAX_ROWS = 25
 CHART_CANDIDATES = 6
@@ -66,7 +66,7 @@ def why_rank_text(c: dict[str, Any]) -> str:
     reason = str(c.get("rank_reason") or "")
     head, sep, rest = reason.partition(": ")
     text = rest if sep and head.startswith("#") else reason
-    return text or na_text()
+    return text or not_available()
 
 
 def _yes_no(value: Any) -> str:
@@ -74,7 +74,7 @@ def _yes_no(value: Any) -> str:
         return QCoreApplication.translate("PlanView", "yes")
     if value is False:
         return QCoreApplication.translate("PlanView", "no")
-    return na_text()
+    return not_available()
 
 
 class NumericItem(QTableWidgetItem):
@@ -296,10 +296,10 @@ class PlanView(QWidget):
         cost = self.cost_per_million(c)
         return {
             6: QTableWidgetItem(self.tr("{0} × TP{1}").format(replicas, tp)),
-            7: NumericItem(na_text() if qps is None else self.tr("{0:.1f} req/s").format(float(qps)), qps),
-            10: QTableWidgetItem(f"{format_step_time(c.get('ttft_s'))} / {format_step_time(c.get('tpot_s'))}"),
+            7: NumericItem(not_available() if qps is None else self.tr("{0:.1f} req/s").format(float(qps)), qps),
+            10: QTableWidgetItem(f"{format_duration(c.get('ttft_s'))} / {format_duration(c.get('tpot_s'))}"),
             COST_PER_TOKEN_COLUMN: NumericItem(self.tr("price unknown") if cost is None and gpu_price_unknown(c)
-                                               else na_text() if cost is None else f"${cost:,.2f}", cost),
+                                               else not_available() if cost is None else f"${cost:,.2f}", cost),
         }
 
     def cost_per_million(self, c: dict[str, Any]) -> float | None:
@@ -329,11 +329,11 @@ class PlanView(QWidget):
             cells: list[QTableWidgetItem] = [
                 NumericItem(str(row + 1), row + 1),
                 QTableWidgetItem(candidate_label(c)),
-                QTableWidgetItem(str(c.get("interconnect_name") or c.get("interconnect") or na_text())),
-                QTableWidgetItem(str(c.get("server_name") or c.get("server_id") or na_text())),  # full name in tooltip
+                QTableWidgetItem(str(c.get("interconnect_name") or c.get("interconnect") or not_available())),
+                QTableWidgetItem(str(c.get("server_name") or c.get("server_id") or not_available())),  # full name in tooltip
                 NumericItem(format_gib(c.get("per_gpu_memory_bytes")), c.get("per_gpu_memory_bytes")),
                 NumericItem(format_gib(c.get("safe_line_bytes")), c.get("safe_line_bytes")),
-                NumericItem(format_step_time(c.get("step_time_s")), c.get("step_time_s")),
+                NumericItem(format_duration(c.get("step_time_s")), c.get("step_time_s")),
                 NumericItem(format_duration(c.get("time_to_result_s")), c.get("time_to_result_s")),
                 QTableWidgetItem(_yes_no(meets)),
                 NumericItem(self.tco_text(c), c.get("tco_3y_usd")),
@@ -395,8 +395,8 @@ class PlanView(QWidget):
 
     def layout_text(self, c: dict[str, Any]) -> str:
         """How the memory is laid out: ``zero3, recompute full``; a single GPU has no sharding."""
-        sharding = c.get("sharding") or (self.tr("single GPU") if c.get("count") == 1 else na_text())
-        return self.tr("{0}, recompute {1}").format(sharding, c.get("recompute") or na_text())
+        sharding = c.get("sharding") or (self.tr("single GPU") if c.get("count") == 1 else not_available())
+        return self.tr("{0}, recompute {1}").format(sharding, c.get("recompute") or not_available())
 
     def settings_text(self, c: dict[str, Any]) -> str:
         """The settings the option is computed with: layout, then what the search changed against the answers."""
@@ -428,9 +428,9 @@ class PlanView(QWidget):
         lines = [
             self.tr("{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Before the search (the answers as given, one GPU, no sharding) the job needs {5}; each option below is computed with the settings the search chose.").format(
                 self.name or self.tr("Plan"),
-                kind_label(str(plan["workload_kind"])) if plan.get("workload_kind") else na_text(),
-                model.get("name", na_text()),
-                f"{model['params'] / 1e9:.2f}" if isinstance(model.get("params"), (int, float)) else na_text(),
+                kind_label(str(plan["workload_kind"])) if plan.get("workload_kind") else not_available(),
+                model.get("name", not_available()),
+                f"{model['params'] / 1e9:.2f}" if isinstance(model.get("params"), (int, float)) else not_available(),
                 self.tr(", shape guessed") if model.get("shape_is_guess") else "",
                 format_gib(memory.get("total_bytes")),
             )
@@ -464,8 +464,8 @@ class PlanView(QWidget):
                                      "TTFT {5}, TPOT {6}, {7} per GPU against a safe line of {8}, 3-year TCO {9}, {10} per "
                                      "million output tokens.").format(
                     candidate_label(top), max(1, int(top.get("count") or tp) // tp), tp, float(top["qps_capacity"]),
-                    na_text() if target is None else f"{float(target):g}", format_step_time(top.get("ttft_s")),
-                    format_step_time(top.get("tpot_s")), format_gib(top.get("per_gpu_memory_bytes")),
+                    not_available() if target is None else f"{float(target):g}", format_duration(top.get("ttft_s")),
+                    format_duration(top.get("tpot_s")), format_gib(top.get("per_gpu_memory_bytes")),
                     format_gib(top.get("safe_line_bytes")), self.tco_text(top),
                     self.tr("price unknown") if cost is None else f"${cost:,.2f}"))
             else:
@@ -502,7 +502,7 @@ class PlanView(QWidget):
                 self.tr("{0} × {1} late by {2}").format(c.get("count"), c.get("gpu_id"), format_duration(c.get("deadline_miss_s")))
                 for c in closest[:3]
             )
-            lines.append(self.tr("No candidate meets the deadline. Closest: {0}.").format(misses or na_text()))
+            lines.append(self.tr("No candidate meets the deadline. Closest: {0}.").format(misses or not_available()))
         if warnings_left:
             lines.append(self.tr("⚠ %n plan warning(s), listed first on the right: ", "", len(warnings_left))
                          + warnings_left[0])
@@ -556,7 +556,7 @@ class PlanView(QWidget):
             lines.append("")
         lines += [candidate_label(c) + f" — {c.get('server_name') or c.get('server_id')}", ""]
         lines.append(self.tr("Sharding: {0}; recomputation: {1}; exposed communication: {2}").format(
-            c.get("sharding") or na_text(), c.get("recompute") or na_text(), format_percent(c.get("comm_share"), 1)))
+            c.get("sharding") or not_available(), c.get("recompute") or not_available(), format_percent(c.get("comm_share"), digits=1)))
         if c.get("qps_capacity") is not None:
             lines.append(self.tr("Sustained QPS: {0:.1f}").format(float(c["qps_capacity"])))
         lines.append("")

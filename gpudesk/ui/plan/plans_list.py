@@ -36,7 +36,7 @@ from gpudesk.store.plans import (
 )
 from gpudesk.ui.plan.export_menu import ExportButton
 from gpudesk.ui.plan.plan_view import top_candidate
-from gpudesk.ui.plan.units import format_duration, format_usd, na_text
+from gpudesk.units import format_duration, format_usd, not_available
 
 
 class PlansList(QWidget):
@@ -133,15 +133,15 @@ class PlansList(QWidget):
         self.table.setRowCount(len(self._plans))
         for row, saved in enumerate(self._plans):
             top = top_candidate(saved.plan)
-            label = na_text()
+            label = not_available()
             if top is not None:
                 label = f"{top.get('count', '?')} × {top.get('gpu_name', top.get('gpu_id', '?'))}"
             cells = [
                 saved.name,
-                self.tr("unreadable plan: edit and plan again") if saved.problem else (kind_label(str(saved.plan["workload_kind"])) if saved.plan.get("workload_kind") else na_text()),
+                self.tr("unreadable plan: edit and plan again") if saved.problem else (kind_label(str(saved.plan["workload_kind"])) if saved.plan.get("workload_kind") else not_available()),
                 label,
-                format_duration(top.get("time_to_result_s")) if top else na_text(),
-                format_usd(top.get("tco_3y_usd")) if top else na_text(),
+                format_duration(top.get("time_to_result_s")) if top else not_available(),
+                format_usd(top.get("tco_3y_usd")) if top else not_available(),
                 saved.updated_at.replace("T", " ").replace("+00:00", ""),
             ]
             for column, text in enumerate(cells):

@@ -36,7 +36,7 @@ from gpudesk.errors import GpudeskError
 from gpudesk.sizing.engines.common import ENGINES, EngineFit
 from gpudesk.sizing.engines.terms import engine_title, memory_rows
 
-GIB = 1024**3
+from gpudesk.units import GIB
 ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "llamacpp": "llama.cpp",
                  "ollama": "Ollama"}
 WEIGHT_FORMATS = ("checkpoint", "bf16", "fp8", "int8", "int4-g128", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "iq4_xs")
