@@ -341,12 +341,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     from gpudesk.telemetry.model import TelemetryError
 
     if not args.file.exists():
-        raise CliError(f"{args.file}: no such file.")
+        raise CliError(_("{path}: no such file.").format(path=args.file))
     try:
         result = import_dmon_log(args.file, gpu_model=args.gpu_model, name=args.name, notes=args.notes,
                                  interval_s=args.interval)
     except (TelemetryError, StoreError) as exc:
-        raise CliError(str(exc)) from exc
+        raise CliError(exc.user_text()) from exc
     except KeyboardInterrupt:  # the partial session was deleted by import_dmon_log: the store is as it was
         print(_("Import interrupted (Ctrl+C): nothing was saved."), file=sys.stderr)
         return 130
@@ -402,16 +402,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             raw = read_stream(sys.stdin, _MAX_STDIN_BYTES, _("The dmon log"))
             frame, devices, log = frame_and_devices_from_text(decode_log_bytes(raw, _("standard input")), gpu,
                                                               args.interval)
-            if log.empty:
-                raise CliError(_("standard input: no samples. {problems}").format(
-                    problems=" / ".join(log.errors or log.notes)))
             title = _("standard input ({format})").format(format=log.format.label())
         elif path.exists():
             gpu = resolve_gpu_model(args.gpu_model) if args.gpu_model else None
             frame, devices, log = frame_and_devices_from_file(path, gpu, args.interval)
-            if log.empty:
-                raise CliError(_("{path}: no samples. {problems}").format(path=path,
-                                                                          problems=" / ".join(log.errors or log.notes)))
             title = _("{path} ({format})").format(path=path, format=log.format.label())
         elif args.target.isdigit():
             db = open_store()
@@ -470,10 +464,7 @@ def _load_target(args: argparse.Namespace) -> tuple:
     path = Path(args.target)
     if path.exists():
         gpu = resolve_gpu_model(args.gpu_model) if args.gpu_model else None
-        frame, devices, log = frame_and_devices_from_file(path, gpu, args.interval)
-        if log.empty:
-            raise CliError(_("{path}: no samples. {problems}").format(path=path,
-                                                                      problems=" / ".join(log.errors or log.notes)))
+        frame, devices, _log = frame_and_devices_from_file(path, gpu, args.interval)
         return frame, devices, path.name
     if args.target.isdigit():
         db = open_store()
