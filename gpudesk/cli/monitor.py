@@ -212,7 +212,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     from gpudesk.telemetry.recorder import Recorder
 
     if args.interval <= 0:
-        raise CliError(f"--interval must be positive, got {args.interval}.")
+        raise CliError(_("--interval must be positive, got {interval}.").format(interval=args.interval))
     duration = parse_duration(args.duration)
     try:
         live = open_live_source(getattr(args, "source", "auto"), interval_s=args.interval)
@@ -249,8 +249,8 @@ def cmd_record(args: argparse.Namespace) -> int:
             finally:
                 recorder.stop()  # commits the last batch and marks the session ended
     except StoreError as exc:  # disk full or a damaged database while recording: what was committed stays
-        raise CliError(f"{exc} Session {sid} keeps the {recorder.rows_written} GPU samples committed before."
-                       if sid is not None else str(exc)) from exc
+        raise CliError(_("{problem} Session {sid} keeps the {rows} GPU samples committed before.").format(
+            problem=exc.user_text(), sid=sid, rows=recorder.rows_written) if sid is not None else exc.user_text()) from exc
     finally:
         rows = recorder.rows_written
         try:
@@ -307,8 +307,8 @@ def cmd_stream(args: argparse.Namespace) -> int:
             source.close()
             record(source.poll())  # what the command printed before it stopped
     except StoreError as exc:  # disk full or a damaged database while recording: what was committed stays
-        raise CliError(f"{exc} Session {sid} keeps the {recorder.rows_written} GPU samples committed before."
-                       if sid is not None else str(exc)) from exc
+        raise CliError(_("{problem} Session {sid} keeps the {rows} GPU samples committed before.").format(
+            problem=exc.user_text(), sid=sid, rows=recorder.rows_written) if sid is not None else exc.user_text()) from exc
     finally:
         source.close()
         try:
@@ -321,9 +321,9 @@ def cmd_stream(args: argparse.Namespace) -> int:
     if skipped:
         print(f"note: {skipped}", file=sys.stderr)
     if source.parser.unsupported:
-        raise CliError("dmon could not run there: " + " / ".join(source.parser.errors))
+        raise CliError(_("dmon could not run there: {problems}").format(problems=" / ".join(source.parser.errors)))
     if source.parser.foreign_format and sid is None:
-        raise CliError(source.problem() or "The command printed no dmon samples.")
+        raise CliError(source.problem() or _("The command printed no dmon samples."))
     if sid is None:
         raise CliError("The command printed no dmon samples"
                        + (f" (exit status {status})" if ended_itself and status else "")

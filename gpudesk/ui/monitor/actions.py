@@ -45,6 +45,7 @@ from gpudesk.ui.monitor.stats_panel import StatsPanel
 from gpudesk.ui.monitor.thresholds_editor import ThresholdsDialog
 from gpudesk.ui.monitor.toolbar import MonitorToolbar
 from gpudesk.ui.export_folder import ask_save_path
+from gpudesk.ui.error_text import error_text
 
 
 class MonitorViews(Protocol):
@@ -181,7 +182,7 @@ def compute_stats(tab: MonitorViews, t0: float, t1: float) -> None:
     def done(stats: Any) -> None:
         tab.stats.set_stats(stats, t0, t1, names, links)
 
-    tab.ctl.run_quiet(work, on_result=done, on_error=lambda exc: tab.stats.show_error(str(exc)))
+    tab.ctl.run_quiet(work, on_result=done, on_error=lambda exc: tab.stats.show_error(error_text(exc)))
 
 
 def analyze(tab: MonitorViews) -> None:
@@ -219,7 +220,7 @@ def analyze(tab: MonitorViews) -> None:
         tab.findings.set_findings(findings, tab.stats.span_text(*span), summary, span, heat)
         tab.gpu_model.set_findings(findings)
 
-    tab.ctl.run_quiet(work, on_result=done, on_error=lambda exc: tab.findings.show_error(str(exc)))
+    tab.ctl.run_quiet(work, on_result=done, on_error=lambda exc: tab.findings.show_error(error_text(exc)))
 
 
 def edit_thresholds(tab: MonitorViews) -> None:

@@ -13,6 +13,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from gpudesk.ui.error_text import error_text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         charts = sheet_chart_images(plan, args.candidate) if isinstance(plan, dict) else []
         markdown_to_pdf(text, args.output, args.title, page_size=args.page_size, charts=charts)
     except (OSError, UnicodeDecodeError, ValueError, SheetError) as exc:
-        print(str(exc), file=sys.stderr)
+        print(error_text(exc), file=sys.stderr)
         return 1
     del app
     return 0

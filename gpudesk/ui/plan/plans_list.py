@@ -37,6 +37,7 @@ from gpudesk.store.plans import (
 from gpudesk.ui.plan.export_menu import ExportButton
 from gpudesk.ui.plan.plan_view import top_candidate
 from gpudesk.units import format_duration, format_usd, not_available
+from gpudesk.ui.error_text import error_text
 
 
 class PlansList(QWidget):
@@ -129,7 +130,7 @@ class PlansList(QWidget):
                 self._plans = [p for p in list_plans(self.ctx.store) if needle in p.name.lower()]
             except StoreError as exc:
                 self._plans = []
-                self.ctx.notify(str(exc), "error")
+                self.ctx.notify(error_text(exc), "error")
         self.table.setRowCount(len(self._plans))
         for row, saved in enumerate(self._plans):
             top = top_candidate(saved.plan)
@@ -208,7 +209,7 @@ class PlansList(QWidget):
         try:
             new_id = duplicate_plan(self.ctx.store, chosen[0].id)
         except StoreError as exc:
-            self.ctx.notify(str(exc), "error")
+            self.ctx.notify(error_text(exc), "error")
             return
         self.refresh(select_id=new_id)
 
@@ -224,7 +225,7 @@ class PlansList(QWidget):
         try:
             update_plan(self.ctx.store, plan_id, name=name)
         except StoreError as exc:
-            self.ctx.notify(str(exc), "warning")
+            self.ctx.notify(error_text(exc), "warning")
             return False
         self.refresh(select_id=plan_id)
         return True
@@ -242,7 +243,7 @@ class PlansList(QWidget):
             for saved in chosen:
                 delete_plan(self.ctx.store, saved.id)
         except StoreError as exc:
-            self.ctx.notify(str(exc), "error")
+            self.ctx.notify(error_text(exc), "error")
             return
         self._deleted_batch = [s.id for s in chosen]
         self._last_deleted = chosen[-1].id
@@ -258,7 +259,7 @@ class PlansList(QWidget):
             for plan_id in batch:
                 restore_plan(self.ctx.store, plan_id)
         except StoreError as exc:
-            self.ctx.notify(str(exc), "error")
+            self.ctx.notify(error_text(exc), "error")
             return
         self._last_deleted = None
         self._deleted_batch = []
