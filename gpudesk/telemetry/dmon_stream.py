@@ -17,6 +17,7 @@ from gpudesk.i18n import _
 from gpudesk.telemetry.dmon_lines import MAX_LINE_CHARS, DmonLineParser
 from gpudesk.telemetry.line_stream import BoundedLineReader, start_merged
 from gpudesk.telemetry.model import DeviceInfo, SampleBatch, TelemetryError
+from gpudesk.telemetry.source import SourceKind
 
 
 class DmonStreamError(TelemetryError):
@@ -30,7 +31,7 @@ class DmonStreamSource:
         DmonStreamError: the command is empty, cannot be parsed, or cannot be started.
     """
 
-    kind = "dmon-stream"
+    kind = SourceKind.DMON_STREAM
 
     def __init__(self, command: str | list[str], *, interval_s: float = 1.0, clock: Callable[[], float] = time.time):
         try:

@@ -13,6 +13,7 @@ import numpy as np
 
 from gpudesk.i18n import _
 from gpudesk.telemetry.model import DeviceInfo, SampleBatch, SeriesFrame, TelemetryError
+from gpudesk.telemetry.source import SourceKind
 
 
 class ReplaySource:
@@ -28,7 +29,7 @@ class ReplaySource:
         TelemetryError: empty frame or a speed that is not positive.
     """
 
-    kind = "replay"
+    kind = SourceKind.REPLAY
 
     def __init__(self, frame: SeriesFrame, devices: Iterable[DeviceInfo] | None = None, *, speed: float = 1.0,
                  clock: Callable[[], float] = time.monotonic, max_batches_per_poll: int = 10_000):

@@ -19,6 +19,7 @@ from gpudesk.telemetry.frames import frame_to_buffer
 from gpudesk.telemetry.host_metrics import HOST_CPU_UTIL
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
 from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.source import SourceKind
 
 # Metrics the tab keeps a full history of (plots, span statistics, heat map, and the rules over a live or
 # replayed span: the throttling rule reads NVML clock-event reasons or dmon pviol/tviol). Others are kept as
@@ -51,7 +52,7 @@ class Loaded:
     title: str
     frame: SeriesFrame
     notes: list[str] = field(default_factory=list)
-    kind: str = "file"
+    kind: SourceKind = SourceKind.DMON_FILE
     session_id: int | None = None
     gpu: Any = None  # the catalog GPU assumed for a dmon log
     basis: str | None = None  # how its times read (gpudesk.telemetry.timebase); None = from the stamps
@@ -71,7 +72,7 @@ def load_dmon_file(path: str, gpu, gen: int | None, width: int | None, interval_
     frame, devices, log = frame_and_devices_from_file(path, gpu, interval_s, pcie_gen=gen, pcie_width=width)
     buffer = frame_to_buffer(frame, devices, frame_history_metrics(frame))
     # log.notes already say how rows without time stamps were placed (once)
-    return Loaded(buffer, devices, f"{log.format.value} log {Path(path).name}", frame, list(log.notes), "dmon-file",
+    return Loaded(buffer, devices, f"{log.format.value} log {Path(path).name}", frame, list(log.notes), SourceKind.DMON_FILE,
                   gpu=gpu, basis=log_basis(log))
 
 
@@ -91,7 +92,7 @@ def load_recording(session_id: int) -> Loaded:
         devices = [DeviceInfo(index=g) for g in (frame.gpus or [0])]
     buffer = frame_to_buffer(frame, devices, frame_history_metrics(frame))
     name = getattr(session, "name", None) or f"#{session_id}"
-    return Loaded(buffer, devices, f"recording {name}", frame, list(frame.notes), "recording", session_id)
+    return Loaded(buffer, devices, f"recording {name}", frame, list(frame.notes), SourceKind.RECORDING, session_id)
 
 
 def demo_path() -> Path | None:
@@ -129,7 +130,7 @@ def load_demo() -> Loaded:
     buffer = frame_to_buffer(frame, devices, frame_history_metrics(frame))
     notes = [n for n in log.notes if not n.startswith("Demo:")]  # the title says what the demo is
     return Loaded(buffer, devices, demo_description() or QCoreApplication.translate("Monitor", "Demo"), frame, notes,
-                  "demo", basis=log_basis(log))
+                  SourceKind.DEMO, basis=log_basis(log))
 
 
 class AssumedLinkSource:
