@@ -364,7 +364,7 @@ def cmd_diagnose(args) -> int:
     try:
         diagnosis = diagnose(parse_text(data))
     except OomError as exc:
-        raise CliError(f"{args.file}: {exc}") from exc
+        raise CliError(_("{flag}: {problem}").format(flag=args.file, problem=exc.user_text())) from exc
     source = "standard input" if args.file == "-" else args.file
     _emit(diagnosis, args.json, _("standard input") if args.file == "-" else args.file)
     if args.save:

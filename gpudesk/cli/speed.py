@@ -133,7 +133,8 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
         speed = train_speed(spec, gpu_rates(gpu), TrainSetup(**setup_values))
     except SizingError as exc:
         field = str(getattr(exc, "field", ""))
-        raise CliError(f"{_FLAGS.get(field, field)}: {getattr(exc, 'detail', None) or exc}") from exc
+        raise CliError(_("{flag}: {problem}").format(flag=_FLAGS.get(field, field),
+                                                    problem=getattr(exc, "detail", None) or exc.user_text())) from exc
     from gpudesk.sizing.speed_bands import train_band
 
     band = train_band(gpu.id, args.pp, args.ep)
