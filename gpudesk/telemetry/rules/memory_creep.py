@@ -24,7 +24,7 @@ from gpudesk.telemetry.rules.base import (
     per_gpu,
 )
 from gpudesk.telemetry.rules.text import gpu_list, sentences
-from gpudesk.units import GIB, format_duration
+from gpudesk.units import GIB, format_duration, format_gib
 
 RULE = "memory-creep"
 BINS = 48
@@ -96,8 +96,9 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
         evidence: dict[str, object] = {"mem_rise_bytes": rise, "mem_slope_bytes_per_h": slope,
                                        "rank_correlation": round(rho, 3), "mem_first_bytes": float(med[0]),
                                        "mem_last_bytes": float(med[-1]), "mem_total_bytes": total}
-        summary = _("GPU {gpu}: memory used rose by {rise:.1f} GiB over {length} ({slope:.2f} GiB per hour), "
-                    "steadily.").format(gpu=g, rise=rise / GIB, length=format_duration(t[-1] - t[0]), slope=slope / GIB)
+        summary = _("GPU {gpu}: memory used rose by {rise} over {length} ({slope} per hour), "
+                    "steadily.").format(gpu=g, rise=format_gib(rise, digits=1), length=format_duration(t[-1] - t[0]),
+                                        slope=format_gib(slope))
         if total:
             left = (total - float(med[-1])) / slope * 3600.0 if slope > 0 else None
             evidence["time_to_full_s"] = left
