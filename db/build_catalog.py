@@ -43,6 +43,7 @@ TABLES: list[tuple[str, str]] = [
     ("prices.csv", "prices"),
     ("stacks.csv", "software_stacks"),
     ("gpu_markets.csv", "gpu_markets"),
+    ("gpu_packages.csv", "gpu_packages"),
 ]
 
 # Columns computed here rather than read from the CSV.
@@ -202,6 +203,12 @@ def _check_references(conn: sqlite3.Connection) -> None:
     for (gpu_id,) in conn.execute("SELECT gpu_id FROM gpu_markets"):
         if gpu_id not in gpus:
             raise BuildError(f"gpu_markets.csv: gpu id {gpu_id!r} is not in gpus.csv.")
+    for gpu_id, devices in conn.execute("SELECT gpu_id, devices FROM gpu_packages"):
+        if gpu_id not in gpus:
+            raise BuildError(f"gpu_packages.csv: gpu id {gpu_id!r} is not in gpus.csv.")
+        memory_gb = conn.execute("SELECT memory_gb FROM gpus WHERE id = ?", (gpu_id,)).fetchone()[0]
+        if memory_gb % devices:
+            raise BuildError(f"gpu_packages.csv: {gpu_id}'s {memory_gb:g} GB does not split into {devices} devices.")
     for sid, inter, host, gpu_ids in conn.execute("SELECT id, interconnect, host_link, gpu_ids FROM servers"):
         for link in (inter, host):
             if link not in links:

@@ -226,3 +226,15 @@ CREATE TABLE gpu_markets (
     notes TEXT,
     PRIMARY KEY (gpu_id, market)
 );
+
+-- Packages that hold several devices (issue 32): each die is its own device to the driver, the SMI and the
+-- framework, with its own memory (AMD MI250X: two GCDs, AMD CDNA 2 white paper; Ascend 910C: two dies, each an
+-- npu-smi chip with its own HBM). A GPU without a row is one device. The planner plans in devices.
+CREATE TABLE gpu_packages (
+    gpu_id TEXT PRIMARY KEY REFERENCES gpus(id),
+    devices INTEGER NOT NULL CHECK (devices >= 2),
+    die_link_gbps_per_direction REAL,
+    source_url TEXT NOT NULL,
+    date_checked TEXT NOT NULL,
+    notes TEXT
+);

@@ -92,9 +92,17 @@ def _markets(conn: sqlite3.Connection) -> dict[str, str]:
         return {}
 
 
-def _priced(gpu: GPU, prices: Sequence[Price], markets: dict[str, str]) -> GPU:
-    """``gpu`` with the one catalog price every screen shows (:mod:`gpudesk.catalog.prices`), its cloud rate and
-    its market."""
+def _packages(conn: sqlite3.Connection) -> dict[str, int]:
+    """gpu id -> devices per package (``gpu_packages`` table); {} for a catalog built before the table."""
+    try:
+        return {r[0]: int(r[1]) for r in conn.execute("SELECT gpu_id, devices FROM gpu_packages ORDER BY rowid")}
+    except sqlite3.OperationalError:
+        return {}
+
+
+def _priced(gpu: GPU, prices: Sequence[Price], markets: dict[str, str], packages: dict[str, int] | None = None) -> GPU:
+    """``gpu`` with the one catalog price every screen shows (:mod:`gpudesk.catalog.prices`), its cloud rate, its
+    market and its devices per package."""
     bought = purchase_price(gpu.id, gpu.price_usd, gpu.price_date, gpu.price_source, prices)
     rate = cloud_rate(gpu.id, prices)
     rate_source = None
@@ -109,6 +117,7 @@ def _priced(gpu: GPU, prices: Sequence[Price], markets: dict[str, str]) -> GPU:
         cloud_usd_per_gpu_hour=rate.usd_per_gpu_hour if rate else None,
         cloud_rate_source=rate_source,
         market=markets.get(gpu.id),
+        devices_per_package=(packages or {}).get(gpu.id, 1),
     )
 
 
@@ -127,8 +136,8 @@ class Catalog:
             cursor = conn.execute(f"SELECT * FROM {table} ORDER BY rowid")
             load = _loader(cls, [d[0] for d in cursor.description])
             self._data[table] = [load(tuple(r)) for r in cursor.fetchall()]
-        markets = _markets(conn)
-        self._data["gpus"] = [_priced(g, self._data["prices"], markets) for g in self._data["gpus"]]
+        markets, packages = _markets(conn), _packages(conn)
+        self._data["gpus"] = [_priced(g, self._data["prices"], markets, packages) for g in self._data["gpus"]]
         self._gpus: list[GPU] = self._data["gpus"]
         self._links: list[Link] = self._data["links"]
         self._servers: list[Server] = self._data["servers"]

@@ -96,6 +96,7 @@ SPEC_FIELDS: tuple[Field, ...] = (
     Field("cloud_usd_per_gpu_hour", N_("Cloud rate (on demand)"), "USD/GPU-hour", "number", N_("no sourced cloud rate"), 2),
     Field("cloud_rate_source", N_("Cloud rate source"), none_text=N_("none")),
     Field("market", N_("Made for market"), none_text=N_("sold worldwide")),
+    Field("devices_per_package", N_("Devices per package (each die its own device)"), kind="int"),
     Field("confidence", N_("Confidence")),
     Field("date_checked", N_("Date checked")),
     Field("source_url", N_("Spec source"), kind="url"),

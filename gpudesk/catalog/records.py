@@ -61,6 +61,9 @@ class GPU:
     cloud_rate_source: str | None = None
     #: The one market this SKU is made for ("china" for the export-control variants), None when sold worldwide.
     market: str | None = None
+    #: Devices in one package (``gpu_packages`` table): 2 for the MI250X (two GCDs) and the Ascend 910C (two dies),
+    #: each its own device with ``memory_gb / devices_per_package`` of memory; 1 for every other card.
+    devices_per_package: int = 1
 
     @property
     def supports_fp8(self) -> bool:

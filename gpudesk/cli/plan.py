@@ -1,7 +1,7 @@
 """``gpudesk plan`` and ``gpudesk estimate memory``: the planner and the memory estimator from the command line.
 
 ``gpudesk plan --profile FILE.toml [--format md|json|csv] [--candidate N] [--output FILE] [--no-my-prices]``
-plans a TOML profile (see resources/examples) against the bundled catalog: ``json`` prints ``plan_to_dict``
+plans a TOML profile (see resources/examples) against the bundled catalog: ``json`` prints the plan document (docs/plan-document.md)
 (keys with units), ``md`` the configuration sheet of the chosen candidate, ``csv`` its bill of materials.
 Your own GPU prices (Catalog tab, user store) are used when the user store opens, unless ``--no-my-prices``.
 
@@ -70,6 +70,14 @@ def add_parser(subparsers) -> None:
     m.add_argument("--tp", type=int, default=1, metavar="N", help=_("tensor-parallel degree"))
     m.add_argument("--sp", action="store_true", help=_("sequence parallel with tensor parallel (activations split by --tp)"))
     m.add_argument("--cp", type=int, default=1, metavar="N", help=_("context-parallel degree (sequence split over N GPUs)"))
+    m.add_argument("--pp", type=int, default=1, metavar="N",
+                   help=_("pipeline-parallel stages (training; --batch is then the batch per data-parallel rank)"))
+    m.add_argument("--pp-schedule", default="1f1b", choices=("1f1b", "interleaved-1f1b", "gpipe"),
+                   help=_("pipeline schedule (PyTorch torch.distributed.pipelining names)"))
+    m.add_argument("--pp-microbatches", type=int, default=None, metavar="M",
+                   help=_("pipeline micro-batches the batch is split into (default: the --pp degree, as torchtitan)"))
+    m.add_argument("--pp-stages-per-rank", type=int, default=None, metavar="V",
+                   help=_("model chunks per pipeline rank with interleaved-1f1b (default 2)"))
     m.add_argument("--loss", default="standard", choices=("standard", "standard-16bit", "chunked", "fused"),
                    help=_("cross-entropy: standard (full fp32 logits), standard-16bit (16-bit logits, no fp32 upcast), "
                         "chunked (torchtune), fused (Liger fused linear CE)"))
@@ -148,7 +156,7 @@ def _emit(text: str, output: str | None) -> None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
-def _render(fmt: str, data: dict, profile: dict, index: int, catalog) -> str:
+def _render(fmt: str, data, profile, index: int, catalog) -> str:
     """Markdown sheet / CSV bill of materials through the configuration-sheet renderers."""
     from gpudesk.planner.sheet import SheetError
     from gpudesk.planner.sheet_csv import plan_to_csv
@@ -193,11 +201,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from gpudesk.planner import (
         PlanInputError,
         load_profile,
-        plan,
-        plan_to_dict,
         requirement_from_dict,
-        requirement_to_dict,
     )
+    from gpudesk.planner.mixed import plan_document
     from gpudesk.planner.requirement import raise_problems
     from gpudesk.planner.workload import profile_problems
     from gpudesk.sizing import SizingError
@@ -226,7 +232,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         raise CliError(f"profile {where}: {what}") from exc
     prices = None if args.no_my_prices else my_prices()
     try:
-        result = plan(req, catalog, price_overrides=prices)
+        doc = plan_document(req, catalog, prices)  # the one plan document (a mixed workload: both sides)
     except PlanInputError as exc:
         if (exc.field or "").startswith("price_overrides."):
             raise CliError(_("your price for {gpu}: {detail} (or use --no-my-prices)").format(
@@ -234,22 +240,21 @@ def cmd_plan(args: argparse.Namespace) -> int:
         raise CliError(_("profile {profile}: {error}").format(profile=where, error=exc)) from exc
     except SizingError as exc:
         raise CliError(_("profile {profile}: {error}").format(profile=where, error=exc)) from exc
-    data = plan_to_dict(result)
     if args.format == "json":
-        _emit(dumps_json(data, ensure_ascii=False), args.output)  # json.dumps(data, indent=2, ensure_ascii=False), faster, RFC 8259
+        _emit(dumps_json(doc.to_dict(), ensure_ascii=False), args.output)  # json.dumps(data, indent=2, ensure_ascii=False), faster, RFC 8259
     else:
-        if not result.candidates:
+        if not doc.candidates:
             raise CliError(_("no GPU configuration can run this requirement ({reasons}). Use --format json for every "
-                             "rejection.").format(reasons=deciding_reasons(result.rejected)), status=1)
-        if not 1 <= args.candidate <= len(result.candidates):
-            raise CliError(_("--candidate must be between 1 and {n}").format(n=len(result.candidates)))
+                             "rejection.").format(reasons=deciding_reasons(doc.rejected)), status=1)
+        if not 1 <= args.candidate <= len(doc.candidates):
+            raise CliError(_("--candidate must be between 1 and {n}").format(n=len(doc.candidates)))
         if args.format == "pdf":
             from gpudesk.cli.sheet_pdf import write_pdf
 
-            write_pdf(_render("md", data, requirement_to_dict(req), args.candidate - 1, catalog), args.output, req.name,
-                      data, args.candidate - 1)
+            write_pdf(_render("md", doc, req, args.candidate - 1, catalog), args.output, req.name,
+                      doc.to_dict(), args.candidate - 1)
             return 0
-        _emit(_render(args.format, data, requirement_to_dict(req), args.candidate - 1, catalog), args.output)
+        _emit(_render(args.format, doc, req, args.candidate - 1, catalog), args.output)
     return 0
 
 
@@ -346,6 +351,15 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
     if later["cases"]:
         lines.append(_("  rows added later {cases:>3} cases, within 15 %: {w15:.0%}, median error {median:.1%}").format(
             cases=later["cases"], w15=later["within_15_share"], median=later["median_abs_error"]))
+    fresh = summary["fresh"]
+    if fresh["rows"]:
+        lines.append(_("  fresh rows (mapped before any estimate, never tuned on; not in the figures above) {cases:>3} "
+                       "cases, within 15 %: {w15:.0%}, within 25 %: {w25:.0%}, median error {median:.1%}").format(
+            cases=fresh["cases"], w15=fresh["within_15_share"], w25=fresh["within_25_share"],
+            median=fresh["median_abs_error"]))
+        for key, sub in fresh["by_method"].items():
+            lines.append(_("    fresh method {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error {median:.1%}")
+                         .format(key=key, cases=sub["cases"], w15=sub["within_15_share"], median=sub["median_abs_error"]))
     for peer, sub in summary["peers"].items():
         if sub["cases"]:
             lines.append(_("  formula {peer:<10} {cases:>3} model-state rows, within 15 %: {w15:.0%}, median error {median:.1%}")
@@ -416,7 +430,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         paged_block_tokens=args.kv_block_tokens, kbit_fp32_upcast=args.kbit_fp32_upcast,
         fsdp1_mixed_flat_params=args.fsdp1_mixed_flat_params, lora_dropout=args.lora_dropout,
         legacy_bnb_matmul=args.legacy_bnb_matmul, weight_loading=args.weight_loading,
-        double_quant=not args.no_double_quant,
+        double_quant=not args.no_double_quant, pipeline_parallel=args.pp, pipeline_schedule=args.pp_schedule,
+        pipeline_microbatches=args.pp_microbatches, pipeline_stages_per_rank=args.pp_stages_per_rank,
     )
     try:
         est = estimate_memory(spec, workload)
@@ -428,14 +443,17 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "optimizer": "--optimizer", "context_parallel": "--cp", "loss": "--loss", "sharding": "--sharding",
                 "offload": "--offload", "fsdp_version": "--fsdp-version", "optimizer_impl": "--optimizer-impl",
                 "kv_cache_impl": "--kv-cache-impl", "paged_block_tokens": "--kv-block-tokens",
-                "fsdp1_mixed_flat_params": "--fsdp1-mixed-flat-params", "lora_dropout": "--lora-dropout"}
+                "fsdp1_mixed_flat_params": "--fsdp1-mixed-flat-params", "lora_dropout": "--lora-dropout",
+                "pipeline_parallel": "--pp", "pipeline_schedule": "--pp-schedule",
+                "pipeline_microbatches": "--pp-microbatches", "pipeline_stages_per_rank": "--pp-stages-per-rank"}
         raise CliError(f"{flag.get(str(exc.field), str(exc.field))}: {exc.reason}") from exc
     verdict = None
     if args.gpu:
         from gpudesk.catalog import AmbiguousItemError, UnknownItemError
+        from gpudesk.planner.packages import device_of
 
         try:
-            gpu = _catalog().find_gpu(args.gpu)
+            gpu = device_of(_catalog().find_gpu(args.gpu))  # a two-die package fits per die (MI250X, 910C)
         except AmbiguousItemError as exc:
             raise CliError(_("--gpu {gpu!r} matches several GPUs: {ids}").format(
                 gpu=args.gpu, ids=", ".join(g.id for g in exc.matches))) from exc

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli import CliError
-from gpudesk.i18n import _
+from gpudesk.i18n import _, current_language
 
 #: Seconds the PDF child may take (a 10-page sheet takes about 2 s).
 PDF_TIMEOUT_S = 120
@@ -37,6 +37,9 @@ def write_pdf(markdown_text: str, output: str, title: str, plan: dict | None = N
         source.write_text(markdown_text, encoding="utf-8")
         command = [sys.executable, "-m", "gpudesk.ui.plan.pdf_cli", str(source), str(target), "--title", title,
                    "--candidate", str(index)]
+        language = current_language()
+        if language:  # the charts in the CLI's language (``--lang`` as well as GPUDESK_LANG)
+            command += ["--lang", language]
         if plan is not None:  # the charts (memory against the safe line, TCO) are drawn from the plan
             plan_file = Path(folder) / "plan.json"
             plan_file.write_text(dumps_json(plan), encoding="utf-8")

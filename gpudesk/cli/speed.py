@@ -27,7 +27,7 @@ _FLAGS = {"gpus": "--count", "seq_len": "--seq", "global_batch": "--global-batch
 
 def add_speed_parser(esub: Any, tokens_type: Any) -> None:
     """Register ``estimate speed`` on the ``estimate`` sub-parsers."""
-    from gpudesk.sizing.speed_train import FRAMEWORKS, RECOMPUTES, SHARDINGS, TRAIN_PRECISIONS
+    from gpudesk.sizing.speed_train import FP8_RECIPES, FRAMEWORKS, RECOMPUTES, SHARDINGS, TRAIN_PRECISIONS
 
     p = esub.add_parser("speed", help=_("training or serving speed of one fixed option (tokens/s, step time, MFU; "
                                         "TTFT, TPOT with --engine)"))
@@ -51,6 +51,14 @@ def add_speed_parser(esub: Any, tokens_type: Any) -> None:
     p.add_argument("--cp", type=at_least_one, default=1, metavar="N", help=_("context-parallel degree"))
     p.add_argument("--ep", type=at_least_one, default=1, metavar="N", help=_("expert-parallel degree (MoE)"))
     p.add_argument("--etp", type=at_least_one, default=1, metavar="N", help=_("expert tensor-parallel degree (MoE)"))
+    p.add_argument("--ep-overlap", action="store_true",
+                   help=_("the expert all-to-all overlaps another micro-batch's compute (Megatron "
+                          "--overlap-moe-expert-parallel-comm, DualPipe)"))
+    p.add_argument("--fp8-recipe", default=None, choices=FP8_RECIPES,
+                   help=_("FP8 scaling recipe (default: the framework's own)"))
+    p.add_argument("--ep-node-dedup", action="store_true",
+                   help=_("the MoE dispatcher sends each token once per destination GPU and once per remote node "
+                          "(DeepEP, HybridEP)"))
     p.add_argument("--micro-batch", type=at_least_one, default=None, metavar="N", help=_("sequences per micro-batch"))
     p.add_argument("--global-batch", type=at_least_one, default=None, metavar="N", help=_("sequences per optimizer step"))
     p.add_argument("--seq", type=tokens_type, default=None, metavar="TOKENS", help=_("sequence length, e.g. 8k"))
@@ -128,7 +136,9 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
                         precision=args.precision or base["precision"], sharding=args.sharding,
                         recompute=args.recompute, framework=args.framework, gpus_per_node=node, intra_gbps=intra,
                         intra_name=intra_name, inter_gbps=network.bandwidth_gbps_per_direction,
-                        inter_name=network.name, tokens=args.tokens or base["tokens"])
+                        inter_name=network.name, tokens=args.tokens or base["tokens"],
+                        ep_comm_overlap=bool(args.ep_overlap), ep_node_dedup=bool(args.ep_node_dedup),
+                        fp8_recipe=args.fp8_recipe)
     try:
         speed = train_speed(spec, gpu_rates(gpu), TrainSetup(**setup_values))
     except SizingError as exc:

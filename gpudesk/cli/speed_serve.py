@@ -2,7 +2,7 @@
 
 ``add_serve_arguments(parser)`` adds the serving flags (``--engine``, ``--input-tokens``, ``--output-tokens``,
 one of ``--concurrency`` / ``--request-rate`` / ``--batch``, ``--weight-format``, ``--kv-dtype``,
-``--gpu-memory-utilization``, ``--tp``, ``--replicas``, ``--engine-version``, ``--[no-]overlap-scheduling``, ``--length-spread``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
+``--gpu-memory-utilization``, ``--tp``, ``--replicas``, ``--engine-version``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--api-server-count``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
 from the common speed parser. ``cmd_serve_speed(args)`` prints the answer of
 :func:`gpudesk.sizing.speed_serve.serve_speed` or, with ``--json``,
 ``{"serve": {...}, "assumptions": [...]}``.
@@ -25,7 +25,8 @@ _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens
           "weight_format": "--weight-format", "kv_dtype": "--kv-dtype",
           "gpu_memory_utilization": "--gpu-memory-utilization", "tp": "--tp", "replicas": "--replicas",
           "load": "--concurrency/--request-rate/--batch", "link": "--tp", "model": "--model", "gpu": "--gpu",
-          "engine_version": "--engine-version", "gpus_per_node": "--server", "length_spread": "--length-spread"}
+          "engine_version": "--engine-version", "gpus_per_node": "--server", "length_spread": "--length-spread",
+          "api_server_count": "--api-server-count"}
 
 
 def _rate(text: str) -> float:
@@ -72,6 +73,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--length-spread", type=float, default=0.0, metavar="R",
                         help=_("prompt and output lengths vary uniformly within 1 +- R of the given ones (vLLM "
                                "--random-range-ratio); default 0"))
+    parser.add_argument("--api-server-count", type=at_least_one, default=None, metavar="N",
+                        help=_("API-server processes in front of each replica (vLLM --api-server-count); default 1"))
     parser.add_argument("--engine-version", default=None, metavar="X.Y",
                         help=_("engine release (e.g. 0.6.3); sets the defaults that changed between releases"))
     parser.add_argument("--overlap-scheduling", action=argparse.BooleanOptionalAction, default=None,
@@ -162,6 +165,7 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
                      gpu_memory_utilization=args.gpu_memory_utilization, tp=tp, replicas=replicas,
                      engine_version=getattr(args, "engine_version", None),
                      length_spread=getattr(args, "length_spread", 0.0),
+                     api_server_count=getattr(args, "api_server_count", None),
                      overlap_scheduling=getattr(args, "overlap_scheduling", None))
     try:
         link = intra_link(gpu, _interconnect(args)) if tp > 1 else None

@@ -1,6 +1,6 @@
 """How accurate is the OOM doctor? Its first cause checked against real messages labelled from their threads.
 
-Three case sets ship with gpudesk (source checkout: ``tests/fixtures/oom/``), each line one real message with
+The case sets ship with gpudesk (source checkout: ``tests/fixtures/oom/``), each line one real message with
 the URL of the public thread it comes from and the cause that thread established, written down before the
 doctor was run on it:
 
@@ -10,7 +10,13 @@ doctor was run on it:
 * ``platforms``: ``platform_cases.jsonl``, every other runtime and platform (JAX/TPU, TensorFlow, ONNX
   Runtime, NCCL, cuDNN/cuBLAS, MIG, Triton and CUDA graphs, bitsandbytes, ComfyUI, llama.cpp/Ollama, MLX,
   TensorRT, CuPy/Numba/JCuda, Windows/WSL, ECC and driver faults, host RAM), with ``expected_check`` for the
-  not-capacity cases: the one check that tells that cause apart (:data:`gpudesk.oom.signatures.CHECKS`).
+  not-capacity cases: the one check that tells that cause apart (:data:`gpudesk.oom.signatures.CHECKS`);
+* ``vendors`` / ``vendors-2``: Ascend/CANN, ROCm/HIP, Gaudi, Apple MPS and Intel XPU messages;
+* ``fresh``: ``fresh_cases.jsonl``, messages collected after the rules were written and labelled from their
+  threads before the doctor was first run on them (``labelled: fresh``): the held-back measure of how the doctor
+  does on wordings it was not built from. Rules are not tuned on it; a fix prompted by it needs a new fresh batch;
+* ``fresh-2`` .. ``fresh-5``: ``fresh_cases_2.jsonl`` .. ``fresh_cases_5.jsonl``, the batches collected after the
+  fixes the previous fresh batch prompted, each the unseen measure of those fixes.
 
 Counting is strict: a case is right only when the doctor's first cause is the recorded one; "not a memory
 problem" counts only when the doctor says ``not_capacity`` first, and "with the deciding check" only when that
@@ -56,7 +62,10 @@ CATEGORY_TO_CAUSE = {
 }
 
 CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("platforms", "platform_cases.jsonl"),
-              ("vendors", "vendor_cases.jsonl"), ("vendors-2", "vendor_cases_2.jsonl"))
+              ("vendors", "vendor_cases.jsonl"), ("vendors-2", "vendor_cases_2.jsonl"),
+              ("vendors-3", "vendor_cases_3.jsonl"), ("fresh", "fresh_cases.jsonl"),
+              ("fresh-2", "fresh_cases_2.jsonl"), ("fresh-3", "fresh_cases_3.jsonl"),
+              ("fresh-4", "fresh_cases_4.jsonl"), ("fresh-5", "fresh_cases_5.jsonl"))
 MAX_CASES_FILE_BYTES = 8 * 1024 * 1024
 # A family is judged on its own (issue 28) from this many cases on.
 FAMILY_MIN_CASES = 5

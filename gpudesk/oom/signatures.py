@@ -10,9 +10,22 @@ of the message say so. Each signature names the mechanism and the one check that
   memory space vmem" (or smem) is the TPU core's on-chip vector (scalar) memory, the same kind of limit
   (cloud.google.com/tpu/docs/system-architecture-tpu-vm, Pallas TPU docs); device memory (HBM) is not involved.
 * ``host_ram``: PyTorch's ``DefaultCPUAllocator`` (``c10/core/impl/alloc_cpu.cpp``), ggml's CPU buffer,
-  ``Error code 12 (Cannot allocate memory)``, Python's ``MemoryError``, C++ ``std::bad_alloc``, the JVM's
-  ``java.lang.OutOfMemoryError`` and the Linux OOM killer ("Killed", "oom-kill") are host allocations (RAM, swap,
-  the Windows page file).
+  ``Error code 12 (Cannot allocate memory)``, Caffe's ``host allocation of size N failed`` (``CaffeMallocHost``,
+  ``include/caffe/syncedmem.hpp``), ONNX Runtime's arena on a CPU-provider node (``_nchwc`` nodes, a
+  ``CPUExecutionProvider``-only session), Python's ``MemoryError``, C++ ``std::bad_alloc``, the JVM's
+  ``java.lang.OutOfMemoryError``, Rust's global allocator failing ("memory allocation of N bytes failed" at the start
+  of a line, ``default_alloc_error_hook`` in ``library/std/src/alloc.rs``: candle, mistral.rs and other Rust runtimes
+  abort with it) and the Linux OOM killer ("Killed", "oom-kill") are host allocations (RAM, swap, the Windows page
+  file).
+* ``dev_shm``: a DataLoader worker killed by SIGBUS is a worker that touched a page of POSIX shared memory that
+  ``/dev/shm`` (a tmpfs in host RAM) could not back: PyTorch's worker signal handler prints "ERROR: Unexpected bus
+  error encountered in worker. This might be caused by insufficient shared memory (shm)." (``torch/csrc/
+  DataLoader.cpp``, ``SIGNAL_HANDLER(SIGBUS, ...)``), its main process "DataLoader worker (pid N) is killed by signal:
+  Bus error. It is possible that dataloader's workers are out of shared memory" (``torch/utils/data/dataloader.py``),
+  PaddlePaddle the same ("Unexpected BUS error encountered in DataLoader worker ... /dev/shm", ``paddle/fluid/
+  imperative/data_loader.cc``); a tensor the workers cannot write to ``/dev/shm`` fails as "unable to write to file
+  </torch_...>: No space left on device". Docker gives a container 64 MiB of ``/dev/shm`` unless ``--shm-size`` or
+  ``--ipc=host`` says otherwise (docs.docker.com, "docker run --shm-size"). Host memory, not the GPU's.
 * ``absurd_size``: a request of a PiB or more, PyTorch's "more than 1EB" (its formatter's overflow text) or a
   negative size is a garbage size (an overflow, an uninitialised shape, a corrupted model), not a need.
 * ``ecc``: ``uncorrectable ECC error encountered`` (``cudaErrorECCUncorrectable``): a GPU memory fault.
@@ -32,16 +45,29 @@ of the message say so. Each signature names the mechanism and the one check that
   (``UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1`` and the ``-ze-opt-greater-than-4GB-buffer-required`` build option,
   Intel oneAPI GPU Optimization Guide, "Allocations Greater Than 4 GB"; intel-extension-for-pytorch#846, #863):
   an ``XPU out of memory`` of 4 GiB or more reads as that limit (``xpu_large``, as weak as ``vulkan_large``).
+* ``illegal_address``: ``an illegal memory access was encountered`` (``cudaErrorIllegalAddress`` /
+  ``CUDA_ERROR_ILLEGAL_ADDRESS``, error 700, CUDA Runtime API "Error Handling"): a kernel read or wrote outside
+  its allocations (an index out of range, a library built for another GPU, a race); it is reported at the next
+  synchronising call, so the traceback names a later op. Memory capacity is not involved; the text counts as this
+  only when it names no out-of-memory failure of its own.
 * ``pin_memory``: page-locked host memory (``pin_memory=True``, ``cudaHostAlloc``/``cudaMallocHost``, ggml's
   ``CUDA_Host`` buffers) has its own limit, small under WSL2 ("Pinned system memory ... is limited", NVIDIA
-  CUDA on WSL User Guide, Known Limitations).
+  CUDA on WSL User Guide, Known Limitations); PyTorch's caching host allocator (``CachingHostAllocator.cpp``,
+  ``THCCachingHostAllocator.cpp`` before 1.5) is the allocator of these buffers, so its failure is one of them.
 
 Runtime signatures that decide the first cause without being "not capacity":
 
 * ``context_init``: the failure is the CUDA context itself (``cuCtxCreate``, ``cuDevicePrimaryCtxRetain``,
   ``cudaSetDevice``, "failed initializing StreamExecutor"), or on Ascend the CANN device open (``aclrtSetDevice``
   / ``rtSetDevice`` failing in its MemoryPoolManager init, CANN runtime API reference): it needs a few hundred MiB
-  of a device that someone else already filled.
+  of a device that someone else already filled. An out-of-memory reported on the line of a runtime's own
+  initialisation source (cutorch ``init.c``, NCCL ``init.cu``) is that start-up too (soumith/dcgan.torch#65: cutorch
+  initialised on a GPU another job filled; pytorch#4921: every rank's NCCL init on GPU 0).
+* ``pool_chunk``: PaddlePaddle's legacy allocator sizes its first GPU chunk up front as
+  ``FLAGS_fraction_of_gpu_memory_to_use`` x (total - reserve) and refuses to start when that chunk is more than is
+  available: ``PADDLE_ENFORCE_LE(allocating, available, "Insufficient GPU memory to allocation.")`` in
+  ``GpuMaxChunkSize`` (``paddle/fluid/platform/gpu_info.cc``). The framework's own up-front reservation
+  (``preallocation``): what else is on the GPU (another process) decides whether the fraction fits.
 * ``library_init``: cuDNN/cuBLAS handle creation (``CUDNN_STATUS_NOT_INITIALIZED``/``ALLOC_FAILED``,
   ``CUBLAS_STATUS_*``, XLA's "DNN library initialization failed", "Failed to determine best cudnn convolution
   algorithm") allocates its workspace with ``cudaMalloc`` outside the framework's allocator.
@@ -114,6 +140,11 @@ CHECKS: dict[str, Check] = {
                                   N_("If the GPU shows this much memory free while the allocation fails, the refusal "
                                      "comes from a limit (per-process cap, driver, WDDM/WSL, an APU's carve-out), not "
                                      "from capacity.")),
+    "illegal_address": Check("illegal_address", "CUDA_LAUNCH_BLOCKING=1 compute-sanitizer --tool memcheck python ...",
+                             N_("The first invalid read or write it reports names the kernel and the address out of "
+                                "range: a bug in a kernel or its inputs (an index beyond a tensor, a library built for "
+                                "another GPU), not a lack of memory; with no report there, an Xid 13/31 in dmesg points "
+                                "at the driver or the hardware.")),
     "other_process": Check("other_process", "nvidia-smi --query-compute-apps=pid,used_memory --format=csv",
                            N_("Other processes listed on this GPU hold the memory the job needs: stop them or move "
                               "the job to a free GPU (CUDA_VISIBLE_DEVICES).")),
@@ -146,13 +177,23 @@ def check_command(key: str, platform: str | None) -> str:
     return CHECKS[key].command
 
 
-NOT_CAPACITY = ("shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "expandable_segments",
-                "buffer_limit", "pin_memory")
+# The deciding check of ``dev_shm``: the size and use of the shared-memory filesystem (host RAM; ``host_ram``'s kind).
+DEV_SHM_CHECK = Check("host_ram", "df -h /dev/shm",
+                      N_("If /dev/shm is small (64M is Docker's default) or full, the DataLoader workers ran out of "
+                         "shared memory: start the container with --shm-size=8g or --ipc=host, or use fewer "
+                         "workers."))
+
+NOT_CAPACITY = ("dev_shm", "shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "expandable_segments",
+                "buffer_limit", "pin_memory", "illegal_address")
 
 _XID = re.compile(r"\bXid\b")
+# "bus error" with any word that names shared memory (see ``dev_shm`` above).
+_DEV_SHM_WORDS = ("shared memory", "shared storage", "/dev/shm", "(shm)", "shm_size", "shm-size")
 # Python's own MemoryError (not a subclass such as cupy's OutOfMemoryError, not torch.OutOfMemoryError): a host
 # allocation failed.
 _PY_MEMORY_ERROR = re.compile(r"(?<![\w.])MemoryError\b")
+# Rust's alloc error hook, at the start of a line (a device runtime words its own failures with the device's name).
+_RUST_ALLOC = re.compile(r"^\s{0,8}memory allocation of \d{1,20} bytes failed", re.IGNORECASE | re.MULTILINE)
 _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ecc", ("uncorrectable ecc", "ecc_uncorrectable", "eccuncorrectable")),
     ("xid", ("fallen off the bus", "gpu is lost", "gpu has fallen")),
@@ -163,7 +204,8 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("host_ram", ("defaultcpuallocator", "alloc_cpu.cpp", "cpuallocator.cpp", "cpu_buffer_type_alloc_buffer",
                   "failed to allocate cpu buffer", "error code 12 (cannot allocate memory)", "std::bad_alloc",
                   "java.lang.outofmemoryerror", "killed by signal: killed", "oom-kill", "out of memory: killed process",
-                  "cannot allocate memory (12)", "cl_out_of_host_memory", "ur_result_error_out_of_host_memory")),
+                  "cannot allocate memory (12)", "cl_out_of_host_memory", "ur_result_error_out_of_host_memory",
+                  "host allocation of size")),
     ("expandable_segments", ("cuda driver error: out of memory",)),
     ("buffer_limit", ("greater than the maximum allowed buffer size", "larger than buffer maximum",
                       "exceeds device buffer size limit", "exceeds device memory allocation limit",
@@ -171,17 +213,46 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("allocator_nvml_assert", ("nvml_success == r internal assert failed",)),
     ("metal_oom", ("kiogpucommandbuffercallbackerroroutofmemory", "insufficient memory (ioaf code 8)",
                    "command buffer execution failed: insufficient memory")),
+    ("pool_chunk", ("insufficient gpu memory to allocation",)),
     ("context_init", ("cuctxcreate", "cudeviceprimaryctxretain", "cuda_init_device", "failed initializing streamexecutor",
                       "cudasetdevice", "aclrtsetdevice", "rtsetdevice execution failed")),
     ("pin_memory", ("pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost",
-                    "pinned memory")),
+                    "pinned memory", "cachinghostallocator")),
     ("library_init", ("cudnn_status_not_initialized", "cudnn_status_alloc_failed", "cudnn_status_internal_error",
                       "cublas_status_alloc_failed", "cublas_status_not_initialized", "dnn library initialization failed",
                       "failed to determine best cudnn convolution algorithm", "could not create cudnn handle")),
 )
+# An out-of-memory raised on the line of a runtime's own initialisation source (Torch7's cutorch ``init.c``, NCCL's
+# ``init.cu``): the failing allocation is the runtime's start-up (its context and first buffers).
+_INIT_FILE = re.compile(r"\binit\.(?:c|cc|cu|cpp)\b[^\n]{0,80}?(?:out of memory|error=2\b)", re.IGNORECASE)
+_ILLEGAL_ADDRESS = ("illegal memory access", "cudaerrorillegaladdress", "cuda_error_illegal_address")
+# Words of an out-of-memory failure of the text's own: with them, an illegal access is a consequence, not the story.
+_OOM_OWN = ("out of memory", "tried to allocate", "outofmemory", "out_of_memory", "failed to allocate")
 _BARE = re.compile(r"cuda error[:\s]{1,3}out of memory|hip error[:\s]{1,3}out of memory|hiperroroutofmemory|cuda_error_out_of_memory|cudaerrormemoryallocation|"
                    r"cuda failure\s{0,3}'?out of memory|cuda failure\s{0,3}2\b|cuda error 2\b|cuda error\s{0,2}\(2\)|cuda error\(2\)|"
-                   r"cuda runtime error.{0,80}out of memory|result=2\b", re.IGNORECASE)
+                   r"cuda runtime error.{0,80}out of memory|result=2\b|"
+                   # MXNet's pooled storage manager (src/storage/pooled_storage_manager.h: "cudaMalloc retry failed: "
+                   # << cudaGetErrorString(e)), CTranslate2's CUDA_CHECK (src/cuda/utils.h: "CUDA failed with error "
+                   # + cudaGetErrorString), OpenCV's cudaSafeCall (cv::Error::GpuApiCallError, "(-217:Gpu API call)").
+                   r"cudamalloc (?:retry )?failed:\s{0,2}out of memory|cuda failed with error\s{0,2}out of memory|"
+                   r"gpu api call\)\s{0,2}out of memory", re.IGNORECASE)
+
+
+def _onnxruntime_on_cpu(low: str) -> bool:
+    """An ONNX Runtime arena failure on a node the CPU provider runs: its arena is host memory.
+
+    ONNX Runtime's ``BFCArena`` serves every provider, so its "Failed to allocate memory for requested buffer" does
+    not say which memory. The node does: the NCHWc layout transformer (``onnxruntime/core/optimizer/
+    nchwc_transformer.cc``) rewrites only nodes assigned to the CPU execution provider and names them ``..._nchwc``;
+    a session whose only provider is ``CPUExecutionProvider`` allocates only host memory (DayBreak-u/chineseocr_lite#355).
+    """
+    if "bfcarena" not in low and "bfc_arena" not in low:
+        return False
+    if "_nchwc" in low:
+        return True
+    gpu_providers = ("cudaexecutionprovider", "tensorrtexecutionprovider", "rocmexecutionprovider",
+                     "dmlexecutionprovider", "cuda_call", "cudnn")
+    return "cpuexecutionprovider" in low and not any(p in low for p in gpu_providers)
 
 
 def classify(text: str, requested: int | None = None, negative_size: int | None = None,
@@ -195,11 +266,20 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "ecc"
     if _XID.search(text):
         return "xid"
-    if _PY_MEMORY_ERROR.search(text) and "cuda" not in low:
+    if ("bus error" in low and any(w in low for w in _DEV_SHM_WORDS)) or (
+            "no space left on device" in low and "/torch_" in low):
+        return "dev_shm"
+    if (_PY_MEMORY_ERROR.search(text) and "cuda" not in low) or _RUST_ALLOC.search(text):
         return "host_ram"
     for key, words in _WORDS[1:]:
         if any(w in low for w in words):
             return key
+    if _onnxruntime_on_cpu(low):
+        return "host_ram"
+    if _INIT_FILE.search(text):
+        return "context_init"
+    if any(w in low for w in _ILLEGAL_ADDRESS) and not any(w in low for w in _OOM_OWN):
+        return "illegal_address"
     if backend == "vulkan" and requested is not None and requested >= VULKAN_LARGE_BYTES:
         return "vulkan_large"
     if "xpu out of memory" in low and requested is not None and requested >= XPU_LARGE_BYTES:

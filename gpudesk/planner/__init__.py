@@ -27,7 +27,9 @@ API summary (stable; the Plan tab, sheets and saved plans build on it)::
         c.price_known, c.break_even_price_usd, c.rank_reason   # why it ranks where it does
     result.rejected                    # [Rejected(gpu_id, count, server_id, interconnect, reasons)]
     result.deadline_met_by_any, result.closest   # when nobody meets the deadline
-    plan_to_dict(result)               # the JSON shape of ``gpudesk plan --format json``
+    doc = PlanDocument.from_plan(result)   # the typed, versioned plan document every view reads
+    doc.to_dict() == plan_to_dict(result)  # the JSON of ``gpudesk plan --format json`` and of saved plans
+    PlanDocument.from_dict(saved)      # any saved version, migrated (docs/plan-document.md)
 
 The live memory chart: ``spec = resolve_model(req.model, catalog)`` then
 ``gpudesk.sizing.estimate_memory(spec, memory_workload(req, gpus=N, sharding="zero3"))``.
@@ -45,6 +47,7 @@ and gpudesk.sizing.SizingError from the formulas (``.field``).
 
 from gpudesk.planner.classify import WORKLOAD_KINDS, classify
 from gpudesk.planner.errors import PlanInputError, PlannerError, ProfileError
+from gpudesk.planner.document import PlanDocument, PlanDocumentError, PlanOption, as_document
 from gpudesk.planner.export import plan_to_dict
 from gpudesk.planner.plan import memory_workload, plan, resolve_model
 from gpudesk.planner.profile import (dumps_profile, load_profile, parse_profile_text, requirement_from_dict,
@@ -54,7 +57,8 @@ from gpudesk.planner.results import Candidate, Plan, Rejected
 from gpudesk.planner.tco import Tco, TcoAssumptions
 
 __all__ = [
-    "Candidate", "DataIO", "ModelMemory", "Operations", "Plan", "PlanInputError", "PlannerError", "ProfileError",
+    "Candidate", "DataIO", "ModelMemory", "Operations", "Plan", "PlanDocument", "PlanDocumentError", "PlanInputError",
+    "PlanOption", "as_document", "PlannerError", "ProfileError",
     "Rejected", "Requirement", "SoftwareStack", "Tco", "TcoAssumptions", "WORKLOAD_KINDS", "WorkloadMix",
     "classify", "dumps_profile", "load_profile", "memory_workload", "parse_profile_text", "plan", "plan_to_dict",
     "requirement_from_dict",

@@ -15,6 +15,7 @@ from gpudesk.catalog.records import GPU, Link, Price, Server
 from gpudesk.i18n import _
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.gates import StackIndex
+from gpudesk.planner.packages import device_view
 from gpudesk.planner.requirement import Requirement
 from gpudesk.sizing.estimate import MemoryEstimate
 from gpudesk.sizing.shapes import ModelSpec
@@ -82,6 +83,7 @@ class PlanContext:
                     message = _("{gpu_id!r} is not a catalog GPU id; see `gpudesk catalog list`.").format(gpu_id=gpu_id)
                 raise PlanInputError("tco.gpu_price_overrides_usd", message)
         prices = catalog.prices() if hasattr(catalog, "prices") else []
+        gpus, servers = device_view(gpus, servers)  # a two-die package is two devices (MI250X, Ascend 910C)
         return cls(req=req, spec=spec, gpus=gpus, servers=servers, links=links, network=network,
                    index=StackIndex.from_catalog(catalog), prices=prices)
 

@@ -173,7 +173,8 @@ def server_gates(server: Server, gpu: GPU, count: int, servers: int, req: Requir
         elif servers > 1:
             reasons.append(_("{count} GPUs need {servers} servers; only the existing {server} is available").format(
                 count=count, servers=servers, server=server.id))
-        elif o.free_slots is not None and count > o.free_slots:
+        # a slot takes a package: a two-die MI250X / 910C fills one slot with two devices
+        elif o.free_slots is not None and -(-count // getattr(gpu, "devices_per_package", 1)) > o.free_slots:
             reasons.append(_("{count} GPUs exceed the {free_slots} free slots of {server}").format(
                 count=count, free_slots=o.free_slots, server=server.id))
     if o.power_budget_w is not None and count * gpu.tdp_w > o.power_budget_w:

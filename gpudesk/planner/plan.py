@@ -13,6 +13,7 @@ from gpudesk.units import format_gib
 from gpudesk.planner.classify import LARGE, MULTIMODAL, classify
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.gates import gpu_gates, kind_gates, market_statement, server_gates
+from gpudesk.planner.packages import package_warning, per_device_price
 from gpudesk.planner.prices import (
     GpuPrice,
     cloud_rate,
@@ -67,7 +68,7 @@ def _plan_warnings(req: Requirement, spec: ModelSpec) -> list[str]:
         out.append(_("Training FLOPs count the language model's {tokens} tokens per sample only; add the vision "
                      "encoder's work through model.train_flops_per_sample for a tighter time estimate").format(
             tokens=req.model.seq_len_tokens))
-    if req.model.mode != "inference" and req.workload.target_qps:
+    if req.model.mode != "inference" and req.workload.target_qps and req.workload.training_share >= 1:
         out.append(_('workload.target_qps {qps:g} is not sized by this plan: it sizes the {mode} job (training share '
                      '{share:.0%}); plan the serving side separately with mode = "inference"').format(
             qps=req.workload.target_qps, mode=req.model.mode, share=req.workload.training_share))
@@ -265,8 +266,11 @@ def plan(req: Requirement, catalog: Catalog, price_overrides: dict[str, Any] | N
                 continue
             res.warnings.extend(warnings)
             res.rationale.extend(gpu_why)
-            _price(res, gpu, server, req,
-                   resolve_gpu_price(gpu, req.tco.gpu_price_overrides_usd, user_prices, ctx.prices), ctx.prices)
+            package = package_warning(gpu, res.count)
+            if package:
+                res.warnings.append(package)
+            _price(res, gpu, server, req, per_device_price(
+                resolve_gpu_price(gpu, req.tco.gpu_price_overrides_usd, user_prices, ctx.prices), gpu), ctx.prices)
             candidates.append(res)
     prefer_nvlink = kind in (LARGE, MULTIMODAL)
     ranked = rank(candidates, req.operations.budget_usd, prefer_nvlink=prefer_nvlink)

@@ -37,7 +37,9 @@ class Candidate:
     Rent vs buy: ``rent`` (the same GPUs rented at the lowest sourced on-demand rate; None without a rate).
     Search: ``micro_batch_size`` and ``gradient_accumulation`` (training: the global batch is kept),
     ``tensor_parallel`` (the degree chosen for this GPU); ``pipeline_parallel`` / ``expert_parallel`` where only a
-    pipeline or expert-parallel layout fits (gpudesk.planner.train_parallel), else None.
+    pipeline or expert-parallel layout fits (gpudesk.planner.train_parallel), else None. Serving: ``replicas`` of
+    ``tensor_parallel`` GPUs, each running ``concurrent_sequences`` requests at once in ``engine`` (the engine whose
+    scheduler and memory pool the speed model follows; None where the simple roofline model answered).
     """
 
     gpu_id: str
@@ -77,6 +79,9 @@ class Candidate:
     tensor_parallel: int | None = None
     pipeline_parallel: int | None = None
     expert_parallel: int | None = None
+    replicas: int | None = None
+    concurrent_sequences: int | None = None
+    engine: str | None = None
     speed_error_band: ErrorBand | None = None
     flops_only_time_to_result_s: float | None = None
     dominated_by: str | None = None

@@ -310,6 +310,10 @@ def evaluate_inference(ctx: PlanContext, gpu: GPU, servers_list: list[Server]) -
             meets_qps=replicas * qps_replica >= target_qps, gpu_power_w=count * gpu.tdp_w, tensor_parallel=t,
         )
         cand.step_time_s = step or pre
+        # The engine settings the search chose: replicas of t GPUs, each running `batch` requests at once; the
+        # speed model is vLLM's scheduler and memory pool (gpudesk.sizing.speed_serve) where it applies.
+        cand.replicas, cand.concurrent_sequences = replicas, batch
+        cand.engine = "vllm" if speed is not None else None
         if count != needed:
             cand.rationale.append((_("{needed} GPUs needed, {count} bought: {server} takes {min_gpus}-{max_gpus} GPUs per "
                                      "server; the extra replicas add capacity").format(

@@ -1,7 +1,7 @@
-"""The configuration sheet: what purchasing, budget and operations sign, built from a plan dictionary.
+"""The configuration sheet: what purchasing, budget and operations sign, built from the plan document.
 
-Input is the JSON shape of a plan (``gpudesk.planner.plan_to_dict``), so a saved plan exports without being
-re-run. :func:`build_sheet` picks one candidate (the top one by default) and gathers the sections the source
+Input is the plan document (gpudesk.planner.document.PlanDocument; a plan dictionary of any saved version is read
+as one), so a saved plan exports without being re-run. :func:`build_sheet` picks one candidate (the top one by default) and gathers the sections the source
 article's worked case lists (seed/DIGEST.md §4): GPUs, server, storage, network, software versions, expected
 memory per GPU against the safe line, expected step time and time to result, the 3-year TCO table
 (catalog.md §5.1), risks, and the checks to run after delivery (a 72-hour burn-in recorded with the Monitor,
@@ -19,11 +19,15 @@ from typing import Any
 
 from gpudesk.errors import GpudeskError
 from gpudesk.planner.decision import binding_constraint
+from gpudesk.planner.document import PlanDocument, PlanDocumentError, PlanOption, Sourced, as_document
+from gpudesk.planner.errors import PlannerError
+from gpudesk.planner.profile import requirement_from_dict
+from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.search_notes import search_changes
 from gpudesk.planner.serving_cost import cost_per_million_tokens_usd
-from gpudesk.planner.tco import TcoAssumptions
 from gpudesk.i18n import _
 from gpudesk.planner.prices import price_unknown_text
+from gpudesk.planner.profile import requirement_to_dict
 
 SHEET_FORMAT = "gpudesk-configuration-sheet"
 SHEET_VERSION = 1
@@ -72,7 +76,7 @@ class ConfigurationSheet:
     generated_at: str
     workload_kind: str | None
     requirement: list[tuple[str, str]]
-    candidate: dict[str, Any]
+    candidate: PlanOption
     bom: list[BomLine]
     software: list[tuple[str, str]]
     memory_parts: list[tuple[str, int]]
@@ -85,7 +89,7 @@ class ConfigurationSheet:
     tco_total_usd: float | None
     risks: list[str]
     checks: list[Check]
-    alternatives: list[dict[str, Any]]
+    alternatives: list[PlanOption]
     rationale: list[str]
     assumptions: list[str] = field(default_factory=list)
     #: Which ranked candidate the sheet describes (1 = the recommended one) and how many the plan ranked.
@@ -99,6 +103,14 @@ class ConfigurationSheet:
     cost_per_million_tokens_usd: float | None = None
     #: The limit the option comes closest to (gpudesk.planner.decision), None when the requirement sets none.
     binding_constraint: str | None = None
+    #: The answers that differ from the Requirement's defaults (what the printed sheet lists; ``requirement`` has
+    #: every answer).
+    requirement_answers: list[tuple[str, str]] = field(default_factory=list)
+    #: A mixed workload's serving side (gpudesk.planner.mixed): its best option, the QPS target and the option's
+    #: 3-year TCO per million output tokens; None for a training-only or serving-only plan.
+    serving_option: PlanOption | None = None
+    serving_target_qps: float | None = None
+    serving_cost_per_million_tokens_usd: float | None = None
 
     @property
     def headroom_bytes(self) -> int | None:
@@ -108,74 +120,19 @@ class ConfigurationSheet:
         return self.safe_line_bytes - self.memory_total_bytes
 
 
-def _num(value: Any) -> float | None:
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    return None
-
-
-def _mapping(value: Any) -> dict[str, Any]:
-    """``value`` when it is a JSON object, else an empty one (a plan read back from disk may lack a section)."""
-    return value if isinstance(value, dict) else {}
-
-
-def _sequence(value: Any) -> list[Any]:
-    """``value`` when it is a JSON array, else an empty one."""
-    return value if isinstance(value, list) else []
-
-
-def _whole_job_only(assumption: Any) -> bool:
+def _whole_job_only(assumption: Sourced) -> bool:
     """An assumption of the plan's whole-job estimate (one GPU, DDP) that says nothing about a candidate's layout."""
-    text = _text(assumption).lower()
+    text = assumption.text.lower()
     return "data-parallel gpus" in text or text.startswith("activations: recompute")
 
 
-def _int(value: Any) -> int | None:
-    number = _num(value)
-    return None if number is None else int(number)
-
-
-def _text(value: Any) -> str:
-    """One line of text from a rationale or warning entry (a string, or a dict with decision/rule)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, str) for v in value):
-        return f"{value[0]} [{value[1]}]" if value[1] else value[0]
-    if isinstance(value, dict):
-        parts = [str(value[k]) for k in ("step", "decision", "assumption", "message", "text", "detail") if value.get(k)]
-        sources = [str(value[k]) for k in ("rule", "source", "because", "reason") if value.get(k)]
-        line = " — ".join(parts) if parts else ", ".join(f"{k}: {v}" for k, v in value.items())
-        if sources:
-            line += f" [{'; '.join(sources)}]"
-        return line
-    return str(value)
-
-
-def gpu_price_unknown(candidate: dict[str, Any]) -> bool:
-    """Whether the candidate's GPU price is unknown (``price_known`` false; older saved plans: no GPU line)."""
-    if isinstance(candidate.get("price_known"), bool):
-        return not candidate["price_known"]
-    tco = candidate.get("tco_breakdown_usd")
-    return isinstance(tco, dict) and bool(tco) and tco.get("gpus") is None
-
-
-def candidates_of(plan: dict[str, Any]) -> list[dict[str, Any]]:
-    """The plan's candidate dictionaries, best first (as the planner ranked them)."""
-    found = plan.get("candidates")
-    if not isinstance(found, list):
-        return []
-    return [c for c in found if isinstance(c, dict)]
-
-
-def pick_candidate(plan: dict[str, Any], index: int = 0) -> dict[str, Any]:
-    """The candidate at ``index`` (0 = top).
+def pick_candidate(plan: PlanDocument, index: int = 0) -> PlanOption:
+    """The option at ``index`` (0 = top).
 
     Raises:
         SheetError: the plan has no candidates, or the index is out of range.
     """
-    found = candidates_of(plan)
+    found = plan.candidates
     if not found:
         raise SheetError(_(
             "The plan has no candidates to put on a sheet: no GPU configuration was found. Relax the "
@@ -187,11 +144,9 @@ def pick_candidate(plan: dict[str, Any], index: int = 0) -> dict[str, Any]:
     return found[index]
 
 
-def requirement_rows(plan: dict[str, Any]) -> list[tuple[str, str]]:
-    req = plan.get("requirement")
+def requirement_rows(profile: dict[str, Any]) -> list[tuple[str, str]]:
+    """The requirement profile (TOML shape) as ``(section.key, value)`` rows, values as entered."""
     rows: list[tuple[str, str]] = []
-    if not isinstance(req, dict):
-        return rows
 
     def walk(prefix: str, node: Any) -> None:
         if isinstance(node, dict):
@@ -202,8 +157,16 @@ def requirement_rows(plan: dict[str, Any]) -> list[tuple[str, str]]:
         elif node is not None:
             rows.append((prefix, str(node)))
 
-    walk("", req)
+    walk("", profile)
     return rows
+
+
+def answered_rows(req: Requirement) -> list[tuple[str, str]]:
+    """The requirement's answers that differ from a new plan's defaults (``Requirement()``), as ``(section.key,
+    value)`` rows: what the user actually decided, without the 70 default keys."""
+    defaults = dict(requirement_rows(requirement_to_dict(Requirement())))
+    return [(key, value) for key, value in requirement_rows(requirement_to_dict(req))
+            if key not in ("version", "name") and defaults.get(key) != value]
 
 
 # Minimum Linux driver for each CUDA major release under minor-version compatibility (CUDA Toolkit release
@@ -211,98 +174,96 @@ def requirement_rows(plan: dict[str, Any]) -> list[tuple[str, str]]:
 MIN_DRIVER_FOR_CUDA = {11: "450.80.02", 12: "525.60.13", 13: "580.65.06"}
 
 
-def _software_rows(profile: dict[str, Any]) -> list[tuple[str, str]]:
-    software = _mapping(profile.get("software"))
+def _software_rows(req: Requirement | None) -> list[tuple[str, str]]:
+    if req is None:
+        return []
+    software = req.software
     rows: list[tuple[str, str]] = []
-    framework = software.get("framework")
-    if framework:
-        rows.append((str(framework), str(software.get("framework_version") or _("any supported version"))))
-    cuda = software.get("cuda_version")
+    if software.framework:
+        rows.append((software.framework, software.framework_version or _("any supported version")))
+    cuda = software.cuda_version
     if cuda:
-        rows.append(("CUDA", str(cuda)))
+        rows.append(("CUDA", cuda))
         try:
-            major = int(str(cuda).split(".")[0])
+            major = int(cuda.split(".")[0])
         except ValueError:
             major = None
         if major in MIN_DRIVER_FOR_CUDA:
             rows.append((_("NVIDIA driver (Linux)"), _(">= {driver} (CUDA {major}.x minor-version compatibility)").format(
                 driver=MIN_DRIVER_FOR_CUDA[major], major=major)))
-    for library in software.get("libraries") or []:
-        name, _sep, version = str(library).partition("==")
+    for library in software.libraries:
+        name, _sep, version = library.partition("==")
         rows.append((name, version or _("as tested")))
-    if software.get("fips"):
+    if software.fips:
         rows.append(("FIPS 140", _("validated OS and driver crypto modules required")))
     return rows
 
 
-def _host_note(candidate: dict[str, Any]) -> str:
-    """Where the host price comes from: the candidate's "host price ..." rationale line (catalog source, your quote,
+def _host_note(option: PlanOption) -> str:
+    """Where the host price comes from: the option's "host price ..." rationale line (catalog source, your quote,
     an all-in rack price, a class estimate, or the existing server); "price unknown" when there is none."""
-    if candidate.get("host_price_known") is False:
+    if option.host_price_known is False:
         return "; " + _("host {price_unknown} (no sourced price; set tco.host_price_overrides_usd)").format(
             price_unknown=price_unknown_text())
     # The host price lines of the rationale (gpudesk.planner.plan._host_price_text, gpudesk.planner.tco) start with
     # "host" in English and "主机" in Chinese.
     starts = ("host price", "host ", _("host price"), _("host") + " ")
-    for item in candidate.get("rationale") or []:
-        text = item.get("decision") if isinstance(item, dict) else (item[0] if isinstance(item, (list, tuple)) and item else None)
-        if isinstance(text, str) and text.startswith(starts):
-            return f"; {text}"
+    for item in option.rationale:
+        if item.text.startswith(starts):
+            return f"; {item.text}"
     return ""
 
 
-def _bom(candidate: dict[str, Any], profile: dict[str, Any], software: list[tuple[str, str]]) -> list[BomLine]:
-    """Bill of materials: GPUs and hosts priced from the candidate's TCO lines, then storage, network, software."""
-    tco = _mapping(candidate.get("tco_breakdown_usd"))
-    count = _num(candidate.get("count"))
-    servers = _num(candidate.get("servers")) or 1.0
-    gpus_usd = _num(tco.get("gpus"))
-    hosts_usd = _num(tco.get("hosts"))
+def _bom(option: PlanOption, req: Requirement | None, software: list[tuple[str, str]]) -> list[BomLine]:
+    """Bill of materials: GPUs and hosts priced from the option's TCO lines, then storage, network, software."""
+    tco = option.tco_breakdown_usd
+    count = float(option.count) if option.count else None
+    servers = float(option.servers or 1)
+    gpus_usd = tco.get("gpus")
+    hosts_usd = tco.get("hosts")
     gpu_notes = _("catalog id {gpu_id}; {power_w} W for all GPUs at TDP").format(
-        gpu_id=candidate.get("gpu_id"), power_w=_int(candidate.get("gpu_power_w")) or "N/A")
-    if gpu_price_unknown(candidate):
+        gpu_id=option.gpu_id, power_w=int(option.gpu_power_w) if option.gpu_power_w else "N/A")
+    if option.gpu_price_unknown:
         gpu_notes = f"{price_unknown_text()}; {gpu_notes}"
     lines = [
         BomLine(
             "GPU",
-            str(candidate.get("gpu_name") or candidate.get("gpu_id") or "GPU"),
+            option.name or "GPU",
             count,
             gpus_usd / count if gpus_usd is not None and count else None,
             gpus_usd,
             notes=gpu_notes,
-            source=str(candidate.get("gpu_price_text") or _("gpudesk catalog (price, date and source per GPU row); your "
-                                                             "prices")),
+            source=option.price.text or _("gpudesk catalog (price, date and source per GPU row); your prices"),
         )
     ]
-    if candidate.get("server_name") or candidate.get("server_id"):
+    if option.server_name or option.server_id:
         lines.append(
             BomLine(
                 "Server",
-                str(candidate.get("server_name") or candidate.get("server_id")),
+                str(option.server_name or option.server_id),
                 servers,
                 hosts_usd / servers if hosts_usd is not None else None,
                 hosts_usd,
                 notes=_("catalog id {server_id}; chassis, CPUs, RAM and local NVMe").format(
-                    server_id=candidate.get("server_id")) + _host_note(candidate),
+                    server_id=option.server_id) + _host_note(option),
                 source=_("gpudesk catalog servers table"),
             )
         )
-    if str(candidate.get("interconnect") or "").startswith("nvlink-bridge") and count:
+    if (option.interconnect or "").startswith("nvlink-bridge") and option.count:
         lines.append(
             BomLine(
                 "Network",
                 _("2-way NVLink bridge (one per pair of cards)"),
-                count // 2,
+                option.count // 2,
                 None,
                 None,
                 notes=_("the step time assumes bridged pairs; no price in the catalog, ask the vendor (not in the TCO)"),
                 source="GPU product brief (NVLink bridge connector); gpudesk.planner.candidates.bridge_pair_gbps",
             )
         )
-    data = _mapping(profile.get("data"))
-    needed = _num(candidate.get("data_rate_needed_bytes_per_s"))
-    available = _num(candidate.get("data_rate_available_bytes_per_s"))
-    dataset = _num(data.get("dataset_bytes"))
+    needed = option.data_rate_needed_bytes_per_s
+    available = option.data_rate_available_bytes_per_s
+    dataset = req.data.dataset_bytes if req else None
     if dataset or needed:
         parts = []
         if dataset:
@@ -311,23 +272,23 @@ def _bom(candidate: dict[str, Any], profile: dict[str, Any], software: list[tupl
             parts.append(_("sustained read >= {needed_mbps:,.0f} MB/s to feed the GPUs").format(needed_mbps=needed / 1e6))
         if available:
             parts.append(_("planned path delivers {available_mbps:,.0f} MB/s").format(available_mbps=available / 1e6))
-        if data.get("decode_path") == "gpu":
+        if req is not None and req.data.decode_path == "gpu":
             parts.append(_("GPU-side decoding (DALI / nvJPEG)"))
         lines.append(BomLine("Storage", "; ".join(parts), None, notes=_("data rate from the planner's I/O check"),
                              source="article section 4.3 (DALI + GPUDirect Storage)"))
-    link_name = candidate.get("interconnect_name") or candidate.get("interconnect")
-    if (count or 1) > 1:
+    link_name = option.interconnect_name or option.interconnect
+    if (option.count or 1) > 1:
         lines.append(BomLine("Network", _("{link} between the GPUs of each server").format(link=link_name), servers,
-                             notes=_("link id {link_id}").format(link_id=candidate.get("interconnect")),
+                             notes=_("link id {link_id}").format(link_id=option.interconnect),
                              source=_("gpudesk catalog links table")))
     else:
         lines.append(BomLine("Network", _("{link} host link (one GPU: no GPU-to-GPU traffic)").format(link=link_name),
-                             None, notes=_("link id {link_id}").format(link_id=candidate.get("interconnect")),
+                             None, notes=_("link id {link_id}").format(link_id=option.interconnect),
                              source=_("gpudesk catalog links table")))
-    if servers > 1 and candidate.get("network_link"):
+    if servers > 1 and option.network_link:
         lines.append(BomLine("Network", _("{link} between servers (NICs, cables, switch ports)").format(
-            link=candidate["network_link"]), servers, source="requirement operations.network_link"))
-    network_usd = _num(tco.get("network_install"))
+            link=option.network_link), servers, source="requirement operations.network_link"))
+    network_usd = tco.get("network_install")
     if network_usd:
         lines.append(BomLine("Network", _("Network, cabling, transceivers and installation"), None, None, network_usd,
                              notes=_("share of hardware price (TCO assumption tco.network_install_fraction)"),
@@ -337,7 +298,7 @@ def _bom(candidate: dict[str, Any], profile: dict[str, Any], software: list[tupl
     return lines
 
 
-def post_delivery_checks(candidate: dict[str, Any], profile: dict[str, Any] | None = None,
+def post_delivery_checks(option: PlanOption, req: Requirement | None = None,
                          link_gbps_per_direction: float | None = None,
                          network_gbps_per_direction: float | None = None) -> list[Check]:
     """The acceptance checks for a delivered configuration (article §5: 72-hour stress test recorded by the
@@ -345,13 +306,11 @@ def post_delivery_checks(candidate: dict[str, Any], profile: dict[str, Any] | No
 
     Across several servers nccl-tests runs one process per GPU under MPI (``-g`` is GPUs per process), and the
     bus bandwidth is bounded by the slower of the GPU link and the network link between servers."""
-    profile = profile or {}
-    software = _mapping(profile.get("software"))
-    count = _int(candidate.get("count")) or 1
-    servers = _int(candidate.get("servers")) or 1
-    link = str(candidate.get("interconnect_name") or candidate.get("interconnect") or _("the GPU interconnect"))
-    if servers > 1 and candidate.get("network_link"):
-        network = str(candidate["network_link"])
+    count = option.count or 1
+    servers = option.servers or 1
+    link = str(option.interconnect_name or option.interconnect or _("the GPU interconnect"))
+    if servers > 1 and option.network_link:
+        network = option.network_link
         if link_gbps_per_direction and network_gbps_per_direction and network_gbps_per_direction < link_gbps_per_direction:
             link, link_gbps_per_direction = network, network_gbps_per_direction
         elif not network_gbps_per_direction:
@@ -388,10 +347,10 @@ def post_delivery_checks(candidate: dict[str, Any], profile: dict[str, Any] | No
             _("the versions listed in the software section"),
         ),
     ]
-    if software.get("require_ecc"):
+    if req is not None and req.software.require_ecc:
         checks.append(Check(_("ECC enabled"), "nvidia-smi -q -d ECC",
                             _("Current ECC mode: Enabled on every GPU, no volatile uncorrectable errors")))
-    if software.get("fips"):
+    if req is not None and req.software.fips:
         checks.append(Check(_("FIPS 140 mode"), _("Check the OS crypto policy and the driver's FIPS documentation"),
                             _("the host runs validated crypto modules (a property of the OS and driver, not the GPU)")))
     if count > 1:
@@ -406,100 +365,112 @@ def post_delivery_checks(candidate: dict[str, Any], profile: dict[str, Any] | No
     return checks
 
 
-def _link_gbps(catalog: Any, link_id: Any) -> float | None:
+def _link_gbps(catalog: Any, link_id: str | None) -> float | None:
     """Per-direction bandwidth of a catalog link (GB/s), or None without a catalog or for an unknown id."""
     if catalog is None or not link_id:
         return None
     try:
-        return float(catalog.link(str(link_id)).bandwidth_gbps_per_direction)
+        return float(catalog.link(link_id).bandwidth_gbps_per_direction)
     except LookupError:
         return None
 
 
-def build_sheet(plan: dict[str, Any], candidate_index: int = 0, title: str | None = None,
-                generated_at: str | None = None, profile: dict[str, Any] | None = None,
+def _requirement(doc: PlanDocument, profile: Requirement | dict[str, Any] | None) -> Requirement | None:
+    """The requirement the sheet prints: ``profile`` when given (a Requirement or its TOML-shaped dictionary),
+    else the plan's own."""
+    if isinstance(profile, Requirement):
+        return profile
+    if isinstance(profile, dict) and profile:
+        try:
+            return requirement_from_dict(profile)
+        except PlannerError:
+            return doc.requirement  # a profile that no longer reads: the plan's own requirement
+    return doc.requirement
+
+
+def build_sheet(plan: PlanDocument | dict[str, Any], candidate_index: int = 0, title: str | None = None,
+                generated_at: str | None = None, profile: Requirement | dict[str, Any] | None = None,
                 catalog: Any = None) -> ConfigurationSheet:
-    """Gather the sheet for one candidate of a plan dictionary.
+    """Gather the sheet for one option of a plan.
 
     Args:
-        plan: ``plan_to_dict`` output (or a saved plan's JSON).
-        candidate_index: 0 for the top candidate.
+        plan: the plan document (or a plan dictionary of any saved version, read as one).
+        candidate_index: 0 for the top option.
         title: sheet title; defaults to the plan's name or "Configuration sheet".
         generated_at: UTC ISO time stamp (default: now).
-        profile: the requirement profile dictionary (``requirement_to_dict`` / TOML shape) for the software
-            versions, storage, deadline and the "requirement as entered" table; None: the plan's own
-            ``requirement`` entry when it has one, else those sections are left out.
+        profile: the requirement (or its TOML-shaped dictionary) for the software versions, storage, deadline and
+            the "requirement as entered" table; None: the plan's own requirement, else those sections are left out.
         catalog: the opened catalog, to print the interconnect's datasheet bandwidth in the nccl-tests check.
 
     Raises:
-        SheetError: not a plan dictionary, no candidates, or a bad index.
+        SheetError: not a plan, no candidates, or a bad index.
     """
-    if not isinstance(plan, dict):
+    if not isinstance(plan, (PlanDocument, dict)):
         raise SheetError(_("A configuration sheet needs a plan dictionary, got {type}.").format(type=type(plan).__name__))
-    candidate = pick_candidate(plan, candidate_index)
-    if not isinstance(profile, dict):
-        profile = _mapping(plan.get("requirement"))
-    memory = _mapping(plan.get("memory"))
-    breakdown = candidate.get("per_gpu_memory_breakdown_bytes")
-    if not isinstance(breakdown, dict):
-        breakdown = {}
-    parts = [(str(k), int(v)) for k, v in breakdown.items() if _num(v) is not None]
-    total = _int(candidate.get("per_gpu_memory_bytes"))
-    if total is None and parts:
-        total = sum(v for _, v in parts)
-    workload = _mapping(profile.get("workload"))
-    inference = candidate.get("qps_capacity") is not None
+    try:
+        doc = as_document(plan)
+    except PlanDocumentError as exc:
+        raise SheetError(str(exc)) from exc
+    option = pick_candidate(doc, candidate_index)
+    req = _requirement(doc, profile)
+    inference = option.serving
+    deadline = req.workload.deadline_s if req else None
+    target_qps = req.workload.target_qps if req else None
     timing = [
-        ("Step time", _num(candidate.get("step_time_s")), "s"),
-        ("Exposed communication share of a step", _num(candidate.get("comm_share")), "fraction"),
-        ("Time to result", _num(candidate.get("time_to_result_s")), "s"),
-        ("Deadline", _num(workload.get("deadline_s")), "s"),
-        ("Late by", _num(candidate.get("deadline_miss_s")) or None, "s"),
-        ("QPS the configuration sustains", _num(candidate.get("qps_capacity")), "QPS"),
-        ("Target QPS", _num(workload.get("target_qps")) if inference else None, "QPS"),
-        ("Data rate needed", _num(candidate.get("data_rate_needed_bytes_per_s")), "bytes/s"),
-        ("Data rate available", _num(candidate.get("data_rate_available_bytes_per_s")), "bytes/s"),
+        ("Step time", option.step_time_s, "s"),
+        ("Exposed communication share of a step", option.comm_share, "fraction"),
+        ("Time to result", option.time_to_result_s, "s"),
+        ("Deadline", deadline, "s"),
+        ("Late by", option.deadline_miss_s or None, "s"),
+        ("QPS the configuration sustains", option.qps_capacity, "QPS"),
+        ("Target QPS", target_qps if inference else None, "QPS"),
+        ("Data rate needed", option.data_rate_needed_bytes_per_s, "bytes/s"),
+        ("Data rate available", option.data_rate_available_bytes_per_s, "bytes/s"),
     ]
-    tco_items = _mapping(candidate.get("tco_breakdown_usd"))
-    software = _software_rows(profile)
-    warnings = [w for w in (plan.get("warnings") or []) if w] + [w for w in (candidate.get("warnings") or []) if w]
-    rationale = _sequence(candidate.get("rationale"))
-    plan_rationale = _sequence(plan.get("rationale"))
-    # The candidate's own memory assumptions (its GPU count, sharding, recompute); a plan saved before they were
+    software = _software_rows(req)
+    warnings = [w for w in doc.warnings if w] + [w for w in option.warnings if w]
+    # The option's own memory assumptions (its GPU count, sharding, recompute); a plan saved before they were
     # exported only has the whole-job estimate's (one GPU, DDP), which would contradict the recommendation.
-    own = candidate.get("memory_assumptions")
-    assumptions = [_text(a) for a in (own if isinstance(own, list) else memory.get("assumptions") or [])
-                   if own is not None or not _whole_job_only(a)]
-    others = [c for i, c in enumerate(candidates_of(plan)) if i != candidate_index][:5]
-    requirement = requirement_rows({"requirement": profile}) if profile else []
+    if option.memory_assumptions is not None:
+        assumptions = [a.line() for a in option.memory_assumptions]
+    else:
+        assumptions = [a.line() for a in (doc.memory.assumptions if doc.memory else []) if not _whole_job_only(a)]
+    others = [c for i, c in enumerate(doc.candidates) if i != candidate_index][:5]
+    years = req.tco.years if req else doc.tco_years
+    side = doc.serving_side
     return ConfigurationSheet(
-        title=title or str(plan.get("name") or _("Configuration sheet")),
+        title=title or doc.name or _("Configuration sheet"),
         generated_at=generated_at or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        workload_kind=plan.get("workload_kind"),
-        requirement=requirement,
-        candidate=candidate,
-        bom=_bom(candidate, profile, software),
+        workload_kind=doc.workload_kind,
+        requirement=requirement_rows(requirement_to_dict(req)) if req else [],
+        requirement_answers=answered_rows(req) if req else [],
+        serving_option=side.top if side is not None else None,
+        serving_target_qps=side.target_qps if side is not None else None,
+        serving_cost_per_million_tokens_usd=cost_per_million_tokens_usd(
+            side.top.tco_3y_usd, side.target_qps, side.output_tokens, side.tco_years)
+        if side is not None and side.top is not None else None,
+        candidate=option,
+        bom=_bom(option, req, software),
         software=software,
-        memory_parts=parts,
-        memory_total_bytes=total,
-        usable_bytes=_int(candidate.get("usable_memory_bytes")),
-        safe_line_bytes=_int(candidate.get("safe_line_bytes")),
+        memory_parts=list(option.per_gpu_memory_breakdown_bytes.items()),
+        memory_total_bytes=option.per_gpu_memory_bytes,
+        usable_bytes=option.usable_memory_bytes,
+        safe_line_bytes=option.safe_line_bytes,
         timing=[row for row in timing if row[1] is not None or (row[0] == "Time to result" and not inference)],
-        meets_deadline=candidate.get("meets_deadline") if isinstance(candidate.get("meets_deadline"), bool) else None,
-        tco=[(str(k), _num(v)) for k, v in tco_items.items()],
-        tco_total_usd=_num(candidate.get("tco_3y_usd")),
-        risks=[_text(w) for w in warnings],
-        checks=post_delivery_checks(candidate, profile, _link_gbps(catalog, candidate.get("interconnect")),
-                                    _link_gbps(catalog, candidate.get("network_link"))),
+        meets_deadline=option.meets_deadline,
+        tco=list(option.tco_breakdown_usd.items()),
+        tco_total_usd=option.tco_3y_usd,
+        risks=warnings,
+        checks=post_delivery_checks(option, req, _link_gbps(catalog, option.interconnect),
+                                    _link_gbps(catalog, option.network_link)),
         alternatives=others,
-        rationale=[_text(r) for r in plan_rationale] + [_text(r) for r in rationale],
+        rationale=[r.line() for r in doc.rationale] + [r.line() for r in option.rationale],
         assumptions=assumptions,
         candidate_number=candidate_index + 1,
-        candidate_count=len(candidates_of(plan)),
-        market=str(_mapping(profile.get("operations")).get("market") or "global") if profile else None,
-        search_changes=search_changes(candidate, profile),
-        binding_constraint=binding_constraint(candidate, profile),
+        candidate_count=len(doc.candidates),
+        market=req.operations.market if req else None,
+        search_changes=search_changes(option, req),
+        binding_constraint=binding_constraint(option, req),
         cost_per_million_tokens_usd=cost_per_million_tokens_usd(
-            _num(candidate.get("tco_3y_usd")), _num(workload.get("target_qps")), _int(workload.get("output_tokens")),
-            _num(_mapping(profile.get("tco")).get("years")) or TcoAssumptions().years) if inference else None,
+            option.tco_3y_usd, target_qps, req.workload.output_tokens if req else None, years) if inference else None,
     )

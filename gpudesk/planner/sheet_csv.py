@@ -18,7 +18,9 @@ from gpudesk import __version__
 from gpudesk.csv_cells import FORMULA_START, formula_safe
 from gpudesk.i18n import _
 from gpudesk.planner.prices import price_unknown_text
-from gpudesk.planner.sheet import SHEET_VERSION, BomLine, ConfigurationSheet, SheetError, build_sheet, gpu_price_unknown
+from gpudesk.planner.document import PlanDocument
+from gpudesk.planner.requirement import Requirement
+from gpudesk.planner.sheet import SHEET_VERSION, BomLine, ConfigurationSheet, SheetError, build_sheet
 
 BOM_COLUMNS = ("category", "item", "quantity", "unit_price_usd", "total_usd", "notes", "source")
 FORMULA_PREFIXES = FORMULA_START
@@ -56,17 +58,17 @@ def bom_rows(sheet: ConfigurationSheet) -> list[list[str]]:
     priced = [line.total_usd for line in sheet.bom if line.total_usd is not None]
     if priced:
         what = _("Purchase (priced lines above)")
-        if gpu_price_unknown(sheet.candidate):
+        if sheet.candidate.gpu_price_unknown:
             what = _("Purchase (priced lines above); the GPUs are not included: {price_unknown}").format(
                 price_unknown=price_unknown_text())
         rows.append([safe_cell(v) for v in ("Total", what, None, None, float(sum(priced)), "", "")])
     if sheet.tco_total_usd is not None:
         rows.append([safe_cell(v) for v in ("TCO", _("3-year total cost of ownership"), None, None, sheet.tco_total_usd,
                                             _("see the sheet's TCO table"), "")])
-    elif gpu_price_unknown(sheet.candidate):
+    elif sheet.candidate.gpu_price_unknown:
         rows.append([safe_cell(v) for v in ("TCO", _("3-year total cost of ownership"), None, None, None,
                                             _("GPU {price_unknown}").format(price_unknown=price_unknown_text()),
-                                            sheet.candidate.get("rank_reason") or "")])
+                                            sheet.candidate.rank_reason or "")])
     rows.append([safe_cell(v) for v in ("Generated", _("gpudesk {version}, configuration sheet format {sheet_version}").format(
                                             version=__version__, sheet_version=SHEET_VERSION),
                                         None, None, None, sheet.generated_at, sheet.title)])
@@ -81,14 +83,14 @@ def sheet_to_csv(sheet: ConfigurationSheet) -> str:
     return "\ufeff" + buffer.getvalue()
 
 
-def plan_to_csv(plan: dict[str, Any], candidate_index: int = 0, title: str | None = None,
-                profile: dict[str, Any] | None = None, catalog: Any = None) -> str:
+def plan_to_csv(plan: PlanDocument | dict[str, Any], candidate_index: int = 0, title: str | None = None,
+                profile: Requirement | dict[str, Any] | None = None, catalog: Any = None) -> str:
     """``sheet_to_csv(build_sheet(...))`` with the same arguments as :func:`build_sheet`."""
     return sheet_to_csv(build_sheet(plan, candidate_index, title, profile=profile, catalog=catalog))
 
 
-def write_csv(plan: dict[str, Any], path: str | Path, candidate_index: int = 0, title: str | None = None,
-              profile: dict[str, Any] | None = None, catalog: Any = None) -> Path:
+def write_csv(plan: PlanDocument | dict[str, Any], path: str | Path, candidate_index: int = 0, title: str | None = None,
+              profile: Requirement | dict[str, Any] | None = None, catalog: Any = None) -> Path:
     """Write the bill of materials to ``path``.
 
     Raises:

@@ -2,7 +2,8 @@
 
 ``{"format": "gpudesk-configuration-sheet", "version": 1, ...}`` with ``bill_of_materials`` (list of lines),
 ``memory_per_gpu`` (bytes), ``timing`` (seconds and rates), ``tco_usd``, ``risks``, ``checks_after_delivery``,
-``rationale``, ``candidate`` (the planner's own candidate dictionary, unchanged) and ``alternatives``. Qt-free.
+``rationale``, ``candidate`` (the option as the plan document writes it, gpudesk.planner.document) and
+``alternatives``. Qt-free.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 
 from gpudesk import __version__
 from gpudesk.i18n import _
+from gpudesk.planner.document import PlanDocument
+from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.sheet import SHEET_FORMAT, SHEET_VERSION, ConfigurationSheet, SheetError, build_sheet
 
 _TIMING_KEYS = {
@@ -55,8 +58,8 @@ def sheet_to_dict(sheet: ConfigurationSheet) -> dict[str, Any]:
         "rationale": list(sheet.rationale),
         "assumptions": list(sheet.assumptions),
         "requirement": dict(sheet.requirement),
-        "candidate": sheet.candidate,
-        "alternatives": sheet.alternatives,
+        "candidate": sheet.candidate.to_dict(),
+        "alternatives": [a.to_dict() for a in sheet.alternatives],
     }
 
 
@@ -72,14 +75,15 @@ def sheet_to_json(sheet: ConfigurationSheet) -> str:
         raise SheetError(_("The sheet cannot be written as JSON: {reason}.").format(reason=exc)) from exc
 
 
-def plan_to_json(plan: dict[str, Any], candidate_index: int = 0, title: str | None = None,
-                     profile: dict[str, Any] | None = None, catalog: Any = None) -> str:
+def plan_to_json(plan: PlanDocument | dict[str, Any], candidate_index: int = 0, title: str | None = None,
+                 profile: Requirement | dict[str, Any] | None = None, catalog: Any = None) -> str:
     """``sheet_to_json(build_sheet(plan, candidate_index, title, profile=profile, catalog=catalog))``."""
     return sheet_to_json(build_sheet(plan, candidate_index, title, profile=profile, catalog=catalog))
 
 
-def write_json(plan: dict[str, Any], path: str | Path, candidate_index: int = 0, title: str | None = None,
-                  profile: dict[str, Any] | None = None, catalog: Any = None) -> Path:
+def write_json(plan: PlanDocument | dict[str, Any], path: str | Path, candidate_index: int = 0,
+               title: str | None = None, profile: Requirement | dict[str, Any] | None = None,
+               catalog: Any = None) -> Path:
     """Write the JSON sheet to ``path``.
 
     Raises:

@@ -20,11 +20,11 @@ from gpudesk.planner.sheet import (
     SHEET_VERSION,
     ConfigurationSheet,
     SheetError,
-    requirement_rows,
+    answered_rows,
     build_sheet,
-    candidates_of,
-    gpu_price_unknown,
 )
+from gpudesk.planner.document import PlanDocument, PlanDocumentError, PlanOption, as_document
+from gpudesk.planner.requirement import Requirement
 from gpudesk.units import format_duration, format_gib, format_percent, format_rate, format_usd, not_available
 
 # Inline-significant characters (GFM): emphasis, code, links/images, tables, HTML, strikethrough, escapes.
@@ -39,9 +39,9 @@ def md_escape(value: Any) -> str:
     return _ESCAPE.sub(r"\\\1", text)
 
 
-def tco_text(value: float | int | None, candidate: dict[str, Any]) -> str:
+def tco_text(value: float | int | None, option: PlanOption) -> str:
     """A TCO in dollars, or the "price unknown — enter your quote" mark when the GPU price is what is missing."""
-    if value is None and (gpu_price_unknown(candidate) or candidate.get("host_price_known") is False):
+    if value is None and (option.gpu_price_unknown or option.host_price_known is False):
         return price_unknown_text()
     return format_usd(value)
 
@@ -57,6 +57,7 @@ def memory_part_label(name: str) -> str:
         "optimizer_states": _("optimizer states"), "paged_optimizer_states": _("paged optimizer states"),
         "lora_adapters": _("lora adapters"), "activations": _("activations"), "logits": _("logits"),
         "kv_cache": _("kv cache"), "prefill_workspace": _("prefill workspace"), "gathered_layers": _("gathered layers"),
+        "unsharded_parameters": _("unsharded parameters"), "unsharded_gradients": _("unsharded gradients"),
         "cuda_context": _("cuda context"), "framework_overhead": _("framework overhead"),
         "fragmentation": _("fragmentation"),
     }
@@ -111,36 +112,75 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return lines + [""]
 
 
-def parallelism_text(a: dict[str, Any]) -> str:
+def replicas_text(c: PlanOption) -> str:
+    """A service's layout, ``"2 x TP4"``: replicas of tensor-parallel groups."""
+    tp = c.tensor_parallel or 1
+    return f"{c.replicas or max(1, (c.count or 1) // tp)} x TP{tp}"
+
+
+def _pairs_table(rows: list[tuple[str, str]]) -> list[str]:
+    """``(answer, value)`` rows two pairs to a table row (half the height of a two-column table)."""
+    cells = [[md_escape(k), md_escape(v)] for k, v in rows]
+    if len(cells) % 2:
+        cells.append(["", ""])
+    half = len(cells) // 2
+    return _table([_("Answer"), _("Value"), _("Answer"), _("Value")],
+                  [cells[i] + cells[i + half] for i in range(half)])
+
+
+def parallelism_text(a: PlanOption) -> str:
     """How an alternative splits the model: a service's tensor-parallel degree (``tp1`` when the model fits one GPU,
     whatever ``sharding`` says), a training job's sharding and recompute."""
-    if a.get("qps_capacity") is not None:
-        return f"tp{a.get('tensor_parallel') or 1}"
-    sharding = a.get("sharding") or (_("single GPU") if a.get("count") == 1 else _("data parallel"))
-    return f"{sharding} / {a.get('recompute') or _('no recompute')}"
+    if a.serving:
+        return f"tp{a.tensor_parallel or 1}"
+    sharding = a.sharding or (_("single GPU") if a.count == 1 else _("data parallel"))
+    return f"{sharding} / {a.recompute or _('no recompute')}"
 
 
-def _alternatives_table(alternatives: list[dict[str, Any]]) -> list[str]:
+def short_rank_reason(a: PlanOption) -> str:
+    """The rank reason up to its first "; " (the break-even quote that follows is on the option's own sheet)."""
+    return (a.rank_reason or not_available()).split("; ", 1)[0]
+
+
+def _alternatives_table(alternatives: list[PlanOption]) -> list[str]:
     """Alternatives, comparable on what the plan is judged by: latency (TTFT, TPOT) and QPS for a service, time
     to result for a training job."""
-    serving = any(a.get("qps_capacity") is not None for a in alternatives)
+    serving = any(a.serving for a in alternatives)
     if serving:
         return _table(
             ["GPU", _("GPUs"), _("Interconnect"), _("Parallelism"), _("Memory per GPU"), _("QPS capacity"), "TTFT", "TPOT",
              _("3-year TCO"), _("Fits"), _("Ranking")],
-            [[md_escape(a.get("gpu_name") or a.get("gpu_id")), md_escape(a.get("count")), md_escape(a.get("interconnect")),
-              md_escape(parallelism_text(a)), format_gib(a.get("per_gpu_memory_bytes")),
-              not_available() if a.get("qps_capacity") is None else f"{a['qps_capacity']:.3g} req/s",
-              format_duration(a.get("ttft_s")), format_duration(a.get("tpot_s")), tco_text(a.get("tco_3y_usd"), a),
-              _yes_no(a.get("fits")), md_escape(a.get("rank_reason") or not_available())]
+            [[md_escape(a.name), md_escape(a.count), md_escape(a.interconnect),
+              md_escape(parallelism_text(a)), format_gib(a.per_gpu_memory_bytes),
+              not_available() if a.qps_capacity is None else f"{a.qps_capacity:.3g} req/s",
+              format_duration(a.ttft_s), format_duration(a.tpot_s), tco_text(a.tco_3y_usd, a),
+              _yes_no(a.fits), md_escape(short_rank_reason(a))]
              for a in alternatives])
     return _table(
         ["GPU", _("GPUs"), _("Interconnect"), _("Sharding / recompute"), _("Memory per GPU"), _("Time to result"),
          _("3-year TCO"), _("Fits"), _("Ranking")],
-        [[md_escape(a.get("gpu_name") or a.get("gpu_id")), md_escape(a.get("count")), md_escape(a.get("interconnect")),
-          md_escape(parallelism_text(a)), format_gib(a.get("per_gpu_memory_bytes")), format_duration(a.get("time_to_result_s")),
-          tco_text(a.get("tco_3y_usd"), a), _yes_no(a.get("fits")), md_escape(a.get("rank_reason") or not_available())]
+        [[md_escape(a.name), md_escape(a.count), md_escape(a.interconnect),
+          md_escape(parallelism_text(a)), format_gib(a.per_gpu_memory_bytes), format_duration(a.time_to_result_s),
+          tco_text(a.tco_3y_usd, a), _yes_no(a.fits), md_escape(short_rank_reason(a))]
          for a in alternatives])
+
+
+def _serving_side(sheet: ConfigurationSheet) -> list[str]:
+    """A mixed plan's serving side: the best option that serves the model at the target QPS."""
+    s = sheet.serving_option
+    if s is None:
+        return []
+    qps = not_available() if sheet.serving_target_qps is None else f"{sheet.serving_target_qps:g}"
+    out = ["## " + _("Serving side (the same model at {qps} requests/s)").format(qps=qps), ""]
+    return out + _table(
+        [_("Item"), _("Value")],
+        [["GPU", md_escape(f"{s.count} x {s.name}")],
+         [_("Replicas x tensor parallel"), replicas_text(s)],
+         [_("Sustained QPS"), not_available() if s.qps_capacity is None else f"{s.qps_capacity:.1f} req/s"],
+         ["TTFT / TPOT", f"{format_duration(s.ttft_s)} / {format_duration(s.tpot_s)}"],
+         [_("3-year TCO"), tco_text(s.tco_3y_usd, s)],
+         [_("Cost per million output tokens"), not_available() if sheet.serving_cost_per_million_tokens_usd is None
+          else f"${sheet.serving_cost_per_million_tokens_usd:,.2f}"]])
 
 
 def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
@@ -161,29 +201,28 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
     out += _table(
         [_("Item"), _("Value")],
         [
-            ["GPU", md_escape(c.get("gpu_name") or c.get("gpu_id"))],
-            [_("GPUs"), md_escape(c.get("count"))],
-            [_("Interconnect"), md_escape(c.get("interconnect_name") or c.get("interconnect"))],
-            [_("Server"), md_escape(c.get("server_name") or c.get("server") or c.get("server_id"))],
-            [_("Fits under the safe line"), _yes_no(c.get("fits"))],
+            ["GPU", md_escape(c.name)],
+            [_("GPUs"), md_escape(c.count)],
+            [_("Interconnect"), md_escape(c.interconnect_name or c.interconnect)],
+            [_("Server"), md_escape(c.server_name or c.server_id)],
+            [_("Fits under the safe line"), _yes_no(c.fits)],
             [_("Binding constraint"), md_escape(sheet.binding_constraint or not_available())],
-            ([_("Meets the QPS target"), _yes_no(c.get("meets_qps"))]
-             if c.get("qps_capacity") is not None else
+            ([_("Meets the QPS target"), _yes_no(c.meets_qps)]
+             if c.serving else
              [_("Meets the deadline"), _yes_no(sheet.meets_deadline)]),
-        ] + ([[_("Replicas x tensor parallel"), "{replicas} x TP{tp}".format(
-                  replicas=max(1, int(c.get("count") or 1) // int(c.get("tensor_parallel") or 1)),
-                  tp=int(c.get("tensor_parallel") or 1))],
-              [_("Sustained QPS"), f"{float(c['qps_capacity']):.1f} req/s"],
-              ["TTFT / TPOT", f"{format_duration(c.get('ttft_s'))} / {format_duration(c.get('tpot_s'))}"],
+        ] + ([[_("Replicas x tensor parallel"), replicas_text(c)],
+              [_("Sustained QPS"), f"{c.qps_capacity:.1f} req/s"],
+              ["TTFT / TPOT", f"{format_duration(c.ttft_s)} / {format_duration(c.tpot_s)}"],
               [_("Cost per million output tokens"), not_available() if sheet.cost_per_million_tokens_usd is None
                else f"${sheet.cost_per_million_tokens_usd:,.2f}"]]
-             if c.get("qps_capacity") is not None else []) + [
+             if c.qps_capacity is not None else []) + [
             [_("3-year TCO"), tco_text(sheet.tco_total_usd, c)],
-            [_("Price used"), md_escape(c.get("gpu_price_text") or (price_unknown_text() if gpu_price_unknown(c) else not_available()))],
-            [_("Rank"), md_escape(c.get("rank_reason") or not_available())],
+            [_("Price used"), md_escape(c.price.text or (price_unknown_text() if c.gpu_price_unknown else not_available()))],
+            [_("Rank"), md_escape(c.rank_reason or not_available())],
         ] + ([[_("Settings the search chose"), md_escape("; ".join(sheet.search_changes))]] if sheet.search_changes else [])
           + ([[_("Market"), md_escape(market_statement(sheet.market))]] if sheet.market else []),
     )
+    out += _serving_side(sheet)
     out += ["## " + _("Bill of materials"), ""]
     out += _table(
         [_("Category"), _("Item"), _("Quantity"), _("Unit price"), _("Total"), _("Notes")],
@@ -197,7 +236,6 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
     if sheet.software:
         out += ["## " + _("Software versions"), ""]
         out += _table([_("Component"), _("Version")], [[md_escape(k), md_escape(v)] for k, v in sheet.software])
-    out += ["## " + _("Expected memory per GPU"), ""]
     rows = [[md_escape(memory_part_label(name)), format_gib(size)] for name, size in sheet.memory_parts]
     rows.append(["**" + _("Total per GPU") + "**", f"**{format_gib(sheet.memory_total_bytes)}**"])
     rows.append([_("Usable capacity (reported by the driver)"), format_gib(sheet.usable_bytes)])
@@ -205,14 +243,16 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
     headroom = sheet.headroom_bytes
     rows.append([_("Headroom to the safe line"), not_available() if headroom is None else (
         format_gib(headroom) if headroom >= 0 else _("over by {size}").format(size=format_gib(-headroom)))])
-    out += _table([_("Part"), _("Size")], rows)
-    out += ["## " + _("Expected time"), ""]
-    out += _table([_("Figure"), _("Value")],
-                  [[md_escape(timing_label(name)), _value(value, unit)] for name, value, unit in sheet.timing])
-    out += ["## " + _("Total cost of ownership (3 years)"), ""]
+    timing = [[md_escape(timing_label(name)), _value(value, unit)] for name, value, unit in sheet.timing]
     tco_rows = [[md_escape(tco_line_label(k)), format_usd(v)] for k, v in sheet.tco]
     tco_rows.append(["**" + _("Total") + "**", f"**{tco_text(sheet.tco_total_usd, c)}**"])
-    out += _table([_("Item"), "USD"], tco_rows)
+    # Three short two-column tables side by side (one table of six columns): a third of the height.
+    out += ["## " + _("Expected memory per GPU, time and 3-year TCO"), ""]
+    depth = max(len(rows), len(timing), len(tco_rows))
+    out += _table([_("Expected memory per GPU"), _("Size"), _("Expected time"), _("Value"),
+                   _("Total cost of ownership (3 years)"), "USD"],
+                  [(rows[i] if i < len(rows) else ["", ""]) + (timing[i] if i < len(timing) else ["", ""])
+                   + (tco_rows[i] if i < len(tco_rows) else ["", ""]) for i in range(depth)])
     out += ["## " + _("Risks"), ""]
     out += [f"- {md_escape(r)}" for r in sheet.risks] or ["- " + _("None found by the planner's rules.")]
     out += ["", "## " + _("Checks after delivery"), ""]
@@ -227,61 +267,70 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
     if sheet.assumptions:
         out += ["## " + _("Assumptions"), ""]
         out += [f"- {md_escape(a)}" for a in sheet.assumptions] + [""]
-    if sheet.requirement:
+    if sheet.requirement_answers:
         out += ["## " + _("Requirement (as entered)"), ""]
-        out += _table([_("Answer"), _("Value")], [[md_escape(k), md_escape(v)] for k, v in sheet.requirement])
+        out += [_("The answers that differ from a new plan's defaults; the JSON sheet lists every answer."), ""]
+        out += _pairs_table(sheet.requirement_answers)
     return "\n".join(out).rstrip() + "\n"
 
 
-def no_fit_markdown(plan: dict[str, Any], title: str | None = None, profile: dict[str, Any] | None = None) -> str:
+def no_fit_markdown(plan: PlanDocument, title: str | None = None, profile: Requirement | None = None) -> str:
     """The sheet of a plan with no candidate: why nothing fits (the binding constraint and the smallest change of
     each control, the closest options, every rejection with its reasons, the plan's warnings), so it can be shared."""
-    if not isinstance(profile, dict):
-        profile = plan.get("requirement") if isinstance(plan.get("requirement"), dict) else {}
-    out: list[str] = [f"# {md_escape(title or plan.get('name') or _('Configuration sheet'))}", ""]
+    req = profile if isinstance(profile, Requirement) else plan.requirement
+    out: list[str] = [f"# {md_escape(title or plan.name or _('Configuration sheet'))}", ""]
     out += [_("Generated by gpudesk {version}. Workload kind: **{workload_kind}**.").format(
-        version=__version__, workload_kind=md_escape(plan.get("workload_kind") or not_available())), ""]
+        version=__version__, workload_kind=md_escape(plan.workload_kind or not_available())), ""]
     out += ["## " + _("No configuration fits this requirement"), ""]
-    binding = plan.get("binding") if isinstance(plan.get("binding"), dict) else None
+    binding = plan.binding
     if binding:
-        out += [md_escape(binding.get("text")), ""]
-        out += [f"- {md_escape(c.get('text'))}" for c in binding.get("changes") or [] if isinstance(c, dict)] + [""]
-    closest = [c for c in plan.get("closest") or [] if isinstance(c, dict)]
-    if closest:
+        out += [md_escape(binding.text), ""]
+        out += [f"- {md_escape(c.text)}" for c in binding.changes] + [""]
+    if plan.closest:
         out += ["## " + _("Closest options"), ""]
         out += _table(["GPU", _("GPUs"), _("Interconnect"), _("Time to result"), _("Late by")],
-                      [[md_escape(c.get("gpu_id")), md_escape(c.get("count")), md_escape(c.get("interconnect")),
-                        format_duration(c.get("time_to_result_s")), format_duration(c.get("deadline_miss_s") or None)]
-                       for c in closest])
-    said = str(binding.get("text") or "") if binding else ""
-    warnings = [w for w in plan.get("warnings") or [] if w and not (said and str(w).startswith(said))]
+                      [[md_escape(c.gpu_id), md_escape(c.count), md_escape(c.interconnect),
+                        format_duration(c.time_to_result_s), format_duration(c.deadline_miss_s or None)]
+                       for c in plan.closest])
+    said = binding.text if binding else ""
+    warnings = [w for w in plan.warnings if w and not (said and w.startswith(said))]
     if warnings:
         out += ["## " + _("Risks"), ""] + [f"- {md_escape(w)}" for w in warnings] + [""]
-    rejected = [r for r in plan.get("rejected") or [] if isinstance(r, dict)]
-    if rejected:
+    if plan.rejected:
         out += ["## " + _("Rejected configurations"), ""]
         out += _table(["GPU", _("GPUs"), _("Server"), _("Reasons")],
-                      [[md_escape(r.get("gpu_name") or r.get("gpu_id")), md_escape(r.get("count") or _("any")),
-                        md_escape(r.get("server_id") or ""), md_escape("; ".join(str(x) for x in r.get("reasons") or []))]
-                       for r in rejected])
-    requirement = requirement_rows({"requirement": profile}) if profile else []
+                      [[md_escape(r.gpu_name or r.gpu_id), md_escape(r.count or _("any")),
+                        md_escape(r.server_id or ""), md_escape("; ".join(r.reasons))]
+                       for r in plan.rejected])
+    requirement = answered_rows(req) if req else []
     if requirement:
         out += ["## " + _("Requirement (as entered)"), ""]
-        out += _table([_("Answer"), _("Value")], [[md_escape(k), md_escape(v)] for k, v in requirement])
+        out += [_("The answers that differ from a new plan's defaults; the JSON sheet lists every answer."), ""]
+        out += _pairs_table(requirement)
     return "\n".join(out).rstrip() + "\n"
 
 
-def plan_to_markdown(plan: dict[str, Any], candidate_index: int = 0, title: str | None = None,
-                     profile: dict[str, Any] | None = None, catalog: Any = None) -> str:
+def plan_to_markdown(plan: PlanDocument | dict[str, Any], candidate_index: int = 0, title: str | None = None,
+                     profile: Requirement | dict[str, Any] | None = None, catalog: Any = None) -> str:
     """``sheet_to_markdown(build_sheet(plan, candidate_index, title, profile=profile, catalog=catalog))``; a plan
-    with no candidate gives the sheet of why nothing fits (:func:`no_fit_markdown`)."""
-    if isinstance(plan, dict) and not candidates_of(plan):
-        return no_fit_markdown(plan, title, profile)
-    return sheet_to_markdown(build_sheet(plan, candidate_index, title, profile=profile, catalog=catalog))
+    with no candidate gives the sheet of why nothing fits (:func:`no_fit_markdown`).
+
+    Raises:
+        SheetError: not a plan, or a bad candidate index.
+    """
+    try:
+        doc = as_document(plan) if isinstance(plan, (PlanDocument, dict)) else None
+    except PlanDocumentError as exc:
+        raise SheetError(str(exc)) from exc
+    if doc is not None and not doc.candidates:
+        return no_fit_markdown(doc, title, profile if isinstance(profile, Requirement) else None)
+    return sheet_to_markdown(build_sheet(doc if doc is not None else plan, candidate_index, title, profile=profile,
+                                         catalog=catalog))
 
 
-def write_markdown(plan: dict[str, Any], path: str | Path, candidate_index: int = 0, title: str | None = None,
-                  profile: dict[str, Any] | None = None, catalog: Any = None) -> Path:
+def write_markdown(plan: PlanDocument | dict[str, Any], path: str | Path, candidate_index: int = 0,
+                   title: str | None = None, profile: Requirement | dict[str, Any] | None = None,
+                   catalog: Any = None) -> Path:
     """Write the Markdown sheet to ``path``.
 
     Raises:

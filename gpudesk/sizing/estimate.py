@@ -19,6 +19,8 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "kv_cache_workspace",
     "prefill_workspace",
     "gathered_layers",
+    "unsharded_parameters",
+    "unsharded_gradients",
     "cuda_context",
     "framework_overhead",
     "fragmentation",
@@ -46,6 +48,8 @@ class MemoryEstimate:
             ``lora_adapters`` (adapter weights + their grads and states), ``activations`` (saved for backward),
             ``logits`` (output logits + loss buffers), ``kv_cache``, ``prefill_workspace`` (transient inference
             activations), ``gathered_layers`` (ZeRO-3/FSDP all-gathered layer parameters and grads),
+            ``unsharded_parameters`` / ``unsharded_gradients`` (FSDP with pipeline parallelism: the stage's
+            gathered parameters and its gradients accumulated over the micro-batches),
             ``cuda_context``, ``framework_overhead`` (NCCL, cuBLAS/cuDNN workspaces), ``fragmentation``
             (allocator headroom), ``loading_reserve`` (blocks cached while loading the model beyond what training
             reserves: the reserved peak is max(loading, training)).

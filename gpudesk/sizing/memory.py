@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from gpudesk.i18n import _
 from gpudesk.sizing.checks import choice
 from gpudesk.sizing.dtypes import CHECKPOINT_WEIGHT_FORMAT
+from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.estimate import MemoryEstimate
 from gpudesk.sizing.memory_inference import inference_memory
 from gpudesk.sizing.memory_lora import lora_memory
@@ -78,6 +79,9 @@ class MemoryWorkload:
             unchunked ``to_nf4`` before May 2024, ``fsdp1-sync-states`` for FSDP1 ``sync_module_states`` from rank
             0's CPU copy): the blocks cached while loading set the reserved peak when they exceed training's
             (:mod:`gpudesk.sizing.loading`).
+        pipeline_parallel: pipeline stages (training); ``pipeline_schedule`` ``1f1b``, ``interleaved-1f1b`` or
+            ``gpipe``; ``pipeline_microbatches`` the micro-batches the batch is split into (None: the stage count,
+            torchtitan's default); ``pipeline_stages_per_rank`` model chunks per rank (interleaved; None: 2).
         double_quant: QLoRA base with bitsandbytes double quantisation (``bnb_4bit_use_double_quant``, 4.127
             bit/param; off: 4.5 bit/param).
     """
@@ -120,6 +124,10 @@ class MemoryWorkload:
     legacy_bnb_matmul: bool = False
     weight_loading: str = "per-tensor"
     double_quant: bool = True
+    pipeline_parallel: int = 1
+    pipeline_schedule: str = "1f1b"
+    pipeline_microbatches: int | None = None
+    pipeline_stages_per_rank: int | None = None
 
 
 def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate:
@@ -172,8 +180,12 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
             activation_offload=w.activation_offload, context_parallel=w.context_parallel, compiled=w.compiled,
             gradient_accumulation=w.gradient_accumulation, fsdp_version=w.fsdp_version,
             zero_grad_keeps_grads=w.zero_grad_keeps_grads, optimizer_impl=w.optimizer_impl,
-            weight_loading=w.weight_loading,
+            weight_loading=w.weight_loading, pipeline_parallel=w.pipeline_parallel,
+            pipeline_schedule=w.pipeline_schedule, pipeline_microbatches=w.pipeline_microbatches,
+            pipeline_stages_per_rank=w.pipeline_stages_per_rank,
         )
+    if w.pipeline_parallel != 1:
+        raise SizingError("pipeline_parallel", _("pipeline parallelism is modelled for full training only."))
     return lora_memory(
         spec, mode=mode, rank=w.lora_rank, targets=w.lora_targets, precision=w.precision,
         optimizer=w.optimizer,

@@ -31,6 +31,9 @@ also the weights. These reproduce DeepSpeed's documented t5-3b per-GPU figures (
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from gpudesk.i18n import _
 from gpudesk.sizing.activations import (
     activation_bytes_per_layer,
@@ -51,6 +54,7 @@ from gpudesk.sizing.optimizers import (
     optimizer_source,
     step_temporary_bytes_per_param,
 )
+from gpudesk.sizing.pipeline import MAX_PIPELINE_MICROBATCHES, pipeline_peak, stages_per_rank_for
 from gpudesk.sizing.shapes import ModelSpec
 
 # name -> (weights, master_weights, gradients, optimizer_states) bytes/param in mixed precision; the table and
@@ -202,11 +206,33 @@ def amp_fp32_extra_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_b
     return 8.0 * sbh + scores
 
 
-def activation_bytes(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int, *, recompute: str = "none",
+@dataclass(frozen=True)
+class ActivationTerms:
+    """One micro-batch's saved activations split the way pipeline parallelism needs them: ``per_layer`` bytes on
+    each of ``kept_layers`` layers, ``fixed`` bytes held once (embedding output, the recomputed layer's working
+    set) and the loss's ``logits`` buffers."""
+
+    per_layer: float
+    kept_layers: int
+    fixed: float
+    logits: float
+
+    @property
+    def activations(self) -> float:
+        return self.kept_layers * self.per_layer + self.fixed
+
+
+def activation_bytes(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int, **kwargs: Any) -> tuple[float, float]:
+    """(activations, logits) bytes per GPU for one micro-batch of a whole model (:func:`activation_terms`)."""
+    terms = activation_terms(spec, seq_len_tokens, micro_batch_size, **kwargs)
+    return terms.activations, terms.logits
+
+
+def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int, *, recompute: str = "none",
                      flash_attention: bool = True, tensor_parallel: int = 1, sequence_parallel: bool = False,
                      activation_bytes_per_sample: int | None = None, precision: str = "bf16",
                      loss: str = "standard", activation_offload: bool = False,
-                     compiled: bool = True) -> tuple[float, float]:
+                     compiled: bool = True) -> ActivationTerms:
     """(activations, logits) bytes per GPU for one micro-batch of a whole model.
 
     Transformers use Korthikanti et al. 2022 per layer (see :mod:`gpudesk.sizing.activations`) times the layer
@@ -223,7 +249,7 @@ def activation_bytes(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
     b = positive_int("micro_batch_size", micro_batch_size, MAX_BATCH)
     if activation_bytes_per_sample is not None:
         per = positive_int("activation_bytes_per_sample", activation_bytes_per_sample)
-        return float(per * b), 0.0
+        return ActivationTerms(per_layer=0.0, kept_layers=0, fixed=float(per * b), logits=0.0)
     if not spec.is_transformer:
         raise ShapeError("activation_bytes_per_sample",
                          _("{model} is not a transformer with a known shape; give activation bytes per sample.").format(
@@ -243,15 +269,15 @@ def activation_bytes(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
     if not compiled and recompute == "none":
         per_layer += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel)
     kept_layers = min(2, layers) if activation_offload else layers
-    acts = kept_layers * per_layer + embedding_activation_bytes(s, b, h, tensor_parallel, sequence_parallel)
+    fixed = embedding_activation_bytes(s, b, h, tensor_parallel, sequence_parallel)
     if recompute == "full":
-        acts += full_recompute_working_bytes(s, b, h, heads, spec.ffn_size, **common)  # type: ignore[arg-type]
+        fixed += full_recompute_working_bytes(s, b, h, heads, spec.ffn_size, **common)  # type: ignore[arg-type]
         if not compiled:
-            acts += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel)
+            fixed += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel)
     logits = 0.0
     if spec.vocab_size and spec.kind != "encoder":
         logits = loss_logits_bytes(s, b, spec.vocab_size, h, loss, tensor_parallel, compiled)
-    return acts, logits
+    return ActivationTerms(per_layer=per_layer, kept_layers=kept_layers, fixed=fixed, logits=logits)
 
 
 def train_memory(
@@ -280,6 +306,10 @@ def train_memory(
     zero_grad_keeps_grads: bool = False,
     optimizer_impl: str = "foreach",
     weight_loading: str = "per-tensor",
+    pipeline_parallel: int = 1,
+    pipeline_schedule: str = "1f1b",
+    pipeline_microbatches: int | None = None,
+    pipeline_stages_per_rank: int | None = None,
 ) -> MemoryEstimate:
     """Per-GPU memory of full training or full fine-tuning, at the moment of the peak.
 
@@ -306,7 +336,15 @@ def train_memory(
     outside the allocator figure; when the GPU runs short the driver evicts pages to host RAM (slower steps,
     no out-of-memory error).
 
-    ``gpus`` counts all GPUs of the job; the data-parallel degree is ``gpus / tensor_parallel``.
+    ``gpus`` counts all GPUs of the job; the data-parallel degree is ``gpus / (tensor_parallel x
+    pipeline_parallel)``. With ``pipeline_parallel`` p > 1 each rank holds ``1/p`` of the parameters and the batch
+    (``micro_batch_size``, per data-parallel rank) is split into ``pipeline_microbatches`` (default p, torchtitan
+    ``pipeline_parallel_microbatches``); the activations and accumulated gradients alive at once come from walking
+    the schedule (:mod:`gpudesk.sizing.pipeline`). Under FSDP with pipeline parallelism the stage's parameters stay
+    unsharded for the whole step (torchtitan ``apply_fsdp``: ``reshard_after_forward=False`` when PP is enabled,
+    https://github.com/pytorch/torchtitan/blob/9dec370ad26b5f8e9a7333a0e36165018262644b/torchtitan/parallelisms/parallelize_llama.py)
+    and the unsharded gradients accumulate across micro-batches (``unsharded_parameters``,
+    ``unsharded_gradients``).
     Returns a :class:`MemoryEstimate` (bytes per GPU) whose breakdown has weights, master_weights, gradients,
     optimizer_states, gathered_layers, activations, logits, cuda_context, framework_overhead, fragmentation.
 
@@ -317,21 +355,28 @@ def train_memory(
     t = positive_int("tensor_parallel", tensor_parallel, 1024)
     if g % t:
         raise SizingError("tensor_parallel", _("{tp} does not divide the {gpus} GPUs.").format(tp=t, gpus=g))
+    pp = positive_int("pipeline_parallel", pipeline_parallel, 1024)
+    if (g // t) % pp:
+        raise SizingError("pipeline_parallel", _("{pp} does not divide the {gpus} GPUs left after tensor parallel.")
+                          .format(pp=pp, gpus=g // t))
     cp = positive_int("context_parallel", context_parallel, 1024)
-    if (g // t) % cp:
-        raise SizingError("context_parallel", _("{cp} does not divide the {dp} data-parallel GPUs.").format(cp=cp, dp=g // t))
+    if (g // (t * pp)) % cp:
+        raise SizingError("context_parallel", _("{cp} does not divide the {dp} data-parallel GPUs.").format(
+            cp=cp, dp=g // (t * pp)))
     per_param = model_state_bytes_per_param(optimizer, precision)
     stage = normalise_sharding(sharding)
-    rank_params = spec.params / t
-    parts = sharded_model_states(int(rank_params), per_param, g // t, stage, offload,
+    mp = t * pp  # model-parallel ranks: each holds 1/mp of the parameters
+    rank_params = spec.params / mp
+    parts = sharded_model_states(int(rank_params), per_param, g // mp, stage, offload,
                                  spec.largest_layer_params // t)
     resident_at_load = parts["weights"] + parts.get("master_weights", 0.0)
     staging = load_staging_bytes(spec, weight_loading, quantised_base=False,
                                  base_bytes_per_param=per_param[0] or per_param[1],
-                                 sharded_gpus=g // t if stage == "zero3" else 1) if t == 1 else 0.0
+                                 sharded_gpus=g // t if stage == "zero3" else 1) if mp == 1 else 0.0
     if fsdp_version not in FSDP_VERSIONS:
         raise SizingError("fsdp_version", _("FSDP version must be 1 or 2, got {value}.").format(value=fsdp_version))
-    if choice("sharding", sharding, SHARDING_MODES) == "fsdp":
+    fsdp = choice("sharding", sharding, SHARDING_MODES) == "fsdp"
+    if fsdp:
         parts["gathered_layers"] = fsdp_gathered_bytes(spec, per_param, t, fsdp_version)
     paged = is_paged(optimizer)
     if paged:
@@ -340,18 +385,46 @@ def train_memory(
         parts["gradients"] = min(parts["gradients"], spec.largest_layer_params / t * per_param[2])
     if precision in ("fp16-amp", "bf16-amp") and parts["weights"]:
         # torch.autocast caches the 16-bit cast of every weight used in the forward pass until backward.
-        parts["weights"] += rank_params * 2 / (g // t if stage == "zero3" else 1)
+        parts["weights"] += rank_params * 2 / (g // mp if stage == "zero3" else 1)
     seq = positive_int("seq_len_tokens", seq_len_tokens, MAX_SEQ_LEN_TOKENS)
-    acts, logits = activation_bytes(spec, max(1, seq // cp), micro_batch_size, recompute=recompute,
-                                    flash_attention=flash_attention, tensor_parallel=t,
-                                    sequence_parallel=sequence_parallel,
-                                    activation_bytes_per_sample=activation_bytes_per_sample, precision=precision,
-                                    loss=loss, activation_offload=activation_offload, compiled=compiled)
+    batch = positive_int("micro_batch_size", micro_batch_size, MAX_BATCH)
+    microbatches = positive_int("pipeline_microbatches", pipeline_microbatches or pp, MAX_PIPELINE_MICROBATCHES) \
+        if pp > 1 else 1
+    if batch % microbatches:
+        raise SizingError("pipeline_microbatches", _(
+            "the batch of {batch} does not split into {m} pipeline micro-batches.").format(batch=batch, m=microbatches))
+    terms = activation_terms(spec, max(1, seq // cp), batch // microbatches, recompute=recompute,
+                             flash_attention=flash_attention, tensor_parallel=t,
+                             sequence_parallel=sequence_parallel,
+                             activation_bytes_per_sample=activation_bytes_per_sample, precision=precision,
+                             loss=loss, activation_offload=activation_offload, compiled=compiled)
+    acts, logits = terms.activations, terms.logits
+    peak = None
+    if pp > 1:
+        v = stages_per_rank_for(pipeline_schedule, pipeline_stages_per_rank)
+        chunk_layers = terms.kept_layers / (pp * v)
+        unsharded_grads = 0.0
+        if fsdp:
+            # The stage's parameters stay gathered and its gradients accumulate unsharded (module docstring).
+            compute = min(per_param[0], 2.0) if per_param[1] else per_param[0]
+            parts["gathered_layers"] = 0.0
+            parts["unsharded_parameters"] = rank_params * compute
+            # FSDP2 accumulates unsharded gradients in the reduce dtype: fp32 under mixed precision with fp32
+            # parameters (``FSDPParam.to_accumulated_grad_if_needed``,
+            # torch/distributed/fsdp/_fully_shard/_fsdp_param.py; torchtitan ``mixed_precision_reduce=float32``).
+            unsharded_grads = rank_params * (4.0 if per_param[1] else per_param[2])
+        peak = pipeline_peak(pipeline_schedule, pp, microbatches, v, terms.per_layer * chunk_layers,
+                             unsharded_grads / v, logits)
+        grads_alive = peak.gradient_chunks * unsharded_grads / v
+        acts = peak.activation_chunks * terms.per_layer * chunk_layers + terms.fixed
+        logits = logits if peak.rank == pp - 1 else 0.0
+        if grads_alive:
+            parts["unsharded_gradients"] = grads_alive
     grads = parts["gradients"]
     step_temp = 0.0
     if not optimizer_in_backward and offload == "none" and grads > 0:
         step_temp = rank_params * step_temporary_bytes_per_param(optimizer, precision, optimizer_impl) / (
-            g // t if stage in ("zero1", "zero2", "zero3") else 1)
+            g // mp if stage in ("zero1", "zero2", "zero3") else 1)
     keep_grads = gradient_accumulation or zero_grad_keeps_grads
     if not keep_grads and grads > 0:
         head_grad = min(grads, spec.largest_layer_params / t * per_param[2])
@@ -376,9 +449,14 @@ def train_memory(
         (_("{optimizer} accounting, {bytes:g} bytes/param before sharding").format(optimizer=optimizer,
                                                                                     bytes=sum(per_param)),
          optimizer_source(optimizer)),
-        (_("{stage} over {dp} data-parallel GPUs, offload {offload}").format(stage=stage, dp=g // t, offload=offload),
+        (_("{stage} over {dp} data-parallel GPUs, offload {offload}").format(stage=stage, dp=g // mp, offload=offload),
          "ZeRO paper section 5; DeepSpeed memory docs"),
     ]
+    if peak is not None:
+        assumptions.append((_("pipeline {schedule} over {pp} stages: the peak is on stage rank {rank} with "
+                              "{chunks} micro-batch chunks of activations in flight").format(
+                                  schedule=pipeline_schedule, pp=pp, rank=peak.rank, chunks=peak.activation_chunks),
+                            "torch/distributed/pipelining/schedules.py; gpudesk.sizing.pipeline"))
     if activation_bytes_per_sample is None:
         assumptions.append((_("activations: recompute {recompute}, FlashAttention on").format(recompute=recompute)
                             if flash_attention else

@@ -10,6 +10,9 @@ planning safe line (:mod:`gpudesk.sizing.capacity`): the engine fills its fracti
   ``max_num_batched_tokens`` / ``max_num_seqs`` defaults of ``vllm serve``: 8192 / 1024 on GPUs with at least
   70 GiB other than A100, else 2048 / 256; the offline ``LLM`` class (benchmark_throughput, benchmark_latency, an
   offline ``batch`` here) takes 16384 / 8192 tokens (``vllm/engine/arg_utils.py`` EngineArgs.get_batch_defaults).
+  Before V1 became the default engine (v0.8.0, March 2025) ``max_num_seqs`` was 256 on every GPU, serving and
+  offline alike (V0 ``vllm/engine/arg_utils.py`` EngineArgs ``max_num_seqs: int = 256``); a published
+  ``engine_version`` below 0.8 keeps that cap.
 - SGLang: ``--mem-fraction-static`` of the total memory holds weights and the KV pool. Up to v0.5.2 the default
   is 0.88 at TP 1, 0.87 at TP 2, 0.85 at TP 4, 0.81 at TP 8, 0.79 at TP 16 (``python/sglang/srt/server_args.py``
   ServerArgs.__post_init__, v0.4) with ``--chunked-prefill-size`` 8192 (2048 under 25 GB). Since v0.5.3 (PR 10975,
@@ -45,6 +48,7 @@ from gpudesk.sizing.memory_inference import (
     weight_bytes,
 )
 from gpudesk.sizing.overheads import Overheads
+from gpudesk.sizing.serve_host import engine_version_tuple
 from gpudesk.units import GIB
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.shapes import ModelSpec
@@ -63,10 +67,12 @@ SGLANG_SMALL_GPU_BYTES = 25e9
 SGLANG_MAX_RUNNING = 4096
 TRTLLM_MAX_NUM_TOKENS = 8192
 TRTLLM_MAX_BATCH = 2048
+VLLM_V1_DEFAULT_SINCE = (0, 8)
+VLLM_V0_MAX_NUM_SEQS = 256
 
 _SOURCES = {
     "vllm": "vllm/config/cache.py gpu_memory_utilization=0.9; vllm/engine/arg_utils.py get_batch_defaults "
-            "(https://github.com/vllm-project/vllm)",
+            "(V0 before v0.8: max_num_seqs=256) (https://github.com/vllm-project/vllm)",
     "sglang": "sglang python/sglang/srt/server_args.py mem_fraction_static, chunked_prefill_size (v0.4 table; "
               "since v0.5.3 _handle_gpu_memory_settings, PR 10975) (https://github.com/sgl-project/sglang)",
     "trtllm": "TensorRT-LLM tensorrt_llm/llmapi/llm_args.py KvCacheConfig.free_gpu_memory_fraction=0.9, "
@@ -141,12 +147,16 @@ def default_token_budget(engine: str, gpu: GPU, offline: bool = False, tp: int =
     return 8192 if large else 2048
 
 
-def default_max_running(engine: str, gpu: GPU, kv_capacity_tokens: int) -> int:
-    """Requests one replica runs at once by default (module docstring)."""
+def default_max_running(engine: str, gpu: GPU, kv_capacity_tokens: int, version: str | None = None) -> int:
+    """Requests one replica runs at once by default (module docstring); ``version`` the engine's published version
+    (None: the current release)."""
     if engine == "trtllm":
         return TRTLLM_MAX_BATCH
     if engine == "sglang":
         return max(1, min(SGLANG_MAX_RUNNING, kv_capacity_tokens // 2))
+    parsed = engine_version_tuple(version)
+    if parsed is not None and parsed < VLLM_V1_DEFAULT_SINCE:
+        return VLLM_V0_MAX_NUM_SEQS
     large = gpu.memory_bytes >= LARGE_GPU_BYTES and not gpu.id.startswith("a100")
     return 1024 if large else 256
 
@@ -198,7 +208,7 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
             memory=total / GIB))
     capacity = int(kv // per_token)
     user_running = load.max_num_seqs
-    max_running = int(user_running) if user_running is not None else default_max_running(engine, gpu, capacity)
+    max_running = int(user_running) if user_running is not None else default_max_running(engine, gpu, capacity, version)
     mixed = load.mixed_prefill if load.mixed_prefill is not None else engine != "sglang"
     assumptions = (
         Assumption("mixed_prefill", str(mixed).lower(), _SOURCES[engine]),

@@ -17,6 +17,28 @@ with overlap the CPU prepares step n+1 while the GPU runs step n, so a step last
   ``async_scheduling: bool | None = None`` resolved to on in ``vllm/config/vllm.py``, PR 27614) and off before
   (V0 and V1 up to v0.11); TensorRT-LLM's runtime overlaps its scheduler (``disable_overlap_scheduler=False``,
   ``tensorrt_llm/llmapi/llm_args.py``). With no version given, the current default.
+- Output lag: vLLM V0's asynchronous output processor (on by default from v0.6.0, vllm-project/vllm PR 7049 and
+  RFC 6913; off with ``--enforce-eager``, issue 10295) processes the outputs of step n (detokenisation, stop
+  checks, the request outputs the API server streams) while step n + 1 runs, and ``LLMEngine.step`` returns them
+  after step n + 1: every token reaches the client one step after the step that sampled it. The first token of a
+  request therefore arrives after the step that follows its prefill (the tenstorrent vLLM fork documents this as the
+  extra TTFT of batch 1, tenstorrent/vllm PR 116). It ends with V1 (v0.8, March 2025), whose engine core returns a
+  step's outputs as soon as it is done. With no version given, V1.
+- Front end (vLLM V1): the OpenAI API server runs in its own process in front of the engine core (vLLM V1 blog,
+  "vLLM V1: A Major Upgrade to vLLM's Core Architecture", Jan 2025: tokenization, detokenization and streaming
+  moved out of the engine core into the API-server process, linked to it over ZMQ). One process serves every
+  request one at a time on its event loop (chat template and tokenization on one thread, ``ThreadPoolExecutor(
+  max_workers=1)`` in ``vllm/entrypoints/openai/serving_engine.py``, vllm-project/vllm issue 25301), so it is a
+  service stage of its own with a capacity of 1 / (cost per request + cost per streamed token x output tokens)
+  requests/s per process; ``--api-server-count n`` (vllm-project/vllm PR 17546, v0.9) runs n of them.
+  Figures: the V1 API server alone delivers 63.62 requests/s of ShareGPT (225 prompt / 202 output tokens per
+  request) at concurrency 400 with Llama-3.2-1B on one A100 (vllm-project/vllm PR 12287, the "before" run, Jan
+  2025), a model whose engine runs far faster at that batch: 1 / 63.62 = 15.7 ms per request. Its per-token share
+  is taken as the output-processing cost per request per step above (17.6 us: detokenization and the output
+  objects, the work V1 moved into this process), which leaves 15.7 - 202 x 0.0176 = 12.2 ms per request (HTTP,
+  request parsing, tokenization, the hop to the engine core). The request's own share delays its first token;
+  the token share occupies the process while the request streams. V0 (before v0.8) and the other engines have
+  no measured figure here and get no front-end stage.
 """
 
 from __future__ import annotations
@@ -38,6 +60,18 @@ OVERLAP_SOURCE = {
     "sglang": "sglang server_args.py disable_overlap_schedule=False (overlap scheduler since v0.4)",
     "trtllm": "TensorRT-LLM llm_args.py disable_overlap_scheduler=False",
 }
+# vLLM versions whose engine delivers a step's outputs after the next step (V0 asynchronous output processor).
+OUTPUT_LAG_VLLM_VERSIONS = ((0, 6), (0, 8))
+VLLM_V1_SINCE = (0, 8)
+OUTPUT_LAG_SOURCE = ("vLLM V0 asynchronous output processor: vllm-project/vllm PR 7049, RFC 6913 (v0.6.0 to V1 in "
+                     "v0.8); off with --enforce-eager (issue 10295); first token after the next step: "
+                     "tenstorrent/vllm PR 116")
+# vLLM V1 API server (module docstring): seconds per request / per streamed output token, one process.
+FRONTEND_REQUEST_S = 1 / 63.62 - 202 * HOST_REQUEST_S
+FRONTEND_TOKEN_S = HOST_REQUEST_S
+FRONTEND_SINCE = {"vllm": VLLM_V1_SINCE}
+FRONTEND_SOURCE = ("vLLM V1 API-server process: vllm-project/vllm PR 12287 (63.62 req/s, Llama-3.2-1B on A100, "
+                   "ShareGPT at concurrency 400), issue 25301 (one tokenizer thread), PR 17546 (--api-server-count)")
 _VERSION = re.compile(r"(\d+)\.(\d+)")
 
 
@@ -83,3 +117,36 @@ def host_overhead(engine: str, version: str | None, overlap: bool | None, num_sc
     source = f"{HOST_SOURCE}; {OVERLAP_SOURCE.get(engine, '')}"
     return HostOverhead(step_s=HOST_STEP_S / block, request_s=HOST_REQUEST_S / block, overlap=resolved,
                         source=source)
+
+
+def output_lag_steps(engine: str, version: str | None, cuda_graphs: bool) -> int:
+    """Steps between the step that samples a token and the step after which the engine hands it to the client: 1
+    for vLLM V0 with its asynchronous output processor (v0.6 up to v0.8, CUDA graphs on), else 0 (module
+    docstring)."""
+    parsed = engine_version_tuple(version)
+    if engine != "vllm" or parsed is None or not cuda_graphs:
+        return 0
+    first, last = OUTPUT_LAG_VLLM_VERSIONS
+    return 1 if first <= parsed < last else 0
+
+
+@dataclass(frozen=True)
+class FrontEnd:
+    """The API-server stage in front of the engine: ``servers`` processes, each taking ``request_s`` of one
+    request before it reaches the engine and ``token_s`` per output token it streams (module docstring)."""
+
+    request_s: float
+    token_s: float
+    servers: int
+    source: str
+
+
+def front_end(engine: str, version: str | None, api_server_count: int | None) -> FrontEnd | None:
+    """The front-end stage of ``engine`` at ``version`` with ``api_server_count`` processes (None: one), or None
+    where no measured figure applies (module docstring)."""
+    since = FRONTEND_SINCE.get(engine)
+    parsed = engine_version_tuple(version)
+    if since is None or (parsed is not None and parsed < since):
+        return None
+    return FrontEnd(request_s=FRONTEND_REQUEST_S, token_s=FRONTEND_TOKEN_S, servers=max(1, api_server_count or 1),
+                    source=FRONTEND_SOURCE)

@@ -18,6 +18,7 @@ from gpudesk.sizing.serve_host import engine_version_tuple
 ENGINES = ("vllm", "sglang", "trtllm")
 KV_DTYPES = ("auto", "bf16", "fp16", "fp8")
 MAX_TP = 64
+MAX_API_SERVERS = 1024
 MAX_REPLICAS = 100_000
 MAX_REQUEST_RATE_PER_S = 1e6
 # Requests in one benchmark run: MLPerf Inference Offline runs over a million (8 x H200, Llama 2 70B: 1.2 M).
@@ -54,6 +55,7 @@ class ServeLoad:
     ``--enable-mixed-chunk``); False: prompts run in steps of their own and pause decoding (SGLang's default, vLLM
     V0 without ``--enable-chunked-prefill``); None: the engine's default. ``num_scheduler_steps``: decode steps
     scheduled at once (vLLM V0 ``--num-scheduler-steps``; new requests join only between such blocks).
+    ``api_server_count``: API-server processes per replica (vLLM ``--api-server-count``; None: one).
     """
 
     engine: str = "vllm"
@@ -77,6 +79,7 @@ class ServeLoad:
     overlap_scheduling: bool | None = None
     engine_version: str | None = None
     length_spread: float = 0.0
+    api_server_count: int | None = None
 
     def validated(self) -> ServeLoad:
         """Return self after checking every field.
@@ -113,6 +116,8 @@ class ServeLoad:
         if self.gpus_per_node is not None:
             positive_int("gpus_per_node", self.gpus_per_node, MAX_TP)
         engine_version_tuple(self.engine_version)
+        if self.api_server_count is not None:
+            positive_int("api_server_count", self.api_server_count, MAX_API_SERVERS)
         if not 0.0 <= self.length_spread < 1.0:
             raise SizingError("length_spread", _("the length spread must be at least 0 and below 1 (got {value}).").format(
                 value=self.length_spread))

@@ -4,12 +4,16 @@
   peak, Stas Bekman, ML Engineering, compute/accelerator "Maximum Achievable Matmul FLOPS"); where the catalog
   has none, the vendor's lowest measured figure of that table (NVIDIA 0.75, :data:`gpudesk.sizing.time.
   DEFAULT_MATMUL_EFFICIENCY`; AMD 0.514, MI300X; Intel 0.677, Gaudi 3).
-- HBM efficiency: the share of the datasheet bandwidth a memory-bound kernel streams (module constants below).
+- HBM efficiency: the share of the datasheet bandwidth a memory-bound kernel streams, measured per GPU where
+  published, else per vendor (module constants below).
 - Per-layer latency: the fixed time of one decoder layer's kernels whatever the batch.
-- All-reduce latency (alpha): the fixed time of one small all-reduce on the link.
+- All-reduce latency (alpha): the fixed time of one small all-reduce on the link; above the engines' one-shot
+  kernel limit (8 MiB) the collective library's measured bus bandwidth at the message's size.
 """
 
 from __future__ import annotations
+
+import math
 
 from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
@@ -30,6 +34,10 @@ VENDOR_FP8_MATMUL_EFFICIENCY = {"NVIDIA": 1382.2 / 1978.9, "AMD": 1159.5 / 2614.
 FP8_REFERENCE_BF16_EFFICIENCY = {"NVIDIA": 794.5 / 989.0, "AMD": 668.4 / 1300.0}
 # STREAM copy over the datasheet bandwidth: H100 SXM 2.90 / 3.35 TB/s, MI300X 4.11 / 5.3 TB/s (AZURE_GUIDE).
 VENDOR_HBM_EFFICIENCY = {"NVIDIA": 2.90 / 3.35, "AMD": 4.11 / 5.3}
+# The GPUs with their own measured STREAM copy (TB/s; AZURE_GUIDE: ND A100 v4 with A100-SXM4-80GB, ND H100 v5,
+# ND H200 v5, ND MI300X v5): each streams a different share of its datasheet figure (A100 0.79, H100 0.87,
+# H200 0.84), so the vendor's share applies only to the GPUs not measured.
+MEASURED_STREAM_COPY_TBPS = {"a100-80-sxm4": 1.61, "h100-sxm5": 2.90, "h200-sxm": 4.01, "mi300x": 4.11}
 # A kernel replayed from a CUDA graph costs about 3.4 us even when it does almost nothing, 3.8 us when launched
 # from a stream without synchronisation (NVIDIA developer blog "Getting Started with CUDA Graphs", 2019,
 # https://developer.nvidia.com/blog/cuda-graphs/); a PyTorch eager op adds its CPU dispatch (~10 us).
@@ -80,6 +88,19 @@ DEQUANT_SOURCE = ("MXFP4 decode, 57 ALU instructions per 8 weights: flagos-ai/Fl
 # FP64 vector, 304 CUs x 64 lanes x 2.1 GHz (AMD CDNA 3 white paper); the dequantisation's integer and 16-bit
 # instructions issue one per lane per clock.
 PACKED_FP32_ARCHITECTURES = ("CDNA 3", "CDNA 4")
+# Block-scaled FP8 GEMMs (DeepSeek-V3's 128 x 128 weight blocks with per-token-group activation scales, the format
+# the DeepSeek-V3 / R1 and other FP8 checkpoints ship) at decode batch sizes stream their weights far below the
+# memory roofline: the kernels tile the output in 128-wide blocks without splitting K, so a narrow TP slice keeps
+# only a few dozen CTAs (SMs) busy. vLLM's W8A8 block-FP8 CUTLASS kernel on H100 runs DeepSeek-V3's fused q_a/kv_a
+# projection (N 2112, K 7168: 15.1 MB of FP8 weights) at 0.893 / 13.94 / 55.79 TFLOPS for M = 1 / 16 / 64 tokens
+# (vllm-project/vllm PR 23280, Sep 2025), i.e. 33.9 / 34.7 / 34.7 us whatever M: 0.445 TB/s, 0.133 of H100's
+# 3.35 TB/s; DeepGEMM and vLLM's Triton kernel measure 10.3 and 14.5 us for N 3072, K 1536 (4.7 MB; 0.46 and
+# 0.33 TB/s) and 13.6 and 20.6 us for N 512, K 7168 (3.7 MB) at M = 1 (sgl-project/sglang PR 5820). The share of
+# the datasheet bandwidth of the CUTLASS figure applies to every GPU (no other GPU was measured).
+# At M = 1 the FLOPs are twice the FP8 weight bytes: bytes/s = TFLOPS / 2.
+BLOCK_FP8_WEIGHT_STREAM_SHARE = 0.893e12 / 2 / 3.35e12
+BLOCK_FP8_SOURCE = ("block-FP8 GEMM at decode sizes, 15.1 MB in 33.9 us on H100 (0.133 of 3.35 TB/s): vllm-project/"
+                    "vllm PR 23280; DeepGEMM / Triton 0.27-0.46 TB/s: sgl-project/sglang PR 5820")
 _PEAK_FIELD = {"bf16": "bf16_dense_tflops", "fp8": "fp8_dense_tflops", "fp4": "fp4_dense_tflops"}
 
 
@@ -115,8 +136,13 @@ def compute_peak_flops(gpu: GPU, precision: str) -> tuple[float, str]:
 
 
 def hbm_efficiency(gpu: GPU) -> tuple[float, str]:
-    """(share of the datasheet memory bandwidth streaming kernels reach, source): the vendor's measured STREAM
-    copy over its datasheet figure (NVIDIA's for Intel and others)."""
+    """(share of the datasheet memory bandwidth streaming kernels reach, source): the GPU's own measured STREAM
+    copy over its datasheet figure where measured, else its vendor's (NVIDIA's for Intel and others)."""
+    measured = MEASURED_STREAM_COPY_TBPS.get(gpu.id)
+    if measured is not None and gpu.memory_bandwidth_gbps:
+        return min(1.0, measured * 1000 / gpu.memory_bandwidth_gbps), _(
+            "{gpu} STREAM copy {tbps:g} TB/s over the datasheet bandwidth: {source}").format(
+            gpu=gpu.name, tbps=measured, source=AZURE_GUIDE)
     return VENDOR_HBM_EFFICIENCY.get(gpu.vendor, VENDOR_HBM_EFFICIENCY["NVIDIA"]), _(
         "STREAM copy over the datasheet bandwidth: {source}").format(source=AZURE_GUIDE)
 
@@ -173,6 +199,42 @@ def allreduce_latency_s(link: Link, gpu: GPU, tp: int, gpus_per_node: int | None
         return CUSTOM_ALLREDUCE_S.get(tp, CUSTOM_ALLREDUCE_S[8]), CUSTOM_ALLREDUCE_SOURCE
     return 2 * (tp - 1) * RING_HOP_S[key], _(
         "1 KB all-reduce over 8 GPUs (nccl-tests / rccl-tests) / 14 ring hops: {source}").format(source=AZURE_GUIDE)
+
+
+# Large all-reduces leave the engines' one-shot kernels for the collective library: vLLM and SGLang run their custom
+# all-reduce only for messages up to 8 MiB (``CustomAllreduce(max_size=8192 * 1024)``,
+# vllm/distributed/device_communicators/custom_all_reduce.py; sglang srt/distributed/device_communicators/
+# custom_all_reduce.py) and NCCL / RCCL above. The library's bus bandwidth grows with the message size long after
+# the link's latency stops mattering (protocol switches, channel count): measured nccl-tests / rccl-tests
+# all_reduce_perf bus bandwidth over 8 GPUs, messages of 2^10 .. 2^33 bytes (AZURE_GUIDE: ND A100 v4 on NVLink 3,
+# ND H100 v5 on NVLink 4, ND MI300X v5 on Infinity Fabric). A step of a few thousand tokens all-reduces tens of MB,
+# where MI300X reaches 230-266 GB/s of its 336 GB/s asymptote and H100 295-362 of 470.
+ENGINE_ALLREDUCE_MAX_BYTES = 8 * 1024 * 1024
+ENGINE_ALLREDUCE_SOURCE = ("vLLM / SGLang custom all-reduce up to 8 MiB (vllm/distributed/device_communicators/"
+                           "custom_all_reduce.py max_size), NCCL / RCCL above")
+MEASURED_ALLREDUCE_BUSBW_GBPS = {
+    "nvlink3": (0.04, 0.08, 0.17, 0.33, 0.67, 1.37, 2.70, 5.15, 10.11, 19.24, 36.22, 53.54, 71.43, 89.99, 109.22,
+                132.77, 166.63, 174.18, 213.87, 221.58, 228.10, 230.22, 230.48, 231.58),
+    "nvlink4": (0.07, 0.14, 0.27, 0.53, 0.95, 1.71, 2.72, 5.40, 10.86, 21.35, 43.70, 81.93, 128.73, 172.13, 234.45,
+                295.53, 361.78, 400.61, 423.38, 438.46, 466.35, 472.36, 475.54, 478.87),
+    "amd-if-mi300x": (0.04, 0.07, 0.15, 0.29, 0.59, 1.13, 2.22, 4.18, 7.50, 13.01, 22.41, 43.41, 82.53, 131.57,
+                      171.46, 230.35, 266.34, 290.81, 302.80, 308.89, 313.92, 315.06, 314.85, 316.82),
+}
+MEASURED_ALLREDUCE_FIRST_BYTES = 2**10
+
+
+def measured_allreduce_busbw(link: Link, message_bytes: float) -> float | None:
+    """Bus bandwidth (bytes/s) the collective library measured on ``link`` for an all-reduce of ``message_bytes``
+    (log-log interpolation between the measured powers of two, clamped at both ends); None when the link has no
+    measured curve (module constants)."""
+    curve = MEASURED_ALLREDUCE_BUSBW_GBPS.get(link.id)
+    if curve is None:
+        return None
+    position = math.log2(max(float(message_bytes), MEASURED_ALLREDUCE_FIRST_BYTES) / MEASURED_ALLREDUCE_FIRST_BYTES)
+    low = min(int(position), len(curve) - 1)
+    high = min(low + 1, len(curve) - 1)
+    share = min(1.0, position - low)
+    return 1e9 * math.exp((1 - share) * math.log(curve[low]) + share * math.log(curve[high]))
 
 
 # xGMI links of an MI300X platform deliver about 48 of their 64 GB/s (CRC and protocol overhead): ROCm blog

@@ -10,7 +10,10 @@ last chunk yields the first token (TTFT ends with that step); each later step yi
 Without mixing (SGLang's default, vLLM V0 without chunked prefill) a step runs either prompts or decode tokens,
 prompts first, so a prefill pauses every running request (the TPOT interference Sarathi-Serve removes). With
 ``num_scheduler_steps`` n > 1 (vLLM V0 multi-step scheduling) decode steps run in blocks of n and waiting requests
-are admitted only between blocks, which adds up to n steps to their TTFT.
+are admitted only between blocks, which adds up to n steps to their TTFT. With an output lag of one step (vLLM V0's
+asynchronous output processor, :func:`gpudesk.sizing.serve_host.output_lag_steps`) the client receives each
+request's first and last tokens when the step after the one that sampled them ends (at once when no step follows),
+so TTFT and the end-to-end latency include that next step and a closed-loop client sends its next request only then.
 
 Loads (one replica; the load is split evenly over replicas):
 - closed loop, ``concurrency`` C: C clients each send a request when their previous one finishes (vLLM
@@ -23,6 +26,11 @@ uniformly over [len (1 - r), len (1 + r)] (vLLM's benchmark random dataset, ``--
 ``vllm/benchmarks/datasets.py`` RandomDataset). Identical lengths keep closed-loop clients in lock step (they all
 finish in the same step and send again together, so their prompts share prefill steps); spread lengths let them
 drift apart, as in a real sweep where outputs end at different steps.
+
+Front end (:func:`gpudesk.sizing.serve_host.front_end`): where the engine has an API-server stage, every request
+passes it first, first come first served over its ``servers`` processes: it reaches the engine's waiting queue
+``request_s`` after the process is free, and the process then stays busy ``token_s`` per output token it will stream.
+TTFT is counted from the request's arrival, so it includes the wait for and the time in the front end.
 
 Runs of decode-only steps between events are taken in one jump (the KV read grows by one token per request per
 step, so the mean step of the run is the step at its middle context), which keeps the simulation to a few
@@ -62,6 +70,10 @@ class Load:
     replicas: int = 1
     num_scheduler_steps: int = 1
     length_spread: float = 0.0
+    output_lag_steps: int = 0
+    frontend_request_s: float = 0.0
+    frontend_token_s: float = 0.0
+    frontend_servers: int = 1
 
 
 @dataclass(frozen=True)
@@ -127,12 +139,32 @@ def _lengths(load: Load) -> Callable[[], tuple[int, int]]:
     return draw
 
 
+class _FrontEnd:
+    """The API-server processes: when each is free next (module docstring)."""
+
+    def __init__(self, load: Load) -> None:
+        self.request_s = load.frontend_request_s
+        self.busy_s = load.frontend_request_s + load.frontend_token_s * load.output_tokens
+        self.free = [0.0] * max(1, load.frontend_servers)
+
+    def ready(self, arrival_s: float) -> tuple[float, float]:
+        """(time the request reaches the engine, its arrival) for a request arriving at ``arrival_s``."""
+        if self.busy_s <= 0:
+            return arrival_s, arrival_s
+        first = min(range(len(self.free)), key=self.free.__getitem__)
+        start = max(arrival_s, self.free[first])
+        self.free[first] = start + self.busy_s
+        return start + self.request_s, arrival_s
+
+
 def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     """Run ``load`` through the scheduler of one replica and measure it like the engine's benchmark client."""
     prompts = _prompts(load)
     closed = load.concurrency is not None
     clients = max(1, math.ceil(load.concurrency / load.replicas)) if load.concurrency is not None else 0
-    arrivals = deque(_arrivals(load, prompts)) if not closed else deque([0.0] * min(clients, prompts))
+    front = _FrontEnd(load)
+    first_arrivals = _arrivals(load, prompts) if not closed else [0.0] * min(clients, prompts)
+    arrivals = deque(front.ready(t) for t in first_arrivals)  # (reaches the engine, arrived)
     issued = len(arrivals)
     inp, out = load.input_tokens, load.output_tokens
     per_request_kv = inp + out
@@ -153,25 +185,42 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     if budget.kv_capacity_tokens < per_request_kv:
         limit = 1  # one request at a time, the engine preempts and recomputes (counted as if it fit)
 
+    lag = load.output_lag_steps > 0
+    lagged_first: list[_Request] = []  # first token sampled, handed to the client when the next step ends
+    lagged_done: list[_Request] = []  # last token sampled, likewise
+
     def finish(req: _Request) -> None:
         nonlocal issued
         done.append(req)
         if closed and issued < prompts:
-            arrivals.append(req.finish_s)
+            arrivals.append(front.ready(req.finish_s))
             issued += 1
 
+    def deliver(at_s: float) -> None:
+        """Hand the lagged outputs to the client at ``at_s`` (the end of the step after the one that sampled them)."""
+        for req in lagged_first:
+            req.first_token_s = at_s
+        for req in lagged_done:
+            req.finish_s = max(at_s, req.first_token_s)
+            finish(req)
+        lagged_first.clear()
+        lagged_done.clear()
+
     while len(done) < prompts:
-        while arrivals and arrivals[0] <= now + 1e-12:
+        while arrivals and arrivals[0][0] <= now + 1e-12:
             req_inp, req_out = lengths()
-            waiting.append(_Request(arrival_s=arrivals.popleft(), inp=req_inp, out=req_out))
+            waiting.append(_Request(arrival_s=arrivals.popleft()[1], inp=req_inp, out=req_out))
         # Admit waiting requests (FCFS) while the KV pool and max_num_seqs allow, between multi-step blocks.
         while block_left == 0 and waiting and len(running) + len(prefilling) < limit:
             prefilling.append(waiting.popleft())
         d = len(running)
         if not prefilling and d == 0:
+            if lagged_first or lagged_done:
+                deliver(now)  # nothing left to run: the engine hands over the pending outputs at once
+                continue
             if not arrivals:
                 break
-            now = max(now, arrivals[0])
+            now = max(now, arrivals[0][0])
             continue
         if prefilling and (block_left == 0 or budget.mixed_prefill):
             # One step with prompt chunks: mixed with every decode token (decode first, then chunks up to the
@@ -193,6 +242,8 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                     completed.append(req)
             context = context_base + d * decode_steps
             dt = steps.step_s(d, context, chunk_total, attention)
+            if lagged_first or lagged_done:
+                deliver(now + dt)
             now += dt
             busy_batch_time += (d + len(prefilling)) * dt
             if d:
@@ -200,9 +251,14 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             for req in completed:
                 prefilling.remove(req)
                 req.first_token_s = now
+                if lag:
+                    lagged_first.append(req)
                 if req.out <= 1:
                     req.finish_s = now
-                    finish(req)
+                    if lag:
+                        lagged_done.append(req)
+                    else:
+                        finish(req)
                 else:
                     seq += 1
                     heapq.heappush(running, (decode_steps + req.out - 1, seq, req))
@@ -212,12 +268,14 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             next_done = running[0][0]
             k = max(1, next_done - decode_steps)
             context = context_base + d * decode_steps
+            if lagged_first or lagged_done:
+                deliver(now + steps.step_s(d, context))
             if block > 1:
                 block_left = block_left or block
                 k = min(k, block_left)
             elif arrivals and len(running) < limit:
                 first = steps.step_s(d, context)
-                k = max(1, min(k, math.ceil((arrivals[0] - now) / first)))
+                k = max(1, min(k, math.ceil((arrivals[0][0] - now) / first)))
             mid = context + d * (k - 1) / 2
             dt = k * steps.step_s(d, mid)
             now += dt
@@ -229,7 +287,10 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             _step, _s, req = heapq.heappop(running)
             context_base -= req.inp + 1 - (_step - req.out + 1)
             req.finish_s = now
-            finish(req)
+            if lag:
+                lagged_done.append(req)
+            else:
+                finish(req)
     duration = max(now, 1e-12)
     n = len(done)
     ttft = sum(r.first_token_s - r.arrival_s for r in done) / n

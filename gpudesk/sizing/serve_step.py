@@ -36,6 +36,10 @@ of thousands of tokens the math.
   from the engine's model code by architecture: MLA attention and routed MoE blocks launch about twice the kernels
   of a Llama layer (:mod:`gpudesk.sizing.serve_rates`). At batch 1 on a TP slice of a large MoE this floor, not
   the weight stream, sets the step.
+- Block-scaled FP8: where the weights are the checkpoint's own block-scaled FP8 (DeepSeek-V3 / R1), the dense
+  (non-expert) GEMMs stream their weights at the small share of the bandwidth those kernels reach at decode sizes
+  (:data:`gpudesk.sizing.serve_rates.BLOCK_FP8_WEIGHT_STREAM_SHARE`), whatever the batch; the embedding and LM
+  head stay 16-bit and the routed experts' grouped GEMMs keep the HBM rate.
 - Dequantisation: a weight-only format the GPU has no matrix units for (MXFP4 on Hopper or CDNA 3) is unpacked
   on the vector ALUs, once per weight read per step, added to the GEMM (:func:`gpudesk.sizing.serve_rates.
   dequant_weights_per_s`); MXFP4 on FP4 matrix units (CDNA 4, Blackwell) runs at the FP4 rate.
@@ -45,7 +49,10 @@ of thousands of tokens the math.
 - Tensor parallelism: Megatron-LM's two all-reduces per layer (after attention and after the MLP; Shoeybi et al.
   2019, arXiv 1909.08053 section 3) of ``tokens x hidden x 2`` bytes, alpha-beta on the replica's link
   (:func:`gpudesk.sizing.time.collective_time_s`, ring volume ``2 (n-1)/n``). At batch 1 the alpha term
-  dominates: this is what makes small-batch decode slower at TP > 1.
+  dominates: this is what makes small-batch decode slower at TP > 1. Messages over the engines' one-shot limit
+  (8 MiB: a step of more than 512 tokens of a 8192-wide model) go through NCCL / RCCL at the bus bandwidth measured
+  for that message size (:func:`gpudesk.sizing.serve_rates.measured_allreduce_busbw`), below the link's asymptote
+  for the tens of MB a large decode batch or a prefill chunk moves.
 """
 
 from __future__ import annotations
@@ -59,6 +66,12 @@ from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_we
 from gpudesk.sizing.serve_host import host_overhead
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_rates import (
+    BLOCK_FP8_SOURCE,
+    BLOCK_FP8_WEIGHT_STREAM_SHARE,
+    ENGINE_ALLREDUCE_MAX_BYTES,
+    AZURE_GUIDE,
+    ENGINE_ALLREDUCE_SOURCE,
+    MEASURED_ALLREDUCE_BUSBW_GBPS,
     NIC_BYTES_PER_S,
     allreduce_latency_s,
     compute_peak_flops,
@@ -68,6 +81,7 @@ from gpudesk.sizing.serve_rates import (
     kernels_per_step,
     link_efficiency,
     matmul_efficiency,
+    measured_allreduce_busbw,
 )
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
@@ -105,6 +119,8 @@ class StepModel:
     host_overlap: bool = False  # the CPU prepares step n+1 while the GPU runs step n
     weight_bytes_per_element: float = 2.0
     dequant_weights_per_s: float = 0.0  # 0: the GEMMs read the weight format directly
+    link: Link | None = None  # the replica's link when its collective library has a measured bandwidth curve
+    dense_stream_extra_s: float = 0.0  # block-FP8 dense GEMMs: extra seconds per step over the HBM-rate read
 
     def weight_bytes_read(self, tokens: int) -> float:
         """Weight bytes a step of ``tokens`` tokens reads on one GPU (dense part + the experts touched)."""
@@ -118,7 +134,12 @@ class StepModel:
         if self.tp == 1:
             return 0.0
         message = tokens * self.hidden_size * ACTIVATION_BYTES
-        one = self.allreduce_alpha_s + ring_allreduce_bytes(message, self.tp) / self.link_bytes_per_s
+        ring = ring_allreduce_bytes(message, self.tp)
+        one = self.allreduce_alpha_s + ring / self.link_bytes_per_s
+        if self.link is not None and message > ENGINE_ALLREDUCE_MAX_BYTES:
+            busbw = measured_allreduce_busbw(self.link, message)
+            if busbw:
+                one = max(one, ring / busbw)
         return 2 * self.layers * one
 
     def step_s(self, decode_requests: int, decode_context_tokens: float, prefill_tokens: int = 0,
@@ -130,7 +151,7 @@ class StepModel:
         if tokens <= 0:
             return 0.0
         weights = self.weight_bytes_read(tokens)
-        gemm = weights / self.bytes_per_s + tokens * self.flops_per_token / self.flops_per_s
+        gemm = weights / self.bytes_per_s + tokens * self.flops_per_token / self.flops_per_s + self.dense_stream_extra_s
         if self.dequant_weights_per_s:
             gemm += weights / self.weight_bytes_per_element / self.dequant_weights_per_s
         kv_bytes = (decode_context_tokens + prefill_tokens) * self.kv_bytes_per_token
@@ -190,6 +211,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     expert_bytes = spec.expert_params * bytes_per_param / tp if experts else 0.0
     dense = total_weights - moe_layers * experts * expert_bytes
     kv_per_token = kv_layer_bytes_per_token(spec, kv_dtype, tp) * dims.layers
+    block_fp8 = fmt.lower() == "fp8" and (spec.checkpoint_weight_format or "").lower() == "fp8"
+    block_bytes = max(0.0, dense - spec.embedding_params * ACTIVATION_BYTES / tp) if block_fp8 else 0.0
     elementwise = elementwise_bytes_per_token(spec, tp)
     heads_per_gpu = dims.num_attention_heads / tp
     attention = 4.0 * dims.layers * heads_per_gpu * spec.head_dim_resolved
@@ -211,6 +234,10 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     link_bw = (link.bandwidth_gbps_per_direction * 1e9 * link_eff) if link is not None else 1.0
     if load.gpus_per_node and tp > load.gpus_per_node:
         link_bw = min(link_bw, NIC_BYTES_PER_S * link_eff)  # the ring's slowest hop is the network's
+    curve_link = None
+    if link is not None and link.id in MEASURED_ALLREDUCE_BUSBW_GBPS and not (
+            load.gpus_per_node and tp > load.gpus_per_node):
+        curve_link = link
     host = host_overhead(load.engine.lower(), load.engine_version, load.overlap_scheduling, load.num_scheduler_steps)
     assumptions = [
         Assumption("host_overhead_s", _("{step:g} s per step + {request:g} s per running request, {mode}").format(
@@ -220,13 +247,21 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         Assumption("matmul_efficiency", f"{mm_eff:g} of {peak / 1e12:g} TFLOPS {peak_note}", mm_source),
         Assumption("kernel_floor_s", f"{kernel_s:g} x {kernels} kernels per step", layer_source),
     ]
+    block_rate = gpu.memory_bandwidth_gbps * 1e9 * BLOCK_FP8_WEIGHT_STREAM_SHARE
+    hbm_rate = gpu.memory_bandwidth_gbps * 1e9 * hbm_eff
+    dense_extra = block_bytes * max(0.0, 1 / block_rate - 1 / hbm_rate) if block_bytes else 0.0
+    if block_bytes:
+        assumptions.append(Assumption("block_fp8_weight_stream", _(
+            "{gb:.2f} GB of block-FP8 dense weights per GPU read at {share:.3g} of the memory bandwidth").format(
+            gb=block_bytes / 1e9, share=BLOCK_FP8_WEIGHT_STREAM_SHARE), BLOCK_FP8_SOURCE))
     if dequant_rate:
         assumptions.append(Assumption("dequant_weights_per_s", f"{dequant_rate:.3g}", dequant_source))
     if tp > 1 and link is not None:
         assumptions.append(Assumption("tp_allreduce", _("2 per layer over {link} ({gbps:g} GB/s per direction x {eff:g}), "
                                                         "{alpha:g} s latency each").format(
             link=link.name, gbps=link.bandwidth_gbps_per_direction, eff=link_eff, alpha=alpha),
-            f"Megatron-LM arXiv 1909.08053 section 3; {alpha_source}; {link_source}"))
+            f"Megatron-LM arXiv 1909.08053 section 3; {alpha_source}; {link_source}"
+            + (f"; {ENGINE_ALLREDUCE_SOURCE}; {AZURE_GUIDE}" if curve_link is not None else "")))
     return StepModel(
         layers=dims.layers, hidden_size=dims.hidden_size, tp=tp, dense_weight_bytes=dense, expert_bytes=expert_bytes,
         moe_layers=moe_layers, experts=experts, active_experts=spec.moe_active_experts or 0,
@@ -234,5 +269,6 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         attention_flops_per_context_token=attention, bytes_per_s=gpu.memory_bandwidth_gbps * 1e9 * hbm_eff,
         flops_per_s=peak * mm_eff, attention_flops_per_s=attention_peak * attention_eff, layer_latency_s=layer_s, allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
         assumptions=tuple(assumptions), host_step_s=host.step_s, host_request_s=host.request_s,
-        host_overlap=host.overlap, weight_bytes_per_element=bytes_per_param, dequant_weights_per_s=dequant_rate)
+        host_overlap=host.overlap, weight_bytes_per_element=bytes_per_param, dequant_weights_per_s=dequant_rate,
+        link=curve_link, dense_stream_extra_s=dense_extra)
 

@@ -114,6 +114,23 @@ def expert_all_to_all_bytes_per_layer(tokens: float, hidden_size: int, top_k: in
     return 4 * (e - 1) / e * buffer * bytes_per_element
 
 
+def remote_nodes_per_token(top_k: int, nodes: int) -> float:
+    """Expected number of OTHER NVLink domains a token's ``top_k`` experts land on when the expert-parallel ranks
+    span ``nodes`` domains and routing is balanced (each expert equally likely): ``(n - 1) (1 - (1 - 1/n)^k)``,
+    the occupancy of ``n`` bins after ``k`` throws less the token's own domain.
+
+    A node-deduplicating dispatcher (DeepEP, Megatron-Core HybridEP: github.com/deepseek-ai/DeepEP README "normal
+    kernels ... forwarding from NVLink to RDMA"; DeepSeek-V3 report arXiv 2412.19437 section 3.2.2) sends a token
+    over the scale-out network once per destination domain and fans it out to the experts there over NVLink,
+    instead of once per expert.
+    """
+    k = positive_int("top_k", top_k)
+    n = positive_int("nodes", nodes)
+    if n == 1:
+        return 0.0
+    return (n - 1) * (1 - (1 - 1 / n) ** k)
+
+
 def data_parallel_bytes(params_per_gpu: float, dp: int, sharding: str, gradient_bytes: float = 2.0) -> float:
     """Bytes one GPU sends per optimizer step to synchronise ``params_per_gpu`` gradients over ``dp`` ranks.
 

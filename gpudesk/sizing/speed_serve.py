@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpudesk.catalog.records import GPU, Link
+from gpudesk.i18n import _
 from gpudesk.sizing.serve_engine import EngineBudget, engine_budget
+from gpudesk.sizing.serve_host import OUTPUT_LAG_SOURCE, front_end, output_lag_steps
 from gpudesk.sizing.serve_load import ServeLoad
 from gpudesk.sizing.serve_sched import Load, simulate
 from gpudesk.sizing.serve_step import StepModel, step_model
@@ -68,12 +70,27 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
     load = load.validated()
     budget: EngineBudget = engine_budget(spec, gpu, load)
     steps: StepModel = step_model(spec, gpu, load, link, budget.kv_dtype)
+    lag = output_lag_steps(load.engine.lower(), load.engine_version, load.cuda_graphs)
+    # Offline batches go through the engine's Python API (vLLM ``LLM``), not the API server.
+    front = None if load.batch is not None else front_end(load.engine.lower(), load.engine_version,
+                                                            load.api_server_count)
     result = simulate(steps, budget, Load(input_tokens=load.input_tokens, output_tokens=load.output_tokens,
                                           concurrency=load.concurrency, request_rate_per_s=load.request_rate_per_s,
                                           batch=load.batch, num_prompts=load.num_prompts, replicas=load.replicas,
                                           num_scheduler_steps=load.num_scheduler_steps,
-                                          length_spread=load.length_spread))
+                                          length_spread=load.length_spread, output_lag_steps=lag,
+                                          frontend_request_s=front.request_s if front else 0.0,
+                                          frontend_token_s=front.token_s if front else 0.0,
+                                          frontend_servers=front.servers if front else 1))
     assumptions = budget.assumptions + steps.assumptions + result.assumptions
+    if front is not None:
+        assumptions += (Assumption("front_end", _(
+            "{servers} API-server process(es): {request:g} s per request + {token:g} s per streamed token").format(
+            servers=front.servers, request=front.request_s, token=front.token_s), front.source),)
+    if lag:
+        assumptions += (Assumption("output_lag_steps", _(
+            "the engine hands each token to the client one step after the step that sampled it"),
+            OUTPUT_LAG_SOURCE),)
     return ServeSpeed(
         output_tokens_per_s=result.output_tokens_per_s * load.replicas,
         requests_per_s=result.requests_per_s * load.replicas,

@@ -97,6 +97,7 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         overlap_scheduling=case.get("overlap_scheduling"),
         engine_version=str(case["engine_version"]) if case.get("engine_version") else None,
         length_spread=float(case.get("length_spread") or 0.0),
+        api_server_count=int(case["api_server_count"]) if case.get("api_server_count") else None,
     )
 
 

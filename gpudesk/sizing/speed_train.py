@@ -53,6 +53,7 @@ from gpudesk.sizing.speed_parallel import (
     expert_all_to_all_bytes_per_layer,
     pipeline_bubble_fraction,
     pipeline_p2p_bytes,
+    remote_nodes_per_token,
     tensor_parallel_bytes_per_layer,
 )
 
@@ -94,7 +95,14 @@ DENSE_LAYER_HOST_OPS = 60
 MOE_LAYER_HOST_OPS = 100
 # FP8 expert GEMMs one by one: per expert, 2 linears x (forward GEMM, two backward GEMMs, 2 casts) = 10.
 FP8_HOST_OPS_PER_LOCAL_EXPERT = 10
+# Share of the streaming multiprocessors the overlapped all-to-all kernels take from the compute they hide behind:
+# DeepSeek-V3 dedicates 20 of the H800's 132 SMs to its dispatch/combine kernels under DualPipe ("only 20 SMs are
+# sufficient to fully utilize the bandwidths of IB and NVLink", arXiv 2412.19437 section 3.2.2); Megatron-Core's
+# HybridEP defaults to a similar budget (moe_hybridep_num_sms 32 of 148 on Blackwell). 20/132 = 0.15.
+OVERLAP_COMM_SM_SHARE = 20 / 132
 TRAIN_PRECISIONS = ("bf16", "fp16", "fp8", "fp32")
+# FP8 scaling recipes (Transformer Engine recipe names; torchao float8 "tensorwise" dynamic scaling is "current").
+FP8_RECIPES = ("current", "delayed", "mxfp8")
 SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp", "distributed-optimizer")
 RECOMPUTES = ("none", "selective", "full")
 
@@ -104,7 +112,10 @@ class Framework:
     """An implementation profile: ``non_gemm_traffic`` (memory passes of the non-GEMM kernels relative to fused
     ones), ``tp_overlap`` (share of tensor-parallel collective time hidden behind GEMMs), ``source``, the
     attention kernel family (``cudnn`` / FlashAttention-3 class, or ``fa2``), and what its selective recompute
-    redoes: ``selective_mm_share`` of the forward matmuls and, when ``selective_attention``, the attention core."""
+    redoes: ``selective_mm_share`` of the forward matmuls and, when ``selective_attention``, the attention core.
+    ``fp8_recipe``: its default FP8 scaling (Megatron-LM ``--fp8-recipe`` defaults to ``delayed``, Transformer
+    Engine's default ``DelayedScaling`` recipe; torchao ``Float8Linear`` defaults to tensorwise dynamic scaling,
+    ``current``)."""
 
     name: str
     non_gemm_traffic: float
@@ -113,6 +124,7 @@ class Framework:
     attention_kernel: str = "cudnn"
     selective_mm_share: float = 0.0
     selective_attention: bool = True
+    fp8_recipe: str = "delayed"
 
 
 # Eager PyTorch runs each pointwise op as its own kernel over HBM: RMSNorm upcast, square, mean, rsqrt, multiply,
@@ -126,7 +138,7 @@ _EAGER = 4.0
 # compute ops, SDPA included, "except every second mm": half of the forward matmuls run again in backward and the
 # attention core does not (torchtitan/distributed/activation_checkpoint.py, _custom_policy). Megatron-Core's
 # selective recompute redoes only the core attention (Korthikanti et al. 2022 section 5).
-_TORCHTITAN_SAC = (0.5, False)
+_TORCHTITAN_SAC = (0.5, False, "current")
 FRAMEWORKS: dict[str, Framework] = {
     "megatron": Framework("megatron", 1.0, 0.6,
                           "Megatron-Core with Transformer Engine fused kernels (one pass, 1.0); TP communication "
@@ -158,7 +170,12 @@ class TrainSetup:
     ``inter_gbps`` per-GPU per-direction GB/s of the NVLink (or PCIe) and the scale-out NIC. Parallel degrees
     ``tp pp vp cp ep etp``; ``global_batch`` and ``micro_batch`` in sequences of ``seq_len`` tokens;
     ``tokens`` to train (for time to result, optional). ``adapter_params``: the trainable parameters of a
-    LoRA / QLoRA run (the base model frozen), None for full training.
+    LoRA / QLoRA run (the base model frozen), None for full training. ``ep_comm_overlap``: the expert all-to-all
+    runs under another micro-batch's compute (Megatron-Core ``--overlap-moe-expert-parallel-comm``, DeepSeek-V3
+    DualPipe), see :func:`overlapped_all_to_all_seconds`. ``ep_node_dedup``: the dispatcher sends a token once per
+    destination GPU inside the NVLink domain and across the network once per destination domain (DeepEP / HybridEP),
+    see :func:`gpudesk.sizing.speed_parallel.remote_nodes_per_token`. ``fp8_recipe``: how FP8 GEMM inputs are scaled
+    (:data:`FP8_RECIPES`, see :func:`fp8_cast_bytes_per_element`); None: the framework's default.
     """
 
     gpus: int
@@ -182,6 +199,9 @@ class TrainSetup:
     inter_name: str = "network"
     tokens: float | None = None
     adapter_params: float | None = None
+    ep_comm_overlap: bool = False
+    ep_node_dedup: bool = False
+    fp8_recipe: str | None = None
 
 
 @dataclass(frozen=True)
@@ -237,6 +257,7 @@ class _Shape:
     experts: int
     top_k: int
     expert_width: int
+    dense_ffn_width: int  # MLP width of the layers without experts
     saved_bytes_per_token_layer: float  # Korthikanti coefficient x h
     attention_context: float  # mean keys a query attends to (causal half, sliding windows capped)
 
@@ -265,7 +286,8 @@ def _shape(spec: ModelSpec, seq_len: int) -> _Shape:
     return _Shape(layers=layers, hidden=h, q_width=q_width, kv_width=kv_width,
                   dense_gemm_params=max(1.0, gemm_active - expert_gemm), expert_gemm_params=float(expert_gemm),
                   expert_params_total=float(moe_layers * experts * one_expert), moe_layers=moe_layers, experts=experts,
-                  top_k=top_k, expert_width=int(ffn), saved_bytes_per_token_layer=coeff * h,
+                  top_k=top_k, expert_width=int(ffn), dense_ffn_width=int(spec.ffn_size or 4 * h),
+                  saved_bytes_per_token_layer=coeff * h,
                   attention_context=context)
 
 
@@ -281,6 +303,8 @@ def _check(setup: TrainSetup) -> None:
     choice("precision", s.precision, TRAIN_PRECISIONS)
     choice("sharding", s.sharding, SHARDINGS)
     choice("recompute", s.recompute, RECOMPUTES)
+    if s.fp8_recipe is not None:
+        choice("fp8_recipe", s.fp8_recipe, FP8_RECIPES)
     if s.framework not in FRAMEWORKS:
         raise SizingError("framework", _("{framework!r} is not a known framework; use one of {names}.").format(
             framework=s.framework, names=", ".join(FRAMEWORKS)))
@@ -354,11 +378,13 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     t_attn = attn_flops * attn_factor / attn_rate
 
     saved = NON_GEMM_PASSES * sh.saved_bytes_per_token_layer * tokens_mb * layers_local / s.tp
+    if sh.experts and moe_local:
+        saved += NON_GEMM_PASSES * expert_input_saved_bytes(sh.hidden, sh.top_k) * tokens_mb / s.tp * moe_local
     if fp8:
-        # Every GEMM input (h for QKV and the MLP, d_attn for the output projection, the MLP width for the down
-        # projection) is cast to FP8 in forward and its gradient in backward: read 2 bytes, write 1, twice.
-        casts = 2 * 3 * tokens_mb * layers_local / s.tp * (2 * sh.hidden + sh.q_width + sh.expert_width * max(1, sh.top_k))
-        saved += casts
+        elements = tokens_mb / s.tp * ((layers_local - moe_local) * fp8_cast_elements_per_token(
+            sh.hidden, sh.q_width, sh.dense_ffn_width) + moe_local * fp8_cast_elements_per_token(
+            sh.hidden, sh.q_width, sh.expert_width, max(1, sh.top_k) if sh.experts else 1))
+        saved += elements * fp8_cast_bytes_per_element(s.fp8_recipe or fw.fp8_recipe)
     if sh.experts and moe_local:
         # Token permutation around the experts (Megatron-Core moe_utils permute / unpermute, github.com/NVIDIA/
         # Megatron-LM megatron/core/transformer/moe/moe_utils.py): forward gathers each
@@ -395,16 +421,26 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         a2a_bytes = expert_all_to_all_bytes_per_layer(tokens_mb / s.tp, sh.hidden, sh.top_k, s.ep) * moe_local
         span = s.ep * s.etp * s.tp
         if span <= node:
+            if s.ep_node_dedup:
+                # One copy of a token per destination GPU instead of one per routed expert (of top_k (ep-1)/ep).
+                a2a_bytes *= remote_nodes_per_token(sh.top_k, s.ep) / (sh.top_k * (s.ep - 1) / s.ep)
             t_a2a = intra.seconds(a2a_bytes, hops=int(4 * moe_local))
         else:
             # Peers inside the NVLink domain over NVLink, the rest over the NIC, both at once.
             inside = max(1, node // (s.etp * s.tp))
             share_out = (s.ep - inside) / (s.ep - 1)
+            out_bytes = a2a_bytes * share_out
+            if s.ep_node_dedup:
+                # One copy per remote domain instead of one per remote expert (of top_k x (ep-1)/ep copies).
+                copies = remote_nodes_per_token(sh.top_k, max(1, -(-s.ep // inside)))
+                out_bytes = a2a_bytes * copies / (sh.top_k * (s.ep - 1) / s.ep)
             t_a2a = max(intra.seconds(a2a_bytes * (1 - share_out), hops=int(4 * moe_local)),
-                        inter.seconds(a2a_bytes * share_out, hops=int(4 * moe_local)))
+                        inter.seconds(out_bytes, hops=int(4 * moe_local)))
     t_p2p = 0.0
     if s.pp > 1:
         t_p2p = link_for(s.gpus).seconds(pipeline_p2p_bytes(tokens_mb, sh.hidden, s.tp) * s.vp, hops=2 * s.vp)
+    if s.ep_comm_overlap and t_a2a > 0:
+        t_a2a = overlapped_all_to_all_seconds(t_a2a, t_compute)
     t_device = t_compute + exposed_tp + exposed_cp + t_a2a
     t_host = host_issue_seconds(sh, s, layers_local, moe_local, fp8)
     t_issue = max(t_device, t_host[0])
@@ -482,6 +518,64 @@ def host_issue_seconds(sh: _Shape, s: TrainSetup, layers_local: float, moe_local
     return (layers_local - moe_local) * dense + moe_local * moe, moe
 
 
+def fp8_cast_elements_per_token(hidden: int, q_width: int, mlp_width: int, top_k: int = 1) -> float:
+    """Elements of one token's GEMM inputs cast to FP8 in one layer, forward + backward.
+
+    Forward casts each GEMM's input: the QKV and MLP inputs (``h``), the output projection's (``d_attn``) and the
+    down projection's (the MLP width); backward casts each GEMM's output gradient, about the same count (the
+    factor 2). In an MoE layer the expert GEMMs run on the permuted tokens: each of a token's ``top_k`` routed
+    copies is a row of the grouped GEMM's input and of its output gradient, and is cast on its own (Transformer
+    Engine ``GroupedLinear`` quantizes its ``m_splits`` input after the dispatcher's permutation; AMD Primus
+    profile of Qwen3-30B-A3B FP8 on 8 MI355X, github.com/AMD-AGI/Primus agent/workspace/
+    qwen3_fp8_tw_gfx950_20261010/README.md: the quantization kernels take 739 ms of a 6987 ms step, and casting
+    before the permutation, ``turbo_fp8_permute``, saved 4.5 %). Expert widths count ``top_k`` times too.
+    """
+    k = positive_int("top_k", top_k)
+    return 2 * (positive_int("hidden", hidden) + positive_int("q_width", q_width)
+                + k * (hidden + positive_int("mlp_width", mlp_width)))
+
+
+def expert_input_saved_bytes(hidden: int, top_k: int) -> float:
+    """16-bit bytes an MoE layer keeps per token for its expert GEMMs' weight gradients beyond the dense layer's
+    activations: the ``top_k`` permuted copies of the token that form the first expert GEMM's input (Korthikanti
+    et al. 2022, arXiv 2205.05198, section 4.1: each linear keeps its input for the weight gradient; Megatron-Core
+    ``TEGroupedLinear`` runs on the permuted tokens, megatron/core/transformer/moe/experts.py). The unpermuted
+    token stays counted as the router's input. Written in forward, read in backward, its gradient written."""
+    return 2 * positive_int("top_k", top_k) * positive_int("hidden", hidden)
+
+
+def fp8_cast_bytes_per_element(recipe: str) -> float:
+    """HBM bytes moved to quantize one 16-bit GEMM input element to FP8 under ``recipe``.
+
+    Read the 16-bit value (2) and write two FP8 copies (1 + 1): the GEMM that consumes the tensor transposed (the
+    weight-gradient GEMM for a forward input, the data-gradient GEMM for an output gradient) needs its own copy,
+    since Hopper's FP8 tensor cores take only the "TN" layout and MXFP8's 1x32 scaling blocks run along the other
+    dimension for it (Transformer Engine fused ``cast_transpose``, transformer_engine/common/transpose/, and its
+    FP8 / MXFP8 user guide, https://docs.nvidia.com/deeplearning/transformer-engine/user-guide/examples/
+    fp8_primer.html). Current (per-tensor, just-in-time) scaling first reduces the tensor's absolute maximum
+    before it can scale it: one more 16-bit read (Transformer Engine ``Float8CurrentScaling``; torchao float8
+    tensorwise dynamic scaling). Delayed scaling takes the scale from the amax history, and MXFP8 computes each
+    32-element block's scale inside the cast kernel: no extra pass.
+    """
+    choice("fp8_recipe", recipe, FP8_RECIPES)
+    return 2 + 1 + 1 + (2 if recipe == "current" else 0)
+
+
+def overlapped_all_to_all_seconds(all_to_all_s: float, compute_s: float) -> float:
+    """What the expert all-to-all adds to a micro-batch when it overlaps another micro-batch's compute.
+
+    Megatron-Core's EP communication overlap (``--overlap-moe-expert-parallel-comm``, megatron/core/pipeline_parallel/
+    combined_1f1b.py, https://github.com/NVIDIA/Megatron-LM: the forward of one micro-batch and the backward of another
+    are split into attention / dispatch / experts / combine chunks and interleaved, each all-to-all running on its own
+    stream under the other chunk's compute) and DeepSeek-V3's DualPipe (arXiv 2412.19437 section 3.2.1: "both
+    all-to-all and PP communication can be fully hidden during execution") hide the all-to-all behind compute of
+    the same size. What stays exposed: the all-to-all time beyond that compute, plus the compute slowed by the SMs
+    the communication kernels hold while they run (:data:`OVERLAP_COMM_SM_SHARE`).
+    """
+    hidden = min(all_to_all_s, compute_s)
+    return max(0.0, all_to_all_s - compute_s) + hidden * OVERLAP_COMM_SM_SHARE / (1 - OVERLAP_COMM_SM_SHARE)
+
+
 def ring_link(intra: LinkSpeed, inter: LinkSpeed, node: int, inner: int, group: int) -> LinkSpeed:
     """The link a ring collective over ``group`` ranks runs at, the ranks strided by ``inner`` (the tensor/context
     or expert groups laid out inside them, Megatron-Core rank order tp-cp-ep-dp-pp).
@@ -527,9 +621,21 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
     if s.pp > 1:
         out.append(Assumption("pipeline_bubble", f"{bubble:.3f}",
                               "(p-1)/(v m), Narayanan et al. 2021 (arXiv 2104.04473) sections 2.2.1-2.2.2"))
+    if s.ep_comm_overlap and s.ep > 1:
+        out.append(Assumption("ep_comm_overlap", f"all-to-all under the other micro-batch's compute, "
+                                                 f"{OVERLAP_COMM_SM_SHARE:.2f} of the SMs held by communication",
+                              "Megatron-Core --overlap-moe-expert-parallel-comm (combined_1f1b.py); DeepSeek-V3 "
+                              "DualPipe (arXiv 2412.19437 sections 3.2.1-3.2.2: 20 of 132 SMs)"))
+    if s.ep_node_dedup and s.ep > 1:
+        out.append(Assumption("ep_node_dedup", "one copy of a token per destination GPU inside the NVLink domain, "
+                                               "one per remote NVLink domain over the network",
+                              "DeepEP normal kernels (github.com/deepseek-ai/DeepEP); DeepSeek-V3 report "
+                              "(arXiv 2412.19437) section 3.2.2; Megatron-Core HybridEP"))
     if s.precision == "fp8":
+        recipe = s.fp8_recipe or fw.fp8_recipe
         out.append(Assumption("fp8", f"GEMMs only at the FP8 peak x {FP8_SHARE_OF_BF16_EFFICIENCY:g} of the BF16 "
-                                     "efficiency; attention and other kernels 16-bit; FP8 casts counted",
+                                     f"efficiency; attention and other kernels 16-bit; {recipe} scaling casts at "
+                                     f"{fp8_cast_bytes_per_element(recipe):g} bytes per element",
                               "Transformer Engine FP8 recipe; Micikevicius et al. 2022 (arXiv 2209.05433); DeepSeek-V3 "
                               "report (arXiv 2412.19437) section 3.3.2"))
     return tuple(out)

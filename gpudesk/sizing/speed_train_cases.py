@@ -7,14 +7,16 @@ user would select it (``--framework``). Nothing here depends on a row's id or so
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from gpudesk.catalog.catalog import Catalog
 from gpudesk.catalog.records import GPU
 from gpudesk.i18n import _
-from gpudesk.paths import bundle_root
+from gpudesk.paths import bundle_root, catalog_path
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.shapes import ModelSpec, spec_from_catalog, spec_from_hf_config
 from gpudesk.sizing.speed_train import GpuRates, TrainSetup, TrainSpeed, train_speed
@@ -28,18 +30,62 @@ DEFAULT_NETWORK = "ib-ndr"
 FRAMEWORK_PROFILES = {"megatron-lm": "megatron", "megatron-core": "megatron", "nemo": "nemo",
                       "megatron-bridge": "nemo", "deepspeed": "deepspeed", "hf-trainer": "hf-trainer",
                       "meta-internal": "megatron"}
+# Published FP8 scaling recipe names -> the model's recipes (absent: the framework's default).
+FP8_RECIPE_NAMES = {"delayed": "delayed", "current": "current", "tensorwise": "current", "mxfp8": "mxfp8",
+                    "mx": "mxfp8"}
+# Published token dispatchers that send a token once per destination node (the rest: one copy per expert).
+NODE_DEDUP_DISPATCHERS = ("deepep", "hybridep")
 SHARDING = {"distributed-optimizer": "distributed-optimizer", "ddp": "ddp", "zero1": "zero1", "zero2": "zero2",
             "zero3": "zero3", "fsdp": "fsdp"}
 
 
-def gpu_rates(gpu: GPU) -> GpuRates:
-    """The speed model's view of a catalog GPU (16-bit and FP8 dense peaks, MAMF efficiency, HBM bandwidth)."""
+def gpu_rates(gpu: GPU, peers: Iterable[GPU] | None = None) -> GpuRates:
+    """The speed model's view of a catalog GPU (16-bit and FP8 dense peaks, MAMF efficiency, HBM bandwidth).
+
+    A GPU without its own MAMF measurement takes the one measured on the same silicon at the same clocks and power
+    (:func:`same_silicon_efficiency` over ``peers``, default the bundled catalog's GPUs)."""
     bf16 = gpu.bf16_dense_tflops or gpu.fp16_dense_tflops
     if not bf16:
         raise SizingError("gpu", _("{gpu} has no 16-bit tensor-core rate in the catalog.").format(gpu=gpu.name))
+    efficiency, source = gpu.matmul_efficiency, gpu.matmul_efficiency_source or ""
+    if efficiency is None:
+        sibling = same_silicon_efficiency(gpu, _catalog_gpus() if peers is None else peers)
+        if sibling is not None:
+            efficiency, source = sibling
     return GpuRates(name=gpu.name, bf16_tflops=float(bf16), fp8_tflops=gpu.fp8_dense_tflops,
-                    matmul_efficiency=gpu.matmul_efficiency, hbm_gbps=gpu.memory_bandwidth_gbps,
-                    efficiency_source=gpu.matmul_efficiency_source or "", architecture=gpu.architecture)
+                    matmul_efficiency=efficiency, hbm_gbps=gpu.memory_bandwidth_gbps,
+                    efficiency_source=source, architecture=gpu.architecture)
+
+
+def same_silicon_efficiency(gpu: GPU, peers: Iterable[GPU]) -> tuple[float, str] | None:
+    """(MAMF efficiency, its source) of a measured GPU on the same chip with the same dense 16-bit peak and the same
+    board power as ``gpu``, else None.
+
+    The achievable matmul rate is a property of the compute die at its clocks: the same chip at the same peak
+    (the datasheet peak is SMs x tensor throughput x boost clock) and the same power limit runs the same GEMM
+    kernels at the same sustained clocks (Stas Bekman, ML Engineering, compute/accelerator: MAMF measures the
+    chip's sustained GEMM throughput; the SXM and PCIe A100 on one chip differ, 0.87 vs 0.81, only through their
+    power limits). So the H200 SXM and the H800 SXM (GH100 at 989 TFLOPS, 700 W, different memory or NVLink) take
+    the H100 SXM's measurement.
+    """
+    bf16 = gpu.bf16_dense_tflops or gpu.fp16_dense_tflops
+    for peer in peers:
+        if (peer.id != gpu.id and peer.matmul_efficiency is not None and gpu.chip and peer.chip == gpu.chip
+                and (peer.bf16_dense_tflops or peer.fp16_dense_tflops) == bf16 and peer.tdp_w == gpu.tdp_w):
+            return peer.matmul_efficiency, _("{source} (measured on the {peer}: same chip, peak and power)").format(
+                source=peer.matmul_efficiency_source or "MAMF", peer=peer.name)
+    return None
+
+
+@lru_cache(maxsize=2)
+def _catalog_gpus_at(path: str) -> tuple[GPU, ...]:
+    from gpudesk.catalog import open_catalog
+
+    return tuple(open_catalog(path).gpus())
+
+
+def _catalog_gpus() -> tuple[GPU, ...]:
+    return _catalog_gpus_at(str(catalog_path()))
 
 
 def nvlink_domain(catalog: Catalog, gpu: GPU) -> tuple[int, float, str]:
@@ -89,7 +135,9 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
         recompute=str(case.get("recompute") or "none"), framework=profile,
         gpus_per_node=min(node, int(case.get("gpus_per_node") or node)), intra_gbps=intra, intra_name=intra_name,
         inter_gbps=net.bandwidth_gbps_per_direction, inter_name=net.name,
-        tokens=float(case["tokens"]) if case.get("tokens") else None)
+        tokens=float(case["tokens"]) if case.get("tokens") else None, ep_comm_overlap=bool(case.get("ep_overlap")),
+        ep_node_dedup=str(case.get("ep_dispatcher") or "alltoall") in NODE_DEDUP_DISPATCHERS,
+        fp8_recipe=FP8_RECIPE_NAMES.get(str(case.get("fp8_recipe") or "")))
 
 
 def predict_train_case(case: dict[str, Any], catalog: Catalog | None = None) -> tuple[float, TrainSpeed]:
@@ -112,7 +160,7 @@ def predict_train_case(case: dict[str, Any], catalog: Catalog | None = None) -> 
     metric = measured.get("metric")
     if metric == "time_to_train_s" and not setup.tokens:
         raise SizingError("tokens", _("a time-to-train row needs its tokens."))
-    speed = train_speed(spec, gpu_rates(gpu), setup)
+    speed = train_speed(spec, gpu_rates(gpu, catalog.gpus()), setup)
     if metric == "tokens_per_s_per_gpu":
         return speed.tokens_per_s_per_gpu, speed
     if metric == "tflops_per_gpu" and measured.get("flops_per_token"):
@@ -128,4 +176,5 @@ def predict_train_case(case: dict[str, Any], catalog: Catalog | None = None) -> 
     raise SizingError("measured.metric", _("the training model does not answer {metric!r}.").format(metric=metric))
 
 
-__all__ = ["case_model", "case_setup", "gpu_rates", "nvlink_domain", "predict_train_case", "replace"]
+__all__ = ["case_model", "case_setup", "gpu_rates", "nvlink_domain", "predict_train_case", "replace",
+           "same_silicon_efficiency"]

@@ -1,7 +1,8 @@
 """The estimator checked against published measured peaks: each case, its estimate, and the summary.
 
-A case (one JSON line of ``tests/fixtures/sizing/measured_peaks.jsonl``, or of ``measured_peaks_later.jsonl``: the
-rows added after the estimator was first tuned, each with the date it was ``added``) describes a published run: model
+A case (one JSON line of ``tests/fixtures/sizing/measured_peaks.jsonl``, of ``measured_peaks_later.jsonl``: the
+rows added after the estimator was first tuned, each with the date it was ``added``, or of
+``measured_peaks_fresh.jsonl``: rows mapped and committed before they were ever estimated, scored apart) describes a published run: model
 config, method, precision, optimizer, batch x sequence, GPUs and sharding, recompute, loss, which statistic was
 measured (allocated/active, reserved, device, weights, kv_cache) and the value with its unit and source URL. The estimate
 is compared with the same statistic (:meth:`MemoryEstimate.statistic_bytes`). Every setting of a case is one a user
@@ -38,12 +39,24 @@ def default_cases_path() -> Path:
     return bundle_root() / "tests" / "fixtures" / "sizing" / "measured_peaks.jsonl"
 
 
+# Bundled sets by name: ``first`` and ``later`` are the rows the estimator was developed against; ``fresh`` rows
+# were mapped from their sources and committed before any estimate was computed for them, and are never tuned on:
+# they measure how the estimator does on runs it has not seen, and are reported apart (``summary["fresh"]``).
+CASE_SET_FILES = {"first": "measured_peaks.jsonl", "later": "measured_peaks_later.jsonl",
+                  "fresh": "measured_peaks_fresh.jsonl"}
+HELD_OUT_SETS = frozenset({"fresh"})
+
+
 def default_cases_paths() -> tuple[Path, ...]:
-    """Every bundled validation set: :func:`default_cases_path` and the rows added later
-    (``measured_peaks_later.jsonl``), when present."""
+    """Every bundled validation set present (:data:`CASE_SET_FILES`, in that order)."""
     first = default_cases_path()
-    later = first.with_name("measured_peaks_later.jsonl")
-    return (first, later) if later.is_file() else (first,)
+    paths = [first.with_name(name) for name in CASE_SET_FILES.values()]
+    return tuple(p for p in paths if p == first or p.is_file())
+
+
+def case_set_of(path: Path) -> str:
+    """The set name of a cases file (:data:`CASE_SET_FILES`); a file given by the user is ``user``."""
+    return next((name for name, file in CASE_SET_FILES.items() if path.name == file), "user")
 
 
 @dataclass(frozen=True)
@@ -64,6 +77,7 @@ class CaseResult:
     deepspeed_bytes: float | None = None
     framework: str = ""
     added: str = ""
+    case_set: str = ""
 
     @property
     def ratio(self) -> float:
@@ -82,7 +96,7 @@ class CaseResult:
                 "description": self.description, "error": self.error,
                 "accelerate_bytes": None if self.accelerate_bytes is None else int(self.accelerate_bytes),
                 "deepspeed_bytes": None if self.deepspeed_bytes is None else int(self.deepspeed_bytes),
-                "framework": self.framework, "added": self.added}
+                "framework": self.framework, "added": self.added, "set": self.case_set}
 
 
 def load_cases(path: str | Path | None = None) -> list[dict[str, Any]]:
@@ -144,10 +158,14 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         lora_dropout=float(case.get("lora_dropout", 0.0)), legacy_bnb_matmul=bool(case.get("legacy_bnb_matmul", False)),
         weight_loading=str(case.get("weight_loading", "per-tensor")),
         double_quant=bool(case.get("bnb_double_quant", True)),
+        pipeline_parallel=int(case.get("pipeline_parallel") or 1),
+        pipeline_schedule=str(case.get("pipeline_schedule", "1f1b")),
+        pipeline_microbatches=int(case["pipeline_microbatches"]) if case.get("pipeline_microbatches") else None,
+        pipeline_stages_per_rank=int(case["pipeline_stages_per_rank"]) if case.get("pipeline_stages_per_rank") else None,
     )
 
 
-def evaluate_case(case: dict[str, Any], configs_dir: Path) -> CaseResult:
+def evaluate_case(case: dict[str, Any], configs_dir: Path, case_set: str = "") -> CaseResult:
     """Estimate one case; an estimator error is recorded on the result, not raised."""
     measured = float(case["value"]) * UNIT_BYTES[str(case["unit"])]
     statistic = str(case.get("statistic", "allocated"))
@@ -171,13 +189,14 @@ def evaluate_case(case: dict[str, Any], configs_dir: Path) -> CaseResult:
                       supported=bool(case.get("supported", True)), source_url=str(case.get("source_url", "")),
                       description=str(case.get("description", "")), error=error,
                       accelerate_bytes=accelerate, deepspeed_bytes=deepspeed,
-                      framework=str(case.get("framework", "")), added=str(case.get("added", "")))
+                      framework=str(case.get("framework", "")), added=str(case.get("added", "")),
+                      case_set=case_set)
 
 
 def evaluate(path: str | Path | None = None) -> list[CaseResult]:
     """Every case of the validation set with its estimate (default: every bundled set, :func:`default_cases_paths`)."""
     paths = (Path(path),) if path else default_cases_paths()
-    return [evaluate_case(c, p.parent / "configs") for p in paths for c in load_cases(p)]
+    return [evaluate_case(c, p.parent / "configs", case_set_of(p)) for p in paths for c in load_cases(p)]
 
 
 def gpu_bucket(gpus: int) -> str:
@@ -203,9 +222,20 @@ def _peer_summary(pairs: list[tuple[float | None, float]]) -> dict[str, Any]:
 
 def summarize(results: list[CaseResult]) -> dict[str, Any]:
     """Share within 15 % / 25 % and median absolute error over the supported cases, overall, by method and
-    by GPU count; unsupported cases are counted separately."""
+    by GPU count; unsupported cases are counted separately. Held-out sets (:data:`HELD_OUT_SETS`) are left out
+    of every figure and summarised on their own under ``fresh`` (overall, by method, by GPU count)."""
+    held_out = [r for r in results if r.case_set in HELD_OUT_SETS]
+    results = [r for r in results if r.case_set not in HELD_OUT_SETS]
     rows = [r for r in results if r.supported and not r.error]
+    fresh_rows = [r for r in held_out if r.supported and not r.error]
     out = _summary(rows)
+    out["fresh"] = dict(_summary(fresh_rows),
+                        by_method={m: _summary([r for r in fresh_rows if r.method == m])
+                                   for m in sorted({r.method for r in fresh_rows})},
+                        by_gpus={b: _summary([r for r in fresh_rows if gpu_bucket(r.gpus) == b])
+                                 for b in ("1", "2-8", ">8")},
+                        failed_cases=sum(bool(r.error) for r in held_out if r.supported),
+                        rows=len(held_out))
     out["by_method"] = {m: _summary([r for r in rows if r.method == m]) for m in sorted({r.method for r in rows})}
     out["by_gpus"] = {b: _summary([r for r in rows if gpu_bucket(r.gpus) == b]) for b in ("1", "2-8", ">8")}
     out["peers"] = {

@@ -4,7 +4,8 @@ Each row keeps what is needed to reproduce and to show a plan without re-running
 
 - ``profile_text`` and ``profile_format`` ("toml" or "json"): the requirement as the user entered it, in the
   same text format as the example profiles in ``resources/examples/``;
-- ``plan_json``: the plan as produced by ``gpudesk.planner.plan_to_dict`` (JSON text, units in key names);
+- ``plan_json``: the plan document (``gpudesk.planner.document``, docs/plan-document.md) as JSON text; a plan saved
+  in an older version is migrated when it is read (``PlanDocument.from_dict``), the row keeps what was written;
 - ``name``, ``notes``, ``created_at`` / ``updated_at`` (UTC ISO 8601), ``format_version`` (of the row layout).
 
 Deleting only marks a row (``deleted_at``) so that it can be restored; :func:`purge_deleted` removes marked

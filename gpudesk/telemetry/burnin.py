@@ -4,7 +4,7 @@ The seed method asks, after every purchase, for a 72-hour run on real data with 
 utilization heat map drawn, compared with what was expected (DIGEST.md section 5). This module gathers that
 comparison as plain data; :mod:`gpudesk.telemetry.burnin_render` writes it as Markdown, HTML or JSON.
 
-The plan is the plain dictionary the store keeps (``gpudesk.planner.export.plan_to_dict``): the telemetry layer
+The plan is the plain dictionary the store keeps (the plan document's JSON, docs/plan-document.md): the telemetry layer
 reads its candidate keys (``count``, ``gpu_name``, ``per_gpu_memory_bytes``, ``safe_line_bytes``, ``step_time_s``,
 ``qps_capacity``, ``gpu_power_w``) and never imports the planner. The post-delivery checks are the ones the
 configuration sheet lists (gpudesk/planner/sheet.py, ``post_delivery_checks``), judged from what a recording

@@ -32,6 +32,7 @@ from gpudesk.telemetry.http_deadline import (
     DeadlineHTTPHandler,
     DeadlineHTTPSHandler,
     DeadlineSSLSocket,
+    ResolveTimeout,
     origin,
 )
 
@@ -212,9 +213,13 @@ class HttpClient:
         except urllib.error.HTTPError as exc:
             raise self._http_error(exc) from exc
         except urllib.error.URLError as exc:
+            if isinstance(exc.reason, ResolveTimeout):
+                raise self._resolve_timeout(exc.reason.host) from exc
             if isinstance(exc.reason, TimeoutError):
                 raise self._deadline_passed() from exc
             raise self._unreachable(str(exc.reason)) from exc
+        except ResolveTimeout as exc:
+            raise self._resolve_timeout(exc.host) from exc
         except TimeoutError as exc:
             raise self._deadline_passed() from exc
         except http.client.HTTPException as exc:
@@ -308,6 +313,13 @@ class HttpClient:
             _("{url} did not answer completely within {timeout_s:g} s (the limit covers connecting, the headers and "
               "the body).").format(url=self.base_url, timeout_s=self.timeout_s), field="timeout",
             remedy=_("Check the server's load and the network, or raise the limit (--timeout)."))
+
+    def _resolve_timeout(self, host: str) -> FleetUnreachable:
+        return FleetUnreachable(
+            _("The host name {host} was not resolved within {timeout_s:g} s, the limit for the whole request.").format(
+                host=plain_text(host, 120), timeout_s=self.timeout_s), field="url",
+            remedy=_("Check the DNS server and the host name, give the server's IP address, or raise the limit "
+                     "(--timeout)."))
 
     def _unreachable(self, why: str) -> FleetUnreachable:
         return FleetUnreachable(

@@ -4,7 +4,8 @@ A socket timeout alone restarts with every byte that arrives, so a server that t
 body one byte at a time holds a client for as long as it likes. Here every receive and send first sets the socket's
 timeout to the time left before the deadline (``time.monotonic()``), and fails at once when none is left; the TLS
 handshake is one C call bounded by the same timeout. Plugged into ``urllib`` as its HTTP and HTTPS handlers, so
-proxies from the environment keep working (https://docs.python.org/3/library/urllib.request.html).
+proxies from the environment keep working (https://docs.python.org/3/library/urllib.request.html). The host name
+lookup, which the C resolver does not bound, waits in a worker thread for at most the time left (:func:`resolve`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import functools
 import http.client
 import socket
 import ssl
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -55,18 +57,72 @@ class DeadlineSSLSocket(DeadlineSocketMixin, ssl.SSLSocket):
     pass
 
 
+class ResolveTimeout(TimeoutError):
+    """The host name was not resolved before the request's deadline."""
+
+    def __init__(self, host: str) -> None:
+        super().__init__(f"resolving {host!r} did not finish before the deadline")
+        self.host = host
+
+
+def resolve(host: str, port: int, deadline: float) -> list[tuple[Any, ...]]:
+    """``socket.getaddrinfo(host, port, type=SOCK_STREAM)`` within ``deadline`` (``time.monotonic()``).
+
+    The C resolver takes no timeout (a hostile or broken DNS server can hold ``getaddrinfo`` for its own retries,
+    tens of seconds), so it runs in a daemon worker thread and the caller waits only for the time left; a lookup
+    still running at the deadline is abandoned (its thread ends when the resolver gives up) and ``ResolveTimeout``
+    is raised. Resolver errors (``socket.gaierror``) are raised as they are.
+    """
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise ResolveTimeout(host)
+    outcome: list[Any] = []
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            outcome.append(socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM))
+        except BaseException as exc:  # handed to the waiting caller  # noqa: BLE001
+            outcome.append(exc)
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="gpudesk-resolve", daemon=True).start()
+    if not done.wait(left):
+        raise ResolveTimeout(host)
+    result = outcome[0]
+    if isinstance(result, BaseException):
+        raise result
+    return list(result)
+
+
 def _connection_factory(deadline: float) -> Any:
-    """``socket.create_connection`` whose socket keeps to ``deadline``."""
+    """``socket.create_connection`` whose name lookup, connect and later receives and sends keep to ``deadline``
+    (:func:`resolve` for the lookup; each address is tried with the time left, as create_connection does)."""
 
     def create(address: tuple[str, int], timeout: Any = None, source_address: Any = None) -> socket.socket:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("deadline passed")
-        plain = socket.create_connection(address, left, source_address)
-        sock = _DeadlineSocket(plain.family, plain.type, plain.proto, fileno=plain.detach())
-        sock.deadline = deadline
-        sock.settimeout(max(1e-3, deadline - time.monotonic()))
-        return sock
+        host, port = address
+        error: OSError | None = None
+        for family, kind, proto, _canonical, sockaddr in resolve(host, port, deadline):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("deadline passed")
+            sock = _DeadlineSocket(family, kind, proto)
+            try:
+                sock.settimeout(left)
+                if source_address:
+                    sock.bind(source_address)
+                sock.connect(sockaddr)
+            except OSError as exc:
+                sock.close()
+                if isinstance(exc, TimeoutError):
+                    raise
+                error = exc
+                continue
+            sock.deadline = deadline
+            sock.settimeout(max(1e-3, deadline - time.monotonic()))
+            return sock
+        raise error if error is not None else OSError(f"no address found for {host!r}")
 
     return create
 

@@ -12,6 +12,9 @@ Formats (detected from the first lines, never from the file name):
 * Huawei Ascend ``npu-smi info`` tables (one or more snapshots, e.g. ``watch npu-smi info``) -
   :mod:`gpudesk.telemetry.npu_smi`.
 * AMD ``rocm-smi`` concise tables and ``rocm-smi ... --csv`` - :mod:`gpudesk.telemetry.rocm_smi`.
+* AMD ``amd-smi monitor`` tables (with ``-w`` time stamps or without) - :mod:`gpudesk.telemetry.amd_smi_monitor`.
+* Huawei Ascend ``npu-smi info watch`` scrolling tables - :mod:`gpudesk.telemetry.npu_smi_watch`.
+* Intel Gaudi ``hl-smi -Q ... -f csv`` - :mod:`gpudesk.telemetry.hl_smi_csv`.
 
 Used by ``gpudesk monitor analyze|import`` and the window's "Open log".
 """
@@ -29,11 +32,14 @@ from pathlib import Path
 import numpy as np
 
 from gpudesk.errors import GpudeskError
+from gpudesk.telemetry.amd_smi_monitor import looks_like_amd_smi_monitor, parse_amd_smi_monitor
 from gpudesk.file_limits import InputFileError, display_path, open_input, read_input
 from gpudesk.i18n import _
 from gpudesk.telemetry.dmon import DmonError, check_interval, decode_log_bytes, parse_dmon, read_dmon_file
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
+from gpudesk.telemetry.hl_smi_csv import looks_like_hl_smi_csv, parse_hl_smi_csv
 from gpudesk.telemetry.npu_smi import looks_like_npu_smi, parse_npu_smi_info
+from gpudesk.telemetry.npu_smi_watch import looks_like_npu_smi_watch, parse_npu_smi_watch
 from gpudesk.telemetry.rocm_smi import looks_like_rocm_smi_csv, looks_like_rocm_smi_table, parse_rocm_smi_csv, \
     parse_rocm_smi_table
 from gpudesk.telemetry.smi_query_csv import parse_smi_query_csv
@@ -53,6 +59,9 @@ class LogFormat(Enum):
     NPU_SMI_INFO = "npu-smi info"
     ROCM_SMI = "rocm-smi"
     ROCM_SMI_CSV = "rocm-smi --csv"
+    AMD_SMI_MONITOR = "amd-smi monitor"
+    NPU_SMI_WATCH = "npu-smi info watch"
+    HL_SMI_CSV = "hl-smi -Q csv"
 
     def label(self) -> str:
         """The format's name for people (translated where it is not a command line)."""
@@ -116,6 +125,12 @@ def detect_format(text: str) -> LogFormat:
         return LogFormat.ROCM_SMI
     if looks_like_rocm_smi_csv(text):
         return LogFormat.ROCM_SMI_CSV
+    if looks_like_npu_smi_watch(text):
+        return LogFormat.NPU_SMI_WATCH
+    if looks_like_amd_smi_monitor(text):
+        return LogFormat.AMD_SMI_MONITOR
+    if looks_like_hl_smi_csv(text):  # before the nvidia-smi query CSV: same shape, *.aip fields
+        return LogFormat.HL_SMI_CSV
     lines = _first_lines(text)
     for s in lines:
         head = s.replace("# Entity", "#Entity", 1)
@@ -223,6 +238,14 @@ def read_log_text(text: str, *, interval_s: float = 1.0) -> LogRead:
             read = LogRead(fmt, *parse_rocm_smi_table(text, interval_s=interval_s))
         elif fmt is LogFormat.ROCM_SMI_CSV:
             read = LogRead(fmt, *parse_rocm_smi_csv(text, interval_s=interval_s))
+        elif fmt is LogFormat.NPU_SMI_WATCH:
+            read = LogRead(fmt, *parse_npu_smi_watch(text, interval_s=interval_s))
+        elif fmt is LogFormat.AMD_SMI_MONITOR:
+            frame, devices, notes, stamped = parse_amd_smi_monitor(text, interval_s=interval_s)
+            read = LogRead(fmt, frame, devices, notes, has_time=stamped)
+        elif fmt is LogFormat.HL_SMI_CSV:
+            frame, devices, notes, stamped = parse_hl_smi_csv(text, interval_s=interval_s)
+            read = LogRead(fmt, frame, devices, notes, has_time=stamped)
         elif fmt is LogFormat.SMI_QUERY_CSV:
             frame, devices, notes = parse_smi_query_csv(text, interval_s=interval_s)
             read = LogRead(fmt, frame, devices, notes, has_time=bool(len(frame)) and float(frame.t[0]) > 1e8)

@@ -78,6 +78,7 @@ def parse_npu_smi_info(text: str, *, interval_s: float = 1.0, start_time: float 
             interval_s=interval_s))
     rows: list[tuple[int, int, float, float, float, float, float]] = []
     devices: dict[int, DeviceInfo] = {}
+    chips_of: dict[str, set[str]] = {}
     snapshot = -1
     pending: dict[str, str] | None = None
     in_processes = False
@@ -104,6 +105,7 @@ def parse_npu_smi_info(text: str, *, interval_s: float = 1.0, start_time: float 
             index = int(b["phy"]) if b["phy"] is not None else int(pending["npu"])
             used, total = (b["hbm_used"], b["hbm_total"]) if b["hbm_total"] and int(b["hbm_total"]) > 0 else (
                 b["mem_used"], b["mem_total"])
+            chips_of.setdefault(pending["npu"], set()).add(b["chip"])
             rows.append((snapshot, index, _number(pending["power"]), _number(pending["temp"]),
                          _number(b["aicore"]), float(used) * MIB, float(total) * MIB))
             devices.setdefault(index, DeviceInfo(
@@ -130,6 +132,11 @@ def parse_npu_smi_info(text: str, *, interval_s: float = 1.0, start_time: float 
           "activity: findings that need them are not judged."),
         _("GPU utilization here is npu-smi's AICore(%): the share of time the AI (Cube) cores are busy."),
     ]
+    multi = sorted((npu for npu, chips in chips_of.items() if len(chips) > 1), key=int)
+    if multi:
+        notes.append(_("NPU {npus}: each package holds {chips} dies (Atlas A3, Ascend 910C); every die is its own "
+                       "device with its own HBM, listed here by its Phy-ID.").format(
+            npus=", ".join(multi), chips=max(len(chips_of[n]) for n in multi)))
     if skipped:
         notes.append(_("{lines} table line(s) were not chip rows and were skipped.").format(lines=skipped))
     frame = SeriesFrame(t, arr[:, 1].astype(np.int32), {

@@ -92,10 +92,21 @@ def save_diagnostics_bundle(target: str | Path, window: Any) -> Path:
             bundle.write(settings_file, "settings.ini")
         plan_tab = find_plan_tab(window)
         controller = getattr(plan_tab, "ctl", None)
-        if controller is not None and getattr(controller, "current_plan", None) is not None:
-            bundle.writestr("plan.json", json.dumps({"requirement": controller.current_profile,
-                                                     "plan": controller.current_plan}, indent=2, default=str))
+        current = getattr(controller, "current_plan", None)
+        if current is not None:  # the plan document as saved plans hold it (docs/plan-document.md)
+            bundle.writestr("plan.json", json.dumps({"requirement": getattr(controller, "current_profile", None),
+                                                     "plan": current.to_dict()}, indent=2, default=str))
     return target
+
+
+def user_guide_path(language: str | None = None) -> Path:
+    """The offline user guide in ``language`` (default: the window's), the English one where no translation
+    exists (``resources/user-guide.<language>.md``)."""
+    from gpudesk import i18n
+
+    language = language or i18n.current_language() or "en"  # the window sets it at start (gpudesk.ui.app)
+    translated = paths.resources_dir() / f"user-guide.{language}.md"
+    return translated if translated.is_file() else paths.resources_dir() / "user-guide.md"
 
 
 def find_plan_tab(window: Any) -> Any:
@@ -232,7 +243,7 @@ class ShellMenus:
         self.recent_menu.setEnabled(bool(items))
 
     def show_guide(self) -> None:
-        guide = paths.resources_dir() / "user-guide.md"
+        guide = user_guide_path()
         try:
             text = guide.read_text(encoding="utf-8")
         except OSError as exc:

@@ -220,7 +220,7 @@
 <context>
     <name>AccuracyDialog</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="199"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="202"/>
         <source>How accurate is this estimate?</source>
         <extracomment>The column of the source URL in the accuracy table (the last). Columns of the speed table: set, class, runs, within 20 %, within 50 %, median error, geometric mean, misses.</extracomment>
         <translation>这个估算有多准确？</translation>
@@ -229,12 +229,12 @@
 <context>
     <name>AccuracyLink</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="220"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="223"/>
         <source>How accurate is this?</source>
         <translation>准确度如何？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="223"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="226"/>
         <source>Compare the memory and speed estimators with published measured runs</source>
         <translation>将显存与速度估算器和公开的实测运行对比</translation>
     </message>
@@ -569,7 +569,7 @@
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/table_model.py" line="47"/>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="73"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="74"/>
         <source>FP32</source>
         <translation>FP32</translation>
     </message>
@@ -664,222 +664,227 @@
         <translation>显存带宽</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="74"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="73"/>
+        <source>Devices per package (each die its own device)</source>
+        <translation>每封装设备数（每个裸片为独立设备）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="75"/>
         <source>TF32 dense</source>
         <translation>TF32 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="75"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="76"/>
         <source>no TF32 tensor cores</source>
         <translation>无 TF32 张量核心</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="76"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="77"/>
         <source>FP16 dense</source>
         <translation>FP16 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="77"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="78"/>
         <source>no FP16 tensor cores</source>
         <translation>无 FP16 张量核心</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="78"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="79"/>
         <source>BF16 dense</source>
         <translation>BF16 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="79"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="80"/>
         <source>no BF16 support</source>
         <translation>不支持 BF16</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="80"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="81"/>
         <source>FP8 dense</source>
         <translation>FP8 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="81"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="82"/>
         <source>no FP8 support</source>
         <translation>不支持 FP8</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="82"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="83"/>
         <source>INT8 dense</source>
         <translation>INT8 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="83"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="84"/>
         <source>no INT8 tensor cores</source>
         <translation>无 INT8 张量核心</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="84"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="85"/>
         <source>FP4 dense</source>
         <translation>FP4 稠密</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="85"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="86"/>
         <source>no FP4 support</source>
         <translation>不支持 FP4</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="86"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="87"/>
         <source>Tensor rate basis</source>
         <translation>张量算力口径</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="87"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="88"/>
         <source>Measured matmul efficiency</source>
         <translation>实测矩阵乘效率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="88"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="89"/>
         <source>no public measurement</source>
         <translation>无公开测量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="89"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="90"/>
         <source>TDP</source>
         <translation>TDP</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="90"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="91"/>
         <source>Form factor</source>
         <translation>形态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="91"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="92"/>
         <source>Host interface</source>
         <translation>主机接口</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="92"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="93"/>
         <source>NVLink / fabric (bidirectional)</source>
         <translation>NVLink / 互连（双向）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="93"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="94"/>
         <source>none (PCIe only)</source>
         <translation>无（仅 PCIe）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="94"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="95"/>
         <source>MIG max instances</source>
         <translation>MIG 最大实例数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="95"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="96"/>
         <source>ECC</source>
         <translation>ECC</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="96"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="97"/>
         <source>vGPU / SR-IOV</source>
         <translation>vGPU / SR-IOV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="97"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="98"/>
         <source>Consumer (GeForce)</source>
         <translation>消费级（GeForce）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="98"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="99"/>
         <source>Launch year</source>
         <translation>发布年份</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="99"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="100"/>
         <source>Price</source>
         <translation>价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="100"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="101"/>
         <source>no dated public price</source>
         <translation>无注明日期的公开价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="101"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="102"/>
         <source>Price date</source>
         <translation>价格日期</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="102"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="103"/>
         <source>Price source</source>
         <translation>价格来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="103"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="104"/>
         <source>Price kind</source>
         <translation>价格类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="104"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="105"/>
         <source>Cloud rate (on demand)</source>
         <translation>云租用价（按需）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="105"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="106"/>
         <source>no sourced cloud rate</source>
         <translation>无有来源的云租用价</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="106"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="107"/>
         <source>Cloud rate source</source>
         <translation>云租用价来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="107"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="108"/>
         <source>Made for market</source>
         <translation>面向市场</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="108"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="109"/>
         <source>sold worldwide</source>
         <translation>全球销售</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="109"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="110"/>
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="110"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="111"/>
         <source>Confidence</source>
         <translation>可信度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="111"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="112"/>
         <source>Date checked</source>
         <translation>核对日期</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="112"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="113"/>
         <source>Spec source</source>
         <translation>规格来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="113"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="114"/>
         <source>Notes</source>
         <translation>备注</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="135"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="136"/>
         <source>N/A ({0})</source>
         <translation>不可用（{0}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="137"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="138"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="137"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="138"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="190"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="191"/>
         <source>N/A</source>
         <translation>不可用</translation>
     </message>
@@ -1223,122 +1228,127 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>&lt; 返回已保存的规划(&amp;B)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="60"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="59"/>
+        <source>Plan</source>
+        <translation>规划</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="63"/>
         <source>Workload kind</source>
         <translation>工作负载类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="61"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="64"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="62"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="65"/>
         <source>Top candidate</source>
         <translation>首选候选方案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="63"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="69"/>
         <source>Interconnect</source>
         <translation>互连</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="64"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
         <source>Server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="65"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="71"/>
         <source>Memory per GPU</source>
         <translation>每 GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="72"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="67"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="73"/>
         <source>Headroom to the safe line</source>
         <translation>距安全线的余量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="68"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="74"/>
         <source>Step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="69"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="75"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="76"/>
         <source>Meets the deadline</source>
         <translation>满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="58"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="61"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="58"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="61"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="71"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="77"/>
         <source>Sustained QPS</source>
         <translation>可持续 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="72"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
         <source>3-year TCO</source>
         <translation>3 年 TCO</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="72"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="74"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="81"/>
         <source>GPU price used</source>
         <translation>所用 GPU 价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="85"/>
         <source>  TCO: {0}</source>
         <translation>  TCO：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="79"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="86"/>
         <source>Candidates found</source>
         <translation>找到的候选方案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="80"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="87"/>
         <source>Warnings on the top candidate</source>
         <translation>首选候选方案的警告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="81"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="88"/>
         <source>Updated (UTC)</source>
         <translation>更新时间（UTC）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="92"/>
         <source>Figure</source>
         <translation>指标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="96"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="103"/>
         <source>Updated</source>
         <translation>更新时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="103"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="110"/>
         <source>Compare: {0} | {1}</source>
         <translation>比较：{0} | {1}</translation>
     </message>
@@ -1346,42 +1356,42 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CostTimeScatter</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="193"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="192"/>
         <source>Time to result (days)</source>
         <translation>出结果时间（天）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="194"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="193"/>
         <source>3-year TCO (thousand USD)</source>
         <translation>3 年 TCO（千美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="201"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="200"/>
         <source>Meets the deadline</source>
         <translation>满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="202"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="201"/>
         <source>Misses the deadline</source>
         <translation>未满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="203"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="202"/>
         <source>No deadline given</source>
         <translation>未设截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="218"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="217"/>
         <source>Deadline</source>
         <translation>截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="227"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="226"/>
         <source>Dashed line: the deadline ({0:.1f} days).</source>
         <translation>虚线：截止时间（{0:.1f} 天）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="231"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="230"/>
         <source>No candidate has both a time to result and a 3-year TCO (inference plans are sized by QPS, not by time; a missing price leaves the TCO unknown).</source>
         <translation>没有候选方案同时具备出结果时间和 3 年 TCO（推理规划按 QPS 而非时间确定规模；缺少价格时 TCO 未知）。</translation>
     </message>
@@ -1537,32 +1547,47 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>后续集（在模型之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="133"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="113"/>
+        <source>fresh (collected after the model was frozen)</source>
+        <translation>新集（在模型冻结之后收集）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="114"/>
+        <source>second fresh (collected after the model was frozen again)</source>
+        <translation>第二个新集（在模型再次冻结之后收集）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="115"/>
+        <source>third fresh (collected after the model was frozen a third time)</source>
+        <translation>第三个新集（在模型第三次冻结之后收集）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="136"/>
         <source>The accuracy check could not run: %1</source>
         <translation>无法运行准确度检查：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="139"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="142"/>
         <source>This estimator is within 15 % on %1 of %2 published measurements (median error %3 %).</source>
         <translation>在 %2 个公开实测中，此估算器有 %1 个误差在 15 % 以内（误差中位数 %3 %）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="144"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="147"/>
         <source>%1 sources; %2 more cases are listed but not scored (their setup is not fully published or uses pipeline parallelism, which is not modelled).</source>
         <translation>%1 个来源；另有 %2 个案例已列出但未计分（其配置未完整公开，或使用了未建模的流水线并行）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="154"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="157"/>
         <source>No published measurement of a %1 job yet: treat the figure as unvalidated.</source>
         <translation>尚无 %1 作业的公开实测数据：请将该数值视为未经验证。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="157"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="160"/>
         <source>For %1 jobs: within 15 % on %2 of %3 cases, median error %4 %.</source>
         <translation>对于 %1 作业：%3 个案例中有 %2 个误差在 15 % 以内，误差中位数 %4 %。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="166"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="169"/>
         <source>%1 (not scored)</source>
         <translation>%1（未计分）</translation>
     </message>
@@ -1570,62 +1595,62 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>ExportButton</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="59"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="60"/>
         <source>E&amp;xport sheet</source>
         <translation>导出配置单(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="63"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="64"/>
         <source>Markdown (.md)…</source>
         <translation>Markdown (.md)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="64"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="65"/>
         <source>PDF (.pdf)…</source>
         <translation>PDF (.pdf)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="65"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="66"/>
         <source>JSON (.json)…</source>
         <translation>JSON (.json)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="67"/>
         <source>CSV bill of materials (.csv)…</source>
         <translation>CSV 物料清单 (.csv)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="92"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="93"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="92"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="93"/>
         <source>PDF (*.pdf)</source>
         <translation>PDF (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="92"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="93"/>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="93"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="94"/>
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="94"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="95"/>
         <source>Export configuration sheet</source>
         <translation>导出配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="147"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="148"/>
         <source>Configuration sheet written to {0}</source>
         <translation>配置单已写入 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="152"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="153"/>
         <source>Export failed: {0}</source>
         <translation>导出失败：{0}</translation>
     </message>
@@ -2202,32 +2227,32 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>GpuTableModel</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="173"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="174"/>
         <source>{0}: dense throughput from the datasheet (no 2:4 sparsity).</source>
         <translation>{0}：数据手册中的稠密吞吐量（不含 2:4 稀疏）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="177"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="178"/>
         <source>Catalog price with its date, or your own price where you set one (in italics).</source>
         <translation>目录价格及其日期；如您设置了自己的价格则显示该价格（斜体）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="228"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="229"/>
         <source>Your own price (gpudesk user database)</source>
         <translation>您自己的价格（gpudesk 用户数据库）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="245"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="246"/>
         <source>Your price, set {0}. Catalog: {1}</source>
         <translation>您的价格，设置于 {0}。目录：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="249"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="250"/>
         <source>{0} price, {1}; source: {2}</source>
         <translation>{0} 价格，{1}；来源：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="252"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="253"/>
         <source>Lowest on-demand rate in the catalog: {0}</source>
         <translation>目录中最低的按需租用价：{0}</translation>
     </message>
@@ -2604,52 +2629,52 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>LatencyThroughputChart</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="241"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="240"/>
         <source>Sustained QPS (requests/s)</source>
         <translation>可持续 QPS（请求/秒）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="242"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="241"/>
         <source>Latency (ms)</source>
         <translation>延迟（毫秒）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="249"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="248"/>
         <source>Time to first token</source>
         <translation>首 token 延迟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="250"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="249"/>
         <source>Time per output token</source>
         <translation>每输出 token 时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="271"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="270"/>
         <source>Target QPS</source>
         <translation>目标 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="272"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="271"/>
         <source>Dashed red line: the target of {0:g} requests/s.</source>
         <translation>红色虚线：目标 {0:g} 请求/秒。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="273"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="272"/>
         <source>TTFT target</source>
         <translation>TTFT 目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="274"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="273"/>
         <source>TPOT target</source>
         <translation>TPOT 目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="285"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="284"/>
         <source>Each option at the QPS it sustains: its time to first token (circles) and time per output token (triangles).</source>
         <translation>每个选项位于其可持续的 QPS 处：首 token 延迟（圆点）和每输出 token 时间（三角形）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="288"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="287"/>
         <source>No option has a sustained QPS (this is not a serving plan).</source>
         <translation>没有选项具有可持续 QPS（这不是推理服务方案）。</translation>
     </message>
@@ -2802,83 +2827,83 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>LivePreview</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="65"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="66"/>
         <source>The card whose usable memory and safe line the bars are drawn against</source>
         <translation>柱形图所对照的显卡（其可用显存和安全线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="74"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="75"/>
         <source>GPUs the job is spread over (sharding as answered; ZeRO-3 when &apos;auto&apos; and more than one GPU)</source>
         <translation>作业分布的 GPU 数（按所答的分片方式；为 &apos;auto&apos; 且多于一块 GPU 时用 ZeRO-3）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="78"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="79"/>
         <source>Card:</source>
         <translation>显卡：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="79"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="80"/>
         <source>GPUs:</source>
         <translation>GPU 数：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="80"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="81"/>
         <source>Memory per GPU (live)</source>
         <translation>每 GPU 显存（实时）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="122"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="123"/>
         <source>Plan option #{0}, with the settings the search chose{1}.</source>
         <translation>方案选项 #{0}，采用搜索选定的设置{1}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="209"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="210"/>
         <source>Memory preview paused: {0}</source>
         <translation>显存预览已暂停：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="221"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="222"/>
         <source>card</source>
         <translation>显卡</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="224"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="225"/>
         <source>Sharding {0}, recomputation {1}{2}.</source>
         <translation>分片 {0}，重计算 {1}{2}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="226"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="227"/>
         <source> (chosen for &apos;auto&apos;)</source>
         <translation>（&apos;auto&apos; 时自动选择）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="230"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="231"/>
         <source>The model shape is inferred from the parameter count (a guess).</source>
         <translation>模型结构由参数量推断（估计值）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="126"/>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="231"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="127"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="232"/>
         <source>per GPU</source>
         <translation>每 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="245"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="246"/>
         <source>Fits under the safe line on {0} of these cards.</source>
         <translation>使用 {0} 块此卡时低于安全线。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="246"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="247"/>
         <source>Fits under the safe line on {0} of these cards (with {1}, recomputation {2}).</source>
         <translation>使用 {0} 块此卡时低于安全线（{1}，重计算 {2}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="249"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="250"/>
         <source>Does not fit this card at any count here; pick a larger card or a smaller format.</source>
         <translation>此卡在这里的任何数量下都放不下；请选择更大的显卡或更小的格式。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="250"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="251"/>
         <source>Does not fit up to {0} of these cards; try LoRA/QLoRA, offload or a larger card.</source>
         <translation>最多 {0} 块此卡也放不下；请尝试 LoRA/QLoRA、卸载或更大的显卡。</translation>
     </message>
@@ -4563,67 +4588,67 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanMemoryParts</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="33"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="34"/>
         <source>Weights</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="34"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="35"/>
         <source>FP32 master weights</source>
         <translation>FP32 主权重</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="35"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="36"/>
         <source>Gradients</source>
         <translation>梯度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="36"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="37"/>
         <source>Optimizer states</source>
         <translation>优化器状态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="37"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="38"/>
         <source>LoRA adapters</source>
         <translation>LoRA 适配器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="38"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="39"/>
         <source>Activations</source>
         <translation>激活值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="39"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="40"/>
         <source>Logits and loss</source>
         <translation>Logits 与损失</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="40"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="41"/>
         <source>KV cache</source>
         <translation>KV 缓存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="41"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="42"/>
         <source>Prefill workspace</source>
         <translation>预填充工作区</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="42"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="43"/>
         <source>Gathered layers (ZeRO-3)</source>
         <translation>聚合的层（ZeRO-3）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="43"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="44"/>
         <source>CUDA context</source>
         <translation>CUDA 上下文</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="44"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="45"/>
         <source>NCCL / runtime</source>
         <translation>NCCL / 运行时</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="45"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="46"/>
         <source>Fragmentation headroom</source>
         <translation>碎片余量</translation>
     </message>
@@ -5442,23 +5467,23 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanSheet</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="79"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="99"/>
         <source>The configuration sheet is empty; run the plan before exporting.</source>
-        <extracomment>Width of a chart in the sheet&apos;s layout units (96 per inch, as QTextDocument lays out before printing). A table with this many columns or more turns the page to landscape.</extracomment>
+        <extracomment>Width of the charts&apos; row in the sheet&apos;s layout units (96 per inch, as QTextDocument lays out before printing): the charts are drawn side by side into one picture about the text width of a landscape page. A table with this many columns or more turns the page to landscape.</extracomment>
         <translation>配置单为空；请先运行规划再导出。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="81"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="101"/>
         <source>Cannot write {0}: the folder {1} does not exist.</source>
         <translation>无法写入 {0}：文件夹 {1} 不存在。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="107"/>
         <source>gpudesk configuration sheet</source>
         <translation>gpudesk 配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="121"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="145"/>
         <source>Qt could not write the PDF {0}; check that the folder is writable.</source>
         <translation>Qt 无法写入 PDF {0}；请检查该文件夹是否可写。</translation>
     </message>
@@ -5466,12 +5491,12 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanTab</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="53"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="54"/>
         <source>The saved profile is not valid {0}: {1}.</source>
         <translation>保存的配置文件不是有效的 {0}：{1}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="55"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="56"/>
         <source>The saved profile is not a table of sections.</source>
         <translation>保存的配置文件不是由各节组成的表。</translation>
     </message>
@@ -5587,17 +5612,17 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/bar.py" line="108"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="259"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="260"/>
         <source>TOML profiles (*.toml)</source>
         <translation>TOML 配置文件 (*.toml)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="257"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="258"/>
         <source>Save requirement profile</source>
         <translation>保存需求配置文件</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="196"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="204"/>
         <source>Profile written to {0}</source>
         <translation>配置文件已写入 {0}</translation>
     </message>
@@ -5612,7 +5637,7 @@ PCI 总线：{bus}</translation>
         <translation>已载入“{0}”（{1}）。请检查回答并按“规划”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="86"/>
         <source>The GPU catalog is not available, so no plan can be made. See the message at start-up.</source>
         <translation>GPU 目录不可用，无法进行规划。请查看启动时的消息。</translation>
     </message>
@@ -5622,32 +5647,32 @@ PCI 总线：{bus}</translation>
         <translation>正在基于整个目录规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="117"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="118"/>
         <source>Your GPU prices could not be read, so catalog prices are used: {0}</source>
         <translation>无法读取您的 GPU 价格，将使用目录价格：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="125"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="126"/>
         <source>Your price cannot be kept: the user database is not open.</source>
         <translation>无法保存您的价格：用户数据库未打开。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="134"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="135"/>
         <source>from the Plan tab</source>
         <translation>来自“规划”标签页</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="136"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="137"/>
         <source>The price was not saved: {0}</source>
         <translation>价格未保存：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="139"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="140"/>
         <source>Saved your price for {0}: {1} USD per GPU. A plan is already being made; press Plan again when it is done to use the price.</source>
         <translation>已保存您为 {0} 设置的价格：每 GPU {1} USD。当前正在规划；完成后再按一次“规划”即可使用此价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="143"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="144"/>
         <source>Saved your price for {0}: {1} USD per GPU. Planning again…</source>
         <translation>已保存您为 {0} 设置的价格：每 GPU {1} USD。正在重新规划…</translation>
     </message>
@@ -5687,34 +5712,35 @@ PCI 总线：{bus}</translation>
         <translation>保存规划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="241"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="242"/>
         <source>mode {0}, precision {1}, {2} data, no dataset size, no library pins, ECC not required, up to {3} GPUs, market {4}</source>
         <translation>模式 {0}，精度 {1}，{2} 数据，无数据集大小，无库版本锁定，不要求 ECC，最多 {3} 块 GPU，市场 {4}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="152"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="153"/>
         <source>Nothing to save, or the user database is not available.</source>
         <translation>没有可保存的内容，或用户数据库不可用。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="159"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="160"/>
         <location filename="../../gpudesk/ui/plan/tab.py" line="113"/>
         <location filename="../../gpudesk/ui/plan/tab.py" line="122"/>
         <source>Untitled plan</source>
         <translation>未命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="170"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="171"/>
         <source>Plan “{0}” saved.</source>
         <translation>规划“{0}”已保存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="178"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="179"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="190"/>
         <source>{0}: {1}</source>
         <translation>{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="225"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="226"/>
         <source>Editing “{0}”: change the answers, press Plan, then Save changes.</source>
         <translation>正在编辑“{0}”：修改回答，按“规划”，然后“保存更改”。</translation>
     </message>
@@ -5722,47 +5748,47 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanTco</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="46"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="45"/>
         <source>GPUs</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="47"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="46"/>
         <source>Servers (host share)</source>
         <translation>服务器（主机分摊）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="48"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="47"/>
         <source>Network and installation</source>
         <translation>网络与安装</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="49"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="48"/>
         <source>Residual value</source>
         <translation>残值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="50"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="49"/>
         <source>Energy</source>
         <translation>电费</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="51"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="50"/>
         <source>Cooling (PUE)</source>
         <translation>散热（PUE）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="52"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="51"/>
         <source>Operations labour</source>
         <translation>运维人工</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="53"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="52"/>
         <source>Support</source>
         <translation>技术支持</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="54"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="53"/>
         <source>Opportunity cost</source>
         <translation>机会成本</translation>
     </message>
@@ -5770,348 +5796,384 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanView</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="74"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="77"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="76"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="79"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="270"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="288"/>
         <source>Rank</source>
         <translation>排名</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="271"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="289"/>
         <source>Configuration</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="272"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="290"/>
         <source>Interconnect</source>
         <translation>互连</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="273"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="291"/>
         <source>Server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="274"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="292"/>
         <source>Memory per GPU</source>
         <translation>每 GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="275"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="293"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="276"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="294"/>
         <source>Step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="277"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="295"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="278"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="296"/>
         <source>Target met</source>
         <translation>达到目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="279"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="297"/>
         <source>3-year TCO (USD)</source>
         <translation>3 年 TCO（美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="183"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="188"/>
         <source>Memory breakdown</source>
         <extracomment>Columns of long text (interconnect, server): sized to their content up to WIDE_TEXT_MAX_WIDTH px, then elided (the full text is in the row&apos;s tooltip). Smallest heights (px) of the results panes, so a 1024 x 700 window shows the summary&apos;s first lines, four table rows and a readable chart; the panes scroll below that.</extracomment>
         <translation>显存构成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="184"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="189"/>
         <source>TCO breakdown</source>
         <translation>TCO 构成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="185"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="190"/>
         <source>Cost vs time to result</source>
         <translation>成本与出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="189"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="194"/>
         <source>Rejected</source>
         <translation>已排除</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="190"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="195"/>
         <source>Latency vs throughput</source>
         <translation>延迟与吞吐量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="195"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="198"/>
+        <source>Serving side</source>
+        <translation>服务侧</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="204"/>
         <source>How &amp;accurate is this?</source>
         <translation>准确度如何(&amp;A)？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="196"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="205"/>
         <source>How close the memory figures come to published measured peaks</source>
         <translation>显存估算与公开的实测峰值有多接近</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="200"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="209"/>
         <source>Select a candidate to see its warnings and rationale.</source>
         <translation>选择一个候选方案以查看其警告和依据。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="201"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="210"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="202"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="211"/>
         <source>Keep this plan in your saved plans</source>
         <translation>将此规划保存到已保存的规划中</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="204"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="213"/>
         <source>&amp;Change answers</source>
         <translation>修改回答(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="205"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="214"/>
         <source>Back to the wizard with these answers</source>
         <translation>带着这些回答返回向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="207"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="216"/>
         <source>Appl&amp;y this option</source>
         <translation>采用此选项(&amp;Y)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="208"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="217"/>
         <source>Write the selected option&apos;s micro-batch, sharding, recomputation and tensor-parallel degree into the wizard&apos;s answers</source>
         <translation>将所选选项的微批次、分片、重计算和张量并行度写入向导的答案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="212"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="220"/>
+        <source>Will it &amp;fit in an engine?…</source>
+        <translation>在引擎中放得下吗(&amp;F)？…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="221"/>
+        <source>Open &quot;Will it fit?&quot; with the selected serving option&apos;s model, GPU, tensor-parallel degree, context and concurrency, in the engine the answers name</source>
+        <translation>用所选推理方案的模型、GPU、张量并行度、上下文和并发数打开“放得下吗？”，引擎取答案中指定的引擎</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="229"/>
         <source>Export the selected candidate&apos;s configuration sheet</source>
         <translation>导出所选候选方案的配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="228"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="245"/>
         <source>Warnings and rationale of the selected candidate:</source>
         <translation>所选候选方案的警告和依据：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="276"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="294"/>
         <source>Replicas × TP</source>
         <translation>副本 × TP</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="277"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="295"/>
         <source>Sustained QPS</source>
         <translation>可持续 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="280"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="298"/>
         <source>TTFT / TPOT</source>
         <translation>TTFT / TPOT</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="280"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="298"/>
         <source>Settings the search chose</source>
         <translation>搜索选定的设置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="281"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="299"/>
         <source>Why this rank</source>
         <translation>排名理由</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="282"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="300"/>
         <source>USD per million output tokens</source>
         <translation>每百万输出 token 美元</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="288"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="306"/>
         <source>3-year TCO over the output tokens served at the target QPS around the clock for the TCO years; unpriced options have none</source>
         <translation>3 年 TCO 除以在目标 QPS 下全天候运行 TCO 年限所服务的输出 token 数；无价格的选项没有此值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="298"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="316"/>
         <source>{0} × TP{1}</source>
         <translation>{0} × TP{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="299"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="317"/>
         <source>{0:.1f} req/s</source>
         <translation>{0:.1f} 请求/秒</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="351"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="368"/>
         <source>* The search changed: {0}</source>
         <translation>* 搜索更改了：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="383"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="402"/>
         <source>Rejected ({0})</source>
         <translation>已排除（{0}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="398"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="417"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="606"/>
         <source>single GPU</source>
         <translation>单 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="399"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="418"/>
         <source>{0}, recompute {1}</source>
         <translation>{0}，重计算 {1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="429"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="446"/>
         <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Before the search (the answers as given, one GPU, no sharding) the job needs {5}; each option below is computed with the settings the search chose.</source>
         <translation>{0} — 工作负载类型：{1}。模型：{2}（{3} B 参数{4}）。搜索之前（按所填答案、单 GPU、不分片）作业需要 {5}；下列每个选项都按搜索选定的设置计算。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="301"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="418"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="470"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="319"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="436"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="484"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="430"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="447"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="434"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="451"/>
         <source>, shape guessed</source>
         <translation>，模型结构为推测</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="446"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="450"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="461"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="465"/>
         <source>No configuration fits this requirement: {0}</source>
         <translation>没有配置能满足此要求：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="453"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="468"/>
         <source>No configuration fits this requirement; see the reasons below.</source>
         <translation>没有配置能满足此需求；原因见下文。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="463"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="477"/>
         <source>Top candidate: {0} as {1} replica(s) × TP{2}, sustains {3:.1f} req/s (target {4}), TTFT {5}, TPOT {6}, {7} per GPU against a safe line of {8}, 3-year TCO {9}, {10} per million output tokens.</source>
         <translation>首选：{0}，{1} 个副本 × TP{2}，可持续 {3:.1f} 请求/秒（目标 {4}），TTFT {5}，TPOT {6}，每 GPU {7}（安全线 {8}），3 年 TCO {9}，每百万输出 token {10}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="473"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="487"/>
         <source>Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.</source>
         <translation>首选候选方案：{0}，经由 {1}，每 GPU {2}，安全线 {3}，出结果时间 {4}，3 年 TCO {5}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="484"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="498"/>
         <source>The search changed your answers for it: {0}. “Apply this option” writes them into the wizard.</source>
         <translation>搜索为其更改了您的答案：{0}。“采用此选项”会将其写入向导。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="488"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="502"/>
         <source>Price unknown for {0} (ranked after priced options): select one and enter your quote on the right, or in the Catalog tab.</source>
         <translation>{0} 价格未知（排在有价格的选项之后）：选中它并在右侧或“目录”标签页中输入您的报价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="494"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="509"/>
+        <source>Serving side at {0} req/s: {1} as {2} replica(s) × TP{3}, sustains {4:.1f} req/s, TTFT {5}, TPOT {6}, 3-year TCO {7} (tab “Serving side”).</source>
+        <translation>服务侧（{0} 请求/秒）：{1}，{2} 个副本 × TP{3}，可持续 {4:.1f} 请求/秒，TTFT {5}，TPOT {6}，3 年 TCO {7}（见“服务侧”标签页）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="517"/>
         <source>{0} × {1}, time to result {2}</source>
         <translation>{0} × {1}，出结果时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="498"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="521"/>
         <source>Closest options beyond the GPU-count limit: {0}.</source>
         <translation>超出 GPU 数量上限的最接近方案：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="502"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="524"/>
         <source>{0} × {1} late by {2}</source>
         <translation>{0} × {1} 超出截止时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="505"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="527"/>
         <source>No candidate meets the deadline. Closest: {0}.</source>
         <translation>没有候选方案能满足截止时间。最接近的：{0}。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="507"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="529"/>
         <source>⚠ %n plan warning(s), listed first on the right: </source>
         <translation>
             <numerusform>⚠ %n 条规划警告，列在右侧最前面： </numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="515"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="536"/>
         <source>No configuration was rejected.</source>
         <translation>没有配置被排除。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="516"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="537"/>
         <source>Rejected configurations and why (each reason names its rule or datasheet):</source>
         <translation>被排除的配置及原因（每条原因都注明其规则或数据手册）：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="519"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="540"/>
         <source>{0} (any count)</source>
         <translation>{0}（任意数量）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="528"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="548"/>
         <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
         <translation>租用还是购买：此 GPU 没有公开的按需云租用价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="529"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="549"/>
         <source>Rent vs buy: {0}.</source>
         <translation>租用还是购买：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="551"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="593"/>
         <source>Ranking: {0}</source>
         <translation>排序依据：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="554"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="595"/>
         <source>Plan warnings:</source>
         <translation>规划警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="558"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="601"/>
+        <source>Replicas × TP: {0} × TP{1}; requests in flight per replica: {2}; engine: {3}</source>
+        <translation>副本 × TP：{0} × TP{1}；每副本并发请求数：{2}；引擎：{3}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="603"/>
+        <source>roofline estimate</source>
+        <translation>屋顶线估算</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="605"/>
         <source>Sharding: {0}; recomputation: {1}; exposed communication: {2}</source>
         <translation>分片：{0}；重计算：{1}；未被掩盖的通信：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="561"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="609"/>
+        <source>Micro-batch {0} × {1} accumulation step(s) per optimizer step</source>
+        <translation>每次优化器步：微批次 {0} × {1} 个梯度累积步</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="612"/>
         <source>Sustained QPS: {0:.1f}</source>
         <translation>可持续 QPS：{0:.1f}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="564"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="614"/>
         <source>Warnings:</source>
         <translation>警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="564"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="614"/>
         <source>Warnings: none</source>
         <translation>警告：无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="567"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="617"/>
         <source>Rationale:</source>
         <translation>依据：</translation>
     </message>
@@ -6307,38 +6369,43 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plans_list.py" line="126"/>
+        <source>{0}: {1}</source>
+        <translation>{0}：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="134"/>
         <source>The user database is not available; plans cannot be saved.</source>
         <translation>用户数据库不可用；无法保存规划。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="142"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="150"/>
         <source>unreadable plan: edit and plan again</source>
         <translation>规划无法读取：请编辑后重新规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="159"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="167"/>
         <source>No saved plans yet: run the wizard and press “Save plan”.</source>
         <translation>尚无已保存的规划：运行向导后按“保存规划”。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="161"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="169"/>
         <source>%n saved plan(s)</source>
         <translation>
             <numerusform>%n 个已保存的规划</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="220"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="228"/>
         <source>Rename plan</source>
         <translation>重命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="220"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="228"/>
         <source>New name:</source>
         <translation>新名称：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="252"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="260"/>
         <source>Deleted {0}. Press Ctrl+Z or “Undo delete” to bring it back (until gpudesk closes).</source>
         <translation>已删除 {0}。按 Ctrl+Z 或“撤销删除”可恢复（在 gpudesk 关闭之前有效）。</translation>
     </message>
@@ -6346,58 +6413,58 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PriceEditor</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="37"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="36"/>
         <source>your quote, e.g. 17,000</source>
         <translation>您的报价，例如 17,000</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="40"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="39"/>
         <source>Your quote per GPU in US dollars. It is kept with your other prices (the Catalog tab&apos;s price field) and used by every plan until you remove it there.</source>
         <translation>您的每 GPU 报价（美元）。它与您的其他价格一起保存（即“目录”标签页中的价格字段），所有规划都会使用它，直到您在那里将其删除。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="42"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="41"/>
         <source>Your &amp;price per GPU (USD):</source>
         <translation>您的每 GPU 价格（美元）(&amp;P)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="44"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="43"/>
         <source>Use it and &amp;re-plan</source>
         <translation>使用并重新规划(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="45"/>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="111"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="44"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="109"/>
         <source>Save this price as yours and plan again with it</source>
         <translation>将此价格保存为您的价格，并用它重新规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="71"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="70"/>
         <source>Select a candidate to see the GPU price it used.</source>
         <translation>选择一个候选方案以查看其所用的 GPU 价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="78"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="77"/>
         <source>{0}: price unknown — enter your quote in the Catalog tab or here. Its 3-year TCO cannot be computed, so it ranks after the priced options of its tier.</source>
         <translation>{0}：价格未知 — 请在“目录”标签页或此处输入您的报价。其 3 年 TCO 无法计算，因此排在同档次有价格的选项之后。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="82"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="81"/>
         <source>With a quote below {0} per GPU it would rank higher.</source>
         <translation>如果每 GPU 报价低于 {0}，它的排名会更靠前。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="84"/>
         <source>GPU price: N/A (plan saved by an older gpudesk)</source>
         <translation>GPU 价格：不可用（规划由旧版 gpudesk 保存）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="107"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="105"/>
         <source>Unavailable: the user database is not open, so a price cannot be kept.</source>
         <translation>不可用：用户数据库未打开，无法保存价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="109"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="107"/>
         <source>Type a price above 0 and at most {0} USD.</source>
         <translation>请输入大于 0 且不超过 {0} 美元的价格。</translation>
     </message>
@@ -7042,186 +7109,255 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ServeFitPage</name>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="70"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="72"/>
         <source>latest (e.g. 0.6.4, v0, v1, b4600)</source>
         <translation>最新版（例如 0.6.4、v0、v1、b4600）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="79"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="81"/>
         <source>GPUs of this kind; the tensor-parallel degree for vLLM, SGLang and TensorRT-LLM, the layer split for llama.cpp and Ollama</source>
         <translation>此型号 GPU 的数量；对 vLLM、SGLang 和 TensorRT-LLM 即张量并行度，对 llama.cpp 和 Ollama 即层的拆分</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="84"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="86"/>
         <source>checkpoint (as published), bf16, fp8, int4-g128, or a GGUF type such as q4_k_m</source>
         <translation>checkpoint（按发布格式）、bf16、fp8、int4-g128，或 GGUF 类型如 q4_k_m</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="87"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="89"/>
         <source>Engine settings as the engine spells them, NAME=VALUE separated by spaces</source>
         <translation>按引擎自身写法填写的引擎设置，NAME=VALUE，以空格分隔</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="89"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="91"/>
         <source>&amp;Check</source>
         <translation>检查(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="93"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="95"/>
         <source>&amp;Engine:</source>
         <translation>引擎(&amp;E)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="93"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="95"/>
         <source>Engine &amp;version:</source>
         <translation>引擎版本(&amp;V)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="94"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="96"/>
         <source>&amp;Model:</source>
         <translation>模型(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="94"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="96"/>
         <source>&amp;GPU:</source>
         <translation>GPU(&amp;G)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="95"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="97"/>
         <source>GPU &amp;count:</source>
         <translation>GPU 数量(&amp;C)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="95"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="97"/>
         <source>&amp;Weight format:</source>
         <translation>权重格式(&amp;W)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="96"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="98"/>
         <source>Engine &amp;settings:</source>
         <translation>引擎设置(&amp;S)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="101"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="103"/>
         <source>Choose a model, a GPU and an engine, then press Check.</source>
         <translation>选择模型、GPU 和引擎，然后按“检查”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="108"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="110"/>
         <source>Per GPU</source>
         <translation>每块 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="108"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="110"/>
         <source>GiB</source>
         <translation>GiB</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="113"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="115"/>
         <source>Memory per GPU</source>
         <translation>每块 GPU 的显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="122"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="124"/>
         <source>Command line</source>
         <translation>命令行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="123"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="125"/>
         <source>Co&amp;py</source>
         <translation>复制(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="124"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="126"/>
         <source>Copy the command line to the clipboard</source>
         <translation>将命令行复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="127"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="129"/>
         <source>Comman&amp;d:</source>
         <translation>命令(&amp;D)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="179"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="180"/>
+        <source>The plan&apos;s model is not a decoder in the catalog; choose the model here.</source>
+        <translation>方案中的模型不是目录中的解码器模型，请在此处选择模型。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="197"/>
         <source>The engine settings cannot be read: %1</source>
         <translation>无法读取引擎设置：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="195"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="213"/>
         <source>Cannot size this launch: %1</source>
         <translation>无法估算此次启动：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="205"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="223"/>
         <source>Fits: %1 on %2 x %3 (%4 GiB each).</source>
         <translation>放得下：%1，%2 × %3（每块 %4 GiB）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="206"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="224"/>
         <source>Does not fit: %1 on %2 x %3 (%4 GiB each).</source>
         <translation>放不下：%1，%2 × %3（每块 %4 GiB）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="214"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="232"/>
         <source>Host (CPU) memory</source>
         <translation>主机（CPU）内存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="221"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="239"/>
         <source>KV cache: %1 tokens in %2 blocks of %3.</source>
         <translation>KV 缓存：%1 个 token，共 %2 块，每块 %3 个。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="223"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="241"/>
         <source>Maximum concurrency for %1 tokens per request: %2x.</source>
         <translation>每个请求 %1 个 token 时的最大并发：%2 倍。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="225"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="243"/>
         <source>Longest context at %1 concurrent requests: %2 tokens.</source>
         <translation>%1 个并发请求时的最长上下文：%2 个 token。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="228"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="246"/>
         <source>Layers offloaded to the GPU: %1 of %2.</source>
         <translation>卸载到 GPU 的层：%1 / %2。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="232"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="250"/>
         <source>Smallest changes that make it fit:</source>
         <translation>能放得下的最小改动：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="247"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="267"/>
         <source>Will it fit?</source>
         <translation>放得下吗？</translation>
     </message>
 </context>
 <context>
+    <name>ServingSide</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/serving_side.py" line="37"/>
+        <source>Configuration</source>
+        <extracomment>Serving options listed (the best first, as the planner ranked them).</extracomment>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/serving_side.py" line="37"/>
+        <source>Replicas × TP</source>
+        <translation>副本 × TP</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/serving_side.py" line="37"/>
+        <source>Sustained QPS</source>
+        <translation>可持续 QPS</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/serving_side.py" line="37"/>
+        <source>TTFT / TPOT</source>
+        <translation>TTFT / TPOT</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/serving_side.py" line="38"/>
+        <source>Memory per GPU</source>
+        <translation>每块 GPU 显存</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/serving_side.py" line="38"/>
+        <source>3-year TCO (USD)</source>
+        <translation>3 年 TCO（美元）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/serving_side.py" line="38"/>
+        <source>USD per million output tokens</source>
+        <translation>每百万输出 token 美元</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/serving_side.py" line="67"/>
+        <source>The same model served at {0} requests/s, sized on its own GPUs (the training options are in the table above).</source>
+        <translation>同一模型以 {0} 请求/秒提供服务，按其自己的 GPU 规划（训练方案见上方表格）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/serving_side.py" line="69"/>
+        <source>No configuration serves the model at the target QPS; see the plan warnings.</source>
+        <translation>没有配置能以目标 QPS 提供该模型服务；请查看规划警告。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/serving_side.py" line="74"/>
+        <source>{0:.1f} req/s</source>
+        <translation>{0:.1f} 请求/秒</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/serving_side.py" line="77"/>
+        <source>price unknown</source>
+        <translation>价格未知</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/serving_side.py" line="88"/>
+        <source>{0} × TP{1}</source>
+        <translation>{0} × TP{1}</translation>
+    </message>
+</context>
+<context>
     <name>SheetCharts</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="80"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="85"/>
         <source>price unknown</source>
         <extracomment>Options drawn beside the chosen one.</extracomment>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="106"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="112"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="128"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="131"/>
         <source>Memory per GPU against the safe line</source>
         <translation>每 GPU 显存与安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="129"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="132"/>
         <source>3-year TCO</source>
         <translation>3 年 TCO</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="131"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="134"/>
         <source>thousand USD</source>
         <translation>千美元</translation>
     </message>
@@ -7269,42 +7405,42 @@ PCI 总线：{bus}</translation>
         <translation>按下带该下划线字母的按钮或字段</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="159"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="170"/>
         <source>&amp;New plan</source>
         <translation>新建方案(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="160"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="171"/>
         <source>&amp;Open profile…</source>
         <translation>打开配置文件(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="162"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="173"/>
         <source>&amp;Save profile…</source>
         <translation>保存配置文件(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="164"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="175"/>
         <source>&amp;Export sheet…</source>
         <translation>导出配置单(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="165"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="176"/>
         <source>&amp;Recent profiles</source>
         <translation>最近的配置文件(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="168"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="179"/>
         <source>&amp;User guide</source>
         <translation>用户指南(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="170"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="181"/>
         <source>&amp;Keyboard shortcuts</source>
         <translation>键盘快捷键(&amp;K)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="171"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="182"/>
         <source>Save a &amp;diagnostics bundle…</source>
         <translation>保存诊断包(&amp;D)…</translation>
     </message>
@@ -7312,17 +7448,17 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ShortcutsDialog</name>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="135"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="146"/>
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="138"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="149"/>
         <source>Keys</source>
         <translation>按键</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="138"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="149"/>
         <source>Action</source>
         <translation>操作</translation>
     </message>
@@ -7816,37 +7952,37 @@ PCI 总线：{bus}</translation>
 <context>
     <name>TcoChart</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="89"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="88"/>
         <source>3-year TCO (thousand USD)</source>
         <translation>3 年 TCO（千美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="137"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="136"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="142"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="141"/>
         <source>Unpriced: known costs only, outlined</source>
         <translation>无价格：仅以轮廓显示已知成本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="161"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="160"/>
         <source>server (host) price unknown — the bar shows the known costs only, without the servers</source>
         <translation>服务器（主机）价格未知——柱形只显示已知成本，不含服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="163"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="162"/>
         <source>GPU price unknown — the bar shows the known costs only, without the GPUs</source>
         <translation>GPU 价格未知——柱形只显示已知成本，不含 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="164"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="163"/>
         <source>GPU and server (host) prices unknown — the bar shows the known costs only, without the GPUs and the servers</source>
         <translation>GPU 和服务器（主机）价格未知——柱形只显示已知成本，不含 GPU 和服务器</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/charts.py" line="152"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="151"/>
         <source>%n candidate(s) without a TCO figure are not drawn.</source>
         <translation>
             <numerusform>%n 个没有 TCO 数值的候选方案未绘制。</numerusform>
@@ -7963,47 +8099,47 @@ PCI 总线：{bus}</translation>
 <context>
     <name>self.window</name>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="201"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="212"/>
         <source>Open requirement profile</source>
         <translation>打开需求配置文件</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="202"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="213"/>
         <source>TOML profiles (*.toml)</source>
         <translation>TOML 配置文件 (*.toml)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="218"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="229"/>
         <source>No plan to export yet: answer the wizard and press Plan.</source>
         <translation>还没有可导出的方案：请回答向导并按“规划”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="239"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="250"/>
         <source>The user guide {0} could not be read: {1}</source>
         <translation>无法读取用户指南 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="240"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="251"/>
         <source>gpudesk user guide</source>
         <translation>gpudesk 用户指南</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="250"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="261"/>
         <source>Save a diagnostics bundle</source>
         <translation>保存诊断包</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="252"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="263"/>
         <source>Zip archives (*.zip)</source>
         <translation>Zip 压缩包 (*.zip)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="258"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="269"/>
         <source>The diagnostics bundle was not saved: {0}</source>
         <translation>诊断包未保存：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/shell_menus.py" line="261"/>
+        <location filename="../../gpudesk/ui/shell_menus.py" line="272"/>
         <source>Diagnostics bundle saved: {0}. Attach it to your report.</source>
         <translation>诊断包已保存：{0}。请将其附在问题报告中。</translation>
     </message>

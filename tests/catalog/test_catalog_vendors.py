@@ -44,3 +44,14 @@ def test_scale_up_links_are_in_the_servers(catalog):
     assert catalog.server("atlas-800t-a2").interconnect == "hccs-910b"
     assert catalog.link("hccs-910b").bandwidth_gbps_per_direction == 196
     assert catalog.server("mi250x-oam-4").interconnect == "amd-if-mi250x"
+
+
+def test_gaudi_2_with_its_board_link_and_list_price(catalog):
+    """Intel's figures (Gaudi 2 vs Gaudi 3, Vision 2024) and Computex 2024 list price (8 cards + baseboard USD 65,000)."""
+    gpu = catalog.gpu("gaudi2")
+    assert (gpu.memory_gb, gpu.memory_bandwidth_gbps, gpu.bf16_dense_tflops, gpu.fp8_dense_tflops) == (96, 2450, 432, 865)
+    assert gpu.price_usd == 8125 and gpu.price_date == "2024-06" and gpu.tdp_w == 600
+    assert catalog.server("gaudi2-oam-8").interconnect == "gaudi2-roce"
+    assert catalog.link("gaudi2-roce").bandwidth_gbps_per_direction == 300
+    stacks = {s.architecture: s for s in catalog.software_stacks()}
+    assert stacks["Gaudi 2"].pytorch_backend.startswith("habana_frameworks.torch")

@@ -160,3 +160,87 @@ def test_rocm_gets_rocm_tools_in_its_checks_and_fixes():
     assert d.report.platform == "rocm"
     text = " ".join(c.fix + " ".join(c.checks) for c in d.causes)
     assert "rocm-smi --showrasinfo all" in text and "nvidia-smi" not in text
+
+
+def test_a_memory_pools_own_figures_decide_between_its_cache_and_the_request():
+    # cupy#7678 (real message): 768 MiB fits the 1 GiB limit alone; the pool's 512 MiB, cache included, is in the way.
+    limited = diagnose_text("cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 805,306,368 bytes (allocated "
+                            "so far: 536,870,912 bytes, limit set to: 1,073,741,824 bytes).")
+    assert limited.top.id == "fragmentation"
+    assert limited.top.evidence["pool_held_bytes"] == 536870912 and limited.top.evidence["pool_limit_bytes"] == GiB
+    # The same pool, a request above the limit itself: no release of cache helps.
+    over = diagnose_text("cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 2,147,483,648 bytes (allocated "
+                         "so far: 536,870,912 bytes, limit set to: 1,073,741,824 bytes).")
+    assert over.top.id == "single_allocation_exceeds_capacity"
+    # cupy#2241 (real message, older wording): "total" is the request plus what the pool held (4096 bytes).
+    alone = diagnose_text("cupy.cuda.memory.OutOfMemoryError: out of memory to allocate 200000000000 bytes "
+                          "(total 200000004096 bytes)")
+    assert alone.top.id == "single_allocation_exceeds_capacity" and alone.top.evidence["pool_held_bytes"] == 4096
+    # cupy#1912 (real message): the pool itself holds 11.4 GB of a 12 GB GPU: its own arrays fill it.
+    full = diagnose_text("cupy.cuda.memory.OutOfMemoryError: out of memory to allocate 1073741824 bytes "
+                         "(total 12373894656 bytes)")
+    assert full.top.id == "genuine_shortage"
+
+
+def test_an_illegal_memory_access_is_not_a_memory_problem_and_names_its_check():
+    # vllm-project/vllm#19890 (real message): NCCL reports CUDA error 700, a kernel's bad address.
+    text = "enqueue.cc:1556 NCCL WARN Cuda failure 700 'an illegal memory access was encountered'"
+    d = diagnose_text(text)
+    assert d.found_oom and d.top.id == "not_capacity"
+    assert d.top.evidence["deciding_check"] == "illegal_address"
+    assert "compute-sanitizer" in d.top.evidence["check_command"]
+    # Next to an out-of-memory failure of the text's own, the illegal access is a consequence, not the reading.
+    both = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+            "23.69 GiB of which 1.10 GiB is free.\nRuntimeError: CUDA error: an illegal memory access was encountered")
+    assert classify(both) is None
+
+
+def test_a_request_figure_next_to_a_failure_is_recognised_in_any_wording():
+    # Dhar/image-dreamer#2 (real message): Caffe's host allocation; no "out of memory" in it at all.
+    d = diagnose_text("F0707 02:08:35.636888  9679 syncedmem.hpp:27] Check failed: *ptr host allocation of size "
+                      "141386560 failed")
+    assert d.found_oom and d.report.requested_bytes == 141386560
+    assert d.top.id == "not_capacity" and d.top.evidence["deciding_check"] == "host_ram"
+    # A size without any failure is not an out-of-memory message.
+    assert not diagnose_text("allocation of size 4096 completed in 3 ms").found_oom
+
+
+def test_pytorchs_caching_host_allocator_is_pinned_memory():
+    # nianticlabs/monodepth2#155 (real message): the DataLoader's pin_memory_batch on Windows.
+    text = ("THCudaCheck FAIL file=..\\aten\\src\\THC\\THCCachingHostAllocator.cpp line=271 error=2 : out of memory\n"
+            "  File \"D:\\Anaconda3\\lib\\site-packages\\torch\\utils\\data\\dataloader.py\", line 133, in "
+            "_worker_manager_loop\n    batch = pin_memory_batch(batch)")
+    d = diagnose_text(text)
+    assert d.top.id == "not_capacity" and d.top.evidence["deciding_check"] == "pin_memory"
+
+
+def test_tensorflows_own_cudnn_wording_reads_as_tensorflow_preallocation():
+    # nickliqian/cnn_captcha#107 (real message, solved with allow_growth): no "tensorflow" in the pasted line.
+    d = diagnose_text("Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR")
+    assert d.report.runtime == "tensorflow" and d.top.id == "preallocation"
+    # PyTorch words the same library failure differently and keeps its own reading.
+    torch_side = diagnose_text("RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR")
+    assert torch_side.top.id != "preallocation"
+
+
+def test_free_memory_when_tensorflow_started_shows_another_process():
+    # tensorflow/tensorflow#8170 (real log): TF logs the device's free memory before it allocates anything.
+    text = ("I tensorflow/core/common_runtime/gpu/gpu_device.cc:885] Found device 0 with properties: \n"
+            "name: GeForce GTX 1080\nmajor: 6 minor: 1 memoryClockRate (GHz) 1.7335\npciBusID 0000:01:00.0\n"
+            "Total memory: 7.92GiB\nFree memory: 190.31MiB\n"
+            "E tensorflow/stream_executor/cuda/cuda_driver.cc:1002] failed to allocate 190.31M (199557120 bytes) from "
+            "device: CUDA_ERROR_OUT_OF_MEMORY")
+    d = diagnose_text(text)
+    assert d.top.id == "other_process" and d.top.evidence["free_at_start_bytes"] == round(190.31 * MiB)
+    # The TF1 wording of the same line (tensorflow#9489): most of the GPU free at start is no such sign.
+    roomy = ("totalMemory: 3.94GiB freeMemory: 3.35GiB\n"
+             "E tensorflow/stream_executor/cuda/cuda_blas.cc:366] failed to create cublas handle: "
+             "CUBLAS_STATUS_NOT_INITIALIZED")
+    assert diagnose_text(roomy).top.id != "other_process"
+
+
+def test_a_named_shape_without_its_clauses_is_read_by_the_tolerant_layer():
+    # pytorch/pytorch#33143 (real title): PyTorch's wording, none of its clauses, a size no device has.
+    d = diagnose_text("CUDA Out of Memory when trying to allocate 16 EiB")
+    assert d.report.requested_bytes == 16 * 1024**6
+    assert d.top.id == "not_capacity" and d.top.evidence["deciding_check"] == "absurd_size"

@@ -17,13 +17,15 @@ from gpudesk.oom.signatures import CHECKS, check_command
 
 ROWS = [json.loads(line) for line in (FIXTURES / "platform_cases.jsonl").read_text(encoding="utf-8").splitlines()
         if line.strip()]
-# Measured when the rules were written (issue 28): 116 of 134 (before: 19 of the first 120); the floor sits at
-# the measurement so a regression of one case fails CI.
-FLOOR = 116
-# Families whose own figure is below 70 % (reported, not hidden): CuPy/Numba/JCuda: two leaks and a pool
-# fragmentation that one message cannot show (a leak needs memory over time), and a 200 GB request with no
-# capacity in the text.
-BELOW_TARGET = {"jcuda_cupy_numba"}
+# Measured when the rules were written (issue 28): 116 of 134 (before: 19 of the first 120); 118 once CuPy's pool
+# figures were read (held before the request, its limit); the floor sits at the measurement so a regression of
+# one case fails CI.
+FLOOR = 118
+# Families whose own figure is below 70 % (reported, not hidden). CuPy/Numba/JCuda is at 7/9: its two misses are
+# leaks that one message cannot show (a leak needs memory over time). Windows/WSL is at 3/5 since a one-line PyTorch
+# "CUDA error: out of memory" reads first as the job's own need (most public threads with only that line were fixed
+# by a smaller batch, gpudesk.oom.rules.signature): two of its cases are that one line, WSL only in their threads.
+BELOW_TARGET: set[str] = {"windows_wsl"}
 
 
 @pytest.fixture(scope="module")

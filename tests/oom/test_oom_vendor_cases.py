@@ -27,8 +27,20 @@ ROWS_2 = [json.loads(line) for line in (FIXTURES / "vendor_cases_2.jsonl").read_
           if line.strip()]
 # The second batch was labelled and committed before the doctor ran on it: 9 of 13 on that first run (a held-out
 # figure); 11 of 13 after two fixes it exposed (a per-process cap in an XPU message is met before Level Zero's
-# limit; TensorFlow-on-ROCm's newer HIP_ERROR_OutOfMemory spelling).
-FLOOR_2 = 11
+# limit; TensorFlow-on-ROCm's newer HIP_ERROR_OutOfMemory spelling); 12 of 13 once HIP's free-above-total on an
+# APU is read as the carve-out it is (gpudesk.oom.parsers.hip_apu, TheRock#4598).
+FLOOR_2 = 12
+
+ROWS_3 = [json.loads(line) for line in (FIXTURES / "vendor_cases_3.jsonl").read_text(encoding="utf-8").splitlines()
+          if line.strip()]
+# Third batch, labelled and committed before the doctor ran on it (held out): 5 of the first 6 (Apple MPS, Intel
+# XPU, Ascend NPU) and 0 of the 3 ROCm rows added after them, 5 of 9 in all. Misses: vllm-ascend#1987 and
+# amd-strix-halo-vllm-toolboxes#11 (a request of 2-6 % of the device while the live tensors fill it, read as one
+# allocation too large: the shared rule's request > total - allocated branch); vllm-rocm#5 (HIP on an APU refused
+# 12.95 GiB with 18.55 GiB free, read as a shortage); gpustack#4963 (a 192 GiB request with no capacity in the cut
+# message: unparseable).
+FLOOR_3 = 5
+ISSUE_VENDOR_PLATFORMS = ("npu", "hpu", "xpu", "rocm", "mps")
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +66,45 @@ def test_second_batch_is_real_labelled_and_scored(capsys):
     with capsys.disabled():
         print(f"\nVendor cases, second batch: first cause right in {second.right}/{second.total}")
     assert second.total == len(ROWS_2) and second.right >= FLOOR_2
+
+
+def test_third_batch_is_real_labelled_and_scored(capsys):
+    urls = {r["url"] for r in ROWS} | {r["url"] for r in ROWS_2}
+    assert len(ROWS_3) >= 6 and not {r["url"] for r in ROWS_3} & urls
+    for row in ROWS_3:
+        assert row["url"].startswith("https://github.com/") and row["expected_cause"] in CAUSE_IDS
+        assert row["platform"] in ISSUE_VENDOR_PLATFORMS and row["labelled"] == "before_rules"
+    third = evaluate([c for c in load_cases() if c.case_set == "vendors-3"])
+    with capsys.disabled():
+        print(f"\nVendor cases, third batch: first cause right in {third.right}/{third.total}")
+    assert third.total == len(ROWS_3) and third.right >= FLOOR_3
+
+
+def test_issue_32_bar_over_every_non_nvidia_case(capsys):
+    """Issue 32's bar: at least 20 real Ascend, AMD, Gaudi, Intel and Apple OOM messages, first cause right on 85 %,
+    counted over every case set (engines and platforms included). Measured 59 of 69 (85.5 %) before the third
+    batch's ROCm rows, 59 of 72 (81.9 %) with them: the bar is not met on the held-out rows; the floor is the
+    measurement."""
+    platform = {}
+    for name in ("cases.jsonl", "engine_cases.jsonl", "platform_cases.jsonl", "vendor_cases.jsonl",
+                 "vendor_cases_2.jsonl", "vendor_cases_3.jsonl"):
+        for line in (FIXTURES / name).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                platform[row["url"]] = row.get("platform")
+    result = evaluate([c for c in load_cases() if platform.get(c.url) in ISSUE_VENDOR_PLATFORMS])
+    with capsys.disabled():
+        print(f"\nNon-NVIDIA cases (all sets): first cause right in {result.right}/{result.total}")
+    assert result.total >= 20 and result.right >= 59
+
+
+def test_hip_free_above_total_is_an_apu_carve_out():
+    row = next(r for r in ROWS_2 if r["url"].endswith("TheRock/issues/4598"))
+    d = diagnose_text(row["message"])
+    assert d.causes[0].id == "not_capacity" and abs(d.report.parsed["carveout_total_bytes"] - 15.49 * 2**30) < 2**20
+    assert any("VRAM carve-out" in n for n in d.report.notes)
+    nvidia = row["message"].replace("HIP out of memory", "CUDA out of memory").replace("PYTORCH_CUDA_ALLOC_CONF", "X")
+    assert "carveout_total_bytes" not in diagnose_text(nvidia).report.parsed  # discrete GPUs: free > total is garbage
 
 
 def test_first_cause_accuracy(vendors, capsys):

@@ -71,6 +71,9 @@ def test_estimate_validate_prints_summary_and_every_case(capsys):
     assert main(["estimate", "accuracy"]) == 0
     text = capsys.readouterr().out
     assert "within 15 %" in text and "median absolute error" in text and "method lora" in text
+    # Speed: the development, later and fresh sets each get their own summary row.
+    assert "development set:" in text and "later set (collected after the model):" in text
+    assert "fresh set (collected after the model was frozen):" in text
 
 
 def test_estimate_memory_recipe_flags_and_token_suffix(capsys):

@@ -91,6 +91,14 @@ def test_training_share_stretches_the_time_to_result(catalog):
 def test_qps_target_of_a_training_plan_is_not_silently_dropped(catalog, tmp_path):
     req = load_profile(_profile(tmp_path, '[model]\nmodel = "llama-2-7b"\nmode = "lora"\n[data]\nsample_count = 100000\n'
                                           '[workload]\ntarget_qps = 50\ntraining_share = 0.7\n'))
+    # a mixed workload (training share 0.7): the plan document carries the serving side, sized at the target
+    from gpudesk.planner.mixed import plan_document
+
+    document = plan_document(req, catalog)
+    assert document.serving_side is not None and document.serving_side.target_qps == 50
+    assert document.serving_side.top is not None and document.serving_side.top.qps_capacity >= 50
+    # training only (share 1): the QPS target cannot be served by these GPUs, and the plan says so
+    req.workload.training_share = 1.0
     result = plan(req, catalog)
     assert any("workload.target_qps" in w and "mode = \"inference\"" in w for w in result.warnings)
 

@@ -83,7 +83,7 @@ def test_plan_and_sheet_read_in_chinese_and_keep_english_ids(catalog, zh_cn, mak
     texts = _texts(result)
     assert texts and all(CJK.search(t) for t in texts if re.search(r"[a-z]{3,} [a-z]{3,} [a-z]{3,}", t)), texts
     assert all(CJK.search(c.rank_reason or "") for c in result.candidates)
-    for heading in ("## 推荐配置", "## 物料清单", "## 每块 GPU 的预计显存", "## 依据", "## 风险", "## 到货后检查"):
+    for heading in ("## 推荐配置", "## 物料清单", "| 每块 GPU 的预计显存 |", "## 依据", "## 风险", "## 到货后检查"):
         assert heading in markdown
     assert "| 权重 |" in markdown and "显存" in markdown
     english = [p for p in _english_phrases() if p in markdown or any(p in t for t in texts)]

@@ -6,6 +6,9 @@ Floors sit just below what the estimator achieves, so accuracy cannot silently r
 error 5.1 %; inference 37 cases 91.9 % within 15 % (median 2.8 %); QLoRA 42 cases 69 % within 15 % (median 8.8 %);
 2-8 GPUs 63 cases 82.5 % within 15 %; the 97 rows added later 86.6 % within 15 % (median 4.2 %): the 17 scored rows
 added after the first model changes are all within 15 %, the 21 added after the last ones 76 % (median 4.6 %).
+With the pipeline schedule model (2026-12-04, later): 179 scored (the six torchtitan 405B pipeline-parallel rows
+now scored, 0.80-0.90), 84.9 % within 15 %, median 5.0 %. The fresh rows (measured_peaks_fresh.jsonl, mapped and
+committed before any estimate) are scored apart and carry no floor: 15 rows, 67 % within 15 %, median 10 %.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from gpudesk.sizing.validation import evaluate, summarize
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "sizing" / "measured_peaks.jsonl"
 LATER = CASES.with_name("measured_peaks_later.jsonl")
+FRESH = CASES.with_name("measured_peaks_fresh.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +31,8 @@ def results():
 
 
 def test_every_case_is_described_with_its_source():
-    for line in CASES.read_text(encoding="utf-8").splitlines() + LATER.read_text(encoding="utf-8").splitlines():
+    for line in (CASES.read_text(encoding="utf-8").splitlines() + LATER.read_text(encoding="utf-8").splitlines()
+                 + FRESH.read_text(encoding="utf-8").splitlines()):
         case = json.loads(line)
         assert case["source_url"].startswith("https://"), case["id"]
         assert case["statistic"] in ("allocated", "active", "reserved", "device", "weights", "kv_cache"), case["id"]
@@ -37,11 +42,12 @@ def test_every_case_is_described_with_its_source():
 
 def test_accuracy_floor(results):
     summary = summarize(results)
-    assert len(results) >= 188 and summary["cases"] >= 173 and summary["sources"] >= 27
+    # 179 scored since the six torchtitan 405B pipeline-parallel rows are scored (three of them within 15 %).
+    assert len(results) >= 188 and summary["cases"] >= 179 and summary["sources"] >= 27
     assert summary["failed_cases"] == 0
-    assert summary["within_15_share"] >= 0.86
+    assert summary["within_15_share"] >= 0.845
     assert summary["within_25_share"] >= 0.97
-    assert summary["median_abs_error"] <= 0.048
+    assert summary["median_abs_error"] <= 0.05
     assert summary["by_method"]["qlora"]["cases"] >= 51
     assert summary["by_gpus"]["2-8"]["cases"] + summary["by_gpus"][">8"]["cases"] >= 20
     assert summary["by_gpus"]["2-8"]["within_15_share"] >= 0.82
@@ -49,7 +55,7 @@ def test_accuracy_floor(results):
 
 def test_rows_added_later_are_scored_apart(results):
     later = summarize(results)["added_later"]
-    assert later["cases"] == sum(r.supported and not r.error for r in results if r.added) >= 114
+    assert later["cases"] == sum(r.supported and not r.error for r in results if r.added and r.case_set != "fresh") >= 114
     assert later["within_15_share"] >= 0.88 and later["median_abs_error"] <= 0.043
     after_model = [r for r in results if r.added == "2026-12-04-after-model" and r.supported]
     assert len(after_model) >= 17 and all(r.abs_error <= 0.15 for r in after_model)
@@ -61,13 +67,39 @@ def test_rows_added_later_are_scored_apart(results):
 
 def test_accuracy_floor_by_method(results):
     summary = summarize(results)
-    assert summary["by_method"]["full"]["within_15_share"] >= 0.90
+    assert summary["by_method"]["full"]["within_15_share"] >= 0.85
     assert summary["by_method"]["lora"]["median_abs_error"] <= 0.042
     assert summary["by_method"]["inference"]["cases"] >= 37
     assert summary["by_method"]["inference"]["within_15_share"] >= 0.91
     assert summary["by_method"]["inference"]["median_abs_error"] <= 0.03
     assert summary["by_method"]["qlora"]["within_15_share"] >= 0.74
     assert summary["by_method"]["qlora"]["median_abs_error"] <= 0.076
+
+
+def test_pipeline_parallel_rows_are_scored(results):
+    pp = {r.case_id: r for r in results if r.case_id.startswith("torchtitan-405b")}
+    assert len(pp) == 6 and all(r.supported and not r.error for r in pp.values())
+    assert all(r.abs_error <= 0.25 for r in pp.values())
+    # The interleaved schedule peaks lower than 1F1B on the same job, as measured (72.7 vs 82.5 GiB).
+    one, inter = pp["torchtitan-405b-3d-1f1b"], pp["torchtitan-405b-3d-interleaved-1f1b"]
+    assert inter.estimated_bytes < one.estimated_bytes and inter.measured_bytes < one.measured_bytes
+
+
+def test_fresh_rows_are_held_out_and_scored_apart(results):
+    # The fresh rows were mapped and committed before any estimate existed; they never enter the headline figures
+    # (which the floors above guard), only summary["fresh"].
+    fresh = [r for r in results if r.case_set == "fresh"]
+    assert len(fresh) >= 15 and all(r.added.startswith("fresh-") for r in fresh)
+    summary = summarize(results)
+    tuned = [r for r in results if r.case_set != "fresh"]
+    assert summary["cases"] == summarize(tuned)["cases"] == sum(r.supported and not r.error for r in tuned)
+    assert summary["fresh"]["rows"] == len(fresh)
+    assert summary["fresh"]["cases"] == sum(r.supported and not r.error for r in fresh)
+    assert summary["fresh"]["failed_cases"] == 0
+    assert sum(summary["fresh"]["by_method"][m]["cases"] for m in summary["fresh"]["by_method"]) == \
+        summary["fresh"]["cases"]
+    sources = {r.source_url.split("#")[0] for r in fresh}
+    assert len(sources) >= 4 and not sources & {r.source_url.split("#")[0] for r in tuned}
 
 
 def test_compares_like_with_like(results):
@@ -84,7 +116,7 @@ def test_compares_like_with_like(results):
 
 def test_unsupported_cases_are_kept_and_not_scored(results):
     unsupported = [r for r in results if not r.supported]
-    assert len(unsupported) >= 10
+    assert len(unsupported) >= 9
     assert summarize(results)["unsupported_cases"] == len(unsupported)
 
 

@@ -12,7 +12,8 @@ from gpudesk.cli import main
 from gpudesk.sizing.validation import case_workload, evaluate, load_cases
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sizing"
-SETS = (FIXTURES / "measured_peaks.jsonl", FIXTURES / "measured_peaks_later.jsonl")
+SETS = (FIXTURES / "measured_peaks.jsonl", FIXTURES / "measured_peaks_later.jsonl",
+        FIXTURES / "measured_peaks_fresh.jsonl")
 STAT_KEY = {"allocated": "allocated_bytes", "active": "allocated_bytes", "reserved": "reserved_bytes",
             "device": "device_bytes"}
 
@@ -37,7 +38,8 @@ def cli_args(case: dict) -> list[str]:
                  "--precision", case.get("precision", "bf16"), "--optimizer", case.get("optimizer", "adamw"),
                  "--sharding", case.get("sharding", "ddp"), "--offload", case.get("offload", "none"),
                  "--recompute", case.get("recompute", "none"), "--loss", case.get("loss", "standard"),
-                 "--cp", str(case.get("context_parallel", 1)),
+                 "--cp", str(case.get("context_parallel", 1)), "--pp", str(case.get("pipeline_parallel") or 1),
+                 "--pp-schedule", case.get("pipeline_schedule", "1f1b"),
                  "--grad-accum", str(case.get("gradient_accumulation_steps") or 1),
                  "--fsdp-version", str(case.get("fsdp_version") or 2),
                  "--optimizer-impl", case.get("optimizer_impl", "foreach"),
@@ -58,6 +60,10 @@ def cli_args(case: dict) -> list[str]:
                     args.append("--no-double-quant")
             elif case.get(key):
                 args.append(flag)  # type: ignore[arg-type]
+        for key, flag in (("pipeline_microbatches", "--pp-microbatches"),
+                          ("pipeline_stages_per_rank", "--pp-stages-per-rank")):
+            if case.get(key):
+                args += [flag, str(case[key])]
     return args
 
 

@@ -180,7 +180,7 @@ def _serve_problems(row: dict[str, Any]) -> list[str]:
     for name in ("tp", "pp", "dp", "ep", "input_tokens", "output_tokens", "concurrency", "batch", "num_prompts"):
         if row.get(name) is not None and not _positive_int(row[name]):
             problems.append(f"{name} must be a positive integer")
-    if row.get("request_rate") is not None and not _positive_number(row["request_rate"]):
+    if row.get("request_rate") is not None and not (_positive_number(row["request_rate"]) or row["request_rate"] == "inf"):
         problems.append("request_rate must be a positive number (requests/s)")
     if "kv_dtype" in row and row["kv_dtype"] not in KV_DTYPES:
         problems.append(f"kv_dtype {row['kv_dtype']!r} is not one of {sorted(KV_DTYPES)}")

@@ -9,6 +9,7 @@ import pytest
 
 from gpudesk.catalog import open_catalog
 from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.serve_host import FRONTEND_REQUEST_S
 from gpudesk.sizing.shapes import spec_from_catalog
 from gpudesk.sizing.speed_serve import ServeLoad, serve_speed
 from gpudesk.sizing.speed_serve_cases import predict_serve_case
@@ -144,6 +145,47 @@ def test_vllm_kv_pool_is_its_memory_fraction_less_weights_activations_and_runtim
     assert offline.token_budget == 8192  # the offline LLM class's default
 
 
+
+
+def test_hbm_efficiency_is_the_gpus_own_measured_stream_copy_where_published(catalog):
+    """A100-SXM4-80GB streams 1.61 of 2.039 TB/s, H200 4.01 of 4.8 (Azure AI benchmarking guide), not the H100's
+    share; a GPU without a measurement takes its vendor's. On the published row (vLLM 0.6.0, Llama 3.1 8B on one
+    A100 80GB at 4 requests/s, sgl-project/sglang benchmark/benchmark_vllm_060/README.md) the measured TPOT of
+    14.1 ms was under-predicted by 13 % with the H100's share and is within 6 % with the A100's."""
+    import json
+    from pathlib import Path
+
+    from gpudesk.sizing.serve_rates import VENDOR_HBM_EFFICIENCY, hbm_efficiency
+
+    assert hbm_efficiency(catalog.gpu("a100-80-sxm4"))[0] == pytest.approx(1610 / 2039)
+    assert hbm_efficiency(catalog.gpu("h200-sxm"))[0] == pytest.approx(4010 / 4800)
+    assert hbm_efficiency(catalog.gpu("l40s"))[0] == pytest.approx(VENDOR_HBM_EFFICIENCY["NVIDIA"])
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "speed" / "serve_runs.jsonl"
+    row = next(r for r in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+               if r["id"] == "sglang-v030-bench-vllm-llama-3-1-8b-a100-80-sxm4-rps4-tpot")
+    assert abs(predict_serve_case(row)[0] / row["measured"]["value"] - 1) < 0.06
+
+def test_vllm_before_v1_runs_at_most_256_requests(catalog):
+    """vLLM V0 (before v0.8) defaulted max_num_seqs to 256 on every GPU; the published row (vLLM 0.6.0, Llama 3.1
+    70B on 4x H100, 5000 ShareGPT prompts offline, sgl-project/sglang benchmark/benchmark_vllm_060/README.md)
+    measured 3,701 tokens/s: the V1 cap of 1024 over-predicted it 1.68x, the V0 cap brings it within 35 %."""
+    import json
+    from pathlib import Path
+
+    from gpudesk.sizing.serve_engine import engine_budget
+
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    load = ServeLoad(input_tokens=100, output_tokens=100, batch=4000)
+    assert engine_budget(spec, gpu, dataclasses.replace(load, engine_version="0.6.0")).max_running == 256
+    assert engine_budget(spec, gpu, dataclasses.replace(load, engine_version="0.10.1")).max_running == 1024
+    assert engine_budget(spec, gpu, load).max_running == 1024
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "speed" / "serve_runs.jsonl"
+    row = next(r for r in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+               if r["id"] == "sglang-v030-bench-vllm-llama-3-1-70b-h100-sxm5-offline")
+    assert row["engine_version"] == "0.6.0" and "max_num_seqs" not in row
+    assert 1.0 < predict_serve_case(row)[0] / row["measured"]["value"] < 1.35
+
 def test_sglang_static_fraction_holds_weights_and_pool_and_shrinks_with_tp(catalog):
     from gpudesk.sizing.serve_engine import engine_budget
 
@@ -275,6 +317,47 @@ def test_tp_allreduce_is_alpha_beta_on_the_link(catalog):
         ServeLoad(batch=1, gpus_per_node=0).validated()
 
 
+
+def test_allreduce_over_the_engine_kernel_limit_runs_at_the_librarys_measured_bandwidth(catalog):
+    """Above 8 MiB (vLLM / SGLang custom all-reduce limit) the step's all-reduce runs at the bus bandwidth
+    rccl-tests / nccl-tests measured for that message size (Azure AI benchmarking guide): 52 MB on MI300X
+    interpolates between 230.35 GB/s at 2^25 and 266.34 at 2^26 bytes; below the limit the alpha-beta kernel model
+    is unchanged."""
+    from gpudesk.sizing import serve_rates
+    from gpudesk.sizing.serve_step import step_model
+
+    spec = _spec(catalog, "llama-3.1-70b")
+    xgmi = catalog.link("amd-if-mi300x")
+    mi = step_model(spec, catalog.gpu("mi300x"), ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=8),
+                    xgmi, "bf16")
+    tokens = 3200
+    message = tokens * 8192 * 2
+    share = math.log2(message / 2**25)
+    busbw = 1e9 * math.exp((1 - share) * math.log(230.35) + share * math.log(266.34))
+    assert serve_rates.measured_allreduce_busbw(xgmi, message) == pytest.approx(busbw)
+    assert mi.allreduce_s(tokens) == pytest.approx(2 * 80 * 2 * 7 / 8 * message / busbw)
+    kernel_model = 2 * 80 * (6.3e-6 + 2 * 7 / 8 * message / (448e9 * 0.75))
+    assert mi.allreduce_s(tokens) > 1.2 * kernel_model
+    small = 256  # 4 MiB: the engine's one-shot / two-shot kernel
+    assert mi.allreduce_s(small) == pytest.approx(2 * 80 * (6.3e-6 + 2 * 7 / 8 * small * 8192 * 2 / (448e9 * 0.75)))
+    assert serve_rates.measured_allreduce_busbw(catalog.link("pcie4-x16"), message) is None
+
+
+def test_measured_allreduce_bandwidth_moves_amd_tp8_offline_rows_toward_the_measurement():
+    """Published row (AMD ROCm docs, vLLM, Llama 3.1 70B FP8, 8x MI300X TP8, 128 in / 4096 out, 1500 prompts,
+    https://www.amd.com/fr/developer/resources/rocm-hub/dev-ai/performance-results.html):
+    measured 11,612 tokens/s; the kernel-only all-reduce over-predicted it by 30 %, the measured RCCL
+    bandwidth at the step's message size brings it within 20 %."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "speed" / "serve_runs.jsonl"
+    rows = {r["id"]: r for r in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+                                 if line.strip())}
+    row = rows["amd-mi300x-vllm-llama31-70b-fp8-tp8-128-4096"]
+    ratio = predict_serve_case(row)[0] / row["measured"]["value"]
+    assert 0.8 <= ratio <= 1.2
+
 # --- scheduler (gpudesk.sizing.serve_sched) --------------------------------------------------------------------
 
 def test_one_request_alone_is_prefill_then_decode_steps(catalog):
@@ -283,7 +366,8 @@ def test_one_request_alone_is_prefill_then_decode_steps(catalog):
     s = serve_speed(spec, gpu, ServeLoad(input_tokens=512, output_tokens=64, concurrency=1, num_prompts=3))
     assert s.e2e_latency_s == pytest.approx(s.ttft_s + 63 * s.tpot_s, rel=1e-9)
     assert s.requests_per_s == pytest.approx(1 / s.e2e_latency_s, rel=1e-6)
-    assert s.batch == pytest.approx(1.0, rel=1e-6)
+    # The engine idles while the API server takes the next request in (vLLM V1 front end, serve_host.front_end).
+    assert s.batch == pytest.approx(1.0 - FRONTEND_REQUEST_S / s.e2e_latency_s, rel=1e-6)
 
 
 def test_multi_step_blocks_delay_new_requests(catalog):
@@ -433,3 +517,83 @@ def test_fp8_matmul_efficiency_follows_the_gpus_measured_bf16_mamf(catalog):
         1159.5 / 2614.9 * 784.9 / 668.4, rel=0.01)
     assert matmul_efficiency(catalog.gpu("h100-sxm5"), "fp8")[0] == pytest.approx(1382.2 / 1978.9, rel=0.01)
     assert matmul_efficiency(catalog.gpu("h200-sxm"), "fp8")[0] == pytest.approx(1382.2 / 1978.9)
+
+
+def test_vllm_v0_hands_the_first_token_over_after_the_next_step(catalog):
+    """vLLM 0.6-0.7 (V0 asynchronous output processor) streams a step's tokens after the following step: at
+    concurrency 1 the TTFT grows by one decode step; V1 (0.8) and --enforce-eager (no async output processor) do
+    not lag."""
+    from gpudesk.sizing.serve_host import output_lag_steps
+
+    assert output_lag_steps("vllm", "0.6.3.post1", True) == 1
+    assert output_lag_steps("vllm", "0.8.0", True) == 0
+    assert output_lag_steps("vllm", "0.5.4", True) == 0
+    assert output_lag_steps("vllm", "0.6.3", False) == 0
+    assert output_lag_steps("vllm", None, True) == 0
+    assert output_lag_steps("sglang", "0.6.0", True) == 0
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    shape = dict(input_tokens=512, output_tokens=200, concurrency=1, overlap_scheduling=True)
+    v0 = serve_speed(spec, gpu, ServeLoad(engine_version="0.6.0", **shape))
+    v1 = serve_speed(spec, gpu, ServeLoad(engine_version="0.8.0", **shape))
+    # V1 pays its API-server stage instead (serve_host.front_end); V0 has none here.
+    assert v0.ttft_s - (v1.ttft_s - FRONTEND_REQUEST_S) == pytest.approx(v1.tpot_s, rel=0.05)
+    assert any(a.name == "output_lag_steps" for a in v0.assumptions)
+    assert not any(a.name == "output_lag_steps" for a in v1.assumptions)
+    eager = dict(shape, cuda_graphs=False)
+    assert serve_speed(spec, gpu, ServeLoad(engine_version="0.6.0", **eager)).ttft_s == pytest.approx(
+        serve_speed(spec, gpu, ServeLoad(engine_version="0.8.0", **eager)).ttft_s - FRONTEND_REQUEST_S)
+
+
+# --- front end (gpudesk.sizing.serve_host.front_end) ------------------------------------------------------------
+
+def _pr12287(catalog, **extra):
+    """vllm-project/vllm PR 12287's run: Llama-3.2-1B on one A100, ShareGPT (225 / 202 tokens), concurrency 400."""
+    shape = dict(engine="vllm", input_tokens=225, output_tokens=202, concurrency=400, num_prompts=6000,
+                 length_spread=0.9, max_num_batched_tokens=8192, engine_version="0.8.0")
+    shape.update(extra)
+    return serve_speed(_spec(catalog, "llama-3.2-1b"), catalog.gpu("a100-80-sxm4"), ServeLoad(**shape))
+
+
+def test_front_end_reproduces_its_source_and_scales_with_api_servers(catalog):
+    """One V1 API server caps the run the figure came from at its measured 63.62 requests/s; more API servers lift
+    the cap up to the engine's own rate; V0 and offline batches have no front-end stage."""
+    from gpudesk.sizing.serve_host import front_end
+
+    one = _pr12287(catalog)
+    assert one.requests_per_s == pytest.approx(63.62, rel=0.05)
+    four = _pr12287(catalog, api_server_count=4)
+    assert four.requests_per_s > 1.25 * one.requests_per_s
+    assert four.requests_per_s == pytest.approx(_pr12287(catalog, engine_version="0.7.0").requests_per_s, rel=0.02)
+    assert front_end("vllm", "0.7.3", None) is None
+    assert front_end("sglang", None, None) is None
+    assert front_end("vllm", None, 3).servers == 3
+    assert any(a.name == "front_end" for a in one.assumptions)
+    with pytest.raises(SizingError, match="api_server_count"):
+        ServeLoad(api_server_count=0, concurrency=1).validated()
+
+
+def test_block_fp8_checkpoint_streams_its_dense_weights_slowly(catalog):
+    """DeepSeek-R1's own block-FP8 weights: the dense GEMMs read at the measured 0.133 of the bandwidth
+    (vllm PR 23280), so a small-batch decode step is slower than the same bytes at the HBM rate; a BF16 model is
+    untouched."""
+    from gpudesk.sizing.serve_engine import engine_budget
+    from gpudesk.sizing.serve_rates import BLOCK_FP8_WEIGHT_STREAM_SHARE
+    from gpudesk.sizing.serve_step import step_model
+    from gpudesk.sizing.speed_serve_cases import intra_link
+
+    assert round(BLOCK_FP8_WEIGHT_STREAM_SHARE, 4) == 0.1333
+    gpu = catalog.gpu("h200-sxm")
+    link = intra_link(gpu, "nvlink")
+    load = ServeLoad(engine="vllm", input_tokens=200, output_tokens=200, concurrency=4, tp=8).validated()
+    spec = _spec(catalog, "deepseek-r1")
+    steps = step_model(spec, gpu, load, link, engine_budget(spec, gpu, load).kv_dtype)
+    dense = steps.dense_weight_bytes - spec.embedding_params * 2 / 8
+    assert steps.dense_stream_extra_s == pytest.approx(
+        dense / (gpu.memory_bandwidth_gbps * 1e9) * (1 / BLOCK_FP8_WEIGHT_STREAM_SHARE) - dense / steps.bytes_per_s,
+        rel=1e-9)
+    assert 2e-3 < steps.dense_stream_extra_s < 6e-3
+    assert any(a.name == "block_fp8_weight_stream" for a in steps.assumptions)
+    bf16 = _spec(catalog, "llama-3.1-8b")
+    one = ServeLoad(input_tokens=200, output_tokens=200, concurrency=1).validated()
+    assert step_model(bf16, catalog.gpu("h100-sxm5"), one, None, "bf16").dense_stream_extra_s == 0.0

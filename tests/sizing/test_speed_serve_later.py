@@ -3,7 +3,8 @@ someone who never saw a prediction: every row is answered except the one of an e
 (Modular MAX), and the model stays better than it was when the rows arrived (later_serve_before.json: 15 % within
 20 %, 58 % within 50 %, median 45 %). The rows are never edited; these bars record the level reached, not a goal
 (41 % within 20 %, 74 % within 50 %, median 31 % once MXFP4 dequantisation on GPUs without FP4 units and
-FP8 GEMM efficiency by measured MAMF were modelled)."""
+FP8 GEMM efficiency by measured MAMF were modelled; 43 % / 76 % / 27.5 % once each GPU's measured STREAM copy set
+its HBM efficiency)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,6 @@ def test_later_rows_beat_the_model_they_arrived_to(rows):
     before = json.loads(BEFORE.read_text(encoding="utf-8"))["summary"]
     within50 = sum(e <= 0.5 for e in errors) / len(rows)
     within20 = sum(e <= 0.2 for e in errors) / len(rows)
-    assert within20 >= 0.40 > before["within_20_pct"]
-    assert within50 >= 0.74 > before["within_50_pct"]
-    assert statistics.median(errors) <= 0.31 < before["median_error_answered"]
+    assert within20 >= 0.43 > before["within_20_pct"]
+    assert within50 >= 0.75 > before["within_50_pct"]
+    assert statistics.median(errors) <= 0.28 < before["median_error_answered"]

@@ -183,3 +183,29 @@ def test_the_fast_range_reader_reads_prometheus_own_layout():
     assert first["values"].tolist()[0] == [1733000000.0, 45.5] and math.isnan(first["values"][1, 1])
     assert first["values"][2, 1] == -math.inf and second["values"].shape == (0, 2)
     assert decode_range_answer(body.replace(b'"45.5"', b'{"x":1}')) is None  # anything odd: the ordinary way
+
+
+plain_texts = st.one_of(
+    st.integers(-(10**15) + 1, 10**15 - 1).map(str),
+    st.tuples(st.floats(min_value=-1e8, max_value=1e8, allow_nan=False), st.integers(0, 6)).map(
+        lambda t: f"{t[0]:.{t[1]}f}"),
+    st.sampled_from(["0", "-0", "-0.000", "1733000000", "1733000015.5", "0.30000000000001", "999999999999999"]))
+
+
+@given(st.lists(plain_texts, min_size=1, max_size=40))
+@settings(max_examples=400, deadline=None)
+def test_plain_decimals_are_the_numbers_strtod_gives(texts):
+    from gpudesk.telemetry.prometheus_matrix import plain_decimals
+
+    got = plain_decimals(",".join(texts).encode())
+    assert got is not None, texts
+    want = np.array([float(t) for t in texts])
+    assert np.array_equal(got, want) and np.array_equal(np.signbit(got), np.signbit(want)), texts
+
+
+@pytest.mark.parametrize("odd", ["NaN", "+Inf", "1e5", "+3", " 4", "1.2.3", "-", "", ".", "1234567890123456",
+                                 "5-", "--5", "1,", "0x10"])
+def test_plain_decimals_leave_anything_else_to_the_text_reader(odd):
+    from gpudesk.telemetry.prometheus_matrix import plain_decimals
+
+    assert plain_decimals(f"12,{odd},3.5".encode()) is None

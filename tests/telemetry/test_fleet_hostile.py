@@ -174,3 +174,55 @@ def test_a_trickling_tls_server_is_cut_at_the_deadline_too(tmp_path):
         assert time.monotonic() - t0 < 2.5
         assert HttpClient(srv.url + "/ok", ca_file=str(cert)).get_json("/api/v1/label/__name__/values")["data"] \
             == ["DCGM_FI_DEV_GPU_UTIL"]
+
+
+@pytest.fixture
+def resolver(monkeypatch):
+    """socket.getaddrinfo faked at its boundary: ``hang.test`` never answers (until the test ends), ``fleet.test``
+    is 127.0.0.1, ``nxdomain.test`` does not exist; every other name goes to the real resolver."""
+    import socket
+    import threading
+
+    real = socket.getaddrinfo
+    release = threading.Event()
+    calls: list[str] = []
+
+    def fake(host, port, *args, **kwargs):
+        calls.append(host)
+        if host == "hang.test":
+            release.wait(30)  # a DNS server that never answers (the C resolver takes no timeout)
+            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+        if host == "nxdomain.test":
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        if host == "fleet.test":
+            return real("127.0.0.1", port, *args, **kwargs)
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", fake)
+    monkeypatch.delenv("http_proxy", raising=False)
+    monkeypatch.delenv("HTTP_PROXY", raising=False)
+    yield calls
+    release.set()
+
+
+def test_a_resolver_that_never_answers_is_cut_at_the_deadline(resolver):
+    t0 = time.monotonic()
+    with pytest.raises(FleetUnreachable, match=r"host name hang\.test was not resolved within 1 s") as err:
+        HttpClient("http://hang.test:9090", timeout_s=1.0).get_json("/api/v1/labels")
+    assert time.monotonic() - t0 < 2.0
+    assert err.value.field == "url" and "hang.test" in resolver
+    # the same through a fleet read: the deadline covers the lookup too
+    t0 = time.monotonic()
+    with pytest.raises(FleetUnreachable, match="was not resolved within 1 s"):
+        PrometheusSource("http://hang.test:9090", timeout_s=1.0).snapshot([m.GPU_UTIL])
+    assert time.monotonic() - t0 < 2.0
+
+
+def test_names_resolved_in_the_worker_still_reach_the_server_and_unknown_names_are_said(servers, resolver):
+    _, other = servers
+    port = other.url.rsplit(":", 1)[1]
+    answer = HttpClient(f"http://fleet.test:{port}/ok", timeout_s=5.0).get_json("/api/v1/label/__name__/values")
+    assert answer["data"] == ["DCGM_FI_DEV_GPU_UTIL"] and "fleet.test" in resolver
+    with pytest.raises(FleetUnreachable, match="Could not reach") as err:
+        HttpClient("http://nxdomain.test:9090", timeout_s=5.0).get_bytes("/metrics")
+    assert "Name or service not known" in (err.value.detail or "")

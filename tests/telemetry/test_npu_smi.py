@@ -64,3 +64,24 @@ def test_not_npu_smi_is_a_clear_error(tmp_path):
         read_npu_smi_file(tmp_path / "missing.txt")
     assert np.isnan(parse_npu_smi_info((FIXTURES / "npu-smi-info-vllm-ascend-4989.txt").read_text()).frame
                     .metrics[POWER][1])
+
+
+def test_atlas_a3_capture_says_each_die_is_a_device():
+    log = read_npu_smi_file(FIXTURES / "npu-smi-info-vllm-ascend-2534.txt")
+    # the excerpt ends before NPU 1's second chip: only NPU 0 shows both dies
+    assert any(n.startswith("NPU 0: each package holds 2 dies") for n in log.notes)
+    assert [d.memory_total_bytes for d in log.devices] == [65536 * MIB] * 3  # 64 GB per die, not 128 per package
+
+
+def test_910b4_capture_without_phy_id_column():
+    """1Panel-dev/1Panel#9472 (npu-smi 24.1.1, two 32 GB 910B4 cards, no Phy-ID column): the device is the NPU id.
+    Read off the capture: NPU 0 88.2 W, 30 C, HBM 26838 of 32768 MB; NPU 1 87.0 W, 30 C, 29356 MB."""
+    read = read_log_file(FIXTURES / "npu-smi-info-1panel-9472.txt")
+    assert read.format is LogFormat.NPU_SMI_INFO
+    result = analyze(read.frame, read.devices).to_json()["gpus"]
+    assert result["0"]["metrics"][POWER]["median"] == pytest.approx(88.2)
+    assert result["0"]["metrics"][MEM_USED]["median"] == 26838 * MIB
+    assert result["1"]["metrics"][MEM_USED]["median"] == 29356 * MIB
+    assert result["1"]["metrics"][MEM_TOTAL]["median"] == 32768 * MIB and result["1"]["metrics"][GPU_TEMP]["median"] == 30
+    assert [d.name for d in read.devices] == ["910B4 (NPU 0, chip 0)", "910B4 (NPU 1, chip 0)"]
+    assert not any("dies" in n for n in read.notes)  # one die per 910B4 card

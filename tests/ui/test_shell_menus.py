@@ -69,6 +69,20 @@ def test_user_guide_shortcuts_and_rendered_notices(window, qtbot) -> None:  # ty
     assert "# " not in about.notices_text.toPlainText()[:200]
 
 
+def test_the_user_guide_follows_the_language() -> None:
+    from gpudesk.ui.shell_menus import user_guide_path
+
+    chinese = user_guide_path("zh_CN")
+    assert chinese.name == "user-guide.zh_CN.md" and "规划：买或租哪些 GPU" in chinese.read_text(encoding="utf-8")
+    assert user_guide_path("en").name == "user-guide.md"
+    assert user_guide_path("fr_FR").name == "user-guide.md"  # no translation: the English guide
+    english = user_guide_path("en").read_text(encoding="utf-8")
+    for section in ("## Plan", "## Catalog", "## Monitor", "## OOM doctor", "## Command line", "## Reporting a problem"):
+        assert section in english
+    # the Chinese guide has every section of the English one
+    assert chinese.read_text(encoding="utf-8").count("\n## ") == english.count("\n## ")
+
+
 def test_diagnostics_bundle_holds_versions_settings_and_the_plan(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     window.shell.open_profile(str(ARTICLE))
     tab = find_plan_tab(window)

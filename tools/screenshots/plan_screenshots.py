@@ -89,10 +89,10 @@ def main() -> int:
     tab.pages.results.charts.setCurrentIndex(2)
     shot("results-cost-time")
     tab.pages.results.charts.setCurrentIndex(0)
-    candidates = tab.pages.results.plan["candidates"]
+    candidates = tab.pages.results.plan.candidates
     for row in range(tab.pages.results.table.rowCount()):
         c = candidates[tab.pages.results.table.item(row, 0).data(Qt.ItemDataRole.UserRole)]
-        if (c["gpu_id"], c["count"]) == ("a100-80-sxm4", 8):  # price unknown: the price strip asks for a quote
+        if (c.gpu_id, c.count) == ("a100-80-sxm4", 8):  # price unknown: the price strip asks for a quote
             tab.pages.results.table.selectRow(row)
             tab.pages.results.table.scrollToItem(tab.pages.results.table.item(row, 0))
             break

@@ -49,7 +49,7 @@ def _pdf_pages(window: object, plan_tab: object) -> None:
     from gpudesk.ui.plan.sheet_pdf import markdown_to_pdf
 
     ctl = plan_tab.ctl  # type: ignore[attr-defined]
-    name = str(ctl.current_plan.get("name") or "")
+    name = ctl.current_plan.name
     text = plan_to_markdown(ctl.current_plan, title=name or None, profile=ctl.current_profile,
                             catalog=window.ctx.catalog)  # type: ignore[attr-defined]
     with tempfile.TemporaryDirectory() as tmp:

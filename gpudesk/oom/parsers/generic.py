@@ -88,6 +88,16 @@ _REQUEST = [
     _c(r"plus alloc size\s{0,3}:\s{0,3}" + _SIZE),
     # Intel Gaudi's PyTorch bridge (habana_frameworks): "MODULE:PT_DEVMEM Allocation failed for size::N (M)MB"
     _c(r"allocation failed for size\s{0,2}::?\s{0,2}" + _SIZE),
+    # PaddlePaddle's legacy GPU allocator (paddle/fluid/memory/detail/system_allocator.cc, GPUAllocator::Alloc):
+    # "Cannot malloc 49.0002 MB GPU memory. Please shrink FLAGS_fraction_of_gpu_memory_to_use ..."
+    _c(r"(?:cannot|can't|failed to|unable to) (?:c|re)?malloc\s{1,3}" + _SIZE_U),
+    # Paddle's GpuMaxChunkSize check (paddle/fluid/platform/gpu_info.cc, PADDLE_ENFORCE_LE(allocating, available,
+    # "Insufficient GPU memory to allocation.")): "received allocating:20998686233 > available:19587333888".
+    _c(r"\ballocating\s{0,2}:\s{0,2}" + _SIZE + r"\s{0,3}>\s{0,3}available"),
+    _c(r"allocation of\s{1,3}" + _SIZE_U + r"(?:\s{1,3}\w{1,12}){0,3}\s{1,3}failed"),
+    # Chinese wordings (PaddlePaddle/MindSpore docs, localised tools): "无法分配 512 MB", "需要 2.5 GB", "申请 1 GB";
+    # 已分配 ("already allocated") is the in-use figure, not the request.
+    _c(r"(?:无法分配|分配失败|申请|需要|尝试分配|(?<!已)分配)\s{0,3}" + _SIZE_U),
 ]
 _TOTAL = [
     _c(r"total capacity of\s{1,3}" + _SIZE_U),
@@ -103,6 +113,16 @@ _TOTAL = [
 ]
 _FREE = [
     _c(r"of which\s{1,3}" + _SIZE_U + r"\s{1,3}is free"),
+    # PaddlePaddle's allocator (paddle/fluid/memory/allocation/cuda_allocator.cc, PADDLE_THROW_BAD_ALLOC): "Out of
+    # memory error on GPU 0. Cannot allocate 27.000000MB memory on GPU 0, 10.906372GB memory has been allocated and
+    # available memory is only 4.062500MB."; its GpuMaxChunkSize check: "allocating:A > available:F".
+    _c(r"available memory is(?: only)?\s{1,3}" + _SIZE_U),
+    _c(r">\s{0,3}available\s{0,2}:\s{0,2}" + _SIZE),
+    # Paddle's legacy allocator (legacy_allocator.cc): "Cannot allocate 196.000000MB in GPU 0, available 1.214539GB"
+    # (ggml's "(needed N, available M)" is a pool limit, read in _LIMIT).
+    _c(r",\s{0,3}available\s{1,3}" + _SIZE_U + r"(?!\s{0,2}\))"),
+    # 剩余/可用/空闲 "remaining/available/free", 仅为/只有 "only": "可用内存仅为0.000000B".
+    _c(r"(?:剩余|可用|空闲)(?:显存|内存)?\s{0,2}[:：]?\s{0,2}(?:仅为|只有|仅|为)?\s{0,3}" + _SIZE_U),
     _c(r"there (?:are|is)\s{1,3}" + _SIZE_U + r"\s{1,3}free"),
     _c(r"free memory\s{0,3}:\s{0,3}" + _SIZE_U),
     _c(r"free \(according to cuda\)\s{0,3}:\s{0,3}" + _SIZE_U),
@@ -111,6 +131,8 @@ _FREE = [
 ]
 _IN_USE = [
     _c(_SIZE_U + r"\s{1,3}already allocated"),
+    _c(_SIZE_U + r"\s{1,3}memory has been allocated"),  # PaddlePaddle (cuda_allocator.cc, above)
+    _c(r"已分配\s{0,3}" + _SIZE_U),  # the same in Chinese: "已分配11.999512 GB内存"
     _c(r"TotalUsedMemStatistics\s{0,3}:\s{0,3}" + _SIZE),  # MindSpore: bytes its allocator has handed out
     _c(r"currently allocated\s{0,3}:?\s{0,3}" + _SIZE_U),
     _c(r"allocated so far\s{0,3}:\s{0,3}" + _SIZE),
@@ -118,13 +140,30 @@ _IN_USE = [
     _c(r"\(total\s{1,3}" + _SIZE + r"\)"),
     _c(r"\bused\s{1,3}" + _SIZE_U + r"\s{1,3}of\s{1,3}" + _NUM),
 ]
+# An allocator pool's own figures (CuPy's ``SingleDeviceMemoryPool``, cupy/cuda/memory.pyx ``OutOfMemoryError``,
+# https://github.com/cupy/cupy): "allocated so far: A" is what the pool holds before this request, live blocks
+# and cached free ones alike (``_total_bytes``); the older "(total T bytes)" is the request plus that
+# (``total = size + total_bytes()``); "limit set to: L" is the pool's cap (``set_limit`` /
+# ``CUPY_GPU_MEMORY_LIMIT``).
+_POOL_HELD = _c(r"allocated so far\s{0,3}:\s{0,3}" + _SIZE)
+_POOL_HELD_WITH_REQUEST = _c(r"\(total\s{1,3}" + _SIZE + r"\)")
+_POOL_LIMIT = _c(r"limit set to\s{0,3}:\s{0,3}" + _SIZE)
 _EXCEEDED = _c(r"exceeded (?:hbm )?capacity by\s{1,3}" + _SIZE_U)
+# TensorFlow's device discovery line (core/common_runtime/gpu/gpu_device.cc, "Found device N with properties"):
+# TF1 "totalMemory: 3.94GiB freeMemory: 187.62MiB", older "Total memory: 7.92GiB" / "Free memory: 190.31MiB". It is
+# logged before TensorFlow creates its allocator, so the free figure is what other processes left on the GPU.
+_START_MEMORY = _c(r"total ?memory:\s{0,3}" + _SIZE_U + r"\s{1,3}free ?memory:\s{0,3}" + _SIZE_U)
 _LIMIT = [
     _c(r"maximum allowed buffer size of\s{1,3}" + _SIZE),
     _c(r"buffer maximum of\s{1,3}" + _SIZE),
     _c(r"\bmemory limit\s{0,3}:\s{0,3}" + _SIZE),
     _c(r"\bavailable\s{1,3}" + _SIZE + r"\s{0,2}\)"),
 ]
+# TensorRT's builder (``IBuilder`` autotuning): "Skipping tactic N due to insufficient memory on requested size of S
+# detected for tactic T" (older builds spell it "insuficient"). S is the workspace one tactic asked for, in one piece,
+# up to the workspace limit the build set (``IBuilderConfig::setMemoryPoolLimit(kWORKSPACE, ...)``,
+# ``setMaxWorkspaceSize`` before TensorRT 8.4; TensorRT Developer Guide, "The Build Phase").
+_TACTIC_WORKSPACE = _c(r"skipping tactic.{0,120}?insuf{1,2}icient memory on requested size of\s{1,3}" + _SIZE)
 _NEGATIVE = _c(r"(?:negative (?:capacity|size)\s{0,3}:?\s{0,3}|allocate\s{1,3})-(\d{1,20})")
 
 # Words that mark a text as being about a failed allocation (lower-cased substrings).
@@ -141,7 +180,21 @@ OOM_WORDS = (
     "0x8007000e", "out_of_device_memory", "hiperroroutofmemory", "out_of_host_memory",
     # Intel Gaudi's PyTorch bridge, MindSpore's allocator and the Ascend CANN runtime (EL0004).
     "allocation failed for size", "is more than total mem size", "memory resources are exhausted",
+    # PaddlePaddle (system_allocator.cc "Cannot malloc", gpu_info.cc "Insufficient GPU memory to allocation",
+    # memory::allocation::BadAlloc), C++'s std::bad_alloc spelled as a class, and Chinese wordings: 显存 is GPU
+    # memory, 内存 memory, 不足 "insufficient", 溢出 "overflow", 分配失败 "allocation failed".
+    "cannot malloc", "insufficient gpu memory", "badalloc", "bad_alloc", "显存不足", "内存不足", "显存溢出", "内存溢出",
+    "分配失败", "无法分配",
 )
+
+# A paste cut short inside "out of memory" (the last characters of the text): "Allocator (GPU_0_bfc) ran out of memo"
+# (taki0112/FUNIT-Tensorflow#3).
+_CUT_OOM = re.compile(r"\bout of me(?:m(?:o(?:r)?)?)?\s{0,3}$")
+
+# Words that say a call failed (lower-cased substrings): with a request figure they make any wording an allocation
+# failure.
+_FAILURE_WORDS = ("fail", "error", "unable", "could not", "couldn't", "cannot", "can't", "exhausted", "insufficient",
+                  "not enough", "refused", "denied", "失败", "不足", "无法")
 
 # (runtime, words), first match wins: the most specific runtimes first.
 _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -150,6 +203,9 @@ _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("comfyui", ("comfyui", "comfy.", "node type:", "vaedecode")),
     ("llamacpp", ("ggml", "llama_", "llama.cpp", "llama-server", "llama-cli")),
     ("onnxruntime", ("onnxruntime", "bfc_arena", "bfcarena")),
+    # OpenCV's CUDA modules ("(-217:Gpu API call)", cudaSafeCall): before TensorRT, whose DefaultAllocator shares a
+    # class name with OpenCV's GpuMat allocator.
+    ("opencv", ("opencv", "cv2.error", "gpu api call")),
     ("tensorrt", ("[trt]", "tensorrt", "nvinfer1", "defaultallocator", "tactic")),
     ("mlx", ("mlx", "metal::malloc", "[metal]")),
     ("nccl", ("nccl",)),
@@ -161,8 +217,16 @@ _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("numba", ("numba",)),
     ("jax", ("jaxlib", "jax.", "xla_python_client", "xlaruntimeerror", "xla:tpu", "exla")),
     ("xla", ("xla", "hbm", "tpu_worker", "best cudnn convolution algorithm")),
-    ("tensorflow", ("tensorflow", "stream_executor", "bfc_allocator", "gpu_0_bfc")),
+    # TensorFlow's StreamExecutor words its cuDNN/cuBLAS handle failures itself (stream_executor/cuda/cuda_dnn.cc
+    # "Could not create cudnn handle", cuda_blas.cc "failed to create cublas handle"); PyTorch says "cuDNN error:".
+    ("tensorflow", ("tensorflow", "stream_executor", "bfc_allocator", "gpu_0_bfc", "could not create cudnn handle",
+                    "failed to create cublas handle")),
     ("diffusers", ("diffusers",)),
+    # PaddlePaddle (paddle.fluid / phi errors, its FLAGS_*_gpu_memory_* flags), MXNet (MXNetError, src/storage),
+    # CTranslate2 and what wraps it (faster-whisper, WhisperX).
+    ("paddle", ("paddle", "flags_fraction_of_gpu_memory", "flags_initial_gpu_memory")),
+    ("mxnet", ("mxnet", "pooled_storage_manager")),
+    ("ctranslate2", ("ctranslate2", "faster_whisper", "faster-whisper", "whisperx")),
     ("pytorch", ("torch", "pytorch", "defaultcpuallocator", "alloc_cpu.cpp", "cudacachingallocator")),
 )
 _BACKENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -173,7 +237,7 @@ _BACKENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("directml", ("directml", "gpu video memory", "dml:")),
     ("opencl", ("cl_mem_object_allocation_failure", "cl_out_of_resources", "opencl")),
     ("cpu", ("defaultcpuallocator", "alloc_cpu.cpp", "cpu buffer", "cpuallocator.cpp", "cannot allocate memory")),
-    ("cuda", ("cuda", "cudnn", "cublas", "nvidia", "cumem", "nccl")),
+    ("cuda", ("cuda", "cudnn", "cublas", "nvidia", "cumem", "nccl", "gpu api call")),
 )
 _MIG = re.compile(r"\bMIG[\s-]{1,3}(\d)g\.(\d{1,3})gb\b|\b(\d)g\.(\d{1,3})gb\b", re.IGNORECASE)
 _PY_FRAME = re.compile(r'File "([^"\n]{1,400})", line \d{1,7}, in ([\w<>.]{1,200})')
@@ -192,6 +256,7 @@ class Extraction:
     """What the tolerant layer found in a text (bytes; None = not found)."""
 
     oom_words: bool = False
+    failure_words: bool = False
     requested_bytes: int | None = None
     requested_is_lower_bound: bool = False
     total_bytes: int | None = None
@@ -200,6 +265,11 @@ class Extraction:
     limit_bytes: int | None = None
     exceeded_bytes: int | None = None
     negative_size: int | None = None
+    pool_held_bytes: int | None = None
+    pool_limit_bytes: int | None = None
+    start_total_bytes: int | None = None
+    start_free_bytes: int | None = None
+    tactic_workspace_bytes: int | None = None
     runtime: str | None = None
     backend: str | None = None
     mig_profile: str | None = None
@@ -225,6 +295,31 @@ def _first(patterns: list[re.Pattern[str]], text: str) -> tuple[int, re.Match[st
         if m and (best is None or m.start() < best[0]):
             best = (m.start(), m)
     return best
+
+
+# Any allocation word followed closely by a size: the request of a wording no pattern above names ("cudaMalloc of
+# 2.00 GiB returned 2", "alloc 512 MiB on device"). Only a size with a unit, in the same clause (no sentence end or
+# line break between), and not one that a following word marks as another role (free, available, total, in use).
+_ALLOC_NEAR = _c(r"\b(?:cuda|cu|hip|c|re|m)?(?:malloc|alloc(?:ate|ated|ating|ation)?)\b[^\n.;:!?]{0,40}?" + _SIZE_U
+                 + r"(?!\s{0,3}(?:free|available|total|in use|is free|of free|reserved|allocated|has been|already))")
+
+
+# A size in hexadecimal bytes after "size =": vendor runtimes log the raw argument of the failed call (Sophgo's bmlib
+# "bm_alloc_gmem failed, dev_id = 0, size = 0xc0fb4000", sophgo/LLM-TPU#8).
+_HEX_SIZE = _c(r"\b(?:size|bytes)\s{0,2}[=:]\s{0,2}0x([0-9a-f]{1,16})\b")
+
+
+def _near_request(text: str) -> int | None:
+    """The size closest after an allocation word (see ``_ALLOC_NEAR``), or a hexadecimal size (``_HEX_SIZE``) in a
+    text that names an allocation; None if neither."""
+    m = _ALLOC_NEAR.search(text)
+    if m:
+        return _bytes(m.group(1), m.group(2))
+    if "alloc" in text.lower():
+        hexa = _HEX_SIZE.search(text)
+        if hexa:
+            return int(hexa.group(1), 16)
+    return None
 
 
 def _size(patterns: list[re.Pattern[str]], text: str) -> int | None:
@@ -264,11 +359,14 @@ def frames_of(text: str) -> list[str]:
 def extract(text: str) -> Extraction:
     """Everything the tolerant layer can read from ``text`` (never raises)."""
     low = text.lower()
-    ex = Extraction(oom_words=any(w in low for w in OOM_WORDS))
+    ex = Extraction(oom_words=any(w in low for w in OOM_WORDS) or _CUT_OOM.search(low) is not None,
+                    failure_words=any(w in low for w in _FAILURE_WORDS))
     req = _first(_REQUEST, text)
     if req is not None:
         ex.requested_bytes = _bytes(req[1].group(1), req[1].group(2))
         ex.requested_is_lower_bound = "more than" in req[1].group(0).lower()
+    elif ex.oom_words or ex.failure_words:
+        ex.requested_bytes = _near_request(text)
     ex.total_bytes = _size(_TOTAL, text)
     ex.free_bytes = _size(_FREE, text)
     ex.in_use_bytes = _size(_IN_USE, text)
@@ -276,6 +374,14 @@ def extract(text: str) -> Extraction:
     exceeded = _EXCEEDED.search(text)
     if exceeded:
         ex.exceeded_bytes = _bytes(exceeded.group(1), exceeded.group(2))
+    _pool_figures(ex, text)
+    start = _START_MEMORY.search(text)
+    if start:
+        ex.start_total_bytes = _bytes(start.group(1), start.group(2))
+        ex.start_free_bytes = _bytes(start.group(3), start.group(4))
+    tactic = _TACTIC_WORKSPACE.search(text)
+    if tactic:
+        ex.tactic_workspace_bytes = _bytes(tactic.group(1), tactic.group(2))
     negative = _NEGATIVE.search(text)
     if negative:
         ex.negative_size = -int(negative.group(1))
@@ -289,9 +395,34 @@ def extract(text: str) -> Extraction:
     return ex
 
 
+def _pool_figures(ex: Extraction, text: str) -> None:
+    """What the allocator's pool held before the request, and its cap (see ``_POOL_HELD``)."""
+    held = _POOL_HELD.search(text)
+    if held:
+        ex.pool_held_bytes = _bytes(held.group(1), held.group(2))
+    elif ex.requested_bytes is not None:
+        with_request = _POOL_HELD_WITH_REQUEST.search(text)
+        total = _bytes(with_request.group(1), with_request.group(2)) if with_request else None
+        if total is not None and total >= ex.requested_bytes:
+            ex.pool_held_bytes = total - ex.requested_bytes
+    limit = _POOL_LIMIT.search(text)
+    if limit:
+        ex.pool_limit_bytes = _bytes(limit.group(1), limit.group(2))
+
+
 def recognised(ex: Extraction) -> bool:
-    """An out-of-memory text: its words say so, or it names a request next to an allocation failure."""
-    return ex.oom_words or ex.exceeded_bytes is not None or ex.negative_size is not None
+    """An out-of-memory text: its words say so, or it names a request next to an allocation failure (any wording
+    whose request figure was read and which says the allocation failed: "host allocation of size N failed")."""
+    return (ex.oom_words or ex.exceeded_bytes is not None or ex.negative_size is not None
+            or (ex.requested_bytes is not None and ex.failure_words))
+
+
+def _read_nothing(report: MemoryReport) -> bool:
+    """A named parser recognised the shape but read no figure at all (a message in that runtime's words whose
+    clauses are not there, "CUDA Out of Memory when trying to allocate 16 EiB"): the tolerant layer reads it."""
+    dev = report.device
+    return report.requested_bytes is None and (dev is None or all(
+        v is None for v in (dev.total_bytes, dev.free_bytes, dev.allocated_bytes, dev.reserved_bytes)))
 
 
 def parse(text: str, report: MemoryReport) -> bool:
@@ -314,6 +445,15 @@ def parse(text: str, report: MemoryReport) -> bool:
         parsed.setdefault("exceeded_by_bytes", ex.exceeded_bytes)
     if ex.in_use_bytes is not None:
         parsed.setdefault("in_use_bytes", ex.in_use_bytes)
+    if ex.pool_held_bytes is not None:
+        parsed.setdefault("pool_held_bytes", ex.pool_held_bytes)
+    if ex.pool_limit_bytes is not None:
+        parsed.setdefault("pool_limit_bytes", ex.pool_limit_bytes)
+    if ex.tactic_workspace_bytes is not None:
+        parsed.setdefault("tactic_workspace_bytes", ex.tactic_workspace_bytes)
+    if ex.start_total_bytes is not None and ex.start_free_bytes is not None:
+        parsed.setdefault("total_at_start_bytes", ex.start_total_bytes)
+        parsed.setdefault("free_at_start_bytes", ex.start_free_bytes)
     already = report.kind != "unknown"
     if not already and not recognised(ex):
         if ex.graph_capture and ex.frames:
@@ -323,7 +463,7 @@ def parse(text: str, report: MemoryReport) -> bool:
             report.missing.append("the error line (only the traceback was given)")
             return True
         return False
-    if already and report.kind not in FILL_KINDS:
+    if already and report.kind not in FILL_KINDS and not _read_nothing(report):
         return True  # a named parser read this format's own clauses (and dropped garbage ones on purpose)
     dev = report.device or report.ensure_device(report.device_index)
     if report.requested_bytes is None:

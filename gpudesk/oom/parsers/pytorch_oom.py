@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from gpudesk.i18n import _
+from gpudesk.oom.parsers.hip_apu import apu_capacity
 from gpudesk.oom.parsers.units import SIZE, to_bytes
 from gpudesk.units import format_bytes
 from gpudesk.oom.report import MemoryReport, ProcessMemory
@@ -187,6 +188,9 @@ def parse(text: str, report: MemoryReport) -> bool:
         report.notes.append(_("The free memory reads {free}: NVML's 'not available' value; treated as "
                               "unknown.").format(free=format_bytes(free)))
         free = None
+    # HIP on an APU: free may exceed the carve-out total
+    total = apu_capacity(report, total, free, (allocated or 0) + (unalloc or 0) if reserved_total is None
+                         else reserved_total)
     if total == 0:
         report.notes.append(_("The total capacity reads 0 bytes (a garbage value, as under WSL2/WDDM); treated as "
                               "unknown."))

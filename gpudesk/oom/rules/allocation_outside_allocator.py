@@ -10,8 +10,11 @@ cuBLAS workspaces, extensions or a second framework; VGen#104: 2.1 GiB) → 0.3 
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.rules import held_outside
 from gpudesk.oom.rules.base import Facts, clamp, evidence
+from gpudesk.oom.signatures import CHECKS, check_command
 from gpudesk.units import GIB as GiB
+from gpudesk import i18n
 from gpudesk.i18n import _
 
 _LIBRARY_KINDS = {"cublas_alloc_failed", "cudnn_alloc_failed", "cuda_error_oom", "nccl_oom", "pin_memory_thread"}
@@ -81,21 +84,28 @@ def check(f: Facts) -> Cause | None:
     )
 
 
+def _check_line(key: str, platform: str | None) -> str:
+    return _("{command}: {meaning}").format(command=check_command(key, platform), meaning=i18n._(CHECKS[key].meaning))
+
+
 def _outside(f: Facts) -> Cause | None:
     """The account's remainder: total − free − this process's allocator − listed processes, when the message
     names neither this process's NVML figure nor the other processes. At least 2 GiB and a quarter of the GPU
     (kyuz0/amd-strix-halo#3: 69 of 128 GiB) is held outside this process's allocator: another process (a
     container hides its PID), a zombie, or this process's own non-PyTorch memory (0.9; it outranks "the live
-    tensors fill the GPU", which they do not)."""
-    if f.mps or f.outside is None or f.total is None or f.dev is None:
+    tensors fill the GPU", which they do not). When the remainder is far above what one CUDA context holds and the
+    text names no in-process holder, another process is the likelier reading (``other_process`` 0.9, this cause
+    0.6; :mod:`gpudesk.oom.rules.held_outside`); both name the check that decides it."""
+    if not held_outside.remainder_is_large(f):
         return None
-    if f.outside < max(2 * GiB, f.total / 4) or f.dev.other_processes:
-        return None
+    assert f.outside is not None and f.total is not None
     share = f.outside / f.total
+    # Another process is the likelier holder when the remainder is far above a CUDA context (rules/held_outside).
+    others_first = held_outside.others_first(f)
     return Cause(
         id="allocation_outside_allocator",
         title=_("Memory held outside this process's allocator fills the GPU"),
-        confidence=0.9,
+        confidence=0.6 if others_first else 0.9,
         evidence=evidence(outside_allocator_bytes=f.outside, outside_allocator_ratio=round(share, 3),
                           total_capacity_bytes=f.total, free_bytes=f.free, reserved_bytes=f.reserved,
                           allocated_bytes=f.allocated, requested_bytes=f.requested),
@@ -103,4 +113,5 @@ def _outside(f: Facts) -> Cause | None:
         fix=(_("Find the holder: nvidia-smi / rocm-smi --showpids on the host (containers hide other PIDs); stop it or "
              "move this job to a free GPU. On an APU, other programs share this memory: close them or raise the GPU carve-out")),
         more_fixes=[_("If the holder is this process: look for a second framework (JAX/TF/CuPy pools) or NCCL buffers.")],
+        checks=[_check_line("other_process", f.report.platform)],
     )

@@ -8,7 +8,9 @@ Derived quantities follow oom.md §3.1 ("Derived quantities") and §5 (NVML reco
   handed to this request; negative means the request cannot fit even without fragmentation;
 * ``other`` = Σ other processes' NVML memory; ``non_pytorch`` = this process (NVML) − reserved;
 * ``headroom`` = free + unallocated: the most any request could get (known even when the requested size
-  is missing, redacted or garbled).
+  is missing, redacted or garbled);
+* ``pool_held`` / ``pool_limit``: what a memory pool that prints its own figures (CuPy) held before the request,
+  cached free blocks included, and the cap set on it (gpudesk.oom.parsers.generic ``_POOL_HELD``).
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ class Facts:
     account: MemoryAccount | None = None
     outside: int | None = None
     allowed: int | None = None
+    pool_held: int | None = None
+    pool_limit: int | None = None
 
     @property
     def mps(self) -> bool:
@@ -78,6 +82,8 @@ class Facts:
             non_pytorch=dev.non_pytorch_bytes if dev else None,
             pools=g("private_pool_bytes"),
             headroom=None if free is None else free + (unalloc or 0),
+            pool_held=_int_or_none(report.parsed.get("pool_held_bytes")),
+            pool_limit=_int_or_none(report.parsed.get("pool_limit_bytes")) or None,
         )
 
     def share(self, value: int | None) -> float | None:
@@ -85,6 +91,10 @@ class Facts:
         if value is None or not self.total:
             return None
         return value / self.total
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def clamp(x: float, lo: float = 0.05, hi: float = 0.97) -> float:

@@ -6,13 +6,19 @@ or ``inactive_split_bytes`` / cudaMalloc retries / a largest free block smaller 
 directly. Also when the device reports far more free memory than the request (taggui#188: 2.35 GiB free,
 20 MiB failed): the free memory is not usable as one block (WDDM address space, per-process cap).
 Confidence rises with frag_ratio and retries. This covers the article's "cache not released" row.
+
+A memory pool with a limit that counts its cached blocks (CuPy: ``SingleDeviceMemoryPool._try_malloc`` in
+cupy/cuda/memory.pyx compares held + request with the limit and raises ``OutOfMemoryError`` before
+``free_all_blocks`` runs; cupy#7678, fixed in cupy#7679): a request that fits the limit on its own but not with
+what the pool holds reads as cached blocks in the way (0.6), told apart from live data by the pool's
+``used_bytes()`` against ``total_bytes()``.
 """
 
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, clamp, evidence, join_sentences
-from gpudesk.units import GIB as GiB, MIB as MiB
+from gpudesk.units import GIB as GiB, MIB as MiB, format_bytes
 from gpudesk import i18n
 from gpudesk.i18n import N_, _, ngettext
 
@@ -26,6 +32,9 @@ FIX = N_("Set {alloc_conf} before the process starts")
 def check(f: Facts) -> Cause | None:
     if f.mps:
         return None  # Apple MPS: see mps_limit
+    pooled = _pool_limit_cache(f)
+    if pooled is not None:
+        return pooled
     dev = f.dev
     if dev is None:
         return None
@@ -93,3 +102,26 @@ def check(f: Facts) -> Cause | None:
                 "allocated curve is fragmentation, not a leak.")],
     )
 
+
+
+def _pool_limit_cache(f: Facts) -> Cause | None:
+    """A pool limit refused a request that fits under it alone: the pool's held blocks, cached ones included,
+    counted against the limit (module docstring)."""
+    req, held, limit = f.requested, f.pool_held, f.pool_limit
+    if req is None or not held or limit is None or not req <= limit < req + held:
+        return None
+    return Cause(
+        id="fragmentation",
+        title=_("The memory pool's cached blocks count against its limit"),
+        confidence=0.6,
+        evidence=evidence(requested_bytes=req, pool_held_bytes=held, pool_limit_bytes=limit),
+        explanation=_("The request ({requested}) fits under the pool's limit ({limit}) on its own, but the pool "
+                      "already holds {held}, cached free blocks included, and the limit is checked before the cache "
+                      "is released.").format(requested=format_bytes(req), limit=format_bytes(limit),
+                                             held=format_bytes(held)),
+        fix=_("Release the pool's cached blocks before the large allocation (cupy.get_default_memory_pool()"
+              ".free_all_blocks()), or raise the limit"),
+        more_fixes=[_("Upgrade CuPy: newer releases free cached blocks when the limit is reached (cupy#7679).")],
+        checks=[_("Compare the pool's used_bytes() with its total_bytes(): a large difference is cache, not live "
+                  "arrays.")],
+    )

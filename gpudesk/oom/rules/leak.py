@@ -2,13 +2,15 @@
 
 From MemorySample curves (launch, agent sampling): per GPU, allocated memory at the end is >= 256 MiB and
 >= 10 % above the start, with >= 70 % of steps not decreasing. Confidence 0.5 + relative growth (max 0.9).
-Covers the article's rows: tensors kept across steps (loss without .item(), outputs stored with their graph),
+Without samples, a leak the text describes in words ("memory leak", "memory keeps growing", "out of memory after
+2 epochs") → 0.6 / 0.55 (``_from_words``). Covers the article's rows: tensors kept across steps (loss without .item(), outputs stored with their graph),
 closures captured by checkpointed functions, AMP GradScaler misuse (scaling a loss kept in a list), and
 extensions leaking memory after OOM recovery (MinkowskiEngine#359).
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from gpudesk.oom.cause import Cause
@@ -17,7 +19,51 @@ from gpudesk.units import MIB as MiB
 from gpudesk.i18n import _
 
 
+# What users write when memory grows over time (lower-cased text): the word itself, memory that keeps growing, or an
+# out-of-memory that came only after whole epochs / many iterations had run (the steady state fit; something kept
+# growing). SpareNet#12: "GPU memory leakage (CUDA out of memory after 2 epochs)", losses kept with their graphs.
+_LEAK_WORDS = re.compile(
+    r"\bleak(?:s|age|ing|ed)?\b|memory (?:keeps?|kept|is|was) (?:growing|increasing|going up|rising)"
+    r"|(?:grows|increases|rises) (?:with|after|every|each|per) (?:iteration|epoch|step|batch)", re.IGNORECASE)
+_AFTER_RUNNING = re.compile(r"\bafter (?:\d{1,6}|several|some|many|a few) (?:epochs?|iterations?|steps?|batches)\b",
+                            re.IGNORECASE)
+
+
 def check(f: Facts) -> Cause | None:
+    from_samples = _from_samples(f)
+    if from_samples is not None:
+        return from_samples
+    return _from_words(f)
+
+
+def _from_words(f: Facts) -> Cause | None:
+    """A leak the user describes in words (no samples): 0.6 for the word "leak" or memory that keeps growing,
+    0.55 for an out-of-memory that came after epochs or iterations had run. Below a figure-backed cause (a
+    shortage read from the allocator's own clauses scores 0.7 or more), above a bare message's guesses."""
+    text = f.report.text or ""
+    words = _LEAK_WORDS.search(text)
+    after = _AFTER_RUNNING.search(text)
+    if words is None and after is None:
+        return None
+    said = (words or after)
+    assert said is not None
+    return Cause(
+        id="leak",
+        title=_("Memory grows over the run (a leak)"),
+        confidence=0.6 if words is not None else 0.55,
+        evidence=evidence(described_as=said.group(0), requested_bytes=f.requested, total_capacity_bytes=f.total),
+        explanation=_("The text says the memory grew while the job ran ('{words}'): the first steps fit, so the job's "
+                      "steady need fits the GPU and something keeps memory from earlier steps.").format(
+                          words=said.group(0)),
+        fix=_("Store scalars, not tensors: total_loss += loss.item() (or loss.detach()); do not keep outputs that carry "
+              "the autograd graph"),
+        checks=[_("Log torch.cuda.memory_allocated() every N steps: a steady rise is a leak, a flat line with one "
+                  "spike is one larger batch (variable-length inputs, the validation pass without torch.no_grad())."),
+                _("Evaluation without torch.no_grad() keeps graphs; call model.eval() for dropout/batch-norm mode.")],
+    )
+
+
+def _from_samples(f: Facts) -> Cause | None:
     series: defaultdict[tuple[int | None, int | None], list[tuple[float, int]]] = defaultdict(list)
     for s in f.report.samples:
         if s.allocated_bytes is not None:

@@ -5,13 +5,21 @@ Sub-cases: several near-equal entries of 0.3-1.5 GiB are the same job's sibling 
 this GPU (returnn#1469: 15 × 1.19 GiB; pytorch#135279, #49481); a holder whose PID is not alive is a zombie
 (VisEdit#5). Host-PID caveat: inside a container NVML shows host PIDs (handled by the parser/evidence, which
 mark the target's own entry).
+
+Without a process list, TensorFlow's own device discovery line says it: "Total memory: T, Free memory: F" is logged
+before TensorFlow creates its allocator (core/common_runtime/gpu/gpu_device.cc), so a GPU under a quarter free at
+that moment was already held by another process (0.8; tensorflow#8170: 190 MiB of 7.92 GiB free; tensorflow#9489:
+187 MiB of 3.94 GiB), whatever TensorFlow's own preallocation would have done next.
 """
 
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.rules import held_outside
 from gpudesk.oom.rules.base import Facts, clamp, evidence
-from gpudesk.units import GIB as GiB
+from gpudesk.oom.signatures import CHECKS, check_command
+from gpudesk.units import GIB as GiB, format_bytes
+from gpudesk import i18n
 from gpudesk.i18n import _, ngettext
 
 
@@ -21,6 +29,11 @@ def check(f: Facts) -> Cause | None:
     dev = f.dev
     if dev is None:
         return None
+    held_at_start = _held_before_start(f)
+    if held_at_start is not None and not dev.other_processes:
+        return held_at_start
+    if held_outside.remainder_is_large(f) and held_outside.others_first(f):
+        return _held_by_others(f)
     others = [p for p in dev.other_processes if not p.is_target and p.used_bytes is not None]
     dead = [p for p in dev.other_processes if p.alive is False and not p.is_target]
     share = f.share(f.other)
@@ -67,4 +80,53 @@ def check(f: Facts) -> Cause | None:
         fix=fix,
         more_fixes=[_("In a container, NVML lists host PIDs: map them with /proc/<pid>/status NSpid before blaming "
                     "another process.")],
+    )
+
+
+def _held_before_start(f: Facts) -> Cause | None:
+    """The GPU was mostly taken before the framework started (module docstring)."""
+    total, free = f.report.parsed.get("total_at_start_bytes"), f.report.parsed.get("free_at_start_bytes")
+    if not isinstance(total, int) or not isinstance(free, int) or total <= 0 or free >= total / 4:
+        return None
+    share = (total - free) / total
+    return Cause(
+        id="other_process",
+        title=_("Another process held the GPU before this one started"),
+        confidence=0.8,
+        evidence=evidence(total_at_start_bytes=total, free_at_start_bytes=free, other_processes_ratio=round(share, 3)),
+        explanation=_("When the framework found the GPU, only {free} of {total} was free: {share:.0%} was already "
+                      "taken before it allocated anything.").format(free=format_bytes(free), total=format_bytes(total),
+                                                                    share=share),
+        fix=_("Stop or move the other processes on this GPU (nvidia-smi shows them), or pick a free GPU with CUDA_VISIBLE_DEVICES"),
+        more_fixes=[_("Two TensorFlow sessions in one program each map the GPU: close the first one or turn on "
+                      "memory growth in both.")],
+    )
+
+
+def _held_by_others(f: Facts) -> Cause:
+    """Memory neither free nor in this process's allocator, far above what one CUDA context holds: another process
+    (or a zombie) holds it (:mod:`gpudesk.oom.rules.held_outside`)."""
+    assert f.outside is not None and f.total is not None
+    others = held_outside.held_by_others_bytes(f) or 0
+    key = "other_process"
+    return Cause(
+        id="other_process",
+        title=_("Another process (or a leftover one) holds most of this GPU"),
+        confidence=0.9,
+        evidence=evidence(outside_allocator_bytes=f.outside, held_by_others_estimate_bytes=others,
+                          other_processes_ratio=round(others / f.total, 3), total_capacity_bytes=f.total,
+                          free_bytes=f.free, reserved_bytes=f.reserved, requested_bytes=f.requested,
+                          deciding_check=key, check_command=check_command(key, f.report.platform)),
+        explanation=_("Of {total}, {outside} is neither free nor held by this process's allocator. This process's "
+                      "own memory outside the allocator (CUDA context, cuDNN/cuBLAS) is about {own} at most, so "
+                      "about {others} is held by another process: another job or user, a notebook kernel, or a run "
+                      "that did not exit.").format(total=format_bytes(f.total), outside=format_bytes(f.outside),
+                                                    own=format_bytes(held_outside.OWN_NON_ALLOCATOR_BYTES),
+                                                    others=format_bytes(others)),
+        fix=_("Find the holder with nvidia-smi (on the host: containers hide other PIDs); stop it, or run on a free "
+              "GPU (CUDA_VISIBLE_DEVICES, set before the framework starts)"),
+        more_fixes=[_("If nvidia-smi lists no other process, the holder is this process itself: look for NCCL "
+                      "buffers or a second framework's pool (JAX/TF/CuPy).")],
+        checks=[_("{command}: {meaning}").format(command=check_command(key, f.report.platform),
+                                                 meaning=i18n._(CHECKS[key].meaning))],
     )

@@ -4,15 +4,27 @@
   expandable segments on an unsupported platform, a per-buffer limit, pinned host memory) → ``not_capacity``
   at 0.96: the text names the mechanism, so no figure can outweigh it. A Vulkan allocation of 2 GiB or more
   that fails (``vulkan_large``) is only the likelier reading → 0.6, above a plain shortage (0.5).
+* An illegal memory access with no out-of-memory failure of its own in the text → ``not_capacity`` 0.96 (a
+  kernel's bad address, found with ``CUDA_LAUNCH_BLOCKING=1`` / ``compute-sanitizer``).
 * A failed CUDA context → ``other_process`` 0.8 (a context needs a few hundred MiB of a GPU someone filled).
 * A cuDNN/cuBLAS/XLA library initialisation failure allocates outside the framework's allocator: where the
   framework pre-allocates (TensorFlow, JAX/XLA) → ``preallocation`` 0.6; else → ``genuine_shortage`` 0.55 and
-  ``other_process`` 0.4; XLA's own line "Memory usage: F bytes free, T bytes total" decides it: more than half
+  ``other_process`` 0.4 (a status pasted with no caller's words around it reads as TensorFlow's: ``preallocation``);
+  XLA's own line "Memory usage: F bytes free, T bytes total" decides it: more than half
   free → a library or driver mismatch (``not_capacity``, 0.8).
+* DataLoader workers killed by a bus error with shared memory named (``dev_shm``) → ``not_capacity`` 0.96 with
+  ``df -h /dev/shm`` (host memory: ``host_ram``'s kind of check), the fix ``--shm-size`` / ``--ipc=host``.
+* PaddlePaddle's up-front chunk larger than what is available (``pool_chunk``) → ``preallocation`` 0.7, then
+  ``other_process`` 0.4.
 * Metal's command-buffer out-of-memory → ``genuine_shortage`` 0.7 (the working set is full).
 * The caching allocator's NVML assert (MIG) → ``genuine_shortage`` 0.6: an OOM whose figures were lost.
-* A bare ``CUDA error: out of memory`` → a ranked set, never one confident answer: pinned host memory 0.4
-  (0.75 when the text shows pinning), another process 0.35, an ECC fault 0.2, a bad driver state 0.15; for
+* A bare ``CUDA error: out of memory`` → a ranked set, never one confident answer. From a PyTorch release that
+  prints the "asynchronously reported" note (its allocator words its own failures "Tried to allocate"): pinned host
+  memory 0.4 (0.75 when the text shows pinning or WSL), another process 0.35, an ECC fault 0.2, a bad driver state
+  0.15. The one line alone (release unknown): the job's own need 0.45, another process 0.4, pinned memory 0.35:
+  the threads that paste only this line were mostly fixed by a smaller batch (ssd.pytorch#257, RefineDet.PyTorch#13,
+  TranSummar#7, scene-baseline#4, ECO-pytorch#40, Detectron.pytorch#11, CR-GAN#8; a driver reset in
+  maskrcnn-benchmark#238, pinned memory under WSL in microsoft/WSL#8447). For
   ggml's own pool (llama.cpp, Ollama) the job's buffers come first (``genuine_shortage`` 0.5); for NCCL,
   a rank other than 0 touching GPU 0 makes another process first.
 * A traceback through CUDA-graph capture → ``cuda_graph_pools`` 0.85 (the captured pools are what failed).
@@ -25,9 +37,10 @@ import re
 from gpudesk import i18n
 from gpudesk.i18n import _
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import CHECKS, NOT_CAPACITY, check_command
+from gpudesk.oom.signatures import CHECKS, DEV_SHM_CHECK, NOT_CAPACITY, check_command
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
 _XLA_USAGE = re.compile(r"Memory usage:\s{0,3}(\d{1,20}) bytes free,\s{0,3}(\d{1,20}) bytes total")
@@ -44,6 +57,7 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
     titles = {
         "shared_memory": _("Not a memory problem: the kernel needs more on-chip memory than the core has"),
         "host_ram": _("Not a GPU memory problem: host RAM ran out"),
+        "dev_shm": _("Not a GPU memory problem: the DataLoader workers ran out of shared memory (/dev/shm)"),
         "absurd_size": _("Not a memory problem: the requested size is garbage"),
         "ecc": _("Not a capacity problem: an uncorrectable ECC error (GPU memory fault)"),
         "xid": _("Not a capacity problem: the driver lost the GPU (Xid)"),
@@ -54,6 +68,7 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "xpu_large": _("Likely not capacity: an Intel GPU allocation of 4 GiB or more, above Level Zero's default limit"),
         "pin_memory": _("Not a GPU capacity problem: page-locked (pinned) host memory ran out"),
         "free_exceeds_request": _("Not a capacity problem: the memory was free"),
+        "illegal_address": _("Not a memory problem: a kernel accessed memory outside its buffers"),
     }
     explanations = {
         "shared_memory": _("The kernel's tile needs more on-chip memory than one core offers (a GPU SM's shared "
@@ -61,6 +76,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                            "involved."),
         "host_ram": _("The failing allocation is in system memory (PyTorch's CPU allocator, a CPU buffer): the GPU "
                       "is not full, the computer is."),
+        "dev_shm": _("A DataLoader worker was killed by a bus error: it passes each batch to the main process through "
+                     "/dev/shm, a RAM-backed filesystem, and a page it wrote could not be backed. Containers get "
+                     "64 MiB there unless told otherwise; the GPU is not involved."),
         "absurd_size": _("A request of {size} is more than any device or computer has: it comes from an overflowed "
                          "or uninitialised size, usually after an earlier error.").format(
                              size=format_bytes(f.requested) if f.requested else _("more than 1 EiB or below zero")),
@@ -85,6 +103,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                         "cudaHostAlloc). It has its own limit, small under WSL2."),
         "free_exceeds_request": _("The device reported enough memory free for the request, so the refusal came "
                                   "from a limit below the capacity."),
+        "illegal_address": _("'An illegal memory access was encountered' means a kernel read or wrote an address "
+                             "outside its allocations. CUDA reports it at the next synchronising call, so the op in "
+                             "the traceback is often not the one at fault; more memory does not help."),
     }
     fixes = {
         "shared_memory": _("Use a smaller kernel config: num_stages=1 or 2 and smaller BLOCK sizes (Pallas/XLA on TPU: "
@@ -92,6 +113,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                            "memory per SM also works"),
         "host_ram": _("Free host RAM or add swap / enlarge the Windows page file; load with mmap or "
                       "low_cpu_mem_usage=True, or process the data in smaller pieces"),
+        "dev_shm": _("Give the container more shared memory (docker run --shm-size=8g, or --ipc=host; Kubernetes: an "
+                     "emptyDir with medium: Memory on /dev/shm), or lower num_workers / the batch size"),
         "absurd_size": _("Find the shape that produced the size (print shapes before the failing op); fix the "
                          "earlier error first if one came before"),
         "ecc": _("Run nvidia-smi -q -d ECC; with uncorrectable errors reset the GPU (nvidia-smi -r) or use another one"),
@@ -109,18 +132,22 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                         "memory in .wslconfig"),
         "free_exceeds_request": _("Look for the limit that refused it: a per-process cap, the WDDM/WSL or ROCm-on-"
                                   "Windows allocation limit, an APU carve-out, a MIG slice or a container limit"),
+        "illegal_address": _("Rerun with CUDA_LAUNCH_BLOCKING=1 (or under compute-sanitizer) to find the kernel at "
+                             "fault; then check its indices and inputs, or update the library or driver that ships it"),
     }
-    check_key = "buffer_limit" if key in ("vulkan_large", "xpu_large") else key
+    check_key = {"vulkan_large": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram"}.get(key, key)
+    command = DEV_SHM_CHECK.command if key == "dev_shm" else check_command(check_key, r.platform)
+    check_line = (_("{command}: {meaning}").format(command=command, meaning=i18n._(DEV_SHM_CHECK.meaning))
+                  if key == "dev_shm" else _check_line(check_key, r.platform))
     return Cause(
         id="not_capacity",
         title=titles[key],
         confidence=confidence,
-        evidence=evidence(not_capacity_kind=key, deciding_check=check_key,
-                          check_command=check_command(check_key, r.platform),
+        evidence=evidence(not_capacity_kind=key, deciding_check=check_key, check_command=command,
                           requested_bytes=f.requested, free_bytes=f.free, total_capacity_bytes=f.total),
         explanation=explanations[key],
         fix=fixes[key],
-        checks=[_check_line(check_key, r.platform)],
+        checks=[check_line],
     )
 
 
@@ -179,6 +206,18 @@ def check(f: Facts) -> list[Cause]:
         out.append(_not_capacity("ecc", 0.2, f))
     elif sig == "library_init":
         out.extend(_library_init(f))
+    elif sig == "pool_chunk":
+        out.append(_generic("preallocation", 0.7, _("The framework's up-front memory chunk is larger than the free "
+                                                     "memory"),
+                            _("PaddlePaddle's allocator reserves FLAGS_fraction_of_gpu_memory_to_use of the GPU in one "
+                              "chunk at start and refuses to run when that chunk is more than what is available "
+                              "(the 'allocating > available' figures): the fraction, or another process on the GPU, "
+                              "leaves it no room."),
+                            _("Lower FLAGS_fraction_of_gpu_memory_to_use (e.g. export "
+                              "FLAGS_fraction_of_gpu_memory_to_use=0.5) or switch to growth "
+                              "(FLAGS_allocator_strategy=auto_growth); stop other processes on the GPU"),
+                            "preallocation", f))
+        out.append(_other_process(0.4, f))
     elif sig == "metal_oom":
         out.append(_shortage(0.7, f, _("A Metal command buffer ran out of memory: the model, its cache and this "
                                        "step's buffers exceed the GPU working set macOS allows (about two thirds "
@@ -215,6 +254,22 @@ def _xpu_large_confidence(f: Facts) -> float:
     return 0.6
 
 
+# A library status with no caller's wording around it. PyTorch always wraps its library failures ("RuntimeError:
+# cuDNN error: ...", "CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`"), and so do Torch7
+# ("Error in CuDNN:"), CNTK ("cuDNN failure 2:") and MXNet ("Check failed: e == CUDNN_STATUS_SUCCESS"); the status
+# alone is what users clip from TensorFlow's StreamExecutor log line, and those threads are fixed by memory growth
+# (tensorflow#14345, #7072; pythonlessons/TensorFlow-2.x-YOLOv3#107; oarriaga/paz#208).
+_BARE_STATUS = re.compile(r"\s{0,4}(?:CUDNN|CUBLAS)_STATUS_[A-Z_]{3,40}\s{0,4}")
+
+
+def _not_pytorch_wording(r: MemoryReport) -> bool:
+    """A library status that PyTorch did not word: the status alone, or no runtime and no PyTorch words at all
+    (flexflow-train#51: Legion maps a fixed framebuffer up front, ``-ll:fsize``, as TensorFlow and JAX do)."""
+    if _BARE_STATUS.fullmatch(r.text or "") is not None:
+        return True
+    return r.runtime is None and r.framework in (None, "unknown")
+
+
 def _library_init(f: Facts) -> list[Cause]:
     r = f.report
     usage = _XLA_USAGE.search(r.text or "")
@@ -223,7 +278,7 @@ def _library_init(f: Facts) -> list[Cause]:
         free, total = int(usage.group(1)), int(usage.group(2))
         if total and free / total > 0.5:
             return [_not_capacity("driver_version", 0.8, f)]
-    if runtime in _PREALLOCATING or r.framework in _PREALLOCATING:
+    if runtime in _PREALLOCATING or r.framework in _PREALLOCATING or _not_pytorch_wording(r):
         return [_generic("preallocation", 0.6, _("The framework's preallocation left no memory for cuDNN/cuBLAS"),
                          _("cuDNN and cuBLAS allocate their handles and workspaces with cudaMalloc, outside the "
                            "framework's pool; TensorFlow and JAX/XLA map most of the GPU at start, so the library "
@@ -248,6 +303,29 @@ def _library_init(f: Facts) -> list[Cause]:
             _other_process(0.4, f), _not_capacity("driver_version", 0.3, f)]
 
 
+_ASYNC_NOTE = "kernel errors might be asynchronously reported"
+# What a WSL2 log carries of its platform: the word, its kernel's release string ("5.15.90.1-microsoft-standard-WSL2"),
+# the Windows drives mounted under /mnt/<letter>, and the GPU paravirtualisation of WSL2 (/dev/dxg, libdxcore.so,
+# the driver libraries in /usr/lib/wsl/lib; NVIDIA CUDA on WSL User Guide, "Getting Started").
+_WSL = re.compile(r"\bwsl|microsoft-standard|/mnt/[c-h]/|/dev/dxg|\bdxg\b|libdxcore|/usr/lib/wsl")
+
+
+def _wsl(low: str) -> bool:
+    """The (lower-cased) text comes from WSL2 (see ``_WSL``); page-locked memory is limited there."""
+    return _WSL.search(low) is not None
+
+
+def _one_line_shortage(f: Facts) -> Cause:
+    cause = _shortage(0.45, f, _("A one-line 'CUDA error: out of memory' carries no figures. In most public threads "
+                                 "with only this line, a smaller batch or input fixed it: the job needed more than "
+                                 "the GPU had. Another process holding the GPU and pinned host memory (WSL) are the "
+                                 "next readings; one command tells the first two apart."))
+    cause.evidence.update(evidence(deciding_check="other_process",
+                                   check_command=check_command("other_process", f.report.platform)))
+    cause.checks = [_check_line("other_process", f.report.platform), _check_line("pin_memory", f.report.platform)]
+    return cause
+
+
 def _bare(f: Facts) -> list[Cause]:
     r = f.report
     text = r.text or ""
@@ -267,11 +345,19 @@ def _bare(f: Facts) -> list[Cause]:
         return [_shortage(0.5, f, _("The driver refused a device allocation (cuMemCreate / cuMemAlloc): the GPU is "
                                     "full.")),
                 _other_process(0.4, f), _not_capacity("ecc", 0.15, f)]
-    pinned = "pin_memory" in low or "wsl" in low or "microsoft-standard" in low
-    if pinned or r.framework == "pytorch" or "runtimeerror: cuda error" in low or "runtimeerror: hip error" in low:
-        # PyTorch's caching allocator reports its own failures as "Tried to allocate ..."; a bare CUDA error is a
-        # call outside it, and in a running job the commonest such allocation is page-locked host memory.
+    pinned = "pin_memory" in low or _wsl(low)
+    pytorch = r.framework == "pytorch" or "runtimeerror: cuda error" in low or "runtimeerror: hip error" in low
+    if pinned or (pytorch and _ASYNC_NOTE in low):
+        # PyTorch's caching allocator reports its own failures as "Tried to allocate ..." (every release that
+        # prints the asynchronous-error note does); a bare CUDA error is a call outside it, and in a running job
+        # the commonest such allocation is page-locked host memory.
         return [_not_capacity("pin_memory", 0.75 if pinned else 0.4, f), _other_process(0.35, f),
+                _not_capacity("ecc", 0.2, f), _not_capacity("xid", 0.15, f)]
+    if pytorch:
+        # The one line alone (the release unknown): in the public threads that paste just this line, the
+        # resolution is most often a smaller batch (module docstring), so the job's own need comes first, with the
+        # check that tells it from another process.
+        return [_one_line_shortage(f), _other_process(0.4, f), _not_capacity("pin_memory", 0.35, f),
                 _not_capacity("ecc", 0.2, f), _not_capacity("xid", 0.15, f)]
     # Any other runtime allocates device memory itself, so its bare CUDA error is first its own allocation.
     return [_shortage(0.5, f, _("The runtime's own device allocation failed (it prints no figures): the GPU is full.")),

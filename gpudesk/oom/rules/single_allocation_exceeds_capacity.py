@@ -2,18 +2,45 @@
 
 oom.md §3.5 rules 1-2: request > total capacity (Qwen2.5-Omni#240 124.68 GiB on 95.22, clovaai#386
 26.05 on 23.70) → 0.95; request > total − allocated (SD-depth 14.48 of 14.76 with 6.23 live; TF BFC
-Limit − InUse, ASR#78) → 0.85 when it is over half the GPU, else 0.7; request > 2 × total or > 1 TiB with no
-total known (pytorch#126766: 3725 GiB) is a bogus size from a shape or config bug.
+Limit − InUse, ASR#78) → 0.85 when it is over half the GPU, else 0.7; request > 2 × total, or with no total known
+more than the largest GPU of the bundled catalog (pytorch#126766: 3725 GiB), is a bogus size from a shape or config
+bug. With no total known, a request of half the largest GPU or more (alphafold#185: 275 GiB for a 7,000-residue
+complex) fits almost no GPU → 0.7, above a plain shortage. TensorRT's builder skipping a tactic "due to
+insufficient memory on requested size of S" asked for S in one piece as that tactic's workspace (up to the build's
+workspace limit): with no total known, that one request is what the GPU could not give → 0.7, and the fix is the
+workspace limit (DeepStream-Yolo#366 and yolo-tensorrt#169: 4 GiB asked on 4 GB GPUs; TensorRT-LLM#102).
+
+A memory pool that prints its own figures (CuPy's ``OutOfMemoryError``, cupy/cuda/memory.pyx): a request above
+the pool's limit can never be served (0.9); a request of 1 GiB or more refused while the pool held under 5 % of
+it is the request alone against the device (0.6: CuPy frees its cached blocks and retries twice before raising,
+``SingleDeviceMemoryPool._try_malloc``, so nothing of the process's own was in the way; cupy#2241: 200 GB asked
+with 4 KiB held).
 """
 
 from __future__ import annotations
 
+import functools
+
+from gpudesk.catalog import CatalogError, open_catalog
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, clamp, evidence
-from gpudesk.units import GIB as GiB
+from gpudesk.units import GIB as GiB, format_bytes
 from gpudesk.i18n import _
 
 TiB = 1024 * GiB
+
+
+@functools.lru_cache(maxsize=1)
+def largest_gpu_bytes() -> int:
+    """The memory of the largest GPU in the bundled catalog (1 TiB if the catalog cannot be read)."""
+    try:
+        catalog = open_catalog()
+        try:
+            return max((gpu.memory_bytes or 0 for gpu in catalog.gpus()), default=0) or TiB
+        finally:
+            catalog.close()
+    except CatalogError:
+        return TiB
 
 
 def check(f: Facts) -> Cause | None:
@@ -23,16 +50,42 @@ def check(f: Facts) -> Cause | None:
     if req is None:
         return None
     total = f.total
-    bogus = (total is not None and req > 2 * total) or (total is None and req > TiB)
+    largest = largest_gpu_bytes()
+    workspace = _int(f.report.parsed.get("tactic_workspace_bytes"))
+    bogus = (total is not None and req > 2 * total) or (total is None and req > largest)
+    pool_held, pool_limit = f.pool_held, f.pool_limit
+    checks: list[str] = []
     if bogus:
         conf = 0.9 if total is not None else 0.75
         why = _("The request is far larger than any GPU: a shape, dtype or configuration bug (e.g. a wrong dimension).")
+    elif pool_limit is not None and req > pool_limit:
+        conf = 0.9
+        why = _("One request ({requested}) is larger than the memory pool's limit ({limit}); nothing the pool "
+                "frees can make it fit.").format(requested=format_bytes(req), limit=format_bytes(pool_limit))
+    elif total is None and pool_held is not None and req >= GiB and pool_held * 20 <= req:
+        conf = 0.6
+        why = _("The memory pool held only {held} and a single request of {requested} still failed after the pool "
+                "released its cache: the request alone is larger than what the device had free.").format(
+                    held=format_bytes(pool_held), requested=format_bytes(req))
+        checks.append(_("nvidia-smi shows the GPU's total memory and what other processes hold: a request above "
+                        "the total never fits; one below it failed because others hold the rest."))
+    elif total is None and workspace is not None and workspace >= req:
+        conf = 0.7
+        why = _("TensorRT's builder asked for {requested} in one piece as one tactic's workspace, up to the workspace "
+                "limit the build set, and the GPU could not give it: the limit is larger than this GPU can "
+                "hold beside the network.").format(requested=format_bytes(req))
+    elif total is None and req >= largest / 2:
+        conf = 0.7
+        why = _("One request of {requested} is larger than almost every GPU: only the largest ({largest}) could hold "
+                "it, and only nearly empty.").format(requested=format_bytes(req), largest=format_bytes(largest))
     elif total is None:
         return None
     elif req > total:
         conf = 0.95
         why = _("One request is larger than the whole GPU; no setting can make it fit.")
-    elif f.allocated is not None and req > total - f.allocated:
+    elif f.allocated is not None and req > total - f.allocated and (req > f.allocated or 4 * req >= total):
+        # A request smaller than the live tensors and under a quarter of the GPU is the last straw of an
+        # accumulated working set (the job's own need), not one oversized tensor.
         conf = 0.85 if req > total / 2 else 0.7
         why = _("One request is larger than everything the GPU could free while the live tensors stay.")
     else:
@@ -47,6 +100,12 @@ def check(f: Facts) -> Cause | None:
         fix = _("Check the op that makes this tensor (shape {shape}): a Tile/Concat/broadcast that grew too "
                 "large").format(shape=r.tensor_shape)
         more = [_("Reduce the batch or the input length."), _("Add report_tensor_allocations_upon_oom to RunOptions.")]
+    if workspace is not None and not bogus:
+        fix = _("Lower the builder's workspace limit below the GPU's free memory: "
+                "config.set_memory_pool_limit(trt.MemoryPoolType.WORKSPACE, N) (setMaxWorkspaceSize before TensorRT "
+                "8.4; trtexec --memPoolSize=workspace:N)")
+        more = [_("A skipped tactic is a warning: the build goes on with tactics that fit, so a build that still "
+                  "fails is short of memory elsewhere (the network's weights and activations).")]
     if bogus:
         fix = _("Print the shapes feeding this allocation; the requested size is not a plausible tensor")
     return Cause(
@@ -60,8 +119,16 @@ def check(f: Facts) -> Cause | None:
             requested_to_capacity_ratio=round(req / total, 3) if total else None,
             bogus_size=bogus or None,
             tensor_shape=r.tensor_shape,
+            pool_held_bytes=pool_held,
+            pool_limit_bytes=pool_limit,
+            tactic_workspace_bytes=workspace,
         ),
         explanation=why,
         fix=fix,
         more_fixes=more,
+        checks=checks,
     )
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

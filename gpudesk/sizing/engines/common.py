@@ -14,6 +14,14 @@ from typing import Any
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
 
+from gpudesk.units import GIB
+#: Device memory in use before the weights load, outside PyTorch's allocator: the CUDA context with its loaded
+#: kernels and the cuBLAS workspace. SGLang logs it ("avail mem" before "Load weight begin" is about 1 GiB under
+#: the total, python/sglang/srt/model_executor/model_runner.py); engines that measure ``total - free`` (SGLang,
+#: TensorRT-LLM's free-memory fraction, vLLM 0.2.5-0.6.3) count it, engines that measure the torch peak do not.
+CONTEXT_BYTES = 0.75 * GIB
+#: NCCL's channel buffers per peer rank of a tensor-parallel group (send and receive, Simple/LL/LL128 protocols).
+NCCL_PER_PEER_BYTES = 0.25 * GIB
 ENGINES: tuple[str, ...] = ("vllm", "sglang", "trtllm", "llamacpp", "ollama")
 
 #: Float settings that are a share of GPU memory, so in (0, 1]; every other float setting is a size (>= 0).

@@ -47,6 +47,22 @@ def check_version(version: str | None) -> None:
             version=version))
 
 
+def check_flags_in_release(engine: str, version: str, given: dict[str, Any]) -> None:
+    """Refuse settings whose flag (or ``--kv-cache-dtype`` value) the engine's parser of ``version`` does not have,
+    so the command shown starts that release (:mod:`gpudesk.sizing.engines.flags`).
+
+    Raises:
+        SizingError (field ``engine_arg``): one sentence per setting that release lacks.
+    """
+    from gpudesk.sizing.engines.flags import missing_in_release
+
+    spelled = {SETTINGS[engine][name][2]: value for name, value in given.items()
+               if value is not None and value is not False}
+    missing = missing_in_release(engine, version, spelled)
+    if missing:
+        raise SizingError("engine_arg", " ".join(sentence for _flag, sentence in missing))
+
+
 def check_engine(engine: str) -> str:
     """The engine name, lower case.
 
@@ -84,6 +100,7 @@ def engine_fit(engine: str, model: ModelSpec | GgufModel, device: DeviceMemory, 
     check_version(version)
     given: dict[str, Any] = parse_engine_args(key, engine_args or [], SETTINGS[key])
     ver = version or DEFAULT_VERSION[key]
+    check_flags_in_release(key, ver, given)
     if key in TP_SETTING and tensor_parallel:
         given.setdefault(TP_SETTING[key], tensor_parallel)
     if isinstance(model, GgufModel):

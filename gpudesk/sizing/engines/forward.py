@@ -24,8 +24,17 @@ entry: the 16-bit logits the model runner still holds (2 bytes), their fp32 copy
 still referenced. Only the driver worker (rank 0) samples, on logits gathered to the full vocabulary, and the
 executor keeps the smallest block count of all workers (``vllm/executor/distributed_gpu_executor.py``), so rank 0's
 peak sets the KV cache. Qwen2.5-32B at TP 2 over 10,000 tokens: ``256 x 152,064 x 32 + 10,000 x 5,120 x 2`` bytes =
-1.26 GiB, the peak vLLM 0.7.3 printed (vllm-project/vllm#15815). V1's dummy sampler run skips top-k and top-p
-(``vllm/v1/worker/gpu_model_runner.py`` ``_dummy_sampler_run``), so :func:`sampler_peak_bytes` holds there.
+1.26 GiB, the peak vLLM 0.7.3 printed (vllm-project/vllm#15815).
+
+V1 profiles the sampler too, with ``top_p=0.9`` and ``top_k=vocab_size - 1`` on ``min(max_num_seqs,
+max_num_batched_tokens)`` rows (``vllm/v1/worker/gpu_model_runner.py`` ``_dummy_sampler_run``, the same in the
+0.8.0, 0.9.2, 0.10.1 and 0.11.0 wheels). Without FlashInfer (not a dependency of the ``vllm`` wheel; an optional
+extra from 0.10) the PyTorch path runs (``vllm/v1/sample/ops/topk_topp_sampler.py`` ``apply_top_k_top_p``): live at
+its ``scatter``, per row and vocabulary entry, the 16-bit logits of ``compute_logits`` (2 bytes, all-gathered to the
+full vocabulary on every rank), their fp32 copy (``Sampler.forward``: ``logits.to(torch.float32)``, 4),
+``logits_sort`` (4), ``logits_idx`` (int64, 8), ``top_k_mask`` (bool, 1), ``probs_sort`` (4; the cumsum writes into
+it), ``top_p_mask`` (1) and the scatter's output (4): 28 bytes (:func:`v1_profile_peak_bytes`). With FlashInfer's
+sampling kernels (``forward_cuda``) none of these copies exist; :func:`sampler_peak_bytes` is then the bound.
 """
 
 from __future__ import annotations
@@ -68,6 +77,19 @@ def profile_peak_bytes(spec: ModelSpec, tokens: int, sequences: int, tensor_para
     return max(layer_peak_bytes(spec, tokens, tensor_parallel),
                sampler_peak_bytes(spec, min(sequences, tokens), tensor_parallel)
                + 2 * min(sequences, tokens) * (spec.hidden_size or 0) * ACT_BYTES)
+
+
+#: V1's PyTorch top-k/top-p sampler at its peak, bytes per row and vocabulary entry (module docstring).
+V1_SORTED_SAMPLER_BYTES_PER_LOGIT = 2 + 4 + 4 + 8 + 1 + 4 + 1 + 4
+
+
+def v1_profile_peak_bytes(spec: ModelSpec, tokens: int, sequences: int, tensor_parallel: int = 1) -> float:
+    """vLLM V1's profile peak: the forward's largest layer, or the PyTorch top-k/top-p sampler over ``min(sequences,
+    tokens)`` full-vocabulary rows with the dummy run's ``tokens x hidden`` output still referenced."""
+    rows = min(sequences, tokens)
+    sampler = rows * (spec.vocab_size or 0) * V1_SORTED_SAMPLER_BYTES_PER_LOGIT
+    return max(layer_peak_bytes(spec, tokens, tensor_parallel),
+               sampler + tokens * (spec.hidden_size or 0) * ACT_BYTES)
 
 
 def v0_profile_peak_bytes(spec: ModelSpec, tokens: int, sequences: int, tensor_parallel: int = 1) -> float:

@@ -29,6 +29,7 @@ from typing import Any
 
 from gpudesk.i18n import _
 from gpudesk.sizing.engines.common import Change, EngineFit, GpuMemory, Setting, settings_with_defaults
+from gpudesk.sizing.engines.flags import fa_takes_value
 from gpudesk.units import GIB
 from gpudesk.sizing.engines.ggml_mix import GgmlTensor
 from gpudesk.sizing.engines.ggml_types import kv_cache_type_bytes
@@ -191,7 +192,7 @@ def llamacpp_fit(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, 
                                "compute {compute:.2f}).").format(
         label=gpu[mems.index(worst)].label, need=worst.total_bytes / GIB, total=gpu_total_bytes / GIB,
         model=worst.weights_bytes / GIB, kv=worst.kv_cache_bytes / GIB, compute=worst.activation_bytes / GIB)
-    cmd = command(model_ref, s)
+    cmd = command(model_ref, s, version)
     changes = () if fits or not advise else _changes(spec, tensors, gpu_name, gpu_total_bytes, s, devices, backend, model_ref)
     return EngineFit("llamacpp", version, gpu_name, gpu_total_bytes, max(1, devices), worst, cells, cells // parallel,
                      1, n_ctx // parallel, max(1, concurrency), float(parallel), min(n_ctx, cells // max(1, concurrency)),
@@ -207,11 +208,16 @@ def llamacpp_fit(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, 
                             "model_size_bytes": sum(t.bytes for t in tensors)})
 
 
-def command(model_ref: str, s: dict[str, Any]) -> str:
-    """``llama-server -m MODEL`` with each setting that differs from llama.cpp's default."""
+def command(model_ref: str, s: dict[str, Any], version: str = "b6000") -> str:
+    """``llama-server -m MODEL`` with each setting that differs from llama.cpp's default; ``-fa`` as the build's
+    parser takes it: a bare switch, or ``on``/``off`` given always where leaving it out means ``auto``
+    (:mod:`gpudesk.sizing.engines.flags`)."""
     parts = ["llama-server", "-m", model_ref]
     for name, (default, _kind, flag) in SETTINGS.items():
         value = s.get(name)
+        if name == "flash_attn" and fa_takes_value(version):
+            parts += [flag, "on" if value else "off"]
+            continue
         if value is None or value == default or value is False:
             continue
         parts += [flag] if value is True else [flag, str(value)]

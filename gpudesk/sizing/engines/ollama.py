@@ -4,8 +4,14 @@ Source: ollama/ollama ``llm/memory.go`` ``estimateGPULayers`` and ``fs/ggml/ggml
 3258a89b, the estimator behind the "offload to cuda ... layers.offload=N memory.required.full=..." log line, used
 up to 0.12): every GPU first reserves ``MinimumMemory`` (457 MiB on CUDA/ROCm, 512 MiB on Metal; ``ml/device.go``)
 plus one layer; layers (each ``blk.i`` tensors plus its KV ``num_ctx x num_parallel x (key_length + value_length)
-x head_count_kv x bytes``; f16 2 bytes, q8_0 1, q4_0 0.5) are placed from the last down while ``free > overhead +
-used + max(graph) + layer``; the output layer (``output`` or the tied ``token_embd``, plus ``output_norm``) last.
+x head_count_kv x bytes``; f16 2 bytes, q8_0 1, q4_0 0.5) are placed from ``blk.0`` up while ``free > overhead +
+used + max(graph) + layer``, and a GPU a layer does not fit on takes no further layers (``for i := range
+BlockCount`` ... ``gpusWithSpace[i%j]``, the GPU dropped from the list on the first miss; commits 000ce020 and
+3241b457), so with uneven layers (DeepSeek's dense first layers before its MoE ones) the small early layers
+count; the output layer (``output`` or the tied ``token_embd``, plus ``output_norm``) last. The logged
+``memory.weights.total`` is ``memoryWeights``: the sum over every ``blk.i`` of its tensors plus its share of the KV
+cache (``layerSize = blk.Size() + kv / BlockCount``), without the output layer and the token embedding, which
+the log calls ``nonrepeating``.
 Graph for the ``llama`` architecture: ``fullOffload = max(4 b (1 + 4 e + c (1 + heads)), 4 b (e + vocab))``,
 ``partialOffload = 4 b e + max(4 b (1 + e + max(c, e)) + e^2 x 9/16 + 4 c (b heads + e_head kv), 4 b (e + vocab) +
 e vocab x 105/128)`` with ``b = min(num_ctx, num_batch)`` and ``c = num_ctx x num_parallel``; other architectures
@@ -14,6 +20,9 @@ the partial one is used.
 """
 
 from __future__ import annotations
+
+import re
+from shlex import quote
 
 from dataclasses import dataclass
 from typing import Any
@@ -98,7 +107,7 @@ def ollama_estimate(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTenso
         alloc[i] += minimum + (layer[0] + kv[0] if n else 0)
     count = 0
     want = int(s["num_gpu"])
-    for il in range(n - 1, -1, -1):
+    for il in range(n):
         size = layer[il] + kv[il]
         if 0 <= want <= count:
             continue
@@ -122,8 +131,31 @@ def ollama_estimate(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTenso
     alloc = [a + graph_used if a else 0 for a in alloc]
     weights_rep = sum(layer)
     full_need = minimum + weights_rep + out_layer + sum(kv) + full + layer[0] if n else 0
-    return OllamaEstimate(n + 1, count, full_need, sum(alloc), sum(kv), weights_rep + out_layer + (embd if output else 0),
+    return OllamaEstimate(n + 1, count, full_need, sum(alloc), sum(kv), weights_rep + sum(kv),
                           weights_rep, out_layer, full, partial, tuple(alloc))
+
+
+def command(model_ref: str, s: dict[str, Any]) -> str:
+    """Server settings as environment variables of ``ollama serve``, model options as Modelfile ``PARAMETER`` lines
+    (:mod:`gpudesk.sizing.engines.flags`): ``ollama serve`` in the background, then create and run the model."""
+    env = []
+    if s["flash_attention"]:
+        env.append("OLLAMA_FLASH_ATTENTION=1")
+    if s["kv_cache_type"] != "f16":
+        env.append(f"OLLAMA_KV_CACHE_TYPE={s['kv_cache_type']}")
+    if s["num_parallel"] != 1:
+        env.append(f"OLLAMA_NUM_PARALLEL={s['num_parallel']}")
+    if s["gpu_overhead"]:
+        env.append(f"OLLAMA_GPU_OVERHEAD={int(s['gpu_overhead'])}")
+    source = model_ref if ("/" in model_ref or not model_ref.lower().endswith(".gguf")) else "./" + model_ref
+    lines = [f"FROM {source}", f"PARAMETER num_ctx {int(s['num_ctx'])}"]
+    for name in ("num_gpu", "num_batch"):
+        if s[name] != SETTINGS[name][0]:
+            lines.append(f"PARAMETER {name} {int(s[name])}")
+    name = re.sub(r"[^a-z0-9._-]+", "-", model_ref.rsplit("/", 1)[-1].lower().removesuffix(".gguf")).strip("-") or "model"
+    modelfile = "\\n".join(lines) + "\\n"
+    return (" ".join(env + ["ollama", "serve"]) + " & " + f"printf {quote(modelfile)} > Modelfile && "
+            f"ollama create {name} -f Modelfile && ollama run {name}")
 
 
 def ollama_fit(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, ...], gpu_name: str,
@@ -137,14 +169,7 @@ def ollama_fit(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, ..
                       float(est.graph_full if fits else est.graph_partial), 0.0, 0.0)
     reason = "" if fits else _("only {offload} of {layers} layers fit on the GPU; the rest run on the CPU.").format(
         offload=est.layers_offload, layers=est.layers_model)
-    env = []
-    if s["flash_attention"]:
-        env.append("OLLAMA_FLASH_ATTENTION=1")
-    if s["kv_cache_type"] != "f16":
-        env.append(f"OLLAMA_KV_CACHE_TYPE={s['kv_cache_type']}")
-    if s["num_parallel"] != 1:
-        env.append(f"OLLAMA_NUM_PARALLEL={s['num_parallel']}")
-    cmd = " ".join(env + ["ollama", "run", model_ref]) + f"  # then /set parameter num_ctx {s['num_ctx']}"
+    cmd = command(model_ref, s)
     ctx = int(s["num_ctx"])
     return EngineFit("ollama", version, gpu_name, gpu_total_bytes, max(1, devices), first, ctx * int(s["num_parallel"]),
                      0, 1, ctx, max(1, concurrency), float(s["num_parallel"]), ctx, fits, reason, cmd, s,

@@ -2,7 +2,10 @@
 
 Source: sgl-project/sglang ``python/sglang/srt/model_executor/model_runner.py`` (``profile_max_num_token`` and
 ``init_memory_pool``, 0.3-0.5): after the weights load, ``rest_memory = available_gpu_memory - total_gpu_memory x
-(1 - mem_fraction_static)`` and ``max_total_num_tokens = rest_memory // cell_size`` with ``cell_size = kv_heads_per_tp
+(1 - mem_fraction_static)``, where ``total_gpu_memory`` is not the device's total but ``min_per_gpu_memory``, the
+memory free after torch distributed init and before the weights (``init_torch_distributed``; read in the 0.4.3.post4,
+0.4.9 and 0.5.3 wheels; QwQ-32B on 4 x L4: 6.09 GiB free after 15.54 GiB of weights, 21.63 GiB free before them,
+6.09 - 21.63 x 0.15 = 2.84 GiB of K and V, the KV pool the log printed, llms-in-clouds docs/sglang.md), and ``max_total_num_tokens = rest_memory // cell_size`` with ``cell_size = kv_heads_per_tp
 x head_dim x num_layers x 2 x dtype_bytes`` (MLA: ``(kv_lora_rank + qk_rope_head_dim) x num_layers x dtype_bytes``),
 rounded down to ``page_size``. The request pool is ``min(max(int(max_total_num_tokens / context_len x 512), 2048),
 4096)`` and ``max_running_requests = min(max_total_num_tokens // 2, that pool)`` unless set
@@ -29,7 +32,16 @@ from __future__ import annotations
 from typing import Any
 
 from gpudesk.i18n import _
-from gpudesk.sizing.engines.common import Change, EngineFit, GpuMemory, Setting, command_line, settings_with_defaults
+from gpudesk.sizing.engines.common import (
+    CONTEXT_BYTES,
+    NCCL_PER_PEER_BYTES,
+    Change,
+    EngineFit,
+    GpuMemory,
+    Setting,
+    command_line,
+    settings_with_defaults,
+)
 from gpudesk.sizing.engines.vllm import kv_precision
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
 from gpudesk.sizing.shapes import ModelSpec
@@ -49,9 +61,6 @@ SETTINGS: dict[str, Setting] = {
     "cuda_graph_max_bs": (None, int, "--cuda-graph-max-bs"),
     "disable_cuda_graph": (False, bool, "--disable-cuda-graph"),
 }
-#: CUDA context + allocator before the weights (one GPU), and NCCL per extra rank.
-CONTEXT_BYTES = 0.75 * GIB
-NCCL_PER_PEER_BYTES = 0.25 * GIB
 
 
 #: server_args.py ``max_prefill_tokens`` default.
@@ -113,8 +122,11 @@ def sglang_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict
     ctx = int(s["context_length"] or spec.context_length or 4096)
     weights = weight_bytes(spec, fmt) / tp
     before = CONTEXT_BYTES + (NCCL_PER_PEER_BYTES * (tp - 1) if tp > 1 else 0)
-    available = gpu_total_bytes - before - weights
-    rest = available - gpu_total_bytes * (1 - mfs)
+    # ``total_gpu_memory`` of profile_max_num_token is the memory free after torch distributed init, before the
+    # weights (``min_per_gpu_memory`` of init_torch_distributed), not the device total (module docstring).
+    free_before = gpu_total_bytes - before
+    available = free_before - weights
+    rest = available - free_before * (1 - mfs)
     kvp = kv_precision(s["kv_cache_dtype"], s["dtype"])
     cell = kv_layer_bytes_per_token(spec, kvp, tp) * (spec.layers or 0)
     tokens = max(0, int(rest // cell)) if rest > 0 else 0
@@ -125,7 +137,7 @@ def sglang_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict
     pool = min(max(int(tokens / ctx * 512), 2048), 4096)
     running = min(int(s["max_running_requests"] or tokens // 2), pool)
     kv_bytes = tokens * cell
-    outside = gpu_total_bytes * (1 - mfs)
+    outside = free_before * (1 - mfs)
     max_conc = min(tokens / ctx, running) if ctx else 0.0
     max_ctx = min(ctx, tokens // max(1, concurrency))
     fits = rest > 0 and tokens > 0
@@ -151,8 +163,9 @@ def sglang_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict
             if r.fits:
                 out.append(Change(text, change, r.command))
         changes = tuple(out[:3])
-    assumptions = ((_("KV pool = memory free after the weights - total x (1 - mem_fraction_static {mfs:g})").format(
-        mfs=mfs), "python/sglang/srt/model_executor/model_runner.py profile_max_num_token"),
+    assumptions = ((_("KV pool = memory free after the weights - memory free before them x (1 - mem_fraction_static "
+                      "{mfs:g})").format(mfs=mfs),
+                    "python/sglang/srt/model_executor/model_runner.py profile_max_num_token"),
         (_("activation and CUDA graph memory live in the {share:.0%} outside mem_fraction_static").format(
             share=1 - mfs), "python/sglang/srt/server_args.py"))
     return EngineFit("sglang", version, gpu_name, gpu_total_bytes, tp, mem, tokens, tokens // page, page, ctx,

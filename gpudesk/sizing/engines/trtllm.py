@@ -11,10 +11,12 @@ The activation buffers are sized for ``max_num_tokens`` (default 8192) tokens in
 
 from __future__ import annotations
 
+from shlex import quote
 from typing import Any
 
 from gpudesk.i18n import _
-from gpudesk.sizing.engines.common import EngineFit, GpuMemory, Setting, settings_with_defaults
+from gpudesk.sizing.engines.common import CONTEXT_BYTES, EngineFit, GpuMemory, Setting, settings_with_defaults
+from gpudesk.sizing.engines.flags import trtllm_serve_takes_extra_options, uses_trtllm_serve
 from gpudesk.units import GIB
 from gpudesk.sizing.engines.forward import profile_peak_bytes
 from gpudesk.sizing.engines.vllm import kv_precision
@@ -31,7 +33,34 @@ SETTINGS: dict[str, Setting] = {
     "tp_size": (1, int, "--tp_size"),
     "kv_cache_dtype": ("auto", str, "kv_cache_config.dtype"),
 }
-CONTEXT_BYTES = 0.75 * GIB
+
+
+def command(model: str, s: dict[str, Any], version: str, tp: int, seq: int) -> str:
+    """``trtllm-serve`` with the KvCacheConfig settings it has no flag for in an ``--extra_llm_api_options`` YAML
+    (1.0 on), or ``examples/run.py`` over a built engine where that release's ``trtllm-serve`` cannot take them
+    (:mod:`gpudesk.sizing.engines.flags`)."""
+    frac = float(s["free_gpu_memory_fraction"])
+    needs_options = bool(s["max_tokens"]) or str(s["kv_cache_dtype"]) != "auto" or \
+        int(s["tokens_per_block"]) != SETTINGS["tokens_per_block"][0]
+    if not uses_trtllm_serve(version) or (needs_options and not trtllm_serve_takes_extra_options(version)):
+        parts = [f"python3 examples/run.py --engine_dir {quote(model)} --max_output_len {seq}",
+                 f"--kv_cache_free_gpu_memory_fraction {frac:g}"]
+        if s["max_tokens"]:
+            parts.append(f"--max_tokens_in_paged_kv_cache {int(s['max_tokens'])}")
+        return " ".join(parts)
+    kv_lines = []
+    if s["max_tokens"]:
+        kv_lines.append(f"  max_tokens: {int(s['max_tokens'])}")
+    if str(s["kv_cache_dtype"]) != "auto":
+        kv_lines.append(f"  dtype: {s['kv_cache_dtype']}")
+    if int(s["tokens_per_block"]) != SETTINGS["tokens_per_block"][0]:
+        kv_lines.append(f"  tokens_per_block: {int(s['tokens_per_block'])}")
+    serve = (f"trtllm-serve {quote(model)} --tp_size {tp} --max_batch_size {s['max_batch_size']} "
+             f"--max_num_tokens {s['max_num_tokens']} --max_seq_len {seq} --kv_cache_free_gpu_memory_fraction {frac:g}")
+    if not kv_lines:
+        return serve
+    yaml = "\\n".join(["kv_cache_config:"] + kv_lines)
+    return f"printf '{yaml}\\n' > extra_llm_api_options.yaml && {serve} --extra_llm_api_options extra_llm_api_options.yaml"
 
 
 def trtllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[str, Any], *,
@@ -61,8 +90,7 @@ def trtllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict
                                "is left for the paged KV cache.").format(need=(weights + activation + CONTEXT_BYTES) / GIB,
                                                                           total=gpu_total_bytes / GIB)
     model = model_ref or spec.hf_repo or spec.name
-    cmd = (f"trtllm-serve {model} --tp_size {tp} --max_batch_size {s['max_batch_size']} "
-           f"--max_num_tokens {s['max_num_tokens']} --max_seq_len {seq} --kv_cache_free_gpu_memory_fraction {frac:g}")
+    cmd = command(model, s, version, tp, seq)
     mem = GpuMemory(weights, activation, CONTEXT_BYTES, kv_bytes)
     return EngineFit("trtllm", version, gpu_name, gpu_total_bytes, tp, mem, tokens, blocks, block, seq,
                      max(1, concurrency), tokens / seq if seq else 0.0, min(seq, tokens // max(1, concurrency)), fits,

@@ -10,15 +10,19 @@ Sources (vllm-project/vllm):
   cache size: N tokens" (``num_blocks x block_size``) and "Maximum concurrency for L tokens per request: X.XXx"
   (``num_blocks / cdiv(max_model_len, block_size)`` for full attention; sliding-window layers reserve less,
   :func:`gpudesk.sizing.memory_inference.kv_sequence_bytes`). CUDA graphs are captured after the KV cache is
-  allocated, outside ``gpu_memory_utilization`` ("Graph capturing finished in N secs, took X GiB").
+  allocated, outside ``gpu_memory_utilization`` ("Graph capturing finished in N secs, took X GiB"), until 0.21:
+  from then the profiler estimates the graph memory and keeps it inside the budget ("CUDA graph memory profiling
+  is enabled (default since v0.21.0). The current --gpu-memory-utilization=0.8800 is equivalent to
+  --gpu-memory-utilization=0.8592 without CUDA graph memory profiling", noonghunna/club-3090#104;
+  ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0`` turns it off). :func:`graphs_in_budget`; an unnumbered ``v1`` is
+  the newest release.
 - V0 (up to 0.10): ``vllm/worker/worker.py`` ``determine_num_available_blocks``: the same budget, ``num_gpu_blocks
   = available // cache_block_size`` ("# GPU blocks: N"), max concurrency ``num_gpu_blocks x block_size /
   max_model_len`` (``vllm/executor/executor_base.py`` ``initialize_cache``). The profile runs
   ``max_num_batched_tokens`` tokens, which without chunked prefill is ``max(max_model_len, 2048)``
   (``vllm/config.py`` SchedulerConfig).
-- Defaults (``vllm/engine/arg_utils.py``): gpu_memory_utilization 0.9, block_size 16, max_num_seqs 256 (1024 on
-  H100/H200/MI300-class GPUs from 0.10), V1 max_num_batched_tokens 8192 for ``vllm serve`` on those GPUs (>= 70 GiB,
-  not A100) else 2048.
+- Defaults (``vllm/engine/arg_utils.py``): gpu_memory_utilization 0.9, block_size 16; max_num_seqs 256 for V0; V1's
+  max_num_seqs and max_num_batched_tokens by release and device (:func:`v1_batch_defaults`).
 - MXFP4 MoE layout (``vllm/model_executor/layers/quantization/mxfp4.py`` ``Mxfp4MoEMethod.create_weights``): the
   expert weights are allocated padded for the kernel: ``hidden_size`` rounded up to 256 and, on the Marlin
   weight-only FP4 path (GPUs without native FP4 up to 0.10.1, which logs "Weight-only FP4 compression will be
@@ -27,6 +31,16 @@ Sources (vllm-project/vllm):
   2,944 x 3,072 x 4.25 bits + the bf16 rest = 66.0 GiB (0.10.1 printed 65.97, vllm-project/vllm#23278), and 64.6 GiB
   on the Triton path (0.14.1 printed 64.38, vllm-project/vllm#33155). Blackwell's FlashInfer paths (256 on both)
   are not modelled.
+- How V0 measured the peak (``vllm/worker/worker.py`` ``profile_num_available_blocks`` /
+  ``determine_num_available_blocks``, read in the 0.2.4-0.6.4 wheels), :func:`profiling_era`:
+  ``allocated`` up to 0.2.4, ``torch.cuda.max_memory_allocated()``, PyTorch's peak only; ``device`` in 0.2.5-0.3.0
+  (vllm-project/vllm PR 2031, "Fix peak memory profiling"), ``total - free`` after the profile run, everything in
+  use on the device: the CUDA context (:data:`~gpudesk.sizing.engines.common.CONTEXT_BYTES`), NCCL, PyTorch's
+  reserved blocks; ``since_init`` in 0.3.1-0.6.3, ``init_gpu_memory - free`` with ``init_gpu_memory`` read after
+  the context exists (``init_device``), so NCCL and the reserved blocks count but not the context; ``torch_peak``
+  from 0.6.4 (PR 9352), the torch peak plus the non-torch increase. In 0.2.5 alone PyTorch also kept the blocks of
+  tensors all-reduced on NCCL's stream (``TORCH_NCCL_AVOID_RECORD_STREAMS=1`` is set from 0.2.6), which grew with
+  timing under TP (PR 2031's Llama-2-70B at TP 4 lost 10,750 blocks, 13 GiB per GPU); that is not modelled.
 - Non-torch memory: CUDA context allocations outside PyTorch's allocator that appear during the profile (cuBLAS/
   cuBLASLt workspaces; with tensor parallelism NCCL's channel buffers and vLLM's custom all-reduce buffers).
 """
@@ -36,9 +50,19 @@ from __future__ import annotations
 from typing import Any
 
 from gpudesk.i18n import _
-from gpudesk.sizing.engines.common import Change, EngineFit, GpuMemory, Setting, command_line, settings_with_defaults
+from gpudesk.sizing.engines.common import (
+    CONTEXT_BYTES,
+    NCCL_PER_PEER_BYTES,
+    Change,
+    EngineFit,
+    GpuMemory,
+    Setting,
+    command_line,
+    settings_with_defaults,
+)
+from gpudesk.sizing.engines.flags import fp8_kv_value, uses_vllm_serve
+from gpudesk.sizing.engines.forward import profile_peak_bytes, v0_profile_peak_bytes, v1_profile_peak_bytes
 from gpudesk.units import GIB
-from gpudesk.sizing.engines.forward import profile_peak_bytes, v0_profile_peak_bytes
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, kv_sequence_bytes, resolve_weight_format, weight_bytes
 from gpudesk.sizing.shapes import ModelSpec
 
@@ -131,27 +155,78 @@ def _release(version: str) -> tuple[int, int] | None:
     return major, minor
 
 
-def _large_gpu(gpu_total_bytes: int) -> bool:
-    """H100/H200/MI300-class memory by size (70-90 GiB or 120 GiB and more). vLLM also checks the device name, so
-    an A100 80GB keeps the smaller defaults; the total alone cannot tell it from an H100."""
-    return 70 * GIB <= gpu_total_bytes < 90 * GIB or gpu_total_bytes >= 120 * GIB
+def graphs_in_budget(version: str) -> bool:
+    """True from vLLM 0.21, whose profiler counts the CUDA graph pool inside ``gpu_memory_utilization`` (module
+    docstring); an unnumbered ``v1``/``latest`` is the newest release."""
+    if not is_v1(version):
+        return False
+    release = _patch_release(version)
+    return release is None or release >= (0, 21, 0)
 
 
-def default_max_num_seqs(version: str, gpu_total_bytes: int) -> int:
-    """vLLM's default ``max_num_seqs``: 256, and 1024 on H100-class GPUs from 0.10 (``EngineArgs.
-    get_batch_defaults``)."""
-    release = _release(version)
-    if release is not None and release >= (0, 10) and _large_gpu(gpu_total_bytes):
-        return 1024
-    if release is None and version.strip().lower() in ("v1", "latest", "") and _large_gpu(gpu_total_bytes):
-        return 1024
-    return 256
+def profiling_era(version: str) -> str:
+    """How the engine measured the profile peak (module docstring): ``allocated`` (V0 up to 0.2.4), ``device``
+    (0.2.5-0.3.0: total - free), ``since_init`` (0.3.1-0.6.3: free at init - free) or ``torch_peak`` (0.6.4 on,
+    and V1). An unnumbered ``v0`` is the last V0."""
+    release = _patch_release(version)
+    if release is None or not (release[0] == 0 and release[1] < 7):
+        return "torch_peak"
+    if release < (0, 2, 5):
+        return "allocated"
+    if release < (0, 3, 1):
+        return "device"
+    if release < (0, 6, 4):
+        return "since_init"
+    return "torch_peak"
 
 
-def default_batched_tokens(v1: bool, max_model_len: int, gpu_total_bytes: int, chunked: bool | None) -> int:
-    """vLLM's default ``max_num_batched_tokens`` (module docstring)."""
+def _patch_release(version: str) -> tuple[int, int, int] | None:
+    parts = version.strip().lower().lstrip("v").split(".")
+    try:
+        nums = [int("".join(c for c in p if c.isdigit()) or "x") for p in parts[:3]]
+    except ValueError:
+        return None
+    if len(nums) < 2:
+        return None
+    return nums[0], nums[1], nums[2] if len(nums) > 2 else 0
+
+
+def v1_batch_defaults(version: str, gpu_total_bytes: int, gpu_name: str = "") -> tuple[int, int]:
+    """V1's default (``max_num_seqs``, ``max_num_batched_tokens``) for ``vllm serve`` (``EngineArgs.
+    _set_default_args_v1`` in ``vllm/engine/arg_utils.py``, read in the 0.8.0-0.11.0 wheels):
+
+    - 0.8.0-0.8.3: 1024 sequences on every GPU; 8192 batched tokens when the device name has "h100" or "h200",
+      else 2048;
+    - 0.8.4: 1024 / 8192 on H100/H200 by name, else 256 / 2048;
+    - 0.8.5: by memory, 1024 / 8192 at 70 GiB and more, else 256 / 2048;
+    - 0.9.0 on: the same, except an A100 ("a100" in the device name) keeps 256 / 2048.
+    ``gpu_name`` is the device as named (catalog or the log's ``torch.cuda.get_device_name``)."""
+    release = _patch_release(version)
+    name = gpu_name.lower()
+    large = gpu_total_bytes >= 70 * GIB
+    hopper_name = "h100" in name or "h200" in name
+    if release is not None and release < (0, 8, 4):
+        return 1024, 8192 if hopper_name else 2048
+    if release is not None and release < (0, 8, 5):
+        return (1024, 8192) if hopper_name else (256, 2048)
+    if release is not None and release < (0, 9, 0):
+        return (1024, 8192) if large else (256, 2048)
+    return (1024, 8192) if large and "a100" not in name else (256, 2048)
+
+
+def default_max_num_seqs(version: str, gpu_total_bytes: int, gpu_name: str = "") -> int:
+    """vLLM's default ``max_num_seqs``: 256 for V0 (``EngineArgs``: "Set max_num_seqs to 256 for VLLM_V0"), V1's
+    from :func:`v1_batch_defaults`."""
+    if not is_v1(version):
+        return 256
+    return v1_batch_defaults(version, gpu_total_bytes, gpu_name)[0]
+
+
+def default_batched_tokens(v1: bool, max_model_len: int, gpu_total_bytes: int, chunked: bool | None,
+                           version: str = "v1", gpu_name: str = "") -> int:
+    """vLLM's default ``max_num_batched_tokens`` (module docstring; V1: :func:`v1_batch_defaults`)."""
     if v1:
-        return 8192 if _large_gpu(gpu_total_bytes) else 2048
+        return v1_batch_defaults(version, gpu_total_bytes, gpu_name)[1]
     if chunked:
         return 512
     return max(max_model_len, 2048)
@@ -167,20 +242,26 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     fmt = resolve_weight_format(spec, s["quantization"] or weight_format)
     max_len = int(s["max_model_len"] or spec.context_length or 4096)
     block = int(s["block_size"])
-    seqs = int(s["max_num_seqs"] or default_max_num_seqs(version, gpu_total_bytes))
+    seqs = int(s["max_num_seqs"] or default_max_num_seqs(version, gpu_total_bytes, gpu_name))
     batched = int(s["max_num_batched_tokens"] or default_batched_tokens(v1, max_len, gpu_total_bytes,
-                                                                       s["enable_chunked_prefill"]))
+                                                                       s["enable_chunked_prefill"], version,
+                                                                       gpu_name))
     weights = (weight_bytes(spec, fmt) + mxfp4_padding_bytes(spec, fmt, version, tp) * tp) / tp \
         - float(s["cpu_offload_gb"]) * GIB
     if s["enable_lora"]:
         # LoRA slots for max_loras adapters of max_lora_rank on every linear layer (A and B, bf16).
         weights += 2 * s["max_loras"] * s["max_lora_rank"] * (spec.hidden_size or 0) * 7 * (spec.layers or 0) * 2 / tp
-    activation = (profile_peak_bytes if v1 else v0_profile_peak_bytes)(spec, batched, seqs, tp)
+    activation = (v1_profile_peak_bytes if v1 else v0_profile_peak_bytes)(spec, batched, seqs, tp)
+    era = profiling_era(version) if not v1 else "torch_peak"
     non_torch = NON_TORCH_BYTES
+    if era in ("device", "since_init"):
+        non_torch += NCCL_PER_PEER_BYTES * (tp - 1) + (CONTEXT_BYTES if era == "device" else 0.0)
     graphs = 0.0 if s["enforce_eager"] else CUDA_GRAPH_BYTES_PER_LAYER * (spec.layers or 0)
     util = float(s["gpu_memory_utilization"])
     requested = gpu_total_bytes * util
     available = requested - weights - activation - non_torch
+    if graphs_in_budget(version):
+        available -= graphs
     kvp = kv_precision(s["kv_cache_dtype"], s["dtype"])
     per_token = kv_layer_bytes_per_token(spec, kvp, tp) * (spec.layers or 0)
     blocks = max(0, int(available // (per_token * block))) if available > 0 else 0
@@ -208,7 +289,10 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     flags["max_model_len"] = max_len
     spelled = {k: v[2] for k, v in SETTINGS.items()}
     model = model_ref or spec.hf_repo or spec.name
-    cmd = command_line("vllm serve", model, flags, spelled, positional_model=True)
+    if uses_vllm_serve(version):
+        cmd = command_line("vllm serve", model, flags, spelled, positional_model=True)
+    else:
+        cmd = command_line("python -m vllm.entrypoints.openai.api_server", model, flags, spelled)
     mem = GpuMemory(weights, activation, non_torch, kv_bytes, graphs)
     changes = () if fits or not advise else _changes(spec, gpu_name, gpu_total_bytes, s, version, weight_format, model, max_len)
     src = "vllm/v1/worker/gpu_worker.py determine_available_memory; vllm/v1/core/kv_cache_utils.py" if v1 else \
@@ -218,13 +302,20 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
             total=gpu_total_bytes / GIB, util=util), src),
         (_("activation peak of a profile run over {tokens} batched tokens and {seqs} sequences").format(
             tokens=batched, seqs=seqs), "gpudesk.sizing.engines.forward"),
-        (_("CUDA graphs are captured after the KV cache, outside gpu_memory_utilization"),
+        *(((_("the sampler is profiled with top-k/top-p in PyTorch (no FlashInfer installed); with FlashInfer the "
+              "KV cache gets about {gib:.2f} GiB more").format(
+            gib=max(0.0, activation - profile_peak_bytes(spec, batched, seqs, tp)) / GIB),
+           "vllm/v1/sample/ops/topk_topp_sampler.py"),) if v1 else ()),
+        ((_("CUDA graph memory is estimated by the profiler and kept inside gpu_memory_utilization (vLLM 0.21 on)")
+          if graphs_in_budget(version) else
+          _("CUDA graphs are captured after the KV cache, outside gpu_memory_utilization")),
          "vllm/v1/worker/gpu_model_runner.py capture_model"),
     )
     return EngineFit("vllm", version, gpu_name, gpu_total_bytes, tp, mem, tokens, blocks, block,
                      max_len, max(1, concurrency), max_conc, per_seq_ctx, fits, reason, cmd, s,
                      changes=changes, assumptions=assumptions,
                      extra={"engine_family": "v1" if v1 else "v0", "max_num_batched_tokens": batched,
+                            "profiling_era": era,
                             "kv_budget_bytes": round(max(0.0, available))})
 
 
@@ -246,8 +337,9 @@ def _changes(spec: ModelSpec, gpu_name: str, gpu_total: int, s: dict[str, Any], 
     """Single changes, each tried alone, that make the launch start: fp8 KV, shorter context, TP, utilization."""
     tries: list[tuple[str, dict[str, Any]]] = []
     tries.append((_("raise --gpu-memory-utilization"), {"gpu_memory_utilization": 0.95}))
-    if kv_precision(s["kv_cache_dtype"], s["dtype"]) != "fp8":
-        tries.append((_("FP8 KV cache (--kv-cache-dtype fp8)"), {"kv_cache_dtype": "fp8"}))
+    fp8 = fp8_kv_value("vllm", version)
+    if fp8 and kv_precision(s["kv_cache_dtype"], s["dtype"]) != "fp8":
+        tries.append((_("FP8 KV cache (--kv-cache-dtype {value})").format(value=fp8), {"kv_cache_dtype": fp8}))
     for ctx in (max_len // 2, max_len // 4, 8192, 4096):
         if 0 < ctx < max_len:
             tries.append((_("shorter context (--max-model-len {ctx})").format(ctx=ctx), {"max_model_len": ctx}))

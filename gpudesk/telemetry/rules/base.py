@@ -134,7 +134,7 @@ def longest_run(mask: np.ndarray, t: np.ndarray, interval_s: float) -> tuple[flo
 
 
 def readable(values: np.ndarray | None) -> TypeGuard[np.ndarray]:
-    return values is not None and bool(np.any(~np.isnan(values)))
+    return values is not None and not bool(np.isnan(values).all())  # one pass, no negated copy
 
 
 def n_samples(n: int) -> str:

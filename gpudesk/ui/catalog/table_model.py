@@ -70,6 +70,7 @@ FIELD_TEXTS: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("CatalogFields", "Memory"),
     QT_TRANSLATE_NOOP("CatalogFields", "Memory type"),
     QT_TRANSLATE_NOOP("CatalogFields", "Memory bandwidth"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Devices per package (each die its own device)"),
     QT_TRANSLATE_NOOP("CatalogFields", "FP32"),
     QT_TRANSLATE_NOOP("CatalogFields", "TF32 dense"),
     QT_TRANSLATE_NOOP("CatalogFields", "no TF32 tensor cores"),

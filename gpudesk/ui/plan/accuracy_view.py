@@ -109,7 +109,10 @@ class EstimatorAccuracyView(QWidget):
                              .replace("%3", str(r["rows"])).replace("%4", str(r["misses"])))
         self.speed_headline.setText(self.tr("Speed model: %1.").replace("%1", "; ".join(parts)) if parts else
                                     self.tr("No published measured run answered yet: treat speeds as unvalidated."))
-        sets = {"dev": self.tr("development"), "later": self.tr("later (collected after the model)")}
+        sets = {"dev": self.tr("development"), "later": self.tr("later (collected after the model)"),
+                "fresh": self.tr("fresh (collected after the model was frozen)"),
+                "fresh2": self.tr("second fresh (collected after the model was frozen again)"),
+                "fresh3": self.tr("third fresh (collected after the model was frozen a third time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])

@@ -1,19 +1,18 @@
 """Results charts (pyqtgraph): the 3-year TCO breakdown per candidate and cost against time to result.
 
-Both take the candidate dictionaries of a plan (``plan_to_dict``): ``tco_breakdown_usd`` (item -> USD),
-``tco_3y_usd``, ``time_to_result_s`` and ``meets_deadline``. Values that are None are left out, never drawn
+Both take the options of the plan document (gpudesk.planner.document.PlanOption): ``tco_breakdown_usd`` (item ->
+USD), ``tco_3y_usd``, ``time_to_result_s`` and ``meets_deadline``. Values that are None are left out, never drawn
 as 0; the caption says how many candidates had no figure.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from gpudesk.planner.document import PlanOption
 from gpudesk.ui.plan.memory_chart import ChartLegend, part_color
 
 TCO_COLORS = {
@@ -55,14 +54,14 @@ def tco_item_names() -> dict[str, str]:
     }
 
 
-def candidate_label(candidate: dict[str, Any]) -> str:
-    """``8× H100 SXM5 80GB`` from a candidate dictionary (short NVIDIA prefix dropped)."""
-    name = str(candidate.get("gpu_name") or candidate.get("gpu_id") or "?")
+def candidate_label(candidate: PlanOption) -> str:
+    """``8× H100 SXM5 80GB`` from an option (short NVIDIA prefix dropped)."""
+    name = candidate.name or "?"
     for prefix in ("NVIDIA GeForce ", "NVIDIA Tesla ", "NVIDIA ", "AMD Instinct "):
         if name.startswith(prefix):
             name = name[len(prefix):]
             break
-    return f"{candidate.get('count', '?')}× {name}"
+    return f"{candidate.count}× {name}"
 
 
 def _style(plot: pg.PlotWidget) -> None:
@@ -99,13 +98,13 @@ class TcoChart(QWidget):
         self.bar_count = 0
         self.unpriced_count = 0
 
-    def set_candidates(self, candidates: list[dict[str, Any]]) -> None:
+    def set_candidates(self, candidates: list[PlanOption]) -> None:
         self.plot.clear()
         entries: list[tuple[str, str, str]] = []
-        shown = [c for c in candidates if isinstance(c.get("tco_breakdown_usd"), dict) and c["tco_breakdown_usd"]]
+        shown = [c for c in candidates if c.tco_breakdown_usd]
         keys: list[str] = []
         for c in shown:
-            for key in c["tco_breakdown_usd"]:
+            for key in c.tco_breakdown_usd:
                 if key not in keys:
                     keys.append(key)
         xs = np.arange(len(shown), dtype=float)
@@ -113,9 +112,9 @@ class TcoChart(QWidget):
         negatives = np.zeros(len(shown))
         # An option without a 3-year TCO is drawn as unpriced, never as a cheap bar: its known costs are only an
         # outline (no fill) and "price unknown" stands above it.
-        priced = np.array([c.get("tco_3y_usd") is not None for c in shown], dtype=bool)
+        priced = np.array([c.tco_3y_usd is not None for c in shown], dtype=bool)
         for key in keys:
-            values = np.array([float(c["tco_breakdown_usd"].get(key) or 0.0) for c in shown]) / 1000.0
+            values = np.array([c.tco_breakdown_usd.get(key) or 0.0 for c in shown]) / 1000.0
             pos = np.clip(values, 0, None)
             neg = np.clip(values, None, 0)
             color = TCO_COLORS.get(key) or part_color(key, self._order)
@@ -146,17 +145,17 @@ class TcoChart(QWidget):
         if len(shown):
             self.plot.setYRange(float(min(negatives.min(), 0)) * 1.1, float(bottoms.max()) * 1.15 or 1.0, padding=0)
         missing = len(candidates) - len(shown)
-        lines = [f"#{i + 1} {candidate_label(c)}: {c['tco_3y_usd'] / 1000:,.0f} k USD" if c.get("tco_3y_usd") is not None
+        lines = [f"#{i + 1} {candidate_label(c)}: {c.tco_3y_usd / 1000:,.0f} k USD" if c.tco_3y_usd is not None
                  else f"#{i + 1} {candidate_label(c)}: " + self.unpriced_text(c) for i, c in enumerate(shown)]
         if missing:
             lines.append(self.tr("%n candidate(s) without a TCO figure are not drawn.", "", missing))
         self.caption.setText("\n".join(lines))
         self.bar_count = len(shown)
 
-    def unpriced_text(self, c: dict[str, Any]) -> str:
+    def unpriced_text(self, c: PlanOption) -> str:
         """What the bar of a candidate without a 3-year TCO leaves out: the GPUs, the servers (host), or both."""
-        gpu_known = c.get("price_known") is not False
-        host_known = c.get("host_price_known") is not False
+        gpu_known = c.price_known
+        host_known = c.host_price_known is not False
         if gpu_known and not host_known:
             return self.tr("server (host) price unknown — the bar shows the known costs only, without the servers")
         if host_known and not gpu_known:
@@ -193,21 +192,21 @@ class CostTimeScatter(_LegendChart):
         super().__init__(QCoreApplication.translate("CostTimeScatter", "Time to result (days)"),
                          QCoreApplication.translate("CostTimeScatter", "3-year TCO (thousand USD)"), parent)
 
-    def set_candidates(self, candidates: list[dict[str, Any]], deadline_s: float | None = None) -> None:
+    def set_candidates(self, candidates: list[PlanOption], deadline_s: float | None = None) -> None:
         self.plot.clear()
         entries: list[tuple[str, str, str]] = []
-        points = [c for c in candidates if c.get("time_to_result_s") is not None and c.get("tco_3y_usd") is not None]
+        points = [c for c in candidates if c.time_to_result_s is not None and c.tco_3y_usd is not None]
         groups = {
             True: (self.tr("Meets the deadline"), "#2e8b57", "o"),
             False: (self.tr("Misses the deadline"), "#c62828", "x"),
             None: (self.tr("No deadline given"), "#1f5fa8", "o"),
         }
         for flag, (name, color, symbol) in groups.items():
-            chosen = [c for c in points if c.get("meets_deadline") is flag]
+            chosen = [c for c in points if c.meets_deadline is flag]
             if not chosen:
                 continue
-            xs = np.array([float(c["time_to_result_s"]) / SECONDS_PER_DAY for c in chosen])
-            ys = np.array([float(c["tco_3y_usd"]) / 1000.0 for c in chosen])
+            xs = np.array([(c.time_to_result_s or 0.0) / SECONDS_PER_DAY for c in chosen])
+            ys = np.array([(c.tco_3y_usd or 0.0) / 1000.0 for c in chosen])
             item = pg.ScatterPlotItem(x=xs, y=ys, size=11, symbol=symbol, brush=pg.mkBrush(color), pen=pg.mkPen(color))
             self.plot.addItem(item)
             entries.append((name, color, "box"))
@@ -217,8 +216,8 @@ class CostTimeScatter(_LegendChart):
                 self.plot.addItem(text)
         self.legend.set_entries(entries + ([(self.tr("Deadline"), "#c62828", "dash")] if deadline_s else []))
         if points:
-            right = max([float(c["time_to_result_s"]) for c in points] + [float(deadline_s or 0)]) / SECONDS_PER_DAY
-            top = max(float(c["tco_3y_usd"]) for c in points) / 1000.0
+            right = max([c.time_to_result_s or 0.0 for c in points] + [float(deadline_s or 0)]) / SECONDS_PER_DAY
+            top = max(c.tco_3y_usd or 0.0 for c in points) / 1000.0
             self.plot.setXRange(0, right * 1.1, padding=0)
             self.plot.setYRange(0, top * 1.12, padding=0)
         if deadline_s:
@@ -241,28 +240,28 @@ class LatencyThroughputChart(_LegendChart):
         super().__init__(QCoreApplication.translate("LatencyThroughputChart", "Sustained QPS (requests/s)"),
                          QCoreApplication.translate("LatencyThroughputChart", "Latency (ms)"), parent)
 
-    def set_candidates(self, candidates: list[dict[str, Any]], target_qps: float | None = None,
+    def set_candidates(self, candidates: list[PlanOption], target_qps: float | None = None,
                        ttft_target_s: float | None = None, tpot_target_s: float | None = None) -> None:
         self.plot.clear()
-        points = [c for c in candidates if c.get("qps_capacity") is not None]
+        points = [c for c in candidates if c.qps_capacity is not None]
         entries: list[tuple[str, str, str]] = []
-        series = (("ttft_s", self.tr("Time to first token"), "#1f5fa8", "o"),
-                  ("tpot_s", self.tr("Time per output token"), "#e08a1e", "t"))
+        series = ((lambda c: c.ttft_s, self.tr("Time to first token"), "#1f5fa8", "o"),
+                  (lambda c: c.tpot_s, self.tr("Time per output token"), "#e08a1e", "t"))
         top = 0.0
-        for key, name, color, symbol in series:
-            chosen = [c for c in points if c.get(key) is not None]
+        for value, name, color, symbol in series:
+            chosen = [(c.qps_capacity or 0.0, v) for c in points if (v := value(c)) is not None]
             if not chosen:
                 continue
-            xs = np.array([float(c["qps_capacity"]) for c in chosen])
-            ys = np.array([float(c[key]) * 1000.0 for c in chosen])
+            xs = np.array([x for x, _v in chosen])
+            ys = np.array([v * 1000.0 for _x, v in chosen])
             top = max(top, float(ys.max()))
             self.plot.addItem(pg.ScatterPlotItem(x=xs, y=ys, size=11, symbol=symbol, brush=pg.mkBrush(color),
                                                  pen=pg.mkPen(color)))
             entries.append((name, color, "box"))
-        for i, c in enumerate(points[:8]):
-            if c.get("ttft_s") is not None:
-                text = pg.TextItem(f"#{i + 1} {candidate_label(c)}", color="#222222", anchor=(0, 1))
-                text.setPos(float(c["qps_capacity"]), float(c["ttft_s"]) * 1000.0)
+        for i, c in enumerate(points[:8]):  # the rank only: the options crowd near the target (names in the table)
+            if c.ttft_s is not None and c.qps_capacity is not None:
+                text = pg.TextItem(f"#{i + 1}", color="#222222", anchor=(0, 1))
+                text.setPos(c.qps_capacity, c.ttft_s * 1000.0)
                 self.plot.addItem(text)
         lines = []
         if target_qps:
@@ -279,7 +278,7 @@ class LatencyThroughputChart(_LegendChart):
                 top = max(top, float(target) * 1000.0)
         self.legend.set_entries(entries)
         if points:
-            right = max([float(c["qps_capacity"]) for c in points] + [float(target_qps or 0)])
+            right = max([c.qps_capacity or 0.0 for c in points] + [float(target_qps or 0)])
             self.plot.setXRange(0, right * 1.15, padding=0)
             self.plot.setYRange(0, (top or 1.0) * 1.15, padding=0)
             lines.append(self.tr("Each option at the QPS it sustains: its time to first token (circles) and time "

@@ -17,10 +17,10 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.planner.classify import kind_label
-from gpudesk.planner.sheet import gpu_price_unknown
+from gpudesk.planner.document import PlanDocument, PlanDocumentError
 from gpudesk.store.plans import SavedPlan
 from gpudesk.ui.plan.charts import candidate_label, tco_item_names
-from gpudesk.ui.plan.plan_view import top_candidate
+from gpudesk.ui.error_text import error_text
 from gpudesk.units import format_duration, format_gib, format_usd, not_available
 
 
@@ -52,32 +52,39 @@ class CompareView(QWidget):
         layout.addLayout(row)
 
     def rows_for(self, saved: SavedPlan) -> list[tuple[str, str]]:
-        """(label, value text) rows of one plan, in display order."""
-        plan = saved.plan
-        top = top_candidate(plan) or {}
+        """(label, value text) rows of one plan, in display order (the plan document, any saved version)."""
+        try:
+            plan = PlanDocument.from_dict(saved.plan)
+        except PlanDocumentError as exc:
+            return [(self.tr("Plan"), error_text(exc))]
+        top = plan.top
         yes_no: dict[object, str] = {True: self.tr("yes"), False: self.tr("no")}
         rows = [
-            (self.tr("Workload kind"), kind_label(str(plan["workload_kind"])) if plan.get("workload_kind") else not_available()),
-            (self.tr("Model"), str((plan.get("model") or {}).get("name", not_available()))),
+            (self.tr("Workload kind"), kind_label(plan.workload_kind) if plan.workload_kind else not_available()),
+            (self.tr("Model"), plan.model.name if plan.model else not_available()),
             (self.tr("Top candidate"), candidate_label(top) if top else not_available()),
-            (self.tr("Interconnect"), str(top.get("interconnect_name") or top.get("interconnect") or not_available())),
-            (self.tr("Server"), str(top.get("server_name") or not_available())),
-            (self.tr("Memory per GPU"), format_gib(top.get("per_gpu_memory_bytes"))),
-            (self.tr("Safe line"), format_gib(top.get("safe_line_bytes"))),
-            (self.tr("Headroom to the safe line"), format_gib(top.get("headroom_to_safe_line_bytes"))),
-            (self.tr("Step time"), format_duration(top.get("step_time_s")) if isinstance(top.get("step_time_s"), (int, float)) else not_available()),
-            (self.tr("Time to result"), format_duration(top.get("time_to_result_s"))),
-            (self.tr("Meets the deadline"), yes_no.get(top.get("meets_deadline"), not_available())),
-            (self.tr("Sustained QPS"), f"{top['qps_capacity']:.1f}" if isinstance(top.get("qps_capacity"), (int, float)) else not_available()),
-            (self.tr("3-year TCO"), self.tr("price unknown") if top.get("tco_3y_usd") is None and gpu_price_unknown(top)
-             else format_usd(top.get("tco_3y_usd"))),
-            (self.tr("GPU price used"), str(top.get("gpu_price_text") or not_available())),
         ]
-        names = tco_item_names()
-        for key, value in (top.get("tco_breakdown_usd") or {}).items():
-            rows.append((self.tr("  TCO: {0}").format(names.get(key, key.replace("_", " "))), format_usd(value)))
-        rows.append((self.tr("Candidates found"), str(len(plan.get("candidates") or []))))
-        rows.append((self.tr("Warnings on the top candidate"), str(len(top.get("warnings") or []))))
+        if top is not None:
+            rows += [
+                (self.tr("Interconnect"), top.interconnect_name or top.interconnect or not_available()),
+                (self.tr("Server"), top.server_name or not_available()),
+                (self.tr("Memory per GPU"), format_gib(top.per_gpu_memory_bytes)),
+                (self.tr("Safe line"), format_gib(top.safe_line_bytes)),
+                (self.tr("Headroom to the safe line"), format_gib(top.headroom_to_safe_line_bytes)),
+                (self.tr("Step time"), format_duration(top.step_time_s) if top.step_time_s is not None else not_available()),
+                (self.tr("Time to result"), format_duration(top.time_to_result_s)),
+                (self.tr("Meets the deadline"), yes_no.get(top.meets_deadline, not_available())),
+                (self.tr("Sustained QPS"), f"{top.qps_capacity:.1f}" if top.qps_capacity is not None else not_available()),
+                (self.tr("3-year TCO"), self.tr("price unknown") if top.tco_3y_usd is None and (
+                    top.gpu_price_unknown or top.host_price_known is False)
+                 else format_usd(top.tco_3y_usd)),
+                (self.tr("GPU price used"), top.price.text or not_available()),
+            ]
+            names = tco_item_names()
+            for key, value in top.tco_breakdown_usd.items():
+                rows.append((self.tr("  TCO: {0}").format(names.get(key, key.replace("_", " "))), format_usd(value)))
+        rows.append((self.tr("Candidates found"), str(len(plan.candidates))))
+        rows.append((self.tr("Warnings on the top candidate"), str(len(top.warnings) if top else 0)))
         rows.append((self.tr("Updated (UTC)"), saved.updated_at.replace("T", " ").replace("+00:00", "")))
         return rows
 

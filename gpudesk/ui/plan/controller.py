@@ -2,8 +2,8 @@
 thread pool, and the store operations (your prices, save, update, purge). No widgets.
 
 Signals:
-    planStarted(): planning began. planReady(dict): a plan finished (the JSON-shaped dict of
-    :func:`gpudesk.planner.plan_to_dict`). planFailed(object): the exception. planFinished(): planning ended
+    planStarted(): planning began. planReady(object): a plan finished (its
+    :class:`gpudesk.planner.document.PlanDocument`). planFailed(object): the exception. planFinished(): planning ended
     either way. savedChanged(object): the saved plan's id the view is tied to (None: not saved yet).
 """
 
@@ -17,15 +17,16 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from gpudesk.planner import (
+    PlanDocument,
+    PlanDocumentError,
     PlannerError,
     Requirement,
     dumps_profile,
     parse_profile_text,
-    plan,
-    plan_to_dict,
     requirement_from_dict,
     save_profile,
 )
+from gpudesk.planner.mixed import plan_document
 from gpudesk.ui.workers import Task, run_task
 from gpudesk.ui.error_text import error_text
 
@@ -33,10 +34,10 @@ if TYPE_CHECKING:
     from gpudesk.store.plans import SavedPlan
 
 
-def run_plan(req: Requirement, catalog: Any, prices: dict[str, Any] | None = None) -> dict[str, Any]:
+def run_plan(req: Requirement, catalog: Any, prices: dict[str, Any] | None = None) -> PlanDocument:
     """Worker-thread job: plan (with the user's prices, read beforehand on the GUI thread) and convert to the
-    JSON-shaped dictionary (no Qt)."""
-    return plan_to_dict(plan(req, catalog, price_overrides=prices))
+    plan document (no Qt)."""
+    return plan_document(req, catalog, prices)
 
 
 def read_profile_text(text: str, profile_format: str = "toml") -> dict[str, Any]:
@@ -60,7 +61,7 @@ class PlanController(QObject):
     """State and actions of the Plan tab. ``store()`` returns the user store once open (or None)."""
 
     planStarted = Signal()
-    planReady = Signal(dict)
+    planReady = Signal(object)
     planFailed = Signal(object)
     planFinished = Signal()
     savedChanged = Signal(object)
@@ -69,7 +70,7 @@ class PlanController(QObject):
         super().__init__()
         self.ctx = ctx
         self.store = store
-        self.current_plan: dict[str, Any] | None = None
+        self.current_plan: PlanDocument | None = None
         self.current_profile: dict[str, Any] | None = None
         self.current_saved_id: int | None = None
         self.task: Task | None = None
@@ -94,7 +95,7 @@ class PlanController(QObject):
                              on_error=self.planFailed.emit, on_finished=self._plan_finished)
         return True
 
-    def _plan_done(self, result: dict[str, Any]) -> None:
+    def _plan_done(self, result: PlanDocument) -> None:
         self.current_plan = result
         self.planReady.emit(result)
 
@@ -158,11 +159,11 @@ class PlanController(QObject):
             text = dumps_profile(requirement_from_dict(self.current_profile))
             name = str(self.current_profile.get("name") or QCoreApplication.translate("PlanTab", "Untitled plan"))
             if self.current_saved_id is not None:
-                update_plan(store, self.current_saved_id, name=name, profile_text=text, plan=self.current_plan,
+                update_plan(store, self.current_saved_id, name=name, profile_text=text, plan=self.current_plan.to_dict(),
                             profile_format="toml")
                 plan_id = self.current_saved_id
             else:
-                plan_id = save_plan(store, name, text, self.current_plan, profile_format="toml")
+                plan_id = save_plan(store, name, text, self.current_plan.to_dict(), profile_format="toml")
         except (StoreError, PlannerError) as exc:
             self.ctx.notify(error_text(exc), "error")
             return None
@@ -180,11 +181,18 @@ class PlanController(QObject):
         profile["name"] = saved.name
         return profile
 
-    def open_saved(self, saved: SavedPlan) -> None:
-        """The saved plan's results and requirement become the current ones (not re-planned)."""
-        self.current_plan = saved.plan
+    def open_saved(self, saved: SavedPlan) -> bool:
+        """The saved plan's results (its plan document, migrated from the version it was saved in) and requirement
+        become the current ones (not re-planned); False (with the reason shown) when the plan cannot be read."""
+        try:
+            document = PlanDocument.from_dict(saved.plan)
+        except PlanDocumentError as exc:
+            self.ctx.notify(QCoreApplication.translate("PlanTab", "{0}: {1}").format(saved.name, error_text(exc)), "error")
+            return False
+        self.current_plan = document
         self.current_profile = self.profile_of(saved)
         self.tie_to(saved.id)
+        return True
 
     def save_profile_to(self, req: Requirement, path: str | Path) -> bool:
         """Write ``req`` as a TOML profile; returns success (a failure is shown)."""

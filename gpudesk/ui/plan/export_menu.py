@@ -14,6 +14,7 @@ from PySide6.QtCore import QStandardPaths, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu, QToolButton, QWidget
 
+from gpudesk.planner.document import PlanDocument
 from gpudesk.planner.sheet import SheetError
 from gpudesk.planner.sheet_csv import write_csv
 from gpudesk.planner.sheet_json import write_json
@@ -24,7 +25,7 @@ from gpudesk.ui.error_text import error_text
 FORMATS = ("md", "pdf", "json", "csv")
 
 
-def _pdf_job(markdown_text: str, path: str, title: str, plan: dict[str, Any] | None = None, index: int = 0) -> str:
+def _pdf_job(markdown_text: str, path: str, title: str, plan: PlanDocument | None = None, index: int = 0) -> str:
     from gpudesk.ui.plan.sheet_charts import sheet_chart_images
     from gpudesk.ui.plan.sheet_pdf import markdown_to_pdf
 
@@ -52,7 +53,7 @@ class ExportButton(QToolButton):
     def __init__(self, ctx: Any, parent: QWidget | None = None):
         super().__init__(parent)
         self.ctx = ctx
-        self._plan: dict[str, Any] | None = None
+        self._plan: PlanDocument | None = None
         self._profile: dict[str, Any] | None = None
         self._name = ""
         self._candidate_index = 0
@@ -75,9 +76,9 @@ class ExportButton(QToolButton):
         self.setEnabled(False)
         self.pending: Task | None = None
 
-    def set_source(self, plan: dict[str, Any] | None, name: str = "", profile: dict[str, Any] | None = None,
+    def set_source(self, plan: PlanDocument | None, name: str = "", profile: dict[str, Any] | None = None,
                    candidate_index: int = 0) -> None:
-        """The plan dictionary (``plan_to_dict``), its name, its requirement profile and the chosen candidate."""
+        """The plan document, its name, its requirement profile and the chosen candidate."""
         self._plan = plan
         self._name = name
         self._profile = profile
@@ -132,7 +133,7 @@ class ExportButton(QToolButton):
         """Enable the button when there is a plan to export (also after a PDF export, success or failure). A plan
         with no candidate still exports as Markdown or PDF (why nothing fits: the binding constraint and the
         rejections); the JSON sheet and the bill of materials need a configuration."""
-        has_candidates = self._plan is not None and bool(self._plan.get("candidates"))
+        has_candidates = self._plan is not None and bool(self._plan.candidates)
         self.setEnabled(self._plan is not None)
         for fmt in ("json", "csv"):
             self.actions_by_format[fmt].setEnabled(has_candidates)

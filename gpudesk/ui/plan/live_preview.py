@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from gpudesk.planner import PlanInputError, ProfileError, memory_workload, requirement_from_dict, resolve_model
+from gpudesk.planner.document import PlanOption
 from gpudesk.sizing import Fit, MemoryEstimate, MemoryWorkload, SizingError, estimate_memory, fit
 from gpudesk.ui.plan.memory_chart import MemoryBarSpec, MemoryBreakdownChart
 
@@ -93,7 +94,7 @@ class LivePreview(QWidget):
         layout.addWidget(self.message)
         self.last_estimate: MemoryEstimate | None = None
         self.last_fit: Fit | None = None
-        self.shown_option: dict[str, Any] | None = None
+        self.shown_option: PlanOption | None = None
 
     def set_card(self, gpu_id: str, count: int | None = None) -> None:
         """Select a card (and GPU count) without waiting for the user, e.g. the plan's top candidate."""
@@ -107,17 +108,17 @@ class LivePreview(QWidget):
                 position = self.count.count() - 1
             self.count.setCurrentIndex(position)
 
-    def show_option(self, candidate: dict[str, Any], changes: list[str], number: int = 1) -> None:
+    def show_option(self, candidate: PlanOption, changes: list[str], number: int = 1) -> None:
         """Draw a planned option's own memory (the plan's breakdown, computed with the settings the search chose)
         instead of the answers' estimate, so this chart, the results table, the header and the sheet show one
         number for the same option. Picking another card or count, or editing an answer, goes back to live."""
-        breakdown = candidate.get("per_gpu_memory_breakdown_bytes") or {}
-        if not isinstance(breakdown, dict) or not breakdown:
+        breakdown = candidate.per_gpu_memory_breakdown_bytes
+        if not breakdown:
             return
-        self.set_card(str(candidate.get("gpu_id")), int(candidate.get("count") or 1))
-        usable, safe = candidate.get("usable_memory_bytes"), candidate.get("safe_line_bytes")
-        parts = [(str(k), float(v)) for k, v in breakdown.items() if isinstance(v, (int, float))]
-        label = f"{candidate.get('count')} × {candidate.get('gpu_name') or candidate.get('gpu_id')}"
+        self.set_card(candidate.gpu_id, candidate.count or 1)
+        usable, safe = candidate.usable_memory_bytes, candidate.safe_line_bytes
+        parts = [(k, float(v)) for k, v in breakdown.items()]
+        label = f"{candidate.count} × {candidate.name}"
         caption = self.chart.default_caption([MemoryBarSpec(label, parts, usable, safe)])
         caption += "\n" + self.tr("Plan option #{0}, with the settings the search chose{1}.").format(
             number, ": " + "; ".join(changes) if changes else "")
@@ -253,4 +254,6 @@ class LivePreview(QWidget):
         gpu_id = self.card.currentData()
         if self.catalog is None or gpu_id is None:
             return None
-        return self.catalog.gpu(gpu_id)
+        from gpudesk.planner.packages import device_of
+
+        return device_of(self.catalog.gpu(gpu_id))  # a two-die package fits per die (MI250X, Ascend 910C)

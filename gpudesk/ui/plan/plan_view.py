@@ -1,14 +1,15 @@
 """Results page: the ranked candidates, three charts, and the warnings and rationale of the chosen one.
 
-Shows a plan dictionary (``plan_to_dict``), so a fresh plan and a reopened saved plan look the same. Text
-from the planner and the catalog is shown as plain text.
+Shows the plan document (gpudesk.planner.document.PlanDocument; a saved plan's JSON of any version reads as
+one), so a fresh plan and a reopened saved plan look the same. Text from the planner and the catalog is shown as
+plain text.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
@@ -30,15 +32,17 @@ from PySide6.QtWidgets import (
 
 from gpudesk.planner.classify import kind_label
 from gpudesk.planner.search_notes import applied_settings, search_changes
-from gpudesk.planner.sheet import candidates_of, gpu_price_unknown
+from gpudesk.planner.document import PlanDocument, PlanOption, as_document
+from gpudesk.planner.requirement import Requirement
+from gpudesk.planner.serve_launch import is_serving_option, launch_inputs
 from gpudesk.ui.plan.accuracy_view import AccuracyLink
 from gpudesk.planner.serving_cost import cost_per_million_tokens_usd
-from gpudesk.planner.tco import TcoAssumptions
 from gpudesk.ui.plan.charts import CostTimeScatter, LatencyThroughputChart, TcoChart, candidate_label, tco_item_names
 from gpudesk.ui.plan.export_menu import ExportButton
 from gpudesk.ui.plan.live_preview import part_names
 from gpudesk.ui.plan.memory_chart import MemoryBarSpec, MemoryBreakdownChart
 from gpudesk.ui.plan.price_editor import PriceEditor
+from gpudesk.ui.plan.serving_side import ServingSide
 from gpudesk.units import format_duration, format_gib, format_percent, format_usd, not_available
 
 MAX_ROWS = 25
@@ -47,10 +51,9 @@ CHART_CANDIDATES = 6
 METHOD_OF_MODE = {"train": "full", "lora": "lora", "qlora": "qlora", "inference": "inference"}
 
 
-def top_candidate(plan: dict[str, Any]) -> dict[str, Any] | None:
-    """The best candidate of a plan dictionary, or None."""
-    found = candidates_of(plan)
-    return found[0] if found else None
+def top_candidate(plan: PlanDocument | dict[str, Any]) -> PlanOption | None:
+    """The best option of a plan, or None."""
+    return as_document(plan).top
 
 
 class ElideRightDelegate(QStyledItemDelegate):
@@ -61,9 +64,9 @@ class ElideRightDelegate(QStyledItemDelegate):
         option.textElideMode = Qt.TextElideMode.ElideRight  # type: ignore[attr-defined]
 
 
-def why_rank_text(c: dict[str, Any]) -> str:
+def why_rank_text(c: PlanOption) -> str:
     """The "Why this rank" cell: the planner's rank reason without its leading "#N: " (the Rank column has it)."""
-    reason = str(c.get("rank_reason") or "")
+    reason = c.rank_reason or ""
     head, sep, rest = reason.partition(": ")
     text = rest if sep and head.startswith("#") else reason
     return text or not_available()
@@ -102,6 +105,7 @@ COST_PER_TOKEN_COLUMN = 12
 SCATTER_TAB = 2
 LATENCY_TAB = 3
 REJECTED_TAB = 4
+SERVING_SIDE_TAB = 5
 WHY_COLUMN = 11
 WHY_COLUMN_WIDTH = 200
 #: Smallest heights (px) of the results panes, so a 1024 x 700 window shows the summary's first lines, four table
@@ -142,8 +146,9 @@ class PlanView(QWidget):
     def __init__(self, ctx: Any, parent: QWidget | None = None):
         super().__init__(parent)
         self.ctx = ctx
-        self.plan: dict[str, Any] | None = None
+        self.plan: PlanDocument | None = None
         self.profile: dict[str, Any] | None = None
+        self.req: Requirement | None = None
         self.name = ""
         self.summary = QLabel(self)
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
@@ -188,6 +193,10 @@ class PlanView(QWidget):
         self.rejected.setReadOnly(True)
         self.charts.addTab(self.rejected, self.tr("Rejected"))
         self.charts.insertTab(LATENCY_TAB, _scrolled(self.latency, self.charts), self.tr("Latency vs throughput"))
+        # A mixed plan (training share below 1 with a QPS target) also shows its serving side.
+        self.serving_side = ServingSide(self.charts)
+        self.charts.addTab(self.serving_side, self.tr("Serving side"))
+        self.charts.setTabVisible(SERVING_SIDE_TAB, False)
         # Every tab stays on screen at 1280 x 820 in both languages (no scroll arrows hiding "Rejected").
         self.charts.setUsesScrollButtons(False)
         self.charts.setElideMode(Qt.TextElideMode.ElideRight)
@@ -208,6 +217,14 @@ class PlanView(QWidget):
         self.apply_button.setToolTip(self.tr("Write the selected option's micro-batch, sharding, recomputation and "
                                              "tensor-parallel degree into the wizard's answers"))
         self.apply_button.clicked.connect(self._apply_selected)
+        self.launch_button = QPushButton(self.tr("Will it &fit in an engine?…"), self)
+        self.launch_button.setToolTip(self.tr("Open \"Will it fit?\" with the selected serving option's model, GPU, "
+                                              "tensor-parallel degree, context and concurrency, in the engine the "
+                                              "answers name"))
+        self.launch_button.setEnabled(False)
+        self.launch_button.clicked.connect(self.open_launch_check)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._table_menu)
         self.export_button = ExportButton(ctx, self)
         self.export_button.setToolTip(self.tr("Export the selected candidate's configuration sheet"))
 
@@ -249,12 +266,13 @@ class PlanView(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.edit_button)
         buttons.addWidget(self.apply_button)
+        buttons.addWidget(self.launch_button)
         buttons.addStretch(1)
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.export_button)
         # Tab follows the layout: table, charts, price editor, details, then the buttons left to right.
         chain = [self.table, self.charts, self.accuracy, self.price_editor.price, self.price_editor.apply_button, self.details,
-                 self.edit_button, self.apply_button, self.save_button, self.export_button]
+                 self.edit_button, self.apply_button, self.launch_button, self.save_button, self.export_button]
         for before, after in zip(chain, chain[1:]):
             QWidget.setTabOrder(before, after)
         layout = QVBoxLayout(self)
@@ -288,55 +306,54 @@ class PlanView(QWidget):
             cost_header.setToolTip(self.tr("3-year TCO over the output tokens served at the target QPS around the clock "
                                            "for the TCO years; unpriced options have none"))
 
-    def _serving_cells(self, c: dict[str, Any]) -> dict[int, QTableWidgetItem]:
+    def _serving_cells(self, c: PlanOption) -> dict[int, QTableWidgetItem]:
         """The serving columns of one option (replicas x TP, sustained QPS, TTFT / TPOT, cost per million tokens)."""
-        tp = int(c.get("tensor_parallel") or 1)
-        replicas = max(1, int(c.get("count") or tp) // tp)
-        qps = c.get("qps_capacity")
+        tp = c.tensor_parallel or 1
+        replicas = c.replicas or max(1, (c.count or tp) // tp)
+        qps = c.qps_capacity
         cost = self.cost_per_million(c)
         return {
             6: QTableWidgetItem(self.tr("{0} × TP{1}").format(replicas, tp)),
-            7: NumericItem(not_available() if qps is None else self.tr("{0:.1f} req/s").format(float(qps)), qps),
-            10: QTableWidgetItem(f"{format_duration(c.get('ttft_s'))} / {format_duration(c.get('tpot_s'))}"),
-            COST_PER_TOKEN_COLUMN: NumericItem(self.tr("price unknown") if cost is None and gpu_price_unknown(c)
+            7: NumericItem(not_available() if qps is None else self.tr("{0:.1f} req/s").format(qps), qps),
+            10: QTableWidgetItem(f"{format_duration(c.ttft_s)} / {format_duration(c.tpot_s)}"),
+            COST_PER_TOKEN_COLUMN: NumericItem(self.tr("price unknown") if cost is None and c.gpu_price_unknown
                                                else not_available() if cost is None else f"${cost:,.2f}", cost),
         }
 
-    def cost_per_million(self, c: dict[str, Any]) -> float | None:
-        workload = (self.profile or {}).get("workload")
-        tco = (self.profile or {}).get("tco")
-        workload = workload if isinstance(workload, dict) else {}
-        years = float((tco if isinstance(tco, dict) else {}).get("years") or TcoAssumptions().years)
-        return cost_per_million_tokens_usd(c.get("tco_3y_usd"), workload.get("target_qps"), workload.get("output_tokens"),
-                                           years)
+    def cost_per_million(self, c: PlanOption) -> float | None:
+        req = self.req
+        if req is None:
+            return None
+        return cost_per_million_tokens_usd(c.tco_3y_usd, req.workload.target_qps, req.workload.output_tokens,
+                                           req.tco.years)
 
-    def show_plan(self, plan: dict[str, Any], name: str = "", profile: dict[str, Any] | None = None) -> None:
-        """Fill the page from a plan dictionary and the profile it was planned from."""
-        self.plan = plan
+    def show_plan(self, plan: PlanDocument | dict[str, Any], name: str = "", profile: dict[str, Any] | None = None) -> None:
+        """Fill the page from a plan document (or a saved plan's dictionary) and the profile it was planned from."""
+        doc = as_document(plan)
+        self.plan = doc
         self.profile = profile
-        self.name = name or str(plan.get("name") or "")
-        model = (profile or {}).get("model")
-        self.accuracy.set_method(METHOD_OF_MODE.get(str(model.get("mode") or "train")) if isinstance(model, dict)
-                                 else None)
-        candidates = candidates_of(plan)
-        serving = any(c.get("qps_capacity") is not None for c in candidates)
+        self.req = doc.requirement
+        self.name = name or doc.name
+        self.accuracy.set_method(METHOD_OF_MODE.get(doc.mode or "train") if doc.requirement else None)
+        candidates = doc.candidates
+        serving = any(c.serving for c in candidates)
         self._set_headers(serving)
-        self.summary.setText(self.summary_text(plan, candidates))
+        self.summary.setText(self.summary_text(doc, candidates))
         self.table.setSortingEnabled(False)
         self.table.setRowCount(min(len(candidates), MAX_ROWS))
         for row, c in enumerate(candidates[:MAX_ROWS]):
-            meets = c.get("meets_deadline") if c.get("qps_capacity") is None else c.get("meets_qps")
+            meets = c.meets_deadline if not c.serving else c.meets_qps
             cells: list[QTableWidgetItem] = [
                 NumericItem(str(row + 1), row + 1),
                 QTableWidgetItem(candidate_label(c)),
-                QTableWidgetItem(str(c.get("interconnect_name") or c.get("interconnect") or not_available())),
-                QTableWidgetItem(str(c.get("server_name") or c.get("server_id") or not_available())),  # full name in tooltip
-                NumericItem(format_gib(c.get("per_gpu_memory_bytes")), c.get("per_gpu_memory_bytes")),
-                NumericItem(format_gib(c.get("safe_line_bytes")), c.get("safe_line_bytes")),
-                NumericItem(format_duration(c.get("step_time_s")), c.get("step_time_s")),
-                NumericItem(format_duration(c.get("time_to_result_s")), c.get("time_to_result_s")),
+                QTableWidgetItem(str(c.interconnect_name or c.interconnect or not_available())),
+                QTableWidgetItem(str(c.server_name or c.server_id or not_available())),  # full name in tooltip
+                NumericItem(format_gib(c.per_gpu_memory_bytes), c.per_gpu_memory_bytes),
+                NumericItem(format_gib(c.safe_line_bytes), c.safe_line_bytes),
+                NumericItem(format_duration(c.step_time_s), c.step_time_s),
+                NumericItem(format_duration(c.time_to_result_s), c.time_to_result_s),
                 QTableWidgetItem(_yes_no(meets)),
-                NumericItem(self.tco_text(c), c.get("tco_3y_usd")),
+                NumericItem(self.tco_text(c), c.tco_3y_usd),
                 QTableWidgetItem(self.settings_text(c)),
                 QTableWidgetItem(why_rank_text(c)),
                 QTableWidgetItem(""),
@@ -344,12 +361,12 @@ class PlanView(QWidget):
             if serving:
                 for column, item in self._serving_cells(c).items():
                     cells[column] = item
-            changes = search_changes(c, profile)
+            changes = search_changes(c, self.req)
             if changes:  # the search changed an answer: say so where the memory figure is
                 cells[4].setText(cells[4].text() + " *")
-            tip = "\n".join([str(c.get("interconnect_name") or ""), str(c.get("server_name") or ""), str(c.get("rank_reason") or "")]
+            tip = "\n".join([c.interconnect_name or "", c.server_name or "", c.rank_reason or ""]
                             + [self.tr("* The search changed: {0}").format("; ".join(changes))] * bool(changes)
-                            + [str(w) for w in c.get("warnings") or []]).strip()
+                            + list(c.warnings)).strip()
             for column, item in enumerate(cells):
                 item.setData(Qt.ItemDataRole.UserRole, row)
                 item.setToolTip(tip)
@@ -367,21 +384,23 @@ class PlanView(QWidget):
         shown = candidates[:CHART_CANDIDATES]
         self.memory_chart.set_bars([self.memory_bar(c) for c in shown])
         self.tco_chart.set_candidates(shown)
-        deadline = (profile or {}).get("workload", {}).get("deadline_s") if isinstance((profile or {}).get("workload"), dict) else None
-        self.scatter.set_candidates(candidates[:MAX_ROWS], deadline)
-        workload = (profile or {}).get("workload") if isinstance((profile or {}).get("workload"), dict) else {}
-        workload = workload if isinstance(workload, dict) else {}
-        self.latency.set_candidates(candidates[:MAX_ROWS], workload.get("target_qps"), workload.get("ttft_target_s"),
-                                    workload.get("tpot_target_s"))
-        # a service is judged by latency against throughput, a training job by cost against time to result
+        self.scatter.set_candidates(candidates[:MAX_ROWS], doc.deadline_s)
+        workload = doc.requirement.workload if doc.requirement else None
+        side = doc.serving_side
+        self.latency.set_candidates(candidates[:MAX_ROWS], workload.target_qps if workload else None,
+                                    workload.ttft_target_s if workload else None,
+                                    workload.tpot_target_s if workload else None)
+        self.serving_side.show_side(side)  # a mixed plan: its serving options and their latency chart, one tab
+        # a service is judged by latency against throughput, a training job by cost against time to result, a
+        # mixed plan by both
         self.charts.setTabVisible(SCATTER_TAB, not serving)
         self.charts.setTabVisible(LATENCY_TAB, serving)
-        if self.charts.currentIndex() in (SCATTER_TAB, LATENCY_TAB):
+        self.charts.setTabVisible(SERVING_SIDE_TAB, side is not None)
+        if self.charts.currentIndex() in (SCATTER_TAB, LATENCY_TAB, SERVING_SIDE_TAB):
             self.charts.setCurrentIndex(0)
-        self.export_button.set_source(plan, self.name, profile, 0)
-        rejected = plan.get("rejected") or []
-        self.charts.setTabText(REJECTED_TAB, self.tr("Rejected ({0})").format(len(rejected)))
-        self.rejected.setPlainText(self.rejections_text(plan))
+        self.export_button.set_source(doc, self.name, profile, 0)
+        self.charts.setTabText(REJECTED_TAB, self.tr("Rejected ({0})").format(len(doc.rejected)))
+        self.rejected.setPlainText(self.rejections_text(doc))
         if candidates:
             self.table.selectRow(0)
             # Row 0 may have been selected before the re-plan: no selection change fires then, and the warnings
@@ -390,57 +409,53 @@ class PlanView(QWidget):
         else:
             self.price_editor.show_candidate(None)
             self.rent_label.clear()
-            plan_warnings = [f"⚠ {w}" for w in plan.get("warnings") or []]
-            self.details.setPlainText("\n\n".join([*plan_warnings, self.rejections_text(plan)]))
+            plan_warnings = [f"⚠ {w}" for w in doc.warnings]
+            self.details.setPlainText("\n\n".join([*plan_warnings, self.rejections_text(doc)]))
 
-    def layout_text(self, c: dict[str, Any]) -> str:
+    def layout_text(self, c: PlanOption) -> str:
         """How the memory is laid out: ``zero3, recompute full``; a single GPU has no sharding."""
-        sharding = c.get("sharding") or (self.tr("single GPU") if c.get("count") == 1 else not_available())
-        return self.tr("{0}, recompute {1}").format(sharding, c.get("recompute") or not_available())
+        sharding = c.sharding or (self.tr("single GPU") if c.count == 1 else not_available())
+        return self.tr("{0}, recompute {1}").format(sharding, c.recompute or not_available())
 
-    def settings_text(self, c: dict[str, Any]) -> str:
+    def settings_text(self, c: PlanOption) -> str:
         """The settings the option is computed with: layout, then what the search changed against the answers."""
-        changes = search_changes(c, self.profile)
+        changes = search_changes(c, self.req)
         layout = self.layout_text(c)
         return f"{layout}; {'; '.join(changes)}" if changes else layout
 
     def _apply_selected(self) -> None:
         if self.plan is None:
             return
-        candidates = candidates_of(self.plan)
-        index = self.selected_index()
-        if 0 <= index < len(candidates):
-            self.apply_requested.emit(applied_settings(candidates[index]))
+        option = self.plan.option(self.selected_index())
+        if option is not None:
+            self.apply_requested.emit(applied_settings(option))
 
-    def tco_text(self, c: dict[str, Any]) -> str:
+    def tco_text(self, c: PlanOption) -> str:
         """The TCO cell: dollars, or "price unknown" when the GPU has no price (never a made-up figure)."""
-        if c.get("tco_3y_usd") is None and gpu_price_unknown(c):
+        if c.tco_3y_usd is None and (c.gpu_price_unknown or c.host_price_known is False):  # as the sheet says
             return self.tr("price unknown")
-        return format_usd(c.get("tco_3y_usd"))
+        return format_usd(c.tco_3y_usd)
 
-    def memory_bar(self, c: dict[str, Any]) -> MemoryBarSpec:
-        breakdown = c.get("per_gpu_memory_breakdown_bytes") or {}
-        return MemoryBarSpec(candidate_label(c), list(breakdown.items()), c.get("usable_memory_bytes"), c.get("safe_line_bytes"))
+    def memory_bar(self, c: PlanOption) -> MemoryBarSpec:
+        return MemoryBarSpec(candidate_label(c), list(c.per_gpu_memory_breakdown_bytes.items()), c.usable_memory_bytes,
+                             c.safe_line_bytes)
 
-    def summary_text(self, plan: dict[str, Any], candidates: list[dict[str, Any]]) -> str:
-        model = plan.get("model") or {}
-        memory = plan.get("memory") or {}
+    def summary_text(self, plan: PlanDocument, candidates: list[PlanOption]) -> str:
+        model = plan.model
         lines = [
             self.tr("{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Before the search (the answers as given, one GPU, no sharding) the job needs {5}; each option below is computed with the settings the search chose.").format(
                 self.name or self.tr("Plan"),
-                kind_label(str(plan["workload_kind"])) if plan.get("workload_kind") else not_available(),
-                model.get("name", not_available()),
-                f"{model['params'] / 1e9:.2f}" if isinstance(model.get("params"), (int, float)) else not_available(),
-                self.tr(", shape guessed") if model.get("shape_is_guess") else "",
-                format_gib(memory.get("total_bytes")),
+                kind_label(plan.workload_kind) if plan.workload_kind else not_available(),
+                model.name if model else not_available(),
+                f"{model.params / 1e9:.2f}" if model and model.params is not None else not_available(),
+                self.tr(", shape guessed") if model and model.shape_is_guess else "",
+                format_gib(plan.memory.total_bytes if plan.memory else None),
             )
         ]
-        warnings = [str(w) for w in plan.get("warnings") or []]
-        raw_binding = plan.get("binding")
-        binding: dict[str, Any] = raw_binding if isinstance(raw_binding, dict) else {}
-        binding_text = " ".join([str(binding.get("text") or "")] + [str(c.get("text") or "") for c in binding.get("changes") or []]
-                                ).strip() if binding else ""
-        fitting = [c for c in candidates if c.get("fits", True)]
+        warnings = list(plan.warnings)
+        binding = plan.binding
+        binding_text = " ".join([binding.text] + [c.text for c in binding.changes]).strip() if binding else ""
+        fitting = [c for c in candidates if c.fits is not False]
         if binding_text and (not candidates or not fitting):
             # the planner names the control that rules every option out and the smallest change to it
             lines.append(self.tr("No configuration fits this requirement: {0}").format(binding_text))
@@ -455,52 +470,59 @@ class PlanView(QWidget):
         else:
             warnings_left = warnings
             top = candidates[0]
-            if top.get("qps_capacity") is not None:
-                workload = (self.profile or {}).get("workload")
-                target = (workload if isinstance(workload, dict) else {}).get("target_qps")
-                tp = int(top.get("tensor_parallel") or 1)
+            if top.serving and top.qps_capacity is not None:
+                target = plan.target_qps
+                tp = top.tensor_parallel or 1
                 cost = self.cost_per_million(top)
                 lines.append(self.tr("Top candidate: {0} as {1} replica(s) × TP{2}, sustains {3:.1f} req/s (target {4}), "
                                      "TTFT {5}, TPOT {6}, {7} per GPU against a safe line of {8}, 3-year TCO {9}, {10} per "
                                      "million output tokens.").format(
-                    candidate_label(top), max(1, int(top.get("count") or tp) // tp), tp, float(top["qps_capacity"]),
-                    not_available() if target is None else f"{float(target):g}", format_duration(top.get("ttft_s")),
-                    format_duration(top.get("tpot_s")), format_gib(top.get("per_gpu_memory_bytes")),
-                    format_gib(top.get("safe_line_bytes")), self.tco_text(top),
+                    candidate_label(top), top.replicas or max(1, (top.count or tp) // tp), tp, top.qps_capacity,
+                    not_available() if target is None else f"{target:g}", format_duration(top.ttft_s),
+                    format_duration(top.tpot_s), format_gib(top.per_gpu_memory_bytes),
+                    format_gib(top.safe_line_bytes), self.tco_text(top),
                     self.tr("price unknown") if cost is None else f"${cost:,.2f}"))
             else:
                 lines.append(
                     self.tr("Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.").format(
                         candidate_label(top),
-                        top.get("interconnect_name") or top.get("interconnect"),
-                        format_gib(top.get("per_gpu_memory_bytes")),
-                        format_gib(top.get("safe_line_bytes")),
-                        format_duration(top.get("time_to_result_s")),
+                        top.interconnect_name or top.interconnect,
+                        format_gib(top.per_gpu_memory_bytes),
+                        format_gib(top.safe_line_bytes),
+                        format_duration(top.time_to_result_s),
                         self.tco_text(top),
                     )
                 )
-            changes = search_changes(top, self.profile)
+            changes = search_changes(top, self.req)
             if changes:
                 lines.append(self.tr("The search changed your answers for it: {0}. “Apply this option” writes them into "
                                      "the wizard.").format("; ".join(changes)))
-            unpriced = list(dict.fromkeys(str(c.get("gpu_name") or c.get("gpu_id")) for c in candidates if gpu_price_unknown(c)))
+            unpriced = list(dict.fromkeys(c.name for c in candidates if c.gpu_price_unknown))
             if unpriced:
                 lines.append(self.tr("Price unknown for {0} (ranked after priced options): select one and enter your quote "
                                      "on the right, or in the Catalog tab.").format(", ".join(unpriced[:4])
                                                                                     + (", …" if len(unpriced) > 4 else "")))
-        over_limit = bool(binding.get("field") == "operations.max_gpus" and plan.get("closest"))
+        side = plan.serving_side
+        if side is not None and side.top is not None and side.top.qps_capacity is not None:
+            best = side.top
+            tp = best.tensor_parallel or 1
+            lines.append(self.tr("Serving side at {0} req/s: {1} as {2} replica(s) × TP{3}, sustains {4:.1f} req/s, "
+                                 "TTFT {5}, TPOT {6}, 3-year TCO {7} (tab “Serving side”).").format(
+                f"{side.target_qps:g}" if side.target_qps is not None else not_available(), candidate_label(best),
+                best.replicas or max(1, best.count // tp), tp, best.qps_capacity, format_duration(best.ttft_s),
+                format_duration(best.tpot_s), self.tco_text(best)))
+        over_limit = bool(binding is not None and binding.field == "operations.max_gpus" and plan.closest)
         if over_limit:
             nearest = "; ".join(
-                self.tr("{0} × {1}, time to result {2}").format(f"{c.get('count'):,}", c.get("gpu_id"),
-                                                                 format_duration(c.get("time_to_result_s")))
-                for c in (plan.get("closest") or [])[:3]
+                self.tr("{0} × {1}, time to result {2}").format(f"{c.count:,}", c.gpu_id,
+                                                                 format_duration(c.time_to_result_s))
+                for c in plan.closest[:3]
             )
             lines.append(self.tr("Closest options beyond the GPU-count limit: {0}.").format(nearest))
-        elif plan.get("deadline_met_by_any") is False:
-            closest = plan.get("closest") or []
+        elif plan.deadline_met_by_any is False:
             misses = "; ".join(
-                self.tr("{0} × {1} late by {2}").format(c.get("count"), c.get("gpu_id"), format_duration(c.get("deadline_miss_s")))
-                for c in closest[:3]
+                self.tr("{0} × {1} late by {2}").format(c.count, c.gpu_id, format_duration(c.deadline_miss_s))
+                for c in plan.closest[:3]
             )
             lines.append(self.tr("No candidate meets the deadline. Closest: {0}.").format(misses or not_available()))
         if warnings_left:
@@ -509,24 +531,44 @@ class PlanView(QWidget):
         self.summary.setToolTip("\n".join(warnings))
         return "\n".join(lines)
 
-    def rejections_text(self, plan: dict[str, Any]) -> str:
-        rejected = plan.get("rejected") or []
-        if not rejected:
+    def rejections_text(self, plan: PlanDocument) -> str:
+        if not plan.rejected:
             return self.tr("No configuration was rejected.")
         lines = [self.tr("Rejected configurations and why (each reason names its rule or datasheet):")]
-        for r in rejected[:200]:
-            name = str(r.get("gpu_name") or r.get("gpu_id"))
-            what = f"{r['count']} × {name}" if r.get("count") else self.tr("{0} (any count)").format(name)
-            where = f" ({r['server_id']})" if r.get("server_id") else ""
-            lines.append(f"• {what}{where}: " + "; ".join(str(x) for x in r.get("reasons") or []))
+        for r in plan.rejected[:200]:
+            name = r.gpu_name or r.gpu_id
+            what = f"{r.count} × {name}" if r.count else self.tr("{0} (any count)").format(name)
+            where = f" ({r.server_id})" if r.server_id else ""
+            lines.append(f"• {what}{where}: " + "; ".join(r.reasons))
         return "\n".join(lines)
 
-    def rent_text(self, c: dict[str, Any]) -> str:
+    def rent_text(self, c: PlanOption) -> str:
         """Rent vs buy of a candidate: the same GPUs rented at the lowest sourced on-demand rate."""
-        rent = c.get("rent")
-        if not isinstance(rent, dict) or not rent.get("text"):
+        if c.rent is None or not c.rent.text:
             return self.tr("Rent vs buy: no public on-demand cloud rate for this GPU.")
-        return self.tr("Rent vs buy: {0}.").format(rent["text"])
+        return self.tr("Rent vs buy: {0}.").format(c.rent.text)
+
+    def selected_option(self) -> PlanOption | None:
+        """The selected option, or None."""
+        return None if self.plan is None else self.plan.option(self.selected_index())
+
+    def open_launch_check(self) -> QWidget | None:
+        """Open "Will it fit?" filled from the selected serving option (None when it is not one)."""
+        c = self.selected_option()
+        if self.plan is None or c is None or not is_serving_option(c):
+            return None
+        from gpudesk.ui.serve_fit import open_serve_fit_dialog
+
+        self.launch_dialog = open_serve_fit_dialog(self.window(), inputs=launch_inputs(self.plan, c))
+        return self.launch_dialog
+
+    def _table_menu(self, pos: QPoint) -> None:
+        c = self.selected_option()
+        if c is None or not is_serving_option(c):
+            return
+        menu = QMenu(self.table)
+        menu.addAction(self.launch_button.text(), self.open_launch_check)
+        menu.exec(self.table.viewport().mapToGlobal(pos))
 
     def selected_index(self) -> int:
         rows = self.table.selectionModel().selectedRows()
@@ -538,39 +580,44 @@ class PlanView(QWidget):
     def _selection_changed(self) -> None:
         if self.plan is None:
             return
-        candidates = candidates_of(self.plan)
         index = self.selected_index()
-        if not 0 <= index < len(candidates):
+        c = self.plan.option(index)
+        if c is None:
             return
-        c = candidates[index]
+        self.launch_button.setEnabled(is_serving_option(c))
         self.export_button.set_source(self.plan, self.name, self.profile, index)
         self.price_editor.show_candidate(c)
         self.rent_label.setText(self.rent_text(c))
         lines = []
-        if c.get("rank_reason"):
-            lines += [self.tr("Ranking: {0}").format(c["rank_reason"]), ""]
-        plan_warnings = [str(w) for w in self.plan.get("warnings") or []]
-        if plan_warnings:
+        if c.rank_reason:
+            lines += [self.tr("Ranking: {0}").format(c.rank_reason), ""]
+        if self.plan.warnings:
             lines.append(self.tr("Plan warnings:"))
-            lines += [f"  ⚠ {w}" for w in plan_warnings]
+            lines += [f"  ⚠ {w}" for w in self.plan.warnings]
             lines.append("")
-        lines += [candidate_label(c) + f" — {c.get('server_name') or c.get('server_id')}", ""]
-        lines.append(self.tr("Sharding: {0}; recomputation: {1}; exposed communication: {2}").format(
-            c.get("sharding") or not_available(), c.get("recompute") or not_available(), format_percent(c.get("comm_share"), digits=1)))
-        if c.get("qps_capacity") is not None:
-            lines.append(self.tr("Sustained QPS: {0:.1f}").format(float(c["qps_capacity"])))
+        lines += [candidate_label(c) + f" — {c.server_name or c.server_id}", ""]
+        if c.serving:  # the engine settings the search chose for a service
+            tp = c.tensor_parallel or 1
+            lines.append(self.tr("Replicas × TP: {0} × TP{1}; requests in flight per replica: {2}; engine: {3}").format(
+                c.replicas or max(1, c.count // tp), tp, not_available() if c.concurrent_sequences is None
+                else c.concurrent_sequences, c.engine or self.tr("roofline estimate")))
+        else:  # the training layout and batch the search chose
+            lines.append(self.tr("Sharding: {0}; recomputation: {1}; exposed communication: {2}").format(
+                c.sharding or (self.tr("single GPU") if c.count == 1 else not_available()), c.recompute or not_available(),
+                format_percent(c.comm_share, digits=1)))
+            if c.micro_batch_size is not None:
+                lines.append(self.tr("Micro-batch {0} × {1} accumulation step(s) per optimizer step").format(
+                    c.micro_batch_size, c.gradient_accumulation or 1))
+        if c.qps_capacity is not None:
+            lines.append(self.tr("Sustained QPS: {0:.1f}").format(c.qps_capacity))
         lines.append("")
-        warnings = c.get("warnings") or []
-        lines.append(self.tr("Warnings:") if warnings else self.tr("Warnings: none"))
-        lines += [f"  ⚠ {w}" for w in warnings]
+        lines.append(self.tr("Warnings:") if c.warnings else self.tr("Warnings: none"))
+        lines += [f"  ⚠ {w}" for w in c.warnings]
         lines.append("")
         lines.append(self.tr("Rationale:"))
-        for step in c.get("rationale") or []:
-            if isinstance(step, dict):
-                lines.append(f"  • {step.get('decision', '')}")
-                if step.get("source"):
-                    lines.append(f"      ↳ {step['source']}")
-            else:
-                lines.append(f"  • {step}")
+        for step in c.rationale:
+            lines.append(f"  • {step.text}")
+            if step.source:
+                lines.append(f"      ↳ {step.source}")
         self.details.setPlainText("\n".join(lines))
         self.details.verticalScrollBar().setValue(0)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.planner.classify import kind_label
+from gpudesk.planner.document import PlanDocument, PlanDocumentError, top_option
 from gpudesk.store import StoreError
 from gpudesk.store.plans import (
     SavedPlan,
@@ -35,7 +36,6 @@ from gpudesk.store.plans import (
     update_plan,
 )
 from gpudesk.ui.plan.export_menu import ExportButton
-from gpudesk.ui.plan.plan_view import top_candidate
 from gpudesk.units import format_duration, format_usd, not_available
 from gpudesk.ui.error_text import error_text
 
@@ -118,6 +118,14 @@ class PlansList(QWidget):
         button.clicked.connect(slot)
         return button
 
+    def _document(self, saved: Any) -> PlanDocument | None:
+        """The saved plan as a plan document (migrated from its saved version); None when it cannot be read."""
+        try:
+            return PlanDocument.from_dict(saved.plan)
+        except PlanDocumentError as exc:
+            self.ctx.notify(self.tr("{0}: {1}").format(saved.name, error_text(exc)), "error")
+            return None
+
     # -- data ---------------------------------------------------------------------------------------------
     def refresh(self, select_id: int | None = None) -> None:
         """Reload the rows from the store (keeps or sets the selection)."""
@@ -133,16 +141,16 @@ class PlansList(QWidget):
                 self.ctx.notify(error_text(exc), "error")
         self.table.setRowCount(len(self._plans))
         for row, saved in enumerate(self._plans):
-            top = top_candidate(saved.plan)
+            top = top_option(saved.plan)
             label = not_available()
             if top is not None:
-                label = f"{top.get('count', '?')} × {top.get('gpu_name', top.get('gpu_id', '?'))}"
+                label = f"{top.count} × {top.name}"
             cells = [
                 saved.name,
-                self.tr("unreadable plan: edit and plan again") if saved.problem else (kind_label(str(saved.plan["workload_kind"])) if saved.plan.get("workload_kind") else not_available()),
+                self.tr("unreadable plan: edit and plan again") if saved.problem else (kind_label(kind) if isinstance(kind := saved.plan.get("workload_kind"), str) and kind else not_available()),
                 label,
-                format_duration(top.get("time_to_result_s")) if top else not_available(),
-                format_usd(top.get("tco_3y_usd")) if top else not_available(),
+                format_duration(top.time_to_result_s) if top else not_available(),
+                format_usd(top.tco_3y_usd) if top else not_available(),
                 saved.updated_at.replace("T", " ").replace("+00:00", ""),
             ]
             for column, text in enumerate(cells):
@@ -185,7 +193,7 @@ class PlansList(QWidget):
         self.compare_button.setEnabled(len(chosen) == 2)
         self.delete_button.setEnabled(bool(chosen))
         self.undo_button.setEnabled(self._last_deleted is not None)
-        self.export_button.set_source(chosen[0].plan if one else None, chosen[0].name if one else "")
+        self.export_button.set_source(self._document(chosen[0]) if one else None, chosen[0].name if one else "")
 
     # -- actions ------------------------------------------------------------------------------------------
     def open_selected(self) -> None:

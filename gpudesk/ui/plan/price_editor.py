@@ -9,13 +9,12 @@ plan is made again. gpudesk never fills in a price itself.
 
 from __future__ import annotations
 
-from typing import Any
 
 from PySide6.QtCore import QRegularExpression, Qt, Signal
 from PySide6.QtGui import QRegularExpressionValidator
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
-from gpudesk.planner.sheet import gpu_price_unknown
+from gpudesk.planner.document import PlanOption
 
 MAX_PRICE_USD = 10_000_000.0
 
@@ -64,28 +63,27 @@ class PriceEditor(QWidget):
         self.store_available = available
         self._update_button()
 
-    def show_candidate(self, candidate: dict[str, Any] | None) -> None:
-        """Show the price used by ``candidate`` (a ``plan_to_dict`` candidate) and prepare the editor for its GPU."""
+    def show_candidate(self, candidate: PlanOption | None) -> None:
+        """Show the price used by ``candidate`` (an option of the plan document) and prepare the editor for its GPU."""
         if not candidate:
             self.gpu_id = None
             self.state.setText(self.tr("Select a candidate to see the GPU price it used."))
             self.price.clear()
             self._update_button()
             return
-        self.gpu_id = str(candidate.get("gpu_id") or "") or None
-        self.gpu_name = str(candidate.get("gpu_name") or self.gpu_id or "")
-        if gpu_price_unknown(candidate):
+        self.gpu_id = candidate.gpu_id or None
+        self.gpu_name = candidate.name
+        if candidate.gpu_price_unknown:
             text = self.tr("{0}: price unknown — enter your quote in the Catalog tab or here. Its 3-year TCO cannot be "
                            "computed, so it ranks after the priced options of its tier.").format(self.gpu_name)
-            breakeven = candidate.get("break_even_price_usd")
-            if isinstance(breakeven, (int, float)):
+            breakeven = candidate.break_even_price_usd
+            if breakeven is not None:
                 text += " " + self.tr("With a quote below {0} per GPU it would rank higher.").format(f"${breakeven:,.0f}")
             self.price.clear()
         else:
-            origin = candidate.get("gpu_price_origin")
-            text = str(candidate.get("gpu_price_text") or self.tr("GPU price: N/A (plan saved by an older gpudesk)"))
-            mine = candidate.get("gpu_price_usd") if origin == "user" else None
-            self.price.setText(f"{mine:,.0f}" if isinstance(mine, (int, float)) else "")
+            text = candidate.price.text or self.tr("GPU price: N/A (plan saved by an older gpudesk)")
+            mine = candidate.price.usd_per_gpu if candidate.price.origin == "user" else None
+            self.price.setText(f"{mine:,.0f}" if mine is not None else "")
         self.state.setText(text)
         self.state.setToolTip(text)
         self._update_button()

@@ -10,7 +10,8 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
 
-from gpudesk.planner.sheet import candidates_of
+from gpudesk.planner.document import PlanDocument, PlanOption, as_document
+from gpudesk.planner.sheet_markdown import memory_part_label, tco_line_label
 
 from gpudesk.units import GIB
 PALETTE = ("#1f5fa8", "#e08a1e", "#f2b56b", "#2e8b57", "#8fc9a3", "#6fa3e0", "#b0413e", "#9e9e9e", "#c9a36b",
@@ -19,12 +20,12 @@ PALETTE = ("#1f5fa8", "#e08a1e", "#f2b56b", "#2e8b57", "#8fc9a3", "#6fa3e0", "#b
 CHART_OPTIONS = 6
 
 
-def _label(c: dict[str, Any], number: int) -> str:
-    name = str(c.get("gpu_name") or c.get("gpu_id") or "?").replace("NVIDIA ", "")
-    return f"#{number} {c.get('count', '?')}× {name}"
+def _label(c: PlanOption, number: int) -> str:
+    name = (c.name or "?").replace("NVIDIA ", "")
+    return f"#{number} {c.count}× {name}"
 
 
-def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 2600, height: int = 1000) -> QImage:
+def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 1500, height: int = 680) -> QImage:
     """A stacked bar chart. ``bars``: dicts with ``label``, ``parts`` [(name, value)], optional ``limit`` (a
     dashed red line over the bar, e.g. the safe line), ``unpriced`` (outline only, marked) and ``chosen``."""
     image = QImage(width, height, QImage.Format.Format_RGB32)
@@ -34,7 +35,7 @@ def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 26
     font = QFont()
     font.setPixelSize(30)
     painter.setFont(font)
-    left, top, right, bottom = 150, 80, width - 560, height - 170
+    left, top, right, bottom = 130, 80, width - 400, height - 190
     painter.drawText(QRectF(0, 10, width, 60), Qt.AlignmentFlag.AlignHCenter, title)
     peak = max([sum(max(v, 0.0) for _n, v in b["parts"]) for b in bars] + [b.get("limit") or 0.0 for b in bars] + [1e-9])
     scale = (bottom - top) / (peak * 1.1)
@@ -74,10 +75,15 @@ def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 26
                 painter.setBrush(colors[name])
             painter.drawRect(rect)
             y -= h
-        if b.get("unpriced"):
+        if b.get("unpriced"):  # two short lines within the bar's slot, so neighbours' marks never overlap
             painter.setPen(QColor("#b0413e"))
-            painter.drawText(QRectF(x - 40, y - 50, w + 80, 40), Qt.AlignmentFlag.AlignHCenter,
+            mark_font = QFont(font)
+            mark_font.setPixelSize(19)
+            painter.setFont(mark_font)
+            painter.drawText(QRectF(left + slot * i, y - 64, slot, 60),
+                             Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom | Qt.TextFlag.TextWordWrap,
                              QCoreApplication.translate("SheetCharts", "price unknown"))
+            painter.setFont(font)
         if b.get("limit"):
             ly = bottom - b["limit"] * scale
             painter.setPen(QPen(QColor("#c62828"), 4, Qt.PenStyle.DashLine))
@@ -87,43 +93,40 @@ def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 26
         label_font.setBold(bool(b.get("chosen")))
         label_font.setPixelSize(24)
         painter.setFont(label_font)
-        painter.drawText(QRectF(left + slot * i, bottom + 10, slot, 150),
+        painter.drawText(QRectF(left + slot * i, bottom + 10, slot, 180),
                          Qt.AlignmentFlag.AlignHCenter | Qt.TextFlag.TextWordWrap, b["label"])
         painter.setFont(font)
     legend_y = top
     for name in names:
         painter.setBrush(colors[name])
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.drawRect(QRectF(right + 40, legend_y + 6, 28, 28))
+        painter.drawRect(QRectF(right + 30, legend_y + 6, 28, 28))
         painter.setPen(QColor("#222222"))
-        painter.drawText(QRectF(right + 80, legend_y, 480, 40), Qt.AlignmentFlag.AlignVCenter, name)
+        painter.drawText(QRectF(right + 70, legend_y, 330, 40), Qt.AlignmentFlag.AlignVCenter, name)
         legend_y += 44
     if any(b.get("limit") for b in bars):
         painter.setPen(QPen(QColor("#c62828"), 4, Qt.PenStyle.DashLine))
-        painter.drawLine(QPointF(right + 40, legend_y + 20), QPointF(right + 68, legend_y + 20))
+        painter.drawLine(QPointF(right + 30, legend_y + 20), QPointF(right + 58, legend_y + 20))
         painter.setPen(QColor("#222222"))
-        painter.drawText(QRectF(right + 80, legend_y, 480, 40), Qt.AlignmentFlag.AlignVCenter,
+        painter.drawText(QRectF(right + 70, legend_y, 330, 40), Qt.AlignmentFlag.AlignVCenter,
                          QCoreApplication.translate("SheetCharts", "Safe line"))
     painter.end()
     return image
 
 
-def sheet_chart_images(plan: dict[str, Any], index: int = 0) -> list[tuple[str, QImage]]:
+def sheet_chart_images(plan: PlanDocument | dict[str, Any], index: int = 0) -> list[tuple[str, QImage]]:
     """(title, image) of the sheet's charts: memory per GPU and 3-year TCO of the chosen option and the next ones."""
-    candidates = candidates_of(plan)
+    candidates = as_document(plan).candidates
     if not candidates:
         return []
     order = [index] + [i for i in range(len(candidates)) if i != index][:CHART_OPTIONS - 1]
     chosen = [(i, candidates[i]) for i in order if 0 <= i < len(candidates)]
     memory_bars = [{"label": _label(c, i + 1), "chosen": i == index,
-                    "parts": [(k.replace("_", " "), float(v) / GIB)
-                              for k, v in (c.get("per_gpu_memory_breakdown_bytes") or {}).items()
-                              if isinstance(v, (int, float))],
-                    "limit": (float(c["safe_line_bytes"]) / GIB) if c.get("safe_line_bytes") else None}
+                    "parts": [(memory_part_label(k), float(v) / GIB) for k, v in c.per_gpu_memory_breakdown_bytes.items()],
+                    "limit": (float(c.safe_line_bytes) / GIB) if c.safe_line_bytes else None}
                    for i, c in chosen]
-    tco_bars = [{"label": _label(c, i + 1), "chosen": i == index, "unpriced": c.get("tco_3y_usd") is None,
-                 "parts": [(k.replace("_", " "), float(v) / 1000)
-                           for k, v in (c.get("tco_breakdown_usd") or {}).items() if isinstance(v, (int, float))]}
+    tco_bars = [{"label": _label(c, i + 1), "chosen": i == index, "unpriced": c.tco_3y_usd is None,
+                 "parts": [(tco_line_label(k), float(v) / 1000) for k, v in c.tco_breakdown_usd.items() if v is not None]}
                 for i, c in chosen]
     memory_title = QCoreApplication.translate("SheetCharts", "Memory per GPU against the safe line")
     tco_title = QCoreApplication.translate("SheetCharts", "3-year TCO")

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QMarginsF, QUrl
+from PySide6.QtCore import QCoreApplication, QMarginsF, QSizeF, QUrl
 from PySide6.QtGui import (
+    QColor,
     QFont,
     QFontInfo,
     QImage,
     QPageLayout,
     QPageSize,
+    QPainter,
     QPdfWriter,
     QTextCursor,
     QTextDocument,
@@ -27,8 +29,9 @@ from gpudesk.planner.sheet import SheetError
 from gpudesk.ui.cjk_font import cjk_font_family, has_cjk, missing_cjk_font_text
 
 PDF_RESOLUTION_DPI = 300
-#: Width of a chart in the sheet's layout units (96 per inch, as QTextDocument lays out before printing).
-CHART_WIDTH_PX = 900
+#: Width of the charts' row in the sheet's layout units (96 per inch, as QTextDocument lays out before printing):
+#: the charts are drawn side by side into one picture about the text width of a landscape page.
+CHART_WIDTH_PX = 980
 #: A table with this many columns or more turns the page to landscape.
 WIDE_TABLE_COLUMNS = 7
 
@@ -57,6 +60,23 @@ def with_charts(markdown_text: str, charts: list[tuple[str, QImage]]) -> str:
     if second < 0:
         return markdown_text + "\n\n" + images
     return markdown_text[:second + 1] + images + markdown_text[second + 1:]
+
+
+def side_by_side(charts: list[tuple[str, QImage]]) -> list[tuple[str, QImage]]:
+    """The charts drawn next to each other in one picture (one row of the page instead of one page each)."""
+    if len(charts) < 2:
+        return charts
+    width = sum(image.width() for _title, image in charts)
+    height = max(image.height() for _title, image in charts)
+    row = QImage(width, height, QImage.Format.Format_RGB32)
+    row.fill(QColor("white"))
+    painter = QPainter(row)
+    x = 0
+    for _title, image in charts:
+        painter.drawImage(x, 0, image)
+        x += image.width()
+    painter.end()
+    return [(" / ".join(title for title, _image in charts), row)]
 
 
 def markdown_to_pdf(markdown_text: str, path: str | Path, title: str = "", *, page_size: str = "A4",
@@ -92,11 +112,11 @@ def markdown_to_pdf(markdown_text: str, path: str | Path, title: str = "", *, pa
     font = QFont()
     if cjk_family is not None:  # Latin text keeps the default face; the CJK family takes every Chinese glyph
         font.setFamilies([QFontInfo(font).family(), cjk_family])
-    font.setPointSizeF(9.5)
+    font.setPointSizeF(8.5)
     document.setDefaultFont(font)
     # No raw HTML: names and notes typed by the user stay text even if they look like tags.
     features = QTextDocument.MarkdownFeature.MarkdownDialectGitHub | QTextDocument.MarkdownFeature.MarkdownNoHTML
-    charts = list(charts or [])
+    charts = side_by_side(list(charts or []))
     document.setMarkdown(with_charts(markdown_text, charts), features)
     for number, (_title, image) in enumerate(charts):  # after setMarkdown: it clears the document's resources
         # Drawn large for a sharp print; laid out at CHART_WIDTH_PX document pixels (the 96-dpi layout units that
@@ -110,6 +130,10 @@ def markdown_to_pdf(markdown_text: str, path: str | Path, title: str = "", *, pa
     wide = any(table.columns() >= WIDE_TABLE_COLUMNS for table in tables)
     orientation = QPageLayout.Orientation.Landscape if wide else QPageLayout.Orientation.Portrait
     writer.setPageLayout(QPageLayout(size, orientation, QMarginsF(12, 12, 12, 12), QPageLayout.Unit.Millimeter))
+    # The page size in layout units (96 per inch): without one QTextDocument.print_ adds its own 2 cm margins and
+    # the tables fill only three quarters of the line.
+    paint = writer.pageLayout().paintRect(QPageLayout.Unit.Point)
+    document.setPageSize(QSizeF(paint.width() * 96 / 72, paint.height() * 96 / 72))
     for table in tables:
         table_format = table.format()
         table_format.setWidth(QTextLength(QTextLength.Type.PercentageLength, 100))

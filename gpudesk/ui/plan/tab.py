@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QCoreApplication, QStandardPaths, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QLabel, QVBoxLayout, QWidget
 
-from gpudesk.planner import PlanInputError, PlannerError
+from gpudesk.planner import PlanDocument, PlanInputError, PlannerError
 from gpudesk.planner.profile import profile_file_text
 from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.search_notes import search_changes
@@ -38,10 +38,10 @@ __all__ = ["COMPARE", "PLANS", "QUICK", "RESULTS", "WIZARD", "PlanTab", "example
 class PlanTab(QWidget):
     """The Plan tab's views over a :class:`PlanController` (``ctl``).
 
-    Signals: plan_ready(dict): a plan finished (tests and the main window can wait on it).
+    Signals: plan_ready(object): a plan finished (its PlanDocument) (tests and the main window can wait on it).
     """
 
-    plan_ready = Signal(dict)
+    plan_ready = Signal(object)
     opens_before_store = True  # see gpudesk.ui.main_window: store_opened() is called once it is open
 
     def __init__(self, ctx: Any, parent: QWidget | None = None):
@@ -173,14 +173,14 @@ class PlanTab(QWidget):
         self.pages.wizard.plan_button.setEnabled(False)
         self.status.setText(self.tr("Planning over the whole catalog…"))
 
-    def _plan_done(self, result: dict[str, Any]) -> None:
-        self.pages.results.show_plan(result, str(result.get("name") or ""), self.ctl.current_profile)
+    def _plan_done(self, result: PlanDocument) -> None:
+        self.pages.results.show_plan(result, result.name, self.ctl.current_profile)
         self._update_save_button()
         self.status.setText(self.tr("{0} configurations ranked, {1} rejected.").format(
-            len(result.get("candidates") or []), len(result.get("rejected") or [])))
-        top = (result.get("candidates") or [None])[0]
-        if top:
-            self.pages.wizard.preview.show_option(top, search_changes(top, self.ctl.current_profile))
+            len(result.candidates), len(result.rejected)))
+        top = result.top
+        if top is not None:
+            self.pages.wizard.preview.show_option(top, search_changes(top, result.requirement))
         self.show_view(RESULTS)
         self.plan_ready.emit(result)
 
@@ -207,8 +207,9 @@ class PlanTab(QWidget):
 
     def open_saved(self, saved: SavedPlan) -> None:
         """Show a saved plan's results as they were saved (not re-planned)."""
-        self.ctl.open_saved(saved)
-        self.pages.results.show_plan(saved.plan, saved.name, self.ctl.current_profile)
+        if not self.ctl.open_saved(saved) or self.ctl.current_plan is None:
+            return
+        self.pages.results.show_plan(self.ctl.current_plan, saved.name, self.ctl.current_profile)
         if self.ctl.current_profile is not None:
             self.pages.wizard.load_profile(self.ctl.current_profile)
         self._update_save_button()

@@ -5,7 +5,8 @@ catalog GPU, GPU count, weight format, engine settings as the engine spells them
 :func:`gpudesk.sizing.engines.fit.engine_fit`. It shows the verdict, the memory per GPU term by term, the KV cache
 capacity (tokens, blocks, concurrency at the context, longest context), the smallest changes that make it fit and
 the command line, with a button that copies it. :func:`open_serve_fit_dialog` shows the page in a dialog; the Plan
-tab's bar and the Catalog's GPU details open it (the latter with that GPU chosen).
+tab's bar and the Catalog's GPU details open it (the latter with that GPU chosen), and a serving option of the Plan
+results opens it filled from that option (:func:`gpudesk.planner.serve_launch.launch_inputs`) and checked.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.errors import GpudeskError
+from gpudesk.planner.serve_launch import LaunchInputs
 from gpudesk.sizing.engines.common import ENGINES, EngineFit
 from gpudesk.sizing.engines.terms import engine_title, memory_rows
 
@@ -163,6 +165,22 @@ class ServeFitPage(QWidget):
         if index >= 0:
             self.engine.setCurrentIndex(index)
 
+    def prefill(self, inputs: LaunchInputs) -> None:
+        """Fill the inputs from a plan's serving option, check the launch, and say what was not carried over."""
+        self.set_engine(inputs.engine)
+        if inputs.model_id:
+            self.set_model(inputs.model_id)
+        self.set_gpu(inputs.gpu_id)
+        self.gpus.setValue(inputs.gpus)
+        self.weight_format.setCurrentText(inputs.weight_format)
+        self.settings.setText(" ".join(inputs.engine_args))
+        self.check()
+        missing = [note for note in inputs.notes]
+        if inputs.model_id and self.model.findData(inputs.model_id) < 0:
+            missing.append(self.tr("The plan's model is not a decoder in the catalog; choose the model here."))
+        if missing:
+            self.verdict.setText(self.verdict.text() + "\n" + "\n".join(missing))
+
     def _engine_changed(self) -> None:
         self.settings.setPlaceholderText(SETTING_EXAMPLES.get(str(self.engine.currentData()), ""))
 
@@ -241,11 +259,15 @@ class ServeFitPage(QWidget):
         QGuiApplication.clipboard().setText(self.command.text())
 
 
-def open_serve_fit_dialog(parent: QWidget | None = None, gpu_id: str | None = None) -> QDialog:
-    """Show a :class:`ServeFitPage` in a non-modal dialog (``gpu_id`` chosen when given); returns the dialog."""
+def open_serve_fit_dialog(parent: QWidget | None = None, gpu_id: str | None = None,
+                          inputs: LaunchInputs | None = None) -> QDialog:
+    """Show a :class:`ServeFitPage` in a non-modal dialog (``gpu_id`` chosen when given, or every input filled from
+    a plan's serving option and checked); returns the dialog."""
     dialog = QDialog(parent)
     dialog.setWindowTitle(QCoreApplication.translate("ServeFitPage", "Will it fit?"))
     page = ServeFitPage(dialog, gpu_id)
+    if inputs is not None:
+        page.prefill(inputs)
     buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)
     buttons.rejected.connect(dialog.reject)
     layout = QVBoxLayout(dialog)

@@ -25,7 +25,7 @@ def spec(catalog, model_id: str):
 
 
 def test_vllm_kv_budget_is_utilization_minus_weights_activation_non_torch(catalog) -> None:
-    r = engine_fit("vllm", spec(catalog, "llama-3-8b"), H100, ["max_model_len=8192"])
+    r = engine_fit("vllm", spec(catalog, "llama-3-8b"), H100, ["max_model_len=8192"], version="0.11.0")
     m = r.per_gpu
     budget = 79.18 * GIB * 0.9 - m.weights_bytes - m.activation_bytes - m.non_torch_bytes
     # blocks of 16 tokens x 128 KiB per token (32 layers x 8 KV heads x 128 x 2 x bf16)
@@ -33,6 +33,22 @@ def test_vllm_kv_budget_is_utilization_minus_weights_activation_non_torch(catalo
     assert r.kv_cache_tokens == r.kv_cache_blocks * 16
     assert r.max_concurrency == pytest.approx(r.kv_cache_tokens / 8192, rel=1e-6)
     assert r.fits and r.command.startswith("vllm serve ") and "--max-model-len 8192" in r.command
+
+
+def test_vllm_keeps_cuda_graphs_inside_the_budget_from_0_21(catalog) -> None:
+    """vLLM 0.21 profiles the CUDA graph pool inside gpu_memory_utilization (club-3090#104's log); before, graphs
+    were captured after the KV cache; enforce_eager has none; ``v1`` is the newest release."""
+    from gpudesk.sizing.engines.vllm import graphs_in_budget
+
+    assert [graphs_in_budget(v) for v in ("0.11.0", "0.20.1", "0.21.0", "v1", "0.6.4")] == [
+        False, False, True, True, False]
+    llama = spec(catalog, "llama-3-8b")
+    old, new = (engine_fit("vllm", llama, H100, ["max_model_len=8192"], version=v) for v in ("0.20.1", "0.21.0"))
+    eager = engine_fit("vllm", llama, H100, ["max_model_len=8192", "enforce_eager=true"], version="0.21.0")
+    assert new.per_gpu.cuda_graph_bytes > 0 and eager.per_gpu.cuda_graph_bytes == 0
+    assert old.extra["kv_budget_bytes"] - new.extra["kv_budget_bytes"] == pytest.approx(new.per_gpu.cuda_graph_bytes,
+                                                                                        abs=1)
+    assert eager.extra["kv_budget_bytes"] == old.extra["kv_budget_bytes"]
 
 
 def test_vllm_v0_profiles_max_model_len_tokens_without_chunked_prefill(catalog) -> None:
@@ -76,7 +92,9 @@ def test_unknown_setting_is_refused_with_the_engines_names(catalog) -> None:
 def test_sglang_pool_and_running_requests(catalog) -> None:
     r = engine_fit("sglang", spec(catalog, "llama-3-8b"), H100, ["mem_fraction_static=0.85"])
     cell = 32 * 8 * 128 * 2 * 2
-    rest = 79.18 * GIB - 0.75 * GIB - r.per_gpu.weights_bytes - 79.18 * GIB * 0.15
+    # profile_max_num_token: free after the weights - free before them (min_per_gpu_memory) x (1 - fraction)
+    free_before = 79.18 * GIB - 0.75 * GIB
+    rest = free_before - r.per_gpu.weights_bytes - free_before * 0.15
     assert r.kv_cache_tokens == int(rest // cell)
     assert r.extra["max_running_requests"] == min(r.kv_cache_tokens // 2,
                                                   min(max(int(r.kv_cache_tokens / 8192 * 512), 2048), 4096))
@@ -163,18 +181,42 @@ def test_llamacpp_kv_cells_are_padded_to_32_or_256_with_flash_attention(catalog)
 
 
 def test_vllm_default_max_num_seqs_follows_release_and_gpu(catalog) -> None:
-    from gpudesk.sizing.engines.vllm import default_max_num_seqs
+    """EngineArgs' V1 defaults as the 0.8.0, 0.8.4, 0.8.5, 0.9.0 and 0.11.0 wheels set them; V0 keeps 256."""
+    from gpudesk.sizing.engines.vllm import default_batched_tokens, default_max_num_seqs, v1_batch_defaults
 
-    assert default_max_num_seqs("0.11.0", int(79.19 * GIB)) == 1024
-    assert default_max_num_seqs("0.8.5", int(79.19 * GIB)) == 256
-    assert default_max_num_seqs("0.11.0", int(23.6 * GIB)) == 256
+    h100, a100, l40s = int(79.19 * GIB), int(79.15 * GIB), int(44.4 * GIB)
+    assert default_max_num_seqs("0.11.0", h100, "NVIDIA H100 80GB HBM3") == 1024
+    assert default_max_num_seqs("0.11.0", a100, "NVIDIA A100-SXM4-80GB") == 256  # 0.9.0 on: not an A100
+    assert default_max_num_seqs("0.8.5", a100, "NVIDIA A100-SXM4-80GB") == 1024  # 0.8.5: memory alone
+    assert default_max_num_seqs("0.8.4", a100, "NVIDIA A100-SXM4-80GB") == 256  # 0.8.4: H100/H200 by name
+    assert v1_batch_defaults("0.8.0", l40s, "NVIDIA L40S") == (1024, 2048)  # 0.8.0-0.8.3: 1024 everywhere
+    assert default_max_num_seqs("0.11.0", int(23.6 * GIB), "NVIDIA GeForce RTX 3090") == 256
+    assert default_max_num_seqs("0.6.4", h100, "NVIDIA H100 80GB HBM3") == 256  # V0
+    assert default_batched_tokens(True, 8192, h100, None, "v1", "H100") == 8192
+    assert default_batched_tokens(False, 20000, h100, None, "0.6.4", "H100") == 20000
+
+
+def test_vllm_v1_profiles_the_sampler_with_top_k_and_top_p(catalog) -> None:
+    """V1's dummy sampler run sorts min(max_num_seqs, batched tokens) full-vocabulary rows without FlashInfer:
+    28 bytes a logit, so gpt-oss's 201,088-token vocabulary at 1024 rows costs 5.4 GiB of the KV budget."""
+    from gpudesk.sizing.engines.forward import V1_SORTED_SAMPLER_BYTES_PER_LOGIT, v1_profile_peak_bytes
+
+    oss = spec(catalog, "gpt-oss-120b")
+    assert V1_SORTED_SAMPLER_BYTES_PER_LOGIT == 28
+    peak = v1_profile_peak_bytes(oss, 1024, 1024)
+    assert peak == 1024 * 201088 * 28 + 1024 * oss.hidden_size * 2
+    assert v1_profile_peak_bytes(oss, 1024, 256) < peak / 3
+    r = engine_fit("vllm", oss, H100, ["gpu_memory_utilization=0.95", "max_num_batched_tokens=1024"],
+                   version="0.11.0")
+    assert r.per_gpu.activation_bytes == pytest.approx(peak)
+    assert any("FlashInfer" in text for text, _src in r.assumptions)
 
 
 def test_memory_rows_name_each_engines_terms_and_sum_to_the_total(catalog) -> None:
     sg = engine_fit("sglang", spec(catalog, "llama-3-8b"), H100, ["context_length=8192"], version="0.4.3")
     rows = dict(memory_rows(sg))
     assert rows["outside mem_fraction_static (activations, CUDA graphs)"] == pytest.approx(
-        H100.total_bytes * (1 - sg.extra["mem_fraction_static"]))
+        (H100.total_bytes - sg.per_gpu.non_torch_bytes) * (1 - sg.extra["mem_fraction_static"]))
     assert "activation peak (profile run)" not in rows
     assert sum(v for k, v in rows.items() if k != "total per GPU") == pytest.approx(rows["total per GPU"])
     assert engine_title(sg) == "SGLang 0.4.3"
@@ -197,12 +239,15 @@ def test_vllm_v0_profile_peak_is_the_sorted_sampler_when_it_outgrows_the_forward
     assert v0_profile_peak_bytes(llama, 29_000, 256) == layer_peak_bytes(llama, 29_000)
 
 
-def test_vllm_v1_profile_skips_the_sorting_sampler(catalog) -> None:
+def test_vllm_v1_sorts_more_sampler_rows_than_v0(catalog) -> None:
+    """V0 samples 256 sequences on the driver; V1 (0.8.5, >= 70 GiB: max_num_seqs 1024) sorts 1024 rows of 28 bytes a
+    logit in its dummy sampler run (gpu_model_runner.py _dummy_sampler_run, topk_topp_sampler.py)."""
     qwen = spec(catalog, "qwen2.5-14b")
     v0 = engine_fit("vllm", qwen, H100, ["max_model_len=8192", "max_num_batched_tokens=2048",
                                          "enable_chunked_prefill=true"], version="0.7.2")
     v1 = engine_fit("vllm", qwen, H100, ["max_model_len=8192", "max_num_batched_tokens=2048"], version="0.8.5")
-    assert v0.per_gpu.activation_bytes > v1.per_gpu.activation_bytes + 0.5 * GIB
+    assert v0.per_gpu.activation_bytes == pytest.approx(256 * 152_064 * 32 + 2048 * 5120 * 2)
+    assert v1.per_gpu.activation_bytes == pytest.approx(1024 * 152_064 * 28 + 2048 * 5120 * 2)
 
 
 def test_vllm_pads_mxfp4_experts_for_its_moe_kernel(catalog) -> None:
@@ -254,3 +299,28 @@ def test_vllm_prefix_caching_and_kv_connector_are_typed_and_kept_in_the_command(
     assert r.kv_cache_blocks == plain.kv_cache_blocks
     assert "--enable-prefix-caching" in r.command
     assert """--kv-transfer-config '{"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}'""" in r.command
+
+
+def test_vllm_counts_the_cuda_context_only_while_it_measured_total_minus_free() -> None:
+    """vLLM 0.2.5-0.3.0 measured ``total - free`` after profiling (PR 2031), so the CUDA context and NCCL count;
+    0.3.1-0.6.3 measured from the free memory at init (NCCL counts, the context does not); 0.2.4 and 0.6.4 on
+    measured PyTorch's peak (worker.py of those wheels)."""
+    from gpudesk.sizing.engines.common import CONTEXT_BYTES, NCCL_PER_PEER_BYTES
+    from gpudesk.sizing.engines.vllm import profiling_era
+
+    assert [profiling_era(v) for v in ("0.2.4", "0.2.5", "0.3.0", "0.3.1", "0.5.4", "0.6.3.post1", "0.6.4", "v0",
+                                       "0.10.1")] == [
+        "allocated", "device", "device", "since_init", "since_init", "since_init", "torch_peak", "torch_peak",
+        "torch_peak"]
+    spec = spec_from_catalog(open_catalog().model("llama-2-13b"))
+    args = ["gpu_memory_utilization=0.9", "max_model_len=4096", "tensor_parallel_size=2"]
+    device = DeviceMemory("A100", 80 * 1024**3)
+    old, dev, init, new = (engine_fit("vllm", spec, device, args, version=v)
+                           for v in ("0.2.4", "0.3.0", "0.5.4", "0.6.4"))
+    assert dev.per_gpu.non_torch_bytes - old.per_gpu.non_torch_bytes == pytest.approx(
+        CONTEXT_BYTES + NCCL_PER_PEER_BYTES)
+    assert init.per_gpu.non_torch_bytes - old.per_gpu.non_torch_bytes == pytest.approx(NCCL_PER_PEER_BYTES)
+    block = dev.per_gpu.kv_cache_bytes / dev.kv_cache_blocks
+    assert old.kv_cache_blocks - dev.kv_cache_blocks == pytest.approx((CONTEXT_BYTES + NCCL_PER_PEER_BYTES) / block,
+                                                                      abs=1)
+    assert new.extra["profiling_era"] == "torch_peak" and init.extra["profiling_era"] == "since_init"

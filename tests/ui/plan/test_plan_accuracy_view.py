@@ -91,9 +91,11 @@ def test_speed_accuracy_by_class_with_misses(qtbot, speed_rows):
     assert f"training: within 20 % on {within} of {train['rows']} published runs, {train['misses']} misses" in headline
     assert "serving: within 20 % on" in headline
     assert view.speed_table.rowCount() == len(speed_rows)
-    # Both sets are shown, each class with its misses; a class's misses are its runs > 50 % off or unanswered.
+    # Every set is shown, each class with its misses; a class's misses are its runs > 50 % off or unanswered.
     sets = {view.speed_table.item(i, 0).text() for i in range(view.speed_table.rowCount())}
-    assert sets == {"development", "later (collected after the model)"}
+    assert sets == {"development", "later (collected after the model)", "fresh (collected after the model was frozen)",
+                    "second fresh (collected after the model was frozen again)",
+                    "third fresh (collected after the model was frozen a third time)"}
     moe = next(i for i, r in enumerate(speed_rows) if (r["set"], r["class"], r["value"]) == ("dev", "moe", "ep>1"))
     r = speed_rows[moe]
     assert view.speed_table.item(moe, 1).text() == "moe: ep>1"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from gpudesk.planner.document import PlanOption
 from gpudesk.ui.plan.charts import CostTimeScatter, TcoChart, candidate_label
 from gpudesk.ui.plan.fields import FieldSpec, parse_number
 from gpudesk.ui.plan.memory_chart import MemoryBarSpec, MemoryBreakdownChart
@@ -42,7 +43,7 @@ def test_tco_chart_skips_candidates_without_a_total(qtbot):
     unpriced = {"gpu_name": "AMD Instinct MI300X 192GB", "count": 8, "tco_3y_usd": None, "tco_breakdown_usd": {}}
     chart = TcoChart()
     qtbot.addWidget(chart)
-    chart.set_candidates([priced, unpriced])
+    chart.set_candidates([PlanOption.from_dict(priced), PlanOption.from_dict(unpriced)])
     assert chart.bar_count == 1
     assert "8× H100 SXM5 80GB: 531 k USD" in chart.caption.text()
     assert "1 candidate(s) without a TCO figure are not drawn." in chart.caption.text()
@@ -58,14 +59,14 @@ def test_scatter_groups_by_deadline_and_leaves_out_unknowns(qtbot):
     ]
     scatter = CostTimeScatter()
     qtbot.addWidget(scatter)
-    scatter.set_candidates(rows, deadline_s=7 * 86400)
+    scatter.set_candidates([PlanOption.from_dict(r) for r in rows], deadline_s=7 * 86400)
     assert scatter.point_count == 2
     assert scatter.legend.entries == ["Meets the deadline", "Misses the deadline", "Deadline"]
     assert scatter.caption.text() == "Dashed line: the deadline (7.0 days)."
 
 
 def test_labels_and_units():
-    assert candidate_label({"gpu_name": "NVIDIA GeForce RTX 4090 24GB", "count": 2}) == "2× RTX 4090 24GB"
+    assert candidate_label(PlanOption.from_dict({"gpu_name": "NVIDIA GeForce RTX 4090 24GB", "count": 2})) == "2× RTX 4090 24GB"
     assert format_gib(66571993088) == "62.00 GiB"
     assert format_gib(None) == "N/A"
     assert format_usd(-0.0) == "$0"
@@ -114,7 +115,7 @@ def test_tco_chart_names_what_is_missing_from_an_unpriced_bar(qtbot):
               "host_price_known": True, "tco_breakdown_usd": {"hosts": 90000.0, "energy": 30000.0}}
     chart = TcoChart()
     qtbot.addWidget(chart)
-    chart.set_candidates([no_host, no_gpu])
+    chart.set_candidates([PlanOption.from_dict(no_host), PlanOption.from_dict(no_gpu)])
     lines = chart.caption.text().splitlines()
     assert "without the servers" in lines[0] and "without the GPUs" not in lines[0]
     assert "without the GPUs" in lines[1] and "servers" not in lines[1]

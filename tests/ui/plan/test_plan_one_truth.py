@@ -43,22 +43,22 @@ def test_every_view_shows_the_same_memory_for_the_same_option(qtbot, tab, tmp_pa
     plan = plan_file(qtbot, tab, path)
     view = tab.pages.results
     profile = tab.ctl.current_profile
-    candidates = plan["candidates"]
+    candidates = plan.candidates
     for row in range(6):
         view.table.selectRow(row)
         index = view.selected_index()
         shown = candidates[index]
-        figure = format_gib(shown["per_gpu_memory_bytes"])
+        figure = format_gib(shown.per_gpu_memory_bytes)
         assert view.table.item(row, 4).text().startswith(figure)  # results table
         assert format_gib(view.memory_chart.specs()[index].total_bytes) == figure  # results chart
         sheet = build_sheet(plan, index, profile=profile)
         text = sheet_to_markdown(sheet)
         assert f"**{figure}**" in text  # the sheet's per-GPU total
-        for change in search_changes(shown, profile):
+        for change in search_changes(shown, plan.requirement):
             assert change in text and change in view.table.item(row, 10).text()
     top = candidates[0]
-    figure = format_gib(top["per_gpu_memory_bytes"])
-    assert top["micro_batch_size"] < 4  # the search cut the micro-batch to fit a 48 GB card
+    figure = format_gib(top.per_gpu_memory_bytes)
+    assert top.micro_batch_size < 4  # the search cut the micro-batch to fit a 48 GB card
     assert f", {figure} per GPU" in view.summary.text()  # the header's top candidate
     assert "micro-batch 4 → " in view.summary.text()
     preview = tab.pages.wizard.preview  # the live chart shows the plan's option, not a fresh estimate
@@ -73,10 +73,10 @@ def test_apply_this_option_writes_the_chosen_settings_into_the_wizard(qtbot, tab
     plan = plan_file(qtbot, tab, path)
     view = tab.pages.results
     view.table.selectRow(0)
-    top = plan["candidates"][view.selected_index()]
+    top = plan.candidates[view.selected_index()]
     view.apply_button.click()
     assert tab.pages.currentIndex() == WIZARD
     answers, _problems = tab.pages.wizard.profile()
-    assert answers["model"]["micro_batch_size"] == top["micro_batch_size"]
-    assert answers["model"]["recompute"] == top["recompute"]
+    assert answers["model"]["micro_batch_size"] == top.micro_batch_size
+    assert answers["model"]["recompute"] == top.recompute
     assert answers["model"]["global_batch_size"] == 16  # the global batch is kept

@@ -7,6 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from gpudesk.catalog import open_catalog
+from gpudesk.planner.document import PlanOption
 
 from gpudesk.store.prices import price_overrides, set_price
 from gpudesk.ui.context import AppContext
@@ -45,17 +46,17 @@ def _plan(qtbot, tab, folder):
 
 
 def _row_of(tab, gpu_id, count):
-    candidates = tab.pages.results.plan["candidates"]
+    candidates = tab.pages.results.plan.candidates
     for row in range(tab.pages.results.table.rowCount()):
         c = candidates[tab.pages.results.table.item(row, 0).data(Qt.ItemDataRole.UserRole)]
-        if (c["gpu_id"], c["count"]) == (gpu_id, count):
+        if (c.gpu_id, c.count) == (gpu_id, count):
             return row
     raise AssertionError(f"{count} x {gpu_id} not in the table")
 
 
 def test_unknown_price_is_marked_and_a_typed_quote_replans(qtbot, tab, ctx, tmp_path):
     result = _plan(qtbot, tab, tmp_path)
-    assert result["candidates"][0]["gpu_id"] == "h100-sxm5"
+    assert result.candidates[0].gpu_id == "h100-sxm5"
     view = tab.pages.results
     assert "Price unknown for" in view.summary.text() and "NVIDIA A100 80GB SXM4" in view.summary.text()
     row = _row_of(tab, "a100-80-sxm4", 8)
@@ -73,8 +74,8 @@ def test_unknown_price_is_marked_and_a_typed_quote_replans(qtbot, tab, ctx, tmp_
     with qtbot.waitSignal(tab.plan_ready, timeout=20000) as signal:
         qtbot.keyClick(editor.price, Qt.Key.Key_Return)  # Enter applies
     assert price_overrides(ctx.store)["a100-80-sxm4"]["price_usd"] == 17000.0
-    top = signal.args[0]["candidates"][0]
-    assert (top["gpu_id"], top["count"], top["gpu_price_origin"]) == ("a100-80-sxm4", 8, "user")
+    top = signal.args[0].candidates[0]
+    assert (top.gpu_id, top.count, top.price.origin) == ("a100-80-sxm4", 8, "user")
     view.table.selectRow(0)
     assert "your price, entered" in editor.state.text()
     assert editor.price.text() == "17,000" and editor.value() == 17000.0
@@ -83,7 +84,7 @@ def test_unknown_price_is_marked_and_a_typed_quote_replans(qtbot, tab, ctx, tmp_
 def test_prices_from_the_catalog_tab_are_used(qtbot, tab, ctx, tmp_path):
     set_price(ctx.store, "a100-80-sxm4", 17000.0)
     result = _plan(qtbot, tab, tmp_path)
-    assert result["candidates"][0]["gpu_id"] == "a100-80-sxm4"
+    assert result.candidates[0].gpu_id == "a100-80-sxm4"
     assert tab.pages.results.table.item(0, TCO_COLUMN).text().startswith("$")
 
 
@@ -92,7 +93,7 @@ def test_price_editor_refuses_what_is_not_a_price(qtbot):
 
     editor = PriceEditor()
     qtbot.addWidget(editor)
-    editor.show_candidate({"gpu_id": "a100-80-sxm4", "gpu_name": "A100", "price_known": False})
+    editor.show_candidate(PlanOption("a100-80-sxm4", "A100", 8, price_known=False))
     for text in ("0", "abc", "99,000,000", "0.00"):
         editor.price.clear()
         qtbot.keyClicks(editor.price, text)
@@ -114,7 +115,7 @@ def test_without_a_store_the_editor_is_disabled(qtbot, catalog, tmp_path):
     widget = PlanTab(ctx)
     qtbot.addWidget(widget)
     result = _plan(qtbot, widget, tmp_path)
-    assert result["candidates"]
+    assert result.candidates
     assert not widget.pages.results.price_editor.price.isEnabled()
     assert not widget.pages.results.price_editor.apply_button.isEnabled()
 

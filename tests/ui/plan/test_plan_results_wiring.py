@@ -65,21 +65,21 @@ def test_rent_vs_buy_line_follows_the_selected_candidate(qtbot, tab) -> None:  #
     view = tab.pages.results
     for row in range(min(3, view.table.rowCount())):
         view.table.selectRow(row)
-        c = result["candidates"][view.selected_index()]
+        c = result.candidates[view.selected_index()]
         text = view.rent_label.text()
-        if c.get("rent"):
-            assert text == f"Rent vs buy: {c['rent']['text']}."
+        if c.rent:
+            assert text == f"Rent vs buy: {c.rent.text}."
             assert "/GPU-hour" in text
         else:
             assert text == "Rent vs buy: no public on-demand cloud rate for this GPU."
-    assert any(c.get("rent") for c in result["candidates"][:3]), "the article's GPUs have sourced cloud rates"
+    assert any(c.rent for c in result.candidates[:3]), "the article's GPUs have sourced cloud rates"
 
 
 def test_nothing_fits_names_the_binding_control(qtbot, tab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "bound.toml"
     path.write_text(BOUND_BY_GPU_COUNT, encoding="utf-8")
     result = plan_file(qtbot, tab, path)
-    assert not result["candidates"]
+    assert not result.candidates
     view = tab.pages.results
     summary = view.summary.text()
     assert 'No configuration fits this requirement: The GPU-count limit binds: "Largest GPU count to consider" is 4' \

@@ -38,30 +38,30 @@ def test_examples_are_offered(tab):
 def test_planning_runs_in_the_background_and_fills_the_results(qtbot, tab):
     result = plan_example(qtbot, tab)
     assert tab.pages.currentIndex() == RESULTS
-    top = result["candidates"][0]
+    top = result.candidates[0]
     view = tab.pages.results
-    assert view.table.rowCount() == min(len(result["candidates"]), 25)
-    assert view.table.item(0, 1).text().startswith(f"{top['count']}× ")
+    assert view.table.rowCount() == min(len(result.candidates), 25)
+    assert view.table.item(0, 1).text().startswith(f"{top.count}× ")
     assert "Top candidate" in view.summary.text()
-    assert view.memory_chart.specs()[0].total_bytes == top["per_gpu_memory_bytes"]
-    assert view.memory_chart.specs()[0].safe_bytes == top["safe_line_bytes"]
+    assert view.memory_chart.specs()[0].total_bytes == top.per_gpu_memory_bytes
+    assert view.memory_chart.specs()[0].safe_bytes == top.safe_line_bytes
     assert view.tco_chart.bar_count >= 1
     assert view.scatter.point_count >= 1
     assert "Rationale:" in view.details.toPlainText()
-    assert top["rationale"][0]["decision"] in view.details.toPlainText()
+    assert top.rationale[0].text in view.details.toPlainText()
     assert tab.pages.wizard.plan_button.isEnabled()
     assert not tab.bar.busy.isVisible()
-    rejected = result["rejected"]
+    rejected = result.rejected
     assert view.charts.tabText(4) == f"Rejected ({len(rejected)})"
     if rejected:
-        assert rejected[0]["reasons"][0] in view.rejected.toPlainText()
+        assert rejected[0].reasons[0] in view.rejected.toPlainText()
 
 
 def test_save_reopen_duplicate_edit_compare_delete_undo(qtbot, tab, ctx):
     result = plan_example(qtbot, tab)
     plan_id = tab.save_current()
     saved = get_plan(ctx.store, plan_id)
-    assert saved.plan == result
+    assert saved.plan == result.to_dict()
     assert saved.name == "Article case: 13B full fine-tune in 7 days"
     assert "[model]" in saved.profile_text and 'model = "llama-2-13b"' in saved.profile_text
 
@@ -71,7 +71,7 @@ def test_save_reopen_duplicate_edit_compare_delete_undo(qtbot, tab, ctx):
     qtbot.mouseClick(tab.pages.plans.duplicate_button, Qt.MouseButton.LeftButton)
     assert len(list_plans(ctx.store)) == 2
     copy = next(p for p in list_plans(ctx.store) if p.id != plan_id)
-    assert copy.name.endswith("(copy)") and copy.plan == result
+    assert copy.name.endswith("(copy)") and copy.plan == result.to_dict()
 
     # Edit the copy: 14 days instead of 7, re-plan, save changes.
     tab.edit_saved(copy)
@@ -140,7 +140,7 @@ def test_exports_in_all_four_formats(qtbot, tab, tmp_path):
     pdf = Path(written["pdf"]).read_bytes()
     assert pdf.startswith(b"%PDF") and len(pdf) > 5000
     doc = json.loads(Path(written["json"]).read_text(encoding="utf-8"))
-    assert doc["candidate"]["gpu_id"] == result["candidates"][0]["gpu_id"]
+    assert doc["candidate"]["gpu_id"] == result.candidates[0].gpu_id
     text = Path(written["csv"]).read_bytes().decode("utf-8-sig")
     rows = list(csv.reader(io.StringIO(text)))
     assert rows[0][:3] == ["category", "item", "quantity"]
@@ -181,22 +181,27 @@ def test_a_deadline_nobody_meets_shows_the_closest_and_how_late(qtbot, tab):
     with qtbot.waitSignal(tab.plan_ready, timeout=20000) as signal:
         tab.pages.wizard.request_plan()
     result = signal.args[0]
-    assert result["deadline_met_by_any"] is False
-    closest = result["closest"][0]
+    assert result.deadline_met_by_any is False
+    closest = result.closest[0]
     summary = tab.pages.results.summary.text()
     assert "No candidate meets the deadline. Closest: " in summary
-    assert f"{closest['count']} × {closest['gpu_id']} late by " in summary
+    assert f"{closest.count} × {closest.gpu_id} late by " in summary
     assert tab.pages.results.table.item(0, 8).text() == "no"
 
 
 def test_inference_plan_shows_qps_instead_of_time(qtbot, tab):
     result = plan_example(qtbot, tab, paths.examples_dir() / "chat-api-qps200.toml")
-    assert result["workload_kind"] == "high-concurrency-inference"
-    top = result["candidates"][0]
-    assert top["time_to_result_s"] is None and top["qps_capacity"] is not None
-    assert tab.pages.results.table.item(0, 7).text() == f"{top['qps_capacity']:.1f} req/s"  # the serving page (issue 29)
-    assert tab.pages.results.table.item(0, 8).text() == ("yes" if top["meets_qps"] else "no")
-    assert f"Sustained QPS: {top['qps_capacity']:.1f}" in tab.pages.results.details.toPlainText()
+    assert result.workload_kind == "high-concurrency-inference"
+    top = result.candidates[0]
+    assert top.time_to_result_s is None and top.qps_capacity is not None
+    assert tab.pages.results.table.item(0, 7).text() == f"{top.qps_capacity:.1f} req/s"  # the serving page (issue 29)
+    assert tab.pages.results.table.item(0, 8).text() == ("yes" if top.meets_qps else "no")
+    assert f"Sustained QPS: {top.qps_capacity:.1f}" in tab.pages.results.details.toPlainText()
+    # the engine settings the search chose, from the plan document (not the training layout line)
+    details = tab.pages.results.details.toPlainText()
+    assert f"Replicas × TP: {top.replicas} × TP{top.tensor_parallel}; requests in flight per replica: " \
+           f"{top.concurrent_sequences}" in details
+    assert "Sharding:" not in details
 
 
 def test_profile_round_trip_through_a_file(qtbot, tab, tmp_path, catalog):

@@ -47,7 +47,7 @@ def test_rationale_pane_follows_a_replan(qtbot, tab, ctx):
     set_price(ctx.store, "h100-nvl", 25000.0)
     tab.show_view(0)
     result = plan_now(qtbot, tab)
-    unpriced = next(w for w in result["warnings"] if "have no price" in w)
+    unpriced = next(w for w in result.warnings if "have no price" in w)
     assert "H100 NVL" not in unpriced
     details = tab.pages.results.details.toPlainText()
     assert unpriced in details and "NVIDIA H100 NVL 94GB" not in details.split("Plan warnings:", 1)[1].split("\n\n", 1)[0]
@@ -112,16 +112,16 @@ def test_step_time_units_and_sharding_column(qtbot, tab):
     assert format_duration(3.5) == "3.5 s" and format_duration(None) == "N/A"
     tab.load_example(paths.examples_dir() / "risk-model-qps40.toml")
     result = plan_now(qtbot, tab)
-    top = result["candidates"][0]  # a service (a classifier: no output tokens): latency in the TTFT / TPOT column
-    assert top["ttft_s"] < 1 and format_duration(top["ttft_s"]) != "0.00 s"
-    assert tab.pages.results.table.item(0, 10).text() == (f"{format_duration(top['ttft_s'])} / "
-                                                          f"{format_duration(top['tpot_s'])}")
+    top = result.candidates[0]  # a service (a classifier: no output tokens): latency in the TTFT / TPOT column
+    assert top.ttft_s < 1 and format_duration(top.ttft_s) != "0.00 s"
+    assert tab.pages.results.table.item(0, 10).text() == (f"{format_duration(top.ttft_s)} / "
+                                                          f"{format_duration(top.tpot_s)}")
     tab.load_example(ARTICLE)
     result = plan_now(qtbot, tab)
     table = tab.pages.results.table
     assert table.horizontalHeaderItem(SHARDING_COLUMN).text() == "Settings the search chose"
-    top = result["candidates"][0]
-    assert table.item(0, SHARDING_COLUMN).text().startswith(f"{top['sharding']}, recompute {top['recompute']}")
+    top = result.candidates[0]
+    assert table.item(0, SHARDING_COLUMN).text().startswith(f"{top.sharding}, recompute {top.recompute}")
 
 
 def test_quick_mode_parameter_count_replaces_the_catalog_model(tab):

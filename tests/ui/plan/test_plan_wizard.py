@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit
 
 from gpudesk import paths
-from gpudesk.planner import load_profile, plan, plan_to_dict
+from gpudesk.planner import PlanDocument, load_profile, plan, plan_to_dict
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.plan.fields import format_number, get_path, to_display
 from gpudesk.ui.plan.questions import build_pages, covered_keys, requirement_keys
@@ -92,10 +92,10 @@ def test_wizard_by_hand_reaches_the_same_plan_as_the_article_profile(qtbot, wiza
     by_hand = plan_to_dict(plan(req, catalog))
     expected = plan_to_dict(plan(load_profile(ARTICLE), catalog))
     assert by_hand == expected
-    top = by_hand["candidates"][0]
-    assert top["fits"] and top["per_gpu_memory_bytes"] <= top["safe_line_bytes"]
-    assert top["interconnect"].startswith("nvlink")
-    assert top["meets_deadline"] is True
+    top = PlanDocument.from_dict(by_hand).candidates[0]
+    assert top.fits and top.per_gpu_memory_bytes <= top.safe_line_bytes
+    assert top.interconnect.startswith("nvlink")
+    assert top.meets_deadline is True
     assert data["data"]["dataset_bytes"] == 12_000_000_000_000
 
 

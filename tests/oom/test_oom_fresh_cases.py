@@ -1,0 +1,73 @@
+"""The held-back sets (tests/fixtures/oom/fresh_cases.jsonl .. fresh_cases_5.jsonl, issue 28): real messages
+collected after the rules were written, each labelled from its public thread before the doctor was first run on it.
+The rules are not tuned on them; the figures below are what the doctor scored when it first saw each batch, kept
+as floors so that a regression shows, and reported as they are (below the 85 % bar: that is what a held-back set is
+for)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from oom_support import FIXTURES
+
+from gpudesk.oom.accuracy import CASE_FILES, evaluate, load_cases
+from gpudesk.oom.cause import CAUSE_IDS
+from gpudesk.oom.signatures import CHECKS
+
+FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "fresh-3": "fresh_cases_3.jsonl",
+               "fresh-4": "fresh_cases_4.jsonl", "fresh-5": "fresh_cases_5.jsonl"}
+# First scoring of each batch. "fresh": 19 of 35 (2 of 5 not-capacity cases with the deciding check, 1 message not
+# recognised). Three mechanisms it exposed were fixed afterwards (a request figure next to a failure is recognised in
+# any wording, PyTorch's caching host allocator is pinned memory, TensorFlow's own cuDNN/cuBLAS handle wording names
+# TensorFlow): 22/35 on that now-seen batch. "fresh-2", collected after those fixes: 5 of 15; two mechanisms it
+# exposed were fixed in turn (TensorFlow's device-discovery free figure shows another process; a named shape whose
+# parser read no figure is read by the tolerant layer): 7/15 on it, seen. "fresh-3", collected after those: 8 of 9
+# (mostly PyTorch messages with all their clauses and host-RAM failures: an easier mix than "fresh-2"). The second
+# pass fixed the mechanisms those batches showed (memory outside the allocator read as another process when the figures
+# say so, TensorRT tactic workspaces, one-line CUDA errors and bare library statuses ranked by what public threads
+# resolved, requests near the largest GPU, ONNX Runtime on the CPU provider, leaks in words, cut pastes, an OOM in a
+# runtime's init source): 32/35, 11/15
+# and 8/9 on those seen batches. "fresh-4", collected after them and committed before the doctor ran on it: 17 of 30
+# at first scoring (the code before the second pass scored 16); its misses (PaddlePaddle's own wordings not read, a
+# one-line error from a shared scheduler, a vLLM message cut before its PyTorch clause, an ECC fault worded as
+# "Cannot allocate memory") are for the next pass, measured on a new batch. The third pass read any allocation word
+# next to a size (PaddlePaddle's allocators, Chinese wordings), DataLoader bus errors as /dev/shm, PaddlePaddle's
+# up-front chunk, MXNet/CTranslate2/OpenCV one-line CUDA errors and WSL paths: 20/30 on fresh-4, seen. "fresh-5",
+# collected after it and committed before the doctor ran on it: 18 of 30 at first scoring (6 of 11 not-capacity cases
+# with the deciding check, 3 reported as not found); its misses (a "Bus\nerror" split over two lines, torch's
+# "unable to write to file </torch_...>" without "No space left on device", OpenCV's host allocator alloc.cpp, other
+# processes behind PaddlePaddle's figures, an ONNX Runtime arena failure during CUDA-graph capture) are for the next
+# pass, measured on a new batch.
+FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18}
+
+
+def _rows(name: str) -> list[dict]:
+    return [json.loads(line) for line in (FIXTURES / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_fresh_cases_are_real_labelled_and_separate_from_the_development_sets():
+    fresh_urls: list[str] = []
+    for name in FRESH_FILES.values():
+        for row in _rows(name):
+            assert row["url"].startswith("https://github.com/") and row["message"].strip() and row["context"].strip()
+            assert row["expected_cause"] in CAUSE_IDS and row["labelled"] == "fresh"
+            if row["expected_cause"] == "not_capacity":
+                assert row["expected_check"] in CHECKS, row["url"]
+            fresh_urls.append(row["url"])
+    assert len(fresh_urls) >= 85 and len(set(fresh_urls)) == len(fresh_urls)
+    development = set()
+    for _set, name in CASE_FILES:
+        if name in FRESH_FILES.values() or not (FIXTURES / name).is_file():
+            continue
+        development |= {row["url"] for row in _rows(name)}
+    assert not development & set(fresh_urls), "a fresh case must not be one the rules were developed on"
+
+
+@pytest.mark.parametrize("case_set", sorted(FRESH_FILES))
+def test_fresh_figures_do_not_regress(case_set, capsys):
+    fresh = evaluate([c for c in load_cases() if c.case_set == case_set])
+    with capsys.disabled():
+        print(f"\n{case_set}: first cause right in {fresh.right}/{fresh.total} ("
+              + ", ".join(f"{f.family} {f.right}/{f.total}" for f in fresh.families()) + ")")
+    assert fresh.right >= FIRST_SCORE_RIGHT[case_set]

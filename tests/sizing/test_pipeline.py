@@ -1,0 +1,103 @@
+"""Pipeline-parallel schedules walked rank by rank: in-flight micro-batches and accumulated gradients at the peak."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.memory import MemoryWorkload, estimate_memory
+from gpudesk.sizing.pipeline import pipeline_peak, rank_schedule, stages_per_rank_for
+from gpudesk.sizing.shapes import spec_from_hf_config
+
+CONFIGS = Path(__file__).resolve().parents[1] / "fixtures" / "sizing" / "configs"
+
+
+def test_1f1b_first_rank_holds_min_p_m_microbatches():
+    # Narayanan et al. 2021: the first stage of 1F1B holds p micro-batches, the last one 1.
+    assert pipeline_peak("1f1b", 8, 32, 1, 1.0, 0.0).activation_chunks == 8
+    assert pipeline_peak("1f1b", 8, 4, 1, 1.0, 0.0).activation_chunks == 4
+    last = rank_schedule("1f1b", 4, 6, 1, 3)
+    assert last[:3] == [("F", 0), ("B", 0), ("F", 0)]
+    assert pipeline_peak("gpipe", 4, 6, 1, 1.0, 0.0).activation_chunks == 6
+
+
+def test_every_rank_runs_each_forward_and_backward_once():
+    for schedule, v in (("1f1b", 1), ("interleaved-1f1b", 2), ("interleaved-1f1b", 3), ("gpipe", 1)):
+        for rank in range(4):
+            actions = rank_schedule(schedule, 4, 8, v, rank)
+            for chunk in range(v):
+                assert actions.count(("F", chunk)) == 8 and actions.count(("B", chunk)) == 8
+            alive = 0
+            for kind, _chunk in actions:  # a backward never comes before its forward
+                alive += 1 if kind == "F" else -1
+                assert alive >= 0
+
+
+def test_interleaved_allocates_chunk_gradients_one_after_the_other():
+    # 8 stages, 8 micro-batches, 2 chunks: rank 0 runs all 16 forwards first (PyTorch warm-up
+    # (v-1)*8 + 2*7 = 22, capped at 16), so its peak is either all activations with one chunk's gradients or
+    # half of them with both: lower than 1F1B, which holds 8 micro-batches of its whole stage with all gradients.
+    act, grad = 1.0, 10.0
+    one = pipeline_peak("1f1b", 8, 8, 1, act * 2, grad * 2)
+    inter = pipeline_peak("interleaved-1f1b", 8, 8, 2, act, grad)
+    assert one.bytes == 8 * 2 + 20
+    assert inter.bytes == max(16 * act + grad, 8 * act + 2 * grad)
+    assert inter.bytes < one.bytes
+
+
+def test_bad_pipeline_inputs_name_the_field():
+    with pytest.raises(SizingError) as err:
+        stages_per_rank_for("1f1b", 2)
+    assert err.value.field == "pipeline_stages_per_rank"
+    with pytest.raises(SizingError) as err:
+        pipeline_peak("interleaved-1f1b", 4, 9, 2, 1.0, 0.0)  # 9 micro-batches do not split into 2 rounds
+    assert err.value.field == "pipeline_microbatches"
+    spec = spec_from_hf_config(CONFIGS / "llama-3.1-405b.config.json")
+    with pytest.raises(SizingError) as err:
+        estimate_memory(spec, MemoryWorkload(gpus=64, tensor_parallel=8, pipeline_parallel=8, micro_batch_size=6,
+                                             pipeline_microbatches=4))
+    assert err.value.field == "pipeline_microbatches"
+    with pytest.raises(SizingError) as err:
+        estimate_memory(spec, MemoryWorkload(mode="lora", gpus=8, pipeline_parallel=2))
+    assert err.value.field == "pipeline_parallel"
+
+
+def test_fsdp_pipeline_keeps_stage_parameters_and_gradients_unsharded():
+    spec = spec_from_hf_config(CONFIGS / "llama-3.1-405b.config.json")
+    base = dict(mode="train", precision="bf16", optimizer="adamw", gpus=512, tensor_parallel=8, sequence_parallel=True,
+                sharding="fsdp", recompute="full", compiled=True, micro_batch_size=32, seq_len_tokens=8192,
+                pipeline_parallel=8)
+    one = estimate_memory(spec, MemoryWorkload(**base)).breakdown
+    inter = estimate_memory(spec, MemoryWorkload(**base, pipeline_schedule="interleaved-1f1b")).breakdown
+    stage_params = spec.params / 64
+    assert one["unsharded_parameters"] == pytest.approx(stage_params * 2, rel=1e-6)
+    assert one["unsharded_gradients"] == pytest.approx(stage_params * 4, rel=1e-6)  # fp32 reduce dtype
+    assert "gathered_layers" not in one
+    # Interleaved: the same stage size, but the peak holds half the gradients or half the activations.
+    assert sum(inter.values()) < sum(one.values())
+    more = estimate_memory(spec, MemoryWorkload(**{**base, "pipeline_parallel": 4, "gpus": 256})).breakdown
+    assert more["unsharded_parameters"] == pytest.approx(2 * one["unsharded_parameters"], rel=1e-6)
+
+
+def test_cli_pipeline_flags_and_their_errors(capsys):
+    import json
+
+    from gpudesk.cli import main
+
+    config = str(CONFIGS / "llama-3.1-405b.config.json")
+    base = ["estimate", "memory", "--config", config, "--mode", "train", "--gpus", "512", "--tp", "8", "--sp",
+            "--sharding", "fsdp", "--recompute", "full", "--compile", "--batch", "32", "--seq", "8192", "--pp", "8"]
+    assert main(base + ["--json"]) == 0
+    one = json.loads(capsys.readouterr().out)["per_gpu"]
+    assert main(base + ["--pp-schedule", "interleaved-1f1b", "--json"]) == 0
+    inter = json.loads(capsys.readouterr().out)["per_gpu"]
+    assert inter["reserved_bytes"] < one["reserved_bytes"]
+    assert one["breakdown_bytes"]["unsharded_gradients"] > 0
+    assert main(base + ["--pp-microbatches", "5"]) == 2
+    assert "--pp-microbatches" in capsys.readouterr().err
+    assert main(base + ["--pp-stages-per-rank", "2"]) == 2  # 1f1b runs one stage per rank
+    assert "--pp-stages-per-rank" in capsys.readouterr().err
+    assert main(base[:-2] + ["--pp", "3"]) == 2
+    assert "--pp" in capsys.readouterr().err

@@ -1,0 +1,66 @@
+"""The measured-run sets of ``gpudesk estimate accuracy``: dev, later and fresh are summarised apart, a missing file
+is an empty set, and the text report gives the fresh set its own line."""
+
+from __future__ import annotations
+
+import json
+
+from gpudesk.sizing.speed_validation import SET_FILES, evaluate_speed, speed_report_lines, summarize_speed
+
+
+def _row(case_id, kind, value):
+    return {"id": case_id, "kind": kind, "gpu": "h100-sxm5", "engine": "vllm",
+            "measured": {"metric": "output_tokens_per_s", "value": value, "unit": "tokens/s"}}
+
+
+def test_fresh_rows_are_a_set_of_their_own_and_missing_files_are_empty(tmp_path):
+    assert SET_FILES["fresh"] == ("fresh_train_runs.jsonl", "fresh_serve_runs.jsonl")
+    (tmp_path / "serve_runs.jsonl").write_text(json.dumps(_row("d", "serve", 100)) + "\n", encoding="utf-8")
+    (tmp_path / "fresh_serve_runs.jsonl").write_text(json.dumps(_row("f", "serve", 50)) + "\n", encoding="utf-8")
+    results = evaluate_speed(tmp_path, {"serve": lambda row: 100.0})
+    summary = summarize_speed(results)
+    assert [r.set_name for r in results] == ["dev", "fresh"]
+    assert summary["fresh"]["all"]["geomean_ratio"] == 2.0 and summary["dev"]["all"]["geomean_ratio"] == 1.0
+    assert summary["later"]["all"]["rows"] == 0  # later_runs.jsonl and fresh_train_runs.jsonl are missing
+    lines = speed_report_lines(results, summary)
+    fresh = [line for line in lines if line.startswith("fresh set (collected after the model was frozen)")]
+    assert len(fresh) == 1 and "1/1 answered" in fresh[0]
+
+
+def test_the_second_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path):
+    # fresh2: runs collected after the second freeze; both helpers register the identical entry.
+    assert SET_FILES["fresh2"] == ("fresh2_train_runs.jsonl", "fresh2_serve_runs.jsonl")
+    assert list(SET_FILES)[:4] == ["dev", "later", "fresh", "fresh2"]
+    (tmp_path / "fresh_serve_runs.jsonl").write_text(json.dumps(_row("f", "serve", 50)) + "\n", encoding="utf-8")
+    (tmp_path / "fresh2_serve_runs.jsonl").write_text(json.dumps(_row("g", "serve", 200)) + "\n", encoding="utf-8")
+    results = evaluate_speed(tmp_path, {"serve": lambda row: 100.0})
+    summary = summarize_speed(results)
+    assert [r.set_name for r in results] == ["fresh", "fresh2"]
+    assert summary["fresh2"]["all"]["geomean_ratio"] == 0.5 and summary["fresh"]["all"]["geomean_ratio"] == 2.0
+    assert summary["dev"]["all"]["rows"] == 0
+    lines = speed_report_lines(results, summary)
+    second = [line for line in lines if line.startswith("second fresh set (collected after the model was frozen again)")]
+    assert len(second) == 1 and "1/1 answered" in second[0] and "ratio 0.50" in second[0]
+
+
+def test_the_bundled_second_fresh_training_batch_is_mostly_moe_with_sources():
+    # The bundled fresh2 training rows: published runs with their URLs, most of them expert-parallel MoE runs.
+    from gpudesk.sizing.speed_validation import read_rows, speed_cases_dir
+
+    rows = read_rows(speed_cases_dir() / "fresh2_train_runs.jsonl")
+    assert len(rows) >= 15 and all(r["kind"] == "train" and r.get("source_url") for r in rows)
+    assert sum(int(r.get("ep") or 1) > 1 for r in rows) >= 10
+
+
+def test_the_third_fresh_batch_is_scored_apart_from_the_second(tmp_path):
+    assert SET_FILES["fresh3"] == ("fresh3_train_runs.jsonl", "fresh3_serve_runs.jsonl")
+    (tmp_path / "fresh2_serve_runs.jsonl").write_text(json.dumps(_row("g", "serve", 200)) + "\n", encoding="utf-8")
+    (tmp_path / "fresh3_serve_runs.jsonl").write_text(
+        "\n".join(json.dumps(_row(f"h{i}", "serve", 400)) for i in range(3)) + "\n", encoding="utf-8")
+    results = evaluate_speed(tmp_path, {"serve": lambda row: 100.0})
+    summary = summarize_speed(results)
+    assert [r.set_name for r in results] == ["fresh2", "fresh3", "fresh3", "fresh3"]
+    assert summary["fresh3"]["all"]["geomean_ratio"] == 0.25 and summary["fresh2"]["all"]["geomean_ratio"] == 0.5
+    lines = speed_report_lines(results, summary)
+    third = [line for line in lines if line.startswith("third fresh set (collected after the model was frozen a third")]
+    assert len(third) == 1 and "3/3 answered" in third[0]
