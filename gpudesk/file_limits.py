@@ -24,25 +24,12 @@ from typing import Any, BinaryIO
 
 from gpudesk.errors import GpudeskError
 from gpudesk.i18n import _
+from gpudesk.units import format_limit
 
 
 class InputFileError(GpudeskError):
     """A named input file cannot be read as one: not a regular file, larger than the reader's limit, or
     unreadable. ``field`` is the path."""
-
-
-def format_limit(limit_bytes: int) -> str:
-    """A limit as written where it is defined: ``256 MiB``, ``2 GiB`` (binary) or ``5 MB``, ``20 MB``
-    (decimal) when it is a round number of either; else binary with one decimal (``1.5 MiB``)."""
-    for units in ((("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)),
-                  (("GB", 10**9), ("MB", 10**6), ("kB", 10**3))):
-        for unit, size in units:
-            if limit_bytes >= size and limit_bytes % size == 0:
-                return f"{limit_bytes // size} {unit}"
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if limit_bytes >= size:
-            return f"{limit_bytes / size:.1f} {unit}"
-    return f"{limit_bytes} B"
 
 
 def _kind(mode: int) -> str | None:
@@ -158,5 +145,5 @@ def read_input_text(path: str | os.PathLike[str], limit_bytes: int, what: str) -
     return read_input(path, limit_bytes, what).decode("utf-8", errors="replace")
 
 
-__all__ = ["InputFileError", "display_path", "format_limit", "open_input", "read_bounded", "read_input",
+__all__ = ["InputFileError", "display_path", "open_input", "read_bounded", "read_input",
            "read_input_text"]

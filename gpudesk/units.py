@@ -1,53 +1,105 @@
-"""Formatting of bytes, rates and durations for display: the one place where units are converted.
+"""Units and display formatting: the one place where bytes, rates, durations, percentages, counts and money
+become text, for the window, the CLI and the sheets alike (``tests/test_units.py`` fails when a second formatter or
+a second ``GIB =`` appears anywhere in the package).
 
-Inside the code values are bytes, bytes per second and seconds; a value that could not be read is ``None``
-and is shown as "N/A". GiB are binary (2**30 bytes, as allocators count); GB/s are decimal (10**9 bytes per
-second, as datasheets state link and memory bandwidth), see the NIST note on binary prefixes:
-https://physics.nist.gov/cuu/Units/binary.html
+Inside the code values are bytes, bytes per second, seconds, fractions (0..1) and US dollars; a value that could not
+be read is ``None`` (or NaN) and is shown as the translated "N/A", never as 0.
+
+Rules, one per kind of quantity:
+
+* bytes: binary units (KiB, MiB, GiB = 2**30 bytes, as allocators, NVML and PyTorch count them), two decimals;
+* rates: decimal units (GB/s = 10**9 bytes per second, as datasheets state link and memory bandwidth), one
+  decimal in GB/s, whole numbers below;
+* durations: milliseconds below a second, then seconds, minutes, "3 h 20 min" and "2 d 4 h": 12,000 s reads
+  "3 h 20 min" in every tab, command and sheet;
+* percentages: a fraction times 100 with a space before "%" (``digits`` chosen by the caller);
+* counts: whole numbers with thousands separators; money: whole US dollars.
+
+See the NIST note on binary prefixes: https://physics.nist.gov/cuu/Units/binary.html
 """
 
 from __future__ import annotations
 
 import math
 
-GIB = 1024**3
+from gpudesk.i18n import _
+
+KIB = 1024
 MIB = 1024**2
-NOT_AVAILABLE = "N/A"
+GIB = 1024**3
+TIB = 1024**4
+#: Decimal units, as datasheets state bandwidth and disk sizes.
+GB = 10**9
+MINUTE_S = 60
+HOUR_S = 3600
+DAY_S = 86400
+
+
+def not_available() -> str:
+    """The translated "N/A" shown for a value that could not be read or computed."""
+    return _("N/A")
 
 
 def _missing(value: float | None) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+    return value is None or (isinstance(value, float) and not math.isfinite(value))
 
 
 def format_bytes(value_bytes: float | None, *, digits: int = 2) -> str:
-    """Bytes in binary units: "512 B", "1.50 MiB", "79.25 GiB"; None or NaN -> "N/A"."""
+    """Bytes in binary units: "512 B", "1.50 MiB", "79.25 GiB"; None or NaN -> "N/A".
+
+    >>> format_bytes(14377562849)
+    '13.39 GiB'
+    """
     if _missing(value_bytes):
-        return NOT_AVAILABLE
+        return not_available()
     assert value_bytes is not None
     size = float(value_bytes)
     sign = "-" if size < 0 else ""
     size = abs(size)
-    if size < 1024:
+    if size < KIB:
         return f"{sign}{size:.0f} B"
     for unit in ("KiB", "MiB", "GiB", "TiB"):
-        size /= 1024
-        if size < 1024 or unit == "TiB":
+        size /= KIB
+        if size < KIB or unit == "TiB":
             return f"{sign}{size:.{digits}f} {unit}"
-    return f"{sign}{size:.{digits}f} TiB"
+    return f"{sign}{size:.{digits}f} TiB"  # pragma: no cover - the loop returns at TiB
 
 
-def format_gib(value_bytes: float | None, *, digits: int = 2) -> str:
-    """Bytes as GiB with the unit: "79.25 GiB"; None or NaN -> "N/A"."""
+def format_limit(limit_bytes: int) -> str:
+    """A limit as written where it is defined: ``256 MiB``, ``2 GiB`` (binary) or ``5 MB``, ``20 MB``
+    (decimal) when it is a round number of either; else binary with one decimal (``1.5 MiB``)."""
+    for units in ((("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)),
+                  (("GB", 10**9), ("MB", 10**6), ("kB", 10**3))):
+        for unit, size in units:
+            if limit_bytes >= size and limit_bytes % size == 0:
+                return f"{limit_bytes // size} {unit}"
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if limit_bytes >= size:
+            return f"{limit_bytes / size:.1f} {unit}"
+    return f"{limit_bytes} B"
+
+
+def format_gib(value_bytes: float | None, *, digits: int = 2, with_unit: bool = True) -> str:
+    """Bytes as GiB: "79.25 GiB" (``with_unit=False``: "79.25", for axes and compact columns); None -> "N/A".
+
+    >>> format_gib(66571993088)
+    '62.00 GiB'
+    """
     if _missing(value_bytes):
-        return NOT_AVAILABLE
+        return not_available()
     assert value_bytes is not None
-    return f"{float(value_bytes) / GIB:.{digits}f} GiB"
+    number = f"{float(value_bytes) / GIB:.{digits}f}"
+    return f"{number} GiB" if with_unit else number
 
 
 def format_rate(bytes_per_s: float | None, *, digits: int = 1) -> str:
-    """A transfer rate in decimal units: "850 MB/s", "31.5 GB/s"; None or NaN -> "N/A"."""
+    """A transfer rate in decimal units: "850 MB/s", "31.5 GB/s"; None or NaN -> "N/A".
+
+    >>> format_rate(31.504e9)
+    '31.5 GB/s'
+    """
     if _missing(bytes_per_s):
-        return NOT_AVAILABLE
+        return not_available()
     assert bytes_per_s is not None
     rate = float(bytes_per_s)
     if abs(rate) >= 1e9:
@@ -60,17 +112,69 @@ def format_rate(bytes_per_s: float | None, *, digits: int = 1) -> str:
 
 
 def format_duration(seconds: float | None) -> str:
-    """A duration for people: "45 s", "12 min", "3 h 20 min", "2 d 4 h"; None, NaN or negative -> "N/A"."""
+    """A duration for people: "610 ms", "2.5 s", "45 s", "12 min", "3 h 20 min", "2 d 4 h"; None, NaN or
+    negative -> "N/A".
+
+    >>> format_duration(12000)
+    '3 h 20 min'
+    """
     if _missing(seconds) or seconds is None or seconds < 0:
-        return NOT_AVAILABLE
+        return not_available()
     total = float(seconds)
-    if total < 60:
-        return f"{total:.0f} s" if total >= 10 or total == int(total) else f"{total:.1f} s"
-    minutes = int(round(total / 60))
+    if total == 0:
+        return _("{seconds} s").format(seconds=0)
+    if total < 1:
+        return _("{milliseconds} ms").format(milliseconds=f"{total * 1000:.3g}")
+    if total < 10:
+        return _("{seconds} s").format(seconds=f"{total:.3g}")
+    if total < MINUTE_S - 0.5:
+        return _("{seconds} s").format(seconds=f"{total:.0f}")
+    minutes = int(round(total / MINUTE_S))
     if minutes < 60:
-        return f"{minutes} min"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 48:
-        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
-    days, hours = divmod(hours, 24)
-    return f"{days} d {hours} h" if hours else f"{days} d"
+        return _("{minutes} min").format(minutes=minutes)
+    if total < 48 * HOUR_S - 30:
+        hours, minutes = divmod(minutes, 60)
+        if minutes:
+            return _("{hours} h {minutes} min").format(hours=hours, minutes=minutes)
+        return _("{hours} h").format(hours=hours)
+    days, hours = divmod(int(round(total / HOUR_S)), 24)
+    if hours:
+        return _("{days} d {hours} h").format(days=days, hours=hours)
+    return _("{days} d").format(days=days)
+
+
+def format_duration_range(shortest_s: float, longest_s: float) -> str:
+    """"6 s" when both ends read the same, else "20 s to 40 s" (never "6 s to 6 s")."""
+    short, long = format_duration(shortest_s), format_duration(longest_s)
+    return short if short == long else _("{short} to {long}").format(short=short, long=long)
+
+
+def format_percent(fraction: float | None, *, digits: int = 0) -> str:
+    """A fraction (0..1) as a percentage: "85 %" for 0.85; None or NaN -> "N/A".
+
+    >>> format_percent(0.854, digits=1)
+    '85.4 %'
+    """
+    if _missing(fraction):
+        return not_available()
+    assert fraction is not None
+    return f"{float(fraction) * 100:.{digits}f} %"
+
+
+def format_count(count: float | None) -> str:
+    """A count with thousands separators: "1,234,567"; None -> "N/A"."""
+    if _missing(count):
+        return not_available()
+    assert count is not None
+    return f"{round(count):,}"
+
+
+def format_usd(value_usd: float | None) -> str:
+    """Whole US dollars: "$1,234,567", "−$50"; None -> "N/A"."""
+    if _missing(value_usd):
+        return not_available()
+    assert value_usd is not None
+    number = float(value_usd)
+    if abs(number) < 0.5:
+        return "$0"
+    return f"−${-number:,.0f}" if number < 0 else f"${number:,.0f}"

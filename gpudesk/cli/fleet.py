@@ -15,6 +15,7 @@ from typing import Any
 from gpudesk.cli import CliError
 from gpudesk.cli.json_text import dumps_json
 from gpudesk.i18n import _
+from gpudesk.units import format_gib
 
 SECRET_ENV = "GPUDESK_FLEET_SECRET"
 
@@ -183,7 +184,7 @@ def cmd_fleet(args: argparse.Namespace) -> int:
             parts.append(f"MIG {row['mig_instance']} ({row['mig_profile'] or '?'})")
         parts.append(row["uuid"] or _("no UUID"))
         parts.append(busy_text(*busy) if busy is not None else _na(_("util N/A"), why.get(util_metric)))
-        parts.append(_("mem {mem_gib:.1f} GiB").format(mem_gib=mem / 2**30) if mem is not None else _na(_("mem N/A"), why.get(m.MEM_USED)))
+        parts.append(_("mem {memory}").format(memory=format_gib(mem, digits=1)) if mem is not None else _na(_("mem N/A"), why.get(m.MEM_USED)))
         power = row[f"{m.POWER}_mean"]
         parts.append(_("power {power_w:.0f} W").format(power_w=power) if power is not None else _na(_("power N/A"), why.get(m.POWER)))
         if row["job"]:
@@ -192,8 +193,8 @@ def cmd_fleet(args: argparse.Namespace) -> int:
     if users:
         print(_("Per user (from the per-process series):"))
         for u in users:
-            print("  " + _("{user}: {processes} process(es) on {gpus} GPU(s), {mem_gib:.1f} GiB ({hosts})").format(
-                user=u.user, processes=u.processes, gpus=u.gpus, mem_gib=u.used_memory_bytes / 2**30,
+            print("  " + _("{user}: {processes} process(es) on {gpus} GPU(s), {memory} ({hosts})").format(
+                user=u.user, processes=u.processes, gpus=u.gpus, memory=format_gib(u.used_memory_bytes, digits=1),
                 hosts=", ".join(u.hosts)))
     judged = [f for f in findings if f.finding.judged]
     warnings = [f for f in judged if f.finding.severity in ("warning", "critical")]

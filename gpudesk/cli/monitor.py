@@ -19,6 +19,7 @@ from gpudesk.cli.serve import add_serve_parser
 from gpudesk.errors import GpudeskError
 from gpudesk.telemetry.rules.thresholds import Thresholds, load_thresholds
 from gpudesk.i18n import _, ngettext
+from gpudesk.units import format_duration
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -211,7 +212,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     from gpudesk.telemetry.recorder import Recorder
 
     if args.interval <= 0:
-        raise CliError(f"--interval must be positive, got {args.interval}.")
+        raise CliError(_("--interval must be positive, got {interval}.").format(interval=args.interval))
     duration = parse_duration(args.duration)
     try:
         live = open_live_source(getattr(args, "source", "auto"), interval_s=args.interval)
@@ -248,8 +249,8 @@ def cmd_record(args: argparse.Namespace) -> int:
             finally:
                 recorder.stop()  # commits the last batch and marks the session ended
     except StoreError as exc:  # disk full or a damaged database while recording: what was committed stays
-        raise CliError(f"{exc} Session {sid} keeps the {recorder.rows_written} GPU samples committed before."
-                       if sid is not None else str(exc)) from exc
+        raise CliError(_("{problem} Session {sid} keeps the {rows} GPU samples committed before.").format(
+            problem=exc.user_text(), sid=sid, rows=recorder.rows_written) if sid is not None else exc.user_text()) from exc
     finally:
         rows = recorder.rows_written
         try:
@@ -306,8 +307,8 @@ def cmd_stream(args: argparse.Namespace) -> int:
             source.close()
             record(source.poll())  # what the command printed before it stopped
     except StoreError as exc:  # disk full or a damaged database while recording: what was committed stays
-        raise CliError(f"{exc} Session {sid} keeps the {recorder.rows_written} GPU samples committed before."
-                       if sid is not None else str(exc)) from exc
+        raise CliError(_("{problem} Session {sid} keeps the {rows} GPU samples committed before.").format(
+            problem=exc.user_text(), sid=sid, rows=recorder.rows_written) if sid is not None else exc.user_text()) from exc
     finally:
         source.close()
         try:
@@ -320,9 +321,9 @@ def cmd_stream(args: argparse.Namespace) -> int:
     if skipped:
         print(f"note: {skipped}", file=sys.stderr)
     if source.parser.unsupported:
-        raise CliError("dmon could not run there: " + " / ".join(source.parser.errors))
+        raise CliError(_("dmon could not run there: {problems}").format(problems=" / ".join(source.parser.errors)))
     if source.parser.foreign_format and sid is None:
-        raise CliError(source.problem() or "The command printed no dmon samples.")
+        raise CliError(source.problem() or _("The command printed no dmon samples."))
     if sid is None:
         raise CliError("The command printed no dmon samples"
                        + (f" (exit status {status})" if ended_itself and status else "")
@@ -340,12 +341,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     from gpudesk.telemetry.model import TelemetryError
 
     if not args.file.exists():
-        raise CliError(f"{args.file}: no such file.")
+        raise CliError(_("{path}: no such file.").format(path=args.file))
     try:
         result = import_dmon_log(args.file, gpu_model=args.gpu_model, name=args.name, notes=args.notes,
                                  interval_s=args.interval)
     except (TelemetryError, StoreError) as exc:
-        raise CliError(str(exc)) from exc
+        raise CliError(exc.user_text()) from exc
     except KeyboardInterrupt:  # the partial session was deleted by import_dmon_log: the store is as it was
         print(_("Import interrupted (Ctrl+C): nothing was saved."), file=sys.stderr)
         return 130
@@ -384,7 +385,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                                    "interrupted": s.interrupted} for s in sessions], indent=2))
             else:
                 for s in sessions:
-                    print(f"{s.id:5d}  {s.name}  ({s.source}, {s.gpu_count} GPU(s), {fmt_span(s.duration_s)}"
+                    print(f"{s.id:5d}  {s.name}  ({s.source}, {s.gpu_count} GPU(s), {format_duration(s.duration_s)}"
                           f"{', interrupted' if s.interrupted else ''})")
                 if not sessions:
                     print(_("No recordings yet: 'gpudesk monitor record' or 'gpudesk monitor import FILE'."))
@@ -401,16 +402,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             raw = read_stream(sys.stdin, _MAX_STDIN_BYTES, _("The dmon log"))
             frame, devices, log = frame_and_devices_from_text(decode_log_bytes(raw, _("standard input")), gpu,
                                                               args.interval)
-            if log.empty:
-                raise CliError(_("standard input: no samples. {problems}").format(
-                    problems=" / ".join(log.errors or log.notes)))
             title = _("standard input ({format})").format(format=log.format.label())
         elif path.exists():
             gpu = resolve_gpu_model(args.gpu_model) if args.gpu_model else None
             frame, devices, log = frame_and_devices_from_file(path, gpu, args.interval)
-            if log.empty:
-                raise CliError(_("{path}: no samples. {problems}").format(path=path,
-                                                                          problems=" / ".join(log.errors or log.notes)))
             title = _("{path} ({format})").format(path=path, format=log.format.label())
         elif args.target.isdigit():
             db = open_store()
@@ -469,10 +464,7 @@ def _load_target(args: argparse.Namespace) -> tuple:
     path = Path(args.target)
     if path.exists():
         gpu = resolve_gpu_model(args.gpu_model) if args.gpu_model else None
-        frame, devices, log = frame_and_devices_from_file(path, gpu, args.interval)
-        if log.empty:
-            raise CliError(_("{path}: no samples. {problems}").format(path=path,
-                                                                      problems=" / ".join(log.errors or log.notes)))
+        frame, devices, _log = frame_and_devices_from_file(path, gpu, args.interval)
         return frame, devices, path.name
     if args.target.isdigit():
         db = open_store()
@@ -543,7 +535,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     except (TelemetryError, StoreError, GpudeskError) as exc:
         raise CliError(exc.user_text() if isinstance(exc, GpudeskError) else str(exc)) from exc
     print(_("{out}: burn-in report of {title} ({span}, {gpus} GPU(s), {warnings} warning(s)).").format(
-        out=args.out, title=title, span=fmt_span(report.duration_s), gpus=len(report.gpus),
+        out=args.out, title=title, span=format_duration(report.duration_s), gpus=len(report.gpus),
         warnings=len(report.judged_findings)))
     print(report.analysis.summary)
     for note in report.analysis.notes:
@@ -605,20 +597,6 @@ _DISPLAY = {"bytes": ((2**30, "GiB"), (2**20, "MiB")), "bytes/s": ((1e9, "GB/s")
 _DECIMALS = {"count": 0, "%": 1, "W": 1, "C": 1, "MHz": 0, "MB/s": 1}
 
 
-def fmt_span(seconds: float | None) -> str:
-    """A duration for people: "0 s", "45 s", "12 min", "3.5 h", "2.1 d" (never "0.00 h" for a short log)."""
-    if seconds is None:
-        return "N/A"
-    seconds = max(0.0, float(seconds))
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 172800:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.1f} d"
-
-
 def _scale(unit: str, largest: float) -> tuple[float, str]:
     choices = _DISPLAY.get(unit, ((1.0, unit),))
     for div, label in choices:
@@ -667,7 +645,7 @@ def _print_analysis(title: str, result) -> None:
     from gpudesk.telemetry.dcgm_fields import metric_label, metric_unit
 
     span = result.span
-    shown_span = fmt_span(span[1] - span[0]) if span else _("no samples")
+    shown_span = format_duration(span[1] - span[0]) if span else _("no samples")
     print(ngettext("{title}: {span}, {rounds} sampling round, {gpus} GPU(s)",
                    "{title}: {span}, {rounds} sampling rounds, {gpus} GPU(s)", result.rounds).format(
         title=title, span=shown_span, rounds=result.rounds, gpus=len(result.stats)))

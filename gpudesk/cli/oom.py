@@ -32,7 +32,7 @@ from gpudesk.oom.errors import (
     TargetNotFound,
 )
 from gpudesk.oom.labels import FLAG_KEYS, label_for
-from gpudesk.oom.parsers.units import format_bytes
+from gpudesk.units import format_bytes
 from gpudesk import i18n
 from gpudesk.i18n import N_, _, ngettext
 
@@ -364,7 +364,7 @@ def cmd_diagnose(args) -> int:
     try:
         diagnosis = diagnose(parse_text(data))
     except OomError as exc:
-        raise CliError(f"{args.file}: {exc}") from exc
+        raise CliError(_("{flag}: {problem}").format(flag=args.file, problem=exc.user_text())) from exc
     source = "standard input" if args.file == "-" else args.file
     _emit(diagnosis, args.json, _("standard input") if args.file == "-" else args.file)
     if args.save:

@@ -28,7 +28,7 @@ from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.loading import WEIGHT_LOADERS
 from gpudesk.sizing.optimizers import OPTIMIZER_NAMES, PARAM_PRECISIONS
 
-GIB = 1024**3
+from gpudesk.units import GIB
 
 
 def add_parser(subparsers) -> None:

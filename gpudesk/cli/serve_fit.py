@@ -17,7 +17,7 @@ from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli import CliError
 from gpudesk.i18n import _
 
-GIB = 1024**3
+from gpudesk.units import GIB
 MAX_CONCURRENCY = 1_000_000  # far above any engine's max_num_seqs; a larger number is a typo
 
 
@@ -81,7 +81,7 @@ def _device(args):
         raise CliError(_("--gpu {gpu!r} matches several GPUs: {ids}").format(
             gpu=args.gpu, ids=", ".join(g.id for g in exc.matches))) from exc
     except (UnknownItemError, CatalogError) as exc:
-        raise CliError(f"--gpu {args.gpu!r}: {exc}") from exc
+        raise CliError(_("{flag}: {problem}").format(flag=f"--gpu {args.gpu!r}", problem=exc.user_text())) from exc
     return catalog_device(gpu, None if args.ecc is None else args.ecc == "on")
 
 
@@ -94,7 +94,7 @@ def _model(args):
         try:
             return read_gguf(args.gguf)
         except SizingError as exc:
-            raise CliError(f"--gguf: {exc.detail or exc}") from exc
+            raise CliError(_("{flag}: {problem}").format(flag="--gguf", problem=exc.detail or exc.user_text())) from exc
     args.params = None
     return _spec(args)
 
@@ -118,7 +118,8 @@ def cmd_estimate_serve(args: argparse.Namespace) -> int:
                             concurrency=args.concurrency)
     except SizingError as exc:
         field = str(exc.field or "")
-        raise CliError(f"{flags.get(field, '--engine-arg ' + field)}: {exc.detail or exc}") from exc
+        raise CliError(_("{flag}: {problem}").format(flag=flags.get(field, "--engine-arg " + field),
+                                                    problem=exc.detail or exc.user_text())) from exc
     if args.json:
         print(dumps_json(result.to_dict(), indent=2))
         return 0
@@ -172,7 +173,7 @@ def engines_accuracy() -> dict:
     try:
         results = evaluate()
     except SizingError as exc:
-        raise CliError(f"engines: {exc.detail or exc}") from exc
+        raise CliError(_("{flag}: {problem}").format(flag="engines", problem=exc.detail or exc.user_text())) from exc
     return {"summary": summarize(results).to_dict(), "logs": [r.to_dict() for r in results]}
 
 

@@ -17,6 +17,7 @@ from gpudesk.cli import CliError
 from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli.speed_serve import add_serve_arguments, at_least_one, cmd_serve_speed
 from gpudesk.i18n import _
+from gpudesk.units import format_duration
 
 _FLAGS = {"gpus": "--count", "seq_len": "--seq", "global_batch": "--global-batch", "micro_batch": "--micro-batch",
           "tp": "--tp", "pp": "--pp", "vp": "--vp", "cp": "--cp", "ep": "--ep", "etp": "--etp",
@@ -142,7 +143,8 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
         speed = train_speed(spec, gpu_rates(gpu), TrainSetup(**setup_values))
     except SizingError as exc:
         field = str(getattr(exc, "field", ""))
-        raise CliError(f"{_FLAGS.get(field, field)}: {getattr(exc, 'detail', None) or exc}") from exc
+        raise CliError(_("{flag}: {problem}").format(flag=_FLAGS.get(field, field),
+                                                    problem=getattr(exc, "detail", None) or exc.user_text())) from exc
     from gpudesk.sizing.speed_bands import train_band
 
     band = train_band(gpu.id, args.pp, args.ep)
@@ -168,7 +170,7 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
             comm=speed.comm_share, bubble=speed.bubble_share),
     ]
     if speed.time_to_result_s is not None:
-        lines.append(_("time to result: {days:.1f} days").format(days=speed.time_to_result_s / 86400))
+        lines.append(_("time to result: {time}").format(time=format_duration(speed.time_to_result_s)))
     if band is not None:
         low, high = band.time_range(speed.step_time_s)
         lines.append(_("expected error: on {rows} published runs of its class ({klass}) the model's speed was "

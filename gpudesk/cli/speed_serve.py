@@ -92,7 +92,7 @@ def _gpu(query: str):
         raise CliError(_("--gpu {gpu!r} matches several GPUs: {ids}").format(
             gpu=query, ids=", ".join(g.id for g in exc.matches))) from exc
     except UnknownItemError as exc:
-        raise CliError(f"--gpu {query!r}: {exc}") from exc
+        raise CliError(_("{flag}: {problem}").format(flag=f"--gpu {query!r}", problem=exc.user_text())) from exc
 
 
 def _interconnect(args: argparse.Namespace) -> str | None:
@@ -106,7 +106,7 @@ def _interconnect(args: argparse.Namespace) -> str | None:
     try:
         return str(_catalog().server(server).interconnect)
     except CatalogError as exc:
-        raise CliError(f"--server {server!r}: {exc}") from exc
+        raise CliError(_("{flag}: {problem}").format(flag=f"--server {server!r}", problem=exc.user_text())) from exc
 
 
 def _gpus_per_node(args: argparse.Namespace) -> int | None:
@@ -120,7 +120,7 @@ def _gpus_per_node(args: argparse.Namespace) -> int | None:
     try:
         return int(_catalog().server(server).max_gpus)
     except CatalogError as exc:
-        raise CliError(f"--server {server!r}: {exc}") from exc
+        raise CliError(_("{flag}: {problem}").format(flag=f"--server {server!r}", problem=exc.user_text())) from exc
 
 
 def _parallel(args: argparse.Namespace) -> tuple[int, int]:
@@ -173,7 +173,8 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
         speed = serve_speed(spec, gpu, load, link)
     except SizingError as exc:
         field = str(getattr(exc, "field", ""))
-        raise CliError(f"{_FLAGS.get(field, field)}: {getattr(exc, 'detail', None) or exc}") from exc
+        raise CliError(_("{flag}: {problem}").format(flag=_FLAGS.get(field, field),
+                                                    problem=getattr(exc, "detail", None) or exc.user_text())) from exc
     if getattr(args, "json", False):
         print(dumps_json({"serve": speed.to_dict(), "assumptions": [a.to_dict() for a in speed.assumptions]},
                          indent=2, ensure_ascii=False))

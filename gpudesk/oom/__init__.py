@@ -53,7 +53,7 @@ Processes (Linux first; every function says plainly why it cannot run by raising
                                   and on SIGUSR1; agent.agent_available(pid) -> None | reason.
     gpudesk.oom.probe_result.report_from_probe(json) -> MemoryReport   (ProbeResultError when not valid)
     progress callbacks: ``progress(message: str, fraction: float | None)``; called from the calling thread.
-    Display helper: gpudesk.oom.parsers.units.format_bytes(bytes | None) -> "1.50 GiB" / "N/A".
+    Display helper: gpudesk.units.format_bytes(bytes | None) -> "1.50 GiB" / "N/A".
 
 Errors (gpudesk.oom.errors): OomError > OomInputError, ProbeError (MethodUnavailable(method, reason),
 TargetNotFound, PermissionDenied, ProbeTimeout, ProbeResultError), LaunchError; all derive from

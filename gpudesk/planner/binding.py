@@ -14,7 +14,8 @@ from typing import Any
 
 from gpudesk.i18n import N_, _
 from gpudesk.planner.binding_types import BindingConstraint, PlanChange
-from gpudesk.planner.candidates import PlanContext, fmt_duration, placements
+from gpudesk.planner.candidates import PlanContext, placements
+from gpudesk.units import format_duration
 from gpudesk.planner.gates import server_gates
 from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.results import Candidate, Rejected
@@ -100,8 +101,8 @@ def deadline_binding(ctx: PlanContext, req: Requirement, closest: list[Candidate
     text = _('The deadline binds with the GPU-count limit: within "{max_gpus_label}" = {max_gpus} (operations.max_gpus), '
              'the fastest option that fits, {label}, needs {time} against the "{deadline_label}" of {deadline} '
              '(workload.deadline_s).').format(max_gpus_label=_max_gpus_label(), max_gpus=max_gpus, label=best.label,
-                                               time=fmt_duration(time_s), deadline_label=_deadline_label(),
-                                               deadline=fmt_duration(deadline))
+                                               time=format_duration(time_s), deadline_label=_deadline_label(),
+                                               deadline=format_duration(deadline))
     changes: list[PlanChange] = []
     gpus = {g.id: g for g in ctx.gpus}
     servers = {s.id: s for s in ctx.servers}
@@ -118,7 +119,7 @@ def deadline_binding(ctx: PlanContext, req: Requirement, closest: list[Candidate
             "operations.max_gpus", MAX_GPUS_LABEL, float(max_gpus), float(scaled.count),
             _('Smallest change of GPUs: raise "{max_gpus_label}" to {count:,}: {label} would finish in {time} (same '
               'memory and step-time models).').format(max_gpus_label=_max_gpus_label(), count=scaled.count,
-                                                      label=scaled.label, time=fmt_duration(scaled.time_to_result_s))))
+                                                      label=scaled.label, time=format_duration(scaled.time_to_result_s))))
     else:
         changes.append(PlanChange(
             "operations.max_gpus", MAX_GPUS_LABEL, float(max_gpus), float(MAX_SEARCH_GPUS),
@@ -127,7 +128,7 @@ def deadline_binding(ctx: PlanContext, req: Requirement, closest: list[Candidate
     changes.append(PlanChange(
         "workload.deadline_s", DEADLINE_LABEL, float(deadline), math.ceil(time_s / 3600) * 3600.0,
         _('Smallest change of deadline with {max_gpus} GPUs: set "{deadline_label}" to {deadline} ({label}).').format(
-            max_gpus=max_gpus, deadline_label=_deadline_label(), deadline=fmt_duration(math.ceil(time_s / 3600) * 3600.0),
+            max_gpus=max_gpus, deadline_label=_deadline_label(), deadline=format_duration(math.ceil(time_s / 3600) * 3600.0),
             label=best.label)))
     share = deadline / time_s
     tokens = req.workload.tokens_to_train
@@ -211,6 +212,6 @@ def gpu_limit_binding(rejected: list[Rejected], max_gpus: int, inference: bool =
             "workload.deadline_s", DEADLINE_LABEL, float(deadline_s), deadline,
             _('The deadline binds as well: no GPU count up to {max_search:,} meets it; {label} needs {time}, so with it set '
               '"{deadline_label}" to {deadline}, or train on less data.').format(
-                max_search=MAX_SEARCH_GPUS, label=nearest.label, time=fmt_duration(nearest.time_to_result_s),
-                deadline_label=_deadline_label(), deadline=fmt_duration(deadline))))
+                max_search=MAX_SEARCH_GPUS, label=nearest.label, time=format_duration(nearest.time_to_result_s),
+                deadline_label=_deadline_label(), deadline=format_duration(deadline))))
     return BindingConstraint("operations.max_gpus", MAX_GPUS_LABEL, text, changes)

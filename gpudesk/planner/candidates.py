@@ -8,7 +8,6 @@ its own generation (catalog.md 4d: the RTX 4090 is a Gen4 card).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from gpudesk.catalog.catalog import Catalog
@@ -23,7 +22,6 @@ from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_serve import ServeSpeed
 from gpudesk.sizing.time import StepTime
 
-GIB = 1024**3
 
 # (sharding, recompute, estimate, step time, total bytes per GPU, micro-batch): one timed training setting
 TrainSetting = tuple[str, str, MemoryEstimate, StepTime, int, int]
@@ -163,17 +161,3 @@ def servers_for(ctx: PlanContext, gpu: GPU) -> list[Server]:
     return [s for s in ctx.servers if accepts(s, gpu)]
 
 
-def gib(value: float) -> str:
-    """Bytes as a GiB string with two decimals."""
-    return f"{value / GIB:.2f} GiB"
-
-
-def fmt_duration(seconds: float | None) -> str:
-    """Seconds as days/hours text."""
-    if seconds is None or math.isinf(seconds):
-        return "N/A"
-    if seconds >= 86400:
-        return _("{days:.1f} days").format(days=seconds / 86400)
-    if seconds >= 3600:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds:.1f} s"

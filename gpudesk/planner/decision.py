@@ -12,6 +12,7 @@ from __future__ import annotations
 from gpudesk.i18n import _
 from gpudesk.planner.document import PlanOption
 from gpudesk.planner.requirement import Requirement
+from gpudesk.units import GIB
 
 #: TCO lines paid at purchase (gpudesk.planner.tco.TCO_LINES), compared with operations.budget_usd.
 PURCHASE_LINES = ("gpus", "hosts", "network_install")
@@ -19,12 +20,11 @@ PURCHASE_LINES = ("gpus", "hosts", "network_install")
 
 def constraint_ratios(option: PlanOption, req: Requirement | None) -> list[tuple[float, str]]:
     """(need / limit, sentence) for every limit the requirement sets and the option has a figure for."""
-    gib = 2**30
     out: list[tuple[float, str]] = []
     memory, safe = option.per_gpu_memory_bytes, option.safe_line_bytes
     if memory and safe:
         out.append((memory / safe, _("memory: {used:.1f} GiB per GPU of the {limit:.1f} GiB safe line").format(
-            used=memory / gib, limit=safe / gib)))
+            used=memory / GIB, limit=safe / GIB)))
     if req is None:
         return out
     workload, operations = req.workload, req.operations

@@ -8,13 +8,8 @@ from typing import Any
 
 from gpudesk.i18n import _, ngettext
 from gpudesk.planner.binding import deadline_binding, gpu_limit_binding, over_gpu_limit_options
-from gpudesk.planner.candidates import (
-    PlanContext,
-    gib,
-    placements,
-    servers_for,
-    training_counts,
-)
+from gpudesk.planner.candidates import PlanContext, placements, servers_for, training_counts
+from gpudesk.units import format_gib
 from gpudesk.planner.classify import LARGE, MULTIMODAL, classify
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.gates import gpu_gates, kind_gates, market_statement, server_gates
@@ -323,7 +318,7 @@ def plan(req: Requirement, catalog: Catalog, price_overrides: dict[str, Any] | N
                                      "rejections"))
     if ranked and not ranked[0].fits:
         result.warnings.append(_("No candidate stays under the safe line; the best uses {memory} per GPU").format(
-            memory=gib(ranked[0].per_gpu_memory_bytes)))
+            memory=format_gib(ranked[0].per_gpu_memory_bytes)))
     if result.binding is not None:
         result.warnings.append(result.binding.sentence())
         result.rationale.append((result.binding.text, "gpudesk.planner.binding: the control that rules every option out"))

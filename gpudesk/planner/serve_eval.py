@@ -15,7 +15,8 @@ import math
 
 from gpudesk.catalog.records import GPU, Link, Server
 from gpudesk.i18n import _, ngettext
-from gpudesk.planner.candidates import PlanContext, gib, intra_link, placements
+from gpudesk.planner.candidates import PlanContext, intra_link, placements
+from gpudesk.units import format_gib
 from gpudesk.planner.gates import requested_precision
 from gpudesk.planner.results import Candidate, Rejected
 from gpudesk.planner.workload import memory_workload
@@ -210,10 +211,10 @@ def evaluate_inference(ctx: PlanContext, gpu: GPU, servers_list: list[Server]) -
         usable = gpu_fit(0, gpu).usable_bytes
         if est:
             reason = _("does not fit: {need} per GPU for one sequence, over the safe line of {gpu} ({usable} usable) even "
-                       "with 8-way tensor parallelism").format(need=gib(est.total_bytes), gpu=gpu.name, usable=gib(usable))
+                       "with 8-way tensor parallelism").format(need=format_gib(est.total_bytes), gpu=gpu.name, usable=format_gib(usable))
         else:
             reason = _("does not fit: one sequence needs more than the safe line of {gpu} ({usable} usable) even with "
-                       "8-way tensor parallelism").format(gpu=gpu.name, usable=gib(usable))
+                       "8-way tensor parallelism").format(gpu=gpu.name, usable=format_gib(usable))
         return [Rejected(gpu.id, gpu.name, 1, None, None, [reason])]
     precision = requested_precision(req)
     peak = _peak(gpu, precision)
@@ -350,7 +351,7 @@ def evaluate_inference(ctx: PlanContext, gpu: GPU, servers_list: list[Server]) -
                              "{safe_line} safe line",
                              "replica of {t} GPUs serving {batch} concurrent sequences: {memory} per GPU under the "
                              "{safe_line} safe line", t).format(
-                        t=t, batch=mem_batch, memory=gib(est.total_bytes), safe_line=gib(f.safe_line_bytes)), "article 3.1; PagedAttention KV blocks (arXiv 2309.06180)"))
+                        t=t, batch=mem_batch, memory=format_gib(est.total_bytes), safe_line=format_gib(f.safe_line_bytes)), "article 3.1; PagedAttention KV blocks (arXiv 2309.06180)"))
         if speed is not None:
             why.append((_("engine at {batch} requests in flight: {tokens_per_s:,.0f} output tokens/s and {qps:.2f} "
                           "requests/s per replica, time to first token {ttft_ms:.0f} ms, time per output token "
@@ -369,7 +370,7 @@ def evaluate_inference(ctx: PlanContext, gpu: GPU, servers_list: list[Server]) -
                           "{attention_share:.0%} more per token) at {peak:g} dense {precision} x "
                           "{compute_efficiency:g}").format(
                             step_ms=step * 1e3, batch=batch, tokens_per_s=tm.decode_tokens_per_s(batch, step),
-                            weights=gib(weights), bandwidth_gbps=gpu.memory_bandwidth_gbps,
+                            weights=format_gib(weights), bandwidth_gbps=gpu.memory_bandwidth_gbps,
                             hbm_efficiency=tm.DEFAULT_HBM_EFFICIENCY, prefill_ms=pre * 1e3,
                             prompt_tokens=w.prompt_tokens, attention_share=attention / max(flops_per_token, 1),
                             peak=peak, precision=precision.upper(), compute_efficiency=COMPUTE_EFFICIENCY),

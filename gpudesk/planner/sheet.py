@@ -31,7 +31,6 @@ from gpudesk.planner.profile import requirement_to_dict
 
 SHEET_FORMAT = "gpudesk-configuration-sheet"
 SHEET_VERSION = 1
-GIB = 1024**3
 
 
 class SheetError(GpudeskError):

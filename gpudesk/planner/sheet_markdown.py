@@ -17,7 +17,6 @@ from gpudesk.planner.classify import kind_label
 from gpudesk.planner.gates import market_statement
 from gpudesk.planner.prices import price_unknown_text
 from gpudesk.planner.sheet import (
-    GIB,
     SHEET_VERSION,
     ConfigurationSheet,
     SheetError,
@@ -26,6 +25,7 @@ from gpudesk.planner.sheet import (
 )
 from gpudesk.planner.document import PlanDocument, PlanDocumentError, PlanOption, as_document
 from gpudesk.planner.requirement import Requirement
+from gpudesk.units import format_duration, format_gib, format_percent, format_rate, format_usd, not_available
 
 # Inline-significant characters (GFM): emphasis, code, links/images, tables, HTML, strikethrough, escapes.
 _ESCAPE = re.compile(r"([\\`*_\[\]|<>~])")
@@ -34,31 +34,20 @@ _ESCAPE = re.compile(r"([\\`*_\[\]|<>~])")
 def md_escape(value: Any) -> str:
     """Escape Markdown punctuation and HTML brackets in outside text; newlines become spaces; None -> N/A."""
     if value is None:
-        return "N/A"
+        return not_available()
     text = str(value).replace("\r", " ").replace("\n", " ")
     return _ESCAPE.sub(r"\\\1", text)
-
-
-def gib(value: float | int | None) -> str:
-    return "N/A" if value is None else f"{value / GIB:.1f} GiB"
-
-
-def usd(value: float | int | None) -> str:
-    if value is None:
-        return "N/A"
-    sign = "−" if value < 0 else ""
-    return f"{sign}${abs(value):,.0f}"
 
 
 def tco_text(value: float | int | None, option: PlanOption) -> str:
     """A TCO in dollars, or the "price unknown — enter your quote" mark when the GPU price is what is missing."""
     if value is None and (option.gpu_price_unknown or option.host_price_known is False):
         return price_unknown_text()
-    return usd(value)
+    return format_usd(value)
 
 
 def _yes_no(value: Any) -> str:
-    return {True: _("yes"), False: _("no")}.get(value, "N/A") if isinstance(value, bool) else "N/A"
+    return {True: _("yes"), False: _("no")}.get(value, not_available()) if isinstance(value, bool) else not_available()
 
 
 def memory_part_label(name: str) -> str:
@@ -103,27 +92,15 @@ def bom_category_label(category: str) -> str:
     return labels.get(category, category)
 
 
-def duration(seconds: float | int | None) -> str:
-    if seconds is None:
-        return "N/A"
-    if seconds < 1:
-        return f"{seconds * 1000:.3g} ms"
-    if seconds < 2 * 3600:
-        return f"{seconds / 60:.1f} min" if seconds >= 120 else f"{seconds:.2f} s"
-    if seconds < 2 * 86400:
-        return f"{seconds / 3600:.1f} h"
-    return _("{days:.1f} days").format(days=seconds / 86400)
-
-
 def _value(value: float | None, unit: str) -> str:
     if value is None:
-        return "N/A"
+        return not_available()
     if unit == "s":
-        return duration(value)
+        return format_duration(value)
     if unit == "fraction":
-        return f"{value * 100:.1f} %"
+        return format_percent(value, digits=1)
     if unit == "bytes/s":
-        return f"{value / 1e6:,.0f} MB/s"
+        return format_rate(value)
     return f"{value:,.1f} {unit}"
 
 
@@ -162,7 +139,7 @@ def parallelism_text(a: PlanOption) -> str:
 
 def short_rank_reason(a: PlanOption) -> str:
     """The rank reason up to its first "; " (the break-even quote that follows is on the option's own sheet)."""
-    return (a.rank_reason or "N/A").split("; ", 1)[0]
+    return (a.rank_reason or not_available()).split("; ", 1)[0]
 
 
 def _alternatives_table(alternatives: list[PlanOption]) -> list[str]:
@@ -174,16 +151,16 @@ def _alternatives_table(alternatives: list[PlanOption]) -> list[str]:
             ["GPU", _("GPUs"), _("Interconnect"), _("Parallelism"), _("Memory per GPU"), _("QPS capacity"), "TTFT", "TPOT",
              _("3-year TCO"), _("Fits"), _("Ranking")],
             [[md_escape(a.name), md_escape(a.count), md_escape(a.interconnect),
-              md_escape(parallelism_text(a)), gib(a.per_gpu_memory_bytes),
-              "N/A" if a.qps_capacity is None else f"{a.qps_capacity:.3g} req/s",
-              duration(a.ttft_s), duration(a.tpot_s), tco_text(a.tco_3y_usd, a),
+              md_escape(parallelism_text(a)), format_gib(a.per_gpu_memory_bytes),
+              not_available() if a.qps_capacity is None else f"{a.qps_capacity:.3g} req/s",
+              format_duration(a.ttft_s), format_duration(a.tpot_s), tco_text(a.tco_3y_usd, a),
               _yes_no(a.fits), md_escape(short_rank_reason(a))]
              for a in alternatives])
     return _table(
         ["GPU", _("GPUs"), _("Interconnect"), _("Sharding / recompute"), _("Memory per GPU"), _("Time to result"),
          _("3-year TCO"), _("Fits"), _("Ranking")],
         [[md_escape(a.name), md_escape(a.count), md_escape(a.interconnect),
-          md_escape(parallelism_text(a)), gib(a.per_gpu_memory_bytes), duration(a.time_to_result_s),
+          md_escape(parallelism_text(a)), format_gib(a.per_gpu_memory_bytes), format_duration(a.time_to_result_s),
           tco_text(a.tco_3y_usd, a), _yes_no(a.fits), md_escape(short_rank_reason(a))]
          for a in alternatives])
 
@@ -193,16 +170,16 @@ def _serving_side(sheet: ConfigurationSheet) -> list[str]:
     s = sheet.serving_option
     if s is None:
         return []
-    qps = "N/A" if sheet.serving_target_qps is None else f"{sheet.serving_target_qps:g}"
+    qps = not_available() if sheet.serving_target_qps is None else f"{sheet.serving_target_qps:g}"
     out = ["## " + _("Serving side (the same model at {qps} requests/s)").format(qps=qps), ""]
     return out + _table(
         [_("Item"), _("Value")],
         [["GPU", md_escape(f"{s.count} x {s.name}")],
          [_("Replicas x tensor parallel"), replicas_text(s)],
-         [_("Sustained QPS"), "N/A" if s.qps_capacity is None else f"{s.qps_capacity:.1f} req/s"],
-         ["TTFT / TPOT", f"{duration(s.ttft_s)} / {duration(s.tpot_s)}"],
+         [_("Sustained QPS"), not_available() if s.qps_capacity is None else f"{s.qps_capacity:.1f} req/s"],
+         ["TTFT / TPOT", f"{format_duration(s.ttft_s)} / {format_duration(s.tpot_s)}"],
          [_("3-year TCO"), tco_text(s.tco_3y_usd, s)],
-         [_("Cost per million output tokens"), "N/A" if sheet.serving_cost_per_million_tokens_usd is None
+         [_("Cost per million output tokens"), not_available() if sheet.serving_cost_per_million_tokens_usd is None
           else f"${sheet.serving_cost_per_million_tokens_usd:,.2f}"]])
 
 
@@ -214,7 +191,7 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
     out += [
         _("Generated by gpudesk {version} on {generated_at} (UTC), sheet format {sheet_version}. Workload kind: "
           "**{workload_kind}**.").format(version=__version__, generated_at=md_escape(sheet.generated_at),
-                                         sheet_version=SHEET_VERSION, workload_kind=md_escape(kind_label(sheet.workload_kind) if sheet.workload_kind else "N/A")),
+                                         sheet_version=SHEET_VERSION, workload_kind=md_escape(kind_label(sheet.workload_kind) if sheet.workload_kind else not_available())),
         "",
         "## " + (_("Recommended configuration") if sheet.candidate_number == 1 else
                  _("Configuration #{number} of {count} (selected; the recommended one is #1)").format(
@@ -229,19 +206,19 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
             [_("Interconnect"), md_escape(c.interconnect_name or c.interconnect)],
             [_("Server"), md_escape(c.server_name or c.server_id)],
             [_("Fits under the safe line"), _yes_no(c.fits)],
-            [_("Binding constraint"), md_escape(sheet.binding_constraint or "N/A")],
+            [_("Binding constraint"), md_escape(sheet.binding_constraint or not_available())],
             ([_("Meets the QPS target"), _yes_no(c.meets_qps)]
              if c.serving else
              [_("Meets the deadline"), _yes_no(sheet.meets_deadline)]),
         ] + ([[_("Replicas x tensor parallel"), replicas_text(c)],
               [_("Sustained QPS"), f"{c.qps_capacity:.1f} req/s"],
-              ["TTFT / TPOT", f"{duration(c.ttft_s)} / {duration(c.tpot_s)}"],
-              [_("Cost per million output tokens"), "N/A" if sheet.cost_per_million_tokens_usd is None
+              ["TTFT / TPOT", f"{format_duration(c.ttft_s)} / {format_duration(c.tpot_s)}"],
+              [_("Cost per million output tokens"), not_available() if sheet.cost_per_million_tokens_usd is None
                else f"${sheet.cost_per_million_tokens_usd:,.2f}"]]
              if c.qps_capacity is not None else []) + [
             [_("3-year TCO"), tco_text(sheet.tco_total_usd, c)],
-            [_("Price used"), md_escape(c.price.text or (price_unknown_text() if c.gpu_price_unknown else "N/A"))],
-            [_("Rank"), md_escape(c.rank_reason or "N/A")],
+            [_("Price used"), md_escape(c.price.text or (price_unknown_text() if c.gpu_price_unknown else not_available()))],
+            [_("Rank"), md_escape(c.rank_reason or not_available())],
         ] + ([[_("Settings the search chose"), md_escape("; ".join(sheet.search_changes))]] if sheet.search_changes else [])
           + ([[_("Market"), md_escape(market_statement(sheet.market))]] if sheet.market else []),
     )
@@ -251,7 +228,7 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
         [_("Category"), _("Item"), _("Quantity"), _("Unit price"), _("Total"), _("Notes")],
         [
             [md_escape(bom_category_label(b.category)), md_escape(b.item), "" if b.quantity is None else f"{b.quantity:g}",
-             usd(b.unit_price_usd) if b.unit_price_usd is not None else "", usd(b.total_usd) if b.total_usd is not None else "",
+             format_usd(b.unit_price_usd) if b.unit_price_usd is not None else "", format_usd(b.total_usd) if b.total_usd is not None else "",
              md_escape(b.notes)]
             for b in sheet.bom
         ],
@@ -259,15 +236,15 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
     if sheet.software:
         out += ["## " + _("Software versions"), ""]
         out += _table([_("Component"), _("Version")], [[md_escape(k), md_escape(v)] for k, v in sheet.software])
-    rows = [[md_escape(memory_part_label(name)), gib(size)] for name, size in sheet.memory_parts]
-    rows.append(["**" + _("Total per GPU") + "**", f"**{gib(sheet.memory_total_bytes)}**"])
-    rows.append([_("Usable capacity (reported by the driver)"), gib(sheet.usable_bytes)])
-    rows.append([_("Safe line"), gib(sheet.safe_line_bytes)])
+    rows = [[md_escape(memory_part_label(name)), format_gib(size)] for name, size in sheet.memory_parts]
+    rows.append(["**" + _("Total per GPU") + "**", f"**{format_gib(sheet.memory_total_bytes)}**"])
+    rows.append([_("Usable capacity (reported by the driver)"), format_gib(sheet.usable_bytes)])
+    rows.append([_("Safe line"), format_gib(sheet.safe_line_bytes)])
     headroom = sheet.headroom_bytes
-    rows.append([_("Headroom to the safe line"), "N/A" if headroom is None else (
-        gib(headroom) if headroom >= 0 else _("over by {size}").format(size=gib(-headroom)))])
+    rows.append([_("Headroom to the safe line"), not_available() if headroom is None else (
+        format_gib(headroom) if headroom >= 0 else _("over by {size}").format(size=format_gib(-headroom)))])
     timing = [[md_escape(timing_label(name)), _value(value, unit)] for name, value, unit in sheet.timing]
-    tco_rows = [[md_escape(tco_line_label(k)), usd(v)] for k, v in sheet.tco]
+    tco_rows = [[md_escape(tco_line_label(k)), format_usd(v)] for k, v in sheet.tco]
     tco_rows.append(["**" + _("Total") + "**", f"**{tco_text(sheet.tco_total_usd, c)}**"])
     # Three short two-column tables side by side (one table of six columns): a third of the height.
     out += ["## " + _("Expected memory per GPU, time and 3-year TCO"), ""]
@@ -303,7 +280,7 @@ def no_fit_markdown(plan: PlanDocument, title: str | None = None, profile: Requi
     req = profile if isinstance(profile, Requirement) else plan.requirement
     out: list[str] = [f"# {md_escape(title or plan.name or _('Configuration sheet'))}", ""]
     out += [_("Generated by gpudesk {version}. Workload kind: **{workload_kind}**.").format(
-        version=__version__, workload_kind=md_escape(plan.workload_kind or "N/A")), ""]
+        version=__version__, workload_kind=md_escape(plan.workload_kind or not_available())), ""]
     out += ["## " + _("No configuration fits this requirement"), ""]
     binding = plan.binding
     if binding:
@@ -313,7 +290,7 @@ def no_fit_markdown(plan: PlanDocument, title: str | None = None, profile: Requi
         out += ["## " + _("Closest options"), ""]
         out += _table(["GPU", _("GPUs"), _("Interconnect"), _("Time to result"), _("Late by")],
                       [[md_escape(c.gpu_id), md_escape(c.count), md_escape(c.interconnect),
-                        duration(c.time_to_result_s), duration(c.deadline_miss_s or None)]
+                        format_duration(c.time_to_result_s), format_duration(c.deadline_miss_s or None)]
                        for c in plan.closest])
     said = binding.text if binding else ""
     warnings = [w for w in plan.warnings if w and not (said and w.startswith(said))]

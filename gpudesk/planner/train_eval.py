@@ -11,15 +11,8 @@ from collections.abc import Callable, Iterator
 
 from gpudesk.catalog.records import GPU, Server
 from gpudesk.i18n import _
-from gpudesk.planner.candidates import (
-    PlanContext,
-    TrainSearch,
-    TrainSetting,
-    bridge_pair_gbps,
-    fmt_duration,
-    gib,
-    intra_link,
-)
+from gpudesk.planner.candidates import PlanContext, TrainSearch, TrainSetting, bridge_pair_gbps, intra_link
+from gpudesk.units import format_duration, format_gib
 from gpudesk.planner.results import Candidate, Rejected
 from gpudesk.planner.train_step import attach_error_band, flops_only_step_s, option_links, option_speed, step_of, uses_speed_model
 from gpudesk.planner.workload import accumulation_steps, memory_workload
@@ -275,7 +268,7 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
             return staged
         return Rejected(gpu.id, gpu.name, count, server.id, link.id,
                         [_("does not fit: at least {need} per GPU needed even at micro-batch 1, {gpu} reports {usable} "
-                           "usable").format(need=gib(smallest), gpu=gpu.name, usable=gib(usable))])
+                           "usable").format(need=format_gib(smallest), gpu=gpu.name, usable=format_gib(usable))])
     sharding, recompute, est, st, total, micro_batch = chosen
     accumulation = accumulation_for(micro_batch)
     samples_per_step = accumulation * micro_batch * dp
@@ -312,8 +305,8 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
     why.append((layout_text,
                 "ZeRO paper (arXiv 1910.02054) sections 5 and 7; Korthikanti et al. 2022 Table 2"))
     why.append((_("{memory} per GPU against {safe_line} safe line ({share:.0%} of {usable} usable)").format(
-                    memory=gib(est.total_bytes), safe_line=gib(f.safe_line_bytes), share=1 - o.safe_free_fraction,
-                    usable=gib(f.usable_bytes)),
+                    memory=format_gib(est.total_bytes), safe_line=format_gib(f.safe_line_bytes), share=1 - o.safe_free_fraction,
+                    usable=format_gib(f.usable_bytes)),
                 "article 3.1 (keep 15-20 % free); reported totals from public OOM messages (oom.md 3.4)"))
     speed = speeds.get((sharding, recompute, micro_batch)) if speed_model else None
     if speed is not None:
@@ -407,14 +400,14 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
     cand.time_to_result_s = steps * step / share
     if share < 1:
         why.append((_("training share {share:.0%} of GPU time: time to result = {training} of training / {share:g} = "
-                      "{time}").format(share=share, training=fmt_duration(steps * step),
-                                       time=fmt_duration(cand.time_to_result_s)), "requirement: workload.training_share"))
+                      "{time}").format(share=share, training=format_duration(steps * step),
+                                       time=format_duration(cand.time_to_result_s)), "requirement: workload.training_share"))
     if w.deadline_s:
         miss = cand.time_to_result_s - w.deadline_s
         cand.meets_deadline = miss <= 0
         cand.deadline_miss_s = max(0.0, miss)
-        times = dict(time=fmt_duration(cand.time_to_result_s), deadline=fmt_duration(w.deadline_s),
-                     miss=fmt_duration(miss))
+        times = dict(time=format_duration(cand.time_to_result_s), deadline=format_duration(w.deadline_s),
+                     miss=format_duration(miss))
         if cand.meets_deadline:
             deadline_text = _("time to result {time} vs deadline {deadline}").format(**times)
         else:
@@ -425,7 +418,7 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
         cand.flops_only_time_to_result_s = steps * flops_only / share
     if not cand.fits:
         cand.warnings.append(_("Over the safe line by {over}: expect allocator retries and OOMs under load (article 3.1: "
-                               "keep 15-20 % free)").format(over=gib(-f.headroom_bytes)))
+                               "keep 15-20 % free)").format(over=format_gib(-f.headroom_bytes)))
     if count > 2 and bridge:
         cand.warnings.append(_("PCIe between pairs: NVLink bridges join the {count} GPUs in pairs only; gradient sync "
                                "between pairs crosses {link} ({gbps:g} GB/s per direction) and is {comm_share:.0%} of the "

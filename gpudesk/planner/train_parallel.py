@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from gpudesk.catalog.records import GPU, Server
 from gpudesk.i18n import _
-from gpudesk.planner.candidates import PlanContext, fmt_duration, gib, intra_link
+from gpudesk.planner.candidates import PlanContext, intra_link
+from gpudesk.units import format_duration, format_gib
 from gpudesk.planner.results import Candidate
 from gpudesk.planner.train_step import attach_error_band, framework_profile
 from gpudesk.sizing.capacity import gpu_fit
@@ -129,7 +130,7 @@ def parallel_candidate(ctx: PlanContext, gpu: GPU, server: Server, count: int, s
     cand.rationale.append((
         _("pipeline parallel {pp} x expert parallel {ep} x tensor parallel {tp}: {memory} per GPU against {safe} "
           "safe line; {tps:,.0f} tokens/s per GPU, step {step:.2f} s, pipeline bubble {bubble:.1%}").format(
-            pp=best.pp, ep=best.ep, tp=t, memory=gib(best.memory.total_bytes), safe=gib(f.safe_line_bytes),
+            pp=best.pp, ep=best.ep, tp=t, memory=format_gib(best.memory.total_bytes), safe=format_gib(f.safe_line_bytes),
             tps=best.speed.tokens_per_s_per_gpu, step=best.speed.step_time_s, bubble=best.speed.bubble_share),
         "Narayanan et al. 2021 (arXiv 2104.04473) 1F1B pipeline; Megatron-Core expert parallelism; "
         "gpudesk.sizing.speed_train"))
@@ -138,10 +139,10 @@ def parallel_candidate(ctx: PlanContext, gpu: GPU, server: Server, count: int, s
         cand.meets_deadline = miss <= 0
         cand.deadline_miss_s = max(0.0, miss)
         cand.rationale.append((_("time to result {time} vs deadline {deadline}").format(
-            time=fmt_duration(cand.time_to_result_s), deadline=fmt_duration(w.deadline_s)),
+            time=format_duration(cand.time_to_result_s), deadline=format_duration(w.deadline_s)),
             "requirement: workload.deadline_s"))
     attach_error_band(cand)
     if not cand.fits:
         cand.warnings.append(_("Over the safe line by {over}: expect allocator retries and OOMs under load (article 3.1: "
-                               "keep 15-20 % free)").format(over=gib(-f.headroom_bytes)))
+                               "keep 15-20 % free)").format(over=format_gib(-f.headroom_bytes)))
     return cand

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
-from gpudesk.planner.candidates import PlanContext, fmt_duration
+from gpudesk.planner.candidates import PlanContext
+from gpudesk.units import format_duration
 from gpudesk.planner.results import Candidate
 from gpudesk.sizing import time as tm
 from gpudesk.sizing.speed_bands import train_band
@@ -132,7 +133,7 @@ def attach_error_band(cand: Candidate) -> None:
         _("expected error: on {rows} published runs of its class ({klass}) the model's speed was {p10:.2f}-{p90:.2f}x "
           "the measured one (10th-90th percentile), within 20 % on {share:.0%} of them; so the time to result is "
           "likely {low} to {high}").format(rows=band.rows, klass=band.klass, p10=band.ratio_p10, p90=band.ratio_p90,
-                                           share=band.within_20_share, low=fmt_duration(low), high=fmt_duration(high)),
+                                           share=band.within_20_share, low=format_duration(low), high=format_duration(high)),
         "gpudesk estimate accuracy (tests/fixtures/speed/train_runs.jsonl); gpudesk.sizing.speed_bands"))
 
 
@@ -152,14 +153,14 @@ def ranking_change_notes(ranked: list[Candidate], deadline_s: float | None) -> l
         notes.append((_("the speed model makes {model_fastest} the fastest option ({model_time}); the FLOPs-only rule "
                         "would have picked {flops_fastest} ({flops_time}): attention, memory-bound kernels and "
                         "communication on the real links weigh differently on them").format(
-            model_fastest=fastest.label, model_time=fmt_duration(fastest.time_to_result_s),
-            flops_fastest=fastest_flops.label, flops_time=fmt_duration(fastest_flops.flops_only_time_to_result_s)),
+            model_fastest=fastest.label, model_time=format_duration(fastest.time_to_result_s),
+            flops_fastest=fastest_flops.label, flops_time=format_duration(fastest_flops.flops_only_time_to_result_s)),
             source))
     if deadline_s:
         flipped = [c for c in timed if (c.time_to_result_s or 0.0) > deadline_s >= (c.flops_only_time_to_result_s or 0.0)]
         if flipped:
             notes.append((_("{count} option(s) meet the deadline under the FLOPs-only rule but miss it under the speed "
                             "model, e.g. {label}: {model_time} vs {flops_time}").format(
-                count=len(flipped), label=flipped[0].label, model_time=fmt_duration(flipped[0].time_to_result_s),
-                flops_time=fmt_duration(flipped[0].flops_only_time_to_result_s)), source))
+                count=len(flipped), label=flipped[0].label, model_time=format_duration(flipped[0].time_to_result_s),
+                flops_time=format_duration(flipped[0].flops_only_time_to_result_s)), source))
     return notes

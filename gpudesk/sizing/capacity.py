@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from gpudesk.catalog.records import GPU
 from gpudesk.sizing.checks import fraction, positive_int
 
-GIB = 1024**3
+from gpudesk.units import GIB
 DEFAULT_SAFE_FREE_FRACTION = 0.20
 UNKNOWN_REPORTED_FRACTION = 39.43 / 40
 

@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from gpudesk.i18n import _
 from gpudesk.sizing.checks import fraction, positive_float
 
-GIB = 1024**3
-MIB = 1024**2
+from gpudesk.units import GIB, MIB
 # CUDA context when every kernel module is loaded at start-up (CUDA < 11.7, or CUDA_MODULE_LOADING=EAGER):
 # transformers' memory-anatomy guide measured 1343 MB for ``torch.ones((1, 1)).to("cuda")`` alone
 # (https://huggingface.co/docs/transformers/model_memory_anatomy). Lazy loading (CUDA >= 11.7, PyTorch >= 2.0

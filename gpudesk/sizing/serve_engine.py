@@ -48,8 +48,9 @@ from gpudesk.sizing.memory_inference import (
     resolve_weight_format,
     weight_bytes,
 )
-from gpudesk.sizing.overheads import GIB, Overheads
+from gpudesk.sizing.overheads import Overheads
 from gpudesk.sizing.serve_host import engine_version_tuple
+from gpudesk.units import GIB
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption

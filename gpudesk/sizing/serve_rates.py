@@ -20,6 +20,7 @@ from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.time import DEFAULT_LINK_EFFICIENCY, DEFAULT_MATMUL_EFFICIENCY
+from gpudesk.units import MIB
 
 MAMF_SOURCE = ("Stas Bekman, ML Engineering, compute/accelerator, Maximum Achievable Matmul FLOPS table "
                "(https://github.com/stas00/ml-engineering/tree/master/compute/accelerator)")
@@ -209,7 +210,7 @@ def allreduce_latency_s(link: Link, gpu: GPU, tp: int, gpus_per_node: int | None
 # all_reduce_perf bus bandwidth over 8 GPUs, messages of 2^10 .. 2^33 bytes (AZURE_GUIDE: ND A100 v4 on NVLink 3,
 # ND H100 v5 on NVLink 4, ND MI300X v5 on Infinity Fabric). A step of a few thousand tokens all-reduces tens of MB,
 # where MI300X reaches 230-266 GB/s of its 336 GB/s asymptote and H100 295-362 of 470.
-ENGINE_ALLREDUCE_MAX_BYTES = 8 * 1024 * 1024
+ENGINE_ALLREDUCE_MAX_BYTES = 8 * MIB
 ENGINE_ALLREDUCE_SOURCE = ("vLLM / SGLang custom all-reduce up to 8 MiB (vllm/distributed/device_communicators/"
                            "custom_all_reduce.py max_size), NCCL / RCCL above")
 MEASURED_ALLREDUCE_BUSBW_GBPS = {

@@ -316,7 +316,8 @@ def finish_session(db: Database, session_id: int, ended_at: float) -> None:
 def _require(db: Database, session_id: int) -> dict[str, Any]:
     rows = list(db["recording_sessions"].rows_where("id = ?", [session_id]))
     if not rows:
-        raise StoreError(f"No recording with id {session_id}. List them with 'gpudesk monitor analyze --list'.")
+        raise StoreError(_("No recording with id {id}.").format(id=session_id), field="session_id",
+                         remedy=_("List them with 'gpudesk monitor analyze --list'."))
     return rows[0]
 
 
@@ -354,7 +355,7 @@ def _to_session(db: Database, row: dict[str, Any]) -> RecordingSession:
 def rename_session(db: Database, session_id: int, name: str) -> None:
     """Raises StoreError for an empty name or an unknown session."""
     if not name or not name.strip():
-        raise StoreError("A recording name cannot be empty.")
+        raise StoreError(_("A recording name cannot be empty."), field="name")
     _require(db, session_id)
     with db.conn:
         db.conn.execute("update recording_sessions set name = ? where id = ?", (name.strip(), session_id))

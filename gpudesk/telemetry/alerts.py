@@ -34,12 +34,8 @@ from gpudesk.nvml.events import KIND_ECC_DBE, KIND_XID, NvmlEvent
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.rules import throttling as throttling_rule
 from gpudesk.telemetry.rules.busy_signal import BUSY_SIGNALS
-from gpudesk.telemetry.rules.text import duration
+from gpudesk.units import MIB as MiB, format_bytes, format_duration
 from gpudesk.telemetry.rules.thresholds import Thresholds
-from gpudesk.units import format_bytes
-
-GiB = 1024**3
-MiB = 1024**2
 
 
 class AlertKind(str, Enum):
@@ -182,7 +178,7 @@ class AlertEngine:
                 out += self._fire(st, AlertKind.JOB_FINISHED, Alert(
                     AlertKind.JOB_FINISHED, INFO, gpu, uuid, t,
                     _("GPU {gpu}: the job finished: it ran for {ran} and released its memory {ago} ago.").format(
-                        gpu=gpu, ran=duration(ran), ago=duration(t - st.done_since)),
+                        gpu=gpu, ran=format_duration(ran), ago=format_duration(t - st.done_since)),
                     {"ran_s": round(ran, 1), "idle_s": round(t - st.done_since, 1)}))
         # --- idle while allocated ---------------------------------------------------------------------------
         if idle and mem is not None and mem >= th.allocated_bytes:
@@ -192,7 +188,7 @@ class AlertEngine:
                 out += self._fire(st, AlertKind.IDLE_ALLOCATED, Alert(
                     AlertKind.IDLE_ALLOCATED, WARNING, gpu, uuid, t,
                     _("GPU {gpu} has been idle for {idle} while {mem} of its memory stays allocated.").format(
-                        gpu=gpu, idle=duration(t - st.idle_alloc_since), mem=format_bytes(mem)),
+                        gpu=gpu, idle=format_duration(t - st.idle_alloc_since), mem=format_bytes(mem)),
                     {"idle_s": round(t - st.idle_alloc_since, 1), "mem_used_bytes": mem, "busy_signal": busy[0],
                      "busy_value_pct": busy[1]}))
         else:
@@ -218,7 +214,7 @@ class AlertEngine:
                 out += self._fire(st, AlertKind.THROTTLING, Alert(
                     AlertKind.THROTTLING, WARNING, gpu, uuid, t,
                     _("GPU {gpu} has been slowed by {why} for {length} (clock event reasons 0x{bits:x}).").format(
-                        gpu=gpu, why=why, length=duration(t - st.throttle_since), bits=bits),
+                        gpu=gpu, why=why, length=format_duration(t - st.throttle_since), bits=bits),
                     {"clock_event_reasons": bits, "throttled_s": round(t - st.throttle_since, 1)},
                     rule=throttling_rule.RULE_THERMAL if bits & m.THERMAL_THROTTLE_BITS else throttling_rule.RULE_POWER))
         else:
@@ -242,7 +238,7 @@ class AlertEngine:
         return self._fire(st, AlertKind.MEMORY_RUNNING_OUT, Alert(
             AlertKind.MEMORY_RUNNING_OUT, CRITICAL if eta < th.memory_horizon_s / 3 else WARNING, gpu, uuid, t,
             _("GPU {gpu}: memory will run out in ~{eta} at this rate ({rate}/min; {used} of {total} used).").format(
-                gpu=gpu, eta=duration(max(eta, 0.0)), rate=format_bytes(slope * 60), used=format_bytes(mem),
+                gpu=gpu, eta=format_duration(max(eta, 0.0)), rate=format_bytes(slope * 60), used=format_bytes(mem),
                 total=format_bytes(total)),
             {"eta_s": round(eta, 1), "slope_bytes_per_s": round(slope, 1), "mem_used_bytes": mem,
              "mem_total_bytes": total, "window_s": round(float(pts[-1, 0] - pts[0, 0]), 1)}))

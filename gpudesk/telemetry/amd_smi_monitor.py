@@ -29,11 +29,12 @@ import re
 import numpy as np
 
 from gpudesk.i18n import _
+from gpudesk.units import MIB
 from gpudesk.telemetry.model import DEC_UTIL, ECC_DBE, ECC_SBE, ENC_UTIL, GPU_TEMP, GPU_UTIL, MEM_CLOCK, MEM_TEMP, \
     MEM_TOTAL, MEM_USED, MEM_UTIL, PCIE_REPLAY, POWER, POWER_VIOLATION, SM_CLOCK, DeviceInfo, SeriesFrame, \
     TelemetryError
 
-MIB = 2**20
+
 MHZ = 1e6
 
 #: amd-smi monitor column -> (metric, factor to the metric's unit)

@@ -29,7 +29,7 @@ from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import DeviceInfo, Sample, SampleBatch, TelemetryError
 
-MIB = 2**20
+from gpudesk.units import MIB
 MHZ = 1e6
 NOT_SUPPORTED = 2  # AMDSMI_STATUS_NOT_SUPPORTED (amdsmi.h)
 LIVE_METRICS = (m.GPU_UTIL, m.MEM_UTIL, m.MEM_USED, m.MEM_TOTAL, m.POWER, m.GPU_TEMP, m.MEM_TEMP, m.SM_CLOCK,

@@ -29,7 +29,8 @@ from gpudesk.telemetry.heatmap import Heatmap, heatmap
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
 from gpudesk.telemetry.plausibility import screen
 from gpudesk.telemetry.rules.base import CRITICAL, WARNING
-from gpudesk.telemetry.rules.text import clauses, duration, sentences
+from gpudesk.telemetry.rules.text import clauses, sentences
+from gpudesk.units import format_duration, format_gib
 from gpudesk.telemetry.rules.thresholds import Thresholds
 
 PASS = "pass"
@@ -37,7 +38,6 @@ FAIL = "fail"
 NOT_JUDGED = "not-judged"
 INCOMPLETE = "incomplete"
 BURN_IN_S = 72 * 3600.0  # DIGEST.md section 5: a 72-hour stress test on real data
-GIB = 2**30
 REPORT_VERSION = 1
 
 
@@ -151,10 +151,6 @@ def gpu_rows(frame: SeriesFrame, devices: dict[int, DeviceInfo], th: Thresholds)
     return rows
 
 
-def _gib(x: float | None) -> str:
-    return _("N/A") if x is None else _("{n:.1f} GiB").format(n=x / GIB)
-
-
 def _num(d: dict[str, Any], key: str) -> float | None:
     v = d.get(key)
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
@@ -185,9 +181,9 @@ def compare_plan(candidate: dict[str, Any], rows: list[GpuRow], analysis: Analys
             note = _("measured peak is {pct:.0f} % of the plan's estimate (device memory used, all processes)").format(
                 pct=100 * peak / planned) if planned else ""
             verdict = PASS if safe is None or peak <= safe else FAIL
-            out.append(Comparison(_("Memory per GPU (peak)"), _gib(planned), _gib(peak), verdict, note))
+            out.append(Comparison(_("Memory per GPU (peak)"), format_gib(planned, digits=1), format_gib(peak, digits=1), verdict, note))
         else:
-            out.append(Comparison(_("Memory per GPU (peak)"), _gib(planned), _("not recorded"), NOT_JUDGED))
+            out.append(Comparison(_("Memory per GPU (peak)"), format_gib(planned, digits=1), _("not recorded"), NOT_JUDGED))
     utils = [r.util_median_pct for r in rows if r.util_median_pct is not None]
     if utils:
         med = float(np.median(utils))
@@ -296,7 +292,7 @@ def judge_checks(candidate: dict[str, Any] | None, rows: list[GpuRow], analysis:
         verdict = INCOMPLETE
     else:
         verdict = PASS
-    said = [_("Recorded {length} of {need}.").format(length=duration(duration_s), need=duration(BURN_IN_S))]
+    said = [_("Recorded {length} of {need}.").format(length=format_duration(duration_s), need=format_duration(BURN_IN_S))]
     if parts_fail:
         said.append(_("Failed: {what}.").format(what=clauses(parts_fail)))
     if parts_ok:
@@ -323,10 +319,10 @@ def judge_checks(candidate: dict[str, Any] | None, rows: list[GpuRow], analysis:
             peak = float(worst[1] or 0.0)
             checks.append(CheckVerdict(
                 _("Peak memory against the safe line"), _("peak below {basis} ({line})").format(basis=basis,
-                                                                                           line=_gib(line)),
+                                                                                           line=format_gib(line, digits=1)),
                 PASS if peak <= line else FAIL,
                 _("GPU {gpu} peaked at {peak} (device memory used; the sheet's check reads torch's reserved memory, "
-                  "which is lower).").format(gpu=worst[0], peak=_gib(peak))))
+                  "which is lower).").format(gpu=worst[0], peak=format_gib(peak, digits=1))))
     count = candidate.get("count") if candidate else len(rows)
     if isinstance(count, int) and count > 1:
         nv = next((f for f in analysis.findings if f.rule == "nvlink-idle"), None)

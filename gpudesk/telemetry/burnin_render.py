@@ -17,11 +17,10 @@ from gpudesk.telemetry import timebase
 from gpudesk.telemetry.burnin import FAIL, INCOMPLETE, PASS, BurnInReport
 from gpudesk.telemetry.model import TelemetryError
 from gpudesk.telemetry.rules.base import CRITICAL, INFO, NOT_JUDGED, WARNING
-from gpudesk.telemetry.rules.text import duration
+from gpudesk.units import GIB, format_duration
 
 FORMATS = ("md", "html", "json")
 SHADES = " .:-=+*#%@"  # 10 levels of utilization for the text heat map, 0-100 %
-GIB = 2**30
 
 
 def verdict_text(verdict: str) -> str:
@@ -69,7 +68,7 @@ def _run_line(report: BurnInReport) -> str:
     b = report.time_basis
     return _("Source: {source}. Run: {start} to {end} ({zone}; {length}). Generated {when}.").format(
         source=report.source, start=_when(report.span[0], b), end=_when(report.span[1], b), zone=_zone(b),
-        length=duration(report.duration_s), when=report.generated_at)
+        length=format_duration(report.duration_s), when=report.generated_at)
 
 
 def _gpu_table_rows(report: BurnInReport) -> list[list[str]]:
@@ -194,7 +193,7 @@ def heatmap_svg(report: BurnInReport, width: int = 900, row_h: int = 22) -> str:
     y_axis = top + n_rows * row_h + 14
     start = f"{_when(t0, report.time_basis)} ({_zone(report.time_basis)})"
     parts.append(f'<text x="{left}" y="{y_axis}">{html.escape(start)}</text>')
-    parts.append(f'<text x="{left + width}" y="{y_axis}" text-anchor="end">{html.escape(duration(t1 - t0))}</text>')
+    parts.append(f'<text x="{left + width}" y="{y_axis}" text-anchor="end">{html.escape(format_duration(t1 - t0))}</text>')
     parts.append("</svg>")
     return "".join(parts)
 

@@ -23,8 +23,8 @@ import math
 from dataclasses import dataclass
 
 from gpudesk.telemetry import model as m
+from gpudesk.units import MIB
 
-MIB = 1024 * 1024
 MHZ = 1_000_000.0
 
 # Metrics the DCGM profiling (DCP) fields add; percentages (ratio x 100) so they sit next to gpu_util_pct.

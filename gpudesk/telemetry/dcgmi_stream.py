@@ -14,6 +14,7 @@ from gpudesk.telemetry.fleet import GpuKey
 from gpudesk.telemetry.fleet_http import FleetError
 from gpudesk.telemetry.line_stream import BoundedLineReader, start_merged
 from gpudesk.telemetry.model import SampleBatch
+from gpudesk.telemetry.source import SourceKind
 
 
 class DcgmiStreamError(FleetError):
@@ -21,7 +22,7 @@ class DcgmiStreamError(FleetError):
 
 
 class DcgmiStreamSource:
-    kind = "dcgmi-stream"
+    kind = SourceKind.DCGMI_STREAM
 
     def __init__(self, command: str, *, host: str = "", clock: Callable[[], float] = time.time) -> None:
         try:

@@ -32,13 +32,12 @@ from typing import BinaryIO
 
 import numpy as np
 
-from gpudesk.file_limits import InputFileError, display_path, format_limit, open_input, read_bounded
+from gpudesk.file_limits import InputFileError, display_path, open_input, read_bounded
 from gpudesk.i18n import _
 from gpudesk.telemetry.dmon_format import (
     COLUMN_MAP,
     DCGM_COLUMN_MAP,
     MAX_GPU_INDEX,
-    MIB,
     NA_REASON,
     UNSUPPORTED_MARKERS,
     DmonError,
@@ -59,6 +58,7 @@ from gpudesk.telemetry.dmon_tokens import (
 )
 from gpudesk.telemetry.model import SeriesFrame, column_dtype, concat_frames
 from gpudesk.telemetry.plausibility import mask_impossible
+from gpudesk.units import MIB, format_limit
 
 __all__ = [
     "COLUMN_MAP",
@@ -429,8 +429,9 @@ def _parse_blocks(blocks: Iterable[np.ndarray], interval_s: float, start_time: f
     if not runs:
         if errors:
             return DmonLog(SeriesFrame(np.empty(0), np.empty(0), {}), [], notes, unsupported, errors)
-        raise DmonError("No 'nvidia-smi dmon' header ('# gpu ...' or '#Date Time gpu ...') found: this does not look "
-                        "like dmon output. Record with 'nvidia-smi dmon -s umt -o DT > log.txt'.")
+        raise DmonError(_("No 'nvidia-smi dmon' header ('# gpu ...' or '#Date Time gpu ...') found: this does not look "
+                          "like dmon output."),
+                        remedy=_("Record with 'nvidia-smi dmon -s umt -o DT > log.txt'."))
     frames: list[SeriesFrame] = []
     masked_counts: dict[str, int] = {}
     has_time = False
@@ -539,11 +540,13 @@ def read_dmon_file(path: str | Path, *, interval_s: float = 1.0, start_time: flo
             try:
                 return _parse_blocks(blocks, interval_s, start_time, total)
             except DmonError as exc:
-                raise DmonError(f"{p.name}: {exc}", field=exc.field) from exc
+                raise DmonError(_("{name}: {problem}").format(name=p.name, problem=exc.message), field=exc.field,
+                                detail=exc.detail, remedy=exc.remedy) from exc
     except InputFileError as exc:
         raise DmonError(exc.message, field=exc.field) from exc
     except OSError as exc:
-        raise DmonError(f"Cannot read {display_path(p)}: {exc.strerror or exc}.", field=str(p)) from exc
+        raise DmonError(_("Cannot read {path}: {reason}.").format(path=display_path(p), reason=exc.strerror or exc),
+                        field=str(p)) from exc
 
 
 def decode_log_bytes(data: bytes, name: str = "the file") -> str:
@@ -554,12 +557,14 @@ def decode_log_bytes(data: bytes, name: str = "the file") -> str:
         DmonError: the file is empty, or binary (NUL bytes in text that is not UTF-16).
     """
     if not data:
-        raise DmonError(f"{name} is empty (0 bytes): no dmon output was saved. Check the command that wrote it.")
+        raise DmonError(_("{name} is empty (0 bytes): no dmon output was saved.").format(name=name), field=name,
+                        remedy=_("Check the command that wrote it."))
     for bom, codec in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
                        (codecs.BOM_UTF16_BE, "utf-16-be")):
         if data.startswith(bom):
             return data[len(bom):].decode(codec, errors="replace")
     if b"\x00" in data[:65536]:
-        raise DmonError(f"{name} is a binary file (it holds NUL bytes), not the text output of 'nvidia-smi dmon'. "
-                        "Pick the saved log, e.g. from 'nvidia-smi dmon -s umt -o DT > log.txt'.")
+        raise DmonError(_("{name} is a binary file (it holds NUL bytes), not the text output of 'nvidia-smi dmon'.")
+                        .format(name=name), field=name,
+                        remedy=_("Pick the saved log, e.g. from 'nvidia-smi dmon -s umt -o DT > log.txt'."))
     return data.decode("utf-8", errors="replace")

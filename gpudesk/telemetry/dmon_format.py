@@ -16,10 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import TelemetryError
+from gpudesk.units import MIB
 
-MIB = 1024.0 * 1024.0
 MB = 1e6  # dmon's rxpci/txpci "MB/s" (decimal, as printed)
 
 # dmon token -> (metric, scale to the metric's unit)
@@ -97,8 +98,8 @@ def parse_header(line: str) -> DmonLayout | None:
     if "gpu" not in lower:
         return None
     if "pid" in lower:
-        raise DmonError("This is 'nvidia-smi pmon' (per-process) output, not 'nvidia-smi dmon'. Record with "
-                        "'nvidia-smi dmon -s umt -o DT' instead.")
+        raise DmonError(_("This is 'nvidia-smi pmon' (per-process) output, not 'nvidia-smi dmon'."),
+                        remedy=_("Record with 'nvidia-smi dmon -s umt -o DT' instead."))
     date_col = lower.index("date") if "date" in lower else None
     time_col = lower.index("time") if "time" in lower else None
     gpu_col = lower.index("gpu")

@@ -17,6 +17,7 @@ from gpudesk.i18n import _
 from gpudesk.telemetry.dmon_lines import MAX_LINE_CHARS, DmonLineParser
 from gpudesk.telemetry.line_stream import BoundedLineReader, start_merged
 from gpudesk.telemetry.model import DeviceInfo, SampleBatch, TelemetryError
+from gpudesk.telemetry.source import SourceKind
 
 
 class DmonStreamError(TelemetryError):
@@ -30,16 +31,17 @@ class DmonStreamSource:
         DmonStreamError: the command is empty, cannot be parsed, or cannot be started.
     """
 
-    kind = "dmon-stream"
+    kind = SourceKind.DMON_STREAM
 
     def __init__(self, command: str | list[str], *, interval_s: float = 1.0, clock: Callable[[], float] = time.time):
         try:
             argv = shlex.split(command) if isinstance(command, str) else list(command)
         except ValueError as exc:
-            raise DmonStreamError(f"Cannot parse the command {command!r}: {exc}.") from exc
+            raise DmonStreamError(_("Cannot parse the command {command!r}: {problem}.").format(
+                command=command, problem=exc), field="command") from exc
         if not argv:
-            raise DmonStreamError("Type a command that prints dmon output, e.g. "
-                                  "'ssh lab-node nvidia-smi dmon -s umt -o DT'.")
+            raise DmonStreamError(_("Type a command that prints dmon output, e.g. "
+                                    "'ssh lab-node nvidia-smi dmon -s umt -o DT'."), field="command")
         self.command = argv
         self.interval_s = float(interval_s)
         self.parser = DmonLineParser(clock)
@@ -48,11 +50,14 @@ class DmonStreamSource:
         try:
             self.proc = start_merged(argv)
         except FileNotFoundError as exc:
-            raise DmonStreamError(f"Command not found: {argv[0]!r}. Check the spelling or give its full path.") from exc
+            raise DmonStreamError(_("Command not found: {command!r}.").format(command=argv[0]), field="command",
+                                  remedy=_("Check the spelling or give its full path.")) from exc
         except PermissionError as exc:
-            raise DmonStreamError(f"Cannot run {argv[0]!r}: permission denied.") from exc
+            raise DmonStreamError(_("Cannot run {command!r}: permission denied.").format(command=argv[0]),
+                                  field="command") from exc
         except OSError as exc:
-            raise DmonStreamError(f"Cannot start {argv[0]!r}: {exc.strerror or exc}.") from exc
+            raise DmonStreamError(_("Cannot start {command!r}: {reason}.").format(
+                command=argv[0], reason=exc.strerror or exc), field="command") from exc
         self._reader = BoundedLineReader(self.proc, thread_name="dmon-stream-reader", max_line_chars=MAX_LINE_CHARS)
 
     def poll(self) -> list[SampleBatch]:

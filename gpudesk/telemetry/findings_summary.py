@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from gpudesk.i18n import _, ngettext
 from gpudesk.telemetry.rules.base import CRITICAL, INFO, NOT_JUDGED, WARNING, Finding, not_judged_reason
-from gpudesk.telemetry.rules.text import duration, rate
+from gpudesk.units import format_duration, format_rate
 from gpudesk.telemetry.rules.text import sentences as join_sentences
 
 JUDGED = (WARNING, CRITICAL)
@@ -42,13 +42,13 @@ def _sentence(clause: str) -> str:
 
 
 def _stalls(lengths: list[float], period_s: float | None) -> str:
-    length = (duration(lengths[0]) if min(lengths) == max(lengths)
-              else _("{short} to {long}").format(short=duration(min(lengths)), long=duration(max(lengths))))
+    length = (format_duration(lengths[0]) if min(lengths) == max(lengths)
+              else _("{short} to {long}").format(short=format_duration(min(lengths)), long=format_duration(max(lengths))))
     n = len(lengths)
     if period_s is None:
         return ngettext("{n} stall of {length}", "{n} stalls of {length}", n).format(n=n, length=length)
     return ngettext("{n} stall of {length} every {period}", "{n} stalls of {length} every {period}", n).format(
-        n=n, length=length, period=duration(period_s))
+        n=n, length=length, period=format_duration(period_s))
 
 
 def _with_cause(before: str | None, starving: Sequence[Finding]) -> str:
@@ -61,7 +61,7 @@ def _with_cause(before: str | None, starving: Sequence[Finding]) -> str:
         # Translators: {before} is the clause about busy time and stalls ("GPUs busy 62 % of the run; 4 stalls ...")
         return _("{before}, each with host CPU at {cpu:.0f} %: the data loader is the bottleneck").format(
             before=before, cpu=cpu)
-    rx = rate(max(float(f.evidence.get("pcie_rx_median_bytes_per_s") or 0) for f in starving))
+    rx = format_rate(max(float(f.evidence.get("pcie_rx_median_bytes_per_s") or 0) for f in starving))
     if before is None:
         return _("with PCIe RX at {rx} per GPU meanwhile: the GPUs wait on host-to-device copies").format(rx=rx)
     return _("{before}, with PCIe RX at {rx} per GPU meanwhile: the GPUs wait on host-to-device copies").format(

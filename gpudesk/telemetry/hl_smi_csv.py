@@ -30,10 +30,11 @@ from datetime import datetime
 import numpy as np
 
 from gpudesk.i18n import _
+from gpudesk.units import MIB
 from gpudesk.telemetry.model import GPU_TEMP, GPU_UTIL, MEM_FREE, MEM_TOTAL, MEM_USED, POWER, POWER_LIMIT, \
     DeviceInfo, SeriesFrame, TelemetryError
 
-MIB = 2**20
+
 _MAX_INDEX = 4096
 
 #: hl-smi query field -> (metric, factor to the metric's unit)

@@ -30,7 +30,7 @@ from gpudesk.i18n import _
 from gpudesk.telemetry.model import GPU_TEMP, GPU_UTIL, MEM_TOTAL, MEM_USED, POWER, DeviceInfo, SeriesFrame, \
     TelemetryError
 
-MIB = 2**20
+from gpudesk.units import MIB
 _HEADER = re.compile(r"^\|\s*NPU\s+Name\s*\|", re.IGNORECASE)
 _TOP = re.compile(
     r"^\|\s*(?P<npu>\d{1,4})\s+(?P<name>\S+)\s*\|\s*(?P<health>[^|]*?)\s*\|\s*(?P<power>[-\d.]+|NA)\s+(?P<temp>[-\d.]+|NA)\s+"

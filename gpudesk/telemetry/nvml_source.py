@@ -32,6 +32,7 @@ from gpudesk.telemetry import model as m
 from gpudesk.telemetry.gpm_metrics import put_gpm, put_mig_gpm
 from gpudesk.telemetry.model import DeviceInfo, Sample, SampleBatch
 from gpudesk.telemetry.plausibility import check_values, sentinel_reason
+from gpudesk.telemetry.source import SourceKind
 
 _PERMANENT = ("NotSupported", "FunctionNotFound")
 KB = 1000.0  # nvmlDeviceGetPcieThroughput's documented "KB/s", taken in SI (see the module docstring)
@@ -84,7 +85,7 @@ class NvmlSource:
         NvmlUnavailableError: when opening the session fails.
     """
 
-    kind = "nvml"
+    kind = SourceKind.NVML
 
     def __init__(
         self,

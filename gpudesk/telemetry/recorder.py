@@ -178,7 +178,7 @@ class Recorder:
     ) -> int:
         """Create the session (host, versions, GPU names and UUIDs, interval, notes); returns its id."""
         if self.session_id is not None:
-            raise RecorderError("A recording is already running; stop it before starting another.")
+            raise RecorderError(_("A recording is already running; stop it before starting another."))
         self.failed = None
         # a file name that is not UTF-8 arrives with lone surrogates (os.fsdecode), which SQLite cannot store:
         # kept as backslash escapes (dmon-\udcff.log) instead of ending the import in UnicodeEncodeError
@@ -205,7 +205,7 @@ class Recorder:
         if self.failed is not None:
             return
         if self.session_id is None:
-            raise RecorderError("Start a recording before writing samples.")
+            raise RecorderError(_("Start a recording before writing samples."))
         for s in batch.samples:
             open_chunk = self._open.get(s.gpu_index)
             if open_chunk is None:
@@ -225,7 +225,7 @@ class Recorder:
     def write_frame(self, frame: SeriesFrame, progress: Progress | None = None) -> int:
         """Write a whole frame (dmon import) in committed chunks; returns rows written."""
         if self.session_id is None:
-            raise RecorderError("Start a recording before writing samples.")
+            raise RecorderError(_("Start a recording before writing samples."))
         self.flush()
         with self._writing():
             n = rec.insert_arrays(self.db, self.session_id, frame.t, frame.gpu, frame.metrics, progress=progress)

@@ -11,7 +11,9 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
+from gpudesk.i18n import _
 from gpudesk.telemetry.model import DeviceInfo, SampleBatch, SeriesFrame, TelemetryError
+from gpudesk.telemetry.source import SourceKind
 
 
 class ReplaySource:
@@ -27,12 +29,12 @@ class ReplaySource:
         TelemetryError: empty frame or a speed that is not positive.
     """
 
-    kind = "replay"
+    kind = SourceKind.REPLAY
 
     def __init__(self, frame: SeriesFrame, devices: Iterable[DeviceInfo] | None = None, *, speed: float = 1.0,
                  clock: Callable[[], float] = time.monotonic, max_batches_per_poll: int = 10_000):
         if not len(frame):
-            raise TelemetryError("The recording has no samples to replay.")
+            raise TelemetryError(_("The recording has no samples to replay."))
         self.frame = frame
         self._devices = list(devices) if devices is not None else [DeviceInfo(g) for g in frame.gpus]
         self._clock = clock
@@ -54,7 +56,7 @@ class ReplaySource:
     @speed.setter
     def speed(self, value: float) -> None:
         if not value or value <= 0:
-            raise TelemetryError(f"Replay speed must be positive, got {value}.")
+            raise TelemetryError(_("Replay speed must be positive, got {value}.").format(value=value), field="speed")
         if hasattr(self, "_origin_clock"):
             self._origin_t = self.position
             self._origin_clock = self._clock()

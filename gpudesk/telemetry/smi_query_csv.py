@@ -25,8 +25,8 @@ import numpy as np
 from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
+from gpudesk.units import MIB
 
-MIB = 1024 * 1024
 
 # query field (and its long alias) -> gpudesk metric; the unit factor comes from the header's [unit].
 QUERY_FIELDS: dict[str, str] = {

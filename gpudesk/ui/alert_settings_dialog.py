@@ -8,6 +8,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from gpudesk.telemetry.alert_delivery import Delivery, load_webhook_url, save_webhook_url
+from gpudesk.ui.error_text import error_text
 
 COMMAND_KEY = "alerts/command"
 
@@ -57,7 +58,7 @@ class AlertDeliveryDialog(QDialog):
             Delivery(command or None).check()
             save_webhook_url(self.webhook.text())
         except ValueError as exc:
-            self.error.setText(str(exc))
+            self.error.setText(error_text(exc))
             return False
         self.settings.setValue(COMMAND_KEY, command)
         self.accept()

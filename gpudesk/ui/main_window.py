@@ -17,7 +17,6 @@ from PySide6.QtCore import QCoreApplication, QSettings, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
-from gpudesk.errors import GpudeskError
 from gpudesk.settings_upgrade import TAB_KEY
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.first_paint import FirstPaintWatcher
@@ -28,6 +27,7 @@ from gpudesk.ui.settings_file import open_settings
 from gpudesk.ui.settings_file import upgrade as upgrade_settings_file
 from gpudesk.ui.startup import STORE_MODULES, Startup
 from gpudesk.ui.tabs import TAB_CLASSES, tab_name
+from gpudesk.ui.error_text import error_text
 
 #: Start the deferred start-up this long after the window is shown even when no first paint was seen (ms).
 STARTUP_FALLBACK_MS = 1500
@@ -52,7 +52,7 @@ def open_catalog_into(ctx: AppContext) -> bool:
 
         ctx.catalog = open_catalog()
     except Exception as exc:  # noqa: BLE001 - any catalog failure is reported, the app keeps going
-        ctx.problems.append(exc.user_text() if isinstance(exc, GpudeskError) else str(exc))
+        ctx.problems.append(error_text(exc))
         return False
     return True
 
@@ -64,7 +64,7 @@ def open_store_into(ctx: AppContext) -> bool:
 
         ctx.store = open_store()
     except Exception as exc:  # noqa: BLE001 - any store failure is reported, the app keeps going
-        ctx.problems.append(exc.user_text() if isinstance(exc, GpudeskError) else str(exc))
+        ctx.problems.append(error_text(exc))
         return False
     return True
 

@@ -28,14 +28,15 @@ from typing import Any
 from PySide6.QtCore import QMetaObject, QObject, QRunnable, Qt, QThread, QThreadPool, Signal, Slot
 
 from gpudesk.errors import GpudeskError
+from gpudesk.ui.error_text import error_text
 
 
 def failure_text(exc: BaseException) -> str:
     """A one-paragraph plain-text description of ``exc`` for a message bar."""
-    if isinstance(exc, GpudeskError):
-        return exc.user_text()
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    if isinstance(exc, (GpudeskError, OSError)):
+        return error_text(exc)
+    text = error_text(exc)  # an unexpected error: its type helps whoever reads the report
+    return text if text == type(exc).__name__ else f"{type(exc).__name__}: {text}"
 
 
 class _TaskSignals(QObject):

@@ -220,7 +220,7 @@
 <context>
     <name>AccuracyDialog</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="201"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="202"/>
         <source>How accurate is this estimate?</source>
         <extracomment>The column of the source URL in the accuracy table (the last). Columns of the speed table: set, class, runs, within 20 %, within 50 %, median error, geometric mean, misses.</extracomment>
         <translation>这个估算有多准确？</translation>
@@ -229,12 +229,12 @@
 <context>
     <name>AccuracyLink</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="222"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="223"/>
         <source>How accurate is this?</source>
         <translation>准确度如何？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="225"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="226"/>
         <source>Compare the memory and speed estimators with published measured runs</source>
         <translation>将显存与速度估算器和公开的实测运行对比</translation>
     </message>
@@ -242,32 +242,32 @@
 <context>
     <name>AlertDeliveryDialog</name>
     <message>
-        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="25"/>
+        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="26"/>
         <source>Alert delivery</source>
         <translation>告警投递</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="26"/>
+        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="27"/>
         <source>Alerts always appear on the desktop. They can also run a command (no shell; the alert is in GPUDESK_ALERT_* variables) and be posted as JSON to a webhook URL. Nothing is sent over the network unless you enter a URL.</source>
         <translation>告警总会显示在桌面上。也可以运行一条命令（不经 shell；告警内容在 GPUDESK_ALERT_* 变量中），并以 JSON 形式发送到 webhook URL。除非你输入 URL，否则不会通过网络发送任何内容。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="32"/>
+        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="33"/>
         <source>e.g. notify-send gpudesk</source>
         <translation>例如 notify-send gpudesk</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="35"/>
+        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="36"/>
         <source>https://hooks.example.com/…</source>
         <translation>https://hooks.example.com/…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="41"/>
+        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="42"/>
         <source>&amp;Command:</source>
         <translation>命令(&amp;C)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="42"/>
+        <location filename="../../gpudesk/ui/alert_settings_dialog.py" line="43"/>
         <source>&amp;Webhook URL:</source>
         <translation>Webhook URL(&amp;W)：</translation>
     </message>
@@ -366,173 +366,173 @@
 <context>
     <name>BurnInReportView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="119"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="120"/>
         <source>Export &amp;PDF…</source>
         <translation>导出 PDF(&amp;P)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="119"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="120"/>
         <source>Export &amp;HTML…</source>
         <translation>导出 HTML(&amp;H)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="120"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="121"/>
         <source>Export &amp;Markdown…</source>
         <translation>导出 Markdown(&amp;M)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="140"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="141"/>
         <source>Per-GPU statistics</source>
         <translation>各 GPU 统计</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="141"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="142"/>
         <source>Plan against measurement</source>
         <translation>规划与实测对照</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="142"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="143"/>
         <source>Post-delivery checks</source>
         <translation>交付后检查</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="158"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="159"/>
         <source>Plan: {plan}, configuration {label}.</source>
         <translation>规划：{plan}，配置 {label}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="160"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="161"/>
         <source>No plan attached: the report judges the recording alone.</source>
         <translation>未关联规划：报告仅依据录制数据作出判断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="161"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="162"/>
         <source>Source: {source}. {plan}</source>
         <translation>来源：{source}。{plan}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="164"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="165"/>
         <source>N/A</source>
         <translation>不可用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="171"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="172"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="171"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="172"/>
         <source>Model</source>
         <translation>型号</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="171"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="172"/>
         <source>Utilization (median, %)</source>
         <translation>利用率（中位数，%）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="171"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="172"/>
         <source>Busy share (%)</source>
         <translation>忙碌占比（%）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="172"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="173"/>
         <source>Memory used, peak (GiB)</source>
         <translation>显存使用峰值（GiB）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="172"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="173"/>
         <source>Memory total (GiB)</source>
         <translation>显存总量（GiB）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="172"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="173"/>
         <source>Power, median (W)</source>
         <translation>功耗，中位数（W）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="173"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="174"/>
         <source>Temperature, max (°C)</source>
         <translation>温度，最高（°C）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="173"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="174"/>
         <source>SM clock, median (MHz)</source>
         <translation>SM 时钟频率，中位数（MHz）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="174"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="175"/>
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="179"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="180"/>
         <source>Item</source>
         <translation>项目</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="179"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="180"/>
         <source>Expected (plan)</source>
         <translation>预期（规划）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="179"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="180"/>
         <source>Measured</source>
         <translation>实测</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="179"/>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="184"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="180"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="185"/>
         <source>Verdict</source>
         <translation>结论</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="179"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="180"/>
         <source>Note</source>
         <translation>备注</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="184"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="185"/>
         <source>Check</source>
         <translation>检查项</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="184"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="185"/>
         <source>Expected</source>
         <translation>预期</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="184"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="185"/>
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="197"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="198"/>
         <source>PDF (*.pdf)</source>
         <translation>PDF (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="197"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="198"/>
         <source>HTML (*.html)</source>
         <translation>HTML (*.html)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="197"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="198"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="198"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="199"/>
         <source>Export the burn-in report</source>
         <translation>导出拷机测试（burn-in）报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="208"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="209"/>
         <source>Exporting {name}…</source>
         <translation>正在导出 {name}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="214"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="215"/>
         <source>Saved {name}.</source>
         <translation>已保存 {name}。</translation>
     </message>
@@ -892,67 +892,67 @@
 <context>
     <name>CatalogTab</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="43"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="44"/>
         <source>Catalog</source>
         <translation>目录</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="99"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="100"/>
         <source>the user database could not be opened (see the message above).</source>
         <translation>无法打开用户数据库（见上方消息）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="115"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="116"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="116"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="117"/>
         <source>Prices, rent vs buy</source>
         <translation>价格、租用还是购买</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="117"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="118"/>
         <source>Compare</source>
         <translation>比较</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="118"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="119"/>
         <source>Chart</source>
         <translation>图表</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="126"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="127"/>
         <source>C&amp;ompare selected</source>
         <translation>比较所选(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="128"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="129"/>
         <source>Put the selected GPUs (up to {0}) side by side (Ctrl+D)</source>
         <translation>将所选 GPU（最多 {0} 款）并排比较（Ctrl+D）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="130"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="131"/>
         <source>&amp;Export CSV…</source>
         <translation>导出 CSV(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="131"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="132"/>
         <source>Save the GPUs in the current view, in view order, as CSV (Ctrl+E)</source>
         <translation>按当前视图顺序将视图中的 GPU 保存为 CSV（Ctrl+E）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="132"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="133"/>
         <source>&amp;Reset filters</source>
         <translation>重置筛选(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="133"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="134"/>
         <source>Show every GPU again</source>
         <translation>重新显示所有 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="286"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="287"/>
         <source>The GPU catalog could not be opened, so there is nothing to browse.
 
 {0}
@@ -965,97 +965,97 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 请重新安装 gpudesk，或在源码目录中运行 `make catalog`，然后重启 gpudesk。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="290"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="291"/>
         <source>No catalog was given.</source>
         <translation>未提供目录。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="201"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="202"/>
         <source>Select one or more GPUs in the table first (Ctrl+click for several).</source>
         <translation>请先在表格中选择一款或多款 GPU（按住 Ctrl 单击可多选）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="205"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="206"/>
         <source>{0} GPUs selected; the comparison takes the first {1}.</source>
         <translation>已选择 {0} 款 GPU；比较取前 {1} 款。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="214"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="215"/>
         <source>{0} of {1} GPUs shown</source>
         <translation>显示 {0} / {1} 款 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="50"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="51"/>
         <source>Your saved prices could not be read: {0}</source>
         <translation>无法读取您保存的价格：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="63"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="64"/>
         <source>The prices of {0} could not be read: {1}</source>
         <translation>无法读取 {0} 的价格：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="82"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="83"/>
         <source>Price overrides are unavailable because the user database is not open.</source>
         <translation>用户数据库未打开，无法使用自定义价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="88"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="89"/>
         <source>The price was not saved: {0}</source>
         <translation>价格未保存：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="90"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="91"/>
         <source>your price {0:,.0f} USD for {1}</source>
         <translation>您为 {1} 设置的价格 {0:,.0f} USD</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="92"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="93"/>
         <source>Saved your price for {0}: {1:,.0f} USD.</source>
         <translation>已保存您为 {0} 设置的价格：{1:,.0f} USD。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="103"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="104"/>
         <source>Your price was not removed: {0}</source>
         <translation>您的价格未删除：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="106"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="107"/>
         <source>catalog price again for {0}</source>
         <translation>{0} 恢复使用目录价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="108"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="109"/>
         <source>{0} uses the catalog price again.</source>
         <translation>{0} 已恢复使用目录价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="122"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="123"/>
         <source>The price change could not be undone: {0}</source>
         <translation>无法撤销价格更改：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="129"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="130"/>
         <source>Undone: {0} uses the catalog price again.</source>
         <translation>已撤销：{0} 恢复使用目录价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="131"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="132"/>
         <source>Undone: your price for {0} is {1:,.0f} USD again.</source>
         <translation>已撤销：您为 {0} 设置的价格恢复为 {1:,.0f} USD。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="250"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="251"/>
         <source>Export GPUs as CSV</source>
         <translation>将 GPU 导出为 CSV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="250"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="251"/>
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="258"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="259"/>
         <source>Exported {0} GPUs to {1}.</source>
         <translation>已将 {0} 款 GPU 导出到 {1}。</translation>
     </message>
@@ -1218,137 +1218,137 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>{0}/{1} 款 GPU；{2} 项规格不同（已高亮）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="33"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="34"/>
         <source>Compare two plans</source>
         <translation>比较两个规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="43"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="44"/>
         <source>&lt; &amp;Back to saved plans</source>
         <translation>&lt; 返回已保存的规划(&amp;B)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="58"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="59"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="62"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="63"/>
         <source>Workload kind</source>
         <translation>工作负载类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="63"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="64"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="64"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="65"/>
         <source>Top candidate</source>
         <translation>首选候选方案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="68"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="69"/>
         <source>Interconnect</source>
         <translation>互连</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="69"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
         <source>Server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="71"/>
         <source>Memory per GPU</source>
         <translation>每 GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="71"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="72"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="72"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="73"/>
         <source>Headroom to the safe line</source>
         <translation>距安全线的余量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="73"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="74"/>
         <source>Step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="74"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="75"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="75"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="76"/>
         <source>Meets the deadline</source>
         <translation>满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="60"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="61"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="60"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="61"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="76"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="77"/>
         <source>Sustained QPS</source>
         <translation>可持续 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="77"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
         <source>3-year TCO</source>
         <translation>3 年 TCO</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="77"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="80"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="81"/>
         <source>GPU price used</source>
         <translation>所用 GPU 价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="84"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="85"/>
         <source>  TCO: {0}</source>
         <translation>  TCO：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="86"/>
         <source>Candidates found</source>
         <translation>找到的候选方案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="87"/>
         <source>Warnings on the top candidate</source>
         <translation>首选候选方案的警告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="88"/>
         <source>Updated (UTC)</source>
         <translation>更新时间（UTC）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="91"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="92"/>
         <source>Figure</source>
         <translation>指标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="102"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="103"/>
         <source>Updated</source>
         <translation>更新时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="109"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="110"/>
         <source>Compare: {0} | {1}</source>
         <translation>比较：{0} | {1}</translation>
     </message>
@@ -1407,187 +1407,187 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>EstimatorAccuracyView</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="45"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="46"/>
         <source>Checking the estimator against published measurements…</source>
         <translation>正在用公开发表的实测数据检验估算器…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="59"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="60"/>
         <source>Published case</source>
         <translation>公开案例</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="59"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="60"/>
         <source>Method</source>
         <translation>方法</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="59"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="60"/>
         <source>GPUs</source>
         <translation>GPU 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="59"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="60"/>
         <source>Statistic</source>
         <translation>统计量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="60"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="61"/>
         <source>Measured (GiB)</source>
         <translation>实测（GiB）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="60"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="61"/>
         <source>Estimate (GiB)</source>
         <translation>估算（GiB）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="60"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="61"/>
         <source>Estimate / measured</source>
         <translation>估算 / 实测</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="60"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="61"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="71"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="72"/>
         <source>Estimator accuracy by published case</source>
         <translation>按公开案例列出的估算器准确度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="72"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="73"/>
         <source>Checking the speed model against published measured runs…</source>
         <translation>正在用公开的实测运行检查速度模型…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="78"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="79"/>
         <source>Set</source>
         <translation>数据集</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="78"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="79"/>
         <source>Class</source>
         <translation>类别</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="78"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="79"/>
         <source>Runs</source>
         <translation>运行数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="78"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="79"/>
         <source>Within 20 %</source>
         <translation>20 % 以内</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="78"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="79"/>
         <source>Within 50 %</source>
         <translation>50 % 以内</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="79"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="80"/>
         <source>Median error</source>
         <translation>中位误差</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="79"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="80"/>
         <source>Predicted / measured (geometric mean)</source>
         <translation>预测 / 实测（几何平均）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="79"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="80"/>
         <source>Misses</source>
         <translation>偏差较大</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="86"/>
         <source>Speed model accuracy by class</source>
         <translation>按类别的速度模型准确度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="96"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="97"/>
         <source>The speed check could not run: %1</source>
         <translation>速度检查无法运行：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="103"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="104"/>
         <source>training</source>
         <translation>训练</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="103"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="104"/>
         <source>serving</source>
         <translation>推理服务</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="105"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="106"/>
         <source>%1: within 20 % on %2 of %3 published runs, %4 misses (more than 50 % off or not answered)</source>
         <translation>%1：%3 个公开运行中 %2 个在 20 % 以内，%4 个偏差较大（偏差超过 50 % 或无法回答）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="109"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="110"/>
         <source>Speed model: %1.</source>
         <translation>速度模型：%1。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="110"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="111"/>
         <source>No published measured run answered yet: treat speeds as unvalidated.</source>
         <translation>尚无可回答的公开实测运行：速度估算视为未经验证。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="111"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="112"/>
         <source>development</source>
         <translation>开发集</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="111"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="112"/>
         <source>later (collected after the model)</source>
         <translation>后续集（在模型之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="112"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="113"/>
         <source>fresh (collected after the model was frozen)</source>
         <translation>新集（在模型冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="113"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="114"/>
         <source>second fresh (collected after the model was frozen again)</source>
         <translation>第二个新集（在模型再次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="114"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="115"/>
         <source>third fresh (collected after the model was frozen a third time)</source>
         <translation>第三个新集（在模型第三次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="135"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="136"/>
         <source>The accuracy check could not run: %1</source>
         <translation>无法运行准确度检查：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="141"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="142"/>
         <source>This estimator is within 15 % on %1 of %2 published measurements (median error %3 %).</source>
         <translation>在 %2 个公开实测中，此估算器有 %1 个误差在 15 % 以内（误差中位数 %3 %）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="146"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="147"/>
         <source>%1 sources; %2 more cases are listed but not scored (their setup is not fully published or uses pipeline parallelism, which is not modelled).</source>
         <translation>%1 个来源；另有 %2 个案例已列出但未计分（其配置未完整公开，或使用了未建模的流水线并行）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="156"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="157"/>
         <source>No published measurement of a %1 job yet: treat the figure as unvalidated.</source>
         <translation>尚无 %1 作业的公开实测数据：请将该数值视为未经验证。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="159"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="160"/>
         <source>For %1 jobs: within 15 % on %2 of %3 cases, median error %4 %.</source>
         <translation>对于 %1 作业：%3 个案例中有 %2 个误差在 15 % 以内，误差中位数 %4 %。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="168"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="169"/>
         <source>%1 (not scored)</source>
         <translation>%1（未计分）</translation>
     </message>
@@ -1595,62 +1595,62 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>ExportButton</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="59"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="60"/>
         <source>E&amp;xport sheet</source>
         <translation>导出配置单(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="63"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="64"/>
         <source>Markdown (.md)…</source>
         <translation>Markdown (.md)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="64"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="65"/>
         <source>PDF (.pdf)…</source>
         <translation>PDF (.pdf)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="65"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="66"/>
         <source>JSON (.json)…</source>
         <translation>JSON (.json)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="67"/>
         <source>CSV bill of materials (.csv)…</source>
         <translation>CSV 物料清单 (.csv)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="92"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="93"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="92"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="93"/>
         <source>PDF (*.pdf)</source>
         <translation>PDF (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="92"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="93"/>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="93"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="94"/>
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="94"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="95"/>
         <source>Export configuration sheet</source>
         <translation>导出配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="147"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="148"/>
         <source>Configuration sheet written to {0}</source>
         <translation>配置单已写入 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="152"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="153"/>
         <source>Export failed: {0}</source>
         <translation>导出失败：{0}</translation>
     </message>
@@ -1721,87 +1721,87 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>FindingsListView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="92"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="93"/>
         <source>critical</source>
         <translation>严重</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="93"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="94"/>
         <source>warning</source>
         <translation>警告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="94"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="95"/>
         <source>info</source>
         <translation>信息</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="95"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="96"/>
         <source>not judged</source>
         <translation>无法判断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="132"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="133"/>
         <source>Finding</source>
         <translation>发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="132"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="133"/>
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="132"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="133"/>
         <source>Length</source>
         <translation>时长</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="132"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="133"/>
         <source>Severity</source>
         <translation>严重程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="133"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="134"/>
         <source>Findings grouped by rule</source>
         <translation>按规则分组的发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="140"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="141"/>
         <source>Evidence and advice of the selected finding</source>
         <translation>所选发现的证据和建议</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="160"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="161"/>
         <source>No findings yet.</source>
         <translation>暂无发现。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="173"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="174"/>
         <source>{rule} ({n})</source>
         <translation>{rule}（{n}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="183"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="184"/>
         <source>job</source>
         <translation>作业</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="183"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="184"/>
         <source>GPU {gpu}</source>
         <translation>GPU {gpu}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="210"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="211"/>
         <source>Rule</source>
         <translation>规则</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="210"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="211"/>
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="211"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="212"/>
         <source>What to do</source>
         <translation>处理建议</translation>
     </message>
@@ -1862,102 +1862,102 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>FleetConnectionDialog</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="48"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="49"/>
         <source>Connect to a GPU fleet (Prometheus)</source>
         <translation>连接到 GPU 集群（Prometheus）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="52"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="53"/>
         <source>http://prometheus.example:9090</source>
         <translation>http://prometheus.example:9090</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="54"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="55"/>
         <source>None</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="54"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="55"/>
         <source>User and password</source>
         <translation>用户名和密码</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="55"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="56"/>
         <source>Bearer token</source>
         <translation>Bearer 令牌</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="62"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="63"/>
         <source>system CA store</source>
         <translation>系统 CA 证书库</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="63"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="64"/>
         <source>&amp;Browse…</source>
         <translation>浏览(&amp;B)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="73"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="74"/>
         <source>Server &amp;URL:</source>
         <translation>服务器 URL(&amp;U)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="74"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="75"/>
         <source>&amp;Authentication:</source>
         <translation>认证方式(&amp;A)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="75"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="76"/>
         <source>U&amp;ser:</source>
         <translation>用户名(&amp;S)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="76"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="77"/>
         <source>&amp;Password or token (kept in the system keyring):</source>
         <translation>密码或令牌（保存在系统密钥环中）(&amp;P)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="77"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="78"/>
         <source>&amp;CA file:</source>
         <translation>CA 文件(&amp;C)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="80"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="81"/>
         <source>&amp;Timeout:</source>
         <translation>超时(&amp;T)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="82"/>
         <source>&amp;Test connection</source>
         <translation>测试连接(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="83"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="84"/>
         <source>Only the address above is contacted.</source>
         <translation>只会连接上面填写的地址。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="105"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="106"/>
         <source>CA certificate</source>
         <translation>CA 证书</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="105"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="106"/>
         <source>PEM files (*.pem *.crt)</source>
         <translation>PEM 文件 (*.pem *.crt)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="118"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="119"/>
         <source>Connecting…</source>
         <translation>正在连接…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="124"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="125"/>
         <source>Connected: {what}.</source>
         <translation>已连接：{what}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="129"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_connection_dialog.py" line="130"/>
         <source>Failed: {why}</source>
         <translation>失败：{why}</translation>
     </message>
@@ -1973,72 +1973,72 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>FleetView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="63"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="64"/>
         <source>{label} ({unit})</source>
         <translation>{label}（{unit}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="66"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="67"/>
         <source>By host</source>
         <translation>按主机</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="67"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="68"/>
         <source>By job (pod / Slurm)</source>
         <translation>按作业（pod / Slurm）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="68"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="69"/>
         <source>&amp;Metric:</source>
         <translation>指标(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="70"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="71"/>
         <source>&amp;Group:</source>
         <translation>分组(&amp;G)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="82"/>
         <source>Severity</source>
         <translation>严重程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="82"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="82"/>
         <source>UUID</source>
         <translation>UUID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="82"/>
         <source>Job</source>
         <translation>作业</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="82"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="83"/>
         <source>Finding</source>
         <translation>发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="112"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="113"/>
         <source>Connecting to {fleet}…</source>
         <translation>正在连接 {fleet}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="119"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="120"/>
         <source>No data: {reason}</source>
         <translation>无数据：{reason}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="122"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="123"/>
         <source>The last refresh failed ({reason}); the grid shows the previous one.</source>
         <translation>上次刷新失败（{reason}）；网格显示的是之前的数据。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="156"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="157"/>
         <source>{n} GPUs, {hours} h, step {step} s; colour = window mean, {lo} (dark) to {hi} (bright), grey = N/A</source>
         <translation>{n} 块 GPU，{hours} 小时，步长 {step} 秒；颜色 = 窗口均值，{lo}（暗）到 {hi}（亮），灰色 = 不可用</translation>
     </message>
@@ -2219,7 +2219,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>GpuTable</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="273"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="274"/>
         <source>Tick a GPU to draw it in the plots; hover a value to see why it is N/A.</source>
         <translation>勾选 GPU 即可在曲线图中绘制；将鼠标悬停在数值上可查看其为何不可用。</translation>
     </message>
@@ -2257,57 +2257,57 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>目录中最低的按需租用价：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="22"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="23"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="23"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="24"/>
         <source>Util %</source>
         <translation>利用率 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="25"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="26"/>
         <source>SM active %</source>
         <translation>SM 活跃 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="26"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="27"/>
         <source>Tensor active %</source>
         <translation>Tensor 活跃 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="27"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="28"/>
         <source>Memory used / total (GiB)</source>
         <translation>已用显存 / 总显存 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="28"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="29"/>
         <source>PCIe RX (% of link, or MB/s)</source>
         <translation>PCIe RX（占链路 %，或 MB/s）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="29"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="30"/>
         <source>PCIe TX (% of link, or MB/s)</source>
         <translation>PCIe TX（占链路 %，或 MB/s）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="30"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="31"/>
         <source>Power (W)</source>
         <translation>功耗 (W)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="31"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="32"/>
         <source>Temp (°C)</source>
         <translation>温度 (°C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="32"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="33"/>
         <source>SM clock (MHz)</source>
         <translation>SM 时钟 (MHz)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="33"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="34"/>
         <source>State</source>
         <translation>状态</translation>
     </message>
@@ -2315,57 +2315,57 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>HeatmapView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="48"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="49"/>
         <source>Metric drawn in the heat map</source>
         <translation>热力图中绘制的指标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="51"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="52"/>
         <source>{n} time bins</source>
         <translation>{n} 个时间区段</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="57"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="58"/>
         <source>Metric:</source>
         <translation>指标：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="65"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="66"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="71"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="72"/>
         <source>Hover a cell for its value.</source>
         <translation>将鼠标悬停在单元格上可查看其值。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="98"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="99"/>
         <source>No samples yet.</source>
         <translation>尚无样本。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="128"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="129"/>
         <source>1 sampling round: one column</source>
         <translation>1 轮采样：一列</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="129"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="130"/>
         <source>{n} sampling rounds: one column per round</source>
         <translation>{n} 轮采样：每轮一列</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="130"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="131"/>
         <source>{gpus} GPU(s), {rounds}; {na} cell(s) N/A (grey).</source>
         <translation>{gpus} 块 GPU，{rounds}；{na} 个单元格不可用（灰色）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="133"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="134"/>
         <source>{gpus} GPUs, {bins} bins of {w} each over {span}; {na} cells N/A (grey).</source>
         <translation>{gpus} 块 GPU，{bins} 个区段，每段 {w}，覆盖 {span}；{na} 个单元格不可用（灰色）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="162"/>
+        <location filename="../../gpudesk/ui/monitor/heatmap_view.py" line="163"/>
         <source>N/A (no readable sample in this bin)</source>
         <translation>不可用（此区段内没有可读样本）</translation>
     </message>
@@ -2373,112 +2373,112 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>HistoryView</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="77"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="78"/>
         <source>When (UTC)</source>
         <translation>时间（UTC）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="77"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="78"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="77"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="78"/>
         <source>Framework</source>
         <translation>框架</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="77"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="78"/>
         <source>Top cause</source>
         <translation>首要原因</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="77"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="78"/>
         <source>Confidence</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="91"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="92"/>
         <source>&amp;Reopen</source>
         <translation>重新打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="92"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="93"/>
         <source>Show the selected diagnosis again (double-click works too)</source>
         <translation>再次显示所选诊断（也可双击）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="95"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="96"/>
         <source>Remove the selected diagnosis from the history</source>
         <translation>从历史记录中删除所选诊断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="94"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="95"/>
         <source>D&amp;elete</source>
         <translation>删除(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="97"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="98"/>
         <source>Refre&amp;sh</source>
         <translation>刷新(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="112"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="113"/>
         <source>The diagnosis could not be saved to the history: %1</source>
         <translation>诊断无法保存到历史记录：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="121"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="122"/>
         <source>No user database is open, so the history is not available.</source>
         <translation>未打开用户数据库，因此历史记录不可用。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="127"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="128"/>
         <source>The history cannot be read: %1</source>
         <translation>无法读取历史记录：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="136"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="137"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="137"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="138"/>
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="145"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="146"/>
         <source>Cause id: %1</source>
         <translation>原因编号：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="148"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="149"/>
         <source>%1 saved diagnosis(es).</source>
         <translation>已保存 %1 条诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="150"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="151"/>
         <source>No saved diagnoses yet: every diagnosis you run is kept here.</source>
         <translation>还没有保存的诊断：每次运行的诊断都会保存在这里。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="181"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="182"/>
         <source>%1, saved %2</source>
         <translation>%1，保存于 %2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="190"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="191"/>
         <source>Delete diagnosis?</source>
         <translation>删除诊断？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="191"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="192"/>
         <source>Delete the saved diagnosis %1 from the history? This cannot be undone.</source>
         <translation>从历史记录中删除已保存的诊断 %1？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="197"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="198"/>
         <source>The diagnosis could not be deleted: %1</source>
         <translation>无法删除该诊断：%1</translation>
     </message>
@@ -2486,123 +2486,123 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>ImportDialog</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="66"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="67"/>
         <source>Import nvidia-smi dmon data</source>
         <translation>导入 nvidia-smi dmon 数据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="68"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="69"/>
         <source>A dmon &amp;log file</source>
         <translation>dmon 日志文件(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="69"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="70"/>
         <source>A live dmon &amp;stream from a command</source>
         <translation>来自命令的实时 dmon 数据流(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="75"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="76"/>
         <source>Path of a file written by: nvidia-smi dmon -s umt -o DT &gt; run.log</source>
         <translation>由以下命令写出的文件路径：nvidia-smi dmon -s umt -o DT &gt; run.log</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="76"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="77"/>
         <source>&amp;Browse…</source>
         <translation>浏览(&amp;B)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="83"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="84"/>
         <source>Runs this command and reads its output as it arrives, for example &apos;ssh lab-node nvidia-smi dmon -s umt -o DT&apos;. Include &apos;-s t&apos; for PCIe and &apos;-o DT&apos; for time stamps.</source>
         <translation>运行此命令并在输出到达时读取，例如 &apos;ssh lab-node nvidia-smi dmon -s umt -o DT&apos;。加上 &apos;-s t&apos; 以获得 PCIe 数据，加上 &apos;-o DT&apos; 以获得时间戳。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="88"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="89"/>
         <source>The GPU model that produced the log; its PCIe link is assumed for the PCIe share. Type to search.</source>
         <translation>产生该日志的 GPU 型号；PCIe 占比按其 PCIe 链路估算。输入以搜索。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="90"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="91"/>
         <source>Unknown model (no PCIe share)</source>
         <translation>未知型号（无 PCIe 占比）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="109"/>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="113"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="110"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="114"/>
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="110"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="111"/>
         <source>Gen</source>
         <translation>Gen</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="129"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="130"/>
         <source>dmon&apos;s -d delay; used to place rows in time when the log has no Date/Time columns (-o DT).</source>
         <translation>dmon 的 -d 间隔；当日志没有 Date/Time 列（-o DT）时，用它确定各行的时间。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="132"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="133"/>
         <source>The GPU catalog could not be opened; enter the PCIe link by hand.</source>
         <translation>无法打开 GPU 目录；请手动输入 PCIe 链路。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="136"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="137"/>
         <source>Log file:</source>
         <translation>日志文件：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="138"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="139"/>
         <source>Command:</source>
         <translation>命令：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="139"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="140"/>
         <source>GPU &amp;model:</source>
         <translation>GPU 型号(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="142"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="143"/>
         <source>PCIe link (assumed):</source>
         <translation>PCIe 链路（假定）：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="144"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="145"/>
         <source>Sampling &amp;interval:</source>
         <translation>采样间隔(&amp;I)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="192"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="193"/>
         <source>The GPU catalog could not be opened, so {t} cannot be looked up; pick &quot;Unknown model&quot; and enter the PCIe link by hand.</source>
         <translation>无法打开 GPU 目录，因此无法查找 {t}；请选择“未知型号”并手动输入 PCIe 链路。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="203"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="204"/>
         <source>Open the list to pick one.</source>
         <translation>打开列表选择一个。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="204"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="205"/>
         <source>GPU model: {e}</source>
         <translation>GPU 型号：{e}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="210"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="211"/>
         <source>Open a dmon log</source>
         <translation>打开 dmon 日志</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="211"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="212"/>
         <source>Text logs (*.log *.txt *.dmon);;All files (*)</source>
         <translation>文本日志 (*.log *.txt *.dmon);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="238"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="239"/>
         <source>Choose the dmon log file to import.</source>
         <translation>请选择要导入的 dmon 日志文件。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="241"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="242"/>
         <source>Type the command that prints dmon output.</source>
         <translation>请输入输出 dmon 数据的命令。</translation>
     </message>
@@ -2682,87 +2682,87 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>LaunchPanel</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="56"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="57"/>
         <source>python train.py --batch-size 32</source>
         <translation>python train.py --batch-size 32</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="58"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="59"/>
         <source>The command to start, as in a shell (no shell features such as pipes or variables)</source>
         <translation>要启动的命令，按 shell 中的写法（不支持管道、变量等 shell 功能）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="64"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="65"/>
         <source>current folder</source>
         <translation>当前文件夹</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="65"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="66"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="77"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="78"/>
         <source> s</source>
         <translation> 秒</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="78"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="79"/>
         <source>How often the probe samples allocated and reserved memory</source>
         <translation>探针采样已分配和已保留显存的间隔</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="83"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="84"/>
         <source>Start the command with the memory probe preinstalled</source>
         <translation>启动命令并预装显存探针</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="61"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="62"/>
         <source>Comman&amp;d:</source>
         <translation>命令(&amp;D)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="69"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="70"/>
         <source>Wor&amp;king folder:</source>
         <translation>工作目录(&amp;K)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="79"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="80"/>
         <source>Sample e&amp;very:</source>
         <translation>采样间隔(&amp;V)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="82"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="83"/>
         <source>Launch and &amp;watch</source>
         <translation>启动并监视(&amp;W)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="85"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="86"/>
         <source>St&amp;op</source>
         <translation>停止(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="86"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="87"/>
         <source>End the job; what was sampled so far is kept</source>
         <translation>结束作业；已采样的数据会保留</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="96"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="97"/>
         <source>Output of the job:</source>
         <translation>作业输出：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="101"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="102"/>
         <source>The job&apos;s standard output and errors appear here.</source>
         <translation>作业的标准输出和错误输出显示在这里。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="116"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="117"/>
         <source>Cannot read the command: %1</source>
         <translation>无法解析命令：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="123"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="124"/>
         <source>Working folder for the command</source>
         <translation>命令的工作文件夹</translation>
     </message>
@@ -3181,105 +3181,105 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MethodChoice</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="116"/>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="190"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="117"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="191"/>
         <source>Select a process above to look inside it.</source>
         <translation>在上方选择一个进程以查看其内部。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="138"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="139"/>
         <source>Agent without injection: add this line to the script, then probe again:
 %1</source>
         <translation>无注入的代理：将这一行加入脚本，然后再次探测：
 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="145"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="146"/>
         <source>Copy line</source>
         <translation>复制该行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="146"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="147"/>
         <source>Copy the agent line to the clipboard</source>
         <translation>将代理代码行复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="151"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="152"/>
         <source>Reset the peak (max_memory_allocated) after reading it</source>
         <translation>读取后重置峰值（max_memory_allocated）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="153"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="154"/>
         <source>Calls torch.cuda.reset_peak_memory_stats on the devices read; changes the process&apos;s own metrics</source>
         <translation>对所读取的设备调用 torch.cuda.reset_peak_memory_stats；会改变进程自身的指标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="155"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="156"/>
         <source>Allow a process of another user (needs privileges)</source>
         <translation>允许其他用户的进程（需要权限）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="161"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="162"/>
         <source>Read the PyTorch allocator&apos;s figures inside the process</source>
         <translation>在进程内部读取 PyTorch 分配器的数据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="160"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="161"/>
         <source>Pro&amp;be process</source>
         <translation>探测进程(&amp;B)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="163"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="164"/>
         <source>Gather e&amp;vidence only</source>
         <translation>仅收集证据(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="165"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="166"/>
         <source>NVML memory per process, other processes, host memory and workers; nothing is injected</source>
         <translation>每进程的 NVML 显存、其他进程、主机内存和工作进程；不注入任何内容</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="168"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="169"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="169"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="170"/>
         <source>Stop waiting; the target keeps running unharmed</source>
         <translation>停止等待；目标进程继续运行，不受影响</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="194"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="195"/>
         <source>Process %1 %2: checking which methods can be used …</source>
         <translation>进程 %1 %2：正在检查可用的方法 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="230"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="231"/>
         <source>not offered for this process</source>
         <translation>此进程不提供</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="233"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="234"/>
         <source>can be used</source>
         <translation>可以使用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="242"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="243"/>
         <source>Process %1 %2</source>
         <translation>进程 %1 %2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="244"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="245"/>
         <source>Process %1 %2: no way to look inside it here (see the reasons); evidence can still be gathered.</source>
         <translation>进程 %1 %2：此处无法查看其内部（见原因）；仍可收集证据。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="254"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="255"/>
         <source>Process %1: cannot check the methods: %2</source>
         <translation>进程 %1：无法检查可用方法：%2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="270"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="271"/>
         <source>gpudesk will run its probe inside process %1 %2 with %3.
 
 The probe reads torch.cuda memory figures for the devices the process already uses; it does not import torch, does not initialise CUDA and writes its answer to a folder only you can read.%4
@@ -3292,19 +3292,19 @@ Run it?</source>
 是否运行？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="279"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="280"/>
         <source>
 It also resets the peak counter.</source>
         <translation>
 它还会重置峰值计数器。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="285"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="286"/>
         <source>gdb stops the process while it injects the probe; a process in a delicate state can crash.</source>
         <translation>gdb 在注入探针时会暂停进程；处于不稳定状态的进程可能崩溃。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="288"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="289"/>
         <source>The probe that will run (gpudesk/oom/probe_script.py):
 
 </source>
@@ -3313,12 +3313,12 @@ It also resets the peak counter.</source>
 </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="290"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="291"/>
         <source>The probe&apos;s source is not available in this build: %1</source>
         <translation>此版本中没有探针的源代码：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="291"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="292"/>
         <source>Inject the probe?</source>
         <translation>注入探针？</translation>
     </message>
@@ -3326,197 +3326,196 @@ It also resets the peak counter.</source>
 <context>
     <name>Monitor</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="393"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="394"/>
         <source>{what} failed: {e}</source>
         <translation>{what}失败：{e}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="73"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="75"/>
         <source>Reading {p}…</source>
         <translation>正在读取 {p}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="75"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="77"/>
         <source>Importing the dmon log</source>
         <translation>导入 dmon 日志</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="97"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="99"/>
         <source>Give the Prometheus server&apos;s URL to watch a fleet.</source>
         <translation>请输入 Prometheus 服务器的 URL 以监控集群。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="113"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="115"/>
         <source>Live dmon stream: {c}</source>
         <translation>实时 dmon 数据流：{c}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="120"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="122"/>
         <source>No demo recording is bundled with this installation.</source>
         <translation>此安装未附带演示录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="122"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="124"/>
         <source>Opening the demo…</source>
         <translation>正在打开演示…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="123"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="125"/>
         <source>Opening the demo</source>
         <translation>打开演示</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="129"/>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="145"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="131"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="147"/>
         <source>Opening recording #{n}…</source>
         <translation>正在打开录制 #{n}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="131"/>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="147"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="133"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="149"/>
         <source>Opening the recording</source>
         <translation>打开录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="137"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="139"/>
         <source>Replay at {s:g}x: {t}</source>
         <translation>以 {s:g} 倍速回放：{t}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="237"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="239"/>
         <source>Open a saved recording first (Recordings sub-tab): a burn-in report reads a recording from your database. An imported dmon log can be stored with &apos;Save as recording&apos;.</source>
         <translation>请先打开一个已保存的录制（“录制”子标签页）：拷机测试报告读取数据库中的录制。导入的 dmon 日志可通过“保存为录制”存入数据库。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="246"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="248"/>
         <source>Making the burn-in report…</source>
         <translation>正在生成拷机测试报告…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="263"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="265"/>
         <source>The burn-in report</source>
         <translation>拷机测试报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="319"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="321"/>
         <source>Saved as recording #{n}.</source>
         <translation>已保存为录制 #{n}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="322"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="324"/>
         <source>Saving the recording</source>
         <translation>保存录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="332"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="334"/>
         <source>Export samples as CSV</source>
         <translation>将样本导出为 CSV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="333"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="335"/>
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="346"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="348"/>
         <source>Exported {p}.</source>
         <translation>已导出 {p}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="347"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="349"/>
         <source>Exporting CSV</source>
         <translation>导出 CSV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="57"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="58"/>
         <source>one sampling round at {t}</source>
         <translation>{t} 的一轮采样</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="79"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="80"/>
         <source>GPU utilization</source>
         <translation>GPU 利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="80"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="81"/>
         <source>Memory-controller utilization</source>
         <translation>显存控制器利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="82"/>
         <source>Memory used</source>
         <translation>已用显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="82"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="83"/>
         <source>Memory total</source>
         <translation>显存总量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="84"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="85"/>
         <source>PCIe RX</source>
         <translation>PCIe RX</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="85"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="86"/>
         <source>PCIe TX</source>
         <translation>PCIe TX</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="86"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="87"/>
         <source>Power draw</source>
         <translation>功耗</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="87"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="88"/>
         <source>Power limit</source>
         <translation>功耗上限</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="88"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="89"/>
         <source>GPU temperature</source>
         <translation>GPU 温度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="89"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="90"/>
         <source>Memory temperature</source>
         <translation>显存温度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="90"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="91"/>
         <source>SM clock</source>
         <translation>SM 时钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="91"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="92"/>
         <source>Memory clock</source>
         <translation>显存时钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="92"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="93"/>
         <source>Encoder utilization</source>
         <translation>编码器利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="93"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="94"/>
         <source>Decoder utilization</source>
         <translation>解码器利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="95"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="96"/>
         <source>SM active</source>
         <translation>SM 活跃度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="96"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="97"/>
         <source>Tensor pipe active</source>
         <translation>Tensor 流水线活跃度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="108"/>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="117"/>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="63"/>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="221"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="109"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="64"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="222"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="94"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="97"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="99"/>
@@ -3527,52 +3526,32 @@ It also resets the peak counter.</source>
         <translation>不可用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="124"/>
-        <source>{n} s</source>
-        <translation>{n} 秒</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="126"/>
-        <source>{n} min</source>
-        <translation>{n} 分钟</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="128"/>
-        <source>{n} h</source>
-        <translation>{n} 小时</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="129"/>
-        <source>{n} d</source>
-        <translation>{n} 天</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="156"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="157"/>
         <source>not reported by this source</source>
         <translation>此数据源未报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="199"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="200"/>
         <source>lost</source>
         <translation>已丢失</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="202"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="203"/>
         <source>critical</source>
         <translation>严重</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="204"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="205"/>
         <source>warning</source>
         <translation>警告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="205"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="206"/>
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="218"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="219"/>
         <source>{name}
 UUID: {uuid}
 PCI bus: {bus}</source>
@@ -3581,65 +3560,65 @@ UUID：{uuid}
 PCI 总线：{bus}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="219"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="220"/>
         <source>unknown model</source>
         <translation>未知型号</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="220"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="221"/>
         <source>N/A (not reported by this source)</source>
         <translation>不可用（此数据源未报告）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="223"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="224"/>
         <source>MIG enabled: {n} instances (utilization is not reported on MIG)</source>
         <translation>已启用 MIG：{n} 个实例（MIG 下不报告利用率）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="227"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="228"/>
         <source>MIG capable, disabled</source>
         <translation>支持 MIG，未启用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="233"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="234"/>
         <source>Findings of the last analysis:</source>
         <translation>上次分析的发现：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="235"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="236"/>
         <source>Readings arrive normally.</source>
         <translation>读数正常到达。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="237"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="238"/>
         <source>link unknown</source>
         <translation>链路未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="239"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="240"/>
         <source>Link: {t}</source>
         <translation>链路：{t}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="240"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="241"/>
         <source>Throughput: {v}</source>
         <translation>吞吐量：{v}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="242"/>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="249"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="243"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="250"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="117"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="120"/>
         <source>N/A: {r}</source>
         <translation>不可用：{r}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="245"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="246"/>
         <source>N/A share: the link&apos;s generation and width are unknown</source>
         <translation>占比不可用：链路的代数和宽度未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="231"/>
+        <location filename="../../gpudesk/ui/monitor/import_dialog.py" line="232"/>
         <source>entered by hand</source>
         <translation>手动输入</translation>
     </message>
@@ -3715,8 +3694,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="112"/>
-        <source>Peak {peak:.2f} GiB over {n} readings since {since}.</source>
-        <translation>自 {since} 起 {n} 次读数中的峰值为 {peak:.2f} GiB。</translation>
+        <source>Peak {peak} over {n} readings since {since}.</source>
+        <translation>自 {since} 起 {n} 次读数中的峰值为 {peak}。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="118"/>
@@ -3749,52 +3728,52 @@ PCI 总线：{bus}</translation>
         <translation>（已中断）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sources.py" line="146"/>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="113"/>
         <source>The demo is a generated example, not a real capture: {minutes} minutes of a {gpus}-GPU training run in nvidia-smi dmon format, with an input stall and one GPU that overheats.</source>
         <translation>演示是生成的示例，不是真实采集：{gpus} 块 GPU 训练运行的 {minutes} 分钟 nvidia-smi dmon 格式数据，含一次数据供给停顿和一块过热的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sources.py" line="163"/>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="132"/>
         <source>Demo</source>
         <translation>演示</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="51"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="52"/>
         <source>assumed {t}</source>
         <translation>假定 {t}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="98"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="99"/>
         <source>Fleet (Prometheus) {url}, last {h:g} h</source>
         <translation>集群（Prometheus）{url}，最近 {h:g} h</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="129"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="130"/>
         <source>Fleet refresh failed: {m}</source>
         <translation>集群刷新失败：{m}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="142"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="143"/>
         <source>{gpu} from {fleet}</source>
         <translation>{fleet} 中的 {gpu}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="67"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="68"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="67"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="68"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="74"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="75"/>
         <source>from the start</source>
         <translation>从开始起</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="105"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="106"/>
         <source>spans: {n} (listed on the timeline)</source>
         <translation>时段：{n} 个（列在时间线上）</translation>
     </message>
@@ -3852,128 +3831,128 @@ PCI 总线：{bus}</translation>
         <translation>整个运行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="50"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="51"/>
         <source>Monitor</source>
         <translation>监控</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="87"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="88"/>
         <source>Plots</source>
         <translation>曲线图</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="88"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="89"/>
         <source>Heat map</source>
         <translation>热力图</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="89"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="90"/>
         <source>Statistics</source>
         <translation>统计</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="90"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="91"/>
         <source>Findings</source>
         <translation>发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="91"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="92"/>
         <source>Processes</source>
         <translation>进程</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="92"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="93"/>
         <source>Recordings</source>
         <translation>录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="93"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="94"/>
         <source>Fleet</source>
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="237"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="238"/>
         <source>Opening the source…</source>
         <translation>正在打开数据源…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="261"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="262"/>
         <source>Live NVML: {s}</source>
         <translation>实时 NVML：{s}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="327"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="328"/>
         <source>The source has ended: {s}. {why}</source>
         <translation>数据源已结束：{s}。{why}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="371"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="372"/>
         <source>Watching a fleet: open a GPU in the Fleet tab to see its plots, statistics and findings.</source>
         <translation>正在监控集群：在“集群”子标签页中打开一块 GPU 以查看其曲线图、统计和发现。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="174"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="175"/>
         <source>This source carries no process list (only live NVML does).</source>
         <translation>此数据源不含进程列表（只有实时 NVML 才有）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="297"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="298"/>
         <source>GPU {i} stopped answering: {r}. The other GPUs are still monitored.</source>
         <translation>GPU {i} 停止响应：{r}。其他 GPU 仍在监控中。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="330"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="331"/>
         <source>The source has ended: {s}</source>
         <translation>数据源已结束：{s}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="211"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="212"/>
         <source>Live monitoring is not available here (details below).</source>
         <translation>此处无法进行实时监控（详情见下文）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="215"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="216"/>
         <source>A file or a recording carries no process list.</source>
         <translation>文件或录制不含进程列表。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="228"/>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="244"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="229"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="245"/>
         <source>Could not write {p}.</source>
         <translation>无法写入 {p}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="102"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="103"/>
         <source>Start live monitoring or a dmon stream first; an imported log is stored with &apos;Save as recording&apos;.</source>
         <translation>请先开始实时监控或 dmon 数据流；导入的日志请用“保存为录制”存储。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="111"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="112"/>
         <source>■ Stop recording #{n}</source>
         <translation>■ 停止录制 #{n}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="116"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="117"/>
         <source>Recording #{n} started.</source>
         <translation>录制 #{n} 已开始。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="109"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="110"/>
         <source>● &amp;Record</source>
         <translation>● 录制(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="121"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="122"/>
         <source>Recording #{n} saved.</source>
         <translation>录制 #{n} 已保存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="240"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="241"/>
         <source>Export plots as PNG</source>
         <translation>将曲线图导出为 PNG</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/tab.py" line="240"/>
+        <location filename="../../gpudesk/ui/monitor/tab.py" line="241"/>
         <source>PNG images (*.png)</source>
         <translation>PNG 图像 (*.png)</translation>
     </message>
@@ -3981,107 +3960,107 @@ PCI 总线：{bus}</translation>
 <context>
     <name>MonitorToolbar</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="26"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="27"/>
         <source>No source.</source>
         <translation>无数据源。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="29"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="30"/>
         <source>&amp;Live (NVML)</source>
         <translation>实时 (NVML)(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="30"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="31"/>
         <source>Monitor the GPUs of this machine through NVML, every second.</source>
         <translation>通过 NVML 每秒监控本机的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="31"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="32"/>
         <source>&amp;Import dmon…</source>
         <translation>导入 dmon(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="32"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="33"/>
         <source>Import an nvidia-smi dmon log, or watch a live dmon stream.</source>
         <translation>导入 nvidia-smi dmon 日志，或查看实时 dmon 数据流。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="33"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="34"/>
         <source>Fleet (Pr&amp;ometheus)…</source>
         <translation>集群（Prometheus）(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="34"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="35"/>
         <source>Watch the GPUs of many nodes through a Prometheus server that scrapes NVIDIA&apos;s DCGM exporter (refreshed every 15 s).</source>
         <translation>通过抓取 NVIDIA DCGM exporter 的 Prometheus 服务器监控多个节点的 GPU（每 15 s 刷新一次）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="36"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="37"/>
         <source>&amp;Demo</source>
         <translation>演示(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="37"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="38"/>
         <source>No demo recording is bundled.</source>
         <translation>未附带演示录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="43"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="44"/>
         <source>Time window shown while following the newest samples</source>
         <translation>跟随最新样本时显示的时间窗口</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="44"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="45"/>
         <source>&amp;Pause</source>
         <translation>暂停(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="46"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="47"/>
         <source>Stop following the newest samples (recording goes on). Panning or zooming a plot pauses too; press again to follow.</source>
         <translation>停止跟随最新样本（录制继续）。平移或缩放曲线图也会暂停；再按一次即恢复跟随。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="49"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="50"/>
         <source>Recording notes (model, batch size, data loader…)</source>
         <translation>录制备注（模型、批大小、数据加载器…）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="50"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="51"/>
         <source>● &amp;Record</source>
         <translation>● 录制(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="52"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="53"/>
         <source>Record the live samples into your gpudesk database.</source>
         <translation>将实时样本录制到你的 gpudesk 数据库中。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="53"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="54"/>
         <source>&amp;Save as recording</source>
         <translation>保存为录制(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="54"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="55"/>
         <source>Store the imported dmon log as a recording in your database.</source>
         <translation>将导入的 dmon 日志作为录制保存到你的数据库中。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="55"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="56"/>
         <source>Export &amp;PNG…</source>
         <translation>导出 PNG(&amp;P)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="56"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="57"/>
         <source>Export &amp;CSV…</source>
         <translation>导出 CSV(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="57"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="58"/>
         <source>Export the selected span (or everything when no span is shown).</source>
         <translation>导出所选区间（未显示区间时导出全部）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="65"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="66"/>
         <source>&amp;Window:</source>
         <translation>时间窗口(&amp;W)：</translation>
     </message>
@@ -4152,7 +4131,7 @@ PCI 总线：{bus}</translation>
 <context>
     <name>OomAccuracyDialog</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="133"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="134"/>
         <source>How accurate is the OOM doctor?</source>
         <translation>OOM 诊断的准确度如何？</translation>
     </message>
@@ -4160,12 +4139,12 @@ PCI 总线：{bus}</translation>
 <context>
     <name>OomAccuracyLink</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="152"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="153"/>
         <source>How accurate is this?</source>
         <translation>准确度如何？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="155"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="156"/>
         <source>The doctor&apos;s first cause checked against real messages, per framework and platform</source>
         <translation>按框架和平台，用真实消息检验诊断给出的首要原因</translation>
     </message>
@@ -4173,94 +4152,94 @@ PCI 总线：{bus}</translation>
 <context>
     <name>OomAccuracyView</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="52"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="53"/>
         <source>Checking the doctor against real messages…</source>
         <translation>正在用真实消息检验诊断…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="62"/>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="64"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="63"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="65"/>
         <source>Case set</source>
         <translation>案例集</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="62"/>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="64"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="63"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="65"/>
         <source>Family</source>
         <translation>类别</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="62"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="63"/>
         <source>Right</source>
         <translation>正确</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="62"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="63"/>
         <source>Cases</source>
         <translation>案例数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="63"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="64"/>
         <source>Share</source>
         <translation>比例</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="63"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="64"/>
         <source>First-cause accuracy by family</source>
         <translation>按类别的首要原因准确度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="64"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="65"/>
         <source>Recorded cause</source>
         <translation>记录的原因</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="65"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="66"/>
         <source>Doctor&apos;s first cause</source>
         <translation>诊断的首要原因</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="65"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="66"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="66"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="67"/>
         <source>Every case and the doctor&apos;s first cause</source>
         <translation>每个案例及诊断的首要原因</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="70"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="71"/>
         <source>By family</source>
         <translation>按类别</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="71"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="72"/>
         <source>Every case</source>
         <translation>全部案例</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="79"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="80"/>
         <source>The accuracy check could not run: %1</source>
         <translation>无法运行准确度检查：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="83"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="84"/>
         <source>The first cause is the one the public thread established in %1 of %2 real messages (%3 %).</source>
         <translation>在 %2 条真实消息中，有 %1 条的首要原因与公开讨论确认的原因一致（%3 %）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="90"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="91"/>
         <source>Set &apos;%1&apos;: %2 of %3 right.</source>
         <translation>案例集“%1”：%3 条中 %2 条正确。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="94"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="95"/>
         <source>Not a memory-capacity problem: said so, with the check that tells it apart, in %1 of %2 such messages.</source>
         <translation>不是显存容量问题：在 %2 条此类消息中，有 %1 条如此判断并给出了区分它的检查。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="96"/>
+        <location filename="../../gpudesk/ui/oom/accuracy_view.py" line="97"/>
         <source>Counted strictly: a case is right only when the first cause is the recorded one; families with fewer than 5 cases are shown in grey.</source>
         <translation>严格计数：只有首要原因与记录的原因一致才算正确；少于 5 个案例的类别以灰色显示。</translation>
     </message>
@@ -4268,72 +4247,72 @@ PCI 总线：{bus}</translation>
 <context>
     <name>OomCauses</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="39"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="40"/>
         <source>Fragmented allocator cache</source>
         <translation>分配器缓存碎片化</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="40"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="41"/>
         <source>Not enough GPU memory</source>
         <translation>GPU 显存不足</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="41"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="42"/>
         <source>Other processes use the GPU</source>
         <translation>其他进程占用 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="42"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="43"/>
         <source>One allocation larger than the GPU</source>
         <translation>单次分配超过 GPU 容量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="43"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="44"/>
         <source>CUDA graph private pools</source>
         <translation>CUDA 图私有内存池</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="44"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="45"/>
         <source>KV cache too small</source>
         <translation>KV 缓存过小</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="45"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="46"/>
         <source>Memory outside PyTorch&apos;s allocator</source>
         <translation>PyTorch 分配器之外的显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="46"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="47"/>
         <source>Uneven memory across GPUs</source>
         <translation>各 GPU 显存不均衡</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="47"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="48"/>
         <source>Host memory growth</source>
         <translation>主机内存增长</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="48"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="49"/>
         <source>Zombie or dead workers</source>
         <translation>僵尸或已退出的工作进程</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="49"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="50"/>
         <source>System memory fallback</source>
         <translation>回退到系统内存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="50"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="51"/>
         <source>Memory leak</source>
         <translation>显存泄漏</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="51"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="52"/>
         <source>Framework preallocation</source>
         <translation>框架预分配</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="52"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="53"/>
         <source>No OOM message found</source>
         <translation>未找到 OOM 消息</translation>
     </message>
@@ -4341,17 +4320,17 @@ PCI 总线：{bus}</translation>
 <context>
     <name>OomMethod</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="56"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="57"/>
         <source>Agent already in the process (no injection)</source>
         <translation>进程中已有代理（无需注入）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="57"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="58"/>
         <source>sys.remote_exec (Python 3.14 or newer)</source>
         <translation>sys.remote_exec（Python 3.14 或更高版本）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="58"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="59"/>
         <source>gdb injection (older CPython, Linux)</source>
         <translation>gdb 注入（较旧的 CPython，Linux）</translation>
     </message>
@@ -4427,32 +4406,32 @@ PCI 总线：{bus}</translation>
 <context>
     <name>OomTab</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="39"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="40"/>
         <source>OOM doctor</source>
         <translation>OOM 诊断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="48"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="49"/>
         <source>Dia&amp;gnosis</source>
         <translation>诊断(&amp;G)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="49"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="50"/>
         <source>Live &amp;memory</source>
         <translation>实时显存(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="50"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="51"/>
         <source>Memory s&amp;napshot</source>
         <translation>显存快照(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="64"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="65"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="65"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="66"/>
         <source>Stop waiting for the running job; a probed process keeps running</source>
         <translation>停止等待正在运行的作业；被探测的进程继续运行</translation>
     </message>
@@ -4493,62 +4472,62 @@ PCI 总线：{bus}</translation>
         <translation>进程 %1（证据）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="51"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="52"/>
         <source>Histor&amp;y</source>
         <translation>历史(&amp;Y)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="121"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="122"/>
         <source>A job is already running; stop it first.</source>
         <translation>已有作业在运行；请先停止它。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="125"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="126"/>
         <source>Running: %1</source>
         <translation>运行中：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="129"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="130"/>
         <source>Job running …</source>
         <translation>作业运行中 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="138"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="139"/>
         <source>OOM</source>
         <translation>OOM</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="142"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="143"/>
         <source>No allocator samples from this job (see the line above).</source>
         <translation>此作业没有分配器样本（见上一行）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="143"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="144"/>
         <source>Job ended with exit status %1.</source>
         <translation>作业结束，退出状态 %1。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="149"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="150"/>
         <source>launched job</source>
         <translation>启动的作业</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="155"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="156"/>
         <source>Cannot launch: %1</source>
         <translation>无法启动：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="172"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="173"/>
         <source>Cancelled; the process was left running.</source>
         <translation>已取消；进程保持运行。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="177"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="178"/>
         <source>Diagnosed in %1 ms.</source>
         <translation>诊断用时 %1 毫秒。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/tab.py" line="197"/>
+        <location filename="../../gpudesk/ui/oom/tab.py" line="198"/>
         <source>Saved job: %1</source>
         <translation>已保存的作业：%1</translation>
     </message>
@@ -4556,17 +4535,9 @@ PCI 总线：{bus}</translation>
 <context>
     <name>OomTextInput</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="62"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="63"/>
         <source>the log</source>
         <translation>日志</translation>
-    </message>
-</context>
-<context>
-    <name>OomUnits</name>
-    <message>
-        <location filename="../../gpudesk/ui/oom/units.py" line="16"/>
-        <source>N/A</source>
-        <translation>N/A</translation>
     </message>
 </context>
 <context>
@@ -5530,17 +5501,17 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanTab</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="53"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="54"/>
         <source>The saved profile is not valid {0}: {1}.</source>
         <translation>保存的配置文件不是有效的 {0}：{1}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="55"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="56"/>
         <source>The saved profile is not a table of sections.</source>
         <translation>保存的配置文件不是由各节组成的表。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="48"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="49"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
@@ -5640,7 +5611,7 @@ PCI 总线：{bus}</translation>
         <translation>正在规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="100"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="101"/>
         <source>No plan yet: answer the wizard&apos;s questions and press Plan.</source>
         <translation>尚无规划：请回答向导中的问题并按“规划”。</translation>
     </message>
@@ -5651,135 +5622,135 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/bar.py" line="108"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="259"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="260"/>
         <source>TOML profiles (*.toml)</source>
         <translation>TOML 配置文件 (*.toml)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="257"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="258"/>
         <source>Save requirement profile</source>
         <translation>保存需求配置文件</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="203"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="204"/>
         <source>Profile written to {0}</source>
         <translation>配置文件已写入 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="159"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="160"/>
         <source>Cannot load the profile {0}: {1}</source>
         <translation>无法载入配置文件 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="167"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="168"/>
         <source>Loaded “{0}” ({1}). Check the answers and press Plan.</source>
         <translation>已载入“{0}”（{1}）。请检查回答并按“规划”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="86"/>
         <source>The GPU catalog is not available, so no plan can be made. See the message at start-up.</source>
         <translation>GPU 目录不可用，无法进行规划。请查看启动时的消息。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="173"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="174"/>
         <source>Planning over the whole catalog…</source>
         <translation>正在基于整个目录规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="117"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="118"/>
         <source>Your GPU prices could not be read, so catalog prices are used: {0}</source>
         <translation>无法读取您的 GPU 价格，将使用目录价格：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="125"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="126"/>
         <source>Your price cannot be kept: the user database is not open.</source>
         <translation>无法保存您的价格：用户数据库未打开。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="134"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="135"/>
         <source>from the Plan tab</source>
         <translation>来自“规划”标签页</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="136"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="137"/>
         <source>The price was not saved: {0}</source>
         <translation>价格未保存：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="139"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="140"/>
         <source>Saved your price for {0}: {1} USD per GPU. A plan is already being made; press Plan again when it is done to use the price.</source>
         <translation>已保存您为 {0} 设置的价格：每 GPU {1} USD。当前正在规划；完成后再按一次“规划”即可使用此价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="143"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="144"/>
         <source>Saved your price for {0}: {1} USD per GPU. Planning again…</source>
         <translation>已保存您为 {0} 设置的价格：每 GPU {1} USD。正在重新规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="114"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="115"/>
         <source>New plan. Defaults: {0}. Enter the model and the amount of data, then press Plan.</source>
         <translation>新方案。默认值：{0}。请输入模型和数据量，然后按“规划”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="140"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="141"/>
         <source>Applied to the answers: {0}. Press Plan to plan again with them.</source>
         <translation>已写入答案：{0}。按“规划”以此重新规划。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="141"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="142"/>
         <source>nothing to change</source>
         <translation>无需更改</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="178"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="179"/>
         <source>{0} configurations ranked, {1} rejected.</source>
         <translation>已排序 {0} 个配置，排除 {1} 个。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="191"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="192"/>
         <source>Planning failed: {0}</source>
         <translation>规划失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="197"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="198"/>
         <source>&amp;Save changes</source>
         <translation>保存更改(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="197"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="198"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="241"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="242"/>
         <source>mode {0}, precision {1}, {2} data, no dataset size, no library pins, ECC not required, up to {3} GPUs, market {4}</source>
         <translation>模式 {0}，精度 {1}，{2} 数据，无数据集大小，无库版本锁定，不要求 ECC，最多 {3} 块 GPU，市场 {4}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="152"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="153"/>
         <source>Nothing to save, or the user database is not available.</source>
         <translation>没有可保存的内容，或用户数据库不可用。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="159"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="112"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="121"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="160"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="113"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="122"/>
         <source>Untitled plan</source>
         <translation>未命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="170"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="171"/>
         <source>Plan “{0}” saved.</source>
         <translation>规划“{0}”已保存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="178"/>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="189"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="179"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="190"/>
         <source>{0}: {1}</source>
         <translation>{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="225"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="226"/>
         <source>Editing “{0}”: change the answers, press Plan, then Save changes.</source>
         <translation>正在编辑“{0}”：修改回答，按“规划”，然后“保存更改”。</translation>
     </message>
@@ -5830,45 +5801,6 @@ PCI 总线：{bus}</translation>
         <location filename="../../gpudesk/ui/plan/charts.py" line="53"/>
         <source>Opportunity cost</source>
         <translation>机会成本</translation>
-    </message>
-</context>
-<context>
-    <name>PlanUnits</name>
-    <message>
-        <location filename="../../gpudesk/ui/plan/units.py" line="19"/>
-        <source>N/A</source>
-        <translation>不可用</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/units.py" line="26"/>
-        <source>{0} GiB</source>
-        <translation>{0} GiB</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/units.py" line="45"/>
-        <location filename="../../gpudesk/ui/plan/units.py" line="62"/>
-        <source>{0} s</source>
-        <translation>{0} 秒</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/units.py" line="47"/>
-        <source>{0} min</source>
-        <translation>{0} 分钟</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/units.py" line="49"/>
-        <source>{0} h</source>
-        <translation>{0} 小时</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/units.py" line="50"/>
-        <source>{0} days</source>
-        <translation>{0} 天</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/units.py" line="60"/>
-        <source>{0} ms</source>
-        <translation>{0} 毫秒</translation>
     </message>
 </context>
 <context>
@@ -6259,74 +6191,74 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanWizard</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="97"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="98"/>
         <source>Plan name</source>
         <translation>规划名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="98"/>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="226"/>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="244"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="99"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="227"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="245"/>
         <source>Untitled plan</source>
         <translation>未命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="99"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="100"/>
         <source>Name under which the plan is saved</source>
         <translation>保存规划时使用的名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="101"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="102"/>
         <source>Notes (optional): context, sources, who asked</source>
         <translation>备注（可选）：背景、来源、提出人</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="102"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="103"/>
         <source>Free text kept with the requirement and printed on the sheet</source>
         <translation>随需求保存并打印在配置单上的自由文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="120"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="121"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; 上一步(&amp;B)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="121"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="122"/>
         <source>&amp;Next &gt;</source>
         <translation>下一步(&amp;N) &gt;</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="122"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="123"/>
         <source>&amp;Plan</source>
         <translation>规划(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="123"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="124"/>
         <source>Check every answer and rank the configurations (runs in the background). Enter in a field goes to the next page; Ctrl+Enter plans from any page.</source>
         <translation>检查所有回答并对配置排序（在后台运行）。在字段中按 Enter 进入下一页；在任意页按 Ctrl+Enter 开始规划。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="125"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="126"/>
         <source>&amp;Quick mode</source>
         <translation>快速模式(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="126"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="127"/>
         <source>Back to the four-field quick mode</source>
         <translation>返回四项快速模式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="143"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="144"/>
         <source>Plan na&amp;me:</source>
         <translation>规划名称(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="147"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="148"/>
         <source>No&amp;tes:</source>
         <translation>备注(&amp;T)：</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="270"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="271"/>
         <source>%n more field(s) to fix: </source>
         <translation>
             <numerusform>还有 %n 个字段需要修正： </numerusform>
@@ -6336,154 +6268,154 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlansList</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="67"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="67"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="68"/>
         <source>Workload</source>
         <translation>工作负载</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="68"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="69"/>
         <source>Top candidate</source>
         <translation>首选候选方案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="69"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="70"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="70"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="71"/>
         <source>3-year TCO (USD)</source>
         <translation>3 年 TCO（美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="71"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="72"/>
         <source>Updated (UTC)</source>
         <translation>更新时间（UTC）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="83"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="84"/>
         <source>&amp;Open</source>
         <translation>打开(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="83"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="84"/>
         <source>Show the saved plan&apos;s results</source>
         <translation>显示已保存规划的结果</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="84"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
         <source>&amp;Edit…</source>
         <translation>编辑(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="84"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
         <source>Load its answers into the wizard and re-plan</source>
         <translation>将其回答载入向导并重新规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
         <source>Du&amp;plicate</source>
         <translation>复制(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
         <source>Save a copy under a new name</source>
         <translation>以新名称保存一份副本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
         <source>&amp;Rename…</source>
         <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
         <source>Give the plan a new name</source>
         <translation>为规划取一个新名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
         <source>&amp;Compare two</source>
         <translation>比较两个(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
         <source>Select two plans (Ctrl+click) to see them side by side</source>
         <translation>选择两个规划（按住 Ctrl 单击）以并排查看</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="89"/>
         <source>&amp;Delete</source>
         <translation>删除(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="89"/>
         <source>Delete the selected plans (can be undone)</source>
         <translation>删除所选规划（可撤销）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="89"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="90"/>
         <source>&amp;Undo delete</source>
         <translation>撤销删除(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="89"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="90"/>
         <source>Bring back the plan deleted last</source>
         <translation>恢复最近删除的规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="91"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="92"/>
         <source>Export the selected plan&apos;s configuration sheet</source>
         <translation>导出所选规划的配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="96"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="97"/>
         <source>Filter by name</source>
         <translation>按名称筛选</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="125"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="126"/>
         <source>{0}: {1}</source>
         <translation>{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="133"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="134"/>
         <source>The user database is not available; plans cannot be saved.</source>
         <translation>用户数据库不可用；无法保存规划。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="149"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="150"/>
         <source>unreadable plan: edit and plan again</source>
         <translation>规划无法读取：请编辑后重新规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="166"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="167"/>
         <source>No saved plans yet: run the wizard and press “Save plan”.</source>
         <translation>尚无已保存的规划：运行向导后按“保存规划”。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="168"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="169"/>
         <source>%n saved plan(s)</source>
         <translation>
             <numerusform>%n 个已保存的规划</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="227"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="228"/>
         <source>Rename plan</source>
         <translation>重命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="227"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="228"/>
         <source>New name:</source>
         <translation>新名称：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="259"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="260"/>
         <source>Deleted {0}. Press Ctrl+Z or “Undo delete” to bring it back (until gpudesk closes).</source>
         <translation>已删除 {0}。按 Ctrl+Z 或“撤销删除”可恢复（在 gpudesk 关闭之前有效）。</translation>
     </message>
@@ -6779,22 +6711,22 @@ PCI 总线：{bus}</translation>
 <context>
     <name>QuickMode</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="31"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="32"/>
         <source>Quick check: does it fit?</source>
         <translation>快速检查：显存放得下吗？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="33"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="34"/>
         <source>Four answers for the common case. The chart shows memory per GPU against the chosen card&apos;s safe line as you type. For a full plan (time, cost, servers), continue in the wizard.</source>
         <translation>常见情况只需四个回答。输入时，图表显示每块 GPU 的显存占用与所选显卡安全线的对比。如需完整规划（时间、成本、服务器），请在向导中继续。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="50"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="51"/>
         <source>Continue in the &amp;full wizard &gt;</source>
         <translation>在完整向导中继续(&amp;F) &gt;</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="51"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="52"/>
         <source>Open the five questions with these answers filled in</source>
         <translation>打开五个问题，并填入这些回答</translation>
     </message>
@@ -7133,17 +7065,17 @@ PCI 总线：{bus}</translation>
 <context>
     <name>SamplerWorker</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="159"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="160"/>
         <source>Nothing to record: no source is running.</source>
         <translation>无可录制内容：没有正在运行的数据源。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="162"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="163"/>
         <source>A recording is already running.</source>
         <translation>已有录制正在进行。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="198"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="199"/>
         <source>Recording stopped: {m}</source>
         <translation>录制已停止：{m}</translation>
     </message>
@@ -7187,187 +7119,187 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ServeFitPage</name>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="71"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="72"/>
         <source>latest (e.g. 0.6.4, v0, v1, b4600)</source>
         <translation>最新版（例如 0.6.4、v0、v1、b4600）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="80"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="81"/>
         <source>GPUs of this kind; the tensor-parallel degree for vLLM, SGLang and TensorRT-LLM, the layer split for llama.cpp and Ollama</source>
         <translation>此型号 GPU 的数量；对 vLLM、SGLang 和 TensorRT-LLM 即张量并行度，对 llama.cpp 和 Ollama 即层的拆分</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="83"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="84"/>
         <source>As the card ships</source>
         <translation>按出厂状态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="84"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="85"/>
         <source>On</source>
         <translation>开启</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="85"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="86"/>
         <source>Off</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="86"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="87"/>
         <source>ECC on a GDDR card keeps its check bits in the same memory: the driver then reports 1/16 less. Data-center cards (T4, A10, L4, L40S) ship with it on, GeForce and RTX workstation cards with it off; HBM cards lose nothing.</source>
         <translation>GDDR 显卡的 ECC 校验位占用同一块显存：开启后驱动报告的显存少 1/16。数据中心卡（T4、A10、L4、L40S）出厂时开启，GeForce 和 RTX 工作站卡出厂时关闭；HBM 显卡不受影响。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="92"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="93"/>
         <source>checkpoint (as published), bf16, fp8, int4-g128, or a GGUF type such as q4_k_m</source>
         <translation>checkpoint（按发布格式）、bf16、fp8、int4-g128，或 GGUF 类型如 q4_k_m</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="95"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="96"/>
         <source>Engine settings as the engine spells them, NAME=VALUE separated by spaces</source>
         <translation>按引擎自身写法填写的引擎设置，NAME=VALUE，以空格分隔</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="97"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="98"/>
         <source>&amp;Check</source>
         <translation>检查(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="101"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="102"/>
         <source>&amp;Engine:</source>
         <translation>引擎(&amp;E)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="101"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="102"/>
         <source>Engine &amp;version:</source>
         <translation>引擎版本(&amp;V)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="102"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="103"/>
         <source>&amp;Model:</source>
         <translation>模型(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="102"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="103"/>
         <source>&amp;GPU:</source>
         <translation>GPU(&amp;G)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="103"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="104"/>
         <source>GPU &amp;count:</source>
         <translation>GPU 数量(&amp;C)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="103"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="104"/>
         <source>ECC o&amp;n GDDR memory:</source>
         <translation>GDDR 显存 ECC(&amp;N)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="104"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="105"/>
         <source>&amp;Weight format:</source>
         <translation>权重格式(&amp;W)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="105"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="106"/>
         <source>Engine &amp;settings:</source>
         <translation>引擎设置(&amp;S)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="110"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="111"/>
         <source>Choose a model, a GPU and an engine, then press Check.</source>
         <translation>选择模型、GPU 和引擎，然后按“检查”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="117"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="118"/>
         <source>Per GPU</source>
         <translation>每块 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="117"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="118"/>
         <source>GiB</source>
         <translation>GiB</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="122"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="123"/>
         <source>Memory per GPU</source>
         <translation>每块 GPU 的显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="131"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="132"/>
         <source>Command line</source>
         <translation>命令行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="132"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="133"/>
         <source>Co&amp;py</source>
         <translation>复制(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="133"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="134"/>
         <source>Copy the command line to the clipboard</source>
         <translation>将命令行复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="136"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="137"/>
         <source>Comman&amp;d:</source>
         <translation>命令(&amp;D)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="187"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="188"/>
         <source>The plan&apos;s model is not a decoder in the catalog; choose the model here.</source>
         <translation>方案中的模型不是目录中的解码器模型，请在此处选择模型。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="204"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="205"/>
         <source>The engine settings cannot be read: %1</source>
         <translation>无法读取引擎设置：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="220"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="221"/>
         <source>Cannot size this launch: %1</source>
         <translation>无法估算此次启动：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="230"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="231"/>
         <source>Fits: %1 on %2 x %3 (%4 GiB each).</source>
         <translation>放得下：%1，%2 × %3（每块 %4 GiB）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="231"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="232"/>
         <source>Does not fit: %1 on %2 x %3 (%4 GiB each).</source>
         <translation>放不下：%1，%2 × %3（每块 %4 GiB）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="239"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="240"/>
         <source>Host (CPU) memory</source>
         <translation>主机（CPU）内存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="246"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="247"/>
         <source>KV cache: %1 tokens in %2 blocks of %3.</source>
         <translation>KV 缓存：%1 个 token，共 %2 块，每块 %3 个。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="248"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="249"/>
         <source>Maximum concurrency for %1 tokens per request: %2x.</source>
         <translation>每个请求 %1 个 token 时的最大并发：%2 倍。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="250"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="251"/>
         <source>Longest context at %1 concurrent requests: %2 tokens.</source>
         <translation>%1 个并发请求时的最长上下文：%2 个 token。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="253"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="254"/>
         <source>Layers offloaded to the GPU: %1 of %2.</source>
         <translation>卸载到 GPU 的层：%1 / %2。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="257"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="258"/>
         <source>Smallest changes that make it fit:</source>
         <translation>能放得下的最小改动：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="274"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="275"/>
         <source>Will it fit?</source>
         <translation>放得下吗？</translation>
     </message>
@@ -7634,62 +7566,62 @@ PCI 总线：{bus}</translation>
 <context>
     <name>SnapshotTimeline</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="30"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="29"/>
         <source>No snapshot opened.</source>
         <translation>未打开快照。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="37"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="36"/>
         <source>trace event (index)</source>
         <translation>跟踪事件（序号）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="38"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="37"/>
         <source>memory (GiB)</source>
         <translation>显存 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="44"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="43"/>
         <source>Allocated and reserved memory after each allocator event, in GiB; drag to pan, wheel to zoom</source>
         <translation>每次分配器事件后的已分配和已保留显存，单位 GiB；拖动可平移，滚轮可缩放</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="48"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="47"/>
         <source>allocated (GiB)</source>
         <translation>已分配 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="50"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="49"/>
         <source>reserved (GiB)</source>
         <translation>已保留 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="68"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="67"/>
         <source>peak</source>
         <translation>峰值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="73"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="72"/>
         <source>OOM</source>
         <translation>OOM</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="77"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="76"/>
         <source>This snapshot has no trace events on GPU {0}: allocator history was not recorded.</source>
         <translation>此快照在 GPU {0} 上没有跟踪事件：未记录分配器历史。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="80"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="79"/>
         <source>Only one trace event on GPU {0}: nothing to draw over time. Allocated {1}, reserved {2} after it.</source>
         <translation>GPU {0} 上只有一个跟踪事件：没有随时间变化的曲线可画。该事件后已分配 {1}，保留 {2}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="84"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="83"/>
         <source> (up to the OOM)</source>
         <translation>（截至 OOM）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="85"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_timeline.py" line="84"/>
         <source>Trace events #0 to #{0} of the {1} on GPU {2}{3}; peak allocated {4}, peak reserved {5}.</source>
         <translation>GPU {2} 上 {1} 个跟踪事件中的第 #0 至 #{0} 个{3}；已分配峰值 {4}，保留峰值 {5}。</translation>
     </message>
@@ -7697,112 +7629,112 @@ PCI 总线：{bus}</translation>
 <context>
     <name>SnapshotView</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="57"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="58"/>
         <source>A .pickle from torch.cuda.memory._dump_snapshot() or the _snapshot() dict saved as JSON</source>
         <translation>由 torch.cuda.memory._dump_snapshot() 生成的 .pickle，或保存为 JSON 的 _snapshot() 字典</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="79"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="80"/>
         <source>Open a memory snapshot to see what it shows.</source>
         <translation>打开一个显存快照以查看其内容。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="86"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="87"/>
         <source>The explanation and the ranked causes appear here.</source>
         <translation>解释和按可能性排序的原因显示在这里。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="56"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="57"/>
         <source>Op&amp;en snapshot…</source>
         <translation>打开快照(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="61"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="62"/>
         <source>GP&amp;U:</source>
         <translation>GPU(&amp;U)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="73"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="74"/>
         <source>Cancel &amp;reading</source>
         <translation>取消读取(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="91"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="92"/>
         <source>T&amp;imeline</source>
         <translation>时间线(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="92"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="93"/>
         <source>&amp;Segments</source>
         <translation>段(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="93"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="94"/>
         <source>Top &amp;allocations</source>
         <translation>最大的分配(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="102"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="103"/>
         <source>Open memory snapshot</source>
         <translation>打开显存快照</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="103"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="104"/>
         <source>Memory snapshots (*.pickle *.pkl *.json *.gz);;All files (*)</source>
         <translation>显存快照 (*.pickle *.pkl *.json *.gz);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="115"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="116"/>
         <source>Opening %p%</source>
         <translation>正在打开 %p%</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="119"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="120"/>
         <source>Opening {0} …</source>
         <translation>正在打开 {0} …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="165"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="166"/>
         <source>Opening the snapshot was cancelled.</source>
         <translation>已取消打开快照。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="169"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="170"/>
         <source>The snapshot could not be opened: {0}</source>
         <translation>无法打开快照：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="191"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="192"/>
         <source>{0}: {1}, layout {2}, {3} trace events on all GPUs.</source>
         <translation>{0}：{1}，格式版本 {2}，所有 GPU 共 {3} 个跟踪事件。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="194"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="195"/>
         <source>{0}: layout {1}, {2} trace events on all GPUs.</source>
         <translation>{0}：格式版本 {1}，所有 GPU 共 {2} 个跟踪事件。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="199"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="200"/>
         <source>GPU {0}</source>
         <translation>GPU {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="199"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="200"/>
         <source> (OOM)</source>
         <translation> (OOM)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="213"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="214"/>
         <source>This snapshot holds no segments and no trace events.</source>
         <translation>此快照中既没有段也没有跟踪事件。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="219"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="220"/>
         <source>Causes, most likely first:</source>
         <translation>原因（最可能的在前）：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="224"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="225"/>
         <source>Fix: {0}</source>
         <translation>修复：{0}</translation>
     </message>
@@ -7950,104 +7882,104 @@ PCI 总线：{bus}</translation>
 <context>
     <name>TargetPicker</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="107"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="108"/>
         <source>Rel&amp;oad</source>
         <translation>重新加载(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="108"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="109"/>
         <source>Read the processes using each GPU again (NVML)</source>
         <translation>重新读取每个 GPU 上的进程（NVML）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="110"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="111"/>
         <source>Processes not read yet.</source>
         <translation>尚未读取进程。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="118"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="119"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="118"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="119"/>
         <source>User</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="118"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="119"/>
         <source>GPU memory</source>
         <translation>GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="118"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="119"/>
         <source>Type</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="118"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="119"/>
         <source>Command line</source>
         <translation>命令行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="125"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="126"/>
         <source>Processes using each GPU, from NVML; select one to look inside it</source>
         <translation>来自 NVML 的每个 GPU 上的进程；选择一个以查看其内部</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="141"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="142"/>
         <source>GPU &amp;processes</source>
         <translation>GPU 进程(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="142"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="143"/>
         <source>Launch a &amp;command</source>
         <translation>启动命令(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="143"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="144"/>
         <source>Paste or drop &amp;text</source>
         <translation>粘贴或拖放文本(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="196"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="197"/>
         <source>Reading GPU processes …</source>
         <translation>正在读取 GPU 进程 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="225"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="226"/>
         <source>processes not readable: %1</source>
         <translation>无法读取进程：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="235"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="236"/>
         <source>%1 GPU(s), %2 process(es).</source>
         <translation>%1 个 GPU，%2 个进程。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="261"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="262"/>
         <source>name N/A</source>
         <translation>名称 N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="266"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="267"/>
         <source>GPU %1 · %2 · %3 total · %4 used by %5 process(es)</source>
         <translation>GPU %1 · %2 · 共 %3 · %5 个进程使用 %4</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="277"/>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="281"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="278"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="282"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="285"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="286"/>
         <source>GPU memory: %1</source>
         <translation>GPU 显存：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="311"/>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="312"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="313"/>
         <source>Cannot list GPU processes: %1</source>
         <translation>无法列出 GPU 进程：%1</translation>
     </message>
@@ -8095,72 +8027,72 @@ PCI 总线：{bus}</translation>
 <context>
     <name>TextInput</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="128"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="129"/>
         <source>Paste an out-of-memory message, a torch.cuda.memory_summary() table, a TensorFlow, JAX or vLLM error here, or drop a log file onto this tab.</source>
         <translation>在此粘贴显存不足消息、torch.cuda.memory_summary() 表格、TensorFlow、JAX 或 vLLM 错误，或将日志文件拖放到此标签页。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="140"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="141"/>
         <source>&amp;Diagnose</source>
         <translation>诊断(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="141"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="142"/>
         <source>Parse the text and rank the likely causes (Ctrl+Return)</source>
         <translation>解析文本并对可能的原因排序（Ctrl+Return）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="144"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="145"/>
         <source>&amp;Open file…</source>
         <translation>打开文件(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="146"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="147"/>
         <source>Read a log file (its last %1 are used)</source>
         <translation>读取日志文件（使用其最后 %1）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="149"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="150"/>
         <source>Clear te&amp;xt</source>
         <translation>清除文本(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="179"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="180"/>
         <source>pasted text</source>
         <translation>粘贴的文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="183"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="184"/>
         <source>Reading %1 …</source>
         <translation>正在读取 %1 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="199"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="200"/>
         <source>%1 is not a text log: %2</source>
         <translation>%1 不是文本日志：%2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="206"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="207"/>
         <source>%1: %2, only the last %3 are shown and diagnosed.</source>
         <translation>%1：%2，只显示并诊断最后 %3。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="213"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="214"/>
         <source>%1 (%2)</source>
         <translation>%1（%2）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="219"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="220"/>
         <source>Cannot read the file: %1</source>
         <translation>无法读取文件：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="239"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="240"/>
         <source>Open a log, an error file or a memory snapshot</source>
         <translation>打开日志、错误文件或显存快照</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="240"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="241"/>
         <source>Logs and text (*.log *.txt *.out *.err);;Memory snapshots (*.pickle *.pkl *.json *.gz);;All files (*)</source>
         <translation>日志和文本 (*.log *.txt *.out *.err);;显存快照 (*.pickle *.pkl *.json *.gz);;所有文件 (*)</translation>
     </message>
@@ -8194,7 +8126,7 @@ PCI 总线：{bus}</translation>
 <context>
     <name>WizardPage</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="63"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="64"/>
         <source>Cost assumptions (TCO); every default names its source in its tooltip</source>
         <translation>成本假设（TCO）；每个默认值的来源见其工具提示</translation>
     </message>

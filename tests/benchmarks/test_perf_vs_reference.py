@@ -165,3 +165,41 @@ def test_cli_plan_vs_version(benchmark):
     benchmark.extra_info.update(figures)
     _report("CLI plan vs --version", figures)
     assert np.isfinite(figures["ratio"])
+
+
+# 200,000 lines of an 8-GPU dmon log: 25,000 one-second rounds (about 6.9 h).
+ANALYZE_LINES = 200_000
+
+
+def test_monitor_analyze_vs_pandas(benchmark, request):
+    """``gpudesk monitor analyze`` of a 200k-line 8-GPU dmon log, findings included (parse, the one open-log path,
+    statistics, every rule, the JSON), against pandas ``read_csv`` + per-GPU median of the same file, each in a
+    fresh interpreter after its imports, interleaved so that both see the same machine load."""
+    pytest.importorskip("pandas")
+    lines = ANALYZE_LINES if _enabled(request.config) else ANALYZE_LINES // 8
+    path = _log(lines / GPUS / 3600)
+    code = {
+        "gpudesk": ("from gpudesk.cli.json_text import dumps_json\n"
+                    "from gpudesk.telemetry.analysis import analyze\n"
+                    "from gpudesk.telemetry.dmon_import import frame_and_devices_from_file\n"
+                    "t0, c0 = time.perf_counter(), time.process_time()\n"
+                    f"frame, devices, log = frame_and_devices_from_file({str(path)!r})\n"
+                    "result = analyze(frame, devices)\n"
+                    "assert result.findings and len(dumps_json(result.to_json())) > 0"),
+        "pandas": ("import pandas as pd\n"
+                   f"t0, c0 = time.perf_counter(), time.process_time()\ndf = pd.read_csv({str(path)!r}, sep=r'\\s+', "
+                   "comment='#', header=None, na_values='-')\ndf.drop(columns=[0, 1]).groupby(2).median()"),
+    }
+    runs: dict[str, list[tuple[float, float, float]]] = {"gpudesk": [], "pandas": []}
+    for _ in range(3):
+        for name in ("pandas", "gpudesk"):
+            runs[name].append(_peak_rss_mb(code[name]))
+    benchmark.pedantic(lambda: _peak_rss_mb(code["gpudesk"]), rounds=1, iterations=1)
+    g_s, g_cpu = min(r[0] for r in runs["gpudesk"]), min(r[1] for r in runs["gpudesk"])
+    p_s, p_cpu = min(r[0] for r in runs["pandas"]), min(r[1] for r in runs["pandas"])
+    figures = {"lines": lines, "gpudesk_s": g_s, "pandas_s": p_s, "time_ratio": g_s / p_s, "gpudesk_cpu_s": g_cpu,
+               "pandas_cpu_s": p_cpu, "cpu_ratio": g_cpu / p_cpu}
+    benchmark.extra_info.update(figures)
+    _report("monitor analyze vs pandas", figures)
+    if _enabled(request.config):
+        assert min(g_s / p_s, g_cpu / p_cpu) <= 1.0

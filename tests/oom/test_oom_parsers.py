@@ -5,7 +5,8 @@ from __future__ import annotations
 from oom_support import fixture_text, load_cases
 
 from gpudesk.oom import parse_text
-from gpudesk.oom.parsers.units import format_bytes, parse_count, parse_size, to_bytes
+from gpudesk.oom.parsers.units import parse_count, parse_size, to_bytes
+from gpudesk.units import format_bytes
 
 GiB, MiB, KiB = 1024**3, 1024**2, 1024
 CASES = load_cases()

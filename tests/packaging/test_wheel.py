@@ -221,6 +221,21 @@ def test_the_wheel_in_a_fresh_venv_passes_the_self_test_and_is_complete(wheel, t
     assert seen["examples"] == str(len(list((RESOURCES / "examples").glob("*.toml"))))
     assert seen["demo"] == "True" and seen["translated"] == "True" and seen["core-translated"] == "True"
     assert seen["test-extra"] == "[]"
+    assert_lang_zh_cn(venv / "bin" / "gpudesk", env, tmp_path, Path(seen["resources"]))
+
+
+def assert_lang_zh_cn(gpudesk: Path, env: dict[str, str], cwd: Path, resources: Path) -> None:
+    """``gpudesk --lang zh_CN`` of the installed wheel speaks Chinese: the parser's help, and a finding-bearing
+    ``monitor analyze`` of the shipped demo (the core catalog, gpudesk.mo, must be in the wheel for both)."""
+    help_run = subprocess.run([str(gpudesk), "--lang", "zh_CN", "--help"], env=env, cwd=cwd, capture_output=True,
+                              text=True, timeout=120, check=False)
+    assert help_run.returncode == 0, help_run.stderr
+    assert help_run.stdout.startswith("用法：gpudesk") and "不带命令时打开窗口" in help_run.stdout
+    demo = resources / "demo" / "demo-training-dmon.txt"
+    analyze = subprocess.run([str(gpudesk), "--lang", "zh_CN", "monitor", "analyze", str(demo)], env=env, cwd=cwd,
+                             capture_output=True, text=True, timeout=120, check=False)
+    assert analyze.returncode == 0, analyze.stderr
+    assert "5 分钟" in analyze.stdout and "中位数" in analyze.stdout, analyze.stdout[:2000]
 
 
 @pytest.mark.packaging

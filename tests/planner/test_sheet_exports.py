@@ -54,7 +54,7 @@ def test_markdown_sheet_has_every_section_of_the_article_case(article, catalog):
     assert "| deepspeed | 0.8.3 |" in text
     # Memory against the safe line, in GiB, and the deadline of 7 days.
     assert f"{top['safe_line_bytes'] / 1024**3:.1f} GiB" in text
-    assert "| Deadline | 7.0 days |" in text
+    assert "| Deadline | 7 d |" in text
     assert "72-hour burn-in" in text
     assert f"all_reduce_perf -b 8 -e 4G -f 2 -g {top['count']}".replace("_", "\\_") in text
     assert "ECC enabled" in text  # the article profile requires ECC

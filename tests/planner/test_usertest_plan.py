@@ -13,7 +13,8 @@ from gpudesk.planner import load_profile, plan, plan_to_dict
 from gpudesk.planner.rank import rank_key
 from gpudesk.planner.sheet import build_sheet
 from gpudesk.planner.sheet_csv import plan_to_csv
-from gpudesk.planner.sheet_markdown import duration, sheet_to_markdown
+from gpudesk.planner.sheet_markdown import sheet_to_markdown
+from gpudesk.units import format_duration
 from gpudesk.sizing import time as tm
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.shapes import spec_from_hf_config
@@ -123,9 +124,9 @@ def test_estimate_says_which_model_a_loose_name_matched(capsys):
 
 # Defects 19, 20, 21, 22 (sheet) --------------------------------------------------------------------------------
 def test_short_durations_read_in_milliseconds():
-    assert duration(0.0042) == "4.2 ms"
-    assert duration(0.61) == "610 ms"
-    assert duration(1.5) == "1.50 s"
+    assert format_duration(0.0042) == "4.2 ms"
+    assert format_duration(0.61) == "610 ms"
+    assert format_duration(1.5) == "1.5 s"
 
 
 def test_risk_model_sheet_step_time_is_not_zero_seconds(catalog):
@@ -133,7 +134,7 @@ def test_risk_model_sheet_step_time_is_not_zero_seconds(catalog):
     md = sheet_to_markdown(build_sheet(data, 0, catalog=catalog))
     assert "| Step time | 0.00 s |" not in md
     step = data["candidates"][0]["step_time_s"]
-    assert step < 1 and f"| Step time | {duration(step)} |" in md and duration(step).endswith(" ms")
+    assert step < 1 and f"| Step time | {format_duration(step)} |" in md and format_duration(step).endswith(" ms")
 
 
 @pytest.fixture(scope="module")

@@ -153,7 +153,7 @@ def test_equal_dip_lengths_read_once_and_a_never_set_flag_reads_no():
     util = np.where(t % 60 >= 54, 5.0, 97.0)  # a 6 s dip every 60 s
     frame = m.SeriesFrame(t + 1.7e9, np.zeros(900, dtype=np.int32), {m.GPU_UTIL: util})
     (dips,) = [f for f in run_rules(frame) if f.rule == "periodic-dips"]
-    assert "15 dips of 6 s every 60 s" in dips.summary and "6 s-6 s" not in dips.summary
+    assert "15 dips of 6 s every 1 min" in dips.summary and "6 s-6 s" not in dips.summary
     from gpudesk.cli.monitor import _stat_line
     from gpudesk.telemetry.stats import span_stats
 

@@ -52,10 +52,10 @@ def test_the_35_s_stall_reads_in_chinese_with_english_rule_ids(zh_cn):
         assert CJK.search(f.advice), (f.rule, f.advice)
     starving = judged["input-starvation"]
     assert starving.summary.startswith("数据供给不足：")
-    assert "35 s" in starving.summary and "20.0 GB/s" in starving.summary  # numbers and units as in English
+    assert "35 秒" in starving.summary and "20.0 GB/s" in starving.summary  # durations read in Chinese, rates in SI units
     assert "DataLoader pin_memory=True" in starving.advice  # API names stay English
     # the summary paragraph: busy share, the stall and its cause, in one Chinese sentence
-    assert a.summary == ("GPU 在 94 % 的运行时间内忙碌；1 次 35 s 的停顿，同时每块 GPU 的 PCIe RX 为 20.0 GB/s："
+    assert a.summary == ("GPU 在 94 % 的运行时间内忙碌；1 次 35 秒 的停顿，同时每块 GPU 的 PCIe RX 为 20.0 GB/s："
                          "GPU 在等待主机到设备的拷贝。")
     # not-judged findings of several GPUs are still said once, naming the GPUs
     throttling = next(f for f in a.findings if f.rule == "throttling")
@@ -88,7 +88,7 @@ def test_burn_in_report_markdown_and_html_in_chinese(zh_cn):
         assert heading in md, heading
     assert "## Summary" not in md and "## Findings" not in md
     assert "| 用真实数据进行 72 小时拷机测试 |" in md and "| 未通过 |" in md
-    assert "已录制 10 min，需要 72.0 h。未通过：利用率不稳定（input-starvation, low-utilization）。" in md
+    assert "已录制 10 分钟，需要 3 天。未通过：利用率不稳定（input-starvation, low-utilization）。" in md
     assert "- **严重** `input-starvation`（作业，" in md  # rule id in English, the rest Chinese
     html = to_html(report)
     assert "<h2>摘要</h2>" in html and "<b>严重</b> <code>input-starvation</code>" in html

@@ -98,10 +98,15 @@ def fresh_ts(tmp_path_factory) -> dict[tuple[str, str], ET.Element]:
 
 @pytest.fixture
 def zh_cn(qapp):
+    from gpudesk import i18n
+
     translator = QTranslator()
     assert translator.load(str(SHIPPED_QM)), f"could not load {SHIPPED_QM}"
     qapp.installTranslator(translator)
+    before = i18n.current_language()
+    i18n.set_language("zh_CN")  # as the app does: the window's language is the core's too (units, findings)
     yield translator
+    i18n.set_language(before)
     qapp.removeTranslator(translator)
 
 
@@ -198,7 +203,7 @@ def test_zh_cn_qm_translates_the_plan_wizard_pages(zh_cn):
 def test_zh_cn_qm_translates_the_monitor_tab(qtbot, zh_cn):
     from helpers.fake_pynvml import make_fake_pynvml
 
-    from gpudesk.ui.monitor.display import fmt_duration
+    from gpudesk.units import format_duration
     from gpudesk.ui.monitor.no_gpu_panel import headline
     from gpudesk.ui.monitor.tab import MonitorTab
 
@@ -213,7 +218,7 @@ def test_zh_cn_qm_translates_the_monitor_tab(qtbot, zh_cn):
         tab.shutdown()
     # Texts of the module-level helpers (context "Monitor") reach the .qm too.
     assert headline("driver-not-loaded") == "NVIDIA 驱动未加载"
-    assert fmt_duration(600) == "10 分钟"
+    assert format_duration(600) == "10 分钟"
 
 
 def test_zh_cn_qm_translates_the_oom_tab(qtbot, zh_cn):

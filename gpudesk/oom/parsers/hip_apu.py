@@ -12,7 +12,7 @@ is the total that does not bound the device. See the amdgpu driver's ``mem_info_
 from __future__ import annotations
 
 from gpudesk.i18n import _
-from gpudesk.oom.parsers.units import format_bytes
+from gpudesk.units import format_bytes
 from gpudesk.oom.report import MemoryReport
 
 

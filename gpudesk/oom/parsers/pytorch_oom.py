@@ -24,7 +24,8 @@ import re
 
 from gpudesk.i18n import _
 from gpudesk.oom.parsers.hip_apu import apu_capacity
-from gpudesk.oom.parsers.units import SIZE, format_bytes, to_bytes
+from gpudesk.oom.parsers.units import SIZE, to_bytes
+from gpudesk.units import format_bytes
 from gpudesk.oom.report import MemoryReport, ProcessMemory
 
 _START = re.compile(r"(?:(?:CUDA|HIP|XPU|NPU) out of memory|Tried to allocate)", re.I)

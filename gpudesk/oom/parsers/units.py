@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 
+
 _BINARY = {
     "": 1,
     "b": 1,
@@ -92,13 +93,3 @@ def parse_count(text: str) -> int | None:
     return round(float(m.group(1)) * {"": 1, "K": 1000, "M": 1000_000}[m.group(2)])
 
 
-def format_bytes(value: int | None) -> str:
-    """Binary display: 1536 -> "1.50 KiB"; None -> "N/A"."""
-    if value is None:
-        return "N/A"
-    size = float(value)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(size) < 1024 or unit == "TiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.2f} {unit}"
-        size /= 1024
-    return f"{size:.2f} TiB"

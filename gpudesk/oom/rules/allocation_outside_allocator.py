@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules import held_outside
-from gpudesk.oom.rules.base import Facts, GiB, clamp, evidence
+from gpudesk.oom.rules.base import Facts, clamp, evidence
 from gpudesk.oom.signatures import CHECKS, check_command
+from gpudesk.units import GIB as GiB
 from gpudesk import i18n
 from gpudesk.i18n import _
 

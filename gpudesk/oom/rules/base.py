@@ -21,9 +21,6 @@ from typing import Any
 from gpudesk.oom.account import MemoryAccount, account_of
 from gpudesk.oom.report import DeviceMemory, MemoryReport
 
-GiB = 1024**3
-MiB = 1024**2
-
 
 @dataclass
 class Facts:

@@ -15,7 +15,7 @@ the engine's own knob:
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.parsers.units import format_bytes
+from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence, join_sentences
 from gpudesk.i18n import _
 

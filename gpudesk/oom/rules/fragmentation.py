@@ -17,8 +17,8 @@ what the pool holds reads as cached blocks in the way (0.6), told apart from liv
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.parsers.units import format_bytes
-from gpudesk.oom.rules.base import GiB, MiB, Facts, clamp, evidence, join_sentences
+from gpudesk.oom.rules.base import Facts, clamp, evidence, join_sentences
+from gpudesk.units import GIB as GiB, MIB as MiB, format_bytes
 from gpudesk import i18n
 from gpudesk.i18n import N_, _, ngettext
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.parsers.units import format_bytes
+from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, clamp, evidence
 from gpudesk import i18n
 from gpudesk.i18n import N_, _

@@ -26,7 +26,8 @@ What the figures say before that check is run:
 
 from __future__ import annotations
 
-from gpudesk.oom.rules.base import GiB, Facts
+from gpudesk.oom.rules.base import Facts
+from gpudesk.units import GIB as GiB
 
 # This process's own memory outside the allocator with one framework and no collectives: a CUDA context with
 # cuDNN/cuBLAS loaded (0.3-1.2 GiB; returnn#1469 measures 1.19 GiB per context on a V100).

@@ -9,7 +9,8 @@ workers). Confidence 0.5 + share of growth (max 0.85).
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.rules.base import GiB, Facts, clamp, evidence
+from gpudesk.oom.rules.base import Facts, clamp, evidence
+from gpudesk.units import GIB as GiB
 from gpudesk.i18n import _
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.parsers.units import format_bytes
+from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.i18n import _
 

@@ -14,7 +14,8 @@ import re
 from collections import defaultdict
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.rules.base import MiB, Facts, clamp, evidence
+from gpudesk.oom.rules.base import Facts, clamp, evidence
+from gpudesk.units import MIB as MiB
 from gpudesk.i18n import _
 
 

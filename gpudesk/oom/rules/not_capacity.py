@@ -12,7 +12,7 @@ refusal that a new segment from free memory would satisfy.
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.parsers.units import format_bytes
+from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import CHECKS
 from gpudesk import i18n

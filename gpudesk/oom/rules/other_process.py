@@ -15,10 +15,10 @@ that moment was already held by another process (0.8; tensorflow#8170: 190 MiB o
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.parsers.units import format_bytes
 from gpudesk.oom.rules import held_outside
-from gpudesk.oom.rules.base import GiB, Facts, clamp, evidence
+from gpudesk.oom.rules.base import Facts, clamp, evidence
 from gpudesk.oom.signatures import CHECKS, check_command
+from gpudesk.units import GIB as GiB, format_bytes
 from gpudesk import i18n
 from gpudesk.i18n import _, ngettext
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.parsers.units import format_bytes
+from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence, join_sentences
 from gpudesk.i18n import _
 

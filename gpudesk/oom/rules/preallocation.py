@@ -9,7 +9,8 @@ process's preallocation → 0.6; larger XLA requests → 0.4.
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.rules.base import GiB, Facts, evidence
+from gpudesk.oom.rules.base import Facts, evidence
+from gpudesk.units import GIB as GiB
 from gpudesk.i18n import _
 
 

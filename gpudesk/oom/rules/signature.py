@@ -37,8 +37,8 @@ import re
 from gpudesk import i18n
 from gpudesk.i18n import _
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.parsers.units import format_bytes
 from gpudesk.oom.report import MemoryReport
+from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import CHECKS, DEV_SHM_CHECK, NOT_CAPACITY, check_command
 

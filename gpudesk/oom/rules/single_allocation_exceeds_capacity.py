@@ -23,8 +23,8 @@ import functools
 
 from gpudesk.catalog import CatalogError, open_catalog
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.parsers.units import format_bytes
-from gpudesk.oom.rules.base import GiB, Facts, clamp, evidence
+from gpudesk.oom.rules.base import Facts, clamp, evidence
+from gpudesk.units import GIB as GiB, format_bytes
 from gpudesk.i18n import _
 
 TiB = 1024 * GiB

@@ -14,7 +14,7 @@ from __future__ import annotations
 from gpudesk.i18n import _
 from gpudesk.oom.cause import Cause, Diagnosis
 from gpudesk.oom.diagnose import diagnose
-from gpudesk.oom.parsers.units import format_bytes
+from gpudesk.units import format_bytes
 from gpudesk.oom.report import DeviceMemory, MemoryReport, MemorySample
 from gpudesk.oom.rules import genuine_shortage as shortage_rule
 from gpudesk.oom.snapshot.analysis import DeviceAnalysis, SnapshotAnalysis

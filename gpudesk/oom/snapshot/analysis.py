@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.oom.parsers.units import format_bytes
+from gpudesk.units import format_bytes
 from gpudesk.oom.snapshot.convert import ProgressFn
 from gpudesk.oom.snapshot.errors import SnapshotCancelled
 from gpudesk.oom.snapshot.layout import (

@@ -14,7 +14,7 @@ from typing import Any
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
 
-GIB = 1024**3
+from gpudesk.units import GIB
 #: Device memory in use before the weights load, outside PyTorch's allocator: the CUDA context with its loaded
 #: kernels and the cuBLAS workspace. SGLang logs it ("avail mem" before "Load weight begin" is about 1 GiB under
 #: the total, python/sglang/srt/model_executor/model_runner.py); engines that measure ``total - free`` (SGLang,

@@ -26,7 +26,7 @@ from gpudesk.i18n import _
 if TYPE_CHECKING:
     from gpudesk.catalog import GPU
 
-GIB = 1024**3
+from gpudesk.units import GIB
 #: The OS, desktop and other processes on a DGX Spark (DGX OS idle) out of its unified pool.
 SPARK_OS_RESERVE_BYTES = 8 * GIB
 

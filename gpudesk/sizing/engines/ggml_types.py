@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
+from gpudesk.units import GIB as _GIB
 
 #: Llama-3-8B parameter count, the reference of quantize.cpp's sizes (Meta's config: 8,030,261,248).
 LLAMA3_8B_PARAMS = 8_030_261_248
-_GIB = 1024**3
 
 #: quantize.cpp QUANT_OPTIONS: k-quant and legacy sizes in GiB at Llama-3-8B.
 _FTYPE_GIB_AT_LLAMA3_8B: dict[str, float] = {

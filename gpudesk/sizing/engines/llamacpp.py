@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpudesk.i18n import _
-from gpudesk.sizing.engines.common import GIB, Change, EngineFit, GpuMemory, Setting, settings_with_defaults
+from gpudesk.sizing.engines.common import Change, EngineFit, GpuMemory, Setting, settings_with_defaults
 from gpudesk.sizing.engines.flags import fa_takes_value
+from gpudesk.units import GIB
 from gpudesk.sizing.engines.ggml_mix import GgmlTensor
 from gpudesk.sizing.engines.ggml_types import kv_cache_type_bytes
 from gpudesk.sizing.errors import SizingError

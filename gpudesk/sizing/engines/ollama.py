@@ -28,12 +28,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpudesk.i18n import _
-from gpudesk.sizing.engines.common import GIB, EngineFit, GpuMemory, Setting, settings_with_defaults
+from gpudesk.sizing.engines.common import EngineFit, GpuMemory, Setting, settings_with_defaults
 from gpudesk.sizing.engines.ggml_kv import kv_row_widths
 from gpudesk.sizing.engines.ggml_mix import GgmlTensor
 from gpudesk.sizing.shapes import ModelSpec
 
-MIB = 1024**2
+from gpudesk.units import GIB, MIB
 SETTINGS: dict[str, Setting] = {
     "num_ctx": (4096, int, "num_ctx"),
     "num_batch": (512, int, "num_batch"),

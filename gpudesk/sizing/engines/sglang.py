@@ -32,10 +32,20 @@ from __future__ import annotations
 from typing import Any
 
 from gpudesk.i18n import _
-from gpudesk.sizing.engines.common import CONTEXT_BYTES, GIB, NCCL_PER_PEER_BYTES, Change, EngineFit, GpuMemory, Setting, command_line, settings_with_defaults
+from gpudesk.sizing.engines.common import (
+    CONTEXT_BYTES,
+    NCCL_PER_PEER_BYTES,
+    Change,
+    EngineFit,
+    GpuMemory,
+    Setting,
+    command_line,
+    settings_with_defaults,
+)
 from gpudesk.sizing.engines.vllm import kv_precision
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.units import GIB, MIB
 
 SETTINGS: dict[str, Setting] = {
     "mem_fraction_static": (None, float, "--mem-fraction-static"),
@@ -53,7 +63,6 @@ SETTINGS: dict[str, Setting] = {
 }
 
 
-MIB = 1024**2
 #: server_args.py ``max_prefill_tokens`` default.
 MAX_PREFILL_TOKENS = 16384
 

@@ -15,8 +15,9 @@ from shlex import quote
 from typing import Any
 
 from gpudesk.i18n import _
-from gpudesk.sizing.engines.common import CONTEXT_BYTES, GIB, EngineFit, GpuMemory, Setting, settings_with_defaults
+from gpudesk.sizing.engines.common import CONTEXT_BYTES, EngineFit, GpuMemory, Setting, settings_with_defaults
 from gpudesk.sizing.engines.flags import trtllm_serve_takes_extra_options, uses_trtllm_serve
+from gpudesk.units import GIB
 from gpudesk.sizing.engines.forward import profile_peak_bytes
 from gpudesk.sizing.engines.vllm import kv_precision
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes

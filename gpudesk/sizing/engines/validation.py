@@ -32,12 +32,11 @@ from typing import Any
 
 from gpudesk.i18n import _
 from gpudesk.paths import bundle_root
-from gpudesk.sizing.engines.common import GIB
 from gpudesk.sizing.engines.device import DeviceMemory
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.shapes import ModelSpec, spec_from_hf_config
 
-MIB = 1024**2
+from gpudesk.units import GIB, MIB
 TOLERANCE = {"weights": 0.03, "kv": 0.05, "concurrency": 0.05, "buffers": 0.05, "offload": 0.0}
 #: printed figure -> (category, unit in bytes or 1 for counts)
 FIGURES: dict[str, tuple[str, float]] = {

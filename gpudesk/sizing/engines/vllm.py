@@ -50,9 +50,19 @@ from __future__ import annotations
 from typing import Any
 
 from gpudesk.i18n import _
-from gpudesk.sizing.engines.common import CONTEXT_BYTES, GIB, NCCL_PER_PEER_BYTES, Change, EngineFit, GpuMemory, Setting, command_line, settings_with_defaults
+from gpudesk.sizing.engines.common import (
+    CONTEXT_BYTES,
+    NCCL_PER_PEER_BYTES,
+    Change,
+    EngineFit,
+    GpuMemory,
+    Setting,
+    command_line,
+    settings_with_defaults,
+)
 from gpudesk.sizing.engines.flags import fp8_kv_value, uses_vllm_serve
 from gpudesk.sizing.engines.forward import profile_peak_bytes, v0_profile_peak_bytes, v1_profile_peak_bytes
+from gpudesk.units import GIB
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, kv_sequence_bytes, resolve_weight_format, weight_bytes
 from gpudesk.sizing.shapes import ModelSpec
 

@@ -31,7 +31,8 @@ from gpudesk.telemetry.rules.base import (
     r,
 )
 from gpudesk.telemetry.rules.spans import Grid
-from gpudesk.telemetry.rules.text import duration, gpu_list
+from gpudesk.telemetry.rules.text import gpu_list
+from gpudesk.units import format_duration
 
 RULE = "multi-gpu-imbalance"
 RULE_STRAGGLER = "straggler"
@@ -167,10 +168,10 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
                         "when shifted, correlation {best:.2f} against {zero:.2f} unshifted).")
         out.append(Finding(
             RULE_STRAGGLER, g, WARNING,
-            summary.format(gpu=g, lag=duration(abs(lag_s)), best=best, zero=zero),
+            summary.format(gpu=g, lag=format_duration(abs(lag_s)), best=best, zero=zero),
             {"lag_s": lag_s, "correlation_shifted": round(best, 3), "correlation_unshifted": round(zero, 3)},
             span, advice_straggler()))
     if not found:
         out.append(checked(RULE_STRAGGLER, _("No straggler: no GPU's utilization pattern leads or lags the others' by "
-                                             "{lag} or more.").format(lag=duration(th.straggler_min_lag_s)), {}, span))
+                                             "{lag} or more.").format(lag=format_duration(th.straggler_min_lag_s)), {}, span))
     return out

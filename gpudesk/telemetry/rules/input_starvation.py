@@ -35,7 +35,7 @@ from gpudesk.telemetry.rules.spans import (
     touches,
 )
 from gpudesk.telemetry.rules.starvation import link_for
-from gpudesk.telemetry.rules.text import duration, rate
+from gpudesk.units import format_duration, format_rate
 
 RULE = "input-starvation"
 
@@ -110,7 +110,7 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
         what = _("host-to-device traffic at or above {floor} (or {share:.0f} % of the link)")
     else:
         what = _("host CPU at or above {cpu:.0f} %")
-    what = what.format(floor=rate(th.h2d_min_bytes_per_s), share=th.h2d_link_share_pct, cpu=th.cpu_saturated_pct)
+    what = what.format(floor=format_rate(th.h2d_min_bytes_per_s), share=th.h2d_link_share_pct, cpu=th.cpu_saturated_pct)
     return [checked(RULE, _("No starvation found: {n} low-utilization span(s) checked for {what}.").format(
         n=len(spans), what=what), {"spans_checked": len(spans)}, frame.span)]
 
@@ -127,7 +127,7 @@ def _cause(rx: float | None, share: float | None, cpu: float | None, h2d: bool, 
                                                                      "link)")
     else:
         text = _("host CPU at {cpu:.0f} %")
-    return text.format(rx=rate(rx), pct=100 * (share or 0.0), cpu=cpu or 0.0)
+    return text.format(rx=format_rate(rx), pct=100 * (share or 0.0), cpu=cpu or 0.0)
 
 
 def _judge(span: Span, caps: dict[int, float], busy_rx: float | None, ctx: RuleContext) -> Finding | None:
@@ -146,7 +146,7 @@ def _judge(span: Span, caps: dict[int, float], busy_rx: float | None, ctx: RuleC
         return None
     who = _("all GPUs") if span.gpu is None else _("GPU {gpu}").format(gpu=span.gpu)
     summary = _("Input starvation: {who} at {util:.0f} % for {length} while {what}.").format(
-        who=who, util=span.util_median_pct, length=duration(span.duration_s), what=_cause(rx, share, cpu, h2d, cpu_hit))
+        who=who, util=span.util_median_pct, length=format_duration(span.duration_s), what=_cause(rx, share, cpu, h2d, cpu_hit))
     evidence = span.to_dict()
     evidence.update({"pcie_rx_link_share_pct": None if share is None else round(100 * share, 1),
                      "pcie_rx_busy_median_bytes_per_s": busy_rx, "cause": "host-cpu" if cpu_hit and not h2d

@@ -33,7 +33,8 @@ from gpudesk.telemetry.rules.spans import (
     job_spans,
     touches,
 )
-from gpudesk.telemetry.rules.text import duration, duration_range, gpu_list, offset, rate, sentences
+from gpudesk.telemetry.rules.text import gpu_list, offset, sentences
+from gpudesk.units import format_duration, format_duration_range, format_rate
 from gpudesk.telemetry.rules.thresholds import Thresholds
 
 RULE = "low-utilization"
@@ -77,14 +78,14 @@ def _finding(span: Span, start: float, run_s: float, n_gpus: int) -> Finding:
     who = _who(span, n_gpus)
     if span.at_edge:
         summary = _("{who} at a median {util:.0f} % for {length} {where} (start or end of the recording: warm-up, "
-                    "loading or teardown).").format(who=who, util=span.util_median_pct, length=duration(span.duration_s),
+                    "loading or teardown).").format(who=who, util=span.util_median_pct, length=format_duration(span.duration_s),
                                                     where=offset(span.t0, start))
         severity = INFO
     else:
         summary = _("{who} at a median {util:.0f} % (at most {top:.0f} %) for {length} {where}; PCIe RX meanwhile "
                     "{rx} per GPU.").format(who=who, util=span.util_median_pct, top=span.util_max_pct,
-                                              length=duration(span.duration_s), where=offset(span.t0, start),
-                                              rx=rate(span.pcie_rx_median_bytes_per_s))
+                                              length=format_duration(span.duration_s), where=offset(span.t0, start),
+                                              rx=format_rate(span.pcie_rx_median_bytes_per_s))
         if span.host_cpu_median_pct is not None:
             summary = sentences([summary, _("Host CPU at {cpu:.0f} %.").format(cpu=span.host_cpu_median_pct)])
         severity = CRITICAL if run_s and span.duration_s >= 0.25 * run_s else WARNING
@@ -101,7 +102,7 @@ def _grouped(spans: list[Span], start: float, run_s: float, n_gpus: int) -> Find
     longest = spans[0]
     summary = _("{who}: {n} low-utilization spans of {lengths} ({total} in all, {share:.0f} % of the run); "
                 "the longest {where}.").format(who=_who(longest, n_gpus), n=len(spans),
-                                             lengths=duration_range(min(lengths), max(lengths)), total=duration(total),
+                                             lengths=format_duration_range(min(lengths), max(lengths)), total=format_duration(total),
                                              share=100 * total / run_s if run_s else 0.0,
                                              where=offset(longest.t0, start))
     severity = CRITICAL if run_s and total >= 0.25 * run_s else WARNING
@@ -125,7 +126,7 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
         # a share of "busy" samples and a stall both need a run at least as long as the shortest stall counted
         return [not_judged(RULE, None, _("{samples} ({length}); judging busy time and stalls needs a run of at least "
                                          "{min}.").format(samples=n_samples(int(grid.t.size)),
-                                                          length=duration(run_s), min=duration(th.min_span_s)),
+                                                          length=format_duration(run_s), min=format_duration(th.min_span_s)),
                            frame.span)]
     n = len(grid.gpus)
     using = in_use(frame, th)
@@ -164,6 +165,6 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
     if not any(f.severity != INFO for f in findings):
         summary = _("{gpus} busy {busy:.0f} % of the run; no low-utilization span of {min} or more in the middle "
                     "of the run (checked each GPU and the job for utilization under {low:.0f} %).").format(
-            gpus=gpu_list(sorted(shares)), busy=100 * mean_busy, min=duration(th.min_span_s), low=th.low_util_pct)
+            gpus=gpu_list(sorted(shares)), busy=100 * mean_busy, min=format_duration(th.min_span_s), low=th.low_util_pct)
         findings.append(checked(RULE, summary, evidence, frame.span))
     return findings

@@ -23,11 +23,11 @@ from gpudesk.telemetry.rules.base import (
     not_judged,
     per_gpu,
 )
-from gpudesk.telemetry.rules.text import duration, gpu_list, sentences
+from gpudesk.telemetry.rules.text import gpu_list, sentences
+from gpudesk.units import GIB, format_duration, format_gib
 
 RULE = "memory-creep"
 BINS = 48
-GIB = 2**30
 
 
 def advice() -> str:
@@ -55,7 +55,7 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
     if span is None or span[1] - span[0] < th.creep_min_duration_s:
         length = 0.0 if span is None else span[1] - span[0]
         return [not_judged(RULE, None, _("the recording lasts {length}; a creep is judged over {need} or more.").format(
-            length=duration(length), need=duration(th.creep_min_duration_s)), span)]
+            length=format_duration(length), need=format_duration(th.creep_min_duration_s)), span)]
     out: list[Finding] = []
     judged: list[int] = []
     for g, idx in per_gpu(frame):
@@ -96,18 +96,19 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
         evidence: dict[str, object] = {"mem_rise_bytes": rise, "mem_slope_bytes_per_h": slope,
                                        "rank_correlation": round(rho, 3), "mem_first_bytes": float(med[0]),
                                        "mem_last_bytes": float(med[-1]), "mem_total_bytes": total}
-        summary = _("GPU {gpu}: memory used rose by {rise:.1f} GiB over {length} ({slope:.2f} GiB per hour), "
-                    "steadily.").format(gpu=g, rise=rise / GIB, length=duration(t[-1] - t[0]), slope=slope / GIB)
+        summary = _("GPU {gpu}: memory used rose by {rise} over {length} ({slope} per hour), "
+                    "steadily.").format(gpu=g, rise=format_gib(rise, digits=1), length=format_duration(t[-1] - t[0]),
+                                        slope=format_gib(slope))
         if total:
             left = (total - float(med[-1])) / slope * 3600.0 if slope > 0 else None
             evidence["time_to_full_s"] = left
             if left is not None:
                 summary = sentences([summary, _("At this rate the card is full in about {left}.").format(
-                    left=duration(left))])
+                    left=format_duration(left))])
         out.append(Finding(RULE, g, WARNING, summary, evidence, (float(t[0]), float(t[-1])), advice()))
     if out:
         return out
     if not judged:
         return [not_judged(RULE, None, _("too few memory readings to see a trend."), span)]
     return [checked(RULE, _("No memory creep on {gpus} over {length}.").format(
-        gpus=gpu_list(judged), length=duration(span[1] - span[0])), {}, span)]
+        gpus=gpu_list(judged), length=format_duration(span[1] - span[0])), {}, span)]

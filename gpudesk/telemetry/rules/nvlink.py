@@ -22,7 +22,8 @@ from gpudesk.telemetry.rules.base import (
     not_judged,
     per_gpu,
 )
-from gpudesk.telemetry.rules.text import gpu_list, rate
+from gpudesk.telemetry.rules.text import gpu_list
+from gpudesk.units import format_rate
 
 RULE = "nvlink-idle"
 
@@ -58,7 +59,7 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
     if all(v < th.nvlink_idle_bytes_per_s for v in p95.values()):
         return [Finding(RULE, None, WARNING,
                         _("NVLink idle while {gpus} are busy (95th percentile under {limit} on every GPU).").format(
-                            gpus=gpu_list(busy), limit=rate(th.nvlink_idle_bytes_per_s)),
+                            gpus=gpu_list(busy), limit=format_rate(th.nvlink_idle_bytes_per_s)),
                         {"nvlink_p95_bytes_per_s_by_gpu": {str(g): v for g, v in sorted(p95.items())}},
                         frame.span, advice())]
     return [checked(RULE, _("NVLink carries traffic while {gpus} are busy.").format(gpus=gpu_list(busy)),

@@ -21,7 +21,8 @@ from gpudesk.telemetry.rules.base import (
     util_not_recorded,
 )
 from gpudesk.telemetry.rules.spans import Span, gpu_spans, job_spans
-from gpudesk.telemetry.rules.text import duration, duration_range, sentences
+from gpudesk.telemetry.rules.text import sentences
+from gpudesk.units import format_duration, format_duration_range
 
 RULE = "periodic-dips"
 
@@ -57,7 +58,7 @@ def _describe(dips: list[Span], period: float, cv: float, scope: str) -> Finding
     lengths = [s.duration_s for s in dips]
     cpu = [s.host_cpu_median_pct for s in dips if s.host_cpu_median_pct is not None]
     summary = _("{n} dips of {lengths} every {period} ({scope}).").format(
-        n=len(dips), lengths=duration_range(min(lengths), max(lengths)), period=duration(period), scope=scope)
+        n=len(dips), lengths=format_duration_range(min(lengths), max(lengths)), period=format_duration(period), scope=scope)
     if cpu and min(cpu) >= 90:
         summary = sentences([summary, _("Each with the host CPU at {cpu:.0f} % or more.").format(cpu=min(cpu))])
     evidence = {"period_s": round(period, 1), "period_cv": round(cv, 3), "dips": len(dips),
@@ -92,6 +93,6 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
     if out:
         return out
     return [checked(RULE, _("No periodic dips found: {n} dip(s) of {min} or more, fewer than {need} or not at a "
-                            "steady period.").format(n=counted, min=duration(th.periodic_min_dip_s),
+                            "steady period.").format(n=counted, min=format_duration(th.periodic_min_dip_s),
                                                      need=th.periodic_min_dips),
                     {"dips": counted}, frame.span)]

@@ -10,7 +10,7 @@ are bridged, lasting at least the minimum length. A job span is a run of slots w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -33,6 +33,9 @@ class Grid:
     pcie_rx: np.ndarray  # bytes/s host-to-device
     pcie_tx: np.ndarray
     host_cpu: np.ndarray  # (slots,) percent, NaN when not recorded
+    # spans found on this grid, by (kind, thresholds, minimum length): low_util, input_starvation and periodic
+    # ask for the same ones, and each rule used to find them again
+    spans: dict[tuple[str, Thresholds, float], list[Span]] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _column(frame: SeriesFrame, metric: str, slot: np.ndarray, col: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
@@ -112,19 +115,19 @@ def runs(mask: np.ndarray, bridge: int) -> list[tuple[int, int]]:
     if bridge > 0 and starts.size > 1:
         solid = (ends - starts) >= 1
         s_starts, s_ends = starts[solid], ends[solid]
-        lone = [(int(a), int(b)) for a, b in zip(starts[~solid].tolist(), ends[~solid].tolist())]
+        l_starts, l_ends = starts[~solid], ends[~solid]
         if s_starts.size > 1:
             keep = (s_starts[1:] - s_ends[:-1] - 1) > bridge
             s_starts = np.concatenate((s_starts[:1], s_starts[1:][keep]))
             s_ends = np.concatenate((s_ends[:-1][keep], s_ends[-1:]))
-        merged = list(zip(s_starts.tolist(), s_ends.tolist()))
         # lone samples inside a bridged run are part of it; the others stay runs of one
-        if lone and merged:
-            firsts = np.array([a for a, _b in merged])
-            lasts = np.array([b for _a, b in merged])
-            pos = np.searchsorted(firsts, [a for a, _b in lone], side="right") - 1
-            lone = [x for x, p in zip(lone, pos.tolist()) if p < 0 or x[0] > lasts[p]]
-        return sorted(merged + lone)
+        if l_starts.size and s_starts.size:
+            pos = np.searchsorted(s_starts, l_starts, side="right") - 1
+            outside = (pos < 0) | (l_starts > s_ends[np.maximum(pos, 0)])
+            l_starts, l_ends = l_starts[outside], l_ends[outside]
+        starts, ends = np.concatenate((s_starts, l_starts)), np.concatenate((s_ends, l_ends))
+        order = np.lexsort((ends, starts))
+        starts, ends = starts[order], ends[order]
     return list(zip(starts.tolist(), ends.tolist()))
 
 
@@ -155,14 +158,18 @@ def _low_mask(util: np.ndarray, th: Thresholds) -> np.ndarray:
 
 def _make_span(grid: Grid, gpu: int | None, cols: np.ndarray, first: int, last: int) -> Span:
     sl = slice(first, last + 1)
-    u = grid.util[sl][:, cols]
-    uv = u[~np.isnan(u)]
     n_slots = grid.util.shape[0]
-    # per-slot sums over the GPUs in scope: the job moves rx bytes/s in total
-    rx = grid.pcie_rx[sl][:, cols]
-    tx = grid.pcie_tx[sl][:, cols]
-    rx_slot = np.where(np.all(np.isnan(rx), axis=1), np.nan, np.nansum(rx, axis=1)) if rx.size else np.empty(0)
-    tx_slot = np.where(np.all(np.isnan(tx), axis=1), np.nan, np.nansum(tx, axis=1)) if tx.size else np.empty(0)
+    if cols.size == 1:  # one GPU: its columns as they are (views, no sums)
+        j = int(cols[0])
+        u, rx_slot, tx_slot = grid.util[sl, j], grid.pcie_rx[sl, j], grid.pcie_tx[sl, j]
+    else:
+        u = grid.util[sl][:, cols]
+        # per-slot sums over the GPUs in scope: the job moves rx bytes/s in total
+        rx = grid.pcie_rx[sl][:, cols]
+        tx = grid.pcie_tx[sl][:, cols]
+        rx_slot = np.where(np.all(np.isnan(rx), axis=1), np.nan, np.nansum(rx, axis=1)) if rx.size else np.empty(0)
+        tx_slot = np.where(np.all(np.isnan(tx), axis=1), np.nan, np.nansum(tx, axis=1)) if tx.size else np.empty(0)
+    uv = u[~np.isnan(u)]
     # for a job span report the per-GPU median traffic (what each link carried)
     per = max(len(cols), 1)
     rx_med = _median(rx_slot)
@@ -175,8 +182,11 @@ def _make_span(grid: Grid, gpu: int | None, cols: np.ndarray, first: int, last: 
 
 
 def gpu_spans(grid: Grid, th: Thresholds, min_s: float | None = None) -> list[Span]:
-    """Low spans of each GPU, in time order per GPU."""
+    """Low spans of each GPU, in time order per GPU (found once per grid, thresholds and length)."""
     need = th.min_span_s if min_s is None else min_s
+    cached = grid.spans.get(("gpu", th, need))
+    if cached is not None:
+        return list(cached)
     bridge = round(th.merge_gap_s / grid.interval_s)
     out: list[Span] = []
     for j, g in enumerate(grid.gpus):
@@ -184,7 +194,8 @@ def gpu_spans(grid: Grid, th: Thresholds, min_s: float | None = None) -> list[Sp
         for first, last in runs(low, bridge):
             if (last - first + 1) * grid.interval_s >= need:
                 out.append(_make_span(grid, g, np.array([j]), first, last))
-    return out
+    grid.spans[("gpu", th, need)] = out
+    return list(out)
 
 
 def job_low_mask(grid: Grid, th: Thresholds) -> np.ndarray:
@@ -199,15 +210,21 @@ def job_low_mask(grid: Grid, th: Thresholds) -> np.ndarray:
 
 
 def job_spans(grid: Grid, th: Thresholds, min_s: float | None = None) -> list[Span]:
-    """Spans where the job's GPUs are low together (empty for a single GPU)."""
+    """Spans where the job's GPUs are low together (empty for a single GPU; found once per grid, thresholds and
+    length)."""
     if len(grid.gpus) < 2:
         return []
     need = th.min_span_s if min_s is None else min_s
+    cached = grid.spans.get(("job", th, need))
+    if cached is not None:
+        return list(cached)
     bridge = round(th.merge_gap_s / grid.interval_s)
     cols = np.arange(len(grid.gpus))
-    return [_make_span(grid, None, cols, first, last)
-            for first, last in runs(job_low_mask(grid, th), bridge)
-            if (last - first + 1) * grid.interval_s >= need]
+    out = [_make_span(grid, None, cols, first, last)
+           for first, last in runs(job_low_mask(grid, th), bridge)
+           if (last - first + 1) * grid.interval_s >= need]
+    grid.spans[("job", th, need)] = out
+    return list(out)
 
 
 def busy_share(grid: Grid, th: Thresholds) -> dict[int, float]:

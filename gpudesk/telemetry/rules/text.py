@@ -5,35 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gpudesk.i18n import _
-
-
-def duration(seconds: float) -> str:
-    """"35 s", "15 min", "2.5 h"."""
-    if seconds < 120:
-        return _("{n:.0f} s").format(n=seconds)
-    if seconds < 2 * 3600:
-        return _("{n:.0f} min").format(n=seconds / 60)
-    return _("{n:.1f} h").format(n=seconds / 3600)
-
-
-def duration_range(shortest: float, longest: float) -> str:
-    """"6 s" when both ends read the same, else "20 s to 40 s" (never "6 s-6 s")."""
-    short, long = duration(shortest), duration(longest)
-    return short if short == long else _("{short} to {long}").format(short=short, long=long)
-
-
-def rate(bytes_per_s: float | None) -> str:
-    """"20.1 GB/s", "350 MB/s", "N/A"."""
-    if bytes_per_s is None:
-        return _("N/A")
-    if bytes_per_s >= 1e9:
-        return _("{n:.1f} GB/s").format(n=bytes_per_s / 1e9)
-    return _("{n:.0f} MB/s").format(n=bytes_per_s / 1e6)
+from gpudesk.units import format_duration
 
 
 def offset(t: float, start: float) -> str:
     """Where a span starting at ``t`` lies in a run that began at ``start``: "from t+5 min", "from t+0 s"."""
-    return _("from t+{offset}").format(offset=duration(max(0.0, t - start)))
+    return _("from t+{offset}").format(offset=format_duration(max(0.0, t - start)))
 
 
 def sentences(texts: Sequence[str]) -> str:

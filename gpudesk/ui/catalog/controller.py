@@ -22,6 +22,7 @@ from gpudesk.planner.tco import TcoAssumptions, rent_vs_buy
 from gpudesk.store.errors import StoreError
 from gpudesk.store.prices import clear_price, price_overrides, set_price
 from gpudesk.ui.context import AppContext
+from gpudesk.ui.error_text import error_text
 
 
 class CatalogPrices(QObject):
@@ -47,7 +48,7 @@ class CatalogPrices(QObject):
         try:
             self.overrides = price_overrides(self.ctx.store)
         except StoreError as exc:
-            self.ctx.notify(QCoreApplication.translate("CatalogTab", "Your saved prices could not be read: {0}").format(exc), "error")
+            self.ctx.notify(QCoreApplication.translate("CatalogTab", "Your saved prices could not be read: {0}").format(error_text(exc)), "error")
             return
         self.overridesChanged.emit(self.overrides)
 
@@ -61,7 +62,7 @@ class CatalogPrices(QObject):
             prices = catalog.prices(gpu.id)
         except CatalogError as exc:
             self.ctx.notify(QCoreApplication.translate("CatalogTab", "The prices of {0} could not be read: {1}").format(
-                gpu.name, exc), "error")
+                gpu.name, error_text(exc)), "error")
             prices = []
         rate = cloud_rate(gpu.id, prices)
         rent = None if rate is None else rent_vs_buy(rate, count=1, job_hours=None, tco_total_usd=None,
@@ -85,7 +86,7 @@ class CatalogPrices(QObject):
         try:
             set_price(self.ctx.store, gpu_id, price_usd)
         except StoreError as exc:
-            self.ctx.notify(QCoreApplication.translate("CatalogTab", "The price was not saved: {0}").format(exc), "error")
+            self.ctx.notify(QCoreApplication.translate("CatalogTab", "The price was not saved: {0}").format(error_text(exc)), "error")
             return False
         self._push_undo(gpu_id, before, QCoreApplication.translate("CatalogTab", "your price {0:,.0f} USD for {1}").format(price_usd, gpu_id))
         self._changed(gpu_id)
@@ -100,7 +101,7 @@ class CatalogPrices(QObject):
         try:
             clear_price(self.ctx.store, gpu_id)
         except StoreError as exc:
-            self.ctx.notify(QCoreApplication.translate("CatalogTab", "Your price was not removed: {0}").format(exc), "error")
+            self.ctx.notify(QCoreApplication.translate("CatalogTab", "Your price was not removed: {0}").format(error_text(exc)), "error")
             return False
         if before is not None:
             self._push_undo(gpu_id, before, QCoreApplication.translate("CatalogTab", "catalog price again for {0}").format(gpu_id))
@@ -119,7 +120,7 @@ class CatalogPrices(QObject):
             else:
                 set_price(self.ctx.store, gpu_id, float(before["price_usd"]), note=str(before.get("note") or ""))
         except StoreError as exc:
-            self.ctx.notify(QCoreApplication.translate("CatalogTab", "The price change could not be undone: {0}").format(exc), "error")
+            self.ctx.notify(QCoreApplication.translate("CatalogTab", "The price change could not be undone: {0}").format(error_text(exc)), "error")
             return False
         self._undo.pop()
         self.undoChanged.emit(self._undo[-1][2] if self._undo else None)

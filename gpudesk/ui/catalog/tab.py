@@ -31,6 +31,7 @@ from gpudesk.ui.catalog.filter_proxy import GpuFilterProxy
 from gpudesk.ui.catalog.price_sources import PriceSourcesView
 from gpudesk.ui.catalog.table_model import GPU_ROLE, GpuTableModel, field_header
 from gpudesk.ui.context import AppContext
+from gpudesk.ui.error_text import error_text
 
 EXPORT_KEYS: tuple[str, ...] = ("id",) + tuple(f.key for f in SPEC_FIELDS if f.key != "id")
 
@@ -253,7 +254,7 @@ class CatalogTab(QWidget):
         try:
             count = self.export_csv(path)
         except ExportError as exc:
-            self.ctx.notify(str(exc), "error")
+            self.ctx.notify(error_text(exc), "error")
             return
         self.ctx.notify(self.tr("Exported {0} GPUs to {1}.").format(count, path), "info")
 

@@ -45,6 +45,8 @@ from gpudesk.ui.monitor.stats_panel import StatsPanel
 from gpudesk.ui.monitor.thresholds_editor import ThresholdsDialog
 from gpudesk.ui.monitor.toolbar import MonitorToolbar
 from gpudesk.ui.export_folder import ask_save_path
+from gpudesk.ui.error_text import error_text
+from gpudesk.telemetry.source import SourceKind
 
 
 class MonitorViews(Protocol):
@@ -110,7 +112,7 @@ def start_stream(tab: MonitorViews, choice: ImportChoice) -> None:
         return AssumedLinkSource(DmonStreamSource(command, interval_s=interval), choice.gpu, choice.pcie_gen,
                                  choice.pcie_width)
 
-    tab.ctl.start_worker(factory, kind="dmon-stream", title=QCoreApplication.translate("Monitor", "Live dmon stream: {c}").format(c=command))
+    tab.ctl.start_worker(factory, kind=SourceKind.DMON_STREAM, title=QCoreApplication.translate("Monitor", "Live dmon stream: {c}").format(c=command))
 
 
 def play_demo(tab: MonitorViews) -> None:
@@ -135,7 +137,7 @@ def start_replay(tab: MonitorViews, loaded: Loaded, speed: float) -> None:
     """Feed ``loaded.frame`` through a ReplaySource on the sampler thread, showing the whole run so far."""
     frame, devices = loaded.frame, loaded.devices
     title = QCoreApplication.translate("Monitor", "Replay at {s:g}x: {t}").format(s=speed, t=loaded.title)
-    tab.ctl.start_worker(lambda: ReplaySource(frame, devices=devices, speed=speed), kind="replay", title=title,
+    tab.ctl.start_worker(lambda: ReplaySource(frame, devices=devices, speed=speed), kind=SourceKind.REPLAY, title=title,
                          basis=loaded.basis)
     tab.toolbar.show_whole_run()
     tab.plots.set_window(None)
@@ -181,7 +183,7 @@ def compute_stats(tab: MonitorViews, t0: float, t1: float) -> None:
     def done(stats: Any) -> None:
         tab.stats.set_stats(stats, t0, t1, names, links)
 
-    tab.ctl.run_quiet(work, on_result=done, on_error=lambda exc: tab.stats.show_error(str(exc)))
+    tab.ctl.run_quiet(work, on_result=done, on_error=lambda exc: tab.stats.show_error(error_text(exc)))
 
 
 def analyze(tab: MonitorViews) -> None:
@@ -219,7 +221,7 @@ def analyze(tab: MonitorViews) -> None:
         tab.findings.set_findings(findings, tab.stats.span_text(*span), summary, span, heat)
         tab.gpu_model.set_findings(findings)
 
-    tab.ctl.run_quiet(work, on_result=done, on_error=lambda exc: tab.findings.show_error(str(exc)))
+    tab.ctl.run_quiet(work, on_result=done, on_error=lambda exc: tab.findings.show_error(error_text(exc)))
 
 
 def edit_thresholds(tab: MonitorViews) -> None:

@@ -38,6 +38,7 @@ from gpudesk.ui.monitor.findings_list import FindingsListView
 from gpudesk.ui.monitor.span_chart import SpanChart
 from gpudesk.ui.workers import run_task
 from gpudesk.ui.export_folder import ask_save_path
+from gpudesk.ui.error_text import error_text
 
 VERDICT_COLOUR = {PASS: "#1e8449", FAIL: "#b00020", INCOMPLETE: "#8a5a00"}
 
@@ -217,7 +218,6 @@ class BurnInReportView(QWidget):
     def _failed(self, error: BaseException) -> None:
         for button in self.export_buttons:
             button.setEnabled(True)
-        text = getattr(error, "user_text", None)
-        message = text() if callable(text) else str(error)
+        message = error_text(error)
         self.status.setText(message)
         self.export_failed.emit(message)

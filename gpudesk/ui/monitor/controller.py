@@ -31,6 +31,7 @@ from gpudesk.ui.monitor.fleet_control import FleetControl
 from gpudesk.ui.monitor.sampler_worker import SamplerWorker, start_sampler
 from gpudesk.ui.monitor.sources import GPM_HISTORY_METRICS, Loaded, history_metrics
 from gpudesk.ui.workers import Task, failure_text, run_task, stop_worker
+from gpudesk.telemetry.source import SourceKind
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,7 @@ class MonitorController(QObject):
         self.devices: list[DeviceInfo] = []
         self.buffer: HistoryBuffer | None = None
         self.loaded: Loaded | None = None
-        self.source_kind = ""
+        self.source_kind = SourceKind.NONE
         self.title = ""
         self.nvml_status: NvmlStatus | None = None
         self.time_basis = timebase.LOCAL
@@ -223,15 +224,15 @@ class MonitorController(QObject):
             return process_use(session(source))
 
         self.start_worker(lambda: WithHostCpu(NvmlSource(nvml=nvml, interval_s=1.0)), list_processes=processes,
-                          session_meta=meta, kind="nvml")
+                          session_meta=meta, kind=SourceKind.NVML)
 
     def start_worker(self, factory: Callable[[], Any], *, list_processes: Callable[[Any], Any] | None = None,
-                     session_meta: Callable[[Any], dict[str, Any]] | None = None, kind: str, title: str = "",
+                     session_meta: Callable[[Any], dict[str, Any]] | None = None, kind: SourceKind, title: str = "",
                      basis: str | None = None) -> None:
         """Run ``factory()``'s source on a new :class:`SamplerWorker`; ``basis`` says how its times read (a
         ``gpudesk.telemetry.timebase`` basis, e.g. for the replay of an undated dmon log), None = from the kind."""
         self.stop_source()
-        self.source_kind = kind
+        self.source_kind = SourceKind(kind)
         self._basis_hint = basis
         self.title = title
         self.titleChanged.emit(title or QCoreApplication.translate("MonitorTab", "Opening the source…"))
@@ -255,7 +256,7 @@ class MonitorController(QObject):
         title = self.title
         source = self.worker.source
         gpm: tuple[str, ...] = ()
-        if self.source_kind == "nvml" and isinstance(source, WithHostCpu) and isinstance(source.inner, NvmlSource):
+        if self.source_kind == SourceKind.NVML and isinstance(source, WithHostCpu) and isinstance(source.inner, NvmlSource):
             status = source.inner.session.status
             self.nvml_status = status
             title = QCoreApplication.translate("MonitorTab", "Live NVML: {s}").format(s=status.message if status else "")
@@ -273,8 +274,8 @@ class MonitorController(QObject):
         self._col = {d.index: col for col, d in enumerate(self.devices)}
         # dmon data (files, streams with -o DT, the demo, recordings imported from dmon: no GPU UUIDs) carry the
         # node's local time as printed; show it as printed.
-        printed = self.source_kind.startswith("dmon") or self.source_kind == "demo" or (
-            self.source_kind in ("replay", "recording") and all(d.uuid is None for d in self.devices))
+        printed = self.source_kind.from_log_text or (
+            self.source_kind in (SourceKind.REPLAY, SourceKind.RECORDING) and all(d.uuid is None for d in self.devices))
         span = buffer.span()
         if basis is None:
             basis = timebase.time_basis(*(span or (None, None)), as_printed=printed)
@@ -344,7 +345,7 @@ class MonitorController(QObject):
         """Show a finished history (dmon file, recording, demo) whole."""
         self.stop_source()
         self.loaded = loaded
-        self.source_kind = loaded.kind
+        self.source_kind = SourceKind(loaded.kind)
         title = loaded.title
         if loaded.notes:
             title += " — " + " ".join(loaded.notes[:3])
@@ -364,7 +365,7 @@ class MonitorController(QObject):
         return self.fleet.start(settings)
 
     def _fleet_started(self, title: str) -> None:
-        self.source_kind = "fleet"
+        self.source_kind = SourceKind.FLEET
         self.title = title
         # The previous source's samples must not read as the fleet's: the views empty until a GPU is opened.
         self.buffer, self.devices, self.loaded, self._col = None, [], None, {}

@@ -16,7 +16,8 @@ from PySide6.QtCore import QCoreApplication
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry import timebase
 
-GIB = 1024**3
+from gpudesk.units import GIB
+from gpudesk.units import format_duration
 GB = 1e9
 MB = 1e6
 
@@ -57,7 +58,7 @@ def fmt_span(t0: float, t1: float) -> str:
         return QCoreApplication.translate("Monitor", "one sampling round at {t}").format(t=when(t0))
     same_day = _basis in (timebase.LOCAL, timebase.PRINTED) and when(t0, "%Y%m%d") == when(t1, "%Y%m%d")
     end = when(t1, "%H:%M:%S") if same_day else when(t1)
-    return f"{when(t0)} – {end} ({fmt_duration(t1 - t0)})"
+    return f"{when(t0)} – {end} ({format_duration(t1 - t0)})"
 
 
 @dataclass(frozen=True)
@@ -109,24 +110,6 @@ def fmt(metric: str, value: float | None, *, with_unit: bool = True) -> str:
     s = shown(metric)
     text = f"{value * s.scale:.{s.decimals}f}"
     return f"{text} {s.unit}" if with_unit and s.unit else text
-
-
-def fmt_share(share: float | None) -> str:
-    """A PCIe share of the link (0..1) as percent, or N/A."""
-    if share is None or not math.isfinite(share):
-        return QCoreApplication.translate("Monitor", "N/A")
-    return f"{share * 100:.0f} %"
-
-
-def fmt_duration(seconds: float) -> str:
-    """Compact duration: 45 s, 12 min, 3.5 h, 2.1 d."""
-    if seconds < 120:
-        return QCoreApplication.translate("Monitor", "{n} s").format(n=f"{seconds:.0f}")
-    if seconds < 7200:
-        return QCoreApplication.translate("Monitor", "{n} min").format(n=f"{seconds / 60:.0f}")
-    if seconds < 172800:
-        return QCoreApplication.translate("Monitor", "{n} h").format(n=f"{seconds / 3600:.1f}")
-    return QCoreApplication.translate("Monitor", "{n} d").format(n=f"{seconds / 86400:.1f}")
 
 
 GPU_COLORS = (

@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
 
 from gpudesk.telemetry.heatmap import Heatmap
 from gpudesk.telemetry.rules.base import CRITICAL, INFO, NOT_JUDGED, WARNING, Finding
-from gpudesk.ui.monitor.display import fmt_duration, when
+from gpudesk.ui.monitor.display import when
+from gpudesk.units import format_duration, format_gib, format_rate
 from gpudesk.ui.monitor.span_chart import SpanChart
 from gpudesk.ui.tooltips import plain_tooltip
 
@@ -71,14 +72,14 @@ def evidence_line(key: str, value: object) -> tuple[str, str]:
     v = float(value)
     if unit == "s":
         if label == "offset":
-            return QCoreApplication.translate("Monitor", "from the start"), f"t+{fmt_duration(v)}"
+            return QCoreApplication.translate("Monitor", "from the start"), f"t+{format_duration(v)}"
         if v > _EPOCH_MIN_S:
             return label, when(v, "%H:%M:%S")
-        return label, fmt_duration(v)
+        return label, format_duration(v)
     if unit == "bytes/s":
-        return label, f"{v / 1e9:.2f} GB/s" if v >= 1e9 else f"{v / 1e6:.1f} MB/s"
+        return label, format_rate(v)
     if unit == "bytes":
-        return label, f"{v / 2**30:.2f} GiB"
+        return label, format_gib(v)
     if unit == "Hz":
         return label, f"{v / 1e6:.0f} MHz"
     if unit:
@@ -181,7 +182,7 @@ class FindingsListView(QWidget):
             self.tree.addTopLevelItem(head)
             for f in items:
                 scope = self.tr("job") if f.gpu is None else self.tr("GPU {gpu}").format(gpu=f.gpu)
-                length = fmt_duration(_length(f)) if f.span and f.severity in (CRITICAL, WARNING) else ""
+                length = format_duration(_length(f)) if f.span and f.severity in (CRITICAL, WARNING) else ""
                 child = QTreeWidgetItem([f.summary, scope, length, severity_text(f.severity)])
                 child.setForeground(3, QBrush(QColor(COLOUR.get(f.severity, "#000"))))
                 tip = f.advice or f.summary

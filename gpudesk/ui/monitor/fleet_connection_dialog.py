@@ -31,6 +31,7 @@ from gpudesk.telemetry.fleet_secrets import (
 )
 from gpudesk.telemetry.prometheus_source import PrometheusSource
 from gpudesk.ui.workers import run_task
+from gpudesk.ui.error_text import error_text
 
 
 def probe(url: str, auth: Auth, timeout_s: float, ca_file: str) -> str:
@@ -125,7 +126,7 @@ class FleetConnectionDialog(QDialog):
 
     def _failed(self, exc: BaseException) -> None:
         self.test_button.setEnabled(True)
-        message = exc.user_text() if isinstance(exc, GpudeskError) else str(exc)
+        message = error_text(exc)
         self.status.setText(self.tr("Failed: {why}").replace("{why}", message))
 
     def accept(self) -> None:

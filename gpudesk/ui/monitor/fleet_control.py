@@ -22,6 +22,7 @@ from gpudesk.telemetry.prometheus_source import PrometheusSource
 from gpudesk.ui.monitor.fleet_refresh import FleetRefresher
 from gpudesk.ui.monitor.sources import Loaded, frame_history_metrics
 from gpudesk.ui.settings_file import open_settings
+from gpudesk.telemetry.source import SourceKind
 
 SETTINGS_KEY = "monitor/fleet_connection"
 FLEET_WINDOW_S = 3600.0  # the grid shows the last hour, refreshed every REFRESH_S
@@ -140,4 +141,4 @@ class FleetControl(QObject):
         device = DeviceInfo(index=0, uuid=key.uuid, name=key.model_name)
         buffer = frame_to_buffer(frame, [device], frame_history_metrics(frame))
         title = QCoreApplication.translate("Monitor", "{gpu} from {fleet}").format(gpu=key.label, fleet=self.title)
-        return Loaded(buffer, [device], title, frame, kind="fleet-gpu")
+        return Loaded(buffer, [device], title, frame, kind=SourceKind.FLEET_GPU)

@@ -33,6 +33,7 @@ from gpudesk.telemetry.fleet import (
     group_keys,
 )
 from gpudesk.ui.monitor.fleet_grid import FleetGrid, GridCell
+from gpudesk.units import format_gib
 
 GRID_METRICS = (m.GPU_UTIL, df.GR_ENGINE_ACTIVE, df.SM_ACTIVE, df.TENSOR_ACTIVE, df.DRAM_ACTIVE, m.MEM_USED,
                 m.POWER, m.GPU_TEMP)
@@ -43,7 +44,7 @@ def _fmt(value: float | None, unit: str) -> str:
     if value is None or math.isnan(value):
         return "N/A"
     if unit == "bytes":
-        return f"{value / 2**30:.1f} GiB"
+        return format_gib(value)
     return f"{value:.0f} {unit}".strip()
 
 

@@ -15,8 +15,9 @@ from gpudesk.telemetry import dcgm_fields as df
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import DeviceInfo
 from gpudesk.telemetry.rules.base import CRITICAL, WARNING, Finding
-from gpudesk.ui.monitor.display import fmt, fmt_share, gpu_color
+from gpudesk.ui.monitor.display import fmt, gpu_color
 from gpudesk.ui.tooltips import plain_tooltip
+from gpudesk.units import format_percent
 
 COLUMNS = (  # (key, header); headers are translated in GpuTableModel.headerData
     ("gpu", QT_TRANSLATE_NOOP("GpuTableModel", "GPU")),
@@ -209,7 +210,7 @@ class GpuTableModel(QAbstractTableModel):
             return f"{used} / {fmt(m.MEM_TOTAL, total, with_unit=False)}"
         if key in (m.PCIE_RX, m.PCIE_TX):
             if self.links.get(row, (None,))[0]:
-                return fmt_share(self.share(row, key))
+                return format_percent(self.share(row, key))
             return fmt(key, self.value(row, key))  # link unknown: the throughput itself, with its unit (MB/s)
         return fmt(key, self.value(row, key), with_unit=False)
 

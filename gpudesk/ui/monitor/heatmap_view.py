@@ -17,7 +17,8 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.ring_buffer import HistoryBuffer
-from gpudesk.ui.monitor.display import fmt_duration, shown, time_basis, when
+from gpudesk.ui.monitor.display import shown, time_basis, when
+from gpudesk.units import format_duration
 from gpudesk.ui.monitor.time_axis import TimeAxis
 
 HEAT_METRICS = (m.GPU_UTIL, m.MEM_UTIL, m.POWER, m.GPU_TEMP)
@@ -131,8 +132,8 @@ class HeatmapView(QWidget):
                 gpus=self.buffer.n_gpus, rounds=rounds, na=missing))
         else:
             self.info.setText(self.tr("{gpus} GPUs, {bins} bins of {w} each over {span}; {na} cells N/A (grey).")
-                              .format(gpus=self.buffer.n_gpus, bins=bins, w=fmt_duration((t1 - t0) / bins),
-                                      span=fmt_duration(t1 - t0), na=missing))
+                              .format(gpus=self.buffer.n_gpus, bins=bins, w=format_duration((t1 - t0) / bins),
+                                      span=format_duration(t1 - t0), na=missing))
 
     @staticmethod
     def to_rgba(values: np.ndarray, lo: float, hi: float) -> np.ndarray:

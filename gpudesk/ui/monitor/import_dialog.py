@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.nvml.pcie import describe_link
+from gpudesk.ui.error_text import error_text
 
 DEFAULT_COMMAND = "nvidia-smi dmon -s umt -o DT"
 
@@ -197,7 +198,7 @@ class ImportDialog(QDialog):
         try:
             gpu = self.catalog.find_gpu(text)
         except CatalogError as exc:
-            message = str(exc)
+            message = error_text(exc)
             cut = message.find(" Run `gpudesk catalog")  # the CLI hint; here the list is one click away
             if cut > 0:
                 message = message[:cut] + " " + self.tr("Open the list to pick one.")

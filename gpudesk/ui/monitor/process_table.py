@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.telemetry.process_history import ProcessHistory
-from gpudesk.ui.monitor.display import GIB
+from gpudesk.units import GIB, format_gib
 from gpudesk.ui.tooltips import plain_tooltip
 
 HEADERS = (
@@ -110,8 +110,8 @@ class ProcessModel(QAbstractTableModel):
             if (col == 10 or (col == 5 and p.used_memory_bytes is not None)) and mem_hist is not None \
                     and mem_hist.peak_bytes is not None:
                 return QCoreApplication.translate(
-                    "Monitor", "Peak {peak:.2f} GiB over {n} readings since {since}.").format(
-                    peak=mem_hist.peak_bytes / GIB, n=len(mem_hist.points),
+                    "Monitor", "Peak {peak} over {n} readings since {since}.").format(
+                    peak=format_gib(mem_hist.peak_bytes), n=len(mem_hist.points),
                     since=time.strftime("%H:%M:%S", time.localtime(mem_hist.first_t or 0)))
             if col == 5 and p.used_memory_bytes is None:
                 return QCoreApplication.translate("Monitor", "N/A: {r}").format(

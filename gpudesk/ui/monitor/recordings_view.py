@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.ui.translate_marks import QT_TRANSLATE_NOOP
-from gpudesk.ui.monitor.display import fmt_duration
+from gpudesk.units import format_duration
 from gpudesk.ui.workers import run_task
 from gpudesk.ui.export_folder import ask_save_path
 from gpudesk.ui.tooltips import plain_tooltip
@@ -63,7 +63,7 @@ def session_row(session) -> list[str]:
         started = QCoreApplication.translate("Monitor", "{t} (imported; the log has no dates)").format(
             t=_when(session.started_at))
     if session.first_t is not None and session.last_t is not None:
-        duration = fmt_duration(session.last_t - session.first_t)
+        duration = format_duration(session.last_t - session.first_t)
     else:
         duration = QCoreApplication.translate("Monitor", "N/A (no samples)")
     if session.interrupted:

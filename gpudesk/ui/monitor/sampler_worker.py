@@ -16,6 +16,7 @@ from typing import Any
 from PySide6.QtCore import QThread, QTimer, Signal, Slot
 
 from gpudesk.ui.workers import ThreadWorker, failure_text, start_worker
+from gpudesk.telemetry.source import SourceKind
 
 
 def start_sampler(worker: SamplerWorker, name: str = "gpudesk-monitor") -> QThread:
@@ -110,7 +111,7 @@ class SamplerWorker(ThreadWorker):
         self.started.emit(devices)
         self._timer = QTimer()
         interval = float(getattr(self.source, "interval_s", 1.0))
-        if self.source.kind == "nvml":
+        if self.source.kind == SourceKind.NVML:
             self._timer.setInterval(max(50, int(interval * 1000)))
         else:
             self._timer.setInterval(POLL_MS_STREAM)

@@ -6,7 +6,7 @@ threads (they may block); they return plain data for the tab.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from gpudesk.telemetry.frames import frame_to_buffer
 from gpudesk.telemetry.host_metrics import HOST_CPU_UTIL
 from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
 from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.source import SourceKind
 
 # Metrics the tab keeps a full history of (plots, span statistics, heat map, and the rules over a live or
 # replayed span: the throttling rule reads NVML clock-event reasons or dmon pviol/tviol). Others are kept as
@@ -51,62 +52,28 @@ class Loaded:
     title: str
     frame: SeriesFrame
     notes: list[str] = field(default_factory=list)
-    kind: str = "file"
+    kind: SourceKind = SourceKind.DMON_FILE
     session_id: int | None = None
     gpu: Any = None  # the catalog GPU assumed for a dmon log
     basis: str | None = None  # how its times read (gpudesk.telemetry.timebase); None = from the stamps
 
 
-def assumed_devices(gpu_indices: list[int], gpu, gen: int | None, width: int | None) -> list[DeviceInfo]:
-    """DeviceInfo per GPU of a dmon log: the catalog model ``gpu`` (or None) with the link the user confirmed.
-
-    The link is an assumption: ``pcie_link_source`` is "catalog:<id>" when it is the model's datasheet link,
-    "user" when the user typed another generation or width (e.g. a x16 card in a x8 slot).
-    """
-    from gpudesk.telemetry.dmon_import import devices_for_model
-
-    devices = devices_for_model(list(gpu_indices) or [0], gpu)
-    if gen and width and (gpu is None or (gen, width) != (gpu.pcie_gen, gpu.pcie_lanes)):
-        devices = [replace(d, pcie_gen_max=gen, pcie_width_max_lanes=width, pcie_link_source="user") for d in devices]
-    return devices
-
-
 def load_dmon_file(path: str, gpu, gen: int | None, width: int | None, interval_s: float = 1.0) -> Loaded:
-    """Parse a log of any format gpudesk reads (dmon, dcgmi dmon, nvidia-smi CSV, a recording's CSV export; one
-    detector: :func:`gpudesk.telemetry.log_formats.read_log_file`) into a buffer (background thread).
+    """Open a log of any format gpudesk reads (dmon, dcgmi dmon, nvidia-smi CSV, a recording's CSV export) through
+    the core's one path, :func:`gpudesk.telemetry.dmon_import.frame_and_devices_from_file` (the CLI's too), and put
+    it into a buffer (background thread). ``gen`` and ``width`` are the PCIe link the user confirmed.
 
     Raises:
-        DmonError: no samples, or dmon reported it cannot run on that GPU.
+        DmonError: no samples, or dmon reported it cannot run on that GPU (with the remedy).
         LogFormatError: unreadable, or of a known format that cannot be parsed.
     """
-    from gpudesk.telemetry.dmon import DmonError
-    from gpudesk.telemetry.dmon_import import log_devices
-    from gpudesk.telemetry.log_formats import read_log_file
+    from gpudesk.telemetry.dmon_import import frame_and_devices_from_file, log_basis
 
-    log = read_log_file(path, interval_s=interval_s)
-    name = Path(path).name
-    if log.empty:
-        if log.unsupported:
-            raise DmonError(f"{name}: nvidia-smi dmon could not run on that machine "
-                            f"({' / '.join(log.errors) or 'Not supported on the device(s)'}); there are no samples.")
-        raise DmonError(f"{name} holds no dmon samples. " + " ".join(log.notes))
-    devices = assumed_devices(log.frame.gpus, gpu, gen, width)
-    own = {d.index: d for d in log_devices(log, gpu)}
-    devices = [replace(d, name=own[d.index].name or d.name, uuid=own[d.index].uuid or d.uuid) if d.index in own
-               else d for d in devices]
-    buffer = frame_to_buffer(log.frame, devices, frame_history_metrics(log.frame))
+    frame, devices, log = frame_and_devices_from_file(path, gpu, interval_s, pcie_gen=gen, pcie_width=width)
+    buffer = frame_to_buffer(frame, devices, frame_history_metrics(frame))
     # log.notes already say how rows without time stamps were placed (once)
-    return Loaded(buffer, devices, f"{log.format.value} log {name}", log.frame, list(log.notes), "dmon-file", gpu=gpu,
-                  basis=log_basis(log))
-
-
-def log_basis(log) -> str:
-    """How a parsed dmon log's times read: as printed (date and time), time of day (time only), or seconds from
-    the first row (no time column)."""
-    from gpudesk.telemetry import timebase
-
-    span = log.frame.span
-    return timebase.time_basis(*(span or (None, None)), as_printed=True, has_time=log.has_time)
+    return Loaded(buffer, devices, f"{log.format.value} log {Path(path).name}", frame, list(log.notes), SourceKind.DMON_FILE,
+                  gpu=gpu, basis=log_basis(log))
 
 
 def load_recording(session_id: int) -> Loaded:
@@ -125,7 +92,7 @@ def load_recording(session_id: int) -> Loaded:
         devices = [DeviceInfo(index=g) for g in (frame.gpus or [0])]
     buffer = frame_to_buffer(frame, devices, frame_history_metrics(frame))
     name = getattr(session, "name", None) or f"#{session_id}"
-    return Loaded(buffer, devices, f"recording {name}", frame, list(frame.notes), "recording", session_id)
+    return Loaded(buffer, devices, f"recording {name}", frame, list(frame.notes), SourceKind.RECORDING, session_id)
 
 
 def demo_path() -> Path | None:
@@ -157,11 +124,13 @@ def load_demo() -> Loaded:
     """
     from gpudesk.telemetry.dmon_import import load_demo as core_load_demo
 
+    from gpudesk.telemetry.dmon_import import log_basis
+
     frame, devices, log = core_load_demo()
     buffer = frame_to_buffer(frame, devices, frame_history_metrics(frame))
     notes = [n for n in log.notes if not n.startswith("Demo:")]  # the title says what the demo is
     return Loaded(buffer, devices, demo_description() or QCoreApplication.translate("Monitor", "Demo"), frame, notes,
-                  "demo", basis=log_basis(log))
+                  SourceKind.DEMO, basis=log_basis(log))
 
 
 class AssumedLinkSource:
@@ -177,7 +146,9 @@ class AssumedLinkSource:
         found = self.inner.devices()
         if not found:
             return []
-        return assumed_devices([d.index for d in found], self._gpu, self._gen, self._width)
+        from gpudesk.telemetry.dmon_import import devices_for_model
+
+        return devices_for_model([d.index for d in found], self._gpu, self._gen, self._width)
 
     def poll(self):
         return self.inner.poll()

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from gpudesk.telemetry.heatmap import Heatmap
 from gpudesk.telemetry.rules.base import CRITICAL, WARNING, Finding
-from gpudesk.ui.monitor.display import fmt_duration
+from gpudesk.units import format_duration
 from gpudesk.ui.tooltips import plain_tooltip
 
 SPAN_COLOUR = {CRITICAL: QColor("#c0392b"), WARNING: QColor("#e67e22")}
@@ -123,7 +123,7 @@ class SpanChart(QWidget):
         t0, t1 = self.run_span
         painter.drawText(QRectF(self.LEFT, y, 200, self.AXIS_H), int(Qt.AlignmentFlag.AlignLeft), self.tr("start"))
         painter.drawText(QRectF(width - 204, y, 200, self.AXIS_H), int(Qt.AlignmentFlag.AlignRight),
-                         self.tr("+{length}").format(length=fmt_duration(t1 - t0)))
+                         self.tr("+{length}").format(length=format_duration(t1 - t0)))
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)

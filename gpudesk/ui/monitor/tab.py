@@ -35,6 +35,7 @@ from gpudesk.ui.monitor.sources import HISTORY_METRICS, Loaded, demo_description
 from gpudesk.ui.monitor.stats_panel import StatsPanel
 from gpudesk.ui.monitor.toolbar import MonitorToolbar
 from gpudesk.ui.export_folder import ask_save_path
+from gpudesk.telemetry.source import SourceKind
 
 PAGE_NO_GPU, PAGE_VIEW = 0, 1
 REFRESH_MS = 250
@@ -170,7 +171,7 @@ class MonitorTab(QWidget):
         self.split.setSizes([table_h, max(300, total - table_h)])
         self.toolbar.source_label.setText(history.title)
         self.stack.setCurrentIndex(PAGE_VIEW)
-        if self.ctl.source_kind not in ("nvml", "") and self.ctl.loaded is None:
+        if self.ctl.source_kind not in (SourceKind.NVML, SourceKind.NONE) and self.ctl.loaded is None:
             self.processes.clear(self.tr("This source carries no process list (only live NVML does)."))
         self._update_buttons()
 

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushBu
 
 from gpudesk.ui.monitor.plots import WINDOWS_S
 from gpudesk.ui.monitor.sources import demo_description
+from gpudesk.telemetry.source import SourceKind
 
 
 class MonitorToolbar(QWidget):
@@ -110,9 +111,9 @@ class MonitorToolbar(QWidget):
         else:
             self.record_button.setText(QCoreApplication.translate("MonitorTab", "■ Stop recording #{n}").format(n=session_id))
 
-    def update_buttons(self, *, live: bool, has_data: bool, kind: str) -> None:
+    def update_buttons(self, *, live: bool, has_data: bool, kind: SourceKind) -> None:
         """Enable what the current source allows: recording a live source, saving an imported file, exports."""
         self.record_button.setEnabled(live)
-        self.save_button.setVisible(kind == "dmon-file")
+        self.save_button.setVisible(kind == SourceKind.DMON_FILE)
         self.png_button.setEnabled(has_data)
         self.csv_button.setEnabled(has_data)

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from gpudesk.oom.account import MemoryAccount, accounts_of
 from gpudesk.ui.oom.plain import plain_label, plain_tooltip
-from gpudesk.ui.oom.units import format_bytes, format_percent
+from gpudesk.units import format_bytes, format_percent
 
 TERM_COLORS = {
     "allocated": "#1f5fa8",
@@ -49,7 +49,7 @@ class AccountBar(QWidget):
         self.setMinimumHeight(26)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         total = account.total_bytes
-        tip = [f"{names.get(n, n)}: {format_bytes(v)}" + (f" ({format_percent(v / total, 1)})" if total else "")
+        tip = [f"{names.get(n, n)}: {format_bytes(v)}" + (f" ({format_percent(v / total, digits=1)})" if total else "")
                for n, v in self.segments]
         self.setToolTip(plain_tooltip("\n".join(tip)))
         self.setAccessibleName(self.tr("Memory account bar"))
@@ -158,7 +158,7 @@ class AccountView(QWidget):
             swatch = QLabel(box)
             swatch.setFixedSize(12, 12)
             swatch.setStyleSheet(f"background:{TERM_COLORS.get(term.name, '#ffffff')}; border:1px solid #666;")
-            share = (" (" + format_percent(term.value_bytes / total, 1) + ")"
+            share = (" (" + format_percent(term.value_bytes / total, digits=1) + ")"
                      if total and term.value_bytes is not None else "")
             text = (self.tr("%1: %2%3, %4 — %5").replace("%1", names.get(term.name, term.name))
                     .replace("%2", format_bytes(term.value_bytes)).replace("%3", share)

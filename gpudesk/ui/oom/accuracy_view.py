@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from gpudesk.oom.accuracy import CASE_FILES, OomAccuracy, load_accuracy
 from gpudesk.ui.workers import run_task
+from gpudesk.ui.error_text import error_text
 
 
 def _table(parent: QWidget, headers: list[str], name: str) -> QTableWidget:
@@ -141,7 +142,7 @@ class OomAccuracyDialog(QDialog):
 
     def load(self) -> None:
         run_task(load_accuracy, on_result=self.view.set_accuracy,
-                 on_error=lambda exc: self.view.show_error(str(exc)))
+                 on_error=lambda exc: self.view.show_error(error_text(exc)))
 
 
 class OomAccuracyLink(QPushButton):

@@ -27,7 +27,8 @@ from gpudesk.store.diagnoses import delete_diagnosis, list_diagnoses
 from gpudesk.store.errors import StoreError
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.oom.plain import plain_label
-from gpudesk.ui.oom.units import format_percent
+from gpudesk.units import format_percent
+from gpudesk.ui.error_text import error_text
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 
@@ -109,7 +110,7 @@ class HistoryView(QWidget):
         try:
             new_id = save_diagnosis(self.ctx.store, diagnosis, target=source)
         except StoreError as exc:
-            self.ctx.notify(self.tr("The diagnosis could not be saved to the history: %1").replace("%1", str(exc)), "error")
+            self.ctx.notify(self.tr("The diagnosis could not be saved to the history: %1").replace("%1", error_text(exc)), "error")
             return None
         self.refresh()
         return new_id
@@ -124,7 +125,7 @@ class HistoryView(QWidget):
         try:
             rows = list(list_diagnoses(self.ctx.store))
         except StoreError as exc:
-            self.info.setText(self.tr("The history cannot be read: %1").replace("%1", str(exc)))
+            self.info.setText(self.tr("The history cannot be read: %1").replace("%1", error_text(exc)))
             self._update_buttons()
             return
         self.table.setRowCount(len(rows))
@@ -173,7 +174,7 @@ class HistoryView(QWidget):
         try:
             loaded = load_diagnosis(self.ctx.store, diagnosis_id)
         except StoreError as exc:
-            self.ctx.notify(str(exc), "error")
+            self.ctx.notify(error_text(exc), "error")
             return
         row = self.table.selectionModel().selectedRows()[0].row()
         source = self._cell_text(row, 1)
@@ -194,7 +195,7 @@ class HistoryView(QWidget):
         try:
             delete_diagnosis(self.ctx.store, diagnosis_id)
         except StoreError as exc:
-            self.ctx.notify(self.tr("The diagnosis could not be deleted: %1").replace("%1", str(exc)), "error")
+            self.ctx.notify(self.tr("The diagnosis could not be deleted: %1").replace("%1", error_text(exc)), "error")
             return
         self.refresh()
 

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.ui.oom.plain import plain_label
+from gpudesk.ui.error_text import error_text
 
 MAX_OUTPUT_LINES = 5000
 
@@ -113,7 +114,7 @@ class LaunchPanel(QWidget):
         try:
             argv = split_command(self.command.text())
         except ValueError as exc:
-            self.error.setText(self.tr("Cannot read the command: %1").replace("%1", str(exc)))
+            self.error.setText(self.tr("Cannot read the command: %1").replace("%1", error_text(exc)))
             return
         self.error.setText("")
         self.output.clear()

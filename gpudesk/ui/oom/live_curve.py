@@ -14,7 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-GIB = 1024**3
+from gpudesk.units import GIB
 MAX_POINTS = 20_000  # per curve; about 5.5 h at 1 sample/s
 
 _DEVICE_COLORS = ("#1f5fa8", "#b0413e", "#2e8b57", "#8a5cb8", "#c77d1a", "#3c8d9e", "#777777", "#a0522d")

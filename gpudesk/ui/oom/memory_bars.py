@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from gpudesk.ui.oom.plain import plain_tooltip
-from gpudesk.ui.oom.units import format_bytes
+from gpudesk.units import format_bytes
 
 # Segment keys, in drawing order (left to right), with their colours.
 SEGMENT_COLORS: dict[str, str] = {

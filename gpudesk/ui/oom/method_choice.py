@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from gpudesk.oom.attach import MethodStatus
 from gpudesk.ui.oom.plain import plain_label
 from gpudesk.ui.workers import run_task
+from gpudesk.ui.error_text import error_text
 
 METHOD_ORDER = ("agent", "remote_exec", "gdb")
 AGENT_LINE = "import gpudesk.oom.agent; gpudesk.oom.agent.install()"
@@ -251,7 +252,7 @@ class MethodChoice(QWidget):
         if generation != self._generation:
             return
         self.target_label.setText(
-            self.tr("Process %1: cannot check the methods: %2").replace("%1", str(self.pid)).replace("%2", str(exc))
+            self.tr("Process %1: cannot check the methods: %2").replace("%1", str(self.pid)).replace("%2", error_text(exc))
         )
         self._update_buttons()
 
@@ -287,7 +288,7 @@ class MethodChoice(QWidget):
             try:
                 details = self.tr("The probe that will run (gpudesk/oom/probe_script.py):\n\n") + probe_source()
             except OSError as exc:
-                details = self.tr("The probe's source is not available in this build: %1").replace("%1", str(exc))
+                details = self.tr("The probe's source is not available in this build: %1").replace("%1", error_text(exc))
             if not self.confirm(self.tr("Inject the probe?"), text, warning, details):
                 return
         self.probe_requested.emit(

@@ -35,7 +35,7 @@ from gpudesk.ui.oom.accuracy_view import OomAccuracyLink
 from gpudesk.ui.oom.account_view import AccountView
 from gpudesk.ui.oom.memory_bars import MemoryBarsPanel, bars_from_report, process_tool
 from gpudesk.ui.oom.plain import plain_label, plain_tooltip
-from gpudesk.ui.oom.units import format_bytes, format_percent, format_seconds
+from gpudesk.units import format_bytes, format_duration, format_percent
 
 
 def format_value(key: str, value: Any) -> str:
@@ -54,9 +54,9 @@ def format_value(key: str, value: Any) -> str:
         if key.endswith("_bytes"):
             return f"{format_bytes(value)} ({int(value):,} bytes)"
         if key.endswith(("_ratio", "_fraction", "_share")):
-            return format_percent(float(value), 1)
+            return format_percent(float(value), digits=1)
         if key.endswith("_s"):
-            return format_seconds(float(value))
+            return format_duration(float(value))
         if key.endswith("_tokens"):
             return QCoreApplication.translate("OomResults", "%1 tokens").replace("%1", str(value))
         if isinstance(value, float):

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QScrollArea, QToolTip, QWidget
 
 from gpudesk.oom.snapshot.analysis import DeviceAnalysis
 from gpudesk.oom.snapshot.layout import SegmentState
-from gpudesk.ui.oom.units import format_bytes
+from gpudesk.units import format_bytes
 
 MAX_ROWS = 300
 ROW_H = 22

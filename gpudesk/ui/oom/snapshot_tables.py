@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.oom.snapshot.analysis import DeviceAnalysis, SnapshotAnalysis
-from gpudesk.ui.oom.units import format_bytes
+from gpudesk.units import format_bytes
 
 STACK_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 

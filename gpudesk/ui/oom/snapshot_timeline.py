@@ -14,9 +14,8 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from gpudesk.oom.snapshot.analysis import DeviceAnalysis
 from gpudesk.oom.snapshot.timeline import Envelope
-from gpudesk.ui.oom.units import format_bytes
+from gpudesk.units import GIB, format_bytes
 
-GIB = 1024**3
 MIN_BUCKETS = 200
 
 

@@ -33,8 +33,9 @@ from gpudesk.oom.snapshot.errors import SnapshotError
 from gpudesk.ui.oom.snapshot_segments import SegmentMap
 from gpudesk.ui.oom.snapshot_tables import SnapshotTables
 from gpudesk.ui.oom.snapshot_timeline import SnapshotTimeline
-from gpudesk.ui.oom.units import format_bytes
+from gpudesk.units import format_bytes
 from gpudesk.ui.workers import run_task
+from gpudesk.ui.error_text import error_text
 
 PROGRESS_STEPS = 1000
 
@@ -166,7 +167,7 @@ class SnapshotView(QWidget):
         elif isinstance(exc, SnapshotError):
             text = exc.user_text()
         else:
-            text = self.tr("The snapshot could not be opened: {0}").format(str(exc)[:300])
+            text = self.tr("The snapshot could not be opened: {0}").format(error_text(exc)[:300])
         self.status.setText(text)
         if not isinstance(exc, SnapshotCancelled):
             self._clear_analysis()  # the error is about this file: the previous file's analysis must not stay below

@@ -26,6 +26,7 @@ from gpudesk.ui.oom.plain import plain_label
 from gpudesk.ui.oom.results_view import ResultsView
 from gpudesk.ui.oom.snapshot_view import SnapshotView
 from gpudesk.ui.oom.target_picker import TargetPicker
+from gpudesk.ui.error_text import error_text
 
 __all__ = ["EVIDENCE_DURATION_S", "PROBE_TIMEOUT_S", "OomTab"]
 
@@ -151,7 +152,7 @@ class OomTab(QWidget):
     def _launch_failed(self, exc: BaseException) -> None:
         self.picker.set_launch_running(False)
         self.busy.hide()
-        detail = str(exc) if isinstance(exc, OomError) else f"{type(exc).__name__}: {exc}"
+        detail = error_text(exc) if isinstance(exc, OomError) else f"{type(exc).__name__}: {exc}"
         message = self.tr("Cannot launch: %1").replace("%1", detail)
         self.curve.set_status(message)
         self.status.setText(message)
@@ -198,7 +199,7 @@ class OomTab(QWidget):
 
     def _failed(self, exc: BaseException) -> None:
         # The core's errors carry sentences meant for the user; anything else is a defect: name its type.
-        message = str(exc) if isinstance(exc, OomError) else f"{type(exc).__name__}: {exc}"
+        message = error_text(exc) if isinstance(exc, OomError) else f"{type(exc).__name__}: {exc}"
         self._finish(message)
         if isinstance(exc, OomInputError):
             self.results.show_unparseable(message)

@@ -28,8 +28,9 @@ from gpudesk.ui.oom.launch_panel import LaunchPanel
 from gpudesk.ui.oom.method_choice import MethodChoice
 from gpudesk.ui.oom.plain import plain_label, plain_tooltip
 from gpudesk.ui.oom.text_input import TextInput
-from gpudesk.ui.oom.units import format_bytes
+from gpudesk.units import format_bytes
 from gpudesk.ui.workers import run_task
+from gpudesk.ui.error_text import error_text
 
 PID_ROLE = Qt.ItemDataRole.UserRole
 
@@ -307,7 +308,7 @@ class TargetPicker(QWidget):
 
     def _load_failed(self, exc: BaseException) -> None:
         status = getattr(exc, "status", None)
-        message = getattr(status, "message", None) or str(exc)
+        message = getattr(status, "message", None) or error_text(exc)
         self.summary.setText(self.tr("Cannot list GPU processes: %1").replace("%1", message))
         self.failed.emit(self.tr("Cannot list GPU processes: %1").replace("%1", message))
 

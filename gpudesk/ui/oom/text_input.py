@@ -27,8 +27,9 @@ from gpudesk.ui.oom.controller import is_snapshot_file
 from gpudesk.oom.errors import OomInputError
 from gpudesk.oom.parsers.detect import decode_text
 from gpudesk.ui.oom.plain import plain_label
-from gpudesk.ui.oom.units import format_bytes
+from gpudesk.units import format_bytes
 from gpudesk.ui.workers import run_task
+from gpudesk.ui.error_text import error_text
 
 MAX_FILE_BYTES = 1024 * 1024  # the tail of a log: about 15,000 lines, enough for any OOM report
 
@@ -143,7 +144,7 @@ class TextInput(QWidget):
         self.diagnose_button.clicked.connect(self.submit)
         self.open_button = QPushButton(self.tr("&Open file…"), self)
         self.open_button.setToolTip(
-            self.tr("Read a log file (its last %1 are used)").replace("%1", format_bytes(MAX_FILE_BYTES, 0))
+            self.tr("Read a log file (its last %1 are used)").replace("%1", format_bytes(MAX_FILE_BYTES, digits=0))
         )
         self.open_button.clicked.connect(self._choose_file)
         self.clear_button = QPushButton(self.tr("Clear te&xt"), self)
@@ -196,7 +197,7 @@ class TextInput(QWidget):
         except OomInputError as exc:
             # Binary or empty: never load mojibake into the editor (the text already there is kept); the
             # diagnosis shows the error alone.
-            self.info.setText(self.tr("%1 is not a text log: %2").replace("%1", loaded.path).replace("%2", str(exc)))
+            self.info.setText(self.tr("%1 is not a text log: %2").replace("%1", loaded.path).replace("%2", error_text(exc)))
             if diagnose:
                 self.submitted.emit(loaded.data, loaded.path)
             return
@@ -216,7 +217,7 @@ class TextInput(QWidget):
             self.submit()
 
     def _load_failed(self, exc: BaseException) -> None:
-        message = self.tr("Cannot read the file: %1").replace("%1", str(exc))
+        message = self.tr("Cannot read the file: %1").replace("%1", error_text(exc))
         self.info.setText(message)
         self.failed.emit(message)
 

@@ -31,7 +31,8 @@ from gpudesk.sizing.speed_validation import load_speed_accuracy
 from gpudesk.sizing.validation import AccuracyReport, load_accuracy
 from gpudesk.ui.workers import run_task
 
-GIB = 1024**3
+from gpudesk.units import GIB
+from gpudesk.ui.error_text import error_text
 
 
 class EstimatorAccuracyView(QWidget):
@@ -209,9 +210,9 @@ class AccuracyDialog(QDialog):
 
     def load(self) -> None:
         """Evaluate the validation set off the GUI thread and fill the view."""
-        run_task(load_accuracy, on_result=self.view.set_report, on_error=lambda exc: self.view.show_error(str(exc)))
+        run_task(load_accuracy, on_result=self.view.set_report, on_error=lambda exc: self.view.show_error(error_text(exc)))
         run_task(load_speed_accuracy, on_result=self.view.set_speed,
-                 on_error=lambda exc: self.view.show_speed_error(str(exc)))
+                 on_error=lambda exc: self.view.show_speed_error(error_text(exc)))
 
 
 class AccuracyLink(QPushButton):

@@ -20,7 +20,8 @@ from gpudesk.planner.classify import kind_label
 from gpudesk.planner.document import PlanDocument, PlanDocumentError
 from gpudesk.store.plans import SavedPlan
 from gpudesk.ui.plan.charts import candidate_label, tco_item_names
-from gpudesk.ui.plan.units import format_duration, format_gib, format_step_time, format_usd, na_text
+from gpudesk.ui.error_text import error_text
+from gpudesk.units import format_duration, format_gib, format_usd, not_available
 
 
 class CompareView(QWidget):
@@ -55,29 +56,29 @@ class CompareView(QWidget):
         try:
             plan = PlanDocument.from_dict(saved.plan)
         except PlanDocumentError as exc:
-            return [(self.tr("Plan"), str(exc))]
+            return [(self.tr("Plan"), error_text(exc))]
         top = plan.top
         yes_no: dict[object, str] = {True: self.tr("yes"), False: self.tr("no")}
         rows = [
-            (self.tr("Workload kind"), kind_label(plan.workload_kind) if plan.workload_kind else na_text()),
-            (self.tr("Model"), plan.model.name if plan.model else na_text()),
-            (self.tr("Top candidate"), candidate_label(top) if top else na_text()),
+            (self.tr("Workload kind"), kind_label(plan.workload_kind) if plan.workload_kind else not_available()),
+            (self.tr("Model"), plan.model.name if plan.model else not_available()),
+            (self.tr("Top candidate"), candidate_label(top) if top else not_available()),
         ]
         if top is not None:
             rows += [
-                (self.tr("Interconnect"), top.interconnect_name or top.interconnect or na_text()),
-                (self.tr("Server"), top.server_name or na_text()),
+                (self.tr("Interconnect"), top.interconnect_name or top.interconnect or not_available()),
+                (self.tr("Server"), top.server_name or not_available()),
                 (self.tr("Memory per GPU"), format_gib(top.per_gpu_memory_bytes)),
                 (self.tr("Safe line"), format_gib(top.safe_line_bytes)),
                 (self.tr("Headroom to the safe line"), format_gib(top.headroom_to_safe_line_bytes)),
-                (self.tr("Step time"), format_step_time(top.step_time_s) if top.step_time_s is not None else na_text()),
+                (self.tr("Step time"), format_duration(top.step_time_s) if top.step_time_s is not None else not_available()),
                 (self.tr("Time to result"), format_duration(top.time_to_result_s)),
-                (self.tr("Meets the deadline"), yes_no.get(top.meets_deadline, na_text())),
-                (self.tr("Sustained QPS"), f"{top.qps_capacity:.1f}" if top.qps_capacity is not None else na_text()),
+                (self.tr("Meets the deadline"), yes_no.get(top.meets_deadline, not_available())),
+                (self.tr("Sustained QPS"), f"{top.qps_capacity:.1f}" if top.qps_capacity is not None else not_available()),
                 (self.tr("3-year TCO"), self.tr("price unknown") if top.tco_3y_usd is None and (
                     top.gpu_price_unknown or top.host_price_known is False)
                  else format_usd(top.tco_3y_usd)),
-                (self.tr("GPU price used"), top.price.text or na_text()),
+                (self.tr("GPU price used"), top.price.text or not_available()),
             ]
             names = tco_item_names()
             for key, value in top.tco_breakdown_usd.items():
@@ -97,7 +98,7 @@ class CompareView(QWidget):
         bold.setBold(True)
         self.differences = 0
         for row, label in enumerate(labels):
-            va, vb = left_values.get(label, na_text()), b.get(label, na_text())
+            va, vb = left_values.get(label, not_available()), b.get(label, not_available())
             items = [QTableWidgetItem(label), QTableWidgetItem(va), QTableWidgetItem(vb)]
             if va != vb and not label.startswith(self.tr("Updated")):
                 self.differences += 1

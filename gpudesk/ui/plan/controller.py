@@ -28,6 +28,7 @@ from gpudesk.planner import (
 )
 from gpudesk.planner.mixed import plan_document
 from gpudesk.ui.workers import Task, run_task
+from gpudesk.ui.error_text import error_text
 
 if TYPE_CHECKING:
     from gpudesk.store.plans import SavedPlan
@@ -50,7 +51,7 @@ def read_profile_text(text: str, profile_format: str = "toml") -> dict[str, Any]
     try:
         data = json.loads(text)
     except (json.JSONDecodeError, RecursionError, ValueError) as exc:
-        raise PlannerError(QCoreApplication.translate("PlanTab", "The saved profile is not valid {0}: {1}.").format(profile_format.upper(), exc)) from exc
+        raise PlannerError(QCoreApplication.translate("PlanTab", "The saved profile is not valid {0}: {1}.").format(profile_format.upper(), error_text(exc))) from exc
     if not isinstance(data, dict):
         raise PlannerError(QCoreApplication.translate("PlanTab", "The saved profile is not a table of sections."))
     return data
@@ -114,7 +115,7 @@ class PlanController(QObject):
         try:
             return price_overrides(store)
         except StoreError as exc:
-            self.ctx.notify(QCoreApplication.translate("PlanTab", "Your GPU prices could not be read, so catalog prices are used: {0}").format(exc),
+            self.ctx.notify(QCoreApplication.translate("PlanTab", "Your GPU prices could not be read, so catalog prices are used: {0}").format(error_text(exc)),
                             "warning")
             return None
 
@@ -133,7 +134,7 @@ class PlanController(QObject):
             req = requirement_from_dict(self.current_profile)
             set_price(store, gpu_id, price_usd, note=QCoreApplication.translate("PlanTab", "from the Plan tab"))
         except (StoreError, PlannerError) as exc:
-            self.ctx.notify(QCoreApplication.translate("PlanTab", "The price was not saved: {0}").format(exc), "error")
+            self.ctx.notify(QCoreApplication.translate("PlanTab", "The price was not saved: {0}").format(error_text(exc)), "error")
             return False
         if self.task is not None:
             self.ctx.notify(QCoreApplication.translate("PlanTab", "Saved your price for {0}: {1} USD per GPU. A plan is already being made; "
@@ -164,7 +165,7 @@ class PlanController(QObject):
             else:
                 plan_id = save_plan(store, name, text, self.current_plan.to_dict(), profile_format="toml")
         except (StoreError, PlannerError) as exc:
-            self.ctx.notify(str(exc), "error")
+            self.ctx.notify(error_text(exc), "error")
             return None
         self.tie_to(plan_id)
         self.ctx.notify(QCoreApplication.translate("PlanTab", "Plan “{0}” saved.").format(name), "info")
@@ -175,7 +176,7 @@ class PlanController(QObject):
         try:
             profile = read_profile_text(saved.profile_text, saved.profile_format)
         except PlannerError as exc:
-            self.ctx.notify(QCoreApplication.translate("PlanTab", "{0}: {1}").format(saved.name, str(exc)), "error")
+            self.ctx.notify(QCoreApplication.translate("PlanTab", "{0}: {1}").format(saved.name, error_text(exc)), "error")
             return None
         profile["name"] = saved.name
         return profile
@@ -186,7 +187,7 @@ class PlanController(QObject):
         try:
             document = PlanDocument.from_dict(saved.plan)
         except PlanDocumentError as exc:
-            self.ctx.notify(QCoreApplication.translate("PlanTab", "{0}: {1}").format(saved.name, str(exc)), "error")
+            self.ctx.notify(QCoreApplication.translate("PlanTab", "{0}: {1}").format(saved.name, error_text(exc)), "error")
             return False
         self.current_plan = document
         self.current_profile = self.profile_of(saved)
@@ -198,7 +199,7 @@ class PlanController(QObject):
         try:
             save_profile(req, path)
         except PlannerError as exc:
-            self.ctx.notify(str(exc), "error")
+            self.ctx.notify(error_text(exc), "error")
             return False
         self.ctx.notify(QCoreApplication.translate("PlanTab", "Profile written to {0}").format(str(path)), "info")
         return True
@@ -213,4 +214,4 @@ class PlanController(QObject):
         try:
             purge_deleted(self.ctx.store)
         except StoreError as exc:
-            self.ctx.notify(str(exc), "error")
+            self.ctx.notify(error_text(exc), "error")

@@ -20,6 +20,7 @@ from gpudesk.planner.sheet_csv import write_csv
 from gpudesk.planner.sheet_json import write_json
 from gpudesk.planner.sheet_markdown import plan_to_markdown, write_markdown
 from gpudesk.ui.workers import Task, run_task
+from gpudesk.ui.error_text import error_text
 
 FORMATS = ("md", "pdf", "json", "csv")
 
@@ -149,6 +150,6 @@ class ExportButton(QToolButton):
 
     def _error(self, exc: BaseException) -> None:
         self._restore()
-        message = self.tr("Export failed: {0}").format(str(exc))
+        message = self.tr("Export failed: {0}").format(error_text(exc))
         self.ctx.notify(message, "error")
         self.failed.emit(message)

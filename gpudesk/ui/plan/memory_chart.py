@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from gpudesk.ui.plan.units import GIB, format_gib
+from gpudesk.units import GIB, format_gib
 from gpudesk.ui.startup import when_charts_ready
 
 if TYPE_CHECKING:

@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gpudesk.ui.error_text import error_text
+
 
 def _use_language(app: Any, language: str | None) -> None:
     """The charts speak the sheet's language: Qt's catalog for their titles, the core's for their legends."""
@@ -55,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         charts = sheet_chart_images(plan, args.candidate) if plan is not None else []
         markdown_to_pdf(text, args.output, args.title, page_size=args.page_size, charts=charts)
     except (OSError, UnicodeDecodeError, ValueError, SheetError, PlanDocumentError) as exc:
-        print(str(exc), file=sys.stderr)
+        print(error_text(exc), file=sys.stderr)
         return 1
     del app
     return 0

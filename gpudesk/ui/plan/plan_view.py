@@ -43,7 +43,7 @@ from gpudesk.ui.plan.live_preview import part_names
 from gpudesk.ui.plan.memory_chart import MemoryBarSpec, MemoryBreakdownChart
 from gpudesk.ui.plan.price_editor import PriceEditor
 from gpudesk.ui.plan.serving_side import ServingSide
-from gpudesk.ui.plan.units import format_duration, format_gib, format_percent, format_step_time, format_usd, na_text
+from gpudesk.units import format_duration, format_gib, format_percent, format_usd, not_available
 
 MAX_ROWS = 25
 CHART_CANDIDATES = 6
@@ -69,7 +69,7 @@ def why_rank_text(c: PlanOption) -> str:
     reason = c.rank_reason or ""
     head, sep, rest = reason.partition(": ")
     text = rest if sep and head.startswith("#") else reason
-    return text or na_text()
+    return text or not_available()
 
 
 def _yes_no(value: Any) -> str:
@@ -77,7 +77,7 @@ def _yes_no(value: Any) -> str:
         return QCoreApplication.translate("PlanView", "yes")
     if value is False:
         return QCoreApplication.translate("PlanView", "no")
-    return na_text()
+    return not_available()
 
 
 class NumericItem(QTableWidgetItem):
@@ -314,10 +314,10 @@ class PlanView(QWidget):
         cost = self.cost_per_million(c)
         return {
             6: QTableWidgetItem(self.tr("{0} × TP{1}").format(replicas, tp)),
-            7: NumericItem(na_text() if qps is None else self.tr("{0:.1f} req/s").format(qps), qps),
-            10: QTableWidgetItem(f"{format_step_time(c.ttft_s)} / {format_step_time(c.tpot_s)}"),
+            7: NumericItem(not_available() if qps is None else self.tr("{0:.1f} req/s").format(qps), qps),
+            10: QTableWidgetItem(f"{format_duration(c.ttft_s)} / {format_duration(c.tpot_s)}"),
             COST_PER_TOKEN_COLUMN: NumericItem(self.tr("price unknown") if cost is None and c.gpu_price_unknown
-                                               else na_text() if cost is None else f"${cost:,.2f}", cost),
+                                               else not_available() if cost is None else f"${cost:,.2f}", cost),
         }
 
     def cost_per_million(self, c: PlanOption) -> float | None:
@@ -346,11 +346,11 @@ class PlanView(QWidget):
             cells: list[QTableWidgetItem] = [
                 NumericItem(str(row + 1), row + 1),
                 QTableWidgetItem(candidate_label(c)),
-                QTableWidgetItem(str(c.interconnect_name or c.interconnect or na_text())),
-                QTableWidgetItem(str(c.server_name or c.server_id or na_text())),  # full name in tooltip
+                QTableWidgetItem(str(c.interconnect_name or c.interconnect or not_available())),
+                QTableWidgetItem(str(c.server_name or c.server_id or not_available())),  # full name in tooltip
                 NumericItem(format_gib(c.per_gpu_memory_bytes), c.per_gpu_memory_bytes),
                 NumericItem(format_gib(c.safe_line_bytes), c.safe_line_bytes),
-                NumericItem(format_step_time(c.step_time_s), c.step_time_s),
+                NumericItem(format_duration(c.step_time_s), c.step_time_s),
                 NumericItem(format_duration(c.time_to_result_s), c.time_to_result_s),
                 QTableWidgetItem(_yes_no(meets)),
                 NumericItem(self.tco_text(c), c.tco_3y_usd),
@@ -414,8 +414,8 @@ class PlanView(QWidget):
 
     def layout_text(self, c: PlanOption) -> str:
         """How the memory is laid out: ``zero3, recompute full``; a single GPU has no sharding."""
-        sharding = c.sharding or (self.tr("single GPU") if c.count == 1 else na_text())
-        return self.tr("{0}, recompute {1}").format(sharding, c.recompute or na_text())
+        sharding = c.sharding or (self.tr("single GPU") if c.count == 1 else not_available())
+        return self.tr("{0}, recompute {1}").format(sharding, c.recompute or not_available())
 
     def settings_text(self, c: PlanOption) -> str:
         """The settings the option is computed with: layout, then what the search changed against the answers."""
@@ -445,9 +445,9 @@ class PlanView(QWidget):
         lines = [
             self.tr("{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Before the search (the answers as given, one GPU, no sharding) the job needs {5}; each option below is computed with the settings the search chose.").format(
                 self.name or self.tr("Plan"),
-                kind_label(plan.workload_kind) if plan.workload_kind else na_text(),
-                model.name if model else na_text(),
-                f"{model.params / 1e9:.2f}" if model and model.params is not None else na_text(),
+                kind_label(plan.workload_kind) if plan.workload_kind else not_available(),
+                model.name if model else not_available(),
+                f"{model.params / 1e9:.2f}" if model and model.params is not None else not_available(),
                 self.tr(", shape guessed") if model and model.shape_is_guess else "",
                 format_gib(plan.memory.total_bytes if plan.memory else None),
             )
@@ -478,8 +478,8 @@ class PlanView(QWidget):
                                      "TTFT {5}, TPOT {6}, {7} per GPU against a safe line of {8}, 3-year TCO {9}, {10} per "
                                      "million output tokens.").format(
                     candidate_label(top), top.replicas or max(1, (top.count or tp) // tp), tp, top.qps_capacity,
-                    na_text() if target is None else f"{target:g}", format_step_time(top.ttft_s),
-                    format_step_time(top.tpot_s), format_gib(top.per_gpu_memory_bytes),
+                    not_available() if target is None else f"{target:g}", format_duration(top.ttft_s),
+                    format_duration(top.tpot_s), format_gib(top.per_gpu_memory_bytes),
                     format_gib(top.safe_line_bytes), self.tco_text(top),
                     self.tr("price unknown") if cost is None else f"${cost:,.2f}"))
             else:
@@ -508,9 +508,9 @@ class PlanView(QWidget):
             tp = best.tensor_parallel or 1
             lines.append(self.tr("Serving side at {0} req/s: {1} as {2} replica(s) × TP{3}, sustains {4:.1f} req/s, "
                                  "TTFT {5}, TPOT {6}, 3-year TCO {7} (tab “Serving side”).").format(
-                f"{side.target_qps:g}" if side.target_qps is not None else na_text(), candidate_label(best),
-                best.replicas or max(1, best.count // tp), tp, best.qps_capacity, format_step_time(best.ttft_s),
-                format_step_time(best.tpot_s), self.tco_text(best)))
+                f"{side.target_qps:g}" if side.target_qps is not None else not_available(), candidate_label(best),
+                best.replicas or max(1, best.count // tp), tp, best.qps_capacity, format_duration(best.ttft_s),
+                format_duration(best.tpot_s), self.tco_text(best)))
         over_limit = bool(binding is not None and binding.field == "operations.max_gpus" and plan.closest)
         if over_limit:
             nearest = "; ".join(
@@ -524,7 +524,7 @@ class PlanView(QWidget):
                 self.tr("{0} × {1} late by {2}").format(c.count, c.gpu_id, format_duration(c.deadline_miss_s))
                 for c in plan.closest[:3]
             )
-            lines.append(self.tr("No candidate meets the deadline. Closest: {0}.").format(misses or na_text()))
+            lines.append(self.tr("No candidate meets the deadline. Closest: {0}.").format(misses or not_available()))
         if warnings_left:
             lines.append(self.tr("⚠ %n plan warning(s), listed first on the right: ", "", len(warnings_left))
                          + warnings_left[0])
@@ -599,12 +599,12 @@ class PlanView(QWidget):
         if c.serving:  # the engine settings the search chose for a service
             tp = c.tensor_parallel or 1
             lines.append(self.tr("Replicas × TP: {0} × TP{1}; requests in flight per replica: {2}; engine: {3}").format(
-                c.replicas or max(1, c.count // tp), tp, na_text() if c.concurrent_sequences is None
+                c.replicas or max(1, c.count // tp), tp, not_available() if c.concurrent_sequences is None
                 else c.concurrent_sequences, c.engine or self.tr("roofline estimate")))
         else:  # the training layout and batch the search chose
             lines.append(self.tr("Sharding: {0}; recomputation: {1}; exposed communication: {2}").format(
-                c.sharding or (self.tr("single GPU") if c.count == 1 else na_text()), c.recompute or na_text(),
-                format_percent(c.comm_share, 1)))
+                c.sharding or (self.tr("single GPU") if c.count == 1 else not_available()), c.recompute or not_available(),
+                format_percent(c.comm_share, digits=1)))
             if c.micro_batch_size is not None:
                 lines.append(self.tr("Micro-batch {0} × {1} accumulation step(s) per optimizer step").format(
                     c.micro_batch_size, c.gradient_accumulation or 1))

@@ -36,7 +36,8 @@ from gpudesk.store.plans import (
     update_plan,
 )
 from gpudesk.ui.plan.export_menu import ExportButton
-from gpudesk.ui.plan.units import format_duration, format_usd, na_text
+from gpudesk.units import format_duration, format_usd, not_available
+from gpudesk.ui.error_text import error_text
 
 
 class PlansList(QWidget):
@@ -122,7 +123,7 @@ class PlansList(QWidget):
         try:
             return PlanDocument.from_dict(saved.plan)
         except PlanDocumentError as exc:
-            self.ctx.notify(self.tr("{0}: {1}").format(saved.name, str(exc)), "error")
+            self.ctx.notify(self.tr("{0}: {1}").format(saved.name, error_text(exc)), "error")
             return None
 
     # -- data ---------------------------------------------------------------------------------------------
@@ -137,19 +138,19 @@ class PlansList(QWidget):
                 self._plans = [p for p in list_plans(self.ctx.store) if needle in p.name.lower()]
             except StoreError as exc:
                 self._plans = []
-                self.ctx.notify(str(exc), "error")
+                self.ctx.notify(error_text(exc), "error")
         self.table.setRowCount(len(self._plans))
         for row, saved in enumerate(self._plans):
             top = top_option(saved.plan)
-            label = na_text()
+            label = not_available()
             if top is not None:
                 label = f"{top.count} × {top.name}"
             cells = [
                 saved.name,
-                self.tr("unreadable plan: edit and plan again") if saved.problem else (kind_label(kind) if isinstance(kind := saved.plan.get("workload_kind"), str) and kind else na_text()),
+                self.tr("unreadable plan: edit and plan again") if saved.problem else (kind_label(kind) if isinstance(kind := saved.plan.get("workload_kind"), str) and kind else not_available()),
                 label,
-                format_duration(top.time_to_result_s) if top else na_text(),
-                format_usd(top.tco_3y_usd) if top else na_text(),
+                format_duration(top.time_to_result_s) if top else not_available(),
+                format_usd(top.tco_3y_usd) if top else not_available(),
                 saved.updated_at.replace("T", " ").replace("+00:00", ""),
             ]
             for column, text in enumerate(cells):
@@ -216,7 +217,7 @@ class PlansList(QWidget):
         try:
             new_id = duplicate_plan(self.ctx.store, chosen[0].id)
         except StoreError as exc:
-            self.ctx.notify(str(exc), "error")
+            self.ctx.notify(error_text(exc), "error")
             return
         self.refresh(select_id=new_id)
 
@@ -232,7 +233,7 @@ class PlansList(QWidget):
         try:
             update_plan(self.ctx.store, plan_id, name=name)
         except StoreError as exc:
-            self.ctx.notify(str(exc), "warning")
+            self.ctx.notify(error_text(exc), "warning")
             return False
         self.refresh(select_id=plan_id)
         return True
@@ -250,7 +251,7 @@ class PlansList(QWidget):
             for saved in chosen:
                 delete_plan(self.ctx.store, saved.id)
         except StoreError as exc:
-            self.ctx.notify(str(exc), "error")
+            self.ctx.notify(error_text(exc), "error")
             return
         self._deleted_batch = [s.id for s in chosen]
         self._last_deleted = chosen[-1].id
@@ -266,7 +267,7 @@ class PlansList(QWidget):
             for plan_id in batch:
                 restore_plan(self.ctx.store, plan_id)
         except StoreError as exc:
-            self.ctx.notify(str(exc), "error")
+            self.ctx.notify(error_text(exc), "error")
             return
         self._last_deleted = None
         self._deleted_batch = []

@@ -13,6 +13,7 @@ from gpudesk.ui.plan.fields import FieldEditor, set_path
 from gpudesk.ui.plan.live_preview import LivePreview
 from gpudesk.ui.plan.live_form import LivePreviewForm
 from gpudesk.ui.plan.questions import model_page
+from gpudesk.ui.error_text import error_text
 
 QUICK_KEYS = ("model.model", "model.params", "model.mode", "model.seq_len_tokens", "model.micro_batch_size")
 DEBOUNCE_MS = 120
@@ -91,7 +92,7 @@ class QuickMode(LivePreviewForm, QWidget):
     def describe_error(self, exc: Exception) -> str:
         """The planner's message with the field's label instead of its internal key (``model.model``)."""
         raw = str(getattr(exc, "field", "") or "")
-        detail = exc.reason if isinstance(exc, GpudeskError) else str(exc)
+        detail = exc.reason if isinstance(exc, GpudeskError) else error_text(exc)
         for key in (raw, f"model.{raw}"):
             if key in self.editors:
                 return f"{self.editors[key].spec.caption()}: {detail}"

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 from gpudesk.planner.document import PlanDocument, PlanOption
 from gpudesk.planner.serving_cost import cost_per_million_tokens_usd
 from gpudesk.ui.plan.charts import LatencyThroughputChart, candidate_label
-from gpudesk.ui.plan.units import format_gib, format_step_time, format_usd, na_text
+from gpudesk.units import format_duration, format_gib, format_usd, not_available
 
 #: Serving options listed (the best first, as the planner ranked them).
 SERVING_ROWS = 10
@@ -65,19 +65,19 @@ class ServingSide(QWidget):
                                     w.tpot_target_s if w else None)
         target = side.target_qps
         self.caption.setText(self.tr("The same model served at {0} requests/s, sized on its own GPUs (the training "
-                                     "options are in the table above).").format(na_text() if target is None else f"{target:g}")
+                                     "options are in the table above).").format(not_available() if target is None else f"{target:g}")
                              if options else self.tr("No configuration serves the model at the target QPS; see the "
                                                      "plan warnings."))
         for row, option in enumerate(options):
             cost = cost_per_million_tokens_usd(option.tco_3y_usd, target, side.output_tokens, side.tco_years)
             cells = [candidate_label(option), self.layout_text(option),
-                     na_text() if option.qps_capacity is None else self.tr("{0:.1f} req/s").format(option.qps_capacity),
-                     f"{format_step_time(option.ttft_s)} / {format_step_time(option.tpot_s)}",
+                     not_available() if option.qps_capacity is None else self.tr("{0:.1f} req/s").format(option.qps_capacity),
+                     f"{format_duration(option.ttft_s)} / {format_duration(option.tpot_s)}",
                      format_gib(option.per_gpu_memory_bytes),
                      self.tr("price unknown") if option.tco_3y_usd is None and (
                          option.gpu_price_unknown or option.host_price_known is False)
                      else format_usd(option.tco_3y_usd),
-                     na_text() if cost is None else f"${cost:,.2f}"]
+                     not_available() if cost is None else f"${cost:,.2f}"]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(option.rank_reason or "")

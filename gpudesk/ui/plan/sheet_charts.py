@@ -13,7 +13,7 @@ from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
 from gpudesk.planner.document import PlanDocument, PlanOption, as_document
 from gpudesk.planner.sheet_markdown import memory_part_label, tco_line_label
 
-GIB = 2**30
+from gpudesk.units import GIB
 PALETTE = ("#1f5fa8", "#e08a1e", "#f2b56b", "#2e8b57", "#8fc9a3", "#6fa3e0", "#b0413e", "#9e9e9e", "#c9a36b",
            "#5b3f8c", "#a9c8ee", "#444444", "#d4d4d4")
 #: Options drawn beside the chosen one.

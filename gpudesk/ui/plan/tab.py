@@ -26,6 +26,7 @@ from gpudesk.ui.plan.bar import PlanBar, example_profiles, example_title
 from gpudesk.ui.plan.controller import PlanController, read_profile_text, run_plan
 from gpudesk.ui.plan.pages import COMPARE, PLANS, QUICK, RESULTS, WIZARD, PlanPages
 from gpudesk.ui.startup import finish_startup
+from gpudesk.ui.error_text import error_text
 
 if TYPE_CHECKING:
     from gpudesk.store.plans import SavedPlan
@@ -156,7 +157,7 @@ class PlanTab(QWidget):
         try:
             data = read_profile_text(profile_file_text(path), "toml")
         except (OSError, PlannerError) as exc:
-            self.ctx.notify(self.tr("Cannot load the profile {0}: {1}").format(path.name, str(exc)), "error")
+            self.ctx.notify(self.tr("Cannot load the profile {0}: {1}").format(path.name, error_text(exc)), "error")
             return
         config = data.get("model", {}).get("config_path") if isinstance(data.get("model"), dict) else None
         if config and not Path(config).is_absolute():
@@ -188,7 +189,7 @@ class PlanTab(QWidget):
         if isinstance(exc, (PlanInputError, SizingError)):
             wizard.show_problem(wizard.field_key(exc), wizard.describe_error(exc))
             self.show_view(WIZARD)
-        message = str(exc) if isinstance(exc, (PlannerError, SizingError)) else self.tr("Planning failed: {0}").format(repr(exc))
+        message = error_text(exc) if isinstance(exc, (PlannerError, SizingError)) else self.tr("Planning failed: {0}").format(repr(exc))
         self.ctx.notify(message, "error")
         self.status.setText(message)
 

@@ -33,6 +33,7 @@ from gpudesk.ui.plan.fields import FieldEditor, PageSpec, get_path, set_path
 from gpudesk.ui.plan.live_preview import LivePreview
 from gpudesk.ui.plan.live_form import LivePreviewForm
 from gpudesk.ui.plan.questions import build_pages
+from gpudesk.ui.error_text import error_text
 
 DEBOUNCE_MS = 120
 
@@ -282,8 +283,8 @@ class PlanWizard(LivePreviewForm, QWidget):
         """The planner's message with the field's label in front of it (``Samples (million): ...``)."""
         key = self.field_key(exc)
         if key is None:
-            return str(exc)
-        detail = exc.reason if isinstance(exc, GpudeskError) else str(exc)
+            return error_text(exc)
+        detail = exc.reason if isinstance(exc, GpudeskError) else error_text(exc)
         return f"{self.editors[key].spec.caption()}: {detail}"
 
     def field_key(self, exc: Exception) -> str | None:

@@ -38,7 +38,8 @@ from gpudesk.planner.serve_launch import LaunchInputs
 from gpudesk.sizing.engines.common import ENGINES, EngineFit
 from gpudesk.sizing.engines.terms import engine_title, memory_rows
 
-GIB = 1024**3
+from gpudesk.units import GIB
+from gpudesk.ui.error_text import error_text
 ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "llamacpp": "llama.cpp",
                  "ollama": "Ollama"}
 WEIGHT_FORMATS = ("checkpoint", "bf16", "fp8", "int8", "int4-g128", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "iq4_xs")
@@ -201,7 +202,7 @@ class ServeFitPage(QWidget):
         try:
             args = shlex.split(self.settings.text())
         except ValueError as exc:
-            self._show_error(self.tr("The engine settings cannot be read: %1").replace("%1", str(exc)))
+            self._show_error(self.tr("The engine settings cannot be read: %1").replace("%1", error_text(exc)))
             return
         gpus = self.gpus.value()
         try:
@@ -211,7 +212,7 @@ class ServeFitPage(QWidget):
                                 weight_format=self.weight_format.currentText().strip() or "checkpoint", gpus=gpus,
                                 tensor_parallel=gpus if engine in TP_SETTING else None)
         except GpudeskError as exc:
-            self._show_error(str(exc))
+            self._show_error(error_text(exc))
             return
         self.show_result(result)
 

@@ -33,7 +33,7 @@ def test_evidence_reads_as_values_with_units_not_python_reprs():
     assert "None" not in text and "False" not in text and "1796047350" not in text and "_s:" not in text
     lines = text.splitlines()
     for expected in ("  gpu: N/A", "  start: 14:02:30", "  end: 14:03:04", "  duration: 35 s",
-                     "  gpu util median: 2 %", "  pcie rx median: 2.8 MB/s", "  host cpu median: N/A",
+                     "  gpu util median: 2 %", "  pcie rx median: 3 MB/s", "  host cpu median: N/A",
                      "  at edge: no", "  from the start: t+2 min", "  gpu temp max: 91 °C", "  mem used max: 32.00 GiB"):
         assert expected in lines, expected
     set_time_basis(timebase.RELATIVE)  # a log without a time column: offsets, never 1970

@@ -6,7 +6,7 @@ import math
 
 from gpudesk.ui.oom.live_curve import LiveMemoryCurve
 from gpudesk.ui.oom.memory_bars import GpuBarData, MemoryBarsPanel, bar_segments
-from gpudesk.ui.oom.units import format_bytes
+from gpudesk.units import format_bytes
 
 GiB = 1024**3
 MiB = 1024**2
@@ -15,7 +15,7 @@ MiB = 1024**2
 def test_format_bytes_binary_units_and_na():
     assert format_bytes(int(13.39 * GiB)) == "13.39 GiB"
     assert format_bytes(46 * MiB) == "46.00 MiB"
-    assert format_bytes(0) == "0 bytes"
+    assert format_bytes(0) == "0 B"
     assert format_bytes(None) == "N/A"
 
 

@@ -9,7 +9,7 @@ from gpudesk.planner.document import PlanOption
 from gpudesk.ui.plan.charts import CostTimeScatter, TcoChart, candidate_label
 from gpudesk.ui.plan.fields import FieldSpec, parse_number
 from gpudesk.ui.plan.memory_chart import MemoryBarSpec, MemoryBreakdownChart
-from gpudesk.ui.plan.units import format_duration, format_gib, format_usd
+from gpudesk.units import format_duration, format_gib, format_usd
 
 GIB = 1024**3
 
@@ -21,8 +21,8 @@ def test_memory_bars_stack_and_caption_the_safe_line(qtbot):
     over = MemoryBarSpec("B", [("weights", 50 * GIB), ("kv_cache", 20 * GIB)], 79.18 * GIB, 63.34 * GIB)
     chart.set_bars([under, over])
     assert chart.caption.text().splitlines() == [
-        "A: 30.0 GiB per GPU, 33.3 GiB under the safe line of 63.3 GiB",
-        "B: 70.0 GiB per GPU, 6.7 GiB OVER the safe line of 63.3 GiB",
+        "A: 30.00 GiB per GPU, 33.34 GiB under the safe line of 63.34 GiB",
+        "B: 70.00 GiB per GPU, 6.66 GiB OVER the safe line of 63.34 GiB",
     ]
     bars = chart._items  # noqa: SLF001 - the drawn items are the point of this test
     assert list(bars["activations"].opts["y0"]) == pytest.approx([10.0, 50.0])
@@ -34,7 +34,7 @@ def test_memory_bars_stack_and_caption_the_safe_line(qtbot):
     # A redraw with fewer parts drops the stale ones from the plot and the legend.
     chart.set_bars([MemoryBarSpec("C", [("weights", GIB)], None, None)])
     assert set(chart._items) == {"weights"}  # noqa: SLF001
-    assert chart.caption.text() == "C: 1.0 GiB per GPU (no safe line known)"
+    assert chart.caption.text() == "C: 1.00 GiB per GPU (no safe line known)"
 
 
 def test_tco_chart_skips_candidates_without_a_total(qtbot):
@@ -67,11 +67,11 @@ def test_scatter_groups_by_deadline_and_leaves_out_unknowns(qtbot):
 
 def test_labels_and_units():
     assert candidate_label(PlanOption.from_dict({"gpu_name": "NVIDIA GeForce RTX 4090 24GB", "count": 2})) == "2× RTX 4090 24GB"
-    assert format_gib(66571993088) == "62.0 GiB"
+    assert format_gib(66571993088) == "62.00 GiB"
     assert format_gib(None) == "N/A"
     assert format_usd(-0.0) == "$0"
     assert format_usd(-1234.4) == "−$1,234"
-    assert format_duration(190635) == "2.2 days"
+    assert format_duration(190635) == "2 d 5 h"
     assert format_duration(None) == "N/A"
 
 

@@ -14,7 +14,7 @@ from gpudesk.planner.search_notes import search_changes
 from gpudesk.planner.sheet import build_sheet
 from gpudesk.planner.sheet_markdown import sheet_to_markdown
 from gpudesk.ui.plan.tab import WIZARD
-from gpudesk.ui.plan.units import format_gib
+from gpudesk.units import format_gib
 
 from helpers.plan_tab import Notes, catalog, ctx, tab  # noqa: F401 - fixtures
 from test_plan_results_wiring import plan_file

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from gpudesk import paths
 from gpudesk.store.prices import set_price
 from gpudesk.ui.plan.tab import example_profiles, example_title
-from gpudesk.ui.plan.units import format_step_time
+from gpudesk.units import format_duration
 
 from helpers.plan_tab import ARTICLE, Notes, catalog, ctx, tab  # noqa: F401 - fixtures
 SHARDING_COLUMN = 10
@@ -108,14 +108,14 @@ def test_a_config_json_replaces_the_catalog_model(tab, tmp_path):
 
 def test_step_time_units_and_sharding_column(qtbot, tab):
     # Defects 19 and 22: "0.00 s" step times; no sharding/recompute column to explain the alternatives.
-    assert format_step_time(0.0042) == "4.2 ms" and format_step_time(0.61) == "610 ms"
-    assert format_step_time(3.5) == "3.50 s" and format_step_time(None) == "N/A"
+    assert format_duration(0.0042) == "4.2 ms" and format_duration(0.61) == "610 ms"
+    assert format_duration(3.5) == "3.5 s" and format_duration(None) == "N/A"
     tab.load_example(paths.examples_dir() / "risk-model-qps40.toml")
     result = plan_now(qtbot, tab)
     top = result.candidates[0]  # a service (a classifier: no output tokens): latency in the TTFT / TPOT column
-    assert top.ttft_s < 1 and format_step_time(top.ttft_s) != "0.00 s"
-    assert tab.pages.results.table.item(0, 10).text() == (f"{format_step_time(top.ttft_s)} / "
-                                                          f"{format_step_time(top.tpot_s)}")
+    assert top.ttft_s < 1 and format_duration(top.ttft_s) != "0.00 s"
+    assert tab.pages.results.table.item(0, 10).text() == (f"{format_duration(top.ttft_s)} / "
+                                                          f"{format_duration(top.tpot_s)}")
     tab.load_example(ARTICLE)
     result = plan_now(qtbot, tab)
     table = tab.pages.results.table
