@@ -218,7 +218,7 @@ def _host_note(option: PlanOption) -> str:
 def _bom(option: PlanOption, req: Requirement | None, software: list[tuple[str, str]]) -> list[BomLine]:
     """Bill of materials: GPUs and hosts priced from the option's TCO lines, then storage, network, software."""
     tco = option.tco_breakdown_usd
-    count = float(option.count) if option.count else None
+    count = float(option.bought) if option.bought else None  # GPUs paid for (a whole NVL72 rack)
     servers = float(option.servers or 1)
     gpus_usd = tco.get("gpus")
     hosts_usd = tco.get("hosts")

@@ -173,7 +173,7 @@ def _alternatives_table(alternatives: list[PlanOption]) -> list[str]:
         return _table(
             ["GPU", _("GPUs"), _("Interconnect"), _("Parallelism"), _("Memory per GPU"), _("QPS capacity"), "TTFT", "TPOT",
              _("3-year TCO"), _("Fits"), _("Ranking")],
-            [[md_escape(a.name), md_escape(a.count), md_escape(a.interconnect),
+            [[md_escape(a.name), md_escape(a.count_text), md_escape(a.interconnect),
               md_escape(parallelism_text(a)), gib(a.per_gpu_memory_bytes),
               "N/A" if a.qps_capacity is None else f"{a.qps_capacity:.3g} req/s",
               duration(a.ttft_s), duration(a.tpot_s), tco_text(a.tco_3y_usd, a),
@@ -182,7 +182,7 @@ def _alternatives_table(alternatives: list[PlanOption]) -> list[str]:
     return _table(
         ["GPU", _("GPUs"), _("Interconnect"), _("Sharding / recompute"), _("Memory per GPU"), _("Time to result"),
          _("3-year TCO"), _("Fits"), _("Ranking")],
-        [[md_escape(a.name), md_escape(a.count), md_escape(a.interconnect),
+        [[md_escape(a.name), md_escape(a.count_text), md_escape(a.interconnect),
           md_escape(parallelism_text(a)), gib(a.per_gpu_memory_bytes), duration(a.time_to_result_s),
           tco_text(a.tco_3y_usd, a), _yes_no(a.fits), md_escape(short_rank_reason(a))]
          for a in alternatives])
@@ -197,7 +197,7 @@ def _serving_side(sheet: ConfigurationSheet) -> list[str]:
     out = ["## " + _("Serving side (the same model at {qps} requests/s)").format(qps=qps), ""]
     return out + _table(
         [_("Item"), _("Value")],
-        [["GPU", md_escape(f"{s.count} x {s.name}")],
+        [["GPU", md_escape(f"{s.count_text} x {s.name}")],
          [_("Replicas x tensor parallel"), replicas_text(s)],
          [_("Sustained QPS"), "N/A" if s.qps_capacity is None else f"{s.qps_capacity:.1f} req/s"],
          ["TTFT / TPOT", f"{duration(s.ttft_s)} / {duration(s.tpot_s)}"],
@@ -225,7 +225,7 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
         [_("Item"), _("Value")],
         [
             ["GPU", md_escape(c.name)],
-            [_("GPUs"), md_escape(c.count)],
+            [_("GPUs"), md_escape(c.count_text)],
             [_("Interconnect"), md_escape(c.interconnect_name or c.interconnect)],
             [_("Server"), md_escape(c.server_name or c.server_id)],
             [_("Fits under the safe line"), _yes_no(c.fits)],

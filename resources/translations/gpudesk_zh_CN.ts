@@ -1351,42 +1351,42 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CostTimeScatter</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="192"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="196"/>
         <source>Time to result (days)</source>
         <translation>出结果时间（天）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="193"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="197"/>
         <source>3-year TCO (thousand USD)</source>
         <translation>3 年 TCO（千美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="200"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="204"/>
         <source>Meets the deadline</source>
         <translation>满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="201"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="205"/>
         <source>Misses the deadline</source>
         <translation>未满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="202"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="206"/>
         <source>No deadline given</source>
         <translation>未设截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="217"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="221"/>
         <source>Deadline</source>
         <translation>截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="226"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="230"/>
         <source>Dashed line: the deadline ({0:.1f} days).</source>
         <translation>虚线：截止时间（{0:.1f} 天）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="230"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="234"/>
         <source>No candidate has both a time to result and a 3-year TCO (inference plans are sized by QPS, not by time; a missing price leaves the TCO unknown).</source>
         <translation>没有候选方案同时具备出结果时间和 3 年 TCO（推理规划按 QPS 而非时间确定规模；缺少价格时 TCO 未知）。</translation>
     </message>
@@ -2619,52 +2619,52 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>LatencyThroughputChart</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="240"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="244"/>
         <source>Sustained QPS (requests/s)</source>
         <translation>可持续 QPS（请求/秒）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="241"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="245"/>
         <source>Latency (ms)</source>
         <translation>延迟（毫秒）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="248"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="252"/>
         <source>Time to first token</source>
         <translation>首 token 延迟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="249"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="253"/>
         <source>Time per output token</source>
         <translation>每输出 token 时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="270"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="274"/>
         <source>Target QPS</source>
         <translation>目标 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="271"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="275"/>
         <source>Dashed red line: the target of {0:g} requests/s.</source>
         <translation>红色虚线：目标 {0:g} 请求/秒。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="272"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="276"/>
         <source>TTFT target</source>
         <translation>TTFT 目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="273"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="277"/>
         <source>TPOT target</source>
         <translation>TPOT 目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="284"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="288"/>
         <source>Each option at the QPS it sustains: its time to first token (circles) and time per output token (triangles).</source>
         <translation>每个选项位于其可持续的 QPS 处：首 token 延迟（圆点）和每输出 token 时间（三角形）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="287"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="291"/>
         <source>No option has a sustained QPS (this is not a serving plan).</source>
         <translation>没有选项具有可持续 QPS（这不是推理服务方案）。</translation>
     </message>
@@ -4560,6 +4560,14 @@ PCI 总线：{bus}</translation>
     </message>
 </context>
 <context>
+    <name>PlanCharts</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="66"/>
+        <source>{0}× {1} (runs on {2})</source>
+        <translation>{0}× {1}（使用其中 {2} 块）</translation>
+    </message>
+</context>
+<context>
     <name>PlanFields</name>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="89"/>
@@ -6316,154 +6324,154 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlansList</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="67"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="67"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="68"/>
         <source>Workload</source>
         <translation>工作负载</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="68"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="69"/>
         <source>Top candidate</source>
         <translation>首选候选方案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="69"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="70"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="70"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="71"/>
         <source>3-year TCO (USD)</source>
         <translation>3 年 TCO（美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="71"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="72"/>
         <source>Updated (UTC)</source>
         <translation>更新时间（UTC）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="83"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="84"/>
         <source>&amp;Open</source>
         <translation>打开(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="83"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="84"/>
         <source>Show the saved plan&apos;s results</source>
         <translation>显示已保存规划的结果</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="84"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
         <source>&amp;Edit…</source>
         <translation>编辑(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="84"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
         <source>Load its answers into the wizard and re-plan</source>
         <translation>将其回答载入向导并重新规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
         <source>Du&amp;plicate</source>
         <translation>复制(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
         <source>Save a copy under a new name</source>
         <translation>以新名称保存一份副本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
         <source>&amp;Rename…</source>
         <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
         <source>Give the plan a new name</source>
         <translation>为规划取一个新名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
         <source>&amp;Compare two</source>
         <translation>比较两个(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
         <source>Select two plans (Ctrl+click) to see them side by side</source>
         <translation>选择两个规划（按住 Ctrl 单击）以并排查看</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="89"/>
         <source>&amp;Delete</source>
         <translation>删除(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="89"/>
         <source>Delete the selected plans (can be undone)</source>
         <translation>删除所选规划（可撤销）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="89"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="90"/>
         <source>&amp;Undo delete</source>
         <translation>撤销删除(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="89"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="90"/>
         <source>Bring back the plan deleted last</source>
         <translation>恢复最近删除的规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="91"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="92"/>
         <source>Export the selected plan&apos;s configuration sheet</source>
         <translation>导出所选规划的配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="96"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="97"/>
         <source>Filter by name</source>
         <translation>按名称筛选</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="125"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="126"/>
         <source>{0}: {1}</source>
         <translation>{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="133"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="134"/>
         <source>The user database is not available; plans cannot be saved.</source>
         <translation>用户数据库不可用；无法保存规划。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="149"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="150"/>
         <source>unreadable plan: edit and plan again</source>
         <translation>规划无法读取：请编辑后重新规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="166"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="167"/>
         <source>No saved plans yet: run the wizard and press “Save plan”.</source>
         <translation>尚无已保存的规划：运行向导后按“保存规划”。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="168"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="169"/>
         <source>%n saved plan(s)</source>
         <translation>
             <numerusform>%n 个已保存的规划</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="227"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="228"/>
         <source>Rename plan</source>
         <translation>重命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="227"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="228"/>
         <source>New name:</source>
         <translation>新名称：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="259"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="260"/>
         <source>Deleted {0}. Press Ctrl+Z or “Undo delete” to bring it back (until gpudesk closes).</source>
         <translation>已删除 {0}。按 Ctrl+Z 或“撤销删除”可恢复（在 gpudesk 关闭之前有效）。</translation>
     </message>
@@ -8010,37 +8018,37 @@ PCI 总线：{bus}</translation>
 <context>
     <name>TcoChart</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="88"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="92"/>
         <source>3-year TCO (thousand USD)</source>
         <translation>3 年 TCO（千美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="136"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="140"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="141"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="145"/>
         <source>Unpriced: known costs only, outlined</source>
         <translation>无价格：仅以轮廓显示已知成本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="160"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="164"/>
         <source>server (host) price unknown — the bar shows the known costs only, without the servers</source>
         <translation>服务器（主机）价格未知——柱形只显示已知成本，不含服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="162"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="166"/>
         <source>GPU price unknown — the bar shows the known costs only, without the GPUs</source>
         <translation>GPU 价格未知——柱形只显示已知成本，不含 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="163"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="167"/>
         <source>GPU and server (host) prices unknown — the bar shows the known costs only, without the GPUs and the servers</source>
         <translation>GPU 和服务器（主机）价格未知——柱形只显示已知成本，不含 GPU 和服务器</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/charts.py" line="151"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="155"/>
         <source>%n candidate(s) without a TCO figure are not drawn.</source>
         <translation>
             <numerusform>%n 个没有 TCO 数值的候选方案未绘制。</numerusform>
