@@ -157,7 +157,14 @@ def parallelism_text(a: PlanOption) -> str:
     if a.serving:
         return f"tp{a.tensor_parallel or 1}"
     sharding = a.sharding or (_("single GPU") if a.count == 1 else _("data parallel"))
-    return f"{sharding} / {a.recompute or _('no recompute')}"
+    return f"{sharding} / {recompute_text(a.recompute)}"
+
+
+def recompute_text(value: str | None) -> str:
+    """The activation recomputation the search chose, in the reader's language (``none``/``selective``/``full``
+    are the profile's values, model.recompute)."""
+    return {None: _("no recompute"), "none": _("no recompute"), "selective": _("selective recompute"),
+            "full": _("full recompute")}.get(value, value or _("no recompute"))
 
 
 def short_rank_reason(a: PlanOption) -> str:

@@ -5872,52 +5872,52 @@ PCI 总线：{bus}</translation>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="288"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="290"/>
         <source>Rank</source>
         <translation>排名</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="289"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="291"/>
         <source>Configuration</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="290"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="292"/>
         <source>Interconnect</source>
         <translation>互连</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="291"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="293"/>
         <source>Server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="292"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="294"/>
         <source>Memory per GPU</source>
         <translation>每 GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="293"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="295"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="294"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="296"/>
         <source>Step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="295"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="297"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="296"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="298"/>
         <source>Target met</source>
         <translation>达到目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="297"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="299"/>
         <source>3-year TCO (USD)</source>
         <translation>3 年 TCO（美元）</translation>
     </message>
@@ -6018,228 +6018,248 @@ PCI 总线：{bus}</translation>
         <translation>所选候选方案的警告和依据：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="294"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="296"/>
         <source>Replicas × TP</source>
         <translation>副本 × TP</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="295"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="297"/>
         <source>Sustained QPS</source>
         <translation>可持续 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="298"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="300"/>
         <source>TTFT / TPOT</source>
         <translation>TTFT / TPOT</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="298"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="300"/>
         <source>Settings the search chose</source>
         <translation>搜索选定的设置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="299"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="301"/>
         <source>Why this rank</source>
         <translation>排名理由</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="300"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="302"/>
         <source>USD per million output tokens</source>
         <translation>每百万输出 token 美元</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="306"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="308"/>
         <source>3-year TCO over the output tokens served at the target QPS around the clock for the TCO years; unpriced options have none</source>
         <translation>3 年 TCO 除以在目标 QPS 下全天候运行 TCO 年限所服务的输出 token 数；无价格的选项没有此值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="316"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="318"/>
         <source>{0} × TP{1}</source>
         <translation>{0} × TP{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="317"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="319"/>
         <source>{0:.1f} req/s</source>
         <translation>{0:.1f} 请求/秒</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="368"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="371"/>
         <source>* The search changed: {0}</source>
         <translation>* 搜索更改了：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="402"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="405"/>
         <source>Rejected ({0})</source>
         <translation>已排除（{0}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="417"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="606"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="420"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="646"/>
         <source>single GPU</source>
         <translation>单 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="418"/>
-        <source>{0}, recompute {1}</source>
-        <translation>{0}，重计算 {1}</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="446"/>
-        <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Before the search (the answers as given, one GPU, no sharding) the job needs {5}; each option below is computed with the settings the search chose.</source>
-        <translation>{0} — 工作负载类型：{1}。模型：{2}（{3} B 参数{4}）。搜索之前（按所填答案、单 GPU、不分片）作业需要 {5}；下列每个选项都按搜索选定的设置计算。</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="319"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="436"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="484"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="321"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="444"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="523"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="447"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="421"/>
+        <source>{0}, {1}</source>
+        <translation>{0}，{1}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="425"/>
+        <source>no recompute</source>
+        <translation>不重计算</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="425"/>
+        <source>selective recompute</source>
+        <translation>选择性重计算</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="426"/>
+        <source>full recompute</source>
+        <translation>完全重计算</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="483"/>
+        <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}).</source>
+        <translation>{0} — 工作负载类型：{1}。模型：{2}（{3} B 参数{4}）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="484"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="451"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="488"/>
         <source>, shape guessed</source>
         <translation>，模型结构为推测</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="461"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="465"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="491"/>
+        <source>Before the search (the answers as given, one GPU, no sharding) the job needs {0}; each option below is computed with the settings the search chose.</source>
+        <translation>搜索之前（按所填答案、单 GPU、不分片）作业需要 {0}；下列每个选项都按搜索选定的设置计算。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="500"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="504"/>
         <source>No configuration fits this requirement: {0}</source>
         <translation>没有配置能满足此要求：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="468"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="507"/>
         <source>No configuration fits this requirement; see the reasons below.</source>
         <translation>没有配置能满足此需求；原因见下文。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="477"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="516"/>
         <source>Top candidate: {0} as {1} replica(s) × TP{2}, sustains {3:.1f} req/s (target {4}), TTFT {5}, TPOT {6}, {7} per GPU against a safe line of {8}, 3-year TCO {9}, {10} per million output tokens.</source>
         <translation>首选：{0}，{1} 个副本 × TP{2}，可持续 {3:.1f} 请求/秒（目标 {4}），TTFT {5}，TPOT {6}，每 GPU {7}（安全线 {8}），3 年 TCO {9}，每百万输出 token {10}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="487"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="526"/>
         <source>Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.</source>
         <translation>首选候选方案：{0}，经由 {1}，每 GPU {2}，安全线 {3}，出结果时间 {4}，3 年 TCO {5}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="498"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="537"/>
         <source>The search changed your answers for it: {0}. “Apply this option” writes them into the wizard.</source>
         <translation>搜索为其更改了您的答案：{0}。“采用此选项”会将其写入向导。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="502"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="541"/>
         <source>Price unknown for {0} (ranked after priced options): select one and enter your quote on the right, or in the Catalog tab.</source>
         <translation>{0} 价格未知（排在有价格的选项之后）：选中它并在右侧或“目录”标签页中输入您的报价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="509"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="548"/>
         <source>Serving side at {0} req/s: {1} as {2} replica(s) × TP{3}, sustains {4:.1f} req/s, TTFT {5}, TPOT {6}, 3-year TCO {7} (tab “Serving side”).</source>
         <translation>服务侧（{0} 请求/秒）：{1}，{2} 个副本 × TP{3}，可持续 {4:.1f} 请求/秒，TTFT {5}，TPOT {6}，3 年 TCO {7}（见“服务侧”标签页）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="517"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="556"/>
         <source>{0} × {1}, time to result {2}</source>
         <translation>{0} × {1}，出结果时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="521"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="560"/>
         <source>Closest options beyond the GPU-count limit: {0}.</source>
         <translation>超出 GPU 数量上限的最接近方案：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="524"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="563"/>
         <source>{0} × {1} late by {2}</source>
         <translation>{0} × {1} 超出截止时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="527"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="566"/>
         <source>No candidate meets the deadline. Closest: {0}.</source>
         <translation>没有候选方案能满足截止时间。最接近的：{0}。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="529"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="568"/>
         <source>⚠ %n plan warning(s), listed first on the right: </source>
         <translation>
             <numerusform>⚠ %n 条规划警告，列在右侧最前面： </numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="536"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="576"/>
         <source>No configuration was rejected.</source>
         <translation>没有配置被排除。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="537"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="577"/>
         <source>Rejected configurations and why (each reason names its rule or datasheet):</source>
         <translation>被排除的配置及原因（每条原因都注明其规则或数据手册）：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="540"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="580"/>
         <source>{0} (any count)</source>
         <translation>{0}（任意数量）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="548"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="588"/>
         <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
         <translation>租用还是购买：此 GPU 没有公开的按需云租用价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="549"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="589"/>
         <source>Rent vs buy: {0}.</source>
         <translation>租用还是购买：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="593"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="633"/>
         <source>Ranking: {0}</source>
         <translation>排序依据：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="595"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="635"/>
         <source>Plan warnings:</source>
         <translation>规划警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="601"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="641"/>
         <source>Replicas × TP: {0} × TP{1}; requests in flight per replica: {2}; engine: {3}</source>
         <translation>副本 × TP：{0} × TP{1}；每副本并发请求数：{2}；引擎：{3}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="603"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="643"/>
         <source>roofline estimate</source>
         <translation>屋顶线估算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="605"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="645"/>
         <source>Sharding: {0}; recomputation: {1}; exposed communication: {2}</source>
         <translation>分片：{0}；重计算：{1}；未被掩盖的通信：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="609"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="649"/>
         <source>Micro-batch {0} × {1} accumulation step(s) per optimizer step</source>
         <translation>每次优化器步：微批次 {0} × {1} 个梯度累积步</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="612"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="652"/>
         <source>Sustained QPS: {0:.1f}</source>
         <translation>可持续 QPS：{0:.1f}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="614"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="654"/>
         <source>Warnings:</source>
         <translation>警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="614"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="654"/>
         <source>Warnings: none</source>
         <translation>警告：无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="617"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="657"/>
         <source>Rationale:</source>
         <translation>依据：</translation>
     </message>
