@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from gpudesk.catalog.records import GPU, Server
 from gpudesk.i18n import _
 from gpudesk.planner.candidates import (
+    recompute_value_text,
     PlanContext,
     TrainSearch,
     TrainSetting,
@@ -305,10 +306,10 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
     layout = sharding if count > 1 else _("single GPU")
     if cand.fits:
         layout_text = _("{layout}, recompute {recompute}: the fastest setting under the safe line").format(
-            layout=layout, recompute=recompute)
+            layout=layout, recompute=recompute_value_text(recompute))
     else:
         layout_text = _("{layout}, recompute {recompute}: the smallest footprint; still over the safe line").format(
-            layout=layout, recompute=recompute)
+            layout=layout, recompute=recompute_value_text(recompute))
     why.append((layout_text,
                 "ZeRO paper (arXiv 1910.02054) sections 5 and 7; Korthikanti et al. 2022 Table 2"))
     why.append((_("{memory} per GPU against {safe_line} safe line ({share:.0%} of {usable} usable)").format(
