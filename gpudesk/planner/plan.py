@@ -216,7 +216,7 @@ def _unpriced_warning(ranked: list[Candidate]) -> str | None:
     contenders = sorted(best.values(), key=lambda c: -(c.break_even_price_usd or 0.0))[:3]
     if contenders:
         text = _("{text}. Would rank first with a quote per GPU below: {quotes}").format(text=text, quotes="; ".join(
-            f"{c.count} x {c.gpu_name} ${c.break_even_price_usd:,.0f}" for c in contenders))
+            f"{c.bought} x {c.gpu_name} ${c.break_even_price_usd:,.0f}" for c in contenders))
     return text
 
 

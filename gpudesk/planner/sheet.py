@@ -224,6 +224,11 @@ def _bom(option: PlanOption, req: Requirement | None, software: list[tuple[str, 
     hosts_usd = tco.get("hosts")
     gpu_notes = _("catalog id {gpu_id}; {power_w} W for all GPUs at TDP").format(
         gpu_id=option.gpu_id, power_w=int(option.gpu_power_w) if option.gpu_power_w else "N/A")
+    if option.bought > option.count:  # a chassis sold whole (an NVL72 rack): the job runs on part of it
+        gpu_notes = _("catalog id {gpu_id}; sold as whole units of the server: {bought} bought, the option runs on "
+                      "{count} ({power_w} W at TDP)").format(
+            gpu_id=option.gpu_id, bought=option.bought, count=option.count,
+            power_w=int(option.gpu_power_w) if option.gpu_power_w else "N/A")
     if option.gpu_price_unknown:
         gpu_notes = f"{price_unknown_text()}; {gpu_notes}"
     lines = [
