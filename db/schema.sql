@@ -69,6 +69,10 @@ CREATE TABLE servers (
     kind TEXT NOT NULL CHECK (kind IN ('workstation', 'pcie-2u', 'pcie-4u', 'hgx')),
     min_gpus INTEGER NOT NULL,
     max_gpus INTEGER NOT NULL,
+    -- How the chassis is sold: 'card' (a PCIe host whose slots take cards bought one by one), 'board' (an HGX/OAM
+    -- baseboard bought whole), 'rack' (an NVL72 rack bought whole); sale_unit_gpus GPUs are bought per unit.
+    sale_unit TEXT NOT NULL CHECK (sale_unit IN ('card', 'board', 'rack')),
+    sale_unit_gpus INTEGER NOT NULL CHECK (sale_unit_gpus >= 1),
     gpu_form_factor TEXT NOT NULL CHECK (gpu_form_factor IN ('SXM', 'PCIe', 'OAM')),
     interconnect TEXT NOT NULL REFERENCES links(id),
     host_link TEXT NOT NULL REFERENCES links(id),

@@ -129,6 +129,13 @@ def _priced(gpu: GPU, prices: Sequence[Price], markets: dict[str, str], packages
     )
 
 
+def _sold_in(gpu: GPU, servers: Sequence[Server]) -> GPU:
+    """``gpu`` with the fewest GPUs one can buy (the smallest sale unit of the servers that take it), the figure
+    the planner prices an option by."""
+    units = [s.sale_unit_gpus for s in servers if s.accepts(gpu)]
+    return dataclasses.replace(gpu, sale_unit_gpus=min(units) if units else None)
+
+
 class Catalog:
     """The bundled catalog. Create it with :func:`open_catalog`.
 
@@ -147,6 +154,7 @@ class Catalog:
         markets, packages, ecc_on = _markets(conn), _packages(conn), _ecc_default_on(conn)
         self._data["gpus"] = [dataclasses.replace(_priced(g, self._data["prices"], markets, packages),
                                                   ecc_default_on=g.id in ecc_on) for g in self._data["gpus"]]
+        self._data["gpus"] = [_sold_in(g, self._data["servers"]) for g in self._data["gpus"]]
         self._gpus: list[GPU] = self._data["gpus"]
         self._links: list[Link] = self._data["links"]
         self._servers: list[Server] = self._data["servers"]

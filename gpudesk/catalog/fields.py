@@ -93,6 +93,7 @@ SPEC_FIELDS: tuple[Field, ...] = (
     Field("price_kind", N_("Price kind"), none_text=N_("no dated public price")),
     Field("price_date", N_("Price date"), none_text=N_("no dated public price")),
     Field("price_source", N_("Price source"), none_text=N_("none")),
+    Field("sale_unit_gpus", N_("Smallest purchase (GPUs)"), kind="int", none_text=N_("no catalog server takes it")),
     Field("cloud_usd_per_gpu_hour", N_("Cloud rate (on demand)"), "USD/GPU-hour", "number", N_("no sourced cloud rate"), 2),
     Field("cloud_rate_source", N_("Cloud rate source"), none_text=N_("none")),
     Field("market", N_("Made for market"), none_text=N_("sold worldwide")),

@@ -68,6 +68,10 @@ class GPU:
     #: whose driver then reports 1/16 less memory; False for HBM cards (ECC costs them no capacity) and cards
     #: shipped with ECC off or without it.
     ecc_default_on: bool = False
+    #: The fewest GPUs one can buy of this SKU: the smallest sale unit (servers.sale_unit_gpus) among the catalog
+    #: servers that take it (1: PCIe cards one by one; 8: an HGX board; 72: a whole GB200 NVL72 rack); None when no
+    #: server takes it.
+    sale_unit_gpus: int | None = None
 
     @property
     def supports_fp8(self) -> bool:
@@ -91,7 +95,12 @@ class Link:
 
 @dataclass(frozen=True)
 class Server:
-    """A chassis class. ``architectures``/``gpu_ids`` empty means any card of ``gpu_form_factor``."""
+    """A chassis class. ``architectures``/``gpu_ids`` empty means any card of ``gpu_form_factor``.
+
+    ``min_gpus`` is the smallest block a job is placed on (an NVL72 compute tray of 4); ``sale_unit`` /
+    ``sale_unit_gpus`` how it is bought (``card``: one by one into a PCIe host; ``board``: an HGX/OAM board of 8;
+    ``rack``: a whole NVL72 rack of 72).
+    """
 
     id: str
     name: str
@@ -113,6 +122,14 @@ class Server:
     host_price_source: str | None = None
     confidence: str | None = None
     date_checked: str | None = None
+    sale_unit: str = "card"
+    sale_unit_gpus: int = 1
+
+    def gpus_bought(self, count: int) -> int:
+        """GPUs a buyer pays for to run ``count`` GPUs in this chassis: whole sale units (an NVL72 rack is sold
+        only whole, NVIDIA GB200 NVL72 page; an HGX board of 8; PCIe cards one by one)."""
+        unit = max(1, self.sale_unit_gpus)
+        return -(-count // unit) * unit
 
     def accepts(self, gpu: GPU) -> bool:
         """Whether ``gpu`` fits this chassis (form factor, architecture and listed GPU ids)."""

@@ -272,6 +272,21 @@ class PlanOption:
     rent: RentUsed | None = None
     warnings: list[str] = field(default_factory=list)
     rationale: list[Sourced] = field(default_factory=list)
+    gpus_bought: int | None = None
+
+    @property
+    def bought(self) -> int:
+        """GPUs paid for: more than ``count`` when the chassis is sold whole (an NVL72 rack of 72); the price and
+        TCO are for these."""
+        return max(self.gpus_bought or 0, self.count)
+
+    @property
+    def count_text(self) -> str:
+        """The GPU count as every view shows it: ``"5 of 72 bought"`` when more are bought than used, else
+        ``"5"``."""
+        if self.bought > self.count:
+            return _("{count:,} of {bought:,} bought").format(count=self.count, bought=self.bought)
+        return f"{self.count:,}"
 
     @property
     def serving(self) -> bool:
@@ -338,13 +353,14 @@ class PlanOption:
             replicas=c.replicas, concurrent_sequences=c.concurrent_sequences, engine=c.engine,
             speed_error_band=band, flops_only_time_to_result_s=_out(c.flops_only_time_to_result_s),
             dominated_by=c.dominated_by, ttft_s=_out(c.ttft_s), tpot_s=_out(c.tpot_s), meets_latency=c.meets_latency,
-            rent=rent, warnings=list(c.warnings), rationale=[Sourced(d, s) for d, s in c.rationale])
+            rent=rent, warnings=list(c.warnings), rationale=[Sourced(d, s) for d, s in c.rationale],
+            gpus_bought=c.bought)
 
     def to_dict(self) -> dict[str, Any]:
         """The option as JSON (version 2 keeps every version-1 key; see docs/plan-document.md)."""
         return {
-            "gpu_id": self.gpu_id, "gpu_name": self.gpu_name, "count": self.count, "servers": self.servers,
-            "server_id": self.server_id, "server_name": self.server_name, "interconnect": self.interconnect,
+            "gpu_id": self.gpu_id, "gpu_name": self.gpu_name, "count": self.count, "gpus_bought": self.bought,
+            "servers": self.servers, "server_id": self.server_id, "server_name": self.server_name, "interconnect": self.interconnect,
             "interconnect_name": self.interconnect_name, "network_link": self.network_link,
             "sharding": self.sharding, "recompute": self.recompute,
             "per_gpu_memory_bytes": self.per_gpu_memory_bytes,
@@ -415,7 +431,8 @@ class PlanOption:
             flops_only_time_to_result_s=_num(d.get("flops_only_time_to_result_s")),
             dominated_by=_str(d.get("dominated_by")), ttft_s=_num(d.get("ttft_s")), tpot_s=_num(d.get("tpot_s")),
             meets_latency=_bool(d.get("meets_latency")), rent=RentUsed.read(d.get("rent")),
-            warnings=_texts(d.get("warnings")), rationale=Sourced.read_all(d.get("rationale"), "decision"))
+            warnings=_texts(d.get("warnings")), rationale=Sourced.read_all(d.get("rationale"), "decision"),
+            gpus_bought=_int(d.get("gpus_bought")))
 
 
 @dataclass(frozen=True)

@@ -88,11 +88,38 @@ def _dedupe_rejections(rejected: list[Rejected]) -> list[Rejected]:
     return list(seen.values())
 
 
+def _with_whole_units(counts: list[int], server: Server, max_gpus: int) -> list[int]:
+    """Training counts for ``server``: ``counts`` plus every whole sale unit up to ``max_gpus`` when the chassis is
+    sold as a rack of more GPUs than a board (a GB200 NVL72 rack: 72, 144, ...), so the job can use all it buys."""
+    unit = server.sale_unit_gpus
+    if server.sale_unit != "rack" or unit <= 1:
+        return counts
+    return sorted(set(counts) | set(range(unit, max_gpus + 1, unit)))
+
+
+def _bought(c: Candidate, server: Server) -> None:
+    """Record the GPUs paid for when the chassis is sold in larger units than the option runs on (a whole NVL72
+    rack for 5 GPUs), and say so: the price and TCO are for what is bought."""
+    bought = server.gpus_bought(c.count)
+    if bought == c.count:
+        return
+    c.gpus_bought = bought
+    units = bought // max(1, server.sale_unit_gpus)
+    c.warnings.append(ngettext(
+        "{server} is sold only as a whole rack of {unit} GPUs: the price and TCO are for the {bought} GPUs of {units} "
+        "rack bought; this option runs on {count} of them ({spare} spare)",
+        "{server} is sold only as a whole rack of {unit} GPUs: the price and TCO are for the {bought} GPUs of {units} "
+        "racks bought; this option runs on {count} of them ({spare} spare)", units).format(
+            server=server.name, unit=server.sale_unit_gpus, bought=bought, units=units, count=c.count,
+            spare=bought - c.count))
+
+
 def _price(c: Candidate, gpu: GPU, server: Server, req: Requirement, price: GpuPrice,
            prices: list[Price] | None = None) -> None:
     delay_days = (c.deadline_miss_s or 0.0) / 86400
     c.gpu_price = price
-    c.tco = compute_tco(gpu_id=gpu.id, gpu_price_usd=price.price_usd, gpu_tdp_w=gpu.tdp_w, count=c.count,
+    _bought(c, server)
+    c.tco = compute_tco(gpu_id=gpu.id, gpu_price_usd=price.price_usd, gpu_tdp_w=gpu.tdp_w, count=c.bought,
                         server_id=server.id, server_kind=server.kind, servers=c.servers,
                         host_price_usd=server.host_price_usd, server_power_w=server.power_w,
                         server_max_gpus=server.max_gpus, delay_days=delay_days, a=req.tco,
@@ -184,7 +211,7 @@ def _unpriced_warning(ranked: list[Candidate]) -> str | None:
     contenders = sorted(best.values(), key=lambda c: -(c.break_even_price_usd or 0.0))[:3]
     if contenders:
         text = _("{text}. Would rank first with a quote per GPU below: {quotes}").format(text=text, quotes="; ".join(
-            f"{c.count} x {c.gpu_name} ${c.break_even_price_usd:,.0f}" for c in contenders))
+            f"{c.bought} x {c.gpu_name} ${c.break_even_price_usd:,.0f}" for c in contenders))
     return text
 
 
@@ -246,10 +273,11 @@ def plan(req: Requirement, catalog: Catalog, price_overrides: dict[str, Any] | N
         else:
             open_gpus.append((gpu, servers))
             results = []
-            for count in training_counts(req.operations.max_gpus):
-                if count % req.model.tensor_parallel:
-                    continue  # a tensor-parallel group needs all its GPUs
-                for server in servers:
+            counts = training_counts(req.operations.max_gpus)
+            for server in servers:
+                for count in _with_whole_units(counts, server, req.operations.max_gpus):
+                    if count % req.model.tensor_parallel:
+                        continue  # a tensor-parallel group needs all its GPUs
                     n = placements(server, count)
                     if n is None:
                         continue

@@ -221,7 +221,7 @@ def explain_ranking(ranked: list[Candidate], budget_usd: float | None = None, pr
         where = f"#{rival_at + 1} ({rival.count} x {rival.gpu_name}, ${rival.tco_3y_usd:,.0f})"
         reason = c.rank_reason or ""
         if c.unpriced_items == ["GPU"]:
-            price = break_even_price_usd(c.tco.known_part_usd, c.count, dollar_multiplier, rival.tco_3y_usd)
+            price = break_even_price_usd(c.tco.known_part_usd, c.bought, dollar_multiplier, rival.tco_3y_usd)
             c.break_even_price_usd = price
             c.rank_reason = (
                 _("{reason}; a quote below ${price_usd:,.0f} per GPU would put it above {where}").format(

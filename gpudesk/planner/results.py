@@ -86,6 +86,7 @@ class Candidate:
     flops_only_time_to_result_s: float | None = None
     dominated_by: str | None = None
     rent: RentVsBuy | None = None
+    gpus_bought: int | None = None
     ttft_s: float | None = None
     tpot_s: float | None = None
     meets_latency: bool | None = None
@@ -123,6 +124,12 @@ class Candidate:
         """What has no price (``"GPU"``, ``"host"``): the reasons the TCO is unknown."""
         out = [] if self.price_known else ["GPU"]
         return out + ([] if self.host_price_known else ["host"])
+
+    @property
+    def bought(self) -> int:
+        """GPUs paid for: ``gpus_bought`` when the chassis is sold in larger units than ``count`` (an NVL72
+        rack), else ``count``."""
+        return self.gpus_bought or self.count
 
     @property
     def label(self) -> str:

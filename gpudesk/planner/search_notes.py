@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpudesk.i18n import _
+from gpudesk.planner.candidates import recompute_value_text
 from gpudesk.planner.document import PlanOption
 from gpudesk.planner.requirement import Requirement
 
@@ -36,6 +37,9 @@ def search_changes(option: PlanOption, req: Requirement | None) -> list[str]:
         return out  # a service's layout is its tensor-parallel degree (above); it has no sharding or recomputation
     for answer, value, label in ((model.sharding, option.sharding, _("sharding")),
                                  (model.recompute, option.recompute, _("recomputation"))):
+        if label == _("recomputation"):
+            answer = recompute_value_text(answer) if answer and answer != "auto" else answer
+            value = recompute_value_text(value) if value else value
         if answer == "auto" and value:
             out.append(_("{setting} auto → {value}").format(setting=label, value=value))
         elif answer and value and answer != value:

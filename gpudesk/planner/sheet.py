@@ -217,12 +217,17 @@ def _host_note(option: PlanOption) -> str:
 def _bom(option: PlanOption, req: Requirement | None, software: list[tuple[str, str]]) -> list[BomLine]:
     """Bill of materials: GPUs and hosts priced from the option's TCO lines, then storage, network, software."""
     tco = option.tco_breakdown_usd
-    count = float(option.count) if option.count else None
+    count = float(option.bought) if option.bought else None  # GPUs paid for (a whole NVL72 rack)
     servers = float(option.servers or 1)
     gpus_usd = tco.get("gpus")
     hosts_usd = tco.get("hosts")
     gpu_notes = _("catalog id {gpu_id}; {power_w} W for all GPUs at TDP").format(
         gpu_id=option.gpu_id, power_w=int(option.gpu_power_w) if option.gpu_power_w else "N/A")
+    if option.bought > option.count:  # a chassis sold whole (an NVL72 rack): the job runs on part of it
+        gpu_notes = _("catalog id {gpu_id}; sold as whole units of the server: {bought} bought, the option runs on "
+                      "{count} ({power_w} W at TDP)").format(
+            gpu_id=option.gpu_id, bought=option.bought, count=option.count,
+            power_w=int(option.gpu_power_w) if option.gpu_power_w else "N/A")
     if option.gpu_price_unknown:
         gpu_notes = f"{price_unknown_text()}; {gpu_notes}"
     lines = [

@@ -134,7 +134,14 @@ def parallelism_text(a: PlanOption) -> str:
     if a.serving:
         return f"tp{a.tensor_parallel or 1}"
     sharding = a.sharding or (_("single GPU") if a.count == 1 else _("data parallel"))
-    return f"{sharding} / {a.recompute or _('no recompute')}"
+    return f"{sharding} / {recompute_text(a.recompute)}"
+
+
+def recompute_text(value: str | None) -> str:
+    """The activation recomputation the search chose, in the reader's language (``none``/``selective``/``full``
+    are the profile's values, model.recompute)."""
+    return {None: _("no recompute"), "none": _("no recompute"), "selective": _("selective recompute"),
+            "full": _("full recompute")}.get(value, value or _("no recompute"))
 
 
 def short_rank_reason(a: PlanOption) -> str:
@@ -150,7 +157,7 @@ def _alternatives_table(alternatives: list[PlanOption]) -> list[str]:
         return _table(
             ["GPU", _("GPUs"), _("Interconnect"), _("Parallelism"), _("Memory per GPU"), _("QPS capacity"), "TTFT", "TPOT",
              _("3-year TCO"), _("Fits"), _("Ranking")],
-            [[md_escape(a.name), md_escape(a.count), md_escape(a.interconnect),
+            [[md_escape(a.name), md_escape(a.count_text), md_escape(a.interconnect),
               md_escape(parallelism_text(a)), format_gib(a.per_gpu_memory_bytes),
               not_available() if a.qps_capacity is None else f"{a.qps_capacity:.3g} req/s",
               format_duration(a.ttft_s), format_duration(a.tpot_s), tco_text(a.tco_3y_usd, a),
@@ -159,7 +166,7 @@ def _alternatives_table(alternatives: list[PlanOption]) -> list[str]:
     return _table(
         ["GPU", _("GPUs"), _("Interconnect"), _("Sharding / recompute"), _("Memory per GPU"), _("Time to result"),
          _("3-year TCO"), _("Fits"), _("Ranking")],
-        [[md_escape(a.name), md_escape(a.count), md_escape(a.interconnect),
+        [[md_escape(a.name), md_escape(a.count_text), md_escape(a.interconnect),
           md_escape(parallelism_text(a)), format_gib(a.per_gpu_memory_bytes), format_duration(a.time_to_result_s),
           tco_text(a.tco_3y_usd, a), _yes_no(a.fits), md_escape(short_rank_reason(a))]
          for a in alternatives])
@@ -174,7 +181,7 @@ def _serving_side(sheet: ConfigurationSheet) -> list[str]:
     out = ["## " + _("Serving side (the same model at {qps} requests/s)").format(qps=qps), ""]
     return out + _table(
         [_("Item"), _("Value")],
-        [["GPU", md_escape(f"{s.count} x {s.name}")],
+        [["GPU", md_escape(f"{s.count_text} x {s.name}")],
          [_("Replicas x tensor parallel"), replicas_text(s)],
          [_("Sustained QPS"), not_available() if s.qps_capacity is None else f"{s.qps_capacity:.1f} req/s"],
          ["TTFT / TPOT", f"{format_duration(s.ttft_s)} / {format_duration(s.tpot_s)}"],
@@ -202,7 +209,7 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
         [_("Item"), _("Value")],
         [
             ["GPU", md_escape(c.name)],
-            [_("GPUs"), md_escape(c.count)],
+            [_("GPUs"), md_escape(c.count_text)],
             [_("Interconnect"), md_escape(c.interconnect_name or c.interconnect)],
             [_("Server"), md_escape(c.server_name or c.server_id)],
             [_("Fits under the safe line"), _yes_no(c.fits)],

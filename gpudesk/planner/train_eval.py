@@ -11,7 +11,14 @@ from collections.abc import Callable, Iterator
 
 from gpudesk.catalog.records import GPU, Server
 from gpudesk.i18n import _
-from gpudesk.planner.candidates import PlanContext, TrainSearch, TrainSetting, bridge_pair_gbps, intra_link
+from gpudesk.planner.candidates import (
+    PlanContext,
+    TrainSearch,
+    TrainSetting,
+    bridge_pair_gbps,
+    intra_link,
+    recompute_value_text,
+)
 from gpudesk.units import format_duration, format_gib
 from gpudesk.planner.results import Candidate, Rejected
 from gpudesk.planner.train_step import attach_error_band, flops_only_step_s, option_links, option_speed, step_of, uses_speed_model
@@ -298,10 +305,10 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
     layout = sharding if count > 1 else _("single GPU")
     if cand.fits:
         layout_text = _("{layout}, recompute {recompute}: the fastest setting under the safe line").format(
-            layout=layout, recompute=recompute)
+            layout=layout, recompute=recompute_value_text(recompute))
     else:
         layout_text = _("{layout}, recompute {recompute}: the smallest footprint; still over the safe line").format(
-            layout=layout, recompute=recompute)
+            layout=layout, recompute=recompute_value_text(recompute))
     why.append((layout_text,
                 "ZeRO paper (arXiv 1910.02054) sections 5 and 7; Korthikanti et al. 2022 Table 2"))
     why.append((_("{memory} per GPU against {safe_line} safe line ({share:.0%} of {usable} usable)").format(

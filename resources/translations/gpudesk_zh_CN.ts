@@ -1356,42 +1356,42 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CostTimeScatter</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="192"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="196"/>
         <source>Time to result (days)</source>
         <translation>出结果时间（天）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="193"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="197"/>
         <source>3-year TCO (thousand USD)</source>
         <translation>3 年 TCO（千美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="200"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="204"/>
         <source>Meets the deadline</source>
         <translation>满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="201"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="205"/>
         <source>Misses the deadline</source>
         <translation>未满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="202"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="206"/>
         <source>No deadline given</source>
         <translation>未设截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="217"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="221"/>
         <source>Deadline</source>
         <translation>截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="226"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="230"/>
         <source>Dashed line: the deadline ({0:.1f} days).</source>
         <translation>虚线：截止时间（{0:.1f} 天）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="230"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="234"/>
         <source>No candidate has both a time to result and a 3-year TCO (inference plans are sized by QPS, not by time; a missing price leaves the TCO unknown).</source>
         <translation>没有候选方案同时具备出结果时间和 3 年 TCO（推理规划按 QPS 而非时间确定规模；缺少价格时 TCO 未知）。</translation>
     </message>
@@ -2634,52 +2634,52 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>LatencyThroughputChart</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="240"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="244"/>
         <source>Sustained QPS (requests/s)</source>
         <translation>可持续 QPS（请求/秒）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="241"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="245"/>
         <source>Latency (ms)</source>
         <translation>延迟（毫秒）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="248"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="252"/>
         <source>Time to first token</source>
         <translation>首 token 延迟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="249"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="253"/>
         <source>Time per output token</source>
         <translation>每输出 token 时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="270"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="274"/>
         <source>Target QPS</source>
         <translation>目标 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="271"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="275"/>
         <source>Dashed red line: the target of {0:g} requests/s.</source>
         <translation>红色虚线：目标 {0:g} 请求/秒。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="272"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="276"/>
         <source>TTFT target</source>
         <translation>TTFT 目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="273"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="277"/>
         <source>TPOT target</source>
         <translation>TPOT 目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="284"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="288"/>
         <source>Each option at the QPS it sustains: its time to first token (circles) and time per output token (triangles).</source>
         <translation>每个选项位于其可持续的 QPS 处：首 token 延迟（圆点）和每输出 token 时间（三角形）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="287"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="291"/>
         <source>No option has a sustained QPS (this is not a serving plan).</source>
         <translation>没有选项具有可持续 QPS（这不是推理服务方案）。</translation>
     </message>
@@ -4546,6 +4546,14 @@ PCI 总线：{bus}</translation>
     </message>
 </context>
 <context>
+    <name>PlanCharts</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="66"/>
+        <source>{0}× {1} (runs on {2})</source>
+        <translation>{0}× {1}（使用其中 {2} 块）</translation>
+    </message>
+</context>
+<context>
     <name>PlanFields</name>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="89"/>
@@ -5482,23 +5490,23 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanSheet</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="99"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="124"/>
         <source>The configuration sheet is empty; run the plan before exporting.</source>
-        <extracomment>Width of the charts&apos; row in the sheet&apos;s layout units (96 per inch, as QTextDocument lays out before printing): the charts are drawn side by side into one picture about the text width of a landscape page. A table with this many columns or more turns the page to landscape.</extracomment>
+        <extracomment>Width of the charts&apos; row in the sheet&apos;s layout units (96 per inch, as QTextDocument lays out before printing): the charts are drawn side by side into one picture about the text width of a landscape page. A table with this many columns or more turns the page to landscape. A heading closer than this many of its own heights to the bottom of a page starts the next page instead, so a section title is never left alone at the foot of a page (&quot;Bill of materials&quot; over an empty line).</extracomment>
         <translation>配置单为空；请先运行规划再导出。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="101"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="126"/>
         <source>Cannot write {0}: the folder {1} does not exist.</source>
         <translation>无法写入 {0}：文件夹 {1} 不存在。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="107"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="132"/>
         <source>gpudesk configuration sheet</source>
         <translation>gpudesk 配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="145"/>
+        <location filename="../../gpudesk/ui/plan/sheet_pdf.py" line="171"/>
         <source>Qt could not write the PDF {0}; check that the folder is writable.</source>
         <translation>Qt 无法写入 PDF {0}；请检查该文件夹是否可写。</translation>
     </message>
@@ -5821,52 +5829,52 @@ PCI 总线：{bus}</translation>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="288"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="290"/>
         <source>Rank</source>
         <translation>排名</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="289"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="291"/>
         <source>Configuration</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="290"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="292"/>
         <source>Interconnect</source>
         <translation>互连</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="291"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="293"/>
         <source>Server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="292"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="294"/>
         <source>Memory per GPU</source>
         <translation>每 GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="293"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="295"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="294"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="296"/>
         <source>Step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="295"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="297"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="296"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="298"/>
         <source>Target met</source>
         <translation>达到目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="297"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="299"/>
         <source>3-year TCO (USD)</source>
         <translation>3 年 TCO（美元）</translation>
     </message>
@@ -5967,228 +5975,248 @@ PCI 总线：{bus}</translation>
         <translation>所选候选方案的警告和依据：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="294"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="296"/>
         <source>Replicas × TP</source>
         <translation>副本 × TP</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="295"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="297"/>
         <source>Sustained QPS</source>
         <translation>可持续 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="298"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="300"/>
         <source>TTFT / TPOT</source>
         <translation>TTFT / TPOT</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="298"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="300"/>
         <source>Settings the search chose</source>
         <translation>搜索选定的设置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="299"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="301"/>
         <source>Why this rank</source>
         <translation>排名理由</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="300"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="302"/>
         <source>USD per million output tokens</source>
         <translation>每百万输出 token 美元</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="306"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="308"/>
         <source>3-year TCO over the output tokens served at the target QPS around the clock for the TCO years; unpriced options have none</source>
         <translation>3 年 TCO 除以在目标 QPS 下全天候运行 TCO 年限所服务的输出 token 数；无价格的选项没有此值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="316"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="318"/>
         <source>{0} × TP{1}</source>
         <translation>{0} × TP{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="317"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="319"/>
         <source>{0:.1f} req/s</source>
         <translation>{0:.1f} 请求/秒</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="368"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="371"/>
         <source>* The search changed: {0}</source>
         <translation>* 搜索更改了：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="402"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="405"/>
         <source>Rejected ({0})</source>
         <translation>已排除（{0}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="417"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="606"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="420"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="646"/>
         <source>single GPU</source>
         <translation>单 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="418"/>
-        <source>{0}, recompute {1}</source>
-        <translation>{0}，重计算 {1}</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="446"/>
-        <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Before the search (the answers as given, one GPU, no sharding) the job needs {5}; each option below is computed with the settings the search chose.</source>
-        <translation>{0} — 工作负载类型：{1}。模型：{2}（{3} B 参数{4}）。搜索之前（按所填答案、单 GPU、不分片）作业需要 {5}；下列每个选项都按搜索选定的设置计算。</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="319"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="436"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="484"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="321"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="444"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="523"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="447"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="421"/>
+        <source>{0}, {1}</source>
+        <translation>{0}，{1}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="425"/>
+        <source>no recompute</source>
+        <translation>不重计算</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="425"/>
+        <source>selective recompute</source>
+        <translation>选择性重计算</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="426"/>
+        <source>full recompute</source>
+        <translation>完全重计算</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="483"/>
+        <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}).</source>
+        <translation>{0} — 工作负载类型：{1}。模型：{2}（{3} B 参数{4}）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="484"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="451"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="488"/>
         <source>, shape guessed</source>
         <translation>，模型结构为推测</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="461"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="465"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="491"/>
+        <source>Before the search (the answers as given, one GPU, no sharding) the job needs {0}; each option below is computed with the settings the search chose.</source>
+        <translation>搜索之前（按所填答案、单 GPU、不分片）作业需要 {0}；下列每个选项都按搜索选定的设置计算。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="500"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="504"/>
         <source>No configuration fits this requirement: {0}</source>
         <translation>没有配置能满足此要求：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="468"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="507"/>
         <source>No configuration fits this requirement; see the reasons below.</source>
         <translation>没有配置能满足此需求；原因见下文。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="477"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="516"/>
         <source>Top candidate: {0} as {1} replica(s) × TP{2}, sustains {3:.1f} req/s (target {4}), TTFT {5}, TPOT {6}, {7} per GPU against a safe line of {8}, 3-year TCO {9}, {10} per million output tokens.</source>
         <translation>首选：{0}，{1} 个副本 × TP{2}，可持续 {3:.1f} 请求/秒（目标 {4}），TTFT {5}，TPOT {6}，每 GPU {7}（安全线 {8}），3 年 TCO {9}，每百万输出 token {10}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="487"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="526"/>
         <source>Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.</source>
         <translation>首选候选方案：{0}，经由 {1}，每 GPU {2}，安全线 {3}，出结果时间 {4}，3 年 TCO {5}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="498"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="537"/>
         <source>The search changed your answers for it: {0}. “Apply this option” writes them into the wizard.</source>
         <translation>搜索为其更改了您的答案：{0}。“采用此选项”会将其写入向导。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="502"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="541"/>
         <source>Price unknown for {0} (ranked after priced options): select one and enter your quote on the right, or in the Catalog tab.</source>
         <translation>{0} 价格未知（排在有价格的选项之后）：选中它并在右侧或“目录”标签页中输入您的报价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="509"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="548"/>
         <source>Serving side at {0} req/s: {1} as {2} replica(s) × TP{3}, sustains {4:.1f} req/s, TTFT {5}, TPOT {6}, 3-year TCO {7} (tab “Serving side”).</source>
         <translation>服务侧（{0} 请求/秒）：{1}，{2} 个副本 × TP{3}，可持续 {4:.1f} 请求/秒，TTFT {5}，TPOT {6}，3 年 TCO {7}（见“服务侧”标签页）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="517"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="556"/>
         <source>{0} × {1}, time to result {2}</source>
         <translation>{0} × {1}，出结果时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="521"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="560"/>
         <source>Closest options beyond the GPU-count limit: {0}.</source>
         <translation>超出 GPU 数量上限的最接近方案：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="524"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="563"/>
         <source>{0} × {1} late by {2}</source>
         <translation>{0} × {1} 超出截止时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="527"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="566"/>
         <source>No candidate meets the deadline. Closest: {0}.</source>
         <translation>没有候选方案能满足截止时间。最接近的：{0}。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="529"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="568"/>
         <source>⚠ %n plan warning(s), listed first on the right: </source>
         <translation>
             <numerusform>⚠ %n 条规划警告，列在右侧最前面： </numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="536"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="576"/>
         <source>No configuration was rejected.</source>
         <translation>没有配置被排除。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="537"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="577"/>
         <source>Rejected configurations and why (each reason names its rule or datasheet):</source>
         <translation>被排除的配置及原因（每条原因都注明其规则或数据手册）：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="540"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="580"/>
         <source>{0} (any count)</source>
         <translation>{0}（任意数量）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="548"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="588"/>
         <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
         <translation>租用还是购买：此 GPU 没有公开的按需云租用价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="549"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="589"/>
         <source>Rent vs buy: {0}.</source>
         <translation>租用还是购买：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="593"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="633"/>
         <source>Ranking: {0}</source>
         <translation>排序依据：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="595"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="635"/>
         <source>Plan warnings:</source>
         <translation>规划警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="601"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="641"/>
         <source>Replicas × TP: {0} × TP{1}; requests in flight per replica: {2}; engine: {3}</source>
         <translation>副本 × TP：{0} × TP{1}；每副本并发请求数：{2}；引擎：{3}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="603"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="643"/>
         <source>roofline estimate</source>
         <translation>屋顶线估算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="605"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="645"/>
         <source>Sharding: {0}; recomputation: {1}; exposed communication: {2}</source>
         <translation>分片：{0}；重计算：{1}；未被掩盖的通信：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="609"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="649"/>
         <source>Micro-batch {0} × {1} accumulation step(s) per optimizer step</source>
         <translation>每次优化器步：微批次 {0} × {1} 个梯度累积步</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="612"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="652"/>
         <source>Sustained QPS: {0:.1f}</source>
         <translation>可持续 QPS：{0:.1f}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="614"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="654"/>
         <source>Warnings:</source>
         <translation>警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="614"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="654"/>
         <source>Warnings: none</source>
         <translation>警告：无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="617"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="657"/>
         <source>Rationale:</source>
         <translation>依据：</translation>
     </message>
@@ -6273,154 +6301,154 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlansList</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="67"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="68"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="68"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="69"/>
         <source>Workload</source>
         <translation>工作负载</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="69"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="70"/>
         <source>Top candidate</source>
         <translation>首选候选方案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="70"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="71"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="71"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="72"/>
         <source>3-year TCO (USD)</source>
         <translation>3 年 TCO（美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="72"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="73"/>
         <source>Updated (UTC)</source>
         <translation>更新时间（UTC）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="84"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
         <source>&amp;Open</source>
         <translation>打开(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="84"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
         <source>Show the saved plan&apos;s results</source>
         <translation>显示已保存规划的结果</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
         <source>&amp;Edit…</source>
         <translation>编辑(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
         <source>Load its answers into the wizard and re-plan</source>
         <translation>将其回答载入向导并重新规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
         <source>Du&amp;plicate</source>
         <translation>复制(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
         <source>Save a copy under a new name</source>
         <translation>以新名称保存一份副本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
         <source>&amp;Rename…</source>
         <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
         <source>Give the plan a new name</source>
         <translation>为规划取一个新名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="89"/>
         <source>&amp;Compare two</source>
         <translation>比较两个(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="89"/>
         <source>Select two plans (Ctrl+click) to see them side by side</source>
         <translation>选择两个规划（按住 Ctrl 单击）以并排查看</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="89"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="90"/>
         <source>&amp;Delete</source>
         <translation>删除(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="89"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="90"/>
         <source>Delete the selected plans (can be undone)</source>
         <translation>删除所选规划（可撤销）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="90"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="91"/>
         <source>&amp;Undo delete</source>
         <translation>撤销删除(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="90"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="91"/>
         <source>Bring back the plan deleted last</source>
         <translation>恢复最近删除的规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="92"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="93"/>
         <source>Export the selected plan&apos;s configuration sheet</source>
         <translation>导出所选规划的配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="97"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="98"/>
         <source>Filter by name</source>
         <translation>按名称筛选</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="126"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="127"/>
         <source>{0}: {1}</source>
         <translation>{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="134"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="135"/>
         <source>The user database is not available; plans cannot be saved.</source>
         <translation>用户数据库不可用；无法保存规划。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="150"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="151"/>
         <source>unreadable plan: edit and plan again</source>
         <translation>规划无法读取：请编辑后重新规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="167"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="168"/>
         <source>No saved plans yet: run the wizard and press “Save plan”.</source>
         <translation>尚无已保存的规划：运行向导后按“保存规划”。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="169"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="170"/>
         <source>%n saved plan(s)</source>
         <translation>
             <numerusform>%n 个已保存的规划</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="228"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="229"/>
         <source>Rename plan</source>
         <translation>重命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="228"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="229"/>
         <source>New name:</source>
         <translation>新名称：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="260"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="261"/>
         <source>Deleted {0}. Press Ctrl+Z or “Undo delete” to bring it back (until gpudesk closes).</source>
         <translation>已删除 {0}。按 Ctrl+Z 或“撤销删除”可恢复（在 gpudesk 关闭之前有效）。</translation>
     </message>
@@ -7992,37 +8020,37 @@ PCI 总线：{bus}</translation>
 <context>
     <name>TcoChart</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="88"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="92"/>
         <source>3-year TCO (thousand USD)</source>
         <translation>3 年 TCO（千美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="136"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="140"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="141"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="145"/>
         <source>Unpriced: known costs only, outlined</source>
         <translation>无价格：仅以轮廓显示已知成本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="160"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="164"/>
         <source>server (host) price unknown — the bar shows the known costs only, without the servers</source>
         <translation>服务器（主机）价格未知——柱形只显示已知成本，不含服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="162"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="166"/>
         <source>GPU price unknown — the bar shows the known costs only, without the GPUs</source>
         <translation>GPU 价格未知——柱形只显示已知成本，不含 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="163"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="167"/>
         <source>GPU and server (host) prices unknown — the bar shows the known costs only, without the GPUs and the servers</source>
         <translation>GPU 和服务器（主机）价格未知——柱形只显示已知成本，不含 GPU 和服务器</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/charts.py" line="151"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="155"/>
         <source>%n candidate(s) without a TCO figure are not drawn.</source>
         <translation>
             <numerusform>%n 个没有 TCO 数值的候选方案未绘制。</numerusform>

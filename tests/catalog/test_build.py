@@ -87,7 +87,8 @@ def test_missing_required_value_and_unknown_column(tmp_path):
 
 def test_dangling_server_link_and_bad_kind(tmp_path):
     src = _sources(tmp_path)
-    _edit(src / "servers.csv", "hgx,8,8,SXM,nvlink4,pcie5-x16,Hopper,h100-sxm5,", "hgx,8,8,SXM,nvlink9,pcie5-x16,Hopper,h100-sxm5,")
+    _edit(src / "servers.csv", "hgx,8,8,board,8,SXM,nvlink4,pcie5-x16,Hopper,h100-sxm5,",
+          "hgx,8,8,board,8,SXM,nvlink9,pcie5-x16,Hopper,h100-sxm5,")
     with pytest.raises(builder.BuildError, match="'nvlink9' is not in links.csv"):
         builder.build(tmp_path / "out.db", src)
     src2 = _sources(tmp_path / "b")

@@ -75,3 +75,14 @@ def test_price_for_an_unknown_gpu_stops_the_build(tmp_path):
         handle.write("bad2,gpu,h100-sxm5,cloud-on-demand,per-gpu,1,,,,2026,https://example.com,2026-12-01,\n")
     with pytest.raises(module.BuildError, match="per-gpu-hour"):
         module.build(tmp_path / "out.db", src)
+
+
+def test_catalog_show_states_the_smallest_purchase_the_planner_prices(capsys):
+    # One truth: `catalog show` says a GB200 is bought 72 at a time (a whole NVL72 rack), as the planner prices it;
+    # an H100 SXM5 comes on an HGX board of 8; a PCIe L40S one card at a time.
+    from gpudesk.cli import main
+
+    for gpu, unit in (("gb200", 72), ("h100-sxm5", 8), ("l40s", 1)):
+        assert main(["catalog", "show", gpu]) == 0
+        line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("Smallest purchase (GPUs):"))
+        assert line.split(":", 1)[1].strip() == str(unit), (gpu, line)

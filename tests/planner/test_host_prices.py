@@ -2,10 +2,13 @@
 is "price unknown" like a GPU (ranked by the unknown-price rule, with a break-even host quote); an NVL72 rack's
 per-GPU price is all-in, so its host adds nothing (issue 12, item 2)."""
 
+from pathlib import Path
+
 import pytest
 
 from gpudesk.catalog import open_catalog
 from gpudesk.planner import plan
+from gpudesk.planner.profile import load_profile
 from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.tco import TcoAssumptions, compute_tco
 
@@ -77,8 +80,12 @@ def test_tight_70b_plan_prices_nvl72_without_a_host_and_unpriced_gb300(catalog):
     assert gb300.tco_breakdown_usd["hosts"] == 0.0 and gb300.tco_3y_usd is None
     assert gb300.unpriced_items == ["GPU"]
     gb200 = next(c for c in result.candidates if c.gpu_id == "gb200")
-    # 8 x the all-in USD 43,056 (rack / 72) and no host on top: the rack is not counted twice.
-    assert gb200.tco_breakdown_usd["hosts"] == 0.0 and gb200.tco_breakdown_usd["gpus"] == pytest.approx(8 * 43056)
+    # The rack is sold whole: the job runs on 8 GPUs, the buyer pays for 72 x the all-in USD 43,056 (rack / 72),
+    # i.e. the USD 3.1 million rack, and no host on top: the rack is not counted twice.
+    assert gb200.count == 8 and gb200.bought == 72
+    assert gb200.tco_breakdown_usd["hosts"] == 0.0 and gb200.tco_breakdown_usd["gpus"] == pytest.approx(72 * 43056)
+    assert any("sold only as a whole rack of 72 GPUs" in w and "runs on 8 of them (64 spare)" in w
+               for w in gb200.warnings)
     assert gb200.tco_3y_usd is not None
 
 
@@ -95,3 +102,25 @@ def test_sheet_server_row_says_where_the_host_price_comes_from(catalog, article)
     a100 = next(i for i, c in enumerate(data["candidates"]) if c["gpu_id"] == "a100-80-sxm4" and c["count"] == 8)
     row = next(line for line in plan_to_markdown(data, a100).splitlines() if line.startswith("| Server | HGX A100") and "catalog id" in line)
     assert f"host {PRICE_UNKNOWN_TEXT}" in row
+
+
+def test_a_rack_sold_whole_is_priced_as_bought_and_says_how_many_gpus_it_uses(catalog):
+    # Issue 29: "serve Llama 3.1 70B at 20 req/s" recommended 5 x GB200 in an NVL72 rack, a count nobody can buy.
+    # NVIDIA sells the rack whole (servers.csv sale_unit rack, 72 GPUs): the option runs on 5, the buyer pays for 72.
+    from gpudesk.planner.document import PlanDocument
+
+    nvl72 = catalog.server("gb200-nvl72")
+    assert (nvl72.sale_unit, nvl72.sale_unit_gpus, nvl72.gpus_bought(5), nvl72.gpus_bought(73)) == ("rack", 72, 72, 144)
+    hgx = catalog.server("hgx-h100")
+    assert (hgx.sale_unit, hgx.gpus_bought(16)) == ("board", 16)
+    assert catalog.server("pcie-4u-gen5").gpus_bought(3) == 3  # PCIe cards are bought one by one
+    assert catalog.gpu("gb200").sale_unit_gpus == 72 and catalog.gpu("l40s").sale_unit_gpus == 1
+
+    result = plan(load_profile(Path("tests/fixtures/plan/buyer/serve-llama31-70b-20qps.toml")), catalog)
+    gb200 = next(c for c in result.candidates if c.gpu_id == "gb200")
+    assert gb200.count < 72 and gb200.bought == 72
+    assert gb200.tco_breakdown_usd["gpus"] == pytest.approx(72 * 43056)  # the USD 3.1 million rack
+    doc = PlanDocument.from_plan(result)
+    option = next(o for o in doc.candidates if o.gpu_id == "gb200")
+    assert option.to_dict()["gpus_bought"] == 72 and option.count_text == f"{gb200.count} of 72 bought"
+    assert result.candidates[0].gpu_id != "gb200"

@@ -206,7 +206,10 @@ def test_serving_alternatives_show_tensor_parallel_and_latency(catalog, tmp_path
     assert "N/A / N/A" not in section
     tp1 = [c for c in data["candidates"][1:] if c["tensor_parallel"] == 1 and c["sharding"] is None]
     assert tp1, "a GPU that holds the 70B FP8 model alone is among the alternatives"
-    row = next(line for line in section.splitlines() if line.startswith(f"| {tp1[0]['gpu_name']} | {tp1[0]['count']} |"))
+    c = tp1[0]
+    # An option in a chassis sold whole (an NVL72 rack) reads "N of 72 bought".
+    count = f"{c['count']} of {c['gpus_bought']} bought" if c["gpus_bought"] > c["count"] else str(c["count"])
+    row = next(line for line in section.splitlines() if line.startswith(f"| {c['gpu_name']} | {count} |"))
     cells = [x.strip() for x in row.split("|")[1:-1]]
     assert cells[3] == "tp1" and cells[6].endswith("ms") and cells[7].endswith("ms")
 

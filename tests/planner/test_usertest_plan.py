@@ -174,7 +174,8 @@ def test_alternatives_show_sharding_and_recompute(article_data, catalog):
     assert "| GPU | GPUs | Interconnect | Sharding / recompute | Memory per GPU |" in section
     alt = article_data["candidates"][1]
     line = next(line for line in section.splitlines() if f"{alt['gpu_name']} | {alt['count']} |" in line)
-    assert f"| {alt['sharding']} / {alt['recompute']} |" in line
+    recompute = {"none": "no recompute", "selective": "selective recompute", "full": "full recompute"}[alt["recompute"]]
+    assert f"| {alt['sharding']} / {recompute} |" in line
 
 
 def test_bridged_pairs_put_the_bridges_on_the_bill_of_materials(nvl_priced, catalog):

@@ -55,12 +55,16 @@ def tco_item_names() -> dict[str, str]:
 
 
 def candidate_label(candidate: PlanOption) -> str:
-    """``8× H100 SXM5 80GB`` from an option (short NVIDIA prefix dropped)."""
+    """``8× H100 SXM5 80GB`` from an option (short NVIDIA prefix dropped); ``72× GB200 ... (runs on 5)`` when the
+    chassis is sold whole and the option runs on fewer GPUs than it buys."""
     name = candidate.name or "?"
     for prefix in ("NVIDIA GeForce ", "NVIDIA Tesla ", "NVIDIA ", "AMD Instinct "):
         if name.startswith(prefix):
             name = name[len(prefix):]
             break
+    if candidate.bought > candidate.count:  # a chassis sold whole (an NVL72 rack): what is bought, what runs
+        return QCoreApplication.translate("PlanCharts", "{0}× {1} (runs on {2})").format(
+            f"{candidate.bought:,}", name, f"{candidate.count:,}")
     return f"{candidate.count}× {name}"
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, QPoint, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -248,6 +248,8 @@ class PlanView(QWidget):
         lower.setStretchFactor(0, 3)
         lower.setStretchFactor(1, 2)
         summary_area = QScrollArea(self)
+        self.summary_area = summary_area
+        self._decision_text = ""
         summary_area.setWidgetResizable(True)
         summary_area.setFrameShape(QFrame.Shape.NoFrame)
         summary_area.setWidget(self.summary)
@@ -339,6 +341,7 @@ class PlanView(QWidget):
         serving = any(c.serving for c in candidates)
         self._set_headers(serving)
         self.summary.setText(self.summary_text(doc, candidates))
+        QTimer.singleShot(0, self.fit_summary)
         self.table.setSortingEnabled(False)
         self.table.setRowCount(min(len(candidates), MAX_ROWS))
         for row, c in enumerate(candidates[:MAX_ROWS]):
@@ -415,7 +418,12 @@ class PlanView(QWidget):
     def layout_text(self, c: PlanOption) -> str:
         """How the memory is laid out: ``zero3, recompute full``; a single GPU has no sharding."""
         sharding = c.sharding or (self.tr("single GPU") if c.count == 1 else not_available())
-        return self.tr("{0}, recompute {1}").format(sharding, c.recompute or not_available())
+        return self.tr("{0}, {1}").format(sharding, self.recompute_text(c.recompute))
+
+    def recompute_text(self, value: str | None) -> str:
+        """The recomputation the search chose (model.recompute: none / selective / full) in the UI language."""
+        return {"none": self.tr("no recompute"), "selective": self.tr("selective recompute"),
+                "full": self.tr("full recompute")}.get(value or "", value or not_available())
 
     def settings_text(self, c: PlanOption) -> str:
         """The settings the option is computed with: layout, then what the search changed against the answers."""
@@ -440,18 +448,49 @@ class PlanView(QWidget):
         return MemoryBarSpec(candidate_label(c), list(c.per_gpu_memory_breakdown_bytes.items()), c.usable_memory_bytes,
                              c.safe_line_bytes)
 
+    def fit_summary(self) -> None:
+        """Grow the header so its decision lines (the plan's title, the top candidate and the serving side) show
+        without scrolling at the window's width, taking the height from the table, then the charts, never below
+        their minimums; the context lines after them may scroll."""
+        sizes = self.splitter.sizes()
+        width = self.summary_area.viewport().width() - 2
+        if not self._decision_text or width < 100 or len(sizes) != 3 or sum(sizes) <= 0:
+            return
+        rect = self.summary.fontMetrics().boundingRect(QRect(0, 0, width, 100000), int(Qt.TextFlag.TextWordWrap),
+                                                       self._decision_text)
+        needed = rect.height() + 2 * self.summary.fontMetrics().lineSpacing() // 3
+        if sizes[0] >= needed:
+            return
+        want = needed - sizes[0]
+        from_table = min(want, max(0, sizes[1] - TABLE_MIN_HEIGHT))
+        from_lower = min(want - from_table, max(0, sizes[2] - CHARTS_MIN_HEIGHT - 40))
+        self.splitter.setSizes([sizes[0] + from_table + from_lower, sizes[1] - from_table, sizes[2] - from_lower])
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 (Qt)
+        super().resizeEvent(event)
+        self.fit_summary()
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt)
+        super().showEvent(event)
+        QTimer.singleShot(0, self.fit_summary)
+
     def summary_text(self, plan: PlanDocument, candidates: list[PlanOption]) -> str:
+        """The header: the title, then the decision lines (top candidate, serving side, what binds), then the
+        context (the job before the search, unpriced options, warnings); :meth:`fit_summary` keeps the decision lines
+        in view."""
         model = plan.model
         lines = [
-            self.tr("{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}). Before the search (the answers as given, one GPU, no sharding) the job needs {5}; each option below is computed with the settings the search chose.").format(
+            self.tr("{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}).").format(
                 self.name or self.tr("Plan"),
                 kind_label(plan.workload_kind) if plan.workload_kind else not_available(),
                 model.name if model else not_available(),
                 f"{model.params / 1e9:.2f}" if model and model.params is not None else not_available(),
                 self.tr(", shape guessed") if model and model.shape_is_guess else "",
-                format_gib(plan.memory.total_bytes if plan.memory else None),
             )
         ]
+        context = [self.tr("Before the search (the answers as given, one GPU, no sharding) the job needs {0}; each option "
+                           "below is computed with the settings the search chose.").format(
+            format_gib(plan.memory.total_bytes if plan.memory else None))]
         warnings = list(plan.warnings)
         binding = plan.binding
         binding_text = " ".join([binding.text] + [c.text for c in binding.changes]).strip() if binding else ""
@@ -495,11 +534,11 @@ class PlanView(QWidget):
                 )
             changes = search_changes(top, self.req)
             if changes:
-                lines.append(self.tr("The search changed your answers for it: {0}. “Apply this option” writes them into "
+                context.append(self.tr("The search changed your answers for it: {0}. “Apply this option” writes them into "
                                      "the wizard.").format("; ".join(changes)))
             unpriced = list(dict.fromkeys(c.name for c in candidates if c.gpu_price_unknown))
             if unpriced:
-                lines.append(self.tr("Price unknown for {0} (ranked after priced options): select one and enter your quote "
+                context.append(self.tr("Price unknown for {0} (ranked after priced options): select one and enter your quote "
                                      "on the right, or in the Catalog tab.").format(", ".join(unpriced[:4])
                                                                                     + (", …" if len(unpriced) > 4 else "")))
         side = plan.serving_side
@@ -526,10 +565,11 @@ class PlanView(QWidget):
             )
             lines.append(self.tr("No candidate meets the deadline. Closest: {0}.").format(misses or not_available()))
         if warnings_left:
-            lines.append(self.tr("⚠ %n plan warning(s), listed first on the right: ", "", len(warnings_left))
-                         + warnings_left[0])
+            context.append(self.tr("⚠ %n plan warning(s), listed first on the right: ", "", len(warnings_left))
+                           + warnings_left[0])
         self.summary.setToolTip("\n".join(warnings))
-        return "\n".join(lines)
+        self._decision_text = "\n".join(lines)
+        return "\n".join(lines + context)
 
     def rejections_text(self, plan: PlanDocument) -> str:
         if not plan.rejected:
@@ -603,7 +643,7 @@ class PlanView(QWidget):
                 else c.concurrent_sequences, c.engine or self.tr("roofline estimate")))
         else:  # the training layout and batch the search chose
             lines.append(self.tr("Sharding: {0}; recomputation: {1}; exposed communication: {2}").format(
-                c.sharding or (self.tr("single GPU") if c.count == 1 else not_available()), c.recompute or not_available(),
+                c.sharding or (self.tr("single GPU") if c.count == 1 else not_available()), self.recompute_text(c.recompute),
                 format_percent(c.comm_share, digits=1)))
             if c.micro_batch_size is not None:
                 lines.append(self.tr("Micro-batch {0} × {1} accumulation step(s) per optimizer step").format(

@@ -35,6 +35,7 @@ from gpudesk.store.plans import (
     restore_plan,
     update_plan,
 )
+from gpudesk.ui.plan.charts import candidate_label
 from gpudesk.ui.plan.export_menu import ExportButton
 from gpudesk.units import format_duration, format_usd, not_available
 from gpudesk.ui.error_text import error_text
@@ -144,7 +145,7 @@ class PlansList(QWidget):
             top = top_option(saved.plan)
             label = not_available()
             if top is not None:
-                label = f"{top.count} × {top.name}"
+                label = candidate_label(top)
             cells = [
                 saved.name,
                 self.tr("unreadable plan: edit and plan again") if saved.problem else (kind_label(kind) if isinstance(kind := saved.plan.get("workload_kind"), str) and kind else not_available()),

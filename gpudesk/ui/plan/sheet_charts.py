@@ -22,7 +22,7 @@ CHART_OPTIONS = 6
 
 def _label(c: PlanOption, number: int) -> str:
     name = (c.name or "?").replace("NVIDIA ", "")
-    return f"#{number} {c.count}× {name}"
+    return f"#{number} {c.bought}× {name}"  # the TCO bar is for the GPUs bought
 
 
 def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 1500, height: int = 680) -> QImage:

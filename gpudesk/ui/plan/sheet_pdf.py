@@ -21,6 +21,7 @@ from PySide6.QtGui import (
     QPdfWriter,
     QTextCursor,
     QTextDocument,
+    QTextFormat,
     QTextLength,
     QTextTable,
 )
@@ -48,6 +49,30 @@ def _tables(document: QTextDocument) -> list[QTextTable]:
             found.append(table)
         block = block.next()
     return found
+
+
+#: A heading closer than this many of its own heights to the bottom of a page starts the next page instead, so a
+#: section title is never left alone at the foot of a page ("Bill of materials" over an empty line).
+HEADING_KEEP_LINES = 4
+
+
+def _keep_headings_with_text(document: QTextDocument) -> None:
+    """Move every heading that would sit in the last lines of a page to the top of the next page (after the
+    page size is set: the layout decides where pages end)."""
+    page_height = document.pageSize().height()
+    if page_height <= 0:
+        return
+    layout = document.documentLayout()
+    block = document.begin()
+    while block.isValid():
+        if block.blockFormat().headingLevel() > 0 and block.position() > 0:
+            rect = layout.blockBoundingRect(block)
+            left = page_height - rect.top() % page_height
+            if left < HEADING_KEEP_LINES * rect.height():
+                fmt = block.blockFormat()
+                fmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+                QTextCursor(block).setBlockFormat(fmt)
+        block = block.next()
 
 
 def with_charts(markdown_text: str, charts: list[tuple[str, QImage]]) -> str:
@@ -139,6 +164,7 @@ def markdown_to_pdf(markdown_text: str, path: str | Path, title: str = "", *, pa
         table_format.setWidth(QTextLength(QTextLength.Type.PercentageLength, 100))
         table_format.setCellPadding(3)
         table.setFormat(table_format)
+    _keep_headings_with_text(document)
     document.print_(writer)
     del writer  # finishes the file
     if not target.exists() or target.stat().st_size == 0:

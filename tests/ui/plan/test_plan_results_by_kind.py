@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocument
 
 from gpudesk import i18n
 from gpudesk.ui import app as app_module
@@ -98,9 +99,23 @@ def test_every_results_tab_is_on_screen_at_1280x820(qtbot, qapp, ctx, tmp_path: 
         qtbot.addWidget(widget)
         widget.resize(1280, 820)
         widget.show()
-        plan_file(qtbot, widget, MIXED) if mixed else _serve(qtbot, widget, tmp_path)
+        plan = plan_file(qtbot, widget, MIXED) if mixed else _serve(qtbot, widget, tmp_path)
         bar = widget.pages.results.charts.tabBar()
         qtbot.wait(20)
+        # The header's decision lines (down to the line with the serving figure: the top candidate of a service,
+        # the serving side of a mixed plan) are on screen without scrolling (issue 29: they sat below the fold).
+        view = widget.pages.results
+        served = plan.serving_side.top if mixed else plan.candidates[0]
+        lines = view.summary.text().split("\n")
+        last = max(i for i, line in enumerate(lines) if f"{served.qps_capacity:.1f}" in line)
+        assert last >= 1
+        layout = QTextDocument()
+        layout.setDocumentMargin(0)
+        layout.setDefaultFont(view.summary.font())
+        layout.setTextWidth(view.summary.width())
+        layout.setPlainText("\n".join(lines[:last + 1]))
+        assert view.summary_area.verticalScrollBar().value() == 0
+        assert layout.size().height() <= view.summary_area.viewport().height() + 2, (language, lines[:last + 1])
         for index in range(bar.count()):
             if bar.isTabVisible(index):
                 rect = bar.tabRect(index)

@@ -121,7 +121,8 @@ def test_step_time_units_and_sharding_column(qtbot, tab):
     table = tab.pages.results.table
     assert table.horizontalHeaderItem(SHARDING_COLUMN).text() == "Settings the search chose"
     top = result.candidates[0]
-    assert table.item(0, SHARDING_COLUMN).text().startswith(f"{top.sharding}, recompute {top.recompute}")
+    recompute = {"none": "no recompute", "selective": "selective recompute", "full": "full recompute"}[top.recompute]
+    assert table.item(0, SHARDING_COLUMN).text().startswith(f"{top.sharding}, {recompute}")
 
 
 def test_quick_mode_parameter_count_replaces_the_catalog_model(tab):
