@@ -50,6 +50,8 @@ LABELS: dict[str, str] = {
     "free_at_start_bytes": N_("Free on the GPU when the framework started"),
     "allocated_beyond_capacity_bytes": N_("Allocated beyond the GPU's capacity"),
     "mig_slice_capacity_bytes": N_("MIG slice capacity (at most)"),
+    "smaller_gpu_index": N_("Smaller GPU that DataParallel warned about"),
+    "larger_gpu_index": N_("Larger GPU it was compared with"),
     # Fit against the request.
     "fit_margin_bytes": N_("Left after the request (free + cache − request)"),
     "fit_margin_ratio": N_("Left after the request, share of the GPU"),

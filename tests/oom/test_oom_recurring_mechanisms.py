@@ -1,0 +1,138 @@
+"""Mechanisms that recurred across the held-back batches (issue 28, fourth pass): pastes wrapped mid-sentence, PyTorch's
+shared-memory tensor files, host allocators named by their source file or wording, device allocators that throw
+std::bad_alloc, PaddlePaddle's device-context start-up, cuDNN handles that could not be created (a missing or
+mismatched library against memory), TGI's token budget and DataParallel's imbalance warning. Every text is a real
+message quoted from the public thread in its comment."""
+
+from __future__ import annotations
+
+from gpudesk.oom import diagnose_text
+from gpudesk.oom.signatures import CHECKS, LIBRARY_CHECK, flatten_whitespace
+
+
+def _causes(text: str) -> list[tuple[str, str | None]]:
+    return [(c.id, c.evidence.get("not_capacity_kind")) for c in diagnose_text(text).causes]
+
+
+def test_whitespace_runs_and_line_breaks_flatten_to_one_space():
+    assert flatten_whitespace("killed by signal: Bus\nerror. It is possible\t that") == \
+        "killed by signal: bus error. it is possible that"
+
+
+def test_bus_error_wrapped_over_two_lines_is_still_dev_shm():
+    # fastai/docker-containers#21 (the paste breaks "Bus error" and "shared memory" across lines; --shm-size fixed it).
+    text = ("RuntimeError: DataLoader worker (pid 47) is killed by signal: Bus\nerror. It is possible that dataloader's "
+            "workers are out of shared\nmemory. Please try to raise your shared memory limit.")
+    assert _causes(text)[0] == ("not_capacity", "dev_shm")
+
+
+def test_torch_shared_memory_file_errors_are_dev_shm_whatever_follows_the_name():
+    # open-mmlab/mmaction2#218 (num_workers=0 made it go; maskrcnn-benchmark#103: out of shared memory).
+    opened = "RuntimeError: unable to open shared memory object </torch_16550_876314950> in read-write mode"
+    # NVIDIA/flownet2-pytorch#43 (--ipc=host fixed it): no "No space left on device" after the name.
+    written = "Error : RuntimeError: unable to write to file </torch_18693_1954506624> at /pytorch/torch/lib/TH/THAllocator.c:271"
+    for text in (opened, written):
+        cause = diagnose_text(text).causes[0]
+        assert (cause.id, cause.evidence["not_capacity_kind"]) == ("not_capacity", "dev_shm")
+        assert cause.evidence["check_command"] == "df -h /dev/shm"
+
+
+def test_host_allocators_named_by_their_source_file_or_wording_are_host_ram():
+    # lhoyer/DAFormer#89: OpenCV's cv::fastMalloc (core/src/alloc.cpp), code -4.
+    opencv = ("cv2.error: OpenCV(4.4.0) C:\\Users\\appveyor\\AppData\\Local\\Temp\\1\\pip-req-build-h4wtvo23\\opencv\\"
+              "modules\\core\\src\\alloc.cpp:73: error: (-4:Insufficient memory) Failed to allocate 6291456 bytes in "
+              "function 'cv::OutOfMemoryError'")
+    # MIC-DKFZ/nnUNet#2213: NumPy's array allocation.
+    numpy = ("numpy.core._exceptions._ArrayMemoryError: Unable to allocate 1.61 GiB for an array with shape "
+             "(753, 536, 536) and data type float64")
+    # tensorflow/models#6450: TensorFlow's CPU allocator (its GPU one is GPU_0_bfc).
+    tf_cpu = ("OOM when allocating tensor with shape[24,1,2304,1152,3] and type float on "
+              "/job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu")
+    for text in (opencv, numpy, tf_cpu):
+        assert _causes(text)[0] == ("not_capacity", "host_ram"), text
+
+
+def test_opencv_cuda_allocation_is_not_read_as_host():
+    # bytedeco/javacv#1788: OpenCV's CUDA module ("Gpu API call") is device memory.
+    text = ("error: (-217:Gpu API call) out of memory in function "
+            "'cv::cudev::grid_transform_detail::TransformDispatcher<false, Policy>::call'")
+    assert _causes(text)[0][0] != "not_capacity"
+
+
+def test_std_bad_alloc_from_a_device_allocator_is_not_host_ram():
+    # NVIDIA/cccl#2092: Thrust's bad_alloc derives from std::bad_alloc.
+    thrust = ("terminate called after throwing an instance of 'thrust::THRUST_200400_860_NS::system::detail::bad_alloc'\n"
+              "  what():  std::bad_alloc: cudaErrorMemoryAllocation: out of memory")
+    # NVIDIA/cudf#2288: RMM's failure surfaces in Python as MemoryError('std::bad_alloc') (Cython's translation).
+    rmm = ("ERROR: RMM call in line 68of file /conda/envs/gdf/conda-bld/libcudf_1558047478243/work/cpp/src/hash/"
+           "managed_allocator.cuh failed with result RMM_ERROR_OUT_OF_MEMORY (4) Attempted to allocate: 4000000000 "
+           "bytes.\ndistributed.worker - WARNING - Compute Failed\nFunction: groupby\nException: "
+           "MemoryError('std::bad_alloc')")
+    assert _causes(thrust)[0][0] == "genuine_shortage"
+    assert _causes(rmm)[0][0] == "genuine_shortage"
+    # A plain C++ bad_alloc with no device named stays host memory (ljanyst/ssd-tensorflow#8's shape).
+    assert _causes("terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc")[0] == \
+        ("not_capacity", "host_ram")
+
+
+def test_out_of_memory_in_paddles_device_context_is_its_start_up():
+    # PaddlePaddle/Paddle#25086: a killed run still held the GPU; device_context.cc creates the stream and handles.
+    text = "all error stack information: out of memory at (/paddle/paddle/fluid/platform/device_context.cc:221)"
+    causes = diagnose_text(text).causes
+    assert causes[0].id == "other_process"
+    assert causes[0].evidence["deciding_check"] == "other_process"
+
+
+def test_jax_cudnn_handle_reads_as_a_missing_or_mismatched_library_first():
+    # jax-ml/jax#16078: installing cuDNN fixed it.
+    text = ("2023-05-20 20:06:28.373077: E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:439] Could not create "
+            "cudnn handle: CUDNN_STATUS_INTERNAL_ERROR")
+    causes = diagnose_text(text).causes
+    assert (causes[0].id, causes[0].evidence["not_capacity_kind"]) == ("not_capacity", "library_mismatch")
+    assert causes[0].evidence["deciding_check"] == "driver_version"
+    assert causes[0].evidence["check_command"] == LIBRARY_CHECK.command
+    assert "ldconfig -p" in causes[0].checks[0]
+    assert CHECKS["driver_version"].command in LIBRARY_CHECK.command
+    assert causes[1].id == "preallocation"
+
+
+def test_tensorflow_cudnn_handle_stays_preallocation():
+    # DeepLabCut/DeepLabCut#1299's wording: TensorFlow maps nearly the whole GPU, so its handle finds nothing left.
+    text = ("2021-06-21 13:44:56.262530: E tensorflow/stream_executor/cuda/cuda_dnn.cc:336] Could not create cudnn "
+            "handle: CUDNN_STATUS_INTERNAL_ERROR")
+    assert diagnose_text(text).causes[0].id == "preallocation"
+
+
+def test_pytorch_cudnn_not_initialized_is_memory_first_with_the_library_check():
+    # haotian-liu/LLaVA#392: "merely an OOM" (a small convolution first shows the real one).
+    causes = diagnose_text("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED").causes
+    assert [c.id for c in causes[:3]] == ["genuine_shortage", "allocation_outside_allocator", "not_capacity"]
+    assert causes[0].evidence["deciding_check"] == "driver_version"
+    assert causes[2].evidence["not_capacity_kind"] == "library_mismatch"
+
+
+def test_cublas_alloc_failed_in_pytorch_stays_outside_the_allocator():
+    # QwenLM/Qwen3#873 (an explicit allocation failure, not an ambiguous status).
+    text = "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`"
+    assert diagnose_text(text).causes[0].id == "allocation_outside_allocator"
+
+
+def test_tgi_total_token_budget_is_the_kv_cache_budget():
+    # huggingface/text-generation-inference#710: decrease --max-batch-total-tokens.
+    text = ("Not enough memory to handle 16000 total tokens with 2 prefill tokens. You need to decrease "
+            "`--max-batch-total-tokens` or `--max-batch-prefill-tokens`")
+    cause = diagnose_text(text).causes[0]
+    assert cause.id == "kv_cache_budget"
+    assert cause.evidence["max_batch_total_tokens"] == 16000
+    assert "--max-batch-total-tokens 8000" in cause.fix
+
+
+def test_dataparallel_imbalance_warning_next_to_an_oom_names_the_smaller_gpu():
+    # pytorch/examples#343: soumith: exclude the weak GPU with CUDA_VISIBLE_DEVICES.
+    text = ("UserWarning:\nThere is an imbalance between your GPUs. You may want to exclude GPU 0 which\nhas less than "
+            "75% of the memory or cores of GPU 1. You can do so by setting\nthe device_ids argument to DataParallel, or "
+            "by setting the CUDA_VISIBLE_DEVICES\nenvironment variable.\n\nRuntimeError: after cudaLaunch in "
+            "triple_chevron_launcher::launch(): out of memory")
+    cause = diagnose_text(text).causes[0]
+    assert cause.id == "multi_gpu_imbalance"
+    assert cause.evidence["smaller_gpu_index"] == 0 and "GPU 0" in cause.fix
