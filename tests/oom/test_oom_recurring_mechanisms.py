@@ -136,3 +136,19 @@ def test_dataparallel_imbalance_warning_next_to_an_oom_names_the_smaller_gpu():
     cause = diagnose_text(text).causes[0]
     assert cause.id == "multi_gpu_imbalance"
     assert cause.evidence["smaller_gpu_index"] == 0 and "GPU 0" in cause.fix
+
+
+def test_tensorflow_pool_reservation_refused_on_cuda_is_another_process_first():
+    # ivineetm007/Fall-detection#4: it worked after killing the other notebook that held the GPU.
+    text = ("E tensorflow/stream_executor/cuda/cuda_driver.cc:828] failed to allocate 2.96G (3179741184 bytes) from "
+            "device: CUDA_ERROR_OUT_OF_MEMORY: out of memory")
+    causes = diagnose_text(text).causes
+    assert [c.id for c in causes[:2]] == ["other_process", "preallocation"]
+    assert causes[0].evidence["deciding_check"] == "other_process"
+
+
+def test_tensorflow_pool_reservation_on_rocm_stays_its_own_preallocation():
+    # keras-team/keras#13889 (tensorflow-rocm): HIP's free figure was not what the pool could get.
+    text = ("E tensorflow/stream_executor/rocm/rocm_driver.cc:600] failed to allocate 890.06M (933298432 bytes) from "
+            "device: HIP_ERROR_OutOfMemory")
+    assert diagnose_text(text).causes[0].id == "preallocation"
