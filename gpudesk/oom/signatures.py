@@ -176,7 +176,8 @@ ROCM_COMMANDS = {
     "free_exceeds_request": "rocm-smi --showmeminfo vram",
 }
 # Intel GPUs (Level Zero): the device's per-allocation limit as OpenCL reports it.
-XPU_COMMANDS = {"buffer_limit": "clinfo | grep -i 'max memory allocation'"}
+XPU_COMMANDS = {"buffer_limit": "clinfo | grep -i 'max memory allocation'",
+                "free_exceeds_request": "xpu-smi stats -d 0", "other_process": "xpu-smi ps"}
 
 
 def check_command(key: str, platform: str | None) -> str:

@@ -152,3 +152,20 @@ def test_tensorflow_pool_reservation_on_rocm_stays_its_own_preallocation():
     text = ("E tensorflow/stream_executor/rocm/rocm_driver.cc:600] failed to allocate 890.06M (933298432 bytes) from "
             "device: HIP_ERROR_OutOfMemory")
     assert diagnose_text(text).causes[0].id == "preallocation"
+
+
+def test_no_free_figure_but_little_held_names_a_limit_and_another_holder_with_the_device_query():
+    # intel/intel-extension-for-pytorch#629: under WSL2 a 1 GiB copy fails with under 1 GiB held (a platform limit).
+    text = ("RuntimeError: XPU out of memory. Tried to allocate 1.00 GiB (GPU 0; 15.56 GiB total capacity; 990.00 MiB "
+            "already allocated; 990.00 MiB reserved in total by PyTorch)")
+    causes = diagnose_text(text).causes
+    assert [c.id for c in causes[:2]] == ["not_capacity", "other_process"]
+    assert causes[0].evidence["deciding_check"] == "free_exceeds_request"
+    assert causes[0].evidence["check_command"] == "xpu-smi stats -d 0"
+
+
+def test_no_free_figure_with_the_device_mostly_held_by_the_process_is_not_read_as_a_limit():
+    # vllm-project/vllm-omni#1199's shape: 59.36 of 60.96 GiB allocated on an Ascend NPU, message cut before "free".
+    text = ("RuntimeError: NPU out of memory. Tried to allocate 52.00 MiB (NPU 0; 60.96 GiB total capacity; 59.36 GiB "
+            "already allocated;")
+    assert diagnose_text(text).causes[0].id != "not_capacity"
