@@ -6,7 +6,9 @@ message quoted from the public thread in its comment."""
 
 from __future__ import annotations
 
-from gpudesk.oom import diagnose_text
+import textwrap
+
+from gpudesk.oom import diagnose_text, parse_text
 from gpudesk.oom.signatures import CHECKS, LIBRARY_CHECK, flatten_whitespace
 
 
@@ -169,3 +171,23 @@ def test_no_free_figure_with_the_device_mostly_held_by_the_process_is_not_read_a
     text = ("RuntimeError: NPU out of memory. Tried to allocate 52.00 MiB (NPU 0; 60.96 GiB total capacity; 59.36 GiB "
             "already allocated;")
     assert diagnose_text(text).causes[0].id != "not_capacity"
+
+
+def test_a_paste_wrapped_at_a_fixed_width_is_read_as_the_unwrapped_message():
+    # vllm-project/vllm#2248's error, wrapped at 60 columns as a terminal or an issue form does.
+    one_line = ("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                "initializing the engine.")
+    wrapped = textwrap.fill(one_line, 46)
+    assert "memory for the cache\nblocks" in wrapped
+    report = parse_text(wrapped)
+    assert report.kind == parse_text(one_line).kind == "vllm_kv_cache"
+    assert report.parsed["read_unwrapped"] == 1 and report.text == wrapped
+    assert diagnose_text(wrapped).causes[0].id == "kv_cache_budget"
+
+
+def test_a_multi_line_format_that_reads_whole_is_not_flattened():
+    # PyTorch's own message split over its natural lines reads without the unwrapped pass.
+    text = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. GPU 0 has a total capacity of "
+            "23.68 GiB of which 2.69 MiB is free.\nProcess 951046 has 23.68 GiB memory in use. Of the allocated memory "
+            "22.52 GiB is allocated by PyTorch, and 609.17 MiB is reserved by PyTorch but unallocated.")
+    assert "read_unwrapped" not in parse_text(text).parsed
