@@ -191,3 +191,13 @@ def test_a_multi_line_format_that_reads_whole_is_not_flattened():
             "23.68 GiB of which 2.69 MiB is free.\nProcess 951046 has 23.68 GiB memory in use. Of the allocated memory "
             "22.52 GiB is allocated by PyTorch, and 609.17 MiB is reserved by PyTorch but unallocated.")
     assert "read_unwrapped" not in parse_text(text).parsed
+
+
+def test_request_and_free_without_capacity_name_another_process_beside_the_job_with_the_check():
+    # PaddlePaddle/PaddleOCR#1505: 13 gunicorn workers all on GPU 0 (the other workers held it).
+    text = ("Out of memory error on GPU 0. Cannot allocate 25.002197MB memory on GPU 0, available memory is only "
+            "15.187500MB.\n\nPlease check whether there is any other process using GPU 0.")
+    causes = diagnose_text(text).causes
+    assert [c.id for c in causes[:2]] == ["genuine_shortage", "other_process"]
+    assert causes[1].evidence["deciding_check"] == "other_process"
+    assert "nvidia-smi --query-compute-apps" in causes[1].checks[0]

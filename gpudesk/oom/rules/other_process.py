@@ -19,6 +19,11 @@ that was free a moment before is gone: another process or another session took i
 another notebook; keras#8545: a reboot cleared it) → 0.62, above TensorFlow's own preallocation (0.55). On ROCm the
 early HIP runtimes reported the device's free memory wrongly and TensorFlow asked for more than there was
 (hiptensorflow#62), so there the reservation itself stays first (``preallocation``).
+
+A message that gives the request and the free memory but neither the capacity nor what this process holds
+(PaddlePaddle's "Cannot allocate 541.5MB memory on GPU 0, available memory is only 8.6MB", whose own text then asks
+"Please check whether there is any other process using GPU 0") cannot say whose memory fills the device: the job's
+need stays first, and another process is named beside it (0.45) with the one command that tells them apart.
 """
 
 from __future__ import annotations
@@ -68,6 +73,8 @@ def check(f: Facts) -> Cause | None:
     dev = f.dev
     if dev is None:
         return None
+    if _whose_memory_unknown(f):
+        return _unattributed(f)
     held_at_start = _held_before_start(f)
     if held_at_start is not None and not dev.other_processes:
         return held_at_start
@@ -119,6 +126,31 @@ def check(f: Facts) -> Cause | None:
         fix=fix,
         more_fixes=[_("In a container, NVML lists host PIDs: map them with /proc/<pid>/status NSpid before blaming "
                     "another process.")],
+    )
+
+
+def _whose_memory_unknown(f: Facts) -> bool:
+    """Request and free known, free below the request, but no capacity and no holdings of this process."""
+    return (f.total is None and f.free is not None and f.requested is not None and f.free < f.requested
+            and f.allocated is None and f.reserved is None and not f.other and f.report.signature is None
+            and not f.report.parsed.get("in_use_bytes"))
+
+
+def _unattributed(f: Facts) -> Cause:
+    platform = f.report.platform
+    return Cause(
+        id="other_process",
+        title=_("Another process may hold the GPU"),
+        confidence=0.45,
+        evidence=evidence(requested_bytes=f.requested, free_bytes=f.free, deciding_check="other_process",
+                          check_command=check_command("other_process", platform)),
+        explanation=_("The message says only {free} was free for a request of {requested}; it gives neither the "
+                      "capacity nor what this process holds, so the memory may be this job's own or another "
+                      "process's.").format(free=format_bytes(f.free or 0), requested=format_bytes(f.requested or 0)),
+        fix=_("Run nvidia-smi: stop the other processes or pick a free GPU with CUDA_VISIBLE_DEVICES; if this job is "
+              "the only one, lower the batch size"),
+        checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+                                                  meaning=i18n._(CHECKS["other_process"].meaning))],
     )
 
 
