@@ -201,3 +201,22 @@ def test_request_and_free_without_capacity_name_another_process_beside_the_job_w
     assert [c.id for c in causes[:2]] == ["genuine_shortage", "other_process"]
     assert causes[1].evidence["deciding_check"] == "other_process"
     assert "nvidia-smi --query-compute-apps" in causes[1].checks[0]
+
+
+def test_free_memory_covering_the_request_with_room_on_an_apu_is_a_limit():
+    # lemonade-sdk/vllm-rocm#5: vLLM on a freshly rebooted Strix Halo; HIP reports 18.55 GiB free for 12.95 GiB.
+    text = ("torch.OutOfMemoryError: HIP out of memory. Tried to allocate 12.95 GiB. GPU 0 has a total capacity of "
+            "127.00 GiB of which 18.55 GiB is free. Of the allocated memory 99.37 GiB is allocated by PyTorch, and "
+            "121.80 MiB is reserved by PyTorch but unallocated.")
+    cause = diagnose_text(text).causes[0]
+    assert (cause.id, cause.evidence["not_capacity_kind"]) == ("not_capacity", "free_exceeds_request")
+    assert cause.evidence["check_command"] == "rocm-smi --showmeminfo vram"
+
+
+def test_free_memory_that_barely_covers_the_request_on_a_full_gpu_stays_a_shortage():
+    # pinokiofactory/flux-webui#11: a merged FLUX model on a 24 GB RTX 4090, 45 MiB free for 20 MiB.
+    text = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of "
+            "23.61 GiB of which 45.06 MiB is free. Including non-PyTorch memory, this process has 22.69 GiB memory in "
+            "use. Of the allocated memory 21.72 GiB is allocated by PyTorch, and 520.54 MiB is reserved by PyTorch but "
+            "unallocated.")
+    assert diagnose_text(text).causes[0].id != "not_capacity"

@@ -14,6 +14,12 @@ allocator holds (reserved) still bounds it: when that is under a quarter of the 
 at least four times the request, the allocator would have had a new segment from free memory, so something outside
 it refused: a limit of the driver or platform (WSL, Level Zero, a carve-out), 0.5, or memory another process holds,
 0.45. Both are named with the one query that tells them apart: the device's free memory (IPEX#629).
+
+Below the twice-the-request bar, free memory that still covers the request by a quarter and is a tenth of the
+device, with less cached in the allocator than the request (so no cached block was going to serve it either), is a
+refusal too, read less firmly (0.65, above the 0.6 a shortage gets from a full device):
+the allocator asks the driver for a new segment of the request's size and the driver had it
+(lemonade-sdk/vllm-rocm#5: 12.95 GiB refused with 18.55 of 127 GiB free on a Strix Halo APU, a GTT/carve-out limit).
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ def check(f: Facts) -> Cause | list[Cause] | None:
     if own_allocator and f.free >= 1.05 * f.requested and f.free >= f.total / 4:
         return _runtime_refusal(f)
     if f.free < 2 * f.requested or f.free < f.total / 4:
-        return None
+        return _covered_with_room(f)
     rocm = f.report.platform == "rocm"
     fix = (_("Not a capacity problem: look for the limit that refused it, not for memory to save — on an AMD APU raise "
            "the GPU's memory carve-out (BIOS UMA / amdgpu.gttsize), check the ROCm driver and HSA_XNACK settings, "
@@ -134,3 +140,30 @@ def _free_unknown_but_unheld(f: Facts) -> list[Cause] | None:
                                                      meaning=i18n._(CHECKS["other_process"].meaning))],
     )
     return [limit, other]
+
+
+def _covered_with_room(f: Facts) -> Cause | None:
+    """Free covers the request by a quarter and is a tenth of the device, the cache could not serve it (module
+    docstring): a limit refused a new segment the driver had room for, 0.65."""
+    assert f.requested is not None and f.free is not None and f.total is not None
+    if f.free < 1.25 * f.requested or f.free < f.total / 10 or (f.unallocated or 0) >= f.requested:
+        return None
+    return Cause(
+        id="not_capacity",
+        title=_("The allocation was refused although the GPU had the memory free"),
+        confidence=0.65,
+        evidence=evidence(requested_bytes=f.requested, free_bytes=f.free, total_capacity_bytes=f.total,
+                          free_to_request_ratio=round(f.free / max(1, f.requested), 2),
+                          free_ratio=round(f.free / f.total, 3), not_capacity_kind="free_exceeds_request",
+                          deciding_check="free_exceeds_request",
+                          check_command=check_command("free_exceeds_request", f.report.platform)),
+        explanation=_("The device reports {free} free ({share:.0%} of it) for a request of {requested}, and the "
+                      "allocator's cache held less than the request: the new segment it asked the driver for fitted "
+                      "in free memory, so a limit refused it (an APU's GTT or carve-out, WDDM/WSL, a container or "
+                      "per-process cap).").format(free=format_bytes(f.free), share=f.free / f.total,
+                                                  requested=format_bytes(f.requested)),
+        fix=_("Look for the limit that refused it rather than memory to save: on an AMD APU raise the GPU's memory "
+              "carve-out or GTT size (BIOS UMA, amdgpu.gttsize), elsewhere a per-process cap or the WDDM/WSL limit"),
+        checks=[_("{command}: {meaning}").format(command=check_command("free_exceeds_request", f.report.platform),
+                                                     meaning=i18n._(CHECKS["free_exceeds_request"].meaning))],
+    )
