@@ -41,7 +41,8 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # pass, measured on a new batch. The fourth pass fixed the mechanisms that recurred over all batches (wrapped pastes,
 # PyTorch's /torch_ shared-memory files, host allocators named by source file, RMM/Thrust bad_alloc as device memory,
 # PaddlePaddle's device_context.cc start-up, cuDNN handles ranked with the library check, TGI's total-token budget,
-# DataParallel's imbalance warning): 24/30 on fresh-5 and 23/30 on fresh-4, seen. "fresh-6", collected after it and
+# DataParallel's imbalance warning; then TensorFlow's pool reservation refused on CUDA as another process): 25/30 on
+# fresh-5 and 24/30 on fresh-4, seen. "fresh-6", collected after it and
 # committed before the doctor ran on it: 19 of 31 at first scoring (4 of 11 not-capacity cases with the deciding check,
 # 5 reported as not found: Ollama's "requires more system memory" and XPU's "larger than 4GB" wordings, an Ascend
 # runtime init failure, MXNet's "Create cublas handle failed"; Torch7/Caffe cuDNN statuses read as TensorFlow's).
