@@ -50,6 +50,8 @@ LABELS: dict[str, str] = {
     "free_at_start_bytes": N_("Free on the GPU when the framework started"),
     "allocated_beyond_capacity_bytes": N_("Allocated beyond the GPU's capacity"),
     "mig_slice_capacity_bytes": N_("MIG slice capacity (at most)"),
+    "smaller_gpu_index": N_("Smaller GPU that DataParallel warned about"),
+    "larger_gpu_index": N_("Larger GPU it was compared with"),
     # Fit against the request.
     "fit_margin_bytes": N_("Left after the request (free + cache − request)"),
     "fit_margin_ratio": N_("Left after the request, share of the GPU"),
@@ -79,6 +81,7 @@ LABELS: dict[str, str] = {
     "library_status": N_("Library status"),
     "library_call": N_("Failing call"),
     "library_error_also_present": N_("Library error also in the text"),
+    "read_unwrapped": N_("Read with its line breaks joined (a wrapped paste)"),
     # CUDA graphs.
     "private_pools_to_allocated_ratio": N_("Private pools ÷ allocated"),
     # Multi-GPU.
@@ -226,7 +229,7 @@ FRAMEWORK_LABELS: dict[str, dict[str, str]] = {
 
 # Keys whose value 1 means "yes" (flags found in the text).
 FLAG_KEYS = frozenset({"driver_oom", "cublas_handle_failed", "library_error_also_present", "bogus_size",
-                       "same_job_siblings"})
+                       "same_job_siblings", "read_unwrapped"})
 
 _SUMMARY_ROWS = {
     "allocated": N_("Allocated memory"),

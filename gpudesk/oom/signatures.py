@@ -13,10 +13,16 @@ of the message say so. Each signature names the mechanism and the one check that
   ``Error code 12 (Cannot allocate memory)``, Caffe's ``host allocation of size N failed`` (``CaffeMallocHost``,
   ``include/caffe/syncedmem.hpp``), ONNX Runtime's arena on a CPU-provider node (``_nchwc`` nodes, a
   ``CPUExecutionProvider``-only session), Python's ``MemoryError``, C++ ``std::bad_alloc``, the JVM's
-  ``java.lang.OutOfMemoryError``, Rust's global allocator failing ("memory allocation of N bytes failed" at the start
+  ``java.lang.OutOfMemoryError`` (not a ``std::bad_alloc`` that RMM or Thrust throw for device memory, which they
+  derive from it: the text then names them or a CUDA error), Rust's global allocator failing ("memory allocation of N bytes failed" at the start
   of a line, ``default_alloc_error_hook`` in ``library/std/src/alloc.rs``: candle, mistral.rs and other Rust runtimes
   abort with it) and the Linux OOM killer ("Killed", "oom-kill") are host allocations (RAM, swap, the Windows page
-  file).
+  file). So are the host allocators named by their source file or their own wording: OpenCV's ``cv::fastMalloc``
+  (``modules/core/src/alloc.cpp``, raising ``cv::OutOfMemoryError`` with code -4 "Insufficient memory"; its CUDA
+  allocations fail as "(-217:Gpu API call)" instead), NumPy's array allocation ("Unable to allocate N GiB for an
+  array with shape ...", ``numpy/core/src/multiarray/ctors.c``, an ``_ArrayMemoryError``), and TensorFlow's CPU
+  allocator ("OOM when allocating tensor ... on /job:.../device:CPU:0 by allocator cpu", its GPU allocator is
+  ``GPU_0_bfc``; "Allocator (cpu) ran out of memory").
 * ``dev_shm``: a DataLoader worker killed by SIGBUS is a worker that touched a page of POSIX shared memory that
   ``/dev/shm`` (a tmpfs in host RAM) could not back: PyTorch's worker signal handler prints "ERROR: Unexpected bus
   error encountered in worker. This might be caused by insufficient shared memory (shm)." (``torch/csrc/
@@ -24,7 +30,11 @@ of the message say so. Each signature names the mechanism and the one check that
   Bus error. It is possible that dataloader's workers are out of shared memory" (``torch/utils/data/dataloader.py``),
   PaddlePaddle the same ("Unexpected BUS error encountered in DataLoader worker ... /dev/shm", ``paddle/fluid/
   imperative/data_loader.cc``); a tensor the workers cannot write to ``/dev/shm`` fails as "unable to write to file
-  </torch_...>: No space left on device". Docker gives a container 64 MiB of ``/dev/shm`` unless ``--shm-size`` or
+  </torch_...>: No space left on device", and PyTorch's ``MapAllocator`` (``aten/src/ATen/MapAllocator.cpp``, ``TH/
+  THAllocator.c`` before 1.0) names that file in each of its failures ("unable to write to file </torch_...>",
+  "unable to open shared memory object </torch_...>", "unable to mmap N bytes from file </torch_...>", "unable to
+  resize file </torch_...>"): ``/torch_<pid>_<n>`` is the ``shm_open`` name of a tensor shared between processes, so
+  the file, whatever error follows it, is in ``/dev/shm``. Docker gives a container 64 MiB of ``/dev/shm`` unless ``--shm-size`` or
   ``--ipc=host`` says otherwise (docs.docker.com, "docker run --shm-size"). Host memory, not the GPU's.
 * ``absurd_size``: a request of a PiB or more, PyTorch's "more than 1EB" (its formatter's overflow text) or a
   negative size is a garbage size (an overflow, an uninitialised shape, a corrupted model), not a need.
@@ -61,7 +71,8 @@ Runtime signatures that decide the first cause without being "not capacity":
   ``cudaSetDevice``, "failed initializing StreamExecutor"), or on Ascend the CANN device open (``aclrtSetDevice``
   / ``rtSetDevice`` failing in its MemoryPoolManager init, CANN runtime API reference): it needs a few hundred MiB
   of a device that someone else already filled. An out-of-memory reported on the line of a runtime's own
-  initialisation source (cutorch ``init.c``, NCCL ``init.cu``) is that start-up too (soumith/dcgan.torch#65: cutorch
+  initialisation source (cutorch ``init.c``, NCCL ``init.cu``, PaddlePaddle's ``device_context.cc``, where the
+  device's stream and library handles are created) is that start-up too (soumith/dcgan.torch#65: cutorch
   initialised on a GPU another job filled; pytorch#4921: every rank's NCCL init on GPU 0).
 * ``pool_chunk``: PaddlePaddle's legacy allocator sizes its first GPU chunk up front as
   ``FLAGS_fraction_of_gpu_memory_to_use`` x (total - reserve) and refuses to start when that chunk is more than is
@@ -165,7 +176,8 @@ ROCM_COMMANDS = {
     "free_exceeds_request": "rocm-smi --showmeminfo vram",
 }
 # Intel GPUs (Level Zero): the device's per-allocation limit as OpenCL reports it.
-XPU_COMMANDS = {"buffer_limit": "clinfo | grep -i 'max memory allocation'"}
+XPU_COMMANDS = {"buffer_limit": "clinfo | grep -i 'max memory allocation'",
+                "free_exceeds_request": "xpu-smi stats -d 0", "other_process": "xpu-smi ps"}
 
 
 def check_command(key: str, platform: str | None) -> str:
@@ -182,6 +194,17 @@ DEV_SHM_CHECK = Check("host_ram", "df -h /dev/shm",
                       N_("If /dev/shm is small (64M is Docker's default) or full, the DataLoader workers ran out of "
                          "shared memory: start the container with --shm-size=8g or --ipc=host, or use fewer "
                          "workers."))
+
+# The deciding check of a cuDNN/cuBLAS handle that could not be created (``library_init``) read as a library problem:
+# which cuDNN the loader finds and which one the framework was built with (``driver_version``'s kind), and how much
+# memory was free when it failed (the memory reading).
+LIBRARY_CHECK = Check("driver_version",
+                      "ldconfig -p | grep -E 'libcudnn|libcublas'; " + CHECKS["driver_version"].command
+                      + "; python -c \"import torch; print(torch.backends.cudnn.version())\"",
+                      N_("If no libcudnn is listed, or the cuDNN/CUDA the framework reports differs from the one "
+                         "installed (JAX: jax.print_environment_info()), or the driver's 'CUDA Version' is older, the "
+                         "library cannot start whatever is free: install the matching cuDNN or update the driver. If "
+                         "they match and nvidia-smi shows the GPU nearly full, it is memory."))
 
 NOT_CAPACITY = ("dev_shm", "shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "expandable_segments",
                 "buffer_limit", "pin_memory", "illegal_address")
@@ -202,6 +225,8 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("shared_memory", ("out of resource: shared memory", "outofresources: out of resource: shared",
                        "memory space vmem", "memory space smem")),
     ("host_ram", ("defaultcpuallocator", "alloc_cpu.cpp", "cpuallocator.cpp", "cpu_buffer_type_alloc_buffer",
+                  "core/src/alloc.cpp", "cv::outofmemoryerror", "(-4:insufficient memory)", "for an array with shape",
+                  "_arraymemoryerror", "by allocator cpu", "by allocator mklcpu", "allocator (cpu) ran out of memory",
                   "failed to allocate cpu buffer", "error code 12 (cannot allocate memory)", "std::bad_alloc",
                   "java.lang.outofmemoryerror", "killed by signal: killed", "oom-kill", "out of memory: killed process",
                   "cannot allocate memory (12)", "cl_out_of_host_memory", "ur_result_error_out_of_host_memory",
@@ -223,8 +248,12 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       "failed to determine best cudnn convolution algorithm", "could not create cudnn handle")),
 )
 # An out-of-memory raised on the line of a runtime's own initialisation source (Torch7's cutorch ``init.c``, NCCL's
-# ``init.cu``): the failing allocation is the runtime's start-up (its context and first buffers).
-_INIT_FILE = re.compile(r"\binit\.(?:c|cc|cu|cpp)\b[^\n]{0,80}?(?:out of memory|error=2\b)", re.IGNORECASE)
+# ``init.cu``, PaddlePaddle's ``platform/device_context.cc``, whose CUDADeviceContext constructor creates the device's
+# stream and its cuBLAS/cuDNN handles): the failing allocation is the runtime's start-up (its context and first
+# buffers), whichever order the file and the words come in.
+_INIT_SOURCE = r"\b(?:init|device_context)\.(?:c|cc|cu|cpp)\b"
+_INIT_FILE = re.compile(_INIT_SOURCE + r"[^\n]{0,80}?(?:out of memory|error=2\b)|out of memory[^\n]{0,20}?\(?/[^\n]{0,120}?"
+                        + _INIT_SOURCE, re.IGNORECASE)
 _ILLEGAL_ADDRESS = ("illegal memory access", "cudaerrorillegaladdress", "cuda_error_illegal_address")
 # Words of an out-of-memory failure of the text's own: with them, an illegal access is a consequence, not the story.
 _OOM_OWN = ("out of memory", "tried to allocate", "outofmemory", "out_of_memory", "failed to allocate")
@@ -236,6 +265,17 @@ _BARE = re.compile(r"cuda error[:\s]{1,3}out of memory|hip error[:\s]{1,3}out of
                    # + cudaGetErrorString), OpenCV's cudaSafeCall (cv::Error::GpuApiCallError, "(-217:Gpu API call)").
                    r"cudamalloc (?:retry )?failed:\s{0,2}out of memory|cuda failed with error\s{0,2}out of memory|"
                    r"gpu api call\)\s{0,2}out of memory", re.IGNORECASE)
+
+
+# Device allocators that throw C++'s std::bad_alloc for device memory: RMM (``rmm::out_of_memory`` derives from
+# ``rmm::bad_alloc``, itself a ``std::bad_alloc``; include/rmm/detail/error.hpp, "RMM_ERROR_OUT_OF_MEMORY") and Thrust
+# (``thrust::system::detail::bad_alloc``, whose what() reads "std::bad_alloc: cudaErrorMemoryAllocation: out of memory").
+_DEVICE_BAD_ALLOC_WORDS = ("rmm", "thrust", "cudaerror", "cuda error", "hiperror", "out_of_memory")
+
+
+def _device_bad_alloc(low: str) -> bool:
+    """A ``std::bad_alloc`` thrown by a device allocator (the text names one), not by the host's ``operator new``."""
+    return "bad_alloc" in low and any(w in low for w in _DEVICE_BAD_ALLOC_WORDS)
 
 
 def _onnxruntime_on_cpu(low: str) -> bool:
@@ -255,11 +295,26 @@ def _onnxruntime_on_cpu(low: str) -> bool:
     return "cpuexecutionprovider" in low and not any(p in low for p in gpu_providers)
 
 
+# PyTorch's MapAllocator naming the shared-memory file of a tensor passed between processes (``dev_shm`` above).
+_TORCH_SHM_FILE = ("unable to write to file </torch", "unable to open shared memory object </torch",
+                   "from file </torch", "unable to resize file </torch", "unable to open file </torch")
+
+
+def flatten_whitespace(text: str) -> str:
+    """``text`` lower-cased with every run of spaces, tabs and line breaks made one space.
+
+    Pastes from terminals, e-mails and issue forms are wrapped at a fixed width ("killed by signal: Bus\nerror",
+    "out of shared\nmemory"): a signature's words must match across the break as they do on one line.
+    """
+    return " ".join(text.lower().split())
+
+
 def classify(text: str, requested: int | None = None, negative_size: int | None = None,
              backend: str | None = None) -> str | None:
     """The signature of ``text`` (see the module docstring), or None. ``requested`` / ``negative_size`` are the
-    figures the parsers read; ``backend`` is the one :func:`gpudesk.oom.parsers.generic.detect_backend` found."""
-    low = text.lower()
+    figures the parsers read; ``backend`` is the one :func:`gpudesk.oom.parsers.generic.detect_backend` found.
+    Words match across line breaks (:func:`flatten_whitespace`)."""
+    low = flatten_whitespace(text)
     if (requested is not None and requested >= PiB) or "more than 1eb" in low or negative_size is not None:
         return "absurd_size"
     if "ecc" in low and any(w in low for w in _WORDS[0][1]):
@@ -267,12 +322,14 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if _XID.search(text):
         return "xid"
     if ("bus error" in low and any(w in low for w in _DEV_SHM_WORDS)) or (
-            "no space left on device" in low and "/torch_" in low):
+            "no space left on device" in low and "/torch_" in low) or any(w in low for w in _TORCH_SHM_FILE):
         return "dev_shm"
-    if (_PY_MEMORY_ERROR.search(text) and "cuda" not in low) or _RUST_ALLOC.search(text):
+    # (Cython turns a C++ std::bad_alloc into Python's MemoryError: cudf's "MemoryError('std::bad_alloc')" from RMM
+    # is device memory.)
+    if (_PY_MEMORY_ERROR.search(text) and "cuda" not in low and not _device_bad_alloc(low)) or _RUST_ALLOC.search(text):
         return "host_ram"
     for key, words in _WORDS[1:]:
-        if any(w in low for w in words):
+        if any(w in low for w in words if not (w == "std::bad_alloc" and _device_bad_alloc(low))):
             return key
     if _onnxruntime_on_cpu(low):
         return "host_ram"

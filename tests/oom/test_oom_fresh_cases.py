@@ -1,4 +1,4 @@
-"""The held-back sets (tests/fixtures/oom/fresh_cases.jsonl .. fresh_cases_5.jsonl, issue 28): real messages
+"""The held-back sets (tests/fixtures/oom/fresh_cases.jsonl .. fresh_cases_6.jsonl, issue 28): real messages
 collected after the rules were written, each labelled from its public thread before the doctor was first run on it.
 The rules are not tuned on them; the figures below are what the doctor scored when it first saw each batch, kept
 as floors so that a regression shows, and reported as they are (below the 85 % bar: that is what a held-back set is
@@ -16,7 +16,7 @@ from gpudesk.oom.cause import CAUSE_IDS
 from gpudesk.oom.signatures import CHECKS
 
 FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "fresh-3": "fresh_cases_3.jsonl",
-               "fresh-4": "fresh_cases_4.jsonl", "fresh-5": "fresh_cases_5.jsonl"}
+               "fresh-4": "fresh_cases_4.jsonl", "fresh-5": "fresh_cases_5.jsonl", "fresh-6": "fresh_cases_6.jsonl"}
 # First scoring of each batch. "fresh": 19 of 35 (2 of 5 not-capacity cases with the deciding check, 1 message not
 # recognised). Three mechanisms it exposed were fixed afterwards (a request figure next to a failure is recognised in
 # any wording, PyTorch's caching host allocator is pinned memory, TensorFlow's own cuDNN/cuBLAS handle wording names
@@ -38,8 +38,15 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # with the deciding check, 3 reported as not found); its misses (a "Bus\nerror" split over two lines, torch's
 # "unable to write to file </torch_...>" without "No space left on device", OpenCV's host allocator alloc.cpp, other
 # processes behind PaddlePaddle's figures, an ONNX Runtime arena failure during CUDA-graph capture) are for the next
-# pass, measured on a new batch.
-FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18}
+# pass, measured on a new batch. The fourth pass fixed the mechanisms that recurred over all batches (wrapped pastes,
+# PyTorch's /torch_ shared-memory files, host allocators named by source file, RMM/Thrust bad_alloc as device memory,
+# PaddlePaddle's device_context.cc start-up, cuDNN handles ranked with the library check, TGI's total-token budget,
+# DataParallel's imbalance warning; then TensorFlow's pool reservation refused on CUDA as another process): 25/30 on
+# fresh-5 and 24/30 on fresh-4, seen. "fresh-6", collected after it and
+# committed before the doctor ran on it: 19 of 31 at first scoring (4 of 11 not-capacity cases with the deciding check,
+# 5 reported as not found: Ollama's "requires more system memory" and XPU's "larger than 4GB" wordings, an Ascend
+# runtime init failure, MXNet's "Create cublas handle failed"; Torch7/Caffe cuDNN statuses read as TensorFlow's).
+FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19}
 
 
 def _rows(name: str) -> list[dict]:
@@ -55,7 +62,7 @@ def test_fresh_cases_are_real_labelled_and_separate_from_the_development_sets():
             if row["expected_cause"] == "not_capacity":
                 assert row["expected_check"] in CHECKS, row["url"]
             fresh_urls.append(row["url"])
-    assert len(fresh_urls) >= 85 and len(set(fresh_urls)) == len(fresh_urls)
+    assert len(fresh_urls) >= 140 and len(set(fresh_urls)) == len(fresh_urls)
     development = set()
     for _set, name in CASE_FILES:
         if name in FRESH_FILES.values() or not (FIXTURES / name).is_file():

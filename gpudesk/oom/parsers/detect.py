@@ -147,13 +147,32 @@ def _first(low: str, text: str, table: _Table) -> str | None:
     return None
 
 
+# Pastes wrapped at a terminal's or a form's width break the phrases every parser matches ("No available memory for
+# the cache\nblocks", "Tried to allocate 20.00\nMiB"). Such a paste is read a second time with its whitespace runs
+# made single spaces, and that reading is kept when it recognises more; only short pastes (what a person wraps), so a
+# log keeps one linear pass.
+UNWRAP_MAX_CHARS = 20_000
+
+
 def parse_text(data: str | bytes) -> MemoryReport:
-    """Parse every OOM shape found in ``data`` into one report (source "text").
+    """Parse every OOM shape found in ``data`` into one report (source "text"); a wrapped paste whose line breaks
+    hide its phrases is read unwrapped (``UNWRAP_MAX_CHARS``).
 
     Raises:
         OomInputError: see :func:`decode_text`.
     """
     text = decode_text(data)
+    report = _parse(text)
+    if "\n" in text.strip() and len(text) <= UNWRAP_MAX_CHARS and (report.kind == "unknown" or report.missing):
+        unwrapped = _parse(" ".join(text.split()))
+        if unwrapped.kind != "unknown" and (report.kind == "unknown" or len(unwrapped.missing) < len(report.missing)):
+            unwrapped.text = text
+            unwrapped.parsed["read_unwrapped"] = 1
+            return unwrapped
+    return report
+
+
+def _parse(text: str) -> MemoryReport:
     report = MemoryReport(source="text", text=text)
     matched = False
     low = text.lower()

@@ -16,6 +16,10 @@ Each engine sizes its KV cache from a memory budget after loading the weights an
 * SGLang: rest = available after load − total before load × (1 − ``mem_fraction_static``) must be positive
   (``model_runner_kv_cache_mixin.py`` profile_max_num_token, https://github.com/sgl-project/sglang); the
   smallest fraction that leaves any KV pool is 1 − available/total.
+* TGI 0.9-1.0: warm-up allocates the KV cache for ``--max-batch-total-tokens`` tokens
+  (``server/text_generation_server/models/flash_causal_lm.py``, https://github.com/huggingface/text-generation-inference)
+  and says "Not enough memory to handle N total tokens with M prefill tokens" when it does not fit next to the
+  weights: the token budget is the knob (half of it as the first try); 0.8.
 * TensorRT-LLM: the KV cache takes ``kv_cache_free_gpu_mem_fraction`` (default 0.9) of the memory free after
   the other components; failing to create it means that share plus what follows does not fit.
 
@@ -43,6 +47,8 @@ def check(f: Facts) -> Cause | None:
         return _sglang(f)
     if r.kind == "trtllm_executor":
         return _trtllm(f)
+    if r.kind == "tgi_total_tokens":
+        return _tgi_total(f)
     if r.kind != "vllm_kv_cache":
         return None
     cap, need = r.kv_cache_tokens, r.max_model_len_tokens
@@ -212,4 +218,21 @@ def _trtllm(f: Facts) -> Cause | None:
         more_fixes=[_("Lower max_batch_size / max_num_tokens: the runtime buffers created after the KV cache scale with them."),
                     (_("If a fraction of 0.1 still fails with most memory free, the refusal is not about capacity: "
                     "check the driver and the other ranks."))],
+    )
+
+
+def _tgi_total(f: Facts) -> Cause:
+    total = int(f.report.parsed.get("max_batch_total_tokens", 0))
+    return Cause(
+        id="kv_cache_budget",
+        title=_("TGI's KV cache for --max-batch-total-tokens does not fit"),
+        confidence=0.8,
+        evidence=evidence(max_batch_total_tokens=total or None,
+                          max_batch_prefill_tokens=f.report.parsed.get("max_batch_prefill_tokens")),
+        explanation=_("TGI's warm-up reserves the KV cache for {total} tokens across all requests; after the "
+                      "weights, the GPU cannot hold a cache that large.").format(total=total),
+        fix=_("Start TGI with --max-batch-total-tokens {half} (half of {total}), keeping --max-batch-prefill-tokens "
+              "below it").format(half=max(1, total // 2), total=total),
+        more_fixes=[_("Quantise the weights (--quantize awq/gptq/bitsandbytes) or shard over more GPUs "
+                      "(--num-shard) to leave room for the cache.")],
     )

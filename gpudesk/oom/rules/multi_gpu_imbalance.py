@@ -2,10 +2,16 @@
 
 Needs figures of two or more GPUs (probe, NVML evidence, or a log with several ranks' messages): fires when
 the busiest GPU's allocated (else NVML process) memory is >= 1.3 × the least busy one's and >= 1 GiB more;
-0.45 + 0.2 × (ratio − 1), max 0.85. A single-GPU text cannot show it.
+0.45 + 0.2 × (ratio − 1), max 0.85. A single-GPU text cannot show it, except through PyTorch's own warning:
+``nn.DataParallel`` compares the devices it is given (``torch/nn/parallel/data_parallel.py``, ``_check_balance``)
+and warns "There is an imbalance between your GPUs. You may want to exclude GPU A which has less than 75% of the
+memory or cores of GPU B"; DataParallel splits the batch evenly, so the smaller GPU runs out first. With that warning
+in the same paste as an out-of-memory failure → 0.75, the fix: leave the smaller GPU out.
 """
 
 from __future__ import annotations
+
+import re
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.report import DeviceMemory
@@ -18,7 +24,33 @@ def _load(dev: DeviceMemory) -> int | None:
     return dev.allocated_bytes if dev.allocated_bytes is not None else dev.process_used_bytes
 
 
+_DP_WARNING = re.compile(r"imbalance between your GPUs\.?\s+You may want to exclude GPU\s+(\d{1,3})\s+which\s+has less "
+                         r"than 75%\s+of the\s+memory or cores of GPU\s+(\d{1,3})", re.IGNORECASE)
+
+
+def _dataparallel_warning(f: Facts) -> Cause | None:
+    m = _DP_WARNING.search(f.report.text or "")
+    if m is None:
+        return None
+    weak, strong = int(m.group(1)), int(m.group(2))
+    return Cause(
+        id="multi_gpu_imbalance",
+        title=_("DataParallel splits the batch evenly over unequal GPUs"),
+        confidence=0.75,
+        evidence=evidence(smaller_gpu_index=weak, larger_gpu_index=strong),
+        explanation=_("PyTorch warned that GPU {weak} has less than 75 % of the memory or cores of GPU {strong}. "
+                      "DataParallel gives every GPU the same share of the batch, so the smaller one runs out "
+                      "first.").format(weak=weak, strong=strong),
+        fix=_("Leave GPU {weak} out: CUDA_VISIBLE_DEVICES or DataParallel(device_ids=[...]) without it").format(
+            weak=weak),
+        more_fixes=[_("Use DistributedDataParallel with a per-GPU batch sized for each card.")],
+    )
+
+
 def check(f: Facts) -> Cause | None:
+    warned = _dataparallel_warning(f)
+    if warned is not None:
+        return warned
     loads = [(d.index, load) for d in f.report.devices if (load := _load(d)) is not None]
     if len(loads) < 2:
         return None

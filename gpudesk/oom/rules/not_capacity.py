@@ -7,6 +7,19 @@ allocator settings cannot help: the refusal comes from a limit below the device'
 address-space limits, an APU's GTT/UMA carve-out, a MIG slice, a container's memory limit, a cap set in the
 process) or a broken driver state. Confidence 0.92: it outranks fragmentation, which cannot explain a
 refusal that a new segment from free memory would satisfy.
+
+Some allocators print no free figure (Intel's XPU allocator in IPEX: "Tried to allocate 1.00 GiB (GPU 0; 15.56 GiB
+total capacity; 990.00 MiB already allocated; 990.00 MiB reserved in total by PyTorch)"). What the process's own
+allocator holds (reserved) still bounds it: when that is under a quarter of the capacity and the capacity minus it is
+at least four times the request, the allocator would have had a new segment from free memory, so something outside
+it refused: a limit of the driver or platform (WSL, Level Zero, a carve-out), 0.5, or memory another process holds,
+0.45. Both are named with the one query that tells them apart: the device's free memory (IPEX#629).
+
+Below the twice-the-request bar, free memory that still covers the request by a quarter and is a tenth of the
+device, with less cached in the allocator than the request (so no cached block was going to serve it either), is a
+refusal too, read less firmly (0.65, above the 0.6 a shortage gets from a full device):
+the allocator asks the driver for a new segment of the request's size and the driver had it
+(lemonade-sdk/vllm-rocm#5: 12.95 GiB refused with 18.55 of 127 GiB free on a Strix Halo APU, a GTT/carve-out limit).
 """
 
 from __future__ import annotations
@@ -14,21 +27,23 @@ from __future__ import annotations
 from gpudesk.oom.cause import Cause
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import CHECKS
+from gpudesk.oom.signatures import CHECKS, check_command
 from gpudesk import i18n
 from gpudesk.i18n import _
 
 
-def check(f: Facts) -> Cause | None:
-    if f.mps or f.requested is None or f.free is None or f.total is None:
+def check(f: Facts) -> Cause | list[Cause] | None:
+    if f.mps or f.requested is None or f.total is None:
         return None
+    if f.free is None:
+        return _free_unknown_but_unheld(f)
     if f.allowed is not None and f.allowed < f.total:
         return None  # per_process_cap explains it
     own_allocator = f.reserved is None and f.allocated is None and f.report.kind in ("generic_oom", "ggml_alloc_failed")
     if own_allocator and f.free >= 1.05 * f.requested and f.free >= f.total / 4:
         return _runtime_refusal(f)
     if f.free < 2 * f.requested or f.free < f.total / 4:
-        return None
+        return _covered_with_room(f)
     rocm = f.report.platform == "rocm"
     fix = (_("Not a capacity problem: look for the limit that refused it, not for memory to save — on an AMD APU raise "
            "the GPU's memory carve-out (BIOS UMA / amdgpu.gttsize), check the ROCm driver and HSA_XNACK settings, "
@@ -80,5 +95,75 @@ def _runtime_refusal(f: Facts) -> Cause:
         fix=_("Split the buffer (fewer layers or a smaller context per device, or a build that splits buffers), or "
               "run where the driver allows larger single allocations (Linux, a newer driver)"),
         checks=[_("{command}: {meaning}").format(command=CHECKS["free_exceeds_request"].command,
+                                                     meaning=i18n._(CHECKS["free_exceeds_request"].meaning))],
+    )
+
+
+def _free_unknown_but_unheld(f: Facts) -> list[Cause] | None:
+    """No free figure, but the process's own allocator holds little (module docstring): a limit or another holder."""
+    assert f.requested is not None and f.total is not None
+    held = f.reserved if f.reserved is not None else f.allocated
+    if held is None or f.report.signature is not None or (f.allowed is not None and f.allowed < f.total):
+        return None
+    if held > f.total / 4 or f.total - held < 4 * f.requested:
+        return None
+    platform = f.report.platform
+    command = check_command("free_exceeds_request", platform)
+    limit = Cause(
+        id="not_capacity",
+        title=_("The allocation was refused while this process held little of the device"),
+        confidence=0.5,
+        evidence=evidence(requested_bytes=f.requested, total_capacity_bytes=f.total, reserved_bytes=held,
+                          headroom_upper_bound_bytes=f.total - held, not_capacity_kind="free_exceeds_request",
+                          deciding_check="free_exceeds_request", check_command=command),
+        explanation=_("The message gives no free figure, but this process's allocator holds only {held} of {total}: "
+                      "it would have taken a new segment of {requested} from free memory, so something outside it "
+                      "refused the request, a limit of the driver or platform (WSL, Level Zero, an APU carve-out) or "
+                      "memory another process holds.").format(
+                          held=format_bytes(held), total=format_bytes(f.total), requested=format_bytes(f.requested)),
+        fix=_("Query the device's free memory: if it is large, look for the limit that refused the request (run "
+              "natively instead of under WSL, a newer driver, the platform's allocation limits); if it is small, stop "
+              "the other processes on the device"),
+        checks=[_("{command}: {meaning}").format(command=command,
+                                                     meaning=i18n._(CHECKS["free_exceeds_request"].meaning))],
+    )
+    other = Cause(
+        id="other_process",
+        title=_("Another process may hold the device's memory"),
+        confidence=0.45,
+        evidence=evidence(requested_bytes=f.requested, total_capacity_bytes=f.total, reserved_bytes=held,
+                          deciding_check="other_process", check_command=check_command("other_process", platform)),
+        explanation=_("This process's allocator holds only {held} of {total}; if the device has little free, "
+                      "another process holds the rest.").format(held=format_bytes(held), total=format_bytes(f.total)),
+        fix=_("Stop the other processes on the device or move the job to a free one"),
+        checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+                                                     meaning=i18n._(CHECKS["other_process"].meaning))],
+    )
+    return [limit, other]
+
+
+def _covered_with_room(f: Facts) -> Cause | None:
+    """Free covers the request by a quarter and is a tenth of the device, the cache could not serve it (module
+    docstring): a limit refused a new segment the driver had room for, 0.65."""
+    assert f.requested is not None and f.free is not None and f.total is not None
+    if f.free < 1.25 * f.requested or f.free < f.total / 10 or (f.unallocated or 0) >= f.requested:
+        return None
+    return Cause(
+        id="not_capacity",
+        title=_("The allocation was refused although the GPU had the memory free"),
+        confidence=0.65,
+        evidence=evidence(requested_bytes=f.requested, free_bytes=f.free, total_capacity_bytes=f.total,
+                          free_to_request_ratio=round(f.free / max(1, f.requested), 2),
+                          free_ratio=round(f.free / f.total, 3), not_capacity_kind="free_exceeds_request",
+                          deciding_check="free_exceeds_request",
+                          check_command=check_command("free_exceeds_request", f.report.platform)),
+        explanation=_("The device reports {free} free ({share:.0%} of it) for a request of {requested}, and the "
+                      "allocator's cache held less than the request: the new segment it asked the driver for fitted "
+                      "in free memory, so a limit refused it (an APU's GTT or carve-out, WDDM/WSL, a container or "
+                      "per-process cap).").format(free=format_bytes(f.free), share=f.free / f.total,
+                                                  requested=format_bytes(f.requested)),
+        fix=_("Look for the limit that refused it rather than memory to save: on an AMD APU raise the GPU's memory "
+              "carve-out or GTT size (BIOS UMA, amdgpu.gttsize), elsewhere a per-process cap or the WDDM/WSL limit"),
+        checks=[_("{command}: {meaning}").format(command=check_command("free_exceeds_request", f.report.platform),
                                                      meaning=i18n._(CHECKS["free_exceeds_request"].meaning))],
     )

@@ -10,6 +10,20 @@ Without a process list, TensorFlow's own device discovery line says it: "Total m
 before TensorFlow creates its allocator (core/common_runtime/gpu/gpu_device.cc), so a GPU under a quarter free at
 that moment was already held by another process (0.8; tensorflow#8170: 190 MiB of 7.92 GiB free; tensorflow#9489:
 187 MiB of 3.94 GiB), whatever TensorFlow's own preallocation would have done next.
+
+TensorFlow's own pool reservation refused by the CUDA driver ("failed to allocate 2.96G (3179741184 bytes) from
+device: CUDA_ERROR_OUT_OF_MEMORY", with no cuBLAS/cuDNN failure beside it): without memory growth TensorFlow sizes its
+BFC region from the free memory it has just measured (``gpu_device.cc``: ``DeviceMemoryUsage`` → ``memory_limit``,
+then ``GpuDriver::DeviceAllocate`` in ``cuda_driver.cc``; on failure BFC retries at 90 %), so a refusal means memory
+that was free a moment before is gone: another process or another session took it (ivineetm007/Fall-detection#4:
+another notebook; keras#8545: a reboot cleared it) → 0.62, above TensorFlow's own preallocation (0.55). On ROCm the
+early HIP runtimes reported the device's free memory wrongly and TensorFlow asked for more than there was
+(hiptensorflow#62), so there the reservation itself stays first (``preallocation``).
+
+A message that gives the request and the free memory but neither the capacity nor what this process holds
+(PaddlePaddle's "Cannot allocate 541.5MB memory on GPU 0, available memory is only 8.6MB", whose own text then asks
+"Please check whether there is any other process using GPU 0") cannot say whose memory fills the device: the job's
+need stays first, and another process is named beside it (0.45) with the one command that tells them apart.
 """
 
 from __future__ import annotations
@@ -23,12 +37,44 @@ from gpudesk import i18n
 from gpudesk.i18n import _, ngettext
 
 
+def tf_reservation_refused_on_cuda(f: Facts) -> bool:
+    """TensorFlow's BFC reservation refused by the CUDA driver, no library failure beside it (module docstring)."""
+    r = f.report
+    return (r.framework == "tensorflow" and r.kind == "cuda_driver_oom" and not r.parsed.get("cublas_handle_failed")
+            and r.signature is None and "rocm" not in (r.backend or "", r.platform or ""))
+
+
+def _tf_reservation(f: Facts) -> Cause:
+    return Cause(
+        id="other_process",
+        title=_("Another process took the memory TensorFlow was reserving"),
+        confidence=0.62,
+        evidence=evidence(requested_bytes=f.requested, deciding_check="other_process",
+                          check_command=check_command("other_process", f.report.platform)),
+        explanation=_("TensorFlow sizes its memory pool from the free memory it has just measured, so the driver "
+                      "refusing that reservation means memory that was free a moment before is gone: another process "
+                      "(another notebook, a leftover run, a second TensorFlow session) took it."),
+        fix=_("Run nvidia-smi: stop the other processes (or restart the notebook kernel or the machine when none is "
+              "listed), or pick a free GPU with CUDA_VISIBLE_DEVICES"),
+        more_fixes=[_("Turn on memory growth (TF_FORCE_GPU_ALLOW_GROWTH=true) so that TensorFlow reserves only what "
+                      "it uses.")],
+        checks=[_("{command}: {meaning}").format(command=check_command("other_process", f.report.platform),
+                                                  meaning=i18n._(CHECKS["other_process"].meaning))],
+    )
+
+
 def check(f: Facts) -> Cause | None:
     if f.mps:
         return None  # Apple MPS: see mps_limit
+    if tf_reservation_refused_on_cuda(f):
+        # TensorFlow's device-discovery figures, when pasted, say more than the refusal alone.
+        held = _held_before_start(f) if f.dev is not None and not f.dev.other_processes else None
+        return held or _tf_reservation(f)
     dev = f.dev
     if dev is None:
         return None
+    if _whose_memory_unknown(f):
+        return _unattributed(f)
     held_at_start = _held_before_start(f)
     if held_at_start is not None and not dev.other_processes:
         return held_at_start
@@ -80,6 +126,31 @@ def check(f: Facts) -> Cause | None:
         fix=fix,
         more_fixes=[_("In a container, NVML lists host PIDs: map them with /proc/<pid>/status NSpid before blaming "
                     "another process.")],
+    )
+
+
+def _whose_memory_unknown(f: Facts) -> bool:
+    """Request and free known, free below the request, but no capacity and no holdings of this process."""
+    return (f.total is None and f.free is not None and f.requested is not None and f.free < f.requested
+            and f.allocated is None and f.reserved is None and not f.other and f.report.signature is None
+            and not f.report.parsed.get("in_use_bytes"))
+
+
+def _unattributed(f: Facts) -> Cause:
+    platform = f.report.platform
+    return Cause(
+        id="other_process",
+        title=_("Another process may hold the GPU"),
+        confidence=0.45,
+        evidence=evidence(requested_bytes=f.requested, free_bytes=f.free, deciding_check="other_process",
+                          check_command=check_command("other_process", platform)),
+        explanation=_("The message says only {free} was free for a request of {requested}; it gives neither the "
+                      "capacity nor what this process holds, so the memory may be this job's own or another "
+                      "process's.").format(free=format_bytes(f.free or 0), requested=format_bytes(f.requested or 0)),
+        fix=_("Run nvidia-smi: stop the other processes or pick a free GPU with CUDA_VISIBLE_DEVICES; if this job is "
+              "the only one, lower the batch size"),
+        checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+                                                  meaning=i18n._(CHECKS["other_process"].meaning))],
     )
 
 

@@ -9,6 +9,7 @@ process's preallocation → 0.6; larger XLA requests → 0.4.
 from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.rules import other_process
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.units import GIB as GiB
 from gpudesk.i18n import _
@@ -37,7 +38,8 @@ def check(f: Facts) -> Cause | None:
         return Cause(
             id="preallocation",
             title=_("TensorFlow's preallocation left no memory"),
-            confidence=0.6,
+            # Its own reservation refused on CUDA: another process took the memory first (rules.other_process).
+            confidence=0.55 if other_process.tf_reservation_refused_on_cuda(f) else 0.6,
             evidence=evidence(requested_bytes=f.requested, error_kind=r.kind,
                               library_status=r.parsed.get("library_status")),
             explanation=_("TensorFlow maps nearly all GPU memory at start; a later driver-level allocation (cuBLAS "

@@ -11,7 +11,10 @@
   framework pre-allocates (TensorFlow, JAX/XLA) → ``preallocation`` 0.6; else → ``genuine_shortage`` 0.55 and
   ``other_process`` 0.4 (a status pasted with no caller's words around it reads as TensorFlow's: ``preallocation``);
   XLA's own line "Memory usage: F bytes free, T bytes total" decides it: more than half
-  free → a library or driver mismatch (``not_capacity``, 0.8).
+  free → a library or driver mismatch (``not_capacity``, 0.8). JAX (which leaves a quarter of the GPU outside its
+  pool) → a missing or mismatched cuDNN / old driver first (``not_capacity`` 0.65 with ``ldconfig -p | grep cudnn``
+  and the versions), preallocation 0.45. PyTorch's ``CUDNN_STATUS_NOT_INITIALIZED`` (memory and a library mismatch
+  both end there) → ``genuine_shortage`` 0.55 with that check, the library reading 0.4.
 * DataLoader workers killed by a bus error with shared memory named (``dev_shm``) → ``not_capacity`` 0.96 with
   ``df -h /dev/shm`` (host memory: ``host_ram``'s kind of check), the fix ``--shm-size`` / ``--ipc=host``.
 * PaddlePaddle's up-front chunk larger than what is available (``pool_chunk``) → ``preallocation`` 0.7, then
@@ -40,7 +43,7 @@ from gpudesk.oom.cause import Cause
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import CHECKS, DEV_SHM_CHECK, NOT_CAPACITY, check_command
+from gpudesk.oom.signatures import CHECKS, DEV_SHM_CHECK, LIBRARY_CHECK, NOT_CAPACITY, check_command
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
 _XLA_USAGE = re.compile(r"Memory usage:\s{0,3}(\d{1,20}) bytes free,\s{0,3}(\d{1,20}) bytes total")
@@ -69,6 +72,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "pin_memory": _("Not a GPU capacity problem: page-locked (pinned) host memory ran out"),
         "free_exceeds_request": _("Not a capacity problem: the memory was free"),
         "illegal_address": _("Not a memory problem: a kernel accessed memory outside its buffers"),
+        "library_mismatch": _("Likely not memory: cuDNN/cuBLAS is missing or does not match the driver or the "
+                              "framework"),
     }
     explanations = {
         "shared_memory": _("The kernel's tile needs more on-chip memory than one core offers (a GPU SM's shared "
@@ -106,6 +111,10 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "illegal_address": _("'An illegal memory access was encountered' means a kernel read or wrote an address "
                              "outside its allocations. CUDA reports it at the next synchronising call, so the op in "
                              "the traceback is often not the one at fault; more memory does not help."),
+        "library_mismatch": _("The library's handle could not be created. That happens when no cuDNN/cuBLAS is "
+                              "installed where the loader looks, when the installed one differs from the version the "
+                              "framework was built with, or when the driver is older than both; memory is the other "
+                              "reading, and the check tells them apart."),
     }
     fixes = {
         "shared_memory": _("Use a smaller kernel config: num_stages=1 or 2 and smaller BLOCK sizes (Pallas/XLA on TPU: "
@@ -134,11 +143,16 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                                   "Windows allocation limit, an APU carve-out, a MIG slice or a container limit"),
         "illegal_address": _("Rerun with CUDA_LAUNCH_BLOCKING=1 (or under compute-sanitizer) to find the kernel at "
                              "fault; then check its indices and inputs, or update the library or driver that ships it"),
+        "library_mismatch": _("Install the cuDNN (and CUDA libraries) the framework was built for, e.g. the pip "
+                              "wheels it names (jax[cuda12], nvidia-cudnn-cu12), or update the NVIDIA driver; then "
+                              "rerun"),
     }
-    check_key = {"vulkan_large": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram"}.get(key, key)
-    command = DEV_SHM_CHECK.command if key == "dev_shm" else check_command(check_key, r.platform)
-    check_line = (_("{command}: {meaning}").format(command=command, meaning=i18n._(DEV_SHM_CHECK.meaning))
-                  if key == "dev_shm" else _check_line(check_key, r.platform))
+    check_key = {"vulkan_large": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
+                 "library_mismatch": "driver_version"}.get(key, key)
+    own_check = {"dev_shm": DEV_SHM_CHECK, "library_mismatch": LIBRARY_CHECK}.get(key)
+    command = own_check.command if own_check is not None else check_command(check_key, r.platform)
+    check_line = (_("{command}: {meaning}").format(command=command, meaning=i18n._(own_check.meaning))
+                  if own_check is not None else _check_line(check_key, r.platform))
     return Cause(
         id="not_capacity",
         title=titles[key],
@@ -270,6 +284,61 @@ def _not_pytorch_wording(r: MemoryReport) -> bool:
     return r.runtime is None and r.framework in (None, "unknown")
 
 
+def _jax_wording(r: MemoryReport) -> bool:
+    """JAX's own XLA: jaxlib's words, or XLA's sources outside TensorFlow's tree (TensorFlow 2.15+ vendors XLA as
+    ``external/local_xla``; JAX builds it as ``external/xla``)."""
+    low = (r.text or "").lower()
+    if r.framework == "jax" or r.runtime == "jax":
+        return True
+    return r.runtime == "xla" and "local_xla" not in low and "tensorflow" not in low
+
+
+def _library_mismatch_first(f: Facts) -> list[Cause]:
+    """JAX's cuDNN handle: JAX preallocates 75 % of the GPU (XLA_PYTHON_CLIENT_MEM_FRACTION, docs.jax.dev "GPU memory
+    allocation"), so the quarter it leaves holds a handle and its workspace; what stops the handle is a cuDNN the
+    loader cannot find or that differs from the one jaxlib was built with ("Loaded runtime CuDNN library ... but source
+    was compiled with"), or an old driver (jax#16078: installing cuDNN; jthlab/phlash#31: a driver update)."""
+    return [_not_capacity("library_mismatch", 0.65, f),
+            _generic("preallocation", 0.45, _("The framework's preallocation left no memory for cuDNN/cuBLAS"),
+                     _("JAX maps 75 % of the GPU at start; a second process or framework on the same GPU leaves the "
+                       "library too little."),
+                     _("Set XLA_PYTHON_CLIENT_PREALLOCATE=false or XLA_PYTHON_CLIENT_MEM_FRACTION=.5, then rerun"),
+                     "preallocation", f),
+            _other_process(0.35, f)]
+
+
+def _not_initialized_pytorch(f: Facts) -> list[Cause]:
+    """PyTorch's ``CUDNN_STATUS_NOT_INITIALIZED``: ``cudnnCreate`` could not start, which it reports alike when its
+    handle's device memory cannot be had and when the library does not match (an old cuDNN, a build for other GPUs).
+    PyTorch creates the handle lazily at the first cuDNN op of each device and thread (``aten/src/ATen/cudnn/
+    Handle.cpp``), when the job's tensors and cache already fill the GPU: in the threads where it fails mid-run the
+    real out-of-memory shows once a small convolution runs first and a smaller batch fixes it (haotian-liu/LLaVA#392);
+    a library mismatch fails at the first op of a run instead. Ranked, with the check that separates them."""
+    cause = _shortage(0.55, f, _("cuDNN could not create its handle (CUDNN_STATUS_NOT_INITIALIZED). PyTorch creates "
+                                 "it at the first cuDNN op, when the job's tensors and cache fill the GPU: the usual "
+                                 "reason is memory (a small convolution run first shows the real out-of-memory "
+                                 "error); a cuDNN that does not match the build is the other one."))
+    cause.evidence.update(evidence(deciding_check="driver_version", check_command=LIBRARY_CHECK.command))
+    cause.checks = [_("{command}: {meaning}").format(command=LIBRARY_CHECK.command,
+                                                       meaning=i18n._(LIBRARY_CHECK.meaning))]
+    return [cause, _outside_allocator(0.5, f), _not_capacity("library_mismatch", 0.4, f), _other_process(0.35, f)]
+
+
+def _outside_allocator(confidence: float, f: Facts) -> Cause:
+    r = f.report
+    return Cause(id="allocation_outside_allocator", title=_("A CUDA library could not allocate memory"),
+                 confidence=confidence,
+                 evidence=evidence(library_status=r.parsed.get("library_status"), deciding_check="other_process",
+                                   check_command=check_command("other_process", r.platform)),
+                 explanation=_("cuDNN and cuBLAS allocate their handles and workspaces with cudaMalloc, outside "
+                               "PyTorch's caching allocator, which keeps its freed blocks cached: the GPU was full of "
+                               "the job's tensors and cache when the library initialised (the real OOM hides behind "
+                               "the library's status)."),
+                 fix=_("Leave room for the libraries: a smaller batch, torch.cuda.empty_cache() before the first "
+                       "matmul/conv, or a GPU with free memory (CUDA_VISIBLE_DEVICES)"),
+                 checks=[_check_line("other_process", r.platform)])
+
+
 def _library_init(f: Facts) -> list[Cause]:
     r = f.report
     usage = _XLA_USAGE.search(r.text or "")
@@ -278,6 +347,8 @@ def _library_init(f: Facts) -> list[Cause]:
         free, total = int(usage.group(1)), int(usage.group(2))
         if total and free / total > 0.5:
             return [_not_capacity("driver_version", 0.8, f)]
+    if _jax_wording(r):
+        return _library_mismatch_first(f)
     if runtime in _PREALLOCATING or r.framework in _PREALLOCATING or _not_pytorch_wording(r):
         return [_generic("preallocation", 0.6, _("The framework's preallocation left no memory for cuDNN/cuBLAS"),
                          _("cuDNN and cuBLAS allocate their handles and workspaces with cudaMalloc, outside the "
@@ -286,21 +357,13 @@ def _library_init(f: Facts) -> list[Cause]:
                          _("Turn preallocation off: TF_FORCE_GPU_ALLOW_GROWTH=true (TensorFlow) or "
                            "XLA_PYTHON_CLIENT_PREALLOCATE=false / XLA_PYTHON_CLIENT_MEM_FRACTION=.5 (JAX), then rerun"),
                          "preallocation", f),
-                _other_process(0.35, f), _not_capacity("driver_version", 0.3, f)]
-    return [Cause(id="allocation_outside_allocator", title=_("A CUDA library could not allocate memory"),
-                  confidence=0.6,
-                  evidence=evidence(library_status=r.parsed.get("library_status"), deciding_check="other_process",
-                                    check_command=check_command("other_process", r.platform)),
-                  explanation=_("cuDNN and cuBLAS allocate their handles and workspaces with cudaMalloc, outside "
-                                "PyTorch's caching allocator, which keeps its freed blocks cached: the GPU was full of "
-                                "the job's tensors and cache when the library initialised (the real OOM hides behind "
-                                "the library's status)."),
-                  fix=_("Leave room for the libraries: a smaller batch, torch.cuda.empty_cache() before the first "
-                        "matmul/conv, or a GPU with free memory (CUDA_VISIBLE_DEVICES)"),
-                  checks=[_check_line("other_process", r.platform)]),
+                _other_process(0.35, f), _not_capacity("library_mismatch", 0.3, f)]
+    if "cudnn_status_not_initialized" in (r.text or "").lower():
+        return _not_initialized_pytorch(f)
+    return [_outside_allocator(0.6, f),
             _shortage(0.5, f, _("cuDNN/cuBLAS could not allocate their handle or workspace: the GPU was already "
                                 "full when the library initialised.")),
-            _other_process(0.4, f), _not_capacity("driver_version", 0.3, f)]
+            _other_process(0.4, f), _not_capacity("library_mismatch", 0.3, f)]
 
 
 _ASYNC_NOTE = "kernel errors might be asynchronously reported"
