@@ -41,6 +41,12 @@ Sources (vllm-project/vllm):
   from 0.6.4 (PR 9352), the torch peak plus the non-torch increase. In 0.2.5 alone PyTorch also kept the blocks of
   tensors all-reduced on NCCL's stream (``TORCH_NCCL_AVOID_RECORD_STREAMS=1`` is set from 0.2.6), which grew with
   timing under TP (PR 2031's Llama-2-70B at TP 4 lost 10,750 blocks, 13 GiB per GPU); that is not modelled.
+- The profiled activation peak of V1 is usually its dummy sampler run (:mod:`gpudesk.sizing.engines.forward`):
+  PyTorch's top-k/top-p path peaks at ``torch.sort`` (38 bytes a logit from 128 rows), FlashInfer's kernels need 14.
+  Which one runs depends on whether FlashInfer is installed (``vllm_use_flashinfer_sampler``, vLLM's
+  ``VLLM_USE_FLASHINFER_SAMPLER``; the log says "Using FlashInfer for top-p & top-k sampling." or "FlashInfer is not
+  available. Falling back to the PyTorch-native implementation"); gpudesk assumes the plain pip wheel (no FlashInfer
+  before 0.11.1) unless told.
 - Non-torch memory: CUDA context allocations outside PyTorch's allocator that appear during the profile (cuBLAS/
   cuBLASLt workspaces; with tensor parallelism NCCL's channel buffers and vLLM's custom all-reduce buffers).
 """
