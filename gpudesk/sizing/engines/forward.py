@@ -34,7 +34,28 @@ its ``scatter``, per row and vocabulary entry, the 16-bit logits of ``compute_lo
 full vocabulary on every rank), their fp32 copy (``Sampler.forward``: ``logits.to(torch.float32)``, 4),
 ``logits_sort`` (4), ``logits_idx`` (int64, 8), ``top_k_mask`` (bool, 1), ``probs_sort`` (4; the cumsum writes into
 it), ``top_p_mask`` (1) and the scatter's output (4): 28 bytes (:func:`v1_profile_peak_bytes`). With FlashInfer's
-sampling kernels (``forward_cuda``) none of these copies exist; :func:`sampler_peak_bytes` is then the bound.
+sampling kernels (``forward_cuda``) the sorted copies do not exist.
+
+The peak of that path is not the ``scatter`` but the ``logits.sort`` before it: PyTorch's CUDA sort
+(``aten/src/ATen/native/cuda/SortStable.cu`` ``launch_stable_sort_kernel``, PyTorch 2.x) writes the sorted values
+(4) and int64 indices (8) and, for 128 rows or more (``segmented_sort_pairs``), allocates int64 reverse indices (8)
+and calls CUB's ``DeviceSegmentedRadixSort::SortPairs``, whose non-DoubleBuffer form keeps alternate key and value
+buffers in its temporary storage (4 + 8; CUB documents "~2N auxiliary storage"); with the 16-bit and fp32 logits
+still live that is 38 bytes per logit (:func:`torch_sort_peak_bytes_per_logit`, which also covers the 2-127 row
+``segmented_sort_pairs_by_full_sort`` path, two int2 buffers and a keys output: 50, and one row: 30). vLLM 0.11
+on H100 (llm-d config_explorer, four models, 1024 rows) printed activation peaks 38.4 bytes per logit of
+``rows x vocab`` (Llama-3.1-8B 4.76 GiB, Qwen3-32B 5.64, gpt-oss-20b 7.38, Llama-3.3-70B TP 2 4.84), and a 0.10.1
+log that says "FlashInfer is not available. Falling back to the PyTorch-native implementation" (dennislee22/
+vLLM-benchmarking, Qwen2-7B TP 2 on two nodes) gets its KV cache within 0.4 % with it.
+
+With FlashInfer installed, V1 uses it by default (``VLLM_USE_FLASHINFER_SAMPLER`` unset means on in V1:
+``vllm/v1/sample/ops/topk_topp_sampler.py`` 0.10.1 and 0.11.0 log "Using FlashInfer for top-p & top-k
+sampling."); ``flashinfer_sample`` calls ``flashinfer.sampling.top_k_top_p_sampling_from_logits`` with
+``filter_apply_order="top_k_first"`` (``flashinfer/sampling.py``): ``top_k_mask_logits`` writes a masked copy of the
+fp32 logits (4) and ``torch.softmax`` the probabilities (4), rejection sampling needs no sort: with the 16-bit and
+fp32 logits 14 bytes per logit (:data:`V1_FLASHINFER_SAMPLER_BYTES_PER_LOGIT`). FlashInfer is in the vLLM Docker
+images, an optional pip extra from 0.10 (vllm-project/vllm PR 21959) and a default CUDA dependency only after
+0.11.0 (PR 26443); the user says which (``vllm_use_flashinfer_sampler``).
 """
 
 from __future__ import annotations
@@ -79,23 +100,54 @@ def profile_peak_bytes(spec: ModelSpec, tokens: int, sequences: int, tensor_para
                + 2 * min(sequences, tokens) * (spec.hidden_size or 0) * ACT_BYTES)
 
 
-#: V1's PyTorch top-k/top-p sampler at its peak, bytes per row and vocabulary entry (module docstring).
+#: V1's PyTorch top-k/top-p sampler at its ``scatter``, bytes per row and vocabulary entry (module docstring).
 V1_SORTED_SAMPLER_BYTES_PER_LOGIT = 2 + 4 + 4 + 8 + 1 + 4 + 1 + 4
+#: V1's FlashInfer top-k/top-p sampler: 16-bit and fp32 logits, the top-k masked copy, the probabilities.
+V1_FLASHINFER_SAMPLER_BYTES_PER_LOGIT = 2 + 4 + 4 + 4
+#: Live logits while the sampler sorts them: the 16-bit output of the LM head and its fp32 copy.
+SORT_INPUT_BYTES_PER_LOGIT = 2 + 4
 
 
-def v1_profile_peak_bytes(spec: ModelSpec, tokens: int, sequences: int, tensor_parallel: int = 1) -> float:
-    """vLLM V1's profile peak: the forward's largest layer, or the PyTorch top-k/top-p sampler over ``min(sequences,
-    tokens)`` full-vocabulary rows with the dummy run's ``tokens x hidden`` output still referenced."""
+def torch_sort_peak_bytes_per_logit(rows: int) -> int:
+    """Bytes per element live while ``torch.sort`` sorts ``rows`` fp32 rows on CUDA, the 16-bit and fp32 logits
+    included (module docstring; ``aten/src/ATen/native/cuda/SortStable.cu``): values 4 + int64 indices 8, plus
+    int64 reverse indices 8 and CUB's alternate keys and values 4 + 8 from 128 rows, two int2 buffers 8 + 8, a keys
+    output 4 and CUB's alternates 4 + 8 for 2-127 rows, CUB's alternates alone for one row."""
+    out = 4 + 8
+    if rows >= 128:
+        extra = 8 + 4 + 8
+    elif rows >= 2:
+        extra = 8 + 8 + 4 + 4 + 8
+    else:
+        extra = 4 + 8
+    return SORT_INPUT_BYTES_PER_LOGIT + out + extra
+
+
+def v1_sampler_bytes_per_logit(rows: int, flashinfer: bool = False) -> int:
+    """Peak bytes per row and vocabulary entry of V1's dummy sampler run: FlashInfer's kernels, or the PyTorch path
+    at the larger of its sort and its scatter (module docstring)."""
+    if flashinfer:
+        return V1_FLASHINFER_SAMPLER_BYTES_PER_LOGIT
+    return max(torch_sort_peak_bytes_per_logit(rows), V1_SORTED_SAMPLER_BYTES_PER_LOGIT)
+
+
+def v1_profile_peak_bytes(spec: ModelSpec, tokens: int, sequences: int, tensor_parallel: int = 1,
+                          flashinfer: bool = False) -> float:
+    """vLLM V1's profile peak: the forward's largest layer, or the top-k/top-p sampler (PyTorch, or FlashInfer when
+    ``flashinfer``) over ``min(sequences, tokens)`` full-vocabulary rows with the dummy run's ``tokens x hidden``
+    output still referenced."""
     rows = min(sequences, tokens)
-    sampler = rows * (spec.vocab_size or 0) * V1_SORTED_SAMPLER_BYTES_PER_LOGIT
+    sampler = rows * (spec.vocab_size or 0) * v1_sampler_bytes_per_logit(rows, flashinfer)
     return max(layer_peak_bytes(spec, tokens, tensor_parallel),
                sampler + tokens * (spec.hidden_size or 0) * ACT_BYTES)
 
 
 def v0_profile_peak_bytes(spec: ModelSpec, tokens: int, sequences: int, tensor_parallel: int = 1) -> float:
     """vLLM V0's profile peak on the driver worker: the forward's largest layer, or the sorted top-k/top-p sampler
-    over ``sequences`` full-vocabulary rows with the forward's output still alive, whichever is larger."""
+    over ``sequences`` full-vocabulary rows (at the larger of its sort and its last step) with the forward's output
+    still alive, whichever is larger."""
     rows = min(sequences, tokens)
-    sampler = rows * (spec.vocab_size or 0) * V0_SORTED_SAMPLER_BYTES_PER_LOGIT
+    per_logit = max(torch_sort_peak_bytes_per_logit(rows), V0_SORTED_SAMPLER_BYTES_PER_LOGIT)
+    sampler = rows * (spec.vocab_size or 0) * per_logit
     return max(layer_peak_bytes(spec, tokens, tensor_parallel),
                sampler + tokens * (spec.hidden_size or 0) * ACT_BYTES)

@@ -41,6 +41,12 @@ Sources (vllm-project/vllm):
   from 0.6.4 (PR 9352), the torch peak plus the non-torch increase. In 0.2.5 alone PyTorch also kept the blocks of
   tensors all-reduced on NCCL's stream (``TORCH_NCCL_AVOID_RECORD_STREAMS=1`` is set from 0.2.6), which grew with
   timing under TP (PR 2031's Llama-2-70B at TP 4 lost 10,750 blocks, 13 GiB per GPU); that is not modelled.
+- The profiled activation peak of V1 is usually its dummy sampler run (:mod:`gpudesk.sizing.engines.forward`):
+  PyTorch's top-k/top-p path peaks at ``torch.sort`` (38 bytes a logit from 128 rows), FlashInfer's kernels need 14.
+  Which one runs depends on whether FlashInfer is installed (``vllm_use_flashinfer_sampler``, vLLM's
+  ``VLLM_USE_FLASHINFER_SAMPLER``; the log says "Using FlashInfer for top-p & top-k sampling." or "FlashInfer is not
+  available. Falling back to the PyTorch-native implementation"); gpudesk assumes the plain pip wheel (no FlashInfer
+  before 0.11.1) unless told.
 - Non-torch memory: CUDA context allocations outside PyTorch's allocator that appear during the profile (cuBLAS/
   cuBLASLt workspaces; with tensor parallelism NCCL's channel buffers and vLLM's custom all-reduce buffers).
 """
@@ -61,11 +67,13 @@ from gpudesk.sizing.engines.common import (
     settings_with_defaults,
 )
 from gpudesk.sizing.engines.flags import fp8_kv_value, uses_vllm_serve
-from gpudesk.sizing.engines.forward import profile_peak_bytes, v0_profile_peak_bytes, v1_profile_peak_bytes
+from gpudesk.sizing.engines.forward import v0_profile_peak_bytes, v1_profile_peak_bytes
 from gpudesk.units import GIB
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, kv_sequence_bytes, resolve_weight_format, weight_bytes
 from gpudesk.sizing.shapes import ModelSpec
 
+#: vLLM's switch for FlashInfer's top-k/top-p sampler (``vllm/envs.py``).
+ENV_FLASHINFER_SAMPLER = "VLLM_USE_FLASHINFER_SAMPLER"
 #: vLLM settings gpudesk sizes: default, type, flag (vllm/engine/arg_utils.py EngineArgs).
 SETTINGS: dict[str, Setting] = {
     "gpu_memory_utilization": (0.9, float, "--gpu-memory-utilization"),
@@ -89,6 +97,10 @@ SETTINGS: dict[str, Setting] = {
     # connector's own buffers (--kv-transfer-config, e.g. LMCacheConnectorV1, whose cache lives in host memory)
     # are not sized here. Both are accepted so the command line shown is the one launched.
     "enable_prefix_caching": (None, bool, "--enable-prefix-caching"),
+    # An environment variable, not a flag: true when FlashInfer is installed and its sampler used (V1 logs "Using
+    # FlashInfer for top-p & top-k sampling."), which changes the profiled sampler peak (forward.py); shown as a
+    # VLLM_USE_FLASHINFER_SAMPLER=1 prefix of the command.
+    "vllm_use_flashinfer_sampler": (False, bool, ENV_FLASHINFER_SAMPLER),
     "kv_transfer_config": (None, str, "--kv-transfer-config"),
 }
 #: Non-torch memory seen by the profiler (cuBLAS/cuBLASLt workspaces, NCCL and custom all-reduce buffers with TP):
@@ -251,7 +263,9 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     if s["enable_lora"]:
         # LoRA slots for max_loras adapters of max_lora_rank on every linear layer (A and B, bf16).
         weights += 2 * s["max_loras"] * s["max_lora_rank"] * (spec.hidden_size or 0) * 7 * (spec.layers or 0) * 2 / tp
-    activation = (v1_profile_peak_bytes if v1 else v0_profile_peak_bytes)(spec, batched, seqs, tp)
+    flashinfer = bool(s["vllm_use_flashinfer_sampler"]) and v1
+    activation = (v1_profile_peak_bytes(spec, batched, seqs, tp, flashinfer) if v1
+                  else v0_profile_peak_bytes(spec, batched, seqs, tp))
     era = profiling_era(version) if not v1 else "torch_peak"
     non_torch = NON_TORCH_BYTES
     if era in ("device", "since_init"):
@@ -285,7 +299,8 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
                    "be stored in KV cache ({tokens}).").format(max_model_len=max_len, tokens=tokens)
     else:
         reason = ""
-    flags = {k: v for k, v in s.items() if v is not None and v != SETTINGS[k][0]}
+    flags = {k: v for k, v in s.items() if v is not None and v != SETTINGS[k][0]
+             and k != "vllm_use_flashinfer_sampler"}
     flags["max_model_len"] = max_len
     spelled = {k: v[2] for k, v in SETTINGS.items()}
     model = model_ref or spec.hf_repo or spec.name
@@ -293,6 +308,8 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
         cmd = command_line("vllm serve", model, flags, spelled, positional_model=True)
     else:
         cmd = command_line("python -m vllm.entrypoints.openai.api_server", model, flags, spelled)
+    if s["vllm_use_flashinfer_sampler"]:
+        cmd = f"{ENV_FLASHINFER_SAMPLER}=1 {cmd}"
     mem = GpuMemory(weights, activation, non_torch, kv_bytes, graphs)
     changes = () if fits or not advise else _changes(spec, gpu_name, gpu_total_bytes, s, version, weight_format, model, max_len)
     src = "vllm/v1/worker/gpu_worker.py determine_available_memory; vllm/v1/core/kv_cache_utils.py" if v1 else \
@@ -302,10 +319,12 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
             total=gpu_total_bytes / GIB, util=util), src),
         (_("activation peak of a profile run over {tokens} batched tokens and {seqs} sequences").format(
             tokens=batched, seqs=seqs), "gpudesk.sizing.engines.forward"),
+        *(((_("the sampler is profiled with FlashInfer's top-k/top-p kernels (VLLM_USE_FLASHINFER_SAMPLER)"),
+            "vllm/v1/sample/ops/topk_topp_sampler.py"),) if flashinfer else ()),
         *(((_("the sampler is profiled with top-k/top-p in PyTorch (no FlashInfer installed); with FlashInfer the "
               "KV cache gets about {gib:.2f} GiB more").format(
-            gib=max(0.0, activation - profile_peak_bytes(spec, batched, seqs, tp)) / GIB),
-           "vllm/v1/sample/ops/topk_topp_sampler.py"),) if v1 else ()),
+            gib=max(0.0, activation - v1_profile_peak_bytes(spec, batched, seqs, tp, True)) / GIB),
+           "vllm/v1/sample/ops/topk_topp_sampler.py"),) if v1 and not flashinfer else ()),
         ((_("CUDA graph memory is estimated by the profiler and kept inside gpu_memory_utilization (vLLM 0.21 on)")
           if graphs_in_budget(version) else
           _("CUDA graphs are captured after the KV cache, outside gpu_memory_utilization")),

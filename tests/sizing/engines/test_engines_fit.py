@@ -197,19 +197,27 @@ def test_vllm_default_max_num_seqs_follows_release_and_gpu(catalog) -> None:
 
 
 def test_vllm_v1_profiles_the_sampler_with_top_k_and_top_p(catalog) -> None:
-    """V1's dummy sampler run sorts min(max_num_seqs, batched tokens) full-vocabulary rows without FlashInfer:
-    28 bytes a logit, so gpt-oss's 201,088-token vocabulary at 1024 rows costs 5.4 GiB of the KV budget."""
-    from gpudesk.sizing.engines.forward import V1_SORTED_SAMPLER_BYTES_PER_LOGIT, v1_profile_peak_bytes
+    """V1's dummy sampler run sorts min(max_num_seqs, batched tokens) full-vocabulary rows without FlashInfer: the
+    sort's peak is 38 bytes a logit from 128 rows (PyTorch SortStable.cu + CUB's alternate buffers), so gpt-oss's
+    201,088-token vocabulary at 1024 rows costs 7.3 GiB of the KV budget; FlashInfer's kernels need 14."""
+    from gpudesk.sizing.engines.forward import torch_sort_peak_bytes_per_logit, v1_profile_peak_bytes
 
     oss = spec(catalog, "gpt-oss-120b")
-    assert V1_SORTED_SAMPLER_BYTES_PER_LOGIT == 28
+    assert torch_sort_peak_bytes_per_logit(1024) == 38
+    assert torch_sort_peak_bytes_per_logit(64) == 50 and torch_sort_peak_bytes_per_logit(1) == 30
     peak = v1_profile_peak_bytes(oss, 1024, 1024)
-    assert peak == 1024 * 201088 * 28 + 1024 * oss.hidden_size * 2
+    assert peak == 1024 * 201088 * 38 + 1024 * oss.hidden_size * 2
+    assert v1_profile_peak_bytes(oss, 1024, 1024, flashinfer=True) == 1024 * 201088 * 14 + 1024 * oss.hidden_size * 2
     assert v1_profile_peak_bytes(oss, 1024, 256) < peak / 3
     r = engine_fit("vllm", oss, H100, ["gpu_memory_utilization=0.95", "max_num_batched_tokens=1024"],
                    version="0.11.0")
     assert r.per_gpu.activation_bytes == pytest.approx(peak)
     assert any("FlashInfer" in text for text, _src in r.assumptions)
+    fi = engine_fit("vllm", oss, H100, ["gpu_memory_utilization=0.95", "max_num_batched_tokens=1024",
+                                        "vllm_use_flashinfer_sampler=true"], version="0.11.0")
+    assert fi.per_gpu.kv_cache_bytes > r.per_gpu.kv_cache_bytes
+    assert fi.command.startswith("VLLM_USE_FLASHINFER_SAMPLER=1 vllm serve ")
+    assert "vllm_use_flashinfer_sampler" not in fi.command and "VLLM_USE_FLASHINFER_SAMPLER" not in r.command
 
 
 def test_memory_rows_name_each_engines_terms_and_sum_to_the_total(catalog) -> None:
@@ -230,24 +238,23 @@ def test_vllm_v0_profile_peak_is_the_sorted_sampler_when_it_outgrows_the_forward
     from pathlib import Path
 
     qwen32 = spec_from_hf_config(Path(__file__).parents[2] / "fixtures" / "engines" / "configs" / "qwen2.5-32b.json")
-    # vLLM 0.7.3, TP 2, 10,000 profiled tokens, 256 sequences: the log printed a 1.26 GiB peak (issue 15815).
+    # vLLM 0.7.3, TP 2, 10,000 profiled tokens, 256 sequences (issue 15815): the sort of 256 rows, 38 bytes a logit.
     peak = v0_profile_peak_bytes(qwen32, 10_000, 256, 2)
-    assert peak == pytest.approx(256 * 152_064 * 32 + 10_000 * 5_120 * 2)
-    assert round(peak / GIB, 2) == 1.26
+    assert peak == pytest.approx(256 * 152_064 * 38 + 10_000 * 5_120 * 2)
     # 29,000 tokens of Llama-3.1-8B: the forward's MLP outgrows the sampler (issue 10517 printed 2.99 GiB).
     llama = spec_from_catalog(open_catalog().model("llama-3.1-8b"))
     assert v0_profile_peak_bytes(llama, 29_000, 256) == layer_peak_bytes(llama, 29_000)
 
 
 def test_vllm_v1_sorts_more_sampler_rows_than_v0(catalog) -> None:
-    """V0 samples 256 sequences on the driver; V1 (0.8.5, >= 70 GiB: max_num_seqs 1024) sorts 1024 rows of 28 bytes a
-    logit in its dummy sampler run (gpu_model_runner.py _dummy_sampler_run, topk_topp_sampler.py)."""
+    """V0 samples 256 sequences on the driver; V1 (0.8.5, >= 70 GiB: max_num_seqs 1024) sorts 1024 rows, 38 bytes a
+    logit at the sort, in its dummy sampler run (gpu_model_runner.py _dummy_sampler_run, topk_topp_sampler.py)."""
     qwen = spec(catalog, "qwen2.5-14b")
     v0 = engine_fit("vllm", qwen, H100, ["max_model_len=8192", "max_num_batched_tokens=2048",
                                          "enable_chunked_prefill=true"], version="0.7.2")
     v1 = engine_fit("vllm", qwen, H100, ["max_model_len=8192", "max_num_batched_tokens=2048"], version="0.8.5")
-    assert v0.per_gpu.activation_bytes == pytest.approx(256 * 152_064 * 32 + 2048 * 5120 * 2)
-    assert v1.per_gpu.activation_bytes == pytest.approx(1024 * 152_064 * 28 + 2048 * 5120 * 2)
+    assert v0.per_gpu.activation_bytes == pytest.approx(256 * 152_064 * 38 + 2048 * 5120 * 2)
+    assert v1.per_gpu.activation_bytes == pytest.approx(1024 * 152_064 * 38 + 2048 * 5120 * 2)
 
 
 def test_vllm_pads_mxfp4_experts_for_its_moe_kernel(catalog) -> None:

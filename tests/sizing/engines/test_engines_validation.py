@@ -82,3 +82,19 @@ def test_round_two_held_out_vllm_v1_logs_weights_are_predicted() -> None:
     assert all(r.passed("weights") for r in results)
     held = summarize(evaluate()).held_out
     assert held is not None and held.logs >= 13 + 11
+
+
+def test_vllm_v1_sampler_path_sets_the_activation_peak_on_real_logs() -> None:
+    """vLLM V1's profiled activation peak is its dummy sampler run: the PyTorch sort (38 bytes a logit) where the log
+    has no FlashInfer, FlashInfer's kernels (14) where it prints "Using FlashInfer for top-p & top-k sampling."."""
+    results = {r.case_id: r for r in evaluate()}
+    # llm-d config_explorer, vLLM 0.11 on H100, 1024 sampler rows, PyTorch sampler: activation within 2 %.
+    for case_id in ("vllm-llmd-llama31-8b-h100", "vllm-llmd-qwen3-32b-h100", "vllm-llmd-gpt-oss-20b-h100",
+                    "vllm-llmd-llama33-70b-fp8-h100-tp2"):
+        act = {f.name: f for f in results[case_id].figures}["activation_gib"]
+        assert act.error is not None and abs(act.error) < 0.02, (case_id, act)
+        assert results[case_id].passed("kv"), case_id
+    # The same vLLM 0.10.1 and Qwen2-7B, one run without FlashInfer ("FlashInfer is not available"), others with it.
+    for case_id in ("vllm-dennislee-qwen2-7b-2xa100-40-tp2-2nodes", "vllm-dennislee-qwen2-7b-a100-80-u025",
+                    "vllm-dennislee-qwen2-7b-a100-80-u05", "vllm-brendanmckeag-r1-distill-qwen7b-80g"):
+        assert results[case_id].passed("kv"), case_id
