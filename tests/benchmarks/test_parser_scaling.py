@@ -185,3 +185,16 @@ def test_100_kb_of_crafted_input_is_handled_in_under_a_second(name, tmp_path):
     spent = _cpu(lambda: run(text, tmp_path))
     print(f"\n{name}: {spent * 1e3:.1f} ms")
     assert spent < 1.0
+
+
+def test_oom_signature_reading_of_a_huge_repetitive_paste_is_bounded():
+    """400 KB of "allocation of size" (every regex anchor repeated) is read in well under 2 s, linear in length."""
+    from gpudesk.oom import parse_text
+    from gpudesk.oom.parsers.generic import extract
+
+    text = ("allocation of size " * 20000) + "ErrorOutOfDeviceMemory"
+    start = time.perf_counter()
+    parse_text(text)
+    extract(text)
+    assert time.perf_counter() - start < 2.0
+

@@ -4,7 +4,6 @@ not-capacity branch with the check that tells each cause apart."""
 
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -126,13 +125,12 @@ def test_graph_capture_frames_lead_to_cuda_graph_pools():
     assert diagnose_text(text).top.id == "cuda_graph_pools"
 
 
-def test_signature_classification_is_bounded_and_linear():
+def test_signature_classification_reads_a_huge_repetitive_paste():
+    # Its time bound lives in tests/benchmarks/test_parser_scaling.py (timing checks stay out of make test).
     assert classify("x" * 10) is None
     text = ("allocation of size " * 20000) + "ErrorOutOfDeviceMemory"
-    start = time.perf_counter()
-    parse_text(text)
+    assert parse_text(text) is not None
     extract(text)
-    assert time.perf_counter() - start < 2.0
 
 
 def test_words_in_a_traceback_do_not_override_the_allocators_own_message():
