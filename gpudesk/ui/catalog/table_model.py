@@ -71,6 +71,8 @@ FIELD_TEXTS: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("CatalogFields", "Memory type"),
     QT_TRANSLATE_NOOP("CatalogFields", "Memory bandwidth"),
     QT_TRANSLATE_NOOP("CatalogFields", "Devices per package (each die its own device)"),
+    QT_TRANSLATE_NOOP("CatalogFields", "Smallest purchase (GPUs)"),
+    QT_TRANSLATE_NOOP("CatalogFields", "no catalog server takes it"),
     QT_TRANSLATE_NOOP("CatalogFields", "FP32"),
     QT_TRANSLATE_NOOP("CatalogFields", "TF32 dense"),
     QT_TRANSLATE_NOOP("CatalogFields", "no TF32 tensor cores"),
