@@ -1,14 +1,15 @@
 """The speed models checked against published measured runs: per row predicted/measured, per class summaries.
 
 Reads ``tests/fixtures/speed/{train_runs,serve_runs,later_runs,fresh_train_runs,fresh_serve_runs}.jsonl`` and the
-second and third fresh batches ``fresh2_{train,serve}_runs.jsonl`` and ``fresh3_{train,serve}_runs.jsonl`` (a missing
+second, third and fourth fresh batches ``fresh2_{train,serve}_runs.jsonl``, ``fresh3_{train,serve}_runs.jsonl`` and
+``fresh4_{train,serve}_runs.jsonl`` (a missing
 file is an empty set; the format is that folder's README). Training rows go through
 :func:`gpudesk.sizing.speed_train_cases.predict_train_case`, serving rows through
 :func:`gpudesk.sizing.speed_serve_cases.predict_serve_case`. A row either gets a ratio predicted / measured or is
 listed with the reason it cannot be answered. Classes: kind, vendor, pipeline parallel, expert parallel / MoE,
 FP8, engine; each with its share within 20 % and 50 %, median absolute error and geometric-mean ratio. The later
 set (rows collected after the model was written) and the fresh sets (rows collected after it was frozen; fresh2 after
-a second freeze, fresh3 after a third) are summarised on their own.
+a second freeze, fresh3 after a third, fresh4 after a fourth) are summarised on their own.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from gpudesk.i18n import _
 from gpudesk.paths import bundle_root
 from gpudesk.sizing.errors import ConfigFileError, SizingError
 
-SET_FILES = {"dev": ("train_runs.jsonl", "serve_runs.jsonl"), "later": ("later_runs.jsonl",), "fresh": ("fresh_train_runs.jsonl", "fresh_serve_runs.jsonl"), "fresh2": ("fresh2_train_runs.jsonl", "fresh2_serve_runs.jsonl"), "fresh3": ("fresh3_train_runs.jsonl", "fresh3_serve_runs.jsonl")}
+SET_FILES = {"dev": ("train_runs.jsonl", "serve_runs.jsonl"), "later": ("later_runs.jsonl",), "fresh": ("fresh_train_runs.jsonl", "fresh_serve_runs.jsonl"), "fresh2": ("fresh2_train_runs.jsonl", "fresh2_serve_runs.jsonl"), "fresh3": ("fresh3_train_runs.jsonl", "fresh3_serve_runs.jsonl"), "fresh4": ("fresh4_train_runs.jsonl", "fresh4_serve_runs.jsonl")}
 MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
@@ -222,7 +223,8 @@ def speed_report_lines(results: list[SpeedRow], summary: dict[str, Any]) -> list
     for set_name, title in (("dev", _("development set")), ("later", _("later set (collected after the model)")),
                             ("fresh", _("fresh set (collected after the model was frozen)")),
                             ("fresh2", _("second fresh set (collected after the model was frozen again)")),
-                            ("fresh3", _("third fresh set (collected after the model was frozen a third time)"))):
+                            ("fresh3", _("third fresh set (collected after the model was frozen a third time)")),
+                            ("fresh4", _("fourth fresh set (collected after the model was frozen a fourth time)"))):
         s = summary[set_name]
         lines += ["", f"{title}: {fmt(s['all'])}"]
         for kind, sub in s["by_kind"].items():

@@ -55,7 +55,7 @@ def test_the_bundled_second_fresh_training_batch_is_mostly_moe_with_sources():
 def test_the_third_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path):
     # fresh3: runs collected after the third freeze; both helpers register the identical entry, last in the dict.
     assert SET_FILES["fresh3"] == ("fresh3_train_runs.jsonl", "fresh3_serve_runs.jsonl")
-    assert list(SET_FILES) == ["dev", "later", "fresh", "fresh2", "fresh3"]
+    assert list(SET_FILES)[:5] == ["dev", "later", "fresh", "fresh2", "fresh3"]
     (tmp_path / "fresh2_serve_runs.jsonl").write_text(json.dumps(_row("g", "serve", 200)) + "\n", encoding="utf-8")
     (tmp_path / "fresh3_serve_runs.jsonl").write_text(json.dumps(_row("h", "serve", 400)) + "\n", encoding="utf-8")
     results = evaluate_speed(tmp_path, {"serve": lambda row: 100.0})
@@ -77,3 +77,28 @@ def test_the_bundled_third_fresh_training_batch_spreads_over_vendors_and_layouts
     assert sum(str(r["gpu"]).startswith("mi3") for r in rows) >= 5
     assert sum(int(r.get("pp") or 1) > 1 for r in rows) >= 5 and sum(int(r.get("cp") or 1) > 1 for r in rows) >= 5
     assert sum(int(r.get("ep") or 1) > 1 for r in rows) >= 5 and sum(bool(r.get("adapter_params")) for r in rows) >= 5
+
+
+def test_the_fourth_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path):
+    # fresh4: runs collected after the fourth freeze; both helpers register the identical entry, last in the dict.
+    assert SET_FILES["fresh4"] == ("fresh4_train_runs.jsonl", "fresh4_serve_runs.jsonl")
+    assert list(SET_FILES) == ["dev", "later", "fresh", "fresh2", "fresh3", "fresh4"]
+    (tmp_path / "fresh4_train_runs.jsonl").write_text(json.dumps(_row("k", "train", 50)) + "\n", encoding="utf-8")
+    results = evaluate_speed(tmp_path, {"train": lambda row: 100.0})
+    summary = summarize_speed(results)
+    assert [r.set_name for r in results] == ["fresh4"] and summary["fresh3"]["all"]["rows"] == 0
+    lines = speed_report_lines(results, summary)
+    fourth = [line for line in lines if line.startswith("fourth fresh set (collected after the model was frozen a fourth time)")]
+    assert len(fourth) == 1 and "1/1 answered" in fourth[0] and "ratio 2.00" in fourth[0]
+
+
+def test_the_bundled_fourth_fresh_training_batch_spreads_over_vendors_and_scales():
+    # The bundled fresh4 training rows: published MLPerf Training v5.1 runs with their URLs, AMD and NVIDIA, one node
+    # to 512 GPUs, tensor and context parallel.
+    from gpudesk.sizing.speed_validation import read_rows, speed_cases_dir
+
+    rows = read_rows(speed_cases_dir() / "fresh4_train_runs.jsonl")
+    assert len(rows) >= 15 and all(r["kind"] == "train" and r.get("source_url") for r in rows)
+    assert sum(str(r["gpu"]).startswith("mi3") for r in rows) >= 5
+    assert max(int(r["gpus"]) for r in rows) >= 512 and sum(int(r.get("cp") or 1) > 1 for r in rows) >= 3
+    assert sum(int(r.get("tp") or 1) > 1 for r in rows) >= 3

@@ -111,7 +111,8 @@ class EstimatorAccuracyView(QWidget):
         sets = {"dev": self.tr("development"), "later": self.tr("later (collected after the model)"),
                 "fresh": self.tr("fresh (collected after the model was frozen)"),
                 "fresh2": self.tr("second fresh (collected after the model was frozen again)"),
-                "fresh3": self.tr("third fresh (collected after the model was frozen a third time)")}
+                "fresh3": self.tr("third fresh (collected after the model was frozen a third time)"),
+                "fresh4": self.tr("fourth fresh (collected after the model was frozen a fourth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])
