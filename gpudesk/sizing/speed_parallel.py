@@ -150,3 +150,43 @@ def pipeline_p2p_bytes(tokens: float, hidden_size: int, tp: int, bytes_per_eleme
     parallelism each of the ``tp`` ranks sends its ``1/tp`` slice (Narayanan et al. 2021, section 4.1 scatter/gather)."""
     return 2 * positive_float("tokens", tokens) * positive_int("hidden_size", hidden_size) * bytes_per_element / positive_int(
         "tp", tp)
+
+
+# Megatron-Core's gradient bucket: max(40M, 1M x data-parallel size) parameters when --ddp-bucket-size is not set
+# (megatron/core/distributed/distributed_data_parallel.py, github.com/NVIDIA/Megatron-LM: "bucket_size =
+# max(40000000, 1000000 * data_parallel_world_size)", so that large data-parallel groups keep NCCL messages large).
+BUCKET_PARAMS_MIN = 40_000_000
+BUCKET_PARAMS_PER_RANK = 1_000_000
+
+
+def gradient_buckets(params_per_gpu: float, dp: int) -> int:
+    """Buckets the data-parallel gradient sync of ``params_per_gpu`` is issued in over ``dp`` ranks (at least 1)."""
+    size = max(BUCKET_PARAMS_MIN, BUCKET_PARAMS_PER_RANK * positive_int("dp", dp))
+    return max(1, -(-int(params_per_gpu) // size))
+
+
+def exposed_bucketed_sync_seconds(sync_s: float, buckets: int, forward_s: float, backward_s: float,
+                                  sharded: bool) -> float:
+    """Time the data-parallel sync of one step adds beyond the compute it overlaps, issued in ``buckets``.
+
+    A bucket's gradient reduce starts when the backward has produced all its gradients (Megatron-Core
+    ``--overlap-grad-reduce``, PyTorch DDP gradient buckets, Li et al. 2020, "PyTorch Distributed", VLDB, arXiv
+    2006.15704, section 3.2.3): it overlaps only the backward still to run, and the bucket of the first layers,
+    ready when the backward ends, is always exposed. A sharded optimizer (distributed optimizer, ZeRO-1/2) splits the
+    sync into a gradient reduce-scatter (half the time, under the backward) and an all-gather of the updated weights
+    (the other half) that ``--overlap-param-gather`` runs under the next forward, the first bucket waited for before
+    the first layer runs. Without sharding the whole all-reduce runs under the backward. With one micro-batch per
+    step this backward and forward are all the compute there is to hide under. ``sync_s``: the alpha-beta time of
+    the whole sync (ring: ``(n - 1)`` latency steps per reduce-scatter or all-gather, NCCL docs, "Collective
+    Operations"; Thakur, Rabenseifner & Gropp 2005, "Optimization of Collective Communication Operations in MPICH").
+    """
+    b = positive_int("buckets", buckets)
+    if sync_s <= 0:
+        return 0.0
+
+    def phase(seconds: float, window_s: float) -> float:
+        return max(seconds / b, seconds - window_s * (1 - 1 / b))
+
+    if not sharded:
+        return phase(sync_s, backward_s)
+    return phase(sync_s / 2, backward_s) + phase(sync_s / 2, forward_s)

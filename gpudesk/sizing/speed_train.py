@@ -51,6 +51,8 @@ from gpudesk.sizing.speed_parallel import (
     context_parallel_bytes_per_layer,
     data_parallel_bytes,
     expert_all_to_all_bytes_per_layer,
+    exposed_bucketed_sync_seconds,
+    gradient_buckets,
     pipeline_bubble_fraction,
     pipeline_p2p_bytes,
     remote_nodes_per_token,
@@ -465,13 +467,20 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     dp_bytes_expert = data_parallel_bytes(expert_params_gpu, dp_expert, sharding) if (
         dp_expert > 1 and expert_params_gpu) else 0.0
     gathers = micro_batches if sharding == "fsdp" else 1  # FSDP re-gathers the weights for every micro-batch
-    t_dp = (ring_link(intra, inter, node, s.tp * s.cp, dp_dense).seconds(dp_bytes * gathers, hops=2 * dp_dense)
-            + ring_link(intra, inter, node, s.ep * s.etp, dp_expert).seconds(dp_bytes_expert * gathers,
-                                                                             hops=2 * dp_expert))
-    # FSDP prefetches under all the compute; Megatron / DDP overlap the reduce with the last micro-batch's
-    # backward and the gather with the first one's forward: one micro-batch of compute.
-    window = micro_batches * t_compute if sharding == "fsdp" else t_compute
-    exposed_dp = max(0.0, t_dp - window)
+    t_dp_dense = ring_link(intra, inter, node, s.tp * s.cp, dp_dense).seconds(dp_bytes * gathers, hops=2 * dp_dense)
+    t_dp_expert = ring_link(intra, inter, node, s.ep * s.etp, dp_expert).seconds(dp_bytes_expert * gathers,
+                                                                                 hops=2 * dp_expert)
+    if sharding == "fsdp":
+        # FSDP prefetches the next layer's gather under all the compute of the step.
+        exposed_dp = max(0.0, t_dp_dense + t_dp_expert - micro_batches * t_compute)
+    else:
+        # Megatron / DDP start the gradient reduce in the last micro-batch's backward and the (distributed
+        # optimizer's) weight gather in the first one's forward, bucket by bucket.
+        t_forward = t_compute * 2 / (per_param + (2 if s.recompute == "full" else 0))
+        exposed_dp = sum(exposed_bucketed_sync_seconds(t, gradient_buckets(params, dp), t_forward,
+                                                       t_compute - t_forward, sharded=sharding != "ddp")
+                         for t, params, dp in ((t_dp_dense, dense_params_gpu, dp_dense),
+                                               (t_dp_expert, expert_params_gpu, dp_expert)) if t > 0)
     optimizer_shards = dp_dense if s.sharding != "ddp" else 1
     t_opt = OPTIMIZER_BYTES_PER_PARAM * (dense_params_gpu / optimizer_shards + expert_params_gpu / (
         dp_expert if s.sharding != "ddp" else 1)) / hbm

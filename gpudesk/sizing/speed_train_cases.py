@@ -58,23 +58,58 @@ def gpu_rates(gpu: GPU, peers: Iterable[GPU] | None = None) -> GpuRates:
 
 
 def same_silicon_efficiency(gpu: GPU, peers: Iterable[GPU]) -> tuple[float, str] | None:
-    """(MAMF efficiency, its source) of a measured GPU on the same chip with the same dense 16-bit peak and the same
-    board power as ``gpu``, else None.
+    """(MAMF efficiency, its source) carried from a measured GPU on the same die to ``gpu``, else None.
 
-    The achievable matmul rate is a property of the compute die at its clocks: the same chip at the same peak
-    (the datasheet peak is SMs x tensor throughput x boost clock) and the same power limit runs the same GEMM
-    kernels at the same sustained clocks (Stas Bekman, ML Engineering, compute/accelerator: MAMF measures the
-    chip's sustained GEMM throughput; the SXM and PCIe A100 on one chip differ, 0.87 vs 0.81, only through their
-    power limits). So the H200 SXM and the H800 SXM (GH100 at 989 TFLOPS, 700 W, different memory or NVLink) take
-    the H100 SXM's measurement.
+    The achievable matmul rate is a property of the compute die at the clock it sustains under a GEMM load: MAMF =
+    units x ops per unit per clock x sustained clock x the kernels' efficiency, while the datasheet peak takes the
+    boost clock (AMD ROCm blog, "Understanding Peak, Max-Achievable & Delivered FLOPs", parts 1 and 2, 2025:
+    measured MAF tracks the median clock under load, which the power limit sets). So:
+
+    - the same die at the same peak and board power runs the same GEMMs at the same rate: the H200 SXM and the
+      H800 SXM (GH100 at 989 TFLOPS, 700 W) take the H100 SXM's measurement unchanged;
+    - the same die at another board power sustains another clock. CMOS dynamic power is ``C V^2 f`` and the supply
+      voltage scales with the clock along the DVFS curve, so a power-limited clock goes as the cube root of the power
+      (Weste & Harris, CMOS VLSI Design, 4th ed., section 5.2: P_dynamic = alpha C V_DD^2 f): the measured TFLOPS
+      times ``(P / P_measured)^(1/3)``, at most the measured share of ``gpu``'s own peak (a clock cannot pass its
+      boost). Checked on the catalog's measured pairs: B200 -> GB200 (1000 -> 1200 W) gives 0.742 of peak against
+      the measured 0.729; MI300X -> MI325X (750 -> 1000 W) 0.566 against 0.604; A100 SXM -> PCIe (400 -> 250 W) 0.744
+      against 0.811. An own measurement always wins; among several measured siblings the one with the nearest board
+      power per peak TFLOPS is used. The die is the catalog ``chip`` before any parenthesised package note (the
+      GB300's "Blackwell Ultra (Grace Blackwell Ultra superchip)" is the B300's "Blackwell Ultra").
     """
-    bf16 = gpu.bf16_dense_tflops or gpu.fp16_dense_tflops
+    bf16 = float(gpu.bf16_dense_tflops or gpu.fp16_dense_tflops or 0.0)
+    die = die_name(gpu.chip)
+    if not die or not bf16:
+        return None
+    best: tuple[float, GPU] | None = None
     for peer in peers:
-        if (peer.id != gpu.id and peer.matmul_efficiency is not None and gpu.chip and peer.chip == gpu.chip
-                and (peer.bf16_dense_tflops or peer.fp16_dense_tflops) == bf16 and peer.tdp_w == gpu.tdp_w):
+        peer_bf16 = float(peer.bf16_dense_tflops or peer.fp16_dense_tflops or 0.0)
+        if peer.id == gpu.id or peer.matmul_efficiency is None or die_name(peer.chip) != die or not peer_bf16:
+            continue
+        if peer_bf16 == bf16 and peer.tdp_w == gpu.tdp_w:
             return peer.matmul_efficiency, _("{source} (measured on the {peer}: same chip, peak and power)").format(
                 source=peer.matmul_efficiency_source or "MAMF", peer=peer.name)
-    return None
+        if not (gpu.tdp_w and peer.tdp_w):
+            continue
+        distance = abs(gpu.tdp_w / bf16 - peer.tdp_w / peer_bf16)
+        if best is None or distance < best[0]:
+            best = (distance, peer)
+    if best is None:
+        return None
+    peer = best[1]
+    peer_bf16 = float(peer.bf16_dense_tflops or peer.fp16_dense_tflops or 0.0)
+    if peer.matmul_efficiency is None or not (peer.tdp_w and gpu.tdp_w):
+        return None
+    sustained_tflops = peer.matmul_efficiency * peer_bf16 * (gpu.tdp_w / peer.tdp_w) ** (1 / 3)
+    efficiency = round(min(peer.matmul_efficiency, sustained_tflops / bf16), 3)
+    return efficiency, _("{source} (measured on the {peer}, same die; carried to {power:g} W by the cube root of the "
+                         "board power, CMOS dynamic power C V^2 f)").format(
+        source=peer.matmul_efficiency_source or "MAMF", peer=peer.name, power=gpu.tdp_w)
+
+
+def die_name(chip: str | None) -> str:
+    """The compute die of a catalog ``chip`` text: the part before a parenthesised package note, stripped."""
+    return (chip or "").split("(")[0].strip()
 
 
 @lru_cache(maxsize=2)

@@ -1,14 +1,15 @@
 """The speed models checked against published measured runs: per row predicted/measured, per class summaries.
 
 Reads ``tests/fixtures/speed/{train_runs,serve_runs,later_runs,fresh_train_runs,fresh_serve_runs}.jsonl`` and the
-second and third fresh batches ``fresh2_{train,serve}_runs.jsonl`` and ``fresh3_{train,serve}_runs.jsonl`` (a missing
+second, third and fourth fresh batches ``fresh2_{train,serve}_runs.jsonl``, ``fresh3_{train,serve}_runs.jsonl`` and
+``fresh4_{train,serve}_runs.jsonl`` (a missing
 file is an empty set; the format is that folder's README). Training rows go through
 :func:`gpudesk.sizing.speed_train_cases.predict_train_case`, serving rows through
 :func:`gpudesk.sizing.speed_serve_cases.predict_serve_case`. A row either gets a ratio predicted / measured or is
 listed with the reason it cannot be answered. Classes: kind, vendor, pipeline parallel, expert parallel / MoE,
 FP8, engine; each with its share within 20 % and 50 %, median absolute error and geometric-mean ratio. The later
 set (rows collected after the model was written) and the fresh sets (rows collected after it was frozen; fresh2 after
-a second freeze, fresh3 after a third) are summarised on their own.
+a second freeze, fresh3 after a third, fresh4 after a fourth) are summarised on their own.
 """
 
 from __future__ import annotations

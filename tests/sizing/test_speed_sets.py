@@ -94,3 +94,15 @@ def test_the_fourth_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path
     fourth = [line for line in lines
               if line.startswith("fourth fresh set (collected after the model was frozen a fourth time)")]
     assert len(fourth) == 1 and "1/1 answered" in fourth[0] and "ratio 4.00" in fourth[0]
+
+
+def test_the_bundled_fourth_fresh_training_batch_spreads_over_vendors_and_scales():
+    # The bundled fresh4 training rows: published MLPerf Training v5.1 runs with their URLs, AMD and NVIDIA, one node
+    # to 512 GPUs, tensor and context parallel.
+    from gpudesk.sizing.speed_validation import read_rows, speed_cases_dir
+
+    rows = read_rows(speed_cases_dir() / "fresh4_train_runs.jsonl")
+    assert len(rows) >= 15 and all(r["kind"] == "train" and r.get("source_url") for r in rows)
+    assert sum(str(r["gpu"]).startswith("mi3") for r in rows) >= 5
+    assert max(int(r["gpus"]) for r in rows) >= 512 and sum(int(r.get("cp") or 1) > 1 for r in rows) >= 3
+    assert sum(int(r.get("tp") or 1) > 1 for r in rows) >= 3
