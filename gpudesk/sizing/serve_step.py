@@ -29,8 +29,11 @@ of thousands of tokens the math.
 - Elementwise traffic: the kernels between the GEMMs read and write each token's 16-bit activations (LLM-Viewer
   counts their memory access per layer): two fused add + RMSNorm (read x and the residual, write both: 8 x hidden),
   rotary embedding (read and write q and k), the KV-cache write (read k and v, write them to the cache) and the gated
-  activation (read gate and up, write their product: 3 x the expert or MLP width a token uses), per GPU. At a few
-  thousand tokens per step this traffic is comparable to the weights.
+  activation (read gate and up, write their product: 3 x the expert or MLP width a token uses), per GPU. A routed
+  MoE layer also moves each token's hidden row once per routed expert, three times (gathered GEMM input, the
+  expert's hidden-wide output, the top-k sum reading it back), on every TP rank whatever ``tp``
+  (:data:`MOE_ROUTED_ROW_PASSES`): at TP 8 this is most of a large MoE's per-token traffic. At a few thousand
+  tokens per step this traffic is comparable to the weights.
 - Kernel floor: every kernel of a layer (GEMMs included) lasts at least a fixed time whatever its work (launch,
   synchronisation, the minimum duration of a small kernel), with CUDA/HIP graphs or eager; the kernels are counted
   from the engine's model code by architecture: MLA attention and routed MoE blocks launch about twice the kernels
@@ -92,6 +95,13 @@ from gpudesk.sizing.speed_common import Assumption
 from gpudesk.sizing.time import ring_allreduce_bytes
 
 ACTIVATION_BYTES = 2  # 16-bit hidden states between layers (bf16)
+# A routed MoE layer moves every token's hidden row once per expert it is routed to, on every TP rank (the rank
+# holds a slice of every expert, so its partial output is hidden-wide): the grouped GEMM reads the token's row for
+# each of its top-k experts, writes a hidden-wide output per (token, expert) pair, and the top-k sum reads them
+# back (vLLM fused_moe.py fused_experts_impl: intermediate_cache3 of shape (tokens, top_k, hidden), then
+# ops.moe_sum; SGLang's fused_moe has the same structure; TensorRT-LLM's CUTLASS MoE expands the rows before the
+# grouped GEMM and un-permutes and reduces them after it).
+MOE_ROUTED_ROW_PASSES = 3
 
 
 @dataclass(frozen=True)
@@ -186,7 +196,11 @@ def elementwise_bytes_per_token(spec: ModelSpec, tp: int) -> float:
     else:
         width = spec.ffn_size or 4 * dims.hidden_size
     elements = 8 * dims.hidden_size + 2 * (q + kv) + 4 * kv + 3 * width / tp
-    return elements * ACTIVATION_BYTES * dims.layers
+    routed = 0.0
+    if spec.moe_experts and spec.moe_active_experts:
+        moe_layers = spec.moe_layers if spec.moe_layers is not None else dims.layers
+        routed = moe_layers * MOE_ROUTED_ROW_PASSES * spec.moe_active_experts * dims.hidden_size
+    return (elements * dims.layers + routed) * ACTIVATION_BYTES
 
 
 def _compute_format(weight_format: str) -> str:
