@@ -98,9 +98,11 @@ ACTIVATION_BYTES = 2  # 16-bit hidden states between layers (bf16)
 # A routed MoE layer moves every token's hidden row once per expert it is routed to, on every TP rank (the rank
 # holds a slice of every expert, so its partial output is hidden-wide): the grouped GEMM reads the token's row for
 # each of its top-k experts, writes a hidden-wide output per (token, expert) pair, and the top-k sum reads them
-# back (vLLM fused_moe.py fused_experts_impl: intermediate_cache3 of shape (tokens, top_k, hidden), then
-# ops.moe_sum; SGLang's fused_moe has the same structure; TensorRT-LLM's CUTLASS MoE expands the rows before the
-# grouped GEMM and un-permutes and reduces them after it).
+# back (vLLM vllm/model_executor/layers/fused_moe/fused_moe.py fused_experts_impl: intermediate_cache3 of shape
+# (tokens, top_k, hidden), then ops.moe_sum; topk_weight_and_reduce.py TopKWeightAndReduceContiguous for the modular
+# kernels: the (tokens, top_k, hidden) expert output summed by ops.moe_sum; https://github.com/vllm-project/vllm;
+# SGLang's fused_moe has the same structure; TensorRT-LLM's CUTLASS MoE expands the rows before the grouped GEMM and
+# un-permutes and reduces them after it).
 MOE_ROUTED_ROW_PASSES = 3
 
 
