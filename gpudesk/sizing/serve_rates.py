@@ -263,3 +263,30 @@ def dequant_weights_per_s(gpu: GPU, weight_format: str) -> tuple[float, str]:
     return lanes_per_s / instructions, _(
         "{instructions:g} vector instructions per weight at {lanes:g} T lane-instructions/s: {source}").format(
         instructions=instructions, lanes=lanes_per_s / 1e12, source=DEQUANT_SOURCE)
+
+
+# vLLM picks the MXFP4 MoE kernel by GPU generation: Marlin below compute capability 9 (and wherever the Triton
+# kernels or FlashInfer are missing), OpenAI's Triton kernels (matmul_ogs) on Hopper, Triton on ROCm
+# (vllm/model_executor/layers/quantization/mxfp4.py get_mxfp4_backend, v0.11). Marlin keeps a multi-stage cp.async
+# pipeline of weight tiles in flight and dequantises the current tile while the next ones load, so at decode batch
+# sizes a 4-bit Marlin GEMM runs at the weight stream's time (Frantar et al., MARLIN: Mixed-Precision
+# Auto-Regressive Parallel Inference on Large Language Models, arXiv 2408.11743, sections 3.2-3.3: near-ideal 4x
+# over FP16 up to batch 16-32).
+MARLIN_MIN_UNSUPPORTED_CAPABILITY = 9.0
+MARLIN_SOURCE = ("vLLM MXFP4 MoE on compute capability < 9 uses Marlin: vllm/model_executor/layers/quantization/"
+                 "mxfp4.py get_mxfp4_backend (https://github.com/vllm-project/vllm); Marlin overlaps dequantisation "
+                 "with its cp.async weight loads: Frantar et al., arXiv 2408.11743, section 3")
+
+
+def dequant_overlaps_weight_stream(engine: str, gpu: GPU, weight_format: str) -> tuple[bool, str]:
+    """(whether ``engine`` unpacks ``weight_format`` on ``gpu`` inside a kernel that overlaps it with the weight
+    loads, source): vLLM's MXFP4 MoE on NVIDIA GPUs below compute capability 9 runs Marlin (module comment)."""
+    if weight_format.lower() != "mxfp4" or engine.lower() != "vllm" or gpu.vendor.upper() != "NVIDIA":
+        return False, ""
+    try:
+        capability = float(gpu.compute_capability or "")
+    except ValueError:
+        return False, ""
+    if capability >= MARLIN_MIN_UNSUPPORTED_CAPABILITY:
+        return False, ""
+    return True, MARLIN_SOURCE

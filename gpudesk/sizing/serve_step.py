@@ -29,8 +29,11 @@ of thousands of tokens the math.
 - Elementwise traffic: the kernels between the GEMMs read and write each token's 16-bit activations (LLM-Viewer
   counts their memory access per layer): two fused add + RMSNorm (read x and the residual, write both: 8 x hidden),
   rotary embedding (read and write q and k), the KV-cache write (read k and v, write them to the cache) and the gated
-  activation (read gate and up, write their product: 3 x the expert or MLP width a token uses), per GPU. At a few
-  thousand tokens per step this traffic is comparable to the weights.
+  activation (read gate and up, write their product: 3 x the expert or MLP width a token uses), per GPU. A routed
+  MoE layer also moves each token's hidden row once per routed expert, three times (gathered GEMM input, the
+  expert's hidden-wide output, the top-k sum reading it back), on every TP rank whatever ``tp``
+  (:data:`MOE_ROUTED_ROW_PASSES`): at TP 8 this is most of a large MoE's per-token traffic. At a few thousand
+  tokens per step this traffic is comparable to the weights.
 - Kernel floor: every kernel of a layer (GEMMs included) lasts at least a fixed time whatever its work (launch,
   synchronisation, the minimum duration of a small kernel), with CUDA/HIP graphs or eager; the kernels are counted
   from the engine's model code by architecture: MLA attention and routed MoE blocks launch about twice the kernels
@@ -42,7 +45,10 @@ of thousands of tokens the math.
   head stay 16-bit and the routed experts' grouped GEMMs keep the HBM rate.
 - Dequantisation: a weight-only format the GPU has no matrix units for (MXFP4 on Hopper or CDNA 3) is unpacked
   on the vector ALUs, once per weight read per step, added to the GEMM (:func:`gpudesk.sizing.serve_rates.
-  dequant_weights_per_s`); MXFP4 on FP4 matrix units (CDNA 4, Blackwell) runs at the FP4 rate.
+  dequant_weights_per_s`); MXFP4 on FP4 matrix units (CDNA 4, Blackwell) runs at the FP4 rate. Where the engine
+  runs the weights through a Marlin kernel (vLLM's MXFP4 MoE on NVIDIA GPUs below compute capability 9), the
+  unpacking overlaps the asynchronous loads of the next weight tiles and the GEMM's weight time is the longer of
+  the two, not their sum (:func:`gpudesk.sizing.serve_rates.dequant_overlaps_weight_stream`).
 - Host overhead: the engine's CPU work per step (scheduling, input preparation, sampling, detokenisation) is added
   to the GPU's step unless the engine overlaps it, then the step lasts the longer of the two
   (:mod:`gpudesk.sizing.serve_host`).
@@ -75,6 +81,7 @@ from gpudesk.sizing.serve_rates import (
     NIC_BYTES_PER_S,
     allreduce_latency_s,
     compute_peak_flops,
+    dequant_overlaps_weight_stream,
     dequant_weights_per_s,
     hbm_efficiency,
     kernel_latency_s,
@@ -88,6 +95,15 @@ from gpudesk.sizing.speed_common import Assumption
 from gpudesk.sizing.time import ring_allreduce_bytes
 
 ACTIVATION_BYTES = 2  # 16-bit hidden states between layers (bf16)
+# A routed MoE layer moves every token's hidden row once per expert it is routed to, on every TP rank (the rank
+# holds a slice of every expert, so its partial output is hidden-wide): the grouped GEMM reads the token's row for
+# each of its top-k experts, writes a hidden-wide output per (token, expert) pair, and the top-k sum reads them
+# back (vLLM vllm/model_executor/layers/fused_moe/fused_moe.py fused_experts_impl: intermediate_cache3 of shape
+# (tokens, top_k, hidden), then ops.moe_sum; topk_weight_and_reduce.py TopKWeightAndReduceContiguous for the modular
+# kernels: the (tokens, top_k, hidden) expert output summed by ops.moe_sum; https://github.com/vllm-project/vllm;
+# SGLang's fused_moe has the same structure; TensorRT-LLM's CUTLASS MoE expands the rows before the grouped GEMM and
+# un-permutes and reduces them after it).
+MOE_ROUTED_ROW_PASSES = 3
 
 
 @dataclass(frozen=True)
@@ -119,6 +135,7 @@ class StepModel:
     host_overlap: bool = False  # the CPU prepares step n+1 while the GPU runs step n
     weight_bytes_per_element: float = 2.0
     dequant_weights_per_s: float = 0.0  # 0: the GEMMs read the weight format directly
+    dequant_overlapped: bool = False  # the kernel unpacks while the next weight tiles load (Marlin): max, not sum
     link: Link | None = None  # the replica's link when its collective library has a measured bandwidth curve
     dense_stream_extra_s: float = 0.0  # block-FP8 dense GEMMs: extra seconds per step over the HBM-rate read
 
@@ -151,9 +168,11 @@ class StepModel:
         if tokens <= 0:
             return 0.0
         weights = self.weight_bytes_read(tokens)
-        gemm = weights / self.bytes_per_s + tokens * self.flops_per_token / self.flops_per_s + self.dense_stream_extra_s
+        stream = weights / self.bytes_per_s
         if self.dequant_weights_per_s:
-            gemm += weights / self.weight_bytes_per_element / self.dequant_weights_per_s
+            unpack = weights / self.weight_bytes_per_element / self.dequant_weights_per_s
+            stream = max(stream, unpack) if self.dequant_overlapped else stream + unpack
+        gemm = stream + tokens * self.flops_per_token / self.flops_per_s + self.dense_stream_extra_s
         kv_bytes = (decode_context_tokens + prefill_tokens) * self.kv_bytes_per_token
         attention_flops = (decode_context_tokens + prefill_attention_tokens) * self.attention_flops_per_context_token
         attention = max(kv_bytes / self.bytes_per_s, attention_flops / self.attention_flops_per_s)
@@ -179,7 +198,11 @@ def elementwise_bytes_per_token(spec: ModelSpec, tp: int) -> float:
     else:
         width = spec.ffn_size or 4 * dims.hidden_size
     elements = 8 * dims.hidden_size + 2 * (q + kv) + 4 * kv + 3 * width / tp
-    return elements * ACTIVATION_BYTES * dims.layers
+    routed = 0.0
+    if spec.moe_experts and spec.moe_active_experts:
+        moe_layers = spec.moe_layers if spec.moe_layers is not None else dims.layers
+        routed = moe_layers * MOE_ROUTED_ROW_PASSES * spec.moe_active_experts * dims.hidden_size
+    return (elements * dims.layers + routed) * ACTIVATION_BYTES
 
 
 def _compute_format(weight_format: str) -> str:
@@ -220,6 +243,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     if fmt.lower() == "mxfp4" and gpu.fp4_dense_tflops:
         compute = "fp4"  # MXFP4 on FP4 matrix units (MI355X, Blackwell): no dequantisation
     dequant_rate, dequant_source = dequant_weights_per_s(gpu, fmt)
+    overlapped, overlap_source = dequant_overlaps_weight_stream(load.engine, gpu, fmt)
     peak, peak_note = compute_peak_flops(gpu, compute)
     mm_eff, mm_source = matmul_efficiency(gpu, peak_note.lower())
     attention_peak, _note = compute_peak_flops(gpu, "bf16")
@@ -256,6 +280,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             gb=block_bytes / 1e9, share=BLOCK_FP8_WEIGHT_STREAM_SHARE), BLOCK_FP8_SOURCE))
     if dequant_rate:
         assumptions.append(Assumption("dequant_weights_per_s", f"{dequant_rate:.3g}", dequant_source))
+        assumptions.append(Assumption(
+            "dequant_overlap", _("overlapped with the weight loads") if overlapped else _("added to the weight loads"),
+            overlap_source or dequant_source))
     if tp > 1 and link is not None:
         assumptions.append(Assumption("tp_allreduce", _("2 per layer over {link} ({gbps:g} GB/s per direction x {eff:g}), "
                                                         "{alpha:g} s latency each").format(
@@ -270,5 +297,6 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         flops_per_s=peak * mm_eff, attention_flops_per_s=attention_peak * attention_eff, layer_latency_s=layer_s, allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
         assumptions=tuple(assumptions), host_step_s=host.step_s, host_request_s=host.request_s,
         host_overlap=host.overlap, weight_bytes_per_element=bytes_per_param, dequant_weights_per_s=dequant_rate,
+        dequant_overlapped=overlapped and bool(dequant_rate),
         link=curve_link, dense_stream_extra_s=dense_extra)
 

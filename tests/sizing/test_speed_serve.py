@@ -507,6 +507,55 @@ def test_mxfp4_without_fp4_units_pays_the_dequantisation_on_the_vector_alus(cata
         weights / (4.25 / 8) / (163.4e12 / 4 / (57 / 8)), rel=0.1)
 
 
+def test_vllm_mxfp4_on_ampere_runs_marlin_which_overlaps_the_unpacking_with_the_weight_loads(catalog):
+    """vLLM's MXFP4 MoE runs Marlin below compute capability 9 (mxfp4.py get_mxfp4_backend): the unpacking hides
+    behind the asynchronous weight loads, so a decode step's weight time is max(stream, unpack), not their sum.
+    Hopper (Triton matmul_ogs), MI300X (Triton) and SGLang keep the sum."""
+    from gpudesk.sizing.serve_rates import dequant_overlaps_weight_stream
+    from gpudesk.sizing.serve_step import step_model
+
+    spec = _spec(catalog, "gpt-oss-120b")
+    a100 = catalog.gpu("a100-80-sxm4")
+    assert dequant_overlaps_weight_stream("vllm", a100, "mxfp4")[0]
+    assert not dequant_overlaps_weight_stream("vllm", catalog.gpu("h100-sxm5"), "mxfp4")[0]
+    assert not dequant_overlaps_weight_stream("vllm", catalog.gpu("mi300x"), "mxfp4")[0]
+    assert not dequant_overlaps_weight_stream("sglang", a100, "mxfp4")[0]
+    assert not dequant_overlaps_weight_stream("vllm", a100, "awq")[0]
+    load = ServeLoad(input_tokens=1024, output_tokens=1024, concurrency=4, tp=1, weight_format="mxfp4")
+    model = step_model(spec, a100, load, None, "bf16")
+    assert model.dequant_overlapped and model.dequant_weights_per_s > 0
+    weights = model.weight_bytes_read(4)
+    stream = weights / model.bytes_per_s
+    unpack = weights / model.weight_bytes_per_element / model.dequant_weights_per_s
+    serial = dataclasses.replace(model, dequant_overlapped=False)
+    assert serial.step_s(4, 4 * 1024.0) - model.step_s(4, 4 * 1024.0) == pytest.approx(min(stream, unpack), rel=1e-6)
+    sglang = step_model(spec, a100, dataclasses.replace(load, engine="sglang"), None, "bf16")
+    assert not sglang.dequant_overlapped
+
+
+def test_routed_moe_rows_move_top_k_hidden_rows_per_token_on_every_tp_rank(catalog):
+    """Qwen3-235B-A22B (94 MoE layers, top-8, hidden 4096): each token's hidden row goes through the grouped GEMM
+    input, the per-expert output and the top-k sum once per routed expert (vLLM fused_moe intermediate_cache3 +
+    moe_sum): 3 x 8 x 4096 x 2 bytes per layer on every rank, so TP 8 divides the rest of the traffic but not this.
+    A dense model has no such term."""
+    from gpudesk.sizing.serve_step import elementwise_bytes_per_token
+
+    spec = _spec(catalog, "qwen3-235b-a22b")
+    routed = 94 * 3 * 8 * 4096 * 2
+    dims = spec.transformer_dims
+    assert elementwise_bytes_per_token(spec, 8) > routed
+    dense_part_tp1 = elementwise_bytes_per_token(spec, 1) - routed
+    dense_part_tp8 = elementwise_bytes_per_token(spec, 8) - routed
+    assert dense_part_tp8 < dense_part_tp1  # the sharded widths shrink with TP, the routed rows do not
+    assert dense_part_tp8 >= 8 * dims.hidden_size * 2 * dims.layers
+    llama = _spec(catalog, "llama-3.1-8b")
+    d = llama.transformer_dims
+    q = d.num_attention_heads * llama.head_dim_resolved
+    kv = llama.kv_heads_resolved * llama.head_dim_resolved
+    assert elementwise_bytes_per_token(llama, 1) == pytest.approx(
+        (8 * d.hidden_size + 2 * (q + kv) + 4 * kv + 3 * llama.ffn_size) * 2 * d.layers)
+
+
 def test_fp8_matmul_efficiency_follows_the_gpus_measured_bf16_mamf(catalog):
     """The FP8 GEMM figure measured on MI300X (1159.5 of 2614.9 TFLOPS) scales to MI325X, the same die at a higher
     power limit, by their measured BF16 MAMF (784.9 against 668.4 of 1300 TFLOPS); H100 SXM keeps its own figure;

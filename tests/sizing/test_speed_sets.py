@@ -82,7 +82,7 @@ def test_the_bundled_third_fresh_training_batch_spreads_over_vendors_and_layouts
 def test_the_fourth_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path):
     # fresh4: runs collected after the fourth freeze; both helpers register the identical entry, last in the dict.
     assert SET_FILES["fresh4"] == ("fresh4_train_runs.jsonl", "fresh4_serve_runs.jsonl")
-    assert list(SET_FILES) == ["dev", "later", "fresh", "fresh2", "fresh3", "fresh4"]
+    assert list(SET_FILES)[:6] == ["dev", "later", "fresh", "fresh2", "fresh3", "fresh4"]
     (tmp_path / "fresh3_serve_runs.jsonl").write_text(json.dumps(_row("h", "serve", 400)) + "\n", encoding="utf-8")
     (tmp_path / "fresh4_serve_runs.jsonl").write_text(json.dumps(_row("i", "serve", 25)) + "\n", encoding="utf-8")
     results = evaluate_speed(tmp_path, {"serve": lambda row: 100.0})
@@ -106,3 +106,19 @@ def test_the_bundled_fourth_fresh_training_batch_spreads_over_vendors_and_scales
     assert sum(str(r["gpu"]).startswith("mi3") for r in rows) >= 5
     assert max(int(r["gpus"]) for r in rows) >= 512 and sum(int(r.get("cp") or 1) > 1 for r in rows) >= 3
     assert sum(int(r.get("tp") or 1) > 1 for r in rows) >= 3
+
+
+def test_the_fifth_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path):
+    # fresh5: runs collected after the fifth freeze; both helpers register the identical entry, last in the dict.
+    assert SET_FILES["fresh5"] == ("fresh5_train_runs.jsonl", "fresh5_serve_runs.jsonl")
+    assert list(SET_FILES) == ["dev", "later", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"]
+    (tmp_path / "fresh4_serve_runs.jsonl").write_text(json.dumps(_row("i", "serve", 400)) + "\n", encoding="utf-8")
+    (tmp_path / "fresh5_serve_runs.jsonl").write_text(json.dumps(_row("j", "serve", 50)) + "\n", encoding="utf-8")
+    results = evaluate_speed(tmp_path, {"serve": lambda row: 100.0})
+    summary = summarize_speed(results)
+    assert [r.set_name for r in results] == ["fresh4", "fresh5"]
+    assert summary["fresh5"]["all"]["geomean_ratio"] == 2.0 and summary["fresh4"]["all"]["geomean_ratio"] == 0.25
+    lines = speed_report_lines(results, summary)
+    fifth = [line for line in lines
+             if line.startswith("fifth fresh set (collected after the model was frozen a fifth time)")]
+    assert len(fifth) == 1 and "1/1 answered" in fifth[0] and "ratio 2.00" in fifth[0]
