@@ -98,3 +98,26 @@ def test_vllm_v1_sampler_path_sets_the_activation_peak_on_real_logs() -> None:
     for case_id in ("vllm-dennislee-qwen2-7b-2xa100-40-tp2-2nodes", "vllm-dennislee-qwen2-7b-a100-80-u025",
                     "vllm-dennislee-qwen2-7b-a100-80-u05", "vllm-brendanmckeag-r1-distill-qwen7b-80g"):
         assert results[case_id].passed("kv"), case_id
+
+
+ROUND_THREE_IDS = (
+    "sglang-pr4826-gemma3-4b-it-h200", "sglang-maxuhl98-thesis-llama31-8b-24gb",
+    "sglang-mi300testing-llama3-8b-mi300x-bench-latency", "llamacpp-securetag-llama31-8b-q4km-4090-par4",
+    "ollama-securetag-llama31-8b-q4km-4090-par4", "llamacpp-ggmlci-d199ca79-openllama7b-f16-v100-ppl",
+    "llamacpp-ggmlci-d199ca79-openllama7b-q8-v100-main")
+
+
+def test_round_three_unseen_logs_are_held_out_and_meet_their_floor() -> None:
+    """Logs collected after the models were frozen (SGLang 0.3-0.4 on H200, a 24 GB card and MI300X; llama.cpp and
+    Ollama on a 4090 and a V100), each mapped before it was scored once: every one predicted, none refused, all
+    counted as held out; llama.cpp and Ollama figures within tolerance, SGLang KV on at least one of three."""
+    results = {r.case_id: r for r in evaluate() if r.case_id in ROUND_THREE_IDS}
+    assert set(results) == set(ROUND_THREE_IDS)
+    assert all(r.added_after_model and not r.refused and not r.error and r.figures for r in results.values())
+    for case_id in ROUND_THREE_IDS[3:]:
+        assert all(f.within for f in results[case_id].figures), case_id
+    sglang = [results[i] for i in ROUND_THREE_IDS[:3]]
+    assert sum(1 for r in sglang if r.passed("kv")) >= 1
+    assert results["sglang-maxuhl98-thesis-llama31-8b-24gb"].passed("concurrency")
+    held = summarize(evaluate()).held_out
+    assert held is not None and held.logs >= 24 + len(ROUND_THREE_IDS)
