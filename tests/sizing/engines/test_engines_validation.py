@@ -104,7 +104,8 @@ ROUND_THREE_IDS = (
     "sglang-pr4826-gemma3-4b-it-h200", "sglang-maxuhl98-thesis-llama31-8b-24gb",
     "sglang-mi300testing-llama3-8b-mi300x-bench-latency", "llamacpp-securetag-llama31-8b-q4km-4090-par4",
     "ollama-securetag-llama31-8b-q4km-4090-par4", "llamacpp-ggmlci-d199ca79-openllama7b-f16-v100-ppl",
-    "llamacpp-ggmlci-d199ca79-openllama7b-q8-v100-main")
+    "llamacpp-ggmlci-d199ca79-openllama7b-q8-v100-main", "llamacpp-ggmlci-d199ca79-openllama7b-q5_1-v100-main",
+    "llamacpp-ggmlci-d199ca79-openllama7b-q4km-v100-main", "llamacpp-ggmlci-d199ca79-openllama7b-q5km-v100-main")
 
 
 def test_round_three_unseen_logs_are_held_out_and_meet_their_floor() -> None:
