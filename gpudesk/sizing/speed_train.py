@@ -505,7 +505,7 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         "host_issue_bound_s": micro_batches * (t_issue - t_device),
     }
     ttr = s.tokens / (tps * s.gpus) if s.tokens else None
-    assumptions = _assumptions(gpu, eff, fw, s, bubble)
+    assumptions = _assumptions(gpu, eff, fw, s, bubble, bool(sh.experts))
     return TrainSpeed(tokens_per_s_per_gpu=tps, step_time_s=step, mfu=mfu, time_to_result_s=ttr,
                       comm_share=comm_exposed / step, bubble_share=micro_batches * t_mb * bubble / step,
                       micro_batches=micro_batches, model_flops_per_token=mflops, breakdown=breakdown,
@@ -658,7 +658,8 @@ def attention_efficiency(fw: Framework, architecture: str) -> float:
     return table.get(architecture, table["default"])
 
 
-def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble: float) -> tuple[Assumption, ...]:
+def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble: float,
+                 experts: bool = False) -> tuple[Assumption, ...]:
     measured = gpu.matmul_efficiency is not None
     out = [
         Assumption("matmul_efficiency", f"{eff:g}",
@@ -691,6 +692,11 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                                                "one per remote NVLink domain over the network",
                               "DeepEP normal kernels (github.com/deepseek-ai/DeepEP); DeepSeek-V3 report "
                               "(arXiv 2412.19437) section 3.2.2; Megatron-Core HybridEP"))
+    if experts:
+        out.append(Assumption("expert_gemm_roofline", "six GEMMs per routed expert, each max(FLOPs, operand reads) + its "
+                                                       "output write, with the expert's own width and tokens per expert",
+                              "Williams, Waterman, Patterson 2009 (Roofline, CACM 52(4)); checked against DeepGEMM FP8 "
+                              "narrow-K points on H800 (github.com/deepseek-ai/DeepGEMM pull 74)"))
     if s.precision == "fp8":
         recipe = s.fp8_recipe or fw.fp8_recipe
         out.append(Assumption("fp8", f"GEMMs only at the FP8 peak x {FP8_SHARE_OF_BF16_EFFICIENCY:g} of the BF16 "
