@@ -10,8 +10,10 @@ One micro-batch on one GPU (one pipeline stage, one tensor/context/expert shard)
   torchao Float8Linear) runs only the GEMMs at the FP8 peak; attention and every other kernel stay 16-bit, and each
   GEMM input is cast to FP8 (an extra memory pass), so the step gains far less than 2x (Micikevicius et al. 2022,
   "FP8 Formats for Deep Learning", arXiv 2209.05433; torchao float8 README: 1.2-1.5x end to end).
-  Expert GEMMs are timed on a roofline (Williams et al. 2009): a grouped GEMM over few tokens per expert is
-  bound by reading the expert weights, not by FLOPs.
+  Expert GEMMs are timed one expert GEMM at a time on a roofline (Williams et al. 2009) with the expert's own
+  shape (:func:`expert_mlp_seconds`, :func:`gemm_seconds`): a grouped GEMM over few tokens per expert is bound by
+  reading the expert weights and activations, not by FLOPs, and the output write after a narrow reduction (an
+  expert width of a few hundred) costs a large share of the GEMM.
 - **Attention**: forward ``4 x s x d_attn`` FLOPs per token per layer, halved for a causal mask that FlashAttention
   skips (PaLM, Chowdhery et al. 2022, arXiv 2204.02311 appendix B; Narayanan et al. 2021 eq. 3); forward +
   backward execute 3.5x the forward, the backward recomputing the scores (:data:`FLASH_BACKWARD_SHARE`). FlashAttention reaches about half of the 16-bit peak in forward + backward (FlashAttention-2,
@@ -259,6 +261,7 @@ class _Shape:
     experts: int
     top_k: int
     expert_width: int
+    expert_fc1_factor: int  # output width of an expert's first linear / expert_width: 2 gated (gate + up), 1 plain
     dense_ffn_width: int  # MLP width of the layers without experts
     saved_bytes_per_token_layer: float  # Korthikanti coefficient x h
     attention_context: float  # mean keys a query attends to (causal half, sliding windows capped)
@@ -288,7 +291,8 @@ def _shape(spec: ModelSpec, seq_len: int) -> _Shape:
     return _Shape(layers=layers, hidden=h, q_width=q_width, kv_width=kv_width,
                   dense_gemm_params=max(1.0, gemm_active - expert_gemm), expert_gemm_params=float(expert_gemm),
                   expert_params_total=float(moe_layers * experts * one_expert), moe_layers=moe_layers, experts=experts,
-                  top_k=top_k, expert_width=int(ffn), dense_ffn_width=int(spec.ffn_size or 4 * h),
+                  top_k=top_k, expert_width=int(ffn),
+                  expert_fc1_factor=max(1, round(one_expert / (h * ffn)) - 1) if experts else 1, dense_ffn_width=int(spec.ffn_size or 4 * h),
                   saved_bytes_per_token_layer=coeff * h,
                   attention_context=context)
 
@@ -363,12 +367,13 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     t_dense = dense_flops / gemm_rate
     t_expert = 0.0
     if sh.experts and sh.expert_gemm_params:
-        expert_flops = per_param * sh.expert_gemm_params / (s.tp * s.pp) * tokens_mb
-        local_experts = max(1.0, sh.experts / (s.ep * s.etp))
-        weight_bytes = (1 if fp8 else 2) * sh.expert_params_total / (s.ep * s.etp * s.pp)
-        # Read each local expert's weights 3 times (forward, two backward GEMMs); gradients written once in fp32.
-        expert_bytes = 3 * weight_bytes + 2 * weight_bytes * (2 if fp8 else 1)
-        t_expert = max(expert_flops / gemm_rate, expert_bytes / hbm) if local_experts else expert_flops / gemm_rate
+        # Each local expert (a 1/etp slice of every routed expert on the ep ranks) receives its share of the
+        # top_k routed copies of the tokens the expert-parallel group holds (uniform routing).
+        local_experts = max(1.0, sh.experts / s.ep)
+        rows = tokens_mb * sh.top_k * s.etp / (s.tp * local_experts)
+        t_expert = moe_local * local_experts * expert_mlp_seconds(
+            rows, sh.hidden, sh.expert_width / s.etp, sh.expert_fc1_factor, 1 if fp8 else 2, gemm_rate, hbm,
+            weight_gradients=not s.adapter_params)
     recompute_gemm = {"full": (per_param + 2) / per_param,
                       "selective": (per_param + 2 * fw.selective_mm_share) / per_param, "none": 1.0}[s.recompute]
     t_gemm = (t_dense + t_expert) * recompute_gemm
@@ -500,7 +505,7 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         "host_issue_bound_s": micro_batches * (t_issue - t_device),
     }
     ttr = s.tokens / (tps * s.gpus) if s.tokens else None
-    assumptions = _assumptions(gpu, eff, fw, s, bubble)
+    assumptions = _assumptions(gpu, eff, fw, s, bubble, bool(sh.experts))
     return TrainSpeed(tokens_per_s_per_gpu=tps, step_time_s=step, mfu=mfu, time_to_result_s=ttr,
                       comm_share=comm_exposed / step, bubble_share=micro_batches * t_mb * bubble / step,
                       micro_batches=micro_batches, model_flops_per_token=mflops, breakdown=breakdown,
@@ -525,6 +530,52 @@ def host_issue_seconds(sh: _Shape, s: TrainSetup, layers_local: float, moe_local
     local = sh.experts / (s.ep * s.etp)
     moe = dense + (MOE_LAYER_HOST_OPS + (FP8_HOST_OPS_PER_LOCAL_EXPERT * local if fp8 else 0)) * HOST_SECONDS_PER_OP * redo
     return (layers_local - moe_local) * dense + moe_local * moe, moe
+
+
+def gemm_seconds(m: float, n: float, k: float, in_bytes: float, out_bytes: float, flops_per_s: float,
+                 bytes_per_s: float) -> float:
+    """Seconds of one ``m x k`` by ``k x n`` GEMM on a roofline (Williams, Waterman, Patterson 2009, "Roofline: an
+    insightful visual performance model for multicore architectures", CACM 52(4)) whose output write is serial.
+
+    The main loop is bound by the larger of its FLOPs ``2mnk`` at ``flops_per_s`` and its operand reads
+    ``(mk + kn) x in_bytes`` at ``bytes_per_s``; the epilogue then writes the ``m x n`` output (``out_bytes`` per
+    element) after the tile's last k-step, so that write does not overlap the tile's own main loop. Per unit of
+    work the epilogue costs ``out_bytes / 2 x (flops_per_s / bytes_per_s) / k`` of the main loop: negligible for
+    the wide reductions of dense layers (k = hidden or MLP width, thousands), a large share when k is a narrow
+    expert width (Qwen3-30B-A3B: 768) or when the FP8 peak doubles the main-loop rate. Check (not a fit): DeepGEMM
+    FP8 on H800 (github.com/deepseek-ai/DeepGEMM pull 74) reaches 1404 TFLOPS at k = 16384 and 591-748 TFLOPS at
+    m x n x k = 4096 x 32768 x 512; this roofline at 1404 TFLOPS and 3.35 TB/s gives 772 TFLOPS there, and 1166 TFLOPS
+    at 4096 x 7168 x 2048 (measured 1031-1204).
+    """
+    main_loop = max(2 * m * n * k / flops_per_s, (m * k + k * n) * in_bytes / bytes_per_s)
+    return main_loop + m * n * out_bytes / bytes_per_s
+
+
+# The weight-gradient GEMM's output is accumulated in FP32 (Megatron-Core main_grad, gradient_accumulation_fusion).
+WEIGHT_GRADIENT_BYTES = 4
+
+
+def expert_mlp_seconds(rows: float, hidden: int, width: float, fc1_factor: int, in_bytes: float, flops_per_s: float,
+                       bytes_per_s: float, weight_gradients: bool = True) -> float:
+    """Seconds of one routed expert's MLP in forward + backward over ``rows`` routed tokens: six GEMMs, each on
+    the roofline of :func:`gemm_seconds` with the expert's own shape.
+
+    First linear ``hidden -> fc1_factor x width`` (gate and up fused for SwiGLU), second ``width -> hidden``.
+    Forward: ``rows x hidden x (fc1_factor width)`` and ``rows x width x hidden`` (reduction over ``width``);
+    data gradients: the transposes (reductions over ``hidden`` and ``fc1_factor x width``), each writing a 16-bit
+    gradient; weight gradients: reductions over ``rows``, written in FP32 (:data:`WEIGHT_GRADIENT_BYTES`), skipped
+    for a frozen base (LoRA). Operands at ``in_bytes`` (2 for BF16, 1 for FP8), outputs 16-bit.
+    """
+    fc1 = fc1_factor * width
+    forward = (gemm_seconds(rows, fc1, hidden, in_bytes, 2, flops_per_s, bytes_per_s)
+               + gemm_seconds(rows, hidden, width, in_bytes, 2, flops_per_s, bytes_per_s))
+    data_gradients = (gemm_seconds(rows, width, hidden, in_bytes, 2, flops_per_s, bytes_per_s)
+                      + gemm_seconds(rows, hidden, fc1, in_bytes, 2, flops_per_s, bytes_per_s))
+    if not weight_gradients:
+        return forward + data_gradients
+    w = WEIGHT_GRADIENT_BYTES
+    return forward + data_gradients + (gemm_seconds(hidden, fc1, rows, in_bytes, w, flops_per_s, bytes_per_s)
+                                       + gemm_seconds(width, hidden, rows, in_bytes, w, flops_per_s, bytes_per_s))
 
 
 def fp8_cast_elements_per_token(hidden: int, q_width: int, mlp_width: int, top_k: int = 1) -> float:
@@ -607,7 +658,8 @@ def attention_efficiency(fw: Framework, architecture: str) -> float:
     return table.get(architecture, table["default"])
 
 
-def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble: float) -> tuple[Assumption, ...]:
+def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble: float,
+                 experts: bool = False) -> tuple[Assumption, ...]:
     measured = gpu.matmul_efficiency is not None
     out = [
         Assumption("matmul_efficiency", f"{eff:g}",
@@ -640,6 +692,11 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                                                "one per remote NVLink domain over the network",
                               "DeepEP normal kernels (github.com/deepseek-ai/DeepEP); DeepSeek-V3 report "
                               "(arXiv 2412.19437) section 3.2.2; Megatron-Core HybridEP"))
+    if experts:
+        out.append(Assumption("expert_gemm_roofline", "six GEMMs per routed expert, each max(FLOPs, operand reads) + its "
+                                                       "output write, with the expert's own width and tokens per expert",
+                              "Williams, Waterman, Patterson 2009 (Roofline, CACM 52(4)); checked against DeepGEMM FP8 "
+                              "narrow-K points on H800 (github.com/deepseek-ai/DeepGEMM pull 74)"))
     if s.precision == "fp8":
         recipe = s.fp8_recipe or fw.fp8_recipe
         out.append(Assumption("fp8", f"GEMMs only at the FP8 peak x {FP8_SHARE_OF_BF16_EFFICIENCY:g} of the BF16 "
