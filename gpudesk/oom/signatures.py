@@ -13,7 +13,9 @@ of the message say so. Each signature names the mechanism and the one check that
   ``Error code 12 (Cannot allocate memory)``, Caffe's ``host allocation of size N failed`` (``CaffeMallocHost``,
   ``include/caffe/syncedmem.hpp``), ONNX Runtime's arena on a CPU-provider node (``_nchwc`` nodes, a
   ``CPUExecutionProvider``-only session), Python's ``MemoryError``, C++ ``std::bad_alloc``, the JVM's
-  ``java.lang.OutOfMemoryError``, a runtime's own check of the model against system RAM before loading (Ollama's
+  ``java.lang.OutOfMemoryError``, Windows' ``ERROR_COMMITMENT_LIMIT`` (system error 1455, "The paging file is too
+  small for this operation to complete", learn.microsoft.com "System Error Codes (1300-1699)": the commit limit, RAM
+  plus page file, is reached; PyTorch meets it loading its CUDA DLLs in each DataLoader worker), a runtime's own check of the model against system RAM before loading (Ollama's
   "model requires more system memory (N GiB) than is available (M GiB)", ``llm/server.go``) (not a ``std::bad_alloc`` that RMM or Thrust throw for device memory, which they
   derive from it: the text then names them or a CUDA error), Rust's global allocator failing ("memory allocation of N bytes failed" at the start
   of a line, ``default_alloc_error_hook`` in ``library/std/src/alloc.rs``: candle, mistral.rs and other Rust runtimes
@@ -220,6 +222,9 @@ NOT_CAPACITY = ("dev_shm", "shared_memory", "host_ram", "absurd_size", "ecc", "x
 _XID = re.compile(r"\bXid\b")
 # "bus error" with any word that names shared memory (see ``dev_shm`` above).
 _DEV_SHM_WORDS = ("shared memory", "shared storage", "/dev/shm", "(shm)", "shm_size", "shm-size")
+# Words by which a Python MemoryError says the memory was the device's: Theano raises MemoryError for its GPU arrays
+# ("Error allocating N bytes of device memory (out of memory)", theano/sandbox/cuda/cuda_ndarray.cu; keras#1548).
+_DEVICE_WORDS = ("cuda", "device memory", "gpu memory")
 # Python's own MemoryError (not a subclass such as cupy's OutOfMemoryError, not torch.OutOfMemoryError): a host
 # allocation failed.
 _PY_MEMORY_ERROR = re.compile(r"(?<![\w.])MemoryError\b")
@@ -239,7 +244,8 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   "java.lang.outofmemoryerror", "killed by signal: killed", "oom-kill", "out of memory: killed process",
                   "cannot allocate memory (12)", "cl_out_of_host_memory", "ur_result_error_out_of_host_memory",
                   "host allocation of size", "requires more system memory", "insufficient system memory",
-                  "not enough system memory")),
+                  "not enough system memory", "paging file is too small", "winerror 1455", "os error 1455",
+                  "页面文件太小")),
     ("expandable_segments", ("cuda driver error: out of memory",)),
     ("buffer_limit", ("greater than the maximum allowed buffer size", "larger than buffer maximum",
                       "exceeds device buffer size limit", "exceeds device memory allocation limit",
@@ -339,7 +345,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "dev_shm"
     # (Cython turns a C++ std::bad_alloc into Python's MemoryError: cudf's "MemoryError('std::bad_alloc')" from RMM
     # is device memory.)
-    if (_PY_MEMORY_ERROR.search(text) and "cuda" not in low and not _device_bad_alloc(low)) or _RUST_ALLOC.search(text):
+    if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \
+            or _RUST_ALLOC.search(text):
         return "host_ram"
     for key, words in _WORDS[1:]:
         if any(w in low for w in words if not (w == "std::bad_alloc" and _device_bad_alloc(low))):

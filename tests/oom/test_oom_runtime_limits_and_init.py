@@ -96,3 +96,26 @@ def test_a_large_request_with_plenty_already_held_stays_the_jobs_own_need():
     text = ("RuntimeError: CUDA out of memory. Tried to allocate 290.00 MiB (GPU 0; 31.75 GiB total capacity; "
             "29.78 GiB already allocated; 113.50 MiB free; 30.27 GiB reserved in total by PyTorch)")
     assert _top(text)[0] == "genuine_shortage"
+
+
+def test_windows_commit_limit_in_any_wording_is_host_memory():
+    # Comfy-Org/ComfyUI#7069 (set the page file to system-managed), YYuX-1145/Bert-VITS2-Integration-package#5 (fewer
+    # workers), cszn/KAIR#127 (fewer workers, pin_memory=False): Windows system error 1455.
+    for text in ("showing error  ( os error 1455 )\nthe paging file is too small for this operation to complete",
+                 "OSError: [WinError 1455] 页面文件太小，无法完成操作。 Error loading \"D:\\Bert-VITS2-Integration-Package\\venv"
+                 "\\lib\\site-packages\\torch\\lib\\cublas64_11.dll\" or one of its dependencies.",
+                 "OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading "
+                 "\"D:\\Anaconda\\envs\\swin-train\\lib\\site-packages\\torch\\lib\\shm.dll\" or one of its dependencies."):
+        assert _top(text) == ("not_capacity", "host_ram", "host_ram")
+
+
+def test_a_memory_error_about_device_memory_is_the_device():
+    # keras-team/keras#1548: Theano's MemoryError for a GPU array on a 2 GB card (a Theano developer: the model is too
+    # big for the card).
+    text = ("MemoryError: ('Error allocating 255974400 bytes of device memory (out of memory).', \"you might consider "
+            "using 'theano.shared(..., borrow=True)'\")")
+    assert _top(text)[0] != "not_capacity"
+    # taolei87/rcnn#5: Theano on the CPU (TensorType) raising MemoryError: host RAM.
+    cpu = ("MemoryError: failed to alloc sm output\nInputs types: [TensorType(float64, matrix), "
+           "TensorType(float64, vector), TensorType(int32, vector)]")
+    assert _top(cpu)[:2] == ("not_capacity", "host_ram")
