@@ -119,3 +119,22 @@ def test_a_memory_error_about_device_memory_is_the_device():
     cpu = ("MemoryError: failed to alloc sm output\nInputs types: [TensorType(float64, matrix), "
            "TensorType(float64, vector), TensorType(int32, vector)]")
     assert _top(cpu)[:2] == ("not_capacity", "host_ram")
+
+
+def test_xgboost_figures_are_read_and_free_memory_covering_a_bare_error_is_not_capacity():
+    # dmlc/xgboost#7140: 47996 bytes refused with 11.3 GB free; the maintainer: the error happened before the
+    # allocation (run compute-sanitizer).
+    text = ("xgboost.core.XGBoostError: [13:55:26] /workspace/xgboost/src/c_api/../data/../common/device_helpers.cuh:414:"
+            " Memory allocation error on worker 0: std::bad_alloc: cudaErrorMemoryAllocation: out of memory\n"
+            "- Free memory: 11310923776\n- Requested memory: 47996")
+    report = parse_text(text)
+    assert (report.requested_bytes, report.device.free_bytes) == (47996, 11310923776)
+    causes = diagnose_text(text).causes
+    assert (causes[0].id, causes[0].evidence["not_capacity_kind"]) == ("not_capacity", "free_exceeds_request")
+    assert "illegal_address" in [c.evidence.get("not_capacity_kind") for c in causes[1:3]]
+    # dmlc/xgboost#8484: 32 MiB refused with 7.75 MiB free: the free figure does not cover it, no such reading.
+    short = ("../src/tree/updater_gpu_hist.cu:784: Exception in gpu_hist: [11:01:50] ../src/c_api/../data/../common/"
+             "device_helpers.cuh:431: Memory allocation error on worker 0: std::bad_alloc: cudaErrorMemoryAllocation: "
+             "out of memory\n- Free memory: 8126464\n- Requested memory: 33554432\n")
+    assert parse_text(short).requested_bytes == 33554432
+    assert diagnose_text(short).causes[0].id != "not_capacity"

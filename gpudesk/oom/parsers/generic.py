@@ -82,6 +82,9 @@ _REQUEST = [
     _c(r"could not allocate tensor with\s{1,3}" + _SIZE),
     _c(r"\bsize\s{1,3}" + _SIZE + r"\s{1,3}is larger than"),
     _c(r"\brequested\s{0,3}:\s{0,3}" + _SIZE),
+    # XGBoost's device allocator (src/common/device_helpers.cuh, ThrowOOMError): a list under the error, "- Free memory:
+    # F" and "- Requested memory: R", in bytes when no unit follows (dmlc/xgboost#7140, #8484; GB in 2.x, #11457).
+    _c(r"(?m)^\s{0,4}-\s{0,2}requested memory\s{0,2}:\s{0,3}" + _SIZE),
     _c(r"(?:failed to|could not|couldn't|cannot|can't|unable to) (?:allocate|alloc|reserve)\s{1,3}" + _SIZE_U),
     _c(r"needed\s{1,3}" + _SIZE + r",\s{0,2}available"),
     # MindSpore's dynamic allocator (mem_dynamic_allocator.cc): "... plus alloc size : N is more than total mem size"
@@ -124,6 +127,7 @@ _FREE = [
     # 剩余/可用/空闲 "remaining/available/free", 仅为/只有 "only": "可用内存仅为0.000000B".
     _c(r"(?:剩余|可用|空闲)(?:显存|内存)?\s{0,2}[:：]?\s{0,2}(?:仅为|只有|仅|为)?\s{0,3}" + _SIZE_U),
     _c(r"there (?:are|is)\s{1,3}" + _SIZE_U + r"\s{1,3}free"),
+    _c(r"(?m)^\s{0,4}-\s{0,2}free memory\s{0,2}:\s{0,3}" + _SIZE),  # XGBoost's list, above (_REQUEST)
     _c(r"free memory\s{0,3}:\s{0,3}" + _SIZE_U),
     _c(r"free \(according to cuda\)\s{0,3}:\s{0,3}" + _SIZE_U),
     _c(r",\s{0,3}" + _SIZE_U + r"\s{1,3}free\s{0,2}\)"),

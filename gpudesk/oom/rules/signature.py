@@ -36,6 +36,9 @@
   maskrcnn-benchmark#238, pinned memory under WSL in microsoft/WSL#8447). For
   ggml's own pool (llama.cpp, Ollama) the job's buffers come first (``genuine_shortage`` 0.5); for NCCL,
   a rank other than 0 touching GPU 0 makes another process first.
+  A bare CUDA error whose own figures show free memory covering the request four times and by at least 1 GiB
+  (XGBoost's "- Free memory: F / - Requested memory: R") → ``not_capacity`` 0.7 (a limit or an earlier sticky error
+  reported at the allocation, found with ``compute-sanitizer``: the illegal-access reading 0.45).
 * A traceback through CUDA-graph capture → ``cuda_graph_pools`` 0.85 (the captured pools are what failed).
 """
 
@@ -431,11 +434,26 @@ def _one_line_shortage(f: Facts) -> Cause:
     return cause
 
 
+# Free memory that covers a bare CUDA error's request this many times over (and at least this much) cannot have been
+# short: the refusal is an earlier sticky error reported at the allocation or a limit (dmlc/xgboost#7140: 47996 bytes
+# refused with 11.3 GB free; the maintainer: the error happened before the allocation, run compute-sanitizer).
+_FREE_COVERS_TIMES = 4
+_FREE_COVERS_MIN_BYTES = 1024**3
+
+
+def _free_covers(f: Facts) -> bool:
+    return (f.free is not None and f.requested is not None
+            and f.free >= max(_FREE_COVERS_TIMES * f.requested, _FREE_COVERS_MIN_BYTES))
+
+
 def _bare(f: Facts) -> list[Cause]:
     r = f.report
     text = r.text or ""
     runtime = r.runtime
     low = text.lower()
+    if _free_covers(f):
+        return [_not_capacity("free_exceeds_request", 0.7, f), _not_capacity("illegal_address", 0.45, f),
+                _other_process(0.3, f)]
     if runtime in ("llamacpp", "ollama"):
         return [_shortage(0.5, f, _("ggml's CUDA backend could not allocate its own buffers (weights, KV cache, "
                                     "compute pool): the model and context do not fit in what is free.")),
