@@ -15,7 +15,7 @@ doctor was run on it:
 * ``fresh``: ``fresh_cases.jsonl``, messages collected after the rules were written and labelled from their
   threads before the doctor was first run on them (``labelled: fresh``): the held-back measure of how the doctor
   does on wordings it was not built from. Rules are not tuned on it; a fix prompted by it needs a new fresh batch;
-* ``fresh-2`` .. ``fresh-6``: ``fresh_cases_2.jsonl`` .. ``fresh_cases_6.jsonl``, the batches collected after the
+* ``fresh-2`` .. ``fresh-7``: ``fresh_cases_2.jsonl`` .. ``fresh_cases_7.jsonl``, the batches collected after the
   fixes the previous fresh batch prompted, each the unseen measure of those fixes.
 
 Counting is strict: a case is right only when the doctor's first cause is the recorded one; "not a memory
@@ -66,7 +66,7 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("vendors-3", "vendor_cases_3.jsonl"), ("fresh", "fresh_cases.jsonl"),
               ("fresh-2", "fresh_cases_2.jsonl"), ("fresh-3", "fresh_cases_3.jsonl"),
               ("fresh-4", "fresh_cases_4.jsonl"), ("fresh-5", "fresh_cases_5.jsonl"),
-              ("fresh-6", "fresh_cases_6.jsonl"))
+              ("fresh-6", "fresh_cases_6.jsonl"), ("fresh-7", "fresh_cases_7.jsonl"))
 MAX_CASES_FILE_BYTES = 8 * 1024 * 1024
 # A family is judged on its own (issue 28) from this many cases on.
 FAMILY_MIN_CASES = 5

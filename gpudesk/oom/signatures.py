@@ -13,7 +13,10 @@ of the message say so. Each signature names the mechanism and the one check that
   ``Error code 12 (Cannot allocate memory)``, Caffe's ``host allocation of size N failed`` (``CaffeMallocHost``,
   ``include/caffe/syncedmem.hpp``), ONNX Runtime's arena on a CPU-provider node (``_nchwc`` nodes, a
   ``CPUExecutionProvider``-only session), Python's ``MemoryError``, C++ ``std::bad_alloc``, the JVM's
-  ``java.lang.OutOfMemoryError`` (not a ``std::bad_alloc`` that RMM or Thrust throw for device memory, which they
+  ``java.lang.OutOfMemoryError``, Windows' ``ERROR_COMMITMENT_LIMIT`` (system error 1455, "The paging file is too
+  small for this operation to complete", learn.microsoft.com "System Error Codes (1300-1699)": the commit limit, RAM
+  plus page file, is reached; PyTorch meets it loading its CUDA DLLs in each DataLoader worker), a runtime's own check of the model against system RAM before loading (Ollama's
+  "model requires more system memory (N GiB) than is available (M GiB)", ``llm/server.go``) (not a ``std::bad_alloc`` that RMM or Thrust throw for device memory, which they
   derive from it: the text then names them or a CUDA error), Rust's global allocator failing ("memory allocation of N bytes failed" at the start
   of a line, ``default_alloc_error_hook`` in ``library/std/src/alloc.rs``: candle, mistral.rs and other Rust runtimes
   abort with it) and the Linux OOM killer ("Killed", "oom-kill") are host allocations (RAM, swap, the Windows page
@@ -54,7 +57,9 @@ of the message say so. Each signature names the mechanism and the one check that
   Intel GPUs under Level Zero cap one allocation below 4 GiB unless the program opts in to larger buffers
   (``UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1`` and the ``-ze-opt-greater-than-4GB-buffer-required`` build option,
   Intel oneAPI GPU Optimization Guide, "Allocations Greater Than 4 GB"; intel-extension-for-pytorch#846, #863):
-  an ``XPU out of memory`` of 4 GiB or more reads as that limit (``xpu_large``, as weak as ``vulkan_large``).
+  an ``XPU out of memory`` of 4 GiB or more reads as that limit (``xpu_large``, as weak as ``vulkan_large``); a
+  runtime that states its per-allocation limit in words ("can NOT allocate memory block with size larger than 4GB",
+  intel/ipex-llm#11248, fixed by keeping the block under 4 GB) is that limit outright, its figure read as the limit.
 * ``illegal_address``: ``an illegal memory access was encountered`` (``cudaErrorIllegalAddress`` /
   ``CUDA_ERROR_ILLEGAL_ADDRESS``, error 700, CUDA Runtime API "Error Handling"): a kernel read or wrote outside
   its allocations (an index out of range, a library built for another GPU, a race); it is reported at the next
@@ -63,13 +68,18 @@ of the message say so. Each signature names the mechanism and the one check that
 * ``pin_memory``: page-locked host memory (``pin_memory=True``, ``cudaHostAlloc``/``cudaMallocHost``, ggml's
   ``CUDA_Host`` buffers) has its own limit, small under WSL2 ("Pinned system memory ... is limited", NVIDIA
   CUDA on WSL User Guide, Known Limitations); PyTorch's caching host allocator (``CachingHostAllocator.cpp``,
-  ``THCCachingHostAllocator.cpp`` before 1.5) is the allocator of these buffers, so its failure is one of them.
+  ``THCCachingHostAllocator.cpp`` before 1.5) is the allocator of these buffers, so its failure is one of them;
+  registering existing host memory for the GPU (``cudaHostRegister``, ``hipHostRegister``, HIP's ``hipHostMalloc``)
+  page-locks it the same way (CUDA Runtime API "Memory Management"; HIP "Host memory"), so a refusal there is this
+  limit too (ROCm/legacy-rocm-build#1483: ``hipHostRegister: Returned hipErrorOutOfMemory``).
 
 Runtime signatures that decide the first cause without being "not capacity":
 
 * ``context_init``: the failure is the CUDA context itself (``cuCtxCreate``, ``cuDevicePrimaryCtxRetain``,
   ``cudaSetDevice``, "failed initializing StreamExecutor"), or on Ascend the CANN device open (``aclrtSetDevice``
-  / ``rtSetDevice`` failing in its MemoryPoolManager init, CANN runtime API reference): it needs a few hundred MiB
+  / ``rtSetDevice`` failing in its MemoryPoolManager init, CANN runtime API reference; MindSpore's "Ascend kernel
+  runtime initialization failed", ``mindspore/ccsrc/runtime/device/kernel_runtime_manager.cc``, which opens the device
+  and its memory pool): it needs a few hundred MiB
   of a device that someone else already filled. An out-of-memory reported on the line of a runtime's own
   initialisation source (cutorch ``init.c``, NCCL ``init.cu``, PaddlePaddle's ``device_context.cc``, where the
   device's stream and library handles are created) is that start-up too (soumith/dcgan.torch#65: cutorch
@@ -81,7 +91,7 @@ Runtime signatures that decide the first cause without being "not capacity":
   (``preallocation``): what else is on the GPU (another process) decides whether the fraction fits.
 * ``library_init``: cuDNN/cuBLAS handle creation (``CUDNN_STATUS_NOT_INITIALIZED``/``ALLOC_FAILED``,
   ``CUBLAS_STATUS_*``, XLA's "DNN library initialization failed", "Failed to determine best cudnn convolution
-  algorithm") allocates its workspace with ``cudaMalloc`` outside the framework's allocator.
+  algorithm", MXNet's "Create cublas handle failed", a ``cublasCreate``/``cudnnCreate`` call named) allocates its workspace with ``cudaMalloc`` outside the framework's allocator.
 * ``metal_oom``: ``Insufficient Memory (kIOGPUCommandBufferCallbackErrorOutOfMemory)``: a Metal command buffer
   exceeded the GPU working set (``recommendedMaxWorkingSetSize``, raised with ``sysctl iogpu.wired_limit_mb``).
 * ``allocator_nvml_assert``: ``NVML_SUCCESS == r INTERNAL ASSERT FAILED`` in ``CUDACachingAllocator.cpp``: the
@@ -212,6 +222,9 @@ NOT_CAPACITY = ("dev_shm", "shared_memory", "host_ram", "absurd_size", "ecc", "x
 _XID = re.compile(r"\bXid\b")
 # "bus error" with any word that names shared memory (see ``dev_shm`` above).
 _DEV_SHM_WORDS = ("shared memory", "shared storage", "/dev/shm", "(shm)", "shm_size", "shm-size")
+# Words by which a Python MemoryError says the memory was the device's: Theano raises MemoryError for its GPU arrays
+# ("Error allocating N bytes of device memory (out of memory)", theano/sandbox/cuda/cuda_ndarray.cu; keras#1548).
+_DEVICE_WORDS = ("cuda", "device memory", "gpu memory")
 # Python's own MemoryError (not a subclass such as cupy's OutOfMemoryError, not torch.OutOfMemoryError): a host
 # allocation failed.
 _PY_MEMORY_ERROR = re.compile(r"(?<![\w.])MemoryError\b")
@@ -230,22 +243,28 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   "failed to allocate cpu buffer", "error code 12 (cannot allocate memory)", "std::bad_alloc",
                   "java.lang.outofmemoryerror", "killed by signal: killed", "oom-kill", "out of memory: killed process",
                   "cannot allocate memory (12)", "cl_out_of_host_memory", "ur_result_error_out_of_host_memory",
-                  "host allocation of size")),
+                  "host allocation of size", "requires more system memory", "insufficient system memory",
+                  "not enough system memory", "paging file is too small", "winerror 1455", "os error 1455",
+                  "页面文件太小")),
     ("expandable_segments", ("cuda driver error: out of memory",)),
     ("buffer_limit", ("greater than the maximum allowed buffer size", "larger than buffer maximum",
                       "exceeds device buffer size limit", "exceeds device memory allocation limit",
-                      "not enough space in the context's memory pool", "not enough space in the scratch memory pool")),
+                      "not enough space in the context's memory pool", "not enough space in the scratch memory pool",
+                      "memory block with size larger than", "allocation size exceeds the maximum")),
     ("allocator_nvml_assert", ("nvml_success == r internal assert failed",)),
     ("metal_oom", ("kiogpucommandbuffercallbackerroroutofmemory", "insufficient memory (ioaf code 8)",
                    "command buffer execution failed: insufficient memory")),
     ("pool_chunk", ("insufficient gpu memory to allocation",)),
     ("context_init", ("cuctxcreate", "cudeviceprimaryctxretain", "cuda_init_device", "failed initializing streamexecutor",
-                      "cudasetdevice", "aclrtsetdevice", "rtsetdevice execution failed")),
-    ("pin_memory", ("pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost",
+                      "cudasetdevice", "aclrtsetdevice", "rtsetdevice execution failed",
+                      "kernel runtime initialization failed", "runtime init failed")),
+    ("pin_memory", ("pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost", "cudahostregister",
+                    "hiphostregister", "hiphostmalloc", "hipmallochost",
                     "pinned memory", "cachinghostallocator")),
     ("library_init", ("cudnn_status_not_initialized", "cudnn_status_alloc_failed", "cudnn_status_internal_error",
                       "cublas_status_alloc_failed", "cublas_status_not_initialized", "dnn library initialization failed",
-                      "failed to determine best cudnn convolution algorithm", "could not create cudnn handle")),
+                      "failed to determine best cudnn convolution algorithm", "could not create cudnn handle",
+                      "create cublas handle failed", "create cudnn handle failed", "cublascreate", "cudnncreate")),
 )
 # An out-of-memory raised on the line of a runtime's own initialisation source (Torch7's cutorch ``init.c``, NCCL's
 # ``init.cu``, PaddlePaddle's ``platform/device_context.cc``, whose CUDADeviceContext constructor creates the device's
@@ -326,7 +345,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "dev_shm"
     # (Cython turns a C++ std::bad_alloc into Python's MemoryError: cudf's "MemoryError('std::bad_alloc')" from RMM
     # is device memory.)
-    if (_PY_MEMORY_ERROR.search(text) and "cuda" not in low and not _device_bad_alloc(low)) or _RUST_ALLOC.search(text):
+    if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \
+            or _RUST_ALLOC.search(text):
         return "host_ram"
     for key, words in _WORDS[1:]:
         if any(w in low for w in words if not (w == "std::bad_alloc" and _device_bad_alloc(low))):

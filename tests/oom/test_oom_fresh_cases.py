@@ -1,4 +1,4 @@
-"""The held-back sets (tests/fixtures/oom/fresh_cases.jsonl .. fresh_cases_6.jsonl, issue 28): real messages
+"""The held-back sets (tests/fixtures/oom/fresh_cases.jsonl .. fresh_cases_7.jsonl, issue 28): real messages
 collected after the rules were written, each labelled from its public thread before the doctor was first run on it.
 The rules are not tuned on them; the figures below are what the doctor scored when it first saw each batch, kept
 as floors so that a regression shows, and reported as they are (below the 85 % bar: that is what a held-back set is
@@ -16,7 +16,8 @@ from gpudesk.oom.cause import CAUSE_IDS
 from gpudesk.oom.signatures import CHECKS
 
 FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "fresh-3": "fresh_cases_3.jsonl",
-               "fresh-4": "fresh_cases_4.jsonl", "fresh-5": "fresh_cases_5.jsonl", "fresh-6": "fresh_cases_6.jsonl"}
+               "fresh-4": "fresh_cases_4.jsonl", "fresh-5": "fresh_cases_5.jsonl", "fresh-6": "fresh_cases_6.jsonl",
+               "fresh-7": "fresh_cases_7.jsonl"}
 # First scoring of each batch. "fresh": 19 of 35 (2 of 5 not-capacity cases with the deciding check, 1 message not
 # recognised). Three mechanisms it exposed were fixed afterwards (a request figure next to a failure is recognised in
 # any wording, PyTorch's caching host allocator is pinned memory, TensorFlow's own cuDNN/cuBLAS handle wording names
@@ -46,7 +47,18 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # committed before the doctor ran on it: 19 of 31 at first scoring (4 of 11 not-capacity cases with the deciding check,
 # 5 reported as not found: Ollama's "requires more system memory" and XPU's "larger than 4GB" wordings, an Ascend
 # runtime init failure, MXNet's "Create cublas handle failed"; Torch7/Caffe cuDNN statuses read as TensorFlow's).
-FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19}
+# The fifth pass fixed the mechanisms behind them as classes (a runtime's per-allocation limit stated in words, a
+# runtime's own check of the model against system RAM, runtime start-up failures without memory words, cuDNN/cuBLAS
+# handles of frameworks that set up eagerly, host registration as pinned memory, device figures no device can hold):
+# 28/31 on fresh-6, seen. "fresh-7" (CTranslate2, XGBoost/RMM, Theano, darknet, Caffe, TF, TPU and Windows page-file
+# messages), collected after it and committed before the doctor ran on it: 13 of 21 at first scoring (2 of 6
+# not-capacity cases with the deciding check, 3 reported as not found: Windows' "paging file is too small" (WinError
+# 1455) in every wording). Windows' commit limit (error 1455 in any wording) and a MemoryError about device memory were
+# then read for what they are, and XGBoost's unit-less figures with free memory covering a bare error: 18/21 on
+# fresh-7, seen; its other misses (darknet/Caffe one-liners whose thread found another holder) are for the next pass,
+# measured on a new batch.
+FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
+                     "fresh-7": 13}
 
 
 def _rows(name: str) -> list[dict]:

@@ -82,6 +82,9 @@ _REQUEST = [
     _c(r"could not allocate tensor with\s{1,3}" + _SIZE),
     _c(r"\bsize\s{1,3}" + _SIZE + r"\s{1,3}is larger than"),
     _c(r"\brequested\s{0,3}:\s{0,3}" + _SIZE),
+    # XGBoost's device allocator (src/common/device_helpers.cuh, ThrowOOMError): a list under the error, "- Free memory:
+    # F" and "- Requested memory: R", in bytes when no unit follows (dmlc/xgboost#7140, #8484; GB in 2.x, #11457).
+    _c(r"(?m)^\s{0,4}-\s{0,2}requested memory\s{0,2}:\s{0,3}" + _SIZE),
     _c(r"(?:failed to|could not|couldn't|cannot|can't|unable to) (?:allocate|alloc|reserve)\s{1,3}" + _SIZE_U),
     _c(r"needed\s{1,3}" + _SIZE + r",\s{0,2}available"),
     # MindSpore's dynamic allocator (mem_dynamic_allocator.cc): "... plus alloc size : N is more than total mem size"
@@ -124,6 +127,7 @@ _FREE = [
     # 剩余/可用/空闲 "remaining/available/free", 仅为/只有 "only": "可用内存仅为0.000000B".
     _c(r"(?:剩余|可用|空闲)(?:显存|内存)?\s{0,2}[:：]?\s{0,2}(?:仅为|只有|仅|为)?\s{0,3}" + _SIZE_U),
     _c(r"there (?:are|is)\s{1,3}" + _SIZE_U + r"\s{1,3}free"),
+    _c(r"(?m)^\s{0,4}-\s{0,2}free memory\s{0,2}:\s{0,3}" + _SIZE),  # XGBoost's list, above (_REQUEST)
     _c(r"free memory\s{0,3}:\s{0,3}" + _SIZE_U),
     _c(r"free \(according to cuda\)\s{0,3}:\s{0,3}" + _SIZE_U),
     _c(r",\s{0,3}" + _SIZE_U + r"\s{1,3}free\s{0,2}\)"),
@@ -156,6 +160,7 @@ _START_MEMORY = _c(r"total ?memory:\s{0,3}" + _SIZE_U + r"\s{1,3}free ?memory:\s
 _LIMIT = [
     _c(r"maximum allowed buffer size of\s{1,3}" + _SIZE),
     _c(r"buffer maximum of\s{1,3}" + _SIZE),
+    _c(r"with size larger than\s{1,3}" + _SIZE),  # a runtime's own per-allocation limit (intel/ipex-llm#11248)
     _c(r"\bmemory limit\s{0,3}:\s{0,3}" + _SIZE),
     _c(r"\bavailable\s{1,3}" + _SIZE + r"\s{0,2}\)"),
 ]
@@ -356,6 +361,20 @@ def frames_of(text: str) -> list[str]:
     return frames[:200]
 
 
+# Twice the memory of the largest single accelerator sold (288 GB of HBM3E on NVIDIA's B300 and AMD's MI355X,
+# nvidia.com/en-us/data-center/dgx-b300, amd.com/en/products/accelerators/instinct/mi350/mi355x.html). A device
+# figure (capacity, free, in use) above it is not a reading of any device: it is an underflowed or uninitialised
+# counter (PaddlePaddle printing "127.994262TB memory has been allocated", about 2**47 bytes, PaddleOCR#6197), and a
+# rule that trusted it would reason from garbage. The request is not filtered here: a garbage request is a finding
+# of its own (``absurd_size``, :mod:`gpudesk.oom.signatures`).
+MAX_PLAUSIBLE_DEVICE_BYTES = 2 * 288 * 10**9
+
+
+def _plausible(figure: int | None) -> int | None:
+    """``figure`` when a device could hold it, else None (see :data:`MAX_PLAUSIBLE_DEVICE_BYTES`)."""
+    return figure if figure is None or figure <= MAX_PLAUSIBLE_DEVICE_BYTES else None
+
+
 def extract(text: str) -> Extraction:
     """Everything the tolerant layer can read from ``text`` (never raises)."""
     low = text.lower()
@@ -367,9 +386,9 @@ def extract(text: str) -> Extraction:
         ex.requested_is_lower_bound = "more than" in req[1].group(0).lower()
     elif ex.oom_words or ex.failure_words:
         ex.requested_bytes = _near_request(text)
-    ex.total_bytes = _size(_TOTAL, text)
-    ex.free_bytes = _size(_FREE, text)
-    ex.in_use_bytes = _size(_IN_USE, text)
+    ex.total_bytes = _plausible(_size(_TOTAL, text))
+    ex.free_bytes = _plausible(_size(_FREE, text))
+    ex.in_use_bytes = _plausible(_size(_IN_USE, text))
     ex.limit_bytes = _size(_LIMIT, text)
     exceeded = _EXCEEDED.search(text)
     if exceeded:

@@ -198,10 +198,20 @@ _CAPACITY_UNKNOWN_KINDS = ("generic_oom", "signature")
 _CLAUSES = re.compile(r"tried to allocate|total capacity|already allocated|is free|reserved|of which", re.IGNORECASE)
 
 
+# CUDA's allocation granularity (2 MiB, cuMemGetAllocationGranularity; PyTorch's caching allocator rounds small
+# requests into 2 MiB segments, c10/cuda/CUDACachingAllocator.cpp kSmallBuffer). A request below it refused with
+# nothing free, in a text that names nothing this process holds, says the device was already full before the job
+# asked: its own tensors or another process's, which the text cannot tell (PaddleOCR#6197: 2.25 kB refused at
+# predictor creation, a leftover Paddle process held the GPU). The ranking then leaves the lead to the
+# other-process reading with its check (:mod:`gpudesk.oom.rules.other_process`).
+TINY_REQUEST_BYTES = 2 * 1024**2
+
+
 def _without_capacity(f: Facts) -> Cause | None:
     """No capacity in the text: what is left to go on.
 
-    Free below the request (XLA:TPU "There are 142.58M free", pytorch/xla#2569) → 0.7. A request alone
+    Free below the request (XLA:TPU "There are 142.58M free", pytorch/xla#2569) → 0.7, 0.4 for a request below
+    :data:`TINY_REQUEST_BYTES` with nothing this process holds in the text. A request alone
     (ONNX Runtime's BFC arena, a Vulkan or DirectML buffer, a TensorRT allocation) or nothing at all ("Allocation
     on device" in ComfyUI) → 0.55 / 0.45: a failed allocation with no sign of
     anything else reads as a job that does not fit, at a confidence that says the figures are missing. A signature
@@ -217,6 +227,8 @@ def _without_capacity(f: Facts) -> Cause | None:
         conf, explanation = 0.7, _("The request ({requested}) is larger than what the device had free ({free}): the "
                                    "job's memory fills it.").format(requested=format_bytes(f.requested),
                                                                     free=format_bytes(f.free))
+        if f.requested < TINY_REQUEST_BYTES and f.allocated is None and f.reserved is None:
+            conf = 0.4  # a tiny request refused: the device was full before it, by whom the text does not say
     elif f.requested is not None:
         conf, explanation = 0.55, _("The runtime could not get {requested} from the device and names no other "
                                     "reason: the job's buffers fill the memory (the capacity is not in the "

@@ -6,7 +6,13 @@
   that fails (``vulkan_large``) is only the likelier reading → 0.6, above a plain shortage (0.5).
 * An illegal memory access with no out-of-memory failure of its own in the text → ``not_capacity`` 0.96 (a
   kernel's bad address, found with ``CUDA_LAUNCH_BLOCKING=1`` / ``compute-sanitizer``).
-* A failed CUDA context → ``other_process`` 0.8 (a context needs a few hundred MiB of a GPU someone filled).
+* A failed CUDA context → ``other_process`` 0.8 (a context needs a few hundred MiB of a GPU someone filled); a
+  runtime start-up failure whose text names no memory failure at all (MindSpore's "Ascend kernel runtime
+  initialization failed") → ``other_process`` 0.55 with the driver/runtime mismatch at 0.4.
+* A cuDNN/cuBLAS handle created by a framework that sets its layers up eagerly and keeps no pool (Caffe's and
+  MXNet's glog "Check failed: ... _STATUS_SUCCESS", Torch7's "Error in CuDNN:") → cuDNN: a library mismatch first
+  (``not_capacity`` 0.55 with the library check), memory 0.45; cuBLAS (shipped with the CUDA runtime):
+  ``genuine_shortage`` 0.55, the library reading 0.3.
 * A cuDNN/cuBLAS/XLA library initialisation failure allocates outside the framework's allocator: where the
   framework pre-allocates (TensorFlow, JAX/XLA) → ``preallocation`` 0.6; else → ``genuine_shortage`` 0.55 and
   ``other_process`` 0.4 (a status pasted with no caller's words around it reads as TensorFlow's: ``preallocation``);
@@ -30,6 +36,9 @@
   maskrcnn-benchmark#238, pinned memory under WSL in microsoft/WSL#8447). For
   ggml's own pool (llama.cpp, Ollama) the job's buffers come first (``genuine_shortage`` 0.5); for NCCL,
   a rank other than 0 touching GPU 0 makes another process first.
+  A bare CUDA error whose own figures show free memory covering the request four times and by at least 1 GiB
+  (XGBoost's "- Free memory: F / - Requested memory: R") → ``not_capacity`` 0.7 (a limit or an earlier sticky error
+  reported at the allocation, found with ``compute-sanitizer``: the illegal-access reading 0.45).
 * A traceback through CUDA-graph capture → ``cuda_graph_pools`` 0.85 (the captured pools are what failed).
 """
 
@@ -215,6 +224,11 @@ def check(f: Facts) -> list[Cause]:
         out.append(_not_capacity(sig, _xpu_large_confidence(f), f))
     elif sig == "vulkan_large":
         out.append(_not_capacity(sig, 0.6, f))
+    elif sig == "context_init" and not any(w in (r.text or "").lower() for w in _MEMORY_WORDS):
+        # The runtime's start-up failed and the text names no memory failure: another holder first, at a
+        # confidence that says so, with the driver/runtime mismatch that stops a start-up as well.
+        out.append(_other_process(0.55, f))
+        out.append(_not_capacity("driver_version", 0.4, f))
     elif sig == "context_init":
         out.append(_other_process(0.8, f))
         out.append(_not_capacity("ecc", 0.2, f))
@@ -243,6 +257,15 @@ def check(f: Facts) -> list[Cause]:
     elif sig == "bare_cuda_error" and r.kind != "pin_memory_thread":
         out.extend(_bare(f))  # (the DataLoader pin-memory thread has its own reading: allocation_outside_allocator)
     return out
+
+
+_MEMORY_WORDS = ("memory", "oom", "alloc", "resource exhausted", "resourceexhausted")
+# The glog CHECK of a C++ framework that creates its cuDNN/cuBLAS handles when it sets up its layers and has no
+# up-front pool (Caffe's ``CUDNN_CHECK``, ``include/caffe/util/cudnn.hpp``: "Check failed: status ==
+# CUDNN_STATUS_SUCCESS"; MXNet's ``CHECK_EQ(err, CUBLAS_STATUS_SUCCESS) << "Create cublas handle failed"``,
+# ``mshadow/stream_gpu-inl.h``), and Torch7's cudnn.torch ("Error in CuDNN: ..."), which does the same.
+_EAGER_HANDLE_CALLER = re.compile(r"check failed:[^\n]{0,60}(?:cudnn|cublas)_status_success|create cublas handle failed|"
+                                  r"error in cudnn:", re.IGNORECASE)
 
 
 def _xpu_large_confidence(f: Facts) -> float:
@@ -349,6 +372,9 @@ def _library_init(f: Facts) -> list[Cause]:
             return [_not_capacity("driver_version", 0.8, f)]
     if _jax_wording(r):
         return _library_mismatch_first(f)
+    low = (r.text or "").lower()
+    if _EAGER_HANDLE_CALLER.search(r.text or "") and not any(w in low for w in _PREALLOCATING):
+        return _eager_handle(f)
     if runtime in _PREALLOCATING or r.framework in _PREALLOCATING or _not_pytorch_wording(r):
         return [_generic("preallocation", 0.6, _("The framework's preallocation left no memory for cuDNN/cuBLAS"),
                          _("cuDNN and cuBLAS allocate their handles and workspaces with cudaMalloc, outside the "
@@ -363,6 +389,25 @@ def _library_init(f: Facts) -> list[Cause]:
     return [_outside_allocator(0.6, f),
             _shortage(0.5, f, _("cuDNN/cuBLAS could not allocate their handle or workspace: the GPU was already "
                                 "full when the library initialised.")),
+            _other_process(0.4, f), _not_capacity("library_mismatch", 0.3, f)]
+
+
+def _eager_handle(f: Facts) -> list[Cause]:
+    """A handle created when the framework set up its layers (``_EAGER_HANDLE_CALLER``), with no pool of its own.
+
+    cuDNN is a separate install whose version must match the one the framework was built against; its
+    ``CUDNN_STATUS_NOT_INITIALIZED`` at set-up is first that mismatch (karpathy/neuraltalk2#122: cuDNN 5.0.5 replaced
+    by 5.1.3; NVIDIA/gpu-rest-engine#23: the image's cuDNN fixed), memory second. cuBLAS ships with the CUDA runtime
+    the framework links, so its handle failing reads first as the GPU having no room for its workspace
+    (awslabs/sockeye#897: a smaller model fixed it), the library reading last.
+    """
+    low = (f.report.text or "").lower()
+    if "cudnn" in low and "cublas" not in low:
+        mismatch = _not_capacity("library_mismatch", 0.55, f)
+        return [mismatch, _shortage(0.45, f, _("cuDNN could not create its handle: the GPU may have been full when "
+                                               "the framework set up its layers.")), _other_process(0.35, f)]
+    return [_shortage(0.55, f, _("cuBLAS could not create its handle when the framework set up its layers: the GPU "
+                                 "had no room left for its workspace.")),
             _other_process(0.4, f), _not_capacity("library_mismatch", 0.3, f)]
 
 
@@ -389,11 +434,26 @@ def _one_line_shortage(f: Facts) -> Cause:
     return cause
 
 
+# Free memory that covers a bare CUDA error's request this many times over (and at least this much) cannot have been
+# short: the refusal is an earlier sticky error reported at the allocation or a limit (dmlc/xgboost#7140: 47996 bytes
+# refused with 11.3 GB free; the maintainer: the error happened before the allocation, run compute-sanitizer).
+_FREE_COVERS_TIMES = 4
+_FREE_COVERS_MIN_BYTES = 1024**3
+
+
+def _free_covers(f: Facts) -> bool:
+    return (f.free is not None and f.requested is not None
+            and f.free >= max(_FREE_COVERS_TIMES * f.requested, _FREE_COVERS_MIN_BYTES))
+
+
 def _bare(f: Facts) -> list[Cause]:
     r = f.report
     text = r.text or ""
     runtime = r.runtime
     low = text.lower()
+    if _free_covers(f):
+        return [_not_capacity("free_exceeds_request", 0.7, f), _not_capacity("illegal_address", 0.45, f),
+                _other_process(0.3, f)]
     if runtime in ("llamacpp", "ollama"):
         return [_shortage(0.5, f, _("ggml's CUDA backend could not allocate its own buffers (weights, KV cache, "
                                     "compute pool): the model and context do not fit in what is free.")),
