@@ -15,6 +15,7 @@ from gpudesk import __version__
 from gpudesk.i18n import _
 from gpudesk.planner.classify import kind_label
 from gpudesk.planner.gates import market_statement
+from gpudesk.planner.memory_parts import memory_part_label
 from gpudesk.planner.prices import price_unknown_text
 from gpudesk.planner.sheet import (
     SHEET_VERSION,
@@ -48,20 +49,6 @@ def tco_text(value: float | int | None, option: PlanOption) -> str:
 
 def _yes_no(value: Any) -> str:
     return {True: _("yes"), False: _("no")}.get(value, not_available()) if isinstance(value, bool) else not_available()
-
-
-def memory_part_label(name: str) -> str:
-    """A memory breakdown component (gpudesk.sizing.estimate.COMPONENT_ORDER) as the sheet prints it."""
-    labels = {
-        "weights": _("weights"), "master_weights": _("master weights"), "gradients": _("gradients"),
-        "optimizer_states": _("optimizer states"), "paged_optimizer_states": _("paged optimizer states"),
-        "lora_adapters": _("lora adapters"), "activations": _("activations"), "logits": _("logits"),
-        "kv_cache": _("kv cache"), "prefill_workspace": _("prefill workspace"), "gathered_layers": _("gathered layers"),
-        "unsharded_parameters": _("unsharded parameters"), "unsharded_gradients": _("unsharded gradients"),
-        "cuda_context": _("cuda context"), "framework_overhead": _("framework overhead"),
-        "fragmentation": _("fragmentation"),
-    }
-    return labels.get(name, name.replace("_", " "))
 
 
 def tco_line_label(name: str) -> str:
