@@ -64,7 +64,9 @@ def tco_line_label(name: str) -> str:
 def timing_label(name: str) -> str:
     """A timing row of the sheet (its English name is the JSON key's source, gpudesk.planner.sheet_json)."""
     labels = {
-        "Step time": _("Step time"), "Exposed communication share of a step": _("Exposed communication share of a step"),
+        "Step time": _("Step time"), "TTFT (time to first token)": _("TTFT (time to first token)"),
+        "TPOT (time per output token)": _("TPOT (time per output token)"),
+        "Exposed communication share of a step": _("Exposed communication share of a step"),
         "Time to result": _("Time to result"), "Deadline": _("Deadline"), "Late by": _("Late by"),
         "QPS the configuration sustains": _("QPS the configuration sustains"), "Target QPS": _("Target QPS"),
         "Data rate needed": _("Data rate needed"), "Data rate available": _("Data rate available"),

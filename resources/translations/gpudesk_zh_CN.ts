@@ -1283,17 +1283,22 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>距安全线的余量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="74"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="75"/>
+        <source>TPOT (time per output token)</source>
+        <translation>TPOT（每个输出 token 的时间）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="77"/>
         <source>Step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="75"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="76"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="79"/>
         <source>Meets the deadline</source>
         <translation>满足截止时间</translation>
     </message>
@@ -1308,57 +1313,57 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="77"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="80"/>
         <source>Sustained QPS</source>
         <translation>可持续 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="81"/>
         <source>3-year TCO</source>
         <translation>3 年 TCO</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="81"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="81"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="84"/>
         <source>GPU price used</source>
         <translation>所用 GPU 价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="88"/>
         <source>  TCO: {0}</source>
         <translation>  TCO：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="89"/>
         <source>Candidates found</source>
         <translation>找到的候选方案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="90"/>
         <source>Warnings on the top candidate</source>
         <translation>首选候选方案的警告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="88"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="91"/>
         <source>Updated (UTC)</source>
         <translation>更新时间（UTC）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="92"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="95"/>
         <source>Figure</source>
         <translation>指标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="103"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="106"/>
         <source>Updated</source>
         <translation>更新时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="110"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="113"/>
         <source>Compare: {0} | {1}</source>
         <translation>比较：{0} | {1}</translation>
     </message>
