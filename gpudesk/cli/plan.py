@@ -479,6 +479,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
             verdict = (gpu, gpu_fit(est.total_bytes - est.paged_bytes, gpu, args.safe_free))
         except SizingError as exc:
             raise CliError(f"--safe-free: {exc.reason}") from exc
+    from gpudesk.planner.memory_parts import memory_part_label
     from gpudesk.sizing.error_band import bundled_error_band
 
     band = bundled_error_band(args.mode, args.gpus, args.framework)
@@ -495,11 +496,11 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
     bytes_head = " " * max(0, 18 - display_width(bytes_head)) + bytes_head
     lines = [(_("{model}: {params:,} parameters (shape guessed from the count)") if spec.shape_is_guess
               else _("{model}: {params:,} parameters")).format(model=spec.name, params=spec.params),
-             _workload_line(args, inference), "", ljust_display(_("component"), 22) + f"{'GiB':>10}" + bytes_head]
-    for name, value in est.breakdown.items():
-        lines.append(f"{name:<22}{value / GIB:>10.2f}{value:>18,}")
+             _workload_line(args, inference), "", ljust_display(_("component"), 28) + f"{'GiB':>10}" + bytes_head]
+    for name, value in est.breakdown.items():  # the parts named as the window's legend and the sheet name them
+        lines.append(f"{ljust_display(memory_part_label(name), 28)}{value / GIB:>10.2f}{value:>18,}")
     total_label = _("total per GPU")
-    lines.append(f"{ljust_display(total_label, 22)}{est.total_bytes / GIB:>10.2f}{est.total_bytes:>18,}")
+    lines.append(f"{ljust_display(total_label, 28)}{est.total_bytes / GIB:>10.2f}{est.total_bytes:>18,}")
     lines.append("")
     for label, value in ((_("allocated (max_memory_allocated)"), est.allocated_bytes),
                          (_("reserved (max_memory_reserved)"), est.reserved_bytes),

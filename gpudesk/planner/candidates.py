@@ -161,6 +161,3 @@ def servers_for(ctx: PlanContext, gpu: GPU) -> list[Server]:
     return [s for s in ctx.servers if accepts(s, gpu)]
 
 
-def recompute_value_text(value: str) -> str:
-    """A model.recompute value (none / selective / full, the profile's words) in the reader's language."""
-    return {"none": _("off"), "selective": _("selective"), "full": _("full")}.get(value, value)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpudesk.i18n import _
-from gpudesk.planner.candidates import recompute_value_text
+from gpudesk.sizing.activations import recompute_value_text
 from gpudesk.planner.document import PlanOption
 from gpudesk.planner.requirement import Requirement
 

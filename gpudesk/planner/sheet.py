@@ -421,8 +421,12 @@ def build_sheet(plan: PlanDocument | dict[str, Any], candidate_index: int = 0, t
     inference = option.serving
     deadline = req.workload.deadline_s if req else None
     target_qps = req.workload.target_qps if req else None
+    # A serving option's step is a decode step, one token per running request: its time is the TPOT; the first token
+    # waits for the prefill (TTFT). Neither is a training step.
+    steps = ([("TTFT (time to first token)", option.ttft_s, "s"), ("TPOT (time per output token)", option.tpot_s, "s")]
+             if inference else [("Step time", option.step_time_s, "s")])
     timing = [
-        ("Step time", option.step_time_s, "s"),
+        *steps,
         ("Exposed communication share of a step", option.comm_share, "fraction"),
         ("Time to result", option.time_to_result_s, "s"),
         ("Deadline", deadline, "s"),

@@ -21,6 +21,8 @@ from gpudesk.planner.sheet import SHEET_FORMAT, SHEET_VERSION, ConfigurationShee
 
 _TIMING_KEYS = {
     "Step time": "step_time_s",
+    "TTFT (time to first token)": "ttft_s",
+    "TPOT (time per output token)": "tpot_s",
     "Exposed communication share of a step": "comm_share",
     "Time to result": "time_to_result_s",
     "Deadline": "deadline_s",

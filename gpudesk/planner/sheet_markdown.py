@@ -15,6 +15,7 @@ from gpudesk import __version__
 from gpudesk.i18n import _
 from gpudesk.planner.classify import kind_label
 from gpudesk.planner.gates import market_statement
+from gpudesk.planner.memory_parts import memory_part_label
 from gpudesk.planner.prices import price_unknown_text
 from gpudesk.planner.sheet import (
     SHEET_VERSION,
@@ -50,20 +51,6 @@ def _yes_no(value: Any) -> str:
     return {True: _("yes"), False: _("no")}.get(value, not_available()) if isinstance(value, bool) else not_available()
 
 
-def memory_part_label(name: str) -> str:
-    """A memory breakdown component (gpudesk.sizing.estimate.COMPONENT_ORDER) as the sheet prints it."""
-    labels = {
-        "weights": _("weights"), "master_weights": _("master weights"), "gradients": _("gradients"),
-        "optimizer_states": _("optimizer states"), "paged_optimizer_states": _("paged optimizer states"),
-        "lora_adapters": _("lora adapters"), "activations": _("activations"), "logits": _("logits"),
-        "kv_cache": _("kv cache"), "prefill_workspace": _("prefill workspace"), "gathered_layers": _("gathered layers"),
-        "unsharded_parameters": _("unsharded parameters"), "unsharded_gradients": _("unsharded gradients"),
-        "cuda_context": _("cuda context"), "framework_overhead": _("framework overhead"),
-        "fragmentation": _("fragmentation"),
-    }
-    return labels.get(name, name.replace("_", " "))
-
-
 def tco_line_label(name: str) -> str:
     """A TCO line (gpudesk.planner.tco.TCO_LINES) as the sheet prints it."""
     labels = {
@@ -77,7 +64,9 @@ def tco_line_label(name: str) -> str:
 def timing_label(name: str) -> str:
     """A timing row of the sheet (its English name is the JSON key's source, gpudesk.planner.sheet_json)."""
     labels = {
-        "Step time": _("Step time"), "Exposed communication share of a step": _("Exposed communication share of a step"),
+        "Step time": _("Step time"), "TTFT (time to first token)": _("TTFT (time to first token)"),
+        "TPOT (time per output token)": _("TPOT (time per output token)"),
+        "Exposed communication share of a step": _("Exposed communication share of a step"),
         "Time to result": _("Time to result"), "Deadline": _("Deadline"), "Late by": _("Late by"),
         "QPS the configuration sustains": _("QPS the configuration sustains"), "Target QPS": _("Target QPS"),
         "Data rate needed": _("Data rate needed"), "Data rate available": _("Data rate available"),

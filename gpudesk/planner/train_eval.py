@@ -17,8 +17,8 @@ from gpudesk.planner.candidates import (
     TrainSetting,
     bridge_pair_gbps,
     intra_link,
-    recompute_value_text,
 )
+from gpudesk.sizing.activations import recompute_value_text
 from gpudesk.units import format_duration, format_gib
 from gpudesk.planner.results import Candidate, Rejected
 from gpudesk.planner.train_step import attach_error_band, flops_only_step_s, option_links, option_speed, step_of, uses_speed_model

@@ -30,6 +30,13 @@ from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, choice, positiv
 from gpudesk.sizing.errors import SizingError
 
 RECOMPUTE_MODES = ("none", "selective", "full")
+
+
+def recompute_value_text(value: str) -> str:
+    """A recompute mode (none / selective / full, the profile's and the CLI's words) in the reader's language."""
+    return {"none": _("off"), "selective": _("selective"), "full": _("full")}.get(value, value)
+
+
 LOGITS_BYTES_PER_ELEMENT = 12
 LOSS_MODES = ("standard", "standard-16bit", "standard-compiled", "chunked", "fused")
 # A loss on 16-bit logits without the fp32 upcast (models whose forward does not call ``logits.float()``, e.g. a

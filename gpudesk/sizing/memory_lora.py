@@ -40,7 +40,13 @@ from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.activations import activation_bytes_per_layer
 from gpudesk.sizing.activations_lora import frozen_layer_activation_bytes
 from gpudesk.sizing.loading import add_loading_reserve, load_staging_bytes
-from gpudesk.sizing.memory_train import OFFLOAD_MODES, activation_bytes, model_state_bytes_per_param, normalise_sharding
+from gpudesk.sizing.memory_train import (
+    OFFLOAD_MODES,
+    activation_bytes,
+    model_state_bytes_per_param,
+    normalise_sharding,
+    offload_value_text,
+)
 from gpudesk.sizing.optimizers import optimizer_source, precision_family
 from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.shapes import ModelSpec
@@ -219,7 +225,8 @@ def lora_memory(
             trainable=trainable, rank=rank, targets=", ".join(resolve_targets(targets))),
          "Hu et al. 2021, LoRA (arXiv 2106.09685)"),
         (_("adapters: {bytes:g} bytes per trainable parameter").format(bytes=per_trainable), optimizer_source(optimizer)),
-        (_("frozen base {stage} over {gpus} GPU(s), offload {offload}").format(stage=stage, gpus=g, offload=off),
+        (_("frozen base {stage} over {gpus} GPU(s), offload {offload}").format(stage=stage, gpus=g,
+                                                                                  offload=offload_value_text(off)),
          "ZeRO paper section 5; PyTorch FSDP2 fully_shard"),
         (_("activations are not reduced by LoRA"), "oom.md 1.2; Korthikanti et al. 2022 Table 2"),
     ]

@@ -41,6 +41,7 @@ from gpudesk.sizing.activations import (
     embedding_activation_bytes,
     full_recompute_working_bytes,
     loss_logits_bytes,
+    recompute_value_text,
     sp_gathered_input_extra_bytes,
 )
 from gpudesk.sizing.checks import MAX_BATCH, MAX_GPUS, MAX_SEQ_LEN_TOKENS, choice, positive_int
@@ -85,6 +86,14 @@ def normalise_sharding(sharding: str) -> str:
     """Map aliases onto the ZeRO stage names: ``fsdp`` -> ``zero3``, ``fsdp-grad-op`` -> ``zero2``, ``none`` -> ``ddp``."""
     mode = choice("sharding", sharding, SHARDING_MODES)
     return {"fsdp": "zero3", "fsdp-grad-op": "zero2", "none": "ddp"}.get(mode, mode)
+
+
+def offload_value_text(value: str) -> str:
+    """An offload mode (none / optimizer / all, the profile's and the CLI's words) in the reader's language: what
+    ZeRO-Offload keeps in host memory (optimizer: fp32 master weights, gradients and optimizer states; all: the
+    weights too), https://www.deepspeed.ai/tutorials/zero-offload/."""
+    return {"none": _("off"), "optimizer": _("optimizer states to CPU"),
+            "all": _("weights and optimizer states to CPU")}.get(value, value)
 
 
 def sharded_model_states(params: int, per_param: tuple[float, float, float, float], data_parallel: int,
@@ -466,7 +475,8 @@ def train_memory(
         (_("{optimizer} accounting, {bytes:g} bytes/param before sharding").format(optimizer=optimizer,
                                                                                     bytes=sum(per_param)),
          optimizer_source(optimizer)),
-        (_("{stage} over {dp} data-parallel GPUs, offload {offload}").format(stage=stage, dp=g // mp, offload=offload),
+        (_("{stage} over {dp} data-parallel GPUs, offload {offload}").format(stage=stage, dp=g // mp,
+                                                                                   offload=offload_value_text(offload)),
          "ZeRO paper section 5; DeepSpeed memory docs"),
     ]
     if peak is not None:
@@ -475,9 +485,11 @@ def train_memory(
                                   schedule=pipeline_schedule, pp=pp, rank=peak.rank, chunks=peak.activation_chunks),
                             "torch/distributed/pipelining/schedules.py; gpudesk.sizing.pipeline"))
     if activation_bytes_per_sample is None:
-        assumptions.append((_("activations: recompute {recompute}, FlashAttention on").format(recompute=recompute)
+        assumptions.append((_("activations: recompute {recompute}, FlashAttention on").format(
+                                recompute=recompute_value_text(recompute))
                             if flash_attention else
-                            _("activations: recompute {recompute}, FlashAttention off").format(recompute=recompute),
+                            _("activations: recompute {recompute}, FlashAttention off").format(
+                                recompute=recompute_value_text(recompute)),
                             "Korthikanti et al. 2022 (arXiv 2205.05198) Table 2"))
     else:
         assumptions.append((_("activations from the given bytes per sample x micro-batch"), _("user input")))

@@ -1283,17 +1283,22 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>距安全线的余量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="74"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="75"/>
+        <source>TPOT (time per output token)</source>
+        <translation>TPOT（每个输出 token 的时间）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="77"/>
         <source>Step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="75"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="76"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="79"/>
         <source>Meets the deadline</source>
         <translation>满足截止时间</translation>
     </message>
@@ -1308,57 +1313,57 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="77"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="80"/>
         <source>Sustained QPS</source>
         <translation>可持续 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="81"/>
         <source>3-year TCO</source>
         <translation>3 年 TCO</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="81"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="81"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="84"/>
         <source>GPU price used</source>
         <translation>所用 GPU 价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="88"/>
         <source>  TCO: {0}</source>
         <translation>  TCO：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="89"/>
         <source>Candidates found</source>
         <translation>找到的候选方案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="90"/>
         <source>Warnings on the top candidate</source>
         <translation>首选候选方案的警告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="88"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="91"/>
         <source>Updated (UTC)</source>
         <translation>更新时间（UTC）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="92"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="95"/>
         <source>Figure</source>
         <translation>指标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="103"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="106"/>
         <source>Updated</source>
         <translation>更新时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="110"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="113"/>
         <source>Compare: {0} | {1}</source>
         <translation>比较：{0} | {1}</translation>
     </message>
@@ -2847,83 +2852,83 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>LivePreview</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="67"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="51"/>
         <source>The card whose usable memory and safe line the bars are drawn against</source>
         <translation>柱形图所对照的显卡（其可用显存和安全线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="76"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="60"/>
         <source>GPUs the job is spread over (sharding as answered; ZeRO-3 when &apos;auto&apos; and more than one GPU)</source>
         <translation>作业分布的 GPU 数（按所答的分片方式；为 &apos;auto&apos; 且多于一块 GPU 时用 ZeRO-3）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="80"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="64"/>
         <source>Card:</source>
         <translation>显卡：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="81"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="65"/>
         <source>GPUs:</source>
         <translation>GPU 数：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="82"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="66"/>
         <source>Memory per GPU (live)</source>
         <translation>每 GPU 显存（实时）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="124"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="108"/>
         <source>Plan option #{0}, with the settings the search chose{1}.</source>
         <translation>方案选项 #{0}，采用搜索选定的设置{1}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="211"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="195"/>
         <source>Memory preview paused: {0}</source>
         <translation>显存预览已暂停：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="223"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="207"/>
         <source>card</source>
         <translation>显卡</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="226"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="210"/>
         <source>Sharding {0}, recomputation {1}{2}.</source>
         <translation>分片 {0}，重计算 {1}{2}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="228"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="212"/>
         <source> (chosen for &apos;auto&apos;)</source>
         <translation>（&apos;auto&apos; 时自动选择）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="232"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="216"/>
         <source>The model shape is inferred from the parameter count (a guess).</source>
         <translation>模型结构由参数量推断（估计值）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="128"/>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="233"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="112"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="217"/>
         <source>per GPU</source>
         <translation>每 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="247"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="231"/>
         <source>Fits under the safe line on {0} of these cards.</source>
         <translation>使用 {0} 块此卡时低于安全线。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="248"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="232"/>
         <source>Fits under the safe line on {0} of these cards (with {1}, recomputation {2}).</source>
         <translation>使用 {0} 块此卡时低于安全线（{1}，重计算 {2}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="251"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="235"/>
         <source>Does not fit this card at any count here; pick a larger card or a smaller format.</source>
         <translation>此卡在这里的任何数量下都放不下；请选择更大的显卡或更小的格式。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="252"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="236"/>
         <source>Does not fit up to {0} of these cards; try LoRA/QLoRA, offload or a larger card.</source>
         <translation>最多 {0} 块此卡也放不下；请尝试 LoRA/QLoRA、卸载或更大的显卡。</translation>
     </message>
@@ -4611,74 +4616,6 @@ PCI 总线：{bus}</translation>
         <location filename="../../gpudesk/ui/plan/fields.py" line="117"/>
         <source>{0}: must be at most {1}, got {2}</source>
         <translation>{0}：必须至多为 {1}，收到的是 {2}</translation>
-    </message>
-</context>
-<context>
-    <name>PlanMemoryParts</name>
-    <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="35"/>
-        <source>Weights</source>
-        <translation>权重</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="36"/>
-        <source>FP32 master weights</source>
-        <translation>FP32 主权重</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="37"/>
-        <source>Gradients</source>
-        <translation>梯度</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="38"/>
-        <source>Optimizer states</source>
-        <translation>优化器状态</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="39"/>
-        <source>LoRA adapters</source>
-        <translation>LoRA 适配器</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="40"/>
-        <source>Activations</source>
-        <translation>激活值</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="41"/>
-        <source>Logits and loss</source>
-        <translation>Logits 与损失</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="42"/>
-        <source>KV cache</source>
-        <translation>KV 缓存</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="43"/>
-        <source>Prefill workspace</source>
-        <translation>预填充工作区</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="44"/>
-        <source>Gathered layers (ZeRO-3)</source>
-        <translation>聚合的层（ZeRO-3）</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="45"/>
-        <source>CUDA context</source>
-        <translation>CUDA 上下文</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="46"/>
-        <source>NCCL / runtime</source>
-        <translation>NCCL / 运行时</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="47"/>
-        <source>Fragmentation headroom</source>
-        <translation>碎片余量</translation>
     </message>
 </context>
 <context>
@@ -7419,28 +7356,28 @@ PCI 总线：{bus}</translation>
 <context>
     <name>SheetCharts</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="86"/>
         <source>price unknown</source>
         <extracomment>Options drawn beside the chosen one.</extracomment>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="112"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="113"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="131"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="132"/>
         <source>Memory per GPU against the safe line</source>
         <translation>每 GPU 显存与安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="132"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="133"/>
         <source>3-year TCO</source>
         <translation>3 年 TCO</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="134"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="135"/>
         <source>thousand USD</source>
         <translation>千美元</translation>
     </message>

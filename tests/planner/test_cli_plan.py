@@ -44,7 +44,7 @@ def test_estimate_memory_text_and_json(capsys):
     text = capsys.readouterr().out
     # The verdict depends on the activation model (eager PyTorch saves more than Megatron's fused kernels); the
     # comparison with the GPU's safe line must be printed either way.
-    assert "optimizer_states" in text and "safe line 63.34 GiB" in text
+    assert "Optimizer states" in text and "safe line 63.34 GiB" in text
     assert main(["estimate", "memory", "--config", str(FIXTURES / "plan" / "meta-llama-3-8b.config.json"),
                  "--mode", "inference", "--seq", "8192", "--batch", "4", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

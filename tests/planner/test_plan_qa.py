@@ -170,5 +170,5 @@ def test_estimate_memory_text_is_chinese_and_aligned_under_zh_cn(capsys):
                  "--weight-format", "q4_k_m"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert not any(line.startswith(("mode ", "component")) for line in lines)
-    table = [line for line in lines if line.startswith(("weights", "kv_cache", "每 GPU 合计"))]
+    table = [line for line in lines if line.startswith(("权重", "KV 缓存", "每 GPU 合计"))]
     assert len(table) == 3 and len({display_width(line) for line in table}) == 1, table

@@ -102,7 +102,7 @@ def test_plan_and_sheet_read_in_chinese_and_keep_english_ids(catalog, zh_cn, mak
     assert {"bill_of_materials", "memory_per_gpu", "timing", "tco_usd", "risks"} <= set(sheet)
     assert {line["category"] for line in sheet["bill_of_materials"]} <= {"GPU", "Server", "Storage", "Network",
                                                                           "Software", "Support"}
-    assert set(sheet["timing"]) <= {"step_time_s", "comm_share", "time_to_result_s", "deadline_s", "deadline_miss_s",
+    assert set(sheet["timing"]) <= {"step_time_s", "ttft_s", "tpot_s", "comm_share", "time_to_result_s", "deadline_s", "deadline_miss_s",
                                     "qps_capacity", "target_qps", "data_rate_needed_bytes_per_s",
                                     "data_rate_available_bytes_per_s"}
     if result.binding is not None:

@@ -161,6 +161,17 @@ def test_inference_plan_reports_qps_not_time_to_result(catalog):
     assert "QPS the configuration sustains" in names
     assert "Target QPS" in names
     assert "Time to result" not in names
+    # A serving step is one decode step: the sheet calls its time TPOT (issue 29), never a training "Step time".
+    top = plan_dict["candidates"][0]
+    assert top["tpot_s"] and top["ttft_s"]
+    timing = {name: value for name, value, _unit in sheet.timing}
+    assert "Step time" not in timing
+    assert timing["TPOT (time per output token)"] == top["tpot_s"]
+    assert timing["TTFT (time to first token)"] == top["ttft_s"]
+    markdown = plan_to_markdown(plan_dict, profile=profile, catalog=catalog)
+    assert "| TPOT (time per output token) |" in markdown and "| Step time |" not in markdown
+    data = json.loads(plan_to_json(plan_dict, profile=profile, catalog=catalog))
+    assert data["timing"]["tpot_s"] == top["tpot_s"] and "step_time_s" not in data["timing"]
 
 
 def test_bad_input_is_refused_with_a_clear_message(article, tmp_path):

@@ -71,6 +71,9 @@ class CompareView(QWidget):
                 (self.tr("Memory per GPU"), format_gib(top.per_gpu_memory_bytes)),
                 (self.tr("Safe line"), format_gib(top.safe_line_bytes)),
                 (self.tr("Headroom to the safe line"), format_gib(top.headroom_to_safe_line_bytes)),
+                # A serving option's step is one decode step: its time per output token, as the sheet names it.
+                (self.tr("TPOT (time per output token)"), format_duration(top.tpot_s) if top.tpot_s is not None
+                 else not_available()) if top.serving else
                 (self.tr("Step time"), format_duration(top.step_time_s) if top.step_time_s is not None else not_available()),
                 (self.tr("Time to result"), format_duration(top.time_to_result_s)),
                 (self.tr("Meets the deadline"), yes_no.get(top.meets_deadline, not_available())),

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QVBoxLayout, QWidg
 
 from gpudesk.planner import PlanInputError, ProfileError, memory_workload, requirement_from_dict, resolve_model
 from gpudesk.planner.document import PlanOption
+from gpudesk.planner.memory_parts import memory_part_labels
 from gpudesk.sizing import Fit, MemoryEstimate, MemoryWorkload, SizingError, estimate_memory
 from gpudesk.sizing.capacity import gpu_fit
 from gpudesk.ui.plan.memory_chart import MemoryBarSpec, MemoryBreakdownChart
@@ -26,26 +27,9 @@ PREVIEW_COUNTS = (1, 2, 4, 8, 16, 32, 64)
 
 
 def part_names() -> dict[str, str]:
-    """Translated names of the memory components (gpudesk.sizing.estimate.COMPONENT_ORDER)."""
-    from PySide6.QtCore import QCoreApplication
-
-    translate = QCoreApplication.translate
-
-    return {
-        "weights": translate("PlanMemoryParts", "Weights"),
-        "master_weights": translate("PlanMemoryParts", "FP32 master weights"),
-        "gradients": translate("PlanMemoryParts", "Gradients"),
-        "optimizer_states": translate("PlanMemoryParts", "Optimizer states"),
-        "lora_adapters": translate("PlanMemoryParts", "LoRA adapters"),
-        "activations": translate("PlanMemoryParts", "Activations"),
-        "logits": translate("PlanMemoryParts", "Logits and loss"),
-        "kv_cache": translate("PlanMemoryParts", "KV cache"),
-        "prefill_workspace": translate("PlanMemoryParts", "Prefill workspace"),
-        "gathered_layers": translate("PlanMemoryParts", "Gathered layers (ZeRO-3)"),
-        "cuda_context": translate("PlanMemoryParts", "CUDA context"),
-        "framework_overhead": translate("PlanMemoryParts", "NCCL / runtime"),
-        "fragmentation": translate("PlanMemoryParts", "Fragmentation headroom"),
-    }
+    """Translated names of the memory components: the core's wording (gpudesk.planner.memory_parts), so the legend
+    names each part as the sheet and the CLI do."""
+    return memory_part_labels()
 
 
 class LivePreview(QWidget):

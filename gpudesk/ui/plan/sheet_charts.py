@@ -11,7 +11,8 @@ from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
 
 from gpudesk.planner.document import PlanDocument, PlanOption, as_document
-from gpudesk.planner.sheet_markdown import memory_part_label, tco_line_label
+from gpudesk.planner.memory_parts import memory_part_label
+from gpudesk.planner.sheet_markdown import tco_line_label
 
 from gpudesk.units import GIB
 PALETTE = ("#1f5fa8", "#e08a1e", "#f2b56b", "#2e8b57", "#8fc9a3", "#6fa3e0", "#b0413e", "#9e9e9e", "#c9a36b",

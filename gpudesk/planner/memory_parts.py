@@ -1,0 +1,39 @@
+"""Display names of the per-GPU memory parts (gpudesk.sizing.estimate.COMPONENT_ORDER), one wording for every screen.
+
+The window's memory chart legend, the configuration sheet (Markdown, PDF) and the CLI's ``estimate memory`` table
+all print a part through :func:`memory_part_label`, so the same part reads the same everywhere. Qt-free.
+"""
+
+from __future__ import annotations
+
+from gpudesk.i18n import _
+
+
+def memory_part_labels() -> dict[str, str]:
+    """Translated display name of each memory part, keyed by its component name, in COMPONENT_ORDER order."""
+    return {
+        "weights": _("Weights"),
+        "master_weights": _("FP32 master weights"),
+        "gradients": _("Gradients"),
+        "optimizer_states": _("Optimizer states"),
+        "optimizer_step_temporaries": _("Optimizer step temporaries"),
+        "paged_optimizer_states": _("Paged optimizer states"),
+        "lora_adapters": _("LoRA adapters"),
+        "activations": _("Activations"),
+        "logits": _("Logits and loss"),
+        "kv_cache": _("KV cache"),
+        "kv_cache_workspace": _("KV cache workspace"),
+        "prefill_workspace": _("Prefill workspace"),
+        "gathered_layers": _("Gathered layers (ZeRO-3)"),
+        "unsharded_parameters": _("Unsharded parameters"),
+        "unsharded_gradients": _("Unsharded gradients"),
+        "cuda_context": _("CUDA context"),
+        "framework_overhead": _("NCCL / runtime"),
+        "fragmentation": _("Fragmentation headroom"),
+        "loading_reserve": _("Loading reserve"),
+    }
+
+
+def memory_part_label(name: str) -> str:
+    """A memory part's display name; an unknown component name prints with spaces for underscores."""
+    return memory_part_labels().get(name, name.replace("_", " "))
