@@ -187,6 +187,29 @@ def test_vllm_before_v1_runs_at_most_256_requests(catalog):
     assert row["engine_version"] == "0.6.0" and "max_num_seqs" not in row
     assert 1.0 < predict_serve_case(row)[0] / row["measured"]["value"] < 1.35
 
+def test_vllm_08_gives_the_large_batch_defaults_by_device_name_then_by_memory(catalog):
+    """vLLM V1 0.8.x gave 8192 serving / 16384 offline tokens only to H100/H200 (PR 12369) and ran at most 256
+    requests; from 0.9 every GPU of at least 70 GiB other than the A100 gets them with 1024 requests (PRs 17073,
+    17885)."""
+    from gpudesk.sizing.serve_engine import engine_budget
+
+    spec = _spec(catalog, "llama-3.1-8b")
+    serve = ServeLoad(input_tokens=100, output_tokens=100, concurrency=8)
+    offline = ServeLoad(input_tokens=100, output_tokens=100, batch=8)
+
+    def limits(gpu_id: str, load: ServeLoad, version: str | None) -> tuple[int, int]:
+        b = engine_budget(spec, catalog.gpu(gpu_id), dataclasses.replace(load, engine_version=version))
+        return b.token_budget, b.max_running
+
+    assert limits("h100-sxm5", serve, "0.8.4") == (8192, 256)
+    assert limits("h200-sxm", offline, "0.8.2")[0] == 16384
+    assert limits("b200", serve, "0.8.4") == (2048, 256)
+    assert limits("mi300x", offline, "0.8.3")[0] == 8192
+    assert limits("b200", serve, "0.9.0") == (8192, 1024)
+    assert limits("mi300x", serve, None) == (8192, 1024)
+    assert limits("a100-80-sxm4", serve, "0.10.1") == (2048, 256)
+
+
 def test_sglang_static_fraction_holds_weights_and_pool_and_shrinks_with_tp(catalog):
     from gpudesk.sizing.serve_engine import engine_budget
 
