@@ -415,6 +415,27 @@ def test_prefill_in_its_own_steps_pauses_decoding(catalog):
     assert apart.output_tokens_per_s == pytest.approx(mixed.output_tokens_per_s, rel=0.05)  # both keep up
 
 
+def test_vllm_admits_prompts_on_demand_and_preempts_when_decoding_fills_the_kv_pool(catalog):
+    """vLLM allocates KV blocks as tokens are computed (the shape of dennislee22/vLLM-benchmarking Test 4: Qwen2-7B
+    on an A100 80GB at --gpu-memory-utilization 0.25, 50 prompts of 1024 tokens at once, 1024 output tokens each):
+    the pool holds every prompt but not 50 whole requests, so all 50 start at once (the same TTFT as with a roomy
+    pool), and decoding later overflows the pool: the newest requests are preempted and recomputed, which costs
+    TPOT and throughput. Reserving prompt and output whole would have left 11 prompts waiting for a whole request."""
+    from gpudesk.sizing.serve_engine import engine_budget
+
+    spec = _spec(catalog, "qwen2.5-7b")
+    gpu = catalog.gpu("a100-80-sxm4")
+    load = ServeLoad(input_tokens=1024, output_tokens=1024, request_rate_per_s=math.inf, num_prompts=50,
+                     gpu_memory_utilization=0.25, engine_version="0.10.1")
+    capacity = engine_budget(spec, gpu, load).kv_capacity_tokens
+    assert capacity // 2048 < 50 <= capacity // 1024
+    tight = serve_speed(spec, gpu, load)
+    roomy = serve_speed(spec, gpu, dataclasses.replace(load, gpu_memory_utilization=0.5))
+    assert tight.ttft_s == pytest.approx(roomy.ttft_s, rel=0.05)
+    assert tight.tpot_s > 1.05 * roomy.tpot_s
+    assert tight.output_tokens_per_s < 0.9 * roomy.output_tokens_per_s
+
+
 def test_open_loop_below_capacity_delivers_the_rate_and_above_it_queues(catalog):
     spec = _spec(catalog, "llama-3.1-8b")
     gpu = catalog.gpu("h100-sxm5")
