@@ -12,7 +12,13 @@ planning safe line (:mod:`gpudesk.sizing.capacity`): the engine fills its fracti
   offline ``batch`` here) takes 16384 / 8192 tokens (``vllm/engine/arg_utils.py`` EngineArgs.get_batch_defaults).
   Before V1 became the default engine (v0.8.0, March 2025) ``max_num_seqs`` was 256 on every GPU, serving and
   offline alike (V0 ``vllm/engine/arg_utils.py`` EngineArgs ``max_num_seqs: int = 256``); a published
-  ``engine_version`` below 0.8 keeps that cap.
+  ``engine_version`` below 0.8 keeps that cap. The V1 defaults changed twice: from v0.8.0 the large token budgets
+  (8192 serving, 16384 offline) went only to GPUs whose device name contains "h100" or "h200" (vllm-project/vllm
+  PR 12369, January 2025, ``_set_default_args_v1``), every other GPU (A100, B200, MI300X included) kept 2048 /
+  8192, and ``max_num_seqs`` stayed 256 everywhere; PR 17073 (April 2025) moved the rule to memory (at least
+  70 GiB) and raised ``max_num_seqs`` to 1024, and PR 17885 (May 2025) took the A100 back out. A published 0.8.x
+  takes the device-name rule (0.8.5 may already carry PR 17073: its merge and the 0.8.5 tag are days apart, not
+  checked); 0.9 and later, or no version, the memory rule.
 - SGLang: ``--mem-fraction-static`` of the total memory holds weights and the KV pool. Up to v0.5.2 the default
   is 0.88 at TP 1, 0.87 at TP 2, 0.85 at TP 4, 0.81 at TP 8, 0.79 at TP 16 (``python/sglang/srt/server_args.py``
   ServerArgs.__post_init__, v0.4) with ``--chunked-prefill-size`` 8192 (2048 under 25 GB). Since v0.5.3 (PR 10975,
@@ -70,6 +76,9 @@ TRTLLM_MAX_NUM_TOKENS = 8192
 TRTLLM_MAX_BATCH = 2048
 VLLM_V1_DEFAULT_SINCE = (0, 8)
 VLLM_V0_MAX_NUM_SEQS = 256
+# vLLM versions whose V1 defaults pick the large batch by device name (PR 12369) instead of memory (PR 17073).
+VLLM_NAME_RULE_BEFORE = (0, 9)
+VLLM_NAME_RULE_DEVICES = ("h100", "h200")
 
 _SOURCES = {
     "vllm": "vllm/config/cache.py gpu_memory_utilization=0.9; vllm/engine/arg_utils.py get_batch_defaults "
@@ -132,6 +141,16 @@ def default_memory_fraction(engine: str, gpu: GPU, tp: int, version: str | None 
     return VLLM_DEFAULT_UTILIZATION
 
 
+def _vllm_large_defaults(gpu: GPU, version: str | None) -> bool:
+    """Whether vLLM at ``version`` gives ``gpu`` its large batch defaults (module docstring): by device name in
+    V1 0.8.x, by memory (at least 70 GiB, not an A100) from 0.9 and with no version; V0 is kept on the memory rule."""
+    parsed = engine_version_tuple(version)
+    if parsed is not None and VLLM_V1_DEFAULT_SINCE <= parsed < VLLM_NAME_RULE_BEFORE:
+        name = gpu.name.lower()
+        return any(device in name for device in VLLM_NAME_RULE_DEVICES)
+    return gpu.memory_bytes >= LARGE_GPU_BYTES and not gpu.id.startswith("a100")
+
+
 def default_token_budget(engine: str, gpu: GPU, offline: bool = False, tp: int = 1,
                          version: str | None = None) -> int:
     """Prefill + decode tokens one scheduler step takes by default (module docstring); ``offline``: vLLM's ``LLM``
@@ -142,7 +161,7 @@ def default_token_budget(engine: str, gpu: GPU, offline: bool = False, tp: int =
         if _sglang_heuristic(version):
             return _sglang_class(gpu, tp)[0]
         return 2048 if gpu.memory_gb * 1e9 < SGLANG_SMALL_GPU_BYTES else 8192
-    large = gpu.memory_bytes >= LARGE_GPU_BYTES and not gpu.id.startswith("a100")
+    large = _vllm_large_defaults(gpu, version)
     if offline:
         return 16384 if large else 8192
     return 8192 if large else 2048
@@ -156,9 +175,9 @@ def default_max_running(engine: str, gpu: GPU, kv_capacity_tokens: int, version:
     if engine == "sglang":
         return max(1, min(SGLANG_MAX_RUNNING, kv_capacity_tokens // 2))
     parsed = engine_version_tuple(version)
-    if parsed is not None and parsed < VLLM_V1_DEFAULT_SINCE:
-        return VLLM_V0_MAX_NUM_SEQS
-    large = gpu.memory_bytes >= LARGE_GPU_BYTES and not gpu.id.startswith("a100")
+    if parsed is not None and parsed < VLLM_NAME_RULE_BEFORE:
+        return VLLM_V0_MAX_NUM_SEQS  # V0, and V1 before PR 17073 (module docstring)
+    large = _vllm_large_defaults(gpu, version)
     return 1024 if large else 256
 
 

@@ -5,8 +5,18 @@ times; here the step time is :meth:`gpudesk.sizing.serve_step.StepModel.step_s`.
 (``vllm/v1/core/sched/scheduler.py``) and Sarathi-Serve's (arXiv 2403.02310): every step first gives each
 running request its next decode token, then fills the rest of the token budget (``max_num_batched_tokens``) with
 prompt chunks, first of requests already being prefilled, then of waiting requests admitted first-come first-
-served while the KV pool holds their prompt and output tokens and fewer than ``max_num_seqs`` run. The prompt's
-last chunk yields the first token (TTFT ends with that step); each later step yields one token (TPOT).
+served while fewer than ``max_num_seqs`` run and the KV pool has room. The prompt's last chunk yields the first
+token (TTFT ends with that step); each later step yields one token (TPOT).
+
+KV admission differs by engine. vLLM (V0 and V1) allocates blocks on demand: a waiting request is admitted when the
+pool holds its prompt (``KVCacheManager.allocate_slots`` for the tokens computed now), each decode step takes one
+more slot per running request, and when the next step does not fit the newest running request is preempted: its
+blocks are freed, it goes back to the head of the waiting queue and later prefills its prompt and the tokens it
+already produced again (recompute; ``vllm/v1/core/sched/scheduler.py`` ``schedule``, preemption of the last
+running request, no admission in a step that preempted). Its first token keeps its time; its later tokens wait.
+TensorRT-LLM's default capacity policy ``GUARANTEED_NO_EVICT`` (``tensorrt_llm/llmapi/llm_args.py``
+CapacitySchedulerPolicy) and SGLang's admission (which reserves the expected output tokens of the running
+requests, ``schedule_policy.py`` PrefillAdder) are taken as reserving each request's prompt and output whole.
 Without mixing (SGLang's default, vLLM V0 without chunked prefill) a step runs either prompts or decode tokens,
 prompts first, so a prefill pauses every running request (the TPOT interference Sarathi-Serve removes). With
 ``num_scheduler_steps`` n > 1 (vLLM V0 multi-step scheduling) decode steps run in blocks of n and waiting requests
@@ -98,6 +108,8 @@ class _Request:
     prefilled: int = 0
     first_token_s: float = 0.0
     finish_s: float = 0.0
+    out_total: int = 1
+    resumed: bool = False
 
 
 def _prompts(load: Load) -> int:
@@ -181,9 +193,15 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     seq = 0
     block = max(1, load.num_scheduler_steps)
     block_left = 0
-    limit = min(budget.max_running, max(1, budget.kv_capacity_tokens // per_request_kv))
-    if budget.kv_capacity_tokens < per_request_kv:
-        limit = 1  # one request at a time, the engine preempts and recomputes (counted as if it fit)
+    capacity = budget.kv_capacity_tokens
+    on_demand = budget.engine == "vllm"
+    if on_demand:
+        limit = budget.max_running
+    else:
+        limit = min(budget.max_running, max(1, capacity // per_request_kv))
+        if capacity < per_request_kv:
+            limit = 1  # one request at a time, the engine preempts and recomputes (counted as if it fit)
+    prefill_reserved = 0  # KV tokens of the prompts being prefilled (on-demand admission)
 
     lag = load.output_lag_steps > 0
     lagged_first: list[_Request] = []  # first token sampled, handed to the client when the next step ends
@@ -206,13 +224,44 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
         lagged_first.clear()
         lagged_done.clear()
 
+    def preempt(base: int) -> int:
+        """vLLM's recompute preemption: while the running requests' next tokens overflow the KV pool, the newest
+        one gives its blocks back and returns to the head of the waiting queue to prefill its prompt and the tokens
+        it produced again (module docstring). Returns the new ``context_base``."""
+        while len(running) > 1 and prefill_reserved + base + len(running) * (decode_steps + 1) > capacity:
+            newest = max(range(len(running)), key=lambda i: running[i][1])
+            done_step, _s, victim = running[newest]
+            running[newest] = running[-1]
+            running.pop()
+            heapq.heapify(running)
+            join = done_step - victim.out + 1
+            produced = 1 + decode_steps - join
+            base -= victim.inp + 1 - join
+            victim.inp += produced
+            victim.out -= produced
+            victim.prefilled = 0
+            victim.resumed = True
+            waiting.appendleft(victim)
+        return base
+
     while len(done) < prompts:
         while arrivals and arrivals[0][0] <= now + 1e-12:
             req_inp, req_out = lengths()
-            waiting.append(_Request(arrival_s=arrivals.popleft()[1], inp=req_inp, out=req_out))
+            waiting.append(_Request(arrival_s=arrivals.popleft()[1], inp=req_inp, out=req_out, out_total=req_out))
         # Admit waiting requests (FCFS) while the KV pool and max_num_seqs allow, between multi-step blocks.
-        while block_left == 0 and waiting and len(running) + len(prefilling) < limit:
-            prefilling.append(waiting.popleft())
+        preempted = False
+        if on_demand:
+            before = len(running)
+            context_base = preempt(context_base)
+            preempted = len(running) < before
+        while block_left == 0 and waiting and len(running) + len(prefilling) < limit and not preempted:
+            if on_demand and (running or prefilling) and (prefill_reserved + context_base
+                                                          + len(running) * (decode_steps + 1) + waiting[0].inp
+                                                          > capacity):
+                break
+            req = waiting.popleft()
+            prefill_reserved += req.inp
+            prefilling.append(req)
         d = len(running)
         if not prefilling and d == 0:
             if lagged_first or lagged_done:
@@ -250,9 +299,11 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 decode_steps += 1
             for req in completed:
                 prefilling.remove(req)
-                req.first_token_s = now
-                if lag:
-                    lagged_first.append(req)
+                prefill_reserved -= req.inp
+                if not req.resumed:
+                    req.first_token_s = now
+                    if lag:
+                        lagged_first.append(req)
                 if req.out <= 1:
                     req.finish_s = now
                     if lag:
@@ -276,6 +327,9 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             elif arrivals and len(running) < limit:
                 first = steps.step_s(d, context)
                 k = max(1, min(k, math.ceil((arrivals[0][0] - now) / first)))
+            if on_demand:
+                free = capacity - prefill_reserved - context
+                k = max(1, min(k, free // max(1, d)))
             mid = context + d * (k - 1) / 2
             dt = k * steps.step_s(d, mid)
             now += dt
@@ -294,9 +348,10 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     duration = max(now, 1e-12)
     n = len(done)
     ttft = sum(r.first_token_s - r.arrival_s for r in done) / n
-    decoding = [r for r in done if r.out > 1]
-    tpot = sum((r.finish_s - r.first_token_s) / (r.out - 1) for r in decoding) / len(decoding) if decoding else 0.0
-    generated = sum(r.out for r in done)
+    decoding = [r for r in done if r.out_total > 1]
+    tpot = (sum((r.finish_s - r.first_token_s) / (r.out_total - 1) for r in decoding) / len(decoding)
+            if decoding else 0.0)
+    generated = sum(r.out_total for r in done)
     e2e = sum(r.finish_s - r.arrival_s for r in done) / n
     assumptions = (
         Assumption("scheduler", _("continuous batching, chunked prefill: {budget} tokens per step, at most {limit} "

@@ -187,6 +187,29 @@ def test_vllm_before_v1_runs_at_most_256_requests(catalog):
     assert row["engine_version"] == "0.6.0" and "max_num_seqs" not in row
     assert 1.0 < predict_serve_case(row)[0] / row["measured"]["value"] < 1.35
 
+def test_vllm_08_gives_the_large_batch_defaults_by_device_name_then_by_memory(catalog):
+    """vLLM V1 0.8.x gave 8192 serving / 16384 offline tokens only to H100/H200 (PR 12369) and ran at most 256
+    requests; from 0.9 every GPU of at least 70 GiB other than the A100 gets them with 1024 requests (PRs 17073,
+    17885)."""
+    from gpudesk.sizing.serve_engine import engine_budget
+
+    spec = _spec(catalog, "llama-3.1-8b")
+    serve = ServeLoad(input_tokens=100, output_tokens=100, concurrency=8)
+    offline = ServeLoad(input_tokens=100, output_tokens=100, batch=8)
+
+    def limits(gpu_id: str, load: ServeLoad, version: str | None) -> tuple[int, int]:
+        b = engine_budget(spec, catalog.gpu(gpu_id), dataclasses.replace(load, engine_version=version))
+        return b.token_budget, b.max_running
+
+    assert limits("h100-sxm5", serve, "0.8.4") == (8192, 256)
+    assert limits("h200-sxm", offline, "0.8.2")[0] == 16384
+    assert limits("b200", serve, "0.8.4") == (2048, 256)
+    assert limits("mi300x", offline, "0.8.3")[0] == 8192
+    assert limits("b200", serve, "0.9.0") == (8192, 1024)
+    assert limits("mi300x", serve, None) == (8192, 1024)
+    assert limits("a100-80-sxm4", serve, "0.10.1") == (2048, 256)
+
+
 def test_sglang_static_fraction_holds_weights_and_pool_and_shrinks_with_tp(catalog):
     from gpudesk.sizing.serve_engine import engine_budget
 
@@ -390,6 +413,27 @@ def test_prefill_in_its_own_steps_pauses_decoding(catalog):
     apart = serve_speed(spec, gpu, ServeLoad(**base, mixed_prefill=False))
     assert apart.tpot_s > 1.1 * mixed.tpot_s
     assert apart.output_tokens_per_s == pytest.approx(mixed.output_tokens_per_s, rel=0.05)  # both keep up
+
+
+def test_vllm_admits_prompts_on_demand_and_preempts_when_decoding_fills_the_kv_pool(catalog):
+    """vLLM allocates KV blocks as tokens are computed (the shape of dennislee22/vLLM-benchmarking Test 4: Qwen2-7B
+    on an A100 80GB at --gpu-memory-utilization 0.25, 50 prompts of 1024 tokens at once, 1024 output tokens each):
+    the pool holds every prompt but not 50 whole requests, so all 50 start at once (the same TTFT as with a roomy
+    pool), and decoding later overflows the pool: the newest requests are preempted and recomputed, which costs
+    TPOT and throughput. Reserving prompt and output whole would have left 11 prompts waiting for a whole request."""
+    from gpudesk.sizing.serve_engine import engine_budget
+
+    spec = _spec(catalog, "qwen2.5-7b")
+    gpu = catalog.gpu("a100-80-sxm4")
+    load = ServeLoad(input_tokens=1024, output_tokens=1024, request_rate_per_s=math.inf, num_prompts=50,
+                     gpu_memory_utilization=0.25, engine_version="0.10.1")
+    capacity = engine_budget(spec, gpu, load).kv_capacity_tokens
+    assert capacity // 2048 < 50 <= capacity // 1024
+    tight = serve_speed(spec, gpu, load)
+    roomy = serve_speed(spec, gpu, dataclasses.replace(load, gpu_memory_utilization=0.5))
+    assert tight.ttft_s == pytest.approx(roomy.ttft_s, rel=0.05)
+    assert tight.tpot_s > 1.05 * roomy.tpot_s
+    assert tight.output_tokens_per_s < 0.9 * roomy.output_tokens_per_s
 
 
 def test_open_loop_below_capacity_delivers_the_rate_and_above_it_queues(catalog):

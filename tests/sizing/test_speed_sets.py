@@ -111,7 +111,7 @@ def test_the_bundled_fourth_fresh_training_batch_spreads_over_vendors_and_scales
 def test_the_fifth_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path):
     # fresh5: runs collected after the fifth freeze; both helpers register the identical entry, last in the dict.
     assert SET_FILES["fresh5"] == ("fresh5_train_runs.jsonl", "fresh5_serve_runs.jsonl")
-    assert list(SET_FILES) == ["dev", "later", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"]
+    assert list(SET_FILES)[:7] == ["dev", "later", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"]
     (tmp_path / "fresh4_serve_runs.jsonl").write_text(json.dumps(_row("i", "serve", 400)) + "\n", encoding="utf-8")
     (tmp_path / "fresh5_serve_runs.jsonl").write_text(json.dumps(_row("j", "serve", 50)) + "\n", encoding="utf-8")
     results = evaluate_speed(tmp_path, {"serve": lambda row: 100.0})
@@ -122,3 +122,19 @@ def test_the_fifth_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path)
     fifth = [line for line in lines
              if line.startswith("fifth fresh set (collected after the model was frozen a fifth time)")]
     assert len(fifth) == 1 and "1/1 answered" in fifth[0] and "ratio 2.00" in fifth[0]
+
+
+def test_the_sixth_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path):
+    # fresh6: runs collected after the sixth freeze; both helpers register the identical entry, last in the dict.
+    assert SET_FILES["fresh6"] == ("fresh6_train_runs.jsonl", "fresh6_serve_runs.jsonl")
+    assert list(SET_FILES) == ["dev", "later", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6"]
+    (tmp_path / "fresh5_serve_runs.jsonl").write_text(json.dumps(_row("j", "serve", 50)) + "\n", encoding="utf-8")
+    (tmp_path / "fresh6_serve_runs.jsonl").write_text(json.dumps(_row("k", "serve", 400)) + "\n", encoding="utf-8")
+    results = evaluate_speed(tmp_path, {"serve": lambda row: 100.0})
+    summary = summarize_speed(results)
+    assert [r.set_name for r in results] == ["fresh5", "fresh6"]
+    assert summary["fresh6"]["all"]["geomean_ratio"] == 0.25 and summary["fresh5"]["all"]["geomean_ratio"] == 2.0
+    lines = speed_report_lines(results, summary)
+    sixth = [line for line in lines
+             if line.startswith("sixth fresh set (collected after the model was frozen a sixth time)")]
+    assert len(sixth) == 1 and "1/1 answered" in sixth[0] and "ratio 0.25" in sixth[0]
