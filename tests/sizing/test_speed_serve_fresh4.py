@@ -6,15 +6,13 @@ are described in tests/fixtures/speed/fresh4_serve_notes.md."""
 
 from __future__ import annotations
 
-import json
 import statistics
-from pathlib import Path
 
 import pytest
 
-from gpudesk.sizing.speed_serve_cases import predict_serve_case
+from helpers.serve_fresh import SPEED_FIXTURES, abs_errors, assert_new_published_runs, serve_ratios, source_urls
 
-ROWS = Path(__file__).resolve().parents[1] / "fixtures" / "speed" / "fresh4_serve_runs.jsonl"
+ROWS = SPEED_FIXTURES / "fresh4_serve_runs.jsonl"
 OTHER_SETS = ("serve_runs.jsonl", "later_runs.jsonl", "fresh_serve_runs.jsonl", "fresh2_serve_runs.jsonl",
               "fresh3_serve_runs.jsonl", "train_runs.jsonl", "fresh_train_runs.jsonl", "fresh2_train_runs.jsonl",
               "fresh3_train_runs.jsonl")
@@ -22,25 +20,15 @@ OTHER_SETS = ("serve_runs.jsonl", "later_runs.jsonl", "fresh_serve_runs.jsonl", 
 
 @pytest.fixture(scope="module")
 def ratios():
-    rows = [json.loads(line) for line in ROWS.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return {r["id"]: (r, predict_serve_case(r)[0] / r["measured"]["value"]) for r in rows}
+    return serve_ratios(ROWS)
 
 
 def test_fourth_fresh_rows_are_new_published_runs(ratios):
-    other: set[str] = set()
-    for name in OTHER_SETS:
-        path = ROWS.with_name(name)
-        if path.exists():
-            other |= {json.loads(line).get("source_url") for line in path.read_text(encoding="utf-8").splitlines()
-                      if line.strip()}
-    assert len(ratios) >= 20
-    for row, _ratio in ratios.values():
-        assert row["source_url"].startswith("https://") and row["source_url"] not in other, row["id"]
-        assert row["notes"] and sum(k in row for k in ("concurrency", "request_rate", "batch")) == 1
+    assert_new_published_runs(ratios, source_urls(ROWS.with_name(n) for n in OTHER_SETS), 20)
 
 
 def test_fourth_fresh_score_holds_at_the_level_first_reached(ratios):
-    errors = [abs(ratio - 1) for _row, ratio in ratios.values()]
+    errors = abs_errors(ratios)
     assert sum(e <= 0.2 for e in errors) / len(errors) >= 0.19
     assert sum(e <= 0.5 for e in errors) / len(errors) >= 0.645
     assert statistics.median(errors) <= 0.456

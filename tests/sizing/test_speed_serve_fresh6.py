@@ -7,38 +7,27 @@ tests/fixtures/speed/fresh6_serve_notes.md; the on-demand KV admission built aft
 
 from __future__ import annotations
 
-import json
 import statistics
-from pathlib import Path
 
 import pytest
 
-from gpudesk.sizing.speed_serve_cases import predict_serve_case
+from helpers.serve_fresh import SPEED_FIXTURES, abs_errors, assert_new_published_runs, other_fixture_files, serve_ratios, source_urls
 
-ROWS = Path(__file__).resolve().parents[1] / "fixtures" / "speed" / "fresh6_serve_runs.jsonl"
+ROWS = SPEED_FIXTURES / "fresh6_serve_runs.jsonl"
 
 
 @pytest.fixture(scope="module")
 def ratios():
-    rows = [json.loads(line) for line in ROWS.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return {r["id"]: (r, predict_serve_case(r)[0] / r["measured"]["value"]) for r in rows}
+    return serve_ratios(ROWS)
 
 
 def test_sixth_fresh_rows_are_new_published_runs(ratios):
-    other: set[str] = set()
-    for path in ROWS.parent.glob("*.jsonl"):
-        if path.name != ROWS.name:
-            other |= {json.loads(line).get("source_url") for line in path.read_text(encoding="utf-8").splitlines()
-                      if line.strip()}
-    assert len(ratios) >= 10
-    for row, _ratio in ratios.values():
-        assert row["source_url"].startswith("https://") and row["source_url"] not in other, row["id"]
-        assert row["notes"] and sum(k in row for k in ("concurrency", "request_rate", "batch")) == 1
+    assert_new_published_runs(ratios, source_urls(other_fixture_files(ROWS)), 10)
     assert {row["measured"]["metric"] for row, _ in ratios.values()} == {"output_tokens_per_s", "ttft_s", "tpot_s"}
 
 
 def test_sixth_fresh_score_holds_at_the_level_first_reached(ratios):
-    errors = [abs(ratio - 1) for _row, ratio in ratios.values()]
+    errors = abs_errors(ratios)
     assert sum(e <= 0.2 for e in errors) / len(errors) >= 0.599
     assert sum(e <= 0.5 for e in errors) / len(errors) >= 0.866
     assert statistics.median(errors) <= 0.098
