@@ -456,20 +456,12 @@ def parse(text: str, report: MemoryReport) -> bool:
     report.backend = report.backend or ex.backend
     report.mig_profile = report.mig_profile or ex.mig_profile
     report.graph_capture = report.graph_capture or ex.graph_capture
-    if ex.negative_size is not None:
-        parsed.setdefault("negative_size_bytes", ex.negative_size)
-    if ex.limit_bytes is not None:
-        parsed.setdefault("buffer_limit_bytes", ex.limit_bytes)
-    if ex.exceeded_bytes is not None:
-        parsed.setdefault("exceeded_by_bytes", ex.exceeded_bytes)
-    if ex.in_use_bytes is not None:
-        parsed.setdefault("in_use_bytes", ex.in_use_bytes)
-    if ex.pool_held_bytes is not None:
-        parsed.setdefault("pool_held_bytes", ex.pool_held_bytes)
-    if ex.pool_limit_bytes is not None:
-        parsed.setdefault("pool_limit_bytes", ex.pool_limit_bytes)
-    if ex.tactic_workspace_bytes is not None:
-        parsed.setdefault("tactic_workspace_bytes", ex.tactic_workspace_bytes)
+    for key, value in (("negative_size_bytes", ex.negative_size), ("buffer_limit_bytes", ex.limit_bytes),
+                       ("exceeded_by_bytes", ex.exceeded_bytes), ("in_use_bytes", ex.in_use_bytes),
+                       ("pool_held_bytes", ex.pool_held_bytes), ("pool_limit_bytes", ex.pool_limit_bytes),
+                       ("tactic_workspace_bytes", ex.tactic_workspace_bytes)):
+        if value is not None:
+            parsed.setdefault(key, value)
     if ex.start_total_bytes is not None and ex.start_free_bytes is not None:
         parsed.setdefault("total_at_start_bytes", ex.start_total_bytes)
         parsed.setdefault("free_at_start_bytes", ex.start_free_bytes)
