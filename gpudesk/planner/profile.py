@@ -50,11 +50,11 @@ def _describe(value: object) -> str:
 def _number(where: str, value: object) -> int | float:
     """A finite TOML number of at most 10^18 in magnitude, else ProfileError naming the field."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ProfileError(where, f"must be a number, got {_describe(value)}.")
+        raise ProfileError(where, _("must be a number, got {value}.").format(value=_describe(value)))
     if isinstance(value, float) and not math.isfinite(value):
-        raise ProfileError(where, f"must be a finite number, got {value!r}.")
+        raise ProfileError(where, _("must be a finite number, got {value}.").format(value=repr(value)))
     if abs(value) > MAX_PROFILE_NUMBER:
-        raise ProfileError(where, f"{_describe(value)} is implausibly large (limit 1e18); check the units.")
+        raise ProfileError(where, _("{value} is implausibly large (limit 1e18); check the units.").format(value=_describe(value)))
     return value
 
 
@@ -67,25 +67,25 @@ def _coerce(section: str, key: str, value: object, annotation: object) -> object
     kind = str(annotation)
     if kind.startswith("dict"):
         if not isinstance(value, dict):
-            raise ProfileError(where, "must be a table of id = price.")
+            raise ProfileError(where, _("must be a table of id = price."))
         return {k: _number(f"{where}.{k}", v) for k, v in value.items()}
     if kind.startswith("list"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ProfileError(where, "must be a list of strings.")
+            raise ProfileError(where, _("must be a list of strings."))
         return list(value)
     if kind.startswith("bool"):
         if not isinstance(value, bool):
-            raise ProfileError(where, f"must be true or false, got {_describe(value)}.")
+            raise ProfileError(where, _("must be true or false, got {value}.").format(value=_describe(value)))
         return value
     if kind.startswith("str"):
         if not isinstance(value, str):
-            raise ProfileError(where, f"must be text, got {_describe(value)}.")
+            raise ProfileError(where, _("must be text, got {value}.").format(value=_describe(value)))
         return value
     if where in ("model.seq_len_tokens", "workload.prompt_tokens") and isinstance(value, str):
         text = value.strip().lower()
         digits, mult = (text[:-1], 1024) if text.endswith("k") else (text, 1)
         if not digits.isdigit() or len(digits) > 9:
-            raise ProfileError(where, f"{_describe(value)} is not a token count; write e.g. 4096 or \"8k\".")
+            raise ProfileError(where, _("{value} is not a token count; write e.g. 4096 or \"8k\".").format(value=_describe(value)))
         return int(digits) * mult
     if where == "model.params" and isinstance(value, str):
         from gpudesk.sizing.errors import ShapeError
@@ -105,30 +105,31 @@ def requirement_from_dict(data: dict[str, Any]) -> Requirement:
         ProfileError: unknown sections or keys, or values of the wrong type (field named).
     """
     if not isinstance(data, dict):
-        raise ProfileError("profile", "must be a table of sections.")
+        raise ProfileError("profile", _("must be a table of sections."))
     version = data.get("version", PROFILE_VERSION)
     if isinstance(version, bool) or not isinstance(version, int):
-        raise ProfileError("version", f"must be a whole number, got {_describe(version)}.")
+        raise ProfileError("version", _("must be a whole number, got {value}.").format(value=_describe(version)))
     if version > PROFILE_VERSION:
-        raise ProfileError("version", f"profile version {_describe(version)} is newer than this gpudesk understands ({PROFILE_VERSION}); update gpudesk.")
+        raise ProfileError("version", _("profile version {version} is newer than this gpudesk understands ({known}); update gpudesk.").format(
+            version=_describe(version), known=PROFILE_VERSION))
     req = Requirement()
     for key, value in data.items():
         if key == "version":
             continue
         if key in ("name", "notes"):
             if not isinstance(value, str):
-                raise ProfileError(key, "must be text.")
+                raise ProfileError(key, _("must be text."))
             setattr(req, key, value)
             continue
         if key not in SECTIONS:
-            raise ProfileError(key, f"unknown section; use {', '.join(SECTIONS)}.")
+            raise ProfileError(key, _("unknown section; use {sections}.").format(sections=", ".join(SECTIONS)))
         if not isinstance(value, dict):
-            raise ProfileError(key, "must be a [section] table.")
+            raise ProfileError(key, _("must be a [section] table."))
         target = getattr(req, key)
         known = {f.name: f for f in fields(target)}
         for k, v in value.items():
             if k not in known:
-                raise ProfileError(f"{key}.{k}", f"unknown key; known keys: {', '.join(known)}.")
+                raise ProfileError(f"{key}.{k}", _("unknown key; known keys: {keys}.").format(keys=", ".join(known)))
             setattr(target, k, _coerce(key, k, v, known[k].type))
     workload = data.get("workload")
     if req.model.mode == "inference" and not (isinstance(workload, dict) and "training_share" in workload):
@@ -137,23 +138,24 @@ def requirement_from_dict(data: dict[str, Any]) -> Requirement:
     return req
 
 
-def parse_profile_text(text: str, where: str = "The profile") -> dict[str, Any]:
+def parse_profile_text(text: str, where: str | None = None) -> dict[str, Any]:
     """A profile's TOML text -> its tables, bounded: at most :data:`MAX_PROFILE_BYTES`, and nesting or numbers the
     TOML reader cannot take are a :class:`ProfileError` too (``where`` names the file or the saved plan).
 
     Raises:
         ProfileError: too long, not valid TOML (with line/column), nested too deeply, an unreadable number.
     """
+    where = where if where is not None else _("The profile")
     if len(text) > MAX_PROFILE_BYTES:
-        raise ProfileError("profile", f"{where} is {len(text)} characters long; a profile is a few hundred "
-                                      f"(limit {MAX_PROFILE_BYTES}).")
+        raise ProfileError("profile", _("{where} is {length} characters long; a profile is a few hundred (limit {limit}).").format(
+            where=where, length=len(text), limit=MAX_PROFILE_BYTES))
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ProfileError("profile", f"{where} is not valid TOML: {exc}.") from exc
+        raise ProfileError("profile", _("{where} is not valid TOML: {reason}.").format(where=where, reason=exc)) from exc
     except (RecursionError, ValueError) as exc:  # [[[[...]]]] nested past the parser's stack; 4300+ digit ints
-        raise ProfileError("profile", f"{where} nests lists or tables too deeply or holds an unreadable number; "
-                                      "a profile is flat: one [section] per question.") from exc
+        raise ProfileError("profile", _("{where} nests lists or tables too deeply or holds an unreadable number; a profile is flat: one [section] "
+                                        "per question.").format(where=where)) from exc
 
 
 def profile_file_text(path: str | Path) -> str:
@@ -237,4 +239,4 @@ def save_profile(req: Requirement, path: str | Path) -> None:
         tmp.write_text(dumps_profile(req), encoding="utf-8")
         tmp.replace(p)
     except OSError as exc:
-        raise ProfileError("profile", f"cannot write {p}: {exc.strerror or exc}.") from exc
+        raise ProfileError("profile", _("cannot write {path}: {reason}.").format(path=p, reason=exc.strerror or exc)) from exc
