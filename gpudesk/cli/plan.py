@@ -338,7 +338,7 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
         return 0
     lines = [f"{'case':<42}{'stat':<10}{'measured GiB':>13}{'estimate GiB':>13}{'ratio':>8}"]
     for r in results:
-        mark = "" if r.supported else _("  (not scored: {why})").format(why=r.description.split(": ", 1)[-1][:60])
+        mark = "" if r.supported else _("  (not scored: {why})").format(why=r.description[:90])
         lines.append(f"{r.case_id:<42}{r.statistic:<10}{r.measured_bytes / GIB:>13.2f}{r.estimated_bytes / GIB:>13.2f}"
                      f"{r.ratio:>8.2f}{mark}{'  error: ' + r.error if r.error else ''}")
     lines += ["", _("scored cases: {cases} (not scored: {unscored}), sources: {sources}").format(
