@@ -127,7 +127,7 @@ def test_the_fifth_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path)
 def test_the_sixth_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path):
     # fresh6: runs collected after the sixth freeze; both helpers register the identical entry, last in the dict.
     assert SET_FILES["fresh6"] == ("fresh6_train_runs.jsonl", "fresh6_serve_runs.jsonl")
-    assert list(SET_FILES) == ["dev", "later", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6"]
+    assert list(SET_FILES)[:8] == ["dev", "later", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6"]
     (tmp_path / "fresh5_serve_runs.jsonl").write_text(json.dumps(_row("j", "serve", 50)) + "\n", encoding="utf-8")
     (tmp_path / "fresh6_serve_runs.jsonl").write_text(json.dumps(_row("k", "serve", 400)) + "\n", encoding="utf-8")
     results = evaluate_speed(tmp_path, {"serve": lambda row: 100.0})
@@ -138,3 +138,22 @@ def test_the_sixth_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path)
     sixth = [line for line in lines
              if line.startswith("sixth fresh set (collected after the model was frozen a sixth time)")]
     assert len(sixth) == 1 and "1/1 answered" in sixth[0] and "ratio 0.25" in sixth[0]
+
+
+def test_the_seventh_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path):
+    # fresh7: runs collected after the seventh freeze (held out from the model builders), last in the dict.
+    assert SET_FILES["fresh7"] == ("fresh7_train_runs.jsonl", "fresh7_serve_runs.jsonl")
+    assert list(SET_FILES) == ["dev", "later", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"]
+    (tmp_path / "fresh6_serve_runs.jsonl").write_text(json.dumps(_row("k", "serve", 400)) + "\n", encoding="utf-8")
+    (tmp_path / "fresh7_train_runs.jsonl").write_text(json.dumps(_row("m", "train", 80)) + "\n", encoding="utf-8")
+    (tmp_path / "fresh7_serve_runs.jsonl").write_text(json.dumps(_row("n", "serve", 125)) + "\n", encoding="utf-8")
+    results = evaluate_speed(tmp_path, {"serve": lambda row: 100.0, "train": lambda row: 100.0})
+    summary = summarize_speed(results)
+    assert [r.set_name for r in results] == ["fresh6", "fresh7", "fresh7"]
+    assert summary["fresh7"]["all"]["rows"] == 2 and summary["fresh6"]["all"]["geomean_ratio"] == 0.25
+    assert summary["fresh7"]["by_kind"]["train"]["geomean_ratio"] == 1.25
+    assert summary["fresh7"]["by_kind"]["serve"]["geomean_ratio"] == 0.8
+    lines = speed_report_lines(results, summary)
+    seventh = [line for line in lines
+               if line.startswith("seventh fresh set (collected after the model was frozen a seventh time)")]
+    assert len(seventh) == 1 and "2/2 answered" in seventh[0] and "ratio 1.00" in seventh[0]

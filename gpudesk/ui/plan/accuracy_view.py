@@ -115,7 +115,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh3": self.tr("third fresh (collected after the model was frozen a third time)"),
                 "fresh4": self.tr("fourth fresh (collected after the model was frozen a fourth time)"),
                 "fresh5": self.tr("fifth fresh (collected after the model was frozen a fifth time)"),
-                "fresh6": self.tr("sixth fresh (collected after the model was frozen a sixth time)")}
+                "fresh6": self.tr("sixth fresh (collected after the model was frozen a sixth time)"),
+                "fresh7": self.tr("seventh fresh (collected after the model was frozen a seventh time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])
