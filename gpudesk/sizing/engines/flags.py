@@ -39,7 +39,10 @@ Sources, per engine (the parser named is where each flag is declared):
 - Ollama: server settings are environment variables of ``ollama serve`` (``envconfig/config.go``:
   ``OLLAMA_FLASH_ATTENTION``, ``OLLAMA_KV_CACHE_TYPE``, ``OLLAMA_NUM_PARALLEL``, ``OLLAMA_GPU_OVERHEAD``); model
   options are Modelfile ``PARAMETER`` lines (``docs/modelfile.md``: ``num_ctx``, ``num_gpu``, ``num_batch``), so the
-  command writes a Modelfile, creates the model and runs it.
+  command writes a Modelfile, creates the model and runs it. The variables are read from these releases on (the
+  first tag whose Go sources name them, ollama/ollama git tags): ``OLLAMA_NUM_PARALLEL`` 0.1.33,
+  ``OLLAMA_FLASH_ATTENTION`` 0.1.39, ``OLLAMA_GPU_OVERHEAD`` 0.3.10, ``OLLAMA_KV_CACHE_TYPE`` 0.5.0; an older release
+  ignores them silently, so a setting it cannot take is refused.
 """
 
 from __future__ import annotations
@@ -75,6 +78,8 @@ FLAG_SINCE: dict[str, dict[str, tuple[int, ...]]] = {
              "--cpu-offload-gb": (0, 5, 3), "--num-gpu-blocks-override": (0, 4, 1),
              "--enable-prefix-caching": (0, 4, 0), "--kv-transfer-config": (0, 6, 5)},
     "sglang": {"--cuda-graph-max-bs": (0, 4, 0), "--page-size": (0, 4, 4)},
+    "ollama": {"OLLAMA_NUM_PARALLEL": (0, 1, 33), "OLLAMA_FLASH_ATTENTION": (0, 1, 39),
+               "OLLAMA_GPU_OVERHEAD": (0, 3, 10), "OLLAMA_KV_CACHE_TYPE": (0, 5, 0)},
 }
 #: llama.cpp: first build known to take each optional flag (module docstring); flags not listed are older than b2000.
 LLAMACPP_FLAG_SINCE_BUILD: dict[str, int] = {"-fa": 2797, "--swa-full": 5439}

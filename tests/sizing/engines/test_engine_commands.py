@@ -154,3 +154,14 @@ def test_old_llama_cpp_builds_get_the_server_binary_and_no_flag_they_lack() -> N
     small = DeviceMemory("RTX 3090", int(23.6 * 1024**3))
     tight = engine_fit("llamacpp", spec, small, ["n_ctx=32768"], version="b2000", weight_format="q4_k_m")
     assert tight.changes and all("-fa" not in shlex.split(c.command) for c in tight.changes)
+
+
+def test_ollama_settings_older_releases_ignore_are_refused() -> None:
+    """flags.FLAG_SINCE['ollama']: the first ollama tag whose sources read each environment variable."""
+    from gpudesk.sizing import SizingError
+
+    with pytest.raises(SizingError, match=r"OLLAMA_KV_CACHE_TYPE first appears in Ollama 0\.5\.0; 0\.4\.7"):
+        _fit("ollama", "0.4.7", ["kv_cache_type=q8_0", "flash_attention=true"])
+    with pytest.raises(SizingError, match=r"OLLAMA_GPU_OVERHEAD first appears in Ollama 0\.3\.10"):
+        _fit("ollama", "0.3.9", ["gpu_overhead=1000000"])
+    assert "OLLAMA_KV_CACHE_TYPE=q8_0" in _fit("ollama", "0.5.0", ["kv_cache_type=q8_0", "flash_attention=true"]).command
