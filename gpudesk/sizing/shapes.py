@@ -88,6 +88,8 @@ class ModelSpec:
         unquantized_linear_params: attention/MLP Linear parameters the quantised checkpoint keeps at 16 bits (its
             ``quantization_config`` ignore list, :mod:`gpudesk.sizing.quant_ignore`); 0 when every Linear is
             quantised or the checkpoint is 16-bit.
+        fused_qkv: the architecture stores Q, K and V as one projection, which llama.cpp's converter writes as one
+            ``attn_qkv`` GGUF tensor (GPT-NeoX, Phi-3/4, Falcon, BLOOM, MPT, GPT-2; :data:`FUSED_QKV_MODEL_TYPES`).
     """
 
     name: str
@@ -121,6 +123,7 @@ class ModelSpec:
     sliding_window_layers: int | None = None
     checkpoint_weight_format: str | None = None
     unquantized_linear_params: int = 0
+    fused_qkv: bool = False
 
     @property
     def is_transformer(self) -> bool:
@@ -349,6 +352,13 @@ def mla_kv_view(kv_lora_rank: int, qk_rope_head_dim: int) -> tuple[int, int]:
     return 1, (kv_lora_rank + qk_rope_head_dim) // 2
 
 
+#: Hugging Face ``model_type`` values whose attention is one fused QKV projection (``attn_qkv`` in GGUF:
+#: ggml-org/llama.cpp ``convert_hf_to_gguf.py`` / ``gguf-py/gguf/tensor_mapping.py`` MODEL_TENSOR.ATTN_QKV).
+FUSED_QKV_MODEL_TYPES = frozenset({"gpt_neox", "phi3", "falcon", "bloom", "mpt", "gpt2", "gpt_bigcode"})
+#: Catalog families whose checkpoints are of those types (Phi-3 and Phi-4 are ``Phi3ForCausalLM``).
+FUSED_QKV_FAMILIES = frozenset({"Phi-3", "Phi-4"})
+
+
 def spec_from_catalog(shape: ModelShape) -> ModelSpec:
     """Convert a catalog ``ModelShape`` (gpudesk.catalog) to a ModelSpec (fields per the catalog contract).
 
@@ -373,6 +383,7 @@ def spec_from_catalog(shape: ModelShape) -> ModelSpec:
         published_active_params=getattr(shape, "active_params", None), hf_repo=getattr(shape, "hf_repo", None),
         sliding_window_layers=getattr(shape, "sliding_window_layers", None),
         checkpoint_weight_format=getattr(shape, "checkpoint_weight_format", None),
+        fused_qkv=getattr(shape, "family", None) in FUSED_QKV_FAMILIES,
     )
 
 
@@ -611,6 +622,7 @@ def _decoder_spec(cfg: dict[str, Any], name: str, path: Path, model_type: str) -
         sliding_window_layers=local_layers,
         hf_repo=name if is_repo_id(name) else None,
         kv_latent_dim=(mla.kv_lora_rank + mla.qk_rope_head_dim) if mla else None,
+        fused_qkv=model_type in FUSED_QKV_MODEL_TYPES,
     )
 
 

@@ -15,7 +15,7 @@ from gpudesk.i18n import _
 from gpudesk.sizing.engines import llamacpp, ollama, sglang, trtllm, vllm
 from gpudesk.sizing.engines.common import ENGINES, EngineFit, Setting, parse_engine_args
 from gpudesk.sizing.engines.device import DeviceMemory
-from gpudesk.sizing.engines.ggml_mix import BASE_TYPE, GgmlTensor, gguf_tensors
+from gpudesk.sizing.engines.ggml_mix import BASE_TYPE, MERGED_EXPERTS_BUILD, GgmlTensor, gguf_tensors
 from gpudesk.sizing.engines.ggml_types import canonical_file_type
 from gpudesk.sizing.engines.gguf_file import GgufModel
 from gpudesk.sizing.errors import SizingError
@@ -77,15 +77,19 @@ def check_engine(engine: str) -> str:
     return key
 
 
-def ggml_tensors_for(spec: ModelSpec, weight_format: str) -> list[GgmlTensor]:
-    """Tensors of a catalog/config model for llama.cpp: a llama.cpp file type's mix, or the format's base type."""
+def ggml_tensors_for(spec: ModelSpec, weight_format: str, llamacpp_version: str | None = None) -> list[GgmlTensor]:
+    """Tensors of a catalog/config model for llama.cpp: a llama.cpp file type's mix, or the format's base type; a
+    llama.cpp build before :data:`MERGED_EXPERTS_BUILD` loads MoE files of the one-tensor-per-expert era."""
+    from gpudesk.sizing.engines.flags import llamacpp_build
+
+    build = llamacpp_build(llamacpp_version) if llamacpp_version else None
     fmt = resolve_weight_format(spec, weight_format).lower()
     key = canonical_file_type(fmt) or {"bf16": "bf16", "fp16": "f16", "f16": "f16", "fp32": "f32", "int8": "q8_0",
                                        "fp8": "q8_0"}.get(fmt)
     if key is None or key not in BASE_TYPE:
         raise SizingError("weight_format", _("llama.cpp loads GGUF files; {format!r} is not a GGUF type (use q4_k_m, "
                                              "q8_0, f16 ...).").format(format=weight_format))
-    return gguf_tensors(spec, key)
+    return gguf_tensors(spec, key, split_experts=build is not None and build < MERGED_EXPERTS_BUILD)
 
 
 def engine_fit(engine: str, model: ModelSpec | GgufModel, device: DeviceMemory, engine_args: list[str] | None = None,
@@ -120,7 +124,7 @@ def engine_fit(engine: str, model: ModelSpec | GgufModel, device: DeviceMemory, 
         return trtllm.trtllm_fit(spec, device.name, device.total_bytes, given, version=ver,
                                  weight_format=weight_format, concurrency=concurrency, model_ref=ref)
     if not tensors:
-        tensors = ggml_tensors_for(spec, weight_format)
+        tensors = ggml_tensors_for(spec, weight_format, ver if key == "llamacpp" else None)
         ref = model_ref or f"{spec.name}-{weight_format}.gguf".replace(" ", "-")
     devices = max(1, gpus)
     if key == "llamacpp":

@@ -30,11 +30,19 @@ Sources, per engine (the parser named is where each flag is declared):
   bare switch until ``--flash-attn`` took a value ``on|off|auto`` (default ``auto``) in builds around b6343
   (WasmEdge/WasmEdge#4343 "bump llama.cpp b6343: the type of flash attention is changed from bool to string";
   yazon/flexllama#15 shows the new parser refusing a bare ``--flash-attn``); from then the flag is always given a
-  value, since leaving it out means ``auto``, not off.
+  value, since leaving it out means ``auto``, not off. Older builds lack flags and the binary name:
+  ``-fa`` came with ``ggml : add Flash Attention`` (PR #5021, merged 2024-04-30; b2797 has it, kherud/java-llama.cpp
+  #60 "Upgrade to llama.cpp b2797 ... adds flash attention"); ``--swa-full`` with ``kv-cache : add SWA support``
+  (PR #13194, May 2025; build 5439 takes it, ggml-org/llama.cpp#13683); the server binary was ``server`` until
+  PR #7809 renamed it ``llama-server`` (merged June 2024, around b3140; ggml-org/llama.cpp#7933: "the server is
+  now called llama-server"). :data:`LLAMACPP_FLAG_SINCE_BUILD` lists the first build known to take each.
 - Ollama: server settings are environment variables of ``ollama serve`` (``envconfig/config.go``:
   ``OLLAMA_FLASH_ATTENTION``, ``OLLAMA_KV_CACHE_TYPE``, ``OLLAMA_NUM_PARALLEL``, ``OLLAMA_GPU_OVERHEAD``); model
   options are Modelfile ``PARAMETER`` lines (``docs/modelfile.md``: ``num_ctx``, ``num_gpu``, ``num_batch``), so the
-  command writes a Modelfile, creates the model and runs it.
+  command writes a Modelfile, creates the model and runs it. The variables are read from these releases on (the
+  first tag whose Go sources name them, ollama/ollama git tags): ``OLLAMA_NUM_PARALLEL`` 0.1.33,
+  ``OLLAMA_FLASH_ATTENTION`` 0.1.39, ``OLLAMA_GPU_OVERHEAD`` 0.3.10, ``OLLAMA_KV_CACHE_TYPE`` 0.5.0; an older release
+  ignores them silently, so a setting it cannot take is refused.
 """
 
 from __future__ import annotations
@@ -70,7 +78,13 @@ FLAG_SINCE: dict[str, dict[str, tuple[int, ...]]] = {
              "--cpu-offload-gb": (0, 5, 3), "--num-gpu-blocks-override": (0, 4, 1),
              "--enable-prefix-caching": (0, 4, 0), "--kv-transfer-config": (0, 6, 5)},
     "sglang": {"--cuda-graph-max-bs": (0, 4, 0), "--page-size": (0, 4, 4)},
+    "ollama": {"OLLAMA_NUM_PARALLEL": (0, 1, 33), "OLLAMA_FLASH_ATTENTION": (0, 1, 39),
+               "OLLAMA_GPU_OVERHEAD": (0, 3, 10), "OLLAMA_KV_CACHE_TYPE": (0, 5, 0)},
 }
+#: llama.cpp: first build known to take each optional flag (module docstring); flags not listed are older than b2000.
+LLAMACPP_FLAG_SINCE_BUILD: dict[str, int] = {"-fa": 2797, "--swa-full": 5439}
+#: llama.cpp build from which the server binary is ``llama-server`` (before: ``server``; PR #7809).
+LLAMACPP_SERVER_RENAME_BUILD = 3140
 #: Values of ``--kv-cache-dtype`` by release: (first release, accepted values), newest last (module docstring).
 KV_CACHE_DTYPES: dict[str, tuple[tuple[tuple[int, ...], frozenset[str]], ...]] = {
     "vllm": (((0, 3, 0), frozenset({"auto", "fp8_e5m2"})), ((0, 4, 1), frozenset({"auto", "fp8"})),
@@ -107,6 +121,18 @@ def llamacpp_build(version: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def llamacpp_server_binary(version: str) -> str:
+    """``llama-server``, or ``server`` in builds before :data:`LLAMACPP_SERVER_RENAME_BUILD`."""
+    build = llamacpp_build(version)
+    return "server" if build is not None and build < LLAMACPP_SERVER_RENAME_BUILD else "llama-server"
+
+
+def llamacpp_has_flag(version: str, flag: str) -> bool:
+    """Whether llama.cpp ``version`` takes ``flag`` (:data:`LLAMACPP_FLAG_SINCE_BUILD`; unnumbered: newest)."""
+    build, first = llamacpp_build(version), LLAMACPP_FLAG_SINCE_BUILD.get(flag)
+    return build is None or first is None or build >= first
+
+
 def fa_takes_value(version: str) -> bool:
     """True when llama.cpp's ``-fa`` takes ``on|off|auto`` (unknown builds: the newer parser)."""
     build = llamacpp_build(version)
@@ -128,6 +154,13 @@ def missing_in_release(engine: str, version: str, flags: dict[str, object]) -> l
     unnumbered build is the newest parser, so nothing is missing."""
     from gpudesk.i18n import _
 
+    if engine == "llamacpp":
+        build = llamacpp_build(version)
+        return [] if build is None else [
+            (flag, _("{flag} first appears in {engine} {first}; {version} does not take it.").format(
+                flag=flag, engine="llama.cpp", first=f"b{since_build}", version=version))
+            for flag in flags if (since_build := LLAMACPP_FLAG_SINCE_BUILD.get(flag)) is not None
+            and build < since_build]
     release = release_tuple(version)
     if release is None:
         return []
@@ -206,6 +239,6 @@ def unknown_flags(parser: str, command: str) -> list[str]:
     return [f for f in command_flags(command) if f not in known]
 
 
-__all__ = ["FLAG_SINCE", "KV_CACHE_DTYPES", "PARSER_FLAGS", "command_flags", "fa_takes_value", "fp8_kv_value",
+__all__ = ["FLAG_SINCE", "KV_CACHE_DTYPES", "LLAMACPP_FLAG_SINCE_BUILD", "llamacpp_has_flag", "llamacpp_server_binary", "PARSER_FLAGS", "command_flags", "fa_takes_value", "fp8_kv_value",
            "kv_cache_dtypes", "llamacpp_build", "missing_in_release", "release_tuple", "unknown_flags",
            "trtllm_serve_takes_extra_options", "uses_trtllm_serve", "uses_vllm_serve"]

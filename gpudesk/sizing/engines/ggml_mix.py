@@ -14,10 +14,18 @@ A file type is a mix, not one type: ``llama_tensor_get_type`` in ggml-org/llama.
 - ``ffn_down``: q4_k_m / q5_k_m ``q6_K`` where ``use_more_bits``; q4_k_s ``q5_K`` for the first eighth; q3_k_m
   ``q5_K`` for the first sixteenth and ``q4_K`` for the rest (``q3_K`` only where Falcon's layers miss
   ``use_more_bits``); q3_k_l ``q5_K``; q2_k ``q3_K``.
+- ``attn_qkv`` (one fused projection: GPT-NeoX, Phi-3/4, Falcon ...): q3_k_m / q3_k_l ``q4_K``, q4_k_m ``q5_K``,
+  q5_k_m ``q6_K``; the attn_v rules do not apply to it.
 - ``attn_output``: q3_k_m ``q4_K``, q3_k_l ``q5_K``, q2_k ``q3_K`` (dense models).
 - A k- or i-quant tensor whose rows are not a multiple of 256 falls back (``q4_K`` -> ``q5_0``, ``q5_K`` ->
   ``q5_1``, ``q6_K`` -> ``q8_0``, 2-3 bit and iq4_xs -> ``iq4_nl``).
 - One-dimensional tensors (norms, biases) and the MoE router ``ffn_gate_inp`` stay ``f32``.
+- Files made before llama.cpp stored a layer's experts as one 3-D tensor (``ffn_down_exps``; PR #6387, "ggml :
+  update mul_mat_id to use the same tensor for all the experts", merged April 2024, about build b2600) hold one
+  tensor per expert, ``blk.N.ffn_down.E.weight``; the quantizer of that time gave those no ``q6_K`` (TheBloke's
+  Mixtral-8x7B-Instruct Q4_K_M of December 2023 lists ``blk.31.ffn_down.5.weight q4_K``, abetlen/llama-cpp-python
+  #1014, and weighs 26,441,533,376 bytes, 4.53 bits per weight), so their experts keep the base type
+  (``split_experts``).
 
 Tensor shapes follow the GGUF names of a Llama-style decoder (``convert_hf_to_gguf.py``): token_embd, output,
 per block attn_q/k/v/output, ffn_gate/up/down (``*_exps`` for routed experts, ``*_shexp`` for shared ones). Parameters
@@ -43,6 +51,8 @@ BASE_TYPE: dict[str, str] = {
     "iq3_xxs": "iq3_xxs", "iq3_xs": "iq3_s", "iq3_s": "iq3_s", "iq3_m": "iq3_s", "iq4_nl": "iq4_nl",
     "iq4_xs": "iq4_xs", "tq1_0": "tq1_0", "tq2_0": "tq2_0",
 }
+#: The first llama.cpp build whose converter writes a layer's experts as one 3-D tensor (PR #6387, April 2024).
+MERGED_EXPERTS_BUILD = 2600
 _FALLBACK = {"q4_K": "q5_0", "q5_K": "q5_1", "q6_K": "q8_0", "q2_K": "iq4_nl", "q3_K": "iq4_nl", "iq4_xs": "iq4_nl",
              "iq2_xxs": "iq4_nl", "iq2_xs": "iq4_nl", "iq2_s": "iq4_nl", "iq3_xxs": "iq4_nl", "iq3_s": "iq4_nl",
              "iq1_s": "iq4_nl", "iq1_m": "iq4_nl"}
@@ -70,6 +80,8 @@ def _use_more_bits(i: int, n: int) -> bool:
 
 
 def _typed(ftype: str, kind: str, i: int, n: int, gqa: int, experts: int) -> str:
+    if kind == "ffn_down_expert":
+        return BASE_TYPE[ftype]
     t = _typed_rule(ftype, kind, i, n, gqa, experts)
     if kind == "attn_v" and n == 80 and t in ("q3_K", "q4_K"):
         return "q5_K"  # LLM_TYPE_70B
@@ -97,6 +109,8 @@ def _typed_rule(ftype: str, kind: str, i: int, n: int, gqa: int, experts: int) -
             return "q4_K" if gqa >= 4 or experts >= 4 else "q3_K"
         if ftype in ("iq4_xs", "iq4_nl") and (gqa >= 4 or experts >= 4):
             return "q5_K"
+    if kind == "attn_qkv":
+        return {"q3_k_m": "q4_K", "q3_k_l": "q4_K", "q4_k_m": "q5_K", "q5_k_m": "q6_K"}.get(ftype, base)
     if kind == "ffn_down":
         if ftype in ("q4_k_m", "q5_k_m") and _use_more_bits(i, n):
             return "q6_K"
@@ -126,8 +140,10 @@ def _fit_rows(ggml_type: str, row_values: int) -> str:
     return ggml_type
 
 
-def gguf_tensors(spec: ModelSpec, file_type: str) -> list[GgmlTensor]:
-    """Every tensor of ``spec`` quantised as llama.cpp's ``file_type`` (module docstring), in GGUF order.
+def gguf_tensors(spec: ModelSpec, file_type: str, split_experts: bool = False) -> list[GgmlTensor]:
+    """Every tensor of ``spec`` quantised as llama.cpp's ``file_type`` (module docstring), in GGUF order;
+    ``split_experts``: a file of the one-tensor-per-expert era (before PR #6387), whose expert ``ffn_down`` tensors
+    keep the base type.
 
     Raises:
         SizingError: unknown file type; ShapeError: the model has no decoder shape.
@@ -158,9 +174,12 @@ def gguf_tensors(spec: ModelSpec, file_type: str) -> list[GgmlTensor]:
     add("token_embd.weight", None, vocab * h, h, "output" if spec.tied_embeddings else "embd")
     for i in range(n):
         add(f"blk.{i}.attn_norm.weight", i, h, h, "norm")
-        add(f"blk.{i}.attn_q.weight", i, h * heads * hd, h, "attn_q")
-        add(f"blk.{i}.attn_k.weight", i, h * kv * hd, h, "attn_k")
-        add(f"blk.{i}.attn_v.weight", i, h * kv * hd, h, "attn_v")
+        if spec.fused_qkv:
+            add(f"blk.{i}.attn_qkv.weight", i, h * (heads + 2 * kv) * hd, h, "attn_qkv")
+        else:
+            add(f"blk.{i}.attn_q.weight", i, h * heads * hd, h, "attn_q")
+            add(f"blk.{i}.attn_k.weight", i, h * kv * hd, h, "attn_k")
+            add(f"blk.{i}.attn_v.weight", i, h * kv * hd, h, "attn_v")
         add(f"blk.{i}.attn_output.weight", i, heads * hd * h, heads * hd, "attn_output")
         add(f"blk.{i}.ffn_norm.weight", i, h, h, "norm")
         if i >= first_moe:
@@ -168,7 +187,8 @@ def gguf_tensors(spec: ModelSpec, file_type: str) -> list[GgmlTensor]:
             add(f"blk.{i}.ffn_gate_inp.weight", i, h * experts, h, "norm")
             add(f"blk.{i}.ffn_gate_exps.weight", i, h * width * experts, h, "ffn_gate")
             add(f"blk.{i}.ffn_up_exps.weight", i, h * width * experts, h, "ffn_up")
-            add(f"blk.{i}.ffn_down_exps.weight", i, width * h * experts, width, "ffn_down")
+            add(f"blk.{i}.ffn_down_exps.weight", i, width * h * experts, width,
+                "ffn_down_expert" if split_experts else "ffn_down")
             if spec.moe_shared_experts:
                 shared = width * spec.moe_shared_experts
                 add(f"blk.{i}.ffn_gate_shexp.weight", i, h * shared, h, "ffn_gate")

@@ -29,7 +29,7 @@ from typing import Any
 
 from gpudesk.i18n import _
 from gpudesk.sizing.engines.common import Change, EngineFit, GpuMemory, Setting, settings_with_defaults
-from gpudesk.sizing.engines.flags import fa_takes_value
+from gpudesk.sizing.engines.flags import fa_takes_value, llamacpp_has_flag, llamacpp_server_binary
 from gpudesk.units import GIB
 from gpudesk.sizing.engines.ggml_mix import GgmlTensor
 from gpudesk.sizing.engines.ggml_types import kv_cache_type_bytes
@@ -193,7 +193,8 @@ def llamacpp_fit(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, 
         label=gpu[mems.index(worst)].label, need=worst.total_bytes / GIB, total=gpu_total_bytes / GIB,
         model=worst.weights_bytes / GIB, kv=worst.kv_cache_bytes / GIB, compute=worst.activation_bytes / GIB)
     cmd = command(model_ref, s, version)
-    changes = () if fits or not advise else _changes(spec, tensors, gpu_name, gpu_total_bytes, s, devices, backend, model_ref)
+    changes = () if fits or not advise else _changes(spec, tensors, gpu_name, gpu_total_bytes, s, devices, backend,
+                                                     model_ref, version)
     return EngineFit("llamacpp", version, gpu_name, gpu_total_bytes, max(1, devices), worst, cells, cells // parallel,
                      1, n_ctx // parallel, max(1, concurrency), float(parallel), min(n_ctx, cells // max(1, concurrency)),
                      fits, reason, cmd, s, host_bytes=float(host.model_bytes + host.kv_bytes + host.compute_bytes),
@@ -209,12 +210,14 @@ def llamacpp_fit(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, 
 
 
 def command(model_ref: str, s: dict[str, Any], version: str = "b6000") -> str:
-    """``llama-server -m MODEL`` with each setting that differs from llama.cpp's default; ``-fa`` as the build's
-    parser takes it: a bare switch, or ``on``/``off`` given always where leaving it out means ``auto``
-    (:mod:`gpudesk.sizing.engines.flags`)."""
-    parts = ["llama-server", "-m", model_ref]
+    """``llama-server -m MODEL`` (``server`` before the rename) with each setting that differs from llama.cpp's
+    default; ``-fa`` as the build's parser takes it: a bare switch, or ``on``/``off`` given always where leaving it
+    out means ``auto``, and left out in builds older than the flag (:mod:`gpudesk.sizing.engines.flags`)."""
+    parts = [llamacpp_server_binary(version), "-m", model_ref]
     for name, (default, _kind, flag) in SETTINGS.items():
         value = s.get(name)
+        if name == "flash_attn" and not llamacpp_has_flag(version, flag):
+            continue  # off is the only state of a build without the flag
         if name == "flash_attn" and fa_takes_value(version):
             parts += [flag, "on" if value else "off"]
             continue
@@ -227,9 +230,9 @@ def command(model_ref: str, s: dict[str, Any], version: str = "b6000") -> str:
 
 
 def _changes(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, ...], gpu_name: str, total: int,
-             s: dict[str, Any], devices: int, backend: str, model_ref: str) -> tuple[Change, ...]:
+             s: dict[str, Any], devices: int, backend: str, model_ref: str, version: str = "b6000") -> tuple[Change, ...]:
     tries: list[tuple[str, dict[str, Any]]] = []
-    if s["cache_type_k"] == "f16":
+    if s["cache_type_k"] == "f16" and llamacpp_has_flag(version, "-fa"):
         tries.append((_("quantised KV cache (-fa --cache-type-k q8_0 --cache-type-v q8_0)"),
                       {"flash_attn": True, "cache_type_k": "q8_0", "cache_type_v": "q8_0"}))
     n_ctx = int(s["n_ctx"])
@@ -248,7 +251,7 @@ def _changes(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, ...]
         trial = dict(s)
         trial.update(change)
         r = llamacpp_fit(spec, tensors, gpu_name, total, trial, devices=devices, backend=backend, model_ref=model_ref,
-                         advise=False)
+                         version=version, advise=False)
         if r.fits:
             out.append(Change(text, change, r.command))
             seen_ngl = seen_ngl or "n_gpu_layers" in change

@@ -37,7 +37,7 @@ VLLM_0_2_SETTINGS = ["gpu_memory_utilization=0.85", "max_model_len=8192", "max_n
                      "max_num_batched_tokens=8192", "block_size=32", "dtype=float16", "tensor_parallel_size=2",
                      "swap_space=8"]
 VERSIONS = {"vllm": ["0.6.5", "0.9.2", "v1"], "sglang": ["0.4.4", "0.5.3"], "trtllm": ["0.13.0", "0.19.0", "1.0"],
-            "llamacpp": ["b3400", "b6000", "b6500"], "ollama": ["0.12"]}
+            "llamacpp": ["b5500", "b6000", "b6500"], "ollama": ["0.12"]}
 
 
 def _fit(engine: str, version: str, args: list[str]):
@@ -136,3 +136,32 @@ def test_the_fp8_kv_suggestion_uses_the_release_spelling() -> None:
     small = DeviceMemory("RTX 3090", int(23.6 * 1024**3))
     old = engine_fit("vllm", spec, small, ["max_model_len=8192"], version="0.3.0", weight_format="int4-g128")
     assert all("--kv-cache-dtype fp8 " not in c.command + " " for c in old.changes)
+
+
+def test_old_llama_cpp_builds_get_the_server_binary_and_no_flag_they_lack() -> None:
+    """flags.LLAMACPP_FLAG_SINCE_BUILD / LLAMACPP_SERVER_RENAME_BUILD: -fa from b2797 (PR #5021), --swa-full from
+    b5439 (PR #13194), ``server`` renamed ``llama-server`` by PR #7809 (June 2024)."""
+    from gpudesk.sizing import SizingError
+
+    old = shlex.split(_fit("llamacpp", "b2000", ["n_ctx=2048"]).command)
+    assert old[0] == "server" and "-fa" not in old and "-c" in old
+    assert shlex.split(_fit("llamacpp", "b3400", []).command)[0] == "llama-server"
+    with pytest.raises(SizingError, match=r"-fa first appears in llama.cpp b2797; b2000 does not take it"):
+        _fit("llamacpp", "b2000", ["flash_attn=true"])
+    with pytest.raises(SizingError, match=r"--swa-full first appears in llama.cpp b5439"):
+        _fit("llamacpp", "b3400", ["swa_full=true"])
+    spec = spec_from_catalog(open_catalog().model("llama-3.1-70b"))
+    small = DeviceMemory("RTX 3090", int(23.6 * 1024**3))
+    tight = engine_fit("llamacpp", spec, small, ["n_ctx=32768"], version="b2000", weight_format="q4_k_m")
+    assert tight.changes and all("-fa" not in shlex.split(c.command) for c in tight.changes)
+
+
+def test_ollama_settings_older_releases_ignore_are_refused() -> None:
+    """flags.FLAG_SINCE['ollama']: the first ollama tag whose sources read each environment variable."""
+    from gpudesk.sizing import SizingError
+
+    with pytest.raises(SizingError, match=r"OLLAMA_KV_CACHE_TYPE first appears in Ollama 0\.5\.0; 0\.4\.7"):
+        _fit("ollama", "0.4.7", ["kv_cache_type=q8_0", "flash_attention=true"])
+    with pytest.raises(SizingError, match=r"OLLAMA_GPU_OVERHEAD first appears in Ollama 0\.3\.10"):
+        _fit("ollama", "0.3.9", ["gpu_overhead=1000000"])
+    assert "OLLAMA_KV_CACHE_TYPE=q8_0" in _fit("ollama", "0.5.0", ["kv_cache_type=q8_0", "flash_attention=true"]).command

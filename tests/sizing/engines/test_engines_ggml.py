@@ -132,3 +132,32 @@ def test_ollama_places_layers_from_the_first_block_and_logs_blocks_plus_kv_as_we
     outside = sum(x.bytes for x in t if x.layer is None)
     assert outside > 0.25 * GIB  # the tied token embedding, counted in memory.weights.nonrepeating only
     assert est.weights_total == blocks + est.kv_bytes
+
+
+def test_split_expert_files_keep_ffn_down_at_the_base_type() -> None:
+    """TheBloke's Mixtral-8x7B-Instruct Q4_K_M (December 2023, one tensor per expert) is 26,441,533,376 bytes
+    (ggml-org/llama.cpp#4406) and lists blk.31.ffn_down.5.weight as q4_K (abetlen/llama-cpp-python#1014); the
+    merged-expert layout of later files gives the last layers' ffn_down q6_K."""
+    spec = spec_from_catalog(open_catalog().model("mixtral-8x7b"))
+    old = {t.name: t for t in gguf_tensors(spec, "q4_k_m", split_experts=True)}
+    new = {t.name: t for t in gguf_tensors(spec, "q4_k_m")}
+    assert old["blk.31.ffn_down_exps.weight"].ggml_type == "q4_K"
+    assert new["blk.31.ffn_down_exps.weight"].ggml_type == "q6_K"
+    assert sum(t.bytes for t in old.values()) == pytest.approx(26_441_533_376, rel=0.003)
+    assert sum(t.bytes for t in new.values()) > 1.05 * 26_441_533_376
+
+
+def test_fused_qkv_models_get_one_attn_qkv_tensor_with_its_own_rule() -> None:
+    """GPT-NeoX stores attn_qkv; Q4_K_M gives it q5_K (llama-quant.cpp). llama.cpp's CI printed 'model size =
+    1.66 GiB' for Pythia-2.8B Q4_K_M (ggml-org/ci, build 4164)."""
+    from gpudesk.sizing.shapes import spec_from_hf_config
+
+    spec = spec_from_hf_config(Path(__file__).parents[2] / "fixtures" / "engines" / "configs" / "pythia-2.8b.json")
+    assert spec.fused_qkv
+    tensors = gguf_tensors(spec, "q4_k_m")
+    qkv = [t for t in tensors if ".attn_qkv." in t.name]
+    assert len(qkv) == 32 and {t.ggml_type for t in qkv} == {"q5_K"}
+    assert not any(".attn_v." in t.name for t in tensors)
+    assert sum(t.bytes for t in tensors) / GIB == pytest.approx(1.66, rel=0.01)
+    assert spec_from_catalog(open_catalog().model("phi-4")).fused_qkv
+    assert not spec_from_catalog(open_catalog().model("llama-3-8b")).fused_qkv
