@@ -148,6 +148,50 @@ def hbm_efficiency(gpu: GPU) -> tuple[float, str]:
         "STREAM copy over the datasheet bandwidth: {source}").format(source=AZURE_GUIDE)
 
 
+# vLLM on CDNA 3 (gfx942: MI300X, MI325X) sends a dense GEMM to its own skinny kernels only when the step has few
+# tokens, and to hipBLASLt (``torch.nn.functional.linear`` / ``torch._scaled_mm``) otherwise: unquantized BF16/FP16
+# linears take ``wvSplitK`` for 1-4 tokens (``vllm/model_executor/layers/utils.py`` rocm_unquantized_gemm_impl,
+# ``m > 8 and 0 < n <= 4``), per-tensor FP8 linears take ``wvSplitKQ`` for one token
+# (``vllm/model_executor/layers/quantization/kernels/scaled_mm/rocm.py`` rocm_per_tensor_float_w8a8_scaled_mm_impl,
+# ``A.shape[0] == 1``); https://github.com/vllm-project/vllm. A hipBLASLt call costs more than the skinny kernel at
+# decode sizes: Llama 3.1 70B FP16 at TP 8 on MI300X, benchmark_latency 32 in / 128 out, takes 1.412 s / 1.446 s at
+# batch 1 / 2 through hipBLASLt and 1.289 s / 1.344 s through the skinny kernels (vllm-project/vllm PR 15830,
+# April 2025): 0.123 s and 0.102 s over 127 decode steps of 321 GEMMs (80 layers x QKV, O, gate_up, down + LM head),
+# 3.0 and 2.5 us per GEMM; their mean is taken. The kernels that compute the routed experts (fused MoE) and other
+# quantized formats (AWQ/GPTQ, block-scaled FP8) are not hipBLASLt calls.
+HIPBLASLT_EXTRA_GEMM_S = (0.123 + 0.102) / 2 / 127 / 321
+HIPBLASLT_ARCHITECTURES = ("CDNA 3",)
+SKINNY_MAX_TOKENS = {"bf16": 4, "fp8": 1}
+HIPBLASLT_SOURCE = ("vLLM ROCm skinny-GEMM dispatch (vllm/model_executor/layers/utils.py rocm_unquantized_gemm_impl; "
+                    "quantization/kernels/scaled_mm/rocm.py rocm_per_tensor_float_w8a8_scaled_mm_impl); hipBLASLt "
+                    "against the skinny kernels, Llama 3.1 70B TP 8 on MI300X: vllm-project/vllm PR 15830")
+
+
+def library_gemm_extra_s(engine: str, gpu: GPU, linear_format: str) -> tuple[float, int]:
+    """(seconds a dense GEMM costs beyond its roofline time when the engine hands it to the vendor GEMM library,
+    the most tokens a step may have for the engine's own skinny kernels to take it instead): vLLM on CDNA 3 with
+    unquantized (``bf16``) or per-tensor FP8 (``fp8``) linears (module constants); (0, 0) elsewhere."""
+    if engine.lower() != "vllm" or gpu.architecture not in HIPBLASLT_ARCHITECTURES:
+        return 0.0, 0
+    limit = SKINNY_MAX_TOKENS.get(linear_format)
+    if limit is None:
+        return 0.0, 0
+    return HIPBLASLT_EXTRA_GEMM_S, limit
+
+
+def dense_gemms_per_step(spec: ModelSpec) -> int:
+    """Dense (library) GEMMs one step runs: each layer's attention projections (QKV and O; the five GEMMs of
+    absorbed multi-head latent attention), the gate_up and down GEMMs of dense MLP layers and of shared experts, the
+    router GEMM of routed-MoE layers, and the LM head (kernel counts of :func:`kernels_per_step`)."""
+    layers = spec.layers or 0
+    attention = 5 if spec.attention_kind == "mla" else 2
+    moe_layers = 0
+    if spec.moe_experts:
+        moe_layers = spec.moe_layers if spec.moe_layers is not None else layers
+    moe = 1 + (2 if spec.moe_shared_experts else 0)
+    return layers * attention + moe_layers * moe + (layers - moe_layers) * 2 + 1
+
+
 def kernels_per_step(spec: ModelSpec) -> int:
     """Kernels one step launches over all decoder layers (module constants): attention (MLA or not) per layer, a
     routed-MoE block on ``moe_layers`` layers (plus the shared experts' MLP), a dense MLP on the rest."""

@@ -49,6 +49,11 @@ of thousands of tokens the math.
   runs the weights through a Marlin kernel (vLLM's MXFP4 MoE on NVIDIA GPUs below compute capability 9), the
   unpacking overlaps the asynchronous loads of the next weight tiles and the GEMM's weight time is the longer of
   the two, not their sum (:func:`gpudesk.sizing.serve_rates.dequant_overlaps_weight_stream`).
+- GEMM library calls: vLLM on CDNA 3 (MI300X, MI325X) runs a step's dense GEMMs through its own skinny kernels only
+  while the step has at most 4 tokens (16-bit linears) or 1 token (per-tensor FP8), else through hipBLASLt, which
+  costs a measured few microseconds more per GEMM at decode sizes (:func:`gpudesk.sizing.serve_rates.
+  library_gemm_extra_s`, vllm-project/vllm PR 15830); routed experts and AWQ/GPTQ/block-FP8 linears have their own
+  kernels and are not counted.
 - Host overhead: the engine's CPU work per step (scheduling, input preparation, sampling, detokenisation) is added
   to the GPU's step unless the engine overlaps it, then the step lasts the longer of the two
   (:mod:`gpudesk.sizing.serve_host`).
@@ -75,6 +80,7 @@ from gpudesk.sizing.serve_rates import (
     BLOCK_FP8_SOURCE,
     BLOCK_FP8_WEIGHT_STREAM_SHARE,
     ENGINE_ALLREDUCE_MAX_BYTES,
+    HIPBLASLT_SOURCE,
     AZURE_GUIDE,
     ENGINE_ALLREDUCE_SOURCE,
     MEASURED_ALLREDUCE_BUSBW_GBPS,
@@ -82,10 +88,12 @@ from gpudesk.sizing.serve_rates import (
     allreduce_latency_s,
     compute_peak_flops,
     dequant_overlaps_weight_stream,
+    dense_gemms_per_step,
     dequant_weights_per_s,
     hbm_efficiency,
     kernel_latency_s,
     kernels_per_step,
+    library_gemm_extra_s,
     link_efficiency,
     matmul_efficiency,
     measured_allreduce_busbw,
@@ -138,6 +146,8 @@ class StepModel:
     dequant_overlapped: bool = False  # the kernel unpacks while the next weight tiles load (Marlin): max, not sum
     link: Link | None = None  # the replica's link when its collective library has a measured bandwidth curve
     dense_stream_extra_s: float = 0.0  # block-FP8 dense GEMMs: extra seconds per step over the HBM-rate read
+    library_gemm_s: float = 0.0  # dense GEMMs handed to the vendor library: extra seconds per step
+    skinny_max_tokens: int = 0  # steps of at most this many tokens run the engine's skinny kernels instead
 
     def weight_bytes_read(self, tokens: int) -> float:
         """Weight bytes a step of ``tokens`` tokens reads on one GPU (dense part + the experts touched)."""
@@ -178,6 +188,8 @@ class StepModel:
         attention = max(kv_bytes / self.bytes_per_s, attention_flops / self.attention_flops_per_s)
         elementwise = tokens * self.elementwise_bytes_per_token / self.bytes_per_s
         gpu = gemm + attention + elementwise + self.layers * self.layer_latency_s + self.allreduce_s(tokens)
+        if tokens > self.skinny_max_tokens:
+            gpu += self.library_gemm_s
         host = self.host_s(decode_requests + (1 if prefill_tokens else 0))
         return max(gpu, host) if self.host_overlap else gpu + host
 
@@ -214,6 +226,18 @@ def _compute_format(weight_format: str) -> str:
     if fmt in ("fp4", "nvfp4"):
         return "fp4"
     return "bf16"
+
+
+def _linear_format(weight_format: str, block_fp8: bool) -> str | None:
+    """The kind of GEMM the dense linears run as far as the GEMM library goes: ``bf16`` (16-bit weights, and
+    MXFP4 checkpoints whose attention stays 16-bit), ``fp8`` (per-tensor FP8), None for formats with their own
+    kernels (block-scaled FP8, AWQ/GPTQ, FP4, int8)."""
+    fmt = weight_format.lower()
+    if fmt in ("bf16", "fp16", "mxfp4"):
+        return "bf16"
+    if fmt == "fp8" and not block_fp8:
+        return "fp8"
+    return None
 
 
 def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv_dtype: str) -> StepModel:
@@ -263,6 +287,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             load.gpus_per_node and tp > load.gpus_per_node):
         curve_link = link
     host = host_overhead(load.engine.lower(), load.engine_version, load.overlap_scheduling, load.num_scheduler_steps)
+    linear = _linear_format(fmt, block_fp8)
+    gemm_extra, skinny_tokens = library_gemm_extra_s(load.engine, gpu, linear) if linear else (0.0, 0)
+    gemms = dense_gemms_per_step(spec) if gemm_extra else 0
     assumptions = [
         Assumption("host_overhead_s", _("{step:g} s per step + {request:g} s per running request, {mode}").format(
             step=host.step_s, request=host.request_s,
@@ -278,6 +305,11 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         assumptions.append(Assumption("block_fp8_weight_stream", _(
             "{gb:.2f} GB of block-FP8 dense weights per GPU read at {share:.3g} of the memory bandwidth").format(
             gb=block_bytes / 1e9, share=BLOCK_FP8_WEIGHT_STREAM_SHARE), BLOCK_FP8_SOURCE))
+    if gemms:
+        assumptions.append(Assumption("library_gemm_s", _(
+            "{gemms} dense GEMMs per step through the vendor library, {us:.2g} us each beyond the roofline, above "
+            "{tokens} token(s) per step").format(gemms=gemms, us=gemm_extra * 1e6, tokens=skinny_tokens),
+            HIPBLASLT_SOURCE))
     if dequant_rate:
         assumptions.append(Assumption("dequant_weights_per_s", f"{dequant_rate:.3g}", dequant_source))
         assumptions.append(Assumption(
@@ -298,5 +330,6 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         assumptions=tuple(assumptions), host_step_s=host.step_s, host_request_s=host.request_s,
         host_overlap=host.overlap, weight_bytes_per_element=bytes_per_param, dequant_weights_per_s=dequant_rate,
         dequant_overlapped=overlapped and bool(dequant_rate),
-        link=curve_link, dense_stream_extra_s=dense_extra)
+        link=curve_link, dense_stream_extra_s=dense_extra, library_gemm_s=gemms * gemm_extra,
+        skinny_max_tokens=skinny_tokens)
 

@@ -691,3 +691,34 @@ def test_block_fp8_checkpoint_streams_its_dense_weights_slowly(catalog):
     bf16 = _spec(catalog, "llama-3.1-8b")
     one = ServeLoad(input_tokens=200, output_tokens=200, concurrency=1).validated()
     assert step_model(bf16, catalog.gpu("h100-sxm5"), one, None, "bf16").dense_stream_extra_s == 0.0
+
+
+def test_vllm_on_cdna3_pays_the_gemm_library_above_the_skinny_kernels_token_limit(catalog):
+    """vLLM on MI300X runs its skinny kernels for BF16 steps of at most 4 tokens and FP8 steps of 1 token, hipBLASLt
+    above, which costs the PR 15830 figure per dense GEMM: Llama 3.1 70B at TP 8 has 80 x 4 + 1 of them. NVIDIA
+    GPUs, other engines and formats with their own kernels (AWQ) pay nothing."""
+    from gpudesk.sizing.serve_rates import HIPBLASLT_EXTRA_GEMM_S, dense_gemms_per_step
+    from gpudesk.sizing.serve_step import step_model
+
+    spec = _spec(catalog, "llama-3.1-70b")
+    assert dense_gemms_per_step(spec) == 80 * 4 + 1
+    assert round(HIPBLASLT_EXTRA_GEMM_S * 1e6, 2) == 2.76
+    link = catalog.link("amd-if-mi300x")
+
+    def steps(gpu, fmt, engine="vllm"):
+        load = ServeLoad(engine=engine, input_tokens=10, output_tokens=10, batch=1, tp=8, weight_format=fmt)
+        return step_model(spec, catalog.gpu(gpu), load.validated(), link, "bf16")
+
+    fp8 = steps("mi300x", "fp8")
+    assert fp8.library_gemm_s == pytest.approx(321 * HIPBLASLT_EXTRA_GEMM_S)
+    assert fp8.step_s(2, 200) - fp8.step_s(1, 100) > 0.8e-3  # the second token moves every GEMM to hipBLASLt
+    bf16 = steps("mi300x", "bf16")
+    assert bf16.skinny_max_tokens == 4 and fp8.skinny_max_tokens == 1
+    assert bf16.step_s(5, 500) - bf16.step_s(4, 400) > 0.8e-3
+    assert any(a.name == "library_gemm_s" for a in fp8.assumptions)
+    assert steps("mi300x", "int4-awq").library_gemm_s == 0.0
+    assert steps("mi300x", "fp8", engine="sglang").library_gemm_s == 0.0
+    h100 = step_model(spec, catalog.gpu("h100-sxm5"), ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=8,
+                                                                weight_format="fp8").validated(),
+                      catalog.link("nvlink4"), "bf16")
+    assert h100.library_gemm_s == 0.0
