@@ -66,6 +66,9 @@ class MemoryWorkload:
         kv_cache_impl: inference KV cache: ``paged`` (vLLM/SGLang), ``dynamic`` (HF DynamicCache),
             ``legacy-tuple`` (transformers <= 4.35), ``static`` (gpt-fast, quadratic causal mask) or
             ``static-linear-mask``.
+        mla_decode_weights: inference of an MLA model (DeepSeek-V2/V3): the 16-bit decode matrices the engine
+            builds after loading: ``up-proj`` (vLLM since 2025-03: a 16-bit copy of a quantised ``kv_b_proj``),
+            ``absorbed`` (vLLM 0.7.1-0.7.3: absorbed ``W_Q_UK`` and ``W_UV_O``) or ``none``.
         optimizer_impl: ``foreach`` (PyTorch >= 2.0 default on CUDA), ``fused`` or ``for-loop`` (PyTorch 1.x, HF
             ``adamw_hf``): whether ``optimizer.step()`` builds a state-sized temporary for every parameter.
         kbit_fp32_upcast: LoRA/QLoRA after PEFT ``prepare_model_for_kbit_training`` (norms, embeddings and LM head
@@ -120,6 +123,7 @@ class MemoryWorkload:
     zero_grad_keeps_grads: bool = False
     cuda_lazy_loading: bool = True
     kv_cache_impl: str = "paged"
+    mla_decode_weights: str = "up-proj"
     optimizer_impl: str = "foreach"
     kbit_fp32_upcast: bool = False
     fsdp1_mixed_flat_params: bool = False
@@ -165,7 +169,7 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         concurrent_sequences=w.concurrent_sequences, paged_block_tokens=w.paged_block_tokens,
         flash_attention=w.flash_attention, tensor_parallel=w.tensor_parallel,
         activation_bytes_per_sample=w.activation_bytes_per_sample, overheads=w.overheads,
-        kv_cache_impl=w.kv_cache_impl,
+        kv_cache_impl=w.kv_cache_impl, mla_decode_weights=w.mla_decode_weights,
     )
 
 

@@ -154,6 +154,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         zero_grad_keeps_grads=bool(case.get("zero_grad_keeps_grads", False)),
         cuda_lazy_loading=bool(case.get("cuda_lazy_loading", True)),
         fsdp_version=int(case.get("fsdp_version") or 2), kv_cache_impl=str(case.get("kv_cache_impl", "paged")),
+        mla_decode_weights=str(case.get("mla_decode_weights", "up-proj")),
         optimizer_impl=str(case.get("optimizer_impl", "foreach")),
         kbit_fp32_upcast=bool(case.get("kbit_fp32_upcast", False)),
         fsdp1_mixed_flat_params=bool(case.get("fsdp1_mixed_flat_params", False)),

@@ -28,7 +28,8 @@ def cli_args(case: dict) -> list[str]:
         args += ["--seq", str(case.get("context_tokens", 16)), "--batch", "1",
                  "--kv-precision", case.get("kv_precision", "bf16"),
                  "--kv-block-tokens", str(case.get("paged_block_tokens", 16)),
-                 "--kv-cache-impl", case.get("kv_cache_impl", "paged")]
+                 "--kv-cache-impl", case.get("kv_cache_impl", "paged"),
+                 "--mla-decode-weights", case.get("mla_decode_weights", "up-proj")]
         if case.get("weight_format"):
             args += ["--weight-format", case["weight_format"]]
         if not case.get("flash_attention", True):
