@@ -377,6 +377,22 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
             lines.append(_("    fresh-2 method {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error "
                            "{median:.1%}").format(key=key, cases=sub["cases"], w15=sub["within_15_share"],
                                                   median=sub["median_abs_error"]))
+    fresh3 = summary.get("fresh-3", {"rows": 0})
+    if fresh3["rows"]:
+        lines.append(_("  fresh-3 rows (collected after the fresh-2 rows were scored, mapped before any estimate, never "
+                       "tuned on) {cases:>3} of {rows} rows scored, within 15 %: {w15:.0%}, within 25 %: {w25:.0%}, median "
+                       "error {median:.1%}").format(cases=fresh3["cases"], rows=fresh3["rows"],
+                                                    w15=fresh3["within_15_share"], w25=fresh3["within_25_share"],
+                                                    median=fresh3["median_abs_error"]))
+        for group, template in (
+                ("by_method", _("    fresh-3 method {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error "
+                                "{median:.1%}")),
+                ("by_gpus", _("    fresh-3 GPUs {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error "
+                              "{median:.1%}"))):
+            for key, sub in fresh3[group].items():
+                if sub["cases"]:
+                    lines.append(template.format(key=key, cases=sub["cases"], w15=sub["within_15_share"],
+                                                 median=sub["median_abs_error"]))
     for peer, sub in summary["peers"].items():
         if sub["cases"]:
             lines.append(_("  formula {peer:<10} {cases:>3} model-state rows, within 15 %: {w15:.0%}, median error {median:.1%}")

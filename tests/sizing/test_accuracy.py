@@ -29,6 +29,7 @@ CASES = Path(__file__).resolve().parents[1] / "fixtures" / "sizing" / "measured_
 LATER = CASES.with_name("measured_peaks_later.jsonl")
 FRESH = CASES.with_name("measured_peaks_fresh.jsonl")
 FRESH2 = CASES.with_name("measured_peaks_fresh2.jsonl")
+FRESH3 = CASES.with_name("measured_peaks_fresh3.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -123,6 +124,21 @@ def test_fresh_2_rows_are_a_held_out_set_of_their_own(results):
     assert not {r.source_url.split("#")[0] for r in fresh2} & others
     # Every row not scored says why in its description.
     assert all("Not scored" in r.description or "not scored" in r.description for r in fresh2 if not r.supported)
+
+
+def test_fresh_3_rows_are_a_held_out_set_of_their_own(results):
+    # Collected after the fresh-2 rows were scored, committed (commit "Fresh-3 validation rows ...") before any estimate
+    # was computed for them; scored once, so no accuracy floor: only that they stay out of every other figure.
+    fresh3 = [r for r in results if r.case_set == "fresh-3"]
+    assert len(fresh3) == len(FRESH3.read_text().splitlines()) >= 8
+    assert all(r.added == "fresh3-2026-12-05" for r in fresh3)
+    assert sum(r.method == "qlora" for r in fresh3) >= 8 and sum(r.gpus > 1 for r in fresh3) >= 4
+    summary = summarize(results)
+    assert summary["fresh-3"]["rows"] == len(fresh3) and summary["fresh-3"]["failed_cases"] == 0
+    assert summary["fresh-3"]["cases"] == sum(r.supported and not r.error for r in fresh3)
+    assert summary["cases"] == sum(r.supported and not r.error for r in results if r.case_set not in HELD_OUT_SETS)
+    others = {r.source_url.split("#")[0] for r in results if r.case_set != "fresh-3"}
+    assert not {r.source_url.split("#")[0] for r in fresh3} & others
 
 
 def test_compares_like_with_like(results):

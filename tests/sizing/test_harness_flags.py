@@ -13,7 +13,8 @@ from gpudesk.sizing.validation import case_workload, evaluate, load_cases
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sizing"
 SETS = (FIXTURES / "measured_peaks.jsonl", FIXTURES / "measured_peaks_later.jsonl",
-        FIXTURES / "measured_peaks_fresh.jsonl", FIXTURES / "measured_peaks_fresh2.jsonl")
+        FIXTURES / "measured_peaks_fresh.jsonl", FIXTURES / "measured_peaks_fresh2.jsonl",
+        FIXTURES / "measured_peaks_fresh3.jsonl")
 STAT_KEY = {"allocated": "allocated_bytes", "active": "allocated_bytes", "reserved": "reserved_bytes",
             "device": "device_bytes"}
 
