@@ -98,6 +98,9 @@ def add_parser(subparsers) -> None:
                    help=_("zero_grad() zero-fills gradients instead of freeing them (PyTorch < 2.0 default)"))
     m.add_argument("--kbit-fp32-upcast", action="store_true",
                    help=_("lora/qlora after PEFT prepare_model_for_kbit_training: norms, embeddings and LM head in fp32"))
+    m.add_argument("--kbit-embeddings-bf16", action="store_true",
+                   help=_("with --kbit-fp32-upcast: TRL's SFTTrainer under bf16 casts embeddings and LM head back to bf16 "
+                        "(norms stay fp32)"))
     m.add_argument("--fsdp1-mixed-flat-params", action="store_true",
                    help=_("lora/qlora with --fsdp-version 1: adapters share FlatParameters with the frozen base (no "
                         "separate wrap), so the base gets gradients"))
@@ -462,6 +465,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         optimizer_impl=args.optimizer_impl, zero_grad_keeps_grads=args.zero_grad_keeps_grads,
         cuda_lazy_loading=args.cuda_lazy_loading == "on", kv_cache_impl=args.kv_cache_impl,
         mla_decode_weights=args.mla_decode_weights, paged_block_tokens=args.kv_block_tokens, kbit_fp32_upcast=args.kbit_fp32_upcast,
+        kbit_embeddings_bf16=args.kbit_embeddings_bf16,
         fsdp1_mixed_flat_params=args.fsdp1_mixed_flat_params, lora_dropout=args.lora_dropout,
         legacy_bnb_matmul=args.legacy_bnb_matmul, weight_loading=args.weight_loading,
         double_quant=not args.no_double_quant, pipeline_parallel=args.pp, pipeline_schedule=args.pp_schedule,
@@ -478,7 +482,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "offload": "--offload", "fsdp_version": "--fsdp-version", "optimizer_impl": "--optimizer-impl",
                 "kv_cache_impl": "--kv-cache-impl", "paged_block_tokens": "--kv-block-tokens",
                 "mla_decode_weights": "--mla-decode-weights",
-                "fsdp1_mixed_flat_params": "--fsdp1-mixed-flat-params", "lora_dropout": "--lora-dropout",
+                "fsdp1_mixed_flat_params": "--fsdp1-mixed-flat-params",
+                "kbit_embeddings_bf16": "--kbit-embeddings-bf16", "lora_dropout": "--lora-dropout",
                 "pipeline_parallel": "--pp", "pipeline_schedule": "--pp-schedule",
                 "pipeline_microbatches": "--pp-microbatches", "pipeline_stages_per_rank": "--pp-stages-per-rank"}
         raise CliError(f"{flag.get(str(exc.field), str(exc.field))}: {exc.reason}") from exc

@@ -68,7 +68,8 @@ class ModelMemory:
     ``context_parallel`` (see :mod:`gpudesk.sizing.memory_train`). Framework behaviour that changed memory between
     versions: ``fsdp_version`` (1 flat parameters, 2 fully_shard), ``optimizer_impl`` (foreach / fused / for-loop
     Adam step), ``zero_grad_keeps_grads`` (PyTorch < 2.0), ``cuda_lazy_loading`` (CUDA >= 11.7),
-    ``kbit_fp32_upcast`` (PEFT ``prepare_model_for_kbit_training``), ``fsdp1_mixed_flat_params`` (adapters and frozen
+    ``kbit_fp32_upcast`` (PEFT ``prepare_model_for_kbit_training``), ``kbit_embeddings_bf16`` (TRL casts embeddings
+    and LM head back to bf16), ``fsdp1_mixed_flat_params`` (adapters and frozen
     base in one FSDP1 FlatParameter), ``lora_dropout``, ``legacy_bnb_matmul`` (bitsandbytes < 0.43.2), ``weight_loading`` (how the weights reach the GPU: per-tensor /
     nf4-nearest-search / fsdp1-sync-states), ``double_quant`` (QLoRA NF4 double quantisation) and, for
     inference, ``kv_cache_impl`` (paged / dynamic / legacy-tuple / static / static-linear-mask) and
@@ -110,6 +111,7 @@ class ModelMemory:
     kv_cache_impl: str = "paged"
     mla_decode_weights: str = "up-proj"
     kbit_fp32_upcast: bool = False
+    kbit_embeddings_bf16: bool = False
     fsdp1_mixed_flat_params: bool = False
     lora_dropout: float = 0.0
     legacy_bnb_matmul: bool = False

@@ -159,6 +159,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         mla_decode_weights=str(case.get("mla_decode_weights", "up-proj")),
         optimizer_impl=str(case.get("optimizer_impl", "foreach")),
         kbit_fp32_upcast=bool(case.get("kbit_fp32_upcast", False)),
+        kbit_embeddings_bf16=bool(case.get("kbit_embeddings_bf16", False)),
         fsdp1_mixed_flat_params=bool(case.get("fsdp1_mixed_flat_params", False)),
         lora_dropout=float(case.get("lora_dropout", 0.0)), legacy_bnb_matmul=bool(case.get("legacy_bnb_matmul", False)),
         weight_loading=str(case.get("weight_loading", "per-tensor")),

@@ -53,6 +53,7 @@ def cli_args(case: dict) -> list[str]:
         for key, flag in (("flash_attention", None), ("sequence_parallel", "--sp"), ("sp_gathered_inputs", "--sp-gathered-inputs"), ("optimizer_in_backward", "--optimizer-in-backward"),
                           ("activation_offload", "--activation-offload"), ("compile", "--compile"),
                           ("zero_grad_keeps_grads", "--zero-grad-keeps-grads"), ("kbit_fp32_upcast", "--kbit-fp32-upcast"),
+                          ("kbit_embeddings_bf16", "--kbit-embeddings-bf16"),
                           ("fsdp1_mixed_flat_params", "--fsdp1-mixed-flat-params"),
                           ("legacy_bnb_matmul", "--legacy-bnb-matmul")):
             if key == "flash_attention":

@@ -168,6 +168,8 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.zero_grad_keeps_grads", translate("PlanQuestions", "zero_grad keeps gradients (PyTorch before 2.0)"), kind="bool"),
             _f("model.kbit_fp32_upcast", translate("PlanQuestions", "Norms and embeddings upcast to fp32 (prepare_model_for_kbit_training)"), kind="bool",
                tooltip=translate("PlanQuestions", "PEFT's prepare_model_for_kbit_training (called by TRL's SFTTrainer for a 4-bit model on one GPU) makes the residual stream fp32.")),
+            _f("model.kbit_embeddings_bf16", translate("PlanQuestions", "Embeddings and LM head back in bf16 (TRL, bf16)"), kind="bool",
+               tooltip=translate("PlanQuestions", "With the fp32 upcast: TRL's SFTTrainer under bf16 casts the embeddings and LM head back to bf16; the norms stay fp32.")),
             _f("model.fsdp1_mixed_flat_params", translate("PlanQuestions", "FSDP1: adapters share flat parameters with the frozen base"), kind="bool",
                tooltip=translate("PlanQuestions", "Without a separate wrap of the LoRA adapters (PEFT fsdp_auto_wrap_policy, torchtune lora_fsdp_wrap_policy), FSDP1 allocates gradients for the frozen base too.")),
             _f("model.cuda_lazy_loading", translate("PlanQuestions", "CUDA lazy module loading"), kind="bool",
