@@ -14,6 +14,10 @@ re-mapped to it from the source at their commit) 93 % within 15 %, median 6.8 % 
 fresh-2 rows (measured_peaks_fresh2.jsonl, collected after that, committed before any estimate, scored once):
 17 rows, 7 scorable, 7 of 7 within 15 %, median 5.3 %. With the DTensor sequence-parallel inputs
 (``sp_gathered_inputs``, the eight torchtitan TP rows): 87 % within 15 %, >8 GPUs 10 of 11 (was 6 of 11).
+With TRL's bf16 recast of embeddings and LM head after the kbit upcast (``kbit_embeddings_bf16``, eight fms one-GPU
+rows re-mapped from TRL 0.11.4/0.13.0) and the MLA decode matrices (``mla_decode_weights``; the DeepSeek-V2-Lite AWQ
+fresh row re-mapped to its vLLM era): 89 % within 15 %, median 5.0 %, QLoRA 41 of 51 (was 38). The fresh-3 rows
+(measured_peaks_fresh3.jsonl, 19 QLoRA runs, committed before any estimate) are scored once and carry no floor.
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ def test_accuracy_floor(results):
     # 179 scored since the six torchtitan 405B pipeline-parallel rows are scored (three of them within 15 %).
     assert len(results) >= 188 and summary["cases"] >= 179 and summary["sources"] >= 27
     assert summary["failed_cases"] == 0
-    assert summary["within_15_share"] >= 0.865
+    assert summary["within_15_share"] >= 0.885
     assert summary["within_25_share"] >= 0.97
     assert summary["median_abs_error"] <= 0.05
     assert summary["by_method"]["qlora"]["cases"] >= 51
@@ -80,7 +84,7 @@ def test_accuracy_floor_by_method(results):
     assert summary["by_method"]["inference"]["cases"] >= 37
     assert summary["by_method"]["inference"]["within_15_share"] >= 0.91
     assert summary["by_method"]["inference"]["median_abs_error"] <= 0.03
-    assert summary["by_method"]["qlora"]["within_15_share"] >= 0.74
+    assert summary["by_method"]["qlora"]["within_15_share"] >= 0.80  # 41 of 51
     assert summary["by_method"]["qlora"]["median_abs_error"] <= 0.076
 
 
