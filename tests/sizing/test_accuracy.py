@@ -17,7 +17,10 @@ fresh-2 rows (measured_peaks_fresh2.jsonl, collected after that, committed befor
 With TRL's bf16 recast of embeddings and LM head after the kbit upcast (``kbit_embeddings_bf16``, eight fms one-GPU
 rows re-mapped from TRL 0.11.4/0.13.0) and the MLA decode matrices (``mla_decode_weights``; the DeepSeek-V2-Lite AWQ
 fresh row re-mapped to its vLLM era): 89 % within 15 %, median 5.0 %, QLoRA 41 of 51 (was 38). The fresh-3 rows
-(measured_peaks_fresh3.jsonl, 19 QLoRA runs, committed before any estimate) are scored once and carry no floor.
+(measured_peaks_fresh3.jsonl, 19 QLoRA runs, committed before any estimate) are scored once and carry no floor:
+first score 15 of 19 within 15 %, 18 of 19 within 25 %, median 4.6 % (one GPU 7 of 9, two GPUs 8 of 10); misses: the
+accelerated-peft-bnb Mistral one-GPU rows (1.24, 1.31) and the Llama-2-70B FSDP rows (0.81, 0.81). The five two-GPU
+configurations appear once per plugin with the same measured figure (both plugins skip the upcast under FSDP).
 """
 
 from __future__ import annotations
