@@ -98,6 +98,9 @@ def add_parser(subparsers) -> None:
                    help=_("zero_grad() zero-fills gradients instead of freeing them (PyTorch < 2.0 default)"))
     m.add_argument("--kbit-fp32-upcast", action="store_true",
                    help=_("lora/qlora after PEFT prepare_model_for_kbit_training: norms, embeddings and LM head in fp32"))
+    m.add_argument("--kbit-embeddings-bf16", action="store_true",
+                   help=_("with --kbit-fp32-upcast: TRL's SFTTrainer under bf16 casts embeddings and LM head back to bf16 "
+                        "(norms stay fp32)"))
     m.add_argument("--fsdp1-mixed-flat-params", action="store_true",
                    help=_("lora/qlora with --fsdp-version 1: adapters share FlatParameters with the frozen base (no "
                         "separate wrap), so the base gets gradients"))
@@ -106,6 +109,9 @@ def add_parser(subparsers) -> None:
     m.add_argument("--kv-cache-impl", default="paged", choices=("paged", "dynamic", "legacy-tuple", "static", "static-linear-mask"),
                    help=_("inference KV cache: paged (vLLM/SGLang), dynamic (HF DynamicCache), legacy-tuple "
                         "(transformers <= 4.35), static (gpt-fast, quadratic causal mask), static-linear-mask"))
+    m.add_argument("--mla-decode-weights", default="up-proj", choices=("up-proj", "absorbed", "none"),
+                   help=_("inference of an MLA model (DeepSeek-V2/V3): 16-bit decode matrices the engine builds, up-proj "
+                        "(vLLM since 2025-03), absorbed (vLLM 0.7.1 to 0.7.3) or none (HF transformers)"))
     m.add_argument("--kv-block-tokens", type=int, default=16, metavar="N",
                    help=_("paged KV block size in tokens (vLLM 16, SGLang 1)"))
     m.add_argument("--framework", default=None, choices=FRAMEWORKS,
@@ -374,6 +380,22 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
             lines.append(_("    fresh-2 method {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error "
                            "{median:.1%}").format(key=key, cases=sub["cases"], w15=sub["within_15_share"],
                                                   median=sub["median_abs_error"]))
+    fresh3 = summary.get("fresh-3", {"rows": 0})
+    if fresh3["rows"]:
+        lines.append(_("  fresh-3 rows (collected after the fresh-2 rows were scored, mapped before any estimate, never "
+                       "tuned on) {cases:>3} of {rows} rows scored, within 15 %: {w15:.0%}, within 25 %: {w25:.0%}, median "
+                       "error {median:.1%}").format(cases=fresh3["cases"], rows=fresh3["rows"],
+                                                    w15=fresh3["within_15_share"], w25=fresh3["within_25_share"],
+                                                    median=fresh3["median_abs_error"]))
+        for group, template in (
+                ("by_method", _("    fresh-3 method {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error "
+                                "{median:.1%}")),
+                ("by_gpus", _("    fresh-3 GPUs {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error "
+                              "{median:.1%}"))):
+            for key, sub in fresh3[group].items():
+                if sub["cases"]:
+                    lines.append(template.format(key=key, cases=sub["cases"], w15=sub["within_15_share"],
+                                                 median=sub["median_abs_error"]))
     for peer, sub in summary["peers"].items():
         if sub["cases"]:
             lines.append(_("  formula {peer:<10} {cases:>3} model-state rows, within 15 %: {w15:.0%}, median error {median:.1%}")
@@ -442,7 +464,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         compiled=args.compile, gradient_accumulation=args.grad_accum > 1, fsdp_version=args.fsdp_version,
         optimizer_impl=args.optimizer_impl, zero_grad_keeps_grads=args.zero_grad_keeps_grads,
         cuda_lazy_loading=args.cuda_lazy_loading == "on", kv_cache_impl=args.kv_cache_impl,
-        paged_block_tokens=args.kv_block_tokens, kbit_fp32_upcast=args.kbit_fp32_upcast,
+        mla_decode_weights=args.mla_decode_weights, paged_block_tokens=args.kv_block_tokens, kbit_fp32_upcast=args.kbit_fp32_upcast,
+        kbit_embeddings_bf16=args.kbit_embeddings_bf16,
         fsdp1_mixed_flat_params=args.fsdp1_mixed_flat_params, lora_dropout=args.lora_dropout,
         legacy_bnb_matmul=args.legacy_bnb_matmul, weight_loading=args.weight_loading,
         double_quant=not args.no_double_quant, pipeline_parallel=args.pp, pipeline_schedule=args.pp_schedule,
@@ -458,7 +481,9 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "optimizer": "--optimizer", "context_parallel": "--cp", "loss": "--loss", "sharding": "--sharding",
                 "offload": "--offload", "fsdp_version": "--fsdp-version", "optimizer_impl": "--optimizer-impl",
                 "kv_cache_impl": "--kv-cache-impl", "paged_block_tokens": "--kv-block-tokens",
-                "fsdp1_mixed_flat_params": "--fsdp1-mixed-flat-params", "lora_dropout": "--lora-dropout",
+                "mla_decode_weights": "--mla-decode-weights",
+                "fsdp1_mixed_flat_params": "--fsdp1-mixed-flat-params",
+                "kbit_embeddings_bf16": "--kbit-embeddings-bf16", "lora_dropout": "--lora-dropout",
                 "pipeline_parallel": "--pp", "pipeline_schedule": "--pp-schedule",
                 "pipeline_microbatches": "--pp-microbatches", "pipeline_stages_per_rank": "--pp-stages-per-rank"}
         raise CliError(f"{flag.get(str(exc.field), str(exc.field))}: {exc.reason}") from exc

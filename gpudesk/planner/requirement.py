@@ -22,7 +22,7 @@ from gpudesk.sizing.memory import MODES
 from gpudesk.sizing.activations import LOSS_MODES
 from gpudesk.sizing.memory_train import OFFLOAD_MODES, SHARDING_MODES
 from gpudesk.sizing.error_band import FRAMEWORKS
-from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS
+from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS, MLA_DECODE_WEIGHTS
 from gpudesk.sizing.loading import WEIGHT_LOADERS
 from gpudesk.sizing.optimizers import OPTIMIZER_IMPLS, OPTIMIZER_NAMES, PARAM_PRECISIONS
 
@@ -68,10 +68,12 @@ class ModelMemory:
     ``context_parallel`` (see :mod:`gpudesk.sizing.memory_train`). Framework behaviour that changed memory between
     versions: ``fsdp_version`` (1 flat parameters, 2 fully_shard), ``optimizer_impl`` (foreach / fused / for-loop
     Adam step), ``zero_grad_keeps_grads`` (PyTorch < 2.0), ``cuda_lazy_loading`` (CUDA >= 11.7),
-    ``kbit_fp32_upcast`` (PEFT ``prepare_model_for_kbit_training``), ``fsdp1_mixed_flat_params`` (adapters and frozen
+    ``kbit_fp32_upcast`` (PEFT ``prepare_model_for_kbit_training``), ``kbit_embeddings_bf16`` (TRL casts embeddings
+    and LM head back to bf16), ``fsdp1_mixed_flat_params`` (adapters and frozen
     base in one FSDP1 FlatParameter), ``lora_dropout``, ``legacy_bnb_matmul`` (bitsandbytes < 0.43.2), ``weight_loading`` (how the weights reach the GPU: per-tensor /
     nf4-nearest-search / fsdp1-sync-states), ``double_quant`` (QLoRA NF4 double quantisation) and, for
-    inference, ``kv_cache_impl`` (paged / dynamic / legacy-tuple / static / static-linear-mask); ``framework``
+    inference, ``kv_cache_impl`` (paged / dynamic / legacy-tuple / static / static-linear-mask) and
+    ``mla_decode_weights`` (up-proj / absorbed / none: MLA decode matrices by vLLM era); ``framework``
     only chooses which published cases give the estimate's expected error band.
     """
 
@@ -107,7 +109,9 @@ class ModelMemory:
     zero_grad_keeps_grads: bool = False
     cuda_lazy_loading: bool = True
     kv_cache_impl: str = "paged"
+    mla_decode_weights: str = "up-proj"
     kbit_fp32_upcast: bool = False
+    kbit_embeddings_bf16: bool = False
     fsdp1_mixed_flat_params: bool = False
     lora_dropout: float = 0.0
     legacy_bnb_matmul: bool = False
@@ -322,6 +326,7 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_choice, "model.fsdp_version", str(m.fsdp_version), ("1", "2"))
     check(_choice, "model.optimizer_impl", m.optimizer_impl, OPTIMIZER_IMPLS)
     check(_choice, "model.kv_cache_impl", m.kv_cache_impl, KV_CACHE_IMPLS)
+    check(_choice, "model.mla_decode_weights", m.mla_decode_weights, MLA_DECODE_WEIGHTS)
     check(_choice, "model.weight_loading", m.weight_loading, WEIGHT_LOADERS)
     check(_num, "model.lora_dropout", m.lora_dropout, maximum=0.99, strict=False)
     if m.framework is not None:

@@ -66,10 +66,15 @@ class MemoryWorkload:
         kv_cache_impl: inference KV cache: ``paged`` (vLLM/SGLang), ``dynamic`` (HF DynamicCache),
             ``legacy-tuple`` (transformers <= 4.35), ``static`` (gpt-fast, quadratic causal mask) or
             ``static-linear-mask``.
+        mla_decode_weights: inference of an MLA model (DeepSeek-V2/V3): the 16-bit decode matrices the engine
+            builds after loading: ``up-proj`` (vLLM since 2025-03: a 16-bit copy of a quantised ``kv_b_proj``),
+            ``absorbed`` (vLLM 0.7.1-0.7.3: absorbed ``W_Q_UK`` and ``W_UV_O``) or ``none``.
         optimizer_impl: ``foreach`` (PyTorch >= 2.0 default on CUDA), ``fused`` or ``for-loop`` (PyTorch 1.x, HF
             ``adamw_hf``): whether ``optimizer.step()`` builds a state-sized temporary for every parameter.
         kbit_fp32_upcast: LoRA/QLoRA after PEFT ``prepare_model_for_kbit_training`` (norms, embeddings and LM head
             in fp32; an fp32 residual stream).
+        kbit_embeddings_bf16: with ``kbit_fp32_upcast``, TRL's ``SFTTrainer`` under bf16 casts the embeddings and
+            LM head back to bf16 (``peft_module_casting_to_bf16``); the norms stay fp32.
         fsdp1_mixed_flat_params: LoRA/QLoRA under FSDP1 with the adapters in the same FlatParameter as the frozen
             base (a per-block wrap without PEFT's ``fsdp_auto_wrap_policy``).
         lora_dropout: the adapters' dropout (PEFT ``LoraConfig`` default 0): above 0 each adapter keeps its own copy
@@ -120,8 +125,10 @@ class MemoryWorkload:
     zero_grad_keeps_grads: bool = False
     cuda_lazy_loading: bool = True
     kv_cache_impl: str = "paged"
+    mla_decode_weights: str = "up-proj"
     optimizer_impl: str = "foreach"
     kbit_fp32_upcast: bool = False
+    kbit_embeddings_bf16: bool = False
     fsdp1_mixed_flat_params: bool = False
     lora_dropout: float = 0.0
     legacy_bnb_matmul: bool = False
@@ -165,7 +172,7 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         concurrent_sequences=w.concurrent_sequences, paged_block_tokens=w.paged_block_tokens,
         flash_attention=w.flash_attention, tensor_parallel=w.tensor_parallel,
         activation_bytes_per_sample=w.activation_bytes_per_sample, overheads=w.overheads,
-        kv_cache_impl=w.kv_cache_impl,
+        kv_cache_impl=w.kv_cache_impl, mla_decode_weights=w.mla_decode_weights,
     )
 
 
@@ -196,7 +203,7 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
         seq_len_tokens=w.seq_len_tokens, micro_batch_size=w.micro_batch_size, recompute=w.recompute,
         flash_attention=w.flash_attention, overheads=w.overheads, gpus=w.gpus, sharding=w.sharding,
         offload=w.offload, loss=w.loss, activation_offload=w.activation_offload, compiled=w.compiled,
-        kbit_fp32_upcast=w.kbit_fp32_upcast,
+        kbit_fp32_upcast=w.kbit_fp32_upcast, kbit_embeddings_bf16=w.kbit_embeddings_bf16,
         fsdp1_mixed_flat_params=w.fsdp1_mixed_flat_params and w.fsdp_version == 1,
         lora_dropout=w.lora_dropout, legacy_bnb_matmul=w.legacy_bnb_matmul, weight_loading=w.weight_loading,
         double_quant=w.double_quant,

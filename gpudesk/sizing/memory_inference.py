@@ -44,6 +44,8 @@ PAGED_BLOCK_TOKENS = 16  # vLLM default --block-size
 PREFILL_CHUNK_TOKENS = 2048
 # How the KV cache is held (see :func:`kv_cache_impl_extra_bytes`).
 KV_CACHE_IMPLS = ("paged", "dynamic", "legacy-tuple", "static", "static-linear-mask")
+# Which 16-bit matrices an engine builds for MLA's decode path after loading (see :func:`mla_decode_weight_bytes`).
+MLA_DECODE_WEIGHTS = ("up-proj", "absorbed", "none")
 
 
 def resolve_weight_format(spec: ModelSpec, weight_format: str | None = CHECKPOINT_WEIGHT_FORMAT) -> str:
@@ -83,6 +85,50 @@ def weight_bytes(spec: ModelSpec, weight_format: str = CHECKPOINT_WEIGHT_FORMAT)
         # the first and last decoder layers), :mod:`gpudesk.sizing.quant_ignore`.
         keep += spec.unquantized_linear_params
     return (spec.params - keep) * bits / 8 + keep * 2
+
+
+def mla_decode_weight_bytes(spec: ModelSpec, weight_format: str, mla_decode_weights: str = "up-proj",
+                            tensor_parallel: int = 1) -> float:
+    """Bytes per GPU of the matrices a serving engine derives from an MLA model's weights for the decode path,
+    held beside the stored weights (vLLM counts them in "model weights take"). Per layer, with ``N`` heads per
+    GPU (tensor parallelism splits the heads), latent ``Lkv``, per-head widths ``P`` (no-RoPE query/key), ``R``
+    (RoPE) and ``V`` (value), hidden ``H`` and the query input ``Lq`` (``q_lora_rank``, or ``H`` without one):
+
+    - ``up-proj`` (vLLM since PR 14770 of 2025-03-13, "MLA get rid of materialization",
+      https://github.com/vllm-project/vllm/pull/14770; ``vllm/v1/attention/backends/mla/common.py``
+      ``process_weights_after_loading``: "we currently do not have quantized bmm's which are needed for `W_UV`
+      and `W_UK_T`, we just store fp16/bf16 copies"): ``W_UK_T`` and ``W_UV`` are views of the dequantised
+      ``kv_b_proj``, a 16-bit ``Lkv x N(P + V)`` copy when the weights are quantised, nothing when they are 16-bit.
+    - ``absorbed`` (vLLM 0.7.1 to 0.7.3, ``VLLM_MLA_PERFORM_MATRIX_ABSORPTION=1``, PR 12528 of 2025-01-28,
+      ``vllm/attention/backends/mla/utils.py`` ``process_weights_after_loading``: "we end up with absorbed weights
+      for decode and another copy of raw weights for prefill"): ``W_Q_UK`` (``Lq x N Lkv``) and ``W_UV_O``
+      (``N Lkv x H``) in the activation dtype (requantised to fp8 for fp8 checkpoints), ``W_QR``
+      (``Lq x N R``, 16-bit), and the dequantised ``kv_b_proj`` kept through ``self.W_UK`` / ``self.W_UV``.
+      DeepSeek-V2-Lite: 75 MB a layer, 1.9 GiB over 27 layers (vLLM PR 13109's AWQ log: "model weights take
+      10.45GiB" against 8.3 GiB of AWQ weights).
+    - ``none``: the engine runs MLA from the stored projections (HF transformers).
+
+    Zero for models without MLA.
+
+    Raises:
+        SizingError: an unknown ``mla_decode_weights``.
+    """
+    mode = choice("mla_decode_weights", mla_decode_weights, MLA_DECODE_WEIGHTS)
+    t = positive_int("tensor_parallel", tensor_parallel, 1024)
+    if mode == "none" or spec.attention_kind != "mla" or not spec.kv_lora_rank or not spec.is_transformer:
+        return 0.0
+    hidden, layers = spec.hidden_size or 0, spec.layers or 0
+    heads = max(1, (spec.num_attention_heads or 0) // t)
+    latent, rope = spec.kv_lora_rank, spec.qk_rope_head_dim or 0
+    nope, value = spec.qk_nope_head_dim or 128, spec.v_head_dim or 128
+    quantised = weight_bits_per_param(weight_format) < 16
+    kv_b_copy = 2.0 * latent * heads * (nope + value) if quantised else 0.0
+    if mode == "up-proj":
+        return layers * kv_b_copy
+    q_in = spec.q_lora_rank or hidden
+    absorbed_width = 1.0 if weight_format.lower().startswith("fp8") else 2.0
+    absorbed = absorbed_width * (q_in * heads * latent + heads * latent * hidden)
+    return layers * (absorbed + 2.0 * q_in * heads * rope + kv_b_copy)
 
 
 def kv_bytes_per_token(spec: ModelSpec, kv_precision: str = "bf16") -> float:
@@ -270,6 +316,7 @@ def inference_memory(
     overheads: Overheads = Overheads(),
     hybrid_kv_cache: bool = True,
     kv_cache_impl: str = "paged",
+    mla_decode_weights: str = "up-proj",
 ) -> MemoryEstimate:
     """Per-GPU memory of serving ``concurrent_sequences`` requests of ``context_tokens`` each.
 
@@ -278,7 +325,9 @@ def inference_memory(
     per GPU (:func:`kv_heads_per_gpu`).
 
     ``kv_cache_impl`` (:data:`KV_CACHE_IMPLS`): anything but ``paged`` holds a contiguous cache (no block rounding)
-    and adds :func:`kv_cache_impl_extra_bytes` (``kv_cache_workspace``).
+    and adds :func:`kv_cache_impl_extra_bytes` (``kv_cache_workspace``). ``mla_decode_weights``
+    (:data:`MLA_DECODE_WEIGHTS`): the 16-bit matrices an engine derives for MLA decode, counted in the weights
+    (:func:`mla_decode_weight_bytes`).
 
     Raises:
         SizingError / ShapeError: invalid input, named by field.
@@ -288,10 +337,15 @@ def inference_memory(
     if impl != "paged":
         paged_block_tokens = None
     weight_format = resolve_weight_format(spec, weight_format)
-    parts: dict[str, float] = {"weights": weight_bytes(spec, weight_format) / t}
+    mla_extra = mla_decode_weight_bytes(spec, weight_format, mla_decode_weights, t)
+    parts: dict[str, float] = {"weights": weight_bytes(spec, weight_format) / t + mla_extra}
     assumptions = [(_("weights stored as {weight_format} ({bits:.3g} bit/param)").format(
                         weight_format=weight_format, bits=weight_bits_per_param(weight_format)),
                     weight_format_source(weight_format))]
+    if mla_extra:
+        assumptions.append((_("MLA decode matrices ({mode}) kept beside the weights: {gib:.2f} GiB per GPU").format(
+            mode=mla_decode_weights, gib=mla_extra / 2**30),
+            "vllm attention/backends/mla process_weights_after_loading; vllm PR 12528, PR 14770"))
     if spec.is_transformer and activation_bytes_per_sample is None:
         parts["kv_cache"] = kv_cache_bytes(spec, context_tokens, concurrent_sequences, kv_precision, paged_block_tokens,
                                            t, hybrid_kv_cache)

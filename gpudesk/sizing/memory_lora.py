@@ -21,7 +21,16 @@
   ``trl/trainer/sft_trainer.py``). The embedding output and every norm then run in fp32, so the residual stream is
   fp32: the layer inputs that gradient checkpointing keeps, and the norm inputs kept without it, take 4 bytes an
   element instead of 2 (fms-acceleration's bnb plugin avoids the cast for this reason,
-  ``plugins/accelerated-peft/src/fms_acceleration_peft/framework_plugin_bnb.py``).
+  ``plugins/accelerated-peft/src/fms_acceleration_peft/framework_plugin_bnb.py``). Why the residual stays fp32 even
+  when the embeddings are 16-bit again (below): the fp32 norms feed 4-bit Linears, and bitsandbytes'
+  ``Linear4bit.forward`` returns its output in the input's dtype (``out = out.to(inp_dtype)``,
+  https://github.com/bitsandbytes-foundation/bitsandbytes/blob/main/bitsandbytes/nn/modules.py), so the MLP output
+  added to the residual is fp32.
+- ``kbit_embeddings_bf16`` (with ``kbit_fp32_upcast``): TRL's ``SFTTrainer`` under ``bf16`` then calls
+  ``peft_module_casting_to_bf16``, which casts the embeddings and the LM head back to bf16 and keeps the norms fp32
+  (https://github.com/huggingface/trl/blob/v0.13.0/trl/trainer/utils.py ``peft_module_casting_to_bf16``; called in
+  ``trl/trainer/sft_trainer.py`` when ``args.bf16`` and the model is 4-bit and not sharded): the embedding and
+  LM-head weights take 2 bytes again (fp16 training leaves them fp32).
 - ``fsdp1_mixed_flat_params``: under FSDP1 a ``FlatParameter`` that holds frozen base weights and trainable adapters
   gets a gradient for the whole flat parameter, so the frozen base costs gradient memory at its storage size:
   the sharded flat gradients plus, before each reduce-scatter, two unsharded block gradients. torchtune wraps
@@ -147,6 +156,7 @@ def lora_memory(
     activation_offload: bool = False,
     compiled: bool = False,
     kbit_fp32_upcast: bool = False,
+    kbit_embeddings_bf16: bool = False,
     fsdp1_mixed_flat_params: bool = False,
     lora_dropout: float = 0.0,
     legacy_bnb_matmul: bool = False,
@@ -174,9 +184,13 @@ def lora_memory(
     per_trainable = sum(model_state_bytes_per_param(optimizer, adapter_precision))
     base_bytes_per_param = 4.0 if precision_family(precision) == "fp32" else 2.0
     nf4_format = "nf4-dq" if double_quant else "nf4"
+    if kbit_embeddings_bf16 and not kbit_fp32_upcast:
+        raise SizingError("kbit_embeddings_bf16", _("embeddings cast back to bf16 apply after the fp32 upcast of "
+                                                    "prepare_model_for_kbit_training (kbit_fp32_upcast)."))
     if kind == "qlora":
         keep = spec.embedding_params
-        base = (spec.params - keep) * weight_bits_per_param(nf4_format) / 8 + keep * (4 if kbit_fp32_upcast else 2)
+        keep_bytes = 4 if kbit_fp32_upcast and not kbit_embeddings_bf16 else 2
+        base = (spec.params - keep) * weight_bits_per_param(nf4_format) / 8 + keep * keep_bytes
     else:
         base = spec.params * base_bytes_per_param
     gathered = 0.0
@@ -241,7 +255,12 @@ def lora_memory(
         assumptions.append((_("FSDP1 flat parameters mix the frozen base and the adapters: gradients for the whole "
                               "base ({gib:.2f} GiB)").format(gib=flat_grads / 2**30),
                             "torchtune lora_fsdp_wrap_policy; torch.distributed.fsdp FlatParameter"))
-    if kbit_fp32_upcast:
+    if kbit_fp32_upcast and kbit_embeddings_bf16:
+        assumptions.append((_("norms upcast to fp32, embeddings and LM head cast back to bf16 (TRL "
+                              "peft_module_casting_to_bf16): an fp32 residual stream"),
+                            "peft utils/other.py prepare_model_for_kbit_training; trl trainer/utils.py; "
+                            "bitsandbytes nn/modules.py Linear4bit.forward"))
+    elif kbit_fp32_upcast:
         assumptions.append((_("norms, embeddings and LM head upcast to fp32 (prepare_model_for_kbit_training): an fp32 "
                               "residual stream"), "peft utils/other.py prepare_model_for_kbit_training"))
     if recompute == "none":

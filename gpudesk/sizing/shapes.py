@@ -75,6 +75,8 @@ class ModelSpec:
         attention_kind: "mha", "gqa", "mqa" or "mla" (multi-head latent attention, DeepSeek-V2/V3).
         kv_lora_rank, q_lora_rank, qk_rope_head_dim: MLA ranks (DeepSeek-V2 paper, arXiv 2405.04434 section 2.1):
             the KV cache holds ``kv_lora_rank + qk_rope_head_dim`` values per token per layer.
+        qk_nope_head_dim, v_head_dim: MLA per-head widths of the non-RoPE query/key part and of the values (the
+            ``kv_b_proj`` up-projection is ``kv_lora_rank x heads * (qk_nope_head_dim + v_head_dim)``).
         sliding_window: tokens a sliding-window layer attends to (gpt-oss 128, Gemma 3 1024), None when global.
         sliding_window_layers: how many of the layers use that window (Gemma 3: 52 of 62, five local per global
             layer; gpt-oss and Gemma 2: every second layer); None with a window set: every layer (Mistral 7B
@@ -117,6 +119,8 @@ class ModelSpec:
     kv_lora_rank: int | None = None
     q_lora_rank: int | None = None
     qk_rope_head_dim: int | None = None
+    qk_nope_head_dim: int | None = None
+    v_head_dim: int | None = None
     sliding_window: int | None = None
     published_active_params: int | None = None
     hf_repo: str | None = None
@@ -619,6 +623,7 @@ def _decoder_spec(cfg: dict[str, Any], name: str, path: Path, model_type: str) -
         attention_kind="mla" if mla else ("mha" if kv_heads == heads else "mqa" if kv_heads == 1 else "gqa"),
         kv_lora_rank=mla.kv_lora_rank if mla else None, q_lora_rank=mla.q_lora_rank if mla else None,
         qk_rope_head_dim=mla.qk_rope_head_dim if mla else None, sliding_window=window,
+        qk_nope_head_dim=mla.qk_nope_head_dim if mla else None, v_head_dim=mla.v_head_dim if mla else None,
         sliding_window_layers=local_layers,
         hf_repo=name if is_repo_id(name) else None,
         kv_latent_dim=(mla.kv_lora_rank + mla.qk_rope_head_dim) if mla else None,

@@ -42,10 +42,12 @@ def default_cases_path() -> Path:
 # Bundled sets by name: ``first`` and ``later`` are the rows the estimator was developed against; ``fresh`` and
 # ``fresh-2`` rows were mapped from their sources and committed before any estimate was computed for them, and are
 # never tuned on: they measure how the estimator does on runs it has not seen, and are reported apart, each on its
-# own (``summary["fresh"]``, ``summary["fresh-2"]``). ``fresh-2`` was collected after ``fresh`` had been scored.
+# own (``summary["fresh"]``, ``summary["fresh-2"]``, ``summary["fresh-3"]``). ``fresh-2`` was collected after
+# ``fresh`` had been scored, ``fresh-3`` after ``fresh-2`` had been scored and the model frozen again.
 CASE_SET_FILES = {"first": "measured_peaks.jsonl", "later": "measured_peaks_later.jsonl",
-                  "fresh": "measured_peaks_fresh.jsonl", "fresh-2": "measured_peaks_fresh2.jsonl"}
-HELD_OUT_SETS = frozenset({"fresh", "fresh-2"})
+                  "fresh": "measured_peaks_fresh.jsonl", "fresh-2": "measured_peaks_fresh2.jsonl",
+                  "fresh-3": "measured_peaks_fresh3.jsonl"}
+HELD_OUT_SETS = frozenset({"fresh", "fresh-2", "fresh-3"})
 
 
 def default_cases_paths() -> tuple[Path, ...]:
@@ -154,8 +156,10 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         zero_grad_keeps_grads=bool(case.get("zero_grad_keeps_grads", False)),
         cuda_lazy_loading=bool(case.get("cuda_lazy_loading", True)),
         fsdp_version=int(case.get("fsdp_version") or 2), kv_cache_impl=str(case.get("kv_cache_impl", "paged")),
+        mla_decode_weights=str(case.get("mla_decode_weights", "up-proj")),
         optimizer_impl=str(case.get("optimizer_impl", "foreach")),
         kbit_fp32_upcast=bool(case.get("kbit_fp32_upcast", False)),
+        kbit_embeddings_bf16=bool(case.get("kbit_embeddings_bf16", False)),
         fsdp1_mixed_flat_params=bool(case.get("fsdp1_mixed_flat_params", False)),
         lora_dropout=float(case.get("lora_dropout", 0.0)), legacy_bnb_matmul=bool(case.get("legacy_bnb_matmul", False)),
         weight_loading=str(case.get("weight_loading", "per-tensor")),

@@ -14,6 +14,13 @@ re-mapped to it from the source at their commit) 93 % within 15 %, median 6.8 % 
 fresh-2 rows (measured_peaks_fresh2.jsonl, collected after that, committed before any estimate, scored once):
 17 rows, 7 scorable, 7 of 7 within 15 %, median 5.3 %. With the DTensor sequence-parallel inputs
 (``sp_gathered_inputs``, the eight torchtitan TP rows): 87 % within 15 %, >8 GPUs 10 of 11 (was 6 of 11).
+With TRL's bf16 recast of embeddings and LM head after the kbit upcast (``kbit_embeddings_bf16``, eight fms one-GPU
+rows re-mapped from TRL 0.11.4/0.13.0) and the MLA decode matrices (``mla_decode_weights``; the DeepSeek-V2-Lite AWQ
+fresh row re-mapped to its vLLM era): 89 % within 15 %, median 5.0 %, QLoRA 41 of 51 (was 38). The fresh-3 rows
+(measured_peaks_fresh3.jsonl, 19 QLoRA runs, committed before any estimate) are scored once and carry no floor:
+first score 15 of 19 within 15 %, 18 of 19 within 25 %, median 4.6 % (one GPU 7 of 9, two GPUs 8 of 10); misses: the
+accelerated-peft-bnb Mistral one-GPU rows (1.24, 1.31) and the Llama-2-70B FSDP rows (0.81, 0.81). The five two-GPU
+configurations appear once per plugin with the same measured figure (both plugins skip the upcast under FSDP).
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ CASES = Path(__file__).resolve().parents[1] / "fixtures" / "sizing" / "measured_
 LATER = CASES.with_name("measured_peaks_later.jsonl")
 FRESH = CASES.with_name("measured_peaks_fresh.jsonl")
 FRESH2 = CASES.with_name("measured_peaks_fresh2.jsonl")
+FRESH3 = CASES.with_name("measured_peaks_fresh3.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +59,7 @@ def test_accuracy_floor(results):
     # 179 scored since the six torchtitan 405B pipeline-parallel rows are scored (three of them within 15 %).
     assert len(results) >= 188 and summary["cases"] >= 179 and summary["sources"] >= 27
     assert summary["failed_cases"] == 0
-    assert summary["within_15_share"] >= 0.865
+    assert summary["within_15_share"] >= 0.885
     assert summary["within_25_share"] >= 0.97
     assert summary["median_abs_error"] <= 0.05
     assert summary["by_method"]["qlora"]["cases"] >= 51
@@ -79,7 +87,7 @@ def test_accuracy_floor_by_method(results):
     assert summary["by_method"]["inference"]["cases"] >= 37
     assert summary["by_method"]["inference"]["within_15_share"] >= 0.91
     assert summary["by_method"]["inference"]["median_abs_error"] <= 0.03
-    assert summary["by_method"]["qlora"]["within_15_share"] >= 0.74
+    assert summary["by_method"]["qlora"]["within_15_share"] >= 0.80  # 41 of 51
     assert summary["by_method"]["qlora"]["median_abs_error"] <= 0.076
 
 
@@ -123,6 +131,21 @@ def test_fresh_2_rows_are_a_held_out_set_of_their_own(results):
     assert not {r.source_url.split("#")[0] for r in fresh2} & others
     # Every row not scored says why in its description.
     assert all("Not scored" in r.description or "not scored" in r.description for r in fresh2 if not r.supported)
+
+
+def test_fresh_3_rows_are_a_held_out_set_of_their_own(results):
+    # Collected after the fresh-2 rows were scored, committed (commit "Fresh-3 validation rows ...") before any estimate
+    # was computed for them; scored once, so no accuracy floor: only that they stay out of every other figure.
+    fresh3 = [r for r in results if r.case_set == "fresh-3"]
+    assert len(fresh3) == len(FRESH3.read_text().splitlines()) >= 8
+    assert all(r.added == "fresh3-2026-12-05" for r in fresh3)
+    assert sum(r.method == "qlora" for r in fresh3) >= 8 and sum(r.gpus > 1 for r in fresh3) >= 4
+    summary = summarize(results)
+    assert summary["fresh-3"]["rows"] == len(fresh3) and summary["fresh-3"]["failed_cases"] == 0
+    assert summary["fresh-3"]["cases"] == sum(r.supported and not r.error for r in fresh3)
+    assert summary["cases"] == sum(r.supported and not r.error for r in results if r.case_set not in HELD_OUT_SETS)
+    others = {r.source_url.split("#")[0] for r in results if r.case_set != "fresh-3"}
+    assert not {r.source_url.split("#")[0] for r in fresh3} & others
 
 
 def test_compares_like_with_like(results):

@@ -13,7 +13,8 @@ from gpudesk.sizing.validation import case_workload, evaluate, load_cases
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sizing"
 SETS = (FIXTURES / "measured_peaks.jsonl", FIXTURES / "measured_peaks_later.jsonl",
-        FIXTURES / "measured_peaks_fresh.jsonl", FIXTURES / "measured_peaks_fresh2.jsonl")
+        FIXTURES / "measured_peaks_fresh.jsonl", FIXTURES / "measured_peaks_fresh2.jsonl",
+        FIXTURES / "measured_peaks_fresh3.jsonl")
 STAT_KEY = {"allocated": "allocated_bytes", "active": "allocated_bytes", "reserved": "reserved_bytes",
             "device": "device_bytes"}
 
@@ -28,7 +29,8 @@ def cli_args(case: dict) -> list[str]:
         args += ["--seq", str(case.get("context_tokens", 16)), "--batch", "1",
                  "--kv-precision", case.get("kv_precision", "bf16"),
                  "--kv-block-tokens", str(case.get("paged_block_tokens", 16)),
-                 "--kv-cache-impl", case.get("kv_cache_impl", "paged")]
+                 "--kv-cache-impl", case.get("kv_cache_impl", "paged"),
+                 "--mla-decode-weights", case.get("mla_decode_weights", "up-proj")]
         if case.get("weight_format"):
             args += ["--weight-format", case["weight_format"]]
         if not case.get("flash_attention", True):
@@ -51,6 +53,7 @@ def cli_args(case: dict) -> list[str]:
         for key, flag in (("flash_attention", None), ("sequence_parallel", "--sp"), ("sp_gathered_inputs", "--sp-gathered-inputs"), ("optimizer_in_backward", "--optimizer-in-backward"),
                           ("activation_offload", "--activation-offload"), ("compile", "--compile"),
                           ("zero_grad_keeps_grads", "--zero-grad-keeps-grads"), ("kbit_fp32_upcast", "--kbit-fp32-upcast"),
+                          ("kbit_embeddings_bf16", "--kbit-embeddings-bf16"),
                           ("fsdp1_mixed_flat_params", "--fsdp1-mixed-flat-params"),
                           ("legacy_bnb_matmul", "--legacy-bnb-matmul")):
             if key == "flash_attention":

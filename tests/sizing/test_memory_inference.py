@@ -172,3 +172,25 @@ def test_lora_without_recompute_names_the_common_recipe():
     assert any("gradient checkpointing" in a for a, _ in est.assumptions)
     est = estimate_memory(L3, MemoryWorkload(mode="qlora", recompute="full"))
     assert not any("gradient checkpointing" in a for a, _ in est.assumptions)
+
+
+def test_mla_decode_matrices_by_engine_era():
+    """vLLM PR 13109's log (vLLM of 2025-02, absorbed MLA): AWQ DeepSeek-Coder-V2-Lite 'model weights take 10.45GiB'
+    against ~8.3 GiB of AWQ weights; the absorbed W_Q_UK / W_UV_O are 2 x 2048 x 16 x 512 bf16 per layer."""
+    from gpudesk.sizing.memory_inference import mla_decode_weight_bytes
+
+    spec = spec_from_hf_config(FIXTURES / "sizing" / "configs" / "deepseek-v2-lite.config.json")
+    absorbed = mla_decode_weight_bytes(spec, "int4-g128", "absorbed")
+    per_layer = 2 * (2 * 2048 * 16 * 512 + 2048 * 16 * 64 + 512 * 16 * 256)
+    assert absorbed == 27 * per_layer
+    up_proj = mla_decode_weight_bytes(spec, "int4-g128", "up-proj")
+    assert up_proj == 27 * 2 * 512 * 16 * 256  # only the dequantised kv_b_proj copy
+    assert mla_decode_weight_bytes(spec, "bf16", "up-proj") == 0  # views of a 16-bit kv_b_proj
+    assert mla_decode_weight_bytes(spec, "int4-g128", "none") == 0
+    assert mla_decode_weight_bytes(spec, "int4-g128", "absorbed", tensor_parallel=2) < absorbed  # heads split
+    llama = spec_from_hf_config(FIXTURES / "sizing" / "configs" / "llama-3-8b.config.json")
+    assert mla_decode_weight_bytes(llama, "int4-g128", "absorbed") == 0
+    est = inference_memory(spec, weight_format="int4-g128", context_tokens=16, mla_decode_weights="absorbed")
+    assert 10.0 < est.statistic_bytes("weights") / 2**30 < 10.45
+    with pytest.raises(SizingError):
+        mla_decode_weight_bytes(spec, "int4-g128", "materialised")

@@ -20,7 +20,7 @@ from gpudesk.sizing.activations import LOSS_MODES
 from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.memory import MODES
-from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS
+from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS, MLA_DECODE_WEIGHTS
 from gpudesk.sizing.loading import WEIGHT_LOADERS
 from gpudesk.sizing.memory_train import OFFLOAD_MODES
 from gpudesk.sizing.optimizers import OPTIMIZER_IMPLS, OPTIMIZER_NAMES
@@ -168,6 +168,8 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.zero_grad_keeps_grads", translate("PlanQuestions", "zero_grad keeps gradients (PyTorch before 2.0)"), kind="bool"),
             _f("model.kbit_fp32_upcast", translate("PlanQuestions", "Norms and embeddings upcast to fp32 (prepare_model_for_kbit_training)"), kind="bool",
                tooltip=translate("PlanQuestions", "PEFT's prepare_model_for_kbit_training (called by TRL's SFTTrainer for a 4-bit model on one GPU) makes the residual stream fp32.")),
+            _f("model.kbit_embeddings_bf16", translate("PlanQuestions", "Embeddings and LM head back in bf16 (TRL, bf16)"), kind="bool",
+               tooltip=translate("PlanQuestions", "With the fp32 upcast: TRL's SFTTrainer under bf16 casts the embeddings and LM head back to bf16; the norms stay fp32.")),
             _f("model.fsdp1_mixed_flat_params", translate("PlanQuestions", "FSDP1: adapters share flat parameters with the frozen base"), kind="bool",
                tooltip=translate("PlanQuestions", "Without a separate wrap of the LoRA adapters (PEFT fsdp_auto_wrap_policy, torchtune lora_fsdp_wrap_policy), FSDP1 allocates gradients for the frozen base too.")),
             _f("model.cuda_lazy_loading", translate("PlanQuestions", "CUDA lazy module loading"), kind="bool",
@@ -190,6 +192,8 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.kv_precision", translate("PlanQuestions", "KV cache precision"), kind="choice", choices=_plain(("bf16", "fp16", "fp8", "int8"))),
             _f("model.kv_cache_impl", translate("PlanQuestions", "KV cache implementation"), kind="choice", choices=_plain(KV_CACHE_IMPLS),
                tooltip=translate("PlanQuestions", "paged: vLLM/SGLang; dynamic: HF DynamicCache; legacy-tuple: transformers 4.35 and older (old and new cache at once); static: gpt-fast (a causal mask quadratic in the cache length).")),
+            _f("model.mla_decode_weights", translate("PlanQuestions", "MLA decode matrices"), kind="choice", choices=_plain(MLA_DECODE_WEIGHTS),
+               tooltip=translate("PlanQuestions", "DeepSeek-V2/V3 serving: up-proj: vLLM since March 2025 (a 16-bit copy of a quantised kv_b_proj); absorbed: vLLM 0.7.1 to 0.7.3 (absorbed W_Q_UK and W_UV_O); none: HF transformers.")),
             _f("model.activation_bytes_per_sample", translate("PlanQuestions", "Activations per sample (non-transformer)"), kind="int", unit="MB", scale=MB,
                maximum=1e7, minimum=0, exclusive_minimum=True, optional=True, tooltip=translate("PlanQuestions", "For CNNs and 3D U-Nets: measured or estimated activation memory per sample.")),
             _f("model.train_flops_per_sample", translate("PlanQuestions", "Training FLOPs per sample (non-transformer)"), unit="TFLOP", scale=1e12,
