@@ -22,6 +22,7 @@ from gpudesk.sizing.config_validation import check_config_numbers, check_config_
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import ConfigFileError, ShapeError, SizingError
 from gpudesk.sizing.quant_ignore import decoder_linear_modules, unquantized_linear_params
+from gpudesk.sizing.vision_tower import VisionTower, vision_tower_from_config
 
 _REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}")
 
@@ -88,6 +89,8 @@ class ModelSpec:
         unquantized_linear_params: attention/MLP Linear parameters the quantised checkpoint keeps at 16 bits (its
             ``quantization_config`` ignore list, :mod:`gpudesk.sizing.quant_ignore`); 0 when every Linear is
             quantised or the checkpoint is 16-bit.
+        vision_tower: a multimodal checkpoint's vision encoder (:mod:`gpudesk.sizing.vision_tower`), loaded by
+            serving engines besides the language model this shape describes; None for text-only models.
     """
 
     name: str
@@ -121,6 +124,7 @@ class ModelSpec:
     sliding_window_layers: int | None = None
     checkpoint_weight_format: str | None = None
     unquantized_linear_params: int = 0
+    vision_tower: VisionTower | None = None
 
     @property
     def is_transformer(self) -> bool:
@@ -431,6 +435,9 @@ def spec_from_hf_config(path: str | Path) -> ModelSpec:
             spec = _decoder_spec(cfg, name, p, model_type)
     except SizingError as exc:
         raise ConfigFileError("config", f"{p}: {exc}") from exc
+    tower = vision_tower_from_config(cfg_top)
+    if tower is not None:
+        spec = replace(spec, vision_tower=tower)
     if spec.params > MAX_PARAMS:
         raise ConfigFileError("config", f"{p} describes more than 100 T parameters; check its sizes "
                                         "(hidden_size, num_hidden_layers, vocab_size, intermediate_size).")

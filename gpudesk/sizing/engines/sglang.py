@@ -25,6 +25,19 @@ Default ``mem_fraction_static`` (``server_args.py``), per version:
   16384 and 512.
 Memory in use before the weights: the CUDA context and, with TP, NCCL (the log's "avail mem" before "Load weight
 begin" is about 1 GiB under the total).
+
+Multimodal models (a config with a ``vision_config``; SGLang's own test is its list of multimodal architectures,
+``configs/model_config.py`` ``multimodal_model_archs``) load the vision tower with the weights
+(:mod:`gpudesk.sizing.vision_tower`) and get a smaller static fraction, "Automatically reduce --mem-fraction-static
+to X because this is a multimodal model" (:func:`multimodal_fraction_factor`):
+
+- up to 0.4.4: ``mem_fraction_static *= 0.95`` in ``ModelRunner.__init__``, given or default (read in the
+  0.4.3.post4 and 0.4.4.post2 wheels; Gemma-3-4B-it on an H200 at 0.88: 834,615 tokens, sgl-project/sglang PR 4826);
+- 0.4.5 to 0.4.8: ``*= 0.90`` there (0.4.5, 0.4.6.post5, 0.4.8 wheels; from 0.4.6 only with ``--enable-multimodal``
+  on, which is the default except for Gemma 3 and Llama 4, an exception not modelled);
+- 0.4.9 to 0.5.2: ``*= 0.90`` in ``server_args.py``, on the default only (0.4.9 wheel);
+- from 0.5.3: ``ServerArgs.adjust_mem_fraction_for_vlm``, on the default only: ``0.95 x clamp(1 - 0.1 x (layers x
+  hidden^2 / (24 x 1024^2) - 1), 0.8, 1.05)`` of the vision tower (0.5.3 wheel).
 """
 
 from __future__ import annotations
@@ -45,6 +58,7 @@ from gpudesk.sizing.engines.common import (
 from gpudesk.sizing.engines.vllm import kv_precision
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.vision_tower import VisionTower, vision_tower_bytes
 from gpudesk.units import GIB, MIB
 
 SETTINGS: dict[str, Setting] = {
@@ -110,6 +124,25 @@ def default_mem_fraction_static(tp: int, version: str = "0.4", gpu_total_bytes: 
     return round((gpu_mem - reserved) / gpu_mem, 3)
 
 
+def multimodal_fraction_factor(version: str, tower: VisionTower | None, given: bool) -> float:
+    """What SGLang ``version`` multiplies ``mem_fraction_static`` by for a model with vision ``tower`` (module
+    docstring); ``given``: the user set the fraction. 1.0 for text-only models. An unnumbered version is the
+    newest."""
+    if tower is None:
+        return 1.0
+    release = _release(version)
+    if release is not None and release < (0, 4, 5):
+        return 0.95
+    if release is not None and release < (0, 4, 9):
+        return 0.90
+    if given:
+        return 1.0
+    if release is not None and release < (0, 5, 3):
+        return 0.90
+    ratio = tower.layers * tower.hidden_size ** 2 / (24 * 1024 ** 2)
+    return 0.95 * max(0.8, min(1.05, 1.0 - 0.1 * (ratio - 1.0)))
+
+
 def sglang_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[str, Any], *,
                version: str = "0.4", weight_format: str = "checkpoint", concurrency: int = 1,
                model_ref: str | None = None, advise: bool = True) -> EngineFit:
@@ -118,9 +151,10 @@ def sglang_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict
     tp = max(1, int(s["tp_size"]))
     mfs = float(s["mem_fraction_static"] or default_mem_fraction_static(
         tp, version, gpu_total_bytes, s["chunked_prefill_size"], s["cuda_graph_max_bs"]))
+    mfs *= multimodal_fraction_factor(version, spec.vision_tower, s["mem_fraction_static"] is not None)
     fmt = resolve_weight_format(spec, s["quantization"] or weight_format)
     ctx = int(s["context_length"] or spec.context_length or 4096)
-    weights = weight_bytes(spec, fmt) / tp
+    weights = weight_bytes(spec, fmt) / tp + vision_tower_bytes(spec.vision_tower, tp)
     before = CONTEXT_BYTES + (NCCL_PER_PEER_BYTES * (tp - 1) if tp > 1 else 0)
     # ``total_gpu_memory`` of profile_max_num_token is the memory free after torch distributed init, before the
     # weights (``min_per_gpu_memory`` of init_torch_distributed), not the device total (module docstring).

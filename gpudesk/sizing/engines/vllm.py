@@ -30,7 +30,14 @@ Sources (vllm-project/vllm):
   "mxfp4.py: Using Triton backend") pads the hidden size only. gpt-oss-120b (2,880 wide): 4,608 experts x 3 x
   2,944 x 3,072 x 4.25 bits + the bf16 rest = 66.0 GiB (0.10.1 printed 65.97, vllm-project/vllm#23278), and 64.6 GiB
   on the Triton path (0.14.1 printed 64.38, vllm-project/vllm#33155). Blackwell's FlashInfer paths (256 on both)
-  are not modelled.
+  are not modelled. Which path runs on a GPU without native FP4 (``mxfp4.py`` ``get_mxfp4_backend``, read in the
+  0.11.0 wheel): Triton only when the ``triton_kernels`` package is importable (``vllm/utils`` ``has_triton_kernels``)
+  and torch >= 2.8, else Marlin ("Using Marlin backend"). ``triton_kernels`` is not a dependency of the 0.11.0 wheel
+  (its METADATA lists only ``flashinfer-python`` as an extra); users installed it by hand from the Triton repository
+  (vllm-project/vllm#27672, "users will have to install triton_kernels manually"), so a pip 0.11 install pads
+  for Marlin (gpt-oss-120b on one H100 at utilization 0.95: 65.97 GiB of weights, 1.71 GiB of KV cache left,
+  vllm-project/vllm#27508). gpudesk takes releases from 0.12 (after that issue closed) to ship it, as 0.14.1's log
+  shows; ``triton_kernels=true/false`` says what is installed (:func:`mxfp4_marlin`).
 - How V0 measured the peak (``vllm/worker/worker.py`` ``profile_num_available_blocks`` /
   ``determine_num_available_blocks``, read in the 0.2.4-0.6.4 wheels), :func:`profiling_era`:
   ``allocated`` up to 0.2.4, ``torch.cuda.max_memory_allocated()``, PyTorch's peak only; ``device`` in 0.2.5-0.3.0
@@ -71,6 +78,7 @@ from gpudesk.sizing.engines.forward import v0_profile_peak_bytes, v1_profile_pea
 from gpudesk.units import GIB
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, kv_sequence_bytes, resolve_weight_format, weight_bytes
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.vision_tower import vision_tower_bytes
 
 #: vLLM's switch for FlashInfer's top-k/top-p sampler (``vllm/envs.py``).
 ENV_FLASHINFER_SAMPLER = "VLLM_USE_FLASHINFER_SAMPLER"
@@ -102,7 +110,12 @@ SETTINGS: dict[str, Setting] = {
     # VLLM_USE_FLASHINFER_SAMPLER=1 prefix of the command.
     "vllm_use_flashinfer_sampler": (False, bool, ENV_FLASHINFER_SAMPLER),
     "kv_transfer_config": (None, str, "--kv-transfer-config"),
+    # Whether OpenAI's ``triton_kernels`` package is installed (not a flag): picks the MXFP4 MoE path and its
+    # padding (module docstring); None: by release (:func:`mxfp4_marlin`).
+    "triton_kernels": (None, bool, "triton_kernels"),
 }
+#: Settings that describe the environment, not the command line.
+ENVIRONMENT_SETTINGS = frozenset({"vllm_use_flashinfer_sampler", "triton_kernels"})
 #: Non-torch memory seen by the profiler (cuBLAS/cuBLASLt workspaces, NCCL and custom all-reduce buffers with TP):
 #: vLLM >= 0.6.5 prints 0.16 GiB on an H100 (vllm-project/vllm PR 12126) and 0.25-0.35 GiB on 24-48 GiB cards
 #: with TP 1-2 (issues 10517, 13061, 15815).
@@ -133,7 +146,20 @@ def _round_up(n: int, multiple: int) -> int:
     return -(-n // multiple) * multiple
 
 
-def mxfp4_padding_bytes(spec: ModelSpec, weight_format: str, version: str, tensor_parallel: int = 1) -> float:
+def mxfp4_marlin(version: str, triton_kernels: bool | None = None) -> bool:
+    """True when vLLM ``version`` runs MXFP4 MoE on the Marlin weight-only path on a GPU without native FP4
+    (module docstring): always up to 0.10; from 0.10.2 unless ``triton_kernels`` is installed, which gpudesk
+    takes for releases from 0.12 (and an unnumbered one) unless told."""
+    release = _release(version)
+    if release is not None and release <= (0, 10):
+        return True
+    if triton_kernels is None:
+        triton_kernels = release is None or release >= (0, 12)
+    return not triton_kernels
+
+
+def mxfp4_padding_bytes(spec: ModelSpec, weight_format: str, version: str, tensor_parallel: int = 1,
+                        triton_kernels: bool | None = None) -> float:
     """Bytes one rank's MXFP4 expert weights grow by when vLLM pads them for its MoE kernel (module docstring);
     0 for other formats and dense models."""
     if weight_format.lower() != "mxfp4" or not (spec.moe_experts and spec.hidden_size):
@@ -141,8 +167,7 @@ def mxfp4_padding_bytes(spec: ModelSpec, weight_format: str, version: str, tenso
     width = spec.moe_ffn_size or spec.ffn_size or 0
     tp = max(1, tensor_parallel)
     per_rank = width // tp
-    release = _release(version)
-    marlin = release is not None and release <= (0, 10)
+    marlin = mxfp4_marlin(version, triton_kernels)
     padded_width = _round_up(per_rank, 128) if marlin else per_rank
     hidden = spec.hidden_size
     layers = spec.moe_layers if spec.moe_layers is not None else (spec.layers or 0)
@@ -258,8 +283,8 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     batched = int(s["max_num_batched_tokens"] or default_batched_tokens(v1, max_len, gpu_total_bytes,
                                                                        s["enable_chunked_prefill"], version,
                                                                        gpu_name))
-    weights = (weight_bytes(spec, fmt) + mxfp4_padding_bytes(spec, fmt, version, tp) * tp) / tp \
-        - float(s["cpu_offload_gb"]) * GIB
+    weights = (weight_bytes(spec, fmt) + mxfp4_padding_bytes(spec, fmt, version, tp, s["triton_kernels"]) * tp) / tp \
+        + vision_tower_bytes(spec.vision_tower, tp) - float(s["cpu_offload_gb"]) * GIB
     if s["enable_lora"]:
         # LoRA slots for max_loras adapters of max_lora_rank on every linear layer (A and B, bf16).
         weights += 2 * s["max_loras"] * s["max_lora_rank"] * (spec.hidden_size or 0) * 7 * (spec.layers or 0) * 2 / tp
@@ -300,7 +325,7 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     else:
         reason = ""
     flags = {k: v for k, v in s.items() if v is not None and v != SETTINGS[k][0]
-             and k != "vllm_use_flashinfer_sampler"}
+             and k not in ENVIRONMENT_SETTINGS}
     flags["max_model_len"] = max_len
     spelled = {k: v[2] for k, v in SETTINGS.items()}
     model = model_ref or spec.hf_repo or spec.name

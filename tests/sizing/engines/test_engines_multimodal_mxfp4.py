@@ -1,0 +1,66 @@
+"""Engine fit mechanisms of round four: the vision tower of multimodal checkpoints with SGLang's static-fraction cut,
+and vLLM's MXFP4 MoE path by whether ``triton_kernels`` is installed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpudesk.catalog import open_catalog
+from gpudesk.sizing import spec_from_catalog
+from gpudesk.sizing.engines.device import DeviceMemory
+from gpudesk.sizing.engines.fit import engine_fit
+from gpudesk.sizing.engines.sglang import multimodal_fraction_factor
+from gpudesk.sizing.engines.vllm import mxfp4_marlin
+from gpudesk.sizing.shapes import spec_from_hf_config
+from gpudesk.sizing.vision_tower import VisionTower, vision_tower_from_config
+
+GIB = 1024**3
+GEMMA3_4B = Path(__file__).parents[2] / "fixtures" / "engines" / "configs" / "gemma-3-4b-it.json"
+H200 = DeviceMemory("H200", int(139.21 * GIB))
+H100 = DeviceMemory("H100", int(79.18 * GIB))
+
+
+def test_siglip_tower_of_gemma3_is_counted_from_its_vision_config() -> None:
+    tower = vision_tower_from_config(json.loads(GEMMA3_4B.read_text()))
+    assert tower is not None and (tower.layers, tower.hidden_size) == (27, 1152)
+    # SigLIP-So400m without its pooling head, plus the 1152 x 2560 projector: about 0.42 B parameters.
+    assert 0.40e9 < tower.params < 0.43e9
+    assert spec_from_hf_config(GEMMA3_4B).vision_tower == tower
+    assert vision_tower_from_config({"hidden_size": 4096}) is None
+    assert vision_tower_from_config({"vision_config": {"hidden_size": 1024}}) is None  # no depth
+
+
+def test_sglang_cuts_the_static_fraction_of_multimodal_models_by_release() -> None:
+    tower = VisionTower(27, 1152, 420_000_000)
+    assert multimodal_fraction_factor("0.4.4", None, False) == 1.0
+    assert multimodal_fraction_factor("0.4.4", tower, True) == 0.95  # ModelRunner, given or not
+    assert multimodal_fraction_factor("0.4.6", tower, True) == 0.90
+    assert multimodal_fraction_factor("0.4.9", tower, True) == 1.0  # server_args: the default only
+    assert multimodal_fraction_factor("0.4.9", tower, False) == 0.90
+    # 0.5.3 adjust_mem_fraction_for_vlm: 27 x 1152^2 / (24 x 1024^2) = 1.424 -> 0.95 x (1 - 0.0424)
+    assert multimodal_fraction_factor("0.5.3", tower, False) == pytest.approx(0.95 * (1 - 0.1 * (27 * 1152**2 / (24 * 1024**2) - 1)))
+    assert multimodal_fraction_factor("0.5.3", VisionTower(64, 2048, 0), False) == pytest.approx(0.95 * 0.8)
+
+
+def test_sglang_gemma3_4b_on_h200_loads_the_tower_and_shrinks_its_pool() -> None:
+    """sgl-project/sglang PR 4826: 8.13 GiB of weights, 834,615 KV tokens at mem_fraction_static 0.88."""
+    r = engine_fit("sglang", spec_from_hf_config(GEMMA3_4B), H200, ["mem_fraction_static=0.88"], version="0.4.4")
+    assert r.per_gpu.weights_bytes / GIB == pytest.approx(8.13, rel=0.03)
+    assert r.kv_cache_tokens == pytest.approx(834_615, rel=0.05)
+    assert r.extra["mem_fraction_static"] == pytest.approx(0.88 * 0.95)
+
+
+def test_vllm_mxfp4_runs_marlin_without_triton_kernels() -> None:
+    assert mxfp4_marlin("0.10.1") and mxfp4_marlin("0.10.1", triton_kernels=True)
+    assert mxfp4_marlin("0.11.0") and not mxfp4_marlin("0.11.0", triton_kernels=True)
+    assert not mxfp4_marlin("0.14.1") and mxfp4_marlin("0.14.1", triton_kernels=False)
+    oss = spec_from_catalog(open_catalog().model("gpt-oss-120b"))
+    pip = engine_fit("vllm", oss, H100, ["gpu_memory_utilization=0.95"], version="0.11.0")
+    tk = engine_fit("vllm", oss, H100, ["gpu_memory_utilization=0.95", "triton_kernels=true"], version="0.11.0")
+    # Marlin pads the per-rank intermediate size too: about 1.35 GiB more weights, that much less KV cache.
+    assert (pip.per_gpu.weights_bytes - tk.per_gpu.weights_bytes) / GIB == pytest.approx(1.35, abs=0.05)
+    assert pip.per_gpu.kv_cache_bytes < tk.per_gpu.kv_cache_bytes
+    assert "triton_kernels" not in pip.command and "triton_kernels" not in tk.command
