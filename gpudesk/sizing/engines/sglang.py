@@ -24,7 +24,8 @@ Default ``mem_fraction_static`` (``server_args.py``), per version:
   (80 from TP 4); under 60 GiB 4096 and 32 (160 from TP 4); under 160 GiB 8192 and 256 (512 from TP 4); above,
   16384 and 512.
 Memory in use before the weights: the CUDA context and, with TP, NCCL (the log's "avail mem" before "Load weight
-begin" is about 1 GiB under the total).
+begin" is about 1 GiB under the total), and whatever other processes hold (``gpu_used_gib``: a desktop under
+Windows/WSL, another server), which ``get_available_gpu_memory`` (``cudaMemGetInfo``) does not see as free.
 
 Multimodal models (a config with a ``vision_config``; SGLang's own test is its list of multimodal architectures,
 ``configs/model_config.py`` ``multimodal_model_archs``) load the vision tower with the weights
@@ -74,7 +75,12 @@ SETTINGS: dict[str, Setting] = {
     "page_size": (1, int, "--page-size"),
     "cuda_graph_max_bs": (None, int, "--cuda-graph-max-bs"),
     "disable_cuda_graph": (False, bool, "--disable-cuda-graph"),
+    # Not a flag: GiB already in use on each GPU by other processes (a desktop, another server; nvidia-smi's
+    # "Memory-Usage" before launch). SGLang's base is the memory free before the weights, so it shrinks the KV pool.
+    "gpu_used_gib": (0.0, float, "gpu_used_gib"),
 }
+#: Settings that describe the machine, not the command line.
+ENVIRONMENT_SETTINGS = frozenset({"gpu_used_gib"})
 
 
 #: server_args.py ``max_prefill_tokens`` default.
@@ -155,7 +161,7 @@ def sglang_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict
     fmt = resolve_weight_format(spec, s["quantization"] or weight_format)
     ctx = int(s["context_length"] or spec.context_length or 4096)
     weights = weight_bytes(spec, fmt) / tp + vision_tower_bytes(spec.vision_tower, tp)
-    before = CONTEXT_BYTES + (NCCL_PER_PEER_BYTES * (tp - 1) if tp > 1 else 0)
+    before = CONTEXT_BYTES + (NCCL_PER_PEER_BYTES * (tp - 1) if tp > 1 else 0) + float(s["gpu_used_gib"]) * GIB
     # ``total_gpu_memory`` of profile_max_num_token is the memory free after torch distributed init, before the
     # weights (``min_per_gpu_memory`` of init_torch_distributed), not the device total (module docstring).
     free_before = gpu_total_bytes - before
@@ -177,7 +183,7 @@ def sglang_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict
     fits = rest > 0 and tokens > 0
     reason = "" if fits else _("weights take {weights:.2f} GiB per GPU; mem_fraction_static {mfs:g} leaves no room "
                                "for the KV cache (Not enough memory).").format(weights=weights / GIB, mfs=mfs)
-    flags = {k: v for k, v in s.items() if v is not None and v != SETTINGS[k][0]}
+    flags = {k: v for k, v in s.items() if v is not None and v != SETTINGS[k][0] and k not in ENVIRONMENT_SETTINGS}
     flags["mem_fraction_static"] = mfs
     model = model_ref or spec.hf_repo or spec.name
     cmd = command_line("python -m sglang.launch_server", model, flags, {k: v[2] for k, v in SETTINGS.items()},

@@ -113,9 +113,13 @@ SETTINGS: dict[str, Setting] = {
     # Whether OpenAI's ``triton_kernels`` package is installed (not a flag): picks the MXFP4 MoE path and its
     # padding (module docstring); None: by release (:func:`mxfp4_marlin`).
     "triton_kernels": (None, bool, "triton_kernels"),
+    # Not a flag: GiB other processes already hold on each GPU. The budget stays total x utilization (the profile
+    # measures vLLM's own use), but V1 refuses to start when less than that is free (gpu_worker.py init_device,
+    # read in the 0.9.2, 0.10.1 and 0.11.0 wheels).
+    "gpu_used_gib": (0.0, float, "gpu_used_gib"),
 }
 #: Settings that describe the environment, not the command line.
-ENVIRONMENT_SETTINGS = frozenset({"vllm_use_flashinfer_sampler", "triton_kernels"})
+ENVIRONMENT_SETTINGS = frozenset({"vllm_use_flashinfer_sampler", "triton_kernels", "gpu_used_gib"})
 #: Non-torch memory seen by the profiler (cuBLAS/cuBLASLt workspaces, NCCL and custom all-reduce buffers with TP):
 #: vLLM >= 0.6.5 prints 0.16 GiB on an H100 (vllm-project/vllm PR 12126) and 0.25-0.35 GiB on 24-48 GiB cards
 #: with TP 1-2 (issues 10517, 13061, 15815).
@@ -314,8 +318,17 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     else:
         max_conc = tokens / max_len
     per_seq_ctx = _max_context(spec, kv_bytes, max(1, concurrency), kvp, tp, block, batched, max_len)
-    fits = available > 0 and tokens >= max_len and weights <= requested
-    if available <= 0:
+    free_at_start = gpu_total_bytes - float(s["gpu_used_gib"]) * GIB
+    release = _release(version)
+    shared_refused = free_at_start < requested and v1 and (release is None or release >= (0, 9))
+    fits = available > 0 and tokens >= max_len and weights <= requested and not shared_refused
+    if shared_refused:
+        # vllm/v1/worker/gpu_worker.py init_device (0.9.2-0.11.0 wheels): "Free memory on device ... on startup is
+        # less than desired GPU memory utilization"
+        reason = _("free memory on the device at start-up ({free:.2f} GiB) is less than gpu_memory_utilization "
+                   "{util:g} asks for ({budget:.2f} GiB); lower it or free the memory other processes use.").format(
+            free=free_at_start / GIB, util=util, budget=requested / GIB)
+    elif available <= 0:
         reason = _("weights, activation peak and non-torch memory take {need:.2f} GiB of the {budget:.2f} GiB that "
                    "gpu_memory_utilization {util:g} allows; nothing is left for the KV cache.").format(
             need=(weights + activation + non_torch) / GIB, budget=requested / GIB, util=util)

@@ -64,3 +64,20 @@ def test_vllm_mxfp4_runs_marlin_without_triton_kernels() -> None:
     assert (pip.per_gpu.weights_bytes - tk.per_gpu.weights_bytes) / GIB == pytest.approx(1.35, abs=0.05)
     assert pip.per_gpu.kv_cache_bytes < tk.per_gpu.kv_cache_bytes
     assert "triton_kernels" not in pip.command and "triton_kernels" not in tk.command
+
+
+def test_memory_other_processes_hold_shrinks_sglang_pool_and_stops_vllm() -> None:
+    """SGLang sizes from the memory free before the weights; vLLM V1 keeps total x utilization but refuses to start
+    when less than that is free (gpu_worker.py init_device)."""
+    llama = spec_from_catalog(open_catalog().model("llama-3.1-8b"))
+    card = DeviceMemory("RTX 4090", int(23.99 * GIB))
+    args = ["mem_fraction_static=0.88", "context_length=8192"]
+    alone = engine_fit("sglang", llama, card, args, version="0.4.9")
+    shared = engine_fit("sglang", llama, card, args + ["gpu_used_gib=0.85"], version="0.4.9")
+    # the pool loses 0.85 GiB x mem_fraction_static: 0.748 GiB of 128 KiB tokens
+    assert alone.kv_cache_tokens - shared.kv_cache_tokens == pytest.approx(0.85 * 0.88 * GIB / 131072, abs=2)
+    assert "gpu_used_gib" not in shared.command
+    ok = engine_fit("vllm", llama, card, ["max_model_len=8192", "gpu_used_gib=1"], version="0.11.0")
+    stop = engine_fit("vllm", llama, card, ["max_model_len=8192", "gpu_used_gib=3"], version="0.11.0")
+    assert ok.fits and ok.kv_cache_tokens == stop.kv_cache_tokens
+    assert not stop.fits and "less than gpu_memory_utilization" in stop.reason
