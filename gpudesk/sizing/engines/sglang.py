@@ -48,12 +48,13 @@ from typing import Any
 from gpudesk.i18n import _
 from gpudesk.sizing.engines.common import (
     CONTEXT_BYTES,
-    NCCL_PER_PEER_BYTES,
     Change,
     EngineFit,
     GpuMemory,
     Setting,
     command_line,
+    nccl_device_bytes,
+    resolve_nccl_transport,
     settings_with_defaults,
 )
 from gpudesk.sizing.engines.vllm import kv_precision
@@ -78,9 +79,11 @@ SETTINGS: dict[str, Setting] = {
     # Not a flag: GiB already in use on each GPU by other processes (a desktop, another server; nvidia-smi's
     # "Memory-Usage" before launch). SGLang's base is the memory free before the weights, so it shrinks the KV pool.
     "gpu_used_gib": (0.0, float, "gpu_used_gib"),
+    # Not a flag: how the tensor-parallel GPUs talk (nvlink, pcie, shm); default from the device.
+    "nccl_transport": (None, str, "nccl_transport"),
 }
 #: Settings that describe the machine, not the command line.
-ENVIRONMENT_SETTINGS = frozenset({"gpu_used_gib"})
+ENVIRONMENT_SETTINGS = frozenset({"gpu_used_gib", "nccl_transport"})
 
 
 #: server_args.py ``max_prefill_tokens`` default.
@@ -151,9 +154,10 @@ def multimodal_fraction_factor(version: str, tower: VisionTower | None, given: b
 
 def sglang_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[str, Any], *,
                version: str = "0.4", weight_format: str = "checkpoint", concurrency: int = 1,
-               model_ref: str | None = None, advise: bool = True) -> EngineFit:
-    """SGLang's sizing (module docstring)."""
+               model_ref: str | None = None, advise: bool = True, nvlink: bool = False) -> EngineFit:
+    """SGLang's sizing (module docstring); ``nvlink``: the GPUs are NVLink-connected (NCCL's transport)."""
     s = settings_with_defaults(SETTINGS, given)
+    transport = s["nccl_transport"] = resolve_nccl_transport(s["nccl_transport"], nvlink)
     tp = max(1, int(s["tp_size"]))
     mfs = float(s["mem_fraction_static"] or default_mem_fraction_static(
         tp, version, gpu_total_bytes, s["chunked_prefill_size"], s["cuda_graph_max_bs"]))
@@ -161,7 +165,7 @@ def sglang_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict
     fmt = resolve_weight_format(spec, s["quantization"] or weight_format)
     ctx = int(s["context_length"] or spec.context_length or 4096)
     weights = weight_bytes(spec, fmt) / tp + vision_tower_bytes(spec.vision_tower, tp)
-    before = CONTEXT_BYTES + (NCCL_PER_PEER_BYTES * (tp - 1) if tp > 1 else 0) + float(s["gpu_used_gib"]) * GIB
+    before = CONTEXT_BYTES + nccl_device_bytes(tp, transport) + float(s["gpu_used_gib"]) * GIB
     # ``total_gpu_memory`` of profile_max_num_token is the memory free after torch distributed init, before the
     # weights (``min_per_gpu_memory`` of init_torch_distributed), not the device total (module docstring).
     free_before = gpu_total_bytes - before

@@ -65,12 +65,13 @@ from typing import Any
 from gpudesk.i18n import _
 from gpudesk.sizing.engines.common import (
     CONTEXT_BYTES,
-    NCCL_PER_PEER_BYTES,
     Change,
     EngineFit,
     GpuMemory,
     Setting,
     command_line,
+    nccl_device_bytes,
+    resolve_nccl_transport,
     settings_with_defaults,
 )
 from gpudesk.sizing.engines.flags import fp8_kv_value, uses_vllm_serve
@@ -117,9 +118,11 @@ SETTINGS: dict[str, Setting] = {
     # measures vLLM's own use), but V1 refuses to start when less than that is free (gpu_worker.py init_device,
     # read in the 0.9.2, 0.10.1 and 0.11.0 wheels).
     "gpu_used_gib": (0.0, float, "gpu_used_gib"),
+    # Not a flag: how the tensor-parallel GPUs talk (nvlink, pcie, shm); default from the device.
+    "nccl_transport": (None, str, "nccl_transport"),
 }
 #: Settings that describe the environment, not the command line.
-ENVIRONMENT_SETTINGS = frozenset({"vllm_use_flashinfer_sampler", "triton_kernels", "gpu_used_gib"})
+ENVIRONMENT_SETTINGS = frozenset({"vllm_use_flashinfer_sampler", "triton_kernels", "gpu_used_gib", "nccl_transport"})
 #: Non-torch memory seen by the profiler (cuBLAS/cuBLASLt workspaces, NCCL and custom all-reduce buffers with TP):
 #: vLLM >= 0.6.5 prints 0.16 GiB on an H100 (vllm-project/vllm PR 12126) and 0.25-0.35 GiB on 24-48 GiB cards
 #: with TP 1-2 (issues 10517, 13061, 15815).
@@ -275,9 +278,11 @@ def default_batched_tokens(v1: bool, max_model_len: int, gpu_total_bytes: int, c
 
 def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[str, Any], *,
              version: str = "v1", weight_format: str = "checkpoint", concurrency: int = 1,
-             model_ref: str | None = None, advise: bool = True) -> EngineFit:
-    """vLLM's sizing of ``spec`` on ``tensor_parallel_size`` GPUs of ``gpu_total_bytes`` each (module docstring)."""
+             model_ref: str | None = None, advise: bool = True, nvlink: bool = False) -> EngineFit:
+    """vLLM's sizing of ``spec`` on ``tensor_parallel_size`` GPUs of ``gpu_total_bytes`` each (module docstring);
+    ``nvlink``: the GPUs are NVLink-connected (NCCL's default transport)."""
     s = settings_with_defaults(SETTINGS, given)
+    transport = s["nccl_transport"] = resolve_nccl_transport(s["nccl_transport"], nvlink)
     v1 = is_v1(version)
     tp = max(1, int(s["tensor_parallel_size"]))
     fmt = resolve_weight_format(spec, s["quantization"] or weight_format)
@@ -298,7 +303,7 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     era = profiling_era(version) if not v1 else "torch_peak"
     non_torch = NON_TORCH_BYTES
     if era in ("device", "since_init"):
-        non_torch += NCCL_PER_PEER_BYTES * (tp - 1) + (CONTEXT_BYTES if era == "device" else 0.0)
+        non_torch += nccl_device_bytes(tp, transport) + (CONTEXT_BYTES if era == "device" else 0.0)
     graphs = 0.0 if s["enforce_eager"] else CUDA_GRAPH_BYTES_PER_LAYER * (spec.layers or 0)
     util = float(s["gpu_memory_utilization"])
     requested = gpu_total_bytes * util

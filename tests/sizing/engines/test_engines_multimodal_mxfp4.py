@@ -81,3 +81,24 @@ def test_memory_other_processes_hold_shrinks_sglang_pool_and_stops_vllm() -> Non
     stop = engine_fit("vllm", llama, card, ["max_model_len=8192", "gpu_used_gib=3"], version="0.11.0")
     assert ok.fits and ok.kv_cache_tokens == stop.kv_cache_tokens
     assert not stop.fits and "less than gpu_memory_utilization" in stop.reason
+
+
+def test_nccl_buffers_follow_the_transport_not_the_group_size() -> None:
+    from gpudesk.sizing.engines.common import nccl_device_bytes, resolve_nccl_transport
+    from gpudesk.sizing.errors import SizingError
+
+    mib = 1024 * 1024
+    # 16 channels x 3 connections x (4 MiB Simple + 512 KiB LL + 4.6875 MiB LL128) over NVLink
+    assert nccl_device_bytes(2, "nvlink") == 16 * 3 * (4 * mib + 512 * 1024 + 120 * 640 * 64)
+    assert nccl_device_bytes(8, "nvlink") == nccl_device_bytes(2, "nvlink")
+    assert nccl_device_bytes(4, "pcie") == 2 * 3 * (4 * mib + 512 * 1024)
+    assert nccl_device_bytes(4, "shm") == 0.0 and nccl_device_bytes(1, "nvlink") == 0.0
+    assert resolve_nccl_transport(None, True) == "nvlink" and resolve_nccl_transport(None, False) == "pcie"
+    with pytest.raises(SizingError):
+        resolve_nccl_transport("infiniband", False)
+    llama = spec_from_catalog(open_catalog().model("llama-3.1-8b"))
+    args = ["mem_fraction_static=0.85", "tp_size=4", "context_length=8192"]
+    linked = engine_fit("sglang", llama, DeviceMemory("H100", int(79.18 * GIB), nvlink=True), args, version="0.4.9")
+    pcie = engine_fit("sglang", llama, DeviceMemory("L40S", int(79.18 * GIB)), args, version="0.4.9")
+    assert linked.kv_cache_tokens < pcie.kv_cache_tokens
+    assert "nccl_transport" not in linked.command and linked.settings["nccl_transport"] == "nvlink"
