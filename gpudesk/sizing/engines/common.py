@@ -13,6 +13,7 @@ from typing import Any
 
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.shapes import ModelSpec
 
 from gpudesk.units import GIB
 #: Device memory in use before the weights load, outside PyTorch's allocator: the CUDA context with its loaded
@@ -242,3 +243,22 @@ def resolve_nccl_transport(given: str | None, nvlink: bool) -> str:
         raise SizingError("engine_arg", _("nccl_transport: {value!r} is not one of {names}.").format(
             value=given, names=", ".join(NCCL_TRANSPORTS)))
     return value
+
+
+#: Bytes of one cos/sin table entry: vLLM and SGLang cast the table to the model dtype (16-bit).
+ROPE_TABLE_DTYPE_BYTES = 2
+
+
+def rope_table_bytes(spec: ModelSpec) -> float:
+    """The rotary embedding's cos/sin table every rank keeps on the GPU with the weights: ``max_position x
+    rotary_dim`` values (``cos`` and ``sin`` halves) in the model dtype, one table shared by all layers (vLLM
+    ``vllm/model_executor/layers/rotary_embedding.py`` ``RotaryEmbedding.__init__``: ``register_buffer(
+    "cos_sin_cache", cache.to(dtype))``, cached per configuration by ``get_rope``; read in the 0.9.2 wheel). It is
+    part of what "Model loading took" measures: Llama-3-8B (8,192 positions) prints 14.96 GiB, Llama-3.1-8B
+    (131,072 positions, a 32 MiB table) 14.99 (vllm-project/vllm PR 10511 and issue 10517). MLA models rotate
+    ``qk_rope_head_dim`` of each head. vLLM 0.5's Gemma 2 built one table per layer (``GemmaRotaryEmbedding`` in
+    ``gemma2.py``, 42 x 4 MiB); that is not modelled."""
+    if not (spec.is_transformer and spec.context_length):
+        return 0.0
+    rotary_dim = spec.qk_rope_head_dim if spec.kv_latent_dim and spec.qk_rope_head_dim else spec.head_dim_resolved
+    return float(spec.context_length * rotary_dim * ROPE_TABLE_DTYPE_BYTES)

@@ -55,6 +55,7 @@ from gpudesk.sizing.engines.common import (
     command_line,
     nccl_device_bytes,
     resolve_nccl_transport,
+    rope_table_bytes,
     settings_with_defaults,
 )
 from gpudesk.sizing.engines.vllm import kv_precision
@@ -164,7 +165,7 @@ def sglang_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict
     mfs *= multimodal_fraction_factor(version, spec.vision_tower, s["mem_fraction_static"] is not None)
     fmt = resolve_weight_format(spec, s["quantization"] or weight_format)
     ctx = int(s["context_length"] or spec.context_length or 4096)
-    weights = weight_bytes(spec, fmt) / tp + vision_tower_bytes(spec.vision_tower, tp)
+    weights = weight_bytes(spec, fmt) / tp + vision_tower_bytes(spec.vision_tower, tp) + rope_table_bytes(spec)
     before = CONTEXT_BYTES + nccl_device_bytes(tp, transport) + float(s["gpu_used_gib"]) * GIB
     # ``total_gpu_memory`` of profile_max_num_token is the memory free after torch distributed init, before the
     # weights (``min_per_gpu_memory`` of init_torch_distributed), not the device total (module docstring).

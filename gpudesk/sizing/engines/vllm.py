@@ -72,6 +72,7 @@ from gpudesk.sizing.engines.common import (
     command_line,
     nccl_device_bytes,
     resolve_nccl_transport,
+    rope_table_bytes,
     settings_with_defaults,
 )
 from gpudesk.sizing.engines.flags import fp8_kv_value, uses_vllm_serve
@@ -293,7 +294,7 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
                                                                        s["enable_chunked_prefill"], version,
                                                                        gpu_name))
     weights = (weight_bytes(spec, fmt) + mxfp4_padding_bytes(spec, fmt, version, tp, s["triton_kernels"]) * tp) / tp \
-        + vision_tower_bytes(spec.vision_tower, tp) - float(s["cpu_offload_gb"]) * GIB
+        + vision_tower_bytes(spec.vision_tower, tp) + rope_table_bytes(spec) - float(s["cpu_offload_gb"]) * GIB
     if s["enable_lora"]:
         # LoRA slots for max_loras adapters of max_lora_rank on every linear layer (A and B, bf16).
         weights += 2 * s["max_loras"] * s["max_lora_rank"] * (spec.hidden_size or 0) * 7 * (spec.layers or 0) * 2 / tp

@@ -102,3 +102,16 @@ def test_nccl_buffers_follow_the_transport_not_the_group_size() -> None:
     pcie = engine_fit("sglang", llama, DeviceMemory("L40S", int(79.18 * GIB)), args, version="0.4.9")
     assert linked.kv_cache_tokens < pcie.kv_cache_tokens
     assert "nccl_transport" not in linked.command and linked.settings["nccl_transport"] == "nvlink"
+
+
+def test_rotary_table_is_loaded_with_the_weights() -> None:
+    """One cos/sin table of max_position x rotary_dim 16-bit values: 32 MiB for Llama-3.1's 131,072 positions,
+    2 MiB for Llama-3's 8,192 (vLLM printed 14.99 and 14.96 GiB, PR 10511 / issue 10517)."""
+    from gpudesk.sizing.engines.common import rope_table_bytes
+
+    catalog = open_catalog()
+    assert rope_table_bytes(spec_from_catalog(catalog.model("llama-3.1-8b"))) == 131072 * 128 * 2
+    assert rope_table_bytes(spec_from_catalog(catalog.model("llama-3-8b"))) == 8192 * 128 * 2
+    l31 = engine_fit("vllm", spec_from_catalog(catalog.model("llama-3.1-8b")), H100, ["max_model_len=8192"],
+                     version="0.6.4")
+    assert round(l31.per_gpu.weights_bytes / GIB, 2) == 14.99
