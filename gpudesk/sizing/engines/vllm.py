@@ -200,6 +200,15 @@ def _release(version: str) -> tuple[int, int] | None:
     return major, minor
 
 
+def triton_top_k_top_p(version: str) -> bool:
+    """True from vLLM 0.17, whose sampler masks top-k/top-p with a Triton kernel instead of sorting
+    (:mod:`gpudesk.sizing.engines.forward`); an unnumbered ``v1``/``latest`` is the newest release."""
+    if not is_v1(version):
+        return False
+    release = _patch_release(version)
+    return release is None or release >= (0, 17, 0)
+
+
 def graphs_in_budget(version: str) -> bool:
     """True from vLLM 0.21, whose profiler counts the CUDA graph pool inside ``gpu_memory_utilization`` (module
     docstring); an unnumbered ``v1``/``latest`` is the newest release."""
@@ -299,7 +308,8 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
         # LoRA slots for max_loras adapters of max_lora_rank on every linear layer (A and B, bf16).
         weights += 2 * s["max_loras"] * s["max_lora_rank"] * (spec.hidden_size or 0) * 7 * (spec.layers or 0) * 2 / tp
     flashinfer = bool(s["vllm_use_flashinfer_sampler"]) and v1
-    activation = (v1_profile_peak_bytes(spec, batched, seqs, tp, flashinfer) if v1
+    triton_sampler = triton_top_k_top_p(version)
+    activation = (v1_profile_peak_bytes(spec, batched, seqs, tp, flashinfer, triton_sampler) if v1
                   else v0_profile_peak_bytes(spec, batched, seqs, tp))
     era = profiling_era(version) if not v1 else "torch_peak"
     non_torch = NON_TORCH_BYTES
@@ -368,7 +378,9 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
         *(((_("the sampler is profiled with top-k/top-p in PyTorch (no FlashInfer installed); with FlashInfer the "
               "KV cache gets about {gib:.2f} GiB more").format(
             gib=max(0.0, activation - v1_profile_peak_bytes(spec, batched, seqs, tp, True)) / GIB),
-           "vllm/v1/sample/ops/topk_topp_sampler.py"),) if v1 and not flashinfer else ()),
+           "vllm/v1/sample/ops/topk_topp_sampler.py"),) if v1 and not flashinfer and not triton_sampler else ()),
+        *(((_("the sampler masks top-k/top-p in place with vLLM's Triton kernel (0.17 on) instead of sorting"),
+            "vllm/v1/sample/ops/topk_topp_triton.py"),) if v1 and not flashinfer and triton_sampler else ()),
         ((_("CUDA graph memory is estimated by the profiler and kept inside gpu_memory_utilization (vLLM 0.21 on)")
           if graphs_in_budget(version) else
           _("CUDA graphs are captured after the KV cache, outside gpu_memory_utilization")),

@@ -115,3 +115,21 @@ def test_rotary_table_is_loaded_with_the_weights() -> None:
     l31 = engine_fit("vllm", spec_from_catalog(catalog.model("llama-3.1-8b")), H100, ["max_model_len=8192"],
                      version="0.6.4")
     assert round(l31.per_gpu.weights_bytes / GIB, 2) == 14.99
+
+
+def test_vllm_0_17_sampler_masks_top_k_top_p_without_sorting() -> None:
+    """From 0.17 (topk_topp_triton.py) 8+ rows are masked in place: 14 bytes a logit instead of the sort's 38."""
+    from gpudesk.sizing.engines.forward import v1_sampler_bytes_per_logit
+    from gpudesk.sizing.engines.vllm import triton_top_k_top_p
+
+    assert v1_sampler_bytes_per_logit(1024, triton_top_k_top_p=True) == 14
+    assert v1_sampler_bytes_per_logit(4, triton_top_k_top_p=True) == v1_sampler_bytes_per_logit(4)
+    assert v1_sampler_bytes_per_logit(1024) == 38
+    assert [triton_top_k_top_p(v) for v in ("0.16.0", "0.17.0", "0.19.0", "v1", "0.6.4")] == [
+        False, True, True, True, False]
+    llama = spec_from_catalog(open_catalog().model("llama-3.1-8b"))
+    old = engine_fit("vllm", llama, H100, ["max_model_len=8192"], version="0.16.0")
+    new = engine_fit("vllm", llama, H100, ["max_model_len=8192"], version="0.17.0")
+    # 1,024 rows x 128,256 logits x (38 - 14) bytes more KV cache
+    assert (new.per_gpu.kv_cache_bytes - old.per_gpu.kv_cache_bytes) / GIB == pytest.approx(
+        1024 * 128256 * 24 / GIB, abs=0.01)
