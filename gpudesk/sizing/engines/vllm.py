@@ -36,8 +36,9 @@ Sources (vllm-project/vllm):
   (its METADATA lists only ``flashinfer-python`` as an extra); users installed it by hand from the Triton repository
   (vllm-project/vllm#27672, "users will have to install triton_kernels manually"), so a pip 0.11 install pads
   for Marlin (gpt-oss-120b on one H100 at utilization 0.95: 65.97 GiB of weights, 1.71 GiB of KV cache left,
-  vllm-project/vllm#27508). gpudesk takes releases from 0.12 (after that issue closed) to ship it, as 0.14.1's log
-  shows; ``triton_kernels=true/false`` says what is installed (:func:`mxfp4_marlin`).
+  vllm-project/vllm#27508). From 0.12.0 the wheel vendors it (``vllm/third_party/triton_kernels``, in the 0.12.0,
+  0.13.0, 0.14.1 and 0.19.0 wheels; 0.19's ``fused_moe/oracle/mxfp4.py`` ranks Triton first on SM90), so Triton
+  runs, as 0.14.1's log shows; ``triton_kernels=true/false`` says what is installed (:func:`mxfp4_marlin`).
 - How V0 measured the peak (``vllm/worker/worker.py`` ``profile_num_available_blocks`` /
   ``determine_num_available_blocks``, read in the 0.2.4-0.6.4 wheels), :func:`profiling_era`:
   ``allocated`` up to 0.2.4, ``torch.cuda.max_memory_allocated()``, PyTorch's peak only; ``device`` in 0.2.5-0.3.0
@@ -156,8 +157,8 @@ def _round_up(n: int, multiple: int) -> int:
 
 def mxfp4_marlin(version: str, triton_kernels: bool | None = None) -> bool:
     """True when vLLM ``version`` runs MXFP4 MoE on the Marlin weight-only path on a GPU without native FP4
-    (module docstring): always up to 0.10; from 0.10.2 unless ``triton_kernels`` is installed, which gpudesk
-    takes for releases from 0.12 (and an unnumbered one) unless told."""
+    (module docstring): always up to 0.10; from 0.10.2 unless ``triton_kernels`` is installed, which the wheels
+    vendor from 0.12 (and an unnumbered release is taken to), unless told."""
     release = _release(version)
     if release is not None and release <= (0, 10):
         return True
