@@ -22,6 +22,7 @@ from gpudesk.sizing.config_validation import check_config_numbers, check_config_
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import ConfigFileError, ShapeError, SizingError
 from gpudesk.sizing.quant_ignore import decoder_linear_modules, unquantized_linear_params
+from gpudesk.sizing.vision_tower import VisionTower, vision_tower_from_config
 
 _REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}")
 
@@ -92,6 +93,8 @@ class ModelSpec:
             quantised or the checkpoint is 16-bit.
         fused_qkv: the architecture stores Q, K and V as one projection, which llama.cpp's converter writes as one
             ``attn_qkv`` GGUF tensor (GPT-NeoX, Phi-3/4, Falcon, BLOOM, MPT, GPT-2; :data:`FUSED_QKV_MODEL_TYPES`).
+        vision_tower: a multimodal checkpoint's vision encoder (:mod:`gpudesk.sizing.vision_tower`), loaded by
+            serving engines besides the language model this shape describes; None for text-only models.
     """
 
     name: str
@@ -128,6 +131,7 @@ class ModelSpec:
     checkpoint_weight_format: str | None = None
     unquantized_linear_params: int = 0
     fused_qkv: bool = False
+    vision_tower: VisionTower | None = None
 
     @property
     def is_transformer(self) -> bool:
@@ -446,6 +450,9 @@ def spec_from_hf_config(path: str | Path) -> ModelSpec:
             spec = _decoder_spec(cfg, name, p, model_type)
     except SizingError as exc:
         raise ConfigFileError("config", f"{p}: {exc}") from exc
+    tower = vision_tower_from_config(cfg_top)
+    if tower is not None:
+        spec = replace(spec, vision_tower=tower)
     if spec.params > MAX_PARAMS:
         raise ConfigFileError("config", f"{p} describes more than 100 T parameters; check its sizes "
                                         "(hidden_size, num_hidden_layers, vocab_size, intermediate_size).")

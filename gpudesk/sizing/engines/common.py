@@ -13,6 +13,7 @@ from typing import Any
 
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.shapes import ModelSpec
 
 from gpudesk.units import GIB
 #: Device memory in use before the weights load, outside PyTorch's allocator: the CUDA context with its loaded
@@ -20,8 +21,31 @@ from gpudesk.units import GIB
 #: the total, python/sglang/srt/model_executor/model_runner.py); engines that measure ``total - free`` (SGLang,
 #: TensorRT-LLM's free-memory fraction, vLLM 0.2.5-0.6.3) count it, engines that measure the torch peak do not.
 CONTEXT_BYTES = 0.75 * GIB
-#: NCCL's channel buffers per peer rank of a tensor-parallel group (send and receive, Simple/LL/LL128 protocols).
-NCCL_PER_PEER_BYTES = 0.25 * GIB
+#: NCCL's receive buffers of one connection, per protocol (NCCL ``src/include/device.h``: ``DEFAULT_BUFFSIZE``
+#: 4 MiB for Simple; LL ``NCCL_LL_LINES_PER_THREAD x NCCL_LL_MAX_NTHREADS x NCCL_STEPS x 16`` = 8 x 512 x 8 x 16 B;
+#: LL128 ``NCCL_LL128_ELEMS_PER_THREAD x NCCL_LL128_MAX_NTHREADS x NCCL_STEPS x 8`` = 120 x 640 x 8 x 8 B, enabled
+#: by default only between NVLink-connected GPUs).
+NCCL_SIMPLE_BYTES = 4 * 1024 * 1024
+NCCL_LL_BYTES = 8 * 512 * 8 * 16
+NCCL_LL128_BYTES = 120 * 640 * 8 * 8
+#: Collective channels NCCL opens per communicator: 16 on Hopper NVSwitch systems ("16 coll channels" on 8 x H800,
+#: NVIDIA/nccl#892; "Hopper generation GPUs have 18 NVLink channels ... the number of NCCL channels is directly
+#: related to that", NVIDIA/nccl#1429), 2 over PCIe.
+NCCL_CHANNELS = {"nvlink": 16, "pcie": 2}
+#: Receive connections per channel and rank: the ring's previous rank and the chain tree's parent and child.
+NCCL_CONNECTIONS_PER_CHANNEL = 3
+NCCL_TRANSPORTS = ("nvlink", "pcie", "shm")
+
+
+def nccl_device_bytes(tensor_parallel: int, transport: str) -> float:
+    """Device memory NCCL's connection buffers take on one rank of a ``tensor_parallel`` group: channels x
+    connections x the per-protocol buffers, over NVLink (P2P with LL128) or PCIe (P2P); none with the ``shm``
+    transport (GPUs without peer access: the buffers live in host memory, NCCL ``transport/shm.cc``). A ring or
+    chain rank connects to its neighbours only, so it does not grow with the group size."""
+    if tensor_parallel <= 1 or transport not in NCCL_CHANNELS:
+        return 0.0
+    per_connection = NCCL_SIMPLE_BYTES + NCCL_LL_BYTES + (NCCL_LL128_BYTES if transport == "nvlink" else 0)
+    return float(NCCL_CHANNELS[transport] * NCCL_CONNECTIONS_PER_CHANNEL * per_connection)
 ENGINES: tuple[str, ...] = ("vllm", "sglang", "trtllm", "llamacpp", "ollama")
 
 #: Float settings that are a share of GPU memory, so in (0, 1]; every other float setting is a size (>= 0).
@@ -203,3 +227,38 @@ def command_line(program: str, model: str, flags: dict[str, Any], spelled: dict[
 def _quote(part: str) -> str:
     safe = all(c.isalnum() or c in "-_./:=,+@" for c in part)
     return part if safe and part else "'" + part.replace("'", "'\\''") + "'"
+
+
+def resolve_nccl_transport(given: str | None, nvlink: bool) -> str:
+    """The NCCL transport of a tensor-parallel group: ``given`` (``nvlink``, ``pcie``, ``shm``: GPUs without peer
+    access, e.g. "platform lacks GPU P2P capability" in vLLM's log), else NVLink when the device has it, else PCIe.
+
+    Raises:
+        SizingError (field ``engine_arg``): a transport NCCL does not have.
+    """
+    if given is None:
+        return "nvlink" if nvlink else "pcie"
+    value = given.strip().lower()
+    if value not in NCCL_TRANSPORTS:
+        raise SizingError("engine_arg", _("nccl_transport: {value!r} is not one of {names}.").format(
+            value=given, names=", ".join(NCCL_TRANSPORTS)))
+    return value
+
+
+#: Bytes of one cos/sin table entry: vLLM and SGLang cast the table to the model dtype (16-bit).
+ROPE_TABLE_DTYPE_BYTES = 2
+
+
+def rope_table_bytes(spec: ModelSpec) -> float:
+    """The rotary embedding's cos/sin table every rank keeps on the GPU with the weights: ``max_position x
+    rotary_dim`` values (``cos`` and ``sin`` halves) in the model dtype, one table shared by all layers (vLLM
+    ``vllm/model_executor/layers/rotary_embedding.py`` ``RotaryEmbedding.__init__``: ``register_buffer(
+    "cos_sin_cache", cache.to(dtype))``, cached per configuration by ``get_rope``; read in the 0.9.2 wheel). It is
+    part of what "Model loading took" measures: Llama-3-8B (8,192 positions) prints 14.96 GiB, Llama-3.1-8B
+    (131,072 positions, a 32 MiB table) 14.99 (vllm-project/vllm PR 10511 and issue 10517). MLA models rotate
+    ``qk_rope_head_dim`` of each head. vLLM 0.5's Gemma 2 built one table per layer (``GemmaRotaryEmbedding`` in
+    ``gemma2.py``, 42 x 4 MiB); that is not modelled."""
+    if not (spec.is_transformer and spec.context_length):
+        return 0.0
+    rotary_dim = spec.qk_rope_head_dim if spec.kv_latent_dim and spec.qk_rope_head_dim else spec.head_dim_resolved
+    return float(spec.context_length * rotary_dim * ROPE_TABLE_DTYPE_BYTES)

@@ -38,7 +38,8 @@ class DeviceMemory:
     Attributes:
         name: display name. total_bytes: what the engine takes as the device total.
         backend: ggml backend name (CUDA, ROCm, Metal, Vulkan) for buffer labels. unified: memory shared with
-        the CPU. note: how the figure was obtained.
+        the CPU. note: how the figure was obtained. nvlink: the GPUs of a tensor-parallel group are linked by
+        NVLink (NCCL's transport, :func:`gpudesk.sizing.engines.common.nccl_device_bytes`).
     """
 
     name: str
@@ -46,6 +47,7 @@ class DeviceMemory:
     backend: str = "CUDA"
     unified: bool = False
     note: str = ""
+    nvlink: bool = False
 
 
 def apple_wired_limit_bytes(ram_bytes: int, wired_limit_mb: int | None = None) -> int:
@@ -87,5 +89,6 @@ def catalog_device(gpu: GPU, ecc_enabled: bool | None = None) -> DeviceMemory:
     from gpudesk.sizing.capacity import gpu_reported_total_bytes
 
     backend = "ROCm" if str(gpu.id).startswith("mi") else "CUDA"
-    return DeviceMemory(gpu.name, gpu_reported_total_bytes(gpu, ecc_enabled), backend)
+    return DeviceMemory(gpu.name, gpu_reported_total_bytes(gpu, ecc_enabled), backend,
+                        nvlink=bool(gpu.nvlink_gbps and gpu.nvlink_gbps > 0))
 

@@ -116,10 +116,11 @@ def engine_fit(engine: str, model: ModelSpec | GgufModel, device: DeviceMemory, 
         spec, tensors, ref = model, [], model_ref or (model.hf_repo or model.name)
     if key == "vllm":
         return vllm.vllm_fit(spec, device.name, device.total_bytes, given, version=ver, weight_format=weight_format,
-                             concurrency=concurrency, model_ref=ref)
+                             concurrency=concurrency, model_ref=ref, nvlink=device.nvlink)
     if key == "sglang":
         return sglang.sglang_fit(spec, device.name, device.total_bytes, given, version=ver,
-                                 weight_format=weight_format, concurrency=concurrency, model_ref=ref)
+                                 weight_format=weight_format, concurrency=concurrency, model_ref=ref,
+                                 nvlink=device.nvlink)
     if key == "trtllm":
         return trtllm.trtllm_fit(spec, device.name, device.total_bytes, given, version=ver,
                                  weight_format=weight_format, concurrency=concurrency, model_ref=ref)

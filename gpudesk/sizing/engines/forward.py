@@ -55,7 +55,17 @@ sampling."); ``flashinfer_sample`` calls ``flashinfer.sampling.top_k_top_p_sampl
 fp32 logits (4) and ``torch.softmax`` the probabilities (4), rejection sampling needs no sort: with the 16-bit and
 fp32 logits 14 bytes per logit (:data:`V1_FLASHINFER_SAMPLER_BYTES_PER_LOGIT`). FlashInfer is in the vLLM Docker
 images, an optional pip extra from 0.10 (vllm-project/vllm PR 21959) and a default CUDA dependency only after
-0.11.0 (PR 26443); the user says which (``vllm_use_flashinfer_sampler``).
+0.11.0 (PR 26443); the user says which (``vllm_use_flashinfer_sampler``). From 0.14 the FlashInfer sampler is
+opt-in again (``topk_topp_sampler.py``: "Users must opt in explicitly via VLLM_USE_FLASHINFER_SAMPLER=1", read in
+the 0.14.1, 0.17.0 and 0.19.0 wheels).
+
+From vLLM 0.17 (absent in the 0.16.0 wheel, present in 0.17.0 and 0.19.0) the PyTorch path no longer sorts when
+there are 8 rows or more: ``apply_top_k_top_p`` calls ``apply_top_k_top_p_triton``
+(``vllm/v1/sample/ops/topk_topp_triton.py``), which masks the fp32 logits in place with one scratch row per
+program (at most one per SM: 132 rows on an H100, under 4 % of a 1,024-row run, not counted). Live at its end, per
+row and vocabulary entry: the 16-bit logits (2), the fp32 logits (4), ``softmax`` probabilities (4) and
+``random_sample``'s exponential draws (``torch.empty_like(probs)``, 4): 14 bytes, as with FlashInfer
+(:func:`v1_sampler_bytes_per_logit` with ``triton_top_k_top_p``).
 """
 
 from __future__ import annotations
@@ -123,21 +133,30 @@ def torch_sort_peak_bytes_per_logit(rows: int) -> int:
     return SORT_INPUT_BYTES_PER_LOGIT + out + extra
 
 
-def v1_sampler_bytes_per_logit(rows: int, flashinfer: bool = False) -> int:
-    """Peak bytes per row and vocabulary entry of V1's dummy sampler run: FlashInfer's kernels, or the PyTorch path
-    at the larger of its sort and its scatter (module docstring)."""
+#: vLLM 0.17+'s Triton top-k/top-p: 16-bit and fp32 logits (masked in place), probabilities, exponential draws.
+V1_TRITON_SAMPLER_BYTES_PER_LOGIT = 2 + 4 + 4 + 4
+#: Rows from which vLLM 0.17+ takes the Triton top-k/top-p path (``logits.shape[0] >= 8``).
+TRITON_TOP_K_TOP_P_MIN_ROWS = 8
+
+
+def v1_sampler_bytes_per_logit(rows: int, flashinfer: bool = False, triton_top_k_top_p: bool = False) -> int:
+    """Peak bytes per row and vocabulary entry of V1's dummy sampler run: FlashInfer's kernels, the Triton
+    top-k/top-p masking of vLLM 0.17+ (from 8 rows), or the PyTorch path at the larger of its sort and its scatter
+    (module docstring)."""
     if flashinfer:
         return V1_FLASHINFER_SAMPLER_BYTES_PER_LOGIT
+    if triton_top_k_top_p and rows >= TRITON_TOP_K_TOP_P_MIN_ROWS:
+        return V1_TRITON_SAMPLER_BYTES_PER_LOGIT
     return max(torch_sort_peak_bytes_per_logit(rows), V1_SORTED_SAMPLER_BYTES_PER_LOGIT)
 
 
 def v1_profile_peak_bytes(spec: ModelSpec, tokens: int, sequences: int, tensor_parallel: int = 1,
-                          flashinfer: bool = False) -> float:
+                          flashinfer: bool = False, triton_top_k_top_p: bool = False) -> float:
     """vLLM V1's profile peak: the forward's largest layer, or the top-k/top-p sampler (PyTorch, or FlashInfer when
     ``flashinfer``) over ``min(sequences, tokens)`` full-vocabulary rows with the dummy run's ``tokens x hidden``
     output still referenced."""
     rows = min(sequences, tokens)
-    sampler = rows * (spec.vocab_size or 0) * v1_sampler_bytes_per_logit(rows, flashinfer)
+    sampler = rows * (spec.vocab_size or 0) * v1_sampler_bytes_per_logit(rows, flashinfer, triton_top_k_top_p)
     return max(layer_peak_bytes(spec, tokens, tensor_parallel),
                sampler + tokens * (spec.hidden_size or 0) * ACT_BYTES)
 

@@ -24,7 +24,21 @@ Default ``mem_fraction_static`` (``server_args.py``), per version:
   (80 from TP 4); under 60 GiB 4096 and 32 (160 from TP 4); under 160 GiB 8192 and 256 (512 from TP 4); above,
   16384 and 512.
 Memory in use before the weights: the CUDA context and, with TP, NCCL (the log's "avail mem" before "Load weight
-begin" is about 1 GiB under the total).
+begin" is about 1 GiB under the total), and whatever other processes hold (``gpu_used_gib``: a desktop under
+Windows/WSL, another server), which ``get_available_gpu_memory`` (``cudaMemGetInfo``) does not see as free.
+
+Multimodal models (a config with a ``vision_config``; SGLang's own test is its list of multimodal architectures,
+``configs/model_config.py`` ``multimodal_model_archs``) load the vision tower with the weights
+(:mod:`gpudesk.sizing.vision_tower`) and get a smaller static fraction, "Automatically reduce --mem-fraction-static
+to X because this is a multimodal model" (:func:`multimodal_fraction_factor`):
+
+- up to 0.4.4: ``mem_fraction_static *= 0.95`` in ``ModelRunner.__init__``, given or default (read in the
+  0.4.3.post4 and 0.4.4.post2 wheels; Gemma-3-4B-it on an H200 at 0.88: 834,615 tokens, sgl-project/sglang PR 4826);
+- 0.4.5 to 0.4.8: ``*= 0.90`` there (0.4.5, 0.4.6.post5, 0.4.8 wheels; from 0.4.6 only with ``--enable-multimodal``
+  on, which is the default except for Gemma 3 and Llama 4, an exception not modelled);
+- 0.4.9 to 0.5.2: ``*= 0.90`` in ``server_args.py``, on the default only (0.4.9 wheel);
+- from 0.5.3: ``ServerArgs.adjust_mem_fraction_for_vlm``, on the default only: ``0.95 x clamp(1 - 0.1 x (layers x
+  hidden^2 / (24 x 1024^2) - 1), 0.8, 1.05)`` of the vision tower (0.5.3 wheel).
 """
 
 from __future__ import annotations
@@ -34,17 +48,20 @@ from typing import Any
 from gpudesk.i18n import _
 from gpudesk.sizing.engines.common import (
     CONTEXT_BYTES,
-    NCCL_PER_PEER_BYTES,
     Change,
     EngineFit,
     GpuMemory,
     Setting,
     command_line,
+    nccl_device_bytes,
+    resolve_nccl_transport,
+    rope_table_bytes,
     settings_with_defaults,
 )
 from gpudesk.sizing.engines.vllm import kv_precision
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.vision_tower import VisionTower, vision_tower_bytes
 from gpudesk.units import GIB, MIB
 
 SETTINGS: dict[str, Setting] = {
@@ -60,7 +77,14 @@ SETTINGS: dict[str, Setting] = {
     "page_size": (1, int, "--page-size"),
     "cuda_graph_max_bs": (None, int, "--cuda-graph-max-bs"),
     "disable_cuda_graph": (False, bool, "--disable-cuda-graph"),
+    # Not a flag: GiB already in use on each GPU by other processes (a desktop, another server; nvidia-smi's
+    # "Memory-Usage" before launch). SGLang's base is the memory free before the weights, so it shrinks the KV pool.
+    "gpu_used_gib": (0.0, float, "gpu_used_gib"),
+    # Not a flag: how the tensor-parallel GPUs talk (nvlink, pcie, shm); default from the device.
+    "nccl_transport": (None, str, "nccl_transport"),
 }
+#: Settings that describe the machine, not the command line.
+ENVIRONMENT_SETTINGS = frozenset({"gpu_used_gib", "nccl_transport"})
 
 
 #: server_args.py ``max_prefill_tokens`` default.
@@ -110,18 +134,39 @@ def default_mem_fraction_static(tp: int, version: str = "0.4", gpu_total_bytes: 
     return round((gpu_mem - reserved) / gpu_mem, 3)
 
 
+def multimodal_fraction_factor(version: str, tower: VisionTower | None, given: bool) -> float:
+    """What SGLang ``version`` multiplies ``mem_fraction_static`` by for a model with vision ``tower`` (module
+    docstring); ``given``: the user set the fraction. 1.0 for text-only models. An unnumbered version is the
+    newest."""
+    if tower is None:
+        return 1.0
+    release = _release(version)
+    if release is not None and release < (0, 4, 5):
+        return 0.95
+    if release is not None and release < (0, 4, 9):
+        return 0.90
+    if given:
+        return 1.0
+    if release is not None and release < (0, 5, 3):
+        return 0.90
+    ratio = tower.layers * tower.hidden_size ** 2 / (24 * 1024 ** 2)
+    return 0.95 * max(0.8, min(1.05, 1.0 - 0.1 * (ratio - 1.0)))
+
+
 def sglang_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[str, Any], *,
                version: str = "0.4", weight_format: str = "checkpoint", concurrency: int = 1,
-               model_ref: str | None = None, advise: bool = True) -> EngineFit:
-    """SGLang's sizing (module docstring)."""
+               model_ref: str | None = None, advise: bool = True, nvlink: bool = False) -> EngineFit:
+    """SGLang's sizing (module docstring); ``nvlink``: the GPUs are NVLink-connected (NCCL's transport)."""
     s = settings_with_defaults(SETTINGS, given)
+    transport = s["nccl_transport"] = resolve_nccl_transport(s["nccl_transport"], nvlink)
     tp = max(1, int(s["tp_size"]))
     mfs = float(s["mem_fraction_static"] or default_mem_fraction_static(
         tp, version, gpu_total_bytes, s["chunked_prefill_size"], s["cuda_graph_max_bs"]))
+    mfs *= multimodal_fraction_factor(version, spec.vision_tower, s["mem_fraction_static"] is not None)
     fmt = resolve_weight_format(spec, s["quantization"] or weight_format)
     ctx = int(s["context_length"] or spec.context_length or 4096)
-    weights = weight_bytes(spec, fmt) / tp
-    before = CONTEXT_BYTES + (NCCL_PER_PEER_BYTES * (tp - 1) if tp > 1 else 0)
+    weights = weight_bytes(spec, fmt) / tp + vision_tower_bytes(spec.vision_tower, tp) + rope_table_bytes(spec)
+    before = CONTEXT_BYTES + nccl_device_bytes(tp, transport) + float(s["gpu_used_gib"]) * GIB
     # ``total_gpu_memory`` of profile_max_num_token is the memory free after torch distributed init, before the
     # weights (``min_per_gpu_memory`` of init_torch_distributed), not the device total (module docstring).
     free_before = gpu_total_bytes - before
@@ -143,7 +188,7 @@ def sglang_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict
     fits = rest > 0 and tokens > 0
     reason = "" if fits else _("weights take {weights:.2f} GiB per GPU; mem_fraction_static {mfs:g} leaves no room "
                                "for the KV cache (Not enough memory).").format(weights=weights / GIB, mfs=mfs)
-    flags = {k: v for k, v in s.items() if v is not None and v != SETTINGS[k][0]}
+    flags = {k: v for k, v in s.items() if v is not None and v != SETTINGS[k][0] and k not in ENVIRONMENT_SETTINGS}
     flags["mem_fraction_static"] = mfs
     model = model_ref or spec.hf_repo or spec.name
     cmd = command_line("python -m sglang.launch_server", model, flags, {k: v[2] for k, v in SETTINGS.items()},

@@ -125,7 +125,8 @@ def _device(case: dict[str, Any]) -> DeviceMemory:
 
     gpu = open_catalog().gpu(str(case["gpu"]))
     ecc = case.get("ecc")  # the ECC state the log shows; absent: as the card ships
-    return DeviceMemory(gpu.name, gpu_reported_total_bytes(gpu, None if ecc is None else bool(ecc)), backend)
+    return DeviceMemory(gpu.name, gpu_reported_total_bytes(gpu, None if ecc is None else bool(ecc)), backend,
+                        nvlink=bool(gpu.nvlink_gbps and gpu.nvlink_gbps > 0))
 
 
 def predict(case: dict[str, Any], base: Path) -> dict[str, float]:

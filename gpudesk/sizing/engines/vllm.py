@@ -30,7 +30,15 @@ Sources (vllm-project/vllm):
   "mxfp4.py: Using Triton backend") pads the hidden size only. gpt-oss-120b (2,880 wide): 4,608 experts x 3 x
   2,944 x 3,072 x 4.25 bits + the bf16 rest = 66.0 GiB (0.10.1 printed 65.97, vllm-project/vllm#23278), and 64.6 GiB
   on the Triton path (0.14.1 printed 64.38, vllm-project/vllm#33155). Blackwell's FlashInfer paths (256 on both)
-  are not modelled.
+  are not modelled. Which path runs on a GPU without native FP4 (``mxfp4.py`` ``get_mxfp4_backend``, read in the
+  0.11.0 wheel): Triton only when the ``triton_kernels`` package is importable (``vllm/utils`` ``has_triton_kernels``)
+  and torch >= 2.8, else Marlin ("Using Marlin backend"). ``triton_kernels`` is not a dependency of the 0.11.0 wheel
+  (its METADATA lists only ``flashinfer-python`` as an extra); users installed it by hand from the Triton repository
+  (vllm-project/vllm#27672, "users will have to install triton_kernels manually"), so a pip 0.11 install pads
+  for Marlin (gpt-oss-120b on one H100 at utilization 0.95: 65.97 GiB of weights, 1.71 GiB of KV cache left,
+  vllm-project/vllm#27508). From 0.12.0 the wheel vendors it (``vllm/third_party/triton_kernels``, in the 0.12.0,
+  0.13.0, 0.14.1 and 0.19.0 wheels; 0.19's ``fused_moe/oracle/mxfp4.py`` ranks Triton first on SM90), so Triton
+  runs, as 0.14.1's log shows; ``triton_kernels=true/false`` says what is installed (:func:`mxfp4_marlin`).
 - How V0 measured the peak (``vllm/worker/worker.py`` ``profile_num_available_blocks`` /
   ``determine_num_available_blocks``, read in the 0.2.4-0.6.4 wheels), :func:`profiling_era`:
   ``allocated`` up to 0.2.4, ``torch.cuda.max_memory_allocated()``, PyTorch's peak only; ``device`` in 0.2.5-0.3.0
@@ -58,12 +66,14 @@ from typing import Any
 from gpudesk.i18n import _
 from gpudesk.sizing.engines.common import (
     CONTEXT_BYTES,
-    NCCL_PER_PEER_BYTES,
     Change,
     EngineFit,
     GpuMemory,
     Setting,
     command_line,
+    nccl_device_bytes,
+    resolve_nccl_transport,
+    rope_table_bytes,
     settings_with_defaults,
 )
 from gpudesk.sizing.engines.flags import fp8_kv_value, uses_vllm_serve
@@ -71,6 +81,7 @@ from gpudesk.sizing.engines.forward import v0_profile_peak_bytes, v1_profile_pea
 from gpudesk.units import GIB
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, kv_sequence_bytes, resolve_weight_format, weight_bytes
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.vision_tower import vision_tower_bytes
 
 #: vLLM's switch for FlashInfer's top-k/top-p sampler (``vllm/envs.py``).
 ENV_FLASHINFER_SAMPLER = "VLLM_USE_FLASHINFER_SAMPLER"
@@ -102,7 +113,18 @@ SETTINGS: dict[str, Setting] = {
     # VLLM_USE_FLASHINFER_SAMPLER=1 prefix of the command.
     "vllm_use_flashinfer_sampler": (False, bool, ENV_FLASHINFER_SAMPLER),
     "kv_transfer_config": (None, str, "--kv-transfer-config"),
+    # Whether OpenAI's ``triton_kernels`` package is installed (not a flag): picks the MXFP4 MoE path and its
+    # padding (module docstring); None: by release (:func:`mxfp4_marlin`).
+    "triton_kernels": (None, bool, "triton_kernels"),
+    # Not a flag: GiB other processes already hold on each GPU. The budget stays total x utilization (the profile
+    # measures vLLM's own use), but V1 refuses to start when less than that is free (gpu_worker.py init_device,
+    # read in the 0.9.2, 0.10.1 and 0.11.0 wheels).
+    "gpu_used_gib": (0.0, float, "gpu_used_gib"),
+    # Not a flag: how the tensor-parallel GPUs talk (nvlink, pcie, shm); default from the device.
+    "nccl_transport": (None, str, "nccl_transport"),
 }
+#: Settings that describe the environment, not the command line.
+ENVIRONMENT_SETTINGS = frozenset({"vllm_use_flashinfer_sampler", "triton_kernels", "gpu_used_gib", "nccl_transport"})
 #: Non-torch memory seen by the profiler (cuBLAS/cuBLASLt workspaces, NCCL and custom all-reduce buffers with TP):
 #: vLLM >= 0.6.5 prints 0.16 GiB on an H100 (vllm-project/vllm PR 12126) and 0.25-0.35 GiB on 24-48 GiB cards
 #: with TP 1-2 (issues 10517, 13061, 15815).
@@ -133,7 +155,20 @@ def _round_up(n: int, multiple: int) -> int:
     return -(-n // multiple) * multiple
 
 
-def mxfp4_padding_bytes(spec: ModelSpec, weight_format: str, version: str, tensor_parallel: int = 1) -> float:
+def mxfp4_marlin(version: str, triton_kernels: bool | None = None) -> bool:
+    """True when vLLM ``version`` runs MXFP4 MoE on the Marlin weight-only path on a GPU without native FP4
+    (module docstring): always up to 0.10; from 0.10.2 unless ``triton_kernels`` is installed, which the wheels
+    vendor from 0.12 (and an unnumbered release is taken to), unless told."""
+    release = _release(version)
+    if release is not None and release <= (0, 10):
+        return True
+    if triton_kernels is None:
+        triton_kernels = release is None or release >= (0, 12)
+    return not triton_kernels
+
+
+def mxfp4_padding_bytes(spec: ModelSpec, weight_format: str, version: str, tensor_parallel: int = 1,
+                        triton_kernels: bool | None = None) -> float:
     """Bytes one rank's MXFP4 expert weights grow by when vLLM pads them for its MoE kernel (module docstring);
     0 for other formats and dense models."""
     if weight_format.lower() != "mxfp4" or not (spec.moe_experts and spec.hidden_size):
@@ -141,8 +176,7 @@ def mxfp4_padding_bytes(spec: ModelSpec, weight_format: str, version: str, tenso
     width = spec.moe_ffn_size or spec.ffn_size or 0
     tp = max(1, tensor_parallel)
     per_rank = width // tp
-    release = _release(version)
-    marlin = release is not None and release <= (0, 10)
+    marlin = mxfp4_marlin(version, triton_kernels)
     padded_width = _round_up(per_rank, 128) if marlin else per_rank
     hidden = spec.hidden_size
     layers = spec.moe_layers if spec.moe_layers is not None else (spec.layers or 0)
@@ -165,6 +199,15 @@ def _release(version: str) -> tuple[int, int] | None:
     except ValueError:
         return None
     return major, minor
+
+
+def triton_top_k_top_p(version: str) -> bool:
+    """True from vLLM 0.17, whose sampler masks top-k/top-p with a Triton kernel instead of sorting
+    (:mod:`gpudesk.sizing.engines.forward`); an unnumbered ``v1``/``latest`` is the newest release."""
+    if not is_v1(version):
+        return False
+    release = _patch_release(version)
+    return release is None or release >= (0, 17, 0)
 
 
 def graphs_in_budget(version: str) -> bool:
@@ -246,9 +289,11 @@ def default_batched_tokens(v1: bool, max_model_len: int, gpu_total_bytes: int, c
 
 def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[str, Any], *,
              version: str = "v1", weight_format: str = "checkpoint", concurrency: int = 1,
-             model_ref: str | None = None, advise: bool = True) -> EngineFit:
-    """vLLM's sizing of ``spec`` on ``tensor_parallel_size`` GPUs of ``gpu_total_bytes`` each (module docstring)."""
+             model_ref: str | None = None, advise: bool = True, nvlink: bool = False) -> EngineFit:
+    """vLLM's sizing of ``spec`` on ``tensor_parallel_size`` GPUs of ``gpu_total_bytes`` each (module docstring);
+    ``nvlink``: the GPUs are NVLink-connected (NCCL's default transport)."""
     s = settings_with_defaults(SETTINGS, given)
+    transport = s["nccl_transport"] = resolve_nccl_transport(s["nccl_transport"], nvlink)
     v1 = is_v1(version)
     tp = max(1, int(s["tensor_parallel_size"]))
     fmt = resolve_weight_format(spec, s["quantization"] or weight_format)
@@ -258,18 +303,19 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     batched = int(s["max_num_batched_tokens"] or default_batched_tokens(v1, max_len, gpu_total_bytes,
                                                                        s["enable_chunked_prefill"], version,
                                                                        gpu_name))
-    weights = (weight_bytes(spec, fmt) + mxfp4_padding_bytes(spec, fmt, version, tp) * tp) / tp \
-        - float(s["cpu_offload_gb"]) * GIB
+    weights = (weight_bytes(spec, fmt) + mxfp4_padding_bytes(spec, fmt, version, tp, s["triton_kernels"]) * tp) / tp \
+        + vision_tower_bytes(spec.vision_tower, tp) + rope_table_bytes(spec) - float(s["cpu_offload_gb"]) * GIB
     if s["enable_lora"]:
         # LoRA slots for max_loras adapters of max_lora_rank on every linear layer (A and B, bf16).
         weights += 2 * s["max_loras"] * s["max_lora_rank"] * (spec.hidden_size or 0) * 7 * (spec.layers or 0) * 2 / tp
     flashinfer = bool(s["vllm_use_flashinfer_sampler"]) and v1
-    activation = (v1_profile_peak_bytes(spec, batched, seqs, tp, flashinfer) if v1
+    triton_sampler = triton_top_k_top_p(version)
+    activation = (v1_profile_peak_bytes(spec, batched, seqs, tp, flashinfer, triton_sampler) if v1
                   else v0_profile_peak_bytes(spec, batched, seqs, tp))
     era = profiling_era(version) if not v1 else "torch_peak"
     non_torch = NON_TORCH_BYTES
     if era in ("device", "since_init"):
-        non_torch += NCCL_PER_PEER_BYTES * (tp - 1) + (CONTEXT_BYTES if era == "device" else 0.0)
+        non_torch += nccl_device_bytes(tp, transport) + (CONTEXT_BYTES if era == "device" else 0.0)
     graphs = 0.0 if s["enforce_eager"] else CUDA_GRAPH_BYTES_PER_LAYER * (spec.layers or 0)
     util = float(s["gpu_memory_utilization"])
     requested = gpu_total_bytes * util
@@ -289,8 +335,17 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     else:
         max_conc = tokens / max_len
     per_seq_ctx = _max_context(spec, kv_bytes, max(1, concurrency), kvp, tp, block, batched, max_len)
-    fits = available > 0 and tokens >= max_len and weights <= requested
-    if available <= 0:
+    free_at_start = gpu_total_bytes - float(s["gpu_used_gib"]) * GIB
+    release = _release(version)
+    shared_refused = free_at_start < requested and v1 and (release is None or release >= (0, 9))
+    fits = available > 0 and tokens >= max_len and weights <= requested and not shared_refused
+    if shared_refused:
+        # vllm/v1/worker/gpu_worker.py init_device (0.9.2-0.11.0 wheels): "Free memory on device ... on startup is
+        # less than desired GPU memory utilization"
+        reason = _("free memory on the device at start-up ({free:.2f} GiB) is less than gpu_memory_utilization "
+                   "{util:g} asks for ({budget:.2f} GiB); lower it or free the memory other processes use.").format(
+            free=free_at_start / GIB, util=util, budget=requested / GIB)
+    elif available <= 0:
         reason = _("weights, activation peak and non-torch memory take {need:.2f} GiB of the {budget:.2f} GiB that "
                    "gpu_memory_utilization {util:g} allows; nothing is left for the KV cache.").format(
             need=(weights + activation + non_torch) / GIB, budget=requested / GIB, util=util)
@@ -300,7 +355,7 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     else:
         reason = ""
     flags = {k: v for k, v in s.items() if v is not None and v != SETTINGS[k][0]
-             and k != "vllm_use_flashinfer_sampler"}
+             and k not in ENVIRONMENT_SETTINGS}
     flags["max_model_len"] = max_len
     spelled = {k: v[2] for k, v in SETTINGS.items()}
     model = model_ref or spec.hf_repo or spec.name
@@ -324,7 +379,9 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
         *(((_("the sampler is profiled with top-k/top-p in PyTorch (no FlashInfer installed); with FlashInfer the "
               "KV cache gets about {gib:.2f} GiB more").format(
             gib=max(0.0, activation - v1_profile_peak_bytes(spec, batched, seqs, tp, True)) / GIB),
-           "vllm/v1/sample/ops/topk_topp_sampler.py"),) if v1 and not flashinfer else ()),
+           "vllm/v1/sample/ops/topk_topp_sampler.py"),) if v1 and not flashinfer and not triton_sampler else ()),
+        *(((_("the sampler masks top-k/top-p in place with vLLM's Triton kernel (0.17 on) instead of sorting"),
+            "vllm/v1/sample/ops/topk_topp_triton.py"),) if v1 and not flashinfer and triton_sampler else ()),
         ((_("CUDA graph memory is estimated by the profiler and kept inside gpu_memory_utilization (vLLM 0.21 on)")
           if graphs_in_budget(version) else
           _("CUDA graphs are captured after the KV cache, outside gpu_memory_utilization")),

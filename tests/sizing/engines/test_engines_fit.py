@@ -312,7 +312,7 @@ def test_vllm_counts_the_cuda_context_only_while_it_measured_total_minus_free() 
     """vLLM 0.2.5-0.3.0 measured ``total - free`` after profiling (PR 2031), so the CUDA context and NCCL count;
     0.3.1-0.6.3 measured from the free memory at init (NCCL counts, the context does not); 0.2.4 and 0.6.4 on
     measured PyTorch's peak (worker.py of those wheels)."""
-    from gpudesk.sizing.engines.common import CONTEXT_BYTES, NCCL_PER_PEER_BYTES
+    from gpudesk.sizing.engines.common import CONTEXT_BYTES, nccl_device_bytes
     from gpudesk.sizing.engines.vllm import profiling_era
 
     assert [profiling_era(v) for v in ("0.2.4", "0.2.5", "0.3.0", "0.3.1", "0.5.4", "0.6.3.post1", "0.6.4", "v0",
@@ -321,13 +321,14 @@ def test_vllm_counts_the_cuda_context_only_while_it_measured_total_minus_free() 
         "torch_peak"]
     spec = spec_from_catalog(open_catalog().model("llama-2-13b"))
     args = ["gpu_memory_utilization=0.9", "max_model_len=4096", "tensor_parallel_size=2"]
-    device = DeviceMemory("A100", 80 * 1024**3)
+    device = DeviceMemory("A100", 80 * 1024**3)  # no NVLink given: NCCL over PCIe
+    nccl = nccl_device_bytes(2, "pcie")
     old, dev, init, new = (engine_fit("vllm", spec, device, args, version=v)
                            for v in ("0.2.4", "0.3.0", "0.5.4", "0.6.4"))
     assert dev.per_gpu.non_torch_bytes - old.per_gpu.non_torch_bytes == pytest.approx(
-        CONTEXT_BYTES + NCCL_PER_PEER_BYTES)
-    assert init.per_gpu.non_torch_bytes - old.per_gpu.non_torch_bytes == pytest.approx(NCCL_PER_PEER_BYTES)
+        CONTEXT_BYTES + nccl)
+    assert init.per_gpu.non_torch_bytes - old.per_gpu.non_torch_bytes == pytest.approx(nccl)
     block = dev.per_gpu.kv_cache_bytes / dev.kv_cache_blocks
-    assert old.kv_cache_blocks - dev.kv_cache_blocks == pytest.approx((CONTEXT_BYTES + NCCL_PER_PEER_BYTES) / block,
+    assert old.kv_cache_blocks - dev.kv_cache_blocks == pytest.approx((CONTEXT_BYTES + nccl) / block,
                                                                       abs=1)
     assert new.extra["profiling_era"] == "torch_peak" and init.extra["profiling_era"] == "since_init"
