@@ -205,6 +205,13 @@ DEV_SHM_CHECK = Check("host_ram", "df -h /dev/shm",
                          "shared memory: start the container with --shm-size=8g or --ipc=host, or use fewer "
                          "workers."))
 
+# The deciding check of a driver allocation refused on native Windows for want of commit (RAM + page file;
+# gpudesk.oom.user_context): the commit charge against its limit (``host_ram``'s kind).
+PAGE_FILE_CHECK = Check("host_ram", "typeperf \"\\Memory\\Committed Bytes\" \"\\Memory\\Commit Limit\" -sc 1",
+                        N_("If the committed bytes are near the commit limit (Task Manager > Performance > Memory > "
+                           "Committed), the page file is too small for the driver's allocations: enlarge it or let "
+                           "Windows manage it, whatever the GPU's free memory."))
+
 # The deciding check of a cuDNN/cuBLAS handle that could not be created (``library_init``) read as a library problem:
 # which cuDNN the loader finds and which one the framework was built with (``driver_version``'s kind), and how much
 # memory was free when it failed (the memory reading).

@@ -27,6 +27,7 @@ from gpudesk.oom.parsers import (
 )
 from gpudesk.oom.report import MemoryReport
 from gpudesk.oom.signatures import CALL_SIGNATURES, classify
+from gpudesk.oom.user_context import detect_host_os
 from gpudesk.i18n import _
 
 MAX_TEXT_CHARS = 5_000_000
@@ -190,6 +191,7 @@ def _parse(text: str) -> MemoryReport:
     if generic.parse(text, report):
         matched = True
     report.engine = report.engine or detect_engine(text)
+    report.host_os = detect_host_os(text)
     report.platform = report.platform or detect_platform(text) or _BACKEND_PLATFORM.get(report.backend or "")
     _slice_capacity(report)
     negative = report.parsed.get("negative_size_bytes")

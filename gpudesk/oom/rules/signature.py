@@ -52,7 +52,8 @@ from gpudesk.oom.cause import Cause
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import CHECKS, DEV_SHM_CHECK, LIBRARY_CHECK, NOT_CAPACITY, check_command
+from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, LIBRARY_CHECK, NOT_CAPACITY, PAGE_FILE_CHECK,
+                                    check_command)
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
 _XLA_USAGE = re.compile(r"Memory usage:\s{0,3}(\d{1,20}) bytes free,\s{0,3}(\d{1,20}) bytes total")
@@ -412,15 +413,43 @@ def _eager_handle(f: Facts) -> list[Cause]:
 
 
 _ASYNC_NOTE = "kernel errors might be asynchronously reported"
-# What a WSL2 log carries of its platform: the word, its kernel's release string ("5.15.90.1-microsoft-standard-WSL2"),
-# the Windows drives mounted under /mnt/<letter>, and the GPU paravirtualisation of WSL2 (/dev/dxg, libdxcore.so,
-# the driver libraries in /usr/lib/wsl/lib; NVIDIA CUDA on WSL User Guide, "Getting Started").
-_WSL = re.compile(r"\bwsl|microsoft-standard|/mnt/[c-h]/|/dev/dxg|\bdxg\b|libdxcore|/usr/lib/wsl")
+def _wsl(f: Facts) -> bool:
+    """The job ran under WSL2 (its words in the text, or the user said so: gpudesk.oom.user_context); page-locked
+    memory is limited there."""
+    return f.report.host_os == "wsl"
 
 
-def _wsl(low: str) -> bool:
-    """The (lower-cased) text comes from WSL2 (see ``_WSL``); page-locked memory is limited there."""
-    return _WSL.search(low) is not None
+def _windows(f: Facts) -> bool:
+    """The job ran on native Windows (WDDM), where driver allocations count against the commit limit."""
+    return f.report.host_os == "windows"
+
+
+def _page_file(confidence: float, f: Facts) -> Cause:
+    """Native Windows: the driver refused device memory because the system commit limit (RAM + page file) was
+    reached (gpudesk.oom.user_context)."""
+    command = PAGE_FILE_CHECK.command
+    return Cause(
+        id="not_capacity",
+        title=_("Likely not GPU memory: the Windows commit limit (RAM + page file) was reached"),
+        confidence=confidence,
+        evidence=evidence(not_capacity_kind="page_file", deciding_check="host_ram", check_command=command,
+                          requested_bytes=f.requested, free_bytes=f.free, total_capacity_bytes=f.total),
+        explanation=_("On Windows the video memory manager can move device allocations to system memory, so the "
+                      "driver charges them against the system commit limit (RAM plus the page file). With a small page "
+                      "file it refuses a device allocation while the GPU still has memory free, and the error carries "
+                      "no figures."),
+        fix=_("Let Windows manage the page file size, or set it to at least the GPU's memory plus the model's size "
+              "(System > Advanced system settings > Performance > Virtual memory), then restart; close programs "
+              "that hold much RAM"),
+        checks=[_("{command}: {meaning}").format(command=command, meaning=i18n._(PAGE_FILE_CHECK.meaning))],
+    )
+
+
+def _others_given(f: Facts) -> bool:
+    """The user gave other processes' memory on this GPU and it is large: at least 1 GiB or a tenth of the GPU."""
+    if not f.other:
+        return False
+    return f.other >= 1024**3 or (f.total is not None and f.other >= f.total / 10)
 
 
 def _one_line_shortage(f: Facts) -> Cause:
@@ -454,6 +483,9 @@ def _bare(f: Facts) -> list[Cause]:
     if _free_covers(f):
         return [_not_capacity("free_exceeds_request", 0.7, f), _not_capacity("illegal_address", 0.45, f),
                 _other_process(0.3, f)]
+    if _others_given(f):
+        return [_other_process(0.75, f), _shortage(0.4, f, _("The job's own allocations and the other processes' "
+                                                             "together exceed the GPU."))]
     if runtime in ("llamacpp", "ollama"):
         return [_shortage(0.5, f, _("ggml's CUDA backend could not allocate its own buffers (weights, KV cache, "
                                     "compute pool): the model and context do not fit in what is free.")),
@@ -468,20 +500,27 @@ def _bare(f: Facts) -> list[Cause]:
         return [_shortage(0.5, f, _("The driver refused a device allocation (cuMemCreate / cuMemAlloc): the GPU is "
                                     "full.")),
                 _other_process(0.4, f), _not_capacity("ecc", 0.15, f)]
-    pinned = "pin_memory" in low or _wsl(low)
+    pinned = "pin_memory" in low or _wsl(f)
     pytorch = r.framework == "pytorch" or "runtimeerror: cuda error" in low or "runtimeerror: hip error" in low
     if pinned or (pytorch and _ASYNC_NOTE in low):
         # PyTorch's caching allocator reports its own failures as "Tried to allocate ..." (every release that
         # prints the asynchronous-error note does); a bare CUDA error is a call outside it, and in a running job
         # the commonest such allocation is page-locked host memory.
-        return [_not_capacity("pin_memory", 0.75 if pinned else 0.4, f), _other_process(0.35, f),
-                _not_capacity("ecc", 0.2, f), _not_capacity("xid", 0.15, f)]
+        causes = [_not_capacity("pin_memory", 0.75 if pinned else 0.4, f), _other_process(0.35, f),
+                  _not_capacity("ecc", 0.2, f), _not_capacity("xid", 0.15, f)]
+        return causes + [_page_file(0.38, f)] if _windows(f) else causes
     if pytorch:
         # The one line alone (the release unknown): in the public threads that paste just this line, the
         # resolution is most often a smaller batch (module docstring), so the job's own need comes first, with the
         # check that tells it from another process.
-        return [_one_line_shortage(f), _other_process(0.4, f), _not_capacity("pin_memory", 0.35, f),
-                _not_capacity("ecc", 0.2, f), _not_capacity("xid", 0.15, f)]
-    # Any other runtime allocates device memory itself, so its bare CUDA error is first its own allocation.
+        causes = [_one_line_shortage(f), _other_process(0.4, f), _not_capacity("pin_memory", 0.35, f),
+                  _not_capacity("ecc", 0.2, f), _not_capacity("xid", 0.15, f)]
+        return causes + [_page_file(0.38, f)] if _windows(f) else causes
+    # Any other runtime allocates device memory itself, so its bare CUDA error is first its own allocation; on
+    # native Windows the commit limit (RAM + page file) is the next reading (gpudesk.oom.user_context).
+    if _windows(f):
+        return [_shortage(0.5, f, _("The runtime's own device allocation failed (it prints no figures): the GPU is "
+                                    "full.")),
+                _page_file(0.45, f), _other_process(0.4, f), _not_capacity("ecc", 0.2, f)]
     return [_shortage(0.5, f, _("The runtime's own device allocation failed (it prints no figures): the GPU is full.")),
             _other_process(0.4, f), _not_capacity("ecc", 0.2, f), _not_capacity("xid", 0.15, f)]
