@@ -331,6 +331,26 @@ def _library_mismatch_first(f: Facts) -> list[Cause]:
             _other_process(0.35, f)]
 
 
+# XLA's convolution autotuner (xla/service/gpu/conv_algorithm_picker.cc) when every candidate algorithm failed.
+_AUTOTUNER = "best cudnn convolution algorithm"
+
+
+def _autotuner_preallocation(f: Facts) -> list[Cause]:
+    """XLA's "Failed to determine best cudnn convolution algorithm": the autotuner runs after cuDNN's handle was
+    created (a missing or mismatched library stops earlier, at "DNN library initialization failed"), and profiles each
+    candidate algorithm with scratch memory and cuDNN's own device allocations made outside XLA's preallocated pool;
+    when all of them fail, that memory could not be had. Preallocation first (elixir-nx/nx#1000: memory_fraction 0.6
+    fixed it; jax#8506: the maintainer, JAX must leave cuDNN a minimum), the library reading second."""
+    return [_generic("preallocation", 0.6, _("The framework's preallocation left no memory for cuDNN/cuBLAS"),
+                     _("XLA's convolution autotuner tries each cuDNN algorithm with scratch memory and cuDNN's own "
+                       "allocations outside the preallocated pool; every algorithm failed, so that memory was not "
+                       "there."),
+                     _("Set XLA_PYTHON_CLIENT_PREALLOCATE=false or XLA_PYTHON_CLIENT_MEM_FRACTION=.5 (TensorFlow: "
+                       "TF_FORCE_GPU_ALLOW_GROWTH=true), then rerun"),
+                     "preallocation", f),
+            _not_capacity("library_mismatch", 0.4, f), _other_process(0.35, f)]
+
+
 def _not_initialized_pytorch(f: Facts) -> list[Cause]:
     """PyTorch's ``CUDNN_STATUS_NOT_INITIALIZED``: ``cudnnCreate`` could not start, which it reports alike when its
     handle's device memory cannot be had and when the library does not match (an old cuDNN, a build for other GPUs).
@@ -371,9 +391,11 @@ def _library_init(f: Facts) -> list[Cause]:
         free, total = int(usage.group(1)), int(usage.group(2))
         if total and free / total > 0.5:
             return [_not_capacity("driver_version", 0.8, f)]
+    low = (r.text or "").lower()
+    if _AUTOTUNER in low:
+        return _autotuner_preallocation(f)
     if _jax_wording(r):
         return _library_mismatch_first(f)
-    low = (r.text or "").lower()
     if _EAGER_HANDLE_CALLER.search(r.text or "") and not any(w in low for w in _PREALLOCATING):
         return _eager_handle(f)
     if runtime in _PREALLOCATING or r.framework in _PREALLOCATING or _not_pytorch_wording(r):
@@ -413,6 +435,8 @@ def _eager_handle(f: Facts) -> list[Cause]:
 
 
 _ASYNC_NOTE = "kernel errors might be asynchronously reported"
+
+
 def _wsl(f: Facts) -> bool:
     """The job ran under WSL2 (its words in the text, or the user said so: gpudesk.oom.user_context); page-locked
     memory is limited there."""
