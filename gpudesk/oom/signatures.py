@@ -26,6 +26,13 @@ of the message say so. Each signature names the mechanism and the one check that
   array with shape ...", ``numpy/core/src/multiarray/ctors.c``, an ``_ArrayMemoryError``), and TensorFlow's CPU
   allocator ("OOM when allocating tensor ... on /job:.../device:CPU:0 by allocator cpu", its GPU allocator is
   ``GPU_0_bfc``; "Allocator (cpu) ran out of memory").
+* ``sigkill``: a process ended by SIGKILL with no out-of-memory words of its own (the shell's "Killed" line, torchrun's
+  ``ChildFailedError`` "exitcode: -9" from ``torch/distributed/elastic/multiprocessing/api.py``, "<Signals.SIGKILL: 9>"):
+  the Linux OOM killer ends the process with the largest badness score with SIGKILL when RAM and swap run out
+  (``mm/oom_kill.c``, "Out of memory: Killed process N"), so host RAM is the likelier reading; a scheduler or a user
+  kills the same way, hence not a certain one (the kernel log decides).
+* A page-locked host allocation by TensorFlow's / XLA's StreamExecutor ("failed to alloc N bytes on host",
+  ``cuMemHostAlloc`` in ``stream_executor/cuda/cuda_driver.cc``) is ``pin_memory``.
 * ``dev_shm``: a DataLoader worker killed by SIGBUS is a worker that touched a page of POSIX shared memory that
   ``/dev/shm`` (a tmpfs in host RAM) could not back: PyTorch's worker signal handler prints "ERROR: Unexpected bus
   error encountered in worker. This might be caused by insufficient shared memory (shm)." (``torch/csrc/
@@ -212,6 +219,12 @@ PAGE_FILE_CHECK = Check("host_ram", "typeperf \"\\Memory\\Committed Bytes\" \"\\
                            "Committed), the page file is too small for the driver's allocations: enlarge it or let "
                            "Windows manage it, whatever the GPU's free memory."))
 
+# The deciding check of a process killed by SIGKILL (``sigkill``): the kernel log names the OOM killer's victim.
+OOM_KILLER_CHECK = Check("host_ram", "dmesg -T | grep -i -E 'killed process|out of memory'",
+                         N_("If the kernel log shows the OOM killer ending this process, host RAM ran out (the GPU is "
+                            "not involved): load with mmap or low_cpu_mem_usage=True, use fewer DataLoader workers or "
+                            "ranks per node, or add RAM or swap; with no such line, a scheduler or a user killed it."))
+
 # The deciding check of a cuDNN/cuBLAS handle that could not be created (``library_init``) read as a library problem:
 # which cuDNN the loader finds and which one the framework was built with (``driver_version``'s kind), and how much
 # memory was free when it failed (the memory reading).
@@ -267,7 +280,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       "kernel runtime initialization failed", "runtime init failed")),
     ("pin_memory", ("pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost", "cudahostregister",
                     "hiphostregister", "hiphostmalloc", "hipmallochost",
-                    "pinned memory", "cachinghostallocator")),
+                    "pinned memory", "cachinghostallocator",
+                    # TensorFlow's / XLA's StreamExecutor host allocation (cuMemHostAlloc, page-locked):
+                    # "failed to alloc N bytes on host: CUDA_ERROR_..." (stream_executor/cuda/cuda_driver.cc)
+                    "bytes on host:")),
     ("library_init", ("cudnn_status_not_initialized", "cudnn_status_alloc_failed", "cudnn_status_internal_error",
                       "cublas_status_alloc_failed", "cublas_status_not_initialized", "dnn library initialization failed",
                       "failed to determine best cudnn convolution algorithm", "could not create cudnn handle",
@@ -280,6 +296,11 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 _INIT_SOURCE = r"\b(?:init|device_context)\.(?:c|cc|cu|cpp)\b"
 _INIT_FILE = re.compile(_INIT_SOURCE + r"[^\n]{0,80}?(?:out of memory|error=2\b)|out of memory[^\n]{0,20}?\(?/[^\n]{0,120}?"
                         + _INIT_SOURCE, re.IGNORECASE)
+# A process killed by SIGKILL with no words of its own: the Linux OOM killer's usual mark (the shell's "Killed" line,
+# torchrun's "exitcode: -9" in ChildFailedError, Python's "died with <Signals.SIGKILL: 9>"). A scheduler's or a user's
+# kill reads the same, so it is the likelier reading, not a certain one (gpudesk.oom.rules.signature).
+_SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9\b|\bSIGKILL\b|^\s{0,8}Killed\s*$",
+                      re.IGNORECASE | re.MULTILINE)
 _ILLEGAL_ADDRESS = ("illegal memory access", "cudaerrorillegaladdress", "cuda_error_illegal_address")
 # Words of an out-of-memory failure of the text's own: with them, an illegal access is a consequence, not the story.
 _OOM_OWN = ("out of memory", "tried to allocate", "outofmemory", "out_of_memory", "failed to allocate")
@@ -370,4 +391,6 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "xpu_large"
     if _BARE.search(text):
         return "bare_cuda_error"
+    if _SIGKILL.search(text) and not any(w in low for w in _OOM_OWN):
+        return "sigkill"
     return None

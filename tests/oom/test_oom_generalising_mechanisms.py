@@ -44,3 +44,43 @@ def test_single_listed_process_holding_all_used_memory_is_this_process():
     other = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.50 GiB. GPU 0 has a total capacty "
              "of 23.64 GiB of which 1.42 GiB is free. Process 2722 has 18.00 GiB memory in use. Of the allocate")
     assert not diagnose_text(other).report.device.other_processes[0].is_target
+
+
+def test_sigkill_reads_as_the_host_oom_killer_with_its_check():
+    for text in ("Killed", "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: exitcode: -9",
+                 "subprocess.CalledProcessError: Command died with <Signals.SIGKILL: 9>."):
+        d = diagnose_text(text)
+        assert d.found_oom and d.top is not None and d.top.id == "not_capacity", text
+        assert d.top.evidence["deciding_check"] == "host_ram" and "dmesg" in d.top.evidence["check_command"]
+    # Its own out-of-memory words decide instead of the kill that followed.
+    d = diagnose_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\nKilled")
+    assert d.top is not None and d.top.evidence.get("not_capacity_kind") != "oom_killer"
+
+
+def test_streamexecutor_host_allocation_is_pinned_memory():
+    text = ("E external/xla/xla/stream_executor/cuda/cuda_driver.cc:1030] failed to alloc 34359738368 bytes on host: "
+            "CUDA_ERROR_OUT_OF_MEMORY: out of memory")
+    top = diagnose_text(text).top
+    assert top is not None and top.id == "not_capacity" and top.evidence["deciding_check"] == "pin_memory"
+
+
+def test_no_free_figure_bounds_free_memory_by_the_live_tensors():
+    # Intel's XPU allocator prints no free figure; 13.2 of 15.56 GiB live leaves at most 2.36 GiB for a 2 GiB request.
+    text = ("XPU out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.56 GiB total capacity; 13.20 GiB already "
+            "allocated; 13.50 GiB reserved in total by PyTorch)")
+    d = diagnose_text(text)
+    dev = d.report.device
+    assert d.top is not None and d.top.id == "genuine_shortage" and dev is not None
+    assert dev.total_bytes is not None and dev.allocated_bytes is not None
+    assert d.top.evidence["headroom_upper_bound_bytes"] == dev.total_bytes - dev.allocated_bytes
+    # Little held (IPEX#629's shape) leaves the reading to the not-capacity rule instead.
+    held_little = ("XPU out of memory. Tried to allocate 1.00 GiB (GPU 0; 15.56 GiB total capacity; 990.00 MiB already "
+                   "allocated; 990.00 MiB reserved in total by PyTorch)")
+    assert diagnose_text(held_little).top.id == "not_capacity"
+
+
+def test_bfc_line_without_its_stats_block_is_a_shortage_not_a_partial_message():
+    text = ("W external/xla/xla/tsl/framework/bfc_allocator.cc:482] Allocator (GPU_0_bfc) ran out of memory trying "
+            "to allocate 4.00GiB (rounded to 4294967296)requested by op")
+    top = diagnose_text(text).top
+    assert top is not None and top.id == "genuine_shortage"

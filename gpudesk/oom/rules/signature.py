@@ -25,6 +25,9 @@
   ``df -h /dev/shm`` (host memory: ``host_ram``'s kind of check), the fix ``--shm-size`` / ``--ipc=host``.
 * PaddlePaddle's up-front chunk larger than what is available (``pool_chunk``) → ``preallocation`` 0.7, then
   ``other_process`` 0.4.
+* A process killed by SIGKILL with no out-of-memory words of its own ("Killed", torchrun's "exitcode: -9") →
+  ``not_capacity`` 0.7 with the kernel log's OOM-killer line as the check: the likelier reading, since a scheduler's
+  kill looks the same.
 * Metal's command-buffer out-of-memory → ``genuine_shortage`` 0.7 (the working set is full).
 * The caching allocator's NVML assert (MIG) → ``genuine_shortage`` 0.6: an OOM whose figures were lost.
 * A bare ``CUDA error: out of memory`` → a ranked set, never one confident answer. From a PyTorch release that
@@ -52,8 +55,8 @@ from gpudesk.oom.cause import Cause
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, LIBRARY_CHECK, NOT_CAPACITY, PAGE_FILE_CHECK,
-                                    check_command)
+from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, LIBRARY_CHECK, NOT_CAPACITY, OOM_KILLER_CHECK,
+                                    PAGE_FILE_CHECK, check_command)
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
 _XLA_USAGE = re.compile(r"Memory usage:\s{0,3}(\d{1,20}) bytes free,\s{0,3}(\d{1,20}) bytes total")
@@ -70,6 +73,7 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
     titles = {
         "shared_memory": _("Not a memory problem: the kernel needs more on-chip memory than the core has"),
         "host_ram": _("Not a GPU memory problem: host RAM ran out"),
+        "oom_killer": _("Likely not GPU memory: the process was killed (SIGKILL), the mark of the host's OOM killer"),
         "dev_shm": _("Not a GPU memory problem: the DataLoader workers ran out of shared memory (/dev/shm)"),
         "absurd_size": _("Not a memory problem: the requested size is garbage"),
         "ecc": _("Not a capacity problem: an uncorrectable ECC error (GPU memory fault)"),
@@ -91,6 +95,10 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                            "involved."),
         "host_ram": _("The failing allocation is in system memory (PyTorch's CPU allocator, a CPU buffer): the GPU "
                       "is not full, the computer is."),
+        "oom_killer": _("The process ended by SIGKILL with no error of its own: on Linux that is how the kernel's OOM "
+                        "killer ends the largest process when host RAM and swap run out (loading a checkpoint into "
+                        "RAM, one copy per rank, many DataLoader workers). A scheduler's time or memory limit kills "
+                        "the same way."),
         "dev_shm": _("A DataLoader worker was killed by a bus error: it passes each batch to the main process through "
                      "/dev/shm, a RAM-backed filesystem, and a page it wrote could not be backed. Containers get "
                      "64 MiB there unless told otherwise; the GPU is not involved."),
@@ -132,6 +140,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                            "memory per SM also works"),
         "host_ram": _("Free host RAM or add swap / enlarge the Windows page file; load with mmap or "
                       "low_cpu_mem_usage=True, or process the data in smaller pieces"),
+        "oom_killer": _("Load the model with mmap / low_cpu_mem_usage=True (or on rank 0 only), use fewer DataLoader "
+                        "workers or ranks per node, or add RAM or swap; raise the job's memory limit if a scheduler "
+                        "set one"),
         "dev_shm": _("Give the container more shared memory (docker run --shm-size=8g, or --ipc=host; Kubernetes: an "
                      "emptyDir with medium: Memory on /dev/shm), or lower num_workers / the batch size"),
         "absurd_size": _("Find the shape that produced the size (print shapes before the failing op); fix the "
@@ -158,8 +169,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                               "rerun"),
     }
     check_key = {"vulkan_large": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
-                 "library_mismatch": "driver_version"}.get(key, key)
-    own_check = {"dev_shm": DEV_SHM_CHECK, "library_mismatch": LIBRARY_CHECK}.get(key)
+                 "library_mismatch": "driver_version", "oom_killer": "host_ram"}.get(key, key)
+    own_check = {"dev_shm": DEV_SHM_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
     command = own_check.command if own_check is not None else check_command(check_key, r.platform)
     check_line = (_("{command}: {meaning}").format(command=command, meaning=i18n._(own_check.meaning))
                   if own_check is not None else _check_line(check_key, r.platform))
@@ -247,6 +258,8 @@ def check(f: Facts) -> list[Cause]:
                               "(FLAGS_allocator_strategy=auto_growth); stop other processes on the GPU"),
                             "preallocation", f))
         out.append(_other_process(0.4, f))
+    elif sig == "sigkill":
+        out.append(_not_capacity("oom_killer", 0.7, f))
     elif sig == "metal_oom":
         out.append(_shortage(0.7, f, _("A Metal command buffer ran out of memory: the model, its cache and this "
                                        "step's buffers exceed the GPU working set macOS allows (about two thirds "
